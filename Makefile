@@ -1,0 +1,65 @@
+# Loupe. `make run` installs what is missing, builds and opens the app;
+# `make test` runs every test (unit, engine, GUI headless, smoke under Xvfb).
+
+GO       ?= go
+BUILD    := build
+BIN      := $(BUILD)/loupe
+BENCHDIR := $(BUILD)/qwen2.5-1.5b-random
+APT_PKGS := gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev \
+            libxinerama-dev libxi-dev libxxf86vm-dev libgtk-3-dev xvfb xauth libgl1-mesa-dri \
+            x11-apps
+
+.PHONY: all deps build run test test-engine test-generic e2e bench bench-model membw package clean
+
+all: build
+
+# deps installs the Debian packages a cgo build of Fyne and the headless
+# smoke test need, only those missing, then fetches the Go modules.
+deps:
+	@missing=$$(for p in $(APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing: $$missing"; \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q $$missing; \
+	fi
+	$(GO) mod download
+
+build: deps
+	$(GO) build -o $(BIN) .
+
+run: build
+	./$(BIN)
+
+# The engine and kernels build and test without cgo; the GUI packages need it.
+test: deps
+	CGO_ENABLED=0 $(GO) test ./kernels/... ./engine/... ./trace/... ./cli/...
+	LOUPE_KERNELS=generic CGO_ENABLED=0 $(GO) test -count=1 ./kernels/... ./engine/...
+	$(GO) test ./viz/... ./views/... ./app/...
+	$(MAKE) e2e
+
+test-engine:
+	CGO_ENABLED=0 $(GO) test ./kernels/... ./engine/... ./trace/... ./cli/...
+
+# e2e starts the real binary under Xvfb on the demo model, generates, and
+# saves the window's screenshot to $(BUILD)/e2e/.
+e2e: build
+	./scripts/e2e.sh $(BIN) $(BUILD)/e2e
+
+bench-model: $(BENCHDIR)/model.safetensors
+$(BENCHDIR)/model.safetensors:
+	$(GO) run . gen-model --shape qwen2.5-1.5b --seed 1 --dtype bf16 --out $(BENCHDIR)
+
+bench: build bench-model
+	./$(BIN) membw
+	./$(BIN) bench --model $(BENCHDIR) --prompt-tokens 17 --max-tokens 100
+	./$(BIN) bench --model $(BENCHDIR) --prompt-file testdata/texts/gold-bug-passage.txt --max-tokens 100
+
+membw: build
+	./$(BIN) membw
+
+package: deps
+	$(GO) run fyne.io/tools/cmd/fyne@v1.7.4 package -os linux -release -name Loupe -icon assets/icon.png
+	mkdir -p $(BUILD) && mv -f Loupe.tar.xz $(BUILD)/
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,30 @@
+// Package kernels holds the numeric inner loops of the engine: bf16 and f32
+// weight × fp32 activation products, RMSNorm, RoPE, softmax and SiLU·mul.
+//
+// Every family has a readable generic implementation (always compiled) and
+// SIMD implementations chosen at run time from the CPU's features. The level
+// in use can be forced with SetLevel, so a user can watch prefill slow down
+// without AVX-512 while decode does not.
+//
+// Conventions: matrices are row-major; a weight matrix W is rows × cols and a
+// batch of activations X is n × cols (one row per token). Exported functions
+// check lengths once and then run without allocation or errors.
+package kernels
+
+import "math"
+
+// BF16 is a bfloat16 number: the top 16 bits of an IEEE-754 float32.
+type BF16 uint16
+
+// Float32 widens b exactly.
+func (b BF16) Float32() float32 { return math.Float32frombits(uint32(b) << 16) }
+
+// FromFloat32 rounds f to the nearest bf16, ties to even; NaN stays NaN.
+func FromFloat32(f float32) BF16 {
+	u := math.Float32bits(f)
+	if u&0x7fffffff > 0x7f800000 { // NaN: keep it quiet and non-zero
+		return BF16(u>>16 | 0x40)
+	}
+	u += 0x7fff + (u>>16)&1
+	return BF16(u >> 16)
+}

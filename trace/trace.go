@@ -1,0 +1,117 @@
+// Package trace holds what a generation records, as plain data: the tokens,
+// the top candidates of every step, the captured attention and MLP values, the
+// timings. The engine fills it; viz and views read it without importing the
+// engine. Everything here is a copy the engine no longer touches.
+package trace
+
+// Token is one position of the sequence.
+type Token struct {
+	ID        int    `json:"id"`
+	Text      string `json:"text"` // decoded piece (may be a partial UTF-8 sequence shown as U+FFFD)
+	Pos       int    `json:"pos"`
+	Generated bool   `json:"generated"`
+}
+
+// Candidate is a token with the probability the sampler gave it.
+type Candidate struct {
+	ID   int     `json:"id"`
+	Text string  `json:"text"`
+	P    float64 `json:"p"`
+}
+
+// Step is one generated token: the distribution it was drawn from (top-k
+// after temperature and penalties, before truncation) and the choice.
+type Step struct {
+	Pos     int         `json:"pos"` // position of the generated token
+	Chosen  Candidate   `json:"chosen"`
+	Top     []Candidate `json:"top10"`
+	Seconds float64     `json:"seconds"` // wall time of this step
+}
+
+// Attention is the softmax weights of every layer × head for one query
+// position over keys 0..QueryPos: Weights[layer][head][key].
+type Attention struct {
+	QueryPos int           `json:"query_pos"`
+	Weights  [][][]float32 `json:"weights"`
+}
+
+// MLP is the gated activation silu(gate)·up (length intermediate_size) of
+// one layer at one position.
+type MLP struct {
+	Layer  int       `json:"layer"`
+	Pos    int       `json:"pos"`
+	Values []float32 `json:"values"`
+}
+
+// Timing splits the wait into reading (prefill) and writing (decode).
+type Timing struct {
+	PrefillTokens  int       `json:"prefill_tokens"`
+	PrefillSeconds float64   `json:"prefill_seconds"`
+	DecodeTokens   int       `json:"decode_tokens"`
+	DecodeSeconds  float64   `json:"decode_seconds"`
+	StepSeconds    []float64 `json:"step_seconds"`
+	// BytesPerToken is what one decode step reads: weights plus the mean KV
+	// cache over the run.
+	BytesPerToken float64 `json:"bytes_per_token"`
+}
+
+// Head names one attention head.
+type Head struct {
+	Layer int `json:"layer"`
+	Head  int `json:"head"`
+}
+
+// Settings are the knobs a run used.
+type Settings struct {
+	MaxTokens       int     `json:"max_tokens"`
+	Temperature     float64 `json:"temperature"` // 0: greedy
+	TopK            int     `json:"top_k"`
+	TopP            float64 `json:"top_p"`
+	MinP            float64 `json:"min_p"`
+	PresencePenalty float64 `json:"presence_penalty"`
+	RepeatPenalty   float64 `json:"repetition_penalty"`
+	Seed            uint64  `json:"seed"`
+	Threads         int     `json:"threads"`
+	Kernels         string  `json:"kernels"`
+	Ablate          []Head  `json:"ablate,omitempty"`
+}
+
+// Run is one whole generation.
+type Run struct {
+	Model      ModelInfo   `json:"model"`
+	Prompt     string      `json:"prompt"`
+	Settings   Settings    `json:"settings"`
+	Tokens     []Token     `json:"tokens"` // prompt then generated
+	Steps      []Step      `json:"steps"`
+	Attention  []Attention `json:"attention,omitempty"`
+	MLP        []MLP       `json:"mlp,omitempty"`
+	Timing     Timing      `json:"timing"`
+	StopReason string      `json:"stop_reason"` // "eos", "max_tokens", "cancelled", "context"
+}
+
+// ModelInfo describes the loaded model for the Model panel.
+type ModelInfo struct {
+	Name              string `json:"name"` // folder name
+	Path              string `json:"path"`
+	Architecture      string `json:"architecture"`
+	ModelType         string `json:"model_type"`
+	Layers            int    `json:"layers"`
+	Heads             int    `json:"heads"`
+	KVHeads           int    `json:"kv_heads"`
+	HeadDim           int    `json:"head_dim"`
+	Hidden            int    `json:"hidden"`
+	Intermediate      int    `json:"intermediate"`
+	Vocab             int    `json:"vocab"`
+	MaxPositions      int    `json:"max_positions"`
+	TiedEmbeddings    bool   `json:"tied_embeddings"`
+	DType             string `json:"dtype"`
+	FileBytes         int64  `json:"file_bytes"`
+	ParamsEmbedding   int64  `json:"params_embedding"`
+	ParamsAttention   int64  `json:"params_attention"`
+	ParamsMLP         int64  `json:"params_mlp"`
+	ParamsNorm        int64  `json:"params_norm"`
+	ParamsOutput      int64  `json:"params_output"`          // 0 when tied (the embedding is read instead)
+	WeightBytesPerTok int64  `json:"weight_bytes_per_token"` // bytes a decode step reads
+	OutputBytesPerTok int64  `json:"output_bytes_per_token"` // of which the output head
+	KVBytesPerToken   int64  `json:"kv_bytes_per_token"`
+}

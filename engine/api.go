@@ -1,0 +1,84 @@
+// Package engine runs Qwen2-family language models on the CPU: it opens a
+// Hugging Face model folder, tokenizes, computes the forward pass with the
+// kernels package, samples, and records what the panels show (trace.Run).
+//
+// The API is synchronous; the caller owns concurrency and cancels through
+// the context given to Generate.
+package engine
+
+import (
+	"context"
+	"errors"
+
+	"loupe/trace"
+)
+
+// Sentinel errors; wrapped errors carry the file, tensor or setting.
+var (
+	ErrUnsupported = errors.New("unsupported model") // architecture or setting the engine cannot run
+	ErrBadFile     = errors.New("bad model file")    // malformed safetensors, config or tokenizer
+	ErrTooLarge    = errors.New("model too large")   // more than the machine's memory
+	ErrContext     = errors.New("prompt too long")   // prompt + max tokens beyond the context
+	ErrSettings    = errors.New("invalid settings")  // sampling or probe settings out of range
+)
+
+// LoadOptions tune Load.
+type LoadOptions struct {
+	Threads  int                             // workers for the forward pass; 0: physical cores
+	Progress func(frac float64, what string) // called during loading, may be nil
+}
+
+// AttnCapture chooses the query positions whose attention is recorded.
+type AttnCapture struct {
+	LastPrompt bool  // the last prompt token
+	Generated  bool  // every generated token
+	AllPrompt  bool  // every prompt position (for short prompts)
+	Positions  []int // any other positions
+}
+
+// MLPCapture names one (layer, position) whose silu(gate)·up is recorded.
+type MLPCapture struct{ Layer, Pos int }
+
+// GenerateOptions set the sampler and the probes of one generation.
+type GenerateOptions struct {
+	Settings trace.Settings // sampling knobs, max tokens, seed; Temperature 0 is greedy
+	TopN     int            // candidates recorded per step (default 10)
+	Attn     AttnCapture
+	MLP      []MLPCapture
+	Ablate   []trace.Head // heads whose output is zeroed before o_proj
+	EOS      []int        // stop ids; nil: from generation_config.json / config.json
+}
+
+// Event reports progress during Generate. Exactly one of the pointer
+// fields is set. Everything in it is a copy.
+type Event struct {
+	Prefill   *trace.Timing    // prefill finished (tokens, seconds)
+	Step      *trace.Step      // a token was generated
+	Token     *trace.Token     // the generated token as text (streamed UTF-8)
+	Attention *trace.Attention // a captured attention row became available
+}
+
+// DefaultGenerateOptions is greedy decoding of 100 tokens with the top-10
+// and the attention of the last prompt token and every generated token.
+func DefaultGenerateOptions() GenerateOptions {
+	return GenerateOptions{
+		Settings: trace.Settings{MaxTokens: 100},
+		TopN:     10,
+		Attn:     AttnCapture{LastPrompt: true, Generated: true},
+	}
+}
+
+// Generate is implemented in generate.go:
+//
+//	func (m *Model) Generate(ctx context.Context, prompt string, opt GenerateOptions, onEvent func(Event)) (*trace.Run, error)
+//
+// The Model API (model.go):
+//
+//	func Load(path string, opt LoadOptions) (*Model, error)
+//	func (m *Model) Close() error
+//	func (m *Model) Info() trace.ModelInfo
+//	func (m *Model) Encode(text string) []int
+//	func (m *Model) TokenText(id int) string
+//	func (m *Model) Embedding(id int) []float32
+//	func (m *Model) SetThreads(n int)
+var _ = context.Background

@@ -1,0 +1,269 @@
+package tokenizer
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// file is the part of tokenizer.json the tokenizer reads.
+type file struct {
+	AddedTokens  []addedToken    `json:"added_tokens"`
+	Normalizer   json.RawMessage `json:"normalizer"`
+	PreTokenizer json.RawMessage `json:"pre_tokenizer"`
+	Decoder      json.RawMessage `json:"decoder"`
+	Model        *bpeModel       `json:"model"`
+}
+
+type bpeModel struct {
+	Type                    string            `json:"type"`
+	Dropout                 *float64          `json:"dropout"`
+	ContinuingSubwordPrefix *string           `json:"continuing_subword_prefix"`
+	EndOfWordSuffix         *string           `json:"end_of_word_suffix"`
+	Vocab                   map[string]int    `json:"vocab"`
+	Merges                  []json.RawMessage `json:"merges"`
+}
+
+// Parse reads the contents of a tokenizer.json. It accepts the Qwen2
+// family's setup only (NFC, the Qwen split pattern, byte-level BPE) and
+// checks that the vocab, merges and added tokens are consistent, so that
+// Encode cannot fail later.
+func Parse(data []byte) (*Tokenizer, error) {
+	var f file
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrFormat, err)
+	}
+	if f.Model == nil {
+		return nil, fmt.Errorf("%w: no \"model\"", ErrFormat)
+	}
+	t := &Tokenizer{}
+	var err error
+	if t.nfc, err = checkNormalizer(f.Normalizer); err != nil {
+		return nil, err
+	}
+	if err = checkPreTokenizer(f.PreTokenizer); err != nil {
+		return nil, err
+	}
+	if err = checkModel(f.Model); err != nil {
+		return nil, err
+	}
+	if err = t.setVocab(f.Model.Vocab, f.AddedTokens); err != nil {
+		return nil, err
+	}
+	if err = t.setMerges(f.Model.Merges); err != nil {
+		return nil, err
+	}
+	t.setAdded(f.AddedTokens)
+	t.setBytes()
+	return t, nil
+}
+
+// checkNormalizer accepts no normalizer or NFC and reports whether NFC applies.
+func checkNormalizer(raw json.RawMessage) (bool, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return false, nil
+	}
+	var n struct{ Type string }
+	if err := json.Unmarshal(raw, &n); err != nil {
+		return false, fmt.Errorf("%w: normalizer: %v", ErrFormat, err)
+	}
+	if n.Type != "NFC" {
+		return false, fmt.Errorf("%w: normalizer %q (only NFC)", ErrUnsupported, n.Type)
+	}
+	return true, nil
+}
+
+// checkPreTokenizer accepts Sequence[Split(QwenPattern, Isolated),
+// ByteLevel(add_prefix_space=false, use_regex=false)]: the hand-written
+// splitter implements that pattern and no other.
+func checkPreTokenizer(raw json.RawMessage) error {
+	type step struct {
+		Type           string
+		Pattern        struct{ Regex, String *string }
+		Behavior       string
+		Invert         bool
+		AddPrefixSpace bool `json:"add_prefix_space"`
+		UseRegex       bool `json:"use_regex"`
+	}
+	var p struct {
+		Type          string
+		Pretokenizers []step
+	}
+	if len(raw) == 0 || string(raw) == "null" {
+		return fmt.Errorf("%w: no pre_tokenizer (want Split + ByteLevel)", ErrUnsupported)
+	}
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return fmt.Errorf("%w: pre_tokenizer: %v", ErrFormat, err)
+	}
+	if p.Type != "Sequence" || len(p.Pretokenizers) != 2 {
+		return fmt.Errorf("%w: pre_tokenizer %q: want a Sequence of Split and ByteLevel", ErrUnsupported, p.Type)
+	}
+	split, bl := p.Pretokenizers[0], p.Pretokenizers[1]
+	if split.Type != "Split" || split.Pattern.Regex == nil || *split.Pattern.Regex != QwenPattern {
+		return fmt.Errorf("%w: pre_tokenizer: first step must be Split with the Qwen2 regex", ErrUnsupported)
+	}
+	if split.Behavior != "Isolated" || split.Invert {
+		return fmt.Errorf("%w: pre_tokenizer: Split behavior %q invert %v (want Isolated, false)", ErrUnsupported, split.Behavior, split.Invert)
+	}
+	if bl.Type != "ByteLevel" || bl.AddPrefixSpace || bl.UseRegex {
+		return fmt.Errorf("%w: pre_tokenizer: second step must be ByteLevel without prefix space or regex", ErrUnsupported)
+	}
+	return nil
+}
+
+// checkModel accepts a plain BPE: no dropout, no subword prefix or suffix.
+func checkModel(m *bpeModel) error {
+	if m.Type != "" && m.Type != "BPE" {
+		return fmt.Errorf("%w: model type %q (only BPE)", ErrUnsupported, m.Type)
+	}
+	if m.Dropout != nil && *m.Dropout != 0 {
+		return fmt.Errorf("%w: model.dropout %v (only null)", ErrUnsupported, *m.Dropout)
+	}
+	if p := m.ContinuingSubwordPrefix; p != nil && *p != "" {
+		return fmt.Errorf("%w: model.continuing_subword_prefix %q", ErrUnsupported, *p)
+	}
+	if s := m.EndOfWordSuffix; s != nil && *s != "" {
+		return fmt.Errorf("%w: model.end_of_word_suffix %q", ErrUnsupported, *s)
+	}
+	if len(m.Vocab) == 0 {
+		return fmt.Errorf("%w: model.vocab is empty", ErrFormat)
+	}
+	return nil
+}
+
+// maxID bounds ids so that a corrupt file cannot make Parse allocate
+// gigabytes (Qwen's largest is 151668).
+const maxID = 1 << 24
+
+// setVocab fills the id tables from the vocab and the added tokens and
+// checks that every byte has its one-character token.
+func (t *Tokenizer) setVocab(vocab map[string]int, added []addedToken) error {
+	size := 0
+	for s, id := range vocab {
+		if id < 0 || id >= maxID {
+			return fmt.Errorf("%w: model.vocab[%q] = %d out of range", ErrFormat, s, id)
+		}
+		size = max(size, id+1)
+	}
+	for i, a := range added {
+		if a.ID < 0 || a.ID >= maxID || a.Content == "" {
+			return fmt.Errorf("%w: added_tokens[%d]: id %d content %q", ErrFormat, i, a.ID, a.Content)
+		}
+		size = max(size, a.ID+1)
+	}
+	t.pieces = make([]string, size)
+	t.special = make([]bool, size)
+	t.added = make([]bool, size)
+	t.vocab = make(map[string]int, len(vocab)+len(added))
+	for s, id := range vocab {
+		if t.pieces[id] != "" {
+			return fmt.Errorf("%w: model.vocab: id %d used by %q and %q", ErrFormat, id, t.pieces[id], s)
+		}
+		t.pieces[id], t.vocab[s] = s, id
+	}
+	for _, a := range added {
+		t.pieces[a.ID], t.vocab[a.Content] = a.Content, a.ID
+		t.special[a.ID], t.added[a.ID] = a.Special, true
+	}
+	for b := 0; b < 256; b++ {
+		id, ok := vocab[string(byteToRune[b])]
+		if !ok {
+			return fmt.Errorf("%w: model.vocab lacks the byte-level token %q for byte 0x%02X", ErrFormat, string(byteToRune[b]), b)
+		}
+		t.byteID[b] = int32(id)
+	}
+	return nil
+}
+
+// setMerges reads the merges, each "left right" or ["left", "right"], and
+// checks that both sides and their concatenation are in the vocab.
+func (t *Tokenizer) setMerges(merges []json.RawMessage) error {
+	if len(merges) >= math.MaxInt32 {
+		return fmt.Errorf("%w: model.merges: too many", ErrFormat)
+	}
+	t.merges = make(map[uint64]merge, len(merges))
+	for rank, raw := range merges {
+		a, b, err := mergePair(raw)
+		if err != nil {
+			return fmt.Errorf("%w: model.merges[%d]: %v", ErrFormat, rank, err)
+		}
+		ia, okA := t.vocab[a]
+		ib, okB := t.vocab[b]
+		ic, okC := t.vocab[a+b]
+		if !okA || !okB || !okC {
+			return fmt.Errorf("%w: model.merges[%d] %q + %q: token not in vocab", ErrFormat, rank, a, b)
+		}
+		key := pairKey(int32(ia), int32(ib))
+		if _, dup := t.merges[key]; !dup { // the first (highest-priority) rank wins
+			t.merges[key] = merge{rank: int32(rank), id: int32(ic)}
+		}
+	}
+	return nil
+}
+
+// mergePair decodes one merge in either serialisation.
+func mergePair(raw json.RawMessage) (string, string, error) {
+	if len(raw) > 0 && raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return "", "", err
+		}
+		a, b, ok := strings.Cut(s, " ")
+		if !ok || a == "" || b == "" || strings.Contains(b, " ") {
+			return "", "", fmt.Errorf("%q is not \"left right\"", s)
+		}
+		return a, b, nil
+	}
+	var p []string
+	if err := json.Unmarshal(raw, &p); err != nil || len(p) != 2 || p[0] == "" || p[1] == "" {
+		return "", "", fmt.Errorf("%s is not a [left, right] pair", truncate(string(raw), 40))
+	}
+	return p[0], p[1], nil
+}
+
+// setAdded builds the matchers: raw text for normalized=false tokens, NFC
+// text (with NFC content) for normalized=true.
+func (t *Tokenizer) setAdded(added []addedToken) {
+	var raw, normed []addedToken
+	for _, a := range added {
+		if a.Normalized && t.nfc {
+			a.Content = norm.NFC.String(a.Content)
+		}
+		if a.Normalized {
+			normed = append(normed, a)
+		} else {
+			raw = append(raw, a)
+		}
+	}
+	t.matcher = newAddedMatcher(raw)
+	t.normMatcher = newAddedMatcher(normed)
+	t.hasNorm = len(normed) > 0
+}
+
+// setBytes precomputes TokenBytes for every id into one buffer.
+func (t *Tokenizer) setBytes() {
+	t.offs = make([]uint32, len(t.pieces)+1)
+	t.bytes = make([]byte, 0, len(t.pieces)*6)
+	for id, p := range t.pieces {
+		if t.added[id] {
+			t.bytes = append(t.bytes, p...)
+		} else {
+			t.bytes = appendPieceBytes(t.bytes, p)
+		}
+		t.offs[id+1] = uint32(len(t.bytes))
+	}
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,298 @@
+package engine
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Config is the part of a Hugging Face config.json that the Qwen2 forward
+// pass depends on (qwen2.md §1). Field names mirror the JSON keys.
+type Config struct {
+	Architecture          string  // architectures[0]: "Qwen2ForCausalLM"
+	ModelType             string  // "qwen2"
+	HiddenSize            int     // h, width of the residual stream
+	IntermediateSize      int     // I, width of the SwiGLU hidden layer
+	NumHiddenLayers       int     // L
+	NumAttentionHeads     int     // H, query heads
+	NumKeyValueHeads      int     // KV, key/value heads (H % KV == 0)
+	HeadDim               int     // d: head_dim, or h/H when absent
+	RMSNormEps            float64 // epsilon inside every RMSNorm
+	RopeTheta             float64 // RoPE base θ
+	MaxPositionEmbeddings int     // the longest context we allow
+	TieWordEmbeddings     bool    // output head reuses model.embed_tokens.weight
+	VocabSize             int     // V, rows of the embedding and the output head
+	EOSTokenIDs           []int   // config.json eos_token_id (generation_config.json wins)
+	DType                 string  // torch_dtype / dtype, informational
+}
+
+// maxDim bounds every size in a config so that products of sizes cannot
+// overflow and a hostile file cannot ask for absurd buffers.
+const maxDim = 1 << 24
+
+// rawConfig is config.json as written by transformers 4.x and 5.x. Pointers
+// tell an absent field from a zero one.
+type rawConfig struct {
+	Architectures         []string        `json:"architectures"`
+	ModelType             string          `json:"model_type"`
+	HiddenSize            *int            `json:"hidden_size"`
+	IntermediateSize      *int            `json:"intermediate_size"`
+	NumHiddenLayers       *int            `json:"num_hidden_layers"`
+	NumAttentionHeads     *int            `json:"num_attention_heads"`
+	NumKeyValueHeads      *int            `json:"num_key_value_heads"`
+	HeadDim               *int            `json:"head_dim"`
+	HiddenAct             *string         `json:"hidden_act"`
+	RMSNormEps            *float64        `json:"rms_norm_eps"`
+	RopeTheta             *float64        `json:"rope_theta"`
+	RopeScaling           json.RawMessage `json:"rope_scaling"`
+	RopeParameters        json.RawMessage `json:"rope_parameters"`
+	MaxPositionEmbeddings *int            `json:"max_position_embeddings"`
+	UseSlidingWindow      *bool           `json:"use_sliding_window"`
+	SlidingWindow         *int            `json:"sliding_window"`
+	MaxWindowLayers       *int            `json:"max_window_layers"`
+	LayerTypes            []string        `json:"layer_types"`
+	TieWordEmbeddings     *bool           `json:"tie_word_embeddings"`
+	VocabSize             *int            `json:"vocab_size"`
+	EOSTokenID            json.RawMessage `json:"eos_token_id"`
+	TorchDType            string          `json:"torch_dtype"`
+	DType                 string          `json:"dtype"`
+}
+
+// ropeParams is rope_scaling (transformers 4) or rope_parameters (5).
+type ropeParams struct {
+	RopeType  string   `json:"rope_type"`
+	Type      string   `json:"type"` // older spelling of rope_type
+	RopeTheta *float64 `json:"rope_theta"`
+}
+
+// ParseConfig reads config.json bytes and refuses any setting the engine
+// does not implement, naming the setting.
+func ParseConfig(data []byte) (Config, error) {
+	var r rawConfig
+	if err := json.Unmarshal(data, &r); err != nil {
+		return Config{}, fmt.Errorf("config.json: %w: %v", ErrBadFile, err)
+	}
+	c, err := r.resolve()
+	if err != nil {
+		return Config{}, fmt.Errorf("config.json: %w", err)
+	}
+	return c, nil
+}
+
+// resolve applies Qwen2Config's defaults and checks every field.
+func (r *rawConfig) resolve() (Config, error) {
+	if err := r.checkArchitecture(); err != nil {
+		return Config{}, err
+	}
+	c := Config{
+		ModelType:             r.ModelType,
+		HiddenSize:            intOr(r.HiddenSize, 4096),
+		IntermediateSize:      intOr(r.IntermediateSize, 22016),
+		NumHiddenLayers:       intOr(r.NumHiddenLayers, 32),
+		NumAttentionHeads:     intOr(r.NumAttentionHeads, 32),
+		RMSNormEps:            1e-6,
+		MaxPositionEmbeddings: intOr(r.MaxPositionEmbeddings, 32768),
+		VocabSize:             intOr(r.VocabSize, 151936),
+		DType:                 r.TorchDType,
+	}
+	if len(r.Architectures) > 0 {
+		c.Architecture = r.Architectures[0]
+	}
+	if c.DType == "" {
+		c.DType = r.DType
+	}
+	if r.RMSNormEps != nil {
+		c.RMSNormEps = *r.RMSNormEps
+	}
+	if r.TieWordEmbeddings != nil {
+		c.TieWordEmbeddings = *r.TieWordEmbeddings
+	}
+	c.NumKeyValueHeads = intOr(r.NumKeyValueHeads, c.NumAttentionHeads)
+	for _, check := range []func(*Config) error{r.checkSizes, r.resolveHeadDim, r.checkActivation, r.resolveRope, r.checkSlidingWindow, r.resolveEOS} {
+		if err := check(&c); err != nil {
+			return Config{}, err
+		}
+	}
+	return c, nil
+}
+
+func intOr(p *int, def int) int {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+func (r *rawConfig) checkArchitecture() error {
+	if r.ModelType != "qwen2" {
+		return fmt.Errorf("%w: model_type %q (this engine runs \"qwen2\")", ErrUnsupported, r.ModelType)
+	}
+	for _, a := range r.Architectures {
+		if a != "Qwen2ForCausalLM" {
+			return fmt.Errorf("%w: architectures %q (this engine runs \"Qwen2ForCausalLM\")", ErrUnsupported, a)
+		}
+	}
+	return nil
+}
+
+func (r *rawConfig) checkSizes(c *Config) error {
+	sizes := []struct {
+		name string
+		v    int
+	}{
+		{"hidden_size", c.HiddenSize}, {"intermediate_size", c.IntermediateSize},
+		{"num_hidden_layers", c.NumHiddenLayers}, {"num_attention_heads", c.NumAttentionHeads},
+		{"num_key_value_heads", c.NumKeyValueHeads}, {"vocab_size", c.VocabSize},
+		{"max_position_embeddings", c.MaxPositionEmbeddings},
+	}
+	for _, s := range sizes {
+		if s.v <= 0 || s.v > maxDim {
+			return fmt.Errorf("%w: %s = %d (want 1…%d)", ErrBadFile, s.name, s.v, maxDim)
+		}
+	}
+	if c.NumAttentionHeads%c.NumKeyValueHeads != 0 {
+		return fmt.Errorf("%w: num_attention_heads %d is not a multiple of num_key_value_heads %d",
+			ErrBadFile, c.NumAttentionHeads, c.NumKeyValueHeads)
+	}
+	if !(c.RMSNormEps > 0 && c.RMSNormEps < 1) {
+		return fmt.Errorf("%w: rms_norm_eps = %g (want 0 < eps < 1)", ErrBadFile, c.RMSNormEps)
+	}
+	return nil
+}
+
+// resolveHeadDim: head_dim if present and non-zero, else h/H (qwen2.md §1).
+// RoPE rotates pairs (i, i+d/2), so d must be even.
+func (r *rawConfig) resolveHeadDim(c *Config) error {
+	if r.HeadDim != nil && *r.HeadDim != 0 {
+		c.HeadDim = *r.HeadDim
+	} else {
+		if c.HiddenSize%c.NumAttentionHeads != 0 {
+			return fmt.Errorf("%w: head_dim absent and hidden_size %d is not a multiple of num_attention_heads %d",
+				ErrBadFile, c.HiddenSize, c.NumAttentionHeads)
+		}
+		c.HeadDim = c.HiddenSize / c.NumAttentionHeads
+	}
+	if c.HeadDim <= 0 || c.HeadDim%2 != 0 || c.HeadDim > maxDim/c.NumAttentionHeads {
+		return fmt.Errorf("%w: head_dim = %d (want a positive even number)", ErrBadFile, c.HeadDim)
+	}
+	return nil
+}
+
+func (r *rawConfig) checkActivation(c *Config) error {
+	if r.HiddenAct != nil && *r.HiddenAct != "silu" {
+		return fmt.Errorf("%w: hidden_act %q (only \"silu\")", ErrUnsupported, *r.HiddenAct)
+	}
+	return nil
+}
+
+// resolveRope accepts rope_scaling (transformers 4) and rope_parameters (5);
+// rope_theta may sit at the top level or inside either. Only the default
+// (unscaled) RoPE is implemented: any other type changes inv_freq.
+func (r *rawConfig) resolveRope(c *Config) error {
+	c.RopeTheta = 10000
+	if r.RopeTheta != nil {
+		c.RopeTheta = *r.RopeTheta
+	}
+	for _, f := range []struct {
+		name string
+		raw  json.RawMessage
+	}{{"rope_scaling", r.RopeScaling}, {"rope_parameters", r.RopeParameters}} {
+		if len(f.raw) == 0 || string(f.raw) == "null" {
+			continue
+		}
+		var p ropeParams
+		if err := json.Unmarshal(f.raw, &p); err != nil {
+			return fmt.Errorf("%w: %s: %v", ErrBadFile, f.name, err)
+		}
+		typ := p.RopeType
+		if typ == "" {
+			typ = p.Type
+		}
+		if typ != "" && typ != "default" && typ != "none" {
+			return fmt.Errorf("%w: %s.rope_type %q (only \"default\")", ErrUnsupported, f.name, typ)
+		}
+		if p.RopeTheta != nil {
+			c.RopeTheta = *p.RopeTheta
+		}
+	}
+	if !(c.RopeTheta > 1) {
+		return fmt.Errorf("%w: rope_theta = %g (want > 1)", ErrBadFile, c.RopeTheta)
+	}
+	return nil
+}
+
+// checkSlidingWindow refuses sliding-window attention unless it cannot
+// change anything: a window covering the whole context, or no layer at or
+// above max_window_layers (qwen2.md §1).
+func (r *rawConfig) checkSlidingWindow(c *Config) error {
+	for i, t := range r.LayerTypes {
+		if t != "full_attention" {
+			return fmt.Errorf("%w: layer_types[%d] = %q (only \"full_attention\")", ErrUnsupported, i, t)
+		}
+	}
+	if r.UseSlidingWindow == nil || !*r.UseSlidingWindow {
+		return nil
+	}
+	if r.SlidingWindow != nil && *r.SlidingWindow >= c.MaxPositionEmbeddings {
+		return nil
+	}
+	if r.MaxWindowLayers != nil && *r.MaxWindowLayers >= c.NumHiddenLayers {
+		return nil
+	}
+	return fmt.Errorf("%w: use_sliding_window true (sliding-window attention is not implemented)", ErrUnsupported)
+}
+
+func (r *rawConfig) resolveEOS(c *Config) error {
+	ids, err := parseIDs(r.EOSTokenID)
+	if err != nil {
+		return fmt.Errorf("%w: eos_token_id: %v", ErrBadFile, err)
+	}
+	c.EOSTokenIDs = ids
+	return nil
+}
+
+// parseIDs reads a token id given as an int, a list of ints, or null.
+func parseIDs(raw json.RawMessage) ([]int, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	var one int
+	if err := json.Unmarshal(raw, &one); err == nil {
+		return []int{one}, nil
+	}
+	var list []int
+	if err := json.Unmarshal(raw, &list); err != nil {
+		return nil, fmt.Errorf("want an int or a list of ints, got %s", raw)
+	}
+	return list, nil
+}
+
+// readEOS returns the stop ids: generation_config.json's eos_token_id when
+// the file exists and sets it, else config.json's (sampling.md §6).
+func readEOS(dir string, cfg Config) ([]int, error) {
+	path := filepath.Join(dir, "generation_config.json")
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return cfg.EOSTokenIDs, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	var g struct {
+		EOSTokenID json.RawMessage `json:"eos_token_id"`
+	}
+	if err := json.Unmarshal(data, &g); err != nil {
+		return nil, fmt.Errorf("%s: %w: %v", path, ErrBadFile, err)
+	}
+	ids, err := parseIDs(g.EOSTokenID)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: eos_token_id: %v", path, ErrBadFile, err)
+	}
+	if ids == nil {
+		return cfg.EOSTokenIDs, nil
+	}
+	return ids, nil
+}

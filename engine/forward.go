@@ -1,0 +1,236 @@
+package engine
+
+// The Qwen2 forward pass (qwen2.md §3), top to bottom. One call runs T
+// tokens at positions pos0…pos0+T-1: a prefill chunk (T > 1, matrix ×
+// matrix) or a decode step (T = 1, matrix × vector). Keys and values of the
+// T tokens are appended to the KV cache before attention, so every query
+// attends to all cached positions up to and including its own.
+//
+// Notation: h hidden, H query heads, KV key/value heads, d head_dim,
+// I intermediate, V vocab, T tokens in this call, C the KV cache capacity.
+// Intermediates are named as in llama.cpp's qwen2 graph.
+
+import (
+	"context"
+	"math"
+
+	"loupe/kernels"
+)
+
+// Query and key tile sizes of the batched attention. A block of qBlock
+// queries of one head walks the keys kBlock at a time, so each key tile
+// (kBlock·d floats, 64 KiB for d = 128) is loaded once for qBlock queries
+// instead of once per query; this keeps a 3,139-token prompt's keys
+// (1.6 MiB per head) from being streamed from memory 3,139 times.
+const (
+	qBlock = 16
+	kBlock = 128
+)
+
+// prefillChunk bounds the tokens of one forward call. Prefill runs the
+// prompt in chunks of this size: the weights are still read once per 512
+// tokens (the batching that makes prefill fast), and the activation buffers
+// stay at 512 rows (18 MiB for ffn_gate of a 1.5B model instead of 112 MiB
+// for 3,139 tokens). Cancellation is checked between layers of each chunk.
+const prefillChunk = 512
+
+// forward runs tokens through the model at positions pos0…pos0+T-1 and
+// returns the logits [rows, V] of the last position (rows = 1) or, when
+// pr.allLogits, of every position (rows = T). The slice is reused by the
+// next call. It fails only when ctx is cancelled (checked between layers).
+func (m *Model) forward(ctx context.Context, tokens []int, pos0 int, pr *probes) ([]float32, error) {
+	T := len(tokens)
+	m.ensureBuffers(T)
+	m.ensureContext(pos0 + T)
+	b := &m.buf
+	h := m.cfg.HiddenSize
+	for t, id := range tokens {
+		m.w.embed.row(b.x[t*h:(t+1)*h], id) // x = embed_tokens[id]; no scaling
+	}
+	for l := range m.w.layers {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		m.attentionBlock(l, T, pos0, pr)
+		m.mlpBlock(l, T, pos0, pr)
+	}
+	return m.outputHead(T, pr != nil && pr.allLogits), nil
+}
+
+// attentionBlock: x += o_proj(attention(rope(q), rope(k), v)) of attn_norm(x).
+func (m *Model) attentionBlock(l, T, pos0 int, pr *probes) {
+	c, lw, b := &m.cfg, &m.w.layers[l], &m.buf
+	h, qDim, kvDim := c.HiddenSize, c.NumAttentionHeads*c.HeadDim, c.NumKeyValueHeads*c.HeadDim
+	eps := float32(c.RMSNormEps)
+	for t := range T {
+		kernels.RMSNorm(b.xn[t*h:(t+1)*h], b.x[t*h:(t+1)*h], lw.attnNorm, eps) // attn_norm [T, h]
+	}
+	lw.wq.mul(m.pool, b.q, b.xn, T) // Qcur [T, H·d]
+	lw.wk.mul(m.pool, b.k, b.xn, T) // Kcur [T, KV·d]
+	lw.wv.mul(m.pool, b.v, b.xn, T) // Vcur [T, KV·d]
+	for t := range T {
+		kernels.Add(b.q[t*qDim:(t+1)*qDim], lw.bq)
+		kernels.Add(b.k[t*kvDim:(t+1)*kvDim], lw.bk)
+		kernels.Add(b.v[t*kvDim:(t+1)*kvDim], lw.bv)
+		m.rope(b.q[t*qDim:(t+1)*qDim], pos0+t)
+		m.rope(b.k[t*kvDim:(t+1)*kvDim], pos0+t)
+	}
+	m.storeKV(l, T, pos0)
+	m.attend(l, T, pos0, pr)
+	m.ablate(l, T, pr)
+	lw.wo.mul(m.pool, b.attnOut, b.kqv, T)  // attn_out [T, h]
+	kernels.Add(b.x[:T*h], b.attnOut[:T*h]) // ffn_inp = x + attn_out
+}
+
+// rope rotates every head of x (length heads·d) at position pos in
+// half-split pairs (i, i+d/2) — not interleaved neighbours (qwen2.md §3.4).
+func (m *Model) rope(x []float32, pos int) {
+	d, half := m.cfg.HeadDim, m.cfg.HeadDim/2
+	cos := m.ropeCos[pos*half : (pos+1)*half]
+	sin := m.ropeSin[pos*half : (pos+1)*half]
+	for o := 0; o < len(x); o += d {
+		kernels.RoPE(x[o:o+d], cos, sin)
+	}
+}
+
+// ropeTable fills cos/sin [C, d/2] for positions 0…C-1. As in the reference,
+// inv_freq[i] = 1/θ^(2i/d) and angle = p·inv_freq are fp32 values (each
+// rounded once from float64, ≤ 1 ulp from the reference's fp32 pow and
+// product); cos and sin of that fp32 angle are taken in float64 and rounded.
+func ropeTable(theta float64, d, C int) (cos, sin []float32) {
+	half := d / 2
+	cos, sin = make([]float32, C*half), make([]float32, C*half)
+	for i := range half {
+		invFreq := float32(1 / math.Pow(theta, float64(2*i)/float64(d)))
+		for p := range C {
+			angle := float64(float32(float64(p) * float64(invFreq)))
+			cos[p*half+i] = float32(math.Cos(angle))
+			sin[p*half+i] = float32(math.Sin(angle))
+		}
+	}
+	return cos, sin
+}
+
+// storeKV copies the rotated keys and the values of T tokens into the cache,
+// laid out [L][KV][C][d] so that one head's keys are contiguous in position.
+func (m *Model) storeKV(l, T, pos0 int) {
+	d, KV, b := m.cfg.HeadDim, m.cfg.NumKeyValueHeads, &m.buf
+	for t := range T {
+		for kvh := range KV {
+			dst := m.kvOffset(l, kvh, pos0+t)
+			src := (t*KV + kvh) * d
+			copy(m.kCache[dst:dst+d], b.k[src:src+d])
+			copy(m.vCache[dst:dst+d], b.v[src:src+d])
+		}
+	}
+}
+
+// kvOffset is the index of (layer, kv head, position) in kCache and vCache.
+func (m *Model) kvOffset(l, kvh, pos int) int {
+	return ((l*m.cfg.NumKeyValueHeads+kvh)*m.ctxCap + pos) * m.cfg.HeadDim
+}
+
+// attend computes kqv_out for all query heads and rows: grouped-query
+// attention, query head qh reading kv head qh/(H/KV). Work items are
+// (head, block of qBlock queries), split over the pool; each is computed by
+// one worker in a fixed order, so results do not depend on the thread count.
+func (m *Model) attend(l, T, pos0 int, pr *probes) {
+	H := m.cfg.NumAttentionHeads
+	nBlocks := (T + qBlock - 1) / qBlock
+	m.pool.For(H*nBlocks, func(w, lo, hi int) {
+		for job := lo; job < hi; job++ {
+			qh, blk := job/nBlocks, job%nBlocks
+			t0, t1 := blk*qBlock, min(T, (blk+1)*qBlock)
+			m.attendBlock(l, qh, t0, t1, pos0, m.buf.scores[w], pr)
+		}
+	})
+}
+
+// attendBlock handles query rows t0…t1-1 of head qh. scores is the worker's
+// scratch, [qBlock, C]: row j holds kq_soft_max of query t0+j over keys
+// 0…pos0+t0+j.
+//
+//	kq[k]          = (q · K[k]) / sqrt(d)       for k ≤ pos (causal)
+//	kq_soft_max    = softmax(kq)                (fp32, max-subtracted)
+//	kqv_out[qh]    = Σ_k kq_soft_max[k] · V[k]  [d]
+func (m *Model) attendBlock(l, qh, t0, t1, pos0 int, scores []float32, pr *probes) {
+	c, b, C := &m.cfg, &m.buf, m.ctxCap
+	d, qDim := c.HeadDim, c.NumAttentionHeads*c.HeadDim
+	kvh := qh / (c.NumAttentionHeads / c.NumKeyValueHeads)
+	base := m.kvOffset(l, kvh, 0)
+	keys, vals := m.kCache[base:base+C*d], m.vCache[base:base+C*d] // [C, d] each
+	scale := float32(1 / math.Sqrt(float64(d)))
+	nKeys := pos0 + t1 // keys the last query of the block sees
+	for k0 := 0; k0 < nKeys; k0 += kBlock {
+		for t := t0; t < t1; t++ {
+			q, row := b.q[t*qDim+qh*d:t*qDim+(qh+1)*d], scores[(t-t0)*C:]
+			for k := k0; k < min(k0+kBlock, pos0+t+1); k++ {
+				row[k] = kernels.Dot(q, keys[k*d:(k+1)*d]) * scale
+			}
+		}
+	}
+	for t := t0; t < t1; t++ {
+		row := scores[(t-t0)*C : (t-t0)*C+pos0+t+1]
+		kernels.Softmax(row)
+		pr.captureAttention(l, qh, pos0+t, row)
+		clear(b.kqv[t*qDim+qh*d : t*qDim+(qh+1)*d])
+	}
+	for k0 := 0; k0 < nKeys; k0 += kBlock {
+		for t := t0; t < t1; t++ {
+			out, row := b.kqv[t*qDim+qh*d:t*qDim+(qh+1)*d], scores[(t-t0)*C:]
+			for k := k0; k < min(k0+kBlock, pos0+t+1); k++ {
+				kernels.Axpy(out, row[k], vals[k*d:(k+1)*d])
+			}
+		}
+	}
+}
+
+// ablate zeroes the output of the chosen heads of layer l before o_proj,
+// removing their contribution to the residual stream.
+func (m *Model) ablate(l, T int, pr *probes) {
+	d, qDim := m.cfg.HeadDim, m.cfg.NumAttentionHeads*m.cfg.HeadDim
+	for _, qh := range pr.ablated(l) {
+		for t := range T {
+			clear(m.buf.kqv[t*qDim+qh*d : t*qDim+(qh+1)*d])
+		}
+	}
+}
+
+// mlpBlock: x += down(silu(gate(ffn_norm(x))) ⊙ up(ffn_norm(x))) (SwiGLU).
+func (m *Model) mlpBlock(l, T, pos0 int, pr *probes) {
+	c, lw, b := &m.cfg, &m.w.layers[l], &m.buf
+	h, I := c.HiddenSize, c.IntermediateSize
+	for t := range T {
+		kernels.RMSNorm(b.xn[t*h:(t+1)*h], b.x[t*h:(t+1)*h], lw.ffnNorm, float32(c.RMSNormEps)) // ffn_norm [T, h]
+	}
+	lw.wGate.mul(m.pool, b.gate, b.xn, T) // ffn_gate [T, I]
+	lw.wUp.mul(m.pool, b.up, b.xn, T)     // ffn_up [T, I]
+	for t := range T {
+		g := b.gate[t*I : (t+1)*I]
+		kernels.SiLUMul(g, g, b.up[t*I:(t+1)*I]) // silu(gate)·up, in place
+		pr.captureMLP(l, pos0+t, g)
+	}
+	lw.wDown.mul(m.pool, b.ffnOut, b.gate, T) // ffn_out [T, h]
+	kernels.Add(b.x[:T*h], b.ffnOut[:T*h])    // x = ffn_inp + ffn_out
+}
+
+// outputHead applies the final norm and the output head (lm_head, or the
+// embedding when tied) to the last row, or to all T rows when all is set:
+// the head is a V × h product, the largest single matrix of small models,
+// so prefill runs it for the one position whose logits are sampled.
+func (m *Model) outputHead(T int, all bool) []float32 {
+	h, V, b := m.cfg.HiddenSize, m.cfg.VocabSize, &m.buf
+	first := T - 1
+	if all {
+		first = 0
+	}
+	rows := T - first
+	if len(b.logits) < rows*V {
+		b.logits = make([]float32, rows*V) // [rows, V]
+	}
+	for t := first; t < T; t++ {
+		kernels.RMSNorm(b.xn[(t-first)*h:(t-first+1)*h], b.x[t*h:(t+1)*h], m.w.outNorm, float32(m.cfg.RMSNormEps))
+	}
+	m.w.output.mul(m.pool, b.logits, b.xn, rows) // result_output [rows, V]
+	return b.logits[:rows*V]
+}

@@ -1,0 +1,158 @@
+package engine
+
+import (
+	"runtime"
+
+	"github.com/klauspost/cpuid/v2"
+
+	"loupe/engine/pool"
+	"loupe/trace"
+)
+
+// Model is a loaded Qwen2 model with its buffers and KV cache.
+//
+// A Model is not safe for concurrent use: Generate, SetThreads and the
+// probes share one set of buffers. The caller runs one call at a time and
+// cancels through Generate's context.
+type Model struct {
+	cfg  Config
+	w    weights
+	eos  []int           // stop ids
+	info trace.ModelInfo // filled at load
+	tok  tokenizerAPI    // nil for models built in memory by tests
+	done func() error    // releases the memory map
+	pool *pool.Pool
+
+	// KV cache, fp32, [L][KV][ctxCap][d] (see kvOffset); and the RoPE table
+	// [ctxCap, d/2]. Both grow to the longest generation seen.
+	ctxCap           int
+	kCache, vCache   []float32
+	ropeCos, ropeSin []float32
+
+	buf buffers
+}
+
+// tokenizerAPI is the part of the tokenizer the model uses.
+type tokenizerAPI interface {
+	Encode(text string) []int
+	Decode(ids []int) string
+}
+
+// buffers are the activations of one forward call, allocated for the
+// largest call seen (at most prefillChunk rows) and reused.
+type buffers struct {
+	rows     int         // capacity in tokens
+	x        []float32   // [rows, h] residual stream (ffn_inp after attention)
+	xn       []float32   // [rows, h] attn_norm, ffn_norm, then result_norm
+	q        []float32   // [rows, H·d] Qcur
+	k, v     []float32   // [rows, KV·d] Kcur, Vcur
+	kqv      []float32   // [rows, H·d] kqv_out: head outputs, concatenated
+	attnOut  []float32   // [rows, h] attn_out = kqv_out·Woᵀ
+	gate, up []float32   // [rows, I] ffn_gate (then silu(gate)·up), ffn_up
+	ffnOut   []float32   // [rows, h] ffn_out
+	scores   [][]float32 // [threads][qBlock·ctxCap] kq_soft_max per worker
+	logits   []float32   // [rows or 1, V] result_output
+}
+
+// newModel wraps validated weights; Load and the tests call it.
+func newModel(cfg Config, w weights, threads int) *Model {
+	m := &Model{cfg: cfg, w: w, eos: cfg.EOSTokenIDs}
+	m.SetThreads(threads)
+	return m
+}
+
+// defaultThreads is the number of physical cores: the kernels are limited
+// by memory bandwidth and FMA ports, which hyper-threads share.
+func defaultThreads() int {
+	if n := cpuid.CPU.PhysicalCores; n > 0 {
+		return n
+	}
+	return runtime.NumCPU()
+}
+
+// SetThreads sets the workers of the forward pass (0: physical cores).
+// Logits do not depend on it: every sum is done by one worker in a fixed
+// order.
+func (m *Model) SetThreads(n int) {
+	if n <= 0 {
+		n = defaultThreads()
+	}
+	if m.pool != nil {
+		if m.pool.Threads() == n {
+			return
+		}
+		m.pool.Close()
+	}
+	m.pool = pool.New(n)
+	m.buf.scores = nil // per-worker scratch is reallocated for the new count
+}
+
+// Threads reports the workers of the forward pass.
+func (m *Model) Threads() int { return m.pool.Threads() }
+
+// Config returns the parsed config.json.
+func (m *Model) Config() Config { return m.cfg }
+
+// ensureBuffers makes the activation buffers hold T rows.
+func (m *Model) ensureBuffers(T int) {
+	b, c := &m.buf, &m.cfg
+	if T > b.rows {
+		h, qDim, kvDim, I := c.HiddenSize, c.NumAttentionHeads*c.HeadDim, c.NumKeyValueHeads*c.HeadDim, c.IntermediateSize
+		b.rows = T
+		b.x, b.xn, b.attnOut, b.ffnOut = make([]float32, T*h), make([]float32, T*h), make([]float32, T*h), make([]float32, T*h)
+		b.q, b.kqv = make([]float32, T*qDim), make([]float32, T*qDim)
+		b.k, b.v = make([]float32, T*kvDim), make([]float32, T*kvDim)
+		b.gate, b.up = make([]float32, T*I), make([]float32, T*I)
+	}
+	m.ensureScores()
+}
+
+// ensureScores gives every worker a [qBlock, ctxCap] score block.
+func (m *Model) ensureScores() {
+	n := m.pool.Threads()
+	if len(m.buf.scores) == n && len(m.buf.scores[0]) >= qBlock*m.ctxCap {
+		return
+	}
+	m.buf.scores = make([][]float32, n)
+	for i := range n {
+		m.buf.scores[i] = make([]float32, qBlock*m.ctxCap)
+	}
+}
+
+// ensureContext grows the KV cache and the RoPE table to hold n positions,
+// keeping the cached keys and values.
+func (m *Model) ensureContext(n int) {
+	if n <= m.ctxCap {
+		return
+	}
+	c := &m.cfg
+	newCap := max(n, 64)
+	L, KV, d := c.NumHiddenLayers, c.NumKeyValueHeads, c.HeadDim
+	k, v := make([]float32, L*KV*newCap*d), make([]float32, L*KV*newCap*d)
+	for lh := range L * KV { // copy each (layer, kv head) run of ctxCap·d floats
+		copy(k[lh*newCap*d:], m.kCache[lh*m.ctxCap*d:(lh+1)*m.ctxCap*d])
+		copy(v[lh*newCap*d:], m.vCache[lh*m.ctxCap*d:(lh+1)*m.ctxCap*d])
+	}
+	m.kCache, m.vCache, m.ctxCap = k, v, newCap
+	m.ropeCos, m.ropeSin = ropeTable(c.RopeTheta, d, newCap)
+	m.ensureScores()
+}
+
+// reserveContext sizes the KV cache for a generation of n positions at
+// once, so decode never reallocates it.
+func (m *Model) reserveContext(n int) {
+	if n > m.ctxCap {
+		m.ensureContext(n)
+	}
+}
+
+// Embedding returns a copy of row id of model.embed_tokens.weight [h], or
+// nil when id is out of range.
+func (m *Model) Embedding(id int) []float32 {
+	if id < 0 || id >= m.w.embed.rows {
+		return nil
+	}
+	out := make([]float32, m.w.embed.cols)
+	m.w.embed.row(out, id)
+	return out
+}

@@ -1,0 +1,56 @@
+package engine
+
+import "loupe/trace"
+
+// probes are what one forward call records or changes besides its logits.
+// A nil *probes, or a zero one, records nothing: every hook starts with a
+// map or slice lookup that fails fast, so probes cost nothing when off.
+type probes struct {
+	allLogits bool                     // output head for every row, not only the last
+	attn      map[int]*trace.Attention // query position → weights [L][H][pos+1]
+	mlp       map[[2]int]*trace.MLP    // (layer, pos) → silu(gate)·up [I]
+	ablate    [][]int                  // layer → query heads zeroed before o_proj
+}
+
+// newAttention allocates the capture of one query position: [L][H][pos+1].
+func newAttention(L, H, pos int) *trace.Attention {
+	a := &trace.Attention{QueryPos: pos, Weights: make([][][]float32, L)}
+	flat := make([]float32, L*H*(pos+1))
+	for l := range L {
+		a.Weights[l] = make([][]float32, H)
+		for qh := range H {
+			o := (l*H + qh) * (pos + 1)
+			a.Weights[l][qh] = flat[o : o+pos+1 : o+pos+1]
+		}
+	}
+	return a
+}
+
+// captureAttention copies one kq_soft_max row (keys 0…pos) when pos is
+// captured. Called concurrently for distinct heads: each writes its own row.
+func (pr *probes) captureAttention(l, qh, pos int, row []float32) {
+	if pr == nil || pr.attn == nil {
+		return
+	}
+	if a := pr.attn[pos]; a != nil {
+		copy(a.Weights[l][qh], row)
+	}
+}
+
+// captureMLP copies silu(gate)·up of (layer, pos) when it is captured.
+func (pr *probes) captureMLP(l, pos int, act []float32) {
+	if pr == nil || pr.mlp == nil {
+		return
+	}
+	if c := pr.mlp[[2]int{l, pos}]; c != nil {
+		c.Values = append(c.Values[:0], act...)
+	}
+}
+
+// ablated lists the heads of layer l whose output is zeroed.
+func (pr *probes) ablated(l int) []int {
+	if pr == nil || l >= len(pr.ablate) {
+		return nil
+	}
+	return pr.ablate[l]
+}

@@ -1,0 +1,88 @@
+package engine
+
+import (
+	"loupe/engine/pool"
+	"loupe/kernels"
+)
+
+// mat is a weight matrix, rows × cols row-major, stored as the checkpoint
+// gives it: bf16 used in place from the memory map, or f32 (F32 files, and
+// F16 files widened once at load). Exactly one of bf and f is set.
+type mat struct {
+	rows, cols int
+	bf         []kernels.BF16 // [rows*cols] or nil
+	f          []float32      // [rows*cols] or nil
+}
+
+// bytes is what one pass over the matrix reads.
+func (w *mat) bytes() int64 {
+	if w.bf != nil {
+		return int64(len(w.bf)) * 2
+	}
+	return int64(len(w.f)) * 4
+}
+
+// row widens row r into out (length cols).
+func (w *mat) row(out []float32, r int) {
+	lo := r * w.cols
+	if w.bf != nil {
+		for i, v := range w.bf[lo : lo+w.cols] {
+			out[i] = v.Float32()
+		}
+		return
+	}
+	copy(out, w.f[lo:lo+w.cols])
+}
+
+// mul computes Y = X·Wᵀ: out[t·rows+r] = Σ_c W[r][c]·x[t·cols+c] for t < n.
+// x is [n, cols], out is [n, rows]. Workers take disjoint bands of rows, so
+// every output element is summed by one kernel call in a fixed order and the
+// result does not depend on the number of threads.
+func (w *mat) mul(p *pool.Pool, out, x []float32, n int) {
+	if n == 1 {
+		w.vec(p, out[:w.rows], x[:w.cols])
+		return
+	}
+	p.For(w.rows, func(_, lo, hi int) {
+		if w.bf != nil {
+			kernels.MatMulBF16(out[lo:], w.rows, w.bf[lo*w.cols:hi*w.cols], x[:n*w.cols], n, w.cols)
+		} else {
+			kernels.MatMulF32(out[lo:], w.rows, w.f[lo*w.cols:hi*w.cols], x[:n*w.cols], n, w.cols)
+		}
+	})
+}
+
+// vec is mul for one token: out[r] = Σ_c W[r][c]·x[c].
+func (w *mat) vec(p *pool.Pool, out, x []float32) {
+	p.For(w.rows, func(_, lo, hi int) {
+		if w.bf != nil {
+			kernels.MatVecBF16(out[lo:hi], w.bf[lo*w.cols:hi*w.cols], x)
+		} else {
+			kernels.MatVecF32(out[lo:hi], w.f[lo*w.cols:hi*w.cols], x)
+		}
+	})
+}
+
+// layerWeights are the tensors of one decoder layer (qwen2.md §2).
+type layerWeights struct {
+	attnNorm []float32 // [h] input_layernorm.weight
+	wq       mat       // [H·d, h] q_proj.weight
+	bq       []float32 // [H·d]   q_proj.bias
+	wk       mat       // [KV·d, h] k_proj.weight
+	bk       []float32 // [KV·d]
+	wv       mat       // [KV·d, h] v_proj.weight
+	bv       []float32 // [KV·d]
+	wo       mat       // [h, H·d] o_proj.weight (no bias)
+	ffnNorm  []float32 // [h] post_attention_layernorm.weight
+	wGate    mat       // [I, h] mlp.gate_proj.weight
+	wUp      mat       // [I, h] mlp.up_proj.weight
+	wDown    mat       // [h, I] mlp.down_proj.weight
+}
+
+// weights are all tensors of the model.
+type weights struct {
+	embed   mat // [V, h] model.embed_tokens.weight
+	layers  []layerWeights
+	outNorm []float32 // [h] model.norm.weight
+	output  mat       // [V, h] lm_head.weight, or embed when tied
+}

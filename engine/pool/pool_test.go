@@ -1,0 +1,266 @@
+package pool
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestForCoversRange checks, for many n and thread counts, that every index
+// of [0, n) is visited exactly once, that ranges are contiguous and ordered
+// by worker, and that no more than min(n, threads) workers take part.
+func TestForCoversRange(t *testing.T) {
+	for _, threads := range []int{1, 2, 3, 4, 7, 16} {
+		p := newPool(threads)
+		for _, n := range []int{0, 1, 2, 3, 5, 7, 8, 15, 16, 17, 100, 1023, 1536, 8960} {
+			checkCover(t, p, n)
+		}
+		p.Close()
+	}
+}
+
+func checkCover(t *testing.T, p *Pool, n int) {
+	t.Helper()
+	hits := make([]int32, n)
+	type span struct{ lo, hi int }
+	spans := make([]span, p.Threads())
+	var calls atomic.Int32
+	p.For(n, func(w, lo, hi int) {
+		calls.Add(1)
+		spans[w] = span{lo, hi}
+		for i := lo; i < hi; i++ {
+			atomic.AddInt32(&hits[i], 1)
+		}
+	})
+	for i, h := range hits {
+		if h != 1 {
+			t.Fatalf("threads %d n %d: index %d visited %d times", p.Threads(), n, i, h)
+		}
+	}
+	want := int32(min(n, p.Threads()))
+	if calls.Load() != want {
+		t.Fatalf("threads %d n %d: %d body calls, want %d", p.Threads(), n, calls.Load(), want)
+	}
+	next := 0
+	for w := range int(want) {
+		if spans[w].lo != next || spans[w].hi < spans[w].lo {
+			t.Fatalf("threads %d n %d: worker %d got [%d,%d), want start %d", p.Threads(), n, w, spans[w].lo, spans[w].hi, next)
+		}
+		next = spans[w].hi
+	}
+	if n > 0 && next != n {
+		t.Fatalf("threads %d n %d: ranges end at %d", p.Threads(), n, next)
+	}
+}
+
+// TestRangeBalanced checks the split is within one element of equal.
+func TestRangeBalanced(t *testing.T) {
+	for _, n := range []int{1, 7, 100, 151936} {
+		for w := 1; w <= min(n, 13); w++ {
+			for i := range w {
+				lo, hi := Range(n, w, i)
+				if d := hi - lo; d != n/w && d != n/w+1 {
+					t.Fatalf("n %d w %d worker %d: size %d", n, w, i, d)
+				}
+			}
+		}
+	}
+}
+
+// TestForManyCallsAfterIdle exercises the spin → park → wake path: calls
+// separated by more than the spin window must still see every worker.
+func TestForManyCallsAfterIdle(t *testing.T) {
+	p := newPool(3)
+	defer p.Close()
+	for k := range 5 {
+		checkCover(t, p, 300+k)
+		time.Sleep(3 * spinFor)
+	}
+	for k := range 2000 { // back-to-back: the spinning path
+		checkCover(t, p, 3+k%50)
+	}
+}
+
+// TestForSumMatchesSerial is an end-to-end check on real arithmetic: the
+// parallel sum of i over [0, n) must equal n(n-1)/2.
+func TestForSumMatchesSerial(t *testing.T) {
+	p := newPool(4)
+	defer p.Close()
+	const n = 1 << 20
+	parts := make([]int64, p.Threads())
+	p.For(n, func(w, lo, hi int) {
+		var s int64
+		for i := lo; i < hi; i++ {
+			s += int64(i)
+		}
+		parts[w] = s
+	})
+	var total int64
+	for _, s := range parts {
+		total += s
+	}
+	if want := int64(n) * (n - 1) / 2; total != want {
+		t.Fatalf("sum %d, want %d", total, want)
+	}
+}
+
+// TestWorkerPanicPropagates: a panic in a persistent worker reaches the
+// caller as *Panic, after every worker has finished, and the pool still
+// works afterwards.
+func TestWorkerPanicPropagates(t *testing.T) {
+	p := newPool(4)
+	defer p.Close()
+	boom := errors.New("boom")
+	var finished atomic.Int32
+	r := catch(func() {
+		p.For(4, func(w, lo, hi int) {
+			if w == 2 {
+				panic(boom)
+			}
+			time.Sleep(time.Millisecond)
+			finished.Add(1)
+		})
+	})
+	pv, ok := r.(*Panic)
+	if !ok {
+		t.Fatalf("recovered %T %v, want *Panic", r, r)
+	}
+	if pv.Worker != 2 || !errors.Is(pv, boom) || !strings.Contains(pv.Error(), "boom") || len(pv.Stack) == 0 {
+		t.Fatalf("bad panic %+v", pv)
+	}
+	if finished.Load() != 3 {
+		t.Fatalf("%d workers finished before the panic reached the caller, want 3", finished.Load())
+	}
+	checkCover(t, p, 1000)
+}
+
+// TestCallerPanicUnchanged: the caller's own panic unwinds with its value,
+// after the persistent workers have finished.
+func TestCallerPanicUnchanged(t *testing.T) {
+	p := New(2)
+	defer p.Close()
+	var done atomic.Bool
+	r := catch(func() {
+		p.For(2, func(w, lo, hi int) {
+			if w == 0 {
+				panic("caller share")
+			}
+			time.Sleep(2 * time.Millisecond)
+			done.Store(true)
+		})
+	})
+	if r != "caller share" {
+		t.Fatalf("recovered %v, want the caller's value", r)
+	}
+	if !done.Load() {
+		t.Fatal("the caller unwound while worker 1 was still running")
+	}
+	checkCover(t, p, 10)
+}
+
+func catch(f func()) (r any) {
+	defer func() { r = recover() }()
+	f()
+	return nil
+}
+
+// TestCloseIdempotent: Close twice is fine, and For after Close runs the
+// whole range on the caller.
+func TestCloseIdempotent(t *testing.T) {
+	p := New(3)
+	p.Close()
+	p.Close()
+	var calls int
+	p.For(10, func(w, lo, hi int) {
+		calls++
+		if w != 0 || lo != 0 || hi != 10 {
+			t.Fatalf("after Close got worker %d [%d,%d)", w, lo, hi)
+		}
+	})
+	if calls != 1 {
+		t.Fatalf("%d calls after Close", calls)
+	}
+}
+
+// TestCloseWhileParked: workers parked after the spin window exit on Close.
+func TestCloseWhileParked(t *testing.T) {
+	p := newPool(4)
+	checkCover(t, p, 100)
+	time.Sleep(3 * spinFor)
+	done := make(chan struct{})
+	go func() { p.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close did not return")
+	}
+}
+
+// TestConcurrentCallers: For from several goroutines is serialised.
+func TestConcurrentCallers(t *testing.T) {
+	p := New(3)
+	defer p.Close()
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range 200 {
+				checkCover(t, p, 10+g+k%7)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func TestDefaultThreads(t *testing.T) {
+	if n := DefaultThreads(); n < 1 {
+		t.Fatalf("DefaultThreads %d", n)
+	}
+	p := New(0)
+	defer p.Close()
+	if want := min(DefaultThreads(), runtime.GOMAXPROCS(0)); p.Threads() != want {
+		t.Fatalf("New(0) has %d threads, want %d", p.Threads(), want)
+	}
+	if p.Threads() > runtime.GOMAXPROCS(0) {
+		t.Fatalf("%d threads above GOMAXPROCS %d", p.Threads(), runtime.GOMAXPROCS(0))
+	}
+	if p.Pinned() > p.Threads()-1 {
+		t.Fatalf("%d pinned of %d", p.Pinned(), p.Threads())
+	}
+}
+
+// BenchmarkForEmpty measures the overhead of one For call: an empty body
+// over as many rows as there are threads, back to back (the decode pattern).
+func BenchmarkForEmpty(b *testing.B) {
+	for _, threads := range []int{1, 2} {
+		b.Run(fmt.Sprintf("threads=%d", threads), func(b *testing.B) {
+			p := New(threads)
+			defer p.Close()
+			body := func(w, lo, hi int) {}
+			for b.Loop() {
+				p.For(1536, body)
+			}
+		})
+	}
+}
+
+// BenchmarkGoroutinePerCall is the provisional implementation the pool
+// replaced (a goroutine per worker per call), for comparison.
+func BenchmarkGoroutinePerCall(b *testing.B) {
+	body := func(w, lo, hi int) {}
+	for b.Loop() {
+		var wg sync.WaitGroup
+		for i := range 2 {
+			lo, hi := Range(1536, 2, i)
+			wg.Add(1)
+			go func() { defer wg.Done(); body(i, lo, hi) }()
+		}
+		wg.Wait()
+	}
+}

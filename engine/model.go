@@ -6,6 +6,7 @@ import (
 	"github.com/klauspost/cpuid/v2"
 
 	"loupe/engine/pool"
+	"loupe/engine/tokenizer"
 	"loupe/trace"
 )
 
@@ -17,10 +18,10 @@ import (
 type Model struct {
 	cfg  Config
 	w    weights
-	eos  []int           // stop ids
-	info trace.ModelInfo // filled at load
-	tok  tokenizerAPI    // nil for models built in memory by tests
-	done func() error    // releases the memory map
+	eos  []int                // stop ids
+	info trace.ModelInfo      // filled at load
+	tok  *tokenizer.Tokenizer // nil for models built in memory by tests
+	done func() error         // releases the memory map
 	pool *pool.Pool
 
 	// KV cache, fp32, [L][KV][ctxCap][d] (see kvOffset); and the RoPE table
@@ -30,12 +31,6 @@ type Model struct {
 	ropeCos, ropeSin []float32
 
 	buf buffers
-}
-
-// tokenizerAPI is the part of the tokenizer the model uses.
-type tokenizerAPI interface {
-	Encode(text string) []int
-	Decode(ids []int) string
 }
 
 // buffers are the activations of one forward call, allocated for the

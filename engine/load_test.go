@@ -1,0 +1,209 @@
+package engine
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"loupe/engine/safetensors"
+)
+
+// qwenVocab is the padded vocabulary of Qwen2.5: a model loaded with the
+// real tokenizer needs at least its 151,665 ids.
+const qwenVocab = 151936
+
+var tokenizerJSON = sync.OnceValues(func() ([]byte, error) {
+	return os.ReadFile(filepath.Join("..", "assets", "qwen2.5", "tokenizer.json"))
+})
+
+// loadConfig is tinyConfig with the real vocabulary.
+func loadConfig() Config {
+	c := tinyConfig()
+	c.VocabSize = qwenVocab
+	c.EOSTokenIDs = []int{151643}
+	return c
+}
+
+// configJSON writes cfg as transformers does.
+func configJSON(cfg Config) map[string]any {
+	return map[string]any{
+		"architectures": []string{"Qwen2ForCausalLM"}, "model_type": "qwen2",
+		"hidden_size": cfg.HiddenSize, "intermediate_size": cfg.IntermediateSize,
+		"num_hidden_layers": cfg.NumHiddenLayers, "num_attention_heads": cfg.NumAttentionHeads,
+		"num_key_value_heads": cfg.NumKeyValueHeads, "head_dim": cfg.HeadDim,
+		"hidden_act": "silu", "rms_norm_eps": cfg.RMSNormEps, "rope_theta": cfg.RopeTheta,
+		"rope_scaling": nil, "max_position_embeddings": cfg.MaxPositionEmbeddings,
+		"use_sliding_window": false, "sliding_window": 4096, "max_window_layers": 21,
+		"tie_word_embeddings": cfg.TieWordEmbeddings, "vocab_size": cfg.VocabSize,
+		"eos_token_id": cfg.EOSTokenIDs[0], "torch_dtype": "bfloat16",
+	}
+}
+
+// writeModel writes a model folder for ref in dtype ("BF16" or "F32");
+// edit may change the config or the tensors before they are written.
+func writeModel(t *testing.T, cfg Config, ref refTensors, dtype string, edit func(conf map[string]any, ts map[string]*safetensors.Tensor)) string {
+	t.Helper()
+	dir := t.TempDir()
+	ts := map[string]*safetensors.Tensor{}
+	for name, v := range ref.val {
+		ts[name] = &safetensors.Tensor{Name: name, DType: safetensors.DType(dtype), Shape: ref.shape[name], Data: encode(v, dtype)}
+	}
+	conf := configJSON(cfg)
+	if edit != nil {
+		edit(conf, ts)
+	}
+	var list []safetensors.Tensor
+	for _, tt := range ts {
+		list = append(list, *tt)
+	}
+	if err := safetensors.Write(filepath.Join(dir, "model.safetensors"), list, map[string]string{"format": "pt"}); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := json.Marshal(conf)
+	tok, err := tokenizerJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{"config.json": data, "tokenizer.json": tok} {
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func encode(v []float64, dtype string) []byte {
+	if dtype == "F32" {
+		b := make([]byte, 4*len(v))
+		for i, x := range v {
+			binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(float32(x)))
+		}
+		return b
+	}
+	b := make([]byte, 2*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint16(b[2*i:], uint16(math.Float32bits(float32(x))>>16)) // exact: x is bf16
+	}
+	return b
+}
+
+func TestLoadMatchesReference(t *testing.T) {
+	for _, tc := range []struct {
+		dtype string
+		tied  bool
+	}{{"BF16", true}, {"F32", true}, {"BF16", false}} {
+		t.Run(tc.dtype+map[bool]string{true: "/tied", false: "/untied"}[tc.tied], func(t *testing.T) {
+			cfg := loadConfig()
+			cfg.TieWordEmbeddings = tc.tied
+			ref := randomTensors(cfg, 41)
+			var fracs []float64
+			m, err := Load(writeModel(t, cfg, ref, tc.dtype, nil), LoadOptions{Threads: 2, Progress: func(f float64, _ string) { fracs = append(fracs, f) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			if len(fracs) < 3 || fracs[len(fracs)-1] != 1 {
+				t.Errorf("progress %v: want several calls ending at 1", fracs)
+			}
+			tokens := m.Encode("The quick brown fox")
+			want := refForward(cfg, ref, tokens, refOptions{})
+			got, err := m.forward(context.Background(), tokens, 0, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := maxRelDiff(got, want.logits[len(tokens)-1]); d > logitTol {
+				t.Fatalf("loaded model's logits differ from the reference by %.3g", d)
+			}
+			info := m.Info()
+			if info.TiedEmbeddings != tc.tied || info.Vocab != qwenVocab || info.DType != strings.ToLower(tc.dtype) {
+				t.Errorf("info %+v", info)
+			}
+		})
+	}
+}
+
+func TestLoadRefusesBadModels(t *testing.T) {
+	cfg := loadConfig()
+	ref := randomTensors(cfg, 43)
+	cases := []struct {
+		name string
+		edit func(conf map[string]any, ts map[string]*safetensors.Tensor)
+		want error
+		text string
+	}{
+		{"sliding window", func(c map[string]any, _ map[string]*safetensors.Tensor) {
+			c["use_sliding_window"], c["max_window_layers"], c["sliding_window"] = true, 1, 16
+		}, ErrUnsupported, "use_sliding_window"},
+		{"rope type", func(c map[string]any, _ map[string]*safetensors.Tensor) {
+			c["rope_scaling"] = map[string]any{"rope_type": "yarn", "factor": 4.0}
+		}, ErrUnsupported, "yarn"},
+		{"architecture", func(c map[string]any, _ map[string]*safetensors.Tensor) {
+			c["architectures"], c["model_type"] = []string{"LlamaForCausalLM"}, "llama"
+		}, ErrUnsupported, "llama"},
+		{"activation", func(c map[string]any, _ map[string]*safetensors.Tensor) { c["hidden_act"] = "gelu" }, ErrUnsupported, "hidden_act"},
+		{"kv heads", func(c map[string]any, _ map[string]*safetensors.Tensor) { c["num_key_value_heads"] = 3 }, ErrBadFile, "num_key_value_heads"},
+		{"missing tensor", func(_ map[string]any, ts map[string]*safetensors.Tensor) {
+			delete(ts, "model.layers.1.self_attn.k_proj.bias")
+		}, ErrBadFile, "model.layers.1.self_attn.k_proj.bias"},
+		{"wrong shape", func(_ map[string]any, ts map[string]*safetensors.Tensor) {
+			ts["model.layers.0.mlp.up_proj.weight"].Shape = []int{cfg.HiddenSize, cfg.IntermediateSize}
+		}, ErrBadFile, "model.layers.0.mlp.up_proj.weight"},
+		{"untied without lm_head", func(c map[string]any, _ map[string]*safetensors.Tensor) { c["tie_word_embeddings"] = false }, ErrBadFile, "lm_head.weight"},
+		{"wrong dtype", func(_ map[string]any, ts map[string]*safetensors.Tensor) {
+			n := ts["model.norm.weight"]
+			n.DType, n.Data = "I32", make([]byte, 4*cfg.HiddenSize)
+		}, ErrUnsupported, "model.norm.weight"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := Load(writeModel(t, cfg, ref, "BF16", tc.edit), LoadOptions{})
+			if err == nil {
+				m.Close()
+				t.Fatal("loaded")
+			}
+			if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.text) {
+				t.Fatalf("error %q: want %v naming %q", err, tc.want, tc.text)
+			}
+		})
+	}
+}
+
+func TestLoadRefusesModelLargerThanMemory(t *testing.T) {
+	cfg := loadConfig()
+	dir := writeModel(t, cfg, randomTensors(cfg, 47), "BF16", nil)
+	defer func(f func() int64) { memTotal = f }(memTotal)
+	memTotal = func() int64 { return 1 << 20 }
+	if _, err := Load(dir, LoadOptions{}); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("Load on a 1 MiB machine: %v, want ErrTooLarge", err)
+	}
+}
+
+func TestLoadFromSafetensorsFileAndGenerationConfig(t *testing.T) {
+	cfg := loadConfig()
+	dir := writeModel(t, cfg, randomTensors(cfg, 53), "BF16", nil)
+	gen := `{"eos_token_id": [151645, 151643], "do_sample": true}`
+	if err := os.WriteFile(filepath.Join(dir, "generation_config.json"), []byte(gen), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Load(filepath.Join(dir, "model.safetensors"), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if eos := m.EOS(); len(eos) != 2 || eos[0] != 151645 || eos[1] != 151643 {
+		t.Fatalf("eos %v, want [151645 151643] from generation_config.json", eos)
+	}
+	if got := m.TokenText(m.Encode("hello")[0]); got != "hello" {
+		t.Fatalf("TokenText = %q", got)
+	}
+	if _, err := Load(filepath.Join(dir, "config.txt"), LoadOptions{}); err == nil {
+		t.Fatal("loaded a missing file")
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"strings"
 	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
@@ -20,12 +19,12 @@ type file struct {
 }
 
 type bpeModel struct {
-	Type                    string            `json:"type"`
-	Dropout                 *float64          `json:"dropout"`
-	ContinuingSubwordPrefix *string           `json:"continuing_subword_prefix"`
-	EndOfWordSuffix         *string           `json:"end_of_word_suffix"`
-	Vocab                   map[string]int    `json:"vocab"`
-	Merges                  []json.RawMessage `json:"merges"`
+	Type                    string          `json:"type"`
+	Dropout                 *float64        `json:"dropout"`
+	ContinuingSubwordPrefix *string         `json:"continuing_subword_prefix"`
+	EndOfWordSuffix         *string         `json:"end_of_word_suffix"`
+	Vocab                   json.RawMessage `json:"vocab"`
+	Merges                  json.RawMessage `json:"merges"`
 }
 
 // Parse reads the contents of a tokenizer.json. It accepts the Qwen2
@@ -51,7 +50,14 @@ func Parse(data []byte) (*Tokenizer, error) {
 	if err = checkModel(f.Model); err != nil {
 		return nil, err
 	}
-	if err = t.setVocab(f.Model.Vocab, f.AddedTokens); err != nil {
+	vocab, err := readVocab(f.Model.Vocab)
+	if err != nil {
+		return nil, fmt.Errorf("%w: model.vocab: %v", ErrFormat, err)
+	}
+	if len(vocab) == 0 {
+		return nil, fmt.Errorf("%w: model.vocab is empty", ErrFormat)
+	}
+	if err = t.setVocab(vocab, f.AddedTokens); err != nil {
 		return nil, err
 	}
 	if err = t.setMerges(f.Model.Merges); err != nil {
@@ -129,8 +135,8 @@ func checkModel(m *bpeModel) error {
 	if s := m.EndOfWordSuffix; s != nil && *s != "" {
 		return fmt.Errorf("%w: model.end_of_word_suffix %q", ErrUnsupported, *s)
 	}
-	if len(m.Vocab) == 0 {
-		return fmt.Errorf("%w: model.vocab is empty", ErrFormat)
+	if len(m.Vocab) == 0 || len(m.Merges) == 0 {
+		return fmt.Errorf("%w: model.vocab or model.merges missing", ErrFormat)
 	}
 	return nil
 }
@@ -158,16 +164,12 @@ func (t *Tokenizer) setVocab(vocab map[string]int, added []addedToken) error {
 	t.pieces = make([]string, size)
 	t.special = make([]bool, size)
 	t.added = make([]bool, size)
-	t.vocab = make(map[string]int, len(vocab)+len(added))
+	t.vocab = vocab // added tokens join it after the merges are checked
 	for s, id := range vocab {
 		if t.pieces[id] != "" {
 			return fmt.Errorf("%w: model.vocab: id %d used by %q and %q", ErrFormat, id, t.pieces[id], s)
 		}
-		t.pieces[id], t.vocab[s] = s, id
-	}
-	for _, a := range added {
-		t.pieces[a.ID], t.vocab[a.Content] = a.Content, a.ID
-		t.special[a.ID], t.added[a.ID] = a.Special, true
+		t.pieces[id] = s
 	}
 	for b := 0; b < 256; b++ {
 		id, ok := vocab[string(byteToRune[b])]
@@ -181,55 +183,37 @@ func (t *Tokenizer) setVocab(vocab map[string]int, added []addedToken) error {
 
 // setMerges reads the merges, each "left right" or ["left", "right"], and
 // checks that both sides and their concatenation are in the vocab.
-func (t *Tokenizer) setMerges(merges []json.RawMessage) error {
-	if len(merges) >= math.MaxInt32 {
-		return fmt.Errorf("%w: model.merges: too many", ErrFormat)
-	}
-	t.merges = make(map[uint64]merge, len(merges))
-	for rank, raw := range merges {
-		a, b, err := mergePair(raw)
-		if err != nil {
-			return fmt.Errorf("%w: model.merges[%d]: %v", ErrFormat, rank, err)
-		}
-		ia, okA := t.vocab[a]
-		ib, okB := t.vocab[b]
-		ic, okC := t.vocab[a+b]
-		if !okA || !okB || !okC {
-			return fmt.Errorf("%w: model.merges[%d] %q + %q: token not in vocab", ErrFormat, rank, a, b)
+func (t *Tokenizer) setMerges(raw []byte) error {
+	t.merges = make(map[uint64]merge, len(raw)/24)
+	var ab []byte
+	err := readMerges(raw, func(rank int, a, b []byte) error {
+		ab = append(append(ab[:0], a...), b...)
+		ia, okA := t.vocab[string(a)]
+		ib, okB := t.vocab[string(b)]
+		ic, okC := t.vocab[string(ab)]
+		if !okA || !okB || !okC || rank >= math.MaxInt32 {
+			return fmt.Errorf("%q + %q: token not in vocab", a, b)
 		}
 		key := pairKey(int32(ia), int32(ib))
 		if _, dup := t.merges[key]; !dup { // the first (highest-priority) rank wins
 			t.merges[key] = merge{rank: int32(rank), id: int32(ic)}
 		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("%w: model.merges%v", ErrFormat, err)
 	}
 	return nil
 }
 
-// mergePair decodes one merge in either serialisation.
-func mergePair(raw json.RawMessage) (string, string, error) {
-	if len(raw) > 0 && raw[0] == '"' {
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return "", "", err
-		}
-		a, b, ok := strings.Cut(s, " ")
-		if !ok || a == "" || b == "" || strings.Contains(b, " ") {
-			return "", "", fmt.Errorf("%q is not \"left right\"", s)
-		}
-		return a, b, nil
-	}
-	var p []string
-	if err := json.Unmarshal(raw, &p); err != nil || len(p) != 2 || p[0] == "" || p[1] == "" {
-		return "", "", fmt.Errorf("%s is not a [left, right] pair", truncate(string(raw), 40))
-	}
-	return p[0], p[1], nil
-}
-
-// setAdded builds the matchers: raw text for normalized=false tokens, NFC
-// text (with NFC content) for normalized=true.
+// setAdded enters the added tokens in the id tables and builds the
+// matchers: raw text for normalized=false tokens, NFC text (with NFC
+// content) for normalized=true.
 func (t *Tokenizer) setAdded(added []addedToken) {
 	var raw, normed []addedToken
 	for _, a := range added {
+		t.pieces[a.ID], t.vocab[a.Content] = a.Content, a.ID
+		t.special[a.ID], t.added[a.ID] = a.Special, true
 		if a.Normalized && t.nfc {
 			a.Content = norm.NFC.String(a.Content)
 		}

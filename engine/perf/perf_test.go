@@ -1,0 +1,240 @@
+package perf
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"loupe/engine/pool"
+)
+
+// sumOracle is the plain definition of readSum: Σ buf[i] mod 2⁶⁴.
+func sumOracle(buf []uint64) uint64 {
+	var s uint64
+	for _, v := range buf {
+		s += v
+	}
+	return s
+}
+
+// TestReadSum compares both read loops with the oracle over sizes in whole
+// blocks and start offsets that break 32-byte alignment.
+func TestReadSum(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	data := make([]uint64, 40*readWords+7)
+	for i := range data {
+		data[i] = rng.Uint64() // wraps: checks the mod 2⁶⁴ sum too
+	}
+	loops := map[string]func([]uint64) uint64{"generic": readSumGeneric, "dispatch": readSum}
+	if useAVX2 {
+		loops["avx2"] = func(b []uint64) uint64 {
+			if len(b) == 0 {
+				return 0
+			}
+			return readSumAVX2(&b[0], len(b))
+		}
+	}
+	for name, f := range loops {
+		for _, blocks := range []int{0, 1, 2, 3, 17, 40} {
+			for off := range 7 {
+				if off+blocks*readWords > len(data) {
+					continue
+				}
+				buf := data[off : off+blocks*readWords]
+				if got, want := f(buf), sumOracle(buf); got != want {
+					t.Errorf("%s: %d blocks at offset %d: sum %d, want %d", name, blocks, off, got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestFillThenRead: after fill every word holds its index, so the parallel
+// read of the whole buffer sums to n(n-1)/2.
+func TestFillThenRead(t *testing.T) {
+	buf, free, err := allocBuffer(1 << 16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer free()
+	p := pool.New(2)
+	defer p.Close()
+	fill(p, buf)
+	n := uint64(len(buf))
+	if got := readSum(buf); got != n*(n-1)/2 {
+		t.Fatalf("sum %d, want %d", got, n*(n-1)/2)
+	}
+	if sec := timeRead(p, buf); sec <= 0 {
+		t.Fatalf("read took %v s", sec)
+	}
+}
+
+func TestMeasureBandwidth(t *testing.T) {
+	b, err := MeasureBandwidth(2, 3, 8<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Bytes != 8<<20 || b.Passes != 3 || b.Threads < 1 || b.Threads > 2 {
+		t.Fatalf("bad description %+v", b)
+	}
+	if b.BestGBs <= 0 || b.MedianGBs <= 0 || b.MedianGBs > b.BestGBs {
+		t.Fatalf("best %.1f median %.1f GB/s", b.BestGBs, b.MedianGBs)
+	}
+	t.Logf("8 MiB (in cache), %d threads, %s loop: best %.1f median %.1f GB/s", b.Threads, b.Loop, b.BestGBs, b.MedianGBs)
+	if _, err := MeasureBandwidth(1, 0, 8<<20); err == nil {
+		t.Error("0 passes accepted")
+	}
+	if _, err := MeasureBandwidth(1, 1, 100); err == nil {
+		t.Error("100-byte buffer accepted")
+	}
+}
+
+func TestMedianBest(t *testing.T) {
+	cases := []struct {
+		xs        []float64
+		med, best float64
+	}{
+		{nil, 0, 0}, {[]float64{3}, 3, 3}, {[]float64{5, 1, 3}, 3, 5}, {[]float64{4, 1, 3, 2}, 2.5, 4},
+	}
+	for _, c := range cases {
+		if m, b := median(c.xs), best(c.xs); m != c.med || b != c.best {
+			t.Errorf("%v: median %v best %v, want %v %v", c.xs, m, b, c.med, c.best)
+		}
+	}
+}
+
+func TestFMALoopCountsOperations(t *testing.T) {
+	if got := fmaLoopGeneric(10); got != 10*8*2 {
+		t.Fatalf("fmaLoopGeneric(10) = %d operations, want 160", got)
+	}
+	if got := fmaLoop(0); got != 0 {
+		t.Fatalf("fmaLoop(0) = %d", got)
+	}
+}
+
+func TestMeasureCompute(t *testing.T) {
+	c := MeasureCompute(2)
+	if c.GFLOPs <= 0 || c.Threads < 1 || c.Level == "" {
+		t.Fatalf("bad compute probe %+v", c)
+	}
+	if d := c.GFLOPsPerCore*float64(c.Threads) - c.GFLOPs; d*d > 1e-9 {
+		t.Fatalf("per core %.3f × %d threads ≠ %.3f", c.GFLOPsPerCore, c.Threads, c.GFLOPs)
+	}
+	t.Logf("%s, %d threads: %.1f GFLOP/s (%.1f per core)", c.Level, c.Threads, c.GFLOPs, c.GFLOPsPerCore)
+}
+
+func TestCalibrate(t *testing.T) {
+	start := time.Now()
+	iters := calibrate(20 * time.Millisecond)
+	if iters <= 0 {
+		t.Fatalf("calibrate gave %d iterations", iters)
+	}
+	if el := time.Since(start); el > 2*time.Second {
+		t.Fatalf("calibrate took %v", el)
+	}
+}
+
+func TestParseVmHWM(t *testing.T) {
+	status := "Name:\tloupe\nVmPeak:\t  999 kB\nVmHWM:\t   123456 kB\nVmRSS:\t 1000 kB\n"
+	if kb, ok := parseVmHWM([]byte(status)); !ok || kb != 123456 {
+		t.Fatalf("got %d %v, want 123456", kb, ok)
+	}
+	for _, bad := range []string{"", "VmRSS:\t1 kB\n", "VmHWM:\t12 MB\n", "VmHWM:\tx kB\n"} {
+		if _, ok := parseVmHWM([]byte(bad)); ok {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+}
+
+// TestPeakRSS: touching 64 MiB raises the peak by about that much, and
+// ResetPeakRSS brings it back down once the memory is unmapped.
+func TestPeakRSS(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("peak RSS is read on Linux only")
+	}
+	if err := ResetPeakRSS(); err != nil {
+		t.Skip(err)
+	}
+	before := PeakRSS()
+	const size = 64 << 20
+	buf, free, err := allocBuffer(size / 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < len(buf); i += 512 { // one word per 4 KiB page
+		buf[i] = 1
+	}
+	during := PeakRSS()
+	free()
+	if during-before < size*9/10 {
+		t.Fatalf("peak grew by %d bytes after touching %d", during-before, size)
+	}
+	if err := ResetPeakRSS(); err != nil {
+		t.Fatal(err)
+	}
+	if after := PeakRSS(); after > during-size*9/10 {
+		t.Fatalf("peak %d after reset, was %d with the buffer", after, during)
+	}
+}
+
+func TestBandwidthCache(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir()) // macOS reads ~/Library/Caches
+	if _, ok := CachedBandwidth(2); ok {
+		t.Fatal("empty cache has an entry")
+	}
+	b := Bandwidth{CPU: CPUName(), Threads: 2, BestGBs: 41.5, MedianGBs: 40, Passes: 5}
+	if err := SaveBandwidth(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := SaveBandwidth(Bandwidth{CPU: CPUName(), Threads: 1, BestGBs: 30}); err != nil {
+		t.Fatal(err)
+	}
+	got, ok := CachedBandwidth(2)
+	if !ok || got.BestGBs != 41.5 || got.MedianGBs != 40 {
+		t.Fatalf("cached %+v %v", got, ok)
+	}
+	if got, ok := CachedBandwidth(1); !ok || got.BestGBs != 30 {
+		t.Fatalf("1-thread entry lost: %+v %v", got, ok)
+	}
+	if _, ok := CachedBandwidth(3); ok {
+		t.Fatal("3-thread entry found")
+	}
+	path, _ := cachePath()
+	if err := os.WriteFile(path, []byte("{broken"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := CachedBandwidth(2); ok {
+		t.Fatal("corrupt cache read")
+	}
+	if err := SaveBandwidth(b); err != nil {
+		t.Fatalf("corrupt cache not replaced: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(path), cacheFile)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// BenchmarkReadBandwidth reports the streaming read bandwidth of a 256 MiB
+// buffer (≫ L3) for 1 and 2 threads.
+func BenchmarkReadBandwidth(b *testing.B) {
+	for _, threads := range []int{1, 2} {
+		b.Run(map[int]string{1: "threads=1", 2: "threads=2"}[threads], func(b *testing.B) {
+			buf, free, err := allocBuffer(256 << 20 / 8)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer free()
+			p := pool.New(threads)
+			defer p.Close()
+			fill(p, buf)
+			b.SetBytes(int64(len(buf)) * 8)
+			for b.Loop() {
+				timeRead(p, buf)
+			}
+		})
+	}
+}

@@ -1,0 +1,56 @@
+#include "textflag.h"
+
+// func readSumAVX2(p *uint64, n int) uint64
+//
+// Reference (readSumGeneric):
+//	for i := 0; i < n; i++ { s += p[i] }
+// Eight 256-bit accumulators, one 32-byte load each per 256-byte block, so
+// eight loads are in flight and no add waits on another.
+
+#define PTR SI
+#define CNT CX
+
+TEXT ·readSumAVX2(SB), NOSPLIT, $0-24
+	MOVQ p+0(FP), PTR
+	MOVQ n+8(FP), CNT
+	SHRQ $5, CNT                // blocks = n / 32 words
+	VPXOR Y0, Y0, Y0            // acc0..acc7 = 0
+	VPXOR Y1, Y1, Y1
+	VPXOR Y2, Y2, Y2
+	VPXOR Y3, Y3, Y3
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	TESTQ CNT, CNT
+	JZ    reduce
+
+loop:
+	VPADDQ 0(PTR), Y0, Y0       // acc0 += p[0:4]
+	VPADDQ 32(PTR), Y1, Y1      // acc1 += p[4:8]
+	VPADDQ 64(PTR), Y2, Y2
+	VPADDQ 96(PTR), Y3, Y3
+	VPADDQ 128(PTR), Y4, Y4
+	VPADDQ 160(PTR), Y5, Y5
+	VPADDQ 192(PTR), Y6, Y6
+	VPADDQ 224(PTR), Y7, Y7     // acc7 += p[28:32]
+	ADDQ   $256, PTR            // p += 32 words
+	DECQ   CNT
+	JNZ    loop
+
+reduce:
+	VPADDQ Y1, Y0, Y0           // fold the eight accumulators into Y0
+	VPADDQ Y3, Y2, Y2
+	VPADDQ Y5, Y4, Y4
+	VPADDQ Y7, Y6, Y6
+	VPADDQ Y2, Y0, Y0
+	VPADDQ Y6, Y4, Y4
+	VPADDQ Y4, Y0, Y0
+	VEXTRACTI128 $1, Y0, X1     // high 128 bits
+	VPADDQ X1, X0, X0
+	VPSHUFD $0x4e, X0, X1       // swap the two 64-bit lanes
+	VPADDQ X1, X0, X0
+	VMOVQ  X0, AX
+	VZEROUPPER
+	MOVQ   AX, ret+16(FP)
+	RET

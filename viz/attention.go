@@ -1,0 +1,317 @@
+package viz
+
+import (
+	"fmt"
+	"image"
+	"image/color"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"loupe/trace"
+)
+
+// Grid is the attention one query token pays to one source token, for
+// every layer and head: Weights[layer][head] in 0..1.
+type Grid struct {
+	Weights   [][]float32
+	Query     string // token texts, shown with whitespace made visible
+	Source    string
+	QueryPos  int
+	SourcePos int
+	// Max is the top of the colour scale; 0 picks the data's maximum
+	// rounded up to 5 %. Fix it (e.g. 1) to compare several grids.
+	Max float64
+	// Note is an extra caption line, e.g. the attention sink share.
+	Note string
+}
+
+// GridFrom extracts the grid of source position src from a captured
+// attention (Weights[layer][head][key]); tokens are the sequence's texts.
+func GridFrom(a trace.Attention, tokens []string, src int) (Grid, error) {
+	if src < 0 || src > a.QueryPos {
+		return Grid{}, fmt.Errorf("viz: attention of query %d: source %d out of range 0..%d", a.QueryPos, src, a.QueryPos)
+	}
+	g := Grid{QueryPos: a.QueryPos, SourcePos: src, Weights: make([][]float32, len(a.Weights))}
+	for l, heads := range a.Weights {
+		g.Weights[l] = make([]float32, len(heads))
+		for h, keys := range heads {
+			g.Weights[l][h] = float32(math.NaN())
+			if src < len(keys) {
+				g.Weights[l][h] = keys[src]
+			}
+		}
+	}
+	if a.QueryPos >= 0 && a.QueryPos < len(tokens) {
+		g.Query = tokens[a.QueryPos]
+	}
+	if src < len(tokens) {
+		g.Source = tokens[src]
+	}
+	return g, nil
+}
+
+// AttentionFigure is the layers × heads heatmap of a Grid with its colour
+// scale below and the per-layer mean of the heads beside it. Layer 0 is
+// the bottom row, as information rises through the layers.
+type AttentionFigure struct {
+	frame
+	heat, means, scale *plot.Plot
+	layers, heads      int
+}
+
+// AttentionGrid draws g. It works for any layers × heads shape (28 × 12,
+// 4 × 8, 1 × 1); an empty grid gives a "no data" figure.
+func AttentionGrid(g Grid, th Theme) Figure {
+	th = th.complete()
+	title := fmt.Sprintf("attention of %s (#%d) on %s (#%d)", quote(g.Query), g.QueryPos, quote(g.Source), g.SourcePos)
+	layers, heads := len(g.Weights), 0
+	for _, row := range g.Weights {
+		heads = max(heads, len(row))
+	}
+	if layers == 0 || heads == 0 {
+		return noData(th, title, "no attention captured")
+	}
+	vmax := scaleMax(g)
+	means := LayerMeans(g.Weights)
+	f := &AttentionFigure{layers: layers, heads: heads}
+	f.heat = attentionHeat(g.Weights, heads, vmax, th)
+	f.means = layerMeansPlot(means, th)
+	f.scale = colorScale(th.Palette, vmax, th)
+	f.frame = frame{th: th, title: title, notes: []string{peakNote(means, heads), g.Note}, body: f.drawBody}
+	if g.Note == "" {
+		f.notes = f.notes[:1]
+	}
+	return f
+}
+
+// scaleMax is g.Max, or the largest finite weight rounded up to 5 %.
+func scaleMax(g Grid) float64 {
+	if g.Max > 0 {
+		return g.Max
+	}
+	m := 0.0
+	for _, row := range g.Weights {
+		for _, w := range row {
+			m = max(m, finiteOr0(float64(w)))
+		}
+	}
+	return roundUp(m, 0.05)
+}
+
+// roundUp rounds x ≥ 0 up to a multiple of step, at least one step.
+func roundUp(x, step float64) float64 {
+	return max(step, math.Ceil(x/step-1e-9)*step)
+}
+
+// peakNote names the layer whose head mean is highest.
+func peakNote(means []float64, heads int) string {
+	best := -1
+	for l, m := range means {
+		if !math.IsNaN(m) && (best < 0 || m > means[best]) {
+			best = l
+		}
+	}
+	if best < 0 {
+		return "no finite weight"
+	}
+	return fmt.Sprintf("mean of the %d heads: highest at layer %d, %s", heads, best, Percent(means[best]))
+}
+
+func (f *AttentionFigure) drawBody(body draw.Canvas) {
+	heat, means, scale := f.panels(body)
+	f.heat.Draw(heat)
+	f.means.Draw(means)
+	f.scale.Draw(scale)
+}
+
+// panels lays out the heatmap (top left), its colour scale (below it) and
+// the layer means (right), with the means' rows level with the heatmap's.
+func (f *AttentionFigure) panels(body draw.Canvas) (heat, means, scale draw.Canvas) {
+	fs := f.th.FontSize
+	cols := splitX(body, fs, 3, 1.2)
+	heat, scale = splitY(cols[0], cols[0].Size().Y-4.7*fs, fs/2)
+	means = cols[1]
+	cs := []draw.Canvas{heat, means}
+	alignRows([]*plot.Plot{f.heat, f.means}, cs)
+	heat, means = cs[0], cs[1]
+	cs = []draw.Canvas{heat, scale}
+	alignCols([]*plot.Plot{f.heat, f.scale}, cs)
+	return cs[0], means, cs[1]
+}
+
+// heatArea is the heatmap's data rectangle, in points, for an image of
+// wPx × hPx at dpi.
+func (f *AttentionFigure) heatArea(wPx, hPx int, dpi float64) (vg.Rectangle, float64) {
+	d := float64(max(1, int(math.Round(dpi)))) // the DPI Image really uses
+	c := draw.Canvas{Rectangle: vg.Rectangle{Max: vg.Point{X: Pixels(wPx, d), Y: Pixels(hPx, d)}}}
+	heat, _, _ := f.panels(f.bodyCanvas(c))
+	return f.heat.DataCanvas(heat).Rectangle, d
+}
+
+// CellAt maps a pixel (x right, y down from the top-left corner) of this
+// figure rendered by Image(f, wPx, hPx, dpi) to the layer and head under
+// it; ok is false outside the heatmap.
+func (f *AttentionFigure) CellAt(x, y float64, wPx, hPx int, dpi float64) (layer, head int, ok bool) {
+	r, d := f.heatArea(wPx, hPx, dpi)
+	px, py := vg.Length(x*72/d), vg.Length((float64(hPx)-y)*72/d)
+	if px < r.Min.X || px >= r.Max.X || py < r.Min.Y || py >= r.Max.Y {
+		return 0, 0, false
+	}
+	head = int(float64((px - r.Min.X) / r.Size().X * vg.Length(f.heads)))
+	layer = int(float64((py - r.Min.Y) / r.Size().Y * vg.Length(f.layers)))
+	return min(layer, f.layers-1), min(head, f.heads-1), true
+}
+
+// CellRect is the pixel rectangle of cell (layer, head) in the image
+// rendered by Image(f, wPx, hPx, dpi), for a hover frame.
+func (f *AttentionFigure) CellRect(layer, head, wPx, hPx int, dpi float64) image.Rectangle {
+	r, d := f.heatArea(wPx, hPx, dpi)
+	cw, ch := r.Size().X/vg.Length(f.heads), r.Size().Y/vg.Length(f.layers)
+	toPx := func(l vg.Length) int { return int(math.Round(float64(l) * d / 72)) }
+	x0 := toPx(r.Min.X + cw*vg.Length(head))
+	y1 := hPx - toPx(r.Min.Y+ch*vg.Length(layer))
+	return image.Rect(x0, y1-toPx(ch), x0+toPx(cw), y1)
+}
+
+// Size returns the grid's layers and heads.
+func (f *AttentionFigure) Size() (layers, heads int) { return f.layers, f.heads }
+
+// attentionHeat is the layers × heads heatmap plot.
+func attentionHeat(w [][]float32, heads int, vmax float64, th Theme) *plot.Plot {
+	p := th.newPlot()
+	rows := make([][]float64, len(w))
+	for l, row := range w {
+		rows[l] = make([]float64, heads)
+		for h := range rows[l] {
+			rows[l][h] = math.NaN()
+			if h < len(row) {
+				rows[l][h] = float64(row[h])
+			}
+		}
+	}
+	p.Add(newHeat(rows, th.Palette, 0, vmax, th))
+	p.X.Label.Text, p.Y.Label.Text = "head", "layer"
+	p.X.Tick.Marker, p.Y.Tick.Marker = indexTicks{n: heads}, indexTicks{n: len(w)}
+	p.X.Padding, p.Y.Padding = 0, 0
+	p.X.Min, p.X.Max = -0.5, float64(heads)-0.5
+	p.Y.Min, p.Y.Max = -0.5, float64(len(w))-0.5
+	return p
+}
+
+// layerMeansPlot draws one bar per layer (layer 0 at the bottom), the
+// highest in the highlight colour.
+func layerMeansPlot(means []float64, th Theme) *plot.Plot {
+	p := th.newPlot()
+	best := 0
+	for l, m := range means {
+		if !math.IsNaN(m) && (math.IsNaN(means[best]) || m > means[best]) {
+			best = l
+		}
+	}
+	b := &hbars{thick: 0.75, label: th.body()}
+	top := 0.0
+	for l, m := range means {
+		top = max(top, finiteOr0(m))
+		if math.IsNaN(m) {
+			continue
+		}
+		bar := hbar{Y: float64(l), X1: m, Color: th.Accent}
+		if l == best {
+			bar.Color = th.Highlight
+		}
+		b.bars = append(b.bars, bar)
+	}
+	p.Add(b)
+	p.X.Label.Text = "mean of heads"
+	p.X.Tick.Marker = percentTicks{}
+	p.X.Min, p.X.Max = 0, roundUp(top, 0.05)
+	p.Y.Tick.Marker = indexTicks{n: 0}
+	p.Y.Padding, p.X.Padding = 0, 0
+	p.Y.Min, p.Y.Max = -0.5, float64(len(means))-0.5
+	return p
+}
+
+// colorScale is the legend of the heatmap: the palette from 0 to vmax
+// with percent ticks.
+func colorScale(pal interface{ Colors() []color.Color }, vmax float64, th Theme) *plot.Plot {
+	p := th.newPlot()
+	p.Add(&colorStrip{colors: pal.Colors(), lo: 0, hi: vmax})
+	p.X.Tick.Marker = percentTicks{}
+	p.X.Label.Text = "share of the head's attention"
+	p.X.Padding = 0
+	p.HideY()
+	return p
+}
+
+// colorStrip paints a palette left to right across [lo, hi].
+type colorStrip struct {
+	colors []color.Color
+	lo, hi float64
+}
+
+// Plot implements plot.Plotter.
+func (s *colorStrip) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, _ := p.Transforms(&c)
+	n := len(s.colors)
+	for i, col := range s.colors {
+		x0 := trX(s.lo + (s.hi-s.lo)*float64(i)/float64(n))
+		x1 := trX(s.lo + (s.hi-s.lo)*float64(i+1)/float64(n))
+		c.FillPolygon(col, []vg.Point{{X: x0, Y: c.Min.Y}, {X: x1 + 0.3, Y: c.Min.Y}, {X: x1 + 0.3, Y: c.Max.Y}, {X: x0, Y: c.Max.Y}})
+	}
+}
+
+// DataRange implements plot.DataRanger.
+func (s *colorStrip) DataRange() (xmin, xmax, ymin, ymax float64) { return s.lo, s.hi, 0, 1 }
+
+// heat is a heatmap of rows[r][c] drawn at x = c, y = r, one filled
+// cell each. Cells overlap their neighbours by a fraction of a point:
+// abutting anti-aliased edges would otherwise leave light seams, and
+// plotter.HeatMap's raster mode blurs cells by interpolation.
+type heat struct {
+	rows   [][]float64
+	colors []color.Color
+	lo, hi float64
+	nan    color.Color
+}
+
+// newHeat maps rows linearly from [lo, hi] onto the palette; values
+// outside take the end colours, NaN the theme's grid colour.
+func newHeat(rows [][]float64, pal interface{ Colors() []color.Color }, lo, hi float64, th Theme) *heat {
+	if !(hi > lo) {
+		hi = lo + 1 // a constant grid still draws, in the low colour
+	}
+	return &heat{rows: rows, colors: pal.Colors(), lo: lo, hi: hi, nan: th.Grid}
+}
+
+// Plot implements plot.Plotter.
+func (h *heat) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	const seam = vg.Length(0.4)
+	for r, row := range h.rows {
+		y0, y1 := trY(float64(r)-0.5), trY(float64(r)+0.5)+seam
+		for col, v := range row {
+			x0, x1 := trX(float64(col)-0.5), trX(float64(col)+0.5)+seam
+			c.FillPolygon(h.color(v), c.ClipPolygonXY(rect(x0, y0, x1, y1)))
+		}
+	}
+}
+
+// color is the palette colour of v.
+func (h *heat) color(v float64) color.Color {
+	if math.IsNaN(v) {
+		return h.nan
+	}
+	return colorAt(h.colors, (v-h.lo)/(h.hi-h.lo))
+}
+
+// DataRange implements plot.DataRanger.
+func (h *heat) DataRange() (xmin, xmax, ymin, ymax float64) {
+	cols := 0
+	for _, row := range h.rows {
+		cols = max(cols, len(row))
+	}
+	return -0.5, float64(cols) - 0.5, -0.5, float64(len(h.rows)) - 0.5
+}

@@ -1,0 +1,31 @@
+package viz
+
+import (
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestImports keeps viz headless: no Fyne, no engine; of our packages only
+// the plain-data trace.
+func TestImports(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range files {
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, im := range f.Imports {
+			path, _ := strconv.Unquote(im.Path.Value)
+			if strings.HasPrefix(path, "fyne.io/") || (strings.HasPrefix(path, "loupe/") && path != "loupe/trace") {
+				t.Errorf("%s imports %s", name, path)
+			}
+		}
+	}
+}

@@ -1,0 +1,14 @@
+// Package viz draws every figure Loupe shows — attention grids, a head's
+// weights, top candidates, prefill/decode timing, MLP values, embeddings, the
+// KV cache, parameter shares — as gonum/plot figures rendered to image.Image,
+// PNG or SVG.
+//
+// Data comes in as plain slices or loupe/trace types; viz never imports Fyne
+// nor the engine, so every figure can be drawn and tested headless. Every
+// figure uses a Theme (Dark or Light) for all its colours and text, and the
+// pure computations behind the figures (layer means, attention sink share,
+// top-k aggregation, MLP statistics) are plain functions tested on their own.
+//
+// Degenerate input (no tokens, no layers, NaN everywhere) never panics: the
+// figure functions return a figure that says "no data" and why.
+package viz

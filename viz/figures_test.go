@@ -1,0 +1,185 @@
+package viz
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"image"
+	"io"
+	"math"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/plot/vg"
+
+	"loupe/trace"
+)
+
+// TestCellAt renders a grid with one hot cell and checks that the
+// geometry the GUI uses finds it where the pixels are, at two DPIs.
+func TestCellAt(t *testing.T) {
+	for _, shape := range []struct{ layers, heads, w, h int }{{28, 12, 720, 560}, {4, 8, 560, 360}} {
+		for _, dpi := range []float64{DPI, 2 * DPI} {
+			w := make([][]float32, shape.layers)
+			for l := range w {
+				w[l] = make([]float32, shape.heads)
+			}
+			hotL, hotH := shape.layers-2, 2
+			w[hotL][hotH] = 1
+			f := AttentionGrid(Grid{Weights: w, Max: 1}, Dark()).(*AttentionFigure)
+			wPx, hPx := int(float64(shape.w)*dpi/DPI), int(float64(shape.h)*dpi/DPI)
+			img, err := Image(f, wPx, hPx, dpi)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pal := Dark().Palette.Colors()
+			for l := range shape.layers {
+				for h := range shape.heads {
+					r := f.CellRect(l, h, wPx, hPx, dpi)
+					cx, cy := (r.Min.X+r.Max.X)/2, (r.Min.Y+r.Max.Y)/2
+					gl, gh, ok := f.CellAt(float64(cx)+0.5, float64(cy)+0.5, wPx, hPx, dpi)
+					if !ok || gl != l || gh != h {
+						t.Fatalf("%dx%d@%v: CellAt(centre of cell %d,%d) = %d,%d,%v", shape.layers, shape.heads, dpi, l, h, gl, gh, ok)
+					}
+					want := pal[0]
+					if l == hotL && h == hotH {
+						want = pal[len(pal)-1]
+					}
+					if !near(img.At(cx, cy), want, 8) {
+						t.Fatalf("%dx%d@%v: pixel at centre of cell %d,%d is %v, want %v", shape.layers, shape.heads, dpi, l, h, img.At(cx, cy), want)
+					}
+				}
+			}
+			if _, _, ok := f.CellAt(1, 1, wPx, hPx, dpi); ok {
+				t.Errorf("CellAt(top-left corner) is inside the heatmap")
+			}
+		}
+	}
+}
+
+// everyFigure draws every figure once from the fixtures.
+func everyFigure(th Theme) map[string]Figure {
+	a := attention(4, 3, 16)
+	g, _ := GridFrom(a, purpleTokens, 3)
+	return map[string]Figure{
+		"attention":  AttentionGrid(g, th),
+		"headbars":   HeadBars(purpleTokens, headWeights(), "head", th),
+		"candidates": TopCandidates(purpleCandidates, 24932, th),
+		"timing":     TimingBars(articleRuns, 47, th),
+	}
+}
+
+func TestSVGIsXML(t *testing.T) {
+	for name, f := range everyFigure(Light()) {
+		b, err := SVG(f, 6*vg.Inch, 4*vg.Inch)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		d := xml.NewDecoder(bytes.NewReader(b))
+		root := ""
+		for {
+			tok, err := d.Token()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				t.Fatalf("%s: SVG does not parse: %v", name, err)
+			}
+			if s, ok := tok.(xml.StartElement); ok && root == "" {
+				root = s.Name.Local
+			}
+		}
+		if root != "svg" || !bytes.Contains(b, []byte("<text")) {
+			t.Errorf("%s: root %q, has text: %v", name, root, bytes.Contains(b, []byte("<text")))
+		}
+	}
+}
+
+func TestPNG(t *testing.T) {
+	b, err := PNG(everyFigure(Dark())["candidates"], 4*vg.Inch, 3*vg.Inch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := readPNGBytes(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 4 in × 3 in at 96 DPI; the corner is the theme's background.
+	if img.Bounds().Dx() != 384 || img.Bounds().Dy() != 288 {
+		t.Errorf("size %v, want 384×288", img.Bounds())
+	}
+	if !near(img.At(0, 0), Dark().Background, 0) {
+		t.Errorf("corner %v is not the dark background", img.At(0, 0))
+	}
+}
+
+func TestImageSize(t *testing.T) {
+	f := everyFigure(Dark())["timing"]
+	img, err := Image(f, 333, 217, 144)
+	if err != nil || img.Bounds() != image.Rect(0, 0, 333, 217) {
+		t.Fatalf("Image = %v, %v", img.Bounds(), err)
+	}
+	for _, bad := range [][3]float64{{0, 10, 96}, {10, -1, 96}, {10, 10, 0}, {10, 10, math.NaN()}} {
+		if _, err := Image(f, int(bad[0]), int(bad[1]), bad[2]); !errors.Is(err, ErrSize) {
+			t.Errorf("Image(%v) error = %v, want ErrSize", bad, err)
+		}
+	}
+	if _, err := Image(nil, 10, 10, 96); err == nil {
+		t.Error("Image(nil) gave no error")
+	}
+}
+
+// TestDegenerate draws every figure from empty, tiny and NaN input: each
+// must render without panicking, and the empty ones must say "no data".
+func TestDegenerate(t *testing.T) {
+	nan := float32(math.NaN())
+	th := Dark()
+	empty := map[string]Figure{
+		"grid none":       AttentionGrid(Grid{}, th),
+		"grid no heads":   AttentionGrid(Grid{Weights: [][]float32{{}, {}}}, th),
+		"headbars none":   HeadBars(nil, nil, "t", th),
+		"candidates none": TopCandidates(nil, 0, th),
+		"timing none":     TimingBars(nil, 0, th),
+		"timing zero":     TimingBars([]TimingRow{{Label: "x"}}, 0, th),
+	}
+	for name, f := range empty {
+		if why, ok := IsNoData(f); !ok || why == "" {
+			t.Errorf("%s: %T is not a no-data figure", name, f)
+		}
+		mustRender(t, name, f)
+	}
+	drawn := map[string]Figure{
+		"grid 1x1":          AttentionGrid(Grid{Weights: [][]float32{{0.5}}}, th),
+		"grid all NaN":      AttentionGrid(Grid{Weights: [][]float32{{nan, nan}, {nan, nan}}}, th),
+		"grid ragged":       AttentionGrid(Grid{Weights: [][]float32{{0.1}, {0.2, 0.3, 0.9}}}, th),
+		"grid inf":          AttentionGrid(Grid{Weights: [][]float32{{float32(math.Inf(1)), -1}}}, th),
+		"headbars one":      HeadBars([]string{"x"}, []float32{1}, "", th),
+		"headbars NaN":      HeadBars([]string{"a", "b"}, []float32{nan, nan}, "", th),
+		"headbars no texts": HeadBars(nil, []float32{0.2, 0.8}, "", th),
+		"candidates NaN":    TopCandidates([]trace.Candidate{{ID: 1, P: math.NaN()}}, 7, th),
+		"timing no decode":  TimingBars([]TimingRow{{Label: "x", PrefillTokens: 3, PrefillSeconds: 1}}, 0, th),
+		"zero theme":        HeadBars([]string{"x"}, []float32{1}, "zero theme", Theme{}),
+	}
+	for name, f := range drawn {
+		if _, ok := IsNoData(f); ok {
+			t.Errorf("%s: drawn as no data", name)
+		}
+		mustRender(t, name, f)
+	}
+}
+
+func mustRender(t *testing.T, name string, f Figure) {
+	t.Helper()
+	for _, size := range [][2]int{{400, 300}, {60, 40}} {
+		if _, err := Image(f, size[0], size[1], DPI); err != nil {
+			t.Errorf("%s at %v: %v", name, size, err)
+		}
+	}
+	if b, err := SVG(f, 300, 200); err != nil || !strings.Contains(string(b), "<svg") {
+		t.Errorf("%s: SVG: %v", name, err)
+	}
+}
+
+func readPNGBytes(b []byte) (image.Image, error) {
+	return readPNGReader(bytes.NewReader(b))
+}

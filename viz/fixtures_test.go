@@ -1,0 +1,109 @@
+package viz
+
+import (
+	"math"
+
+	"loupe/trace"
+)
+
+// The fixtures follow the article's purple-cat example; the numbers are
+// made up to look like it, not taken from a model.
+
+var purpleTokens = []string{"My", " cat", " is", " purple", ".", " But", " my", " friends",
+	" tell", " me", " there", " is", " no", " such", " thing", " as", " a"}
+
+// headWeights is "91 % on purple, 5 % on My": layer 19, head 2 of the article.
+func headWeights() []float32 {
+	w := make([]float32, len(purpleTokens))
+	for i := range w {
+		w[i] = 0.02 / 13
+	}
+	w[0], w[3], w[4], w[5] = 0.05, 0.91, 0.01, 0.01
+	return w
+}
+
+// lcg is a tiny deterministic generator so fixtures never change.
+type lcg uint64
+
+func (s *lcg) next() float64 {
+	*s = *s*6364136223846793005 + 1442695040888963407
+	return float64(*s>>11) / (1 << 53)
+}
+
+// attentionOnSource is a layers × heads grid whose head mean rises after
+// layer 10 and peaks at layer 17, like the article's figure.
+func attentionOnSource(layers, heads int) [][]float32 {
+	s := lcg(7)
+	w := make([][]float32, layers)
+	for l := range w {
+		level := 0.03 + 0.26*math.Exp(-math.Pow(float64(l-17)/4, 2))
+		w[l] = make([]float32, heads)
+		for h := range w[l] {
+			w[l][h] = float32(min(1, level*2*s.next()))
+		}
+	}
+	if layers > 17 && heads > 2 {
+		w[17][2] = 0.91
+	}
+	return w
+}
+
+// attention is a full capture: weights[layer][head][key] summing to 1
+// over keys, with a sink on key 0.
+func attention(layers, heads, query int) trace.Attention {
+	s := lcg(3)
+	a := trace.Attention{QueryPos: query, Weights: make([][][]float32, layers)}
+	for l := range a.Weights {
+		a.Weights[l] = make([][]float32, heads)
+		for h := range a.Weights[l] {
+			k := make([]float32, query+1)
+			var sum float64
+			for i := range k {
+				k[i] = float32(s.next())
+				if i == 0 {
+					k[i] = float32(query)
+				}
+				sum += float64(k[i])
+			}
+			for i := range k {
+				k[i] = float32(float64(k[i]) / sum)
+			}
+			a.Weights[l][h] = k
+		}
+	}
+	return a
+}
+
+var purpleCandidates = []trace.Candidate{
+	{ID: 24932, Text: " purple", P: 0.925}, {ID: 6303, Text: " blue", P: 0.006},
+	{ID: 8251, Text: " cat", P: 0.006}, {ID: 6176, Text: " pink", P: 0.005},
+	{ID: 6852, Text: " violet", P: 0.004}, {ID: 2518, Text: " green", P: 0.004},
+	{ID: 2797, Text: " red", P: 0.003}, {ID: 330, Text: " \"", P: 0.003},
+	{ID: 13876, Text: "\n", P: 0.002}, {ID: 11315, Text: " black", P: 0.002},
+}
+
+var articleRuns = []TimingRow{
+	{Label: "purple cat", PrefillTokens: 17, PrefillSeconds: 0.08, DecodeTokens: 100, DecodeSeconds: 7.1, BytesPerToken: 3.1e9},
+	{Label: "The Gold-Bug", PrefillTokens: 3139, PrefillSeconds: 2.1, DecodeTokens: 100, DecodeSeconds: 7.5, BytesPerToken: 3.2e9},
+}
+
+// mlpValues is 8,960 values with a heavy tail like silu(gate)·up.
+func mlpValues() []float32 {
+	s := lcg(11)
+	v := make([]float32, 8960)
+	for i := range v {
+		u := s.next()
+		x := 0.08 * math.Tan(math.Pi*(u-0.5)*0.97) // Cauchy-like tail
+		v[i] = float32(max(-3.3, min(3.3, x)))
+	}
+	return v
+}
+
+// qwen15 is Qwen2.5-1.5B's parameter split (tied embeddings).
+var qwen15 = trace.ModelInfo{
+	Name: "Qwen2.5-1.5B", Layers: 28, Heads: 12, KVHeads: 2, HeadDim: 128, Hidden: 1536,
+	Intermediate: 8960, Vocab: 151936, TiedEmbeddings: true, DType: "bf16",
+	ParamsEmbedding: 151936 * 1536, ParamsAttention: 28 * (1536*1536*2 + 1536*256*2 + 1536 + 256*2),
+	ParamsMLP: 28 * 3 * 1536 * 8960, ParamsNorm: 28*2*1536 + 1536,
+	WeightBytesPerTok: 2 * 1543714304, OutputBytesPerTok: 2 * 151936 * 1536,
+}

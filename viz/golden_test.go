@@ -1,0 +1,122 @@
+package viz
+
+import (
+	"bytes"
+	"flag"
+	"image"
+	"image/png"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/golden/*.png (look at them first)")
+
+// checkGolden renders f at w × h px and compares it with
+// testdata/golden/name.png: at most 0.5 % of the pixels may differ by more
+// than 24/255 in a channel, which absorbs anti-aliasing noise between
+// platforms but catches a moved label or a changed colour.
+func checkGolden(t *testing.T, name string, f Figure, w, h int) {
+	t.Helper()
+	img, err := Image(f, w, h, DPI)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	path := filepath.Join("testdata", "golden", name+".png")
+	if *update {
+		var buf bytes.Buffer
+		if err := png.Encode(&buf, img); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := readPNG(path)
+	if err != nil {
+		t.Fatalf("%s: %v (run go test -update after looking at the figure)", name, err)
+	}
+	if n, frac := diffPixels(img, want, 24); frac > 0.005 {
+		t.Errorf("%s: %d pixels (%.2f %%) differ from %s", name, n, 100*frac, path)
+	}
+}
+
+func readPNG(path string) (image.Image, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return readPNGReader(bytes.NewReader(b))
+}
+
+func readPNGReader(r io.Reader) (image.Image, error) { return png.Decode(r) }
+
+// diffPixels counts pixels whose channels differ by more than tol (0..255);
+// a size mismatch counts every pixel.
+func diffPixels(a, b image.Image, tol uint32) (int, float64) {
+	ra, rb := a.Bounds(), b.Bounds()
+	total := ra.Dx() * ra.Dy()
+	if ra.Size() != rb.Size() || total == 0 {
+		return total, 1
+	}
+	n := 0
+	for y := 0; y < ra.Dy(); y++ {
+		for x := 0; x < ra.Dx(); x++ {
+			if !near(a.At(ra.Min.X+x, ra.Min.Y+y), b.At(rb.Min.X+x, rb.Min.Y+y), tol) {
+				n++
+			}
+		}
+	}
+	return n, float64(n) / float64(total)
+}
+
+func near(a, b interface{ RGBA() (r, g, b, a uint32) }, tol uint32) bool {
+	r1, g1, b1, a1 := a.RGBA()
+	r2, g2, b2, a2 := b.RGBA()
+	d := func(x, y uint32) uint32 {
+		if x > y {
+			return (x - y) >> 8
+		}
+		return (y - x) >> 8
+	}
+	return d(r1, r2) <= tol && d(g1, g2) <= tol && d(b1, b2) <= tol && d(a1, a2) <= tol
+}
+
+// goldenFigures are the figures pinned by golden images, each at a small
+// size in both themes where the theme matters.
+func goldenFigures() []struct {
+	name string
+	f    Figure
+	w, h int
+} {
+	g := Grid{Weights: attentionOnSource(28, 12), Query: " a", Source: " purple", QueryPos: 16, SourcePos: 3,
+		Note: "attention sink: 43.0 % on “My” on average"}
+	small := Grid{Weights: attentionOnSource(4, 8), Query: " a", Source: " purple", QueryPos: 16, SourcePos: 3}
+	long := make([]float32, 3139)
+	for i := range long {
+		long[i] = float32(0.5 / 3139)
+	}
+	long[0], long[1234], long[3000] = 0.3, 0.15, 0.05
+	return []struct {
+		name string
+		f    Figure
+		w, h int
+	}{
+		{"attention_dark", AttentionGrid(g, Dark()), 720, 560},
+		{"attention_light", AttentionGrid(g, Light()), 720, 560},
+		{"attention_4x8", AttentionGrid(small, Dark()), 560, 360},
+		{"headbars", HeadBars(purpleTokens, headWeights(), "layer 18, head 2: attention of “·a”", Dark()), 560, 520},
+		{"headbars_long", HeadBars(nil, long, "3,139 tokens", Light()), 560, 360},
+		{"candidates", TopCandidates(purpleCandidates, 24932, Dark()), 560, 400},
+		{"timing", TimingBars(articleRuns, 47, Dark()), 640, 360},
+		{"nodata", AttentionGrid(Grid{}, Dark()), 320, 200},
+	}
+}
+
+func TestGolden(t *testing.T) {
+	for _, g := range goldenFigures() {
+		t.Run(g.name, func(t *testing.T) { checkGolden(t, g.name, g.f, g.w, g.h) })
+	}
+}

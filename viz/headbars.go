@@ -1,0 +1,86 @@
+package viz
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// HeadBars draws one head's attention over every earlier token: a bar per
+// token, in reading order, with its percentage ("91 % on purple"). When
+// the sequence has more tokens than rows fit (3,139 for a long text), it
+// shows the largest ones, with their positions, and an "others" row.
+// tokens[i] is the text at position i; weights[i] the attention on it.
+func HeadBars(tokens []string, weights []float32, title string, th Theme) Figure {
+	th = th.complete()
+	if len(weights) == 0 {
+		return noData(th, title, "no tokens")
+	}
+	note := fmt.Sprintf("%s earlier tokens", Thousands(int64(len(weights))))
+	if i := argmax(weights); i >= 0 {
+		note = oneLine(note, fmt.Sprintf("most on %s (#%d): %s", quote(tokenAt(tokens, i)), i, Percent(float64(weights[i]))))
+	}
+	return &frame{th: th, title: title, notes: []string{note}, body: func(c draw.Canvas) {
+		drawRows(c, th, func(fit int) *plot.Plot { return headBarsPlot(tokens, weights, fit, th) })
+	}}
+}
+
+// headBarsPlot shows every token if they fit in fit rows, else the
+// fit−1 largest and the sum of the others.
+func headBarsPlot(tokens []string, weights []float32, fit int, th Theme) *plot.Plot {
+	n := len(weights)
+	all := n <= fit
+	idx, rest := TopK(weights, n)
+	if !all {
+		idx, rest = TopK(weights, max(1, fit-1))
+	}
+	best := argmax(weights)
+	var rows []row
+	for _, i := range idx {
+		r := row{name: Visible(tokenAt(tokens, i)), value: float64(weights[i]), color: th.Accent}
+		r.name = cut(r.name, 16)
+		if !all && i < len(tokens) {
+			r.name = fmt.Sprintf("%s #%d", r.name, i)
+		}
+		r.text = Percent(finiteOr0(float64(weights[i])))
+		if i == best {
+			r.color = th.Highlight
+		}
+		rows = append(rows, r)
+	}
+	if !all {
+		rows = append(rows, row{name: fmt.Sprintf("others (%s)", Thousands(int64(n-len(idx)))), value: rest, color: th.Grid, text: Percent(rest)})
+	}
+	return rowPlot(rows, "share of the head's attention", percentTicks{}, th)
+}
+
+// argmax is the position of the largest finite weight, -1 if none.
+func argmax(w []float32) int {
+	best := -1
+	for i, v := range w {
+		x := float64(v)
+		if !math.IsNaN(x) && !math.IsInf(x, 0) && (best < 0 || v > w[best]) {
+			best = i
+		}
+	}
+	return best
+}
+
+// tokenAt is tokens[i], or "#i" when the texts are missing.
+func tokenAt(tokens []string, i int) string {
+	if i >= 0 && i < len(tokens) {
+		return tokens[i]
+	}
+	return fmt.Sprintf("#%d", i)
+}
+
+// cut shortens s to at most n runes, marking the cut with '…'.
+func cut(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

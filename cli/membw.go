@@ -1,0 +1,104 @@
+package cli
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+
+	"loupe/engine/perf"
+	"loupe/kernels"
+)
+
+func init() {
+	register(Command{
+		Name:    "membw",
+		Summary: "measure memory read bandwidth and the compute peak",
+		Run:     runMembw,
+	})
+}
+
+// membwResult is the --json form of `loupe membw`.
+type membwResult struct {
+	CPU           string  `json:"cpu"`
+	Kernels       string  `json:"kernels"`
+	Threads       int     `json:"threads"`
+	Pinned        int     `json:"pinned"`
+	ReadLoop      string  `json:"read_loop"`
+	BufferBytes   int64   `json:"buffer_bytes"`
+	Passes        int     `json:"passes"`
+	BestGBs       float64 `json:"best_gb_per_s"`
+	MedianGBs     float64 `json:"median_gb_per_s"`
+	GFLOPs        float64 `json:"gflops"`
+	GFLOPsPerCore float64 `json:"gflops_per_core"`
+}
+
+func runMembw(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("membw", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	threads := fs.Int("threads", 0, "workers (0: physical cores)")
+	passes := fs.Int("passes", 10, "timed passes over the buffer")
+	mib := fs.Int("mib", perf.DefaultBufferBytes>>20, "buffer size in MiB (keep it ≫ the last-level cache)")
+	level := fs.String("kernels", "auto", "kernel level of the compute probe: auto, generic, avx2, avx512, avx512bf16")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *passes < 1 || *mib < 1 || *threads < 0 || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "membw: --passes and --mib must be ≥ 1, --threads ≥ 0, and no other arguments")
+		return 2
+	}
+	if err := setKernels(*level); err != nil {
+		fmt.Fprintf(stderr, "membw: %v\n", err)
+		return 2
+	}
+	bw, err := perf.MeasureBandwidth(*threads, *passes, int64(*mib)<<20)
+	if err != nil {
+		fmt.Fprintf(stderr, "membw: %v\n", err)
+		return 1
+	}
+	if *mib<<20 >= perf.DefaultBufferBytes {
+		if err := perf.SaveBandwidth(bw); err != nil {
+			fmt.Fprintf(stderr, "membw: warning: %v\n", err)
+		}
+	}
+	c := perf.MeasureCompute(*threads)
+	r := membwResult{
+		CPU: bw.CPU, Kernels: c.Level, Threads: bw.Threads, Pinned: bw.Pinned,
+		ReadLoop: bw.Loop, BufferBytes: bw.Bytes, Passes: bw.Passes,
+		BestGBs: bw.BestGBs, MedianGBs: bw.MedianGBs,
+		GFLOPs: c.GFLOPs, GFLOPsPerCore: c.GFLOPsPerCore,
+	}
+	if *asJSON {
+		return printJSON(stdout, stderr, r)
+	}
+	printMembw(stdout, r)
+	return 0
+}
+
+// setKernels selects a kernel level by name ("auto": the best supported).
+func setKernels(name string) error {
+	l, ok := kernels.ParseLevel(name)
+	if !ok {
+		return fmt.Errorf("--kernels %q: unknown level (auto, generic, avx2, avx512, avx512bf16)", name)
+	}
+	return kernels.SetLevel(l)
+}
+
+func printMembw(w io.Writer, r membwResult) {
+	fmt.Fprintf(w, "cpu        %s, threads %d (%d pinned workers + the caller)\n", r.CPU, r.Threads, r.Pinned)
+	fmt.Fprintf(w, "read       best %.1f GB/s, median %.1f GB/s (%d MiB × %d passes, %s loop)\n",
+		r.BestGBs, r.MedianGBs, r.BufferBytes>>20, r.Passes, r.ReadLoop)
+	fmt.Fprintf(w, "compute    %.1f GFLOP/s, %.1f per core (%s FMA loop)\n", r.GFLOPs, r.GFLOPsPerCore, r.Kernels)
+}
+
+// printJSON writes v as one indented JSON object.
+func printJSON(stdout, stderr io.Writer, v any) int {
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		fmt.Fprintf(stderr, "loupe: writing JSON: %v\n", err)
+		return 1
+	}
+	return 0
+}

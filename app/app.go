@@ -1,0 +1,82 @@
+// Package app wires Loupe's window: the state of the session, the loading
+// and generation goroutines, cancellation and the menus. It is the one
+// place that calls fyne.Do; the views never see the engine.
+package app
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"fyne.io/fyne/v2"
+	fyneapp "fyne.io/fyne/v2/app"
+)
+
+// AppID is the Fyne application id (preferences live under it).
+const AppID = "io.loupe.app"
+
+// Options are the command-line flags of the window.
+type Options struct {
+	Model      string // model folder or file; "" opens the recent or demo model
+	Prompt     string
+	Generate   bool // start generating as soon as the model is loaded
+	MaxTokens  int
+	Screenshot string // save the window as PNG once the generation ends
+	Quit       bool   // exit after the screenshot
+	Kernels    string
+	Threads    int
+}
+
+// ParseFlags reads the window's flags.
+func ParseFlags(args []string, stderr io.Writer) (Options, error) {
+	var o Options
+	fs := flag.NewFlagSet("loupe", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.Model, "model", "", "model folder (config.json, *.safetensors, tokenizer.json) or file")
+	fs.StringVar(&o.Prompt, "prompt", "", "prompt to put in the prompt box")
+	fs.BoolVar(&o.Generate, "generate", false, "generate at once")
+	fs.IntVar(&o.MaxTokens, "max-tokens", 0, "tokens to generate (0: keep the setting)")
+	fs.StringVar(&o.Screenshot, "screenshot", "", "save the window as PNG to this file once the generation ends")
+	fs.BoolVar(&o.Quit, "quit", false, "exit after the screenshot")
+	fs.StringVar(&o.Kernels, "kernels", "", "kernel level: auto, avx512bf16, avx512, avx2, generic")
+	fs.IntVar(&o.Threads, "threads", -1, "worker threads (0: all cores)")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q (subcommands: loupe help)", fs.Arg(0))
+	}
+	if o.MaxTokens < 0 {
+		return o, fmt.Errorf("--max-tokens %d: must be positive", o.MaxTokens)
+	}
+	return o, nil
+}
+
+// Main opens the window and returns the exit code: 0, 1 when a requested
+// generation or screenshot failed, 2 for bad flags, 70 for an internal error.
+func Main(args []string) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(os.Stderr, "loupe: internal error: %v\n", r)
+			code = 70
+		}
+	}()
+	opt, err := ParseFlags(args, os.Stderr)
+	if err != nil {
+		if err == flag.ErrHelp {
+			return 0
+		}
+		fmt.Fprintln(os.Stderr, "loupe:", err)
+		return 2
+	}
+	a := fyneapp.NewWithID(AppID)
+	a.Settings().SetTheme(newTheme())
+	w := a.NewWindow("Loupe")
+	u := newUI(a, w, opt, loadEngine)
+	w.Resize(fyne.NewSize(1500, 940))
+	u.start()
+	w.ShowAndRun()
+	u.shutdown()
+	return u.exitCode
+}

@@ -1,0 +1,119 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"loupe/engine"
+	"loupe/trace"
+)
+
+// fakeBackend is a deterministic stand-in for the engine: one token per
+// word, a fixed vocabulary, attention that puts half its weight on the
+// first token and the rest on the previous one.
+type fakeBackend struct {
+	mu      sync.Mutex
+	layers  int
+	heads   int
+	delay   time.Duration // per generated token
+	threads int
+	closed  bool
+	vocab   []string
+}
+
+func newFake() *fakeBackend {
+	return &fakeBackend{layers: 4, heads: 8, vocab: []string{"My", " cat", " is", " purple", ".", " But", " my", " friends", " a", "\n"}}
+}
+
+func (f *fakeBackend) Info() trace.ModelInfo {
+	return trace.ModelInfo{Name: "fake", Path: "/fake", Architecture: "Qwen2ForCausalLM", ModelType: "qwen2",
+		Layers: f.layers, Heads: f.heads, KVHeads: 2, HeadDim: 16, Hidden: 128, Intermediate: 256,
+		Vocab: len(f.vocab), MaxPositions: 4096, TiedEmbeddings: true, DType: "bf16", FileBytes: 1 << 20,
+		ParamsEmbedding: 1000, ParamsAttention: 2000, ParamsMLP: 4000, ParamsNorm: 10,
+		WeightBytesPerTok: 14000, OutputBytesPerTok: 2000, KVBytesPerToken: 512}
+}
+
+func (f *fakeBackend) Encode(text string) []int {
+	var ids []int
+	for i, w := range strings.Fields(text) {
+		_ = w
+		ids = append(ids, i%len(f.vocab))
+	}
+	return ids
+}
+
+func (f *fakeBackend) TokenText(id int) string { return f.vocab[id%len(f.vocab)] }
+func (f *fakeBackend) SetThreads(n int)        { f.mu.Lock(); f.threads = n; f.mu.Unlock() }
+func (f *fakeBackend) Close() error            { f.mu.Lock(); f.closed = true; f.mu.Unlock(); return nil }
+
+// attention is the row of query q: 0.5 on key 0, 0.5 on key q-1 (1 on 0 when q = 0... 1).
+func (f *fakeBackend) attention(q int) trace.Attention {
+	a := trace.Attention{QueryPos: q, Weights: make([][][]float32, f.layers)}
+	for l := range a.Weights {
+		a.Weights[l] = make([][]float32, f.heads)
+		for h := range a.Weights[l] {
+			w := make([]float32, q+1)
+			w[0] += 0.5
+			w[max(q-1, 0)] += 0.5
+			a.Weights[l][h] = w
+		}
+	}
+	return a
+}
+
+func (f *fakeBackend) Generate(ctx context.Context, prompt string, opt engine.GenerateOptions, on func(engine.Event)) (*trace.Run, error) {
+	if on == nil {
+		on = func(engine.Event) {}
+	}
+	ids := f.Encode(prompt)
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("fake: empty prompt: %w", engine.ErrSettings)
+	}
+	run := &trace.Run{Model: f.Info(), Prompt: prompt, Settings: opt.Settings, StopReason: "max_tokens"}
+	for i, id := range ids {
+		run.Tokens = append(run.Tokens, trace.Token{ID: id, Text: f.TokenText(id), Pos: i})
+	}
+	n := len(ids)
+	run.Timing = trace.Timing{PrefillTokens: n, PrefillSeconds: 0.01 * float64(n), BytesPerToken: 14512}
+	tm := run.Timing
+	on(engine.Event{Prefill: &tm})
+	for q := range n {
+		if opt.Attn.AllPrompt || (opt.Attn.LastPrompt && q == n-1) {
+			a := f.attention(q)
+			run.Attention = append(run.Attention, a)
+			on(engine.Event{Attention: &a})
+		}
+	}
+	for k := range opt.Settings.MaxTokens {
+		if ctx.Err() != nil {
+			run.StopReason = "cancelled"
+			break
+		}
+		time.Sleep(f.delay)
+		pos := n + k
+		id := (pos * 3) % len(f.vocab)
+		step := trace.Step{Pos: pos, Seconds: 0.02}
+		for c := range len(f.vocab) {
+			cid := (id + c) % len(f.vocab)
+			step.Top = append(step.Top, trace.Candidate{ID: cid, Text: f.TokenText(cid), P: 0.5 / float64(int(1)<<c)})
+		}
+		step.Chosen = step.Top[0]
+		tok := trace.Token{ID: id, Text: f.TokenText(id), Pos: pos, Generated: true}
+		run.Steps = append(run.Steps, step)
+		run.Tokens = append(run.Tokens, tok)
+		run.Timing.DecodeTokens++
+		run.Timing.DecodeSeconds += 0.02
+		run.Timing.StepSeconds = append(run.Timing.StepSeconds, 0.02)
+		on(engine.Event{Step: &step})
+		on(engine.Event{Token: &tok})
+		if opt.Attn.Generated {
+			a := f.attention(pos)
+			run.Attention = append(run.Attention, a)
+			on(engine.Event{Attention: &a})
+		}
+	}
+	return run, nil
+}

@@ -1,0 +1,242 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"fyne.io/fyne/v2"
+
+	"loupe/engine"
+	"loupe/kernels"
+	"loupe/trace"
+)
+
+// panelEvery is the least time between two redraws of the panels during a
+// generation: heatmaps are the costly part, and ten a second is smooth.
+const panelEvery = 100 * time.Millisecond
+
+func timeAfter(seconds int) <-chan time.Time { return time.After(time.Duration(seconds) * time.Second) }
+
+// generate starts a generation with the prompt and settings of the left
+// column. It refuses, with a dialog saying why, when it cannot.
+func (u *UI) generate() {
+	if u.running {
+		return
+	}
+	if u.loading {
+		u.generateAfter = true
+		u.controls.Status.SetText("The model is loading; generation starts once it is ready.")
+		return
+	}
+	if u.backend == nil {
+		u.fail("No model loaded", errors.New("open a model folder first (File › Open model folder…, or drop a folder on the window)"))
+		return
+	}
+	s, err := u.controls.Settings()
+	if err != nil {
+		u.fail("Invalid setting", err)
+		return
+	}
+	if s.Kernels, err = applyKernels(s.Kernels); err != nil {
+		u.fail("Kernel level", err)
+		return
+	}
+	prompt := u.controls.Prompt.Text
+	if strings.TrimSpace(prompt) == "" {
+		u.fail("Empty prompt", errors.New("type a prompt in the box on the left"))
+		return
+	}
+	u.backend.SetThreads(s.Threads)
+	ids := u.backend.Encode(prompt)
+	if len(ids) == 0 {
+		u.fail("Empty prompt", errors.New("the prompt gives no tokens"))
+		return
+	}
+	u.begin(prompt, ids, s)
+}
+
+// begin resets the session to the prompt's tokens and starts the worker.
+func (u *UI) begin(prompt string, ids []int, s trace.Settings) {
+	u.tokens = promptTokens(u.backend, ids)
+	u.steps, u.attention = nil, nil
+	u.stream.SetTokens(u.tokens)
+	u.query, u.source, u.follow, u.dirty = len(ids)-1, -1, true, true
+	u.stream.SetSelected(u.query)
+	u.stream.SetSource(-1)
+	u.rememberPrompt(prompt)
+	ctx, cancel := context.WithCancel(u.ctx)
+	u.cancel = cancel
+	u.running = true
+	u.gen++
+	u.controls.SetRunning(true)
+	u.controls.Status.SetText(fmt.Sprintf("Reading the prompt: %d tokens…", len(ids)))
+	u.wg.Add(1)
+	go u.work(ctx, u.gen, u.backend, prompt, generateOptions(s, len(ids)))
+}
+
+// work runs one generation off the UI goroutine. Every event goes to the UI
+// as it comes; the panels are redrawn at most every panelEvery.
+func (u *UI) work(ctx context.Context, gen int, b Backend, prompt string, opt engine.GenerateOptions) {
+	defer u.wg.Done()
+	var run *trace.Run
+	var err error
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("internal error in the engine: %v", r)
+			}
+		}()
+		var last time.Time
+		run, err = b.Generate(ctx, prompt, opt, func(ev engine.Event) {
+			fyne.Do(func() { u.onEvent(gen, ev) })
+			if now := time.Now(); now.Sub(last) >= panelEvery {
+				last = now
+				fyne.Do(func() {
+					if gen == u.gen {
+						u.refreshPanels()
+					}
+				})
+			}
+		})
+	}()
+	fyne.Do(func() { u.finish(gen, run, err) })
+}
+
+// onEvent folds one engine event into the session.
+func (u *UI) onEvent(gen int, ev engine.Event) {
+	if gen != u.gen || !u.running {
+		return
+	}
+	switch {
+	case ev.Prefill != nil:
+		t := ev.Prefill
+		u.controls.Status.SetText(fmt.Sprintf("Prompt read: %d tokens in %.2f s. Writing…", t.PrefillTokens, t.PrefillSeconds))
+	case ev.Step != nil:
+		u.steps = append(u.steps, *ev.Step)
+		u.dirty = true
+	case ev.Token != nil:
+		u.addToken(*ev.Token)
+	case ev.Attention != nil:
+		u.attention = append(u.attention, *ev.Attention)
+		u.dirty = true
+	}
+}
+
+// addToken appends a generated token to the stream; the selection follows
+// it unless the user picked another token.
+func (u *UI) addToken(tok trace.Token) {
+	if tok.Pos < len(u.tokens) {
+		u.tokens[tok.Pos] = tok
+		u.stream.SetTokens(u.tokens)
+	} else {
+		u.tokens = append(u.tokens, tok)
+		u.stream.Append(tok)
+	}
+	u.dirty = true
+	generated := len(u.tokens) - firstGenerated(u.tokens)
+	u.controls.Status.SetText(fmt.Sprintf("Writing: %d tokens generated…", generated))
+	if u.follow {
+		u.query = tok.Pos
+		u.stream.SetSelected(tok.Pos)
+	}
+}
+
+func firstGenerated(toks []trace.Token) int {
+	for i, t := range toks {
+		if t.Generated {
+			return i
+		}
+	}
+	return len(toks)
+}
+
+// finish takes the finished run as the truth of the session.
+func (u *UI) finish(gen int, run *trace.Run, err error) {
+	if gen != u.gen {
+		return
+	}
+	u.running = false
+	u.cancel()
+	u.controls.SetRunning(false)
+	if run != nil {
+		u.adoptRun(run)
+	}
+	switch {
+	case err != nil && errors.Is(err, context.Canceled):
+		u.controls.Status.SetText("Stopped. " + u.controls.Status.Text)
+	case err != nil:
+		u.fail("Generation failed", err)
+	case run == nil:
+		u.fail("Generation failed", errors.New("the engine returned no run"))
+	}
+	u.dirty = true
+	u.refreshPanels()
+	u.afterRun(err)
+	u.idle()
+}
+
+// adoptRun replaces the streamed state by the run's own record.
+func (u *UI) adoptRun(run *trace.Run) {
+	u.lastRun = run
+	if len(run.Tokens) > 0 {
+		u.tokens = run.Tokens
+		u.stream.SetTokens(u.tokens)
+		if u.follow {
+			u.query = len(u.tokens) - 1
+		}
+		u.stream.SetSelected(u.query)
+	}
+	u.steps, u.attention = run.Steps, run.Attention
+	u.timings = append(u.timings, run.Timing)
+	u.timing.Display(u.timings, u.bandwidth, u.measuring)
+	t := run.Timing
+	u.controls.Status.SetText(fmt.Sprintf("Done (%s): %d tokens read in %.2f s, %d written in %.2f s (%.1f tok/s).",
+		stopWords(run.StopReason), t.PrefillTokens, t.PrefillSeconds, t.DecodeTokens, t.DecodeSeconds, rate(t.DecodeTokens, t.DecodeSeconds)))
+	fmt.Printf("loupe: generated %d tokens (%s), prefill %.3f s, decode %.3f s\n",
+		t.DecodeTokens, run.StopReason, t.PrefillSeconds, t.DecodeSeconds)
+}
+
+func rate(n int, s float64) float64 {
+	if s <= 0 {
+		return 0
+	}
+	return float64(n) / s
+}
+
+func stopWords(reason string) string {
+	switch reason {
+	case "eos":
+		return "end of text"
+	case "max_tokens":
+		return "max tokens reached"
+	case "cancelled":
+		return "stopped"
+	case "context":
+		return "context full"
+	}
+	return reason
+}
+
+// stop cancels the running generation; the engine answers within a token.
+func (u *UI) stop() {
+	if u.running && u.cancel != nil {
+		u.cancel()
+		u.controls.Status.SetText("Stopping…")
+	}
+}
+
+// applyKernels switches the kernel level between generations and returns
+// the name of the level in use.
+func applyKernels(label string) (string, error) {
+	l, ok := parseKernelLabel(label)
+	if !ok {
+		return "", fmt.Errorf("unknown kernel level %q", label)
+	}
+	if err := kernels.SetLevel(l); err != nil {
+		return "", err
+	}
+	return kernels.Active().String(), nil
+}

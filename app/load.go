@@ -1,0 +1,213 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
+	nativedialog "github.com/sqweek/dialog"
+)
+
+// expected says what a model folder must hold; every load error ends with it.
+const expected = "Expected: a Hugging Face folder with config.json (Qwen2 architecture), " +
+	"model.safetensors (or model-0000x-of-0000y.safetensors) in bf16, f16 or f32, and tokenizer.json — " +
+	"or the model.safetensors file itself."
+
+// demoModel returns the folder of the model shipped in the binary.
+var demoModel = func() (string, error) { return "", errors.New("this build has no demo model") }
+
+// openModel loads path in the background; the current model stays usable
+// until the new one is ready, and stays if the new one fails.
+func (u *UI) openModel(path string) {
+	if u.loading {
+		return
+	}
+	if u.running {
+		u.fail("Busy", errors.New("stop the generation before opening another model"))
+		return
+	}
+	u.loading = true
+	u.controls.Progress.SetValue(0)
+	u.controls.Progress.Show()
+	u.controls.Status.SetText("Opening " + path + "…")
+	u.wg.Add(1)
+	go func() {
+		defer u.wg.Done()
+		b, err := u.safeLoad(path)
+		fyne.Do(func() { u.loaded(path, b, err) })
+	}()
+}
+
+// safeLoad calls the loader, turning a panic into an error.
+func (u *UI) safeLoad(path string) (b Backend, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			b, err = nil, fmt.Errorf("internal error while loading: %v", r)
+		}
+	}()
+	return u.load(path, func(frac float64, what string) {
+		fyne.Do(func() {
+			u.controls.Progress.SetValue(frac)
+			if what != "" {
+				u.controls.Status.SetText("Loading: " + what)
+			}
+		})
+	})
+}
+
+// loaded swaps in the new model, or says why it could not be opened.
+func (u *UI) loaded(path string, b Backend, err error) {
+	u.loading = false
+	u.controls.Progress.Hide()
+	if err != nil {
+		u.generateAfter = false
+		u.controls.Status.SetText("Could not open " + path)
+		u.fail("Could not open the model", fmt.Errorf("%s: %v\n\n%s", path, err, expected))
+		u.idle()
+		return
+	}
+	if u.backend != nil {
+		u.backend.Close()
+	}
+	u.backend, u.info = b, b.Info()
+	u.win.SetTitle("Loupe — " + u.info.Name)
+	u.model.Display(u.info, cpuLine(), kernelLine())
+	u.controls.Status.SetText(fmt.Sprintf("Loaded %s: %d layers × %d heads, %s. Type a prompt, then Ctrl+Enter.",
+		u.info.Name, u.info.Layers, u.info.Heads, u.info.DType))
+	if path != "" {
+		u.rememberModel(path)
+	}
+	if u.generateAfter {
+		u.generateAfter = false
+		u.generate()
+	}
+	if !u.running {
+		u.afterRun(nil)
+		u.idle()
+	}
+}
+
+// dropped opens the first folder or file dropped on the window.
+func (u *UI) dropped(_ fyne.Position, uris []fyne.URI) {
+	if len(uris) > 0 && uris[0].Scheme() == "file" {
+		u.openModel(uris[0].Path())
+	}
+}
+
+// errNoNative says the native dialog could not be shown (no display, no GTK).
+var errNoNative = errors.New("native dialog unavailable")
+
+// native runs a sqweek/dialog call, which panics without a display.
+func native(show func() (string, error)) (path string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			path, err = "", errNoNative
+		}
+	}()
+	return show()
+}
+
+// pick asks for a path with the native dialog, falling back to Fyne's own
+// when there is none, and calls use with the answer on the UI goroutine.
+func (u *UI) pick(nativeShow func() (string, error), fallback func(use func(string)), use func(string)) {
+	go func() {
+		path, err := native(nativeShow)
+		fyne.Do(func() {
+			switch {
+			case errors.Is(err, nativedialog.ErrCancelled):
+			case err != nil:
+				fallback(use)
+			case path != "":
+				use(path)
+			}
+		})
+	}()
+}
+
+// pickFolder opens a model folder.
+func (u *UI) pickFolder() {
+	u.pick(func() (string, error) {
+		return nativedialog.Directory().Title("Open a model folder").Browse()
+	}, func(use func(string)) {
+		dialog.ShowFolderOpen(func(l fyne.ListableURI, err error) {
+			if err == nil && l != nil {
+				use(l.Path())
+			}
+		}, u.win)
+	}, u.openModel)
+}
+
+// pickFile opens a model file (the folder around it is used).
+func (u *UI) pickFile() {
+	u.pick(func() (string, error) {
+		return nativedialog.File().Title("Open a model file").Filter("safetensors", "safetensors").Load()
+	}, func(use func(string)) {
+		dialog.ShowFileOpen(func(r fyne.URIReadCloser, err error) {
+			if err == nil && r != nil {
+				r.Close()
+				use(r.URI().Path())
+			}
+		}, u.win)
+	}, u.openModel)
+}
+
+const (
+	prefRecentModels = "recent_models"
+	prefPrompts      = "prompt_history"
+	prefBandwidth    = "read_bandwidth_gbs"
+	maxRecent        = 8
+)
+
+// pushFront puts s first in list, without duplicates, at most n long.
+func pushFront(list []string, s string, n int) []string {
+	out := []string{s}
+	for _, x := range list {
+		if x != s && len(out) < n {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func (u *UI) rememberModel(path string) {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	p := u.app.Preferences()
+	p.SetStringList(prefRecentModels, pushFront(p.StringList(prefRecentModels), path, maxRecent))
+	u.buildMenu()
+}
+
+func (u *UI) rememberPrompt(prompt string) {
+	p := u.app.Preferences()
+	p.SetStringList(prefPrompts, pushFront(p.StringList(prefPrompts), prompt, maxRecent))
+	u.controls.SetHistory(u.promptHistory())
+}
+
+// promptHistory is the recent prompts then the demo prompts.
+func (u *UI) promptHistory() []string {
+	list := u.app.Preferences().StringList(prefPrompts)
+	for _, d := range demoPrompts() {
+		list = append(list[:len(list):len(list)], d)
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range list {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// demoPrompts are prompts that show something on the demo model.
+var demoPrompts = func() []string {
+	return []string{
+		"My cat is purple. But my friends tell me there is no such thing as a",
+		"To be, or not to be, that is the question:",
+		"It was many and many a year ago, in a kingdom by the sea,",
+	}
+}

@@ -1,0 +1,161 @@
+package app
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
+	nativedialog "github.com/sqweek/dialog"
+)
+
+// buildMenu (re)makes the main menu; the recent models change it.
+func (u *UI) buildMenu() {
+	open := fyne.NewMenuItem("Open model folder…", u.pickFolder)
+	open.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyO, Modifier: fyne.KeyModifierControl}
+	recent := fyne.NewMenuItem("Recent models", nil)
+	for _, p := range u.app.Preferences().StringList(prefRecentModels) {
+		recent.ChildMenu = appendItem(recent.ChildMenu, fyne.NewMenuItem(p, func() { u.openModel(p) }))
+	}
+	if recent.ChildMenu == nil {
+		recent.Disabled = true
+	}
+	demo := fyne.NewMenuItem("Open the demo model", func() {
+		if dir, err := demoModel(); err != nil {
+			u.fail("No demo model", err)
+		} else {
+			u.openModel(dir)
+		}
+	})
+	save := fyne.NewMenuItem("Save run as JSON…", u.saveRun)
+	save.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyS, Modifier: fyne.KeyModifierControl}
+	file := fyne.NewMenu("File", open, fyne.NewMenuItem("Open model file…", u.pickFile), recent, demo,
+		fyne.NewMenuItemSeparator(), save,
+		fyne.NewMenuItem("Export panel as PNG…", func() { u.export(u.currentPanel(), "png") }),
+		fyne.NewMenuItem("Export panel as SVG…", func() { u.export(u.currentPanel(), "svg") }))
+	gen := fyne.NewMenuItem("Generate", u.generate)
+	gen.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyReturn, Modifier: fyne.KeyModifierControl}
+	run := fyne.NewMenu("Run", gen, fyne.NewMenuItem("Stop (Esc)", u.stop))
+	prompts := fyne.NewMenu("Prompts")
+	for _, p := range u.promptHistory() {
+		prompts.Items = append(prompts.Items, fyne.NewMenuItem(menuText(p), func() { u.controls.Prompt.SetText(p) }))
+	}
+	u.win.SetMainMenu(fyne.NewMainMenu(file, run, prompts))
+}
+
+func appendItem(m *fyne.Menu, it *fyne.MenuItem) *fyne.Menu {
+	if m == nil {
+		return fyne.NewMenu("", it)
+	}
+	m.Items = append(m.Items, it)
+	return m
+}
+
+// menuText is a prompt on one short line.
+func menuText(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 60 {
+		return string(r[:59]) + "…"
+	}
+	return s
+}
+
+// currentPanel names the selected tab for exports.
+func (u *UI) currentPanel() string {
+	if u.tabs.Selected() == nil {
+		return "attention"
+	}
+	return map[string]string{"Attention": "attention", "Next token": "next-token", "Timing": "timing",
+		"Model": "model"}[u.tabs.Selected().Text]
+}
+
+// saveRun writes the last finished run as JSON.
+func (u *UI) saveRun() {
+	if u.lastRun == nil {
+		u.fail("Nothing to save", errors.New("generate first: the run is saved once it has finished"))
+		return
+	}
+	data, err := json.MarshalIndent(u.lastRun, "", " ")
+	if err != nil {
+		u.fail("Could not encode the run", err)
+		return
+	}
+	u.saveFile("Save the run", "loupe-run.json", "json", data)
+}
+
+// saveFile asks where to write data (the dialogs confirm an overwrite).
+func (u *UI) saveFile(title, name, ext string, data []byte) {
+	write := func(path string) {
+		if filepath.Ext(path) == "" {
+			path += "." + ext
+		}
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			u.fail("Could not save", err)
+			return
+		}
+		u.controls.Status.SetText("Saved " + path)
+	}
+	u.pick(func() (string, error) {
+		return nativedialog.File().Title(title).Filter(strings.ToUpper(ext), ext).SetStartFile(name).Save()
+	}, func(use func(string)) {
+		d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
+			if err == nil && w != nil {
+				w.Close()
+				use(w.URI().Path())
+			}
+		}, u.win)
+		d.SetFileName(name)
+		d.Show()
+	}, write)
+}
+
+// export saves one panel as PNG or SVG.
+func (u *UI) export(panel, format string) {
+	data, err := u.render(panel, format)
+	if err != nil {
+		u.fail("Could not export the "+panel+" panel", err)
+		return
+	}
+	u.saveFile("Export the "+panel+" panel", "loupe-"+panel+"."+format, format, data)
+}
+
+// render draws a panel's figure in the given format.
+func (u *UI) render(panel, format string) ([]byte, error) {
+	if fig, ok := u.figure(panel); ok {
+		return renderFigure(fig, format)
+	}
+	if format != "png" {
+		return nil, fmt.Errorf("%s: nothing to draw yet", panel)
+	}
+	return u.capturePanel(panel)
+}
+
+// capturePanel is the PNG of the panel as the window shows it.
+func (u *UI) capturePanel(panel string) ([]byte, error) {
+	var obj fyne.CanvasObject = map[string]fyne.CanvasObject{"attention": u.attn, "next-token": u.next,
+		"timing": u.timing, "model": u.model}[panel]
+	if obj == nil {
+		return nil, fmt.Errorf("no panel %q", panel)
+	}
+	img := u.win.Canvas().Capture()
+	s := u.win.Canvas().Scale()
+	pos := u.app.Driver().AbsolutePositionForObject(obj)
+	size := obj.Size()
+	r := image.Rect(int(pos.X*s), int(pos.Y*s), int((pos.X+size.Width)*s), int((pos.Y+size.Height)*s))
+	if sub, ok := img.(interface {
+		SubImage(image.Rectangle) image.Image
+	}); ok {
+		img = sub.SubImage(r.Intersect(img.Bounds()))
+	}
+	var buf bytes.Buffer
+	err := png.Encode(&buf, img)
+	return buf.Bytes(), err
+}

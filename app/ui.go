@@ -1,0 +1,213 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sync"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/driver/desktop"
+
+	"loupe/trace"
+	"loupe/views"
+)
+
+// UI is the window and the state of the session. Its fields are touched on
+// the UI goroutine only; the loading and generation goroutines hand their
+// results over with fyne.Do.
+type UI struct {
+	app  fyne.App
+	win  fyne.Window
+	opt  Options
+	load Loader
+
+	controls *views.Controls
+	stream   *views.TokenStream
+	attn     *views.AttentionPanel
+	next     *views.NextTokenPanel
+	timing   *views.TimingPanel
+	model    *views.ModelPanel
+	tabs     *container.AppTabs
+
+	backend   Backend
+	info      trace.ModelInfo
+	tokens    []trace.Token     // prompt then generated, as shown
+	steps     []trace.Step      // of the current run
+	attention []trace.Attention // of the current run
+	lastRun   *trace.Run        // the last finished run
+	timings   []trace.Timing    // every finished run since start
+	query     int               // selected token, -1 when none
+	source    int               // source token of the grid, -1: strongest
+	follow    bool              // the selection follows the newest token
+	dirty     bool              // panels need redrawing
+
+	running, loading bool
+	generateAfter    bool // generate once the model is loaded (--generate)
+	shotTaken        bool
+	gen              int // generation counter: late events of an old run are dropped
+	cancel           context.CancelFunc
+	ctx              context.Context // cancelled when the window closes
+	closeAll         context.CancelFunc
+	wg               sync.WaitGroup
+
+	bandwidth float64 // measured read GB/s, 0 unknown
+	measuring bool
+
+	exitCode int
+	onIdle   func() // tests: called when a load or generation has finished
+}
+
+// newUI builds the window's content, menus and shortcuts.
+func newUI(a fyne.App, w fyne.Window, opt Options, load Loader) *UI {
+	u := &UI{app: a, win: w, opt: opt, load: load, query: -1, source: -1}
+	u.ctx, u.closeAll = context.WithCancel(context.Background())
+	u.controls = views.NewControls(u.generate, u.stop)
+	u.stream = views.NewTokenStream()
+	u.stream.OnSelect = u.selectQuery
+	u.stream.OnSource = u.selectSource
+	u.attn = views.NewAttentionPanel()
+	u.attn.OnQuery = func(pos int) { u.stream.Select(pos) }
+	u.next = views.NewNextTokenPanel()
+	u.timing = views.NewTimingPanel()
+	u.model = views.NewModelPanel()
+	u.attn.OnExport = func(f string) { u.export("attention", f) }
+	u.next.OnExport = func(f string) { u.export("next-token", f) }
+	u.timing.OnExport = func(f string) { u.export("timing", f) }
+	u.model.OnExport = func(f string) { u.export("model", f) }
+	u.tabs = container.NewAppTabs(
+		container.NewTabItem("Attention", u.attn),
+		container.NewTabItem("Next token", u.next),
+		container.NewTabItem("Timing", u.timing),
+		container.NewTabItem("Model", u.model),
+	)
+	right := container.NewVSplit(u.stream, u.tabs)
+	right.Offset = 0.28
+	split := container.NewHSplit(container.NewVScroll(u.controls.Box), right)
+	split.Offset = 0.24
+	w.SetContent(split)
+	u.controls.SetKernelOptions(kernelOptions(), "auto")
+	u.controls.SetHistory(u.promptHistory())
+	u.buildMenu()
+	u.addShortcuts()
+	w.SetOnDropped(u.dropped)
+	return u
+}
+
+// addShortcuts makes Ctrl+Enter generate and Esc stop wherever the focus is.
+func (u *UI) addShortcuts() {
+	for _, k := range []fyne.KeyName{fyne.KeyReturn, fyne.KeyEnter} {
+		u.win.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierControl},
+			func(fyne.Shortcut) { u.generate() })
+	}
+	u.win.Canvas().SetOnTypedKey(func(k *fyne.KeyEvent) {
+		if k.Name == fyne.KeyEscape {
+			u.stop()
+		}
+	})
+}
+
+// start applies the flags, measures the bandwidth and opens the first model.
+func (u *UI) start() {
+	if u.opt.Prompt != "" {
+		u.controls.Prompt.SetText(u.opt.Prompt)
+	}
+	if u.opt.MaxTokens > 0 {
+		u.controls.MaxTokens.SetText(fmt.Sprint(u.opt.MaxTokens))
+	}
+	if u.opt.Threads >= 0 {
+		u.controls.Threads.SetText(fmt.Sprint(u.opt.Threads))
+	}
+	if u.opt.Kernels != "" {
+		if l, ok := parseKernelLabel(u.opt.Kernels); ok {
+			u.controls.Kernels.SetSelected(kernelLabel(l))
+		} else {
+			u.fail("Unknown kernel level", fmt.Errorf("--kernels %q: use auto, avx512bf16, avx512, avx2 or generic", u.opt.Kernels))
+		}
+	}
+	u.generateAfter = u.opt.Generate
+	u.startBandwidth()
+	path := u.opt.Model
+	if path == "" {
+		dir, err := demoModel()
+		if err != nil {
+			u.fail("No model", fmt.Errorf("the demo model could not be prepared: %w; open a model folder (File › Open model folder…)", err))
+			return
+		}
+		path = dir
+	}
+	u.openModel(path)
+}
+
+// shutdown cancels what runs, waits a little for it, and frees the model.
+func (u *UI) shutdown() {
+	u.closeAll()
+	done := make(chan struct{})
+	go func() { u.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		if u.backend != nil {
+			u.backend.Close()
+		}
+	case <-timeAfter(3):
+		// A stuck worker must not keep the process alive: the OS frees the model.
+	}
+}
+
+// fail reports err in a dialog and on stderr; with --quit it also sets
+// the exit code and leaves once the generation has nothing more to do.
+func (u *UI) fail(title string, err error) {
+	fmt.Fprintf(os.Stderr, "loupe: %s: %v\n", title, err)
+	if u.opt.Quit {
+		u.exitCode = 1
+		if !u.running && !u.loading {
+			u.app.Quit()
+		}
+		return
+	}
+	d := dialog.NewError(fmt.Errorf("%s\n\n%w", title, err), u.win)
+	d.Show()
+}
+
+func (u *UI) idle() {
+	if u.onIdle != nil {
+		u.onIdle()
+	}
+}
+
+// selectQuery makes pos the query token of the panels.
+func (u *UI) selectQuery(pos int) {
+	u.query = pos
+	u.follow = u.running && pos == len(u.tokens)-1
+	if u.source > pos {
+		u.source = -1
+	}
+	u.dirty = true
+	u.refreshPanels()
+}
+
+// selectSource makes pos the source token of the attention grid.
+func (u *UI) selectSource(pos int) {
+	u.source = pos
+	if u.query >= 0 && pos > u.query {
+		u.source = -1
+	}
+	u.dirty = true
+	u.refreshPanels()
+}
+
+// refreshPanels redraws the panels that depend on the selection.
+func (u *UI) refreshPanels() {
+	if !u.dirty {
+		return
+	}
+	u.dirty = false
+	q := u.query
+	if q < 0 || q >= len(u.tokens) {
+		return
+	}
+	u.attn.Display(u.info, u.tokens, u.attention, q, u.source)
+	u.next.Display(u.tokens, u.steps, q)
+}

@@ -1,0 +1,284 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
+	"loupe/trace"
+	"loupe/views"
+)
+
+// harness is a window on Fyne's headless driver with a fake model.
+type harness struct {
+	t    *testing.T
+	u    *UI
+	fake *fakeBackend
+	idle chan struct{}
+}
+
+func newHarness(t *testing.T, opt Options) *harness {
+	t.Helper()
+	a := test.NewTempApp(t)
+	a.Settings().SetTheme(newTheme())
+	w := a.NewWindow("Loupe")
+	h := &harness{t: t, fake: newFake(), idle: make(chan struct{}, 16)}
+	load := func(path string, progress func(float64, string)) (Backend, error) {
+		if strings.Contains(path, "bad") {
+			return nil, errors.New("config.json: no such file")
+		}
+		progress(0.5, "weights")
+		return h.fake, nil
+	}
+	if opt.Model == "" {
+		opt.Model = "/models/fake"
+	}
+	opt.Threads = -1
+	h.u = newUI(a, w, opt, load)
+	h.u.onIdle = func() { h.idle <- struct{}{} }
+	w.Resize(fyne.NewSize(1400, 900))
+	w.Show()
+	h.u.start()
+	h.wait()
+	return h
+}
+
+// wait blocks until the UI reports that a load or generation ended.
+func (h *harness) wait() {
+	h.t.Helper()
+	select {
+	case <-h.idle:
+	case <-time.After(10 * time.Second):
+		h.t.Fatal("timed out waiting for the UI to become idle")
+	}
+}
+
+func (h *harness) generate(prompt string, maxTokens int) {
+	h.t.Helper()
+	h.u.controls.Prompt.SetText(prompt)
+	h.u.controls.MaxTokens.SetText(fmt.Sprint(maxTokens))
+	test.Tap(h.u.controls.Generate)
+	h.wait()
+}
+
+func TestLoadShowsModel(t *testing.T) {
+	h := newHarness(t, Options{})
+	if h.u.backend != h.fake {
+		t.Fatal("the fake model was not loaded")
+	}
+	rows := h.u.model.Rows()
+	if len(rows) == 0 || !strings.Contains(rows[2][1], "4 layers · 8 query heads · 2 K/V heads") {
+		t.Fatalf("model panel rows: %v", rows)
+	}
+	if got := h.u.app.Preferences().StringList(prefRecentModels); len(got) != 1 || got[0] != "/models/fake" {
+		t.Fatalf("recent models %v, want [/models/fake]", got)
+	}
+}
+
+func TestGenerateFillsStreamAndPanels(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.generate("My cat is purple . But my", 5) // 7 prompt tokens
+	toks := h.u.stream.Tokens()
+	if len(toks) != 12 {
+		t.Fatalf("stream has %d tokens, want 7 prompt + 5 generated", len(toks))
+	}
+	for i, tok := range toks {
+		if tok.Generated != (i >= 7) || tok.Pos != i {
+			t.Fatalf("token %d: %+v", i, tok)
+		}
+	}
+	// The selection followed the newest token: its attention (0.5 on the
+	// first token, 0.5 on the previous one) and its candidates are shown.
+	if h.u.stream.Selected() != 11 || !h.u.attn.HasData() {
+		t.Fatalf("selected %d, attention shown %v", h.u.stream.Selected(), h.u.attn.HasData())
+	}
+	if h.u.attn.Source() != 10 {
+		t.Errorf("strongest source %d, want 10 (the previous token)", h.u.attn.Source())
+	}
+	if !strings.Contains(h.u.attn.Sink.Text, "50.0 %") {
+		t.Errorf("sink line %q, want 50.0 %%", h.u.attn.Sink.Text)
+	}
+	if s, ok := h.u.next.Step(); !ok || s.Pos != 11 {
+		t.Errorf("next-token step %+v %v, want position 11", s, ok)
+	}
+	if h.u.timing.Runs() != 1 || h.u.lastRun == nil || h.u.lastRun.StopReason != "max_tokens" {
+		t.Errorf("timing runs %d, last run %+v", h.u.timing.Runs(), h.u.lastRun)
+	}
+	if !h.u.controls.Stop.Disabled() || h.u.controls.Generate.Disabled() {
+		t.Error("buttons not back to idle")
+	}
+}
+
+func TestClickTokenChangesPanels(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.generate("My cat is purple . But my", 3)
+	h.u.stream.Select(3) // a prompt token: short prompts capture every position
+	if !h.u.attn.HasData() || h.u.attn.Source() != 2 {
+		t.Fatalf("query 3: data %v source %d, want source 2", h.u.attn.HasData(), h.u.attn.Source())
+	}
+	if !strings.Contains(h.u.attn.Title.Text, "position 3") {
+		t.Errorf("title %q", h.u.attn.Title.Text)
+	}
+	if _, ok := h.u.next.Step(); ok {
+		t.Error("a mid-prompt token has no candidates")
+	}
+	h.u.stream.Select(6) // the last prompt token: the first step predicts after it
+	if s, ok := h.u.next.Step(); !ok || s.Pos != 7 {
+		t.Errorf("last prompt token: step %+v %v, want position 7", s, ok)
+	}
+	h.u.stream.Choose(1) // right click: the source of the grid
+	if h.u.attn.Source() != 1 {
+		t.Errorf("source %d after choosing 1", h.u.attn.Source())
+	}
+	h.u.attn.OpenHead(2, 5)
+	if !strings.Contains(h.u.attn.HeadTitle.Text, "layer 2, head 5 (shares K/V head 1)") {
+		t.Errorf("head title %q", h.u.attn.HeadTitle.Text)
+	}
+}
+
+func TestLongPromptWithoutAttentionOffersCaptured(t *testing.T) {
+	h := newHarness(t, Options{})
+	prompt := strings.Repeat("word ", 300) // > 256 tokens: only the last prompt token
+	h.generate(prompt, 2)
+	h.u.stream.Select(10)
+	if h.u.attn.HasData() || !strings.Contains(h.u.attn.Title.Text, "No attention was captured") {
+		t.Fatalf("title %q", h.u.attn.Title.Text)
+	}
+	h.u.stream.Select(299)
+	if !h.u.attn.HasData() {
+		t.Error("the last prompt token's attention is captured")
+	}
+	if h.u.stream.Rows() < 10 {
+		t.Errorf("300 tokens wrapped into %d rows", h.u.stream.Rows())
+	}
+}
+
+func TestStopCancels(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.fake.delay = 20 * time.Millisecond
+	h.u.controls.Prompt.SetText("My cat")
+	h.u.controls.MaxTokens.SetText("1000")
+	test.Tap(h.u.controls.Generate)
+	time.Sleep(150 * time.Millisecond)
+	h.u.stop()
+	h.wait()
+	if h.u.lastRun == nil || h.u.lastRun.StopReason != "cancelled" {
+		t.Fatalf("run %+v, want cancelled", h.u.lastRun)
+	}
+	if n := h.u.lastRun.Timing.DecodeTokens; n == 0 || n > 100 {
+		t.Errorf("%d tokens before the stop", n)
+	}
+}
+
+func TestBadModelKeepsPrevious(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.u.openModel("/models/bad")
+	h.wait()
+	if h.u.backend != h.fake {
+		t.Fatal("the previous model was dropped")
+	}
+	if !strings.Contains(h.u.controls.Status.Text, "Could not open /models/bad") {
+		t.Errorf("status %q", h.u.controls.Status.Text)
+	}
+	h.generate("My cat", 2)
+	if len(h.u.stream.Tokens()) != 4 {
+		t.Errorf("generation after a failed load gave %d tokens", len(h.u.stream.Tokens()))
+	}
+}
+
+func TestInvalidSettingRefused(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.u.controls.Prompt.SetText("My cat")
+	h.u.controls.MaxTokens.SetText("lots")
+	test.Tap(h.u.controls.Generate)
+	if h.u.running || len(h.u.stream.Tokens()) != 0 {
+		t.Fatal("generation started with max tokens = lots")
+	}
+}
+
+func TestScreenshotFlag(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "app.png")
+	h := newHarness(t, Options{Prompt: "My cat is purple . But my friends tell me there is no such thing as a",
+		Generate: true, MaxTokens: 8, Screenshot: out, Quit: true})
+	// newHarness waited for the generation (--generate starts it on load).
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(out); err == nil {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(100 * time.Millisecond)
+	f, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() < 1000 || b.Dy() < 600 {
+		t.Errorf("screenshot %v", b)
+	}
+	if h.u.exitCode != 0 {
+		t.Errorf("exit code %d", h.u.exitCode)
+	}
+	if dst := os.Getenv("LOUPE_SHOT"); dst != "" { // to look at the headless window
+		data, _ := os.ReadFile(out)
+		os.WriteFile(dst, data, 0o644)
+	}
+}
+
+func TestParseFlags(t *testing.T) {
+	o, err := ParseFlags([]string{"--model", "m", "--prompt", "hi", "--generate", "--max-tokens", "20",
+		"--screenshot", "s.png", "--quit", "--kernels", "generic", "--threads", "2"}, &strings.Builder{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Options{Model: "m", Prompt: "hi", Generate: true, MaxTokens: 20, Screenshot: "s.png", Quit: true, Kernels: "generic", Threads: 2}
+	if o != want {
+		t.Errorf("got %+v, want %+v", o, want)
+	}
+	for _, bad := range [][]string{{"--max-tokens", "-1"}, {"stray"}, {"--nope"}} {
+		if _, err := ParseFlags(bad, &strings.Builder{}); err == nil {
+			t.Errorf("%v accepted", bad)
+		}
+	}
+}
+
+func TestKernelLabels(t *testing.T) {
+	opts := kernelOptions()
+	if opts[0] != "auto" || opts[len(opts)-1] != "generic" {
+		t.Errorf("options %v", opts)
+	}
+	for _, s := range []string{"AVX-512-BF16", "avx512bf16", "AVX2", "avx2", "generic", "auto"} {
+		if _, ok := parseKernelLabel(s); !ok {
+			t.Errorf("%q not parsed", s)
+		}
+	}
+	if _, ok := parseKernelLabel("sse9"); ok {
+		t.Error("sse9 parsed")
+	}
+}
+
+func TestPushFront(t *testing.T) {
+	got := pushFront([]string{"a", "b", "c"}, "b", 3)
+	if strings.Join(got, ",") != "b,a,c" {
+		t.Errorf("got %v", got)
+	}
+	if got := pushFront([]string{"a", "b", "c"}, "d", 3); strings.Join(got, ",") != "d,a,b" {
+		t.Errorf("got %v", got)
+	}
+}
+
+var _ = views.Visible
+var _ trace.Token

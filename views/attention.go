@@ -1,0 +1,339 @@
+package views
+
+import (
+	"fmt"
+	"sort"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/widget"
+
+	"loupe/trace"
+)
+
+// AttentionAt finds the captured attention row of query position q.
+func AttentionAt(att []trace.Attention, q int) (trace.Attention, bool) {
+	for _, a := range att {
+		if a.QueryPos == q {
+			return a, true
+		}
+	}
+	return trace.Attention{}, false
+}
+
+// SourceGrid is the layers × heads share of attention that the query pays
+// to key position s: g[l][h] = Weights[l][h][s].
+func SourceGrid(a trace.Attention, s int) [][]float64 {
+	g := make([][]float64, len(a.Weights))
+	for l, heads := range a.Weights {
+		g[l] = make([]float64, len(heads))
+		for h, w := range heads {
+			if s >= 0 && s < len(w) {
+				g[l][h] = float64(w[s])
+			}
+		}
+	}
+	return g
+}
+
+// RowMeans is the mean of each row: the per-layer mean over heads.
+func RowMeans(g [][]float64) []float64 {
+	m := make([]float64, len(g))
+	for i, row := range g {
+		for _, v := range row {
+			m[i] += v
+		}
+		if len(row) > 0 {
+			m[i] /= float64(len(row))
+		}
+	}
+	return m
+}
+
+// GridMean is the mean over every cell.
+func GridMean(g [][]float64) float64 {
+	var s float64
+	n := 0
+	for _, row := range g {
+		for _, v := range row {
+			s += v
+			n++
+		}
+	}
+	if n == 0 {
+		return 0
+	}
+	return s / float64(n)
+}
+
+// SinkShare is the attention sink: the mean share every head of every layer
+// gives to the first token.
+func SinkShare(a trace.Attention) float64 { return GridMean(SourceGrid(a, 0)) }
+
+// StrongestSource is the key, other than the first token and the query
+// itself, with the largest mean share over all heads; 0 when there is none.
+func StrongestSource(a trace.Attention) int {
+	best, bestV := 0, -1.0
+	for s := 1; s < a.QueryPos; s++ {
+		if v := GridMean(SourceGrid(a, s)); v > bestV {
+			best, bestV = s, v
+		}
+	}
+	return best
+}
+
+// Share is one key position and the share of attention it receives.
+type Share struct {
+	Pos int
+	P   float64
+}
+
+// TopKeys returns the k largest shares of one head's row, largest first,
+// and the sum of the rest (so long prompts stay readable).
+func TopKeys(w []float32, k int) (top []Share, others float64) {
+	all := make([]Share, len(w))
+	for i, v := range w {
+		all[i] = Share{i, float64(v)}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].P > all[j].P })
+	if k > len(all) {
+		k = len(all)
+	}
+	for _, s := range all[k:] {
+		others += s.P
+	}
+	return all[:k], others
+}
+
+// AttentionPanel shows, for the selected query token, the layers × heads
+// grid of its attention on the source token, the per-layer mean, the
+// attention sink, and one head's attention over every earlier token.
+type AttentionPanel struct {
+	widget.BaseWidget
+	OnQuery  func(pos int)       // a "show position" button was pressed
+	OnExport func(format string) // "png" or "svg"
+
+	Title, Sink, Hover, HeadTitle, Missing *widget.Label
+	Grid, Means                            *Heatmap
+	Head                                   *Bars
+	offers                                 *fyne.Container
+	gridBox                                *fyne.Container
+
+	info     trace.ModelInfo
+	tokens   []trace.Token
+	att      trace.Attention
+	has      bool
+	source   int
+	headL    int
+	headH    int
+	content  *fyne.Container
+	exporter *fyne.Container
+}
+
+// NewAttentionPanel makes an empty panel.
+func NewAttentionPanel() *AttentionPanel {
+	p := &AttentionPanel{headL: -1}
+	p.Title = boldLabel("Generate, then click a token to see where it looks.")
+	p.Sink = widget.NewLabel("")
+	p.Hover = widget.NewLabel("Hover a cell for its value; click it to open that head.")
+	p.HeadTitle = boldLabel("")
+	p.Missing = widget.NewLabel("")
+	p.Missing.Wrapping = fyne.TextWrapWord
+	p.Grid = NewHeatmap(28, 16)
+	p.Means = NewHeatmap(80, 16)
+	p.Means.AsBars = true
+	p.Head = NewBars()
+	p.offers = container.NewHBox()
+	p.Grid.OnHover = p.hoverCell
+	p.Means.OnHover = func(l, _ int, v float64) {
+		if l >= 0 {
+			p.Hover.SetText(fmt.Sprintf("layer %d: mean over heads %.1f %%", l, 100*v))
+		}
+	}
+	p.Grid.OnTap = p.OpenHead
+	p.exporter = exportButtons(func(f string) {
+		if p.OnExport != nil {
+			p.OnExport(f)
+		}
+	})
+	caption := widget.NewLabel("rows: layers, 0 at top · columns: heads · right: layer mean")
+	caption.Importance = widget.LowImportance
+	p.gridBox = container.NewVBox(
+		container.NewHBox(p.Grid, p.Means), caption, p.Hover)
+	p.content = container.NewVBox()
+	p.ExtendBaseWidget(p)
+	p.render()
+	return p
+}
+
+func boldLabel(s string) *widget.Label {
+	l := widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+	l.Wrapping = fyne.TextWrapWord
+	return l
+}
+
+func exportButtons(on func(format string)) *fyne.Container {
+	return container.NewHBox(layout.NewSpacer(),
+		widget.NewButton("Export PNG…", func() { on("png") }),
+		widget.NewButton("Export SVG…", func() { on("svg") }))
+}
+
+// CreateRenderer implements fyne.Widget.
+func (p *AttentionPanel) CreateRenderer() fyne.WidgetRenderer {
+	return widget.NewSimpleRenderer(container.NewBorder(p.exporter, nil, nil, nil,
+		container.NewVScroll(p.content)))
+}
+
+// Display shows the attention of query on source (source < 0: the
+// strongest source other than the first token).
+func (p *AttentionPanel) Display(info trace.ModelInfo, toks []trace.Token, att []trace.Attention, query, source int) {
+	p.info, p.tokens = info, toks
+	p.att, p.has = AttentionAt(att, query)
+	if p.has && (source < 0 || source > query) {
+		source = StrongestSource(p.att)
+	}
+	p.source = source
+	if !p.has {
+		p.showMissing(att, query)
+		return
+	}
+	g := SourceGrid(p.att, source)
+	p.Title.SetText(fmt.Sprintf("Attention of %s on %s, every layer × head", p.tokName(query), p.tokName(source)))
+	p.Sink.SetText(fmt.Sprintf("Attention sink: on average %.1f %% of the attention of every head goes to the first token %s.",
+		100*SinkShare(p.att), p.tokName(0)))
+	p.sizeGrid(len(g), len(g[0]))
+	p.Grid.SetValues(g)
+	means := RowMeans(g)
+	mg := make([][]float64, len(means))
+	for i, m := range means {
+		mg[i] = []float64{m}
+	}
+	p.Means.SetValues(mg)
+	if p.headL < 0 || p.headL >= len(g) || p.headH >= len(g[0]) {
+		p.headL, p.headH = bestCell(g)
+	}
+	p.OpenHead(p.headL, p.headH)
+	p.render()
+}
+
+// Source is the source position shown, Query the query (for tests).
+func (p *AttentionPanel) Source() int { return p.source }
+
+// HasData reports whether the grid shows captured attention.
+func (p *AttentionPanel) HasData() bool { return p.has }
+
+func (p *AttentionPanel) sizeGrid(rows, cols int) {
+	cw := clampF(440/float32(cols), 18, 56)
+	ch := clampF(460/float32(rows), 14, 40)
+	p.Grid.cell = fyne.NewSize(cw, ch)
+	p.Means.cell = fyne.NewSize(90, ch)
+}
+
+func clampF(x, lo, hi float32) float32 { return max(lo, min(hi, x)) }
+
+func bestCell(g [][]float64) (int, int) {
+	bl, bh, bv := 0, 0, -1.0
+	for l, row := range g {
+		for h, v := range row {
+			if v > bv {
+				bl, bh, bv = l, h, v
+			}
+		}
+	}
+	return bl, bh
+}
+
+func (p *AttentionPanel) hoverCell(l, h int, v float64) {
+	if l < 0 {
+		return
+	}
+	p.Hover.SetText(fmt.Sprintf("layer %d, head %d: %.1f %% on %s", l, h, 100*v, p.tokName(p.source)))
+}
+
+// OpenHead shows one head's attention over every earlier token.
+func (p *AttentionPanel) OpenHead(l, h int) {
+	if !p.has || l < 0 || l >= len(p.att.Weights) || h < 0 || h >= len(p.att.Weights[l]) {
+		return
+	}
+	p.headL, p.headH = l, h
+	group := h
+	if p.info.KVHeads > 0 && p.info.Heads >= p.info.KVHeads {
+		group = h / (p.info.Heads / p.info.KVHeads)
+	}
+	p.HeadTitle.SetText(fmt.Sprintf("layer %d, head %d (shares K/V head %d) — attention of %s over the %d tokens up to it",
+		l, h, group, p.tokName(p.att.QueryPos), p.att.QueryPos+1))
+	top, others := TopKeys(p.att.Weights[l][h], 16)
+	bars := make([]Bar, 0, len(top)+1)
+	for _, s := range top {
+		bars = append(bars, Bar{Label: fmt.Sprintf("%s %d", clip(Visible(p.text(s.Pos)), 14), s.Pos),
+			Segments: []float64{s.P}, Value: fmt.Sprintf("%.1f %%", 100*s.P), Highlight: s.Pos == p.source})
+	}
+	if others > 0 {
+		bars = append(bars, Bar{Label: "others", Segments: []float64{others}, Value: fmt.Sprintf("%.1f %%", 100*others)})
+	}
+	p.Head.LabelWidth = 200
+	p.Head.SetBars(bars)
+}
+
+// Head returns the open head (layer, head).
+func (p *AttentionPanel) OpenedHead() (int, int) { return p.headL, p.headH }
+
+func (p *AttentionPanel) showMissing(att []trace.Attention, query int) {
+	p.Title.SetText(fmt.Sprintf("No attention was captured for %s.", p.tokName(query)))
+	p.Sink.SetText("")
+	if len(att) == 0 {
+		p.Missing.SetText("This run captured no attention. Generate again: the last prompt token and every generated token are captured (every prompt token for prompts up to 256 tokens).")
+	} else {
+		p.Missing.SetText("Attention is captured for the last prompt token and every generated token (every prompt token for prompts up to 256 tokens). Available here:")
+	}
+	p.offers.RemoveAll()
+	for i, a := range att {
+		if i >= 8 {
+			p.offers.Add(widget.NewLabel(fmt.Sprintf("… and %d more (click them in the stream)", len(att)-i)))
+			break
+		}
+		q := a.QueryPos
+		p.offers.Add(widget.NewButton(fmt.Sprintf("%s (%d)", clip(Visible(p.text(q)), 12), q), func() {
+			if p.OnQuery != nil {
+				p.OnQuery(q)
+			}
+		}))
+	}
+	p.render()
+}
+
+// render puts the current widgets in the scroll.
+func (p *AttentionPanel) render() {
+	objs := []fyne.CanvasObject{p.Title}
+	switch {
+	case p.has:
+		objs = append(objs, p.Sink,
+			container.NewBorder(nil, nil, p.gridBox, nil,
+				container.NewVBox(p.HeadTitle, p.Head)))
+	case p.Missing.Text != "":
+		objs = append(objs, p.Missing, p.offers)
+	}
+	p.content.Objects = objs
+	p.content.Refresh()
+}
+
+func (p *AttentionPanel) text(pos int) string {
+	if pos >= 0 && pos < len(p.tokens) {
+		return p.tokens[pos].Text
+	}
+	return "?"
+}
+
+func (p *AttentionPanel) tokName(pos int) string {
+	return fmt.Sprintf("«%s» (position %d)", clip(Visible(p.text(pos)), 24), pos)
+}
+
+// clip shortens s to n runes with an ellipsis.
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

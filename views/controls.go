@@ -1,0 +1,221 @@
+package views
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/widget"
+
+	"loupe/trace"
+)
+
+// PromptEntry is a multi-line entry where Ctrl+Enter generates and Esc
+// stops, even while it has the keyboard focus.
+type PromptEntry struct {
+	widget.Entry
+	OnGenerate, OnStop func()
+}
+
+// NewPromptEntry makes an empty prompt box.
+func NewPromptEntry() *PromptEntry {
+	e := &PromptEntry{}
+	e.MultiLine = true
+	e.Wrapping = fyne.TextWrapWord
+	e.ExtendBaseWidget(e)
+	return e
+}
+
+// IsGenerateShortcut reports whether s is Ctrl+Enter (or Ctrl+Return).
+func IsGenerateShortcut(s fyne.Shortcut) bool {
+	c, ok := s.(*desktop.CustomShortcut)
+	return ok && c.Modifier == fyne.KeyModifierControl && (c.KeyName == fyne.KeyReturn || c.KeyName == fyne.KeyEnter)
+}
+
+// TypedShortcut catches Ctrl+Enter before the entry does.
+func (e *PromptEntry) TypedShortcut(s fyne.Shortcut) {
+	if IsGenerateShortcut(s) {
+		if e.OnGenerate != nil {
+			e.OnGenerate()
+		}
+		return
+	}
+	e.Entry.TypedShortcut(s)
+}
+
+// TypedKey catches Esc.
+func (e *PromptEntry) TypedKey(k *fyne.KeyEvent) {
+	if k.Name == fyne.KeyEscape {
+		if e.OnStop != nil {
+			e.OnStop()
+		}
+		return
+	}
+	e.Entry.TypedKey(k)
+}
+
+// Controls is the left column: prompt, Generate/Stop, and the settings.
+type Controls struct {
+	Prompt            *PromptEntry
+	History           *widget.Select
+	Generate, Stop    *widget.Button
+	MaxTokens         *widget.Entry
+	Mode              *widget.RadioGroup
+	Temperature, TopK *widget.Entry
+	TopP, MinP        *widget.Entry
+	Presence, Seed    *widget.Entry
+	Threads           *widget.Entry
+	Kernels           *widget.Select
+	Status            *widget.Label
+	Progress          *widget.ProgressBar
+	sampling          []*widget.Entry
+	Box               fyne.CanvasObject
+}
+
+// Greedy and Sampling are the Mode choices.
+const (
+	Greedy   = "Greedy"
+	Sampling = "Sampling"
+)
+
+func numEntry(v string) *widget.Entry {
+	e := widget.NewEntry()
+	e.SetText(v)
+	return e
+}
+
+// NewControls builds the column; onGenerate and onStop are called by the
+// buttons and shortcuts.
+func NewControls(onGenerate, onStop func()) *Controls {
+	c := &Controls{Prompt: NewPromptEntry()}
+	c.Prompt.OnGenerate, c.Prompt.OnStop = onGenerate, onStop
+	c.Prompt.SetPlaceHolder("Type a prompt, then Ctrl+Enter")
+	c.Prompt.SetMinRowsVisible(6)
+	c.History = widget.NewSelect(nil, func(s string) {
+		if s != "" {
+			c.Prompt.SetText(s)
+		}
+	})
+	c.History.PlaceHolder = "Prompt history and demo prompts…"
+	c.Generate = widget.NewButton("Generate  (Ctrl+Enter)", onGenerate)
+	c.Generate.Importance = widget.HighImportance
+	c.Stop = widget.NewButton("Stop  (Esc)", onStop)
+	c.Stop.Importance = widget.DangerImportance
+	c.Stop.Disable()
+	c.MaxTokens = numEntry("100")
+	c.Temperature, c.TopK, c.TopP = numEntry("0.7"), numEntry("20"), numEntry("0.8")
+	c.MinP, c.Presence, c.Seed = numEntry("0"), numEntry("0"), numEntry("1")
+	c.sampling = []*widget.Entry{c.Temperature, c.TopK, c.TopP, c.MinP, c.Presence, c.Seed}
+	c.Mode = widget.NewRadioGroup([]string{Greedy, Sampling}, func(string) { c.syncMode() })
+	c.Mode.Horizontal = true
+	c.Mode.Required = true
+	c.Mode.SetSelected(Greedy)
+	c.Threads = numEntry("0")
+	c.Kernels = widget.NewSelect([]string{"auto"}, nil)
+	c.Kernels.SetSelected("auto")
+	c.Status = widget.NewLabel("")
+	c.Status.Wrapping = fyne.TextWrapWord
+	c.Progress = widget.NewProgressBar()
+	c.Progress.Hide()
+	form := container.New(layout.NewFormLayout(),
+		widget.NewLabel("Max tokens"), c.MaxTokens,
+		widget.NewLabel("Decoding"), c.Mode,
+		widget.NewLabel("Temperature"), c.Temperature,
+		widget.NewLabel("Top-k"), c.TopK,
+		widget.NewLabel("Top-p"), c.TopP,
+		widget.NewLabel("Min-p"), c.MinP,
+		widget.NewLabel("Presence penalty"), c.Presence,
+		widget.NewLabel("Seed"), c.Seed,
+		widget.NewLabel("Threads (0: all cores)"), c.Threads,
+		widget.NewLabel("Kernels"), c.Kernels,
+	)
+	c.Box = container.NewVBox(c.History, c.Prompt,
+		container.NewGridWithColumns(2, c.Generate, c.Stop),
+		form, c.Progress, c.Status)
+	return c
+}
+
+// syncMode enables the sampling knobs only when sampling.
+func (c *Controls) syncMode() {
+	for _, e := range c.sampling {
+		if c.Mode.Selected == Sampling {
+			e.Enable()
+		} else {
+			e.Disable()
+		}
+	}
+}
+
+// SetRunning switches the buttons between idle and generating.
+func (c *Controls) SetRunning(on bool) {
+	if on {
+		c.Generate.Disable()
+		c.Stop.Enable()
+	} else {
+		c.Generate.Enable()
+		c.Stop.Disable()
+	}
+}
+
+// SetKernelOptions lists the kernel levels this CPU supports ("auto" first).
+func (c *Controls) SetKernelOptions(opts []string, selected string) {
+	c.Kernels.SetOptions(opts)
+	c.Kernels.SetSelected(selected)
+}
+
+// SetHistory lists prompts in the history menu.
+func (c *Controls) SetHistory(prompts []string) { c.History.SetOptions(prompts) }
+
+// Settings reads the knobs; an error names the setting that is wrong.
+func (c *Controls) Settings() (trace.Settings, error) {
+	var s trace.Settings
+	var err error
+	if s.MaxTokens, err = intField("max tokens", c.MaxTokens.Text, 1, 1<<20); err != nil {
+		return s, err
+	}
+	if s.Threads, err = intField("threads", c.Threads.Text, 0, 1024); err != nil {
+		return s, err
+	}
+	s.Kernels = c.Kernels.Selected
+	if c.Mode.Selected != Sampling {
+		return s, nil
+	}
+	if s.Temperature, err = floatField("temperature", c.Temperature.Text, 0, 10); err != nil {
+		return s, err
+	}
+	if s.TopK, err = intField("top-k", c.TopK.Text, 0, 1<<20); err != nil {
+		return s, err
+	}
+	if s.TopP, err = floatField("top-p", c.TopP.Text, 0, 1); err != nil {
+		return s, err
+	}
+	if s.MinP, err = floatField("min-p", c.MinP.Text, 0, 1); err != nil {
+		return s, err
+	}
+	if s.PresencePenalty, err = floatField("presence penalty", c.Presence.Text, -10, 10); err != nil {
+		return s, err
+	}
+	seed, err := intField("seed", c.Seed.Text, 0, 1<<62)
+	s.Seed = uint64(seed)
+	return s, err
+}
+
+func intField(name, text string, lo, hi int) (int, error) {
+	v, err := strconv.Atoi(strings.TrimSpace(text))
+	if err != nil || v < lo || v > hi {
+		return 0, fmt.Errorf("%s: %q is not a whole number from %d to %d", name, text, lo, hi)
+	}
+	return v, nil
+}
+
+func floatField(name, text string, lo, hi float64) (float64, error) {
+	v, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
+	if err != nil || v < lo || v > hi {
+		return 0, fmt.Errorf("%s: %q is not a number from %g to %g", name, text, lo, hi)
+	}
+	return v, nil
+}

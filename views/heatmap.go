@@ -1,0 +1,167 @@
+package views
+
+import (
+	"image"
+	"image/color"
+	"math"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/widget"
+)
+
+// Heatmap draws a rows × cols grid of values in [0, 1] with a colour-blind
+// safe palette, and maps the mouse to a cell: the attention grid is layers
+// (rows, layer 0 at the top) × heads (columns).
+type Heatmap struct {
+	widget.BaseWidget
+	OnHover func(row, col int, v float64) // row -1 when the mouse leaves
+	OnTap   func(row, col int)
+	// AsBars draws each row as a horizontal bar whose length is the row's
+	// first value over the largest (the per-layer mean beside the grid).
+	AsBars bool
+
+	values [][]float64
+	raster *canvas.Raster
+	cell   fyne.Size // minimum cell size
+}
+
+// NewHeatmap makes an empty heatmap with cells at least cw × ch.
+func NewHeatmap(cw, ch float32) *Heatmap {
+	h := &Heatmap{cell: fyne.NewSize(cw, ch)}
+	h.raster = canvas.NewRaster(h.draw)
+	h.raster.ScaleMode = canvas.ImageScalePixels
+	h.ExtendBaseWidget(h)
+	return h
+}
+
+// SetValues replaces the grid (rows of equal length).
+func (h *Heatmap) SetValues(v [][]float64) {
+	h.values = v
+	h.raster.Refresh()
+	h.Refresh()
+}
+
+// Dims returns rows and columns.
+func (h *Heatmap) Dims() (rows, cols int) {
+	if len(h.values) == 0 {
+		return 0, 0
+	}
+	return len(h.values), len(h.values[0])
+}
+
+// CellAt maps a position in the widget to a cell.
+func (h *Heatmap) CellAt(p fyne.Position) (row, col int, ok bool) {
+	rows, cols := h.Dims()
+	s := h.Size()
+	if rows == 0 || s.Width <= 0 || s.Height <= 0 || p.X < 0 || p.Y < 0 {
+		return 0, 0, false
+	}
+	row = int(p.Y / s.Height * float32(rows))
+	col = int(p.X / s.Width * float32(cols))
+	if row >= rows || col >= cols {
+		return 0, 0, false
+	}
+	return row, col, true
+}
+
+// draw paints one pixel block per cell with a one-pixel gap between cells.
+func (h *Heatmap) draw(w, ht int) image.Image {
+	img := image.NewNRGBA(image.Rect(0, 0, w, ht))
+	rows, cols := h.Dims()
+	if rows == 0 {
+		return img
+	}
+	if h.AsBars {
+		h.drawBars(img, w, ht)
+		return img
+	}
+	for y := range ht {
+		r := y * rows / ht
+		gapY := (y+1)*rows/ht != r && ht/rows > 3
+		for x := range w {
+			c := x * cols / w
+			gapX := (x+1)*cols/w != c && w/cols > 3
+			if gapX || gapY {
+				continue
+			}
+			img.Set(x, y, Viridis(h.values[r][c]))
+		}
+	}
+	return img
+}
+
+// drawBars paints row r as a bar of length values[r][0] / max.
+func (h *Heatmap) drawBars(img *image.NRGBA, w, ht int) {
+	rows := len(h.values)
+	top := 1e-9
+	for _, r := range h.values {
+		top = math.Max(top, r[0])
+	}
+	for y := range ht {
+		r := y * rows / ht
+		if (y+1)*rows/ht != r && ht/rows > 3 {
+			continue
+		}
+		n := int(float64(w) * clamp01(h.values[r][0]/top))
+		for x := range n {
+			img.Set(x, y, Viridis(h.values[r][0]))
+		}
+	}
+}
+
+func (h *Heatmap) Tapped(e *fyne.PointEvent) {
+	if r, c, ok := h.CellAt(e.Position); ok && h.OnTap != nil {
+		h.OnTap(r, c)
+	}
+}
+
+func (h *Heatmap) MouseIn(e *desktop.MouseEvent) { h.MouseMoved(e) }
+func (h *Heatmap) MouseMoved(e *desktop.MouseEvent) {
+	if r, c, ok := h.CellAt(e.Position); ok && h.OnHover != nil {
+		h.OnHover(r, c, h.values[r][c])
+	}
+}
+func (h *Heatmap) MouseOut() {
+	if h.OnHover != nil {
+		h.OnHover(-1, -1, 0)
+	}
+}
+
+// CreateRenderer implements fyne.Widget.
+func (h *Heatmap) CreateRenderer() fyne.WidgetRenderer {
+	return &heatRenderer{h: h}
+}
+
+type heatRenderer struct{ h *Heatmap }
+
+func (r *heatRenderer) Layout(s fyne.Size) { r.h.raster.Resize(s) }
+func (r *heatRenderer) MinSize() fyne.Size {
+	rows, cols := r.h.Dims()
+	return fyne.NewSize(float32(max(cols, 1))*r.h.cell.Width, float32(max(rows, 1))*r.h.cell.Height)
+}
+func (r *heatRenderer) Refresh()                     { r.h.raster.Refresh() }
+func (r *heatRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{r.h.raster} }
+func (r *heatRenderer) Destroy()                     {}
+
+// viridisStops are nine samples of matplotlib's viridis, which stays
+// readable in grey and for the common colour-vision deficiencies.
+var viridisStops = [...][3]float64{
+	{68, 1, 84}, {71, 44, 122}, {59, 81, 139}, {44, 113, 142}, {33, 144, 141},
+	{39, 173, 129}, {92, 200, 99}, {170, 220, 50}, {253, 231, 37},
+}
+
+// Viridis maps v in [0, 1] to a colour (NaN and out of range are clamped).
+func Viridis(v float64) color.NRGBA {
+	v = clamp01(v)
+	f := v * float64(len(viridisStops)-1)
+	i := int(math.Floor(f))
+	if i >= len(viridisStops)-1 {
+		i, f = len(viridisStops)-2, float64(len(viridisStops)-1)
+	}
+	t := f - float64(i)
+	a, b := viridisStops[i], viridisStops[i+1]
+	mix := func(k int) uint8 { return uint8(math.Round(a[k] + (b[k]-a[k])*t)) }
+	return color.NRGBA{mix(0), mix(1), mix(2), 255}
+}

@@ -1,0 +1,136 @@
+package views
+
+import (
+	"fmt"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/widget"
+
+	"loupe/trace"
+)
+
+// Bytes formats a byte count with a decimal unit (KB = 1,000 bytes, as the
+// article counts).
+func Bytes(n float64) string {
+	units := []string{"B", "KB", "MB", "GB", "TB"}
+	i := 0
+	for n >= 1000 && i < len(units)-1 {
+		n /= 1000
+		i++
+	}
+	if i == 0 {
+		return fmt.Sprintf("%.0f B", n)
+	}
+	return fmt.Sprintf("%.1f %s", n, units[i])
+}
+
+// Count formats a parameter count: 1.5 B, 233 M, 12 K.
+func Count(n int64) string {
+	f := float64(n)
+	switch {
+	case f >= 1e9:
+		return fmt.Sprintf("%.2f B", f/1e9)
+	case f >= 1e6:
+		return fmt.Sprintf("%.1f M", f/1e6)
+	case f >= 1e3:
+		return fmt.Sprintf("%.1f K", f/1e3)
+	}
+	return fmt.Sprintf("%d", n)
+}
+
+// TotalParams sums every parameter group.
+func TotalParams(m trace.ModelInfo) int64 {
+	return m.ParamsEmbedding + m.ParamsAttention + m.ParamsMLP + m.ParamsNorm + m.ParamsOutput
+}
+
+// ModelRows are the label/value pairs of the Model panel.
+func ModelRows(m trace.ModelInfo, cpu, kernels string) [][2]string {
+	kv := float64(m.KVBytesPerToken)
+	outShare := 0.0
+	if m.WeightBytesPerTok > 0 {
+		outShare = 100 * float64(m.OutputBytesPerTok) / float64(m.WeightBytesPerTok)
+	}
+	tied := "separate output head"
+	if m.TiedEmbeddings {
+		tied = "output head tied to the embedding table"
+	}
+	return [][2]string{
+		{"Model", fmt.Sprintf("%s (%s, %s)", m.Name, m.Architecture, m.ModelType)},
+		{"Folder", m.Path},
+		{"Shape", fmt.Sprintf("%d layers · %d query heads · %d K/V heads · head dim %d", m.Layers, m.Heads, m.KVHeads, m.HeadDim)},
+		{"Widths", fmt.Sprintf("hidden %d · MLP %d · vocabulary %d · context %d", m.Hidden, m.Intermediate, m.Vocab, m.MaxPositions)},
+		{"Parameters", fmt.Sprintf("%s in all (%s)", Count(TotalParams(m)), tied)},
+		{"Weights", fmt.Sprintf("%s, file %s", m.DType, Bytes(float64(m.FileBytes)))},
+		{"Read per token", fmt.Sprintf("%s of weights, of which the output head %s (%.0f %%)",
+			Bytes(float64(m.WeightBytesPerTok)), Bytes(float64(m.OutputBytesPerTok)), outShare)},
+		{"KV cache", fmt.Sprintf("%s per token · %s at 4,096 tokens · %s at 32,000 tokens",
+			Bytes(kv), Bytes(kv*4096), Bytes(kv*32000))},
+		{"CPU", cpu},
+		{"Kernels", kernels},
+	}
+}
+
+// ModelPanel shows the loaded model's architecture, sizes and where its
+// parameters sit.
+type ModelPanel struct {
+	widget.BaseWidget
+	OnExport func(format string)
+
+	form   *fyne.Container
+	Shares *Bars
+	box    *fyne.Container
+	rows   [][2]string
+}
+
+// NewModelPanel makes an empty panel.
+func NewModelPanel() *ModelPanel {
+	p := &ModelPanel{form: container.New(layout.NewFormLayout()), Shares: NewBars()}
+	p.Shares.LabelWidth = 160
+	p.box = container.NewBorder(exportButtons(func(f string) {
+		if p.OnExport != nil {
+			p.OnExport(f)
+		}
+	}), nil, nil, nil, container.NewVScroll(container.NewVBox(p.form,
+		boldLabel("Where the parameters are"), p.Shares)))
+	p.ExtendBaseWidget(p)
+	return p
+}
+
+// CreateRenderer implements fyne.Widget.
+func (p *ModelPanel) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(p.box) }
+
+// Rows returns the label/value pairs shown (for tests).
+func (p *ModelPanel) Rows() [][2]string { return p.rows }
+
+// Display shows m with the CPU and kernel descriptions.
+func (p *ModelPanel) Display(m trace.ModelInfo, cpu, kernels string) {
+	p.rows = ModelRows(m, cpu, kernels)
+	p.form.RemoveAll()
+	for _, r := range p.rows {
+		k := widget.NewLabelWithStyle(r[0], fyne.TextAlignTrailing, fyne.TextStyle{Bold: true})
+		v := widget.NewLabel(r[1])
+		v.Wrapping = fyne.TextWrapWord
+		p.form.Add(k)
+		p.form.Add(v)
+	}
+	total := float64(TotalParams(m))
+	share := func(n int64) float64 {
+		if total <= 0 {
+			return 0
+		}
+		return float64(n) / total
+	}
+	groups := []struct {
+		name string
+		n    int64
+	}{{"embedding", m.ParamsEmbedding}, {"attention", m.ParamsAttention}, {"MLP", m.ParamsMLP},
+		{"norms", m.ParamsNorm}, {"output head", m.ParamsOutput}}
+	var bars []Bar
+	for _, g := range groups {
+		bars = append(bars, Bar{Label: g.name, Segments: []float64{share(g.n)},
+			Value: fmt.Sprintf("%s (%.1f %%)", Count(g.n), 100*share(g.n))})
+	}
+	p.Shares.SetBars(bars)
+}

@@ -1,0 +1,80 @@
+package views
+
+import (
+	"fmt"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"loupe/trace"
+)
+
+// StepFor finds the step behind the selected position: the step that chose
+// a generated token, or for a prompt token the prediction made after it.
+func StepFor(steps []trace.Step, toks []trace.Token, pos int) (trace.Step, bool) {
+	want := pos
+	if pos >= 0 && pos < len(toks) && !toks[pos].Generated {
+		want = pos + 1
+	}
+	for _, s := range steps {
+		if s.Pos == want {
+			return s, true
+		}
+	}
+	return trace.Step{}, false
+}
+
+// NextTokenPanel shows the top candidates of one step with their
+// probabilities, the chosen token highlighted.
+type NextTokenPanel struct {
+	widget.BaseWidget
+	OnExport func(format string)
+
+	Title *widget.Label
+	Bars  *Bars
+	step  trace.Step
+	has   bool
+	box   *fyne.Container
+}
+
+// NewNextTokenPanel makes an empty panel.
+func NewNextTokenPanel() *NextTokenPanel {
+	p := &NextTokenPanel{Title: boldLabel("Generate, then click a token to see the candidates it was drawn from."), Bars: NewBars()}
+	p.Bars.LabelWidth = 220
+	p.box = container.NewBorder(exportButtons(func(f string) {
+		if p.OnExport != nil {
+			p.OnExport(f)
+		}
+	}), nil, nil, nil, container.NewVScroll(container.NewVBox(p.Title, p.Bars)))
+	p.ExtendBaseWidget(p)
+	return p
+}
+
+// CreateRenderer implements fyne.Widget.
+func (p *NextTokenPanel) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(p.box) }
+
+// Step returns the step shown.
+func (p *NextTokenPanel) Step() (trace.Step, bool) { return p.step, p.has }
+
+// Display shows the step behind position pos.
+func (p *NextTokenPanel) Display(toks []trace.Token, steps []trace.Step, pos int) {
+	p.step, p.has = StepFor(steps, toks, pos)
+	if !p.has {
+		p.Title.SetText(fmt.Sprintf("No candidates at position %d: the engine records them for generated tokens and the last prompt token.", pos))
+		p.Bars.SetBars(nil)
+		return
+	}
+	ctx := ""
+	if p.step.Pos-1 >= 0 && p.step.Pos-1 < len(toks) {
+		ctx = fmt.Sprintf(" after «%s»", clip(Visible(toks[p.step.Pos-1].Text), 20))
+	}
+	p.Title.SetText(fmt.Sprintf("Top %d candidates for position %d%s; chosen: «%s» (%.1f %%)",
+		len(p.step.Top), p.step.Pos, ctx, clip(Visible(p.step.Chosen.Text), 20), 100*p.step.Chosen.P))
+	bars := make([]Bar, 0, len(p.step.Top))
+	for _, c := range p.step.Top {
+		bars = append(bars, Bar{Label: fmt.Sprintf("%s", clip(Visible(c.Text), 18)), Segments: []float64{c.P},
+			Value: fmt.Sprintf("%.1f %%  id %d", 100*c.P, c.ID), Highlight: c.ID == p.step.Chosen.ID})
+	}
+	p.Bars.SetBars(bars)
+}

@@ -1,0 +1,122 @@
+package views
+
+import (
+	"fmt"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"loupe/trace"
+)
+
+// DecodeGBs is the read bandwidth decode achieved: bytes read per token ×
+// tokens / seconds, in GB/s (0 when unknown).
+func DecodeGBs(t trace.Timing) float64 {
+	if t.DecodeSeconds <= 0 || t.BytesPerToken <= 0 {
+		return 0
+	}
+	return t.BytesPerToken * float64(t.DecodeTokens) / t.DecodeSeconds / 1e9
+}
+
+func rate(tokens int, s float64) float64 {
+	if s <= 0 {
+		return 0
+	}
+	return float64(tokens) / s
+}
+
+// TimingLine describes one generation: prefill (reading) and decode
+// (writing) with tokens, seconds, tokens/s and share of the wait, then the
+// decode bandwidth against the measured one (bw ≤ 0: unknown).
+func TimingLine(t trace.Timing, bw float64, measuring bool) string {
+	total := t.PrefillSeconds + t.DecodeSeconds
+	share := func(s float64) float64 {
+		if total <= 0 {
+			return 0
+		}
+		return 100 * s / total
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "prefill %d tokens, %.2f s, %.0f tok/s (%.0f %%) · decode %d tokens, %.2f s, %.1f tok/s (%.0f %%)",
+		t.PrefillTokens, t.PrefillSeconds, rate(t.PrefillTokens, t.PrefillSeconds), share(t.PrefillSeconds),
+		t.DecodeTokens, t.DecodeSeconds, rate(t.DecodeTokens, t.DecodeSeconds), share(t.DecodeSeconds))
+	gbs := DecodeGBs(t)
+	switch {
+	case gbs <= 0:
+	case bw > 0:
+		fmt.Fprintf(&b, "\ndecode reads %.1f GB/s = %.0f %% of the %.1f GB/s this machine can read", gbs, 100*gbs/bw, bw)
+	case measuring:
+		fmt.Fprintf(&b, "\ndecode reads %.1f GB/s (machine bandwidth: measuring…)", gbs)
+	default:
+		fmt.Fprintf(&b, "\ndecode reads %.1f GB/s (machine bandwidth unknown)", gbs)
+	}
+	return b.String()
+}
+
+// TimingPanel shows every generation since start as a bar split into
+// prefill and decode, on a common time scale.
+type TimingPanel struct {
+	widget.BaseWidget
+	OnExport func(format string)
+
+	Title *widget.Label
+	list  *fyne.Container
+	box   *fyne.Container
+	runs  []trace.Timing
+}
+
+// NewTimingPanel makes an empty panel.
+func NewTimingPanel() *TimingPanel {
+	p := &TimingPanel{Title: boldLabel("No generation yet.")}
+	p.list = container.NewVBox()
+	p.box = container.NewBorder(exportButtons(func(f string) {
+		if p.OnExport != nil {
+			p.OnExport(f)
+		}
+	}), nil, nil, nil, container.NewVScroll(container.NewVBox(p.Title, p.list)))
+	p.ExtendBaseWidget(p)
+	return p
+}
+
+// CreateRenderer implements fyne.Widget.
+func (p *TimingPanel) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(p.box) }
+
+// Runs is the number of generations shown.
+func (p *TimingPanel) Runs() int { return len(p.runs) }
+
+// Display shows runs (oldest first); bw is the measured read bandwidth in
+// GB/s (≤ 0: unknown, measuring says whether it is on its way).
+func (p *TimingPanel) Display(runs []trace.Timing, bw float64, measuring bool) {
+	p.runs = runs
+	p.list.RemoveAll()
+	if len(runs) == 0 {
+		p.Title.SetText("No generation yet.")
+		return
+	}
+	p.Title.SetText("The two times of an answer: reading the prompt (prefill) and writing the continuation (decode), one bar per generation.")
+	longest := 0.0
+	for _, t := range runs {
+		longest = max(longest, t.PrefillSeconds+t.DecodeSeconds)
+	}
+	for i := len(runs) - 1; i >= 0; i-- {
+		t := runs[i]
+		bars := NewBars()
+		bars.LabelWidth = 110
+		bars.Colors = []fyne.ThemeColorName{theme.ColorNameWarning, theme.ColorNamePrimary}
+		segs := []float64{0, 0}
+		if longest > 0 {
+			segs = []float64{t.PrefillSeconds / longest, t.DecodeSeconds / longest}
+		}
+		bars.SetBars([]Bar{{Label: fmt.Sprintf("run %d", i+1), Segments: segs,
+			Value: fmt.Sprintf("%.2f s", t.PrefillSeconds+t.DecodeSeconds), Highlight: i == len(runs)-1}})
+		line := widget.NewLabel(TimingLine(t, bw, measuring))
+		line.Wrapping = fyne.TextWrapWord
+		p.list.Add(bars)
+		p.list.Add(line)
+	}
+	legend := widget.NewRichTextFromMarkdown("Orange: prefill (reading the prompt, all tokens at once) · Blue: decode (one token after another)")
+	p.list.Add(legend)
+}

@@ -1,0 +1,376 @@
+// Package views holds Loupe's Fyne widgets, one panel per file. Everything
+// here runs on the UI goroutine; the app package feeds it plain trace data.
+package views
+
+import (
+	"fmt"
+	"image/color"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"loupe/trace"
+)
+
+// Visible makes a token piece's whitespace visible: '·' for a space, '¶'
+// for a newline, '→' for a tab; an empty piece becomes '∅'.
+func Visible(piece string) string {
+	if piece == "" {
+		return "∅"
+	}
+	r := strings.NewReplacer(" ", "·", "\n", "¶", "\r", "␍", "\t", "→")
+	return r.Replace(piece)
+}
+
+// TokenStream shows the prompt and generated tokens as chips that wrap like
+// text. Only the visible rows are built: a widget.List holds one row of chips
+// per line, so a 3,139-token prompt costs a few dozen rows of widgets.
+type TokenStream struct {
+	widget.BaseWidget
+
+	OnSelect func(pos int) // left click: the query token of the panels
+	OnSource func(pos int) // right or Shift+click: the source token of the grid
+
+	tokens   []trace.Token
+	widths   []float32 // chip width per token
+	rows     [][2]int  // [first, end) token index per line
+	width    float32   // width the rows were flowed for
+	selected int
+	source   int
+
+	list  *widget.List
+	hover *widget.Label
+}
+
+// NewTokenStream makes an empty stream.
+func NewTokenStream() *TokenStream {
+	t := &TokenStream{selected: -1, source: -1}
+	t.hover = widget.NewLabel("Hover a token to see its id; click it to inspect it, right-click (or Shift+click) to make it the source.")
+	t.hover.Truncation = fyne.TextTruncateEllipsis
+	t.list = widget.NewList(
+		func() int { return len(t.rows) },
+		func() fyne.CanvasObject { return newChipRow(t) },
+		func(id widget.ListItemID, o fyne.CanvasObject) {
+			r := o.(*chipRow)
+			r.row = id
+			r.Refresh()
+		})
+	t.list.HideSeparators = true
+	t.ExtendBaseWidget(t)
+	return t
+}
+
+// CreateRenderer implements fyne.Widget.
+func (t *TokenStream) CreateRenderer() fyne.WidgetRenderer {
+	return &streamRenderer{t: t, box: container.NewBorder(nil, t.hover, nil, nil, t.list)}
+}
+
+// SetTokens replaces every token.
+func (t *TokenStream) SetTokens(toks []trace.Token) {
+	t.tokens = append(t.tokens[:0], toks...)
+	t.widths = t.widths[:0]
+	for _, tok := range t.tokens {
+		t.widths = append(t.widths, chipWidth(tok.Text))
+	}
+	if t.selected >= len(t.tokens) {
+		t.selected = -1
+	}
+	if t.source >= len(t.tokens) {
+		t.source = -1
+	}
+	t.reflow()
+	t.list.Refresh()
+}
+
+// Append adds one token at the end and scrolls to it.
+func (t *TokenStream) Append(tok trace.Token) {
+	t.tokens = append(t.tokens, tok)
+	t.widths = append(t.widths, chipWidth(tok.Text))
+	n := len(t.tokens)
+	if len(t.rows) > 0 && t.rowWidth(t.rows[len(t.rows)-1])+t.widths[n-1] <= t.avail() {
+		t.rows[len(t.rows)-1][1] = n
+		t.list.RefreshItem(len(t.rows) - 1)
+	} else {
+		t.rows = append(t.rows, [2]int{n - 1, n})
+		t.list.Refresh()
+	}
+	t.list.ScrollToBottom()
+}
+
+// Tokens returns the tokens shown (do not modify).
+func (t *TokenStream) Tokens() []trace.Token { return t.tokens }
+
+// Selected is the query position, -1 when none.
+func (t *TokenStream) Selected() int { return t.selected }
+
+// Source is the source position, -1 when none.
+func (t *TokenStream) Source() int { return t.source }
+
+// Rows is the number of wrapped lines (for tests).
+func (t *TokenStream) Rows() int { return len(t.rows) }
+
+// HoverText is the line under the stream describing the hovered token.
+func (t *TokenStream) HoverText() string { return t.hover.Text }
+
+// SetSelected marks pos as the query token without calling OnSelect.
+func (t *TokenStream) SetSelected(pos int) {
+	t.selected = pos
+	t.list.Refresh()
+	if r := t.rowOf(pos); r >= 0 {
+		t.list.ScrollTo(r)
+	}
+}
+
+// SetSource marks pos as the source token without calling OnSource.
+func (t *TokenStream) SetSource(pos int) {
+	t.source = pos
+	t.list.Refresh()
+}
+
+// Select marks pos as the query and reports it, as a click would.
+func (t *TokenStream) Select(pos int) {
+	t.SetSelected(pos)
+	if t.OnSelect != nil {
+		t.OnSelect(pos)
+	}
+}
+
+// Choose marks pos as the source and reports it, as a right click would.
+func (t *TokenStream) Choose(pos int) {
+	t.SetSource(pos)
+	if t.OnSource != nil {
+		t.OnSource(pos)
+	}
+}
+
+// Describe is the hover text of one token: position, id and visible piece.
+func Describe(tok trace.Token) string {
+	kind := "prompt"
+	if tok.Generated {
+		kind = "generated"
+	}
+	return fmt.Sprintf("position %d · id %d · «%s» · %s", tok.Pos, tok.ID, Visible(tok.Text), kind)
+}
+
+func (t *TokenStream) showHover(i int) {
+	if i < 0 || i >= len(t.tokens) {
+		return
+	}
+	t.hover.SetText(Describe(t.tokens[i]))
+}
+
+func (t *TokenStream) avail() float32 {
+	w := t.width - 2*theme.Padding() - 12 // room for the scroll bar
+	if w < 80 {
+		w = 80
+	}
+	return w
+}
+
+func (t *TokenStream) rowWidth(r [2]int) float32 {
+	var w float32
+	for i := r[0]; i < r[1]; i++ {
+		w += t.widths[i]
+	}
+	return w
+}
+
+// reflow packs the chips into lines no wider than the stream.
+func (t *TokenStream) reflow() {
+	t.rows = t.rows[:0]
+	avail := t.avail()
+	start, w := 0, float32(0)
+	for i, cw := range t.widths {
+		if i > start && w+cw > avail {
+			t.rows = append(t.rows, [2]int{start, i})
+			start, w = i, 0
+		}
+		w += cw
+	}
+	if start < len(t.widths) {
+		t.rows = append(t.rows, [2]int{start, len(t.widths)})
+	}
+}
+
+func (t *TokenStream) rowOf(pos int) int {
+	for r, span := range t.rows {
+		if pos >= span[0] && pos < span[1] {
+			return r
+		}
+	}
+	return -1
+}
+
+type streamRenderer struct {
+	t   *TokenStream
+	box *fyne.Container
+}
+
+func (r *streamRenderer) Layout(s fyne.Size) {
+	r.box.Resize(s)
+	if s.Width != r.t.width {
+		r.t.width = s.Width
+		r.t.reflow()
+		r.t.list.Refresh()
+	}
+}
+func (r *streamRenderer) MinSize() fyne.Size           { return fyne.NewSize(200, 120) }
+func (r *streamRenderer) Refresh()                     { r.box.Refresh() }
+func (r *streamRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{r.box} }
+func (r *streamRenderer) Destroy()                     {}
+
+const chipPad = 6
+
+func chipTextSize() float32 { return theme.TextSize() }
+
+func chipWidth(piece string) float32 {
+	return fyne.MeasureText(Visible(piece), chipTextSize(), fyne.TextStyle{Monospace: true}).Width + 2*chipPad + 3
+}
+
+func chipHeight() float32 { return chipTextSize() + 2*chipPad + 4 }
+
+// chipRow draws one line of chips and maps the mouse to a token.
+type chipRow struct {
+	widget.BaseWidget
+	t     *TokenStream
+	row   int
+	shift bool // Shift held at the last mouse down
+}
+
+func newChipRow(t *TokenStream) *chipRow {
+	r := &chipRow{t: t, row: -1}
+	r.ExtendBaseWidget(r)
+	return r
+}
+
+func (r *chipRow) span() [2]int {
+	if r.row < 0 || r.row >= len(r.t.rows) {
+		return [2]int{0, 0}
+	}
+	return r.t.rows[r.row]
+}
+
+// tokenAt returns the token index under x, -1 when none.
+func (r *chipRow) tokenAt(x float32) int {
+	s := r.span()
+	var left float32 = theme.Padding()
+	for i := s[0]; i < s[1]; i++ {
+		if x >= left && x < left+r.t.widths[i] {
+			return i
+		}
+		left += r.t.widths[i]
+	}
+	return -1
+}
+
+func (r *chipRow) Tapped(e *fyne.PointEvent) {
+	i := r.tokenAt(e.Position.X)
+	if i < 0 {
+		return
+	}
+	if r.shift {
+		r.t.Choose(i)
+		return
+	}
+	r.t.Select(i)
+}
+
+func (r *chipRow) TappedSecondary(e *fyne.PointEvent) {
+	if i := r.tokenAt(e.Position.X); i >= 0 {
+		r.t.Choose(i)
+	}
+}
+
+func (r *chipRow) MouseDown(e *desktop.MouseEvent) {
+	r.shift = e.Modifier&fyne.KeyModifierShift != 0
+}
+func (r *chipRow) MouseUp(*desktop.MouseEvent)         {}
+func (r *chipRow) MouseIn(e *desktop.MouseEvent)       { r.t.showHover(r.tokenAt(e.Position.X)) }
+func (r *chipRow) MouseMoved(e *desktop.MouseEvent)    { r.t.showHover(r.tokenAt(e.Position.X)) }
+func (r *chipRow) MouseOut()                           {}
+func (r *chipRow) MinSize() fyne.Size                  { return fyne.NewSize(50, chipHeight()) }
+func (r *chipRow) CreateRenderer() fyne.WidgetRenderer { return &chipRowRenderer{r: r} }
+
+type chipRowRenderer struct {
+	r     *chipRow
+	rects []*canvas.Rectangle
+	texts []*canvas.Text
+	objs  []fyne.CanvasObject
+}
+
+// chipColors gives fill, stroke and text colours: prompt tokens are outlined,
+// generated ones filled with the primary colour; the query and source get a
+// thick border in the primary and warning colours.
+func (r *chipRowRenderer) chipColors(tok trace.Token, i int) (fill, stroke, text color.Color, width float32) {
+	th := r.r.Theme()
+	v := fyne.CurrentApp().Settings().ThemeVariant()
+	fill = th.Color(theme.ColorNameInputBackground, v)
+	stroke = th.Color(theme.ColorNameSeparator, v)
+	text = th.Color(theme.ColorNameForeground, v)
+	width = 1
+	if tok.Generated {
+		fill = withAlpha(th.Color(theme.ColorNamePrimary, v), 0x60)
+		stroke = th.Color(theme.ColorNamePrimary, v)
+	}
+	switch i {
+	case r.r.t.selected:
+		stroke, width = th.Color(theme.ColorNameForeground, v), 3
+	case r.r.t.source:
+		stroke, width = th.Color(theme.ColorNameWarning, v), 3
+	}
+	return
+}
+
+func withAlpha(c color.Color, a uint8) color.Color {
+	r, g, b, _ := c.RGBA()
+	return color.NRGBA{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8), a}
+}
+
+func (r *chipRowRenderer) ensure(n int) {
+	for len(r.rects) < n {
+		rect := canvas.NewRectangle(color.Transparent)
+		rect.CornerRadius = 4
+		txt := canvas.NewText("", color.White)
+		txt.TextStyle = fyne.TextStyle{Monospace: true}
+		r.rects = append(r.rects, rect)
+		r.texts = append(r.texts, txt)
+	}
+	r.objs = r.objs[:0]
+	for i := range n {
+		r.objs = append(r.objs, r.rects[i], r.texts[i])
+	}
+}
+
+func (r *chipRowRenderer) Layout(fyne.Size) { r.Refresh() }
+
+func (r *chipRowRenderer) Refresh() {
+	s := r.r.span()
+	t := r.r.t
+	r.ensure(s[1] - s[0])
+	x := theme.Padding()
+	h := chipHeight()
+	for k := range s[1] - s[0] {
+		i := s[0] + k
+		tok := t.tokens[i]
+		fill, stroke, fg, sw := r.chipColors(tok, i)
+		rect, txt := r.rects[k], r.texts[k]
+		rect.FillColor, rect.StrokeColor, rect.StrokeWidth = fill, stroke, sw
+		rect.Move(fyne.NewPos(x, 1))
+		rect.Resize(fyne.NewSize(t.widths[i]-3, h-2))
+		txt.Text, txt.Color, txt.TextSize = Visible(tok.Text), fg, chipTextSize()
+		txt.Move(fyne.NewPos(x+chipPad, chipPad))
+		txt.Resize(fyne.NewSize(t.widths[i]-2*chipPad, h-2*chipPad))
+		rect.Refresh()
+		txt.Refresh()
+		x += t.widths[i]
+	}
+}
+
+func (r *chipRowRenderer) MinSize() fyne.Size           { return fyne.NewSize(50, chipHeight()) }
+func (r *chipRowRenderer) Objects() []fyne.CanvasObject { return r.objs }
+func (r *chipRowRenderer) Destroy()                     {}

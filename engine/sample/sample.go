@@ -1,0 +1,283 @@
+package sample
+
+import (
+	"math"
+)
+
+// Candidate is one token of the distribution a token was drawn from.
+type Candidate struct {
+	ID int
+	P  float64
+}
+
+// Sampler draws tokens with fixed settings and its own seeded generator.
+// Not safe for concurrent use; one per generation.
+type Sampler struct {
+	p         Params
+	rng       splitMix64
+	promptLen int
+
+	counts []int32  // [V] occurrences of each id in the generated ids; zero between calls
+	marks  []uint32 // [V] stamp of the call that last penalised the id for repetition
+	stamp  uint32
+	heap   []int32 // scratch for topSorted
+	all    []int32 // [V] scratch for full sorts
+}
+
+// New checks p and seeds the generator (sampling.md §5: SplitMix64 from the
+// seed itself, so seeds 1 … 5 give five different streams).
+func New(p Params, seed uint64) (*Sampler, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	return &Sampler{p: p, rng: splitMix64{s: seed}}, nil
+}
+
+// Params reports the settings.
+func (s *Sampler) Params() Params { return s.p }
+
+// SetPromptLen says how many leading ids of Sample's history are the prompt:
+// they count for the repetition penalty but not for the frequency and
+// presence penalties, which count generated tokens only (sampling.md §3).
+// Without it the whole history counts as generated.
+func (s *Sampler) SetPromptLen(n int) { s.promptLen = n }
+
+// Sample picks the next token from logits (length V, modified in place)
+// given history = prompt ids then generated ids (see SetPromptLen), and
+// returns the n most probable candidates of the distribution the token was
+// drawn from, by P descending, ties by lower id. Greedy: softmax at T = 1 of
+// the penalised logits over the whole vocabulary. Sampling: the final
+// distribution after penalties, temperature and truncation, renormalised.
+// NaN logits count as −∞. With no logits it returns −1; when every logit is
+// −∞ it returns 0 and no candidates.
+func (s *Sampler) Sample(logits []float32, history []int, n int) (id int, top []Candidate) {
+	pl := min(max(s.promptLen, 0), len(history))
+	return s.SampleWith(logits, history, history[pl:], n)
+}
+
+// SampleWith is Sample with the two histories given apart: context (prompt
+// and generated ids) for the repetition penalty, generated for frequency and
+// presence. Ids outside [0, V) are ignored.
+func (s *Sampler) SampleWith(logits []float32, context, generated []int, n int) (id int, top []Candidate) {
+	if len(logits) == 0 {
+		return -1, nil
+	}
+	for i, v := range logits {
+		if v != v {
+			logits[i] = float32(math.Inf(-1))
+		}
+	}
+	s.repetition(logits, context)
+	s.frequencyPresence(logits, generated)
+	if s.p.IsGreedy() {
+		return s.greedy(logits, n)
+	}
+	return s.draw(logits, n)
+}
+
+// repetition applies the CTRL penalty once per distinct id of context:
+// z ← z/r if z > 0, else z·r.
+func (s *Sampler) repetition(z []float32, context []int) {
+	r := float32(s.p.RepetitionPenalty)
+	if r == 1 || len(context) == 0 {
+		return
+	}
+	if len(s.marks) != len(z) {
+		s.marks, s.stamp = make([]uint32, len(z)), 0
+	}
+	if s.stamp++; s.stamp == 0 {
+		clear(s.marks)
+		s.stamp = 1
+	}
+	for _, id := range context {
+		if id < 0 || id >= len(z) || s.marks[id] == s.stamp {
+			continue
+		}
+		s.marks[id] = s.stamp
+		if z[id] > 0 {
+			z[id] /= r
+		} else {
+			z[id] *= r
+		}
+	}
+}
+
+// frequencyPresence applies the OpenAI penalties with c = count of the id in
+// generated: z ← z − c·f − [c > 0]·q (two fp32 subtractions, as vLLM).
+func (s *Sampler) frequencyPresence(z []float32, generated []int) {
+	f, q := float32(s.p.FrequencyPenalty), float32(s.p.PresencePenalty)
+	if f == 0 && q == 0 || len(generated) == 0 {
+		return
+	}
+	if len(s.counts) != len(z) {
+		s.counts = make([]int32, len(z))
+	}
+	for _, id := range generated {
+		if id >= 0 && id < len(z) {
+			s.counts[id]++
+		}
+	}
+	for _, id := range generated {
+		if id < 0 || id >= len(z) || s.counts[id] == 0 {
+			continue
+		}
+		z[id] -= f * float32(s.counts[id])
+		z[id] -= q
+		s.counts[id] = 0
+	}
+}
+
+// greedy is argmax (first maximum), one pass over V, plus the top-n of
+// softmax(z) when asked.
+func (s *Sampler) greedy(z []float32, n int) (int, []Candidate) {
+	best := argmax(z)
+	if n <= 0 || math.IsInf(float64(z[best]), -1) {
+		return best, nil
+	}
+	zmax := float64(z[best])
+	total := 0.0
+	for _, v := range z {
+		total += expShift(v, zmax)
+	}
+	return best, candidates(z, s.topSorted(z, n), zmax, total)
+}
+
+// draw is temperature → top_k → top_p → min_p → one uniform draw. Every
+// filter keeps a best-first prefix of the vocabulary ordered by (logit desc,
+// id asc), so the survivors are always order[:k] and only as much of the
+// vocabulary is sorted as the filters and the draw look at.
+func (s *Sampler) draw(z []float32, n int) (int, []Candidate) {
+	if t := float32(s.p.Temperature); t != 1 {
+		for i := range z {
+			z[i] /= t
+		}
+	}
+	best := argmax(z)
+	zmax := float64(z[best])
+	k := countAtLeast(z, float32(math.Inf(-1)), true) // finite survivors
+	if k == 0 {
+		s.rng.uniform() // one draw per sampled token, whatever happens
+		return best, nil
+	}
+	var order []int32 // nil: the survivors are every finite logit
+	if tk := s.p.TopK; tk > 0 && tk < k {
+		tau := z[s.topSorted(z, tk)[tk-1]]
+		k = countAtLeast(z, tau, false) // ties at τ all survive
+		order = s.topSorted(z, k)
+	}
+	if p := s.p.TopP; p < 1 {
+		// keep the smallest best-first prefix whose mass reaches p
+		var j int
+		j, order = s.cut(z, zmax, k, order, p*s.mass(z, zmax, k, order), false)
+		k, order = j, order[:j]
+	}
+	if m := s.p.MinP; m > 0 {
+		// P_i ≥ m·P_max ⇔ exp(z_i − z_max) ≥ m: a best-first prefix again
+		c := 0
+		for _, v := range z {
+			if expShift(v, zmax) >= m {
+				c++
+			}
+		}
+		if c < k {
+			k = c
+			if order == nil {
+				order = s.topSorted(z, k)
+			}
+			order = order[:k]
+		}
+	}
+	total := s.mass(z, zmax, k, order)
+	u := s.rng.uniform()
+	j, order := s.cut(z, zmax, k, order, u*total, true)
+	id := int(order[j-1])
+	if nTop := min(n, k); nTop > 0 {
+		if len(order) < nTop {
+			order = s.topSorted(z, nTop)
+		}
+		return id, candidates(z, order[:nTop], zmax, total)
+	}
+	return id, nil
+}
+
+// mass is Σ exp(z_i − z_max) over the survivors: order[:k], or every logit
+// when order is nil (−∞ adds 0).
+func (s *Sampler) mass(z []float32, zmax float64, k int, order []int32) float64 {
+	total := 0.0
+	if order == nil {
+		for _, v := range z {
+			total += expShift(v, zmax)
+		}
+		return total
+	}
+	for _, id := range order[:k] {
+		total += expShift(z[id], zmax)
+	}
+	return total
+}
+
+// cut returns the smallest j ≤ k whose best-first running mass reaches
+// target (≥, or > when strict), k when rounding never gets there, and a
+// sorted prefix at least j long. When order is nil it sorts growing
+// prefixes (64, 256, …) instead of the whole vocabulary.
+func (s *Sampler) cut(z []float32, zmax float64, k int, order []int32, target float64, strict bool) (int, []int32) {
+	m := min(k, 64)
+	if order != nil {
+		m = k
+	}
+	for {
+		if order == nil || len(order) < m {
+			order = s.topSorted(z, m)
+		}
+		run := 0.0
+		for j, id := range order[:m] {
+			run += expShift(z[id], zmax)
+			if run > target || !strict && run >= target {
+				return j + 1, order
+			}
+		}
+		if m == k {
+			return k, order
+		}
+		m = min(k, 4*m)
+	}
+}
+
+func candidates(z []float32, ids []int32, zmax, total float64) []Candidate {
+	out := make([]Candidate, len(ids))
+	for i, id := range ids {
+		out[i] = Candidate{ID: int(id), P: expShift(z[id], zmax) / total}
+	}
+	return out
+}
+
+// expShift is exp(v − zmax) in float64, 1 at the maximum (so +∞ logits do
+// not give ∞ − ∞).
+func expShift(v float32, zmax float64) float64 {
+	if float64(v) == zmax {
+		return 1
+	}
+	return math.Exp(float64(v) - zmax)
+}
+
+// argmax returns the first index of the largest value (torch.argmax).
+func argmax(z []float32) int {
+	best := 0
+	for i, v := range z {
+		if v > z[best] {
+			best = i
+		}
+	}
+	return best
+}
+
+// countAtLeast counts z_i ≥ tau (z_i > tau when strict).
+func countAtLeast(z []float32, tau float32, strict bool) int {
+	c := 0
+	for _, v := range z {
+		if v > tau || !strict && v == tau {
+			c++
+		}
+	}
+	return c
+}

@@ -1,0 +1,83 @@
+package sample
+
+import "slices"
+
+// better orders the vocabulary best-first: higher logit, then lower id.
+func better(z []float32, a, b int32) bool {
+	return z[a] > z[b] || z[a] == z[b] && a < b
+}
+
+// topSorted returns the m best ids, best-first, in a scratch slice that the
+// next call reuses. A size-m min-heap makes it O(V log m) instead of sorting
+// all V = 151,936 logits; large m falls back to a full sort.
+func (s *Sampler) topSorted(z []float32, m int) []int32 {
+	m = min(m, len(z))
+	if m > len(z)/8 {
+		return s.sortAll(z)[:m]
+	}
+	h := s.heap[:0]
+	for i := range z {
+		id := int32(i)
+		if len(h) < m {
+			h = append(h, id)
+			siftUp(z, h, len(h)-1)
+		} else if better(z, id, h[0]) {
+			h[0] = id
+			siftDown(z, h, 0)
+		}
+	}
+	slices.SortFunc(h, func(a, b int32) int { return compare(z, a, b) })
+	s.heap = h
+	return h
+}
+
+func (s *Sampler) sortAll(z []float32) []int32 {
+	if cap(s.all) < len(z) {
+		s.all = make([]int32, len(z))
+	}
+	all := s.all[:len(z)]
+	for i := range all {
+		all[i] = int32(i)
+	}
+	slices.SortFunc(all, func(a, b int32) int { return compare(z, a, b) })
+	return all
+}
+
+func compare(z []float32, a, b int32) int {
+	if better(z, a, b) {
+		return -1
+	}
+	if better(z, b, a) {
+		return 1
+	}
+	return 0
+}
+
+// The heap keeps the worst kept id at h[0]: a parent is never better than
+// its children.
+func siftUp(z []float32, h []int32, i int) {
+	for i > 0 {
+		p := (i - 1) / 2
+		if !better(z, h[p], h[i]) {
+			return
+		}
+		h[p], h[i] = h[i], h[p]
+		i = p
+	}
+}
+
+func siftDown(z []float32, h []int32, i int) {
+	for {
+		w := i
+		for _, c := range [2]int{2*i + 1, 2*i + 2} {
+			if c < len(h) && better(z, h[w], h[c]) {
+				w = c
+			}
+		}
+		if w == i {
+			return
+		}
+		h[i], h[w] = h[w], h[i]
+		i = w
+	}
+}

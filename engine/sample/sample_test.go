@@ -94,7 +94,9 @@ func TestValidate(t *testing.T) {
 			t.Errorf("%s: New accepted bad params", c.name)
 		}
 	}
-	good := params(func(p *Params) { p.Temperature, p.TopK, p.TopP, p.MinP, p.PresencePenalty, p.FrequencyPenalty, p.RepetitionPenalty = 0.7, 20, 0.8, 0.05, 1.5, -2, 1.1 })
+	good := params(func(p *Params) {
+		p.Temperature, p.TopK, p.TopP, p.MinP, p.PresencePenalty, p.FrequencyPenalty, p.RepetitionPenalty = 0.7, 20, 0.8, 0.05, 1.5, -2, 1.1
+	})
 	if err := good.Validate(); err != nil {
 		t.Errorf("good params: %v", err)
 	}

@@ -28,3 +28,24 @@ func FromFloat32(f float32) BF16 {
 	u += 0x7fff + (u>>16)&1
 	return BF16(u >> 16)
 }
+
+// ToBF16 rounds src into dst element by element as FromFloat32 does, for
+// i < len(src) (dst at least as long).
+func ToBF16(dst []BF16, src []float32) {
+	if len(dst) < len(src) {
+		panic("kernels: ToBF16: dst shorter than src")
+	}
+	for i, v := range src {
+		dst[i] = FromFloat32(v)
+	}
+}
+
+// ToFloat32 widens src into dst exactly, for i < len(src).
+func ToFloat32(dst []float32, src []BF16) {
+	if len(dst) < len(src) {
+		panic("kernels: ToFloat32: dst shorter than src")
+	}
+	for i, v := range src {
+		dst[i] = v.Float32()
+	}
+}

@@ -1,0 +1,50 @@
+//go:build amd64 && !purego
+
+package kernels
+
+import "github.com/klauspost/cpuid/v2"
+
+// CPU capability flags, read once. cpuid reports AVX and AVX-512 only when
+// the OS saves the YMM / ZMM and opmask state (XGETBV), so these include OS
+// support. Our AVX2 code uses FMA throughout; the AVX-512 code uses EVEX
+// forms of 256-bit instructions, hence VL.
+var (
+	hasAVX2       = cpuid.CPU.Supports(cpuid.AVX, cpuid.AVX2, cpuid.FMA3)
+	hasAVX512     = hasAVX2 && cpuid.CPU.Supports(cpuid.AVX512F, cpuid.AVX512VL)
+	hasAVX512BF16 = hasAVX512 && cpuid.CPU.Supports(cpuid.AVX512BF16)
+)
+
+var (
+	avx2Set = &kernelSet{
+		matVecBF16: matVecBF16AVX2,
+		matVecF32:  matVecF32AVX2,
+		matMulBF16: matMulBF16AVX2,
+		matMulF32:  matMulF32AVX2,
+		dot:        dotAVX2Slice,
+		axpy:       axpyAVX2Slice,
+		add:        addAVX2Slice,
+		fmaPeak:    fmaPeakAVX2Loop,
+	}
+	avx512Set = &kernelSet{
+		matVecBF16: matVecBF16AVX512,
+		matVecF32:  matVecF32AVX512,
+		matMulBF16: matMulBF16AVX512,
+		matMulF32:  matMulF32AVX512,
+		dot:        dotAVX512Slice,
+		axpy:       axpyAVX512Slice,
+		add:        addAVX512Slice,
+		fmaPeak:    fmaPeakAVX512Loop,
+	}
+	// avx512bf16Set differs from avx512Set in prefill only: decode streams
+	// weights at memory speed either way, and widening keeps x exact there.
+	avx512bf16Set = &kernelSet{
+		matVecBF16: matVecBF16AVX512,
+		matVecF32:  matVecF32AVX512,
+		matMulBF16: matMulBF16DotBF16,
+		matMulF32:  matMulF32AVX512,
+		dot:        dotAVX512Slice,
+		axpy:       axpyAVX512Slice,
+		add:        addAVX512Slice,
+		fmaPeak:    fmaPeakBF16Loop,
+	}
+)

@@ -1,0 +1,76 @@
+package kernels
+
+import "sync"
+
+// MatMulBF16 computes out[t·ldOut+r] = Σ_c w[r·cols+c]·x[t·cols+c] for
+// t < n and r < rows = len(w)/cols: Y = X·Wᵀ with X n × cols, W rows × cols.
+// Workers pass a band of rows (w[r0·cols:], out[r0:]) with ldOut unchanged.
+// cols == 0 leaves out untouched (rows is then undefined).
+//
+// It borrows a Workspace from a pool; MatMulBF16Into takes the caller's.
+func MatMulBF16(out []float32, ldOut int, w []BF16, x []float32, n, cols int) {
+	ws := workspaces.Get().(*Workspace)
+	MatMulBF16Into(ws, out, ldOut, w, x, n, cols)
+	workspaces.Put(ws)
+}
+
+// MatMulBF16Into is MatMulBF16 with caller-owned scratch memory: the
+// activations rounded to bf16 (n × cols, AVX512BF16 level) and one widened
+// weight panel (AVX2 and AVX512 levels). Use one Workspace per goroutine.
+func MatMulBF16Into(ws *Workspace, out []float32, ldOut int, w []BF16, x []float32, n, cols int) {
+	if n <= 0 || cols <= 0 {
+		return
+	}
+	rows := len(w) / cols
+	checkMatMul("MatMulBF16", len(out), ldOut, len(x), n, rows, cols)
+	cur.matMulBF16(ws, out, ldOut, w[:rows*cols], x[:n*cols], n, cols)
+}
+
+// MatMulF32 is MatMulBF16 for float32 weights.
+func MatMulF32(out []float32, ldOut int, w []float32, x []float32, n, cols int) {
+	if n <= 0 || cols <= 0 {
+		return
+	}
+	rows := len(w) / cols
+	checkMatMul("MatMulF32", len(out), ldOut, len(x), n, rows, cols)
+	cur.matMulF32(out, ldOut, w[:rows*cols], x[:n*cols], n, cols)
+}
+
+// checkMatMul panics on shapes that would read or write out of bounds: a
+// programming error in the caller, never a property of the model file.
+func checkMatMul(name string, lenOut, ldOut, lenX, n, rows, cols int) {
+	switch {
+	case lenX < n*cols:
+		panic("kernels: " + name + ": x shorter than n·cols")
+	case rows > 0 && ldOut < rows:
+		panic("kernels: " + name + ": ldOut smaller than rows")
+	case rows > 0 && lenOut < (n-1)*ldOut+rows:
+		panic("kernels: " + name + ": out shorter than (n-1)·ldOut+rows")
+	}
+}
+
+// Workspace is scratch memory for MatMulBF16Into. It grows on demand and
+// must not be shared between goroutines that run at the same time.
+type Workspace struct {
+	xb []BF16    // n × cols activations rounded to bf16
+	wf []float32 // 4 × kcMax widened weight panel
+}
+
+// NewWorkspace returns an empty Workspace.
+func NewWorkspace() *Workspace { return &Workspace{} }
+
+func (ws *Workspace) bf16X(n int) []BF16 {
+	if cap(ws.xb) < n {
+		ws.xb = make([]BF16, n)
+	}
+	return ws.xb[:n]
+}
+
+func (ws *Workspace) panel(n int) []float32 {
+	if cap(ws.wf) < n {
+		ws.wf = make([]float32, n)
+	}
+	return ws.wf[:n]
+}
+
+var workspaces = sync.Pool{New: func() any { return NewWorkspace() }}

@@ -1,0 +1,450 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// Register-blocked micro-kernels for Y = X·Wᵀ (see gemm.go). One call
+// computes a tile of rows r < 4 of W against tokens t < T of X over k
+// columns, as T·4 dot products held in vector accumulators:
+//
+//	for t := range T {
+//		for r := range 4 {
+//			var s float32
+//			for c := range k { s += w[r*ldw+c] * x[t*ldx+c] }
+//			if accum != 0 { out[t*ldo+r] += s } else { out[t*ldo+r] = s }
+//		}
+//	}
+//
+// Per vector step the kernel loads T vectors of x and 4 of w and issues 4·T
+// FMAs, so loads stay well under the two per cycle the core sustains while
+// both FMA pipes are busy. The lanes of each accumulator are summed once at
+// the end; the four sums of a token are four adjacent outputs, stored
+// together. ldo, ldw and ldx are in elements.
+
+#define W0 SI
+#define W1 R8
+#define W2 R9
+#define W3 R10
+#define LDW BX
+#define XR0 DI
+#define XR1 R12
+#define XR2 R13
+#define XR3 R12
+#define LDX R11
+#define N CX
+#define I AX
+#define OUT DX
+#define LDO BX
+
+// HSUMY(a, b, c, d, xa, xs): xa = [Σa, Σb, Σc, Σd] for 8-lane a..d (VEX
+// registers), xs scratch.
+#define HSUMY(a, b, c, d, xa, xs) \
+	VHADDPS      b, a, a; \
+	VHADDPS      d, c, c; \
+	VHADDPS      c, a, a; \
+	VEXTRACTF128 $1, a, xs; \
+	VADDPS       xs, xa, xa
+
+// FOLDZ(z) halves a 16-lane sum into its low 8 lanes, through Z24.
+#define FOLDZ(z) \
+	VEXTRACTF64X4 $1, z, Y24; \
+	VADDPS        Z24, z, z
+
+// HSUMZ(za, zb, zc, zd, ya, yb, yc, yd): low lanes of za = [Σza, Σzb, Σzc,
+// Σzd] for 16-lane sums in Z0..Z15, through Z24.
+#define HSUMZ(za, zb, zc, zd, ya, yb, yc, yd) \
+	FOLDZ(za); \
+	FOLDZ(zb); \
+	FOLDZ(zc); \
+	FOLDZ(zd); \
+	VHADDPS       yb, ya, ya; \
+	VHADDPS       yd, yc, yc; \
+	VHADDPS       yc, ya, ya; \
+	VEXTRACTF32X4 $1, za, X24; \
+	VADDPS        Z24, za, za
+
+// STORE4(xa, addr): out[addr:addr+4] = xa, or += xa when accum (in R12).
+#define STORE4(xa, addr) \
+	TESTQ   R12, R12; \
+	JZ      2(PC); \
+	VADDPS  addr, xa, xa; \
+	VMOVUPS xa, addr
+
+// func gemm4x3F32AVX2(out *float32, ldo int, w *float32, ldw int, x *float32, ldx int, k int, accum int)
+//
+// T = 3 tokens: 12 accumulators Y0..Y11 (token t, row r in Y(4t+r)), x in
+// Y12..Y14, w in Y15: all 16 AVX2 registers. k is a multiple of 8.
+TEXT ·gemm4x3F32AVX2(SB), NOSPLIT, $0-64
+	MOVQ w+16(FP), W0
+	MOVQ ldw+24(FP), LDW
+	SHLQ $2, LDW
+	LEAQ (W0)(LDW*1), W1
+	LEAQ (W0)(LDW*2), W2
+	LEAQ (W1)(LDW*2), W3
+	MOVQ x+32(FP), XR0
+	MOVQ ldx+40(FP), LDX
+	SHLQ $2, LDX
+	LEAQ (XR0)(LDX*1), XR1
+	LEAQ (XR0)(LDX*2), XR2
+	MOVQ k+48(FP), N
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	XORQ   I, I
+	TESTQ  N, N
+	JE     avx2sum
+
+avx2loop:
+	VMOVUPS     (XR0)(I*4), Y12 // x0[c:c+8]
+	VMOVUPS     (XR1)(I*4), Y13 // x1[c:c+8]
+	VMOVUPS     (XR2)(I*4), Y14 // x2[c:c+8]
+	VMOVUPS     (W0)(I*4), Y15 // w0[c:c+8]
+	VFMADD231PS Y15, Y12, Y0   // s(0,0) += w0 * x0
+	VFMADD231PS Y15, Y13, Y4   // s(1,0) += w0 * x1
+	VFMADD231PS Y15, Y14, Y8   // s(2,0) += w0 * x2
+	VMOVUPS     (W1)(I*4), Y15 // w1[c:c+8]
+	VFMADD231PS Y15, Y12, Y1   // s(0,1) += w1 * x0
+	VFMADD231PS Y15, Y13, Y5   // s(1,1) += w1 * x1
+	VFMADD231PS Y15, Y14, Y9   // s(2,1) += w1 * x2
+	VMOVUPS     (W2)(I*4), Y15 // w2[c:c+8]
+	VFMADD231PS Y15, Y12, Y2   // s(0,2) += w2 * x0
+	VFMADD231PS Y15, Y13, Y6   // s(1,2) += w2 * x1
+	VFMADD231PS Y15, Y14, Y10  // s(2,2) += w2 * x2
+	VMOVUPS     (W3)(I*4), Y15 // w3[c:c+8]
+	VFMADD231PS Y15, Y12, Y3   // s(0,3) += w3 * x0
+	VFMADD231PS Y15, Y13, Y7   // s(1,3) += w3 * x1
+	VFMADD231PS Y15, Y14, Y11  // s(2,3) += w3 * x2
+	ADDQ        $8, I          // c += 8
+	CMPQ        I, N
+	JL          avx2loop
+
+avx2sum:
+	HSUMY(Y0, Y1, Y2, Y3, X0, X12)   // X0 = token 0's four sums
+	HSUMY(Y4, Y5, Y6, Y7, X4, X12)   // X4 = token 1's
+	HSUMY(Y8, Y9, Y10, Y11, X8, X12) // X8 = token 2's
+	MOVQ out+0(FP), OUT
+	MOVQ ldo+8(FP), LDO
+	SHLQ $2, LDO
+	MOVQ accum+56(FP), R12
+	STORE4(X0, (OUT))
+	STORE4(X4, (OUT)(LDO*1))
+	STORE4(X8, (OUT)(LDO*2))
+	VZEROUPPER
+	RET
+
+// func gemm4x6F32AVX512(out *float32, ldo int, w *float32, ldw int, x *float32, ldx int, k int, accum int)
+//
+// T = 6 tokens: 24 accumulators Z0..Z23 (token t, row r in Z(4t+r)), x in
+// Z24..Z29, w in Z30/Z31. Row pointers advance by one vector per step, rows
+// 1, 2 (and 4, 5 of x) addressed through the stride. k is a multiple of 16.
+TEXT ·gemm4x6F32AVX512(SB), NOSPLIT, $0-64
+	MOVQ w+16(FP), W0
+	MOVQ ldw+24(FP), LDW
+	SHLQ $2, LDW
+	LEAQ (W0)(LDW*2), W3
+	ADDQ LDW, W3
+	MOVQ x+32(FP), XR0
+	MOVQ ldx+40(FP), LDX
+	SHLQ $2, LDX
+	LEAQ (XR0)(LDX*2), XR3
+	ADDQ LDX, XR3
+	MOVQ k+48(FP), N
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	TESTQ N, N
+	JE    avx512sum
+
+avx512loop:
+	VMOVUPS     (XR0), Z24          // x0[c:c+16]
+	VMOVUPS     (XR0)(LDX*1), Z25   // x1[c:c+16]
+	VMOVUPS     (XR0)(LDX*2), Z26   // x2[c:c+16]
+	VMOVUPS     (XR3), Z27          // x3[c:c+16]
+	VMOVUPS     (XR3)(LDX*1), Z28   // x4[c:c+16]
+	VMOVUPS     (XR3)(LDX*2), Z29   // x5[c:c+16]
+	VMOVUPS     (W0), Z30          // w0[c:c+16]
+	VMOVUPS     (W0)(LDW*1), Z31   // w1[c:c+16]
+	VFMADD231PS Z30, Z24, Z0       // s(0,0) += w0 * x0
+	VFMADD231PS Z30, Z25, Z4       // s(1,0) += w0 * x1
+	VFMADD231PS Z30, Z26, Z8       // s(2,0) += w0 * x2
+	VFMADD231PS Z30, Z27, Z12      // s(3,0) += w0 * x3
+	VFMADD231PS Z30, Z28, Z16      // s(4,0) += w0 * x4
+	VFMADD231PS Z30, Z29, Z20      // s(5,0) += w0 * x5
+	VMOVUPS     (W0)(LDW*2), Z30   // w2[c:c+16]
+	VFMADD231PS Z31, Z24, Z1       // s(0,1) += w1 * x0
+	VFMADD231PS Z31, Z25, Z5       // s(1,1) += w1 * x1
+	VFMADD231PS Z31, Z26, Z9       // s(2,1) += w1 * x2
+	VFMADD231PS Z31, Z27, Z13      // s(3,1) += w1 * x3
+	VFMADD231PS Z31, Z28, Z17      // s(4,1) += w1 * x4
+	VFMADD231PS Z31, Z29, Z21      // s(5,1) += w1 * x5
+	VMOVUPS     (W3), Z31          // w3[c:c+16]
+	VFMADD231PS Z30, Z24, Z2       // s(0,2) += w2 * x0
+	VFMADD231PS Z30, Z25, Z6       // s(1,2) += w2 * x1
+	VFMADD231PS Z30, Z26, Z10      // s(2,2) += w2 * x2
+	VFMADD231PS Z30, Z27, Z14      // s(3,2) += w2 * x3
+	VFMADD231PS Z30, Z28, Z18      // s(4,2) += w2 * x4
+	VFMADD231PS Z30, Z29, Z22      // s(5,2) += w2 * x5
+	VFMADD231PS Z31, Z24, Z3       // s(0,3) += w3 * x0
+	VFMADD231PS Z31, Z25, Z7       // s(1,3) += w3 * x1
+	VFMADD231PS Z31, Z26, Z11      // s(2,3) += w3 * x2
+	VFMADD231PS Z31, Z27, Z15      // s(3,3) += w3 * x3
+	VFMADD231PS Z31, Z28, Z19      // s(4,3) += w3 * x4
+	VFMADD231PS Z31, Z29, Z23      // s(5,3) += w3 * x5
+	ADDQ        $64, XR0            // x rows advance 16 columns
+	ADDQ        $64, XR3
+	ADDQ        $64, W0            // w rows advance 16 columns
+	ADDQ        $64, W3
+	SUBQ        $16, N             // k -= 16
+	JNZ         avx512loop
+
+avx512sum:
+	HSUMZ(Z0, Z1, Z2, Z3, Y0, Y1, Y2, Y3)         // X0 = token 0's four sums
+	HSUMZ(Z4, Z5, Z6, Z7, Y4, Y5, Y6, Y7)         // X4 = token 1's
+	HSUMZ(Z8, Z9, Z10, Z11, Y8, Y9, Y10, Y11)     // X8 = token 2's
+	HSUMZ(Z12, Z13, Z14, Z15, Y12, Y13, Y14, Y15) // X12 = token 3's
+	VMOVAPS Z16, Z1 // tokens 4 and 5 move to VEX-reachable registers
+	VMOVAPS Z17, Z2
+	VMOVAPS Z18, Z3
+	VMOVAPS Z19, Z5
+	VMOVAPS Z20, Z6
+	VMOVAPS Z21, Z7
+	VMOVAPS Z22, Z9
+	VMOVAPS Z23, Z10
+	HSUMZ(Z1, Z2, Z3, Z5, Y1, Y2, Y3, Y5)   // X1 = token 4's
+	HSUMZ(Z6, Z7, Z9, Z10, Y6, Y7, Y9, Y10) // X6 = token 5's
+	MOVQ out+0(FP), OUT
+	MOVQ ldo+8(FP), LDO
+	SHLQ $2, LDO
+	MOVQ accum+56(FP), R12
+	LEAQ (OUT)(LDO*2), R13
+	ADDQ LDO, R13 // R13 = out + 3·ldo
+	STORE4(X0, (OUT))
+	STORE4(X4, (OUT)(LDO*1))
+	STORE4(X8, (OUT)(LDO*2))
+	STORE4(X12, (R13))
+	STORE4(X1, (R13)(LDO*1))
+	STORE4(X6, (R13)(LDO*2))
+	VZEROUPPER
+	RET
+
+// func gemm4x6BF16DP(out *float32, ldo int, w *BF16, ldw int, x *BF16, ldx int, k int, accum int)
+//
+// The AVX512_BF16 tile: x is already rounded to bf16, and VDPBF16PS adds
+// the products of adjacent bf16 pairs into each fp32 lane, so one
+// instruction does 32 multiply-adds:
+//
+//	s[i] += float32(w[2i])·float32(x[2i]) + float32(w[2i+1])·float32(x[2i+1])
+//
+// Same register plan as gemm4x6F32AVX512 with 32 columns per step; k is a
+// multiple of 32. The Go assembler lacks VDPBF16PS, so it is emitted as
+// EVEX bytes (from GNU as) with the mnemonic beside; the tests check it.
+TEXT ·gemm4x6BF16DP(SB), NOSPLIT, $0-64
+	MOVQ w+16(FP), W0
+	MOVQ ldw+24(FP), LDW
+	SHLQ $1, LDW
+	LEAQ (W0)(LDW*2), W3
+	ADDQ LDW, W3
+	MOVQ x+32(FP), XR0
+	MOVQ ldx+40(FP), LDX
+	SHLQ $1, LDX
+	LEAQ (XR0)(LDX*2), XR3
+	ADDQ LDX, XR3
+	MOVQ k+48(FP), N
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	TESTQ N, N
+	JE    dpsum
+
+dploop:
+	VMOVDQU32 (XR0), Z24        // x0[c:c+32]
+	VMOVDQU32 (XR0)(LDX*1), Z25 // x1[c:c+32]
+	VMOVDQU32 (XR0)(LDX*2), Z26 // x2[c:c+32]
+	VMOVDQU32 (XR3), Z27        // x3[c:c+32]
+	VMOVDQU32 (XR3)(LDX*1), Z28 // x4[c:c+32]
+	VMOVDQU32 (XR3)(LDX*2), Z29 // x5[c:c+32]
+	VMOVDQU32 (W0), Z30        // w0[c:c+32]
+	VMOVDQU32 (W0)(LDW*1), Z31 // w1[c:c+32]
+	BYTE $0x62; BYTE $0x92; BYTE $0x3e; BYTE $0x40; BYTE $0x52; BYTE $0xc6 // VDPBF16PS Z30, Z24, Z0: s(0,0) += w0 · x0
+	BYTE $0x62; BYTE $0x92; BYTE $0x36; BYTE $0x40; BYTE $0x52; BYTE $0xe6 // VDPBF16PS Z30, Z25, Z4: s(1,0) += w0 · x1
+	BYTE $0x62; BYTE $0x12; BYTE $0x2e; BYTE $0x40; BYTE $0x52; BYTE $0xc6 // VDPBF16PS Z30, Z26, Z8: s(2,0) += w0 · x2
+	BYTE $0x62; BYTE $0x12; BYTE $0x26; BYTE $0x40; BYTE $0x52; BYTE $0xe6 // VDPBF16PS Z30, Z27, Z12: s(3,0) += w0 · x3
+	BYTE $0x62; BYTE $0x82; BYTE $0x1e; BYTE $0x40; BYTE $0x52; BYTE $0xc6 // VDPBF16PS Z30, Z28, Z16: s(4,0) += w0 · x4
+	BYTE $0x62; BYTE $0x82; BYTE $0x16; BYTE $0x40; BYTE $0x52; BYTE $0xe6 // VDPBF16PS Z30, Z29, Z20: s(5,0) += w0 · x5
+	BYTE $0x62; BYTE $0x92; BYTE $0x3e; BYTE $0x40; BYTE $0x52; BYTE $0xcf // VDPBF16PS Z31, Z24, Z1: s(0,1) += w1 · x0
+	BYTE $0x62; BYTE $0x92; BYTE $0x36; BYTE $0x40; BYTE $0x52; BYTE $0xef // VDPBF16PS Z31, Z25, Z5: s(1,1) += w1 · x1
+	BYTE $0x62; BYTE $0x12; BYTE $0x2e; BYTE $0x40; BYTE $0x52; BYTE $0xcf // VDPBF16PS Z31, Z26, Z9: s(2,1) += w1 · x2
+	BYTE $0x62; BYTE $0x12; BYTE $0x26; BYTE $0x40; BYTE $0x52; BYTE $0xef // VDPBF16PS Z31, Z27, Z13: s(3,1) += w1 · x3
+	BYTE $0x62; BYTE $0x82; BYTE $0x1e; BYTE $0x40; BYTE $0x52; BYTE $0xcf // VDPBF16PS Z31, Z28, Z17: s(4,1) += w1 · x4
+	BYTE $0x62; BYTE $0x82; BYTE $0x16; BYTE $0x40; BYTE $0x52; BYTE $0xef // VDPBF16PS Z31, Z29, Z21: s(5,1) += w1 · x5
+	VMOVDQU32 (W0)(LDW*2), Z30 // w2[c:c+32]
+	VMOVDQU32 (W3), Z31        // w3[c:c+32]
+	BYTE $0x62; BYTE $0x92; BYTE $0x3e; BYTE $0x40; BYTE $0x52; BYTE $0xd6 // VDPBF16PS Z30, Z24, Z2: s(0,2) += w2 · x0
+	BYTE $0x62; BYTE $0x92; BYTE $0x36; BYTE $0x40; BYTE $0x52; BYTE $0xf6 // VDPBF16PS Z30, Z25, Z6: s(1,2) += w2 · x1
+	BYTE $0x62; BYTE $0x12; BYTE $0x2e; BYTE $0x40; BYTE $0x52; BYTE $0xd6 // VDPBF16PS Z30, Z26, Z10: s(2,2) += w2 · x2
+	BYTE $0x62; BYTE $0x12; BYTE $0x26; BYTE $0x40; BYTE $0x52; BYTE $0xf6 // VDPBF16PS Z30, Z27, Z14: s(3,2) += w2 · x3
+	BYTE $0x62; BYTE $0x82; BYTE $0x1e; BYTE $0x40; BYTE $0x52; BYTE $0xd6 // VDPBF16PS Z30, Z28, Z18: s(4,2) += w2 · x4
+	BYTE $0x62; BYTE $0x82; BYTE $0x16; BYTE $0x40; BYTE $0x52; BYTE $0xf6 // VDPBF16PS Z30, Z29, Z22: s(5,2) += w2 · x5
+	BYTE $0x62; BYTE $0x92; BYTE $0x3e; BYTE $0x40; BYTE $0x52; BYTE $0xdf // VDPBF16PS Z31, Z24, Z3: s(0,3) += w3 · x0
+	BYTE $0x62; BYTE $0x92; BYTE $0x36; BYTE $0x40; BYTE $0x52; BYTE $0xff // VDPBF16PS Z31, Z25, Z7: s(1,3) += w3 · x1
+	BYTE $0x62; BYTE $0x12; BYTE $0x2e; BYTE $0x40; BYTE $0x52; BYTE $0xdf // VDPBF16PS Z31, Z26, Z11: s(2,3) += w3 · x2
+	BYTE $0x62; BYTE $0x12; BYTE $0x26; BYTE $0x40; BYTE $0x52; BYTE $0xff // VDPBF16PS Z31, Z27, Z15: s(3,3) += w3 · x3
+	BYTE $0x62; BYTE $0x82; BYTE $0x1e; BYTE $0x40; BYTE $0x52; BYTE $0xdf // VDPBF16PS Z31, Z28, Z19: s(4,3) += w3 · x4
+	BYTE $0x62; BYTE $0x82; BYTE $0x16; BYTE $0x40; BYTE $0x52; BYTE $0xff // VDPBF16PS Z31, Z29, Z23: s(5,3) += w3 · x5
+	ADDQ $64, XR0 // x rows advance 32 columns
+	ADDQ $64, XR3
+	ADDQ $64, W0 // w rows advance 32 columns
+	ADDQ $64, W3
+	SUBQ $32, N  // k -= 32
+	JNZ  dploop
+
+dpsum:
+	HSUMZ(Z0, Z1, Z2, Z3, Y0, Y1, Y2, Y3)         // X0 = token 0's four sums
+	HSUMZ(Z4, Z5, Z6, Z7, Y4, Y5, Y6, Y7)         // X4 = token 1's
+	HSUMZ(Z8, Z9, Z10, Z11, Y8, Y9, Y10, Y11)     // X8 = token 2's
+	HSUMZ(Z12, Z13, Z14, Z15, Y12, Y13, Y14, Y15) // X12 = token 3's
+	VMOVAPS Z16, Z1 // tokens 4 and 5 move to VEX-reachable registers
+	VMOVAPS Z17, Z2
+	VMOVAPS Z18, Z3
+	VMOVAPS Z19, Z5
+	VMOVAPS Z20, Z6
+	VMOVAPS Z21, Z7
+	VMOVAPS Z22, Z9
+	VMOVAPS Z23, Z10
+	HSUMZ(Z1, Z2, Z3, Z5, Y1, Y2, Y3, Y5)   // X1 = token 4's
+	HSUMZ(Z6, Z7, Z9, Z10, Y6, Y7, Y9, Y10) // X6 = token 5's
+	MOVQ out+0(FP), OUT
+	MOVQ ldo+8(FP), LDO
+	SHLQ $2, LDO
+	MOVQ accum+56(FP), R12
+	LEAQ (OUT)(LDO*2), R13
+	ADDQ LDO, R13 // R13 = out + 3·ldo
+	STORE4(X0, (OUT))
+	STORE4(X4, (OUT)(LDO*1))
+	STORE4(X8, (OUT)(LDO*2))
+	STORE4(X12, (R13))
+	STORE4(X1, (R13)(LDO*1))
+	STORE4(X6, (R13)(LDO*2))
+	VZEROUPPER
+	RET
+
+// func widenAVX2(dst *float32, src *BF16, n int)
+//
+//	for i := range n { dst[i] = src[i].Float32() }
+TEXT ·widenAVX2(SB), NOSPLIT, $0-24
+	MOVQ  dst+0(FP), DI
+	MOVQ  src+8(FP), SI
+	MOVQ  n+16(FP), N
+	XORQ  I, I
+	TESTQ N, N
+	JE    widen2done
+
+widen2loop:
+	VPMOVZXWD (SI)(I*2), Y0 // uint32(src[i:i+8])
+	VPSLLD    $16, Y0, Y0   // float32(src[i:i+8])
+	VMOVUPS   Y0, (DI)(I*4) // dst[i:i+8]
+	ADDQ      $8, I
+	CMPQ      I, N
+	JL        widen2loop
+
+widen2done:
+	VZEROUPPER
+	RET
+
+// func widenAVX512(dst *float32, src *BF16, n int): widenAVX2 with 16 lanes.
+TEXT ·widenAVX512(SB), NOSPLIT, $0-24
+	MOVQ  dst+0(FP), DI
+	MOVQ  src+8(FP), SI
+	MOVQ  n+16(FP), N
+	XORQ  I, I
+	TESTQ N, N
+	JE    widen5done
+
+widen5loop:
+	VPMOVZXWD (SI)(I*2), Z0 // uint32(src[i:i+16])
+	VPSLLD    $16, Z0, Z0   // float32(src[i:i+16])
+	VMOVUPS   Z0, (DI)(I*4) // dst[i:i+16]
+	ADDQ      $16, I
+	CMPQ      I, N
+	JL        widen5loop
+
+widen5done:
+	VZEROUPPER
+	RET
+
+// func roundBF16DP(dst *BF16, src *float32, n int)
+//
+//	for i := range n { dst[i] = FromFloat32(src[i]) }
+//
+// except that VCVTNEPS2BF16 treats subnormal inputs as zero (and so
+// returns ±0 for them). Only activations go through it. n is a multiple
+// of 16.
+TEXT ·roundBF16DP(SB), NOSPLIT, $0-24
+	MOVQ  dst+0(FP), DI
+	MOVQ  src+8(FP), SI
+	MOVQ  n+16(FP), N
+	XORQ  I, I
+	TESTQ N, N
+	JE    rounddone
+
+roundloop:
+	VMOVUPS (SI)(I*4), Z0 // src[i:i+16]
+	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xc0 // VCVTNEPS2BF16 Z0, Y0
+	VMOVDQU Y0, (DI)(I*2) // dst[i:i+16]
+	ADDQ    $16, I
+	CMPQ    I, N
+	JL      roundloop
+
+rounddone:
+	VZEROUPPER
+	RET

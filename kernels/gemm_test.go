@@ -1,0 +1,148 @@
+package kernels
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// gemmShape is one MatMul case: n tokens, rows of W, cols, and the slack
+// between output rows (ldOut = rows + gap, the gap cells are guards).
+type gemmShape struct{ n, rows, cols, gap int }
+
+func gemmShapes() []gemmShape {
+	var s []gemmShape
+	for _, cols := range sizes {
+		for _, nr := range [][2]int{{1, 1}, {3, 4}, {6, 4}, {7, 5}, {13, 9}} {
+			s = append(s, gemmShape{nr[0], nr[1], cols, 3})
+		}
+	}
+	// Prefill-like: full tiles, several column blocks, tails in both.
+	return append(s, gemmShape{64, 64, 1536, 0}, gemmShape{20, 10, 1040, 2})
+}
+
+// bf16RoundTol is the extra error of rounding x to bf16 before the product
+// (AVX512BF16 level): each |x| moves by at most 2^-9 of itself, so the sum
+// moves by at most 2^-9·Σ|w·x|.
+const bf16RoundTol = 1.0 / (1 << 9)
+
+func TestMatMulBF16(t *testing.T) {
+	forEachLevel(t, func(t *testing.T, l Level) {
+		for _, exactX := range []bool{true, false} {
+			tol := func(cols int) float64 { return sumTol(cols) }
+			if !exactX && l == AVX512BF16 {
+				tol = func(cols int) float64 { return sumTol(cols) + bf16RoundTol }
+			}
+			testMatMul(t, fmt.Sprintf("bf16x=%v", exactX), tol,
+				func(r *rand.Rand, n, off int) ([]float64, func(out []float32, ldOut int, x []float32, sh gemmShape)) {
+					w := randBF16(r, n, off)
+					return f64BF16(w), func(out []float32, ldOut int, x []float32, sh gemmShape) {
+						if exactX {
+							bf16Exact(x)
+						}
+						MatMulBF16(out, ldOut, w, x, sh.n, sh.cols)
+					}
+				})
+		}
+	})
+}
+
+func TestMatMulF32(t *testing.T) {
+	forEachLevel(t, func(t *testing.T, l Level) {
+		testMatMul(t, "f32", sumTol,
+			func(r *rand.Rand, n, off int) ([]float64, func(out []float32, ldOut int, x []float32, sh gemmShape)) {
+				w := randF32(r, n, off)
+				return f64(w), func(out []float32, ldOut int, x []float32, sh gemmShape) {
+					MatMulF32(out, ldOut, w, x, sh.n, sh.cols)
+				}
+			})
+	})
+}
+
+// testMatMul runs every shape and offset: mk makes the weights (returning
+// them in float64 and a call of the kernel under test).
+func testMatMul(t *testing.T, tag string, tol func(cols int) float64,
+	mk func(r *rand.Rand, n, off int) ([]float64, func(out []float32, ldOut int, x []float32, sh gemmShape))) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, sh := range gemmShapes() {
+		for _, off := range offsets {
+			if sh.cols == 0 {
+				continue // rows = len(w)/cols is undefined; see TestMatMulZeroCols
+			}
+			name := fmt.Sprintf("%s %d×(%dx%d)+%d", tag, sh.n, sh.rows, sh.cols, off)
+			w64, run := mk(r, sh.rows*sh.cols, off)
+			x := randF32(r, sh.n*sh.cols, 3-off)
+			ldOut := sh.rows + sh.gap
+			out, check := guarded(t, (sh.n-1)*ldOut+sh.rows, off)
+			run(out, ldOut, x, sh)
+			check()
+			gaps(t, name, out, sh, ldOut)
+			x64 := f64(x)
+			for tk := range sh.n {
+				for i := range sh.rows {
+					want, abs := dot64(w64[i*sh.cols:(i+1)*sh.cols], x64[tk*sh.cols:(tk+1)*sh.cols])
+					within(t, fmt.Sprintf("%s out[%d,%d]", name, tk, i), out[tk*ldOut+i], want, abs, tol(sh.cols))
+				}
+			}
+		}
+	}
+}
+
+// gaps checks the guard cells between output rows (r ≥ rows) are untouched.
+func gaps(t *testing.T, name string, out []float32, sh gemmShape, ldOut int) {
+	t.Helper()
+	for tk := range sh.n - 1 {
+		for i := sh.rows; i < ldOut; i++ {
+			if v := out[tk*ldOut+i]; v == v {
+				t.Fatalf("%s: gap cell out[%d,%d] overwritten: %v", name, tk, i, v)
+			}
+		}
+	}
+}
+
+func TestMatMulZeroCols(t *testing.T) {
+	out, check := guarded(t, 4, 1)
+	for i := range out {
+		out[i] = 7
+	}
+	MatMulBF16(out, 4, nil, nil, 3, 0)
+	MatMulF32(out, 4, nil, nil, 3, 0)
+	check()
+	for _, v := range out {
+		if v != 7 {
+			t.Fatalf("cols = 0 wrote out: %v", out)
+		}
+	}
+}
+
+func TestMatMulShortOutPanics(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Fatal("MatMulF32 accepted out shorter than (n-1)·ldOut+rows")
+		}
+	}()
+	MatMulF32(make([]float32, 7), 4, make([]float32, 8), make([]float32, 4), 2, 2)
+}
+
+// TestMatMulBF16IntoReusesWorkspace runs two shapes through one workspace,
+// the larger second, so a stale buffer size would show.
+func TestMatMulBF16IntoReusesWorkspace(t *testing.T) {
+	forEachLevel(t, func(t *testing.T, l Level) {
+		r := rand.New(rand.NewPCG(9, 10))
+		ws := NewWorkspace()
+		for _, sh := range []gemmShape{{7, 8, 64, 0}, {13, 12, 1536, 0}} {
+			w, x := randBF16(r, sh.rows*sh.cols, 0), randF32(r, sh.n*sh.cols, 0)
+			bf16Exact(x)
+			out := make([]float32, sh.n*sh.rows)
+			MatMulBF16Into(ws, out, sh.rows, w, x, sh.n, sh.cols)
+			w64, x64 := f64BF16(w), f64(x)
+			for tk := range sh.n {
+				for i := range sh.rows {
+					want, abs := dot64(w64[i*sh.cols:(i+1)*sh.cols], x64[tk*sh.cols:(tk+1)*sh.cols])
+					within(t, fmt.Sprintf("out[%d,%d]", tk, i), out[tk*sh.rows+i], want, abs, sumTol(sh.cols))
+				}
+			}
+		}
+	})
+}

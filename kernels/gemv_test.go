@@ -1,0 +1,74 @@
+package kernels
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+var gemvRows = []int{1, 3, 4, 5, 9}
+
+func TestMatVecBF16(t *testing.T) {
+	forEachLevel(t, func(t *testing.T, l Level) {
+		r := rand.New(rand.NewPCG(1, 2))
+		for _, cols := range sizes {
+			for _, rows := range gemvRows {
+				for _, off := range offsets {
+					name := fmt.Sprintf("%dx%d+%d", rows, cols, off)
+					w := randBF16(r, rows*cols, off)
+					x := randF32(r, cols, 3-off)
+					out, check := guarded(t, rows, off)
+					MatVecBF16(out, w, x)
+					check()
+					w64, x64 := f64BF16(w), f64(x)
+					for i := range rows {
+						want, abs := dot64(w64[i*cols:i*cols+cols], x64)
+						within(t, fmt.Sprintf("%s out[%d]", name, i), out[i], want, abs, sumTol(cols))
+					}
+				}
+			}
+		}
+	})
+}
+
+func TestMatVecF32(t *testing.T) {
+	forEachLevel(t, func(t *testing.T, l Level) {
+		r := rand.New(rand.NewPCG(3, 4))
+		for _, cols := range sizes {
+			for _, rows := range gemvRows {
+				for _, off := range offsets {
+					name := fmt.Sprintf("%dx%d+%d", rows, cols, off)
+					w := randF32(r, rows*cols, off)
+					x := randF32(r, cols, 3-off)
+					out, check := guarded(t, rows, off)
+					MatVecF32(out, w, x)
+					check()
+					w64, x64 := f64(w), f64(x)
+					for i := range rows {
+						want, abs := dot64(w64[i*cols:i*cols+cols], x64)
+						within(t, fmt.Sprintf("%s out[%d]", name, i), out[i], want, abs, sumTol(cols))
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestToleranceCatchesDroppedTerm checks the tests themselves: at the
+// longest row the bound must be well below one average term (Σ|terms|/n),
+// or a kernel that skipped a column would pass.
+func TestToleranceCatchesDroppedTerm(t *testing.T) {
+	const cols = 8960
+	if tol, term := sumTol(cols), 1.0/cols; tol > term/2 {
+		t.Fatalf("tolerance %.3g·Σ|terms| would miss a dropped average term (%.3g·Σ)", tol, term)
+	}
+}
+
+func TestMatVecShortWeightsPanics(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Fatal("MatVecBF16 accepted w shorter than len(out)·len(x)")
+		}
+	}()
+	MatVecBF16(make([]float32, 3), make([]BF16, 5), make([]float32, 2))
+}

@@ -4,14 +4,27 @@ import (
 	"fmt"
 
 	"fyne.io/fyne/v2"
+
+	"loupe/engine/perf"
 )
 
-// measureBandwidth measures the machine's read bandwidth in GB/s; nil
-// until a measuring function is wired in.
-var measureBandwidth func() (float64, error)
+// measureBandwidth returns the machine's read bandwidth in GB/s: the
+// engine's cached figure for this CPU, or a fresh measurement (seconds,
+// 1 GiB). Tests set it to nil.
+var measureBandwidth = func() (float64, error) {
+	if b, ok := perf.CachedBandwidth(0); ok {
+		return b.BestGBs, nil
+	}
+	b, err := perf.MeasureBandwidth(0, 3, perf.DefaultBufferBytes)
+	if err != nil {
+		return 0, err
+	}
+	perf.SaveBandwidth(b) // a cache that cannot be written only costs a new measurement
+	return b.BestGBs, nil
+}
 
-// startBandwidth shows the cached figure, or measures it once in the
-// background and caches it in the preferences.
+// startBandwidth shows the figure cached in the preferences, or measures
+// it once in the background and caches it.
 func (u *UI) startBandwidth() {
 	if bw := u.app.Preferences().Float(prefBandwidth); bw > 0 {
 		u.bandwidth = bw

@@ -1,10 +1,86 @@
 package app
 
-import "errors"
+import (
+	"fmt"
 
-// figure is the viz figure of a panel; none until viz is wired in.
-func (u *UI) figure(panel string) (any, bool) { return nil, false }
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/theme"
 
-func renderFigure(fig any, format string) ([]byte, error) {
-	return nil, errors.New("no figure renderer")
+	"loupe/trace"
+	"loupe/views"
+	"loupe/viz"
+)
+
+// exportW and exportH are the size of an exported figure, in pixels at
+// viz.DPI: a 3:2 slide.
+const exportW, exportH = 1500, 1000
+
+// vizTheme matches the figures to the window's light or dark variant.
+func (u *UI) vizTheme() viz.Theme {
+	if u.app.Settings().ThemeVariant() == theme.VariantLight {
+		return viz.Light()
+	}
+	return viz.Dark()
 }
+
+// figure is the viz figure of a panel for the current selection; false when
+// the panel has no figure (the Model panel is exported as seen).
+func (u *UI) figure(panel string) (viz.Figure, bool) {
+	th := u.vizTheme()
+	switch panel {
+	case "attention":
+		a, ok := views.AttentionAt(u.attention, u.query)
+		if !ok {
+			return viz.NoData(th, "no attention captured for this token"), true
+		}
+		g, err := viz.GridFrom(a, u.texts(), u.attn.Source())
+		if err != nil {
+			return viz.NoData(th, err.Error()), true
+		}
+		g.Note = fmt.Sprintf("attention sink: %.1f %% of every head's attention on the first token on average", 100*views.SinkShare(a))
+		return viz.AttentionGrid(g, th), true
+	case "head":
+		a, ok := views.AttentionAt(u.attention, u.query)
+		l, h := u.attn.OpenedHead()
+		if !ok || l < 0 || l >= len(a.Weights) || h >= len(a.Weights[l]) {
+			return viz.NoData(th, "no head open"), true
+		}
+		return viz.HeadBars(u.texts()[:a.QueryPos+1], a.Weights[l][h], u.attn.HeadTitle.Text, th), true
+	case "next-token":
+		s, ok := u.next.Step()
+		if !ok {
+			return viz.NoData(th, "no candidates recorded for this token"), true
+		}
+		return viz.TopCandidates(append([]trace.Candidate(nil), s.Top...), s.Chosen.ID, th), true
+	case "timing":
+		rows := make([]viz.TimingRow, len(u.timings))
+		for i, t := range u.timings {
+			rows[i] = viz.TimingFrom(fmt.Sprintf("run %d", i+1), t)
+		}
+		return viz.TimingBars(rows, u.bandwidth, th), true
+	}
+	return nil, false
+}
+
+// texts are the token pieces of the sequence shown.
+func (u *UI) texts() []string {
+	out := make([]string, len(u.tokens))
+	for i, t := range u.tokens {
+		out[i] = t.Text
+	}
+	return out
+}
+
+// renderFigure encodes a figure as PNG or SVG.
+func renderFigure(f viz.Figure, format string) ([]byte, error) {
+	w, h := viz.Pixels(exportW, viz.DPI), viz.Pixels(exportH, viz.DPI)
+	switch format {
+	case "png":
+		return viz.PNG(f, w, h)
+	case "svg":
+		return viz.SVG(f, w, h)
+	}
+	return nil, fmt.Errorf("unknown export format %q", format)
+}
+
+var _ fyne.Theme = loupeTheme{}

@@ -129,7 +129,7 @@ func (u *UI) export(panel, format string) {
 
 // render draws a panel's figure in the given format.
 func (u *UI) render(panel, format string) ([]byte, error) {
-	if fig, ok := u.figure(panel); ok {
+	if fig, ok := u.figure(panel); ok && fig != nil {
 		return renderFigure(fig, format)
 	}
 	if format != "png" {
@@ -144,6 +144,9 @@ func (u *UI) capturePanel(panel string) ([]byte, error) {
 		"timing": u.timing, "model": u.model}[panel]
 	if obj == nil {
 		return nil, fmt.Errorf("no panel %q", panel)
+	}
+	if size := obj.Size(); size.Width < 1 || size.Height < 1 || !obj.Visible() {
+		return nil, fmt.Errorf("the %s panel is not on screen: select its tab first", panel)
 	}
 	img := u.win.Canvas().Capture()
 	s := u.win.Canvas().Scale()

@@ -73,7 +73,7 @@ func newUI(a fyne.App, w fyne.Window, opt Options, load Loader) *UI {
 	u.next = views.NewNextTokenPanel()
 	u.timing = views.NewTimingPanel()
 	u.model = views.NewModelPanel()
-	u.attn.OnExport = func(f string) { u.export("attention", f) }
+	u.attn.OnExport = u.export
 	u.next.OnExport = func(f string) { u.export("next-token", f) }
 	u.timing.OnExport = func(f string) { u.export("timing", f) }
 	u.model.OnExport = func(f string) { u.export("model", f) }

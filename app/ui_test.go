@@ -1,6 +1,7 @@
 package app
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"image/png"
@@ -16,6 +17,11 @@ import (
 	"loupe/trace"
 	"loupe/views"
 )
+
+func TestMain(m *testing.M) {
+	measureBandwidth = nil // 1 GiB and seconds: not in unit tests
+	os.Exit(m.Run())
+}
 
 // harness is a window on Fyne's headless driver with a fake model.
 type harness struct {
@@ -158,6 +164,31 @@ func TestLongPromptWithoutAttentionOffersCaptured(t *testing.T) {
 	}
 	if h.u.stream.Rows() < 10 {
 		t.Errorf("300 tokens wrapped into %d rows", h.u.stream.Rows())
+	}
+}
+
+func TestExportFigures(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.generate("My cat is purple . But my", 3)
+	if _, err := h.u.render("model", "png"); err == nil {
+		t.Error("the hidden model panel was captured")
+	}
+	h.u.tabs.SelectIndex(3)
+	for _, panel := range []string{"attention", "head", "next-token", "timing", "model"} {
+		data, err := h.u.render(panel, "png")
+		if err != nil {
+			t.Fatalf("%s png: %v", panel, err)
+		}
+		if _, err := png.Decode(bytes.NewReader(data)); err != nil {
+			t.Errorf("%s: not a PNG: %v", panel, err)
+		}
+	}
+	svg, err := h.u.render("attention", "svg")
+	if err != nil || !bytes.Contains(svg, []byte("<svg")) {
+		t.Errorf("attention svg: %v, %.60q", err, svg)
+	}
+	if _, err := h.u.render("model", "svg"); err == nil {
+		t.Error("the model panel has no SVG figure: want an error")
 	}
 }
 

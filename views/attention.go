@@ -111,8 +111,8 @@ func TopKeys(w []float32, k int) (top []Share, others float64) {
 // attention sink, and one head's attention over every earlier token.
 type AttentionPanel struct {
 	widget.BaseWidget
-	OnQuery  func(pos int)       // a "show position" button was pressed
-	OnExport func(format string) // "png" or "svg"
+	OnQuery  func(pos int)               // a "show position" button was pressed
+	OnExport func(figure, format string) // figure "attention" or "head", format "png" or "svg"
 
 	Title, Sink, Hover, HeadTitle, Missing *widget.Label
 	Grid, Means                            *Heatmap
@@ -152,11 +152,18 @@ func NewAttentionPanel() *AttentionPanel {
 		}
 	}
 	p.Grid.OnTap = p.OpenHead
-	p.exporter = exportButtons(func(f string) {
-		if p.OnExport != nil {
-			p.OnExport(f)
+	export := func(fig, f string) func() {
+		return func() {
+			if p.OnExport != nil {
+				p.OnExport(fig, f)
+			}
 		}
-	})
+	}
+	p.exporter = container.NewHBox(layout.NewSpacer(),
+		widget.NewButton("Grid PNG…", export("attention", "png")),
+		widget.NewButton("Grid SVG…", export("attention", "svg")),
+		widget.NewButton("Head PNG…", export("head", "png")),
+		widget.NewButton("Head SVG…", export("head", "svg")))
 	caption := widget.NewLabel("rows: layers, 0 at top · columns: heads · right: layer mean")
 	caption.Importance = widget.LowImportance
 	p.gridBox = container.NewVBox(

@@ -97,6 +97,8 @@ func (b *hbars) GlyphBoxes(p *plot.Plot) []plot.GlyphBox {
 
 // columns draws one touching vertical bar per value at x = 0, 1, 2, ...,
 // coloured by sign: for hundreds or thousands of values (MLP, embedding).
+// Each run of same-signed values is filled as one step-shaped polygon, so
+// no anti-aliased seams stripe the bars.
 type columns struct {
 	values   []float64
 	pos, neg color.Color
@@ -105,20 +107,30 @@ type columns struct {
 // Plot implements plot.Plotter.
 func (b *columns) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
-	y0 := trY(0)
-	for i, v := range b.values {
-		if math.IsNaN(v) {
-			continue
+	for lo := 0; lo < len(b.values); {
+		hi, neg := lo, b.values[lo] < 0
+		for hi < len(b.values) && (b.values[hi] < 0) == neg {
+			hi++
 		}
-		x0, x1 := trX(float64(i)-0.5), trX(float64(i)+0.5)
-		x1 = max(x1, x0+vg.Points(0.5))
 		col := b.pos
-		if v < 0 {
+		if neg {
 			col = b.neg
 		}
-		y1 := trY(v)
-		c.FillPolygon(col, c.ClipPolygonXY([]vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}}))
+		c.FillPolygon(col, c.ClipPolygonXY(b.steps(lo, hi, trX, trY)))
+		lo = hi
 	}
+}
+
+// steps is the outline of bars lo..hi-1: along zero, then over each top.
+func (b *columns) steps(lo, hi int, trX, trY func(float64) vg.Length) []vg.Point {
+	x0, x1 := trX(float64(lo)-0.5), trX(float64(hi)-0.5)
+	x1 = max(x1, x0+vg.Points(0.5))
+	pts := []vg.Point{{X: x0, Y: trY(0)}}
+	for i := lo; i < hi; i++ {
+		y := trY(finiteOr0(b.values[i]))
+		pts = append(pts, vg.Point{X: trX(float64(i) - 0.5), Y: y}, vg.Point{X: max(trX(float64(i)+0.5), x0+vg.Points(0.5)), Y: y})
+	}
+	return append(pts, vg.Point{X: x1, Y: trY(0)})
 }
 
 // DataRange implements plot.DataRanger; it always includes 0.

@@ -155,3 +155,52 @@ func TestGridFrom(t *testing.T) {
 		}
 	}
 }
+
+func TestPoolRows(t *testing.T) {
+	nan := float32(math.NaN())
+	m := [][]float32{{1, 2}, {3, nan}, {5, 6}, {7, 8}, {9, 10}}
+	out, starts := PoolRows(m, 2)
+	// groups: rows 0..1 and 2..4 → [2, 2] (NaN skipped) and [7, 8]
+	if !slices.Equal(starts, []int{0, 2}) || len(out) != 2 ||
+		!approx(out[0][0], 2, 0) || !approx(out[0][1], 2, 0) || !approx(out[1][0], 7, 0) || !approx(out[1][1], 8, 0) {
+		t.Errorf("PoolRows = %v %v", out, starts)
+	}
+	out, starts = PoolRows(m, 10) // no pooling needed
+	if len(out) != 5 || !slices.Equal(starts, []int{0, 1, 2, 3, 4}) || !math.IsNaN(out[1][1]) {
+		t.Errorf("PoolRows(no pooling) = %v %v", out, starts)
+	}
+	if out, _ := PoolRows(nil, 4); len(out) != 0 {
+		t.Errorf("PoolRows(nil) = %v", out)
+	}
+}
+
+func TestParamSplit(t *testing.T) {
+	// Qwen2.5-1.5B: 151,936 × 1,536 = 233,373,696 embedding parameters of
+	// 1,543,714,304 in all (tied output head): the article's "233 M of 1.5 B, 15 %".
+	parts := ParamSplit(qwen15)
+	var names []string
+	var sum float64
+	for _, p := range parts {
+		names = append(names, p.Name)
+		sum += p.Of
+	}
+	if !slices.Equal(names, []string{"embedding", "attention", "MLP", "norms"}) || !approx(sum, 1, 1e-12) {
+		t.Errorf("ParamSplit names %v, shares sum %v", names, sum)
+	}
+	if parts[2].Params != 28*3*1536*8960 || !approx(parts[2].Of, 1156055040.0/1543714304, 1e-12) {
+		t.Errorf("MLP = %+v", parts[2])
+	}
+	head, total, share := OutputReadShare(qwen15)
+	if head != 233373696 || total != 1543714304 || !approx(share, 233373696.0/1543714304, 1e-12) {
+		t.Errorf("OutputReadShare = %d %d %v", head, total, share)
+	}
+	if Count(head) != "233 M" || Count(total) != "1.5 B" || Percent(share) != "15.1 %" {
+		t.Errorf("formatted %s of %s, %s", Count(head), Count(total), Percent(share))
+	}
+	untied := qwen15
+	untied.TiedEmbeddings, untied.ParamsOutput = false, 1000
+	untied.WeightBytesPerTok, untied.OutputBytesPerTok = 0, 0
+	if head, total, share := OutputReadShare(untied); head != 1000 || total != 1543715304 || !approx(share, 1000.0/1543715304, 1e-15) {
+		t.Errorf("untied OutputReadShare = %d %d %v", head, total, share)
+	}
+}

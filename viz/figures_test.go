@@ -66,6 +66,10 @@ func everyFigure(th Theme) map[string]Figure {
 		"headbars":   HeadBars(purpleTokens, headWeights(), "head", th),
 		"candidates": TopCandidates(purpleCandidates, 24932, th),
 		"timing":     TimingBars(articleRuns, 47, th),
+		"mlp":        MLPValues(mlpValues(), 600, "", th),
+		"embedding":  Embedding(embeddingRow(), " purple", th),
+		"kvcache":    KVCache(kv(17, 128, 1, true), kv(17, 128, 2, false), purpleTokens, th),
+		"params":     ParamShares(qwen15, th),
 	}
 }
 
@@ -141,6 +145,13 @@ func TestDegenerate(t *testing.T) {
 		"candidates none": TopCandidates(nil, 0, th),
 		"timing none":     TimingBars(nil, 0, th),
 		"timing zero":     TimingBars([]TimingRow{{Label: "x"}}, 0, th),
+		"mlp none":        MLPValues(nil, 600, "", th),
+		"mlp all NaN":     MLPValues([]float32{nan, nan}, 600, "", th),
+		"mlp n=0":         MLPValues([]float32{1, 2}, 0, "", th),
+		"embedding none":  Embedding(nil, "x", th),
+		"kv none":         KVCache(nil, nil, nil, th),
+		"kv no dims":      KVCache([][]float32{{}}, [][]float32{{}}, nil, th),
+		"params none":     ParamShares(trace.ModelInfo{}, th),
 	}
 	for name, f := range empty {
 		if why, ok := IsNoData(f); !ok || why == "" {
@@ -159,6 +170,11 @@ func TestDegenerate(t *testing.T) {
 		"candidates NaN":    TopCandidates([]trace.Candidate{{ID: 1, P: math.NaN()}}, 7, th),
 		"timing no decode":  TimingBars([]TimingRow{{Label: "x", PrefillTokens: 3, PrefillSeconds: 1}}, 0, th),
 		"zero theme":        HeadBars([]string{"x"}, []float32{1}, "zero theme", Theme{}),
+		"mlp one":           MLPValues([]float32{-0.5}, 600, "", th),
+		"embedding NaN":     Embedding([]float32{nan, 1, -1}, "", th),
+		"kv one":            KVCache([][]float32{{1}}, [][]float32{{nan}}, []string{"x"}, th),
+		"kv zeros":          KVCache([][]float32{{0, 0}}, [][]float32{{0, 0}, {0, 0}}, nil, th),
+		"params tiny":       ParamShares(trace.ModelInfo{ParamsMLP: 1}, th),
 	}
 	for name, f := range drawn {
 		if _, ok := IsNoData(f); ok {

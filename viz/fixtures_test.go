@@ -107,3 +107,31 @@ var qwen15 = trace.ModelInfo{
 	ParamsMLP: 28 * 3 * 1536 * 8960, ParamsNorm: 28*2*1536 + 1536,
 	WeightBytesPerTok: 2 * 1543714304, OutputBytesPerTok: 2 * 151936 * 1536,
 }
+
+// kv is tokens × dim keys or values; keys get a few large columns, as
+// rotary keys do.
+func kv(tokens, dim int, seed lcg, keys bool) [][]float32 {
+	m := make([][]float32, tokens)
+	for t := range m {
+		m[t] = make([]float32, dim)
+		for d := range m[t] {
+			x := 2*seed.next() - 1
+			if keys && d%37 == 5 {
+				x *= 6
+			}
+			m[t][d] = float32(x)
+		}
+	}
+	return m
+}
+
+// embeddingRow starts like the article's "purple": 0.017, -0.004, ...
+func embeddingRow() []float32 {
+	s := lcg(5)
+	v := make([]float32, 1536)
+	for i := range v {
+		v[i] = float32(0.03 * (2*s.next() - 1))
+	}
+	copy(v, []float32{0.017, -0.004, -0.008, -0.005, 0.026, 0.028})
+	return v
+}

@@ -112,6 +112,11 @@ func goldenFigures() []struct {
 		{"candidates", TopCandidates(purpleCandidates, 24932, Dark()), 560, 400},
 		{"timing", TimingBars(articleRuns, 47, Dark()), 640, 360},
 		{"nodata", AttentionGrid(Grid{}, Dark()), 320, 200},
+		{"mlp", MLPValues(mlpValues(), 600, "", Dark()), 640, 360},
+		{"embedding", Embedding(embeddingRow(), " purple", Light()), 640, 300},
+		{"kvcache", KVCache(kv(17, 128, 1, true), kv(17, 128, 2, false), purpleTokens, Dark()), 720, 480},
+		{"kvcache_long", KVCache(kv(3139, 128, 1, true), kv(3139, 128, 2, false), nil, Light()), 640, 400},
+		{"params", ParamShares(qwen15, Dark()), 640, 320},
 	}
 }
 

@@ -1,0 +1,159 @@
+package viz
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// maxKVRows bounds the rows a KV heatmap draws; longer caches are pooled
+// (mean of consecutive tokens) so 3,139 tokens stay a readable picture and
+// a small SVG.
+const maxKVRows = 256
+
+// PoolRows averages consecutive rows of m (tokens × dim) into at most
+// maxRows rows; starts[i] is the first token of output row i. NaN values
+// are skipped; a group with none gives NaN.
+func PoolRows(m [][]float32, maxRows int) (out [][]float64, starts []int) {
+	n := len(m)
+	groups := min(n, max(1, maxRows))
+	for g := range groups {
+		lo, hi := g*n/groups, (g+1)*n/groups
+		starts = append(starts, lo)
+		out = append(out, meanRows(m[lo:hi]))
+	}
+	return out, starts
+}
+
+// meanRows is the column mean of rows, ignoring NaN.
+func meanRows(rows [][]float32) []float64 {
+	width := 0
+	for _, r := range rows {
+		width = max(width, len(r))
+	}
+	sum, cnt := make([]float64, width), make([]int, width)
+	for _, r := range rows {
+		for j, v := range r {
+			if x := float64(v); !math.IsNaN(x) {
+				sum[j] += x
+				cnt[j]++
+			}
+		}
+	}
+	for j := range sum {
+		sum[j] = ratio(sum[j], float64(cnt[j])) // NaN when the column had none
+	}
+	return sum
+}
+
+// KVCache draws the cached keys and values of one layer and KV head:
+// two heatmaps of tokens (rows, first token on top) × head_dim, each on a
+// symmetric diverging scale, with a colour scale under each.
+func KVCache(k, v [][]float32, tokens []string, th Theme) Figure {
+	th = th.complete()
+	n, dim := len(k), width(k)
+	title := fmt.Sprintf("KV cache: keys and values of %s tokens × %d", Thousands(int64(n)), dim)
+	if n == 0 || dim == 0 || len(v) == 0 || width(v) == 0 {
+		return noData(th, "KV cache", "no cached keys or values")
+	}
+	kr, starts := PoolRows(k, maxKVRows)
+	vr, _ := PoolRows(v, maxKVRows)
+	labels := rowLabels(tokens, starts, n)
+	note := "one row per token, one column per number; blue negative, orange positive"
+	if len(starts) < n {
+		note = fmt.Sprintf("each row is the mean of about %d consecutive tokens; blue negative, orange positive", (n+len(starts)-1)/len(starts))
+	}
+	return &frame{th: th, title: title, notes: []string{note}, body: func(c draw.Canvas) {
+		fit := rowsThatFit(c, th) // labels that fit beside the heatmap
+		kp, kb := kvHeat(kr, labels, fit, "keys", th)
+		vp, vb := kvHeat(vr, nil, fit, "values", th)
+		drawSideBySide(c, th, [2]*plot.Plot{kp, vp}, [2]*plot.Plot{kb, vb})
+	}}
+}
+
+// width is the longest row of m.
+func width(m [][]float32) int {
+	w := 0
+	for _, r := range m {
+		w = max(w, len(r))
+	}
+	return w
+}
+
+// rowLabels names each pooled row by its first token ("·purple") or, when
+// rows are pooled or texts missing, by its first position.
+func rowLabels(tokens []string, starts []int, n int) []string {
+	labels := make([]string, len(starts))
+	for i, s := range starts {
+		if len(starts) == n && s < len(tokens) {
+			labels[i] = cut(Visible(tokens[s]), 12)
+		} else {
+			labels[i] = fmt.Sprintf("#%d", s)
+		}
+	}
+	return labels
+}
+
+// kvHeat is one heatmap (first row on top) and its colour scale, on
+// ±max|x| so that zero is the middle colour.
+func kvHeat(rows [][]float64, labels []string, fit int, name string, th Theme) (heatPlot, scale *plot.Plot) {
+	lim := 0.0
+	for _, r := range rows {
+		for _, x := range r {
+			lim = max(lim, math.Abs(finiteOr0(x)))
+		}
+	}
+	lim = max(lim, 1e-6)
+	flipped := make([][]float64, len(rows))
+	for i, r := range rows {
+		flipped[len(rows)-1-i] = r
+	}
+	p := th.newPlot()
+	p.Add(newHeat(flipped, th.Diverging, -lim, lim, th))
+	p.X.Label.Text = name
+	p.X.Padding, p.Y.Padding = 0, 0
+	p.X.Min, p.X.Max = -0.5, float64(len(rows[0]))-0.5
+	p.Y.Min, p.Y.Max = -0.5, float64(len(rows))-0.5
+	p.X.Tick.Marker = integerTicks{}
+	p.Y.Tick.Marker = sparseLabels(labels, fit)
+	s := th.newPlot()
+	s.Add(&colorStrip{colors: th.Diverging.Colors(), lo: -lim, hi: lim})
+	s.X.Padding = 0
+	s.HideY()
+	return p, s
+}
+
+// sparseLabels labels at most fit rows (row 0 on top), so names stay
+// apart however many tokens there are.
+func sparseLabels(labels []string, fit int) plot.ConstantTicks {
+	n := len(labels)
+	fit = max(1, fit)
+	step := max(1, (n+fit-1)/fit)
+	var ts plot.ConstantTicks
+	for i, l := range labels {
+		if i%step == 0 {
+			ts = append(ts, plot.Tick{Value: float64(n - 1 - i), Label: l})
+		}
+	}
+	return ts
+}
+
+// drawSideBySide draws two heatmaps with their scales below, rows level.
+func drawSideBySide(c draw.Canvas, th Theme, heats, scales [2]*plot.Plot) {
+	fs := th.FontSize
+	cols := splitX(c, fs, 1.15, 1) // the left one carries the token labels
+	var hc, sc [2]draw.Canvas
+	for i := range cols {
+		hc[i], sc[i] = splitY(cols[i], cols[i].Size().Y-3.4*fs, fs/2)
+	}
+	rows := hc[:]
+	alignRows(heats[:], rows)
+	for i := range 2 {
+		cs := []draw.Canvas{rows[i], sc[i]}
+		alignCols([]*plot.Plot{heats[i], scales[i]}, cs)
+		heats[i].Draw(cs[0])
+		scales[i].Draw(cs[1])
+	}
+}

@@ -1,0 +1,90 @@
+package viz
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// MLPValues draws the n values of largest magnitude of an MLP activation
+// silu(gate)·up (length intermediate_size, 8,960 for Qwen2.5-1.5B), sorted:
+// positive ones rise above zero on the left, negative ones hang below on
+// the right. The caption counts over all values: "half under 0.08, 298
+// above 0.5, 70 above 1, max 3.3". An empty title gets a default.
+func MLPValues(values []float32, n int, title string, th Theme) Figure {
+	th = th.complete()
+	vs := LargestAbs(values, n)
+	if title == "" {
+		title = fmt.Sprintf("the %s largest of %s MLP values", Thousands(int64(len(vs))), Thousands(int64(len(values))))
+	}
+	if len(vs) == 0 {
+		return noData(th, title, "no MLP values")
+	}
+	s := SummarizeMLP(values)
+	note := fmt.Sprintf("|value| over all %s: half under %s  ·  %s above 0.5  ·  %s above 1  ·  max %s",
+		Thousands(int64(s.N)), sig2(s.MedianAbs), Thousands(int64(s.Above05)), Thousands(int64(s.Above1)), sig2(s.MaxAbs))
+	p := th.newPlot()
+	p.Add(hline{y: 0, style: draw.LineStyle{Color: th.Grid, Width: vg.Points(1)}})
+	p.Add(&columns{values: vs, pos: th.Accent, neg: th.Negative})
+	p.X.Label.Text = "rank by |value|, sorted by value"
+	p.Y.Label.Text = "silu(gate)·up"
+	p.X.Tick.Marker = integerTicks{}
+	return &frame{th: th, title: title, notes: []string{note}, body: p.Draw}
+}
+
+// integerTicks are the default ticks without fractional ones, for ranks
+// and dimensions.
+type integerTicks struct{}
+
+func (integerTicks) Ticks(lo, hi float64) []plot.Tick {
+	var out []plot.Tick
+	for _, t := range (plot.DefaultTicks{}).Ticks(lo, hi) {
+		if t.Value == math.Trunc(t.Value) {
+			if t.Label != "" {
+				t.Label = strconv.FormatFloat(t.Value, 'f', 0, 64)
+			}
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// Embedding draws one row of the embedding table (hidden_size numbers,
+// 1,536 for Qwen2.5-1.5B) as a bar per dimension, with the first numbers
+// written out as in the article: "0.017, -0.004, -0.008, …".
+func Embedding(values []float32, token string, th Theme) Figure {
+	th = th.complete()
+	title := fmt.Sprintf("%s → %s numbers", quote(token), Thousands(int64(len(values))))
+	if len(values) == 0 {
+		return noData(th, title, "no embedding row")
+	}
+	vs := make([]float64, len(values))
+	for i, v := range values {
+		vs[i] = float64(v)
+	}
+	p := th.newPlot()
+	p.Add(hline{y: 0, style: draw.LineStyle{Color: th.Grid, Width: vg.Points(1)}})
+	p.Add(&columns{values: vs, pos: th.Accent, neg: th.Negative})
+	p.X.Label.Text, p.Y.Label.Text = "dimension", "value"
+	p.X.Tick.Marker = integerTicks{}
+	return &frame{th: th, title: title, notes: []string{firstNumbers(values, 6)}, body: p.Draw}
+}
+
+// firstNumbers writes the first k values with three decimals.
+func firstNumbers(values []float32, k int) string {
+	s := ""
+	for i, v := range values[:min(k, len(values))] {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("%.3f", v)
+	}
+	if len(values) > k {
+		s += ", …"
+	}
+	return s
+}

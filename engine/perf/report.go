@@ -1,0 +1,148 @@
+package perf
+
+import (
+	"fmt"
+	"io"
+
+	"loupe/trace"
+)
+
+// Report is the outcome of a benchmark: medians over the timed runs, set
+// against the machine's measured bandwidth and compute peak. The JSON names
+// are those of `loupe bench --json`.
+type Report struct {
+	Model        string   `json:"model"`
+	Kernels      string   `json:"kernels"`
+	Threads      int      `json:"threads"`
+	ModelBytes   int64    `json:"model_bytes"`
+	MembwGBs     float64  `json:"membw_gb_per_s"` // best streaming read, same thread count
+	MembwCached  bool     `json:"membw_cached"`
+	PeakGFLOPs   float64  `json:"peak_gflops"` // FMA loop of the same level and threads
+	PeakRSS      int64    `json:"peak_rss_bytes"`
+	Repeat       int      `json:"repeat"`
+	Probes       bool     `json:"probes"`
+	TTFTSeconds  float64  `json:"time_to_first_token_seconds"`
+	TotalSeconds float64  `json:"total_seconds"` // prefill + decode
+	Prefill      Prefill  `json:"prefill"`
+	Decode       Decode   `json:"decode"`
+	Runs         []Sample `json:"runs"`
+}
+
+// Prefill is the reading phase: the prompt as one batch.
+type Prefill struct {
+	Tokens          int     `json:"tokens"`
+	Seconds         float64 `json:"seconds"`
+	TokensPerSecond float64 `json:"tokens_per_second"`
+	GFLOPs          float64 `json:"gflops"`        // GFLOP/s reached
+	ShareOfPeak     float64 `json:"share_of_peak"` // GFLOPs / PeakGFLOPs, 0 when the peak is unknown
+	FLOPs           float64 `json:"flops"`         // operations of one prefill (PrefillFLOPs)
+}
+
+// Decode is the writing phase: one token per forward pass.
+type Decode struct {
+	Tokens           int     `json:"tokens"`
+	Seconds          float64 `json:"seconds"`
+	TokensPerSecond  float64 `json:"tokens_per_second"`
+	GBs              float64 `json:"gb_per_s"`           // bytes read per second
+	ShareOfBandwidth float64 `json:"share_of_bandwidth"` // GBs / MembwGBs, 0 when unknown
+	BytesPerToken    float64 `json:"bytes_per_token"`    // weights + mean KV cache read by one pass
+}
+
+// PrefillFLOPs counts the operations of a prefill of T tokens, as llama.cpp
+// does: 2 per weight per token for the layer matrices (q, k, v, o, gate, up,
+// down), the output head for the last position only (the only logits
+// computed), and causal attention, whose T(T+1)/2 query-key pairs per layer
+// each cost 2·D for Q·Kᵀ and 2·D for the weighted sum of V, D = heads ×
+// head_dim (≈ 4·T²·D/2 per layer). Norms, RoPE, softmax and biases are
+// O(T·D) and left out.
+func PrefillFLOPs(m trace.ModelInfo, T int) float64 {
+	h, I := float64(m.Hidden), float64(m.Intermediate)
+	qDim, kvDim := float64(m.Heads*m.HeadDim), float64(m.KVHeads*m.HeadDim)
+	perLayer := h*qDim + 2*h*kvDim + qDim*h + 3*h*I // matrix weights of one layer
+	t, L := float64(T), float64(m.Layers)
+	matrices := 2 * L * perLayer * t
+	head := 2 * float64(m.Vocab) * h
+	attention := L * 4 * qDim * t * (t + 1) / 2
+	return matrices + head + attention
+}
+
+// decodeBytesPerToken is what one decode pass reads: the engine's figure
+// (weights + mean KV cache over the run), else the weights and the KV cache
+// at the middle of the run.
+func decodeBytesPerToken(m trace.ModelInfo, t trace.Timing) float64 {
+	if t.BytesPerToken > 0 {
+		return t.BytesPerToken
+	}
+	meanPos := float64(t.PrefillTokens) + float64(t.DecodeTokens)/2
+	return float64(m.WeightBytesPerTok) + float64(m.KVBytesPerToken)*meanPos
+}
+
+// Summarize takes the medians of the runs and sets them against the
+// bandwidth (GB/s) and compute peak (GFLOP/s); either may be 0 (unknown).
+//
+// Decode GB/s counts the passes actually run: the last token written is
+// sampled but never fed back, so n tokens cost n−1 passes.
+func Summarize(m trace.ModelInfo, runs []Sample, membwGBs, peakGFLOPs float64) Report {
+	r := Report{Model: m.Name, ModelBytes: m.FileBytes, MembwGBs: membwGBs, PeakGFLOPs: peakGFLOPs, Repeat: len(runs), Runs: runs}
+	if len(runs) == 0 {
+		return r
+	}
+	var pSec, pRate, pGF, dSec, dRate, dGBs, ttft []float64
+	for _, s := range runs {
+		t := s.Timing
+		flops := PrefillFLOPs(m, t.PrefillTokens)
+		bytes := decodeBytesPerToken(m, t)
+		pSec, dSec = append(pSec, t.PrefillSeconds), append(dSec, t.DecodeSeconds)
+		pRate = append(pRate, ratio(float64(t.PrefillTokens), t.PrefillSeconds))
+		pGF = append(pGF, ratio(flops, t.PrefillSeconds)/1e9)
+		dRate = append(dRate, ratio(float64(t.DecodeTokens), t.DecodeSeconds))
+		dGBs = append(dGBs, ratio(bytes*float64(max(t.DecodeTokens-1, 0)), t.DecodeSeconds)/1e9)
+		ttft = append(ttft, s.TTFTSeconds)
+	}
+	t0 := runs[0].Timing
+	r.TTFTSeconds = median(ttft)
+	r.Prefill = Prefill{Tokens: t0.PrefillTokens, Seconds: median(pSec), TokensPerSecond: median(pRate),
+		GFLOPs: median(pGF), ShareOfPeak: ratio(median(pGF), peakGFLOPs), FLOPs: PrefillFLOPs(m, t0.PrefillTokens)}
+	r.Decode = Decode{Tokens: t0.DecodeTokens, Seconds: median(dSec), TokensPerSecond: median(dRate),
+		GBs: median(dGBs), ShareOfBandwidth: ratio(median(dGBs), membwGBs), BytesPerToken: decodeBytesPerToken(m, t0)}
+	r.TotalSeconds = r.Prefill.Seconds + r.Decode.Seconds
+	return r
+}
+
+// ratio is a/b, or 0 when b is not positive.
+func ratio(a, b float64) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return a / b
+}
+
+// WriteText prints the report: the figures, then the article's table of
+// reading (prefill) and writing (decode) time and their shares of the wait.
+func WriteText(w io.Writer, r Report) {
+	probes := "off"
+	if r.Probes {
+		probes = "on"
+	}
+	fmt.Fprintf(w, "model       %s (%.2f GB), kernels %s, %d threads, probes %s, median of %d runs\n",
+		r.Model, float64(r.ModelBytes)/1e9, r.Kernels, r.Threads, probes, r.Repeat)
+	p, d := r.Prefill, r.Decode
+	fmt.Fprintf(w, "prefill     %d tokens in %.3f s: %.1f tok/s, %.1f GFLOP/s%s\n",
+		p.Tokens, p.Seconds, p.TokensPerSecond, p.GFLOPs, share(p.ShareOfPeak, r.PeakGFLOPs, "GFLOP/s peak"))
+	fmt.Fprintf(w, "decode      %d tokens in %.3f s: %.2f tok/s, %.1f GB/s%s, %.2f GB per token\n",
+		d.Tokens, d.Seconds, d.TokensPerSecond, d.GBs, share(d.ShareOfBandwidth, r.MembwGBs, "GB/s read bandwidth"), d.BytesPerToken/1e9)
+	fmt.Fprintf(w, "first token %.3f s, peak RSS %.2f GB\n\n", r.TTFTSeconds, float64(r.PeakRSS)/1e9)
+	total := r.TotalSeconds
+	fmt.Fprintf(w, "%-16s %8s %10s %8s\n", "", "tokens", "time", "share")
+	fmt.Fprintf(w, "%-16s %8d %8.3f s %7.1f %%\n", "read (prefill)", p.Tokens, p.Seconds, 100*ratio(p.Seconds, total))
+	fmt.Fprintf(w, "%-16s %8d %8.3f s %7.1f %%\n", "write (decode)", d.Tokens, d.Seconds, 100*ratio(d.Seconds, total))
+	fmt.Fprintf(w, "%-16s %8d %8.3f s %7.1f %%\n", "total", p.Tokens+d.Tokens, total, 100.0)
+}
+
+// share formats " = 41 % of the 208.0 GFLOP/s peak", or "" when unknown.
+func share(s, of float64, what string) string {
+	if of <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" = %.0f %% of the %.1f %s", 100*s, of, what)
+}

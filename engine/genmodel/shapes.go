@@ -1,0 +1,96 @@
+// Package genmodel writes random-weight Qwen2 model folders (config.json,
+// generation_config.json, model.safetensors, tokenizer.json) with the exact
+// shapes of real models, so the engine can be tested and benchmarked without
+// downloading weights.
+package genmodel
+
+import (
+	"sort"
+	"strconv"
+)
+
+// Shape holds the config.json fields that fix a Qwen2 model's tensors
+// (qwen2.md §1, §5).
+type Shape struct {
+	HiddenSize            int // h
+	IntermediateSize      int // I
+	NumHiddenLayers       int // L
+	NumAttentionHeads     int // H
+	NumKeyValueHeads      int // KV
+	VocabSize             int // V
+	MaxPositionEmbeddings int
+	MaxWindowLayers       int // informational: sliding window is off
+	TieWordEmbeddings     bool
+}
+
+// HeadDim is d = h / H (Qwen2 configs carry no head_dim).
+func (s Shape) HeadDim() int { return s.HiddenSize / s.NumAttentionHeads }
+
+var shapes = map[string]Shape{
+	// tiny: the real vocabulary (so the Qwen tokenizer's ids all exist),
+	// everything else small enough for unit tests.
+	"tiny": {HiddenSize: 64, IntermediateSize: 128, NumHiddenLayers: 2, NumAttentionHeads: 4,
+		NumKeyValueHeads: 2, VocabSize: 151936, MaxPositionEmbeddings: 4096, MaxWindowLayers: 2,
+		TieWordEmbeddings: true},
+	// The base models' config.json values, qwen2.md §5.
+	"qwen2.5-0.5b": {HiddenSize: 896, IntermediateSize: 4864, NumHiddenLayers: 24, NumAttentionHeads: 14,
+		NumKeyValueHeads: 2, VocabSize: 151936, MaxPositionEmbeddings: 32768, MaxWindowLayers: 24,
+		TieWordEmbeddings: true},
+	"qwen2.5-1.5b": {HiddenSize: 1536, IntermediateSize: 8960, NumHiddenLayers: 28, NumAttentionHeads: 12,
+		NumKeyValueHeads: 2, VocabSize: 151936, MaxPositionEmbeddings: 32768, MaxWindowLayers: 28,
+		TieWordEmbeddings: true},
+}
+
+// Shapes lists the shape names Write accepts, sorted.
+func Shapes() []string {
+	names := make([]string, 0, len(shapes))
+	for n := range shapes {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Lookup returns the named shape.
+func Lookup(name string) (Shape, bool) {
+	s, ok := shapes[name]
+	return s, ok
+}
+
+// TensorSpec is one tensor of a model: its safetensors name and shape, and
+// how its random values are drawn.
+type TensorSpec struct {
+	Name  string
+	Shape []int
+	init  initRule
+}
+
+// Tensors lists every tensor qwen2.md §2 names for s, in layer order:
+// 2 + 12·L of them, plus lm_head.weight when the embeddings are untied.
+func (s Shape) Tensors() []TensorSpec {
+	h, d, I, V := s.HiddenSize, s.HeadDim(), s.IntermediateSize, s.VocabSize
+	qd, kvd := s.NumAttentionHeads*d, s.NumKeyValueHeads*d
+	out := []TensorSpec{{"model.embed_tokens.weight", []int{V, h}, embedding(h)}}
+	for i := range s.NumHiddenLayers {
+		p := "model.layers." + strconv.Itoa(i) + "."
+		out = append(out,
+			TensorSpec{p + "input_layernorm.weight", []int{h}, norm()},
+			TensorSpec{p + "self_attn.q_proj.weight", []int{qd, h}, matrix(h)},
+			TensorSpec{p + "self_attn.q_proj.bias", []int{qd}, bias()},
+			TensorSpec{p + "self_attn.k_proj.weight", []int{kvd, h}, matrix(h)},
+			TensorSpec{p + "self_attn.k_proj.bias", []int{kvd}, bias()},
+			TensorSpec{p + "self_attn.v_proj.weight", []int{kvd, h}, matrix(h)},
+			TensorSpec{p + "self_attn.v_proj.bias", []int{kvd}, bias()},
+			TensorSpec{p + "self_attn.o_proj.weight", []int{h, qd}, matrix(qd)},
+			TensorSpec{p + "post_attention_layernorm.weight", []int{h}, norm()},
+			TensorSpec{p + "mlp.gate_proj.weight", []int{I, h}, matrix(h)},
+			TensorSpec{p + "mlp.up_proj.weight", []int{I, h}, matrix(h)},
+			TensorSpec{p + "mlp.down_proj.weight", []int{h, I}, matrix(I)},
+		)
+	}
+	out = append(out, TensorSpec{"model.norm.weight", []int{h}, norm()})
+	if !s.TieWordEmbeddings {
+		out = append(out, TensorSpec{"lm_head.weight", []int{V, h}, embedding(h)})
+	}
+	return out
+}

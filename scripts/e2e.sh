@@ -1,0 +1,53 @@
+#!/bin/sh
+# e2e.sh BIN OUTDIR — smoke test of the real window under Xvfb.
+#
+# Starts BIN on the demo model (or $LOUPE_E2E_MODEL) with a prompt,
+# generates 20 tokens, saves the window as OUTDIR/app.png and quits. Fails
+# (non-zero) if the window did not come up, the run errored or timed out,
+# or the screenshot is missing or blank. Logs: OUTDIR/stdout.log, stderr.log.
+set -u
+if [ $# -ne 2 ]; then
+	echo "usage: $0 BIN OUTDIR" >&2
+	exit 2
+fi
+BIN=$1
+OUT=$2
+PROMPT=${LOUPE_E2E_PROMPT:-"My cat is purple. But my friends tell me there is no such thing as a"}
+mkdir -p "$OUT"
+rm -f "$OUT/app.png" "$OUT/stdout.log" "$OUT/stderr.log"
+
+fail() {
+	echo "e2e: FAIL: $*" >&2
+	for f in "$OUT/stdout.log" "$OUT/stderr.log"; do
+		[ -s "$f" ] && { echo "--- $f" >&2; tail -n 30 "$f" >&2; }
+	done
+	exit 1
+}
+
+for tool in xvfb-run timeout convert; do
+	command -v $tool >/dev/null 2>&1 || fail "$tool is missing (make deps installs xvfb, imagemagick)"
+done
+
+set -- --prompt "$PROMPT" --generate --max-tokens 20 --screenshot "$OUT/app.png" --quit
+[ -n "${LOUPE_E2E_MODEL:-}" ] && set -- --model "$LOUPE_E2E_MODEL" "$@"
+
+# A private preferences folder: the run does not touch the user's recent
+# models, and starts like a first launch.
+XDG_CONFIG_HOME="$OUT/config" timeout 120 \
+	xvfb-run -a -s "-screen 0 1600x1000x24" "$BIN" "$@" >"$OUT/stdout.log" 2>"$OUT/stderr.log"
+rc=$?
+[ $rc -eq 124 ] && fail "timed out after 120 s"
+[ $rc -ne 0 ] && fail "exit status $rc"
+grep -q "^loupe: generated" "$OUT/stdout.log" || fail "no generation finished"
+[ -s "$OUT/app.png" ] || fail "no screenshot: the window did not come up"
+
+# A blank capture (one colour) has no spread; a real window has text,
+# chips and a heatmap.
+size=$(convert "$OUT/app.png" -format "%w %h" info:) || fail "app.png is not an image"
+spread=$(convert "$OUT/app.png" -colorspace Gray -format "%[fx:standard_deviation]" info:)
+colors=$(convert "$OUT/app.png" -format "%k" info:)
+set -- $size
+[ "$1" -ge 800 ] && [ "$2" -ge 500 ] || fail "screenshot is only ${1}x${2}"
+awk -v s="$spread" 'BEGIN { exit !(s > 0.02) }' || fail "screenshot is blank (grey spread $spread)"
+[ "$colors" -ge 50 ] || fail "screenshot has only $colors colours"
+echo "e2e: ok: $(grep '^loupe: generated' "$OUT/stdout.log"); screenshot ${1}x${2}, $colors colours -> $OUT/app.png"

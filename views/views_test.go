@@ -1,0 +1,284 @@
+package views
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
+
+	"loupe/trace"
+)
+
+func newTestApp(t *testing.T) {
+	a := test.NewTempApp(t)
+	a.Settings().SetTheme(theme.DefaultTheme())
+}
+
+func TestVisible(t *testing.T) {
+	for in, want := range map[string]string{" cat": "·cat", "\n": "¶", "a\tb": "a→b", "": "∅", "x": "x"} {
+		if got := Visible(in); got != want {
+			t.Errorf("Visible(%q) = %q, want %q", in, got, want)
+		}
+	}
+	got := Describe(trace.Token{ID: 24932, Text: " purple", Pos: 3})
+	if got != "position 3 · id 24932 · «·purple» · prompt" {
+		t.Errorf("Describe: %q", got)
+	}
+}
+
+// attention4 is a hand-made capture: 2 layers × 2 heads, query 3, keys 0..3.
+func attention4() trace.Attention {
+	return trace.Attention{QueryPos: 3, Weights: [][][]float32{
+		{{0.5, 0.1, 0.3, 0.1}, {0.7, 0.2, 0.05, 0.05}},
+		{{0.1, 0.8, 0.05, 0.05}, {0.3, 0.3, 0.3, 0.1}},
+	}}
+}
+
+func TestAttentionComputations(t *testing.T) {
+	a := attention4()
+	g := SourceGrid(a, 1)
+	want := [][]float64{{0.1, 0.2}, {0.8, 0.3}}
+	for l := range want {
+		for h := range want[l] {
+			if math.Abs(g[l][h]-want[l][h]) > 1e-6 {
+				t.Fatalf("grid %v, want %v", g, want)
+			}
+		}
+	}
+	m := RowMeans(g)
+	if math.Abs(m[0]-0.15) > 1e-6 || math.Abs(m[1]-0.55) > 1e-6 {
+		t.Errorf("layer means %v, want [0.15 0.55]", m)
+	}
+	// Sink: (0.5 + 0.7 + 0.1 + 0.3) / 4 = 0.4.
+	if s := SinkShare(a); math.Abs(s-0.4) > 1e-6 {
+		t.Errorf("sink %v, want 0.4", s)
+	}
+	// Mean on key 1: 0.35, key 2: 0.175: key 1 is the strongest source.
+	if s := StrongestSource(a); s != 1 {
+		t.Errorf("strongest source %d, want 1", s)
+	}
+	top, others := TopKeys(a.Weights[1][0], 2)
+	if top[0].Pos != 1 || top[1].Pos != 0 || math.Abs(others-0.1) > 1e-6 {
+		t.Errorf("top %v others %v", top, others)
+	}
+	if _, ok := AttentionAt([]trace.Attention{a}, 2); ok {
+		t.Error("found attention for an uncaptured position")
+	}
+}
+
+func TestViridisEnds(t *testing.T) {
+	lo, hi := Viridis(0), Viridis(1)
+	if lo.R != 68 || lo.G != 1 || lo.B != 84 || hi.R != 253 || hi.G != 231 || hi.B != 37 {
+		t.Errorf("ends %v %v", lo, hi)
+	}
+	if Viridis(math.NaN()) != lo || Viridis(2) != hi {
+		t.Error("NaN and > 1 must clamp")
+	}
+}
+
+func TestHeatmapCellAt(t *testing.T) {
+	newTestApp(t)
+	h := NewHeatmap(20, 10)
+	h.SetValues([][]float64{{0, 1, 0}, {1, 0, 0}}) // 2 layers × 3 heads
+	w := test.NewWindow(h)
+	defer w.Close()
+	h.Resize(fyne.NewSize(300, 100))
+	var got [2]int
+	h.OnTap = func(l, hd int) { got = [2]int{l, hd} }
+	test.TapAt(h, fyne.NewPos(250, 75)) // column 2, row 1
+	if got != [2]int{1, 2} {
+		t.Errorf("tap → %v, want [1 2]", got)
+	}
+	if _, _, ok := h.CellAt(fyne.NewPos(301, 10)); ok {
+		t.Error("outside the grid mapped to a cell")
+	}
+	var hover string
+	h.OnHover = func(l, hd int, v float64) { hover = fmt.Sprint(l, hd, v) }
+	h.MouseMoved(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: fyne.NewPos(150, 10)}})
+	if hover != "0 1 1" {
+		t.Errorf("hover %q, want layer 0 head 1 value 1", hover)
+	}
+}
+
+func tokens(n int) []trace.Token {
+	words := []string{"My", " cat", " is", " purple", ".", "\n"}
+	toks := make([]trace.Token, n)
+	for i := range toks {
+		toks[i] = trace.Token{ID: i % 6, Text: words[i%6], Pos: i, Generated: i >= n-3}
+	}
+	return toks
+}
+
+func TestTokenStreamWrapsAndClicks(t *testing.T) {
+	newTestApp(t)
+	s := NewTokenStream()
+	w := test.NewWindow(s)
+	defer w.Close()
+	w.Resize(fyne.NewSize(600, 400))
+	s.SetTokens(tokens(3139)) // the gold-bug prompt's length
+	if s.Rows() < 100 || s.Rows() > 3139 {
+		t.Fatalf("3139 tokens in %d rows at 600 px", s.Rows())
+	}
+	// Only the visible rows are widgets: far fewer than the tokens.
+	if n := len(test.LaidOutObjects(s)); n > 3000 {
+		t.Errorf("%d objects laid out for 3139 tokens: not virtualised", n)
+	}
+	var sel, src = -1, -1
+	s.OnSelect = func(p int) { sel = p }
+	s.OnSource = func(p int) { src = p }
+	first := fyne.NewPos(theme.Padding()+chipWidth("My")/2, chipHeight()/2)
+	test.TapCanvas(w.Canvas(), first)
+	if sel != 0 || s.Selected() != 0 {
+		t.Errorf("tap on the first chip selected %d", sel)
+	}
+	second := fyne.NewPos(theme.Padding()+chipWidth("My")+chipWidth(" cat")/2, chipHeight()/2)
+	test.MoveMouse(w.Canvas(), second)
+	if !strings.Contains(s.HoverText(), "position 1 · id 1 · «·cat»") {
+		t.Errorf("hover text %q", s.HoverText())
+	}
+	s.Choose(1)
+	if src != 1 || s.Source() != 1 {
+		t.Errorf("source %d", src)
+	}
+}
+
+func TestTokenStreamAppend(t *testing.T) {
+	newTestApp(t)
+	s := NewTokenStream()
+	w := test.NewWindow(s)
+	defer w.Close()
+	w.Resize(fyne.NewSize(300, 300))
+	for i, tok := range tokens(200) {
+		s.Append(tok)
+		if len(s.Tokens()) != i+1 {
+			t.Fatal("append lost a token")
+		}
+	}
+	// Appending and a full reflow pack the same lines.
+	rows := s.Rows()
+	s.SetTokens(tokens(200))
+	if s.Rows() != rows {
+		t.Errorf("append made %d rows, reflow %d", rows, s.Rows())
+	}
+}
+
+func TestPromptEntryShortcuts(t *testing.T) {
+	newTestApp(t)
+	e := NewPromptEntry()
+	gen, stop := 0, 0
+	e.OnGenerate, e.OnStop = func() { gen++ }, func() { stop++ }
+	e.TypedShortcut(&desktop.CustomShortcut{KeyName: fyne.KeyReturn, Modifier: fyne.KeyModifierControl})
+	e.TypedKey(&fyne.KeyEvent{Name: fyne.KeyEscape})
+	test.Type(e, "hi")
+	if gen != 1 || stop != 1 || e.Text != "hi" {
+		t.Errorf("generate %d stop %d text %q", gen, stop, e.Text)
+	}
+}
+
+func TestControlsSettings(t *testing.T) {
+	newTestApp(t)
+	c := NewControls(func() {}, func() {})
+	s, err := c.Settings()
+	if err != nil || s.Temperature != 0 || s.MaxTokens != 100 {
+		t.Fatalf("greedy defaults: %+v %v", s, err)
+	}
+	if !c.Temperature.Disabled() {
+		t.Error("sampling knobs enabled in greedy mode")
+	}
+	c.Mode.SetSelected(Sampling)
+	c.Seed.SetText("42")
+	s, err = c.Settings()
+	if err != nil || s.Temperature != 0.7 || s.TopK != 20 || s.TopP != 0.8 || s.Seed != 42 {
+		t.Fatalf("sampling: %+v %v", s, err)
+	}
+	c.TopP.SetText("1.5")
+	if _, err := c.Settings(); err == nil || !strings.Contains(err.Error(), "top-p") {
+		t.Errorf("top-p 1.5: %v", err)
+	}
+	c.MaxTokens.SetText("0")
+	if _, err := c.Settings(); err == nil || !strings.Contains(err.Error(), "max tokens") {
+		t.Errorf("max tokens 0: %v", err)
+	}
+}
+
+func TestStepForAndNextPanel(t *testing.T) {
+	newTestApp(t)
+	toks := tokens(6) // 3 prompt, 3 generated (positions 3..5)
+	steps := []trace.Step{}
+	for p := 3; p < 6; p++ {
+		steps = append(steps, trace.Step{Pos: p, Chosen: trace.Candidate{ID: p, Text: "x", P: 0.6},
+			Top: []trace.Candidate{{ID: p, Text: "x", P: 0.6}, {ID: 9, Text: "y", P: 0.3}}})
+	}
+	if s, ok := StepFor(steps, toks, 2); !ok || s.Pos != 3 {
+		t.Errorf("last prompt token → step %d %v, want 3", s.Pos, ok)
+	}
+	if s, ok := StepFor(steps, toks, 4); !ok || s.Pos != 4 {
+		t.Errorf("generated token 4 → step %d", s.Pos)
+	}
+	if _, ok := StepFor(steps, toks, 0); ok {
+		t.Error("first prompt token has a step")
+	}
+	p := NewNextTokenPanel()
+	p.Display(toks, steps, 4)
+	if p.Bars.Len() != 2 || !p.Bars.Row(0).Highlight || p.Bars.Row(1).Highlight {
+		t.Errorf("bars: %d rows, highlight %v %v", p.Bars.Len(), p.Bars.Row(0).Highlight, p.Bars.Row(1).Highlight)
+	}
+	if !strings.Contains(p.Title.Text, "chosen: «x» (60.0 %)") {
+		t.Errorf("title %q", p.Title.Text)
+	}
+}
+
+// The article's run: 17 tokens read in 0.08 s, 100 written in 7.1 s.
+func TestTimingLine(t *testing.T) {
+	tm := trace.Timing{PrefillTokens: 17, PrefillSeconds: 0.08, DecodeTokens: 100, DecodeSeconds: 7.1, BytesPerToken: 3.1e9}
+	got := TimingLine(tm, 60, false)
+	for _, want := range []string{"prefill 17 tokens, 0.08 s, 212 tok/s (1 %)", "decode 100 tokens, 7.10 s, 14.1 tok/s (99 %)",
+		"decode reads 43.7 GB/s = 73 % of the 60.0 GB/s"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%q lacks %q", got, want)
+		}
+	}
+	if got := TimingLine(tm, 0, true); !strings.Contains(got, "measuring…") {
+		t.Errorf("while measuring: %q", got)
+	}
+}
+
+// Qwen2.5-1.5B: 28 layers × 2 K/V heads × 128 × (K + V) × 2 bytes = 28,672
+// bytes per token, 117 MB at 4,096 tokens (the article's figures).
+func TestModelRows(t *testing.T) {
+	m := trace.ModelInfo{Name: "qwen", Layers: 28, Heads: 12, KVHeads: 2, HeadDim: 128, KVBytesPerToken: 28672,
+		ParamsEmbedding: 233_000_000, ParamsAttention: 100, ParamsMLP: 100, WeightBytesPerTok: 3_100_000_000, OutputBytesPerTok: 466_000_000}
+	rows := ModelRows(m, "cpu", "avx2")
+	kv := rows[7][1]
+	if !strings.Contains(kv, "28.7 KB per token") || !strings.Contains(kv, "117.4 MB at 4,096") || !strings.Contains(kv, "917.5 MB at 32,000") {
+		t.Errorf("KV row %q", kv)
+	}
+	if !strings.Contains(rows[6][1], "(15 %)") {
+		t.Errorf("output share row %q", rows[6][1])
+	}
+	if Count(1_543_714_304) != "1.54 B" || Bytes(3.1e9) != "3.1 GB" {
+		t.Errorf("Count %q Bytes %q", Count(1_543_714_304), Bytes(3.1e9))
+	}
+}
+
+func TestAttentionPanelMissing(t *testing.T) {
+	newTestApp(t)
+	p := NewAttentionPanel()
+	toks := tokens(5)
+	a := trace.Attention{QueryPos: 4, Weights: [][][]float32{{{0.2, 0.2, 0.2, 0.2, 0.2}}}}
+	p.Display(trace.ModelInfo{Heads: 1, KVHeads: 1}, toks, []trace.Attention{a}, 1, -1)
+	if p.HasData() || !strings.Contains(p.Title.Text, "No attention was captured") {
+		t.Fatalf("title %q", p.Title.Text)
+	}
+	asked := -1
+	p.OnQuery = func(q int) { asked = q }
+	test.Tap(p.offers.Objects[0].(fyne.Tappable))
+	if asked != 4 {
+		t.Errorf("offer button asked for %d, want 4", asked)
+	}
+}

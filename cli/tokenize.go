@@ -1,0 +1,158 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"loupe/engine/tokenizer"
+)
+
+func init() {
+	register(Command{
+		Name:    "tokenize",
+		Summary: "print the token ids and pieces of text (stdin, --text, or --jsonl lines)",
+		Run:     runTokenize,
+	})
+}
+
+// tokenizeInput is what `loupe tokenize` reads; tests replace it.
+var tokenizeInput io.Reader = os.Stdin
+
+// tokenizeDemoDir returns the embedded demo model's folder, "" when this
+// build has none. To be pointed at assets.DemoModelDir once it exists.
+var tokenizeDemoDir = func() (string, error) { return "", nil }
+
+func runTokenize(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("tokenize", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	model := fs.String("model", "", "model folder, .safetensors file in it, or a tokenizer.json (default: the demo model)")
+	text := fs.String("text", "", "text to tokenize (default: all of stdin)")
+	jsonl := fs.Bool("jsonl", false, `read JSON lines {"text": …} on stdin, write {"ids": […], "pieces": […]} per line`)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "loupe tokenize: unexpected argument %q (pass text with --text or on stdin)\n", fs.Arg(0))
+		return 2
+	}
+	tok, err := loadTokenizer(*model)
+	if err != nil {
+		fmt.Fprintf(stderr, "loupe tokenize: %v\n", err)
+		return 1
+	}
+	if *jsonl {
+		err = tokenizeJSONL(tok, tokenizeInput, stdout)
+	} else {
+		err = tokenizeTable(tok, *text, isSet(fs, "text"), stdout)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "loupe tokenize: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// loadTokenizer finds tokenizer.json for --model: the folder's, the
+// folder's of a .safetensors (or .index.json) file, or the file itself.
+func loadTokenizer(model string) (*tokenizer.Tokenizer, error) {
+	if model == "" {
+		dir, err := tokenizeDemoDir()
+		if err != nil {
+			return nil, err
+		}
+		if dir == "" {
+			return nil, errors.New("no --model given (and this build has no demo model)")
+		}
+		model = dir
+	}
+	st, err := os.Stat(model)
+	if err != nil {
+		return nil, fmt.Errorf("--model: %w", err)
+	}
+	path := model
+	switch {
+	case st.IsDir():
+		path = filepath.Join(model, "tokenizer.json")
+	case strings.HasSuffix(model, ".safetensors") || strings.HasSuffix(model, ".index.json"):
+		path = filepath.Join(filepath.Dir(model), "tokenizer.json")
+	}
+	return tokenizer.Load(path)
+}
+
+// tokenizeJSONL answers each input line {"text": T} with one line
+// {"ids": [...], "pieces": [...]}; blank lines are skipped.
+func tokenizeJSONL(tok *tokenizer.Tokenizer, in io.Reader, out io.Writer) error {
+	r := bufio.NewReader(in)
+	w := bufio.NewWriter(out)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // keep "<|im_end|>" readable
+	for n := 1; ; n++ {
+		line, err := r.ReadString('\n')
+		if strings.TrimSpace(line) != "" {
+			var req struct {
+				Text *string `json:"text"`
+			}
+			if jerr := json.Unmarshal([]byte(line), &req); jerr != nil || req.Text == nil {
+				w.Flush()
+				return fmt.Errorf("stdin line %d: want a JSON object with a \"text\" string (%v)", n, jerr)
+			}
+			ids := tok.Encode(*req.Text)
+			pieces := make([]string, len(ids))
+			for i, id := range ids {
+				pieces[i] = tok.Piece(id)
+			}
+			if err := enc.Encode(struct {
+				IDs    []int    `json:"ids"`
+				Pieces []string `json:"pieces"`
+			}{ids, pieces}); err != nil {
+				return err
+			}
+		}
+		if err == io.EOF {
+			return w.Flush()
+		}
+		if err != nil {
+			return fmt.Errorf("stdin: %w", err)
+		}
+	}
+}
+
+// tokenizeTable prints one row per token: position, id, vocab piece and
+// the bytes it stands for (quoted, so that spaces, newlines and cut UTF-8
+// show).
+func tokenizeTable(tok *tokenizer.Tokenizer, text string, given bool, out io.Writer) error {
+	if !given {
+		data, err := io.ReadAll(tokenizeInput)
+		if err != nil {
+			return fmt.Errorf("stdin: %w", err)
+		}
+		text = string(data)
+	}
+	ids := tok.Encode(text)
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "  pos\t    id\tpiece\tbytes")
+	for i, id := range ids {
+		fmt.Fprintf(tw, "%5d\t%6d\t%s\t%s", i, id, tok.Piece(id), strconv.Quote(string(tok.TokenBytes(id))))
+		if tok.IsAdded(id) {
+			fmt.Fprint(tw, "\tcontrol")
+		}
+		fmt.Fprintln(tw)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(out, "%d tokens, %d bytes\n", len(ids), len(text))
+	return err
+}

@@ -55,7 +55,9 @@ func runTokenize(args []string, stdout, stderr io.Writer) int {
 	if *jsonl {
 		err = tokenizeJSONL(tok, tokenizeInput, stdout)
 	} else {
-		err = tokenizeTable(tok, *text, isSet(fs, "text"), stdout)
+		textGiven := false // --text "" tokenizes the empty string, not stdin
+		fs.Visit(func(f *flag.Flag) { textGiven = textGiven || f.Name == "text" })
+		err = tokenizeTable(tok, *text, textGiven, stdout)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "loupe tokenize: %v\n", err)

@@ -24,7 +24,7 @@ func (u *UI) vizTheme() viz.Theme {
 }
 
 // figure is the viz figure of a panel for the current selection; false when
-// the panel has no figure (the Model panel is exported as seen).
+// the panel has none (it is then exported as the window shows it).
 func (u *UI) figure(panel string) (viz.Figure, bool) {
 	th := u.vizTheme()
 	switch panel {
@@ -58,6 +58,11 @@ func (u *UI) figure(panel string) (viz.Figure, bool) {
 			rows[i] = viz.TimingFrom(fmt.Sprintf("run %d", i+1), t)
 		}
 		return viz.TimingBars(rows, u.bandwidth, th), true
+	case "model":
+		if u.backend == nil {
+			return viz.NoData(th, "no model loaded"), true
+		}
+		return viz.ParamShares(u.info, th), true
 	}
 	return nil, false
 }

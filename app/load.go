@@ -15,9 +15,6 @@ const expected = "Expected: a Hugging Face folder with config.json (Qwen2 archit
 	"model.safetensors (or model-0000x-of-0000y.safetensors) in bf16, f16 or f32, and tokenizer.json — " +
 	"or the model.safetensors file itself."
 
-// demoModel returns the folder of the model shipped in the binary.
-var demoModel = func() (string, error) { return "", errors.New("this build has no demo model") }
-
 // openModel loads path in the background; the current model stays usable
 // until the new one is ready, and stays if the new one fails.
 func (u *UI) openModel(path string) {

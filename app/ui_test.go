@@ -170,10 +170,13 @@ func TestLongPromptWithoutAttentionOffersCaptured(t *testing.T) {
 func TestExportFigures(t *testing.T) {
 	h := newHarness(t, Options{})
 	h.generate("My cat is purple . But my", 3)
-	if _, err := h.u.render("model", "png"); err == nil {
+	if _, err := h.u.capturePanel("model"); err == nil {
 		t.Error("the hidden model panel was captured")
 	}
 	h.u.tabs.SelectIndex(3)
+	if _, err := h.u.capturePanel("model"); err != nil {
+		t.Error(err)
+	}
 	for _, panel := range []string{"attention", "head", "next-token", "timing", "model"} {
 		data, err := h.u.render(panel, "png")
 		if err != nil {
@@ -187,8 +190,8 @@ func TestExportFigures(t *testing.T) {
 	if err != nil || !bytes.Contains(svg, []byte("<svg")) {
 		t.Errorf("attention svg: %v, %.60q", err, svg)
 	}
-	if _, err := h.u.render("model", "svg"); err == nil {
-		t.Error("the model panel has no SVG figure: want an error")
+	if svg, err := h.u.render("model", "svg"); err != nil || !bytes.Contains(svg, []byte("<svg")) {
+		t.Errorf("model svg: %v", err)
 	}
 }
 
@@ -313,3 +316,20 @@ func TestPushFront(t *testing.T) {
 
 var _ = views.Visible
 var _ trace.Token
+
+func TestDemoModelWritesOnce(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	dir, err := demoModel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"config.json", "model.safetensors", "tokenizer.json"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+	again, err := demoModel()
+	if err != nil || again != dir {
+		t.Errorf("second call: %q %v", again, err)
+	}
+}

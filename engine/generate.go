@@ -1,0 +1,337 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"loupe/engine/sample"
+	"loupe/kernels"
+	"loupe/trace"
+)
+
+// maxAllPrompt bounds AttnCapture.AllPrompt: capturing every prompt row
+// costs L·H·T²/2 floats (1.5B, 512 tokens: 176 MiB).
+const maxAllPrompt = 512
+
+// Generate continues prompt: it prefills the prompt as a batch, then
+// samples and decodes one token at a time until an EOS id, MaxTokens, the
+// context limit, or cancellation of ctx (checked between tokens and between
+// layers, so Stop answers within one layer). onEvent (may be nil) is called
+// on the caller's goroutine with copies as the run progresses.
+//
+// Cancellation is not an error: the partial run comes back with StopReason
+// "cancelled". Each call starts a new sequence at position 0 (the KV cache is
+// overwritten). Not safe for concurrent use (see Model).
+func (m *Model) Generate(ctx context.Context, prompt string, opt GenerateOptions, onEvent func(Event)) (*trace.Run, error) {
+	if m.tok == nil {
+		return nil, fmt.Errorf("%w: model has no tokenizer", ErrSettings)
+	}
+	g, err := m.newGeneration(prompt, opt, onEvent)
+	if err != nil {
+		return nil, err
+	}
+	m.reserveContext(len(g.ids) + g.opt.Settings.MaxTokens)
+	logits, err := g.prefill(ctx)
+	if err == nil {
+		err = g.decode(ctx, logits)
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		g.run.StopReason, err = "cancelled", nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	g.finishTiming()
+	return g.run, nil
+}
+
+// generation is the state of one Generate call.
+type generation struct {
+	m       *Model
+	opt     GenerateOptions
+	ids     []int // prompt then generated
+	nPrompt int
+	sampler *sample.Sampler
+	pr      *probes
+	eos     []int
+	run     *trace.Run
+	emit    func(Event)
+	kvReads float64 // Σ over decode passes of the KV bytes read
+}
+
+// newGeneration validates the settings and encodes the prompt.
+func (m *Model) newGeneration(prompt string, opt GenerateOptions, onEvent func(Event)) (*generation, error) {
+	if opt.TopN == 0 {
+		opt.TopN = 10
+	}
+	if err := m.checkOptions(opt); err != nil {
+		return nil, err
+	}
+	ids := m.tok.Encode(prompt)
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("%w: the prompt is empty", ErrContext)
+	}
+	if n, c := len(ids)+opt.Settings.MaxTokens, m.cfg.MaxPositionEmbeddings; n > c {
+		return nil, fmt.Errorf("%w: %d prompt tokens + %d max_tokens = %d, the model's context is %d",
+			ErrContext, len(ids), opt.Settings.MaxTokens, n, c)
+	}
+	if opt.Attn.AllPrompt && len(ids) > maxAllPrompt {
+		return nil, fmt.Errorf("%w: attention capture of every prompt position: prompt has %d tokens, limit %d",
+			ErrSettings, len(ids), maxAllPrompt)
+	}
+	sampler, err := sample.New(samplerParams(opt.Settings), opt.Settings.Seed)
+	if err != nil {
+		return nil, settingsError{err}
+	}
+	sampler.SetPromptLen(len(ids)) // presence penalty counts generated tokens only
+	g := &generation{m: m, opt: opt, ids: ids, nPrompt: len(ids), sampler: sampler, eos: opt.EOS, emit: onEvent}
+	if g.eos == nil {
+		g.eos = m.eos
+	}
+	if g.emit == nil {
+		g.emit = func(Event) {}
+	}
+	g.pr = m.newProbes(opt)
+	g.run = m.newRun(prompt, ids, opt)
+	return g, nil
+}
+
+// settingsError is the sampler's message, matching both ErrSettings and
+// sample.ErrSettings.
+type settingsError struct{ err error }
+
+func (e settingsError) Error() string   { return e.err.Error() }
+func (e settingsError) Unwrap() []error { return []error{ErrSettings, e.err} }
+
+// samplerParams maps the trace settings to the sampler's; zero values of
+// top_p and repetition_penalty mean "off" (1).
+func samplerParams(s trace.Settings) sample.Params {
+	p := sample.Params{Temperature: s.Temperature, TopK: s.TopK, TopP: s.TopP, MinP: s.MinP,
+		PresencePenalty: s.PresencePenalty, RepetitionPenalty: s.RepeatPenalty}
+	if p.TopP == 0 {
+		p.TopP = 1
+	}
+	if p.RepetitionPenalty == 0 {
+		p.RepetitionPenalty = 1
+	}
+	return p
+}
+
+// checkOptions refuses settings out of range, naming the setting.
+func (m *Model) checkOptions(opt GenerateOptions) error {
+	c := &m.cfg
+	switch {
+	case opt.Settings.MaxTokens < 1:
+		return fmt.Errorf("%w: max_tokens %d (want ≥ 1)", ErrSettings, opt.Settings.MaxTokens)
+	case opt.TopN < 0 || opt.TopN > c.VocabSize:
+		return fmt.Errorf("%w: top-N %d (want 0…%d)", ErrSettings, opt.TopN, c.VocabSize)
+	}
+	for _, h := range opt.Ablate {
+		if h.Layer < 0 || h.Layer >= c.NumHiddenLayers || h.Head < 0 || h.Head >= c.NumAttentionHeads {
+			return fmt.Errorf("%w: ablated head %d.%d (model has %d layers × %d heads)",
+				ErrSettings, h.Layer, h.Head, c.NumHiddenLayers, c.NumAttentionHeads)
+		}
+	}
+	for _, mc := range opt.MLP {
+		if mc.Layer < 0 || mc.Layer >= c.NumHiddenLayers || mc.Pos < 0 {
+			return fmt.Errorf("%w: MLP capture at layer %d position %d", ErrSettings, mc.Layer, mc.Pos)
+		}
+	}
+	for _, p := range opt.Attn.Positions {
+		if p < 0 {
+			return fmt.Errorf("%w: attention capture at position %d", ErrSettings, p)
+		}
+	}
+	return nil
+}
+
+// newProbes sets up ablation and the MLP captures; attention captures are
+// added per forward call (attnFor).
+func (m *Model) newProbes(opt GenerateOptions) *probes {
+	pr := &probes{}
+	if len(opt.Ablate) > 0 {
+		pr.ablate = make([][]int, m.cfg.NumHiddenLayers)
+		for _, h := range opt.Ablate {
+			if !slices.Contains(pr.ablate[h.Layer], h.Head) {
+				pr.ablate[h.Layer] = append(pr.ablate[h.Layer], h.Head)
+			}
+		}
+	}
+	if len(opt.MLP) > 0 {
+		pr.mlp = map[[2]int]*trace.MLP{}
+		for _, mc := range opt.MLP {
+			pr.mlp[[2]int{mc.Layer, mc.Pos}] = &trace.MLP{Layer: mc.Layer, Pos: mc.Pos}
+		}
+	}
+	return pr
+}
+
+func (m *Model) newRun(prompt string, ids []int, opt GenerateOptions) *trace.Run {
+	s := opt.Settings
+	s.Threads, s.Kernels = m.pool.Threads(), kernels.Active().String()
+	s.Ablate = slices.Clone(opt.Ablate)
+	run := &trace.Run{Model: m.info, Prompt: prompt, Settings: s}
+	for pos, id := range ids {
+		run.Tokens = append(run.Tokens, trace.Token{ID: id, Text: m.TokenText(id), Pos: pos})
+	}
+	run.Timing.PrefillTokens = len(ids)
+	return run
+}
+
+// wantAttn reports whether the attention of query position pos is captured.
+func (g *generation) wantAttn(pos int) bool {
+	a := g.opt.Attn
+	if pos < g.nPrompt && (a.AllPrompt || a.LastPrompt && pos == g.nPrompt-1) {
+		return true
+	}
+	return pos >= g.nPrompt && a.Generated || slices.Contains(a.Positions, pos)
+}
+
+// attnFor registers the captures of positions lo…hi-1 and returns them.
+func (g *generation) attnFor(lo, hi int) []*trace.Attention {
+	c := &g.m.cfg
+	g.pr.attn = nil
+	var caps []*trace.Attention
+	for pos := lo; pos < hi; pos++ {
+		if g.wantAttn(pos) {
+			if g.pr.attn == nil {
+				g.pr.attn = map[int]*trace.Attention{}
+			}
+			a := newAttention(c.NumHiddenLayers, c.NumAttentionHeads, pos)
+			g.pr.attn[pos] = a
+			caps = append(caps, a)
+		}
+	}
+	return caps
+}
+
+// prefill runs the prompt in chunks of prefillChunk tokens and returns the
+// logits of its last position.
+func (g *generation) prefill(ctx context.Context) ([]float32, error) {
+	start := time.Now()
+	var logits []float32
+	for lo := 0; lo < g.nPrompt; lo += prefillChunk {
+		hi := min(g.nPrompt, lo+prefillChunk)
+		caps := g.attnFor(lo, hi)
+		var err error
+		if logits, err = g.m.forward(ctx, g.ids[lo:hi], lo, g.pr); err != nil {
+			return nil, err
+		}
+		g.keepAttention(caps)
+	}
+	g.run.Timing.PrefillSeconds = time.Since(start).Seconds()
+	t := g.run.Timing
+	g.emit(Event{Prefill: &t})
+	return logits, nil
+}
+
+// keepAttention adds finished captures to the run and reports them.
+func (g *generation) keepAttention(caps []*trace.Attention) {
+	for _, a := range caps {
+		g.run.Attention = append(g.run.Attention, *a)
+		cp := *a
+		g.emit(Event{Attention: &cp})
+	}
+}
+
+// decode samples a token from logits, records it, and runs it through the
+// model for the next logits, until a stop condition.
+func (g *generation) decode(ctx context.Context, logits []float32) error {
+	start := time.Now()
+	defer func() { g.run.Timing.DecodeSeconds = time.Since(start).Seconds() }()
+	stream := g.m.tok.NewStream()
+	stepStart := start
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		pos := len(g.ids)
+		id := g.sampleStep(logits, pos)
+		g.ids = append(g.ids, id)
+		if slices.Contains(g.eos, id) {
+			g.endStep(stepStart)
+			g.run.StopReason = "eos"
+			return nil
+		}
+		if text := stream.Next(id); text != "" {
+			g.emit(Event{Token: &trace.Token{ID: id, Text: text, Pos: pos, Generated: true}})
+		}
+		if reason := g.stopReason(); reason != "" {
+			g.endStep(stepStart)
+			g.run.StopReason = reason
+			if text := stream.Flush(); text != "" {
+				g.emit(Event{Token: &trace.Token{ID: id, Text: text, Pos: pos, Generated: true}})
+			}
+			return nil
+		}
+		caps := g.attnFor(pos, pos+1)
+		var err error
+		if logits, err = g.m.forward(ctx, []int{id}, pos, g.pr); err != nil {
+			return err
+		}
+		g.kvReads += float64(g.m.info.KVBytesPerToken) * float64(pos+1)
+		g.keepAttention(caps)
+		stepStart = g.endStep(stepStart)
+	}
+}
+
+// sampleStep draws the token of position pos and records it.
+func (g *generation) sampleStep(logits []float32, pos int) int {
+	id, top := g.sampler.Sample(logits, g.ids, g.opt.TopN)
+	step := trace.Step{Pos: pos, Chosen: trace.Candidate{ID: id, Text: g.m.TokenText(id)}}
+	for _, c := range top {
+		tc := trace.Candidate{ID: c.ID, Text: g.m.TokenText(c.ID), P: c.P}
+		step.Top = append(step.Top, tc)
+		if c.ID == id {
+			step.Chosen.P = c.P // a token drawn from outside the top-N keeps P = 0
+		}
+	}
+	g.run.Steps = append(g.run.Steps, step)
+	g.run.Tokens = append(g.run.Tokens, trace.Token{ID: id, Text: step.Chosen.Text, Pos: pos, Generated: true})
+	return id
+}
+
+// endStep stamps the last step with the time since t0 (sampling plus the
+// forward pass of its token), reports it, and returns the new start.
+func (g *generation) endStep(t0 time.Time) time.Time {
+	now := time.Now()
+	s := &g.run.Steps[len(g.run.Steps)-1]
+	s.Seconds = now.Sub(t0).Seconds()
+	g.run.Timing.StepSeconds = append(g.run.Timing.StepSeconds, s.Seconds)
+	cp := *s
+	cp.Top = slices.Clone(s.Top)
+	g.emit(Event{Step: &cp})
+	return now
+}
+
+// stopReason reports "max_tokens" or "context" when no further token may
+// be generated, else "".
+func (g *generation) stopReason() string {
+	switch {
+	case len(g.ids)-g.nPrompt >= g.opt.Settings.MaxTokens:
+		return "max_tokens"
+	case len(g.ids) >= g.m.cfg.MaxPositionEmbeddings:
+		return "context"
+	}
+	return ""
+}
+
+// finishTiming fills the decode count and the bytes one decode step reads:
+// the weights plus the mean KV cache over the decode passes.
+func (g *generation) finishTiming() {
+	t := &g.run.Timing
+	t.DecodeTokens = len(g.run.Steps)
+	t.BytesPerToken = float64(g.m.info.WeightBytesPerTok)
+	if passes := len(g.run.Steps) - 1; passes > 0 && g.kvReads > 0 {
+		t.BytesPerToken += g.kvReads / float64(passes)
+	}
+	for _, c := range g.pr.mlp {
+		if c.Values != nil {
+			g.run.MLP = append(g.run.MLP, *c)
+		}
+	}
+	slices.SortFunc(g.run.MLP, func(a, b trace.MLP) int { return a.Layer*1e9 + a.Pos - (b.Layer*1e9 + b.Pos) })
+}

@@ -1,0 +1,222 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"loupe/trace"
+)
+
+// genModel loads a tiny bf16 model with the real tokenizer and a 64-token
+// context, with its reference tensors.
+func genModel(t *testing.T) (*Model, refTensors, Config) {
+	t.Helper()
+	cfg := loadConfig()
+	cfg.MaxPositionEmbeddings = 64
+	ref := randomTensors(cfg, 61)
+	m, err := Load(writeModel(t, cfg, ref, "BF16", nil), LoadOptions{Threads: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return m, ref, cfg
+}
+
+func greedy(maxTokens int) GenerateOptions {
+	o := DefaultGenerateOptions()
+	o.Settings.MaxTokens = maxTokens
+	o.EOS = []int{-1} // random weights: never stop early
+	return o
+}
+
+func argmax(v []float64) (best int, margin float64) {
+	second := math.Inf(-1)
+	for i, x := range v {
+		if x > v[best] {
+			best, second = i, v[best]
+		} else if i != best && x > second {
+			second = x
+		}
+	}
+	return best, v[best] - second
+}
+
+// Greedy decoding follows the float64 reference's argmax at every step.
+func TestGenerateGreedyMatchesReference(t *testing.T) {
+	m, ref, cfg := genModel(t)
+	run, err := m.Generate(context.Background(), "Once upon a time", greedy(6), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.StopReason != "max_tokens" || len(run.Steps) != 6 {
+		t.Fatalf("stop %q after %d steps, want max_tokens after 6", run.StopReason, len(run.Steps))
+	}
+	ids := m.Encode("Once upon a time")
+	for i, step := range run.Steps {
+		want := refForward(cfg, ref, ids, refOptions{})
+		id, margin := argmax(want.logits[len(ids)-1])
+		if margin > 1e-3 && step.Chosen.ID != id {
+			t.Fatalf("step %d: chose %d, reference argmax %d (margin %.3g)", i, step.Chosen.ID, id, margin)
+		}
+		if step.Pos != len(ids) || len(step.Top) != 10 || step.Top[0].ID != step.Chosen.ID || step.Chosen.P <= 0 {
+			t.Fatalf("step %d: %+v", i, step)
+		}
+		ids = append(ids, step.Chosen.ID)
+	}
+	if len(run.Tokens) != len(ids) || !run.Tokens[len(ids)-1].Generated || run.Tokens[0].Generated {
+		t.Fatalf("tokens %+v", run.Tokens)
+	}
+	tm := run.Timing
+	if tm.PrefillTokens != 4 || tm.PrefillSeconds <= 0 || tm.DecodeTokens != 6 || len(tm.StepSeconds) != 6 ||
+		tm.BytesPerToken <= float64(run.Model.WeightBytesPerTok) || run.Settings.Kernels == "" || run.Settings.Threads != 2 {
+		t.Fatalf("timing %+v settings %+v", tm, run.Settings)
+	}
+}
+
+func TestGenerateEventsAndAttention(t *testing.T) {
+	m, _, cfg := genModel(t)
+	var steps, prefills int
+	var text strings.Builder
+	var attnPos []int
+	run, err := m.Generate(context.Background(), "Hello world", greedy(4), func(e Event) {
+		switch {
+		case e.Prefill != nil:
+			prefills++
+		case e.Step != nil:
+			steps++
+		case e.Token != nil:
+			text.WriteString(e.Token.Text)
+		case e.Attention != nil:
+			attnPos = append(attnPos, e.Attention.QueryPos)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if prefills != 1 || steps != 4 {
+		t.Fatalf("%d prefill and %d step events", prefills, steps)
+	}
+	var gen []int
+	for _, tk := range run.Tokens[2:] {
+		gen = append(gen, tk.ID)
+	}
+	if want := m.Tokenizer().Decode(gen); text.String() != want {
+		t.Fatalf("streamed %q, want %q", text.String(), want)
+	}
+	// Last prompt token (1), then the generated ones that were run (2, 3, 4);
+	// the last generated token is never run through the model.
+	if len(attnPos) != 4 || attnPos[0] != 1 || attnPos[3] != 4 || len(run.Attention) != 4 {
+		t.Fatalf("attention positions %v", attnPos)
+	}
+	for _, a := range run.Attention {
+		for l := range cfg.NumHiddenLayers {
+			var sum float64
+			for _, p := range a.Weights[l][0] {
+				sum += float64(p)
+			}
+			if len(a.Weights[l][0]) != a.QueryPos+1 || math.Abs(sum-1) > 1e-5 {
+				t.Fatalf("pos %d layer %d: %d weights summing to %v", a.QueryPos, l, len(a.Weights[l][0]), sum)
+			}
+		}
+	}
+}
+
+func TestGenerateStops(t *testing.T) {
+	m, _, _ := genModel(t)
+	ctx := context.Background()
+	first, err := m.Generate(ctx, "The cat", greedy(5), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := m.Generate(ctx, "The cat", greedy(5), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range first.Steps {
+		if first.Steps[i].Chosen.ID != again.Steps[i].Chosen.ID {
+			t.Fatalf("second Generate differs at step %d: the KV cache was not reset", i)
+		}
+	}
+	opt := greedy(5)
+	opt.EOS = []int{first.Steps[2].Chosen.ID}
+	run, err := m.Generate(ctx, "The cat", opt, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.StopReason != "eos" || len(run.Steps) > 3 {
+		t.Fatalf("stop %q after %d steps, want eos after ≤ 3", run.StopReason, len(run.Steps))
+	}
+}
+
+func TestGenerateCancelStopsWithinOneToken(t *testing.T) {
+	m, _, _ := genModel(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	steps := 0
+	run, err := m.Generate(ctx, "The cat", greedy(20), func(e Event) {
+		if e.Step != nil {
+			if steps++; steps == 2 {
+				cancel()
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.StopReason != "cancelled" || len(run.Steps) > 3 {
+		t.Fatalf("stop %q after %d steps, want cancelled within one token of step 2", run.StopReason, len(run.Steps))
+	}
+}
+
+func TestGenerateRefusals(t *testing.T) {
+	m, _, _ := genModel(t)
+	long := strings.Repeat("word ", 80) // 80 tokens, context 64
+	bad := func(edit func(*GenerateOptions)) GenerateOptions { o := greedy(4); edit(&o); return o }
+	for _, tc := range []struct {
+		name, prompt string
+		opt          GenerateOptions
+		want         error
+		text         string
+	}{
+		{"long prompt", long, greedy(4), ErrContext, "context is 64"},
+		{"prompt + max_tokens", "Hello", greedy(64), ErrContext, "max_tokens"},
+		{"empty prompt", "", greedy(4), ErrContext, "empty"},
+		{"max tokens", "Hello", greedy(0), ErrSettings, "max_tokens"},
+		{"ablate", "Hello", bad(func(o *GenerateOptions) { o.Ablate = []trace.Head{{Layer: 2, Head: 0}} }), ErrSettings, "ablated head 2.0"},
+		{"mlp", "Hello", bad(func(o *GenerateOptions) { o.MLP = []MLPCapture{{Layer: -1}} }), ErrSettings, "MLP"},
+		{"temperature", "Hello", bad(func(o *GenerateOptions) { o.Settings.Temperature = -1 }), ErrSettings, "temperature"},
+	} {
+		_, err := m.Generate(context.Background(), tc.prompt, tc.opt, nil)
+		if !errors.Is(err, tc.want) || !strings.Contains(err.Error(), tc.text) {
+			t.Errorf("%s: error %v, want %v naming %q", tc.name, err, tc.want, tc.text)
+		}
+	}
+}
+
+func TestGenerateProbes(t *testing.T) {
+	m, ref, cfg := genModel(t)
+	ids := m.Encode("Hello world")
+	opt := greedy(2)
+	opt.MLP = []MLPCapture{{Layer: 1, Pos: 1}, {Layer: 0, Pos: 0}}
+	opt.Attn = AttnCapture{AllPrompt: true}
+	opt.Ablate = []trace.Head{{Layer: 0, Head: 3}}
+	run, err := m.Generate(context.Background(), "Hello world", opt, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := refForward(cfg, ref, ids, refOptions{ablate: map[[2]int]bool{{0, 3}: true}})
+	if len(run.MLP) != 2 || run.MLP[0].Layer != 0 || run.MLP[1].Layer != 1 {
+		t.Fatalf("MLP captures %+v", run.MLP)
+	}
+	for _, c := range run.MLP {
+		if d := maxRelDiff(c.Values, want.mlp[c.Layer][c.Pos]); d > logitTol {
+			t.Fatalf("MLP layer %d pos %d differs from the ablated reference by %.3g", c.Layer, c.Pos, d)
+		}
+	}
+	if len(run.Attention) != len(ids) || len(run.Settings.Ablate) != 1 {
+		t.Fatalf("%d attention captures for %d prompt tokens; ablate %v", len(run.Attention), len(ids), run.Settings.Ablate)
+	}
+}

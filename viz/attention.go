@@ -275,6 +275,7 @@ type heat struct {
 	colors []color.Color
 	lo, hi float64
 	nan    color.Color
+	raster int // cell count above which the cells are drawn as one image
 }
 
 // newHeat maps rows linearly from [lo, hi] onto the palette; values
@@ -283,12 +284,21 @@ func newHeat(rows [][]float64, pal interface{ Colors() []color.Color }, lo, hi f
 	if !(hi > lo) {
 		hi = lo + 1 // a constant grid still draws, in the low colour
 	}
-	return &heat{rows: rows, colors: pal.Colors(), lo: lo, hi: hi, nan: th.Grid}
+	return &heat{rows: rows, colors: pal.Colors(), lo: lo, hi: hi, nan: th.Grid, raster: rasterAbove}
 }
+
+// rasterAbove is the cell count above which a heatmap is drawn as one
+// image: a 3,139-token KV cache as vector cells took 156 ms to render at
+// 1200×800 and made a 6.5 MB SVG.
+const rasterAbove = 4096
 
 // Plot implements plot.Plotter.
 func (h *heat) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
+	if _, cols, _, _ := h.DataRange(); len(h.rows)*int(cols+0.5) > h.raster {
+		h.plotRaster(c, trX, trY)
+		return
+	}
 	const seam = vg.Length(0.4)
 	for r, row := range h.rows {
 		y0, y1 := trY(float64(r)-0.5), trY(float64(r)+0.5)+seam
@@ -297,6 +307,48 @@ func (h *heat) Plot(c draw.Canvas, p *plot.Plot) {
 			c.FillPolygon(h.color(v), c.ClipPolygonXY(rect(x0, y0, x1, y1)))
 		}
 	}
+}
+
+// plotRaster draws the cells as one image made at the canvas's own pixel
+// size (nearest cell per pixel), so the renderer's interpolation has
+// nothing to blur. A canvas without a DPI (SVG) gets 4 px per cell, at
+// most 2,048 px a side.
+func (h *heat) plotRaster(c draw.Canvas, trX, trY func(float64) vg.Length) {
+	_, xmax, _, ymax := h.DataRange()
+	cols, rows := int(xmax+0.5), len(h.rows)
+	r := vg.Rectangle{Min: vg.Point{X: trX(-0.5), Y: trY(-0.5)}, Max: vg.Point{X: trX(xmax), Y: trY(ymax)}}
+	wPx, hPx := min(2048, 4*cols), min(2048, 4*rows)
+	if d, ok := c.Canvas.(interface{ DPI() float64 }); ok {
+		wPx, hPx = max(1, int(r.Size().X.Dots(d.DPI())+0.5)), max(1, int(r.Size().Y.Dots(d.DPI())+0.5))
+	}
+	cells := h.cellColors(cols)
+	img := image.NewRGBA(image.Rect(0, 0, wPx, hPx))
+	for y := range hPx {
+		row := cells[rows-1-y*rows/hPx] // image y runs down, row 0 is at the bottom
+		pix := img.Pix[y*img.Stride:]
+		for x := range wPx {
+			c := row[x*cols/wPx]
+			pix[4*x], pix[4*x+1], pix[4*x+2], pix[4*x+3] = c.R, c.G, c.B, c.A
+		}
+	}
+	c.DrawImage(r, img)
+}
+
+// cellColors is the premultiplied colour of every cell, computed once
+// rather than per pixel (per-pixel image.Set cost a quarter of the render).
+func (h *heat) cellColors(cols int) [][]color.RGBA {
+	out := make([][]color.RGBA, len(h.rows))
+	for r, row := range h.rows {
+		out[r] = make([]color.RGBA, cols)
+		for c := range out[r] {
+			v := math.NaN()
+			if c < len(row) {
+				v = row[c]
+			}
+			out[r][c] = color.RGBAModel.Convert(h.color(v)).(color.RGBA)
+		}
+	}
+	return out
 }
 
 // color is the palette colour of v.

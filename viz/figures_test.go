@@ -199,3 +199,44 @@ func mustRender(t *testing.T, name string, f Figure) {
 func readPNGBytes(b []byte) (image.Image, error) {
 	return readPNGReader(bytes.NewReader(b))
 }
+
+// TestHeatRaster draws the same 80 × 64 grid as vector cells and as one
+// raster image: they must agree, and the hot corner must be where row 0
+// (bottom) and column 0 (left) are.
+func TestHeatRaster(t *testing.T) {
+	rows := make([][]float64, 80)
+	for r := range rows {
+		rows[r] = make([]float64, 64)
+		for c := range rows[r] {
+			rows[r][c] = float64((r*7 + c*3) % 11)
+		}
+	}
+	for c := range 16 {
+		for r := range 20 {
+			rows[r][c] = 10
+		}
+	}
+	th := Dark()
+	draw := func(raster int) image.Image {
+		h := newHeat(rows, th.Palette, 0, 10, th)
+		h.raster = raster
+		p := th.newPlot()
+		p.Add(h)
+		p.HideAxes()
+		p.X.Padding, p.Y.Padding = 0, 0
+		img, err := Image(p, 256, 240, DPI)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return img
+	}
+	vector, raster := draw(1<<30), draw(0)
+	if n, frac := diffPixels(vector, raster, 24); frac > 0.03 {
+		t.Errorf("raster and vector heatmaps differ in %d pixels (%.1f %%)", n, 100*frac)
+	}
+	top := th.Palette.Colors()[len(th.Palette.Colors())-1]
+	// Bottom-left 16 × 20 cells of 4 × 3 px are hot: pixel (20, 200) is inside.
+	if !near(raster.At(20, 200), top, 8) || near(raster.At(200, 20), top, 8) {
+		t.Errorf("raster corner colours %v / %v", raster.At(20, 200), raster.At(200, 20))
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"loupe/engine/pool"
+	"loupe/kernels"
 )
 
 // sumOracle is the plain definition of readSum: Σ buf[i] mod 2⁶⁴.
@@ -106,12 +107,24 @@ func TestMedianBest(t *testing.T) {
 	}
 }
 
+// TestFMALoopCountsOperations: the probe's loop reports a positive count
+// proportional to its iterations, at every level this CPU supports.
 func TestFMALoopCountsOperations(t *testing.T) {
-	if got := fmaLoopGeneric(10); got != 10*8*2 {
-		t.Fatalf("fmaLoopGeneric(10) = %d operations, want 160", got)
-	}
-	if got := fmaLoop(0); got != 0 {
-		t.Fatalf("fmaLoop(0) = %d", got)
+	defer kernels.SetLevel(kernels.Active())
+	for l := kernels.Generic; l <= kernels.AVX512BF16; l++ {
+		if !kernels.Supported(l) {
+			continue
+		}
+		if err := kernels.SetLevel(l); err != nil {
+			t.Fatal(err)
+		}
+		a, b := fmaLoop(1000), fmaLoop(3000)
+		if a <= 0 || b != 3*a {
+			t.Errorf("%s: %d operations for 1000 iterations, %d for 3000", l, a, b)
+		}
+		if z := fmaLoop(0); z != 0 {
+			t.Errorf("%s: fmaLoop(0) = %d", l, z)
+		}
 	}
 }
 

@@ -1,0 +1,175 @@
+package cli
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+
+	"loupe/engine"
+	"loupe/engine/perf"
+	"loupe/kernels"
+)
+
+func init() {
+	register(Command{
+		Name:    "bench",
+		Summary: "time prefill and decode of a model against the machine's bandwidth and compute peak",
+		Run:     runBench,
+	})
+}
+
+// purpleCat is the article's example: 17 tokens with the Qwen2.5 tokenizer.
+const purpleCat = "My cat is purple. But my friends tell me there is no such thing as a"
+
+// goldBug is testdata/texts/gold-bug-passage.txt (3,139 tokens), the source
+// of --prompt-tokens prompts.
+//
+//go:embed gold-bug-passage.txt
+var goldBug string
+
+// benchFlags are the command line of `loupe bench`.
+type benchFlags struct {
+	model, prompt, promptFile, level string
+	promptTokens, maxTokens, threads int
+	repeat, membwPasses              int
+	asJSON, noProbes, freshMembw     bool
+}
+
+func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, error) {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f := &benchFlags{}
+	fs.StringVar(&f.model, "model", "", "model folder, .safetensors file or index.json (required)")
+	fs.StringVar(&f.prompt, "prompt", purpleCat, "prompt text")
+	fs.StringVar(&f.promptFile, "prompt-file", "", "read the prompt from this file")
+	fs.IntVar(&f.promptTokens, "prompt-tokens", 0, "prompt of the first N tokens of a passage of The Gold-Bug (repeated if needed)")
+	fs.IntVar(&f.maxTokens, "max-tokens", 100, "tokens written per run (no stop at end-of-sequence)")
+	fs.IntVar(&f.threads, "threads", 0, "workers (0: physical cores)")
+	fs.StringVar(&f.level, "kernels", "auto", "kernel level: auto, avx512bf16, avx512, avx2, generic")
+	fs.IntVar(&f.repeat, "repeat", 3, "timed runs (after one untimed warm-up); figures are medians")
+	fs.IntVar(&f.membwPasses, "membw-passes", 5, "passes of the bandwidth probe when no cached figure exists")
+	fs.BoolVar(&f.freshMembw, "fresh-membw", false, "measure bandwidth even if a cached figure exists")
+	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object")
+	fs.BoolVar(&f.noProbes, "no-probes", false, "record no top-10 and no attention (the engine's bare speed)")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	prompts := 0
+	fs.Visit(func(fl *flag.Flag) {
+		if fl.Name == "prompt" || fl.Name == "prompt-file" || fl.Name == "prompt-tokens" {
+			prompts++
+		}
+	})
+	switch {
+	case fs.NArg() > 0:
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	case f.model == "":
+		return nil, errors.New("--model is required (make bench-model writes a 1.5B-shaped one to build/)")
+	case prompts > 1:
+		return nil, errors.New("give one of --prompt, --prompt-file, --prompt-tokens")
+	case f.maxTokens < 1 || f.repeat < 1 || f.membwPasses < 1 || f.threads < 0 || f.promptTokens < 0:
+		return nil, errors.New("--max-tokens, --repeat and --membw-passes must be ≥ 1, --threads and --prompt-tokens ≥ 0")
+	}
+	return f, nil
+}
+
+func runBench(args []string, stdout, stderr io.Writer) int {
+	f, err := parseBenchFlags(args, stderr)
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stderr, "bench: %v\n", err)
+		}
+		return 2
+	}
+	if err := setKernels(f.level); err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return 2
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	r, err := bench(ctx, f, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return 1
+	}
+	if f.asJSON {
+		return printJSON(stdout, stderr, r)
+	}
+	perf.WriteText(stdout, r)
+	return 0
+}
+
+// bench loads the model, measures the machine (bandwidth from the cache
+// when there is a figure for this CPU and thread count), runs the timed
+// generations and summarises them. Progress goes to log.
+func bench(ctx context.Context, f *benchFlags, log io.Writer) (perf.Report, error) {
+	fmt.Fprintf(log, "loading %s\n", f.model)
+	m, err := engine.Load(f.model, engine.LoadOptions{Threads: f.threads})
+	if err != nil {
+		return perf.Report{}, err
+	}
+	defer m.Close()
+	prompt, err := benchPrompt(f, m)
+	if err != nil {
+		return perf.Report{}, err
+	}
+	membw, cached, err := benchBandwidth(m.Threads(), f, log)
+	if err != nil {
+		return perf.Report{}, err
+	}
+	fmt.Fprintf(log, "measuring the %s compute peak on %d threads\n", kernels.Active(), m.Threads())
+	peak := perf.ComputePeak(m.Threads())
+	// The bandwidth probe's 1 GiB is unmapped by now; count the model only.
+	_ = perf.ResetPeakRSS()
+	fmt.Fprintf(log, "warm-up, then %d timed runs of %d tokens\n", f.repeat, f.maxTokens)
+	runs, err := perf.Bench(ctx, m, perf.BenchOptions{Prompt: prompt, MaxTokens: f.maxTokens, Repeat: f.repeat, Probes: !f.noProbes})
+	if err != nil {
+		return perf.Report{}, err
+	}
+	r := perf.Summarize(m.Info(), runs, membw, peak)
+	r.Kernels, r.Threads, r.MembwCached, r.Probes = kernels.Active().String(), m.Threads(), cached, !f.noProbes
+	r.PeakRSS = perf.PeakRSS()
+	return r, nil
+}
+
+// benchPrompt is the text of --prompt, --prompt-file or --prompt-tokens.
+func benchPrompt(f *benchFlags, m *engine.Model) (string, error) {
+	switch {
+	case f.promptFile != "":
+		b, err := os.ReadFile(f.promptFile)
+		if err != nil {
+			return "", fmt.Errorf("prompt file: %w", err)
+		}
+		return string(b), nil
+	case f.promptTokens > 0:
+		tok := m.Tokenizer()
+		if tok == nil {
+			return "", fmt.Errorf("--prompt-tokens: model %s has no tokenizer", f.model)
+		}
+		return perf.PromptOfTokens(goldBug, f.promptTokens, tok.Encode, tok.Decode)
+	}
+	return f.prompt, nil
+}
+
+// benchBandwidth returns the best read bandwidth for threads workers: the
+// cached figure, or a fresh measurement (1 GiB, saved to the cache).
+func benchBandwidth(threads int, f *benchFlags, log io.Writer) (gbs float64, cached bool, err error) {
+	if b, ok := perf.CachedBandwidth(threads); ok && !f.freshMembw {
+		fmt.Fprintf(log, "read bandwidth %.1f GB/s (cached, measured %s)\n", b.BestGBs, b.When.Format("2006-01-02 15:04"))
+		return b.BestGBs, true, nil
+	}
+	fmt.Fprintf(log, "measuring read bandwidth on %d threads (%d passes over 1 GiB)\n", threads, f.membwPasses)
+	b, err := perf.MeasureBandwidth(threads, f.membwPasses, perf.DefaultBufferBytes)
+	if err != nil {
+		return 0, false, err
+	}
+	if err := perf.SaveBandwidth(b); err != nil {
+		fmt.Fprintf(log, "warning: %v\n", err)
+	}
+	return b.BestGBs, false, nil
+}

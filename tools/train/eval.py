@@ -1,0 +1,249 @@
+"""Evaluates the exported demo model and writes the reference for the Go engine.
+
+    /usr/bin/python3 tools/train/eval.py --model assets/demo
+
+Everything is computed from model.safetensors as shipped (BF16 weights
+widened to float32, float32 arithmetic), never from the training
+checkpoint. Writes tools/train/eval.json (figures + samples),
+tools/train/loss.png (from out/log.jsonl) and testdata/demo-reference.json.
+"""
+
+import argparse
+import json
+import math
+import os
+import random
+import sys
+
+import torch
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+sys.path.insert(0, HERE)
+import bpe  # noqa: E402
+import corpus  # noqa: E402
+from export import load_exported  # noqa: E402
+from train import common_tokens  # noqa: E402
+
+REFERENCE_PROMPTS = [
+    "The gold-bug",
+    "KING RICHARD III:\nNow is the winter of our discontent",
+    None,  # the repeated-sequence prompt, built from the tokenizer
+]
+
+
+@torch.no_grad()
+def text_loss(model, ids, T):
+    """Summed next-token loss (nats) and count over windows of T tokens."""
+    tot, n = 0.0, 0
+    for s in range(0, len(ids) - 1, T):
+        x = ids[s : s + T][None]
+        y = ids[s + 1 : s + T + 1][None]
+        x = x[:, : y.shape[1]]
+        tot += F.cross_entropy(model(x).flatten(0, 1), y.flatten(), reduction="sum").item()
+        n += y.numel()
+    return tot, n
+
+
+def unigram(train_ids, val_ids, V):
+    """Entropy of the validation unigram distribution, and the cross-entropy
+    of the (add-one smoothed) training unigram on validation, nats/token."""
+    cv = torch.bincount(val_ids, minlength=V).double()
+    pv = cv / cv.sum()
+    ent = -(pv[pv > 0] * pv[pv > 0].log()).sum().item()
+    ct = torch.bincount(train_ids, minlength=V).double() + 1
+    pt = ct / ct.sum()
+    xent = -(pv * pt.log()).sum().item()
+    return ent, xent
+
+
+@torch.no_grad()
+def generate(model, ids, n, eot, temperature=0.0, top_k=0, rng=None):
+    """n tokens by full re-computation (no cache); stops after eot."""
+    ids = list(ids)
+    out = []
+    for _ in range(n):
+        z = model(torch.tensor([ids]))[0, -1].float()
+        if temperature == 0:
+            t = int(z.argmax())
+        else:
+            z = z / temperature
+            if top_k:
+                kth = z.topk(top_k).values[-1]
+                z = z.masked_fill(z < kth, float("-inf"))
+            p = F.softmax(z, -1).double().numpy()
+            t = int(rng.choices(range(len(p)), weights=p)[0])
+        ids.append(t)
+        out.append(t)
+        if t == eot:
+            break
+    return out
+
+
+def is_word(tok, i):
+    """A " word" token that encodes back to itself: a sequence of such
+    tokens is a text whose encoding is exactly that sequence."""
+    s = tok.inv[i]
+    return s.startswith("Ġ") and s[1:].isalpha() and tok.encode(tok.decode([i])) == [i]
+
+
+def copy_prompt(rng, alphabet, L):
+    span = [rng.choice(alphabet) for _ in range(L)]
+    return span + span
+
+
+@torch.no_grad()
+def induction(model, alphabet, trials=40, L=25, seed=7):
+    """Greedy copy accuracy over the 2nd repetition, and per-head induction
+    score: mean attention from position L+j (token span[j]) to j+1, the
+    token after that token's first occurrence."""
+    rng = random.Random(seed)
+    c = model.config
+    score = torch.zeros(c.num_hidden_layers, c.num_attention_heads)
+    prev = torch.zeros(c.num_hidden_layers, c.num_attention_heads)
+    hit = n = 0
+    for _ in range(trials):
+        ids = copy_prompt(rng, alphabet, L)
+        logits, probs = model(torch.tensor([ids]), want_probs=True)
+        pred = logits[0].argmax(-1)
+        for j in range(L - 1):  # position L+j predicts span[j+1]
+            hit += int(pred[L + j] == ids[j + 1])
+            n += 1
+        q = torch.arange(L, 2 * L - 1)
+        for li, p in enumerate(probs):  # p [1, H, T, T]
+            score[li] += p[0][:, q, q - L + 1].mean(-1)
+            prev[li] += p[0][:, q, q - 1].mean(-1)
+    return hit / n, (score / trials).tolist(), (prev / trials).tolist()
+
+
+@torch.no_grad()
+def reference_entry(model, tok, prompt_ids, text):
+    z = model(torch.tensor([prompt_ids]))[0, -1].float()
+    p = F.softmax(z, -1)
+    top = p.topk(10)
+    greedy, margins, ids = [], [], list(prompt_ids)
+    for _ in range(20):
+        zz = model(torch.tensor([ids]))[0, -1].float()
+        t2 = zz.topk(2)
+        margins.append(float(t2.values[0] - t2.values[1]))
+        t = int(t2.indices[0])
+        greedy.append(t)
+        ids.append(t)
+        if t == tok.eot:
+            break
+    return {
+        "prompt": text,
+        "prompt_ids": prompt_ids,
+        "top10_ids": top.indices.tolist(),
+        "top10_probs": [float(v) for v in top.values],
+        "greedy_ids": greedy,
+        "greedy_text": tok.decode(greedy),
+        "greedy_min_logit_margin": min(margins),
+    }
+
+
+def loss_plot(log_path, png):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    recs = [json.loads(l) for l in open(log_path)]
+    fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
+    tr = [(r["tokens"] / 1e6, r["train_loss"]) for r in recs if r["train_loss"] is not None]
+    ax.plot(*zip(*tr), label="train (EMA of batch loss)")
+    ax.plot([r["tokens"] / 1e6 for r in recs], [r["val_loss"] for r in recs], "o-", ms=3, label="validation")
+    ax.set_xlabel("training tokens (millions)")
+    ax.set_ylabel("loss (nats / token)")
+    ax.set_ylim(top=min(9, max(r["val_loss"] for r in recs) + 0.2))
+    ax.set_title("Loupe demo model (Qwen2, 4 layers) on Shakespeare + Poe")
+    ax.grid(alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(png)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--model", default=os.path.join(ROOT, "assets", "demo"))
+    ap.add_argument("--log", default=os.path.join(HERE, "out", "log.jsonl"))
+    ap.add_argument("--reference", default=os.path.join(ROOT, "testdata", "demo-reference.json"))
+    ap.add_argument("--threads", type=int, default=2)
+    a = ap.parse_args()
+    torch.set_num_threads(a.threads)
+    model = load_exported(a.model)
+    tok = bpe.Tokenizer.load(os.path.join(a.model, "tokenizer.json"))
+    T = model.config.max_position_embeddings
+    tr, va = corpus.split()
+    train_ids = torch.tensor([i for _, t in tr for i in tok.encode(t) + [tok.eot]])
+    val_ids = torch.tensor([i for _, t in va for i in tok.encode(t) + [tok.eot]])
+    val_bytes = sum(len(t.encode("utf-8")) for _, t in va)
+    nats, n = text_loss(model, val_ids, T)
+    ent, xent = unigram(train_ids, val_ids, model.config.vocab_size)
+    bpb = lambda nats_per_tok: nats_per_tok * n / val_bytes / math.log(2)  # noqa: E731
+    alphabet = common_tokens(train_ids, tok)
+    acc, ind, prev = induction(model, alphabet)
+    res = {
+        "parameters": model.num_params(),
+        "val_tokens": n, "val_bytes": val_bytes,
+        "val_loss_nats": nats / n, "val_bits_per_byte": bpb(nats / n),
+        "unigram_entropy_nats": ent, "unigram_entropy_bits_per_byte": bpb(ent),
+        "train_unigram_xent_nats": xent, "train_unigram_xent_bits_per_byte": bpb(xent),
+        "induction_accuracy": acc, "induction_score": ind, "previous_token_score": prev,
+    }
+    res["samples"] = samples(model, tok)
+    rng = random.Random(11)
+    ref = []
+    for text in REFERENCE_PROMPTS:
+        if text is None:
+            words = [i for i in alphabet[:400] if is_word(tok, i)]
+            ids = copy_prompt(rng, words, 12)
+            ids = ids + ids[:4]  # two full copies, then the start of a third
+            text = tok.decode(ids)
+            assert tok.encode(text) == ids, "the copy prompt must round-trip"
+        else:
+            ids = tok.encode(text)
+        ref.append(reference_entry(model, tok, ids, text))
+    with open(a.reference, "w") as f:
+        json.dump({
+            "model": "assets/demo",
+            "how": "tools/train/eval.py: PyTorch float32 forward from the BF16 weights of "
+                   "model.safetensors; probabilities = softmax over all logits of the last "
+                   "prompt position; greedy = argmax, full recomputation, stop after eos",
+            "cases": ref,
+        }, f, indent=1)
+        f.write("\n")
+    with open(os.path.join(HERE, "eval.json"), "w") as f:
+        json.dump(res, f, indent=1)
+        f.write("\n")
+    if os.path.exists(a.log):
+        loss_plot(a.log, os.path.join(HERE, "loss.png"))
+    summary = {k: v for k, v in res.items() if not isinstance(v, (list, dict))}
+    print(json.dumps(summary, indent=1))
+    best = sorted(((s, l, h) for l, row in enumerate(ind) for h, s in enumerate(row)), reverse=True)[:5]
+    print("top induction heads (score, layer, head):", [(round(s, 3), l, h) for s, l, h in best])
+
+
+SAMPLE_PROMPTS = [
+    "The gold-bug",
+    "KING RICHARD III:\nNow is the winter of our discontent",
+    "ROMEO:\nBut soft, what light",
+    "I had been walking for some time along the beach, when",
+]
+
+
+def samples(model, tok):
+    rng = random.Random(5)
+    out = []
+    for p in SAMPLE_PROMPTS:
+        ids = tok.encode(p)
+        g = generate(model, ids, 60, tok.eot)
+        s = generate(model, ids, 60, tok.eot, temperature=0.8, top_k=40, rng=rng)
+        out.append({"prompt": p, "greedy": tok.decode(g), "sampled_t0.8_k40": tok.decode(s)})
+        print(f"--- {p!r}\ngreedy : {tok.decode(g)!r}\nsampled: {tok.decode(s)!r}", flush=True)
+    return out
+
+
+if __name__ == "__main__":
+    main()

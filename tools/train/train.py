@@ -1,0 +1,233 @@
+"""Trains Loupe's demo model (a small Qwen2) on the public-domain corpus.
+
+    /usr/bin/python3 tools/train/train.py --minutes 35 --out tools/train/out
+
+Writes out/ckpt.pt (the weights with the best validation loss), out/log.jsonl
+(one line per evaluation) and out/tokenizer.json; export.py turns the
+checkpoint into assets/demo/. Deterministic for a given seed and thread
+count (torch.manual_seed, fixed batch order); the stop is by step count,
+--minutes only sizes the step count from a short throughput probe when
+--steps is not given.
+"""
+
+import argparse
+import json
+import math
+import os
+import random
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(__file__))
+import bpe  # noqa: E402
+import corpus  # noqa: E402
+from model import Config, Qwen2  # noqa: E402
+
+
+def encode_split(tok):
+    """Token ids of the training and validation parts; sources separated by EOT."""
+    tr, va = corpus.split()
+    join = lambda parts: [i for _, t in parts for i in tok.encode(t) + [tok.eot]]  # noqa: E731
+    return torch.tensor(join(tr)), torch.tensor(join(va))
+
+
+def common_tokens(ids, tok, n=1000):
+    """The n most frequent training tokens that hold no line break: the
+    alphabet of the synthetic copy sequences (and of the induction test)."""
+    counts = torch.bincount(ids, minlength=len(tok.vocab))
+    out = []
+    for i in counts.argsort(descending=True).tolist():
+        s = tok.inv[i]
+        if i != tok.eot and "Ċ" not in s and "č" not in s:
+            out.append(i)
+        if len(out) == n:
+            break
+    return out
+
+
+def copy_row(rng, alphabet, T):
+    """A synthetic row: a random span of 8..64 common tokens repeated to
+    fill T+1 positions. Targets of the first copy are masked (-100): they are
+    unpredictable; every later token is a pure in-context copy."""
+    n = rng.randint(8, 64)
+    span = [rng.choice(alphabet) for _ in range(n)]
+    row = (span * (T // n + 2))[: T + 1]
+    x = torch.tensor(row[:-1])
+    y = torch.tensor(row[1:])
+    y[: n - 1] = -100
+    return x, y
+
+
+def batch(rng, data, T, B, alphabet, copy_share):
+    xs, ys = [], []
+    for _ in range(B):
+        if rng.random() < copy_share:
+            x, y = copy_row(rng, alphabet, T)
+        else:
+            s = rng.randrange(0, len(data) - T - 1)
+            x, y = data[s : s + T], data[s + 1 : s + T + 1]
+        xs.append(x)
+        ys.append(y)
+    return torch.stack(xs), torch.stack(ys)
+
+
+@torch.no_grad()
+def val_loss(model, data, T):
+    """Mean next-token loss (nats) over the whole validation set, in
+    non-overlapping windows of T (each window starts with an empty context)."""
+    model.eval()
+    tot, n = 0.0, 0
+    for s in range(0, len(data) - 1, T):
+        x = data[s : s + T][None]
+        y = data[s + 1 : s + T + 1][None]
+        x = x[:, : y.shape[1]]
+        loss = F.cross_entropy(model(x).flatten(0, 1), y.flatten(), reduction="sum")
+        tot += loss.item()
+        n += y.numel()
+    model.train()
+    return tot / n
+
+
+def lr_at(step, steps, peak, warmup):
+    """Linear warm-up, then cosine decay to 10 % of the peak."""
+    if step < warmup:
+        return peak * (step + 1) / warmup
+    f = (step - warmup) / max(1, steps - warmup)
+    return peak * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * f)))
+
+
+def make_opt(model, lr, wd):
+    """AdamW; no weight decay on norms and biases."""
+    decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
+    rest = [p for n, p in model.named_parameters() if p.dim() < 2]
+    groups = [{"params": decay, "weight_decay": wd}, {"params": rest, "weight_decay": 0.0}]
+    return torch.optim.AdamW(groups, lr=lr, betas=(0.9, 0.95), eps=1e-8)
+
+
+def step_once(model, opt, x, y, lr):
+    for g in opt.param_groups:
+        g["lr"] = lr
+    loss = F.cross_entropy(model(x).flatten(0, 1), y.flatten(), ignore_index=-100)
+    opt.zero_grad(set_to_none=True)
+    loss.backward()
+    torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+    opt.step()
+    return loss.item()
+
+
+def parse():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "out"))
+    ap.add_argument("--vocab", type=int, default=4096)
+    ap.add_argument("--layers", type=int, default=4)
+    ap.add_argument("--hidden", type=int, default=256)
+    ap.add_argument("--intermediate", type=int, default=768)
+    ap.add_argument("--heads", type=int, default=8)
+    ap.add_argument("--kv-heads", type=int, default=2)
+    ap.add_argument("--ctx", type=int, default=512)
+    ap.add_argument("--batch", type=int, default=6)
+    ap.add_argument("--lr", type=float, default=2e-3)
+    ap.add_argument("--wd", type=float, default=0.1)
+    ap.add_argument("--dropout", type=float, default=0.0)
+    ap.add_argument("--copy-share", type=float, default=0.1)
+    ap.add_argument("--steps", type=int, default=0, help="0: size from --minutes")
+    ap.add_argument("--minutes", type=float, default=35)
+    ap.add_argument("--eval-every", type=int, default=50)
+    ap.add_argument("--max-minutes", type=float, default=0, help="wall-clock cap (0: none)")
+    ap.add_argument("--seed", type=int, default=1234)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--probe", action="store_true", help="only measure throughput")
+    return ap.parse_args()
+
+
+def main():
+    a = parse()
+    torch.set_num_threads(a.threads)
+    torch.manual_seed(a.seed)
+    rng = random.Random(a.seed)
+    os.makedirs(a.out, exist_ok=True)
+
+    tok_path = os.path.join(a.out, "tokenizer.json")
+    vocab, merges = bpe.train([t for _, t in corpus.split()[0]], a.vocab)
+    bpe.save(tok_path, vocab, merges)
+    tok = bpe.Tokenizer.load(tok_path)
+    train_ids, val_ids = encode_split(tok)
+    alphabet = common_tokens(train_ids, tok)
+    print(f"tokens: train {len(train_ids)}, val {len(val_ids)}", flush=True)
+
+    c = Config(
+        vocab_size=a.vocab, hidden_size=a.hidden, intermediate_size=a.intermediate,
+        num_hidden_layers=a.layers, num_attention_heads=a.heads, num_key_value_heads=a.kv_heads,
+        max_position_embeddings=a.ctx, dropout=a.dropout,
+    )
+    model = Qwen2(c)
+    print(f"parameters: {model.num_params():,}", flush=True)
+    opt = make_opt(model, a.lr, a.wd)
+
+    steps = a.steps
+    if not steps or a.probe:
+        # The probe trains at lr 0 on a throw-away generator, so that the run
+        # itself is the same whether or not it was sized by a probe.
+        prng = random.Random(0)
+        x, y = batch(prng, train_ids, a.ctx, a.batch, alphabet, a.copy_share)
+        step_once(model, opt, x, y, 0.0)  # the first step is slower (allocation)
+        t0 = time.time()
+        for i in range(3):
+            x, y = batch(prng, train_ids, a.ctx, a.batch, alphabet, a.copy_share)
+            step_once(model, opt, x, y, 0.0)
+        per = (time.time() - t0) / 3
+        print(f"probe: {per:.2f} s/step, {a.batch * a.ctx / per:.0f} tokens/s", flush=True)
+        if a.probe:
+            return
+        steps = int(a.minutes * 60 * 0.92 / per)
+        opt = make_opt(model, a.lr, a.wd)  # fresh moments: the probe leaves no trace
+    train(a, c, model, opt, rng, train_ids, val_ids, alphabet, steps, tok)
+
+
+def train(a, c, model, opt, rng, train_ids, val_ids, alphabet, steps, tok):
+    warmup = min(200, steps // 10)
+    log = open(os.path.join(a.out, "log.jsonl"), "w")
+    best = float("inf")
+    t0 = time.time()
+    run_loss = None
+    for step in range(steps + 1):
+        if step % a.eval_every == 0 or step == steps:
+            vl = val_loss(model, val_ids, a.ctx)
+            rec = {"step": step, "train_loss": run_loss, "val_loss": vl,
+                   "tokens": step * a.batch * a.ctx, "seconds": round(time.time() - t0, 1)}
+            log.write(json.dumps(rec) + "\n")
+            log.flush()
+            print(json.dumps(rec), flush=True)
+            if vl < best:
+                best = vl
+                save(a, c, model, step, vl, steps, time.time() - t0, train_ids, alphabet)
+        if step == steps:
+            break
+        if a.max_minutes and time.time() - t0 > a.max_minutes * 60:
+            print(f"wall-clock cap reached at step {step} of {steps}", flush=True)
+            vl = val_loss(model, val_ids, a.ctx)
+            log.write(json.dumps({"step": step, "train_loss": run_loss, "val_loss": vl,
+                                  "tokens": step * a.batch * a.ctx,
+                                  "seconds": round(time.time() - t0, 1), "capped": True}) + "\n")
+            if vl < best:
+                save(a, c, model, step, vl, steps, time.time() - t0, train_ids, alphabet)
+            break
+        x, y = batch(rng, train_ids, a.ctx, a.batch, alphabet, a.copy_share)
+        loss = step_once(model, opt, x, y, lr_at(step, steps, a.lr, warmup))
+        run_loss = loss if run_loss is None else 0.95 * run_loss + 0.05 * loss
+
+
+def save(a, c, model, step, vl, steps, secs, train_ids, alphabet):
+    torch.save({
+        "config": c.to_dict(), "state": model.state_dict(), "step": step, "val_loss": vl,
+        "planned_steps": steps, "seconds": secs, "args": vars(a),
+        "train_tokens": len(train_ids), "alphabet": alphabet,
+        "torch": torch.__version__,
+    }, os.path.join(a.out, "ckpt.pt"))
+
+
+if __name__ == "__main__":
+    main()

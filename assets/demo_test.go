@@ -188,7 +188,7 @@ func expectedShapes(c qwenConfig) map[string][]int {
 			"self_attn.k_proj.weight": {kv, h}, "self_attn.k_proj.bias": {kv},
 			"self_attn.v_proj.weight": {kv, h}, "self_attn.v_proj.bias": {kv},
 			"self_attn.o_proj.weight": {h, q},
-			"mlp.gate_proj.weight": {I, h}, "mlp.up_proj.weight": {I, h}, "mlp.down_proj.weight": {h, I},
+			"mlp.gate_proj.weight":    {I, h}, "mlp.up_proj.weight": {I, h}, "mlp.down_proj.weight": {h, I},
 		} {
 			want[p+k] = v
 		}

@@ -21,6 +21,9 @@ func pairKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b
 // long pieces O(n log n); stale heap entries are skipped, as in HF's
 // word.rs.
 func (t *Tokenizer) bpe(dst []int, raw string) []int {
+	if len(raw) <= smallPiece {
+		return t.bpeSmall(dst, raw)
+	}
 	n := len(raw)
 	syms := make([]symbol, n)
 	for i := 0; i < n; i++ {
@@ -42,6 +45,64 @@ func (t *Tokenizer) bpe(dst []int, raw string) []int {
 		dst = append(dst, int(syms[i].id))
 	}
 	return dst
+}
+
+// smallPiece is the longest piece bpeSmall takes. Almost every word is
+// shorter; for those a linear scan over a stack array beats the heap, which
+// allocates (measured: cold encoding of gold-bug.txt ~2× faster).
+const smallPiece = 32
+
+// noMerge marks an adjacent pair without a rank.
+const noMerge = int32(1<<31 - 1)
+
+// bpeSmall is bpe for pieces of at most smallPiece bytes: ids[i] are the
+// current tokens and ranks[i] the merge of ids[i] with ids[i+1]; each step
+// merges the lowest rank, the leftmost on ties, and refreshes its two
+// neighbouring pairs.
+func (t *Tokenizer) bpeSmall(dst []int, raw string) []int {
+	var idBuf [smallPiece]int32
+	var mBuf [smallPiece]merge
+	n := len(raw)
+	ids, ms := idBuf[:n], mBuf[:n]
+	for i := 0; i < n; i++ {
+		ids[i] = t.byteID[raw[i]]
+	}
+	for i := 0; i+1 < n; i++ {
+		ms[i] = t.pairMerge(ids[i], ids[i+1])
+	}
+	for n > 1 {
+		best := 0
+		for i := 1; i+1 < n; i++ {
+			if ms[i].rank < ms[best].rank {
+				best = i
+			}
+		}
+		if ms[best].rank == noMerge {
+			break
+		}
+		ids[best] = ms[best].id
+		copy(ids[best+1:n], ids[best+2:n])
+		copy(ms[best+1:n-1], ms[best+2:n])
+		n--
+		if best > 0 {
+			ms[best-1] = t.pairMerge(ids[best-1], ids[best])
+		}
+		if best+1 < n {
+			ms[best] = t.pairMerge(ids[best], ids[best+1])
+		}
+	}
+	for _, id := range ids[:n] {
+		dst = append(dst, int(id))
+	}
+	return dst
+}
+
+// pairMerge looks up the merge of an adjacent pair; rank noMerge if none.
+func (t *Tokenizer) pairMerge(a, b int32) merge {
+	if m, ok := t.merges[pairKey(a, b)]; ok {
+		return m
+	}
+	return merge{rank: noMerge}
 }
 
 // symbol is one token of a piece during BPE, in a doubly linked list;

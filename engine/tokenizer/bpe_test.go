@@ -43,7 +43,8 @@ func bpeSlow(tok *Tokenizer, raw string) []int {
 	return ids
 }
 
-// TestBPEMatchesSlowLoop compares the heap BPE with bpeSlow on real words,
+// TestBPEMatchesSlowLoop compares bpe (linear for short pieces, heap for
+// long ones) with bpeSlow on real words,
 // repetitive runs (where overlapping pairs and ties matter) and random
 // bytes.
 func TestBPEMatchesSlowLoop(t *testing.T) {
@@ -54,7 +55,7 @@ func TestBPEMatchesSlowLoop(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	alphabet := "abcdefghij eE .\n!你"
 	for range 300 {
-		b := make([]byte, 1+r.IntN(24))
+		b := make([]byte, 1+r.IntN(80)) // both sides of smallPiece
 		for i := range b {
 			if r.IntN(4) == 0 {
 				b[i] = byte(r.IntN(256))

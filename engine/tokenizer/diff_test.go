@@ -7,13 +7,20 @@ import (
 
 // TestExternalCases compares with a JSONL file of {text, ids} named by
 // LOUPE_TOKENIZER_CASES (made with the reference tokenizer, e.g. by
-// testdata/gen-hf-cases.js); skipped when unset.
+// testdata/gen-hf-cases.js); skipped when unset. LOUPE_TOKENIZER_JSON
+// names another tokenizer.json than the Qwen2.5 one.
 func TestExternalCases(t *testing.T) {
 	path := os.Getenv("LOUPE_TOKENIZER_CASES")
 	if path == "" {
 		t.Skip("LOUPE_TOKENIZER_CASES not set")
 	}
 	tok := qwen25(t)
+	if other := os.Getenv("LOUPE_TOKENIZER_JSON"); other != "" {
+		var err error
+		if tok, err = Load(other); err != nil {
+			t.Fatal(err)
+		}
+	}
 	bad := 0
 	for _, c := range readJSONL[refCase](t, path) {
 		if got := tok.Encode(c.Text); !equalIDs(got, c.IDs) {

@@ -44,7 +44,7 @@ func readJSONL[T any](tb testing.TB, path string) []T {
 	defer f.Close()
 	var out []T
 	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
+	sc.Buffer(nil, 64<<20)
 	for sc.Scan() {
 		var v T
 		if err := json.Unmarshal(sc.Bytes(), &v); err != nil {

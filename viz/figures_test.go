@@ -152,6 +152,9 @@ func TestDegenerate(t *testing.T) {
 		"kv none":         KVCache(nil, nil, nil, th),
 		"kv no dims":      KVCache([][]float32{{}}, [][]float32{{}}, nil, th),
 		"params none":     ParamShares(trace.ModelInfo{}, th),
+		"steps none":      StepProbs(nil, th),
+		"softmax none":    SoftmaxBars(nil, nil, th),
+		"outputs none":    OutputShares(nil, th),
 	}
 	for name, f := range empty {
 		if why, ok := IsNoData(f); !ok || why == "" {
@@ -175,6 +178,9 @@ func TestDegenerate(t *testing.T) {
 		"kv one":            KVCache([][]float32{{1}}, [][]float32{{nan}}, []string{"x"}, th),
 		"kv zeros":          KVCache([][]float32{{0, 0}}, [][]float32{{0, 0}, {0, 0}}, nil, th),
 		"params tiny":       ParamShares(trace.ModelInfo{ParamsMLP: 1}, th),
+		"steps NaN":         StepProbs([]trace.Step{{Chosen: trace.Candidate{P: math.NaN()}}}, th),
+		"softmax NaN":       SoftmaxBars([]string{"a"}, []float64{math.NaN()}, th),
+		"outputs empty":     OutputShares([]trace.ModelInfo{{}}, th),
 	}
 	for name, f := range drawn {
 		if _, ok := IsNoData(f); ok {

@@ -135,3 +135,25 @@ func embeddingRow() []float32 {
 	copy(v, []float32{0.017, -0.004, -0.008, -0.005, 0.026, 0.028})
 	return v
 }
+
+// loopSteps are the article's first four generated tokens.
+var loopSteps = []trace.Step{
+	{Pos: 17, Chosen: trace.Candidate{ID: 24932, Text: " purple", P: 0.925}},
+	{Pos: 18, Chosen: trace.Candidate{ID: 8251, Text: " cat", P: 0.905}},
+	{Pos: 19, Chosen: trace.Candidate{ID: 13, Text: ".", P: 0.688}},
+	{Pos: 20, Chosen: trace.Candidate{ID: 2160, Text: " Is", P: 0.128}},
+}
+
+// manySteps are 100 steps of varying confidence.
+func manySteps() []trace.Step {
+	s := lcg(13)
+	steps := make([]trace.Step, 100)
+	for i := range steps {
+		steps[i] = trace.Step{Pos: 17 + i, Chosen: trace.Candidate{ID: i, Text: " x", P: 0.3 + 0.7*s.next()}}
+	}
+	steps[41].Chosen = trace.Candidate{ID: 5, Text: " Is", P: 0.128}
+	return steps
+}
+
+// qwen35 is Qwen3.5-2B as the article counts it: 509 M of 1.9 B.
+var qwen35 = trace.ModelInfo{Name: "Qwen3.5-2B", TiedEmbeddings: true, ParamsEmbedding: 509e6, ParamsMLP: 1.391e9}

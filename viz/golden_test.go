@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"loupe/trace"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/golden/*.png (look at them first)")
@@ -117,6 +119,10 @@ func goldenFigures() []struct {
 		{"kvcache", KVCache(kv(17, 128, 1, true), kv(17, 128, 2, false), purpleTokens, Dark()), 720, 480},
 		{"kvcache_long", KVCache(kv(3139, 128, 1, true), kv(3139, 128, 2, false), nil, Light()), 640, 400},
 		{"params", ParamShares(qwen15, Dark()), 640, 320},
+		{"steps", StepProbs(loopSteps, Dark()), 480, 280},
+		{"steps_many", StepProbs(manySteps(), Light()), 640, 300},
+		{"softmax", SoftmaxBars(nil, []float64{1.2, 3.5, 0.4, 2.1}, Dark()), 480, 280},
+		{"output_shares", OutputShares([]trace.ModelInfo{qwen15, qwen35}, Dark()), 640, 220},
 	}
 }
 

@@ -163,10 +163,10 @@ type percentTicks struct{}
 func (percentTicks) Ticks(lo, hi float64) []plot.Tick {
 	ts := plot.DefaultTicks{}.Ticks(lo*100, hi*100)
 	for i := range ts {
-		ts[i].Value /= 100
 		if ts[i].Label != "" {
-			ts[i].Label += " %"
+			ts[i].Label = trim(ts[i].Value, 2) + " %" // "25 %", not "25.00 %"
 		}
+		ts[i].Value /= 100
 	}
 	return ts
 }

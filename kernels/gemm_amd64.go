@@ -2,6 +2,8 @@
 
 package kernels
 
+import "unsafe"
+
 // Stubs in gemm_amd64.s. A micro-kernel computes the tile
 // out[t·ldo+r] (+)= Σ_{c<k} w[r·ldw+c]·x[t·ldx+c] for r < 4, t < T
 // (T = 3 for AVX2, 6 for AVX-512), k a multiple of the step (8, 16, 32).
@@ -28,6 +30,20 @@ func widenAVX512(dst *float32, src *BF16, n int)
 //
 //go:noescape
 func roundBF16DP(dst *BF16, src *float32, n int)
+
+// prefetch4 hints rows p + i·ld (i < 4, n bytes each, ld in bytes) into L2.
+//
+//go:noescape
+func prefetch4(p unsafe.Pointer, ld int, n int)
+
+// prefetchNextPanel hints the 4 × k panel after rows r..r+3 of w, if any.
+func prefetchNextPanel[E BF16 | float32](w []E, r, rows, cols, k0, k int) {
+	if r+8 <= rows {
+		var e E
+		size := int(unsafe.Sizeof(e))
+		prefetch4(unsafe.Pointer(&w[(r+4)*cols+k0]), cols*size, k*size)
+	}
+}
 
 // gemmLevel bundles one level's kernels for the shared blocking drivers.
 type gemmLevel struct {
@@ -79,6 +95,7 @@ func (g *gemmLevel) matMulF32(out []float32, ldOut int, w, x []float32, n, cols 
 		k, acc := min(kc, m-k0), boolInt(k0 > 0)
 		r := 0
 		for ; r+4 <= rows; r += 4 {
+			prefetchNextPanel(w, r, rows, cols, k0, k)
 			wp := w[r*cols+k0:]
 			t := 0
 			for ; t+g.tok <= n; t += g.tok {
@@ -111,6 +128,7 @@ func (g *gemmLevel) matMulBF16(ws *Workspace, out []float32, ldOut int, w []BF16
 		k, acc := min(kc, m-k0), boolInt(k0 > 0)
 		r := 0
 		for ; r+4 <= rows; r += 4 {
+			prefetchNextPanel(w, r, rows, cols, k0, k)
 			for i := range 4 {
 				g.widen(&panel[i*k], &w[(r+i)*cols+k0], k)
 			}
@@ -150,6 +168,7 @@ func matMulBF16DotBF16(ws *Workspace, out []float32, ldOut int, w []BF16, x []fl
 		k, acc := min(kcDP, m-k0), boolInt(k0 > 0)
 		r := 0
 		for ; r+4 <= rows; r += 4 {
+			prefetchNextPanel(w, r, rows, cols, k0, k)
 			t := 0
 			for ; t+6 <= n; t += 6 {
 				gemm4x6BF16DP(&out[t*ldOut+r], ldOut, &w[r*cols+k0], cols, &xb[t*cols+k0], cols, k, acc)

@@ -448,3 +448,28 @@ roundloop:
 rounddone:
 	VZEROUPPER
 	RET
+
+// func prefetch4(p unsafe.Pointer, ld int, n int)
+//
+// Asks for the four rows p, p+ld, p+2·ld, p+3·ld (n bytes each, ld in
+// bytes) to be brought into L2 while the current panel computes: the next
+// weight panel lies in rows far apart, where the hardware prefetcher does
+// not look ahead. A hint only; it never faults.
+TEXT ·prefetch4(SB), NOSPLIT, $0-24
+	MOVQ p+0(FP), SI
+	MOVQ ld+8(FP), BX
+	MOVQ n+16(FP), CX
+	LEAQ (SI)(BX*1), R8 // row 1
+	LEAQ (SI)(BX*2), R9 // row 2
+	LEAQ (R8)(BX*2), R10 // row 3
+	XORQ AX, AX
+
+prefetchloop:
+	PREFETCHT1 (SI)(AX*1)
+	PREFETCHT1 (R8)(AX*1)
+	PREFETCHT1 (R9)(AX*1)
+	PREFETCHT1 (R10)(AX*1)
+	ADDQ       $64, AX // one cache line
+	CMPQ       AX, CX
+	JL         prefetchloop
+	RET

@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,4 +69,36 @@ func FuzzEncode(f *testing.F) {
 			t.Fatalf("stream(%q) = %q, Decode %q", s, streamed, got)
 		}
 	})
+}
+
+// TestConcurrentEncode: one Tokenizer shared by goroutines (the app and
+// the engine do this) gives every goroutine the same ids; run with -race.
+func TestConcurrentEncode(t *testing.T) {
+	tok := qwen25(t)
+	data, err := os.ReadFile(filepath.Join(textsDir, "gold-bug-passage.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := len(tok.Encode(string(data)))
+	tok.cache = wordCache{} // start cold so that the goroutines fill the cache together
+	errs := make(chan error, 4)
+	for g := range 4 {
+		go func() {
+			var err error
+			for i := range 3 {
+				if n := len(tok.Encode(string(data[g*7+i:]))); n == 0 || n > want+2 {
+					err = fmt.Errorf("goroutine %d: %d tokens", g, n)
+				}
+				if got := tok.Decode(tok.Encode(string(data))); got != string(data) {
+					err = fmt.Errorf("goroutine %d: round trip differs", g)
+				}
+			}
+			errs <- err
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
 }

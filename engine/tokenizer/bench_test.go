@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // BenchmarkParse times reading the Qwen2.5 tokenizer.json, which the app
@@ -14,10 +15,21 @@ func BenchmarkParse(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.SetBytes(int64(len(data)))
+	cpu := processCPU()
 	for b.Loop() {
 		if _, err := Parse(data); err != nil {
 			b.Fatal(err)
 		}
+	}
+	reportCPU(b, cpu, len(data))
+}
+
+// reportCPU adds the process CPU time per op and the MB/s it implies.
+func reportCPU(b *testing.B, start time.Duration, bytes int) {
+	per := (processCPU() - start).Seconds() / float64(b.N)
+	if per > 0 {
+		b.ReportMetric(per*1e3, "cpu-ms/op")
+		b.ReportMetric(float64(bytes)/per/1e6, "cpu-MB/s")
 	}
 }
 
@@ -34,9 +46,11 @@ func BenchmarkEncode(b *testing.B) {
 			text := string(data)
 			b.SetBytes(int64(len(text)))
 			n := 0
+			cpu := processCPU()
 			for b.Loop() {
 				n = len(tok.Encode(text))
 			}
+			reportCPU(b, cpu, len(text))
 			b.ReportMetric(float64(len(text))/float64(n), "bytes/token")
 		})
 	}
@@ -51,10 +65,12 @@ func BenchmarkEncodeCold(b *testing.B) {
 	}
 	tok := qwen25(b)
 	b.SetBytes(int64(len(data)))
+	cpu := processCPU()
 	for b.Loop() {
 		tok.cache = wordCache{}
 		tok.Encode(string(data))
 	}
+	reportCPU(b, cpu, len(data))
 }
 
 // BenchmarkDecode reports MB/s of text produced.

@@ -1,0 +1,250 @@
+package cli
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+
+	"loupe/engine"
+	"loupe/trace"
+)
+
+func init() {
+	register(Command{
+		Name:    "run",
+		Summary: "generate text from a prompt and print the timing (or --json)",
+		Run:     runRun,
+	})
+}
+
+// demoModelDir returns the embedded demo model's folder, "" when this build
+// has none. Replaced by assets.DemoModelDir once it exists.
+var demoModelDir = func() (string, error) { return "", nil }
+
+// runFlags are the command line of `loupe run`.
+type runFlags struct {
+	model, prompt, level string
+	threads              int
+	asJSON               bool
+	settings             trace.Settings
+	seedSet, sampling    bool // --seed given; a sampling flag given
+}
+
+func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f := &runFlags{}
+	s := &f.settings
+	fs.StringVar(&f.model, "model", "", "model folder, .safetensors file or index.json (default: the demo model)")
+	fs.StringVar(&f.prompt, "prompt", "", "text to continue")
+	fs.IntVar(&s.MaxTokens, "max-tokens", 100, "tokens to generate at most")
+	fs.Float64Var(&s.Temperature, "temperature", 0, "0: greedy; > 0: sample (1 when only top-k/top-p/min-p are given)")
+	fs.IntVar(&s.TopK, "top-k", 0, "keep the k most probable tokens (0: off)")
+	fs.Float64Var(&s.TopP, "top-p", 1, "keep the smallest set with this probability mass (1: off)")
+	fs.Float64Var(&s.MinP, "min-p", 0, "drop tokens below min-p × the top probability (0: off)")
+	fs.Float64Var(&s.PresencePenalty, "presence-penalty", 0, "subtract from the logits of generated tokens (0: off)")
+	fs.Float64Var(&s.RepeatPenalty, "repetition-penalty", 1, "divide positive logits of seen tokens (1: off)")
+	fs.Uint64Var(&s.Seed, "seed", 0, "random seed (default: drawn and printed)")
+	fs.IntVar(&f.threads, "threads", 0, "workers (0: physical cores)")
+	fs.StringVar(&f.level, "kernels", "auto", "kernel level: auto, avx512bf16, avx512, avx2, generic")
+	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object instead of streaming text")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q (quote the prompt and pass it with --prompt)", fs.Arg(0))
+	}
+	fs.Visit(func(fl *flag.Flag) {
+		switch fl.Name {
+		case "seed":
+			f.seedSet = true
+		case "temperature", "top-k", "top-p", "min-p":
+			f.sampling = true
+		}
+	})
+	if f.sampling && !isSet(fs, "temperature") {
+		s.Temperature = 1
+	}
+	return f, nil
+}
+
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(fl *flag.Flag) { set = set || fl.Name == name })
+	return set
+}
+
+// randomSeed draws a seed from the OS so that every sampled run can be
+// replayed with --seed (sampling.md §5).
+func randomSeed() uint64 {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return 0
+	}
+	return binary.LittleEndian.Uint64(b[:])
+}
+
+func runRun(args []string, stdout, stderr io.Writer) int {
+	f, err := parseRunFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		if err.Error() != "" {
+			fmt.Fprintf(stderr, "loupe run: %v\n", err)
+		}
+		return 2
+	}
+	if err := setKernels(f.level); err != nil {
+		fmt.Fprintf(stderr, "loupe run: %v\n", err)
+		return 1
+	}
+	run, err := runGenerate(f, stdout)
+	if err != nil {
+		fmt.Fprintf(stderr, "loupe run: %v\n", err)
+		return 1
+	}
+	if f.asJSON {
+		return printJSON(stdout, stderr, runJSON(run))
+	}
+	printSummary(stdout, run)
+	return 0
+}
+
+// runGenerate loads the model and generates, streaming the text to stdout
+// unless --json. Ctrl-C stops the generation; what was made is kept.
+func runGenerate(f *runFlags, stdout io.Writer) (*trace.Run, error) {
+	path := f.model
+	if path == "" {
+		dir, err := demoModelDir()
+		if err != nil {
+			return nil, err
+		}
+		if dir == "" {
+			return nil, errors.New("no --model given and this build has no demo model; pass --model PATH (a model folder)")
+		}
+		path = dir
+	}
+	if f.prompt == "" {
+		return nil, errors.New("--prompt is empty; give the text to continue")
+	}
+	if !f.seedSet && f.settings.Temperature > 0 {
+		f.settings.Seed = randomSeed()
+	}
+	m, err := engine.Load(path, engine.LoadOptions{Threads: f.threads})
+	if err != nil {
+		return nil, err
+	}
+	defer m.Close()
+	opt := engine.DefaultGenerateOptions()
+	opt.Settings = f.settings
+	opt.Attn = engine.AttnCapture{} // nothing shows attention here: skip the copies
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	var onEvent func(engine.Event)
+	if !f.asJSON {
+		onEvent = func(e engine.Event) {
+			if e.Token != nil {
+				fmt.Fprint(stdout, e.Token.Text)
+			}
+		}
+	}
+	return m.Generate(ctx, f.prompt, opt, onEvent)
+}
+
+// runResult is the --json form of `loupe run`.
+type runResult struct {
+	Model      string     `json:"model"`
+	PromptIDs  []int      `json:"prompt_ids"`
+	Text       string     `json:"text"` // the continuation
+	Tokens     []runToken `json:"tokens"`
+	Prefill    runPhase   `json:"prefill"`
+	Decode     runPhase   `json:"decode"`
+	Kernels    string     `json:"kernels"`
+	Threads    int        `json:"threads"`
+	Seed       uint64     `json:"seed"`
+	Greedy     bool       `json:"greedy"`
+	StopReason string     `json:"stop_reason"`
+}
+
+type runToken struct {
+	ID    int               `json:"id"`
+	Text  string            `json:"text"`
+	P     float64           `json:"p"`
+	Top10 []trace.Candidate `json:"top10"`
+}
+
+type runPhase struct {
+	Tokens  int     `json:"tokens"`
+	Seconds float64 `json:"seconds"`
+}
+
+func runJSON(run *trace.Run) runResult {
+	r := runResult{
+		Model:      run.Model.Path,
+		PromptIDs:  []int{},
+		Tokens:     []runToken{},
+		Prefill:    runPhase{run.Timing.PrefillTokens, run.Timing.PrefillSeconds},
+		Decode:     runPhase{run.Timing.DecodeTokens, run.Timing.DecodeSeconds},
+		Kernels:    run.Settings.Kernels,
+		Threads:    run.Settings.Threads,
+		Seed:       run.Settings.Seed,
+		Greedy:     run.Settings.Temperature == 0,
+		StopReason: run.StopReason,
+	}
+	for _, t := range run.Tokens {
+		if !t.Generated {
+			r.PromptIDs = append(r.PromptIDs, t.ID)
+		}
+	}
+	for _, s := range run.Steps {
+		r.Tokens = append(r.Tokens, runToken{ID: s.Chosen.ID, Text: s.Chosen.Text, P: s.Chosen.P, Top10: s.Top})
+	}
+	r.Text = continuation(run)
+	return r
+}
+
+// continuation is the generated text: the pieces of the generated tokens,
+// without a final end-of-sequence token.
+func continuation(run *trace.Run) string {
+	var b []byte
+	for i, t := range run.Tokens {
+		if t.Generated && !(run.StopReason == "eos" && i == len(run.Tokens)-1) {
+			b = append(b, t.Text...)
+		}
+	}
+	return string(b)
+}
+
+// printSummary ends the streamed text with the prefill/decode split.
+func printSummary(w io.Writer, run *trace.Run) {
+	t := run.Timing
+	total := t.PrefillSeconds + t.DecodeSeconds
+	share := func(s float64) float64 {
+		if total <= 0 {
+			return 0
+		}
+		return 100 * s / total
+	}
+	rate := func(n int, s float64) float64 {
+		if s <= 0 {
+			return 0
+		}
+		return float64(n) / s
+	}
+	fmt.Fprintf(w, "\n\n")
+	fmt.Fprintf(w, "prefill  %5d tokens  %8.3f s  %8.1f tok/s  %3.0f%%\n", t.PrefillTokens, t.PrefillSeconds, rate(t.PrefillTokens, t.PrefillSeconds), share(t.PrefillSeconds))
+	fmt.Fprintf(w, "decode   %5d tokens  %8.3f s  %8.1f tok/s  %3.0f%%\n", t.DecodeTokens, t.DecodeSeconds, rate(t.DecodeTokens, t.DecodeSeconds), share(t.DecodeSeconds))
+	fmt.Fprintf(w, "total                   %8.3f s   stop: %s\n", total, run.StopReason)
+	mode := "greedy"
+	if run.Settings.Temperature > 0 {
+		mode = fmt.Sprintf("sampled, seed %d", run.Settings.Seed)
+	}
+	fmt.Fprintf(w, "kernels %s, %d threads, %s\n", run.Settings.Kernels, run.Settings.Threads, mode)
+}

@@ -23,6 +23,7 @@ type bpeModel struct {
 	Dropout                 *float64        `json:"dropout"`
 	ContinuingSubwordPrefix *string         `json:"continuing_subword_prefix"`
 	EndOfWordSuffix         *string         `json:"end_of_word_suffix"`
+	IgnoreMerges            bool            `json:"ignore_merges"`
 	Vocab                   json.RawMessage `json:"vocab"`
 	Merges                  json.RawMessage `json:"merges"`
 }
@@ -131,6 +132,9 @@ func checkModel(m *bpeModel) error {
 	}
 	if p := m.ContinuingSubwordPrefix; p != nil && *p != "" {
 		return fmt.Errorf("%w: model.continuing_subword_prefix %q", ErrUnsupported, *p)
+	}
+	if m.IgnoreMerges { // whole-word vocab hits before BPE (Llama 3): not implemented
+		return fmt.Errorf("%w: model.ignore_merges true", ErrUnsupported)
 	}
 	if s := m.EndOfWordSuffix; s != nil && *s != "" {
 		return fmt.Errorf("%w: model.end_of_word_suffix %q", ErrUnsupported, *s)

@@ -99,6 +99,8 @@ func TestParseErrors(t *testing.T) {
 		{"no model", set("model", nil), ErrFormat, "model"},
 		{"model type", set("model.type", "WordPiece"), ErrUnsupported, "WordPiece"},
 		{"dropout", set("model.dropout", 0.1), ErrUnsupported, "dropout"},
+		{"ignore_merges", set("model.ignore_merges", true), ErrUnsupported, "ignore_merges"},
+		{"subword prefix", set("model.continuing_subword_prefix", "##"), ErrUnsupported, "continuing_subword_prefix"},
 		{"vocab not object", set("model.vocab", []any{1}), ErrFormat, "model.vocab"},
 		{"vocab id string", set("model.vocab", map[string]any{"a": "x"}), ErrFormat, "model.vocab"},
 		{"vocab negative id", func(f map[string]any) { f["model"].(map[string]any)["vocab"].(map[string]any)["zz"] = -3 }, ErrFormat, "out of range"},

@@ -61,9 +61,9 @@ func KVCache(k, v [][]float32, tokens []string, th Theme) Figure {
 	kr, starts := PoolRows(k, maxKVRows)
 	vr, _ := PoolRows(v, maxKVRows)
 	labels := rowLabels(tokens, starts, n)
-	note := "one row per token, one column per number; blue negative, orange positive"
+	note := "one row per token, one column per number; purple negative, orange positive"
 	if len(starts) < n {
-		note = fmt.Sprintf("each row is the mean of about %d consecutive tokens; blue negative, orange positive", (n+len(starts)-1)/len(starts))
+		note = fmt.Sprintf("each row is the mean of about %d consecutive tokens; purple negative, orange positive", (n+len(starts)-1)/len(starts))
 	}
 	return &frame{th: th, title: title, notes: []string{note}, body: func(c draw.Canvas) {
 		fit := rowsThatFit(c, th) // labels that fit beside the heatmap

@@ -52,12 +52,13 @@ func Magma(n int) Ramp {
 		0xb73779, 0xde4968, 0xf7705c, 0xfe9f6d, 0xfecf92, 0xfcfdbf)
 }
 
-// BlueOrange is a diverging ramp for signed values: blue for negative,
-// light grey for zero, orange for positive — a pair colour-blind readers
-// tell apart, unlike red–green.
-func BlueOrange(n int) Ramp {
-	return newRamp(n, 0x08306b, 0x2171b5, 0x6baed6, 0xc6dbef, 0xe0e0e0,
-		0xfdd0a2, 0xfd8d3c, 0xd94801, 0x7f2704)
+// PurpleOrange is ColorBrewer's PuOr diverging ramp for signed values:
+// purple for negative, near-white for zero, orange for positive — a pair
+// colour-blind readers tell apart, unlike red–green, and lightest in the
+// middle so that zero recedes.
+func PurpleOrange(n int) Ramp {
+	return newRamp(n, 0x2d004b, 0x542788, 0x8073ac, 0xb2abd2, 0xd8daeb,
+		0xf7f7f7, 0xfee0b6, 0xfdb863, 0xe08214, 0xb35806, 0x7f3b08)
 }
 
 // colorAt picks the palette colour for t in [0, 1].

@@ -16,7 +16,7 @@ import (
 //
 // The accent colours come from the Okabe–Ito set, which stays distinct for
 // the common forms of colour blindness; the heatmap palettes are
-// perceptually uniform (viridis-like and a blue–orange diverging ramp).
+// ordered in lightness (viridis, and ColorBrewer's purple–orange for signed values).
 type Theme struct {
 	Background, Foreground, Grid, Accent, Highlight, Prefill, Decode color.Color
 
@@ -45,7 +45,7 @@ func Dark() Theme {
 		Decode:     rgb(0xe6, 0x9f, 0x00),
 		Negative:   rgb(0xcc, 0x79, 0xa7), // reddish purple
 		Palette:    Viridis(256),
-		Diverging:  BlueOrange(256),
+		Diverging:  PurpleOrange(256),
 		FontSize:   12,
 	}
 }
@@ -62,7 +62,7 @@ func Light() Theme {
 		Decode:     rgb(0xd5, 0x5e, 0x00),
 		Negative:   rgb(0xcc, 0x79, 0xa7),
 		Palette:    Viridis(256),
-		Diverging:  BlueOrange(256),
+		Diverging:  PurpleOrange(256),
 		FontSize:   12,
 	}
 }

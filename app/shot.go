@@ -41,18 +41,25 @@ func (u *UI) afterRun(err error) {
 	})
 }
 
-// savePNG writes img to path.
+// savePNG writes img to path, through a temporary file so that a reader
+// never sees half an image.
 func savePNG(path string, img image.Image) error {
 	if img == nil || img.Bounds().Empty() {
 		return fmt.Errorf("%s: the window gave an empty image", path)
 	}
-	f, err := os.Create(path)
+	tmp := path + ".part"
+	f, err := os.Create(tmp)
 	if err != nil {
 		return err
 	}
 	if err := png.Encode(f, img); err != nil {
 		f.Close()
+		os.Remove(tmp)
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return f.Close()
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return os.Rename(tmp, path)
 }

@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"math"
 	"sort"
 
 	"fyne.io/fyne/v2"
@@ -83,6 +84,21 @@ func StrongestSource(a trace.Attention) int {
 	return best
 }
 
+// ScaleMax is the top of the colour scale: the largest cell rounded up to
+// 5 %, so a grid of small shares still shows its structure.
+func ScaleMax(g [][]float64) float64 {
+	top := 0.0
+	for _, row := range g {
+		for _, v := range row {
+			if v == v {
+				top = max(top, v)
+			}
+		}
+	}
+	top = math.Ceil(top*20) / 20
+	return max(0.05, min(1, top))
+}
+
 // Share is one key position and the share of attention it receives.
 type Share struct {
 	Pos int
@@ -115,6 +131,7 @@ type AttentionPanel struct {
 	OnExport func(figure, format string) // figure "attention" or "head", format "png" or "svg"
 
 	Title, Sink, Hover, HeadTitle, Missing *widget.Label
+	Scale                                  *widget.Label // the colour scale
 	Grid, Means                            *Heatmap
 	Head                                   *Bars
 	offers                                 *fyne.Container
@@ -143,6 +160,9 @@ func NewAttentionPanel() *AttentionPanel {
 	p.Grid = NewHeatmap(28, 16)
 	p.Means = NewHeatmap(80, 16)
 	p.Means.AsBars = true
+	p.Grid.BottomUp, p.Means.BottomUp = true, true
+	p.Scale = widget.NewLabel("")
+	p.Scale.Importance = widget.LowImportance
 	p.Head = NewBars()
 	p.offers = container.NewHBox()
 	p.Grid.OnHover = p.hoverCell
@@ -164,10 +184,17 @@ func NewAttentionPanel() *AttentionPanel {
 		widget.NewButton("Grid SVG…", export("attention", "svg")),
 		widget.NewButton("Head PNG…", export("head", "png")),
 		widget.NewButton("Head SVG…", export("head", "svg")))
-	caption := widget.NewLabel("rows: layers, 0 at top · columns: heads · right: layer mean")
+	caption := widget.NewLabel("rows: layers, 0 at the bottom · columns: heads 0…\nright: mean of the heads per layer")
 	caption.Importance = widget.LowImportance
+	legend := NewHeatmap(8, 14)
+	legend.Gapless = true
+	ramp := make([]float64, 32)
+	for i := range ramp {
+		ramp[i] = float64(i) / 31
+	}
+	legend.SetValues([][]float64{ramp})
 	p.gridBox = container.NewVBox(
-		container.NewHBox(p.Grid, p.Means), caption, p.Hover)
+		container.NewHBox(p.Grid, p.Means), container.NewHBox(legend, p.Scale), caption, p.Hover)
 	p.content = container.NewVBox()
 	p.ExtendBaseWidget(p)
 	p.render()
@@ -210,6 +237,9 @@ func (p *AttentionPanel) Display(info trace.ModelInfo, toks []trace.Token, att [
 	p.Sink.SetText(fmt.Sprintf("Attention sink: on average %.1f %% of the attention of every head goes to the first token %s.",
 		100*SinkShare(p.att), p.tokName(0)))
 	p.sizeGrid(len(g), len(g[0]))
+	top := ScaleMax(g)
+	p.Grid.Max, p.Means.Max = top, top
+	p.Scale.SetText(fmt.Sprintf("0 … %.0f %%", 100*top))
 	p.Grid.SetValues(g)
 	means := RowMeans(g)
 	mg := make([][]float64, len(means))
@@ -273,6 +303,10 @@ func (p *AttentionPanel) OpenHead(l, h int) {
 	top, others := TopKeys(p.att.Weights[l][h], 16)
 	bars := make([]Bar, 0, len(top)+1)
 	for _, s := range top {
+		if s.P < 0.0005 && s.Pos != p.source { // under 0.05 %: counted in others
+			others += s.P
+			continue
+		}
 		bars = append(bars, Bar{Label: fmt.Sprintf("%s %d", clip(Visible(p.text(s.Pos)), 14), s.Pos),
 			Segments: []float64{s.P}, Value: fmt.Sprintf("%.1f %%", 100*s.P), Highlight: s.Pos == p.source})
 	}

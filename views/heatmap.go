@@ -21,6 +21,13 @@ type Heatmap struct {
 	// AsBars draws each row as a horizontal bar whose length is the row's
 	// first value over the largest (the per-layer mean beside the grid).
 	AsBars bool
+	// BottomUp puts row 0 at the bottom: layer 0 below, as information
+	// rises through the layers (the viz figures do the same).
+	BottomUp bool
+	// Gapless draws no separating line between cells (a colour legend).
+	Gapless bool
+	// Max is the value drawn in the brightest colour (≤ 0: 1).
+	Max float64
 
 	values [][]float64
 	raster *canvas.Raster
@@ -63,7 +70,23 @@ func (h *Heatmap) CellAt(p fyne.Position) (row, col int, ok bool) {
 	if row >= rows || col >= cols {
 		return 0, 0, false
 	}
-	return row, col, true
+	return h.flip(row), col, true
+}
+
+// flip maps a screen row to a data row and back.
+func (h *Heatmap) flip(r int) int {
+	if h.BottomUp {
+		return len(h.values) - 1 - r
+	}
+	return r
+}
+
+// scaled maps a value to [0, 1] of the colour scale.
+func (h *Heatmap) scaled(v float64) float64 {
+	if h.Max > 0 {
+		return v / h.Max
+	}
+	return v
 }
 
 // draw paints one pixel block per cell with a one-pixel gap between cells.
@@ -79,14 +102,14 @@ func (h *Heatmap) draw(w, ht int) image.Image {
 	}
 	for y := range ht {
 		r := y * rows / ht
-		gapY := (y+1)*rows/ht != r && ht/rows > 3
+		gapY := (y+1)*rows/ht != r && ht/rows > 3 && !h.Gapless
 		for x := range w {
 			c := x * cols / w
-			gapX := (x+1)*cols/w != c && w/cols > 3
+			gapX := (x+1)*cols/w != c && w/cols > 3 && !h.Gapless
 			if gapX || gapY {
 				continue
 			}
-			img.Set(x, y, Viridis(h.values[r][c]))
+			img.Set(x, y, Viridis(h.scaled(h.values[h.flip(r)][c])))
 		}
 	}
 	return img
@@ -104,9 +127,10 @@ func (h *Heatmap) drawBars(img *image.NRGBA, w, ht int) {
 		if (y+1)*rows/ht != r && ht/rows > 3 {
 			continue
 		}
-		n := int(float64(w) * clamp01(h.values[r][0]/top))
+		v := h.values[h.flip(r)][0]
+		n := int(float64(w) * clamp01(v/top))
 		for x := range n {
-			img.Set(x, y, Viridis(h.values[r][0]))
+			img.Set(x, y, Viridis(h.scaled(v)))
 		}
 	}
 }

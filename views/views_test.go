@@ -282,3 +282,22 @@ func TestAttentionPanelMissing(t *testing.T) {
 		t.Errorf("offer button asked for %d, want 4", asked)
 	}
 }
+
+func TestScaleMaxAndBottomUp(t *testing.T) {
+	if got := ScaleMax([][]float64{{0.12, 0.31}, {math.NaN(), 0}}); math.Abs(got-0.35) > 1e-9 {
+		t.Errorf("ScaleMax = %v, want 0.35", got)
+	}
+	if got := ScaleMax([][]float64{{0}}); got != 0.05 {
+		t.Errorf("ScaleMax of zeros = %v, want the 5 %% floor", got)
+	}
+	newTestApp(t)
+	h := NewHeatmap(10, 10)
+	h.BottomUp = true
+	h.SetValues([][]float64{{0}, {1}, {0}}) // 3 layers × 1 head
+	w := test.NewWindow(h)
+	defer w.Close()
+	h.Resize(fyne.NewSize(10, 90))
+	if l, _, _ := h.CellAt(fyne.NewPos(5, 85)); l != 0 {
+		t.Errorf("bottom row is layer %d, want 0", l)
+	}
+}

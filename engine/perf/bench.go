@@ -71,12 +71,14 @@ func benchGenerateOptions(opt BenchOptions) engine.GenerateOptions {
 }
 
 // timedRun runs one generation and times the first token as the user sees
-// it: from the call to the first Step event (tokenizing, prefill, sampling).
+// it: from the call to the first Token or Step event (tokenizing, prefill,
+// sampling). The engine sends Token right after sampling and Step after the
+// token's forward pass, so Step alone would add one decode step.
 func timedRun(ctx context.Context, g Generator, opt BenchOptions) (Sample, error) {
 	var ttft float64
 	start := time.Now()
 	run, err := g.Generate(ctx, opt.Prompt, benchGenerateOptions(opt), func(e engine.Event) {
-		if e.Step != nil && ttft == 0 {
+		if (e.Token != nil || e.Step != nil) && ttft == 0 {
 			ttft = time.Since(start).Seconds()
 		}
 	})

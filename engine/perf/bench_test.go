@@ -97,7 +97,8 @@ func TestWriteText(t *testing.T) {
 // fakeModel records the options it is given and reports fixed timings.
 type fakeModel struct {
 	opts  []engine.GenerateOptions
-	delay time.Duration
+	delay time.Duration // before the first token
+	gap   time.Duration // between the first Token and Step events
 	err   error
 	stop  string
 }
@@ -111,6 +112,8 @@ func (f *fakeModel) Generate(ctx context.Context, prompt string, opt engine.Gene
 	}
 	time.Sleep(f.delay)
 	if onEvent != nil {
+		onEvent(engine.Event{Token: &trace.Token{Pos: 17}})
+		time.Sleep(f.gap) // the first decode pass: not part of the first token's wait
 		onEvent(engine.Event{Step: &trace.Step{Pos: 17}})
 		onEvent(engine.Event{Step: &trace.Step{Pos: 18}})
 	}
@@ -123,7 +126,7 @@ func (f *fakeModel) Generate(ctx context.Context, prompt string, opt engine.Gene
 }
 
 func TestBenchRuns(t *testing.T) {
-	f := &fakeModel{delay: 5 * time.Millisecond}
+	f := &fakeModel{delay: 5 * time.Millisecond, gap: 200 * time.Millisecond}
 	samples, err := Bench(context.Background(), f, BenchOptions{Prompt: "p", MaxTokens: 100, Repeat: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -143,7 +146,7 @@ func TestBenchRuns(t *testing.T) {
 		}
 	}
 	for _, s := range samples {
-		if s.TTFTSeconds < 0.005 || s.TTFTSeconds > 5 || s.Timing.DecodeTokens != 100 {
+		if s.TTFTSeconds < 0.005 || s.TTFTSeconds >= 0.150 || s.Timing.DecodeTokens != 100 {
 			t.Errorf("sample %+v", s)
 		}
 	}

@@ -220,3 +220,69 @@ func TestGenerateProbes(t *testing.T) {
 		t.Fatalf("%d attention captures for %d prompt tokens; ablate %v", len(run.Attention), len(ids), run.Settings.Ablate)
 	}
 }
+
+// A prompt longer than prefillChunk is prefilled in two chunks; the first
+// token and the last prompt row's attention still match the reference.
+func TestGenerateLongPromptInChunks(t *testing.T) {
+	cfg := loadConfig()
+	cfg.MaxPositionEmbeddings = 1024
+	ref := randomTensors(cfg, 67)
+	m, err := Load(writeModel(t, cfg, ref, "F32", nil), LoadOptions{Threads: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	prompt := strings.Repeat("the cat sat on the mat. ", 90)
+	ids := m.Encode(prompt)
+	if len(ids) <= prefillChunk {
+		t.Fatalf("prompt has %d tokens, want more than %d", len(ids), prefillChunk)
+	}
+	run, err := m.Generate(context.Background(), prompt, greedy(1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := refForward(cfg, ref, ids, refOptions{lastOnly: true})
+	last := len(ids) - 1
+	if id, margin := argmax(want.logits[last]); margin > 1e-3 && run.Steps[0].Chosen.ID != id {
+		t.Fatalf("first token %d, reference argmax %d (margin %.3g)", run.Steps[0].Chosen.ID, id, margin)
+	}
+	a := run.Attention[0]
+	if a.QueryPos != last {
+		t.Fatalf("captured position %d, want %d", a.QueryPos, last)
+	}
+	for l := range cfg.NumHiddenLayers {
+		for qh := range cfg.NumAttentionHeads {
+			for k, p := range a.Weights[l][qh] {
+				if d := math.Abs(float64(p) - want.attn[l][qh][last][k]); d > 1e-5 {
+					t.Fatalf("layer %d head %d key %d: weight %v, reference %v", l, qh, k, p, want.attn[l][qh][last][k])
+				}
+			}
+		}
+	}
+}
+
+// cancelAfter is a context whose Err turns to Canceled after n calls, so a
+// test can stop a forward pass in the middle, between two layers.
+type cancelAfter struct {
+	context.Context
+	n int
+}
+
+func (c *cancelAfter) Err() error {
+	if c.n--; c.n < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+func TestPrefillStopsBetweenLayers(t *testing.T) {
+	m, _, _ := genModel(t)
+	ctx := &cancelAfter{Context: context.Background(), n: 1} // the first layer runs, the second does not
+	run, err := m.Generate(ctx, "Hello world, this is a prompt", greedy(5), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.StopReason != "cancelled" || len(run.Steps) != 0 || ctx.n != -1 {
+		t.Fatalf("stop %q after %d steps and %d checks past the limit", run.StopReason, len(run.Steps), -ctx.n)
+	}
+}

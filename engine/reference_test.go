@@ -79,7 +79,11 @@ type refRun struct {
 }
 
 // refOptions changes the reference: heads whose output is zeroed.
-type refOptions struct{ ablate map[[2]int]bool }
+// lastOnly computes the logits of the last position only.
+type refOptions struct {
+	ablate   map[[2]int]bool
+	lastOnly bool
+}
 
 // refForward runs tokens at positions 0…T-1, all at once, in float64.
 func refForward(cfg Config, w refTensors, tokens []int, opt refOptions) refRun {
@@ -108,6 +112,10 @@ func refForward(cfg Config, w refTensors, tokens []int, opt refOptions) refRun {
 		out = "model.embed_tokens.weight"
 	}
 	for t := range T {
+		if opt.lastOnly && t < T-1 {
+			run.logits = append(run.logits, nil)
+			continue
+		}
 		xf := refRMSNorm(x[t], w.val["model.norm.weight"], cfg.RMSNormEps)
 		run.logits = append(run.logits, refLinear(w.val[out], nil, xf))
 	}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -46,6 +45,9 @@ func Parse(data []byte) (*Tokenizer, error) {
 		return nil, err
 	}
 	if err = checkPreTokenizer(f.PreTokenizer); err != nil {
+		return nil, err
+	}
+	if err = checkDecoder(f.Decoder); err != nil {
 		return nil, err
 	}
 	if err = checkModel(f.Model); err != nil {
@@ -118,6 +120,23 @@ func checkPreTokenizer(raw json.RawMessage) error {
 	}
 	if bl.Type != "ByteLevel" || bl.AddPrefixSpace || bl.UseRegex {
 		return fmt.Errorf("%w: pre_tokenizer: second step must be ByteLevel without prefix space or regex", ErrUnsupported)
+	}
+	return nil
+}
+
+// checkDecoder accepts the ByteLevel decoder. A file without a decoder is
+// decoded the same way, the only one that makes sense for a byte-level
+// vocab.
+func checkDecoder(raw json.RawMessage) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	var d struct{ Type string }
+	if err := json.Unmarshal(raw, &d); err != nil {
+		return fmt.Errorf("%w: decoder: %v", ErrFormat, err)
+	}
+	if d.Type != "ByteLevel" {
+		return fmt.Errorf("%w: decoder %q (only ByteLevel)", ErrUnsupported, d.Type)
 	}
 	return nil
 }
@@ -244,14 +263,4 @@ func (t *Tokenizer) setBytes() {
 		}
 		t.offs[id+1] = uint32(len(t.bytes))
 	}
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }

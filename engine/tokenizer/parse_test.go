@@ -113,6 +113,7 @@ func TestParseErrors(t *testing.T) {
 		{"merge number", set("model.merges", []any{[]any{"a", "b"}, 7}), ErrFormat, "model.merges[1]"},
 		{"merge unknown", set("model.merges", []any{[]any{"a", "b"}, []any{"q", "r"}}), ErrFormat, `"q" + "r"`},
 		{"normalizer", set("normalizer", map[string]any{"type": "NFKC"}), ErrUnsupported, "NFKC"},
+		{"decoder", set("decoder", map[string]any{"type": "Metaspace"}), ErrUnsupported, "Metaspace"},
 		{"no pre_tokenizer", set("pre_tokenizer", nil), ErrUnsupported, "pre_tokenizer"},
 		{"other regex", func(f map[string]any) {
 			p := f["pre_tokenizer"].(map[string]any)["pretokenizers"].([]any)[0].(map[string]any)

@@ -7,7 +7,6 @@
 package engine
 
 import (
-	"context"
 	"errors"
 
 	"loupe/trace"
@@ -68,17 +67,23 @@ func DefaultGenerateOptions() GenerateOptions {
 	}
 }
 
-// Generate is implemented in generate.go:
+// The Model API:
 //
-//	func (m *Model) Generate(ctx context.Context, prompt string, opt GenerateOptions, onEvent func(Event)) (*trace.Run, error)
-//
-// The Model API (model.go):
-//
-//	func Load(path string, opt LoadOptions) (*Model, error)
-//	func (m *Model) Close() error
+//	func Load(path string, opt LoadOptions) (*Model, error)            // load.go
+//	func (m *Model) Generate(ctx, prompt, opt, onEvent) (*trace.Run, error) // generate.go
+//	func (m *Model) Close() error                                      // info.go
 //	func (m *Model) Info() trace.ModelInfo
 //	func (m *Model) Encode(text string) []int
 //	func (m *Model) TokenText(id int) string
-//	func (m *Model) Embedding(id int) []float32
+//	func (m *Model) Tokenizer() *tokenizer.Tokenizer
+//	func (m *Model) EOS() []int
+//	func (m *Model) Embedding(id int) []float32                        // model.go
 //	func (m *Model) SetThreads(n int)
-var _ = context.Background
+//	func (m *Model) Threads() int
+//	func (m *Model) Config() Config
+//
+// Generate's timing: PrefillSeconds covers the prompt's forward pass;
+// DecodeTokens is the number of generated tokens and DecodeSeconds the
+// wall time from the end of prefill to the last token (the last token is
+// sampled but never run through the model). Step.Seconds is the time since
+// the previous step: sampling plus one decode forward pass.

@@ -231,3 +231,19 @@ func TestOutputSharesArticle(t *testing.T) {
 		t.Errorf("Qwen3.5-2B: %s of %s, %s; want 509 M of 1.9 B, 26.8 %%", Count(head), Count(total), Percent(share))
 	}
 }
+
+func TestKVSize(t *testing.T) {
+	info := qwen15
+	info.KVBytesPerToken = 2 * 14336 // bf16
+	per, bytes := KVSize(info, 4096)
+	// 2 (K, V) × 28 layers × 2 KV heads × 128 = 14,336 numbers; 28,672 B × 4,096 = 117.4 MB
+	if per != 14336 || bytes != 28672*4096 {
+		t.Errorf("KVSize = %d, %v", per, bytes)
+	}
+	if got, want := KVSizeNote(info, 4096), "14,336 numbers per token, about 29 KB; about 117 MB for 4,096 tokens"; got != want {
+		t.Errorf("KVSizeNote = %q, want %q", got, want)
+	}
+	if got := KVSizeNote(qwen15, 10); got != "14,336 numbers per token" {
+		t.Errorf("KVSizeNote without bytes = %q", got)
+	}
+}

@@ -155,6 +155,8 @@ func TestDegenerate(t *testing.T) {
 		"steps none":      StepProbs(nil, th),
 		"softmax none":    SoftmaxBars(nil, nil, th),
 		"outputs none":    OutputShares(nil, th),
+		"tokens none":     TokenChips(nil, th),
+		"heads none":      LayerHeads(nil, nil, 0, th),
 	}
 	for name, f := range empty {
 		if why, ok := IsNoData(f); !ok || why == "" {
@@ -181,6 +183,9 @@ func TestDegenerate(t *testing.T) {
 		"steps NaN":         StepProbs([]trace.Step{{Chosen: trace.Candidate{P: math.NaN()}}}, th),
 		"softmax NaN":       SoftmaxBars([]string{"a"}, []float64{math.NaN()}, th),
 		"outputs empty":     OutputShares([]trace.ModelInfo{{}}, th),
+		"tokens many":       TokenChips(append(append(sentence(), sentence()...), sentence()...), th),
+		"tokens empty text": TokenChips([]trace.Token{{Text: ""}}, th),
+		"heads NaN":         LayerHeads(nil, [][]float32{{nan}, {}}, 3, th),
 	}
 	for name, f := range drawn {
 		if _, ok := IsNoData(f); ok {

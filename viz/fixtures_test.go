@@ -157,3 +157,22 @@ func manySteps() []trace.Step {
 
 // qwen35 is Qwen3.5-2B as the article counts it: 509 M of 1.9 B.
 var qwen35 = trace.ModelInfo{Name: "Qwen3.5-2B", TiedEmbeddings: true, ParamsEmbedding: 509e6, ParamsMLP: 1.391e9}
+
+// sentence is the prompt with its ids (made up) and three generated tokens.
+func sentence() []trace.Token {
+	var ts []trace.Token
+	for i, t := range purpleTokens {
+		ts = append(ts, trace.Token{ID: 5000 + 37*i, Text: t, Pos: i})
+	}
+	for i, t := range []string{" purple", " cat", ".", "\n"} {
+		ts = append(ts, trace.Token{ID: 24932 - i, Text: t, Pos: len(purpleTokens) + i, Generated: true})
+	}
+	return ts
+}
+
+// layer18 is [head][key] over the 17 tokens, head 2 on "purple" at 91 %.
+func layer18() [][]float32 {
+	a := attention(1, 12, 16).Weights[0]
+	a[2] = headWeights()
+	return a
+}

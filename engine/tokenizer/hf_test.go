@@ -1,6 +1,10 @@
 package tokenizer
 
-import "testing"
+import (
+	"encoding/json"
+	"os"
+	"testing"
+)
 
 // The fixtures in testdata/hf-*.jsonl come from Hugging Face tokenizers
 // 0.23.2 (Rust, Oniguruma regex) run on assets/qwen2.5/tokenizer.json by
@@ -58,5 +62,37 @@ func TestChatPromptIDs(t *testing.T) {
 		77091, 198}
 	if got := qwen25(t).Encode(prompt); !equalIDs(got, want) {
 		t.Errorf("got  %v\nwant %v", got, want)
+	}
+}
+
+// TestHFAddedTokenFlags: lstrip, rstrip and single_word (unused by Qwen)
+// behave like the reference on a Qwen2.5 file edited as
+// testdata/gen-hf-cases.js does: <|im_end|> lstrip, <|im_start|> rstrip,
+// <tool_call> single_word, <|file_sep|> both strips.
+func TestHFAddedTokenFlags(t *testing.T) {
+	data, err := os.ReadFile(qwen25Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f map[string]any
+	if err := json.Unmarshal(data, &f); err != nil {
+		t.Fatal(err)
+	}
+	flags := map[string][]string{"<|im_end|>": {"lstrip"}, "<|im_start|>": {"rstrip"},
+		"<tool_call>": {"single_word"}, "<|file_sep|>": {"lstrip", "rstrip"}}
+	for _, a := range f["added_tokens"].([]any) {
+		tok := a.(map[string]any)
+		for _, flag := range flags[tok["content"].(string)] {
+			tok[flag] = true
+		}
+	}
+	tok, err := Parse(mustJSON(t, f))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range readJSONL[refCase](t, "testdata/hf-strip.jsonl") {
+		if got := tok.Encode(c.Text); !equalIDs(got, c.IDs) {
+			t.Errorf("Encode(%q)\n got %v\nwant %v", c.Text, got, c.IDs)
+		}
 	}
 }

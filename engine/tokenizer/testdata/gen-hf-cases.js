@@ -7,6 +7,7 @@
 // hf-edge.jsonl:   hand-picked edge cases          {text, ids}
 // hf-random.jsonl: seeded random strings           {text, ids}
 // hf-decode.jsonl: seeded random id sequences      {ids, text} (skip_special_tokens=false)
+// hf-strip.jsonl:  added-token flags on an edited copy of the file  {text, ids}
 // Never regenerate these from Loupe's own output.
 const fs = require('fs');
 const { Tokenizer } = require('tokenizers');
@@ -62,11 +63,25 @@ function randomIDs() {
   return ids;
 }
 
+const stripCases = ["a  <|im_end|>  b", "<|im_start|>  \n x", "x<|im_start|> y", "a<tool_call>b", "a <tool_call> b",
+  "<tool_call>", "é<tool_call>", "_<tool_call>", " <tool_call>1", "1<tool_call>", "a \n<|file_sep|>\n b",
+  "<|im_end|> <|im_end|>", "x <|im_start|> <|im_end|> y", "\u00a0<|im_end|>", "<|im_start|>\u3000x"];
+
+// stripTokenizer is the file with lstrip/rstrip/single_word set on four
+// added tokens (Qwen uses none of them; TestHFAddedTokenFlags edits the
+// same way).
+function stripTokenizer() {
+  const f = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
+  const flags = { "<|im_end|>": ["lstrip"], "<|im_start|>": ["rstrip"], "<tool_call>": ["single_word"], "<|file_sep|>": ["lstrip", "rstrip"] };
+  for (const t of f.added_tokens) for (const k of flags[t.content] || []) t[k] = true;
+  return Tokenizer.fromString(JSON.stringify(f));
+}
+
 (async () => {
-  const enc = async (texts) => {
+  const enc = async (texts, tk = tok) => {
     const out = [];
     for (const text of texts) {
-      const e = await tok.encode(text, null, { addSpecialTokens: false });
+      const e = await tk.encode(text, null, { addSpecialTokens: false });
       out.push(JSON.stringify({ text, ids: e.getIds() }));
     }
     return out.join("\n") + "\n";
@@ -81,4 +96,5 @@ function randomIDs() {
     dec.push(JSON.stringify({ ids, text: await tok.decode(ids, false) }));
   }
   fs.writeFileSync("hf-decode.jsonl", dec.join("\n") + "\n");
+  fs.writeFileSync("hf-strip.jsonl", await enc(stripCases, stripTokenizer()));
 })();

@@ -13,6 +13,7 @@ import json
 import math
 import os
 import random
+import re
 import sys
 
 import torch
@@ -143,6 +144,40 @@ def reference_entry(model, tok, prompt_ids, text):
     }
 
 
+def compact_json(v):
+    """Indented JSON with every list of numbers on one line."""
+    s = json.dumps(v, indent=1)
+    return re.sub(r"\[\s*([-0-9.e,\s]*?)\s*\]", lambda m: "[" + re.sub(r"\s+", " ", m.group(1)) + "]", s) + "\n"
+
+
+def write_reference(path, model, tok, alphabet, va):
+    """testdata/demo-reference.json: 3 generation cases and, for the
+    tokenizer, the ids of 300 validation lines (rank-based BPE in bpe.py)."""
+    rng = random.Random(11)
+    ref = []
+    for text in REFERENCE_PROMPTS:
+        if text is None:
+            words = [i for i in alphabet[:400] if is_word(tok, i)]
+            ids = copy_prompt(rng, words, 12)
+            ids = ids + ids[:4]  # two full copies, then the start of a third
+            text = tok.decode(ids)
+            assert tok.encode(text) == ids, "the copy prompt must round-trip"
+        else:
+            ids = tok.encode(text)
+        ref.append(reference_entry(model, tok, ids, text))
+    lines = [l for _, t in va for l in t.splitlines(keepends=True) if l.strip()]
+    lines = lines[:: max(1, len(lines) // 300)][:300]
+    with open(path, "w") as f:
+        f.write(compact_json({
+            "model": "assets/demo",
+            "how": "tools/train/eval.py: PyTorch float32 forward from the BF16 weights of "
+                   "model.safetensors; probabilities = softmax over all logits of the last "
+                   "prompt position; greedy = argmax with full recomputation, stopping after eos",
+            "cases": ref,
+            "tokenize": [{"text": l, "ids": tok.encode(l)} for l in lines],
+        }))
+
+
 def loss_plot(log_path, png):
     import matplotlib
 
@@ -170,6 +205,7 @@ def main():
     ap.add_argument("--log", default=os.path.join(HERE, "out", "log.jsonl"))
     ap.add_argument("--reference", default=os.path.join(ROOT, "testdata", "demo-reference.json"))
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--reference-only", action="store_true")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     model = load_exported(a.model)
@@ -178,11 +214,14 @@ def main():
     tr, va = corpus.split()
     train_ids = torch.tensor([i for _, t in tr for i in tok.encode(t) + [tok.eot]])
     val_ids = torch.tensor([i for _, t in va for i in tok.encode(t) + [tok.eot]])
+    alphabet = common_tokens(train_ids, tok)
+    write_reference(a.reference, model, tok, alphabet, va)
+    if a.reference_only:
+        return
     val_bytes = sum(len(t.encode("utf-8")) for _, t in va)
     nats, n = text_loss(model, val_ids, T)
     ent, xent = unigram(train_ids, val_ids, model.config.vocab_size)
     bpb = lambda nats_per_tok: nats_per_tok * n / val_bytes / math.log(2)  # noqa: E731
-    alphabet = common_tokens(train_ids, tok)
     acc, ind, prev = induction(model, alphabet)
     res = {
         "parameters": model.num_params(),
@@ -193,27 +232,6 @@ def main():
         "induction_accuracy": acc, "induction_score": ind, "previous_token_score": prev,
     }
     res["samples"] = samples(model, tok)
-    rng = random.Random(11)
-    ref = []
-    for text in REFERENCE_PROMPTS:
-        if text is None:
-            words = [i for i in alphabet[:400] if is_word(tok, i)]
-            ids = copy_prompt(rng, words, 12)
-            ids = ids + ids[:4]  # two full copies, then the start of a third
-            text = tok.decode(ids)
-            assert tok.encode(text) == ids, "the copy prompt must round-trip"
-        else:
-            ids = tok.encode(text)
-        ref.append(reference_entry(model, tok, ids, text))
-    with open(a.reference, "w") as f:
-        json.dump({
-            "model": "assets/demo",
-            "how": "tools/train/eval.py: PyTorch float32 forward from the BF16 weights of "
-                   "model.safetensors; probabilities = softmax over all logits of the last "
-                   "prompt position; greedy = argmax, full recomputation, stop after eos",
-            "cases": ref,
-        }, f, indent=1)
-        f.write("\n")
     with open(os.path.join(HERE, "eval.json"), "w") as f:
         json.dump(res, f, indent=1)
         f.write("\n")

@@ -7,6 +7,13 @@
 // bound by the weight stream. n is a multiple of the vector width (8 or 16);
 // ldw is in elements and may be 0 (one row, four times: the Go driver's
 // way to finish the last rows of a matrix).
+//
+// The four rows after these form one contiguous block (the next call's),
+// and each step asks for as many bytes of it as it reads (PREFETCHT0 from
+// R11 = w + 4·ldw), so the next block arrives while this one computes.
+// Without it the four short streams restart cold at every block: measured
+// on MatVecBF16 AVX-512, 19 → 25 GB/s by thread CPU time for 8960 × 1536,
+// with 34 GB/s for a plain one-stream read on the same box.
 
 #define OUT DX
 #define W0 SI
@@ -60,6 +67,7 @@ TEXT ·gemv4F32AVX2(SB), NOSPLIT, $0-40
 	MOVQ   x+24(FP), XP
 	MOVQ   n+32(FP), N
 	ROWS
+	LEAQ   (W0)(LD*4), R11 // the next block, for the prefetch
 	VXORPS Y0, Y0, Y0 // s0 = 0
 	VXORPS Y1, Y1, Y1 // s1 = 0
 	VXORPS Y2, Y2, Y2 // s2 = 0
@@ -69,6 +77,9 @@ TEXT ·gemv4F32AVX2(SB), NOSPLIT, $0-40
 	JE     f32avx2sum
 
 f32avx2loop:
+	PREFETCHT0  (R11)
+	PREFETCHT0  64(R11)
+	ADDQ        $128, R11
 	VMOVUPS     (XP)(I*4), Y4       // x[c:c+8]
 	VFMADD231PS (W0)(I*4), Y4, Y0   // s0 += w0[c:c+8] * x[c:c+8]
 	VFMADD231PS (W1)(I*4), Y4, Y1   // s1 += w1[c:c+8] * x[c:c+8]
@@ -102,6 +113,7 @@ TEXT ·gemv4BF16AVX2(SB), NOSPLIT, $0-40
 	MOVQ   x+24(FP), XP
 	MOVQ   n+32(FP), N
 	ROWS
+	LEAQ   (W0)(LD*4), R11 // the next block, for the prefetch
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
@@ -111,6 +123,8 @@ TEXT ·gemv4BF16AVX2(SB), NOSPLIT, $0-40
 	JE     bf16avx2sum
 
 bf16avx2loop:
+	PREFETCHT0  (R11)
+	ADDQ        $64, R11
 	VMOVUPS     (XP)(I*4), Y4     // x[c:c+8]
 	VPMOVZXWD   (W0)(I*2), Y5     // uint32(w0[c:c+8])
 	VPMOVZXWD   (W1)(I*2), Y6     // uint32(w1[c:c+8])
@@ -144,6 +158,7 @@ TEXT ·gemv4F32AVX512(SB), NOSPLIT, $0-40
 	MOVQ   x+24(FP), XP
 	MOVQ   n+32(FP), N
 	ROWS
+	LEAQ   (W0)(LD*4), R11 // the next block, for the prefetch
 	VXORPS Z0, Z0, Z0
 	VXORPS Z1, Z1, Z1
 	VXORPS Z2, Z2, Z2
@@ -153,6 +168,11 @@ TEXT ·gemv4F32AVX512(SB), NOSPLIT, $0-40
 	JE     f32avx512sum
 
 f32avx512loop:
+	PREFETCHT0  (R11)
+	PREFETCHT0  64(R11)
+	PREFETCHT0  128(R11)
+	PREFETCHT0  192(R11)
+	ADDQ        $256, R11
 	VMOVUPS     (XP)(I*4), Z4     // x[c:c+16]
 	VFMADD231PS (W0)(I*4), Z4, Z0 // s0 += w0[c:c+16] * x[c:c+16]
 	VFMADD231PS (W1)(I*4), Z4, Z1 // s1 += w1[c:c+16] * x[c:c+16]
@@ -179,6 +199,7 @@ TEXT ·gemv4BF16AVX512(SB), NOSPLIT, $0-40
 	MOVQ   x+24(FP), XP
 	MOVQ   n+32(FP), N
 	ROWS
+	LEAQ   (W0)(LD*4), R11 // the next four rows, one contiguous block
 	VXORPS Z0, Z0, Z0
 	VXORPS Z1, Z1, Z1
 	VXORPS Z2, Z2, Z2
@@ -188,6 +209,9 @@ TEXT ·gemv4BF16AVX512(SB), NOSPLIT, $0-40
 	JE     bf16avx512sum
 
 bf16avx512loop:
+	PREFETCHT0  (R11)   // as many bytes of the next block as this
+	PREFETCHT0  64(R11) // step reads of the current one
+	ADDQ        $128, R11
 	VMOVUPS     (XP)(I*4), Z4 // x[c:c+16]
 	VPMOVZXWD   (W0)(I*2), Z5 // uint32(w0[c:c+16])
 	VPMOVZXWD   (W1)(I*2), Z6 // uint32(w1[c:c+16])
@@ -211,3 +235,4 @@ bf16avx512sum:
 	VMOVUPS X0, (OUT)
 	VZEROUPPER
 	RET
+

@@ -256,11 +256,10 @@ func (t *Tokenizer) setBytes() {
 	t.offs = make([]uint32, len(t.pieces)+1)
 	t.bytes = make([]byte, 0, len(t.pieces)*6)
 	for id, p := range t.pieces {
-		if t.added[id] {
-			t.bytes = append(t.bytes, p...)
-		} else {
-			t.bytes = appendPieceBytes(t.bytes, p)
-		}
+		// Added tokens go through the ByteLevel decoder too, as in HF: a
+		// content made only of alphabet characters ("ĊĊ") becomes its bytes.
+		// Qwen's control tokens are printable ASCII, so they stay as written.
+		t.bytes = appendPieceBytes(t.bytes, p)
 		t.offs[id+1] = uint32(len(t.bytes))
 	}
 }

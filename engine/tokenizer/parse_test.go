@@ -9,7 +9,8 @@ import (
 )
 
 // tinyFile is a small well-formed tokenizer.json: the 256 byte tokens,
-// "ab", "abc", "Ġa" (ranked after "ab": " ab" is "Ġ"+"ab"), one added special token and one added plain token.
+// "ab", "abc", "Ġa" (ranked after "ab": " ab" is "Ġ"+"ab"), one added
+// special token and two added plain tokens.
 func tinyFile() map[string]any {
 	vocab := map[string]any{}
 	for b := 0; b < 256; b++ {
@@ -20,6 +21,7 @@ func tinyFile() map[string]any {
 		"added_tokens": []any{
 			map[string]any{"id": 300, "content": "<|end|>", "special": true, "normalized": false},
 			map[string]any{"id": 301, "content": "<x>", "special": false, "normalized": false},
+			map[string]any{"id": 302, "content": "éĊ", "special": false, "normalized": false},
 		},
 		"normalizer": map[string]any{"type": "NFC"},
 		"pre_tokenizer": map[string]any{"type": "Sequence", "pretokenizers": []any{
@@ -53,10 +55,10 @@ func TestTinyTokenizer(t *testing.T) {
 	if got := tok.EncodeOrdinary("<x>"); !equalIDs(got, []int{'<', 'x', '>'}) {
 		t.Errorf("EncodeOrdinary(<x>) = %v", got)
 	}
-	if tok.VocabSize() != 302 || tok.Piece(258) != "Ġa" || tok.Piece(300) != "<|end|>" || tok.Piece(280) != "" || tok.Piece(-1) != "" {
+	if tok.VocabSize() != 303 || tok.Piece(258) != "Ġa" || tok.Piece(300) != "<|end|>" || tok.Piece(280) != "" || tok.Piece(-1) != "" {
 		t.Errorf("VocabSize %d, pieces %q %q", tok.VocabSize(), tok.Piece(258), tok.Piece(300))
 	}
-	if string(tok.TokenBytes(258)) != " a" || string(tok.TokenBytes(300)) != "<|end|>" || tok.TokenBytes(280) != nil || tok.TokenBytes(302) != nil {
+	if string(tok.TokenBytes(258)) != " a" || string(tok.TokenBytes(300)) != "<|end|>" || tok.TokenBytes(280) != nil || tok.TokenBytes(303) != nil {
 		t.Errorf("TokenBytes wrong")
 	}
 	if !tok.IsSpecial(300) || tok.IsSpecial(301) || tok.IsSpecial(258) || !tok.IsAdded(301) || tok.IsAdded(258) {
@@ -70,6 +72,11 @@ func TestTinyTokenizer(t *testing.T) {
 	}
 	if got := tok.Decode([]int{257, 300, 999, -5, 258}); got != "abc<|end|> a" {
 		t.Errorf("Decode = %q", got)
+	}
+	// An added token made of alphabet characters decodes byte-wise, as HF
+	// does ("éĊ" → 0xE9 0x0A → U+FFFD "\n").
+	if got := tok.Decode([]int{302}); got != "\ufffd\n" {
+		t.Errorf("Decode(éĊ) = %q", got)
 	}
 }
 

@@ -133,7 +133,8 @@ func (t *Tokenizer) Piece(id int) string {
 }
 
 // TokenBytes returns the raw bytes id stands for (an added token: its
-// content); nil for an unknown id. The slice must not be modified.
+// content, e.g. "<|im_end|>"); nil for an unknown id. The slice must not
+// be modified.
 func (t *Tokenizer) TokenBytes(id int) []byte {
 	if id < 0 || id >= len(t.pieces) || t.offs[id] == t.offs[id+1] {
 		return nil

@@ -105,6 +105,10 @@ func (t *Tokenizer) appendPieces(ids []int, text string) []int {
 	return ids
 }
 
+// maxCachedPiece keeps rare long pieces (whitespace runs, minified code)
+// from filling the cache with one-off copies.
+const maxCachedPiece = 64
+
 // appendPiece encodes one pre-token through the word cache.
 func (t *Tokenizer) appendPiece(ids []int, piece string) []int {
 	if len(piece) == 1 {
@@ -115,7 +119,9 @@ func (t *Tokenizer) appendPiece(ids []int, piece string) []int {
 	}
 	n := len(ids)
 	ids = t.bpe(ids, piece)
-	t.cache.put(strings.Clone(piece), append([]int(nil), ids[n:]...))
+	if len(piece) <= maxCachedPiece {
+		t.cache.put(strings.Clone(piece), append([]int(nil), ids[n:]...))
+	}
 	return ids
 }
 

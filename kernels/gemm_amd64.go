@@ -45,147 +45,188 @@ func prefetchNextPanel[E BF16 | float32](w []E, r, rows, cols, k0, k int) {
 	}
 }
 
-// gemmLevel bundles one level's kernels for the shared blocking drivers.
-type gemmLevel struct {
-	micro func(out *float32, ldo int, w *float32, ldw int, x *float32, ldx int, k int, accum int)
-	tok   int // tokens per micro tile
-	step  int // columns per vector step
-	gemv  gemv4F32Func
-	gemvB gemv4BF16Func
-	widen func(dst *float32, src *BF16, n int)
+// tok is the number of tokens in a micro tile.
+func (v isa) tok() int {
+	if v == isaAVX512 {
+		return 6
+	}
+	return 3
 }
 
-var (
-	gemmAVX2   = gemmLevel{gemm4x3F32AVX2, 3, 8, gemv4F32AVX2, gemv4BF16AVX2, widenAVX2}
-	gemmAVX512 = gemmLevel{gemm4x6F32AVX512, 6, 16, gemv4F32AVX512, gemv4BF16AVX512, widenAVX512}
-)
+func (v isa) micro(out *float32, ldo int, w *float32, ldw int, x *float32, ldx int, k int, accum int) {
+	if v == isaAVX512 {
+		gemm4x6F32AVX512(out, ldo, w, ldw, x, ldx, k, accum)
+	} else {
+		gemm4x3F32AVX2(out, ldo, w, ldw, x, ldx, k, accum)
+	}
+}
 
-// kc is the column block. Measured on the 2-core Zen box: one 4-row panel
-// of W (4·kc floats, 8 KiB) stays in L1 while every token of the block
-// (n·kc floats, 256 KiB at n = 128) streams from L2; smaller blocks pay
-// more horizontal sums per FMA, larger ones spill the panel.
+func (v isa) widen(dst *float32, src *BF16, n int) {
+	if v == isaAVX512 {
+		widenAVX512(dst, src, n)
+	} else {
+		widenAVX2(dst, src, n)
+	}
+}
+
+// kc is the column block. One 4-row panel of W (4·kc floats, 8 KiB) stays
+// in L1 while every token of the block (n·kc floats, 256 KiB at n = 128)
+// streams from L2. On the 2-core Zen box kc = 256 and 1024 measured within
+// the noise of 512 (±15 %, a shared machine).
 const kc = 512
 
 func matMulF32AVX2(out []float32, ldOut int, w, x []float32, n, cols int) {
-	gemmAVX2.matMulF32(out, ldOut, w, x, n, cols)
+	matMulF32By(isaAVX2, out, ldOut, w, x, n, cols)
 }
 
 func matMulF32AVX512(out []float32, ldOut int, w, x []float32, n, cols int) {
-	gemmAVX512.matMulF32(out, ldOut, w, x, n, cols)
+	matMulF32By(isaAVX512, out, ldOut, w, x, n, cols)
 }
 
 func matMulBF16AVX2(ws *Workspace, out []float32, ldOut int, w []BF16, x []float32, n, cols int) {
-	gemmAVX2.matMulBF16(ws, out, ldOut, w, x, n, cols)
+	matMulBF16By(isaAVX2, ws, out, ldOut, w, x, n, cols)
 }
 
 func matMulBF16AVX512(ws *Workspace, out []float32, ldOut int, w []BF16, x []float32, n, cols int) {
-	gemmAVX512.matMulBF16(ws, out, ldOut, w, x, n, cols)
+	matMulBF16By(isaAVX512, ws, out, ldOut, w, x, n, cols)
 }
 
-// matMulF32 walks column blocks of kc, 4-row panels of W and tiles of tok
-// tokens; the first block stores, later ones accumulate. Tokens left over
-// after the last full tile and rows left over after the last full panel go
-// through the 4-row gemv kernel; columns past the last whole vector go
-// through Go.
-func (g *gemmLevel) matMulF32(out []float32, ldOut int, w, x []float32, n, cols int) {
+// matMulF32By walks column blocks of kc, 4-row panels of W and tiles of
+// v.tok() tokens; the first block stores, later ones accumulate. Rows left
+// after the last full panel go through the 4-row gemv one at a time;
+// columns past the last whole vector go through Go.
+func matMulF32By(v isa, out []float32, ldOut int, w, x []float32, n, cols int) {
 	rows := len(w) / cols
-	m := cols &^ (g.step - 1)
-	var quad [4]float32
+	m := cols &^ (v.step() - 1)
 	for k0 := 0; k0 < m; k0 += kc {
 		k, acc := min(kc, m-k0), boolInt(k0 > 0)
 		r := 0
 		for ; r+4 <= rows; r += 4 {
 			prefetchNextPanel(w, r, rows, cols, k0, k)
-			wp := w[r*cols+k0:]
-			t := 0
-			for ; t+g.tok <= n; t += g.tok {
-				g.micro(&out[t*ldOut+r], ldOut, &wp[0], cols, &x[t*cols+k0], cols, k, acc)
-			}
-			for ; t < n; t++ {
-				g.gemv(&quad[0], &wp[0], cols, &x[t*cols+k0], k)
-				put(out[t*ldOut+r:t*ldOut+r+4], quad[:], acc)
-			}
+			panelF32(v, out, ldOut, r, &w[r*cols+k0], cols, x[k0:], cols, n, k, acc)
 		}
 		for ; r < rows; r++ {
-			for t := range n {
-				g.gemv(&quad[0], &w[r*cols+k0], 0, &x[t*cols+k0], k)
-				put(out[t*ldOut+r:t*ldOut+r+1], quad[:1], acc)
-			}
+			rowF32(v, out, ldOut, r, x[k0:], cols, n, k, acc, func(q *[4]float32, xt *float32) {
+				v.gemv4F32(&q[0], &w[r*cols+k0], 0, xt, k)
+			})
 		}
 	}
 	addColumnTailF32(out, ldOut, w, x, n, cols, m)
 }
 
-// matMulBF16 is matMulF32 with each 4 × k panel of W widened to fp32 into
-// the workspace first (once, then reused by every token tile), so the
-// micro-kernel's inner loop is pure FMA.
-func (g *gemmLevel) matMulBF16(ws *Workspace, out []float32, ldOut int, w []BF16, x []float32, n, cols int) {
-	rows := len(w) / cols
-	m := cols &^ (g.step - 1)
-	panel := ws.panel(4 * kc)
+// panelF32 computes one 4-row panel wp (row stride ldw) against all n
+// tokens of x (row stride ldx, already offset to the column block). Tokens
+// left after the last full tile are done by re-running the last full tile
+// into a scratch tile (about tok/2 tokens recomputed at full speed instead
+// of up to tok-1 through the latency-bound gemv: 6 % of the work at
+// n = 64); with fewer tokens than a tile, by the gemv.
+func panelF32(v isa, out []float32, ldOut, r int, wp *float32, ldw int, x []float32, ldx, n, k, acc int) {
+	tok := v.tok()
+	t := 0
+	for ; t+tok <= n; t += tok {
+		v.micro(&out[t*ldOut+r], ldOut, wp, ldw, &x[t*ldx], ldx, k, acc)
+	}
+	if t < n && n >= tok {
+		var tile [6 * 4]float32
+		t0 := n - tok
+		v.micro(&tile[0], 4, wp, ldw, &x[t0*ldx], ldx, k, 0)
+		for ; t < n; t++ {
+			put(out[t*ldOut+r:t*ldOut+r+4], tile[(t-t0)*4:(t-t0)*4+4], acc)
+		}
+	}
 	var quad [4]float32
+	for ; t < n; t++ {
+		v.gemv4F32(&quad[0], wp, ldw, &x[t*ldx], k)
+		put(out[t*ldOut+r:t*ldOut+r+4], quad[:], acc)
+	}
+}
+
+// matMulBF16By is matMulF32By with each 4 × k panel of W widened to fp32
+// into the workspace first (once, then reused by every token tile), so
+// the micro-kernel's inner loop is pure FMA.
+func matMulBF16By(v isa, ws *Workspace, out []float32, ldOut int, w []BF16, x []float32, n, cols int) {
+	rows := len(w) / cols
+	m := cols &^ (v.step() - 1)
+	panel := ws.panel(4 * kc)
 	for k0 := 0; k0 < m; k0 += kc {
 		k, acc := min(kc, m-k0), boolInt(k0 > 0)
 		r := 0
 		for ; r+4 <= rows; r += 4 {
 			prefetchNextPanel(w, r, rows, cols, k0, k)
 			for i := range 4 {
-				g.widen(&panel[i*k], &w[(r+i)*cols+k0], k)
+				v.widen(&panel[i*k], &w[(r+i)*cols+k0], k)
 			}
-			t := 0
-			for ; t+g.tok <= n; t += g.tok {
-				g.micro(&out[t*ldOut+r], ldOut, &panel[0], k, &x[t*cols+k0], cols, k, acc)
-			}
-			for ; t < n; t++ {
-				g.gemv(&quad[0], &panel[0], k, &x[t*cols+k0], k)
-				put(out[t*ldOut+r:t*ldOut+r+4], quad[:], acc)
-			}
+			panelF32(v, out, ldOut, r, &panel[0], k, x[k0:], cols, n, k, acc)
 		}
 		for ; r < rows; r++ {
-			for t := range n {
-				g.gemvB(&quad[0], &w[r*cols+k0], 0, &x[t*cols+k0], k)
-				put(out[t*ldOut+r:t*ldOut+r+1], quad[:1], acc)
-			}
+			rowF32(v, out, ldOut, r, x[k0:], cols, n, k, acc, func(q *[4]float32, xt *float32) {
+				v.gemv4BF16(&q[0], &w[r*cols+k0], 0, xt, k)
+			})
 		}
 	}
 	addColumnTailBF16(out, ldOut, w, x, n, cols, m)
 }
 
+// rowF32 finishes one leftover row r for all tokens with dot, which fills
+// q[0] (a 4-row gemv with row stride 0). Leftover rows are rare (none in
+// Qwen2 shapes), so the function value costs nothing that matters.
+func rowF32(v isa, out []float32, ldOut, r int, x []float32, ldx, n, k, acc int, dot func(q *[4]float32, xt *float32)) {
+	q := new([4]float32)
+	for t := range n {
+		dot(q, &x[t*ldx])
+		put(out[t*ldOut+r:t*ldOut+r+1], q[:1], acc)
+	}
+}
+
 // matMulBF16DotBF16 is the AVX512_BF16 prefill: x is rounded to bf16 once
 // per call into the workspace, then VDPBF16PS tiles read W in place (no
-// widening). Leftover tokens and rows use the exact widening gemv.
+// widening). Tokens and rows left over use the exact widening gemv.
 func matMulBF16DotBF16(ws *Workspace, out []float32, ldOut int, w []BF16, x []float32, n, cols int) {
-	const step = 32
+	const step, tok = 32, 6
 	rows := len(w) / cols
 	m := cols &^ (step - 1)
 	var xb []BF16
-	if m > 0 && n >= 6 && rows >= 4 {
+	if m > 0 && n >= tok && rows >= 4 {
 		xb = ws.bf16X(n * cols)
 		roundBF16(xb, x)
 	}
-	var quad [4]float32
 	for k0 := 0; k0 < m; k0 += kcDP {
 		k, acc := min(kcDP, m-k0), boolInt(k0 > 0)
 		r := 0
 		for ; r+4 <= rows; r += 4 {
 			prefetchNextPanel(w, r, rows, cols, k0, k)
-			t := 0
-			for ; t+6 <= n; t += 6 {
-				gemm4x6BF16DP(&out[t*ldOut+r], ldOut, &w[r*cols+k0], cols, &xb[t*cols+k0], cols, k, acc)
-			}
-			for ; t < n; t++ {
-				gemv4BF16AVX512(&quad[0], &w[r*cols+k0], cols, &x[t*cols+k0], k)
-				put(out[t*ldOut+r:t*ldOut+r+4], quad[:], acc)
-			}
+			panelDP(out, ldOut, r, &w[r*cols+k0], cols, xb, x, k0, cols, n, k, acc)
 		}
 		for ; r < rows; r++ {
-			for t := range n {
-				gemv4BF16AVX512(&quad[0], &w[r*cols+k0], 0, &x[t*cols+k0], k)
-				put(out[t*ldOut+r:t*ldOut+r+1], quad[:1], acc)
-			}
+			rowF32(isaAVX512, out, ldOut, r, x[k0:], cols, n, k, acc, func(q *[4]float32, xt *float32) {
+				gemv4BF16AVX512(&q[0], &w[r*cols+k0], 0, xt, k)
+			})
 		}
 	}
 	addColumnTailBF16(out, ldOut, w, x, n, cols, m)
+}
+
+// panelDP is panelF32 for the VDPBF16PS tile: xb is x rounded to bf16 (nil
+// when n < 6), both with row stride ldx, read from column k0.
+func panelDP(out []float32, ldOut, r int, wp *BF16, ldw int, xb []BF16, x []float32, k0, ldx, n, k, acc int) {
+	const tok = 6
+	t := 0
+	for ; t+tok <= n; t += tok {
+		gemm4x6BF16DP(&out[t*ldOut+r], ldOut, wp, ldw, &xb[t*ldx+k0], ldx, k, acc)
+	}
+	if t < n && n >= tok {
+		var tile [tok * 4]float32
+		t0 := n - tok
+		gemm4x6BF16DP(&tile[0], 4, wp, ldw, &xb[t0*ldx+k0], ldx, k, 0)
+		for ; t < n; t++ {
+			put(out[t*ldOut+r:t*ldOut+r+4], tile[(t-t0)*4:(t-t0)*4+4], acc)
+		}
+	}
+	var quad [4]float32
+	for ; t < n; t++ {
+		gemv4BF16AVX512(&quad[0], wp, ldw, &x[t*ldx+k0], k)
+		put(out[t*ldOut+r:t*ldOut+r+4], quad[:], acc)
+	}
 }
 
 // kcDP is kc for the bf16 tiles: a panel is half the bytes, so twice the

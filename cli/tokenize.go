@@ -27,10 +27,6 @@ func init() {
 // tokenizeInput is what `loupe tokenize` reads; tests replace it.
 var tokenizeInput io.Reader = os.Stdin
 
-// tokenizeDemoDir returns the embedded demo model's folder, "" when this
-// build has none. To be pointed at assets.DemoModelDir once it exists.
-var tokenizeDemoDir = func() (string, error) { return "", nil }
-
 func runTokenize(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("tokenize", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -70,7 +66,7 @@ func runTokenize(args []string, stdout, stderr io.Writer) int {
 // folder's of a .safetensors (or .index.json) file, or the file itself.
 func loadTokenizer(model string) (*tokenizer.Tokenizer, error) {
 	if model == "" {
-		dir, err := tokenizeDemoDir()
+		dir, err := demoModelDir() // run.go's hook: the same default model as `loupe run`
 		if err != nil {
 			return nil, err
 		}

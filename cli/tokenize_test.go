@@ -96,7 +96,6 @@ func TestTokenizeErrors(t *testing.T) {
 	}{
 		{"", []string{"--bogus"}, 2, "bogus"},
 		{"", []string{"--model", qwenTokenizerJSON, "stray"}, 2, "stray"},
-		{"", []string{"--text", "x"}, 1, "no --model given"},
 		{"", []string{"--model", "no/such/dir"}, 1, "no/such/dir"},
 		{"", []string{"--model", bad, "--text", "x"}, 1, bad},
 		{"not json\n", []string{"--model", qwenTokenizerJSON, "--jsonl"}, 1, "line 1"},
@@ -107,6 +106,29 @@ func TestTokenizeErrors(t *testing.T) {
 		if code != c.code || !strings.Contains(errs, c.want) {
 			t.Errorf("tokenize %v: exit %d, stderr %q; want exit %d mentioning %q", c.args, code, errs, c.code, c.want)
 		}
+	}
+}
+
+// TestTokenizeDefaultModel: without --model the demo model's folder is
+// used, and a build without one says so.
+func TestTokenizeDefaultModel(t *testing.T) {
+	old := demoModelDir
+	defer func() { demoModelDir = old }()
+	demoModelDir = func() (string, error) { return "", nil }
+	if code, _, errs := tokenizeCmd(t, "", "--text", "x"); code != 1 || !strings.Contains(errs, "no --model given") {
+		t.Errorf("no demo model: exit %d, stderr %q", code, errs)
+	}
+	data, err := os.ReadFile(qwenTokenizerJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "tokenizer.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	demoModelDir = func() (string, error) { return dir, nil }
+	if code, out, errs := tokenizeCmd(t, "", "--text", "Hello world"); code != 0 || !strings.Contains(out, "9707") {
+		t.Errorf("demo model: exit %d\n%s%s", code, out, errs)
 	}
 }
 

@@ -1,10 +1,16 @@
 package app
 
 import (
-	"errors"
+	"loupe/engine"
 )
 
-// loadEngine opens a model with the real engine.
+// loadEngine opens a model folder (or its safetensors file) with the engine.
 func loadEngine(path string, progress func(float64, string)) (Backend, error) {
-	return nil, errors.New("the engine cannot generate yet in this build")
+	m, err := engine.Load(path, engine.LoadOptions{Progress: progress})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
 }
+
+var _ Backend = (*engine.Model)(nil)

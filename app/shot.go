@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/software"
 )
 
 // settle is how long the window gets to draw the final state before the
@@ -29,7 +30,7 @@ func (u *UI) afterRun(err error) {
 	u.shotTaken = true
 	time.AfterFunc(settle, func() {
 		fyne.Do(func() {
-			if err := savePNG(u.opt.Screenshot, u.win.Canvas().Capture()); err != nil {
+			if err := savePNG(u.opt.Screenshot, u.capture()); err != nil {
 				u.fail("Screenshot", err)
 			} else {
 				fmt.Println("loupe: screenshot saved to", u.opt.Screenshot)
@@ -39,6 +40,45 @@ func (u *UI) afterRun(err error) {
 			}
 		})
 	})
+}
+
+// capture is the window's image. The GL capture reads the front buffer,
+// which some drivers (Mesa under Xvfb) leave black; then the content is
+// drawn again with Fyne's software painter (without the menu bar).
+func (u *UI) capture() image.Image {
+	img := u.win.Canvas().Capture()
+	if !uniform(img) {
+		return img
+	}
+	content := u.win.Content()
+	c := software.NewCanvas()
+	c.SetPadded(false)
+	c.SetContent(content)
+	c.Resize(u.win.Canvas().Size())
+	img = c.Capture()
+	u.win.SetContent(content)
+	return img
+}
+
+// uniform reports whether every pixel of a 64 × 64 sample has one colour.
+func uniform(img image.Image) bool {
+	if img == nil {
+		return true
+	}
+	b := img.Bounds()
+	if b.Empty() {
+		return true
+	}
+	r0, g0, b0, a0 := img.At(b.Min.X, b.Min.Y).RGBA()
+	for j := range 64 {
+		for i := range 64 {
+			r, g, bl, a := img.At(b.Min.X+i*b.Dx()/64, b.Min.Y+j*b.Dy()/64).RGBA()
+			if r != r0 || g != g0 || bl != b0 || a != a0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // savePNG writes img to path, through a temporary file so that a reader

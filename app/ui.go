@@ -198,6 +198,21 @@ func (u *UI) selectSource(pos int) {
 	u.refreshPanels()
 }
 
+// lastCaptured is the latest captured query position at or before q
+// (q itself when there is none).
+func lastCaptured(att []trace.Attention, q int) int {
+	best := -1
+	for _, a := range att {
+		if a.QueryPos <= q && a.QueryPos > best {
+			best = a.QueryPos
+		}
+	}
+	if best < 0 {
+		return q
+	}
+	return best
+}
+
 // refreshPanels redraws the panels that depend on the selection.
 func (u *UI) refreshPanels() {
 	if !u.dirty {
@@ -208,6 +223,15 @@ func (u *UI) refreshPanels() {
 	if q < 0 || q >= len(u.tokens) {
 		return
 	}
-	u.attn.Display(u.info, u.tokens, u.attention, q, u.source)
+	aq := q
+	if _, ok := views.AttentionAt(u.attention, q); !ok && u.follow {
+		// The newest token has not been read by the model yet: its attention
+		// comes with the next step. Show the newest one there is.
+		aq = lastCaptured(u.attention, q)
+	}
+	u.attn.Display(u.info, u.tokens, u.attention, aq, u.source)
+	if aq != q {
+		u.attn.Title.SetText(u.attn.Title.Text + " — the newest token is read at the next step")
+	}
 	u.next.Display(u.tokens, u.steps, q)
 }

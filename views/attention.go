@@ -144,6 +144,7 @@ type AttentionPanel struct {
 	source   int
 	headL    int
 	headH    int
+	picked   bool // the user chose the head: keep it across tokens
 	content  *fyne.Container
 	exporter *fyne.Container
 }
@@ -171,7 +172,10 @@ func NewAttentionPanel() *AttentionPanel {
 			p.Hover.SetText(fmt.Sprintf("layer %d: mean over heads %.1f %%", l, 100*v))
 		}
 	}
-	p.Grid.OnTap = p.OpenHead
+	p.Grid.OnTap = func(l, h int) {
+		p.picked = true
+		p.OpenHead(l, h)
+	}
 	export := func(fig, f string) func() {
 		return func() {
 			if p.OnExport != nil {
@@ -247,7 +251,7 @@ func (p *AttentionPanel) Display(info trace.ModelInfo, toks []trace.Token, att [
 		mg[i] = []float64{m}
 	}
 	p.Means.SetValues(mg)
-	if p.headL < 0 || p.headL >= len(g) || p.headH >= len(g[0]) {
+	if !p.picked || p.headL < 0 || p.headL >= len(g) || p.headH >= len(g[0]) {
 		p.headL, p.headH = bestCell(g)
 	}
 	p.OpenHead(p.headL, p.headH)
@@ -302,16 +306,20 @@ func (p *AttentionPanel) OpenHead(l, h int) {
 		l, h, group, p.tokName(p.att.QueryPos), p.att.QueryPos+1))
 	top, others := TopKeys(p.att.Weights[l][h], 16)
 	bars := make([]Bar, 0, len(top)+1)
+	scale := 1.0 // bars relative to the largest share, which fills the width
+	if len(top) > 0 && top[0].P > 0 {
+		scale = 1 / max(top[0].P, others)
+	}
 	for _, s := range top {
 		if s.P < 0.0005 && s.Pos != p.source { // under 0.05 %: counted in others
 			others += s.P
 			continue
 		}
 		bars = append(bars, Bar{Label: fmt.Sprintf("%s %d", clip(Visible(p.text(s.Pos)), 14), s.Pos),
-			Segments: []float64{s.P}, Value: fmt.Sprintf("%.1f %%", 100*s.P), Highlight: s.Pos == p.source})
+			Segments: []float64{s.P * scale}, Value: fmt.Sprintf("%.1f %%", 100*s.P), Highlight: s.Pos == p.source})
 	}
 	if others > 0 {
-		bars = append(bars, Bar{Label: "others", Segments: []float64{others}, Value: fmt.Sprintf("%.1f %%", 100*others)})
+		bars = append(bars, Bar{Label: "others", Segments: []float64{others * scale}, Value: fmt.Sprintf("%.1f %%", 100*others)})
 	}
 	p.Head.LabelWidth = 200
 	p.Head.SetBars(bars)
@@ -329,19 +337,31 @@ func (p *AttentionPanel) showMissing(att []trace.Attention, query int) {
 		p.Missing.SetText("Attention is captured for the last prompt token and every generated token (every prompt token for prompts up to 256 tokens). Available here:")
 	}
 	p.offers.RemoveAll()
-	for i, a := range att {
-		if i >= 8 {
-			p.offers.Add(widget.NewLabel(fmt.Sprintf("… and %d more (click them in the stream)", len(att)-i)))
-			break
-		}
-		q := a.QueryPos
+	near := nearest(att, query, 8)
+	for _, q := range near {
 		p.offers.Add(widget.NewButton(fmt.Sprintf("%s (%d)", clip(Visible(p.text(q)), 12), q), func() {
 			if p.OnQuery != nil {
 				p.OnQuery(q)
 			}
 		}))
 	}
+	if len(att) > len(near) {
+		p.offers.Add(widget.NewLabel(fmt.Sprintf("… and %d more (click them in the stream)", len(att)-len(near))))
+	}
 	p.render()
+}
+
+// nearest returns up to n captured query positions closest to q, in order.
+func nearest(att []trace.Attention, q, n int) []int {
+	pos := make([]int, len(att))
+	for i, a := range att {
+		pos[i] = a.QueryPos
+	}
+	dist := func(p int) int { return max(p-q, q-p) }
+	sort.SliceStable(pos, func(i, j int) bool { return dist(pos[i]) < dist(pos[j]) })
+	pos = pos[:min(n, len(pos))]
+	sort.Ints(pos)
+	return pos
 }
 
 // render puts the current widgets in the scroll.

@@ -88,7 +88,8 @@ func seqShape(c byte) (n int, lo, hi byte) {
 // Stream decodes ids one at a time for display during generation. A token
 // may end inside a multi-byte character (CJK, emoji): those bytes wait
 // until the character is complete, so the concatenation of everything
-// Next and Flush return equals Decode of all the ids.
+// Next and Flush return equals Decode of all the ids. A Stream belongs to
+// one generation and one goroutine.
 type Stream struct {
 	t       *Tokenizer
 	pending []byte // an unfinished UTF-8 sequence, at most 3 bytes

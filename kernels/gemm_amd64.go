@@ -186,7 +186,7 @@ func matMulBF16DotBF16(ws *Workspace, out []float32, ldOut int, w []BF16, x []fl
 	rows := len(w) / cols
 	m := cols &^ (step - 1)
 	var xb []BF16
-	if m > 0 && n >= tok && rows >= 4 {
+	if m > 0 && n >= tok {
 		xb = ws.bf16X(n * cols)
 		roundBF16(xb, x)
 	}
@@ -198,12 +198,34 @@ func matMulBF16DotBF16(ws *Workspace, out []float32, ldOut int, w []BF16, x []fl
 			panelDP(out, ldOut, r, &w[r*cols+k0], cols, xb, x, k0, cols, n, k, acc)
 		}
 		for ; r < rows; r++ {
-			rowF32(isaAVX512, out, ldOut, r, x[k0:], cols, n, k, acc, func(q *[4]float32, xt *float32) {
-				gemv4BF16AVX512(&q[0], &w[r*cols+k0], 0, xt, k)
-			})
+			rowDP(out, ldOut, r, &w[r*cols+k0], xb, x, k0, cols, n, k, acc)
 		}
 	}
 	addColumnTailBF16(out, ldOut, w, x, n, cols, m)
+}
+
+// rowDP computes a leftover row r with the same instructions a full panel
+// would use (the tile with row stride 0, column 0 kept), so an output does
+// not depend on where a worker's band of rows starts: the engine relies on
+// results being independent of the thread count.
+func rowDP(out []float32, ldOut, r int, wr *BF16, xb []BF16, x []float32, k0, ldx, n, k, acc int) {
+	const tok = 6
+	if n < tok {
+		var quad [4]float32
+		for t := range n {
+			gemv4BF16AVX512(&quad[0], wr, 0, &x[t*ldx+k0], k)
+			put(out[t*ldOut+r:t*ldOut+r+1], quad[:1], acc)
+		}
+		return
+	}
+	var tile [tok * 4]float32
+	for t := 0; t < n; {
+		t0 := min(t, n-tok) // the last tile overlaps the one before
+		gemm4x6BF16DP(&tile[0], 4, wr, 0, &xb[t0*ldx+k0], ldx, k, 0)
+		for ; t < t0+tok; t++ {
+			put(out[t*ldOut+r:t*ldOut+r+1], tile[4*(t-t0):4*(t-t0)+1], acc)
+		}
+	}
 }
 
 // panelDP is panelF32 for the VDPBF16PS tile: xb is x rounded to bf16 (nil

@@ -146,3 +146,33 @@ func TestMatMulBF16IntoReusesWorkspace(t *testing.T) {
 		}
 	})
 }
+
+// TestMatMulBandsAgree splits the rows into worker bands at awkward
+// boundaries: every output must be bit-identical to the one-call result,
+// since the engine promises results independent of the thread count.
+func TestMatMulBandsAgree(t *testing.T) {
+	forEachLevel(t, func(t *testing.T, l Level) {
+		r := rand.New(rand.NewPCG(15, 16))
+		for _, sh := range []gemmShape{{13, 23, 1040, 0}, {3, 23, 1536, 0}, {64, 10, 96, 0}} {
+			w, wf := randBF16(r, sh.rows*sh.cols, 0), randF32(r, sh.rows*sh.cols, 0)
+			x := randF32(r, sh.n*sh.cols, 0)
+			whole, whole32 := make([]float32, sh.n*sh.rows), make([]float32, sh.n*sh.rows)
+			MatMulBF16(whole, sh.rows, w, x, sh.n, sh.cols)
+			MatMulF32(whole32, sh.rows, wf, x, sh.n, sh.cols)
+			for _, cut := range []int{1, 5, 7} {
+				band, band32 := make([]float32, sh.n*sh.rows), make([]float32, sh.n*sh.rows)
+				for lo := 0; lo < sh.rows; lo += cut {
+					hi := min(lo+cut, sh.rows)
+					MatMulBF16(band[lo:], sh.rows, w[lo*sh.cols:hi*sh.cols], x, sh.n, sh.cols)
+					MatMulF32(band32[lo:], sh.rows, wf[lo*sh.cols:hi*sh.cols], x, sh.n, sh.cols)
+				}
+				for i := range band {
+					if band[i] != whole[i] || band32[i] != whole32[i] {
+						t.Fatalf("%v bands of %d: out[%d] bf16 %v vs %v, f32 %v vs %v",
+							sh, cut, i, band[i], whole[i], band32[i], whole32[i])
+					}
+				}
+			}
+		}
+	})
+}

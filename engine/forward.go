@@ -17,15 +17,12 @@ import (
 	"loupe/kernels"
 )
 
-// Query and key tile sizes of the batched attention. A block of qBlock
-// queries of one head walks the keys kBlock at a time, so each key tile
-// (kBlock·d floats, 64 KiB for d = 128) is loaded once for qBlock queries
-// instead of once per query; this keeps a 3,139-token prompt's keys
-// (1.6 MiB per head) from being streamed from memory 3,139 times.
-const (
-	qBlock = 16
-	kBlock = 128
-)
+// qBlock is the number of queries of one head that prefill attention
+// handles together: each read of a key or value row then serves qBlock
+// queries instead of one (a 3,139-token prompt's keys are 1.6 MiB per head
+// and would otherwise stream from memory once per query). A multiple of the
+// matrix kernels' 6-token tile.
+const qBlock = 24
 
 // prefillChunk bounds the tokens of one forward call. Prefill runs the
 // prompt in chunks of this size: the weights are still read once per 512
@@ -134,6 +131,8 @@ func (m *Model) kvOffset(l, kvh, pos int) int {
 // attention, query head qh reading kv head qh/(H/KV). Work items are
 // (head, block of qBlock queries), split over the pool; each is computed by
 // one worker in a fixed order, so results do not depend on the thread count.
+// Decode (T = 1) takes the plain per-key loop; prefill the same math as
+// matrix products.
 func (m *Model) attend(l, T, pos0 int, pr *probes) {
 	H := m.cfg.NumAttentionHeads
 	nBlocks := (T + qBlock - 1) / qBlock
@@ -141,48 +140,78 @@ func (m *Model) attend(l, T, pos0 int, pr *probes) {
 		for job := lo; job < hi; job++ {
 			qh, blk := job/nBlocks, job%nBlocks
 			t0, t1 := blk*qBlock, min(T, (blk+1)*qBlock)
-			m.attendBlock(l, qh, t0, t1, pos0, m.buf.scores[w], pr)
+			if T == 1 {
+				m.attendRow(l, qh, pos0, m.buf.scores[w], pr)
+			} else {
+				m.attendBlock(l, qh, t0, t1, pos0, w, pr)
+			}
 		}
 	})
 }
 
-// attendBlock handles query rows t0…t1-1 of head qh. scores is the worker's
-// scratch, [qBlock, C]: row j holds kq_soft_max of query t0+j over keys
-// 0…pos0+t0+j.
+// attendRow is attention for one query (decode, position pos) of head qh,
+// written as the definition. scores is scratch of at least pos+1 floats.
 //
-//	kq[k]          = (q · K[k]) / sqrt(d)       for k ≤ pos (causal)
-//	kq_soft_max    = softmax(kq)                (fp32, max-subtracted)
-//	kqv_out[qh]    = Σ_k kq_soft_max[k] · V[k]  [d]
-func (m *Model) attendBlock(l, qh, t0, t1, pos0 int, scores []float32, pr *probes) {
-	c, b, C := &m.cfg, &m.buf, m.ctxCap
-	d, qDim := c.HeadDim, c.NumAttentionHeads*c.HeadDim
+//	kq[k]       = (q · K[k]) / sqrt(d)       for k ≤ pos (causal)
+//	kq_soft_max = softmax(kq)                (fp32, max-subtracted)
+//	kqv_out[qh] = Σ_k kq_soft_max[k] · V[k]  [d]
+func (m *Model) attendRow(l, qh, pos int, scores []float32, pr *probes) {
+	c, b := &m.cfg, &m.buf
+	d := c.HeadDim
 	kvh := qh / (c.NumAttentionHeads / c.NumKeyValueHeads)
 	base := m.kvOffset(l, kvh, 0)
-	keys, vals := m.kCache[base:base+C*d], m.vCache[base:base+C*d] // [C, d] each
+	keys, vals := m.kCache[base:base+(pos+1)*d], m.vCache[base:base+(pos+1)*d] // [pos+1, d]
 	scale := float32(1 / math.Sqrt(float64(d)))
-	nKeys := pos0 + t1 // keys the last query of the block sees
-	for k0 := 0; k0 < nKeys; k0 += kBlock {
-		for t := t0; t < t1; t++ {
-			q, row := b.q[t*qDim+qh*d:t*qDim+(qh+1)*d], scores[(t-t0)*C:]
-			for k := k0; k < min(k0+kBlock, pos0+t+1); k++ {
-				row[k] = kernels.Dot(q, keys[k*d:(k+1)*d]) * scale
-			}
+	q, out, row := b.q[qh*d:(qh+1)*d], b.kqv[qh*d:(qh+1)*d], scores[:pos+1]
+	for k := range row {
+		row[k] = kernels.Dot(q, keys[k*d:(k+1)*d]) * scale
+	}
+	kernels.Softmax(row)
+	pr.captureAttention(l, qh, pos, row)
+	clear(out)
+	for k, p := range row {
+		kernels.Axpy(out, p, vals[k*d:(k+1)*d])
+	}
+}
+
+// attendBlock is attendRow for query rows t0…t1-1 (n = t1-t0 of them) of
+// head qh, over the nk = pos0+t1 keys the last row sees, as two products:
+//
+//	kq [n, nk]          = (Q·scale) [n, d] · K[:nk]ᵀ
+//	kq_soft_max [n, nk] = softmax of row t over keys ≤ pos0+t; later keys 0
+//	kqv_out [n, d]      = kq_soft_max · V[:nk] = kq_soft_max · (Vᵀ)ᵀ
+//
+// The few masked entries of each row are computed and then zeroed, so a
+// row costs at most qBlock extra keys. Vᵀ is copied per block: d·nk moves
+// against n·d·nk multiply-adds.
+func (m *Model) attendBlock(l, qh, t0, t1, pos0, worker int, pr *probes) {
+	c, b := &m.cfg, &m.buf
+	d, qDim, n, nk := c.HeadDim, c.NumAttentionHeads*c.HeadDim, t1-t0, pos0+t1
+	kvh := qh / (c.NumAttentionHeads / c.NumKeyValueHeads)
+	keys := m.kCache[m.kvOffset(l, kvh, 0):][:nk*d] // [nk, d]
+	vals := m.vCache[m.kvOffset(l, kvh, 0):][:nk*d] // [nk, d]
+	qs, kq, vT := b.qScratch[worker][:n*d], b.scores[worker][:n*nk], b.vScratch[worker][:d*nk]
+	for k := range nk {
+		for j, v := range vals[k*d : (k+1)*d] {
+			vT[j*nk+k] = v // vT [d, nk]
 		}
 	}
-	for t := t0; t < t1; t++ {
-		row := scores[(t-t0)*C : (t-t0)*C+pos0+t+1]
-		kernels.Softmax(row)
-		pr.captureAttention(l, qh, pos0+t, row)
-		clear(b.kqv[t*qDim+qh*d : t*qDim+(qh+1)*d])
-	}
-	for k0 := 0; k0 < nKeys; k0 += kBlock {
-		for t := t0; t < t1; t++ {
-			out, row := b.kqv[t*qDim+qh*d:t*qDim+(qh+1)*d], scores[(t-t0)*C:]
-			for k := k0; k < min(k0+kBlock, pos0+t+1); k++ {
-				kernels.Axpy(out, row[k], vals[k*d:(k+1)*d])
-			}
+	scale := float32(1 / math.Sqrt(float64(d)))
+	for t := range n {
+		q := b.q[(t0+t)*qDim+qh*d:][:d]
+		for i, v := range q {
+			qs[t*d+i] = v * scale
 		}
 	}
+	kernels.MatMulF32(kq, nk, keys, qs, n, d) // kq [n, nk]
+	for t := range n {
+		pos := pos0 + t0 + t
+		row := kq[t*nk : (t+1)*nk]
+		kernels.Softmax(row[:pos+1])
+		clear(row[pos+1:])
+		pr.captureAttention(l, qh, pos, row[:pos+1])
+	}
+	kernels.MatMulF32(b.kqv[t0*qDim+qh*d:], qDim, vT, kq, n, nk) // kqv_out rows of head qh
 }
 
 // ablate zeroes the output of the chosen heads of layer l before o_proj,

@@ -46,6 +46,8 @@ type buffers struct {
 	gate, up []float32   // [rows, I] ffn_gate (then silu(gate)·up), ffn_up
 	ffnOut   []float32   // [rows, h] ffn_out
 	scores   [][]float32 // [threads][qBlock·ctxCap] kq_soft_max per worker
+	qScratch [][]float32 // [threads][qBlock·d] scaled queries of one block
+	vScratch [][]float32 // [threads][d·ctxCap] values of one kv head, transposed
 	logits   []float32   // [rows or 1, V] result_output
 }
 
@@ -79,7 +81,7 @@ func (m *Model) SetThreads(n int) {
 		m.pool.Close()
 	}
 	m.pool = pool.New(n)
-	m.buf.scores = nil // per-worker scratch is reallocated for the new count
+	m.buf.scores = nil // per-worker scratch follows the count
 }
 
 // Threads reports the workers of the forward pass.
@@ -102,15 +104,17 @@ func (m *Model) ensureBuffers(T int) {
 	m.ensureScores()
 }
 
-// ensureScores gives every worker a [qBlock, ctxCap] score block.
+// ensureScores gives every worker its attention scratch: a [qBlock, ctxCap]
+// score block, a [qBlock, d] query block and a [d, ctxCap] Vᵀ.
 func (m *Model) ensureScores() {
-	n := m.pool.Threads()
-	if len(m.buf.scores) == n && len(m.buf.scores[0]) >= qBlock*m.ctxCap {
+	n, b, d := m.pool.Threads(), &m.buf, m.cfg.HeadDim
+	if len(b.scores) == n && len(b.scores[0]) >= qBlock*m.ctxCap {
 		return
 	}
-	m.buf.scores = make([][]float32, n)
+	b.scores, b.qScratch, b.vScratch = make([][]float32, n), make([][]float32, n), make([][]float32, n)
 	for i := range n {
-		m.buf.scores[i] = make([]float32, qBlock*m.ctxCap)
+		b.scores[i], b.qScratch[i] = make([]float32, qBlock*m.ctxCap), make([]float32, qBlock*d)
+		b.vScratch[i] = make([]float32, d*m.ctxCap)
 	}
 }
 

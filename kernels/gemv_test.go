@@ -72,3 +72,28 @@ func TestMatVecShortWeightsPanics(t *testing.T) {
 	}()
 	MatVecBF16(make([]float32, 3), make([]BF16, 5), make([]float32, 2))
 }
+
+// TestMatVecBandsAgree: as TestMatMulBandsAgree, for decode.
+func TestMatVecBandsAgree(t *testing.T) {
+	forEachLevel(t, func(t *testing.T, l Level) {
+		r := rand.New(rand.NewPCG(17, 18))
+		const rows, cols = 23, 1040
+		w, wf, x := randBF16(r, rows*cols, 0), randF32(r, rows*cols, 0), randF32(r, cols, 0)
+		whole, whole32 := make([]float32, rows), make([]float32, rows)
+		MatVecBF16(whole, w, x)
+		MatVecF32(whole32, wf, x)
+		for _, cut := range []int{1, 5, 7} {
+			band, band32 := make([]float32, rows), make([]float32, rows)
+			for lo := 0; lo < rows; lo += cut {
+				hi := min(lo+cut, rows)
+				MatVecBF16(band[lo:hi], w[lo*cols:hi*cols], x)
+				MatVecF32(band32[lo:hi], wf[lo*cols:hi*cols], x)
+			}
+			for i := range band {
+				if band[i] != whole[i] || band32[i] != whole32[i] {
+					t.Fatalf("bands of %d: out[%d] bf16 %v vs %v, f32 %v vs %v", cut, i, band[i], whole[i], band32[i], whole32[i])
+				}
+			}
+		}
+	})
+}

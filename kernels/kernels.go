@@ -6,9 +6,21 @@
 // in use can be forced with SetLevel, so a user can watch prefill slow down
 // without AVX-512 while decode does not.
 //
+// Levels: generic (pure Go), avx2 (AVX2+FMA), avx512 (AVX-512F+VL) and
+// avx512bf16 (adds VDPBF16PS for prefill, with activations rounded to bf16).
+// The start-up level is Best(), or LOUPE_KERNELS=auto|avx512bf16|avx512|
+// avx2|generic; the purego build tag and non-amd64 builds have generic only.
+//
+// A family lives together: gemv.go (API, math, dispatch), gemv_generic.go
+// (the reference loop), gemv_amd64.go + gemv_amd64.s (stubs, drivers,
+// assembly); likewise gemm (prefill), vec (Dot, Axpy, Add) and peak.
+// Assembly does whole vectors and Go finishes the tails.
+//
 // Conventions: matrices are row-major; a weight matrix W is rows × cols and a
 // batch of activations X is n × cols (one row per token). Exported functions
-// check lengths once and then run without allocation or errors.
+// check lengths once (a violation panics: it is a bug in the caller) and
+// then run without allocation or errors. Results do not depend on how the
+// caller splits rows between workers.
 package kernels
 
 import "math"

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 
 	"loupe/engine"
 	"loupe/engine/perf"
@@ -35,6 +36,7 @@ var goldBug string
 // benchFlags are the command line of `loupe bench`.
 type benchFlags struct {
 	model, prompt, promptFile, level string
+	cpuProfile                       string
 	promptTokens, maxTokens, threads int
 	repeat, membwPasses              int
 	asJSON, noProbes, freshMembw     bool
@@ -55,6 +57,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, error) {
 	fs.IntVar(&f.membwPasses, "membw-passes", 5, "passes of the bandwidth probe when no cached figure exists")
 	fs.BoolVar(&f.freshMembw, "fresh-membw", false, "measure bandwidth even if a cached figure exists")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object")
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a pprof CPU profile of the runs (warm-up included) to this file")
 	fs.BoolVar(&f.noProbes, "no-probes", false, "record no top-10 and no attention (the engine's bare speed)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -127,7 +130,12 @@ func bench(ctx context.Context, f *benchFlags, log io.Writer) (perf.Report, erro
 	// The bandwidth probe's 1 GiB is unmapped by now; count the model only.
 	_ = perf.ResetPeakRSS()
 	fmt.Fprintf(log, "warm-up, then %d timed runs of %d tokens\n", f.repeat, f.maxTokens)
+	stopProfile, err := startProfile(f.cpuProfile)
+	if err != nil {
+		return perf.Report{}, err
+	}
 	runs, err := perf.Bench(ctx, m, perf.BenchOptions{Prompt: prompt, MaxTokens: f.maxTokens, Repeat: f.repeat, Probes: !f.noProbes})
+	stopProfile()
 	if err != nil {
 		return perf.Report{}, err
 	}
@@ -172,4 +180,21 @@ func benchBandwidth(threads int, f *benchFlags, log io.Writer) (gbs float64, cac
 		fmt.Fprintf(log, "warning: %v\n", err)
 	}
 	return b.BestGBs, false, nil
+}
+
+// startProfile starts a CPU profile into path ("" : none) and returns the
+// function that stops it.
+func startProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	out, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("cpu profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(out); err != nil {
+		out.Close()
+		return nil, fmt.Errorf("cpu profile %s: %w", path, err)
+	}
+	return func() { pprof.StopCPUProfile(); out.Close() }, nil
 }

@@ -27,8 +27,10 @@ type BenchOptions struct {
 // Sample is one timed run.
 type Sample struct {
 	Timing      trace.Timing `json:"timing"`
-	TTFTSeconds float64      `json:"time_to_first_token_seconds"` // Generate call to the first Step event
+	TTFTSeconds float64      `json:"time_to_first_token_seconds"` // Generate call to the first token event
 	StopReason  string       `json:"stop_reason"`
+	WallSeconds float64      `json:"wall_seconds"` // the whole Generate call
+	CPUSeconds  float64      `json:"cpu_seconds"`  // process CPU time during it (0: unknown)
 }
 
 // Bench warms up with one untimed run (it faults the weights into the page
@@ -76,7 +78,7 @@ func benchGenerateOptions(opt BenchOptions) engine.GenerateOptions {
 // token's forward pass, so Step alone would add one decode step.
 func timedRun(ctx context.Context, g Generator, opt BenchOptions) (Sample, error) {
 	var ttft float64
-	start := time.Now()
+	cpu0, start := processCPUSeconds(), time.Now()
 	run, err := g.Generate(ctx, opt.Prompt, benchGenerateOptions(opt), func(e engine.Event) {
 		if (e.Token != nil || e.Step != nil) && ttft == 0 {
 			ttft = time.Since(start).Seconds()
@@ -88,7 +90,8 @@ func timedRun(ctx context.Context, g Generator, opt BenchOptions) (Sample, error
 	if run.StopReason == "cancelled" {
 		return Sample{}, context.Canceled
 	}
-	return Sample{Timing: run.Timing, TTFTSeconds: ttft, StopReason: run.StopReason}, nil
+	wall, cpu := time.Since(start).Seconds(), processCPUSeconds()-cpu0
+	return Sample{Timing: run.Timing, TTFTSeconds: ttft, StopReason: run.StopReason, WallSeconds: wall, CPUSeconds: cpu}, nil
 }
 
 // PromptOfTokens returns a prompt of about n tokens: the first n tokens of

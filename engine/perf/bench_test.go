@@ -45,6 +45,9 @@ func TestSummarize(t *testing.T) {
 	}
 	// Medians: prefill 0.5 s, decode 2 s, TTFT 0.6 s.
 	runs := []Sample{run(0.5, 4, 0.6), run(0.25, 2, 0.3), run(1, 1, 1.1)}
+	runs[0].WallSeconds, runs[0].CPUSeconds = 5, 9 // 1.8 cores busy
+	runs[1].WallSeconds, runs[1].CPUSeconds = 3, 3 // 1
+	runs[2].WallSeconds, runs[2].CPUSeconds = 2, 1 // 0.5
 	r := Summarize(qwen15, runs, 200, 100)
 	if r.Repeat != 3 || r.ModelBytes != qwen15.FileBytes || r.Model != "qwen2.5-1.5b" {
 		t.Fatalf("header %+v", r)
@@ -65,6 +68,7 @@ func TestSummarize(t *testing.T) {
 	approx("share of bandwidth", r.Decode.ShareOfBandwidth, 0.75)
 	approx("TTFT", r.TTFTSeconds, 0.6)
 	approx("total", r.TotalSeconds, 2.5) // the sum of the medians
+	approx("cores busy", r.CoresBusy, 1)
 	if z := Summarize(qwen15, runs, 0, 0); z.Prefill.ShareOfPeak != 0 || z.Decode.ShareOfBandwidth != 0 {
 		t.Errorf("shares without a reference: %+v", z)
 	}
@@ -80,14 +84,14 @@ func TestDecodeBytesFallback(t *testing.T) {
 }
 
 func TestWriteText(t *testing.T) {
-	runs := []Sample{{TTFTSeconds: 0.1, Timing: trace.Timing{PrefillTokens: 17, PrefillSeconds: 0.08,
+	runs := []Sample{{TTFTSeconds: 0.1, WallSeconds: 7.2, CPUSeconds: 3.6, Timing: trace.Timing{PrefillTokens: 17, PrefillSeconds: 0.08,
 		DecodeTokens: 101, DecodeSeconds: 7.1, BytesPerToken: 3.1e9}}}
 	r := Summarize(qwen15, runs, 48, 200)
 	r.Kernels, r.Threads, r.PeakRSS = "avx512bf16", 2, 3_400_000_000
 	var b bytes.Buffer
 	WriteText(&b, r)
 	for _, want := range []string{"kernels avx512bf16, 2 threads", "17 tokens in 0.080 s", "GB/s read bandwidth",
-		"read (prefill)", "write (decode)", "98.9 %", "peak RSS 3.40 GB"} {
+		"read (prefill)", "write (decode)", "98.9 %", "peak RSS 3.40 GB", "0.50 of 2 threads busy (the machine is busy"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, b.String())
 		}
@@ -146,6 +150,9 @@ func TestBenchRuns(t *testing.T) {
 		}
 	}
 	for _, s := range samples {
+		if s.WallSeconds < s.TTFTSeconds || s.CPUSeconds < 0 {
+			t.Errorf("wall %v s, cpu %v s, first token %v s", s.WallSeconds, s.CPUSeconds, s.TTFTSeconds)
+		}
 		if s.TTFTSeconds < 0.005 || s.TTFTSeconds >= 0.150 || s.Timing.DecodeTokens != 100 {
 			t.Errorf("sample %+v", s)
 		}

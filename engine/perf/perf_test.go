@@ -251,3 +251,24 @@ func BenchmarkReadBandwidth(b *testing.B) {
 		})
 	}
 }
+
+// TestProcessCPUSeconds: spinning raises the process CPU time (within 5 s of
+// wall time even on a busy machine).
+func TestProcessCPUSeconds(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no getrusage")
+	}
+	c0, start := processCPUSeconds(), time.Now()
+	x := 1.0
+	for processCPUSeconds()-c0 < 0.02 {
+		for range 100000 {
+			x = x*1.0000001 + 1e-9
+		}
+		if time.Since(start) > 5*time.Second {
+			t.Fatalf("CPU time stayed at %v s while spinning", processCPUSeconds()-c0)
+		}
+	}
+	fmaSinkTest = x
+}
+
+var fmaSinkTest float64

@@ -11,21 +11,25 @@ import (
 // against the machine's measured bandwidth and compute peak. The JSON names
 // are those of `loupe bench --json`.
 type Report struct {
-	Model        string   `json:"model"`
-	Kernels      string   `json:"kernels"`
-	Threads      int      `json:"threads"`
-	ModelBytes   int64    `json:"model_bytes"`
-	MembwGBs     float64  `json:"membw_gb_per_s"` // best streaming read, same thread count
-	MembwCached  bool     `json:"membw_cached"`
-	PeakGFLOPs   float64  `json:"peak_gflops"` // FMA loop of the same level and threads
-	PeakRSS      int64    `json:"peak_rss_bytes"`
-	Repeat       int      `json:"repeat"`
-	Probes       bool     `json:"probes"`
-	TTFTSeconds  float64  `json:"time_to_first_token_seconds"`
-	TotalSeconds float64  `json:"total_seconds"` // prefill + decode
-	Prefill      Prefill  `json:"prefill"`
-	Decode       Decode   `json:"decode"`
-	Runs         []Sample `json:"runs"`
+	Model        string  `json:"model"`
+	Kernels      string  `json:"kernels"`
+	Threads      int     `json:"threads"`
+	ModelBytes   int64   `json:"model_bytes"`
+	MembwGBs     float64 `json:"membw_gb_per_s"` // best streaming read, same thread count
+	MembwCached  bool    `json:"membw_cached"`
+	PeakGFLOPs   float64 `json:"peak_gflops"` // FMA loop of the same level and threads
+	PeakRSS      int64   `json:"peak_rss_bytes"`
+	Repeat       int     `json:"repeat"`
+	Probes       bool    `json:"probes"`
+	TTFTSeconds  float64 `json:"time_to_first_token_seconds"`
+	TotalSeconds float64 `json:"total_seconds"` // median prefill + median decode
+	// CoresBusy is the process's CPU time over wall time during the runs
+	// (median): well below Threads means the workers waited for a CPU (a
+	// busy machine), so the speeds understate the engine. 0: unknown.
+	CoresBusy float64  `json:"cores_busy"`
+	Prefill   Prefill  `json:"prefill"`
+	Decode    Decode   `json:"decode"`
+	Runs      []Sample `json:"runs"`
 }
 
 // Prefill is the reading phase: the prompt as one batch.
@@ -87,7 +91,7 @@ func Summarize(m trace.ModelInfo, runs []Sample, membwGBs, peakGFLOPs float64) R
 	if len(runs) == 0 {
 		return r
 	}
-	var pSec, pRate, pGF, dSec, dRate, dGBs, ttft []float64
+	var pSec, pRate, pGF, dSec, dRate, dGBs, ttft, cpuUse []float64
 	for _, s := range runs {
 		t := s.Timing
 		flops := PrefillFLOPs(m, t.PrefillTokens)
@@ -98,6 +102,7 @@ func Summarize(m trace.ModelInfo, runs []Sample, membwGBs, peakGFLOPs float64) R
 		dRate = append(dRate, ratio(float64(t.DecodeTokens), t.DecodeSeconds))
 		dGBs = append(dGBs, ratio(bytes*float64(max(t.DecodeTokens-1, 0)), t.DecodeSeconds)/1e9)
 		ttft = append(ttft, s.TTFTSeconds)
+		cpuUse = append(cpuUse, ratio(s.CPUSeconds, s.WallSeconds))
 	}
 	t0 := runs[0].Timing
 	r.TTFTSeconds = median(ttft)
@@ -106,6 +111,7 @@ func Summarize(m trace.ModelInfo, runs []Sample, membwGBs, peakGFLOPs float64) R
 	r.Decode = Decode{Tokens: t0.DecodeTokens, Seconds: median(dSec), TokensPerSecond: median(dRate),
 		GBs: median(dGBs), ShareOfBandwidth: ratio(median(dGBs), membwGBs), BytesPerToken: decodeBytesPerToken(m, t0)}
 	r.TotalSeconds = r.Prefill.Seconds + r.Decode.Seconds
+	r.CoresBusy = median(cpuUse)
 	return r
 }
 
@@ -131,7 +137,11 @@ func WriteText(w io.Writer, r Report) {
 		p.Tokens, p.Seconds, p.TokensPerSecond, p.GFLOPs, share(p.ShareOfPeak, r.PeakGFLOPs, "GFLOP/s peak"))
 	fmt.Fprintf(w, "decode      %d tokens in %.3f s: %.2f tok/s, %.1f GB/s%s, %.2f GB per token\n",
 		d.Tokens, d.Seconds, d.TokensPerSecond, d.GBs, share(d.ShareOfBandwidth, r.MembwGBs, "GB/s read bandwidth"), d.BytesPerToken/1e9)
-	fmt.Fprintf(w, "first token %.3f s, peak RSS %.2f GB\n\n", r.TTFTSeconds, float64(r.PeakRSS)/1e9)
+	fmt.Fprintf(w, "first token %.3f s, peak RSS %.2f GB\n", r.TTFTSeconds, float64(r.PeakRSS)/1e9)
+	if r.CoresBusy > 0 {
+		fmt.Fprintf(w, "cpu         %.2f of %d threads busy%s\n", r.CoresBusy, r.Threads, busyNote(r.CoresBusy, r.Threads))
+	}
+	fmt.Fprintln(w)
 	total := r.TotalSeconds
 	fmt.Fprintf(w, "%-16s %8s %10s %8s\n", "", "tokens", "time", "share")
 	fmt.Fprintf(w, "%-16s %8d %8.3f s %7.1f %%\n", "read (prefill)", p.Tokens, p.Seconds, 100*ratio(p.Seconds, total))
@@ -145,4 +155,12 @@ func share(s, of float64, what string) string {
 		return ""
 	}
 	return fmt.Sprintf(" = %.0f %% of the %.1f %s", 100*s, of, what)
+}
+
+// busyNote warns when the workers got much less CPU than they asked for.
+func busyNote(busy float64, threads int) string {
+	if threads > 0 && busy < 0.8*float64(threads) {
+		return " (the machine is busy: figures understate the engine)"
+	}
+	return ""
 }

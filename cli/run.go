@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 
+	"loupe/assets"
 	"loupe/engine"
 	"loupe/trace"
 )
@@ -23,9 +24,9 @@ func init() {
 	})
 }
 
-// demoModelDir returns the embedded demo model's folder, "" when this build
-// has none. Replaced by assets.DemoModelDir once it exists.
-var demoModelDir = func() (string, error) { return "", nil }
+// demoModelDir returns the embedded demo model's folder ("" would mean
+// this build has none); a variable so that tests can replace it.
+var demoModelDir = assets.DemoModelDir
 
 // runFlags are the command line of `loupe run`.
 type runFlags struct {

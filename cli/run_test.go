@@ -114,6 +114,21 @@ func TestRunSamplingIsSeeded(t *testing.T) {
 	}
 }
 
+// Without --model, run uses the embedded demo model; a build without one
+// asks for --model.
+func TestRunDefaultModel(t *testing.T) {
+	r := runJSONOut(t, "--prompt", "The gold-bug", "--max-tokens", "3")
+	if len(r.Tokens) != 3 || len(r.PromptIDs) == 0 {
+		t.Fatalf("demo model: %d tokens from %d prompt ids", len(r.Tokens), len(r.PromptIDs))
+	}
+	old := demoModelDir
+	defer func() { demoModelDir = old }()
+	demoModelDir = func() (string, error) { return "", nil }
+	if code, _, errs := runCLI("--prompt", "x"); code != 1 || !strings.Contains(errs, "--model") {
+		t.Fatalf("no demo model: exit %d, stderr %q", code, errs)
+	}
+}
+
 func TestRunErrors(t *testing.T) {
 	dir := tinyDir(t)
 	for _, tc := range []struct {
@@ -121,7 +136,6 @@ func TestRunErrors(t *testing.T) {
 		code int
 		text string
 	}{
-		{[]string{"--prompt", "x"}, 1, "--model"},
 		{[]string{"--model", filepath.Join(dir, "nothing"), "--prompt", "x"}, 1, "nothing"},
 		{[]string{"--model", dir, "--prompt", ""}, 1, "--prompt"},
 		{[]string{"--model", dir, "--prompt", "x", "--temperature", "-1"}, 1, "temperature"},

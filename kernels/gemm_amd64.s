@@ -35,6 +35,33 @@
 #define OUT DX
 #define LDO BX
 
+// ZERO24 clears the 24 sums Z0..Z23 of a 4 × 6 tile.
+#define ZERO24 \
+	VPXORD Z0, Z0, Z0; \
+	VPXORD Z1, Z1, Z1; \
+	VPXORD Z2, Z2, Z2; \
+	VPXORD Z3, Z3, Z3; \
+	VPXORD Z4, Z4, Z4; \
+	VPXORD Z5, Z5, Z5; \
+	VPXORD Z6, Z6, Z6; \
+	VPXORD Z7, Z7, Z7; \
+	VPXORD Z8, Z8, Z8; \
+	VPXORD Z9, Z9, Z9; \
+	VPXORD Z10, Z10, Z10; \
+	VPXORD Z11, Z11, Z11; \
+	VPXORD Z12, Z12, Z12; \
+	VPXORD Z13, Z13, Z13; \
+	VPXORD Z14, Z14, Z14; \
+	VPXORD Z15, Z15, Z15; \
+	VPXORD Z16, Z16, Z16; \
+	VPXORD Z17, Z17, Z17; \
+	VPXORD Z18, Z18, Z18; \
+	VPXORD Z19, Z19, Z19; \
+	VPXORD Z20, Z20, Z20; \
+	VPXORD Z21, Z21, Z21; \
+	VPXORD Z22, Z22, Z22; \
+	VPXORD Z23, Z23, Z23
+
 // HSUMY(a, b, c, d, xa, xs): xa = [Σa, Σb, Σc, Σd] for 8-lane a..d (VEX
 // registers), xs scratch.
 #define HSUMY(a, b, c, d, xa, xs) \
@@ -146,41 +173,18 @@ avx2sum:
 // Z24..Z29, w in Z30/Z31. Row pointers advance by one vector per step, rows
 // 1, 2 (and 4, 5 of x) addressed through the stride. k is a multiple of 16.
 TEXT ·gemm4x6F32AVX512(SB), NOSPLIT, $0-64
-	MOVQ w+16(FP), W0
+	MOVQ w+16(FP), W0      // w row 0
 	MOVQ ldw+24(FP), LDW
-	SHLQ $2, LDW
+	SHLQ $2, LDW           // row stride in bytes
 	LEAQ (W0)(LDW*2), W3
-	ADDQ LDW, W3
-	MOVQ x+32(FP), XR0
+	ADDQ LDW, W3           // w row 3
+	MOVQ x+32(FP), XR0     // x row 0
 	MOVQ ldx+40(FP), LDX
 	SHLQ $2, LDX
 	LEAQ (XR0)(LDX*2), XR3
-	ADDQ LDX, XR3
+	ADDQ LDX, XR3          // x row 3
 	MOVQ k+48(FP), N
-	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
-	VPXORD Z2, Z2, Z2
-	VPXORD Z3, Z3, Z3
-	VPXORD Z4, Z4, Z4
-	VPXORD Z5, Z5, Z5
-	VPXORD Z6, Z6, Z6
-	VPXORD Z7, Z7, Z7
-	VPXORD Z8, Z8, Z8
-	VPXORD Z9, Z9, Z9
-	VPXORD Z10, Z10, Z10
-	VPXORD Z11, Z11, Z11
-	VPXORD Z12, Z12, Z12
-	VPXORD Z13, Z13, Z13
-	VPXORD Z14, Z14, Z14
-	VPXORD Z15, Z15, Z15
-	VPXORD Z16, Z16, Z16
-	VPXORD Z17, Z17, Z17
-	VPXORD Z18, Z18, Z18
-	VPXORD Z19, Z19, Z19
-	VPXORD Z20, Z20, Z20
-	VPXORD Z21, Z21, Z21
-	VPXORD Z22, Z22, Z22
-	VPXORD Z23, Z23, Z23
+	ZERO24 // s(t, r) = 0 for t < 6, r < 4
 	TESTQ N, N
 	JE    avx512sum
 
@@ -268,41 +272,18 @@ avx512sum:
 // multiple of 32. The Go assembler lacks VDPBF16PS, so it is emitted as
 // EVEX bytes (from GNU as) with the mnemonic beside; the tests check it.
 TEXT ·gemm4x6BF16DP(SB), NOSPLIT, $0-64
-	MOVQ w+16(FP), W0
+	MOVQ w+16(FP), W0      // w row 0
 	MOVQ ldw+24(FP), LDW
-	SHLQ $1, LDW
+	SHLQ $1, LDW           // row stride in bytes (bf16)
 	LEAQ (W0)(LDW*2), W3
-	ADDQ LDW, W3
-	MOVQ x+32(FP), XR0
+	ADDQ LDW, W3           // w row 3
+	MOVQ x+32(FP), XR0     // x row 0 (bf16)
 	MOVQ ldx+40(FP), LDX
 	SHLQ $1, LDX
 	LEAQ (XR0)(LDX*2), XR3
-	ADDQ LDX, XR3
+	ADDQ LDX, XR3          // x row 3
 	MOVQ k+48(FP), N
-	VPXORD Z0, Z0, Z0
-	VPXORD Z1, Z1, Z1
-	VPXORD Z2, Z2, Z2
-	VPXORD Z3, Z3, Z3
-	VPXORD Z4, Z4, Z4
-	VPXORD Z5, Z5, Z5
-	VPXORD Z6, Z6, Z6
-	VPXORD Z7, Z7, Z7
-	VPXORD Z8, Z8, Z8
-	VPXORD Z9, Z9, Z9
-	VPXORD Z10, Z10, Z10
-	VPXORD Z11, Z11, Z11
-	VPXORD Z12, Z12, Z12
-	VPXORD Z13, Z13, Z13
-	VPXORD Z14, Z14, Z14
-	VPXORD Z15, Z15, Z15
-	VPXORD Z16, Z16, Z16
-	VPXORD Z17, Z17, Z17
-	VPXORD Z18, Z18, Z18
-	VPXORD Z19, Z19, Z19
-	VPXORD Z20, Z20, Z20
-	VPXORD Z21, Z21, Z21
-	VPXORD Z22, Z22, Z22
-	VPXORD Z23, Z23, Z23
+	ZERO24 // s(t, r) = 0 for t < 6, r < 4
 	TESTQ N, N
 	JE    dpsum
 

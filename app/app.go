@@ -26,6 +26,7 @@ type Options struct {
 	Quit       bool   // exit after the screenshot
 	Kernels    string
 	Threads    int
+	Tab        string // panel shown first: attention, next-token, timing, model
 }
 
 // ParseFlags reads the window's flags.
@@ -41,6 +42,7 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.BoolVar(&o.Quit, "quit", false, "exit after the screenshot")
 	fs.StringVar(&o.Kernels, "kernels", "", "kernel level: auto, avx512bf16, avx512, avx2, generic")
 	fs.IntVar(&o.Threads, "threads", -1, "worker threads (0: all cores)")
+	fs.StringVar(&o.Tab, "tab", "", "panel to show: attention, next-token, timing or model")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}

@@ -3,8 +3,6 @@ package app
 import (
 	"fmt"
 
-	"fyne.io/fyne/v2"
-
 	"loupe/engine/perf"
 )
 
@@ -38,7 +36,7 @@ func (u *UI) startBandwidth() {
 	go func() {
 		defer u.wg.Done()
 		bw, err := safeMeasure()
-		fyne.Do(func() {
+		u.do(func() {
 			u.measuring = false
 			if err == nil && bw > 0 {
 				u.bandwidth = bw

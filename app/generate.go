@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"fyne.io/fyne/v2"
-
 	"loupe/engine"
 	"loupe/kernels"
 	"loupe/trace"
@@ -91,10 +89,10 @@ func (u *UI) work(ctx context.Context, gen int, b Backend, prompt string, opt en
 		}()
 		var last time.Time
 		run, err = b.Generate(ctx, prompt, opt, func(ev engine.Event) {
-			fyne.Do(func() { u.onEvent(gen, ev) })
+			u.do(func() { u.onEvent(gen, ev) })
 			if now := time.Now(); now.Sub(last) >= panelEvery {
 				last = now
-				fyne.Do(func() {
+				u.do(func() {
 					if gen == u.gen {
 						u.refreshPanels()
 					}
@@ -102,7 +100,7 @@ func (u *UI) work(ctx context.Context, gen int, b Backend, prompt string, opt en
 			}
 		})
 	}()
-	fyne.Do(func() { u.finish(gen, run, err) })
+	u.do(func() { u.finish(gen, run, err) })
 }
 
 // onEvent folds one engine event into the session.

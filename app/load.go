@@ -33,7 +33,7 @@ func (u *UI) openModel(path string) {
 	go func() {
 		defer u.wg.Done()
 		b, err := u.safeLoad(path)
-		fyne.Do(func() { u.loaded(path, b, err) })
+		u.do(func() { u.loaded(path, b, err) })
 	}()
 }
 
@@ -45,7 +45,7 @@ func (u *UI) safeLoad(path string) (b Backend, err error) {
 		}
 	}()
 	return u.load(path, func(frac float64, what string) {
-		fyne.Do(func() {
+		u.do(func() {
 			u.controls.Progress.SetValue(frac)
 			if what != "" {
 				u.controls.Status.SetText("Loading: " + what)
@@ -111,7 +111,7 @@ func native(show func() (string, error)) (path string, err error) {
 func (u *UI) pick(nativeShow func() (string, error), fallback func(use func(string)), use func(string)) {
 	go func() {
 		path, err := native(nativeShow)
-		fyne.Do(func() {
+		u.do(func() {
 			switch {
 			case errors.Is(err, nativedialog.ErrCancelled):
 			case err != nil:

@@ -7,7 +7,6 @@ import (
 	"os"
 	"time"
 
-	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/driver/software"
 )
 
@@ -29,7 +28,7 @@ func (u *UI) afterRun(err error) {
 	}
 	u.shotTaken = true
 	time.AfterFunc(settle, func() {
-		fyne.Do(func() {
+		u.do(func() {
 			if err := savePNG(u.opt.Screenshot, u.capture()); err != nil {
 				u.fail("Screenshot", err)
 			} else {

@@ -127,6 +127,7 @@ func (u *UI) start() {
 			u.fail("Unknown kernel level", fmt.Errorf("--kernels %q: use auto, avx512bf16, avx512, avx2 or generic", u.opt.Kernels))
 		}
 	}
+	u.showTab(u.opt.Tab)
 	u.generateAfter = u.opt.Generate
 	u.startBandwidth()
 	path := u.opt.Model
@@ -139,6 +140,15 @@ func (u *UI) start() {
 		path = dir
 	}
 	u.openModel(path)
+}
+
+// showTab selects a panel by its export name.
+func (u *UI) showTab(name string) {
+	for i, n := range []string{"attention", "next-token", "timing", "model"} {
+		if n == name {
+			u.tabs.SelectIndex(i)
+		}
+	}
 }
 
 // shutdown cancels what runs, waits a little for it, and frees the model.
@@ -169,6 +179,14 @@ func (u *UI) fail(title string, err error) {
 	}
 	d := dialog.NewError(fmt.Errorf("%s\n\n%w", title, err), u.win)
 	d.Show()
+}
+
+// do runs f on the UI goroutine, unless the window is closing: after the
+// event loop has stopped nobody would run it.
+func (u *UI) do(f func()) {
+	if u.ctx.Err() == nil {
+		fyne.Do(f)
+	}
 }
 
 func (u *UI) idle() {

@@ -212,6 +212,26 @@ func TestStopCancels(t *testing.T) {
 	}
 }
 
+func TestCloseDuringGeneration(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.fake.delay = 20 * time.Millisecond
+	h.u.controls.Prompt.SetText("My cat")
+	h.u.controls.MaxTokens.SetText("1000")
+	test.Tap(h.u.controls.Generate)
+	time.Sleep(100 * time.Millisecond)
+	start := time.Now()
+	h.u.shutdown() // what Main does once the window is closed
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("shutdown took %v", d)
+	}
+	h.fake.mu.Lock()
+	closed := h.fake.closed
+	h.fake.mu.Unlock()
+	if !closed {
+		t.Error("the model was not closed")
+	}
+}
+
 func TestBadModelKeepsPrevious(t *testing.T) {
 	h := newHarness(t, Options{})
 	h.u.openModel("/models/bad")
@@ -274,11 +294,11 @@ func TestScreenshotFlag(t *testing.T) {
 
 func TestParseFlags(t *testing.T) {
 	o, err := ParseFlags([]string{"--model", "m", "--prompt", "hi", "--generate", "--max-tokens", "20",
-		"--screenshot", "s.png", "--quit", "--kernels", "generic", "--threads", "2"}, &strings.Builder{})
+		"--screenshot", "s.png", "--quit", "--kernels", "generic", "--threads", "2", "--tab", "timing"}, &strings.Builder{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Options{Model: "m", Prompt: "hi", Generate: true, MaxTokens: 20, Screenshot: "s.png", Quit: true, Kernels: "generic", Threads: 2}
+	want := Options{Model: "m", Prompt: "hi", Generate: true, MaxTokens: 20, Screenshot: "s.png", Quit: true, Kernels: "generic", Threads: 2, Tab: "timing"}
 	if o != want {
 		t.Errorf("got %+v, want %+v", o, want)
 	}

@@ -308,7 +308,7 @@ func (p *AttentionPanel) OpenHead(l, h int) {
 	bars := make([]Bar, 0, len(top)+1)
 	scale := 1.0 // bars relative to the largest share, which fills the width
 	if len(top) > 0 && top[0].P > 0 {
-		scale = 1 / max(top[0].P, others)
+		scale = 1 / top[0].P
 	}
 	for _, s := range top {
 		if s.P < 0.0005 && s.Pos != p.source { // under 0.05 %: counted in others
@@ -319,7 +319,9 @@ func (p *AttentionPanel) OpenHead(l, h int) {
 			Segments: []float64{s.P * scale}, Value: fmt.Sprintf("%.1f %%", 100*s.P), Highlight: s.Pos == p.source})
 	}
 	if others > 0 {
-		bars = append(bars, Bar{Label: "others", Segments: []float64{others * scale}, Value: fmt.Sprintf("%.1f %%", 100*others)})
+		// No bar: on a long prompt the rest is most of the attention, spread thin.
+		rest := p.att.QueryPos + 1 - (len(bars))
+		bars = append(bars, Bar{Label: "others", Value: fmt.Sprintf("%.1f %% over %d tokens", 100*others, rest)})
 	}
 	p.Head.LabelWidth = 200
 	p.Head.SetBars(bars)

@@ -25,7 +25,8 @@ const maxAllPrompt = 512
 // Cancellation is not an error: the partial run comes back with StopReason
 // "cancelled". Each call starts a new sequence at position 0 (the KV cache is
 // overwritten). Not safe for concurrent use (see Model).
-func (m *Model) Generate(ctx context.Context, prompt string, opt GenerateOptions, onEvent func(Event)) (*trace.Run, error) {
+func (m *Model) Generate(ctx context.Context, prompt string, opt GenerateOptions, onEvent func(Event)) (_ *trace.Run, err error) {
+	defer recoverError(&err)
 	if m.tok == nil {
 		return nil, fmt.Errorf("%w: model has no tokenizer", ErrSettings)
 	}
@@ -34,7 +35,8 @@ func (m *Model) Generate(ctx context.Context, prompt string, opt GenerateOptions
 		return nil, err
 	}
 	m.reserveContext(len(g.ids) + g.opt.Settings.MaxTokens)
-	logits, err := g.prefill(ctx)
+	var logits []float32
+	logits, err = g.prefill(ctx)
 	if err == nil {
 		err = g.decode(ctx, logits)
 	}
@@ -238,11 +240,17 @@ func (g *generation) keepAttention(caps []*trace.Attention) {
 }
 
 // decode samples a token from logits, records it, and runs it through the
-// model for the next logits, until a stop condition.
+// model for the next logits, until a stop condition. The streamed text is
+// flushed however it ends.
 func (g *generation) decode(ctx context.Context, logits []float32) error {
 	start := time.Now()
-	defer func() { g.run.Timing.DecodeSeconds = time.Since(start).Seconds() }()
-	stream := g.m.tok.NewStream()
+	stream, last := g.m.tok.NewStream(), trace.Token{Generated: true}
+	defer func() {
+		if last.Text = stream.Flush(); last.Text != "" {
+			g.emit(Event{Token: &last})
+		}
+		g.run.Timing.DecodeSeconds = time.Since(start).Seconds()
+	}()
 	stepStart := start
 	for {
 		if err := ctx.Err(); err != nil {
@@ -251,25 +259,22 @@ func (g *generation) decode(ctx context.Context, logits []float32) error {
 		pos := len(g.ids)
 		id := g.sampleStep(logits, pos)
 		g.ids = append(g.ids, id)
-		if slices.Contains(g.eos, id) {
-			g.endStep(stepStart)
-			g.run.StopReason = "eos"
-			return nil
-		}
-		if text := stream.Next(id); text != "" {
-			g.emit(Event{Token: &trace.Token{ID: id, Text: text, Pos: pos, Generated: true}})
-		}
-		if reason := g.stopReason(); reason != "" {
-			g.endStep(stepStart)
-			g.run.StopReason = reason
-			if text := stream.Flush(); text != "" {
+		reason := g.stopReason(id)
+		if reason != "eos" { // the EOS token is not shown (sampling.md §6)
+			last.ID, last.Pos = id, pos
+			if text := stream.Next(id); text != "" {
 				g.emit(Event{Token: &trace.Token{ID: id, Text: text, Pos: pos, Generated: true}})
 			}
+		}
+		if reason != "" {
+			g.endStep(stepStart)
+			g.run.StopReason = reason
 			return nil
 		}
 		caps := g.attnFor(pos, pos+1)
 		var err error
 		if logits, err = g.m.forward(ctx, []int{id}, pos, g.pr); err != nil {
+			g.endStep(stepStart)
 			return err
 		}
 		g.kvReads += float64(g.m.info.KVBytesPerToken) * float64(pos+1)
@@ -307,10 +312,12 @@ func (g *generation) endStep(t0 time.Time) time.Time {
 	return now
 }
 
-// stopReason reports "max_tokens" or "context" when no further token may
-// be generated, else "".
-func (g *generation) stopReason() string {
+// stopReason reports why generation ends after token id ("eos",
+// "max_tokens" or "context"), else "".
+func (g *generation) stopReason(id int) string {
 	switch {
+	case slices.Contains(g.eos, id):
+		return "eos"
 	case len(g.ids)-g.nPrompt >= g.opt.Settings.MaxTokens:
 		return "max_tokens"
 	case len(g.ids) >= g.m.cfg.MaxPositionEmbeddings:

@@ -142,12 +142,25 @@ func TestGenerateStops(t *testing.T) {
 	}
 	opt := greedy(5)
 	opt.EOS = []int{first.Steps[2].Chosen.ID}
-	run, err := m.Generate(ctx, "The cat", opt, nil)
+	var streamed strings.Builder
+	run, err := m.Generate(ctx, "The cat", opt, func(e Event) {
+		if e.Token != nil {
+			streamed.WriteString(e.Token.Text)
+		}
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if run.StopReason != "eos" || len(run.Steps) > 3 {
-		t.Fatalf("stop %q after %d steps, want eos after ≤ 3", run.StopReason, len(run.Steps))
+	n := len(run.Steps)
+	if run.StopReason != "eos" || n > 3 || run.Steps[n-1].Chosen.ID != opt.EOS[0] {
+		t.Fatalf("stop %q after %d steps, want eos after ≤ 3", run.StopReason, n)
+	}
+	var shown []int // the generated tokens before the EOS
+	for _, s := range run.Steps[:n-1] {
+		shown = append(shown, s.Chosen.ID)
+	}
+	if want := m.Tokenizer().Decode(shown); streamed.String() != want {
+		t.Fatalf("streamed %q, want %q (the EOS token is not shown)", streamed.String(), want)
 	}
 }
 

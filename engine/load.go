@@ -20,7 +20,8 @@ import (
 // pass cannot fail on a malformed file later. Matrices are used in place
 // from the memory map (bf16 or f32; f16 is widened to f32 once, exactly);
 // norms and biases are widened to f32.
-func Load(path string, opt LoadOptions) (*Model, error) {
+func Load(path string, opt LoadOptions) (_ *Model, err error) {
+	defer recoverError(&err)
 	m, err := load(path, opt)
 	if err != nil {
 		return nil, fmt.Errorf("load %s: %w", path, err)
@@ -275,4 +276,12 @@ func readMemTotal() int64 {
 		}
 	}
 	return 0
+}
+
+// recoverError turns a panic (a bug: the loader validates everything a
+// forward pass relies on) into an error, so that none reaches the user.
+func recoverError(err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("engine: internal error: %v", r)
+	}
 }

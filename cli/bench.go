@@ -176,7 +176,7 @@ func benchBandwidth(threads int, f *benchFlags, log io.Writer) (gbs float64, cac
 	if err != nil {
 		return 0, false, err
 	}
-	if err := perf.SaveBandwidth(b); err != nil {
+	if _, err := perf.RememberBandwidth(b); err != nil {
 		fmt.Fprintf(log, "warning: %v\n", err)
 	}
 	return b.BestGBs, false, nil

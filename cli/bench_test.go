@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -123,8 +124,12 @@ func TestBenchTinyModel(t *testing.T) {
 		}
 	}
 	out.Reset()
-	if code := Main([]string{"bench", "--model", dir, "--max-tokens", "2", "--repeat", "1", "--no-probes"}, &out, &errb); code != 0 {
+	prof := filepath.Join(t.TempDir(), "cpu.prof")
+	if code := Main([]string{"bench", "--model", dir, "--max-tokens", "2", "--repeat", "1", "--no-probes", "--cpuprofile", prof}, &out, &errb); code != 0 {
 		t.Fatalf("text run: exit %d: %s", code, errb.String())
+	}
+	if st, err := os.Stat(prof); err != nil || st.Size() == 0 {
+		t.Errorf("no CPU profile written: %v", err)
 	}
 	if !strings.Contains(out.String(), "write (decode)") || !strings.Contains(out.String(), "probes off") {
 		t.Errorf("text output:\n%s", out.String())

@@ -57,8 +57,10 @@ func runMembw(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "membw: %v\n", err)
 		return 1
 	}
+	// Only full-size measurements go to the cache the app and bench read;
+	// it keeps the best recent figure (a busy machine only measures low).
 	if *mib<<20 >= perf.DefaultBufferBytes {
-		if err := perf.SaveBandwidth(bw); err != nil {
+		if _, err := perf.RememberBandwidth(bw); err != nil {
 			fmt.Fprintf(stderr, "membw: warning: %v\n", err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 )
 
 // The bandwidth cache is one small JSON file, os.UserCacheDir()/loupe/
@@ -67,6 +68,24 @@ func SaveBandwidth(b Bandwidth) error {
 		return fmt.Errorf("perf: bandwidth cache: %w", err)
 	}
 	return nil
+}
+
+// cacheMaxAge is how long a higher cached figure outranks a new one.
+const cacheMaxAge = 30 * 24 * time.Hour
+
+// RememberBandwidth saves b unless the cache holds a higher figure for the
+// same CPU and threads measured within cacheMaxAge: on a busy machine a
+// measurement can only come out low, so the best one seen is the machine's.
+// It reports whether b was saved.
+func RememberBandwidth(b Bandwidth) (saved bool, err error) {
+	all, err := readCache()
+	if err == nil {
+		old, ok := all[cacheKey(b.CPU, b.Threads)]
+		if ok && old.BestGBs >= b.BestGBs && b.When.Sub(old.When) < cacheMaxAge {
+			return false, nil
+		}
+	}
+	return true, SaveBandwidth(b)
 }
 
 // readCache loads every entry; a missing file is an empty cache.

@@ -272,3 +272,31 @@ func TestProcessCPUSeconds(t *testing.T) {
 }
 
 var fmaSinkTest float64
+
+// TestRememberBandwidth keeps the best recent figure: a lower new one is
+// not saved, a higher one is, and a lower one replaces a stale entry.
+func TestRememberBandwidth(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	now := time.Now()
+	steps := []struct {
+		gbs   float64
+		when  time.Time
+		saved bool
+		want  float64
+	}{
+		{30, now, true, 30},                                // empty cache
+		{20, now.Add(time.Hour), false, 30},                // lower: kept out
+		{40, now.Add(2 * time.Hour), true, 40},             // higher: saved
+		{10, now.Add(2*time.Hour + cacheMaxAge), true, 10}, // old entry: replaced
+	}
+	for i, s := range steps {
+		saved, err := RememberBandwidth(Bandwidth{CPU: CPUName(), Threads: 2, BestGBs: s.gbs, When: s.when})
+		if err != nil || saved != s.saved {
+			t.Fatalf("step %d: saved %v err %v, want saved %v", i, saved, err, s.saved)
+		}
+		if got, _ := CachedBandwidth(2); got.BestGBs != s.want {
+			t.Fatalf("step %d: cache holds %v GB/s, want %v", i, got.BestGBs, s.want)
+		}
+	}
+}

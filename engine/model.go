@@ -59,10 +59,11 @@ func newModel(cfg Config, w weights, threads int) *Model {
 }
 
 // defaultThreads is the number of physical cores: the kernels are limited
-// by memory bandwidth and FMA ports, which hyper-threads share.
+// by memory bandwidth and FMA ports, which hyper-threads share. Never more
+// than the CPUs this process may use (a container's limit).
 func defaultThreads() int {
 	if n := cpuid.CPU.PhysicalCores; n > 0 {
-		return n
+		return min(n, runtime.NumCPU())
 	}
 	return runtime.NumCPU()
 }

@@ -5,14 +5,28 @@ import (
 	"os"
 	"path/filepath"
 
+	"loupe/assets"
 	"loupe/engine/genmodel"
 )
 
-// demoModel returns the folder of the model opened when none is chosen.
-// Until a trained demo model ships in assets, it is a tiny random-weight
-// Qwen2 written once into the user's cache (it speaks nonsense, but every
-// panel works on it).
+// demoModel returns the folder of the model opened when none is chosen:
+// the trained demo model embedded in the binary, or, if it cannot be
+// extracted, a tiny random-weight model (nonsense, but every panel works).
 var demoModel = func() (string, error) {
+	if dir, err := assets.DemoModelDir(); err == nil {
+		return dir, nil
+	}
+	return tinyRandomModel()
+}
+
+// demoPrompts are the demo model's prompts and the article's sentence.
+var demoPrompts = func() []string {
+	return append(append([]string(nil), assets.DemoPrompts...),
+		"My cat is purple. But my friends tell me there is no such thing as a")
+}
+
+// tinyRandomModel writes genmodel's tiny shape once into the user's cache.
+func tinyRandomModel() (string, error) {
 	cache, err := os.UserCacheDir()
 	if err != nil {
 		cache = os.TempDir()

@@ -199,12 +199,3 @@ func (u *UI) promptHistory() []string {
 	}
 	return out
 }
-
-// demoPrompts are prompts that show something on the demo model.
-var demoPrompts = func() []string {
-	return []string{
-		"My cat is purple. But my friends tell me there is no such thing as a",
-		"To be, or not to be, that is the question:",
-		"It was many and many a year ago, in a kingdom by the sea,",
-	}
-}

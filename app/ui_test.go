@@ -337,9 +337,9 @@ func TestPushFront(t *testing.T) {
 var _ = views.Visible
 var _ trace.Token
 
-func TestDemoModelWritesOnce(t *testing.T) {
+func TestTinyRandomModelWritesOnce(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	dir, err := demoModel()
+	dir, err := tinyRandomModel()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,7 +348,7 @@ func TestDemoModelWritesOnce(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	again, err := demoModel()
+	again, err := tinyRandomModel()
 	if err != nil || again != dir {
 		t.Errorf("second call: %q %v", again, err)
 	}

@@ -22,9 +22,17 @@ func FuzzOpen(f *testing.F) {
 	f.Add(rawFile(`{"__metadata__":{"a":"b"},"x":{"dtype":"BF16","shape":[2],"data_offsets":[0,4]}}`, make([]byte, 4)))
 	f.Add([]byte{1, 2, 3})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p := filepath.Join(t.TempDir(), "f.safetensors")
-		if err := os.WriteFile(p, data, 0o644); err != nil {
+		// one file per exec in the target's folder: a t.TempDir per exec
+		// slows the fuzzing engine down to a crawl
+		tmp, err := os.CreateTemp(dir, "f*.safetensors")
+		if err != nil {
 			t.Fatal(err)
+		}
+		p := tmp.Name()
+		defer os.Remove(p)
+		_, err = tmp.Write(data)
+		if cerr := tmp.Close(); err != nil || cerr != nil {
+			t.Fatal(err, cerr)
 		}
 		s, err := Open(p)
 		if err != nil {

@@ -329,3 +329,19 @@ func TestOpenFolderErrors(t *testing.T) {
 		t.Error("missing file accepted")
 	}
 }
+
+// A file that fails validation must not stay mapped (found by FuzzOpen:
+// the worker's memory grew with every rejected input).
+func TestRejectedFileUnmapped(t *testing.T) {
+	p := writeRaw(t, "leak.safetensors", rawFile(`{"x":`+okEntry+`}`, make([]byte, 5)))
+	if _, err := Open(p); err == nil {
+		t.Fatal("bad file accepted")
+	}
+	maps, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		t.Skip("no /proc/self/maps")
+	}
+	if strings.Contains(string(maps), p) {
+		t.Fatalf("%s is still mapped after a failed Open", p)
+	}
+}

@@ -51,6 +51,7 @@ func Open(path string) (*Set, error) {
 func openSingle(path string) (*Set, error) {
 	s := &Set{tensors: map[string]Tensor{}}
 	if err := s.addFile(path); err != nil {
+		s.Close() // a file that fails validation must not stay mapped
 		return nil, err
 	}
 	s.finish()

@@ -43,6 +43,10 @@ func (u *UI) startBandwidth() {
 				u.app.Preferences().SetFloat(prefBandwidth, bw)
 			}
 			u.timing.Display(u.timings, u.bandwidth, false)
+			if u.generateAfter && !u.loading {
+				u.generateAfter = false
+				u.generate()
+			}
 		})
 	}()
 }

@@ -29,6 +29,13 @@ func (u *UI) generate() {
 		u.controls.Status.SetText("The model is loading; generation starts once it is ready.")
 		return
 	}
+	if u.measuring {
+		// Measuring streams 1 GiB on every core: a generation now would
+		// time the contention, not the model.
+		u.generateAfter = true
+		u.controls.Status.SetText("Measuring this machine's memory bandwidth (once, a few seconds); generation starts after.")
+		return
+	}
 	if u.backend == nil {
 		u.fail("No model loaded", errors.New("open a model folder first (File › Open model folder…, or drop a folder on the window)"))
 		return

@@ -232,6 +232,24 @@ func TestCloseDuringGeneration(t *testing.T) {
 	}
 }
 
+func TestGenerationWaitsForBandwidth(t *testing.T) {
+	release := make(chan struct{})
+	measureBandwidth = func() (float64, error) { <-release; return 50, nil }
+	defer func() { measureBandwidth = nil }()
+	h := newHarness(t, Options{Prompt: "My cat is purple", Generate: true, MaxTokens: 3})
+	if h.u.running || h.u.lastRun != nil || !strings.Contains(h.u.controls.Status.Text, "Measuring") {
+		t.Fatalf("generation started during the measurement (status %q)", h.u.controls.Status.Text)
+	}
+	close(release)
+	h.wait()
+	if h.u.lastRun == nil || h.u.bandwidth != 50 {
+		t.Fatalf("after the measurement: run %v, bandwidth %v", h.u.lastRun != nil, h.u.bandwidth)
+	}
+	if got := h.u.app.Preferences().Float(prefBandwidth); got != 50 {
+		t.Errorf("cached bandwidth %v", got)
+	}
+}
+
 func TestBadModelKeepsPrevious(t *testing.T) {
 	h := newHarness(t, Options{})
 	h.u.openModel("/models/bad")

@@ -28,14 +28,19 @@ import (
 const spinFor = 100 * time.Microsecond
 
 // job is one For call. It is immutable once published, apart from the
-// pending counter, so workers may load it at any time without a data race.
+// claims and the pending counter, so workers may load it at any time
+// without a data race.
 type job struct {
 	gen     uint64
-	n, w    int // range length, workers taking part (w ≤ threads)
+	n, w    int // range length, ranges (w ≤ threads)
 	body    func(worker, lo, hi int)
-	pending atomic.Int32 // workers 1..w-1 that have not finished
-	closed  bool         // the pool is closing: workers exit
+	claimed []atomic.Bool // range i has been taken (by worker i or the caller)
+	pending atomic.Int32  // ranges 1..w-1 not finished
+	closed  bool          // the pool is closing: workers exit
 }
+
+// claim takes range i for the calling goroutine; false if already taken.
+func (j *job) claim(i int) bool { return j.claimed[i].CompareAndSwap(false, true) }
 
 // sleeper is a spin-then-park flag shared by one waiter and one waker.
 // States: awake (spinning or working) and parked (blocked on wake).
@@ -136,7 +141,10 @@ func Range(n, w, i int) (lo, hi int) { return i * n / w, (i + 1) * n / w }
 
 // For calls body(worker, lo, hi) on contiguous, disjoint ranges covering
 // [0, n), one range per worker (min(n, Threads()) of them), and returns when
-// all have finished. The calling goroutine runs worker 0's range itself.
+// all have finished. The calling goroutine runs worker 0's range itself,
+// then any range whose worker has not started yet (a busy machine); so
+// worker i's range may run on the caller, but always under index i and
+// never concurrently with another call for index i.
 //
 // Callers pass rows, so each worker streams its own contiguous band of a
 // weight matrix. For must not be called from inside body (it would wait on
@@ -162,7 +170,7 @@ func (p *Pool) For(n int, body func(worker, lo, hi int)) {
 		return
 	}
 	p.gen++
-	j := &job{gen: p.gen, n: n, w: w, body: body}
+	j := &job{gen: p.gen, n: n, w: w, body: body, claimed: make([]atomic.Bool, w)}
 	j.pending.Store(int32(w - 1))
 	p.panicked = nil
 	p.job.Store(j)
@@ -175,13 +183,45 @@ func (p *Pool) For(n int, body func(worker, lo, hi int)) {
 	defer func() { p.waitDone(j, returned) }()
 	lo, hi := Range(n, w, 0)
 	body(0, lo, hi)
+	p.takeUnclaimed(j)
 	returned = true
+}
+
+// takeUnclaimed runs, on the caller, every range whose worker has not
+// started it yet. Idle, a worker claims its range within ~100 ns, long
+// before the caller finishes range 0, and this costs w−1 failed CASes. On a
+// busy machine a worker's thread may wait milliseconds for a CPU (measured
+// on 2 shared cores: 20-200 µs per empty For without this); the caller then
+// does the work instead of waiting. Each range still runs once, in one
+// call, under its own worker index, so per-worker scratch stays private.
+func (p *Pool) takeUnclaimed(j *job) {
+	for i := j.w - 1; i >= 1; i-- {
+		if j.claim(i) {
+			p.runOnCaller(j, i)
+		}
+	}
+}
+
+// runOnCaller runs range i of j on the caller; a panic unwinds as the
+// caller's own, once the range is counted as done.
+func (p *Pool) runOnCaller(j *job, i int) {
+	defer j.pending.Add(-1)
+	lo, hi := Range(j.n, j.w, i)
+	j.body(i, lo, hi)
 }
 
 // waitDone blocks until the workers of j have finished, then re-raises the
 // first worker panic if the caller's own share returned (otherwise the
-// caller's panic is already unwinding and stays the one reported).
+// caller's panic is already unwinding and stays the one reported, and the
+// ranges no worker has started are dropped rather than waited for).
 func (p *Pool) waitDone(j *job, callerReturned bool) {
+	if !callerReturned {
+		for i := 1; i < j.w; i++ {
+			if j.claim(i) {
+				j.pending.Add(-1)
+			}
+		}
+	}
 	spinUntil(&p.caller, func() bool { return j.pending.Load() == 0 })
 	if pv := p.panicked; pv != nil && callerReturned {
 		panic(pv)
@@ -201,7 +241,7 @@ func (p *Pool) work(i int, s *sleeper, cpu int, pinned chan<- bool) {
 			return
 		}
 		last = j.gen
-		if i >= j.w {
+		if i >= j.w || !j.claim(i) {
 			continue
 		}
 		lo, hi := Range(j.n, j.w, i)

@@ -109,16 +109,19 @@ func TestForSumMatchesSerial(t *testing.T) {
 	}
 }
 
-// TestWorkerPanicPropagates: a panic in a persistent worker reaches the
-// caller as *Panic, after every worker has finished, and the pool still
+// TestWorkerPanicPropagates: a panic in another worker's range reaches the
+// caller after every range has finished, as *Panic when a persistent worker
+// ran it, or unchanged when the caller took the range over; the pool still
 // works afterwards.
 func TestWorkerPanicPropagates(t *testing.T) {
 	p := newPool(4)
 	defer p.Close()
 	boom := errors.New("boom")
-	var finished atomic.Int32
+	var running, finished atomic.Int32
 	r := catch(func() {
 		p.For(4, func(w, lo, hi int) {
+			running.Add(1)
+			defer running.Add(-1)
 			if w == 2 {
 				panic(boom)
 			}
@@ -126,41 +129,79 @@ func TestWorkerPanicPropagates(t *testing.T) {
 			finished.Add(1)
 		})
 	})
-	pv, ok := r.(*Panic)
-	if !ok {
-		t.Fatalf("recovered %T %v, want *Panic", r, r)
+	switch pv := r.(type) {
+	case *Panic:
+		if pv.Worker != 2 || !errors.Is(pv, boom) || !strings.Contains(pv.Error(), "boom") || len(pv.Stack) == 0 {
+			t.Fatalf("bad panic %+v", pv)
+		}
+	case error:
+		if pv != boom {
+			t.Fatalf("recovered %v, want boom", pv)
+		}
+	default:
+		t.Fatalf("recovered %T %v", r, r)
 	}
-	if pv.Worker != 2 || !errors.Is(pv, boom) || !strings.Contains(pv.Error(), "boom") || len(pv.Stack) == 0 {
-		t.Fatalf("bad panic %+v", pv)
+	if running.Load() != 0 {
+		t.Fatalf("%d ranges still running when the panic reached the caller", running.Load())
 	}
-	if finished.Load() != 3 {
-		t.Fatalf("%d workers finished before the panic reached the caller, want 3", finished.Load())
+	if finished.Load() == 0 {
+		t.Fatal("the caller's own range did not finish")
 	}
 	checkCover(t, p, 1000)
 }
 
 // TestCallerPanicUnchanged: the caller's own panic unwinds with its value,
-// after the persistent workers have finished.
+// with no range still running; ranges not started are dropped.
 func TestCallerPanicUnchanged(t *testing.T) {
-	p := New(2)
-	defer p.Close()
-	var done atomic.Bool
-	r := catch(func() {
-		p.For(2, func(w, lo, hi int) {
-			if w == 0 {
-				panic("caller share")
-			}
-			time.Sleep(2 * time.Millisecond)
-			done.Store(true)
+	for _, threads := range []int{2, 4} {
+		p := newPool(threads)
+		var running atomic.Int32
+		r := catch(func() {
+			p.For(threads, func(w, lo, hi int) {
+				running.Add(1)
+				defer running.Add(-1)
+				if w == 0 {
+					panic("caller share")
+				}
+				time.Sleep(2 * time.Millisecond)
+			})
 		})
-	})
-	if r != "caller share" {
-		t.Fatalf("recovered %v, want the caller's value", r)
+		if r != "caller share" {
+			t.Fatalf("recovered %v, want the caller's value", r)
+		}
+		if running.Load() != 0 {
+			t.Fatalf("%d ranges still running after the caller unwound", running.Load())
+		}
+		checkCover(t, p, 10)
+		p.Close()
 	}
-	if !done.Load() {
-		t.Fatal("the caller unwound while worker 1 was still running")
+}
+
+// TestStolenRangePanics: when the caller runs a parked worker's range and it
+// panics, the ranges left are dropped and For does not hang.
+func TestStolenRangePanics(t *testing.T) {
+	p := newPool(4)
+	defer p.Close()
+	time.Sleep(3 * spinFor) // park the workers: the caller may take their ranges
+	done := make(chan any)
+	go func() {
+		done <- catch(func() {
+			p.For(4, func(w, lo, hi int) {
+				if w != 0 {
+					panic(w)
+				}
+			})
+		})
+	}()
+	select {
+	case r := <-done:
+		if r == nil {
+			t.Fatal("no panic")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("For hung after a panic in a range the caller took over")
 	}
-	checkCover(t, p, 10)
+	checkCover(t, p, 100)
 }
 
 func catch(f func()) (r any) {
@@ -262,5 +303,35 @@ func BenchmarkGoroutinePerCall(b *testing.B) {
 			go func() { defer wg.Done(); body(i, lo, hi) }()
 		}
 		wg.Wait()
+	}
+}
+
+// BenchmarkForWork is For over 1536 rows of 64 floats (~25 µs of serial
+// work, the size of a small decode matrix): with 2 threads the time minus
+// half the 1-thread time is the cost of going parallel.
+func BenchmarkForWork(b *testing.B) {
+	const rows, cols = 1536, 64
+	x := make([]float32, rows*cols)
+	for i := range x {
+		x[i] = float32(i%7) * 0.5
+	}
+	out := make([]float32, rows)
+	body := func(_, lo, hi int) {
+		for r := lo; r < hi; r++ {
+			var s float32
+			for _, v := range x[r*cols : r*cols+cols] {
+				s += v * v
+			}
+			out[r] = s
+		}
+	}
+	for _, threads := range []int{1, 2} {
+		b.Run(fmt.Sprintf("threads=%d", threads), func(b *testing.B) {
+			p := New(threads)
+			defer p.Close()
+			for b.Loop() {
+				p.For(rows, body)
+			}
+		})
 	}
 }

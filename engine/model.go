@@ -120,13 +120,28 @@ func (m *Model) ensureScores() {
 }
 
 // ensureContext grows the KV cache and the RoPE table to hold n positions,
-// keeping the cached keys and values.
+// keeping the cached keys and values. Growth at least doubles (up to the
+// model's context), so a caller stepping one position past the end does not
+// copy the cache every step.
 func (m *Model) ensureContext(n int) {
-	if n <= m.ctxCap {
-		return
+	if n > m.ctxCap {
+		m.resizeContext(max(n, min(2*m.ctxCap, m.cfg.MaxPositionEmbeddings)))
 	}
+}
+
+// reserveContext sizes the KV cache for a generation of exactly n
+// positions, so that decode never reallocates it and no memory is wasted
+// on positions it cannot reach.
+func (m *Model) reserveContext(n int) {
+	if n > m.ctxCap {
+		m.resizeContext(n)
+	}
+}
+
+// resizeContext reallocates the KV cache for newCap positions (≥ 64).
+func (m *Model) resizeContext(newCap int) {
 	c := &m.cfg
-	newCap := max(n, 64)
+	newCap = max(newCap, 64)
 	L, KV, d := c.NumHiddenLayers, c.NumKeyValueHeads, c.HeadDim
 	k, v := make([]float32, L*KV*newCap*d), make([]float32, L*KV*newCap*d)
 	for lh := range L * KV { // copy each (layer, kv head) run of ctxCap·d floats
@@ -136,14 +151,6 @@ func (m *Model) ensureContext(n int) {
 	m.kCache, m.vCache, m.ctxCap = k, v, newCap
 	m.ropeCos, m.ropeSin = ropeTable(c.RopeTheta, d, newCap)
 	m.ensureScores()
-}
-
-// reserveContext sizes the KV cache for a generation of n positions at
-// once, so decode never reallocates it.
-func (m *Model) reserveContext(n int) {
-	if n > m.ctxCap {
-		m.ensureContext(n)
-	}
 }
 
 // Embedding returns a copy of row id of model.embed_tokens.weight [h], or

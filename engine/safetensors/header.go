@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"io"
+	"math"
 	"math/bits"
 	"sort"
 	"strconv"
@@ -256,7 +257,7 @@ func (h *headerDecoder) field(e *entry, field string) error {
 		}
 		e.shape = make([]int, len(dims))
 		for i, d := range dims {
-			if d > maxDim {
+			if d > maxDim || d > math.MaxInt {
 				return badTensor(h.file, e.name, "shape dimension %d is too large", d)
 			}
 			e.shape[i] = int(d)

@@ -116,7 +116,7 @@ func checkWritable(t Tensor, seen map[string]bool) error {
 	}
 	seen[t.Name] = true
 	for _, d := range t.Shape {
-		if d < 0 || d > maxDim {
+		if d < 0 || uint64(d) > maxDim {
 			return fmt.Errorf("tensor %q: shape %v has a dimension out of range", t.Name, t.Shape)
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"loupe/engine/pool"
 )
 
 // The bandwidth cache is one small JSON file, os.UserCacheDir()/loupe/
@@ -30,19 +32,26 @@ func cachePath() (string, error) {
 func cacheKey(cpu string, threads int) string { return cpu + "|" + strconv.Itoa(threads) }
 
 // CachedBandwidth returns the cached figure for this CPU and threads
-// workers, if any.
+// workers (≤ 0: the default count, as pool.New counts them), if any.
 func CachedBandwidth(threads int) (Bandwidth, bool) {
 	all, err := readCache()
 	if err != nil {
 		return Bandwidth{}, false
 	}
-	b, ok := all[cacheKey(CPUName(), threads)]
+	b, ok := all[cacheKey(CPUName(), pool.Effective(threads))]
 	return b, ok && b.BestGBs > 0
 }
 
 // SaveBandwidth stores b under its CPU and thread count, keeping the other
-// entries. A corrupt cache file is replaced.
+// entries, unless a higher recent figure is cached (see RememberBandwidth).
+// A corrupt cache file is replaced.
 func SaveBandwidth(b Bandwidth) error {
+	_, err := RememberBandwidth(b)
+	return err
+}
+
+// writeBandwidth stores b under its CPU and thread count.
+func writeBandwidth(b Bandwidth) error {
 	path, err := cachePath()
 	if err != nil {
 		return err
@@ -85,7 +94,7 @@ func RememberBandwidth(b Bandwidth) (saved bool, err error) {
 			return false, nil
 		}
 	}
-	return true, SaveBandwidth(b)
+	return true, writeBandwidth(b)
 }
 
 // readCache loads every entry; a missing file is an empty cache.

@@ -199,7 +199,7 @@ func TestBandwidthCache(t *testing.T) {
 	if _, ok := CachedBandwidth(2); ok {
 		t.Fatal("empty cache has an entry")
 	}
-	b := Bandwidth{CPU: CPUName(), Threads: 2, BestGBs: 41.5, MedianGBs: 40, Passes: 5}
+	b := Bandwidth{CPU: CPUName(), Threads: 2, BestGBs: 41.5, MedianGBs: 40, Passes: 5, When: time.Now()}
 	if err := SaveBandwidth(b); err != nil {
 		t.Fatal(err)
 	}
@@ -213,8 +213,11 @@ func TestBandwidthCache(t *testing.T) {
 	if got, ok := CachedBandwidth(1); !ok || got.BestGBs != 30 {
 		t.Fatalf("1-thread entry lost: %+v %v", got, ok)
 	}
-	if _, ok := CachedBandwidth(3); ok {
+	if _, ok := CachedBandwidth(3); ok && pool.Effective(3) == 3 {
 		t.Fatal("3-thread entry found")
+	}
+	if got, ok := CachedBandwidth(0); pool.Effective(0) <= 2 && (!ok || got.Threads != pool.Effective(0)) {
+		t.Fatalf("CachedBandwidth(0) gave %+v %v, want the %d-thread entry", got, ok, pool.Effective(0))
 	}
 	path, _ := cachePath()
 	if err := os.WriteFile(path, []byte("{broken"), 0o644); err != nil {

@@ -77,11 +77,14 @@ type Pool struct {
 // the 10 ms preemption tick (measured: 170-400 µs per empty For with 4
 // workers on 2 Ps). Yielding in the spin does not help: a goroutine locked
 // to its thread that yields hands its P over through the OS (~6 µs).
-func New(threads int) *Pool {
+func New(threads int) *Pool { return newPool(Effective(threads)) }
+
+// Effective is the number of workers New(threads) starts.
+func Effective(threads int) int {
 	if threads <= 0 {
 		threads = DefaultThreads()
 	}
-	return newPool(min(threads, runtime.GOMAXPROCS(0)))
+	return min(threads, runtime.GOMAXPROCS(0))
 }
 
 // newPool is New without the GOMAXPROCS cap (tests use it to check the

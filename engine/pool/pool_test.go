@@ -268,6 +268,9 @@ func TestDefaultThreads(t *testing.T) {
 	if want := min(DefaultThreads(), runtime.GOMAXPROCS(0)); p.Threads() != want {
 		t.Fatalf("New(0) has %d threads, want %d", p.Threads(), want)
 	}
+	if p.Threads() != Effective(0) || Effective(1) != 1 || Effective(1000) != runtime.GOMAXPROCS(0) {
+		t.Fatalf("Effective: %d for New(0) with %d threads; 1 → %d; 1000 → %d", Effective(0), p.Threads(), Effective(1), Effective(1000))
+	}
 	if p.Threads() > runtime.GOMAXPROCS(0) {
 		t.Fatalf("%d threads above GOMAXPROCS %d", p.Threads(), runtime.GOMAXPROCS(0))
 	}

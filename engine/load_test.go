@@ -125,6 +125,15 @@ func TestLoadMatchesReference(t *testing.T) {
 			if info.TiedEmbeddings != tc.tied || info.Vocab != qwenVocab || info.DType != strings.ToLower(tc.dtype) {
 				t.Errorf("info %+v", info)
 			}
+			// A decode step reads every layer matrix, the f32 norms and
+			// biases, one embedding row and the output head.
+			size := int64(map[string]int{"BF16": 2, "F32": 4}[tc.dtype])
+			h, I, V, d := int64(cfg.HiddenSize), int64(cfg.IntermediateSize), int64(cfg.VocabSize), int64(cfg.HeadDim)
+			q, kv, L := int64(cfg.NumAttentionHeads)*d, int64(cfg.NumKeyValueHeads)*d, int64(cfg.NumHiddenLayers)
+			bytes := size*(L*(2*h*q+2*h*kv+3*h*I)+h+V*h) + 4*(L*(2*h+q+2*kv)+h)
+			if info.WeightBytesPerTok != bytes || info.OutputBytesPerTok != size*V*h {
+				t.Errorf("bytes per token %d (head %d), want %d (head %d)", info.WeightBytesPerTok, info.OutputBytesPerTok, bytes, size*V*h)
+			}
 		})
 	}
 }
@@ -202,6 +211,14 @@ func TestLoadFromSafetensorsFileAndGenerationConfig(t *testing.T) {
 	}
 	if got := m.TokenText(m.Encode("hello")[0]); got != "hello" {
 		t.Fatalf("TokenText = %q", got)
+	}
+	// "æ" is the byte-level piece of the lone byte 0xE6: a partial UTF-8
+	// sequence, shown as U+FFFD.
+	if id, ok := m.Tokenizer().TokenID("æ"); !ok || m.TokenText(id) != "\uFFFD" {
+		t.Fatalf("TokenText of the byte 0xE6 (id %d, %v) = %q, want U+FFFD", id, ok, m.TokenText(id))
+	}
+	if e := m.Embedding(5); len(e) != cfg.HiddenSize || e[3] != m.Embedding(5)[3] || m.Embedding(-1) != nil {
+		t.Fatalf("Embedding(5) = %v", e)
 	}
 	if _, err := Load(filepath.Join(dir, "config.txt"), LoadOptions{}); err == nil {
 		t.Fatal("loaded a missing file")

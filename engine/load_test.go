@@ -80,6 +80,13 @@ func writeModel(t *testing.T, cfg Config, ref refTensors, dtype string, edit fun
 }
 
 func encode(v []float64, dtype string) []byte {
+	if dtype == "F16" {
+		b := make([]byte, 2*len(v))
+		for i, x := range v {
+			binary.LittleEndian.PutUint16(b[2*i:], toF16(x))
+		}
+		return b
+	}
 	if dtype == "F32" {
 		b := make([]byte, 4*len(v))
 		for i, x := range v {
@@ -98,7 +105,7 @@ func TestLoadMatchesReference(t *testing.T) {
 	for _, tc := range []struct {
 		dtype string
 		tied  bool
-	}{{"BF16", true}, {"F32", true}, {"BF16", false}} {
+	}{{"BF16", true}, {"F32", true}, {"BF16", false}, {"F16", true}} {
 		t.Run(tc.dtype+map[bool]string{true: "/tied", false: "/untied"}[tc.tied], func(t *testing.T) {
 			cfg := loadConfig()
 			cfg.TieWordEmbeddings = tc.tied
@@ -122,12 +129,12 @@ func TestLoadMatchesReference(t *testing.T) {
 				t.Fatalf("loaded model's logits differ from the reference by %.3g", d)
 			}
 			info := m.Info()
-			if info.TiedEmbeddings != tc.tied || info.Vocab != qwenVocab || info.DType != strings.ToLower(tc.dtype) {
+			if info.TiedEmbeddings != tc.tied || info.Vocab != qwenVocab || info.DType != map[string]string{"BF16": "bf16", "F32": "f32", "F16": "f32"}[tc.dtype] {
 				t.Errorf("info %+v", info)
 			}
 			// A decode step reads every layer matrix, the f32 norms and
 			// biases, one embedding row and the output head.
-			size := int64(map[string]int{"BF16": 2, "F32": 4}[tc.dtype])
+			size := int64(map[string]int{"BF16": 2, "F32": 4, "F16": 4}[tc.dtype]) // f16 is widened
 			h, I, V, d := int64(cfg.HiddenSize), int64(cfg.IntermediateSize), int64(cfg.VocabSize), int64(cfg.HeadDim)
 			q, kv, L := int64(cfg.NumAttentionHeads)*d, int64(cfg.NumKeyValueHeads)*d, int64(cfg.NumHiddenLayers)
 			bytes := size*(L*(2*h*q+2*h*kv+3*h*I)+h+V*h) + 4*(L*(2*h+q+2*kv)+h)
@@ -223,4 +230,23 @@ func TestLoadFromSafetensorsFileAndGenerationConfig(t *testing.T) {
 	if _, err := Load(filepath.Join(dir, "config.txt"), LoadOptions{}); err == nil {
 		t.Fatal("loaded a missing file")
 	}
+}
+
+// toF16 rounds x (|x| < 65504) to IEEE binary16, to nearest. Every value
+// of the test tensors above 2⁻¹⁷ is a bf16 number and is exact in f16.
+func toF16(x float64) uint16 {
+	var sign uint16
+	if x < 0 {
+		sign, x = 0x8000, -x
+	}
+	if x < 1.0/(1<<14) { // subnormal: a multiple of 2⁻²⁴
+		return sign | uint16(math.RoundToEven(x*(1<<24)))
+	}
+	frac, exp := math.Frexp(x) // x = frac·2^exp, frac in [0.5, 1)
+	m := math.RoundToEven((frac*2 - 1) * 1024)
+	e := exp - 1 + 15
+	if m == 1024 {
+		m, e = 0, e+1
+	}
+	return sign | uint16(e)<<10 | uint16(m)
 }

@@ -47,7 +47,8 @@ func (s *Sampler) SetPromptLen(n int) { s.promptLen = n }
 // returns the n most probable candidates of the distribution the token was
 // drawn from, by P descending, ties by lower id. Greedy: softmax at T = 1 of
 // the penalised logits over the whole vocabulary. Sampling: the final
-// distribution after penalties, temperature and truncation, renormalised.
+// distribution after penalties, temperature and truncation, renormalised
+// (fewer than n candidates when fewer tokens survive the filters).
 // NaN logits count as −∞. With no logits it returns −1; when every logit is
 // −∞ it returns 0 and no candidates.
 func (s *Sampler) Sample(logits []float32, history []int, n int) (id int, top []Candidate) {

@@ -37,9 +37,41 @@ func promptTokens(b Backend, ids []int) []trace.Token {
 const allPromptLimit = 256
 
 // generateOptions builds the engine options for one generation.
-func generateOptions(s trace.Settings, promptLen int) engine.GenerateOptions {
+func generateOptions(s trace.Settings, info trace.ModelInfo, promptLen int) engine.GenerateOptions {
 	opt := engine.DefaultGenerateOptions()
 	opt.Settings = s
 	opt.Attn.AllPrompt = promptLen <= allPromptLimit
+	opt.MLP = mlpCaptures(info.Layers, info.Intermediate, promptLen, s.MaxTokens)
 	return opt
+}
+
+// mlpBudget bounds the MLP values one run keeps: every layer's
+// silu(gate)·up (intermediate floats) per captured position.
+const mlpBudget = 64 << 20
+
+// mlpCaptures records every layer at as many positions as the budget
+// allows: the last prompt token, then the generated ones, then the prompt
+// from its end. Qwen2.5-1.5B: 28 × 8,960 × 4 B = 1 MB a position, 64 of
+// them; the demo model keeps every position.
+func mlpCaptures(layers, intermediate, nPrompt, maxTokens int) []engine.MLPCapture {
+	per := layers * intermediate * 4
+	if per <= 0 || nPrompt <= 0 {
+		return nil
+	}
+	n := mlpBudget / per
+	var pos []int
+	pos = append(pos, nPrompt-1)
+	for p := nPrompt; p < nPrompt+maxTokens-1 && len(pos) < n; p++ {
+		pos = append(pos, p) // the last generated token is never read back
+	}
+	for p := nPrompt - 2; p >= 0 && len(pos) < n; p-- {
+		pos = append(pos, p)
+	}
+	out := make([]engine.MLPCapture, 0, len(pos)*layers)
+	for _, p := range pos {
+		for l := range layers {
+			out = append(out, engine.MLPCapture{Layer: l, Pos: p})
+		}
+	}
+	return out
 }

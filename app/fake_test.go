@@ -115,5 +115,14 @@ func (f *fakeBackend) Generate(ctx context.Context, prompt string, opt engine.Ge
 			on(engine.Event{Attention: &a})
 		}
 	}
+	for _, mc := range opt.MLP {
+		if mc.Pos < len(run.Tokens)-1 || mc.Pos < n {
+			v := make([]float32, 256)
+			for i := range v {
+				v[i] = float32((i*7+mc.Pos+mc.Layer)%13) - 6 // deterministic, signed
+			}
+			run.MLP = append(run.MLP, trace.MLP{Layer: mc.Layer, Pos: mc.Pos, Values: v})
+		}
+	}
 	return run, nil
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"image"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/theme"
@@ -58,6 +59,12 @@ func (u *UI) figure(panel string) (viz.Figure, bool) {
 			rows[i] = viz.TimingFrom(fmt.Sprintf("run %d", i+1), t)
 		}
 		return viz.TimingBars(rows, u.bandwidth, th), true
+	case "mlp":
+		m, ok := u.mlp.Shown()
+		if !ok {
+			return viz.NoData(th, "no MLP values for this token and layer"), true
+		}
+		return viz.MLPValues(m.Values, mlpShown, u.mlp.Title.Text, th), true
 	case "model":
 		if u.backend == nil {
 			return viz.NoData(th, "no model loaded"), true
@@ -65,6 +72,18 @@ func (u *UI) figure(panel string) (viz.Figure, bool) {
 		return viz.ParamShares(u.info, th), true
 	}
 	return nil, false
+}
+
+// mlpShown is how many of the largest |values| the MLP figure draws.
+const mlpShown = 300
+
+// renderMLP draws the MLP figure for the panel at w × h pixels.
+func (u *UI) renderMLP(values []float32, title string, w, h int) image.Image {
+	img, err := viz.Image(viz.MLPValues(values, mlpShown, title, u.vizTheme()), w, h, viz.DPI)
+	if err != nil {
+		return nil
+	}
+	return img
 }
 
 // texts are the token pieces of the sequence shown.

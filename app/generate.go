@@ -66,7 +66,7 @@ func (u *UI) generate() {
 // begin resets the session to the prompt's tokens and starts the worker.
 func (u *UI) begin(prompt string, ids []int, s trace.Settings) {
 	u.tokens = promptTokens(u.backend, ids)
-	u.steps, u.attention = nil, nil
+	u.steps, u.attention, u.mlps = nil, nil, nil
 	u.stream.SetTokens(u.tokens)
 	u.query, u.source, u.follow, u.dirty = len(ids)-1, -1, true, true
 	u.stream.SetSelected(u.query)
@@ -79,7 +79,7 @@ func (u *UI) begin(prompt string, ids []int, s trace.Settings) {
 	u.controls.SetRunning(true)
 	u.controls.Status.SetText(fmt.Sprintf("Reading the prompt: %d tokens…", len(ids)))
 	u.wg.Add(1)
-	go u.work(ctx, u.gen, u.backend, prompt, generateOptions(s, len(ids)))
+	go u.work(ctx, u.gen, u.backend, prompt, generateOptions(s, u.info, len(ids)))
 }
 
 // work runs one generation off the UI goroutine. Every event goes to the UI
@@ -194,7 +194,7 @@ func (u *UI) adoptRun(run *trace.Run) {
 		}
 		u.stream.SetSelected(u.query)
 	}
-	u.steps, u.attention = run.Steps, run.Attention
+	u.steps, u.attention, u.mlps = run.Steps, run.Attention, run.MLP
 	u.timings = append(u.timings, run.Timing)
 	u.timing.Display(u.timings, u.bandwidth, u.measuring)
 	t := run.Timing

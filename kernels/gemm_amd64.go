@@ -7,7 +7,7 @@ import "unsafe"
 // Stubs in gemm_amd64.s. A micro-kernel computes the tile
 // out[t·ldo+r] (+)= Σ_{c<k} w[r·ldw+c]·x[t·ldx+c] for r < 4, t < T
 // (T = 3 for AVX2, 6 for AVX-512), k a multiple of the step (8, 16, 32);
-// gemm8x3F32AVX512 does r < 8, t < 3.
+// gemm8x3F32AVX512 and gemm8x3BF16DP do r < 8, t < 3.
 
 //go:noescape
 func gemm4x3F32AVX2(out *float32, ldo int, w *float32, ldw int, x *float32, ldx int, k int, accum int)
@@ -19,7 +19,7 @@ func gemm4x6F32AVX512(out *float32, ldo int, w *float32, ldw int, x *float32, ld
 func gemm8x3F32AVX512(out *float32, ldo int, w *float32, ldw int, x *float32, ldx int, k int, accum int)
 
 //go:noescape
-func gemm4x6BF16DP(out *float32, ldo int, w *BF16, ldw int, x *BF16, ldx int, k int, accum int)
+func gemm8x3BF16DP(out *float32, ldo int, w *BF16, ldw int, x *BF16, ldx int, k int, accum int)
 
 // widen: dst[i] = src[i].Float32(), n a multiple of 8 / 16.
 //
@@ -74,9 +74,10 @@ func (v isa) widen(dst *float32, src *BF16, n int) {
 	}
 }
 
-// kc is the column block. One 4-row panel of W (4·kc floats, 8 KiB) stays
+// kc is the column block. One 8-row panel of W (8·kc floats, 16 KiB) stays
 // in L1 while every token of the block (n·kc floats, 256 KiB at n = 128)
-// streams from L2 (see kcDP for the measurements).
+// streams from L2. Measured at n = 128 on Qwen shapes: 1024 the same
+// within noise, 256 and 768 about 5 % slower.
 const kc = 512
 
 func matMulF32AVX2(out []float32, ldOut int, w, x []float32, n, cols int) {
@@ -221,81 +222,70 @@ func rowF32(v isa, out []float32, ldOut, r int, x []float32, ldx, n, k, acc int,
 
 // matMulBF16DotBF16 is the AVX512_BF16 prefill: x is rounded to bf16 once
 // per call into the workspace, then VDPBF16PS tiles read W in place (no
-// widening). Tokens and rows left over use the exact widening gemv.
+// widening). With fewer tokens than a tile (decode-sized calls) it keeps x
+// exact and uses the AVX-512 widening path; the choice depends on n only,
+// never on the band of rows, so bands agree bit for bit.
 func matMulBF16DotBF16(ws *Workspace, out []float32, ldOut int, w []BF16, x []float32, n, cols int) {
-	const step, tok = 32, 6
-	rows := len(w) / cols
+	const step, tok = 32, 3
 	m := cols &^ (step - 1)
-	var xb []BF16
-	if m > 0 && n >= tok {
-		xb = ws.bf16X(n * cols)
-		roundBF16(xb, x)
+	if n < tok || m == 0 {
+		matMulBF16By(isaAVX512, ws, out, ldOut, w, x, n, cols)
+		return
 	}
+	rows := len(w) / cols
+	xb := ws.bf16X(n * cols)
+	roundBF16(xb, x)
 	for k0 := 0; k0 < m; k0 += kcDP {
 		k, acc := min(kcDP, m-k0), boolInt(k0 > 0)
 		r := 0
-		for ; r+4 <= rows; r += 4 {
-			prefetchRows(w, r+4, 4, rows, cols, k0, k)
-			panelDP(out, ldOut, r, &w[r*cols+k0], cols, xb, x, k0, cols, n, k, acc)
+		for ; r+8 <= rows; r += 8 {
+			prefetchRows(w, r+8, 8, rows, cols, k0, k)
+			panelDP(out, ldOut, r, &w[r*cols+k0], cols, xb[k0:], cols, n, k, acc)
 		}
 		for ; r < rows; r++ {
-			rowDP(out, ldOut, r, &w[r*cols+k0], xb, x, k0, cols, n, k, acc)
+			rowDP(out, ldOut, r, &w[r*cols+k0], xb[k0:], cols, n, k, acc)
 		}
 	}
 	addColumnTailBF16(out, ldOut, w, x, n, cols, m)
 }
 
-// rowDP computes a leftover row r with the same instructions a full panel
-// would use (the tile with row stride 0, column 0 kept), so an output does
-// not depend on where a worker's band of rows starts: the engine relies on
-// results being independent of the thread count.
-func rowDP(out []float32, ldOut, r int, wr *BF16, xb []BF16, x []float32, k0, ldx, n, k, acc int) {
-	const tok = 6
-	if n < tok {
-		var quad [4]float32
-		for t := range n {
-			gemv4BF16AVX512(&quad[0], wr, 0, &x[t*ldx+k0], k)
-			put(out[t*ldOut+r:t*ldOut+r+1], quad[:1], acc)
-		}
-		return
+// panelDP runs the 8 × 3 VDPBF16PS tile over all n ≥ 3 tokens of xb (row
+// stride ldx, offset to the column block) for rows r..r+7; the leftover
+// tokens re-run the last full tile into a scratch tile.
+func panelDP(out []float32, ldOut, r int, wp *BF16, ldw int, xb []BF16, ldx, n, k, acc int) {
+	const tok = 3
+	t := 0
+	for ; t+tok <= n; t += tok {
+		gemm8x3BF16DP(&out[t*ldOut+r], ldOut, wp, ldw, &xb[t*ldx], ldx, k, acc)
 	}
-	var tile [tok * 4]float32
-	for t := 0; t < n; {
-		t0 := min(t, n-tok) // the last tile overlaps the one before
-		gemm4x6BF16DP(&tile[0], 4, wr, 0, &xb[t0*ldx+k0], ldx, k, 0)
-		for ; t < t0+tok; t++ {
-			put(out[t*ldOut+r:t*ldOut+r+1], tile[4*(t-t0):4*(t-t0)+1], acc)
+	if t < n {
+		var tile [tok * 8]float32
+		t0 := n - tok
+		gemm8x3BF16DP(&tile[0], 8, wp, ldw, &xb[t0*ldx], ldx, k, 0)
+		for ; t < n; t++ {
+			put(out[t*ldOut+r:t*ldOut+r+8], tile[(t-t0)*8:(t-t0)*8+8], acc)
 		}
 	}
 }
 
-// panelDP is panelF32 for the VDPBF16PS tile: xb is x rounded to bf16 (nil
-// when n < 6), both with row stride ldx, read from column k0.
-func panelDP(out []float32, ldOut, r int, wp *BF16, ldw int, xb []BF16, x []float32, k0, ldx, n, k, acc int) {
-	const tok = 6
-	t := 0
-	for ; t+tok <= n; t += tok {
-		gemm4x6BF16DP(&out[t*ldOut+r], ldOut, wp, ldw, &xb[t*ldx+k0], ldx, k, acc)
-	}
-	if t < n && n >= tok {
-		var tile [tok * 4]float32
-		t0 := n - tok
-		gemm4x6BF16DP(&tile[0], 4, wp, ldw, &xb[t0*ldx+k0], ldx, k, 0)
-		for ; t < n; t++ {
-			put(out[t*ldOut+r:t*ldOut+r+4], tile[(t-t0)*4:(t-t0)*4+4], acc)
+// rowDP computes a leftover row r with the same instructions a full panel
+// would use (the tile with row stride 0, column 0 kept), so an output does
+// not depend on where a worker's band of rows starts.
+func rowDP(out []float32, ldOut, r int, wr *BF16, xb []BF16, ldx, n, k, acc int) {
+	const tok = 3
+	var tile [tok * 8]float32
+	for t := 0; t < n; {
+		t0 := min(t, n-tok) // the last tile overlaps the one before
+		gemm8x3BF16DP(&tile[0], 8, wr, 0, &xb[t0*ldx], ldx, k, 0)
+		for ; t < t0+tok; t++ {
+			put(out[t*ldOut+r:t*ldOut+r+1], tile[8*(t-t0):8*(t-t0)+1], acc)
 		}
-	}
-	var quad [4]float32
-	for ; t < n; t++ {
-		gemv4BF16AVX512(&quad[0], wp, ldw, &x[t*ldx+k0], k)
-		put(out[t*ldOut+r:t*ldOut+r+4], quad[:], acc)
 	}
 }
 
 // kcDP is kc for the bf16 tiles: a panel is half the bytes per column and
-// has no widened copy. Measured at n = 128 on Qwen shapes: 2048 about 4 %
-// faster than 1024, while kc = 512 stays best for the fp32 tiles (1024 and
-// 256 both 3–8 % slower).
+// has no widened copy. Measured with the 4×6 tile: 2048 about 4 % faster
+// than 1024.
 const kcDP = 2048
 
 // roundBF16 rounds x into xb: whole vectors with VCVTNEPS2BF16, the tail

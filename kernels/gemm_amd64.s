@@ -3,22 +3,25 @@
 #include "textflag.h"
 
 // Register-blocked micro-kernels for Y = X·Wᵀ (see gemm.go). One call
-// computes a tile of rows r < 4 of W against tokens t < T of X over k
-// columns, as T·4 dot products held in vector accumulators:
+// computes a tile of R rows of W against T tokens of X over k columns, as
+// R·T dot products held in vector accumulators:
 //
 //	for t := range T {
-//		for r := range 4 {
+//		for r := range R {
 //			var s float32
 //			for c := range k { s += w[r*ldw+c] * x[t*ldx+c] }
 //			if accum != 0 { out[t*ldo+r] += s } else { out[t*ldo+r] = s }
 //		}
 //	}
 //
-// Per vector step the kernel loads T vectors of x and 4 of w and issues 4·T
-// FMAs, so loads stay well under the two per cycle the core sustains while
-// both FMA pipes are busy. The lanes of each accumulator are summed once at
-// the end; the four sums of a token are four adjacent outputs, stored
-// together. ldo, ldw and ldx are in elements.
+// Tiles: 4×3 (AVX2, 12 of 16 registers), 4×6 and 8×3 (AVX-512, 24 of 32)
+// and 8×3 with VDPBF16PS. Per vector step a tile loads T vectors of x and
+// R of w and issues R·T FMAs. The weight panel sits in L1 and x streams
+// from L2, so the 8×3 tiles (8 FMAs per x load) beat 4×6 (4 per load).
+// Every tile and the gemv kernels sum lane c mod width in column order and
+// reduce the lanes with the same tree, so an output is bit-identical
+// whichever kernel computes it. The sums of a token are adjacent outputs,
+// stored four at a time. ldo, ldw and ldx are in elements.
 
 #define W0 SI
 #define W1 R8
@@ -260,105 +263,6 @@ avx512sum:
 	VZEROUPPER
 	RET
 
-// func gemm4x6BF16DP(out *float32, ldo int, w *BF16, ldw int, x *BF16, ldx int, k int, accum int)
-//
-// The AVX512_BF16 tile: x is already rounded to bf16, and VDPBF16PS adds
-// the products of adjacent bf16 pairs into each fp32 lane, so one
-// instruction does 32 multiply-adds:
-//
-//	s[i] += float32(w[2i])·float32(x[2i]) + float32(w[2i+1])·float32(x[2i+1])
-//
-// Same register plan as gemm4x6F32AVX512 with 32 columns per step; k is a
-// multiple of 32. The Go assembler lacks VDPBF16PS, so it is emitted as
-// EVEX bytes (from GNU as) with the mnemonic beside; the tests check it.
-TEXT ·gemm4x6BF16DP(SB), NOSPLIT, $0-64
-	MOVQ w+16(FP), W0      // w row 0
-	MOVQ ldw+24(FP), LDW
-	SHLQ $1, LDW           // row stride in bytes (bf16)
-	LEAQ (W0)(LDW*2), W3
-	ADDQ LDW, W3           // w row 3
-	MOVQ x+32(FP), XR0     // x row 0 (bf16)
-	MOVQ ldx+40(FP), LDX
-	SHLQ $1, LDX
-	LEAQ (XR0)(LDX*2), XR3
-	ADDQ LDX, XR3          // x row 3
-	MOVQ k+48(FP), N
-	ZERO24 // s(t, r) = 0 for t < 6, r < 4
-	TESTQ N, N
-	JE    dpsum
-
-dploop:
-	VMOVDQU32 (XR0), Z24        // x0[c:c+32]
-	VMOVDQU32 (XR0)(LDX*1), Z25 // x1[c:c+32]
-	VMOVDQU32 (XR0)(LDX*2), Z26 // x2[c:c+32]
-	VMOVDQU32 (XR3), Z27        // x3[c:c+32]
-	VMOVDQU32 (XR3)(LDX*1), Z28 // x4[c:c+32]
-	VMOVDQU32 (XR3)(LDX*2), Z29 // x5[c:c+32]
-	VMOVDQU32 (W0), Z30        // w0[c:c+32]
-	VMOVDQU32 (W0)(LDW*1), Z31 // w1[c:c+32]
-	BYTE $0x62; BYTE $0x92; BYTE $0x3e; BYTE $0x40; BYTE $0x52; BYTE $0xc6 // VDPBF16PS Z30, Z24, Z0: s(0,0) += w0 · x0
-	BYTE $0x62; BYTE $0x92; BYTE $0x36; BYTE $0x40; BYTE $0x52; BYTE $0xe6 // VDPBF16PS Z30, Z25, Z4: s(1,0) += w0 · x1
-	BYTE $0x62; BYTE $0x12; BYTE $0x2e; BYTE $0x40; BYTE $0x52; BYTE $0xc6 // VDPBF16PS Z30, Z26, Z8: s(2,0) += w0 · x2
-	BYTE $0x62; BYTE $0x12; BYTE $0x26; BYTE $0x40; BYTE $0x52; BYTE $0xe6 // VDPBF16PS Z30, Z27, Z12: s(3,0) += w0 · x3
-	BYTE $0x62; BYTE $0x82; BYTE $0x1e; BYTE $0x40; BYTE $0x52; BYTE $0xc6 // VDPBF16PS Z30, Z28, Z16: s(4,0) += w0 · x4
-	BYTE $0x62; BYTE $0x82; BYTE $0x16; BYTE $0x40; BYTE $0x52; BYTE $0xe6 // VDPBF16PS Z30, Z29, Z20: s(5,0) += w0 · x5
-	BYTE $0x62; BYTE $0x92; BYTE $0x3e; BYTE $0x40; BYTE $0x52; BYTE $0xcf // VDPBF16PS Z31, Z24, Z1: s(0,1) += w1 · x0
-	BYTE $0x62; BYTE $0x92; BYTE $0x36; BYTE $0x40; BYTE $0x52; BYTE $0xef // VDPBF16PS Z31, Z25, Z5: s(1,1) += w1 · x1
-	BYTE $0x62; BYTE $0x12; BYTE $0x2e; BYTE $0x40; BYTE $0x52; BYTE $0xcf // VDPBF16PS Z31, Z26, Z9: s(2,1) += w1 · x2
-	BYTE $0x62; BYTE $0x12; BYTE $0x26; BYTE $0x40; BYTE $0x52; BYTE $0xef // VDPBF16PS Z31, Z27, Z13: s(3,1) += w1 · x3
-	BYTE $0x62; BYTE $0x82; BYTE $0x1e; BYTE $0x40; BYTE $0x52; BYTE $0xcf // VDPBF16PS Z31, Z28, Z17: s(4,1) += w1 · x4
-	BYTE $0x62; BYTE $0x82; BYTE $0x16; BYTE $0x40; BYTE $0x52; BYTE $0xef // VDPBF16PS Z31, Z29, Z21: s(5,1) += w1 · x5
-	VMOVDQU32 (W0)(LDW*2), Z30 // w2[c:c+32]
-	VMOVDQU32 (W3), Z31        // w3[c:c+32]
-	BYTE $0x62; BYTE $0x92; BYTE $0x3e; BYTE $0x40; BYTE $0x52; BYTE $0xd6 // VDPBF16PS Z30, Z24, Z2: s(0,2) += w2 · x0
-	BYTE $0x62; BYTE $0x92; BYTE $0x36; BYTE $0x40; BYTE $0x52; BYTE $0xf6 // VDPBF16PS Z30, Z25, Z6: s(1,2) += w2 · x1
-	BYTE $0x62; BYTE $0x12; BYTE $0x2e; BYTE $0x40; BYTE $0x52; BYTE $0xd6 // VDPBF16PS Z30, Z26, Z10: s(2,2) += w2 · x2
-	BYTE $0x62; BYTE $0x12; BYTE $0x26; BYTE $0x40; BYTE $0x52; BYTE $0xf6 // VDPBF16PS Z30, Z27, Z14: s(3,2) += w2 · x3
-	BYTE $0x62; BYTE $0x82; BYTE $0x1e; BYTE $0x40; BYTE $0x52; BYTE $0xd6 // VDPBF16PS Z30, Z28, Z18: s(4,2) += w2 · x4
-	BYTE $0x62; BYTE $0x82; BYTE $0x16; BYTE $0x40; BYTE $0x52; BYTE $0xf6 // VDPBF16PS Z30, Z29, Z22: s(5,2) += w2 · x5
-	BYTE $0x62; BYTE $0x92; BYTE $0x3e; BYTE $0x40; BYTE $0x52; BYTE $0xdf // VDPBF16PS Z31, Z24, Z3: s(0,3) += w3 · x0
-	BYTE $0x62; BYTE $0x92; BYTE $0x36; BYTE $0x40; BYTE $0x52; BYTE $0xff // VDPBF16PS Z31, Z25, Z7: s(1,3) += w3 · x1
-	BYTE $0x62; BYTE $0x12; BYTE $0x2e; BYTE $0x40; BYTE $0x52; BYTE $0xdf // VDPBF16PS Z31, Z26, Z11: s(2,3) += w3 · x2
-	BYTE $0x62; BYTE $0x12; BYTE $0x26; BYTE $0x40; BYTE $0x52; BYTE $0xff // VDPBF16PS Z31, Z27, Z15: s(3,3) += w3 · x3
-	BYTE $0x62; BYTE $0x82; BYTE $0x1e; BYTE $0x40; BYTE $0x52; BYTE $0xdf // VDPBF16PS Z31, Z28, Z19: s(4,3) += w3 · x4
-	BYTE $0x62; BYTE $0x82; BYTE $0x16; BYTE $0x40; BYTE $0x52; BYTE $0xff // VDPBF16PS Z31, Z29, Z23: s(5,3) += w3 · x5
-	ADDQ $64, XR0 // x rows advance 32 columns
-	ADDQ $64, XR3
-	ADDQ $64, W0 // w rows advance 32 columns
-	ADDQ $64, W3
-	SUBQ $32, N  // k -= 32
-	JNZ  dploop
-
-dpsum:
-	HSUMZ(Z0, Z1, Z2, Z3, Y0, Y1, Y2, Y3)         // X0 = token 0's four sums
-	HSUMZ(Z4, Z5, Z6, Z7, Y4, Y5, Y6, Y7)         // X4 = token 1's
-	HSUMZ(Z8, Z9, Z10, Z11, Y8, Y9, Y10, Y11)     // X8 = token 2's
-	HSUMZ(Z12, Z13, Z14, Z15, Y12, Y13, Y14, Y15) // X12 = token 3's
-	VMOVAPS Z16, Z1 // tokens 4 and 5 move to VEX-reachable registers
-	VMOVAPS Z17, Z2
-	VMOVAPS Z18, Z3
-	VMOVAPS Z19, Z5
-	VMOVAPS Z20, Z6
-	VMOVAPS Z21, Z7
-	VMOVAPS Z22, Z9
-	VMOVAPS Z23, Z10
-	HSUMZ(Z1, Z2, Z3, Z5, Y1, Y2, Y3, Y5)   // X1 = token 4's
-	HSUMZ(Z6, Z7, Z9, Z10, Y6, Y7, Y9, Y10) // X6 = token 5's
-	MOVQ out+0(FP), OUT
-	MOVQ ldo+8(FP), LDO
-	SHLQ $2, LDO
-	MOVQ accum+56(FP), R12
-	LEAQ (OUT)(LDO*2), R13
-	ADDQ LDO, R13 // R13 = out + 3·ldo
-	STORE4(X0, (OUT))
-	STORE4(X4, (OUT)(LDO*1))
-	STORE4(X8, (OUT)(LDO*2))
-	STORE4(X12, (R13))
-	STORE4(X1, (R13)(LDO*1))
-	STORE4(X6, (R13)(LDO*2))
-	VZEROUPPER
-	RET
-
 // func widenAVX2(dst *float32, src *BF16, n int)
 //
 //	for i := range n { dst[i] = src[i].Float32() }
@@ -525,6 +429,104 @@ t83loop:
 	JNZ         t83loop
 
 t83sum:
+	HSUMZ(Z0, Z1, Z2, Z3, Y0, Y1, Y2, Y3)         // X0 = token 0, rows 0..3
+	HSUMZ(Z4, Z5, Z6, Z7, Y4, Y5, Y6, Y7)         // X4 = token 0, rows 4..7
+	HSUMZ(Z8, Z9, Z10, Z11, Y8, Y9, Y10, Y11)     // X8 = token 1, rows 0..3
+	HSUMZ(Z12, Z13, Z14, Z15, Y12, Y13, Y14, Y15) // X12 = token 1, rows 4..7
+	VMOVAPS Z16, Z1 // token 2 moves to VEX-reachable registers
+	VMOVAPS Z17, Z2
+	VMOVAPS Z18, Z3
+	VMOVAPS Z19, Z5
+	VMOVAPS Z20, Z6
+	VMOVAPS Z21, Z7
+	VMOVAPS Z22, Z9
+	VMOVAPS Z23, Z10
+	HSUMZ(Z1, Z2, Z3, Z5, Y1, Y2, Y3, Y5)   // X1 = token 2, rows 0..3
+	HSUMZ(Z6, Z7, Z9, Z10, Y6, Y7, Y9, Y10) // X6 = token 2, rows 4..7
+	MOVQ out+0(FP), OUT
+	MOVQ ldo+8(FP), LDO
+	SHLQ $2, LDO
+	MOVQ accum+56(FP), R12
+	STORE4(X0, (OUT))
+	STORE4(X4, 16(OUT))
+	STORE4(X8, (OUT)(LDO*1))
+	STORE4(X12, 16(OUT)(LDO*1))
+	STORE4(X1, (OUT)(LDO*2))
+	STORE4(X6, 16(OUT)(LDO*2))
+	VZEROUPPER
+	RET
+
+// func gemm8x3BF16DP(out *float32, ldo int, w *BF16, ldw int, x *BF16, ldx int, k int, accum int)
+//
+// The AVX512_BF16 tile: x is already rounded to bf16, and VDPBF16PS adds
+// the products of adjacent bf16 pairs into each fp32 lane, so one
+// instruction does 32 multiply-adds:
+//
+//	s[i] += float32(w[2i])·float32(x[2i]) + float32(w[2i+1])·float32(x[2i+1])
+//
+// Same register plan as gemm8x3F32AVX512 with 32 columns per step; k is a
+// multiple of 32. The Go assembler lacks VDPBF16PS, so it is emitted as
+// EVEX bytes (from GNU as) with the mnemonic beside; the tests check it.
+TEXT ·gemm8x3BF16DP(SB), NOSPLIT, $0-64
+	MOVQ w+16(FP), W0      // w row 0
+	MOVQ ldw+24(FP), LDW
+	SHLQ $1, LDW           // row stride in bytes (bf16)
+	LEAQ (W0)(LDW*2), W3
+	ADDQ LDW, W3           // w row 3
+	LEAQ (W3)(LDW*2), W6
+	ADDQ LDW, W6           // w row 6
+	MOVQ x+32(FP), XR0     // x row 0 (bf16)
+	MOVQ ldx+40(FP), LDX
+	SHLQ $1, LDX
+	MOVQ k+48(FP), N
+	ZERO24 // s(t, r) = 0 for t < 3, r < 8
+	TESTQ N, N
+	JE    dp83sum
+
+dp83loop:
+	VMOVDQU32 (XR0), Z24        // x0[c:c+32]
+	VMOVDQU32 (XR0)(LDX*1), Z25 // x1[c:c+32]
+	VMOVDQU32 (XR0)(LDX*2), Z26 // x2[c:c+32]
+	VMOVDQU32 (W0), Z27         // w0[c:c+32]
+	VMOVDQU32 (W0)(LDW*1), Z28  // w1[c:c+32]
+	VMOVDQU32 (W0)(LDW*2), Z29  // w2[c:c+32]
+	VMOVDQU32 (W3), Z30         // w3[c:c+32]
+	BYTE $0x62; BYTE $0x92; BYTE $0x3e; BYTE $0x40; BYTE $0x52; BYTE $0xc3 // VDPBF16PS Z27, Z24, Z0: s(0,0) += w0 · x0
+	BYTE $0x62; BYTE $0x12; BYTE $0x36; BYTE $0x40; BYTE $0x52; BYTE $0xc3 // VDPBF16PS Z27, Z25, Z8: s(1,0) += w0 · x1
+	BYTE $0x62; BYTE $0x82; BYTE $0x2e; BYTE $0x40; BYTE $0x52; BYTE $0xc3 // VDPBF16PS Z27, Z26, Z16: s(2,0) += w0 · x2
+	VMOVDQU32 (W3)(LDW*1), Z27  // w4[c:c+32]
+	BYTE $0x62; BYTE $0x92; BYTE $0x3e; BYTE $0x40; BYTE $0x52; BYTE $0xcc // VDPBF16PS Z28, Z24, Z1: s(0,1) += w1 · x0
+	BYTE $0x62; BYTE $0x12; BYTE $0x36; BYTE $0x40; BYTE $0x52; BYTE $0xcc // VDPBF16PS Z28, Z25, Z9: s(1,1) += w1 · x1
+	BYTE $0x62; BYTE $0x82; BYTE $0x2e; BYTE $0x40; BYTE $0x52; BYTE $0xcc // VDPBF16PS Z28, Z26, Z17: s(2,1) += w1 · x2
+	VMOVDQU32 (W3)(LDW*2), Z28  // w5[c:c+32]
+	BYTE $0x62; BYTE $0x92; BYTE $0x3e; BYTE $0x40; BYTE $0x52; BYTE $0xd5 // VDPBF16PS Z29, Z24, Z2: s(0,2) += w2 · x0
+	BYTE $0x62; BYTE $0x12; BYTE $0x36; BYTE $0x40; BYTE $0x52; BYTE $0xd5 // VDPBF16PS Z29, Z25, Z10: s(1,2) += w2 · x1
+	BYTE $0x62; BYTE $0x82; BYTE $0x2e; BYTE $0x40; BYTE $0x52; BYTE $0xd5 // VDPBF16PS Z29, Z26, Z18: s(2,2) += w2 · x2
+	VMOVDQU32 (W6), Z29         // w6[c:c+32]
+	BYTE $0x62; BYTE $0x92; BYTE $0x3e; BYTE $0x40; BYTE $0x52; BYTE $0xde // VDPBF16PS Z30, Z24, Z3: s(0,3) += w3 · x0
+	BYTE $0x62; BYTE $0x12; BYTE $0x36; BYTE $0x40; BYTE $0x52; BYTE $0xde // VDPBF16PS Z30, Z25, Z11: s(1,3) += w3 · x1
+	BYTE $0x62; BYTE $0x82; BYTE $0x2e; BYTE $0x40; BYTE $0x52; BYTE $0xde // VDPBF16PS Z30, Z26, Z19: s(2,3) += w3 · x2
+	VMOVDQU32 (W6)(LDW*1), Z30  // w7[c:c+32]
+	BYTE $0x62; BYTE $0x92; BYTE $0x3e; BYTE $0x40; BYTE $0x52; BYTE $0xe3 // VDPBF16PS Z27, Z24, Z4: s(0,4) += w4 · x0
+	BYTE $0x62; BYTE $0x12; BYTE $0x36; BYTE $0x40; BYTE $0x52; BYTE $0xe3 // VDPBF16PS Z27, Z25, Z12: s(1,4) += w4 · x1
+	BYTE $0x62; BYTE $0x82; BYTE $0x2e; BYTE $0x40; BYTE $0x52; BYTE $0xe3 // VDPBF16PS Z27, Z26, Z20: s(2,4) += w4 · x2
+	BYTE $0x62; BYTE $0x92; BYTE $0x3e; BYTE $0x40; BYTE $0x52; BYTE $0xec // VDPBF16PS Z28, Z24, Z5: s(0,5) += w5 · x0
+	BYTE $0x62; BYTE $0x12; BYTE $0x36; BYTE $0x40; BYTE $0x52; BYTE $0xec // VDPBF16PS Z28, Z25, Z13: s(1,5) += w5 · x1
+	BYTE $0x62; BYTE $0x82; BYTE $0x2e; BYTE $0x40; BYTE $0x52; BYTE $0xec // VDPBF16PS Z28, Z26, Z21: s(2,5) += w5 · x2
+	BYTE $0x62; BYTE $0x92; BYTE $0x3e; BYTE $0x40; BYTE $0x52; BYTE $0xf5 // VDPBF16PS Z29, Z24, Z6: s(0,6) += w6 · x0
+	BYTE $0x62; BYTE $0x12; BYTE $0x36; BYTE $0x40; BYTE $0x52; BYTE $0xf5 // VDPBF16PS Z29, Z25, Z14: s(1,6) += w6 · x1
+	BYTE $0x62; BYTE $0x82; BYTE $0x2e; BYTE $0x40; BYTE $0x52; BYTE $0xf5 // VDPBF16PS Z29, Z26, Z22: s(2,6) += w6 · x2
+	BYTE $0x62; BYTE $0x92; BYTE $0x3e; BYTE $0x40; BYTE $0x52; BYTE $0xfe // VDPBF16PS Z30, Z24, Z7: s(0,7) += w7 · x0
+	BYTE $0x62; BYTE $0x12; BYTE $0x36; BYTE $0x40; BYTE $0x52; BYTE $0xfe // VDPBF16PS Z30, Z25, Z15: s(1,7) += w7 · x1
+	BYTE $0x62; BYTE $0x82; BYTE $0x2e; BYTE $0x40; BYTE $0x52; BYTE $0xfe // VDPBF16PS Z30, Z26, Z23: s(2,7) += w7 · x2
+	ADDQ $64, XR0 // x rows advance 32 columns
+	ADDQ $64, W0  // w rows advance 32 columns
+	ADDQ $64, W3
+	ADDQ $64, W6
+	SUBQ $32, N   // k -= 32
+	JNZ  dp83loop
+
+dp83sum:
 	HSUMZ(Z0, Z1, Z2, Z3, Y0, Y1, Y2, Y3)         // X0 = token 0, rows 0..3
 	HSUMZ(Z4, Z5, Z6, Z7, Y4, Y5, Y6, Y7)         // X4 = token 0, rows 4..7
 	HSUMZ(Z8, Z9, Z10, Z11, Y8, Y9, Y10, Y11)     // X8 = token 1, rows 0..3

@@ -111,6 +111,13 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 // when there is a figure for this CPU and thread count), runs the timed
 // generations and summarises them. Progress goes to log.
 func bench(ctx context.Context, f *benchFlags, log io.Writer) (perf.Report, error) {
+	if f.promptFile != "" { // before the model: a wrong path should fail in no time
+		b, err := os.ReadFile(f.promptFile)
+		if err != nil {
+			return perf.Report{}, fmt.Errorf("prompt file: %w", err)
+		}
+		f.prompt = string(b)
+	}
 	fmt.Fprintf(log, "loading %s\n", f.model)
 	m, err := engine.Load(f.model, engine.LoadOptions{Threads: f.threads})
 	if err != nil {
@@ -145,23 +152,17 @@ func bench(ctx context.Context, f *benchFlags, log io.Writer) (perf.Report, erro
 	return r, nil
 }
 
-// benchPrompt is the text of --prompt, --prompt-file or --prompt-tokens.
+// benchPrompt is the text of --prompt or --prompt-file (read by bench), or
+// the --prompt-tokens prefix of the Gold-Bug passage.
 func benchPrompt(f *benchFlags, m *engine.Model) (string, error) {
-	switch {
-	case f.promptFile != "":
-		b, err := os.ReadFile(f.promptFile)
-		if err != nil {
-			return "", fmt.Errorf("prompt file: %w", err)
-		}
-		return string(b), nil
-	case f.promptTokens > 0:
-		tok := m.Tokenizer()
-		if tok == nil {
-			return "", fmt.Errorf("--prompt-tokens: model %s has no tokenizer", f.model)
-		}
-		return perf.PromptOfTokens(goldBug, f.promptTokens, tok.Encode, tok.Decode)
+	if f.promptTokens == 0 {
+		return f.prompt, nil
 	}
-	return f.prompt, nil
+	tok := m.Tokenizer()
+	if tok == nil {
+		return "", fmt.Errorf("--prompt-tokens: model %s has no tokenizer", f.model)
+	}
+	return perf.PromptOfTokens(goldBug, f.promptTokens, tok.Encode, tok.Decode)
 }
 
 // benchBandwidth returns the best read bandwidth for threads workers: the

@@ -52,6 +52,16 @@ func TestBenchMissingModel(t *testing.T) {
 	}
 }
 
+// TestBenchMissingPromptFile fails on the prompt file before loading the
+// model (which does not exist either).
+func TestBenchMissingPromptFile(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := Main([]string{"bench", "--model", "no-model", "--prompt-file", filepath.Join(t.TempDir(), "absent.txt")}, &out, &errb)
+	if code != 1 || !strings.Contains(errb.String(), "absent.txt") || strings.Contains(errb.String(), "loading") {
+		t.Fatalf("exit %d, stderr %q", code, errb.String())
+	}
+}
+
 func TestBenchDefaults(t *testing.T) {
 	var errb bytes.Buffer
 	f, err := parseBenchFlags([]string{"--model", "m"}, &errb)

@@ -16,9 +16,14 @@ func MatMulBF16(out []float32, ldOut int, w []BF16, x []float32, n, cols int) {
 
 // MatMulBF16Into is MatMulBF16 with caller-owned scratch memory: the
 // activations rounded to bf16 (n × cols, AVX512BF16 level) and one widened
-// weight panel (AVX2 and AVX512 levels). Use one Workspace per goroutine.
+// weight panel (AVX2 and AVX512 levels). Use one Workspace per goroutine;
+// a nil ws borrows one from the pool.
 func MatMulBF16Into(ws *Workspace, out []float32, ldOut int, w []BF16, x []float32, n, cols int) {
 	if n <= 0 || cols <= 0 {
+		return
+	}
+	if ws == nil {
+		MatMulBF16(out, ldOut, w, x, n, cols)
 		return
 	}
 	rows := len(w) / cols

@@ -8,7 +8,8 @@
 // pinned to its own core where the OS allows, and a For call hands them work
 // through one atomic pointer they spin on. Workers that find no work for a
 // while (between generations) stop spinning and park on a channel, so an idle
-// app burns no CPU.
+// app burns no CPU. On a busy machine, where a worker's thread may wait
+// milliseconds for a CPU, the caller runs the ranges no worker has started.
 package pool
 
 import (
@@ -24,7 +25,8 @@ import (
 // spinFor is how long a worker (or the caller, waiting for the workers)
 // polls before parking. Between the For calls of one decode step the gap is
 // a few microseconds of serial work (norms, RoPE, sampling); 100 µs covers
-// them with margin while a parked worker costs ~5-20 µs to wake.
+// them with margin, while waking a parked worker goes through the OS (a
+// futex wake and a thread switch) and the caller would wait for it.
 const spinFor = 100 * time.Microsecond
 
 // job is one For call. It is immutable once published, apart from the
@@ -74,9 +76,10 @@ type Pool struct {
 //
 // threads is capped at GOMAXPROCS: only that many goroutines run Go code at
 // once, and a spinning worker holds its P, so an extra worker would wait for
-// the 10 ms preemption tick (measured: 170-400 µs per empty For with 4
-// workers on 2 Ps). Yielding in the spin does not help: a goroutine locked
-// to its thread that yields hands its P over through the OS (~6 µs).
+// the 10 ms preemption tick (measured on 2 busy cores: 170-400 µs per empty
+// For with 4 workers). Yielding in the spin does not help: a goroutine
+// locked to its thread that yields hands its P over through the OS
+// (measured: 2 µs → 6 µs per empty For with 2 workers).
 func New(threads int) *Pool { return newPool(Effective(threads)) }
 
 // Effective is the number of workers New(threads) starts.

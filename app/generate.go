@@ -54,12 +54,16 @@ func (u *UI) generate() {
 		u.fail("Empty prompt", errors.New("type a prompt in the box on the left"))
 		return
 	}
-	u.backend.SetThreads(s.Threads)
+	if s.Threads != u.threads {
+		u.backend.SetThreads(s.Threads) // rebuilds the worker pool: only on a change
+		u.threads = s.Threads
+	}
 	ids := u.backend.Encode(prompt)
 	if len(ids) == 0 {
 		u.fail("Empty prompt", errors.New("the prompt gives no tokens"))
 		return
 	}
+	u.model.Display(u.info, cpuLine(), kernelLine())
 	u.begin(prompt, ids, s)
 }
 

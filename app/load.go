@@ -68,7 +68,7 @@ func (u *UI) loaded(path string, b Backend, err error) {
 	if u.backend != nil {
 		u.backend.Close()
 	}
-	u.backend, u.info = b, b.Info()
+	u.backend, u.info, u.threads = b, b.Info(), 0
 	u.win.SetTitle("Loupe — " + u.info.Name)
 	u.model.Display(u.info, cpuLine(), kernelLine())
 	u.controls.Status.SetText(fmt.Sprintf("Loaded %s: %d layers × %d heads, %s. Type a prompt, then Ctrl+Enter.",

@@ -55,6 +55,7 @@ type UI struct {
 	closeAll         context.CancelFunc
 	wg               sync.WaitGroup
 
+	threads   int     // worker threads set on the backend (0: the engine's default)
 	bandwidth float64 // measured read GB/s, 0 unknown
 	measuring bool
 

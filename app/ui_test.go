@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
+	"loupe/assets"
 	"loupe/trace"
 	"loupe/views"
 )
@@ -33,6 +34,12 @@ type harness struct {
 
 func newHarness(t *testing.T, opt Options) *harness {
 	t.Helper()
+	return newHarnessWith(t, opt, nil)
+}
+
+// newHarnessWith uses load instead of the fake when it is not nil.
+func newHarnessWith(t *testing.T, opt Options, real Loader) *harness {
+	t.Helper()
 	a := test.NewTempApp(t)
 	a.Settings().SetTheme(newTheme())
 	w := a.NewWindow("Loupe")
@@ -48,6 +55,9 @@ func newHarness(t *testing.T, opt Options) *harness {
 		opt.Model = "/models/fake"
 	}
 	opt.Threads = -1
+	if real != nil {
+		load = real
+	}
 	h.u = newUI(a, w, opt, load)
 	h.u.onIdle = func() { h.idle <- struct{}{} }
 	w.Resize(fyne.NewSize(1400, 900))
@@ -228,6 +238,40 @@ func TestMLPCapturesBudget(t *testing.T) {
 	c = mlpCaptures(4, 768, 10, 5)
 	if len(c) != 14*4 {
 		t.Errorf("small model: %d captures, want 14 positions × 4 layers", len(c))
+	}
+}
+
+// TestRealDemoModel drives the window on the engine and the embedded demo
+// model: the stream, the panels and the run agree with what the engine
+// recorded.
+func TestRealDemoModel(t *testing.T) {
+	dir, err := assets.DemoModelDir()
+	if err != nil {
+		t.Skip("no demo model:", err)
+	}
+	h := newHarnessWith(t, Options{Model: dir}, loadEngine)
+	if h.u.backend == nil {
+		t.Fatalf("demo model not loaded: %s", h.u.controls.Status.Text)
+	}
+	defer h.u.backend.Close()
+	h.generate("ROMEO:\nBut soft, what light", 6)
+	run := h.u.lastRun
+	if run == nil || run.Timing.DecodeTokens == 0 {
+		t.Fatalf("no run: %s", h.u.controls.Status.Text)
+	}
+	if got, want := len(h.u.stream.Tokens()), len(run.Tokens); got != want {
+		t.Errorf("stream %d tokens, run %d", got, want)
+	}
+	prompt := firstGenerated(run.Tokens)
+	h.u.stream.Select(prompt - 1) // the last prompt token: attention and the first step
+	if !h.u.attn.HasData() {
+		t.Errorf("no attention for the last prompt token: %s", h.u.attn.Title.Text)
+	}
+	if s, ok := h.u.next.Step(); !ok || s.Pos != prompt || s.Chosen.ID != run.Tokens[prompt].ID {
+		t.Errorf("next-token step %+v %v, want the choice of position %d", s.Chosen, ok, prompt)
+	}
+	if len(run.MLP) == 0 || len(run.MLP[0].Values) != h.u.info.Intermediate {
+		t.Errorf("%d MLP captures", len(run.MLP))
 	}
 }
 

@@ -66,7 +66,7 @@ type AttentionFigure struct {
 // 4 × 8, 1 × 1); an empty grid gives a "no data" figure.
 func AttentionGrid(g Grid, th Theme) Figure {
 	th = th.complete()
-	title := fmt.Sprintf("attention of %s (#%d) on %s (#%d)", quote(g.Query), g.QueryPos, quote(g.Source), g.SourcePos)
+	title := fmt.Sprintf("attention of %s on %s", tokenTitle(g.Query, g.QueryPos), tokenTitle(g.Source, g.SourcePos))
 	layers, heads := len(g.Weights), 0
 	for _, row := range g.Weights {
 		heads = max(heads, len(row))
@@ -85,6 +85,14 @@ func AttentionGrid(g Grid, th Theme) Figure {
 		f.notes = f.notes[:1]
 	}
 	return f
+}
+
+// tokenTitle names a position: “·purple” (#3), or #3 without a text.
+func tokenTitle(text string, pos int) string {
+	if text == "" {
+		return fmt.Sprintf("#%d", pos)
+	}
+	return fmt.Sprintf("%s (#%d)", quote(text), pos)
 }
 
 // scaleMax is g.Max, or the largest finite weight rounded up to 5 %.

@@ -31,7 +31,7 @@ func TopCandidates(c []trace.Candidate, chosenID int, th Theme) Figure {
 func candidatesPlot(c []trace.Candidate, chosenID, fit int, th Theme) *plot.Plot {
 	var rows []row
 	for _, k := range c[:min(fit, len(c))] {
-		r := row{name: cut(Visible(k.Text), 16), value: k.P, color: th.Accent, text: Percent(finiteOr0(k.P))}
+		r := row{name: cut(Visible(k.Text), 16), value: k.P, color: th.Accent, text: Percent(k.P)}
 		if k.ID == chosenID {
 			r.color = th.Highlight
 		}

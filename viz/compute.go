@@ -253,6 +253,14 @@ func trim(x float64, d int) string {
 	return s
 }
 
+// plural is "1 token", "3,139 tokens".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return Thousands(int64(n)) + " " + word + "s"
+}
+
 // Thousands formats n with comma separators: 151936 → "151,936".
 func Thousands(n int64) string {
 	s := strconv.FormatInt(n, 10)

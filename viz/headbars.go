@@ -18,7 +18,7 @@ func HeadBars(tokens []string, weights []float32, title string, th Theme) Figure
 	if len(weights) == 0 {
 		return noData(th, title, "no tokens")
 	}
-	note := fmt.Sprintf("%s earlier tokens", Thousands(int64(len(weights))))
+	note := plural(len(weights), "token") + " attended to"
 	if i := argmax(weights); i >= 0 {
 		note = oneLine(note, fmt.Sprintf("most on %s (#%d): %s", quote(tokenAt(tokens, i)), i, Percent(float64(weights[i]))))
 	}
@@ -44,7 +44,7 @@ func headBarsPlot(tokens []string, weights []float32, fit int, th Theme) *plot.P
 		if !all && i < len(tokens) {
 			r.name = fmt.Sprintf("%s #%d", r.name, i)
 		}
-		r.text = Percent(finiteOr0(float64(weights[i])))
+		r.text = Percent(float64(weights[i]))
 		if i == best {
 			r.color = th.Highlight
 		}

@@ -54,7 +54,7 @@ func meanRows(rows [][]float32) []float64 {
 func KVCache(k, v [][]float32, tokens []string, th Theme) Figure {
 	th = th.complete()
 	n, dim := len(k), width(k)
-	title := fmt.Sprintf("KV cache: keys and values of %s tokens × %d", Thousands(int64(n)), dim)
+	title := fmt.Sprintf("KV cache: keys and values of %s × %d", plural(n, "token"), dim)
 	if n == 0 || dim == 0 || len(v) == 0 || width(v) == 0 {
 		return noData(th, "KV cache", "no cached keys or values")
 	}
@@ -105,7 +105,9 @@ func kvHeat(rows [][]float64, labels []string, fit int, name string, th Theme) (
 			lim = max(lim, math.Abs(finiteOr0(x)))
 		}
 	}
-	lim = max(lim, 1e-6)
+	if lim == 0 {
+		lim = 1 // all zero or NaN
+	}
 	flipped := make([][]float64, len(rows))
 	for i, r := range rows {
 		flipped[len(rows)-1-i] = r
@@ -143,7 +145,7 @@ func sparseLabels(labels []string, fit int) plot.ConstantTicks {
 // drawSideBySide draws two heatmaps with their scales below, rows level.
 func drawSideBySide(c draw.Canvas, th Theme, heats, scales [2]*plot.Plot) {
 	fs := th.FontSize
-	cols := splitX(c, fs, 1.15, 1) // the left one carries the token labels
+	cols := splitX(c, 2*fs, 1.15, 1) // the left one carries the token labels
 	var hc, sc [2]draw.Canvas
 	for i := range cols {
 		hc[i], sc[i] = splitY(cols[i], cols[i].Size().Y-3.4*fs, fs/2)

@@ -32,7 +32,9 @@ func rowPlot(rows []row, xLabel string, ticks plot.Ticker, th Theme) *plot.Plot 
 	p.Y.Padding = 0
 	p.Y.Min, p.Y.Max = -0.5, float64(n)-0.5
 	p.X.Min = 0
-	p.X.Max = max(p.X.Max, 1e-9)
+	if !(p.X.Max > 0) {
+		p.X.Max = 1 // all zero or NaN: a readable 0..100 % axis
+	}
 	p.X.Label.Text = xLabel
 	if ticks != nil {
 		p.X.Tick.Marker = ticks

@@ -16,7 +16,7 @@ import (
 // otherwise one column per step, the least confident named in a note.
 func StepProbs(steps []trace.Step, th Theme) Figure {
 	th = th.complete()
-	title := fmt.Sprintf("probability of each chosen token (%s steps)", Thousands(int64(len(steps))))
+	title := fmt.Sprintf("probability of each chosen token (%s)", plural(len(steps), "step"))
 	if len(steps) == 0 {
 		return noData(th, "chosen tokens", "no generated tokens")
 	}
@@ -45,7 +45,7 @@ func leastConfident(steps []trace.Step) int {
 func stepRows(steps []trace.Step, low int, th Theme) *plot.Plot {
 	rows := make([]row, len(steps))
 	for i, s := range steps {
-		rows[i] = row{name: cut(Visible(s.Chosen.Text), 16), value: s.Chosen.P, color: th.Accent, text: Percent(finiteOr0(s.Chosen.P))}
+		rows[i] = row{name: cut(Visible(s.Chosen.Text), 16), value: s.Chosen.P, color: th.Accent, text: Percent(s.Chosen.P)}
 		if i == low {
 			rows[i].color = th.Highlight
 		}

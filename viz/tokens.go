@@ -23,7 +23,7 @@ func TokenChips(tokens []trace.Token, th Theme) Figure {
 			prompt++
 		}
 	}
-	title := fmt.Sprintf("%s tokens: %s read, %s written", Thousands(int64(len(tokens))), Thousands(int64(prompt)), Thousands(int64(len(tokens)-prompt)))
+	title := fmt.Sprintf("%s: %s read, %s written", plural(len(tokens), "token"), Thousands(int64(prompt)), Thousands(int64(len(tokens)-prompt)))
 	if len(tokens) == 0 {
 		return noData(th, "tokens", "no tokens")
 	}

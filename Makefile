@@ -63,9 +63,14 @@ bench: build bench-model
 membw: build
 	./$(BIN) membw
 
+# package builds build/Loupe.tar.xz (binary, icon, .desktop entry) from
+# FyneApp.toml. A release package bumps Build in FyneApp.toml: it is put
+# back so the tree stays clean.
 package: deps
-	$(GO) run fyne.io/tools/cmd/fyne@v1.7.4 package -os linux -release -name Loupe -icon assets/icon.png
-	mkdir -p $(BUILD) && mv -f Loupe.tar.xz $(BUILD)/
+	mkdir -p $(BUILD) && cp FyneApp.toml $(BUILD)/FyneApp.toml.orig
+	$(GO) run fyne.io/tools/cmd/fyne@v1.7.4 package -os linux -release -name Loupe -icon assets/icon.png; \
+	status=$$?; cp $(BUILD)/FyneApp.toml.orig FyneApp.toml; exit $$status
+	mv -f Loupe.tar.xz $(BUILD)/
 
 clean:
 	rm -rf $(BUILD)

@@ -2,6 +2,7 @@ package kernels
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -169,4 +170,29 @@ func BenchmarkStreamRead(b *testing.B) {
 	secs := clock().Seconds()
 	peakSink = s
 	b.ReportMetric(float64(l3Bytes)*float64(b.N)/secs/1e9, "GB/s")
+}
+
+// BenchmarkExp compares exp32 with the float64 math.Exp round trip it
+// replaced, per element of a softmax-sized vector.
+func BenchmarkExp(b *testing.B) {
+	x := randF32(rand.New(rand.NewPCG(7, 7)), 1024, 0)
+	y := make([]float32, len(x))
+	b.Run("exp32", func(b *testing.B) {
+		clock := threadClock()
+		for b.Loop() {
+			for i, v := range x {
+				y[i] = exp32(v)
+			}
+		}
+		b.ReportMetric(float64(clock().Nanoseconds())/float64(b.N*len(x)), "ns/elem")
+	})
+	b.Run("math.Exp", func(b *testing.B) {
+		clock := threadClock()
+		for b.Loop() {
+			for i, v := range x {
+				y[i] = float32(math.Exp(float64(v)))
+			}
+		}
+		b.ReportMetric(float64(clock().Nanoseconds())/float64(b.N*len(x)), "ns/elem")
+	})
 }

@@ -31,7 +31,7 @@ type LoadOptions struct {
 type AttnCapture struct {
 	LastPrompt bool  // the last prompt token
 	Generated  bool  // every generated token
-	AllPrompt  bool  // every prompt position (for short prompts)
+	AllPrompt  bool  // every prompt position (prompts of at most 512 tokens)
 	Positions  []int // any other positions
 }
 
@@ -85,5 +85,7 @@ func DefaultGenerateOptions() GenerateOptions {
 // Generate's timing: PrefillSeconds covers the prompt's forward pass;
 // DecodeTokens is the number of generated tokens and DecodeSeconds the
 // wall time from the end of prefill to the last token (the last token is
-// sampled but never run through the model). Step.Seconds is the time since
-// the previous step: sampling plus one decode forward pass.
+// sampled but never run through the model). Step.Seconds is the time from
+// the previous token to this one: the previous token's forward pass plus
+// sampling (for the first token, sampling only). A Step event is sent as
+// soon as its token is chosen, before the token's own forward pass.

@@ -239,9 +239,9 @@ func (g *generation) keepAttention(caps []*trace.Attention) {
 	}
 }
 
-// decode samples a token from logits, records it, and runs it through the
-// model for the next logits, until a stop condition. The streamed text is
-// flushed however it ends.
+// decode samples a token from logits, records and reports it at once,
+// and runs it through the model for the next logits, until a stop
+// condition. The streamed text is flushed however it ends.
 func (g *generation) decode(ctx context.Context, logits []float32) error {
 	start := time.Now()
 	stream, last := g.m.tok.NewStream(), trace.Token{Generated: true}
@@ -251,13 +251,13 @@ func (g *generation) decode(ctx context.Context, logits []float32) error {
 		}
 		g.run.Timing.DecodeSeconds = time.Since(start).Seconds()
 	}()
-	stepStart := start
+	prev := start // when the previous token was chosen (here: prefill ended)
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		pos := len(g.ids)
-		id := g.sampleStep(logits, pos)
+		id := g.sampleStep(logits, pos, &prev)
 		g.ids = append(g.ids, id)
 		reason := g.stopReason(id)
 		if reason != "eos" { // the EOS token is not shown (sampling.md §6)
@@ -267,24 +267,23 @@ func (g *generation) decode(ctx context.Context, logits []float32) error {
 			}
 		}
 		if reason != "" {
-			g.endStep(stepStart)
 			g.run.StopReason = reason
 			return nil
 		}
 		caps := g.attnFor(pos, pos+1)
 		var err error
 		if logits, err = g.m.forward(ctx, []int{id}, pos, g.pr); err != nil {
-			g.endStep(stepStart)
 			return err
 		}
 		g.kvReads += float64(g.m.info.KVBytesPerToken) * float64(pos+1)
 		g.keepAttention(caps)
-		stepStart = g.endStep(stepStart)
 	}
 }
 
-// sampleStep draws the token of position pos and records it.
-func (g *generation) sampleStep(logits []float32, pos int) int {
+// sampleStep draws the token of position pos, records it with the time
+// since *prev (the previous token's forward pass plus this sampling),
+// reports it, and moves *prev to now.
+func (g *generation) sampleStep(logits []float32, pos int, prev *time.Time) int {
 	id, top := g.sampler.Sample(logits, g.ids, g.opt.TopN)
 	step := trace.Step{Pos: pos, Chosen: trace.Candidate{ID: id, Text: g.m.TokenText(id)}}
 	for _, c := range top {
@@ -294,22 +293,15 @@ func (g *generation) sampleStep(logits []float32, pos int) int {
 			step.Chosen.P = c.P // a token drawn from outside the top-N keeps P = 0
 		}
 	}
+	now := time.Now()
+	step.Seconds, *prev = now.Sub(*prev).Seconds(), now
 	g.run.Steps = append(g.run.Steps, step)
 	g.run.Tokens = append(g.run.Tokens, trace.Token{ID: id, Text: step.Chosen.Text, Pos: pos, Generated: true})
-	return id
-}
-
-// endStep stamps the last step with the time since t0 (sampling plus the
-// forward pass of its token), reports it, and returns the new start.
-func (g *generation) endStep(t0 time.Time) time.Time {
-	now := time.Now()
-	s := &g.run.Steps[len(g.run.Steps)-1]
-	s.Seconds = now.Sub(t0).Seconds()
-	g.run.Timing.StepSeconds = append(g.run.Timing.StepSeconds, s.Seconds)
-	cp := *s
-	cp.Top = slices.Clone(s.Top)
+	g.run.Timing.StepSeconds = append(g.run.Timing.StepSeconds, step.Seconds)
+	cp := step
+	cp.Top = slices.Clone(step.Top)
 	g.emit(Event{Step: &cp})
-	return now
+	return id
 }
 
 // stopReason reports why generation ends after token id ("eos",

@@ -7,7 +7,8 @@ import "unsafe"
 // Stubs in gemm_amd64.s. A micro-kernel computes the tile
 // out[t·ldo+r] (+)= Σ_{c<k} w[r·ldw+c]·x[t·ldx+c] for r < 4, t < T
 // (T = 3 for AVX2, 6 for AVX-512), k a multiple of the step (8, 16, 32);
-// gemm8x3F32AVX512 and gemm8x3BF16DP do r < 8, t < 3.
+// gemm8x3F32AVX512 and gemm8x3BF16DP do r < 8, t < 3, for tiles ≥ 1
+// consecutive tiles of 3 tokens.
 
 //go:noescape
 func gemm4x3F32AVX2(out *float32, ldo int, w *float32, ldw int, x *float32, ldx int, k int, accum int)
@@ -16,10 +17,10 @@ func gemm4x3F32AVX2(out *float32, ldo int, w *float32, ldw int, x *float32, ldx 
 func gemm4x6F32AVX512(out *float32, ldo int, w *float32, ldw int, x *float32, ldx int, k int, accum int)
 
 //go:noescape
-func gemm8x3F32AVX512(out *float32, ldo int, w *float32, ldw int, x *float32, ldx int, k int, accum int)
+func gemm8x3F32AVX512(out *float32, ldo int, w *float32, ldw int, x *float32, ldx int, k int, accum int, tiles int)
 
 //go:noescape
-func gemm8x3BF16DP(out *float32, ldo int, w *BF16, ldw int, x *BF16, ldx int, k int, accum int)
+func gemm8x3BF16DP(out *float32, ldo int, w *BF16, ldw int, x *BF16, ldx int, k int, accum int, tiles int)
 
 // widen: dst[i] = src[i].Float32(), n a multiple of 8 / 16.
 //
@@ -155,14 +156,14 @@ func panelF32(v isa, out []float32, ldOut, r int, wp *float32, ldw int, x []floa
 // token; its sums are bit-identical to the tile's.
 func panel8F32(out []float32, ldOut, r int, wp *float32, ldw int, x []float32, ldx, n, k, acc int) {
 	const tok = 3
-	t := 0
-	for ; t+tok <= n; t += tok {
-		gemm8x3F32AVX512(&out[t*ldOut+r], ldOut, wp, ldw, &x[t*ldx], ldx, k, acc)
+	t := n / tok * tok
+	if t > 0 {
+		gemm8x3F32AVX512(&out[r], ldOut, wp, ldw, &x[0], ldx, k, acc, n/tok)
 	}
 	if t < n && n >= tok {
 		var tile [tok * 8]float32
 		t0 := n - tok
-		gemm8x3F32AVX512(&tile[0], 8, wp, ldw, &x[t0*ldx], ldx, k, 0)
+		gemm8x3F32AVX512(&tile[0], 8, wp, ldw, &x[t0*ldx], ldx, k, 0, 1)
 		for ; t < n; t++ {
 			put(out[t*ldOut+r:t*ldOut+r+8], tile[(t-t0)*8:(t-t0)*8+8], acc)
 		}
@@ -254,14 +255,12 @@ func matMulBF16DotBF16(ws *Workspace, out []float32, ldOut int, w []BF16, x []fl
 // tokens re-run the last full tile into a scratch tile.
 func panelDP(out []float32, ldOut, r int, wp *BF16, ldw int, xb []BF16, ldx, n, k, acc int) {
 	const tok = 3
-	t := 0
-	for ; t+tok <= n; t += tok {
-		gemm8x3BF16DP(&out[t*ldOut+r], ldOut, wp, ldw, &xb[t*ldx], ldx, k, acc)
-	}
+	t := n / tok * tok
+	gemm8x3BF16DP(&out[r], ldOut, wp, ldw, &xb[0], ldx, k, acc, n/tok)
 	if t < n {
 		var tile [tok * 8]float32
 		t0 := n - tok
-		gemm8x3BF16DP(&tile[0], 8, wp, ldw, &xb[t0*ldx], ldx, k, 0)
+		gemm8x3BF16DP(&tile[0], 8, wp, ldw, &xb[t0*ldx], ldx, k, 0, 1)
 		for ; t < n; t++ {
 			put(out[t*ldOut+r:t*ldOut+r+8], tile[(t-t0)*8:(t-t0)*8+8], acc)
 		}
@@ -276,7 +275,7 @@ func rowDP(out []float32, ldOut, r int, wr *BF16, xb []BF16, ldx, n, k, acc int)
 	var tile [tok * 8]float32
 	for t := 0; t < n; {
 		t0 := min(t, n-tok) // the last tile overlaps the one before
-		gemm8x3BF16DP(&tile[0], 8, wr, 0, &xb[t0*ldx], ldx, k, 0)
+		gemm8x3BF16DP(&tile[0], 8, wr, 0, &xb[t0*ldx], ldx, k, 0, 1)
 		for ; t < t0+tok; t++ {
 			put(out[t*ldOut+r:t*ldOut+r+1], tile[8*(t-t0):8*(t-t0)+1], acc)
 		}

@@ -361,15 +361,22 @@ prefetchloop:
 
 #define W6 R13
 
-// func gemm8x3F32AVX512(out *float32, ldo int, w *float32, ldw int, x *float32, ldx int, k int, accum int)
+// func gemm8x3F32AVX512(out *float32, ldo int, w *float32, ldw int, x *float32, ldx int, k int, accum int, tiles int)
 //
+// Runs tiles ≥ 1 tiles in a row, tokens 3i..3i+2 for i < tiles: one call
+// per panel rather than per tile (measured gain small, 0–3 %).
 // The 8-row × 3-token tile, same sums as gemm4x6F32AVX512 (same lanes,
 // same reduction tree, so an output is bit-identical whichever tile makes
 // it). Each x vector now feeds 8 FMAs instead of 4: x streams from L2 while
 // the widened weight panel sits in L1, and halving the x bytes per FMA is
 // what lifts the tile from ~72 % to ~80 % of FMA peak (n = 128). 24 sums
 // Z0..Z23 (token t, row r in Z(8t+r)), x in Z24..Z26, w in Z27..Z30.
-TEXT ·gemm8x3F32AVX512(SB), NOSPLIT, $0-64
+TEXT ·gemm8x3F32AVX512(SB), NOSPLIT, $0-72
+	MOVQ tiles+64(FP), R8 // tiles left
+	MOVQ x+32(FP), R9     // x rows of this tile
+	MOVQ out+0(FP), AX    // out rows of this tile
+
+tF32AVX512tile:
 	MOVQ w+16(FP), W0      // w row 0
 	MOVQ ldw+24(FP), LDW
 	SHLQ $2, LDW           // row stride in bytes
@@ -377,7 +384,7 @@ TEXT ·gemm8x3F32AVX512(SB), NOSPLIT, $0-64
 	ADDQ LDW, W3           // w row 3
 	LEAQ (W3)(LDW*2), W6
 	ADDQ LDW, W6           // w row 6
-	MOVQ x+32(FP), XR0     // x row 0
+	MOVQ R9, XR0           // x row 0
 	MOVQ ldx+40(FP), LDX
 	SHLQ $2, LDX
 	MOVQ k+48(FP), N
@@ -443,7 +450,7 @@ t83sum:
 	VMOVAPS Z23, Z10
 	HSUMZ(Z1, Z2, Z3, Z5, Y1, Y2, Y3, Y5)   // X1 = token 2, rows 0..3
 	HSUMZ(Z6, Z7, Z9, Z10, Y6, Y7, Y9, Y10) // X6 = token 2, rows 4..7
-	MOVQ out+0(FP), OUT
+	MOVQ AX, OUT
 	MOVQ ldo+8(FP), LDO
 	SHLQ $2, LDO
 	MOVQ accum+56(FP), R12
@@ -453,10 +460,16 @@ t83sum:
 	STORE4(X12, 16(OUT)(LDO*1))
 	STORE4(X1, (OUT)(LDO*2))
 	STORE4(X6, 16(OUT)(LDO*2))
+	LEAQ (R9)(LDX*2), R9 // next tile: x += 3 rows
+	ADDQ LDX, R9
+	LEAQ (AX)(LDO*2), AX // out += 3 rows
+	ADDQ LDO, AX
+	DECQ R8
+	JNZ  tF32AVX512tile
 	VZEROUPPER
 	RET
 
-// func gemm8x3BF16DP(out *float32, ldo int, w *BF16, ldw int, x *BF16, ldx int, k int, accum int)
+// func gemm8x3BF16DP(out *float32, ldo int, w *BF16, ldw int, x *BF16, ldx int, k int, accum int, tiles int)
 //
 // The AVX512_BF16 tile: x is already rounded to bf16, and VDPBF16PS adds
 // the products of adjacent bf16 pairs into each fp32 lane, so one
@@ -467,7 +480,12 @@ t83sum:
 // Same register plan as gemm8x3F32AVX512 with 32 columns per step; k is a
 // multiple of 32. The Go assembler lacks VDPBF16PS, so it is emitted as
 // EVEX bytes (from GNU as) with the mnemonic beside; the tests check it.
-TEXT ·gemm8x3BF16DP(SB), NOSPLIT, $0-64
+TEXT ·gemm8x3BF16DP(SB), NOSPLIT, $0-72
+	MOVQ tiles+64(FP), R8 // tiles left
+	MOVQ x+32(FP), R9     // x rows of this tile
+	MOVQ out+0(FP), AX    // out rows of this tile
+
+tBF16DPtile:
 	MOVQ w+16(FP), W0      // w row 0
 	MOVQ ldw+24(FP), LDW
 	SHLQ $1, LDW           // row stride in bytes (bf16)
@@ -475,7 +493,7 @@ TEXT ·gemm8x3BF16DP(SB), NOSPLIT, $0-64
 	ADDQ LDW, W3           // w row 3
 	LEAQ (W3)(LDW*2), W6
 	ADDQ LDW, W6           // w row 6
-	MOVQ x+32(FP), XR0     // x row 0 (bf16)
+	MOVQ R9, XR0           // x row 0 (bf16)
 	MOVQ ldx+40(FP), LDX
 	SHLQ $1, LDX
 	MOVQ k+48(FP), N
@@ -541,7 +559,7 @@ dp83sum:
 	VMOVAPS Z23, Z10
 	HSUMZ(Z1, Z2, Z3, Z5, Y1, Y2, Y3, Y5)   // X1 = token 2, rows 0..3
 	HSUMZ(Z6, Z7, Z9, Z10, Y6, Y7, Y9, Y10) // X6 = token 2, rows 4..7
-	MOVQ out+0(FP), OUT
+	MOVQ AX, OUT
 	MOVQ ldo+8(FP), LDO
 	SHLQ $2, LDO
 	MOVQ accum+56(FP), R12
@@ -551,5 +569,11 @@ dp83sum:
 	STORE4(X12, 16(OUT)(LDO*1))
 	STORE4(X1, (OUT)(LDO*2))
 	STORE4(X6, 16(OUT)(LDO*2))
+	LEAQ (R9)(LDX*2), R9 // next tile: x += 3 rows
+	ADDQ LDX, R9
+	LEAQ (AX)(LDO*2), AX // out += 3 rows
+	ADDQ LDO, AX
+	DECQ R8
+	JNZ  tBF16DPtile
 	VZEROUPPER
 	RET

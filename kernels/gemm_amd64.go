@@ -97,10 +97,12 @@ func matMulBF16AVX512(ws *Workspace, out []float32, ldOut int, w []BF16, x []flo
 	matMulBF16By(isaAVX512, ws, out, ldOut, w, x, n, cols)
 }
 
-// matMulF32By walks column blocks of kc, 4-row panels of W and tiles of
-// v.tok() tokens; the first block stores, later ones accumulate. Rows left
-// after the last full panel go through the 4-row gemv one at a time;
-// columns past the last whole vector go through Go.
+// matMulF32By walks column blocks of kc, then panels of W (8 rows with the
+// AVX-512 8×3 tile, then 4 rows with the 4×T tile), then token tiles; the
+// first column block stores, later ones accumulate. Rows left after the
+// last panel go through the 4-row gemv one at a time; columns past the
+// last whole vector go through Go. While a panel computes, the next one is
+// prefetched: its rows lie far apart, beyond the hardware prefetcher.
 func matMulF32By(v isa, out []float32, ldOut int, w, x []float32, n, cols int) {
 	rows := len(w) / cols
 	m := cols &^ (v.step() - 1)
@@ -177,9 +179,9 @@ func panel8F32(out []float32, ldOut, r int, wp *float32, ldw int, x []float32, l
 	}
 }
 
-// matMulBF16By is matMulF32By with each 4 × k panel of W widened to fp32
-// into the workspace first (once, then reused by every token tile), so
-// the micro-kernel's inner loop is pure FMA.
+// matMulBF16By is matMulF32By with each panel of W (8 or 4 rows × k)
+// widened to fp32 into the workspace first (once, then reused by every
+// token tile), so the tiles' inner loops are pure FMA.
 func matMulBF16By(v isa, ws *Workspace, out []float32, ldOut int, w []BF16, x []float32, n, cols int) {
 	rows := len(w) / cols
 	m := cols &^ (v.step() - 1)

@@ -1,10 +1,10 @@
-//go:build !linux
+//go:build !linux && !darwin
 
 package perf
 
 import "errors"
 
-// PeakRSS is unknown off Linux: it returns 0.
+// PeakRSS is unknown here (neither Linux nor macOS): it returns 0.
 func PeakRSS() int64 { return 0 }
 
 // ResetPeakRSS is not supported off Linux.

@@ -302,6 +302,9 @@ const rasterAbove = 4096
 
 // Plot implements plot.Plotter.
 func (h *heat) Plot(c draw.Canvas, p *plot.Plot) {
+	if !(c.Size().X > 0 && c.Size().Y > 0) {
+		return // no room: an inverted canvas would make huge cells
+	}
 	trX, trY := p.Transforms(&c)
 	if _, cols, _, _ := h.DataRange(); len(h.rows)*int(cols+0.5) > h.raster {
 		h.plotRaster(c, trX, trY)

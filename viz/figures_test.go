@@ -9,6 +9,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"gonum.org/v1/plot/vg"
 
@@ -249,5 +250,34 @@ func TestHeatRaster(t *testing.T) {
 	// Bottom-left 16 × 20 cells of 4 × 3 px are hot: pixel (20, 200) is inside.
 	if !near(raster.At(20, 200), top, 8) || near(raster.At(200, 20), top, 8) {
 		t.Errorf("raster corner colours %v / %v", raster.At(20, 200), raster.At(200, 20))
+	}
+}
+
+// TestSmallSizes renders every figure, normal and degenerate, on a sweep
+// of small canvases: none may panic or hang (a heatmap on an inverted
+// canvas once sent the rasteriser into an endless scan).
+func TestSmallSizes(t *testing.T) {
+	figs := everyFigure(Dark())
+	figs["kv zeros"] = KVCache([][]float32{{0, 0}}, [][]float32{{0, 0}, {0, 0}}, nil, Dark())
+	figs["kv one"] = KVCache([][]float32{{1}}, [][]float32{{float32(math.NaN())}}, []string{"x"}, Dark())
+	figs["grid 1x1"] = AttentionGrid(Grid{Weights: [][]float32{{0.5}}}, Dark())
+	figs["tokens"] = TokenChips(sentence(), Dark())
+	figs["steps"] = StepProbs(manySteps(), Dark())
+	figs["heads"] = LayerHeads(purpleTokens, layer18(), 18, Dark())
+	for name, f := range figs {
+		for _, w := range []int{8, 45, 90, 150, 260} {
+			for _, h := range []int{8, 45, 90, 150, 260} {
+				done := make(chan error, 1)
+				go func() { _, err := Image(f, w, h, DPI); done <- err }()
+				select {
+				case err := <-done:
+					if err != nil {
+						t.Errorf("%s at %d×%d: %v", name, w, h, err)
+					}
+				case <-time.After(10 * time.Second):
+					t.Fatalf("%s at %d×%d: still drawing after 10 s", name, w, h)
+				}
+			}
+		}
 	}
 }

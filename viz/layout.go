@@ -35,9 +35,21 @@ func (f *frame) Draw(c draw.Canvas) {
 		y := in.Min.Y + vg.Length(len(f.notes)-1-i)*lineHeight(st)
 		in.FillText(st, vg.Point{X: in.Min.X, Y: y}, fit(st, n, in.Size().X))
 	}
-	if f.body != nil {
-		f.body(f.bodyCanvas(c))
+	if f.body == nil {
+		return
 	}
+	if body := f.bodyCanvas(c); roomy(body, f.th) {
+		f.body(body)
+	}
+}
+
+// roomy reports whether c can hold a plot: at least four lines of text
+// each way. A smaller (or inverted) canvas makes gonum/plot compute
+// inverted data areas, and a heatmap in one sent the rasteriser into an
+// endless scan; such a figure shows its title only.
+func roomy(c draw.Canvas, th Theme) bool {
+	min := 4 * lineHeight(th.body())
+	return c.Size().X >= min && c.Size().Y >= min
 }
 
 // bodyCanvas is the part of c left to the body once the margins, the title

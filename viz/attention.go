@@ -26,6 +26,9 @@ type Grid struct {
 	Max float64
 	// Note is an extra caption line, e.g. the attention sink share.
 	Note string
+	// Marked heads are outlined: the head open in the GUI, or the heads an
+	// ablation switches off.
+	Marked []trace.Head
 }
 
 // GridFrom extracts the grid of source position src from a captured
@@ -78,6 +81,7 @@ func AttentionGrid(g Grid, th Theme) Figure {
 	means := LayerMeans(g.Weights)
 	f := &AttentionFigure{layers: layers, heads: heads}
 	f.heat = attentionHeat(g.Weights, heads, vmax, th)
+	f.heat.Add(&outlines{cells: g.Marked, th: th})
 	f.means = layerMeansPlot(means, th)
 	f.scale = colorScale(th.Palette, vmax, th)
 	f.frame = frame{th: th, title: title, notes: []string{peakNote(means, heads), g.Note}, body: f.drawBody}

@@ -95,7 +95,8 @@ func goldenFigures() []struct {
 } {
 	g := Grid{Weights: attentionOnSource(28, 12), Query: " a", Source: " purple", QueryPos: 16, SourcePos: 3,
 		Note: "attention sink: 43.0 % on “My” on average"}
-	small := Grid{Weights: attentionOnSource(4, 8), Query: " a", Source: " purple", QueryPos: 16, SourcePos: 3}
+	small := Grid{Weights: attentionOnSource(4, 8), Query: " a", Source: " purple", QueryPos: 16, SourcePos: 3,
+		Marked: []trace.Head{{Layer: 2, Head: 3}, {Layer: 0, Head: 7}, {Layer: 9, Head: 9}}}
 	long := make([]float32, 3139)
 	for i := range long {
 		long[i] = float32(0.5 / 3139)

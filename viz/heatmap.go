@@ -8,6 +8,8 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"loupe/trace"
 )
 
 // colorStrip paints a palette left to right across [lo, hi].
@@ -133,4 +135,34 @@ func (h *heat) DataRange() (xmin, xmax, ymin, ymax float64) {
 		cols = max(cols, len(row))
 	}
 	return -0.5, float64(cols) - 0.5, -0.5, float64(len(h.rows)) - 0.5
+}
+
+// outlines draws a frame around heatmap cells (layer = row, head = column):
+// a highlight line on a background-coloured halo, visible on any palette
+// colour, the bright top of viridis included.
+type outlines struct {
+	cells []trace.Head
+	th    Theme
+}
+
+// Plot implements plot.Plotter; cells outside the grid are skipped by the
+// canvas clip.
+func (o *outlines) Plot(c draw.Canvas, p *plot.Plot) {
+	if !(c.Size().X > 0 && c.Size().Y > 0) {
+		return
+	}
+	trX, trY := p.Transforms(&c)
+	halo := draw.LineStyle{Color: o.th.Background, Width: vg.Points(4)}
+	line := draw.LineStyle{Color: o.th.Highlight, Width: vg.Points(2)}
+	inset := halo.Width / 2 // keep the whole frame inside the cell
+	for _, h := range o.cells {
+		x0, x1 := trX(float64(h.Head)-0.5)+inset, trX(float64(h.Head)+0.5)-inset
+		y0, y1 := trY(float64(h.Layer)-0.5)+inset, trY(float64(h.Layer)+0.5)-inset
+		if x1 <= x0 || y1 <= y0 || x0 < c.Min.X || x1 > c.Max.X || y0 < c.Min.Y || y1 > c.Max.Y {
+			continue
+		}
+		frame := []vg.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}, {X: x0, Y: y0}}
+		c.StrokeLines(halo, frame)
+		c.StrokeLines(line, frame)
+	}
 }

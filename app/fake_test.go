@@ -19,6 +19,7 @@ type fakeBackend struct {
 	layers  int
 	heads   int
 	delay   time.Duration // per generated token
+	onStep  func(k int)   // called before generating token k (from Generate's goroutine)
 	threads int
 	closed  bool
 	vocab   []string
@@ -88,6 +89,9 @@ func (f *fakeBackend) Generate(ctx context.Context, prompt string, opt engine.Ge
 		}
 	}
 	for k := range opt.Settings.MaxTokens {
+		if f.onStep != nil {
+			f.onStep(k)
+		}
 		if ctx.Err() != nil {
 			run.StopReason = "cancelled"
 			break

@@ -277,18 +277,21 @@ func TestRealDemoModel(t *testing.T) {
 
 func TestStopCancels(t *testing.T) {
 	h := newHarness(t, Options{})
-	h.fake.delay = 20 * time.Millisecond
+	// Stop as a user would, on the UI goroutine, after 5 tokens.
+	h.fake.onStep = func(k int) {
+		if k == 5 {
+			fyne.Do(h.u.stop)
+		}
+	}
 	h.u.controls.Prompt.SetText("My cat")
 	h.u.controls.MaxTokens.SetText("1000")
 	test.Tap(h.u.controls.Generate)
-	time.Sleep(150 * time.Millisecond)
-	h.u.stop()
 	h.wait()
 	if h.u.lastRun == nil || h.u.lastRun.StopReason != "cancelled" {
 		t.Fatalf("run %+v, want cancelled", h.u.lastRun)
 	}
-	if n := h.u.lastRun.Timing.DecodeTokens; n == 0 || n > 100 {
-		t.Errorf("%d tokens before the stop", n)
+	if n := h.u.lastRun.Timing.DecodeTokens; n != 5 {
+		t.Errorf("%d tokens before the stop, want 5: the engine answers within a token", n)
 	}
 }
 

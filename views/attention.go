@@ -163,7 +163,6 @@ func NewAttentionPanel() *AttentionPanel {
 	p.Means.AsBars = true
 	p.Grid.BottomUp, p.Means.BottomUp = true, true
 	p.Scale = widget.NewLabel("")
-	p.Scale.Importance = widget.LowImportance
 	p.Head = NewBars()
 	p.offers = container.NewHBox()
 	p.Grid.OnHover = p.hoverCell
@@ -189,7 +188,6 @@ func NewAttentionPanel() *AttentionPanel {
 		widget.NewButton("Head PNG…", export("head", "png")),
 		widget.NewButton("Head SVG…", export("head", "svg")))
 	caption := widget.NewLabel("rows: layers, 0 at the bottom · columns: heads 0…\nright: mean of the heads per layer")
-	caption.Importance = widget.LowImportance
 	legend := NewHeatmap(8, 14)
 	legend.Gapless = true
 	ramp := make([]float64, 32)

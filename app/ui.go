@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 
 	"fyne.io/fyne/v2"
@@ -11,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
 
+	"loupe/kernels"
 	"loupe/trace"
 	"loupe/views"
 )
@@ -129,9 +131,16 @@ func (u *UI) start() {
 		u.controls.Threads.SetText(fmt.Sprint(u.opt.Threads))
 	}
 	if u.opt.Kernels != "" {
-		if l, ok := parseKernelLabel(u.opt.Kernels); ok {
+		l, ok := parseKernelLabel(u.opt.Kernels)
+		switch {
+		case ok && u.opt.Kernels == "auto":
+			u.controls.Kernels.SetSelected("auto")
+		case ok && kernels.Supported(l):
 			u.controls.Kernels.SetSelected(kernelLabel(l))
-		} else {
+		case ok:
+			u.fail("Kernel level", fmt.Errorf("--kernels %s: this CPU cannot run it (it can: %s)", u.opt.Kernels,
+				strings.Join(kernelOptions(), ", ")))
+		default:
 			u.fail("Unknown kernel level", fmt.Errorf("--kernels %q: use auto, avx512bf16, avx512, avx2 or generic", u.opt.Kernels))
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"loupe/assets"
+	"loupe/kernels"
 	"loupe/trace"
 	"loupe/views"
 )
@@ -422,6 +423,18 @@ func TestKernelLabels(t *testing.T) {
 	}
 	if _, ok := parseKernelLabel("sse9"); ok {
 		t.Error("sse9 parsed")
+	}
+}
+
+func TestKernelsFlagAppliedAtGeneration(t *testing.T) {
+	defer kernels.SetLevel(kernels.Best())
+	h := newHarness(t, Options{Kernels: "generic"})
+	if h.u.controls.Kernels.Selected != "generic" {
+		t.Fatalf("kernel select %q", h.u.controls.Kernels.Selected)
+	}
+	h.generate("My cat", 2)
+	if kernels.Active() != kernels.Generic || h.u.lastRun.Settings.Kernels != "generic" {
+		t.Errorf("active %v, run settings %q", kernels.Active(), h.u.lastRun.Settings.Kernels)
 	}
 }
 

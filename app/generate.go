@@ -71,6 +71,7 @@ func (u *UI) generate() {
 func (u *UI) begin(prompt string, ids []int, s trace.Settings) {
 	u.tokens = promptTokens(u.backend, ids)
 	u.steps, u.attention, u.mlps = nil, nil, nil
+	u.live = trace.Timing{}
 	u.stream.SetTokens(u.tokens)
 	u.query, u.source, u.follow, u.dirty = len(ids)-1, -1, true, true
 	u.stream.SetSelected(u.query)
@@ -122,9 +123,13 @@ func (u *UI) onEvent(gen int, ev engine.Event) {
 	switch {
 	case ev.Prefill != nil:
 		t := ev.Prefill
+		u.live = *t
+		u.live.BytesPerToken = float64(u.info.WeightBytesPerTok) // the KV cache is added at the end
 		u.controls.Status.SetText(fmt.Sprintf("Prompt read: %d tokens in %.2f s. Writing…", t.PrefillTokens, t.PrefillSeconds))
 	case ev.Step != nil:
 		u.steps = append(u.steps, *ev.Step)
+		u.live.DecodeTokens++
+		u.live.DecodeSeconds += ev.Step.Seconds
 		u.dirty = true
 	case ev.Token != nil:
 		u.addToken(*ev.Token)
@@ -146,7 +151,8 @@ func (u *UI) addToken(tok trace.Token) {
 	}
 	u.dirty = true
 	generated := len(u.tokens) - firstGenerated(u.tokens)
-	u.controls.Status.SetText(fmt.Sprintf("Writing: %d tokens generated…", generated))
+	u.controls.Status.SetText(fmt.Sprintf("Writing: %d tokens generated, %.1f tok/s…",
+		generated, rate(u.live.DecodeTokens, u.live.DecodeSeconds)))
 	if u.follow {
 		u.query = tok.Pos
 		u.stream.SetSelected(tok.Pos)

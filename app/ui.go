@@ -43,6 +43,7 @@ type UI struct {
 	mlps      []trace.MLP       // of the last finished run
 	lastRun   *trace.Run        // the last finished run
 	timings   []trace.Timing    // every finished run since start
+	live      trace.Timing      // the running generation so far
 	query     int               // selected token, -1 when none
 	source    int               // source token of the grid, -1: strongest
 	follow    bool              // the selection follows the newest token
@@ -269,6 +270,9 @@ func (u *UI) refreshPanels() {
 		u.attn.Title.SetText(u.attn.Title.Text + " — the newest token is read at the next step")
 	}
 	u.next.Display(u.tokens, u.steps, q)
+	if u.running && u.live.PrefillTokens > 0 {
+		u.timing.Display(append(u.timings[:len(u.timings):len(u.timings)], u.live), u.bandwidth, u.measuring)
+	}
 	if u.tabs.Selected() != nil && u.tabs.Selected().Content == u.mlp {
 		// Drawn only when seen: a gonum/plot figure costs tens of ms.
 		u.mlp.Latest = u.follow

@@ -279,8 +279,10 @@ func TestRealDemoModel(t *testing.T) {
 func TestStopCancels(t *testing.T) {
 	h := newHarness(t, Options{})
 	// Stop as a user would, on the UI goroutine, after 5 tokens.
+	runsDuring := -1
 	h.fake.onStep = func(k int) {
 		if k == 5 {
+			runsDuring = h.u.timing.Runs() // the live bar of this run
 			fyne.Do(h.u.stop)
 		}
 	}
@@ -293,6 +295,9 @@ func TestStopCancels(t *testing.T) {
 	}
 	if n := h.u.lastRun.Timing.DecodeTokens; n != 5 {
 		t.Errorf("%d tokens before the stop, want 5: the engine answers within a token", n)
+	}
+	if runsDuring != 1 || h.u.timing.Runs() != 1 {
+		t.Errorf("timing bars: %d during the run, %d after, want 1 and 1", runsDuring, h.u.timing.Runs())
 	}
 }
 

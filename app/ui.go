@@ -95,7 +95,7 @@ func newUI(a fyne.App, w fyne.Window, opt Options, load Loader) *UI {
 	)
 	u.tabs.OnSelected = func(*container.TabItem) { u.dirty = true; u.refreshPanels() }
 	right := container.NewVSplit(u.stream, u.tabs)
-	right.Offset = 0.28
+	right.Offset = 0.22
 	split := container.NewHSplit(container.NewVScroll(u.controls.Box), right)
 	split.Offset = 0.24
 	w.SetContent(split)

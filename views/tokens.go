@@ -45,6 +45,7 @@ type TokenStream struct {
 
 	list  *widget.List
 	hover *widget.Label
+	tip   *tooltip
 }
 
 // NewTokenStream makes an empty stream.
@@ -67,6 +68,7 @@ func NewTokenStream() *TokenStream {
 
 // CreateRenderer implements fyne.Widget.
 func (t *TokenStream) CreateRenderer() fyne.WidgetRenderer {
+	t.tip = newTooltip()
 	return &streamRenderer{t: t, box: container.NewBorder(nil, t.hover, nil, nil, t.list)}
 }
 
@@ -157,11 +159,67 @@ func Describe(tok trace.Token) string {
 	return fmt.Sprintf("position %d · id %d · «%s» · %s", tok.Pos, tok.ID, Visible(tok.Text), kind)
 }
 
-func (t *TokenStream) showHover(i int) {
+// showHover describes token i under the stream and in a tooltip below
+// its chip; at is the chip's top-left corner in the row r.
+func (t *TokenStream) showHover(i int, r *chipRow, at fyne.Position) {
 	if i < 0 || i >= len(t.tokens) {
+		t.hideTip()
 		return
 	}
-	t.hover.SetText(Describe(t.tokens[i]))
+	text := Describe(t.tokens[i])
+	t.hover.SetText(text)
+	if t.tip == nil {
+		return
+	}
+	d := fyne.CurrentApp().Driver()
+	pos := d.AbsolutePositionForObject(r).Subtract(d.AbsolutePositionForObject(t)).Add(at)
+	pos.Y += chipHeight() + 2
+	t.tip.show(text, pos, t.Size())
+}
+
+func (t *TokenStream) hideTip() {
+	if t.tip != nil {
+		t.tip.Hide()
+	}
+}
+
+// tooltip is a label on a panel drawn over the stream. It holds no
+// interactive object, so the chips under it still get the mouse.
+type tooltip struct {
+	*fyne.Container
+	bg   *canvas.Rectangle
+	text *canvas.Text
+}
+
+func newTooltip() *tooltip {
+	th := theme.Current()
+	v := fyne.CurrentApp().Settings().ThemeVariant()
+	bg := canvas.NewRectangle(th.Color(theme.ColorNameOverlayBackground, v))
+	bg.StrokeColor = th.Color(theme.ColorNamePrimary, v)
+	bg.StrokeWidth = 1
+	bg.CornerRadius = 4
+	txt := canvas.NewText("", th.Color(theme.ColorNameForeground, v))
+	tip := &tooltip{Container: container.NewWithoutLayout(bg, txt), bg: bg, text: txt}
+	tip.Hide()
+	return tip
+}
+
+// show places the tip at pos, kept inside area.
+func (tp *tooltip) show(text string, pos fyne.Position, area fyne.Size) {
+	tp.text.Text = text
+	ts := fyne.MeasureText(text, theme.TextSize(), fyne.TextStyle{})
+	size := fyne.NewSize(ts.Width+16, ts.Height+10)
+	pos.X = max(0, min(pos.X, area.Width-size.Width))
+	if pos.Y+size.Height > area.Height {
+		pos.Y -= size.Height + chipHeight() + 4 // above the chip
+	}
+	tp.bg.Resize(size)
+	tp.text.Move(fyne.NewPos(8, 5))
+	tp.text.Resize(ts)
+	tp.Move(pos)
+	tp.Resize(size)
+	tp.Show()
+	tp.Refresh()
 }
 
 func (t *TokenStream) avail() float32 {
@@ -219,10 +277,12 @@ func (r *streamRenderer) Layout(s fyne.Size) {
 		r.t.list.Refresh()
 	}
 }
-func (r *streamRenderer) MinSize() fyne.Size           { return fyne.NewSize(200, 120) }
-func (r *streamRenderer) Refresh()                     { r.box.Refresh() }
-func (r *streamRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{r.box} }
-func (r *streamRenderer) Destroy()                     {}
+func (r *streamRenderer) MinSize() fyne.Size { return fyne.NewSize(200, 120) }
+func (r *streamRenderer) Refresh()           { r.box.Refresh() }
+func (r *streamRenderer) Objects() []fyne.CanvasObject {
+	return []fyne.CanvasObject{r.box, r.t.tip.Container}
+}
+func (r *streamRenderer) Destroy() {}
 
 const chipPad = 6
 
@@ -289,10 +349,19 @@ func (r *chipRow) TappedSecondary(e *fyne.PointEvent) {
 func (r *chipRow) MouseDown(e *desktop.MouseEvent) {
 	r.shift = e.Modifier&fyne.KeyModifierShift != 0
 }
-func (r *chipRow) MouseUp(*desktop.MouseEvent)         {}
-func (r *chipRow) MouseIn(e *desktop.MouseEvent)       { r.t.showHover(r.tokenAt(e.Position.X)) }
-func (r *chipRow) MouseMoved(e *desktop.MouseEvent)    { r.t.showHover(r.tokenAt(e.Position.X)) }
-func (r *chipRow) MouseOut()                           {}
+func (r *chipRow) MouseUp(*desktop.MouseEvent)      {}
+func (r *chipRow) MouseIn(e *desktop.MouseEvent)    { r.hover(e.Position.X) }
+func (r *chipRow) MouseMoved(e *desktop.MouseEvent) { r.hover(e.Position.X) }
+func (r *chipRow) MouseOut()                        { r.t.hideTip() }
+
+func (r *chipRow) hover(x float32) {
+	i := r.tokenAt(x)
+	left := theme.Padding()
+	for k := r.span()[0]; k < i; k++ {
+		left += r.t.widths[k]
+	}
+	r.t.showHover(i, r, fyne.NewPos(left, 0))
+}
 func (r *chipRow) MinSize() fyne.Size                  { return fyne.NewSize(50, chipHeight()) }
 func (r *chipRow) CreateRenderer() fyne.WidgetRenderer { return &chipRowRenderer{r: r} }
 

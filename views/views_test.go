@@ -301,3 +301,25 @@ func TestScaleMaxAndBottomUp(t *testing.T) {
 		t.Errorf("bottom row is layer %d, want 0", l)
 	}
 }
+
+func TestTokenTooltip(t *testing.T) {
+	newTestApp(t)
+	s := NewTokenStream()
+	w := test.NewWindow(s)
+	defer w.Close()
+	w.Resize(fyne.NewSize(600, 300))
+	s.SetTokens(tokens(20))
+	second := fyne.NewPos(theme.Padding()+chipWidth("My")+chipWidth(" cat")/2, chipHeight()/2)
+	test.MoveMouse(w.Canvas(), second)
+	if !s.tip.Visible() || !strings.Contains(s.tip.text.Text, "«·cat»") {
+		t.Fatalf("tooltip visible %v text %q", s.tip.Visible(), s.tip.text.Text)
+	}
+	if p := s.tip.Position(); p.Y < chipHeight() || p.X < chipWidth("My") {
+		t.Errorf("tooltip at %v, want below the second chip", p)
+	}
+	// The tip holds no interactive object: a click under it still selects.
+	test.MoveMouse(w.Canvas(), fyne.NewPos(590, 290))
+	if s.tip.Visible() {
+		t.Error("tooltip stays after the mouse left the chips")
+	}
+}

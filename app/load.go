@@ -181,6 +181,7 @@ func (u *UI) rememberPrompt(prompt string) {
 	p := u.app.Preferences()
 	p.SetStringList(prefPrompts, pushFront(p.StringList(prefPrompts), prompt, maxRecent))
 	u.controls.SetHistory(u.promptHistory())
+	u.buildMenu()
 }
 
 // promptHistory is the recent prompts then the demo prompts.

@@ -274,6 +274,19 @@ func TestRealDemoModel(t *testing.T) {
 	if len(run.MLP) == 0 || len(run.MLP[0].Values) != h.u.info.Intermediate {
 		t.Errorf("%d MLP captures", len(run.MLP))
 	}
+	// Sampling settings reach the engine, and a seed repeats a run.
+	h.u.controls.Mode.SetSelected(views.Sampling)
+	h.generate("ROMEO:\nBut soft, what light", 6)
+	first := h.u.lastRun
+	h.generate("ROMEO:\nBut soft, what light", 6)
+	if first == nil || first.Settings.Temperature != 0.7 || first.Settings.TopK != 20 {
+		t.Fatalf("sampled run settings %+v", first)
+	}
+	for i := range first.Tokens {
+		if first.Tokens[i].ID != h.u.lastRun.Tokens[i].ID {
+			t.Fatalf("seed 1 gave two different runs at position %d", i)
+		}
+	}
 }
 
 func TestStopCancels(t *testing.T) {

@@ -74,6 +74,22 @@ func newUI(a fyne.App, w fyne.Window, opt Options, load Loader) *UI {
 	u.stream = views.NewTokenStream()
 	u.stream.OnSelect = u.selectQuery
 	u.stream.OnSource = u.selectSource
+	u.tabs = u.newPanels()
+	right := container.NewVSplit(u.stream, u.tabs)
+	right.Offset = 0.22
+	split := container.NewHSplit(container.NewVScroll(u.controls.Box), right)
+	split.Offset = 0.24
+	w.SetContent(split)
+	u.controls.SetKernelOptions(kernelOptions(), "auto")
+	u.controls.SetHistory(u.promptHistory())
+	u.buildMenu()
+	u.addShortcuts()
+	w.SetOnDropped(u.dropped)
+	return u
+}
+
+// newPanels makes the tabs that follow the selected token.
+func (u *UI) newPanels() *container.AppTabs {
 	u.attn = views.NewAttentionPanel()
 	u.attn.OnQuery = func(pos int) { u.stream.Select(pos) }
 	u.next = views.NewNextTokenPanel()
@@ -86,25 +102,15 @@ func newUI(a fyne.App, w fyne.Window, opt Options, load Loader) *UI {
 	u.next.OnExport = func(f string) { u.export("next-token", f) }
 	u.timing.OnExport = func(f string) { u.export("timing", f) }
 	u.model.OnExport = func(f string) { u.export("model", f) }
-	u.tabs = container.NewAppTabs(
+	tabs := container.NewAppTabs(
 		container.NewTabItem("Attention", u.attn),
 		container.NewTabItem("Next token", u.next),
 		container.NewTabItem("Timing", u.timing),
 		container.NewTabItem("Model", u.model),
 		container.NewTabItem("MLP", u.mlp),
 	)
-	u.tabs.OnSelected = func(*container.TabItem) { u.dirty = true; u.refreshPanels() }
-	right := container.NewVSplit(u.stream, u.tabs)
-	right.Offset = 0.22
-	split := container.NewHSplit(container.NewVScroll(u.controls.Box), right)
-	split.Offset = 0.24
-	w.SetContent(split)
-	u.controls.SetKernelOptions(kernelOptions(), "auto")
-	u.controls.SetHistory(u.promptHistory())
-	u.buildMenu()
-	u.addShortcuts()
-	w.SetOnDropped(u.dropped)
-	return u
+	tabs.OnSelected = func(*container.TabItem) { u.dirty = true; u.refreshPanels() }
+	return tabs
 }
 
 // addShortcuts makes Ctrl+Enter generate and Esc stop wherever the focus is.

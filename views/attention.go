@@ -175,6 +175,18 @@ func NewAttentionPanel() *AttentionPanel {
 		p.picked = true
 		p.OpenHead(l, h)
 	}
+	p.exporter = p.exportBar()
+	caption := widget.NewLabel("rows: layers, 0 at the bottom · columns: heads 0…\nright: mean of the heads per layer")
+	p.gridBox = container.NewVBox(
+		container.NewHBox(p.Grid, p.Means), container.NewHBox(newLegend(), p.Scale), caption, p.Hover)
+	p.content = container.NewVBox()
+	p.ExtendBaseWidget(p)
+	p.render()
+	return p
+}
+
+// exportBar has one button per figure and format.
+func (p *AttentionPanel) exportBar() *fyne.Container {
 	export := func(fig, f string) func() {
 		return func() {
 			if p.OnExport != nil {
@@ -182,12 +194,15 @@ func NewAttentionPanel() *AttentionPanel {
 			}
 		}
 	}
-	p.exporter = container.NewHBox(layout.NewSpacer(),
+	return container.NewHBox(layout.NewSpacer(),
 		widget.NewButton("Grid PNG…", export("attention", "png")),
 		widget.NewButton("Grid SVG…", export("attention", "svg")),
 		widget.NewButton("Head PNG…", export("head", "png")),
 		widget.NewButton("Head SVG…", export("head", "svg")))
-	caption := widget.NewLabel("rows: layers, 0 at the bottom · columns: heads 0…\nright: mean of the heads per layer")
+}
+
+// newLegend is the colour ramp of the grid, from 0 to the scale's top.
+func newLegend() *Heatmap {
 	legend := NewHeatmap(8, 14)
 	legend.Gapless = true
 	ramp := make([]float64, 32)
@@ -195,12 +210,7 @@ func NewAttentionPanel() *AttentionPanel {
 		ramp[i] = float64(i) / 31
 	}
 	legend.SetValues([][]float64{ramp})
-	p.gridBox = container.NewVBox(
-		container.NewHBox(p.Grid, p.Means), container.NewHBox(legend, p.Scale), caption, p.Hover)
-	p.content = container.NewVBox()
-	p.ExtendBaseWidget(p)
-	p.render()
-	return p
+	return legend
 }
 
 func boldLabel(s string) *widget.Label {

@@ -71,7 +71,8 @@ type Controls struct {
 	Threads           *widget.Entry
 	Kernels           *widget.Select
 	Status            *widget.Label
-	Progress          *widget.ProgressBar
+	Progress          *widget.ProgressBar         // loading
+	Busy              *widget.ProgressBarInfinite // generating
 	sampling          []*widget.Entry
 	Box               fyne.CanvasObject
 }
@@ -121,6 +122,9 @@ func NewControls(onGenerate, onStop func()) *Controls {
 	c.Status.Wrapping = fyne.TextWrapWord
 	c.Progress = widget.NewProgressBar()
 	c.Progress.Hide()
+	c.Busy = widget.NewProgressBarInfinite()
+	c.Busy.Stop()
+	c.Busy.Hide()
 	form := container.New(layout.NewFormLayout(),
 		widget.NewLabel("Max tokens"), c.MaxTokens,
 		widget.NewLabel("Decoding"), c.Mode,
@@ -135,7 +139,7 @@ func NewControls(onGenerate, onStop func()) *Controls {
 	)
 	c.Box = container.NewVBox(c.History, c.Prompt,
 		container.NewGridWithColumns(2, c.Generate, c.Stop),
-		form, c.Progress, c.Status)
+		form, c.Progress, c.Busy, c.Status)
 	return c
 }
 
@@ -155,9 +159,13 @@ func (c *Controls) SetRunning(on bool) {
 	if on {
 		c.Generate.Disable()
 		c.Stop.Enable()
+		c.Busy.Show()
+		c.Busy.Start()
 	} else {
 		c.Generate.Enable()
 		c.Stop.Disable()
+		c.Busy.Stop()
+		c.Busy.Hide()
 	}
 }
 

@@ -73,7 +73,7 @@ func (u *UI) loaded(path string, b Backend, err error) {
 	u.model.Display(u.info, cpuLine(), kernelLine())
 	u.controls.Status.SetText(fmt.Sprintf("Loaded %s: %d layers × %d heads, %s. Type a prompt, then Ctrl+Enter.",
 		u.info.Name, u.info.Layers, u.info.Heads, u.info.DType))
-	if path != "" {
+	if path != "" && path != u.demoDir {
 		u.rememberModel(path)
 	}
 	if u.generateAfter {

@@ -32,6 +32,7 @@ func (u *UI) buildMenu() {
 		if dir, err := demoModel(); err != nil {
 			u.fail("No demo model", err)
 		} else {
+			u.demoDir = dir
 			u.openModel(dir)
 		}
 	})

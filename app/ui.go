@@ -62,6 +62,7 @@ type UI struct {
 	bandwidth float64 // measured read GB/s, 0 unknown
 	measuring bool
 
+	demoDir  string // the extracted demo model: not a "recent model"
 	exitCode int
 	onIdle   func() // tests: called when a load or generation has finished
 }
@@ -161,7 +162,7 @@ func (u *UI) start() {
 			u.fail("No model", fmt.Errorf("the demo model could not be prepared: %w; open a model folder (File › Open model folder…)", err))
 			return
 		}
-		path = dir
+		path, u.demoDir = dir, dir
 	}
 	u.openModel(path)
 }

@@ -73,7 +73,7 @@ func Main(args []string) (code int) {
 		return 2
 	}
 	a := fyneapp.NewWithID(AppID)
-	a.Settings().SetTheme(newTheme())
+	a.Settings().SetTheme(newTheme(a.Preferences().String(prefTheme)))
 	w := a.NewWindow("Loupe")
 	u := newUI(a, w, opt, loadEngine)
 	w.Resize(fyne.NewSize(1500, 940))

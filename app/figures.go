@@ -18,7 +18,7 @@ const exportW, exportH = 1500, 1000
 
 // vizTheme matches the figures to the window's light or dark variant.
 func (u *UI) vizTheme() viz.Theme {
-	if u.app.Settings().ThemeVariant() == theme.VariantLight {
+	if u.variant() == theme.VariantLight {
 		return viz.Light()
 	}
 	return viz.Dark()

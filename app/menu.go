@@ -49,7 +49,19 @@ func (u *UI) buildMenu() {
 	for _, p := range u.promptHistory() {
 		prompts.Items = append(prompts.Items, fyne.NewMenuItem(menuText(p), func() { u.controls.Prompt.SetText(p) }))
 	}
-	u.win.SetMainMenu(fyne.NewMainMenu(file, run, prompts))
+	u.win.SetMainMenu(fyne.NewMainMenu(file, run, prompts, u.viewMenu()))
+}
+
+// viewMenu chooses the theme: the system's, or dark or light whatever it is.
+func (u *UI) viewMenu() *fyne.Menu {
+	current := u.app.Preferences().String(prefTheme)
+	item := func(label, mode string) *fyne.MenuItem {
+		it := fyne.NewMenuItem(label, func() { u.setTheme(mode) })
+		it.Checked = current == mode
+		return it
+	}
+	return fyne.NewMenu("View", item("Theme of the system", ""), item("Dark theme", "dark"),
+		item("Light theme (projectors)", "light"))
 }
 
 func appendItem(m *fyne.Menu, it *fyne.MenuItem) *fyne.Menu {

@@ -7,10 +7,30 @@ import (
 	"fyne.io/fyne/v2/theme"
 )
 
-// loupeTheme is Fyne's theme with larger text, for a projector.
-type loupeTheme struct{ fyne.Theme }
+// prefTheme remembers the View › theme choice: "", "dark" or "light".
+const prefTheme = "theme"
 
-func newTheme() fyne.Theme { return loupeTheme{theme.DefaultTheme()} }
+// loupeTheme is Fyne's theme with larger text, for a projector, and an
+// optional fixed variant: a light window often reads better on a projector
+// whatever the laptop's setting.
+type loupeTheme struct {
+	fyne.Theme
+	fixed *fyne.ThemeVariant // nil: follow the system
+}
+
+// newTheme makes the theme for a View › theme choice.
+func newTheme(mode string) fyne.Theme {
+	t := loupeTheme{Theme: theme.DefaultTheme()}
+	switch mode {
+	case "dark":
+		v := theme.VariantDark
+		t.fixed = &v
+	case "light":
+		v := theme.VariantLight
+		t.fixed = &v
+	}
+	return t
+}
 
 func (t loupeTheme) Size(n fyne.ThemeSizeName) float32 {
 	switch n {
@@ -23,5 +43,31 @@ func (t loupeTheme) Size(n fyne.ThemeSizeName) float32 {
 }
 
 func (t loupeTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Color {
-	return t.Theme.Color(n, v)
+	return t.Theme.Color(n, t.variant(v))
+}
+
+// variant is the variant drawn when the system asks for v.
+func (t loupeTheme) variant(v fyne.ThemeVariant) fyne.ThemeVariant {
+	if t.fixed != nil {
+		return *t.fixed
+	}
+	return v
+}
+
+// variant is the variant the window is drawn in.
+func (u *UI) variant() fyne.ThemeVariant {
+	v := u.app.Settings().ThemeVariant()
+	if t, ok := u.app.Settings().Theme().(loupeTheme); ok {
+		return t.variant(v)
+	}
+	return v
+}
+
+// setTheme applies and remembers a View › theme choice.
+func (u *UI) setTheme(mode string) {
+	u.app.Preferences().SetString(prefTheme, mode)
+	u.app.Settings().SetTheme(newTheme(mode))
+	u.buildMenu()
+	u.dirty = true
+	u.refreshPanels()
 }

@@ -13,6 +13,7 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/theme"
 
 	"loupe/assets"
 	"loupe/kernels"
@@ -42,7 +43,7 @@ func newHarness(t *testing.T, opt Options) *harness {
 func newHarnessWith(t *testing.T, opt Options, real Loader) *harness {
 	t.Helper()
 	a := test.NewTempApp(t)
-	a.Settings().SetTheme(newTheme())
+	a.Settings().SetTheme(newTheme(""))
 	w := a.NewWindow("Loupe")
 	h := &harness{t: t, fake: newFake(), idle: make(chan struct{}, 16)}
 	load := func(path string, progress func(float64, string)) (Backend, error) {
@@ -453,6 +454,27 @@ func TestKernelsFlagAppliedAtGeneration(t *testing.T) {
 	h.generate("My cat", 2)
 	if kernels.Active() != kernels.Generic || h.u.lastRun.Settings.Kernels != "generic" {
 		t.Errorf("active %v, run settings %q", kernels.Active(), h.u.lastRun.Settings.Kernels)
+	}
+}
+
+func TestViewTheme(t *testing.T) {
+	h := newHarness(t, Options{})
+	for _, mode := range []string{"light", "dark"} {
+		h.u.setTheme(mode)
+		want := theme.VariantDark
+		if mode == "light" {
+			want = theme.VariantLight
+		}
+		if h.u.variant() != want {
+			t.Errorf("%s: variant %v", mode, h.u.variant())
+		}
+		bg := h.u.app.Settings().Theme().Color(theme.ColorNameBackground, theme.VariantDark)
+		if bg != theme.DefaultTheme().Color(theme.ColorNameBackground, want) {
+			t.Errorf("%s: background %v", mode, bg)
+		}
+	}
+	if got := h.u.app.Preferences().String(prefTheme); got != "dark" {
+		t.Errorf("remembered %q", got)
 	}
 }
 

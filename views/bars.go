@@ -74,7 +74,7 @@ func (r *barsRenderer) Refresh() {
 // build recreates the primitives: charts have at most a few dozen rows.
 func (r *barsRenderer) build() {
 	th := r.b.Theme()
-	v := fyne.CurrentApp().Settings().ThemeVariant()
+	v := fyne.CurrentApp().Settings().ThemeVariant() // the theme may fix its own
 	fg := th.Color(theme.ColorNameForeground, v)
 	r.objs = r.objs[:0]
 	h := barHeight()

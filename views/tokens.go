@@ -193,7 +193,7 @@ type tooltip struct {
 
 func newTooltip() *tooltip {
 	th := theme.Current()
-	v := fyne.CurrentApp().Settings().ThemeVariant()
+	v := fyne.CurrentApp().Settings().ThemeVariant() // the theme may fix its own
 	bg := canvas.NewRectangle(th.Color(theme.ColorNameOverlayBackground, v))
 	bg.StrokeColor = th.Color(theme.ColorNamePrimary, v)
 	bg.StrokeWidth = 1
@@ -377,7 +377,7 @@ type chipRowRenderer struct {
 // thick border in the primary and warning colours.
 func (r *chipRowRenderer) chipColors(tok trace.Token, i int) (fill, stroke, text color.Color, width float32) {
 	th := r.r.Theme()
-	v := fyne.CurrentApp().Settings().ThemeVariant()
+	v := fyne.CurrentApp().Settings().ThemeVariant() // the theme may fix its own
 	fill = th.Color(theme.ColorNameInputBackground, v)
 	stroke = th.Color(theme.ColorNameSeparator, v)
 	text = th.Color(theme.ColorNameForeground, v)

@@ -120,11 +120,24 @@ func (u *UI) addShortcuts() {
 		u.win.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierControl},
 			func(fyne.Shortcut) { u.generate() })
 	}
-	u.win.Canvas().SetOnTypedKey(func(k *fyne.KeyEvent) {
-		if k.Name == fyne.KeyEscape {
-			u.stop()
+	u.win.Canvas().SetOnTypedKey(u.typedKey)
+}
+
+// typedKey handles keys nothing focused took: Esc stops, ← and → move the
+// selected token (after a click on the stream).
+func (u *UI) typedKey(k *fyne.KeyEvent) {
+	switch k.Name {
+	case fyne.KeyEscape:
+		u.stop()
+	case fyne.KeyLeft:
+		if u.query > 0 {
+			u.stream.Select(u.query - 1)
 		}
-	})
+	case fyne.KeyRight:
+		if u.query >= 0 && u.query < len(u.tokens)-1 {
+			u.stream.Select(u.query + 1)
+		}
+	}
 }
 
 // start applies the flags, measures the bandwidth and opens the first model.

@@ -152,6 +152,10 @@ func TestClickTokenChangesPanels(t *testing.T) {
 	if s, ok := h.u.next.Step(); !ok || s.Pos != 7 {
 		t.Errorf("last prompt token: step %+v %v, want position 7", s, ok)
 	}
+	h.u.typedKey(&fyne.KeyEvent{Name: fyne.KeyLeft}) // ← moves the selection
+	if h.u.query != 5 || h.u.stream.Selected() != 5 {
+		t.Errorf("← from 6: query %d", h.u.query)
+	}
 	h.u.stream.Choose(1) // right click: the source of the grid
 	if h.u.attn.Source() != 1 {
 		t.Errorf("source %d after choosing 1", h.u.attn.Source())

@@ -63,6 +63,7 @@ func (u *UI) generate() {
 		u.fail("Empty prompt", errors.New("the prompt gives no tokens"))
 		return
 	}
+	u.saveKnobs()
 	u.model.Display(u.info, cpuLine(), kernelLine())
 	u.begin(prompt, ids, s)
 }

@@ -142,6 +142,7 @@ func (u *UI) typedKey(k *fyne.KeyEvent) {
 
 // start applies the flags, measures the bandwidth and opens the first model.
 func (u *UI) start() {
+	u.restoreKnobs()
 	if u.opt.Prompt != "" {
 		u.controls.Prompt.SetText(u.opt.Prompt)
 	}

@@ -482,6 +482,23 @@ func TestViewTheme(t *testing.T) {
 	}
 }
 
+func TestKnobsRemembered(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.u.controls.Mode.SetSelected(views.Sampling)
+	h.u.controls.Seed.SetText("7")
+	h.generate("My cat", 2)
+	// A second window on the same preferences starts with them.
+	w := h.u.app.NewWindow("again")
+	u2 := newUI(h.u.app, w, Options{Threads: -1, MaxTokens: 9}, func(string, func(float64, string)) (Backend, error) {
+		return nil, errors.New("no model")
+	})
+	u2.start()
+	if u2.controls.Mode.Selected != views.Sampling || u2.controls.Seed.Text != "7" || u2.controls.MaxTokens.Text != "9" {
+		t.Errorf("restored mode %q seed %q max %q (the flag wins)", u2.controls.Mode.Selected, u2.controls.Seed.Text, u2.controls.MaxTokens.Text)
+	}
+	u2.shutdown()
+}
+
 func TestPushFront(t *testing.T) {
 	got := pushFront([]string{"a", "b", "c"}, "b", 3)
 	if strings.Join(got, ",") != "b,a,c" {

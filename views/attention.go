@@ -236,6 +236,9 @@ func (p *AttentionPanel) CreateRenderer() fyne.WidgetRenderer {
 func (p *AttentionPanel) Display(info trace.ModelInfo, toks []trace.Token, att []trace.Attention, query, source int) {
 	p.info, p.tokens = info, toks
 	p.att, p.has = AttentionAt(att, query)
+	if p.has && (len(p.att.Weights) == 0 || len(p.att.Weights[0]) == 0) {
+		p.has = false // a capture with no layers or heads: nothing to draw
+	}
 	if p.has && (source < 0 || source > query) {
 		source = StrongestSource(p.att)
 	}

@@ -266,6 +266,15 @@ func TestModelRows(t *testing.T) {
 	}
 }
 
+func TestAttentionPanelEmptyCapture(t *testing.T) {
+	newTestApp(t)
+	p := NewAttentionPanel()
+	p.Display(trace.ModelInfo{}, tokens(3), []trace.Attention{{QueryPos: 2}}, 2, -1) // no layers
+	if p.HasData() {
+		t.Error("an empty capture shown as data")
+	}
+}
+
 func TestAttentionPanelMissing(t *testing.T) {
 	newTestApp(t)
 	p := NewAttentionPanel()

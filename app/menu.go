@@ -19,16 +19,16 @@ import (
 
 // buildMenu (re)makes the main menu; the recent models change it.
 func (u *UI) buildMenu() {
-	open := fyne.NewMenuItem("Open model folder…", u.pickFolder)
+	open := u.item("Open model folder…", u.pickFolder)
 	open.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyO, Modifier: fyne.KeyModifierControl}
-	recent := fyne.NewMenuItem("Recent models", nil)
+	recent := u.item("Recent models", nil)
 	for _, p := range u.app.Preferences().StringList(prefRecentModels) {
-		recent.ChildMenu = appendItem(recent.ChildMenu, fyne.NewMenuItem(p, func() { u.openModel(p) }))
+		recent.ChildMenu = appendItem(recent.ChildMenu, u.item(p, func() { u.openModel(p) }))
 	}
 	if recent.ChildMenu == nil {
 		recent.Disabled = true
 	}
-	demo := fyne.NewMenuItem("Open the demo model", func() {
+	demo := u.item("Open the demo model", func() {
 		if dir, err := demoModel(); err != nil {
 			u.fail("No demo model", err)
 		} else {
@@ -36,18 +36,18 @@ func (u *UI) buildMenu() {
 			u.openModel(dir)
 		}
 	})
-	save := fyne.NewMenuItem("Save run as JSON…", u.saveRun)
+	save := u.item("Save run as JSON…", u.saveRun)
 	save.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyS, Modifier: fyne.KeyModifierControl}
-	file := fyne.NewMenu("File", open, fyne.NewMenuItem("Open model file…", u.pickFile), recent, demo,
+	file := fyne.NewMenu("File", open, u.item("Open model file…", u.pickFile), recent, demo,
 		fyne.NewMenuItemSeparator(), save,
-		fyne.NewMenuItem("Export panel as PNG…", func() { u.export(u.currentPanel(), "png") }),
-		fyne.NewMenuItem("Export panel as SVG…", func() { u.export(u.currentPanel(), "svg") }))
-	gen := fyne.NewMenuItem("Generate", u.generate)
+		u.item("Export panel as PNG…", func() { u.export(u.currentPanel(), "png") }),
+		u.item("Export panel as SVG…", func() { u.export(u.currentPanel(), "svg") }))
+	gen := u.item("Generate", u.generate)
 	gen.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyReturn, Modifier: fyne.KeyModifierControl}
-	run := fyne.NewMenu("Run", gen, fyne.NewMenuItem("Stop (Esc)", u.stop))
+	run := fyne.NewMenu("Run", gen, u.item("Stop (Esc)", u.stop))
 	prompts := fyne.NewMenu("Prompts")
 	for _, p := range u.promptHistory() {
-		prompts.Items = append(prompts.Items, fyne.NewMenuItem(menuText(p), func() { u.controls.Prompt.SetText(p) }))
+		prompts.Items = append(prompts.Items, u.item(menuText(p), func() { u.controls.Prompt.SetText(p) }))
 	}
 	u.win.SetMainMenu(fyne.NewMainMenu(file, run, prompts, u.viewMenu()))
 }
@@ -56,12 +56,17 @@ func (u *UI) buildMenu() {
 func (u *UI) viewMenu() *fyne.Menu {
 	current := u.app.Preferences().String(prefTheme)
 	item := func(label, mode string) *fyne.MenuItem {
-		it := fyne.NewMenuItem(label, func() { u.setTheme(mode) })
+		it := u.item(label, func() { u.setTheme(mode) })
 		it.Checked = current == mode
 		return it
 	}
 	return fyne.NewMenu("View", item("Theme of the system", ""), item("Dark theme", "dark"),
 		item("Light theme (projectors)", "light"))
+}
+
+// item is a menu item whose action cannot crash the window.
+func (u *UI) item(label string, action func()) *fyne.MenuItem {
+	return fyne.NewMenuItem(label, u.guard(action))
 }
 
 func appendItem(m *fyne.Menu, it *fyne.MenuItem) *fyne.Menu {

@@ -71,10 +71,10 @@ type UI struct {
 func newUI(a fyne.App, w fyne.Window, opt Options, load Loader) *UI {
 	u := &UI{app: a, win: w, opt: opt, load: load, query: -1, source: -1}
 	u.ctx, u.closeAll = context.WithCancel(context.Background())
-	u.controls = views.NewControls(u.generate, u.stop)
+	u.controls = views.NewControls(u.guard(u.generate), u.guard(u.stop))
 	u.stream = views.NewTokenStream()
-	u.stream.OnSelect = u.selectQuery
-	u.stream.OnSource = u.selectSource
+	u.stream.OnSelect = guard1(u, u.selectQuery)
+	u.stream.OnSource = guard1(u, u.selectSource)
 	u.tabs = u.newPanels()
 	right := container.NewVSplit(u.stream, u.tabs)
 	right.Offset = 0.22
@@ -85,24 +85,24 @@ func newUI(a fyne.App, w fyne.Window, opt Options, load Loader) *UI {
 	u.controls.SetHistory(u.promptHistory())
 	u.buildMenu()
 	u.addShortcuts()
-	w.SetOnDropped(u.dropped)
+	w.SetOnDropped(func(p fyne.Position, uris []fyne.URI) { defer u.rescue(); u.dropped(p, uris) })
 	return u
 }
 
 // newPanels makes the tabs that follow the selected token.
 func (u *UI) newPanels() *container.AppTabs {
 	u.attn = views.NewAttentionPanel()
-	u.attn.OnQuery = func(pos int) { u.stream.Select(pos) }
+	u.attn.OnQuery = guard1(u, func(pos int) { u.stream.Select(pos) })
 	u.next = views.NewNextTokenPanel()
 	u.timing = views.NewTimingPanel()
 	u.model = views.NewModelPanel()
 	u.mlp = views.NewMLPPanel()
 	u.mlp.Render = u.renderMLP
-	u.mlp.OnExport = func(f string) { u.export("mlp", f) }
-	u.attn.OnExport = u.export
-	u.next.OnExport = func(f string) { u.export("next-token", f) }
-	u.timing.OnExport = func(f string) { u.export("timing", f) }
-	u.model.OnExport = func(f string) { u.export("model", f) }
+	u.mlp.OnExport = guard1(u, func(f string) { u.export("mlp", f) })
+	u.attn.OnExport = func(fig, f string) { defer u.rescue(); u.export(fig, f) }
+	u.next.OnExport = guard1(u, func(f string) { u.export("next-token", f) })
+	u.timing.OnExport = guard1(u, func(f string) { u.export("timing", f) })
+	u.model.OnExport = guard1(u, func(f string) { u.export("model", f) })
 	tabs := container.NewAppTabs(
 		container.NewTabItem("Attention", u.attn),
 		container.NewTabItem("Next token", u.next),
@@ -110,7 +110,7 @@ func (u *UI) newPanels() *container.AppTabs {
 		container.NewTabItem("Model", u.model),
 		container.NewTabItem("MLP", u.mlp),
 	)
-	tabs.OnSelected = func(*container.TabItem) { u.dirty = true; u.refreshPanels() }
+	tabs.OnSelected = func(*container.TabItem) { defer u.rescue(); u.dirty = true; u.refreshPanels() }
 	return tabs
 }
 
@@ -118,9 +118,9 @@ func (u *UI) newPanels() *container.AppTabs {
 func (u *UI) addShortcuts() {
 	for _, k := range []fyne.KeyName{fyne.KeyReturn, fyne.KeyEnter} {
 		u.win.Canvas().AddShortcut(&desktop.CustomShortcut{KeyName: k, Modifier: fyne.KeyModifierControl},
-			func(fyne.Shortcut) { u.generate() })
+			func(fyne.Shortcut) { defer u.rescue(); u.generate() })
 	}
-	u.win.Canvas().SetOnTypedKey(u.typedKey)
+	u.win.Canvas().SetOnTypedKey(guard1(u, u.typedKey))
 }
 
 // typedKey handles keys nothing focused took: Esc stops, ← and → move the
@@ -224,7 +224,29 @@ func (u *UI) fail(title string, err error) {
 // event loop has stopped nobody would run it.
 func (u *UI) do(f func()) {
 	if u.ctx.Err() == nil {
-		fyne.Do(f)
+		fyne.Do(func() { defer u.rescue(); f() })
+	}
+}
+
+// guard wraps a UI callback so that a panic in it becomes an error dialog:
+// no panic reaches the user.
+func (u *UI) guard(f func()) func() {
+	if f == nil {
+		return nil
+	}
+	return func() { defer u.rescue(); f() }
+}
+
+// guard1 is guard for callbacks with one argument.
+func guard1[T any](u *UI, f func(T)) func(T) {
+	return func(x T) { defer u.rescue(); f(x) }
+}
+
+// rescue turns a panic of the UI goroutine into an error dialog; the
+// session stays usable. It must be deferred directly.
+func (u *UI) rescue() {
+	if r := recover(); r != nil {
+		u.fail("Internal error", fmt.Errorf("%v (the window stays usable; please report it)", r))
 	}
 }
 

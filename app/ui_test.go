@@ -499,6 +499,20 @@ func TestKnobsRemembered(t *testing.T) {
 	u2.shutdown()
 }
 
+func TestPanicInCallbackBecomesError(t *testing.T) {
+	h := newHarness(t, Options{})
+	cb := h.u.guard(func() { panic("boom") })
+	cb() // must not panic
+	if h.u.exitCode != 0 {
+		t.Errorf("exit code %d without --quit", h.u.exitCode)
+	}
+	h.u.opt.Quit = true
+	guard1(h.u, func(int) { panic("boom") })(1)
+	if h.u.exitCode != 1 {
+		t.Errorf("with --quit a panic must end in exit code 1, got %d", h.u.exitCode)
+	}
+}
+
 func TestPushFront(t *testing.T) {
 	got := pushFront([]string{"a", "b", "c"}, "b", 3)
 	if strings.Join(got, ",") != "b,a,c" {

@@ -309,6 +309,7 @@ func (p *AttentionPanel) OpenHead(l, h int) {
 		return
 	}
 	p.headL, p.headH = l, h
+	p.Grid.Mark(l, h)
 	group := h
 	if p.info.KVHeads > 0 && p.info.Heads >= p.info.KVHeads {
 		group = h / (p.info.Heads / p.info.KVHeads)

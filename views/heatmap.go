@@ -30,13 +30,14 @@ type Heatmap struct {
 	Max float64
 
 	values [][]float64
+	marked [2]int // data row, col outlined as chosen; -1: none
 	raster *canvas.Raster
 	cell   fyne.Size // minimum cell size
 }
 
 // NewHeatmap makes an empty heatmap with cells at least cw × ch.
 func NewHeatmap(cw, ch float32) *Heatmap {
-	h := &Heatmap{cell: fyne.NewSize(cw, ch)}
+	h := &Heatmap{cell: fyne.NewSize(cw, ch), marked: [2]int{-1, -1}}
 	h.raster = canvas.NewRaster(h.draw)
 	h.raster.ScaleMode = canvas.ImageScalePixels
 	h.ExtendBaseWidget(h)
@@ -112,7 +113,40 @@ func (h *Heatmap) draw(w, ht int) image.Image {
 			img.Set(x, y, Viridis(h.scaled(h.values[h.flip(r)][c])))
 		}
 	}
+	h.outline(img, w, ht)
 	return img
+}
+
+// Mark outlines the cell (row, col) of the data, e.g. the open head;
+// a row of -1 removes the mark.
+func (h *Heatmap) Mark(row, col int) {
+	if h.marked != [2]int{row, col} {
+		h.marked = [2]int{row, col}
+		h.raster.Refresh()
+	}
+}
+
+// outline draws a two-pixel white frame inside the marked cell.
+func (h *Heatmap) outline(img *image.NRGBA, w, ht int) {
+	rows, cols := h.Dims()
+	r, c := h.marked[0], h.marked[1]
+	if r < 0 || r >= rows || c < 0 || c >= cols {
+		return
+	}
+	sr := h.flip(r) // screen row
+	x0, x1 := c*w/cols, (c+1)*w/cols-2
+	y0, y1 := sr*ht/rows, (sr+1)*ht/rows-2
+	white := color.NRGBA{255, 255, 255, 255}
+	for x := x0; x <= x1; x++ {
+		for _, y := range []int{y0, y0 + 1, y1 - 1, y1} {
+			img.Set(x, y, white)
+		}
+	}
+	for y := y0; y <= y1; y++ {
+		for _, x := range []int{x0, x0 + 1, x1 - 1, x1} {
+			img.Set(x, y, white)
+		}
+	}
 }
 
 // drawBars paints row r as a bar of length values[r][0] / max.

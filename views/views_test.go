@@ -2,6 +2,8 @@ package views
 
 import (
 	"fmt"
+	"image"
+	"image/color"
 	"math"
 	"strings"
 	"testing"
@@ -289,6 +291,21 @@ func TestAttentionPanelMissing(t *testing.T) {
 	test.Tap(p.offers.Objects[0].(fyne.Tappable))
 	if asked != 4 {
 		t.Errorf("offer button asked for %d, want 4", asked)
+	}
+}
+
+func TestHeatmapMark(t *testing.T) {
+	newTestApp(t)
+	h := NewHeatmap(10, 10)
+	h.BottomUp = true
+	h.SetValues([][]float64{{0, 0}, {0, 0}})
+	h.Mark(0, 1) // layer 0 (bottom row), head 1 (right)
+	img := h.draw(20, 20).(*image.NRGBA)
+	if got := img.NRGBAAt(11, 18); got != (color.NRGBA{255, 255, 255, 255}) {
+		t.Errorf("frame of the bottom-right cell: %v", got)
+	}
+	if got := img.NRGBAAt(1, 1); got == (color.NRGBA{255, 255, 255, 255}) {
+		t.Error("an unmarked cell is framed")
 	}
 }
 

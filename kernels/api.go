@@ -50,6 +50,9 @@ type kernelSet struct {
 	axpy       func(y []float32, a float32, x []float32)
 	add        func(y, x []float32)
 	fmaPeak    func(iters int) int64
+	rmsNorm    func(out, x, weight []float32, eps float32)
+	softmax    func(x []float32)
+	siluMul    func(out, gate, up []float32)
 }
 
 // sets is the dispatch table; an entry is nil when this build has no code
@@ -127,4 +130,7 @@ var genericSet = kernelSet{
 	axpy:       axpyGeneric,
 	add:        addGeneric,
 	fmaPeak:    fmaPeakGeneric,
+	rmsNorm:    rmsNormGeneric,
+	softmax:    softmaxGeneric,
+	siluMul:    siluMulGeneric,
 }

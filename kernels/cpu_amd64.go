@@ -24,6 +24,9 @@ var (
 		axpy:       axpyAVX2Slice,
 		add:        addAVX2Slice,
 		fmaPeak:    fmaPeakAVX2Loop,
+		rmsNorm:    avx2Elem.rmsNorm,
+		softmax:    avx2Elem.softmax,
+		siluMul:    avx2Elem.siluMul,
 	}
 	avx512Set = &kernelSet{
 		matVecBF16: matVecBF16AVX512,
@@ -34,6 +37,9 @@ var (
 		axpy:       axpyAVX512Slice,
 		add:        addAVX512Slice,
 		fmaPeak:    fmaPeakAVX512Loop,
+		rmsNorm:    avx512Elem.rmsNorm,
+		softmax:    avx512Elem.softmax,
+		siluMul:    avx512Elem.siluMul,
 	}
 	// avx512bf16Set differs from avx512Set in prefill only: decode streams
 	// weights at memory speed either way, and widening keeps x exact there.
@@ -46,5 +52,8 @@ var (
 		axpy:       axpyAVX512Slice,
 		add:        addAVX512Slice,
 		fmaPeak:    fmaPeakBF16Loop,
+		rmsNorm:    avx512Elem.rmsNorm,
+		softmax:    avx512Elem.softmax,
+		siluMul:    avx512Elem.siluMul,
 	}
 )

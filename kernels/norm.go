@@ -1,10 +1,11 @@
 package kernels
 
-import "math"
-
-// The element-wise ops below are a small share of a forward pass (O(d) per
-// token against O(d²) for the products), so they stay in plain Go; only exp
-// is made cheap, since softmax and SiLU call it once per element.
+// The element-wise ops of a forward pass. They are O(d) per token against
+// O(d²) for the products, but softmax runs over every attention row (O(T²)
+// per layer) and softmax and SiLU call exp once per element: on a 512–1,194
+// token prefill the scalar loops took ≈28 % (Softmax) and ≈12 % (SiLUMul)
+// of CPU time. So they dispatch like the products: readable loops in
+// norm_generic.go, a vector exp and AVX2 / AVX-512 passes in norm_amd64.s.
 
 // RMSNorm computes out[i] = x[i] / sqrt(mean(x²) + eps) · weight[i].
 // The sum of squares is kept in float64: hidden states of Qwen2 reach 1e4.
@@ -15,45 +16,28 @@ func RMSNorm(out, x, weight []float32, eps float32) {
 	if len(x) == 0 {
 		return
 	}
-	var ss float64
-	for _, v := range x {
-		ss += float64(v) * float64(v)
-	}
-	inv := float32(1 / math.Sqrt(ss/float64(len(x))+float64(eps)))
-	for i, v := range x {
-		out[i] = v * inv * weight[i]
-	}
+	cur.rmsNorm(out[:len(x)], x, weight[:len(x)], eps)
 }
 
 // Softmax replaces x by exp(x - max) / Σ exp(x - max).
+//
+// -Inf entries (masked scores) give exactly 0. A NaN or +Inf anywhere, or
+// a row that is all -Inf, makes the whole row NaN, at every level.
 func Softmax(x []float32) {
 	if len(x) == 0 {
 		return
 	}
-	m := x[0]
-	for _, v := range x {
-		m = max(m, v)
-	}
-	var s float32
-	for i, v := range x {
-		e := exp32(v - m)
-		x[i] = e
-		s += e
-	}
-	inv := 1 / s
-	for i := range x {
-		x[i] *= inv
-	}
+	cur.softmax(x)
 }
 
 // SiLUMul computes out[i] = silu(gate[i])·up[i], silu(g) = g/(1+e^-g).
+// out may be gate itself. For g below about -88.4, e^-g overflows to +Inf
+// and silu(g) is -0, never NaN; a NaN gate or up gives NaN.
 func SiLUMul(out, gate, up []float32) {
 	if len(out) < len(gate) || len(up) < len(gate) {
 		panic("kernels: SiLUMul: out or up shorter than gate")
 	}
-	for i, g := range gate {
-		out[i] = g / (1 + exp32(-g)) * up[i]
-	}
+	cur.siluMul(out[:len(gate)], gate, up[:len(gate)])
 }
 
 // RoPE rotates one head vector x (length d) in half-split pairs

@@ -10,7 +10,7 @@ import "github.com/klauspost/cpuid/v2"
 // forms of 256-bit instructions, hence VL.
 var (
 	hasAVX2       = cpuid.CPU.Supports(cpuid.AVX, cpuid.AVX2, cpuid.FMA3)
-	hasAVX512     = hasAVX2 && cpuid.CPU.Supports(cpuid.AVX512F, cpuid.AVX512VL)
+	hasAVX512     = hasAVX2 && cpuid.CPU.Supports(cpuid.AVX512F, cpuid.AVX512VL, cpuid.AVX512DQ) // DQ: VXORPS on Z registers
 	hasAVX512BF16 = hasAVX512 && cpuid.CPU.Supports(cpuid.AVX512BF16)
 )
 

@@ -309,6 +309,9 @@ func (u *UI) refreshPanels() {
 		aq = lastCaptured(u.attention, q)
 	}
 	u.attn.Display(u.info, u.tokens, u.attention, aq, u.source)
+	if u.attn.HasData() && u.attn.Source() != u.stream.Source() {
+		u.stream.SetSource(u.attn.Source()) // the chosen or the strongest source, outlined
+	}
 	if aq != q {
 		u.attn.Title.SetText(u.attn.Title.Text + " — the newest token is read at the next step")
 	}

@@ -118,8 +118,8 @@ func TestGenerateFillsStreamAndPanels(t *testing.T) {
 	if h.u.stream.Selected() != 11 || !h.u.attn.HasData() {
 		t.Fatalf("selected %d, attention shown %v", h.u.stream.Selected(), h.u.attn.HasData())
 	}
-	if h.u.attn.Source() != 10 {
-		t.Errorf("strongest source %d, want 10 (the previous token)", h.u.attn.Source())
+	if h.u.attn.Source() != 10 || h.u.stream.Source() != 10 {
+		t.Errorf("strongest source %d (outlined %d), want 10 (the previous token)", h.u.attn.Source(), h.u.stream.Source())
 	}
 	if !strings.Contains(h.u.attn.Sink.Text, "50.0 %") {
 		t.Errorf("sink line %q, want 50.0 %%", h.u.attn.Sink.Text)

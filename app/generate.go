@@ -21,37 +21,15 @@ func timeAfter(seconds int) <-chan time.Time { return time.After(time.Duration(s
 // generate starts a generation with the prompt and settings of the left
 // column. It refuses, with a dialog saying why, when it cannot.
 func (u *UI) generate() {
-	if u.running {
-		return
-	}
-	if u.loading {
-		u.generateAfter = true
-		u.controls.Status.SetText("The model is loading; generation starts once it is ready.")
-		return
-	}
-	if u.measuring {
-		// Measuring streams 1 GiB on every core: a generation now would
-		// time the contention, not the model.
-		u.generateAfter = true
-		u.controls.Status.SetText("Measuring this machine's memory bandwidth (once, a few seconds); generation starts after.")
+	if u.running || u.postpone() {
 		return
 	}
 	if u.backend == nil {
 		u.fail("No model loaded", errors.New("open a model folder first (File › Open model folder…, or drop a folder on the window)"))
 		return
 	}
-	s, err := u.controls.Settings()
-	if err != nil {
-		u.fail("Invalid setting", err)
-		return
-	}
-	if s.Kernels, err = applyKernels(s.Kernels); err != nil {
-		u.fail("Kernel level", err)
-		return
-	}
-	prompt := u.controls.Prompt.Text
-	if strings.TrimSpace(prompt) == "" {
-		u.fail("Empty prompt", errors.New("type a prompt in the box on the left"))
+	s, prompt, ok := u.readSettings()
+	if !ok {
 		return
 	}
 	if s.Threads != u.threads {
@@ -66,6 +44,43 @@ func (u *UI) generate() {
 	u.saveKnobs()
 	u.model.Display(u.info, cpuLine(), kernelLine())
 	u.begin(prompt, ids, s)
+}
+
+// postpone defers the generation until the model is loaded or the
+// bandwidth measured, and says so.
+func (u *UI) postpone() bool {
+	switch {
+	case u.loading:
+		u.controls.Status.SetText("The model is loading; generation starts once it is ready.")
+	case u.measuring:
+		// Measuring streams 1 GiB on every core: a generation now would
+		// time the contention, not the model.
+		u.controls.Status.SetText("Measuring this machine's memory bandwidth (once, a few seconds); generation starts after.")
+	default:
+		return false
+	}
+	u.generateAfter = true
+	return true
+}
+
+// readSettings checks the knobs and the prompt and applies the kernel
+// level (between generations, as kernels.SetLevel requires).
+func (u *UI) readSettings() (trace.Settings, string, bool) {
+	s, err := u.controls.Settings()
+	if err != nil {
+		u.fail("Invalid setting", err)
+		return s, "", false
+	}
+	if s.Kernels, err = applyKernels(s.Kernels); err != nil {
+		u.fail("Kernel level", err)
+		return s, "", false
+	}
+	prompt := u.controls.Prompt.Text
+	if strings.TrimSpace(prompt) == "" {
+		u.fail("Empty prompt", errors.New("type a prompt in the box on the left"))
+		return s, "", false
+	}
+	return s, prompt, true
 }
 
 // begin resets the session to the prompt's tokens and starts the worker.

@@ -16,8 +16,11 @@ import random
 import re
 import sys
 
-import torch
-import torch.nn.functional as F
+for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")  # see train.py: one thread is faster here
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
@@ -204,7 +207,7 @@ def main():
     ap.add_argument("--model", default=os.path.join(ROOT, "assets", "demo"))
     ap.add_argument("--log", default=os.path.join(HERE, "out", "log.jsonl"))
     ap.add_argument("--reference", default=os.path.join(ROOT, "testdata", "demo-reference.json"))
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--reference-only", action="store_true")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)

@@ -24,7 +24,7 @@ class Config:
     num_key_value_heads: int = 2
     rms_norm_eps: float = 1e-6
     rope_theta: float = 10000.0
-    max_position_embeddings: int = 512
+    max_position_embeddings: int = 256
     dropout: float = 0.0  # training only; Qwen2 has none at inference
 
     @property

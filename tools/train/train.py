@@ -18,8 +18,15 @@ import random
 import sys
 import time
 
-import torch
-import torch.nn.functional as F
+# One thread, and OpenBLAS told so too (torch.set_num_threads does not reach
+# Debian's openblas-pthread): on the shared 2-core machine (load ~12) two
+# threads measured 17-18 s per step against 2-3.5 s for one, from threads
+# spinning while waiting for each other.
+for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(__file__))
 import bpe  # noqa: E402
@@ -75,10 +82,13 @@ def batch(rng, data, T, B, alphabet, copy_share):
 
 
 @torch.no_grad()
-def val_loss(model, data, T):
-    """Mean next-token loss (nats) over the whole validation set, in
-    non-overlapping windows of T (each window starts with an empty context)."""
+def val_loss(model, data, T, limit=0):
+    """Mean next-token loss (nats) over the validation set (its first limit
+    tokens when limit > 0), in non-overlapping windows of T (each window
+    starts with an empty context)."""
     model.eval()
+    if limit:
+        data = data[: limit + 1]
     tot, n = 0.0, 0
     for s in range(0, len(data) - 1, T):
         x = data[s : s + T][None]
@@ -89,6 +99,22 @@ def val_loss(model, data, T):
         n += y.numel()
     model.train()
     return tot / n
+
+
+@torch.no_grad()
+def copy_accuracy(model, alphabet, L=25, trials=8):
+    """Greedy accuracy over the second copy of L random common tokens (a
+    fixed set of prompts, seed 7): the in-context copying eval.py reports."""
+    model.eval()
+    rng = random.Random(7)
+    hit = n = 0
+    for _ in range(trials):
+        span = [rng.choice(alphabet) for _ in range(L)]
+        pred = model(torch.tensor([span + span]))[0].argmax(-1)
+        hit += sum(int(pred[L + j]) == span[j + 1] for j in range(L - 1))
+        n += L - 1
+    model.train()
+    return hit / n
 
 
 def lr_at(step, steps, peak, warmup):
@@ -127,8 +153,8 @@ def parse():
     ap.add_argument("--intermediate", type=int, default=768)
     ap.add_argument("--heads", type=int, default=8)
     ap.add_argument("--kv-heads", type=int, default=2)
-    ap.add_argument("--ctx", type=int, default=512)
-    ap.add_argument("--batch", type=int, default=6)
+    ap.add_argument("--ctx", type=int, default=256)
+    ap.add_argument("--batch", type=int, default=8)
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--wd", type=float, default=0.1)
     ap.add_argument("--dropout", type=float, default=0.0)
@@ -136,9 +162,10 @@ def parse():
     ap.add_argument("--steps", type=int, default=0, help="0: size from --minutes")
     ap.add_argument("--minutes", type=float, default=35)
     ap.add_argument("--eval-every", type=int, default=50)
+    ap.add_argument("--val-tokens", type=int, default=8192, help="validation tokens per evaluation (0: all)")
     ap.add_argument("--max-minutes", type=float, default=0, help="wall-clock cap (0: none)")
     ap.add_argument("--seed", type=int, default=1234)
-    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--probe", action="store_true", help="only measure throughput")
     return ap.parse_args()
 
@@ -188,15 +215,16 @@ def main():
 
 
 def train(a, c, model, opt, rng, train_ids, val_ids, alphabet, steps, tok):
-    warmup = min(200, steps // 10)
+    warmup = min(100, steps // 10)
     log = open(os.path.join(a.out, "log.jsonl"), "w")
     best = float("inf")
     t0 = time.time()
     run_loss = None
     for step in range(steps + 1):
         if step % a.eval_every == 0 or step == steps:
-            vl = val_loss(model, val_ids, a.ctx)
+            vl = val_loss(model, val_ids, a.ctx, a.val_tokens)
             rec = {"step": step, "train_loss": run_loss, "val_loss": vl,
+                   "copy_acc": copy_accuracy(model, alphabet),
                    "tokens": step * a.batch * a.ctx, "seconds": round(time.time() - t0, 1)}
             log.write(json.dumps(rec) + "\n")
             log.flush()
@@ -208,7 +236,7 @@ def train(a, c, model, opt, rng, train_ids, val_ids, alphabet, steps, tok):
             break
         if a.max_minutes and time.time() - t0 > a.max_minutes * 60:
             print(f"wall-clock cap reached at step {step} of {steps}", flush=True)
-            vl = val_loss(model, val_ids, a.ctx)
+            vl = val_loss(model, val_ids, a.ctx, a.val_tokens)
             log.write(json.dumps({"step": step, "train_loss": run_loss, "val_loss": vl,
                                   "tokens": step * a.batch * a.ctx,
                                   "seconds": round(time.time() - t0, 1), "capped": True}) + "\n")
@@ -217,7 +245,9 @@ def train(a, c, model, opt, rng, train_ids, val_ids, alphabet, steps, tok):
             break
         x, y = batch(rng, train_ids, a.ctx, a.batch, alphabet, a.copy_share)
         loss = step_once(model, opt, x, y, lr_at(step, steps, a.lr, warmup))
-        run_loss = loss if run_loss is None else 0.95 * run_loss + 0.05 * loss
+        run_loss = loss if run_loss is None else 0.9 * run_loss + 0.1 * loss
+        if step % 10 == 0:
+            print(f"step {step} loss {loss:.3f} {time.time() - t0:.0f} s", flush=True)
 
 
 def save(a, c, model, step, vl, steps, secs, train_ids, alphabet):

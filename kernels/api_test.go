@@ -33,7 +33,7 @@ func TestBestIsSupported(t *testing.T) {
 	if !Supported(Best()) || !Supported(Generic) {
 		t.Fatalf("Best %v or generic unsupported", Best())
 	}
-	for l := Best() + 1; l <= AVX512BF16; l++ {
+	for l := Best() + 1; l <= AVX512; l++ {
 		if Supported(l) {
 			t.Errorf("Best is %v but %v is supported", Best(), l)
 		}

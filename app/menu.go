@@ -41,7 +41,8 @@ func (u *UI) buildMenu() {
 	file := fyne.NewMenu("File", open, u.item("Open model file…", u.pickFile), recent, demo,
 		fyne.NewMenuItemSeparator(), save,
 		u.item("Export panel as PNG…", func() { u.export(u.currentPanel(), "png") }),
-		u.item("Export panel as SVG…", func() { u.export(u.currentPanel(), "svg") }))
+		u.item("Export panel as SVG…", func() { u.export(u.currentPanel(), "svg") }),
+		fyne.NewMenuItemSeparator(), u.quitItem())
 	gen := u.item("Generate", u.generate)
 	gen.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyReturn, Modifier: fyne.KeyModifierControl}
 	run := fyne.NewMenu("Run", gen, u.item("Stop (Esc)", u.stop))
@@ -50,6 +51,15 @@ func (u *UI) buildMenu() {
 		prompts.Items = append(prompts.Items, u.item(menuText(p), func() { u.controls.Prompt.SetText(p) }))
 	}
 	u.win.SetMainMenu(fyne.NewMainMenu(file, run, prompts, u.viewMenu()))
+}
+
+// quitItem closes the window (Ctrl+Q), the same way as its close button:
+// a running generation is cancelled and the model freed.
+func (u *UI) quitItem() *fyne.MenuItem {
+	quit := u.item("Quit", u.win.Close)
+	quit.IsQuit = true
+	quit.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyQ, Modifier: fyne.KeyModifierControl}
+	return quit
 }
 
 // viewMenu chooses the theme: the system's, or dark or light whatever it is.

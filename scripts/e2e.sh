@@ -5,6 +5,10 @@
 # generates 20 tokens, saves the window as OUTDIR/app.png and quits. Fails
 # (non-zero) if the window did not come up, the run errored or timed out,
 # or the screenshot is missing or blank. Logs: OUTDIR/stdout.log, stderr.log.
+#
+# With xdotool installed, a second run clicks a token, right-clicks another
+# and quits (Ctrl+Q) in the middle of a long generation: the process must
+# end within 5 s with status 0.
 set -u
 if [ $# -ne 2 ]; then
 	echo "usage: $0 BIN OUTDIR" >&2
@@ -51,3 +55,32 @@ set -- $size
 awk -v s="$spread" 'BEGIN { exit !(s > 0.02) }' || fail "screenshot is blank (grey spread $spread)"
 [ "$colors" -ge 50 ] || fail "screenshot has only $colors colours"
 echo "e2e: ok: $(grep '^loupe: generated' "$OUT/stdout.log"); screenshot ${1}x${2}, $colors colours -> $OUT/app.png"
+
+command -v xdotool >/dev/null 2>&1 || { echo "e2e: xdotool missing: interaction test skipped"; exit 0; }
+# The second run, as a script for xvfb-run: wait for the window, click a
+# token, right-click another, quit with Ctrl+Q, and time the exit.
+cat >"$OUT/interact.sh" <<'SCRIPT'
+#!/bin/sh
+"$@" >"$OUT/quit.log" 2>&1 &
+app=$!
+xdotool search --sync --onlyvisible --name "Loupe" >/dev/null
+sleep 1
+xdotool mousemove 540 50 click 1 sleep 0.3 mousemove 440 50 click 3 sleep 0.3 key ctrl+q
+t0=$(date +%s)
+while kill -0 $app 2>/dev/null; do
+	if [ $(($(date +%s) - t0)) -ge 5 ]; then
+		echo "still running 5 s after Ctrl+Q"
+		kill -9 $app
+		exit 1
+	fi
+	sleep 0.1
+done
+wait $app
+SCRIPT
+set -- --prompt "$PROMPT" --generate --max-tokens 400
+[ -n "${LOUPE_E2E_MODEL:-}" ] && set -- --model "$LOUPE_E2E_MODEL" "$@"
+OUT="$OUT" XDG_CONFIG_HOME="$OUT/config" timeout 120 \
+	xvfb-run -a -s "-screen 0 1600x1000x24" sh "$OUT/interact.sh" "$BIN" "$@" >"$OUT/interact.log" 2>&1
+rc=$?
+[ $rc -eq 0 ] || { cat "$OUT/interact.log" "$OUT/quit.log" >&2; fail "click and quit: status $rc"; }
+echo "e2e: ok: clicked two tokens and quit with Ctrl+Q (status 0, within 5 s)"

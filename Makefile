@@ -7,7 +7,7 @@ BIN      := $(BUILD)/loupe
 BENCHDIR := $(BUILD)/qwen2.5-1.5b-random
 APT_PKGS := gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-dev \
             libxinerama-dev libxi-dev libxxf86vm-dev libgtk-3-dev xvfb xauth libgl1-mesa-dri \
-            x11-apps
+            x11-apps imagemagick xdotool
 
 .PHONY: all deps build run test test-engine test-generic e2e bench bench-model membw package clean
 

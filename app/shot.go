@@ -29,7 +29,10 @@ func (u *UI) afterRun(err error) {
 	u.shotTaken = true
 	time.AfterFunc(settle, func() {
 		u.do(func() {
-			if err := savePNG(u.opt.Screenshot, u.capture()); err != nil {
+			img := u.capture()
+			if uniform(img) {
+				u.fail("Screenshot", fmt.Errorf("%s: the window gave a blank image", u.opt.Screenshot))
+			} else if err := savePNG(u.opt.Screenshot, img); err != nil {
 				u.fail("Screenshot", err)
 			} else {
 				fmt.Println("loupe: screenshot saved to", u.opt.Screenshot)

@@ -192,21 +192,28 @@ type tooltip struct {
 }
 
 func newTooltip() *tooltip {
-	th := theme.Current()
-	v := fyne.CurrentApp().Settings().ThemeVariant() // the theme may fix its own
-	bg := canvas.NewRectangle(th.Color(theme.ColorNameOverlayBackground, v))
-	bg.StrokeColor = th.Color(theme.ColorNamePrimary, v)
+	bg := canvas.NewRectangle(color.Transparent)
 	bg.StrokeWidth = 1
 	bg.CornerRadius = 4
-	txt := canvas.NewText("", th.Color(theme.ColorNameForeground, v))
+	txt := canvas.NewText("", color.White)
 	tip := &tooltip{Container: container.NewWithoutLayout(bg, txt), bg: bg, text: txt}
 	tip.Hide()
 	return tip
 }
 
+// recolor follows the current theme (it may change while the window is open).
+func (tp *tooltip) recolor() {
+	th := theme.Current()
+	v := fyne.CurrentApp().Settings().ThemeVariant() // the theme may fix its own
+	tp.bg.FillColor = th.Color(theme.ColorNameOverlayBackground, v)
+	tp.bg.StrokeColor = th.Color(theme.ColorNamePrimary, v)
+	tp.text.Color = th.Color(theme.ColorNameForeground, v)
+}
+
 // show places the tip at pos, kept inside area.
 func (tp *tooltip) show(text string, pos fyne.Position, area fyne.Size) {
 	tp.text.Text = text
+	tp.recolor()
 	ts := fyne.MeasureText(text, theme.TextSize(), fyne.TextStyle{})
 	size := fyne.NewSize(ts.Width+16, ts.Height+10)
 	pos.X = max(0, min(pos.X, area.Width-size.Width))

@@ -18,6 +18,8 @@ BIN=$1
 OUT=$2
 PROMPT=${LOUPE_E2E_PROMPT:-"My cat is purple. But my friends tell me there is no such thing as a"}
 mkdir -p "$OUT"
+# Absolute: XDG_CONFIG_HOME must be, or Fyne keeps its preferences in ./fyne.
+OUT=$(cd "$OUT" && pwd)
 rm -f "$OUT/app.png" "$OUT/stdout.log" "$OUT/stderr.log"
 
 fail() {

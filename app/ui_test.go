@@ -103,7 +103,10 @@ func TestLoadShowsModel(t *testing.T) {
 
 func TestGenerateFillsStreamAndPanels(t *testing.T) {
 	h := newHarness(t, Options{})
-	h.generate("My cat is purple . But my", 5) // 7 prompt tokens
+	test.Type(h.u.controls.Prompt, "My cat is purple . But my") // 7 prompt tokens
+	h.u.controls.MaxTokens.SetText("5")
+	test.Tap(h.u.controls.Generate)
+	h.wait()
 	toks := h.u.stream.Tokens()
 	if len(toks) != 12 {
 		t.Fatalf("stream has %d tokens, want 7 prompt + 5 generated", len(toks))

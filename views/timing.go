@@ -46,6 +46,10 @@ func TimingLine(t trace.Timing, bw float64, measuring bool) string {
 	gbs := DecodeGBs(t)
 	switch {
 	case gbs <= 0:
+	case bw > 0 && gbs > bw:
+		// Only a model small enough to stay in the CPU caches is read
+		// faster than memory streams: its decode is not memory-bound.
+		fmt.Fprintf(&b, "\ndecode reads %.1f GB/s, more than the %.1f GB/s memory delivers: the model fits in the CPU caches", gbs, bw)
 	case bw > 0:
 		fmt.Fprintf(&b, "\ndecode reads %.1f GB/s = %.0f %% of the %.1f GB/s this machine can read", gbs, 100*gbs/bw, bw)
 	case measuring:

@@ -245,6 +245,9 @@ func TestTimingLine(t *testing.T) {
 			t.Errorf("%q lacks %q", got, want)
 		}
 	}
+	if got := TimingLine(tm, 1, false); !strings.Contains(got, "fits in the CPU caches") {
+		t.Errorf("decode faster than memory not explained: %q", got)
+	}
 	if got := TimingLine(tm, 0, true); !strings.Contains(got, "measuring…") {
 		t.Errorf("while measuring: %q", got)
 	}

@@ -89,7 +89,7 @@ def is_word(tok, i):
     """A " word" token that encodes back to itself: a sequence of such
     tokens is a text whose encoding is exactly that sequence."""
     s = tok.inv[i]
-    return s.startswith("Ġ") and s[1:].isalpha() and tok.encode(tok.decode([i])) == [i]
+    return s.startswith("Ġ") and len(s) >= 4 and s[1:].isalpha() and tok.encode(tok.decode([i])) == [i]
 
 
 def copy_prompt(rng, alphabet, L):
@@ -248,6 +248,7 @@ def main():
 
 SAMPLE_PROMPTS = [
     "The gold-bug",
+    "Words: moon sword night horse ship crown dog silver queen skull beetle key paper gold. Words: moon sword night horse",
     "KING RICHARD III:\nNow is the winter of our discontent",
     "ROMEO:\nBut soft, what light",
     "I had been walking for some time along the beach, when",

@@ -29,18 +29,19 @@ func DemoFiles() fs.FS {
 	return sub
 }
 
-// DemoPrompts are prompts the demo model continues well: openings in the
-// style of its training texts and one in-context copying (induction) demo,
-// where a list of words is repeated and the model predicts the repetition.
+// DemoPrompts are prompts the demo model continues in style: openings
+// from its training texts (Shakespeare's speaker headings, Poe's prose) and,
+// last, a copying probe: a list of words repeated, where a model with
+// induction heads predicts the rest of the repetition (see demo/README.md
+// for how well this small model does it).
 var DemoPrompts = []string{
 	"The gold-bug",
 	"KING RICHARD III:\nNow is the winter of our discontent",
 	"ROMEO:\nBut soft, what light",
 	"First Citizen:\nWe are accounted poor citizens,",
 	"I had been walking for some time along the beach, when",
-	"Upon the island there was",
 	"MENENIUS:\n",
-	"black dog river crown silver sword old king night ship. black dog river crown silver sword old",
+	"Words: moon sword night horse ship crown dog silver queen skull beetle key paper gold. Words: moon sword night horse",
 }
 
 var demoDir = sync.OnceValues(extractDemo)

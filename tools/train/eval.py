@@ -181,21 +181,35 @@ def write_reference(path, model, tok, alphabet, va):
         }))
 
 
-def loss_plot(log_path, png):
+def loss_plot(log_paths, png):
+    """Train and validation loss over the text tokens seen, stages end to
+    end (each stage's log starts at 0 tokens), stage starts marked."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    recs = [json.loads(l) for l in open(log_path)]
+    recs, offset, starts = [], 0, []
+    for p in log_paths:
+        stage = [json.loads(l) for l in open(p)]
+        if recs:
+            stage = stage[1:]  # its step 0 repeats the previous stage's end
+        starts.append(offset / 1e6)
+        for r in stage:
+            r["tokens"] += offset
+        recs += stage
+        offset = recs[-1]["tokens"]
     fig, ax = plt.subplots(figsize=(7, 4), dpi=100)
+    for x in starts[1:]:
+        ax.axvline(x, color="grey", lw=0.8, ls=":")
     tr = [(r["tokens"] / 1e6, r["train_loss"]) for r in recs if r["train_loss"] is not None]
-    ax.plot(*zip(*tr), label="train (EMA of batch loss)")
-    ax.plot([r["tokens"] / 1e6 for r in recs], [r["val_loss"] for r in recs], "o-", ms=3, label="validation")
+    ax.plot(*zip(*tr), label="train (EMA of batch loss; from stage 2: text + copy batch)")
+    ax.plot([r["tokens"] / 1e6 for r in recs], [r["val_loss"] for r in recs], "o-", ms=3,
+            label="validation (first 8,192 tokens)")
     ax.set_xlabel("training tokens (millions)")
     ax.set_ylabel("loss (nats / token)")
-    ax.set_ylim(top=min(9, max(r["val_loss"] for r in recs) + 0.2))
-    ax.set_title("Loupe demo model (Qwen2, 4 layers) on Shakespeare + Poe")
+    ax.set_ylim(3, 11)
+    ax.set_title("Loupe demo model (Qwen2, 4 layers); dotted: start of the next stage")
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
@@ -205,7 +219,7 @@ def loss_plot(log_path, png):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", default=os.path.join(ROOT, "assets", "demo"))
-    ap.add_argument("--log", default=os.path.join(HERE, "out", "log.jsonl"))
+    ap.add_argument("--log", action="append", help="training log(s), one per stage, in order")
     ap.add_argument("--reference", default=os.path.join(ROOT, "testdata", "demo-reference.json"))
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--reference-only", action="store_true")
@@ -238,7 +252,7 @@ def main():
     with open(os.path.join(HERE, "eval.json"), "w") as f:
         json.dump(res, f, indent=1)
         f.write("\n")
-    if os.path.exists(a.log):
+    if a.log:
         loss_plot(a.log, os.path.join(HERE, "loss.png"))
     summary = {k: v for k, v in res.items() if not isinstance(v, (list, dict))}
     print(json.dumps(summary, indent=1))

@@ -165,6 +165,8 @@ def parse():
     ap.add_argument("--wd", type=float, default=0.1)
     ap.add_argument("--dropout", type=float, default=0.0)
     ap.add_argument("--copy-share", type=float, default=0.1)
+    ap.add_argument("--save-last", action="store_true",
+                    help="keep the final weights, not the best validation loss (copy fine-tuning)")
     ap.add_argument("--init", default="", help="start from this checkpoint's weights (same shape)")
     ap.add_argument("--copy-batch", type=int, default=0, help="extra copy rows per step, in their own batch")
     ap.add_argument("--copy-ctx", type=int, default=64, help="length of those rows")
@@ -241,8 +243,8 @@ def train(a, c, model, opt, rng, train_ids, val_ids, alphabet, steps, tok):
             log.write(json.dumps(rec) + "\n")
             log.flush()
             print(json.dumps(rec), flush=True)
-            if vl < best:
-                best = vl
+            if vl < best or (a.save_last and step == steps):
+                best = min(best, vl)
                 save(a, c, model, step, vl, steps, time.time() - t0, train_ids, alphabet)
         if step == steps:
             break
@@ -252,15 +254,16 @@ def train(a, c, model, opt, rng, train_ids, val_ids, alphabet, steps, tok):
             log.write(json.dumps({"step": step, "train_loss": run_loss, "val_loss": vl,
                                   "tokens": step * a.batch * a.ctx,
                                   "seconds": round(time.time() - t0, 1), "capped": True}) + "\n")
-            if vl < best:
+            if vl < best or a.save_last:
                 save(a, c, model, step, vl, steps, time.time() - t0, train_ids, alphabet)
             break
         x, y = batch(rng, train_ids, a.ctx, a.batch, alphabet, a.copy_share)
         copy = None
         if a.copy_batch:
-            # Short rows: in a 64-token context the induction circuit forms
-            # in a few hundred steps; in 256-token rows mixed with text it
-            # had not formed after 2,000 steps (attention spread thinner).
+            # Short rows, in their own batch: a toy 2-layer model learned to
+            # copy within ~300 steps in 64-token rows but barely moved in
+            # 256-token rows, and with 25 % copy rows among 256-token text
+            # rows the copy accuracy was still 0 after 900 steps.
             copy = batch(rng, train_ids, a.copy_ctx, a.copy_batch, alphabet, 1.0)
         loss = step_once(model, opt, x, y, lr_at(step, steps, a.lr, warmup), copy)
         run_loss = loss if run_loss is None else 0.9 * run_loss + 0.1 * loss

@@ -4,8 +4,10 @@ package kernels
 // with cols = len(x). w is len(out) × cols, row-major.
 //
 // This is decode's hot loop: every weight is read once per token, so the
-// SIMD versions are built to stream w at memory bandwidth (4 rows share each
-// load of x) and widen bf16 → fp32 exactly; x is used unrounded.
+// SIMD versions are built to stream w at memory bandwidth (row after row,
+// in address order) and widen bf16 → fp32 exactly, a pair of weights at a
+// time by shift and mask against x split into even and odd halves; x is
+// used unrounded.
 func MatVecBF16(out []float32, w []BF16, x []float32) {
 	if len(w) < len(out)*len(x) {
 		panic("kernels: MatVecBF16: w too short")

@@ -236,3 +236,328 @@ bf16avx512sum:
 	VZEROUPPER
 	RET
 
+
+// Pair kernels: the bf16 MatVec without a widening shuffle per weight.
+//
+// A 32-bit lane of a bf16 row holds the pair (w[2j], w[2j+1]), low word
+// first. As float32 the even one is lane << 16 and the odd one is
+// lane & 0xFFFF0000, both exact, so a vector of weights costs a load, a
+// shift, an AND and two FMAs, against the even and odd halves of x:
+//
+//	s = Σ_j w[2j]·x[2j] + Σ_j w[2j+1]·x[2j+1]
+//
+// with the two sums in separate accumulators, added at the end. The widening
+// kernels above spend a VPMOVZXWD (a cross-lane shuffle) per weight vector.
+//
+// gemv1BF16PairAVX2 reads one row from x split beforehand (the Go driver
+// splits it once per call), so row after row the weights are read in
+// address order, one stream through the whole matrix as in a plain read
+// loop, with a PREFETCHT0 pf bytes ahead per line. gemv4BF16Pair* read four
+// rows at once and split x themselves, two shuffles per step shared by the
+// four rows; the driver uses them for rows too long to keep split x in L1
+// beside the stream.
+//
+// Measured on the 2-core AMD EPYC (Zen 5) box, 1 thread. Kernels alone, GB/s
+// of weights by thread CPU time, weights mapped from the model file (4 KiB
+// pages), taking turns with a Dot over the same bytes (plain read, 34-39):
+//
+//	                 widening 4-row   pair 4-row   pair 1-row (16 lanes)
+//	8960 × 1536           28-29          29-31       31-34
+//	1536 × 1536           29-31          30-31       31-33
+//	1536 × 8960           27-28          28-29       23-29
+//
+// So the shuffle was not the bound (the 4-row pair kernel gains 3-5 %);
+// reading in address order is, and only with the prefetch: pf 0 gives 29
+// for 8960 × 1536, 1 KiB 31, 4-64 KiB 32-34 (flat); PREFETCHNTA the same,
+// PREFETCHT1 a little slower. Real decode of Qwen2.5-1.5B (bench, median
+// of 3, 37.6 GB/s plain read): widening 4-row 27-28 GB/s; a 16-lane 1-row
+// kernel, four lines a step, 26-28 despite the table above; this 8-lane one
+// 31-33 (pf 4 KiB 30-31, 8 KiB 31-32, 16 KiB 31), so both AVX levels use
+// it. Rows of 8960 columns stay on the 4-row pair kernel: 1-row for them
+// too (35 KiB of split x) gave 31.1-31.2 against 31.6-32.2.
+
+// gemv4BF16PairAVX2 registers: Y0..Y3 even sums, Y8..Y11 odd sums, Y6 / Y7
+// the even / odd halves of x, Y15 the odd-word mask.
+#define XE Y6
+#define XO Y7
+#define OMASK Y15
+
+// PAIR8 adds row Wr's 16 columns at c = I to the sums se, so:
+// Y12 = 8 pairs; Y13 = even weights; Y12 = odd weights.
+#define PAIR8(Wr, se, so) \
+	VMOVDQU     (Wr)(I*2), Y12 \
+	VPSLLD      $16, Y12, Y13  \
+	VPAND       OMASK, Y12, Y12 \
+	VFMADD231PS Y13, XE, se    \
+	VFMADD231PS Y12, XO, so
+
+// func gemv4BF16PairAVX2(out *float32, w *BF16, ldw int, x *float32, n int)
+//
+//	for i := range 4 {
+//		var se, so float32
+//		for c := 0; c < n; c += 2 {
+//			se += w[i*ldw+c].Float32() * x[c]
+//			so += w[i*ldw+c+1].Float32() * x[c+1]
+//		}
+//		out[i] = se + so
+//	}
+//
+// n is a multiple of 16.
+TEXT ·gemv4BF16PairAVX2(SB), NOSPLIT, $0-40
+	MOVQ      out+0(FP), OUT
+	MOVQ      w+8(FP), W0
+	MOVQ      ldw+16(FP), LD
+	SHLQ      $1, LD // bytes per row
+	MOVQ      x+24(FP), XP
+	MOVQ      n+32(FP), N
+	ROWS
+	LEAQ      (W0)(LD*4), R11          // the next block, for the prefetch
+	VPCMPEQD  OMASK, OMASK, OMASK      // all ones
+	VPSLLD    $16, OMASK, OMASK        // 0xFFFF0000 per lane
+	VXORPS    Y0, Y0, Y0               // se0 = 0
+	VXORPS    Y1, Y1, Y1               // se1 = 0
+	VXORPS    Y2, Y2, Y2               // se2 = 0
+	VXORPS    Y3, Y3, Y3               // se3 = 0
+	VXORPS    Y8, Y8, Y8               // so0 = 0
+	VXORPS    Y9, Y9, Y9               // so1 = 0
+	VXORPS    Y10, Y10, Y10            // so2 = 0
+	VXORPS    Y11, Y11, Y11            // so3 = 0
+	XORQ      I, I                     // c = 0
+	TESTQ     N, N
+	JE        pairavx2sum
+
+pairavx2loop:
+	PREFETCHT0   (R11)                  // as many bytes of the next block
+	PREFETCHT0   64(R11)                // as this step reads of this one
+	ADDQ         $128, R11
+	VMOVUPS      (XP)(I*4), X4          // Y4 = [x[c:c+4], ·]
+	VINSERTF128  $1, 32(XP)(I*4), Y4, Y4 // Y4 = [x[c:c+4], x[c+8:c+12]]
+	VMOVUPS      16(XP)(I*4), X5        // Y5 = [x[c+4:c+8], ·]
+	VINSERTF128  $1, 48(XP)(I*4), Y5, Y5 // Y5 = [x[c+4:c+8], x[c+12:c+16]]
+	VSHUFPS      $0x88, Y5, Y4, XE      // xe = x[c], x[c+2], …, x[c+14]
+	VSHUFPS      $0xDD, Y5, Y4, XO      // xo = x[c+1], x[c+3], …, x[c+15]
+	PAIR8(W0, Y0, Y8)                   // s0 += w0 · x
+	PAIR8(W1, Y1, Y9)                   // s1 += w1 · x
+	PAIR8(W2, Y2, Y10)                  // s2 += w2 · x
+	PAIR8(W3, Y3, Y11)                  // s3 += w3 · x
+	ADDQ         $16, I                 // c += 16
+	CMPQ         I, N
+	JL           pairavx2loop
+
+pairavx2sum:
+	VADDPS  Y8, Y0, Y0 // s0 = se0 + so0
+	VADDPS  Y9, Y1, Y1 // s1 = se1 + so1
+	VADDPS  Y10, Y2, Y2 // s2 = se2 + so2
+	VADDPS  Y11, Y3, Y3 // s3 = se3 + so3
+	HSUM4
+	VMOVUPS X0, (OUT)
+	VZEROUPPER
+	RET
+
+#undef XE
+#undef XO
+#undef OMASK
+
+// pairIdx holds the VPERMT2PS indices that gather the even (first 16) and
+// odd (last 16) elements of a 32-float table.
+DATA pairIdx<>+0(SB)/4, $0
+DATA pairIdx<>+4(SB)/4, $2
+DATA pairIdx<>+8(SB)/4, $4
+DATA pairIdx<>+12(SB)/4, $6
+DATA pairIdx<>+16(SB)/4, $8
+DATA pairIdx<>+20(SB)/4, $10
+DATA pairIdx<>+24(SB)/4, $12
+DATA pairIdx<>+28(SB)/4, $14
+DATA pairIdx<>+32(SB)/4, $16
+DATA pairIdx<>+36(SB)/4, $18
+DATA pairIdx<>+40(SB)/4, $20
+DATA pairIdx<>+44(SB)/4, $22
+DATA pairIdx<>+48(SB)/4, $24
+DATA pairIdx<>+52(SB)/4, $26
+DATA pairIdx<>+56(SB)/4, $28
+DATA pairIdx<>+60(SB)/4, $30
+DATA pairIdx<>+64(SB)/4, $1
+DATA pairIdx<>+68(SB)/4, $3
+DATA pairIdx<>+72(SB)/4, $5
+DATA pairIdx<>+76(SB)/4, $7
+DATA pairIdx<>+80(SB)/4, $9
+DATA pairIdx<>+84(SB)/4, $11
+DATA pairIdx<>+88(SB)/4, $13
+DATA pairIdx<>+92(SB)/4, $15
+DATA pairIdx<>+96(SB)/4, $17
+DATA pairIdx<>+100(SB)/4, $19
+DATA pairIdx<>+104(SB)/4, $21
+DATA pairIdx<>+108(SB)/4, $23
+DATA pairIdx<>+112(SB)/4, $25
+DATA pairIdx<>+116(SB)/4, $27
+DATA pairIdx<>+120(SB)/4, $29
+DATA pairIdx<>+124(SB)/4, $31
+GLOBL pairIdx<>(SB), RODATA|NOPTR, $128
+
+// gemv4BF16PairAVX512 registers: Z0..Z3 even sums, Z8..Z11 odd sums, Z6 / Z7
+// the even / odd halves of x, Z12 / Z13 their gather indices, Z15 the
+// odd-word mask.
+#define XE Z6
+#define XO Z7
+#define IDXE Z12
+#define IDXO Z13
+#define OMASK Z15
+
+// PAIR16 is PAIR8 on 32 columns: Z16 = 16 pairs; Z17 = even; Z16 = odd.
+#define PAIR16(Wr, se, so) \
+	VMOVDQU32   (Wr)(I*2), Z16 \
+	VPSLLD      $16, Z16, Z17  \
+	VPANDD      OMASK, Z16, Z16 \
+	VFMADD231PS Z17, XE, se    \
+	VFMADD231PS Z16, XO, so
+
+// func gemv4BF16PairAVX512(out *float32, w *BF16, ldw int, x *float32, n int):
+// gemv4BF16PairAVX2 with 16 lanes; n is a multiple of 32.
+TEXT ·gemv4BF16PairAVX512(SB), NOSPLIT, $0-40
+	MOVQ       out+0(FP), OUT
+	MOVQ       w+8(FP), W0
+	MOVQ       ldw+16(FP), LD
+	SHLQ       $1, LD
+	MOVQ       x+24(FP), XP
+	MOVQ       n+32(FP), N
+	ROWS
+	LEAQ       (W0)(LD*4), R11        // the next block, for the prefetch
+	VMOVDQU32  pairIdx<>+0(SB), IDXE  // 0, 2, …, 30
+	VMOVDQU32  pairIdx<>+64(SB), IDXO // 1, 3, …, 31
+	VPTERNLOGD $0xFF, OMASK, OMASK, OMASK // all ones
+	VPSLLD     $16, OMASK, OMASK      // 0xFFFF0000 per lane
+	VXORPS     Z0, Z0, Z0
+	VXORPS     Z1, Z1, Z1
+	VXORPS     Z2, Z2, Z2
+	VXORPS     Z3, Z3, Z3
+	VXORPS     Z8, Z8, Z8
+	VXORPS     Z9, Z9, Z9
+	VXORPS     Z10, Z10, Z10
+	VXORPS     Z11, Z11, Z11
+	XORQ       I, I
+	TESTQ      N, N
+	JE         pairavx512sum
+
+pairavx512loop:
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 128(R11)
+	PREFETCHT0 192(R11)
+	ADDQ       $256, R11
+	VMOVUPS    (XP)(I*4), XE                // xe = x[c:c+16]
+	VMOVUPS    XE, XO                       // xo = x[c:c+16]
+	VPERMT2PS  64(XP)(I*4), IDXE, XE        // xe = x[c], x[c+2], …, x[c+30]
+	VPERMT2PS  64(XP)(I*4), IDXO, XO        // xo = x[c+1], x[c+3], …, x[c+31]
+	PAIR16(W0, Z0, Z8)                      // s0 += w0 · x
+	PAIR16(W1, Z1, Z9)                      // s1 += w1 · x
+	PAIR16(W2, Z2, Z10)                     // s2 += w2 · x
+	PAIR16(W3, Z3, Z11)                     // s3 += w3 · x
+	ADDQ       $32, I                       // c += 32
+	CMPQ       I, N
+	JL         pairavx512loop
+
+pairavx512sum:
+	VADDPS  Z8, Z0, Z0
+	VADDPS  Z9, Z1, Z1
+	VADDPS  Z10, Z2, Z2
+	VADDPS  Z11, Z3, Z3
+	FOLD4
+	HSUM4
+	VMOVUPS X0, (OUT)
+	VZEROUPPER
+	RET
+
+#undef XE
+#undef XO
+#undef IDXE
+#undef IDXO
+#undef OMASK
+
+// gemv1BF16Pair registers.
+#define SE0 Y0
+#define SO0 Y1
+#define SE1 Y2
+#define SO1 Y3
+#define XEP R8
+#define XOP R9
+#define NW R10
+#define J AX
+#define PFP R11
+
+// func gemv1BF16PairAVX2(out *float32, w *BF16, xe, xo *float32, n int)
+//
+//	var se, so float32
+//	for j := range n / 2 {
+//		se += w[2*j].Float32() * xe[j]
+//		so += w[2*j+1].Float32() * xo[j]
+//	}
+//	*out = se + so
+//
+// n is a multiple of 16.
+TEXT ·gemv1BF16PairAVX2(SB), NOSPLIT, $0-48
+	MOVQ     out+0(FP), OUT
+	MOVQ     w+8(FP), W0
+	MOVQ     xe+16(FP), XEP
+	MOVQ     xo+24(FP), XOP
+	MOVQ     n+32(FP), N
+	MOVQ     pf+40(FP), PFP
+	ADDQ     W0, PFP               // the stream, pf bytes ahead
+	SHRQ     $1, N                 // pairs
+	VPCMPEQD Y15, Y15, Y15         // all ones
+	VPSLLD   $16, Y15, Y15         // 0xFFFF0000 per lane
+	VXORPS   SE0, SE0, SE0         // se = 0 (two accumulators each,
+	VXORPS   SO0, SO0, SO0         // so = 0  for the FMA latency)
+	VXORPS   SE1, SE1, SE1
+	VXORPS   SO1, SO1, SO1
+	XORQ     J, J                  // j = 0
+	MOVQ     N, NW
+	ANDQ     $-16, NW              // pairs in whole 64-byte lines
+	JE       p1avx2tail
+
+p1avx2loop:
+	PREFETCHT0  (PFP)(J*4)          // w[2j+pf/2 …]
+	VMOVDQU     (W0)(J*4), Y4       // pairs j … j+7
+	VMOVDQU     32(W0)(J*4), Y6     // pairs j+8 … j+15
+	VPSLLD      $16, Y4, Y5         // float32(w[2j … 2j+14 by 2])
+	VPSLLD      $16, Y6, Y7         // float32(w[2j+16 … by 2])
+	VPAND       Y15, Y4, Y4         // float32(w[2j+1 … 2j+15 by 2])
+	VPAND       Y15, Y6, Y6         // float32(w[2j+17 … by 2])
+	VFMADD231PS (XEP)(J*4), Y5, SE0   // se += w even · xe[j:j+8]
+	VFMADD231PS (XOP)(J*4), Y4, SO0   // so += w odd · xo[j:j+8]
+	VFMADD231PS 32(XEP)(J*4), Y7, SE1 // se += w even · xe[j+8:j+16]
+	VFMADD231PS 32(XOP)(J*4), Y6, SO1 // so += w odd · xo[j+8:j+16]
+	ADDQ        $16, J              // j += 16
+	CMPQ        J, NW
+	JL          p1avx2loop
+
+p1avx2tail:
+	CMPQ        J, N                // a last half line?
+	JGE         p1avx2sum
+	VMOVDQU     (W0)(J*4), Y4
+	VPSLLD      $16, Y4, Y5
+	VPAND       Y15, Y4, Y4
+	VFMADD231PS (XEP)(J*4), Y5, SE0
+	VFMADD231PS (XOP)(J*4), Y4, SO0
+
+p1avx2sum:
+	VADDPS       SO0, SE0, Y0       // s = se + so
+	VADDPS       SO1, SE1, Y2
+	VADDPS       Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1         // fold 8 lanes to 4
+	VADDPS       X1, X0, X0
+	VHADDPS      X0, X0, X0         // to 2
+	VHADDPS      X0, X0, X0         // to 1
+	VMOVSS       X0, (OUT)          // *out = s
+	VZEROUPPER
+	RET
+
+#undef SE0
+#undef SO0
+#undef SE1
+#undef SO1
+
+#undef XEP
+#undef XOP
+#undef NW
+#undef J
+#undef PFP

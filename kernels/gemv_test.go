@@ -31,6 +31,33 @@ func TestMatVecBF16(t *testing.T) {
 	})
 }
 
+// TestMatVecBF16Paths sweeps the widths where the SIMD drivers change
+// path: whole lines and a last half line of the one-row pair kernel (32
+// and 16 columns), the column tail in Go, and both sides of splitCols,
+// beyond which rows go four at a time.
+func TestMatVecBF16Paths(t *testing.T) {
+	forEachLevel(t, func(t *testing.T, l Level) {
+		r := rand.New(rand.NewPCG(5, 6))
+		for _, cols := range []int{32, 48, 96, 128, 160, 4064, 4096, 4097, 4128} {
+			for _, rows := range []int{1, 6} {
+				for _, off := range offsets {
+					name := fmt.Sprintf("%dx%d+%d", rows, cols, off)
+					w := randBF16(r, rows*cols, off)
+					x := randF32(r, cols, 3-off)
+					out, check := guarded(t, rows, off)
+					MatVecBF16(out, w, x)
+					check()
+					w64, x64 := f64BF16(w), f64(x)
+					for i := range rows {
+						want, abs := dot64(w64[i*cols:i*cols+cols], x64)
+						within(t, fmt.Sprintf("%s out[%d]", name, i), out[i], want, abs, sumTol(cols))
+					}
+				}
+			}
+		}
+	})
+}
+
 func TestMatVecF32(t *testing.T) {
 	forEachLevel(t, func(t *testing.T, l Level) {
 		r := rand.New(rand.NewPCG(3, 4))
@@ -95,5 +122,21 @@ func TestMatVecBandsAgree(t *testing.T) {
 				}
 			}
 		}
+	})
+}
+
+// BenchmarkMatVecBF16Head is BenchmarkMatVecBF16 for Qwen2.5's lm_head
+// (151936 × 1536, 467 MB): one pass already streams from DRAM.
+func BenchmarkMatVecBF16Head(b *testing.B) {
+	const rows, cols = 151936, 1536
+	r := rand.New(rand.NewPCG(1, 1))
+	w, x, out := randBF16(r, rows*cols, 0), randF32(r, cols, 0), make([]float32, rows)
+	benchLevels(b, func(b *testing.B) {
+		clock := threadClock()
+		for b.Loop() {
+			MatVecBF16(out, w, x)
+		}
+		secs := clock().Seconds()
+		b.ReportMetric(float64(2*rows*cols)*float64(b.N)/secs/1e9, "GB/s")
 	})
 }

@@ -163,8 +163,9 @@ func (m *Model) attendRow(l, qh, pos int, scores []float32, pr *probes) {
 	keys, vals := m.kCache[base:base+(pos+1)*d], m.vCache[base:base+(pos+1)*d] // [pos+1, d]
 	scale := float32(1 / math.Sqrt(float64(d)))
 	q, out, row := b.q[qh*d:(qh+1)*d], b.kqv[qh*d:(qh+1)*d], scores[:pos+1]
+	kernels.MatVecF32(row, keys, q) // kq [pos+1] = K[:pos+1] · q: one call, not one per key
 	for k := range row {
-		row[k] = kernels.Dot(q, keys[k*d:(k+1)*d]) * scale
+		row[k] *= scale
 	}
 	kernels.Softmax(row)
 	pr.captureAttention(l, qh, pos, row)

@@ -203,7 +203,7 @@ def loss_plot(log_paths, png):
     for x in starts[1:]:
         ax.axvline(x, color="grey", lw=0.8, ls=":")
     tr = [(r["tokens"] / 1e6, r["train_loss"]) for r in recs if r["train_loss"] is not None]
-    ax.plot(*zip(*tr), label="train (EMA of batch loss; from stage 2: text + copy batch)")
+    ax.plot(*zip(*tr), label="train (EMA of batch loss: text + copy batch)")
     ax.plot([r["tokens"] / 1e6 for r in recs], [r["val_loss"] for r in recs], "o-", ms=3,
             label="validation (first 8,192 tokens)")
     ax.set_xlabel("training tokens (millions)")

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"testing"
 
 	"loupe/kernels"
@@ -340,5 +341,21 @@ func TestForwardStopsWhenCancelled(t *testing.T) {
 	cancel()
 	if _, err := m.forward(ctx, []int{1, 2, 3}, 0, nil); err != context.Canceled {
 		t.Fatalf("forward with a cancelled context: %v, want context.Canceled", err)
+	}
+}
+
+// A thread count above GOMAXPROCS is capped by the pool; asking for it
+// again must keep the running pool instead of starting a new one.
+func TestSetThreadsAboveCapKeepsPool(t *testing.T) {
+	cfg := tinyConfig()
+	m := memModel(cfg, randomTensors(cfg, 17), true, 1)
+	m.SetThreads(1000)
+	p := m.pool
+	m.SetThreads(1000)
+	if m.pool != p {
+		t.Fatal("SetThreads(1000) twice started a second pool")
+	}
+	if got, want := m.Threads(), runtime.GOMAXPROCS(0); got != want {
+		t.Errorf("Threads() = %d, want the cap %d", got, want)
 	}
 }

@@ -76,7 +76,9 @@ func (m *Model) SetThreads(n int) {
 		n = defaultThreads()
 	}
 	if m.pool != nil {
-		if m.pool.Threads() == n {
+		// Compare with what New would start: a request above GOMAXPROCS
+		// is capped there, and must not rebuild the pool at every call.
+		if m.pool.Threads() == pool.Effective(n) {
 			return
 		}
 		m.pool.Close()

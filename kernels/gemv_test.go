@@ -8,23 +8,29 @@ import (
 
 var gemvRows = []int{1, 3, 4, 5, 9}
 
+// checkMatVec compares out[i] with the float64 oracle w64[i,:]·x64 for
+// every row of a len(out) × len(x64) product.
+func checkMatVec(t *testing.T, out []float32, w64, x64 []float64, off int) {
+	t.Helper()
+	rows, cols := len(out), len(x64)
+	for i := range rows {
+		want, abs := dot64(w64[i*cols:i*cols+cols], x64)
+		within(t, fmt.Sprintf("%dx%d+%d out[%d]", rows, cols, off, i), out[i], want, abs, sumTol(cols))
+	}
+}
+
 func TestMatVecBF16(t *testing.T) {
 	forEachLevel(t, func(t *testing.T, l Level) {
 		r := rand.New(rand.NewPCG(1, 2))
 		for _, cols := range sizes {
 			for _, rows := range gemvRows {
 				for _, off := range offsets {
-					name := fmt.Sprintf("%dx%d+%d", rows, cols, off)
 					w := randBF16(r, rows*cols, off)
 					x := randF32(r, cols, 3-off)
 					out, check := guarded(t, rows, off)
 					MatVecBF16(out, w, x)
 					check()
-					w64, x64 := f64BF16(w), f64(x)
-					for i := range rows {
-						want, abs := dot64(w64[i*cols:i*cols+cols], x64)
-						within(t, fmt.Sprintf("%s out[%d]", name, i), out[i], want, abs, sumTol(cols))
-					}
+					checkMatVec(t, out, f64BF16(w), f64(x), off)
 				}
 			}
 		}
@@ -41,17 +47,12 @@ func TestMatVecBF16Paths(t *testing.T) {
 		for _, cols := range []int{32, 48, 96, 128, 160, 4064, 4096, 4097, 4128} {
 			for _, rows := range []int{1, 6} {
 				for _, off := range offsets {
-					name := fmt.Sprintf("%dx%d+%d", rows, cols, off)
 					w := randBF16(r, rows*cols, off)
 					x := randF32(r, cols, 3-off)
 					out, check := guarded(t, rows, off)
 					MatVecBF16(out, w, x)
 					check()
-					w64, x64 := f64BF16(w), f64(x)
-					for i := range rows {
-						want, abs := dot64(w64[i*cols:i*cols+cols], x64)
-						within(t, fmt.Sprintf("%s out[%d]", name, i), out[i], want, abs, sumTol(cols))
-					}
+					checkMatVec(t, out, f64BF16(w), f64(x), off)
 				}
 			}
 		}
@@ -64,17 +65,12 @@ func TestMatVecF32(t *testing.T) {
 		for _, cols := range sizes {
 			for _, rows := range gemvRows {
 				for _, off := range offsets {
-					name := fmt.Sprintf("%dx%d+%d", rows, cols, off)
 					w := randF32(r, rows*cols, off)
 					x := randF32(r, cols, 3-off)
 					out, check := guarded(t, rows, off)
 					MatVecF32(out, w, x)
 					check()
-					w64, x64 := f64(w), f64(x)
-					for i := range rows {
-						want, abs := dot64(w64[i*cols:i*cols+cols], x64)
-						within(t, fmt.Sprintf("%s out[%d]", name, i), out[i], want, abs, sumTol(cols))
-					}
+					checkMatVec(t, out, f64(w), f64(x), off)
 				}
 			}
 		}

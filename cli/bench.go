@@ -148,7 +148,7 @@ func bench(ctx context.Context, f *benchFlags, log io.Writer) (perf.Report, erro
 	}
 	r := perf.Summarize(m.Info(), runs, membw, peak)
 	r.Kernels, r.Threads, r.MembwCached, r.Probes = kernels.Active().String(), m.Threads(), cached, !f.noProbes
-	r.PeakRSS = perf.PeakRSS()
+	r.PeakRSS, r.HugePageShare = perf.PeakRSS(), perf.HugePageShare()
 	return r, nil
 }
 

@@ -14,6 +14,10 @@ func allocBuffer(words int64) (buf []uint64, free func(), err error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	// Huge pages where the kernel gives them (THP "madvise" mode): the
+	// model's weights are mapped with them too (safetensors asks the same),
+	// and a probe on 4 KiB pages would read slower than the engine can.
+	_ = unix.Madvise(b, unix.MADV_HUGEPAGE)
 	buf = unsafe.Slice((*uint64)(unsafe.Pointer(&b[0])), words)
 	return buf, func() { _ = unix.Munmap(b) }, nil
 }

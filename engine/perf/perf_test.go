@@ -38,6 +38,16 @@ func TestReadSum(t *testing.T) {
 			return readSumAVX2(&b[0], len(b))
 		}
 	}
+	if useAVX512 {
+		loops["avx512"] = func(b []uint64) uint64 {
+			if len(b) == 0 {
+				return 0
+			}
+			return readSumAVX512(&b[0], len(b))
+		}
+	} else {
+		t.Log("CPU lacks AVX-512F: avx512 read loop not tested")
+	}
 	for name, f := range loops {
 		for _, blocks := range []int{0, 1, 2, 3, 17, 40} {
 			for off := range 7 {

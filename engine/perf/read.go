@@ -11,6 +11,9 @@ const (
 // readWords. It is the streaming read of the bandwidth probe: one load per
 // word and an add that keeps it live.
 func readSum(buf []uint64) uint64 {
+	if useAVX512 && len(buf) > 0 {
+		return readSumAVX512(&buf[0], len(buf))
+	}
 	if useAVX2 && len(buf) > 0 {
 		return readSumAVX2(&buf[0], len(buf))
 	}
@@ -37,6 +40,9 @@ func readSumGeneric(buf []uint64) uint64 {
 
 // readLoopName names the loop readSum runs.
 func readLoopName() string {
+	if useAVX512 {
+		return "avx512"
+	}
 	if useAVX2 {
 		return "avx2"
 	}

@@ -11,18 +11,21 @@ import (
 // against the machine's measured bandwidth and compute peak. The JSON names
 // are those of `loupe bench --json`.
 type Report struct {
-	Model        string  `json:"model"`
-	Kernels      string  `json:"kernels"`
-	Threads      int     `json:"threads"`
-	ModelBytes   int64   `json:"model_bytes"`
-	MembwGBs     float64 `json:"membw_gb_per_s"` // best streaming read, same thread count
-	MembwCached  bool    `json:"membw_cached"`
-	PeakGFLOPs   float64 `json:"peak_gflops"` // FMA loop of the same level and threads
-	PeakRSS      int64   `json:"peak_rss_bytes"`
-	Repeat       int     `json:"repeat"`
-	Probes       bool    `json:"probes"`
-	TTFTSeconds  float64 `json:"time_to_first_token_seconds"`
-	TotalSeconds float64 `json:"total_seconds"` // median prefill + median decode
+	Model       string  `json:"model"`
+	Kernels     string  `json:"kernels"`
+	Threads     int     `json:"threads"`
+	ModelBytes  int64   `json:"model_bytes"`
+	MembwGBs    float64 `json:"membw_gb_per_s"` // best streaming read, same thread count
+	MembwCached bool    `json:"membw_cached"`
+	PeakGFLOPs  float64 `json:"peak_gflops"` // FMA loop of the same level and threads
+	PeakRSS     int64   `json:"peak_rss_bytes"`
+	// HugePageShare is the share of the mapped weights on 2 MiB pages
+	// (HugePageShare()); decode reads a few percent faster on them.
+	HugePageShare float64 `json:"weights_on_huge_pages"`
+	Repeat        int     `json:"repeat"`
+	Probes        bool    `json:"probes"`
+	TTFTSeconds   float64 `json:"time_to_first_token_seconds"`
+	TotalSeconds  float64 `json:"total_seconds"` // median prefill + median decode
 	// CoresBusy is the process's CPU time over wall time during the runs
 	// (median): well below Threads means the workers waited for a CPU (a
 	// busy machine), so the speeds understate the engine. 0: unknown.
@@ -137,7 +140,7 @@ func WriteText(w io.Writer, r Report) {
 		p.Tokens, p.Seconds, p.TokensPerSecond, p.GFLOPs, share(p.ShareOfPeak, r.PeakGFLOPs, "GFLOP/s peak"))
 	fmt.Fprintf(w, "decode      %d tokens in %.3f s: %.2f tok/s, %.1f GB/s%s, %.2f GB per token\n",
 		d.Tokens, d.Seconds, d.TokensPerSecond, d.GBs, share(d.ShareOfBandwidth, r.MembwGBs, "GB/s read bandwidth"), d.BytesPerToken/1e9)
-	fmt.Fprintf(w, "first token %.3f s, peak RSS %.2f GB\n", r.TTFTSeconds, float64(r.PeakRSS)/1e9)
+	fmt.Fprintf(w, "first token %.3f s, peak RSS %.2f GB%s\n", r.TTFTSeconds, float64(r.PeakRSS)/1e9, hugeNote(r.HugePageShare))
 	if r.CoresBusy > 0 {
 		fmt.Fprintf(w, "cpu         %.2f of %d threads busy%s\n", r.CoresBusy, r.Threads, busyNote(r.CoresBusy, r.Threads))
 	}
@@ -163,4 +166,12 @@ func busyNote(busy float64, threads int) string {
 		return " (the machine is busy: figures understate the engine)"
 	}
 	return ""
+}
+
+// hugeNote formats ", weights on 2 MiB pages 97 %", or "" when unknown.
+func hugeNote(share float64) string {
+	if share <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(", weights on 2 MiB pages %.0f %%", 100*share)
 }

@@ -15,7 +15,11 @@ func mapFile(f *os.File, size int64) ([]byte, error) {
 	if int64(int(size)) != size {
 		return nil, fmt.Errorf("file of %d bytes does not fit in the address space", size)
 	}
-	return syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+	b, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err == nil {
+		adviseHugePages(b)
+	}
+	return b, err
 }
 
 func unmapFile(b []byte) error { return syscall.Munmap(b) }

@@ -69,8 +69,19 @@ func WriteStream(path string, tensors []Tensor, metadata map[string]string, fill
 	if err := w.Flush(); err != nil {
 		return fmt.Errorf("safetensors %s: %w", path, err)
 	}
+	if st, err := f.Stat(); err == nil && st.Size() >= dropCachedFrom {
+		if err := dropCached(f); err != nil {
+			return fmt.Errorf("safetensors %s: %w", path, err)
+		}
+	}
 	return nil
 }
+
+// dropCachedFrom is the file size from which WriteStream writes the new
+// file back and drops it from the page cache (see dropCached), so the
+// first run maps it with 2 MiB pages. Smaller files (tests, the demo
+// model) skip the fsync.
+const dropCachedFrom = 256 << 20
 
 // layout checks the tensors, orders them in the buffer and returns the
 // 8-byte length prefix plus the space-padded JSON header.

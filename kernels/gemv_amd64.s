@@ -273,8 +273,9 @@ bf16avx512sum:
 // of 3, 37.6 GB/s plain read): widening 4-row 27-28 GB/s; a 16-lane 1-row
 // kernel, four lines a step, 26-28 despite the table above; this 8-lane one
 // 31-33 (pf 4 KiB 30-31, 8 KiB 31-32, 16 KiB 31), so both AVX levels use
-// it. Rows of 8960 columns stay on the 4-row pair kernel: 1-row for them
-// too (35 KiB of split x) gave 31.1-31.2 against 31.6-32.2.
+// it. Rows of 8960 columns stayed on the 4-row pair kernel on 4 KiB pages
+// (1-row for them, 35 KiB of split x, gave 31.1-31.2 against 31.6-32.2);
+// with the weights on 2 MiB pages 1-row wins for them too (gemv_amd64.go).
 
 // gemv4BF16PairAVX2 registers: Y0..Y3 even sums, Y8..Y11 odd sums, Y6 / Y7
 // the even / odd halves of x, Y15 the odd-word mask.

@@ -46,6 +46,7 @@ type kernelSet struct {
 	matVecF32  func(out, w, x []float32)
 	matMulBF16 func(ws *Workspace, out []float32, ldOut int, w []BF16, x []float32, n, cols int)
 	matMulF32  func(out []float32, ldOut int, w, x []float32, n, cols int)
+	matMulNN   func(out []float32, ldOut int, x []float32, ldx int, b []float32, ldb int, n, k, m int)
 	dot        func(a, b []float32) float32
 	axpy       func(y []float32, a float32, x []float32)
 	add        func(y, x []float32)
@@ -130,6 +131,7 @@ var genericSet = kernelSet{
 	matVecF32:  matVecF32Generic,
 	matMulBF16: matMulBF16Generic,
 	matMulF32:  matMulF32Generic,
+	matMulNN:   matMulNNGeneric,
 	dot:        dotGeneric,
 	axpy:       axpyGeneric,
 	add:        addGeneric,

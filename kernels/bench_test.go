@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync"
 	"testing"
 )
 
@@ -78,8 +79,12 @@ func BenchmarkMatVecF32(b *testing.B) {
 	})
 }
 
+// BenchmarkMatMulBF16 reports GFLOP/s and the share of the fp32 FMA peak
+// of the best exact level (fmaPeak). n = 512 is a full prefill chunk; the
+// generic level takes seconds per call there, so filter it out
+// (-bench 'MatMulBF16/.*/avx512$').
 func BenchmarkMatMulBF16(b *testing.B) {
-	for _, n := range []int{64, 128} {
+	for _, n := range []int{64, 128, 512} {
 		for _, sh := range qwenShapes {
 			rows, cols := sh[0], sh[1]
 			r := rand.New(rand.NewPCG(2, 2))
@@ -91,11 +96,49 @@ func BenchmarkMatMulBF16(b *testing.B) {
 					for b.Loop() {
 						MatMulBF16Into(ws, out, rows, w, x, n, cols)
 					}
-					secs := clock().Seconds()
-					b.ReportMetric(2*float64(n*rows*cols)*float64(b.N)/secs/1e9, "GFLOP/s")
+					reportFlops(b, 2*float64(n*rows*cols), clock().Seconds())
 				})
 			})
 		}
+	}
+}
+
+// reportFlops reports GFLOP/s for flops per call, and % of fmaPeak.
+func reportFlops(b *testing.B, flops, secs float64) {
+	gf := flops * float64(b.N) / secs / 1e9
+	b.ReportMetric(gf, "GFLOP/s")
+	b.ReportMetric(100*gf/fmaPeak(), "%peak")
+}
+
+// fmaPeak measures once the fp32 FMA peak (GFLOP/s) of Best(), the level
+// prefill runs at by default.
+var fmaPeak = sync.OnceValue(func() float64 {
+	prev := Active()
+	defer SetLevel(prev)
+	SetLevel(Best())
+	FMAPeakLoop(100000) // warm up the vector units
+	clock := threadClock()
+	flops := FMAPeakLoop(10_000_000)
+	return float64(flops) / clock().Seconds() / 1e9
+})
+
+// BenchmarkMatMulNN runs the two attention products of one head for a
+// 24-query chunk over 3,139 cached keys (d = 128): QKᵀ (k = d, m = nk)
+// and PV (k = nk, m = d).
+func BenchmarkMatMulNN(b *testing.B) {
+	for _, sh := range [][3]int{{24, 128, 3139}, {24, 3139, 128}} {
+		n, k, m := sh[0], sh[1], sh[2]
+		r := rand.New(rand.NewPCG(8, 8))
+		x, bm, out := randF32(r, n*k, 0), randF32(r, k*m, 0), make([]float32, n*m)
+		b.Run(fmt.Sprintf("n%d_k%d_m%d", n, k, m), func(b *testing.B) {
+			benchLevels(b, func(b *testing.B) {
+				clock := threadClock()
+				for b.Loop() {
+					MatMulNN(out, m, x, k, bm, m, n, k, m)
+				}
+				reportFlops(b, 2*float64(n*k*m), clock().Seconds())
+			})
+		})
 	}
 }
 

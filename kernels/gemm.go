@@ -16,8 +16,8 @@ func MatMulBF16(out []float32, ldOut int, w []BF16, x []float32, n, cols int) {
 
 // MatMulBF16Into is MatMulBF16 with caller-owned scratch memory: the
 // activations rounded to bf16 (n × cols, AVX512BF16 level) and one widened
-// weight panel (AVX2 and AVX512 levels). Use one Workspace per goroutine;
-// a nil ws borrows one from the pool.
+// or packed weight panel (AVX2 and AVX512 levels). Use one Workspace per
+// goroutine; a nil ws borrows one from the pool.
 func MatMulBF16Into(ws *Workspace, out []float32, ldOut int, w []BF16, x []float32, n, cols int) {
 	if n <= 0 || cols <= 0 {
 		return
@@ -54,11 +54,14 @@ func checkMatMul(name string, lenOut, ldOut, lenX, n, rows, cols int) {
 	}
 }
 
-// Workspace is scratch memory for MatMulBF16Into. It grows on demand and
-// must not be shared between goroutines that run at the same time.
+// Workspace is scratch memory for MatMulBF16Into (and, borrowed from the
+// pool, for MatMulF32 and MatMulNN). It grows on demand and must not be
+// shared between goroutines that run at the same time.
 type Workspace struct {
 	xb []BF16    // n × cols activations rounded to bf16
-	wf []float32 // 4 × kcMax widened weight panel
+	wf []float32 // widened weight panel (8 × kc), or packed one (kcNN × 32)
+	rb []BF16    // 32 × kcNN bf16 rows of a partial panel, zero rows below
+	rf []float32 // the same for f32 rows, or MatMulNN's 12 × k tokens
 }
 
 // NewWorkspace returns an empty Workspace.
@@ -71,11 +74,14 @@ func (ws *Workspace) bf16X(n int) []BF16 {
 	return ws.xb[:n]
 }
 
-func (ws *Workspace) panel(n int) []float32 {
-	if cap(ws.wf) < n {
-		ws.wf = make([]float32, n)
+func (ws *Workspace) panel(n int) []float32 { return grow(&ws.wf, n) }
+
+// grow returns (*s)[:n], reallocating *s first when it is too small.
+func grow[E any](s *[]E, n int) []E {
+	if cap(*s) < n {
+		*s = make([]E, n)
 	}
-	return ws.wf[:n]
+	return (*s)[:n]
 }
 
 var workspaces = sync.Pool{New: func() any { return NewWorkspace() }}

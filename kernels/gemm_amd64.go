@@ -85,8 +85,17 @@ func matMulF32AVX2(out []float32, ldOut int, w, x []float32, n, cols int) {
 	matMulF32By(isaAVX2, out, ldOut, w, x, n, cols)
 }
 
+// matMulF32AVX512 and matMulBF16AVX512 choose between the 8×3 tiles and
+// the broadcast tile (gemmnn_amd64.go) on n alone, so every band of rows
+// of one product takes the same path.
 func matMulF32AVX512(out []float32, ldOut int, w, x []float32, n, cols int) {
-	matMulF32By(isaAVX512, out, ldOut, w, x, n, cols)
+	if n < nBcast {
+		matMulF32By(isaAVX512, out, ldOut, w, x, n, cols)
+		return
+	}
+	ws := workspaces.Get().(*Workspace)
+	matMulBcast(ws, out, ldOut, w, x, n, cols)
+	workspaces.Put(ws)
 }
 
 func matMulBF16AVX2(ws *Workspace, out []float32, ldOut int, w []BF16, x []float32, n, cols int) {
@@ -94,7 +103,11 @@ func matMulBF16AVX2(ws *Workspace, out []float32, ldOut int, w []BF16, x []float
 }
 
 func matMulBF16AVX512(ws *Workspace, out []float32, ldOut int, w []BF16, x []float32, n, cols int) {
-	matMulBF16By(isaAVX512, ws, out, ldOut, w, x, n, cols)
+	if n < nBcast {
+		matMulBF16By(isaAVX512, ws, out, ldOut, w, x, n, cols)
+		return
+	}
+	matMulBcast(ws, out, ldOut, w, x, n, cols)
 }
 
 // matMulF32By walks column blocks of kc, then panels of W (8 rows with the

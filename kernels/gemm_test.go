@@ -16,9 +16,16 @@ func gemmShapes() []gemmShape {
 		for _, nr := range [][2]int{{1, 1}, {2, 9}, {3, 4}, {6, 4}, {7, 5}, {13, 9}, {5, 15}} {
 			s = append(s, gemmShape{nr[0], nr[1], cols, 3})
 		}
+		// Enough tokens for the AVX-512 broadcast tile (12 tokens × 32
+		// rows): one full panel, or one plus a partial, and leftover tokens.
+		for _, nr := range [][2]int{{24, 32}, {37, 45}} {
+			if cols <= 1536 {
+				s = append(s, gemmShape{nr[0], nr[1], cols, 3})
+			}
+		}
 	}
 	// Prefill-like: full tiles, several column blocks, tails in both.
-	return append(s, gemmShape{64, 64, 1536, 0}, gemmShape{20, 10, 1040, 2})
+	return append(s, gemmShape{64, 64, 1536, 0}, gemmShape{20, 10, 1040, 2}, gemmShape{100, 75, 1040, 2})
 }
 
 // bf16RoundTol is the extra error of rounding x to bf16 before the product
@@ -27,45 +34,59 @@ func gemmShapes() []gemmShape {
 const bf16RoundTol = 1.0 / (1 << 9)
 
 func TestMatMulBF16(t *testing.T) {
-	forEachLevel(t, func(t *testing.T, l Level) {
-		for _, exactX := range []bool{true, false} {
-			tol := func(cols int) float64 { return sumTol(cols) }
-			if !exactX && l == AVX512BF16 {
-				tol = func(cols int) float64 { return sumTol(cols) + bf16RoundTol }
-			}
-			testMatMul(t, fmt.Sprintf("bf16x=%v", exactX), tol,
-				func(r *rand.Rand, n, off int) ([]float64, func(out []float32, ldOut int, x []float32, sh gemmShape)) {
-					w := randBF16(r, n, off)
-					return f64BF16(w), func(out []float32, ldOut int, x []float32, sh gemmShape) {
-						if exactX {
-							bf16Exact(x)
-						}
-						MatMulBF16(out, ldOut, w, x, sh.n, sh.cols)
-					}
-				})
-		}
-	})
+	forEachLevel(t, func(t *testing.T, l Level) { testMatMulBF16(t, l, gemmShapes()) })
 }
 
 func TestMatMulF32(t *testing.T) {
-	forEachLevel(t, func(t *testing.T, l Level) {
-		testMatMul(t, "f32", sumTol,
+	forEachLevel(t, func(t *testing.T, l Level) { testMatMulF32(t, gemmShapes()) })
+}
+
+// testMatMulShapes runs the MatMulBF16 and MatMulF32 checks over shapes at
+// the active level.
+func testMatMulShapes(t *testing.T, shapes []gemmShape) {
+	t.Helper()
+	testMatMulBF16(t, Active(), shapes)
+	testMatMulF32(t, shapes)
+}
+
+func testMatMulBF16(t *testing.T, l Level, shapes []gemmShape) {
+	t.Helper()
+	for _, exactX := range []bool{true, false} {
+		tol := func(cols int) float64 { return sumTol(cols) }
+		if !exactX && l == AVX512BF16 {
+			tol = func(cols int) float64 { return sumTol(cols) + bf16RoundTol }
+		}
+		testMatMul(t, fmt.Sprintf("bf16x=%v", exactX), shapes, tol,
 			func(r *rand.Rand, n, off int) ([]float64, func(out []float32, ldOut int, x []float32, sh gemmShape)) {
-				w := randF32(r, n, off)
-				return f64(w), func(out []float32, ldOut int, x []float32, sh gemmShape) {
-					MatMulF32(out, ldOut, w, x, sh.n, sh.cols)
+				w := randBF16(r, n, off)
+				return f64BF16(w), func(out []float32, ldOut int, x []float32, sh gemmShape) {
+					if exactX {
+						bf16Exact(x)
+					}
+					MatMulBF16(out, ldOut, w, x, sh.n, sh.cols)
 				}
 			})
-	})
+	}
+}
+
+func testMatMulF32(t *testing.T, shapes []gemmShape) {
+	t.Helper()
+	testMatMul(t, "f32", shapes, sumTol,
+		func(r *rand.Rand, n, off int) ([]float64, func(out []float32, ldOut int, x []float32, sh gemmShape)) {
+			w := randF32(r, n, off)
+			return f64(w), func(out []float32, ldOut int, x []float32, sh gemmShape) {
+				MatMulF32(out, ldOut, w, x, sh.n, sh.cols)
+			}
+		})
 }
 
 // testMatMul runs every shape and offset: mk makes the weights (returning
 // them in float64 and a call of the kernel under test).
-func testMatMul(t *testing.T, tag string, tol func(cols int) float64,
+func testMatMul(t *testing.T, tag string, shapes []gemmShape, tol func(cols int) float64,
 	mk func(r *rand.Rand, n, off int) ([]float64, func(out []float32, ldOut int, x []float32, sh gemmShape))) {
 	t.Helper()
 	r := rand.New(rand.NewPCG(7, 8))
-	for _, sh := range gemmShapes() {
+	for _, sh := range shapes {
 		for _, off := range offsets {
 			if sh.cols == 0 {
 				continue // rows = len(w)/cols is undefined; see TestMatMulZeroCols
@@ -156,13 +177,13 @@ func TestMatMulBF16IntoReusesWorkspace(t *testing.T) {
 func TestMatMulBandsAgree(t *testing.T) {
 	forEachLevel(t, func(t *testing.T, l Level) {
 		r := rand.New(rand.NewPCG(15, 16))
-		for _, sh := range []gemmShape{{13, 23, 1040, 0}, {3, 23, 1536, 0}, {64, 10, 96, 0}} {
+		for _, sh := range []gemmShape{{13, 23, 1040, 0}, {3, 23, 1536, 0}, {64, 10, 96, 0}, {37, 75, 1040, 0}} {
 			w, wf := randBF16(r, sh.rows*sh.cols, 0), randF32(r, sh.rows*sh.cols, 0)
 			x := randF32(r, sh.n*sh.cols, 0)
 			whole, whole32 := make([]float32, sh.n*sh.rows), make([]float32, sh.n*sh.rows)
 			MatMulBF16(whole, sh.rows, w, x, sh.n, sh.cols)
 			MatMulF32(whole32, sh.rows, wf, x, sh.n, sh.cols)
-			for _, cut := range []int{1, 5, 7} {
+			for _, cut := range []int{1, 5, 7, 40} {
 				band, band32 := make([]float32, sh.n*sh.rows), make([]float32, sh.n*sh.rows)
 				for lo := 0; lo < sh.rows; lo += cut {
 					hi := min(lo+cut, sh.rows)

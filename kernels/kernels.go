@@ -1,5 +1,6 @@
 // Package kernels holds the numeric inner loops of the engine: bf16 and f32
-// weight × fp32 activation products, RMSNorm, RoPE, softmax and SiLU·mul.
+// weight × fp32 activation products, the fp32 products of attention
+// (MatMulNN), RMSNorm, RoPE, softmax and SiLU·mul.
 //
 // Every family has a readable generic implementation (always compiled) and
 // SIMD implementations chosen at run time from the CPU's features. The level
@@ -13,7 +14,8 @@
 //
 // A family lives together: gemv.go (API, math, dispatch), gemv_generic.go
 // (the reference loop), gemv_amd64.go + gemv_amd64.s (stubs, drivers,
-// assembly); likewise gemm (prefill), vec (Dot, Axpy, Add) and peak.
+// assembly); likewise gemm (prefill), gemmnn (MatMulNN, and the broadcast
+// tile that prefill uses from 16 tokens), vec (Dot, Axpy, Add) and peak.
 // Assembly does whole vectors and Go finishes the tails.
 //
 // Conventions: matrices are row-major; a weight matrix W is rows × cols and a

@@ -1,0 +1,235 @@
+//go:build amd64 && !purego
+
+package kernels
+
+import "unsafe"
+
+// Stubs in gemmnn_amd64.s (the reference loops are their doc comments
+// there; gemmnn_amd64_test.go has them in Go).
+
+// gemmNN32x12AVX512 computes the tile out[t·ldo+j] (+)= Σ_{c<k}
+// x[t·ldx+c]·b[c·ldb+j] for t < 12, j < 32: each sum sequential in c with
+// one FMA per term, from 0; accum != 0 adds the finished sum to out.
+//
+//go:noescape
+func gemmNN32x12AVX512(out *float32, ldo int, b *float32, ldb int, x *float32, ldx int, k int, accum int)
+
+// gemmNN32x8AVX512 and gemmNN32x4AVX512 are the same tile for t < 8 and
+// t < 4, for the tokens left after the 12-token tiles; their sums are
+// bit-identical to the 12-token tile's.
+//
+//go:noescape
+func gemmNN32x8AVX512(out *float32, ldo int, b *float32, ldb int, x *float32, ldx int, k int, accum int)
+
+//go:noescape
+func gemmNN32x4AVX512(out *float32, ldo int, b *float32, ldb int, x *float32, ldx int, k int, accum int)
+
+// packT32BF16AVX512 sets dst[c·32+j] = src[j·lds+c].Float32() for j < 32,
+// c < k (k a multiple of 16): 32 rows of W become the kernel's B = Wᵀ.
+//
+//go:noescape
+func packT32BF16AVX512(dst *float32, src *BF16, lds int, k int)
+
+// packT32F32AVX512 is packT32BF16AVX512 for float32 rows.
+//
+//go:noescape
+func packT32F32AVX512(dst *float32, src *float32, lds int, k int)
+
+// Tile of the broadcast kernel: tokNN tokens × colNN outputs.
+const (
+	tokNN = 12
+	colNN = 32
+)
+
+// nBcast is the fewest tokens for which the AVX-512 prefill packs W into
+// 32-row panels and runs the broadcast tiles; fewer go through the 8×3
+// dot-product tiles, which read W in place. BenchmarkMatMulPaths, bf16 W:
+// at n = 12 the 8×3 path is ahead on 1536 × 1536 (W in L3: 169 against
+// 157 GFLOP/s) but behind on 8960 × 1536 (W from DRAM: ~115 against 132);
+// from n = 16 the broadcast path leads on both (1536²: 171 vs 165, 8960 ×
+// 1536: 150 vs 128; n = 128: 243 vs 232 and 215 vs 203).
+//
+// kcNN is the column block: one packed panel (kcNN × 32 floats, 32 KiB)
+// serves every token tile from L1. 256, 384, 512 and 768 measured within
+// 1 % of each other at n = 128 and 512 over the four Qwen shapes (means
+// 234, 234, 235, 236 GFLOP/s); at n = 64 on 8960 × 1536 256 was ahead
+// (217 against 210-212).
+const (
+	nBcast = 16
+	kcNN   = 256
+)
+
+// tileNN runs the 32 × nt tile, nt = 4, 8 or 12.
+func tileNN(nt int, out *float32, ldo int, b *float32, ldb int, x *float32, ldx, k, acc int) {
+	switch nt {
+	case 12:
+		gemmNN32x12AVX512(out, ldo, b, ldb, x, ldx, k, acc)
+	case 8:
+		gemmNN32x8AVX512(out, ldo, b, ldb, x, ldx, k, acc)
+	default:
+		gemmNN32x4AVX512(out, ldo, b, ldb, x, ldx, k, acc)
+	}
+}
+
+// rowsAhead are rows of W to prefetch while tiles run: rows (a multiple of
+// 4) rows of n bytes from p, ld bytes apart. The zero value is none.
+type rowsAhead struct {
+	p           unsafe.Pointer
+	ld, n, rows int
+}
+
+// nextPanel describes rows r..r+31 of w (row stride cols), columns
+// k0..k0+k, clipped to the rows that exist, in whole groups of four.
+func nextPanel[E BF16 | float32](w []E, r, rows, cols, k0, k int) rowsAhead {
+	var e E
+	size := int(unsafe.Sizeof(e))
+	cnt := (min(r+colNN, rows) - r) &^ 3
+	if cnt <= 0 {
+		return rowsAhead{}
+	}
+	return rowsAhead{unsafe.Pointer(&w[r*cols+k0]), cols * size, k * size, cnt}
+}
+
+// tilesNN runs the broadcast tiles over n tokens against one B panel (k ×
+// 32 at b, row stride ldb; x already offset to the column block):
+// out[t·ldOut+j] (+)= Σ_c x[t·ldx+c]·b[c·ldb+j] for t < n, j < jn ≤ 32.
+// x holds at least max(n, 12) rows. Tiles of 12 tokens, then one of 8 or
+// 4 for what is left, write out in place; a last group that is not a
+// multiple of 4 (and every tile when jn < 32) goes through a scratch tile
+// whose rows overlap the previous tile (at most 3 recomputed tokens), and
+// put adds the rows needed, bit-identically. Measured on 1536 × 1536 at
+// n = 64 (4 left over) and 128 (8 left): re-running a whole 12-token tile
+// for the leftovers instead cost 12 % and 3 % of the time.
+//
+// Before each tile, a share of the next panel's rows is prefetched: the
+// same prefetches issued all at once before packing (256 lines at kcNN =
+// 256) cost 3-5 % at n = 64..128 on 8960 × 1536, the weights coming from
+// DRAM.
+func tilesNN(out []float32, ldOut int, b *float32, ldb int, x []float32, ldx, n, jn, k, acc int, next rowsAhead) {
+	var tile [tokNN * colNN]float32
+	tiles, groups, done := (n+tokNN-1)/tokNN, next.rows/4, 0
+	for i, t := 1, 0; t < n; i++ {
+		for ; done < groups && done*tiles < i*groups; done++ {
+			prefetch4(unsafe.Add(next.p, 4*done*next.ld), next.ld, next.n)
+		}
+		nt := min(tokNN, (n-t+3)&^3)
+		if jn == colNN && t+nt <= n {
+			tileNN(nt, &out[t*ldOut], ldOut, b, ldb, &x[t*ldx], ldx, k, acc)
+			t += nt
+			continue
+		}
+		t0 := max(0, min(t, n-nt))
+		tileNN(nt, &tile[0], colNN, b, ldb, &x[t0*ldx], ldx, k, 0)
+		for ; t < min(t0+nt, n); t++ {
+			put(out[t*ldOut:t*ldOut+jn], tile[(t-t0)*colNN:(t-t0)*colNN+jn], acc)
+		}
+	}
+	for ; done < groups; done++ {
+		prefetch4(unsafe.Add(next.p, 4*done*next.ld), next.ld, next.n)
+	}
+}
+
+// matMulNNAVX512 is MatMulNN on the broadcast tiles, over 32-column panels
+// of B read in place; a last partial panel is copied with zero columns
+// into a [k][32] scratch, and fewer than 12 tokens into a zero-padded
+// [12][k] one.
+func matMulNNAVX512(out []float32, ldOut int, x []float32, ldx int, b []float32, ldb int, n, k, m int) {
+	ws := workspaces.Get().(*Workspace)
+	if n < tokNN {
+		xp := grow(&ws.rf, tokNN*k)
+		for t := range tokNN {
+			if t < n {
+				copy(xp[t*k:t*k+k], x[t*ldx:t*ldx+k])
+			} else {
+				clear(xp[t*k : t*k+k])
+			}
+		}
+		x, ldx = xp, k
+	}
+	for j := 0; j < m; j += colNN {
+		jn := min(colNN, m-j)
+		bp, ldbp := &b[j], ldb
+		if jn < colNN {
+			pk := ws.panel(k * colNN)
+			for c := range k {
+				copy(pk[c*colNN:c*colNN+jn], b[c*ldb+j:c*ldb+m])
+				clear(pk[c*colNN+jn : c*colNN+colNN])
+			}
+			bp, ldbp = &pk[0], colNN
+		}
+		tilesNN(out[j:], ldOut, bp, ldbp, x, ldx, n, jn, k, 0, rowsAhead{})
+	}
+	workspaces.Put(ws)
+}
+
+// matMulNNAVX2 is MatMulNN as rows of Axpy: out[t] = Σ_c x[t][c]·B[c],
+// one row of B at a time (the generic order, with FMAs).
+func matMulNNAVX2(out []float32, ldOut int, x []float32, ldx int, b []float32, ldb int, n, k, m int) {
+	for t := range n {
+		o := out[t*ldOut : t*ldOut+m]
+		clear(o)
+		for c := range k {
+			axpyAVX2Slice(o, x[t*ldx+c], b[c*ldb:c*ldb+m])
+		}
+	}
+}
+
+// matMulBcast is the AVX-512 prefill Y = X·Wᵀ for n ≥ nBcast tokens: for
+// each column block of kcNN, each 32-row panel of W is packed (widened and
+// transposed) into the workspace as B = Wᵀ (kcNN × 32), then the tiles
+// run over all n tokens with it while the next panel is prefetched; the
+// first column block stores, later ones add. A last panel of fewer than
+// 32 rows is packed from a zero-padded copy and its tiles go through
+// scratch, so an output's sum does not depend on where a worker's band of
+// rows starts or ends. Columns past the last multiple of 16 are added in
+// Go.
+func matMulBcast[E BF16 | float32](ws *Workspace, out []float32, ldOut int, w []E, x []float32, n, cols int) {
+	rows := len(w) / cols
+	m := cols &^ 15
+	pk := ws.panel(kcNN * colNN)
+	for k0 := 0; k0 < m; k0 += kcNN {
+		k, acc := min(kcNN, m-k0), boolInt(k0 > 0)
+		for r := 0; r < rows; r += colNN {
+			jn := min(colNN, rows-r)
+			packPanel(ws, pk, w[r*cols:], jn, cols, k0, k)
+			next := nextPanel(w, r+colNN, rows, cols, k0, k)
+			tilesNN(out[r:], ldOut, &pk[0], colNN, x[k0:], cols, n, jn, k, acc, next)
+		}
+	}
+	switch w := any(w).(type) {
+	case []BF16:
+		addColumnTailBF16(out, ldOut, w, x, n, cols, m)
+	case []float32:
+		addColumnTailF32(out, ldOut, w, x, n, cols, m)
+	}
+}
+
+// packPanel packs rows j < jn of w (row stride cols), columns k0..k0+k,
+// into pk as pk[c·32+j], with zeros for jn ≤ j < 32: a partial panel is
+// first copied into a [32][k] scratch whose missing rows are zero.
+func packPanel[E BF16 | float32](ws *Workspace, pk []float32, w []E, jn, cols, k0, k int) {
+	src, lds := w[k0:], cols
+	if jn < colNN {
+		var pad []E
+		switch p := any(&pad).(type) {
+		case *[]BF16:
+			*p = grow(&ws.rb, colNN*k)
+		case *[]float32:
+			*p = grow(&ws.rf, colNN*k)
+		}
+		for j := range colNN {
+			if j < jn {
+				copy(pad[j*k:j*k+k], w[j*cols+k0:])
+			} else {
+				clear(pad[j*k : j*k+k])
+			}
+		}
+		src, lds = pad, k
+	}
+	switch s := any(src).(type) {
+	case []BF16:
+		packT32BF16AVX512(&pk[0], &s[0], lds, k)
+	case []float32:
+		packT32F32AVX512(&pk[0], &s[0], lds, k)
+	}
+}

@@ -1,0 +1,223 @@
+//go:build amd64 && !purego
+
+package kernels
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// gemmNN32xGo is the Go twin of gemmNN32x{12,8,4}AVX512 (nt tokens),
+// operation for operation: one math.FMA per term, in column order, from 0,
+// then one fp32 store or add. The assembly must match it bit for bit.
+func gemmNN32xGo(nt int, out []float32, ldo int, b []float32, ldb int, x []float32, ldx, k, accum int) {
+	for t := range nt {
+		for j := range colNN {
+			var s float32
+			for c := range k {
+				s = float32(math.FMA(float64(x[t*ldx+c]), float64(b[c*ldb+j]), float64(s)))
+			}
+			if accum != 0 {
+				out[t*ldo+j] += s
+			} else {
+				out[t*ldo+j] = s
+			}
+		}
+	}
+}
+
+// TestGemmNN32x runs the tiles (12, 8 and 4 tokens) alone: bit-identical
+// to their Go twin, and within the float64 oracle's bound (plus one
+// rounding of the add when accumulating), for k around the loop's edges
+// and odd strides; out's gap cells (ldo = 37) and ends are guards.
+func TestGemmNN32x(t *testing.T) {
+	if !Supported(AVX512) {
+		t.Skip("CPU lacks AVX-512")
+	}
+	r := rand.New(rand.NewPCG(41, 42))
+	for _, nt := range []int{12, 8, 4} {
+		for _, k := range []int{0, 1, 2, 15, 16, 17, 100, 257} {
+			for _, ld := range [][2]int{{32, 0}, {45, 3}} { // ldb, ldx - k
+				for accum := range 2 {
+					testGemmNN32x(t, r, nt, k, ld[0], k+ld[1], accum)
+				}
+			}
+		}
+	}
+}
+
+func testGemmNN32x(t *testing.T, r *rand.Rand, nt, k, ldb, ldx, accum int) {
+	t.Helper()
+	const ldo = 37
+	name := fmt.Sprintf("32x%d k%d ldb%d ldx%d accum%d", nt, k, ldb, ldx, accum)
+	b := randF32(r, max(0, (k-1)*ldb+colNN), 1)
+	x := randF32(r, max(0, (nt-1)*ldx+k), 3)
+	out, check := guarded(t, (nt-1)*ldo+colNN, 1)
+	prev := randF32(r, len(out), 0)
+	for tk := range nt {
+		copy(out[tk*ldo:tk*ldo+colNN], prev[tk*ldo:])
+	}
+	want := make([]float32, len(out))
+	copy(want, out)
+	gemmNN32xGo(nt, want, ldo, b, ldb, x, ldx, k, accum)
+	var bp, xp *float32
+	if k > 0 {
+		bp, xp = &b[0], &x[0]
+	}
+	tileNN(nt, &out[0], ldo, bp, ldb, xp, ldx, k, accum)
+	check()
+	for i, v := range out {
+		tk, j := i/ldo, i%ldo
+		if j >= colNN {
+			if v == v {
+				t.Fatalf("%s: gap cell out[%d,%d] overwritten: %v", name, tk, j, v)
+			}
+			continue
+		}
+		if math.Float32bits(v) != math.Float32bits(want[i]) {
+			t.Fatalf("%s: out[%d,%d] = %v, Go twin %v", name, tk, j, v, want[i])
+		}
+		var s, abs float64
+		for c := range k {
+			p := float64(x[tk*ldx+c]) * float64(b[c*ldb+j])
+			s += p
+			abs += math.Abs(p)
+		}
+		tol := sumTol(k)
+		if accum != 0 {
+			s += float64(prev[i])
+			abs += math.Abs(float64(prev[i]))
+			tol += u32
+		}
+		within(t, fmt.Sprintf("%s out[%d,%d]", name, tk, j), v, s, abs, tol)
+	}
+}
+
+// TestPackT32 checks both packers against the definition
+// dst[c·32+j] = float32(src[j·lds+c]) exactly (packing only moves and
+// widens), for several row strides and a misaligned source; dst sits
+// between guard cells.
+func TestPackT32(t *testing.T) {
+	if !Supported(AVX512) {
+		t.Skip("CPU lacks AVX-512")
+	}
+	r := rand.New(rand.NewPCG(43, 44))
+	for _, k := range []int{0, 16, 32, 48, 256} {
+		for _, extra := range []int{0, 1, 7, 16, 333} {
+			lds := k + extra
+			name := fmt.Sprintf("k%d lds%d", k, lds)
+			sb, sf := randBF16(r, colNN*lds+1, 1), randF32(r, colNN*lds+1, 3)
+			db, checkB := guarded(t, k*colNN, 1)
+			df, checkF := guarded(t, k*colNN, 0)
+			if k > 0 {
+				packT32BF16AVX512(&db[0], &sb[0], lds, k)
+				packT32F32AVX512(&df[0], &sf[0], lds, k)
+			}
+			checkB()
+			checkF()
+			for c := range k {
+				for j := range colNN {
+					if got, want := db[c*colNN+j], sb[j*lds+c].Float32(); math.Float32bits(got) != math.Float32bits(want) {
+						t.Fatalf("bf16 %s: dst[%d][%d] = %v, want %v", name, c, j, got, want)
+					}
+					if got, want := df[c*colNN+j], sf[j*lds+c]; math.Float32bits(got) != math.Float32bits(want) {
+						t.Fatalf("f32 %s: dst[%d][%d] = %v, want %v", name, c, j, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestMatMulBcastEdges runs MatMul at the AVX-512 levels for token counts
+// from below nBcast to past a second leftover tile, with rows that leave
+// partial panels and columns that leave a tail and a short last block.
+func TestMatMulBcastEdges(t *testing.T) {
+	var shapes []gemmShape
+	for n := nBcast - 1; n <= nBcast+tokNN+1; n++ {
+		shapes = append(shapes, gemmShape{n, colNN + 13, kcNN + 16 + 5, 1})
+	}
+	forEachLevel(t, func(t *testing.T, l Level) {
+		if l < AVX512 {
+			t.Skip("broadcast path is AVX-512 only")
+		}
+		testMatMulShapes(t, shapes)
+	})
+}
+
+// BenchmarkGemmNN32x12 runs the tile alone on a panel and tokens that stay
+// in L1: the kernel's own ceiling.
+func BenchmarkGemmNN32x12(b *testing.B) {
+	if !Supported(AVX512) {
+		b.Skip("CPU lacks AVX-512")
+	}
+	for _, k := range []int{128, 256, 512} {
+		r := rand.New(rand.NewPCG(45, 46))
+		bp, x, out := randF32(r, k*colNN, 0), randF32(r, tokNN*k, 0), make([]float32, tokNN*colNN)
+		b.Run(fmt.Sprint("k", k), func(b *testing.B) {
+			clock := threadClock()
+			for b.Loop() {
+				gemmNN32x12AVX512(&out[0], colNN, &bp[0], colNN, &x[0], k, k, 0)
+			}
+			reportFlops(b, 2*float64(tokNN*colNN*k), clock().Seconds())
+		})
+	}
+}
+
+// BenchmarkPackT32 packs one 32-row panel of a Qwen-width matrix (rows
+// 1536 floats or bf16 apart), in GB/s of packed floats written.
+func BenchmarkPackT32(b *testing.B) {
+	if !Supported(AVX512) {
+		b.Skip("CPU lacks AVX-512")
+	}
+	const cols, k = 1536, 256
+	r := rand.New(rand.NewPCG(47, 48))
+	sb, sf, dst := randBF16(r, colNN*cols, 0), randF32(r, colNN*cols, 0), make([]float32, k*colNN)
+	for _, name := range []string{"bf16", "f32"} {
+		b.Run(name, func(b *testing.B) {
+			clock := threadClock()
+			for b.Loop() {
+				if name == "bf16" {
+					packT32BF16AVX512(&dst[0], &sb[0], cols, k)
+				} else {
+					packT32F32AVX512(&dst[0], &sf[0], cols, k)
+				}
+			}
+			b.ReportMetric(float64(4*k*colNN)*float64(b.N)/clock().Seconds()/1e9, "GB/s")
+		})
+	}
+}
+
+// BenchmarkMatMulPaths runs both AVX-512 prefill paths over token counts
+// around nBcast, for choosing it: the 8×3 dot-product tiles and the
+// packed broadcast tiles, on a weight that stays in L3 and one that does
+// not.
+func BenchmarkMatMulPaths(b *testing.B) {
+	if !Supported(AVX512) {
+		b.Skip("CPU lacks AVX-512")
+	}
+	for _, sh := range [][2]int{{1536, 1536}, {8960, 1536}} {
+		rows, cols := sh[0], sh[1]
+		r := rand.New(rand.NewPCG(49, 50))
+		w := randBF16(r, rows*cols, 0)
+		for _, n := range []int{12, 16, 20, 24, 32, 48, 64, 128, 512} {
+			x, out := randF32(r, n*cols, 0), make([]float32, n*rows)
+			ws := NewWorkspace()
+			for _, path := range []string{"8x3", "bcast"} {
+				b.Run(fmt.Sprintf("%dx%d/n%d/%s", rows, cols, n, path), func(b *testing.B) {
+					clock := threadClock()
+					for b.Loop() {
+						if path == "8x3" {
+							matMulBF16By(isaAVX512, ws, out, rows, w, x, n, cols)
+						} else {
+							matMulBcast(ws, out, rows, w, x, n, cols)
+						}
+					}
+					reportFlops(b, 2*float64(n*rows*cols), clock().Seconds())
+				})
+			}
+		}
+	}
+}

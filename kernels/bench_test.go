@@ -151,8 +151,7 @@ func BenchmarkMatMulF32(b *testing.B) {
 		for b.Loop() {
 			MatMulF32(out, rows, w, x, n, cols)
 		}
-		secs := clock().Seconds()
-		b.ReportMetric(2*float64(n*rows*cols)*float64(b.N)/secs/1e9, "GFLOP/s")
+		reportFlops(b, 2*float64(n*rows*cols), clock().Seconds())
 	})
 }
 

@@ -86,10 +86,10 @@ func matMulF32AVX2(out []float32, ldOut int, w, x []float32, n, cols int) {
 }
 
 // matMulF32AVX512 and matMulBF16AVX512 choose between the 8×3 tiles and
-// the broadcast tile (gemmnn_amd64.go) on n alone, so every band of rows
+// the broadcast tiles (gemmnn_amd64.go) on n alone, so every band of rows
 // of one product takes the same path.
 func matMulF32AVX512(out []float32, ldOut int, w, x []float32, n, cols int) {
-	if n < nBcast {
+	if n < nBcastF32 {
 		matMulF32By(isaAVX512, out, ldOut, w, x, n, cols)
 		return
 	}

@@ -16,9 +16,10 @@ func gemmShapes() []gemmShape {
 		for _, nr := range [][2]int{{1, 1}, {2, 9}, {3, 4}, {6, 4}, {7, 5}, {13, 9}, {5, 15}} {
 			s = append(s, gemmShape{nr[0], nr[1], cols, 3})
 		}
-		// Enough tokens for the AVX-512 broadcast tile (12 tokens × 32
-		// rows): one full panel, or one plus a partial, and leftover tokens.
-		for _, nr := range [][2]int{{24, 32}, {37, 45}} {
+		// Enough tokens for the AVX-512 broadcast tiles (12 tokens × 32
+		// rows; f32 from 48 tokens): one full panel, or one plus a
+		// partial, and leftover tokens.
+		for _, nr := range [][2]int{{24, 32}, {37, 45}, {53, 33}} {
 			if cols <= 1536 {
 				s = append(s, gemmShape{nr[0], nr[1], cols, 3})
 			}

@@ -24,6 +24,12 @@ func gemmNN32x8AVX512(out *float32, ldo int, b *float32, ldb int, x *float32, ld
 //go:noescape
 func gemmNN32x4AVX512(out *float32, ldo int, b *float32, ldb int, x *float32, ldx int, k int, accum int)
 
+// gemmNN16x6AVX2 is the broadcast tile for AVX2 (16 registers): out[t·ldo+j]
+// = Σ_{c<k} x[t·ldx+c]·b[c·ldb+j] for t < 6, j < 16, the same sums.
+//
+//go:noescape
+func gemmNN16x6AVX2(out *float32, ldo int, b *float32, ldb int, x *float32, ldx int, k int)
+
 // packT32BF16AVX512 sets dst[c·32+j] = src[j·lds+c].Float32() for j < 32,
 // c < k (k a multiple of 16): 32 rows of W become the kernel's B = Wᵀ.
 //
@@ -49,14 +55,21 @@ const (
 // from n = 16 the broadcast path leads on both (1536²: 171 vs 165, 8960 ×
 // 1536: 150 vs 128; n = 128: 243 vs 232 and 215 vs 203).
 //
+// nBcastF32 is nBcast for f32 weights, which the 8×3 path reads in place
+// without widening and the packer reads at twice the bytes (medians of 5,
+// GFLOP/s, 8×3 against broadcast): n = 16: 159 vs 121 on 1536 × 1536;
+// n = 32 within ±5 % on 1536 × {256, 512, 1024, 1536} and 128 × 3139;
+// n = 48: broadcast ahead or within 2 %; n = 64: ahead on all, by 2-9 %.
+//
 // kcNN is the column block: one packed panel (kcNN × 32 floats, 32 KiB)
 // serves every token tile from L1. 256, 384, 512 and 768 measured within
 // 1 % of each other at n = 128 and 512 over the four Qwen shapes (means
 // 234, 234, 235, 236 GFLOP/s); at n = 64 on 8960 × 1536 256 was ahead
 // (217 against 210-212).
 const (
-	nBcast = 16
-	kcNN   = 256
+	nBcast    = 16
+	nBcastF32 = 48
+	kcNN      = 256
 )
 
 // tileNN runs the 32 × nt tile, nt = 4, 8 or 12.
@@ -162,16 +175,58 @@ func matMulNNAVX512(out []float32, ldOut int, x []float32, ldx int, b []float32,
 	workspaces.Put(ws)
 }
 
-// matMulNNAVX2 is MatMulNN as rows of Axpy: out[t] = Σ_c x[t][c]·B[c],
-// one row of B at a time (the generic order, with FMAs).
+// Tile of the AVX2 broadcast kernel: tok2 tokens × col2 outputs.
+const (
+	tok2 = 6
+	col2 = 16
+)
+
+// matMulNNAVX2 is matMulNNAVX512 on the 16 × 6 AVX2 tile: 16-column
+// panels of B in place (a partial last one copied with zero columns into
+// a [k][16] scratch), tiles of 6 tokens, the last one overlapping the one
+// before through a scratch tile (fewer than 6 tokens: x copied into a
+// zero-padded [6][k] scratch). Rows of Axpy (out[t] += x[t][c]·B[c] for
+// each c) ran at 28-38 GFLOP/s on attention's shapes, against 108-117 for
+// MatMulF32 on the transposed operands; this tile, BenchmarkMatMulNN.
 func matMulNNAVX2(out []float32, ldOut int, x []float32, ldx int, b []float32, ldb int, n, k, m int) {
-	for t := range n {
-		o := out[t*ldOut : t*ldOut+m]
-		clear(o)
-		for c := range k {
-			axpyAVX2Slice(o, x[t*ldx+c], b[c*ldb:c*ldb+m])
+	ws := workspaces.Get().(*Workspace)
+	if n < tok2 {
+		xp := grow(&ws.rf, tok2*k)
+		for t := range tok2 {
+			if t < n {
+				copy(xp[t*k:t*k+k], x[t*ldx:t*ldx+k])
+			} else {
+				clear(xp[t*k : t*k+k])
+			}
+		}
+		x, ldx = xp, k
+	}
+	var tile [tok2 * col2]float32
+	for j := 0; j < m; j += col2 {
+		jn := min(col2, m-j)
+		bp, ldbp := &b[j], ldb
+		if jn < col2 {
+			pk := ws.panel(k * col2)
+			for c := range k {
+				copy(pk[c*col2:c*col2+jn], b[c*ldb+j:c*ldb+m])
+				clear(pk[c*col2+jn : c*col2+col2])
+			}
+			bp, ldbp = &pk[0], col2
+		}
+		for t := 0; t < n; {
+			if jn == col2 && t+tok2 <= n {
+				gemmNN16x6AVX2(&out[t*ldOut+j], ldOut, bp, ldbp, &x[t*ldx], ldx, k)
+				t += tok2
+				continue
+			}
+			t0 := max(0, min(t, n-tok2))
+			gemmNN16x6AVX2(&tile[0], col2, bp, ldbp, &x[t0*ldx], ldx, k)
+			for ; t < min(t0+tok2, n); t++ {
+				copy(out[t*ldOut+j:t*ldOut+j+jn], tile[(t-t0)*col2:(t-t0)*col2+jn])
+			}
 		}
 	}
+	workspaces.Put(ws)
 }
 
 // matMulBcast is the AVX-512 prefill Y = X·Wᵀ for n ≥ nBcast tokens: for

@@ -11,7 +11,8 @@
 // along the outputs of a token: a vector of B (16 consecutive outputs j
 // at one column c) is multiplied by x[t][c] broadcast to every lane, so each
 // output is one sequential sum over c, finished in its lane, with no
-// reduction at the end.
+// reduction at the end. The same tile in AVX2's 16 registers
+// (gemmNN16x6AVX2) runs MatMulNN at that level.
 
 // Register plan of gemmNN32x12AVX512: 24 sums Z0..Z23 (token t: Z(2t) holds
 // outputs j = 0..15, Z(2t+1) j = 16..31), b[c][0:32] in Z24/Z25,
@@ -68,9 +69,12 @@
 	VFMADD231PS  Z24, zx, za; \
 	VFMADD231PS  Z25, zx, zb
 
-// PREFETCHOUT: out[t][0:32] (128 bytes, up to 3 lines when unaligned) for
-// the tile's tokens is requested into L1 before the column loop, which
-// outlasts the miss, instead of stalling the stores after it.
+// PREFETCHOUT1, PREFETCHOUT4: out[t][0:32] (128 bytes, up to 3 lines when
+// unaligned) for one or four tokens, requested into L1 before the column
+// loop, which outlasts the miss, instead of stalling the stores after it.
+// Every column block reads and writes all of out (n × rows floats, 18 MB
+// at n = 512 on 8960 × 1536): there this took 201-205 GFLOP/s to 226-229;
+// on shapes whose out stays in cache it is within noise.
 #define PREFETCHOUT1 \
 	PREFETCHT0 (NOUT); \
 	PREFETCHT0 64(NOUT); \
@@ -313,6 +317,86 @@ nn4accum:
 	ADDSTORE2(Z2, Z3)
 	ADDSTORE2(Z4, Z5)
 	ADDSTORE2(Z6, Z7)         // out[3][0:32] += s(3)
+	VZEROUPPER
+	RET
+
+// BCAST2Y(p, yx, ya, yb): BCAST2 for the AVX2 tile (16 outputs, b[c] in
+// Y12/Y13).
+#define BCAST2Y(p, yx, ya, yb) \
+	VBROADCASTSS p, yx; \
+	VFMADD231PS  Y12, yx, ya; \
+	VFMADD231PS  Y13, yx, yb
+
+// STORE2Y(ya, yb): out[t][0:16] = s(t), then the next token.
+#define STORE2Y(ya, yb) \
+	VMOVUPS ya, (NOUT); \
+	VMOVUPS yb, 32(NOUT); \
+	ADDQ    NLDO, NOUT
+
+// func gemmNN16x6AVX2(out *float32, ldo int, b *float32, ldb int, x *float32, ldx int, k int)
+//
+//	for t := range 6 {
+//		for j := range 16 {
+//			var s float32
+//			for c := range k { s = fma(x[t*ldx+c], b[c*ldb+j], s) }
+//			out[t*ldo+j] = s
+//		}
+//	}
+//
+// The broadcast tile in 16 AVX2 registers: 12 sums Y0..Y11 (token t:
+// Y(2t) outputs 0..7, Y(2t+1) 8..15), b[c][0:16] in Y12/Y13, broadcasts
+// in Y14/Y15. Per column: 2 vector loads, 6 broadcasts, 12 FMAs. Any
+// k ≥ 0.
+TEXT ·gemmNN16x6AVX2(SB), NOSPLIT, $0-56
+	MOVQ b+16(FP), NB
+	MOVQ ldb+24(FP), NLDB
+	SHLQ $2, NLDB             // row stride of b in bytes
+	MOVQ x+32(FP), NX0        // x row 0
+	MOVQ ldx+40(FP), NLDX
+	SHLQ $2, NLDX             // row stride of x in bytes
+	LEAQ (NX0)(NLDX*2), NX3
+	ADDQ NLDX, NX3            // x row 3
+	MOVQ k+48(FP), NK
+	VXORPS Y0, Y0, Y0         // s(t, j) = 0 for t < 6, j < 16
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	TESTQ NK, NK
+	JE    nn2store
+
+nn2loop:
+	VMOVUPS (NB), Y12                        // b[c][0:8]
+	VMOVUPS 32(NB), Y13                      // b[c][8:16]
+	BCAST2Y((NX0), Y14, Y0, Y1)              // s(0) += b[c]·x[0][c]
+	BCAST2Y((NX0)(NLDX*1), Y15, Y2, Y3)      // s(1) += b[c]·x[1][c]
+	BCAST2Y((NX0)(NLDX*2), Y14, Y4, Y5)      // s(2) += b[c]·x[2][c]
+	BCAST2Y((NX3), Y15, Y6, Y7)              // s(3) += b[c]·x[3][c]
+	BCAST2Y((NX3)(NLDX*1), Y14, Y8, Y9)      // s(4) += b[c]·x[4][c]
+	BCAST2Y((NX3)(NLDX*2), Y15, Y10, Y11)    // s(5) += b[c]·x[5][c]
+	ADDQ    NLDB, NB                         // b row c+1
+	ADDQ    $4, NX0                          // x columns c+1
+	ADDQ    $4, NX3
+	DECQ    NK
+	JNZ     nn2loop
+
+nn2store:
+	MOVQ out+0(FP), NOUT
+	MOVQ ldo+8(FP), NLDO
+	SHLQ $2, NLDO
+	STORE2Y(Y0, Y1)           // out[0][0:16] = s(0)
+	STORE2Y(Y2, Y3)
+	STORE2Y(Y4, Y5)
+	STORE2Y(Y6, Y7)
+	STORE2Y(Y8, Y9)
+	STORE2Y(Y10, Y11)         // out[5][0:16] = s(5)
 	VZEROUPPER
 	RET
 

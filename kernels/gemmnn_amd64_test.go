@@ -9,12 +9,13 @@ import (
 	"testing"
 )
 
-// gemmNN32xGo is the Go twin of gemmNN32x{12,8,4}AVX512 (nt tokens),
-// operation for operation: one math.FMA per term, in column order, from 0,
-// then one fp32 store or add. The assembly must match it bit for bit.
-func gemmNN32xGo(nt int, out []float32, ldo int, b []float32, ldb int, x []float32, ldx, k, accum int) {
+// gemmNNGo is the Go twin of gemmNN32x{12,8,4}AVX512 and gemmNN16x6AVX2
+// (nt tokens × cols outputs), operation for operation: one math.FMA per
+// term, in column order, from 0, then one fp32 store or add. The assembly
+// must match it bit for bit.
+func gemmNNGo(nt, cols int, out []float32, ldo int, b []float32, ldb int, x []float32, ldx, k, accum int) {
 	for t := range nt {
-		for j := range colNN {
+		for j := range cols {
 			var s float32
 			for c := range k {
 				s = float32(math.FMA(float64(x[t*ldx+c]), float64(b[c*ldb+j]), float64(s)))
@@ -28,49 +29,59 @@ func gemmNN32xGo(nt int, out []float32, ldo int, b []float32, ldb int, x []float
 	}
 }
 
-// TestGemmNN32x runs the tiles (12, 8 and 4 tokens) alone: bit-identical
-// to their Go twin, and within the float64 oracle's bound (plus one
-// rounding of the add when accumulating), for k around the loop's edges
-// and odd strides; out's gap cells (ldo = 37) and ends are guards.
-func TestGemmNN32x(t *testing.T) {
-	if !Supported(AVX512) {
-		t.Skip("CPU lacks AVX-512")
-	}
+// TestGemmNN runs the tiles alone (AVX-512: 32 outputs × 12, 8 and 4
+// tokens; AVX2: 16 × 6): bit-identical to their Go twin, and within the
+// float64 oracle's bound (plus one rounding of the add when
+// accumulating), for k around the loop's edges and odd strides; out's gap
+// cells (ldo = 37) and ends are guards.
+func TestGemmNN(t *testing.T) {
 	r := rand.New(rand.NewPCG(41, 42))
-	for _, nt := range []int{12, 8, 4} {
+	for _, tl := range []struct {
+		lvl      Level
+		nt, cols int
+		accums   int
+	}{{AVX512, 12, colNN, 2}, {AVX512, 8, colNN, 2}, {AVX512, 4, colNN, 2}, {AVX2, tok2, col2, 1}} {
+		if !Supported(tl.lvl) {
+			t.Logf("CPU lacks %v: %d×%d tile skipped", tl.lvl, tl.cols, tl.nt)
+			continue
+		}
 		for _, k := range []int{0, 1, 2, 15, 16, 17, 100, 257} {
-			for _, ld := range [][2]int{{32, 0}, {45, 3}} { // ldb, ldx - k
-				for accum := range 2 {
-					testGemmNN32x(t, r, nt, k, ld[0], k+ld[1], accum)
+			for _, ld := range [][2]int{{tl.cols, 0}, {45, 3}} { // ldb, ldx - k
+				for accum := range tl.accums {
+					testGemmNN(t, r, tl.nt, tl.cols, k, ld[0], k+ld[1], accum)
 				}
 			}
 		}
 	}
 }
 
-func testGemmNN32x(t *testing.T, r *rand.Rand, nt, k, ldb, ldx, accum int) {
+func testGemmNN(t *testing.T, r *rand.Rand, nt, cols, k, ldb, ldx, accum int) {
 	t.Helper()
 	const ldo = 37
-	name := fmt.Sprintf("32x%d k%d ldb%d ldx%d accum%d", nt, k, ldb, ldx, accum)
-	b := randF32(r, max(0, (k-1)*ldb+colNN), 1)
+	name := fmt.Sprintf("%dx%d k%d ldb%d ldx%d accum%d", cols, nt, k, ldb, ldx, accum)
+	b := randF32(r, max(0, (k-1)*ldb+cols), 1)
 	x := randF32(r, max(0, (nt-1)*ldx+k), 3)
-	out, check := guarded(t, (nt-1)*ldo+colNN, 1)
+	out, check := guarded(t, (nt-1)*ldo+cols, 1)
 	prev := randF32(r, len(out), 0)
 	for tk := range nt {
-		copy(out[tk*ldo:tk*ldo+colNN], prev[tk*ldo:])
+		copy(out[tk*ldo:tk*ldo+cols], prev[tk*ldo:])
 	}
 	want := make([]float32, len(out))
 	copy(want, out)
-	gemmNN32xGo(nt, want, ldo, b, ldb, x, ldx, k, accum)
+	gemmNNGo(nt, cols, want, ldo, b, ldb, x, ldx, k, accum)
 	var bp, xp *float32
 	if k > 0 {
 		bp, xp = &b[0], &x[0]
 	}
-	tileNN(nt, &out[0], ldo, bp, ldb, xp, ldx, k, accum)
+	if cols == col2 {
+		gemmNN16x6AVX2(&out[0], ldo, bp, ldb, xp, ldx, k)
+	} else {
+		tileNN(nt, &out[0], ldo, bp, ldb, xp, ldx, k, accum)
+	}
 	check()
 	for i, v := range out {
 		tk, j := i/ldo, i%ldo
-		if j >= colNN {
+		if j >= cols {
 			if v == v {
 				t.Fatalf("%s: gap cell out[%d,%d] overwritten: %v", name, tk, j, v)
 			}
@@ -132,11 +143,15 @@ func TestPackT32(t *testing.T) {
 }
 
 // TestMatMulBcastEdges runs MatMul at the AVX-512 levels for token counts
-// from below nBcast to past a second leftover tile, with rows that leave
-// partial panels and columns that leave a tail and a short last block.
+// from below nBcast to past a second leftover tile, and around nBcastF32,
+// with rows that leave partial panels and columns that leave a tail and a
+// short last block.
 func TestMatMulBcastEdges(t *testing.T) {
 	var shapes []gemmShape
 	for n := nBcast - 1; n <= nBcast+tokNN+1; n++ {
+		shapes = append(shapes, gemmShape{n, colNN + 13, kcNN + 16 + 5, 1})
+	}
+	for _, n := range []int{nBcastF32 - 1, nBcastF32, nBcastF32 + 7} {
 		shapes = append(shapes, gemmShape{n, colNN + 13, kcNN + 16 + 5, 1})
 	}
 	forEachLevel(t, func(t *testing.T, l Level) {
@@ -191,9 +206,9 @@ func BenchmarkPackT32(b *testing.B) {
 }
 
 // BenchmarkMatMulPaths runs both AVX-512 prefill paths over token counts
-// around nBcast, for choosing it: the 8×3 dot-product tiles and the
-// packed broadcast tiles, on a weight that stays in L3 and one that does
-// not.
+// around nBcast and nBcastF32, for choosing them: the 8×3 dot-product
+// tiles and the packed broadcast tiles, on bf16 weights that stay in L3
+// and that do not, and on f32 weights.
 func BenchmarkMatMulPaths(b *testing.B) {
 	if !Supported(AVX512) {
 		b.Skip("CPU lacks AVX-512")
@@ -206,11 +221,35 @@ func BenchmarkMatMulPaths(b *testing.B) {
 			x, out := randF32(r, n*cols, 0), make([]float32, n*rows)
 			ws := NewWorkspace()
 			for _, path := range []string{"8x3", "bcast"} {
-				b.Run(fmt.Sprintf("%dx%d/n%d/%s", rows, cols, n, path), func(b *testing.B) {
+				b.Run(fmt.Sprintf("bf16_%dx%d/n%d/%s", rows, cols, n, path), func(b *testing.B) {
 					clock := threadClock()
 					for b.Loop() {
 						if path == "8x3" {
 							matMulBF16By(isaAVX512, ws, out, rows, w, x, n, cols)
+						} else {
+							matMulBcast(ws, out, rows, w, x, n, cols)
+						}
+					}
+					reportFlops(b, 2*float64(n*rows*cols), clock().Seconds())
+				})
+			}
+		}
+	}
+	// f32: a projection, and attention's products as MatMulF32 runs them
+	// (QKᵀ: W = K, nk × d; PV: W = Vᵀ, d × nk).
+	for _, sh := range [][2]int{{1536, 1536}, {3139, 128}, {128, 3139}} {
+		rows, cols := sh[0], sh[1]
+		r := rand.New(rand.NewPCG(51, 52))
+		w := randF32(r, rows*cols, 0)
+		for _, n := range []int{16, 24, 32, 48, 64, 96, 128} {
+			x, out := randF32(r, n*cols, 0), make([]float32, n*rows)
+			ws := NewWorkspace()
+			for _, path := range []string{"8x3", "bcast"} {
+				b.Run(fmt.Sprintf("f32_%dx%d/n%d/%s", rows, cols, n, path), func(b *testing.B) {
+					clock := threadClock()
+					for b.Loop() {
+						if path == "8x3" {
+							matMulF32By(isaAVX512, out, rows, w, x, n, cols)
 						} else {
 							matMulBcast(ws, out, rows, w, x, n, cols)
 						}

@@ -27,11 +27,12 @@ func TestMatMulNN(t *testing.T) {
 	})
 }
 
-// testMatMulNN runs one MatMulNN with ldx = k+3, ldb = m+5, ldOut = m+1
-// (out's gap cells and its ends hold guard NaNs) and checks it.
+// testMatMulNN runs one MatMulNN with odd strides past the rows (ldx ≥
+// k+2, ldb ≥ m+4, ldOut ≥ m+1; out's gap cells and its ends hold guard
+// NaNs) and checks it.
 func testMatMulNN(t *testing.T, r *rand.Rand, n, k, m, off int) {
 	t.Helper()
-	ldx, ldb, ldOut := k+3, m+5, m+1
+	ldx, ldb, ldOut := (k+2)|1, (m+4)|1, (m+1)|1
 	x := randF32(r, (n-1)*ldx+k, off)
 	b := randF32(r, max(0, (k-1)*ldb+m), 3-off)
 	out, check := guarded(t, (n-1)*ldOut+m, off)

@@ -15,7 +15,8 @@
 // A family lives together: gemv.go (API, math, dispatch), gemv_generic.go
 // (the reference loop), gemv_amd64.go + gemv_amd64.s (stubs, drivers,
 // assembly); likewise gemm (prefill), gemmnn (MatMulNN, and the broadcast
-// tile that prefill uses from 16 tokens), vec (Dot, Axpy, Add) and peak.
+// tiles that prefill uses from 16 tokens, 48 with f32 weights), vec (Dot,
+// Axpy, Add) and peak.
 // Assembly does whole vectors and Go finishes the tails.
 //
 // Conventions: matrices are row-major; a weight matrix W is rows × cols and a

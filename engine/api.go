@@ -41,7 +41,7 @@ type MLPCapture struct{ Layer, Pos int }
 // GenerateOptions set the sampler and the probes of one generation.
 type GenerateOptions struct {
 	Settings trace.Settings // sampling knobs, max tokens, seed; Temperature 0 is greedy
-	TopN     int            // candidates recorded per step (default 10)
+	TopN     int            // candidates recorded per step (0: none; DefaultGenerateOptions: 10)
 	Attn     AttnCapture
 	MLP      []MLPCapture
 	Ablate   []trace.Head // heads whose output is zeroed before o_proj

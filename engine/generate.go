@@ -66,9 +66,6 @@ type generation struct {
 
 // newGeneration validates the settings and encodes the prompt.
 func (m *Model) newGeneration(prompt string, opt GenerateOptions, onEvent func(Event)) (*generation, error) {
-	if opt.TopN == 0 {
-		opt.TopN = 10
-	}
 	if err := m.checkOptions(opt); err != nil {
 		return nil, err
 	}

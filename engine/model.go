@@ -47,7 +47,7 @@ type buffers struct {
 	ffnOut   []float32   // [rows, h] ffn_out
 	scores   [][]float32 // [threads][qBlock·ctxCap] kq_soft_max per worker
 	qScratch [][]float32 // [threads][qBlock·d] scaled queries of one block
-	vScratch [][]float32 // [threads][d·ctxCap] values of one kv head, transposed
+	kT       []float32   // [KV, d, ctxCap] keys of the current layer, transposed (prefill)
 	logits   []float32   // [rows or 1, V] result_output
 }
 
@@ -107,18 +107,18 @@ func (m *Model) ensureBuffers(T int) {
 	m.ensureScores()
 }
 
-// ensureScores gives every worker its attention scratch: a [qBlock, ctxCap]
-// score block, a [qBlock, d] query block and a [d, ctxCap] Vᵀ.
+// ensureScores gives every worker its attention scratch, a [qBlock, ctxCap]
+// score block and a [qBlock, d] query block, and sizes the shared Kᵀ.
 func (m *Model) ensureScores() {
 	n, b, d := m.pool.Threads(), &m.buf, m.cfg.HeadDim
 	if len(b.scores) == n && len(b.scores[0]) >= qBlock*m.ctxCap {
 		return
 	}
-	b.scores, b.qScratch, b.vScratch = make([][]float32, n), make([][]float32, n), make([][]float32, n)
+	b.scores, b.qScratch = make([][]float32, n), make([][]float32, n)
 	for i := range n {
 		b.scores[i], b.qScratch[i] = make([]float32, qBlock*m.ctxCap), make([]float32, qBlock*d)
-		b.vScratch[i] = make([]float32, d*m.ctxCap)
 	}
+	b.kT = make([]float32, m.cfg.NumKeyValueHeads*d*m.ctxCap)
 }
 
 // ensureContext grows the KV cache and the RoPE table to hold n positions,

@@ -43,7 +43,9 @@ func (w *mat) mul(p *pool.Pool, out, x []float32, n int) {
 		w.vec(p, out[:w.rows], x[:w.cols])
 		return
 	}
-	p.For(w.rows, func(_, lo, hi int) {
+	g := (w.rows + rowGroup - 1) / rowGroup
+	p.For(g, func(_, glo, ghi int) {
+		lo, hi := glo*rowGroup, min(w.rows, ghi*rowGroup)
 		if w.bf != nil {
 			kernels.MatMulBF16(out[lo:], w.rows, w.bf[lo*w.cols:hi*w.cols], x[:n*w.cols], n, w.cols)
 		} else {
@@ -51,6 +53,11 @@ func (w *mat) mul(p *pool.Pool, out, x []float32, n int) {
 		}
 	})
 }
+
+// rowGroup aligns the workers' bands of rows in mul to the 32-row panels
+// of the prefill kernels: only the matrix's last band can end in a partial
+// panel (none for Qwen2.5, whose row counts are multiples of 32).
+const rowGroup = 32
 
 // vec is mul for one token: out[r] = Σ_c W[r][c]·x[c].
 func (w *mat) vec(p *pool.Pool, out, x []float32) {

@@ -12,10 +12,11 @@ func gemv4F32AVX2(out *float32, w *float32, ldw int, x *float32, n int)
 func gemv4BF16AVX2(out *float32, w *BF16, ldw int, x *float32, n int)
 
 // Pair stubs (gemv_amd64.s explains the pairs): gemv4BF16Pair* as
-// gemv4BF16*, n a multiple of 16 (AVX2) or 32 (AVX-512); gemv1BF16PairAVX2
-// one row from the even and odd halves of x, n a multiple of 16:
-// *out = Σ_{j<n/2} w[2j]·xe[j] + w[2j+1]·xo[j], prefetching pf bytes ahead
-// of what each step reads.
+// gemv4BF16*, n a multiple of 16 (AVX2) or 32 (AVX-512);
+// gemvRowsBF16PairAVX2 rows ≥ 1 rows (stride ldw) one after the other from
+// the even and odd halves of x, n a multiple of 16: out[r] =
+// Σ_{j<n/2} w[r·ldw+2j]·xe[j] + w[r·ldw+2j+1]·xo[j], prefetching pf bytes
+// ahead of what each step reads.
 
 //go:noescape
 func gemv4BF16PairAVX2(out *float32, w *BF16, ldw int, x *float32, n int)
@@ -24,7 +25,7 @@ func gemv4BF16PairAVX2(out *float32, w *BF16, ldw int, x *float32, n int)
 func gemv4BF16PairAVX512(out *float32, w *BF16, ldw int, x *float32, n int)
 
 //go:noescape
-func gemv1BF16PairAVX2(out *float32, w *BF16, xe, xo *float32, n, pf int)
+func gemvRowsBF16PairAVX2(out *float32, rows int, w *BF16, ldw int, xe, xo *float32, n, pf int)
 
 //go:noescape
 func gemv4F32AVX512(out *float32, w *float32, ldw int, x *float32, n int)
@@ -136,9 +137,8 @@ func splitX(xe, xo, x []float32) {
 func matVecBF16Rows(out []float32, w []BF16, x []float32, m int) {
 	var xe, xo [splitCols / 2]float32
 	splitX(xe[:m/2], xo[:m/2], x)
-	cols := len(x)
-	for r := range out {
-		gemv1BF16PairAVX2(&out[r], &w[r*cols], &xe[0], &xo[0], m, pairAhead)
+	if len(out) > 0 {
+		gemvRowsBF16PairAVX2(&out[0], len(out), &w[0], len(x), &xe[0], &xo[0], m, pairAhead)
 	}
 }
 

@@ -40,6 +40,7 @@ type benchFlags struct {
 	promptTokens, maxTokens, threads int
 	repeat, membwPasses              int
 	asJSON, noProbes, freshMembw     bool
+	beside                           bool
 }
 
 func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, error) {
@@ -59,6 +60,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, error) {
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a pprof CPU profile of the runs (warm-up included) to this file")
 	fs.BoolVar(&f.noProbes, "no-probes", false, "record no top-10 and no attention (the engine's bare speed)")
+	fs.BoolVar(&f.beside, "beside", true, "measure the read bandwidth just before and after every timed run (256 MiB, 3 passes) and set the run's decode against it")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -141,14 +143,25 @@ func bench(ctx context.Context, f *benchFlags, log io.Writer) (perf.Report, erro
 	if err != nil {
 		return perf.Report{}, err
 	}
-	runs, err := perf.Bench(ctx, m, perf.BenchOptions{Prompt: prompt, MaxTokens: f.maxTokens, Repeat: f.repeat, Probes: !f.noProbes})
+	opt := perf.BenchOptions{Prompt: prompt, MaxTokens: f.maxTokens, Repeat: f.repeat, Probes: !f.noProbes}
+	if f.beside {
+		threads := m.Threads()
+		opt.Beside = func() float64 {
+			b, err := perf.MeasureBandwidth(threads, besidePasses, besideBytes)
+			if err != nil {
+				return 0 // the run is then set against membw
+			}
+			return b.BestGBs
+		}
+	}
+	runs, err := perf.Bench(ctx, m, opt)
 	stopProfile()
 	if err != nil {
 		return perf.Report{}, err
 	}
 	r := perf.Summarize(m.Info(), runs, membw, peak)
 	r.Kernels, r.Threads, r.MembwCached, r.Probes = kernels.Active().String(), m.Threads(), cached, !f.noProbes
-	r.PeakRSS, r.HugePageShare = perf.PeakRSS(), perf.HugePageShare()
+	r.HugePageShare = perf.HugePageShare()
 	return r, nil
 }
 
@@ -182,6 +195,13 @@ func benchBandwidth(threads int, f *benchFlags, log io.Writer) (gbs float64, cac
 	}
 	return b.BestGBs, false, nil
 }
+
+// The probe beside each run: small enough to take about 0.1 s, 8 × the
+// 32 MiB last-level cache of the development machine.
+const (
+	besideBytes  = 256 << 20
+	besidePasses = 3
+)
 
 // startProfile starts a CPU profile into path ("" : none) and returns the
 // function that stops it.

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -91,7 +92,7 @@ func TestBenchTinyModel(t *testing.T) {
 	}
 	var out, errb bytes.Buffer
 	args := []string{"bench", "--model", dir, "--prompt-tokens", "40", "--max-tokens", "5",
-		"--repeat", "2", "--threads", strconv.Itoa(threads), "--json"}
+		"--repeat", "2", "--threads", strconv.Itoa(threads), "--json", "--beside=false"}
 	if code := Main(args, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
@@ -143,5 +144,42 @@ func TestBenchTinyModel(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "write (decode)") || !strings.Contains(out.String(), "probes off") {
 		t.Errorf("text output:\n%s", out.String())
+	}
+}
+
+// TestBenchBeside: by default every timed run gets its own bandwidth probe,
+// and the decode share is the median of each run's GB/s over its probe.
+func TestBenchBeside(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	dir := filepath.Join(t.TempDir(), "tiny")
+	if err := genmodel.Write(dir, "tiny", 1, "bf16"); err != nil {
+		t.Fatal(err)
+	}
+	if err := perf.SaveBandwidth(perf.Bandwidth{CPU: perf.CPUName(), Threads: 1, BestGBs: 1e6}); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	args := []string{"bench", "--model", dir, "--max-tokens", "4", "--repeat", "3", "--threads", "1", "--json"}
+	if code := Main(args, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var r perf.Report
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("%v in %s", err, out.String())
+	}
+	if !r.MembwBeside || r.MembwGBs <= 0 || r.MembwGBs == 1e6 {
+		t.Fatalf("not measured beside the runs: %+v", r)
+	}
+	var shares []float64
+	for _, s := range r.Runs {
+		if s.MembwGBs <= 0 || s.PeakRSS <= 0 {
+			t.Fatalf("run without its probe or peak RSS: %+v", s)
+		}
+		gbs := r.Decode.BytesPerToken * float64(s.Timing.DecodeTokens-1) / s.Timing.DecodeSeconds / 1e9
+		shares = append(shares, gbs/s.MembwGBs)
+	}
+	slices.Sort(shares)
+	if got, want := r.Decode.ShareOfBandwidth, shares[1]; math.Abs(got-want) > 1e-9*want {
+		t.Errorf("share %v, want the median of the runs' shares %v (%v)", got, want, shares)
 	}
 }

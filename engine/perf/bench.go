@@ -22,6 +22,13 @@ type BenchOptions struct {
 	MaxTokens int  // tokens written per run
 	Repeat    int  // timed runs; the figures are their medians
 	Probes    bool // record top-10 and attention as the app does
+	// Beside, when set, measures the read bandwidth (GB/s) just before and
+	// just after every timed run, and the run is set against the higher of
+	// the two. On a shared machine the bandwidth a core gets moves within
+	// seconds (2 threads on the development VM: 50 and 82 GB/s a minute
+	// apart), so only a figure from the same moment says how close decode
+	// came to the machine's limit.
+	Beside func() float64
 }
 
 // Sample is one timed run.
@@ -29,8 +36,10 @@ type Sample struct {
 	Timing      trace.Timing `json:"timing"`
 	TTFTSeconds float64      `json:"time_to_first_token_seconds"` // Generate call to the first token event
 	StopReason  string       `json:"stop_reason"`
-	WallSeconds float64      `json:"wall_seconds"` // the whole Generate call
-	CPUSeconds  float64      `json:"cpu_seconds"`  // process CPU time during it (0: unknown)
+	WallSeconds float64      `json:"wall_seconds"`             // the whole Generate call
+	CPUSeconds  float64      `json:"cpu_seconds"`              // process CPU time during it (0: unknown)
+	MembwGBs    float64      `json:"membw_gb_per_s,omitempty"` // read bandwidth beside the run (BenchOptions.Beside)
+	PeakRSS     int64        `json:"peak_rss_bytes,omitempty"` // peak resident set at the end of the run
 }
 
 // Bench warms up with one untimed run (it faults the weights into the page
@@ -50,10 +59,13 @@ func Bench(ctx context.Context, g Generator, opt BenchOptions) ([]Sample, error)
 	}
 	samples := make([]Sample, 0, opt.Repeat)
 	for i := range opt.Repeat {
+		before := beside(opt)
 		s, err := timedRun(ctx, g, opt)
 		if err != nil {
 			return nil, fmt.Errorf("perf: bench: run %d of %d: %w", i+1, opt.Repeat, err)
 		}
+		s.PeakRSS = PeakRSS()
+		s.MembwGBs = max(before, beside(opt))
 		samples = append(samples, s)
 	}
 	return samples, nil
@@ -113,4 +125,16 @@ func PromptOfTokens(text string, n int, encode func(string) []int, decode func([
 		s = decode(prefix)
 	}
 	return s, nil
+}
+
+// beside runs the bandwidth probe of opt, if any. Its buffer is gone when
+// it returns, so the peak resident set is reset to leave it out of the
+// next run's figure.
+func beside(opt BenchOptions) float64 {
+	if opt.Beside == nil {
+		return 0
+	}
+	gbs := opt.Beside()
+	_ = ResetPeakRSS()
+	return gbs
 }

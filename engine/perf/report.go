@@ -17,6 +17,9 @@ type Report struct {
 	ModelBytes  int64   `json:"model_bytes"`
 	MembwGBs    float64 `json:"membw_gb_per_s"` // best streaming read, same thread count
 	MembwCached bool    `json:"membw_cached"`
+	// MembwBeside: MembwGBs is the median of probes run beside each timed
+	// run, and each run's decode is set against its own probe.
+	MembwBeside bool    `json:"membw_beside"`
 	PeakGFLOPs  float64 `json:"peak_gflops"` // FMA loop of the same level and threads
 	PeakRSS     int64   `json:"peak_rss_bytes"`
 	// HugePageShare is the share of the mapped weights on 2 MiB pages
@@ -94,7 +97,7 @@ func Summarize(m trace.ModelInfo, runs []Sample, membwGBs, peakGFLOPs float64) R
 	if len(runs) == 0 {
 		return r
 	}
-	var pSec, pRate, pGF, dSec, dRate, dGBs, ttft, cpuUse []float64
+	var pSec, pRate, pGF, dSec, dRate, dGBs, dShare, bw, ttft, cpuUse []float64
 	for _, s := range runs {
 		t := s.Timing
 		flops := PrefillFLOPs(m, t.PrefillTokens)
@@ -104,6 +107,10 @@ func Summarize(m trace.ModelInfo, runs []Sample, membwGBs, peakGFLOPs float64) R
 		pGF = append(pGF, ratio(flops, t.PrefillSeconds)/1e9)
 		dRate = append(dRate, ratio(float64(t.DecodeTokens), t.DecodeSeconds))
 		dGBs = append(dGBs, ratio(bytes*float64(max(t.DecodeTokens-1, 0)), t.DecodeSeconds)/1e9)
+		if s.MembwGBs > 0 {
+			bw, dShare = append(bw, s.MembwGBs), append(dShare, ratio(dGBs[len(dGBs)-1], s.MembwGBs))
+		}
+		r.PeakRSS = max(r.PeakRSS, s.PeakRSS)
 		ttft = append(ttft, s.TTFTSeconds)
 		cpuUse = append(cpuUse, ratio(s.CPUSeconds, s.WallSeconds))
 	}
@@ -113,6 +120,10 @@ func Summarize(m trace.ModelInfo, runs []Sample, membwGBs, peakGFLOPs float64) R
 		GFLOPs: median(pGF), ShareOfPeak: ratio(median(pGF), peakGFLOPs), FLOPs: PrefillFLOPs(m, t0.PrefillTokens)}
 	r.Decode = Decode{Tokens: t0.DecodeTokens, Seconds: median(dSec), TokensPerSecond: median(dRate),
 		GBs: median(dGBs), ShareOfBandwidth: ratio(median(dGBs), membwGBs), BytesPerToken: decodeBytesPerToken(m, t0)}
+	if len(bw) == len(runs) { // every run has its own probe
+		r.MembwGBs, r.MembwBeside = median(bw), true
+		r.Decode.ShareOfBandwidth = median(dShare)
+	}
 	r.TotalSeconds = r.Prefill.Seconds + r.Decode.Seconds
 	r.CoresBusy = median(cpuUse)
 	return r
@@ -138,8 +149,12 @@ func WriteText(w io.Writer, r Report) {
 	p, d := r.Prefill, r.Decode
 	fmt.Fprintf(w, "prefill     %d tokens in %.3f s: %.1f tok/s, %.1f GFLOP/s%s\n",
 		p.Tokens, p.Seconds, p.TokensPerSecond, p.GFLOPs, share(p.ShareOfPeak, r.PeakGFLOPs, "GFLOP/s peak"))
+	bwWhat := "GB/s read bandwidth"
+	if r.MembwBeside {
+		bwWhat = "GB/s read beside each run (median)"
+	}
 	fmt.Fprintf(w, "decode      %d tokens in %.3f s: %.2f tok/s, %.1f GB/s%s, %.2f GB per token\n",
-		d.Tokens, d.Seconds, d.TokensPerSecond, d.GBs, share(d.ShareOfBandwidth, r.MembwGBs, "GB/s read bandwidth"), d.BytesPerToken/1e9)
+		d.Tokens, d.Seconds, d.TokensPerSecond, d.GBs, share(d.ShareOfBandwidth, r.MembwGBs, bwWhat), d.BytesPerToken/1e9)
 	fmt.Fprintf(w, "first token %.3f s, peak RSS %.2f GB%s\n", r.TTFTSeconds, float64(r.PeakRSS)/1e9, hugeNote(r.HugePageShare))
 	if r.CoresBusy > 0 {
 		fmt.Fprintf(w, "cpu         %.2f of %d threads busy%s\n", r.CoresBusy, r.Threads, busyNote(r.CoresBusy, r.Threads))

@@ -128,26 +128,28 @@ func (m *Model) kvOffset(l, kvh, pos int) int {
 }
 
 // attend computes kqv_out for all query heads and rows: grouped-query
-// attention, query head qh reading kv head qh/(H/KV). Work items are
-// (head, block of qBlock queries), split over the pool; each is computed by
-// one worker in a fixed order, so results do not depend on the thread count.
-// Decode (T = 1) takes the plain per-key loop; prefill the same math as
-// matrix products, with the layer's keys transposed once for all heads.
+// attention, query head qh reading kv head qh/(H/KV). Decode (T = 1) runs
+// one work item per kv head, its H/KV queries together, so each cached key
+// and value is read once per token, not once per query head. Prefill runs
+// items of (head, block of qBlock queries), with the layer's keys
+// transposed once for all heads. Each item is computed by one worker in a
+// fixed order, so results do not depend on the thread count.
 func (m *Model) attend(l, T, pos0 int, pr *probes) {
-	H := m.cfg.NumAttentionHeads
-	if T > 1 {
-		m.transposeKeys(l, pos0+T)
+	if T == 1 {
+		m.pool.For(m.cfg.NumKeyValueHeads, func(w, lo, hi int) {
+			for kvh := lo; kvh < hi; kvh++ {
+				m.attendGroup(l, kvh, pos0, w, pr)
+			}
+		})
+		return
 	}
+	H := m.cfg.NumAttentionHeads
+	m.transposeKeys(l, pos0+T)
 	nBlocks := (T + qBlock - 1) / qBlock
 	m.pool.For(H*nBlocks, func(w, lo, hi int) {
 		for job := lo; job < hi; job++ {
 			qh, blk := job/nBlocks, job%nBlocks
-			t0, t1 := blk*qBlock, min(T, (blk+1)*qBlock)
-			if T == 1 {
-				m.attendRow(l, qh, pos0, m.buf.scores[w], pr)
-			} else {
-				m.attendBlock(l, qh, t0, t1, pos0, w, pr)
-			}
+			m.attendBlock(l, qh, blk*qBlock, min(T, (blk+1)*qBlock), pos0, w, pr)
 		}
 	})
 }
@@ -175,33 +177,33 @@ func (m *Model) transposeKeys(l, nk int) {
 	})
 }
 
-// attendRow is attention for one query (decode, position pos) of head qh,
-// written as the definition. scores is scratch of at least pos+1 floats.
+// attendGroup is attention for the one query (decode, position pos) of
+// each of the g = H/KV heads that share kv head kvh, as two products:
 //
-//	kq[k]       = (q · K[k]) / sqrt(d)       for k ≤ pos (causal)
-//	kq_soft_max = softmax(kq)                (fp32, max-subtracted)
-//	kqv_out[qh] = Σ_k kq_soft_max[k] · V[k]  [d]
-func (m *Model) attendRow(l, qh, pos int, scores []float32, pr *probes) {
+//	kq [g, nk]          = (Q·scale) [g, d] · K[:nk]ᵀ   (nk = pos+1 keys)
+//	kq_soft_max [g, nk] = softmax of each row          (fp32, max-subtracted)
+//	kqv_out [g, d]      = kq_soft_max · V[:nk]
+func (m *Model) attendGroup(l, kvh, pos, worker int, pr *probes) {
 	c, b := &m.cfg, &m.buf
-	d := c.HeadDim
-	kvh := qh / (c.NumAttentionHeads / c.NumKeyValueHeads)
+	d, nk := c.HeadDim, pos+1
+	g := c.NumAttentionHeads / c.NumKeyValueHeads
 	base := m.kvOffset(l, kvh, 0)
-	keys, vals := m.kCache[base:base+(pos+1)*d], m.vCache[base:base+(pos+1)*d] // [pos+1, d]
+	keys, vals := m.kCache[base:base+nk*d], m.vCache[base:base+nk*d] // [nk, d]
+	qs, kq := b.qScratch[worker][:g*d], b.scores[worker][:g*nk]
 	scale := float32(1 / math.Sqrt(float64(d)))
-	q, out, row := b.q[qh*d:(qh+1)*d], b.kqv[qh*d:(qh+1)*d], scores[:pos+1]
-	kernels.MatVecF32(row, keys, q) // kq [pos+1] = K[:pos+1] · q: one call, not one per key
-	for k := range row {
-		row[k] *= scale
+	for i, v := range b.q[kvh*g*d : (kvh+1)*g*d] { // the group's heads are adjacent
+		qs[i] = v * scale
 	}
-	kernels.Softmax(row)
-	pr.captureAttention(l, qh, pos, row)
-	clear(out)
-	for k, p := range row {
-		kernels.Axpy(out, p, vals[k*d:(k+1)*d])
+	kernels.MatMulF32(kq, nk, keys, qs, g, d) // kq [g, nk]
+	for i := range g {
+		row := kq[i*nk : (i+1)*nk]
+		kernels.Softmax(row)
+		pr.captureAttention(l, kvh*g+i, pos, row)
 	}
+	kernels.MatMulNN(b.kqv[kvh*g*d:], d, kq, nk, vals, d, g, nk, d) // kqv_out of the group's heads
 }
 
-// attendBlock is attendRow for query rows t0…t1-1 (n = t1-t0 of them) of
+// attendBlock is attention for query rows t0…t1-1 (n = t1-t0 of them) of
 // head qh, over the nk = pos0+t1 keys the last row sees, as two products:
 //
 //	kq [n, nk]          = (Q·scale) [n, d] · Kᵀ[:, :nk]   (kT, from transposeKeys)

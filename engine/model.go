@@ -45,8 +45,8 @@ type buffers struct {
 	attnOut  []float32   // [rows, h] attn_out = kqv_out·Woᵀ
 	gate, up []float32   // [rows, I] ffn_gate (then silu(gate)·up), ffn_up
 	ffnOut   []float32   // [rows, h] ffn_out
-	scores   [][]float32 // [threads][qBlock·ctxCap] kq_soft_max per worker
-	qScratch [][]float32 // [threads][qBlock·d] scaled queries of one block
+	scores   [][]float32 // [threads][rows·ctxCap] kq_soft_max per worker (see ensureScores)
+	qScratch [][]float32 // [threads][rows·d] scaled queries of one block or group
 	kT       []float32   // [KV, d, ctxCap] keys of the current layer, transposed (prefill)
 	logits   []float32   // [rows or 1, V] result_output
 }
@@ -107,16 +107,18 @@ func (m *Model) ensureBuffers(T int) {
 	m.ensureScores()
 }
 
-// ensureScores gives every worker its attention scratch, a [qBlock, ctxCap]
-// score block and a [qBlock, d] query block, and sizes the shared Kᵀ.
+// ensureScores gives every worker its attention scratch, a [rows, ctxCap]
+// score block and a [rows, d] query block (rows: a prefill block of qBlock
+// queries or a decode group of H/KV heads), and sizes the shared Kᵀ.
 func (m *Model) ensureScores() {
 	n, b, d := m.pool.Threads(), &m.buf, m.cfg.HeadDim
-	if len(b.scores) == n && len(b.scores[0]) >= qBlock*m.ctxCap {
+	rows := max(qBlock, m.cfg.NumAttentionHeads/m.cfg.NumKeyValueHeads) // prefill block or decode group
+	if len(b.scores) == n && len(b.scores[0]) >= rows*m.ctxCap {
 		return
 	}
 	b.scores, b.qScratch = make([][]float32, n), make([][]float32, n)
 	for i := range n {
-		b.scores[i], b.qScratch[i] = make([]float32, qBlock*m.ctxCap), make([]float32, qBlock*d)
+		b.scores[i], b.qScratch[i] = make([]float32, rows*m.ctxCap), make([]float32, rows*d)
 	}
 	b.kT = make([]float32, m.cfg.NumKeyValueHeads*d*m.ctxCap)
 }

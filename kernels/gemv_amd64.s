@@ -252,7 +252,7 @@ bf16avx512sum:
 // gemvRowsBF16PairAVX2 reads one row at a time from x split beforehand (the
 // Go driver splits it once per call), so row after row the weights are read in
 // address order, one stream through the whole matrix as in a plain read
-// loop, with a PREFETCHT0 pf bytes ahead per line. gemv4BF16Pair* read four
+// loop, with a PREFETCHNTA pf bytes ahead per line. gemv4BF16Pair* read four
 // rows at once and split x themselves, two shuffles per step shared by the
 // four rows; the driver uses them for rows too long to keep split x in L1
 // beside the stream.
@@ -276,6 +276,12 @@ bf16avx512sum:
 // it. Rows of 8960 columns stayed on the 4-row pair kernel on 4 KiB pages
 // (1-row for them, 35 KiB of split x, gave 31.1-31.2 against 31.6-32.2);
 // with the weights on 2 MiB pages 1-row wins for them too (gemv_amd64.go).
+// On 2 MiB pages (plain read 41-43 GB/s), five alternating rounds over
+// Qwen-shaped matrices: PREFETCHNTA against PREFETCHT0 at 8 KiB, 38.1-39.2
+// against 37.9-38.5 GB/s overall (ffn_gate 41.0-42.6 against 39.7-40.6);
+// real decode, 1 thread, 12.4-12.9 against 12.5-12.7 tok/s. PREFETCHT1 far
+// with PREFETCHT0 near (1 KiB, 512 B), or a second PREFETCHT0 at 2 KiB:
+// all slower (33-37).
 
 // gemv4BF16PairAVX2 registers: Y0..Y3 even sums, Y8..Y11 odd sums, Y6 / Y7
 // the even / odd halves of x, Y15 the odd-word mask.
@@ -527,7 +533,7 @@ p1avx2row:
 	JE       p1avx2tail
 
 p1avx2loop:
-	PREFETCHT0  (PFP)(J*4)          // w[2j+pf/2 …]
+	PREFETCHNTA (PFP)(J*4)          // w[2j+pf/2 …]
 	VMOVDQU     (W0)(J*4), Y4       // pairs j … j+7
 	VMOVDQU     32(W0)(J*4), Y6     // pairs j+8 … j+15
 	VPSLLD      $16, Y4, Y5         // float32(w[2j … 2j+14 by 2])

@@ -81,7 +81,7 @@ func WriteStream(path string, tensors []Tensor, metadata map[string]string, fill
 // file back and drops it from the page cache (see dropCached), so the
 // first run maps it with 2 MiB pages. Smaller files (tests, the demo
 // model) skip the fsync.
-const dropCachedFrom = 256 << 20
+var dropCachedFrom int64 = 256 << 20
 
 // layout checks the tensors, orders them in the buffer and returns the
 // 8-byte length prefix plus the space-padded JSON header.

@@ -72,6 +72,9 @@ func residentPages(t *testing.T, path string) int {
 // TestOpenAdvisesHugePages: the weights' mapping carries the kernel's
 // huge-page advice ("hg" in smaps VmFlags).
 func TestOpenAdvisesHugePages(t *testing.T) {
+	if _, err := os.Stat("/sys/kernel/mm/transparent_hugepage"); err != nil {
+		t.Skip("kernel without transparent huge pages")
+	}
 	path := filepath.Join(t.TempDir(), "m.safetensors")
 	if err := Write(path, sampleTensors(), nil); err != nil {
 		t.Fatal(err)

@@ -2,6 +2,8 @@ package sample
 
 import (
 	"math"
+
+	"loupe/kernels"
 )
 
 // Candidate is one token of the distribution a token was drawn from.
@@ -20,8 +22,9 @@ type Sampler struct {
 	counts []int32  // [V] occurrences of each id in the generated ids; zero between calls
 	marks  []uint32 // [V] stamp of the call that last penalised the id for repetition
 	stamp  uint32
-	heap   []int32 // scratch for topSorted
-	all    []int32 // [V] scratch for full sorts
+	heap   []int32   // scratch for topSorted
+	all    []int32   // [V] scratch for full sorts
+	probs  []float32 // [V] scratch for softmaxTop
 }
 
 // New checks p and seeds the generator (sampling.md §5: SplitMix64 from the
@@ -136,11 +139,39 @@ func (s *Sampler) greedy(z []float32, n int) (int, []Candidate) {
 		return best, nil
 	}
 	zmax := float64(z[best])
-	total := 0.0
-	for _, v := range z {
-		total += expShift(v, zmax)
+	if math.IsInf(zmax, 1) { // softmax would give ∞ − ∞
+		total := 0.0
+		for _, v := range z {
+			total += expShift(v, zmax)
+		}
+		return best, candidates(z, s.topSorted(z, n), zmax, total)
 	}
-	return best, candidates(z, s.topSorted(z, n), zmax, total)
+	return best, s.softmaxTop(z, n)
+}
+
+// softmaxTop returns the n most probable candidates of softmax(z) (z
+// finite at its maximum). The exponentials come from the vector softmax
+// (fp32, within a few ulp), renormalised by their float64 sum, so the fp32
+// sum's rounding cancels: each P is within about 3e-7 of the float64
+// softmax, against about 1.2 ms per token for V float64 exps of a 152k
+// vocabulary on one core (about 1.5 % of decode on one thread).
+func (s *Sampler) softmaxTop(z []float32, n int) []Candidate {
+	if cap(s.probs) < len(z) {
+		s.probs = make([]float32, len(z))
+	}
+	e := s.probs[:len(z)]
+	copy(e, z)
+	kernels.Softmax(e) // e[i] = exp(z[i] − max z) / S
+	total := 0.0
+	for _, v := range e {
+		total += float64(v)
+	}
+	ids := s.topSorted(z, n)
+	out := make([]Candidate, len(ids))
+	for i, id := range ids {
+		out[i] = Candidate{ID: int(id), P: float64(e[id]) / total}
+	}
+	return out
 }
 
 // draw is temperature → top_k → top_p → min_p → one uniform draw. Every

@@ -142,6 +142,25 @@ func TestGreedyTopNMatchesSoftmax(t *testing.T) {
 	checkTop(t, top, want)
 }
 
+// A +∞ logit takes all the mass (two of them share it): the greedy top-n
+// must not compute ∞ − ∞.
+func TestGreedyTopNInfiniteLogit(t *testing.T) {
+	inf := float32(math.Inf(1))
+	s := mustNew(t, Greedy(), 1)
+	for _, c := range []struct {
+		z    []float32
+		want []Candidate
+	}{
+		{[]float32{0, inf, 3, -1}, []Candidate{{1, 1}, {2, 0}}},
+		{[]float32{inf, 2, inf}, []Candidate{{0, 0.5}, {2, 0.5}}},
+	} {
+		id, top := s.Sample(append([]float32(nil), c.z...), nil, 2)
+		if id != c.want[0].ID || len(top) != 2 || top[0] != c.want[0] || top[1] != c.want[1] {
+			t.Errorf("%v: id %d, top %v, want %v", c.z, id, top, c.want)
+		}
+	}
+}
+
 // checkTop: sorted by P desc then id, each P equal to the oracle within
 // 1e-6, sum ≤ 1, and no id outside the list more probable than the last.
 func checkTop(t *testing.T, top []Candidate, want []float64) {

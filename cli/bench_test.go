@@ -167,7 +167,7 @@ func TestBenchBeside(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
 		t.Fatalf("%v in %s", err, out.String())
 	}
-	if !r.MembwBeside || r.MembwGBs <= 0 || r.MembwGBs == 1e6 {
+	if !r.MembwBeside || r.MembwCached || r.MembwGBs <= 0 || r.MembwGBs == 1e6 {
 		t.Fatalf("not measured beside the runs: %+v", r)
 	}
 	var shares []float64

@@ -67,12 +67,7 @@ type Workspace struct {
 // NewWorkspace returns an empty Workspace.
 func NewWorkspace() *Workspace { return &Workspace{} }
 
-func (ws *Workspace) bf16X(n int) []BF16 {
-	if cap(ws.xb) < n {
-		ws.xb = make([]BF16, n)
-	}
-	return ws.xb[:n]
-}
+func (ws *Workspace) bf16X(n int) []BF16 { return grow(&ws.xb, n) }
 
 func (ws *Workspace) panel(n int) []float32 { return grow(&ws.wf, n) }
 

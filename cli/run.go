@@ -31,6 +31,7 @@ var demoModelDir = assets.DemoModelDir
 // runFlags are the command line of `loupe run`.
 type runFlags struct {
 	model, prompt, level string
+	ablate               string // L:H[,L:H...], 0-based
 	threads              int
 	asJSON               bool
 	settings             trace.Settings
@@ -55,6 +56,7 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
 	fs.IntVar(&f.threads, "threads", 0, "workers (0: physical cores)")
 	fs.StringVar(&f.level, "kernels", "auto", "kernel level: auto, avx512bf16, avx512, avx2, generic")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object instead of streaming text")
+	fs.StringVar(&f.ablate, "ablate", "", "heads to switch off, L:H[,L:H...] (0-based layer:head): their outputs are zeroed before o_proj")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -138,13 +140,22 @@ func runGenerate(f *runFlags, stdout io.Writer) (*trace.Run, error) {
 	if !f.seedSet && f.settings.Temperature > 0 {
 		f.settings.Seed = randomSeed()
 	}
+	ablate, err := trace.ParseHeads(f.ablate, 0)
+	if err != nil {
+		return nil, fmt.Errorf("--ablate: %v", err)
+	}
 	m, err := engine.Load(path, engine.LoadOptions{Threads: f.threads})
 	if err != nil {
 		return nil, err
 	}
 	defer m.Close()
+	info := m.Info()
+	if err := trace.CheckHeads(ablate, info.Layers, info.Heads, 0); err != nil {
+		return nil, fmt.Errorf("--ablate: %v", err)
+	}
 	opt := engine.DefaultGenerateOptions()
 	opt.Settings = f.settings
+	opt.Ablate = ablate
 	opt.Attn = engine.AttnCapture{} // nothing shows attention here: skip the copies
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -161,17 +172,18 @@ func runGenerate(f *runFlags, stdout io.Writer) (*trace.Run, error) {
 
 // runResult is the --json form of `loupe run`.
 type runResult struct {
-	Model      string     `json:"model"`
-	PromptIDs  []int      `json:"prompt_ids"`
-	Text       string     `json:"text"` // the continuation
-	Tokens     []runToken `json:"tokens"`
-	Prefill    runPhase   `json:"prefill"`
-	Decode     runPhase   `json:"decode"`
-	Kernels    string     `json:"kernels"`
-	Threads    int        `json:"threads"`
-	Seed       uint64     `json:"seed"`
-	Greedy     bool       `json:"greedy"`
-	StopReason string     `json:"stop_reason"`
+	Model      string       `json:"model"`
+	PromptIDs  []int        `json:"prompt_ids"`
+	Text       string       `json:"text"` // the continuation
+	Tokens     []runToken   `json:"tokens"`
+	Prefill    runPhase     `json:"prefill"`
+	Decode     runPhase     `json:"decode"`
+	Kernels    string       `json:"kernels"`
+	Threads    int          `json:"threads"`
+	Seed       uint64       `json:"seed"`
+	Greedy     bool         `json:"greedy"`
+	Ablate     []trace.Head `json:"ablate"` // heads switched off, 0-based; [] when none
+	StopReason string       `json:"stop_reason"`
 }
 
 type runToken struct {
@@ -197,6 +209,7 @@ func runJSON(run *trace.Run) runResult {
 		Threads:    run.Settings.Threads,
 		Seed:       run.Settings.Seed,
 		Greedy:     run.Settings.Temperature == 0,
+		Ablate:     append([]trace.Head{}, run.Settings.Ablate...),
 		StopReason: run.StopReason,
 	}
 	for _, t := range run.Tokens {
@@ -246,6 +259,9 @@ func printSummary(w io.Writer, run *trace.Run) {
 	mode := "greedy"
 	if run.Settings.Temperature > 0 {
 		mode = fmt.Sprintf("sampled, seed %d", run.Settings.Seed)
+	}
+	if len(run.Settings.Ablate) > 0 {
+		mode += fmt.Sprintf(", heads switched off (layer:head from 0): %s", trace.FormatHeads(run.Settings.Ablate, 0))
 	}
 	fmt.Fprintf(w, "kernels %s, %d threads, %s\n", run.Settings.Kernels, run.Settings.Threads, mode)
 }

@@ -2,13 +2,17 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"loupe/engine"
 	"loupe/engine/genmodel"
 	"loupe/engine/tokenizer"
+	"loupe/trace"
 )
 
 // tinyDir writes genmodel's tiny random model (hidden 64, 2 layers, the
@@ -151,6 +155,72 @@ func TestRunErrors(t *testing.T) {
 		}
 		if tc.code == 1 && (strings.Count(strings.TrimSpace(errs), "\n") != 0 || out != "") {
 			t.Errorf("%v: want one line on stderr and nothing on stdout, got %q / %q", tc.args, errs, out)
+		}
+	}
+}
+
+// --ablate L:H switches those heads off: the run is the engine's own run
+// with GenerateOptions.Ablate (greedy ids and every top-10 probability), it
+// differs from the run without ablation, and the JSON names the heads.
+func TestRunAblateMatchesEngine(t *testing.T) {
+	dir := tinyDir(t)
+	args := []string{"--model", dir, "--prompt", "Once upon a time there", "--max-tokens", "6", "--threads", "1"}
+	plain := runJSONOut(t, args...)
+	r := runJSONOut(t, append(args, "--ablate", "1:2,0:0")...)
+	if len(r.Ablate) != 2 || r.Ablate[0] != (trace.Head{Layer: 1, Head: 2}) || r.Ablate[1] != (trace.Head{Layer: 0, Head: 0}) {
+		t.Fatalf("ablate %+v, want [{1 2} {0 0}]", r.Ablate)
+	}
+	if len(plain.Ablate) != 0 || plain.Ablate == nil {
+		t.Fatalf("a run without --ablate records %v, want []", plain.Ablate)
+	}
+	m, err := engine.Load(dir, engine.LoadOptions{Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	opt := engine.DefaultGenerateOptions()
+	opt.Settings.MaxTokens = 6
+	opt.Attn = engine.AttnCapture{}
+	opt.Ablate = []trace.Head{{Layer: 1, Head: 2}, {Layer: 0, Head: 0}}
+	want, err := m.Generate(context.Background(), "Once upon a time there", opt, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want.Steps) != len(r.Tokens) {
+		t.Fatalf("%d tokens, engine %d", len(r.Tokens), len(want.Steps))
+	}
+	moved := 0.0
+	for i, s := range want.Steps {
+		if r.Tokens[i].ID != s.Chosen.ID {
+			t.Fatalf("token %d: cli %d, engine %d", i, r.Tokens[i].ID, s.Chosen.ID)
+		}
+		for j, c := range s.Top {
+			if r.Tokens[i].Top10[j].ID != c.ID || r.Tokens[i].Top10[j].P != c.P {
+				t.Fatalf("token %d rank %d: cli %+v, engine %+v", i, j, r.Tokens[i].Top10[j], c)
+			}
+		}
+		moved = max(moved, math.Abs(r.Tokens[i].P-plain.Tokens[i].P))
+		if r.Tokens[i].ID != plain.Tokens[i].ID {
+			break // after a divergence the contexts differ
+		}
+	}
+	if moved < 1e-6 {
+		t.Fatalf("switching off heads 1:2 and 0:0 moved no probability (max |Δp| %g)", moved)
+	}
+}
+
+func TestRunAblateErrors(t *testing.T) {
+	dir := tinyDir(t) // 2 layers
+	for _, tc := range []struct{ spec, text string }{
+		{"2:0", "layer 2 is out of range"},
+		{"0:99", "head 99 is out of range"},
+		{"1-2", `"1-2" is not layer:head`},
+		{"x:1", "is not layer:head"},
+	} {
+		code, out, errs := runCLI("--model", dir, "--prompt", "x", "--max-tokens", "2", "--ablate", tc.spec)
+		if code != 1 || !strings.Contains(errs, tc.text) || !strings.Contains(errs, "--ablate") ||
+			strings.Count(strings.TrimSpace(errs), "\n") != 0 || out != "" {
+			t.Errorf("--ablate %s: exit %d, stderr %q, stdout %q (want exit 1 and one line naming %q)", tc.spec, code, errs, out, tc.text)
 		}
 	}
 }

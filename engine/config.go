@@ -12,7 +12,7 @@ import (
 // Config is the part of a Hugging Face config.json that the Qwen2 forward
 // pass depends on (qwen2.md §1). Field names mirror the JSON keys.
 type Config struct {
-	Architecture          string  // architectures[0]: "Qwen2ForCausalLM"
+	Architecture          string  // architectures[0] (or model_type's): "Qwen2ForCausalLM"
 	ModelType             string  // "qwen2"
 	HiddenSize            int     // h, width of the residual stream
 	IntermediateSize      int     // I, width of the SwiGLU hidden layer
@@ -98,6 +98,7 @@ func (r *rawConfig) resolve() (Config, error) {
 		VocabSize:             intOr(r.VocabSize, 151936),
 		DType:                 r.TorchDType,
 	}
+	c.Architecture = modelTypes[r.ModelType] // registered: checked above
 	if len(r.Architectures) > 0 {
 		c.Architecture = r.Architectures[0]
 	}
@@ -126,13 +127,16 @@ func intOr(p *int, def int) int {
 	return *p
 }
 
+// checkArchitecture accepts a registered architecture (arch.go) whose
+// model_type matches; architectures may be absent when model_type names one.
 func (r *rawConfig) checkArchitecture() error {
-	if r.ModelType != "qwen2" {
-		return fmt.Errorf("%w: model_type %q (this engine runs \"qwen2\")", ErrUnsupported, r.ModelType)
+	name, ok := modelTypes[r.ModelType]
+	if !ok {
+		return fmt.Errorf("%w: model_type %q (this engine runs %s)", ErrUnsupported, r.ModelType, knownModelTypes())
 	}
 	for _, a := range r.Architectures {
-		if a != "Qwen2ForCausalLM" {
-			return fmt.Errorf("%w: architectures %q (this engine runs \"Qwen2ForCausalLM\")", ErrUnsupported, a)
+		if arch, ok := architectures[a]; !ok || arch != architectures[name] {
+			return fmt.Errorf("%w: architectures %q with model_type %q (this engine runs %s)", ErrUnsupported, a, r.ModelType, knownArchitectures())
 		}
 	}
 	return nil

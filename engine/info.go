@@ -12,8 +12,9 @@ import (
 // modelInfo describes the model for the Model panel: parameter counts by
 // part (qwen2.md §5) and what one decode step reads.
 func modelInfo(cfg Config, w weights, path, dir string, fileBytes int64) trace.ModelInfo {
-	h, I, V, L := int64(cfg.HiddenSize), int64(cfg.IntermediateSize), int64(cfg.VocabSize), int64(cfg.NumHiddenLayers)
-	qDim, kvDim := int64(cfg.NumAttentionHeads*cfg.HeadDim), int64(cfg.NumKeyValueHeads*cfg.HeadDim)
+	h, V, L := int64(cfg.HiddenSize), int64(cfg.VocabSize), int64(cfg.NumHiddenLayers)
+	kvDim := int64(cfg.NumKeyValueHeads * cfg.HeadDim)
+	p := architectures[cfg.Architecture].params(cfg)
 	info := trace.ModelInfo{
 		Name: filepath.Base(dir), Path: path,
 		Architecture: cfg.Architecture, ModelType: cfg.ModelType,
@@ -22,9 +23,9 @@ func modelInfo(cfg Config, w weights, path, dir string, fileBytes int64) trace.M
 		Vocab: cfg.VocabSize, MaxPositions: cfg.MaxPositionEmbeddings,
 		TiedEmbeddings: cfg.TieWordEmbeddings, DType: storedDTypes(w), FileBytes: fileBytes,
 		ParamsEmbedding: V * h,
-		ParamsAttention: L * (h*qDim + qDim + 2*(h*kvDim+kvDim) + qDim*h),
-		ParamsMLP:       L * 3 * h * I,
-		ParamsNorm:      L*2*h + h,
+		ParamsAttention: p.attention,
+		ParamsMLP:       p.mlp,
+		ParamsNorm:      p.norm + h, // the layers' norms and the final one
 	}
 	if !cfg.TieWordEmbeddings {
 		info.ParamsOutput = V * h
@@ -42,11 +43,11 @@ func modelInfo(cfg Config, w weights, path, dir string, fileBytes int64) trace.M
 // head.
 func decodeWeightBytes(cfg Config, w weights) int64 {
 	var n int64
-	for _, lw := range w.layers {
-		for _, m := range []*mat{&lw.wq, &lw.wk, &lw.wv, &lw.wo, &lw.wGate, &lw.wUp, &lw.wDown} {
+	for i := range w.layers {
+		for _, m := range w.layers[i].matrices() {
 			n += m.bytes()
 		}
-		n += 4 * int64(len(lw.attnNorm)+len(lw.bq)+len(lw.bk)+len(lw.bv)+len(lw.ffnNorm))
+		n += 4 * int64(w.layers[i].vectorFloats())
 	}
 	n += 4 * int64(len(w.outNorm))
 	n += w.embed.bytes() / int64(max(1, w.embed.rows)) // one row
@@ -66,8 +67,7 @@ func storedDTypes(w weights) string {
 	add(&w.embed)
 	add(&w.output)
 	for i := range w.layers {
-		lw := &w.layers[i]
-		for _, m := range []*mat{&lw.wq, &lw.wk, &lw.wv, &lw.wo, &lw.wGate, &lw.wUp, &lw.wDown} {
+		for _, m := range w.layers[i].matrices() {
 			add(m)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 	"loupe/engine/tokenizer"
 )
 
-// Load opens a Qwen2 model: path is a model folder (config.json,
+// Load opens a model of a registered architecture (arch.go): path is a model folder (config.json,
 // tokenizer.json, model.safetensors or a sharded index), or a .safetensors
 // or index file whose folder holds config.json and tokenizer.json.
 //
@@ -101,34 +101,19 @@ type loader struct {
 	err      error // the first problem; later calls do nothing
 }
 
-// loadWeights views every tensor of cfg (qwen2.md §2), touching each page
-// once so that the first prompt's timing is the forward pass, not the disk.
+// loadWeights views every tensor of cfg: the embedding, the decoder
+// layers (named by the architecture, see arch.go), the final norm and the
+// output head, touching each page once so that the first prompt's timing
+// is the forward pass, not the disk.
 func loadWeights(set *safetensors.Set, cfg Config, progress func(float64, string)) (weights, error) {
 	if err := checkMemory(set, cfg); err != nil {
 		return weights{}, err
 	}
 	ld := &loader{set: set, progress: progress, total: max(1, set.FileBytes())}
-	h, I, V, d := cfg.HiddenSize, cfg.IntermediateSize, cfg.VocabSize, cfg.HeadDim
-	qDim, kvDim := cfg.NumAttentionHeads*d, cfg.NumKeyValueHeads*d
+	h, V := cfg.HiddenSize, cfg.VocabSize
 	var w weights
 	w.embed = ld.matrix("model.embed_tokens.weight", V, h)
-	for i := range cfg.NumHiddenLayers {
-		p := fmt.Sprintf("model.layers.%d.", i)
-		w.layers = append(w.layers, layerWeights{
-			attnNorm: ld.vector(p+"input_layernorm.weight", h),
-			wq:       ld.matrix(p+"self_attn.q_proj.weight", qDim, h),
-			bq:       ld.vector(p+"self_attn.q_proj.bias", qDim),
-			wk:       ld.matrix(p+"self_attn.k_proj.weight", kvDim, h),
-			bk:       ld.vector(p+"self_attn.k_proj.bias", kvDim),
-			wv:       ld.matrix(p+"self_attn.v_proj.weight", kvDim, h),
-			bv:       ld.vector(p+"self_attn.v_proj.bias", kvDim),
-			wo:       ld.matrix(p+"self_attn.o_proj.weight", h, qDim),
-			ffnNorm:  ld.vector(p+"post_attention_layernorm.weight", h),
-			wGate:    ld.matrix(p+"mlp.gate_proj.weight", I, h),
-			wUp:      ld.matrix(p+"mlp.up_proj.weight", I, h),
-			wDown:    ld.matrix(p+"mlp.down_proj.weight", h, I),
-		})
-	}
+	w.layers = architectures[cfg.Architecture].loadLayers(ld, cfg)
 	w.outNorm = ld.vector("model.norm.weight", h)
 	w.output = w.embed
 	if !cfg.TieWordEmbeddings {

@@ -10,13 +10,15 @@ import (
 	"loupe/trace"
 )
 
-// Model is a loaded Qwen2 model with its buffers and KV cache.
+// Model is a loaded model: its architecture's forward pass, weights,
+// buffers and KV cache.
 //
 // A Model is not safe for concurrent use: Generate, SetThreads and the
 // probes share one set of buffers. The caller runs one call at a time and
 // cancels through Generate's context.
 type Model struct {
 	cfg  Config
+	arch architecture // the forward pass of cfg.Architecture
 	w    weights
 	eos  []int                // stop ids
 	info trace.ModelInfo      // filled at load
@@ -51,9 +53,10 @@ type buffers struct {
 	logits   []float32   // [rows or 1, V] result_output
 }
 
-// newModel wraps validated weights; Load and the tests call it.
+// newModel wraps validated weights of a registered architecture (the
+// config parser refuses others); Load and the tests call it.
 func newModel(cfg Config, w weights, threads int) *Model {
-	m := &Model{cfg: cfg, w: w, eos: cfg.EOSTokenIDs}
+	m := &Model{cfg: cfg, arch: architectures[cfg.Architecture], w: w, eos: cfg.EOSTokenIDs}
 	m.SetThreads(threads)
 	return m
 }

@@ -70,7 +70,9 @@ func (w *mat) vec(p *pool.Pool, out, x []float32) {
 	})
 }
 
-// layerWeights are the tensors of one decoder layer (qwen2.md §2).
+// layerWeights are the tensors of one decoder layer: llama.cpp's
+// llama_layer, one struct for every architecture, each filling the fields
+// its file uses (Qwen2: qwen2.md §2) and leaving the others empty.
 type layerWeights struct {
 	attnNorm []float32 // [h] input_layernorm.weight
 	wq       mat       // [H·d, h] q_proj.weight
@@ -84,6 +86,22 @@ type layerWeights struct {
 	wGate    mat       // [I, h] mlp.gate_proj.weight
 	wUp      mat       // [I, h] mlp.up_proj.weight
 	wDown    mat       // [h, I] mlp.down_proj.weight
+}
+
+// matrices lists the layer's weight matrices that are set.
+func (lw *layerWeights) matrices() []*mat {
+	var out []*mat
+	for _, w := range []*mat{&lw.wq, &lw.wk, &lw.wv, &lw.wo, &lw.wGate, &lw.wUp, &lw.wDown} {
+		if w.rows > 0 {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// vectorFloats counts the floats of the layer's norms and biases.
+func (lw *layerWeights) vectorFloats() int {
+	return len(lw.attnNorm) + len(lw.bq) + len(lw.bk) + len(lw.bv) + len(lw.ffnNorm)
 }
 
 // weights are all tensors of the model.

@@ -1,17 +1,14 @@
 package engine
 
-// The Qwen2 forward pass (qwen2.md §3), top to bottom. One call runs T
-// tokens at positions pos0…pos0+T-1: a prefill chunk (T > 1, matrix ×
-// matrix) or a decode step (T = 1, matrix × vector). Keys and values of the
-// T tokens are appended to the KV cache before attention, so every query
-// attends to all cached positions up to and including its own.
+// Grouped-query self-attention over the KV cache (qwen2.md §3.5), shared by
+// every architecture with softmax attention: the T new keys and values join
+// the cache, every query attends to all cached positions up to its own,
+// and the probes record or change what the panels show.
 //
-// Notation: h hidden, H query heads, KV key/value heads, d head_dim,
-// I intermediate, V vocab, T tokens in this call, C the KV cache capacity.
-// Intermediates are named as in llama.cpp's qwen2 graph.
+// Notation: H query heads, KV key/value heads, d head_dim, T queries in this
+// call, C the KV cache capacity (ctxCap).
 
 import (
-	"context"
 	"math"
 
 	"loupe/kernels"
@@ -25,88 +22,13 @@ import (
 // passage (146 against 149 tok/s, 2 threads).
 const qBlock = 24
 
-// prefillChunk bounds the tokens of one forward call. Prefill runs the
-// prompt in chunks of this size: the weights are still read once per 512
-// tokens (the batching that makes prefill fast), and the activation buffers
-// stay at 512 rows (18 MiB for ffn_gate of a 1.5B model instead of 112 MiB
-// for 3,139 tokens). Cancellation is checked between layers of each chunk.
-const prefillChunk = 512
-
-// forward runs tokens through the model at positions pos0…pos0+T-1 and
-// returns the logits [rows, V] of the last position (rows = 1) or, when
-// pr.allLogits, of every position (rows = T). The slice is reused by the
-// next call. It fails only when ctx is cancelled (checked between layers).
-func (m *Model) forward(ctx context.Context, tokens []int, pos0 int, pr *probes) ([]float32, error) {
-	T := len(tokens)
-	m.ensureBuffers(T)
-	m.ensureContext(pos0 + T)
-	b := &m.buf
-	h := m.cfg.HiddenSize
-	for t, id := range tokens {
-		m.w.embed.row(b.x[t*h:(t+1)*h], id) // x = embed_tokens[id]; no scaling
-	}
-	for l := range m.w.layers {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		m.attentionBlock(l, T, pos0, pr)
-		m.mlpBlock(l, T, pos0, pr)
-	}
-	return m.outputHead(T, pr != nil && pr.allLogits), nil
-}
-
-// attentionBlock: x += o_proj(attention(rope(q), rope(k), v)) of attn_norm(x).
-func (m *Model) attentionBlock(l, T, pos0 int, pr *probes) {
-	c, lw, b := &m.cfg, &m.w.layers[l], &m.buf
-	h, qDim, kvDim := c.HiddenSize, c.NumAttentionHeads*c.HeadDim, c.NumKeyValueHeads*c.HeadDim
-	eps := float32(c.RMSNormEps)
-	for t := range T {
-		kernels.RMSNorm(b.xn[t*h:(t+1)*h], b.x[t*h:(t+1)*h], lw.attnNorm, eps) // attn_norm [T, h]
-	}
-	lw.wq.mul(m.pool, b.q, b.xn, T) // Qcur [T, H·d]
-	lw.wk.mul(m.pool, b.k, b.xn, T) // Kcur [T, KV·d]
-	lw.wv.mul(m.pool, b.v, b.xn, T) // Vcur [T, KV·d]
-	for t := range T {
-		kernels.Add(b.q[t*qDim:(t+1)*qDim], lw.bq)
-		kernels.Add(b.k[t*kvDim:(t+1)*kvDim], lw.bk)
-		kernels.Add(b.v[t*kvDim:(t+1)*kvDim], lw.bv)
-		m.rope(b.q[t*qDim:(t+1)*qDim], pos0+t)
-		m.rope(b.k[t*kvDim:(t+1)*kvDim], pos0+t)
-	}
+// attention computes kqv_out [T, H·d] of layer l from the rotated Qcur,
+// Kcur and Vcur in m.buf: store the keys and values, attend, then zero the
+// heads the probes switch off (before o_proj).
+func (m *Model) attention(l, T, pos0 int, pr *probes) {
 	m.storeKV(l, T, pos0)
 	m.attend(l, T, pos0, pr)
 	m.ablate(l, T, pr)
-	lw.wo.mul(m.pool, b.attnOut, b.kqv, T)  // attn_out [T, h]
-	kernels.Add(b.x[:T*h], b.attnOut[:T*h]) // ffn_inp = x + attn_out
-}
-
-// rope rotates every head of x (length heads·d) at position pos in
-// half-split pairs (i, i+d/2) — not interleaved neighbours (qwen2.md §3.4).
-func (m *Model) rope(x []float32, pos int) {
-	d, half := m.cfg.HeadDim, m.cfg.HeadDim/2
-	cos := m.ropeCos[pos*half : (pos+1)*half]
-	sin := m.ropeSin[pos*half : (pos+1)*half]
-	for o := 0; o < len(x); o += d {
-		kernels.RoPE(x[o:o+d], cos, sin)
-	}
-}
-
-// ropeTable fills cos/sin [C, d/2] for positions 0…C-1. As in the reference,
-// inv_freq[i] = 1/θ^(2i/d) and angle = p·inv_freq are fp32 values (each
-// rounded once from float64, ≤ 1 ulp from the reference's fp32 pow and
-// product); cos and sin of that fp32 angle are taken in float64 and rounded.
-func ropeTable(theta float64, d, C int) (cos, sin []float32) {
-	half := d / 2
-	cos, sin = make([]float32, C*half), make([]float32, C*half)
-	for i := range half {
-		invFreq := float32(1 / math.Pow(theta, float64(2*i)/float64(d)))
-		for p := range C {
-			angle := float64(float32(float64(p) * float64(invFreq)))
-			cos[p*half+i] = float32(math.Cos(angle))
-			sin[p*half+i] = float32(math.Sin(angle))
-		}
-	}
-	return cos, sin
 }
 
 // storeKV copies the rotated keys and the values of T tokens into the cache,
@@ -247,47 +169,4 @@ func (m *Model) ablate(l, T int, pr *probes) {
 			clear(m.buf.kqv[t*qDim+qh*d : t*qDim+(qh+1)*d])
 		}
 	}
-}
-
-// mlpBlock: x += down(silu(gate(ffn_norm(x))) ⊙ up(ffn_norm(x))) (SwiGLU).
-func (m *Model) mlpBlock(l, T, pos0 int, pr *probes) {
-	c, lw, b := &m.cfg, &m.w.layers[l], &m.buf
-	h, I := c.HiddenSize, c.IntermediateSize
-	for t := range T {
-		kernels.RMSNorm(b.xn[t*h:(t+1)*h], b.x[t*h:(t+1)*h], lw.ffnNorm, float32(c.RMSNormEps)) // ffn_norm [T, h]
-	}
-	lw.wGate.mul(m.pool, b.gate, b.xn, T) // ffn_gate [T, I]
-	lw.wUp.mul(m.pool, b.up, b.xn, T)     // ffn_up [T, I]
-	m.pool.For(T, func(_, lo, hi int) {   // 4.6 M exps per 512-token chunk of Qwen2.5-1.5B, ~0.8 ms on one core
-		for t := lo; t < hi; t++ {
-			g := b.gate[t*I : (t+1)*I]
-			kernels.SiLUMul(g, g, b.up[t*I:(t+1)*I]) // silu(gate)·up, in place
-		}
-	})
-	for t := range T {
-		pr.captureMLP(l, pos0+t, b.gate[t*I:(t+1)*I])
-	}
-	lw.wDown.mul(m.pool, b.ffnOut, b.gate, T) // ffn_out [T, h]
-	kernels.Add(b.x[:T*h], b.ffnOut[:T*h])    // x = ffn_inp + ffn_out
-}
-
-// outputHead applies the final norm and the output head (lm_head, or the
-// embedding when tied) to the last row, or to all T rows when all is set:
-// the head is a V × h product, the largest single matrix of small models,
-// so prefill runs it for the one position whose logits are sampled.
-func (m *Model) outputHead(T int, all bool) []float32 {
-	h, V, b := m.cfg.HiddenSize, m.cfg.VocabSize, &m.buf
-	first := T - 1
-	if all {
-		first = 0
-	}
-	rows := T - first
-	if len(b.logits) < rows*V {
-		b.logits = make([]float32, rows*V) // [rows, V]
-	}
-	for t := first; t < T; t++ {
-		kernels.RMSNorm(b.xn[(t-first)*h:(t-first+1)*h], b.x[t*h:(t+1)*h], m.w.outNorm, float32(m.cfg.RMSNormEps))
-	}
-	m.w.output.mul(m.pool, b.logits, b.xn, rows) // result_output [rows, V]
-	return b.logits[:rows*V]
 }

@@ -168,7 +168,7 @@ func normalizeETag(e string) string {
 // safetensors weights with their index. Files in sub-folders (onnx/,
 // original/) and other weight formats are left on the Hub.
 func Wanted(name string) bool {
-	if strings.Contains(name, "/") {
+	if strings.ContainsAny(name, "/\\:") || strings.HasPrefix(name, ".") {
 		return false
 	}
 	switch name {

@@ -9,7 +9,7 @@ APT_PKGS := gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-d
             libxinerama-dev libxi-dev libxxf86vm-dev libgtk-3-dev xvfb xauth libgl1-mesa-dri \
             x11-apps imagemagick xdotool
 
-.PHONY: all deps build run test test-engine test-generic e2e bench bench-model membw package clean
+.PHONY: all deps build run test test-engine test-generic e2e bench bench-model membw package fuzz clean
 
 all: build
 
@@ -72,6 +72,20 @@ package: deps
 	$(GO) run fyne.io/tools/cmd/fyne@v1.7.4 package -os linux -release -name Loupe -icon assets/icon.png; \
 	status=$$?; cp $(BUILD)/FyneApp.toml.orig FyneApp.toml; exit $$status
 	mv -f Loupe.tar.xz $(BUILD)/
+
+# fuzz runs every fuzz target of the parsers of outside data for FUZZTIME
+# each (default 10 min), seeded from real files; a crash found is written
+# under the package's testdata/fuzz/ and from then on replayed by go test.
+# Not part of make test.
+FUZZTIME ?= 10m
+FUZZ_TARGETS := engine/safetensors:FuzzOpen engine/safetensors:FuzzIndex engine:FuzzParseConfig \
+	engine:FuzzReadEOS engine/tokenizer:FuzzParse engine/tokenizer:FuzzEncode
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS) $(EXTRA_FUZZ); do \
+		pkg=$${t%%:*}; fn=$${t##*:}; \
+		echo "== $$pkg $$fn ($(FUZZTIME))"; \
+		CGO_ENABLED=0 $(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) ./$$pkg; \
+	done
 
 clean:
 	rm -rf $(BUILD)

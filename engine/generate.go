@@ -41,6 +41,9 @@ func (m *Model) Generate(ctx context.Context, prompt string, opt GenerateOptions
 	if err != nil {
 		return nil, err
 	}
+	if err := m.checkKV(len(g.ids) + g.opt.Settings.MaxTokens); err != nil {
+		return nil, err
+	}
 	m.reserveContext(len(g.ids) + g.opt.Settings.MaxTokens)
 	var logits []float32
 	logits, err = g.prefill(ctx)

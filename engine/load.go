@@ -1,11 +1,9 @@
 package engine
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"loupe/engine/safetensors"
@@ -214,53 +212,6 @@ func (ld *loader) touch(t safetensors.Tensor) {
 	if ld.progress != nil {
 		ld.progress(min(1, float64(ld.done)/float64(ld.total)), t.Name)
 	}
-}
-
-// memTotal reports the machine's RAM in bytes (0 when unknown); a variable
-// so that tests can pretend to be a small machine.
-var memTotal = readMemTotal
-
-// checkMemory refuses a model whose weights cannot stay in RAM. The files
-// are memory-mapped, so they cost page cache, not copies: they must fit in
-// MemTotal (not MemAvailable, which excludes reclaimable cache). F16
-// matrices are widened to f32 copies, which do need RAM of their own.
-func checkMemory(set *safetensors.Set, cfg Config) error {
-	total := memTotal()
-	if total <= 0 {
-		return nil
-	}
-	need := set.FileBytes()
-	for _, name := range set.Names() {
-		if t, _ := set.Tensor(name); t.DType == "F16" {
-			need += int64(len(t.Data)) * 2
-		}
-	}
-	if need > total {
-		return fmt.Errorf("%w: weights need %.1f GiB, this machine has %.1f GiB of RAM",
-			ErrTooLarge, float64(need)/(1<<30), float64(total)/(1<<30))
-	}
-	return nil
-}
-
-// readMemTotal parses MemTotal from /proc/meminfo (Linux); 0 elsewhere.
-func readMemTotal() int64 {
-	f, err := os.Open("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) >= 2 && fields[0] == "MemTotal:" {
-			kb, err := strconv.ParseInt(fields[1], 10, 64)
-			if err != nil {
-				return 0
-			}
-			return kb * 1024
-		}
-	}
-	return 0
 }
 
 // recoverError turns a panic (a bug: the loader validates everything a

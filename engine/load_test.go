@@ -194,10 +194,42 @@ func TestLoadRefusesBadModels(t *testing.T) {
 func TestLoadRefusesModelLargerThanMemory(t *testing.T) {
 	cfg := loadConfig()
 	dir := writeModel(t, cfg, randomTensors(cfg, 47), "BF16", nil)
-	defer func(f func() int64) { memTotal = f }(memTotal)
-	memTotal = func() int64 { return 1 << 20 }
-	if _, err := Load(dir, LoadOptions{}); !errors.Is(err, ErrTooLarge) {
+	defer func(f func() int64) { memAvailable = f }(memAvailable)
+	memAvailable = func() int64 { return 1 << 20 }
+	_, err := Load(dir, LoadOptions{})
+	if !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("Load on a 1 MiB machine: %v, want ErrTooLarge", err)
+	}
+	// both numbers and what to do
+	for _, want := range []string{"the weights need", "KV cache for", "1 MB available", "quantised"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("message %q lacks %q", err, want)
+		}
+	}
+}
+
+// A generation whose KV cache (prompt + max tokens) does not fit in the
+// memory available is refused before anything is allocated, and the model
+// stays usable for a smaller one.
+func TestGenerateRefusesKVCacheLargerThanMemory(t *testing.T) {
+	cfg := loadConfig()
+	dir := writeModel(t, cfg, randomTensors(cfg, 47), "BF16", nil)
+	m, err := Load(dir, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	defer func(f func() int64) { memAvailable = f }(memAvailable)
+	need := kvBytes(cfg, 200)
+	memAvailable = func() int64 { return need / 2 }
+	opt := DefaultGenerateOptions()
+	opt.Settings.MaxTokens = 190
+	if _, err := m.Generate(context.Background(), "hello world", opt, nil); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "lower max tokens") {
+		t.Fatalf("Generate with a KV cache twice the memory: %v, want ErrTooLarge saying what to do", err)
+	}
+	memAvailable = func() int64 { return need * 4 }
+	if _, err := m.Generate(context.Background(), "hello world", opt, nil); err != nil {
+		t.Fatalf("Generate once memory is there: %v", err)
 	}
 }
 

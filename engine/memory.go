@@ -1,0 +1,103 @@
+package engine
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"loupe/engine/safetensors"
+)
+
+// loadContext is the context the load-time memory check assumes for the
+// KV cache: the cache itself is sized per generation (prompt + max tokens,
+// see reserveContext), never to the model's maximum.
+const loadContext = 4096
+
+// memAvailable reports the memory the system can give this process now
+// without swapping (Linux: MemAvailable, which counts reclaimable page
+// cache, so a model file already cached counts as available; Windows:
+// ullAvailPhys), 0 when unknown. A variable so that tests can pretend to be
+// a small machine.
+var memAvailable = readMemAvailable
+
+// kvBytes is the fp32 KV cache for n positions: K and V of every layer and
+// kv head, d floats each.
+func kvBytes(cfg Config, n int) int64 {
+	return 2 * int64(cfg.NumHiddenLayers) * int64(cfg.NumKeyValueHeads*cfg.HeadDim) * 4 * int64(n)
+}
+
+// checkMemory refuses a model whose weights and a KV cache of loadContext
+// positions cannot fit in the memory available now, before any page of the
+// weights is read. The files are memory-mapped: they cost page cache, not
+// copies; F16 matrices are widened to f32 copies, which need RAM of their
+// own.
+func checkMemory(set *safetensors.Set, cfg Config) error {
+	avail := memAvailable()
+	if avail <= 0 {
+		return nil
+	}
+	weights := set.FileBytes()
+	for _, name := range set.Names() {
+		if t, _ := set.Tensor(name); t.DType == "F16" {
+			weights += int64(len(t.Data)) * 2
+		}
+	}
+	n := min(loadContext, cfg.MaxPositionEmbeddings)
+	kv := kvBytes(cfg, n)
+	if weights+kv > avail {
+		return fmt.Errorf("%w: the weights need %s and the KV cache for %d tokens %s, %s in all; "+
+			"this machine has %s available now — close other programs, or open a smaller model or a quantised file (GGUF Q8_0 or Q4_K_M)",
+			ErrTooLarge, gib(weights), n, gib(kv), gib(weights+kv), gib(avail))
+	}
+	return nil
+}
+
+// checkKV refuses a generation whose KV cache of n positions cannot be
+// allocated from the memory available now (the cache already held counts
+// as available: it is reallocated).
+func (m *Model) checkKV(n int) error {
+	if n <= m.ctxCap {
+		return nil
+	}
+	avail := memAvailable()
+	if avail <= 0 {
+		return nil
+	}
+	need := kvBytes(m.cfg, n)
+	if have := avail + int64(len(m.kCache)+len(m.vCache))*4; need > have {
+		return fmt.Errorf("%w: the KV cache for %d tokens (prompt + max tokens) needs %s, this machine has %s available now — lower max tokens or shorten the prompt",
+			ErrTooLarge, n, gib(need), gib(have))
+	}
+	return nil
+}
+
+// gib formats bytes as "3.7 GB" (GiB, as the Model panel does).
+func gib(b int64) string {
+	if b < 1<<30 {
+		return fmt.Sprintf("%.0f MB", float64(b)/(1<<20))
+	}
+	return fmt.Sprintf("%.1f GB", float64(b)/(1<<30))
+}
+
+// readMemAvailable parses MemAvailable from /proc/meminfo (Linux).
+func readMemAvailable() int64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return memAvailableOS()
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) >= 2 && fields[0] == "MemAvailable:" {
+			kb, err := strconv.ParseInt(fields[1], 10, 64)
+			if err != nil {
+				return 0
+			}
+			return kb * 1024
+		}
+	}
+	return 0
+}

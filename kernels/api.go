@@ -54,6 +54,7 @@ type kernelSet struct {
 	rmsNorm    func(out, x, weight []float32, eps float32)
 	softmax    func(x []float32)
 	siluMul    func(out, gate, up []float32)
+	matVecQ    func(q Quant, out []float32, w []byte, x []float32)
 }
 
 // sets is the dispatch table; an entry is nil when this build has no code
@@ -139,4 +140,5 @@ var genericSet = kernelSet{
 	rmsNorm:    rmsNormGeneric,
 	softmax:    softmaxGeneric,
 	siluMul:    siluMulGeneric,
+	matVecQ:    matVecQGeneric,
 }

@@ -28,6 +28,7 @@ var (
 		rmsNorm:    avx2Elem.rmsNorm,
 		softmax:    avx2Elem.softmax,
 		siluMul:    avx2Elem.siluMul,
+		matVecQ:    matVecQAVX2,
 	}
 	avx512Set = &kernelSet{
 		matVecBF16: matVecBF16AVX512,
@@ -42,6 +43,7 @@ var (
 		rmsNorm:    avx512Elem.rmsNorm,
 		softmax:    avx512Elem.softmax,
 		siluMul:    avx512Elem.siluMul,
+		matVecQ:    matVecQAVX512,
 	}
 	// avx512bf16Set differs from avx512Set in prefill only: decode streams
 	// weights at memory speed either way, and widening keeps x exact there.
@@ -58,5 +60,6 @@ var (
 		rmsNorm:    avx512Elem.rmsNorm,
 		softmax:    avx512Elem.softmax,
 		siluMul:    avx512Elem.siluMul,
+		matVecQ:    matVecQAVX512,
 	}
 )

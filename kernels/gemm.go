@@ -62,6 +62,8 @@ type Workspace struct {
 	wf []float32 // widened weight panel (8 × kc), or packed one (kcNN × 32)
 	rb []BF16    // 32 × kcNN bf16 rows of a partial panel, zero rows below
 	rf []float32 // the same for f32 rows, or MatMulNN's 12 × k tokens
+	qf []float32 // MatMulQ's widened rows (qPanel × cols)
+	xs []float32 // MatVecQ's sums of x over 16 or 32 columns
 }
 
 // NewWorkspace returns an empty Workspace.

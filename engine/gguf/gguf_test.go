@@ -128,9 +128,9 @@ func TestOpenFile(t *testing.T) {
 // raw builds a file field by field for the hostile cases.
 type raw struct{ b []byte }
 
-func (r *raw) u32(v uint32) *raw { r.b = binary.LittleEndian.AppendUint32(r.b, v); return r }
-func (r *raw) u64(v uint64) *raw { r.b = binary.LittleEndian.AppendUint64(r.b, v); return r }
-func (r *raw) str(s string) *raw { r.u64(uint64(len(s))); r.b = append(r.b, s...); return r }
+func (r *raw) u32(v uint32) *raw    { r.b = binary.LittleEndian.AppendUint32(r.b, v); return r }
+func (r *raw) u64(v uint64) *raw    { r.b = binary.LittleEndian.AppendUint64(r.b, v); return r }
+func (r *raw) str(s string) *raw    { r.u64(uint64(len(s))); r.b = append(r.b, s...); return r }
 func (r *raw) bytes(b ...byte) *raw { r.b = append(r.b, b...); return r }
 func (r *raw) pad(a int) *raw {
 	for len(r.b)%a != 0 {
@@ -139,7 +139,9 @@ func (r *raw) pad(a int) *raw {
 	return r
 }
 
-func head(tensors, kvs uint64) *raw { return (&raw{}).bytes('G', 'G', 'U', 'F').u32(3).u64(tensors).u64(kvs) }
+func head(tensors, kvs uint64) *raw {
+	return (&raw{}).bytes('G', 'G', 'U', 'F').u32(3).u64(tensors).u64(kvs)
+}
 
 // tensor appends one tensor info.
 func (r *raw) tensor(name string, typ uint32, off uint64, dims ...uint64) *raw {
@@ -168,7 +170,7 @@ func TestHostile(t *testing.T) {
 		{"tensor count", head(1<<40, 0).b, "tensor_count"},
 		{"kv count", head(0, 1<<62).b, "kv_count"},
 		{"counts beyond the file", head(100, 100).b, "cannot fit"},
-		{"key length beyond file", head(0, 1).u64(1 << 60).u32(0).bytes(0, 0, 0, 0, 0).b, "longer than the limit"},
+		{"key length beyond file", head(0, 1).u64(1<<60).u32(0).bytes(0, 0, 0, 0, 0).b, "longer than the limit"},
 		{"key length", head(0, 1).str(big).u32(0).bytes(0).b, "longer than the limit"},
 		{"empty key", head(0, 1).str("").u32(0).bytes(make([]byte, 16)...).b, "empty key"},
 		{"key NUL", head(0, 1).str("a\x00b").u32(0).bytes(0).b, "printable ASCII"},
@@ -176,12 +178,12 @@ func TestHostile(t *testing.T) {
 		{"value type", head(0, 1).str("a").u32(13).bytes(0, 0, 0, 0).b, `key "a": unknown value type 13`},
 		{"bool 2", head(0, 1).str("a").u32(7).bytes(2, 0, 0, 0).b, "want 0 or 1"},
 		{"string beyond file", head(0, 1).str("a").u32(8).u64(100).bytes(1, 2).b, "truncated"},
-		{"string cap", head(0, 1).str("a").u32(8).u64(2 << 20).bytes(1, 2).b, "longer than the limit"},
+		{"string cap", head(0, 1).str("a").u32(8).u64(2<<20).bytes(1, 2).b, "longer than the limit"},
 		{"nested array", head(0, 1).str("a").u32(9).u32(9).u64(1).b, "nested arrays"},
 		{"array element type", head(0, 1).str("a").u32(9).u32(77).u64(1).b, "element type 77"},
 		{"array count cap", head(0, 1).str("a").u32(9).u32(0).u64(1 << 30).b, "above the limit"},
 		{"array beyond file", head(0, 1).str("a").u32(9).u32(12).u64(1000).b, "truncated"},
-		{"string array beyond file", head(0, 1).str("a").u32(9).u32(8).u64(1 << 20).bytes(0, 0, 0, 0).b, "at least"},
+		{"string array beyond file", head(0, 1).str("a").u32(9).u32(8).u64(1<<20).bytes(0, 0, 0, 0).b, "at least"},
 		{"alignment type", head(0, 1).str("general.alignment").u32(10).u64(32).b, "want uint32"},
 		{"alignment 48", head(0, 1).str("general.alignment").u32(4).u32(48).bytes(0, 0, 0, 0, 0).b, "power of two"},
 		{"alignment 0", head(0, 1).str("general.alignment").u32(4).u32(0).bytes(0, 0, 0, 0, 0).b, "power of two"},

@@ -15,7 +15,7 @@ import (
 func init() {
 	register(Command{
 		Name:    "gen-model",
-		Summary: "write a random-weight Qwen2 model folder (tiny, qwen2.5-0.5b, qwen2.5-1.5b shapes)",
+		Summary: "write a random-weight Qwen2 or Qwen3 model folder (tiny, qwen2.5-*, tiny-qwen3, qwen3-* shapes)",
 		Run:     runGenModel,
 	})
 }

@@ -27,6 +27,13 @@ func (m *Model) rmsNorm(dst, src, w []float32, T int) {
 	}
 }
 
+// headNorm is RMSNorm applied to each head of the T rows of x [T, heads·d]
+// over its own d values, in place, with one weight w [d] for all heads
+// (Qwen3's QK-norm, qwen3.md §1.3).
+func (m *Model) headNorm(x, w []float32, heads, T int) {
+	m.rmsNorm(x, x, w, T*heads) // rows of width d; RMSNorm reads a row before writing it
+}
+
 // project: out [T, w.rows] = in [T, w.cols] · wᵀ, split over the workers.
 func (m *Model) project(w *mat, out, in []float32, T int) {
 	w.mul(m.pool, out, in, T)

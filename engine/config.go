@@ -44,6 +44,7 @@ type rawConfig struct {
 	NumAttentionHeads     *int            `json:"num_attention_heads"`
 	NumKeyValueHeads      *int            `json:"num_key_value_heads"`
 	HeadDim               *int            `json:"head_dim"`
+	AttentionBias         *bool           `json:"attention_bias"`
 	HiddenAct             *string         `json:"hidden_act"`
 	RMSNormEps            *float64        `json:"rms_norm_eps"`
 	RopeTheta             *float64        `json:"rope_theta"`
@@ -112,7 +113,7 @@ func (r *rawConfig) resolve() (Config, error) {
 		c.TieWordEmbeddings = *r.TieWordEmbeddings
 	}
 	c.NumKeyValueHeads = intOr(r.NumKeyValueHeads, c.NumAttentionHeads)
-	for _, check := range []func(*Config) error{r.checkSizes, r.resolveHeadDim, r.checkActivation, r.resolveRope, r.checkSlidingWindow, r.resolveEOS} {
+	for _, check := range []func(*Config) error{r.checkSizes, r.resolveHeadDim, r.checkActivation, r.resolveRope, r.checkSlidingWindow, r.checkAttentionBias, r.resolveEOS} {
 		if err := check(&c); err != nil {
 			return Config{}, err
 		}
@@ -172,6 +173,8 @@ func (r *rawConfig) checkSizes(c *Config) error {
 func (r *rawConfig) resolveHeadDim(c *Config) error {
 	if r.HeadDim != nil && *r.HeadDim != 0 {
 		c.HeadDim = *r.HeadDim
+	} else if r.ModelType == "qwen3" {
+		c.HeadDim = 128 // Qwen3Config's default, whatever h/H is (qwen3.md §1.2)
 	} else {
 		if c.HiddenSize%c.NumAttentionHeads != 0 {
 			return fmt.Errorf("%w: head_dim absent and hidden_size %d is not a multiple of num_attention_heads %d",
@@ -247,6 +250,16 @@ func (r *rawConfig) checkSlidingWindow(c *Config) error {
 		return nil
 	}
 	return fmt.Errorf("%w: use_sliding_window true (sliding-window attention is not implemented)", ErrUnsupported)
+}
+
+// checkAttentionBias refuses q/k/v/o biases on Qwen3 (attention_bias true),
+// which qwen3.go does not load; every published Qwen3 has none. Qwen2
+// ignores the key: its q/k/v always carry biases.
+func (r *rawConfig) checkAttentionBias(c *Config) error {
+	if c.ModelType == "qwen3" && r.AttentionBias != nil && *r.AttentionBias {
+		return fmt.Errorf("%w: attention_bias true (Qwen3 attention without biases only)", ErrUnsupported)
+	}
+	return nil
 }
 
 func (r *rawConfig) resolveEOS(c *Config) error {

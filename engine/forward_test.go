@@ -89,6 +89,7 @@ func memModel(cfg Config, r refTensors, bf16 bool, threads int) *Model {
 			wq:       m(p + "self_attn.q_proj.weight"), bq: f32(p + "self_attn.q_proj.bias"),
 			wk: m(p + "self_attn.k_proj.weight"), bk: f32(p + "self_attn.k_proj.bias"),
 			wv: m(p + "self_attn.v_proj.weight"), bv: f32(p + "self_attn.v_proj.bias"),
+			qNorm: f32(p + "self_attn.q_norm.weight"), kNorm: f32(p + "self_attn.k_norm.weight"),
 			wo:      m(p + "self_attn.o_proj.weight"),
 			ffnNorm: f32(p + "post_attention_layernorm.weight"),
 			wGate:   m(p + "mlp.gate_proj.weight"), wUp: m(p + "mlp.up_proj.weight"),

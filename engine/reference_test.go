@@ -130,8 +130,14 @@ func refAttention(cfg Config, w refTensors, p string, l int, x [][]float64, opt 
 	q, k, v := make([][]float64, T), make([][]float64, T), make([][]float64, T)
 	for t := range T {
 		xn := refRMSNorm(x[t], w.val[p+"input_layernorm.weight"], cfg.RMSNormEps)
-		q[t] = refRoPE(refLinear(w.val[p+"self_attn.q_proj.weight"], w.val[p+"self_attn.q_proj.bias"], xn), t, d, cfg.RopeTheta)
-		k[t] = refRoPE(refLinear(w.val[p+"self_attn.k_proj.weight"], w.val[p+"self_attn.k_proj.bias"], xn), t, d, cfg.RopeTheta)
+		qp := refLinear(w.val[p+"self_attn.q_proj.weight"], w.val[p+"self_attn.q_proj.bias"], xn)
+		kp := refLinear(w.val[p+"self_attn.k_proj.weight"], w.val[p+"self_attn.k_proj.bias"], xn)
+		if cfg.ModelType == "qwen3" { // QK-norm before RoPE (qwen3.md §1.3)
+			qp = refHeadNorm(qp, w.val[p+"self_attn.q_norm.weight"], cfg.RMSNormEps)
+			kp = refHeadNorm(kp, w.val[p+"self_attn.k_norm.weight"], cfg.RMSNormEps)
+		}
+		q[t] = refRoPE(qp, t, d, cfg.RopeTheta)
+		k[t] = refRoPE(kp, t, d, cfg.RopeTheta)
 		v[t] = refLinear(w.val[p+"self_attn.v_proj.weight"], w.val[p+"self_attn.v_proj.bias"], xn)
 	}
 	probs := make([][][]float64, H)
@@ -200,6 +206,15 @@ func refRMSNorm(x, w []float64, eps float64) []float64 {
 	y := make([]float64, len(x))
 	for i, v := range x {
 		y[i] = v / math.Sqrt(ms+eps) * w[i]
+	}
+	return y
+}
+
+// refHeadNorm is refRMSNorm of every head (len(w) values) of x.
+func refHeadNorm(x, w []float64, eps float64) []float64 {
+	var y []float64
+	for o := 0; o < len(x); o += len(w) {
+		y = append(y, refRMSNorm(x[o:o+len(w)], w, eps)...)
 	}
 	return y
 }

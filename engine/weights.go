@@ -81,6 +81,8 @@ type layerWeights struct {
 	bk       []float32 // [KV·d]
 	wv       mat       // [KV·d, h] v_proj.weight
 	bv       []float32 // [KV·d]
+	qNorm    []float32 // [d] q_norm.weight (Qwen3: RMSNorm of each query head)
+	kNorm    []float32 // [d] k_norm.weight (Qwen3: of each key head)
 	wo       mat       // [h, H·d] o_proj.weight (no bias)
 	ffnNorm  []float32 // [h] post_attention_layernorm.weight
 	wGate    mat       // [I, h] mlp.gate_proj.weight
@@ -101,7 +103,7 @@ func (lw *layerWeights) matrices() []*mat {
 
 // vectorFloats counts the floats of the layer's norms and biases.
 func (lw *layerWeights) vectorFloats() int {
-	return len(lw.attnNorm) + len(lw.bq) + len(lw.bk) + len(lw.bv) + len(lw.ffnNorm)
+	return len(lw.attnNorm) + len(lw.bq) + len(lw.bk) + len(lw.bv) + len(lw.qNorm) + len(lw.kNorm) + len(lw.ffnNorm)
 }
 
 // weights are all tensors of the model.

@@ -25,7 +25,7 @@ const (
 
 // modelFiles are the names Write creates; any of them (or any other
 // .safetensors file) already in the folder makes Write refuse.
-var modelFiles = []string{"config.json", "generation_config.json", "tokenizer.json",
+var modelFiles = []string{"config.json", "generation_config.json", "tokenizer.json", "tokenizer_config.json",
 	safetensors.SingleFileName, safetensors.IndexFileName}
 
 // Write creates dir (if missing) and writes a random-weight model of the
@@ -96,10 +96,11 @@ func writeAll(dir string, s Shape, shape string, seed uint64, dtype string, crea
 	if err != nil {
 		return err
 	}
-	for _, f := range []struct {
-		name string
-		data []byte
-	}{{"config.json", conf}, {"generation_config.json", generationConfigJSON()}, {"tokenizer.json", assets.QwenTokenizer}} {
+	files := []namedFile{{"generation_config.json", generationConfigJSON()}, {"tokenizer.json", assets.QwenTokenizer}}
+	if s.Family == "qwen3" {
+		files = qwen3Files()
+	}
+	for _, f := range append([]namedFile{{"config.json", conf}}, files...) {
 		p := filepath.Join(dir, f.name)
 		if err := writeNew(p, f.data); err != nil {
 			return err
@@ -107,6 +108,12 @@ func writeAll(dir string, s Shape, shape string, seed uint64, dtype string, crea
 		*created = append(*created, p)
 	}
 	return nil
+}
+
+// namedFile is one file of the folder and its bytes.
+type namedFile struct {
+	name string
+	data []byte
 }
 
 // writeNew creates path, failing if it exists.
@@ -156,6 +163,9 @@ type qwen2Config struct {
 }
 
 func configJSON(s Shape, dtype string) ([]byte, error) {
+	if s.Family == "qwen3" {
+		return qwen3ConfigJSON(s, dtype)
+	}
 	torch := map[string]string{"bf16": "bfloat16", "f32": "float32"}[dtype]
 	c := qwen2Config{
 		Architectures: []string{"Qwen2ForCausalLM"}, AttentionDropout: "0.0",

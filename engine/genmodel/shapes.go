@@ -1,4 +1,4 @@
-// Package genmodel writes random-weight Qwen2 model folders (config.json,
+// Package genmodel writes random-weight Qwen2 and Qwen3 model folders (config.json,
 // generation_config.json, model.safetensors, tokenizer.json) with the exact
 // shapes of real models, so the engine can be tested and benchmarked without
 // downloading weights.
@@ -12,19 +12,26 @@ import (
 // Shape holds the config.json fields that fix a Qwen2 model's tensors
 // (qwen2.md §1, §5).
 type Shape struct {
-	HiddenSize            int // h
-	IntermediateSize      int // I
-	NumHiddenLayers       int // L
-	NumAttentionHeads     int // H
-	NumKeyValueHeads      int // KV
-	VocabSize             int // V
+	Family                string // "qwen2" (or ""), "qwen3" (qwen3.go)
+	HiddenSize            int    // h
+	IntermediateSize      int    // I
+	NumHiddenLayers       int    // L
+	NumAttentionHeads     int    // H
+	NumKeyValueHeads      int    // KV
+	VocabSize             int    // V
 	MaxPositionEmbeddings int
 	MaxWindowLayers       int // informational: sliding window is off
 	TieWordEmbeddings     bool
+	ExplicitHeadDim       int // head_dim written to config.json (Qwen3); 0: h / H
 }
 
-// HeadDim is d = h / H (Qwen2 configs carry no head_dim).
-func (s Shape) HeadDim() int { return s.HiddenSize / s.NumAttentionHeads }
+// HeadDim is d: ExplicitHeadDim, else h / H (Qwen2 configs carry no head_dim).
+func (s Shape) HeadDim() int {
+	if s.ExplicitHeadDim > 0 {
+		return s.ExplicitHeadDim
+	}
+	return s.HiddenSize / s.NumAttentionHeads
+}
 
 var shapes = map[string]Shape{
 	// tiny: the real vocabulary (so the Qwen tokenizer's ids all exist),
@@ -68,6 +75,9 @@ type TensorSpec struct {
 // Tensors lists every tensor qwen2.md §2 names for s, in layer order:
 // 2 + 12·L of them, plus lm_head.weight when the embeddings are untied.
 func (s Shape) Tensors() []TensorSpec {
+	if s.Family == "qwen3" {
+		return s.qwen3Tensors()
+	}
 	h, d, I, V := s.HiddenSize, s.HeadDim(), s.IntermediateSize, s.VocabSize
 	qd, kvd := s.NumAttentionHeads*d, s.NumKeyValueHeads*d
 	out := []TensorSpec{{"model.embed_tokens.weight", []int{V, h}, embedding(h)}}

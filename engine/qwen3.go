@@ -1,0 +1,96 @@
+package engine
+
+// Qwen3 dense (qwen3.md §1), top to bottom: Qwen2's pre-norm decoder with
+// three differences, each visible where it happens in qwen3Layer:
+//   - no q/k/v biases (attention_bias false);
+//   - head_dim is its own config field, so H·d need not equal h (0.6B:
+//     q_proj 1024 → 2048, o_proj 2048 → 1024);
+//   - QK-norm: every query and key head goes through an RMSNorm over its
+//     d values (weights q_norm, k_norm [d], shared by the heads of a
+//     layer) after the projections and before RoPE.
+//
+// Notation as in qwen2.go: h hidden, H query heads, KV key/value heads,
+// d head_dim, I intermediate, T tokens in this call.
+
+import (
+	"context"
+	"fmt"
+)
+
+func init() { register("Qwen3ForCausalLM", "qwen3", qwen3{}) }
+
+type qwen3 struct{}
+
+func (qwen3) forward(ctx context.Context, m *Model, tokens []int, pos0 int, pr *probes) ([]float32, error) {
+	T := len(tokens)
+	m.embed(tokens, pos0) // x = embed_tokens[ids] [T, h]; no scaling
+	for l := range m.w.layers {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		qwen3Layer(m, l, T, pos0, pr)
+	}
+	return m.outputHead(T, pr != nil && pr.allLogits), nil // norm, lm_head
+}
+
+// qwen3Layer is one decoder layer over the residual stream x [T, h].
+func qwen3Layer(m *Model, l, T, pos0 int, pr *probes) {
+	lw, b := &m.w.layers[l], &m.buf
+	H, KV := m.cfg.NumAttentionHeads, m.cfg.NumKeyValueHeads
+
+	// Self-attention: x += o_proj(attention(rope(q_norm(q)), rope(k_norm(k)), v)),
+	// all of attn_norm(x); no projection carries a bias.
+	m.rmsNorm(b.xn, b.x, lw.attnNorm, T) // attn_norm [T, h]
+	m.project(&lw.wq, b.q, b.xn, T)      // Qcur [T, H·d]
+	m.project(&lw.wk, b.k, b.xn, T)      // Kcur [T, KV·d]
+	m.project(&lw.wv, b.v, b.xn, T)      // Vcur [T, KV·d]
+	m.headNorm(b.q, lw.qNorm, H, T)      // Qcur_normed: RMSNorm of each query head over d
+	m.headNorm(b.k, lw.kNorm, KV, T)     // Kcur_normed: of each key head; values are not normed
+	m.ropeHalf(b.q, H, T, pos0)          // rotate pairs (i, i+d/2) by position
+	m.ropeHalf(b.k, KV, T, pos0)
+	m.attention(l, T, pos0, pr)            // kqv_out [T, H·d]: GQA over the cache
+	m.project(&lw.wo, b.attnOut, b.kqv, T) // attn_out [T, h]: o_proj maps H·d → h
+	m.residual(b.attnOut, T)               // ffn_inp = x + attn_out
+
+	// Feed-forward, as Qwen2: x += down(silu(gate(n)) ⊙ up(n)), n = ffn_norm(x).
+	m.rmsNorm(b.xn, b.x, lw.ffnNorm, T) // ffn_norm [T, h]
+	m.swiGLU(lw, l, T, pos0, pr)        // ffn_out [T, h]
+	m.residual(b.ffnOut, T)             // x = ffn_inp + ffn_out
+}
+
+// loadLayers views the Hugging Face tensors of qwen3.md §2: Qwen2's
+// without biases, plus q_norm and k_norm.
+func (qwen3) loadLayers(ld *loader, cfg Config) []layerWeights {
+	h, I, d := cfg.HiddenSize, cfg.IntermediateSize, cfg.HeadDim
+	qDim, kvDim := cfg.NumAttentionHeads*d, cfg.NumKeyValueHeads*d
+	layers := make([]layerWeights, cfg.NumHiddenLayers)
+	for i := range layers {
+		p := fmt.Sprintf("model.layers.%d.", i)
+		layers[i] = layerWeights{
+			attnNorm: ld.vector(p+"input_layernorm.weight", h),
+			wq:       ld.matrix(p+"self_attn.q_proj.weight", qDim, h),
+			wk:       ld.matrix(p+"self_attn.k_proj.weight", kvDim, h),
+			wv:       ld.matrix(p+"self_attn.v_proj.weight", kvDim, h),
+			qNorm:    ld.vector(p+"self_attn.q_norm.weight", d),
+			kNorm:    ld.vector(p+"self_attn.k_norm.weight", d),
+			wo:       ld.matrix(p+"self_attn.o_proj.weight", h, qDim),
+			ffnNorm:  ld.vector(p+"post_attention_layernorm.weight", h),
+			wGate:    ld.matrix(p+"mlp.gate_proj.weight", I, h),
+			wUp:      ld.matrix(p+"mlp.up_proj.weight", I, h),
+			wDown:    ld.matrix(p+"mlp.down_proj.weight", h, I),
+		}
+	}
+	return layers
+}
+
+// params counts qwen3.md §3: h·H·d + 2·h·KV·d + H·d·h of attention, a
+// three-matrix MLP, and per layer two norms of h plus q_norm, k_norm of d.
+func (qwen3) params(cfg Config) paramSplit {
+	h, I, L, d := int64(cfg.HiddenSize), int64(cfg.IntermediateSize), int64(cfg.NumHiddenLayers), int64(cfg.HeadDim)
+	qDim, kvDim := int64(cfg.NumAttentionHeads)*d, int64(cfg.NumKeyValueHeads)*d
+	return paramSplit{
+		attention: L * (h*qDim + 2*h*kvDim + qDim*h),
+		mlp:       L * 3 * h * I,
+		norm:      L * (2*h + 2*d),
+	}
+}

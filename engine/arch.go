@@ -27,8 +27,14 @@ type architecture interface {
 	params(cfg Config) paramSplit
 }
 
+// finalNormLoader is implemented by architectures that store the final
+// norm differently from Qwen2 (Qwen3.5: zero-centred, scale 1 + w).
+type finalNormLoader interface {
+	loadFinalNorm(ld *loader, cfg Config) []float32
+}
+
 // paramSplit counts the parameters of the decoder layers by part.
-type paramSplit struct{ attention, mlp, norm int64 }
+type paramSplit struct{ attention, deltaNet, mlp, norm int64 }
 
 // architectures maps config.json's architectures[0] to its forward pass;
 // modelTypes maps model_type to the same names, for configs that omit

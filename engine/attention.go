@@ -46,7 +46,11 @@ func (m *Model) storeKV(l, T, pos0 int) {
 }
 
 // kvOffset is the index of (layer, kv head, position) in kCache and vCache.
+// A hybrid model caches only its attention layers (Model.kvSlot).
 func (m *Model) kvOffset(l, kvh, pos int) int {
+	if m.kvSlot != nil {
+		l = m.kvSlot[l]
+	}
 	return ((l*m.cfg.NumKeyValueHeads+kvh)*m.ctxCap + pos) * m.cfg.HeadDim
 }
 

@@ -5,7 +5,11 @@ package engine
 // output head. Attention is in attention.go, RoPE in rope.go. Each block
 // works on the rows of the current forward call in m.buf.
 
-import "loupe/kernels"
+import (
+	"math"
+
+	"loupe/kernels"
+)
 
 // embed starts a forward call of the tokens at pos0…: it sizes the buffers
 // and the KV cache, then fills x [T, h] with embed_tokens rows (no scaling).
@@ -89,4 +93,14 @@ func (m *Model) outputHead(T int, all bool) []float32 {
 	m.rmsNorm(b.xn, b.x[first*h:], m.w.outNorm, rows) // result_norm [rows, h]
 	m.project(&m.w.output, b.logits, b.xn, rows)      // result_output [rows, V]
 	return b.logits[:rows*V]
+}
+
+// sigmoidGate: x ⊙ sigmoid(gate) over T rows of n (gated attention's
+// output gate, before o_proj).
+func (m *Model) sigmoidGate(x, gate []float32, T, n int) {
+	m.pool.For(T, func(_, lo, hi int) {
+		for i := lo * n; i < hi*n; i++ {
+			x[i] *= float32(1 / (1 + math.Exp(-float64(gate[i]))))
+		}
+	})
 }

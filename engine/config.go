@@ -27,6 +27,30 @@ type Config struct {
 	VocabSize             int     // V, rows of the embedding and the output head
 	EOSTokenIDs           []int   // config.json eos_token_id (generation_config.json wins)
 	DType                 string  // torch_dtype / dtype, informational
+	RotaryDim             int     // dims of each head that RoPE rotates (0: all of head_dim)
+
+	Qwen35 *Qwen35Config // Qwen3.5's hybrid layers (config_qwen35.go); nil for other architectures
+}
+
+// rotaryDim is the width RoPE rotates in each head.
+func (c *Config) rotaryDim() int {
+	if c.RotaryDim > 0 {
+		return c.RotaryDim
+	}
+	return c.HeadDim
+}
+
+// attentionLayers lists the layers with softmax attention, the ones that
+// keep a KV cache: all of them, except in a hybrid model.
+func (c *Config) attentionLayers() []int {
+	if c.Qwen35 != nil {
+		return c.Qwen35.FullAttentionLayers()
+	}
+	out := make([]int, c.NumHiddenLayers)
+	for i := range out {
+		out[i] = i
+	}
+	return out
 }
 
 // maxDim bounds every size in a config so that products of sizes cannot
@@ -72,6 +96,9 @@ type ropeParams struct {
 // ParseConfig reads config.json bytes and refuses any setting the engine
 // does not implement, naming the setting.
 func ParseConfig(data []byte) (Config, error) {
+	if isQwen35(data) { // nested text_config: its own parser
+		return parseQwen35Config(data)
+	}
 	var r rawConfig
 	if err := json.Unmarshal(data, &r); err != nil {
 		return Config{}, fmt.Errorf("config.json: %w: %v", ErrBadFile, err)

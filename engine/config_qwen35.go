@@ -22,8 +22,7 @@ const (
 type Qwen35Config struct {
 	LayerTypes          []string      // [L] LinearAttention or FullAttention
 	Linear              deltanet.Dims // linear_num_key_heads, …, linear_conv_kernel_dim
-	PartialRotaryFactor float64       // share of head_dim that RoPE rotates (0.25)
-	RotaryDim           int           // int(head_dim · partial_rotary_factor) = 64 for the 2B
+	PartialRotaryFactor float64       // share of head_dim that RoPE rotates (0.25); Config.RotaryDim = int(d · it)
 }
 
 // FullAttentionLayers lists the layers that have a KV cache.
@@ -97,16 +96,17 @@ func isQwen35(data []byte) bool {
 
 // parseQwen35Config reads a Qwen3.5 config.json and refuses, by name, any
 // setting the engine does not implement.
-func parseQwen35Config(data []byte) (Config, Qwen35Config, error) {
+func parseQwen35Config(data []byte) (Config, error) {
 	var top rawQwen35
 	if err := json.Unmarshal(data, &top); err != nil {
-		return Config{}, Qwen35Config{}, fmt.Errorf("config.json: %w: %v", ErrBadFile, err)
+		return Config{}, fmt.Errorf("config.json: %w: %v", ErrBadFile, err)
 	}
 	c, q, err := top.resolve(data)
 	if err != nil {
-		return Config{}, Qwen35Config{}, fmt.Errorf("config.json: %w", err)
+		return Config{}, fmt.Errorf("config.json: %w", err)
 	}
-	return c, q, nil
+	c.Qwen35 = &q
+	return c, nil
 }
 
 func (top *rawQwen35) resolve(data []byte) (Config, Qwen35Config, error) {
@@ -264,10 +264,10 @@ func (r *rawQwen35Text) resolveRope(c *Config, q *Qwen35Config) error {
 	if !(c.RopeTheta > 1) {
 		return fmt.Errorf("%w: rope_theta = %g (want > 1)", ErrBadFile, c.RopeTheta)
 	}
-	q.RotaryDim = int(float64(c.HeadDim) * q.PartialRotaryFactor)
-	if q.RotaryDim <= 0 || q.RotaryDim%2 != 0 || q.RotaryDim > c.HeadDim {
+	c.RotaryDim = int(float64(c.HeadDim) * q.PartialRotaryFactor)
+	if c.RotaryDim <= 0 || c.RotaryDim%2 != 0 || c.RotaryDim > c.HeadDim {
 		return fmt.Errorf("%w: partial_rotary_factor %g gives a rotary width of %d of head_dim %d (want an even number ≥ 2)",
-			ErrUnsupported, q.PartialRotaryFactor, q.RotaryDim, c.HeadDim)
+			ErrUnsupported, q.PartialRotaryFactor, c.RotaryDim, c.HeadDim)
 	}
 	return nil
 }

@@ -30,15 +30,16 @@ const qwen35_2B = `{
 }`
 
 func TestParseQwen35Config(t *testing.T) {
-	c, q, err := parseQwen35Config([]byte(qwen35_2B))
+	c, err := ParseConfig([]byte(qwen35_2B))
 	if err != nil {
 		t.Fatal(err)
 	}
+	q := c.Qwen35
 	if c.HiddenSize != 2048 || c.NumHiddenLayers != 24 || c.HeadDim != 256 || c.NumKeyValueHeads != 2 ||
 		!c.TieWordEmbeddings || c.RopeTheta != 1e7 || c.VocabSize != 248320 || c.EOSTokenIDs[0] != 248044 {
 		t.Fatalf("2B config: %+v", c)
 	}
-	if q.RotaryDim != 64 || q.Linear.NK != 16 || q.Linear.NV != 16 || q.Linear.DK != 128 || q.Linear.Conv != 4 {
+	if c.RotaryDim != 64 || q.Linear.NK != 16 || q.Linear.NV != 16 || q.Linear.DK != 128 || q.Linear.Conv != 4 {
 		t.Fatalf("2B Qwen3.5 settings: %+v", q)
 	}
 	if got := q.FullAttentionLayers(); !slices.Equal(got, []int{3, 7, 11, 15, 19, 23}) {
@@ -59,11 +60,12 @@ func TestParseQwen35TextOnly(t *testing.T) {
 	  "layer_types": ["full_attention", "linear_attention", "linear_attention"], "full_attention_interval": 2,
 	  "linear_num_key_heads": 2, "linear_num_value_heads": 4, "linear_key_head_dim": 8,
 	  "linear_value_head_dim": 16, "linear_conv_kernel_dim": 3}`
-	c, q, err := parseQwen35Config([]byte(js))
+	c, err := ParseConfig([]byte(js))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.TieWordEmbeddings || c.RopeTheta != 1e4 || q.RotaryDim != 16 || !slices.Equal(q.FullAttentionLayers(), []int{0}) {
+	q := c.Qwen35
+	if c.TieWordEmbeddings || c.RopeTheta != 1e4 || c.RotaryDim != 16 || !slices.Equal(q.FullAttentionLayers(), []int{0}) {
 		t.Fatalf("text-only config: %+v %+v", c, q)
 	}
 	if q.Linear.KeyHead(3) != 1 || q.Linear.KeyHead(1) != 0 {
@@ -86,7 +88,7 @@ func TestParseQwen35Refusals(t *testing.T) {
 		if js == qwen35_2B {
 			t.Fatalf("fixture has no %s", tc.from)
 		}
-		_, _, err := parseQwen35Config([]byte(js))
+		_, err := ParseConfig([]byte(js))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v (want one naming %s)", tc.to, err, tc.want)
 		}

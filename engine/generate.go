@@ -143,6 +143,10 @@ func (m *Model) checkOptions(opt GenerateOptions) error {
 			return fmt.Errorf("%w: ablated head %d.%d (model has %d layers × %d heads)",
 				ErrSettings, h.Layer, h.Head, c.NumHiddenLayers, c.NumAttentionHeads)
 		}
+		if m.kvSlot != nil && m.kvSlot[h.Layer] < 0 {
+			return fmt.Errorf("%w: ablated head %d.%d: layer %d is a Gated DeltaNet layer, it has no attention heads",
+				ErrSettings, h.Layer, h.Head, h.Layer)
+		}
 	}
 	for _, mc := range opt.MLP {
 		if mc.Layer < 0 || mc.Layer >= c.NumHiddenLayers || mc.Pos < 0 {
@@ -160,7 +164,7 @@ func (m *Model) checkOptions(opt GenerateOptions) error {
 // newProbes sets up ablation and the MLP captures; attention captures are
 // added per forward call (attnFor).
 func (m *Model) newProbes(opt GenerateOptions) *probes {
-	pr := &probes{}
+	pr := &probes{deltaNet: m.newDeltaNetCaptures()}
 	if len(opt.Ablate) > 0 {
 		pr.ablate = make([][]int, m.cfg.NumHiddenLayers)
 		for _, h := range opt.Ablate {
@@ -210,6 +214,7 @@ func (g *generation) attnFor(lo, hi int) []*trace.Attention {
 				g.pr.attn = map[int]*trace.Attention{}
 			}
 			a := newAttention(c.NumHiddenLayers, c.NumAttentionHeads, pos)
+			g.m.dropLayersWithoutAttention(a)
 			g.pr.attn[pos] = a
 			caps = append(caps, a)
 		}
@@ -330,7 +335,7 @@ func (g *generation) stopReason(id int) string {
 func (g *generation) finishTiming() {
 	t := &g.run.Timing
 	t.DecodeTokens = len(g.run.Steps)
-	t.BytesPerToken = float64(g.m.info.WeightBytesPerTok)
+	t.BytesPerToken = float64(g.m.info.WeightBytesPerTok + g.m.info.StateBytes) // a hybrid's state is read every step
 	if passes := len(g.run.Steps) - 1; passes > 0 && g.kvReads > 0 {
 		t.BytesPerToken += g.kvReads / float64(passes)
 	}
@@ -339,5 +344,6 @@ func (g *generation) finishTiming() {
 			g.run.MLP = append(g.run.MLP, *c)
 		}
 	}
+	g.run.DeltaNet = g.pr.deltaNetRun(g.m.cfg.NumHiddenLayers)
 	slices.SortFunc(g.run.MLP, func(a, b trace.MLP) int { return a.Layer*1e9 + a.Pos - (b.Layer*1e9 + b.Pos) })
 }

@@ -12,7 +12,7 @@ import (
 // modelInfo describes the model for the Model panel: parameter counts by
 // part (qwen2.md §5) and what one decode step reads.
 func modelInfo(cfg Config, w weights, path, dir string, fileBytes int64) trace.ModelInfo {
-	h, V, L := int64(cfg.HiddenSize), int64(cfg.VocabSize), int64(cfg.NumHiddenLayers)
+	h, V, L := int64(cfg.HiddenSize), int64(cfg.VocabSize), int64(len(cfg.attentionLayers()))
 	kvDim := int64(cfg.NumKeyValueHeads * cfg.HeadDim)
 	p := architectures[cfg.Architecture].params(cfg)
 	info := trace.ModelInfo{
@@ -32,9 +32,16 @@ func modelInfo(cfg Config, w weights, path, dir string, fileBytes int64) trace.M
 	}
 	info.OutputBytesPerTok = w.output.bytes()
 	info.WeightBytesPerTok = decodeWeightBytes(cfg, w)
-	// Our KV cache is fp32: 2 (K and V) × L × KV × d × 4 bytes. A bf16
-	// cache (the reference's DynamicCache in a bf16 run) is half of this.
+	// Our KV cache is fp32: 2 (K and V) × L × KV × d × 4 bytes over the L
+	// layers with attention. A bf16 cache (the reference's DynamicCache in
+	// a bf16 run) is half of this.
 	info.KVBytesPerToken = 2 * L * kvDim * 4
+	if cfg.Qwen35 != nil {
+		info.LayerTypes = append([]string(nil), cfg.Qwen35.LayerTypes...)
+		info.ParamsDeltaNet = p.deltaNet
+		info.StateBytes = newRecurrentState(&cfg).stateBytes()
+	}
+	info.NotUsed = w.notUsed
 	return info
 }
 
@@ -87,7 +94,7 @@ func (m *Model) Info() trace.ModelInfo { return m.info }
 func (m *Model) Close() error {
 	m.w = weights{}
 	m.kCache, m.vCache = nil, nil
-	m.buf = buffers{}
+	m.buf, m.recur = buffers{}, nil
 	if m.pool != nil {
 		m.pool.Close()
 	}

@@ -96,7 +96,19 @@ type loader struct {
 	progress func(float64, string)
 	total    int64 // bytes of all tensors we use
 	done     int64
-	err      error // the first problem; later calls do nothing
+	err      error    // the first problem; later calls do nothing
+	prefix   string   // "model." or, in a vision-language checkpoint, "model.language_model."
+	notUsed  []string // parts of the checkpoint the forward pass skips, for the Model panel
+}
+
+// decoderPrefix is where the text decoder's tensors live: under
+// "model.language_model." in vision-language checkpoints (Qwen3.5), else
+// under "model.".
+func decoderPrefix(set *safetensors.Set) string {
+	if _, ok := set.Tensor("model.language_model.embed_tokens.weight"); ok {
+		return "model.language_model."
+	}
+	return "model."
 }
 
 // loadWeights views every tensor of cfg: the embedding, the decoder
@@ -107,12 +119,18 @@ func loadWeights(set *safetensors.Set, cfg Config, progress func(float64, string
 	if err := checkMemory(set, cfg); err != nil {
 		return weights{}, err
 	}
-	ld := &loader{set: set, progress: progress, total: max(1, set.FileBytes())}
+	ld := &loader{set: set, progress: progress, total: max(1, set.FileBytes()), prefix: decoderPrefix(set)}
 	h, V := cfg.HiddenSize, cfg.VocabSize
+	arch := architectures[cfg.Architecture]
 	var w weights
-	w.embed = ld.matrix("model.embed_tokens.weight", V, h)
-	w.layers = architectures[cfg.Architecture].loadLayers(ld, cfg)
-	w.outNorm = ld.vector("model.norm.weight", h)
+	w.embed = ld.matrix(ld.prefix+"embed_tokens.weight", V, h)
+	w.layers = arch.loadLayers(ld, cfg)
+	if f, ok := arch.(finalNormLoader); ok {
+		w.outNorm = f.loadFinalNorm(ld, cfg)
+	} else {
+		w.outNorm = ld.vector(ld.prefix+"norm.weight", h)
+	}
+	w.notUsed = ld.notUsed
 	w.output = w.embed
 	if !cfg.TieWordEmbeddings {
 		w.output = ld.matrix("lm_head.weight", V, h)
@@ -178,6 +196,20 @@ func (ld *loader) matrix(name string, rows, cols int) mat {
 		ld.err = fmt.Errorf("%w: %w", ErrBadFile, err)
 	}
 	return w
+}
+
+// array reads a small tensor of shape dims (a conv kernel) as f32.
+func (ld *loader) array(name string, dims ...int) []float32 {
+	t, ok := ld.tensor(name, dims...)
+	if !ok {
+		return nil
+	}
+	v, err := t.F32()
+	if err != nil {
+		ld.err = fmt.Errorf("%w: %w", ErrBadFile, err)
+		return nil
+	}
+	return append([]float32(nil), v...) // a copy: F32 may view the map
 }
 
 // vector reads a [n] norm weight or bias as f32.

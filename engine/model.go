@@ -26,13 +26,16 @@ type Model struct {
 	done func() error         // releases the memory map
 	pool *pool.Pool
 
-	// KV cache, fp32, [L][KV][ctxCap][d] (see kvOffset); and the RoPE table
-	// [ctxCap, d/2]. Both grow to the longest generation seen.
+	// KV cache, fp32, [L][KV][ctxCap][d] (see kvOffset) over the L layers
+	// with attention (kvSlot); and the RoPE table [ctxCap, rotary dim/2].
+	// Both grow to the longest generation seen.
 	ctxCap           int
+	kvSlot           []int // layer → its place in the cache, −1 for none; nil: layer l at l
 	kCache, vCache   []float32
 	ropeCos, ropeSin []float32
 
-	buf buffers
+	buf   buffers
+	recur *recurrentState // hybrid models: the DeltaNet layers' state per sequence (deltanet.go)
 }
 
 // buffers are the activations of one forward call, allocated for the
@@ -57,6 +60,15 @@ type buffers struct {
 // config parser refuses others); Load and the tests call it.
 func newModel(cfg Config, w weights, threads int) *Model {
 	m := &Model{cfg: cfg, arch: architectures[cfg.Architecture], w: w, eos: cfg.EOSTokenIDs}
+	if att := cfg.attentionLayers(); len(att) != cfg.NumHiddenLayers {
+		m.kvSlot = make([]int, cfg.NumHiddenLayers)
+		for l := range m.kvSlot {
+			m.kvSlot[l] = -1
+		}
+		for i, l := range att {
+			m.kvSlot[l] = i
+		}
+	}
 	m.SetThreads(threads)
 	return m
 }
@@ -149,14 +161,14 @@ func (m *Model) reserveContext(n int) {
 func (m *Model) resizeContext(newCap int) {
 	c := &m.cfg
 	newCap = max(newCap, 64)
-	L, KV, d := c.NumHiddenLayers, c.NumKeyValueHeads, c.HeadDim
+	L, KV, d := m.kvLayers(), c.NumKeyValueHeads, c.HeadDim
 	k, v := make([]float32, L*KV*newCap*d), make([]float32, L*KV*newCap*d)
 	for lh := range L * KV { // copy each (layer, kv head) run of ctxCap·d floats
 		copy(k[lh*newCap*d:], m.kCache[lh*m.ctxCap*d:(lh+1)*m.ctxCap*d])
 		copy(v[lh*newCap*d:], m.vCache[lh*m.ctxCap*d:(lh+1)*m.ctxCap*d])
 	}
 	m.kCache, m.vCache, m.ctxCap = k, v, newCap
-	m.ropeCos, m.ropeSin = ropeTable(c.RopeTheta, d, newCap)
+	m.ropeCos, m.ropeSin = ropeTable(c.RopeTheta, c.rotaryDim(), newCap)
 	m.ensureScores()
 }
 
@@ -169,4 +181,23 @@ func (m *Model) Embedding(id int) []float32 {
 	out := make([]float32, m.w.embed.cols)
 	m.w.embed.row(out, id)
 	return out
+}
+
+// dropLayersWithoutAttention empties a capture's rows of the layers that
+// have no attention map (a hybrid's DeltaNet layers), so that panels show
+// them as gaps rather than zeros.
+func (m *Model) dropLayersWithoutAttention(a *trace.Attention) {
+	for l, slot := range m.kvSlot {
+		if slot < 0 {
+			a.Weights[l] = nil
+		}
+	}
+}
+
+// kvLayers is the number of layers the KV cache holds.
+func (m *Model) kvLayers() int {
+	if m.kvSlot == nil {
+		return m.cfg.NumHiddenLayers
+	}
+	return len(m.cfg.attentionLayers())
 }

@@ -10,6 +10,7 @@ type probes struct {
 	attn      map[int]*trace.Attention // query position → weights [L][H][pos+1]
 	mlp       map[[2]int]*trace.MLP    // (layer, pos) → silu(gate)·up [I]
 	ablate    [][]int                  // layer → query heads zeroed before o_proj
+	deltaNet  map[int]*trace.DeltaNet  // Gated DeltaNet layer → α, β, state norms (deltanet.go)
 }
 
 // newAttention allocates the capture of one query position: [L][H][pos+1].

@@ -18,20 +18,20 @@ import (
 // i.e. interval 2), 4 query heads on 2 kv heads of 16 dims with 8 of them
 // rotated, and DeltaNet with n_v = 4 value heads on n_k = 2 key heads
 // (n_v ≠ n_k, the grouping the 2B model does not exercise).
-func tinyQwen35() (Config, Qwen35Config) {
+func tinyQwen35() Config {
 	c := Config{
 		Architecture: "Qwen3_5ForConditionalGeneration", ModelType: "qwen3_5",
 		HiddenSize: 32, IntermediateSize: 48, NumHiddenLayers: 4,
 		NumAttentionHeads: 4, NumKeyValueHeads: 2, HeadDim: 16,
 		RMSNormEps: 1e-6, RopeTheta: 10_000_000, MaxPositionEmbeddings: 512,
-		TieWordEmbeddings: true, VocabSize: 97, EOSTokenIDs: []int{96},
+		TieWordEmbeddings: true, VocabSize: 97, EOSTokenIDs: []int{96}, RotaryDim: 8,
+		Qwen35: &Qwen35Config{
+			LayerTypes:          []string{LinearAttention, FullAttention, LinearAttention, FullAttention},
+			Linear:              deltanet.Dims{NK: 2, NV: 4, DK: 8, DV: 12, Conv: 4},
+			PartialRotaryFactor: 0.5,
+		},
 	}
-	q := Qwen35Config{
-		LayerTypes:          []string{LinearAttention, FullAttention, LinearAttention, FullAttention},
-		Linear:              deltanet.Dims{NK: 2, NV: 4, DK: 8, DV: 12, Conv: 4},
-		PartialRotaryFactor: 0.5, RotaryDim: 8,
-	}
-	return c, q
+	return c
 }
 
 // qwen35Tensor is one tensor of the checkpoint: name, shape, and how it is
@@ -45,7 +45,8 @@ type qwen35Tensor struct {
 
 // qwen35TensorList is every tensor qwen35.md §4–§6 names for the text
 // decoder, under prefix ("model.language_model." or "model.").
-func qwen35TensorList(c Config, q Qwen35Config, prefix string) []qwen35Tensor {
+func qwen35TensorList(c Config, prefix string) []qwen35Tensor {
+	q := c.Qwen35
 	h, I, V, d := c.HiddenSize, c.IntermediateSize, c.VocabSize, c.HeadDim
 	H, KV, ln := c.NumAttentionHeads, c.NumKeyValueHeads, q.Linear
 	fan := func(n int) float64 { return 1 / math.Sqrt(float64(n)) }
@@ -92,10 +93,10 @@ func qwen35TensorList(c Config, q Qwen35Config, prefix string) []qwen35Tensor {
 }
 
 // randomQwen35 draws every tensor of the model, bf16-exact.
-func randomQwen35(c Config, q Qwen35Config, prefix string, seed uint64) refTensors {
+func randomQwen35(c Config, prefix string, seed uint64) refTensors {
 	rng := rand.New(rand.NewPCG(seed, 35))
 	r := refTensors{val: map[string][]float64{}, shape: map[string][]int{}}
-	for _, t := range qwen35TensorList(c, q, prefix) {
+	for _, t := range qwen35TensorList(c, prefix) {
 		n := 1
 		for _, s := range t.shape {
 			n *= s
@@ -119,7 +120,8 @@ type ref35Run struct {
 }
 
 // ref35Forward runs tokens at positions 0…T−1 from a zero state.
-func ref35Forward(c Config, q Qwen35Config, w refTensors, prefix string, tokens []int) ref35Run {
+func ref35Forward(c Config, w refTensors, prefix string, tokens []int) ref35Run {
+	q := c.Qwen35
 	h, T := c.HiddenSize, len(tokens)
 	x := make([][]float64, T)
 	for t, id := range tokens {
@@ -135,12 +137,12 @@ func ref35Forward(c Config, q Qwen35Config, w refTensors, prefix string, tokens 
 		var mix [][]float64
 		if typ == FullAttention {
 			var probs [][][]float64
-			mix, probs = ref35Attention(c, q, w, p+"self_attn.", xn)
+			mix, probs = ref35Attention(c, w, p+"self_attn.", xn)
 			run.attn = append(run.attn, probs)
 			run.alpha, run.beta, run.stateNorm = append(run.alpha, nil), append(run.beta, nil), append(run.stateNorm, nil)
 		} else {
 			var al, be, sn [][]float64
-			mix, al, be, sn = ref35DeltaNet(c, q, w, p+"linear_attn.", xn)
+			mix, al, be, sn = ref35DeltaNet(c, w, p+"linear_attn.", xn)
 			run.attn = append(run.attn, nil)
 			run.alpha, run.beta, run.stateNorm = append(run.alpha, al), append(run.beta, be), append(run.stateNorm, sn)
 		}
@@ -179,7 +181,7 @@ func ref35Norm1p(x, w []float64, eps float64) []float64 {
 // per-head interleaved query|gate, q/k norms, partial RoPE, causal GQA,
 // sigmoid output gate, o_proj. It returns the outputs and the softmax
 // probabilities [H][T][t+1].
-func ref35Attention(c Config, q35 Qwen35Config, w refTensors, p string, xn [][]float64) ([][]float64, [][][]float64) {
+func ref35Attention(c Config, w refTensors, p string, xn [][]float64) ([][]float64, [][][]float64) {
 	T, d, H, KV := len(xn), c.HeadDim, c.NumAttentionHeads, c.NumKeyValueHeads
 	q, gate, k, v := make([][]float64, T), make([][]float64, T), make([][]float64, T), make([][]float64, T)
 	for t := range T {
@@ -188,12 +190,12 @@ func ref35Attention(c Config, q35 Qwen35Config, w refTensors, p string, xn [][]f
 		v[t] = refLinear(w.val[p+"v_proj.weight"], nil, xn[t])
 		for j := range H { // head j: query qg[j·2d, j·2d+d), gate qg[j·2d+d, (j+1)·2d)
 			qj := ref35Norm1p(qg[j*2*d:j*2*d+d], w.val[p+"q_norm.weight"], c.RMSNormEps)
-			q[t] = append(q[t], ref35RoPE(qj, t, q35.RotaryDim, c.RopeTheta)...)
+			q[t] = append(q[t], ref35RoPE(qj, t, c.RotaryDim, c.RopeTheta)...)
 			gate[t] = append(gate[t], qg[j*2*d+d:(j+1)*2*d]...)
 		}
 		for j := range KV {
 			kj := ref35Norm1p(kt[j*d:(j+1)*d], w.val[p+"k_norm.weight"], c.RMSNormEps)
-			k[t] = append(k[t], ref35RoPE(kj, t, q35.RotaryDim, c.RopeTheta)...)
+			k[t] = append(k[t], ref35RoPE(kj, t, c.RotaryDim, c.RopeTheta)...)
 		}
 	}
 	probs, out := make([][][]float64, H), make([][]float64, T)
@@ -240,8 +242,8 @@ func ref35RoPE(x []float64, pos, rd int, theta float64) []float64 {
 // ref35DeltaNet is the Gated DeltaNet of qwen35.md §5.1, token by token
 // from a zero state. It returns the outputs and, per token and value
 // head, α, β and the state's Frobenius norm after the update.
-func ref35DeltaNet(c Config, q35 Qwen35Config, w refTensors, p string, xn [][]float64) (out, alpha, beta, norm [][]float64) {
-	ln, T := q35.Linear, len(xn)
+func ref35DeltaNet(c Config, w refTensors, p string, xn [][]float64) (out, alpha, beta, norm [][]float64) {
+	ln, T := c.Qwen35.Linear, len(xn)
 	K, C, kd := ln.Conv, ln.ConvDim(), ln.KeyDim()
 	m := make([][]float64, T)
 	for t := range T {

@@ -88,12 +88,18 @@ type layerWeights struct {
 	wGate    mat       // [I, h] mlp.gate_proj.weight
 	wUp      mat       // [I, h] mlp.up_proj.weight
 	wDown    mat       // [h, I] mlp.down_proj.weight
+
+	linear *deltaNetWeights // a Gated DeltaNet layer's mixer (Qwen3.5), instead of wq…wo
 }
 
 // matrices lists the layer's weight matrices that are set.
 func (lw *layerWeights) matrices() []*mat {
 	var out []*mat
-	for _, w := range []*mat{&lw.wq, &lw.wk, &lw.wv, &lw.wo, &lw.wGate, &lw.wUp, &lw.wDown} {
+	all := []*mat{&lw.wq, &lw.wk, &lw.wv, &lw.wo, &lw.wGate, &lw.wUp, &lw.wDown}
+	if d := lw.linear; d != nil {
+		all = append(all, &d.wQKV, &d.wZ, &d.wB, &d.wA, &d.wOut)
+	}
+	for _, w := range all {
 		if w.rows > 0 {
 			out = append(out, w)
 		}
@@ -103,7 +109,11 @@ func (lw *layerWeights) matrices() []*mat {
 
 // vectorFloats counts the floats of the layer's norms and biases.
 func (lw *layerWeights) vectorFloats() int {
-	return len(lw.attnNorm) + len(lw.bq) + len(lw.bk) + len(lw.bv) + len(lw.qNorm) + len(lw.kNorm) + len(lw.ffnNorm)
+	n := len(lw.attnNorm) + len(lw.bq) + len(lw.bk) + len(lw.bv) + len(lw.qNorm) + len(lw.kNorm) + len(lw.ffnNorm)
+	if d := lw.linear; d != nil {
+		n += len(d.convT) + len(d.dtBias) + len(d.aLog) + len(d.norm)
+	}
+	return n
 }
 
 // weights are all tensors of the model.
@@ -112,4 +122,5 @@ type weights struct {
 	layers  []layerWeights
 	outNorm []float32 // [h] model.norm.weight
 	output  mat       // [V, h] lm_head.weight, or embed when tied
+	notUsed []string  // parts of the checkpoint not read (Qwen3.5: vision tower, MTP head)
 }

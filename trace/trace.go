@@ -85,6 +85,7 @@ type Run struct {
 	Steps      []Step      `json:"steps"`
 	Attention  []Attention `json:"attention,omitempty"`
 	MLP        []MLP       `json:"mlp,omitempty"`
+	DeltaNet   []DeltaNet  `json:"deltanet,omitempty"` // Gated DeltaNet layers (hybrid models)
 	Timing     Timing      `json:"timing"`
 	StopReason string      `json:"stop_reason"` // "eos", "max_tokens", "cancelled", "context"
 }
@@ -114,4 +115,20 @@ type ModelInfo struct {
 	WeightBytesPerTok int64  `json:"weight_bytes_per_token"` // bytes a decode step reads
 	OutputBytesPerTok int64  `json:"output_bytes_per_token"` // of which the output head
 	KVBytesPerToken   int64  `json:"kv_bytes_per_token"`
+
+	// Hybrid models (Qwen3.5): the kind of every layer ("full_attention" or
+	// "linear_attention"; empty when all layers are attention), the Gated
+	// DeltaNet parameters, the fixed recurrent + conv state per sequence
+	// (it does not grow with the context), and what the checkpoint holds
+	// that the engine does not run.
+	LayerTypes     []string `json:"layer_types,omitempty"`
+	ParamsDeltaNet int64    `json:"params_deltanet,omitempty"`
+	StateBytes     int64    `json:"state_bytes,omitempty"`
+	NotUsed        []string `json:"not_used,omitempty"`
+}
+
+// HasAttention reports whether layer l has an attention map (every layer
+// of a model without LayerTypes).
+func (mi *ModelInfo) HasAttention(l int) bool {
+	return l >= len(mi.LayerTypes) || mi.LayerTypes[l] != "linear_attention"
 }

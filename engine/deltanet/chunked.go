@@ -164,3 +164,12 @@ func invertUnitLower(tm, kk []float32, n int, coef func(t, u int) float32) {
 		row[t] = 1
 	}
 }
+
+// Slice is tokens t0…t1−1 of s.
+func (s Seq) Slice(t0, t1 int) Seq {
+	s.Q, s.K = s.Q[t0*s.LdQK:], s.K[t0*s.LdQK:]
+	s.V, s.O = s.V[t0*s.LdV:], s.O[t0*s.LdO:]
+	s.G, s.Beta = s.G[t0*s.LdG:], s.Beta[t0*s.LdG:]
+	s.T = t1 - t0
+	return s
+}

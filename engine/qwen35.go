@@ -1,0 +1,212 @@
+package engine
+
+// Qwen3.5 (qwen35.md), top to bottom: a hybrid pre-norm decoder. Every
+// layer mixes tokens one of two ways, then runs a SwiGLU MLP:
+//
+//   - linear_attention (3 of every 4 layers of the 2B): Gated DeltaNet, a
+//     recurrence with a fixed-size state per head instead of a KV cache;
+//   - full_attention (every 4th): grouped-query softmax attention whose
+//     output is gated by a sigmoid, with per-head q/k RMSNorm and RoPE on
+//     only the first 64 of 256 dims.
+//
+// What differs from Qwen2 besides the mixers: RMSNorm weights are stored
+// centred on 0 and scale by 1 + w (added once at load, below), there are
+// no biases, and the checkpoint is a vision-language one whose vision
+// tower and multi-token-prediction head this text engine skips.
+//
+// Notation: h hidden, H query heads, KV key/value heads, d head_dim, T
+// tokens in this call; DeltaNet sizes as in deltanet.go.
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"loupe/engine/deltanet"
+)
+
+func init() {
+	register("Qwen3_5ForConditionalGeneration", "qwen3_5", qwen35{})
+	register("Qwen3_5ForCausalLM", "qwen3_5_text", qwen35{})
+}
+
+type qwen35 struct{}
+
+func (qwen35) forward(ctx context.Context, m *Model, tokens []int, pos0 int, pr *probes) ([]float32, error) {
+	T := len(tokens)
+	if m.recur == nil {
+		m.recur = newRecurrentState(&m.cfg)
+	}
+	if pos0 == 0 { // a new sequence: the DeltaNet states start at zero
+		m.recur.reset()
+	}
+	m.recur.ensure(&m.cfg, T, m.pool.Threads())
+	m.embed(tokens, pos0) // x = embed_tokens[ids] [T, h]
+	for l := range m.w.layers {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		qwen35Layer(m, l, T, pos0, pr)
+	}
+	return m.outputHead(T, pr != nil && pr.allLogits), nil // norm (1 + w), tied lm_head
+}
+
+// qwen35Layer is one decoder layer over the residual stream x [T, h].
+func qwen35Layer(m *Model, l, T, pos0 int, pr *probes) {
+	lw, b := &m.w.layers[l], &m.buf
+	m.rmsNorm(b.xn, b.x, lw.attnNorm, T) // attn_norm [T, h]
+	if lw.linear != nil {
+		qwen35DeltaNet(m, l, T, pos0, pr) // attn_out [T, h]
+	} else {
+		qwen35Attention(m, l, T, pos0, pr)
+	}
+	m.residual(b.attnOut, T) // ffn_inp = x + attn_out
+
+	m.rmsNorm(b.xn, b.x, lw.ffnNorm, T) // ffn_norm [T, h]
+	m.swiGLU(lw, l, T, pos0, pr)        // ffn_out [T, h]
+	m.residual(b.ffnOut, T)             // x = ffn_inp + ffn_out
+}
+
+// qwen35Attention is the gated attention of qwen35.md §4 into attn_out.
+func qwen35Attention(m *Model, l, T, pos0 int, pr *probes) {
+	lw, b, s := &m.w.layers[l], &m.buf, m.recur
+	H, KV, d := m.cfg.NumAttentionHeads, m.cfg.NumKeyValueHeads, m.cfg.HeadDim
+	m.project(&lw.wq, s.qg, b.xn, T)           // Qcur_full [T, H·2d]: per head, query ‖ gate
+	splitQueryGate(b.q, s.gate, s.qg, H, d, T) // Qcur [T, H·d], gate [T, H·d]
+	m.project(&lw.wk, b.k, b.xn, T)            // Kcur [T, KV·d]
+	m.project(&lw.wv, b.v, b.xn, T)            // Vcur [T, KV·d]
+	m.headNorm(b.q, lw.qNorm, H, T)            // q_norm of each head (scale 1 + w)
+	m.headNorm(b.k, lw.kNorm, KV, T)           // k_norm
+	m.ropePartial(b.q, H, T, pos0)             // rotate dims 0…63 of each head; 64…255 pass
+	m.ropePartial(b.k, KV, T, pos0)
+	m.attention(l, T, pos0, pr)            // kqv_out [T, H·d]: GQA over the cache
+	m.sigmoidGate(b.kqv, s.gate, T, H*d)   // kqv_out ⊙ sigmoid(gate)
+	m.project(&lw.wo, b.attnOut, b.kqv, T) // attn_out [T, h]
+}
+
+// splitQueryGate de-interleaves q_proj's output: head j's 2d values are
+// its query, then its gate (not all queries, then all gates).
+func splitQueryGate(q, gate, qg []float32, H, d, T int) {
+	for t := range T * H {
+		copy(q[t*d:(t+1)*d], qg[2*t*d:(2*t+1)*d])
+		copy(gate[t*d:(t+1)*d], qg[(2*t+1)*d:(2*t+2)*d])
+	}
+}
+
+// qwen35DeltaNet is the Gated DeltaNet of qwen35.md §5 into attn_out.
+func qwen35DeltaNet(m *Model, l, T, pos0 int, pr *probes) {
+	dn, b, s := m.w.layers[l].linear, &m.buf, m.recur
+	m.project(&dn.wQKV, s.mixed, b.xn, T)     // mixed_qkv [T, C]
+	m.project(&dn.wZ, s.z, b.xn, T)           // z [T, n_v·d_v]
+	m.project(&dn.wB, s.b, b.xn, T)           // b [T, n_v]
+	m.project(&dn.wA, s.a, b.xn, T)           // a [T, n_v]
+	m.causalConv(l, T)                        // conv [T, C] = silu(causal conv over the last K tokens)
+	m.deltaGates(l, T, pos0, pr)              // g, β [T, n_v]; q, k L2-normalised per head
+	m.deltaRule(l, T, pos0, pr)               // core [T, n_v·d_v]: S ← αS + k·β(v − Sᵀk)ᵀ, o = Sᵀq
+	m.gatedNorm(l, T)                         // core = norm(core) ⊙ silu(z), per head
+	m.project(&dn.wOut, b.attnOut, s.core, T) // attn_out [T, h]
+}
+
+// loadLayers views the tensors of qwen35.md §4–§6 under the decoder's
+// prefix ("model.language_model." or "model."), adding 1 to the
+// zero-centred norm weights once.
+func (qwen35) loadLayers(ld *loader, cfg Config) []layerWeights {
+	h, I := cfg.HiddenSize, cfg.IntermediateSize
+	layers := make([]layerWeights, cfg.NumHiddenLayers)
+	for i, typ := range cfg.Qwen35.LayerTypes {
+		p := fmt.Sprintf("%slayers.%d.", ld.prefix, i)
+		lw := &layers[i]
+		lw.attnNorm = onePlus(ld.vector(p+"input_layernorm.weight", h))
+		lw.ffnNorm = onePlus(ld.vector(p+"post_attention_layernorm.weight", h))
+		lw.wGate = ld.matrix(p+"mlp.gate_proj.weight", I, h)
+		lw.wUp = ld.matrix(p+"mlp.up_proj.weight", I, h)
+		lw.wDown = ld.matrix(p+"mlp.down_proj.weight", h, I)
+		if typ == FullAttention {
+			loadGatedAttention(ld, cfg, p+"self_attn.", lw)
+		} else {
+			lw.linear = loadDeltaNet(ld, cfg, p+"linear_attn.")
+		}
+	}
+	ld.notUsed = qwen35Skipped(ld)
+	return layers
+}
+
+func loadGatedAttention(ld *loader, cfg Config, p string, lw *layerWeights) {
+	h, d := cfg.HiddenSize, cfg.HeadDim
+	qDim, kvDim := cfg.NumAttentionHeads*d, cfg.NumKeyValueHeads*d
+	lw.wq = ld.matrix(p+"q_proj.weight", 2*qDim, h) // query ‖ gate per head
+	lw.wk = ld.matrix(p+"k_proj.weight", kvDim, h)
+	lw.wv = ld.matrix(p+"v_proj.weight", kvDim, h)
+	lw.wo = ld.matrix(p+"o_proj.weight", h, qDim)
+	lw.qNorm = onePlus(ld.vector(p+"q_norm.weight", d))
+	lw.kNorm = onePlus(ld.vector(p+"k_norm.weight", d))
+}
+
+func loadDeltaNet(ld *loader, cfg Config, p string) *deltaNetWeights {
+	h, dm := cfg.HiddenSize, cfg.Qwen35.Linear
+	C, vd := dm.ConvDim(), dm.ValueDim()
+	dn := &deltaNetWeights{
+		wQKV:   ld.matrix(p+"in_proj_qkv.weight", C, h),
+		wZ:     ld.matrix(p+"in_proj_z.weight", vd, h),
+		wB:     ld.matrix(p+"in_proj_b.weight", dm.NV, h),
+		wA:     ld.matrix(p+"in_proj_a.weight", dm.NV, h),
+		dtBias: ld.vector(p+"dt_bias", dm.NV),
+		aLog:   ld.vector(p+"A_log", dm.NV),
+		norm:   ld.vector(p+"norm.weight", dm.DV), // plain scale: not 1 + w
+		wOut:   ld.matrix(p+"out_proj.weight", h, vd),
+	}
+	if w := ld.array(p+"conv1d.weight", C, 1, dm.Conv); w != nil {
+		dn.convT = deltanet.TransposeConv(w, dm.Conv, C)
+	}
+	return dn
+}
+
+// loadFinalNorm reads model.norm.weight, zero-centred like the others.
+func (qwen35) loadFinalNorm(ld *loader, cfg Config) []float32 {
+	return onePlus(ld.vector(ld.prefix+"norm.weight", cfg.HiddenSize))
+}
+
+// onePlus turns a zero-centred norm weight w into the scale 1 + w (fp32,
+// as Qwen3_5RMSNorm computes it), so the shared rmsNorm block applies it.
+func onePlus(w []float32) []float32 {
+	for i := range w {
+		w[i] = 1 + w[i]
+	}
+	return w
+}
+
+// qwen35Skipped names the checkpoint's parts that a text decoder does not
+// run, for the Model panel.
+func qwen35Skipped(ld *loader) []string {
+	var vision, mtp bool
+	for _, n := range ld.set.Names() {
+		vision = vision || strings.HasPrefix(n, "model.visual.")
+		mtp = mtp || strings.HasPrefix(n, "mtp.")
+	}
+	var out []string
+	if vision {
+		out = append(out, "vision tower")
+	}
+	if mtp {
+		out = append(out, "MTP head")
+	}
+	return out
+}
+
+// params counts qwen35.md §6: the gated attention (q_proj twice as wide,
+// q/k norms) and the DeltaNet mixers apart; MLP and the two norms in every
+// layer.
+func (qwen35) params(cfg Config) paramSplit {
+	h, I, L := int64(cfg.HiddenSize), int64(cfg.IntermediateSize), int64(cfg.NumHiddenLayers)
+	d := int64(cfg.HeadDim)
+	qDim, kvDim := int64(cfg.NumAttentionHeads)*d, int64(cfg.NumKeyValueHeads)*d
+	dm := cfg.Qwen35.Linear
+	C, vd, nv := int64(dm.ConvDim()), int64(dm.ValueDim()), int64(dm.NV)
+	full := int64(len(cfg.Qwen35.FullAttentionLayers()))
+	return paramSplit{
+		attention: full * (2*qDim*h + 2*kvDim*h + qDim*h + 2*d),
+		deltaNet:  (L - full) * (C*h + vd*h + 2*nv*h + C*int64(dm.Conv) + 2*nv + int64(dm.DV) + h*vd),
+		mlp:       L * 3 * h * I,
+		norm:      L * 2 * h,
+	}
+}

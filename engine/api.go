@@ -46,6 +46,12 @@ type GenerateOptions struct {
 	MLP      []MLPCapture
 	Ablate   []trace.Head // heads whose output is zeroed before o_proj
 	EOS      []int        // stop ids; nil: from generation_config.json / config.json
+	// ReuseCache keeps the keys and values of the longest prefix the prompt
+	// shares with the tokens already in the KV cache (the previous turns of
+	// a chat) instead of reading it again; attention and MLP captures of
+	// prompt positions inside that prefix are then not recorded, so the
+	// prefix stops before the first one asked for.
+	ReuseCache bool
 }
 
 // Event reports progress during Generate. Exactly one of the pointer
@@ -71,6 +77,11 @@ func DefaultGenerateOptions() GenerateOptions {
 //
 //	func Load(path string, opt LoadOptions) (*Model, error)            // load.go
 //	func (m *Model) Generate(ctx, prompt, opt, onEvent) (*trace.Run, error) // generate.go
+//	func (m *Model) ChatTemplate() (*chat.Template, error)               // chat.go
+//	func (m *Model) RenderChat(msgs, think) (text string, ids []int, err error)
+//	func (m *Model) GenerateChat(ctx, msgs, think, opt, onEvent) (*trace.Run, error)
+//	func (m *Model) Reply(run *trace.Run) string
+//	func (m *Model) SamplingPresets() []chat.Preset
 //	func (m *Model) Close() error                                      // info.go
 //	func (m *Model) Info() trace.ModelInfo
 //	func (m *Model) Encode(text string) []int

@@ -72,6 +72,14 @@ func knownModelTypes() string {
 }
 
 // forward runs the model's architecture (see architecture.forward).
+// It keeps m.kv, the record of which tokens the cache holds, up to date.
 func (m *Model) forward(ctx context.Context, tokens []int, pos0 int, pr *probes) ([]float32, error) {
-	return m.arch.forward(ctx, m, tokens, pos0, pr)
+	m.kv.overwrite(pos0)
+	logits, err := m.arch.forward(ctx, m, tokens, pos0, pr)
+	if err == nil {
+		m.kv.wrote(tokens)
+	} else {
+		m.kv.failed()
+	}
+	return logits, err
 }

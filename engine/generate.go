@@ -37,7 +37,13 @@ func (m *Model) Generate(ctx context.Context, prompt string, opt GenerateOptions
 	if m.tok == nil {
 		return nil, fmt.Errorf("%w: model has no tokenizer", ErrSettings)
 	}
-	g, err := m.newGeneration(prompt, opt, onEvent)
+	return m.generate(ctx, prompt, m.tok.Encode(prompt), opt, onEvent)
+}
+
+// generate runs Generate on the ids of prompt (GenerateChat renders and
+// encodes a conversation first).
+func (m *Model) generate(ctx context.Context, prompt string, ids []int, opt GenerateOptions, onEvent func(Event)) (*trace.Run, error) {
+	g, err := m.newGeneration(prompt, ids, opt, onEvent)
 	if err != nil {
 		return nil, err
 	}
@@ -66,6 +72,8 @@ type generation struct {
 	opt     GenerateOptions
 	ids     []int // prompt then generated
 	nPrompt int
+	reused  int // prompt positions whose K/V the cache already holds (ReuseCache)
+	think   thinkTracker
 	sampler *sample.Sampler
 	pr      *probes
 	eos     []int
@@ -75,11 +83,10 @@ type generation struct {
 }
 
 // newGeneration validates the settings and encodes the prompt.
-func (m *Model) newGeneration(prompt string, opt GenerateOptions, onEvent func(Event)) (*generation, error) {
+func (m *Model) newGeneration(prompt string, ids []int, opt GenerateOptions, onEvent func(Event)) (*generation, error) {
 	if err := m.checkOptions(opt); err != nil {
 		return nil, err
 	}
-	ids := m.tok.Encode(prompt)
 	if len(ids) == 0 {
 		return nil, fmt.Errorf("%w: the prompt is empty", ErrContext)
 	}
@@ -104,7 +111,13 @@ func (m *Model) newGeneration(prompt string, opt GenerateOptions, onEvent func(E
 		g.emit = func(Event) {}
 	}
 	g.pr = m.newProbes(opt)
-	g.run = m.newRun(prompt, ids, opt)
+	g.think = m.newThinkTracker()
+	g.run = m.newRun(prompt, ids, opt, &g.think)
+	if opt.ReuseCache {
+		g.reused = m.reusablePrefix(ids, opt)
+	}
+	g.run.Timing.PrefillTokens -= g.reused
+	g.run.Timing.ReusedTokens = g.reused
 	return g, nil
 }
 
@@ -182,13 +195,14 @@ func (m *Model) newProbes(opt GenerateOptions) *probes {
 	return pr
 }
 
-func (m *Model) newRun(prompt string, ids []int, opt GenerateOptions) *trace.Run {
+func (m *Model) newRun(prompt string, ids []int, opt GenerateOptions, think *thinkTracker) *trace.Run {
 	s := opt.Settings
 	s.Threads, s.Kernels = m.pool.Threads(), kernels.Active().String()
 	s.Ablate = slices.Clone(opt.Ablate)
 	run := &trace.Run{Model: m.info, Prompt: prompt, Settings: s}
 	for pos, id := range ids {
-		run.Tokens = append(run.Tokens, trace.Token{ID: id, Text: m.TokenText(id), Pos: pos})
+		run.Tokens = append(run.Tokens, trace.Token{ID: id, Text: m.TokenText(id), Pos: pos,
+			Special: m.isSpecial(id), Thinking: think.next(id)})
 	}
 	run.Timing.PrefillTokens = len(ids)
 	return run
@@ -227,7 +241,7 @@ func (g *generation) attnFor(lo, hi int) []*trace.Attention {
 func (g *generation) prefill(ctx context.Context) ([]float32, error) {
 	start := time.Now()
 	var logits []float32
-	for lo := 0; lo < g.nPrompt; lo += prefillChunk {
+	for lo := g.reused; lo < g.nPrompt; lo += prefillChunk {
 		hi := min(g.nPrompt, lo+prefillChunk)
 		caps := g.attnFor(lo, hi)
 		var err error
@@ -273,9 +287,10 @@ func (g *generation) decode(ctx context.Context, logits []float32) error {
 		g.ids = append(g.ids, id)
 		reason := g.stopReason(id)
 		if reason != "eos" { // the EOS token is not shown (sampling.md §6)
-			last.ID, last.Pos = id, pos
-			if text := stream.Next(id); text != "" {
-				g.emit(Event{Token: &trace.Token{ID: id, Text: text, Pos: pos, Generated: true}})
+			tok := g.run.Tokens[len(g.run.Tokens)-1] // its flags
+			last.ID, last.Pos, last.Special, last.Thinking = id, pos, tok.Special, tok.Thinking
+			if tok.Text = stream.Next(id); tok.Text != "" {
+				g.emit(Event{Token: &tok})
 			}
 		}
 		if reason != "" {
@@ -297,7 +312,8 @@ func (g *generation) decode(ctx context.Context, logits []float32) error {
 // reports it, and moves *prev to now.
 func (g *generation) sampleStep(logits []float32, pos int, prev *time.Time) int {
 	id, top := g.sampler.Sample(logits, g.ids, g.opt.TopN)
-	step := trace.Step{Pos: pos, Chosen: trace.Candidate{ID: id, Text: g.m.TokenText(id)}}
+	step := trace.Step{Pos: pos, Chosen: trace.Candidate{ID: id, Text: g.m.TokenText(id)},
+		Special: g.m.isSpecial(id), Thinking: g.think.next(id)}
 	for _, c := range top {
 		tc := trace.Candidate{ID: c.ID, Text: g.m.TokenText(c.ID), P: c.P}
 		step.Top = append(step.Top, tc)
@@ -308,7 +324,8 @@ func (g *generation) sampleStep(logits []float32, pos int, prev *time.Time) int 
 	now := time.Now()
 	step.Seconds, *prev = now.Sub(*prev).Seconds(), now
 	g.run.Steps = append(g.run.Steps, step)
-	g.run.Tokens = append(g.run.Tokens, trace.Token{ID: id, Text: step.Chosen.Text, Pos: pos, Generated: true})
+	g.run.Tokens = append(g.run.Tokens, trace.Token{ID: id, Text: step.Chosen.Text, Pos: pos, Generated: true,
+		Special: step.Special, Thinking: step.Thinking})
 	g.run.Timing.StepSeconds = append(g.run.Timing.StepSeconds, step.Seconds)
 	cp := step
 	cp.Top = slices.Clone(step.Top)
@@ -335,6 +352,12 @@ func (g *generation) stopReason(id int) string {
 func (g *generation) finishTiming() {
 	t := &g.run.Timing
 	t.DecodeTokens = len(g.run.Steps)
+	for _, s := range g.run.Steps {
+		if s.Thinking {
+			t.ThinkingTokens++
+			t.ThinkingSeconds += s.Seconds
+		}
+	}
 	t.BytesPerToken = float64(g.m.info.WeightBytesPerTok + g.m.info.StateBytes) // a hybrid's state is read every step
 	if passes := len(g.run.Steps) - 1; passes > 0 && g.kvReads > 0 {
 		t.BytesPerToken += g.kvReads / float64(passes)

@@ -33,6 +33,9 @@ type Model struct {
 	kvSlot           []int // layer → its place in the cache, −1 for none; nil: layer l at l
 	kCache, vCache   []float32
 	ropeCos, ropeSin []float32
+	kv               kvContents // which tokens the cache holds (chat.go)
+
+	chat chatSetup // the folder's chat template and sampling presets (chat.go)
 
 	buf   buffers
 	recur *recurrentState // hybrid models: the DeltaNet layers' state per sequence (deltanet.go)

@@ -10,6 +10,8 @@ type Token struct {
 	Text      string `json:"text"` // decoded piece (may be a partial UTF-8 sequence shown as U+FFFD)
 	Pos       int    `json:"pos"`
 	Generated bool   `json:"generated"`
+	Special   bool   `json:"special"`  // an added (control) token: <|im_start|>, <|im_end|>, <think>, …
+	Thinking  bool   `json:"thinking"` // inside a <think>…</think> block, the markers included
 }
 
 // Candidate is a token with the probability the sampler gave it.
@@ -26,6 +28,9 @@ type Step struct {
 	Chosen  Candidate   `json:"chosen"`
 	Top     []Candidate `json:"top10"`
 	Seconds float64     `json:"seconds"` // wall time of this step
+	// The chosen token's flags, as in Token.
+	Special  bool `json:"special"`
+	Thinking bool `json:"thinking"`
 }
 
 // Attention is the softmax weights of every layer × head for one query
@@ -53,6 +58,14 @@ type Timing struct {
 	// BytesPerToken is what one decode step reads: weights plus the mean KV
 	// cache over the run.
 	BytesPerToken float64 `json:"bytes_per_token"`
+	// ReusedTokens are prompt tokens whose keys and values were kept from
+	// the previous generation (a chat's shared prefix): not in
+	// PrefillTokens, not read again.
+	ReusedTokens int `json:"reused_tokens"`
+	// ThinkingTokens of the DecodeTokens were written inside a think
+	// block, in ThinkingSeconds of the DecodeSeconds; the rest is the answer.
+	ThinkingTokens  int     `json:"thinking_tokens"`
+	ThinkingSeconds float64 `json:"thinking_seconds"`
 }
 
 // Head names one attention head.
@@ -76,10 +89,18 @@ type Settings struct {
 	Ablate          []Head  `json:"ablate,omitempty"`
 }
 
+// Message is one turn of a chat.
+type Message struct {
+	Role    string `json:"role"` // "system", "user", "assistant"
+	Content string `json:"content"`
+}
+
 // Run is one whole generation.
 type Run struct {
 	Model      ModelInfo   `json:"model"`
-	Prompt     string      `json:"prompt"`
+	Prompt     string      `json:"prompt"`             // the text encoded (a chat: the rendered template)
+	Messages   []Message   `json:"messages,omitempty"` // a chat's turns before this reply
+	Think      string      `json:"think,omitempty"`    // a chat's enable_thinking: "on", "off", or "" (template default)
 	Settings   Settings    `json:"settings"`
 	Tokens     []Token     `json:"tokens"` // prompt then generated
 	Steps      []Step      `json:"steps"`

@@ -16,6 +16,8 @@ import (
 	"strings"
 
 	"github.com/ardanlabs/jinja"
+
+	"loupe/trace"
 )
 
 // ErrTemplate is wrapped by every error about a template or its config.
@@ -28,12 +30,10 @@ const (
 	Assistant = "assistant"
 )
 
-// Message is one turn. An assistant turn's Content is the model's raw
-// output, think block included: the template decides what to re-emit.
-type Message struct {
-	Role    string `json:"role"`
-	Content string `json:"content"`
-}
+// Message is one turn (role System, User or Assistant). An assistant
+// turn's Content is the model's raw output, think block included: the
+// template decides what to re-emit.
+type Message = trace.Message
 
 // Think is the enable_thinking variable given to a template.
 type Think int

@@ -65,11 +65,11 @@ type renderCase struct {
 }
 
 var (
-	capital   = []Message{{User, "What is the capital of France?"}}
-	withSys   = []Message{{System, "You are terse."}, {User, "Hi"}}
+	capital   = []Message{{Role: User, Content: "What is the capital of France?"}}
+	withSys   = []Message{{Role: System, Content: "You are terse."}, {Role: User, Content: "Hi"}}
 	reasoned  = "<think>\nThe user greets me.\n</think>\n\nHello!"
-	multiTurn = []Message{{System, "S"}, {User, "Hi"}, {Assistant, reasoned}, {User, "Again"}}
-	lastReply = []Message{{User, "Hi"}, {Assistant, reasoned}}
+	multiTurn = []Message{{Role: System, Content: "S"}, {Role: User, Content: "Hi"}, {Role: Assistant, Content: reasoned}, {Role: User, Content: "Again"}}
+	lastReply = []Message{{Role: User, Content: "Hi"}, {Role: Assistant, Content: reasoned}}
 	gen       = Options{AddGenerationPrompt: true}
 )
 
@@ -112,7 +112,7 @@ func TestRenderQwen3(t *testing.T) {
 		{"history reasoning dropped, think off", multiTurn, off, turn(System, "S") + turn(User, "Hi") + turn(Assistant, "Hello!") + turn(User, "Again") + genPrompt + emptyThink},
 		// ... and kept (normalised) for the last assistant turn after it.
 		{"last reply keeps reasoning", lastReply, Options{}, turn(User, "Hi") + turn(Assistant, "<think>\nThe user greets me.\n</think>\n\nHello!")},
-		{"last reply without think block gets an empty one", []Message{{User, "Hi"}, {Assistant, "Hello!"}}, Options{},
+		{"last reply without think block gets an empty one", []Message{{Role: User, Content: "Hi"}, {Role: Assistant, Content: "Hello!"}}, Options{},
 			turn(User, "Hi") + turn(Assistant, "<think>\n\n</think>\n\nHello!")},
 	}
 	runCases(t, tm, cases)
@@ -239,7 +239,7 @@ func TestTokenizerConfigForms(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := tm.Render([]Message{{User, "x"}}, Options{}); err != nil || got != "x|<s>" {
+	if got, err := tm.Render([]Message{{Role: User, Content: "x"}}, Options{}); err != nil || got != "x|<s>" {
 		t.Errorf("named list: %q, %v", got, err)
 	}
 	bad := map[string]string{
@@ -258,7 +258,7 @@ func TestTokenizerConfigForms(t *testing.T) {
 	}
 	tm, err = Parse("{{ messages[0].content.nosuchmethod() }}")
 	if err == nil {
-		if _, err = tm.Render([]Message{{User, "x"}}, Options{}); !errors.Is(err, ErrTemplate) {
+		if _, err = tm.Render([]Message{{Role: User, Content: "x"}}, Options{}); !errors.Is(err, ErrTemplate) {
 			t.Errorf("render error: %v, want ErrTemplate", err)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"loupe/assets"
 	"loupe/engine"
+	"loupe/engine/chat"
 	"loupe/trace"
 )
 
@@ -36,6 +37,8 @@ type runFlags struct {
 	asJSON               bool
 	settings             trace.Settings
 	seedSet, sampling    bool // --seed given; a sampling flag given
+	chat                 chatFlags
+	systemSet            bool // --system given (an empty system message is one)
 }
 
 func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
@@ -44,7 +47,7 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
 	f := &runFlags{}
 	s := &f.settings
 	fs.StringVar(&f.model, "model", "", "model folder, .safetensors file or index.json (default: the demo model)")
-	fs.StringVar(&f.prompt, "prompt", "", "text to continue")
+	fs.StringVar(&f.prompt, "prompt", "", "text to continue (with --chat: the user's turn)")
 	fs.IntVar(&s.MaxTokens, "max-tokens", 100, "tokens to generate at most")
 	fs.Float64Var(&s.Temperature, "temperature", 0, "0: greedy; > 0: sample (1 when only top-k/top-p/min-p are given)")
 	fs.IntVar(&s.TopK, "top-k", 0, "keep the k most probable tokens (0: off)")
@@ -57,11 +60,16 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
 	fs.StringVar(&f.level, "kernels", "auto", "kernel level: auto, avx512bf16, avx512, avx2, generic")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object instead of streaming text")
 	fs.StringVar(&f.ablate, "ablate", "", "heads to switch off, L:H[,L:H...] (0-based layer:head): their outputs are zeroed before o_proj")
+	f.chat.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q (quote the prompt and pass it with --prompt)", fs.Arg(0))
+	}
+	f.systemSet = isSet(fs, "system")
+	if err := f.chat.check(f.systemSet); err != nil {
+		return nil, err
 	}
 	fs.Visit(func(fl *flag.Flag) {
 		switch fl.Name {
@@ -167,6 +175,13 @@ func runGenerate(f *runFlags, stdout io.Writer) (*trace.Run, error) {
 			}
 		}
 	}
+	if f.chat.chat {
+		if _, err := m.ChatTemplate(); errors.Is(err, chat.ErrNoTemplate) {
+			return nil, fmt.Errorf("--chat: %s has no chat template (tokenizer_config.json chat_template or chat_template.jinja); it is a base model, drop --chat", path)
+		}
+		think, _ := parseThink(f.chat.think) // checked with the flags
+		return m.GenerateChat(ctx, f.chat.messages(f.prompt, f.systemSet), think, opt, onEvent)
+	}
 	return m.Generate(ctx, f.prompt, opt, onEvent)
 }
 
@@ -184,13 +199,23 @@ type runResult struct {
 	Greedy     bool         `json:"greedy"`
 	Ablate     []trace.Head `json:"ablate"` // heads switched off, 0-based; [] when none
 	StopReason string       `json:"stop_reason"`
+	// --chat only: the rendered template (prompt_ids are its ids), the
+	// turns, enable_thinking, and decode split into thinking and answer.
+	Chat     bool            `json:"chat"`
+	Rendered string          `json:"rendered_prompt,omitempty"`
+	Messages []trace.Message `json:"messages,omitempty"`
+	Think    string          `json:"think,omitempty"`
+	Thinking *runPhase       `json:"thinking,omitempty"`
+	Answer   *runPhase       `json:"answer,omitempty"`
 }
 
 type runToken struct {
-	ID    int               `json:"id"`
-	Text  string            `json:"text"`
-	P     float64           `json:"p"`
-	Top10 []trace.Candidate `json:"top10"`
+	ID       int               `json:"id"`
+	Text     string            `json:"text"`
+	P        float64           `json:"p"`
+	Top10    []trace.Candidate `json:"top10"`
+	Special  bool              `json:"special"`  // an added control token (<|im_end|>, <think>, …)
+	Thinking bool              `json:"thinking"` // inside <think>…</think>, markers included
 }
 
 type runPhase struct {
@@ -218,7 +243,14 @@ func runJSON(run *trace.Run) runResult {
 		}
 	}
 	for _, s := range run.Steps {
-		r.Tokens = append(r.Tokens, runToken{ID: s.Chosen.ID, Text: s.Chosen.Text, P: s.Chosen.P, Top10: s.Top})
+		r.Tokens = append(r.Tokens, runToken{ID: s.Chosen.ID, Text: s.Chosen.Text, P: s.Chosen.P, Top10: s.Top,
+			Special: s.Special, Thinking: s.Thinking})
+	}
+	if run.Messages != nil {
+		t := run.Timing
+		r.Chat, r.Rendered, r.Messages, r.Think = true, run.Prompt, run.Messages, run.Think
+		r.Thinking = &runPhase{t.ThinkingTokens, t.ThinkingSeconds}
+		r.Answer = &runPhase{t.DecodeTokens - t.ThinkingTokens, t.DecodeSeconds - t.ThinkingSeconds}
 	}
 	r.Text = continuation(run)
 	return r
@@ -255,6 +287,10 @@ func printSummary(w io.Writer, run *trace.Run) {
 	fmt.Fprintf(w, "\n\n")
 	fmt.Fprintf(w, "prefill  %5d tokens  %8.3f s  %8.1f tok/s  %3.0f%%\n", t.PrefillTokens, t.PrefillSeconds, rate(t.PrefillTokens, t.PrefillSeconds), share(t.PrefillSeconds))
 	fmt.Fprintf(w, "decode   %5d tokens  %8.3f s  %8.1f tok/s  %3.0f%%\n", t.DecodeTokens, t.DecodeSeconds, rate(t.DecodeTokens, t.DecodeSeconds), share(t.DecodeSeconds))
+	printThinkingSplit(w, t)
+	if t.ReusedTokens > 0 {
+		fmt.Fprintf(w, "(%d prompt tokens reused from the KV cache)\n", t.ReusedTokens)
+	}
 	fmt.Fprintf(w, "total                   %8.3f s   stop: %s\n", total, run.StopReason)
 	mode := "greedy"
 	if run.Settings.Temperature > 0 {

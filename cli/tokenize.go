@@ -32,7 +32,10 @@ func runTokenize(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	model := fs.String("model", "", "model folder, .safetensors file in it, or a tokenizer.json (default: the demo model)")
 	text := fs.String("text", "", "text to tokenize (default: all of stdin)")
-	jsonl := fs.Bool("jsonl", false, `read JSON lines {"text": …} on stdin, write {"ids": […], "pieces": […]} per line`)
+	jsonl := fs.Bool("jsonl", false, `read JSON lines {"text": …} on stdin, write {"ids": […], "pieces": […]} per line`+
+		` (with --chat also {"messages": [{"role", "content"}…], "think": "on"|"off", "add_generation_prompt": bool}, and "text" holds the rendered prompt)`)
+	var cf chatFlags
+	cf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -43,12 +46,19 @@ func runTokenize(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loupe tokenize: unexpected argument %q (pass text with --text or on stdin)\n", fs.Arg(0))
 		return 2
 	}
+	systemGiven := isSet(fs, "system")
+	if err := cf.check(systemGiven); err != nil {
+		fmt.Fprintf(stderr, "loupe tokenize: %v\n", err)
+		return 2
+	}
 	tok, err := loadTokenizer(*model)
 	if err != nil {
 		fmt.Fprintf(stderr, "loupe tokenize: %v\n", err)
 		return 1
 	}
-	if *jsonl {
+	if cf.chat {
+		err = tokenizeChat(tok, *model, &cf, systemGiven, *jsonl, *text, isSet(fs, "text"), stdout)
+	} else if *jsonl {
 		err = tokenizeJSONL(tok, tokenizeInput, stdout)
 	} else {
 		textGiven := false // --text "" tokenizes the empty string, not stdin

@@ -21,7 +21,7 @@ func FuzzTokenizerConfig(f *testing.F) {
 	f.Add([]byte(`{"chat_template": "{% for m in messages %}{{ m.role }}: {{ m.content }}\n{% endfor %}"}`))
 	f.Add([]byte(`{"chat_template": [{"name": "default", "template": "{{ messages[0].content }}"}], "eos_token": {"content": "</s>"}}`))
 	f.Add([]byte(`{"chat_template": "{% if %}"}`))
-	msgs := []Message{{System, "Be brief."}, {User, "Hi <|im_end|>"}, {Assistant, "<think>\nx\n</think>\n\nHello"}, {User, "Why?"}}
+	msgs := []Message{{Role: System, Content: "Be brief."}, {Role: User, Content: "Hi <|im_end|>"}, {Role: Assistant, Content: "<think>\nx\n</think>\n\nHello"}, {Role: User, Content: "Why?"}}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		done := make(chan struct{})
 		go func() { // the fuzzer has no hang detection of its own

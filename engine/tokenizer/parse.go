@@ -44,7 +44,7 @@ func Parse(data []byte) (*Tokenizer, error) {
 	if t.nfc, err = checkNormalizer(f.Normalizer); err != nil {
 		return nil, err
 	}
-	if err = checkPreTokenizer(f.PreTokenizer); err != nil {
+	if t.split, err = checkPreTokenizer(f.PreTokenizer); err != nil {
 		return nil, err
 	}
 	if err = checkDecoder(f.Decoder); err != nil {
@@ -86,10 +86,10 @@ func checkNormalizer(raw json.RawMessage) (bool, error) {
 	return true, nil
 }
 
-// checkPreTokenizer accepts Sequence[Split(QwenPattern, Isolated),
-// ByteLevel(add_prefix_space=false, use_regex=false)]: the hand-written
-// splitter implements that pattern and no other.
-func checkPreTokenizer(raw json.RawMessage) error {
+// checkPreTokenizer accepts Sequence[Split(QwenPattern or Qwen35Pattern,
+// Isolated), ByteLevel(add_prefix_space=false, use_regex=false)]: the
+// hand-written splitter implements those patterns and no other.
+func checkPreTokenizer(raw json.RawMessage) (splitter, error) {
 	type step struct {
 		Type           string
 		Pattern        struct{ Regex, String *string }
@@ -103,25 +103,25 @@ func checkPreTokenizer(raw json.RawMessage) error {
 		Pretokenizers []step
 	}
 	if len(raw) == 0 || string(raw) == "null" {
-		return fmt.Errorf("%w: no pre_tokenizer (want Split + ByteLevel)", ErrUnsupported)
+		return splitter{}, fmt.Errorf("%w: no pre_tokenizer (want Split + ByteLevel)", ErrUnsupported)
 	}
 	if err := json.Unmarshal(raw, &p); err != nil {
-		return fmt.Errorf("%w: pre_tokenizer: %v", ErrFormat, err)
+		return splitter{}, fmt.Errorf("%w: pre_tokenizer: %v", ErrFormat, err)
 	}
 	if p.Type != "Sequence" || len(p.Pretokenizers) != 2 {
-		return fmt.Errorf("%w: pre_tokenizer %q: want a Sequence of Split and ByteLevel", ErrUnsupported, p.Type)
+		return splitter{}, fmt.Errorf("%w: pre_tokenizer %q: want a Sequence of Split and ByteLevel", ErrUnsupported, p.Type)
 	}
 	split, bl := p.Pretokenizers[0], p.Pretokenizers[1]
-	if split.Type != "Split" || split.Pattern.Regex == nil || *split.Pattern.Regex != QwenPattern {
-		return fmt.Errorf("%w: pre_tokenizer: first step must be Split with the Qwen2 regex", ErrUnsupported)
+	if split.Type != "Split" || split.Pattern.Regex == nil || *split.Pattern.Regex != QwenPattern && *split.Pattern.Regex != Qwen35Pattern {
+		return splitter{}, fmt.Errorf("%w: pre_tokenizer: first step must be Split with the Qwen2 regex or the Qwen3.5 one", ErrUnsupported)
 	}
 	if split.Behavior != "Isolated" || split.Invert {
-		return fmt.Errorf("%w: pre_tokenizer: Split behavior %q invert %v (want Isolated, false)", ErrUnsupported, split.Behavior, split.Invert)
+		return splitter{}, fmt.Errorf("%w: pre_tokenizer: Split behavior %q invert %v (want Isolated, false)", ErrUnsupported, split.Behavior, split.Invert)
 	}
 	if bl.Type != "ByteLevel" || bl.AddPrefixSpace || bl.UseRegex {
-		return fmt.Errorf("%w: pre_tokenizer: second step must be ByteLevel without prefix space or regex", ErrUnsupported)
+		return splitter{}, fmt.Errorf("%w: pre_tokenizer: second step must be ByteLevel without prefix space or regex", ErrUnsupported)
 	}
-	return nil
+	return splitter{marks: *split.Pattern.Regex == Qwen35Pattern}, nil
 }
 
 // checkDecoder accepts the ByteLevel decoder. A file without a decoder is

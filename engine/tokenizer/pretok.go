@@ -10,12 +10,18 @@ import (
 // \s), so splitPieces is a hand-written matcher with the same semantics.
 const QwenPattern = `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
 
+// Qwen35Pattern is Qwen3.5's pre-tokenizer regex (qwen35.md §8, from
+// llama.cpp's LLAMA_VOCAB_PRE_TYPE_QWEN35): QwenPattern with combining
+// marks \p{M} joining letters in words and leaving the punctuation class.
+const Qwen35Pattern = `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
+
 // Character classes of the pattern, precomputed for ASCII.
 const (
 	clsL    = 1 << iota // \p{L}: general category L*
 	clsN                // \p{N}: Nd, Nl, No
 	clsS                // \s: Unicode White_Space
 	clsCRLF             // [\r\n]
+	clsM                // \p{M}: a letter in Qwen35Pattern's words; "other" in QwenPattern
 )
 
 var asciiClass [128]uint8
@@ -33,6 +39,8 @@ func classOfRune(r rune) uint8 {
 		c = clsL
 	case unicode.IsNumber(r):
 		c = clsN
+	case unicode.IsMark(r):
+		c = clsM
 	case unicode.IsSpace(r): // TAB…CR, space, U+0085, U+00A0, Zs, Zl, Zp = White_Space
 		c = clsS
 		if r == '\r' || r == '\n' {
@@ -53,33 +61,55 @@ func runeAt(s string, i int) (rune, int, uint8) {
 	return r, w, classOfRune(r)
 }
 
+// splitter runs one of the two patterns: with marks (Qwen35Pattern) a
+// combining mark counts as a letter, without (QwenPattern) as "other".
+type splitter struct{ marks bool }
+
+// class is runeAt's class under the splitter's pattern.
+func (sp splitter) runeAt(s string, i int) (rune, int, uint8) {
+	r, w, c := runeAt(s, i)
+	if c == clsM {
+		if sp.marks {
+			c = clsL
+		} else {
+			c = 0
+		}
+	}
+	return r, w, c
+}
+
 // splitPieces calls emit with each pre-token of s: the successive
 // leftmost matches of QwenPattern. The alternatives cover every
 // character, so the pieces concatenate to s.
-func splitPieces(s string, emit func(piece string)) {
+func splitPieces(s string, emit func(piece string)) { splitter{}.split(s, emit) }
+
+// split is splitPieces under the splitter's pattern.
+func (sp splitter) split(s string, emit func(piece string)) {
 	for i := 0; i < len(s); {
-		end := matchAt(s, i)
+		end := sp.matchAt(s, i)
 		emit(s[i:end])
 		i = end
 	}
 }
 
-// matchAt returns the end of the match of QwenPattern starting at s[i],
-// trying the alternatives in order like a backtracking engine.
-func matchAt(s string, i int) int {
-	r, w, c := runeAt(s, i)
+// matchAt returns the end of the match of the pattern starting at s[i],
+// trying the alternatives in order like a backtracking engine. In
+// Qwen35Pattern a mark may also be the optional character before a word,
+// which gives the same pieces as counting it in the word.
+func (sp splitter) matchAt(s string, i int) int {
+	r, w, c := sp.runeAt(s, i)
 	if r == '\'' {
 		if end := matchContraction(s, i+w); end > 0 {
 			return end
 		}
 	}
-	if end := matchWord(s, i, w, c); end > 0 {
+	if end := sp.matchWord(s, i, w, c); end > 0 {
 		return end
 	}
 	if c&clsN != 0 { // \p{N}: one number character, never a run
 		return i + w
 	}
-	if end := matchPunct(s, i, r, c); end > 0 {
+	if end := sp.matchPunct(s, i, r, c); end > 0 {
 		return end
 	}
 	return matchSpace(s, i)
@@ -129,7 +159,7 @@ func foldEqual(r, l rune) bool {
 
 // matchWord matches [^\r\n\p{L}\p{N}]?\p{L}+ at s[i] (first character of
 // width w, class c); it returns the end or 0.
-func matchWord(s string, i, w int, c uint8) int {
+func (sp splitter) matchWord(s string, i, w int, c uint8) int {
 	j := i
 	if c&clsL == 0 {
 		if c&(clsN|clsCRLF) != 0 || i+w >= len(s) {
@@ -137,7 +167,7 @@ func matchWord(s string, i, w int, c uint8) int {
 		}
 		j = i + w // the optional prefix character
 	}
-	end := letterRun(s, j)
+	end := sp.letterRun(s, j)
 	if end == j {
 		return 0
 	}
@@ -145,9 +175,9 @@ func matchWord(s string, i, w int, c uint8) int {
 }
 
 // letterRun returns the end of the run of \p{L} starting at s[j].
-func letterRun(s string, j int) int {
+func (sp splitter) letterRun(s string, j int) int {
 	for j < len(s) {
-		_, w, c := runeAt(s, j)
+		_, w, c := sp.runeAt(s, j)
 		if c&clsL == 0 {
 			break
 		}
@@ -158,7 +188,7 @@ func letterRun(s string, j int) int {
 
 // matchPunct matches " ?[^\s\p{L}\p{N}]+[\r\n]*" at s[i]; it returns the
 // end or 0.
-func matchPunct(s string, i int, r rune, c uint8) int {
+func (sp splitter) matchPunct(s string, i int, r rune, c uint8) int {
 	j := i
 	if r == ' ' {
 		j = i + 1 // when no symbol follows, the backtrack to j=i fails too: ' ' is \s
@@ -167,7 +197,7 @@ func matchPunct(s string, i int, r rune, c uint8) int {
 	}
 	k := j
 	for k < len(s) {
-		_, w, ck := runeAt(s, k)
+		_, w, ck := sp.runeAt(s, k)
 		if ck != 0 {
 			break
 		}

@@ -1,7 +1,10 @@
 package tokenizer
 
 import (
+	"encoding/json"
+	"os"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -104,5 +107,44 @@ func TestByteLevelTable(t *testing.T) {
 	}
 	if got := byteLevel(" world\n"); got != "Ġworld\u010a" {
 		t.Errorf("byteLevel = %q", got)
+	}
+}
+
+// TestSplitMatchesRegexModule checks both patterns against Python's regex
+// module on strings with combining marks (testdata/qwen35-pretok.jsonl,
+// written by tools/pretok/qwen35_cases.py): Qwen3.5 keeps marks in words,
+// Qwen2 treats them as symbols.
+func TestSplitMatchesRegexModule(t *testing.T) {
+	data, err := os.ReadFile("testdata/qwen35-pretok.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var c struct {
+			Text          string
+			Qwen2, Qwen35 []string
+		}
+		if err := json.Unmarshal([]byte(line), &c); err != nil {
+			t.Fatal(err)
+		}
+		for _, sp := range []struct {
+			name string
+			s    splitter
+			want []string
+		}{{"qwen2", splitter{}, c.Qwen2}, {"qwen3.5", splitter{marks: true}, c.Qwen35}} {
+			var got []string
+			sp.s.split(c.Text, func(p string) { got = append(got, p) })
+			if len(got) == 0 && len(sp.want) == 0 {
+				continue
+			}
+			if !reflect.DeepEqual(got, sp.want) {
+				t.Errorf("%s split(%q) = %q, regex module gives %q", sp.name, c.Text, got, sp.want)
+			}
+		}
+		n++
+	}
+	if n < 400 {
+		t.Fatalf("only %d cases", n)
 	}
 }

@@ -37,6 +37,7 @@ type Tokenizer struct {
 	normMatcher addedMatcher     // added tokens matched after NFC (normalized=true)
 	hasNorm     bool             // normMatcher holds any token
 	nfc         bool             // normalizer is NFC (false: none)
+	split       splitter         // the pre-tokenizer pattern (Qwen2 or Qwen3.5)
 	cache       wordCache
 }
 
@@ -99,7 +100,7 @@ func (t *Tokenizer) appendText(ids []int, seg string) []int {
 
 // appendPieces splits normalised text into pre-tokens and encodes each.
 func (t *Tokenizer) appendPieces(ids []int, text string) []int {
-	splitPieces(text, func(piece string) {
+	t.split.split(text, func(piece string) {
 		ids = t.appendPiece(ids, piece)
 	})
 	return ids

@@ -15,7 +15,7 @@ import (
 func init() {
 	register(Command{
 		Name:    "gen-model",
-		Summary: "write a random-weight Qwen2 or Qwen3 model folder (tiny, qwen2.5-*, tiny-qwen3, qwen3-* shapes)",
+		Summary: "write a random-weight Qwen2, Qwen3 or Qwen3.5 model folder (tiny, qwen2.5-*, tiny-qwen3, qwen3-*, tiny-qwen35, qwen3.5-2b shapes)",
 		Run:     runGenModel,
 	})
 }

@@ -100,6 +100,11 @@ func writeAll(dir string, s Shape, shape string, seed uint64, dtype string, crea
 	if s.Family == "qwen3" {
 		files = qwen3Files()
 	}
+	if s.Family == "qwen3_5" {
+		if files, err = qwen35Files(); err != nil {
+			return err
+		}
+	}
 	for _, f := range append([]namedFile{{"config.json", conf}}, files...) {
 		p := filepath.Join(dir, f.name)
 		if err := writeNew(p, f.data); err != nil {
@@ -165,6 +170,9 @@ type qwen2Config struct {
 func configJSON(s Shape, dtype string) ([]byte, error) {
 	if s.Family == "qwen3" {
 		return qwen3ConfigJSON(s, dtype)
+	}
+	if s.Family == "qwen3_5" {
+		return qwen35ConfigJSON(s, dtype)
 	}
 	torch := map[string]string{"bf16": "bfloat16", "f32": "float32"}[dtype]
 	c := qwen2Config{

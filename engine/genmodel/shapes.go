@@ -23,6 +23,8 @@ type Shape struct {
 	MaxWindowLayers       int // informational: sliding window is off
 	TieWordEmbeddings     bool
 	ExplicitHeadDim       int // head_dim written to config.json (Qwen3); 0: h / H
+
+	Hybrid *HybridShape // Qwen3.5 (Family "qwen3_5"): DeltaNet layers, qwen35.go
 }
 
 // HeadDim is d: ExplicitHeadDim, else h / H (Qwen2 configs carry no head_dim).
@@ -77,6 +79,9 @@ type TensorSpec struct {
 func (s Shape) Tensors() []TensorSpec {
 	if s.Family == "qwen3" {
 		return s.qwen3Tensors()
+	}
+	if s.Family == "qwen3_5" {
+		return s.qwen35Tensors()
 	}
 	h, d, I, V := s.HiddenSize, s.HeadDim(), s.IntermediateSize, s.VocabSize
 	qd, kvd := s.NumAttentionHeads*d, s.NumKeyValueHeads*d

@@ -27,6 +27,8 @@ type Options struct {
 	Kernels    string
 	Threads    int
 	Tab        string // panel shown first: attention, next-token, timing, model
+	Ablate     string // after the first run: rerun with these heads off (L:H,… from 0, top:N, random:N:SEED)
+	Variant    string // after the first run (and the ablation): compare with this prompt
 }
 
 // ParseFlags reads the window's flags.
@@ -43,6 +45,8 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.StringVar(&o.Kernels, "kernels", "", "kernel level: auto, avx512bf16, avx512, avx2, generic")
 	fs.IntVar(&o.Threads, "threads", -1, "worker threads (0: all cores)")
 	fs.StringVar(&o.Tab, "tab", "", "panel to show: attention, next-token, timing or model")
+	fs.StringVar(&o.Ablate, "ablate", "", "after generating, switch these heads off and compare: L:H[,L:H...] (0-based), top:N or random:N:SEED")
+	fs.StringVar(&o.Variant, "variant", "", "after generating, compare with this variant prompt")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}

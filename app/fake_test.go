@@ -23,6 +23,18 @@ type fakeBackend struct {
 	threads int
 	closed  bool
 	vocab   []string
+	// skew gives every head its own share on key 1 (the rest of the half
+	// not on the first token goes to the previous key): the grid has a
+	// largest cell to find.
+	skew bool
+	runs int // generations started
+	info func(*trace.ModelInfo)
+	last engine.GenerateOptions
+}
+
+// skewShare is head (l, h)'s share on key 1 when skewed.
+func (f *fakeBackend) skewShare(l, h int) float32 {
+	return 0.5 * float32((l*f.heads+h*5)%17) / 16
 }
 
 func newFake() *fakeBackend {
@@ -30,6 +42,14 @@ func newFake() *fakeBackend {
 }
 
 func (f *fakeBackend) Info() trace.ModelInfo {
+	i := f.info0()
+	if f.info != nil {
+		f.info(&i)
+	}
+	return i
+}
+
+func (f *fakeBackend) info0() trace.ModelInfo {
 	return trace.ModelInfo{Name: "fake", Path: "/fake", Architecture: "Qwen2ForCausalLM", ModelType: "qwen2",
 		Layers: f.layers, Heads: f.heads, KVHeads: 2, HeadDim: 16, Hidden: 128, Intermediate: 256,
 		Vocab: len(f.vocab), MaxPositions: 4096, TiedEmbeddings: true, DType: "bf16", FileBytes: 1 << 20,
@@ -40,8 +60,15 @@ func (f *fakeBackend) Info() trace.ModelInfo {
 func (f *fakeBackend) Encode(text string) []int {
 	var ids []int
 	for i, w := range strings.Fields(text) {
-		_ = w
-		ids = append(ids, i%len(f.vocab))
+		id := i % len(f.vocab)
+		if f.skew { // words of the vocabulary are their own ids
+			for j, v := range f.vocab {
+				if strings.TrimSpace(v) == w {
+					id = j
+				}
+			}
+		}
+		ids = append(ids, id)
 	}
 	return ids
 }
@@ -58,7 +85,13 @@ func (f *fakeBackend) attention(q int) trace.Attention {
 		for h := range a.Weights[l] {
 			w := make([]float32, q+1)
 			w[0] += 0.5
-			w[max(q-1, 0)] += 0.5
+			if f.skew && q >= 2 {
+				k := f.skewShare(l, h)
+				w[1] += k
+				w[q-1] += 0.5 - k
+			} else {
+				w[max(q-1, 0)] += 0.5
+			}
 			a.Weights[l][h] = w
 		}
 	}
@@ -70,6 +103,10 @@ func (f *fakeBackend) Generate(ctx context.Context, prompt string, opt engine.Ge
 		on = func(engine.Event) {}
 	}
 	ids := f.Encode(prompt)
+	f.mu.Lock()
+	f.runs++
+	f.last = opt
+	f.mu.Unlock()
 	if len(ids) == 0 {
 		return nil, fmt.Errorf("fake: empty prompt: %w", engine.ErrSettings)
 	}
@@ -98,11 +135,18 @@ func (f *fakeBackend) Generate(ctx context.Context, prompt string, opt engine.Ge
 		}
 		time.Sleep(f.delay)
 		pos := n + k
-		id := (pos * 3) % len(f.vocab)
+		// Heads switched off keep the first token and lower its
+		// probability by 1 point a head; later tokens move by one id a head.
+		off := len(opt.Ablate)
+		id := (pos*3 + min(k, 1)*off) % len(f.vocab)
 		step := trace.Step{Pos: pos, Seconds: 0.02}
 		for c := range len(f.vocab) {
 			cid := (id + c) % len(f.vocab)
-			step.Top = append(step.Top, trace.Candidate{ID: cid, Text: f.TokenText(cid), P: 0.5 / float64(int(1)<<c)})
+			p := 0.5 / float64(int(1)<<c)
+			if c == 0 {
+				p -= 0.01 * float64(off)
+			}
+			step.Top = append(step.Top, trace.Candidate{ID: cid, Text: f.TokenText(cid), P: p})
 		}
 		step.Chosen = step.Top[0]
 		tok := trace.Token{ID: id, Text: f.TokenText(id), Pos: pos, Generated: true}

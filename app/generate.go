@@ -194,6 +194,7 @@ func (u *UI) finish(gen int, run *trace.Run, err error) {
 	u.controls.SetRunning(false)
 	if run != nil {
 		u.adoptRun(run)
+		u.remember(run)
 	}
 	switch {
 	case err != nil && errors.Is(err, context.Canceled):
@@ -205,6 +206,7 @@ func (u *UI) finish(gen int, run *trace.Run, err error) {
 	}
 	u.dirty = true
 	u.refreshPanels()
+	u.continueChain(err)
 	u.afterRun(err)
 	u.idle()
 }

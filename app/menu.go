@@ -40,8 +40,10 @@ func (u *UI) buildMenu() {
 	save.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyS, Modifier: fyne.KeyModifierControl}
 	file := fyne.NewMenu("File", open, u.item("Open model file…", u.pickFile), recent, demo,
 		fyne.NewMenuItemSeparator(), save,
+		u.item("Save session…", u.saveSession), u.item("Open session…", u.pickSession),
 		u.item("Export panel as PNG…", func() { u.export(u.currentPanel(), "png") }),
 		u.item("Export panel as SVG…", func() { u.export(u.currentPanel(), "svg") }),
+		u.item("Export panel as CSV…", func() { u.export(u.currentPanel(), "csv") }),
 		fyne.NewMenuItemSeparator(), u.quitItem())
 	gen := u.item("Generate", u.generate)
 	gen.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyReturn, Modifier: fyne.KeyModifierControl}
@@ -101,8 +103,13 @@ func (u *UI) currentPanel() string {
 	if u.tabs.Selected() == nil {
 		return "attention"
 	}
+	return panelName(u.tabs.Selected().Text)
+}
+
+// panelName is the export name of a tab.
+func panelName(tab string) string {
 	return map[string]string{"Attention": "attention", "Next token": "next-token", "Timing": "timing",
-		"Model": "model", "MLP": "mlp"}[u.tabs.Selected().Text]
+		"Model": "model", "MLP": "mlp", "Compare": "compare"}[tab]
 }
 
 // saveRun writes the last finished run as JSON.
@@ -147,6 +154,15 @@ func (u *UI) saveFile(title, name, ext string, data []byte) {
 
 // export saves one panel as PNG or SVG.
 func (u *UI) export(panel, format string) {
+	if format == "csv" {
+		data, err := u.csvData(panel)
+		if err != nil {
+			u.fail("Could not export the "+panel+" panel as CSV", err)
+			return
+		}
+		u.saveFile("Export the "+panel+" panel as CSV", "loupe-"+panel+".csv", "csv", data)
+		return
+	}
 	data, err := u.render(panel, format)
 	if err != nil {
 		u.fail("Could not export the "+panel+" panel", err)
@@ -169,7 +185,7 @@ func (u *UI) render(panel, format string) ([]byte, error) {
 // capturePanel is the PNG of the panel as the window shows it.
 func (u *UI) capturePanel(panel string) ([]byte, error) {
 	var obj fyne.CanvasObject = map[string]fyne.CanvasObject{"attention": u.attn, "next-token": u.next,
-		"timing": u.timing, "model": u.model, "mlp": u.mlp}[panel]
+		"timing": u.timing, "model": u.model, "mlp": u.mlp, "compare": u.compare}[panel]
 	if obj == nil {
 		return nil, fmt.Errorf("no panel %q", panel)
 	}

@@ -33,7 +33,10 @@ type UI struct {
 	timing   *views.TimingPanel
 	model    *views.ModelPanel
 	mlp      *views.MLPPanel
+	compare  *views.ComparePanel
+	bar      *views.AblateBar // under the attention grid: heads to switch off
 	tabs     *container.AppTabs
+	cmp      compareState // history, compared pair, selected heads (compare.go)
 
 	backend   Backend
 	info      trace.ModelInfo
@@ -64,12 +67,13 @@ type UI struct {
 
 	demoDir  string // the extracted demo model: not a "recent model"
 	exitCode int
-	onIdle   func() // tests: called when a load or generation has finished
+	onIdle   func()                        // tests: called when a load or generation has finished
+	onFail   func(title string, err error) // tests: instead of a dialog
 }
 
 // newUI builds the window's content, menus and shortcuts.
 func newUI(a fyne.App, w fyne.Window, opt Options, load Loader) *UI {
-	u := &UI{app: a, win: w, opt: opt, load: load, query: -1, source: -1}
+	u := &UI{app: a, win: w, opt: opt, load: load, query: -1, source: -1, cmp: compareState{a: -1, b: -1, sourceA: -1}}
 	u.ctx, u.closeAll = context.WithCancel(context.Background())
 	u.controls = views.NewControls(u.guard(u.generate), u.guard(u.stop))
 	u.stream = views.NewTokenStream()
@@ -103,12 +107,14 @@ func (u *UI) newPanels() *container.AppTabs {
 	u.next.OnExport = guard1(u, func(f string) { u.export("next-token", f) })
 	u.timing.OnExport = guard1(u, func(f string) { u.export("timing", f) })
 	u.model.OnExport = guard1(u, func(f string) { u.export("model", f) })
+	attention := u.newCompare()
 	tabs := container.NewAppTabs(
-		container.NewTabItem("Attention", u.attn),
+		container.NewTabItem("Attention", attention),
 		container.NewTabItem("Next token", u.next),
 		container.NewTabItem("Timing", u.timing),
 		container.NewTabItem("Model", u.model),
 		container.NewTabItem("MLP", u.mlp),
+		container.NewTabItem("Compare", u.compare),
 	)
 	tabs.OnSelected = func(*container.TabItem) { defer u.rescue(); u.dirty = true; u.refreshPanels() }
 	return tabs
@@ -168,6 +174,9 @@ func (u *UI) start() {
 	}
 	u.showTab(u.opt.Tab)
 	u.generateAfter = u.opt.Generate
+	if u.opt.Ablate != "" || u.opt.Variant != "" {
+		u.cmp.then = u.flagExperiments
+	}
 	u.startBandwidth()
 	path := u.opt.Model
 	if path == "" {
@@ -183,8 +192,8 @@ func (u *UI) start() {
 
 // showTab selects a panel by its export name.
 func (u *UI) showTab(name string) {
-	for i, n := range []string{"attention", "next-token", "timing", "model", "mlp"} {
-		if n == name {
+	for i, it := range u.tabs.Items {
+		if panelName(it.Text) == name {
 			u.tabs.SelectIndex(i)
 		}
 	}
@@ -208,6 +217,10 @@ func (u *UI) shutdown() {
 // fail reports err in a dialog and on stderr; with --quit it also sets
 // the exit code and leaves once the generation has nothing more to do.
 func (u *UI) fail(title string, err error) {
+	if u.onFail != nil {
+		u.onFail(title, err)
+		return
+	}
 	fmt.Fprintf(os.Stderr, "loupe: %s: %v\n", title, err)
 	if u.opt.Quit {
 		u.exitCode = 1
@@ -323,5 +336,8 @@ func (u *UI) refreshPanels() {
 		// Drawn only when seen: a gonum/plot figure costs tens of ms.
 		u.mlp.Latest = u.follow
 		u.mlp.Display(u.tokens, u.mlps, u.info.Layers, q)
+	}
+	if u.tabs.Selected() != nil && u.tabs.Selected().Content == u.compare && !u.running {
+		u.refreshCompare()
 	}
 }

@@ -128,7 +128,10 @@ func TopKeys(w []float32, k int) (top []Share, others float64) {
 type AttentionPanel struct {
 	widget.BaseWidget
 	OnQuery  func(pos int)               // a "show position" button was pressed
-	OnExport func(figure, format string) // figure "attention" or "head", format "png" or "svg"
+	OnExport func(figure, format string) // figure "attention" or "head", format "png", "svg" or "csv"
+	// OnToggleHead gets Ctrl+click on a cell: a head added to, or removed
+	// from, the heads to switch off (see SetSelectedHeads).
+	OnToggleHead func(layer, head int)
 
 	Title, Sink, Hover, HeadTitle, Missing *widget.Label
 	Scale                                  *widget.Label // the colour scale
@@ -154,7 +157,7 @@ func NewAttentionPanel() *AttentionPanel {
 	p := &AttentionPanel{headL: -1}
 	p.Title = boldLabel("Generate, then click a token to see where it looks.")
 	p.Sink = widget.NewLabel("")
-	p.Hover = widget.NewLabel("Hover a cell for its value; click it to open that head.")
+	p.Hover = widget.NewLabel("Hover a cell for its value; click it to open that head; Ctrl+click to select heads to switch off.")
 	p.HeadTitle = boldLabel("")
 	p.Missing = widget.NewLabel("")
 	p.Missing.Wrapping = fyne.TextWrapWord
@@ -174,6 +177,11 @@ func NewAttentionPanel() *AttentionPanel {
 	p.Grid.OnTap = func(l, h int) {
 		p.picked = true
 		p.OpenHead(l, h)
+	}
+	p.Grid.OnToggle = func(l, h int) {
+		if p.OnToggleHead != nil {
+			p.OnToggleHead(l, h)
+		}
 	}
 	p.exporter = p.exportBar()
 	caption := widget.NewLabel("rows: layers, 0 at the bottom · columns: heads 0…\nright: mean of the heads per layer")
@@ -198,7 +206,18 @@ func (p *AttentionPanel) exportBar() *fyne.Container {
 		widget.NewButton("Grid PNG…", export("attention", "png")),
 		widget.NewButton("Grid SVG…", export("attention", "svg")),
 		widget.NewButton("Head PNG…", export("head", "png")),
-		widget.NewButton("Head SVG…", export("head", "svg")))
+		widget.NewButton("Head SVG…", export("head", "svg")),
+		widget.NewButton("Grid CSV…", export("attention", "csv")),
+		widget.NewButton("Head CSV…", export("head", "csv")))
+}
+
+// SetSelectedHeads frames the heads chosen to be switched off.
+func (p *AttentionPanel) SetSelectedHeads(hs []trace.Head) {
+	cells := make([][2]int, len(hs))
+	for i, h := range hs {
+		cells[i] = [2]int{h.Layer, h.Head}
+	}
+	p.Grid.SetSelected(cells)
 }
 
 // newLegend is the colour ramp of the grid, from 0 to the scale's top.
@@ -222,7 +241,8 @@ func boldLabel(s string) *widget.Label {
 func exportButtons(on func(format string)) *fyne.Container {
 	return container.NewHBox(layout.NewSpacer(),
 		widget.NewButton("Export PNG…", func() { on("png") }),
-		widget.NewButton("Export SVG…", func() { on("svg") }))
+		widget.NewButton("Export SVG…", func() { on("svg") }),
+		widget.NewButton("Export CSV…", func() { on("csv") }))
 }
 
 // CreateRenderer implements fyne.Widget.

@@ -18,6 +18,12 @@ type Heatmap struct {
 	widget.BaseWidget
 	OnHover func(row, col int, v float64) // row -1 when the mouse leaves
 	OnTap   func(row, col int)
+	// OnToggle, when set, gets Ctrl+click (and Cmd+click) instead of OnTap:
+	// adding a head to, or removing it from, a selection.
+	OnToggle func(row, col int)
+	// Color, when set, colours a raw value instead of Viridis of the scaled
+	// one (a diverging palette for differences).
+	Color func(v float64) color.NRGBA
 	// AsBars draws each row as a horizontal bar whose length is the row's
 	// first value over the largest (the per-layer mean beside the grid).
 	AsBars bool
@@ -29,10 +35,12 @@ type Heatmap struct {
 	// Max is the value drawn in the brightest colour (≤ 0: 1).
 	Max float64
 
-	values [][]float64
-	marked [2]int // data row, col outlined as chosen; -1: none
-	raster *canvas.Raster
-	cell   fyne.Size // minimum cell size
+	values   [][]float64
+	marked   [2]int          // data row, col outlined as chosen; -1: none
+	selected map[[2]int]bool // data cells outlined as selected (heads to switch off)
+	ctrl     bool            // the button went down with Ctrl or Cmd held
+	raster   *canvas.Raster
+	cell     fyne.Size // minimum cell size
 }
 
 // NewHeatmap makes an empty heatmap with cells at least cw × ch.
@@ -110,11 +118,52 @@ func (h *Heatmap) draw(w, ht int) image.Image {
 			if gapX || gapY {
 				continue
 			}
-			img.Set(x, y, Viridis(h.scaled(h.values[h.flip(r)][c])))
+			img.Set(x, y, h.colour(h.values[h.flip(r)][c]))
 		}
+	}
+	for cell := range h.selected {
+		h.frame(img, w, ht, cell[0], cell[1], selectColour, 3)
 	}
 	h.outline(img, w, ht)
 	return img
+}
+
+// selectColour frames the selected cells: orange, apart from every
+// viridis colour and from the white frame of the open head.
+var selectColour = color.NRGBA{255, 94, 0, 255}
+
+func (h *Heatmap) colour(v float64) color.NRGBA {
+	if h.Color != nil {
+		return h.Color(v)
+	}
+	return Viridis(h.scaled(v))
+}
+
+// SetSelected frames the given data cells (nil: none).
+func (h *Heatmap) SetSelected(cells [][2]int) {
+	h.selected = make(map[[2]int]bool, len(cells))
+	for _, c := range cells {
+		h.selected[c] = true
+	}
+	h.raster.Refresh()
+}
+
+// frame draws a frame of width t inside cell (row, col) of the data.
+func (h *Heatmap) frame(img *image.NRGBA, w, ht, row, col int, c color.NRGBA, t int) {
+	rows, cols := h.Dims()
+	if row < 0 || row >= rows || col < 0 || col >= cols {
+		return
+	}
+	sr := h.flip(row)
+	x0, x1 := col*w/cols, (col+1)*w/cols-2
+	y0, y1 := sr*ht/rows, (sr+1)*ht/rows-2
+	for y := y0; y <= y1; y++ {
+		for x := x0; x <= x1; x++ {
+			if x < x0+t || x > x1-t || y < y0+t || y > y1-t {
+				img.Set(x, y, c)
+			}
+		}
+	}
 }
 
 // Mark outlines the cell (row, col) of the data, e.g. the open head;
@@ -164,16 +213,27 @@ func (h *Heatmap) drawBars(img *image.NRGBA, w, ht int) {
 		v := h.values[h.flip(r)][0]
 		n := int(float64(w) * clamp01(v/top))
 		for x := range n {
-			img.Set(x, y, Viridis(h.scaled(v)))
+			img.Set(x, y, h.colour(v))
 		}
 	}
 }
 
 func (h *Heatmap) Tapped(e *fyne.PointEvent) {
-	if r, c, ok := h.CellAt(e.Position); ok && h.OnTap != nil {
+	r, c, ok := h.CellAt(e.Position)
+	switch {
+	case !ok:
+	case h.ctrl && h.OnToggle != nil:
+		h.OnToggle(r, c)
+	case h.OnTap != nil:
 		h.OnTap(r, c)
 	}
 }
+
+// MouseDown notes whether Ctrl (or Cmd) is held for the tap that follows.
+func (h *Heatmap) MouseDown(e *desktop.MouseEvent) {
+	h.ctrl = e.Modifier&(fyne.KeyModifierControl|fyne.KeyModifierSuper) != 0
+}
+func (h *Heatmap) MouseUp(*desktop.MouseEvent) {}
 
 func (h *Heatmap) MouseIn(e *desktop.MouseEvent) { h.MouseMoved(e) }
 func (h *Heatmap) MouseMoved(e *desktop.MouseEvent) {

@@ -56,7 +56,8 @@ func NewMLPPanel() *MLPPanel {
 	p.img.SetMinSize(fyne.NewSize(700, 360))
 	top := container.NewHBox(widget.NewLabel("Layer"), p.Layer, layout.NewSpacer(),
 		widget.NewButton("Export PNG…", func() { p.export("png") }),
-		widget.NewButton("Export SVG…", func() { p.export("svg") }))
+		widget.NewButton("Export SVG…", func() { p.export("svg") }),
+		widget.NewButton("Export CSV…", func() { p.export("csv") }))
 	p.box = container.NewBorder(container.NewVBox(top, p.Title), nil, nil, nil, p.img)
 	p.ExtendBaseWidget(p)
 	return p

@@ -1,0 +1,360 @@
+package app
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/driver/desktop"
+	"fyne.io/fyne/v2/test"
+
+	"loupe/trace"
+	"loupe/views"
+)
+
+const catPrompt = "My cat is purple . But my" // 7 tokens in the fake
+
+func skewHarness(t *testing.T) *harness {
+	h := newHarness(t, Options{})
+	h.fake.skew = true
+	h.generate(catPrompt, 4)
+	return h
+}
+
+// clickCell taps cell (layer, head) of the attention grid, with Ctrl held
+// when ctrl is true.
+func clickCell(g *views.Heatmap, layer, head int, ctrl bool) {
+	rows, cols := g.Dims()
+	s := g.Size()
+	pos := fyne.NewPos((float32(head)+0.5)*s.Width/float32(cols), (float32(rows-1-layer)+0.5)*s.Height/float32(rows))
+	var mod fyne.KeyModifier
+	if ctrl {
+		mod = fyne.KeyModifierControl
+	}
+	g.MouseDown(&desktop.MouseEvent{PointEvent: fyne.PointEvent{Position: pos}, Modifier: mod})
+	g.Tapped(&fyne.PointEvent{Position: pos})
+}
+
+// Ctrl+click selects heads (a plain click still opens one), Switch off and
+// rerun runs the same prompt and settings with them off, and the Compare
+// tab shows A | B with the first divergence and Δp.
+func TestSelectHeadsRerunCompare(t *testing.T) {
+	h := skewHarness(t)
+	h.u.stream.Select(6)
+	clickCell(h.u.attn.Grid, 1, 2, true)
+	clickCell(h.u.attn.Grid, 3, 0, true)
+	clickCell(h.u.attn.Grid, 2, 2, true)
+	clickCell(h.u.attn.Grid, 2, 2, true) // Ctrl+click again: deselected
+	if want := []trace.Head{{1, 2}, {3, 0}}; !slices.Equal(h.u.cmp.heads, want) {
+		t.Fatalf("selected heads %v, want %v", h.u.cmp.heads, want)
+	}
+	if h.u.bar.Heads.Text != "1:2, 3:0" {
+		t.Errorf("heads field %q", h.u.bar.Heads.Text)
+	}
+	clickCell(h.u.attn.Grid, 2, 5, false)
+	if l, hd := h.u.attn.OpenedHead(); l != 2 || hd != 5 || len(h.u.cmp.heads) != 2 {
+		t.Fatalf("plain click: open head %d.%d, selection %v", l, hd, h.u.cmp.heads)
+	}
+	a := h.u.lastRun
+	test.Tap(h.u.bar.Run)
+	h.wait()
+	b := h.u.lastRun
+	if b == a || !slices.Equal(b.Settings.Ablate, []trace.Head{{1, 2}, {3, 0}}) || len(h.fake.last.Ablate) != 2 {
+		t.Fatalf("rerun settings %+v, engine got ablate %v", b.Settings, h.fake.last.Ablate)
+	}
+	if b.Prompt != a.Prompt || b.Settings.MaxTokens != a.Settings.MaxTokens {
+		t.Fatalf("the rerun changed the prompt or settings: %+v", b)
+	}
+	if h.u.currentPanel() != "compare" {
+		t.Errorf("tab %q after the rerun, want compare", h.u.currentPanel())
+	}
+	c, ok := h.u.compare.Comparison()
+	if !ok || c.A != a || c.B != b {
+		t.Fatalf("comparison %v: A %p B %p", ok, c.A, c.B)
+	}
+	// The fake lowers the first token's probability by 1 point a head and
+	// moves the later tokens: same first token, divergence at the second.
+	if c.Delta.Pos != 7 || !strings.Contains(c.Delta.Line(), "50.0 % → 48.0 %") || c.FirstA != 8 {
+		t.Fatalf("Δp at %d: %q, first divergence %d", c.Delta.Pos, c.Delta.Line(), c.FirstA)
+	}
+	if h.u.compare.TopA.Len() != 10 || h.u.compare.TopB.Len() != 10 || h.u.compare.Times.Len() != 2 {
+		t.Errorf("top lists %d / %d, timing rows %d", h.u.compare.TopA.Len(), h.u.compare.TopB.Len(), h.u.compare.Times.Len())
+	}
+	if !strings.Contains(h.u.compare.Kind.Text, "2 heads switched off") || !strings.Contains(h.u.compare.Kind.Text, "1:2, 3:0") {
+		t.Errorf("kind %q", h.u.compare.Kind.Text)
+	}
+	h.u.compareStep(8)
+	if c, _ := h.u.compare.Comparison(); c.Delta.Pos != 8 || !c.Delta.Diverged {
+		t.Errorf("step 8: %+v", c.Delta)
+	}
+	// A second rerun from B (which has heads off) compares with the same A.
+	h.u.cmp.heads = []trace.Head{{0, 0}}
+	h.u.switchOff()
+	h.wait()
+	if c, _ := h.u.compare.Comparison(); c.A != a || len(c.B.Settings.Ablate) != 1 {
+		t.Errorf("second rerun compared %p (ablate %v) with %p, want A %p", c.B, c.B.Settings.Ablate, c.A, a)
+	}
+}
+
+func TestHeadsFieldTyped(t *testing.T) {
+	h := skewHarness(t)
+	h.u.bar.Heads.SetText("2:3, 0:7")
+	if want := []trace.Head{{2, 3}, {0, 7}}; !slices.Equal(h.u.cmp.heads, want) {
+		t.Fatalf("typed heads %v, want %v", h.u.cmp.heads, want)
+	}
+	h.u.bar.Heads.SetText("2:3, 9:0") // layer 9 of 4: refused, named
+	if !strings.Contains(h.u.bar.Help.Text, "layer 9 is out of range") || len(h.u.cmp.heads) != 2 {
+		t.Fatalf("help %q, heads %v", h.u.bar.Help.Text, h.u.cmp.heads)
+	}
+}
+
+// The preset selects the N cells of the grid with the largest share on
+// the source (checked against the fake's own shares), then reruns.
+func TestPresetTopHeads(t *testing.T) {
+	h := skewHarness(t)
+	h.u.stream.Select(6)
+	h.u.stream.Choose(1) // the source: key 1, where the fake's heads differ
+	h.u.bar.N.SetText("5")
+	test.Tap(h.u.bar.Top)
+	h.wait()
+	type cell struct {
+		hd trace.Head
+		v  float32
+	}
+	var all []cell
+	for l := range h.fake.layers {
+		for hd := range h.fake.heads {
+			all = append(all, cell{trace.Head{Layer: l, Head: hd}, h.fake.skewShare(l, hd)})
+		}
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].v > all[j].v })
+	got := h.u.cmp.heads
+	if len(got) != 5 {
+		t.Fatalf("%d heads, want 5", len(got))
+	}
+	for _, c := range all[5:] {
+		for _, g := range got {
+			if h.fake.skewShare(g.Layer, g.Head) < c.v {
+				t.Fatalf("head %v (%.3f) chosen over %v (%.3f)", g, h.fake.skewShare(g.Layer, g.Head), c.hd, c.v)
+			}
+		}
+	}
+	if !slices.Equal(h.u.lastRun.Settings.Ablate, got) || !strings.Contains(h.u.compare.Kind.Text, "look most at") {
+		t.Errorf("rerun ablate %v; kind %q", h.u.lastRun.Settings.Ablate, h.u.compare.Kind.Text)
+	}
+}
+
+func TestPresetRandomHeads(t *testing.T) {
+	h := skewHarness(t)
+	h.u.bar.N.SetText("10")
+	h.u.bar.Seed.SetText("7")
+	test.Tap(h.u.bar.Random)
+	h.wait()
+	want := views.RandomHeads(4, 8, 10, 7)
+	if !slices.Equal(h.u.cmp.heads, want) || !slices.Equal(h.u.lastRun.Settings.Ablate, want) {
+		t.Fatalf("random heads %v, rerun %v, want %v", h.u.cmp.heads, h.u.lastRun.Settings.Ablate, want)
+	}
+	if !strings.Contains(h.u.compare.Kind.Text, "seed 7") || !strings.Contains(h.u.bar.Heads.Text, trace.FormatHeads(want, 0)) {
+		t.Errorf("kind %q, field %q", h.u.compare.Kind.Text, h.u.bar.Heads.Text)
+	}
+}
+
+// A variant with one word changed lines up token for token: grids A, B
+// and B − A for the last prompt token on the changed word.
+func TestVariantPrompt(t *testing.T) {
+	h := skewHarness(t)
+	a := h.u.lastRun
+	h.u.runVariant(a, "My cat is friends . But my")
+	h.wait()
+	c, ok := h.u.compare.Comparison()
+	if !ok || c.A != a || c.B.Prompt != "My cat is friends . But my" {
+		t.Fatalf("comparison %v", ok)
+	}
+	if !c.Align.Substituted || c.QueryA != 6 || c.QueryB != 6 || c.SourceB != 3 || !c.HasGrids {
+		t.Fatalf("alignment %+v, query %d→%d, source %d→%d, grids %v (%s)", c.Align, c.QueryA, c.QueryB, c.SourceA, c.SourceB, c.HasGrids, c.GridNote)
+	}
+	if !strings.Contains(h.u.compare.AlignNote.Text, "«·purple» in A, «·friends» in B") {
+		t.Errorf("alignment note %q", h.u.compare.AlignNote.Text)
+	}
+	h.u.runVariant(a, "My cat is very purple . But my") // one token more
+	h.wait()
+	if c, _ := h.u.compare.Comparison(); !strings.Contains(h.u.compare.AlignNote.Text, "do not align") || c.Align.Substituted {
+		t.Errorf("unaligned variant: %q", h.u.compare.AlignNote.Text)
+	}
+}
+
+// Any two runs of the history: greedy and sampled, side by side.
+func TestCompareAnyTwoRuns(t *testing.T) {
+	h := skewHarness(t)
+	h.u.controls.Mode.SetSelected(views.Sampling)
+	h.generate(catPrompt, 4)
+	if len(h.u.cmp.runs) != 2 {
+		t.Fatalf("%d runs in the history", len(h.u.cmp.runs))
+	}
+	h.u.tabs.SelectIndex(len(h.u.tabs.Items) - 1)
+	h.u.compare.SelA.SetSelectedIndex(0)
+	h.u.compare.SelB.SetSelectedIndex(1)
+	c, ok := h.u.compare.Comparison()
+	if !ok || c.A != h.u.cmp.runs[0] || c.B != h.u.cmp.runs[1] || !strings.Contains(h.u.compare.Kind.Text, "decoding (greedy in A, sampled") {
+		t.Fatalf("comparison %v, kind %q", ok, h.u.compare.Kind.Text)
+	}
+}
+
+// Every panel's CSV names the model, prompt and position, and its table
+// holds the panel's numbers.
+func TestCSVRoundTrip(t *testing.T) {
+	h := skewHarness(t)
+	h.u.stream.Select(6)
+	h.u.stream.Choose(1)
+	data, err := h.u.csvData("attention")
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, table, err := readCSVTable(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	metaOf := func(meta [][]string, k string) []string {
+		for _, r := range meta {
+			if r[0] == k {
+				return r[1:]
+			}
+		}
+		return nil
+	}
+	if m := metaOf(meta, "model"); len(m) != 2 || m[0] != "fake" || metaOf(meta, "prompt")[0] != catPrompt ||
+		metaOf(meta, "query position")[0] != "6" || metaOf(meta, "source position")[0] != "1" {
+		t.Fatalf("header %v", meta)
+	}
+	if len(table) != 1+4*8 || table[0][2] != "share_on_source" {
+		t.Fatalf("table has %d rows, header %v", len(table), table[0])
+	}
+	for _, r := range table[1:] {
+		l, _ := strconv.Atoi(r[0])
+		hd, _ := strconv.Atoi(r[1])
+		v, _ := strconv.ParseFloat(r[2], 64)
+		if float32(v) != h.fake.skewShare(l, hd) {
+			t.Fatalf("layer %d head %d: CSV %g, fake %g", l, hd, v, h.fake.skewShare(l, hd))
+		}
+	}
+	for _, panel := range []string{"head", "next-token", "timing", "model"} {
+		data, err := h.u.csvData(panel)
+		if err != nil {
+			t.Fatalf("%s: %v", panel, err)
+		}
+		if _, table, err := readCSVTable(data); err != nil || len(table) < 2 {
+			t.Fatalf("%s: %d rows, %v", panel, len(table), err)
+		}
+	}
+	_, table, _ = readCSVTable(must(h.u.csvData("next-token")))
+	if table[1][1] != strconv.Itoa(h.u.lastRun.Steps[0].Chosen.ID) || table[1][4] != "true" {
+		t.Errorf("next-token CSV first row %v", table[1])
+	}
+	h.u.bar.Heads.SetText("1:1")
+	h.u.switchOff()
+	h.wait()
+	_, table, err = readCSVTable(must(h.u.csvData("compare")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pa, pb float64
+	grids := 0
+	for _, r := range table[1:] {
+		switch {
+		case r[0] == "delta" && r[1] == "A":
+			pa, _ = strconv.ParseFloat(r[5], 64)
+		case r[0] == "delta" && r[1] == "B":
+			pb, _ = strconv.ParseFloat(r[5], 64)
+		case r[0] == "grid":
+			grids++
+		}
+	}
+	if pa != 0.5 || pb != 0.49 || grids != 3*4*8 {
+		t.Errorf("compare CSV: p %g → %g, %d grid cells", pa, pb, grids)
+	}
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// A saved session reruns A and B and puts the selection back; a model
+// that is missing or differs is refused with a clear message.
+func TestSessionRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "model")
+	os.MkdirAll(model, 0o755)
+	os.WriteFile(filepath.Join(model, "config.json"), []byte(`{"hidden_size": 8}`), 0o644)
+	os.WriteFile(filepath.Join(model, "model.safetensors"), append([]byte{4, 0, 0, 0, 0, 0, 0, 0}, "{}  "...), 0o644)
+	h := newHarness(t, Options{Model: model})
+	h.fake.skew = true
+	h.fake.info = func(i *trace.ModelInfo) { i.Path = model }
+	h.u.info = h.fake.Info()
+	h.generate(catPrompt, 4)
+	h.u.stream.Select(6)
+	h.u.stream.Choose(1)
+	h.u.bar.Heads.SetText("1:2, 3:0")
+	h.u.switchOff()
+	h.wait()
+	h.u.stream.Select(5)
+	s, err := h.u.session()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := json.Marshal(s)
+	path := filepath.Join(dir, "s.json")
+	os.WriteFile(path, data, 0o644)
+	if !strings.Contains(string(data), `"ablate":[{"layer":1,"head":2},{"layer":3,"head":0}]`) ||
+		!strings.HasPrefix(s.Model.Fingerprint, "sha256:") || s.Selection.Query != 5 || s.Selection.Source != 1 {
+		t.Fatalf("session %s", data)
+	}
+
+	h2 := newHarness(t, Options{Model: model})
+	h2.fake.skew = true
+	h2.fake.info = h.fake.info
+	h2.u.info = h2.fake.Info()
+	h2.u.openSession(path)
+	h2.wait() // A
+	h2.wait() // B
+	c, ok := h2.u.compare.Comparison()
+	if !ok || c.A.Prompt != catPrompt || !slices.Equal(c.B.Settings.Ablate, []trace.Head{{1, 2}, {3, 0}}) {
+		t.Fatalf("restored comparison %v: %+v", ok, c.B)
+	}
+	if h2.u.query != 5 || h2.u.source != 1 || h2.u.bar.Heads.Text != "1:2, 3:0" {
+		t.Errorf("restored query %d source %d heads %q", h2.u.query, h2.u.source, h2.u.bar.Heads.Text)
+	}
+	if c.Delta.Line() != must2(h.u.compare.Comparison()).Delta.Line() {
+		t.Errorf("Δp %q after reopening, %q before", c.Delta.Line(), must2(h.u.compare.Comparison()).Delta.Line())
+	}
+
+	// The weights change: the fingerprint differs, and --quit mode says so.
+	os.WriteFile(filepath.Join(model, "model.safetensors"), append([]byte{4, 0, 0, 0, 0, 0, 0, 0}, `{"a"`...), 0o644)
+	var errs []string
+	h2.u.opt.Quit = true
+	h2.u.onFail = func(title string, err error) { errs = append(errs, title+": "+err.Error()) }
+	h2.u.openSession(path)
+	if len(errs) != 1 || !strings.Contains(errs[0], "differs from the one this session was saved with") {
+		t.Errorf("changed weights: %v", errs)
+	}
+	os.RemoveAll(model)
+	h2.u.openSession(path)
+	if len(errs) != 2 || !strings.Contains(errs[1], "is missing") {
+		t.Errorf("missing model: %v", errs)
+	}
+	os.WriteFile(path, []byte(`{"format":"other"}`), 0o644)
+	h2.u.openSession(path)
+	if len(errs) != 3 || !strings.Contains(errs[2], "not a Loupe session") {
+		t.Errorf("bad file: %v", errs)
+	}
+}
+
+func must2(c views.Comparison, ok bool) views.Comparison { return c }

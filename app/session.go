@@ -1,0 +1,337 @@
+package app
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
+	nativedialog "github.com/sqweek/dialog"
+
+	"loupe/trace"
+	"loupe/views"
+)
+
+// sessionFormat names the session file's format and version.
+const sessionFormat = "loupe-session-1"
+
+// Session is what File › Save session… writes: enough to rerun the
+// experiment on the same model and put the view back as it was.
+type Session struct {
+	Format    string           `json:"format"`
+	Model     SessionModel     `json:"model"`
+	Prompt    string           `json:"prompt"`
+	Settings  trace.Settings   `json:"settings"`          // run A's; its seed replays a sampled run
+	Ablate    []trace.Head     `json:"ablate,omitempty"`  // run B: A with these heads switched off (0-based)
+	Variant   string           `json:"variant,omitempty"` // run B: this prompt with A's settings
+	Selection SessionSelection `json:"selection"`
+}
+
+// SessionModel identifies the model: where it was, and a fingerprint of
+// its config and weight files that a copy elsewhere shares.
+type SessionModel struct {
+	Path        string `json:"path"`
+	Name        string `json:"name"`
+	Demo        bool   `json:"demo,omitempty"` // the embedded demo model (its folder may move)
+	Fingerprint string `json:"fingerprint"`
+}
+
+// SessionSelection is the view: the selected token, the grid's source, the
+// open head, the heads chosen to be switched off, the tab, the presets.
+type SessionSelection struct {
+	Query  int          `json:"query"`
+	Source int          `json:"source"` // -1: the strongest
+	Head   trace.Head   `json:"open_head"`
+	Heads  []trace.Head `json:"heads"` // selected on the grid (0-based)
+	Tab    string       `json:"tab"`
+	N      string       `json:"preset_n"`
+	Seed   string       `json:"preset_seed"`
+}
+
+// Fingerprint hashes a model folder's config.json and, for each
+// .safetensors file, its name, size and header (the tensor names, shapes
+// and offsets): it changes when the weights are replaced by others, and
+// reads a few kilobytes, not gigabytes.
+func Fingerprint(path string) (string, error) {
+	dir := path
+	if fi, err := os.Stat(path); err != nil {
+		return "", err
+	} else if !fi.IsDir() {
+		dir = filepath.Dir(path)
+	}
+	h := sha256.New()
+	cfg, err := os.ReadFile(filepath.Join(dir, "config.json"))
+	if err != nil {
+		return "", err
+	}
+	fmt.Fprintf(h, "config.json %d\n", len(cfg))
+	h.Write(cfg)
+	files, _ := filepath.Glob(filepath.Join(dir, "*.safetensors"))
+	slices.Sort(files)
+	for _, f := range files {
+		if err := hashHeader(h, f); err != nil {
+			return "", err
+		}
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// hashHeader adds a safetensors file's name, size and JSON header to h.
+func hashHeader(h io.Writer, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(h, "%s %d\n", filepath.Base(path), fi.Size())
+	var n uint64
+	if err := binary.Read(f, binary.LittleEndian, &n); err != nil {
+		return nil // too short to be safetensors: name and size only
+	}
+	_, err = io.CopyN(h, f, int64(min(n, 64<<20)))
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	return err
+}
+
+// session describes the view: the compared pair when there is one, else
+// the run shown.
+func (u *UI) session() (*Session, error) {
+	a := u.lastRun
+	var b *trace.Run
+	if c := &u.cmp; c.a >= 0 && c.b >= 0 && c.a < len(c.runs) && c.b < len(c.runs) {
+		a, b = c.runs[c.a], c.runs[c.b]
+	}
+	if a == nil {
+		return nil, errors.New("generate first: a session reruns a finished run")
+	}
+	fp, err := Fingerprint(a.Model.Path)
+	if err != nil {
+		return nil, fmt.Errorf("fingerprint of the model: %w", err)
+	}
+	s := &Session{Format: sessionFormat, Prompt: a.Prompt, Settings: a.Settings,
+		Model: SessionModel{Path: a.Model.Path, Name: a.Model.Name, Demo: u.demoDir != "" && a.Model.Path == u.demoDir, Fingerprint: fp}}
+	if b != nil {
+		if !slices.Equal(b.Settings.Ablate, a.Settings.Ablate) {
+			s.Ablate = slices.Clone(b.Settings.Ablate)
+		}
+		if b.Prompt != a.Prompt {
+			s.Variant = b.Prompt
+		}
+	}
+	l, h := u.attn.OpenedHead()
+	s.Selection = SessionSelection{Query: u.query, Source: u.source, Head: trace.Head{Layer: l, Head: h},
+		Heads: slices.Clone(u.cmp.heads), Tab: u.currentPanel(), N: u.bar.N.Text, Seed: u.bar.Seed.Text}
+	if b != nil && u.lastRun == b {
+		// The stream shows B: keep the selection in A's positions.
+		q, src := u.comparedPositions(a, b)
+		s.Selection.Query = q
+		if u.source >= 0 {
+			s.Selection.Source = src
+		}
+	}
+	return s, nil
+}
+
+// saveSession asks where to write the session file.
+func (u *UI) saveSession() {
+	s, err := u.session()
+	if err != nil {
+		u.fail("Nothing to save", err)
+		return
+	}
+	data, err := json.MarshalIndent(s, "", " ")
+	if err != nil {
+		u.fail("Could not encode the session", err)
+		return
+	}
+	u.saveFile("Save the session", "loupe-session.json", "json", data)
+}
+
+// pickSession asks for a session file and opens it.
+func (u *UI) pickSession() {
+	u.pick(func() (string, error) {
+		return nativedialog.File().Title("Open a session").Filter("Loupe session", "json").Load()
+	}, func(use func(string)) {
+		dialog.ShowFileOpen(func(r fyne.URIReadCloser, err error) {
+			if err == nil && r != nil {
+				r.Close()
+				use(r.URI().Path())
+			}
+		}, u.win)
+	}, u.openSession)
+}
+
+// readSession reads and checks a session file.
+func readSession(path string) (*Session, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var s Session
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("%s is not a Loupe session: %v", path, err)
+	}
+	if s.Format != sessionFormat {
+		return nil, fmt.Errorf("%s is not a Loupe session (format %q, want %q)", path, s.Format, sessionFormat)
+	}
+	if s.Prompt == "" {
+		return nil, fmt.Errorf("%s: the session has no prompt", path)
+	}
+	return &s, nil
+}
+
+// openSession reruns a saved session, after checking its model.
+func (u *UI) openSession(path string) {
+	s, err := readSession(path)
+	if err != nil {
+		u.fail("Could not open the session", err)
+		return
+	}
+	if u.running || u.loading {
+		u.fail("Busy", errors.New("stop the generation before opening a session"))
+		return
+	}
+	model, err := u.sessionModel(s)
+	if err != nil {
+		u.fail("The session's model", err)
+		return
+	}
+	if fp, err := Fingerprint(model); err == nil && fp != s.Model.Fingerprint {
+		msg := fmt.Sprintf("The model at %s differs from the one this session was saved with (its config or weight files changed), "+
+			"so the numbers will not be the same. Rerun the session on it anyway?", model)
+		if u.opt.Quit {
+			u.fail("The session's model differs", errors.New(msg))
+			return
+		}
+		dialog.ShowConfirm("The model differs", msg, func(ok bool) {
+			defer u.rescue()
+			if ok {
+				u.applySession(s, model)
+			}
+		}, u.win)
+		return
+	}
+	u.applySession(s, model)
+}
+
+// sessionModel finds the session's model folder: the demo model of this
+// build, or the saved path.
+func (u *UI) sessionModel(s *Session) (string, error) {
+	if s.Model.Demo {
+		return demoModel()
+	}
+	if _, err := os.Stat(s.Model.Path); err != nil {
+		return "", fmt.Errorf("the model %s (%s) is missing: %v. Put it back, or open a copy of it (File › Open model folder…) and save the session again",
+			s.Model.Name, s.Model.Path, err)
+	}
+	return s.Model.Path, nil
+}
+
+// applySession puts the prompt and settings in the left column, reruns A
+// (loading the model first when another one is open), then B, then puts
+// the selection back.
+func (u *UI) applySession(s *Session, model string) {
+	u.controls.Prompt.SetText(s.Prompt)
+	u.setControls(s.Settings)
+	u.bar.N.SetText(s.Selection.N)
+	u.bar.Seed.SetText(s.Selection.Seed)
+	u.cmp.then = func() { u.sessionB(s) }
+	if u.backend == nil || u.info.Path != model && !(s.Model.Demo && u.demoDir == u.info.Path) {
+		if s.Model.Demo {
+			u.demoDir = model
+		}
+		u.generateAfter = true
+		u.openModel(model)
+		return
+	}
+	u.generate()
+}
+
+// sessionB reruns the session's ablation or variant, then restores the view.
+func (u *UI) sessionB(s *Session) {
+	restore := func() {
+		u.afterCompare()
+		u.restoreSelection(s)
+	}
+	switch {
+	case len(s.Ablate) > 0:
+		u.cmp.heads = slices.Clone(s.Ablate)
+		u.switchOff()
+		u.cmp.then = restore
+	case s.Variant != "":
+		u.runVariant(u.lastRun, s.Variant)
+		u.cmp.then = restore
+	default:
+		u.restoreSelection(s)
+	}
+}
+
+// restoreSelection selects the saved token, source, head, heads and tab.
+func (u *UI) restoreSelection(s *Session) {
+	sel := s.Selection
+	q, src := sel.Query, sel.Source
+	if c := &u.cmp; c.a >= 0 && c.b >= 0 && u.lastRun == c.runs[c.b] {
+		a, b := c.runs[c.a], c.runs[c.b]
+		al := views.Align(a.Tokens, b.Tokens, views.PromptLen(a), views.PromptLen(b))
+		q, src = mapPos(al.AtoB, q), mapPos(al.AtoB, src)
+	}
+	u.cmp.heads = slices.Clone(sel.Heads)
+	u.showHeads(true)
+	if q >= 0 && q < len(u.tokens) {
+		u.follow = false
+		u.stream.Select(q)
+	}
+	if src >= 0 {
+		u.stream.Choose(src)
+	}
+	if sel.Head.Layer >= 0 {
+		u.attn.OpenHead(sel.Head.Layer, sel.Head.Head)
+	}
+	if sel.Tab != "" {
+		u.showTab(sel.Tab)
+	}
+	u.controls.Status.SetText("Session restored: " + strconv.Quote(menuText(s.Prompt)))
+}
+
+func mapPos(m []int, i int) int {
+	if i < 0 || i >= len(m) {
+		return -1
+	}
+	return m[i]
+}
+
+// setControls puts a run's settings in the left column.
+func (u *UI) setControls(s trace.Settings) {
+	c := u.controls
+	c.MaxTokens.SetText(strconv.Itoa(s.MaxTokens))
+	if s.Temperature > 0 {
+		c.Mode.SetSelected(views.Sampling)
+		c.Temperature.SetText(strconv.FormatFloat(s.Temperature, 'g', -1, 64))
+		c.TopK.SetText(strconv.Itoa(s.TopK))
+		topP := s.TopP
+		if topP == 0 {
+			topP = 1
+		}
+		c.TopP.SetText(strconv.FormatFloat(topP, 'g', -1, 64))
+		c.MinP.SetText(strconv.FormatFloat(s.MinP, 'g', -1, 64))
+		c.Presence.SetText(strconv.FormatFloat(s.PresencePenalty, 'g', -1, 64))
+		c.Seed.SetText(strconv.FormatUint(s.Seed, 10))
+	} else {
+		c.Mode.SetSelected(views.Greedy)
+	}
+}

@@ -1,0 +1,350 @@
+package views
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"loupe/trace"
+)
+
+// ComparePanel puts two runs side by side: run A | run B, both token
+// streams with the first divergence marked, the chosen token's probability
+// at one step in A and in B (Δp), both top-10 lists, the timing of both,
+// and the attention grids of A, of B and their difference.
+type ComparePanel struct {
+	widget.BaseWidget
+	OnPick   func(a, b int)      // the user chose other runs of the history
+	OnStep   func(posA int)      // ◀ / ▶ moved the compared step
+	OnExport func(format string) // "png", "svg" or "csv"
+	// Base is the number of the first layer and head in labels (0 or 1).
+	Base int
+
+	Title, Kind, AlignNote, DeltaLine, StepLine, GridNote, Hover *widget.Label
+	SelA, SelB                                                   *widget.Select
+	StreamA, StreamB                                             *widget.RichText
+	TopA, TopB, Times                                            *Bars
+	GridA, GridB, GridD                                          *Heatmap
+	GridScale                                                    *widget.Label
+
+	cmp     Comparison
+	has     bool
+	labels  []string
+	picking bool // SetRuns is setting the selects: no OnPick
+	content *fyne.Container
+	grids   *fyne.Container
+}
+
+// NewComparePanel makes an empty panel.
+func NewComparePanel() *ComparePanel {
+	p := &ComparePanel{}
+	p.Title = boldLabel("Nothing to compare yet: generate, then switch heads off (Attention tab) or compare with a variant prompt.")
+	p.Kind, p.AlignNote, p.StepLine = wrapLabel(""), wrapLabel(""), wrapLabel("")
+	p.DeltaLine = boldLabel("")
+	p.GridNote, p.Hover = wrapLabel(""), widget.NewLabel("")
+	p.GridScale = widget.NewLabel("")
+	p.SelA = widget.NewSelect(nil, func(string) { p.picked() })
+	p.SelB = widget.NewSelect(nil, func(string) { p.picked() })
+	p.SelA.PlaceHolder, p.SelB.PlaceHolder = "run A…", "run B…"
+	p.StreamA, p.StreamB = widget.NewRichText(), widget.NewRichText()
+	p.StreamA.Wrapping, p.StreamB.Wrapping = fyne.TextWrapWord, fyne.TextWrapWord
+	p.TopA, p.TopB, p.Times = NewBars(), NewBars(), NewBars()
+	p.TopA.LabelWidth, p.TopB.LabelWidth, p.Times.LabelWidth = 130, 130, 60
+	p.Times.Colors = []fyne.ThemeColorName{theme.ColorNameWarning, theme.ColorNamePrimary}
+	p.GridA, p.GridB, p.GridD = NewHeatmap(14, 12), NewHeatmap(14, 12), NewHeatmap(14, 12)
+	for _, g := range []*Heatmap{p.GridA, p.GridB, p.GridD} {
+		g.BottomUp = true
+		g.OnHover = p.hoverCell
+	}
+	p.GridD.Color = Diverging
+	p.content = container.NewVBox()
+	p.ExtendBaseWidget(p)
+	p.render()
+	return p
+}
+
+func wrapLabel(s string) *widget.Label {
+	l := widget.NewLabel(s)
+	l.Wrapping = fyne.TextWrapWord
+	return l
+}
+
+// CreateRenderer implements fyne.Widget.
+func (p *ComparePanel) CreateRenderer() fyne.WidgetRenderer {
+	export := func(f string) func() {
+		return func() {
+			if p.OnExport != nil {
+				p.OnExport(f)
+			}
+		}
+	}
+	prev := widget.NewButton("◀ step", func() { p.move(-1) })
+	next := widget.NewButton("step ▶", func() { p.move(1) })
+	top := container.NewHBox(widget.NewLabel("A"), p.SelA, widget.NewLabel("B"), p.SelB,
+		widget.NewButton("Swap", p.swap), prev, next, layout.NewSpacer(),
+		widget.NewButton("PNG…", export("png")), widget.NewButton("CSV…", export("csv")))
+	return widget.NewSimpleRenderer(container.NewBorder(top, nil, nil, nil, container.NewVScroll(p.content)))
+}
+
+// SetRuns lists the runs of the history and selects A and B (-1: none).
+func (p *ComparePanel) SetRuns(labels []string, a, b int) {
+	p.picking = true
+	defer func() { p.picking = false }()
+	p.labels = labels
+	p.SelA.SetOptions(labels)
+	p.SelB.SetOptions(labels)
+	if a >= 0 && a < len(labels) {
+		p.SelA.SetSelectedIndex(a)
+	}
+	if b >= 0 && b < len(labels) {
+		p.SelB.SetSelectedIndex(b)
+	}
+}
+
+func (p *ComparePanel) picked() {
+	if p.picking || p.OnPick == nil || p.SelA.SelectedIndex() < 0 || p.SelB.SelectedIndex() < 0 {
+		return
+	}
+	p.OnPick(p.SelA.SelectedIndex(), p.SelB.SelectedIndex())
+}
+
+func (p *ComparePanel) swap() {
+	a, b := p.SelA.SelectedIndex(), p.SelB.SelectedIndex()
+	if a >= 0 && b >= 0 && p.OnPick != nil {
+		p.OnPick(b, a)
+	}
+}
+
+// move goes to the previous or next generated step of A.
+func (p *ComparePanel) move(d int) {
+	if !p.has || p.OnStep == nil {
+		return
+	}
+	steps := p.cmp.Steps()
+	for i, s := range steps {
+		if s == p.cmp.Delta.Pos && i+d >= 0 && i+d < len(steps) {
+			p.OnStep(steps[i+d])
+			return
+		}
+	}
+	if len(steps) > 0 && (p.cmp.Delta.Pos < steps[0] || p.cmp.Delta.Pos > steps[len(steps)-1]) {
+		p.OnStep(steps[0])
+	}
+}
+
+// Comparison is what the panel shows (for exports and tests).
+func (p *ComparePanel) Comparison() (Comparison, bool) { return p.cmp, p.has }
+
+// Clear empties the panel.
+func (p *ComparePanel) Clear(msg string) {
+	p.has = false
+	p.Title.SetText(msg)
+	p.render()
+}
+
+// Display shows a comparison; kind says in a sentence what B is to A.
+func (p *ComparePanel) Display(c Comparison, kind string) {
+	p.cmp, p.has = c, true
+	p.Title.SetText("Run A | run B")
+	p.Kind.SetText(kind)
+	p.AlignNote.SetText(c.Align.Describe(c.A.Tokens, c.B.Tokens))
+	p.DeltaLine.SetText(c.Delta.Line())
+	p.StepLine.SetText(p.stepWords())
+	p.streams()
+	p.tops()
+	p.times()
+	p.showGrids()
+	p.render()
+}
+
+func (p *ComparePanel) stepWords() string {
+	c := p.cmp
+	first := "B writes the same tokens as A."
+	if c.FirstA >= 0 {
+		first = fmt.Sprintf("First divergence at position %d of A (the %s generated token), marked in red below.",
+			c.FirstA, ordinal(c.FirstA-PromptLen(c.A)+1))
+	}
+	return fmt.Sprintf("Step: the token at position %d of A (◀ ▶ or a click on the stream move it). %s", c.Delta.Pos, first)
+}
+
+func ordinal(n int) string {
+	suf := "th"
+	if n%100 < 11 || n%100 > 13 {
+		suf = map[int]string{1: "st", 2: "nd", 3: "rd"}[n%10]
+		if suf == "" {
+			suf = "th"
+		}
+	}
+	return fmt.Sprintf("%d%s", n, suf)
+}
+
+// streams writes both runs' tokens: the prompt plain, generated tokens in
+// the accent colour, from the first divergence on in red, the compared
+// step in brackets.
+func (p *ComparePanel) streams() {
+	c := p.cmp
+	p.StreamA.Segments = streamSegments("A: ", c.A.Tokens, c.FirstA, c.Delta.Pos)
+	p.StreamB.Segments = streamSegments("B: ", c.B.Tokens, c.FirstB, c.Delta.PosB)
+	p.StreamA.Refresh()
+	p.StreamB.Refresh()
+}
+
+func streamSegments(lead string, toks []trace.Token, first, step int) []widget.RichTextSegment {
+	segs := []widget.RichTextSegment{&widget.TextSegment{Text: lead, Style: widget.RichTextStyle{Inline: true, TextStyle: fyne.TextStyle{Bold: true}}}}
+	for i, t := range toks {
+		st := widget.RichTextStyle{Inline: true}
+		text := strings.ReplaceAll(t.Text, "\n", "¶ ")
+		switch {
+		case first >= 0 && i >= first:
+			st.ColorName, st.TextStyle.Bold = theme.ColorNameError, true
+		case t.Generated:
+			st.ColorName = theme.ColorNamePrimary
+		}
+		if i == step {
+			text = "⟦" + text + "⟧"
+			st.TextStyle.Bold = true
+		}
+		segs = append(segs, &widget.TextSegment{Text: text, Style: st})
+	}
+	return segs
+}
+
+// tops lists both steps' candidates; B's list marks A's choice.
+func (p *ComparePanel) tops() {
+	d := p.cmp.Delta
+	list := func(s trace.Step, ok bool, mark int) []Bar {
+		if !ok {
+			return []Bar{{Label: "—", Value: "no step here"}}
+		}
+		bars := make([]Bar, 0, len(s.Top))
+		for _, c := range s.Top {
+			v := fmt.Sprintf("%.1f %%", 100*c.P)
+			if c.ID == mark && c.ID != s.Chosen.ID {
+				v += "  ← A's choice"
+			}
+			bars = append(bars, Bar{Label: clip(Visible(c.Text), 14), Segments: []float64{c.P}, Value: v,
+				Highlight: c.ID == s.Chosen.ID})
+		}
+		return bars
+	}
+	p.TopA.SetBars(list(d.StepA, d.HasA, -1))
+	p.TopB.SetBars(list(d.StepB, d.HasB, d.Token.ID))
+}
+
+// times draws A's and B's reading and writing on one scale.
+func (p *ComparePanel) times() {
+	ta, tb := p.cmp.A.Timing, p.cmp.B.Timing
+	longest := max(ta.PrefillSeconds+ta.DecodeSeconds, tb.PrefillSeconds+tb.DecodeSeconds, 1e-9)
+	row := func(name string, t trace.Timing) Bar {
+		return Bar{Label: name, Segments: []float64{t.PrefillSeconds / longest, t.DecodeSeconds / longest},
+			Value: fmt.Sprintf("%.2f s + %.2f s (%.1f tok/s)", t.PrefillSeconds, t.DecodeSeconds, rate(t.DecodeTokens, t.DecodeSeconds))}
+	}
+	p.Times.SetBars([]Bar{row("A", ta), row("B", tb)})
+}
+
+func (p *ComparePanel) showGrids() {
+	c := p.cmp
+	if !c.HasGrids {
+		p.GridNote.SetText(c.GridNote)
+		return
+	}
+	top := max(ScaleMax(c.GridA), ScaleMax(c.GridB))
+	p.GridA.Max, p.GridB.Max = top, top
+	d := max(MaxAbs(c.Diff), 1e-6)
+	p.GridD.Color = func(v float64) color.NRGBA { return Diverging(v / d) }
+	rows, cols := len(c.GridA), len(c.GridA[0])
+	cw, ch := clampF(200/float32(cols), 8, 28), clampF(240/float32(rows), 6, 24)
+	for _, g := range []*Heatmap{p.GridA, p.GridB, p.GridD} {
+		g.cell = fyne.NewSize(cw, ch)
+	}
+	p.GridA.SetValues(c.GridA)
+	p.GridB.SetValues(c.GridB)
+	p.GridD.SetValues(c.Diff)
+	p.GridNote.SetText(fmt.Sprintf("Attention of %s on %s in A, of %s on %s in B, and B − A. Rows: layers (%d at the bottom), columns: heads. "+
+		"A and B share the colour scale 0 … %.0f %%; in B − A red is more attention in B, blue less (±%.1f points at the ends).",
+		tokName(c.A.Tokens, c.QueryA), tokName(c.A.Tokens, c.SourceA), tokName(c.B.Tokens, c.QueryB), tokName(c.B.Tokens, c.SourceB),
+		p.Base, 100*top, 100*d))
+	p.GridScale.SetText(fmt.Sprintf("0 … %.0f %%", 100*top))
+}
+
+func tokName(toks []trace.Token, pos int) string {
+	if pos < 0 || pos >= len(toks) {
+		return "?"
+	}
+	return fmt.Sprintf("«%s» (%d)", clip(Visible(toks[pos].Text), 16), pos)
+}
+
+func (p *ComparePanel) hoverCell(l, h int, _ float64) {
+	c := p.cmp
+	if l < 0 || !c.HasGrids || l >= len(c.GridA) || h >= len(c.GridA[l]) {
+		return
+	}
+	p.Hover.SetText(fmt.Sprintf("layer %d, head %d: A %.1f %%, B %.1f %%, B − A %+.1f points",
+		l+p.Base, h+p.Base, 100*c.GridA[l][h], 100*c.GridB[l][h], 100*c.Diff[l][h]))
+}
+
+// render lays the panel out: what B is, the Δp line, the two streams, the
+// two top-10 lists, the times, the grids, each with a sentence on how to
+// read it.
+func (p *ComparePanel) render() {
+	if !p.has {
+		p.content.Objects = []fyne.CanvasObject{p.Title, wrapLabel(compareHowTo)}
+		p.content.Refresh()
+		return
+	}
+	caption := func(s string) *widget.Label {
+		l := wrapLabel(s)
+		l.Importance = widget.LowImportance
+		return l
+	}
+	side := func(name string, b *Bars) fyne.CanvasObject {
+		return container.NewVBox(boldLabel(name), b)
+	}
+	objs := []fyne.CanvasObject{p.Title, p.Kind, p.AlignNote, p.DeltaLine, p.StepLine,
+		p.StreamA, p.StreamB,
+		caption("Prompt tokens in the text colour, generated ones in blue; red from the first token where B differs from A. ⟦ ⟧ marks the compared step."),
+		container.NewGridWithColumns(2, side("Top 10 in A", p.TopA), side("Top 10 in B", p.TopB)),
+		caption("The candidates of the compared step, as each run's sampler saw them; the chosen one is highlighted."),
+		boldLabel("Timing"), p.Times,
+		caption("Orange: reading the prompt (prefill); blue: writing (decode). Switching heads off costs no time: the heads are still computed, their output is zeroed."),
+		boldLabel("Attention: A, B, B − A"),
+	}
+	if p.cmp.HasGrids {
+		labelled := func(name string, g *Heatmap) fyne.CanvasObject {
+			return container.NewVBox(widget.NewLabel(name), g)
+		}
+		objs = append(objs, container.NewHBox(labelled("A", p.GridA), labelled("B", p.GridB), labelled("B − A", p.GridD)), p.Hover)
+	}
+	objs = append(objs, p.GridNote)
+	p.content.Objects = objs
+	p.content.Refresh()
+}
+
+const compareHowTo = "How to compare: in the Attention tab, Ctrl+click cells of the grid (or type heads such as 18:1, 18:5) and press " +
+	"Switch off and rerun, or use a preset (the heads that look most at the source, or heads drawn at random). " +
+	"Compare with a variant… reruns the prompt with a word changed. Any two runs of the history can be chosen above."
+
+// Diverging maps v in [-1, 1] to blue (−), a neutral grey (0) and red (+):
+// the ends of ColorBrewer's RdBu, readable for the common colour-vision
+// deficiencies.
+func Diverging(v float64) color.NRGBA {
+	if v != v {
+		v = 0
+	}
+	v = max(-1, min(1, v))
+	mid := [3]float64{200, 200, 200}
+	end := [3]float64{178, 24, 43} // red
+	if v < 0 {
+		end, v = [3]float64{33, 102, 172}, -v // blue
+	}
+	t := math.Sqrt(v) // small differences stay visible
+	mix := func(k int) uint8 { return uint8(math.Round(mid[k] + (end[k]-mid[k])*t)) }
+	return color.NRGBA{mix(0), mix(1), mix(2), 255}
+}

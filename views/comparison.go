@@ -1,0 +1,102 @@
+package views
+
+import (
+	"fmt"
+
+	"loupe/trace"
+)
+
+// Comparison is everything the Compare panel shows for runs A and B at one
+// step and one query → source pair, computed from the two runs alone.
+type Comparison struct {
+	A, B  *trace.Run
+	Align Alignment
+	// FirstA and FirstB: the first generated position where B's token is not
+	// A's (-1: none within the shorter run).
+	FirstA, FirstB int
+	Delta          Delta
+	// The attention grids of A's query on A's source and of the paired
+	// positions in B; Diff = B − A. HasGrids is false when either run did
+	// not capture the query or a position has no pair (GridNote says why).
+	QueryA, SourceA, QueryB, SourceB int
+	GridA, GridB, Diff               [][]float64
+	HasGrids                         bool
+	GridNote                         string
+}
+
+// PromptLen is the number of prompt tokens of a run.
+func PromptLen(r *trace.Run) int {
+	for i, t := range r.Tokens {
+		if t.Generated {
+			return i
+		}
+	}
+	return len(r.Tokens)
+}
+
+// Compare lines up B with A and compares them at the step that generated
+// posA and for the grid of queryA on sourceA (positions of A).
+func Compare(a, b *trace.Run, posA, queryA, sourceA int) Comparison {
+	c := Comparison{A: a, B: b, FirstA: -1, FirstB: -1, QueryA: queryA, SourceA: sourceA}
+	pa, pb := PromptLen(a), PromptLen(b)
+	c.Align = Align(a.Tokens, b.Tokens, pa, pb)
+	for i := pa; i < len(a.Tokens); i++ {
+		j := c.Align.AtoB[i]
+		if j < 0 || b.Tokens[j].ID != a.Tokens[i].ID {
+			c.FirstA, c.FirstB = i, j
+			break
+		}
+	}
+	if c.FirstA < 0 && len(b.Tokens)-pb > len(a.Tokens)-pa {
+		c.FirstA, c.FirstB = len(a.Tokens), pb+len(a.Tokens)-pa // B wrote more
+	}
+	c.Delta = DeltaAt(a, b, posA, pair(c.Align.AtoB, posA))
+	c.QueryB, c.SourceB = pair(c.Align.AtoB, queryA), pair(c.Align.AtoB, sourceA)
+	c.grids()
+	return c
+}
+
+func pair(m []int, i int) int {
+	if i < 0 || i >= len(m) {
+		return -1
+	}
+	return m[i]
+}
+
+func (c *Comparison) grids() {
+	attA, okA := AttentionAt(c.A.Attention, c.QueryA)
+	switch {
+	case c.QueryA < 0 || c.SourceA < 0 || c.SourceA > c.QueryA:
+		c.GridNote = "Choose a query token and an earlier source token to compare the grids."
+		return
+	case !okA:
+		c.GridNote = fmt.Sprintf("Run A captured no attention for position %d.", c.QueryA)
+		return
+	case c.QueryB < 0 || c.SourceB < 0:
+		c.GridNote = fmt.Sprintf("Position %d or %d of A has no counterpart in B (the prompts do not line up there).", c.QueryA, c.SourceA)
+		return
+	}
+	attB, okB := AttentionAt(c.B.Attention, c.QueryB)
+	if !okB {
+		c.GridNote = fmt.Sprintf("Run B captured no attention for position %d.", c.QueryB)
+		return
+	}
+	c.GridA, c.GridB = SourceGrid(attA, c.SourceA), SourceGrid(attB, c.SourceB)
+	if len(c.GridA) == 0 || len(c.GridA) != len(c.GridB) || len(c.GridA[0]) != len(c.GridB[0]) {
+		c.GridNote = "The two runs have grids of different shapes (different models)."
+		c.GridA, c.GridB = nil, nil
+		return
+	}
+	c.Diff = GridDiff(c.GridA, c.GridB)
+	c.HasGrids = true
+}
+
+// Steps lists the generated positions of A, in order (the steps one can
+// compare).
+func (c Comparison) Steps() []int {
+	out := make([]int, 0, len(c.A.Steps))
+	for _, s := range c.A.Steps {
+		out = append(out, s.Pos)
+	}
+	return out
+}

@@ -34,6 +34,7 @@ type compareState struct {
 	variant string
 	sourceA int  // the source of A's grid kept across the rerun (-1: none)
 	quiet   bool // the app is writing the heads field: not the user typing
+	flagged bool // --ablate/--variant: the selection was set for them
 }
 
 // runRole says what a rerun compares against.
@@ -132,7 +133,7 @@ func headList(hs []trace.Head, base int) string {
 }
 
 // refreshCompare redraws the Compare tab for the selected step and the
-// query → source of the attention grid.
+// query ⟶ source of the attention grid.
 func (u *UI) refreshCompare() {
 	c := &u.cmp
 	u.compare.Base = u.headBase()
@@ -340,7 +341,9 @@ func (u *UI) afterCompare() {
 		u.source = al.AtoB[c.sourceA] // the source A's grid showed
 	}
 	u.stream.Select(last)
-	u.showTab("compare")
+	if u.opt.Tab == "" || !u.opt.Quit {
+		u.showTab("compare")
+	}
 	u.dirty = true
 	u.refreshPanels()
 	u.refreshCompare()
@@ -434,7 +437,7 @@ func (u *UI) askVariant() {
 	e.SetMinRowsVisible(3)
 	d := dialog.NewForm("Compare with a variant", "Run the variant", "Cancel",
 		[]*widget.FormItem{widget.NewFormItem("Prompt B", e),
-			widget.NewFormItem("", widget.NewLabel("Change one word (purple → green): the same heads should react to the new word."))},
+			widget.NewFormItem("", widget.NewLabel("Change one word (purple ⟶ green): the same heads should react to the new word."))},
 		func(ok bool) {
 			defer u.rescue()
 			if ok {
@@ -486,6 +489,15 @@ func (u *UI) flagExperiments() {
 		u.afterCompare()
 		if u.opt.Variant != "" {
 			u.flagExperiments()
+		}
+	}
+	if !u.cmp.flagged && u.lastRun != nil {
+		// The experiments look from the last prompt token, as the article does.
+		u.cmp.flagged = true
+		u.follow = false
+		u.stream.Select(views.PromptLen(u.lastRun) - 1)
+		if u.opt.Source >= 0 {
+			u.stream.Choose(u.opt.Source)
 		}
 	}
 	if spec := u.opt.Ablate; spec != "" {

@@ -80,7 +80,7 @@ func TestSelectHeadsRerunCompare(t *testing.T) {
 	}
 	// The fake lowers the first token's probability by 1 point a head and
 	// moves the later tokens: same first token, divergence at the second.
-	if c.Delta.Pos != 7 || !strings.Contains(c.Delta.Line(), "50.0 % → 48.0 %") || c.FirstA != 8 {
+	if c.Delta.Pos != 7 || !strings.Contains(c.Delta.Line(), "50.0 % ⟶ 48.0 %") || c.FirstA != 8 {
 		t.Fatalf("Δp at %d: %q, first divergence %d", c.Delta.Pos, c.Delta.Line(), c.FirstA)
 	}
 	if h.u.compare.TopA.Len() != 10 || h.u.compare.TopB.Len() != 10 || h.u.compare.Times.Len() != 2 {
@@ -358,3 +358,32 @@ func TestSessionRoundTrip(t *testing.T) {
 }
 
 func must2(c views.Comparison, ok bool) views.Comparison { return c }
+
+// --ablate top:N and --variant run after the first generation, from the
+// last prompt token, and end on the Compare tab.
+func TestAblateAndVariantFlags(t *testing.T) {
+	a := test.NewTempApp(t)
+	w := a.NewWindow("Loupe")
+	fake := newFake()
+	fake.skew = true
+	idle := make(chan struct{}, 16)
+	opt := Options{Model: "/models/fake", Prompt: catPrompt, Generate: true, MaxTokens: 3, Threads: -1,
+		Ablate: "top:3", Variant: "My cat is friends . But my", Source: 1}
+	u := newUI(a, w, opt, func(string, func(float64, string)) (Backend, error) { return fake, nil })
+	u.onIdle = func() { idle <- struct{}{} }
+	w.Resize(fyne.NewSize(1400, 900))
+	u.start()
+	for range 3 { // A, B with heads off, the variant
+		<-idle
+	}
+	if len(u.cmp.runs) != 3 || len(u.cmp.runs[1].Settings.Ablate) != 3 || u.cmp.runs[2].Prompt != opt.Variant {
+		t.Fatalf("%d runs", len(u.cmp.runs))
+	}
+	top := views.TopHeads(views.SourceGrid(fake.attention(6), 1), 3)
+	if !slices.Equal(u.cmp.runs[1].Settings.Ablate, top) {
+		t.Errorf("--ablate top:3 switched off %v, want the 3 largest cells %v", u.cmp.runs[1].Settings.Ablate, top)
+	}
+	if c, ok := u.compare.Comparison(); !ok || c.A != u.cmp.runs[0] || c.B != u.cmp.runs[2] || u.currentPanel() != "compare" {
+		t.Errorf("final comparison %v, tab %s", ok, u.currentPanel())
+	}
+}

@@ -328,6 +328,9 @@ func (u *UI) refreshPanels() {
 	if aq != q {
 		u.attn.Title.SetText(u.attn.Title.Text + " — the newest token is read at the next step")
 	}
+	if r := u.lastRun; r != nil && !u.running && len(r.Settings.Ablate) > 0 && u.attn.HasData() {
+		u.attn.Title.SetText(u.attn.Title.Text + fmt.Sprintf(" — a run with %d heads switched off", len(r.Settings.Ablate)))
+	}
 	u.next.Display(u.tokens, u.steps, q)
 	if u.running && u.live.PrefillTokens > 0 {
 		u.timing.Display(append(u.timings[:len(u.timings):len(u.timings)], u.live), u.bandwidth, u.measuring)

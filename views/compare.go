@@ -201,7 +201,7 @@ func DeltaAt(a, b *trace.Run, posA, posB int) Delta {
 	return d
 }
 
-// Line is the delta as the article writes it: «purple» 90.3 % → 92.5 % (Δp +2.2 points).
+// Line is the delta as the article writes it: «purple» 90.3 % ⟶ 92.5 % (Δp +2.2 points).
 func (d Delta) Line() string {
 	if !d.HasA {
 		return fmt.Sprintf("A generated no token at position %d.", d.Pos)
@@ -211,10 +211,10 @@ func (d Delta) Line() string {
 	case !d.HasB:
 		return fmt.Sprintf("%s %.1f %% in A; B generated no token at this step.", name, 100*d.Token.P)
 	case !d.InB:
-		return fmt.Sprintf("%s %.1f %% in A → below B's top %d in B (B chose «%s» %.1f %%).", name, 100*d.Token.P,
+		return fmt.Sprintf("%s %.1f %% in A ⟶ below B's top %d in B (B chose «%s» %.1f %%).", name, 100*d.Token.P,
 			len(d.StepB.Top), clip(Visible(d.ChosenB.Text), 24), 100*d.ChosenB.P)
 	}
-	s := fmt.Sprintf("%s %.1f %% → %.1f %%  (Δp %+.1f points)", name, 100*d.Token.P, 100*d.PB, 100*(d.PB-d.Token.P))
+	s := fmt.Sprintf("%s %.1f %% ⟶ %.1f %%  (Δp %+.1f points)", name, 100*d.Token.P, 100*d.PB, 100*(d.PB-d.Token.P))
 	if d.Diverged {
 		s += fmt.Sprintf("; B chose «%s» (%.1f %%)", clip(Visible(d.ChosenB.Text), 24), 100*d.ChosenB.P)
 	}

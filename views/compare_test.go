@@ -99,7 +99,7 @@ func TestCompareDelta(t *testing.T) {
 	if c.FirstA != 4 || c.FirstB != 4 {
 		t.Fatalf("first divergence %d / %d, want 4", c.FirstA, c.FirstB)
 	}
-	if line := c.Delta.Line(); !strings.Contains(line, "90.3 % → 92.5 %") || !strings.Contains(line, "+2.2") {
+	if line := c.Delta.Line(); !strings.Contains(line, "90.3 % ⟶ 92.5 %") || !strings.Contains(line, "+2.2") {
 		t.Fatalf("Δp line %q", line)
 	}
 	d := Compare(a, b, 4, 2, 1).Delta

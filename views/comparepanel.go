@@ -8,7 +8,6 @@ import (
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
-	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -27,12 +26,13 @@ type ComparePanel struct {
 	// Base is the number of the first layer and head in labels (0 or 1).
 	Base int
 
-	Title, Kind, AlignNote, DeltaLine, StepLine, GridNote, Hover *widget.Label
-	SelA, SelB                                                   *widget.Select
-	StreamA, StreamB                                             *widget.RichText
-	TopA, TopB, Times                                            *Bars
-	GridA, GridB, GridD                                          *Heatmap
-	GridScale                                                    *widget.Label
+	Title, Kind, AlignNote, StepLine, GridNote, Hover *widget.Label
+	DeltaLine                                         *widget.RichText // the Δp sentence, as a heading
+	SelA, SelB                                        *widget.Select
+	StreamA, StreamB                                  *widget.RichText
+	TopA, TopB, Times                                 *Bars
+	GridA, GridB, GridD                               *Heatmap
+	GridScale                                         *widget.Label
 
 	cmp     Comparison
 	has     bool
@@ -47,7 +47,7 @@ func NewComparePanel() *ComparePanel {
 	p := &ComparePanel{}
 	p.Title = boldLabel("Nothing to compare yet: generate, then switch heads off (Attention tab) or compare with a variant prompt.")
 	p.Kind, p.AlignNote, p.StepLine = wrapLabel(""), wrapLabel(""), wrapLabel("")
-	p.DeltaLine = boldLabel("")
+	p.DeltaLine = widget.NewRichText()
 	p.GridNote, p.Hover = wrapLabel(""), widget.NewLabel("")
 	p.GridScale = widget.NewLabel("")
 	p.SelA = widget.NewSelect(nil, func(string) { p.picked() })
@@ -56,7 +56,7 @@ func NewComparePanel() *ComparePanel {
 	p.StreamA, p.StreamB = widget.NewRichText(), widget.NewRichText()
 	p.StreamA.Wrapping, p.StreamB.Wrapping = fyne.TextWrapWord, fyne.TextWrapWord
 	p.TopA, p.TopB, p.Times = NewBars(), NewBars(), NewBars()
-	p.TopA.LabelWidth, p.TopB.LabelWidth, p.Times.LabelWidth = 130, 130, 60
+	p.TopA.LabelWidth, p.TopB.LabelWidth, p.Times.LabelWidth = 90, 90, 60
 	p.Times.Colors = []fyne.ThemeColorName{theme.ColorNameWarning, theme.ColorNamePrimary}
 	p.GridA, p.GridB, p.GridD = NewHeatmap(14, 12), NewHeatmap(14, 12), NewHeatmap(14, 12)
 	for _, g := range []*Heatmap{p.GridA, p.GridB, p.GridD} {
@@ -85,11 +85,14 @@ func (p *ComparePanel) CreateRenderer() fyne.WidgetRenderer {
 			}
 		}
 	}
-	prev := widget.NewButton("◀ step", func() { p.move(-1) })
-	next := widget.NewButton("step ▶", func() { p.move(1) })
-	top := container.NewHBox(widget.NewLabel("A"), p.SelA, widget.NewLabel("B"), p.SelB,
-		widget.NewButton("Swap", p.swap), prev, next, layout.NewSpacer(),
-		widget.NewButton("PNG…", export("png")), widget.NewButton("CSV…", export("csv")))
+	prev := widget.NewButtonWithIcon("step", theme.NavigateBackIcon(), func() { p.move(-1) })
+	next := widget.NewButtonWithIcon("step", theme.NavigateNextIcon(), func() { p.move(1) })
+	next.IconPlacement = widget.ButtonIconTrailingText
+	pick := container.NewGridWithColumns(2,
+		container.NewBorder(nil, nil, widget.NewLabel("A"), nil, p.SelA),
+		container.NewBorder(nil, nil, widget.NewLabel("B"), nil, p.SelB))
+	top := container.NewBorder(nil, nil, nil, container.NewHBox(widget.NewButton("Swap", p.swap), prev, next,
+		widget.NewButton("PNG…", export("png")), widget.NewButton("CSV…", export("csv"))), pick)
 	return widget.NewSimpleRenderer(container.NewBorder(top, nil, nil, nil, container.NewVScroll(p.content)))
 }
 
@@ -155,7 +158,8 @@ func (p *ComparePanel) Display(c Comparison, kind string) {
 	p.Title.SetText("Run A | run B")
 	p.Kind.SetText(kind)
 	p.AlignNote.SetText(c.Align.Describe(c.A.Tokens, c.B.Tokens))
-	p.DeltaLine.SetText(c.Delta.Line())
+	p.DeltaLine.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: c.Delta.Line(), Style: widget.RichTextStyleSubHeading}}
+	p.DeltaLine.Refresh()
 	p.StepLine.SetText(p.stepWords())
 	p.streams()
 	p.tops()
@@ -171,7 +175,7 @@ func (p *ComparePanel) stepWords() string {
 		first = fmt.Sprintf("First divergence at position %d of A (the %s generated token), marked in red below.",
 			c.FirstA, ordinal(c.FirstA-PromptLen(c.A)+1))
 	}
-	return fmt.Sprintf("Step: the token at position %d of A (◀ ▶ or a click on the stream move it). %s", c.Delta.Pos, first)
+	return fmt.Sprintf("Compared step: the token at position %d of A (the step buttons above, or a click on a token of the stream, move it). %s", c.Delta.Pos, first)
 }
 
 func ordinal(n int) string {
@@ -227,7 +231,7 @@ func (p *ComparePanel) tops() {
 		for _, c := range s.Top {
 			v := fmt.Sprintf("%.1f %%", 100*c.P)
 			if c.ID == mark && c.ID != s.Chosen.ID {
-				v += "  ← A's choice"
+				v += "  ⟵ A's choice"
 			}
 			bars = append(bars, Bar{Label: clip(Visible(c.Text), 14), Segments: []float64{c.P}, Value: v,
 				Highlight: c.ID == s.Chosen.ID})
@@ -260,7 +264,7 @@ func (p *ComparePanel) showGrids() {
 	d := max(MaxAbs(c.Diff), 1e-6)
 	p.GridD.Color = func(v float64) color.NRGBA { return Diverging(v / d) }
 	rows, cols := len(c.GridA), len(c.GridA[0])
-	cw, ch := clampF(200/float32(cols), 8, 28), clampF(240/float32(rows), 6, 24)
+	cw, ch := clampF(130/float32(cols), 6, 20), clampF(220/float32(rows), 6, 24)
 	for _, g := range []*Heatmap{p.GridA, p.GridB, p.GridD} {
 		g.cell = fyne.NewSize(cw, ch)
 	}
@@ -307,22 +311,23 @@ func (p *ComparePanel) render() {
 	side := func(name string, b *Bars) fyne.CanvasObject {
 		return container.NewVBox(boldLabel(name), b)
 	}
-	objs := []fyne.CanvasObject{p.Title, p.Kind, p.AlignNote, p.DeltaLine, p.StepLine,
-		p.StreamA, p.StreamB,
-		caption("Prompt tokens in the text colour, generated ones in blue; red from the first token where B differs from A. ⟦ ⟧ marks the compared step."),
-		container.NewGridWithColumns(2, side("Top 10 in A", p.TopA), side("Top 10 in B", p.TopB)),
-		caption("The candidates of the compared step, as each run's sampler saw them; the chosen one is highlighted."),
-		boldLabel("Timing"), p.Times,
-		caption("Orange: reading the prompt (prefill); blue: writing (decode). Switching heads off costs no time: the heads are still computed, their output is zeroed."),
-		boldLabel("Attention: A, B, B − A"),
+	labelled := func(name string, o fyne.CanvasObject) fyne.CanvasObject {
+		return container.NewVBox(widget.NewLabel(name), o)
 	}
+	row := container.NewHBox(side("Top 10 in A", p.TopA), side("Top 10 in B", p.TopB))
 	if p.cmp.HasGrids {
-		labelled := func(name string, g *Heatmap) fyne.CanvasObject {
-			return container.NewVBox(widget.NewLabel(name), g)
-		}
-		objs = append(objs, container.NewHBox(labelled("A", p.GridA), labelled("B", p.GridB), labelled("B − A", p.GridD)), p.Hover)
+		row.Add(container.NewVBox(boldLabel("Attention on the source"),
+			container.NewHBox(labelled("A", p.GridA), labelled("B", p.GridB), labelled("B − A", p.GridD)), p.Hover))
 	}
-	objs = append(objs, p.GridNote)
+	objs := []fyne.CanvasObject{p.Kind, p.AlignNote, p.DeltaLine, p.StepLine,
+		p.StreamA, p.StreamB,
+		caption("Prompt tokens in the text colour, generated ones in blue, in red from the first token where B differs from A; ⟦ ⟧ marks the compared step."),
+		row,
+		caption("The candidates of the compared step as each run's sampler saw them, the chosen one highlighted."),
+		p.GridNote,
+	}
+	objs = append(objs, boldLabel("Timing"), p.Times,
+		caption("Orange: reading the prompt (prefill); blue: writing (decode). Heads switched off are still computed, their output zeroed: it costs no time."))
 	p.content.Objects = objs
 	p.content.Refresh()
 }

@@ -30,6 +30,7 @@ type Options struct {
 	Ablate     string // after the first run: rerun with these heads off (L:H,… from 0, top:N, random:N:SEED)
 	Variant    string // after the first run (and the ablation): compare with this prompt
 	Source     int    // with --ablate/--variant: the grid's source position (-1: the strongest)
+	UILatency  bool   // print the event loop's delay during generations at exit
 }
 
 // ParseFlags reads the window's flags.
@@ -49,6 +50,7 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.StringVar(&o.Ablate, "ablate", "", "after generating, switch these heads off and compare: L:H[,L:H...] (0-based), top:N or random:N:SEED")
 	fs.StringVar(&o.Variant, "variant", "", "after generating, compare with this variant prompt")
 	fs.IntVar(&o.Source, "source", -1, "with --ablate or --variant: the source token's position for the grid and top:N (default: the strongest)")
+	fs.BoolVar(&o.UILatency, "ui-latency", false, "print how long the window's event loop waited during generations, at exit")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}

@@ -21,10 +21,11 @@ import (
 // the UI goroutine only; the loading and generation goroutines hand their
 // results over with fyne.Do.
 type UI struct {
-	app  fyne.App
-	win  fyne.Window
-	opt  Options
-	load Loader
+	app     fyne.App
+	win     fyne.Window
+	opt     Options
+	load    Loader
+	latency *uiLatency // --ui-latency probe, nil when off
 
 	controls *views.Controls
 	stream   *views.TokenStream
@@ -173,6 +174,9 @@ func (u *UI) start() {
 		}
 	}
 	u.showTab(u.opt.Tab)
+	if u.opt.UILatency {
+		u.startUILatency()
+	}
 	u.generateAfter = u.opt.Generate
 	if u.opt.Ablate != "" || u.opt.Variant != "" {
 		u.cmp.then = u.flagExperiments
@@ -201,6 +205,7 @@ func (u *UI) showTab(name string) {
 
 // shutdown cancels what runs, waits a little for it, and frees the model.
 func (u *UI) shutdown() {
+	u.stopUILatency()
 	u.closeAll()
 	done := make(chan struct{})
 	go func() { u.wg.Wait(); close(done) }()

@@ -73,12 +73,12 @@ func (m *Model) checkKV(n int) error {
 	return nil
 }
 
-// gib formats bytes as "3.7 GB" (GiB, as the Model panel does).
+// gib formats bytes in decimal units as the panels do: "3.1 GB", "57 MB".
 func gib(b int64) string {
-	if b < 1<<30 {
-		return fmt.Sprintf("%.0f MB", float64(b)/(1<<20))
+	if b < 1e9 {
+		return fmt.Sprintf("%.0f MB", float64(b)/1e6)
 	}
-	return fmt.Sprintf("%.1f GB", float64(b)/(1<<30))
+	return fmt.Sprintf("%.1f GB", float64(b)/1e9)
 }
 
 // readMemAvailable parses MemAvailable from /proc/meminfo (Linux).

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/trace"
+	"loupe/viz"
 )
 
 // PromptEntry is a multi-line entry where Ctrl+Enter generates and Esc
@@ -64,6 +65,9 @@ type Controls struct {
 	History           *widget.Select
 	Generate, Stop    *widget.Button
 	MaxTokens         *widget.Entry
+	KVCost            *widget.Label // what the KV cache of prompt + max tokens costs
+	kvPerToken        int64         // bytes per position of the loaded model's cache
+	kvMax             int           // the model's context
 	Mode              *widget.RadioGroup
 	Temperature, TopK *widget.Entry
 	TopP, MinP        *widget.Entry
@@ -89,6 +93,26 @@ func numEntry(v string) *widget.Entry {
 	return e
 }
 
+// SetKVCost tells the controls the loaded model's KV cache bytes per token
+// and its context, so that the cost of max tokens is shown beside it.
+func (c *Controls) SetKVCost(perToken int64, maxContext int) {
+	c.kvPerToken, c.kvMax = perToken, maxContext
+	c.showKVCost()
+}
+
+// showKVCost: the cache is sized to prompt + max tokens, never to the
+// model's maximum; both figures are shown.
+func (c *Controls) showKVCost() {
+	n, err := strconv.Atoi(strings.TrimSpace(c.MaxTokens.Text))
+	if c.kvPerToken <= 0 || err != nil || n < 1 {
+		c.KVCost.SetText("")
+		return
+	}
+	c.KVCost.SetText(fmt.Sprintf("%s for %s tokens + the prompt; %s at the model's full %s",
+		viz.Bytes(float64(c.kvPerToken)*float64(n)), viz.Thousands(int64(n)),
+		viz.Bytes(float64(c.kvPerToken)*float64(c.kvMax)), viz.Thousands(int64(c.kvMax))))
+}
+
 // NewControls builds the column; onGenerate and onStop are called by the
 // buttons and shortcuts.
 func NewControls(onGenerate, onStop func()) *Controls {
@@ -108,6 +132,9 @@ func NewControls(onGenerate, onStop func()) *Controls {
 	c.Stop.Importance = widget.DangerImportance
 	c.Stop.Disable()
 	c.MaxTokens = numEntry("100")
+	c.KVCost = widget.NewLabel("")
+	c.KVCost.Wrapping = fyne.TextWrapWord
+	c.MaxTokens.OnChanged = func(string) { c.showKVCost() }
 	c.Temperature, c.TopK, c.TopP = numEntry("0.7"), numEntry("20"), numEntry("0.8")
 	c.MinP, c.Presence, c.Seed = numEntry("0"), numEntry("0"), numEntry("1")
 	c.sampling = []*widget.Entry{c.Temperature, c.TopK, c.TopP, c.MinP, c.Presence, c.Seed}
@@ -127,6 +154,7 @@ func NewControls(onGenerate, onStop func()) *Controls {
 	c.Busy.Hide()
 	form := container.New(layout.NewFormLayout(),
 		widget.NewLabel("Max tokens"), c.MaxTokens,
+		widget.NewLabel("KV cache"), c.KVCost,
 		widget.NewLabel("Decoding"), c.Mode,
 		widget.NewLabel("Temperature"), c.Temperature,
 		widget.NewLabel("Top-k"), c.TopK,

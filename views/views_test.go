@@ -352,3 +352,22 @@ func TestTokenTooltip(t *testing.T) {
 		t.Error("tooltip stays after the mouse left the chips")
 	}
 }
+
+// The KV cache cost beside Max tokens follows the field and the model:
+// Qwen2.5-1.5B's fp32 cache is 57 KB a token (2 × 28 layers × 256 × 4 B),
+// 1.9 GB at 32,768.
+func TestControlsKVCost(t *testing.T) {
+	c := NewControls(func() {}, func() {})
+	if c.KVCost.Text != "" {
+		t.Fatalf("before a model: %q", c.KVCost.Text)
+	}
+	c.SetKVCost(2*28*256*4, 32768)
+	c.MaxTokens.SetText("100")
+	if want := "5.7 MB for 100 tokens"; !strings.Contains(c.KVCost.Text, want) || !strings.Contains(c.KVCost.Text, "1.9 GB at the model's full 32,768") {
+		t.Fatalf("KV cost %q, want %q and the full context", c.KVCost.Text, want)
+	}
+	c.MaxTokens.SetText("x")
+	if c.KVCost.Text != "" {
+		t.Fatalf("for an invalid field: %q", c.KVCost.Text)
+	}
+}

@@ -1,0 +1,70 @@
+package app
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+)
+
+// uiLatency measures how long the window's event loop takes to run a
+// callback posted from outside it while a generation runs: every 20 ms a
+// probe goroutine posts one with fyne.Do and the callback records the delay.
+// It is what a click or a redraw waits for (--ui-latency).
+type uiLatency struct {
+	mu      sync.Mutex
+	samples []time.Duration // delays of callbacks that ran during a generation
+	stop    chan struct{}
+}
+
+// startUILatency starts the probe; stopUILatency prints its figures.
+func (u *UI) startUILatency() {
+	p := &uiLatency{stop: make(chan struct{})}
+	u.latency = p
+	go func() {
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-p.stop:
+				return
+			case sent := <-tick.C:
+				fyne.Do(func() {
+					if u.running {
+						p.mu.Lock()
+						p.samples = append(p.samples, time.Since(sent))
+						p.mu.Unlock()
+					}
+				})
+			}
+		}
+	}()
+}
+
+func (u *UI) stopUILatency() {
+	p := u.latency
+	if p == nil {
+		return
+	}
+	close(p.stop)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprintln(os.Stdout, "loupe: "+latencyLine(p.samples))
+}
+
+// latencyLine summarises the delays: count, median, 95th percentile, max.
+func latencyLine(d []time.Duration) string {
+	if len(d) == 0 {
+		return "ui latency: no samples during a generation"
+	}
+	s := slices.Clone(d)
+	slices.Sort(s)
+	q := func(f float64) float64 {
+		return float64(s[min(len(s)-1, int(f*float64(len(s))))].Microseconds()) / 1000
+	}
+	return fmt.Sprintf("ui latency during generation: %d samples, median %.1f ms, p95 %.1f ms, max %.1f ms",
+		len(s), q(0.5), q(0.95), q(1))
+}

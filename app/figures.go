@@ -18,10 +18,12 @@ const exportW, exportH = 1500, 1000
 
 // vizTheme matches the figures to the window's light or dark variant.
 func (u *UI) vizTheme() viz.Theme {
+	th := viz.Dark()
 	if u.variant() == theme.VariantLight {
-		return viz.Light()
+		th = viz.Light()
 	}
-	return viz.Dark()
+	th.Count = views.Numbers // View › Count layers and heads, exports included
+	return th
 }
 
 // figure is the viz figure of a panel for the current selection; false when

@@ -64,7 +64,8 @@ func (u *UI) quitItem() *fyne.MenuItem {
 	return quit
 }
 
-// viewMenu chooses the theme: the system's, or dark or light whatever it is.
+// viewMenu chooses the theme (the system's, or dark or light whatever it
+// is) and how layers and heads are counted.
 func (u *UI) viewMenu() *fyne.Menu {
 	current := u.app.Preferences().String(prefTheme)
 	item := func(label, mode string) *fyne.MenuItem {
@@ -72,8 +73,10 @@ func (u *UI) viewMenu() *fyne.Menu {
 		it.Checked = current == mode
 		return it
 	}
-	return fyne.NewMenu("View", item("Theme of the system", ""), item("Dark theme", "dark"),
-		item("Light theme (projectors)", "light"))
+	m := fyne.NewMenu("View", item("Theme of the system", ""), item("Dark theme", "dark"),
+		item("Light theme (projectors)", "light"), fyne.NewMenuItemSeparator())
+	m.Items = append(m.Items, u.numberingItems()...)
+	return m
 }
 
 // item is a menu item whose action cannot crash the window.

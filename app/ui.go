@@ -150,6 +150,7 @@ func (u *UI) typedKey(k *fyne.KeyEvent) {
 // start applies the flags, measures the bandwidth and opens the first model.
 func (u *UI) start() {
 	u.restoreKnobs()
+	u.restoreNumbering()
 	if u.opt.Prompt != "" {
 		u.controls.Prompt.SetText(u.opt.Prompt)
 	}

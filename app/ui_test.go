@@ -164,7 +164,7 @@ func TestClickTokenChangesPanels(t *testing.T) {
 		t.Errorf("source %d after choosing 1", h.u.attn.Source())
 	}
 	h.u.attn.OpenHead(2, 5)
-	if !strings.Contains(h.u.attn.HeadTitle.Text, "layer 2, head 5 (shares K/V head 1)") {
+	if !strings.Contains(h.u.attn.HeadTitle.Text, "layer 3, head 6 (shares K/V head 2)") { // counted from 1
 		t.Errorf("head title %q", h.u.attn.HeadTitle.Text)
 	}
 }

@@ -134,8 +134,10 @@ type AttentionPanel struct {
 	OnToggleHead func(layer, head int)
 
 	Title, Sink, Hover, HeadTitle, Missing *widget.Label
+	Caption                                *widget.Label // how to read the grid
 	Scale                                  *widget.Label // the colour scale
 	Grid, Means                            *Heatmap
+	GridAxes, MeansAxes                    *Axes // the grid and the means with numbered layers and heads
 	Head                                   *Bars
 	offers                                 *fyne.Container
 	gridBox                                *fyne.Container
@@ -171,7 +173,7 @@ func NewAttentionPanel() *AttentionPanel {
 	p.Grid.OnHover = p.hoverCell
 	p.Means.OnHover = func(l, _ int, v float64) {
 		if l >= 0 {
-			p.Hover.SetText(fmt.Sprintf("layer %d: mean over heads %.1f %%", l, 100*v))
+			p.Hover.SetText(fmt.Sprintf("%s: mean over heads %.1f %%", LayerName(l), 100*v))
 		}
 	}
 	p.Grid.OnTap = func(l, h int) {
@@ -184,9 +186,13 @@ func NewAttentionPanel() *AttentionPanel {
 		}
 	}
 	p.exporter = p.exportBar()
-	caption := widget.NewLabel("rows: layers, 0 at the bottom · columns: heads 0…\nright: mean of the heads per layer")
+	p.GridAxes = NewAxes(p.Grid, NumberAxis, NumberAxis)
+	p.GridAxes.RowTitle, p.GridAxes.ColTitle = "layer", "head"
+	p.MeansAxes = NewAxes(p.Means, nil, nil)
+	p.MeansAxes.ColTitle = "mean of heads"
+	p.Caption = widget.NewLabel("")
 	p.gridBox = container.NewVBox(
-		container.NewHBox(p.Grid, p.Means), container.NewHBox(newLegend(), p.Scale), caption, p.Hover)
+		container.NewHBox(p.GridAxes, p.MeansAxes), container.NewHBox(newLegend(), p.Scale), p.Caption, p.Hover)
 	p.content = container.NewVBox()
 	p.ExtendBaseWidget(p)
 	p.render()
@@ -276,12 +282,17 @@ func (p *AttentionPanel) Display(info trace.ModelInfo, toks []trace.Token, att [
 	p.Grid.Max, p.Means.Max = top, top
 	p.Scale.SetText(fmt.Sprintf("0 … %.0f %%", 100*top))
 	p.Grid.SetValues(g)
+	p.Caption.SetText(fmt.Sprintf("Each cell is one head: the share of its attention that %s pays to %s. Rows are the layers %s (the first at the bottom), columns the heads %s; the bars on the right are each layer's mean.",
+		p.tokName(query), p.tokName(source), Numbers.Range(len(g)), Numbers.Range(len(g[0]))))
+	p.Caption.Wrapping = fyne.TextWrapWord
 	means := RowMeans(g)
 	mg := make([][]float64, len(means))
 	for i, m := range means {
 		mg[i] = []float64{m}
 	}
 	p.Means.SetValues(mg)
+	p.GridAxes.Refresh()
+	p.MeansAxes.Refresh()
 	if !p.picked || p.headL < 0 || p.headL >= len(g) || p.headH >= len(g[0]) {
 		p.headL, p.headH = bestCell(g)
 	}
@@ -320,7 +331,7 @@ func (p *AttentionPanel) hoverCell(l, h int, v float64) {
 	if l < 0 {
 		return
 	}
-	p.Hover.SetText(fmt.Sprintf("layer %d, head %d: %.1f %% on %s", l, h, 100*v, p.tokName(p.source)))
+	p.Hover.SetText(fmt.Sprintf("%s: %.1f %% on %s", LayerHead(l, h), 100*v, p.tokName(p.source)))
 }
 
 // OpenHead shows one head's attention over every earlier token.
@@ -334,8 +345,8 @@ func (p *AttentionPanel) OpenHead(l, h int) {
 	if p.info.KVHeads > 0 && p.info.Heads >= p.info.KVHeads {
 		group = h / (p.info.Heads / p.info.KVHeads)
 	}
-	p.HeadTitle.SetText(fmt.Sprintf("layer %d, head %d (shares K/V head %d) — attention of %s over the %d tokens up to it",
-		l, h, group, p.tokName(p.att.QueryPos), p.att.QueryPos+1))
+	p.HeadTitle.SetText(fmt.Sprintf("%s (shares %s) — attention of %s over the %d tokens up to it",
+		LayerHead(l, h), Numbers.KVHead(group), p.tokName(p.att.QueryPos), p.att.QueryPos+1))
 	top, others := TopKeys(p.att.Weights[l][h], 16)
 	bars := make([]Bar, 0, len(top)+1)
 	scale := 1.0 // bars relative to the largest share, which fills the width

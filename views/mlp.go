@@ -81,12 +81,17 @@ func (p *MLPPanel) LayerIndex() int { return p.Layer.SelectedIndex() }
 // Display shows the captured values of query at the selected layer.
 func (p *MLPPanel) Display(toks []trace.Token, mlps []trace.MLP, layers, query int) {
 	p.tokens, p.mlps, p.query = toks, mlps, query
-	if len(p.Layer.Options) != layers {
+	if len(p.Layer.Options) != layers || layers > 0 && p.Layer.Options[0] != Numbers.Index(0) {
+		sel := p.Layer.SelectedIndex()
 		opts := make([]string, layers)
 		for i := range opts {
-			opts[i] = fmt.Sprint(i)
+			opts[i] = Numbers.Index(i) // as View › Count says
 		}
 		p.Layer.Options = opts
+		if sel >= 0 && sel < layers {
+			p.Layer.SetSelectedIndex(sel) // the numbering changed: keep the layer
+			return
+		}
 		if layers > 0 {
 			p.Layer.SetSelectedIndex(layers / 2) // calls draw
 			return
@@ -117,7 +122,7 @@ func (p *MLPPanel) draw() {
 	if q >= 0 && q < len(p.tokens) {
 		name = Visible(p.tokens[q].Text)
 	}
-	title := fmt.Sprintf("MLP of «%s» (position %d), layer %d: silu(gate)·up over %d directions", clip(name, 24), q, l, len(p.shown.Values))
+	title := fmt.Sprintf("MLP of «%s» (position %d), %s: silu(gate)·up over %d directions", clip(name, 24), q, LayerName(l), len(p.shown.Values))
 	p.Title.SetText(title)
 	if p.Render != nil {
 		p.img.Image = p.Render(p.shown.Values, title, 1100, 460)
@@ -137,7 +142,7 @@ func (p *MLPPanel) missing(l int) string {
 		return "No MLP values recorded for this run."
 	}
 	if len(at) > 6 {
-		return fmt.Sprintf("No MLP values at position %d. Recorded at layer %d: positions %d…%d (%d of them; the budget is 64 MB per run).", p.query, l, at[0], at[len(at)-1], len(at))
+		return fmt.Sprintf("No MLP values at position %d. Recorded at %s: positions %d…%d (%d of them; the budget is 64 MB per run).", p.query, LayerName(l), at[0], at[len(at)-1], len(at))
 	}
-	return fmt.Sprintf("No MLP values at position %d. Recorded at layer %d: positions %v.", p.query, l, at)
+	return fmt.Sprintf("No MLP values at position %d. Recorded at %s: positions %v.", p.query, LayerName(l), at)
 }

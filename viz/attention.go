@@ -5,6 +5,7 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -84,7 +85,7 @@ func AttentionGrid(g Grid, th Theme) Figure {
 	f.heat.Add(&outlines{cells: g.Marked, th: th})
 	f.means = layerMeansPlot(means, th)
 	f.scale = colorScale(th.Palette, vmax, th)
-	f.frame = frame{th: th, title: title, notes: []string{peakNote(means, heads), g.Note}, body: f.drawBody}
+	f.frame = frame{th: th, title: title, notes: []string{peakNote(means, heads, th.Count), g.Note}, body: f.drawBody}
 	if g.Note == "" {
 		f.notes = f.notes[:1]
 	}
@@ -119,7 +120,7 @@ func roundUp(x, step float64) float64 {
 }
 
 // peakNote names the layer whose head mean is highest.
-func peakNote(means []float64, heads int) string {
+func peakNote(means []float64, heads int, count Numbering) string {
 	best := -1
 	for l, m := range means {
 		if !math.IsNaN(m) && (best < 0 || m > means[best]) {
@@ -129,7 +130,7 @@ func peakNote(means []float64, heads int) string {
 	if best < 0 {
 		return "no finite weight"
 	}
-	return fmt.Sprintf("mean of the %d heads: highest at layer %d, %s", heads, best, Percent(means[best]))
+	return fmt.Sprintf("mean of the %d heads: highest at %s, %s", heads, count.Layer(best), Percent(means[best]))
 }
 
 func (f *AttentionFigure) drawBody(body draw.Canvas) {
@@ -144,6 +145,7 @@ func (f *AttentionFigure) drawBody(body draw.Canvas) {
 func (f *AttentionFigure) panels(body draw.Canvas) (heat, means, scale draw.Canvas) {
 	fs := f.th.FontSize
 	cols := splitX(body, fs, 3, 1.2)
+	f.fitTicks(cols[0].Size().X-4*fs, cols[0].Size().Y-8*fs)
 	heat, scale = splitY(cols[0], cols[0].Size().Y-4.7*fs, fs/2)
 	means = cols[1]
 	cs := []draw.Canvas{heat, means}
@@ -152,6 +154,16 @@ func (f *AttentionFigure) panels(body draw.Canvas) (heat, means, scale draw.Canv
 	cs = []draw.Canvas{heat, scale}
 	alignCols([]*plot.Plot{f.heat, f.scale}, cs)
 	return cs[0], means, cs[1]
+}
+
+// fitTicks numbers every layer and head that fits in a heatmap of about
+// w × h, counted as the theme says.
+func (f *AttentionFigure) fitTicks(w, h vg.Length) {
+	st := f.th.body()
+	base := f.th.Count.Base()
+	wide := st.Width(strconv.Itoa(f.heads - 1 + base))
+	f.heat.X.Tick.Marker = fitIndexTicks(f.heads, base, w, wide+f.th.FontSize/2)
+	f.heat.Y.Tick.Marker = fitIndexTicks(f.layers, base, h, st.Height("0"))
 }
 
 // heatArea is the heatmap's data rectangle, in points, for an image of
@@ -206,7 +218,8 @@ func attentionHeat(w [][]float32, heads int, vmax float64, th Theme) *plot.Plot 
 	}
 	p.Add(newHeat(rows, th.Palette, 0, vmax, th))
 	p.X.Label.Text, p.Y.Label.Text = "head", "layer"
-	p.X.Tick.Marker, p.Y.Tick.Marker = indexTicks{n: heads}, indexTicks{n: len(w)}
+	base := th.Count.Base()
+	p.X.Tick.Marker, p.Y.Tick.Marker = indexTicks{n: heads, base: base}, indexTicks{n: len(w), base: base}
 	p.X.Padding, p.Y.Padding = 0, 0
 	p.X.Min, p.X.Max = -0.5, float64(heads)-0.5
 	p.Y.Min, p.Y.Max = -0.5, float64(len(w))-0.5

@@ -110,6 +110,7 @@ func goldenFigures() []struct {
 		{"attention_dark", AttentionGrid(g, Dark()), 720, 560},
 		{"attention_light", AttentionGrid(g, Light()), 720, 560},
 		{"attention_4x8", AttentionGrid(small, Dark()), 560, 360},
+		{"attention_from0", AttentionGrid(small, fromZero(Light())), 560, 360},
 		{"headbars", HeadBars(purpleTokens, headWeights(), "layer 18, head 2: attention of “·a”", Dark()), 560, 520},
 		{"headbars_long", HeadBars(nil, long, "3,139 tokens", Light()), 560, 360},
 		{"candidates", TopCandidates(purpleCandidates, 24932, Dark()), 560, 400},
@@ -128,6 +129,12 @@ func goldenFigures() []struct {
 		{"tokens_light", TokenChips(sentence(), Light()), 320, 200},
 		{"layer_heads", LayerHeads(purpleTokens, layer18(), 18, Dark()), 560, 420},
 	}
+}
+
+// fromZero is th counting layers and heads as in code.
+func fromZero(th Theme) Theme {
+	th.Count = FromZero
+	return th
 }
 
 func TestGolden(t *testing.T) {

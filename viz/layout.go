@@ -183,21 +183,44 @@ func (percentTicks) Ticks(lo, hi float64) []plot.Tick {
 	return ts
 }
 
-// indexTicks marks every integer 0..n-1 and labels every step-th one,
-// where step keeps the labels about ten apart.
-type indexTicks struct{ n int }
+// indexTicks marks every integer 0..n-1 and labels them as the reader
+// counts (base 1: "1" at index 0), every one when step ≤ 1, else those
+// whose number is a multiple of step. fitIndexTicks picks step from the room.
+type indexTicks struct{ n, base, step int }
 
 func (t indexTicks) Ticks(lo, hi float64) []plot.Tick {
-	step := niceStep(t.n)
+	step := t.step
+	if step <= 0 {
+		step = niceStep(t.n)
+	}
 	var ts []plot.Tick
 	for i := range t.n {
 		tk := plot.Tick{Value: float64(i)}
-		if i%step == 0 {
-			tk.Label = strconv.Itoa(i)
+		if step <= 1 || (i+t.base)%step == 0 {
+			tk.Label = strconv.Itoa(i + t.base)
 		}
 		ts = append(ts, tk)
 	}
 	return ts
+}
+
+// fitIndexTicks labels every one of n indices laid along length when
+// labels of size each (with a small gap) fit, else every 2nd, 4th, 5th,
+// 10th…: the grids number every layer and head unless they cannot.
+func fitIndexTicks(n, base int, length, each vg.Length) indexTicks {
+	t := indexTicks{n: n, base: base, step: 1}
+	if n <= 0 || each <= 0 {
+		return t
+	}
+	perLabel := each * 1.15
+	for _, s := range []int{1, 2, 4, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000} {
+		t.step = s
+		if vg.Length(n)/vg.Length(s)*perLabel <= length {
+			return t
+		}
+	}
+	t.step = n
+	return t
 }
 
 // niceStep is the smallest of 1, 2, 4, 5, 10, 20, ... that labels at most

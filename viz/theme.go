@@ -31,6 +31,9 @@ type Theme struct {
 	// FontSize is the body text size; titles are 1.25× larger. 12 pt at
 	// 96 DPI is 16 px, readable on a projector.
 	FontSize vg.Length
+
+	// Count is how layers and heads are numbered in labels (zero: from 1).
+	Count Numbering
 }
 
 // Dark is the theme for a dark window.

@@ -105,14 +105,14 @@ func drawChip(c draw.Canvas, x, y, w vg.Length, txt, id string, generated bool, 
 // trace.Attention; tokens are the sequence's texts.
 func LayerHeads(tokens []string, heads [][]float32, layer int, th Theme) Figure {
 	th = th.complete()
-	title := fmt.Sprintf("layer %d: where each head looks most", layer)
+	title := th.Count.Layer(layer) + ": where each head looks most"
 	if len(heads) == 0 {
 		return noData(th, title, "no heads")
 	}
 	rows := make([]row, len(heads))
 	best := -1.0
 	for h, w := range heads {
-		rows[h] = row{name: fmt.Sprintf("head %d", h), color: th.Accent, text: "–"}
+		rows[h] = row{name: th.Count.Head(h), color: th.Accent, text: "–"}
 		if k := argmax(w); k >= 0 {
 			rows[h].value = float64(w[k])
 			rows[h].text = fmt.Sprintf("%s  %s", quote(tokenAt(tokens, k)), Percent(float64(w[k])))

@@ -1,0 +1,43 @@
+package app
+
+import (
+	"fyne.io/fyne/v2"
+
+	"loupe/views"
+	"loupe/viz"
+)
+
+// prefCountFrom remembers View › Count layers and heads: "1" (the
+// default, as the article counts) or "0" (as in code).
+const prefCountFrom = "count_from"
+
+// restoreNumbering applies the remembered way of counting layers and heads.
+func (u *UI) restoreNumbering() {
+	views.Numbers = viz.FromOne
+	if u.app.Preferences().String(prefCountFrom) == "0" {
+		views.Numbers = viz.FromZero
+	}
+}
+
+// setNumbering applies and remembers a View › Count choice; every panel is
+// redrawn and later exports follow (vizTheme carries it).
+func (u *UI) setNumbering(n viz.Numbering) {
+	views.Numbers = n
+	u.app.Preferences().SetString(prefCountFrom, map[viz.Numbering]string{viz.FromOne: "1", viz.FromZero: "0"}[n])
+	u.buildMenu()
+	u.dirty = true
+	u.refreshPanels()
+}
+
+// numberingItems are the two View › Count choices, the current one checked.
+func (u *UI) numberingItems() []*fyne.MenuItem {
+	item := func(label string, n viz.Numbering) *fyne.MenuItem {
+		it := u.item(label, func() { u.setNumbering(n) })
+		it.Checked = views.Numbers == n
+		return it
+	}
+	return []*fyne.MenuItem{
+		item("Count layers and heads from 1 (as the article does)", viz.FromOne),
+		item("Count layers and heads from 0 (as in code)", viz.FromZero),
+	}
+}

@@ -76,10 +76,15 @@ func knownModelTypes() string {
 func (m *Model) forward(ctx context.Context, tokens []int, pos0 int, pr *probes) ([]float32, error) {
 	m.kv.overwrite(pos0)
 	logits, err := m.arch.forward(ctx, m, tokens, pos0, pr)
-	if err == nil {
-		m.kv.wrote(tokens)
-	} else {
+	switch {
+	case err != nil:
 		m.kv.failed()
+	case pr != nil && len(pr.ablate) > 0:
+		// Keys and values of a model with heads switched off are not
+		// those of the model: neither a later prompt nor Inspect reuses them.
+		m.kv.failed()
+	default:
+		m.kv.wrote(tokens)
 	}
 	return logits, err
 }

@@ -104,3 +104,11 @@ func (m *Model) sigmoidGate(x, gate []float32, T, n int) {
 		}
 	})
 }
+
+// layerDone ends decoder layer l over the T rows at pos0…: the residual
+// stream x [T, h] is that layer's output. Every architecture calls it
+// after each layer; the logit lens's probe copies x there.
+func (m *Model) layerDone(l, T, pos0 int, pr *probes) {
+	h := m.cfg.HiddenSize
+	pr.captureResidual(l, pos0, m.buf.x[:T*h], h)
+}

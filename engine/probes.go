@@ -11,6 +11,7 @@ type probes struct {
 	mlp       map[[2]int]*trace.MLP    // (layer, pos) → silu(gate)·up [I]
 	ablate    [][]int                  // layer → query heads zeroed before o_proj
 	deltaNet  map[int]*trace.DeltaNet  // Gated DeltaNet layer → α, β, state norms (deltanet.go)
+	resid     map[int][][]float32      // position → [L][h] residual stream after each layer's MLP
 }
 
 // newAttention allocates the capture of one query position: [L][H][pos+1].
@@ -54,4 +55,18 @@ func (pr *probes) ablated(l int) []int {
 		return nil
 	}
 	return pr.ablate[l]
+}
+
+// captureResidual copies the residual stream x [T, h] of the rows at
+// positions pos0… that are captured, after layer l (its MLP added): the
+// logit lens reads it.
+func (pr *probes) captureResidual(l, pos0 int, x []float32, h int) {
+	if pr == nil || pr.resid == nil {
+		return
+	}
+	for t := range len(x) / h {
+		if r := pr.resid[pos0+t]; r != nil {
+			r[l] = append(r[l][:0], x[t*h:(t+1)*h]...)
+		}
+	}
 }

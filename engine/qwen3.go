@@ -29,6 +29,7 @@ func (qwen3) forward(ctx context.Context, m *Model, tokens []int, pos0 int, pr *
 			return nil, err
 		}
 		qwen3Layer(m, l, T, pos0, pr)
+		m.layerDone(l, T, pos0, pr) // the logit lens reads x here
 	}
 	return m.outputHead(T, pr != nil && pr.allLogits), nil // norm, lm_head
 }

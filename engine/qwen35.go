@@ -47,6 +47,7 @@ func (qwen35) forward(ctx context.Context, m *Model, tokens []int, pos0 int, pr 
 			return nil, err
 		}
 		qwen35Layer(m, l, T, pos0, pr)
+		m.layerDone(l, T, pos0, pr) // the logit lens reads x here
 	}
 	return m.outputHead(T, pr != nil && pr.allLogits), nil // norm (1 + w), tied lm_head
 }

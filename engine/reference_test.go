@@ -76,6 +76,9 @@ type refRun struct {
 	logits [][]float64     // [T][V]
 	attn   [][][][]float64 // [L][H][T][keys 0…t]
 	mlp    [][][]float64   // [L][T][I] silu(gate)·up
+	resid  [][][]float64   // [L][T][h] residual stream after layer l's MLP
+	keys   [][][]float64   // [L][T][KV·d] keys after RoPE
+	vals   [][][]float64   // [L][T][KV·d] values
 }
 
 // refOptions changes the reference: heads whose output is zeroed.
@@ -96,8 +99,9 @@ func refForward(cfg Config, w refTensors, tokens []int, opt refOptions) refRun {
 	var run refRun
 	for l := range cfg.NumHiddenLayers {
 		p := fmt.Sprintf("model.layers.%d.", l)
-		attnOut, probs := refAttention(cfg, w, p, l, x, opt)
+		attnOut, probs, k, v := refAttention(cfg, w, p, l, x, opt)
 		run.attn = append(run.attn, probs)
+		run.keys, run.vals = append(run.keys, k), append(run.vals, v)
 		acts := make([][]float64, T)
 		for t := range T {
 			x[t] = refAdd(x[t], attnOut[t])
@@ -106,6 +110,11 @@ func refForward(cfg Config, w refTensors, tokens []int, opt refOptions) refRun {
 			x[t] = refAdd(x[t], f)
 		}
 		run.mlp = append(run.mlp, acts)
+		resid := make([][]float64, T)
+		for t := range T {
+			resid[t] = append([]float64(nil), x[t]...)
+		}
+		run.resid = append(run.resid, resid)
 	}
 	out := "lm_head.weight"
 	if cfg.TieWordEmbeddings {
@@ -122,12 +131,13 @@ func refForward(cfg Config, w refTensors, tokens []int, opt refOptions) refRun {
 	return run
 }
 
-// refAttention returns o_proj(attention) for every row and the softmax
-// probabilities [H][T][t+1].
-func refAttention(cfg Config, w refTensors, p string, l int, x [][]float64, opt refOptions) ([][]float64, [][][]float64) {
+// refAttention returns o_proj(attention) for every row, the softmax
+// probabilities [H][T][t+1], and the keys (after RoPE) and values [T][KV·d].
+func refAttention(cfg Config, w refTensors, p string, l int, x [][]float64, opt refOptions) (_ [][]float64, _ [][][]float64, k, v [][]float64) {
 	T, d, H := len(x), cfg.HeadDim, cfg.NumAttentionHeads
 	nRep := H / cfg.NumKeyValueHeads
-	q, k, v := make([][]float64, T), make([][]float64, T), make([][]float64, T)
+	q := make([][]float64, T)
+	k, v = make([][]float64, T), make([][]float64, T)
 	for t := range T {
 		xn := refRMSNorm(x[t], w.val[p+"input_layernorm.weight"], cfg.RMSNormEps)
 		qp := refLinear(w.val[p+"self_attn.q_proj.weight"], w.val[p+"self_attn.q_proj.bias"], xn)
@@ -166,7 +176,7 @@ func refAttention(cfg Config, w refTensors, p string, l int, x [][]float64, opt 
 		}
 		out[t] = refLinear(w.val[p+"self_attn.o_proj.weight"], nil, concat)
 	}
-	return out, probs
+	return out, probs, k, v
 }
 
 // refMLP returns down(silu(gate)·up) of post_attention_layernorm(x) and the
@@ -257,4 +267,20 @@ func refAdd(a, b []float64) []float64 {
 		y[i] = a[i] + b[i]
 	}
 	return y
+}
+
+// refLens is the logit lens of the reference: each layer's residual at
+// position t through the final norm and the output head, as softmax
+// probabilities [L][V].
+func refLens(cfg Config, w refTensors, run refRun, t int) [][]float64 {
+	out := "lm_head.weight"
+	if cfg.TieWordEmbeddings {
+		out = "model.embed_tokens.weight"
+	}
+	var lens [][]float64
+	for _, r := range run.resid {
+		xf := refRMSNorm(r[t], w.val["model.norm.weight"], cfg.RMSNormEps)
+		lens = append(lens, refSoftmax(refLinear(w.val[out], nil, xf)))
+	}
+	return lens
 }

@@ -37,6 +37,7 @@ func TestAxesNumberEveryLayerAndHead(t *testing.T) {
 	newTestApp(t)
 	withNumbers(t, viz.FromOne)
 	h := NewHeatmap(28, 16)
+	h.BottomUp = true // as the attention grid: layer 1 at the bottom
 	g := make([][]float64, 28)
 	for i := range g {
 		g[i] = make([]float64, 12)

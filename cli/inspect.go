@@ -1,0 +1,230 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"strings"
+
+	"loupe/engine"
+	"loupe/trace"
+)
+
+func init() {
+	register(Command{
+		Name:    "inspect",
+		Summary: "one position inside the model: embedding, attention, logit lens, MLP, KV cache (--json)",
+		Run:     runInspect,
+	})
+}
+
+// inspectFlags are the command line of `loupe inspect`. Layers and KV
+// heads are indices from 0, as in the tensor names (the article's
+// "layer 19" is --layer 18).
+type inspectFlags struct {
+	model, prompt, level string
+	pos, layer, kvHead   int
+	threads              int
+	asJSON               bool
+}
+
+func parseInspectFlags(args []string) (*inspectFlags, error) {
+	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are printed on one line by the caller
+	f := &inspectFlags{}
+	fs.StringVar(&f.model, "model", "", "model folder, .safetensors file or index.json (default: the demo model)")
+	fs.StringVar(&f.prompt, "prompt", "", "the text whose tokens are inspected")
+	fs.IntVar(&f.pos, "pos", -1, "token position to inspect, from 0 (default: the last token)")
+	fs.IntVar(&f.layer, "layer", 0, "layer of the mlp and kv fields, from 0")
+	fs.IntVar(&f.kvHead, "kv-head", 0, "KV head of the kv field, from 0")
+	fs.IntVar(&f.threads, "threads", 0, "workers (0: physical cores)")
+	fs.StringVar(&f.level, "kernels", "auto", "kernel level: auto, avx512bf16, avx512, avx2, generic")
+	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q (quote the prompt and pass it with --prompt)", fs.Arg(0))
+	}
+	if f.prompt == "" {
+		return nil, errors.New("--prompt is empty; give the text whose tokens are inspected")
+	}
+	if isSetIn(fs, "pos") && f.pos < 0 {
+		return nil, fmt.Errorf("--pos %d: positions count from 0", f.pos)
+	}
+	return f, nil
+}
+
+func isSetIn(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(fl *flag.Flag) { set = set || fl.Name == name })
+	return set
+}
+
+// inspectUsage is printed for --help.
+const inspectUsage = `usage: loupe inspect [--model M] --prompt TEXT [--pos N] [--layer L] [--kv-head G] --json
+  --pos N      token position, from 0 (default: the last token of the prompt)
+  --layer L    layer of "mlp" and "kv", from 0 (the article's layer 19 is 18)
+  --kv-head G  KV head of "kv", from 0
+  --model M    model folder (default: the demo model)
+  --threads N, --kernels LEVEL as for loupe run
+`
+
+func runInspect(args []string, stdout, stderr io.Writer) int {
+	f, err := parseInspectFlags(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, inspectUsage)
+		return 0
+	}
+	if err == nil {
+		err = setKernels(f.level)
+	}
+	var res *inspectResult
+	if err == nil {
+		res, err = inspect(f)
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "loupe inspect: %s\n", oneLine(err.Error()))
+		return 1
+	}
+	if f.asJSON {
+		return printJSON(stdout, stderr, res)
+	}
+	printInspect(stdout, res)
+	return 0
+}
+
+// oneLine keeps an error message on one line.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// inspectResult is the --json form of `loupe inspect`. The field names are
+// a contract: embedding, attention, logit_lens, mlp, kv.
+type inspectResult struct {
+	Model     string          `json:"model"`
+	Pos       int             `json:"pos"`
+	Token     trace.Candidate `json:"token"` // id and text (p unused: 0)
+	PromptIDs []int           `json:"prompt_ids"`
+	Embedding []float32       `json:"embedding"` // [hidden] the token's row of the embedding table
+	Attention [][][]float32   `json:"attention"` // [L][H][pos+1] weights of query pos
+	LogitLens [][]lensEntry   `json:"logit_lens"`
+	MLP       inspectMLP      `json:"mlp"`
+	KV        trace.KVRows    `json:"kv"` // layer, kv_head, keys [pos+1][d], values [pos+1][d]
+}
+
+// lensEntry is one candidate of the logit lens after one layer.
+type lensEntry struct {
+	ID   int     `json:"id"`
+	Text string  `json:"text"`
+	P    float64 `json:"p"`
+}
+
+// inspectMLP is silu(gate)·up of one layer at the position.
+type inspectMLP struct {
+	Layer  int       `json:"layer"`
+	Values []float32 `json:"values"`
+}
+
+// inspect loads the model and recomputes the position with the engine
+// call the window uses (Model.Inspect).
+func inspect(f *inspectFlags) (*inspectResult, error) {
+	path := f.model
+	if path == "" {
+		dir, err := demoModelDir()
+		if err != nil {
+			return nil, err
+		}
+		if dir == "" {
+			return nil, errors.New("no --model given and this build has no demo model; pass --model PATH")
+		}
+		path = dir
+	}
+	m, err := engine.Load(path, engine.LoadOptions{Threads: f.threads})
+	if err != nil {
+		return nil, err
+	}
+	defer m.Close()
+	ids := m.Encode(f.prompt)
+	pos := f.pos
+	if pos < 0 {
+		pos = len(ids) - 1
+	}
+	if pos >= len(ids) {
+		return nil, fmt.Errorf("--pos %d out of range: the prompt has %d tokens (positions 0…%d)", pos, len(ids), len(ids)-1)
+	}
+	c := m.Config()
+	if f.layer < 0 || f.layer >= c.NumHiddenLayers {
+		return nil, fmt.Errorf("--layer %d out of range: the model has %d layers (0…%d)", f.layer, c.NumHiddenLayers, c.NumHiddenLayers-1)
+	}
+	if f.kvHead < 0 || f.kvHead >= c.NumKeyValueHeads {
+		return nil, fmt.Errorf("--kv-head %d out of range: the model has %d KV heads (0…%d)", f.kvHead, c.NumKeyValueHeads, c.NumKeyValueHeads-1)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	in, err := m.Inspect(ctx, ids, pos, engine.InspectOptions{Layer: f.layer, KVHead: f.kvHead, LensTop: 5})
+	if err != nil {
+		return nil, err
+	}
+	return inspectJSON(m.Info().Path, ids, in, f.layer)
+}
+
+// inspectJSON maps an inspection to the command's JSON; NaN or ±Inf
+// (which JSON cannot hold) is an error naming the field.
+func inspectJSON(model string, ids []int, in *trace.Inspection, layer int) (*inspectResult, error) {
+	r := &inspectResult{
+		Model: model, Pos: in.Pos, PromptIDs: ids,
+		Token:     trace.Candidate{ID: in.Token.ID, Text: in.Token.Text},
+		Embedding: in.Embedding,
+		Attention: in.Attention.Weights,
+		LogitLens: make([][]lensEntry, len(in.Lens)),
+		MLP:       inspectMLP{Layer: layer, Values: in.MLP[layer].Values},
+		KV:        in.KV,
+	}
+	for l, ll := range in.Lens {
+		r.LogitLens[l] = []lensEntry{}
+		for _, c := range ll.Top {
+			r.LogitLens[l] = append(r.LogitLens[l], lensEntry{c.ID, c.Text, c.P})
+		}
+	}
+	if _, err := json.Marshal(r); err != nil {
+		return nil, fmt.Errorf("the model computed a value JSON cannot hold (NaN or infinity): %v", err)
+	}
+	return r, nil
+}
+
+// printInspect is the short human form.
+func printInspect(w io.Writer, r *inspectResult) {
+	fmt.Fprintf(w, "position %d: token %d %q\n", r.Pos, r.Token.ID, r.Token.Text)
+	fmt.Fprintf(w, "embedding: %d numbers, norm %.3f, first %v\n", len(r.Embedding), norm(r.Embedding), head(r.Embedding, 6))
+	fmt.Fprintln(w, "logit lens (top-1 after each layer, from 0):")
+	for l, top := range r.LogitLens {
+		if len(top) > 0 {
+			fmt.Fprintf(w, "  layer %2d  %-16q %5.1f %%\n", l, top[0].Text, 100*top[0].P)
+		}
+	}
+	fmt.Fprintf(w, "mlp layer %d: %d values; kv layer %d head %d: %d tokens × %d\n",
+		r.MLP.Layer, len(r.MLP.Values), r.KV.Layer, r.KV.KVHead, len(r.KV.Keys), len(head2(r.KV.Keys)))
+	fmt.Fprintln(w, "(--json prints everything)")
+}
+
+func norm(x []float32) float64 {
+	s := 0.0
+	for _, v := range x {
+		s += float64(v) * float64(v)
+	}
+	return math.Sqrt(s)
+}
+
+func head(x []float32, n int) []float32 { return x[:min(n, len(x))] }
+
+func head2(x [][]float32) []float32 {
+	if len(x) == 0 {
+		return nil
+	}
+	return x[0]
+}

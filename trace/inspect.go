@@ -1,0 +1,41 @@
+package trace
+
+// Inspection is what one position of a sequence looks like inside the
+// model, recomputed on demand (engine.Model.Inspect): the embedding row of
+// its token, its attention over every earlier position, the logit lens
+// after every layer, the MLP activation of every layer, and the cached
+// keys and values of one layer and KV head up to it. Layers, heads and KV
+// heads are indices from 0, as in the tensor names.
+type Inspection struct {
+	Pos   int   `json:"pos"`
+	Token Token `json:"token"`
+
+	// Embedding is row Token.ID of model.embed_tokens.weight [hidden];
+	// EmbeddingRows is the table's row count (the vocabulary) and Tied
+	// says whether the same table is the output head.
+	Embedding     []float32 `json:"embedding"`
+	EmbeddingRows int       `json:"embedding_rows"`
+	Tied          bool      `json:"tied"`
+
+	Attention Attention   `json:"attention"`  // QueryPos = Pos: [L][H][Pos+1]
+	Lens      []LensLayer `json:"logit_lens"` // one per layer, first layer first
+	MLP       []MLP       `json:"mlp"`        // silu(gate)·up of every layer at Pos
+	KV        KVRows      `json:"kv"`
+}
+
+// LensLayer is the logit lens after one layer: that layer's residual
+// stream (after its MLP) through the final norm and the output head, as
+// the most probable next tokens (softmax over the whole vocabulary).
+type LensLayer struct {
+	Layer int         `json:"layer"`
+	Top   []Candidate `json:"top"`
+}
+
+// KVRows are the cached keys (after RoPE) and values of one layer and KV
+// head for positions 0…len-1: Keys[pos][head_dim], Values[pos][head_dim].
+type KVRows struct {
+	Layer  int         `json:"layer"`
+	KVHead int         `json:"kv_head"`
+	Keys   [][]float32 `json:"keys"`
+	Values [][]float32 `json:"values"`
+}

@@ -29,7 +29,7 @@ type Options struct {
 	Tab        string // panel shown first: attention, next-token, timing, model
 	Ablate     string // after the first run: rerun with these heads off (L:H,… from 0, top:N, random:N:SEED)
 	Variant    string // after the first run (and the ablation): compare with this prompt
-	Source     int    // with --ablate/--variant: the grid's source position (-1: the strongest)
+	Source     string // with --ablate/--variant: the grid's source, a position or a word of the prompt ("": the strongest)
 	UILatency  bool   // print the event loop's delay during generations at exit
 }
 
@@ -49,7 +49,7 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.StringVar(&o.Tab, "tab", "", "panel to show: attention, next-token, timing or model")
 	fs.StringVar(&o.Ablate, "ablate", "", "after generating, switch these heads off and compare: L:H[,L:H...] (0-based), top:N or random:N:SEED")
 	fs.StringVar(&o.Variant, "variant", "", "after generating, compare with this variant prompt")
-	fs.IntVar(&o.Source, "source", -1, "with --ablate or --variant: the source token's position for the grid and top:N (default: the strongest)")
+	fs.StringVar(&o.Source, "source", "", "with --ablate or --variant: the grid's source for top:N, a token position or a word of the prompt (default: the strongest)")
 	fs.BoolVar(&o.UILatency, "ui-latency", false, "print how long the window's event loop waited during generations, at exit")
 	if err := fs.Parse(args); err != nil {
 		return o, err

@@ -3,6 +3,7 @@ package app
 import (
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -383,7 +384,7 @@ func (u *UI) presetTop() {
 	src := u.attn.Source()
 	u.cmp.heads = views.TopHeads(views.SourceGrid(a, src), n)
 	u.showHeads(true)
-	note := fmt.Sprintf("Preset: the %d heads that look most at %s from position %d.", n, tokenWords(u.tokens, src), a.QueryPos)
+	note := fmt.Sprintf("Preset: the %s that look%s most at %s from position %d.", headsWord(n), map[bool]string{true: "s", false: ""}[n == 1], tokenWords(u.tokens, src), a.QueryPos)
 	u.bar.Help.SetText(note)
 	u.switchOffWith(note)
 }
@@ -496,8 +497,11 @@ func (u *UI) flagExperiments() {
 		u.cmp.flagged = true
 		u.follow = false
 		u.stream.Select(views.PromptLen(u.lastRun) - 1)
-		if u.opt.Source >= 0 {
-			u.stream.Choose(u.opt.Source)
+		if src := sourcePos(u.lastRun, u.opt.Source); src >= 0 {
+			u.stream.Choose(src)
+		} else if u.opt.Source != "" {
+			u.controls.Status.SetText(fmt.Sprintf("--source %q is neither a position of the prompt nor a word in it: the strongest source is used.", u.opt.Source))
+			fmt.Fprintln(os.Stderr, "loupe:", u.controls.Status.Text)
 		}
 	}
 	if spec := u.opt.Ablate; spec != "" {
@@ -554,4 +558,36 @@ func (u *UI) ablateSpec(spec string) error {
 	u.showHeads(true)
 	u.switchOff()
 	return nil
+}
+
+// sourcePos reads --source: a prompt position, or a word of the prompt
+// (the token holding its first letter); -1 when it is neither.
+func sourcePos(r *trace.Run, spec string) int {
+	n := views.PromptLen(r)
+	if p, err := strconv.Atoi(spec); err == nil {
+		if p >= 0 && p < n {
+			return p
+		}
+		return -1
+	}
+	at := strings.Index(r.Prompt, spec)
+	if spec == "" || at < 0 {
+		return -1
+	}
+	end := 0
+	for i := range n {
+		end += len(r.Tokens[i].Text)
+		if end > at {
+			return i
+		}
+	}
+	return -1
+}
+
+// headsWord is "the head" for 1 and "10 heads" for 10.
+func headsWord(n int) string {
+	if n == 1 {
+		return "head"
+	}
+	return fmt.Sprintf("%d heads", n)
 }

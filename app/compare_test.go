@@ -368,7 +368,7 @@ func TestAblateAndVariantFlags(t *testing.T) {
 	fake.skew = true
 	idle := make(chan struct{}, 16)
 	opt := Options{Model: "/models/fake", Prompt: catPrompt, Generate: true, MaxTokens: 3, Threads: -1,
-		Ablate: "top:3", Variant: "My cat is friends . But my", Source: 1}
+		Ablate: "top:3", Variant: "My cat is friends . But my", Source: "cat"}
 	u := newUI(a, w, opt, func(string, func(float64, string)) (Backend, error) { return fake, nil })
 	u.onIdle = func() { idle <- struct{}{} }
 	w.Resize(fyne.NewSize(1400, 900))
@@ -385,5 +385,15 @@ func TestAblateAndVariantFlags(t *testing.T) {
 	}
 	if c, ok := u.compare.Comparison(); !ok || c.A != u.cmp.runs[0] || c.B != u.cmp.runs[2] || u.currentPanel() != "compare" {
 		t.Errorf("final comparison %v, tab %s", ok, u.currentPanel())
+	}
+}
+
+func TestSourcePos(t *testing.T) {
+	r := &trace.Run{Prompt: "My cat is purple.", Tokens: []trace.Token{{Text: "My"}, {Text: " c"}, {Text: "at"}, {Text: " is"},
+		{Text: " pur"}, {Text: "ple"}, {Text: "."}, {Text: " x", Generated: true}}}
+	for spec, want := range map[string]int{"purple": 4, "cat": 1, "3": 3, ".": 6, "9": -1, "green": -1, "": -1} {
+		if got := sourcePos(r, spec); got != want {
+			t.Errorf("sourcePos(%q) = %d, want %d", spec, got, want)
+		}
 	}
 }

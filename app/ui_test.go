@@ -426,7 +426,7 @@ func TestParseFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Options{Model: "m", Prompt: "hi", Generate: true, MaxTokens: 20, Screenshot: "s.png", Quit: true, Kernels: "generic", Threads: 2, Tab: "timing", Source: -1}
+	want := Options{Model: "m", Prompt: "hi", Generate: true, MaxTokens: 20, Screenshot: "s.png", Quit: true, Kernels: "generic", Threads: 2, Tab: "timing"}
 	if o != want {
 		t.Errorf("got %+v, want %+v", o, want)
 	}

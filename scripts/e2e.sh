@@ -62,6 +62,23 @@ if command -v convert >/dev/null 2>&1; then
 fi
 echo "e2e: ok: $(grep '^loupe: generated' "$OUT/stdout.log"); $summary -> $OUT/app.png"
 
+# Counterfactuals: rerun with the ten heads that look most at the source
+# word switched off, then compare with a variant prompt; each run ends on
+# the Compare tab (A | B, Δp, both top-10s, grids A, B and B - A).
+VARIANT=${LOUPE_E2E_VARIANT:-"My cat is green. But my friends tell me there is no such thing as a"}
+SOURCE=${LOUPE_E2E_SOURCE:-purple}
+for exp in ablate variant; do
+	set -- --prompt "$PROMPT" --generate --max-tokens 12 --source "$SOURCE" --screenshot "$OUT/compare-$exp.png" --quit
+	[ $exp = ablate ] && set -- "$@" --ablate top:10
+	[ $exp = variant ] && set -- "$@" --variant "$VARIANT"
+	[ -n "${LOUPE_E2E_MODEL:-}" ] && set -- --model "$LOUPE_E2E_MODEL" "$@"
+	XDG_CONFIG_HOME="$OUT/config" timeout 300 \
+		xvfb-run -a -s "-screen 0 1600x1000x24" "$BIN" "$@" >"$OUT/$exp.log" 2>&1 || { cat "$OUT/$exp.log" >&2; fail "$exp: status $?"; }
+	grep -q "^loupe: compare:" "$OUT/$exp.log" || { cat "$OUT/$exp.log" >&2; fail "$exp: no comparison"; }
+	[ -s "$OUT/compare-$exp.png" ] || fail "$exp: no screenshot"
+	echo "e2e: ok: $exp: $(grep '^loupe: compare:' "$OUT/$exp.log" | sed 's/^loupe: compare: //') -> $OUT/compare-$exp.png"
+done
+
 command -v xdotool >/dev/null 2>&1 || { echo "e2e: xdotool missing: interaction test skipped"; exit 0; }
 # The second run, as a script for xvfb-run: wait for the window, click a
 # token, right-click another, quit with Ctrl+Q, and time the exit.

@@ -136,8 +136,12 @@ func (al Alignment) Describe(a, b []trace.Token) string {
 	case al.Same:
 		return "Same prompt: every position of A is the same position of B."
 	case al.Substituted:
-		return fmt.Sprintf("The prompts differ at positions %d…%d: %s in A, %s in B; every other token lines up with its twin.",
-			al.ChangedA[0], al.ChangedA[1]-1, span(a, al.ChangedA), span(b, al.ChangedB))
+		where := fmt.Sprintf("positions %d…%d", al.ChangedA[0], al.ChangedA[1]-1)
+		if al.ChangedA[1]-al.ChangedA[0] == 1 {
+			where = fmt.Sprintf("position %d", al.ChangedA[0])
+		}
+		return fmt.Sprintf("The prompts differ at %s: %s in A, %s in B; every other token lines up with its twin.",
+			where, span(a, al.ChangedA), span(b, al.ChangedB))
 	}
 	return fmt.Sprintf("The prompts do not align token for token: %s (%d tokens) in A became %s (%d tokens) in B, so "+
 		"positions after it are shifted; only the tokens before and after the change are compared.",

@@ -62,7 +62,7 @@ func TestAlignSubstitution(t *testing.T) {
 			t.Fatalf("position %d maps to %d / %d", i, al.AtoB[i], al.BtoA[i])
 		}
 	}
-	if !strings.Contains(al.Describe(a, b), "positions 2…2") {
+	if !strings.Contains(al.Describe(a, b), "position 2:") {
 		t.Errorf("describe: %s", al.Describe(a, b))
 	}
 	if FirstDivergence(a, b) != 2 {

@@ -270,9 +270,12 @@ func (p *ComparePanel) showGrids() {
 	}
 	p.GridA.SetValues(c.GridA)
 	p.GridB.SetValues(c.GridB)
+	p.GridA.SetSelected(headCells(c.A.Settings.Ablate))
+	p.GridB.SetSelected(headCells(c.B.Settings.Ablate))
 	p.GridD.SetValues(c.Diff)
 	p.GridNote.SetText(fmt.Sprintf("Attention of %s on %s in A, of %s on %s in B, and B − A. Rows: layers (%d at the bottom), columns: heads. "+
-		"A and B share the colour scale 0 … %.0f %%; in B − A red is more attention in B, blue less (±%.1f points at the ends).",
+		"A and B share the colour scale 0 … %.0f %%; in B − A red is more attention in B, blue less (±%.1f points at the ends). "+
+		"Heads switched off are framed in orange: they still attend, but their output is dropped, so only the layers above them change.",
 		tokName(c.A.Tokens, c.QueryA), tokName(c.A.Tokens, c.SourceA), tokName(c.B.Tokens, c.QueryB), tokName(c.B.Tokens, c.SourceB),
 		p.Base, 100*top, 100*d))
 	p.GridScale.SetText(fmt.Sprintf("0 … %.0f %%", 100*top))
@@ -352,4 +355,12 @@ func Diverging(v float64) color.NRGBA {
 	t := math.Sqrt(v) // small differences stay visible
 	mix := func(k int) uint8 { return uint8(math.Round(mid[k] + (end[k]-mid[k])*t)) }
 	return color.NRGBA{mix(0), mix(1), mix(2), 255}
+}
+
+func headCells(hs []trace.Head) [][2]int {
+	out := make([][2]int, len(hs))
+	for i, h := range hs {
+		out[i] = [2]int{h.Layer, h.Head}
+	}
+	return out
 }

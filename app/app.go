@@ -31,6 +31,7 @@ type Options struct {
 	Variant    string // after the first run (and the ablation): compare with this prompt
 	Source     string // with --ablate/--variant: the grid's source, a position or a word of the prompt ("": the strongest)
 	UILatency  bool   // print the event loop's delay during generations at exit
+	Dialog     string // dialog opened at start: models, get-model (models.go)
 }
 
 // ParseFlags reads the window's flags.
@@ -51,6 +52,7 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.StringVar(&o.Variant, "variant", "", "after generating, compare with this variant prompt")
 	fs.StringVar(&o.Source, "source", "", "with --ablate or --variant: the grid's source for top:N, a token position or a word of the prompt (default: the strongest)")
 	fs.BoolVar(&o.UILatency, "ui-latency", false, "print how long the window's event loop waited during generations, at exit")
+	fs.StringVar(&o.Dialog, "dialog", "", "dialog to open at start: models (on this computer) or get-model")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}

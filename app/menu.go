@@ -38,13 +38,13 @@ func (u *UI) buildMenu() {
 	})
 	save := u.item("Save run as JSON…", u.saveRun)
 	save.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyS, Modifier: fyne.KeyModifierControl}
-	file := fyne.NewMenu("File", open, u.item("Open model file…", u.pickFile), recent, demo,
+	file := fyne.NewMenu("File", append(u.modelItems(), open, u.item("Open model file…", u.pickFile), recent, demo,
 		fyne.NewMenuItemSeparator(), save,
 		u.item("Save session…", u.saveSession), u.item("Open session…", u.pickSession),
 		u.item("Export panel as PNG…", func() { u.export(u.currentPanel(), "png") }),
 		u.item("Export panel as SVG…", func() { u.export(u.currentPanel(), "svg") }),
 		u.item("Export panel as CSV…", func() { u.export(u.currentPanel(), "csv") }),
-		fyne.NewMenuItemSeparator(), u.quitItem())
+		fyne.NewMenuItemSeparator(), u.quitItem())...)
 	gen := u.item("Generate", u.generate)
 	gen.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyReturn, Modifier: fyne.KeyModifierControl}
 	run := fyne.NewMenu("Run", gen, u.item("Stop (Esc)", u.stop))

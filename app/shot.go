@@ -57,7 +57,14 @@ func (u *UI) capture() image.Image {
 	c.SetPadded(false)
 	c.SetContent(content)
 	c.Resize(u.win.Canvas().Size())
+	overlays := u.win.Canvas().Overlays().List() // an open dialog is drawn too
+	for _, o := range overlays {
+		c.Overlays().Add(o)
+	}
 	img = c.Capture()
+	for _, o := range overlays {
+		c.Overlays().Remove(o)
+	}
 	u.win.SetContent(content)
 	return img
 }

@@ -70,6 +70,8 @@ type UI struct {
 	exitCode int
 	onIdle   func()                        // tests: called when a load or generation has finished
 	onFail   func(title string, err error) // tests: instead of a dialog
+
+	models modelDialogs // File › Models on this computer, Get a model… (models.go)
 }
 
 // newUI builds the window's content, menus and shortcuts.
@@ -178,6 +180,7 @@ func (u *UI) start() {
 	if u.opt.UILatency {
 		u.startUILatency()
 	}
+	u.showDialog(u.opt.Dialog)
 	u.generateAfter = u.opt.Generate
 	if u.opt.Ablate != "" || u.opt.Variant != "" {
 		u.cmp.then = u.flagExperiments

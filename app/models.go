@@ -1,0 +1,209 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
+
+	"loupe/engine/hub"
+	"loupe/views"
+)
+
+// modelDialogs holds the two dialogs of the model catalogue, so that one
+// download runs at a time and a closed window cancels it.
+type modelDialogs struct {
+	pulling bool
+	cancel  context.CancelFunc
+	get     *views.GetModel // the open "Get a model…" dialog, nil when closed
+}
+
+// modelItems are File menu entries: the models on disk and the download
+// dialog.
+func (u *UI) modelItems() []*fyne.MenuItem {
+	return []*fyne.MenuItem{
+		u.item("Models on this computer…", u.showLocalModels),
+		u.item("Get a model…", u.showGetModel),
+	}
+}
+
+// showDialog opens the dialog named by --dialog.
+func (u *UI) showDialog(name string) {
+	switch name {
+	case "":
+	case "models":
+		u.showLocalModels()
+	case "get-model":
+		u.showGetModel()
+	default:
+		u.fail("Unknown dialog", fmt.Errorf("--dialog %q: use models or get-model", name))
+	}
+}
+
+// places is where models are looked for.
+func places() []hub.Place { return hub.Places() }
+
+// searched names the folders looked in, for the status line.
+func searched(ps []hub.Place) string {
+	var names []string
+	for _, p := range ps {
+		if st, err := os.Stat(p.Dir); p.HF || (err == nil && st.IsDir()) {
+			names = append(names, p.Dir)
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// showLocalModels lists the models found on disk (scanned in the
+// background: a big cache takes a moment) and opens the chosen one.
+func (u *UI) showLocalModels() {
+	v := views.NewLocalModels()
+	d := dialog.NewCustom("Models on this computer", "Close", v.Box, u.win)
+	v.OnOpen = func(path string) { d.Hide(); u.openModel(path) }
+	v.OnGet = func() { d.Hide(); u.showGetModel() }
+	v.OnBrowse = func() { d.Hide(); u.pickFolder() }
+	d.Resize(dialogSize(u.win, 1000, 760))
+	d.Show()
+	ps := places()
+	u.wg.Add(1)
+	go func() {
+		defer u.wg.Done()
+		found := hub.Scan(ps)
+		u.do(func() { v.Set(localRows(found), searched(ps)) })
+	}()
+}
+
+func localRows(found []hub.Local) []views.LocalModel {
+	rows := make([]views.LocalModel, len(found))
+	for i, m := range found {
+		name := m.Name
+		if m.Revision != "" && m.Revision != "main" {
+			name += " @ " + m.Revision
+		}
+		rows[i] = views.LocalModel{Name: name, Size: hub.FormatBytes(m.Bytes), Source: m.Source, Path: m.Path,
+			CanOpen: m.CanOpen, Why: m.Why}
+	}
+	return rows
+}
+
+// dialogSize is w × h, or less on a small window.
+func dialogSize(win fyne.Window, w, h float32) fyne.Size {
+	s := win.Canvas().Size()
+	return fyne.NewSize(min(w, s.Width*0.95), min(h, s.Height*0.92))
+}
+
+// offers is the catalogue as the dialog shows it, with what is on disk.
+func offers(cache string) []views.ModelOffer {
+	out := make([]views.ModelOffer, len(hub.Catalog))
+	for i, e := range hub.Catalog {
+		ok, why := e.Supported()
+		_, local := e.Local(cache)
+		out[i] = views.ModelOffer{ID: e.ID, Title: e.Title, Size: "≈ " + hub.FormatBytes(e.Bytes), Licence: e.Licence,
+			Shows: e.Shows, CanRun: ok, Why: why, Local: local && ok}
+	}
+	return out
+}
+
+// showGetModel opens the download dialog. Closing it while a download
+// runs cancels the download (the partial file is kept and resumed next time).
+func (u *UI) showGetModel() {
+	if u.models.get != nil {
+		return
+	}
+	c := hub.NewClient()
+	g := views.NewGetModel(offers(c.Cache), c.Cache)
+	d := dialog.NewCustom("Get a model", "Close", g.Box, u.win)
+	u.models.get = g
+	d.SetOnClosed(func() {
+		if u.models.cancel != nil {
+			u.models.cancel()
+		}
+		u.models.get = nil
+	})
+	g.OnCancel = func() {
+		if u.models.cancel != nil {
+			u.models.cancel()
+		}
+	}
+	g.OnGet = func(id string) { u.getModel(c, g, d, id) }
+	d.Resize(dialogSize(u.win, 1000, 900))
+	d.Show()
+	g.Select(hub.Catalog[0].ID)
+}
+
+// getModel opens id when it is on disk, else downloads it with progress
+// in the dialog and opens it when done.
+func (u *UI) getModel(c *hub.Client, g *views.GetModel, d dialog.Dialog, id string) {
+	if u.models.pulling {
+		return
+	}
+	if err := hub.CheckRepoID(id); err != nil {
+		g.SetError(err.Error())
+		return
+	}
+	if dir, ok := (hub.Entry{ID: id}).Local(c.Cache); ok {
+		d.Hide()
+		u.openModel(dir)
+		return
+	}
+	ctx, cancel := context.WithCancel(u.ctx)
+	u.models.pulling, u.models.cancel = true, cancel
+	g.SetBusy(true)
+	g.SetProgress(0, "Asking "+c.Endpoint+" for the files of "+id+"…")
+	u.wg.Add(1)
+	go func() {
+		defer u.wg.Done()
+		defer cancel()
+		dir, err := c.Pull(ctx, id, "main", func(p hub.Progress) {
+			u.do(func() { g.SetProgress(progressShare(p), progressText(p)) })
+		})
+		u.do(func() { u.pulled(g, d, id, dir, err) })
+	}()
+}
+
+// pulled ends a download: open the model, or say why not.
+func (u *UI) pulled(g *views.GetModel, d dialog.Dialog, id, dir string, err error) {
+	u.models.pulling, u.models.cancel = false, nil
+	g.SetBusy(false)
+	switch {
+	case errors.Is(err, context.Canceled):
+		g.SetError("Cancelled. The part already downloaded is kept: Download resumes from there.")
+	case err != nil:
+		g.SetError(err.Error())
+	default:
+		if ok, why := hub.CheckFolder(dir); !ok {
+			g.SetError(fmt.Sprintf("Downloaded to %s, but Loupe cannot open it: %s", dir, why))
+			return
+		}
+		g.SetProgress(1, "Downloaded "+id+" to "+filepath.Clean(dir)+". Opening…")
+		d.Hide()
+		u.openModel(dir)
+	}
+}
+
+func progressShare(p hub.Progress) float64 {
+	if p.Total <= 0 {
+		return 0
+	}
+	return float64(p.Done) / float64(p.Total)
+}
+
+// progressText is "model.safetensors (3 of 7) · 1.20 GB of 3.09 GB · 21.4 MB/s · 1 min 30 s left".
+func progressText(p hub.Progress) string {
+	if p.Finished {
+		return fmt.Sprintf("All %d files in place (%s).", p.Files, hub.FormatBytes(p.Total))
+	}
+	s := fmt.Sprintf("%s (%d of %d) · %s of %s", p.File, p.FileIndex, p.Files, hub.FormatBytes(p.Done), hub.FormatBytes(p.Total))
+	if p.BytesPerSec > 0 {
+		s += " · " + hub.FormatBytes(int64(p.BytesPerSec)) + "/s"
+	}
+	if p.Remaining >= 0 {
+		s += " · " + hub.FormatDuration(p.Remaining) + " left"
+	}
+	return s
+}

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"strings"
 
 	"loupe/engine"
+	"loupe/engine/gguf"
 )
 
 // CheckFolder says whether the engine can open a model folder and, if not,
@@ -90,18 +90,18 @@ func uniqueSorted(m map[string]string) []string {
 	return out
 }
 
-// CheckGGUFFile says whether a .gguf file can be opened. It checks the
-// magic itself; whether the engine runs it is the engine's call, and the
-// engine has no GGUF entry point yet.
+// CheckGGUFFile says whether a .gguf file can be opened. The engine's
+// GGUF reader checks the file and names its architecture; the engine has
+// no GGUF model loader yet, so the answer is no, with that reason.
 func CheckGGUFFile(path string) (ok bool, why string) {
-	f, err := os.Open(path)
+	f, err := gguf.Open(path)
 	if err != nil {
-		return false, err.Error()
+		return false, "not a valid GGUF file: " + err.Error()
 	}
 	defer f.Close()
-	var magic [4]byte
-	if _, err := io.ReadFull(f, magic[:]); err != nil || string(magic[:]) != "GGUF" {
-		return false, "not a GGUF file (no GGUF magic)"
+	arch, _, _ := f.String("general.architecture")
+	if arch == "" {
+		arch = "unknown architecture"
 	}
-	return false, "GGUF support pending: Loupe opens safetensors folders for now"
+	return false, "GGUF support pending (" + arch + "): Loupe runs safetensors folders for now"
 }

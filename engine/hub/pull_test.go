@@ -18,6 +18,7 @@ import (
 
 	"loupe/engine"
 	"loupe/engine/genmodel"
+	"loupe/engine/gguf"
 	"loupe/engine/hub/fakehub"
 )
 
@@ -179,11 +180,15 @@ func TestListFindsPulledModel(t *testing.T) {
 	os.WriteFile(filepath.Join(snap, "config.json"), []byte(`{"architectures":["MambaForCausalLM"],"model_type":"mamba"}`), 0o644)
 	ggufDir := filepath.Join(t.TempDir(), "lmstudio")
 	os.MkdirAll(filepath.Join(ggufDir, "org", "model-GGUF"), 0o755)
-	os.WriteFile(filepath.Join(ggufDir, "org", "model-GGUF", "model-Q4_K_M.gguf"), []byte("GGUF\x03\x00\x00\x00rest"), 0o644)
+	if err := gguf.WriteFile(filepath.Join(ggufDir, "org", "model-GGUF", "model-Q4_K_M.gguf"),
+		[]gguf.KV{{Key: "general.architecture", Value: "qwen2"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(ggufDir, "org", "model-GGUF", "broken.gguf"), []byte("GGUF\x03\x00\x00\x00rest"), 0o644)
 
 	found := Scan([]Place{{Source: "Hugging Face cache", Dir: cache, HF: true}, {Source: "LM Studio", Dir: ggufDir}})
-	if len(found) != 3 {
-		t.Fatalf("found %d models, want 3: %+v", len(found), found)
+	if len(found) != 4 {
+		t.Fatalf("found %d models, want 4: %+v", len(found), found)
 	}
 	tiny := found[0]
 	var size int64
@@ -196,8 +201,12 @@ func TestListFindsPulledModel(t *testing.T) {
 	for _, m := range found[1:] {
 		switch m.Format {
 		case "gguf":
-			if m.Name != "org/model-GGUF/model-Q4_K_M.gguf" || m.Source != "LM Studio" || m.CanOpen || m.Why == "" {
-				t.Errorf("gguf: %+v", m)
+			want := "GGUF support pending (qwen2)"
+			if m.Name == "org/model-GGUF/broken.gguf" {
+				want = "not a valid GGUF file"
+			}
+			if m.Source != "LM Studio" || m.CanOpen || !strings.Contains(m.Why, want) {
+				t.Errorf("gguf: %+v, want refused with %q", m, want)
 			}
 		default:
 			if m.Name != "someone/other-arch" || m.CanOpen || !strings.Contains(m.Why, "mamba") {

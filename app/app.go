@@ -32,6 +32,9 @@ type Options struct {
 	Source     string // with --ablate/--variant: the grid's source, a position or a word of the prompt ("": the strongest)
 	UILatency  bool   // print the event loop's delay during generations at exit
 	Dialog     string // dialog opened at start: models, get-model (models.go)
+	Chat       bool   // the prompt is a chat turn (models with a chat template)
+	Think      string // "on", "off" or "" (chat: enable_thinking; implies Chat)
+	System     string // chat: the system message
 }
 
 // ParseFlags reads the window's flags.
@@ -53,8 +56,14 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.StringVar(&o.Source, "source", "", "with --ablate or --variant: the grid's source for top:N, a token position or a word of the prompt (default: the strongest)")
 	fs.BoolVar(&o.UILatency, "ui-latency", false, "print how long the window's event loop waited during generations, at exit")
 	fs.StringVar(&o.Dialog, "dialog", "", "dialog to open at start: models (on this computer) or get-model")
+	fs.BoolVar(&o.Chat, "chat", false, "chat mode: the prompt is the user's turn, rendered with the model's chat template")
+	fs.StringVar(&o.Think, "think", "", "chat: on or off sets enable_thinking (implies --chat)")
+	fs.StringVar(&o.System, "system", "", "chat: a system message")
 	if err := fs.Parse(args); err != nil {
 		return o, err
+	}
+	if o.Think != "" && o.Think != "on" && o.Think != "off" {
+		return o, fmt.Errorf("--think %q: use on or off", o.Think)
 	}
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("unexpected argument %q (subcommands: loupe help)", fs.Arg(0))

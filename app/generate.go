@@ -36,13 +36,21 @@ func (u *UI) generate() {
 		u.backend.SetThreads(s.Threads) // rebuilds the worker pool: only on a change
 		u.threads = s.Threads
 	}
-	ids := u.backend.Encode(prompt)
+	req, _, ids, err := u.chatTurn(prompt)
+	if err != nil {
+		u.fail("Chat template", err)
+		return
+	}
+	if req == nil {
+		ids = u.backend.Encode(prompt)
+	}
 	if len(ids) == 0 {
 		u.fail("Empty prompt", errors.New("the prompt gives no tokens"))
 		return
 	}
 	u.saveKnobs()
 	u.model.Display(u.info, cpuLine(), kernelLine())
+	u.pending = req
 	u.begin(prompt, ids, s)
 }
 
@@ -86,6 +94,9 @@ func (u *UI) readSettings() (trace.Settings, string, bool) {
 // begin resets the session to the prompt's tokens and starts the worker.
 func (u *UI) begin(prompt string, ids []int, s trace.Settings) {
 	u.tokens = promptTokens(u.backend, ids)
+	u.flagTokens(u.tokens)
+	req := u.pending
+	u.pending = nil
 	u.steps, u.attention, u.mlps = nil, nil, nil
 	u.live = trace.Timing{}
 	u.stream.SetTokens(u.tokens)
@@ -100,12 +111,12 @@ func (u *UI) begin(prompt string, ids []int, s trace.Settings) {
 	u.controls.SetRunning(true)
 	u.controls.Status.SetText(fmt.Sprintf("Reading the prompt: %d tokens…", len(ids)))
 	u.wg.Add(1)
-	go u.work(ctx, u.gen, u.backend, prompt, generateOptions(s, u.info, len(ids)))
+	go u.work(ctx, u.gen, u.backend, req, prompt, generateOptions(s, u.info, len(ids)))
 }
 
 // work runs one generation off the UI goroutine. Every event goes to the UI
 // as it comes; the panels are redrawn at most every panelEvery.
-func (u *UI) work(ctx context.Context, gen int, b Backend, prompt string, opt engine.GenerateOptions) {
+func (u *UI) work(ctx context.Context, gen int, b Backend, req *chatRequest, prompt string, opt engine.GenerateOptions) {
 	defer u.wg.Done()
 	var run *trace.Run
 	var err error
@@ -116,7 +127,7 @@ func (u *UI) work(ctx context.Context, gen int, b Backend, prompt string, opt en
 			}
 		}()
 		var last time.Time
-		run, err = b.Generate(ctx, prompt, opt, func(ev engine.Event) {
+		run, err = runOne(ctx, b, req, prompt, opt, func(ev engine.Event) {
 			u.do(func() { u.onEvent(gen, ev) })
 			if now := time.Now(); now.Sub(last) >= panelEvery {
 				last = now
@@ -195,6 +206,7 @@ func (u *UI) finish(gen int, run *trace.Run, err error) {
 	if run != nil {
 		u.adoptRun(run)
 		u.remember(run)
+		u.chatFinished(run)
 	}
 	switch {
 	case err != nil && errors.Is(err, context.Canceled):

@@ -69,6 +69,7 @@ func (u *UI) loaded(path string, b Backend, err error) {
 		u.backend.Close()
 	}
 	u.backend, u.info, u.threads = b, b.Info(), 0
+	u.chatModelLoaded()
 	u.win.SetTitle("Loupe — " + u.info.Name)
 	u.model.Display(u.info, cpuLine(), kernelLine())
 	u.controls.SetKVCost(u.info.KVBytesPerToken, u.info.MaxPositions)

@@ -27,17 +27,21 @@ type UI struct {
 	load    Loader
 	latency *uiLatency // --ui-latency probe, nil when off
 
-	controls *views.Controls
-	stream   *views.TokenStream
-	attn     *views.AttentionPanel
-	next     *views.NextTokenPanel
-	timing   *views.TimingPanel
-	model    *views.ModelPanel
-	mlp      *views.MLPPanel
-	compare  *views.ComparePanel
-	bar      *views.AblateBar // under the attention grid: heads to switch off
-	tabs     *container.AppTabs
-	cmp      compareState // history, compared pair, selected heads (compare.go)
+	controls  *views.Controls
+	chatPanel *views.ChatPanel // Chat | Complete above the prompt (chat.go)
+	chat      chatState
+	pending   *chatRequest // the chat turn begin hands to the worker
+	left      *container.Scroll
+	stream    *views.TokenStream
+	attn      *views.AttentionPanel
+	next      *views.NextTokenPanel
+	timing    *views.TimingPanel
+	model     *views.ModelPanel
+	mlp       *views.MLPPanel
+	compare   *views.ComparePanel
+	bar       *views.AblateBar // under the attention grid: heads to switch off
+	tabs      *container.AppTabs
+	cmp       compareState // history, compared pair, selected heads (compare.go)
 
 	backend   Backend
 	info      trace.ModelInfo
@@ -79,13 +83,15 @@ func newUI(a fyne.App, w fyne.Window, opt Options, load Loader) *UI {
 	u := &UI{app: a, win: w, opt: opt, load: load, query: -1, source: -1, cmp: compareState{a: -1, b: -1, sourceA: -1}}
 	u.ctx, u.closeAll = context.WithCancel(context.Background())
 	u.controls = views.NewControls(u.guard(u.generate), u.guard(u.stop))
+	u.chatPanel = u.newChatPanel()
 	u.stream = views.NewTokenStream()
 	u.stream.OnSelect = guard1(u, u.selectQuery)
 	u.stream.OnSource = guard1(u, u.selectSource)
 	u.tabs = u.newPanels()
 	right := container.NewVSplit(u.stream, u.tabs)
 	right.Offset = 0.22
-	split := container.NewHSplit(container.NewVScroll(u.controls.Box), right)
+	u.left = container.NewVScroll(container.NewVBox(u.chatPanel.Box, u.controls.Box))
+	split := container.NewHSplit(u.left, right)
 	split.Offset = 0.24
 	w.SetContent(split)
 	u.controls.SetKernelOptions(kernelOptions(), "auto")

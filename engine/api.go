@@ -48,9 +48,9 @@ type GenerateOptions struct {
 	EOS      []int        // stop ids; nil: from generation_config.json / config.json
 	// ReuseCache keeps the keys and values of the longest prefix the prompt
 	// shares with the tokens already in the KV cache (the previous turns of
-	// a chat) instead of reading it again; attention and MLP captures of
-	// prompt positions inside that prefix are then not recorded, so the
-	// prefix stops before the first one asked for.
+	// a chat) instead of reading it again. The prefix stops before the
+	// first prompt position named in Attn.Positions; Attn.AllPrompt and
+	// the MLP captures then get only the prompt positions read.
 	ReuseCache bool
 }
 

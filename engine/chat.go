@@ -210,7 +210,8 @@ func (c *kvContents) failed() { c.broken, c.ids = true, c.ids[:0] }
 // reusablePrefix is how many leading prompt positions keep their cached
 // keys and values: the prefix shared with the cache, short of the last
 // prompt token (whose logits are needed) and of the first prompt position
-// whose attention or MLP is captured. A model with a recurrent state
+// named in Attn.Positions. Attn.AllPrompt and MLP captures get the
+// positions read, those after the prefix. A model with a recurrent state
 // (m.info.StateBytes > 0) cannot rewind it: it reuses the cache only when
 // the new prompt extends everything it holds.
 func (m *Model) reusablePrefix(ids []int, opt GenerateOptions) int {
@@ -222,14 +223,8 @@ func (m *Model) reusablePrefix(ids []int, opt GenerateOptions) int {
 	for n < len(c.ids) && n < len(ids)-1 && c.ids[n] == ids[n] {
 		n++
 	}
-	if opt.Attn.AllPrompt {
-		return 0
-	}
 	for _, p := range opt.Attn.Positions {
 		n = min(n, p)
-	}
-	for _, mc := range opt.MLP {
-		n = min(n, mc.Pos)
 	}
 	if m.info.StateBytes > 0 && n < len(c.ids) {
 		return 0

@@ -70,6 +70,8 @@ type TimingPanel struct {
 	list  *fyne.Container
 	box   *fyne.Container
 	runs  []trace.Timing
+	// Labels name the runs ("run 3 · chat, think on"); missing ones are "run N".
+	Labels []string
 }
 
 // NewTimingPanel makes an empty panel.
@@ -114,13 +116,29 @@ func (p *TimingPanel) Display(runs []trace.Timing, bw float64, measuring bool) {
 		if longest > 0 {
 			segs = []float64{t.PrefillSeconds / longest, t.DecodeSeconds / longest}
 		}
-		bars.SetBars([]Bar{{Label: fmt.Sprintf("run %d", i+1), Segments: segs,
+		if t.ThinkingTokens > 0 && longest > 0 { // decode split: the draft, then the answer
+			bars.Colors = []fyne.ThemeColorName{theme.ColorNameWarning, theme.ColorNameSuccess, theme.ColorNamePrimary}
+			segs = []float64{t.PrefillSeconds / longest, t.ThinkingSeconds / longest, (t.DecodeSeconds - t.ThinkingSeconds) / longest}
+		}
+		label := fmt.Sprintf("run %d", i+1)
+		if i < len(p.Labels) && p.Labels[i] != "" {
+			label, bars.LabelWidth = p.Labels[i], 250 // monospace "run 12 · think off"
+		}
+		bars.SetBars([]Bar{{Label: label, Segments: segs,
 			Value: fmt.Sprintf("%.2f s", t.PrefillSeconds+t.DecodeSeconds), Highlight: i == len(runs)-1}})
-		line := widget.NewLabel(TimingLine(t, bw, measuring))
+		text := TimingLine(t, bw, measuring)
+		if th := ThinkingLine(t); th != "" {
+			text += "\n" + th
+		}
+		if t.ReusedTokens > 0 {
+			text += fmt.Sprintf("\n%s prompt tokens of the earlier turns kept in the KV cache, not read again", Thousands(t.ReusedTokens))
+		}
+		line := widget.NewLabel(text)
 		line.Wrapping = fyne.TextWrapWord
 		p.list.Add(bars)
 		p.list.Add(line)
 	}
-	legend := widget.NewRichTextFromMarkdown("Orange: prefill (reading the prompt, all tokens at once) · Blue: decode (one token after another)")
+	legend := widget.NewRichTextFromMarkdown("Orange: prefill (reading the prompt, all tokens at once) · Blue: decode (one token after another) · Green: decode of the thinking draft, paid at the price of writing")
+	legend.Wrapping = fyne.TextWrapWord // one line would widen the panel past the window
 	p.list.Add(legend)
 }

@@ -156,6 +156,12 @@ func Describe(tok trace.Token) string {
 	if tok.Generated {
 		kind = "generated"
 	}
+	if tok.Special {
+		kind += " · special (control) token"
+	}
+	if tok.Thinking {
+		kind += " · thinking"
+	}
 	return fmt.Sprintf("position %d · id %d · «%s» · %s", tok.Pos, tok.ID, Visible(tok.Text), kind)
 }
 
@@ -393,6 +399,7 @@ func (r *chipRowRenderer) chipColors(tok trace.Token, i int) (fill, stroke, text
 		fill = withAlpha(th.Color(theme.ColorNamePrimary, v), 0x60)
 		stroke = th.Color(theme.ColorNamePrimary, v)
 	}
+	fill, stroke, text = chatColors(th, v, tok, fill, stroke, text)
 	switch i {
 	case r.r.t.selected:
 		stroke, width = th.Color(theme.ColorNameForeground, v), 3
@@ -439,6 +446,7 @@ func (r *chipRowRenderer) Refresh() {
 		rect.Move(fyne.NewPos(x, 1))
 		rect.Resize(fyne.NewSize(t.widths[i]-3, h-2))
 		txt.Text, txt.Color, txt.TextSize = Visible(tok.Text), fg, chipTextSize()
+		txt.TextStyle = fyne.TextStyle{Monospace: true, Bold: tok.Special, Italic: tok.Thinking && !tok.Special}
 		txt.Move(fyne.NewPos(x+chipPad, chipPad))
 		txt.Resize(fyne.NewSize(t.widths[i]-2*chipPad, h-2*chipPad))
 		rect.Refresh()

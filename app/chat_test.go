@@ -1,0 +1,74 @@
+package app
+
+import (
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"loupe/engine/genmodel"
+	"loupe/views"
+)
+
+// A chat on the generated tiny Qwen3: two turns, thinking on then off;
+// the second turn reuses the first's cache, the stream flags the control
+// and think-block tokens, the panel keeps the turns, Timing names both.
+func TestChatTwoTurns(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tiny-qwen3")
+	if err := genmodel.Write(dir, "tiny-qwen3", 1, "bf16"); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarnessWith(t, Options{Model: dir, Chat: true}, loadEngine)
+	u := h.u
+	if !u.chatPanel.Chat() || u.chatPanel.Think.Disabled() {
+		t.Fatalf("chat %v, think switch disabled %v", u.chatPanel.Chat(), u.chatPanel.Think.Disabled())
+	}
+	if n := len(u.chat.presets); n != 3 {
+		t.Fatalf("%d presets, want generation_config.json's and the two of the Qwen3 card", n)
+	}
+	test := u.chatPanel.Presets
+	test.SetSelected(u.chat.presets[1].Name) // recommended for thinking
+	if u.controls.Mode.Selected != views.Sampling || u.controls.Temperature.Text != "0.6" || u.controls.TopK.Text != "20" || u.controls.TopP.Text != "0.95" {
+		t.Errorf("preset not applied: %s T=%s k=%s p=%s", u.controls.Mode.Selected, u.controls.Temperature.Text, u.controls.TopK.Text, u.controls.TopP.Text)
+	}
+	u.controls.Mode.SetSelected(views.Greedy)
+	u.chatPanel.Think.SetChecked(true)
+	h.generate("What is the capital of France?", 4)
+	if u.controls.Prompt.Text != "" || len(u.chat.turns) != 2 || u.chat.turns[0].Content != "What is the capital of France?" {
+		t.Fatalf("after turn 1: prompt %q, turns %v", u.controls.Prompt.Text, u.chat.turns)
+	}
+	toks := u.stream.Tokens()
+	if !toks[0].Special || toks[0].Text != "<|im_start|>" || toks[1].Special {
+		t.Errorf("first tokens %+v %+v", toks[0], toks[1])
+	}
+	u.chatPanel.Think.SetChecked(false)
+	h.generate("And of Italy?", 4)
+	if len(u.chat.turns) != 4 || u.lastRun.Think != "off" || u.lastRun.Timing.ReusedTokens == 0 {
+		t.Fatalf("after turn 2: %d turns, think %q, reused %d", len(u.chat.turns), u.lastRun.Think, u.lastRun.Timing.ReusedTokens)
+	}
+	toks = u.stream.Tokens()
+	n := firstGenerated(toks)
+	if !toks[n-4].Thinking || !toks[n-2].Thinking || toks[n-1].Thinking || !toks[n-4].Special {
+		t.Errorf("empty think block before the reply not flagged: %+v", toks[n-4:n])
+	}
+	if l := u.timing.Labels; len(l) != 2 || !strings.Contains(l[0], "think on") || !strings.Contains(l[1], "think off") {
+		t.Errorf("timing labels %v", l)
+	}
+	if r := u.chatPanel.TurnRows(); r != 4 { // You, Model, You, Model (no draft written)
+		t.Errorf("turn list has %d rows, want 4", r)
+	}
+	if shot := os.Getenv("LOUPE_CHAT_SHOT"); shot != "" { // a look at two turns, for the notes
+		u.showTab("timing")
+		f, err := os.Create(shot)
+		if err == nil {
+			png.Encode(f, u.win.Canvas().Capture())
+			f.Close()
+		}
+	}
+	u.chatPanel.Mode.SetSelected(views.ModeComplete)
+	h.generate("Once upon a time", 2)
+	if u.lastRun.Messages != nil || len(u.chat.turns) != 4 {
+		t.Errorf("complete mode ran as chat")
+	}
+}

@@ -1,0 +1,246 @@
+package views
+
+import (
+	"fmt"
+	"image/color"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"loupe/trace"
+)
+
+// Prompt modes of the ChatPanel.
+const (
+	ModeChat     = "Chat"
+	ModeComplete = "Complete"
+)
+
+// ChatPanel sits above the prompt box: Chat | Complete, the Think switch
+// (for templates with enable_thinking), a system message, the sampling
+// presets of the model card, and the turns of the chat so far with each
+// reply's draft (between <think> and </think>) folded apart from its answer.
+type ChatPanel struct {
+	Mode     *widget.RadioGroup
+	Think    *widget.Check
+	System   *widget.Entry
+	Presets  *widget.Select
+	NewChat  *widget.Button
+	Note     *widget.Label
+	turns    *fyne.Container
+	Box      fyne.CanvasObject
+	OnPreset func(name string)
+	OnMode   func(chat bool)
+	OnNew    func()
+	thinking bool // the template has enable_thinking
+}
+
+// NewChatPanel makes the panel in Complete mode with chat unavailable.
+func NewChatPanel() *ChatPanel {
+	c := &ChatPanel{}
+	c.Mode = widget.NewRadioGroup([]string{ModeChat, ModeComplete}, func(s string) {
+		c.sync()
+		if c.OnMode != nil {
+			c.OnMode(s == ModeChat)
+		}
+	})
+	c.Mode.Horizontal, c.Mode.Required = true, true
+	c.Mode.Selected = ModeComplete // before the widgets sync refers to exist
+	c.Think = widget.NewCheck("Think (enable_thinking)", nil)
+	c.Think.SetChecked(true)
+	c.System = widget.NewEntry()
+	c.System.SetPlaceHolder("System message (optional)")
+	c.Presets = widget.NewSelect(nil, func(s string) {
+		if s != "" && c.OnPreset != nil {
+			c.OnPreset(s)
+		}
+	})
+	c.Presets.PlaceHolder = "Sampling preset of the model card…"
+	c.NewChat = widget.NewButton("New chat", func() {
+		if c.OnNew != nil {
+			c.OnNew()
+		}
+	})
+	c.Note = widget.NewLabel("")
+	c.Note.Wrapping = fyne.TextWrapWord
+	c.turns = container.NewVBox()
+	c.Box = container.NewVBox(container.NewHBox(c.Mode, c.Think), c.System,
+		container.NewBorder(nil, nil, nil, c.NewChat, c.Presets), c.Note, c.turns)
+	c.SetAvailable(false, false, nil)
+	return c
+}
+
+// Chat reports whether the prompt box holds a chat turn.
+func (c *ChatPanel) Chat() bool { return c.Mode.Selected == ModeChat && !c.Mode.Disabled() }
+
+// SetAvailable sets what the loaded model offers: a chat template (with
+// or without enable_thinking) and the names of its sampling presets.
+func (c *ChatPanel) SetAvailable(chat, thinking bool, presets []string) {
+	c.Presets.ClearSelected()
+	c.Presets.SetOptions(presets)
+	if len(presets) == 0 {
+		c.Presets.Disable()
+	} else {
+		c.Presets.Enable()
+	}
+	if !chat {
+		c.Mode.SetSelected(ModeComplete)
+		c.Mode.Disable()
+		c.Note.SetText("This model has no chat template: prompts are continued as plain text.")
+	} else {
+		c.Mode.Enable()
+		c.Note.SetText("")
+	}
+	c.thinking = thinking
+	c.sync()
+}
+
+// sync shows the chat-only widgets in chat mode.
+func (c *ChatPanel) sync() {
+	chat := c.Chat()
+	for _, w := range []fyne.Disableable{c.System, c.NewChat} {
+		if chat {
+			w.Enable()
+		} else {
+			w.Disable()
+		}
+	}
+	if chat && c.thinking {
+		c.Think.Enable()
+	} else {
+		c.Think.Disable()
+	}
+}
+
+// ShowTurns lists the chat so far; each reply is split at </think> into
+// its folded draft and its answer.
+func (c *ChatPanel) ShowTurns(msgs []trace.Message, drafts []Draft) {
+	c.turns.RemoveAll()
+	reply := 0
+	for _, m := range msgs {
+		switch m.Role {
+		case "user":
+			c.turns.Add(wrapped("You: " + m.Content))
+		case "assistant":
+			var d Draft
+			if reply < len(drafts) {
+				d = drafts[reply]
+			}
+			reply++
+			thinking, answer := SplitThinking(m.Content)
+			if d.Split {
+				thinking, answer = d.Text, d.Answer
+			}
+			if thinking != "" || d.Tokens > 0 {
+				body := widget.NewLabel(thinking)
+				body.Wrapping = fyne.TextWrapWord
+				body.Importance = widget.LowImportance // dimmed
+				item := widget.NewAccordionItem(fmt.Sprintf("Thinking: %s tokens, %s (folded)", Thousands(d.Tokens), Duration(d.Seconds)), body)
+				c.turns.Add(widget.NewAccordion(item))
+			}
+			if answer == "" && d.Tokens > 0 {
+				answer = "(no answer: the reply stopped inside its think block)"
+			}
+			c.turns.Add(wrapped("Model: " + answer))
+		}
+	}
+	c.turns.Refresh()
+}
+
+// Draft is the think block of one reply: its tokens and decode seconds,
+// and when Split, its text and the answer's as the tokens' flags cut them.
+type Draft struct {
+	Tokens       int
+	Seconds      float64
+	Split        bool
+	Text, Answer string
+}
+
+func wrapped(s string) *widget.Label {
+	l := widget.NewLabel(s)
+	l.Wrapping = fyne.TextWrapWord
+	return l
+}
+
+// SplitThinking cuts a reply at its last </think> into the draft (between
+// <think> and </think>, newlines trimmed) and the answer after it. A reply
+// still inside its block (stopped, or out of tokens) is all draft.
+func SplitThinking(reply string) (thinking, answer string) {
+	i := strings.LastIndex(reply, "</think>")
+	if i < 0 {
+		if j := strings.Index(reply, "<think>"); j >= 0 {
+			return strings.Trim(reply[j+len("<think>"):], "\n"), ""
+		}
+		return "", reply
+	}
+	draft := reply[:i]
+	if j := strings.LastIndex(draft, "<think>"); j >= 0 {
+		draft = draft[j+len("<think>"):]
+	}
+	return strings.Trim(draft, "\n"), strings.TrimLeft(reply[i+len("</think>"):], "\n")
+}
+
+// ThinkingLine says what the draft cost, in the article's words: the
+// thinking tokens and their seconds against the answer alone, or "" for
+// a run without thinking.
+func ThinkingLine(t trace.Timing) string {
+	if t.ThinkingTokens == 0 {
+		return ""
+	}
+	answer, answerS := t.DecodeTokens-t.ThinkingTokens, t.DecodeSeconds-t.ThinkingSeconds
+	s := fmt.Sprintf("thinking: %s tokens, %s", Thousands(t.ThinkingTokens), Duration(t.ThinkingSeconds))
+	if answer > 0 && answerS > 0 {
+		s += fmt.Sprintf(" — %.0f× the wait of the answer alone (answer: %s tokens, %s)",
+			t.ThinkingSeconds/answerS, Thousands(answer), Duration(answerS))
+	} else {
+		s += " — no answer yet: every token written so far was draft"
+	}
+	return s
+}
+
+// Thousands writes n with commas: 3612 → "3,612".
+func Thousands(n int) string {
+	s := fmt.Sprint(n)
+	if n < 0 {
+		return "-" + Thousands(-n)
+	}
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// Duration writes seconds as "0.42 s", "8.0 s", "5 min 21 s" or "1 h 3 min".
+func Duration(s float64) string {
+	switch {
+	case s < 10:
+		return fmt.Sprintf("%.2f s", s)
+	case s < 60:
+		return fmt.Sprintf("%.1f s", s)
+	case s < 3600:
+		return fmt.Sprintf("%d min %d s", int(s)/60, int(s)%60)
+	}
+	return fmt.Sprintf("%d h %d min", int(s)/3600, int(s)%3600/60)
+}
+
+// chatColors restyles a chip for chat: control tokens (<|im_start|>,
+// <|im_end|>, <think>…) in the success colour, the draft between <think>
+// and </think> dimmed.
+func chatColors(th fyne.Theme, v fyne.ThemeVariant, tok trace.Token, fill, stroke, text color.Color) (color.Color, color.Color, color.Color) {
+	if tok.Special {
+		fill = withAlpha(th.Color(theme.ColorNameSuccess, v), 0x50)
+		stroke = th.Color(theme.ColorNameSuccess, v)
+	}
+	if tok.Thinking && !tok.Special {
+		fill = withAlpha(fill, 0x20)
+		stroke = withAlpha(stroke, 0x70)
+		text = th.Color(theme.ColorNameDisabled, v)
+	}
+	return fill, stroke, text
+}
+
+// TurnRows is the number of rows the turn list shows (tests).
+func (c *ChatPanel) TurnRows() int { return len(c.turns.Objects) }

@@ -46,7 +46,8 @@ type runRole struct {
 }
 
 // headBase is the number the window gives the first layer and head.
-func (u *UI) headBase() int { return 0 }
+// (View › Count layers and heads); the CLI and --ablate count from 0.
+func (u *UI) headBase() int { return views.Numbers.Base() }
 
 // remember adds a finished run to the history; a rerun becomes run B of
 // the comparison with its run A.
@@ -137,7 +138,6 @@ func headList(hs []trace.Head, base int) string {
 // query ⟶ source of the attention grid.
 func (u *UI) refreshCompare() {
 	c := &u.cmp
-	u.compare.Base = u.headBase()
 	if c.a < 0 || c.b < 0 || c.a >= len(c.runs) || c.b >= len(c.runs) {
 		u.compare.Clear("Nothing to compare yet: generate, then switch heads off (Attention tab) or compare with a variant prompt.")
 		return
@@ -297,8 +297,8 @@ func (u *UI) switchOffWith(note string) {
 	}
 	s := a.Settings
 	s.Ablate = slices.Clone(u.cmp.heads)
-	kind := fmt.Sprintf("B is A rerun with %d head%s switched off (outputs zeroed before o_proj at every position): %s.",
-		len(s.Ablate), map[bool]string{true: "", false: "s"}[len(s.Ablate) == 1], trace.FormatHeads(s.Ablate, u.headBase()))
+	kind := fmt.Sprintf("B is A rerun with %d head%s switched off (outputs zeroed before o_proj at every position): %s (layer:head, counted from %d).",
+		len(s.Ablate), map[bool]string{true: "", false: "s"}[len(s.Ablate) == 1], trace.FormatHeads(s.Ablate, u.headBase()), u.headBase())
 	if note != "" {
 		kind += " " + note
 	}

@@ -16,12 +16,14 @@ import (
 
 	"loupe/trace"
 	"loupe/views"
+	"loupe/viz"
 )
 
 const catPrompt = "My cat is purple . But my" // 7 tokens in the fake
 
 func skewHarness(t *testing.T) *harness {
 	h := newHarness(t, Options{})
+	h.u.setNumbering(viz.FromZero) // the fields below are written as in code
 	h.fake.skew = true
 	h.generate(catPrompt, 4)
 	return h
@@ -296,6 +298,7 @@ func TestSessionRoundTrip(t *testing.T) {
 	os.WriteFile(filepath.Join(model, "config.json"), []byte(`{"hidden_size": 8}`), 0o644)
 	os.WriteFile(filepath.Join(model, "model.safetensors"), append([]byte{4, 0, 0, 0, 0, 0, 0, 0}, "{}  "...), 0o644)
 	h := newHarness(t, Options{Model: model})
+	h.u.setNumbering(viz.FromZero)
 	h.fake.skew = true
 	h.fake.info = func(i *trace.ModelInfo) { i.Path = model }
 	h.u.info = h.fake.Info()
@@ -319,6 +322,7 @@ func TestSessionRoundTrip(t *testing.T) {
 	}
 
 	h2 := newHarness(t, Options{Model: model})
+	h2.u.setNumbering(viz.FromZero)
 	h2.fake.skew = true
 	h2.fake.info = h.fake.info
 	h2.u.info = h2.fake.Info()
@@ -395,5 +399,32 @@ func TestSourcePos(t *testing.T) {
 		if got := sourcePos(r, spec); got != want {
 			t.Errorf("sourcePos(%q) = %d, want %d", spec, got, want)
 		}
+	}
+}
+
+// Counting from 1 (the article's way, the default), the heads field and
+// the grid's cells agree: Ctrl+click on index (1, 2) writes 2:3, and
+// typing 4:1 selects index (3, 0).
+func TestHeadsCountedFromOne(t *testing.T) {
+	h := skewHarness(t)
+	h.u.setNumbering(viz.FromOne)
+	h.u.stream.Select(6)
+	clickCell(h.u.attn.Grid, 1, 2, true)
+	if h.u.bar.Heads.Text != "2:3" {
+		t.Fatalf("heads field %q counting from 1, want 2:3", h.u.bar.Heads.Text)
+	}
+	h.u.bar.Heads.SetText("2:3, 4:1")
+	if want := []trace.Head{{1, 2}, {3, 0}}; !slices.Equal(h.u.cmp.heads, want) {
+		t.Fatalf("typed heads %v, want %v", h.u.cmp.heads, want)
+	}
+	h.u.setNumbering(viz.FromZero)
+	if h.u.bar.Heads.Text != "1:2, 3:0" {
+		t.Errorf("after View › Count from 0 the field reads %q", h.u.bar.Heads.Text)
+	}
+	h.u.setNumbering(viz.FromOne)
+	h.u.switchOff()
+	h.wait()
+	if !strings.Contains(h.u.compare.Kind.Text, "2:3, 4:1 (layer:head, counted from 1)") {
+		t.Errorf("kind %q", h.u.compare.Kind.Text)
 	}
 }

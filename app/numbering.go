@@ -25,6 +25,7 @@ func (u *UI) setNumbering(n viz.Numbering) {
 	views.Numbers = n
 	u.app.Preferences().SetString(prefCountFrom, map[viz.Numbering]string{viz.FromOne: "1", viz.FromZero: "0"}[n])
 	u.buildMenu()
+	u.showHeads(true) // the heads field is written in the new numbering
 	u.dirty = true
 	u.refreshPanels()
 }

@@ -21,10 +21,8 @@ import (
 type ComparePanel struct {
 	widget.BaseWidget
 	OnPick   func(a, b int)      // the user chose other runs of the history
-	OnStep   func(posA int)      // ◀ / ▶ moved the compared step
+	OnStep   func(posA int)      // the step buttons moved the compared step
 	OnExport func(format string) // "png", "svg" or "csv"
-	// Base is the number of the first layer and head in labels (0 or 1).
-	Base int
 
 	Title, Kind, AlignNote, StepLine, GridNote, Hover *widget.Label
 	DeltaLine                                         *widget.RichText // the Δp sentence, as a heading
@@ -33,6 +31,7 @@ type ComparePanel struct {
 	TopA, TopB, Times                                 *Bars
 	GridA, GridB, GridD                               *Heatmap
 	GridScale                                         *widget.Label
+	axes                                              []*Axes // numbered layers and heads around the grids
 
 	cmp     Comparison
 	has     bool
@@ -64,6 +63,11 @@ func NewComparePanel() *ComparePanel {
 		g.OnHover = p.hoverCell
 	}
 	p.GridD.Color = Diverging
+	p.axes = []*Axes{NewAxes(p.GridA, NumberAxis, NumberAxis), NewAxes(p.GridB, nil, NumberAxis), NewAxes(p.GridD, nil, NumberAxis)}
+	p.axes[0].RowTitle = "layer"
+	for _, a := range p.axes {
+		a.ColTitle = "head"
+	}
 	p.content = container.NewVBox()
 	p.ExtendBaseWidget(p)
 	p.render()
@@ -273,11 +277,14 @@ func (p *ComparePanel) showGrids() {
 	p.GridA.SetSelected(headCells(c.A.Settings.Ablate))
 	p.GridB.SetSelected(headCells(c.B.Settings.Ablate))
 	p.GridD.SetValues(c.Diff)
+	for _, a := range p.axes {
+		a.Refresh()
+	}
 	p.GridNote.SetText(fmt.Sprintf("Attention of %s on %s in A, of %s on %s in B, and B − A. Rows: layers (%d at the bottom), columns: heads. "+
 		"A and B share the colour scale 0 … %.0f %%; in B − A red is more attention in B, blue less (±%.1f points at the ends). "+
 		"Heads switched off are framed in orange: they still attend, but their output is dropped, so only the layers above them change.",
 		tokName(c.A.Tokens, c.QueryA), tokName(c.A.Tokens, c.SourceA), tokName(c.B.Tokens, c.QueryB), tokName(c.B.Tokens, c.SourceB),
-		p.Base, 100*top, 100*d))
+		Numbers.Base(), 100*top, 100*d))
 	p.GridScale.SetText(fmt.Sprintf("0 … %.0f %%", 100*top))
 }
 
@@ -293,8 +300,8 @@ func (p *ComparePanel) hoverCell(l, h int, _ float64) {
 	if l < 0 || !c.HasGrids || l >= len(c.GridA) || h >= len(c.GridA[l]) {
 		return
 	}
-	p.Hover.SetText(fmt.Sprintf("layer %d, head %d: A %.1f %%, B %.1f %%, B − A %+.1f points",
-		l+p.Base, h+p.Base, 100*c.GridA[l][h], 100*c.GridB[l][h], 100*c.Diff[l][h]))
+	p.Hover.SetText(fmt.Sprintf("%s: A %.1f %%, B %.1f %%, B − A %+.1f points",
+		LayerHead(l, h), 100*c.GridA[l][h], 100*c.GridB[l][h], 100*c.Diff[l][h]))
 }
 
 // render lays the panel out: what B is, the Δp line, the two streams, the
@@ -320,7 +327,7 @@ func (p *ComparePanel) render() {
 	row := container.NewHBox(side("Top 10 in A", p.TopA), side("Top 10 in B", p.TopB))
 	if p.cmp.HasGrids {
 		row.Add(container.NewVBox(boldLabel("Attention on the source"),
-			container.NewHBox(labelled("A", p.GridA), labelled("B", p.GridB), labelled("B − A", p.GridD)), p.Hover))
+			container.NewHBox(labelled("A", p.axes[0]), labelled("B", p.axes[1]), labelled("B − A", p.axes[2])), p.Hover))
 	}
 	objs := []fyne.CanvasObject{p.Kind, p.AlignNote, p.DeltaLine, p.StepLine,
 		p.StreamA, p.StreamB,

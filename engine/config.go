@@ -30,6 +30,10 @@ type Config struct {
 	RotaryDim             int     // dims of each head that RoPE rotates (0: all of head_dim)
 
 	Qwen35 *Qwen35Config // Qwen3.5's hybrid layers (config_qwen35.go); nil for other architectures
+
+	// RoPE frequency changes (rope.go ropeInvFreq), at most one set:
+	RopeLlama3      *Llama3Rope // rope_type "llama3" of Llama 3.1/3.2 (llama.md §2)
+	RopeFreqFactors []float32   // [d/2] GGUF rope_freqs.weight: inv_freq[i] / factor[i]
 }
 
 // rotaryDim is the width RoPE rotates in each head.
@@ -53,6 +57,12 @@ func (c *Config) attentionLayers() []int {
 	return out
 }
 
+// Llama3Rope holds the parameters of rope_type "llama3" (llama.md §2).
+type Llama3Rope struct {
+	Factor, LowFreqFactor, HighFreqFactor float64
+	OriginalMaxPositions                  float64
+}
+
 // maxDim bounds every size in a config so that products of sizes cannot
 // overflow and a hostile file cannot ask for absurd buffers.
 const maxDim = 1 << 24
@@ -70,6 +80,7 @@ type rawConfig struct {
 	HeadDim               *int            `json:"head_dim"`
 	AttentionBias         *bool           `json:"attention_bias"`
 	HiddenAct             *string         `json:"hidden_act"`
+	MLPBias               *bool           `json:"mlp_bias"`
 	RMSNormEps            *float64        `json:"rms_norm_eps"`
 	RopeTheta             *float64        `json:"rope_theta"`
 	RopeScaling           json.RawMessage `json:"rope_scaling"`
@@ -91,6 +102,11 @@ type ropeParams struct {
 	RopeType  string   `json:"rope_type"`
 	Type      string   `json:"type"` // older spelling of rope_type
 	RopeTheta *float64 `json:"rope_theta"`
+	// rope_type "llama3"
+	Factor         *float64 `json:"factor"`
+	LowFreqFactor  *float64 `json:"low_freq_factor"`
+	HighFreqFactor *float64 `json:"high_freq_factor"`
+	OriginalMax    *float64 `json:"original_max_position_embeddings"`
 }
 
 // ParseConfig reads config.json bytes and refuses any setting the engine
@@ -140,7 +156,7 @@ func (r *rawConfig) resolve() (Config, error) {
 		c.TieWordEmbeddings = *r.TieWordEmbeddings
 	}
 	c.NumKeyValueHeads = intOr(r.NumKeyValueHeads, c.NumAttentionHeads)
-	for _, check := range []func(*Config) error{r.checkSizes, r.resolveHeadDim, r.checkActivation, r.resolveRope, r.checkSlidingWindow, r.checkAttentionBias, r.resolveEOS} {
+	for _, check := range []func(*Config) error{r.checkSizes, r.resolveHeadDim, r.checkActivation, r.resolveRope, r.checkSlidingWindow, r.checkAttentionBias, r.resolveEOS, r.checkBiases} {
 		if err := check(&c); err != nil {
 			return Config{}, err
 		}
@@ -245,8 +261,14 @@ func (r *rawConfig) resolveRope(c *Config) error {
 		if typ == "" {
 			typ = p.Type
 		}
-		if typ != "" && typ != "default" && typ != "none" {
-			return fmt.Errorf("%w: %s.rope_type %q (only \"default\")", ErrUnsupported, f.name, typ)
+		if typ == "llama3" {
+			l3, err := p.llama3(f.name, c.MaxPositionEmbeddings)
+			if err != nil {
+				return err
+			}
+			c.RopeLlama3 = l3
+		} else if typ != "" && typ != "default" && typ != "none" {
+			return fmt.Errorf("%w: %s.rope_type %q (only \"default\" and \"llama3\")", ErrUnsupported, f.name, typ)
 		}
 		if p.RopeTheta != nil {
 			c.RopeTheta = *p.RopeTheta
@@ -254,6 +276,40 @@ func (r *rawConfig) resolveRope(c *Config) error {
 	}
 	if !(c.RopeTheta > 1) {
 		return fmt.Errorf("%w: rope_theta = %g (want > 1)", ErrBadFile, c.RopeTheta)
+	}
+	return nil
+}
+
+// llama3 checks rope_type "llama3"'s parameters; original_max_position_
+// embeddings defaults to max_position_embeddings (standardize_rope_params).
+func (p *ropeParams) llama3(field string, maxPos int) (*Llama3Rope, error) {
+	if p.Factor == nil || p.LowFreqFactor == nil || p.HighFreqFactor == nil {
+		return nil, fmt.Errorf("%w: %s: rope_type llama3 needs factor, low_freq_factor and high_freq_factor", ErrBadFile, field)
+	}
+	l := &Llama3Rope{Factor: *p.Factor, LowFreqFactor: *p.LowFreqFactor, HighFreqFactor: *p.HighFreqFactor, OriginalMaxPositions: float64(maxPos)}
+	if p.OriginalMax != nil {
+		l.OriginalMaxPositions = *p.OriginalMax
+	}
+	if !(l.Factor >= 1 && l.LowFreqFactor > 0 && l.HighFreqFactor > l.LowFreqFactor && l.OriginalMaxPositions >= 1) {
+		return nil, fmt.Errorf("%w: %s: llama3 parameters factor %g, low %g, high %g, original_max_position_embeddings %g out of range",
+			ErrBadFile, field, l.Factor, l.LowFreqFactor, l.HighFreqFactor, l.OriginalMaxPositions)
+	}
+	return l, nil
+}
+
+// checkBiases refuses mlp_bias, and Llama's attention_bias (switches for
+// biases no supported checkpoint has, llama.md §1).
+func (r *rawConfig) checkBiases(c *Config) error {
+	for _, b := range []struct {
+		name string
+		v    *bool
+	}{{"attention_bias", r.AttentionBias}, {"mlp_bias", r.MLPBias}} {
+		if b.name == "attention_bias" && c.ModelType != "llama" {
+			continue // Qwen2 ignores it; Qwen3: checkAttentionBias
+		}
+		if b.v != nil && *b.v {
+			return fmt.Errorf("%w: %s true (not implemented)", ErrUnsupported, b.name)
+		}
 	}
 	return nil
 }

@@ -65,7 +65,9 @@ func decodeWeightBytes(cfg Config, w weights) int64 {
 func storedDTypes(w weights) string {
 	seen := map[string]bool{}
 	add := func(m *mat) {
-		if m.bf != nil {
+		if m.q != nil {
+			seen[strings.ToLower(m.qt.String())] = true
+		} else if m.bf != nil {
 			seen["bf16"] = true
 		} else if m.f != nil {
 			seen["f32"] = true

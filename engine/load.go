@@ -8,6 +8,7 @@ import (
 
 	"loupe/engine/safetensors"
 	"loupe/engine/tokenizer"
+	"loupe/kernels"
 )
 
 // Load opens a model of a registered architecture (arch.go): path is a model folder (config.json,
@@ -28,6 +29,9 @@ func Load(path string, opt LoadOptions) (_ *Model, err error) {
 }
 
 func load(path string, opt LoadOptions) (*Model, error) {
+	if g, ok := ggufPath(path); ok {
+		return loadGGUF(g, opt)
+	}
 	dir, err := modelDir(path)
 	if err != nil {
 		return nil, err
@@ -62,6 +66,26 @@ func load(path string, opt LoadOptions) (*Model, error) {
 	return m, nil
 }
 
+// ggufPath reports whether path is a GGUF model: a .gguf file, or a
+// folder without config.json holding exactly one .gguf file.
+func ggufPath(path string) (string, bool) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", false
+	}
+	if !st.IsDir() {
+		return path, strings.EqualFold(filepath.Ext(path), ".gguf")
+	}
+	if _, err := os.Stat(filepath.Join(path, "config.json")); err == nil {
+		return "", false
+	}
+	m, _ := filepath.Glob(filepath.Join(path, "*.gguf"))
+	if len(m) != 1 {
+		return "", false
+	}
+	return m[0], true
+}
+
 // modelDir returns the folder holding config.json and tokenizer.json.
 func modelDir(path string) (string, error) {
 	st, err := os.Stat(path)
@@ -72,7 +96,7 @@ func modelDir(path string) (string, error) {
 		return path, nil
 	}
 	if !strings.HasSuffix(path, ".safetensors") && !strings.HasSuffix(path, ".json") {
-		return "", fmt.Errorf("%w: want a model folder, a .safetensors file or its index.json", ErrBadFile)
+		return "", fmt.Errorf("%w: want a model folder (config.json, tokenizer.json, *.safetensors), a .safetensors file or its index.json, or a .gguf file", ErrBadFile)
 	}
 	return filepath.Dir(path), nil
 }
@@ -90,9 +114,18 @@ func readConfig(dir string) (Config, error) {
 	return cfg, nil
 }
 
+// tensorSet is where the loader finds tensors by their Hugging Face name:
+// a safetensors.Set, or a GGUF file seen through its name mapping
+// (gguf_load.go), whose tensors carry HF shapes ([out, in]).
+type tensorSet interface {
+	Tensor(name string) (safetensors.Tensor, bool)
+	Names() []string
+	FileBytes() int64
+}
+
 // loader checks and views the tensors of one set.
 type loader struct {
-	set      *safetensors.Set
+	set      tensorSet
 	progress func(float64, string)
 	total    int64 // bytes of all tensors we use
 	done     int64
@@ -104,7 +137,7 @@ type loader struct {
 // decoderPrefix is where the text decoder's tensors live: under
 // "model.language_model." in vision-language checkpoints (Qwen3.5), else
 // under "model.".
-func decoderPrefix(set *safetensors.Set) string {
+func decoderPrefix(set tensorSet) string {
 	if _, ok := set.Tensor("model.language_model.embed_tokens.weight"); ok {
 		return "model.language_model."
 	}
@@ -115,7 +148,7 @@ func decoderPrefix(set *safetensors.Set) string {
 // layers (named by the architecture, see arch.go), the final norm and the
 // output head, touching each page once so that the first prompt's timing
 // is the forward pass, not the disk.
-func loadWeights(set *safetensors.Set, cfg Config, progress func(float64, string)) (weights, error) {
+func loadWeights(set tensorSet, cfg Config, progress func(float64, string)) (weights, error) {
 	if err := checkMemory(set, cfg); err != nil {
 		return weights{}, err
 	}
@@ -154,7 +187,7 @@ func (ld *loader) tensor(name string, dims ...int) (safetensors.Tensor, bool) {
 		ld.err = fmt.Errorf("%w: tensor %q is missing", ErrBadFile, name)
 		return t, false
 	}
-	if t.DType != "BF16" && t.DType != "F32" && t.DType != "F16" {
+	if _, q := quantOf(string(t.DType)); t.DType != "BF16" && t.DType != "F32" && t.DType != "F16" && !q {
 		ld.err = fmt.Errorf("%w: %s: tensor %q has dtype %s (want BF16, F16 or F32)", ErrUnsupported, t.File, name, t.DType)
 		return t, false
 	}
@@ -187,7 +220,13 @@ func (ld *loader) matrix(name string, rows, cols int) mat {
 	}
 	w := mat{rows: rows, cols: cols}
 	var err error
-	if t.DType == "BF16" {
+	if qt, ok := quantOf(string(t.DType)); ok {
+		if cols%qt.BlockLen() != 0 || len(t.Data) != rows*qt.RowBytes(cols) {
+			ld.err = fmt.Errorf("%w: %s: tensor %q: %d bytes for %d × %d %s weights", ErrBadFile, t.File, name, len(t.Data), rows, cols, t.DType)
+			return mat{}
+		}
+		w.q, w.qt = t.Data, qt
+	} else if t.DType == "BF16" {
 		w.bf, err = t.BF16()
 	} else {
 		w.f, err = t.F32()
@@ -212,10 +251,24 @@ func (ld *loader) array(name string, dims ...int) []float32 {
 	return append([]float32(nil), v...) // a copy: F32 may view the map
 }
 
+// quantOf maps a GGUF block type's name to its kernels format.
+func quantOf(dtype string) (kernels.Quant, bool) {
+	for _, q := range kernels.Quants() {
+		if q.String() == dtype {
+			return q, true
+		}
+	}
+	return 0, false
+}
+
 // vector reads a [n] norm weight or bias as f32.
 func (ld *loader) vector(name string, n int) []float32 {
 	t, ok := ld.tensor(name, n)
 	if !ok {
+		return nil
+	}
+	if _, q := quantOf(string(t.DType)); q {
+		ld.err = fmt.Errorf("%w: %s: tensor %q is %s (norms and biases must be F32, F16 or BF16)", ErrUnsupported, t.File, name, t.DType)
 		return nil
 	}
 	v, err := t.F32()

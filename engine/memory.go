@@ -6,8 +6,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-
-	"loupe/engine/safetensors"
 )
 
 // loadContext is the context the load-time memory check assumes for the
@@ -33,7 +31,7 @@ func kvBytes(cfg Config, n int) int64 {
 // weights is read. The files are memory-mapped: they cost page cache, not
 // copies; F16 matrices are widened to f32 copies, which need RAM of their
 // own.
-func checkMemory(set *safetensors.Set, cfg Config) error {
+func checkMemory(set tensorSet, cfg Config) error {
 	avail := memAvailable()
 	if avail <= 0 {
 		return nil

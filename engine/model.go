@@ -171,7 +171,7 @@ func (m *Model) resizeContext(newCap int) {
 		copy(v[lh*newCap*d:], m.vCache[lh*m.ctxCap*d:(lh+1)*m.ctxCap*d])
 	}
 	m.kCache, m.vCache, m.ctxCap = k, v, newCap
-	m.ropeCos, m.ropeSin = ropeTable(c.RopeTheta, c.rotaryDim(), newCap)
+	m.ropeCos, m.ropeSin = ropeTableFreq(ropeInvFreq(c), newCap)
 	m.ensureScores()
 }
 

@@ -6,24 +6,36 @@ import (
 )
 
 // mat is a weight matrix, rows × cols row-major, stored as the checkpoint
-// gives it: bf16 used in place from the memory map, or f32 (F32 files, and
-// F16 files widened once at load). Exactly one of bf and f is set.
+// gives it: bf16 used in place from the memory map, f32 (F32 files, and
+// F16 files widened once at load), or quantised blocks of a GGUF file used
+// in place (Q8_0, Q4_0, Q4_K, Q6_K: each row is cols/qt.BlockLen() blocks).
+// Exactly one of bf, f and q is set.
 type mat struct {
 	rows, cols int
 	bf         []kernels.BF16 // [rows*cols] or nil
 	f          []float32      // [rows*cols] or nil
+	q          []byte         // [rows × qt.RowBytes(cols)] or nil
+	qt         kernels.Quant
 }
 
-// bytes is what one pass over the matrix reads.
+// bytes is what one pass over the matrix reads: the file's real bytes.
 func (w *mat) bytes() int64 {
-	if w.bf != nil {
+	switch {
+	case w.bf != nil:
 		return int64(len(w.bf)) * 2
+	case w.q != nil:
+		return int64(len(w.q))
 	}
 	return int64(len(w.f)) * 4
 }
 
 // row widens row r into out (length cols).
 func (w *mat) row(out []float32, r int) {
+	if w.q != nil {
+		rb := w.qt.RowBytes(w.cols)
+		kernels.DequantRow(w.qt, out[:w.cols], w.q[r*rb:(r+1)*rb])
+		return
+	}
 	lo := r * w.cols
 	if w.bf != nil {
 		for i, v := range w.bf[lo : lo+w.cols] {
@@ -46,7 +58,10 @@ func (w *mat) mul(p *pool.Pool, out, x []float32, n int) {
 	g := (w.rows + rowGroup - 1) / rowGroup
 	p.For(g, func(_, glo, ghi int) {
 		lo, hi := glo*rowGroup, min(w.rows, ghi*rowGroup)
-		if w.bf != nil {
+		if w.q != nil {
+			rb := w.qt.RowBytes(w.cols)
+			kernels.MatMulQ(nil, w.qt, out[lo:], w.rows, w.q[lo*rb:hi*rb], x[:n*w.cols], n, w.cols)
+		} else if w.bf != nil {
 			kernels.MatMulBF16(out[lo:], w.rows, w.bf[lo*w.cols:hi*w.cols], x[:n*w.cols], n, w.cols)
 		} else {
 			kernels.MatMulF32(out[lo:], w.rows, w.f[lo*w.cols:hi*w.cols], x[:n*w.cols], n, w.cols)
@@ -62,7 +77,10 @@ const rowGroup = 32
 // vec is mul for one token: out[r] = Σ_c W[r][c]·x[c].
 func (w *mat) vec(p *pool.Pool, out, x []float32) {
 	p.For(w.rows, func(_, lo, hi int) {
-		if w.bf != nil {
+		if w.q != nil {
+			rb := w.qt.RowBytes(w.cols)
+			kernels.MatVecQ(w.qt, out[lo:hi], w.q[lo*rb:hi*rb], x)
+		} else if w.bf != nil {
 			kernels.MatVecBF16(out[lo:hi], w.bf[lo*w.cols:hi*w.cols], x)
 		} else {
 			kernels.MatVecF32(out[lo:hi], w.f[lo*w.cols:hi*w.cols], x)
@@ -123,4 +141,9 @@ type weights struct {
 	outNorm []float32 // [h] model.norm.weight
 	output  mat       // [V, h] lm_head.weight, or embed when tied
 	notUsed []string  // parts of the checkpoint not read (Qwen3.5: vision tower, MTP head)
+
+	// metaQK: the Q and K rows of each head are in Meta's interleaved
+	// order (GGUF llama files, llama.md §3); the llama file rotates them
+	// with ropeMeta.
+	metaQK bool
 }

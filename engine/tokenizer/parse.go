@@ -39,7 +39,7 @@ func Parse(data []byte) (*Tokenizer, error) {
 	if f.Model == nil {
 		return nil, fmt.Errorf("%w: no \"model\"", ErrFormat)
 	}
-	t := &Tokenizer{}
+	t := &Tokenizer{bos: -1}
 	var err error
 	if t.nfc, err = checkNormalizer(f.Normalizer); err != nil {
 		return nil, err
@@ -208,23 +208,26 @@ func (t *Tokenizer) setVocab(vocab map[string]int, added []addedToken) error {
 // checks that both sides and their concatenation are in the vocab.
 func (t *Tokenizer) setMerges(raw []byte) error {
 	t.merges = make(map[uint64]merge, len(raw)/24)
-	var ab []byte
-	err := readMerges(raw, func(rank int, a, b []byte) error {
-		ab = append(append(ab[:0], a...), b...)
-		ia, okA := t.vocab[string(a)]
-		ib, okB := t.vocab[string(b)]
-		ic, okC := t.vocab[string(ab)]
-		if !okA || !okB || !okC || rank >= math.MaxInt32 {
-			return fmt.Errorf("%q + %q: token not in vocab", a, b)
-		}
-		key := pairKey(int32(ia), int32(ib))
-		if _, dup := t.merges[key]; !dup { // the first (highest-priority) rank wins
-			t.merges[key] = merge{rank: int32(rank), id: int32(ic)}
-		}
-		return nil
-	})
+	err := readMerges(raw, func(rank int, a, b []byte) error { return t.addMerge(rank, string(a), string(b)) })
 	if err != nil {
 		return fmt.Errorf("%w: model.merges%v", ErrFormat, err)
+	}
+	return nil
+}
+
+// addMerge enters merge number rank, a + b, checking that both sides and
+// their concatenation are in the vocab; the first (highest-priority) rank
+// of a pair wins.
+func (t *Tokenizer) addMerge(rank int, a, b string) error {
+	ia, okA := t.vocab[a]
+	ib, okB := t.vocab[b]
+	ic, okC := t.vocab[a+b]
+	if !okA || !okB || !okC || rank >= math.MaxInt32 {
+		return fmt.Errorf("%q + %q: token not in vocab", a, b)
+	}
+	key := pairKey(int32(ia), int32(ib))
+	if _, dup := t.merges[key]; !dup {
+		t.merges[key] = merge{rank: int32(rank), id: int32(ic)}
 	}
 	return nil
 }

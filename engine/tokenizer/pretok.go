@@ -63,7 +63,15 @@ func runeAt(s string, i int) (rune, int, uint8) {
 
 // splitter runs one of the two patterns: with marks (Qwen35Pattern) a
 // combining mark counts as a letter, without (QwenPattern) as "other".
-type splitter struct{ marks bool }
+// digits > 1 lets a number run that long (Llama3Pattern's \p{N}{1,3}).
+type splitter struct {
+	marks  bool
+	digits int
+}
+
+// Llama3Pattern is Llama 3's pre-tokenizer regex (llama.md §4): Qwen's
+// with up to three number characters per piece.
+const Llama3Pattern = `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
 
 // class is runeAt's class under the splitter's pattern.
 func (sp splitter) runeAt(s string, i int) (rune, int, uint8) {
@@ -106,8 +114,16 @@ func (sp splitter) matchAt(s string, i int) int {
 	if end := sp.matchWord(s, i, w, c); end > 0 {
 		return end
 	}
-	if c&clsN != 0 { // \p{N}: one number character, never a run
-		return i + w
+	if c&clsN != 0 { // \p{N}: one number character, or up to digits of them
+		end := i + w
+		for n := 1; n < sp.digits && end < len(s); n++ {
+			_, w2, c2 := sp.runeAt(s, end)
+			if c2&clsN == 0 {
+				break
+			}
+			end += w2
+		}
+		return end
 	}
 	if end := sp.matchPunct(s, i, r, c); end > 0 {
 		return end

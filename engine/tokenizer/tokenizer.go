@@ -39,6 +39,12 @@ type Tokenizer struct {
 	nfc         bool             // normalizer is NFC (false: none)
 	split       splitter         // the pre-tokenizer pattern (Qwen2 or Qwen3.5)
 	cache       wordCache
+
+	ignoreMerges bool // a piece found whole in the vocab is one token (Llama 3)
+	bos          int  // BOS id, -1 when none
+	addBOS       bool // Encode starts with BOS
+	spm          *spmModel
+	template     string // chat template, when the file carries one
 }
 
 // Load reads and parses a tokenizer.json file.
@@ -58,7 +64,13 @@ func Load(path string) (*Tokenizer, error) {
 // or not) written literally in text matched as its own id, like HF with
 // split_special_tokens=false.
 func (t *Tokenizer) Encode(text string) []int {
+	if t.spm != nil {
+		return t.encodeSPM(text, true)
+	}
 	ids := make([]int, 0, len(text)/4+1)
+	if t.addBOS {
+		ids = append(ids, t.bos)
+	}
 	t.matcher.split(text, func(seg string, id int) {
 		if id >= 0 {
 			ids = append(ids, id)
@@ -73,6 +85,9 @@ func (t *Tokenizer) Encode(text string) []int {
 // (e.g. a user typing "<|im_end|>") stay ordinary characters. Prompts
 // built from user input should use this and add control tokens by id.
 func (t *Tokenizer) EncodeOrdinary(text string) []int {
+	if t.spm != nil {
+		return t.encodeSPM(text, false)
+	}
 	if t.nfc {
 		text = norm.NFC.String(text)
 	}
@@ -119,7 +134,11 @@ func (t *Tokenizer) appendPiece(ids []int, piece string) []int {
 		return append(ids, cached...)
 	}
 	n := len(ids)
-	ids = t.bpe(ids, piece)
+	if id, ok := t.wholeWord(piece); ok {
+		ids = append(ids, id)
+	} else {
+		ids = t.bpe(ids, piece)
+	}
 	if len(piece) <= maxCachedPiece {
 		t.cache.put(strings.Clone(piece), append([]int(nil), ids[n:]...))
 	}
@@ -165,3 +184,26 @@ func (t *Tokenizer) IsSpecial(id int) bool {
 func (t *Tokenizer) IsAdded(id int) bool {
 	return id >= 0 && id < len(t.added) && t.added[id]
 }
+
+// wholeWord is ignore_merges: a piece whose byte-level spelling is in the
+// vocab is that one token, whatever the merges would make of it.
+func (t *Tokenizer) wholeWord(piece string) (int, bool) {
+	if !t.ignoreMerges {
+		return 0, false
+	}
+	id, ok := t.vocab[byteLevel(piece)]
+	return id, ok && !t.IsAdded(id)
+}
+
+// BOS reports the BOS id and whether Encode starts with it (Llama
+// vocabularies; Qwen adds none).
+func (t *Tokenizer) BOS() (id int, added bool) {
+	if t.bos < 0 {
+		return -1, false
+	}
+	return t.bos, t.addBOS
+}
+
+// ChatTemplate is the Jinja chat template the model file carries (GGUF
+// tokenizer.chat_template), "" when none.
+func (t *Tokenizer) ChatTemplate() string { return t.template }

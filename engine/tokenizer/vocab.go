@@ -1,0 +1,153 @@
+package tokenizer
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Vocab is a vocabulary stored as lists, the way GGUF files carry it
+// (formats.md B.2: tokenizer.ggml.*). Types are llama.cpp's token types: 1
+// normal, 2 unknown, 3 control, 4 user-defined, 5 unused, 6 byte.
+type Vocab struct {
+	Model          string // "gpt2" (byte-level BPE) or "llama" (SentencePiece)
+	Pre            string // gpt2 pre-tokenizer: "qwen2", "llama-bpe"
+	Tokens         []string
+	Types          []int32   // nil: all normal
+	Scores         []float32 // llama: one per token
+	Merges         []string  // gpt2: "left right"
+	BOS, UNK       int       // -1 when none
+	AddBOS         bool
+	AddSpacePrefix bool // llama: prepend ▁ (tokenizer.ggml.add_space_prefix, default true)
+	ChatTemplate   string
+}
+
+const (
+	typeNormal      = 1
+	typeUnknown     = 2
+	typeControl     = 3
+	typeUserDefined = 4
+	typeUnused      = 5
+	typeByte        = 6
+)
+
+// FromVocab builds a tokenizer from a list vocabulary, checking it as
+// formats.md B.8 step 11 asks (equal lengths, ids in range, merges with
+// one space), so Encode cannot fail later.
+func FromVocab(v Vocab) (*Tokenizer, error) {
+	n := len(v.Tokens)
+	switch {
+	case n == 0 || n > maxID:
+		return nil, fmt.Errorf("%w: %d tokens", ErrFormat, n)
+	case v.Types != nil && len(v.Types) != n:
+		return nil, fmt.Errorf("%w: %d token types for %d tokens", ErrFormat, len(v.Types), n)
+	case v.Scores != nil && len(v.Scores) != n:
+		return nil, fmt.Errorf("%w: %d scores for %d tokens", ErrFormat, len(v.Scores), n)
+	case v.BOS >= n || v.UNK >= n:
+		return nil, fmt.Errorf("%w: BOS %d or UNK %d not below the %d tokens", ErrFormat, v.BOS, v.UNK, n)
+	case v.AddBOS && v.BOS < 0:
+		return nil, fmt.Errorf("%w: add_bos_token is true but there is no bos_token_id", ErrFormat)
+	}
+	typ := func(i int) int32 {
+		if v.Types == nil {
+			return typeNormal
+		}
+		return v.Types[i]
+	}
+	for i := range n {
+		if k := typ(i); k < 1 || k > 6 {
+			return nil, fmt.Errorf("%w: token %d has type %d (want 1…6)", ErrFormat, i, k)
+		}
+	}
+	t := &Tokenizer{bos: max(-1, v.BOS), addBOS: v.AddBOS, template: v.ChatTemplate}
+	switch v.Model {
+	case "gpt2":
+		return t, t.fromBPEVocab(v, typ)
+	case "llama":
+		return t, t.fromSPMVocab(v, typ)
+	}
+	return nil, fmt.Errorf("%w: tokenizer model %q (Loupe reads \"gpt2\" and \"llama\")", ErrUnsupported, v.Model)
+}
+
+// fromBPEVocab: byte-level BPE; control and user-defined tokens are
+// added tokens matched in raw text (control ones special), unused ids
+// ([PAD…] rows) stay empty.
+func (t *Tokenizer) fromBPEVocab(v Vocab, typ func(int) int32) error {
+	switch v.Pre {
+	case "qwen2":
+		t.nfc = true
+	case "llama-bpe", "llama3":
+		t.split.digits, t.ignoreMerges = 3, true
+	default:
+		return fmt.Errorf("%w: pre-tokenizer %q (Loupe reads \"qwen2\" and \"llama-bpe\")", ErrUnsupported, v.Pre)
+	}
+	vocab := make(map[string]int, len(v.Tokens))
+	var added []addedToken
+	for i, s := range v.Tokens {
+		switch typ(i) {
+		case typeNormal, typeByte:
+			if _, dup := vocab[s]; !dup {
+				vocab[s] = i
+			}
+		case typeUnknown, typeControl, typeUserDefined:
+			if s != "" {
+				added = append(added, addedToken{ID: i, Content: s, Special: typ(i) != typeUserDefined})
+			}
+		}
+	}
+	if err := t.setVocab(vocab, added); err != nil {
+		return err
+	}
+	t.merges = make(map[uint64]merge, len(v.Merges))
+	for rank, m := range v.Merges {
+		a, b, ok := strings.Cut(m, " ")
+		if !ok || a == "" || b == "" || strings.Contains(b, " ") {
+			return fmt.Errorf("%w: merge %d %q is not \"left right\"", ErrFormat, rank, m)
+		}
+		if err := t.addMerge(rank, a, b); err != nil {
+			return fmt.Errorf("%w: merge %d: %v", ErrFormat, rank, err)
+		}
+	}
+	t.setAdded(added)
+	t.setBytes()
+	return nil
+}
+
+// fromSPMVocab: SentencePiece with scores; unknown, control and
+// user-defined tokens are matched in raw text (llama.cpp's special-token
+// partition), byte tokens are the fallback.
+func (t *Tokenizer) fromSPMVocab(v Vocab, typ func(int) int32) error {
+	if v.Scores == nil {
+		return fmt.Errorf("%w: a llama vocabulary needs tokenizer.ggml.scores", ErrFormat)
+	}
+	n := len(v.Tokens)
+	sp := &spmModel{scores: v.Scores, unk: max(-1, v.UNK), spacePrefix: v.AddSpacePrefix}
+	for b := range sp.byteTok {
+		sp.byteTok[b] = -1
+	}
+	t.spm = sp
+	t.pieces, t.special, t.added = make([]string, n), make([]bool, n), make([]bool, n)
+	t.vocab = make(map[string]int, n)
+	var added []addedToken
+	for i, s := range v.Tokens {
+		t.pieces[i] = s
+		if _, dup := t.vocab[s]; !dup && s != "" {
+			t.vocab[s] = i
+		}
+		switch typ(i) {
+		case typeByte:
+			if b, ok := byteTokenValue(s); ok {
+				sp.byteTok[b] = i
+			}
+		case typeUnknown, typeControl, typeUserDefined:
+			if s != "" {
+				added = append(added, addedToken{ID: i, Content: s, Special: typ(i) != typeUserDefined})
+			}
+		}
+	}
+	for _, a := range added {
+		t.special[a.ID], t.added[a.ID] = a.Special, true
+	}
+	t.matcher = newAddedMatcher(added)
+	t.setBytesSPM(func(id int) bool { return typ(id) == typeByte })
+	return nil
+}

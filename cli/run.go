@@ -142,9 +142,6 @@ func runGenerate(f *runFlags, stdout io.Writer) (*trace.Run, error) {
 		}
 		path = dir
 	}
-	if f.prompt == "" {
-		return nil, errors.New("--prompt is empty; give the text to continue")
-	}
 	if !f.seedSet && f.settings.Temperature > 0 {
 		f.settings.Seed = randomSeed()
 	}
@@ -157,6 +154,9 @@ func runGenerate(f *runFlags, stdout io.Writer) (*trace.Run, error) {
 		return nil, err
 	}
 	defer m.Close()
+	if _, bos := m.Tokenizer().BOS(); f.prompt == "" && !bos {
+		return nil, errors.New("--prompt is empty and this model starts no text with a BOS token; give the text to continue")
+	}
 	info := m.Info()
 	if err := trace.CheckHeads(ablate, info.Layers, info.Heads, 0); err != nil {
 		return nil, fmt.Errorf("--ablate: %v", err)

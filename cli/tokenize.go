@@ -13,6 +13,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"loupe/engine"
 	"loupe/engine/tokenizer"
 )
 
@@ -88,6 +89,9 @@ func loadTokenizer(model string) (*tokenizer.Tokenizer, error) {
 	st, err := os.Stat(model)
 	if err != nil {
 		return nil, fmt.Errorf("--model: %w", err)
+	}
+	if strings.EqualFold(filepath.Ext(model), ".gguf") {
+		return engine.LoadTokenizer(model)
 	}
 	path := model
 	switch {

@@ -134,7 +134,6 @@ func (s *ggufSet) Tensor(name string) (safetensors.Tensor, bool) {
 	if !ok {
 		return safetensors.Tensor{}, false
 	}
-	s.used[name] = true
 	shape := make([]int, len(t.Dims))
 	for i, d := range t.Dims {
 		shape[len(t.Dims)-1-i] = int(d)
@@ -142,6 +141,9 @@ func (s *ggufSet) Tensor(name string) (safetensors.Tensor, bool) {
 	return safetensors.Tensor{Name: t.Name, DType: safetensors.DType(t.Type.String()), Shape: shape, Data: t.Data,
 		File: fmt.Sprintf("%s (GGUF tensor %s)", s.f.Path, t.Name)}, true
 }
+
+// markUsed is called by the loader for each tensor it views.
+func (s *ggufSet) markUsed(name string) { s.used[name] = true }
 
 func (s *ggufSet) Names() []string  { return append([]string(nil), s.hfName...) }
 func (s *ggufSet) FileBytes() int64 { return s.f.FileBytes() }
@@ -378,4 +380,25 @@ func ggufTokenizer(f *gguf.File, cfg Config) (*tokenizer.Tokenizer, []int, error
 		}
 	}
 	return tok, eos, nil
+}
+
+// LoadTokenizer reads only the vocabulary of a GGUF model file (for
+// `loupe tokenize`), with the same checks as Load.
+func LoadTokenizer(path string) (_ *tokenizer.Tokenizer, err error) {
+	defer recoverError(&err)
+	f, err := gguf.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadFile, err)
+	}
+	defer f.Close()
+	set, err := newGGUFSet(f)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := ggufConfig(f, set)
+	if err != nil {
+		return nil, err
+	}
+	tok, _, err := ggufTokenizer(f, cfg)
+	return tok, err
 }

@@ -187,6 +187,9 @@ func (ld *loader) tensor(name string, dims ...int) (safetensors.Tensor, bool) {
 		ld.err = fmt.Errorf("%w: tensor %q is missing", ErrBadFile, name)
 		return t, false
 	}
+	if u, ok := ld.set.(interface{ markUsed(string) }); ok {
+		u.markUsed(name) // GGUF files refuse tensors no architecture reads
+	}
 	if _, q := quantOf(string(t.DType)); t.DType != "BF16" && t.DType != "F32" && t.DType != "F16" && !q {
 		ld.err = fmt.Errorf("%w: %s: tensor %q has dtype %s (want BF16, F16 or F32)", ErrUnsupported, t.File, name, t.DType)
 		return t, false

@@ -146,8 +146,8 @@ func refAttention(cfg Config, w refTensors, p string, l int, x [][]float64, opt 
 			qp = refHeadNorm(qp, w.val[p+"self_attn.q_norm.weight"], cfg.RMSNormEps)
 			kp = refHeadNorm(kp, w.val[p+"self_attn.k_norm.weight"], cfg.RMSNormEps)
 		}
-		q[t] = refRoPE(qp, t, d, cfg.RopeTheta)
-		k[t] = refRoPE(kp, t, d, cfg.RopeTheta)
+		q[t] = refRoPE(qp, t, d, refInvFreq(cfg))
+		k[t] = refRoPE(kp, t, d, refInvFreq(cfg))
 		v[t] = refLinear(w.val[p+"self_attn.v_proj.weight"], w.val[p+"self_attn.v_proj.bias"], xn)
 	}
 	probs := make([][][]float64, H)
@@ -229,13 +229,37 @@ func refHeadNorm(x, w []float64, eps float64) []float64 {
 	return y
 }
 
+// refInvFreq is inv_freq [d/2]: θ^(-2i/d), with rope_type llama3 as
+// llama.md §2 writes it, in float64 throughout.
+func refInvFreq(cfg Config) []float64 {
+	d := cfg.HeadDim
+	inv := make([]float64, d/2)
+	for i := range inv {
+		inv[i] = math.Pow(cfg.RopeTheta, -float64(2*i)/float64(d))
+		if l := cfg.RopeLlama3; l != nil {
+			wavelen := 2 * math.Pi / inv[i]
+			lowWL, highWL := l.OriginalMaxPositions/l.LowFreqFactor, l.OriginalMaxPositions/l.HighFreqFactor
+			if wavelen > lowWL {
+				inv[i] /= l.Factor
+			} else if wavelen >= highWL {
+				s := (l.OriginalMaxPositions/wavelen - l.LowFreqFactor) / (l.HighFreqFactor - l.LowFreqFactor)
+				inv[i] = (1-s)*inv[i]/l.Factor + s*inv[i]
+			}
+		}
+		if i < len(cfg.RopeFreqFactors) {
+			inv[i] /= float64(cfg.RopeFreqFactors[i])
+		}
+	}
+	return inv
+}
+
 // refRoPE rotates every head of x in half-split pairs (i, i+d/2) by
-// pos·θ^(-2i/d), computed in float64 throughout.
-func refRoPE(x []float64, pos, d int, theta float64) []float64 {
+// pos·inv[i], computed in float64 throughout.
+func refRoPE(x []float64, pos, d int, inv []float64) []float64 {
 	y := make([]float64, len(x))
 	for o := 0; o < len(x); o += d {
 		for i := range d / 2 {
-			a := float64(pos) * math.Pow(theta, -float64(2*i)/float64(d))
+			a := float64(pos) * inv[i]
 			c, s := math.Cos(a), math.Sin(a)
 			y[o+i] = x[o+i]*c - x[o+i+d/2]*s
 			y[o+i+d/2] = x[o+i+d/2]*c + x[o+i]*s

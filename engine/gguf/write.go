@@ -20,12 +20,24 @@ type KV struct {
 }
 
 // WriteTensor is one tensor to write: Data holds its encoded blocks in the
-// layout of Type, Dims in GGUF order (Dims[0] fastest).
+// layout of Type, Dims in GGUF order (Dims[0] fastest). For large tensors
+// Data may be nil and Fill writes the bytes instead (exactly ByteSize()).
 type WriteTensor struct {
 	Name string
 	Type Type
 	Dims []uint64
 	Data []byte
+	Fill func(w io.Writer) error
+}
+
+// ByteSize is the encoded size of the tensor.
+func (t WriteTensor) ByteSize() uint64 {
+	n := uint64(1)
+	for _, d := range t.Dims {
+		n *= d
+	}
+	lay := layouts[t.Type]
+	return n / lay.elems * lay.bytes
 }
 
 // Write encodes a version 3 file with the default alignment of 32: the
@@ -53,11 +65,19 @@ func Write(w io.Writer, kvs []KV, tensors []WriteTensor) error {
 		}
 		e.u32(uint32(t.Type))
 		e.u64(off)
-		off = alignUp(off+uint64(len(t.Data)), defaultAlign)
+		off = alignUp(off+t.ByteSize(), defaultAlign)
 	}
 	e.pad()
 	for _, t := range tensors {
-		e.raw(t.Data)
+		if t.Data != nil {
+			e.raw(t.Data)
+		} else if e.err == nil {
+			cw := &countWriter{w: bw}
+			if e.err = t.Fill(cw); e.err == nil && cw.n != t.ByteSize() {
+				e.err = fmt.Errorf("gguf: write %s: Fill wrote %d bytes, want %d", t.Name, cw.n, t.ByteSize())
+			}
+			e.n += cw.n
+		}
 		e.pad()
 	}
 	if e.err != nil {
@@ -98,7 +118,7 @@ func checkWriteTensor(t WriteTensor) error {
 		n *= d
 	}
 	lay := layouts[t.Type]
-	if t.Dims[0]%lay.elems != 0 || uint64(len(t.Data)) != n/lay.elems*lay.bytes {
+	if t.Dims[0]%lay.elems != 0 || (t.Fill == nil || t.Data != nil) && uint64(len(t.Data)) != n/lay.elems*lay.bytes {
 		return fmt.Errorf("gguf: write %s: %d bytes for %v of %s", t.Name, len(t.Data), t.Dims, t.Type)
 	}
 	return nil
@@ -207,4 +227,15 @@ func b2u(b bool) byte {
 		return 1
 	}
 	return 0
+}
+
+type countWriter struct {
+	w io.Writer
+	n uint64
+}
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += uint64(n)
+	return n, err
 }

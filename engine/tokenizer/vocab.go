@@ -2,6 +2,7 @@ package tokenizer
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 )
 
@@ -150,4 +151,45 @@ func (t *Tokenizer) fromSPMVocab(v Vocab, typ func(int) int32) error {
 	t.matcher = newAddedMatcher(added)
 	t.setBytesSPM(func(id int) bool { return typ(id) == typeByte })
 	return nil
+}
+
+// Lists returns a byte-level BPE tokenizer as GGUF stores it (what
+// convert_hf_to_gguf.py writes): one token per id up to size (ids without a
+// token as "[PADn]", unused), their types (added tokens control when
+// special, else user-defined), and the merges "left right" by rank.
+func (t *Tokenizer) Lists(size int) (tokens []string, types []int32, merges []string) {
+	tokens, types = make([]string, max(size, len(t.pieces))), make([]int32, max(size, len(t.pieces)))
+	for id := range tokens {
+		switch {
+		case id >= len(t.pieces) || t.pieces[id] == "":
+			tokens[id], types[id] = fmt.Sprintf("[PAD%d]", id), typeUnused
+		case t.IsSpecial(id):
+			tokens[id], types[id] = t.pieces[id], typeControl
+		case t.IsAdded(id):
+			tokens[id], types[id] = t.pieces[id], typeUserDefined
+		default:
+			tokens[id], types[id] = t.pieces[id], typeNormal
+		}
+	}
+	merges = make([]string, 0, len(t.merges))
+	ranks := make([]int32, 0, len(t.merges))
+	for k, m := range t.merges {
+		a, b := int32(k>>32), int32(uint32(k))
+		merges = append(merges, t.pieces[a]+" "+t.pieces[b])
+		ranks = append(ranks, m.rank)
+	}
+	sort.Sort(byRank{merges, ranks})
+	return tokens, types, merges
+}
+
+type byRank struct {
+	s []string
+	r []int32
+}
+
+func (b byRank) Len() int           { return len(b.s) }
+func (b byRank) Less(i, j int) bool { return b.r[i] < b.r[j] }
+func (b byRank) Swap(i, j int) {
+	b.s[i], b.s[j] = b.s[j], b.s[i]
+	b.r[i], b.r[j] = b.r[j], b.r[i]
 }

@@ -1,0 +1,345 @@
+package genmodel
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"loupe/engine/gguf"
+	"loupe/engine/safetensors"
+	"loupe/engine/tokenizer"
+	"loupe/kernels"
+)
+
+// GGUFQuants are the weight types WriteGGUF writes: f32 and bf16 keep the
+// checkpoint's values, q8_0 quantises every matrix, q4_k_m mixes Q4_K and
+// Q6_K the way llama.cpp's llama-quantize does for Q4_K_M.
+var GGUFQuants = []string{"f32", "bf16", "q8_0", "q4_k_m"}
+
+// ggufFileType is general.file_type (llama_ftype) of each choice.
+var ggufFileType = map[string]uint32{"f32": 0, "bf16": 32, "q8_0": 7, "q4_k_m": 15}
+
+// hfConfig is the part of config.json the converter needs.
+type hfConfig struct {
+	ModelType         string   `json:"model_type"`
+	HiddenSize        int      `json:"hidden_size"`
+	IntermediateSize  int      `json:"intermediate_size"`
+	NumHiddenLayers   int      `json:"num_hidden_layers"`
+	NumAttentionHeads int      `json:"num_attention_heads"`
+	NumKeyValueHeads  int      `json:"num_key_value_heads"`
+	HeadDim           int      `json:"head_dim"`
+	RMSNormEps        float64  `json:"rms_norm_eps"`
+	RopeTheta         float64  `json:"rope_theta"`
+	MaxPositions      int      `json:"max_position_embeddings"`
+	TieWordEmbeddings bool     `json:"tie_word_embeddings"`
+	VocabSize         int      `json:"vocab_size"`
+	RopeScaling       any      `json:"rope_scaling"`
+	BOSTokenID        *int     `json:"bos_token_id"`
+	EOSTokenID        any      `json:"eos_token_id"`
+	Architectures     []string `json:"architectures"`
+}
+
+// WriteGGUF converts the model folder src (config.json, tokenizer.json
+// with a byte-level BPE, safetensors weights of a qwen2, qwen3 or llama
+// model) into a new GGUF file dst, laid out as llama.cpp's
+// convert_hf_to_gguf.py and llama-quantize would: tensor names of
+// formats.md B.3, dimensions reversed, llama's Q and K rows permuted into
+// Meta's interleaved order (llama.md §3), norms and biases F32. It never
+// replaces a file.
+func WriteGGUF(src, dst, quant string) error {
+	if _, ok := ggufFileType[quant]; !ok {
+		return fmt.Errorf("genmodel: unknown GGUF type %q (want one of %s)", quant, strings.Join(GGUFQuants, ", "))
+	}
+	data, err := os.ReadFile(filepath.Join(src, "config.json"))
+	if err != nil {
+		return fmt.Errorf("genmodel: %w", err)
+	}
+	var c hfConfig
+	if err := json.Unmarshal(data, &c); err != nil {
+		return fmt.Errorf("genmodel: config.json: %w", err)
+	}
+	if c.ModelType != "qwen2" && c.ModelType != "qwen3" && c.ModelType != "llama" {
+		return fmt.Errorf("genmodel: model_type %q (the converter writes qwen2, qwen3 and llama)", c.ModelType)
+	}
+	if c.RopeScaling != nil {
+		return fmt.Errorf("genmodel: rope_scaling is not converted")
+	}
+	if c.HeadDim == 0 {
+		c.HeadDim = c.HiddenSize / c.NumAttentionHeads
+	}
+	if c.NumKeyValueHeads == 0 {
+		c.NumKeyValueHeads = c.NumAttentionHeads
+	}
+	tok, err := tokenizer.Load(filepath.Join(src, "tokenizer.json"))
+	if err != nil {
+		return fmt.Errorf("genmodel: %w", err)
+	}
+	set, err := safetensors.Open(src)
+	if err != nil {
+		return fmt.Errorf("genmodel: %w", err)
+	}
+	defer set.Close()
+	tensors, err := ggufTensors(set, c, quant)
+	if err != nil {
+		return err
+	}
+	if err := gguf.WriteFile(dst, ggufMetadata(c, tok, quant), tensors); err != nil {
+		return fmt.Errorf("genmodel: %w", err)
+	}
+	return nil
+}
+
+func ggufMetadata(c hfConfig, tok *tokenizer.Tokenizer, quant string) []gguf.KV {
+	a := c.ModelType + "."
+	kv := []gguf.KV{
+		{Key: "general.architecture", Value: c.ModelType},
+		{Key: "general.name", Value: "loupe gen-model"},
+		{Key: "general.file_type", Value: ggufFileType[quant]},
+		{Key: a + "context_length", Value: uint32(c.MaxPositions)},
+		{Key: a + "embedding_length", Value: uint32(c.HiddenSize)},
+		{Key: a + "block_count", Value: uint32(c.NumHiddenLayers)},
+		{Key: a + "feed_forward_length", Value: uint32(c.IntermediateSize)},
+		{Key: a + "attention.head_count", Value: uint32(c.NumAttentionHeads)},
+		{Key: a + "attention.head_count_kv", Value: uint32(c.NumKeyValueHeads)},
+		{Key: a + "attention.layer_norm_rms_epsilon", Value: float32(c.RMSNormEps)},
+		{Key: a + "rope.freq_base", Value: float32(c.RopeTheta)},
+		{Key: a + "rope.dimension_count", Value: uint32(c.HeadDim)},
+	}
+	if c.HeadDim != c.HiddenSize/c.NumAttentionHeads {
+		kv = append(kv, gguf.KV{Key: a + "attention.key_length", Value: uint32(c.HeadDim)},
+			gguf.KV{Key: a + "attention.value_length", Value: uint32(c.HeadDim)})
+	}
+	if quant == "q8_0" || quant == "q4_k_m" {
+		kv = append(kv, gguf.KV{Key: "general.quantization_version", Value: uint32(2)})
+	}
+	tokens, types, merges := tok.Lists(c.VocabSize)
+	kv = append(kv,
+		gguf.KV{Key: "tokenizer.ggml.model", Value: "gpt2"},
+		gguf.KV{Key: "tokenizer.ggml.pre", Value: "qwen2"},
+		gguf.KV{Key: "tokenizer.ggml.tokens", Value: tokens},
+		gguf.KV{Key: "tokenizer.ggml.token_type", Value: types},
+		gguf.KV{Key: "tokenizer.ggml.merges", Value: merges},
+		gguf.KV{Key: "tokenizer.ggml.add_bos_token", Value: false},
+	)
+	if id, ok := firstID(c.EOSTokenID); ok && id < len(tokens) {
+		kv = append(kv, gguf.KV{Key: "tokenizer.ggml.eos_token_id", Value: uint32(id)})
+	}
+	if c.BOSTokenID != nil && *c.BOSTokenID < len(tokens) {
+		kv = append(kv, gguf.KV{Key: "tokenizer.ggml.bos_token_id", Value: uint32(*c.BOSTokenID)})
+	}
+	return kv
+}
+
+func firstID(v any) (int, bool) {
+	switch x := v.(type) {
+	case float64:
+		return int(x), true
+	case []any:
+		if len(x) > 0 {
+			return firstID(x[0])
+		}
+	}
+	return 0, false
+}
+
+// ggufLayer maps the per-layer names (formats.md B.3).
+var ggufLayer = [][2]string{
+	{"input_layernorm.weight", "attn_norm.weight"},
+	{"self_attn.q_proj.weight", "attn_q.weight"}, {"self_attn.q_proj.bias", "attn_q.bias"},
+	{"self_attn.k_proj.weight", "attn_k.weight"}, {"self_attn.k_proj.bias", "attn_k.bias"},
+	{"self_attn.v_proj.weight", "attn_v.weight"}, {"self_attn.v_proj.bias", "attn_v.bias"},
+	{"self_attn.o_proj.weight", "attn_output.weight"},
+	{"self_attn.q_norm.weight", "attn_q_norm.weight"}, {"self_attn.k_norm.weight", "attn_k_norm.weight"},
+	{"post_attention_layernorm.weight", "ffn_norm.weight"},
+	{"mlp.gate_proj.weight", "ffn_gate.weight"}, {"mlp.up_proj.weight", "ffn_up.weight"},
+	{"mlp.down_proj.weight", "ffn_down.weight"},
+}
+
+// ggufTensors lists the tensors in llama.cpp's order with their types and
+// the functions that encode them from the checkpoint.
+func ggufTensors(set *safetensors.Set, c hfConfig, quant string) ([]gguf.WriteTensor, error) {
+	type entry struct{ hf, name string }
+	list := []entry{{"model.embed_tokens.weight", "token_embd.weight"}}
+	for i := range c.NumHiddenLayers {
+		for _, m := range ggufLayer {
+			list = append(list, entry{fmt.Sprintf("model.layers.%d.%s", i, m[0]), fmt.Sprintf("blk.%d.%s", i, m[1])})
+		}
+	}
+	list = append(list, entry{"model.norm.weight", "output_norm.weight"})
+	if !c.TieWordEmbeddings {
+		list = append(list, entry{"lm_head.weight", "output.weight"})
+	}
+	var out []gguf.WriteTensor
+	for _, e := range list {
+		t, ok := set.Tensor(e.hf)
+		if !ok {
+			if strings.Contains(e.hf, ".bias") || strings.Contains(e.hf, "_norm.weight") && strings.Contains(e.hf, "self_attn") {
+				continue // optional by architecture
+			}
+			return nil, fmt.Errorf("genmodel: tensor %s is missing", e.hf)
+		}
+		wt, err := ggufTensor(t, e.name, c, quant)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, wt)
+	}
+	return out, nil
+}
+
+// ggufTensor encodes one tensor: 1-D ones as F32; matrices as the type
+// the quant mix gives them, rows permuted for llama's Q and K.
+func ggufTensor(t safetensors.Tensor, name string, c hfConfig, quant string) (gguf.WriteTensor, error) {
+	dims := make([]uint64, len(t.Shape))
+	for i, d := range t.Shape {
+		dims[len(t.Shape)-1-i] = uint64(d)
+	}
+	wt := gguf.WriteTensor{Name: name, Dims: dims, Type: gguf.F32}
+	if len(t.Shape) == 1 {
+		v, err := t.F32()
+		if err != nil {
+			return wt, fmt.Errorf("genmodel: %w", err)
+		}
+		wt.Data = f32Bytes(v)
+		return wt, nil
+	}
+	rows, cols := t.Shape[0], t.Shape[1]
+	perm := identity(rows)
+	if c.ModelType == "llama" && strings.HasSuffix(name, "attn_q.weight") {
+		perm = metaPermutation(rows, c.NumAttentionHeads)
+	} else if c.ModelType == "llama" && strings.HasSuffix(name, "attn_k.weight") {
+		perm = metaPermutation(rows, c.NumKeyValueHeads)
+	}
+	typ, q := matrixType(name, c, quant, cols, t.DType)
+	wt.Type = typ
+	wt.Fill = func(w io.Writer) error {
+		row := make([]float32, cols)
+		var enc []byte
+		for r := range rows {
+			src := perm[r]
+			if typ == gguf.BF16 && t.DType == "BF16" {
+				enc = append(enc[:0], t.Data[src*cols*2:(src+1)*cols*2]...)
+			} else {
+				if err := widenRow(t, src, row); err != nil {
+					return err
+				}
+				enc = encodeRow(enc[:0], typ, q, row)
+			}
+			if _, err := w.Write(enc); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return wt, nil
+}
+
+// matrixType chooses a matrix's GGUF type: q4_k_m is llama.cpp's mix
+// (output head, or the tied embedding, Q6_K; attn_v and ffn_down Q6_K in
+// the first and last eighth of the layers and every third between; Q4_K
+// elsewhere), Q8_0 where the columns do not fill 256-weight blocks.
+func matrixType(name string, c hfConfig, quant string, cols int, src safetensors.DType) (gguf.Type, kernels.Quant) {
+	switch quant {
+	case "f32":
+		return gguf.F32, 0
+	case "bf16":
+		return gguf.BF16, 0
+	case "q8_0":
+		if cols%32 != 0 {
+			return gguf.F32, 0
+		}
+		return gguf.Q8_0, kernels.Q8_0
+	}
+	if cols%256 != 0 {
+		if cols%32 != 0 {
+			return gguf.F32, 0
+		}
+		return gguf.Q8_0, kernels.Q8_0
+	}
+	var layer int
+	fmt.Sscanf(name, "blk.%d.", &layer)
+	n := c.NumHiddenLayers
+	moreBits := layer < n/8 || layer >= 7*n/8 || (layer-n/8)%3 == 2
+	switch {
+	case name == "output.weight" || name == "token_embd.weight" && c.TieWordEmbeddings:
+		return gguf.Q6_K, kernels.Q6K
+	case (strings.HasSuffix(name, "attn_v.weight") || strings.HasSuffix(name, "ffn_down.weight")) && moreBits:
+		return gguf.Q6_K, kernels.Q6K
+	}
+	return gguf.Q4_K, kernels.Q4K
+}
+
+func identity(n int) []int {
+	p := make([]int, n)
+	for i := range p {
+		p[i] = i
+	}
+	return p
+}
+
+// metaPermutation is convert_hf_to_gguf.py's LlamaModel.permute as a row
+// map: within each head of d rows, row 2i+j of the GGUF tensor is row
+// j·d/2 + i of the Hugging Face one (reshape [heads, 2, d/2], swap the last
+// two axes).
+func metaPermutation(rows, heads int) []int {
+	d := rows / heads
+	p := make([]int, rows)
+	for h := range heads {
+		for i := range d / 2 {
+			for j := range 2 {
+				p[h*d+2*i+j] = h*d + j*d/2 + i
+			}
+		}
+	}
+	return p
+}
+
+func widenRow(t safetensors.Tensor, r int, row []float32) error {
+	cols := len(row)
+	switch t.DType {
+	case "BF16":
+		for i := range row {
+			row[i] = kernels.BF16(binary.LittleEndian.Uint16(t.Data[(r*cols+i)*2:])).Float32()
+		}
+	case "F32":
+		for i := range row {
+			row[i] = math.Float32frombits(binary.LittleEndian.Uint32(t.Data[(r*cols+i)*4:]))
+		}
+	case "F16":
+		for i := range row {
+			row[i] = kernels.F16ToF32(binary.LittleEndian.Uint16(t.Data[(r*cols+i)*2:]))
+		}
+	default:
+		return fmt.Errorf("genmodel: tensor %s has dtype %s", t.Name, t.DType)
+	}
+	return nil
+}
+
+func encodeRow(dst []byte, typ gguf.Type, q kernels.Quant, row []float32) []byte {
+	switch typ {
+	case gguf.F32:
+		return append(dst, f32Bytes(row)...)
+	case gguf.BF16:
+		for _, v := range row {
+			dst = binary.LittleEndian.AppendUint16(dst, uint16(kernels.FromFloat32(v)))
+		}
+		return dst
+	}
+	n := len(dst)
+	dst = append(dst, make([]byte, q.RowBytes(len(row)))...)
+	kernels.QuantizeRow(q, dst[n:], row)
+	return dst
+}
+
+func f32Bytes(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}

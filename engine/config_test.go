@@ -83,7 +83,7 @@ func TestParseConfigRefusals(t *testing.T) {
 		{`"use_sliding_window": false, "sliding_window": 131072, "max_window_layers": 28`,
 			`"use_sliding_window": true, "sliding_window": 4096, "max_window_layers": 21`, ErrUnsupported, "use_sliding_window"},
 		{`"rope_scaling": null`, `"rope_scaling": {"type": "linear", "factor": 2}`, ErrUnsupported, "linear"},
-		{`"rope_scaling": null`, `"rope_parameters": {"rope_type": "llama3", "rope_theta": 5e5}`, ErrUnsupported, "rope_parameters"},
+		{`"rope_scaling": null`, `"rope_parameters": {"rope_type": "yarn", "rope_theta": 5e5}`, ErrUnsupported, "rope_parameters"},
 		{`"model_type": "qwen2"`, `"model_type": "qwen3"`, ErrUnsupported, "model_type"},
 		{`["Qwen2ForCausalLM"]`, `["Qwen2MoeForCausalLM"]`, ErrUnsupported, "architectures"},
 		{`"num_key_value_heads": 4`, `"num_key_value_heads": 5`, ErrBadFile, "not a multiple"},

@@ -161,8 +161,8 @@ func TestLoadRefusesBadModels(t *testing.T) {
 			c["rope_scaling"] = map[string]any{"rope_type": "yarn", "factor": 4.0}
 		}, ErrUnsupported, "yarn"},
 		{"architecture", func(c map[string]any, _ map[string]*safetensors.Tensor) {
-			c["architectures"], c["model_type"] = []string{"LlamaForCausalLM"}, "llama"
-		}, ErrUnsupported, "llama"},
+			c["architectures"], c["model_type"] = []string{"GemmaForCausalLM"}, "gemma"
+		}, ErrUnsupported, "gemma"},
 		{"activation", func(c map[string]any, _ map[string]*safetensors.Tensor) { c["hidden_act"] = "gelu" }, ErrUnsupported, "hidden_act"},
 		{"kv heads", func(c map[string]any, _ map[string]*safetensors.Tensor) { c["num_key_value_heads"] = 3 }, ErrBadFile, "num_key_value_heads"},
 		{"missing tensor", func(_ map[string]any, ts map[string]*safetensors.Tensor) {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -28,8 +29,11 @@ func runGenModel(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 1, "random seed; the same seed writes the same bytes")
 	out := fs.String("out", "", "output folder (created if missing; refused if it already holds a model)")
 	dtype := fs.String("dtype", "bf16", "weight dtype: bf16 or f32")
+	format := fs.String("format", "safetensors", "safetensors (a model folder) or gguf (one .gguf file)")
+	quant := fs.String("quant", "q8_0", "GGUF weights: "+strings.Join(genmodel.GGUFQuants, ", ")+" (q4_k_m: llama.cpp's Q4_K/Q6_K mix)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: loupe gen-model --out DIR [--shape SHAPE] [--seed N] [--dtype bf16|f32]")
+		fmt.Fprintln(stderr, "       loupe gen-model --format gguf --out FILE.gguf|DIR [--quant q8_0|q4_k_m|bf16|f32] [--shape SHAPE] [--seed N]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -41,6 +45,13 @@ func runGenModel(args []string, stdout, stderr io.Writer) int {
 	}
 	if _, ok := genmodel.Lookup(*shape); !ok {
 		fmt.Fprintf(stderr, "gen-model: unknown shape %q (want one of %s)\n", *shape, shapes)
+		return 2
+	}
+	if *format == "gguf" {
+		return genGGUF(*out, *shape, *seed, *quant, stdout, stderr)
+	}
+	if *format != "safetensors" {
+		fmt.Fprintf(stderr, "gen-model: unknown format %q (want safetensors or gguf)\n", *format)
 		return 2
 	}
 	if *dtype != "bf16" && *dtype != "f32" {
@@ -59,5 +70,35 @@ func runGenModel(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "wrote %s: %s, seed %d, %s weights, %.1f MB in %.1f s\n",
 		*out, *shape, *seed, *dtype, float64(st.Size())/1e6, time.Since(start).Seconds())
+	return 0
+}
+
+// genGGUF writes one .gguf file: out itself when it ends in .gguf, else
+// out/model-QUANT.gguf (out created if missing).
+func genGGUF(out, shape string, seed uint64, quant string, stdout, stderr io.Writer) int {
+	if !slices.Contains(genmodel.GGUFQuants, quant) {
+		fmt.Fprintf(stderr, "gen-model: unknown --quant %q (want one of %s)\n", quant, strings.Join(genmodel.GGUFQuants, ", "))
+		return 2
+	}
+	path := out
+	if !strings.EqualFold(filepath.Ext(out), ".gguf") {
+		if err := os.MkdirAll(out, 0o755); err != nil {
+			fmt.Fprintf(stderr, "gen-model: %v\n", err)
+			return 1
+		}
+		path = filepath.Join(out, "model-"+strings.ToUpper(quant)+".gguf")
+	}
+	start := time.Now()
+	if err := genmodel.WriteGGUFModel(path, shape, seed, quant); err != nil {
+		fmt.Fprintf(stderr, "gen-model: %v\n", err)
+		return 1
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "gen-model: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stdout, "wrote %s: %s, seed %d, GGUF %s, %.1f MB in %.1f s\n",
+		path, shape, seed, quant, float64(st.Size())/1e6, time.Since(start).Seconds())
 	return 0
 }

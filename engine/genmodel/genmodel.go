@@ -185,6 +185,10 @@ func configJSON(s Shape, dtype string) ([]byte, error) {
 		SlidingWindow: s.MaxPositionEmbeddings, TieWordEmbeddings: s.TieWordEmbeddings,
 		TorchDType: torch, TransformersVersion: "4.43.1", UseCache: true, VocabSize: s.VocabSize,
 	}
+	if s.Family == "llama" {
+		c.Architectures, c.ModelType = []string{"LlamaForCausalLM"}, "llama"
+		c.RMSNormEps, c.RopeTheta = "1e-05", "10000.0"
+	}
 	b, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("genmodel: config.json: %w", err)

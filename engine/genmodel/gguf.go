@@ -343,3 +343,29 @@ func f32Bytes(v []float32) []byte {
 	}
 	return b
 }
+
+// WriteGGUFModel writes a random-weight model of the named shape as one
+// new GGUF file: the safetensors folder Write makes (bf16, or f32 for
+// quant "f32"), in a temporary folder beside path, converted by WriteGGUF
+// and removed.
+func WriteGGUFModel(path, shape string, seed uint64, quant string) error {
+	if _, ok := ggufFileType[quant]; !ok {
+		return fmt.Errorf("genmodel: unknown GGUF type %q (want one of %s)", quant, strings.Join(GGUFQuants, ", "))
+	}
+	if _, err := os.Lstat(path); err == nil {
+		return fmt.Errorf("genmodel: %s: %w; refusing to overwrite", path, ErrExists)
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(path), ".gen-model-*")
+	if err != nil {
+		return fmt.Errorf("genmodel: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	dtype := "bf16"
+	if quant == "f32" {
+		dtype = "f32"
+	}
+	if err := Write(tmp, shape, seed, dtype); err != nil {
+		return err
+	}
+	return WriteGGUF(tmp, path, quant)
+}

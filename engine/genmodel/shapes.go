@@ -7,6 +7,7 @@ package genmodel
 import (
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // Shape holds the config.json fields that fix a Qwen2 model's tensors
@@ -45,6 +46,10 @@ var shapes = map[string]Shape{
 	"qwen2.5-0.5b": {HiddenSize: 896, IntermediateSize: 4864, NumHiddenLayers: 24, NumAttentionHeads: 14,
 		NumKeyValueHeads: 2, VocabSize: 151936, MaxPositionEmbeddings: 32768, MaxWindowLayers: 24,
 		TieWordEmbeddings: true},
+	// tiny-llama: a LlamaForCausalLM (no biases, untied head, llama.md)
+	// with the Qwen vocabulary; 256 columns so that GGUF Q4_K blocks fit.
+	"tiny-llama": {Family: "llama", HiddenSize: 256, IntermediateSize: 768, NumHiddenLayers: 2, NumAttentionHeads: 4,
+		NumKeyValueHeads: 2, VocabSize: 151936, MaxPositionEmbeddings: 4096, MaxWindowLayers: 2},
 	"qwen2.5-1.5b": {HiddenSize: 1536, IntermediateSize: 8960, NumHiddenLayers: 28, NumAttentionHeads: 12,
 		NumKeyValueHeads: 2, VocabSize: 151936, MaxPositionEmbeddings: 32768, MaxWindowLayers: 28,
 		TieWordEmbeddings: true},
@@ -106,6 +111,15 @@ func (s Shape) Tensors() []TensorSpec {
 	out = append(out, TensorSpec{"model.norm.weight", []int{h}, norm()})
 	if !s.TieWordEmbeddings {
 		out = append(out, TensorSpec{"lm_head.weight", []int{V, h}, embedding(h)})
+	}
+	if s.Family == "llama" { // Qwen2's tensors without the q/k/v biases
+		kept := out[:0]
+		for _, t := range out {
+			if !strings.HasSuffix(t.Name, ".bias") {
+				kept = append(kept, t)
+			}
+		}
+		out = kept
 	}
 	return out
 }

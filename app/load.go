@@ -11,9 +11,10 @@ import (
 )
 
 // expected says what a model folder must hold; every load error ends with it.
-const expected = "Expected: a Hugging Face folder with config.json (Qwen2 architecture), " +
+const expected = "Expected either a Hugging Face folder with config.json (Qwen2, Qwen3 or Llama architecture), " +
 	"model.safetensors (or model-0000x-of-0000y.safetensors) in bf16, f16 or f32, and tokenizer.json — " +
-	"or the model.safetensors file itself."
+	"or the model.safetensors file itself; " +
+	"or a GGUF file (.gguf: qwen2, qwen3 or llama; F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K, so Q8_0 and Q4_K_M files)."
 
 // openModel loads path in the background; the current model stays usable
 // until the new one is ready, and stays if the new one fails.
@@ -138,10 +139,11 @@ func (u *UI) pickFolder() {
 	}, u.openModel)
 }
 
-// pickFile opens a model file (the folder around it is used).
+// pickFile opens a model file: a .gguf file, or a .safetensors file (the
+// folder around it is used).
 func (u *UI) pickFile() {
 	u.pick(func() (string, error) {
-		return nativedialog.File().Title("Open a model file").Filter("safetensors", "safetensors").Load()
+		return nativedialog.File().Title("Open a model file").Filter("Model files (.safetensors, .gguf)", "safetensors", "gguf").Load()
 	}, func(use func(string)) {
 		dialog.ShowFileOpen(func(r fyne.URIReadCloser, err error) {
 			if err == nil && r != nil {

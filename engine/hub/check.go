@@ -99,9 +99,9 @@ func CheckGGUFFile(path string) (ok bool, why string) {
 		return false, "not a valid GGUF file: " + err.Error()
 	}
 	defer f.Close()
-	arch, _, _ := f.String("general.architecture")
-	if arch == "" {
-		arch = "unknown architecture"
+	// hyper-parameters and vocabulary, as Load checks them (not the weights)
+	if _, err := engine.LoadTokenizer(path); err != nil {
+		return false, err.Error()
 	}
-	return false, "GGUF support pending (" + arch + "): Loupe runs safetensors folders for now"
+	return true, ""
 }

@@ -57,10 +57,15 @@ func (c *Client) Pull(ctx context.Context, repo, rev string, progress func(Progr
 		return "", fmt.Errorf("%w: %s has %s, no .safetensors weights", ErrNoModel, repo, otherFormats(info.Files))
 	}
 	commit := info.Commit
+	if !commitPattern.MatchString(commit) { // an API without "sha": ask a file's X-Repo-Commit
+		if m, err := c.head(ctx, repo, rev, files[0].Name); err == nil {
+			commit = m.Commit
+		}
+	}
 	if !commitPattern.MatchString(commit) {
 		return "", fmt.Errorf("%s@%s: the Hub sent no commit hash (%q)", repo, rev, commit)
 	}
-	plan, err := c.plan(ctx, r, commit, files)
+	plan, err := c.plan(ctx, r, rev, commit, files)
 	if err != nil {
 		return "", err
 	}
@@ -80,11 +85,16 @@ type planned struct {
 }
 
 // plan asks for every file's ETag, size and download location (HEAD on
-// the resolve URL, at the commit so all files are of one revision).
-func (c *Client) plan(ctx context.Context, r Repo, commit string, files []RemoteFile) ([]planned, error) {
+// the resolve URL, at the commit so all files are of one revision, as
+// huggingface_hub's snapshot_download does; a mirror that only knows the
+// branch name is asked by that).
+func (c *Client) plan(ctx context.Context, r Repo, rev, commit string, files []RemoteFile) ([]planned, error) {
 	var out []planned
 	for _, f := range files {
 		m, err := c.head(ctx, r.ID, commit, f.Name)
+		if errors.Is(err, ErrNotFound) && rev != commit {
+			m, err = c.head(ctx, r.ID, rev, f.Name)
+		}
 		if err != nil {
 			return nil, err
 		}

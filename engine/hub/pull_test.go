@@ -441,7 +441,9 @@ func TestNotFoundAndBadNames(t *testing.T) {
 }
 
 // TestMirrorWithoutAPI: a mirror that serves files but not /api/models is
-// pulled from HEADs of the usual names and the index's shards.
+// pulled from HEADs of the usual names and the index's shards; one whose
+// API has no commit and whose files are found by branch name only, by
+// X-Repo-Commit and the branch.
 func TestMirrorWithoutAPI(t *testing.T) {
 	shard := func(n byte) []byte { return []byte(strings.Repeat(string(rune('a'+n)), 5000)) }
 	repo := &fakehub.Repo{ID: "org/sharded", Commit: commit, Files: []fakehub.File{
@@ -452,16 +454,25 @@ func TestMirrorWithoutAPI(t *testing.T) {
 	}}
 	h := fakehub.New(repo)
 	defer h.Close()
-	h.Set(func(h *fakehub.Hub) { h.NoAPI = true })
-	c := testClient(h)
-	newCache(t, c)
-	dir, err := c.Pull(context.Background(), "org/sharded", "main", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range repo.Files {
-		if got, err := os.ReadFile(filepath.Join(dir, f.Name)); err != nil || string(got) != string(f.Data) {
-			t.Errorf("%s: %v", f.Name, err)
+	for _, mirror := range []func(h *fakehub.Hub){
+		func(h *fakehub.Hub) { h.NoAPI, h.BranchOnly = true, false },
+		func(h *fakehub.Hub) { h.NoAPI, h.BranchOnly = false, true },
+		func(h *fakehub.Hub) { h.NoAPI, h.BranchOnly = true, true },
+	} {
+		h.Set(mirror)
+		c := testClient(h)
+		newCache(t, c)
+		dir, err := c.Pull(context.Background(), "org/sharded", "main", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if filepath.Base(dir) != commit {
+			t.Errorf("snapshot %s, want it named by the commit", dir)
+		}
+		for _, f := range repo.Files {
+			if got, err := os.ReadFile(filepath.Join(dir, f.Name)); err != nil || string(got) != string(f.Data) {
+				t.Errorf("%s: %v", f.Name, err)
+			}
 		}
 	}
 }

@@ -111,6 +111,9 @@ type Hub struct {
 	StallAfter int
 	// NoAPI answers 404 to /api/models (a mirror that only serves files).
 	NoAPI bool
+	// BranchOnly makes /resolve/ know "main" only, not the commit hash, and
+	// the API leave out "sha" (a minimal mirror).
+	BranchOnly bool
 	// Requests logs "METHOD PATH Range=… Auth=…" for every request.
 	Requests []string
 	stalled  chan struct{}
@@ -236,12 +239,19 @@ func (h *Hub) serveAPI(w http.ResponseWriter, req *http.Request, p string) {
 		sib = append(sib, s)
 	}
 	sort.Slice(sib, func(i, j int) bool { return sib[i].RFilename < sib[j].RFilename })
+	h.mu.Lock()
+	branchOnly := h.BranchOnly
+	h.mu.Unlock()
+	sha := r.Commit
+	if branchOnly {
+		sha = ""
+	}
 	gated := any(false)
 	if r.Gated {
 		gated = "manual"
 	}
 	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(map[string]any{"id": r.ID, "modelId": r.ID, "sha": r.Commit,
+	json.NewEncoder(w).Encode(map[string]any{"id": r.ID, "modelId": r.ID, "sha": sha,
 		"gated": gated, "private": false, "siblings": sib})
 }
 
@@ -252,7 +262,10 @@ func (h *Hub) serveResolve(w http.ResponseWriter, req *http.Request, p string) {
 		return
 	}
 	rev, name, _ := strings.Cut(rest, "/")
-	if !r.revision(rev) {
+	h.mu.Lock()
+	branchOnly := h.BranchOnly
+	h.mu.Unlock()
+	if !r.revision(rev) || (branchOnly && rev != "main") {
 		notFound(w, "RevisionNotFound", "Invalid rev id: "+rev)
 		return
 	}

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/widget"
 
+	"loupe/engine/chat"
 	"loupe/trace"
 	"loupe/views"
 )
@@ -316,6 +317,14 @@ func (u *UI) rerun(a *trace.Run, prompt string, s trace.Settings, kind string) {
 		u.fail("Empty prompt", errors.New("the prompt gives no tokens"))
 		return
 	}
+	if len(a.Messages) > 0 && prompt == a.Prompt {
+		// A chat turn: the same conversation again, with the chat's stops;
+		// the reply is not added to the conversation.
+		if _, ok := u.backend.(ChatBackend); ok {
+			think := map[string]chat.Think{"on": chat.ThinkOn, "off": chat.ThinkOff}[a.Think]
+			u.pending = &chatRequest{msgs: slices.Clone(a.Messages), think: think}
+		}
+	}
 	u.cmp.role = &runRole{base: a, kind: kind, sourceA: -1}
 	if u.lastRun == a && u.attn.HasData() {
 		u.cmp.role.sourceA = u.attn.Source()
@@ -590,4 +599,11 @@ func headsWord(n int) string {
 		return "head"
 	}
 	return fmt.Sprintf("%d heads", n)
+}
+
+// isComparisonB reports whether run was made as run B of a comparison (a
+// rerun with heads switched off, or a variant).
+func (u *UI) isComparisonB(run *trace.Run) bool {
+	c := &u.cmp
+	return c.b >= 0 && c.b < len(c.runs) && c.runs[c.b] == run && c.a != c.b
 }

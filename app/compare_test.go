@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -14,10 +15,14 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 	"fyne.io/fyne/v2/test"
 
+	"loupe/engine/chat"
+	"loupe/engine/genmodel"
 	"loupe/trace"
 	"loupe/views"
 	"loupe/viz"
 )
+
+func hd(l, h int) trace.Head { return trace.Head{Layer: l, Head: h} }
 
 const catPrompt = "My cat is purple . But my" // 7 tokens in the fake
 
@@ -53,7 +58,7 @@ func TestSelectHeadsRerunCompare(t *testing.T) {
 	clickCell(h.u.attn.Grid, 3, 0, true)
 	clickCell(h.u.attn.Grid, 2, 2, true)
 	clickCell(h.u.attn.Grid, 2, 2, true) // Ctrl+click again: deselected
-	if want := []trace.Head{{1, 2}, {3, 0}}; !slices.Equal(h.u.cmp.heads, want) {
+	if want := []trace.Head{hd(1, 2), hd(3, 0)}; !slices.Equal(h.u.cmp.heads, want) {
 		t.Fatalf("selected heads %v, want %v", h.u.cmp.heads, want)
 	}
 	if h.u.bar.Heads.Text != "1:2, 3:0" {
@@ -67,7 +72,7 @@ func TestSelectHeadsRerunCompare(t *testing.T) {
 	test.Tap(h.u.bar.Run)
 	h.wait()
 	b := h.u.lastRun
-	if b == a || !slices.Equal(b.Settings.Ablate, []trace.Head{{1, 2}, {3, 0}}) || len(h.fake.last.Ablate) != 2 {
+	if b == a || !slices.Equal(b.Settings.Ablate, []trace.Head{hd(1, 2), hd(3, 0)}) || len(h.fake.last.Ablate) != 2 {
 		t.Fatalf("rerun settings %+v, engine got ablate %v", b.Settings, h.fake.last.Ablate)
 	}
 	if b.Prompt != a.Prompt || b.Settings.MaxTokens != a.Settings.MaxTokens {
@@ -96,7 +101,7 @@ func TestSelectHeadsRerunCompare(t *testing.T) {
 		t.Errorf("step 8: %+v", c.Delta)
 	}
 	// A second rerun from B (which has heads off) compares with the same A.
-	h.u.cmp.heads = []trace.Head{{0, 0}}
+	h.u.cmp.heads = []trace.Head{hd(0, 0)}
 	h.u.switchOff()
 	h.wait()
 	if c, _ := h.u.compare.Comparison(); c.A != a || len(c.B.Settings.Ablate) != 1 {
@@ -107,7 +112,7 @@ func TestSelectHeadsRerunCompare(t *testing.T) {
 func TestHeadsFieldTyped(t *testing.T) {
 	h := skewHarness(t)
 	h.u.bar.Heads.SetText("2:3, 0:7")
-	if want := []trace.Head{{2, 3}, {0, 7}}; !slices.Equal(h.u.cmp.heads, want) {
+	if want := []trace.Head{hd(2, 3), hd(0, 7)}; !slices.Equal(h.u.cmp.heads, want) {
 		t.Fatalf("typed heads %v, want %v", h.u.cmp.heads, want)
 	}
 	h.u.bar.Heads.SetText("2:3, 9:0") // layer 9 of 4: refused, named
@@ -131,8 +136,8 @@ func TestPresetTopHeads(t *testing.T) {
 	}
 	var all []cell
 	for l := range h.fake.layers {
-		for hd := range h.fake.heads {
-			all = append(all, cell{trace.Head{Layer: l, Head: hd}, h.fake.skewShare(l, hd)})
+		for k := range h.fake.heads {
+			all = append(all, cell{hd(l, k), h.fake.skewShare(l, k)})
 		}
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].v > all[j].v })
@@ -330,7 +335,7 @@ func TestSessionRoundTrip(t *testing.T) {
 	h2.wait() // A
 	h2.wait() // B
 	c, ok := h2.u.compare.Comparison()
-	if !ok || c.A.Prompt != catPrompt || !slices.Equal(c.B.Settings.Ablate, []trace.Head{{1, 2}, {3, 0}}) {
+	if !ok || c.A.Prompt != catPrompt || !slices.Equal(c.B.Settings.Ablate, []trace.Head{hd(1, 2), hd(3, 0)}) {
 		t.Fatalf("restored comparison %v: %+v", ok, c.B)
 	}
 	if h2.u.query != 5 || h2.u.source != 1 || h2.u.bar.Heads.Text != "1:2, 3:0" {
@@ -414,7 +419,7 @@ func TestHeadsCountedFromOne(t *testing.T) {
 		t.Fatalf("heads field %q counting from 1, want 2:3", h.u.bar.Heads.Text)
 	}
 	h.u.bar.Heads.SetText("2:3, 4:1")
-	if want := []trace.Head{{1, 2}, {3, 0}}; !slices.Equal(h.u.cmp.heads, want) {
+	if want := []trace.Head{hd(1, 2), hd(3, 0)}; !slices.Equal(h.u.cmp.heads, want) {
 		t.Fatalf("typed heads %v, want %v", h.u.cmp.heads, want)
 	}
 	h.u.setNumbering(viz.FromZero)
@@ -426,5 +431,42 @@ func TestHeadsCountedFromOne(t *testing.T) {
 	h.wait()
 	if !strings.Contains(h.u.compare.Kind.Text, "2:3, 4:1 (layer:head, counted from 1)") {
 		t.Errorf("kind %q", h.u.compare.Kind.Text)
+	}
+}
+
+// Switching heads off after a chat turn reruns the same conversation
+// (template, stops) with the heads off: the run equals the engine's own
+// GenerateChat with Ablate, and the conversation keeps its one turn.
+func TestAblateChatTurn(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tiny-qwen3")
+	if err := genmodel.Write(dir, "tiny-qwen3", 1, "bf16"); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarnessWith(t, Options{Model: dir, Chat: true}, loadEngine)
+	h.u.setNumbering(viz.FromZero)
+	h.u.controls.Mode.SetSelected(views.Greedy)
+	h.generate("What is the capital of France?", 4)
+	a := h.u.lastRun
+	h.u.bar.Heads.SetText("1:0")
+	h.u.switchOff()
+	h.wait()
+	b := h.u.lastRun
+	if b == a || len(b.Messages) != 1 || len(h.u.chat.turns) != 2 || b.Prompt != a.Prompt {
+		t.Fatalf("rerun: messages %d, turns %d, same prompt %v", len(b.Messages), len(h.u.chat.turns), b.Prompt == a.Prompt)
+	}
+	cb := h.u.backend.(ChatBackend)
+	opt := generateOptions(b.Settings, h.u.info, views.PromptLen(b))
+	opt.Ablate = []trace.Head{hd(1, 0)}
+	want, err := cb.GenerateChat(context.Background(), a.Messages, map[string]chat.Think{"on": chat.ThinkOn, "off": chat.ThinkOff}[a.Think], opt, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want.Steps) != len(b.Steps) {
+		t.Fatalf("%d steps, engine %d", len(b.Steps), len(want.Steps))
+	}
+	for i := range want.Steps {
+		if want.Steps[i].Chosen != b.Steps[i].Chosen {
+			t.Fatalf("step %d: window %+v, engine %+v", i, b.Steps[i].Chosen, want.Steps[i].Chosen)
+		}
 	}
 }

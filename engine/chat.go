@@ -216,7 +216,10 @@ func (c *kvContents) failed() { c.broken, c.ids = true, c.ids[:0] }
 // the new prompt extends everything it holds.
 func (m *Model) reusablePrefix(ids []int, opt GenerateOptions) int {
 	c := &m.kv
-	if c.broken || c.level != kernels.Active() {
+	if c.broken || c.level != kernels.Active() || len(opt.Ablate) > 0 {
+		// The cache holds the whole model's keys and values (a run with heads
+		// switched off leaves it broken): a run without those heads must
+		// compute its own above the first ablated layer.
 		return 0
 	}
 	n := 0

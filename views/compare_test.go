@@ -8,10 +8,12 @@ import (
 	"loupe/trace"
 )
 
+func hd(l, h int) trace.Head { return trace.Head{Layer: l, Head: h} }
+
 func TestTopHeadsAreTheLargestCells(t *testing.T) {
 	g := [][]float64{{0.1, 0.9, 0.3}, {0.5, 0.05, 0.7}}
 	got := TopHeads(g, 3)
-	want := []trace.Head{{0, 1}, {1, 2}, {1, 0}}
+	want := []trace.Head{hd(0, 1), hd(1, 2), hd(1, 0)}
 	if !slices.Equal(got, want) {
 		t.Fatalf("TopHeads = %v, want %v", got, want)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
 	"loupe/assets"
@@ -63,19 +64,22 @@ func TestWindowLifetime(t *testing.T) {
 	for i := range 100 {
 		if i%25 == 24 {
 			path := []string{other, demo}[i/25%2]
-			h.u.openModel(path)
+			fyne.DoAndWait(func() { h.u.openModel(path) })
 			h.wait()
 			if h.u.info.Path != path {
 				t.Fatalf("switch %d: %s loaded, want %s (%s)", i, h.u.info.Path, path, h.u.controls.Status.Text)
 			}
 		}
-		h.u.controls.Kernels.SetSelected(levels[rng.IntN(len(levels))])
-		h.u.controls.Prompt.SetText("ROMEO:\nBut soft, what light through yonder window breaks?")
-		h.u.controls.MaxTokens.SetText("12")
-		test.Tap(h.u.controls.Generate)
+		level := levels[rng.IntN(len(levels))]
+		fyne.DoAndWait(func() { // every widget call on the UI goroutine, as in the app
+			h.u.controls.Kernels.SetSelected(level)
+			h.u.controls.Prompt.SetText("ROMEO:\nBut soft, what light through yonder window breaks?")
+			h.u.controls.MaxTokens.SetText("12")
+			test.Tap(h.u.controls.Generate)
+		})
 		if rng.IntN(5) > 0 {
 			time.Sleep(time.Duration(rng.IntN(30)) * time.Millisecond)
-			h.u.stop()
+			fyne.Do(h.u.stop) // as a user would: on the UI goroutine
 			stopped++
 		}
 		h.wait()
@@ -83,7 +87,7 @@ func TestWindowLifetime(t *testing.T) {
 			t.Fatalf("generation %d: still running after it reported idle", i)
 		}
 	}
-	h.u.openModel(demo) // back where the count started
+	fyne.DoAndWait(func() { h.u.openModel(demo) }) // back where the count started
 	h.wait()
 	var g, fds, maps int
 	for range 100 { // pool workers of closed models park, then exit

@@ -62,8 +62,10 @@ def pieces(text):
     return out
 
 
-def train(texts, vocab_size):
+def train(texts, vocab_size, start=()):
     """Learns vocab_size-1-256 merges (the last id is <|endoftext|>).
+    start: merges taken first, in order (an earlier tokenizer's), so that
+    its ids 0..len(start)+255 keep their meaning; the rest are learned.
 
     Returns (vocab: str->id, merges: list of (a, b)).
     """
@@ -81,13 +83,16 @@ def train(texts, vocab_size):
 
     vocab = collections.OrderedDict((c, i) for i, c in enumerate(BYTE_TO_CHAR.values()))
     merges = []
-    n_merges = vocab_size - 1 - len(vocab)
-    while len(merges) < n_merges and pair_count:
-        best = max(pair_count.items(), key=_by_count)[0]
-        if pair_count[best] < 2:
-            break
+    while len(vocab) < vocab_size - 1 and (pair_count or len(merges) < len(start)):
+        if len(merges) < len(start):
+            best = tuple(start[len(merges)])
+        else:
+            best = max(pair_count.items(), key=_by_count)[0]
+            if pair_count[best] < 2:
+                break
         merges.append(best)
-        vocab[best[0] + best[1]] = len(vocab)
+        if best[0] + best[1] not in vocab:  # two merges can spell one string
+            vocab[best[0] + best[1]] = len(vocab)
         for i in list(where[best]):
             _merge_word(i, best, words, freq, pair_count, where)
     vocab[EOT] = len(vocab)
@@ -130,6 +135,9 @@ class Tokenizer:
         self.vocab = dict(vocab)
         self.inv = {i: s for s, i in self.vocab.items()}
         self.rank = {tuple(m): r for r, m in enumerate(merges)}
+        self.merge_of = {}  # token string -> the first merge that spells it
+        for m in merges:
+            self.merge_of.setdefault(m[0] + m[1], tuple(m))
         self.eot = self.vocab[EOT]
         self.cache = {}
 

@@ -28,9 +28,13 @@ sys.path.insert(0, HERE)
 import bpe  # noqa: E402
 import corpus  # noqa: E402
 from export import load_exported  # noqa: E402
+import synth  # noqa: E402
 from train import common_tokens  # noqa: E402
 
+ARTICLE = "My cat is purple. But my friends tell me there is no such thing as a"
+
 REFERENCE_PROMPTS = [
+    ARTICLE,
     "The gold-bug",
     "KING RICHARD III:\nNow is the winter of our discontent",
     None,  # the repeated-sequence prompt, built from the tokenizer
@@ -147,6 +151,70 @@ def reference_entry(model, tok, prompt_ids, text):
     }
 
 
+def kind_of(target):
+    """adjective, noun or name: the word list the target comes from."""
+    ls = synth.lists()["held"]
+    w = target.strip()
+    return "adjective" if w in ls["A"] else "noun" if w in ls["N"] else "name"
+
+
+@torch.no_grad()
+def retrieval(model, tok, cases, prefix=()):
+    """Greedy retrieval accuracy (the first generated token is the target
+    word) and, per head, the mean attention from the last prompt position
+    (the token that must be followed by the word) to the earlier
+    occurrence of the word: the heads that fetch it. prefix: token ids put
+    before every prompt (a longer context)."""
+    c = model.config
+    fetch = torch.zeros(c.num_hidden_layers, c.num_attention_heads)
+    hit, by_kind, misses, n_src = 0, {}, [], 0
+    for prompt, target in cases:
+        ids = list(prefix) + tok.encode(prompt)
+        want = tok.encode(target)
+        assert len(want) == 1, f"{target!r} is not one token"
+        logits, probs = model(torch.tensor([ids]), want_probs=True)
+        ok = int(logits[0, -1].argmax()) == want[0]
+        hit += ok
+        k = by_kind.setdefault(kind_of(target), [0, 0])
+        k[0] += ok
+        k[1] += 1
+        if not ok and len(misses) < 12:
+            misses.append({"prompt": prompt, "target": target,
+                           "got": tok.decode([int(logits[0, -1].argmax())])})
+        src = [i for i, t in enumerate(ids) if t == want[0] and i >= len(prefix)]
+        if src:
+            n_src += 1
+            for li, p in enumerate(probs):  # p [1, H, T, T]
+                fetch[li] += p[0][:, -1, src[-1]]
+    return {
+        "accuracy": hit / len(cases), "prompts": len(cases),
+        "by_kind": {k: {"accuracy": v[0] / v[1], "prompts": v[1]} for k, v in sorted(by_kind.items())},
+        "fetch_score": (fetch / max(1, n_src)).tolist(), "misses": misses,
+    }
+
+
+def top_heads(score, n=5):
+    """[(score, layer, head)] best first, 0-based."""
+    return sorted(((s, l, h) for l, row in enumerate(score) for h, s in enumerate(row)), reverse=True)[:n]
+
+
+def head_names(score, n=5):
+    return [{"layer": l, "head": h, "layer_1based": l + 1, "head_1based": h + 1, "score": round(s, 3)}
+            for s, l, h in top_heads(score, n)]
+
+
+@torch.no_grad()
+def article(model, tok):
+    """The article's prompt: top-5 next tokens and 12 greedy tokens."""
+    ids = tok.encode(ARTICLE)
+    p = F.softmax(model(torch.tensor([ids]))[0, -1].float(), -1)
+    top = p.topk(5)
+    g = generate(model, ids, 12, tok.eot)
+    return {"prompt": ARTICLE, "top5": [[tok.decode([int(i)]), round(float(v), 4)]
+                                        for v, i in zip(top.values, top.indices)],
+            "greedy": tok.decode(g)}
+
+
 def compact_json(v):
     """Indented JSON with every list of numbers on one line."""
     s = json.dumps(v, indent=1)
@@ -203,13 +271,13 @@ def loss_plot(log_paths, png):
     for x in starts[1:]:
         ax.axvline(x, color="grey", lw=0.8, ls=":")
     tr = [(r["tokens"] / 1e6, r["train_loss"]) for r in recs if r["train_loss"] is not None]
-    ax.plot(*zip(*tr), label="train (EMA of batch loss: text + copy batch)")
+    ax.plot(*zip(*tr), label="train (EMA of batch loss: text/story rows + copy batch)")
     ax.plot([r["tokens"] / 1e6 for r in recs], [r["val_loss"] for r in recs], "o-", ms=3,
             label="validation (first 8,192 tokens)")
     ax.set_xlabel("training tokens (millions)")
     ax.set_ylabel("loss (nats / token)")
     ax.set_ylim(3, 11)
-    ax.set_title("Loupe demo model (Qwen2, 4 layers); dotted: start of the next stage")
+    ax.set_title("Loupe demo model (Qwen2, 4 layers, text + retrieval stories + copy rows)")
     ax.grid(alpha=0.3)
     ax.legend()
     fig.tight_layout()
@@ -240,6 +308,10 @@ def main():
     ent, xent = unigram(train_ids, val_ids, model.config.vocab_size)
     bpb = lambda nats_per_tok: nats_per_tok * n / val_bytes / math.log(2)  # noqa: E731
     acc, ind, prev = induction(model, alphabet)
+    held = retrieval(model, tok, synth.eval_set(300))
+    seen = retrieval(model, tok, synth.train_set(132))
+    prefix = val_ids[:300].tolist()  # 300 tokens of unseen Shakespeare before each prompt
+    longer = retrieval(model, tok, synth.eval_set(60, seed=99), prefix)
     res = {
         "parameters": model.num_params(),
         "val_tokens": n, "val_bytes": val_bytes,
@@ -247,6 +319,15 @@ def main():
         "unigram_entropy_nats": ent, "unigram_entropy_bits_per_byte": bpb(ent),
         "train_unigram_xent_nats": xent, "train_unigram_xent_bits_per_byte": bpb(xent),
         "induction_accuracy": acc, "induction_score": ind, "previous_token_score": prev,
+        "induction_heads": head_names(ind), "previous_token_heads": head_names(prev),
+        "retrieval_heldout_accuracy": held["accuracy"],
+        "retrieval_heldout": held,
+        "retrieval_heads": head_names(held["fetch_score"]),
+        "retrieval_train_templates_accuracy": seen["accuracy"],
+        "retrieval_after_300_tokens_accuracy": longer["accuracy"],
+        "retrieval_after_300_tokens": longer,
+        "article": article(model, tok),
+        "heldout_words": synth.lists()["held"],
     }
     res["samples"] = samples(model, tok)
     with open(os.path.join(HERE, "eval.json"), "w") as f:
@@ -256,11 +337,15 @@ def main():
         loss_plot(a.log, os.path.join(HERE, "loss.png"))
     summary = {k: v for k, v in res.items() if not isinstance(v, (list, dict))}
     print(json.dumps(summary, indent=1))
-    best = sorted(((s, l, h) for l, row in enumerate(ind) for h, s in enumerate(row)), reverse=True)[:5]
-    print("top induction heads (score, layer, head):", [(round(s, 3), l, h) for s, l, h in best])
+    for name, sc in (("induction", ind), ("previous-token", prev), ("retrieval", held["fetch_score"])):
+        print(f"top {name} heads (score, layer, head; 0-based):",
+              [(round(s, 3), l, h) for s, l, h in top_heads(sc)])
+    print("held-out retrieval by kind:", held["by_kind"])
+    print("article:", res["article"])
 
 
 SAMPLE_PROMPTS = [
+    ARTICLE,
     "The gold-bug",
     "Words: moon sword night horse ship crown dog silver queen skull beetle key paper gold. Words: moon sword night horse",
     "KING RICHARD III:\nNow is the winter of our discontent",

@@ -15,6 +15,7 @@ import json
 import math
 import os
 import random
+import shutil
 import sys
 import time
 
@@ -31,7 +32,20 @@ import torch.nn.functional as F  # noqa: E402
 sys.path.insert(0, os.path.dirname(__file__))
 import bpe  # noqa: E402
 import corpus  # noqa: E402
+import synth  # noqa: E402
 from model import Config, Qwen2  # noqa: E402
+
+
+def tokenizer_texts():
+    """What the BPE is trained on: the training text, 300,000 characters of
+    synthetic stories (seed 4321) and every word of synth's lists (training
+    and held-out), 40 times with its leading space, so that each is one
+    token (" purple", " Alice"). Tokenizer only: the model never trains on
+    the word-list line."""
+    texts = [t for _, t in corpus.split()[0]]
+    texts.append(synth.Stream(4321).text(300_000))
+    texts.append("".join(" " + w for w in synth.all_words() for _ in range(40)))
+    return texts
 
 
 def encode_split(tok):
@@ -69,10 +83,21 @@ def copy_row(rng, alphabet, T):
     return x, y
 
 
-def batch(rng, data, T, B, alphabet, copy_share):
+def synth_row(stream, tok, T):
+    """T+1 tokens of synthetic stories (synth.Stream), from a story start."""
+    ids = []
+    while len(ids) < T + 1:
+        ids += tok.encode(stream.text(T * 5))
+    ids = torch.tensor(ids[: T + 1])
+    return ids[:-1], ids[1:]
+
+
+def batch(rng, data, T, B, alphabet, copy_share, stream=None, tok=None, synth_share=0.0):
     xs, ys = [], []
     for _ in range(B):
-        if rng.random() < copy_share:
+        if stream is not None and rng.random() < synth_share:
+            x, y = synth_row(stream, tok, T)
+        elif rng.random() < copy_share:
             x, y = copy_row(rng, alphabet, T)
         else:
             s = rng.randrange(0, len(data) - T - 1)
@@ -118,6 +143,20 @@ def copy_accuracy(model, alphabet, L=25, trials=8):
     return hit / n
 
 
+@torch.no_grad()
+def retrieval_accuracy(model, tok, cases):
+    """Greedy accuracy of the first token of the target word after each
+    prompt (synth.eval_set / train_set): the purple-cat measure."""
+    model.eval()
+    hit = 0
+    for prompt, target in cases:
+        ids = tok.encode(prompt)
+        want = tok.encode(target)[0]
+        hit += int(model(torch.tensor([ids]))[0, -1].argmax()) == want
+    model.train()
+    return hit / len(cases)
+
+
 def lr_at(step, steps, peak, warmup):
     """Linear warm-up, then cosine decay to 10 % of the peak."""
     if step < warmup:
@@ -153,13 +192,16 @@ def step_once(model, opt, x, y, lr, copy=None):
 def parse():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.path.join(os.path.dirname(__file__), "out"))
-    ap.add_argument("--vocab", type=int, default=4096)
+    ap.add_argument("--vocab", type=int, default=8192)
+    ap.add_argument("--synth-share", type=float, default=0.5, help="share of rows from synth.Stream")
+    ap.add_argument("--stop-retrieval", type=float, default=0, help="stop when held-out retrieval reaches this twice (0: never)")
     ap.add_argument("--layers", type=int, default=4)
     ap.add_argument("--hidden", type=int, default=256)
     ap.add_argument("--intermediate", type=int, default=768)
     ap.add_argument("--heads", type=int, default=8)
     ap.add_argument("--kv-heads", type=int, default=2)
     ap.add_argument("--ctx", type=int, default=256)
+    ap.add_argument("--max-pos", type=int, default=0, help="max_position_embeddings (0: --ctx); for a stage on shorter rows")
     ap.add_argument("--batch", type=int, default=8)
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--wd", type=float, default=0.1)
@@ -167,6 +209,8 @@ def parse():
     ap.add_argument("--copy-share", type=float, default=0.1)
     ap.add_argument("--save-last", action="store_true",
                     help="keep the final weights, not the best validation loss (copy fine-tuning)")
+    ap.add_argument("--tokenizer", default="", help="use this tokenizer.json instead of training the BPE")
+    ap.add_argument("--init-demo", default="", help="grow this exported model (smaller vocabulary, same layers)")
     ap.add_argument("--init", default="", help="start from this checkpoint's weights (same shape)")
     ap.add_argument("--copy-batch", type=int, default=0, help="extra copy rows per step, in their own batch")
     ap.add_argument("--copy-ctx", type=int, default=64, help="length of those rows")
@@ -181,6 +225,30 @@ def parse():
     return ap.parse_args()
 
 
+def grow_from(model, folder, tok):
+    """Starts from an exported model with a smaller vocabulary whose
+    tokenizer's merges begin this one's (bpe.train's start): every layer
+    is copied; embedding rows 0..V_old-2 are the same tokens, the old
+    <|endoftext|> row moves to the new last id, and a new token's row is
+    the mean of the rows of the two tokens its merge joins (in merge order,
+    so both parts already have rows)."""
+    from export import load_exported
+
+    old = load_exported(folder)
+    E_old = old.model.embed_tokens.weight.data  # [V_old, h]
+    V_old = E_old.shape[0]
+    state = {k: v for k, v in old.state_dict().items() if k != "model.embed_tokens.weight"}
+    missing = model.load_state_dict(state, strict=False)
+    assert missing.missing_keys == ["model.embed_tokens.weight"], missing
+    E = model.model.embed_tokens.weight.data  # [V, h]
+    E[: V_old - 1] = E_old[: V_old - 1]
+    E[tok.eot] = E_old[V_old - 1]
+    for s, i in sorted(tok.vocab.items(), key=lambda kv: kv[1]):
+        if V_old - 1 <= i < tok.eot:
+            a, b = tok.merge_of[s]
+            E[i] = 0.5 * (E[tok.vocab[a]] + E[tok.vocab[b]])
+
+
 def main():
     a = parse()
     torch.set_num_threads(a.threads)
@@ -189,9 +257,20 @@ def main():
     os.makedirs(a.out, exist_ok=True)
 
     tok_path = os.path.join(a.out, "tokenizer.json")
-    vocab, merges = bpe.train([t for _, t in corpus.split()[0]], a.vocab)
-    bpe.save(tok_path, vocab, merges)
+    if a.tokenizer:
+        shutil.copyfile(a.tokenizer, tok_path)
+    else:
+        t0 = time.time()
+        start = ()
+        if a.init_demo:  # keep the old model's ids: its merges come first
+            with open(os.path.join(a.init_demo, "tokenizer.json"), encoding="utf-8") as f:
+                start = json.load(f)["model"]["merges"]
+        vocab, merges = bpe.train(tokenizer_texts(), a.vocab, start)
+        bpe.save(tok_path, vocab, merges)
+        print(f"BPE: {time.time() - t0:.0f} s", flush=True)
     tok = bpe.Tokenizer.load(tok_path)
+    split = [w for w in synth.all_words() if len(tok.encode(" " + w)) != 1]
+    print(f"word-list words not one token: {split}", flush=True)
     train_ids, val_ids = encode_split(tok)
     alphabet = common_tokens(train_ids, tok)
     print(f"tokens: train {len(train_ids)}, val {len(val_ids)}", flush=True)
@@ -199,12 +278,15 @@ def main():
     c = Config(
         vocab_size=a.vocab, hidden_size=a.hidden, intermediate_size=a.intermediate,
         num_hidden_layers=a.layers, num_attention_heads=a.heads, num_key_value_heads=a.kv_heads,
-        max_position_embeddings=a.ctx, dropout=a.dropout,
+        max_position_embeddings=a.max_pos or a.ctx, dropout=a.dropout,
     )
     model = Qwen2(c)
     if a.init:
         model.load_state_dict(torch.load(a.init, map_location="cpu")["state"])
         print(f"weights from {a.init}", flush=True)
+    if a.init_demo:
+        grow_from(model, a.init_demo, tok)
+        print(f"weights from {a.init_demo}, vocabulary grown to {a.vocab}", flush=True)
     print(f"parameters: {model.num_params():,}", flush=True)
     opt = make_opt(model, a.lr, a.wd)
 
@@ -229,6 +311,9 @@ def main():
 
 
 def train(a, c, model, opt, rng, train_ids, val_ids, alphabet, steps, tok):
+    stream = synth.Stream(a.seed + 1)
+    held, seen = synth.eval_set(100), synth.train_set(50)
+    good = 0
     warmup = min(100, steps // 10)
     log = open(os.path.join(a.out, "log.jsonl"), "w")
     best = float("inf")
@@ -239,6 +324,8 @@ def train(a, c, model, opt, rng, train_ids, val_ids, alphabet, steps, tok):
             vl = val_loss(model, val_ids, a.ctx, a.val_tokens)
             rec = {"step": step, "train_loss": run_loss, "val_loss": vl,
                    "copy_acc": copy_accuracy(model, alphabet),
+                   "retrieval_held": retrieval_accuracy(model, tok, held),
+                   "retrieval_train": retrieval_accuracy(model, tok, seen),
                    "tokens": step * a.batch * a.ctx, "seconds": round(time.time() - t0, 1)}
             log.write(json.dumps(rec) + "\n")
             log.flush()
@@ -246,6 +333,12 @@ def train(a, c, model, opt, rng, train_ids, val_ids, alphabet, steps, tok):
             if vl < best or (a.save_last and step == steps):
                 best = min(best, vl)
                 save(a, c, model, step, vl, steps, time.time() - t0, train_ids, alphabet)
+            if a.save_last:  # every evaluation: the run can be stopped at any time
+                save(a, c, model, step, vl, steps, time.time() - t0, train_ids, alphabet, "last.pt")
+            good = good + 1 if a.stop_retrieval and rec["retrieval_held"] >= a.stop_retrieval else 0
+            if good >= 2:
+                print(f"held-out retrieval {rec['retrieval_held']:.2f} twice: stop at step {step}", flush=True)
+                break
         if step == steps:
             break
         if a.max_minutes and time.time() - t0 > a.max_minutes * 60:
@@ -257,7 +350,7 @@ def train(a, c, model, opt, rng, train_ids, val_ids, alphabet, steps, tok):
             if vl < best or a.save_last:
                 save(a, c, model, step, vl, steps, time.time() - t0, train_ids, alphabet)
             break
-        x, y = batch(rng, train_ids, a.ctx, a.batch, alphabet, a.copy_share)
+        x, y = batch(rng, train_ids, a.ctx, a.batch, alphabet, a.copy_share, stream, tok, a.synth_share)
         copy = None
         if a.copy_batch:
             # Short rows, in their own batch: a toy 2-layer model learned to
@@ -271,13 +364,13 @@ def train(a, c, model, opt, rng, train_ids, val_ids, alphabet, steps, tok):
             print(f"step {step} loss {loss:.3f} {time.time() - t0:.0f} s", flush=True)
 
 
-def save(a, c, model, step, vl, steps, secs, train_ids, alphabet):
+def save(a, c, model, step, vl, steps, secs, train_ids, alphabet, name="ckpt.pt"):
     torch.save({
         "config": c.to_dict(), "state": model.state_dict(), "step": step, "val_loss": vl,
         "planned_steps": steps, "seconds": secs, "args": vars(a),
         "train_tokens": len(train_ids), "alphabet": alphabet,
         "torch": torch.__version__,
-    }, os.path.join(a.out, "ckpt.pt"))
+    }, os.path.join(a.out, name))
 
 
 if __name__ == "__main__":

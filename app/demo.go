@@ -19,11 +19,8 @@ var demoModel = func() (string, error) {
 	return tinyRandomModel()
 }
 
-// demoPrompts are the demo model's prompts and the article's sentence.
-var demoPrompts = func() []string {
-	return append(append([]string(nil), assets.DemoPrompts...),
-		"My cat is purple. But my friends tell me there is no such thing as a")
-}
+// demoPrompts are the demo model's prompts (the article's sentence first).
+var demoPrompts = func() []string { return append([]string(nil), assets.DemoPrompts...) }
 
 // tinyRandomModel writes genmodel's tiny shape once into the user's cache.
 func tinyRandomModel() (string, error) {

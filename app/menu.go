@@ -15,6 +15,8 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
 	nativedialog "github.com/sqweek/dialog"
+
+	"loupe/assets"
 )
 
 // buildMenu (re)makes the main menu; the recent models change it.
@@ -50,7 +52,7 @@ func (u *UI) buildMenu() {
 	run := fyne.NewMenu("Run", gen, u.item("Stop (Esc)", u.stop))
 	prompts := fyne.NewMenu("Prompts")
 	for _, p := range u.promptHistory() {
-		prompts.Items = append(prompts.Items, u.item(menuText(p), func() { u.controls.Prompt.SetText(p) }))
+		prompts.Items = append(prompts.Items, u.item(promptLabel(p), func() { u.choosePrompt(p) }))
 	}
 	u.win.SetMainMenu(fyne.NewMainMenu(file, run, prompts, u.viewMenu()))
 }
@@ -90,6 +92,23 @@ func appendItem(m *fyne.Menu, it *fyne.MenuItem) *fyne.Menu {
 	}
 	m.Items = append(m.Items, it)
 	return m
+}
+
+// promptLabel is a menu line: a demo prompt's caption first, then the prompt.
+func promptLabel(p string) string {
+	if c := assets.DemoCaption(p); c != "" {
+		return c + "  —  " + menuText(p)
+	}
+	return menuText(p)
+}
+
+// choosePrompt puts p in the prompt box and a demo prompt's caption in the
+// status line, so the lesson stays on screen while it runs.
+func (u *UI) choosePrompt(p string) {
+	u.controls.Prompt.SetText(p)
+	if c := assets.DemoCaption(p); c != "" {
+		u.controls.Status.SetText("Look: " + c)
+	}
 }
 
 // menuText is a prompt on one short line.

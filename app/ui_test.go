@@ -545,3 +545,21 @@ func TestTinyRandomModelWritesOnce(t *testing.T) {
 		t.Errorf("second call: %q %v", again, err)
 	}
 }
+
+func TestDemoPromptMenuShowsCaption(t *testing.T) {
+	h := newHarness(t, Options{})
+	d := assets.DemoExamples[0]
+	if got := promptLabel(d.Text); !strings.HasPrefix(got, d.Caption) || !strings.Contains(got, "My cat is purple") {
+		t.Errorf("menu label %q, want the caption then the prompt", got)
+	}
+	if got := promptLabel("any other prompt"); got != "any other prompt" {
+		t.Errorf("menu label of a non-demo prompt: %q", got)
+	}
+	h.u.choosePrompt(d.Text)
+	if h.u.controls.Prompt.Text != d.Text || !strings.Contains(h.u.controls.Status.Text, d.Caption) {
+		t.Errorf("prompt %q, status %q after choosing the demo prompt", h.u.controls.Prompt.Text, h.u.controls.Status.Text)
+	}
+	if hist := h.u.promptHistory(); len(hist) < len(assets.DemoExamples) || hist[len(hist)-len(assets.DemoExamples)] != d.Text {
+		t.Errorf("prompt history %q does not end with the demo prompts", hist)
+	}
+}

@@ -29,19 +29,48 @@ func DemoFiles() fs.FS {
 	return sub
 }
 
-// DemoPrompts are prompts the demo model continues in style: openings
-// from its training texts (Shakespeare's speaker headings, Poe's prose) and,
-// last, a copying probe: a list of words repeated, where a model with
-// induction heads predicts the rest of the repetition (see demo/README.md
-// for how well this small model does it).
-var DemoPrompts = []string{
-	"The gold-bug",
-	"KING RICHARD III:\nNow is the winter of our discontent",
-	"ROMEO:\nBut soft, what light",
-	"First Citizen:\nWe are accounted poor citizens,",
-	"I had been walking for some time along the beach, when",
-	"MENENIUS:\n",
-	"Words: moon sword night horse ship crown dog silver queen skull beetle key paper gold. Words: moon sword night horse",
+// DemoPrompt is a prompt for the demo model and a one-line caption of what
+// to look at when it runs (the menu shows it beside the prompt).
+type DemoPrompt struct{ Text, Caption string }
+
+// DemoExamples are the demo model's menu prompts, each with what to look
+// at (layers and heads numbered from 0, as the attention panel does;
+// figures in demo/README.md). The article's sentence comes first: this
+// small model does not yet continue it with "purple" (held-out retrieval
+// 1 %), but a head of layer 0 does look back at the word. Then a repeated
+// list, which its induction heads copy, and openings of its training texts.
+var DemoExamples = []DemoPrompt{
+	{"My cat is purple. But my friends tell me there is no such thing as a",
+		"layer 0, head 4 looks back at “purple” (42 %), yet the model answers “such”: a retrieval it has not learned"},
+	{" could Lord hence head could fear nothing know let till about doth could Lord hence head could fear nothing know let till about doth could Lord hence head",
+		"a list seen before: layer 3, heads 0–3 and 5 look at the word after the earlier copy, and the model copies it"},
+	{"KING RICHARD III:\nNow is the winter of our discontent",
+		"Shakespeare, its main training text: speaker headings and verse"},
+	{"ROMEO:\nBut soft, what light",
+		"try Sampling (temperature 0.8): it reads better than greedy, which loops"},
+	{"First Citizen:\nWe are accounted poor citizens,",
+		"layer 1: most heads rest on the end of the speaker heading (“:⏎”)"},
+	{"I had been walking for some time along the beach, when",
+		"Poe's prose: the model drifts into its synthetic training stories"},
+}
+
+// DemoPrompts are the texts of DemoExamples, in order.
+var DemoPrompts = func() []string {
+	out := make([]string, len(DemoExamples))
+	for i, d := range DemoExamples {
+		out[i] = d.Text
+	}
+	return out
+}()
+
+// DemoCaption is the caption of a demo prompt, "" for any other text.
+func DemoCaption(prompt string) string {
+	for _, d := range DemoExamples {
+		if d.Text == prompt {
+			return d.Caption
+		}
+	}
+	return ""
 }
 
 var demoDir = sync.OnceValues(extractDemo)

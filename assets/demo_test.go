@@ -206,3 +206,20 @@ func TestDemoPrompts(t *testing.T) {
 		}
 	}
 }
+
+func TestDemoCaptions(t *testing.T) {
+	if !strings.HasPrefix(DemoPrompts[0], "My cat is purple.") {
+		t.Errorf("first demo prompt %q, want the article's sentence", DemoPrompts[0])
+	}
+	for _, d := range DemoExamples {
+		if strings.TrimSpace(d.Caption) == "" || strings.Contains(d.Caption, "\n") {
+			t.Errorf("prompt %q: caption %q, want one non-empty line", d.Text, d.Caption)
+		}
+		if DemoCaption(d.Text) != d.Caption {
+			t.Errorf("DemoCaption(%q) = %q", d.Text, DemoCaption(d.Text))
+		}
+	}
+	if DemoCaption("not a demo prompt") != "" {
+		t.Error("caption for a prompt that is not a demo prompt")
+	}
+}

@@ -34,22 +34,22 @@ func DemoFiles() fs.FS {
 type DemoPrompt struct{ Text, Caption string }
 
 // DemoExamples are the demo model's menu prompts, each with what to look
-// at (layers and heads numbered from 0, as the attention panel does;
+// at (layers and heads numbered from 1, as the attention panel does;
 // figures in demo/README.md). The article's sentence comes first: this
 // small model does not yet continue it with "purple" (held-out retrieval
-// 1 %), but a head of layer 0 does look back at the word. Then a repeated
+// 1 %), but a head of layer 1 does look back at the word. Then a repeated
 // list, which its induction heads copy, and openings of its training texts.
 var DemoExamples = []DemoPrompt{
 	{"My cat is purple. But my friends tell me there is no such thing as a",
-		"layer 0, head 4 looks back at “purple” (42 %), yet the model answers “such”: a retrieval it has not learned"},
+		"layer 1, head 5 looks back at “purple” (42 %), yet the model answers “such”: a retrieval it has not learned"},
 	{" could Lord hence head could fear nothing know let till about doth could Lord hence head could fear nothing know let till about doth could Lord hence head",
-		"a list seen before: layer 3, heads 0–3 and 5 look at the word after the earlier copy, and the model copies it"},
+		"a list seen before: layer 4, heads 1–4 and 6 look at the word after the earlier copy, and the model copies it"},
 	{"KING RICHARD III:\nNow is the winter of our discontent",
 		"Shakespeare, its main training text: speaker headings and verse"},
 	{"ROMEO:\nBut soft, what light",
 		"try Sampling (temperature 0.8): it reads better than greedy, which loops"},
 	{"First Citizen:\nWe are accounted poor citizens,",
-		"layer 1: most heads rest on the end of the speaker heading (“:⏎”)"},
+		"layer 2: most heads rest on the end of the speaker heading (“:⏎”)"},
 	{"I had been walking for some time along the beach, when",
 		"Poe's prose: the model drifts into its synthetic training stories"},
 }

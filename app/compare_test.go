@@ -314,6 +314,7 @@ func TestSessionRoundTrip(t *testing.T) {
 	h.u.switchOff()
 	h.wait()
 	h.u.stream.Select(5)
+	h.u.attn.Grid.OnTap(2, 6)
 	s, err := h.u.session()
 	if err != nil {
 		t.Fatal(err)
@@ -337,6 +338,9 @@ func TestSessionRoundTrip(t *testing.T) {
 	c, ok := h2.u.compare.Comparison()
 	if !ok || c.A.Prompt != catPrompt || !slices.Equal(c.B.Settings.Ablate, []trace.Head{hd(1, 2), hd(3, 0)}) {
 		t.Fatalf("restored comparison %v: %+v", ok, c.B)
+	}
+	if l, k := h2.u.attn.OpenedHead(); l != 2 || k != 6 {
+		t.Errorf("open head %d:%d after reopening, want 2:6", l, k)
 	}
 	if h2.u.query != 5 || h2.u.source != 1 || h2.u.bar.Heads.Text != "1:2, 3:0" {
 		t.Errorf("restored query %d source %d heads %q", h2.u.query, h2.u.source, h2.u.bar.Heads.Text)

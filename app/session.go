@@ -299,8 +299,8 @@ func (u *UI) restoreSelection(s *Session) {
 	if src >= 0 {
 		u.stream.Choose(src)
 	}
-	if sel.Head.Layer >= 0 {
-		u.attn.OpenHead(sel.Head.Layer, sel.Head.Head)
+	if sel.Head.Layer >= 0 && u.attn.Grid.OnTap != nil {
+		u.attn.Grid.OnTap(sel.Head.Layer, sel.Head.Head) // as a click: the head stays open across tokens
 	}
 	if sel.Tab != "" {
 		u.showTab(sel.Tab)

@@ -38,7 +38,7 @@ type benchFlags struct {
 	model, prompt, promptFile, level string
 	cpuProfile                       string
 	promptTokens, maxTokens, threads int
-	repeat, membwPasses              int
+	repeat, membwPasses, contend     int
 	asJSON, noProbes, freshMembw     bool
 	beside                           bool
 }
@@ -60,6 +60,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, error) {
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object")
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a pprof CPU profile of the runs (warm-up included) to this file")
 	fs.BoolVar(&f.noProbes, "no-probes", false, "record no top-10 and no attention (the engine's bare speed)")
+	fs.IntVar(&f.contend, "contend", 0, "run N CPU-bound busy processes (loupe busy) beside the timed runs, as a busy desktop would")
 	fs.BoolVar(&f.beside, "beside", true, "measure the read bandwidth just before and after every timed run (1 GiB, 3 passes) and set the run's decode against it")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -77,8 +78,8 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, error) {
 		return nil, errors.New("--model is required (make bench-model writes a 1.5B-shaped one to build/)")
 	case prompts > 1:
 		return nil, errors.New("give one of --prompt, --prompt-file, --prompt-tokens")
-	case f.maxTokens < 1 || f.repeat < 1 || f.membwPasses < 1 || f.threads < 0 || f.promptTokens < 0:
-		return nil, errors.New("--max-tokens, --repeat and --membw-passes must be ≥ 1, --threads and --prompt-tokens ≥ 0")
+	case f.maxTokens < 1 || f.repeat < 1 || f.membwPasses < 1 || f.threads < 0 || f.promptTokens < 0 || f.contend < 0:
+		return nil, errors.New("--max-tokens, --repeat and --membw-passes must be ≥ 1, --threads, --prompt-tokens and --contend ≥ 0")
 	}
 	return f, nil
 }
@@ -138,6 +139,17 @@ func bench(ctx context.Context, f *benchFlags, log io.Writer) (perf.Report, erro
 	peak := perf.ComputePeak(m.Threads())
 	// The bandwidth probe's 1 GiB is unmapped by now; count the model only.
 	_ = perf.ResetPeakRSS()
+	// The contenders start after the machine is measured: membw and the
+	// compute peak stay the machine's, the runs (and the probes beside
+	// them) are what a busy desktop gets.
+	busy, err := startContenders(f.contend)
+	if err != nil {
+		return perf.Report{}, err
+	}
+	defer busy.stop()
+	if f.contend > 0 {
+		fmt.Fprintf(log, "%d busy processes (loupe busy) run beside the timed runs\n", f.contend)
+	}
 	fmt.Fprintf(log, "warm-up, then %d timed runs of %d tokens\n", f.repeat, f.maxTokens)
 	stopProfile, err := startProfile(f.cpuProfile)
 	if err != nil {
@@ -156,6 +168,7 @@ func bench(ctx context.Context, f *benchFlags, log io.Writer) (perf.Report, erro
 	}
 	runs, err := perf.Bench(ctx, m, opt)
 	stopProfile()
+	busy.stop()
 	if err != nil {
 		return perf.Report{}, err
 	}
@@ -163,6 +176,7 @@ func bench(ctx context.Context, f *benchFlags, log io.Writer) (perf.Report, erro
 	// membw_cached describes membw_gb_per_s: not the cached figure when the
 	// runs were set against probes beside them.
 	r.Kernels, r.Threads, r.MembwCached, r.Probes = kernels.Active().String(), m.Threads(), cached && !r.MembwBeside, !f.noProbes
+	r.Contend = f.contend
 	r.HugePageShare = perf.HugePageShare()
 	return r, nil
 }

@@ -27,8 +27,11 @@ type Report struct {
 	HugePageShare float64 `json:"weights_on_huge_pages"`
 	Repeat        int     `json:"repeat"`
 	Probes        bool    `json:"probes"`
-	TTFTSeconds   float64 `json:"time_to_first_token_seconds"`
-	TotalSeconds  float64 `json:"total_seconds"` // median prefill + median decode
+	// Contend is the number of CPU-bound busy processes that ran beside
+	// the timed runs (bench --contend); 0 on an otherwise idle machine.
+	Contend      int     `json:"contend"`
+	TTFTSeconds  float64 `json:"time_to_first_token_seconds"`
+	TotalSeconds float64 `json:"total_seconds"` // median prefill + median decode
 	// CoresBusy is the process's CPU time over wall time during the runs
 	// (median): well below Threads means the workers waited for a CPU (a
 	// busy machine), so the speeds understate the engine. 0: unknown.
@@ -146,6 +149,9 @@ func WriteText(w io.Writer, r Report) {
 	}
 	fmt.Fprintf(w, "model       %s (%.2f GB), kernels %s, %d threads, probes %s, median of %d runs\n",
 		r.Model, float64(r.ModelBytes)/1e9, r.Kernels, r.Threads, probes, r.Repeat)
+	if r.Contend > 0 {
+		fmt.Fprintf(w, "contention  %d CPU-bound busy processes ran beside the timed runs (--contend %d)\n", r.Contend, r.Contend)
+	}
 	p, d := r.Prefill, r.Decode
 	fmt.Fprintf(w, "prefill     %d tokens in %.3f s: %.1f tok/s, %.1f GFLOP/s%s\n",
 		p.Tokens, p.Seconds, p.TokensPerSecond, p.GFLOPs, share(p.ShareOfPeak, r.PeakGFLOPs, "GFLOP/s peak"))

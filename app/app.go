@@ -35,6 +35,7 @@ type Options struct {
 	Chat       bool   // the prompt is a chat turn (models with a chat template)
 	Think      string // "on", "off" or "" (chat: enable_thinking; implies Chat)
 	System     string // chat: the system message
+	TimingJSON string // write each finished run's timing (rates, threads) to this file
 }
 
 // ParseFlags reads the window's flags.
@@ -59,6 +60,7 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.BoolVar(&o.Chat, "chat", false, "chat mode: the prompt is the user's turn, rendered with the model's chat template")
 	fs.StringVar(&o.Think, "think", "", "chat: on or off sets enable_thinking (implies --chat)")
 	fs.StringVar(&o.System, "system", "", "chat: a system message")
+	fs.StringVar(&o.TimingJSON, "timing-json", "", "write the finished run's prefill and decode rates as JSON to this file")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}

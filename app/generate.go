@@ -242,6 +242,7 @@ func (u *UI) adoptRun(run *trace.Run) {
 		stopWords(run.StopReason), t.PrefillTokens, t.PrefillSeconds, t.DecodeTokens, t.DecodeSeconds, rate(t.DecodeTokens, t.DecodeSeconds)))
 	fmt.Printf("loupe: generated %d tokens (%s), prefill %.3f s, decode %.3f s\n",
 		t.DecodeTokens, run.StopReason, t.PrefillSeconds, t.DecodeSeconds)
+	u.writeTiming(run)
 }
 
 func rate(n int, s float64) float64 {

@@ -1,0 +1,52 @@
+package app
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"loupe/trace"
+)
+
+// windowTiming is what --timing-json writes: the rates of the window's
+// last run, with the field names of `loupe bench --json` (prefill and
+// decode: tokens, seconds, tokens_per_second), so that a script can set
+// the two side by side (scripts/window-bench.sh).
+type windowTiming struct {
+	Threads  int            `json:"threads"`
+	Kernels  string         `json:"kernels"`
+	Prefill  phaseRate      `json:"prefill"`
+	Decode   phaseRate      `json:"decode"`
+	Settings trace.Settings `json:"settings"`
+}
+
+type phaseRate struct {
+	Tokens          int     `json:"tokens"`
+	Seconds         float64 `json:"seconds"`
+	TokensPerSecond float64 `json:"tokens_per_second"`
+}
+
+// writeTiming prints the run's rates on stdout and, with --timing-json,
+// writes them to that file. A file that cannot be written is reported
+// like a failed screenshot (exit status 1 with --quit).
+func (u *UI) writeTiming(run *trace.Run) {
+	t := run.Timing
+	wt := windowTiming{
+		Threads: run.Settings.Threads, Kernels: run.Settings.Kernels, Settings: run.Settings,
+		Prefill: phaseRate{t.PrefillTokens, t.PrefillSeconds, rate(t.PrefillTokens, t.PrefillSeconds)},
+		Decode:  phaseRate{t.DecodeTokens, t.DecodeSeconds, rate(t.DecodeTokens, t.DecodeSeconds)},
+	}
+	fmt.Printf("loupe: window prefill %d tokens in %.3f s: %.1f tok/s; decode %d tokens in %.3f s: %.2f tok/s (%d threads, kernels %s)\n",
+		wt.Prefill.Tokens, wt.Prefill.Seconds, wt.Prefill.TokensPerSecond,
+		wt.Decode.Tokens, wt.Decode.Seconds, wt.Decode.TokensPerSecond, wt.Threads, wt.Kernels)
+	if u.opt.TimingJSON == "" {
+		return
+	}
+	data, err := json.MarshalIndent(wt, "", "  ")
+	if err == nil {
+		err = os.WriteFile(u.opt.TimingJSON, append(data, '\n'), 0o644)
+	}
+	if err != nil {
+		u.fail("Timing", fmt.Errorf("--timing-json %s: %w", u.opt.TimingJSON, err))
+	}
+}

@@ -22,7 +22,20 @@ type Bandwidth struct {
 	BestGBs   float64   `json:"best_gb_per_s"`
 	MedianGBs float64   `json:"median_gb_per_s"`
 	When      time.Time `json:"when"`
+	// OthersBusy is how many cores other programs kept busy during the
+	// probe (on a VM including the time the host gave our CPUs to other
+	// guests); nil where the OS does not say. A probe beside a busy core
+	// reads less than the machine can.
+	OthersBusy *float64 `json:"others_busy_cores,omitempty"`
 }
+
+// loadedCores is the load beside a probe from which its figure is
+// reported as taken under load.
+const loadedCores = 0.25
+
+// Loaded reports whether other programs kept more than a quarter of a core
+// busy during the probe.
+func (b Bandwidth) Loaded() bool { return b.OthersBusy != nil && *b.OthersBusy > loadedCores }
 
 // ReadBandwidth streams a 1 GiB buffer passes times on threads workers and
 // returns the best and median read bandwidth in GB/s (10⁹ bytes per second).
@@ -52,6 +65,7 @@ func MeasureBandwidth(threads, passes int, bytes int64) (Bandwidth, error) {
 	defer free()
 	p := pool.New(threads)
 	defer p.Close()
+	load := startLoad() // from before the fill: /proc/stat counts in 10 ms ticks
 	fill(p, buf)
 	gbs := make([]float64, passes)
 	for i := range gbs {
@@ -62,6 +76,7 @@ func MeasureBandwidth(threads, passes int, bytes int64) (Bandwidth, error) {
 		CPU: CPUName(), Threads: p.Threads(), Pinned: p.Pinned(),
 		Bytes: int64(len(buf)) * 8, Passes: passes, Loop: readLoopName(),
 		BestGBs: best(gbs), MedianGBs: median(gbs), When: time.Now().UTC(),
+		OthersBusy: load.othersBusy(),
 	}, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
@@ -14,9 +15,11 @@ import (
 )
 
 // The bandwidth cache is one small JSON file, os.UserCacheDir()/loupe/
-// membw.json: {"<cpu>|<threads>": Bandwidth, ...}. Measuring takes seconds
-// and 1 GiB, so the app and bench reuse the last figure for this CPU and
-// thread count.
+// membw.json: {"<cpu>|<threads>|<probe>": [Bandwidth, ...], ...}, the
+// probes of each CPU and thread count, newest first. On a shared machine a
+// probe can only come out low (other programs read memory too, or hold a
+// core), so the machine's figure is the best recent probe, and every probe
+// is kept with its date and the load beside it to say how much it is worth.
 const cacheFile = "membw.json"
 
 // cachePath returns the cache file's path.
@@ -38,36 +41,114 @@ func cacheKey(cpu string, threads int) string {
 
 const probeVersion = "v2"
 
-// CachedBandwidth returns the cached figure for this CPU and threads
-// workers (≤ 0: the default count, as pool.New counts them), if any.
-func CachedBandwidth(threads int) (Bandwidth, bool) {
-	all, err := readCache()
-	if err != nil {
-		return Bandwidth{}, false
-	}
-	b, ok := all[cacheKey(CPUName(), pool.Effective(threads))]
-	return b, ok && b.BestGBs > 0
+// cacheMaxAge is how long a probe counts towards the machine's figure.
+const cacheMaxAge = 30 * 24 * time.Hour
+
+// maxProbes bounds the probes kept per key: the best recent one and the
+// newest others.
+const maxProbes = 8
+
+// Ceiling is what the cache knows of the read bandwidth of one CPU and
+// thread count: the best recent probe and all kept probes.
+type Ceiling struct {
+	Best   Bandwidth   // the highest probe of the last cacheMaxAge
+	Probes []Bandwidth // newest first
 }
 
-// SaveBandwidth stores b under its CPU and thread count, keeping the other
-// entries, unless a higher recent figure is cached (see RememberBandwidth).
-// A corrupt cache file is replaced.
+// Ceiling ages: a figure older than StaleAfter is worth measuring again
+// (a new kernel, BIOS, memory or VM host changes it).
+const StaleAfter = 7 * 24 * time.Hour
+
+// Stale reports whether the best figure was taken more than StaleAfter ago.
+func (c Ceiling) Stale(now time.Time) bool { return now.Sub(c.Best.When) > StaleAfter }
+
+// UnderLoad reports whether the best figure was taken while other
+// programs kept the CPUs busy: it is then likely below the machine's.
+func (c Ceiling) UnderLoad() bool { return c.Best.Loaded() }
+
+// BandwidthCeiling returns the cached probes for this CPU and threads
+// workers (≤ 0: the default count, as pool.New counts them), if any.
+func BandwidthCeiling(threads int) (Ceiling, bool) {
+	all, err := readCache()
+	if err != nil {
+		return Ceiling{}, false
+	}
+	return ceilingOf(all[cacheKey(CPUName(), pool.Effective(threads))], time.Now())
+}
+
+// ceilingOf picks the best of probes (newest first) measured within
+// cacheMaxAge of now; when all are older, the newest counts.
+func ceilingOf(probes []Bandwidth, now time.Time) (Ceiling, bool) {
+	if len(probes) == 0 {
+		return Ceiling{}, false
+	}
+	c := Ceiling{Best: probes[0], Probes: probes}
+	for _, p := range probes {
+		if now.Sub(p.When) < cacheMaxAge && p.BestGBs > c.Best.BestGBs {
+			c.Best = p
+		}
+	}
+	return c, c.Best.BestGBs > 0
+}
+
+// CachedBandwidth returns the best recent cached figure for this CPU and
+// threads workers (≤ 0: the default count), if any.
+func CachedBandwidth(threads int) (Bandwidth, bool) {
+	c, ok := BandwidthCeiling(threads)
+	return c.Best, ok
+}
+
+// SaveBandwidth adds the probe b to the cache (see RememberBandwidth).
 func SaveBandwidth(b Bandwidth) error {
 	_, err := RememberBandwidth(b)
 	return err
 }
 
-// writeBandwidth stores b under its CPU and thread count.
-func writeBandwidth(b Bandwidth) error {
+// RememberBandwidth adds the probe b to the cache under its CPU and thread
+// count, keeping the other entries, and reports whether b is now the
+// figure: no probe of the last cacheMaxAge was higher. A corrupt cache
+// file is replaced.
+func RememberBandwidth(b Bandwidth) (best bool, err error) {
 	path, err := cachePath()
 	if err != nil {
-		return err
+		return false, err
 	}
 	all, err := readCache()
 	if err != nil {
-		all = map[string]Bandwidth{}
+		all = map[string][]Bandwidth{}
 	}
-	all[cacheKey(b.CPU, b.Threads)] = b
+	key := cacheKey(b.CPU, b.Threads)
+	all[key] = keepProbes(append([]Bandwidth{b}, all[key]...), b.When)
+	c, _ := ceilingOf(all[key], b.When)
+	return b.BestGBs >= c.Best.BestGBs, writeCache(path, all)
+}
+
+// keepProbes orders probes newest first and bounds them: probes older than
+// cacheMaxAge go (unless none would be left), and of the rest the best one
+// and the maxProbes-1 newest stay.
+func keepProbes(probes []Bandwidth, now time.Time) []Bandwidth {
+	slices.SortStableFunc(probes, func(a, b Bandwidth) int { return b.When.Compare(a.When) })
+	recent := slices.DeleteFunc(slices.Clone(probes), func(p Bandwidth) bool { return now.Sub(p.When) >= cacheMaxAge })
+	if len(recent) == 0 {
+		return probes[:1]
+	}
+	if len(recent) <= maxProbes {
+		return recent
+	}
+	best := 0
+	for i, p := range recent {
+		if p.BestGBs > recent[best].BestGBs {
+			best = i
+		}
+	}
+	if best < maxProbes {
+		return recent[:maxProbes]
+	}
+	return append(recent[:maxProbes-1], recent[best])
+}
+
+// writeCache replaces the cache file with all.
+func writeCache(path string, all map[string][]Bandwidth) error {
 	data, err := json.MarshalIndent(all, "", "  ")
 	if err != nil {
 		return fmt.Errorf("perf: bandwidth cache %s: %w", path, err)
@@ -86,40 +167,36 @@ func writeBandwidth(b Bandwidth) error {
 	return nil
 }
 
-// cacheMaxAge is how long a higher cached figure outranks a new one.
-const cacheMaxAge = 30 * 24 * time.Hour
-
-// RememberBandwidth saves b unless the cache holds a higher figure for the
-// same CPU and threads measured within cacheMaxAge: on a busy machine a
-// measurement can only come out low, so the best one seen is the machine's.
-// It reports whether b was saved.
-func RememberBandwidth(b Bandwidth) (saved bool, err error) {
-	all, err := readCache()
-	if err == nil {
-		old, ok := all[cacheKey(b.CPU, b.Threads)]
-		if ok && old.BestGBs >= b.BestGBs && b.When.Sub(old.When) < cacheMaxAge {
-			return false, nil
-		}
-	}
-	return true, writeBandwidth(b)
-}
-
-// readCache loads every entry; a missing file is an empty cache.
-func readCache() (map[string]Bandwidth, error) {
+// readCache loads every entry; a missing file is an empty cache. An entry
+// of the first format (one Bandwidth object, not a list) reads as a list
+// of that one probe.
+func readCache() (map[string][]Bandwidth, error) {
 	path, err := cachePath()
 	if err != nil {
 		return nil, err
 	}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return map[string]Bandwidth{}, nil
+		return map[string][]Bandwidth{}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("perf: bandwidth cache: %w", err)
 	}
-	all := map[string]Bandwidth{}
-	if err := json.Unmarshal(data, &all); err != nil {
+	raw := map[string]json.RawMessage{}
+	if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, fmt.Errorf("perf: bandwidth cache %s: %w", path, err)
+	}
+	all := map[string][]Bandwidth{}
+	for k, v := range raw {
+		var list []Bandwidth
+		if err := json.Unmarshal(v, &list); err != nil {
+			var one Bandwidth
+			if err := json.Unmarshal(v, &one); err != nil {
+				return nil, fmt.Errorf("perf: bandwidth cache %s: entry %q: %w", path, k, err)
+			}
+			list = []Bandwidth{one}
+		}
+		all[k] = list
 	}
 	return all, nil
 }

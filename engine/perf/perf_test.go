@@ -313,3 +313,67 @@ func TestRememberBandwidth(t *testing.T) {
 		}
 	}
 }
+
+// TestBandwidthHistory: every probe is kept with its date, newest first,
+// up to maxProbes with the best always among them; the figure is the best
+// recent one; an entry of the first format (one object) still reads.
+func TestBandwidthHistory(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	now := time.Now().UTC()
+	busy := 1.5
+	for i, gbs := range []float64{30, 45, 20, 21, 22, 23, 24, 25, 26, 27} {
+		b := Bandwidth{CPU: CPUName(), Threads: 2, BestGBs: gbs, When: now.Add(time.Duration(i-20) * time.Minute)}
+		if gbs == 45 {
+			b.OthersBusy = &busy
+		}
+		if err := SaveBandwidth(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, ok := BandwidthCeiling(2)
+	if !ok || c.Best.BestGBs != 45 || !c.UnderLoad() || c.Stale(now) {
+		t.Fatalf("ceiling %+v ok %v", c.Best, ok)
+	}
+	if len(c.Probes) != maxProbes {
+		t.Fatalf("%d probes kept, want %d", len(c.Probes), maxProbes)
+	}
+	if c.Probes[0].BestGBs != 27 || c.Probes[maxProbes-1].BestGBs != 45 {
+		t.Errorf("kept %v, want the newest first and the best last", gbsOf(c.Probes))
+	}
+	if !c.Stale(now.Add(StaleAfter + time.Hour)) {
+		t.Error("a best figure older than StaleAfter is not stale")
+	}
+	path, _ := cachePath()
+	old := `{"` + cacheKey(CPUName(), 1) + `": {"cpu": "x", "threads": 1, "best_gb_per_s": 33, "when": "2026-11-30T10:00:00Z"}}`
+	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, ok := CachedBandwidth(1); !ok || b.BestGBs != 33 || b.OthersBusy != nil || b.Loaded() {
+		t.Fatalf("first-format entry: %+v %v", b, ok)
+	}
+}
+
+func gbsOf(bs []Bandwidth) []float64 {
+	var out []float64
+	for _, b := range bs {
+		out = append(out, b.BestGBs)
+	}
+	return out
+}
+
+// TestProbeLoad: a probe records the load beside it, and a busy goroutine
+// of another process is what it counts (here: none; our own workers are
+// not counted, so an idle machine gives about 0).
+func TestProbeLoad(t *testing.T) {
+	b, err := MeasureBandwidth(1, 2, 64<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runtime.GOOS == "linux" && (b.OthersBusy == nil || *b.OthersBusy < 0) {
+		t.Fatalf("no load beside the probe on Linux: %+v", b)
+	}
+	if b.OthersBusy != nil {
+		t.Logf("other programs kept %.2f cores busy during the probe", *b.OthersBusy)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"loupe/engine"
+	"loupe/engine/pool"
 	"loupe/trace"
 )
 
@@ -40,6 +41,15 @@ type Sample struct {
 	CPUSeconds  float64      `json:"cpu_seconds"`              // process CPU time during it (0: unknown)
 	MembwGBs    float64      `json:"membw_gb_per_s,omitempty"` // read bandwidth beside the run (BenchOptions.Beside)
 	PeakRSS     int64        `json:"peak_rss_bytes,omitempty"` // peak resident set at the end of the run
+	// Pool is what the workers did during decode (from the end of prefill
+	// to the end of the run), where the Generator reports it.
+	Pool *pool.Stats `json:"pool,omitempty"`
+}
+
+// poolReporter is a Generator that reports its workers (*engine.Model).
+type poolReporter interface {
+	PoolStats() pool.Stats
+	ResetPoolStats()
 }
 
 // Bench warms up with one untimed run (it faults the weights into the page
@@ -90,10 +100,14 @@ func benchGenerateOptions(opt BenchOptions) engine.GenerateOptions {
 // token's forward pass, so Step alone would add one decode step.
 func timedRun(ctx context.Context, g Generator, opt BenchOptions) (Sample, error) {
 	var ttft float64
+	pr, _ := g.(poolReporter)
 	cpu0, start := processCPUSeconds(), time.Now()
 	run, err := g.Generate(ctx, opt.Prompt, benchGenerateOptions(opt), func(e engine.Event) {
 		if (e.Token != nil || e.Step != nil) && ttft == 0 {
 			ttft = time.Since(start).Seconds()
+		}
+		if e.Prefill != nil && pr != nil {
+			pr.ResetPoolStats()
 		}
 	})
 	if err != nil {
@@ -103,7 +117,12 @@ func timedRun(ctx context.Context, g Generator, opt BenchOptions) (Sample, error
 		return Sample{}, context.Canceled
 	}
 	wall, cpu := time.Since(start).Seconds(), processCPUSeconds()-cpu0
-	return Sample{Timing: run.Timing, TTFTSeconds: ttft, StopReason: run.StopReason, WallSeconds: wall, CPUSeconds: cpu}, nil
+	s := Sample{Timing: run.Timing, TTFTSeconds: ttft, StopReason: run.StopReason, WallSeconds: wall, CPUSeconds: cpu}
+	if pr != nil {
+		st := pr.PoolStats()
+		s.Pool = &st
+	}
+	return s, nil
 }
 
 // PromptOfTokens returns a prompt of about n tokens: the first n tokens of

@@ -38,7 +38,21 @@ type Report struct {
 	CoresBusy float64  `json:"cores_busy"`
 	Prefill   Prefill  `json:"prefill"`
 	Decode    Decode   `json:"decode"`
+	Workers   *Workers `json:"workers,omitempty"` // decode's barriers, medians over the runs
 	Runs      []Sample `json:"runs"`
+}
+
+// Workers sums up how decode's parallel loops went (pool.Stats per
+// decode token, medians over the runs): Loupe's decode is a few hundred
+// For calls a token, each a barrier where the caller waits for the slowest
+// worker, with serial work (norms, RoPE, sampling) between them.
+type Workers struct {
+	BarriersPerToken  float64 `json:"barriers_per_token"`
+	ForMsPerToken     float64 `json:"for_ms_per_token"`       // wall time inside the For calls
+	SerialMsPerToken  float64 `json:"serial_ms_per_token"`    // decode time outside them: one thread works
+	WaitMsPerToken    float64 `json:"wait_ms_per_token"`      // the caller waiting for a worker still busy
+	TakenPerToken     float64 `json:"taken_per_token"`        // ranges the caller ran for a late worker
+	WorkerParksPerTok float64 `json:"worker_parks_per_token"` // a worker spun out and parked
 }
 
 // Prefill is the reading phase: the prompt as one batch.
@@ -118,6 +132,7 @@ func Summarize(m trace.ModelInfo, runs []Sample, membwGBs, peakGFLOPs float64) R
 		cpuUse = append(cpuUse, ratio(s.CPUSeconds, s.WallSeconds))
 	}
 	t0 := runs[0].Timing
+	r.Workers = summarizeWorkers(runs)
 	r.TTFTSeconds = median(ttft)
 	r.Prefill = Prefill{Tokens: t0.PrefillTokens, Seconds: median(pSec), TokensPerSecond: median(pRate),
 		GFLOPs: median(pGF), ShareOfPeak: ratio(median(pGF), peakGFLOPs), FLOPs: PrefillFLOPs(m, t0.PrefillTokens)}
@@ -162,6 +177,11 @@ func WriteText(w io.Writer, r Report) {
 	fmt.Fprintf(w, "decode      %d tokens in %.3f s: %.2f tok/s, %.1f GB/s%s, %.2f GB per token\n",
 		d.Tokens, d.Seconds, d.TokensPerSecond, d.GBs, share(d.ShareOfBandwidth, r.MembwGBs, bwWhat), d.BytesPerToken/1e9)
 	fmt.Fprintf(w, "first token %.3f s, peak RSS %.2f GB%s\n", r.TTFTSeconds, float64(r.PeakRSS)/1e9, hugeNote(r.HugePageShare))
+	if wk := r.Workers; wk != nil && wk.BarriersPerToken > 0 {
+		fmt.Fprintf(w, "workers     decode: %.0f barriers a token; %.2f ms in them, %.2f ms serial between them; the caller waited %.2f ms a token for a worker (%.0f %%), ran %.1f ranges a token for a late one; %.1f worker parks a token\n",
+			wk.BarriersPerToken, wk.ForMsPerToken, wk.SerialMsPerToken, wk.WaitMsPerToken,
+			100*ratio(wk.WaitMsPerToken, wk.ForMsPerToken+wk.SerialMsPerToken), wk.TakenPerToken, wk.WorkerParksPerTok)
+	}
 	if r.CoresBusy > 0 {
 		fmt.Fprintf(w, "cpu         %.2f of %d threads busy%s\n", r.CoresBusy, r.Threads, busyNote(r.CoresBusy, r.Threads))
 	}
@@ -171,6 +191,26 @@ func WriteText(w io.Writer, r Report) {
 	fmt.Fprintf(w, "%-16s %8d %8.3f s %7.1f %%\n", "read (prefill)", p.Tokens, p.Seconds, 100*ratio(p.Seconds, total))
 	fmt.Fprintf(w, "%-16s %8d %8.3f s %7.1f %%\n", "write (decode)", d.Tokens, d.Seconds, 100*ratio(d.Seconds, total))
 	fmt.Fprintf(w, "%-16s %8d %8.3f s %7.1f %%\n", "total", p.Tokens+d.Tokens, total, 100.0)
+}
+
+// summarizeWorkers is Workers over runs that report their pool, or nil.
+func summarizeWorkers(runs []Sample) *Workers {
+	var bar, inFor, serial, wait, taken, parks []float64
+	for _, s := range runs {
+		n := float64(s.Timing.DecodeTokens - 1) // forward passes of decode
+		if s.Pool == nil || n < 1 {
+			return nil
+		}
+		p := s.Pool
+		bar = append(bar, float64(p.Calls)/n)
+		inFor = append(inFor, p.InFor.Seconds()*1e3/n)
+		serial = append(serial, (s.Timing.DecodeSeconds-p.InFor.Seconds())*1e3/n)
+		wait = append(wait, p.CallerWait.Seconds()*1e3/n)
+		taken = append(taken, float64(p.Taken)/n)
+		parks = append(parks, float64(p.WorkerParks)/n)
+	}
+	return &Workers{BarriersPerToken: median(bar), ForMsPerToken: median(inFor), SerialMsPerToken: median(serial),
+		WaitMsPerToken: median(wait), TakenPerToken: median(taken), WorkerParksPerTok: median(parks)}
 }
 
 // share formats " = 41 % of the 208.0 GFLOP/s peak", or "" when unknown.

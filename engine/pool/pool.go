@@ -68,6 +68,47 @@ type Pool struct {
 
 	closeOnce sync.Once
 	exited    sync.WaitGroup
+
+	stats counters
+}
+
+// counters are the pool's running totals (see Stats).
+type counters struct {
+	calls, taken, workerParks, callerParks atomic.Int64
+	callerWait, inFor                      atomic.Int64 // ns
+}
+
+// Stats are what the workers did since the pool started (or ResetStats):
+// how many parallel For calls ran, how long the caller waited at their
+// ends for a worker still busy with its range (the barrier's cost: an
+// uneven split, or a worker whose thread lost its CPU), how many ranges
+// the caller ran because their worker had not started them, and how often
+// a waiting side parked after spinning spinFor.
+type Stats struct {
+	Calls       int64         `json:"calls"`        // For calls with more than one range
+	InFor       time.Duration `json:"in_for"`       // wall time inside those calls
+	CallerWait  time.Duration `json:"caller_wait"`  // caller waiting for workers after its own ranges
+	Taken       int64         `json:"taken"`        // ranges the caller ran for a worker that had not started
+	WorkerParks int64         `json:"worker_parks"` // a worker spun spinFor without work and parked
+	CallerParks int64         `json:"caller_parks"` // the caller spun spinFor waiting and parked
+}
+
+// Stats returns the counters since the start or the last ResetStats.
+func (p *Pool) Stats() Stats {
+	c := &p.stats
+	return Stats{Calls: c.calls.Load(), InFor: time.Duration(c.inFor.Load()), CallerWait: time.Duration(c.callerWait.Load()), Taken: c.taken.Load(),
+		WorkerParks: c.workerParks.Load(), CallerParks: c.callerParks.Load()}
+}
+
+// ResetStats zeroes the counters.
+func (p *Pool) ResetStats() {
+	c := &p.stats
+	c.calls.Store(0)
+	c.inFor.Store(0)
+	c.callerWait.Store(0)
+	c.taken.Store(0)
+	c.workerParks.Store(0)
+	c.callerParks.Store(0)
 }
 
 // New returns a pool of threads workers; threads ≤ 0 means DefaultThreads().
@@ -176,6 +217,9 @@ func (p *Pool) For(n int, body func(worker, lo, hi int)) {
 		return
 	}
 	p.gen++
+	p.stats.calls.Add(1)
+	start := time.Now()
+	defer func() { p.stats.inFor.Add(int64(time.Since(start))) }()
 	j := &job{gen: p.gen, n: n, w: w, body: body, claimed: make([]atomic.Bool, w)}
 	j.pending.Store(int32(w - 1))
 	p.panicked = nil
@@ -203,6 +247,7 @@ func (p *Pool) For(n int, body func(worker, lo, hi int)) {
 func (p *Pool) takeUnclaimed(j *job) {
 	for i := j.w - 1; i >= 1; i-- {
 		if j.claim(i) {
+			p.stats.taken.Add(1)
 			p.runOnCaller(j, i)
 		}
 	}
@@ -228,7 +273,11 @@ func (p *Pool) waitDone(j *job, callerReturned bool) {
 			}
 		}
 	}
-	spinUntil(&p.caller, func() bool { return j.pending.Load() == 0 })
+	if j.pending.Load() != 0 {
+		t0 := time.Now()
+		spinUntil(&p.caller, &p.stats.callerParks, func() bool { return j.pending.Load() == 0 })
+		p.stats.callerWait.Add(int64(time.Since(t0)))
+	}
 	if pv := p.panicked; pv != nil && callerReturned {
 		panic(pv)
 	}
@@ -242,7 +291,7 @@ func (p *Pool) work(i int, s *sleeper, cpu int, pinned chan<- bool) {
 	var last uint64
 	for {
 		var j *job
-		spinUntil(s, func() bool { j = p.job.Load(); return j.gen != last || j.closed })
+		spinUntil(s, &p.stats.workerParks, func() bool { j = p.job.Load(); return j.gen != last || j.closed })
 		if j.closed {
 			return
 		}
@@ -275,8 +324,9 @@ func (p *Pool) run(j *job, i, lo, hi int) {
 }
 
 // spinUntil polls ready for spinFor, then parks s until a waker calls
-// wakeIfParked(s), and repeats until ready reports true.
-func spinUntil(s *sleeper, ready func() bool) {
+// wakeIfParked(s), and repeats until ready reports true. Each park is
+// counted in parks.
+func spinUntil(s *sleeper, parks *atomic.Int64, ready func() bool) {
 	for {
 		start := time.Now()
 		for k := 0; ; k++ {
@@ -291,6 +341,7 @@ func spinUntil(s *sleeper, ready func() bool) {
 		}
 		// Park, then check again: a waker that published before seeing
 		// the flag would not send, so the flag must be up before the check.
+		parks.Add(1)
 		s.parked.Store(true)
 		if ready() {
 			if s.parked.CompareAndSwap(true, false) {

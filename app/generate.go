@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"loupe/engine"
+	"loupe/engine/perf"
 	"loupe/kernels"
 	"loupe/trace"
 )
@@ -99,6 +100,7 @@ func (u *UI) begin(prompt string, ids []int, s trace.Settings) {
 	u.pending = nil
 	u.steps, u.attention, u.mlps = nil, nil, nil
 	u.live = trace.Timing{}
+	u.maxTokens = s.MaxTokens
 	u.stream.SetTokens(u.tokens)
 	u.query, u.source, u.follow, u.dirty = len(ids)-1, -1, true, true
 	u.stream.SetSelected(u.query)
@@ -110,6 +112,7 @@ func (u *UI) begin(prompt string, ids []int, s trace.Settings) {
 	u.gen++
 	u.controls.SetRunning(true)
 	u.controls.Status.SetText(fmt.Sprintf("Reading the prompt: %d tokens…", len(ids)))
+	u.runStart, u.runCPU = time.Now(), perf.ProcessCPUSeconds()
 	u.wg.Add(1)
 	go u.work(ctx, u.gen, u.backend, req, prompt, generateOptions(s, u.info, len(ids)))
 }
@@ -180,6 +183,9 @@ func (u *UI) addToken(tok trace.Token) {
 	generated := len(u.tokens) - firstGenerated(u.tokens)
 	u.controls.Status.SetText(fmt.Sprintf("Writing: %d tokens generated, %.1f tok/s…",
 		generated, rate(u.live.DecodeTokens, u.live.DecodeSeconds)))
+	if u.maxTokens > 0 {
+		u.controls.Busy.SetValue(min(1, float64(generated)/float64(u.maxTokens)))
+	}
 	if u.follow {
 		u.query = tok.Pos
 		u.stream.SetSelected(tok.Pos)

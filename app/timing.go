@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"time"
 
+	"loupe/engine/perf"
 	"loupe/trace"
 )
 
@@ -18,6 +20,11 @@ type windowTiming struct {
 	Prefill  phaseRate      `json:"prefill"`
 	Decode   phaseRate      `json:"decode"`
 	Settings trace.Settings `json:"settings"`
+	// WallSeconds and CPUSeconds cover the whole run, from the click to
+	// the last token: CPUSeconds/WallSeconds above the engine's (bench's
+	// cpu_seconds) is what the window itself took.
+	WallSeconds float64 `json:"wall_seconds"`
+	CPUSeconds  float64 `json:"cpu_seconds"`
 }
 
 type phaseRate struct {
@@ -32,13 +39,14 @@ type phaseRate struct {
 func (u *UI) writeTiming(run *trace.Run) {
 	t := run.Timing
 	wt := windowTiming{
+		WallSeconds: time.Since(u.runStart).Seconds(), CPUSeconds: perf.ProcessCPUSeconds() - u.runCPU,
 		Threads: run.Settings.Threads, Kernels: run.Settings.Kernels, Settings: run.Settings,
 		Prefill: phaseRate{t.PrefillTokens, t.PrefillSeconds, rate(t.PrefillTokens, t.PrefillSeconds)},
 		Decode:  phaseRate{t.DecodeTokens, t.DecodeSeconds, rate(t.DecodeTokens, t.DecodeSeconds)},
 	}
-	fmt.Printf("loupe: window prefill %d tokens in %.3f s: %.1f tok/s; decode %d tokens in %.3f s: %.2f tok/s (%d threads, kernels %s)\n",
+	fmt.Printf("loupe: window prefill %d tokens in %.3f s: %.1f tok/s; decode %d tokens in %.3f s: %.2f tok/s (%d threads, kernels %s; %.2f s CPU in %.2f s)\n",
 		wt.Prefill.Tokens, wt.Prefill.Seconds, wt.Prefill.TokensPerSecond,
-		wt.Decode.Tokens, wt.Decode.Seconds, wt.Decode.TokensPerSecond, wt.Threads, wt.Kernels)
+		wt.Decode.Tokens, wt.Decode.Seconds, wt.Decode.TokensPerSecond, wt.Threads, wt.Kernels, wt.CPUSeconds, wt.WallSeconds)
 	if u.opt.TimingJSON == "" {
 		return
 	}

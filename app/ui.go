@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -52,6 +53,9 @@ type UI struct {
 	lastRun   *trace.Run        // the last finished run
 	timings   []trace.Timing    // every finished run since start
 	live      trace.Timing      // the running generation so far
+	maxTokens int               // of the running generation
+	runStart  time.Time         // when it started
+	runCPU    float64           // process CPU seconds then
 	query     int               // selected token, -1 when none
 	source    int               // source token of the grid, -1: strongest
 	follow    bool              // the selection follows the newest token

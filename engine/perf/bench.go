@@ -157,3 +157,8 @@ func beside(opt BenchOptions) float64 {
 	_ = ResetPeakRSS()
 	return gbs
 }
+
+// ProcessCPUSeconds is the user + system CPU time this process has used (0
+// where the OS does not say): the window times its runs with it as bench
+// does, so that the CPU its drawing takes shows beside the engine's.
+func ProcessCPUSeconds() float64 { return processCPUSeconds() }

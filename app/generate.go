@@ -111,6 +111,7 @@ func (u *UI) begin(prompt string, ids []int, s trace.Settings) {
 	u.running = true
 	u.gen++
 	u.controls.SetRunning(true)
+	u.showCeiling() // no re-measuring while the engine runs
 	u.controls.Status.SetText(fmt.Sprintf("Reading the prompt: %d tokens…", len(ids)))
 	u.runStart, u.runCPU = time.Now(), perf.ProcessCPUSeconds()
 	u.wg.Add(1)
@@ -209,6 +210,7 @@ func (u *UI) finish(gen int, run *trace.Run, err error) {
 	u.running = false
 	u.cancel()
 	u.controls.SetRunning(false)
+	u.showCeiling()
 	if run != nil {
 		u.adoptRun(run)
 		u.remember(run)

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
 
+	"loupe/engine/perf"
 	"loupe/kernels"
 	"loupe/trace"
 	"loupe/views"
@@ -70,8 +71,9 @@ type UI struct {
 	closeAll         context.CancelFunc
 	wg               sync.WaitGroup
 
-	threads   int     // worker threads set on the backend (0: the engine's default)
-	bandwidth float64 // measured read GB/s, 0 unknown
+	threads   int          // worker threads set on the backend (0: the engine's default)
+	bandwidth float64      // measured read GB/s, 0 unknown
+	ceiling   perf.Ceiling // the probes behind it
 	measuring bool
 
 	demoDir  string // the extracted demo model: not a "recent model"
@@ -119,6 +121,7 @@ func (u *UI) newPanels() *container.AppTabs {
 	u.attn.OnExport = func(fig, f string) { defer u.rescue(); u.export(fig, f) }
 	u.next.OnExport = guard1(u, func(f string) { u.export("next-token", f) })
 	u.timing.OnExport = guard1(u, func(f string) { u.export("timing", f) })
+	u.timing.OnRemeasure = u.guard(u.remeasure)
 	u.model.OnExport = guard1(u, func(f string) { u.export("model", f) })
 	attention := u.newCompare()
 	tabs := container.NewAppTabs(

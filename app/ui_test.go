@@ -16,6 +16,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 
 	"loupe/assets"
+	"loupe/engine/perf"
 	"loupe/kernels"
 	"loupe/trace"
 	"loupe/views"
@@ -23,6 +24,7 @@ import (
 
 func TestMain(m *testing.M) {
 	measureBandwidth = nil // 1 GiB and seconds: not in unit tests
+	bandwidthCeiling = func() (perf.Ceiling, bool) { return perf.Ceiling{}, false }
 	os.Exit(m.Run())
 }
 
@@ -342,9 +344,35 @@ func TestCloseDuringGeneration(t *testing.T) {
 	}
 }
 
+// fakeCeiling makes the bandwidth cache an in-memory list of probes.
+func fakeCeiling(t *testing.T, probes ...perf.Bandwidth) *[]perf.Bandwidth {
+	list := &probes
+	old := bandwidthCeiling
+	bandwidthCeiling = func() (perf.Ceiling, bool) {
+		if len(*list) == 0 {
+			return perf.Ceiling{}, false
+		}
+		c := perf.Ceiling{Best: (*list)[0], Probes: *list}
+		for _, p := range *list {
+			if p.BestGBs > c.Best.BestGBs {
+				c.Best = p
+			}
+		}
+		return c, true
+	}
+	t.Cleanup(func() { bandwidthCeiling = old })
+	return list
+}
+
 func TestGenerationWaitsForBandwidth(t *testing.T) {
 	release := make(chan struct{})
-	measureBandwidth = func() (float64, error) { <-release; return 50, nil }
+	probes := fakeCeiling(t)
+	measureBandwidth = func() (perf.Bandwidth, error) {
+		<-release
+		b := perf.Bandwidth{BestGBs: 50, Threads: 2, When: time.Now()}
+		*probes = append([]perf.Bandwidth{b}, *probes...)
+		return b, nil
+	}
 	defer func() { measureBandwidth = nil }()
 	h := newHarness(t, Options{Prompt: "My cat is purple", Generate: true, MaxTokens: 3})
 	if h.u.running || h.u.lastRun != nil || !strings.Contains(h.u.controls.Status.Text, "Measuring") {
@@ -355,8 +383,49 @@ func TestGenerationWaitsForBandwidth(t *testing.T) {
 	if h.u.lastRun == nil || h.u.bandwidth != 50 {
 		t.Fatalf("after the measurement: run %v, bandwidth %v", h.u.lastRun != nil, h.u.bandwidth)
 	}
-	if got := h.u.app.Preferences().Float(prefBandwidth); got != 50 {
-		t.Errorf("cached bandwidth %v", got)
+	if got := h.u.timing.Ceiling.Text; !strings.Contains(got, "50.0 GB/s") || !strings.Contains(got, "best of 1 probes") {
+		t.Errorf("ceiling line %q", got)
+	}
+}
+
+// TestBandwidthCeiling: the panel says how old the figure is and whether
+// it was taken under load, a weak figure is probed again at start, a
+// strong one is not, and Re-measure probes while the engine is idle.
+func TestBandwidthCeiling(t *testing.T) {
+	busy, now := 1.4, time.Now()
+	probes := fakeCeiling(t,
+		perf.Bandwidth{BestGBs: 30, Threads: 2, When: now.Add(-time.Hour)},
+		perf.Bandwidth{BestGBs: 31, Threads: 2, When: now.Add(-2 * time.Hour)},
+		perf.Bandwidth{BestGBs: 32, Threads: 2, When: now.Add(-3 * time.Hour)})
+	measured := 0
+	measureBandwidth = func() (perf.Bandwidth, error) {
+		measured++
+		b := perf.Bandwidth{BestGBs: 40, Threads: 2, When: time.Now()}
+		*probes = append([]perf.Bandwidth{b}, *probes...)
+		return b, nil
+	}
+	defer func() { measureBandwidth = nil }()
+	h := newHarness(t, Options{})
+	if measured != 0 || h.u.bandwidth != 32 {
+		t.Fatalf("three fresh idle probes: measured %d times, figure %v", measured, h.u.bandwidth)
+	}
+	if got := h.u.timing.Ceiling.Text; !strings.Contains(got, "32.0 GB/s") || !strings.Contains(got, "best of 3 probes") ||
+		strings.Contains(got, "old") || strings.Contains(got, "busy") {
+		t.Errorf("ceiling line %q", got)
+	}
+	test.Tap(h.u.timing.Remeasure)
+	waitFor(t, func() bool { return !h.u.measuring && h.u.bandwidth == 40 })
+	if measured != 1 || !strings.Contains(h.u.timing.Ceiling.Text, "best of 4 probes") {
+		t.Errorf("after Re-measure: measured %d, line %q", measured, h.u.timing.Ceiling.Text)
+	}
+	old := perf.Bandwidth{BestGBs: 45, Threads: 2, When: now.Add(-10 * 24 * time.Hour), OthersBusy: &busy}
+	c := perf.Ceiling{Best: old, Probes: []perf.Bandwidth{old}}
+	got := ceilingText(c, true, false, now)
+	if !strings.Contains(got, "10 days old") || !strings.Contains(got, "1.4 cores busy") {
+		t.Errorf("old figure under load: %q", got)
+	}
+	if got := ceilingText(perf.Ceiling{}, false, true, now); !strings.Contains(got, "measuring") {
+		t.Errorf("first probe: %q", got)
 	}
 }
 
@@ -561,5 +630,22 @@ func TestDemoPromptMenuShowsCaption(t *testing.T) {
 	}
 	if hist := h.u.promptHistory(); len(hist) < len(assets.DemoExamples) || hist[len(hist)-len(assets.DemoExamples)] != d.Text {
 		t.Errorf("prompt history %q does not end with the demo prompts", hist)
+	}
+}
+
+// waitFor polls ok on the UI goroutine until it holds (10 s at most).
+func waitFor(t *testing.T, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var done bool
+		fyne.DoAndWait(func() { done = ok() })
+		if done {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("timed out")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -67,24 +67,48 @@ type TimingPanel struct {
 	OnExport func(format string)
 
 	Title *widget.Label
-	list  *fyne.Container
-	box   *fyne.Container
-	runs  []trace.Timing
+	// Ceiling says where the machine's bandwidth figure comes from (when,
+	// how many probes, under load or not); Remeasure probes it again.
+	Ceiling     *widget.Label
+	Remeasure   *widget.Button
+	OnRemeasure func()
+	list        *fyne.Container
+	box         *fyne.Container
+	runs        []trace.Timing
 	// Labels name the runs ("run 3 · chat, think on"); missing ones are "run N".
 	Labels []string
 }
 
 // NewTimingPanel makes an empty panel.
 func NewTimingPanel() *TimingPanel {
-	p := &TimingPanel{Title: boldLabel("No generation yet.")}
+	p := &TimingPanel{Title: boldLabel("No generation yet."), Ceiling: widget.NewLabel("")}
+	p.Ceiling.Wrapping = fyne.TextWrapWord
+	p.Remeasure = widget.NewButton("Re-measure bandwidth", func() {
+		if p.OnRemeasure != nil {
+			p.OnRemeasure()
+		}
+	})
 	p.list = container.NewVBox()
+	ceiling := container.NewBorder(nil, nil, nil, p.Remeasure, p.Ceiling)
 	p.box = container.NewBorder(exportButtons(func(f string) {
 		if p.OnExport != nil {
 			p.OnExport(f)
 		}
-	}), nil, nil, nil, container.NewVScroll(container.NewVBox(p.Title, p.list)))
+	}), nil, nil, nil, container.NewVScroll(container.NewVBox(p.Title, ceiling, p.list)))
 	p.ExtendBaseWidget(p)
 	return p
+}
+
+// SetCeiling shows where the bandwidth figure comes from; the button is
+// off while measuring or while the engine runs (a probe then would time
+// the contention).
+func (p *TimingPanel) SetCeiling(text string, canMeasure bool) {
+	p.Ceiling.SetText(text)
+	if canMeasure {
+		p.Remeasure.Enable()
+	} else {
+		p.Remeasure.Disable()
+	}
 }
 
 // CreateRenderer implements fyne.Widget.

@@ -39,6 +39,8 @@ func modelInfo(cfg Config, w weights, path, dir string, fileBytes int64) trace.M
 	if cfg.Qwen35 != nil {
 		info.LayerTypes = append([]string(nil), cfg.Qwen35.LayerTypes...)
 		info.ParamsDeltaNet = p.deltaNet
+		ln := cfg.Qwen35.Linear
+		info.DeltaNetHeads, info.DeltaNetKeyDim, info.DeltaNetValDim = ln.NV, ln.DK, ln.DV
 		info.StateBytes = newRecurrentState(&cfg).stateBytes()
 	}
 	info.NotUsed = w.notUsed

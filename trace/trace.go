@@ -144,6 +144,9 @@ type ModelInfo struct {
 	// that the engine does not run.
 	LayerTypes     []string `json:"layer_types,omitempty"`
 	ParamsDeltaNet int64    `json:"params_deltanet,omitempty"`
+	DeltaNetHeads  int      `json:"deltanet_heads,omitempty"`     // n_v value heads (n_k key heads share them)
+	DeltaNetKeyDim int      `json:"deltanet_key_dim,omitempty"`   // d_k: the state of a head is d_k × d_v
+	DeltaNetValDim int      `json:"deltanet_value_dim,omitempty"` // d_v
 	StateBytes     int64    `json:"state_bytes,omitempty"`
 	NotUsed        []string `json:"not_used,omitempty"`
 }

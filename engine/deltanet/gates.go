@@ -1,6 +1,10 @@
 package deltanet
 
-import "math"
+import (
+	"math"
+
+	"loupe/kernels"
+)
 
 // Gates computes one token's per-head gates from the projections b and a
 // (length n_v each, qwen35.md §5.1 step 4), in fp32:
@@ -45,7 +49,7 @@ func L2Norm(x []float32, scale float32) {
 
 // GatedRMSNorm is Qwen3_5RMSNormGated on one value head (length d_v):
 // out = w ⊙ (x / sqrt(mean(x²) + eps)) ⊙ silu(z). The weight is used as
-// stored (initialised to ones, not 1 + w). out may be x.
+// stored (initialised to ones, not 1 + w). out may be x, not z.
 func GatedRMSNorm(out, x, z, w []float32, eps float32) {
 	var ss float64
 	for _, v := range x {
@@ -53,6 +57,7 @@ func GatedRMSNorm(out, x, z, w []float32, eps float32) {
 	}
 	inv := float32(1 / math.Sqrt(ss/float64(len(x))+float64(eps)))
 	for i, v := range x {
-		out[i] = w[i] * (v * inv) * SiLU(z[i])
+		out[i] = w[i] * (v * inv)
 	}
+	kernels.SiLUMul(out[:len(x)], z[:len(x)], out[:len(x)]) // silu(z) ⊙ out, vector exp
 }

@@ -83,6 +83,9 @@ type Decode struct {
 // head_dim (≈ 4·T²·D/2 per layer). Norms, RoPE, softmax and biases are
 // O(T·D) and left out.
 func PrefillFLOPs(m trace.ModelInfo, T int) float64 {
+	if len(m.LayerTypes) > 0 {
+		return hybridPrefillFLOPs(m, T)
+	}
 	h, I := float64(m.Hidden), float64(m.Intermediate)
 	qDim, kvDim := float64(m.Heads*m.HeadDim), float64(m.KVHeads*m.HeadDim)
 	perLayer := h*qDim + 2*h*kvDim + qDim*h + 3*h*I // matrix weights of one layer
@@ -91,6 +94,33 @@ func PrefillFLOPs(m trace.ModelInfo, T int) float64 {
 	head := 2 * float64(m.Vocab) * h
 	attention := L * 4 * qDim * t * (t + 1) / 2
 	return matrices + head + attention
+}
+
+// hybridPrefillFLOPs counts a hybrid model (Qwen3.5): 2 per weight per
+// token for every layer's parameters (the gated attention's q_proj twice
+// as wide, DeltaNet's projections and conv taps, the MLP: norms and gates
+// are a few thousand of 1.4 billion), the output head for the last
+// position, causal attention in the full-attention layers only, and the
+// chunked delta rule of the DeltaNet layers: per token and value head,
+// with chunks of C = 64, 2·(C·(2·d_k + 2·d_v) + 3·d_k·d_v) for the five
+// products of its chunk (K·Kᵀ, Q·Kᵀ, T·W, masked P·U; K·S, Q·S, Kᵀ·U),
+// plus the C³/3 of the triangular inverse spread over its C tokens.
+func hybridPrefillFLOPs(m trace.ModelInfo, T int) float64 {
+	t, h := float64(T), float64(m.Hidden)
+	full := 0
+	for _, typ := range m.LayerTypes {
+		if typ == "full_attention" {
+			full++
+		}
+	}
+	matrices := 2 * float64(m.ParamsAttention+m.ParamsDeltaNet+m.ParamsMLP) * t
+	head := 2 * float64(m.Vocab) * h
+	attention := float64(full) * 4 * float64(m.Heads*m.HeadDim) * t * (t + 1) / 2
+	const C = 64.0
+	dk, dv := float64(m.DeltaNetKeyDim), float64(m.DeltaNetValDim)
+	perHead := 2*(C*(2*dk+2*dv)+3*dk*dv) + C*C/3
+	delta := float64(len(m.LayerTypes)-full) * float64(m.DeltaNetHeads) * perHead * t
+	return matrices + head + attention + delta
 }
 
 // decodeBytesPerToken is what one decode pass reads: the engine's figure

@@ -40,6 +40,11 @@ func (u *UI) figure(panel string) (viz.Figure, bool) {
 		if err != nil {
 			return viz.NoData(th, err.Error()), true
 		}
+		for l := range g.Gaps {
+			if !u.info.HasAttention(l) {
+				g.Gaps[l] = "Gated DeltaNet · no attention map"
+			}
+		}
 		g.Note = fmt.Sprintf("attention sink: %.1f %% of every head's attention on the first token on average", 100*views.SinkShare(a))
 		return viz.AttentionGrid(g, th), true
 	case "head":
@@ -67,6 +72,12 @@ func (u *UI) figure(panel string) (viz.Figure, bool) {
 			return viz.NoData(th, "no MLP values for this token and layer"), true
 		}
 		return viz.MLPValues(m.Values, mlpShown, u.mlp.Title.Text, th), true
+	case "deltanet":
+		d, ok := u.deltaNet.Shown()
+		if !ok {
+			return viz.NoData(th, "no Gated DeltaNet values: this model has none, or no run has finished"), true
+		}
+		return viz.DeltaNetFigure(d, views.WhyNoAttention(u.info), th), true
 	case "model":
 		if u.backend == nil {
 			return viz.NoData(th, "no model loaded"), true

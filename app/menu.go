@@ -131,7 +131,7 @@ func (u *UI) currentPanel() string {
 // panelName is the export name of a tab.
 func panelName(tab string) string {
 	return map[string]string{"Attention": "attention", "Next token": "next-token", "Timing": "timing",
-		"Model": "model", "MLP": "mlp", "Compare": "compare"}[tab]
+		"Model": "model", "MLP": "mlp", "Compare": "compare", "DeltaNet": "deltanet"}[tab]
 }
 
 // saveRun writes the last finished run as JSON.

@@ -45,6 +45,8 @@ type UI struct {
 	tabs      *container.AppTabs
 	cmp       compareState // history, compared pair, selected heads (compare.go)
 
+	deltaNet *views.DeltaNetPanel // Qwen3.5's recurrent layers: α, β, state norm
+
 	backend   Backend
 	info      trace.ModelInfo
 	tokens    []trace.Token     // prompt then generated, as shown
@@ -118,6 +120,8 @@ func (u *UI) newPanels() *container.AppTabs {
 	u.mlp = views.NewMLPPanel()
 	u.mlp.Render = u.renderMLP
 	u.mlp.OnExport = guard1(u, func(f string) { u.export("mlp", f) })
+	u.deltaNet = views.NewDeltaNetPanel()
+	u.deltaNet.OnExport = guard1(u, func(f string) { u.export("deltanet", f) })
 	u.attn.OnExport = func(fig, f string) { defer u.rescue(); u.export(fig, f) }
 	u.next.OnExport = guard1(u, func(f string) { u.export("next-token", f) })
 	u.timing.OnExport = guard1(u, func(f string) { u.export("timing", f) })
@@ -130,6 +134,7 @@ func (u *UI) newPanels() *container.AppTabs {
 		container.NewTabItem("Timing", u.timing),
 		container.NewTabItem("Model", u.model),
 		container.NewTabItem("MLP", u.mlp),
+		container.NewTabItem("DeltaNet", u.deltaNet),
 		container.NewTabItem("Compare", u.compare),
 	)
 	tabs.OnSelected = func(*container.TabItem) { defer u.rescue(); u.dirty = true; u.refreshPanels() }
@@ -361,6 +366,13 @@ func (u *UI) refreshPanels() {
 		// Drawn only when seen: a gonum/plot figure costs tens of ms.
 		u.mlp.Latest = u.follow
 		u.mlp.Display(u.tokens, u.mlps, u.info.Layers, q)
+	}
+	if u.tabs.Selected() != nil && u.tabs.Selected().Content == u.deltaNet {
+		var dn []trace.DeltaNet
+		if u.lastRun != nil && !u.running {
+			dn = u.lastRun.DeltaNet
+		}
+		u.deltaNet.Display(u.info, u.tokens, dn, q)
 	}
 	if u.tabs.Selected() != nil && u.tabs.Selected().Content == u.compare && !u.running {
 		u.refreshCompare()

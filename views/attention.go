@@ -172,7 +172,9 @@ func NewAttentionPanel() *AttentionPanel {
 	p.offers = container.NewHBox()
 	p.Grid.OnHover = p.hoverCell
 	p.Means.OnHover = func(l, _ int, v float64) {
-		if l >= 0 {
+		if _, gap := p.Means.Gaps[l]; gap {
+			p.hoverCell(l, 0, v)
+		} else if l >= 0 {
 			p.Hover.SetText(fmt.Sprintf("%s: mean over heads %.1f %%", LayerName(l), 100*v))
 		}
 	}
@@ -262,7 +264,7 @@ func (p *AttentionPanel) CreateRenderer() fyne.WidgetRenderer {
 func (p *AttentionPanel) Display(info trace.ModelInfo, toks []trace.Token, att []trace.Attention, query, source int) {
 	p.info, p.tokens = info, toks
 	p.att, p.has = AttentionAt(att, query)
-	if p.has && (len(p.att.Weights) == 0 || len(p.att.Weights[0]) == 0) {
+	if p.has && maxHeads(p.att.Weights) == 0 {
 		p.has = false // a capture with no layers or heads: nothing to draw
 	}
 	if p.has && (source < 0 || source > query) {
@@ -273,7 +275,8 @@ func (p *AttentionPanel) Display(info trace.ModelInfo, toks []trace.Token, att [
 		p.showMissing(att, query)
 		return
 	}
-	g := SourceGrid(p.att, source)
+	g, gaps := gappedGrid(SourceGrid(p.att, source), p.info)
+	p.Grid.Gaps, p.Means.Gaps = gaps, unlabelled(gaps)
 	p.Title.SetText(fmt.Sprintf("Attention of %s on %s, every layer × head", p.tokName(query), p.tokName(source)))
 	p.Sink.SetText(fmt.Sprintf("Attention sink: on average %.1f %% of the attention of every head goes to the first token %s.",
 		100*SinkShare(p.att), p.tokName(0)))
@@ -286,6 +289,9 @@ func (p *AttentionPanel) Display(info trace.ModelInfo, toks []trace.Token, att [
 		p.tokName(query), p.tokName(source), Numbers.Range(len(g)), Numbers.Range(len(g[0]))))
 	p.Caption.Wrapping = fyne.TextWrapWord
 	means := RowMeans(g)
+	for l := range gaps {
+		means[l] = math.NaN() // a DeltaNet layer has no mean attention
+	}
 	mg := make([][]float64, len(means))
 	for i, m := range means {
 		mg[i] = []float64{m}
@@ -329,6 +335,10 @@ func bestCell(g [][]float64) (int, int) {
 
 func (p *AttentionPanel) hoverCell(l, h int, v float64) {
 	if l < 0 {
+		return
+	}
+	if _, gap := p.Grid.Gaps[l]; gap {
+		p.Hover.SetText(fmt.Sprintf("%s is a Gated DeltaNet layer: it keeps a fixed-size state instead of attending, so it has no attention map (see the DeltaNet tab)", LayerName(l)))
 		return
 	}
 	p.Hover.SetText(fmt.Sprintf("%s: %.1f %% on %s", LayerHead(l, h), 100*v, p.tokName(p.source)))

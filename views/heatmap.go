@@ -34,6 +34,9 @@ type Heatmap struct {
 	Gapless bool
 	// Max is the value drawn in the brightest colour (≤ 0: 1).
 	Max float64
+	// Gaps are data rows without values (a hybrid model's DeltaNet layers):
+	// drawn hatched, with their label over them (gaps.go).
+	Gaps map[int]string
 
 	values   [][]float64
 	marked   [2]int          // data row, col outlined as chosen; -1: none
@@ -112,6 +115,10 @@ func (h *Heatmap) draw(w, ht int) image.Image {
 	for y := range ht {
 		r := y * rows / ht
 		gapY := (y+1)*rows/ht != r && ht/rows > 3 && !h.Gapless
+		if _, ok := h.Gaps[h.flip(r)]; ok {
+			hatchRow(img, y, w)
+			continue
+		}
 		for x := range w {
 			c := x * cols / w
 			gapX := (x+1)*cols/w != c && w/cols > 3 && !h.Gapless
@@ -133,6 +140,9 @@ func (h *Heatmap) draw(w, ht int) image.Image {
 var selectColour = color.NRGBA{255, 94, 0, 255}
 
 func (h *Heatmap) colour(v float64) color.NRGBA {
+	if v != v {
+		return color.NRGBA{} // no value: left transparent
+	}
 	if h.Color != nil {
 		return h.Color(v)
 	}
@@ -203,11 +213,17 @@ func (h *Heatmap) drawBars(img *image.NRGBA, w, ht int) {
 	rows := len(h.values)
 	top := 1e-9
 	for _, r := range h.values {
-		top = math.Max(top, r[0])
+		if r[0] == r[0] {
+			top = math.Max(top, r[0])
+		}
 	}
 	for y := range ht {
 		r := y * rows / ht
 		if (y+1)*rows/ht != r && ht/rows > 3 {
+			continue
+		}
+		if _, ok := h.Gaps[h.flip(r)]; ok {
+			hatchRow(img, y, w)
 			continue
 		}
 		v := h.values[h.flip(r)][0]
@@ -252,16 +268,27 @@ func (h *Heatmap) CreateRenderer() fyne.WidgetRenderer {
 	return &heatRenderer{h: h}
 }
 
-type heatRenderer struct{ h *Heatmap }
+type heatRenderer struct {
+	h      *Heatmap
+	labels []fyne.CanvasObject // the gaps' labels (gaps.go)
+}
 
-func (r *heatRenderer) Layout(s fyne.Size) { r.h.raster.Resize(s) }
+func (r *heatRenderer) Layout(s fyne.Size) {
+	r.h.raster.Resize(s)
+	r.layoutGaps(s)
+}
 func (r *heatRenderer) MinSize() fyne.Size {
 	rows, cols := r.h.Dims()
 	return fyne.NewSize(float32(max(cols, 1))*r.h.cell.Width, float32(max(rows, 1))*r.h.cell.Height)
 }
-func (r *heatRenderer) Refresh()                     { r.h.raster.Refresh() }
-func (r *heatRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{r.h.raster} }
-func (r *heatRenderer) Destroy()                     {}
+func (r *heatRenderer) Refresh() {
+	r.refreshGaps()
+	r.h.raster.Refresh()
+}
+func (r *heatRenderer) Objects() []fyne.CanvasObject {
+	return append([]fyne.CanvasObject{r.h.raster}, r.labels...)
+}
+func (r *heatRenderer) Destroy() {}
 
 // viridisStops are nine samples of matplotlib's viridis, which stays
 // readable in grey and for the common colour-vision deficiencies.

@@ -42,7 +42,7 @@ func Count(n int64) string {
 
 // TotalParams sums every parameter group.
 func TotalParams(m trace.ModelInfo) int64 {
-	return m.ParamsEmbedding + m.ParamsAttention + m.ParamsMLP + m.ParamsNorm + m.ParamsOutput
+	return m.ParamsEmbedding + m.ParamsAttention + m.ParamsDeltaNet + m.ParamsMLP + m.ParamsNorm + m.ParamsOutput
 }
 
 // ModelRows are the label/value pairs of the Model panel.
@@ -56,7 +56,7 @@ func ModelRows(m trace.ModelInfo, cpu, kernels string) [][2]string {
 	if m.TiedEmbeddings {
 		tied = "output head tied to the embedding table"
 	}
-	return [][2]string{
+	rows := [][2]string{
 		{"Model", fmt.Sprintf("%s (%s, %s)", m.Name, m.Architecture, m.ModelType)},
 		{"Folder", m.Path},
 		{"Shape", fmt.Sprintf("%d layers · %d query heads · %d K/V heads · head dim %d", m.Layers, m.Heads, m.KVHeads, m.HeadDim)},
@@ -70,6 +70,10 @@ func ModelRows(m trace.ModelInfo, cpu, kernels string) [][2]string {
 		{"CPU", cpu},
 		{"Kernels", kernels},
 	}
+	if len(m.LayerTypes) > 0 {
+		rows = hybridRows(rows, m) // model_deltanet.go
+	}
+	return rows
 }
 
 // ModelPanel shows the loaded model's architecture, sizes and where its
@@ -125,10 +129,13 @@ func (p *ModelPanel) Display(m trace.ModelInfo, cpu, kernels string) {
 	groups := []struct {
 		name string
 		n    int64
-	}{{"embedding", m.ParamsEmbedding}, {"attention", m.ParamsAttention}, {"MLP", m.ParamsMLP},
-		{"norms", m.ParamsNorm}, {"output head", m.ParamsOutput}}
+	}{{"embedding", m.ParamsEmbedding}, {"attention", m.ParamsAttention}, {"Gated DeltaNet", m.ParamsDeltaNet},
+		{"MLP", m.ParamsMLP}, {"norms", m.ParamsNorm}, {"output head", m.ParamsOutput}}
 	var bars []Bar
 	for _, g := range groups {
+		if g.name == "Gated DeltaNet" && g.n == 0 {
+			continue
+		}
 		bars = append(bars, Bar{Label: g.name, Segments: []float64{share(g.n)},
 			Value: fmt.Sprintf("%s (%.1f %%)", Count(g.n), 100*share(g.n))})
 	}

@@ -30,6 +30,9 @@ type Grid struct {
 	// Marked heads are outlined: the head open in the GUI, or the heads an
 	// ablation switches off.
 	Marked []trace.Head
+	// Gaps are the layers without an attention map (a hybrid model's Gated
+	// DeltaNet layers), with the label drawn across their row (gaps.go).
+	Gaps map[int]string
 }
 
 // GridFrom extracts the grid of source position src from a captured
@@ -40,6 +43,12 @@ func GridFrom(a trace.Attention, tokens []string, src int) (Grid, error) {
 	}
 	g := Grid{QueryPos: a.QueryPos, SourcePos: src, Weights: make([][]float32, len(a.Weights))}
 	for l, heads := range a.Weights {
+		if len(heads) == 0 {
+			if g.Gaps == nil {
+				g.Gaps = map[int]string{}
+			}
+			g.Gaps[l] = "no attention map"
+		}
 		g.Weights[l] = make([]float32, len(heads))
 		for h, keys := range heads {
 			g.Weights[l][h] = float32(math.NaN())
@@ -83,6 +92,9 @@ func AttentionGrid(g Grid, th Theme) Figure {
 	f := &AttentionFigure{layers: layers, heads: heads}
 	f.heat = attentionHeat(g.Weights, heads, vmax, th)
 	f.heat.Add(&outlines{cells: g.Marked, th: th})
+	if len(g.Gaps) > 0 {
+		f.heat.Add(&gapRows{gaps: g.Gaps, heads: heads, th: th})
+	}
 	f.means = layerMeansPlot(means, th)
 	f.scale = colorScale(th.Palette, vmax, th)
 	f.frame = frame{th: th, title: title, notes: []string{peakNote(means, heads, th.Count), g.Note}, body: f.drawBody}

@@ -20,7 +20,7 @@ type Share struct {
 // and (when not tied to the embedding) the output head.
 func ParamSplit(info trace.ModelInfo) []Share {
 	parts := []Share{{"embedding", info.ParamsEmbedding, 0}, {"attention", info.ParamsAttention, 0},
-		{"MLP", info.ParamsMLP, 0}, {"norms", info.ParamsNorm, 0}, {"output head", info.ParamsOutput, 0}}
+		{"Gated DeltaNet", info.ParamsDeltaNet, 0}, {"MLP", info.ParamsMLP, 0}, {"norms", info.ParamsNorm, 0}, {"output head", info.ParamsOutput, 0}}
 	var total int64
 	for _, p := range parts {
 		total += p.Params

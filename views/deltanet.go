@@ -1,0 +1,304 @@
+package views
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/widget"
+
+	"loupe/trace"
+)
+
+// DeltaNetPanel shows what a Gated DeltaNet layer (Qwen3.5's recurrent
+// layers) does instead of attention: per head and token the decay α (how
+// much of its memory the head keeps) and the write strength β (how hard
+// the token is written in), and the size of the memory over the sequence.
+type DeltaNetPanel struct {
+	widget.BaseWidget
+	OnExport func(format string)
+
+	Title, Why, AtToken, Hover *widget.Label
+	Layer                      *widget.Select
+	Alpha, Beta, Norm          *Heatmap
+	NormScale                  *widget.Label
+
+	info    trace.ModelInfo
+	tokens  []trace.Token
+	data    []trace.DeltaNet
+	query   int
+	shown   int   // index into data
+	binsA   []int // first token of each column of the α and β maps (and one past the end)
+	content *fyne.Container
+}
+
+// maxColumns bounds the token columns drawn: a longer sequence is shown
+// in bins of consecutive tokens (their mean).
+const maxColumns = 480
+
+// NewDeltaNetPanel makes an empty panel.
+func NewDeltaNetPanel() *DeltaNetPanel {
+	p := &DeltaNetPanel{query: -1}
+	p.Title = boldLabel("This model has no Gated DeltaNet layers.")
+	p.Why = widget.NewLabel("")
+	p.Why.Wrapping = fyne.TextWrapWord
+	p.AtToken, p.Hover = widget.NewLabel(""), widget.NewLabel("Hover a cell for its values.")
+	p.AtToken.Wrapping = fyne.TextWrapWord
+	p.NormScale = widget.NewLabel("")
+	p.Layer = widget.NewSelect(nil, func(s string) { p.pick(s) })
+	p.Alpha, p.Beta, p.Norm = NewHeatmap(1.5, 14), NewHeatmap(1.5, 14), NewHeatmap(1.5, 14)
+	p.Alpha.Gapless, p.Beta.Gapless, p.Norm.Gapless = true, true, true
+	p.Alpha.Max, p.Beta.Max = 1, 1
+	p.Alpha.OnHover = func(r, c int, _ float64) { p.hover("α", r, c) }
+	p.Beta.OnHover = func(r, c int, _ float64) { p.hover("β", r, c) }
+	p.Norm.OnHover = func(r, c int, _ float64) { p.hoverNorm(r, c) }
+	p.content = container.NewVBox()
+	p.ExtendBaseWidget(p)
+	p.render()
+	return p
+}
+
+// CreateRenderer implements fyne.Widget.
+func (p *DeltaNetPanel) CreateRenderer() fyne.WidgetRenderer {
+	export := func(f string) func() {
+		return func() {
+			if p.OnExport != nil {
+				p.OnExport(f)
+			}
+		}
+	}
+	bar := container.NewHBox(widget.NewLabel("Layer"), p.Layer, layout.NewSpacer(),
+		widget.NewButton("Export PNG…", export("png")), widget.NewButton("Export SVG…", export("svg")))
+	return widget.NewSimpleRenderer(container.NewBorder(bar, nil, nil, nil, container.NewScroll(p.content)))
+}
+
+// Display shows the run's DeltaNet captures; query is the selected token.
+func (p *DeltaNetPanel) Display(info trace.ModelInfo, toks []trace.Token, dn []trace.DeltaNet, query int) {
+	p.info, p.tokens, p.data, p.query = info, toks, dn, query
+	opts := make([]string, len(dn))
+	for i, d := range dn {
+		opts[i] = strconv.Itoa(d.Layer)
+	}
+	p.Layer.Options = opts
+	if p.shown >= len(dn) {
+		p.shown = 0
+	}
+	if len(dn) > 0 && p.Layer.Selected != opts[p.shown] {
+		p.Layer.SetSelected(opts[p.shown]) // calls pick
+		return
+	}
+	p.draw()
+}
+
+// Shown returns the capture on screen.
+func (p *DeltaNetPanel) Shown() (trace.DeltaNet, bool) {
+	if p.shown < len(p.data) {
+		return p.data[p.shown], true
+	}
+	return trace.DeltaNet{}, false
+}
+
+func (p *DeltaNetPanel) pick(s string) {
+	for i, d := range p.data {
+		if strconv.Itoa(d.Layer) == s {
+			p.shown = i
+		}
+	}
+	p.draw()
+}
+
+// WhyNoAttention is the panel's plain sentence on what such a layer keeps.
+func WhyNoAttention(info trace.ModelInfo) string {
+	return fmt.Sprintf("A Gated DeltaNet layer has no attention map: it does not look back at the earlier tokens one by one. "+
+		"Each of its %d heads keeps one fixed-size memory (a %d × %d matrix) and, at every token, first keeps a share α of it "+
+		"(the decay) and then writes the token in with strength β. The memory does not grow with the text, so there is "+
+		"nothing to point back at.", info.DeltaNetHeads, info.DeltaNetKeyDim, info.DeltaNetValDim)
+}
+
+func (p *DeltaNetPanel) draw() {
+	d, ok := p.Shown()
+	if !ok || len(d.Alpha) == 0 {
+		p.Title.SetText("No Gated DeltaNet values: this model has none, or no run has finished yet.")
+		if len(p.info.LayerTypes) > 0 {
+			p.Title.SetText("Generate: α, β and the memory size of every Gated DeltaNet layer are shown when the run ends.")
+		}
+		p.render()
+		return
+	}
+	T, heads := len(d.Alpha), len(d.Alpha[0])
+	p.Title.SetText(fmt.Sprintf("Layer %d (Gated DeltaNet): %d heads × %d tokens", d.Layer, heads, T))
+	p.Why.SetText(WhyNoAttention(p.info))
+	p.binsA = bins(T)
+	p.Alpha.SetValues(binnedMap(d.Alpha, p.binsA))
+	p.Beta.SetValues(binnedMap(d.Beta, p.binsA))
+	norms := binnedMap(normByToken(d), p.binsA)
+	top := 0.0
+	for _, row := range norms {
+		for _, v := range row {
+			if v == v {
+				top = max(top, v)
+			}
+		}
+	}
+	p.Norm.Max = top
+	p.Norm.SetValues(norms)
+	p.NormScale.SetText(fmt.Sprintf("colour scale 0 … %.3g (largest ‖S‖ of this layer)", top))
+	for _, h := range []*Heatmap{p.Alpha, p.Beta, p.Norm} {
+		h.cell = fyne.NewSize(clampF(720/float32(max(1, len(p.binsA)-1)), 1.5, 24), clampF(160/float32(heads), 6, 18))
+	}
+	p.AtToken.SetText(p.tokenLine(d))
+	p.render()
+}
+
+// tokenLine sums up the selected token: mean α and β, the head that
+// forgets most.
+func (p *DeltaNetPanel) tokenLine(d trace.DeltaNet) string {
+	q := p.query
+	if q >= len(d.Alpha) {
+		q = len(d.Alpha) - 1 // the newest token is read at the next step
+	}
+	if q < 0 {
+		return "Click a token of the prompt or the answer to see its α and β here."
+	}
+	var ma, mb float64
+	low := 0
+	for j, a := range d.Alpha[q] {
+		ma += float64(a)
+		mb += float64(d.Beta[q][j])
+		if a < d.Alpha[q][low] {
+			low = j
+		}
+	}
+	n := float64(len(d.Alpha[q]))
+	return fmt.Sprintf("At %s: mean α %.3f (each head keeps that share of its memory), mean β %.3f; head %d forgets most (α %.3f).",
+		p.tokName(q), ma/n, mb/n, low, d.Alpha[q][low])
+}
+
+// bins splits n items into at most maxColumns runs: the first item of each
+// and n at the end.
+func bins(n int) []int {
+	cols := min(n, maxColumns)
+	out := make([]int, cols+1)
+	for c := range out {
+		out[c] = c * n / max(1, cols)
+	}
+	return out
+}
+
+// binnedMap is the heads × columns map of rows [item][head]: the mean of
+// each column's items.
+func binnedMap(rows [][]float32, b []int) [][]float64 {
+	if len(rows) == 0 {
+		return nil
+	}
+	heads := len(rows[0])
+	out := make([][]float64, heads)
+	for j := range heads {
+		out[j] = make([]float64, len(b)-1)
+		for c := range len(b) - 1 {
+			var s float64
+			for i := b[c]; i < b[c+1]; i++ {
+				s += float64(rows[i][j])
+			}
+			out[j][c] = s / float64(max(1, b[c+1]-b[c]))
+		}
+	}
+	return out
+}
+
+func (p *DeltaNetPanel) hover(what string, head, col int) {
+	d, ok := p.Shown()
+	if !ok || head < 0 || col+1 >= len(p.binsA) {
+		return
+	}
+	lo, hi := p.binsA[col], p.binsA[col+1]
+	vals := d.Alpha
+	if what == "β" {
+		vals = d.Beta
+	}
+	if hi-lo == 1 {
+		p.Hover.SetText(fmt.Sprintf("head %d, %s: %s = %.3f", head, p.tokName(lo), what, vals[lo][head]))
+		return
+	}
+	p.Hover.SetText(fmt.Sprintf("head %d, tokens %d…%d: mean %s = %.3f", head, lo, hi-1, what, binnedMap(vals[lo:hi], []int{0, hi - lo})[head][0]))
+}
+
+func (p *DeltaNetPanel) hoverNorm(head, col int) {
+	d, ok := p.Shown()
+	if !ok || head < 0 || col+1 >= len(p.binsA) {
+		return
+	}
+	t := p.binsA[col+1] - 1 // the column's last token
+	i := lastRecord(d.StatePos, t)
+	if i < 0 {
+		p.Hover.SetText("no state recorded yet here: the prompt's state is computed 64 tokens at a time, and recorded at the end of each chunk")
+		return
+	}
+	p.Hover.SetText(fmt.Sprintf("head %d: ‖S‖ = %.3g after %s", head, d.StateNorm[i][head], p.tokName(d.StatePos[i])))
+}
+
+// lastRecord is the index of the last state record at or before token t,
+// -1 when there is none.
+func lastRecord(pos []int, t int) int {
+	best := -1
+	for i, p := range pos {
+		if p <= t {
+			best = i
+		}
+	}
+	return best
+}
+
+// normByToken puts the recorded state norms on the token axis: each token
+// shows the last norm recorded at or before it (NaN before the first).
+func normByToken(d trace.DeltaNet) [][]float32 {
+	heads := len(d.Alpha[0])
+	out := make([][]float32, len(d.Alpha))
+	i := -1
+	for t := range out {
+		for i+1 < len(d.StatePos) && d.StatePos[i+1] <= t {
+			i++
+		}
+		out[t] = make([]float32, heads)
+		for j := range out[t] {
+			out[t][j] = float32(math.NaN())
+			if i >= 0 {
+				out[t][j] = d.StateNorm[i][j]
+			}
+		}
+	}
+	return out
+}
+
+func (p *DeltaNetPanel) tokName(pos int) string {
+	text := "?"
+	if pos >= 0 && pos < len(p.tokens) {
+		text = p.tokens[pos].Text
+	}
+	return fmt.Sprintf("«%s» (position %d)", clip(Visible(text), 24), pos)
+}
+
+func (p *DeltaNetPanel) render() {
+	objs := []fyne.CanvasObject{p.Title}
+	if d, ok := p.Shown(); ok && len(d.Alpha) > 0 {
+		caption := func(s string) *widget.Label {
+			return widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+		}
+		objs = append(objs, p.Why, p.AtToken,
+			caption("Decay α per head (rows, head 0 on top) and token (columns, left to right): bright = keeps its memory, dark = forgets"),
+			p.Alpha,
+			caption("Write strength β: bright = the token is written in strongly"),
+			p.Beta,
+			caption("Memory size ‖S‖ per head over the same tokens (recorded after each 64-token chunk of the prompt, then after every written token)"),
+			p.Norm, p.NormScale, p.Hover)
+		if len(p.binsA)-1 < len(d.Alpha) {
+			objs = append(objs, widget.NewLabel(fmt.Sprintf("%d tokens shown in %d columns (each the mean of %d–%d tokens).",
+				len(d.Alpha), len(p.binsA)-1, len(d.Alpha)/(len(p.binsA)-1), (len(d.Alpha)+len(p.binsA)-2)/(len(p.binsA)-1))))
+		}
+	}
+	p.content.Objects = objs
+	p.content.Refresh()
+}

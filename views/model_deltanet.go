@@ -1,0 +1,46 @@
+package views
+
+import (
+	"fmt"
+	"strings"
+
+	"loupe/trace"
+)
+
+// hybridRows rewrites the Model panel's rows for a hybrid model (Qwen3.5):
+// which layers are which, what is cached (a KV cache for the attention
+// layers only, plus a fixed state that does not grow), the output head's
+// share of the parameters, and what the checkpoint holds that is not run.
+func hybridRows(rows [][2]string, m trace.ModelInfo) [][2]string {
+	full, first := 0, -1
+	for l, t := range m.LayerTypes {
+		if t == "full_attention" {
+			full++
+			if first < 0 {
+				first = l
+			}
+		}
+	}
+	linear := len(m.LayerTypes) - full
+	kv := float64(m.KVBytesPerToken)
+	head := m.ParamsOutput
+	if head == 0 {
+		head = m.ParamsEmbedding // tied: the embedding table is the head
+	}
+	total := TotalParams(m)
+	for i, r := range rows {
+		switch r[0] {
+		case "Shape":
+			rows[i][1] = fmt.Sprintf("%d layers: %d Gated DeltaNet (%d heads, state %d × %d each) and %d gated attention (%d query heads · %d K/V heads · head dim %d, from layer %d every %d)",
+				m.Layers, linear, m.DeltaNetHeads, m.DeltaNetKeyDim, m.DeltaNetValDim, full, m.Heads, m.KVHeads, m.HeadDim, first, max(1, m.Layers/max(1, full)))
+		case "KV cache":
+			rows[i][1] = fmt.Sprintf("%s per token for the %d attention layers (fp32; %s in bf16) · %s at 4,096 tokens · %s at 32,000 tokens — plus a fixed %s of DeltaNet state (recurrent + conv) that does not grow with the context",
+				Bytes(kv), full, Bytes(kv/2), Bytes(kv*4096), Bytes(kv*32000), Bytes(float64(m.StateBytes)))
+		}
+	}
+	rows = append(rows, [2]string{"Output head", fmt.Sprintf("%s of %s parameters (%.0f %%)", Count(head), Count(total), 100*float64(head)/float64(max(1, total)))})
+	if len(m.NotUsed) > 0 {
+		rows = append(rows, [2]string{"Not used", strings.Join(m.NotUsed, ", ")})
+	}
+	return rows
+}

@@ -281,3 +281,21 @@ func TestSmallSizes(t *testing.T) {
 		}
 	}
 }
+
+func TestHybridFigures(t *testing.T) {
+	a := trace.Attention{QueryPos: 1, Weights: [][][]float32{nil, {{0.5, 0.5}, {0.9, 0.1}}}}
+	g, err := GridFrom(a, []string{"a", "b"}, 0)
+	if err != nil || g.Gaps[0] == "" {
+		t.Fatalf("gaps %v, %v", g.Gaps, err)
+	}
+	d := trace.DeltaNet{Layer: 0, Alpha: [][]float32{{0.9, 0.1}, {0.8, 0.2}}, Beta: [][]float32{{0.5, 0.5}, {0.4, 0.6}},
+		StatePos: []int{1}, StateNorm: [][]float32{{1, 2}}}
+	for _, f := range []Figure{AttentionGrid(g, Dark()), DeltaNetFigure(d, "why", Light())} {
+		if _, err := Image(f, 900, 600, 96); err != nil {
+			t.Fatal(err)
+		}
+		if why, ok := IsNoData(f); ok {
+			t.Fatalf("no data: %s", why)
+		}
+	}
+}

@@ -128,8 +128,9 @@ func (h *Heatmap) draw(w, ht int) image.Image {
 			img.Set(x, y, h.colour(h.values[h.flip(r)][c]))
 		}
 	}
+	t := max(1, min(3, min(w/cols, ht/rows)/5)) // thin on small cells: the value stays visible
 	for cell := range h.selected {
-		h.frame(img, w, ht, cell[0], cell[1], selectColour, 3)
+		h.frame(img, w, ht, cell[0], cell[1], selectColour, t)
 	}
 	h.outline(img, w, ht)
 	return img

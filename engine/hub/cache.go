@@ -146,8 +146,8 @@ func (r Repo) Resolve(revision string) (string, bool) {
 // linkSnapshot makes snapshots/<commit>/<file> point at blobs/<etag> with a
 // relative symlink (../../blobs/<etag>, one more ../ per folder in file),
 // exactly as huggingface_hub's _create_symlink. Where the file system has
-// no symlinks (Windows without developer mode) the blob is copied, which is
-// huggingface_hub's fallback too.
+// no symlinks (Windows without developer mode) the snapshot file is a hard
+// link to the blob, else a copy (huggingface_hub's fallback is a copy).
 func (r Repo) linkSnapshot(commit, file, etag string) error {
 	dst := filepath.Join(r.SnapshotDir(commit), filepath.FromSlash(file))
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
@@ -164,10 +164,22 @@ func (r Repo) linkSnapshot(commit, file, etag string) error {
 	if err := os.Remove(dst); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	if err := os.Symlink(rel, dst); err == nil {
+	if err := os.Symlink(rel, dst); err == nil && sameSize(dst, src) {
 		return nil
 	}
+	os.Remove(dst) // Wine reports success for links it did not make
+	if err := os.Link(src, dst); err == nil && sameSize(dst, src) {
+		return nil // NTFS hard links need no privilege and no second copy
+	}
+	os.Remove(dst)
 	return copyFile(src, dst)
+}
+
+// sameSize says whether path resolves to a file the size of blob.
+func sameSize(path, blob string) bool {
+	a, err1 := os.Stat(path)
+	b, err2 := os.Stat(blob)
+	return err1 == nil && err2 == nil && a.Mode().IsRegular() && a.Size() == b.Size()
 }
 
 func copyFile(src, dst string) error {

@@ -14,5 +14,6 @@ func main() {
 	if len(os.Args) > 1 && (cli.Has(os.Args[1]) || os.Args[1] == "help") {
 		os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
 	}
+	hideOwnConsole()
 	os.Exit(app.Main(os.Args[1:]))
 }

@@ -1,0 +1,6 @@
+//go:build !windows
+
+package main
+
+// hideOwnConsole is Windows-only (main_windows.go).
+func hideOwnConsole() {}

@@ -36,10 +36,8 @@ func llamaLayer(m *Model, l, T, pos0 int, pr *probes) {
 	H, KV := m.cfg.NumAttentionHeads, m.cfg.NumKeyValueHeads
 
 	// Self-attention, no biases: x += o_proj(attention(rope(q), rope(k), v)).
-	m.rmsNorm(b.xn, b.x, lw.attnNorm, T) // attn_norm [T, h]
-	m.project(&lw.wq, b.q, b.xn, T)      // Qcur [T, H·d]
-	m.project(&lw.wk, b.k, b.xn, T)      // Kcur [T, KV·d]
-	m.project(&lw.wv, b.v, b.xn, T)      // Vcur [T, KV·d]
+	m.rmsNorm(b.xn, b.x, lw.attnNorm, T)                                                             // attn_norm [T, h]
+	m.projectAll(b.xn, T, projection{&lw.wq, b.q}, projection{&lw.wk, b.k}, projection{&lw.wv, b.v}) // Qcur [T, H·d], Kcur, Vcur [T, KV·d]
 	if m.w.metaQK {
 		// GGUF llama files keep Meta's interleaved Q/K rows (llama.md §3):
 		// rotate pairs (2i, 2i+1), which leaves the heads half-split.

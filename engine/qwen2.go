@@ -37,11 +37,9 @@ func qwen2Layer(m *Model, l, T, pos0 int, pr *probes) {
 
 	// Self-attention: x += o_proj(attention(rope(q), rope(k), v)), all of
 	// attn_norm(x); the projections carry biases, o_proj does not.
-	m.rmsNorm(b.xn, b.x, lw.attnNorm, T) // attn_norm [T, h]
-	m.project(&lw.wq, b.q, b.xn, T)      // Qcur [T, H·d]
-	m.project(&lw.wk, b.k, b.xn, T)      // Kcur [T, KV·d]
-	m.project(&lw.wv, b.v, b.xn, T)      // Vcur [T, KV·d]
-	addBias(b.q, lw.bq, T)               // Qwen2's q, k and v carry biases
+	m.rmsNorm(b.xn, b.x, lw.attnNorm, T)                                                             // attn_norm [T, h]
+	m.projectAll(b.xn, T, projection{&lw.wq, b.q}, projection{&lw.wk, b.k}, projection{&lw.wv, b.v}) // Qcur [T, H·d], Kcur, Vcur [T, KV·d]
+	addBias(b.q, lw.bq, T)                                                                           // Qwen2's q, k and v carry biases
 	addBias(b.k, lw.bk, T)
 	addBias(b.v, lw.bv, T)
 	m.ropeHalf(b.q, H, T, pos0) // rotate pairs (i, i+d/2) by position

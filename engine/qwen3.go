@@ -41,13 +41,11 @@ func qwen3Layer(m *Model, l, T, pos0 int, pr *probes) {
 
 	// Self-attention: x += o_proj(attention(rope(q_norm(q)), rope(k_norm(k)), v)),
 	// all of attn_norm(x); no projection carries a bias.
-	m.rmsNorm(b.xn, b.x, lw.attnNorm, T) // attn_norm [T, h]
-	m.project(&lw.wq, b.q, b.xn, T)      // Qcur [T, H·d]
-	m.project(&lw.wk, b.k, b.xn, T)      // Kcur [T, KV·d]
-	m.project(&lw.wv, b.v, b.xn, T)      // Vcur [T, KV·d]
-	m.headNorm(b.q, lw.qNorm, H, T)      // Qcur_normed: RMSNorm of each query head over d
-	m.headNorm(b.k, lw.kNorm, KV, T)     // Kcur_normed: of each key head; values are not normed
-	m.ropeHalf(b.q, H, T, pos0)          // rotate pairs (i, i+d/2) by position
+	m.rmsNorm(b.xn, b.x, lw.attnNorm, T)                                                             // attn_norm [T, h]
+	m.projectAll(b.xn, T, projection{&lw.wq, b.q}, projection{&lw.wk, b.k}, projection{&lw.wv, b.v}) // Qcur [T, H·d], Kcur, Vcur [T, KV·d]
+	m.headNorm(b.q, lw.qNorm, H, T)                                                                  // Qcur_normed: RMSNorm of each query head over d
+	m.headNorm(b.k, lw.kNorm, KV, T)                                                                 // Kcur_normed: of each key head; values are not normed
+	m.ropeHalf(b.q, H, T, pos0)                                                                      // rotate pairs (i, i+d/2) by position
 	m.ropeHalf(b.k, KV, T, pos0)
 	m.attention(l, T, pos0, pr)            // kqv_out [T, H·d]: GQA over the cache
 	m.project(&lw.wo, b.attnOut, b.kqv, T) // attn_out [T, h]: o_proj maps H·d → h

@@ -76,16 +76,20 @@ const rowGroup = 32
 
 // vec is mul for one token: out[r] = Σ_c W[r][c]·x[c].
 func (w *mat) vec(p *pool.Pool, out, x []float32) {
-	p.For(w.rows, func(_, lo, hi int) {
-		if w.q != nil {
-			rb := w.qt.RowBytes(w.cols)
-			kernels.MatVecQ(w.qt, out[lo:hi], w.q[lo*rb:hi*rb], x)
-		} else if w.bf != nil {
-			kernels.MatVecBF16(out[lo:hi], w.bf[lo*w.cols:hi*w.cols], x)
-		} else {
-			kernels.MatVecF32(out[lo:hi], w.f[lo*w.cols:hi*w.cols], x)
-		}
-	})
+	p.For(w.rows, func(_, lo, hi int) { w.vecRows(out, x, lo, hi) })
+}
+
+// vecRows is vec for rows lo…hi-1 only, on the calling goroutine: each
+// row's dot product is the same whatever rows it is computed with.
+func (w *mat) vecRows(out, x []float32, lo, hi int) {
+	if w.q != nil {
+		rb := w.qt.RowBytes(w.cols)
+		kernels.MatVecQ(w.qt, out[lo:hi], w.q[lo*rb:hi*rb], x)
+	} else if w.bf != nil {
+		kernels.MatVecBF16(out[lo:hi], w.bf[lo*w.cols:hi*w.cols], x)
+	} else {
+		kernels.MatVecF32(out[lo:hi], w.f[lo*w.cols:hi*w.cols], x)
+	}
 }
 
 // layerWeights are the tensors of one decoder layer: llama.cpp's

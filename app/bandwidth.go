@@ -104,7 +104,7 @@ func ceilingText(c perf.Ceiling, ok, measuring bool, now time.Time) string {
 		b := c.Best
 		s = fmt.Sprintf("Machine read bandwidth: %.1f GB/s on %d threads, the best of %d probes (this one %s",
 			b.BestGBs, b.Threads, len(c.Probes), b.When.Local().Format("2006-01-02 15:04"))
-		if n := len(c.Probes); n > 1 {
+		if n := len(c.Probes); n > 1 && !c.Probes[0].When.Equal(b.When) {
 			s += fmt.Sprintf("; latest %s, %.1f GB/s", c.Probes[0].When.Local().Format("2006-01-02 15:04"), c.Probes[0].BestGBs)
 		}
 		s += ")."

@@ -36,6 +36,9 @@ func (u *UI) startUILatency() {
 					if u.running {
 						p.mu.Lock()
 						p.samples = append(p.samples, time.Since(sent))
+						if len(p.samples)%500 == 0 { // a running figure for long prefills
+							fmt.Fprintln(os.Stdout, "loupe: "+latencyLine(p.samples))
+						}
 						p.mu.Unlock()
 					}
 				})

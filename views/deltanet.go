@@ -3,7 +3,6 @@ package views
 import (
 	"fmt"
 	"math"
-	"strconv"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -70,7 +69,7 @@ func (p *DeltaNetPanel) CreateRenderer() fyne.WidgetRenderer {
 			}
 		}
 	}
-	bar := container.NewHBox(widget.NewLabel("Layer"), p.Layer, layout.NewSpacer(),
+	bar := container.NewHBox(widget.NewLabel("Gated DeltaNet layer"), p.Layer, layout.NewSpacer(),
 		widget.NewButton("Export PNG…", export("png")), widget.NewButton("Export SVG…", export("svg")))
 	return widget.NewSimpleRenderer(container.NewBorder(bar, nil, nil, nil, container.NewScroll(p.content)))
 }
@@ -80,7 +79,7 @@ func (p *DeltaNetPanel) Display(info trace.ModelInfo, toks []trace.Token, dn []t
 	p.info, p.tokens, p.data, p.query = info, toks, dn, query
 	opts := make([]string, len(dn))
 	for i, d := range dn {
-		opts[i] = strconv.Itoa(d.Layer)
+		opts[i] = LayerName(d.Layer)
 	}
 	p.Layer.Options = opts
 	if p.shown >= len(dn) {
@@ -103,7 +102,7 @@ func (p *DeltaNetPanel) Shown() (trace.DeltaNet, bool) {
 
 func (p *DeltaNetPanel) pick(s string) {
 	for i, d := range p.data {
-		if strconv.Itoa(d.Layer) == s {
+		if LayerName(d.Layer) == s {
 			p.shown = i
 		}
 	}
@@ -129,7 +128,7 @@ func (p *DeltaNetPanel) draw() {
 		return
 	}
 	T, heads := len(d.Alpha), len(d.Alpha[0])
-	p.Title.SetText(fmt.Sprintf("Layer %d (Gated DeltaNet): %d heads × %d tokens", d.Layer, heads, T))
+	p.Title.SetText(fmt.Sprintf("%s (Gated DeltaNet): %d heads × %d tokens", capitalise(LayerName(d.Layer)), heads, T))
 	p.Why.SetText(WhyNoAttention(p.info))
 	p.binsA = bins(T)
 	p.Alpha.SetValues(binnedMap(d.Alpha, p.binsA))
@@ -173,8 +172,8 @@ func (p *DeltaNetPanel) tokenLine(d trace.DeltaNet) string {
 		}
 	}
 	n := float64(len(d.Alpha[q]))
-	return fmt.Sprintf("At %s: mean α %.3f (each head keeps that share of its memory), mean β %.3f; head %d forgets most (α %.3f).",
-		p.tokName(q), ma/n, mb/n, low, d.Alpha[q][low])
+	return fmt.Sprintf("At %s: mean α %.3f (each head keeps that share of its memory), mean β %.3f; %s forgets most (α %.3f).",
+		p.tokName(q), ma/n, mb/n, HeadName(low), d.Alpha[q][low])
 }
 
 // bins splits n items into at most maxColumns runs: the first item of each
@@ -220,10 +219,10 @@ func (p *DeltaNetPanel) hover(what string, head, col int) {
 		vals = d.Beta
 	}
 	if hi-lo == 1 {
-		p.Hover.SetText(fmt.Sprintf("head %d, %s: %s = %.3f", head, p.tokName(lo), what, vals[lo][head]))
+		p.Hover.SetText(fmt.Sprintf("%s, %s: %s = %.3f", HeadName(head), p.tokName(lo), what, vals[lo][head]))
 		return
 	}
-	p.Hover.SetText(fmt.Sprintf("head %d, tokens %d…%d: mean %s = %.3f", head, lo, hi-1, what, binnedMap(vals[lo:hi], []int{0, hi - lo})[head][0]))
+	p.Hover.SetText(fmt.Sprintf("%s, tokens %d…%d: mean %s = %.3f", HeadName(head), lo, hi-1, what, binnedMap(vals[lo:hi], []int{0, hi - lo})[head][0]))
 }
 
 func (p *DeltaNetPanel) hoverNorm(head, col int) {
@@ -237,7 +236,7 @@ func (p *DeltaNetPanel) hoverNorm(head, col int) {
 		p.Hover.SetText("no state recorded yet here: the prompt's state is computed 64 tokens at a time, and recorded at the end of each chunk")
 		return
 	}
-	p.Hover.SetText(fmt.Sprintf("head %d: ‖S‖ = %.3g after %s", head, d.StateNorm[i][head], p.tokName(d.StatePos[i])))
+	p.Hover.SetText(fmt.Sprintf("%s: ‖S‖ = %.3g after %s", HeadName(head), d.StateNorm[i][head], p.tokName(d.StatePos[i])))
 }
 
 // lastRecord is the index of the last state record at or before token t,
@@ -288,7 +287,7 @@ func (p *DeltaNetPanel) render() {
 			return widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 		}
 		objs = append(objs, p.Why, p.AtToken,
-			caption("Decay α per head (rows, head 0 on top) and token (columns, left to right): bright = keeps its memory, dark = forgets"),
+			caption("Decay α per head (rows, first head on top) and token (columns, left to right): bright = keeps its memory, dark = forgets"),
 			p.Alpha,
 			caption("Write strength β: bright = the token is written in strongly"),
 			p.Beta,
@@ -301,4 +300,12 @@ func (p *DeltaNetPanel) render() {
 	}
 	p.content.Objects = objs
 	p.content.Refresh()
+}
+
+// capitalise upper-cases the first letter of an ASCII phrase.
+func capitalise(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-'a'+'A') + s[1:]
 }

@@ -415,7 +415,7 @@ func (u *UI) presetRandom() {
 		u.fail("No model loaded", errors.New("open a model folder first"))
 		return
 	}
-	u.cmp.heads = views.RandomHeads(u.info.Layers, u.info.Heads, n, seed)
+	u.cmp.heads = randomAttentionHeads(u.info, n, seed)
 	u.showHeads(true)
 	note := fmt.Sprintf("Preset: %d heads drawn at random with seed %d.", n, seed)
 	u.bar.Help.SetText(note)
@@ -606,4 +606,20 @@ func headsWord(n int) string {
 func (u *UI) isComparisonB(run *trace.Run) bool {
 	c := &u.cmp
 	return c.b >= 0 && c.b < len(c.runs) && c.runs[c.b] == run && c.a != c.b
+}
+
+// randomAttentionHeads draws n heads of the layers that have attention: a
+// hybrid model's Gated DeltaNet layers have no heads to switch off.
+func randomAttentionHeads(info trace.ModelInfo, n int, seed uint64) []trace.Head {
+	var att []int
+	for l := range info.Layers {
+		if info.HasAttention(l) {
+			att = append(att, l)
+		}
+	}
+	hs := views.RandomHeads(len(att), info.Heads, n, seed)
+	for i := range hs {
+		hs[i].Layer = att[hs[i].Layer]
+	}
+	return hs
 }

@@ -176,12 +176,12 @@ q4kloop:
 	VMOVD        AX, X3
 	VCVTPH2PS    X3, X3
 	VBROADCASTSS X3, Y3
-	MOVQ         R8, X4
+	VMOVQ        R8, X4
 	VPMOVZXBD    X4, Y4
 	VCVTDQ2PS    Y4, Y4
 	VMULPS       Y2, Y4, Y4                         // d·sc[0:8]
 	VMOVUPS      Y4, (SP)
-	MOVQ         R9, X5
+	VMOVQ        R9, X5
 	VPMOVZXBD    X5, Y5
 	VCVTDQ2PS    Y5, Y5
 	VMULPS       Y3, Y5, Y5                         // dmin·m[0:8]

@@ -72,13 +72,11 @@ func qwen35Layer(m *Model, l, T, pos0 int, pr *probes) {
 func qwen35Attention(m *Model, l, T, pos0 int, pr *probes) {
 	lw, b, s := &m.w.layers[l], &m.buf, m.recur
 	H, KV, d := m.cfg.NumAttentionHeads, m.cfg.NumKeyValueHeads, m.cfg.HeadDim
-	m.project(&lw.wq, s.qg, b.xn, T)           // Qcur_full [T, H·2d]: per head, query ‖ gate
-	splitQueryGate(b.q, s.gate, s.qg, H, d, T) // Qcur [T, H·d], gate [T, H·d]
-	m.project(&lw.wk, b.k, b.xn, T)            // Kcur [T, KV·d]
-	m.project(&lw.wv, b.v, b.xn, T)            // Vcur [T, KV·d]
-	m.headNorm(b.q, lw.qNorm, H, T)            // q_norm of each head (scale 1 + w)
-	m.headNorm(b.k, lw.kNorm, KV, T)           // k_norm
-	m.ropePartial(b.q, H, T, pos0)             // rotate dims 0…63 of each head; 64…255 pass
+	m.projectAll(b.xn, T, projection{&lw.wq, s.qg}, projection{&lw.wk, b.k}, projection{&lw.wv, b.v}) // Qcur_full [T, H·2d], Kcur, Vcur [T, KV·d]
+	splitQueryGate(b.q, s.gate, s.qg, H, d, T)                                                        // Qcur [T, H·d], gate [T, H·d]: per head, query ‖ gate
+	m.headNorm(b.q, lw.qNorm, H, T)                                                                   // q_norm of each head (scale 1 + w)
+	m.headNorm(b.k, lw.kNorm, KV, T)                                                                  // k_norm
+	m.ropePartial(b.q, H, T, pos0)                                                                    // rotate dims 0…63 of each head; 64…255 pass
 	m.ropePartial(b.k, KV, T, pos0)
 	m.attention(l, T, pos0, pr)            // kqv_out [T, H·d]: GQA over the cache
 	m.sigmoidGate(b.kqv, s.gate, T, H*d)   // kqv_out ⊙ sigmoid(gate)
@@ -97,10 +95,8 @@ func splitQueryGate(q, gate, qg []float32, H, d, T int) {
 // qwen35DeltaNet is the Gated DeltaNet of qwen35.md §5 into attn_out.
 func qwen35DeltaNet(m *Model, l, T, pos0 int, pr *probes) {
 	dn, b, s := m.w.layers[l].linear, &m.buf, m.recur
-	m.project(&dn.wQKV, s.mixed, b.xn, T)     // mixed_qkv [T, C]
-	m.project(&dn.wZ, s.z, b.xn, T)           // z [T, n_v·d_v]
-	m.project(&dn.wB, s.b, b.xn, T)           // b [T, n_v]
-	m.project(&dn.wA, s.a, b.xn, T)           // a [T, n_v]
+	m.projectAll(b.xn, T, projection{&dn.wQKV, s.mixed}, projection{&dn.wZ, s.z}, // mixed_qkv [T, C], z [T, n_v·d_v]
+		projection{&dn.wB, s.b}, projection{&dn.wA, s.a}) // b, a [T, n_v]
 	m.causalConv(l, T)                        // conv [T, C] = silu(causal conv over the last K tokens)
 	m.deltaGates(l, T, pos0, pr)              // g, β [T, n_v]; q, k L2-normalised per head
 	m.deltaRule(l, T, pos0, pr)               // core [T, n_v·d_v]: S ← αS + k·β(v − Sᵀk)ᵀ, o = Sᵀq

@@ -176,3 +176,27 @@ func layer18() [][]float32 {
 	a[2] = headWeights()
 	return a
 }
+
+// purpleLens is a 28-layer logit lens where "·purple" (24932) takes the
+// lead at layer index 17 and keeps it, after a wobble at 15.
+func purpleLens() []trace.LensLayer {
+	words := []string{" the", " cat", " colour", " thing", " purple", " blue", "\n", " of"}
+	lens := make([]trace.LensLayer, 28)
+	for l := range lens {
+		lens[l].Layer = l
+		rest := 0.3
+		if l >= 17 || l == 15 {
+			top := 0.3 + 0.6*float64(l-15)/12
+			lens[l].Top = append(lens[l].Top, trace.Candidate{ID: 24932, Text: " purple", P: top})
+			rest = 1 - top
+		}
+		for r := len(lens[l].Top); r < 5; r++ {
+			w := words[(l+r)%len(words)]
+			if w == " purple" {
+				w = " violet"
+			}
+			lens[l].Top = append(lens[l].Top, trace.Candidate{ID: 100 + (l+r)%len(words), Text: w, P: rest / float64(r+2)})
+		}
+	}
+	return lens
+}

@@ -128,6 +128,9 @@ func goldenFigures() []struct {
 		{"tokens", TokenChips(sentence(), Dark()), 640, 240},
 		{"tokens_light", TokenChips(sentence(), Light()), 320, 200},
 		{"layer_heads", LayerHeads(purpleTokens, layer18(), 18, Dark()), 560, 420},
+		{"logit_lens", LogitLens(purpleLens(), "·a", 16, -1, Dark()), 720, 640},
+		{"logit_lens_light", LogitLens(purpleLens()[:6], "·a", 16, 24932, fromZero(Light())), 560, 320},
+		{"embedding_row", EmbeddingRow(embeddingRow(), EmbeddingRowInfo{Token: " purple", Row: 24503, Rows: 151936, Tied: true}, Light()), 720, 520},
 	}
 }
 

@@ -42,6 +42,7 @@ type MLPCapture struct{ Layer, Pos int }
 type GenerateOptions struct {
 	Settings trace.Settings // sampling knobs, max tokens, seed; Temperature 0 is greedy
 	TopN     int            // candidates recorded per step (0: none; DefaultGenerateOptions: 10)
+	Stages   int            // candidates whose sampler stages are recorded per step (0: none)
 	Attn     AttnCapture
 	MLP      []MLPCapture
 	Ablate   []trace.Head // heads whose output is zeroed before o_proj

@@ -103,6 +103,7 @@ func (m *Model) newGeneration(prompt string, ids []int, opt GenerateOptions, onE
 		return nil, settingsError{err}
 	}
 	sampler.SetPromptLen(len(ids)) // presence penalty counts generated tokens only
+	sampler.RecordStages(opt.Stages)
 	g := &generation{m: m, opt: opt, ids: ids, nPrompt: len(ids), sampler: sampler, eos: opt.EOS, emit: onEvent}
 	if g.eos == nil {
 		g.eos = m.eos
@@ -150,6 +151,8 @@ func (m *Model) checkOptions(opt GenerateOptions) error {
 		return fmt.Errorf("%w: max_tokens %d (want ≥ 1)", ErrSettings, opt.Settings.MaxTokens)
 	case opt.TopN < 0 || opt.TopN > c.VocabSize:
 		return fmt.Errorf("%w: top-N %d (want 0…%d)", ErrSettings, opt.TopN, c.VocabSize)
+	case opt.Stages < 0 || opt.Stages > 1000:
+		return fmt.Errorf("%w: sampler stages of %d candidates (want 0…1000)", ErrSettings, opt.Stages)
 	}
 	for _, h := range opt.Ablate {
 		if h.Layer < 0 || h.Layer >= c.NumHiddenLayers || h.Head < 0 || h.Head >= c.NumAttentionHeads {
@@ -314,6 +317,7 @@ func (g *generation) sampleStep(logits []float32, pos int, prev *time.Time) int 
 	id, top := g.sampler.Sample(logits, g.ids, g.opt.TopN)
 	step := trace.Step{Pos: pos, Chosen: trace.Candidate{ID: id, Text: g.m.TokenText(id)},
 		Special: g.m.isSpecial(id), Thinking: g.think.next(id)}
+	step.Stages = g.stagesOf(g.sampler.LastStages())
 	for _, c := range top {
 		tc := trace.Candidate{ID: c.ID, Text: g.m.TokenText(c.ID), P: c.P}
 		step.Top = append(step.Top, tc)

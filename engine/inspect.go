@@ -19,6 +19,7 @@ import (
 	"math"
 	"slices"
 
+	"loupe/engine/sample"
 	"loupe/kernels"
 	"loupe/trace"
 )
@@ -276,4 +277,21 @@ func topIDs(z []float32, n int) []int {
 		}
 	}
 	return best
+}
+
+// stagesOf turns the sampler's record of one step into trace data (nil
+// when none was recorded).
+func (g *generation) stagesOf(st *sample.Stages) *trace.SamplerStages {
+	if st == nil {
+		return nil
+	}
+	out := &trace.SamplerStages{Greedy: st.Greedy, Logits: st.Logits, Drawn: st.Drawn, U: st.U}
+	last := st.Stage[len(st.Stage)-1]
+	for r, id := range st.IDs {
+		out.Candidates = append(out.Candidates, trace.Candidate{ID: id, Text: g.m.TokenText(id), P: last.P[r]})
+	}
+	for _, s := range st.Stage {
+		out.Stages = append(out.Stages, trace.SamplerStage{Name: s.Name, On: s.On, Kept: s.Kept, P: s.P})
+	}
+	return out
 }

@@ -226,3 +226,36 @@ func TestInspectRefusesBadArguments(t *testing.T) {
 		}
 	}
 }
+
+// With Stages set every step carries the sampler's stages: the drawn token
+// is the chosen one and the last stage is the distribution of the top-N.
+func TestGenerateRecordsSamplerStages(t *testing.T) {
+	m, _, _ := genModel(t)
+	opt := greedy(4)
+	opt.Settings.Temperature, opt.Settings.TopK, opt.Settings.TopP, opt.Settings.Seed = 0.8, 20, 0.9, 3
+	opt.Stages = 12
+	run, err := m.Generate(context.Background(), "Once upon a time", opt, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range run.Steps {
+		st := s.Stages
+		if st == nil || st.Greedy || st.Drawn != s.Chosen.ID || len(st.Stages) != 5 || len(st.Candidates) != 12 {
+			t.Fatalf("step %d: stages %+v", i, st)
+		}
+		for _, c := range st.Candidates {
+			for _, top := range s.Top {
+				if top.ID == c.ID && math.Abs(top.P-c.P) > 1e-9 {
+					t.Fatalf("step %d: candidate %d p %v, top-10 says %v", i, c.ID, c.P, top.P)
+				}
+			}
+		}
+		if st.Stages[2].Name != "top-k" || st.Stages[2].Kept < 20 || st.Stages[3].Kept > st.Stages[2].Kept {
+			t.Fatalf("step %d: kept %+v", i, st.Stages)
+		}
+	}
+	g, err := m.Generate(context.Background(), "Once upon a time", greedy(2), nil)
+	if err != nil || g.Steps[0].Stages != nil {
+		t.Fatalf("stages recorded without asking: %v", err)
+	}
+}

@@ -39,3 +39,24 @@ type KVRows struct {
 	Keys   [][]float32 `json:"keys"`
 	Values [][]float32 `json:"values"`
 }
+
+// SamplerStages is what each stage of the sampler did at one step, for
+// its best candidates after the penalties (engine/sample.Stages): the
+// probability of each after every stage, in the sampler's order, 0 once a
+// stage removed it.
+type SamplerStages struct {
+	Greedy     bool           `json:"greedy"`
+	Candidates []Candidate    `json:"candidates"` // best first; P: the final probability (0: removed)
+	Logits     []float64      `json:"logits"`     // after the penalties
+	Stages     []SamplerStage `json:"stages"`
+	Drawn      int            `json:"drawn"` // the token id chosen
+	U          float64        `json:"u"`     // the seeded uniform draw (sampling)
+}
+
+// SamplerStage is the state after one stage.
+type SamplerStage struct {
+	Name string    `json:"name"` // penalties, temperature, top-k, top-p, min-p
+	On   bool      `json:"on"`   // its setting changes something
+	Kept int       `json:"kept"` // tokens of the vocabulary still possible
+	P    []float64 `json:"p"`    // per candidate
+}

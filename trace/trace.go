@@ -31,6 +31,8 @@ type Step struct {
 	// The chosen token's flags, as in Token.
 	Special  bool `json:"special"`
 	Thinking bool `json:"thinking"`
+	// Stages is what each sampler stage did (GenerateOptions.Stages > 0).
+	Stages *SamplerStages `json:"sampler_stages,omitempty"`
 }
 
 // Attention is the softmax weights of every layer × head for one query

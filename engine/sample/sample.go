@@ -25,6 +25,9 @@ type Sampler struct {
 	heap   []int32   // scratch for topSorted
 	all    []int32   // [V] scratch for full sorts
 	probs  []float32 // [V] scratch for softmaxTop
+
+	stagesN int     // candidates whose stages are recorded (0: off; stages.go)
+	stages  *Stages // the latest record
 }
 
 // New checks p and seeds the generator (sampling.md §5: SplitMix64 from the
@@ -73,8 +76,11 @@ func (s *Sampler) SampleWith(logits []float32, context, generated []int, n int) 
 	}
 	s.repetition(logits, context)
 	s.frequencyPresence(logits, generated)
+	s.beginStages(logits, s.p.RepetitionPenalty != 1 || s.p.FrequencyPenalty != 0 || s.p.PresencePenalty != 0)
 	if s.p.IsGreedy() {
-		return s.greedy(logits, n)
+		id, top = s.greedy(logits, n)
+		s.endStages(id, 0)
+		return id, top
 	}
 	return s.draw(logits, n)
 }
@@ -191,18 +197,21 @@ func (s *Sampler) draw(z []float32, n int) (int, []Candidate) {
 		s.rng.uniform() // one draw per sampled token, whatever happens
 		return best, nil
 	}
+	s.noteStage("temperature", s.p.Temperature != 1, z, zmax, k, nil)
 	var order []int32 // nil: the survivors are every finite logit
 	if tk := s.p.TopK; tk > 0 && tk < k {
 		tau := z[s.topSorted(z, tk)[tk-1]]
 		k = countAtLeast(z, tau, false) // ties at τ all survive
 		order = s.topSorted(z, k)
 	}
+	s.noteStage("top-k", s.p.TopK > 0, z, zmax, k, order)
 	if p := s.p.TopP; p < 1 {
 		// keep the smallest best-first prefix whose mass reaches p
 		var j int
 		j, order = s.cut(z, zmax, k, order, p*s.mass(z, zmax, k, order), false)
 		k, order = j, order[:j]
 	}
+	s.noteStage("top-p", s.p.TopP < 1, z, zmax, k, order)
 	if m := s.p.MinP; m > 0 {
 		// P_i ≥ m·P_max ⇔ exp(z_i − z_max) ≥ m: a best-first prefix again
 		c := 0
@@ -219,10 +228,12 @@ func (s *Sampler) draw(z []float32, n int) (int, []Candidate) {
 			order = order[:k]
 		}
 	}
+	s.noteStage("min-p", s.p.MinP > 0, z, zmax, k, order)
 	total := s.mass(z, zmax, k, order)
 	u := s.rng.uniform()
 	j, order := s.cut(z, zmax, k, order, u*total, true)
 	id := int(order[j-1])
+	s.endStages(id, u)
 	if nTop := min(n, k); nTop > 0 {
 		if len(order) < nTop {
 			order = s.topSorted(z, nTop)

@@ -27,7 +27,7 @@ type Options struct {
 	Quit       bool   // exit after the screenshot
 	Kernels    string
 	Threads    int
-	Tab        string // panel shown first: attention, next-token, timing, model
+	Tab        string // panel shown first: attention, next-token, timing, model, mlp, compare, embedding, kv-cache, logit-lens, sampler
 	Ablate     string // after the first run: rerun with these heads off (L:H,… from 0, top:N, random:N:SEED)
 	Variant    string // after the first run (and the ablation): compare with this prompt
 	Source     string // with --ablate/--variant: the grid's source, a position or a word of the prompt ("": the strongest)
@@ -53,7 +53,7 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.BoolVar(&o.Quit, "quit", false, "exit after the screenshot")
 	fs.StringVar(&o.Kernels, "kernels", "", "kernel level: auto, avx512bf16, avx512, avx2, generic")
 	fs.IntVar(&o.Threads, "threads", -1, "worker threads (0: all cores)")
-	fs.StringVar(&o.Tab, "tab", "", "panel to show: attention, next-token, timing, model, mlp, deltanet or compare")
+	fs.StringVar(&o.Tab, "tab", "", "panel to show: attention, next-token, timing, model, mlp, deltanet, compare, embedding, kv-cache, logit-lens or sampler")
 	fs.StringVar(&o.Ablate, "ablate", "", "after generating, switch these heads off and compare: L:H[,L:H...] (0-based), top:N or random:N:SEED")
 	fs.StringVar(&o.Variant, "variant", "", "after generating, compare with this variant prompt")
 	fs.StringVar(&o.Source, "source", "", "with --ablate or --variant: the grid's source for top:N, a token position or a word of the prompt (default: the strongest)")

@@ -40,6 +40,7 @@ const allPromptLimit = 256
 func generateOptions(s trace.Settings, info trace.ModelInfo, promptLen int) engine.GenerateOptions {
 	opt := engine.DefaultGenerateOptions()
 	opt.Settings = s
+	opt.Stages = samplerStagesShown // the Sampler tab
 	opt.Ablate = s.Ablate
 	opt.Attn.AllPrompt = promptLen <= allPromptLimit
 	opt.MLP = mlpCaptures(info.Layers, info.Intermediate, promptLen, s.MaxTokens)

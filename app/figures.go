@@ -29,6 +29,9 @@ func (u *UI) vizTheme() viz.Theme {
 // figure is the viz figure of a panel for the current selection; false when
 // the panel has none (it is then exported as the window shows it).
 func (u *UI) figure(panel string) (viz.Figure, bool) {
+	if f, ok := u.insideFigure(panel); ok {
+		return f, true
+	}
 	th := u.vizTheme()
 	switch panel {
 	case "attention":

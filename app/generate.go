@@ -110,6 +110,7 @@ func (u *UI) begin(prompt string, ids []int, s trace.Settings) {
 	u.cancel = cancel
 	u.running = true
 	u.gen++
+	u.inside.settings = s
 	u.controls.SetRunning(true)
 	u.showCeiling() // no re-measuring while the engine runs
 	u.controls.Status.SetText(fmt.Sprintf("Reading the prompt: %d tokens…", len(ids)))
@@ -122,6 +123,7 @@ func (u *UI) begin(prompt string, ids []int, s trace.Settings) {
 // as it comes; the panels are redrawn at most every panelEvery.
 func (u *UI) work(ctx context.Context, gen int, b Backend, req *chatRequest, prompt string, opt engine.GenerateOptions) {
 	defer u.wg.Done()
+	u.waitInspect() // the model runs one thing at a time
 	var run *trace.Run
 	var err error
 	func() {

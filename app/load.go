@@ -66,6 +66,7 @@ func (u *UI) loaded(path string, b Backend, err error) {
 		u.idle()
 		return
 	}
+	u.forgetInspect() // before Close: an Inspect may be running on the old model
 	if u.backend != nil {
 		u.backend.Close()
 	}

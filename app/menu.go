@@ -131,7 +131,8 @@ func (u *UI) currentPanel() string {
 // panelName is the export name of a tab.
 func panelName(tab string) string {
 	return map[string]string{"Attention": "attention", "Next token": "next-token", "Timing": "timing",
-		"Model": "model", "MLP": "mlp", "Compare": "compare", "DeltaNet": "deltanet"}[tab]
+		"Model": "model", "MLP": "mlp", "Compare": "compare", "DeltaNet": "deltanet",
+		"Embedding": "embedding", "KV cache": "kv-cache", "Logit lens": "logit-lens", "Sampler": "sampler"}[tab]
 }
 
 // saveRun writes the last finished run as JSON.
@@ -207,7 +208,8 @@ func (u *UI) render(panel, format string) ([]byte, error) {
 // capturePanel is the PNG of the panel as the window shows it.
 func (u *UI) capturePanel(panel string) ([]byte, error) {
 	var obj fyne.CanvasObject = map[string]fyne.CanvasObject{"attention": u.attn, "next-token": u.next,
-		"timing": u.timing, "model": u.model, "mlp": u.mlp, "compare": u.compare}[panel]
+		"timing": u.timing, "model": u.model, "mlp": u.mlp, "compare": u.compare,
+		"embedding": u.inside.embed, "kv-cache": u.inside.kv, "logit-lens": u.inside.lens, "sampler": u.inside.sampler}[panel]
 	if obj == nil {
 		return nil, fmt.Errorf("no panel %q", panel)
 	}

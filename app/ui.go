@@ -40,6 +40,7 @@ type UI struct {
 	timing    *views.TimingPanel
 	model     *views.ModelPanel
 	mlp       *views.MLPPanel
+	inside    *inside // Embedding, KV cache, Logit lens, Sampler (inside.go)
 	compare   *views.ComparePanel
 	bar       *views.AblateBar // under the attention grid: heads to switch off
 	tabs      *container.AppTabs
@@ -118,6 +119,7 @@ func (u *UI) newPanels() *container.AppTabs {
 	u.timing = views.NewTimingPanel()
 	u.model = views.NewModelPanel()
 	u.mlp = views.NewMLPPanel()
+	u.inside = u.newInside()
 	u.mlp.Render = u.renderMLP
 	u.mlp.OnExport = guard1(u, func(f string) { u.export("mlp", f) })
 	u.deltaNet = views.NewDeltaNetPanel()
@@ -135,6 +137,10 @@ func (u *UI) newPanels() *container.AppTabs {
 		container.NewTabItem("Model", u.model),
 		container.NewTabItem("MLP", u.mlp),
 		container.NewTabItem("DeltaNet", u.deltaNet),
+		container.NewTabItem("Embedding", u.inside.embed),
+		container.NewTabItem("KV cache", u.inside.kv),
+		container.NewTabItem("Logit lens", u.inside.lens),
+		container.NewTabItem("Sampler", u.inside.sampler),
 		container.NewTabItem("Compare", u.compare),
 	)
 	tabs.OnSelected = func(*container.TabItem) { defer u.rescue(); u.dirty = true; u.refreshPanels() }
@@ -377,4 +383,5 @@ func (u *UI) refreshPanels() {
 	if u.tabs.Selected() != nil && u.tabs.Selected().Content == u.compare && !u.running {
 		u.refreshCompare()
 	}
+	u.refreshInside()
 }

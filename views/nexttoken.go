@@ -32,6 +32,7 @@ type NextTokenPanel struct {
 	OnExport func(format string)
 
 	Title *widget.Label
+	Dist  *widget.Label // which distribution the bars show
 	Bars  *Bars
 	step  trace.Step
 	has   bool
@@ -41,12 +42,14 @@ type NextTokenPanel struct {
 // NewNextTokenPanel makes an empty panel.
 func NewNextTokenPanel() *NextTokenPanel {
 	p := &NextTokenPanel{Title: boldLabel("Generate, then click a token to see the candidates it was drawn from."), Bars: NewBars()}
+	p.Dist = widget.NewLabel("")
+	p.Dist.Wrapping = fyne.TextWrapWord
 	p.Bars.LabelWidth = 220
 	p.box = container.NewBorder(exportButtons(func(f string) {
 		if p.OnExport != nil {
 			p.OnExport(f)
 		}
-	}), nil, nil, nil, container.NewVScroll(container.NewVBox(p.Title, p.Bars)))
+	}), nil, nil, nil, container.NewVScroll(container.NewVBox(p.Title, p.Dist, p.Bars)))
 	p.ExtendBaseWidget(p)
 	return p
 }
@@ -63,6 +66,7 @@ func (p *NextTokenPanel) Display(toks []trace.Token, steps []trace.Step, pos int
 	if !p.has {
 		p.Title.SetText(fmt.Sprintf("No candidates at position %d: the engine records them for generated tokens and the last prompt token.", pos))
 		p.Bars.SetBars(nil)
+		p.Dist.SetText("")
 		return
 	}
 	ctx := ""
@@ -77,4 +81,18 @@ func (p *NextTokenPanel) Display(toks []trace.Token, steps []trace.Step, pos int
 			Value: fmt.Sprintf("%.1f %%  id %d", 100*c.P, c.ID), Highlight: c.ID == p.step.Chosen.ID})
 	}
 	p.Bars.SetBars(bars)
+	p.Dist.SetText(DistributionNote(p.step))
+}
+
+// DistributionNote says which distribution a step's candidates come from.
+func DistributionNote(s trace.Step) string {
+	switch st := s.Stages; {
+	case st == nil:
+		return "Shown: the distribution the token was chosen from (greedy: softmax of the logits after the penalties; sampling: after temperature, top-k, top-p and min-p, renormalised)."
+	case st.Greedy:
+		return "Shown: softmax of the logits after the penalties, over the whole vocabulary. Greedy decoding takes the first; nothing is drawn."
+	default:
+		last := st.Stages[len(st.Stages)-1]
+		return fmt.Sprintf("Shown: the final distribution, after the penalties, temperature, top-k, top-p and min-p, renormalised over the %d tokens left: the one the seeded draw used. The Sampler tab shows every stage.", last.Kept)
+	}
 }

@@ -200,3 +200,30 @@ func purpleLens() []trace.LensLayer {
 	}
 	return lens
 }
+
+// sampledStages is one sampling step at T 0.7, top-k 4, top-p 0.9: the
+// fifth candidate goes at top-k, the fourth at top-p; the second is drawn.
+func sampledStages() (trace.SamplerStages, trace.Settings) {
+	st := trace.SamplerStages{Drawn: 11, U: 0.62}
+	for i, w := range []string{" purple", " blue", " cat", " green", " colour"} {
+		st.Candidates = append(st.Candidates, trace.Candidate{ID: 10 + i, Text: w})
+	}
+	st.Stages = []trace.SamplerStage{
+		{Name: "penalties", Kept: 151936, P: []float64{0.5, 0.2, 0.1, 0.05, 0.04}},
+		{Name: "temperature", On: true, Kept: 151936, P: []float64{0.6, 0.2, 0.08, 0.03, 0.02}},
+		{Name: "top-k", On: true, Kept: 4, P: []float64{0.66, 0.22, 0.09, 0.03, 0}},
+		{Name: "top-p", On: true, Kept: 3, P: []float64{0.68, 0.23, 0.09, 0, 0}},
+		{Name: "min-p", Kept: 3, P: []float64{0.68, 0.23, 0.09, 0, 0}},
+	}
+	for i := range st.Candidates {
+		st.Candidates[i].P = st.Stages[4].P[i]
+	}
+	return st, trace.Settings{Temperature: 0.7, TopK: 4, TopP: 0.9}
+}
+
+func greedyStages() trace.SamplerStages {
+	st, _ := sampledStages()
+	st.Greedy, st.Drawn, st.U = true, 10, 0
+	st.Stages = st.Stages[:1]
+	return st
+}

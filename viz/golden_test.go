@@ -102,6 +102,7 @@ func goldenFigures() []struct {
 		long[i] = float32(0.5 / 3139)
 	}
 	long[0], long[1234], long[3000] = 0.3, 0.15, 0.05
+	sampled, sampledSettings := sampledStages()
 	return []struct {
 		name string
 		f    Figure
@@ -130,6 +131,8 @@ func goldenFigures() []struct {
 		{"layer_heads", LayerHeads(purpleTokens, layer18(), 18, Dark()), 560, 420},
 		{"logit_lens", LogitLens(purpleLens(), "·a", 16, -1, Dark()), 720, 640},
 		{"logit_lens_light", LogitLens(purpleLens()[:6], "·a", 16, 24932, fromZero(Light())), 560, 320},
+		{"sampler_stages", SamplerStages(sampled, sampledSettings, Dark()), 900, 420},
+		{"sampler_greedy", SamplerStages(greedyStages(), trace.Settings{}, Light()), 560, 360},
 		{"embedding_row", EmbeddingRow(embeddingRow(), EmbeddingRowInfo{Token: " purple", Row: 24503, Rows: 151936, Tied: true}, Light()), 720, 520},
 	}
 }

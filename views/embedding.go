@@ -1,0 +1,97 @@
+package views
+
+import (
+	"fmt"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"loupe/trace"
+	"loupe/viz"
+)
+
+// EmbeddingPanel shows the selected token's row of the embedding table:
+// its index and the table's shape, the first numbers as the article
+// prints them, every number as a strip and as bars, simple statistics, and
+// whether the table is also the output head.
+type EmbeddingPanel struct {
+	widget.BaseWidget
+	OnExport func(format string)
+	Theme    func() viz.Theme
+
+	Title, Shape, First, Stats, Tied *widget.Label
+	fig                              *figureBox
+	box                              *fyne.Container
+
+	tok    trace.Token
+	values []float32
+}
+
+// NewEmbeddingPanel makes an empty panel.
+func NewEmbeddingPanel() *EmbeddingPanel {
+	p := &EmbeddingPanel{
+		Title: boldLabel("Click a token to see its row of the embedding table."),
+		Shape: widget.NewLabel(""), First: caption(""), Stats: widget.NewLabel(""), Tied: caption(""),
+		fig: newFigureBox(1000, 520),
+	}
+	read := caption("How to read it: the model starts from this row alone — the same numbers for every occurrence of the token, wherever it is. " +
+		"Each coloured square is one number (orange positive, purple negative, left to right in lines of 64); the bars below are the same numbers in order.")
+	p.box = container.NewBorder(exportButtons(func(f string) {
+		if p.OnExport != nil {
+			p.OnExport(f)
+		}
+	}), nil, nil, nil, container.NewVScroll(container.NewVBox(p.Title, p.Shape, p.First, p.Stats, p.Tied, p.fig.img, read)))
+	p.ExtendBaseWidget(p)
+	return p
+}
+
+// CreateRenderer implements fyne.Widget.
+func (p *EmbeddingPanel) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(p.box) }
+
+// Display shows the row values of token tok from a table of rows rows.
+func (p *EmbeddingPanel) Display(tok trace.Token, values []float32, rows int, tied bool) {
+	p.tok, p.values = tok, values
+	if len(values) == 0 {
+		p.Title.SetText(fmt.Sprintf("No embedding row for «%s» (id %d).", clip(Visible(tok.Text), 24), tok.ID))
+		p.Shape.SetText("")
+		p.First.SetText("")
+		p.Stats.SetText("")
+		p.Tied.SetText("")
+		p.fig.show(nil)
+		return
+	}
+	p.Title.SetText(fmt.Sprintf("«%s» (position %d) enters the model as %s numbers", clip(Visible(tok.Text), 24), tok.Pos, viz.Thousands(int64(len(values)))))
+	p.Shape.SetText(viz.RowShape(tok.ID, rows, len(values)) + " (the row is the token's id)")
+	p.First.SetText(firstNumbers(values, 12))
+	st := viz.StatsOf(values)
+	p.Stats.SetText(fmt.Sprintf("norm %.3f · min %.3f · max %.3f · mean |x| %.4f", st.Norm, st.Min, st.Max, st.MeanAbs))
+	p.Tied.SetText(viz.TiedNote(tied))
+	p.fig.show(p.figure(rows, tied))
+}
+
+func (p *EmbeddingPanel) figure(rows int, tied bool) viz.Figure {
+	return viz.EmbeddingRow(p.values, viz.EmbeddingRowInfo{Token: p.tok.Text, Row: p.tok.ID, Rows: rows, Tied: tied}, figTheme(p.Theme))
+}
+
+// Figure is the figure shown (for exports), nil before a token.
+func (p *EmbeddingPanel) Figure() viz.Figure { return p.fig.fig }
+
+// Values are the numbers shown.
+func (p *EmbeddingPanel) Values() (trace.Token, []float32) { return p.tok, p.values }
+
+// firstNumbers writes the first k values as the article does:
+// "0.017, -0.004, -0.008, …".
+func firstNumbers(v []float32, k int) string {
+	s := ""
+	for i, x := range v[:min(k, len(v))] {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("%.3f", x)
+	}
+	if len(v) > k {
+		s += fmt.Sprintf(", … (%s numbers)", viz.Thousands(int64(len(v))))
+	}
+	return s
+}

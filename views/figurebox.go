@@ -1,0 +1,55 @@
+package views
+
+import (
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/widget"
+
+	"loupe/viz"
+)
+
+// figureBox shows a viz figure rendered at a fixed size in pixels and
+// scaled to fit the room, for the panels whose figure is their picture
+// (Embedding, KV cache, Logit lens, Sampler stages). Theme gives the
+// figure's theme (the app's window variant and View › Count); nil: Dark.
+type figureBox struct {
+	img  *canvas.Image
+	w, h int
+	fig  viz.Figure
+}
+
+func newFigureBox(w, h int) *figureBox {
+	b := &figureBox{img: canvas.NewImageFromImage(nil), w: w, h: h}
+	b.img.FillMode = canvas.ImageFillContain
+	b.img.SetMinSize(fyne.NewSize(float32(w), float32(h))) // drawn 1:1, text at the window's size
+	return b
+}
+
+// show draws fig (nil: clears).
+func (b *figureBox) show(fig viz.Figure) {
+	b.fig = fig
+	b.img.Image = nil
+	if fig != nil {
+		if img, err := viz.Image(fig, b.w, b.h, viz.DPI); err == nil {
+			b.img.Image = img
+		}
+	}
+	b.img.Refresh()
+}
+
+// figTheme is th() or the dark theme, counting as Numbers says.
+func figTheme(th func() viz.Theme) viz.Theme {
+	t := viz.Dark()
+	if th != nil {
+		t = th()
+	}
+	t.Count = Numbers
+	return t
+}
+
+// caption is a wrapping label for the plain sentences under a figure.
+func caption(s string) *widget.Label {
+	l := widget.NewLabel(s)
+	l.Wrapping = fyne.TextWrapWord
+	return l
+}

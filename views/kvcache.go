@@ -1,0 +1,294 @@
+package views
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"slices"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/widget"
+
+	"loupe/trace"
+	"loupe/viz"
+)
+
+// maxKVRows bounds the rows of a KV heatmap in the window; longer caches
+// are shown as means of consecutive tokens (hover names them).
+const maxKVRows = 400
+
+// KVSizes are the KV cache's sizes for a model: the numbers one token adds
+// (keys and values of every layer with attention and every KV head), its
+// bytes in this engine's fp32 cache and in a bf16 cache (the article's).
+type KVSizes struct {
+	Numbers           int64
+	BytesF32, BytesBF int64
+}
+
+// KVSizesOf reads them from the model's description.
+func KVSizesOf(info trace.ModelInfo) KVSizes {
+	n := info.KVBytesPerToken / 4 // the engine's cache is fp32
+	if n == 0 {
+		n = 2 * int64(info.Layers) * int64(info.KVHeads) * int64(info.HeadDim)
+	}
+	return KVSizes{Numbers: n, BytesF32: 4 * n, BytesBF: 2 * n}
+}
+
+// KVCostLine is the article's comparison at n tokens: what the cache adds
+// to every token written, set against the weights.
+func KVCostLine(info trace.ModelInfo, n int) string {
+	s := KVSizesOf(info)
+	f32, bf := float64(s.BytesF32)*float64(n), float64(s.BytesBF)*float64(n)
+	w := float64(info.WeightBytesPerTok)
+	line := fmt.Sprintf("at %s tokens: %s more read for every token written (%s in bf16)", viz.Thousands(int64(n)), viz.Bytes(f32), viz.Bytes(bf))
+	if w > 0 {
+		line += fmt.Sprintf(", beside the %s of weights read for each — %s of them", viz.Bytes(w), viz.Percent(f32/w))
+	}
+	return line
+}
+
+// KVCachePanel shows the real cached keys (after RoPE) and values of one
+// layer and KV head for the tokens so far, and what the cache costs.
+type KVCachePanel struct {
+	widget.BaseWidget
+	OnExport func(format string)
+	Theme    func() viz.Theme
+	// OnChoose asks for the rows of another layer or KV head.
+	OnChoose func(layer, kvHead int)
+
+	Title, Sizes, Live, Totals, Hover *widget.Label
+	Layer, KVHead                     *widget.Select
+	Keys, Values                      *Heatmap
+	box                               *fyne.Container
+
+	info   trace.ModelInfo
+	tokens []trace.Token
+	kv     trace.KVRows
+	starts []int // first token of each heatmap row
+	quiet  bool  // setting the selects: no OnChoose
+}
+
+// NewKVCachePanel makes an empty panel.
+func NewKVCachePanel() *KVCachePanel {
+	p := &KVCachePanel{
+		Title: boldLabel("Generate: the cache's keys and values appear here."),
+		Sizes: caption(""), Live: widget.NewLabel(""), Totals: caption(""),
+		Hover: widget.NewLabel("Hover a cell for its value."),
+		Keys:  NewHeatmap(3, 6), Values: NewHeatmap(3, 6),
+	}
+	p.Layer = widget.NewSelect(nil, func(string) { p.choose() })
+	p.KVHead = widget.NewSelect(nil, func(string) { p.choose() })
+	for _, h := range []*Heatmap{p.Keys, p.Values} {
+		h.Gapless = true
+		h.OnHover = p.hover(h)
+	}
+	read := caption("How to read it: each row is one token already read, each column one of the head's numbers; orange is positive, purple negative, on one scale for each map. " +
+		"A new token compares its query with every row of the keys, then sums the rows of the values with the resulting weights: this is what each step reads again.")
+	maps := container.NewGridWithColumns(2,
+		container.NewBorder(widget.NewLabel("keys (after RoPE)"), nil, nil, nil, p.Keys),
+		container.NewBorder(widget.NewLabel("values"), nil, nil, nil, p.Values))
+	top := container.NewHBox(widget.NewLabel("Layer"), p.Layer, widget.NewLabel("K/V head"), p.KVHead, layout.NewSpacer(),
+		widget.NewButton("Export PNG…", func() { p.export("png") }), widget.NewButton("Export SVG…", func() { p.export("svg") }))
+	p.box = container.NewBorder(top, nil, nil, nil,
+		container.NewVScroll(container.NewVBox(p.Title, p.Sizes, p.Live, p.Totals, maps, p.Hover, read)))
+	p.ExtendBaseWidget(p)
+	return p
+}
+
+func (p *KVCachePanel) export(f string) {
+	if p.OnExport != nil {
+		p.OnExport(f)
+	}
+}
+
+// CreateRenderer implements fyne.Widget.
+func (p *KVCachePanel) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(p.box) }
+
+// Chosen is the layer and KV head selected (indices from 0).
+func (p *KVCachePanel) Chosen() (layer, kvHead int) {
+	return max(0, p.Layer.SelectedIndex()), max(0, p.KVHead.SelectedIndex())
+}
+
+func (p *KVCachePanel) choose() {
+	if !p.quiet && p.OnChoose != nil {
+		l, g := p.Chosen()
+		p.OnChoose(l, g)
+	}
+}
+
+// SetModel fills the selects for info (layer 19 and K/V head 1, counted
+// from 1, as the article, when the model has them) and the sizes.
+func (p *KVCachePanel) SetModel(info trace.ModelInfo) {
+	p.info = info
+	p.quiet = true
+	defer func() { p.quiet = false }()
+	layers, heads := names(info.Layers), names(info.KVHeads)
+	if len(p.Layer.Options) != len(layers) || len(layers) > 0 && p.Layer.Options[0] != layers[0] {
+		sel := p.Layer.SelectedIndex()
+		p.Layer.Options = layers
+		if sel < 0 || sel >= len(layers) {
+			sel = min(18, len(layers)-1) // the article's layer 19
+		}
+		p.Layer.SetSelectedIndex(sel)
+	}
+	if len(p.KVHead.Options) != len(heads) || len(heads) > 0 && p.KVHead.Options[0] != heads[0] {
+		sel := max(0, p.KVHead.SelectedIndex())
+		p.KVHead.Options = heads
+		p.KVHead.SetSelectedIndex(min(sel, len(heads)-1))
+	}
+	s := KVSizesOf(info)
+	p.Sizes.SetText(fmt.Sprintf("Per token: keys and values of %d layers × %d K/V heads × %d numbers = %s numbers; "+
+		"this engine keeps them in fp32: %s per token (in bf16, as in the article: %s).",
+		info.Layers, info.KVHeads, info.HeadDim, viz.Thousands(s.Numbers), viz.Bytes(float64(s.BytesF32)), viz.Bytes(float64(s.BytesBF))))
+	var lines []string
+	for _, n := range kvTotalsAt(info.MaxPositions) {
+		line := KVCostLine(info, n)
+		switch {
+		case n == info.MaxPositions:
+			line += " (the model's maximum context)"
+		case info.MaxPositions > 0 && n > info.MaxPositions:
+			line += " (beyond this model's context)"
+		}
+		lines = append(lines, line)
+	}
+	p.Totals.SetText(joinLines(lines))
+}
+
+// kvTotalsAt are the lengths the totals are given at: 4,096, 32,000 and
+// the model's maximum context, in order, once each.
+func kvTotalsAt(maxCtx int) []int {
+	at := []int{4096, 32000}
+	if maxCtx > 0 && maxCtx != 4096 && maxCtx != 32000 {
+		at = append(at, maxCtx)
+	}
+	slices.Sort(at)
+	return at
+}
+
+func names(n int) []string {
+	out := make([]string, max(0, n))
+	for i := range out {
+		out[i] = Numbers.Index(i)
+	}
+	return out
+}
+
+func joinLines(ls []string) string {
+	s := ""
+	for i, l := range ls {
+		if i > 0 {
+			s += "\n"
+		}
+		s += "• " + l
+	}
+	return s
+}
+
+// SetLive says how much of the cache the current sequence uses.
+func (p *KVCachePanel) SetLive(tokens int, running bool) {
+	s := KVSizesOf(p.info)
+	verb := "holds"
+	if running {
+		verb = "holds so far"
+	}
+	p.Live.SetText(fmt.Sprintf("Live: the cache %s %s: %s (fp32).", verb, kvCount(tokens, "token"), viz.Bytes(float64(s.BytesF32)*float64(tokens))))
+}
+
+// Display shows the rows of one layer and KV head; tokens name them.
+func (p *KVCachePanel) Display(tokens []trace.Token, kv trace.KVRows) {
+	p.tokens, p.kv = tokens, kv
+	n := len(kv.Keys)
+	if n == 0 {
+		p.Title.SetText("No cached keys and values to show yet: generate, then wait for the run to end (the cache is read when the model is idle).")
+		p.Keys.SetValues(nil)
+		p.Values.SetValues(nil)
+		return
+	}
+	p.Title.SetText(fmt.Sprintf("KV cache, %s, %s: keys and values of the %s so far (%d numbers each; rows: tokens 0…%d from the top)",
+		LayerName(kv.Layer), Numbers.KVHead(kv.KVHead), kvCount(n, "token"), len(kv.Keys[0]), n-1))
+	var kr, vr [][]float64
+	kr, p.starts = viz.PoolRows(kv.Keys, maxKVRows)
+	vr, _ = viz.PoolRows(kv.Values, maxKVRows)
+	rowH := clampF(420/float32(len(kr)), 1, 16)
+	for _, m := range []struct {
+		h    *Heatmap
+		rows [][]float64
+	}{{p.Keys, kr}, {p.Values, vr}} {
+		m.h.cell = fyne.NewSize(3, rowH)
+		m.h.Color = divergingColors(m.rows)
+		m.h.SetValues(m.rows)
+	}
+}
+
+// divergingColors maps ±max|x| of rows onto purple–white–orange.
+func divergingColors(rows [][]float64) func(float64) color.NRGBA {
+	lim := 0.0
+	for _, r := range rows {
+		for _, v := range r {
+			if !math.IsNaN(v) {
+				lim = math.Max(lim, math.Abs(v))
+			}
+		}
+	}
+	if lim == 0 {
+		lim = 1
+	}
+	ramp := viz.PurpleOrange(256)
+	return func(v float64) color.NRGBA {
+		if math.IsNaN(v) {
+			return color.NRGBA{128, 128, 128, 255}
+		}
+		r, g, b, a := ramp.At((v/lim + 1) / 2).RGBA()
+		return color.NRGBA{uint8(r >> 8), uint8(g >> 8), uint8(b >> 8), uint8(a >> 8)}
+	}
+}
+
+func (p *KVCachePanel) hover(h *Heatmap) func(row, col int, v float64) {
+	return func(row, col int, v float64) {
+		if row < 0 || row >= len(p.starts) {
+			return
+		}
+		what := "key"
+		if h == p.Values {
+			what = "value"
+		}
+		lo := p.starts[row]
+		hi := len(p.kv.Keys) - 1
+		if row+1 < len(p.starts) {
+			hi = p.starts[row+1] - 1
+		}
+		who := fmt.Sprintf("token %d «%s»", lo, clip(Visible(p.text(lo)), 16))
+		if hi > lo {
+			who = fmt.Sprintf("tokens %d…%d (mean)", lo, hi)
+		}
+		p.Hover.SetText(fmt.Sprintf("%s, %s number %d: %.4f", who, what, col, v))
+	}
+}
+
+func (p *KVCachePanel) text(pos int) string {
+	if pos >= 0 && pos < len(p.tokens) {
+		return p.tokens[pos].Text
+	}
+	return "?"
+}
+
+// Rows are the keys and values shown.
+func (p *KVCachePanel) Rows() trace.KVRows { return p.kv }
+
+// Figure is the exported figure: both maps with their scales.
+func (p *KVCachePanel) Figure() viz.Figure {
+	texts := make([]string, len(p.kv.Keys))
+	for i := range texts {
+		texts[i] = p.text(i)
+	}
+	return viz.KVCache(p.kv.Keys, p.kv.Values, texts, figTheme(p.Theme))
+}
+
+func kvCount(n int, w string) string {
+	if n == 1 {
+		return "1 " + w
+	}
+	return viz.Thousands(int64(n)) + " " + w + "s"
+}

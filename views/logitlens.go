@@ -1,0 +1,100 @@
+package views
+
+import (
+	"fmt"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"loupe/trace"
+	"loupe/viz"
+)
+
+// LogitLensPanel shows, for the selected position, the top-5 next tokens
+// after every layer: that layer's residual stream through the final norm
+// and the output head. The first layer where the final choice leads is
+// marked.
+type LogitLensPanel struct {
+	widget.BaseWidget
+	OnExport func(format string)
+	Theme    func() viz.Theme
+
+	Title, Lead *widget.Label
+	fig         *figureBox
+	box         *fyne.Container
+
+	tok    trace.Token
+	lens   []trace.LensLayer
+	choice int
+}
+
+// NewLogitLensPanel makes an empty panel.
+func NewLogitLensPanel() *LogitLensPanel {
+	p := &LogitLensPanel{Title: boldLabel("Generate, then click a token: the lens is computed when the model is idle."),
+		Lead: caption(""), fig: newFigureBox(1000, 640), choice: -1}
+	read := caption("How to read it: each row asks what the model would write if it stopped after that layer — the residual stream there, put through the final norm and the output head. " +
+		"Read from the bottom up: early layers guess common words; the final choice (outlined) rises to the top as the layers add what they found.")
+	p.box = container.NewBorder(exportButtons(func(f string) {
+		if p.OnExport != nil {
+			p.OnExport(f)
+		}
+	}), nil, nil, nil, container.NewVScroll(container.NewVBox(p.Title, p.Lead, p.fig.img, read)))
+	p.ExtendBaseWidget(p)
+	return p
+}
+
+// CreateRenderer implements fyne.Widget.
+func (p *LogitLensPanel) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(p.box) }
+
+// Waiting says the lens of tok is being computed (or why it is not).
+func (p *LogitLensPanel) Waiting(msg string) {
+	p.Title.SetText(msg)
+	p.Lead.SetText("")
+	p.lens = nil
+	p.fig.show(nil)
+}
+
+// Display shows the lens of tok; choice is the token chosen after it (−1:
+// the last layer's top candidate).
+func (p *LogitLensPanel) Display(tok trace.Token, lens []trace.LensLayer, choice int) {
+	p.tok, p.lens, p.choice = tok, lens, choice
+	if len(lens) == 0 || len(lens[len(lens)-1].Top) == 0 {
+		p.Waiting(fmt.Sprintf("No logit lens for «%s» (position %d).", clip(Visible(tok.Text), 24), tok.Pos))
+		return
+	}
+	if choice < 0 {
+		choice = lens[len(lens)-1].Top[0].ID
+	}
+	text := "?"
+	for _, ll := range lens {
+		for _, c := range ll.Top {
+			if c.ID == choice {
+				text = c.Text
+			}
+		}
+	}
+	p.Title.SetText(fmt.Sprintf("Logit lens after «%s» (position %d): the next token as each of the %d layers would write it",
+		clip(Visible(tok.Text), 24), tok.Pos, len(lens)))
+	first, stays := viz.LensLeads(lens, choice)
+	switch {
+	case first < 0:
+		p.Lead.SetText(fmt.Sprintf("The final choice «%s» leads at no layer's lens (it was drawn from further down the list).", clip(Visible(text), 20)))
+	case first == stays:
+		p.Lead.SetText(fmt.Sprintf("The final choice «%s» first leads at %s and stays ahead to the last layer.", clip(Visible(text), 20), LayerName(first)))
+	default:
+		p.Lead.SetText(fmt.Sprintf("The final choice «%s» first leads at %s, loses the lead, and leads for good from %s.", clip(Visible(text), 20), LayerName(first), LayerName(stays)))
+	}
+	p.fig.show(p.Figure())
+}
+
+// Figure is the figure shown (for exports), nil before a lens.
+func (p *LogitLensPanel) Figure() viz.Figure {
+	if len(p.lens) == 0 {
+		return nil
+	}
+	return viz.LogitLens(p.lens, p.tok.Text, p.tok.Pos, p.choice, figTheme(p.Theme))
+}
+
+// Lens is the lens shown.
+func (p *LogitLensPanel) Lens() (trace.Token, []trace.LensLayer) { return p.tok, p.lens }

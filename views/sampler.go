@@ -1,0 +1,84 @@
+package views
+
+import (
+	"fmt"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/widget"
+
+	"loupe/trace"
+	"loupe/viz"
+)
+
+// SamplerPanel shows, for the selected step, the candidates after each
+// stage of the sampler in its real order (penalties, temperature, top-k,
+// top-p, min-p, then the seeded draw): removed ones greyed, the drawn one
+// marked. Greedy says so plainly.
+type SamplerPanel struct {
+	widget.BaseWidget
+	OnExport func(format string)
+	Theme    func() viz.Theme
+
+	Title, Order *widget.Label
+	fig          *figureBox
+	box          *fyne.Container
+
+	step     trace.Step
+	settings trace.Settings
+	has      bool
+}
+
+// NewSamplerPanel makes an empty panel.
+func NewSamplerPanel() *SamplerPanel {
+	p := &SamplerPanel{Title: boldLabel("Generate, then click a token to see how the sampler chose it."),
+		Order: caption(""), fig: newFigureBox(1000, 460)}
+	read := caption("How to read it: read left to right. The penalties lower tokens already written; the temperature sharpens (below 1) or flattens (above 1) the distribution; " +
+		"top-k keeps the k most probable, top-p the fewest whose total reaches p, min-p those at least m times the best. Each column is renormalised over what is left; a seeded random number then picks one.")
+	p.box = container.NewBorder(exportButtons(func(f string) {
+		if p.OnExport != nil {
+			p.OnExport(f)
+		}
+	}), nil, nil, nil, container.NewVScroll(container.NewVBox(p.Title, p.Order, p.fig.img, read)))
+	p.ExtendBaseWidget(p)
+	return p
+}
+
+// CreateRenderer implements fyne.Widget.
+func (p *SamplerPanel) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(p.box) }
+
+// Display shows the stages of the step behind position pos.
+func (p *SamplerPanel) Display(toks []trace.Token, steps []trace.Step, pos int, s trace.Settings) {
+	p.settings = s
+	p.step, p.has = StepFor(steps, toks, pos)
+	if p.has && p.step.Stages == nil {
+		p.has = false
+	}
+	if !p.has {
+		p.Title.SetText(fmt.Sprintf("No sampler stages at position %d: they are recorded for generated tokens and the token after the prompt.", pos))
+		p.Order.SetText("")
+		p.fig.show(nil)
+		return
+	}
+	st := p.step.Stages
+	if st.Greedy {
+		p.Title.SetText(fmt.Sprintf("Greedy decoding at position %d: the most probable token after the penalties, «%s», is taken. Nothing is drawn; temperature, top-k, top-p and min-p do not apply.",
+			p.step.Pos, clip(Visible(p.step.Chosen.Text), 20)))
+		p.Order.SetText("The one column is the distribution the choice is made from: softmax of the logits after the repetition and presence penalties (off: the raw logits).")
+	} else {
+		p.Title.SetText(fmt.Sprintf("Sampling at position %d: «%s» drawn with seed %d (u = %.4f)", p.step.Pos, clip(Visible(p.step.Chosen.Text), 20), s.Seed, st.U))
+		p.Order.SetText("Order: penalties → temperature → top-k → top-p → min-p → one seeded draw (transformers' order, with vLLM's penalties; see the sampling spec).")
+	}
+	p.fig.show(p.Figure())
+}
+
+// Figure is the figure shown (for exports), nil without stages.
+func (p *SamplerPanel) Figure() viz.Figure {
+	if !p.has {
+		return nil
+	}
+	return viz.SamplerStages(*p.step.Stages, p.settings, figTheme(p.Theme))
+}
+
+// Step is the step shown.
+func (p *SamplerPanel) Step() (trace.Step, bool) { return p.step, p.has }

@@ -200,8 +200,17 @@ func (u *UI) attnTab() fyne.CanvasObject {
 	return u.tabs.Items[0].Content
 }
 
+// inspectJobs turns the background jobs on. The app tests turn them off
+// (TestMain) except where they test them: under Fyne's test driver the
+// tests touch widgets from their own goroutine, which a job's result
+// arriving through fyne.Do at an unexpected moment would race.
+var inspectJobs = true
+
 // startJob runs key in the background unless it runs or has run.
 func (u *UI) startJob(key jobKey) {
+	if !inspectJobs {
+		return
+	}
 	in := u.inside
 	insp, ok := u.backend.(Inspector)
 	in.mu.Lock()
@@ -297,4 +306,12 @@ func (u *UI) forgetInspect() {
 	in := u.inside
 	in.result, in.rows, in.err = nil, trace.KVRows{}, nil
 	in.pending, in.shown = jobKey{pos: -2}, jobKey{pos: -2}
+}
+
+// inspectBusy reports whether a job runs or its result is on its way.
+func (u *UI) inspectBusy() bool {
+	in := u.inside
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.cancel != nil
 }

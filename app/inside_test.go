@@ -30,8 +30,11 @@ func TestInsideTabs(t *testing.T) {
 	if err != nil {
 		t.Skip("no demo model:", err)
 	}
+	inspectJobs = true
+	defer func() { inspectJobs = false }()
 	h := newHarnessWith(t, Options{Model: dir}, loadEngine)
 	defer h.u.backend.Close()
+	defer h.u.waitInspect() // no job outlives the test
 	h.generate("ROMEO:\nBut soft, what light", 4)
 	run := h.u.lastRun
 	prompt := firstGenerated(run.Tokens)

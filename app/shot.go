@@ -27,8 +27,19 @@ func (u *UI) afterRun(err error) {
 		return
 	}
 	u.shotTaken = true
-	time.AfterFunc(settle, func() {
+	u.shootWhenIdle(settle, 150)
+}
+
+// shootWhenIdle takes the screenshot after wait, once no Inspect job runs
+// (the Logit lens and KV cache tabs fill in after the run), retrying up to
+// tries times.
+func (u *UI) shootWhenIdle(wait time.Duration, tries int) {
+	time.AfterFunc(wait, func() {
 		u.do(func() {
+			if tries > 0 && u.inspectBusy() {
+				u.shootWhenIdle(200*time.Millisecond, tries-1)
+				return
+			}
 			img := u.capture()
 			if uniform(img) {
 				u.fail("Screenshot", fmt.Errorf("%s: the window gave a blank image", u.opt.Screenshot))

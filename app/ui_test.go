@@ -25,6 +25,7 @@ import (
 func TestMain(m *testing.M) {
 	measureBandwidth = nil // 1 GiB and seconds: not in unit tests
 	bandwidthCeiling = func() (perf.Ceiling, bool) { return perf.Ceiling{}, false }
+	inspectJobs = false // on only in the tests of the Inspect tabs (inside_test.go)
 	os.Exit(m.Run())
 }
 

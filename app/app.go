@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"runtime/pprof"
+	"sync"
+	"time"
 
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
@@ -96,6 +98,7 @@ func Main(args []string) (code int) {
 		fmt.Fprintln(os.Stderr, "loupe:", err)
 		return 2
 	}
+	stopProfile := func() {}
 	if opt.CPUProfile != "" {
 		f, err := os.Create(opt.CPUProfile)
 		if err == nil {
@@ -105,8 +108,10 @@ func Main(args []string) (code int) {
 			fmt.Fprintln(os.Stderr, "loupe: --cpuprofile:", err)
 			return 2
 		}
-		defer func() { pprof.StopCPUProfile(); f.Close() }()
+		stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
 	}
+	var finish sync.Once
+	defer finish.Do(stopProfile)
 	a := fyneapp.NewWithID(AppID)
 	declareFyneDo(a)
 	a.Settings().SetTheme(newTheme(a.Preferences().String(prefTheme)))
@@ -114,9 +119,28 @@ func Main(args []string) (code int) {
 	u := newUI(a, w, opt, loadEngine)
 	w.Resize(fyne.NewSize(1500, 940))
 	u.start()
+	w.SetOnClosed(func() {
+		go exitIfStuck(quitGrace, func() int { u.shutdown(); finish.Do(stopProfile); return u.exitCode })
+	})
 	w.ShowAndRun()
 	u.shutdown()
 	return u.exitCode
+}
+
+// quitGrace is how long the toolkit gets to return from ShowAndRun once
+// the window has closed.
+const quitGrace = 4 * time.Second
+
+// exitIfStuck ends the process when ShowAndRun has not returned grace
+// after the window closed. Fyne 2.8.1 can deadlock there: an input event
+// still queued when the window closes waits forever for the stopped main
+// loop (seen under load after Ctrl+Q: the window gone, the process alive;
+// goroutine dump in scripts/e2e.sh's log). The user closed the window, so
+// the process must end: shut down as Main would and exit with its code.
+func exitIfStuck(grace time.Duration, shutdown func() int) {
+	time.Sleep(grace)
+	fmt.Fprintln(os.Stderr, "loupe: the window toolkit did not finish closing; exiting anyway")
+	os.Exit(shutdown())
 }
 
 // declareFyneDo tells Fyne that every UI call of this app already runs on

@@ -79,10 +79,11 @@ type UI struct {
 	ceiling   perf.Ceiling // the probes behind it
 	measuring bool
 
-	demoDir  string // the extracted demo model: not a "recent model"
-	exitCode int
-	onIdle   func()                        // tests: called when a load or generation has finished
-	onFail   func(title string, err error) // tests: instead of a dialog
+	demoDir      string // the extracted demo model: not a "recent model"
+	exitCode     int
+	shutdownOnce sync.Once
+	onIdle       func()                        // tests: called when a load or generation has finished
+	onFail       func(title string, err error) // tests: instead of a dialog
 
 	models modelDialogs // File › Models on this computer, Get a model… (models.go)
 }
@@ -231,8 +232,11 @@ func (u *UI) showTab(name string) {
 	}
 }
 
-// shutdown cancels what runs, waits a little for it, and frees the model.
-func (u *UI) shutdown() {
+// shutdown cancels what runs, waits a little for it, and frees the model,
+// once: Main and the quit watchdog (exitIfStuck) may both call it.
+func (u *UI) shutdown() { u.shutdownOnce.Do(u.shutdownNow) }
+
+func (u *UI) shutdownNow() {
 	u.stopUILatency()
 	u.closeAll()
 	done := make(chan struct{})

@@ -205,5 +205,8 @@ func progressText(p hub.Progress) string {
 	if p.Remaining >= 0 {
 		s += " · " + hub.FormatDuration(p.Remaining) + " left"
 	}
+	if p.Note != "" {
+		s += " · " + p.Note
+	}
 	return s
 }

@@ -140,6 +140,9 @@ func progressLine(p hub.Progress) string {
 	if p.Remaining >= 0 {
 		s += "  " + hub.FormatDuration(p.Remaining) + " left"
 	}
+	if p.Note != "" {
+		s += "  (" + p.Note + ")"
+	}
 	return s
 }
 

@@ -25,6 +25,7 @@ type Progress struct {
 	BytesPerSec      float64       // recent download speed (0 until measured)
 	Remaining        time.Duration // time left at that speed; -1 unknown
 	Finished         bool          // the last report: every file is in place
+	Note             string        // "" or what the pull waits for (another program's download of the file)
 }
 
 // Pull downloads the files Loupe needs from repo at revision rev ("" is
@@ -130,24 +131,47 @@ func (c *Client) fetchAll(ctx context.Context, r Repo, commit string, plan []pla
 	meter := newMeter(progress, len(plan))
 	for _, p := range plan {
 		meter.total += max(p.meta.Size, 0)
-		meter.done += cachedBytes(r, p.meta)
+		meter.counted[p.meta.ETag] = cachedBytes(r, p.meta)
+		meter.done += meter.counted[p.meta.ETag]
+	}
+	if err := checkSpace(filepath.Join(r.Dir(), "blobs"), meter.total-meter.done); err != nil {
+		return fmt.Errorf("%s: %w", r.ID, err)
 	}
 	for i, p := range plan {
 		meter.file, meter.index = p.Name, i+1
 		meter.report(true)
-		blob := r.BlobPath(p.meta.ETag)
-		if !blobComplete(blob, p.meta.Size) {
-			if err := c.fetchBlob(ctx, r, p, blob, meter); err != nil {
-				return fmt.Errorf("%s: %s: %w", r.ID, p.Name, err)
-			}
-		}
-		if err := r.linkSnapshot(commit, p.Name, p.meta.ETag); err != nil {
+		if err := c.fetchLocked(ctx, r, commit, p, meter); err != nil {
 			return fmt.Errorf("%s: %s: %w", r.ID, p.Name, err)
 		}
 	}
 	meter.finished = true
 	meter.report(true)
 	return nil
+}
+
+// fetchLocked brings one file into the cache under the blob's lock: when
+// another process (a second Loupe, huggingface_hub) is downloading the
+// same blob, it waits and then finds the blob complete.
+func (c *Client) fetchLocked(ctx context.Context, r Repo, commit string, p planned, meter *meter) error {
+	unlock, err := r.lockBlob(ctx, p.meta.ETag, func() {
+		meter.note = "waiting: another program is downloading this file"
+		meter.report(true)
+	})
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	meter.note = ""
+	blob := r.BlobPath(p.meta.ETag)
+	if !blobComplete(blob, p.meta.Size) {
+		meter.done += cachedBytes(r, p.meta) - meter.counted[p.meta.ETag] // what the other program wrote meanwhile
+		if err := c.fetchBlob(ctx, r, p, blob, meter); err != nil {
+			return err
+		}
+	} else {
+		meter.done += max(p.meta.Size, 0) - meter.counted[p.meta.ETag]
+	}
+	return r.linkSnapshot(commit, p.Name, p.meta.ETag)
 }
 
 func blobComplete(path string, size int64) bool {

@@ -13,6 +13,8 @@ type meter struct {
 	index, files int
 	done, total  int64
 	finished     bool
+	note         string           // what the pull waits for, if anything
+	counted      map[string]int64 // per blob: the bytes already on disk when the pull began
 	last         time.Time
 	samples      []sample // (time, bytes received) over the last window
 }
@@ -27,7 +29,7 @@ type sample struct {
 const speedWindow = 5 * time.Second
 
 func newMeter(progress func(Progress), files int) *meter {
-	return &meter{progress: progress, files: files}
+	return &meter{progress: progress, files: files, counted: map[string]int64{}}
 }
 
 // received records n new bytes.
@@ -68,7 +70,7 @@ func (m *meter) report(force bool) {
 	}
 	m.last = now
 	p := Progress{File: m.file, FileIndex: m.index, Files: m.files, Done: m.done, Total: m.total,
-		BytesPerSec: m.speed(), Remaining: -1, Finished: m.finished}
+		BytesPerSec: m.speed(), Remaining: -1, Finished: m.finished, Note: m.note}
 	if p.BytesPerSec > 0 && m.total >= m.done {
 		p.Remaining = time.Duration(float64(m.total-m.done) / p.BytesPerSec * float64(time.Second))
 	}

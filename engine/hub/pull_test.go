@@ -500,3 +500,88 @@ func TestProgressReportsSpeed(t *testing.T) {
 		t.Errorf("remaining %v, want %v", last.Remaining, want)
 	}
 }
+
+// TestPullWaitsForOtherDownload: while another program holds the blob's
+// lock (huggingface_hub's .locks/ path), Pull waits and says so; when
+// that program has put the whole blob in place and let go, Pull links it
+// without downloading it again.
+func TestPullWaitsForOtherDownload(t *testing.T) {
+	repo := bigRepo("loupe-test/big", 1<<20)
+	h := fakehub.New(repo)
+	defer h.Close()
+	c := testClient(h)
+	cache := newCache(t, c)
+	r := Repo{Cache: cache, ID: "loupe-test/big"}
+	sha := sha256Hex(repo.Files[1].Data)
+	lock := filepath.Join(cache, ".locks", "models--loupe-test--big", sha+".lock")
+	if err := os.MkdirAll(filepath.Dir(lock), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	other, err := os.OpenFile(lock, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if held, err := tryLock(other); err != nil || held {
+		t.Fatalf("could not take the lock first: held %v, %v", held, err)
+	}
+	waiting := make(chan struct{})
+	var once sync.Once
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Pull(context.Background(), "loupe-test/big", "main", func(p Progress) {
+			if strings.Contains(p.Note, "another program") {
+				once.Do(func() { close(waiting) })
+			}
+		})
+		done <- err
+	}()
+	select {
+	case <-waiting:
+	case err := <-done:
+		t.Fatalf("Pull ended while the blob was locked: %v", err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("Pull did not report that it waits")
+	}
+	// The other program finishes the blob, then lets go.
+	if err := os.MkdirAll(filepath.Join(r.Dir(), "blobs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(r.BlobPath(sha), repo.Files[1].Data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	unlockFile(other)
+	other.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range h.Log() {
+		if strings.HasPrefix(l, "GET /cdn/") {
+			t.Errorf("downloaded although the other program had put the blob in place: %s", l)
+		}
+	}
+}
+
+// TestPullRefusesWithoutSpace: a pull that cannot fit on the disk stops
+// before downloading anything, with a message giving both sizes.
+func TestPullRefusesWithoutSpace(t *testing.T) {
+	repo := bigRepo("loupe-test/big", 3<<20)
+	h := fakehub.New(repo)
+	defer h.Close()
+	c := testClient(h)
+	newCache(t, c)
+	defer func(f func(string) (int64, bool)) { freeBytes = f }(freeBytes)
+	freeBytes = func(string) (int64, bool) { return 100_000_000, true }
+	_, err := c.Pull(context.Background(), "loupe-test/big", "main", nil)
+	if !errors.Is(err, ErrNoSpace) || !strings.Contains(err.Error(), "100 MB is free") {
+		t.Fatalf("err = %v, want ErrNoSpace naming the free space", err)
+	}
+	for _, l := range h.Log() {
+		if strings.HasPrefix(l, "GET /cdn/") {
+			t.Errorf("downloaded without the space for it: %s", l)
+		}
+	}
+	freeBytes = func(string) (int64, bool) { return 1 << 40, true }
+	if _, err := c.Pull(context.Background(), "loupe-test/big", "main", nil); err != nil {
+		t.Fatalf("with space: %v", err)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 
 	"loupe/assets"
 	"loupe/engine"
@@ -116,21 +117,36 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loupe run: %v\n", err)
 		return 1
 	}
-	run, err := runGenerate(f, stdout)
+	run, text, err := runGenerate(f, stdout)
 	if err != nil {
 		fmt.Fprintf(stderr, "loupe run: %v\n", err)
 		return 1
 	}
 	if f.asJSON {
-		return printJSON(stdout, stderr, runJSON(run))
+		return printJSON(stdout, stderr, runJSON(run, text))
 	}
 	printSummary(stdout, run)
 	return 0
 }
 
 // runGenerate loads the model and generates, streaming the text to stdout
-// unless --json. Ctrl-C stops the generation; what was made is kept.
-func runGenerate(f *runFlags, stdout io.Writer) (*trace.Run, error) {
+// unless --json, and returns the run with the continuation as streamed
+// (the bytes of every token assembled, as a reference prints them).
+// Ctrl-C stops the generation; what was made is kept.
+func runGenerate(f *runFlags, stdout io.Writer) (*trace.Run, string, error) {
+	var text strings.Builder
+	run, err := generateText(f, func(s string) {
+		text.WriteString(s)
+		if !f.asJSON {
+			fmt.Fprint(stdout, s)
+		}
+	})
+	return run, text.String(), err
+}
+
+// generateText loads the model and generates, passing each piece of the
+// continuation to out as it is decoded.
+func generateText(f *runFlags, out func(string)) (*trace.Run, error) {
 	path := f.model
 	if path == "" {
 		dir, err := demoModelDir()
@@ -167,12 +183,9 @@ func runGenerate(f *runFlags, stdout io.Writer) (*trace.Run, error) {
 	opt.Attn = engine.AttnCapture{} // nothing shows attention here: skip the copies
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	var onEvent func(engine.Event)
-	if !f.asJSON {
-		onEvent = func(e engine.Event) {
-			if e.Token != nil {
-				fmt.Fprint(stdout, e.Token.Text)
-			}
+	onEvent := func(e engine.Event) {
+		if e.Token != nil {
+			out(e.Token.Text)
 		}
 	}
 	if f.chat.chat {
@@ -223,7 +236,7 @@ type runPhase struct {
 	Seconds float64 `json:"seconds"`
 }
 
-func runJSON(run *trace.Run) runResult {
+func runJSON(run *trace.Run, text string) runResult {
 	r := runResult{
 		Model:      run.Model.Path,
 		PromptIDs:  []int{},
@@ -252,20 +265,8 @@ func runJSON(run *trace.Run) runResult {
 		r.Thinking = &runPhase{t.ThinkingTokens, t.ThinkingSeconds}
 		r.Answer = &runPhase{t.DecodeTokens - t.ThinkingTokens, t.DecodeSeconds - t.ThinkingSeconds}
 	}
-	r.Text = continuation(run)
+	r.Text = text
 	return r
-}
-
-// continuation is the generated text: the pieces of the generated tokens,
-// without a final end-of-sequence token.
-func continuation(run *trace.Run) string {
-	var b []byte
-	for i, t := range run.Tokens {
-		if t.Generated && !(run.StopReason == "eos" && i == len(run.Tokens)-1) {
-			b = append(b, t.Text...)
-		}
-	}
-	return string(b)
 }
 
 // printSummary ends the streamed text with the prefill/decode split.

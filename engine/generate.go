@@ -273,7 +273,7 @@ func (g *generation) keepAttention(caps []*trace.Attention) {
 // condition. The streamed text is flushed however it ends.
 func (g *generation) decode(ctx context.Context, logits []float32) error {
 	start := time.Now()
-	stream, last := g.m.tok.NewStream(), trace.Token{Generated: true}
+	stream, last := g.m.tok.NewTextStream(g.ids[g.nPrompt-1]), trace.Token{Generated: true}
 	defer func() {
 		if last.Text = stream.Flush(); last.Text != "" {
 			g.emit(Event{Token: &last})

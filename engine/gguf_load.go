@@ -160,6 +160,9 @@ func (s *ggufSet) checkAllUsed() error {
 	return nil
 }
 
+// ggufMinContext is llama.cpp's default context (common_params.n_ctx).
+const ggufMinContext = 4096
+
 // ggufConfig reads the hyper-parameters of formats.md B.2 with the
 // ranges of B.8 step 9.
 func ggufConfig(f *gguf.File, set *ggufSet) (Config, error) {
@@ -181,7 +184,10 @@ func ggufConfig(f *gguf.File, set *ggufSet) (Config, error) {
 	c.IntermediateSize = r.int("feed_forward_length", 1, 1<<20, -1)
 	c.NumAttentionHeads = r.int("attention.head_count", 1, 1024, -1)
 	c.NumKeyValueHeads = r.int("attention.head_count_kv", 1, 1024, int64(c.NumAttentionHeads))
-	c.MaxPositionEmbeddings = r.int("context_length", 1, maxDim, -1)
+	// context_length is the trained context; like llama.cpp, whose default
+	// context is 4096 whatever the file says, we let a generation run that
+	// far (llama2.c models converted by llama.cpp's tool say 128).
+	c.MaxPositionEmbeddings = max(r.int("context_length", 1, maxDim, -1), ggufMinContext)
 	c.RMSNormEps = r.float("attention.layer_norm_rms_epsilon", -1)
 	c.RopeTheta = r.float("rope.freq_base", 10000)
 	if r.err != nil {

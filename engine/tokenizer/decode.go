@@ -17,6 +17,47 @@ func (t *Tokenizer) Decode(ids []int) string {
 	return decodeLossy(buf)
 }
 
+// DecodeText is the running text ids make after token prev (-1: none),
+// the way a reference prints a generation (TextBytes of each token, the
+// bytes of every token assembled before they are read as UTF-8).
+func (t *Tokenizer) DecodeText(prev int, ids []int) string {
+	var buf []byte
+	for _, id := range ids {
+		buf = append(buf, t.TextBytes(prev, id)...)
+		prev = id
+	}
+	return decodeLossy(buf)
+}
+
+// TextBytes is what token id adds to running text after token prev. For
+// byte-level BPE (Qwen, Llama 3) these are its TokenBytes. For
+// SentencePiece vocabularies they follow llama.cpp's token_to_piece and
+// llama2.c's decode: a control or unknown token (<s>, </s>, <unk>) prints
+// nothing (llama.cpp's token_to_piece without special), and the piece right
+// after BOS loses its leading space, the
+// dummy prefix the encoder put there ("▁Once" after <s> is "Once"; after
+// any other token " Once" keeps its space; a byte token <0x20> is a byte
+// and keeps it, as in llama2.c).
+func (t *Tokenizer) TextBytes(prev, id int) []byte {
+	b := t.TokenBytes(id)
+	if t.spm == nil {
+		return b
+	}
+	switch {
+	case t.IsSpecial(id):
+		return nil
+	case t.spm.spacePrefix && prev >= 0 && prev == t.bos && len(b) > 0 && b[0] == ' ' && !t.isByteToken(id):
+		return b[1:]
+	}
+	return b
+}
+
+// isByteToken reports whether id is a SentencePiece byte token <0xXX>.
+func (t *Tokenizer) isByteToken(id int) bool {
+	b := t.TokenBytes(id)
+	return t.spm != nil && len(b) == 1 && t.spm.byteTok[b[0]] == id
+}
+
 // decodeLossy converts b to a string, replacing each maximal subpart of an
 // ill-formed sequence (Unicode §3.9) with one U+FFFD. Go's own conversions
 // differ: strings.ToValidUTF8 merges whole invalid runs, and ranging over
@@ -88,21 +129,33 @@ func seqShape(c byte) (n int, lo, hi byte) {
 // Stream decodes ids one at a time for display during generation. A token
 // may end inside a multi-byte character (CJK, emoji): those bytes wait
 // until the character is complete, so the concatenation of everything
-// Next and Flush return equals Decode of all the ids. A Stream belongs to
-// one generation and one goroutine.
+// Next and Flush return equals Decode of all the ids (a text stream:
+// DecodeText). A Stream belongs to one generation and one goroutine.
 type Stream struct {
 	t       *Tokenizer
 	pending []byte // an unfinished UTF-8 sequence, at most 3 bytes
+	prev    int    // the token before the next one, -1 when none
+	text    bool   // the rules of running text (TextBytes), not TokenBytes
 }
 
 // NewStream starts a streaming decoder.
-func (t *Tokenizer) NewStream() *Stream { return &Stream{t: t} }
+func (t *Tokenizer) NewStream() *Stream { return &Stream{t: t, prev: -1} }
+
+// NewTextStream starts a streaming decoder of generated text that follows
+// token prev (the last prompt token; -1 when none): each token gives its
+// TextBytes, so the concatenation equals DecodeText(prev, ids).
+func (t *Tokenizer) NewTextStream(prev int) *Stream { return &Stream{t: t, prev: prev, text: true} }
 
 // Next adds one token and returns the text it completes: "" while a UTF-8
 // sequence is unfinished; bytes that can never become valid come out as
 // U+FFFD at once.
 func (s *Stream) Next(id int) string {
-	s.pending = append(s.pending, s.t.TokenBytes(id)...)
+	if s.text {
+		s.pending = append(s.pending, s.t.TextBytes(s.prev, id)...)
+	} else {
+		s.pending = append(s.pending, s.t.TokenBytes(id)...)
+	}
+	s.prev = id
 	cut := incompleteTail(s.pending)
 	out := decodeLossy(s.pending[:cut])
 	s.pending = append(s.pending[:0], s.pending[cut:]...)

@@ -128,17 +128,24 @@ func (t *Tokenizer) fromSPMVocab(v Vocab, typ func(int) int32) error {
 	t.spm = sp
 	t.pieces, t.special, t.added = make([]string, n), make([]bool, n), make([]bool, n)
 	t.vocab = make(map[string]int, n)
+	// Without token types, <0xXX> pieces are the byte tokens, as in
+	// SentencePiece's own models.
+	isByte := func(i int) bool {
+		_, ok := byteTokenValue(v.Tokens[i])
+		return ok && (typ(i) == typeByte || v.Types == nil)
+	}
 	var added []addedToken
 	for i, s := range v.Tokens {
 		t.pieces[i] = s
 		if _, dup := t.vocab[s]; !dup && s != "" {
 			t.vocab[s] = i
 		}
+		if isByte(i) {
+			b, _ := byteTokenValue(s)
+			sp.byteTok[b] = i
+			continue
+		}
 		switch typ(i) {
-		case typeByte:
-			if b, ok := byteTokenValue(s); ok {
-				sp.byteTok[b] = i
-			}
 		case typeUnknown, typeControl, typeUserDefined:
 			if s != "" {
 				added = append(added, addedToken{ID: i, Content: s, Special: typ(i) != typeUserDefined})
@@ -149,7 +156,7 @@ func (t *Tokenizer) fromSPMVocab(v Vocab, typ func(int) int32) error {
 		t.special[a.ID], t.added[a.ID] = a.Special, true
 	}
 	t.matcher = newAddedMatcher(added)
-	t.setBytesSPM(func(id int) bool { return typ(id) == typeByte })
+	t.setBytesSPM(isByte)
 	return nil
 }
 

@@ -67,6 +67,7 @@ func runeAt(s string, i int) (rune, int, uint8) {
 type splitter struct {
 	marks  bool
 	digits int
+	kind   uint8 // kindQwen, or a GPT-2 family pattern (pretok_gpt2.go)
 }
 
 // Llama3Pattern is Llama 3's pre-tokenizer regex (llama.md §4): Qwen's
@@ -93,6 +94,17 @@ func splitPieces(s string, emit func(piece string)) { splitter{}.split(s, emit) 
 
 // split is splitPieces under the splitter's pattern.
 func (sp splitter) split(s string, emit func(piece string)) {
+	switch sp.kind {
+	case kindGPT2:
+		splitGPT2(s, emit)
+		return
+	case kindSmolLM:
+		splitSmolLMText(s, emit)
+		return
+	case kindDefault:
+		splitDefaultText(s, emit)
+		return
+	}
 	for i := 0; i < len(s); {
 		end := sp.matchAt(s, i)
 		emit(s[i:end])

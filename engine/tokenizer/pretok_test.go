@@ -148,3 +148,39 @@ func TestSplitMatchesRegexModule(t *testing.T) {
 		t.Fatalf("only %d cases", n)
 	}
 }
+
+// TestSplitGPT2FamilyMatchesRegexModule: the gpt-2, smollm and default
+// pre-tokenizers against Python's regex module applying llama.cpp's lists
+// of regexes (testdata/gpt2-pretok.jsonl, written by
+// tools/pretok/gpt2_cases.py).
+func TestSplitGPT2FamilyMatchesRegexModule(t *testing.T) {
+	data, err := os.ReadFile("testdata/gpt2-pretok.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var c struct {
+			Text                  string
+			GPT2, SmolLM, Default []string
+		}
+		if err := json.Unmarshal([]byte(line), &c); err != nil {
+			t.Fatal(err)
+		}
+		for _, sp := range []struct {
+			name string
+			kind uint8
+			want []string
+		}{{"gpt2", kindGPT2, c.GPT2}, {"smollm", kindSmolLM, c.SmolLM}, {"default", kindDefault, c.Default}} {
+			var got []string
+			splitter{kind: sp.kind}.split(c.Text, func(p string) { got = append(got, p) })
+			if !reflect.DeepEqual(got, sp.want) && len(got)+len(sp.want) > 0 {
+				t.Errorf("%s split(%q) = %q, regex module gives %q", sp.name, c.Text, got, sp.want)
+			}
+		}
+		n++
+	}
+	if n < 500 {
+		t.Fatalf("only %d cases", n)
+	}
+}

@@ -11,7 +11,7 @@ import (
 // normal, 2 unknown, 3 control, 4 user-defined, 5 unused, 6 byte.
 type Vocab struct {
 	Model          string // "gpt2" (byte-level BPE) or "llama" (SentencePiece)
-	Pre            string // gpt2 pre-tokenizer: "qwen2", "llama-bpe"
+	Pre            string // gpt2 pre-tokenizer: "qwen2", "llama-bpe", "gpt-2", "smollm", "default" (or "")
 	Tokens         []string
 	Types          []int32   // nil: all normal
 	Scores         []float32 // llama: one per token
@@ -76,10 +76,16 @@ func (t *Tokenizer) fromBPEVocab(v Vocab, typ func(int) int32) error {
 	switch v.Pre {
 	case "qwen2":
 		t.nfc = true
-	case "llama-bpe", "llama3":
+	case "llama-bpe", "llama3", "dbrx", "smaug-bpe":
 		t.split.digits, t.ignoreMerges = 3, true
+	case "gpt-2", "gpt2", "mpt", "olmo", "jais", "trillion":
+		t.split.kind = kindGPT2
+	case "smollm", "starcoder", "refact", "command-r", "codeshell", "exaone", "minerva-7b":
+		t.split.kind = kindSmolLM
+	case "default", "":
+		t.split.kind = kindDefault // llama.cpp's fallback, also when the key is absent
 	default:
-		return fmt.Errorf("%w: pre-tokenizer %q (Loupe reads \"qwen2\" and \"llama-bpe\")", ErrUnsupported, v.Pre)
+		return fmt.Errorf("%w: pre-tokenizer %q (Loupe reads qwen2, llama-bpe, gpt-2, smollm, default and their aliases)", ErrUnsupported, v.Pre)
 	}
 	vocab := make(map[string]int, len(v.Tokens))
 	var added []addedToken

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math"
@@ -107,11 +108,11 @@ func writeStoryGGUF(t *testing.T) (path string, tokens []string, types []int32) 
 	return path, tokens, types
 }
 
-// llama2cText is the text llama2.c's decode prints for ids after token
-// prev: a piece right after BOS (1) loses a leading space, "<0xXX>" is
-// that byte, ▁ a space; control and unknown tokens print nothing
-// (llama.cpp).
-func llama2cText(tokens []string, types []int32, prev int, ids []int) string {
+// llamaText is the text llama.cpp's detokenize and Hugging Face's Llama
+// decoder give for ids after token prev: control and unknown tokens
+// dropped, "<0xXX>" that byte, ▁ a space, all joined, and one leading space
+// removed when the text starts right after BOS (prev 1).
+func llamaText(tokens []string, types []int32, prev int, ids []int) string {
 	var out []byte
 	for _, id := range ids {
 		piece := tokens[id]
@@ -124,18 +125,17 @@ func llama2cText(tokens []string, types []int32, prev int, ids []int) string {
 			piece = string([]byte{b})
 		default:
 			piece = strings.ReplaceAll(piece, "▁", " ")
-			if prev == 1 {
-				piece = strings.TrimPrefix(piece, " ")
-			}
 		}
 		out = append(out, piece...)
-		prev = id
+	}
+	if prev == 1 {
+		out = bytes.TrimPrefix(out, []byte(" "))
 	}
 	return string(out)
 }
 
 // TestRunLlamaSentencePiece: `loupe run` on a Llama GGUF with a
-// SentencePiece vocabulary prints the continuation as llama2.c does, in
+// SentencePiece vocabulary prints the continuation as llama.cpp does, in
 // the streamed text and in --json's text alike: from BOS alone for
 // --prompt "", the prompt's tokens by hand, the continuation of a prompt
 // keeping its leading space, 200 tokens past the file's context_length of
@@ -169,9 +169,9 @@ func TestRunLlamaSentencePiece(t *testing.T) {
 		if !strings.HasPrefix(tokens[gen[0]], "▁") {
 			t.Fatalf("%q: first token %q: the test wants a word that starts with ▁", tc.prompt, tokens[gen[0]])
 		}
-		want := llama2cText(tokens, types, tc.ids[len(tc.ids)-1], gen)
+		want := llamaText(tokens, types, tc.ids[len(tc.ids)-1], gen)
 		if r.Text != want {
-			t.Errorf("%q: text %q, llama2.c prints %q", tc.prompt, r.Text, want)
+			t.Errorf("%q: text %q, llama.cpp prints %q", tc.prompt, r.Text, want)
 		}
 		code, out, errs := runCLI("--model", path, "--prompt", tc.prompt, "--max-tokens", tc.n)
 		if code != 0 || !strings.HasPrefix(out, want+"\n\n") {

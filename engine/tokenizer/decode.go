@@ -18,44 +18,48 @@ func (t *Tokenizer) Decode(ids []int) string {
 }
 
 // DecodeText is the running text ids make after token prev (-1: none),
-// the way a reference prints a generation (TextBytes of each token, the
-// bytes of every token assembled before they are read as UTF-8).
+// the way a reference prints a generation: the bytes of every token
+// joined before they are read as UTF-8, so byte tokens of one character
+// assemble across tokens. For byte-level BPE (Qwen, Llama 3) these are the
+// TokenBytes of every id. For SentencePiece vocabularies they follow
+// llama.cpp's token_to_piece and detokenize and Hugging Face's decoder
+// (Replace ▁, ByteFallback, Fuse, Strip): control and unknown tokens
+// (<s>, </s>, <unk>) print nothing, and the text that starts right after
+// BOS loses its first space, the dummy prefix the encoder put there
+// ("▁Once" after <s> is "Once"; a continuation after any other token
+// keeps its " there", and so does a piece after a BOS generated later).
 func (t *Tokenizer) DecodeText(prev int, ids []int) string {
 	var buf []byte
+	start := t.textStart(prev)
 	for _, id := range ids {
-		buf = append(buf, t.TextBytes(prev, id)...)
-		prev = id
+		buf = t.appendTextBytes(buf, id, &start)
 	}
 	return decodeLossy(buf)
 }
 
-// TextBytes is what token id adds to running text after token prev. For
-// byte-level BPE (Qwen, Llama 3) these are its TokenBytes. For
-// SentencePiece vocabularies they follow llama.cpp's token_to_piece and
-// llama2.c's decode: a control or unknown token (<s>, </s>, <unk>) prints
-// nothing (llama.cpp's token_to_piece without special), and the piece right
-// after BOS loses its leading space, the
-// dummy prefix the encoder put there ("▁Once" after <s> is "Once"; after
-// any other token " Once" keeps its space; a byte token <0x20> is a byte
-// and keeps it, as in llama2.c).
-func (t *Tokenizer) TextBytes(prev, id int) []byte {
-	b := t.TokenBytes(id)
-	if t.spm == nil {
-		return b
-	}
-	switch {
-	case t.IsSpecial(id):
-		return nil
-	case t.spm.spacePrefix && prev >= 0 && prev == t.bos && len(b) > 0 && b[0] == ' ' && !t.isByteToken(id):
-		return b[1:]
-	}
-	return b
+// textStart reports whether text after token prev starts a text whose
+// first space is the dummy prefix.
+func (t *Tokenizer) textStart(prev int) bool {
+	return t.spm != nil && t.spm.stripFirst && (prev < 0 || prev == t.bos)
 }
 
-// isByteToken reports whether id is a SentencePiece byte token <0xXX>.
-func (t *Tokenizer) isByteToken(id int) bool {
+// appendTextBytes appends what id adds to running text; *start is true until
+// the text has its first byte.
+func (t *Tokenizer) appendTextBytes(buf []byte, id int, start *bool) []byte {
 	b := t.TokenBytes(id)
-	return t.spm != nil && len(b) == 1 && t.spm.byteTok[b[0]] == id
+	if t.spm == nil {
+		return append(buf, b...)
+	}
+	if t.IsSpecial(id) {
+		return buf
+	}
+	if *start && len(b) > 0 {
+		*start = false
+		if b[0] == ' ' {
+			b = b[1:]
+		}
+	}
+	return append(buf, b...)
 }
 
 // decodeLossy converts b to a string, replacing each maximal subpart of an
@@ -134,28 +138,29 @@ func seqShape(c byte) (n int, lo, hi byte) {
 type Stream struct {
 	t       *Tokenizer
 	pending []byte // an unfinished UTF-8 sequence, at most 3 bytes
-	prev    int    // the token before the next one, -1 when none
-	text    bool   // the rules of running text (TextBytes), not TokenBytes
+	text    bool   // the rules of running text (DecodeText), not TokenBytes
+	start   bool   // text: no byte yet after BOS
 }
 
 // NewStream starts a streaming decoder.
-func (t *Tokenizer) NewStream() *Stream { return &Stream{t: t, prev: -1} }
+func (t *Tokenizer) NewStream() *Stream { return &Stream{t: t} }
 
 // NewTextStream starts a streaming decoder of generated text that follows
-// token prev (the last prompt token; -1 when none): each token gives its
-// TextBytes, so the concatenation equals DecodeText(prev, ids).
-func (t *Tokenizer) NewTextStream(prev int) *Stream { return &Stream{t: t, prev: prev, text: true} }
+// token prev (the last prompt token; -1 when none): the concatenation of
+// what it returns equals DecodeText(prev, ids).
+func (t *Tokenizer) NewTextStream(prev int) *Stream {
+	return &Stream{t: t, text: true, start: t.textStart(prev)}
+}
 
 // Next adds one token and returns the text it completes: "" while a UTF-8
 // sequence is unfinished; bytes that can never become valid come out as
 // U+FFFD at once.
 func (s *Stream) Next(id int) string {
 	if s.text {
-		s.pending = append(s.pending, s.t.TextBytes(s.prev, id)...)
+		s.pending = s.t.appendTextBytes(s.pending, id, &s.start)
 	} else {
 		s.pending = append(s.pending, s.t.TokenBytes(id)...)
 	}
-	s.prev = id
 	cut := incompleteTail(s.pending)
 	out := decodeLossy(s.pending[:cut])
 	s.pending = append(s.pending[:0], s.pending[cut:]...)

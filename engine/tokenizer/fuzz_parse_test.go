@@ -24,6 +24,22 @@ func miniTokenizer() []byte {
 "vocab":{` + strings.Join(vocab, ",") + `},"merges":["a b","Ġ ab","Ġ c"]}}`)
 }
 
+// miniSPMTokenizer is a small Llama 2-style tokenizer.json: ▁ normalizer,
+// byte fallback, BOS template, Strip decoder.
+func miniSPMTokenizer() []byte {
+	vocab := []string{`"<unk>":0`, `"<s>":1`, `"</s>":2`}
+	for b := range 256 {
+		vocab = append(vocab, fmt.Sprintf(`"<0x%02X>":%d`, b, 3+b))
+	}
+	vocab = append(vocab, `"▁":259`, `"a":260`, `"b":261`, `"▁a":262`, `"ab":263`, `"▁ab":264`)
+	return []byte(`{"added_tokens":[{"id":0,"content":"<unk>","special":true},{"id":1,"content":"<s>","special":true},{"id":2,"content":"</s>","special":true}],
+"normalizer":{"type":"Sequence","normalizers":[{"type":"Prepend","prepend":"▁"},{"type":"Replace","pattern":{"String":" "},"content":"▁"}]},
+"pre_tokenizer":null,
+"post_processor":{"type":"TemplateProcessing","single":[{"SpecialToken":{"id":"<s>","type_id":0}},{"Sequence":{"id":"A","type_id":0}}],"special_tokens":{"<s>":{"id":"<s>","ids":[1],"tokens":["<s>"]}}},
+"decoder":{"type":"Sequence","decoders":[{"type":"Replace","pattern":{"String":"▁"},"content":" "},{"type":"ByteFallback"},{"type":"Fuse"},{"type":"Strip","content":" ","start":1,"stop":0}]},
+"model":{"type":"BPE","unk_token":"<unk>","byte_fallback":true,"vocab":{` + strings.Join(vocab, ",") + `},"merges":["▁ a","a b","▁ ab"]}}`)
+}
+
 // FuzzParse feeds arbitrary bytes as tokenizer.json: Parse returns an
 // error or a tokenizer whose Encode and Decode work on any text, never a
 // panic (formats of outside data must fail cleanly, fuzz.md of #14).
@@ -33,6 +49,11 @@ func FuzzParse(f *testing.F) {
 		f.Fatalf("the seed tokenizer does not parse: %v", err)
 	}
 	f.Add(mini)
+	spm := miniSPMTokenizer()
+	if _, err := Parse(spm); err != nil {
+		f.Fatalf("the SentencePiece seed does not parse: %v", err)
+	}
+	f.Add(spm)
 	f.Add([]byte(`{"model":{"type":"BPE","vocab":{"a":0},"merges":[["a","a"]]}}`))
 	f.Add([]byte(`{"model":{"type":"BPE","vocab":{"a":99999999999},"merges":[]}}`))
 	f.Add([]byte(`{"added_tokens":[{"id":-1,"content":""}],"model":{"type":"BPE","vocab":{"a":0}}}`))
@@ -54,6 +75,7 @@ func FuzzParse(f *testing.F) {
 				}
 			}
 			tok.Decode(ids)
+			tok.DecodeText(-1, ids)
 		}
 	})
 }

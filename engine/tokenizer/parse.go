@@ -10,15 +10,18 @@ import (
 
 // file is the part of tokenizer.json the tokenizer reads.
 type file struct {
-	AddedTokens  []addedToken    `json:"added_tokens"`
-	Normalizer   json.RawMessage `json:"normalizer"`
-	PreTokenizer json.RawMessage `json:"pre_tokenizer"`
-	Decoder      json.RawMessage `json:"decoder"`
-	Model        *bpeModel       `json:"model"`
+	AddedTokens   []addedToken    `json:"added_tokens"`
+	Normalizer    json.RawMessage `json:"normalizer"`
+	PreTokenizer  json.RawMessage `json:"pre_tokenizer"`
+	PostProcessor json.RawMessage `json:"post_processor"`
+	Decoder       json.RawMessage `json:"decoder"`
+	Model         *bpeModel       `json:"model"`
 }
 
 type bpeModel struct {
 	Type                    string          `json:"type"`
+	ByteFallback            bool            `json:"byte_fallback"`
+	UnkToken                *string         `json:"unk_token"`
 	Dropout                 *float64        `json:"dropout"`
 	ContinuingSubwordPrefix *string         `json:"continuing_subword_prefix"`
 	EndOfWordSuffix         *string         `json:"end_of_word_suffix"`
@@ -41,6 +44,11 @@ func Parse(data []byte) (*Tokenizer, error) {
 	}
 	t := &Tokenizer{bos: -1}
 	var err error
+	if sp, ok, err := spmSetup(&f); err != nil {
+		return nil, err
+	} else if ok {
+		return t, t.parseSPM(&f, sp)
+	}
 	if t.nfc, err = checkNormalizer(f.Normalizer); err != nil {
 		return nil, err
 	}
@@ -51,6 +59,10 @@ func Parse(data []byte) (*Tokenizer, error) {
 		return nil, err
 	}
 	if err = checkModel(f.Model); err != nil {
+		return nil, err
+	}
+	t.ignoreMerges = f.Model.IgnoreMerges
+	if t.bos, t.addBOS, err = templateBOS(f.PostProcessor, f.AddedTokens); err != nil {
 		return nil, err
 	}
 	vocab, err := readVocab(f.Model.Vocab)
@@ -68,7 +80,18 @@ func Parse(data []byte) (*Tokenizer, error) {
 	}
 	t.setAdded(f.AddedTokens)
 	t.setBytes()
+	if err := t.checkBOS(); err != nil {
+		return nil, err
+	}
 	return t, nil
+}
+
+// checkBOS refuses a post-processor BOS that is no token of the file.
+func (t *Tokenizer) checkBOS() error {
+	if t.addBOS && (t.bos >= len(t.pieces) || t.pieces[t.bos] == "") {
+		return fmt.Errorf("%w: post_processor: BOS id %d is not in the vocab", ErrFormat, t.bos)
+	}
+	return nil
 }
 
 // checkNormalizer accepts no normalizer or NFC and reports whether NFC applies.
@@ -108,18 +131,46 @@ func checkPreTokenizer(raw json.RawMessage) (splitter, error) {
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return splitter{}, fmt.Errorf("%w: pre_tokenizer: %v", ErrFormat, err)
 	}
+	// GPT-2 (ByteLevel with its own regex) and SmolLM (Digits first)
+	if p.Type == "ByteLevel" || p.Type == "Sequence" && len(p.Pretokenizers) == 2 && p.Pretokenizers[0].Type == "Digits" {
+		var d struct {
+			IndividualDigits bool `json:"individual_digits"`
+		}
+		bl, sp := step{Type: p.Type}, splitter{kind: kindGPT2}
+		if p.Type == "ByteLevel" {
+			if err := json.Unmarshal(raw, &bl); err != nil {
+				return splitter{}, fmt.Errorf("%w: pre_tokenizer: %v", ErrFormat, err)
+			}
+		} else {
+			var seq struct{ Pretokenizers []json.RawMessage }
+			if err := json.Unmarshal(raw, &seq); err != nil || json.Unmarshal(seq.Pretokenizers[0], &d) != nil {
+				return splitter{}, fmt.Errorf("%w: pre_tokenizer Digits: %v", ErrFormat, err)
+			}
+			if !d.IndividualDigits {
+				return splitter{}, fmt.Errorf("%w: pre_tokenizer: Digits without individual_digits", ErrUnsupported)
+			}
+			bl, sp = p.Pretokenizers[1], splitter{kind: kindSmolLM}
+		}
+		if bl.Type != "ByteLevel" || bl.AddPrefixSpace || !bl.UseRegex {
+			return splitter{}, fmt.Errorf("%w: pre_tokenizer: ByteLevel must use its regex, without prefix space", ErrUnsupported)
+		}
+		return sp, nil
+	}
 	if p.Type != "Sequence" || len(p.Pretokenizers) != 2 {
 		return splitter{}, fmt.Errorf("%w: pre_tokenizer %q: want a Sequence of Split and ByteLevel", ErrUnsupported, p.Type)
 	}
 	split, bl := p.Pretokenizers[0], p.Pretokenizers[1]
-	if split.Type != "Split" || split.Pattern.Regex == nil || *split.Pattern.Regex != QwenPattern && *split.Pattern.Regex != Qwen35Pattern {
-		return splitter{}, fmt.Errorf("%w: pre_tokenizer: first step must be Split with the Qwen2 regex or the Qwen3.5 one", ErrUnsupported)
+	if split.Type != "Split" || split.Pattern.Regex == nil || *split.Pattern.Regex != QwenPattern && *split.Pattern.Regex != Qwen35Pattern && *split.Pattern.Regex != Llama3Pattern {
+		return splitter{}, fmt.Errorf("%w: pre_tokenizer: first step must be Split with the Qwen2, Qwen3.5 or Llama 3 regex", ErrUnsupported)
 	}
 	if split.Behavior != "Isolated" || split.Invert {
 		return splitter{}, fmt.Errorf("%w: pre_tokenizer: Split behavior %q invert %v (want Isolated, false)", ErrUnsupported, split.Behavior, split.Invert)
 	}
 	if bl.Type != "ByteLevel" || bl.AddPrefixSpace || bl.UseRegex {
 		return splitter{}, fmt.Errorf("%w: pre_tokenizer: second step must be ByteLevel without prefix space or regex", ErrUnsupported)
+	}
+	if *split.Pattern.Regex == Llama3Pattern {
+		return splitter{digits: 3}, nil
 	}
 	return splitter{marks: *split.Pattern.Regex == Qwen35Pattern}, nil
 }
@@ -146,14 +197,14 @@ func checkModel(m *bpeModel) error {
 	if m.Type != "" && m.Type != "BPE" {
 		return fmt.Errorf("%w: model type %q (only BPE)", ErrUnsupported, m.Type)
 	}
+	if m.ByteFallback {
+		return fmt.Errorf("%w: model.byte_fallback with a byte-level pre-tokenizer", ErrUnsupported)
+	}
 	if m.Dropout != nil && *m.Dropout != 0 {
 		return fmt.Errorf("%w: model.dropout %v (only null)", ErrUnsupported, *m.Dropout)
 	}
 	if p := m.ContinuingSubwordPrefix; p != nil && *p != "" {
 		return fmt.Errorf("%w: model.continuing_subword_prefix %q", ErrUnsupported, *p)
-	}
-	if m.IgnoreMerges { // whole-word vocab hits before BPE (Llama 3): not implemented
-		return fmt.Errorf("%w: model.ignore_merges true", ErrUnsupported)
 	}
 	if s := m.EndOfWordSuffix; s != nil && *s != "" {
 		return fmt.Errorf("%w: model.end_of_word_suffix %q", ErrUnsupported, *s)
@@ -171,6 +222,21 @@ const maxID = 1 << 24
 // setVocab fills the id tables from the vocab and the added tokens and
 // checks that every byte has its one-character token.
 func (t *Tokenizer) setVocab(vocab map[string]int, added []addedToken) error {
+	if err := t.setTables(vocab, added); err != nil {
+		return err
+	}
+	for b := 0; b < 256; b++ {
+		id, ok := vocab[string(byteToRune[b])]
+		if !ok {
+			return fmt.Errorf("%w: model.vocab lacks the byte-level token %q for byte 0x%02X", ErrFormat, string(byteToRune[b]), b)
+		}
+		t.byteID[b] = int32(id)
+	}
+	return nil
+}
+
+// setTables fills the id tables from the vocab and the added tokens.
+func (t *Tokenizer) setTables(vocab map[string]int, added []addedToken) error {
 	size := 0
 	for s, id := range vocab {
 		if id < 0 || id >= maxID {
@@ -193,13 +259,6 @@ func (t *Tokenizer) setVocab(vocab map[string]int, added []addedToken) error {
 			return fmt.Errorf("%w: model.vocab: id %d used by %q and %q", ErrFormat, id, t.pieces[id], s)
 		}
 		t.pieces[id] = s
-	}
-	for b := 0; b < 256; b++ {
-		id, ok := vocab[string(byteToRune[b])]
-		if !ok {
-			return fmt.Errorf("%w: model.vocab lacks the byte-level token %q for byte 0x%02X", ErrFormat, string(byteToRune[b]), b)
-		}
-		t.byteID[b] = int32(id)
 	}
 	return nil
 }

@@ -106,7 +106,7 @@ func TestParseErrors(t *testing.T) {
 		{"no model", set("model", nil), ErrFormat, "model"},
 		{"model type", set("model.type", "WordPiece"), ErrUnsupported, "WordPiece"},
 		{"dropout", set("model.dropout", 0.1), ErrUnsupported, "dropout"},
-		{"ignore_merges", set("model.ignore_merges", true), ErrUnsupported, "ignore_merges"},
+		{"byte_fallback", set("model.byte_fallback", true), ErrUnsupported, "byte_fallback"},
 		{"subword prefix", set("model.continuing_subword_prefix", "##"), ErrUnsupported, "continuing_subword_prefix"},
 		{"vocab not object", set("model.vocab", []any{1}), ErrFormat, "model.vocab"},
 		{"vocab id string", set("model.vocab", map[string]any{"a": "x"}), ErrFormat, "model.vocab"},
@@ -124,8 +124,8 @@ func TestParseErrors(t *testing.T) {
 		{"no pre_tokenizer", set("pre_tokenizer", nil), ErrUnsupported, "pre_tokenizer"},
 		{"other regex", func(f map[string]any) {
 			p := f["pre_tokenizer"].(map[string]any)["pretokenizers"].([]any)[0].(map[string]any)
-			p["pattern"] = map[string]any{"Regex": strings.Replace(QwenPattern, `\p{N}|`, `\p{N}{1,3}|`, 1)}
-		}, ErrUnsupported, "Qwen2 regex"},
+			p["pattern"] = map[string]any{"Regex": strings.Replace(QwenPattern, `\p{N}|`, `\p{N}{1,2}|`, 1)}
+		}, ErrUnsupported, "Qwen2, Qwen3.5 or Llama 3 regex"},
 		{"prefix space", func(f map[string]any) {
 			f["pre_tokenizer"].(map[string]any)["pretokenizers"].([]any)[1].(map[string]any)["add_prefix_space"] = true
 		}, ErrUnsupported, "ByteLevel"},

@@ -20,12 +20,24 @@ import (
 const metaspace = "▁"
 
 type spmModel struct {
-	scores      []float32 // id → score (GGUF); nil: merge ranks decide
-	byteTok     [256]int  // <0xXX> token of each byte, -1 when missing
-	unk         int       // <unk>, -1 when none
-	spacePrefix bool      // prepend ▁ to text after BOS or a special token
-	splitWords  bool      // Metaspace split: each ▁-led word merges alone
+	scores     []float32 // id → score (GGUF); nil: merge ranks decide
+	byteTok    [256]int  // <0xXX> token of each byte, -1 when missing
+	unk        int       // <unk>, -1 when none
+	prefix     uint8     // where ▁ is prepended (prefixNone…)
+	splitWords bool      // Metaspace split: each ▁-led word merges alone
+	stripFirst bool      // decoding drops the first space after BOS
 }
+
+// Where the dummy prefix ▁ goes: every text segment (the start, and after
+// each added token), as llama.cpp and the legacy Prepend normalizer do;
+// Metaspace "always" the same unless the segment starts with ▁ already;
+// Metaspace "first" only at the start of the text, likewise.
+const (
+	prefixNone = iota
+	prefixEvery
+	prefixMetaAlways
+	prefixMetaFirst
+)
 
 // encodeSPM: BOS, then the text cut at added tokens (when special), each
 // text segment escaped and merged (llama.cpp's llm_tokenizer_spm; a space
@@ -36,17 +48,23 @@ func (t *Tokenizer) encodeSPM(text string, special bool) []int {
 	if t.addBOS {
 		ids = append(ids, t.bos)
 	}
-	prevSpecial := true
+	prevSpecial, first := true, true
 	seg := func(s string, id int) {
+		atStart := first
+		first = false
 		if id >= 0 {
 			ids = append(ids, id)
 			prevSpecial = true
 			return
 		}
-		if t.spm.spacePrefix && prevSpecial {
-			s = " " + s
+		s = strings.ReplaceAll(s, " ", metaspace)
+		switch p := t.spm.prefix; {
+		case p == prefixEvery && prevSpecial,
+			p == prefixMetaAlways && !strings.HasPrefix(s, metaspace),
+			p == prefixMetaFirst && atStart && !strings.HasPrefix(s, metaspace):
+			s = metaspace + s
 		}
-		ids = t.spmText(ids, strings.ReplaceAll(s, " ", metaspace))
+		ids = t.spmText(ids, s)
 		prevSpecial = false
 	}
 	if special {

@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -9,11 +10,12 @@ import (
 )
 
 // refSPMText is the text a reference prints for ids generated after token
-// prev, written from llama2.c's decode (run.c): a piece right after BOS
-// (id 1 there) loses one leading space, "<0xXX>" pieces are that byte, ▁
-// is a space; plus llama.cpp's token_to_piece for control tokens, which
-// print nothing. The bytes of all pieces are joined before they are read
-// as text, so byte tokens of one character assemble across tokens.
+// prev, written as Hugging Face's Llama decoder runs (tokenizer.json
+// "decoder": Replace ▁ → space, ByteFallback, Fuse, Strip one leading
+// space) on decode(skip_special_tokens=true), which llama.cpp's detokenize
+// matches: control and unknown tokens dropped, <0xXX> pieces turned into
+// their byte, all joined, and the first space removed when the text starts
+// the sequence (prev is BOS or nothing).
 func refSPMText(v Vocab, prev int, ids []int) string {
 	var out []byte
 	for _, id := range ids {
@@ -28,12 +30,11 @@ func refSPMText(v Vocab, prev int, ids []int) string {
 			}
 		default:
 			piece = strings.ReplaceAll(piece, "▁", " ")
-			if prev == v.BOS && strings.HasPrefix(piece, " ") {
-				piece = piece[1:]
-			}
 		}
 		out = append(out, piece...)
-		prev = id
+	}
+	if prev < 0 || prev == v.BOS {
+		out = bytes.TrimPrefix(out, []byte(" "))
 	}
 	return string(out)
 }
@@ -75,10 +76,10 @@ func TestSPMDecodeText(t *testing.T) {
 		{id("▁time"), []int{id(","), id("▁there"), id("▁was")}, ", there was"},            // a continuation keeps its spaces
 		{id("▁time"), []int{id("▁there")}, " there"},
 		{bos, []int{byteTok(0xE4), byteTok(0xBD), byteTok(0xA0), byteTok(0x0A)}, "你\n"}, // byte fallback, one character over three tokens
-		{bos, []int{byteTok(' '), id("▁a")}, "  a"},                                     // a byte token is a byte: its space stays
-		{id("▁a"), []int{id("▁was"), eos, bos, id("▁Once")}, " wasOnce"},                // </s> and <s> print nothing; after <s> the prefix goes
-		{-1, []int{id("▁你好"), id("你")}, " 你好你"},
-		{bos, []int{0, id("▁a")}, " a"}, // <unk> prints nothing; after it the space stays
+		{bos, []int{byteTok(' '), id("▁a")}, " a"},                                      // the text's first space goes, whatever token it came from
+		{id("▁a"), []int{id("▁was"), eos, bos, id("▁Once")}, " was Once"},               // </s> and <s> print nothing; a later BOS strips nothing
+		{-1, []int{id("▁你好"), id("你")}, "你好你"},                                          // the start of a sequence
+		{bos, []int{0, id("▁a")}, "a"},                                                  // <unk> prints nothing
 	} {
 		if got := tok.DecodeText(tc.prev, tc.ids); got != tc.want {
 			t.Errorf("DecodeText(%d, %v) = %q, want %q", tc.prev, tc.ids, got, tc.want)
@@ -153,7 +154,7 @@ func TestSPMBytesWithoutTypes(t *testing.T) {
 		t.Fatal(err)
 	}
 	ids := tok.Encode("ü")
-	if got := tok.DecodeText(-1, ids[1:]); got != " ü" || len(ids) != 4 {
+	if got := tok.DecodeText(-1, ids[1:]); got != "ü" || len(ids) != 4 {
 		t.Fatalf("ids %v text %q", ids, got)
 	}
 }

@@ -127,7 +127,10 @@ func (t *Tokenizer) fromSPMVocab(v Vocab, typ func(int) int32) error {
 		return fmt.Errorf("%w: a llama vocabulary needs tokenizer.ggml.scores", ErrFormat)
 	}
 	n := len(v.Tokens)
-	sp := &spmModel{scores: v.Scores, unk: max(-1, v.UNK), spacePrefix: v.AddSpacePrefix}
+	sp := &spmModel{scores: v.Scores, unk: max(-1, v.UNK), stripFirst: v.AddSpacePrefix}
+	if v.AddSpacePrefix {
+		sp.prefix = prefixEvery
+	}
 	for b := range sp.byteTok {
 		sp.byteTok[b] = -1
 	}

@@ -1,0 +1,65 @@
+package tokenizer
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestLlamaTokenizerJSON: the small tokenizer.json files of
+// testdata/small (the real Llama 2 and Llama 3 files cut to their first
+// merges, and variants with the Metaspace, SmolLM and GPT-2 pre-tokenizers;
+// tools/tokfixtures/make_small.py) encode and decode as Hugging Face
+// tokenizers does (NAME.cases.jsonl, written by tools/tokfixtures/gen_cases.js
+// with the Rust library): ids with the post-processor's BOS, and the text of
+// decode(ids, skip_special_tokens=true).
+func TestLlamaTokenizerJSON(t *testing.T) {
+	for _, name := range []string{"llama2", "llama2-metaspace", "llama3", "smollm", "gpt2"} {
+		t.Run(name, func(t *testing.T) {
+			tok, err := Load(filepath.Join("testdata", "small", name+".tokenizer.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := os.ReadFile(filepath.Join("testdata", "small", name+".cases.jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, decoded := 0, 0
+			for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+				var c struct {
+					Text, Decoded string
+					IDs           []int
+				}
+				if err := json.Unmarshal([]byte(line), &c); err != nil {
+					t.Fatal(err)
+				}
+				n++
+				if got := tok.Encode(c.Text); !slices.Equal(got, c.IDs) {
+					t.Errorf("Encode(%q) = %v, tokenizers gives %v", c.Text, got, c.IDs)
+					continue
+				}
+				prev, ids := -1, c.IDs
+				if bos, add := tok.BOS(); add {
+					prev, ids = bos, ids[1:]
+				}
+				if tok.spm == nil && slices.ContainsFunc(ids, tok.IsSpecial) {
+					continue // byte-level text keeps special tokens (as Qwen's does)
+				}
+				if got := tok.DecodeText(prev, ids); got != c.Decoded {
+					t.Errorf("DecodeText(%v) = %q, tokenizers gives %q", c.IDs, got, c.Decoded)
+				}
+				decoded++
+			}
+			if n < 400 || decoded < 300 {
+				t.Fatalf("%d cases, %d decoded", n, decoded)
+			}
+			wantBOS, _ := tok.TokenID(map[string]string{"llama2": "<s>", "llama2-metaspace": "<s>", "llama3": "<|begin_of_text|>"}[name])
+			if bos, add := tok.BOS(); add != (wantBOS > 0) || add && bos != wantBOS {
+				t.Errorf("BOS %d %v, want %d", bos, add, wantBOS)
+			}
+		})
+	}
+}

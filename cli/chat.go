@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"loupe/engine"
 	"os"
 	"path/filepath"
 	"strings"
@@ -126,7 +127,7 @@ func tokenizeChat(tok *tokenizer.Tokenizer, model string, c *chatFlags, systemGi
 		if err != nil {
 			return err
 		}
-		return tokenizeTable(tok, rendered, true, out)
+		return tokenizeTable(tok, tok.EncodeTemplate, rendered, true, out)
 	}
 	r := bufio.NewReader(tokenizeInput)
 	w := bufio.NewWriter(out)
@@ -144,7 +145,7 @@ func tokenizeChat(tok *tokenizer.Tokenizer, model string, c *chatFlags, systemGi
 				w.Flush()
 				return fmt.Errorf("stdin line %d: %v", n, perr)
 			}
-			ids := tok.Encode(rendered)
+			ids := tok.EncodeTemplate(rendered)
 			pieces := make([]string, len(ids))
 			for i, id := range ids {
 				pieces[i] = tok.Piece(id)
@@ -184,9 +185,14 @@ func chatTemplate(model string) (*chat.Template, error) {
 	if !st.IsDir() {
 		dir = filepath.Dir(model)
 	}
-	t, err := chat.FromDir(dir)
+	var t *chat.Template
+	if engine.IsGGUF(model) {
+		t, err = engine.GGUFChatTemplate(model)
+	} else {
+		t, err = chat.FromDir(dir)
+	}
 	if errors.Is(err, chat.ErrNoTemplate) {
-		return nil, fmt.Errorf("--chat: %s has no chat template (tokenizer_config.json chat_template or chat_template.jinja); it is a base model, drop --chat", dir)
+		return nil, fmt.Errorf("--chat: %s has no chat template (tokenizer_config.json chat_template, chat_template.jinja or GGUF tokenizer.chat_template); it is a base model, drop --chat", model)
 	}
 	return t, err
 }

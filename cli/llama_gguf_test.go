@@ -48,7 +48,7 @@ func storyTokens(n int) (tokens []string, types []int32, scores []float32) {
 // 300) as llama.cpp's llama2.c converter would: architecture llama, F32
 // tensors in GGUF order, context_length 128, no add_bos_token key (llama
 // vocabularies then add BOS) and no add_space_prefix (default true).
-func writeStoryGGUF(t *testing.T) (path string, tokens []string, types []int32) {
+func writeStoryGGUF(t *testing.T, extra ...gguf.KV) (path string, tokens []string, types []int32) {
 	t.Helper()
 	const h, inter, layers, heads, vocab = 64, 128, 2, 4, 300
 	tokens, types, scores := storyTokens(vocab)
@@ -71,6 +71,7 @@ func writeStoryGGUF(t *testing.T) (path string, tokens []string, types []int32) 
 		{Key: "tokenizer.ggml.bos_token_id", Value: uint32(1)},
 		{Key: "tokenizer.ggml.eos_token_id", Value: uint32(2)},
 	}
+	kv = append(kv, extra...)
 	r := rand.New(rand.NewPCG(7, 8))
 	tensor := func(name string, scale float64, dims ...uint64) gguf.WriteTensor {
 		n := uint64(1)
@@ -177,5 +178,29 @@ func TestRunLlamaSentencePiece(t *testing.T) {
 		if code != 0 || !strings.HasPrefix(out, want+"\n\n") {
 			t.Errorf("%q: exit %d, stdout %q (%s), want it to start with %q", tc.prompt, code, out, errs, want)
 		}
+	}
+}
+
+// llama2Template is Llama 2 chat's template in short: the BOS and the
+// [INST] markers are the template's to write.
+const llama2Template = "{% for m in messages %}{% if m['role'] == 'user' %}{{ bos_token + '[INST] ' + m['content'] + ' [/INST]' }}" +
+	"{% elif m['role'] == 'assistant' %}{{ ' ' + m['content'] + ' ' + eos_token }}{% endif %}{% endfor %}"
+
+// TestRunGGUFChatTemplate: --chat on a GGUF file renders its
+// tokenizer.chat_template with the file's BOS and EOS pieces, and the
+// rendered text is encoded without a second BOS (apply_chat_template).
+func TestRunGGUFChatTemplate(t *testing.T) {
+	path, tokens, _ := writeStoryGGUF(t, gguf.KV{Key: "tokenizer.chat_template", Value: llama2Template})
+	r := runJSONOut(t, "--model", path, "--chat", "--prompt", "a time", "--max-tokens", "3")
+	if want := "<s>[INST] a time [/INST]"; r.Rendered != want {
+		t.Fatalf("rendered %q, want %q", r.Rendered, want)
+	}
+	if r.PromptIDs[0] != 1 || slices.Contains(r.PromptIDs[1:], 1) || !slices.Contains(r.PromptIDs, slices.Index(tokens, "▁time")) {
+		t.Errorf("prompt ids %v: want one BOS, then the text", r.PromptIDs)
+	}
+	plain, _, _ := writeStoryGGUF(t)
+	code, _, errs := runCLI("--model", plain, "--chat", "--prompt", "x")
+	if code != 1 || !strings.Contains(errs, "tokenizer.chat_template") {
+		t.Errorf("no template: exit %d, %q", code, errs)
 	}
 }

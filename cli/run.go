@@ -190,7 +190,7 @@ func generateText(f *runFlags, out func(string)) (*trace.Run, error) {
 	}
 	if f.chat.chat {
 		if _, err := m.ChatTemplate(); errors.Is(err, chat.ErrNoTemplate) {
-			return nil, fmt.Errorf("--chat: %s has no chat template (tokenizer_config.json chat_template or chat_template.jinja); it is a base model, drop --chat", path)
+			return nil, fmt.Errorf("--chat: %s has no chat template (tokenizer_config.json chat_template, chat_template.jinja or GGUF tokenizer.chat_template); it is a base model, drop --chat", path)
 		}
 		think, _ := parseThink(f.chat.think) // checked with the flags
 		return m.GenerateChat(ctx, f.chat.messages(f.prompt, f.systemSet), think, opt, onEvent)

@@ -64,7 +64,7 @@ func runTokenize(args []string, stdout, stderr io.Writer) int {
 	} else {
 		textGiven := false // --text "" tokenizes the empty string, not stdin
 		fs.Visit(func(f *flag.Flag) { textGiven = textGiven || f.Name == "text" })
-		err = tokenizeTable(tok, *text, textGiven, stdout)
+		err = tokenizeTable(tok, tok.Encode, *text, textGiven, stdout)
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "loupe tokenize: %v\n", err)
@@ -144,7 +144,7 @@ func tokenizeJSONL(tok *tokenizer.Tokenizer, in io.Reader, out io.Writer) error 
 // tokenizeTable prints one row per token: position, id, vocab piece and
 // the bytes it stands for (quoted, so that spaces, newlines and cut UTF-8
 // show).
-func tokenizeTable(tok *tokenizer.Tokenizer, text string, given bool, out io.Writer) error {
+func tokenizeTable(tok *tokenizer.Tokenizer, encode func(string) []int, text string, given bool, out io.Writer) error {
 	if !given {
 		data, err := io.ReadAll(tokenizeInput)
 		if err != nil {
@@ -152,7 +152,7 @@ func tokenizeTable(tok *tokenizer.Tokenizer, text string, given bool, out io.Wri
 		}
 		text = string(data)
 	}
-	ids := tok.Encode(text)
+	ids := encode(text)
 	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "  pos\t    id\tpiece\tbytes")
 	for i, id := range ids {

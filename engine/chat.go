@@ -13,6 +13,8 @@ import (
 	"sync"
 
 	"loupe/engine/chat"
+	"loupe/engine/gguf"
+	"loupe/engine/tokenizer"
 	"loupe/kernels"
 	"loupe/trace"
 )
@@ -28,6 +30,10 @@ type chatSetup struct {
 func (m *Model) chatFiles() *chatSetup {
 	c := &m.chat
 	c.once.Do(func() {
+		if _, ok := ggufPath(m.info.Path); ok && m.info.Path != "" {
+			c.tmpl, c.err = m.ggufTemplate()
+			return
+		}
 		dir, err := modelDir(m.info.Path)
 		if m.info.Path == "" {
 			dir, err = "", fmt.Errorf("%w: model built in memory", chat.ErrNoTemplate)
@@ -45,6 +51,64 @@ func (m *Model) chatFiles() *chatSetup {
 		}
 	})
 	return c
+}
+
+// ggufTemplate is the template of a GGUF file (tokenizer.chat_template),
+// its bos_token and eos_token the pieces of the file's BOS and first stop
+// id.
+func (m *Model) ggufTemplate() (*chat.Template, error) {
+	return ggufTemplateOf(m.info.Path, m.tok, m.eos)
+}
+
+func ggufTemplateOf(path string, tok *tokenizer.Tokenizer, eos []int) (*chat.Template, error) {
+	src := tok.ChatTemplate()
+	if src == "" {
+		return nil, fmt.Errorf("%s: no tokenizer.chat_template: %w", path, chat.ErrNoTemplate)
+	}
+	t, err := chat.Parse(src)
+	if err != nil {
+		return nil, fmt.Errorf("%s: tokenizer.chat_template: %w", path, err)
+	}
+	vars := map[string]string{}
+	if bos, _ := tok.BOS(); bos >= 0 {
+		vars["bos_token"] = tok.Piece(bos)
+	}
+	if len(eos) > 0 {
+		vars["eos_token"] = tok.Piece(eos[0])
+	}
+	return t.WithTokens(vars), nil
+}
+
+// GGUFChatTemplate reads the chat template of a GGUF file
+// (tokenizer.chat_template) without loading its weights; a file without
+// one gives an error wrapping chat.ErrNoTemplate.
+func GGUFChatTemplate(path string) (_ *chat.Template, err error) {
+	defer recoverError(&err)
+	f, err := gguf.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrBadFile, err)
+	}
+	defer f.Close()
+	set, err := newGGUFSet(f)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := ggufConfig(f, set)
+	if err != nil {
+		return nil, err
+	}
+	tok, eos, err := ggufTokenizer(f, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return ggufTemplateOf(path, tok, eos)
+}
+
+// IsGGUF reports whether path names a GGUF model (a .gguf file, or a
+// folder holding one and no config.json).
+func IsGGUF(path string) bool {
+	_, ok := ggufPath(path)
+	return ok
 }
 
 // ChatTemplate returns the folder's chat template. A folder without one
@@ -74,7 +138,9 @@ func (m *Model) RenderChat(msgs []chat.Message, think chat.Think) (string, []int
 	if err != nil {
 		return "", nil, err
 	}
-	return text, m.tok.Encode(text), nil
+	// as apply_chat_template (add_special_tokens=False): the BOS is the
+	// template's to write ({{ bos_token }}), the tokenizer adds none
+	return text, m.tok.EncodeTemplate(text), nil
 }
 
 // GenerateChat writes the assistant's next turn after msgs: Generate on

@@ -69,6 +69,16 @@ func Parse(src string) (*Template, error) {
 	return &Template{Source: src, tmpl: t, vars: map[string]any{}}, nil
 }
 
+// WithTokens sets the special-token variables a template may print
+// (bos_token, eos_token, …), as tokenizer_config.json's do; GGUF files
+// carry the template alone and their token ids instead.
+func (t *Template) WithTokens(vars map[string]string) *Template {
+	for k, v := range vars {
+		t.vars[k] = v
+	}
+	return t
+}
+
 // compile keeps a panic of the Jinja library on a hostile template from
 // escaping as one.
 func compile(src string) (t *jinja.Template, err error) {

@@ -81,6 +81,17 @@ func (t *Tokenizer) Encode(text string) []int {
 	return ids
 }
 
+// EncodeTemplate encodes a rendered chat template as transformers'
+// apply_chat_template does (add_special_tokens=False): special tokens in
+// the text matched, no BOS added (the template writes its own).
+func (t *Tokenizer) EncodeTemplate(text string) []int {
+	ids := t.Encode(text)
+	if t.addBOS && len(ids) > 0 && ids[0] == t.bos {
+		ids = ids[1:]
+	}
+	return ids
+}
+
 // EncodeOrdinary encodes text as plain text: control-token strings in it
 // (e.g. a user typing "<|im_end|>") stay ordinary characters. Prompts
 // built from user input should use this and add control tokens by id.

@@ -103,7 +103,7 @@ func offers(cache string) []views.ModelOffer {
 	for i, e := range hub.Catalog {
 		ok, why := e.Supported()
 		_, local := e.Local(cache)
-		out[i] = views.ModelOffer{ID: e.ID, Title: e.Title, Size: "≈ " + hub.FormatBytes(e.Bytes), Licence: e.Licence,
+		out[i] = views.ModelOffer{ID: e.ID, Title: e.Title, Size: "about " + hub.FormatBytes(e.Bytes), Licence: e.Licence,
 			Shows: e.Shows, CanRun: ok, Why: why, Local: local && ok}
 	}
 	return out

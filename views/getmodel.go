@@ -96,10 +96,10 @@ func fillOfferRow(o fyne.CanvasObject, m ModelOffer) {
 	status := box.Objects[2].(*widget.Label)
 	switch {
 	case m.Local:
-		status.SetText("✓ On this computer: opens at once")
+		status.SetText("On this computer: opens at once")
 		status.Importance = widget.SuccessImportance
 	case !m.CanRun:
-		status.SetText("✗ " + m.Why)
+		status.SetText(m.Why)
 		status.Importance = widget.WarningImportance
 	default:
 		status.SetText("Runs in Loupe · download " + m.Size)

@@ -88,10 +88,10 @@ func fillLocalRow(o fyne.CanvasObject, m LocalModel) {
 	head.Objects[1].(*widget.Label).SetText(m.Size + " · " + m.Source)
 	status := box.Objects[1].(*widget.Label)
 	if m.CanOpen {
-		status.SetText("✓ Loupe opens it")
+		status.SetText("Loupe opens it")
 		status.Importance = widget.SuccessImportance
 	} else {
-		status.SetText("✗ " + m.Why)
+		status.SetText(m.Why)
 		status.Importance = widget.WarningImportance
 	}
 	status.Refresh()

@@ -65,7 +65,7 @@ func calibrate(d time.Duration) int {
 func fmaTrial(p *pool.Pool, iters int) float64 {
 	flops := make([]int64, p.Threads())
 	start := time.Now()
-	p.For(p.Threads(), func(w, _, _ int) { flops[w] = fmaLoop(iters) })
+	p.For(p.Threads(), func(w, _, _ int) { flops[w] += fmaLoop(iters) }) // a late worker's loop may run on another
 	sec := time.Since(start).Seconds()
 	var total int64
 	for _, f := range flops {

@@ -51,7 +51,7 @@ type Workers struct {
 	ForMsPerToken     float64 `json:"for_ms_per_token"`       // wall time inside the For calls
 	SerialMsPerToken  float64 `json:"serial_ms_per_token"`    // decode time outside them: one thread works
 	WaitMsPerToken    float64 `json:"wait_ms_per_token"`      // the caller waiting for a worker still busy
-	TakenPerToken     float64 `json:"taken_per_token"`        // ranges the caller ran for a late worker
+	TakenPerToken     float64 `json:"taken_per_token"`        // chunks the caller ran beyond an even share (late or slow workers)
 	WorkerParksPerTok float64 `json:"worker_parks_per_token"` // a worker spun out and parked
 }
 
@@ -208,7 +208,7 @@ func WriteText(w io.Writer, r Report) {
 		d.Tokens, d.Seconds, d.TokensPerSecond, d.GBs, share(d.ShareOfBandwidth, r.MembwGBs, bwWhat), d.BytesPerToken/1e9)
 	fmt.Fprintf(w, "first token %.3f s, peak RSS %.2f GB%s\n", r.TTFTSeconds, float64(r.PeakRSS)/1e9, hugeNote(r.HugePageShare))
 	if wk := r.Workers; wk != nil && wk.BarriersPerToken > 0 {
-		fmt.Fprintf(w, "workers     decode: %.0f barriers a token; %.2f ms in them, %.2f ms serial between them; the caller waited %.2f ms a token for a worker (%.0f %%), ran %.1f ranges a token for a late one; %.1f worker parks a token\n",
+		fmt.Fprintf(w, "workers     decode: %.0f barriers a token; %.2f ms in them, %.2f ms serial between them; the caller waited %.2f ms a token for a worker (%.0f %%), ran %.1f chunks a token beyond its share; %.1f worker parks a token\n",
 			wk.BarriersPerToken, wk.ForMsPerToken, wk.SerialMsPerToken, wk.WaitMsPerToken,
 			100*ratio(wk.WaitMsPerToken, wk.ForMsPerToken+wk.SerialMsPerToken), wk.TakenPerToken, wk.WorkerParksPerTok)
 	}

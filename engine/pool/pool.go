@@ -8,8 +8,9 @@
 // pinned to its own core where the OS allows, and a For call hands them work
 // through one atomic pointer they spin on. Workers that find no work for a
 // while (between generations) stop spinning and park on a channel, so an idle
-// app burns no CPU. On a busy machine, where a worker's thread may wait
-// milliseconds for a CPU, the caller runs the ranges no worker has started.
+// app burns no CPU. Each loop is cut into a few chunks per worker that the
+// workers take as they come free, so on a busy machine, where a worker's
+// thread may wait milliseconds for a CPU, the others run its share.
 package pool
 
 import (
@@ -29,20 +30,32 @@ import (
 // futex wake and a thread switch) and the caller would wait for it.
 const spinFor = 100 * time.Microsecond
 
-// job is one For call. It is immutable once published, apart from the
-// claims and the pending counter, so workers may load it at any time
-// without a data race.
+// job is one For call: n indices cut into chunks contiguous pieces that
+// the workers claim one at a time from a shared counter. It is immutable
+// once published, apart from the counters, so workers may load it at any
+// time without a data race.
 type job struct {
-	gen     uint64
-	n, w    int // range length, ranges (w ≤ threads)
-	body    func(worker, lo, hi int)
-	claimed []atomic.Bool // range i has been taken (by worker i or the caller)
-	pending atomic.Int32  // ranges 1..w-1 not finished
-	closed  bool          // the pool is closing: workers exit
+	gen       uint64
+	n, chunks int
+	body      func(worker, lo, hi int)
+	next      atomic.Int64 // chunks claimed so far (may run past chunks)
+	done      atomic.Int64 // chunks finished (or dropped after a panic)
+	closed    bool         // the pool is closing: workers exit
 }
 
-// claim takes range i for the calling goroutine; false if already taken.
-func (j *job) claim(i int) bool { return j.claimed[i].CompareAndSwap(false, true) }
+// claim takes the next chunk for the calling goroutine; ok is false once
+// every chunk has been taken.
+func (j *job) claim() (lo, hi int, ok bool) {
+	c := int(j.next.Add(1) - 1)
+	if c >= j.chunks {
+		return 0, 0, false
+	}
+	lo, hi = Range(j.n, j.chunks, c)
+	return lo, hi, true
+}
+
+// finished counts k chunks as done and reports whether they were the last.
+func (j *job) finished(k int) bool { return j.done.Add(int64(k)) == int64(j.chunks) }
 
 // sleeper is a spin-then-park flag shared by one waiter and one waker.
 // States: awake (spinning or working) and parked (blocked on wake).
@@ -80,15 +93,15 @@ type counters struct {
 
 // Stats are what the workers did since the pool started (or ResetStats):
 // how many parallel For calls ran, how long the caller waited at their
-// ends for a worker still busy with its range (the barrier's cost: an
-// uneven split, or a worker whose thread lost its CPU), how many ranges
-// the caller ran because their worker had not started them, and how often
-// a waiting side parked after spinning spinFor.
+// ends for a worker still busy with its last chunk (the barrier's cost:
+// a worker whose thread lost its CPU mid-chunk), how many chunks the
+// caller ran beyond an even share because the workers were late or slow,
+// and how often a waiting side parked after spinning spinFor.
 type Stats struct {
-	Calls       int64         `json:"calls"`        // For calls with more than one range
+	Calls       int64         `json:"calls"`        // For calls with more than one worker
 	InFor       time.Duration `json:"in_for"`       // wall time inside those calls
 	CallerWait  time.Duration `json:"caller_wait"`  // caller waiting for workers after its own ranges
-	Taken       int64         `json:"taken"`        // ranges the caller ran for a worker that had not started
+	Taken       int64         `json:"taken"`        // chunks the caller ran beyond an even share
 	WorkerParks int64         `json:"worker_parks"` // a worker spun spinFor without work and parked
 	CallerParks int64         `json:"caller_parks"` // the caller spun spinFor waiting and parked
 }
@@ -182,25 +195,42 @@ func (p *Pool) Threads() int { return p.threads }
 // Threads()-1: the caller's thread is never pinned).
 func (p *Pool) Pinned() int { return p.pinned }
 
-// Range returns worker i's share of [0, n) when w workers take part:
+// Range returns piece i of [0, n) cut into w pieces:
 // [i·n/w, (i+1)·n/w), contiguous and within one element of equal.
 func Range(n, w, i int) (lo, hi int) { return i * n / w, (i + 1) * n / w }
 
-// For calls body(worker, lo, hi) on contiguous, disjoint ranges covering
-// [0, n), one range per worker (min(n, Threads()) of them), and returns when
-// all have finished. The calling goroutine runs worker 0's range itself,
-// then any range whose worker has not started yet (a busy machine); so
-// worker i's range may run on the caller, but always under index i and
-// never concurrently with another call for index i.
+// chunksPerWorker is how many pieces For cuts a loop into per worker. With
+// one piece each (a static split) a loop lasts as long as its slowest
+// worker: on a shared machine, one whose core another program holds for a
+// while. With 8, the other workers take over all but the piece the slow
+// one is in, and a piece of the largest decode matrix of Qwen2.5-1.5B
+// (8960 × 1536 bf16 rows split 16 ways) is ~1.7 MB, ~0.1 ms of reading.
+const chunksPerWorker = 8
+
+// Chunks is the number of pieces For(n, …) cuts [0, n) into on w workers.
+func Chunks(n, w int) int { return min(n, chunksPerWorker*w) }
+
+// For calls body(worker, lo, hi) on contiguous, disjoint chunks covering
+// [0, n) (Chunks(n, min(n, Threads())) of them, chunk c being
+// Range(n, chunks, c)) and returns when all have finished. Workers take
+// the chunks one at a time from a shared counter, the caller first (it
+// always runs chunk 0) and the persistent workers as they arrive, so a
+// worker that is late or slow does less of the loop instead of holding the
+// others at the barrier. worker names the goroutine running body: bodies
+// that run at once have distinct workers in [0, Threads()), so per-worker
+// scratch stays private, and one worker runs its chunks one after another.
 //
-// Callers pass rows, so each worker streams its own contiguous band of a
-// weight matrix. For must not be called from inside body (it would wait on
-// itself); concurrent calls from several goroutines are serialised.
+// Callers pass rows, and each row is computed by one body call whichever
+// chunk and worker it falls to, so results do not depend on the thread
+// count or on timing. For must not be called from inside body (it would
+// wait on itself); concurrent calls from several goroutines are
+// serialised.
 //
-// A panic in body reaches the caller once every worker has finished: the
-// caller's own panic unwinds unchanged; a persistent worker's panic is
-// re-raised in the caller as a *Panic carrying the worker's stack. After
-// Close, For runs the whole range on the caller.
+// A panic in body reaches the caller once every running chunk has
+// finished (chunks not started are then dropped): the caller's own panic
+// unwinds unchanged; a persistent worker's panic is re-raised in the
+// caller as a *Panic carrying the worker's stack. After Close, For runs
+// the whole range on the caller in one call.
 func (p *Pool) For(n int, body func(worker, lo, hi int)) {
 	if n <= 0 {
 		return
@@ -220,62 +250,63 @@ func (p *Pool) For(n int, body func(worker, lo, hi int)) {
 	p.stats.calls.Add(1)
 	start := time.Now()
 	defer func() { p.stats.inFor.Add(int64(time.Since(start))) }()
-	j := &job{gen: p.gen, n: n, w: w, body: body, claimed: make([]atomic.Bool, w)}
-	j.pending.Store(int32(w - 1))
+	j := &job{gen: p.gen, n: n, chunks: Chunks(n, w), body: body}
+	j.next.Store(1) // chunk 0 is the caller's
 	p.panicked = nil
 	p.job.Store(j)
 	for i := 1; i < w; i++ {
 		wakeIfParked(p.workers[i])
 	}
-	// Wait for the workers even if our own share panics, so no worker is
+	// Wait for the workers even if our own chunk panics, so no worker is
 	// still writing into the caller's buffers while the panic unwinds.
 	returned := false
 	defer func() { p.waitDone(j, returned) }()
-	lo, hi := Range(n, w, 0)
+	lo, hi := Range(n, j.chunks, 0)
 	body(0, lo, hi)
-	p.takeUnclaimed(j)
+	j.finished(1)
+	ran := 1 + p.runChunks(j, 0)
+	if extra := ran - j.chunks/w; extra > 0 {
+		p.stats.taken.Add(int64(extra))
+	}
 	returned = true
 }
 
-// takeUnclaimed runs, on the caller, every range whose worker has not
-// started it yet. Idle, a worker claims its range within ~100 ns, long
-// before the caller finishes range 0, and this costs w−1 failed CASes. On a
-// busy machine a worker's thread may wait milliseconds for a CPU (measured
-// on 2 shared cores: 20-200 µs per empty For without this); the caller then
-// does the work instead of waiting. Each range still runs once, in one
-// call, under its own worker index, so per-worker scratch stays private.
-func (p *Pool) takeUnclaimed(j *job) {
-	for i := j.w - 1; i >= 1; i-- {
-		if j.claim(i) {
-			p.stats.taken.Add(1)
-			p.runOnCaller(j, i)
+// runChunks runs chunks of j as worker until none is left to take and
+// returns how many it ran. Idle, every worker claims its first chunk
+// within ~100 ns of the call; on a busy machine a worker's thread may wait
+// milliseconds for a CPU (measured on 2 shared cores: 20-200 µs per empty
+// For), and the others run its share meanwhile. The caller's own panic
+// unwinds from here (waitDone accounts for its chunk).
+func (p *Pool) runChunks(j *job, worker int) (ran int) {
+	for {
+		lo, hi, ok := j.claim()
+		if !ok {
+			return ran
+		}
+		ran++
+		if worker == 0 {
+			j.body(0, lo, hi)
+		} else {
+			p.run(j, worker, lo, hi)
+		}
+		if j.finished(1) && worker != 0 {
+			wakeIfParked(&p.caller)
 		}
 	}
 }
 
-// runOnCaller runs range i of j on the caller; a panic unwinds as the
-// caller's own, once the range is counted as done.
-func (p *Pool) runOnCaller(j *job, i int) {
-	defer j.pending.Add(-1)
-	lo, hi := Range(j.n, j.w, i)
-	j.body(i, lo, hi)
-}
-
-// waitDone blocks until the workers of j have finished, then re-raises the
-// first worker panic if the caller's own share returned (otherwise the
+// waitDone blocks until every chunk of j has finished, then re-raises the
+// first worker panic if the caller's own chunks returned (otherwise the
 // caller's panic is already unwinding and stays the one reported, and the
-// ranges no worker has started are dropped rather than waited for).
+// chunks no worker has started are dropped rather than waited for).
 func (p *Pool) waitDone(j *job, callerReturned bool) {
 	if !callerReturned {
-		for i := 1; i < j.w; i++ {
-			if j.claim(i) {
-				j.pending.Add(-1)
-			}
-		}
+		taken := min(int(j.next.Swap(int64(j.chunks))), j.chunks)
+		j.finished(j.chunks - taken + 1) // the chunks no one took, and the caller's own
 	}
-	if j.pending.Load() != 0 {
+	if j.done.Load() != int64(j.chunks) {
 		t0 := time.Now()
-		spinUntil(&p.caller, &p.stats.callerParks, func() bool { return j.pending.Load() == 0 })
+		spinUntil(&p.caller, &p.stats.callerParks, func() bool { return j.done.Load() == int64(j.chunks) })
 		p.stats.callerWait.Add(int64(time.Since(t0)))
 	}
 	if pv := p.panicked; pv != nil && callerReturned {
@@ -296,14 +327,7 @@ func (p *Pool) work(i int, s *sleeper, cpu int, pinned chan<- bool) {
 			return
 		}
 		last = j.gen
-		if i >= j.w || !j.claim(i) {
-			continue
-		}
-		lo, hi := Range(j.n, j.w, i)
-		p.run(j, i, lo, hi)
-		if j.pending.Add(-1) == 0 {
-			wakeIfParked(&p.caller)
-		}
+		p.runChunks(j, i)
 	}
 }
 

@@ -12,8 +12,9 @@ import (
 )
 
 // TestForCoversRange checks, for many n and thread counts, that every index
-// of [0, n) is visited exactly once, that ranges are contiguous and ordered
-// by worker, and that no more than min(n, threads) workers take part.
+// of [0, n) is visited exactly once, that each body call gets one of the
+// Chunks pieces of Range, and that no two calls for the same worker index
+// overlap in time (per-worker scratch stays private).
 func TestForCoversRange(t *testing.T) {
 	for _, threads := range []int{1, 2, 3, 4, 7, 16} {
 		p := newPool(threads)
@@ -27,12 +28,31 @@ func TestForCoversRange(t *testing.T) {
 func checkCover(t *testing.T, p *Pool, n int) {
 	t.Helper()
 	hits := make([]int32, n)
-	type span struct{ lo, hi int }
-	spans := make([]span, p.Threads())
-	var calls atomic.Int32
-	p.For(n, func(w, lo, hi int) {
+	busy := make([]atomic.Int32, p.Threads())
+	var calls, overlaps, badWorker, badSpan atomic.Int32
+	w := min(n, p.Threads())
+	chunks := Chunks(n, max(w, 1))
+	if w == 1 {
+		chunks = 1
+	}
+	spans := map[[2]int]bool{}
+	for c := range chunks {
+		lo, hi := Range(n, chunks, c)
+		spans[[2]int{lo, hi}] = true
+	}
+	p.For(n, func(worker, lo, hi int) {
 		calls.Add(1)
-		spans[w] = span{lo, hi}
+		if worker < 0 || worker >= p.Threads() {
+			badWorker.Add(1)
+			return
+		}
+		if busy[worker].Add(1) != 1 {
+			overlaps.Add(1)
+		}
+		defer busy[worker].Add(-1)
+		if !spans[[2]int{lo, hi}] {
+			badSpan.Add(1)
+		}
 		for i := lo; i < hi; i++ {
 			atomic.AddInt32(&hits[i], 1)
 		}
@@ -42,19 +62,12 @@ func checkCover(t *testing.T, p *Pool, n int) {
 			t.Fatalf("threads %d n %d: index %d visited %d times", p.Threads(), n, i, h)
 		}
 	}
-	want := int32(min(n, p.Threads()))
-	if calls.Load() != want {
-		t.Fatalf("threads %d n %d: %d body calls, want %d", p.Threads(), n, calls.Load(), want)
+	if n > 0 && int(calls.Load()) != chunks {
+		t.Fatalf("threads %d n %d: %d body calls, want %d chunks", p.Threads(), n, calls.Load(), chunks)
 	}
-	next := 0
-	for w := range int(want) {
-		if spans[w].lo != next || spans[w].hi < spans[w].lo {
-			t.Fatalf("threads %d n %d: worker %d got [%d,%d), want start %d", p.Threads(), n, w, spans[w].lo, spans[w].hi, next)
-		}
-		next = spans[w].hi
-	}
-	if n > 0 && next != n {
-		t.Fatalf("threads %d n %d: ranges end at %d", p.Threads(), n, next)
+	if badWorker.Load()+overlaps.Load()+badSpan.Load() != 0 {
+		t.Fatalf("threads %d n %d: %d calls with a worker out of range, %d overlapping calls of one worker, %d spans that are not a chunk",
+			p.Threads(), n, badWorker.Load(), overlaps.Load(), badSpan.Load())
 	}
 }
 
@@ -98,7 +111,7 @@ func TestForSumMatchesSerial(t *testing.T) {
 		for i := lo; i < hi; i++ {
 			s += int64(i)
 		}
-		parts[w] = s
+		parts[w] += s // a worker may run several chunks
 	})
 	var total int64
 	for _, s := range parts {
@@ -109,10 +122,10 @@ func TestForSumMatchesSerial(t *testing.T) {
 	}
 }
 
-// TestWorkerPanicPropagates: a panic in another worker's range reaches the
-// caller after every range has finished, as *Panic when a persistent worker
-// ran it, or unchanged when the caller took the range over; the pool still
-// works afterwards.
+// TestWorkerPanicPropagates: a panic in a chunk reaches the caller after
+// every running chunk has finished, as *Panic when a persistent worker
+// ran it, or unchanged when the caller did; the pool still works
+// afterwards.
 func TestWorkerPanicPropagates(t *testing.T) {
 	p := newPool(4)
 	defer p.Close()
@@ -122,7 +135,7 @@ func TestWorkerPanicPropagates(t *testing.T) {
 		p.For(4, func(w, lo, hi int) {
 			running.Add(1)
 			defer running.Add(-1)
-			if w == 2 {
+			if lo == 2 {
 				panic(boom)
 			}
 			time.Sleep(time.Millisecond)
@@ -131,7 +144,7 @@ func TestWorkerPanicPropagates(t *testing.T) {
 	})
 	switch pv := r.(type) {
 	case *Panic:
-		if pv.Worker != 2 || !errors.Is(pv, boom) || !strings.Contains(pv.Error(), "boom") || len(pv.Stack) == 0 {
+		if pv.Worker < 1 || pv.Worker > 3 || !errors.Is(pv, boom) || !strings.Contains(pv.Error(), "boom") || len(pv.Stack) == 0 {
 			t.Fatalf("bad panic %+v", pv)
 		}
 	case error:
@@ -150,8 +163,9 @@ func TestWorkerPanicPropagates(t *testing.T) {
 	checkCover(t, p, 1000)
 }
 
-// TestCallerPanicUnchanged: the caller's own panic unwinds with its value,
-// with no range still running; ranges not started are dropped.
+// TestCallerPanicUnchanged: the caller's own panic (chunk 0 is always the
+// caller's) unwinds with its value, with no chunk still running; chunks
+// not started are dropped.
 func TestCallerPanicUnchanged(t *testing.T) {
 	for _, threads := range []int{2, 4} {
 		p := newPool(threads)
@@ -160,7 +174,10 @@ func TestCallerPanicUnchanged(t *testing.T) {
 			p.For(threads, func(w, lo, hi int) {
 				running.Add(1)
 				defer running.Add(-1)
-				if w == 0 {
+				if lo == 0 {
+					if w != 0 {
+						t.Errorf("chunk 0 ran on worker %d, not the caller", w)
+					}
 					panic("caller share")
 				}
 				time.Sleep(2 * time.Millisecond)
@@ -177,8 +194,8 @@ func TestCallerPanicUnchanged(t *testing.T) {
 	}
 }
 
-// TestStolenRangePanics: when the caller runs a parked worker's range and it
-// panics, the ranges left are dropped and For does not hang.
+// TestStolenRangePanics: when the caller runs the chunks of parked workers
+// and one panics, the chunks left are dropped and For does not hang.
 func TestStolenRangePanics(t *testing.T) {
 	p := newPool(4)
 	defer p.Close()
@@ -187,8 +204,8 @@ func TestStolenRangePanics(t *testing.T) {
 	go func() {
 		done <- catch(func() {
 			p.For(4, func(w, lo, hi int) {
-				if w != 0 {
-					panic(w)
+				if lo != 0 {
+					panic(lo)
 				}
 			})
 		})

@@ -1,0 +1,221 @@
+"""Fine-tunes the exported demo model for in-context retrieval (issue #12).
+
+    /usr/bin/python3 tools/train/train2.py --init-exported assets/demo --steps 900 \
+        --out tools/train/out/r3
+
+Starts from an exported model folder (BF16 weights read back as float32:
+the shipped model already copies, 98 %), and trains on short rows that hold
+several synth2 stories each, with the answer words weighted (--answer-weight),
+mixed with plain text rows (--text-share), a few copy rows and, every
+--long-every steps, one 512-token text row so the long context stays
+trained. The loss is computed on the answer positions and a random
+--keep share of the others (the 8,192-wide output layer is ~40 % of a
+step). Every --eval-every steps: validation text loss, copy accuracy, the
+held-out generator set (synth2.eval_set) and the hand-written set
+(heldout.txt, greedy continuation must start with the word); ckpt.pt is the
+best hand-written + generator score, last.pt the latest.
+"""
+
+import argparse
+import json
+import math
+import os
+import random
+import sys
+import time
+
+for _v in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")
+
+import torch  # noqa: E402
+import torch.nn.functional as F  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(__file__))
+import bpe  # noqa: E402
+import corpus  # noqa: E402
+import synth2  # noqa: E402
+from export import load_exported  # noqa: E402
+from train import common_tokens, copy_row, copy_accuracy, encode_split, lr_at, make_opt, val_loss  # noqa: E402
+from model import rope_tables  # noqa: E402
+
+HERE = os.path.dirname(__file__)
+
+
+def story_row(gen, tok, T, answer_weight, mask_setup=True):
+    """T+1 ids of stories joined by a space or a line break, with a weight
+    per target: answer_weight on the answer's tokens, 1 elsewhere."""
+    ids, w = [], []
+    first = True
+    while len(ids) < T + 1:
+        prompt, answer, tail = gen.story()
+        sep = "" if first else gen.rng.choice([" ", "\n", "\n", "\n\n"])
+        first = False
+        a = tok.encode(sep + prompt)
+        b = tok.encode(answer)
+        c = tok.encode(tail)
+        # weight of predicting token j sits at target index j-1; the word's
+        # first appearance in the setup is unpredictable (any word of the
+        # vocabulary): weight 0 there, so no prior over slot words is learned
+        wa = [1.0] * len(a)
+        if mask_setup:
+            for i, t in enumerate(a):
+                if t == b[0]:
+                    wa[i] = 0.0
+                    break
+        ids += a + b + c
+        w += wa + [answer_weight] * len(b) + [1.0] * len(c)
+    ids = torch.tensor(ids[: T + 1])
+    w = torch.tensor(w[1: T + 1])
+    return ids[:-1], ids[1:], w
+
+
+def text_row(rng, data, T):
+    s = rng.randrange(0, len(data) - T - 1)
+    return data[s: s + T], data[s + 1: s + T + 1], torch.ones(T)
+
+
+def hidden(model, ids):
+    """Final normed hidden states [B, T, h] (model.forward without the head)."""
+    c = model.config
+    cos, sin = rope_tables(ids.shape[1], c.head_dim, c.rope_theta, ids.device)
+    x = model.model.embed_tokens(ids)
+    for layer in model.model.layers:
+        x, _ = layer(x, cos, sin)
+    return model.model.norm(x)
+
+
+def weighted_loss(model, x, y, w, keep, rng_t):
+    """Weighted cross-entropy over the answer positions (weight > 1) and a
+    random share keep of the others; the head runs only on those rows."""
+    h = hidden(model, x)
+    sel = (w > 1) | (torch.rand(w.shape, generator=rng_t) < keep)
+    sel &= y >= 0
+    logits = h[sel] @ model.model.embed_tokens.weight.t()
+    ce = F.cross_entropy(logits, y[sel], reduction="none")
+    ww = w[sel]
+    return (ce * ww).sum() / ww.sum()
+
+
+@torch.no_grad()
+def greedy_starts(model, tok, cases):
+    """Share of (prompt, word) whose greedy continuation starts with word
+    (as many tokens generated as the word has), and the misses."""
+    model.eval()
+    hit, miss = 0, []
+    for prompt, word in cases:
+        ids = tok.encode(prompt)
+        n = len(tok.encode(word))
+        out = []
+        for _ in range(n):
+            nxt = int(model(torch.tensor([ids + out]))[0, -1].argmax())
+            out.append(nxt)
+        got = tok.decode(out)
+        if got.startswith(word):
+            hit += 1
+        else:
+            miss.append((prompt[-40:], word, got))
+    model.train()
+    return hit / len(cases), miss
+
+
+def parse():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--init-exported", default="assets/demo")
+    ap.add_argument("--init", default="", help="a train2 checkpoint instead")
+    ap.add_argument("--out", default=os.path.join(HERE, "out", "r3"))
+    ap.add_argument("--steps", type=int, default=900)
+    ap.add_argument("--rows", type=int, default=24)
+    ap.add_argument("--ctx", type=int, default=96)
+    ap.add_argument("--text-share", type=float, default=0.3)
+    ap.add_argument("--copy-rows", type=int, default=3)
+    ap.add_argument("--long-every", type=int, default=4)
+    ap.add_argument("--answer-weight", type=float, default=5.0)
+    ap.add_argument("--mask-setup", type=int, default=1, help="weight 0 on the slot word's first appearance")
+    ap.add_argument("--keep", type=float, default=0.5)
+    ap.add_argument("--vocab-share", type=float, default=0.5)
+    ap.add_argument("--multi-share", type=float, default=0.1)
+    ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--warmup", type=int, default=30)
+    ap.add_argument("--wd", type=float, default=0.1)
+    ap.add_argument("--eval-every", type=int, default=50)
+    ap.add_argument("--max-minutes", type=float, default=0)
+    ap.add_argument("--seed", type=int, default=1234)
+    return ap.parse_args()
+
+
+def main():
+    a = parse()
+    torch.set_num_threads(1)
+    torch.manual_seed(a.seed)
+    rng = random.Random(a.seed)
+    rng_t = torch.Generator().manual_seed(a.seed)
+    os.makedirs(a.out, exist_ok=True)
+    tok = bpe.Tokenizer.load(os.path.join(a.init_exported, "tokenizer.json"))
+    model = load_exported(a.init_exported)
+    if a.init:
+        model.load_state_dict(torch.load(a.init, map_location="cpu")["state"])
+        print(f"weights from {a.init}", flush=True)
+    model.train()
+    train_ids, val_ids = encode_split(tok)
+    alphabet = common_tokens(train_ids, tok)
+    lines = synth2.sentence_lines([t for _, t in corpus.split()[0]], random.Random(5))
+    gen = synth2.Gen(tok, held=False, seed=a.seed + 1, vocab_share=a.vocab_share,
+                     multi_share=a.multi_share, lines=lines)
+    held = synth2.eval_set(tok, 200)
+    probe = synth2.train_probe(tok, 60)
+    hand = synth2.read_heldout(os.path.join(HERE, "heldout.txt"))
+    opt = make_opt(model, a.lr, a.wd)
+    log = open(os.path.join(a.out, "log.jsonl"), "w")
+    best, run = -1.0, None
+    t0 = time.time()
+    for step in range(a.steps + 1):
+        capped = a.max_minutes and time.time() - t0 > a.max_minutes * 60
+        if step % a.eval_every == 0 or step == a.steps or capped:
+            vl = val_loss(model, val_ids, 512, 8192)
+            hh, miss = greedy_starts(model, tok, hand)
+            gh, _ = greedy_starts(model, tok, held)
+            gt, _ = greedy_starts(model, tok, probe)
+            rec = {"step": step, "train_loss": run, "val_loss": vl, "copy_acc": copy_accuracy(model, alphabet),
+                   "hand": hh, "gen_held": gh, "gen_train": gt, "seconds": round(time.time() - t0, 1),
+                   "lr": lr_at(step, a.steps, a.lr, a.warmup)}
+            log.write(json.dumps(rec) + "\n")
+            log.flush()
+            print(json.dumps(rec), flush=True)
+            print("  misses:", miss[:8], flush=True)
+            state = {"state": model.state_dict(), "step": step, "rec": rec, "args": vars(a),
+                     "config": model.config.to_dict(), "alphabet": alphabet}
+            torch.save(state, os.path.join(a.out, "last.pt"))
+            score = hh + 0.5 * gh
+            if score > best:
+                best = score
+                torch.save(state, os.path.join(a.out, "ckpt.pt"))
+        if step == a.steps or capped:
+            break
+        for g in opt.param_groups:
+            g["lr"] = lr_at(step, a.steps, a.lr, a.warmup)
+        xs, ys, ws = [], [], []
+        for _ in range(a.rows):
+            if rng.random() < a.text_share:
+                x, y, w = text_row(rng, train_ids, a.ctx)
+            else:
+                x, y, w = story_row(gen, tok, a.ctx, a.answer_weight, a.mask_setup)
+            xs.append(x), ys.append(y), ws.append(w)
+        loss = weighted_loss(model, torch.stack(xs), torch.stack(ys), torch.stack(ws), a.keep, rng_t)
+        if a.copy_rows:
+            cs = [copy_row(rng, alphabet, a.ctx) for _ in range(a.copy_rows)]
+            cx, cy = torch.stack([c[0] for c in cs]), torch.stack([c[1] for c in cs])
+            loss = loss + 0.5 * weighted_loss(model, cx, cy, torch.ones(cy.shape), 1.0, rng_t)
+        if a.long_every and step % a.long_every == 0:
+            x, y, w = text_row(rng, train_ids, 512)
+            loss = loss + 0.5 * weighted_loss(model, x[None], y[None], w[None], a.keep, rng_t)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        run = loss.item() if run is None else 0.95 * run + 0.05 * loss.item()
+        if step % 10 == 0:
+            print(f"step {step} loss {loss.item():.3f} run {run:.3f} {time.time() - t0:.0f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -29,6 +29,7 @@ import bpe  # noqa: E402
 import corpus  # noqa: E402
 from export import load_exported  # noqa: E402
 import synth  # noqa: E402
+import synth2  # noqa: E402
 from train import common_tokens  # noqa: E402
 
 ARTICLE = "My cat is purple. But my friends tell me there is no such thing as a"
@@ -193,6 +194,53 @@ def retrieval(model, tok, cases, prefix=()):
     }
 
 
+@torch.no_grad()
+def retrieval2(model, tok, cases):
+    """The check of issue #12 on (prompt, word, kind): the greedy
+    continuation must start with word (as many tokens generated as the
+    word has, so a word of several tokens counts when all come out), and
+    per head the mean attention from the last prompt position to the
+    word's last earlier occurrence (its first token): the heads that
+    fetch it."""
+    c = model.config
+    fetch = torch.zeros(c.num_hidden_layers, c.num_attention_heads)
+    hit, by_kind, misses, n_src = 0, {}, [], 0
+    for prompt, word, kind in cases:
+        ids = tok.encode(prompt)
+        want = tok.encode(word)
+        logits, probs = model(torch.tensor([ids]), want_probs=True)
+        out = generate(model, ids, len(want), tok.eot)
+        got = tok.decode(out)
+        ok = got.startswith(word)
+        hit += ok
+        k = by_kind.setdefault(kind, [0, 0])
+        k[0] += ok
+        k[1] += 1
+        if not ok and len(misses) < 40:
+            misses.append({"prompt": prompt, "target": word, "got": got})
+        src = [i for i, t in enumerate(ids) if t == want[0]]
+        if src:
+            n_src += 1
+            for li, p in enumerate(probs):  # p [1, H, T, T]
+                fetch[li] += p[0][:, -1, src[-1]]
+    return {
+        "accuracy": hit / len(cases), "prompts": len(cases), "hits": hit,
+        "by_kind": {k: {"accuracy": v[0] / v[1], "prompts": v[1]} for k, v in sorted(by_kind.items())},
+        "fetch_score": (fetch / max(1, n_src)).tolist(), "misses": misses,
+    }
+
+
+def hand_cases(tok):
+    """heldout.txt as (sentence, word, kind): capitalised words are names,
+    words of the adjective lists adjectives, the rest objects."""
+    adj = set(synth.COLOURS + synth.ADJECTIVES + synth2.MORE_ADJ)
+    out = []
+    for s, w in synth2.read_heldout(os.path.join(HERE, "heldout.txt")):
+        kind = "name" if w[1].isupper() else "adjective" if w.strip() in adj else "noun"
+        out.append((s, w, kind))
+    return out
+
+
 def top_heads(score, n=5):
     """[(score, layer, head)] best first, 0-based."""
     return sorted(((s, l, h) for l, row in enumerate(score) for h, s in enumerate(row)), reverse=True)[:n]
@@ -284,6 +332,50 @@ def loss_plot(log_paths, png):
     fig.savefig(png)
 
 
+def loss_plot2(log_paths, png):
+    """train2.py logs (stages end to end by step): losses on the left axis,
+    the two held-out retrieval figures (hand-written, synth2) on the right."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    recs, offset, starts = [], 0, []
+    for p in log_paths:
+        stage = [json.loads(l) for l in open(p)]
+        if recs:
+            stage = stage[1:]
+        starts.append(offset)
+        for r in stage:
+            r["step"] += offset
+        recs += stage
+        offset = recs[-1]["step"]
+    fig, ax = plt.subplots(figsize=(7.5, 4), dpi=100)
+    for x in starts[1:]:
+        ax.axvline(x, color="grey", lw=0.8, ls=":")
+    tr = [(r["step"], r["train_loss"]) for r in recs if r["train_loss"] is not None]
+    ax.plot(*zip(*tr), color="C0", label="train (EMA; answers weighted)")
+    ax.plot([r["step"] for r in recs], [r["val_loss"] for r in recs], "o-", ms=3, color="C1",
+            label="validation text (first 8,192 tokens)")
+    ax.set_xlabel("step (24 rows of 96 tokens + 3 copy rows; a 512-token text row every 4th)")
+    ax.set_ylabel("loss (nats / token)")
+    ax.set_ylim(2, 10)
+    ax2 = ax.twinx()
+    ax2.plot([r["step"] for r in recs], [100 * r["hand"] for r in recs], "s-", ms=3, color="C2",
+             label="hand-written held-out (%)")
+    ax2.plot([r["step"] for r in recs], [100 * r["gen_held"] for r in recs], "^-", ms=3, color="C3",
+             label="generator held-out (%)")
+    ax2.set_ylabel("retrieval accuracy (%)")
+    ax2.set_ylim(0, 100)
+    h1, l1 = ax.get_legend_handles_labels()
+    h2, l2 = ax2.get_legend_handles_labels()
+    ax.legend(h1 + h2, l1 + l2, loc="center right", fontsize=8)
+    ax.set_title("Loupe demo model: retrieval fine-tuning (train2.py)")
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(png)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", default=os.path.join(ROOT, "assets", "demo"))
@@ -291,6 +383,7 @@ def main():
     ap.add_argument("--reference", default=os.path.join(ROOT, "testdata", "demo-reference.json"))
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--reference-only", action="store_true")
+    ap.add_argument("--log2", action="append", help="train2.py log(s), one per stage, in order")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     model = load_exported(a.model)
@@ -308,7 +401,9 @@ def main():
     ent, xent = unigram(train_ids, val_ids, model.config.vocab_size)
     bpb = lambda nats_per_tok: nats_per_tok * n / val_bytes / math.log(2)  # noqa: E731
     acc, ind, prev = induction(model, alphabet)
-    held = retrieval(model, tok, synth.eval_set(300))
+    hand = retrieval2(model, tok, hand_cases(tok))
+    gen_held = retrieval2(model, tok, synth2.eval_cases(tok, 300))
+    held = retrieval(model, tok, synth.eval_set(300))  # the earlier models' measure
     seen = retrieval(model, tok, synth.train_set(132))
     prefix = val_ids[:300].tolist()  # 300 tokens of unseen Shakespeare before each prompt
     longer = retrieval(model, tok, synth.eval_set(60, seed=99), prefix)
@@ -320,9 +415,14 @@ def main():
         "train_unigram_xent_nats": xent, "train_unigram_xent_bits_per_byte": bpb(xent),
         "induction_accuracy": acc, "induction_score": ind, "previous_token_score": prev,
         "induction_heads": head_names(ind), "previous_token_heads": head_names(prev),
+        "retrieval_handwritten_accuracy": hand["accuracy"],
+        "retrieval_handwritten": hand,
+        "retrieval_heads": head_names(hand["fetch_score"]),
+        "retrieval_synth2_heldout_accuracy": gen_held["accuracy"],
+        "retrieval_synth2_heldout": gen_held,
+        "retrieval_synth2_heads": head_names(gen_held["fetch_score"]),
         "retrieval_heldout_accuracy": held["accuracy"],
         "retrieval_heldout": held,
-        "retrieval_heads": head_names(held["fetch_score"]),
         "retrieval_train_templates_accuracy": seen["accuracy"],
         "retrieval_after_300_tokens_accuracy": longer["accuracy"],
         "retrieval_after_300_tokens": longer,
@@ -335,12 +435,18 @@ def main():
         f.write("\n")
     if a.log:
         loss_plot(a.log, os.path.join(HERE, "loss.png"))
+    if a.log2:
+        loss_plot2(a.log2, os.path.join(HERE, "loss.png"))
     summary = {k: v for k, v in res.items() if not isinstance(v, (list, dict))}
     print(json.dumps(summary, indent=1))
-    for name, sc in (("induction", ind), ("previous-token", prev), ("retrieval", held["fetch_score"])):
+    for name, sc in (("induction", ind), ("previous-token", prev), ("retrieval (hand-written)", hand["fetch_score"]),
+                     ("retrieval (synth2 held-out)", gen_held["fetch_score"])):
         print(f"top {name} heads (score, layer, head; 0-based):",
               [(round(s, 3), l, h) for s, l, h in top_heads(sc)])
-    print("held-out retrieval by kind:", held["by_kind"])
+    print("hand-written retrieval by kind:", hand["by_kind"])
+    print("synth2 held-out retrieval by kind:", gen_held["by_kind"])
+    for m in hand["misses"]:
+        print("  miss:", m)
     print("article:", res["article"])
 
 

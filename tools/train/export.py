@@ -150,7 +150,8 @@ def main():
     back = read_safetensors(os.path.join(a.out, "model.safetensors"))
     for k, v in tensors.items():
         assert torch.equal(back[k], v.to(torch.bfloat16).float()), k
-    print(f"exported step {ck['step']} (val loss {ck['val_loss']:.4f}), {len(tensors)} tensors -> {a.out}")
+    vl = ck.get("val_loss", ck.get("rec", {}).get("val_loss"))  # train2.py keeps it in "rec"
+    print(f"exported step {ck['step']} (val loss {vl:.4f}), {len(tensors)} tensors -> {a.out}")
 
 
 if __name__ == "__main__":

@@ -284,12 +284,25 @@ class Gen:
     """Stories as (prompt, answer, tail): prompt ends right before the answer
     word (no trailing space), answer has its leading space."""
 
-    def __init__(self, tok, held=False, seed=0, vocab_share=0.5, multi_share=0.1, lines=None):
+    def __init__(self, tok, held=False, seed=0, vocab_share=0.5, multi_share=0.1, lines=None,
+                 frames=None, frame_share=0.5):
         self.rng = random.Random(seed)
         self.w = Words(tok, held)
         self.p = Parts(held)
         self.vocab_share, self.multi_share = vocab_share, multi_share
         self.lines = lines or []
+        frames = frames or []
+        self.low_frames = [f for f in frames if f[1] == "low"]
+        self.cap_frames = [f for f in frames if f[1] == "cap"]
+        self.frame_share = frame_share
+
+    def frame(self, kind):
+        """A corpus frame of kind, or None (no frames, or not this time)."""
+        fs = self.low_frames if kind == "low" else self.cap_frames
+        if not fs or self.rng.random() >= self.frame_share:
+            return None
+        prefix, _, rest = self.rng.choice(fs)
+        return prefix, rest
 
     def word(self, role):
         return self.w.pick(self.rng, role, self.vocab_share, self.multi_share)
@@ -335,7 +348,10 @@ class Gen:
         if r.random() < 0.3:  # a distractor of another role: a name or an object
             mid.insert(r.randrange(len(mid) + 1), self.slots(r.choice(p.N_SETUP), N=r.choice(self.w.N)))
         k = r.random()
-        if k < 0.6:
+        fr = self.frame("low")
+        if fr:
+            cb, tail = fr[0], " " + N + fr[1]
+        elif k < 0.6:
             cb, tail = self.callback(p.A_VP, A_DETS), " " + N + r.choice(TAILS)
         elif k < 0.8:
             cb = self.slots(r.choice(p.A_PRED), N=N, Subj2=cap1(r.choice(p.SUBJ)))
@@ -355,7 +371,10 @@ class Gen:
             mid.insert(r.randrange(len(mid) + 1),
                        self.slots(r.choice(p.P_SETUP), P=self.name()) if r.random() < 0.5 else
                        self.slots(r.choice(p.A_SETUP[:6]), A=r.choice(self.w.A), N=r.choice(self.w.N)))
-        if r.random() < 0.8:
+        fr = self.frame("low")
+        if fr:
+            cb, tail = fr
+        elif r.random() < 0.8:
             cb, tail = self.callback(p.N_VP, N_DETS), r.choice(TAILS)
         else:
             det = r.choice(["the", "my", "your", "that"])
@@ -369,7 +388,10 @@ class Gen:
         mid = self.fillers()
         if r.random() < 0.3:
             mid.insert(r.randrange(len(mid) + 1), self.slots(r.choice(p.N_SETUP), N=r.choice(self.w.N)))
-        if r.random() < 0.8:
+        fr = self.frame("cap")
+        if fr:
+            cb, tail = fr
+        elif r.random() < 0.8:
             cb, tail = self.callback(p.P_VP, [""]).rstrip(" "), r.choice(TAILS)
         else:
             cb = r.choice(p.P_QUOTE)
@@ -395,6 +417,40 @@ def sentence_lines(texts, rng, n=4000):
             s = s.strip()
             if 20 <= len(s) <= 90 and s[0].isupper() and not FORBIDDEN.search(s):
                 out.append(s)
+    rng.shuffle(out)
+    return out[:n]
+
+
+LOW_DET = r"(?:the|a|an|my|his|her|our|their|your|this|that|thy|no)"
+CAP_BEFORE = r"(?:to|for|with|of|at|by|from|and|said|asked|told|loved|saw|thank|call|called|is|was|me|you)"
+
+
+def corpus_frames(texts, rng, n=30000):
+    """Call-back frames cut out of the training text: a sentence up to a
+    determiner before a lower-case word ("... and give it to the"), or up
+    to a word before a capitalised name ("... I will speak with"); the
+    rest of the sentence after that word is the tail. Thousands of natural
+    frames, so that the fetch is not tied to a few wordings.
+    [(prefix, kind, rest)], kind "low" or "cap"."""
+    out = []
+    for t in texts:
+        for sent in re.split(r"(?<=[.!?;])\s+", t.replace("\n", " ")):
+            sent = sent.strip()
+            if not 25 <= len(sent) <= 160 or FORBIDDEN.search(sent):
+                continue
+            cands = [(m.start(1) - 1, "low", m.end(1)) for m in
+                     re.finditer(r"\b" + LOW_DET + r" ([a-z]{3,})\b", sent)]
+            cands += [(m.start(1) - 1, "cap", m.end(1)) for m in
+                      re.finditer(r"\b" + CAP_BEFORE + r" ([A-Z][a-z]{2,})\b", sent)]
+            cands = [c for c in cands if c[0] >= 12]
+            if cands:
+                cut, kind, end = rng.choice(cands)
+                out.append((cap1(sent[:cut]), kind, sent[end:]))
+                # the same frame without its determiner after a preposition
+                # wants a name: "... give it back to the" -> "... give it back to"
+                m = re.search(r" (?:to|for|with|of|at|by|from|is|was|and|saw|love|call) " + LOW_DET + "$", sent[:cut])
+                if kind == "low" and m:
+                    out.append((cap1(sent[:cut].rsplit(" ", 1)[0]), "cap", sent[end:]))
     rng.shuffle(out)
     return out[:n]
 

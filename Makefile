@@ -98,9 +98,12 @@ WIN_CC  ?= x86_64-w64-mingw32-gcc
 WIN_DIR := $(BUILD)/windows
 WIN_SYSO := zz_loupe_windows_amd64.syso
 package-windows:
-	@command -v $(WIN_CC) >/dev/null 2>&1 || { \
+	@missing=$$(for p in gcc-mingw-w64-x86-64 binutils-mingw-w64-x86-64 imagemagick zip; do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing: $$missing"; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-		$$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q gcc-mingw-w64-x86-64 imagemagick zip; }
+		$$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q $$missing; \
+	fi
 	rm -rf $(WIN_DIR) && mkdir -p $(WIN_DIR)/res $(WIN_DIR)/Loupe
 	convert assets/icon.png -define icon:auto-resize=256,64,48,32,16 $(WIN_DIR)/res/loupe.ico
 	cp assets/windows/loupe.rc $(WIN_DIR)/res/

@@ -63,3 +63,57 @@ func TestLlamaTokenizerJSON(t *testing.T) {
 		})
 	}
 }
+
+// TestSPMScoresMatchHF: the same small Llama 2 vocabulary as a GGUF
+// "llama" vocabulary — scores instead of merges, SentencePiece's order
+// (a piece's score falls with its id, as in Llama 2's tokenizer.model),
+// token types as convert_hf_to_gguf.py writes them — encodes every
+// text of llama2.cases.jsonl as Hugging Face does with the merges:
+// llama.cpp's score-driven merging agrees with the ranked merges.
+func TestSPMScoresMatchHF(t *testing.T) {
+	hf, err := Load(filepath.Join("testdata", "small", "llama2.tokenizer.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := Vocab{Model: "llama", BOS: 1, UNK: 0, AddBOS: true, AddSpacePrefix: true}
+	for id := range hf.VocabSize() {
+		p, typ := hf.Piece(id), int32(typeNormal)
+		switch {
+		case id == 0:
+			typ = typeUnknown
+		case hf.IsSpecial(id):
+			typ = typeControl
+		case len(hf.TokenBytes(id)) == 1 && hf.spm.byteTok[hf.TokenBytes(id)[0]] == id:
+			typ = typeByte
+		}
+		v.Tokens, v.Types, v.Scores = append(v.Tokens, p), append(v.Types, typ), append(v.Scores, -float32(id))
+	}
+	tok, err := FromVocab(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join("testdata", "small", "llama2.cases.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var c struct {
+			Text, Decoded string
+			IDs           []int
+		}
+		if err := json.Unmarshal([]byte(line), &c); err != nil {
+			t.Fatal(err)
+		}
+		if got := tok.Encode(c.Text); !slices.Equal(got, c.IDs) {
+			t.Errorf("GGUF-style Encode(%q) = %v, tokenizers gives %v", c.Text, got, c.IDs)
+		}
+		if got := tok.DecodeText(1, c.IDs[1:]); got != c.Decoded {
+			t.Errorf("GGUF-style DecodeText(%v) = %q, tokenizers gives %q", c.IDs, got, c.Decoded)
+		}
+		n++
+	}
+	if n < 400 {
+		t.Fatalf("%d cases", n)
+	}
+}

@@ -55,6 +55,7 @@ type kernelSet struct {
 	softmax    func(x []float32)
 	siluMul    func(out, gate, up []float32)
 	matVecQ    func(q Quant, out []float32, w []byte, x []float32)
+	dequantRow func(q Quant, dst []float32, src []byte)
 }
 
 // sets is the dispatch table; an entry is nil when this build has no code
@@ -141,4 +142,5 @@ var genericSet = kernelSet{
 	softmax:    softmaxGeneric,
 	siluMul:    siluMulGeneric,
 	matVecQ:    matVecQGeneric,
+	dequantRow: dequantRowGeneric,
 }

@@ -238,3 +238,73 @@ func BenchmarkExp(b *testing.B) {
 		b.ReportMetric(float64(clock().Nanoseconds())/float64(b.N*len(x)), "ns/elem")
 	})
 }
+
+// BenchmarkDequantRow: widening a 1536×1536 quantised matrix to fp32, the
+// work prefill adds per matrix on a quantised file (MatMulQ's panels);
+// ns/weight is the figure to compare with the f32 prefill kernel's time.
+func BenchmarkDequantRow(b *testing.B) {
+	const rows, cols = 1536, 1536
+	r := rand.New(rand.NewPCG(5, 5))
+	for _, q := range []Quant{Q8_0, Q4K, Q6K} {
+		w := randBlocks(r, q, rows, cols)
+		dst := make([]float32, cols)
+		b.Run(q.String(), func(b *testing.B) {
+			benchLevels(b, func(b *testing.B) {
+				rb := q.RowBytes(cols)
+				for b.Loop() {
+					for i := range rows {
+						DequantRow(q, dst, w[i*rb:])
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/(rows*cols), "ns/weight")
+			})
+		})
+	}
+}
+
+// BenchmarkMatMulQ: prefill of 32 tokens through a 1536×1536 matrix, Q4_K
+// and Q8_0, against the same product on f32 weights (BenchmarkMatMulF32's
+// kernel).
+func BenchmarkMatMulQ(b *testing.B) {
+	const n, rows, cols = 32, 1536, 1536
+	r := rand.New(rand.NewPCG(6, 6))
+	x, out := randF32(r, n*cols, 0), make([]float32, n*rows)
+	for _, q := range []Quant{Q8_0, Q4K} {
+		w := randBlocks(r, q, rows, cols)
+		b.Run(q.String(), func(b *testing.B) {
+			benchLevels(b, func(b *testing.B) {
+				clock := threadClock()
+				for b.Loop() {
+					MatMulQ(nil, q, out, rows, w, x, n, cols)
+				}
+				reportFlops(b, 2*float64(n*rows*cols), clock().Seconds())
+			})
+			b.Run("avx2-reference-widening", func(b *testing.B) { // the widening before it had SIMD
+				if !Supported(AVX2) {
+					b.Skip("CPU lacks avx2")
+				}
+				prev := Active()
+				defer SetLevel(prev)
+				SetLevel(AVX2)
+				saved := cur.dequantRow
+				cur.dequantRow = dequantRowGeneric
+				defer func() { cur.dequantRow = saved }()
+				clock := threadClock()
+				for b.Loop() {
+					MatMulQ(nil, q, out, rows, w, x, n, cols)
+				}
+				reportFlops(b, 2*float64(n*rows*cols), clock().Seconds())
+			})
+		})
+	}
+	wf := randF32(r, rows*cols, 0)
+	b.Run("f32", func(b *testing.B) {
+		benchLevels(b, func(b *testing.B) {
+			clock := threadClock()
+			for b.Loop() {
+				MatMulF32(out, rows, wf, x, n, cols)
+			}
+			reportFlops(b, 2*float64(n*rows*cols), clock().Seconds())
+		})
+	})
+}

@@ -29,6 +29,7 @@ var (
 		softmax:    avx2Elem.softmax,
 		siluMul:    avx2Elem.siluMul,
 		matVecQ:    matVecQAVX2,
+		dequantRow: dequantRowAVX2,
 	}
 	avx512Set = &kernelSet{
 		matVecBF16: matVecBF16AVX512,
@@ -44,6 +45,7 @@ var (
 		softmax:    avx512Elem.softmax,
 		siluMul:    avx512Elem.siluMul,
 		matVecQ:    matVecQAVX512,
+		dequantRow: dequantRowAVX2,
 	}
 	// avx512bf16Set differs from avx512Set in prefill only: decode streams
 	// weights at memory speed either way, and widening keeps x exact there.
@@ -61,5 +63,6 @@ var (
 		softmax:    avx512Elem.softmax,
 		siluMul:    avx512Elem.siluMul,
 		matVecQ:    matVecQAVX512,
+		dequantRow: dequantRowAVX2,
 	}
 )

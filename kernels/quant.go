@@ -76,6 +76,12 @@ func DequantRow(q Quant, dst []float32, src []byte) {
 	if n%bl != 0 || len(src) < n/bl*bb {
 		panic("kernels: DequantRow: bad lengths")
 	}
+	cur.dequantRow(q, dst, src[:n/bl*bb])
+}
+
+// dequantRowGeneric is the readable reference of DequantRow.
+func dequantRowGeneric(q Quant, dst []float32, src []byte) {
+	n, bl, bb := len(dst), q.BlockLen(), q.BlockBytes()
 	for i := 0; i < n/bl; i++ {
 		dequantBlock(q, dst[i*bl:(i+1)*bl], src[i*bb:(i+1)*bb])
 	}

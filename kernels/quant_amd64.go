@@ -23,6 +23,36 @@ func dotQ6KAVX2(w *byte, x *float32, nb int) float32
 //go:noescape
 func sumX32AVX2(xs, x *float32, n int)
 
+// Stubs in quant_amd64.s: nb blocks at w widened to dst, the values of
+// dequantBlock.
+//
+//go:noescape
+func dequantQ8_0AVX2(dst *float32, w *byte, nb int)
+
+//go:noescape
+func dequantQ4KAVX2(dst *float32, w *byte, nb int)
+
+//go:noescape
+func dequantQ6KAVX2(dst *float32, w *byte, nb int)
+
+// dequantRowAVX2 widens a row for prefill; Q4_0 and CPUs without F16C
+// use the reference.
+func dequantRowAVX2(q Quant, dst []float32, src []byte) {
+	nb := len(dst) / q.BlockLen()
+	if !hasF16C || q == Q4_0 || nb == 0 {
+		dequantRowGeneric(q, dst, src)
+		return
+	}
+	switch q {
+	case Q8_0:
+		dequantQ8_0AVX2(&dst[0], &src[0], nb)
+	case Q4K:
+		dequantQ4KAVX2(&dst[0], &src[0], nb)
+	case Q6K:
+		dequantQ6KAVX2(&dst[0], &src[0], nb)
+	}
+}
+
 // matVecQAVX2 runs the row dots; Q4_0 (rare in the files people hold) and
 // CPUs without F16C use the reference.
 func matVecQAVX2(q Quant, out []float32, w []byte, x []float32) {

@@ -643,3 +643,608 @@ q6kloop:
 	VZEROUPPER   
 	MOVSS        X0, ret+24(FP)
 	RET          
+
+// func dequantQ8_0AVX2(dst *float32, w *byte, nb int)
+//
+// dst[32i+j] = d·q[j] for the nb blocks of 34 bytes at w; nb ≥ 1.
+TEXT ·dequantQ8_0AVX2(SB), NOSPLIT, $0-24
+	MOVQ         dst+0(FP), DI
+	MOVQ         w+8(FP), SI
+	MOVQ         nb+16(FP), CX
+dq8loop:
+	MOVWLZX      (SI), AX                           // d, f16
+	VMOVD        AX, X0
+	VCVTPH2PS    X0, X0
+	VBROADCASTSS X0, Y0
+	VPMOVSXBD    2(SI), Y1                          // q[0:8]
+	VCVTDQ2PS    Y1, Y1
+	VMULPS       Y0, Y1, Y1
+	VMOVUPS      Y1, 0(DI)
+	VPMOVSXBD    10(SI), Y2                         // q[8:16]
+	VCVTDQ2PS    Y2, Y2
+	VMULPS       Y0, Y2, Y2
+	VMOVUPS      Y2, 32(DI)
+	VPMOVSXBD    18(SI), Y3                         // q[16:24]
+	VCVTDQ2PS    Y3, Y3
+	VMULPS       Y0, Y3, Y3
+	VMOVUPS      Y3, 64(DI)
+	VPMOVSXBD    26(SI), Y4                         // q[24:32]
+	VCVTDQ2PS    Y4, Y4
+	VMULPS       Y0, Y4, Y4
+	VMOVUPS      Y4, 96(DI)
+	ADDQ         $34, SI
+	ADDQ         $128, DI
+	DECQ         CX
+	JNZ          dq8loop
+	VZEROUPPER   
+	RET          
+
+// func dequantQ4KAVX2(dst *float32, w *byte, nb int)
+//
+// dst = (d·sc[s])·q − dmin·m[s] for the weights of sub-block s, the
+// scales unpacked as in dotQ4KAVX2; d·sc at (SP), dmin·m at 32(SP); nb ≥ 1.
+TEXT ·dequantQ4KAVX2(SB), NOSPLIT, $64-24
+	MOVQ         dst+0(FP), DI
+	MOVQ         w+8(FP), SI
+	MOVQ         nb+16(FP), CX
+	VPBROADCASTD q4mask<>(SB), Y15                  // 0x0f in every lane
+dq4kloop:
+	MOVL         4(SI), R8                          // u0 = scales[0:4]
+	MOVL         8(SI), R9                          // u1 = scales[4:8]
+	MOVL         12(SI), R10                        // u2 = scales[8:12]
+	MOVL         R10, R11
+	SHRL         $4, R11
+	ANDL         $0x0f0f0f0f, R11
+	MOVL         R9, R12
+	SHRL         $6, R12
+	ANDL         $0x03030303, R12
+	SHLL         $4, R12
+	ORL          R12, R11                           // m[4:8]
+	ANDL         $0x3f3f3f3f, R9                    // m[0:4]
+	MOVL         R10, R12
+	ANDL         $0x0f0f0f0f, R12
+	MOVL         R8, R13
+	SHRL         $6, R13
+	ANDL         $0x03030303, R13
+	SHLL         $4, R13
+	ORL          R13, R12                           // sc[4:8]
+	ANDL         $0x3f3f3f3f, R8                    // sc[0:4]
+	SHLQ         $32, R12
+	ORQ          R12, R8                            // sc[0:8]
+	SHLQ         $32, R11
+	ORQ          R11, R9                            // m[0:8]
+	MOVWLZX      (SI), AX                           // d
+	VMOVD        AX, X2
+	VCVTPH2PS    X2, X2
+	VBROADCASTSS X2, Y2
+	MOVWLZX      2(SI), AX                          // dmin
+	VMOVD        AX, X3
+	VCVTPH2PS    X3, X3
+	VBROADCASTSS X3, Y3
+	VMOVQ        R8, X4
+	VPMOVZXBD    X4, Y4
+	VCVTDQ2PS    Y4, Y4
+	VMULPS       Y2, Y4, Y4                         // d·sc[0:8]
+	VMOVUPS      Y4, (SP)
+	VMOVQ        R9, X5
+	VPMOVZXBD    X5, Y5
+	VCVTDQ2PS    Y5, Y5
+	VMULPS       Y3, Y5, Y5                         // dmin·m[0:8]
+	VMOVUPS      Y5, 32(SP)
+	VBROADCASTSS 0(SP), Y8                          // d·sc[0]
+	VBROADCASTSS 4(SP), Y9                          // d·sc[1]
+	VBROADCASTSS 32(SP), Y10                        // dmin·m[0]
+	VBROADCASTSS 36(SP), Y11                        // dmin·m[1]
+	VPMOVZXBD    16(SI), Y2
+	VPSRLD       $4, Y2, Y3                         // high nibbles: sub-block 1
+	VPAND        Y15, Y2, Y2                        // low nibbles: sub-block 0
+	VCVTDQ2PS    Y2, Y2
+	VCVTDQ2PS    Y3, Y3
+	VMULPS       Y8, Y2, Y2
+	VSUBPS       Y10, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VSUBPS       Y11, Y3, Y3
+	VMOVUPS      Y2, 0(DI)
+	VMOVUPS      Y3, 128(DI)
+	VPMOVZXBD    24(SI), Y2
+	VPSRLD       $4, Y2, Y3
+	VPAND        Y15, Y2, Y2
+	VCVTDQ2PS    Y2, Y2
+	VCVTDQ2PS    Y3, Y3
+	VMULPS       Y8, Y2, Y2
+	VSUBPS       Y10, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VSUBPS       Y11, Y3, Y3
+	VMOVUPS      Y2, 32(DI)
+	VMOVUPS      Y3, 160(DI)
+	VPMOVZXBD    32(SI), Y2
+	VPSRLD       $4, Y2, Y3
+	VPAND        Y15, Y2, Y2
+	VCVTDQ2PS    Y2, Y2
+	VCVTDQ2PS    Y3, Y3
+	VMULPS       Y8, Y2, Y2
+	VSUBPS       Y10, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VSUBPS       Y11, Y3, Y3
+	VMOVUPS      Y2, 64(DI)
+	VMOVUPS      Y3, 192(DI)
+	VPMOVZXBD    40(SI), Y2
+	VPSRLD       $4, Y2, Y3
+	VPAND        Y15, Y2, Y2
+	VCVTDQ2PS    Y2, Y2
+	VCVTDQ2PS    Y3, Y3
+	VMULPS       Y8, Y2, Y2
+	VSUBPS       Y10, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VSUBPS       Y11, Y3, Y3
+	VMOVUPS      Y2, 96(DI)
+	VMOVUPS      Y3, 224(DI)
+	VBROADCASTSS 8(SP), Y8                          // d·sc[2]
+	VBROADCASTSS 12(SP), Y9                         // d·sc[3]
+	VBROADCASTSS 40(SP), Y10                        // dmin·m[2]
+	VBROADCASTSS 44(SP), Y11                        // dmin·m[3]
+	VPMOVZXBD    48(SI), Y2
+	VPSRLD       $4, Y2, Y3                         // high nibbles: sub-block 3
+	VPAND        Y15, Y2, Y2                        // low nibbles: sub-block 2
+	VCVTDQ2PS    Y2, Y2
+	VCVTDQ2PS    Y3, Y3
+	VMULPS       Y8, Y2, Y2
+	VSUBPS       Y10, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VSUBPS       Y11, Y3, Y3
+	VMOVUPS      Y2, 256(DI)
+	VMOVUPS      Y3, 384(DI)
+	VPMOVZXBD    56(SI), Y2
+	VPSRLD       $4, Y2, Y3
+	VPAND        Y15, Y2, Y2
+	VCVTDQ2PS    Y2, Y2
+	VCVTDQ2PS    Y3, Y3
+	VMULPS       Y8, Y2, Y2
+	VSUBPS       Y10, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VSUBPS       Y11, Y3, Y3
+	VMOVUPS      Y2, 288(DI)
+	VMOVUPS      Y3, 416(DI)
+	VPMOVZXBD    64(SI), Y2
+	VPSRLD       $4, Y2, Y3
+	VPAND        Y15, Y2, Y2
+	VCVTDQ2PS    Y2, Y2
+	VCVTDQ2PS    Y3, Y3
+	VMULPS       Y8, Y2, Y2
+	VSUBPS       Y10, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VSUBPS       Y11, Y3, Y3
+	VMOVUPS      Y2, 320(DI)
+	VMOVUPS      Y3, 448(DI)
+	VPMOVZXBD    72(SI), Y2
+	VPSRLD       $4, Y2, Y3
+	VPAND        Y15, Y2, Y2
+	VCVTDQ2PS    Y2, Y2
+	VCVTDQ2PS    Y3, Y3
+	VMULPS       Y8, Y2, Y2
+	VSUBPS       Y10, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VSUBPS       Y11, Y3, Y3
+	VMOVUPS      Y2, 352(DI)
+	VMOVUPS      Y3, 480(DI)
+	VBROADCASTSS 16(SP), Y8                         // d·sc[4]
+	VBROADCASTSS 20(SP), Y9                         // d·sc[5]
+	VBROADCASTSS 48(SP), Y10                        // dmin·m[4]
+	VBROADCASTSS 52(SP), Y11                        // dmin·m[5]
+	VPMOVZXBD    80(SI), Y2
+	VPSRLD       $4, Y2, Y3                         // high nibbles: sub-block 5
+	VPAND        Y15, Y2, Y2                        // low nibbles: sub-block 4
+	VCVTDQ2PS    Y2, Y2
+	VCVTDQ2PS    Y3, Y3
+	VMULPS       Y8, Y2, Y2
+	VSUBPS       Y10, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VSUBPS       Y11, Y3, Y3
+	VMOVUPS      Y2, 512(DI)
+	VMOVUPS      Y3, 640(DI)
+	VPMOVZXBD    88(SI), Y2
+	VPSRLD       $4, Y2, Y3
+	VPAND        Y15, Y2, Y2
+	VCVTDQ2PS    Y2, Y2
+	VCVTDQ2PS    Y3, Y3
+	VMULPS       Y8, Y2, Y2
+	VSUBPS       Y10, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VSUBPS       Y11, Y3, Y3
+	VMOVUPS      Y2, 544(DI)
+	VMOVUPS      Y3, 672(DI)
+	VPMOVZXBD    96(SI), Y2
+	VPSRLD       $4, Y2, Y3
+	VPAND        Y15, Y2, Y2
+	VCVTDQ2PS    Y2, Y2
+	VCVTDQ2PS    Y3, Y3
+	VMULPS       Y8, Y2, Y2
+	VSUBPS       Y10, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VSUBPS       Y11, Y3, Y3
+	VMOVUPS      Y2, 576(DI)
+	VMOVUPS      Y3, 704(DI)
+	VPMOVZXBD    104(SI), Y2
+	VPSRLD       $4, Y2, Y3
+	VPAND        Y15, Y2, Y2
+	VCVTDQ2PS    Y2, Y2
+	VCVTDQ2PS    Y3, Y3
+	VMULPS       Y8, Y2, Y2
+	VSUBPS       Y10, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VSUBPS       Y11, Y3, Y3
+	VMOVUPS      Y2, 608(DI)
+	VMOVUPS      Y3, 736(DI)
+	VBROADCASTSS 24(SP), Y8                         // d·sc[6]
+	VBROADCASTSS 28(SP), Y9                         // d·sc[7]
+	VBROADCASTSS 56(SP), Y10                        // dmin·m[6]
+	VBROADCASTSS 60(SP), Y11                        // dmin·m[7]
+	VPMOVZXBD    112(SI), Y2
+	VPSRLD       $4, Y2, Y3                         // high nibbles: sub-block 7
+	VPAND        Y15, Y2, Y2                        // low nibbles: sub-block 6
+	VCVTDQ2PS    Y2, Y2
+	VCVTDQ2PS    Y3, Y3
+	VMULPS       Y8, Y2, Y2
+	VSUBPS       Y10, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VSUBPS       Y11, Y3, Y3
+	VMOVUPS      Y2, 768(DI)
+	VMOVUPS      Y3, 896(DI)
+	VPMOVZXBD    120(SI), Y2
+	VPSRLD       $4, Y2, Y3
+	VPAND        Y15, Y2, Y2
+	VCVTDQ2PS    Y2, Y2
+	VCVTDQ2PS    Y3, Y3
+	VMULPS       Y8, Y2, Y2
+	VSUBPS       Y10, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VSUBPS       Y11, Y3, Y3
+	VMOVUPS      Y2, 800(DI)
+	VMOVUPS      Y3, 928(DI)
+	VPMOVZXBD    128(SI), Y2
+	VPSRLD       $4, Y2, Y3
+	VPAND        Y15, Y2, Y2
+	VCVTDQ2PS    Y2, Y2
+	VCVTDQ2PS    Y3, Y3
+	VMULPS       Y8, Y2, Y2
+	VSUBPS       Y10, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VSUBPS       Y11, Y3, Y3
+	VMOVUPS      Y2, 832(DI)
+	VMOVUPS      Y3, 960(DI)
+	VPMOVZXBD    136(SI), Y2
+	VPSRLD       $4, Y2, Y3
+	VPAND        Y15, Y2, Y2
+	VCVTDQ2PS    Y2, Y2
+	VCVTDQ2PS    Y3, Y3
+	VMULPS       Y8, Y2, Y2
+	VSUBPS       Y10, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VSUBPS       Y11, Y3, Y3
+	VMOVUPS      Y2, 864(DI)
+	VMOVUPS      Y3, 992(DI)
+	ADDQ         $144, SI
+	ADDQ         $1024, DI
+	DECQ         CX
+	JNZ          dq4kloop
+	VZEROUPPER   
+	RET          
+
+// func dequantQ6KAVX2(dst *float32, w *byte, nb int)
+//
+// dst[l] = (d·sc[l/16])·(q[l] − 32), the bits gathered as in dotQ6KAVX2;
+// d·sc[0:16] at (SP); nb ≥ 1.
+TEXT ·dequantQ6KAVX2(SB), NOSPLIT, $64-24
+	MOVQ         dst+0(FP), DI
+	MOVQ         w+8(FP), SI
+	MOVQ         nb+16(FP), CX
+	VPBROADCASTD q4mask<>(SB), Y13                  // 0x0f
+	VPBROADCASTD q6mask30<>(SB), Y14                // 0x30
+	VPBROADCASTD q6bias<>(SB), Y15                  // 32
+dq6kloop:
+	MOVWLZX      208(SI), AX                        // d
+	VMOVD        AX, X2
+	VCVTPH2PS    X2, X2
+	VBROADCASTSS X2, Y2
+	VPMOVSXBD    192(SI), Y3                        // sc[0:8]
+	VPMOVSXBD    200(SI), Y4                        // sc[8:16]
+	VCVTDQ2PS    Y3, Y3
+	VCVTDQ2PS    Y4, Y4
+	VMULPS       Y2, Y3, Y3
+	VMULPS       Y2, Y4, Y4
+	VMOVUPS      Y3, (SP)                           // d·sc[0:8]
+	VMOVUPS      Y4, 32(SP)                         // d·sc[8:16]
+	VBROADCASTSS 0(SP), Y0                          // d·sc[0]
+	VBROADCASTSS 8(SP), Y1                          // d·sc[2]
+	VBROADCASTSS 16(SP), Y2                         // d·sc[4]
+	VBROADCASTSS 24(SP), Y3                         // d·sc[6]
+	VPMOVZXBD    0(SI), Y6                          // A = ql[0:8]
+	VPMOVZXBD    32(SI), Y7                         // B = ql[32:40]
+	VPMOVZXBD    128(SI), Y8                        // H = qh[0:8]
+	VPSLLD       $4, Y8, Y9
+	VPAND        Y14, Y9, Y9
+	VPAND        Y13, Y6, Y10
+	VPOR         Y10, Y9, Y9                        // q, k = 0
+	VPSLLD       $2, Y8, Y10
+	VPAND        Y14, Y10, Y10
+	VPAND        Y13, Y7, Y11
+	VPOR         Y11, Y10, Y10                      // q, k = 1
+	VPSRLD       $4, Y6, Y6
+	VPAND        Y14, Y8, Y11
+	VPOR         Y11, Y6, Y6                        // q, k = 2
+	VPSRLD       $4, Y7, Y7
+	VPSRLD       $2, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y7, Y7                         // q, k = 3
+	VPSUBD       Y15, Y9, Y9
+	VCVTDQ2PS    Y9, Y9
+	VMULPS       Y0, Y9, Y9
+	VMOVUPS      Y9, 0(DI)
+	VPSUBD       Y15, Y10, Y10
+	VCVTDQ2PS    Y10, Y10
+	VMULPS       Y1, Y10, Y10
+	VMOVUPS      Y10, 128(DI)
+	VPSUBD       Y15, Y6, Y6
+	VCVTDQ2PS    Y6, Y6
+	VMULPS       Y2, Y6, Y6
+	VMOVUPS      Y6, 256(DI)
+	VPSUBD       Y15, Y7, Y7
+	VCVTDQ2PS    Y7, Y7
+	VMULPS       Y3, Y7, Y7
+	VMOVUPS      Y7, 384(DI)
+	VPMOVZXBD    8(SI), Y6                          // A = ql[8:16]
+	VPMOVZXBD    40(SI), Y7                         // B = ql[40:48]
+	VPMOVZXBD    136(SI), Y8                        // H = qh[8:16]
+	VPSLLD       $4, Y8, Y9
+	VPAND        Y14, Y9, Y9
+	VPAND        Y13, Y6, Y10
+	VPOR         Y10, Y9, Y9                        // q, k = 0
+	VPSLLD       $2, Y8, Y10
+	VPAND        Y14, Y10, Y10
+	VPAND        Y13, Y7, Y11
+	VPOR         Y11, Y10, Y10                      // q, k = 1
+	VPSRLD       $4, Y6, Y6
+	VPAND        Y14, Y8, Y11
+	VPOR         Y11, Y6, Y6                        // q, k = 2
+	VPSRLD       $4, Y7, Y7
+	VPSRLD       $2, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y7, Y7                         // q, k = 3
+	VPSUBD       Y15, Y9, Y9
+	VCVTDQ2PS    Y9, Y9
+	VMULPS       Y0, Y9, Y9
+	VMOVUPS      Y9, 32(DI)
+	VPSUBD       Y15, Y10, Y10
+	VCVTDQ2PS    Y10, Y10
+	VMULPS       Y1, Y10, Y10
+	VMOVUPS      Y10, 160(DI)
+	VPSUBD       Y15, Y6, Y6
+	VCVTDQ2PS    Y6, Y6
+	VMULPS       Y2, Y6, Y6
+	VMOVUPS      Y6, 288(DI)
+	VPSUBD       Y15, Y7, Y7
+	VCVTDQ2PS    Y7, Y7
+	VMULPS       Y3, Y7, Y7
+	VMOVUPS      Y7, 416(DI)
+	VBROADCASTSS 4(SP), Y0                          // d·sc[1]
+	VBROADCASTSS 12(SP), Y1                         // d·sc[3]
+	VBROADCASTSS 20(SP), Y2                         // d·sc[5]
+	VBROADCASTSS 28(SP), Y3                         // d·sc[7]
+	VPMOVZXBD    16(SI), Y6                         // A = ql[16:24]
+	VPMOVZXBD    48(SI), Y7                         // B = ql[48:56]
+	VPMOVZXBD    144(SI), Y8                        // H = qh[16:24]
+	VPSLLD       $4, Y8, Y9
+	VPAND        Y14, Y9, Y9
+	VPAND        Y13, Y6, Y10
+	VPOR         Y10, Y9, Y9                        // q, k = 0
+	VPSLLD       $2, Y8, Y10
+	VPAND        Y14, Y10, Y10
+	VPAND        Y13, Y7, Y11
+	VPOR         Y11, Y10, Y10                      // q, k = 1
+	VPSRLD       $4, Y6, Y6
+	VPAND        Y14, Y8, Y11
+	VPOR         Y11, Y6, Y6                        // q, k = 2
+	VPSRLD       $4, Y7, Y7
+	VPSRLD       $2, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y7, Y7                         // q, k = 3
+	VPSUBD       Y15, Y9, Y9
+	VCVTDQ2PS    Y9, Y9
+	VMULPS       Y0, Y9, Y9
+	VMOVUPS      Y9, 64(DI)
+	VPSUBD       Y15, Y10, Y10
+	VCVTDQ2PS    Y10, Y10
+	VMULPS       Y1, Y10, Y10
+	VMOVUPS      Y10, 192(DI)
+	VPSUBD       Y15, Y6, Y6
+	VCVTDQ2PS    Y6, Y6
+	VMULPS       Y2, Y6, Y6
+	VMOVUPS      Y6, 320(DI)
+	VPSUBD       Y15, Y7, Y7
+	VCVTDQ2PS    Y7, Y7
+	VMULPS       Y3, Y7, Y7
+	VMOVUPS      Y7, 448(DI)
+	VPMOVZXBD    24(SI), Y6                         // A = ql[24:32]
+	VPMOVZXBD    56(SI), Y7                         // B = ql[56:64]
+	VPMOVZXBD    152(SI), Y8                        // H = qh[24:32]
+	VPSLLD       $4, Y8, Y9
+	VPAND        Y14, Y9, Y9
+	VPAND        Y13, Y6, Y10
+	VPOR         Y10, Y9, Y9                        // q, k = 0
+	VPSLLD       $2, Y8, Y10
+	VPAND        Y14, Y10, Y10
+	VPAND        Y13, Y7, Y11
+	VPOR         Y11, Y10, Y10                      // q, k = 1
+	VPSRLD       $4, Y6, Y6
+	VPAND        Y14, Y8, Y11
+	VPOR         Y11, Y6, Y6                        // q, k = 2
+	VPSRLD       $4, Y7, Y7
+	VPSRLD       $2, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y7, Y7                         // q, k = 3
+	VPSUBD       Y15, Y9, Y9
+	VCVTDQ2PS    Y9, Y9
+	VMULPS       Y0, Y9, Y9
+	VMOVUPS      Y9, 96(DI)
+	VPSUBD       Y15, Y10, Y10
+	VCVTDQ2PS    Y10, Y10
+	VMULPS       Y1, Y10, Y10
+	VMOVUPS      Y10, 224(DI)
+	VPSUBD       Y15, Y6, Y6
+	VCVTDQ2PS    Y6, Y6
+	VMULPS       Y2, Y6, Y6
+	VMOVUPS      Y6, 352(DI)
+	VPSUBD       Y15, Y7, Y7
+	VCVTDQ2PS    Y7, Y7
+	VMULPS       Y3, Y7, Y7
+	VMOVUPS      Y7, 480(DI)
+	VBROADCASTSS 32(SP), Y0                         // d·sc[8]
+	VBROADCASTSS 40(SP), Y1                         // d·sc[10]
+	VBROADCASTSS 48(SP), Y2                         // d·sc[12]
+	VBROADCASTSS 56(SP), Y3                         // d·sc[14]
+	VPMOVZXBD    64(SI), Y6                         // A = ql[64:72]
+	VPMOVZXBD    96(SI), Y7                         // B = ql[96:104]
+	VPMOVZXBD    160(SI), Y8                        // H = qh[32:40]
+	VPSLLD       $4, Y8, Y9
+	VPAND        Y14, Y9, Y9
+	VPAND        Y13, Y6, Y10
+	VPOR         Y10, Y9, Y9                        // q, k = 0
+	VPSLLD       $2, Y8, Y10
+	VPAND        Y14, Y10, Y10
+	VPAND        Y13, Y7, Y11
+	VPOR         Y11, Y10, Y10                      // q, k = 1
+	VPSRLD       $4, Y6, Y6
+	VPAND        Y14, Y8, Y11
+	VPOR         Y11, Y6, Y6                        // q, k = 2
+	VPSRLD       $4, Y7, Y7
+	VPSRLD       $2, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y7, Y7                         // q, k = 3
+	VPSUBD       Y15, Y9, Y9
+	VCVTDQ2PS    Y9, Y9
+	VMULPS       Y0, Y9, Y9
+	VMOVUPS      Y9, 512(DI)
+	VPSUBD       Y15, Y10, Y10
+	VCVTDQ2PS    Y10, Y10
+	VMULPS       Y1, Y10, Y10
+	VMOVUPS      Y10, 640(DI)
+	VPSUBD       Y15, Y6, Y6
+	VCVTDQ2PS    Y6, Y6
+	VMULPS       Y2, Y6, Y6
+	VMOVUPS      Y6, 768(DI)
+	VPSUBD       Y15, Y7, Y7
+	VCVTDQ2PS    Y7, Y7
+	VMULPS       Y3, Y7, Y7
+	VMOVUPS      Y7, 896(DI)
+	VPMOVZXBD    72(SI), Y6                         // A = ql[72:80]
+	VPMOVZXBD    104(SI), Y7                        // B = ql[104:112]
+	VPMOVZXBD    168(SI), Y8                        // H = qh[40:48]
+	VPSLLD       $4, Y8, Y9
+	VPAND        Y14, Y9, Y9
+	VPAND        Y13, Y6, Y10
+	VPOR         Y10, Y9, Y9                        // q, k = 0
+	VPSLLD       $2, Y8, Y10
+	VPAND        Y14, Y10, Y10
+	VPAND        Y13, Y7, Y11
+	VPOR         Y11, Y10, Y10                      // q, k = 1
+	VPSRLD       $4, Y6, Y6
+	VPAND        Y14, Y8, Y11
+	VPOR         Y11, Y6, Y6                        // q, k = 2
+	VPSRLD       $4, Y7, Y7
+	VPSRLD       $2, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y7, Y7                         // q, k = 3
+	VPSUBD       Y15, Y9, Y9
+	VCVTDQ2PS    Y9, Y9
+	VMULPS       Y0, Y9, Y9
+	VMOVUPS      Y9, 544(DI)
+	VPSUBD       Y15, Y10, Y10
+	VCVTDQ2PS    Y10, Y10
+	VMULPS       Y1, Y10, Y10
+	VMOVUPS      Y10, 672(DI)
+	VPSUBD       Y15, Y6, Y6
+	VCVTDQ2PS    Y6, Y6
+	VMULPS       Y2, Y6, Y6
+	VMOVUPS      Y6, 800(DI)
+	VPSUBD       Y15, Y7, Y7
+	VCVTDQ2PS    Y7, Y7
+	VMULPS       Y3, Y7, Y7
+	VMOVUPS      Y7, 928(DI)
+	VBROADCASTSS 36(SP), Y0                         // d·sc[9]
+	VBROADCASTSS 44(SP), Y1                         // d·sc[11]
+	VBROADCASTSS 52(SP), Y2                         // d·sc[13]
+	VBROADCASTSS 60(SP), Y3                         // d·sc[15]
+	VPMOVZXBD    80(SI), Y6                         // A = ql[80:88]
+	VPMOVZXBD    112(SI), Y7                        // B = ql[112:120]
+	VPMOVZXBD    176(SI), Y8                        // H = qh[48:56]
+	VPSLLD       $4, Y8, Y9
+	VPAND        Y14, Y9, Y9
+	VPAND        Y13, Y6, Y10
+	VPOR         Y10, Y9, Y9                        // q, k = 0
+	VPSLLD       $2, Y8, Y10
+	VPAND        Y14, Y10, Y10
+	VPAND        Y13, Y7, Y11
+	VPOR         Y11, Y10, Y10                      // q, k = 1
+	VPSRLD       $4, Y6, Y6
+	VPAND        Y14, Y8, Y11
+	VPOR         Y11, Y6, Y6                        // q, k = 2
+	VPSRLD       $4, Y7, Y7
+	VPSRLD       $2, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y7, Y7                         // q, k = 3
+	VPSUBD       Y15, Y9, Y9
+	VCVTDQ2PS    Y9, Y9
+	VMULPS       Y0, Y9, Y9
+	VMOVUPS      Y9, 576(DI)
+	VPSUBD       Y15, Y10, Y10
+	VCVTDQ2PS    Y10, Y10
+	VMULPS       Y1, Y10, Y10
+	VMOVUPS      Y10, 704(DI)
+	VPSUBD       Y15, Y6, Y6
+	VCVTDQ2PS    Y6, Y6
+	VMULPS       Y2, Y6, Y6
+	VMOVUPS      Y6, 832(DI)
+	VPSUBD       Y15, Y7, Y7
+	VCVTDQ2PS    Y7, Y7
+	VMULPS       Y3, Y7, Y7
+	VMOVUPS      Y7, 960(DI)
+	VPMOVZXBD    88(SI), Y6                         // A = ql[88:96]
+	VPMOVZXBD    120(SI), Y7                        // B = ql[120:128]
+	VPMOVZXBD    184(SI), Y8                        // H = qh[56:64]
+	VPSLLD       $4, Y8, Y9
+	VPAND        Y14, Y9, Y9
+	VPAND        Y13, Y6, Y10
+	VPOR         Y10, Y9, Y9                        // q, k = 0
+	VPSLLD       $2, Y8, Y10
+	VPAND        Y14, Y10, Y10
+	VPAND        Y13, Y7, Y11
+	VPOR         Y11, Y10, Y10                      // q, k = 1
+	VPSRLD       $4, Y6, Y6
+	VPAND        Y14, Y8, Y11
+	VPOR         Y11, Y6, Y6                        // q, k = 2
+	VPSRLD       $4, Y7, Y7
+	VPSRLD       $2, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y7, Y7                         // q, k = 3
+	VPSUBD       Y15, Y9, Y9
+	VCVTDQ2PS    Y9, Y9
+	VMULPS       Y0, Y9, Y9
+	VMOVUPS      Y9, 608(DI)
+	VPSUBD       Y15, Y10, Y10
+	VCVTDQ2PS    Y10, Y10
+	VMULPS       Y1, Y10, Y10
+	VMOVUPS      Y10, 736(DI)
+	VPSUBD       Y15, Y6, Y6
+	VCVTDQ2PS    Y6, Y6
+	VMULPS       Y2, Y6, Y6
+	VMOVUPS      Y6, 864(DI)
+	VPSUBD       Y15, Y7, Y7
+	VCVTDQ2PS    Y7, Y7
+	VMULPS       Y3, Y7, Y7
+	VMOVUPS      Y7, 992(DI)
+	ADDQ         $210, SI
+	ADDQ         $1024, DI
+	DECQ         CX
+	JNZ          dq6kloop
+	VZEROUPPER   
+	RET          

@@ -108,21 +108,54 @@ var quantCols = map[Quant][]int{
 }
 
 func TestDequantRow(t *testing.T) {
-	r := rand.New(rand.NewPCG(7, 8))
-	for _, q := range Quants() {
-		for _, cols := range quantCols[q] {
-			b := randBlocks(r, q, 1, cols)
-			want, _ := oracleRow(q, b, cols)
-			got := make([]float32, cols)
-			DequantRow(q, got, b)
-			for i := range got {
-				// exact up to one rounding of d·sc·q − dmin·m in fp32
-				if d := math.Abs(float64(got[i]) - want[i]); d > math.Abs(want[i])*u32*2+1e-30 && d > 1e-12 {
-					t.Fatalf("%v cols %d: w[%d] = %v, want %v", q, cols, i, got[i], want[i])
+	forEachLevel(t, func(t *testing.T, l Level) {
+		r := rand.New(rand.NewPCG(7, 8))
+		for _, q := range Quants() {
+			for _, cols := range quantCols[q] {
+				b := randBlocks(r, q, 1, cols)
+				want, _ := oracleRow(q, b, cols)
+				got, check := guarded(t, cols, 3)
+				DequantRow(q, got, b)
+				check()
+				for i := range got {
+					// exact up to one rounding of d·sc·q − dmin·m in fp32
+					if d := math.Abs(float64(got[i]) - want[i]); d > math.Abs(want[i])*u32*2+1e-30 && d > 1e-12 {
+						t.Fatalf("%v cols %d: w[%d] = %v, want %v", q, cols, i, got[i], want[i])
+					}
 				}
 			}
 		}
-	}
+	})
+}
+
+// TestDequantRowBitsEqualReference: every level widens to exactly the
+// values of the readable dequantBlock (the SIMD code does the same fp32
+// products in the same order), on blocks of random bytes, scales and
+// nibbles of every pattern included.
+func TestDequantRowBitsEqualReference(t *testing.T) {
+	forEachLevel(t, func(t *testing.T, l Level) {
+		r := rand.New(rand.NewPCG(11, 12))
+		for _, q := range Quants() {
+			const nb = 7
+			b := make([]byte, nb*q.BlockBytes())
+			for i := range b {
+				b[i] = byte(r.Uint32())
+			}
+			for i := 0; i < len(b); i += q.BlockBytes() { // finite scales: f16 exponent below 31
+				for _, o := range map[Quant][]int{Q8_0: {0}, Q4_0: {0}, Q4K: {0, 2}, Q6K: {208}}[q] {
+					b[i+o+1] &= 0x7b
+				}
+			}
+			want, got := make([]float32, nb*q.BlockLen()), make([]float32, nb*q.BlockLen())
+			dequantRowGeneric(q, want, b)
+			DequantRow(q, got, b)
+			for i := range got {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("%v: w[%d] = %v, reference %v", q, i, got[i], want[i])
+				}
+			}
+		}
+	})
 }
 
 func TestMatVecQ(t *testing.T) {

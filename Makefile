@@ -79,7 +79,7 @@ package: deps
 # Not part of make test.
 FUZZTIME ?= 10m
 FUZZ_TARGETS := engine/safetensors:FuzzOpen engine/safetensors:FuzzIndex engine:FuzzParseConfig \
-	engine:FuzzReadEOS engine/tokenizer:FuzzParse engine/tokenizer:FuzzEncode engine/chat:FuzzTokenizerConfig engine/gguf:FuzzOpen
+	engine:FuzzReadEOS engine/tokenizer:FuzzParse engine/tokenizer:FuzzEncode engine/tokenizer:FuzzFromVocab engine/chat:FuzzTokenizerConfig engine/gguf:FuzzOpen
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS) $(EXTRA_FUZZ); do \
 		pkg=$${t%%:*}; fn=$${t##*:}; \

@@ -117,3 +117,41 @@ func TestSPMScoresMatchHF(t *testing.T) {
 		t.Fatalf("%d cases", n)
 	}
 }
+
+// TestGGUFBPEVocabMatchesHF: the byte-level cuts (Llama 3, SmolLM2, GPT-2)
+// written as GGUF lists (Lists, as convert_hf_to_gguf.py writes them) with
+// the tokenizer.ggml.pre llama.cpp gives those models encode every text of
+// their cases as Hugging Face does: llama.cpp's regex lists agree with the
+// HF pre-tokenizers on these texts.
+func TestGGUFBPEVocabMatchesHF(t *testing.T) {
+	for _, tc := range []struct{ file, pre string }{{"llama3", "llama-bpe"}, {"smollm", "smollm"}, {"gpt2", "gpt-2"}} {
+		t.Run(tc.file, func(t *testing.T) {
+			hf, err := Load(filepath.Join("testdata", "small", tc.file+".tokenizer.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tokens, types, merges := hf.Lists(hf.VocabSize())
+			bos, add := hf.BOS()
+			tok, err := FromVocab(Vocab{Model: "gpt2", Pre: tc.pre, Tokens: tokens, Types: types, Merges: merges, BOS: bos, UNK: -1, AddBOS: add})
+			if err != nil {
+				t.Fatal(err)
+			}
+			data, err := os.ReadFile(filepath.Join("testdata", "small", tc.file+".cases.jsonl"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+				var c struct {
+					Text string
+					IDs  []int
+				}
+				if err := json.Unmarshal([]byte(line), &c); err != nil {
+					t.Fatal(err)
+				}
+				if got := tok.Encode(c.Text); !slices.Equal(got, c.IDs) {
+					t.Errorf("GGUF %s Encode(%q) = %v, tokenizers gives %v", tc.pre, c.Text, got, c.IDs)
+				}
+			}
+		})
+	}
+}

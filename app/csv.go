@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -36,10 +37,10 @@ func (d *csvDoc) row(v ...any) {
 	rec := make([]string, len(v))
 	for i, x := range v {
 		switch x := x.(type) {
-		case float64:
-			rec[i] = strconv.FormatFloat(x, 'g', 9, 64)
+		case float64: // the shortest text that reads back as the same number
+			rec[i] = strconv.FormatFloat(x, 'g', -1, 64)
 		case float32:
-			rec[i] = strconv.FormatFloat(float64(x), 'g', 7, 32)
+			rec[i] = strconv.FormatFloat(float64(x), 'g', -1, 32)
 		default:
 			rec[i] = fmt.Sprint(x)
 		}
@@ -155,7 +156,9 @@ func (u *UI) csvData(panel string) ([]byte, error) {
 	case "compare":
 		return u.compareCSV(d)
 	default:
-		return nil, fmt.Errorf("no panel %q", panel)
+		if ok, err := u.insideCSV(panel, d); !ok || err != nil {
+			return nil, cmp.Or(err, fmt.Errorf("no panel %q", panel))
+		}
 	}
 	return d.bytes()
 }

@@ -1,11 +1,19 @@
 package app
 
 import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"loupe/assets"
+	"loupe/engine"
+	"loupe/engine/genmodel"
+	"loupe/engine/safetensors"
+	"loupe/trace"
 	"loupe/views"
 	"loupe/viz"
 )
@@ -102,5 +110,238 @@ func TestInsideTabs(t *testing.T) {
 	defer h.u.setNumbering(viz.FromOne)
 	if views.Numbers != viz.FromZero || !strings.Contains(h.u.vizTheme().Count.String(), "0") {
 		t.Error("numbering not applied")
+	}
+}
+
+// The CSV of each new tab holds the run's real numbers: read back and
+// checked against the model file (embedding), the engine's own Inspect of
+// the position (logit lens, keys and values) and the run's trace (sampler
+// stages), not against the panels.
+func TestInsideCSV(t *testing.T) {
+	dir, err := assets.DemoModelDir()
+	if err != nil {
+		t.Skip("no demo model:", err)
+	}
+	inspectJobs = true
+	defer func() { inspectJobs = false }()
+	h := newHarnessWith(t, Options{Model: dir}, loadEngine)
+	defer h.u.backend.Close()
+	defer h.u.waitInspect()
+	h.u.controls.Mode.SetSelected(views.Sampling)
+	h.u.controls.Temperature.SetText("1.5") // several candidates survive every stage
+	h.u.controls.TopK.SetText("8")
+	h.generate("ROMEO:\nBut soft, what light", 4)
+	run := h.u.lastRun
+	in := h.u.inside
+	q := firstGenerated(run.Tokens) // the first generated token: it has stages, a lens and cached keys before it
+	h.u.stream.Select(q)
+
+	h.u.showTab("embedding")
+	tok := run.Tokens[q]
+	meta, table := csvOf(t, h, "embedding")
+	if m := metaValue(meta, "table shape (rows × numbers)"); len(m) != 2 || m[0] != fmt.Sprint(h.u.info.Vocab) || m[1] != fmt.Sprint(h.u.info.Hidden) {
+		t.Errorf("shape %v", m)
+	}
+	if m := metaValue(meta, "token id (the row)"); len(m) != 1 || m[0] != fmt.Sprint(tok.ID) {
+		t.Errorf("row %v, token %d", m, tok.ID)
+	}
+	want := embeddingRowFromFile(t, dir, tok.ID, h.u.info.Hidden)
+	if len(table) != 1+len(want) || strings.Join(table[0], ",") != "index,value" {
+		t.Fatalf("embedding table: %d rows, header %v", len(table), table[0])
+	}
+	for i, r := range table[1:] {
+		if r[0] != fmt.Sprint(i) || float32(parseF(t, r[1])) != want[i] {
+			t.Fatalf("embedding row %d: CSV %v, file %g", i, r, want[i])
+		}
+	}
+
+	h.u.showTab("logit-lens")
+	eventually(t, "the logit lens", func() bool { tk, l := in.lens.Lens(); return tk.Pos == q && len(l) > 0 })
+	h.u.showTab("kv-cache")
+	eventually(t, "the KV rows", func() bool { return len(in.kv.Rows().Keys) > 0 })
+	h.u.waitInspect()
+	layer, kvHead := in.kv.Chosen()
+	ids := make([]int, len(run.Tokens))
+	for i, t := range run.Tokens {
+		ids[i] = t.ID
+	}
+	ref, err := h.u.backend.(Inspector).Inspect(context.Background(), ids, q, engine.InspectOptions{Layer: layer, KVHead: kvHead})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	h.u.showTab("logit-lens")
+	_, table = csvOf(t, h, "logit-lens")
+	if len(table) != 1+5*h.u.info.Layers || strings.Join(table[0], ",") != "layer,rank,id,text,p,final_choice" {
+		t.Fatalf("lens table: %d rows, header %v", len(table), table[0])
+	}
+	choice := run.Steps[1].Chosen.ID // the token written after q
+	for i, r := range table[1:] {
+		l, k := i/5, i%5
+		c := ref.Lens[l].Top[k]
+		if r[0] != fmt.Sprint(l+1) || r[1] != fmt.Sprint(k+1) || r[2] != fmt.Sprint(c.ID) || math.Abs(parseF(t, r[4])-c.P) > 1e-6 ||
+			r[5] != fmt.Sprint(c.ID == choice) {
+			t.Fatalf("lens layer %d rank %d: CSV %v, Inspect %+v", l+1, k+1, r, c)
+		}
+	}
+
+	h.u.showTab("kv-cache")
+	meta, table = csvOf(t, h, "kv-cache")
+	d := h.u.info.HeadDim
+	if metaValue(meta, "layer")[0] != fmt.Sprint(layer+1) || len(table[0]) != 2+2*d || table[0][2] != "key_0" || table[0][2+d] != "value_0" {
+		t.Fatalf("kv header %v / %v", meta, table[0])
+	}
+	if len(table) != 1+len(run.Tokens)-1 {
+		t.Errorf("kv table has %d token rows, want %d", len(table)-1, len(run.Tokens)-1)
+	}
+	for p := range ref.KV.Keys { // positions 0…q, as the engine's step at q read them
+		r := table[1+p]
+		for j := range d {
+			if float32(parseF(t, r[2+j])) != ref.KV.Keys[p][j] || float32(parseF(t, r[2+d+j])) != ref.KV.Values[p][j] {
+				t.Fatalf("kv position %d number %d: CSV %s/%s, Inspect %g/%g", p, j, r[2+j], r[2+d+j], ref.KV.Keys[p][j], ref.KV.Values[p][j])
+			}
+		}
+	}
+
+	h.u.showTab("sampler")
+	meta, table = csvOf(t, h, "sampler")
+	st := run.Steps[0].Stages
+	if st == nil || st.Greedy {
+		t.Fatalf("the run recorded no sampled stages: %+v", st)
+	}
+	if metaValue(meta, "greedy")[0] != "false" || metaValue(meta, "drawn id")[0] != fmt.Sprint(run.Steps[0].Chosen.ID) {
+		t.Errorf("sampler header %v", meta)
+	}
+	if len(table) != 1+len(st.Candidates) || len(table[0]) != 4+len(st.Stages)+2 || table[0][4] != "p_after_"+st.Stages[0].Name {
+		t.Fatalf("sampler table %d rows, header %v", len(table), table[0])
+	}
+	drawn := 0
+	for i, r := range table[1:] {
+		c := st.Candidates[i]
+		if r[1] != fmt.Sprint(c.ID) || parseF(t, r[3]) != st.Logits[i] {
+			t.Fatalf("sampler rank %d: %v, trace %+v logit %g", i+1, r, c, st.Logits[i])
+		}
+		for s, stage := range st.Stages {
+			if parseF(t, r[4+s]) != stage.P[i] {
+				t.Fatalf("sampler rank %d after %s: CSV %s, trace %g", i+1, stage.Name, r[4+s], stage.P[i])
+			}
+		}
+		if r[len(r)-1] == "true" {
+			drawn++
+		}
+	}
+	if drawn != 1 {
+		t.Errorf("%d rows marked drawn", drawn)
+	}
+
+	// A panel with nothing shown says so instead of writing an empty table.
+	if _, err := h.u.csvData("deltanet"); err == nil {
+		t.Error("deltanet CSV without a Gated DeltaNet model: no error")
+	}
+}
+
+func csvOf(t *testing.T, h *harness, panel string) (meta, table [][]string) {
+	t.Helper()
+	data, err := h.u.csvData(panel)
+	if err != nil {
+		t.Fatalf("%s: %v", panel, err)
+	}
+	meta, table, err = readCSVTable(data)
+	if err != nil {
+		t.Fatalf("%s: %v", panel, err)
+	}
+	return meta, table
+}
+
+func metaValue(meta [][]string, k string) []string {
+	for _, r := range meta {
+		if r[0] == k {
+			return r[1:]
+		}
+	}
+	return []string{""}
+}
+
+func parseF(t *testing.T, s string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatalf("not a number: %q", s)
+	}
+	return v
+}
+
+// embeddingRowFromFile reads row id of model.embed_tokens.weight from the
+// model's safetensors file, apart from the engine's loader.
+func embeddingRowFromFile(t *testing.T, dir string, id, hidden int) []float32 {
+	t.Helper()
+	set, err := safetensors.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer set.Close()
+	w, ok := set.Tensor("model.embed_tokens.weight")
+	if !ok {
+		t.Fatal("no model.embed_tokens.weight")
+	}
+	all, err := w.F32()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append([]float32(nil), all[id*hidden:(id+1)*hidden]...)
+}
+
+// The DeltaNet CSV of a hybrid model holds the run's α, β and state norms.
+func TestDeltaNetCSV(t *testing.T) {
+	dir := t.TempDir()
+	if err := genmodel.Write(dir, "tiny-qwen35", 1, "bf16"); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarnessWith(t, Options{Model: dir}, loadEngine)
+	defer h.u.backend.Close()
+	h.generate("a b c d", 3)
+	h.u.stream.Select(2)
+	h.u.showTab("deltanet")
+	dn := h.u.lastRun.DeltaNet
+	if len(dn) == 0 {
+		t.Fatal("the run recorded no Gated DeltaNet values")
+	}
+	shown, ok := h.u.deltaNet.Shown()
+	if !ok {
+		t.Fatal("nothing shown on the DeltaNet tab")
+	}
+	var want trace.DeltaNet
+	for _, d := range dn {
+		if d.Layer == shown.Layer {
+			want = d
+		}
+	}
+	meta, table := csvOf(t, h, "deltanet")
+	if metaValue(meta, "layer")[0] != fmt.Sprint(want.Layer+1) || strings.Join(table[0], ",") != "position,token,head,alpha,beta,state_norm" {
+		t.Fatalf("header %v / %v", meta, table[0])
+	}
+	heads := len(want.Alpha[0])
+	if len(table) != 1+len(want.Alpha)*heads {
+		t.Fatalf("%d rows, want %d", len(table)-1, len(want.Alpha)*heads)
+	}
+	norms := 0
+	for _, r := range table[1:] {
+		p, _ := strconv.Atoi(r[0])
+		hd, _ := strconv.Atoi(r[2])
+		hd-- // counted from 1
+		if float32(parseF(t, r[3])) != want.Alpha[p][hd] || float32(parseF(t, r[4])) != want.Beta[p][hd] {
+			t.Fatalf("position %d head %d: %v, trace α %g β %g", p, hd, r, want.Alpha[p][hd], want.Beta[p][hd])
+		}
+		if r[5] != "" {
+			norms++
+			for i, sp := range want.StatePos {
+				if sp == p && float32(parseF(t, r[5])) != want.StateNorm[i][hd] {
+					t.Fatalf("state norm at %d head %d: %s, trace %g", p, hd, r[5], want.StateNorm[i][hd])
+				}
+			}
+		}
+	}
+	if norms != len(want.StatePos)*heads {
+		t.Errorf("%d state norms, trace has %d", norms, len(want.StatePos)*heads)
 	}
 }

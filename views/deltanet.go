@@ -70,7 +70,7 @@ func (p *DeltaNetPanel) CreateRenderer() fyne.WidgetRenderer {
 		}
 	}
 	bar := container.NewHBox(widget.NewLabel("Gated DeltaNet layer"), p.Layer, layout.NewSpacer(),
-		widget.NewButton("Export PNG…", export("png")), widget.NewButton("Export SVG…", export("svg")))
+		widget.NewButton("Export PNG…", export("png")), widget.NewButton("Export SVG…", export("svg")), widget.NewButton("Export CSV…", export("csv")))
 	return widget.NewSimpleRenderer(container.NewBorder(bar, nil, nil, nil, container.NewScroll(p.content)))
 }
 

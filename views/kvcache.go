@@ -90,7 +90,8 @@ func NewKVCachePanel() *KVCachePanel {
 		container.NewBorder(widget.NewLabel("keys (after RoPE)"), nil, nil, nil, p.Keys),
 		container.NewBorder(widget.NewLabel("values"), nil, nil, nil, p.Values))
 	top := container.NewHBox(widget.NewLabel("Layer"), p.Layer, widget.NewLabel("K/V head"), p.KVHead, layout.NewSpacer(),
-		widget.NewButton("Export PNG…", func() { p.export("png") }), widget.NewButton("Export SVG…", func() { p.export("svg") }))
+		widget.NewButton("Export PNG…", func() { p.export("png") }), widget.NewButton("Export SVG…", func() { p.export("svg") }),
+		widget.NewButton("Export CSV…", func() { p.export("csv") }))
 	p.box = container.NewBorder(top, nil, nil, nil,
 		container.NewVScroll(container.NewVBox(p.Title, p.Sizes, p.Live, p.Totals, maps, p.Hover, read)))
 	p.ExtendBaseWidget(p)

@@ -96,5 +96,14 @@ func (p *LogitLensPanel) Figure() viz.Figure {
 	return viz.LogitLens(p.lens, p.tok.Text, p.tok.Pos, p.choice, figTheme(p.Theme))
 }
 
+// Choice is the final choice the figure outlines: the token chosen after
+// the position, or the last layer's top candidate (−1 before a lens).
+func (p *LogitLensPanel) Choice() int {
+	if p.choice >= 0 || len(p.lens) == 0 || len(p.lens[len(p.lens)-1].Top) == 0 {
+		return p.choice
+	}
+	return p.lens[len(p.lens)-1].Top[0].ID
+}
+
 // Lens is the lens shown.
 func (p *LogitLensPanel) Lens() (trace.Token, []trace.LensLayer) { return p.tok, p.lens }

@@ -93,7 +93,7 @@ func (u *UI) csvData(panel string) ([]byte, error) {
 	d := u.csvHead(panel)
 	switch panel {
 	case "attention", "head":
-		a, ok := views.AttentionAt(u.attention, u.query)
+		a, ok := u.attn.Shown() // captured, or recomputed on demand
 		if !ok {
 			a, ok = views.AttentionAt(u.attention, lastCaptured(u.attention, u.query))
 		}

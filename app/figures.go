@@ -35,7 +35,7 @@ func (u *UI) figure(panel string) (viz.Figure, bool) {
 	th := u.vizTheme()
 	switch panel {
 	case "attention":
-		a, ok := views.AttentionAt(u.attention, u.query)
+		a, ok := u.attn.Shown() // captured, or recomputed on demand
 		if !ok {
 			return viz.NoData(th, "no attention captured for this token"), true
 		}
@@ -51,7 +51,7 @@ func (u *UI) figure(panel string) (viz.Figure, bool) {
 		g.Note = fmt.Sprintf("attention sink: %.1f %% of every head's attention on the first token on average", 100*views.SinkShare(a))
 		return viz.AttentionGrid(g, th), true
 	case "head":
-		a, ok := views.AttentionAt(u.attention, u.query)
+		a, ok := u.attn.Shown()
 		l, h := u.attn.OpenedHead()
 		if !ok || l < 0 || l >= len(a.Weights) || h >= len(a.Weights[l]) {
 			return viz.NoData(th, "no head open"), true

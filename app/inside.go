@@ -41,9 +41,10 @@ type inside struct {
 
 	settings trace.Settings // of the run shown
 
-	mu     sync.Mutex // guards cancel and done (work() waits from its goroutine)
+	mu     sync.Mutex // guards cancel, done and last (work() waits from its goroutine)
 	cancel context.CancelFunc
 	done   chan struct{}
+	ended  chan struct{} // the latest job's, kept: closed once its result is delivered too (tests)
 
 	pending, shown jobKey
 	result         *trace.Inspection
@@ -167,6 +168,34 @@ func (u *UI) refreshInside() {
 		}
 	}
 	u.attentionOnDemand(q)
+	u.mlpOnDemand(q)
+}
+
+// onDemand reports whether a position the run did not capture can be
+// recomputed now: the run is over and the model can Inspect.
+func (u *UI) onDemand() bool {
+	_, ok := u.backend.(Inspector)
+	return ok && inspectJobs && !u.running && u.lastRun != nil
+}
+
+// mlpOnDemand shows, on the MLP tab, the values of a position the run did
+// not capture (the newest token, or one past the capture budget),
+// recomputed by Inspect once the run is over.
+func (u *UI) mlpOnDemand(q int) {
+	in := u.inside
+	if _, ok := u.mlp.Shown(); ok || !u.selected(u.mlp) || !u.onDemand() {
+		return
+	}
+	if in.result != nil && in.shown.run == u.lastRun && in.result.Pos == q {
+		u.mlp.Display(u.tokens, append(append([]trace.MLP(nil), u.mlps...), in.result.MLP...), u.info.Layers, q)
+		if _, ok := u.mlp.Shown(); ok {
+			u.mlp.Title.SetText(u.mlp.Title.Text + " — recomputed on demand")
+		}
+		return
+	}
+	l, g := in.kv.Chosen()
+	u.startJob(jobKey{run: u.lastRun, pos: q, layer: l, kvHead: g})
+	u.mlp.Title.SetText(fmt.Sprintf("Computing the MLP of position %d (one step of the model against the cache)…", q))
 }
 
 // attentionOnDemand shows, on the Attention tab, the attention of a
@@ -182,6 +211,9 @@ func (u *UI) attentionOnDemand(q int) {
 		u.attn.Display(u.info, u.tokens, att, q, u.source)
 		if u.attn.HasData() {
 			u.attn.Title.SetText(u.attn.Title.Text + " — recomputed on demand")
+			if u.attn.Source() != u.stream.Source() {
+				u.stream.SetSource(u.attn.Source()) // outlined in the stream, as for a captured one
+			}
 		}
 		return
 	}
@@ -199,6 +231,11 @@ func (u *UI) attnTab() fyne.CanvasObject {
 	}
 	return u.tabs.Items[0].Content
 }
+
+// serialDo, when set (the app tests), makes u.do run its callbacks one at
+// a time: Fyne's test driver runs fyne.Do on the caller's goroutine, where
+// the real one queues them all on the UI goroutine.
+var serialDo *sync.Mutex
 
 // inspectJobs turns the background jobs on. The app tests turn them off
 // (TestMain) except where they test them: under Fyne's test driver the
@@ -225,16 +262,17 @@ func (u *UI) startJob(key jobKey) {
 	}
 	u.waitInspect()
 	ctx, cancel := context.WithCancel(u.ctx)
-	done := make(chan struct{})
+	done, ended := make(chan struct{}), make(chan struct{})
 	in.mu.Lock()
-	in.cancel, in.done = cancel, done
+	in.cancel, in.done, in.ended = cancel, done, ended
 	in.mu.Unlock()
 	in.pending = key
 	u.wg.Add(1)
 	go func() {
 		defer u.wg.Done()
-		defer close(done)
+		defer close(ended)
 		res, rows, err := runJob(ctx, insp, ids, key)
+		close(done) // the model is free: waitInspect returns; the result follows (a stale one is dropped)
 		u.do(func() { u.jobDone(key, res, rows, err) })
 	}()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -30,6 +31,40 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	t.Fatalf("timed out waiting for %s", what)
 }
 
+// settleJobs waits until no Inspect job runs and none has a result on its
+// way. Under Fyne's test driver a job's fyne.Do runs on the job's own
+// goroutine, so the tests let it finish before they touch widgets again.
+func (h *harness) settleJobs() {
+	in := h.u.inside
+	for {
+		in.mu.Lock()
+		last := in.ended
+		in.mu.Unlock()
+		if last == nil {
+			return
+		}
+		<-last
+		in.mu.Lock()
+		same := in.ended == last
+		in.mu.Unlock()
+		if same {
+			return
+		}
+	}
+}
+
+// show and selectToken let the jobs finish, then act.
+func (h *harness) show(tab string) { h.settleJobs(); h.u.showTab(tab) }
+
+func (h *harness) selectToken(pos int) { h.settleJobs(); h.u.stream.Select(pos) }
+
+// until lets the jobs finish, then checks cond (polled a little longer).
+func (h *harness) until(what string, cond func() bool) {
+	h.t.Helper()
+	h.settleJobs()
+	eventually(h.t, what, cond)
+}
+
 // On the real demo model, each new tab shows its data for the selected
 // token; the logit lens, the KV rows and the attention of an uncaptured
 // position come from Inspect once the run is over.
@@ -44,19 +79,20 @@ func TestInsideTabs(t *testing.T) {
 	defer h.u.backend.Close()
 	defer h.u.waitInspect() // no job outlives the test
 	h.generate("ROMEO:\nBut soft, what light", 4)
+	h.settleJobs()
 	run := h.u.lastRun
 	prompt := firstGenerated(run.Tokens)
 	in := h.u.inside
-	h.u.stream.Select(prompt - 1)
+	h.selectToken(prompt - 1)
 
-	h.u.showTab("embedding")
+	h.show("embedding")
 	tok, values := in.embed.Values()
 	if tok.Pos != prompt-1 || len(values) != h.u.info.Hidden || !strings.Contains(in.embed.Shape.Text, "of "+viz.Thousands(int64(h.u.info.Vocab))) {
 		t.Errorf("embedding: %+v, %d numbers, %q", tok, len(values), in.embed.Shape.Text)
 	}
 
-	h.u.showTab("logit-lens")
-	eventually(t, "the logit lens", func() bool { _, l := in.lens.Lens(); return len(l) == h.u.info.Layers })
+	h.show("logit-lens")
+	h.until("the logit lens", func() bool { _, l := in.lens.Lens(); return len(l) == h.u.info.Layers })
 	_, lens := in.lens.Lens()
 	// The last layer's lens is the step's own distribution: same top token.
 	if s := run.Steps[0]; lens[len(lens)-1].Top[0].ID != s.Top[0].ID {
@@ -66,18 +102,22 @@ func TestInsideTabs(t *testing.T) {
 		t.Error("no lead sentence or figure")
 	}
 
-	h.u.showTab("kv-cache")
-	eventually(t, "the KV rows", func() bool { return len(in.kv.Rows().Keys) > 0 })
-	if n := len(in.kv.Rows().Keys); n != len(run.Tokens)-1 {
-		t.Errorf("KV rows of %d tokens, want %d (all but the last, never read)", n, len(run.Tokens)-1)
+	h.show("kv-cache")
+	h.until("the KV rows", func() bool { return len(in.kv.Rows().Keys) > 0 })
+	// All but the last token, which the run never read, unless the newest
+	// token's attention was recomputed on demand (the selection follows it
+	// on the Attention tab once the run ends): that step writes its row.
+	if n := len(in.kv.Rows().Keys); n != len(run.Tokens) {
+		t.Errorf("KV rows of %d tokens, want %d (the newest read on demand)", n, len(run.Tokens))
 	}
 	if !strings.Contains(in.kv.Totals.Text, "at 4,096 tokens") || !strings.Contains(in.kv.Totals.Text, "at 32,000 tokens") {
 		t.Errorf("totals %q", in.kv.Totals.Text)
 	}
+	h.settleJobs()
 	in.kv.KVHead.SetSelectedIndex(1) // another head: read again
-	eventually(t, "the other head", func() bool { return in.kv.Rows().KVHead == 1 })
+	h.until("the other head", func() bool { return in.kv.Rows().KVHead == 1 })
 
-	h.u.showTab("sampler")
+	h.show("sampler")
 	if st, ok := in.sampler.Step(); !ok || st.Stages == nil || !st.Stages.Greedy {
 		t.Errorf("sampler: %+v %v", st.Stages, ok)
 	}
@@ -90,13 +130,13 @@ func TestInsideTabs(t *testing.T) {
 
 	// The last token was never read by the run, so its attention was not
 	// captured: recomputed on demand on the Attention tab.
-	h.u.showTab("attention")
+	h.show("attention")
 	last := len(run.Tokens) - 1
 	if _, ok := views.AttentionAt(run.Attention, last); ok {
 		t.Fatal("the last token's attention was captured: the test needs another position")
 	}
-	h.u.stream.Select(last)
-	eventually(t, "recomputed attention", func() bool { return strings.Contains(h.u.attn.Title.Text, "recomputed on demand") })
+	h.selectToken(last)
+	h.until("recomputed attention", func() bool { return strings.Contains(h.u.attn.Title.Text, "recomputed on demand") })
 	if !h.u.attn.HasData() {
 		t.Errorf("no grid: %q", h.u.attn.Title.Text)
 	}
@@ -131,12 +171,13 @@ func TestInsideCSV(t *testing.T) {
 	h.u.controls.Temperature.SetText("1.5") // several candidates survive every stage
 	h.u.controls.TopK.SetText("8")
 	h.generate("ROMEO:\nBut soft, what light", 4)
+	h.settleJobs()
 	run := h.u.lastRun
 	in := h.u.inside
 	q := firstGenerated(run.Tokens) // the first generated token: it has stages, a lens and cached keys before it
-	h.u.stream.Select(q)
+	h.selectToken(q)
 
-	h.u.showTab("embedding")
+	h.show("embedding")
 	tok := run.Tokens[q]
 	meta, table := csvOf(t, h, "embedding")
 	if m := metaValue(meta, "table shape (rows × numbers)"); len(m) != 2 || m[0] != fmt.Sprint(h.u.info.Vocab) || m[1] != fmt.Sprint(h.u.info.Hidden) {
@@ -155,10 +196,10 @@ func TestInsideCSV(t *testing.T) {
 		}
 	}
 
-	h.u.showTab("logit-lens")
-	eventually(t, "the logit lens", func() bool { tk, l := in.lens.Lens(); return tk.Pos == q && len(l) > 0 })
-	h.u.showTab("kv-cache")
-	eventually(t, "the KV rows", func() bool { return len(in.kv.Rows().Keys) > 0 })
+	h.show("logit-lens")
+	h.until("the logit lens", func() bool { tk, l := in.lens.Lens(); return tk.Pos == q && len(l) > 0 })
+	h.show("kv-cache")
+	h.until("the KV rows", func() bool { return len(in.kv.Rows().Keys) > 0 })
 	h.u.waitInspect()
 	layer, kvHead := in.kv.Chosen()
 	ids := make([]int, len(run.Tokens))
@@ -170,7 +211,7 @@ func TestInsideCSV(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	h.u.showTab("logit-lens")
+	h.show("logit-lens")
 	_, table = csvOf(t, h, "logit-lens")
 	if len(table) != 1+5*h.u.info.Layers || strings.Join(table[0], ",") != "layer,rank,id,text,p,final_choice" {
 		t.Fatalf("lens table: %d rows, header %v", len(table), table[0])
@@ -185,14 +226,14 @@ func TestInsideCSV(t *testing.T) {
 		}
 	}
 
-	h.u.showTab("kv-cache")
+	h.show("kv-cache")
 	meta, table = csvOf(t, h, "kv-cache")
 	d := h.u.info.HeadDim
 	if metaValue(meta, "layer")[0] != fmt.Sprint(layer+1) || len(table[0]) != 2+2*d || table[0][2] != "key_0" || table[0][2+d] != "value_0" {
 		t.Fatalf("kv header %v / %v", meta, table[0])
 	}
-	if len(table) != 1+len(run.Tokens)-1 {
-		t.Errorf("kv table has %d token rows, want %d", len(table)-1, len(run.Tokens)-1)
+	if len(table) != 1+len(in.kv.Rows().Keys) || len(table) < 1+len(run.Tokens)-1 {
+		t.Errorf("kv table has %d token rows, the panel %d, the run %d tokens", len(table)-1, len(in.kv.Rows().Keys), len(run.Tokens))
 	}
 	for p := range ref.KV.Keys { // positions 0…q, as the engine's step at q read them
 		r := table[1+p]
@@ -203,7 +244,7 @@ func TestInsideCSV(t *testing.T) {
 		}
 	}
 
-	h.u.showTab("sampler")
+	h.show("sampler")
 	meta, table = csvOf(t, h, "sampler")
 	st := run.Steps[0].Stages
 	if st == nil || st.Greedy {
@@ -300,8 +341,8 @@ func TestDeltaNetCSV(t *testing.T) {
 	h := newHarnessWith(t, Options{Model: dir}, loadEngine)
 	defer h.u.backend.Close()
 	h.generate("a b c d", 3)
-	h.u.stream.Select(2)
-	h.u.showTab("deltanet")
+	h.selectToken(2)
+	h.show("deltanet")
 	dn := h.u.lastRun.DeltaNet
 	if len(dn) == 0 {
 		t.Fatal("the run recorded no Gated DeltaNet values")
@@ -343,5 +384,77 @@ func TestDeltaNetCSV(t *testing.T) {
 	}
 	if norms != len(want.StatePos)*heads {
 		t.Errorf("%d state norms, trace has %d", norms, len(want.StatePos)*heads)
+	}
+}
+
+// After a run the selection still follows the newest token, and that is
+// what the Attention and MLP tabs show: the token the run wrote last
+// (never read by the run, so recomputed by Inspect), not the last one the
+// run captured. Checked against the engine's own Inspect of that position.
+func TestNewestTokenAfterRun(t *testing.T) {
+	dir, err := assets.DemoModelDir()
+	if err != nil {
+		t.Skip("no demo model:", err)
+	}
+	inspectJobs = true
+	defer func() { inspectJobs = false }()
+	h := newHarnessWith(t, Options{Model: dir}, loadEngine)
+	defer h.u.backend.Close()
+	defer h.u.waitInspect()
+	h.show("attention")
+	h.generate("ROMEO:\nBut soft, what light", 4)
+	h.settleJobs()
+	run := h.u.lastRun
+	last := len(run.Tokens) - 1
+	if h.u.stream.Selected() != last || !h.u.follow {
+		t.Fatalf("selected %d (follow %v), want the newest token %d", h.u.stream.Selected(), h.u.follow, last)
+	}
+	h.until("the newest token's attention", func() bool {
+		return h.u.attn.HasData() && h.u.attn.Query() == last && strings.Contains(h.u.attn.Title.Text, "recomputed")
+	})
+	if title := h.u.attn.Title.Text; !strings.Contains(title, fmt.Sprintf("(position %d)", last)) ||
+		!strings.Contains(title, "recomputed on demand") || strings.Contains(title, "next step") {
+		t.Errorf("title %q", title)
+	}
+	if h.u.stream.Source() != h.u.attn.Source() {
+		t.Errorf("stream outlines source %d, the grid shows %d", h.u.stream.Source(), h.u.attn.Source())
+	}
+	h.u.waitInspect()
+	ids := make([]int, len(run.Tokens))
+	for i, t := range run.Tokens {
+		ids[i] = t.ID
+	}
+	ref, err := h.u.backend.(Inspector).Inspect(context.Background(), ids, last, engine.InspectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := views.AttentionAt(append(append([]trace.Attention(nil), h.u.attention...), ref.Attention), last)
+	src := h.u.attn.Source()
+	for l, row := range views.SourceGrid(a, src) {
+		for hd, v := range row {
+			if got := ref.Attention.Weights[l][hd][src]; float64(got) != v {
+				t.Fatalf("layer %d head %d: shown %g, Inspect %g", l, hd, v, got)
+			}
+		}
+	}
+	// The CSV export of the grid is of that token too.
+	meta, _ := csvOf(t, h, "attention")
+	if q := metaValue(meta, "query position"); q[0] != fmt.Sprint(last) {
+		t.Errorf("CSV query position %v, want %d", q, last)
+	}
+
+	h.show("mlp")
+	h.until("the newest token's MLP", func() bool {
+		m, ok := h.u.mlp.Shown()
+		return ok && m.Pos == last && strings.Contains(h.u.mlp.Title.Text, "recomputed")
+	})
+	m, _ := h.u.mlp.Shown()
+	for _, r := range ref.MLP {
+		if r.Layer == m.Layer && !slices.Equal(r.Values, m.Values) {
+			t.Errorf("MLP of layer %d differs from Inspect's", m.Layer)
+		}
+	}
+	if !strings.Contains(h.u.mlp.Title.Text, "recomputed on demand") {
+		t.Errorf("MLP title %q", h.u.mlp.Title.Text)
 	}
 }

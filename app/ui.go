@@ -274,7 +274,14 @@ func (u *UI) fail(title string, err error) {
 // event loop has stopped nobody would run it.
 func (u *UI) do(f func()) {
 	if u.ctx.Err() == nil {
-		fyne.Do(func() { defer u.rescue(); f() })
+		fyne.Do(func() {
+			if serialDo != nil {
+				serialDo.Lock()
+				defer serialDo.Unlock()
+			}
+			defer u.rescue()
+			f()
+		})
 	}
 }
 
@@ -353,17 +360,20 @@ func (u *UI) refreshPanels() {
 		return
 	}
 	aq := q
-	if _, ok := views.AttentionAt(u.attention, q); !ok && u.follow {
+	if _, ok := views.AttentionAt(u.attention, q); !ok && u.follow && !u.onDemand() {
 		// The newest token has not been read by the model yet: its attention
-		// comes with the next step. Show the newest one there is.
+		// comes with the next step. Show the newest one there is. Once the
+		// run is over it is recomputed (attentionOnDemand).
 		aq = lastCaptured(u.attention, q)
 	}
 	u.attn.Display(u.info, u.tokens, u.attention, aq, u.source)
 	if u.attn.HasData() && u.attn.Source() != u.stream.Source() {
 		u.stream.SetSource(u.attn.Source()) // the chosen or the strongest source, outlined
 	}
-	if aq != q {
+	if aq != q && u.running {
 		u.attn.Title.SetText(u.attn.Title.Text + " — the newest token is read at the next step")
+	} else if aq != q {
+		u.attn.Title.SetText(u.attn.Title.Text + " — the newest token was never read by the model: the latest one read is shown")
 	}
 	if r := u.lastRun; r != nil && !u.running && len(r.Settings.Ablate) > 0 && u.attn.HasData() {
 		u.attn.Title.SetText(u.attn.Title.Text + fmt.Sprintf(" — a run with %d heads switched off", len(r.Settings.Ablate)))
@@ -374,7 +384,7 @@ func (u *UI) refreshPanels() {
 	}
 	if u.tabs.Selected() != nil && u.tabs.Selected().Content == u.mlp {
 		// Drawn only when seen: a gonum/plot figure costs tens of ms.
-		u.mlp.Latest = u.follow
+		u.mlp.Latest = u.follow && !u.onDemand()
 		u.mlp.Display(u.tokens, u.mlps, u.info.Layers, q)
 	}
 	if u.tabs.Selected() != nil && u.tabs.Selected().Content == u.deltaNet {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -26,6 +27,7 @@ func TestMain(m *testing.M) {
 	measureBandwidth = nil // 1 GiB and seconds: not in unit tests
 	bandwidthCeiling = func() (perf.Ceiling, bool) { return perf.Ceiling{}, false }
 	inspectJobs = false // on only in the tests of the Inspect tabs (inside_test.go)
+	serialDo = new(sync.Mutex)
 	os.Exit(m.Run())
 }
 

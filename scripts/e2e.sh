@@ -79,6 +79,9 @@ for exp in ablate variant; do
 	echo "e2e: ok: $exp: $(grep '^loupe: compare:' "$OUT/$exp.log" | sed 's/^loupe: compare: //') -> $OUT/compare-$exp.png"
 done
 
+# One screenshot of each inside-view tab after a generation.
+"$(dirname "$0")/e2e-tabs.sh" "$BIN" "$OUT" || fail "inside-view tabs"
+
 command -v xdotool >/dev/null 2>&1 || { echo "e2e: xdotool missing: interaction test skipped"; exit 0; }
 # The second run, as a script for xvfb-run: wait for the window, click a
 # token, right-click another, quit with Ctrl+Q, and time the exit.

@@ -309,6 +309,12 @@ func (p *AttentionPanel) Display(info trace.ModelInfo, toks []trace.Token, att [
 // Source is the source position shown, Query the query (for tests).
 func (p *AttentionPanel) Source() int { return p.source }
 
+// Shown is the attention the grid shows (captured or recomputed), if any.
+func (p *AttentionPanel) Shown() (trace.Attention, bool) { return p.att, p.has }
+
+// Query is the query position of the grid shown.
+func (p *AttentionPanel) Query() int { return p.att.QueryPos }
+
 // HasData reports whether the grid shows captured attention.
 func (p *AttentionPanel) HasData() bool { return p.has }
 

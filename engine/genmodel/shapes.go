@@ -53,6 +53,12 @@ var shapes = map[string]Shape{
 	"qwen2.5-1.5b": {HiddenSize: 1536, IntermediateSize: 8960, NumHiddenLayers: 28, NumAttentionHeads: 12,
 		NumKeyValueHeads: 2, VocabSize: 151936, MaxPositionEmbeddings: 32768, MaxWindowLayers: 28,
 		TieWordEmbeddings: true},
+	// narrow-1.5b: Qwen2.5-1.5B's grid (28 layers × 12 heads, 2 K/V heads,
+	// the real vocabulary and context) on a 192-wide stream: the window's
+	// layouts at that shape in 80 MB instead of 3.1 GB.
+	"narrow-1.5b": {HiddenSize: 192, IntermediateSize: 512, NumHiddenLayers: 28, NumAttentionHeads: 12,
+		NumKeyValueHeads: 2, VocabSize: 151936, MaxPositionEmbeddings: 32768, MaxWindowLayers: 28,
+		TieWordEmbeddings: true},
 }
 
 // Shapes lists the shape names Write accepts, sorted.

@@ -25,6 +25,14 @@ func newFigureBox(w, h int) *figureBox {
 	return b
 }
 
+// setHeight changes the figure's height in pixels (drawn at the next show).
+func (b *figureBox) setHeight(h int) {
+	if h != b.h {
+		b.h = h
+		b.img.SetMinSize(fyne.NewSize(float32(b.w), float32(h)))
+	}
+}
+
 // show draws fig (nil: clears).
 func (b *figureBox) show(fig viz.Figure) {
 	b.fig = fig

@@ -92,8 +92,8 @@ func NewKVCachePanel() *KVCachePanel {
 	top := container.NewHBox(widget.NewLabel("Layer"), p.Layer, widget.NewLabel("K/V head"), p.KVHead, layout.NewSpacer(),
 		widget.NewButton("Export PNG…", func() { p.export("png") }), widget.NewButton("Export SVG…", func() { p.export("svg") }),
 		widget.NewButton("Export CSV…", func() { p.export("csv") }))
-	p.box = container.NewBorder(top, nil, nil, nil,
-		container.NewVScroll(container.NewVBox(p.Title, p.Sizes, p.Live, p.Totals, maps, p.Hover, read)))
+	p.box = container.NewBorder(top, read, nil, nil,
+		container.NewVScroll(container.NewVBox(p.Title, p.Sizes, p.Live, p.Totals, maps, p.Hover)))
 	p.ExtendBaseWidget(p)
 	return p
 }

@@ -39,7 +39,7 @@ func NewLogitLensPanel() *LogitLensPanel {
 		if p.OnExport != nil {
 			p.OnExport(f)
 		}
-	}), nil, nil, nil, container.NewVScroll(container.NewVBox(p.Title, p.Lead, p.fig.img, read)))
+	}), read, nil, nil, container.NewVScroll(container.NewVBox(p.Title, p.Lead, p.fig.img)))
 	p.ExtendBaseWidget(p)
 	return p
 }
@@ -85,7 +85,15 @@ func (p *LogitLensPanel) Display(tok trace.Token, lens []trace.LensLayer, choice
 	default:
 		p.Lead.SetText(fmt.Sprintf("The final choice «%s» first leads at %s, loses the lead, and leads for good from %s.", clip(Visible(text), 20), LayerName(first), LayerName(stays)))
 	}
+	p.fig.setHeight(lensHeight(len(lens)))
 	p.fig.show(p.Figure())
+}
+
+// lensHeight is the figure's height for a lens of layers rows: rows of
+// at least 34 px, so the candidates' text stays at the window's size (a
+// 28-layer lens scrolls; the last layers, with the final choice, on top).
+func lensHeight(layers int) int {
+	return max(640, 170+34*layers)
 }
 
 // Figure is the figure shown (for exports), nil before a lens.

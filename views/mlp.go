@@ -58,7 +58,9 @@ func NewMLPPanel() *MLPPanel {
 		widget.NewButton("Export PNG…", func() { p.export("png") }),
 		widget.NewButton("Export SVG…", func() { p.export("svg") }),
 		widget.NewButton("Export CSV…", func() { p.export("csv") }))
-	p.box = container.NewBorder(container.NewVBox(top, p.Title), nil, nil, nil, p.img)
+	read := caption("How to read it: each bar is one of the MLP's hidden directions at this token and layer, silu(gate)·up before the down projection; " +
+		"the largest |values| are drawn, positive ones left, negative right. A few large bars mean a few directions carry most of what this layer adds.")
+	p.box = container.NewBorder(container.NewVBox(top, p.Title), read, nil, nil, p.img)
 	p.ExtendBaseWidget(p)
 	return p
 }

@@ -49,7 +49,9 @@ func NewNextTokenPanel() *NextTokenPanel {
 		if p.OnExport != nil {
 			p.OnExport(f)
 		}
-	}), nil, nil, nil, container.NewVScroll(container.NewVBox(p.Title, p.Dist, p.Bars)))
+	}), caption("How to read it: each bar is one candidate for the next token and its probability; the highlighted one was written. "+
+		"The whole vocabulary sums to 100 %: what these bars leave is spread over all the other tokens."), nil, nil,
+		container.NewVScroll(container.NewVBox(p.Title, p.Dist, p.Bars)))
 	p.ExtendBaseWidget(p)
 	return p
 }

@@ -39,7 +39,7 @@ func NewSamplerPanel() *SamplerPanel {
 		if p.OnExport != nil {
 			p.OnExport(f)
 		}
-	}), nil, nil, nil, container.NewVScroll(container.NewVBox(p.Title, p.Order, p.fig.img, read)))
+	}), read, nil, nil, container.NewVScroll(container.NewVBox(p.Title, p.Order, p.fig.img)))
 	p.ExtendBaseWidget(p)
 	return p
 }

@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+
+	"gonum.org/v1/plot/font"
 
 	"loupe/trace"
 )
@@ -150,7 +153,9 @@ func LargestAbs(values []float32, n int) []float64 {
 
 // Visible makes a token's whitespace visible: space '·', newline '¶',
 // tab '→', carriage return '\r'. (The embedded font has no '↵' glyph.)
-// Other control characters become \xNN and an empty token "(empty)".
+// Other control characters become \xNN, a character the embedded font
+// cannot draw (CJK, emoji: they would vanish) U+XXXX, and an empty token
+// "(empty)".
 func Visible(tok string) string {
 	if tok == "" {
 		return "(empty)"
@@ -168,6 +173,8 @@ func Visible(tok string) string {
 			b.WriteString(`\r`)
 		case r < 0x20 || r == 0x7f:
 			fmt.Fprintf(&b, `\x%02x`, r)
+		case r >= 0x80 && !hasGlyph(r):
+			fmt.Fprintf(&b, "U+%04X", r)
 		default:
 			b.WriteRune(r)
 		}
@@ -273,4 +280,17 @@ func Thousands(n int64) string {
 		s = "-" + s
 	}
 	return s
+}
+
+// sansFace is the embedded font the figures are drawn in.
+var sansFace = sync.OnceValue(func() font.Face { return font.DefaultCache.Lookup(sans, 12) })
+
+// hasGlyph reports whether the figures' font has a glyph for r.
+func hasGlyph(r rune) bool {
+	f := sansFace().Face
+	if f == nil {
+		return true
+	}
+	i, err := f.GlyphIndex(nil, r)
+	return err == nil && i != 0
 }

@@ -247,3 +247,13 @@ func TestKVSize(t *testing.T) {
 		t.Errorf("KVSizeNote without bytes = %q", got)
 	}
 }
+
+// A character the figures' font cannot draw is written as its code point,
+// not dropped; the font's own scripts stay as they are.
+func TestVisibleNamesMissingGlyphs(t *testing.T) {
+	for in, want := range map[string]string{"菟": "U+83DF", " ращ": "·ращ", "ממ": "ממ", "é\n": "é¶", "a😀": "aU+1F600"} {
+		if got := Visible(in); got != want {
+			t.Errorf("Visible(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -382,8 +382,29 @@ func (p *AttentionPanel) OpenHead(l, h int) {
 		rest := p.att.QueryPos + 1 - (len(bars))
 		bars = append(bars, Bar{Label: "others", Value: fmt.Sprintf("%.1f %% over %d tokens", 100*others, rest)})
 	}
+	bars = append(bars, nearBars(p.att.Weights[l][h], p.att.QueryPos, p.source, scale, p.text)...)
 	p.Head.LabelWidth = 200
 	p.Head.SetBars(bars)
+}
+
+// nearShown is how many tokens up to the query the head list also shows
+// in reading order when the top 16 cannot hold them all: on a long prompt
+// the largest shares are far away, and a head that reads the previous
+// token or the current sentence would not show it.
+const nearShown = 8
+
+// nearBars are the last nearShown tokens up to query, in order, scaled as
+// the top list; none when the sequence is short enough for the top list.
+func nearBars(w []float32, query, source int, scale float64, text func(int) string) []Bar {
+	if query+1 <= 16+nearShown || query >= len(w) {
+		return nil
+	}
+	bars := []Bar{{Label: "in order:", Value: fmt.Sprintf("the %d tokens up to it", nearShown)}}
+	for i := query - nearShown + 1; i <= query; i++ {
+		bars = append(bars, Bar{Label: fmt.Sprintf("%s %d", clip(Visible(text(i)), 14), i),
+			Segments: []float64{float64(w[i]) * scale}, Value: fmt.Sprintf("%.1f %%", 100*w[i]), Highlight: i == source})
+	}
+	return bars
 }
 
 // Head returns the open head (layer, head).

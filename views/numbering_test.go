@@ -1,6 +1,7 @@
 package views
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -113,4 +114,45 @@ func fakeAttention(L, H, q int) []trace.Attention {
 
 func fakeInfo(L, H, KV int) trace.ModelInfo {
 	return trace.ModelInfo{Layers: L, Heads: H, KVHeads: KV, HeadDim: 8}
+}
+
+// On a long sequence the head list shows the top 16, the others, then the
+// last 8 tokens up to the query in reading order with their own shares.
+func TestHeadListShowsTokensBeforeQuery(t *testing.T) {
+	newTestApp(t)
+	p := NewAttentionPanel()
+	w := test.NewWindow(p)
+	defer w.Close()
+	const q = 3138
+	a := fakeAttention(2, 2, q)
+	row := a[0].Weights[1][0]
+	for k := range row {
+		row[k] = 0.2 / float32(q) // spread thin
+	}
+	row[0], row[1500], row[q-1] = 0.5, 0.2, 0.1 // the sink, a far token, the previous one
+	p.Display(fakeInfo(2, 2, 2), tokens(q+1), a, q, 1500)
+	p.OpenHead(1, 0)
+	var at int = -1
+	for i := range p.Head.Len() {
+		if p.Head.Row(i).Label == "in order:" {
+			at = i
+		}
+	}
+	if at < 0 || p.Head.Len()-at-1 != nearShown {
+		t.Fatalf("no in-order rows after the top list: %d rows, marker at %d", p.Head.Len(), at)
+	}
+	for j := range nearShown {
+		r, pos := p.Head.Row(at+1+j), q-nearShown+1+j
+		if want := fmt.Sprintf("%.1f %%", 100*row[pos]); !strings.HasSuffix(r.Label, fmt.Sprint(" ", pos)) || r.Value != want {
+			t.Errorf("row %d: %+v, want position %d at %s", j, r, pos, want)
+		}
+	}
+	// A short sequence fits the top list: no extra rows.
+	p.Display(fakeInfo(2, 2, 2), tokens(6), fakeAttention(2, 2, 5), 5, 2)
+	p.OpenHead(0, 0)
+	for i := range p.Head.Len() {
+		if p.Head.Row(i).Label == "in order:" {
+			t.Error("in-order rows on a 6-token sequence")
+		}
+	}
 }

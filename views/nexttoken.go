@@ -45,13 +45,13 @@ func NewNextTokenPanel() *NextTokenPanel {
 	p.Dist = widget.NewLabel("")
 	p.Dist.Wrapping = fyne.TextWrapWord
 	p.Bars.LabelWidth = 220
+	read := caption("How to read it: each bar is one candidate for the next token and its probability; the highlighted one was written. " +
+		"The whole vocabulary sums to 100 %: what these bars leave is spread over all the other tokens.")
 	p.box = container.NewBorder(exportButtons(func(f string) {
 		if p.OnExport != nil {
 			p.OnExport(f)
 		}
-	}), caption("How to read it: each bar is one candidate for the next token and its probability; the highlighted one was written. "+
-		"The whole vocabulary sums to 100 %: what these bars leave is spread over all the other tokens."), nil, nil,
-		container.NewVScroll(container.NewVBox(p.Title, p.Dist, p.Bars)))
+	}), nil, nil, nil, container.NewVScroll(container.NewVBox(p.Title, p.Dist, p.Bars, read)))
 	p.ExtendBaseWidget(p)
 	return p
 }

@@ -458,3 +458,34 @@ func TestNewestTokenAfterRun(t *testing.T) {
 		t.Errorf("MLP title %q", h.u.mlp.Title.Text)
 	}
 }
+
+// On a hybrid model the recomputed attention of the newest token draws
+// the DeltaNet layers as labelled gaps, as the run's captures do, not as
+// rows of zeros.
+func TestRecomputedAttentionHybridGaps(t *testing.T) {
+	dir := t.TempDir()
+	if err := genmodel.Write(dir, "tiny-qwen35", 1, "bf16"); err != nil {
+		t.Fatal(err)
+	}
+	inspectJobs = true
+	defer func() { inspectJobs = false }()
+	h := newHarnessWith(t, Options{Model: dir}, loadEngine)
+	defer h.u.backend.Close()
+	defer h.u.waitInspect()
+	h.show("attention")
+	h.generate("a b c d", 3)
+	h.until("the newest token's attention", func() bool { return strings.Contains(h.u.attn.Title.Text, "recomputed") })
+	deltaNet := 0
+	for l := range h.u.info.Layers {
+		_, gap := h.u.attn.Grid.Gaps[l]
+		if gap != !h.u.info.HasAttention(l) {
+			t.Errorf("layer %d: gap %v, has attention %v", l, gap, h.u.info.HasAttention(l))
+		}
+		if !h.u.info.HasAttention(l) {
+			deltaNet++
+		}
+	}
+	if deltaNet == 0 {
+		t.Fatal("tiny-qwen35 has no DeltaNet layer: the test checks nothing")
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
 	"loupe/assets"
@@ -64,14 +63,14 @@ func TestWindowLifetime(t *testing.T) {
 	for i := range 100 {
 		if i%25 == 24 {
 			path := []string{other, demo}[i/25%2]
-			fyne.DoAndWait(func() { h.u.openModel(path) })
+			onUI(func() { h.u.openModel(path) })
 			h.wait()
 			if h.u.info.Path != path {
 				t.Fatalf("switch %d: %s loaded, want %s (%s)", i, h.u.info.Path, path, h.u.controls.Status.Text)
 			}
 		}
 		level := levels[rng.IntN(len(levels))]
-		fyne.DoAndWait(func() { // every widget call on the UI goroutine, as in the app
+		onUI(func() { // every widget call on the UI goroutine, as in the app
 			h.u.controls.Kernels.SetSelected(level)
 			h.u.controls.Prompt.SetText("ROMEO:\nBut soft, what light through yonder window breaks?")
 			h.u.controls.MaxTokens.SetText("12")
@@ -79,7 +78,7 @@ func TestWindowLifetime(t *testing.T) {
 		})
 		if rng.IntN(5) > 0 {
 			time.Sleep(time.Duration(rng.IntN(30)) * time.Millisecond)
-			fyne.Do(h.u.stop) // as a user would: on the UI goroutine
+			onUI(h.u.stop) // as a user would: on the UI goroutine
 			stopped++
 		}
 		h.wait()
@@ -87,7 +86,7 @@ func TestWindowLifetime(t *testing.T) {
 			t.Fatalf("generation %d: still running after it reported idle", i)
 		}
 	}
-	fyne.DoAndWait(func() { h.u.openModel(demo) }) // back where the count started
+	onUI(func() { h.u.openModel(demo) }) // back where the count started
 	h.wait()
 	var g, fds, maps int
 	for range 100 { // pool workers of closed models park, then exit

@@ -31,6 +31,19 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// onUI runs f as the real driver would run a UI callback: one at a time
+// with the app's own (u.do's, serialised by serialDo), and waits for it.
+// Fyne's test driver would run it at once on the test's goroutine, beside
+// a worker's callback: two goroutines shaping text at once panic inside
+// go-text and leave its font lock held (seen: TestWindowLifetime hung).
+func onUI(f func()) {
+	fyne.DoAndWait(func() {
+		serialDo.Lock()
+		defer serialDo.Unlock()
+		f()
+	})
+}
+
 // harness is a window on Fyne's headless driver with a fake model.
 type harness struct {
 	t    *testing.T
@@ -309,7 +322,7 @@ func TestStopCancels(t *testing.T) {
 	h.fake.onStep = func(k int) {
 		if k == 5 {
 			runsDuring = h.u.timing.Runs() // the live bar of this run
-			fyne.Do(h.u.stop)
+			onUI(h.u.stop)
 		}
 	}
 	h.u.controls.Prompt.SetText("My cat")
@@ -642,7 +655,7 @@ func waitFor(t *testing.T, ok func() bool) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		var done bool
-		fyne.DoAndWait(func() { done = ok() })
+		onUI(func() { done = ok() })
 		if done {
 			return
 		}

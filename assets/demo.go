@@ -35,23 +35,26 @@ type DemoPrompt struct{ Text, Caption string }
 
 // DemoExamples are the demo model's menu prompts, each with what to look
 // at (layers and heads numbered from 1, as the attention panel does;
-// figures in demo/README.md). The article's sentence comes first: this
-// small model does not yet continue it with "purple" (held-out retrieval
-// 1 %), but a head of layer 1 does look back at the word. Then a repeated
-// list, which its induction heads copy, and openings of its training texts.
+// figures in demo/README.md, each checked on its prompt). The article's
+// sentence comes first: the model continues it with "purple", fetched by
+// the heads of layer 4. Then a colour, a name and an object fetched the
+// same way, a repeated list that the same heads copy, and openings of its
+// training text.
 var DemoExamples = []DemoPrompt{
 	{"My cat is purple. But my friends tell me there is no such thing as a",
-		"layer 1, head 5 looks back at “purple” (42 %), yet the model answers “such”: a retrieval it has not learned"},
+		"layer 4: every head but head 5 looks back at “purple” (94–99 %), and the model answers “purple”"},
+	{"The dragon was golden. Everyone in the village came to see the",
+		"the colour: layer 4's heads (all but head 5) rest on “golden”, the answer (89 %)"},
+	{"My neighbour is called Martha. Every morning I say hello to",
+		"a name: layer 4's heads (all but head 5) fetch “Martha” (96–100 %), the answer (95 %)"},
+	{"I lost my keys this morning. I looked in every pocket but I could not find my",
+		"an object: layer 4, head 3 puts 99 % of its attention on “keys”; the model answers “keys” (89 %)"},
 	{" could Lord hence head could fear nothing know let till about doth could Lord hence head could fear nothing know let till about doth could Lord hence head",
-		"a list seen before: layer 4, heads 1–4 and 6 look at the word after the earlier copy, and the model copies it"},
+		"a list seen before: layer 4's heads (all but head 5) look at the word after the earlier copy, and the model copies it"},
 	{"KING RICHARD III:\nNow is the winter of our discontent",
 		"Shakespeare, its main training text: speaker headings and verse"},
 	{"ROMEO:\nBut soft, what light",
 		"try Sampling (temperature 0.8): it reads better than greedy, which loops"},
-	{"First Citizen:\nWe are accounted poor citizens,",
-		"layer 2: most heads rest on the end of the speaker heading (“:⏎”)"},
-	{"I had been walking for some time along the beach, when",
-		"Poe's prose: the model drifts into its synthetic training stories"},
 }
 
 // DemoPrompts are the texts of DemoExamples, in order.

@@ -230,12 +230,12 @@ def retrieval2(model, tok, cases):
     }
 
 
-def hand_cases(tok):
-    """heldout.txt as (sentence, word, kind): capitalised words are names,
-    words of the adjective lists adjectives, the rest objects."""
+def hand_cases(tok, name="heldout.txt"):
+    """heldout.txt (or heldout2.txt) as (sentence, word, kind): capitalised
+    words are names, words of the adjective lists adjectives, the rest objects."""
     adj = set(synth.COLOURS + synth.ADJECTIVES + synth2.MORE_ADJ)
     out = []
-    for s, w in synth2.read_heldout(os.path.join(HERE, "heldout.txt")):
+    for s, w in synth2.read_heldout(os.path.join(HERE, name)):
         kind = "name" if w[1].isupper() else "adjective" if w.strip() in adj else "noun"
         out.append((s, w, kind))
     return out
@@ -405,6 +405,7 @@ def main():
     words_all = [i for i in range(len(tok.vocab)) if re.fullmatch(r"Ġ[A-Za-z]+", tok.inv[i])]
     acc_all = induction(model, words_all)[0]
     hand = retrieval2(model, tok, hand_cases(tok))
+    hand2 = retrieval2(model, tok, hand_cases(tok, "heldout2.txt"))  # demo4's set, never used for decisions
     gen_held = retrieval2(model, tok, synth2.eval_cases(tok, 300))
     held = retrieval(model, tok, synth.eval_set(300))  # the earlier models' measure
     seen = retrieval(model, tok, synth.train_set(132))
@@ -421,6 +422,9 @@ def main():
         "retrieval_handwritten_accuracy": hand["accuracy"],
         "retrieval_handwritten": hand,
         "retrieval_heads": head_names(hand["fetch_score"]),
+        "retrieval_handwritten2_accuracy": hand2["accuracy"],
+        "retrieval_handwritten2": hand2,
+        "retrieval_heads_handwritten2": head_names(hand2["fetch_score"]),
         "retrieval_synth2_heldout_accuracy": gen_held["accuracy"],
         "retrieval_synth2_heldout": gen_held,
         "retrieval_synth2_heads": head_names(gen_held["fetch_score"]),
@@ -447,6 +451,7 @@ def main():
         print(f"top {name} heads (score, layer, head; 0-based):",
               [(round(s, 3), l, h) for s, l, h in top_heads(sc)])
     print("hand-written retrieval by kind:", hand["by_kind"])
+    print("hand-written set 2 retrieval by kind:", hand2["by_kind"])
     print("synth2 held-out retrieval by kind:", gen_held["by_kind"])
     for m in hand["misses"]:
         print("  miss:", m)

@@ -36,6 +36,8 @@ import synth
 
 FORBIDDEN = re.compile(r"no such thing|purple cat|cat (is|was) purple|there is no such", re.I)
 FORCE_HELD = {"purple", "cat"}
+MODERN = False  # train2.py --modern sets it
+ROLES = "AAANNP"  # train2.py --roles sets it (training stories only; held-out sets keep AAANNP)
 
 MORE_ADJ = """bright dark narrow wide deep shallow smooth rough crooked straight sharp blunt
 curly hairy furry fluffy muddy sandy rocky icy snowy sunny rainy windy cloudy foggy stormy
@@ -70,6 +72,13 @@ Michael Robert William Thomas Charles Joseph Andrew Matthew Philip Stephen Antho
 Martin Hector Julius Angelo Claudio Lorenzo Antonio Sebastian Tybalt Benedick Orlando
 Prospero Macbeth Banquo Lear Othello Iago Cassio Brutus Caesar Marcus Felix Rufus Jasper
 Otto Hans Karl Pierre Louis Jacques Pablo Diego Mario Luigi Kevin Brian Colin Neil""".split()
+
+MODERN_NAMES = """Aiden Brandon Caleb Dylan Ethan Gavin Hunter Isaac Jordan Kyle Logan Mason Nathan
+Owen Parker Ryan Tyler Wyatt Zachary Austin Chase Derek Elliot Garrett Jared Liam Marcus Nolan Riley
+Tristan Ahmed Omar Raj Arjun Kenji Hiroshi Mateo Santiago Luca Marco Sven Lars Tariq Yusuf Dmitri
+Abigail Brooke Chloe Destiny Elena Fiona Gabriela Harper Jasmine Kayla Madison Natalie Paige Quinn
+Savannah Taylor Vanessa Whitney Yasmin Zara Aisha Fatima Leila Mei Yuki Ingrid Freya Astrid Carmen
+Lucia Valentina Bianca Chiara Ines Noor Sofia Camila Renata Daniela Gloria Monica Tiffany Brittany""".split()
 
 
 # Function words never fill a slot (they would read as grammar, not as a thing).
@@ -218,6 +227,37 @@ PLAIN_FILLERS = [
 TAILS = [".", ".", ".", ".", " again.", "!", " once more.", " that day.", ", of course.", "?"]
 
 
+# Training-only modern parts (helper demo4, stage 6): everyday present-day
+# phrasings, so that call-backs are not only storybook or Shakespeare. They are
+# never in the held-out split, so eval_cases() is unchanged.
+MODERN_SUBJ = ["my roommate", "my boss", "the delivery guy", "my best friend", "the new guy at work",
+               "my flatmate", "our manager", "the kids next door", "my girlfriend", "my boyfriend",
+               "my classmates", "the whole team", "my followers", "the barista", "my landlord",
+               "the group chat", "my coworker", "the nurse", "the taxi driver", "everyone online"]
+MODERN_OPENERS = ["Honestly, ", "Anyway, ", "Last weekend ", "On Monday ", "After lunch ", "This week ",
+                  "Right after the meeting ", "Before the game ", "During the call ", "Two days later "]
+MODERN_A_VP = ["keeps posting photos of", "made fun of", "totally fell in love with", "left a review of",
+               "sent me a picture of", "could not stop staring at", "took a selfie with", "kept asking about",
+               "ordered another", "complained about"]
+MODERN_N_VP = ["forgot to charge", "left behind", "could not unlock", "accidentally broke",
+               "ordered a new", "spent an hour looking for", "finally found", "tried to sell",
+               "posted a photo of", "dropped", "returned", "borrowed", "plugged in", "lost track of"]
+MODERN_P_VP = ["texted", "sent an email to", "video-called", "shared the link with", "forwarded the file to",
+               "gave a lift to", "sat next to", "voted for", "waited for", "asked for help from",
+               "split the bill with", "got a message from", "bumped into", "ran into", "followed"]
+MODERN_P_SETUP = ["My new coworker is called {P}.", "{P} just joined our team.", "{P} messaged me{time}.",
+                  "I matched with someone called {P}.", "Our landlord is a guy named {P}.",
+                  "The new manager, {P}, starts on Monday.", "{P} runs the coffee shop downstairs.",
+                  "My phone keeps showing a missed call from {P}.", "{P} posted a video{time}.",
+                  "There is a student named {P} in my class."]
+MODERN_N_SETUP = ["{Subj} ordered a {N} online{time}.", "{Subj} left {poss} {N} on the bus.",
+                  "{Subj} got a {N} for {poss} birthday.", "{Subj} is selling {poss} old {N}.",
+                  "There is a {N} on my desk at work.", "{Subj} charged {poss} {N} overnight."]
+MODERN_A_SETUP = ["{Poss} new {N} is {A}.", "{Subj} bought a {A} {N} online{time}.",
+                  "The {N} in the ad was {A}.", "{Subj} just got a {A} {N}.",
+                  "Everyone at work has a {A} {N} now."]
+
+
 def _an(text):
     """a -> an before a vowel letter (also across | markers)."""
     return re.sub(r"\b([Aa]) ([aeiouAEIOU])", r"\1n \2", text)
@@ -239,6 +279,14 @@ class Words:
         self.P = [w for w in P if one(w)]
         self.multi = {"A": [w for w in A if not one(w)], "N": [w for w in N if not one(w)],
                       "P": [w for w in P if not one(w)]}
+        if not held and MODERN:  # training-only extra names, most of several tokens
+            import os as _os
+            here = _os.path.dirname(_os.path.abspath(__file__))
+            avoid = {w.strip() for f in ("heldout.txt", "heldout2.txt") if _os.path.exists(_os.path.join(here, f))
+                     for _, w in read_heldout(_os.path.join(here, f))}
+            extra = [w for w in MODERN_NAMES if w not in avoid and w not in P]
+            self.P = self.P + [w for w in extra if one(w)]
+            self.multi["P"] = self.multi["P"] + [w for w in extra if not one(w)]
         listed = set(A) | set(N) | set(P) | FORCE_HELD
         other = set(split_every(synth.COLOURS + synth.ADJECTIVES + MORE_ADJ)[1 - k]) | set(
             split_every(synth.NOUNS + MORE_NOUNS)[1 - k]) | set(
@@ -274,6 +322,11 @@ class Parts:
         self.P_SETUP, self.P_VP, self.P_QUOTE = sp(P_SETUP), sp(P_VP), sp(P_QUOTE)
         self.SUBJ, self.OPENERS, self.POSS = sp(SUBJ), sp(OPENERS) + [""], sp(POSS)
         self.FILLERS = sp(PLAIN_FILLERS)
+        if not held and MODERN:
+            self.A_SETUP, self.N_SETUP = self.A_SETUP + MODERN_A_SETUP, self.N_SETUP + MODERN_N_SETUP
+            self.P_SETUP = self.P_SETUP + MODERN_P_SETUP
+            self.A_VP, self.N_VP, self.P_VP = self.A_VP + MODERN_A_VP, self.N_VP + MODERN_N_VP, self.P_VP + MODERN_P_VP
+            self.SUBJ, self.OPENERS = self.SUBJ + MODERN_SUBJ, self.OPENERS + MODERN_OPENERS
 
 
 def cap1(s):
@@ -287,6 +340,7 @@ class Gen:
     def __init__(self, tok, held=False, seed=0, vocab_share=0.5, multi_share=0.1, lines=None,
                  frames=None, frame_share=0.5):
         self.rng = random.Random(seed)
+        self.roles = "AAANNP" if held else ROLES
         self.w = Words(tok, held)
         self.p = Parts(held)
         self.vocab_share, self.multi_share = vocab_share, multi_share
@@ -329,7 +383,7 @@ class Gen:
         return s.format(**fill)
 
     def story(self):
-        role = self.rng.choice("AAANNP")
+        role = self.rng.choice(self.roles)
         self.role = role
         return {"A": self.story_a, "N": self.story_n, "P": self.story_p}[role]()
 

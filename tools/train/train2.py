@@ -143,6 +143,8 @@ def parse():
     ap.add_argument("--eval-every", type=int, default=50)
     ap.add_argument("--max-minutes", type=float, default=0)
     ap.add_argument("--seed", type=int, default=1234)
+    ap.add_argument("--modern", type=int, default=0, help="1: add synth2's training-only modern parts")
+    ap.add_argument("--roles", default="AAANNP", help="role mix of the stories (A attribute, N object, P name)")
     return ap.parse_args()
 
 
@@ -167,6 +169,7 @@ def main():
     # and a rare word (" purple") could not be fetched.
     every = [i for i in range(len(tok.vocab)) if i != tok.eot and "Ċ" not in tok.inv[i] and "č" not in tok.inv[i]]
     words_all = [i for i in every if re.fullmatch(r"Ġ[A-Za-z]+", tok.inv[i])]
+    synth2.MODERN, synth2.ROLES = bool(a.modern), a.roles
     lines = synth2.sentence_lines([t for _, t in corpus.split()[0]], random.Random(5))
     texts = [t for _, t in corpus.split()[0]]
     frames = synth2.corpus_frames(texts, random.Random(3)) if a.frame_share else None

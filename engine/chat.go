@@ -13,7 +13,6 @@ import (
 	"sync"
 
 	"loupe/engine/chat"
-	"loupe/engine/gguf"
 	"loupe/engine/tokenizer"
 	"loupe/kernels"
 	"loupe/trace"
@@ -84,20 +83,7 @@ func ggufTemplateOf(path string, tok *tokenizer.Tokenizer, eos []int) (*chat.Tem
 // one gives an error wrapping chat.ErrNoTemplate.
 func GGUFChatTemplate(path string) (_ *chat.Template, err error) {
 	defer recoverError(&err)
-	f, err := gguf.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadFile, err)
-	}
-	defer f.Close()
-	set, err := newGGUFSet(f)
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := ggufConfig(f, set)
-	if err != nil {
-		return nil, err
-	}
-	tok, eos, err := ggufTokenizer(f, cfg)
+	tok, eos, err := ggufVocabOnly(path)
 	if err != nil {
 		return nil, err
 	}

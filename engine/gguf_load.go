@@ -390,21 +390,27 @@ func ggufTokenizer(f *gguf.File, cfg Config) (*tokenizer.Tokenizer, []int, error
 
 // LoadTokenizer reads only the vocabulary of a GGUF model file (for
 // `loupe tokenize`), with the same checks as Load.
-func LoadTokenizer(path string) (_ *tokenizer.Tokenizer, err error) {
+func LoadTokenizer(path string) (*tokenizer.Tokenizer, error) {
+	tok, _, err := ggufVocabOnly(path)
+	return tok, err
+}
+
+// ggufVocabOnly reads a GGUF file's tokenizer and end-of-generation ids
+// without its weights, with the same checks as Load.
+func ggufVocabOnly(path string) (_ *tokenizer.Tokenizer, eos []int, err error) {
 	defer recoverError(&err)
 	f, err := gguf.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrBadFile, err)
+		return nil, nil, fmt.Errorf("%w: %w", ErrBadFile, err)
 	}
 	defer f.Close()
 	set, err := newGGUFSet(f)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cfg, err := ggufConfig(f, set)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	tok, _, err := ggufTokenizer(f, cfg)
-	return tok, err
+	return ggufTokenizer(f, cfg)
 }

@@ -34,17 +34,6 @@ for tab in $TABS; do
 	rc=$?
 	[ $rc -eq 0 ] || { tail -n 20 "$log" >&2; fail "$tab: status $rc"; }
 	grep -q "^loupe: generated" "$log" || { tail -n 20 "$log" >&2; fail "$tab: no generation finished"; }
-	[ -s "$png" ] || fail "$tab: no screenshot"
-	summary=""
-	if command -v convert >/dev/null 2>&1; then
-		size=$(convert "$png" -format "%w %h" info:) || fail "$tab: not an image"
-		spread=$(convert "$png" -colorspace Gray -format "%[fx:standard_deviation]" info:)
-		colors=$(convert "$png" -format "%k" info:)
-		set -- $size
-		[ "$1" -ge 800 ] && [ "$2" -ge 500 ] || fail "$tab: screenshot is only ${1}x${2}"
-		awk -v s="$spread" 'BEGIN { exit !(s > 0.02) }' || fail "$tab: screenshot is blank (grey spread $spread)"
-		[ "$colors" -ge 50 ] || fail "$tab: screenshot has only $colors colours"
-		summary=" ${1}x${2}, $colors colours"
-	fi
-	echo "e2e: ok: tab $tab:$summary -> $png"
+	summary=$("$(dirname "$0")/png-check.sh" "$png") || fail "$tab: $summary"
+	echo "e2e: ok: tab $tab: $summary -> $png"
 done

@@ -47,19 +47,10 @@ rc=$?
 grep -q "^loupe: generated" "$OUT/stdout.log" || fail "no generation finished"
 [ -s "$OUT/app.png" ] || fail "no screenshot: the window did not come up"
 
-# The app refuses to save a one-colour capture; with ImageMagick the
-# image is checked here too: a real window has text, chips and a heatmap.
-summary="screenshot"
-if command -v convert >/dev/null 2>&1; then
-	size=$(convert "$OUT/app.png" -format "%w %h" info:) || fail "app.png is not an image"
-	spread=$(convert "$OUT/app.png" -colorspace Gray -format "%[fx:standard_deviation]" info:)
-	colors=$(convert "$OUT/app.png" -format "%k" info:)
-	set -- $size
-	[ "$1" -ge 800 ] && [ "$2" -ge 500 ] || fail "screenshot is only ${1}x${2}"
-	awk -v s="$spread" 'BEGIN { exit !(s > 0.02) }' || fail "screenshot is blank (grey spread $spread)"
-	[ "$colors" -ge 50 ] || fail "screenshot has only $colors colours"
-	summary="screenshot ${1}x${2}, $colors colours"
-fi
+# The app refuses to save a one-colour capture; the image is checked here
+# too (scripts/png-check.sh).
+summary=$("$(dirname "$0")/png-check.sh" "$OUT/app.png") || fail "app.png: $summary"
+summary="screenshot $summary"
 echo "e2e: ok: $(grep '^loupe: generated' "$OUT/stdout.log"); $summary -> $OUT/app.png"
 
 # Counterfactuals: rerun with the ten heads that look most at the source

@@ -107,6 +107,40 @@ type ropeParams struct {
 	LowFreqFactor  *float64 `json:"low_freq_factor"`
 	HighFreqFactor *float64 `json:"high_freq_factor"`
 	OriginalMax    *float64 `json:"original_max_position_embeddings"`
+	// Qwen3.5
+	PartialRotaryFactor *float64 `json:"partial_rotary_factor"`
+}
+
+// ropeField is one of rope_scaling / rope_parameters, parsed, with its
+// type (rope_type, or the older "type"; "" when absent).
+type ropeField struct {
+	name, typ string
+	p         ropeParams
+}
+
+// ropeFields parses the rope_scaling and rope_parameters present (either may
+// be absent or null), in that order, so that rope_parameters (transformers 5)
+// wins where both set a value.
+func ropeFields(scaling, params json.RawMessage) ([]ropeField, error) {
+	var out []ropeField
+	for _, f := range []struct {
+		name string
+		raw  json.RawMessage
+	}{{"rope_scaling", scaling}, {"rope_parameters", params}} {
+		if len(f.raw) == 0 || string(f.raw) == "null" {
+			continue
+		}
+		var p ropeParams
+		if err := json.Unmarshal(f.raw, &p); err != nil {
+			return nil, fmt.Errorf("%w: %s: %v", ErrBadFile, f.name, err)
+		}
+		typ := p.RopeType
+		if typ == "" {
+			typ = p.Type
+		}
+		out = append(out, ropeField{f.name, typ, p})
+	}
+	return out, nil
 }
 
 // ParseConfig reads config.json bytes and refuses any setting the engine
@@ -246,32 +280,22 @@ func (r *rawConfig) resolveRope(c *Config) error {
 	if r.RopeTheta != nil {
 		c.RopeTheta = *r.RopeTheta
 	}
-	for _, f := range []struct {
-		name string
-		raw  json.RawMessage
-	}{{"rope_scaling", r.RopeScaling}, {"rope_parameters", r.RopeParameters}} {
-		if len(f.raw) == 0 || string(f.raw) == "null" {
-			continue
-		}
-		var p ropeParams
-		if err := json.Unmarshal(f.raw, &p); err != nil {
-			return fmt.Errorf("%w: %s: %v", ErrBadFile, f.name, err)
-		}
-		typ := p.RopeType
-		if typ == "" {
-			typ = p.Type
-		}
-		if typ == "llama3" {
-			l3, err := p.llama3(f.name, c.MaxPositionEmbeddings)
+	fields, err := ropeFields(r.RopeScaling, r.RopeParameters)
+	if err != nil {
+		return err
+	}
+	for _, f := range fields {
+		if f.typ == "llama3" {
+			l3, err := f.p.llama3(f.name, c.MaxPositionEmbeddings)
 			if err != nil {
 				return err
 			}
 			c.RopeLlama3 = l3
-		} else if typ != "" && typ != "default" && typ != "none" {
-			return fmt.Errorf("%w: %s.rope_type %q (only \"default\" and \"llama3\")", ErrUnsupported, f.name, typ)
+		} else if f.typ != "" && f.typ != "default" && f.typ != "none" {
+			return fmt.Errorf("%w: %s.rope_type %q (only \"default\" and \"llama3\")", ErrUnsupported, f.name, f.typ)
 		}
-		if p.RopeTheta != nil {
-			c.RopeTheta = *p.RopeTheta
+		if f.p.RopeTheta != nil {
+			c.RopeTheta = *f.p.RopeTheta
 		}
 	}
 	if !(c.RopeTheta > 1) {

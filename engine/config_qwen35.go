@@ -77,14 +77,6 @@ type rawQwen35Text struct {
 	DType                 string          `json:"dtype"`
 }
 
-// qwen35Rope is rope_parameters (or legacy rope_scaling) of Qwen3.5.
-type qwen35Rope struct {
-	RopeType            string   `json:"rope_type"`
-	Type                string   `json:"type"`
-	RopeTheta           *float64 `json:"rope_theta"`
-	PartialRotaryFactor *float64 `json:"partial_rotary_factor"`
-}
-
 // isQwen35 reports whether config.json bytes name a Qwen3.5 model.
 func isQwen35(data []byte) bool {
 	var r rawQwen35
@@ -236,29 +228,19 @@ func (r *rawQwen35Text) resolveRope(c *Config, q *Qwen35Config) error {
 	if r.PartialRotaryFactor != nil {
 		q.PartialRotaryFactor = *r.PartialRotaryFactor
 	}
-	for _, f := range []struct {
-		name string
-		raw  json.RawMessage
-	}{{"rope_scaling", r.RopeScaling}, {"rope_parameters", r.RopeParameters}} {
-		if len(f.raw) == 0 || string(f.raw) == "null" {
-			continue
+	fields, err := ropeFields(r.RopeScaling, r.RopeParameters)
+	if err != nil {
+		return err
+	}
+	for _, f := range fields {
+		if f.typ != "" && f.typ != "default" && f.typ != "mrope" {
+			return fmt.Errorf("%w: %s.rope_type %q (only \"default\")", ErrUnsupported, f.name, f.typ)
 		}
-		var p qwen35Rope
-		if err := json.Unmarshal(f.raw, &p); err != nil {
-			return fmt.Errorf("%w: %s: %v", ErrBadFile, f.name, err)
+		if f.p.RopeTheta != nil {
+			c.RopeTheta = *f.p.RopeTheta
 		}
-		typ := p.RopeType
-		if typ == "" {
-			typ = p.Type
-		}
-		if typ != "" && typ != "default" && typ != "mrope" {
-			return fmt.Errorf("%w: %s.rope_type %q (only \"default\")", ErrUnsupported, f.name, typ)
-		}
-		if p.RopeTheta != nil {
-			c.RopeTheta = *p.RopeTheta
-		}
-		if p.PartialRotaryFactor != nil {
-			q.PartialRotaryFactor = *p.PartialRotaryFactor
+		if f.p.PartialRotaryFactor != nil {
+			q.PartialRotaryFactor = *f.p.PartialRotaryFactor
 		}
 	}
 	if !(c.RopeTheta > 1) {

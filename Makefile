@@ -9,7 +9,7 @@ APT_PKGS := gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-d
             libxinerama-dev libxi-dev libxxf86vm-dev libgtk-3-dev xvfb xauth libgl1-mesa-dri \
             x11-apps imagemagick xdotool
 
-.PHONY: all deps build run test test-engine test-generic e2e bench bench-model membw package fuzz clean
+.PHONY: all deps build run test test-engine test-generic e2e bench bench-model window-bench membw package fuzz clean
 
 all: build
 
@@ -60,6 +60,12 @@ bench: build bench-model
 	./$(BIN) membw
 	./$(BIN) bench --model $(BENCHDIR) --max-tokens 100
 	./$(BIN) bench --model $(BENCHDIR) --prompt-file testdata/texts/gold-bug-passage.txt --max-tokens 100 --repeat 1
+
+# window-bench sets the window's prefill and decode rates (under Xvfb) beside
+# `loupe bench`'s on the bench model, same prompt and threads, three rounds
+# interleaved, medians and their ratio. A benchmark: figures, no pass/fail.
+window-bench: build bench-model
+	./scripts/window-bench.sh $(BIN) $(BENCHDIR) $(BUILD)/window-bench 3
 
 membw: build
 	./$(BIN) membw

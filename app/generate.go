@@ -13,9 +13,24 @@ import (
 	"loupe/trace"
 )
 
-// panelEvery is the least time between two redraws of the panels during a
-// generation: heatmaps are the costly part, and ten a second is smooth.
-const panelEvery = 100 * time.Millisecond
+// A generation hands its events to the window in batches, and each batch
+// redraws the window once. A frame is not cheap: on this project's 2-core
+// VM (Mesa's llvmpipe under Xvfb, no GPU) a batch costs 50-65 ms of the UI
+// thread's CPU (the panels, Fyne's layout and text, the GL calls) and ~30 ms
+// more in llvmpipe's threads, all of it taken from the engine when the
+// engine has every core. So the pace follows the measured cost: the next
+// batch comes drawShare times the UI thread's CPU of the last one later,
+// never sooner than frameEvery nor later than frameEveryMax (the first
+// one after 2 × frameEvery). Where frames are cheap (a GPU, a fast CPU) the
+// window streams four times a second; on that VM every 2 s.
+var (
+	frameEvery    = 250 * time.Millisecond
+	frameEveryMax = 2 * time.Second
+)
+
+// drawShare: the UI thread draws at most 1/40 of the time during a
+// generation, ~5 % with a software rasterizer's threads beside it.
+const drawShare = 40
 
 func timeAfter(seconds int) <-chan time.Time { return time.After(time.Duration(seconds) * time.Second) }
 
@@ -119,33 +134,41 @@ func (u *UI) begin(prompt string, ids []int, s trace.Settings) {
 	go u.work(ctx, u.gen, u.backend, req, prompt, generateOptions(s, u.info, len(ids)))
 }
 
-// work runs one generation off the UI goroutine. Every event goes to the UI
-// as it comes; the panels are redrawn at most every panelEvery.
+// work runs one generation off the UI goroutine. The engine's events are
+// handed to the UI in batches, paced by what drawing them costs (events).
 func (u *UI) work(ctx context.Context, gen int, b Backend, req *chatRequest, prompt string, opt engine.GenerateOptions) {
 	defer u.wg.Done()
 	u.waitInspect() // the model runs one thing at a time
 	var run *trace.Run
 	var err error
+	var evs *events
+	evs = newEvents(2*frameEvery, func() { u.do(func() { u.deliver(gen, evs) }) })
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
 				err = fmt.Errorf("internal error in the engine: %v", r)
 			}
 		}()
-		var last time.Time
-		run, err = runOne(ctx, b, req, prompt, opt, func(ev engine.Event) {
-			u.do(func() { u.onEvent(gen, ev) })
-			if now := time.Now(); now.Sub(last) >= panelEvery {
-				last = now
-				u.do(func() {
-					if gen == u.gen {
-						u.refreshPanels()
-					}
-				})
-			}
-		})
+		run, err = runOne(ctx, b, req, prompt, opt, evs.add)
 	}()
-	u.do(func() { u.finish(gen, run, err) })
+	evs.stop()
+	u.do(func() { u.deliver(gen, evs); u.finish(gen, run, err) })
+}
+
+// deliver folds the events that came since the last batch into the
+// session and redraws the panels once for all of them.
+func (u *UI) deliver(gen int, evs *events) {
+	batch := evs.take()
+	if gen != u.gen || len(batch) == 0 {
+		return
+	}
+	if c, ok := threadCPU(); ok {
+		evs.pace(c)
+	}
+	for _, ev := range batch {
+		u.onEvent(gen, ev)
+	}
+	u.refreshPanels()
 }
 
 // onEvent folds one engine event into the session.

@@ -25,6 +25,9 @@ type windowTiming struct {
 	// cpu_seconds) is what the window itself took.
 	WallSeconds float64 `json:"wall_seconds"`
 	CPUSeconds  float64 `json:"cpu_seconds"`
+	// StepSeconds is each decode step's wall time, as bench's runs give
+	// them: their median is a rate a stall of the machine does not move.
+	StepSeconds []float64 `json:"step_seconds"`
 }
 
 type phaseRate struct {
@@ -43,6 +46,9 @@ func (u *UI) writeTiming(run *trace.Run) {
 		Threads: run.Settings.Threads, Kernels: run.Settings.Kernels, Settings: run.Settings,
 		Prefill: phaseRate{t.PrefillTokens, t.PrefillSeconds, rate(t.PrefillTokens, t.PrefillSeconds)},
 		Decode:  phaseRate{t.DecodeTokens, t.DecodeSeconds, rate(t.DecodeTokens, t.DecodeSeconds)},
+	}
+	for _, s := range run.Steps {
+		wt.StepSeconds = append(wt.StepSeconds, s.Seconds)
 	}
 	fmt.Printf("loupe: window prefill %d tokens in %.3f s: %.1f tok/s; decode %d tokens in %.3f s: %.2f tok/s (%d threads, kernels %s; %.2f s CPU in %.2f s)\n",
 		wt.Prefill.Tokens, wt.Prefill.Seconds, wt.Prefill.TokensPerSecond,

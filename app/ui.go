@@ -359,6 +359,39 @@ func (u *UI) refreshPanels() {
 	if q < 0 || q >= len(u.tokens) {
 		return
 	}
+	// While the engine runs, only the tab on screen is drawn (each drawing
+	// takes CPU from the engine): a hidden one is drawn when it is chosen,
+	// and every one when the run ends.
+	seen := func(o fyne.CanvasObject) bool { return !u.running || u.selected(o) }
+	if seen(u.attnTab()) {
+		u.refreshAttention(q)
+	}
+	if seen(u.next) {
+		u.next.Display(u.tokens, u.steps, q)
+	}
+	if u.running && u.live.PrefillTokens > 0 && u.selected(u.timing) {
+		u.timing.Display(append(u.timings[:len(u.timings):len(u.timings)], u.live), u.bandwidth, u.measuring)
+	}
+	if u.selected(u.mlp) {
+		// Drawn only when seen: a gonum/plot figure costs tens of ms.
+		u.mlp.Latest = u.follow && !u.onDemand()
+		u.mlp.Display(u.tokens, u.mlps, u.info.Layers, q)
+	}
+	if u.selected(u.deltaNet) {
+		var dn []trace.DeltaNet
+		if u.lastRun != nil && !u.running {
+			dn = u.lastRun.DeltaNet
+		}
+		u.deltaNet.Display(u.info, u.tokens, dn, q)
+	}
+	if u.selected(u.compare) && !u.running {
+		u.refreshCompare()
+	}
+	u.refreshInside()
+}
+
+// refreshAttention draws the attention grid of query q.
+func (u *UI) refreshAttention(q int) {
 	aq := q
 	if _, ok := views.AttentionAt(u.attention, q); !ok && u.follow && !u.onDemand() {
 		// The newest token has not been read by the model yet: its attention
@@ -378,24 +411,4 @@ func (u *UI) refreshPanels() {
 	if r := u.lastRun; r != nil && !u.running && len(r.Settings.Ablate) > 0 && u.attn.HasData() {
 		u.attn.Title.SetText(u.attn.Title.Text + fmt.Sprintf(" — a run with %d heads switched off", len(r.Settings.Ablate)))
 	}
-	u.next.Display(u.tokens, u.steps, q)
-	if u.running && u.live.PrefillTokens > 0 {
-		u.timing.Display(append(u.timings[:len(u.timings):len(u.timings)], u.live), u.bandwidth, u.measuring)
-	}
-	if u.tabs.Selected() != nil && u.tabs.Selected().Content == u.mlp {
-		// Drawn only when seen: a gonum/plot figure costs tens of ms.
-		u.mlp.Latest = u.follow && !u.onDemand()
-		u.mlp.Display(u.tokens, u.mlps, u.info.Layers, q)
-	}
-	if u.tabs.Selected() != nil && u.tabs.Selected().Content == u.deltaNet {
-		var dn []trace.DeltaNet
-		if u.lastRun != nil && !u.running {
-			dn = u.lastRun.DeltaNet
-		}
-		u.deltaNet.Display(u.info, u.tokens, dn, q)
-	}
-	if u.tabs.Selected() != nil && u.tabs.Selected().Content == u.compare && !u.running {
-		u.refreshCompare()
-	}
-	u.refreshInside()
 }

@@ -317,6 +317,7 @@ func TestRealDemoModel(t *testing.T) {
 
 func TestStopCancels(t *testing.T) {
 	h := newHarness(t, Options{})
+	h.u.showTab("timing") // during a run only the tab on screen is drawn
 	// Stop as a user would, on the UI goroutine, after 5 tokens.
 	runsDuring := -1
 	h.fake.onStep = func(k int) {

@@ -442,15 +442,23 @@ func (r *chipRowRenderer) Refresh() {
 		tok := t.tokens[i]
 		fill, stroke, fg, sw := r.chipColors(tok, i)
 		rect, txt := r.rects[k], r.texts[k]
-		rect.FillColor, rect.StrokeColor, rect.StrokeWidth = fill, stroke, sw
+		// Move and Resize redraw what they change; the colours and the
+		// text are redrawn only when they change too. Layout comes here
+		// on every paint of a row: refreshing what did not change would
+		// ask for one more frame each time (and a new text texture).
+		if rect.FillColor != fill || rect.StrokeColor != stroke || rect.StrokeWidth != sw {
+			rect.FillColor, rect.StrokeColor, rect.StrokeWidth = fill, stroke, sw
+			rect.Refresh()
+		}
 		rect.Move(fyne.NewPos(x, 1))
 		rect.Resize(fyne.NewSize(t.widths[i]-3, h-2))
-		txt.Text, txt.Color, txt.TextSize = Visible(tok.Text), fg, chipTextSize()
-		txt.TextStyle = fyne.TextStyle{Monospace: true, Bold: tok.Special, Italic: tok.Thinking && !tok.Special}
+		text, style := Visible(tok.Text), fyne.TextStyle{Monospace: true, Bold: tok.Special, Italic: tok.Thinking && !tok.Special}
+		if txt.Text != text || txt.Color != fg || txt.TextSize != chipTextSize() || txt.TextStyle != style {
+			txt.Text, txt.Color, txt.TextSize, txt.TextStyle = text, fg, chipTextSize(), style
+			txt.Refresh()
+		}
 		txt.Move(fyne.NewPos(x+chipPad, chipPad))
 		txt.Resize(fyne.NewSize(t.widths[i]-2*chipPad, h-2*chipPad))
-		rect.Refresh()
-		txt.Refresh()
 		x += t.widths[i]
 	}
 }

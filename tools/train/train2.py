@@ -145,12 +145,19 @@ def parse():
     ap.add_argument("--seed", type=int, default=1234)
     ap.add_argument("--modern", type=int, default=0, help="1: add synth2's training-only modern parts")
     ap.add_argument("--roles", default="AAANNP", help="role mix of the stories (A attribute, N object, P name)")
+    ap.add_argument("--synth", type=int, default=2, help="3: synth3's WordNet words, setups and call-backs")
+    ap.add_argument("--natural-share", type=float, default=0.4, help="synth3: stories with a WordNet setup")
+    ap.add_argument("--class-share", type=float, default=0.4, help="synth3: slot words from WordNet's classes")
+    ap.add_argument("--degree-share", type=float, default=0.1, help="synth3: predicate call-backs with a degree word")
+    ap.add_argument("--other-share", type=float, default=0.0,
+                    help="synth3: stories whose setup subject or second name is a distractor (stage 8)")
+    ap.add_argument("--threads", type=int, default=1)
     return ap.parse_args()
 
 
 def main():
     a = parse()
-    torch.set_num_threads(1)
+    torch.set_num_threads(a.threads)
     torch.manual_seed(a.seed)
     rng = random.Random(a.seed)
     rng_t = torch.Generator().manual_seed(a.seed)
@@ -173,8 +180,14 @@ def main():
     lines = synth2.sentence_lines([t for _, t in corpus.split()[0]], random.Random(5))
     texts = [t for _, t in corpus.split()[0]]
     frames = synth2.corpus_frames(texts, random.Random(3)) if a.frame_share else None
-    gen = synth2.Gen(tok, held=False, seed=a.seed + 1, vocab_share=a.vocab_share,
-                     multi_share=a.multi_share, lines=lines, frames=frames, frame_share=a.frame_share)
+    if a.synth == 3:
+        import synth3
+        gen = synth3.Gen(tok, seed=a.seed + 1, natural_share=a.natural_share, class_share=a.class_share,
+                         degree_share=a.degree_share, other_share=a.other_share, vocab_share=a.vocab_share, multi_share=a.multi_share,
+                         lines=lines, frames=frames, frame_share=a.frame_share)
+    else:
+        gen = synth2.Gen(tok, held=False, seed=a.seed + 1, vocab_share=a.vocab_share,
+                         multi_share=a.multi_share, lines=lines, frames=frames, frame_share=a.frame_share)
     held = synth2.eval_set(tok, 200)
     probe = synth2.train_probe(tok, 60)
     hand = synth2.read_heldout(os.path.join(HERE, "heldout.txt"))

@@ -18,7 +18,7 @@ Shakespeare and Poe only. This generator adds, for training only:
   whose subject or object is he/she/him (a name goes there);
 - natural call-backs: WordNet examples cut before a determiner's noun or
   before a person (him/her), like synth2.corpus_frames on the text;
-- predicate call-backs with a degree word ("... it was still too" -> A).
+- predicate call-backs with a degree word ("... it was far too" -> A).
 
 synth2's held-out split, eval_set and eval_cases are unchanged (none of the
 parts here is ever held out: they are training-only, like synth2's
@@ -34,10 +34,10 @@ import synth2
 import wordnet
 from synth2 import FORBIDDEN, LOW_DET, cap1
 
-DEGREE_PRED = ["It was still too", "{Subj2} said it was far too", "Everyone agreed that it was so",
+DEGREE_PRED = ["It was far too", "{Subj2} said it was far too", "Everyone agreed that it was so",
                "{Subj2} could not believe how", "It looked very", "Nobody had ever seen anything so",
                "\"Why is it so", "\"It is really", "{Subj2} told me it was quite", "It was always so",
-               "Because it was so", "In the end it was not", "{Subj2} thought it was rather"]
+               "Since it was so", "In the end it was not", "{Subj2} thought it was rather"]
 OBJ_PRON = r"(?:him|her)(?=$|[,.;:!?]| (?:to|in|at|for|with|on|and|about|again|back|home|away|up|down|out|off)\b)"
 
 
@@ -76,12 +76,33 @@ PRON_SETUP = ["{P} gave her brother a book.", "{P} helped his father in the gard
               "{P} fixed his sister's bike.", "{P} found a kitten and gave it to her aunt.", "{P} sang a song for his grandmother."]
 PRON_CB = ["{opener}he said thank you to", "{opener}she gave a kiss to", "{opener}he smiled at", "{opener}she waved at",
            "{opener}they all thanked", "{opener}everyone clapped for"]
-IT_SETUP = ["The {N} on the hill was painted {A}.", "Our {N} is {A}.", "The {N} at the end of the street was {A}.",
+IT_SETUP = ["The {N} on the hill was painted {A}.", "Our {N} is {A}.", "The {N} on the corner was {A}.",
             "They painted the {N} {A}.", "The garden was full of {A} {N}s.", "The shop sold only {A} {N}s."]
 IT_CB = ["{opener}everyone in town called it the", "{opener}people just call it the", "{opener}the children named it the",
          "{opener}the bride carried a bunch of", "{opener}she came home with a basket of", "{opener}we could see the"]
+# Stage 9: a name behind a title or a role ("Mr Brown", "The queen's name
+# was Isabel ... loved Queen" -> " Isabel"), and call-backs that end in a
+# preposition or a bare verb ("cheered for", "the bed of", "I always ask").
+TITLES = ["Mr", "Mrs", "Miss", "Dr", "Doctor", "Queen", "King", "Uncle", "Aunt", "Grandpa", "Grandma",
+          "Captain", "Professor", "Sir", "Lady", "Lord", "Prince", "Princess", "Father", "Sister", "Judge", "Nurse"]
+TITLE_SETUP = ["Across the road lives {T} {P}.", "{T} {P} runs the shop by the station.", "Every child in town knows {T} {P}.",
+               "{T} {P} once sailed round the world.", "They say {T} {P} is the oldest person here.",
+               "In those days the {role} was a woman called {P}.", "A {role} called {P} came to our door.",
+               "We all knew the {role} by the name of {P}.", "The {role}, {P}, rode out at dawn."]
+TITLE_ROLE = {"Queen": "queen", "King": "king", "Doctor": "doctor", "Dr": "doctor", "Captain": "captain",
+              "Professor": "professor", "Judge": "judge", "Nurse": "nurse", "Prince": "prince", "Princess": "princess"}
+TITLE_CB = ["{opener}the little ones hid from {T}", "{opener}we sat and waited for {T}", "{opener}the whole town sang for {T}",
+            "{opener}nobody could say no to {T}", "{opener}the guests bowed to {T}", "{opener}we took flowers to {T}",
+            "{opener}a parcel arrived for {T}", "{opener}the soldiers marched behind {T}"]
+BARE_SETUP = ["The pony that lives on the farm is {P}.", "Next door there is a boy called {P}.", "The oldest of us is {P}.",
+              "My pen friend {P} lives far away.", "A new family moved in, and their son is {P}.", "The parrot in the shop is named {P}.",
+              "At camp I shared a tent with {P}.", "Our goalkeeper is {P}."]
+BARE_CB = ["{opener}if I get lost, I just phone", "{opener}all the fans shouted for", "{opener}I saved the last sweet for",
+           "{opener}I hung the drawing above the chair of", "{opener}the whole class clapped for", "{opener}the medal was given to",
+           "{opener}the teacher kept asking", "{opener}this parcel is addressed to", "{opener}the next turn belongs to",
+           "{opener}we baked biscuits for", "{opener}the window seat was saved for", "{opener}the dog ran straight to"]
 OPENERS8 = ["", "", "", "At night ", "Later ", "The next day ", "After a long talk, ", "In the end ", "Every morning ",
-            "When the storm came, ", "On Sunday ", "Years later ", "After dinner "]
+            "When the rain came, ", "On Sunday ", "Years later ", "After dinner "]
 
 
 def _sentence(ex):
@@ -140,14 +161,32 @@ class Gen(synth2.Gen):
         self.cap_frames += [f for f in self.nat.frames if f[1] == "cap"]
         self.natural_share, self.class_share, self.degree_share = natural_share, class_share, degree_share
         self.other_share = other_share
+        self.other_roles = "AAPPI"
+
+    def story_title(self):
+        r = self.rng
+        self.role = "P"
+        P = self.word("P")
+        if r.random() < 0.5:
+            T = r.choice(TITLES)
+            t = r.choice(TITLE_SETUP)
+            if "{role}" in t:
+                T = r.choice(sorted(TITLE_ROLE))
+            setup = t.format(T=T, P=P, role=TITLE_ROLE.get(T, ""))
+            cb = r.choice(TITLE_CB).format(opener=self.opener(), T=T)
+        else:
+            setup = r.choice(BARE_SETUP).format(P=P)
+            cb = r.choice(BARE_CB).format(opener=self.opener())
+        return self.join(setup, self.fillers()[:1], cap1(cb), " " + P, r.choice(synth2.TAILS))
 
     def story(self):
         """With other_share, a story whose setup subject or second name is a
         distractor the call-back names again (stage 8)."""
         r = self.rng
         if r.random() < self.other_share:
-            self.role = r.choice("AAPPI")
-            return {"A": self.story_agent, "P": self.story_two_names, "I": self.story_it}[self.role]()
+            self.role = r.choice(self.other_roles)
+            return {"A": self.story_agent, "P": self.story_two_names, "I": self.story_it,
+                    "T": self.story_title}[self.role]()
         return super().story()
 
     def opener(self):
@@ -264,6 +303,7 @@ if __name__ == "__main__":
     g = Gen(tok, seed=1, lines=synth2.sentence_lines(texts, random.Random(5)),
             frames=synth2.corpus_frames(texts, random.Random(3)), frame_share=0.6, vocab_share=0.5, multi_share=0.1,
             other_share=0.5)
+    g.other_roles = "AAPPITT"
     n = g.nat
     print("wordnet A", len(g.wn_A), "N", len(g.wn_N), "| setups a", len(n.a_setup), "pred", len(n.a_pred),
           "n", len(n.n_setup), "p", len(n.p_setup), "| frames low", len(g.low_frames), "cap", len(g.cap_frames))

@@ -151,6 +151,7 @@ def parse():
     ap.add_argument("--degree-share", type=float, default=0.1, help="synth3: predicate call-backs with a degree word")
     ap.add_argument("--other-share", type=float, default=0.0,
                     help="synth3: stories whose setup subject or second name is a distractor (stage 8)")
+    ap.add_argument("--other-roles", default="AAPPI", help="synth3: mix of the distractor stories (T: titles, stage 9)")
     ap.add_argument("--threads", type=int, default=1)
     return ap.parse_args()
 
@@ -185,6 +186,7 @@ def main():
         gen = synth3.Gen(tok, seed=a.seed + 1, natural_share=a.natural_share, class_share=a.class_share,
                          degree_share=a.degree_share, other_share=a.other_share, vocab_share=a.vocab_share, multi_share=a.multi_share,
                          lines=lines, frames=frames, frame_share=a.frame_share)
+        gen.other_roles = a.other_roles
     else:
         gen = synth2.Gen(tok, held=False, seed=a.seed + 1, vocab_share=a.vocab_share,
                          multi_share=a.multi_share, lines=lines, frames=frames, frame_share=a.frame_share)

@@ -407,6 +407,7 @@ def main():
     hand = retrieval2(model, tok, hand_cases(tok))
     hand2 = retrieval2(model, tok, hand_cases(tok, "heldout2.txt"))  # demo4's set, never used for decisions
     hand3 = retrieval2(model, tok, hand_cases(tok, "heldout3.txt"))  # the lead's set (stage 7), never used for decisions
+    hand4 = retrieval2(model, tok, hand_cases(tok, "heldout4.txt"))  # written after stage 9 shipped
     gen_held = retrieval2(model, tok, synth2.eval_cases(tok, 300))
     held = retrieval(model, tok, synth.eval_set(300))  # the earlier models' measure
     seen = retrieval(model, tok, synth.train_set(132))
@@ -428,6 +429,8 @@ def main():
         "retrieval_heads_handwritten2": head_names(hand2["fetch_score"]),
         "retrieval_handwritten3_accuracy": hand3["accuracy"],
         "retrieval_handwritten3": hand3,
+        "retrieval_handwritten4_accuracy": hand4["accuracy"],
+        "retrieval_handwritten4": hand4,
         "retrieval_synth2_heldout_accuracy": gen_held["accuracy"],
         "retrieval_synth2_heldout": gen_held,
         "retrieval_synth2_heads": head_names(gen_held["fetch_score"]),
@@ -456,6 +459,7 @@ def main():
     print("hand-written retrieval by kind:", hand["by_kind"])
     print("hand-written set 2 retrieval by kind:", hand2["by_kind"])
     print("hand-written set 3 retrieval by kind:", hand3["by_kind"])
+    print("hand-written set 4 retrieval by kind:", hand4["by_kind"])
     print("synth2 held-out retrieval by kind:", gen_held["by_kind"])
     for m in hand["misses"]:
         print("  miss:", m)

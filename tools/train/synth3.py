@@ -101,6 +101,14 @@ BARE_CB = ["{opener}if I get lost, I just phone", "{opener}all the fans shouted 
            "{opener}I hung the drawing above the chair of", "{opener}the whole class clapped for", "{opener}the medal was given to",
            "{opener}the teacher kept asking", "{opener}this parcel is addressed to", "{opener}the next turn belongs to",
            "{opener}we baked biscuits for", "{opener}the window seat was saved for", "{opener}the dog ran straight to"]
+# Stage 10: the attribute is the subject's part ("The wolf had grey fur.")
+# and the call-back names the subject only by its determiner: the answer is
+# the attribute, then the subject ("... saw the" -> " grey wolf").
+HAS_SETUP = ["The {S} had {A} {N}.", "The {S} has {A} {N}.", "The {S} had {A} {N}s.", "The {S} with the {A} {N} lived here.",
+             "Once there was a {S} with {A} {N}.", "The {S} had a {A} {N}."]
+HAS_CB = ["{opener}everyone saw the", "{opener}we could see the", "{opener}the children ran after the",
+          "{opener}the hunters followed the", "{opener}nobody could forget the", "{opener}people came to look at the",
+          "{opener}the story is about the", "{opener}I still dream about the"]
 OPENERS8 = ["", "", "", "At night ", "Later ", "The next day ", "After a long talk, ", "In the end ", "Every morning ",
             "When the rain came, ", "On Sunday ", "Years later ", "After dinner "]
 
@@ -162,6 +170,15 @@ class Gen(synth2.Gen):
         self.natural_share, self.class_share, self.degree_share = natural_share, class_share, degree_share
         self.other_share = other_share
         self.other_roles = "AAPPI"
+        self.has_share = 0.0
+
+    def story_has(self):
+        r = self.rng
+        self.role = "A"
+        A, N, S = self.word("A"), r.choice(self.w.N + self.wn_N), r.choice(AGENTS)
+        setup = r.choice(HAS_SETUP).format(S=S, A=A, N=N)
+        cb = cap1(r.choice(HAS_CB).format(opener=self.opener()))
+        return self.join(setup, self.fillers()[:1], cb, " " + A, " " + S + r.choice(synth2.TAILS))
 
     def story_title(self):
         r = self.rng
@@ -183,6 +200,8 @@ class Gen(synth2.Gen):
         """With other_share, a story whose setup subject or second name is a
         distractor the call-back names again (stage 8)."""
         r = self.rng
+        if r.random() < self.has_share:
+            return self.story_has()
         if r.random() < self.other_share:
             self.role = r.choice(self.other_roles)
             return {"A": self.story_agent, "P": self.story_two_names, "I": self.story_it,

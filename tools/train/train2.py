@@ -152,6 +152,7 @@ def parse():
     ap.add_argument("--other-share", type=float, default=0.0,
                     help="synth3: stories whose setup subject or second name is a distractor (stage 8)")
     ap.add_argument("--other-roles", default="AAPPI", help="synth3: mix of the distractor stories (T: titles, stage 9)")
+    ap.add_argument("--has-share", type=float, default=0.0, help="synth3: stories where the attribute is the subject's part (stage 10)")
     ap.add_argument("--threads", type=int, default=1)
     return ap.parse_args()
 
@@ -187,6 +188,7 @@ def main():
                          degree_share=a.degree_share, other_share=a.other_share, vocab_share=a.vocab_share, multi_share=a.multi_share,
                          lines=lines, frames=frames, frame_share=a.frame_share)
         gen.other_roles = a.other_roles
+        gen.has_share = a.has_share
     else:
         gen = synth2.Gen(tok, held=False, seed=a.seed + 1, vocab_share=a.vocab_share,
                          multi_share=a.multi_share, lines=lines, frames=frames, frame_share=a.frame_share)

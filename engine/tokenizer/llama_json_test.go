@@ -23,19 +23,8 @@ func TestLlamaTokenizerJSON(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			data, err := os.ReadFile(filepath.Join("testdata", "small", name+".cases.jsonl"))
-			if err != nil {
-				t.Fatal(err)
-			}
 			n, decoded := 0, 0
-			for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-				var c struct {
-					Text, Decoded string
-					IDs           []int
-				}
-				if err := json.Unmarshal([]byte(line), &c); err != nil {
-					t.Fatal(err)
-				}
+			for _, c := range smallCases(t, name) {
 				n++
 				if got := tok.Encode(c.Text); !slices.Equal(got, c.IDs) {
 					t.Errorf("Encode(%q) = %v, tokenizers gives %v", c.Text, got, c.IDs)
@@ -62,6 +51,32 @@ func TestLlamaTokenizerJSON(t *testing.T) {
 			}
 		})
 	}
+}
+
+// hfCase is one line of testdata/small/NAME.cases.jsonl: a text, its ids
+// from Hugging Face tokenizers (with the post-processor's BOS) and
+// decode(ids, skip_special_tokens=true).
+type hfCase struct {
+	Text, Decoded string
+	IDs           []int
+}
+
+// smallCases reads testdata/small/NAME.cases.jsonl.
+func smallCases(t *testing.T, name string) []hfCase {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "small", name+".cases.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []hfCase
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var c hfCase
+		if err := json.Unmarshal([]byte(line), &c); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // TestSPMScoresMatchHF: the same small Llama 2 vocabulary as a GGUF
@@ -92,19 +107,8 @@ func TestSPMScoresMatchHF(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := os.ReadFile(filepath.Join("testdata", "small", "llama2.cases.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	n := 0
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		var c struct {
-			Text, Decoded string
-			IDs           []int
-		}
-		if err := json.Unmarshal([]byte(line), &c); err != nil {
-			t.Fatal(err)
-		}
+	for _, c := range smallCases(t, "llama2") {
 		if got := tok.Encode(c.Text); !slices.Equal(got, c.IDs) {
 			t.Errorf("GGUF-style Encode(%q) = %v, tokenizers gives %v", c.Text, got, c.IDs)
 		}
@@ -136,18 +140,7 @@ func TestGGUFBPEVocabMatchesHF(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			data, err := os.ReadFile(filepath.Join("testdata", "small", tc.file+".cases.jsonl"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-				var c struct {
-					Text string
-					IDs  []int
-				}
-				if err := json.Unmarshal([]byte(line), &c); err != nil {
-					t.Fatal(err)
-				}
+			for _, c := range smallCases(t, tc.file) {
 				if got := tok.Encode(c.Text); !slices.Equal(got, c.IDs) {
 					t.Errorf("GGUF %s Encode(%q) = %v, tokenizers gives %v", tc.pre, c.Text, got, c.IDs)
 				}

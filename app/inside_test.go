@@ -73,11 +73,7 @@ func TestInsideTabs(t *testing.T) {
 	if err != nil {
 		t.Skip("no demo model:", err)
 	}
-	inspectJobs = true
-	defer func() { inspectJobs = false }()
-	h := newHarnessWith(t, Options{Model: dir}, loadEngine)
-	defer h.u.backend.Close()
-	defer h.u.waitInspect() // no job outlives the test
+	h := engineHarness(t, dir)
 	h.generate("ROMEO:\nBut soft, what light", 4)
 	h.settleJobs()
 	run := h.u.lastRun
@@ -162,11 +158,7 @@ func TestInsideCSV(t *testing.T) {
 	if err != nil {
 		t.Skip("no demo model:", err)
 	}
-	inspectJobs = true
-	defer func() { inspectJobs = false }()
-	h := newHarnessWith(t, Options{Model: dir}, loadEngine)
-	defer h.u.backend.Close()
-	defer h.u.waitInspect()
+	h := engineHarness(t, dir)
 	h.u.controls.Mode.SetSelected(views.Sampling)
 	h.u.controls.Temperature.SetText("1.5") // several candidates survive every stage
 	h.u.controls.TopK.SetText("8")
@@ -396,11 +388,7 @@ func TestNewestTokenAfterRun(t *testing.T) {
 	if err != nil {
 		t.Skip("no demo model:", err)
 	}
-	inspectJobs = true
-	defer func() { inspectJobs = false }()
-	h := newHarnessWith(t, Options{Model: dir}, loadEngine)
-	defer h.u.backend.Close()
-	defer h.u.waitInspect()
+	h := engineHarness(t, dir)
 	h.show("attention")
 	h.generate("ROMEO:\nBut soft, what light", 4)
 	h.settleJobs()
@@ -467,11 +455,7 @@ func TestRecomputedAttentionHybridGaps(t *testing.T) {
 	if err := genmodel.Write(dir, "tiny-qwen35", 1, "bf16"); err != nil {
 		t.Fatal(err)
 	}
-	inspectJobs = true
-	defer func() { inspectJobs = false }()
-	h := newHarnessWith(t, Options{Model: dir}, loadEngine)
-	defer h.u.backend.Close()
-	defer h.u.waitInspect()
+	h := engineHarness(t, dir)
 	h.show("attention")
 	h.generate("a b c d", 3)
 	h.until("the newest token's attention", func() bool { return strings.Contains(h.u.attn.Title.Text, "recomputed") })

@@ -58,6 +58,21 @@ func newHarness(t *testing.T, opt Options) *harness {
 }
 
 // newHarnessWith uses load instead of the fake when it is not nil.
+// engineHarness is a harness on the real engine with the model in dir and
+// Inspect jobs on; at the end no job outlives the test and the model is
+// closed.
+func engineHarness(t *testing.T, dir string) *harness {
+	t.Helper()
+	inspectJobs = true
+	h := newHarnessWith(t, Options{Model: dir}, loadEngine)
+	t.Cleanup(func() {
+		h.u.waitInspect()
+		h.u.backend.Close()
+		inspectJobs = false
+	})
+	return h
+}
+
 func newHarnessWith(t *testing.T, opt Options, real Loader) *harness {
 	t.Helper()
 	a := test.NewTempApp(t)

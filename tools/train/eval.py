@@ -405,9 +405,8 @@ def main():
     words_all = [i for i in range(len(tok.vocab)) if re.fullmatch(r"Ġ[A-Za-z]+", tok.inv[i])]
     acc_all = induction(model, words_all)[0]
     hand = retrieval2(model, tok, hand_cases(tok))
-    hand2 = retrieval2(model, tok, hand_cases(tok, "heldout2.txt"))  # demo4's set, never used for decisions
-    hand3 = retrieval2(model, tok, hand_cases(tok, "heldout3.txt"))  # the lead's set (stage 7), never used for decisions
-    hand4 = retrieval2(model, tok, hand_cases(tok, "heldout4.txt"))  # written after stage 9 shipped
+    # the later hand-written sets (heldout2..5.txt; who wrote each and what it decided: README.md)
+    later = {k: retrieval2(model, tok, hand_cases(tok, f"heldout{k}.txt")) for k in (2, 3, 4, 5)}
     gen_held = retrieval2(model, tok, synth2.eval_cases(tok, 300))
     held = retrieval(model, tok, synth.eval_set(300))  # the earlier models' measure
     seen = retrieval(model, tok, synth.train_set(132))
@@ -424,13 +423,9 @@ def main():
         "retrieval_handwritten_accuracy": hand["accuracy"],
         "retrieval_handwritten": hand,
         "retrieval_heads": head_names(hand["fetch_score"]),
-        "retrieval_handwritten2_accuracy": hand2["accuracy"],
-        "retrieval_handwritten2": hand2,
-        "retrieval_heads_handwritten2": head_names(hand2["fetch_score"]),
-        "retrieval_handwritten3_accuracy": hand3["accuracy"],
-        "retrieval_handwritten3": hand3,
-        "retrieval_handwritten4_accuracy": hand4["accuracy"],
-        "retrieval_handwritten4": hand4,
+        **{key: v for k, h in later.items() for key, v in (
+            (f"retrieval_handwritten{k}_accuracy", h["accuracy"]), (f"retrieval_handwritten{k}", h),
+            (f"retrieval_heads_handwritten{k}", head_names(h["fetch_score"])))},
         "retrieval_synth2_heldout_accuracy": gen_held["accuracy"],
         "retrieval_synth2_heldout": gen_held,
         "retrieval_synth2_heads": head_names(gen_held["fetch_score"]),
@@ -457,9 +452,8 @@ def main():
         print(f"top {name} heads (score, layer, head; 0-based):",
               [(round(s, 3), l, h) for s, l, h in top_heads(sc)])
     print("hand-written retrieval by kind:", hand["by_kind"])
-    print("hand-written set 2 retrieval by kind:", hand2["by_kind"])
-    print("hand-written set 3 retrieval by kind:", hand3["by_kind"])
-    print("hand-written set 4 retrieval by kind:", hand4["by_kind"])
+    for k, h in later.items():
+        print(f"hand-written set {k} retrieval by kind:", h["by_kind"])
     print("synth2 held-out retrieval by kind:", gen_held["by_kind"])
     for m in hand["misses"]:
         print("  miss:", m)

@@ -156,11 +156,13 @@ class Natural:
 class Gen(synth2.Gen):
     """synth2.Gen for training, with WordNet slot words, setups and call-backs."""
 
-    def __init__(self, tok, seed=0, natural_share=0.4, class_share=0.4, degree_share=0.1, other_share=0.0, **kw):
+    def __init__(self, tok, seed=0, natural_share=0.4, class_share=0.4, degree_share=0.1, other_share=0.0,
+                 other_roles="AAPPI", has_share=0.0, **kw):
         super().__init__(tok, held=False, seed=seed, **kw)
         _, adjs, nouns = wordnet.load()
         one = lambda w: len(tok.encode(" " + w)) == 1  # noqa: E731
-        held = set(synth2.Words(tok, True).A) | set(synth2.Words(tok, True).N) | synth2.FORCE_HELD
+        hw = synth2.Words(tok, True)
+        held = set(hw.A) | set(hw.N) | synth2.FORCE_HELD
         ok = lambda w: one(w) and w not in held and w not in synth2.STOP and not synth2.hashed_held(w)  # noqa: E731
         self.wn_A = sorted(w for w in adjs if ok(w))
         self.wn_N = sorted(w for w in nouns if ok(w))
@@ -168,9 +170,7 @@ class Gen(synth2.Gen):
         self.low_frames += [f for f in self.nat.frames if f[1] == "low"]
         self.cap_frames += [f for f in self.nat.frames if f[1] == "cap"]
         self.natural_share, self.class_share, self.degree_share = natural_share, class_share, degree_share
-        self.other_share = other_share
-        self.other_roles = "AAPPI"
-        self.has_share = 0.0
+        self.other_share, self.other_roles, self.has_share = other_share, other_roles, has_share
 
     def story_has(self):
         r = self.rng
@@ -203,9 +203,9 @@ class Gen(synth2.Gen):
         if r.random() < self.has_share:
             return self.story_has()
         if r.random() < self.other_share:
-            self.role = r.choice(self.other_roles)
+            kind = r.choice(self.other_roles)  # each story sets self.role
             return {"A": self.story_agent, "P": self.story_two_names, "I": self.story_it,
-                    "T": self.story_title}[self.role]()
+                    "T": self.story_title}[kind]()
         return super().story()
 
     def opener(self):
@@ -272,7 +272,7 @@ class Gen(synth2.Gen):
         r, p = self.rng, self.p
         A, N = self.word("A"), r.choice(self.w.N + self.wn_N)
         t = r.choice(self.nat.a_pred)[0] if self.nat.a_pred and r.random() < 0.5 else r.choice(p.A_SETUP)
-        setup = self.slots(t.replace("{A}", "{A}"), A=A, N=N) if "{N}" in t else t.replace("{A}", A)
+        setup = self.slots(t, A=A, N=N) if "{N}" in t else t.replace("{A}", A)
         cb = self.slots(r.choice(DEGREE_PRED), Subj2=cap1(r.choice(p.SUBJ)))
         return self.join(setup, self.fillers(), cb, " " + A, r.choice([".", "!", ", and we all knew it."]))
 
@@ -321,8 +321,7 @@ if __name__ == "__main__":
     texts = [t for _, t in corpus.split()[0]]
     g = Gen(tok, seed=1, lines=synth2.sentence_lines(texts, random.Random(5)),
             frames=synth2.corpus_frames(texts, random.Random(3)), frame_share=0.6, vocab_share=0.5, multi_share=0.1,
-            other_share=0.5)
-    g.other_roles = "AAPPITT"
+            other_share=0.5, other_roles="AAPPITT")
     n = g.nat
     print("wordnet A", len(g.wn_A), "N", len(g.wn_N), "| setups a", len(n.a_setup), "pred", len(n.a_pred),
           "n", len(n.n_setup), "p", len(n.p_setup), "| frames low", len(g.low_frames), "cap", len(g.cap_frames))

@@ -185,10 +185,9 @@ def main():
     if a.synth == 3:
         import synth3
         gen = synth3.Gen(tok, seed=a.seed + 1, natural_share=a.natural_share, class_share=a.class_share,
-                         degree_share=a.degree_share, other_share=a.other_share, vocab_share=a.vocab_share, multi_share=a.multi_share,
+                         degree_share=a.degree_share, other_share=a.other_share,
+                         other_roles=a.other_roles, has_share=a.has_share, vocab_share=a.vocab_share, multi_share=a.multi_share,
                          lines=lines, frames=frames, frame_share=a.frame_share)
-        gen.other_roles = a.other_roles
-        gen.has_share = a.has_share
     else:
         gen = synth2.Gen(tok, held=False, seed=a.seed + 1, vocab_share=a.vocab_share,
                          multi_share=a.multi_share, lines=lines, frames=frames, frame_share=a.frame_share)

@@ -35,9 +35,9 @@ sys.path.insert(0, os.path.dirname(__file__))
 import bpe  # noqa: E402
 import corpus  # noqa: E402
 import synth2  # noqa: E402
-from export import load_exported  # noqa: E402
+from export import load_ckpt, load_exported  # noqa: E402
 from train import common_tokens, copy_row, copy_accuracy, encode_split, lr_at, make_opt, val_loss  # noqa: E402
-from model import rope_tables  # noqa: E402
+from model import Config, Qwen2, rope_tables  # noqa: E402
 
 HERE = os.path.dirname(__file__)
 
@@ -119,6 +119,25 @@ def greedy_starts(model, tok, cases):
     return hit / len(cases), miss
 
 
+def grown(model, layout):
+    """A deeper copy of model: layout names each new layer, a digit for the old
+    layer it copies or "n" for a new one. A new layer starts as the identity
+    (its o_proj and down_proj are zero, so it adds nothing to the residual
+    stream) and learns from there: the grown model's first step computes
+    exactly what the old one did, and its fetch heads are kept."""
+    c = Config(**{**model.config.to_dict(), "num_hidden_layers": len(layout)})
+    big = Qwen2(c)
+    for i, k in enumerate(layout):
+        if k == "n":
+            torch.nn.init.zeros_(big.model.layers[i].self_attn.o_proj.weight)
+            torch.nn.init.zeros_(big.model.layers[i].mlp.down_proj.weight)
+        else:
+            big.model.layers[i].load_state_dict(model.model.layers[int(k)].state_dict())
+    big.model.embed_tokens.load_state_dict(model.model.embed_tokens.state_dict())
+    big.model.norm.load_state_dict(model.model.norm.state_dict())
+    return big
+
+
 def parse():
     ap = argparse.ArgumentParser()
     ap.add_argument("--init-exported", default="assets/demo")
@@ -154,6 +173,7 @@ def parse():
     ap.add_argument("--other-roles", default="AAPPI", help="synth3: mix of the distractor stories (T: titles, stage 9)")
     ap.add_argument("--has-share", type=float, default=0.0, help="synth3: stories where the attribute is the subject's part (stage 10)")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--grow", default="", help='deeper model, e.g. "0n1n2n3n": old layer or n (new, identity at first)')
     return ap.parse_args()
 
 
@@ -167,8 +187,11 @@ def main():
     tok = bpe.Tokenizer.load(os.path.join(a.init_exported, "tokenizer.json"))
     model = load_exported(a.init_exported)
     if a.init:
-        model.load_state_dict(torch.load(a.init, map_location="cpu")["state"])
+        model, _ = load_ckpt(a.init)  # its own config: a grown model resumes as grown
         print(f"weights from {a.init}", flush=True)
+    if a.grow:
+        model = grown(model, a.grow)
+        print(f"grown to {len(a.grow)} layers ({a.grow}), {model.num_params()} parameters", flush=True)
     model.train()
     train_ids, val_ids = encode_split(tok)
     alphabet = common_tokens(train_ids, tok)

@@ -9,11 +9,32 @@ Without --model the binary's embedded demo model is used, as the issue's check d
 """
 
 import argparse
+import collections
 import json
 import os
+import re
 import subprocess
 
 HERE = os.path.dirname(__file__)
+
+
+FUNCTION_WORDS = {"the", "a", "an", "his", "her", "my", "our", "their", "its", "for", "with", "to", "of", "in",
+                  "on", "at", "and", "but", "it", "he", "she", "they", "we", "i", "you", "ed", "s"}
+
+
+def miss_kind(sentence, word, text):
+    """What a miss did instead: began the word and broke off (a word of
+    several tokens), said another word of the prompt (often the noun whose
+    attribute was asked for), or fetched nothing from the prompt."""
+    m = re.match(r" ?([A-Za-z']+)", text)
+    got = m.group(1) if m else ""
+    if got and word.startswith(got[:2]) and got != word:
+        return "began the word, then another piece"
+    if got.lower() in FUNCTION_WORDS:
+        return "a function word"
+    if got and got.lower() in re.findall(r"[a-z']+", sentence.lower()):
+        return "another word of the prompt"
+    return "a word not in the prompt"
 
 
 def main():
@@ -24,6 +45,7 @@ def main():
     ap.add_argument("--verbose", action="store_true")
     a = ap.parse_args()
     hit = n = 0
+    kinds = collections.Counter()
     for line in open(a.set, encoding="utf-8"):
         if line.startswith("#") or not line.strip():
             continue
@@ -35,8 +57,11 @@ def main():
         ok = out["text"].startswith(" " + word)
         hit += ok
         n += 1
+        if not ok:
+            kinds[miss_kind(sentence, word, out["text"])] += 1
         if a.verbose or not ok:
             print(("ok  " if ok else "MISS"), repr(sentence[-45:]), "->", repr(out["text"]), "want", repr(word))
+    print("misses:", ", ".join(f"{k} {v}" for k, v in kinds.most_common()))
     print(f"{hit}/{n} = {100 * hit / n:.1f} % start with the expected word")
 
 

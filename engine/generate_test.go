@@ -299,3 +299,39 @@ func TestPrefillStopsBetweenLayers(t *testing.T) {
 		t.Fatalf("stop %q after %d steps and %d checks past the limit", run.StopReason, len(run.Steps), -ctx.n)
 	}
 }
+
+// A warm-up leaves nothing a later run sees: the same generation on a fresh
+// model and on one warmed up has the same tokens and bit-identical top-10,
+// also for a chat turn that asks to reuse the cache (its prompt begins with
+// the warm-up's text, whose keys must not be reused).
+func TestWarmUpChangesNothing(t *testing.T) {
+	for _, reuse := range []bool{false, true} {
+		fresh, _, _ := genModel(t)
+		warm, _, _ := genModel(t)
+		if err := warm.WarmUp(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		opt := greedy(5)
+		opt.ReuseCache = reuse
+		a, err := fresh.Generate(context.Background(), warmUpPrompt+" the oven", opt, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := warm.Generate(context.Background(), warmUpPrompt+" the oven", opt, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Timing.ReusedTokens != 0 || a.Timing.ReusedTokens != 0 || len(a.Steps) != len(b.Steps) {
+			t.Fatalf("reuse %v: reused %d and %d tokens (want 0), %d vs %d steps", reuse,
+				b.Timing.ReusedTokens, a.Timing.ReusedTokens, len(b.Steps), len(a.Steps))
+		}
+		for i := range a.Steps {
+			for k := range a.Steps[i].Top {
+				if a.Steps[i].Top[k] != b.Steps[i].Top[k] {
+					t.Fatalf("reuse %v, step %d, rank %d: %+v after a warm-up, %+v fresh", reuse, i, k,
+						b.Steps[i].Top[k], a.Steps[i].Top[k])
+				}
+			}
+		}
+	}
+}

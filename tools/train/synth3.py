@@ -157,7 +157,7 @@ class Gen(synth2.Gen):
     """synth2.Gen for training, with WordNet slot words, setups and call-backs."""
 
     def __init__(self, tok, seed=0, natural_share=0.4, class_share=0.4, degree_share=0.1, other_share=0.0,
-                 other_roles="AAPPI", has_share=0.0, **kw):
+                 other_roles="AAPPI", has_share=0.0, contrast_share=0.0, **kw):
         super().__init__(tok, held=False, seed=seed, **kw)
         _, adjs, nouns = wordnet.load()
         one = lambda w: len(tok.encode(" " + w)) == 1  # noqa: E731
@@ -171,6 +171,7 @@ class Gen(synth2.Gen):
         self.cap_frames += [f for f in self.nat.frames if f[1] == "cap"]
         self.natural_share, self.class_share, self.degree_share = natural_share, class_share, degree_share
         self.other_share, self.other_roles, self.has_share = other_share, other_roles, has_share
+        self.contrast_share = contrast_share
 
     def story_has(self):
         r = self.rng
@@ -265,8 +266,17 @@ class Gen(synth2.Gen):
         if fr:
             cb, tail = fr[0], " " + N + fr[1]
         else:
-            cb, tail = self.callback(p.A_VP, synth2.A_DETS), " " + N + r.choice(synth2.TAILS)
+            cb, tail = self.callback(*self.vps("A"), synth2.A_DETS), " " + N + r.choice(synth2.TAILS)
         return self.join(setup, mid, cb, " " + A, tail)
+
+    def vps(self, role):
+        """The call-back verbs of role, or with contrast_share those of the
+        other role (stage 13): the call-back's wording then cannot tell an
+        attribute story from an object story, only the setup can."""
+        p = self.p
+        if self.rng.random() < self.contrast_share:
+            role = "N" if role == "A" else "A"
+        return (p.A_VP,) if role == "A" else (p.N_VP,)
 
     def story_degree(self):
         r, p = self.rng, self.p
@@ -287,7 +297,7 @@ class Gen(synth2.Gen):
         if fr:
             cb, tail = fr
         else:
-            cb, tail = self.callback(p.N_VP, synth2.N_DETS), r.choice(synth2.TAILS)
+            cb, tail = self.callback(*self.vps("N"), synth2.N_DETS), r.choice(synth2.TAILS)
         return self.join(setup, mid, cb, " " + N, tail)
 
     def story_p(self):

@@ -173,6 +173,8 @@ def parse():
     ap.add_argument("--other-roles", default="AAPPI", help="synth3: mix of the distractor stories (T: titles, stage 9)")
     ap.add_argument("--has-share", type=float, default=0.0, help="synth3: stories where the attribute is the subject's part (stage 10)")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--contrast-share", type=float, default=0.0,
+                    help="synth3: call-backs with the other role's verbs (stage 13)")
     ap.add_argument("--grow", default="", help='deeper model, e.g. "0n1n2n3n": old layer or n (new, identity at first)')
     return ap.parse_args()
 
@@ -209,7 +211,7 @@ def main():
         import synth3
         gen = synth3.Gen(tok, seed=a.seed + 1, natural_share=a.natural_share, class_share=a.class_share,
                          degree_share=a.degree_share, other_share=a.other_share,
-                         other_roles=a.other_roles, has_share=a.has_share, vocab_share=a.vocab_share, multi_share=a.multi_share,
+                         other_roles=a.other_roles, has_share=a.has_share, contrast_share=a.contrast_share, vocab_share=a.vocab_share, multi_share=a.multi_share,
                          lines=lines, frames=frames, frame_share=a.frame_share)
     else:
         gen = synth2.Gen(tok, held=False, seed=a.seed + 1, vocab_share=a.vocab_share,

@@ -266,17 +266,18 @@ class Gen(synth2.Gen):
         if fr:
             cb, tail = fr[0], " " + N + fr[1]
         else:
-            cb, tail = self.callback(*self.vps("A"), synth2.A_DETS), " " + N + r.choice(synth2.TAILS)
+            cb, tail = self.callback(self.vps("A"), synth2.A_DETS), " " + N + r.choice(synth2.TAILS)
         return self.join(setup, mid, cb, " " + A, tail)
 
     def vps(self, role):
         """The call-back verbs of role, or with contrast_share those of the
         other role (stage 13): the call-back's wording then cannot tell an
-        attribute story from an object story, only the setup can."""
-        p = self.p
-        if self.rng.random() < self.contrast_share:
+        attribute story from an object story, only the setup can. Without
+        contrast_share no random number is drawn, so stages 7-12 get the
+        stories they were trained on."""
+        if self.contrast_share and self.rng.random() < self.contrast_share:
             role = "N" if role == "A" else "A"
-        return (p.A_VP,) if role == "A" else (p.N_VP,)
+        return self.p.A_VP if role == "A" else self.p.N_VP
 
     def story_degree(self):
         r, p = self.rng, self.p
@@ -297,7 +298,7 @@ class Gen(synth2.Gen):
         if fr:
             cb, tail = fr
         else:
-            cb, tail = self.callback(*self.vps("N"), synth2.N_DETS), r.choice(synth2.TAILS)
+            cb, tail = self.callback(self.vps("N"), synth2.N_DETS), r.choice(synth2.TAILS)
         return self.join(setup, mid, cb, " " + N, tail)
 
     def story_p(self):

@@ -92,7 +92,7 @@ func TestForManyCallsAfterIdle(t *testing.T) {
 	defer p.Close()
 	for k := range 5 {
 		checkCover(t, p, 300+k)
-		time.Sleep(3 * spinFor)
+		time.Sleep(3 * parkAfter)
 	}
 	for k := range 2000 { // back-to-back: the spinning path
 		checkCover(t, p, 3+k%50)
@@ -199,7 +199,7 @@ func TestCallerPanicUnchanged(t *testing.T) {
 func TestStolenRangePanics(t *testing.T) {
 	p := newPool(4)
 	defer p.Close()
-	time.Sleep(3 * spinFor) // park the workers: the caller may take their ranges
+	time.Sleep(3 * parkAfter) // park the workers: the caller may take their ranges
 	done := make(chan any)
 	go func() {
 		done <- catch(func() {
@@ -249,7 +249,7 @@ func TestCloseIdempotent(t *testing.T) {
 func TestCloseWhileParked(t *testing.T) {
 	p := newPool(4)
 	checkCover(t, p, 100)
-	time.Sleep(3 * spinFor)
+	time.Sleep(3 * parkAfter)
 	done := make(chan struct{})
 	go func() { p.Close(); close(done) }()
 	select {

@@ -125,7 +125,7 @@ func TestBenchTinyModel(t *testing.T) {
 	}
 	for phase, keys := range map[string][]string{
 		"prefill": {"tokens", "seconds", "tokens_per_second", "gflops", "share_of_peak"},
-		"decode":  {"tokens", "seconds", "tokens_per_second", "gb_per_s", "share_of_bandwidth"},
+		"decode":  {"tokens", "seconds", "tokens_per_second", "passes_per_second", "gb_per_s", "share_of_bandwidth"},
 	} {
 		m, _ := raw[phase].(map[string]any)
 		for _, k := range keys {

@@ -64,6 +64,7 @@ func TestSummarize(t *testing.T) {
 	approx("share of peak", r.Prefill.ShareOfPeak, 45.039722496/0.5/100)
 	approx("decode seconds", r.Decode.Seconds, 2)
 	approx("decode tok/s", r.Decode.TokensPerSecond, 50.5)
+	approx("decode passes/s", r.Decode.PassesPerSecond, 50)
 	approx("decode GB/s", r.Decode.GBs, 100*3e9/2/1e9) // 100 passes for 101 tokens
 	approx("share of bandwidth", r.Decode.ShareOfBandwidth, 0.75)
 	approx("TTFT", r.TTFTSeconds, 0.6)

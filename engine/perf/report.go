@@ -69,7 +69,8 @@ type Prefill struct {
 type Decode struct {
 	Tokens           int     `json:"tokens"`
 	Seconds          float64 `json:"seconds"`
-	TokensPerSecond  float64 `json:"tokens_per_second"`
+	TokensPerSecond  float64 `json:"tokens_per_second"`  // tokens written / Seconds
+	PassesPerSecond  float64 `json:"passes_per_second"`  // forward passes (Tokens − 1) / Seconds, as llama-bench's tg counts
 	GBs              float64 `json:"gb_per_s"`           // bytes read per second
 	ShareOfBandwidth float64 `json:"share_of_bandwidth"` // GBs / MembwGBs, 0 when unknown
 	BytesPerToken    float64 `json:"bytes_per_token"`    // weights + mean KV cache read by one pass
@@ -144,7 +145,7 @@ func Summarize(m trace.ModelInfo, runs []Sample, membwGBs, peakGFLOPs float64) R
 	if len(runs) == 0 {
 		return r
 	}
-	var pSec, pRate, pGF, dSec, dRate, dGBs, dShare, bw, ttft, cpuUse []float64
+	var pSec, pRate, pGF, dSec, dRate, dPass, dGBs, dShare, bw, ttft, cpuUse []float64
 	for _, s := range runs {
 		t := s.Timing
 		flops := PrefillFLOPs(m, t.PrefillTokens)
@@ -153,7 +154,9 @@ func Summarize(m trace.ModelInfo, runs []Sample, membwGBs, peakGFLOPs float64) R
 		pRate = append(pRate, ratio(float64(t.PrefillTokens), t.PrefillSeconds))
 		pGF = append(pGF, ratio(flops, t.PrefillSeconds)/1e9)
 		dRate = append(dRate, ratio(float64(t.DecodeTokens), t.DecodeSeconds))
-		dGBs = append(dGBs, ratio(bytes*float64(max(t.DecodeTokens-1, 0)), t.DecodeSeconds)/1e9)
+		passes := float64(max(t.DecodeTokens-1, 0))
+		dPass = append(dPass, ratio(passes, t.DecodeSeconds))
+		dGBs = append(dGBs, ratio(bytes*passes, t.DecodeSeconds)/1e9)
 		if s.MembwGBs > 0 {
 			bw, dShare = append(bw, s.MembwGBs), append(dShare, ratio(dGBs[len(dGBs)-1], s.MembwGBs))
 		}
@@ -167,7 +170,7 @@ func Summarize(m trace.ModelInfo, runs []Sample, membwGBs, peakGFLOPs float64) R
 	r.Prefill = Prefill{Tokens: t0.PrefillTokens, Seconds: median(pSec), TokensPerSecond: median(pRate),
 		GFLOPs: median(pGF), ShareOfPeak: ratio(median(pGF), peakGFLOPs), FLOPs: PrefillFLOPs(m, t0.PrefillTokens)}
 	r.Decode = Decode{Tokens: t0.DecodeTokens, Seconds: median(dSec), TokensPerSecond: median(dRate),
-		GBs: median(dGBs), ShareOfBandwidth: ratio(median(dGBs), membwGBs), BytesPerToken: decodeBytesPerToken(m, t0)}
+		PassesPerSecond: median(dPass), GBs: median(dGBs), ShareOfBandwidth: ratio(median(dGBs), membwGBs), BytesPerToken: decodeBytesPerToken(m, t0)}
 	if len(bw) == len(runs) { // every run has its own probe
 		r.MembwGBs, r.MembwBeside = median(bw), true
 		r.Decode.ShareOfBandwidth = median(dShare)
@@ -204,8 +207,8 @@ func WriteText(w io.Writer, r Report) {
 	if r.MembwBeside {
 		bwWhat = "GB/s read beside each run (median)"
 	}
-	fmt.Fprintf(w, "decode      %d tokens in %.3f s: %.2f tok/s, %.1f GB/s%s, %.2f GB per token\n",
-		d.Tokens, d.Seconds, d.TokensPerSecond, d.GBs, share(d.ShareOfBandwidth, r.MembwGBs, bwWhat), d.BytesPerToken/1e9)
+	fmt.Fprintf(w, "decode      %d tokens in %.3f s: %.2f tok/s (%.2f forward passes/s, the first token came from prefill), %.1f GB/s%s, %.2f GB per pass\n",
+		d.Tokens, d.Seconds, d.TokensPerSecond, d.PassesPerSecond, d.GBs, share(d.ShareOfBandwidth, r.MembwGBs, bwWhat), d.BytesPerToken/1e9)
 	fmt.Fprintf(w, "first token %.3f s, peak RSS %.2f GB%s\n", r.TTFTSeconds, float64(r.PeakRSS)/1e9, hugeNote(r.HugePageShare))
 	if wk := r.Workers; wk != nil && wk.BarriersPerToken > 0 {
 		fmt.Fprintf(w, "workers     decode: %.0f barriers a token; %.2f ms in them, %.2f ms serial between them; the caller waited %.2f ms a token for a worker (%.0f %%), ran %.1f chunks a token beyond its share; %.1f worker parks a token\n",

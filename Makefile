@@ -9,7 +9,7 @@ APT_PKGS := gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-d
             libxinerama-dev libxi-dev libxxf86vm-dev libgtk-3-dev xvfb xauth libgl1-mesa-dri \
             x11-apps imagemagick xdotool
 
-.PHONY: all deps build run test test-engine test-generic e2e bench bench-model window-bench membw package fuzz clean
+.PHONY: all deps build run test test-engine test-generic e2e bench bench-model window-bench compare-llamacpp membw package fuzz clean
 
 all: build
 
@@ -66,6 +66,25 @@ bench: build bench-model
 # interleaved, medians and their ratio. A benchmark: figures, no pass/fail.
 window-bench: build bench-model
 	./scripts/window-bench.sh $(BIN) $(BENCHDIR) $(BUILD)/window-bench 3
+
+# compare-llamacpp times Loupe against llama.cpp on the same weights (the
+# bench model, and its tensors written as a BF16 GGUF), runs interleaved:
+# decode at 1 and 2 threads after a 17-token prompt, then a 512-token
+# prefill. llama.cpp comes from npm (node-llama-cpp's prebuilt CPU
+# libraries; needs Node.js 20 or later and the npm registry). A benchmark:
+# figures, no pass/fail. ROUNDS=5 for more rounds.
+LLAMACPP := $(BUILD)/llamacpp
+ROUNDS   ?= 3
+compare-llamacpp: build bench-model $(BENCHDIR)-BF16.gguf $(LLAMACPP)/node_modules
+	/usr/bin/python3 scripts/compare-llamacpp.py --loupe $(BIN) --model $(BENCHDIR) --gguf $(BENCHDIR)-BF16.gguf --node-dir $(LLAMACPP) --rounds $(ROUNDS)
+	/usr/bin/python3 scripts/compare-llamacpp.py --loupe $(BIN) --model $(BENCHDIR) --gguf $(BENCHDIR)-BF16.gguf --node-dir $(LLAMACPP) --rounds $(ROUNDS) --threads 2 --prompt-tokens 512 --decode 4
+$(BENCHDIR)-BF16.gguf:
+	$(GO) run . gen-model --format gguf --quant bf16 --shape qwen2.5-1.5b --seed 1 --out $@
+$(LLAMACPP)/node_modules: scripts/llamacpp/package.json scripts/llamacpp/bench.mjs
+	mkdir -p $(LLAMACPP)
+	cp scripts/llamacpp/package.json scripts/llamacpp/bench.mjs $(LLAMACPP)/
+	cd $(LLAMACPP) && npm install --no-audit --no-fund
+	touch $@
 
 membw: build
 	./$(BIN) membw

@@ -46,9 +46,10 @@ def run_loupe(a, threads):
 
 
 def run_llamacpp(a, threads):
-    # The same busy processes loupe bench --contend starts (loupe busy).
-    busy = [subprocess.Popen([a.loupe, "busy"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            for _ in range(a.contend)]
+    # The same busy processes loupe bench --contend starts: loupe busy spins
+    # until its standard input closes, so each gets a pipe never written.
+    busy = [subprocess.Popen([a.loupe, "busy"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL) for _ in range(a.contend)]
     try:
         cmd = ["node", "bench.mjs", a.gguf, str(threads), str(a.prompt_tokens), str(a.decode)]
         if a.prompt_file:
@@ -58,9 +59,9 @@ def run_llamacpp(a, threads):
             sys.exit(f"compare-llamacpp: {' '.join(cmd)} failed:\n{p.stderr}")
         out = p.stdout
     finally:
-        for p in busy:
-            p.kill()
-            p.wait()
+        for b in busy:
+            b.stdin.close()
+            b.wait()
     j = json.loads(out.strip().splitlines()[-1])
     return j["prompt_tokens"], j["prefill_tok_s"], j["decode_passes_per_s"]
 

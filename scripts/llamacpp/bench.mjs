@@ -4,7 +4,10 @@
 // CPU libraries of node-llama-cpp (npm), which pick the build for this
 // CPU's features at load time (AVX2, AVX-512, AVX512-BF16 ...).
 //
-// usage: node bench.mjs MODEL.gguf THREADS PROMPT_TOKENS DECODE_TOKENS [PROMPT_FILE]
+// usage: [LLAMA_FA=1] node bench.mjs MODEL.gguf THREADS PROMPT_TOKENS DECODE_TOKENS [PROMPT_FILE]
+// LLAMA_FA=1 turns on llama.cpp's flash attention (off by default here, as
+// in node-llama-cpp; on the 2-core Zen 3 VM a 512-token prefill ran 20.1
+// and 20.7 tok/s without it, 21.1 and 20.5 with it).
 // prints one JSON line: prefill tok/s, decode forward passes/s (the mean
 // step after the first, which re-feeds the prompt's last token), and the
 // median step.
@@ -14,7 +17,7 @@ import fs from "node:fs";
 const [modelPath, threads, nPrompt, nDecode, promptFile] = process.argv.slice(2);
 const llama = await getLlama({gpu: false, build: "never", logLevel: "error"});
 const model = await llama.loadModel({modelPath, useMmap: true});
-const context = await model.createContext({contextSize: 4096, threads: Number(threads), batchSize: 512, flashAttention: false});
+const context = await model.createContext({contextSize: 4096, threads: Number(threads), batchSize: 512, flashAttention: process.env.LLAMA_FA === "1"});
 const seq = context.getSequence();
 
 // The prompt: a file's tokens, or PROMPT_TOKENS ids spread over the

@@ -70,9 +70,39 @@ def story_row(gen, tok, T, answer_weight, mask_setup=True):
     return ids[:-1], ids[1:], w
 
 
-def text_row(rng, data, T):
+def text_row(rng, data, T, rep=None):
     s = rng.randrange(0, len(data) - T - 1)
-    return data[s: s + T], data[s + 1: s + T + 1], torch.ones(T)
+    x, y = data[s: s + T], data[s + 1: s + T + 1]
+    return x, y, torch.ones(T) if rep is None else repeat_weights(x, y, *rep)
+
+
+def content_masks(tok):
+    """Over the vocabulary: word starts (" Name", " purple": a space and two
+    or more letters, not a stop word) and word continuations ("elda")."""
+    n = max(tok.inv) + 1
+    start, cont = torch.zeros(n, dtype=torch.bool), torch.zeros(n, dtype=torch.bool)
+    for i, s in tok.inv.items():
+        if re.fullmatch(r"Ġ([A-Za-z]{2,}|[A-Z])", s) and s[1:].lower() not in synth2.STOP:
+            start[i] = True
+        elif re.fullmatch(r"[a-z]+", s):
+            cont[i] = True
+    return start, cont
+
+
+def repeat_weights(x, y, weight, start, cont):
+    """Stage 14: weight on the targets of a plain-text row that repeat a
+    content word already in the row: a word start y[j] seen in x[:j+1], or
+    a continuation y[j] that followed x[j] before (the next piece of a
+    repeated word of several tokens). In-context retrieval on real text,
+    with its own variety of wording, instead of templates only."""
+    T = len(y)
+    before = torch.ones(T, T, dtype=torch.bool).tril()            # i <= j
+    uni = ((x[None, :] == y[:, None]) & before).any(1)
+    prev_same = (x[None, :] == x[:, None]) & before.tril(-1)      # x[i] == x[j], i < j
+    nxt = torch.cat([x[1:], x.new_full((1,), -1)])                # x[i+1]
+    bi = (prev_same & (nxt[None, :] == y[:, None])).any(1)
+    rep = (start[y] & uni) | (cont[y] & bi)
+    return 1.0 + (weight - 1.0) * rep.float()
 
 
 def hidden(model, ids):
@@ -175,6 +205,8 @@ def parse():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--contrast-share", type=float, default=0.0,
                     help="synth3: call-backs with the other role's verbs (stage 13)")
+    ap.add_argument("--repeat-weight", type=float, default=0.0,
+                    help="stage 14: weight on plain-text targets that repeat a content word of the row (0: off)")
     ap.add_argument("--grow", default="", help='deeper model, e.g. "0n1n2n3n": old layer or n (new, identity at first)')
     return ap.parse_args()
 
@@ -216,6 +248,7 @@ def main():
     else:
         gen = synth2.Gen(tok, held=False, seed=a.seed + 1, vocab_share=a.vocab_share,
                          multi_share=a.multi_share, lines=lines, frames=frames, frame_share=a.frame_share)
+    rep = (a.repeat_weight, *content_masks(tok)) if a.repeat_weight else None
     held = synth2.eval_set(tok, 200)
     probe = synth2.train_probe(tok, 60)
     hand = synth2.read_heldout(os.path.join(HERE, "heldout.txt"))
@@ -252,7 +285,7 @@ def main():
         xs, ys, ws = [], [], []
         for _ in range(a.rows):
             if rng.random() < a.text_share:
-                x, y, w = text_row(rng, train_ids, a.ctx)
+                x, y, w = text_row(rng, train_ids, a.ctx, rep)
             else:
                 x, y, w = story_row(gen, tok, a.ctx, a.answer_weight, a.mask_setup)
             xs.append(x), ys.append(y), ws.append(w)
@@ -262,7 +295,7 @@ def main():
             cx, cy = torch.stack([c[0] for c in cs]), torch.stack([c[1] for c in cs])
             loss = loss + weighted_loss(model, cx, cy, torch.ones(cy.shape), 1.0, rng_t)
         if a.long_every and step % a.long_every == 0:
-            x, y, w = text_row(rng, train_ids, 512)
+            x, y, w = text_row(rng, train_ids, 512, rep)
             loss = loss + 0.5 * weighted_loss(model, x[None], y[None], w[None], a.keep, rng_t)
         opt.zero_grad(set_to_none=True)
         loss.backward()

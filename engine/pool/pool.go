@@ -34,7 +34,7 @@ import (
 // starts the next loop alone. With parking after 100 µs, decode on the
 // 2-core Zen 3 VM parked 27 times a token; polling 2 ms instead made
 // decode 1.05-1.07 × and the 17-token prefill 1.17 × as fast (5 rounds
-// interleaved). Polling alone cost 0.83-0.91 × when a busy process shared
+// interleaved). Polling alone cost 0.83-0.94 × when a busy process shared
 // the cores (a poller takes CPU from the thread it waits for), so after
 // spinFor the poller yields its CPU between polls (osYield: sched_yield on
 // Linux, which returns at once when no other thread wants the CPU): with a

@@ -70,6 +70,12 @@ type Timing struct {
 	ThinkingSeconds float64 `json:"thinking_seconds"`
 }
 
+// DecodePasses is the forward passes that writing decodeTokens tokens
+// runs: the first token is sampled from prefill's logits and the last one
+// is never fed back, so n tokens cost n−1 passes (llama-bench's tg counts
+// passes). Decode rates of bytes read divide these by DecodeSeconds.
+func DecodePasses(decodeTokens int) int { return max(decodeTokens-1, 0) }
+
 // Head names one attention head.
 type Head struct {
 	Layer int `json:"layer"`

@@ -13,13 +13,12 @@ import (
 )
 
 // DecodeGBs is the read bandwidth decode achieved: bytes read per forward
-// pass × passes / seconds, in GB/s (0 when unknown). n tokens written cost
-// n−1 passes (the first comes from prefill's logits), as loupe bench counts.
+// pass × passes (trace.DecodePasses) / seconds, in GB/s (0 when unknown).
 func DecodeGBs(t trace.Timing) float64 {
 	if t.DecodeSeconds <= 0 || t.BytesPerToken <= 0 {
 		return 0
 	}
-	return t.BytesPerToken * float64(max(t.DecodeTokens-1, 0)) / t.DecodeSeconds / 1e9
+	return t.BytesPerToken * float64(trace.DecodePasses(t.DecodeTokens)) / t.DecodeSeconds / 1e9
 }
 
 func rate(tokens int, s float64) float64 {

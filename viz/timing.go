@@ -41,14 +41,14 @@ func (r TimingRow) PrefillShare() float64 { return ratio(finiteOr0(r.PrefillSeco
 func (r TimingRow) PrefillRate() float64 { return ratio(float64(r.PrefillTokens), r.PrefillSeconds) }
 func (r TimingRow) DecodeRate() float64  { return ratio(float64(r.DecodeTokens), r.DecodeSeconds) }
 
-// DecodeGBs is the memory traffic of writing: forward passes/s × bytes
-// per pass, in GB/s (NaN if unknown). n tokens written cost n−1 passes: the
-// first token comes from prefill's logits.
+// DecodeGBs is the memory traffic of writing: forward passes
+// (trace.DecodePasses) per second × bytes per pass, in GB/s (NaN if
+// unknown).
 func (r TimingRow) DecodeGBs() float64 {
 	if !(r.BytesPerToken > 0) {
 		return math.NaN()
 	}
-	return ratio(float64(max(r.DecodeTokens-1, 0)), r.DecodeSeconds) * r.BytesPerToken / 1e9
+	return ratio(float64(trace.DecodePasses(r.DecodeTokens)), r.DecodeSeconds) * r.BytesPerToken / 1e9
 }
 
 // ratio is a/b, NaN unless b > 0.

@@ -154,7 +154,7 @@ func Summarize(m trace.ModelInfo, runs []Sample, membwGBs, peakGFLOPs float64) R
 		pRate = append(pRate, ratio(float64(t.PrefillTokens), t.PrefillSeconds))
 		pGF = append(pGF, ratio(flops, t.PrefillSeconds)/1e9)
 		dRate = append(dRate, ratio(float64(t.DecodeTokens), t.DecodeSeconds))
-		passes := float64(max(t.DecodeTokens-1, 0))
+		passes := float64(trace.DecodePasses(t.DecodeTokens))
 		dPass = append(dPass, ratio(passes, t.DecodeSeconds))
 		dGBs = append(dGBs, ratio(bytes*passes, t.DecodeSeconds)/1e9)
 		if s.MembwGBs > 0 {
@@ -230,7 +230,7 @@ func WriteText(w io.Writer, r Report) {
 func summarizeWorkers(runs []Sample) *Workers {
 	var bar, inFor, serial, wait, taken, parks []float64
 	for _, s := range runs {
-		n := float64(s.Timing.DecodeTokens - 1) // forward passes of decode
+		n := float64(trace.DecodePasses(s.Timing.DecodeTokens))
 		if s.Pool == nil || n < 1 {
 			return nil
 		}

@@ -77,8 +77,9 @@ def text_row(rng, data, T, rep=None):
 
 
 def content_masks(tok):
-    """Over the vocabulary: word starts (" Name", " purple": a space and two
-    or more letters, not a stop word) and word continuations ("elda")."""
+    """Over the vocabulary: word starts (" Name", " purple", " G": a space
+    and two or more letters or one capital, not a stop word) and word
+    continuations ("elda")."""
     n = max(tok.inv) + 1
     start, cont = torch.zeros(n, dtype=torch.bool), torch.zeros(n, dtype=torch.bool)
     for i, s in tok.inv.items():

@@ -82,10 +82,22 @@ type refRun struct {
 }
 
 // refOptions changes the reference: heads whose output is zeroed.
-// lastOnly computes the logits of the last position only.
+// lastOnly computes the logits of the last position only. roundIn, when
+// set, replaces the input of every layer matrix (q/k/v, o, gate/up, down;
+// not lm_head) by what a kernel would multiply instead: an emulation of
+// lower-precision activation schemes (bf16scheme_test.go).
 type refOptions struct {
 	ablate   map[[2]int]bool
 	lastOnly bool
+	roundIn  func(x []float64) []float64
+}
+
+// in is x as the layer matrices see it under opt.roundIn.
+func (opt refOptions) in(x []float64) []float64 {
+	if opt.roundIn == nil {
+		return x
+	}
+	return opt.roundIn(x)
 }
 
 // refForward runs tokens at positions 0…T-1, all at once, in float64.
@@ -106,7 +118,7 @@ func refForward(cfg Config, w refTensors, tokens []int, opt refOptions) refRun {
 		for t := range T {
 			x[t] = refAdd(x[t], attnOut[t])
 			var f []float64
-			f, acts[t] = refMLP(cfg, w, p, x[t])
+			f, acts[t] = refMLP(cfg, w, p, x[t], opt)
 			x[t] = refAdd(x[t], f)
 		}
 		run.mlp = append(run.mlp, acts)
@@ -139,7 +151,7 @@ func refAttention(cfg Config, w refTensors, p string, l int, x [][]float64, opt 
 	q := make([][]float64, T)
 	k, v = make([][]float64, T), make([][]float64, T)
 	for t := range T {
-		xn := refRMSNorm(x[t], w.val[p+"input_layernorm.weight"], cfg.RMSNormEps)
+		xn := opt.in(refRMSNorm(x[t], w.val[p+"input_layernorm.weight"], cfg.RMSNormEps))
 		qp := refLinear(w.val[p+"self_attn.q_proj.weight"], w.val[p+"self_attn.q_proj.bias"], xn)
 		kp := refLinear(w.val[p+"self_attn.k_proj.weight"], w.val[p+"self_attn.k_proj.bias"], xn)
 		if cfg.ModelType == "qwen3" { // QK-norm before RoPE (qwen3.md §1.3)
@@ -174,22 +186,22 @@ func refAttention(cfg Config, w refTensors, p string, l int, x [][]float64, opt 
 				}
 			}
 		}
-		out[t] = refLinear(w.val[p+"self_attn.o_proj.weight"], nil, concat)
+		out[t] = refLinear(w.val[p+"self_attn.o_proj.weight"], nil, opt.in(concat))
 	}
 	return out, probs, k, v
 }
 
 // refMLP returns down(silu(gate)·up) of post_attention_layernorm(x) and the
 // activation silu(gate)·up.
-func refMLP(cfg Config, w refTensors, p string, x []float64) (out, act []float64) {
-	xn := refRMSNorm(x, w.val[p+"post_attention_layernorm.weight"], cfg.RMSNormEps)
+func refMLP(cfg Config, w refTensors, p string, x []float64, opt refOptions) (out, act []float64) {
+	xn := opt.in(refRMSNorm(x, w.val[p+"post_attention_layernorm.weight"], cfg.RMSNormEps))
 	g := refLinear(w.val[p+"mlp.gate_proj.weight"], nil, xn)
 	u := refLinear(w.val[p+"mlp.up_proj.weight"], nil, xn)
 	act = make([]float64, len(g))
 	for i := range g {
 		act[i] = g[i] / (1 + math.Exp(-g[i])) * u[i]
 	}
-	return refLinear(w.val[p+"mlp.down_proj.weight"], nil, act), act
+	return refLinear(w.val[p+"mlp.down_proj.weight"], nil, opt.in(act)), act
 }
 
 // refLinear is y = x·Wᵀ + b with W [out, in].

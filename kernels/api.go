@@ -93,6 +93,13 @@ func levelFromEnv(s string) Level {
 // activations to bf16 (2× faster reading, but top-10 probabilities move by
 // ~1e-3 against an fp32 reference on the demo model), so it runs only when
 // asked for by name. Every other level keeps all arithmetic in fp32.
+//
+// Splitting each activation into two bf16 parts, hi + lo, would keep the
+// error within 1e-5 (8e-7 on the demo model, engine/bf16scheme_test.go)
+// but takes two VDPBF16PS per pair of weights: 16 multiply-adds an
+// instruction, as one fp32 FMA does, so it cannot keep the 1.4× that one
+// bf16 bought on Zen 5, and it reads the same weight bytes where prefill is
+// memory-bound. It is not built: no CPU here has the instruction to time it.
 func Best() Level {
 	for l := AVX512; l > Generic; l-- {
 		if Supported(l) {

@@ -74,11 +74,26 @@ func SinkShare(a trace.Attention) float64 { return GridMean(SourceGrid(a, 0)) }
 
 // StrongestSource is the key, other than the first token and the query
 // itself, with the largest mean share over all heads; 0 when there is none.
+// The sum over heads stands for the mean (every source has the same count
+// of cells), added in the order GridMean adds, so ties fall the same way.
+// One pass over the weights: on a 3,139-token prompt the grid of every
+// source was 3,139 × 28 allocations a token.
 func StrongestSource(a trace.Attention) int {
+	if a.QueryPos < 2 {
+		return 0
+	}
+	sum := make([]float64, a.QueryPos)
+	for _, heads := range a.Weights {
+		for _, w := range heads {
+			for s := 1; s < min(len(w), a.QueryPos); s++ {
+				sum[s] += float64(w[s])
+			}
+		}
+	}
 	best, bestV := 0, -1.0
 	for s := 1; s < a.QueryPos; s++ {
-		if v := GridMean(SourceGrid(a, s)); v > bestV {
-			best, bestV = s, v
+		if sum[s] > bestV {
+			best, bestV = s, sum[s]
 		}
 	}
 	return best

@@ -112,6 +112,7 @@ func (h *Heatmap) draw(w, ht int) image.Image {
 		h.drawBars(img, w, ht)
 		return img
 	}
+	cells := h.cellColours()
 	for y := range ht {
 		r := y * rows / ht
 		gapY := (y+1)*rows/ht != r && ht/rows > 3 && !h.Gapless
@@ -125,7 +126,7 @@ func (h *Heatmap) draw(w, ht int) image.Image {
 			if gapX || gapY {
 				continue
 			}
-			img.Set(x, y, h.colour(h.values[h.flip(r)][c]))
+			img.SetNRGBA(x, y, cells[h.flip(r)][c])
 		}
 	}
 	t := max(1, min(3, min(w/cols, ht/rows)/5)) // thin on small cells: the value stays visible
@@ -139,6 +140,20 @@ func (h *Heatmap) draw(w, ht int) image.Image {
 // selectColour frames the selected cells: orange, apart from every
 // viridis colour and from the white frame of the open head.
 var selectColour = color.NRGBA{255, 94, 0, 255}
+
+// cellColours is the colour of every data cell, [rows][cols]: worked out
+// once a cell, not once a pixel (a grid of 28 × 12 cells fills ~200,000
+// pixels, and the window redraws it with every batch of tokens).
+func (h *Heatmap) cellColours() [][]color.NRGBA {
+	cells := make([][]color.NRGBA, len(h.values))
+	for r, row := range h.values {
+		cells[r] = make([]color.NRGBA, len(row))
+		for c, v := range row {
+			cells[r][c] = h.colour(v)
+		}
+	}
+	return cells
+}
 
 func (h *Heatmap) colour(v float64) color.NRGBA {
 	if v != v {

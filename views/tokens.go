@@ -23,9 +23,12 @@ func Visible(piece string) string {
 	if piece == "" {
 		return "∅"
 	}
-	r := strings.NewReplacer(" ", "·", "\n", "¶", "\r", "␍", "\t", "→")
-	return r.Replace(piece)
+	return visibleSpace.Replace(piece)
 }
+
+// visibleSpace is built once: building a Replacer costs more than using it,
+// and every token chip, bar label and caption calls Visible.
+var visibleSpace = strings.NewReplacer(" ", "·", "\n", "¶", "\r", "␍", "\t", "→")
 
 // TokenStream shows the prompt and generated tokens as chips that wrap like
 // text. Only the visible rows are built: a widget.List holds one row of chips

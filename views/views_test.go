@@ -5,6 +5,7 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -369,5 +370,35 @@ func TestControlsKVCost(t *testing.T) {
 	c.MaxTokens.SetText("x")
 	if c.KVCost.Text != "" {
 		t.Fatalf("for an invalid field: %q", c.KVCost.Text)
+	}
+}
+
+// TestStrongestSourceIsTheLargestMean checks the one-pass StrongestSource
+// against its definition (the source whose grid has the largest mean) on
+// random captures of the 28 × 12 shape, heads of uneven lengths included.
+func TestStrongestSourceIsTheLargestMean(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := range 40 {
+		q := 2 + rng.IntN(60)
+		a := trace.Attention{QueryPos: q, Weights: make([][][]float32, 28)}
+		for l := range a.Weights {
+			a.Weights[l] = make([][]float32, 12)
+			for h := range a.Weights[l] {
+				w := make([]float32, q+1-rng.IntN(2)) // a shorter row now and then
+				for i := range w {
+					w[i] = float32(rng.Float64() * rng.Float64())
+				}
+				a.Weights[l][h] = w
+			}
+		}
+		want, wantV := 0, -1.0
+		for s := 1; s < q; s++ {
+			if v := GridMean(SourceGrid(a, s)); v > wantV {
+				want, wantV = s, v
+			}
+		}
+		if got := StrongestSource(a); got != want {
+			t.Fatalf("trial %d (query %d): strongest source %d, the largest mean is at %d", trial, q, got, want)
+		}
 	}
 }

@@ -41,8 +41,9 @@ type TokenStream struct {
 
 	tokens   []trace.Token
 	widths   []float32 // chip width per token
-	rows     [][2]int  // [first, end) token index per line
-	width    float32   // width the rows were flowed for
+	measured chipWidths
+	rows     [][2]int // [first, end) token index per line
+	width    float32  // width the rows were flowed for
 	selected int
 	source   int
 
@@ -80,7 +81,7 @@ func (t *TokenStream) SetTokens(toks []trace.Token) {
 	t.tokens = append(t.tokens[:0], toks...)
 	t.widths = t.widths[:0]
 	for _, tok := range t.tokens {
-		t.widths = append(t.widths, chipWidth(tok.Text))
+		t.widths = append(t.widths, t.measured.of(tok.Text))
 	}
 	if t.selected >= len(t.tokens) {
 		t.selected = -1
@@ -95,7 +96,7 @@ func (t *TokenStream) SetTokens(toks []trace.Token) {
 // Append adds one token at the end and scrolls to it.
 func (t *TokenStream) Append(tok trace.Token) {
 	t.tokens = append(t.tokens, tok)
-	t.widths = append(t.widths, chipWidth(tok.Text))
+	t.widths = append(t.widths, t.measured.of(tok.Text))
 	n := len(t.tokens)
 	if len(t.rows) > 0 && t.rowWidth(t.rows[len(t.rows)-1])+t.widths[n-1] <= t.avail() {
 		t.rows[len(t.rows)-1][1] = n
@@ -306,6 +307,26 @@ func chipTextSize() float32 { return theme.TextSize() }
 
 func chipWidth(piece string) float32 {
 	return fyne.MeasureText(Visible(piece), chipTextSize(), fyne.TextStyle{Monospace: true}).Width + 2*chipPad + 3
+}
+
+// chipWidths remembers chipWidth by piece at one text size: a long prompt
+// repeats its pieces (the 3,139-token Gold-Bug passage has 938 distinct
+// ones), and measuring text is most of what appending a chip costs.
+type chipWidths struct {
+	size  float32
+	width map[string]float32
+}
+
+func (c *chipWidths) of(piece string) float32 {
+	if size := chipTextSize(); c.width == nil || c.size != size {
+		c.size, c.width = size, map[string]float32{}
+	}
+	w, ok := c.width[piece]
+	if !ok {
+		w = chipWidth(piece)
+		c.width[piece] = w
+	}
+	return w
 }
 
 func chipHeight() float32 { return chipTextSize() + 2*chipPad + 4 }

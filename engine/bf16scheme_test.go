@@ -16,7 +16,6 @@ import (
 	"sort"
 	"testing"
 
-	"loupe/engine/safetensors"
 	"loupe/kernels"
 )
 
@@ -57,25 +56,7 @@ func demoRefTensors(t *testing.T) (Config, refTensors) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	set, err := safetensors.Open(filepath.Join(dir, "model.safetensors"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer set.Close()
-	r := refTensors{val: map[string][]float64{}, shape: map[string][]int{}}
-	for _, name := range set.Names() {
-		ts, _ := set.Tensor(name)
-		f, err := ts.F32()
-		if err != nil {
-			t.Fatal(err)
-		}
-		v := make([]float64, len(f))
-		for i, x := range f {
-			v[i] = float64(x)
-		}
-		r.val[name], r.shape[name] = v, ts.Shape
-	}
-	return cfg, r
+	return cfg, readRefTensors(t, dir)
 }
 
 // top10Shift is max |p_scheme − p_exact| over the exact run's ten most

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"loupe/engine/genmodel"
-	"loupe/engine/safetensors"
 	"loupe/kernels"
 )
 
@@ -195,24 +194,7 @@ func TestQwen3GeneratedModelMatchesReference(t *testing.T) {
 	if got := m.Encode("<think>\n\n</think>"); !slices.Equal(got, []int{151667, 271, 151668}) {
 		t.Errorf("<think> block encodes as %v", got)
 	}
-	set, err := safetensors.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer set.Close()
-	ref := refTensors{val: map[string][]float64{}, shape: map[string][]int{}}
-	for _, name := range set.Names() {
-		tn, _ := set.Tensor(name)
-		v, err := tn.F32()
-		if err != nil {
-			t.Fatal(err)
-		}
-		f := make([]float64, len(v))
-		for i, x := range v {
-			f[i] = float64(x)
-		}
-		ref.val[name], ref.shape[name] = f, tn.Shape
-	}
+	ref := readRefTensors(t, dir)
 	if _, ok := ref.val["model.layers.0.self_attn.q_proj.bias"]; ok || ref.val["model.layers.1.self_attn.k_norm.weight"] == nil {
 		t.Fatal("generated tensors are not Qwen3's")
 	}

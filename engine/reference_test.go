@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"testing"
 
+	"loupe/engine/safetensors"
 	"loupe/kernels"
 )
 
@@ -319,4 +321,29 @@ func refLens(cfg Config, w refTensors, run refRun, t int) [][]float64 {
 		lens = append(lens, refSoftmax(refLinear(w.val[out], nil, xf)))
 	}
 	return lens
+}
+
+// readRefTensors reads a model folder or .safetensors file as float64
+// tensors (bf16, f16 and f32 widen exactly).
+func readRefTensors(t *testing.T, path string) refTensors {
+	t.Helper()
+	set, err := safetensors.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer set.Close()
+	r := refTensors{val: map[string][]float64{}, shape: map[string][]int{}}
+	for _, name := range set.Names() {
+		ts, _ := set.Tensor(name)
+		f, err := ts.F32()
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := make([]float64, len(f))
+		for i, x := range f {
+			v[i] = float64(x)
+		}
+		r.val[name], r.shape[name] = v, ts.Shape
+	}
+	return r
 }

@@ -25,6 +25,9 @@ type Sampler struct {
 	heap   []int32   // scratch for topSorted
 	all    []int32   // [V] scratch for full sorts
 	probs  []float32 // [V] scratch for softmaxTop
+	// softmaxed: probs holds softmax of this call's logits as they are
+	// now (massAll left it for the penalties stage; greedy's top-n reuses it).
+	softmaxed bool
 
 	stagesN int     // candidates whose stages are recorded (0: off; stages.go)
 	stages  *Stages // the latest record
@@ -74,6 +77,7 @@ func (s *Sampler) SampleWith(logits []float32, context, generated []int, n int) 
 			logits[i] = float32(math.Inf(-1))
 		}
 	}
+	s.softmaxed = false
 	s.repetition(logits, context)
 	s.frequencyPresence(logits, generated)
 	s.beginStages(logits, s.p.RepetitionPenalty != 1 || s.p.FrequencyPenalty != 0 || s.p.PresencePenalty != 0)
@@ -166,8 +170,10 @@ func (s *Sampler) softmaxTop(z []float32, n int) []Candidate {
 		s.probs = make([]float32, len(z))
 	}
 	e := s.probs[:len(z)]
-	copy(e, z)
-	kernels.Softmax(e) // e[i] = exp(z[i] − max z) / S
+	if !s.softmaxed {
+		copy(e, z)
+		kernels.Softmax(e) // e[i] = exp(z[i] − max z) / S
+	}
 	total := 0.0
 	for _, v := range e {
 		total += float64(v)
@@ -185,6 +191,7 @@ func (s *Sampler) softmaxTop(z []float32, n int) []Candidate {
 // id asc), so the survivors are always order[:k] and only as much of the
 // vocabulary is sorted as the filters and the draw look at.
 func (s *Sampler) draw(z []float32, n int) (int, []Candidate) {
+	s.softmaxed = false // the filters below change z
 	if t := float32(s.p.Temperature); t != 1 {
 		for i := range z {
 			z[i] /= t
@@ -304,11 +311,16 @@ func expShift(v float32, zmax float64) float64 {
 }
 
 // argmax returns the first index of the largest value (torch.argmax).
+// The best value is kept in a register: reloading z[best] every step made
+// this loop a quarter of a greedy step with the sampler stages recorded.
 func argmax(z []float32) int {
-	best := 0
+	if len(z) == 0 {
+		return 0
+	}
+	best, bv := 0, z[0]
 	for i, v := range z {
-		if v > z[best] {
-			best = i
+		if v > bv {
+			best, bv = i, v
 		}
 	}
 	return best

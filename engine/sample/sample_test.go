@@ -134,12 +134,15 @@ func TestGreedyTopNMatchesSoftmax(t *testing.T) {
 	z := randomLogits(r, qwenVocab, 4)
 	z[77], z[78] = 20, 20 // a tie at the top: lower id first
 	want := softmax64(widen(z))
-	s := mustNew(t, Greedy(), 1)
-	id, top := s.Sample(append([]float32(nil), z...), nil, 10)
-	if id != 77 || len(top) != 10 || top[0].ID != 77 || top[1].ID != 78 {
-		t.Fatalf("id %d, top %v", id, top)
+	for _, stages := range []int{0, 12} { // with stages, the top-n reuses their softmax
+		s := mustNew(t, Greedy(), 1)
+		s.RecordStages(stages)
+		id, top := s.Sample(append([]float32(nil), z...), nil, 10)
+		if id != 77 || len(top) != 10 || top[0].ID != 77 || top[1].ID != 78 {
+			t.Fatalf("stages %d: id %d, top %v", stages, id, top)
+		}
+		checkTop(t, top, want)
 	}
-	checkTop(t, top, want)
 }
 
 // A +∞ logit takes all the mass (two of them share it): the greedy top-n
@@ -404,16 +407,20 @@ func BenchmarkSample(b *testing.B) {
 	z := randomLogits(r, qwenVocab, 3)
 	work := make([]float32, len(z))
 	for _, c := range []struct {
-		name string
-		p    Params
+		name   string
+		p      Params
+		stages int
 	}{
-		{"greedy", Greedy()},
-		{"T0.7_topk20_topp0.8", params(func(p *Params) { p.Temperature, p.TopK, p.TopP = 0.7, 20, 0.8 })},
-		{"T0.7_topp0.8", params(func(p *Params) { p.Temperature, p.TopP = 0.7, 0.8 })},
-		{"T1_untruncated", params(func(p *Params) { p.Temperature = 1 })},
+		{"greedy", Greedy(), 0},
+		{"greedy_stages12", Greedy(), 12}, // what the window asks for
+		{"T0.7_topp0.8_stages12", params(func(p *Params) { p.Temperature, p.TopP = 0.7, 0.8 }), 12},
+		{"T0.7_topk20_topp0.8", params(func(p *Params) { p.Temperature, p.TopK, p.TopP = 0.7, 20, 0.8 }), 0},
+		{"T0.7_topp0.8", params(func(p *Params) { p.Temperature, p.TopP = 0.7, 0.8 }), 0},
+		{"T1_untruncated", params(func(p *Params) { p.Temperature = 1 }), 0},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			s := mustNew(b, c.p, 1)
+			s.RecordStages(c.stages)
 			for b.Loop() {
 				copy(work, z)
 				s.Sample(work, nil, 10)

@@ -101,6 +101,7 @@ func (s *Sampler) massAll(z []float32, zmax float64) float64 {
 	e := s.probs[:len(z)]
 	copy(e, z)
 	kernels.Softmax(e)
+	s.softmaxed = true // until a filter changes z (draw clears it)
 	top := e[argmax(z)]
 	if !(top > 0) {
 		return s.mass(z, zmax, len(z), nil)

@@ -16,14 +16,23 @@ func (s *Sampler) topSorted(z []float32, m int) []int32 {
 		return s.sortAll(z)[:m]
 	}
 	h := s.heap[:0]
-	for i := range z {
-		id := int32(i)
-		if len(h) < m {
-			h = append(h, id)
-			siftUp(z, h, len(h)-1)
-		} else if better(z, id, h[0]) {
-			h[0] = id
+	for i := range min(m, len(z)) {
+		h = append(h, int32(i))
+		siftUp(z, h, len(h)-1)
+	}
+	if m == 0 {
+		s.heap = h
+		return h
+	}
+	// Once the heap is full almost every logit is below its worst one, so
+	// the loop compares against that value held in a register and looks
+	// at the heap only for a logit that beats or ties it.
+	worst := z[h[0]]
+	for i := m; i < len(z); i++ {
+		if v := z[i]; v > worst || v == worst && better(z, int32(i), h[0]) {
+			h[0] = int32(i)
 			siftDown(z, h, 0)
+			worst = z[h[0]]
 		}
 	}
 	slices.SortFunc(h, func(a, b int32) int { return compare(z, a, b) })

@@ -9,6 +9,7 @@ import (
 
 	"loupe/engine"
 	"loupe/engine/perf"
+	"loupe/engine/pool"
 	"loupe/kernels"
 	"loupe/trace"
 )
@@ -143,16 +144,40 @@ func (u *UI) work(ctx context.Context, gen int, b Backend, req *chatRequest, pro
 	var err error
 	var evs *events
 	evs = newEvents(2*frameEvery, func() { u.do(func() { u.deliver(gen, evs) }) })
+	add := evs.add
+	pr, _ := b.(poolReporter)
+	if pr != nil {
+		// The workers' waits count from the end of prefill, as bench's
+		// do: --timing-json sets the window's decode beside bench's.
+		add = func(ev engine.Event) {
+			if ev.Prefill != nil {
+				pr.ResetPoolStats()
+			}
+			evs.add(ev)
+		}
+	}
 	func() {
 		defer func() {
 			if r := recover(); r != nil {
 				err = fmt.Errorf("internal error in the engine: %v", r)
 			}
 		}()
-		run, err = runOne(ctx, b, req, prompt, opt, evs.add)
+		run, err = runOne(ctx, b, req, prompt, opt, add)
 	}()
 	evs.stop()
-	u.do(func() { u.deliver(gen, evs); u.finish(gen, run, err) })
+	var st *pool.Stats
+	if pr != nil {
+		s := pr.PoolStats()
+		st = &s
+	}
+	u.do(func() { u.deliver(gen, evs); u.runPool = st; u.finish(gen, run, err) })
+}
+
+// poolReporter is a Backend that says what its workers did
+// (*engine.Model; see engine.PoolStats).
+type poolReporter interface {
+	PoolStats() pool.Stats
+	ResetPoolStats()
 }
 
 // deliver folds the events that came since the last batch into the

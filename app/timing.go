@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"loupe/engine/perf"
+	"loupe/engine/pool"
 	"loupe/trace"
 )
 
@@ -28,6 +29,10 @@ type windowTiming struct {
 	// StepSeconds is each decode step's wall time, as bench's runs give
 	// them: their median is a rate a stall of the machine does not move.
 	StepSeconds []float64 `json:"step_seconds"`
+	// Pool is what the engine's workers did during decode, as in bench's
+	// runs: how long the caller waited for the others, and how often a
+	// waiting side parked.
+	Pool *pool.Stats `json:"pool,omitempty"`
 }
 
 type phaseRate struct {
@@ -46,6 +51,7 @@ func (u *UI) writeTiming(run *trace.Run) {
 		Threads: run.Settings.Threads, Kernels: run.Settings.Kernels, Settings: run.Settings,
 		Prefill: phaseRate{t.PrefillTokens, t.PrefillSeconds, rate(t.PrefillTokens, t.PrefillSeconds)},
 		Decode:  phaseRate{t.DecodeTokens, t.DecodeSeconds, rate(t.DecodeTokens, t.DecodeSeconds)},
+		Pool:    u.runPool,
 	}
 	for _, s := range run.Steps {
 		wt.StepSeconds = append(wt.StepSeconds, s.Seconds)

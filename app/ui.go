@@ -14,6 +14,7 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 
 	"loupe/engine/perf"
+	"loupe/engine/pool"
 	"loupe/kernels"
 	"loupe/trace"
 	"loupe/views"
@@ -60,6 +61,7 @@ type UI struct {
 	maxTokens int               // of the running generation
 	runStart  time.Time         // when it started
 	runCPU    float64           // process CPU seconds then
+	runPool   *pool.Stats       // the workers' waits during the last run's decode
 	query     int               // selected token, -1 when none
 	source    int               // source token of the grid, -1: strongest
 	follow    bool              // the selection follows the newest token

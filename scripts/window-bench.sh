@@ -37,6 +37,16 @@ rates() {
 		$1 == "\"cpu_seconds\":" && !c { c = $2 } $1 == "\"wall_seconds\":" && !w { w = $2 }
 		END { if (n >= 2 && w > 0) print r[1], r[2], c / w }'
 }
+# pool FILE.json: "chunks-the-caller-took parks caller-wait-ms", each per
+# decode token, from the workers' record of decode (pool: taken,
+# worker_parks + caller_parks, caller_wait in ns): what a busy machine or
+# the window's drawing costs the engine's two sides at their barriers.
+pool() {
+	tr -d ',' <"$1" | awk '$1 == "\"decode\":" { d = 1 } d && $1 == "\"tokens\":" && !n { n = $2 }
+		$1 == "\"taken\":" { t = $2 } $1 == "\"worker_parks\":" { p += $2 } $1 == "\"caller_parks\":" { p += $2 }
+		$1 == "\"caller_wait\":" { w = $2 }
+		END { if (n > 0) printf "%.1f %.2f %.2f\n", t / n, p / n, w / n / 1e6; else print "- - -" }'
+}
 median() { sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 : >"$OUT/pairs.txt"
@@ -53,6 +63,9 @@ while [ "$i" -le "$ROUNDS" ]; do
 	echo "$1 $2 $4 $5 $3 $6" >>"$OUT/pairs.txt"
 	printf 'round %d: prefill  bench %8.1f  window %8.1f tok/s   decode  bench %6.2f  window %6.2f tok/s   cores busy  bench %.2f  window %.2f\n' \
 		"$i" "$1" "$4" "$2" "$5" "$3" "$6"
+	set -- $(pool "$OUT/cli-$i.json") $(pool "$OUT/window-$i.json")
+	printf '         decode, a token: chunks the caller took beyond its share  bench %s  window %s   parks  bench %s  window %s   caller waited  bench %s  window %s ms\n' \
+		"$1" "$4" "$2" "$5" "$3" "$6"
 	i=$((i + 1))
 done
 cp=$(awk '{ print $1 }' "$OUT/pairs.txt" | median)

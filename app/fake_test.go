@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"loupe/engine"
+	"loupe/engine/pool"
 	"loupe/trace"
 )
 
@@ -30,7 +31,21 @@ type fakeBackend struct {
 	runs int // generations started
 	info func(*trace.ModelInfo)
 	last engine.GenerateOptions
+	// steps counts the Step events since the last ResetPoolStats: the
+	// fake's PoolStats reports them as calls, so a test sees when the
+	// window reset the workers' record.
+	steps int
 }
+
+// PoolStats and ResetPoolStats make the fake a poolReporter, as
+// *engine.Model is.
+func (f *fakeBackend) PoolStats() pool.Stats {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return pool.Stats{Calls: int64(f.steps), CallerWait: time.Duration(f.steps) * time.Millisecond}
+}
+
+func (f *fakeBackend) ResetPoolStats() { f.mu.Lock(); f.steps = 0; f.mu.Unlock() }
 
 // skewShare is head (l, h)'s share on key 1 when skewed.
 func (f *fakeBackend) skewShare(l, h int) float32 {
@@ -155,6 +170,9 @@ func (f *fakeBackend) Generate(ctx context.Context, prompt string, opt engine.Ge
 		run.Timing.DecodeTokens++
 		run.Timing.DecodeSeconds += 0.02
 		run.Timing.StepSeconds = append(run.Timing.StepSeconds, 0.02)
+		f.mu.Lock()
+		f.steps++
+		f.mu.Unlock()
 		on(engine.Event{Step: &step})
 		on(engine.Event{Token: &tok})
 		if opt.Attn.Generated {

@@ -2,6 +2,7 @@ package app
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"image/png"
@@ -518,6 +519,30 @@ func TestScreenshotFlag(t *testing.T) {
 	if dst := os.Getenv("LOUPE_SHOT"); dst != "" { // to look at the headless window
 		data, _ := os.ReadFile(out)
 		os.WriteFile(dst, data, 0o644)
+	}
+}
+
+// --timing-json writes the run's rates and what the workers did during
+// decode only: the record is reset at the end of prefill, so the second
+// run's counts are its own 5 steps, not the 8 + 5 of both runs.
+func TestTimingJSONRecordsDecodeWorkers(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "timing.json")
+	h := newHarness(t, Options{TimingJSON: out})
+	h.generate("the cat sat", 8)
+	h.generate("the cat sat", 5)
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got windowTiming
+	if err := json.Unmarshal(data, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Decode.Tokens != 5 || len(got.StepSeconds) != 5 {
+		t.Errorf("decode %+v, %d steps: want the last run's 5", got.Decode, len(got.StepSeconds))
+	}
+	if got.Pool == nil || got.Pool.Calls != 5 || got.Pool.CallerWait != 5*time.Millisecond {
+		t.Errorf("pool %+v: want the last run's decode (5 calls, 5 ms)", got.Pool)
 	}
 }
 

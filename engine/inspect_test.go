@@ -26,6 +26,7 @@ func TestInspectMatchesReference(t *testing.T) {
 	forEachLevel(t, func(t *testing.T, level kernels.Level) {
 		shapes := testShapes()
 		shapes["qwen3"] = tinyQwen3Config()
+		shapes["llama"] = llamaConfig()
 		for name, cfg := range shapes {
 			for _, bf16 := range []bool{true, false} {
 				t.Run(fmt.Sprintf("%s/bf16=%v", name, bf16), func(t *testing.T) {
@@ -34,8 +35,11 @@ func TestInspectMatchesReference(t *testing.T) {
 						tol = bf16InputTol
 					}
 					ref := randomTensors(cfg, 21)
-					if cfg.ModelType == "qwen3" {
+					switch cfg.ModelType {
+					case "qwen3":
 						ref = randomQwen3Tensors(cfg, 21)
+					case "llama":
+						ref = dropBiases(ref)
 					}
 					tokens := randomTokens(40, cfg.VocabSize, 8)
 					want := refForward(cfg, ref, tokens, refOptions{})

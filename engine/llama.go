@@ -26,6 +26,7 @@ func (llama) forward(ctx context.Context, m *Model, tokens []int, pos0 int, pr *
 			return nil, err
 		}
 		llamaLayer(m, l, T, pos0, pr)
+		m.layerDone(l, T, pos0, pr) // the logit lens reads x here
 	}
 	return m.outputHead(T, pr != nil && pr.allLogits), nil
 }

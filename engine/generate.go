@@ -318,11 +318,12 @@ func (g *generation) sampleStep(logits []float32, pos int, prev *time.Time) int 
 	step := trace.Step{Pos: pos, Chosen: trace.Candidate{ID: id, Text: g.m.TokenText(id)},
 		Special: g.m.isSpecial(id), Thinking: g.think.next(id)}
 	step.Stages = g.stagesOf(g.sampler.LastStages())
+	step.Chosen.P = g.sampler.ChosenP() // also for a token drawn from outside the top-N
 	for _, c := range top {
 		tc := trace.Candidate{ID: c.ID, Text: g.m.TokenText(c.ID), P: c.P}
 		step.Top = append(step.Top, tc)
 		if c.ID == id {
-			step.Chosen.P = c.P // a token drawn from outside the top-N keeps P = 0
+			step.Chosen.P = c.P
 		}
 	}
 	now := time.Now()

@@ -335,3 +335,38 @@ func TestWarmUpChangesNothing(t *testing.T) {
 		}
 	}
 }
+
+// A sampled token's probability is the one it was drawn with, also when it
+// is not among the top-N candidates recorded (the comparison's Δp reads it):
+// here against the float64 reference softmax of the logits at T = 1.5.
+func TestGenerateSampledChosenP(t *testing.T) {
+	m, ref, cfg := genModel(t)
+	opt := greedy(12)
+	opt.Settings.Temperature, opt.Settings.Seed, opt.TopN = 1.5, 3, 2
+	run, err := m.Generate(context.Background(), "Once upon a time", opt, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, outside := m.Encode("Once upon a time"), 0
+	for i, step := range run.Steps {
+		z := refForward(cfg, ref, ids, refOptions{}).logits[len(ids)-1]
+		zmax, sum := math.Inf(-1), 0.0
+		for _, v := range z {
+			zmax = math.Max(zmax, v/1.5)
+		}
+		for _, v := range z {
+			sum += math.Exp(v/1.5 - zmax)
+		}
+		want := math.Exp(z[step.Chosen.ID]/1.5-zmax) / sum
+		if math.Abs(step.Chosen.P-want) > 1e-3*want {
+			t.Fatalf("step %d: token %d has P %.6g, reference %.6g", i, step.Chosen.ID, step.Chosen.P, want)
+		}
+		if step.Top[0].ID != step.Chosen.ID && step.Top[1].ID != step.Chosen.ID {
+			outside++
+		}
+		ids = append(ids, step.Chosen.ID)
+	}
+	if outside == 0 {
+		t.Fatal("no token was drawn from outside the top 2: the test does not reach that case")
+	}
+}

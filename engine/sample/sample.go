@@ -28,6 +28,7 @@ type Sampler struct {
 	// softmaxed: probs holds softmax of this call's logits as they are
 	// now (massAll left it for the penalties stage; greedy's top-n reuses it).
 	softmaxed bool
+	chosenP   float64 // P of the latest call's token in the distribution it was drawn from (ChosenP)
 
 	stagesN int     // candidates whose stages are recorded (0: off; stages.go)
 	stages  *Stages // the latest record
@@ -81,13 +82,23 @@ func (s *Sampler) SampleWith(logits []float32, context, generated []int, n int) 
 	s.repetition(logits, context)
 	s.frequencyPresence(logits, generated)
 	s.beginStages(logits, s.p.RepetitionPenalty != 1 || s.p.FrequencyPenalty != 0 || s.p.PresencePenalty != 0)
+	s.chosenP = 0
 	if s.p.IsGreedy() {
 		id, top = s.greedy(logits, n)
+		if len(top) > 0 && top[0].ID == id {
+			s.chosenP = top[0].P
+		}
 		s.endStages(id, 0)
 		return id, top
 	}
 	return s.draw(logits, n)
 }
+
+// ChosenP is the probability of the latest call's token in the distribution
+// it was drawn from (after penalties, temperature and truncation), also when
+// the token is not among the n candidates returned. Greedy: the softmax
+// probability of the argmax when n ≥ 1, else 0 (not worked out).
+func (s *Sampler) ChosenP() float64 { return s.chosenP }
 
 // repetition applies the CTRL penalty once per distinct id of context:
 // z ← z/r if z > 0, else z·r.
@@ -240,6 +251,7 @@ func (s *Sampler) draw(z []float32, n int) (int, []Candidate) {
 	u := s.rng.uniform()
 	j, order := s.cut(z, zmax, k, order, u*total, true)
 	id := int(order[j-1])
+	s.chosenP = expShift(z[id], zmax) / total
 	s.endStages(id, u)
 	if nTop := min(n, k); nTop > 0 {
 		if len(order) < nTop {

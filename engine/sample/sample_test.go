@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -142,6 +143,9 @@ func TestGreedyTopNMatchesSoftmax(t *testing.T) {
 			t.Fatalf("stages %d: id %d, top %v", stages, id, top)
 		}
 		checkTop(t, top, want)
+		if got := s.ChosenP(); math.Abs(got-want[77]) > 1e-6*want[77] {
+			t.Fatalf("stages %d: ChosenP %g, softmax %g", stages, got, want[77])
+		}
 	}
 }
 
@@ -348,6 +352,7 @@ func TestDrawMatchesSpec(t *testing.T) {
 		params(func(p *Params) { p.Temperature, p.MinP = 0.9, 0.05 }),
 		params(func(p *Params) { p.Temperature, p.TopK, p.TopP, p.MinP = 0.6, 50, 0.9, 0.02 }),
 	}
+	outside := 0 // draws of a token that is not among the 10 candidates returned
 	for si, p := range settings {
 		seed := uint64(100 + si)
 		s := mustNew(t, p, seed)
@@ -360,8 +365,19 @@ func TestDrawMatchesSpec(t *testing.T) {
 				t.Fatalf("settings %d step %d: id %d, spec %d", si, step, id, wantID)
 			}
 			checkTop(t, top, pr)
+			// The drawn token's probability, whether or not it is listed.
+			if got := s.ChosenP(); !(math.Abs(got-pr[id]) <= 1e-9*pr[id]) {
+				t.Fatalf("settings %d step %d: ChosenP %.17g, spec %.17g", si, step, got, pr[id])
+			}
+			if !slices.ContainsFunc(top, func(c Candidate) bool { return c.ID == id }) {
+				outside++
+			}
 		}
 	}
+	if outside == 0 {
+		t.Fatal("no draw fell outside the top 10: the test does not reach that case")
+	}
+	t.Logf("%d of %d draws outside the top 10", outside, 40*len(settings))
 }
 
 func TestSeeds(t *testing.T) {

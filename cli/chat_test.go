@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -76,6 +77,22 @@ func TestRunChatRefusals(t *testing.T) {
 		if code, _, errs := runCLI(append(args, "--model", base, "--prompt", "Hi")...); code != 2 || strings.Count(errs, "\n") > 1 {
 			t.Errorf("%v: exit %d, %q", args, code, errs)
 		}
+	}
+	// Qwen2.5-Instruct's template has no thinking switch: on is refused
+	// (not recorded as a run with thinking), off is what it does anyway.
+	tmpl, err := os.ReadFile("../testdata/chat/qwen2.5-instruct.chat_template.jinja")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(base, "chat_template.jinja"), tmpl, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errs := runCLI("--model", base, "--chat", "--think", "on", "--prompt", "Hi", "--max-tokens", "1"); code != 1 ||
+		!strings.Contains(errs, "no thinking switch") || strings.Count(errs, "\n") > 1 {
+		t.Errorf("--think on without a thinking template: exit %d, %q", code, errs)
+	}
+	if code, _, errs := runCLI("--model", base, "--chat", "--think", "off", "--prompt", "Hi", "--max-tokens", "1"); code != 0 {
+		t.Errorf("--think off without a thinking template: exit %d, %q", code, errs)
 	}
 }
 

@@ -104,6 +104,11 @@ func (t *Template) Render(msgs []Message, opt Options) (out string, err error) {
 	if len(msgs) == 0 {
 		return "", fmt.Errorf("%w: no messages", ErrTemplate)
 	}
+	if opt.Think == ThinkOn && !t.HasThinking() {
+		// Rendering it anyway would record a run "with thinking" that the
+		// template never heard of. Off is what such a template does.
+		return "", fmt.Errorf("%w: it has no thinking switch (it never reads enable_thinking), so thinking cannot be turned on", ErrTemplate)
+	}
 	list := make([]any, len(msgs))
 	for i, m := range msgs {
 		list[i] = map[string]any{"role": m.Role, "content": m.Content}

@@ -91,6 +91,10 @@ func TestRenderQwen25Instruct(t *testing.T) {
 		{"think off ignored", capital, Options{AddGenerationPrompt: true, Think: ThinkOff}, defaultSystem + turn(User, "What is the capital of France?") + genPrompt},
 	}
 	runCases(t, tm, cases)
+	// Thinking on cannot be honoured: refused, not rendered as if it were.
+	if out, err := tm.Render(capital, Options{AddGenerationPrompt: true, Think: ThinkOn}); !errors.Is(err, ErrTemplate) || out != "" {
+		t.Errorf("think on: %q, %v; want ErrTemplate", out, err)
+	}
 }
 
 func TestRenderQwen3(t *testing.T) {

@@ -207,7 +207,7 @@ func (u *UI) attentionOnDemand(q int) {
 		return
 	}
 	if in.result != nil && in.shown.run == u.lastRun && in.result.Pos == q {
-		att := append(append([]trace.Attention(nil), u.attention...), u.withGaps(in.result.Attention))
+		att := append(append([]trace.Attention(nil), u.attention...), in.result.Attention)
 		u.attn.Display(u.info, u.tokens, att, q, u.source)
 		if u.attn.HasData() {
 			u.attn.Title.SetText(u.attn.Title.Text + " — recomputed on demand")
@@ -222,20 +222,6 @@ func (u *UI) attentionOnDemand(q int) {
 		u.startJob(jobKey{run: u.lastRun, pos: q, layer: l, kvHead: g})
 		u.attn.Title.SetText(fmt.Sprintf("Computing the attention of position %d (one step of the model against the cache)…", q))
 	}
-}
-
-// withGaps empties the rows of the layers without attention (a hybrid's
-// DeltaNet layers, zeros in Inspect's [L][H][pos+1]), as the run's own
-// captures do, so that the grid draws them as labelled gaps.
-func (u *UI) withGaps(a trace.Attention) trace.Attention {
-	w := make([][][]float32, len(a.Weights))
-	for l, row := range a.Weights {
-		if u.info.HasAttention(l) {
-			w[l] = row
-		}
-	}
-	a.Weights = w
-	return a
 }
 
 // attnTab is the Attention tab's content.

@@ -209,6 +209,9 @@ func printInspect(w io.Writer, r *inspectResult) {
 	}
 	fmt.Fprintf(w, "mlp layer %d: %d values; kv layer %d head %d: %d tokens × %d\n",
 		r.MLP.Layer, len(r.MLP.Values), r.KV.Layer, r.KV.KVHead, len(r.KV.Keys), len(head2(r.KV.Keys)))
+	if r.KV.Note != "" {
+		fmt.Fprintf(w, "  (%s)\n", r.KV.Note)
+	}
 	fmt.Fprintln(w, "(--json prints everything)")
 }
 

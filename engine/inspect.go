@@ -45,6 +45,7 @@ func (m *Model) Inspect(ctx context.Context, ids []int, pos int, opt InspectOpti
 		mlp:   map[[2]int]*trace.MLP{},
 		resid: map[int][][]float32{pos: make([][]float32, c.NumHiddenLayers)},
 	}
+	m.dropLayersWithoutAttention(pr.attn[pos]) // DeltaNet layers: null, not rows of zeros
 	for l := range c.NumHiddenLayers {
 		pr.mlp[[2]int{l, pos}] = &trace.MLP{Layer: l, Pos: pos}
 	}
@@ -206,7 +207,8 @@ func (m *Model) KVRows(layer, kvHead, n int) trace.KVRows {
 	}
 	d := c.HeadDim
 	if !m.cachesKV(layer) {
-		return out // a layer without attention (Qwen3.5's DeltaNet) caches no keys
+		out.Note = fmt.Sprintf("layer %d is a Gated DeltaNet layer: no attention, so no keys or values are cached; its state is one matrix per head", layer)
+		return out
 	}
 	n = min(n, m.CachedTokens(), m.ctxCap)
 	for p := range n {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"loupe/engine/deltanet"
@@ -275,4 +276,42 @@ func TestQwen35SizesOf2B(t *testing.T) {
 		t.Errorf("state %d B, want 18,874,368 + 1,327,104", s)
 	}
 	var _ = deltanet.ChunkSize
+}
+
+// Inspect on the hybrid: the DeltaNet layers' attention is absent (null),
+// not rows of zeros; the attention layers' rows are the reference's; the
+// KV rows of a DeltaNet layer are empty with a note saying why.
+func TestQwen35Inspect(t *testing.T) {
+	cfg := tinyQwen35()
+	ref := randomQwen35(cfg, "model.", 29)
+	tokens := randomTokens(12, cfg.VocabSize, 7)
+	want := ref35Forward(cfg, ref, "model.", tokens)
+	m := qwen35Model(t, cfg, ref, "F32", 2)
+	attnLayer := slices.IndexFunc(want.attn, func(a [][][]float64) bool { return a != nil })
+	pos := 9
+	for _, kvLayer := range []int{0, attnLayer} {
+		in, err := m.Inspect(context.Background(), tokens, pos, InspectOptions{Layer: kvLayer})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for l, rows := range in.Attention.Weights {
+			if want.attn[l] == nil {
+				if rows != nil {
+					t.Fatalf("layer %d (DeltaNet) has attention rows %v", l, rows)
+				}
+				continue
+			}
+			for h, row := range rows {
+				for k, p := range row {
+					if d := math.Abs(float64(p) - want.attn[l][h][pos][k]); d > 1e-5 {
+						t.Fatalf("layer %d head %d key %d: attention %g, reference %g", l, h, k, p, want.attn[l][h][pos][k])
+					}
+				}
+			}
+		}
+		kv := in.KV
+		if delta := want.attn[kvLayer] == nil; delta != (kv.Note != "") || delta != (kv.Keys == nil) || !delta && len(kv.Keys) != pos+1 {
+			t.Fatalf("KV rows of layer %d: %d keys, note %q", kvLayer, len(kv.Keys), kv.Note)
+		}
+	}
 }

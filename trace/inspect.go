@@ -38,6 +38,7 @@ type KVRows struct {
 	KVHead int         `json:"kv_head"`
 	Keys   [][]float32 `json:"keys"`
 	Values [][]float32 `json:"values"`
+	Note   string      `json:"note,omitempty"` // why Keys and Values are empty (a layer without attention)
 }
 
 // SamplerStages is what each stage of the sampler did at one step, for

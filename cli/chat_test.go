@@ -94,6 +94,9 @@ func TestRunChatRefusals(t *testing.T) {
 	if code, _, errs := runCLI("--model", base, "--chat", "--think", "off", "--prompt", "Hi", "--max-tokens", "1"); code != 0 {
 		t.Errorf("--think off without a thinking template: exit %d, %q", code, errs)
 	}
+	if code, _, errs := runCLI("--model", base, "--chat", "--prompt", ""); code != 1 || !strings.Contains(errs, "user's message") {
+		t.Errorf("--chat with an empty prompt: exit %d, %q", code, errs)
+	}
 }
 
 func TestTokenizeChat(t *testing.T) {

@@ -52,6 +52,9 @@ func parseInspectFlags(args []string) (*inspectFlags, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q (quote the prompt and pass it with --prompt)", fs.Arg(0))
 	}
+	if err := checkThreads(f.threads); err != nil {
+		return nil, err
+	}
 	if f.prompt == "" {
 		return nil, errors.New("--prompt is empty; give the text whose tokens are inspected")
 	}

@@ -92,7 +92,7 @@ func TestInspectJSONShape(t *testing.T) {
 func TestInspectBadArguments(t *testing.T) {
 	dir := tinyDir(t)
 	for _, args := range [][]string{
-		{"--pos", "99"}, {"--pos", "-2"}, {"--pos", "x"}, {"--layer", "2"}, {"--layer", "-1"}, {"--kv-head", "9"}, {"--bogus"},
+		{"--pos", "99"}, {"--pos", "-2"}, {"--pos", "x"}, {"--layer", "2"}, {"--layer", "-1"}, {"--kv-head", "9"}, {"--threads", "-1"}, {"--bogus"},
 	} {
 		code, out, errs := inspectCLI(append([]string{"--model", dir, "--prompt", "Once upon a time", "--json"}, args...)...)
 		if code != 1 || out != "" || strings.Count(strings.TrimSpace(errs), "\n") != 0 || !strings.HasPrefix(errs, "loupe inspect: ") {

@@ -68,6 +68,9 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q (quote the prompt and pass it with --prompt)", fs.Arg(0))
 	}
+	if err := checkThreads(f.threads); err != nil {
+		return nil, err
+	}
 	f.systemSet = isSet(fs, "system")
 	if err := f.chat.check(f.systemSet); err != nil {
 		return nil, err
@@ -84,6 +87,14 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
 		s.Temperature = 1
 	}
 	return f, nil
+}
+
+// checkThreads refuses a negative --threads (0 means one per physical core).
+func checkThreads(n int) error {
+	if n < 0 {
+		return fmt.Errorf("--threads %d: want 0 (one worker per physical core) or more", n)
+	}
+	return nil
 }
 
 func isSet(fs *flag.FlagSet, name string) bool {
@@ -170,6 +181,9 @@ func generateText(f *runFlags, out func(string)) (*trace.Run, error) {
 		return nil, err
 	}
 	defer m.Close()
+	if f.prompt == "" && f.chat.chat {
+		return nil, errors.New("--prompt is empty: with --chat it is the user's message")
+	}
 	if _, bos := m.Tokenizer().BOS(); f.prompt == "" && !bos {
 		return nil, errors.New("--prompt is empty and this model starts no text with a BOS token; give the text to continue")
 	}

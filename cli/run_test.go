@@ -148,6 +148,7 @@ func TestRunErrors(t *testing.T) {
 		{[]string{"--model", dir, "--prompt", "x", "--max-tokens", "100000"}, 1, "context"},
 		{[]string{"--model", dir, "--bogus"}, 2, "bogus"},
 		{[]string{"--model", dir, "hello"}, 2, "--prompt"},
+		{[]string{"--model", dir, "--prompt", "x", "--threads", "-1"}, 2, "--threads"},
 	} {
 		code, out, errs := runCLI(tc.args...)
 		if code != tc.code || !strings.Contains(errs, tc.text) || strings.Contains(errs, "panic") {

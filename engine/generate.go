@@ -156,11 +156,11 @@ func (m *Model) checkOptions(opt GenerateOptions) error {
 	}
 	for _, h := range opt.Ablate {
 		if h.Layer < 0 || h.Layer >= c.NumHiddenLayers || h.Head < 0 || h.Head >= c.NumAttentionHeads {
-			return fmt.Errorf("%w: ablated head %d.%d (model has %d layers × %d heads)",
+			return fmt.Errorf("%w: ablated head %d:%d (layer:head from 0; the model has %d layers × %d heads)",
 				ErrSettings, h.Layer, h.Head, c.NumHiddenLayers, c.NumAttentionHeads)
 		}
 		if m.kvSlot != nil && m.kvSlot[h.Layer] < 0 {
-			return fmt.Errorf("%w: ablated head %d.%d: layer %d is a Gated DeltaNet layer, it has no attention heads",
+			return fmt.Errorf("%w: ablated head %d:%d: layer %d is a Gated DeltaNet layer, it has no attention heads",
 				ErrSettings, h.Layer, h.Head, h.Layer)
 		}
 	}

@@ -198,7 +198,7 @@ func TestGenerateRefusals(t *testing.T) {
 		{"prompt + max_tokens", "Hello", greedy(64), ErrContext, "max_tokens"},
 		{"empty prompt", "", greedy(4), ErrContext, "empty"},
 		{"max tokens", "Hello", greedy(0), ErrSettings, "max_tokens"},
-		{"ablate", "Hello", bad(func(o *GenerateOptions) { o.Ablate = []trace.Head{{Layer: 2, Head: 0}} }), ErrSettings, "ablated head 2.0"},
+		{"ablate", "Hello", bad(func(o *GenerateOptions) { o.Ablate = []trace.Head{{Layer: 2, Head: 0}} }), ErrSettings, "ablated head 2:0"},
 		{"mlp", "Hello", bad(func(o *GenerateOptions) { o.MLP = []MLPCapture{{Layer: -1}} }), ErrSettings, "MLP"},
 		{"temperature", "Hello", bad(func(o *GenerateOptions) { o.Settings.Temperature = -1 }), ErrSettings, "temperature"},
 	} {

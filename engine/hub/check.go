@@ -12,6 +12,7 @@ import (
 
 	"loupe/engine"
 	"loupe/engine/gguf"
+	"loupe/engine/safetensors"
 )
 
 // CheckFolder says whether the engine can open a model folder and, if not,
@@ -39,7 +40,25 @@ func CheckFolder(dir string) (ok bool, why string) {
 			return false, missing(s, err)
 		}
 	}
+	for _, s := range shards {
+		if why := checkShard(dir, s); why != "" {
+			return false, why
+		}
+	}
 	return true, ""
+}
+
+// checkShard opens one safetensors file as the loader does (its header,
+// dtypes and every tensor's bytes within the file) without reading the
+// weights: a download cut short is the usual case. Shapes against the
+// config are the loader's to check.
+func checkShard(dir, name string) string {
+	set, err := safetensors.Open(filepath.Join(dir, name))
+	if err != nil {
+		return strings.ReplaceAll(err.Error(), dir+string(filepath.Separator), "") // the listing shows the folder
+	}
+	set.Close()
+	return ""
 }
 
 // missing words a failed Stat: a dangling symlink in a snapshot is a

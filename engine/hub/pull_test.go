@@ -178,6 +178,16 @@ func TestListFindsPulledModel(t *testing.T) {
 	snap := other.SnapshotDir(commit)
 	os.MkdirAll(snap, 0o755)
 	os.WriteFile(filepath.Join(snap, "config.json"), []byte(`{"architectures":["MambaForCausalLM"],"model_type":"mamba"}`), 0o644)
+	// The tiny model again, its weights cut at half: a download that stopped.
+	half := Repo{Cache: cache, ID: "someone/half-download"}.SnapshotDir(commit)
+	os.MkdirAll(half, 0o755)
+	for _, f := range repo.Files {
+		data := f.Data
+		if f.Name == "model.safetensors" {
+			data = data[:len(data)/2]
+		}
+		os.WriteFile(filepath.Join(half, f.Name), data, 0o644)
+	}
 	ggufDir := filepath.Join(t.TempDir(), "lmstudio")
 	os.MkdirAll(filepath.Join(ggufDir, "org", "model-GGUF"), 0o755)
 	if err := gguf.WriteFile(filepath.Join(ggufDir, "org", "model-GGUF", "model-Q4_K_M.gguf"),
@@ -187,8 +197,8 @@ func TestListFindsPulledModel(t *testing.T) {
 	os.WriteFile(filepath.Join(ggufDir, "org", "model-GGUF", "broken.gguf"), []byte("GGUF\x03\x00\x00\x00rest"), 0o644)
 
 	found := Scan([]Place{{Source: "Hugging Face cache", Dir: cache, HF: true}, {Source: "LM Studio", Dir: ggufDir}})
-	if len(found) != 4 {
-		t.Fatalf("found %d models, want 4: %+v", len(found), found)
+	if len(found) != 5 {
+		t.Fatalf("found %d models, want 5: %+v", len(found), found)
 	}
 	tiny := found[0]
 	var size int64
@@ -209,6 +219,12 @@ func TestListFindsPulledModel(t *testing.T) {
 				t.Errorf("gguf: %+v, want refused with %q", m, want)
 			}
 		default:
+			if m.Name == "someone/half-download" {
+				if m.CanOpen || !strings.Contains(m.Why, "model.safetensors") {
+					t.Errorf("half a download: %+v, want refused naming model.safetensors", m)
+				}
+				continue
+			}
 			if m.Name != "someone/other-arch" || m.CanOpen || !strings.Contains(m.Why, "mamba") {
 				t.Errorf("other arch: %+v, want refused naming mamba", m)
 			}

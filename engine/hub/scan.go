@@ -19,7 +19,7 @@ type Local struct {
 	Revision string `json:"revision"` // refs pointing at this snapshot ("main"), else the short commit
 	Bytes    int64  `json:"bytes"`    // on-disk size of its files (symlinks followed)
 	CanOpen  bool   `json:"can_open"`
-	Why      string `json:"why,omitempty"` // why not, when CanOpen is false
+	Why      string `json:"why"` // why not, when CanOpen is false ("" when it opens)
 }
 
 // Place is a folder to look in for models.

@@ -47,7 +47,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, error) {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	f := &benchFlags{}
-	fs.StringVar(&f.model, "model", "", "model folder, .safetensors file or index.json (required)")
+	fs.StringVar(&f.model, "model", "", "model folder, .safetensors file, its index.json or a GGUF file (required)")
 	fs.StringVar(&f.prompt, "prompt", purpleCat, "prompt text")
 	fs.StringVar(&f.promptFile, "prompt-file", "", "read the prompt from this file")
 	fs.IntVar(&f.promptTokens, "prompt-tokens", 0, "prompt of the first N tokens of a passage of The Gold-Bug (repeated if needed)")

@@ -38,7 +38,7 @@ func parseInspectFlags(args []string) (*inspectFlags, error) {
 	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are printed on one line by the caller
 	f := &inspectFlags{}
-	fs.StringVar(&f.model, "model", "", "model folder, .safetensors file or index.json (default: the demo model)")
+	fs.StringVar(&f.model, "model", "", "model folder, .safetensors file, its index.json or a GGUF file (default: the demo model)")
 	fs.StringVar(&f.prompt, "prompt", "", "the text whose tokens are inspected")
 	fs.IntVar(&f.pos, "pos", -1, "token position to inspect, from 0 (default: the last token)")
 	fs.IntVar(&f.layer, "layer", 0, "layer of the mlp and kv fields, from 0")

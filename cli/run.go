@@ -47,7 +47,7 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
 	fs.SetOutput(stderr)
 	f := &runFlags{}
 	s := &f.settings
-	fs.StringVar(&f.model, "model", "", "model folder, .safetensors file or index.json (default: the demo model)")
+	fs.StringVar(&f.model, "model", "", "model folder, .safetensors file, its index.json or a GGUF file (default: the demo model)")
 	fs.StringVar(&f.prompt, "prompt", "", "text to continue (with --chat: the user's turn)")
 	fs.IntVar(&s.MaxTokens, "max-tokens", 100, "tokens to generate at most")
 	fs.Float64Var(&s.Temperature, "temperature", 0, "0: greedy; > 0: sample (1 when only top-k/top-p/min-p are given)")

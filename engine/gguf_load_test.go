@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -361,4 +362,47 @@ func valueOf(t *testing.T, f *gguf.File, key string) any {
 	}
 	t.Fatalf("key %s: type %v not handled", key, v.Type)
 	return nil
+}
+
+// A GGUF file is known by its magic, whatever its name: Ollama keeps its
+// models as blobs/sha256-… with no extension. It loads as the same file
+// named .gguf does; a file of other bytes without an extension is refused.
+func TestLoadGGUFByMagic(t *testing.T) {
+	src := filepath.Join(t.TempDir(), "tiny")
+	if err := genmodel.Write(src, "tiny", 1, "bf16"); err != nil {
+		t.Fatal(err)
+	}
+	named := filepath.Join(t.TempDir(), "m.gguf")
+	if err := genmodel.WriteGGUF(src, named, "q8_0"); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(named)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blob := filepath.Join(t.TempDir(), "sha256-2f3a")
+	if err := os.WriteFile(blob, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a, err := Load(named, LoadOptions{Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := Load(blob, LoadOptions{Threads: 1})
+	if err != nil {
+		t.Fatalf("a GGUF file without the .gguf extension: %v", err)
+	}
+	defer b.Close()
+	tokens := a.Encode("Once upon a time")
+	if got, want := allLogits(t, b, tokens), allLogits(t, a, tokens); !slices.Equal(got, want) {
+		t.Error("the blob's logits differ from the .gguf file's")
+	}
+	other := filepath.Join(t.TempDir(), "sha256-9c1d")
+	if err := os.WriteFile(other, append([]byte("GGUX"), data[4:]...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(other, LoadOptions{Threads: 1}); !errors.Is(err, ErrBadFile) {
+		t.Errorf("a file without the magic or an extension: %v, want ErrBadFile", err)
+	}
 }

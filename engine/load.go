@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,15 +67,17 @@ func load(path string, opt LoadOptions) (*Model, error) {
 	return m, nil
 }
 
-// ggufPath reports whether path is a GGUF model: a .gguf file, or a
-// folder without config.json holding exactly one .gguf file.
+// ggufPath reports whether path is a GGUF model: a .gguf file, a file
+// that starts with GGUF's magic whatever its name (Ollama keeps its models
+// as blobs/sha256-…), or a folder without config.json holding exactly one
+// .gguf file.
 func ggufPath(path string) (string, bool) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return "", false
 	}
 	if !st.IsDir() {
-		return path, strings.EqualFold(filepath.Ext(path), ".gguf")
+		return path, strings.EqualFold(filepath.Ext(path), ".gguf") || startsWithGGUFMagic(path)
 	}
 	if _, err := os.Stat(filepath.Join(path, "config.json")); err == nil {
 		return "", false
@@ -84,6 +87,19 @@ func ggufPath(path string) (string, bool) {
 		return "", false
 	}
 	return m[0], true
+}
+
+// startsWithGGUFMagic reports whether the file's first four bytes are
+// "GGUF" (gguf.md §1).
+func startsWithGGUFMagic(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var magic [4]byte
+	_, err = io.ReadFull(f, magic[:])
+	return err == nil && string(magic[:]) == "GGUF"
 }
 
 // modelDir returns the folder holding config.json and tokenizer.json.
@@ -96,7 +112,7 @@ func modelDir(path string) (string, error) {
 		return path, nil
 	}
 	if !strings.HasSuffix(path, ".safetensors") && !strings.HasSuffix(path, ".json") {
-		return "", fmt.Errorf("%w: want a model folder (config.json, tokenizer.json, *.safetensors), a .safetensors file or its index.json, or a .gguf file", ErrBadFile)
+		return "", fmt.Errorf("%w: want a model folder (config.json, tokenizer.json, *.safetensors), a .safetensors file or its index.json, or a GGUF file", ErrBadFile)
 	}
 	return filepath.Dir(path), nil
 }

@@ -195,7 +195,7 @@ func TestHostile(t *testing.T) {
 		{"dim huge", head(1, 0).tensor("t", 0, 0, 1<<62).b, "dimension 0 is"},
 		{"elements overflow", head(1, 0).tensor("t", 0, 0, 1<<40, 1<<40).b, "more than 2^40"},
 		{"Q5_K refused by name", head(1, 0).tensor("t", 13, 0, 256).b, `tensor "t": type Q5_K is not supported`},
-		{"unknown type", head(1, 0).tensor("t", 1000, 0, 256).b, "type 1000 is not supported"},
+		{"unknown type", head(1, 0).tensor("t", 1000, 0, 256).b, "type 1000 (unknown) is not supported"},
 		{"block multiple", head(1, 0).tensor("t", 8, 0, 33).b, "not a multiple of the Q8_0 block"},
 		{"duplicate tensor", head(2, 0).tensor("t", 0, 0, 1).tensor("t", 0, 32, 1).pad(32).bytes(make([]byte, 64)...).b, `tensor "t": duplicate`},
 		{"offset unaligned", head(1, 0).tensor("t", 0, 4, 1).pad(32).bytes(make([]byte, 64)...).b, "not a multiple of the alignment"},

@@ -31,7 +31,7 @@ func (t Type) String() string {
 	if n, ok := typeNames[t]; ok {
 		return n
 	}
-	return fmt.Sprintf("type %d", uint32(t))
+	return fmt.Sprintf("%d (unknown)", uint32(t))
 }
 
 // layout is a supported type's block: elements per block, bytes per block.

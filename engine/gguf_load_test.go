@@ -306,7 +306,8 @@ func TestLoadGGUFRefusals(t *testing.T) {
 		{"block_count type", setKV("qwen2.block_count", "two"), "want an integer", ErrBadFile},
 		{"block_count range", setKV("qwen2.block_count", uint32(100000)), "outside [1, 512]", ErrBadFile},
 		{"heads", setKV("qwen2.attention.head_count_kv", uint32(3)), "not a multiple", ErrBadFile},
-		{"pre-tokenizer", setKV("tokenizer.ggml.pre", "gpt-4o"), `pre-tokenizer "gpt-4o"`, ErrBadFile},
+		{"pre-tokenizer", setKV("tokenizer.ggml.pre", "gpt-4o"), `tokenizer.ggml.pre "gpt-4o"`, ErrBadFile},
+		{"merges", setKV("tokenizer.ggml.merges", []string{"nospace"}), `tokenizer vocabulary (tokenizer.ggml.*): tokenizer.ggml.merges[0] "nospace"`, ErrBadFile},
 		{"scores type", setKV("tokenizer.ggml.token_type", []float32{1}), "want an array of integers", ErrBadFile},
 		{"missing layer", func(kv []gguf.KV, ts []gguf.WriteTensor) ([]gguf.KV, []gguf.WriteTensor) {
 			return kv, ts[:len(ts)-2]

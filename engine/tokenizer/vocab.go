@@ -1,6 +1,7 @@
 package tokenizer
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -34,15 +35,16 @@ const (
 // FromVocab builds a tokenizer from a list vocabulary, checking it as
 // formats.md B.8 step 11 asks (equal lengths, ids in range, merges with
 // one space), so Encode cannot fail later.
-func FromVocab(v Vocab) (*Tokenizer, error) {
+func FromVocab(v Vocab) (_ *Tokenizer, err error) {
+	defer func() { err = vocabError(err) }()
 	n := len(v.Tokens)
 	switch {
 	case n == 0 || n > maxID:
 		return nil, fmt.Errorf("%w: %d tokens", ErrFormat, n)
 	case v.Types != nil && len(v.Types) != n:
-		return nil, fmt.Errorf("%w: %d token types for %d tokens", ErrFormat, len(v.Types), n)
+		return nil, fmt.Errorf("%w: %d tokenizer.ggml.token_type entries for %d tokens", ErrFormat, len(v.Types), n)
 	case v.Scores != nil && len(v.Scores) != n:
-		return nil, fmt.Errorf("%w: %d scores for %d tokens", ErrFormat, len(v.Scores), n)
+		return nil, fmt.Errorf("%w: %d tokenizer.ggml.scores for %d tokens", ErrFormat, len(v.Scores), n)
 	case v.BOS >= n || v.UNK >= n:
 		return nil, fmt.Errorf("%w: BOS %d or UNK %d not below the %d tokens", ErrFormat, v.BOS, v.UNK, n)
 	case v.AddBOS && v.BOS < 0:
@@ -66,7 +68,7 @@ func FromVocab(v Vocab) (*Tokenizer, error) {
 	case "llama":
 		return t, t.fromSPMVocab(v, typ)
 	}
-	return nil, fmt.Errorf("%w: tokenizer model %q (Loupe reads \"gpt2\" and \"llama\")", ErrUnsupported, v.Model)
+	return nil, fmt.Errorf("%w: tokenizer.ggml.model %q (Loupe reads \"gpt2\" and \"llama\")", ErrUnsupported, v.Model)
 }
 
 // fromBPEVocab: byte-level BPE; control and user-defined tokens are
@@ -85,7 +87,7 @@ func (t *Tokenizer) fromBPEVocab(v Vocab, typ func(int) int32) error {
 	case "default", "":
 		t.split.kind = kindDefault // llama.cpp's fallback, also when the key is absent
 	default:
-		return fmt.Errorf("%w: pre-tokenizer %q (Loupe reads qwen2, llama-bpe, gpt-2, smollm, default and their aliases)", ErrUnsupported, v.Pre)
+		return fmt.Errorf("%w: tokenizer.ggml.pre %q (Loupe reads qwen2, llama-bpe, gpt-2, smollm, default and their aliases)", ErrUnsupported, v.Pre)
 	}
 	vocab := make(map[string]int, len(v.Tokens))
 	var added []addedToken
@@ -108,10 +110,10 @@ func (t *Tokenizer) fromBPEVocab(v Vocab, typ func(int) int32) error {
 	for rank, m := range v.Merges {
 		a, b, ok := strings.Cut(m, " ")
 		if !ok || a == "" || b == "" || strings.Contains(b, " ") {
-			return fmt.Errorf("%w: merge %d %q is not \"left right\"", ErrFormat, rank, m)
+			return fmt.Errorf("%w: tokenizer.ggml.merges[%d] %q is not \"left right\"", ErrFormat, rank, m)
 		}
 		if err := t.addMerge(rank, a, b); err != nil {
-			return fmt.Errorf("%w: merge %d: %v", ErrFormat, rank, err)
+			return fmt.Errorf("%w: tokenizer.ggml.merges[%d]: %v", ErrFormat, rank, err)
 		}
 	}
 	t.setAdded(added)
@@ -209,3 +211,32 @@ func (b byRank) Swap(i, j int) {
 	b.s[i], b.s[j] = b.s[j], b.s[i]
 	b.r[i], b.r[j] = b.r[j], b.r[i]
 }
+
+// vocabError words an error of FromVocab for a vocabulary that came as
+// lists (GGUF's tokenizer.ggml.* keys): ErrFormat and ErrUnsupported say
+// "tokenizer.json", which such a model does not have, and the checks
+// shared with the tokenizer.json reader name its fields (model.vocab).
+// errors.Is still finds ErrFormat or ErrUnsupported.
+func vocabError(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	for _, kind := range []error{ErrFormat, ErrUnsupported} {
+		if errors.Is(err, kind) {
+			what := strings.Replace(kind.Error(), "tokenizer.json", "tokenizer vocabulary (tokenizer.ggml.*)", 1)
+			msg = strings.Replace(msg, kind.Error(), what, 1)
+		}
+	}
+	msg = strings.ReplaceAll(msg, "model.vocab", "tokenizer.ggml.tokens")
+	return &wordedError{msg: msg, err: err}
+}
+
+// wordedError is err with another message.
+type wordedError struct {
+	msg string
+	err error
+}
+
+func (e *wordedError) Error() string { return e.msg }
+func (e *wordedError) Unwrap() error { return e.err }

@@ -47,6 +47,15 @@ func runGenModel(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gen-model: unknown shape %q (want one of %s)\n", *shape, shapes)
 		return 2
 	}
+	// A flag of the other format would be ignored without a word.
+	if *format == "gguf" && isSet(fs, "dtype") {
+		fmt.Fprintln(stderr, "gen-model: --dtype is for safetensors; a GGUF file's weights are set by --quant (bf16, f32, q8_0, q4_k_m)")
+		return 2
+	}
+	if *format != "gguf" && isSet(fs, "quant") {
+		fmt.Fprintln(stderr, "gen-model: --quant is for --format gguf; safetensors weights are set by --dtype (bf16 or f32)")
+		return 2
+	}
 	if *format == "gguf" {
 		return genGGUF(*out, *shape, *seed, *quant, stdout, stderr)
 	}

@@ -57,6 +57,8 @@ func TestGenModelUsageErrors(t *testing.T) {
 		{"gen-model", "--out", dir, "--dtype", "f16"},
 		{"gen-model", "--out", dir, "--seed", "-1"},
 		{"gen-model", "--out", dir, "extra"},
+		{"gen-model", "--out", dir, "--quant", "q8_0"},                                // a GGUF flag for safetensors
+		{"gen-model", "--out", dir + "/m.gguf", "--format", "gguf", "--dtype", "f32"}, // and the other way round
 		{"gen-model", "--bogus"},
 	} {
 		var out, errb bytes.Buffer

@@ -211,7 +211,7 @@ func (ld *loader) tensor(name string, dims ...int) (safetensors.Tensor, bool) {
 		return t, false
 	}
 	if !equalShape(t.Shape, dims) {
-		ld.err = fmt.Errorf("%w: %s: tensor %q has shape %v, config.json implies %v", ErrBadFile, t.File, name, t.Shape, dims)
+		ld.err = fmt.Errorf("%w: %s: tensor %q has shape %v, the model's config implies %v", ErrBadFile, t.File, name, t.Shape, dims)
 		return t, false
 	}
 	ld.touch(t)

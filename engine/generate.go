@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -287,6 +288,9 @@ func (g *generation) decode(ctx context.Context, logits []float32) error {
 		}
 		pos := len(g.ids)
 		id := g.sampleStep(logits, pos, &prev)
+		if math.IsInf(float64(logits[id]), -1) { // the sampler's NaN, or nothing finite at all
+			return fmt.Errorf("%w: the model computed no finite logit for position %d: its weights hold NaN or infinite values", ErrBadFile, pos)
+		}
 		g.ids = append(g.ids, id)
 		reason := g.stopReason(id)
 		if reason != "eos" { // the EOS token is not shown (sampling.md §6)

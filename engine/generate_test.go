@@ -370,3 +370,21 @@ func TestGenerateSampledChosenP(t *testing.T) {
 		t.Fatal("no token was drawn from outside the top 2: the test does not reach that case")
 	}
 }
+
+// Weights holding NaN make every logit NaN: the run stops with an error
+// naming the cause, instead of writing token 0 again and again.
+func TestGenerateRefusesNaNLogits(t *testing.T) {
+	cfg := loadConfig()
+	cfg.MaxPositionEmbeddings = 64
+	ref := randomTensors(cfg, 61)
+	ref.val["model.norm.weight"][0] = math.NaN()
+	m, err := Load(writeModel(t, cfg, ref, "F32", nil), LoadOptions{Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	_, err = m.Generate(context.Background(), "Once upon a time", greedy(3), nil)
+	if !errors.Is(err, ErrBadFile) || !strings.Contains(err.Error(), "no finite logit") {
+		t.Fatalf("NaN weights: %v, want ErrBadFile naming the logits", err)
+	}
+}

@@ -127,7 +127,7 @@ func (u *UI) chatTurn(prompt string) (req *chatRequest, text string, ids []int, 
 	msgs = append(msgs, u.chat.turns...)
 	msgs = append(msgs, chat.Message{Role: chat.User, Content: prompt})
 	think := chat.ThinkOff
-	if u.chatPanel.Think.Checked {
+	if u.chatPanel.ThinkingOn() {
 		think = chat.ThinkOn
 	}
 	text, ids, err = cb.RenderChat(msgs, think)

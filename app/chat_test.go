@@ -11,6 +11,32 @@ import (
 	"loupe/views"
 )
 
+// A chat on a template without thinking (Qwen2.5-Instruct's): the greyed
+// Think switch may stay ticked, and the turn still renders, thinking off.
+func TestChatWithoutThinkingSwitch(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tiny-instruct")
+	if err := genmodel.Write(dir, "tiny", 1, "bf16"); err != nil {
+		t.Fatal(err)
+	}
+	tmpl, err := os.ReadFile("../testdata/chat/qwen2.5-instruct.chat_template.jinja")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "chat_template.jinja"), tmpl, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarnessWith(t, Options{Model: dir, Chat: true}, loadEngine)
+	u := h.u
+	if !u.chatPanel.Chat() || !u.chatPanel.Think.Disabled() {
+		t.Fatalf("chat %v, think switch disabled %v", u.chatPanel.Chat(), u.chatPanel.Think.Disabled())
+	}
+	u.chatPanel.Think.SetChecked(true)
+	h.generate("Hi", 2)
+	if u.lastRun == nil || len(u.chat.turns) != 2 || u.lastRun.Think == "on" {
+		t.Fatalf("turn with a ticked, greyed switch: run %v, %d turns", u.lastRun != nil, len(u.chat.turns))
+	}
+}
+
 // A chat on the generated tiny Qwen3: two turns, thinking on then off;
 // the second turn reuses the first's cache, the stream flags the control
 // and think-block tokens, the panel keeps the turns, Timing names both.

@@ -98,6 +98,11 @@ func (c *ChatPanel) SetAvailable(chat, thinking bool, presets []string) {
 	c.sync()
 }
 
+// ThinkingOn reports whether the next turn asks for thinking: the switch
+// is ticked and the template has one (a greyed switch may stay ticked from
+// an earlier model).
+func (c *ChatPanel) ThinkingOn() bool { return c.thinking && c.Think.Checked }
+
 // sync shows the chat-only widgets in chat mode.
 func (c *ChatPanel) sync() {
 	chat := c.Chat()

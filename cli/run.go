@@ -176,14 +176,14 @@ func generateText(f *runFlags, out func(string)) (*trace.Run, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--ablate: %v", err)
 	}
+	if f.prompt == "" && f.chat.chat {
+		return nil, errors.New("--prompt is empty: with --chat it is the user's message")
+	}
 	m, err := engine.Load(path, engine.LoadOptions{Threads: f.threads})
 	if err != nil {
 		return nil, err
 	}
 	defer m.Close()
-	if f.prompt == "" && f.chat.chat {
-		return nil, errors.New("--prompt is empty: with --chat it is the user's message")
-	}
 	if _, bos := m.Tokenizer().BOS(); f.prompt == "" && !bos {
 		return nil, errors.New("--prompt is empty and this model starts no text with a BOS token; give the text to continue")
 	}

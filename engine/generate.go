@@ -324,11 +324,7 @@ func (g *generation) sampleStep(logits []float32, pos int, prev *time.Time) int 
 	step.Stages = g.stagesOf(g.sampler.LastStages())
 	step.Chosen.P = g.sampler.ChosenP() // also for a token drawn from outside the top-N
 	for _, c := range top {
-		tc := trace.Candidate{ID: c.ID, Text: g.m.TokenText(c.ID), P: c.P}
-		step.Top = append(step.Top, tc)
-		if c.ID == id {
-			step.Chosen.P = c.P
-		}
+		step.Top = append(step.Top, trace.Candidate{ID: c.ID, Text: g.m.TokenText(c.ID), P: c.P})
 	}
 	now := time.Now()
 	step.Seconds, *prev = now.Sub(*prev).Seconds(), now

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"loupe/engine/gguf"
 	"loupe/engine/safetensors"
 	"loupe/engine/tokenizer"
 	"loupe/kernels"
@@ -99,7 +100,7 @@ func startsWithGGUFMagic(path string) bool {
 	defer f.Close()
 	var magic [4]byte
 	_, err = io.ReadFull(f, magic[:])
-	return err == nil && string(magic[:]) == "GGUF"
+	return err == nil && string(magic[:]) == gguf.Magic
 }
 
 // modelDir returns the folder holding config.json and tokenizer.json.

@@ -124,7 +124,7 @@ func (r *reader) header(f *File) error {
 	if uint64(len(r.b)) < headerBytes {
 		return r.fail("%d bytes, too short for a GGUF header (%d)", len(r.b), headerBytes)
 	}
-	if string(r.b[:4]) != "GGUF" {
+	if string(r.b[:4]) != Magic {
 		return r.fail("not a GGUF file (magic %q, want \"GGUF\")", r.b[:4])
 	}
 	r.pos = 4

@@ -58,6 +58,9 @@ func (t Type) BlockBytes() int { return int(layouts[t].bytes) }
 // Quantized reports whether t stores blocks with scales (Q*).
 func (t Type) Quantized() bool { return t.Supported() && layouts[t].elems > 1 }
 
+// Magic is the first four bytes of every GGUF file (gguf.md §1).
+const Magic = "GGUF"
+
 // SupportedTypes lists the names of the types Loupe reads, for messages.
 const SupportedTypes = "F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K"
 

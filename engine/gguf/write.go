@@ -45,7 +45,7 @@ func (t WriteTensor) ByteSize() uint64 {
 func Write(w io.Writer, kvs []KV, tensors []WriteTensor) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
 	e := &encoder{w: bw}
-	e.raw([]byte("GGUF"))
+	e.raw([]byte(Magic))
 	e.u32(3)
 	e.u64(uint64(len(tensors)))
 	e.u64(uint64(len(kvs)))

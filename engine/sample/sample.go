@@ -85,7 +85,7 @@ func (s *Sampler) SampleWith(logits []float32, context, generated []int, n int) 
 	s.chosenP = 0
 	if s.p.IsGreedy() {
 		id, top = s.greedy(logits, n)
-		if len(top) > 0 && top[0].ID == id {
+		if len(top) > 0 { // top[0] is the argmax: ties go to the lower id in both
 			s.chosenP = top[0].P
 		}
 		s.endStages(id, 0)

@@ -109,6 +109,20 @@ func Best() Level {
 	return Generic
 }
 
+// exact holds the arithmetic choice: when true every product is an fp32
+// one (no bf16- or int8-rounded activations at any level).
+var exact bool
+
+// SetExact chooses the arithmetic for later calls: true keeps every
+// product in fp32 (quantised weights are widened to fp32, activations are
+// never rounded); false lets a level round activations where it is faster
+// and stays within its stated bound of float64. Like SetLevel, not safe to
+// call while a kernel runs.
+func SetExact(on bool) { exact = on }
+
+// Exact reports whether every product is kept in fp32.
+func Exact() bool { return exact }
+
 // Supported reports whether this CPU can run level l.
 func Supported(l Level) bool {
 	return l >= 0 && int(l) < len(sets) && sets[l] != nil && cpuHas[l]

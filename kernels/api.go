@@ -123,6 +123,17 @@ func SetExact(on bool) { exact = on }
 // Exact reports whether every product is kept in fp32.
 func Exact() bool { return exact }
 
+// BestExact reports the fastest level this CPU and OS support whose
+// products all keep fp32 activations.
+func BestExact() Level {
+	for l := AVX512; l > Generic; l-- {
+		if Supported(l) {
+			return l
+		}
+	}
+	return Generic
+}
+
 // Supported reports whether this CPU can run level l.
 func Supported(l Level) bool {
 	return l >= 0 && int(l) < len(sets) && sets[l] != nil && cpuHas[l]

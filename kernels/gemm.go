@@ -31,6 +31,29 @@ func MatMulBF16Into(ws *Workspace, out []float32, ldOut int, w []BF16, x []float
 	cur.matMulBF16(ws, out, ldOut, w[:rows*cols], x[:n*cols], n, cols)
 }
 
+// MatMulBF16Exact is MatMulBF16 with fp32 activations at every level: at
+// AVX512BF16 it runs the AVX512 kernel (bf16 weights widened, activations
+// as they are), for inputs whose bf16 rounding a model amplifies.
+func MatMulBF16Exact(out []float32, ldOut int, w []BF16, x []float32, n, cols int) {
+	if n <= 0 || cols <= 0 {
+		return
+	}
+	rows := len(w) / cols
+	checkMatMul("MatMulBF16Exact", len(out), ldOut, len(x), n, rows, cols)
+	ws := workspaces.Get().(*Workspace)
+	exactSet().matMulBF16(ws, out, ldOut, w[:rows*cols], x[:n*cols], n, cols)
+	workspaces.Put(ws)
+}
+
+// exactSet is the kernel set in use, or, when that one rounds activations
+// (AVX512BF16), the fastest one below it that does not.
+func exactSet() *kernelSet {
+	if active != AVX512BF16 {
+		return cur
+	}
+	return sets[BestExact()]
+}
+
 // MatMulF32 is MatMulBF16 for float32 weights.
 func MatMulF32(out []float32, ldOut int, w []float32, x []float32, n, cols int) {
 	if n <= 0 || cols <= 0 {

@@ -70,6 +70,20 @@ func testMatMulBF16(t *testing.T, l Level, shapes []gemmShape) {
 	}
 }
 
+// TestMatMulBF16Exact: the exact-input product keeps the fp32 bound at
+// every level, AVX512BF16 included, on activations that bf16 cannot hold.
+func TestMatMulBF16Exact(t *testing.T) {
+	forEachLevel(t, func(t *testing.T, l Level) {
+		testMatMul(t, "exact", gemmShapes(), sumTol,
+			func(r *rand.Rand, n, off int) ([]float64, func(out []float32, ldOut int, x []float32, sh gemmShape)) {
+				w := randBF16(r, n, off)
+				return f64BF16(w), func(out []float32, ldOut int, x []float32, sh gemmShape) {
+					MatMulBF16Exact(out, ldOut, w, x, sh.n, sh.cols)
+				}
+			})
+	})
+}
+
 func testMatMulF32(t *testing.T, shapes []gemmShape) {
 	t.Helper()
 	testMatMul(t, "f32", shapes, sumTol,

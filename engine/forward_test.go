@@ -24,9 +24,10 @@ const logitTol = 2e-5
 // (VDPBF16PS multiplies bf16 by bf16) for full 4-row × 6-token tiles and
 // 32-column blocks, and is exact elsewhere, so no single reference models
 // it; each input moves by ≤ 2⁻⁹ of itself and the effect compounds over
-// the layers. Measured on the tiny models: 1.0e-2 to 3.5e-2. A wrong
+// the layers. Measured on the tiny models: 2.0e-2 to 3.5e-2 (Qwen3.5:
+// 2.7e-2 with its DeltaNet's in_proj_qkv in fp32, 0.11 without). A wrong
 // forward pass (interleaved RoPE, wrong scale) is off by O(1).
-const bf16InputTol = 1e-1
+const bf16InputTol = 5e-2
 
 // TestMain runs the package's tests at the fastest kernel level whose
 // products use fp32 activations (not AVX512_BF16, which rounds prefill's

@@ -16,6 +16,7 @@ type mat struct {
 	f          []float32      // [rows*cols] or nil
 	q          []byte         // [rows × qt.RowBytes(cols)] or nil
 	qt         kernels.Quant
+	exactIn    bool // prefill keeps this matrix's activations in fp32 at every level
 }
 
 // bytes is what one pass over the matrix reads: the file's real bytes.
@@ -61,6 +62,8 @@ func (w *mat) mul(p *pool.Pool, out, x []float32, n int) {
 		if w.q != nil {
 			rb := w.qt.RowBytes(w.cols)
 			kernels.MatMulQ(nil, w.qt, out[lo:], w.rows, w.q[lo*rb:hi*rb], x[:n*w.cols], n, w.cols)
+		} else if w.bf != nil && w.exactIn {
+			kernels.MatMulBF16Exact(out[lo:], w.rows, w.bf[lo*w.cols:hi*w.cols], x[:n*w.cols], n, w.cols)
 		} else if w.bf != nil {
 			kernels.MatMulBF16(out[lo:], w.rows, w.bf[lo*w.cols:hi*w.cols], x[:n*w.cols], n, w.cols)
 		} else {

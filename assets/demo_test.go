@@ -134,7 +134,7 @@ func TestDemoConfigMatchesTokenizer(t *testing.T) {
 }
 
 // TestDemoSafetensorsShapes reads the header by hand and checks the tensor
-// set of qwen2.md section 2: 2+12·L BF16 tensors, contiguous, no lm_head.
+// set of docs/spec/qwen2.md §2: 2+12·L BF16 tensors, contiguous, no lm_head.
 func TestDemoSafetensorsShapes(t *testing.T) {
 	var c qwenConfig
 	readDemoJSON(t, "config.json", &c)

@@ -14,7 +14,7 @@ import (
 var Qwen3TokenizerConfig []byte
 
 // qwen3Added are the four added tokens Qwen3 has after Qwen2.5's 22
-// (qwen3.md §4), serialised like the others in QwenTokenizer.
+// (docs/spec/qwen3.md §4), serialised like the others in QwenTokenizer.
 const qwen3Added = `,{"id":151665,"content":"<tool_response>","single_word":false,"lstrip":false,"rstrip":false,"normalized":false,"special":false}` +
 	`,{"id":151666,"content":"</tool_response>","single_word":false,"lstrip":false,"rstrip":false,"normalized":false,"special":false}` +
 	`,{"id":151667,"content":"<think>","single_word":false,"lstrip":false,"rstrip":false,"normalized":false,"special":false}` +

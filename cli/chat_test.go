@@ -22,7 +22,7 @@ func tinyQwen3Dir(t *testing.T) string {
 
 // The ids of "<|im_start|>user\nWhat is the capital of France?<|im_end|>\n
 // <|im_start|>assistant\n" and Qwen3's empty think block, from the
-// tokenizer's reference ids (tokenizer.md §7, qwen3.md §4).
+// tokenizer's reference ids (docs/spec/tokenizer.md §7, docs/spec/qwen3.md §4).
 var (
 	capitalTurn = []int{151644, 872, 198, 3838, 374, 279, 6722, 315, 9625, 30, 151645, 198, 151644, 77091, 198}
 	emptyThink  = []int{151667, 271, 151668, 271}

@@ -104,7 +104,7 @@ func isSet(fs *flag.FlagSet, name string) bool {
 }
 
 // randomSeed draws a seed from the OS so that every sampled run can be
-// replayed with --seed (sampling.md §5).
+// replayed with --seed (docs/spec/sampling.md §5).
 func randomSeed() uint64 {
 	var b [8]byte
 	if _, err := rand.Read(b[:]); err != nil {

@@ -1,6 +1,6 @@
 package engine
 
-// Grouped-query self-attention over the KV cache (qwen2.md §3.5), shared by
+// Grouped-query self-attention over the KV cache (docs/spec/qwen2.md §3.5), shared by
 // every architecture with softmax attention: the T new keys and values join
 // the cache, every query attends to all cached positions up to its own,
 // and the probes record or change what the panels show.

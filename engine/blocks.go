@@ -23,7 +23,7 @@ func (m *Model) embed(tokens []int, pos0 int) {
 }
 
 // rmsNorm: dst[t] = src[t] / rms(src[t]) ⊙ w for each of the T rows of
-// width len(w) (qwen2.md §3.2, with the model's rms_norm_eps).
+// width len(w) (docs/spec/qwen2.md §3.2, with the model's rms_norm_eps).
 func (m *Model) rmsNorm(dst, src, w []float32, T int) {
 	n, eps := len(w), float32(m.cfg.RMSNormEps)
 	for t := range T {
@@ -33,7 +33,7 @@ func (m *Model) rmsNorm(dst, src, w []float32, T int) {
 
 // headNorm is RMSNorm applied to each head of the T rows of x [T, heads·d]
 // over its own d values, in place, with one weight w [d] for all heads
-// (Qwen3's QK-norm, qwen3.md §1.3).
+// (Qwen3's QK-norm, docs/spec/qwen3.md §1 item 3).
 func (m *Model) headNorm(x, w []float32, heads, T int) {
 	m.rmsNorm(x, x, w, T*heads) // rows of width d; RMSNorm reads a row before writing it
 }

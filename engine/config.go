@@ -10,7 +10,7 @@ import (
 )
 
 // Config is the part of a Hugging Face config.json that the Qwen2 forward
-// pass depends on (qwen2.md §1). Field names mirror the JSON keys.
+// pass depends on (docs/spec/qwen2.md §1). Field names mirror the JSON keys.
 type Config struct {
 	Architecture          string  // architectures[0] (or model_type's): "Qwen2ForCausalLM"
 	ModelType             string  // "qwen2"
@@ -32,7 +32,7 @@ type Config struct {
 	Qwen35 *Qwen35Config // Qwen3.5's hybrid layers (config_qwen35.go); nil for other architectures
 
 	// RoPE frequency changes (rope.go ropeInvFreq), at most one set:
-	RopeLlama3      *Llama3Rope // rope_type "llama3" of Llama 3.1/3.2 (llama.md §2)
+	RopeLlama3      *Llama3Rope // rope_type "llama3" of Llama 3.1/3.2 (docs/spec/llama.md §2)
 	RopeFreqFactors []float32   // [d/2] GGUF rope_freqs.weight: inv_freq[i] / factor[i]
 }
 
@@ -57,7 +57,7 @@ func (c *Config) attentionLayers() []int {
 	return out
 }
 
-// Llama3Rope holds the parameters of rope_type "llama3" (llama.md §2).
+// Llama3Rope holds the parameters of rope_type "llama3" (docs/spec/llama.md §2).
 type Llama3Rope struct {
 	Factor, LowFreqFactor, HighFreqFactor float64
 	OriginalMaxPositions                  float64
@@ -245,13 +245,13 @@ func (r *rawConfig) checkSizes(c *Config) error {
 	return nil
 }
 
-// resolveHeadDim: head_dim if present and non-zero, else h/H (qwen2.md §1).
+// resolveHeadDim: head_dim if present and non-zero, else h/H (docs/spec/qwen2.md §1).
 // RoPE rotates pairs (i, i+d/2), so d must be even.
 func (r *rawConfig) resolveHeadDim(c *Config) error {
 	if r.HeadDim != nil && *r.HeadDim != 0 {
 		c.HeadDim = *r.HeadDim
 	} else if r.ModelType == "qwen3" {
-		c.HeadDim = 128 // Qwen3Config's default, whatever h/H is (qwen3.md §1.2)
+		c.HeadDim = 128 // Qwen3Config's default, whatever h/H is (docs/spec/qwen3.md §1 item 2)
 	} else {
 		if c.HiddenSize%c.NumAttentionHeads != 0 {
 			return fmt.Errorf("%w: head_dim absent and hidden_size %d is not a multiple of num_attention_heads %d",
@@ -322,7 +322,7 @@ func (p *ropeParams) llama3(field string, maxPos int) (*Llama3Rope, error) {
 }
 
 // checkBiases refuses mlp_bias, and Llama's attention_bias (switches for
-// biases no supported checkpoint has, llama.md §1).
+// biases no supported checkpoint has, docs/spec/llama.md §1).
 func (r *rawConfig) checkBiases(c *Config) error {
 	for _, b := range []struct {
 		name string
@@ -340,7 +340,7 @@ func (r *rawConfig) checkBiases(c *Config) error {
 
 // checkSlidingWindow refuses sliding-window attention unless it cannot
 // change anything: a window covering the whole context, or no layer at or
-// above max_window_layers (qwen2.md §1).
+// above max_window_layers (docs/spec/qwen2.md §1).
 func (r *rawConfig) checkSlidingWindow(c *Config) error {
 	for i, t := range r.LayerTypes {
 		if t != "full_attention" {
@@ -395,7 +395,7 @@ func parseIDs(raw json.RawMessage) ([]int, error) {
 }
 
 // readEOS returns the stop ids: generation_config.json's eos_token_id when
-// the file exists and sets it, else config.json's (sampling.md §6).
+// the file exists and sets it, else config.json's (docs/spec/sampling.md §6).
 func readEOS(dir string, cfg Config) ([]int, error) {
 	path := filepath.Join(dir, "generation_config.json")
 	data, err := os.ReadFile(path)

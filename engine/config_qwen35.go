@@ -1,6 +1,6 @@
 package engine
 
-// config.json of Qwen3.5 (qwen35.md §1–§2): the vision-language checkpoint
+// config.json of Qwen3.5 (docs/spec/qwen35.md §1–§2): the vision-language checkpoint
 // Qwen3_5ForConditionalGeneration (model_type "qwen3_5") keeps the decoder's
 // settings in a nested text_config; a text-only export Qwen3_5ForCausalLM
 // (model_type "qwen3_5_text") has them at the top level.
@@ -118,7 +118,7 @@ func (top *rawQwen35) resolve(data []byte) (Config, Qwen35Config, error) {
 		c.Architecture = top.Architectures[0]
 	}
 	c.ModelType = top.ModelType
-	// text_config's tie_word_embeddings is authoritative (qwen35.md §1); the
+	// text_config's tie_word_embeddings is authoritative (docs/spec/qwen35.md §1); the
 	// top level's is the wrapper class's default (false) when text_config
 	// says nothing.
 	if r.TieWordEmbeddings != nil {
@@ -151,7 +151,7 @@ func (top *rawQwen35) checkArchitecture() error {
 }
 
 // base fills the fields shared with Qwen2 with Qwen3_5TextConfig's
-// defaults (qwen35.md §1: they do not match the 2B model, which sets all).
+// defaults (docs/spec/qwen35.md §1: they do not match the 2B model, which sets all).
 func (r *rawQwen35Text) base() Config {
 	c := Config{
 		HiddenSize:            intOr(r.HiddenSize, 4096),
@@ -217,7 +217,7 @@ func (r *rawQwen35Text) checkAttention(*Config, *Qwen35Config) error {
 }
 
 // resolveRope reads rope_theta and partial_rotary_factor from the top of
-// text_config or from rope_parameters / rope_scaling (qwen35.md §4, §10).
+// text_config or from rope_parameters / rope_scaling (docs/spec/qwen35.md §4, §10).
 // MRoPE ("mrope_section") is 1-D RoPE for text, so it is accepted; any
 // other scaling is refused.
 func (r *rawQwen35Text) resolveRope(c *Config, q *Qwen35Config) error {
@@ -255,7 +255,7 @@ func (r *rawQwen35Text) resolveRope(c *Config, q *Qwen35Config) error {
 }
 
 // resolveLayers: layer_types when present, else every
-// full_attention_interval-th layer is full attention (qwen35.md §2).
+// full_attention_interval-th layer is full attention (docs/spec/qwen35.md §2).
 func (r *rawQwen35Text) resolveLayers(c *Config, q *Qwen35Config) error {
 	L := c.NumHiddenLayers
 	if r.LayerTypes != nil {

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// qwen35_2B is the shape of Qwen3.5-2B's config.json as qwen35.md §1 gives
+// qwen35_2B is the shape of Qwen3.5-2B's config.json as docs/spec/qwen35.md §1 gives
 // it (values from several independent copies; the official file was not
 // read): the vision-language wrapper with a nested text_config.
 const qwen35_2B = `{

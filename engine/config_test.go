@@ -23,7 +23,7 @@ const qwen15Instruct = `{
 }`
 
 // qwen7B is the transformers 4 spelling: rope_theta at the top level,
-// rope_scaling null, untied head (qwen2.md §5).
+// rope_scaling null, untied head (docs/spec/qwen2.md §5).
 const qwen7B = `{
   "architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2", "hidden_size": 3584,
   "intermediate_size": 18944, "num_hidden_layers": 28, "num_attention_heads": 28,
@@ -51,7 +51,7 @@ func TestParseConfigBothSpellings(t *testing.T) {
 	}
 }
 
-// Parameter counts against qwen2.md §5's table (computed there from the
+// Parameter counts against docs/spec/qwen2.md §5's table (computed there from the
 // published configs, independently of this code).
 func TestParameterCounts(t *testing.T) {
 	for _, tc := range []struct {

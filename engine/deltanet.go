@@ -1,6 +1,6 @@
 package engine
 
-// The Gated DeltaNet block (qwen35.md §5) over the engine's buffers: the
+// The Gated DeltaNet block (docs/spec/qwen35.md §5) over the engine's buffers: the
 // recurrent "linear attention" of Qwen3.5's linear_attention layers. The
 // math lives in engine/deltanet (with its references and tests); this file
 // runs it on the rows of a forward call, split over the workers, and keeps

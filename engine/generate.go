@@ -293,7 +293,7 @@ func (g *generation) decode(ctx context.Context, logits []float32) error {
 		}
 		g.ids = append(g.ids, id)
 		reason := g.stopReason(id)
-		if reason != "eos" { // the EOS token is not shown (sampling.md §6)
+		if reason != "eos" { // the EOS token is not shown (docs/spec/sampling.md §6)
 			tok := g.run.Tokens[len(g.run.Tokens)-1] // its flags
 			last.ID, last.Pos, last.Special, last.Thinking = id, pos, tok.Special, tok.Thinking
 			if tok.Text = stream.Next(id); tok.Text != "" {

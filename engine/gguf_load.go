@@ -1,6 +1,6 @@
 package engine
 
-// Loading a GGUF file (formats.md part B): hyper-parameters from the
+// Loading a GGUF file (docs/spec/formats.md part B): hyper-parameters from the
 // {arch}.* keys, the vocabulary from tokenizer.ggml.*, tensors mapped back
 // to their Hugging Face names so that every architecture file loads both
 // formats with the same names and shapes.
@@ -52,7 +52,7 @@ func modelFromGGUF(f *gguf.File, opt LoadOptions) (*Model, error) {
 	if err := set.checkAllUsed(); err != nil {
 		return nil, err
 	}
-	// convert_hf_to_gguf.py permutes Q/K rows for llama only (llama.md §3)
+	// convert_hf_to_gguf.py permutes Q/K rows for llama only (docs/spec/llama.md §3)
 	w.metaQK = cfg.ModelType == "llama"
 	m := newModel(cfg, w, opt.Threads)
 	m.eos, m.tok, m.done = eos, tok, f.Close
@@ -62,7 +62,7 @@ func modelFromGGUF(f *gguf.File, opt LoadOptions) (*Model, error) {
 }
 
 // ggufLayerNames maps the per-layer Hugging Face names to GGUF's
-// (formats.md B.3).
+// (docs/spec/formats.md B.3).
 var ggufLayerNames = map[string]string{
 	"input_layernorm.weight":          "attn_norm.weight",
 	"self_attn.q_proj.weight":         "attn_q.weight",
@@ -149,7 +149,7 @@ func (s *ggufSet) Names() []string  { return append([]string(nil), s.hfName...) 
 func (s *ggufSet) FileBytes() int64 { return s.f.FileBytes() }
 
 // checkAllUsed refuses tensors the architecture does not read (a layer
-// beyond block_count, a bias the architecture has not): formats.md B.8
+// beyond block_count, a bias the architecture has not): docs/spec/formats.md B.8
 // step 17.
 func (s *ggufSet) checkAllUsed() error {
 	for _, n := range s.hfName {
@@ -163,7 +163,7 @@ func (s *ggufSet) checkAllUsed() error {
 // ggufMinContext is llama.cpp's default context (common_params.n_ctx).
 const ggufMinContext = 4096
 
-// ggufConfig reads the hyper-parameters of formats.md B.2 with the
+// ggufConfig reads the hyper-parameters of docs/spec/formats.md B.2 with the
 // ranges of B.8 step 9.
 func ggufConfig(f *gguf.File, set *ggufSet) (Config, error) {
 	arch, ok, err := f.String("general.architecture")
@@ -296,7 +296,7 @@ func (r *ggufReader) float(key string, def float64) float64 {
 var eogTexts = map[string]bool{"<|endoftext|>": true, "<|im_end|>": true, "<|eot_id|>": true,
 	"<|eom_id|>": true, "<|end_of_text|>": true, "<end_of_turn>": true, "<|end|>": true, "</s>": true}
 
-// ggufTokenizer builds the vocabulary of tokenizer.ggml.* (formats.md B.8
+// ggufTokenizer builds the vocabulary of tokenizer.ggml.* (docs/spec/formats.md B.8
 // step 11) and the stop ids.
 func ggufTokenizer(f *gguf.File, cfg Config) (*tokenizer.Tokenizer, []int, error) {
 	bad := func(err error) (*tokenizer.Tokenizer, []int, error) {

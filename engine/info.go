@@ -10,7 +10,7 @@ import (
 )
 
 // modelInfo describes the model for the Model panel: parameter counts by
-// part (qwen2.md §5) and what one decode step reads.
+// part (docs/spec/qwen2.md §5) and what one decode step reads.
 func modelInfo(cfg Config, w weights, path, dir string, fileBytes int64) trace.ModelInfo {
 	h, V, L := int64(cfg.HiddenSize), int64(cfg.VocabSize), int64(len(cfg.attentionLayers()))
 	kvDim := int64(cfg.NumKeyValueHeads * cfg.HeadDim)

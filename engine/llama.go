@@ -1,7 +1,7 @@
 package engine
 
 // Llama (Llama 2, Llama 3.x, TinyLlama, SmolLM2, the llama2.c models;
-// llama.md), top to bottom: Qwen2's pre-norm decoder without any bias —
+// docs/spec/llama.md), top to bottom: Qwen2's pre-norm decoder without any bias —
 // grouped-query self-attention with RoPE (llama3 frequency scaling when the
 // config asks), then a SwiGLU MLP, each added to the residual stream. The
 // output head is untied unless tie_word_embeddings says otherwise.
@@ -40,7 +40,7 @@ func llamaLayer(m *Model, l, T, pos0 int, pr *probes) {
 	m.rmsNorm(b.xn, b.x, lw.attnNorm, T)                                                             // attn_norm [T, h]
 	m.projectAll(b.xn, T, projection{&lw.wq, b.q}, projection{&lw.wk, b.k}, projection{&lw.wv, b.v}) // Qcur [T, H·d], Kcur, Vcur [T, KV·d]
 	if m.w.metaQK {
-		// GGUF llama files keep Meta's interleaved Q/K rows (llama.md §3):
+		// GGUF llama files keep Meta's interleaved Q/K rows (docs/spec/llama.md §3):
 		// rotate pairs (2i, 2i+1), which leaves the heads half-split.
 		m.ropeMeta(b.q, H, T, pos0)
 		m.ropeMeta(b.k, KV, T, pos0)
@@ -58,7 +58,7 @@ func llamaLayer(m *Model, l, T, pos0 int, pr *probes) {
 	m.residual(b.ffnOut, T)
 }
 
-// loadLayers views the Hugging Face tensors of llama.md §1: qwen2.md §2's
+// loadLayers views the Hugging Face tensors of docs/spec/llama.md §1: docs/spec/qwen2.md §2's
 // names without biases.
 func (llama) loadLayers(ld *loader, cfg Config) []layerWeights {
 	h, I, d := cfg.HiddenSize, cfg.IntermediateSize, cfg.HeadDim

@@ -11,7 +11,7 @@ import (
 
 // llamaConfig is tinyConfig as a Llama: no biases, untied head, llama3
 // rope scaling with a short original context so that all three bands of
-// llama.md §2 (kept, divided, blended) occur among the 4 frequencies.
+// docs/spec/llama.md §2 (kept, divided, blended) occur among the 4 frequencies.
 func llamaConfig() Config {
 	c := tinyConfig()
 	c.Architecture, c.ModelType = "LlamaForCausalLM", "llama"
@@ -91,7 +91,7 @@ func permuteQK(m *Model, cfg Config) {
 	m.w.metaQK = true
 }
 
-// TestLlama3InvFreq: llama.md §2's sanity values for Llama-3.2-1B.
+// TestLlama3InvFreq: docs/spec/llama.md §2's sanity values for Llama-3.2-1B.
 func TestLlama3InvFreq(t *testing.T) {
 	c := Config{RopeTheta: 500000, HeadDim: 64, RopeLlama3: &Llama3Rope{Factor: 32, LowFreqFactor: 1, HighFreqFactor: 4, OriginalMaxPositions: 8192}}
 	inv := ropeInvFreq(&c)

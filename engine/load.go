@@ -91,7 +91,7 @@ func ggufPath(path string) (string, bool) {
 }
 
 // startsWithGGUFMagic reports whether the file's first four bytes are
-// "GGUF" (gguf.md §1).
+// "GGUF" (docs/spec/formats.md B.1).
 func startsWithGGUFMagic(path string) bool {
 	f, err := os.Open(path)
 	if err != nil {

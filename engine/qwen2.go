@@ -1,6 +1,6 @@
 package engine
 
-// Qwen2 / Qwen2.5 (qwen2.md §3), top to bottom: a pre-norm decoder of L
+// Qwen2 / Qwen2.5 (docs/spec/qwen2.md §3), top to bottom: a pre-norm decoder of L
 // layers, each grouped-query self-attention with q/k/v biases and
 // half-split RoPE, then a SwiGLU MLP, each added to the residual stream.
 //
@@ -54,7 +54,7 @@ func qwen2Layer(m *Model, l, T, pos0 int, pr *probes) {
 	m.residual(b.ffnOut, T)             // x = ffn_inp + ffn_out
 }
 
-// loadLayers views the Hugging Face tensors of qwen2.md §2.
+// loadLayers views the Hugging Face tensors of docs/spec/qwen2.md §2.
 func (qwen2) loadLayers(ld *loader, cfg Config) []layerWeights {
 	h, I, d := cfg.HiddenSize, cfg.IntermediateSize, cfg.HeadDim
 	qDim, kvDim := cfg.NumAttentionHeads*d, cfg.NumKeyValueHeads*d
@@ -79,7 +79,7 @@ func (qwen2) loadLayers(ld *loader, cfg Config) []layerWeights {
 	return layers
 }
 
-// params counts qwen2.md §5: attention with q/k/v biases, a three-matrix
+// params counts docs/spec/qwen2.md §5: attention with q/k/v biases, a three-matrix
 // MLP, two norms a layer.
 func (qwen2) params(cfg Config) paramSplit {
 	h, I, L := int64(cfg.HiddenSize), int64(cfg.IntermediateSize), int64(cfg.NumHiddenLayers)

@@ -1,6 +1,6 @@
 package engine
 
-// Qwen3 dense (qwen3.md §1), top to bottom: Qwen2's pre-norm decoder with
+// Qwen3 dense (docs/spec/qwen3.md §1), top to bottom: Qwen2's pre-norm decoder with
 // three differences, each visible where it happens in qwen3Layer:
 //   - no q/k/v biases (attention_bias false);
 //   - head_dim is its own config field, so H·d need not equal h (0.6B:
@@ -57,7 +57,7 @@ func qwen3Layer(m *Model, l, T, pos0 int, pr *probes) {
 	m.residual(b.ffnOut, T)             // x = ffn_inp + ffn_out
 }
 
-// loadLayers views the Hugging Face tensors of qwen3.md §2: Qwen2's
+// loadLayers views the Hugging Face tensors of docs/spec/qwen3.md §2: Qwen2's
 // without biases, plus q_norm and k_norm.
 func (qwen3) loadLayers(ld *loader, cfg Config) []layerWeights {
 	h, I, d := cfg.HiddenSize, cfg.IntermediateSize, cfg.HeadDim
@@ -82,7 +82,7 @@ func (qwen3) loadLayers(ld *loader, cfg Config) []layerWeights {
 	return layers
 }
 
-// params counts qwen3.md §3: h·H·d + 2·h·KV·d + H·d·h of attention, a
+// params counts docs/spec/qwen3.md §3: h·H·d + 2·h·KV·d + H·d·h of attention, a
 // three-matrix MLP, and per layer two norms of h plus q_norm, k_norm of d.
 func (qwen3) params(cfg Config) paramSplit {
 	h, I, L, d := int64(cfg.HiddenSize), int64(cfg.IntermediateSize), int64(cfg.NumHiddenLayers), int64(cfg.HeadDim)

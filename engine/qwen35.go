@@ -1,6 +1,6 @@
 package engine
 
-// Qwen3.5 (qwen35.md), top to bottom: a hybrid pre-norm decoder. Every
+// Qwen3.5 (docs/spec/qwen35.md), top to bottom: a hybrid pre-norm decoder. Every
 // layer mixes tokens one of two ways, then runs a SwiGLU MLP:
 //
 //   - linear_attention (3 of every 4 layers of the 2B): Gated DeltaNet, a
@@ -68,7 +68,7 @@ func qwen35Layer(m *Model, l, T, pos0 int, pr *probes) {
 	m.residual(b.ffnOut, T)             // x = ffn_inp + ffn_out
 }
 
-// qwen35Attention is the gated attention of qwen35.md §4 into attn_out.
+// qwen35Attention is the gated attention of docs/spec/qwen35.md §4 into attn_out.
 func qwen35Attention(m *Model, l, T, pos0 int, pr *probes) {
 	lw, b, s := &m.w.layers[l], &m.buf, m.recur
 	H, KV, d := m.cfg.NumAttentionHeads, m.cfg.NumKeyValueHeads, m.cfg.HeadDim
@@ -92,7 +92,7 @@ func splitQueryGate(q, gate, qg []float32, H, d, T int) {
 	}
 }
 
-// qwen35DeltaNet is the Gated DeltaNet of qwen35.md §5 into attn_out.
+// qwen35DeltaNet is the Gated DeltaNet of docs/spec/qwen35.md §5 into attn_out.
 func qwen35DeltaNet(m *Model, l, T, pos0 int, pr *probes) {
 	dn, b, s := m.w.layers[l].linear, &m.buf, m.recur
 	m.projectAll(b.xn, T, projection{&dn.wQKV, s.mixed}, projection{&dn.wZ, s.z}, // mixed_qkv [T, C], z [T, n_v·d_v]
@@ -104,7 +104,7 @@ func qwen35DeltaNet(m *Model, l, T, pos0 int, pr *probes) {
 	m.project(&dn.wOut, b.attnOut, s.core, T) // attn_out [T, h]
 }
 
-// loadLayers views the tensors of qwen35.md §4–§6 under the decoder's
+// loadLayers views the tensors of docs/spec/qwen35.md §4–§6 under the decoder's
 // prefix ("model.language_model." or "model."), adding 1 to the
 // zero-centred norm weights once.
 func (qwen35) loadLayers(ld *loader, cfg Config) []layerWeights {
@@ -201,7 +201,7 @@ func qwen35Skipped(ld *loader) []string {
 	return out
 }
 
-// params counts qwen35.md §6: the gated attention (q_proj twice as wide,
+// params counts docs/spec/qwen35.md §6: the gated attention (q_proj twice as wide,
 // q/k norms) and the DeltaNet mixers apart; MLP and the two norms in every
 // layer.
 func (qwen35) params(cfg Config) paramSplit {

@@ -1,6 +1,6 @@
 package engine
 
-// A plain float64 Qwen3.5 forward written from qwen35.md §2–§5, sharing no
+// A plain float64 Qwen3.5 forward written from docs/spec/qwen35.md §2–§5, sharing no
 // code with the engine: the recurrent form of Gated DeltaNet, token by
 // token, and gated attention over the whole sequence. It is the oracle of
 // the Qwen3.5 tests.
@@ -43,7 +43,7 @@ type qwen35Tensor struct {
 	mean, std float64
 }
 
-// qwen35TensorList is every tensor qwen35.md §4–§6 names for the text
+// qwen35TensorList is every tensor docs/spec/qwen35.md §4–§6 names for the text
 // decoder, under prefix ("model.language_model." or "model.").
 func qwen35TensorList(c Config, prefix string) []qwen35Tensor {
 	q := c.Qwen35
@@ -177,7 +177,7 @@ func ref35Norm1p(x, w []float64, eps float64) []float64 {
 	return y
 }
 
-// ref35Attention is the gated attention of qwen35.md §4 for every row:
+// ref35Attention is the gated attention of docs/spec/qwen35.md §4 for every row:
 // per-head interleaved query|gate, q/k norms, partial RoPE, causal GQA,
 // sigmoid output gate, o_proj. It returns the outputs and the softmax
 // probabilities [H][T][t+1].
@@ -239,7 +239,7 @@ func ref35RoPE(x []float64, pos, rd int, theta float64) []float64 {
 	return y
 }
 
-// ref35DeltaNet is the Gated DeltaNet of qwen35.md §5.1, token by token
+// ref35DeltaNet is the Gated DeltaNet of docs/spec/qwen35.md §5.1, token by token
 // from a zero state. It returns the outputs and, per token and value
 // head, α, β and the state's Frobenius norm after the update.
 func ref35DeltaNet(c Config, w refTensors, p string, xn [][]float64) (out, alpha, beta, norm [][]float64) {

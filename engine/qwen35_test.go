@@ -250,7 +250,7 @@ func TestQwen35Probes(t *testing.T) {
 }
 
 // TestQwen35SizesOf2B: parameter split, KV cache and state of the 2B
-// config against qwen35.md §4–§6 (computed there from the shapes).
+// config against docs/spec/qwen35.md §4–§6 (computed there from the shapes).
 func TestQwen35SizesOf2B(t *testing.T) {
 	cfg, err := ParseConfig([]byte(qwen35_2B))
 	if err != nil {
@@ -259,7 +259,7 @@ func TestQwen35SizesOf2B(t *testing.T) {
 	p := architectures[cfg.Architecture].params(cfg)
 	h, V := int64(cfg.HiddenSize), int64(cfg.VocabSize)
 	if total := V*h + p.attention + p.deltaNet + p.mlp + p.norm + h; total != 1_881_825_088 {
-		t.Errorf("2B parameters %d, qwen35.md §6 says 1,881,825,088", total)
+		t.Errorf("2B parameters %d, docs/spec/qwen35.md §6 says 1,881,825,088", total)
 	}
 	if per := (p.attention + p.deltaNet + p.mlp + p.norm) - 6*52_433_408 - 18*58_814_624; per != 0 {
 		t.Errorf("layer parameters off by %d from 6 attention + 18 DeltaNet layers", per)
@@ -269,7 +269,7 @@ func TestQwen35SizesOf2B(t *testing.T) {
 		t.Errorf("KV cache over %d layers, want the 6 full-attention ones", m.kvLayers())
 	}
 	kv := 2 * int64(m.kvLayers()) * int64(cfg.NumKeyValueHeads*cfg.HeadDim) * 4
-	if kv != 24_576 { // fp32; qwen35.md's 12,288 B is the bf16 figure
+	if kv != 24_576 { // fp32; docs/spec/qwen35.md's 12,288 B is the bf16 figure
 		t.Errorf("KV %d B per token, want 24,576 (fp32)", kv)
 	}
 	if s := newRecurrentState(&cfg).stateBytes(); s != 18_874_368+1_327_104 {

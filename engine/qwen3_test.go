@@ -27,7 +27,7 @@ func tinyQwen3Config() Config {
 	}
 }
 
-// randomQwen3Tensors draws the tensors of qwen3.md §2: Qwen2's without
+// randomQwen3Tensors draws the tensors of docs/spec/qwen3.md §2: Qwen2's without
 // biases, plus q_norm and k_norm [d] drawn wide (0.5 + |N(0, 1)|) so that
 // a missing or misplaced QK-norm moves the logits far.
 func randomQwen3Tensors(cfg Config, seed uint64) refTensors {
@@ -140,7 +140,7 @@ const qwen3_17B = `{
   "use_sliding_window": false, "vocab_size": 151936
 }`
 
-// Parameter counts against qwen3.md §3's table (computed there from the
+// Parameter counts against docs/spec/qwen3.md §3's table (computed there from the
 // published configs).
 func TestQwen3Config(t *testing.T) {
 	small := strings.NewReplacer(`"hidden_size": 2048`, `"hidden_size": 1024`, `"intermediate_size": 6144`, `"intermediate_size": 3072`).Replace(qwen3_17B)
@@ -160,7 +160,7 @@ func TestQwen3Config(t *testing.T) {
 		if got := i.ParamsEmbedding + i.ParamsAttention + i.ParamsMLP + i.ParamsNorm + i.ParamsOutput; got != tc.total {
 			t.Errorf("%s: %d parameters, want %d", tc.name, got, tc.total)
 		}
-		if i.KVBytesPerToken != 2*114_688 { // qwen3.md's bf16 figure; this cache holds fp32
+		if i.KVBytesPerToken != 2*114_688 { // docs/spec/qwen3.md's bf16 figure; this cache holds fp32
 			t.Errorf("%s: KV cache %d bytes per token, want 229,376", tc.name, i.KVBytesPerToken)
 		}
 	}

@@ -1,6 +1,6 @@
 package engine
 
-// A plain float64 Qwen2 forward written from qwen2.md §3, sharing no code
+// A plain float64 Qwen2 forward written from docs/spec/qwen2.md §3, sharing no code
 // with forward.go, and a tiny random model to run both on.
 
 import (
@@ -32,7 +32,7 @@ type refTensors struct {
 	shape map[string][]int
 }
 
-// randomTensors draws every tensor of cfg (qwen2.md §2): matrices N(0, 0.3²)
+// randomTensors draws every tensor of cfg (docs/spec/qwen2.md §2): matrices N(0, 0.3²)
 // and biases N(0, 0.1²) rounded to bf16, norms 1 + N(0, 0.1²).
 func randomTensors(cfg Config, seed uint64) refTensors {
 	rng := rand.New(rand.NewPCG(seed, 1))
@@ -156,7 +156,7 @@ func refAttention(cfg Config, w refTensors, p string, l int, x [][]float64, opt 
 		xn := opt.in(refRMSNorm(x[t], w.val[p+"input_layernorm.weight"], cfg.RMSNormEps))
 		qp := refLinear(w.val[p+"self_attn.q_proj.weight"], w.val[p+"self_attn.q_proj.bias"], xn)
 		kp := refLinear(w.val[p+"self_attn.k_proj.weight"], w.val[p+"self_attn.k_proj.bias"], xn)
-		if cfg.ModelType == "qwen3" { // QK-norm before RoPE (qwen3.md §1.3)
+		if cfg.ModelType == "qwen3" { // QK-norm before RoPE (docs/spec/qwen3.md §1 item 3)
 			qp = refHeadNorm(qp, w.val[p+"self_attn.q_norm.weight"], cfg.RMSNormEps)
 			kp = refHeadNorm(kp, w.val[p+"self_attn.k_norm.weight"], cfg.RMSNormEps)
 		}
@@ -244,7 +244,7 @@ func refHeadNorm(x, w []float64, eps float64) []float64 {
 }
 
 // refInvFreq is inv_freq [d/2]: θ^(-2i/d), with rope_type llama3 as
-// llama.md §2 writes it, in float64 throughout.
+// docs/spec/llama.md §2 writes it, in float64 throughout.
 func refInvFreq(cfg Config) []float64 {
 	d := cfg.HeadDim
 	inv := make([]float64, d/2)

@@ -8,7 +8,7 @@ import (
 
 // ropeHalf rotates the heads of the T rows of x [T, heads·d] at positions
 // pos0…, in half-split pairs (i, i+d/2) — the Hugging Face / NeoX layout,
-// not interleaved neighbours (qwen2.md §3.4).
+// not interleaved neighbours (docs/spec/qwen2.md §3.4).
 func (m *Model) ropeHalf(x []float32, heads, T, pos0 int) {
 	d, half := m.cfg.HeadDim, m.cfg.HeadDim/2
 	width := heads * d
@@ -41,7 +41,7 @@ func (m *Model) ropePartial(x []float32, heads, T, pos0 int) {
 }
 
 // ropeMeta is RoPE for Q/K rows in Meta's interleaved layout (GGUF llama
-// files, llama.md §3: the converter permuted each head's rows so that pair
+// files, docs/spec/llama.md §3: the converter permuted each head's rows so that pair
 // i is (2i, 2i+1)). It rotates pair (2i, 2i+1) by angle i and writes the
 // result to (i, i+d/2): the heads leave in the Hugging Face half-split
 // layout, bit for bit what ropeHalf gives on the unpermuted rows, so the KV
@@ -71,7 +71,7 @@ func (m *Model) ropeMeta(x []float32, heads, T, pos0 int) {
 }
 
 // ropeInvFreq is inv_freq [d/2]: 1/θ^(2i/d), changed by rope_type llama3
-// (llama.md §2, computed as transformers does) or divided by a GGUF file's
+// (docs/spec/llama.md §2, computed as transformers does) or divided by a GGUF file's
 // rope_freqs factors (llama.cpp's ggml_rope_ext freq_factors).
 func ropeInvFreq(c *Config) []float64 {
 	d := c.rotaryDim()

@@ -97,7 +97,7 @@ func (w *mat) vecRows(out, x []float32, lo, hi int) {
 
 // layerWeights are the tensors of one decoder layer: llama.cpp's
 // llama_layer, one struct for every architecture, each filling the fields
-// its file uses (Qwen2: qwen2.md §2) and leaving the others empty.
+// its file uses (Qwen2: docs/spec/qwen2.md §2) and leaving the others empty.
 type layerWeights struct {
 	attnNorm []float32 // [h] input_layernorm.weight
 	wq       mat       // [H·d, h] q_proj.weight
@@ -150,7 +150,7 @@ type weights struct {
 	notUsed []string  // parts of the checkpoint not read (Qwen3.5: vision tower, MTP head)
 
 	// metaQK: the Q and K rows of each head are in Meta's interleaved
-	// order (GGUF llama files, llama.md §3); the llama file rotates them
+	// order (GGUF llama files, docs/spec/llama.md §3); the llama file rotates them
 	// with ropeMeta.
 	metaQK bool
 }

@@ -37,7 +37,7 @@ func roundf(x float32) float32 { return float32(math.Round(float64(x))) }
 func putF16(b []byte, f float32) { binary.LittleEndian.PutUint16(b, F32ToF16(f)) }
 
 // quantizeQ8_0: d = max|x|/127, q = roundf(x/d) from the unrounded d, d
-// stored as f16 (formats.md B.5).
+// stored as f16 (docs/spec/formats.md B.5).
 func quantizeQ8_0(b []byte, x []float32) {
 	var amax float32
 	for _, v := range x {

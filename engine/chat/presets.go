@@ -91,7 +91,7 @@ func ParseGenerationPreset(data []byte) (Preset, error) {
 	return p, nil
 }
 
-// Qwen3CardPresets are the Qwen3 model card's "Best Practices" (qwen3.md
+// Qwen3CardPresets are the Qwen3 model card's "Best Practices" (docs/spec/qwen3.md
 // §6): thinking 0.6 / 0.95 / 20, non-thinking 0.7 / 0.8 / 20, min_p 0.
 // Greedy decoding is advised against with thinking: it repeats itself.
 var Qwen3CardPresets = []Preset{

@@ -1,8 +1,8 @@
 // Package chat renders a conversation into the prompt text an instruct
 // model was trained on, with the Jinja chat template its folder ships
 // (tokenizer_config.json "chat_template", or chat_template.jinja), exactly
-// as transformers' apply_chat_template renders it (tokenizer.md §7,
-// qwen3.md §5).
+// as transformers' apply_chat_template renders it (docs/spec/tokenizer.md §7,
+// docs/spec/qwen3.md §5).
 //
 // Rendering is github.com/ardanlabs/jinja: a pure-Go Jinja written for
 // chat templates, without dependencies. The tests prove it on the shipped
@@ -91,7 +91,7 @@ func compile(src string) (t *jinja.Template, err error) {
 }
 
 // HasThinking reports whether the template reads enable_thinking (Qwen3's
-// hybrid thinking switch, qwen3.md §5).
+// hybrid thinking switch, docs/spec/qwen3.md §5).
 func (t *Template) HasThinking() bool { return strings.Contains(t.Source, "enable_thinking") }
 
 // Render returns the prompt text of msgs.

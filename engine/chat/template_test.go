@@ -46,7 +46,7 @@ func qwen3(t *testing.T) *Template {
 	return tm
 }
 
-// ChatML pieces (tokenizer.md §7).
+// ChatML pieces (docs/spec/tokenizer.md §7).
 const (
 	defaultSystem = "<|im_start|>system\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>\n"
 	genPrompt     = "<|im_start|>assistant\n"
@@ -73,8 +73,8 @@ var (
 	gen       = Options{AddGenerationPrompt: true}
 )
 
-// Expected strings written from the templates' rules (tokenizer.md §7,
-// qwen3.md §5), not from a renderer.
+// Expected strings written from the templates' rules (docs/spec/tokenizer.md §7,
+// docs/spec/qwen3.md §5), not from a renderer.
 func TestRenderQwen25Instruct(t *testing.T) {
 	tm := qwen25(t)
 	if tm.HasThinking() {
@@ -108,7 +108,7 @@ func TestRenderQwen3(t *testing.T) {
 		// No default system prompt; thinking on (or undefined) ends at "assistant\n".
 		{"user", capital, gen, turn(User, "What is the capital of France?") + genPrompt},
 		{"think on", capital, on, turn(User, "What is the capital of France?") + genPrompt},
-		// Thinking off adds the empty think block (qwen35.md §8).
+		// Thinking off adds the empty think block (docs/spec/qwen35.md §8).
 		{"think off", capital, off, turn(User, "What is the capital of France?") + genPrompt + emptyThink},
 		{"system", withSys, off, turn(System, "You are terse.") + turn(User, "Hi") + genPrompt + emptyThink},
 		// Reasoning of an assistant turn before the last user query is dropped.
@@ -145,7 +145,7 @@ func qwen3Tokenizer(t *testing.T) *tokenizer.Tokenizer {
 	return tok
 }
 
-// The ids of the rendered prompts: the public fixture of tokenizer.md §7
+// The ids of the rendered prompts: the public fixture of docs/spec/tokenizer.md §7
 // for Qwen2.5, and the control tokens as single ids.
 func TestRenderedIDs(t *testing.T) {
 	tok := qwen3Tokenizer(t)

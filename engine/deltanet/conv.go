@@ -3,7 +3,7 @@ package deltanet
 import "loupe/kernels"
 
 // CausalConv is the depthwise causal convolution of T pre-conv vectors m
-// [T, C] followed by SiLU, qwen35.md §5.1 step 2, per channel c:
+// [T, C] followed by SiLU, docs/spec/qwen35.md §5.1 step 2, per channel c:
 //
 //	out[t][c] = silu( Σ_{j<K} w[c][j] · m[t−(K−1)+j][c] )
 //

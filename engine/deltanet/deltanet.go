@@ -1,4 +1,4 @@
-// Package deltanet holds the blocks of a Gated DeltaNet layer (qwen35.md §5),
+// Package deltanet holds the blocks of a Gated DeltaNet layer (docs/spec/qwen35.md §5),
 // the recurrent "linear attention" of Qwen3.5: a causal depthwise
 // convolution, L2-normalised queries and keys, a per-head decay α and write
 // strength β, and the delta rule that updates a fixed-size state

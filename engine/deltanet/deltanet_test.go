@@ -24,7 +24,7 @@ func forEachLevel(t *testing.T, f func(t *testing.T)) {
 	}
 }
 
-// oracle is the gated delta rule in float64, straight from qwen35.md §5.1
+// oracle is the gated delta rule in float64, straight from docs/spec/qwen35.md §5.1
 // step 7: S ← αS; δ = β(v − Sᵀk); S ← S + kδᵀ; o = Sᵀq. S is [dk][dv].
 func oracle(S [][]float64, q, k, v [][]float64, g, beta []float64) [][]float64 {
 	dk, dv := len(S), len(S[0])

@@ -7,7 +7,7 @@ import (
 )
 
 // Gates computes one token's per-head gates from the projections b and a
-// (length n_v each, qwen35.md §5.1 step 4), in fp32:
+// (length n_v each, docs/spec/qwen35.md §5.1 step 4), in fp32:
 //
 //	β_j = sigmoid(b_j)                                  write strength
 //	g_j = −exp(A_log_j) · softplus(a_j + dt_bias_j)     log of the decay

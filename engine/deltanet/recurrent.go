@@ -7,7 +7,7 @@ import (
 )
 
 // Step is one token of the gated delta rule for one value head, in place on
-// its state S [d_k, d_v] (qwen35.md §5.1 step 7). q and k (length d_k) are
+// its state S [d_k, d_v] (docs/spec/qwen35.md §5.1 step 7). q and k (length d_k) are
 // already L2-normalised, q also scaled by 1/√d_k; v and o have length d_v;
 // g is the log decay (α = e^g) and beta the write strength:
 //

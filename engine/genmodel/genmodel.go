@@ -17,7 +17,7 @@ import (
 // ErrExists is wrapped when the output folder already holds a model.
 var ErrExists = errors.New("folder already holds model files")
 
-// Qwen2.5 base models' special ids (qwen2.md §5, sampling.md §4).
+// Qwen2.5 base models' special ids (docs/spec/qwen2.md §5, docs/spec/sampling.md §4).
 const (
 	bosTokenID = 151643 // <|endoftext|>
 	eosTokenID = 151643

@@ -16,7 +16,7 @@ import (
 	"loupe/engine/safetensors"
 )
 
-// tinyTensors is qwen2.md §2's table written out for h=64, H=4, KV=2,
+// tinyTensors is docs/spec/qwen2.md §2's table written out for h=64, H=4, KV=2,
 // d=16, I=128, L=2, V=151936, tied: independent of Shape.Tensors.
 func tinyTensors() map[string][]int {
 	m := map[string][]int{"model.embed_tokens.weight": {151936, 64}, "model.norm.weight": {64}}
@@ -189,7 +189,7 @@ func TestBadArguments(t *testing.T) {
 	}
 }
 
-// Parameter totals of the real shapes equal qwen2.md §5's table.
+// Parameter totals of the real shapes equal docs/spec/qwen2.md §5's table.
 func TestRealShapesParameterCount(t *testing.T) {
 	for name, want := range map[string]int{"qwen2.5-0.5b": 494032768, "qwen2.5-1.5b": 1543714304} {
 		s, ok := Lookup(name)

@@ -48,8 +48,8 @@ type hfConfig struct {
 // with a byte-level BPE, safetensors weights of a qwen2, qwen3 or llama
 // model) into a new GGUF file dst, laid out as llama.cpp's
 // convert_hf_to_gguf.py and llama-quantize would: tensor names of
-// formats.md B.3, dimensions reversed, llama's Q and K rows permuted into
-// Meta's interleaved order (llama.md §3), norms and biases F32. It never
+// docs/spec/formats.md B.3, dimensions reversed, llama's Q and K rows permuted into
+// Meta's interleaved order (docs/spec/llama.md §3), norms and biases F32. It never
 // replaces a file.
 func WriteGGUF(src, dst, quant string) error {
 	if _, ok := ggufFileType[quant]; !ok {
@@ -147,7 +147,7 @@ func firstID(v any) (int, bool) {
 	return 0, false
 }
 
-// ggufLayer maps the per-layer names (formats.md B.3).
+// ggufLayer maps the per-layer names (docs/spec/formats.md B.3).
 var ggufLayer = [][2]string{
 	{"input_layernorm.weight", "attn_norm.weight"},
 	{"self_attn.q_proj.weight", "attn_q.weight"}, {"self_attn.q_proj.bias", "attn_q.bias"},

@@ -8,7 +8,7 @@ import (
 	"loupe/engine/safetensors"
 )
 
-// forwardOne is a float64 Qwen2 forward pass (qwen2.md §3) for a single
+// forwardOne is a float64 Qwen2 forward pass (docs/spec/qwen2.md §3) for a single
 // token at position 0: attention over one position puts probability 1 on
 // it, so each query head's output is its KV head's value vector and RoPE
 // (angle 0) is the identity. It returns the logits.

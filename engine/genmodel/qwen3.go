@@ -8,7 +8,7 @@ import (
 	"loupe/assets"
 )
 
-// Qwen3 dense shapes (qwen3.md §3): head_dim is its own field (H·d ≠ h),
+// Qwen3 dense shapes (docs/spec/qwen3.md §3): head_dim is its own field (H·d ≠ h),
 // no biases, q_norm/k_norm per layer, the Qwen3 tokenizer (four more added
 // tokens, <think> among them) and the thinking chat template.
 func init() {
@@ -24,7 +24,7 @@ func init() {
 		MaxPositionEmbeddings: 40960, MaxWindowLayers: 28, TieWordEmbeddings: true}
 }
 
-// qwen3Tensors lists qwen3.md §2 for s: 2 + 11·L tensors, plus lm_head
+// qwen3Tensors lists docs/spec/qwen3.md §2 for s: 2 + 11·L tensors, plus lm_head
 // when untied.
 func (s Shape) qwen3Tensors() []TensorSpec {
 	h, d, I, V := s.HiddenSize, s.HeadDim(), s.IntermediateSize, s.VocabSize
@@ -83,7 +83,7 @@ type qwen3Config struct {
 	VocabSize             int         `json:"vocab_size"`
 }
 
-// Qwen3's special ids: bos <|endoftext|>, eos <|im_end|> (qwen3.md §3).
+// Qwen3's special ids: bos <|endoftext|>, eos <|im_end|> (docs/spec/qwen3.md §3).
 const (
 	qwen3BOS = 151643
 	qwen3EOS = 151645
@@ -109,7 +109,7 @@ func qwen3ConfigJSON(s Shape, dtype string) ([]byte, error) {
 }
 
 // qwen3GenerationConfig is the hybrid Qwen3 models' generation_config.json
-// (qwen3.md §6): sampling on with the thinking-mode values, two stop ids.
+// (docs/spec/qwen3.md §6): sampling on with the thinking-mode values, two stop ids.
 const qwen3GenerationConfig = `{
   "bos_token_id": 151643,
   "do_sample": true,

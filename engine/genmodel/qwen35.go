@@ -12,7 +12,7 @@ import (
 	"loupe/engine/tokenizer"
 )
 
-// HybridShape is what a Qwen3.5 shape adds (qwen35.md §1): the layer
+// HybridShape is what a Qwen3.5 shape adds (docs/spec/qwen35.md §1): the layer
 // pattern and the Gated DeltaNet sizes.
 type HybridShape struct {
 	FullAttentionInterval int // every N-th layer is full attention
@@ -24,7 +24,7 @@ type HybridShape struct {
 	PartialRotaryFactor   float64
 }
 
-// Qwen3.5 shapes: the 2B as qwen35.md §1 gives it, and a tiny one with the
+// Qwen3.5 shapes: the 2B as docs/spec/qwen35.md §1 gives it, and a tiny one with the
 // real 248,320-row vocabulary and n_v ≠ n_k.
 func init() {
 	shapes["qwen3.5-2b"] = Shape{Family: "qwen3_5", HiddenSize: 2048, IntermediateSize: 6144, NumHiddenLayers: 24,
@@ -39,13 +39,13 @@ func init() {
 			LinearKeyHeadDim: 16, LinearValueHeadDim: 16, LinearConvKernelDim: 4, PartialRotaryFactor: 0.25}}
 }
 
-// Qwen3.5's random draws (qwen35.md §3, §5): norms centred on 0 (scale
+// Qwen3.5's random draws (docs/spec/qwen35.md §3, §5): norms centred on 0 (scale
 // 1 + w) except the gated norm (centred on 1); A_log near log(e) and
 // dt_bias near −3, so decays α = exp(−e^A_log·softplus(a + dt_bias)) lie
 // mostly in 0.7…1 as in trained models' slow and fast heads.
 func zeroNorm() initRule { return initRule{0, 0.05} }
 
-// qwen35Tensors lists qwen35.md §4–§6 under model.language_model., plus
+// qwen35Tensors lists docs/spec/qwen35.md §4–§6 under model.language_model., plus
 // two small stand-ins for the parts a text engine skips (model.visual.*,
 // mtp.*), so loading exercises the skipping; they are not real shapes.
 func (s Shape) qwen35Tensors() []TensorSpec {
@@ -99,7 +99,7 @@ func (s Shape) qwen35Tensors() []TensorSpec {
 }
 
 // qwen35ConfigJSON writes the vision-language wrapper with a nested
-// text_config, as the official checkpoints do (qwen35.md §1).
+// text_config, as the official checkpoints do (docs/spec/qwen35.md §1).
 func qwen35ConfigJSON(s Shape, dtype string) ([]byte, error) {
 	torch := map[string]string{"bf16": "bfloat16", "f32": "float32"}[dtype]
 	hy := s.Hybrid
@@ -132,7 +132,7 @@ func qwen35ConfigJSON(s Shape, dtype string) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// Qwen3.5's special ids (qwen35.md §8, unverified against the official
+// Qwen3.5's special ids (docs/spec/qwen35.md §8, unverified against the official
 // tokenizer.json): Qwen3's added tokens moved up by 96,401, so that
 // <|endoftext|> 151643 → 248044 and </think> 151668 → 248069.
 const (
@@ -177,7 +177,7 @@ var qwen35Tokenizer = sync.OnceValue(func() []byte {
 
 // qwen35TokenizerConfig is Qwen3's tokenizer_config.json with the added
 // tokens at Qwen3.5's ids and the generation prompt of the small Qwen3.5
-// models (qwen35.md §8, unverified): thinking only when enable_thinking is
+// models (docs/spec/qwen35.md §8, unverified): thinking only when enable_thinking is
 // true, otherwise an empty think block.
 func qwen35TokenizerConfig() ([]byte, error) {
 	var c map[string]any

@@ -12,7 +12,7 @@ import (
 	"loupe/trace"
 )
 
-// The 2B shape's text decoder has qwen35.md §6's 1,881,825,088 parameters
+// The 2B shape's text decoder has docs/spec/qwen35.md §6's 1,881,825,088 parameters
 // (plus the two small stand-ins for the skipped vision tower and MTP head).
 func TestQwen35ShapeParameterCount(t *testing.T) {
 	s, ok := genmodel.Lookup("qwen3.5-2b")

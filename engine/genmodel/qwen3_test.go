@@ -11,7 +11,7 @@ import (
 	"loupe/engine/safetensors"
 )
 
-// Parameter totals of the Qwen3 shapes equal qwen3.md §3's table.
+// Parameter totals of the Qwen3 shapes equal docs/spec/qwen3.md §3's table.
 func TestQwen3ShapesParameterCount(t *testing.T) {
 	for name, want := range map[string]int{"qwen3-0.6b": 596_049_920, "qwen3-1.7b": 1_720_574_976} {
 		s, ok := Lookup(name)

@@ -11,7 +11,7 @@ import (
 )
 
 // Shape holds the config.json fields that fix a Qwen2 model's tensors
-// (qwen2.md §1, §5).
+// (docs/spec/qwen2.md §1, §5).
 type Shape struct {
 	Family                string // "qwen2" (or ""), "qwen3" (qwen3.go)
 	HiddenSize            int    // h
@@ -42,11 +42,11 @@ var shapes = map[string]Shape{
 	"tiny": {HiddenSize: 64, IntermediateSize: 128, NumHiddenLayers: 2, NumAttentionHeads: 4,
 		NumKeyValueHeads: 2, VocabSize: 151936, MaxPositionEmbeddings: 4096, MaxWindowLayers: 2,
 		TieWordEmbeddings: true},
-	// The base models' config.json values, qwen2.md §5.
+	// The base models' config.json values, docs/spec/qwen2.md §5.
 	"qwen2.5-0.5b": {HiddenSize: 896, IntermediateSize: 4864, NumHiddenLayers: 24, NumAttentionHeads: 14,
 		NumKeyValueHeads: 2, VocabSize: 151936, MaxPositionEmbeddings: 32768, MaxWindowLayers: 24,
 		TieWordEmbeddings: true},
-	// tiny-llama: a LlamaForCausalLM (no biases, untied head, llama.md)
+	// tiny-llama: a LlamaForCausalLM (no biases, untied head, docs/spec/llama.md)
 	// with the Qwen vocabulary; 256 columns so that GGUF Q4_K blocks fit.
 	"tiny-llama": {Family: "llama", HiddenSize: 256, IntermediateSize: 768, NumHiddenLayers: 2, NumAttentionHeads: 4,
 		NumKeyValueHeads: 2, VocabSize: 151936, MaxPositionEmbeddings: 4096, MaxWindowLayers: 2},
@@ -85,7 +85,7 @@ type TensorSpec struct {
 	init  initRule
 }
 
-// Tensors lists every tensor qwen2.md §2 names for s, in layer order:
+// Tensors lists every tensor docs/spec/qwen2.md §2 names for s, in layer order:
 // 2 + 12·L of them, plus lm_head.weight when the embeddings are untied.
 func (s Shape) Tensors() []TensorSpec {
 	if s.Family == "qwen3" {

@@ -1,8 +1,8 @@
-// Package gguf reads and writes GGUF files (formats.md part B), the format
+// Package gguf reads and writes GGUF files (docs/spec/formats.md part B), the format
 // of llama.cpp, Ollama and LM Studio: a header, typed metadata key/values,
 // tensor infos, then aligned tensor data.
 //
-// Files are untrusted input: Open checks every rule of formats.md B.8 before
+// Files are untrusted input: Open checks every rule of docs/spec/formats.md B.8 before
 // handing out a tensor or a value, and every failure wraps ErrBadFile with
 // the file, the key or tensor, and the problem. Reads are bounded by the
 // real file size, so a hostile count never allocates more than the file
@@ -61,7 +61,7 @@ func (t *Tensor) Rows() int {
 // Elements is the product of Dims.
 func (t *Tensor) Elements() int { return t.Cols() * t.Rows() }
 
-// Open maps path read-only and checks it (formats.md B.8).
+// Open maps path read-only and checks it (docs/spec/formats.md B.8).
 func Open(path string) (*File, error) {
 	fh, err := os.Open(path)
 	if err != nil {
@@ -154,7 +154,7 @@ func (f *File) String(key string) (s string, ok bool, err error) {
 }
 
 // Int returns an integer value of any integer type, checked to lie in
-// [lo, hi] (formats.md B.8 step 9: refuse rather than reinterpret).
+// [lo, hi] (docs/spec/formats.md B.8 step 9: refuse rather than reinterpret).
 func (f *File) Int(key string, lo, hi int64) (n int64, ok bool, err error) {
 	v, ok := f.KV[key]
 	if !ok {

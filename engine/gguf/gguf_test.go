@@ -152,7 +152,7 @@ func (r *raw) tensor(name string, typ uint32, off uint64, dims ...uint64) *raw {
 	return r.u32(typ).u64(off)
 }
 
-// TestHostile: each file breaks one rule of formats.md B.8 and must give
+// TestHostile: each file breaks one rule of docs/spec/formats.md B.8 and must give
 // an error naming the key or tensor and the problem.
 func TestHostile(t *testing.T) {
 	big := strings.Repeat("k", 70000)
@@ -296,7 +296,7 @@ func FuzzOpen(f *testing.F) {
 
 // regressions are hostile files kept under testdata/ (written by
 // LOUPE_WRITE_TESTDATA=1 go test -run TestWriteRegressions): the ggml and
-// Ollama attack shapes of formats.md B.7.
+// Ollama attack shapes of docs/spec/formats.md B.7.
 var regressions = map[string][]byte{
 	"bleeding-llama.gguf":     head(1, 0).tensor("token_embd.weight", 0, 0, 1024, 1024).pad(32).bytes(make([]byte, 64)...).b,
 	"pr18674-wrap.gguf":       head(1, 0).tensor("token_embd.weight", 0, 0, 4, 1<<38).pad(32).bytes(make([]byte, 64)...).b,

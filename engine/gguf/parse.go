@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// Caps from formats.md B.8. Real models have < 5,000 tensors, < 100 keys,
+// Caps from docs/spec/formats.md B.8. Real models have < 5,000 tensors, < 100 keys,
 // vocabularies < 300,000 tokens and chat templates of a few KiB.
 const (
 	maxTensors      = 65536
@@ -88,7 +88,7 @@ func (r *reader) str(what string, limit uint64) (string, error) {
 	return string(s), nil
 }
 
-// parse reads and checks the whole file (formats.md B.8, every step).
+// parse reads and checks the whole file (docs/spec/formats.md B.8, every step).
 func parse(name string, b []byte) (*File, error) {
 	r := &reader{file: name, b: b}
 	f := &File{Path: name, data: b, KV: map[string]Value{}, byName: map[string]int{}}
@@ -270,7 +270,7 @@ func (r *reader) array() (Value, error) {
 }
 
 // readAlignment applies general.alignment: UINT32, a power of two in
-// [8, 4096] (formats.md B.8 step 10); 32 when absent.
+// [8, 4096] (docs/spec/formats.md B.8 step 10); 32 when absent.
 func (f *File) readAlignment(r *reader) error {
 	f.Alignment = defaultAlign
 	v, ok := f.KV[alignmentKey]

@@ -2,7 +2,7 @@ package gguf
 
 import "fmt"
 
-// Type is a tensor's ggml_type id (formats.md B.5).
+// Type is a tensor's ggml_type id (docs/spec/formats.md B.5).
 type Type uint32
 
 // The tensor types Loupe reads. Every other id is refused by name.
@@ -58,13 +58,13 @@ func (t Type) BlockBytes() int { return int(layouts[t].bytes) }
 // Quantized reports whether t stores blocks with scales (Q*).
 func (t Type) Quantized() bool { return t.Supported() && layouts[t].elems > 1 }
 
-// Magic is the first four bytes of every GGUF file (gguf.md §1).
+// Magic is the first four bytes of every GGUF file (docs/spec/formats.md B.1).
 const Magic = "GGUF"
 
 // SupportedTypes lists the names of the types Loupe reads, for messages.
 const SupportedTypes = "F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K"
 
-// ValueType is a metadata value's type id (formats.md B.2).
+// ValueType is a metadata value's type id (docs/spec/formats.md B.2).
 type ValueType uint32
 
 const (

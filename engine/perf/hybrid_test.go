@@ -7,7 +7,7 @@ import (
 	"loupe/trace"
 )
 
-// The 2B's prefill work, counted by hand from qwen35.md §4–§6: per token
+// The 2B's prefill work, counted by hand from docs/spec/qwen35.md §4–§6: per token
 // 2 × (6 × 14,680,576 attention + 18 × 21,061,792 DeltaNet + 24 × 37,748,736
 // MLP) for the layer matrices, causal attention over 6 layers of 8 × 256,
 // 18 × 16 heads of chunked delta rule, and one output head.

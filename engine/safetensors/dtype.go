@@ -1,8 +1,8 @@
 // Package safetensors reads and writes Hugging Face safetensors files
-// (formats.md part A): a u64 header length N, N bytes of JSON describing
+// (docs/spec/formats.md part A): a u64 header length N, N bytes of JSON describing
 // every tensor, then one byte buffer holding all tensor data.
 //
-// Files are untrusted input: Open checks every rule of formats.md A.4 before
+// Files are untrusted input: Open checks every rule of docs/spec/formats.md A.4 before
 // handing out a tensor, and every failure wraps ErrBadFile with the file, the
 // tensor and the problem. Tensor data is a view into a read-only memory map.
 package safetensors
@@ -10,7 +10,7 @@ package safetensors
 // DType is a tensor element type as spelled in the header ("BF16", "F32", …).
 type DType string
 
-// dtypeBits is formats.md A.2: bits per element of every dtype the reference
+// dtypeBits is docs/spec/formats.md A.2: bits per element of every dtype the reference
 // knows. Sizes are in bits because of the sub-byte F4/F6 types.
 var dtypeBits = map[DType]uint64{
 	"BOOL": 8, "F4": 4, "F6_E2M3": 6, "F6_E3M2": 6,

@@ -31,7 +31,7 @@ type entry struct {
 	begin, end uint64
 }
 
-// parseFile checks a whole file image (formats.md A.4 steps 1–6) and returns
+// parseFile checks a whole file image (docs/spec/formats.md A.4 steps 1–6) and returns
 // its tensors, with Data slicing buf, and its __metadata__.
 func parseFile(file string, buf []byte) (map[string]Tensor, map[string]string, error) {
 	if len(buf) < 8 {

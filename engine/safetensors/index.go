@@ -17,7 +17,7 @@ const (
 	maxIndexSize = 64 << 20 // a 7B index is ~30 KB
 )
 
-// openIndex opens a sharded checkpoint (formats.md A.5): every shard the
+// openIndex opens a sharded checkpoint (docs/spec/formats.md A.5): every shard the
 // index names, each validated on its own; every tensor must sit in exactly
 // the shard the index maps it to.
 func openIndex(path string) (*Set, error) {

@@ -156,7 +156,7 @@ func checkF32(t *testing.T, tn Tensor, want []float32) []float32 {
 	return got
 }
 
-// F16 values from the IEEE binary16 definition (formats.md A.2).
+// F16 values from the IEEE binary16 definition (docs/spec/formats.md A.2).
 func TestF16ToF32(t *testing.T) {
 	cases := map[uint16]float64{
 		0x0000: 0, 0x3c00: 1, 0xc000: -2, 0x3800: 0.5, 0x7bff: 65504,

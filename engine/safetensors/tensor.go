@@ -33,7 +33,7 @@ func (t Tensor) NumElements() int {
 var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // BF16 returns the elements of a BF16 tensor: a zero-copy view when the data
-// is 2-byte aligned, a copy otherwise (formats.md A.4 step 8).
+// is 2-byte aligned, a copy otherwise (docs/spec/formats.md A.4 step 8).
 func (t Tensor) BF16() ([]kernels.BF16, error) {
 	if t.DType != "BF16" {
 		return nil, t.errorf("dtype %s, want BF16", t.DType)

@@ -1,4 +1,4 @@
-// Package sample turns a logit vector into the next token as sampling.md
+// Package sample turns a logit vector into the next token as docs/spec/sampling.md
 // specifies: repetition penalty → frequency/presence penalties → greedy
 // argmax, or temperature → top_k → top_p → min_p → one seeded draw.
 package sample

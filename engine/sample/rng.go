@@ -1,6 +1,6 @@
 package sample
 
-// splitMix64 is the generator sampling.md §5 fixes, written out so a Go
+// splitMix64 is the generator docs/spec/sampling.md §5 fixes, written out so a Go
 // release can never change the streams: distinct seeds give distinct
 // streams, the same seed always the same one.
 type splitMix64 struct{ s uint64 }

@@ -34,7 +34,7 @@ type Sampler struct {
 	stages  *Stages // the latest record
 }
 
-// New checks p and seeds the generator (sampling.md §5: SplitMix64 from the
+// New checks p and seeds the generator (docs/spec/sampling.md §5: SplitMix64 from the
 // seed itself, so seeds 1 … 5 give five different streams).
 func New(p Params, seed uint64) (*Sampler, error) {
 	if err := p.Validate(); err != nil {
@@ -48,7 +48,7 @@ func (s *Sampler) Params() Params { return s.p }
 
 // SetPromptLen says how many leading ids of Sample's history are the prompt:
 // they count for the repetition penalty but not for the frequency and
-// presence penalties, which count generated tokens only (sampling.md §3).
+// presence penalties, which count generated tokens only (docs/spec/sampling.md §3).
 // Without it the whole history counts as generated.
 func (s *Sampler) SetPromptLen(n int) { s.promptLen = n }
 

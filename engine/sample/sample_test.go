@@ -268,7 +268,7 @@ func TestPenaltiesBySpec(t *testing.T) {
 	checkTop(t, top, softmax64([]float64{2, -2, 1, 0.5, 2}))
 }
 
-// refSpec is an independent float64 implementation of sampling.md for
+// refSpec is an independent float64 implementation of docs/spec/sampling.md for
 // random tests: full sort, transformers' ascending-cumsum top_p.
 func refSpec(z []float32, p Params, u float64) (int, []float64) {
 	v := make([]float64, len(z))

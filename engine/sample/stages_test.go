@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// refStages follows sampling.md §1–2 in float64 on a copy of z (already
+// refStages follows docs/spec/sampling.md §1–2 in float64 on a copy of z (already
 // penalised): softmax after each stage of temperature, top-k (ties at the
 // k-th value kept), top-p (smallest best-first set reaching p), min-p.
 func refStages(z []float32, p Params) [][]float64 {

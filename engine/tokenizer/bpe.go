@@ -15,7 +15,7 @@ type merge struct {
 func pairKey(a, b int32) uint64 { return uint64(uint32(a))<<32 | uint64(uint32(b)) }
 
 // bpe encodes one pre-token (raw bytes) to ids, appending to dst
-// (tokenizer.md §5): start from one token per byte, then repeatedly merge
+// (docs/spec/tokenizer.md §5): start from one token per byte, then repeatedly merge
 // the adjacent pair of lowest rank, the leftmost one on ties, until no
 // adjacent pair has a rank. The min-heap keyed by (rank, position) keeps
 // long pieces O(n log n); stale heap entries are skipped, as in HF's

@@ -1,6 +1,6 @@
 package tokenizer
 
-// GPT-2 byte-level alphabet (tokenizer.md §4). BPE runs on printable
+// GPT-2 byte-level alphabet (docs/spec/tokenizer.md §4). BPE runs on printable
 // characters, so every byte is given one: the 188 printable Latin-1 bytes
 // map to themselves and the other 68, in increasing order, to U+0100….
 var (

@@ -42,7 +42,7 @@ func miniSPMTokenizer() []byte {
 
 // FuzzParse feeds arbitrary bytes as tokenizer.json: Parse returns an
 // error or a tokenizer whose Encode and Decode work on any text, never a
-// panic (formats of outside data must fail cleanly, fuzz.md of #14).
+// panic (formats of outside data must fail cleanly, docs/spec/formats.md B.8 step 18).
 func FuzzParse(f *testing.F) {
 	mini := miniTokenizer()
 	if _, err := Parse(mini); err != nil {

@@ -52,7 +52,7 @@ func TestHFDecode(t *testing.T) {
 	}
 }
 
-// TestChatPromptIDs: the ChatML prompt of tokenizer.md §7 gives the ids of
+// TestChatPromptIDs: the ChatML prompt of docs/spec/tokenizer.md §7 gives the ids of
 // the public fixture quoted there.
 func TestChatPromptIDs(t *testing.T) {
 	prompt := "<|im_start|>system\nYou are Qwen, created by Alibaba Cloud. You are a helpful assistant.<|im_end|>\n" +

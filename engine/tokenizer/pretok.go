@@ -6,11 +6,11 @@ import (
 )
 
 // QwenPattern is the pre-tokenizer regex of Qwen2, Qwen2.5 and Qwen3
-// (tokenizer.md §3.2). Go's regexp cannot run it (no look-ahead, ASCII
+// (docs/spec/tokenizer.md §3.2). Go's regexp cannot run it (no look-ahead, ASCII
 // \s), so splitPieces is a hand-written matcher with the same semantics.
 const QwenPattern = `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
 
-// Qwen35Pattern is Qwen3.5's pre-tokenizer regex (qwen35.md §8, from
+// Qwen35Pattern is Qwen3.5's pre-tokenizer regex (docs/spec/qwen35.md §8, from
 // llama.cpp's LLAMA_VOCAB_PRE_TYPE_QWEN35): QwenPattern with combining
 // marks \p{M} joining letters in words and leaving the punctuation class.
 const Qwen35Pattern = `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?[\p{L}\p{M}]+|\p{N}| ?[^\s\p{L}\p{M}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
@@ -70,7 +70,7 @@ type splitter struct {
 	kind   uint8 // kindQwen, or a GPT-2 family pattern (pretok_gpt2.go)
 }
 
-// Llama3Pattern is Llama 3's pre-tokenizer regex (llama.md §4): Qwen's
+// Llama3Pattern is Llama 3's pre-tokenizer regex (docs/spec/llama.md §4): Qwen's
 // with up to three number characters per piece.
 const Llama3Pattern = `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
 

@@ -9,7 +9,7 @@ import (
 )
 
 // TestSplitSpecVectors checks the pre-tokenizer against the pieces listed
-// in tokenizer.md §3.4 (computed with Python's regex module on the same
+// in docs/spec/tokenizer.md §3.4 (computed with Python's regex module on the same
 // pattern).
 func TestSplitSpecVectors(t *testing.T) {
 	cases := []struct {
@@ -87,7 +87,7 @@ func TestSplitCoversInput(t *testing.T) {
 	}
 }
 
-// TestByteLevelTable: the GPT-2 alphabet values quoted in tokenizer.md §4,
+// TestByteLevelTable: the GPT-2 alphabet values quoted in docs/spec/tokenizer.md §4,
 // and that the table is a bijection.
 func TestByteLevelTable(t *testing.T) {
 	want := map[byte]rune{0x00: 0x100, 0x09: 0x109, 0x0A: 0x10A, 0x20: 0x120, 0x21: '!', 0x7E: '~',

@@ -8,7 +8,7 @@ import (
 )
 
 // Vocab is a vocabulary stored as lists, the way GGUF files carry it
-// (formats.md B.2: tokenizer.ggml.*). Types are llama.cpp's token types: 1
+// (docs/spec/formats.md B.2: tokenizer.ggml.*). Types are llama.cpp's token types: 1
 // normal, 2 unknown, 3 control, 4 user-defined, 5 unused, 6 byte.
 type Vocab struct {
 	Model          string // "gpt2" (byte-level BPE) or "llama" (SentencePiece)
@@ -33,7 +33,7 @@ const (
 )
 
 // FromVocab builds a tokenizer from a list vocabulary, checking it as
-// formats.md B.8 step 11 asks (equal lengths, ids in range, merges with
+// docs/spec/formats.md B.8 step 11 asks (equal lengths, ids in range, merges with
 // one space), so Encode cannot fail later.
 func FromVocab(v Vocab) (_ *Tokenizer, err error) {
 	defer func() { err = vocabError(err) }()

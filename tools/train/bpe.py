@@ -3,7 +3,7 @@
 Pre-tokenizer: NFC, then Qwen's split regex (Isolated), then GPT-2's
 bytes->unicode map. Encoding merges by rank (lowest rank first, leftmost
 occurrence first), which is what Hugging Face `tokenizers` and our Go
-tokenizer compute (docs/spec/tokenizer.md section 5).
+tokenizer compute (docs/spec/tokenizer.md §5).
 
     /usr/bin/python3 tools/train/bpe.py --vocab 4096 --out tools/train/out/tokenizer.json
 
@@ -19,7 +19,7 @@ import unicodedata
 
 import regex
 
-# Qwen2 / Qwen2.5 pre-tokenizer pattern, byte for byte (tokenizer.md 3.2).
+# Qwen2 / Qwen2.5 pre-tokenizer pattern, byte for byte (docs/spec/tokenizer.md §3.2).
 QWEN_PATTERN = (
     r"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}"
     r"| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+"
@@ -29,7 +29,7 @@ EOT = "<|endoftext|>"
 
 
 def bytes_to_unicode():
-    """GPT-2's table: 256 bytes -> 256 printable code points (tokenizer.md 4).
+    """GPT-2's table: 256 bytes -> 256 printable code points (docs/spec/tokenizer.md §4).
 
     Returned as an ordered dict; its order (printable bytes first) is also
     the order of the 256 base token ids, as in GPT-2 and Qwen.

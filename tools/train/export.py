@@ -71,7 +71,7 @@ def read_safetensors(path):
 
 
 def hf_config(c, eot):
-    """config.json as Qwen2ForCausalLM writes it (qwen2.md section 1)."""
+    """config.json as Qwen2ForCausalLM writes it (docs/spec/qwen2.md §1)."""
     return {
         "architectures": ["Qwen2ForCausalLM"],
         "attention_dropout": 0.0,

@@ -36,7 +36,7 @@ class Config:
 
 
 class RMSNorm(nn.Module):
-    """y = w * x / sqrt(mean(x^2) + eps), eps inside the root (qwen2.md 3.2)."""
+    """y = w * x / sqrt(mean(x^2) + eps), eps inside the root (docs/spec/qwen2.md §3.2)."""
 
     def __init__(self, n, eps):
         super().__init__()

@@ -51,9 +51,10 @@ bench-model: $(BENCHDIR)/model.safetensors
 $(BENCHDIR)/model.safetensors:
 	$(GO) run . gen-model --shape qwen2.5-1.5b --seed 1 --dtype bf16 --out $(BENCHDIR)
 
-# bench measures the machine (membw, cached), then the article's two
-# cases: the purple-cat sentence (17 tokens) and a Gold-Bug passage (3,139
-# tokens, one timed run: its prefill is long), 100 tokens written each.
+# bench measures the machine (membw, cached), then the two cases of the
+# article “The two times of an answer”: the purple-cat sentence (17
+# tokens) and a Gold-Bug passage (3,139 tokens, one timed run: its prefill
+# is long), 100 tokens written each.
 # Every timed run also gets a short bandwidth probe beside it, and decode
 # is set against that. Figures are medians; on a shared machine they vary.
 bench: build bench-model

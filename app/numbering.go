@@ -38,7 +38,7 @@ func (u *UI) numberingItems() []*fyne.MenuItem {
 		return it
 	}
 	return []*fyne.MenuItem{
-		item("Count layers and heads from 1 (as the article does)", viz.FromOne),
+		item("Count layers and heads from 1 (as the article “The two times of an answer” does)", viz.FromOne),
 		item("Count layers and heads from 0 (as in code)", viz.FromZero),
 	}
 }

@@ -209,7 +209,7 @@ func TestDemoPrompts(t *testing.T) {
 
 func TestDemoCaptions(t *testing.T) {
 	if !strings.HasPrefix(DemoPrompts[0], "My cat is purple.") {
-		t.Errorf("first demo prompt %q, want the article's sentence", DemoPrompts[0])
+		t.Errorf("first demo prompt %q, want the purple-cat sentence", DemoPrompts[0])
 	}
 	for _, d := range DemoExamples {
 		if strings.TrimSpace(d.Caption) == "" || strings.Contains(d.Caption, "\n") {

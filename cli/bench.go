@@ -24,7 +24,8 @@ func init() {
 	})
 }
 
-// purpleCat is the article's example: 17 tokens with the Qwen2.5 tokenizer.
+// purpleCat is the example of the article “The two times of an answer”:
+// 17 tokens with the Qwen2.5 tokenizer.
 const purpleCat = "My cat is purple. But my friends tell me there is no such thing as a"
 
 // goldBug is testdata/texts/gold-bug-passage.txt (3,139 tokens), the source

@@ -25,8 +25,8 @@ func init() {
 }
 
 // inspectFlags are the command line of `loupe inspect`. Layers and KV
-// heads are indices from 0, as in the tensor names (the article's
-// "layer 19" is --layer 18).
+// heads are indices from 0, as in the tensor names ("layer 19" of the
+// article “The two times of an answer” is --layer 18).
 type inspectFlags struct {
 	model, prompt, level string
 	pos, layer, kvHead   int
@@ -73,7 +73,8 @@ func isSetIn(fs *flag.FlagSet, name string) bool {
 // inspectUsage is printed for --help.
 const inspectUsage = `usage: loupe inspect [--model M] --prompt TEXT [--pos N] [--layer L] [--kv-head G] --json
   --pos N      token position, from 0 (default: the last token of the prompt)
-  --layer L    layer of "mlp" and "kv", from 0 (the article's layer 19 is 18)
+  --layer L    layer of "mlp" and "kv", from 0 (layer 19 of the article
+               “The two times of an answer” is --layer 18)
   --kv-head G  KV head of "kv", from 0
   --model M    model folder (default: the demo model)
   --threads N, --kernels LEVEL as for loupe run

@@ -7,7 +7,8 @@ import (
 )
 
 // BenchmarkMatMulBF16Small is the prefill product of a short prompt (the
-// article's 17-token sentence) with the weights streamed from DRAM, as in
+// 17-token sentence of the article “The two times of an answer”) with the
+// weights streamed from DRAM, as in
 // a real prefill: enough copies of W rotate that none stays in the L3.
 // At this n each weight byte serves only 17 tokens, so the kernel is as
 // much bound by the weight stream as by the FMA units.

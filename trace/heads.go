@@ -9,7 +9,8 @@ import (
 
 // ParseHeads reads a list of heads written "L:H, L:H …" (commas or spaces
 // between them). base is the number of the first layer and head in the text:
-// 0 as in code and on the command line, 1 as the article counts. The heads
+// 0 as in code and on the command line, 1 as the article
+// “The two times of an answer” counts. The heads
 // come back 0-based, in the order given, without repeats.
 func ParseHeads(spec string, base int) ([]Head, error) {
 	var out []Head

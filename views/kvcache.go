@@ -141,7 +141,7 @@ func (p *KVCachePanel) SetModel(info trace.ModelInfo) {
 	}
 	s := KVSizesOf(info)
 	p.Sizes.SetText(fmt.Sprintf("Per token: keys and values of %d layers × %d K/V heads × %d numbers = %s numbers; "+
-		"this engine keeps them in fp32: %s per token (in bf16, as in the article: %s).",
+		"this engine keeps them in fp32: %s per token (in bf16, as in the article “The two times of an answer”: %s).",
 		info.Layers, info.KVHeads, info.HeadDim, viz.Thousands(s.Numbers), viz.Bytes(float64(s.BytesF32)), viz.Bytes(float64(s.BytesBF))))
 	var lines []string
 	for _, n := range kvTotalsAt(info.MaxPositions) {

@@ -1,5 +1,9 @@
 // Package views holds Loupe's Fyne widgets, one panel per file. Everything
 // here runs on the UI goroutine; the app package feeds it plain trace data.
+//
+// "The article" in this package's comments is “The two times of an answer”,
+// the article and video about the Herbert inference engine whose figures
+// Loupe's panels follow (README.md).
 package views
 
 import (

@@ -11,4 +11,8 @@
 //
 // Degenerate input (no tokens, no layers, NaN everywhere) never panics: the
 // figure functions return a figure that says "no data" and why.
+//
+// "The article" in this package's comments is “The two times of an answer”,
+// the article and video about the Herbert inference engine whose figures
+// Loupe's panels follow (README.md).
 package viz

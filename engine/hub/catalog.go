@@ -22,14 +22,15 @@ type Entry struct {
 	Config string
 }
 
-// Catalog is the short list offered to a teacher: the article's model
-// first, small ones for slow machines, one of each family Loupe shows.
+// Catalog is the short list offered to a teacher: the model of the article
+// (“The two times of an answer”) first, small ones for slow machines, one
+// of each family Loupe shows.
 var Catalog = []Entry{
 	{ID: "Qwen/Qwen2.5-1.5B", Title: "Qwen2.5 1.5B (base)", Bytes: 3_100_000_000, Licence: "Apache-2.0",
-		Shows:  "The article's model: the purple-cat prompt, attention sinks, reading vs writing. Continues text.",
+		Shows:  "The model of the article “The two times of an answer”: the purple-cat prompt, attention sinks, reading vs writing. Continues text.",
 		Config: qwen2Config(1536, 8960, 28, 12, 2)},
 	{ID: "Qwen/Qwen2.5-1.5B-Instruct", Title: "Qwen2.5 1.5B Instruct", Bytes: 3_100_000_000, Licence: "Apache-2.0",
-		Shows:  "The article's chat model: answers questions, follows instructions (chat template).",
+		Shows:  "Qwen2.5 1.5B tuned for chat: answers questions, follows instructions (chat template).",
 		Config: qwen2Config(1536, 8960, 28, 12, 2)},
 	{ID: "Qwen/Qwen2.5-0.5B", Title: "Qwen2.5 0.5B (base)", Bytes: 1_000_000_000, Licence: "Apache-2.0",
 		Shows:  "Quickest to try on an old laptop: 24 layers × 14 heads, about 3× faster than 1.5B.",
@@ -44,7 +45,7 @@ var Catalog = []Entry{
 			`"rms_norm_eps":1e-06,"rope_theta":1000000,"max_position_embeddings":40960,"tie_word_embeddings":true,` +
 			`"vocab_size":151936,"use_sliding_window":false,"attention_bias":false}`},
 	{ID: "Qwen/Qwen3-1.7B", Title: "Qwen3 1.7B", Bytes: 4_070_000_000, Licence: "Apache-2.0",
-		Shows: "Qwen3 at the article's size: compare its attention with Qwen2.5 1.5B.",
+		Shows: "Qwen3 at about the size of Qwen2.5 1.5B: compare their attention.",
 		Config: `{"architectures":["Qwen3ForCausalLM"],"model_type":"qwen3","hidden_size":2048,"intermediate_size":6144,` +
 			`"num_hidden_layers":28,"num_attention_heads":16,"num_key_value_heads":8,"head_dim":128,"hidden_act":"silu",` +
 			`"rms_norm_eps":1e-06,"rope_theta":1000000,"max_position_embeddings":40960,"tie_word_embeddings":true,` +

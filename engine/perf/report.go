@@ -188,8 +188,9 @@ func ratio(a, b float64) float64 {
 	return a / b
 }
 
-// WriteText prints the report: the figures, then the article's table of
-// reading (prefill) and writing (decode) time and their shares of the wait.
+// WriteText prints the report: the figures, then the table of the article
+// “The two times of an answer”: reading (prefill) and writing (decode) time
+// and their shares of the wait.
 func WriteText(w io.Writer, r Report) {
 	probes := "off"
 	if r.Probes {

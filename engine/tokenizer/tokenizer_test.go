@@ -112,7 +112,8 @@ func TestQwen25VsQwen3Special(t *testing.T) {
 	check(q3, func(c specialCase) []int { return c.Qwen3 })
 }
 
-// TestGoldBugPassage: the passage the article times is 3,139 tokens.
+// TestGoldBugPassage: the passage timed in the article
+// “The two times of an answer” is 3,139 tokens.
 func TestGoldBugPassage(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join(textsDir, "gold-bug-passage.txt"))
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 
 // qwen15Instruct is Qwen2.5-1.5B-Instruct's config.json as re-saved by
 // transformers 5.1.0 (rope_parameters, layer_types, dtype); see
-// testdata/SOURCES.md of shared/data. layer_types shortened to 28 entries.
+// testdata/SOURCES.md. layer_types shortened to 28 entries.
 const qwen15Instruct = `{
   "architectures": ["Qwen2ForCausalLM"], "attention_dropout": 0.0, "bos_token_id": 151643,
   "dtype": "float16", "eos_token_id": 151645, "hidden_act": "silu", "hidden_size": 1536,

@@ -56,6 +56,9 @@ type kernelSet struct {
 	siluMul    func(out, gate, up []float32)
 	matVecQ    func(q Quant, out []float32, w []byte, x []float32)
 	dequantRow func(q Quant, dst []float32, src []byte)
+	quantizeX  func(a *QuantizedX, x []float32)
+	matVecQ8   func(q Quant, out []float32, w []byte, a *QuantizedX) // nil: no integer decode at this level
+	q8Name     string                                                // the integer kernels' instructions, for QuantArithmetic
 }
 
 // sets is the dispatch table; an entry is nil when this build has no code
@@ -175,4 +178,7 @@ var genericSet = kernelSet{
 	siluMul:    siluMulGeneric,
 	matVecQ:    matVecQGeneric,
 	dequantRow: dequantRowGeneric,
+	quantizeX:  quantizeXGeneric,
+	matVecQ8:   matVecQ8Generic,
+	q8Name:     "Go reference",
 }

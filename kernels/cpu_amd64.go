@@ -12,6 +12,9 @@ var (
 	hasAVX2       = cpuid.CPU.Supports(cpuid.AVX, cpuid.AVX2, cpuid.FMA3)
 	hasAVX512     = hasAVX2 && cpuid.CPU.Supports(cpuid.AVX512F, cpuid.AVX512VL, cpuid.AVX512DQ) // DQ: VXORPS on Z registers
 	hasAVX512BF16 = hasAVX512 && cpuid.CPU.Supports(cpuid.AVX512BF16)
+	// hasVNNI: the integer decode kernels use VPDPBUSD on Z registers and
+	// word shifts (VPSRLVW), hence BW.
+	hasVNNI = hasAVX512 && cpuid.CPU.Supports(cpuid.AVX512BW, cpuid.AVX512VNNI)
 )
 
 var (
@@ -30,6 +33,7 @@ var (
 		siluMul:    avx2Elem.siluMul,
 		matVecQ:    matVecQAVX2,
 		dequantRow: dequantRowAVX2,
+		quantizeX:  quantizeXGeneric,
 	}
 	avx512Set = &kernelSet{
 		matVecBF16: matVecBF16AVX512,
@@ -46,6 +50,9 @@ var (
 		siluMul:    avx512Elem.siluMul,
 		matVecQ:    matVecQAVX512,
 		dequantRow: dequantRowAVX2,
+		quantizeX:  quantizeXAVX512,
+		matVecQ8:   matVecQ8AVX512,
+		q8Name:     "AVX512-VNNI VPDPBUSD",
 	}
 	// avx512bf16Set differs from avx512Set in prefill only: decode streams
 	// weights at memory speed either way, and widening keeps x exact there.
@@ -64,5 +71,8 @@ var (
 		siluMul:    avx512Elem.siluMul,
 		matVecQ:    matVecQAVX512,
 		dequantRow: dequantRowAVX2,
+		quantizeX:  quantizeXAVX512,
+		matVecQ8:   matVecQ8AVX512,
+		q8Name:     "AVX512-VNNI VPDPBUSD",
 	}
 )

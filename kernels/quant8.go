@@ -1,0 +1,206 @@
+package kernels
+
+import "math"
+
+// Integer decode for quantised weights: the activation row x is rounded to
+// 8 bits once per token (per block of 32 columns, as llama.cpp's Q8_0
+// activations), and each weight block is multiplied with it in integers;
+// only the block's scales are floats. The weights are never widened, so a
+// decode step costs little more than reading the file's bytes.
+//
+// Rounding x costs accuracy, with a bound: x_c = dx_b·qx_c + e_c with
+// |e_c| ≤ dx_b/2 (dx_b = max|x| over the block / 127), so the product moves
+// by at most Σ_c |W[r][c]|·dx_b/2 against the fp32 one (quant8_test.go
+// checks every level against it, and against the float64 product with the
+// rounded x within fp32 summation error). Exact() keeps MatVecQ instead.
+
+// QuantizedX is an activation row rounded to int8 per block of 32 columns,
+// with what the kernels need beside it. The zero value is ready to use; it
+// keeps its buffers between calls, so one per worker pool (the engine's
+// decode buffers) allocates once.
+type QuantizedX struct {
+	q    []int8    // [cols] round(x_c/dx_b), |q| ≤ 127
+	dc   []float32 // [cols/32] dx_b, one per block
+	de   []float32 // [cols/4] dx_b for every 4 columns: the lanes of a VPDPBUSD result
+	ng   []int32   // [cols/4] −Σ of each 4 consecutive q (unsigned-weight offsets)
+	s    []float32 // [cols/32] Σ x_c over the block, fp32, for the mins of Q4_K
+	cols int
+}
+
+// Cols is the length of the row last quantised.
+func (a *QuantizedX) Cols() int { return a.cols }
+
+// Quantize rounds x (len a multiple of 32) into a: dx_b = m/127 with m =
+// max(max|x| over the block, 2⁻¹⁰⁰), q = x·(127/m) rounded to nearest
+// even. The floor on m keeps 127/m finite (a block of zeros gets q = 0)
+// and far below any activation a model has.
+func (a *QuantizedX) Quantize(x []float32) {
+	n := len(x)
+	if n%32 != 0 {
+		panic("kernels: QuantizedX.Quantize: len(x) not a multiple of 32")
+	}
+	a.cols = n
+	grow(&a.q, n)
+	grow(&a.dc, n/32)
+	grow(&a.de, n/4)
+	grow(&a.ng, n/4)
+	grow(&a.s, n/32)
+	if n > 0 {
+		cur.quantizeX(a, x)
+	}
+}
+
+// qxFloor is 2⁻¹⁰⁰, the least m of Quantize.
+const qxFloor = 0x1p-100
+
+// quantizeXGeneric is the readable reference of Quantize.
+func quantizeXGeneric(a *QuantizedX, x []float32) {
+	for b := 0; b < len(x)/32; b++ {
+		xb, qb := x[b*32:(b+1)*32], a.q[b*32:(b+1)*32]
+		var amax, sum float32
+		for _, v := range xb {
+			amax = max(amax, abs32(v))
+			sum += v
+		}
+		amax = max(amax, qxFloor)
+		d, id := amax/127, 127/amax
+		for j, v := range xb {
+			qb[j] = int8(math.RoundToEven(float64(v * id)))
+		}
+		a.dc[b], a.s[b] = d, sum
+		for g := range 8 {
+			a.de[b*8+g] = d
+			a.ng[b*8+g] = -int32(qb[4*g]) - int32(qb[4*g+1]) - int32(qb[4*g+2]) - int32(qb[4*g+3])
+		}
+	}
+}
+
+// IntegerQuant reports whether MatVecQ8 runs integer kernels for q at the
+// active level (Q8_0, Q4_K and Q6_K; not under Exact). When false the
+// engine uses MatVecQ.
+func IntegerQuant(q Quant) bool {
+	return !exact && cur.matVecQ8 != nil && (q == Q8_0 || q == Q4K || q == Q6K)
+}
+
+// QuantArithmetic says in a few words how decode multiplies q weights at
+// the active level and arithmetic: for the Model panel and run --json.
+func QuantArithmetic(q Quant) string {
+	if !IntegerQuant(q) {
+		return "fp32 (weights widened, activations exact)"
+	}
+	return "int8 activations per 32 (" + cur.q8Name + ")"
+}
+
+// MatVecQ8 computes out[r] = Σ_c W[r][c]·x̂_c for r < len(out), with W
+// stored as q blocks (w holds len(out) rows of q.RowBytes(a.Cols())
+// bytes) and x̂ the row a holds: dx_b·q_c. Sums inside a block (Q4_K: a
+// sub-block of 32; Q6_K: a group of 16) are exact integers; the scales
+// multiply them in fp32. Q4_K's mins multiply the exact fp32 Σx of each
+// sub-block, so only the scaled part of each weight sees the rounding.
+// The caller checks IntegerQuant(q) first.
+func MatVecQ8(q Quant, out []float32, w []byte, a *QuantizedX) {
+	if q != Q8_0 && q != Q4K && q != Q6K {
+		panic("kernels: MatVecQ8: no integer kernel for " + q.String())
+	}
+	if a.cols%q.BlockLen() != 0 {
+		panic("kernels: MatVecQ8: cols not a multiple of the block")
+	}
+	rb := q.RowBytes(a.cols)
+	if len(w) < len(out)*rb {
+		panic("kernels: MatVecQ8: w too short")
+	}
+	if len(out) == 0 || a.cols == 0 {
+		clear(out)
+		return
+	}
+	mv := cur.matVecQ8
+	if mv == nil {
+		mv = matVecQ8Generic
+	}
+	mv(q, out, w[:len(out)*rb], a)
+}
+
+// matVecQ8Generic is the readable reference of MatVecQ8.
+func matVecQ8Generic(q Quant, out []float32, w []byte, a *QuantizedX) {
+	rb := q.RowBytes(a.cols)
+	for r := range out {
+		row := w[r*rb : (r+1)*rb]
+		switch q {
+		case Q8_0:
+			out[r] = dotQ8_0X(row, a)
+		case Q4K:
+			out[r] = dotQ4KX(row, a)
+		case Q6K:
+			out[r] = dotQ6KX(row, a)
+		}
+	}
+}
+
+// dotInt8 is Σ_j w_j·x_j over equal-length runs, in exact integers.
+func dotInt8(w []int8, x []int8) int32 {
+	var s int32
+	for j := range w {
+		s += int32(w[j]) * int32(x[j])
+	}
+	return s
+}
+
+// dotQ8_0X: Σ_b d_b·dx_b·Σ_j q_j·qx_j over the row's blocks of 34 bytes.
+func dotQ8_0X(row []byte, a *QuantizedX) float32 {
+	var s float32
+	var qw [32]int8
+	for b := 0; b < a.cols/32; b++ {
+		blk := row[b*34:]
+		for j := range 32 {
+			qw[j] = int8(blk[2+j])
+		}
+		s += f16At(blk) * a.dc[b] * float32(dotInt8(qw[:], a.q[b*32:(b+1)*32]))
+	}
+	return s
+}
+
+// dotQ4KX: per sub-block s of 32 weights (one activation block),
+// d·sc[s]·dx·Σ q·qx − dmin·m[s]·Σx.
+func dotQ4KX(row []byte, a *QuantizedX) float32 {
+	var s float32
+	var qw [32]int8
+	for i := 0; i < a.cols/256; i++ {
+		blk := row[i*144:]
+		d, dmin := f16At(blk), f16At(blk[2:])
+		for sb := range 8 {
+			sc, m := ScaleMinK4(sb, blk[4:16])
+			nib := blk[16+32*(sb/2):]
+			for l := range 32 {
+				qw[l] = int8(nib[l] >> (4 * (sb % 2)) & 15)
+			}
+			xb := i*8 + sb
+			s += d*float32(sc)*a.dc[xb]*float32(dotInt8(qw[:], a.q[xb*32:(xb+1)*32])) - dmin*float32(m)*a.s[xb]
+		}
+	}
+	return s
+}
+
+// dotQ6KX: per group g of 16 weights, d·sc[g]·dx·Σ (q − 32)·qx, the bits
+// of q gathered as in dequantQ6K.
+func dotQ6KX(row []byte, a *QuantizedX) float32 {
+	var s float32
+	var w [256]int8
+	for i := 0; i < a.cols/256; i++ {
+		blk := row[i*210:]
+		d := f16At(blk[208:])
+		for h := range 2 {
+			ql, qh := blk[h*64:], blk[128+h*32:]
+			for l := range 32 {
+				w[h*128+l] = int8(ql[l]&15|(qh[l]&3)<<4) - 32
+				w[h*128+l+32] = int8(ql[l+32]&15|(qh[l]>>2&3)<<4) - 32
+				w[h*128+l+64] = int8(ql[l]>>4|(qh[l]>>4&3)<<4) - 32
+				w[h*128+l+96] = int8(ql[l+32]>>4|(qh[l]>>6&3)<<4) - 32
+			}
+		}
+		for g := range 16 { // group g: weights 16g…16g+15, scale byte 192+g
+			c := i*256 + 16*g
+			s += d * float32(int8(blk[192+g])) * a.dc[c/32] * float32(dotInt8(w[16*g:16*g+16], a.q[c:c+16]))
+		}
+	}
+	return s
+}

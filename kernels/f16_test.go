@@ -40,3 +40,23 @@ func TestF16RoundTrip(t *testing.T) {
 		t.Error("overflow or underflow")
 	}
 }
+
+// F16 values from the IEEE binary16 definition (docs/spec/formats.md A.2).
+func TestF16ToF32(t *testing.T) {
+	cases := map[uint16]float64{
+		0x0000: 0, 0x3c00: 1, 0xc000: -2, 0x3800: 0.5, 0x7bff: 65504,
+		0x0001: math.Ldexp(1, -24), 0x03ff: 1023 * math.Ldexp(1, -24), 0x0400: math.Ldexp(1, -14),
+		0x7c00: math.Inf(1), 0xfc00: math.Inf(-1), 0x3555: 0.333251953125,
+	}
+	for h, want := range cases {
+		if got := F16ToF32(h); float64(got) != want {
+			t.Errorf("F16ToF32(%#04x) = %g, want %g", h, got, want)
+		}
+	}
+	if v := F16ToF32(0x7e00); !math.IsNaN(float64(v)) {
+		t.Errorf("F16ToF32(NaN) = %g", v)
+	}
+	if v := F16ToF32(0x8000); !math.Signbit(float64(v)) || v != 0 {
+		t.Errorf("F16ToF32(-0) = %g", v)
+	}
+}

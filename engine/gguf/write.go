@@ -72,11 +72,11 @@ func Write(w io.Writer, kvs []KV, tensors []WriteTensor) error {
 		if t.Data != nil {
 			e.raw(t.Data)
 		} else if e.err == nil {
-			cw := &countWriter{w: bw}
-			if e.err = t.Fill(cw); e.err == nil && cw.n != t.ByteSize() {
-				e.err = fmt.Errorf("gguf: write %s: Fill wrote %d bytes, want %d", t.Name, cw.n, t.ByteSize())
+			cw := &safetensors.CountWriter{W: bw}
+			if e.err = t.Fill(cw); e.err == nil && cw.N != t.ByteSize() {
+				e.err = fmt.Errorf("gguf: write %s: Fill wrote %d bytes, want %d", t.Name, cw.N, t.ByteSize())
 			}
-			e.n += cw.n
+			e.n += cw.N
 		}
 		e.pad()
 	}
@@ -227,15 +227,4 @@ func b2u(b bool) byte {
 		return 1
 	}
 	return 0
-}
-
-type countWriter struct {
-	w io.Writer
-	n uint64
-}
-
-func (c *countWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += uint64(n)
-	return n, err
 }

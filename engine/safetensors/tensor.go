@@ -76,7 +76,7 @@ func (t Tensor) F32() ([]float32, error) {
 		if err != nil {
 			return nil, err
 		}
-		return widen(t.Data, n, 2, func(b []byte) float32 { return F16ToF32(binary.LittleEndian.Uint16(b)) }), nil
+		return widen(t.Data, n, 2, func(b []byte) float32 { return kernels.F16ToF32(binary.LittleEndian.Uint16(b)) }), nil
 	}
 	return nil, t.errorf("dtype %s cannot be read as float32 (want F32, BF16 or F16)", t.DType)
 }
@@ -100,20 +100,4 @@ func (t Tensor) checkedLen(size int) (int, error) {
 
 func (t Tensor) errorf(format string, args ...any) error {
 	return &FileError{File: t.File, Tensor: t.Name, Msg: fmt.Sprintf(format, args...)}
-}
-
-// F16ToF32 widens an IEEE binary16 number exactly: exponent 0 is subnormal
-// (±m·2⁻²⁴), 31 is ±Inf or NaN, else ±(1 + m/1024)·2^(e−15).
-func F16ToF32(h uint16) float32 {
-	sign := uint32(h>>15) << 31
-	exp := uint32(h>>10) & 0x1f
-	mant := uint32(h) & 0x3ff
-	switch {
-	case exp == 0:
-		v := float32(mant) * (1.0 / (1 << 24))
-		return math.Float32frombits(math.Float32bits(v) | sign)
-	case exp == 31:
-		return math.Float32frombits(sign | 0x7f800000 | mant<<13)
-	}
-	return math.Float32frombits(sign | (exp+127-15)<<23 | mant<<13)
 }

@@ -58,12 +58,12 @@ func WriteStream(path string, tensors []Tensor, metadata map[string]string, fill
 	}
 	for _, t := range order {
 		want, _ := byteSize(t.DType, t.Shape)
-		cw := &countWriter{w: w}
+		cw := &CountWriter{W: w}
 		if err := fill(t, cw); err != nil {
 			return fmt.Errorf("safetensors %s: tensor %q: %w", path, t.Name, err)
 		}
-		if cw.n != want {
-			return fmt.Errorf("safetensors %s: tensor %q: wrote %d bytes, want %d", path, t.Name, cw.n, want)
+		if cw.N != want {
+			return fmt.Errorf("safetensors %s: tensor %q: wrote %d bytes, want %d", path, t.Name, cw.N, want)
 		}
 	}
 	if err := w.Flush(); err != nil {
@@ -178,13 +178,15 @@ func headerJSON(tensors []Tensor, offsets map[string][2]uint64, metadata map[str
 	return []byte(b.String()), nil
 }
 
-type countWriter struct {
-	w io.Writer
-	n uint64
+// CountWriter counts the bytes written through it (the GGUF writer uses
+// it too, to check each tensor's size).
+type CountWriter struct {
+	W io.Writer
+	N uint64
 }
 
-func (c *countWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += uint64(n)
+func (c *CountWriter) Write(p []byte) (int, error) {
+	n, err := c.W.Write(p)
+	c.N += uint64(n)
 	return n, err
 }

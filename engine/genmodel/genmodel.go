@@ -138,62 +138,46 @@ func writeNew(path string, data []byte) error {
 	return nil
 }
 
-// qwen2Config mirrors the field order of a Hugging Face Qwen2.5 base
-// config.json; numbers that Python writes as floats keep their spelling.
-type qwen2Config struct {
-	Architectures         []string    `json:"architectures"`
-	AttentionDropout      json.Number `json:"attention_dropout"`
-	BOSTokenID            int         `json:"bos_token_id"`
-	EOSTokenID            int         `json:"eos_token_id"`
-	HiddenAct             string      `json:"hidden_act"`
-	HiddenSize            int         `json:"hidden_size"`
-	InitializerRange      json.Number `json:"initializer_range"`
-	IntermediateSize      int         `json:"intermediate_size"`
-	MaxPositionEmbeddings int         `json:"max_position_embeddings"`
-	MaxWindowLayers       int         `json:"max_window_layers"`
-	ModelType             string      `json:"model_type"`
-	NumAttentionHeads     int         `json:"num_attention_heads"`
-	NumHiddenLayers       int         `json:"num_hidden_layers"`
-	NumKeyValueHeads      int         `json:"num_key_value_heads"`
-	RMSNormEps            json.Number `json:"rms_norm_eps"`
-	RopeScaling           any         `json:"rope_scaling"`
-	RopeTheta             json.Number `json:"rope_theta"`
-	SlidingWindow         int         `json:"sliding_window"`
-	TieWordEmbeddings     bool        `json:"tie_word_embeddings"`
-	TorchDType            string      `json:"torch_dtype"`
-	TransformersVersion   string      `json:"transformers_version"`
-	UseCache              bool        `json:"use_cache"`
-	UseSlidingWindow      bool        `json:"use_sliding_window"`
-	VocabSize             int         `json:"vocab_size"`
-}
-
+// configJSON writes the shape's config.json as its family's checkpoints
+// do: the fields of configFields, keys sorted as transformers writes them.
 func configJSON(s Shape, dtype string) ([]byte, error) {
-	if s.Family == "qwen3" {
-		return qwen3ConfigJSON(s, dtype)
-	}
-	if s.Family == "qwen3_5" {
-		return qwen35ConfigJSON(s, dtype)
-	}
 	torch := map[string]string{"bf16": "bfloat16", "f32": "float32"}[dtype]
-	c := qwen2Config{
-		Architectures: []string{"Qwen2ForCausalLM"}, AttentionDropout: "0.0",
-		BOSTokenID: bosTokenID, EOSTokenID: eosTokenID, HiddenAct: "silu",
-		HiddenSize: s.HiddenSize, InitializerRange: "0.02", IntermediateSize: s.IntermediateSize,
-		MaxPositionEmbeddings: s.MaxPositionEmbeddings, MaxWindowLayers: s.MaxWindowLayers,
-		ModelType: "qwen2", NumAttentionHeads: s.NumAttentionHeads, NumHiddenLayers: s.NumHiddenLayers,
-		NumKeyValueHeads: s.NumKeyValueHeads, RMSNormEps: "1e-06", RopeTheta: "1000000.0",
-		SlidingWindow: s.MaxPositionEmbeddings, TieWordEmbeddings: s.TieWordEmbeddings,
-		TorchDType: torch, TransformersVersion: "4.43.1", UseCache: true, VocabSize: s.VocabSize,
+	var fields map[string]any
+	switch s.Family {
+	case "qwen3":
+		fields = qwen3ConfigFields(s, torch)
+	case "qwen3_5":
+		fields = qwen35ConfigFields(s, torch)
+	default:
+		fields = qwen2ConfigFields(s, torch)
 	}
-	if s.Family == "llama" {
-		c.Architectures, c.ModelType = []string{"LlamaForCausalLM"}, "llama"
-		c.RMSNormEps, c.RopeTheta = "1e-05", "10000.0"
-	}
-	b, err := json.MarshalIndent(c, "", "  ")
+	b, err := json.MarshalIndent(fields, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("genmodel: config.json: %w", err)
 	}
 	return append(b, '\n'), nil
+}
+
+// qwen2ConfigFields are a Hugging Face Qwen2.5 base config.json's fields
+// (Llama's with its own names, eps and θ); numbers that Python writes as
+// floats keep their spelling.
+func qwen2ConfigFields(s Shape, torch string) map[string]any {
+	c := map[string]any{
+		"architectures": []string{"Qwen2ForCausalLM"}, "attention_dropout": json.Number("0.0"),
+		"bos_token_id": bosTokenID, "eos_token_id": eosTokenID, "hidden_act": "silu",
+		"hidden_size": s.HiddenSize, "initializer_range": json.Number("0.02"), "intermediate_size": s.IntermediateSize,
+		"max_position_embeddings": s.MaxPositionEmbeddings, "max_window_layers": s.MaxWindowLayers,
+		"model_type": "qwen2", "num_attention_heads": s.NumAttentionHeads, "num_hidden_layers": s.NumHiddenLayers,
+		"num_key_value_heads": s.NumKeyValueHeads, "rms_norm_eps": json.Number("1e-06"), "rope_scaling": nil,
+		"rope_theta": json.Number("1000000.0"), "sliding_window": s.MaxPositionEmbeddings,
+		"tie_word_embeddings": s.TieWordEmbeddings, "torch_dtype": torch, "transformers_version": "4.43.1",
+		"use_cache": true, "use_sliding_window": false, "vocab_size": s.VocabSize,
+	}
+	if s.Family == "llama" {
+		c["architectures"], c["model_type"] = []string{"LlamaForCausalLM"}, "llama"
+		c["rms_norm_eps"], c["rope_theta"] = json.Number("1e-05"), json.Number("10000.0")
+	}
+	return c
 }
 
 // generationConfigJSON is Qwen2.5 base's generation_config.json.

@@ -2,7 +2,6 @@ package genmodel
 
 import (
 	"encoding/json"
-	"fmt"
 	"strconv"
 
 	"loupe/assets"
@@ -53,59 +52,25 @@ func (s Shape) qwen3Tensors() []TensorSpec {
 	return out
 }
 
-// qwen3Config mirrors the field order of Qwen3's config.json.
-type qwen3Config struct {
-	Architectures         []string    `json:"architectures"`
-	AttentionBias         bool        `json:"attention_bias"`
-	AttentionDropout      json.Number `json:"attention_dropout"`
-	BOSTokenID            int         `json:"bos_token_id"`
-	EOSTokenID            int         `json:"eos_token_id"`
-	HeadDim               int         `json:"head_dim"`
-	HiddenAct             string      `json:"hidden_act"`
-	HiddenSize            int         `json:"hidden_size"`
-	InitializerRange      json.Number `json:"initializer_range"`
-	IntermediateSize      int         `json:"intermediate_size"`
-	MaxPositionEmbeddings int         `json:"max_position_embeddings"`
-	MaxWindowLayers       int         `json:"max_window_layers"`
-	ModelType             string      `json:"model_type"`
-	NumAttentionHeads     int         `json:"num_attention_heads"`
-	NumHiddenLayers       int         `json:"num_hidden_layers"`
-	NumKeyValueHeads      int         `json:"num_key_value_heads"`
-	RMSNormEps            json.Number `json:"rms_norm_eps"`
-	RopeScaling           any         `json:"rope_scaling"`
-	RopeTheta             int         `json:"rope_theta"`
-	SlidingWindow         any         `json:"sliding_window"`
-	TieWordEmbeddings     bool        `json:"tie_word_embeddings"`
-	TorchDType            string      `json:"torch_dtype"`
-	TransformersVersion   string      `json:"transformers_version"`
-	UseCache              bool        `json:"use_cache"`
-	UseSlidingWindow      bool        `json:"use_sliding_window"`
-	VocabSize             int         `json:"vocab_size"`
-}
-
 // Qwen3's special ids: bos <|endoftext|>, eos <|im_end|> (docs/spec/qwen3.md §3).
 const (
 	qwen3BOS = 151643
 	qwen3EOS = 151645
 )
 
-func qwen3ConfigJSON(s Shape, dtype string) ([]byte, error) {
-	torch := map[string]string{"bf16": "bfloat16", "f32": "float32"}[dtype]
-	c := qwen3Config{
-		Architectures: []string{"Qwen3ForCausalLM"}, AttentionDropout: "0.0",
-		BOSTokenID: qwen3BOS, EOSTokenID: qwen3EOS, HeadDim: s.HeadDim(), HiddenAct: "silu",
-		HiddenSize: s.HiddenSize, InitializerRange: "0.02", IntermediateSize: s.IntermediateSize,
-		MaxPositionEmbeddings: s.MaxPositionEmbeddings, MaxWindowLayers: s.MaxWindowLayers,
-		ModelType: "qwen3", NumAttentionHeads: s.NumAttentionHeads, NumHiddenLayers: s.NumHiddenLayers,
-		NumKeyValueHeads: s.NumKeyValueHeads, RMSNormEps: "1e-06", RopeTheta: 1000000,
-		TieWordEmbeddings: s.TieWordEmbeddings, TorchDType: torch, TransformersVersion: "4.51.0",
-		UseCache: true, VocabSize: s.VocabSize,
+// qwen3ConfigFields are Qwen3's config.json fields (docs/spec/qwen3.md §3).
+func qwen3ConfigFields(s Shape, torch string) map[string]any {
+	return map[string]any{
+		"architectures": []string{"Qwen3ForCausalLM"}, "attention_bias": false, "attention_dropout": json.Number("0.0"),
+		"bos_token_id": qwen3BOS, "eos_token_id": qwen3EOS, "head_dim": s.HeadDim(), "hidden_act": "silu",
+		"hidden_size": s.HiddenSize, "initializer_range": json.Number("0.02"), "intermediate_size": s.IntermediateSize,
+		"max_position_embeddings": s.MaxPositionEmbeddings, "max_window_layers": s.MaxWindowLayers,
+		"model_type": "qwen3", "num_attention_heads": s.NumAttentionHeads, "num_hidden_layers": s.NumHiddenLayers,
+		"num_key_value_heads": s.NumKeyValueHeads, "rms_norm_eps": json.Number("1e-06"), "rope_scaling": nil,
+		"rope_theta": 1000000, "sliding_window": nil, "tie_word_embeddings": s.TieWordEmbeddings,
+		"torch_dtype": torch, "transformers_version": "4.51.0", "use_cache": true,
+		"use_sliding_window": false, "vocab_size": s.VocabSize,
 	}
-	b, err := json.MarshalIndent(c, "", "  ")
-	if err != nil {
-		return nil, fmt.Errorf("genmodel: config.json: %w", err)
-	}
-	return append(b, '\n'), nil
 }
 
 // qwen3GenerationConfig is the hybrid Qwen3 models' generation_config.json

@@ -98,10 +98,9 @@ func (s Shape) qwen35Tensors() []TensorSpec {
 	return out
 }
 
-// qwen35ConfigJSON writes the vision-language wrapper with a nested
-// text_config, as the official checkpoints do (docs/spec/qwen35.md §1).
-func qwen35ConfigJSON(s Shape, dtype string) ([]byte, error) {
-	torch := map[string]string{"bf16": "bfloat16", "f32": "float32"}[dtype]
+// qwen35ConfigFields are the vision-language wrapper with a nested
+// text_config, as the official checkpoints write it (docs/spec/qwen35.md §1).
+func qwen35ConfigFields(s Shape, torch string) map[string]any {
 	hy := s.Hybrid
 	text := map[string]any{
 		"model_type": "qwen3_5_text", "hidden_size": s.HiddenSize, "num_hidden_layers": s.NumHiddenLayers,
@@ -118,18 +117,13 @@ func qwen35ConfigJSON(s Shape, dtype string) ([]byte, error) {
 		"max_position_embeddings": s.MaxPositionEmbeddings, "tie_word_embeddings": s.TieWordEmbeddings,
 		"mtp_num_hidden_layers": 1, "eos_token_id": qwen35EndOfText, "dtype": torch,
 	}
-	c := map[string]any{
+	return map[string]any{
 		"architectures": []string{"Qwen3_5ForConditionalGeneration"}, "model_type": "qwen3_5",
 		"image_token_id": 248056, "video_token_id": 248057, "vision_start_token_id": 248053,
 		"vision_end_token_id": 248054, "tie_word_embeddings": false,
 		"vision_config": map[string]any{"model_type": "qwen3_5", "depth": 0}, // not written: a stand-in
 		"text_config":   text, "transformers_version": "5.2.0",
 	}
-	b, err := json.MarshalIndent(c, "", "  ")
-	if err != nil {
-		return nil, fmt.Errorf("genmodel: config.json: %w", err)
-	}
-	return append(b, '\n'), nil
 }
 
 // Qwen3.5's special ids (docs/spec/qwen35.md §8, unverified against the official

@@ -33,15 +33,46 @@ type finalNormLoader interface {
 	loadFinalNorm(ld *loader, cfg Config) []float32
 }
 
+// configRules is implemented by an architecture whose config.json differs
+// from Qwen2Config's: defaults of its own (Qwen3's head_dim 128), keys of
+// its own (an MoE block's), or settings it refuses (attention_bias). parseHF
+// calls it after the shared fields are read, before head_dim is resolved.
+type configRules interface {
+	configRules(r *rawConfig, c *Config) error
+}
+
+// configParser is implemented by an architecture whose config.json has a
+// layout of its own (Qwen3.5: a vision-language wrapper with a nested
+// text_config); ParseConfig hands it the whole file.
+type configParser interface {
+	parseConfig(data []byte) (Config, error)
+}
+
+// ggufRules is implemented by an architecture whose GGUF metadata has keys
+// of its own ({arch}.expert_count, …); ggufConfig calls it after the
+// shared keys are read.
+type ggufRules interface {
+	ggufConfig(r *ggufReader, c *Config) error
+}
+
+// ggufMetaQK is implemented by an architecture whose GGUF files keep the Q
+// and K rows of each head in Meta's interleaved order, as
+// convert_hf_to_gguf.py permutes them for llama only (llama.md §3).
+type ggufMetaQK interface {
+	ggufMetaQK()
+}
+
 // paramSplit counts the parameters of the decoder layers by part.
 type paramSplit struct{ attention, deltaNet, mlp, norm int64 }
 
 // architectures maps config.json's architectures[0] to its forward pass;
 // modelTypes maps model_type to the same names, for configs that omit
 // architectures.
+// ggufArchs maps GGUF's general.architecture to the same names.
 var (
 	architectures = map[string]architecture{}
 	modelTypes    = map[string]string{}
+	ggufArchs     = map[string]string{}
 )
 
 // register adds an architecture; each architecture's file calls it from
@@ -49,6 +80,12 @@ var (
 func register(name, modelType string, a architecture) {
 	architectures[name] = a
 	modelTypes[modelType] = name
+}
+
+// registerGGUF lets GGUF files whose general.architecture is ggufName
+// load as the registered architecture name.
+func registerGGUF(ggufName, name string) {
+	ggufArchs[ggufName] = name
 }
 
 // knownArchitectures lists the registered names, quoted, for messages.
@@ -62,9 +99,14 @@ func knownArchitectures() string {
 }
 
 // knownModelTypes lists the registered model_type values, quoted.
-func knownModelTypes() string {
-	names := make([]string, 0, len(modelTypes))
-	for t := range modelTypes {
+func knownModelTypes() string { return quotedKeys(modelTypes) }
+
+// knownGGUFArchs lists the GGUF architectures that load, quoted.
+func knownGGUFArchs() string { return quotedKeys(ggufArchs) }
+
+func quotedKeys(m map[string]string) string {
+	names := make([]string, 0, len(m))
+	for t := range m {
 		names = append(names, fmt.Sprintf("%q", t))
 	}
 	sort.Strings(names)

@@ -95,6 +95,8 @@ type rawConfig struct {
 	EOSTokenID            json.RawMessage `json:"eos_token_id"`
 	TorchDType            string          `json:"torch_dtype"`
 	DType                 string          `json:"dtype"`
+
+	data []byte // the whole file, for keys an architecture reads itself (configRules)
 }
 
 // ropeParams is rope_scaling (transformers 4) or rope_parameters (5).
@@ -144,23 +146,46 @@ func ropeFields(scaling, params json.RawMessage) ([]ropeField, error) {
 }
 
 // ParseConfig reads config.json bytes and refuses any setting the engine
-// does not implement, naming the setting.
+// does not implement, naming the setting. The architecture named by
+// model_type reads the file: the shared Hugging Face layout (parseHF) with
+// its own defaults and refusals (configRules), or a layout of its own
+// (configParser: Qwen3.5's nested text_config). Every result passes the
+// one validation, validate, that GGUF metadata passes too.
 func ParseConfig(data []byte) (Config, error) {
-	if isQwen35(data) { // nested text_config: its own parser
-		return parseQwen35Config(data)
+	var head struct {
+		ModelType string `json:"model_type"`
 	}
-	var r rawConfig
-	if err := json.Unmarshal(data, &r); err != nil {
+	if err := json.Unmarshal(data, &head); err != nil {
 		return Config{}, fmt.Errorf("config.json: %w: %v", ErrBadFile, err)
 	}
-	c, err := r.resolve()
+	var c Config
+	var err error
+	if p, ok := architectures[modelTypes[head.ModelType]].(configParser); ok {
+		c, err = p.parseConfig(data)
+	} else {
+		c, err = parseHF(data)
+	}
+	if err == nil {
+		err = c.validate()
+	}
 	if err != nil {
 		return Config{}, fmt.Errorf("config.json: %w", err)
 	}
 	return c, nil
 }
 
-// resolve applies Qwen2Config's defaults and checks every field.
+// parseHF reads the config.json layout of transformers' PretrainedConfig
+// subclasses with Qwen2Config's defaults, then the architecture's rules.
+func parseHF(data []byte) (Config, error) {
+	r := rawConfig{data: data}
+	if err := json.Unmarshal(data, &r); err != nil {
+		return Config{}, fmt.Errorf("%w: %v", ErrBadFile, err)
+	}
+	return r.resolve()
+}
+
+// resolve applies Qwen2Config's defaults, the architecture's rules
+// (configRules) and the shared checks.
 func (r *rawConfig) resolve() (Config, error) {
 	if err := r.checkArchitecture(); err != nil {
 		return Config{}, err
@@ -190,7 +215,12 @@ func (r *rawConfig) resolve() (Config, error) {
 		c.TieWordEmbeddings = *r.TieWordEmbeddings
 	}
 	c.NumKeyValueHeads = intOr(r.NumKeyValueHeads, c.NumAttentionHeads)
-	for _, check := range []func(*Config) error{r.checkSizes, r.resolveHeadDim, r.checkActivation, r.resolveRope, r.checkSlidingWindow, r.checkAttentionBias, r.resolveEOS, r.checkBiases} {
+	checks := []func(*Config) error{r.checkSizes}
+	if rules, ok := architectures[c.Architecture].(configRules); ok {
+		checks = append(checks, func(c *Config) error { return rules.configRules(r, c) })
+	}
+	checks = append(checks, r.resolveHeadDim, r.checkActivation, r.resolveRope, r.checkSlidingWindow, r.resolveEOS, r.checkMLPBias)
+	for _, check := range checks {
 		if err := check(&c); err != nil {
 			return Config{}, err
 		}
@@ -220,14 +250,28 @@ func (r *rawConfig) checkArchitecture() error {
 	return nil
 }
 
+// checkSizes checks the sizes resolveHeadDim divides by before validate
+// sees them all.
 func (r *rawConfig) checkSizes(c *Config) error {
+	if c.NumAttentionHeads <= 0 || c.NumAttentionHeads > maxDim {
+		return fmt.Errorf("%w: num_attention_heads = %d (want 1…%d)", ErrBadFile, c.NumAttentionHeads, maxDim)
+	}
+	return nil
+}
+
+// validate is the one check of a Config, whichever file it came from
+// (config.json, Qwen3.5's text_config, GGUF metadata): every size in range,
+// query heads in groups of key/value heads, an even head_dim whose products
+// cannot overflow, a rotary width inside it, 0 < eps < 1 and θ > 1.
+// Messages name config.json's keys.
+func (c *Config) validate() error {
 	sizes := []struct {
 		name string
 		v    int
 	}{
 		{"hidden_size", c.HiddenSize}, {"intermediate_size", c.IntermediateSize},
 		{"num_hidden_layers", c.NumHiddenLayers}, {"num_attention_heads", c.NumAttentionHeads},
-		{"num_key_value_heads", c.NumKeyValueHeads}, {"vocab_size", c.VocabSize},
+		{"num_key_value_heads", c.NumKeyValueHeads}, {"head_dim", c.HeadDim}, {"vocab_size", c.VocabSize},
 		{"max_position_embeddings", c.MaxPositionEmbeddings},
 	}
 	for _, s := range sizes {
@@ -235,32 +279,34 @@ func (r *rawConfig) checkSizes(c *Config) error {
 			return fmt.Errorf("%w: %s = %d (want 1…%d)", ErrBadFile, s.name, s.v, maxDim)
 		}
 	}
-	if c.NumAttentionHeads%c.NumKeyValueHeads != 0 {
+	switch {
+	case c.NumAttentionHeads%c.NumKeyValueHeads != 0:
 		return fmt.Errorf("%w: num_attention_heads %d is not a multiple of num_key_value_heads %d",
 			ErrBadFile, c.NumAttentionHeads, c.NumKeyValueHeads)
-	}
-	if !(c.RMSNormEps > 0 && c.RMSNormEps < 1) {
+	case c.HeadDim%2 != 0 || c.HeadDim > maxDim/(2*c.NumAttentionHeads):
+		return fmt.Errorf("%w: head_dim = %d (want a positive even number of at most %d)", ErrBadFile, c.HeadDim, maxDim/(2*c.NumAttentionHeads))
+	case c.RotaryDim < 0 || c.RotaryDim%2 != 0 || c.RotaryDim > c.HeadDim:
+		return fmt.Errorf("%w: a rotary width of %d in head_dim %d (want an even number ≤ head_dim)", ErrUnsupported, c.RotaryDim, c.HeadDim)
+	case !(c.RMSNormEps > 0 && c.RMSNormEps < 1):
 		return fmt.Errorf("%w: rms_norm_eps = %g (want 0 < eps < 1)", ErrBadFile, c.RMSNormEps)
+	case !(c.RopeTheta > 1):
+		return fmt.Errorf("%w: rope_theta = %g (want > 1)", ErrBadFile, c.RopeTheta)
 	}
 	return nil
 }
 
-// resolveHeadDim: head_dim if present and non-zero, else h/H (docs/spec/qwen2.md §1).
-// RoPE rotates pairs (i, i+d/2), so d must be even.
+// resolveHeadDim: head_dim if present and non-zero, else the
+// architecture's default (configRules: Qwen3's 128), else h/H (docs/spec/qwen2.md §1).
 func (r *rawConfig) resolveHeadDim(c *Config) error {
-	if r.HeadDim != nil && *r.HeadDim != 0 {
+	switch {
+	case r.HeadDim != nil && *r.HeadDim != 0:
 		c.HeadDim = *r.HeadDim
-	} else if r.ModelType == "qwen3" {
-		c.HeadDim = 128 // Qwen3Config's default, whatever h/H is (docs/spec/qwen3.md §1 item 2)
-	} else {
-		if c.HiddenSize%c.NumAttentionHeads != 0 {
-			return fmt.Errorf("%w: head_dim absent and hidden_size %d is not a multiple of num_attention_heads %d",
-				ErrBadFile, c.HiddenSize, c.NumAttentionHeads)
-		}
+	case c.HeadDim != 0: // the architecture's default
+	case c.HiddenSize%c.NumAttentionHeads != 0:
+		return fmt.Errorf("%w: head_dim absent and hidden_size %d is not a multiple of num_attention_heads %d",
+			ErrBadFile, c.HiddenSize, c.NumAttentionHeads)
+	default:
 		c.HeadDim = c.HiddenSize / c.NumAttentionHeads
-	}
-	if c.HeadDim <= 0 || c.HeadDim%2 != 0 || c.HeadDim > maxDim/c.NumAttentionHeads {
-		return fmt.Errorf("%w: head_dim = %d (want a positive even number)", ErrBadFile, c.HeadDim)
 	}
 	return nil
 }
@@ -273,8 +319,9 @@ func (r *rawConfig) checkActivation(c *Config) error {
 }
 
 // resolveRope accepts rope_scaling (transformers 4) and rope_parameters (5);
-// rope_theta may sit at the top level or inside either. Only the default
-// (unscaled) RoPE is implemented: any other type changes inv_freq.
+// rope_theta may sit at the top level or inside either. The default RoPE
+// and rope_type "llama3" (its frequency scaling, rope.go) are implemented;
+// any other type changes inv_freq in a way this engine does not.
 func (r *rawConfig) resolveRope(c *Config) error {
 	c.RopeTheta = 10000
 	if r.RopeTheta != nil {
@@ -298,9 +345,6 @@ func (r *rawConfig) resolveRope(c *Config) error {
 			c.RopeTheta = *f.p.RopeTheta
 		}
 	}
-	if !(c.RopeTheta > 1) {
-		return fmt.Errorf("%w: rope_theta = %g (want > 1)", ErrBadFile, c.RopeTheta)
-	}
 	return nil
 }
 
@@ -321,19 +365,21 @@ func (p *ropeParams) llama3(field string, maxPos int) (*Llama3Rope, error) {
 	return l, nil
 }
 
-// checkBiases refuses mlp_bias, and Llama's attention_bias (switches for
-// biases no supported checkpoint has, docs/spec/llama.md §1).
-func (r *rawConfig) checkBiases(c *Config) error {
-	for _, b := range []struct {
-		name string
-		v    *bool
-	}{{"attention_bias", r.AttentionBias}, {"mlp_bias", r.MLPBias}} {
-		if b.name == "attention_bias" && c.ModelType != "llama" {
-			continue // Qwen2 ignores it; Qwen3: checkAttentionBias
-		}
-		if b.v != nil && *b.v {
-			return fmt.Errorf("%w: %s true (not implemented)", ErrUnsupported, b.name)
-		}
+// checkMLPBias refuses mlp_bias, a switch for biases no supported
+// checkpoint has (docs/spec/llama.md §1). attention_bias is each architecture's
+// (configRules): Qwen2's q/k/v always carry biases, Llama and Qwen3 refuse them.
+func (r *rawConfig) checkMLPBias(*Config) error {
+	if r.MLPBias != nil && *r.MLPBias {
+		return fmt.Errorf("%w: mlp_bias true (not implemented)", ErrUnsupported)
+	}
+	return nil
+}
+
+// refuseAttentionBias is the configRules of architectures whose attention
+// has no biases: attention_bias true would ask for tensors they do not load.
+func refuseAttentionBias(r *rawConfig, family string) error {
+	if r.AttentionBias != nil && *r.AttentionBias {
+		return fmt.Errorf("%w: attention_bias true (%s attention without biases only)", ErrUnsupported, family)
 	}
 	return nil
 }
@@ -357,16 +403,6 @@ func (r *rawConfig) checkSlidingWindow(c *Config) error {
 		return nil
 	}
 	return fmt.Errorf("%w: use_sliding_window true (sliding-window attention is not implemented)", ErrUnsupported)
-}
-
-// checkAttentionBias refuses q/k/v/o biases on Qwen3 (attention_bias true),
-// which qwen3.go does not load; every published Qwen3 has none. Qwen2
-// ignores the key: its q/k/v always carry biases.
-func (r *rawConfig) checkAttentionBias(c *Config) error {
-	if c.ModelType == "qwen3" && r.AttentionBias != nil && *r.AttentionBias {
-		return fmt.Errorf("%w: attention_bias true (Qwen3 attention without biases only)", ErrUnsupported)
-	}
-	return nil
 }
 
 func (r *rawConfig) resolveEOS(c *Config) error {

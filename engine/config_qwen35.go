@@ -77,25 +77,16 @@ type rawQwen35Text struct {
 	DType                 string          `json:"dtype"`
 }
 
-// isQwen35 reports whether config.json bytes name a Qwen3.5 model.
-func isQwen35(data []byte) bool {
-	var r rawQwen35
-	if json.Unmarshal(data, &r) != nil {
-		return false
-	}
-	return r.ModelType == "qwen3_5" || r.ModelType == "qwen3_5_text"
-}
-
-// parseQwen35Config reads a Qwen3.5 config.json and refuses, by name, any
-// setting the engine does not implement.
-func parseQwen35Config(data []byte) (Config, error) {
+// parseConfig reads a Qwen3.5 config.json (configParser) and refuses, by
+// name, any setting the engine does not implement.
+func (qwen35) parseConfig(data []byte) (Config, error) {
 	var top rawQwen35
 	if err := json.Unmarshal(data, &top); err != nil {
-		return Config{}, fmt.Errorf("config.json: %w: %v", ErrBadFile, err)
+		return Config{}, fmt.Errorf("%w: %v", ErrBadFile, err)
 	}
 	c, q, err := top.resolve(data)
 	if err != nil {
-		return Config{}, fmt.Errorf("config.json: %w", err)
+		return Config{}, err
 	}
 	c.Qwen35 = &q
 	return c, nil
@@ -114,6 +105,7 @@ func (top *rawQwen35) resolve(data []byte) (Config, Qwen35Config, error) {
 		return Config{}, Qwen35Config{}, fmt.Errorf("%w: text_config: %v", ErrBadFile, err)
 	}
 	c := r.base()
+	c.Architecture = modelTypes[top.ModelType] // registered: checked above
 	if len(top.Architectures) > 0 {
 		c.Architecture = top.Architectures[0]
 	}
@@ -130,7 +122,7 @@ func (top *rawQwen35) resolve(data []byte) (Config, Qwen35Config, error) {
 		r.EOSTokenID = top.EOSTokenID
 	}
 	var q Qwen35Config
-	for _, check := range []func(*Config, *Qwen35Config) error{r.checkSizes, r.checkAttention, r.resolveRope, r.resolveLayers, r.resolveLinear, r.resolveEOS} {
+	for _, check := range []func(*Config, *Qwen35Config) error{r.checkAttention, r.resolveRope, validated, r.resolveLayers, r.resolveLinear, r.resolveEOS} {
 		if err := check(&c, &q); err != nil {
 			return Config{}, Qwen35Config{}, err
 		}
@@ -138,13 +130,16 @@ func (top *rawQwen35) resolve(data []byte) (Config, Qwen35Config, error) {
 	return c, q, nil
 }
 
+// validated runs validate before the layers are sized by the config.
+func validated(c *Config, _ *Qwen35Config) error { return c.validate() }
+
+// checkArchitecture accepts architectures registered for the same forward
+// pass as model_type (qwen3_5 and qwen3_5_text both name qwen35).
 func (top *rawQwen35) checkArchitecture() error {
-	if top.ModelType != "qwen3_5" && top.ModelType != "qwen3_5_text" {
-		return fmt.Errorf("%w: model_type %q (want \"qwen3_5\" or \"qwen3_5_text\")", ErrUnsupported, top.ModelType)
-	}
+	arch := architectures[modelTypes[top.ModelType]]
 	for _, a := range top.Architectures {
-		if a != "Qwen3_5ForConditionalGeneration" && a != "Qwen3_5ForCausalLM" {
-			return fmt.Errorf("%w: architectures %q (this engine runs \"Qwen3_5ForConditionalGeneration\" and \"Qwen3_5ForCausalLM\")", ErrUnsupported, a)
+		if other, ok := architectures[a]; !ok || other != arch {
+			return fmt.Errorf("%w: architectures %q with model_type %q (this engine runs %s)", ErrUnsupported, a, top.ModelType, knownArchitectures())
 		}
 	}
 	return nil
@@ -172,34 +167,6 @@ func (r *rawQwen35Text) base() Config {
 		c.RMSNormEps = *r.RMSNormEps
 	}
 	return c
-}
-
-func (r *rawQwen35Text) checkSizes(c *Config, _ *Qwen35Config) error {
-	sizes := []struct {
-		name string
-		v    int
-	}{
-		{"hidden_size", c.HiddenSize}, {"intermediate_size", c.IntermediateSize},
-		{"num_hidden_layers", c.NumHiddenLayers}, {"num_attention_heads", c.NumAttentionHeads},
-		{"num_key_value_heads", c.NumKeyValueHeads}, {"head_dim", c.HeadDim}, {"vocab_size", c.VocabSize},
-		{"max_position_embeddings", c.MaxPositionEmbeddings},
-	}
-	for _, s := range sizes {
-		if s.v <= 0 || s.v > maxDim {
-			return fmt.Errorf("%w: %s = %d (want 1…%d)", ErrBadFile, s.name, s.v, maxDim)
-		}
-	}
-	if c.NumAttentionHeads%c.NumKeyValueHeads != 0 {
-		return fmt.Errorf("%w: num_attention_heads %d is not a multiple of num_key_value_heads %d",
-			ErrBadFile, c.NumAttentionHeads, c.NumKeyValueHeads)
-	}
-	if c.HeadDim > maxDim/(2*c.NumAttentionHeads) {
-		return fmt.Errorf("%w: head_dim = %d is too large", ErrBadFile, c.HeadDim)
-	}
-	if !(c.RMSNormEps > 0 && c.RMSNormEps < 1) {
-		return fmt.Errorf("%w: rms_norm_eps = %g (want 0 < eps < 1)", ErrBadFile, c.RMSNormEps)
-	}
-	return nil
 }
 
 // checkAttention refuses the variants of the gated attention that the
@@ -242,9 +209,6 @@ func (r *rawQwen35Text) resolveRope(c *Config, q *Qwen35Config) error {
 		if f.p.PartialRotaryFactor != nil {
 			q.PartialRotaryFactor = *f.p.PartialRotaryFactor
 		}
-	}
-	if !(c.RopeTheta > 1) {
-		return fmt.Errorf("%w: rope_theta = %g (want > 1)", ErrBadFile, c.RopeTheta)
 	}
 	c.RotaryDim = int(float64(c.HeadDim) * q.PartialRotaryFactor)
 	if c.RotaryDim <= 0 || c.RotaryDim%2 != 0 || c.RotaryDim > c.HeadDim {

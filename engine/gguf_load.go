@@ -52,8 +52,7 @@ func modelFromGGUF(f *gguf.File, opt LoadOptions) (*Model, error) {
 	if err := set.checkAllUsed(); err != nil {
 		return nil, err
 	}
-	// convert_hf_to_gguf.py permutes Q/K rows for llama only (docs/spec/llama.md §3)
-	w.metaQK = cfg.ModelType == "llama"
+	_, w.metaQK = architectures[cfg.Architecture].(ggufMetaQK)
 	m := newModel(cfg, w, opt.Threads)
 	m.eos, m.tok, m.done = eos, tok, f.Close
 	m.info = modelInfo(cfg, w, f.Path, filepath.Dir(f.Path), f.FileBytes())
@@ -173,9 +172,9 @@ func ggufConfig(f *gguf.File, set *ggufSet) (Config, error) {
 	if !ok {
 		return Config{}, fmt.Errorf("%w: %s: no general.architecture", ErrBadFile, f.Path)
 	}
-	name, ok := modelTypes[arch]
+	name, ok := ggufArchs[arch]
 	if !ok {
-		return Config{}, fmt.Errorf("%w: %s: GGUF architecture %q (this engine runs %s)", ErrUnsupported, f.Path, arch, knownModelTypes())
+		return Config{}, fmt.Errorf("%w: %s: GGUF architecture %q (this engine runs %s)", ErrUnsupported, f.Path, arch, knownGGUFArchs())
 	}
 	c := Config{Architecture: name, ModelType: arch, DType: "gguf"}
 	r := ggufReader{f: f, prefix: arch + "."}
@@ -207,12 +206,6 @@ func ggufConfig(f *gguf.File, set *ggufSet) (Config, error) {
 		return Config{}, fmt.Errorf("%w: %s: %s.rope.scaling.type %q (only none)", ErrUnsupported, f.Path, arch, scaling)
 	case vd != c.HeadDim || rd != c.HeadDim:
 		return Config{}, fmt.Errorf("%w: %s: value_length %d and rope.dimension_count %d differ from key_length %d", ErrUnsupported, f.Path, vd, rd, c.HeadDim)
-	case c.HeadDim%2 != 0:
-		return Config{}, fmt.Errorf("%w: %s: head dimension %d is odd", ErrBadFile, f.Path, c.HeadDim)
-	case c.NumAttentionHeads%c.NumKeyValueHeads != 0:
-		return Config{}, fmt.Errorf("%w: %s: head_count %d is not a multiple of head_count_kv %d", ErrBadFile, f.Path, c.NumAttentionHeads, c.NumKeyValueHeads)
-	case !(c.RMSNormEps > 0 && c.RMSNormEps < 1) || !(c.RopeTheta > 1):
-		return Config{}, fmt.Errorf("%w: %s: layer_norm_rms_epsilon %g or rope.freq_base %g out of range", ErrBadFile, f.Path, c.RMSNormEps, c.RopeTheta)
 	}
 	emb, ok := f.Tensor("token_embd.weight")
 	if !ok || len(emb.Dims) != 2 {
@@ -223,6 +216,16 @@ func ggufConfig(f *gguf.File, set *ggufSet) (Config, error) {
 	c.TieWordEmbeddings = !untied
 	if err := ggufRopeFreqs(f, &c); err != nil {
 		return Config{}, err
+	}
+	if rules, ok := architectures[name].(ggufRules); ok {
+		if err := rules.ggufConfig(&r, &c); err == nil && r.err != nil {
+			return Config{}, r.err
+		} else if err != nil {
+			return Config{}, err
+		}
+	}
+	if err := c.validate(); err != nil {
+		return Config{}, fmt.Errorf("%s: %w", f.Path, err)
 	}
 	return c, nil
 }

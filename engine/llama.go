@@ -14,9 +14,22 @@ import (
 	"fmt"
 )
 
-func init() { register("LlamaForCausalLM", "llama", llama{}) }
+func init() {
+	register("LlamaForCausalLM", "llama", llama{})
+	registerGGUF("llama", "LlamaForCausalLM")
+}
 
 type llama struct{}
+
+// configRules refuses attention_bias, a switch for biases no supported
+// checkpoint has (llama.md §1).
+func (llama) configRules(r *rawConfig, _ *Config) error {
+	return refuseAttentionBias(r, "Llama")
+}
+
+// ggufMetaQK: convert_hf_to_gguf.py permutes Llama's Q and K rows into
+// Meta's interleaved order; llamaLayer rotates them with ropeMeta.
+func (llama) ggufMetaQK() {}
 
 func (llama) forward(ctx context.Context, m *Model, tokens []int, pos0 int, pr *probes) ([]float32, error) {
 	T := len(tokens)

@@ -13,7 +13,10 @@ import (
 	"fmt"
 )
 
-func init() { register("Qwen2ForCausalLM", "qwen2", qwen2{}) }
+func init() {
+	register("Qwen2ForCausalLM", "qwen2", qwen2{})
+	registerGGUF("qwen2", "Qwen2ForCausalLM")
+}
 
 type qwen2 struct{}
 

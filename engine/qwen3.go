@@ -17,9 +17,20 @@ import (
 	"fmt"
 )
 
-func init() { register("Qwen3ForCausalLM", "qwen3", qwen3{}) }
+func init() {
+	register("Qwen3ForCausalLM", "qwen3", qwen3{})
+	registerGGUF("qwen3", "Qwen3ForCausalLM")
+}
 
 type qwen3 struct{}
+
+// configRules: Qwen3Config's head_dim defaults to 128 whatever h/H is
+// (qwen3.md §1.2), and qwen3.go loads no attention biases (every published
+// Qwen3 has none).
+func (qwen3) configRules(r *rawConfig, c *Config) error {
+	c.HeadDim = 128
+	return refuseAttentionBias(r, "Qwen3")
+}
 
 func (qwen3) forward(ctx context.Context, m *Model, tokens []int, pos0 int, pr *probes) ([]float32, error) {
 	T := len(tokens)

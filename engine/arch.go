@@ -57,7 +57,7 @@ type ggufRules interface {
 
 // ggufMetaQK is implemented by an architecture whose GGUF files keep the Q
 // and K rows of each head in Meta's interleaved order, as
-// convert_hf_to_gguf.py permutes them for llama only (llama.md §3).
+// convert_hf_to_gguf.py permutes them for llama only (docs/spec/llama.md §3).
 type ggufMetaQK interface {
 	ggufMetaQK()
 }

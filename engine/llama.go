@@ -22,7 +22,7 @@ func init() {
 type llama struct{}
 
 // configRules refuses attention_bias, a switch for biases no supported
-// checkpoint has (llama.md §1).
+// checkpoint has (docs/spec/llama.md §1).
 func (llama) configRules(r *rawConfig, _ *Config) error {
 	return refuseAttentionBias(r, "Llama")
 }

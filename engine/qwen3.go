@@ -25,7 +25,7 @@ func init() {
 type qwen3 struct{}
 
 // configRules: Qwen3Config's head_dim defaults to 128 whatever h/H is
-// (qwen3.md §1.2), and qwen3.go loads no attention biases (every published
+// (docs/spec/qwen3.md §1 item 2), and qwen3.go loads no attention biases (every published
 // Qwen3 has none).
 func (qwen3) configRules(r *rawConfig, c *Config) error {
 	c.HeadDim = 128

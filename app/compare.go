@@ -14,7 +14,9 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/engine/chat"
+	"loupe/format"
 	"loupe/trace"
+	"loupe/trace/stats"
 	"loupe/views"
 )
 
@@ -163,11 +165,11 @@ func (u *UI) comparedPositions(a, b *trace.Run) (q, s int) {
 	if cur == nil || cur == a || u.running {
 		return q, s
 	}
-	var al views.Alignment
+	var al stats.Alignment
 	if cur == b {
-		al = views.Align(b.Tokens, a.Tokens, views.PromptLen(b), views.PromptLen(a))
+		al = stats.Align(b.Tokens, a.Tokens, stats.PromptLen(b), stats.PromptLen(a))
 	} else {
-		al = views.Align(cur.Tokens, a.Tokens, views.PromptLen(cur), views.PromptLen(a))
+		al = stats.Align(cur.Tokens, a.Tokens, stats.PromptLen(cur), stats.PromptLen(a))
 	}
 	at := func(i int) int {
 		if i < 0 || i >= len(al.AtoB) {
@@ -188,7 +190,7 @@ func (u *UI) compareStep(posA int) {
 	a := c.runs[c.a]
 	p := posA
 	if cur := u.lastRun; cur != nil && cur != a {
-		al := views.Align(a.Tokens, cur.Tokens, views.PromptLen(a), views.PromptLen(cur))
+		al := stats.Align(a.Tokens, cur.Tokens, stats.PromptLen(a), stats.PromptLen(cur))
 		if posA < 0 || posA >= len(al.AtoB) || al.AtoB[posA] < 0 {
 			return
 		}
@@ -342,8 +344,8 @@ func (u *UI) afterCompare() {
 	}
 	a, b := c.runs[c.a], c.runs[c.b]
 	u.follow = false
-	last := views.PromptLen(b) - 1
-	al := views.Align(a.Tokens, b.Tokens, views.PromptLen(a), views.PromptLen(b))
+	last := stats.PromptLen(b) - 1
+	al := stats.Align(a.Tokens, b.Tokens, stats.PromptLen(a), stats.PromptLen(b))
 	switch {
 	case a.Prompt != b.Prompt && al.ChangedB[0] < al.ChangedB[1] && al.ChangedB[0] < last:
 		u.source = al.ChangedB[0] // the changed word is the source to watch
@@ -358,7 +360,7 @@ func (u *UI) afterCompare() {
 	u.refreshPanels()
 	u.refreshCompare()
 	if cmp, ok := u.compare.Comparison(); ok {
-		fmt.Printf("loupe: compare: %s %s\n", c.kind, cmp.Delta.Line())
+		fmt.Printf("loupe: compare: %s %s\n", c.kind, views.DeltaLine(cmp.Delta))
 	}
 }
 
@@ -382,16 +384,16 @@ func (u *UI) presetTop() {
 		return
 	}
 	q := u.query
-	a, ok := views.AttentionAt(u.attention, q)
+	a, ok := stats.AttentionAt(u.attention, q)
 	if !ok {
-		a, ok = views.AttentionAt(u.attention, lastCaptured(u.attention, q))
+		a, ok = stats.AttentionAt(u.attention, lastCaptured(u.attention, q))
 	}
 	if !ok {
 		u.fail("No attention", errors.New("select a token whose attention was captured (the last prompt token always is)"))
 		return
 	}
 	src := u.attn.Source()
-	u.cmp.heads = views.TopHeads(views.SourceGrid(a, src), n)
+	u.cmp.heads = stats.TopHeads(stats.SourceGrid(a, src), n)
 	u.showHeads(true)
 	note := fmt.Sprintf("Preset: the %s that look%s most at %s from position %d.", headsWord(n), map[bool]string{true: "s", false: ""}[n == 1], tokenWords(u.tokens, src), a.QueryPos)
 	u.bar.Help.SetText(note)
@@ -426,7 +428,7 @@ func tokenWords(toks []trace.Token, pos int) string {
 	if pos < 0 || pos >= len(toks) {
 		return "the source"
 	}
-	return fmt.Sprintf("«%s» (position %d)", views.Visible(toks[pos].Text), pos)
+	return fmt.Sprintf("«%s» (position %d)", format.Visible(toks[pos].Text), pos)
 }
 
 // askVariant asks for a second prompt, prefilled with run A's.
@@ -505,7 +507,7 @@ func (u *UI) flagExperiments() {
 		// The experiments look from the last prompt token, as the article does.
 		u.cmp.flagged = true
 		u.follow = false
-		u.stream.Select(views.PromptLen(u.lastRun) - 1)
+		u.stream.Select(stats.PromptLen(u.lastRun) - 1)
 		if src := sourcePos(u.lastRun, u.opt.Source); src >= 0 {
 			u.stream.Choose(src)
 		} else if u.opt.Source != "" {
@@ -572,7 +574,7 @@ func (u *UI) ablateSpec(spec string) error {
 // sourcePos reads --source: a prompt position, or a word of the prompt
 // (the token holding its first letter); -1 when it is neither.
 func sourcePos(r *trace.Run, spec string) int {
-	n := views.PromptLen(r)
+	n := stats.PromptLen(r)
 	if p, err := strconv.Atoi(spec); err == nil {
 		if p >= 0 && p < n {
 			return p
@@ -617,7 +619,7 @@ func randomAttentionHeads(info trace.ModelInfo, n int, seed uint64) []trace.Head
 			att = append(att, l)
 		}
 	}
-	hs := views.RandomHeads(len(att), info.Heads, n, seed)
+	hs := stats.RandomHeads(len(att), info.Heads, n, seed)
 	for i := range hs {
 		hs[i].Layer = att[hs[i].Layer]
 	}

@@ -18,6 +18,7 @@ import (
 	"loupe/engine/chat"
 	"loupe/engine/genmodel"
 	"loupe/trace"
+	"loupe/trace/stats"
 	"loupe/views"
 	"loupe/viz"
 )
@@ -87,8 +88,8 @@ func TestSelectHeadsRerunCompare(t *testing.T) {
 	}
 	// The fake lowers the first token's probability by 1 point a head and
 	// moves the later tokens: same first token, divergence at the second.
-	if c.Delta.Pos != 7 || !strings.Contains(c.Delta.Line(), "50.0 % ⟶ 48.0 %") || c.FirstA != 8 {
-		t.Fatalf("Δp at %d: %q, first divergence %d", c.Delta.Pos, c.Delta.Line(), c.FirstA)
+	if c.Delta.Pos != 7 || !strings.Contains(views.DeltaLine(c.Delta), "50.0 % ⟶ 48.0 %") || c.FirstA != 8 {
+		t.Fatalf("Δp at %d: %q, first divergence %d", c.Delta.Pos, views.DeltaLine(c.Delta), c.FirstA)
 	}
 	if h.u.compare.TopA.Len() != 10 || h.u.compare.TopB.Len() != 10 || h.u.compare.Times.Len() != 2 {
 		t.Errorf("top lists %d / %d, timing rows %d", h.u.compare.TopA.Len(), h.u.compare.TopB.Len(), h.u.compare.Times.Len())
@@ -163,7 +164,7 @@ func TestPresetRandomHeads(t *testing.T) {
 	h.u.bar.Seed.SetText("7")
 	test.Tap(h.u.bar.Random)
 	h.wait()
-	want := views.RandomHeads(4, 8, 10, 7)
+	want := stats.RandomHeads(4, 8, 10, 7)
 	if !slices.Equal(h.u.cmp.heads, want) || !slices.Equal(h.u.lastRun.Settings.Ablate, want) {
 		t.Fatalf("random heads %v, rerun %v, want %v", h.u.cmp.heads, h.u.lastRun.Settings.Ablate, want)
 	}
@@ -345,8 +346,8 @@ func TestSessionRoundTrip(t *testing.T) {
 	if h2.u.query != 5 || h2.u.source != 1 || h2.u.bar.Heads.Text != "1:2, 3:0" {
 		t.Errorf("restored query %d source %d heads %q", h2.u.query, h2.u.source, h2.u.bar.Heads.Text)
 	}
-	if c.Delta.Line() != must2(h.u.compare.Comparison()).Delta.Line() {
-		t.Errorf("Δp %q after reopening, %q before", c.Delta.Line(), must2(h.u.compare.Comparison()).Delta.Line())
+	if views.DeltaLine(c.Delta) != views.DeltaLine(must2(h.u.compare.Comparison()).Delta) {
+		t.Errorf("Δp %q after reopening, %q before", views.DeltaLine(c.Delta), views.DeltaLine(must2(h.u.compare.Comparison()).Delta))
 	}
 
 	// The weights change: the fingerprint differs, and --quit mode says so.
@@ -392,7 +393,7 @@ func TestAblateAndVariantFlags(t *testing.T) {
 	if len(u.cmp.runs) != 3 || len(u.cmp.runs[1].Settings.Ablate) != 3 || u.cmp.runs[2].Prompt != opt.Variant {
 		t.Fatalf("%d runs", len(u.cmp.runs))
 	}
-	top := views.TopHeads(views.SourceGrid(fake.attention(6), 1), 3)
+	top := stats.TopHeads(stats.SourceGrid(fake.attention(6), 1), 3)
 	if !slices.Equal(u.cmp.runs[1].Settings.Ablate, top) {
 		t.Errorf("--ablate top:3 switched off %v, want the 3 largest cells %v", u.cmp.runs[1].Settings.Ablate, top)
 	}
@@ -459,7 +460,7 @@ func TestAblateChatTurn(t *testing.T) {
 		t.Fatalf("rerun: messages %d, turns %d, same prompt %v", len(b.Messages), len(h.u.chat.turns), b.Prompt == a.Prompt)
 	}
 	cb := h.u.backend.(ChatBackend)
-	opt := generateOptions(b.Settings, h.u.info, views.PromptLen(b))
+	opt := generateOptions(b.Settings, h.u.info, stats.PromptLen(b))
 	opt.Ablate = []trace.Head{hd(1, 0)}
 	want, err := cb.GenerateChat(context.Background(), a.Messages, map[string]chat.Think{"on": chat.ThinkOn, "off": chat.ThinkOff}[a.Think], opt, nil)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"loupe/trace"
+	"loupe/trace/stats"
 	"loupe/views"
 )
 
@@ -95,7 +96,7 @@ func (u *UI) csvData(panel string) ([]byte, error) {
 	case "attention", "head":
 		a, ok := u.attn.Shown() // captured, or recomputed on demand
 		if !ok {
-			a, ok = views.AttentionAt(u.attention, lastCaptured(u.attention, u.query))
+			a, ok = stats.AttentionAt(u.attention, lastCaptured(u.attention, u.query))
 		}
 		if !ok {
 			return nil, errors.New("no attention captured for this token")
@@ -117,7 +118,7 @@ func (u *UI) csvData(panel string) ([]byte, error) {
 		src := u.attn.Source()
 		u.csvToken(d, "source", src)
 		d.row("layer", "head", "share_on_source")
-		for l, row := range views.SourceGrid(a, src) {
+		for l, row := range stats.SourceGrid(a, src) {
 			for h, v := range row {
 				d.row(l+u.headBase(), h+u.headBase(), v)
 			}
@@ -135,7 +136,7 @@ func (u *UI) csvData(panel string) ([]byte, error) {
 	case "timing":
 		d.row("run", "prefill_tokens", "prefill_seconds", "decode_tokens", "decode_seconds", "decode_tokens_per_second", "bytes_per_token")
 		for i, t := range u.timings {
-			d.row(i+1, t.PrefillTokens, t.PrefillSeconds, t.DecodeTokens, t.DecodeSeconds, rate(t.DecodeTokens, t.DecodeSeconds), t.BytesPerToken)
+			d.row(i+1, t.PrefillTokens, t.PrefillSeconds, t.DecodeTokens, t.DecodeSeconds, stats.Rate(t.DecodeTokens, t.DecodeSeconds), t.BytesPerToken)
 		}
 	case "model":
 		d.row("field", "value")

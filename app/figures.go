@@ -7,7 +7,9 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/theme"
 
+	"loupe/format"
 	"loupe/trace"
+	"loupe/trace/stats"
 	"loupe/views"
 	"loupe/viz"
 )
@@ -48,7 +50,7 @@ func (u *UI) figure(panel string) (viz.Figure, bool) {
 				g.Gaps[l] = "Gated DeltaNet · no attention map"
 			}
 		}
-		g.Note = fmt.Sprintf("attention sink: %.1f %% of every head's attention on the first token on average", 100*views.SinkShare(a))
+		g.Note = fmt.Sprintf("attention sink: %s of every head's attention on the first token on average", format.Percent(stats.SinkShare(a)))
 		return viz.AttentionGrid(g, th), true
 	case "head":
 		a, ok := u.attn.Shown()

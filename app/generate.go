@@ -10,8 +10,10 @@ import (
 	"loupe/engine"
 	"loupe/engine/perf"
 	"loupe/engine/pool"
+	"loupe/format"
 	"loupe/kernels"
 	"loupe/trace"
+	"loupe/trace/stats"
 )
 
 // A generation hands its events to the window in batches, and each batch
@@ -206,7 +208,7 @@ func (u *UI) onEvent(gen int, ev engine.Event) {
 		t := ev.Prefill
 		u.live = *t
 		u.live.BytesPerToken = float64(u.info.WeightBytesPerTok) // the KV cache is added at the end
-		u.controls.Status.SetText(fmt.Sprintf("Prompt read: %d tokens in %.2f s. Writing…", t.PrefillTokens, t.PrefillSeconds))
+		u.controls.Status.SetText(fmt.Sprintf("Prompt read: %d tokens in %s. Writing…", t.PrefillTokens, format.Duration(t.PrefillSeconds)))
 	case ev.Step != nil:
 		u.steps = append(u.steps, *ev.Step)
 		u.live.DecodeTokens++
@@ -233,7 +235,7 @@ func (u *UI) addToken(tok trace.Token) {
 	u.dirty = true
 	generated := len(u.tokens) - firstGenerated(u.tokens)
 	u.controls.Status.SetText(fmt.Sprintf("Writing: %d tokens generated, %.1f tok/s…",
-		generated, rate(u.live.DecodeTokens, u.live.DecodeSeconds)))
+		generated, stats.Rate(u.live.DecodeTokens, u.live.DecodeSeconds)))
 	if u.maxTokens > 0 {
 		u.controls.Busy.SetValue(min(1, float64(generated)/float64(u.maxTokens)))
 	}
@@ -296,18 +298,11 @@ func (u *UI) adoptRun(run *trace.Run) {
 	u.timings = append(u.timings, run.Timing)
 	u.timing.Display(u.timings, u.bandwidth, u.measuring)
 	t := run.Timing
-	u.controls.Status.SetText(fmt.Sprintf("Done (%s): %d tokens read in %.2f s, %d written in %.2f s (%.1f tok/s).",
-		stopWords(run.StopReason), t.PrefillTokens, t.PrefillSeconds, t.DecodeTokens, t.DecodeSeconds, rate(t.DecodeTokens, t.DecodeSeconds)))
+	u.controls.Status.SetText(fmt.Sprintf("Done (%s): %d tokens read in %s, %d written in %s (%.1f tok/s).",
+		stopWords(run.StopReason), t.PrefillTokens, format.Duration(t.PrefillSeconds), t.DecodeTokens, format.Duration(t.DecodeSeconds), stats.Rate(t.DecodeTokens, t.DecodeSeconds)))
 	fmt.Printf("loupe: generated %d tokens (%s), prefill %.3f s, decode %.3f s\n",
 		t.DecodeTokens, run.StopReason, t.PrefillSeconds, t.DecodeSeconds)
 	u.writeTiming(run)
-}
-
-func rate(n int, s float64) float64 {
-	if s <= 0 {
-		return 0
-	}
-	return float64(n) / s
 }
 
 func stopWords(reason string) string {

@@ -14,7 +14,9 @@ import (
 	"loupe/engine"
 	"loupe/engine/genmodel"
 	"loupe/engine/safetensors"
+	"loupe/format"
 	"loupe/trace"
+	"loupe/trace/stats"
 	"loupe/views"
 	"loupe/viz"
 )
@@ -83,7 +85,7 @@ func TestInsideTabs(t *testing.T) {
 
 	h.show("embedding")
 	tok, values := in.embed.Values()
-	if tok.Pos != prompt-1 || len(values) != h.u.info.Hidden || !strings.Contains(in.embed.Shape.Text, "of "+viz.Thousands(int64(h.u.info.Vocab))) {
+	if tok.Pos != prompt-1 || len(values) != h.u.info.Hidden || !strings.Contains(in.embed.Shape.Text, "of "+format.Thousands(h.u.info.Vocab)) {
 		t.Errorf("embedding: %+v, %d numbers, %q", tok, len(values), in.embed.Shape.Text)
 	}
 
@@ -128,7 +130,7 @@ func TestInsideTabs(t *testing.T) {
 	// captured: recomputed on demand on the Attention tab.
 	h.show("attention")
 	last := len(run.Tokens) - 1
-	if _, ok := views.AttentionAt(run.Attention, last); ok {
+	if _, ok := stats.AttentionAt(run.Attention, last); ok {
 		t.Fatal("the last token's attention was captured: the test needs another position")
 	}
 	h.selectToken(last)
@@ -416,9 +418,9 @@ func TestNewestTokenAfterRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, _ := views.AttentionAt(append(append([]trace.Attention(nil), h.u.attention...), ref.Attention), last)
+	a, _ := stats.AttentionAt(append(append([]trace.Attention(nil), h.u.attention...), ref.Attention), last)
 	src := h.u.attn.Source()
-	for l, row := range views.SourceGrid(a, src) {
+	for l, row := range stats.SourceGrid(a, src) {
 		for hd, v := range row {
 			if got := ref.Attention.Weights[l][hd][src]; float64(got) != v {
 				t.Fatalf("layer %d head %d: shown %g, Inspect %g", l, hd, v, got)

@@ -18,6 +18,7 @@ import (
 	nativedialog "github.com/sqweek/dialog"
 
 	"loupe/trace"
+	"loupe/trace/stats"
 	"loupe/views"
 )
 
@@ -287,7 +288,7 @@ func (u *UI) restoreSelection(s *Session) {
 	q, src := sel.Query, sel.Source
 	if c := &u.cmp; c.a >= 0 && c.b >= 0 && u.lastRun == c.runs[c.b] {
 		a, b := c.runs[c.a], c.runs[c.b]
-		al := views.Align(a.Tokens, b.Tokens, views.PromptLen(a), views.PromptLen(b))
+		al := stats.Align(a.Tokens, b.Tokens, stats.PromptLen(a), stats.PromptLen(b))
 		q, src = mapPos(al.AtoB, q), mapPos(al.AtoB, src)
 	}
 	u.cmp.heads = slices.Clone(sel.Heads)

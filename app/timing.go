@@ -9,6 +9,7 @@ import (
 	"loupe/engine/perf"
 	"loupe/engine/pool"
 	"loupe/trace"
+	"loupe/trace/stats"
 )
 
 // windowTiming is what --timing-json writes: the rates of the window's
@@ -49,8 +50,8 @@ func (u *UI) writeTiming(run *trace.Run) {
 	wt := windowTiming{
 		WallSeconds: time.Since(u.runStart).Seconds(), CPUSeconds: perf.ProcessCPUSeconds() - u.runCPU,
 		Threads: run.Settings.Threads, Kernels: run.Settings.Kernels, Settings: run.Settings,
-		Prefill: phaseRate{t.PrefillTokens, t.PrefillSeconds, rate(t.PrefillTokens, t.PrefillSeconds)},
-		Decode:  phaseRate{t.DecodeTokens, t.DecodeSeconds, rate(t.DecodeTokens, t.DecodeSeconds)},
+		Prefill: phaseRate{t.PrefillTokens, t.PrefillSeconds, stats.Rate(t.PrefillTokens, t.PrefillSeconds)},
+		Decode:  phaseRate{t.DecodeTokens, t.DecodeSeconds, stats.Rate(t.DecodeTokens, t.DecodeSeconds)},
 		Pool:    u.runPool,
 	}
 	for _, s := range run.Steps {

@@ -17,6 +17,7 @@ import (
 	"loupe/engine/pool"
 	"loupe/kernels"
 	"loupe/trace"
+	"loupe/trace/stats"
 	"loupe/views"
 )
 
@@ -395,7 +396,7 @@ func (u *UI) refreshPanels() {
 // refreshAttention draws the attention grid of query q.
 func (u *UI) refreshAttention(q int) {
 	aq := q
-	if _, ok := views.AttentionAt(u.attention, q); !ok && u.follow && !u.onDemand() {
+	if _, ok := stats.AttentionAt(u.attention, q); !ok && u.follow && !u.onDemand() {
 		// The newest token has not been read by the model yet: its attention
 		// comes with the next step. Show the newest one there is. Once the
 		// run is over it is recomputed (attentionOnDemand).

@@ -652,7 +652,6 @@ func TestPushFront(t *testing.T) {
 	}
 }
 
-var _ = views.Visible
 var _ trace.Token
 
 func TestTinyRandomModelWritesOnce(t *testing.T) {

@@ -10,132 +10,10 @@ import (
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 
+	"loupe/format"
 	"loupe/trace"
+	"loupe/trace/stats"
 )
-
-// AttentionAt finds the captured attention row of query position q.
-func AttentionAt(att []trace.Attention, q int) (trace.Attention, bool) {
-	for _, a := range att {
-		if a.QueryPos == q {
-			return a, true
-		}
-	}
-	return trace.Attention{}, false
-}
-
-// SourceGrid is the layers × heads share of attention that the query pays
-// to key position s: g[l][h] = Weights[l][h][s].
-func SourceGrid(a trace.Attention, s int) [][]float64 {
-	g := make([][]float64, len(a.Weights))
-	for l, heads := range a.Weights {
-		g[l] = make([]float64, len(heads))
-		for h, w := range heads {
-			if s >= 0 && s < len(w) {
-				g[l][h] = float64(w[s])
-			}
-		}
-	}
-	return g
-}
-
-// RowMeans is the mean of each row: the per-layer mean over heads.
-func RowMeans(g [][]float64) []float64 {
-	m := make([]float64, len(g))
-	for i, row := range g {
-		for _, v := range row {
-			m[i] += v
-		}
-		if len(row) > 0 {
-			m[i] /= float64(len(row))
-		}
-	}
-	return m
-}
-
-// GridMean is the mean over every cell.
-func GridMean(g [][]float64) float64 {
-	var s float64
-	n := 0
-	for _, row := range g {
-		for _, v := range row {
-			s += v
-			n++
-		}
-	}
-	if n == 0 {
-		return 0
-	}
-	return s / float64(n)
-}
-
-// SinkShare is the attention sink: the mean share every head of every layer
-// gives to the first token.
-func SinkShare(a trace.Attention) float64 { return GridMean(SourceGrid(a, 0)) }
-
-// StrongestSource is the key, other than the first token and the query
-// itself, with the largest mean share over all heads; 0 when there is none.
-// The sum over heads stands for the mean (every source has the same count
-// of cells), added in the order GridMean adds, so ties fall the same way.
-// One pass over the weights: on a 3,139-token prompt the grid of every
-// source was 3,139 × 28 allocations a token.
-func StrongestSource(a trace.Attention) int {
-	if a.QueryPos < 2 {
-		return 0
-	}
-	sum := make([]float64, a.QueryPos)
-	for _, heads := range a.Weights {
-		for _, w := range heads {
-			for s := 1; s < min(len(w), a.QueryPos); s++ {
-				sum[s] += float64(w[s])
-			}
-		}
-	}
-	best, bestV := 0, -1.0
-	for s := 1; s < a.QueryPos; s++ {
-		if sum[s] > bestV {
-			best, bestV = s, sum[s]
-		}
-	}
-	return best
-}
-
-// ScaleMax is the top of the colour scale: the largest cell rounded up to
-// 5 %, so a grid of small shares still shows its structure.
-func ScaleMax(g [][]float64) float64 {
-	top := 0.0
-	for _, row := range g {
-		for _, v := range row {
-			if v == v {
-				top = max(top, v)
-			}
-		}
-	}
-	top = math.Ceil(top*20) / 20
-	return max(0.05, min(1, top))
-}
-
-// Share is one key position and the share of attention it receives.
-type Share struct {
-	Pos int
-	P   float64
-}
-
-// TopKeys returns the k largest shares of one head's row, largest first,
-// and the sum of the rest (so long prompts stay readable).
-func TopKeys(w []float32, k int) (top []Share, others float64) {
-	all := make([]Share, len(w))
-	for i, v := range w {
-		all[i] = Share{i, float64(v)}
-	}
-	sort.SliceStable(all, func(i, j int) bool { return all[i].P > all[j].P })
-	if k > len(all) {
-		k = len(all)
-	}
-	for _, s := range all[k:] {
-		others += s.P
-	}
-	return all[:k], others
-}
 
 // AttentionPanel shows, for the selected query token, the layers × heads
 // grid of its attention on the source token, the per-layer mean, the
@@ -278,32 +156,32 @@ func (p *AttentionPanel) CreateRenderer() fyne.WidgetRenderer {
 // strongest source other than the first token).
 func (p *AttentionPanel) Display(info trace.ModelInfo, toks []trace.Token, att []trace.Attention, query, source int) {
 	p.info, p.tokens = info, toks
-	p.att, p.has = AttentionAt(att, query)
+	p.att, p.has = stats.AttentionAt(att, query)
 	if p.has && maxHeads(p.att.Weights) == 0 {
 		p.has = false // a capture with no layers or heads: nothing to draw
 	}
 	if p.has && (source < 0 || source > query) {
-		source = StrongestSource(p.att)
+		source = stats.StrongestSource(p.att)
 	}
 	p.source = source
 	if !p.has {
 		p.showMissing(att, query)
 		return
 	}
-	g, gaps := gappedGrid(SourceGrid(p.att, source), p.info)
+	g, gaps := gappedGrid(stats.SourceGrid(p.att, source), p.info)
 	p.Grid.Gaps, p.Means.Gaps = gaps, unlabelled(gaps)
 	p.Title.SetText(fmt.Sprintf("Attention of %s on %s, every layer × head", p.tokName(query), p.tokName(source)))
-	p.Sink.SetText(fmt.Sprintf("Attention sink: on average %.1f %% of the attention of every head goes to the first token %s.",
-		100*SinkShare(p.att), p.tokName(0)))
+	p.Sink.SetText(fmt.Sprintf("Attention sink: on average %s of the attention of every head goes to the first token %s.",
+		format.Percent(stats.SinkShare(p.att)), p.tokName(0)))
 	p.sizeGrid(len(g), len(g[0]))
-	top := ScaleMax(g)
+	top := stats.ScaleMax(g)
 	p.Grid.Max, p.Means.Max = top, top
 	p.Scale.SetText(fmt.Sprintf("0 … %.0f %%", 100*top))
 	p.Grid.SetValues(g)
 	p.Caption.SetText(fmt.Sprintf("Each cell is one head: the share of its attention that %s pays to %s. Rows are the layers %s (the first at the bottom), columns the heads %s; the bars on the right are each layer's mean.",
 		p.tokName(query), p.tokName(source), Numbers.Range(len(g)), Numbers.Range(len(g[0]))))
 	p.Caption.Wrapping = fyne.TextWrapWord
-	means := RowMeans(g)
+	means := stats.RowMeans(g)
 	for l := range gaps {
 		means[l] = math.NaN() // a DeltaNet layer has no mean attention
 	}
@@ -378,7 +256,7 @@ func (p *AttentionPanel) OpenHead(l, h int) {
 	}
 	p.HeadTitle.SetText(fmt.Sprintf("%s (shares %s) — attention of %s over the %d tokens up to it",
 		LayerHead(l, h), Numbers.KVHead(group), p.tokName(p.att.QueryPos), p.att.QueryPos+1))
-	top, others := TopKeys(p.att.Weights[l][h], 16)
+	top, others := stats.TopK(p.att.Weights[l][h], 16)
 	bars := make([]Bar, 0, len(top)+1)
 	scale := 1.0 // bars relative to the largest share, which fills the width
 	if len(top) > 0 && top[0].P > 0 {
@@ -389,7 +267,7 @@ func (p *AttentionPanel) OpenHead(l, h int) {
 			others += s.P
 			continue
 		}
-		bars = append(bars, Bar{Label: fmt.Sprintf("%s %d", clip(Visible(p.text(s.Pos)), 14), s.Pos),
+		bars = append(bars, Bar{Label: fmt.Sprintf("%s %d", clip(format.Visible(p.text(s.Pos)), 14), s.Pos),
 			Segments: []float64{s.P * scale}, Value: fmt.Sprintf("%.1f %%", 100*s.P), Highlight: s.Pos == p.source})
 	}
 	if others > 0 {
@@ -416,7 +294,7 @@ func nearBars(w []float32, query, source int, scale float64, text func(int) stri
 	}
 	bars := []Bar{{Label: "in order:", Value: fmt.Sprintf("the %d tokens up to it", nearShown)}}
 	for i := query - nearShown + 1; i <= query; i++ {
-		bars = append(bars, Bar{Label: fmt.Sprintf("%s %d", clip(Visible(text(i)), 14), i),
+		bars = append(bars, Bar{Label: fmt.Sprintf("%s %d", clip(format.Visible(text(i)), 14), i),
 			Segments: []float64{float64(w[i]) * scale}, Value: fmt.Sprintf("%.1f %%", 100*w[i]), Highlight: i == source})
 	}
 	return bars
@@ -436,7 +314,7 @@ func (p *AttentionPanel) showMissing(att []trace.Attention, query int) {
 	p.offers.RemoveAll()
 	near := nearest(att, query, 8)
 	for _, q := range near {
-		p.offers.Add(widget.NewButton(fmt.Sprintf("%s (%d)", clip(Visible(p.text(q)), 12), q), func() {
+		p.offers.Add(widget.NewButton(fmt.Sprintf("%s (%d)", clip(format.Visible(p.text(q)), 12), q), func() {
 			if p.OnQuery != nil {
 				p.OnQuery(q)
 			}
@@ -484,7 +362,7 @@ func (p *AttentionPanel) text(pos int) string {
 }
 
 func (p *AttentionPanel) tokName(pos int) string {
-	return fmt.Sprintf("«%s» (position %d)", clip(Visible(p.text(pos)), 24), pos)
+	return fmt.Sprintf("«%s» (position %d)", clip(format.Visible(p.text(pos)), 24), pos)
 }
 
 // clip shortens s to n runes with an ellipsis.

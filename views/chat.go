@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"loupe/format"
 	"loupe/trace"
 )
 
@@ -143,7 +144,7 @@ func (c *ChatPanel) ShowTurns(msgs []trace.Message, drafts []Draft) {
 				body := widget.NewLabel(thinking)
 				body.Wrapping = fyne.TextWrapWord
 				body.Importance = widget.LowImportance // dimmed
-				item := widget.NewAccordionItem(fmt.Sprintf("Thinking: %s tokens, %s (folded)", Thousands(d.Tokens), Duration(d.Seconds)), body)
+				item := widget.NewAccordionItem(fmt.Sprintf("Thinking: %s tokens, %s (folded)", format.Thousands(d.Tokens), format.Duration(d.Seconds)), body)
 				c.turns.Add(widget.NewAccordion(item))
 			}
 			if answer == "" && d.Tokens > 0 {
@@ -196,39 +197,14 @@ func ThinkingLine(t trace.Timing) string {
 		return ""
 	}
 	answer, answerS := t.DecodeTokens-t.ThinkingTokens, t.DecodeSeconds-t.ThinkingSeconds
-	s := fmt.Sprintf("thinking: %s tokens, %s", Thousands(t.ThinkingTokens), Duration(t.ThinkingSeconds))
+	s := fmt.Sprintf("thinking: %s tokens, %s", format.Thousands(t.ThinkingTokens), format.Duration(t.ThinkingSeconds))
 	if answer > 0 && answerS > 0 {
 		s += fmt.Sprintf(" — %.0f× the wait of the answer alone (answer: %s tokens, %s)",
-			t.ThinkingSeconds/answerS, Thousands(answer), Duration(answerS))
+			t.ThinkingSeconds/answerS, format.Thousands(answer), format.Duration(answerS))
 	} else {
 		s += " — no answer yet: every token written so far was draft"
 	}
 	return s
-}
-
-// Thousands writes n with commas: 3612 → "3,612".
-func Thousands(n int) string {
-	s := fmt.Sprint(n)
-	if n < 0 {
-		return "-" + Thousands(-n)
-	}
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
-
-// Duration writes seconds as "0.42 s", "8.0 s", "5 min 21 s" or "1 h 3 min".
-func Duration(s float64) string {
-	switch {
-	case s < 10:
-		return fmt.Sprintf("%.2f s", s)
-	case s < 60:
-		return fmt.Sprintf("%.1f s", s)
-	case s < 3600:
-		return fmt.Sprintf("%d min %d s", int(s)/60, int(s)%60)
-	}
-	return fmt.Sprintf("%d h %d min", int(s)/3600, int(s)%3600/60)
 }
 
 // chatColors restyles a chip for chat: control tokens (<|im_start|>,

@@ -6,43 +6,8 @@ import (
 	"testing"
 
 	"loupe/trace"
+	"loupe/trace/stats"
 )
-
-func hd(l, h int) trace.Head { return trace.Head{Layer: l, Head: h} }
-
-func TestTopHeadsAreTheLargestCells(t *testing.T) {
-	g := [][]float64{{0.1, 0.9, 0.3}, {0.5, 0.05, 0.7}}
-	got := TopHeads(g, 3)
-	want := []trace.Head{hd(0, 1), hd(1, 2), hd(1, 0)}
-	if !slices.Equal(got, want) {
-		t.Fatalf("TopHeads = %v, want %v", got, want)
-	}
-	if n := len(TopHeads(g, 99)); n != 6 {
-		t.Fatalf("N beyond the grid gave %d heads", n)
-	}
-}
-
-func TestRandomHeadsSeeded(t *testing.T) {
-	a := RandomHeads(28, 12, 10, 7)
-	b := RandomHeads(28, 12, 10, 7)
-	c := RandomHeads(28, 12, 10, 8)
-	if !slices.Equal(a, b) {
-		t.Fatalf("seed 7 twice: %v and %v", a, b)
-	}
-	if slices.Equal(a, c) {
-		t.Fatalf("seeds 7 and 8 drew the same heads %v", a)
-	}
-	seen := map[trace.Head]bool{}
-	for _, h := range a {
-		if seen[h] || h.Layer < 0 || h.Layer >= 28 || h.Head < 0 || h.Head >= 12 {
-			t.Fatalf("head %v repeated or out of range in %v", h, a)
-		}
-		seen[h] = true
-	}
-	if all := RandomHeads(2, 3, 10, 1); len(all) != 6 {
-		t.Fatalf("asking for more heads than the model has gave %d", len(all))
-	}
-}
 
 func toks(ids ...int) []trace.Token {
 	out := make([]trace.Token, len(ids))
@@ -55,7 +20,7 @@ func toks(ids ...int) []trace.Token {
 func TestAlignSubstitution(t *testing.T) {
 	a := toks(1, 2, 3, 4, 5, 9, 9) // 5 prompt + 2 generated
 	b := toks(1, 2, 7, 4, 5, 9, 8)
-	al := Align(a, b, 5, 5)
+	al := stats.Align(a, b, 5, 5)
 	if al.Same || !al.Substituted || al.ChangedA != [2]int{2, 3} {
 		t.Fatalf("alignment %+v", al)
 	}
@@ -64,18 +29,18 @@ func TestAlignSubstitution(t *testing.T) {
 			t.Fatalf("position %d maps to %d / %d", i, al.AtoB[i], al.BtoA[i])
 		}
 	}
-	if !strings.Contains(al.Describe(a, b), "position 2:") {
-		t.Errorf("describe: %s", al.Describe(a, b))
+	if !strings.Contains(DescribeAlignment(al, a, b), "position 2:") {
+		t.Errorf("describe: %s", DescribeAlignment(al, a, b))
 	}
-	if FirstDivergence(a, b) != 2 {
-		t.Errorf("first divergence %d", FirstDivergence(a, b))
+	if stats.FirstDivergence(a, b) != 2 {
+		t.Errorf("first divergence %d", stats.FirstDivergence(a, b))
 	}
 }
 
 func TestAlignInsertion(t *testing.T) {
 	a := toks(1, 2, 3, 4, 5)
 	b := toks(1, 2, 7, 8, 4, 5, 6) // two tokens for one, one generated
-	al := Align(a, b, 5, 6)
+	al := stats.Align(a, b, 5, 6)
 	if al.Substituted || al.Same {
 		t.Fatalf("alignment %+v", al)
 	}
@@ -83,8 +48,8 @@ func TestAlignInsertion(t *testing.T) {
 	if !slices.Equal(al.AtoB, want) {
 		t.Fatalf("AtoB %v, want %v", al.AtoB, want)
 	}
-	if !strings.Contains(al.Describe(a, b), "do not align") {
-		t.Errorf("describe: %s", al.Describe(a, b))
+	if !strings.Contains(DescribeAlignment(al, a, b), "do not align") {
+		t.Errorf("describe: %s", DescribeAlignment(al, a, b))
 	}
 }
 
@@ -101,7 +66,7 @@ func TestCompareDelta(t *testing.T) {
 	if c.FirstA != 4 || c.FirstB != 4 {
 		t.Fatalf("first divergence %d / %d, want 4", c.FirstA, c.FirstB)
 	}
-	if line := c.Delta.Line(); !strings.Contains(line, "90.3 % ⟶ 92.5 %") || !strings.Contains(line, "+2.2") {
+	if line := DeltaLine(c.Delta); !strings.Contains(line, "90.3 % ⟶ 92.5 %") || !strings.Contains(line, "+2.2") {
 		t.Fatalf("Δp line %q", line)
 	}
 	d := Compare(a, b, 4, 2, 1).Delta

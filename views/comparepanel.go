@@ -3,7 +3,6 @@ package views
 import (
 	"fmt"
 	"image/color"
-	"math"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -11,7 +10,9 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"loupe/format"
 	"loupe/trace"
+	"loupe/trace/stats"
 )
 
 // ComparePanel puts two runs side by side: run A | run B, both token
@@ -62,7 +63,7 @@ func NewComparePanel() *ComparePanel {
 		g.BottomUp = true
 		g.OnHover = p.hoverCell
 	}
-	p.GridD.Color = Diverging
+	p.GridD.Color = format.Diverging
 	p.axes = []*Axes{NewAxes(p.GridA, NumberAxis, NumberAxis), NewAxes(p.GridB, nil, NumberAxis), NewAxes(p.GridD, nil, NumberAxis)}
 	p.axes[0].RowTitle = "layer"
 	for _, a := range p.axes {
@@ -161,8 +162,8 @@ func (p *ComparePanel) Display(c Comparison, kind string) {
 	p.cmp, p.has = c, true
 	p.Title.SetText("Run A | run B")
 	p.Kind.SetText(kind)
-	p.AlignNote.SetText(c.Align.Describe(c.A.Tokens, c.B.Tokens))
-	p.DeltaLine.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: c.Delta.Line(), Style: widget.RichTextStyleSubHeading}}
+	p.AlignNote.SetText(DescribeAlignment(c.Align, c.A.Tokens, c.B.Tokens))
+	p.DeltaLine.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: DeltaLine(c.Delta), Style: widget.RichTextStyleSubHeading}}
 	p.DeltaLine.Refresh()
 	p.StepLine.SetText(p.stepWords())
 	p.streams()
@@ -177,7 +178,7 @@ func (p *ComparePanel) stepWords() string {
 	first := "B writes the same tokens as A."
 	if c.FirstA >= 0 {
 		first = fmt.Sprintf("First divergence at position %d of A (the %s generated token), marked in red below.",
-			c.FirstA, ordinal(c.FirstA-PromptLen(c.A)+1))
+			c.FirstA, ordinal(c.FirstA-stats.PromptLen(c.A)+1))
 	}
 	return fmt.Sprintf("Compared step: the token at position %d of A (the step buttons above, or a click on a token of the stream, move it). %s", c.Delta.Pos, first)
 }
@@ -237,7 +238,7 @@ func (p *ComparePanel) tops() {
 			if c.ID == mark && c.ID != s.Chosen.ID {
 				v += "  ⟵ A's choice"
 			}
-			bars = append(bars, Bar{Label: clip(Visible(c.Text), 14), Segments: []float64{c.P}, Value: v,
+			bars = append(bars, Bar{Label: clip(format.Visible(c.Text), 14), Segments: []float64{c.P}, Value: v,
 				Highlight: c.ID == s.Chosen.ID})
 		}
 		return bars
@@ -252,7 +253,7 @@ func (p *ComparePanel) times() {
 	longest := max(ta.PrefillSeconds+ta.DecodeSeconds, tb.PrefillSeconds+tb.DecodeSeconds, 1e-9)
 	row := func(name string, t trace.Timing) Bar {
 		return Bar{Label: name, Segments: []float64{t.PrefillSeconds / longest, t.DecodeSeconds / longest},
-			Value: fmt.Sprintf("%.2f s + %.2f s (%.1f tok/s)", t.PrefillSeconds, t.DecodeSeconds, rate(t.DecodeTokens, t.DecodeSeconds))}
+			Value: fmt.Sprintf("%s + %s (%.1f tok/s)", format.Duration(t.PrefillSeconds), format.Duration(t.DecodeSeconds), stats.Rate(t.DecodeTokens, t.DecodeSeconds))}
 	}
 	p.Times.SetBars([]Bar{row("A", ta), row("B", tb)})
 }
@@ -263,10 +264,10 @@ func (p *ComparePanel) showGrids() {
 		p.GridNote.SetText(c.GridNote)
 		return
 	}
-	top := max(ScaleMax(c.GridA), ScaleMax(c.GridB))
+	top := max(stats.ScaleMax(c.GridA), stats.ScaleMax(c.GridB))
 	p.GridA.Max, p.GridB.Max = top, top
-	d := max(MaxAbs(c.Diff), 1e-6)
-	p.GridD.Color = func(v float64) color.NRGBA { return Diverging(v / d) }
+	d := max(stats.MaxAbs(c.Diff), 1e-6)
+	p.GridD.Color = func(v float64) color.NRGBA { return format.Diverging(v / d) }
 	rows, cols := len(c.GridA), len(c.GridA[0])
 	cw, ch := clampF(130/float32(cols), 6, 20), clampF(220/float32(rows), 6, 24)
 	for _, g := range []*Heatmap{p.GridA, p.GridB, p.GridD} {
@@ -292,7 +293,7 @@ func tokName(toks []trace.Token, pos int) string {
 	if pos < 0 || pos >= len(toks) {
 		return "?"
 	}
-	return fmt.Sprintf("«%s» (%d)", clip(Visible(toks[pos].Text), 16), pos)
+	return fmt.Sprintf("«%s» (%d)", clip(format.Visible(toks[pos].Text), 16), pos)
 }
 
 func (p *ComparePanel) hoverCell(l, h int, _ float64) {
@@ -345,24 +346,6 @@ func (p *ComparePanel) render() {
 const compareHowTo = "How to compare: in the Attention tab, Ctrl+click cells of the grid (or type heads such as 18:1, 18:5) and press " +
 	"Switch off and rerun, or use a preset (the heads that look most at the source, or heads drawn at random). " +
 	"Compare with a variant… reruns the prompt with a word changed. Any two runs of the history can be chosen above."
-
-// Diverging maps v in [-1, 1] to blue (−), a neutral grey (0) and red (+):
-// the ends of ColorBrewer's RdBu, readable for the common colour-vision
-// deficiencies.
-func Diverging(v float64) color.NRGBA {
-	if v != v {
-		v = 0
-	}
-	v = max(-1, min(1, v))
-	mid := [3]float64{200, 200, 200}
-	end := [3]float64{178, 24, 43} // red
-	if v < 0 {
-		end, v = [3]float64{33, 102, 172}, -v // blue
-	}
-	t := math.Sqrt(v) // small differences stay visible
-	mix := func(k int) uint8 { return uint8(math.Round(mid[k] + (end[k]-mid[k])*t)) }
-	return color.NRGBA{mix(0), mix(1), mix(2), 255}
-}
 
 func headCells(hs []trace.Head) [][2]int {
 	out := make([][2]int, len(hs))

@@ -4,17 +4,18 @@ import (
 	"fmt"
 
 	"loupe/trace"
+	"loupe/trace/stats"
 )
 
 // Comparison is everything the Compare panel shows for runs A and B at one
 // step and one query → source pair, computed from the two runs alone.
 type Comparison struct {
 	A, B  *trace.Run
-	Align Alignment
+	Align stats.Alignment
 	// FirstA and FirstB: the first generated position where B's token is not
 	// A's (-1: none within the shorter run).
 	FirstA, FirstB int
-	Delta          Delta
+	Delta          stats.Delta
 	// The attention grids of A's query on A's source and of the paired
 	// positions in B; Diff = B − A. HasGrids is false when either run did
 	// not capture the query or a position has no pair (GridNote says why).
@@ -24,22 +25,12 @@ type Comparison struct {
 	GridNote                         string
 }
 
-// PromptLen is the number of prompt tokens of a run.
-func PromptLen(r *trace.Run) int {
-	for i, t := range r.Tokens {
-		if t.Generated {
-			return i
-		}
-	}
-	return len(r.Tokens)
-}
-
 // Compare lines up B with A and compares them at the step that generated
 // posA and for the grid of queryA on sourceA (positions of A).
 func Compare(a, b *trace.Run, posA, queryA, sourceA int) Comparison {
 	c := Comparison{A: a, B: b, FirstA: -1, FirstB: -1, QueryA: queryA, SourceA: sourceA}
-	pa, pb := PromptLen(a), PromptLen(b)
-	c.Align = Align(a.Tokens, b.Tokens, pa, pb)
+	pa, pb := stats.PromptLen(a), stats.PromptLen(b)
+	c.Align = stats.Align(a.Tokens, b.Tokens, pa, pb)
 	for i := pa; i < len(a.Tokens); i++ {
 		j := c.Align.AtoB[i]
 		if j < 0 || b.Tokens[j].ID != a.Tokens[i].ID {
@@ -50,7 +41,7 @@ func Compare(a, b *trace.Run, posA, queryA, sourceA int) Comparison {
 	if c.FirstA < 0 && len(b.Tokens)-pb > len(a.Tokens)-pa {
 		c.FirstA, c.FirstB = len(a.Tokens), pb+len(a.Tokens)-pa // B wrote more
 	}
-	c.Delta = DeltaAt(a, b, posA, pair(c.Align.AtoB, posA))
+	c.Delta = stats.DeltaAt(a, b, posA, pair(c.Align.AtoB, posA))
 	c.QueryB, c.SourceB = pair(c.Align.AtoB, queryA), pair(c.Align.AtoB, sourceA)
 	c.grids()
 	return c
@@ -64,7 +55,7 @@ func pair(m []int, i int) int {
 }
 
 func (c *Comparison) grids() {
-	attA, okA := AttentionAt(c.A.Attention, c.QueryA)
+	attA, okA := stats.AttentionAt(c.A.Attention, c.QueryA)
 	switch {
 	case c.QueryA < 0 || c.SourceA < 0 || c.SourceA > c.QueryA:
 		c.GridNote = "Choose a query token and an earlier source token to compare the grids."
@@ -76,18 +67,18 @@ func (c *Comparison) grids() {
 		c.GridNote = fmt.Sprintf("Position %d or %d of A has no counterpart in B (the prompts do not line up there).", c.QueryA, c.SourceA)
 		return
 	}
-	attB, okB := AttentionAt(c.B.Attention, c.QueryB)
+	attB, okB := stats.AttentionAt(c.B.Attention, c.QueryB)
 	if !okB {
 		c.GridNote = fmt.Sprintf("Run B captured no attention for position %d.", c.QueryB)
 		return
 	}
-	c.GridA, c.GridB = SourceGrid(attA, c.SourceA), SourceGrid(attB, c.SourceB)
+	c.GridA, c.GridB = stats.SourceGrid(attA, c.SourceA), stats.SourceGrid(attB, c.SourceB)
 	if len(c.GridA) == 0 || len(c.GridA) != len(c.GridB) || len(c.GridA[0]) != len(c.GridB[0]) {
 		c.GridNote = "The two runs have grids of different shapes (different models)."
 		c.GridA, c.GridB = nil, nil
 		return
 	}
-	c.Diff = GridDiff(c.GridA, c.GridB)
+	c.Diff = stats.GridDiff(c.GridA, c.GridB)
 	c.HasGrids = true
 }
 

@@ -11,8 +11,8 @@ import (
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 
+	"loupe/format"
 	"loupe/trace"
-	"loupe/viz"
 )
 
 // PromptEntry is a multi-line entry where Ctrl+Enter generates and Esc
@@ -113,8 +113,8 @@ func (c *Controls) showKVCost() {
 		return
 	}
 	c.KVCost.SetText(fmt.Sprintf("%s for %s tokens + the prompt; %s at the model's full %s",
-		viz.Bytes(float64(c.kvPerToken)*float64(n)), viz.Thousands(int64(n)),
-		viz.Bytes(float64(c.kvPerToken)*float64(c.kvMax)), viz.Thousands(int64(c.kvMax))))
+		format.Bytes(float64(c.kvPerToken)*float64(n)), format.Thousands(n),
+		format.Bytes(float64(c.kvPerToken)*float64(c.kvMax)), format.Thousands(c.kvMax)))
 }
 
 // NewControls builds the column; onGenerate and onStop are called by the

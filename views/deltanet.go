@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 
+	"loupe/format"
 	"loupe/trace"
 )
 
@@ -277,7 +278,7 @@ func (p *DeltaNetPanel) tokName(pos int) string {
 	if pos >= 0 && pos < len(p.tokens) {
 		text = p.tokens[pos].Text
 	}
-	return fmt.Sprintf("«%s» (position %d)", clip(Visible(text), 24), pos)
+	return fmt.Sprintf("«%s» (position %d)", clip(format.Visible(text), 24), pos)
 }
 
 func (p *DeltaNetPanel) render() {

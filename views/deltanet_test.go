@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"loupe/trace"
+	"loupe/trace/stats"
 )
 
 func hybridCapture() (trace.ModelInfo, trace.DeltaNet, trace.Attention) {
@@ -26,7 +27,7 @@ func hybridCapture() (trace.ModelInfo, trace.DeltaNet, trace.Attention) {
 func TestAttentionGridGaps(t *testing.T) {
 	newTestApp(t)
 	info, _, a := hybridCapture()
-	g, gaps := gappedGrid(SourceGrid(a, 2), info)
+	g, gaps := gappedGrid(stats.SourceGrid(a, 2), info)
 	if len(gaps) != 2 || gaps[0] != gapLabel || gaps[2] != gapLabel || len(g[0]) != 2 || !math.IsNaN(g[0][1]) {
 		t.Fatalf("gaps %v, grid %v", gaps, g)
 	}
@@ -72,7 +73,7 @@ func TestHybridModelRows(t *testing.T) {
 		all = append(all, r[0]+": "+r[1])
 	}
 	text := strings.Join(all, "\n")
-	for _, want := range []string{"2 Gated DeltaNet", "2 attention layers", "20.2 MB of DeltaNet state", "Output head: 509 of 1.9 K parameters (27 %)", "Not used: vision tower, MTP head"} {
+	for _, want := range []string{"2 Gated DeltaNet", "2 attention layers", "20 MB of DeltaNet state", "Output head: 509 of 1,882 parameters (27 %)", "Not used: vision tower, MTP head"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("Model rows lack %q:\n%s", want, text)
 		}

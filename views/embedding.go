@@ -7,6 +7,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"loupe/format"
 	"loupe/trace"
 	"loupe/viz"
 )
@@ -53,7 +54,7 @@ func (p *EmbeddingPanel) CreateRenderer() fyne.WidgetRenderer { return widget.Ne
 func (p *EmbeddingPanel) Display(tok trace.Token, values []float32, rows int, tied bool) {
 	p.tok, p.values = tok, values
 	if len(values) == 0 {
-		p.Title.SetText(fmt.Sprintf("No embedding row for «%s» (id %d).", clip(Visible(tok.Text), 24), tok.ID))
+		p.Title.SetText(fmt.Sprintf("No embedding row for «%s» (id %d).", clip(format.Visible(tok.Text), 24), tok.ID))
 		p.Shape.SetText("")
 		p.First.SetText("")
 		p.Stats.SetText("")
@@ -61,7 +62,7 @@ func (p *EmbeddingPanel) Display(tok trace.Token, values []float32, rows int, ti
 		p.fig.show(nil)
 		return
 	}
-	p.Title.SetText(fmt.Sprintf("«%s» (position %d) enters the model as %s numbers", clip(Visible(tok.Text), 24), tok.Pos, viz.Thousands(int64(len(values)))))
+	p.Title.SetText(fmt.Sprintf("«%s» (position %d) enters the model as %s numbers", clip(format.Visible(tok.Text), 24), tok.Pos, format.Thousands(int64(len(values)))))
 	p.Shape.SetText(viz.RowShape(tok.ID, rows, len(values)) + " (the row is the token's id)")
 	p.First.SetText(firstNumbers(values, 12))
 	st := viz.StatsOf(values)
@@ -91,7 +92,7 @@ func firstNumbers(v []float32, k int) string {
 		s += fmt.Sprintf("%.3f", x)
 	}
 	if len(v) > k {
-		s += fmt.Sprintf(", … (%s numbers)", viz.Thousands(int64(len(v))))
+		s += fmt.Sprintf(", … (%s numbers)", format.Thousands(int64(len(v))))
 	}
 	return s
 }

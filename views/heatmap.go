@@ -3,6 +3,7 @@ package views
 import (
 	"image"
 	"image/color"
+	"loupe/format"
 	"math"
 
 	"fyne.io/fyne/v2"
@@ -162,7 +163,7 @@ func (h *Heatmap) colour(v float64) color.NRGBA {
 	if h.Color != nil {
 		return h.Color(v)
 	}
-	return Viridis(h.scaled(v))
+	return format.Viridis.At(h.scaled(v))
 }
 
 // SetSelected frames the given data cells (nil: none).
@@ -305,24 +306,3 @@ func (r *heatRenderer) Objects() []fyne.CanvasObject {
 	return append([]fyne.CanvasObject{r.h.raster}, r.labels...)
 }
 func (r *heatRenderer) Destroy() {}
-
-// viridisStops are nine samples of matplotlib's viridis, which stays
-// readable in grey and for the common colour-vision deficiencies.
-var viridisStops = [...][3]float64{
-	{68, 1, 84}, {71, 44, 122}, {59, 81, 139}, {44, 113, 142}, {33, 144, 141},
-	{39, 173, 129}, {92, 200, 99}, {170, 220, 50}, {253, 231, 37},
-}
-
-// Viridis maps v in [0, 1] to a colour (NaN and out of range are clamped).
-func Viridis(v float64) color.NRGBA {
-	v = clamp01(v)
-	f := v * float64(len(viridisStops)-1)
-	i := int(math.Floor(f))
-	if i >= len(viridisStops)-1 {
-		i, f = len(viridisStops)-2, float64(len(viridisStops)-1)
-	}
-	t := f - float64(i)
-	a, b := viridisStops[i], viridisStops[i+1]
-	mix := func(k int) uint8 { return uint8(math.Round(a[k] + (b[k]-a[k])*t)) }
-	return color.NRGBA{mix(0), mix(1), mix(2), 255}
-}

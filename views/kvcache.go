@@ -11,7 +11,9 @@ import (
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 
+	"loupe/format"
 	"loupe/trace"
+	"loupe/trace/stats"
 	"loupe/viz"
 )
 
@@ -19,32 +21,15 @@ import (
 // are shown as means of consecutive tokens (hover names them).
 const maxKVRows = 400
 
-// KVSizes are the KV cache's sizes for a model: the numbers one token adds
-// (keys and values of every layer with attention and every KV head), its
-// bytes in this engine's fp32 cache and in a bf16 cache (the article's).
-type KVSizes struct {
-	Numbers           int64
-	BytesF32, BytesBF int64
-}
-
-// KVSizesOf reads them from the model's description.
-func KVSizesOf(info trace.ModelInfo) KVSizes {
-	n := info.KVBytesPerToken / 4 // the engine's cache is fp32
-	if n == 0 {
-		n = 2 * int64(info.Layers) * int64(info.KVHeads) * int64(info.HeadDim)
-	}
-	return KVSizes{Numbers: n, BytesF32: 4 * n, BytesBF: 2 * n}
-}
-
 // KVCostLine is the article's comparison at n tokens: what the cache adds
 // to every token written, set against the weights.
 func KVCostLine(info trace.ModelInfo, n int) string {
-	s := KVSizesOf(info)
+	s := stats.KVSizesOf(info)
 	f32, bf := float64(s.BytesF32)*float64(n), float64(s.BytesBF)*float64(n)
 	w := float64(info.WeightBytesPerTok)
-	line := fmt.Sprintf("at %s tokens: %s more read for every token written (%s in bf16)", viz.Thousands(int64(n)), viz.Bytes(f32), viz.Bytes(bf))
+	line := fmt.Sprintf("at %s tokens: %s more read for every token written (%s in bf16)", format.Thousands(n), format.Bytes(f32), format.Bytes(bf))
 	if w > 0 {
-		line += fmt.Sprintf(", beside the %s of weights read for each — %s of them", viz.Bytes(w), viz.Percent(f32/w))
+		line += fmt.Sprintf(", beside the %s of weights read for each — %s of them", format.Bytes(w), format.Percent(f32/w))
 	}
 	return line
 }
@@ -139,10 +124,10 @@ func (p *KVCachePanel) SetModel(info trace.ModelInfo) {
 		p.KVHead.Options = heads
 		p.KVHead.SetSelectedIndex(min(sel, len(heads)-1))
 	}
-	s := KVSizesOf(info)
+	s := stats.KVSizesOf(info)
 	p.Sizes.SetText(fmt.Sprintf("Per token: keys and values of %d layers × %d K/V heads × %d numbers = %s numbers; "+
 		"this engine keeps them in fp32: %s per token (in bf16, as in the article “The two times of an answer”: %s).",
-		info.Layers, info.KVHeads, info.HeadDim, viz.Thousands(s.Numbers), viz.Bytes(float64(s.BytesF32)), viz.Bytes(float64(s.BytesBF))))
+		info.Layers, info.KVHeads, info.HeadDim, format.Thousands(s.Numbers), format.Bytes(float64(s.BytesF32)), format.Bytes(float64(s.BytesBF))))
 	var lines []string
 	for _, n := range kvTotalsAt(info.MaxPositions) {
 		line := KVCostLine(info, n)
@@ -189,12 +174,12 @@ func joinLines(ls []string) string {
 
 // SetLive says how much of the cache the current sequence uses.
 func (p *KVCachePanel) SetLive(tokens int, running bool) {
-	s := KVSizesOf(p.info)
+	s := stats.KVSizesOf(p.info)
 	verb := "holds"
 	if running {
 		verb = "holds so far"
 	}
-	p.Live.SetText(fmt.Sprintf("Live: the cache %s %s: %s (fp32).", verb, kvCount(tokens, "token"), viz.Bytes(float64(s.BytesF32)*float64(tokens))))
+	p.Live.SetText(fmt.Sprintf("Live: the cache %s %s: %s (fp32).", verb, format.Plural(tokens, "token"), format.Bytes(float64(s.BytesF32)*float64(tokens))))
 }
 
 // Display shows the rows of one layer and KV head; tokens name them.
@@ -208,7 +193,7 @@ func (p *KVCachePanel) Display(tokens []trace.Token, kv trace.KVRows) {
 		return
 	}
 	p.Title.SetText(fmt.Sprintf("KV cache, %s, %s: keys and values of the %s so far (%d numbers each; rows: tokens 0…%d from the top)",
-		LayerName(kv.Layer), Numbers.KVHead(kv.KVHead), kvCount(n, "token"), len(kv.Keys[0]), n-1))
+		LayerName(kv.Layer), Numbers.KVHead(kv.KVHead), format.Plural(n, "token"), len(kv.Keys[0]), n-1))
 	var kr, vr [][]float64
 	kr, p.starts = viz.PoolRows(kv.Keys, maxKVRows)
 	vr, _ = viz.PoolRows(kv.Values, maxKVRows)
@@ -260,7 +245,7 @@ func (p *KVCachePanel) hover(h *Heatmap) func(row, col int, v float64) {
 		if row+1 < len(p.starts) {
 			hi = p.starts[row+1] - 1
 		}
-		who := fmt.Sprintf("token %d «%s»", lo, clip(Visible(p.text(lo)), 16))
+		who := fmt.Sprintf("token %d «%s»", lo, clip(format.Visible(p.text(lo)), 16))
 		if hi > lo {
 			who = fmt.Sprintf("tokens %d…%d (mean)", lo, hi)
 		}
@@ -285,11 +270,4 @@ func (p *KVCachePanel) Figure() viz.Figure {
 		texts[i] = p.text(i)
 	}
 	return viz.KVCache(p.kv.Keys, p.kv.Values, texts, figTheme(p.Theme))
-}
-
-func kvCount(n int, w string) string {
-	if n == 1 {
-		return "1 " + w
-	}
-	return viz.Thousands(int64(n)) + " " + w + "s"
 }

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"loupe/format"
 	"strconv"
 
 	"fyne.io/fyne/v2"
@@ -115,7 +116,7 @@ func (v *LocalModels) Set(models []LocalModel, where string) {
 	case len(models) == 0:
 		v.Status.SetText("No models found in " + where + ". Get a model… downloads one.")
 	default:
-		v.Status.SetText(countOf(len(models), "model") + " found in " + where + "; Loupe opens " + strconv.Itoa(n) + " of them.")
+		v.Status.SetText(format.Plural(len(models), "model") + " found in " + where + "; Loupe opens " + strconv.Itoa(n) + " of them.")
 	}
 	for i, m := range models {
 		if m.CanOpen {
@@ -123,12 +124,4 @@ func (v *LocalModels) Set(models []LocalModel, where string) {
 			break
 		}
 	}
-}
-
-func countOf(n int, word string) string {
-	s := strconv.Itoa(n) + " " + word
-	if n != 1 && word == "model" {
-		s += "s"
-	}
-	return s
 }

@@ -7,6 +7,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"loupe/format"
 	"loupe/trace"
 	"loupe/viz"
 )
@@ -60,7 +61,7 @@ func (p *LogitLensPanel) Waiting(msg string) {
 func (p *LogitLensPanel) Display(tok trace.Token, lens []trace.LensLayer, choice int) {
 	p.tok, p.lens, p.choice = tok, lens, choice
 	if len(lens) == 0 || len(lens[len(lens)-1].Top) == 0 {
-		p.Waiting(fmt.Sprintf("No logit lens for «%s» (position %d).", clip(Visible(tok.Text), 24), tok.Pos))
+		p.Waiting(fmt.Sprintf("No logit lens for «%s» (position %d).", clip(format.Visible(tok.Text), 24), tok.Pos))
 		return
 	}
 	if choice < 0 {
@@ -75,15 +76,15 @@ func (p *LogitLensPanel) Display(tok trace.Token, lens []trace.LensLayer, choice
 		}
 	}
 	p.Title.SetText(fmt.Sprintf("Logit lens after «%s» (position %d): the next token as each of the %d layers would write it",
-		clip(Visible(tok.Text), 24), tok.Pos, len(lens)))
+		clip(format.Visible(tok.Text), 24), tok.Pos, len(lens)))
 	first, stays := viz.LensLeads(lens, choice)
 	switch {
 	case first < 0:
-		p.Lead.SetText(fmt.Sprintf("The final choice «%s» leads at no layer's lens (it was drawn from further down the list).", clip(Visible(text), 20)))
+		p.Lead.SetText(fmt.Sprintf("The final choice «%s» leads at no layer's lens (it was drawn from further down the list).", clip(format.Visible(text), 20)))
 	case first == stays:
-		p.Lead.SetText(fmt.Sprintf("The final choice «%s» first leads at %s and stays ahead to the last layer.", clip(Visible(text), 20), LayerName(first)))
+		p.Lead.SetText(fmt.Sprintf("The final choice «%s» first leads at %s and stays ahead to the last layer.", clip(format.Visible(text), 20), LayerName(first)))
 	default:
-		p.Lead.SetText(fmt.Sprintf("The final choice «%s» first leads at %s, loses the lead, and leads for good from %s.", clip(Visible(text), 20), LayerName(first), LayerName(stays)))
+		p.Lead.SetText(fmt.Sprintf("The final choice «%s» first leads at %s, loses the lead, and leads for good from %s.", clip(format.Visible(text), 20), LayerName(first), LayerName(stays)))
 	}
 	p.fig.setHeight(lensHeight(len(lens)))
 	p.fig.show(p.Figure())

@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 
+	"loupe/format"
 	"loupe/trace"
 )
 
@@ -122,7 +123,7 @@ func (p *MLPPanel) draw() {
 	}
 	name := "?"
 	if q >= 0 && q < len(p.tokens) {
-		name = Visible(p.tokens[q].Text)
+		name = format.Visible(p.tokens[q].Text)
 	}
 	title := fmt.Sprintf("MLP of «%s» (position %d), %s: silu(gate)·up over %d directions", clip(name, 24), q, LayerName(l), len(p.shown.Values))
 	p.Title.SetText(title)

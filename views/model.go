@@ -8,42 +8,10 @@ import (
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 
+	"loupe/format"
 	"loupe/trace"
+	"loupe/trace/stats"
 )
-
-// Bytes formats a byte count with a decimal unit (KB = 1,000 bytes, as the
-// article counts).
-func Bytes(n float64) string {
-	units := []string{"B", "KB", "MB", "GB", "TB"}
-	i := 0
-	for n >= 1000 && i < len(units)-1 {
-		n /= 1000
-		i++
-	}
-	if i == 0 {
-		return fmt.Sprintf("%.0f B", n)
-	}
-	return fmt.Sprintf("%.1f %s", n, units[i])
-}
-
-// Count formats a parameter count: 1.5 B, 233 M, 12 K.
-func Count(n int64) string {
-	f := float64(n)
-	switch {
-	case f >= 1e9:
-		return fmt.Sprintf("%.2f B", f/1e9)
-	case f >= 1e6:
-		return fmt.Sprintf("%.1f M", f/1e6)
-	case f >= 1e3:
-		return fmt.Sprintf("%.1f K", f/1e3)
-	}
-	return fmt.Sprintf("%d", n)
-}
-
-// TotalParams sums every parameter group.
-func TotalParams(m trace.ModelInfo) int64 {
-	return m.ParamsEmbedding + m.ParamsAttention + m.ParamsDeltaNet + m.ParamsMLP + m.ParamsNorm + m.ParamsOutput
-}
 
 // ModelRows are the label/value pairs of the Model panel.
 func ModelRows(m trace.ModelInfo, cpu, kernels string) [][2]string {
@@ -61,12 +29,12 @@ func ModelRows(m trace.ModelInfo, cpu, kernels string) [][2]string {
 		{"Folder", m.Path},
 		{"Shape", fmt.Sprintf("%d layers · %d query heads · %d K/V heads · head dim %d", m.Layers, m.Heads, m.KVHeads, m.HeadDim)},
 		{"Widths", fmt.Sprintf("hidden %d · MLP %d · vocabulary %d · context %d", m.Hidden, m.Intermediate, m.Vocab, m.MaxPositions)},
-		{"Parameters", fmt.Sprintf("%s in all (%s)", Count(TotalParams(m)), tied)},
-		{"Weights", fmt.Sprintf("%s, file %s", m.DType, Bytes(float64(m.FileBytes)))},
+		{"Parameters", fmt.Sprintf("%s in all (%s)", format.Count(stats.TotalParams(m)), tied)},
+		{"Weights", fmt.Sprintf("%s, file %s", m.DType, format.Bytes(float64(m.FileBytes)))},
 		{"Read per token", fmt.Sprintf("%s of weights, of which the output head %s (%.0f %%)",
-			Bytes(float64(m.WeightBytesPerTok)), Bytes(float64(m.OutputBytesPerTok)), outShare)},
+			format.Bytes(float64(m.WeightBytesPerTok)), format.Bytes(float64(m.OutputBytesPerTok)), outShare)},
 		{"KV cache", fmt.Sprintf("%s per token · %s at 4,096 tokens · %s at 32,000 tokens",
-			Bytes(kv), Bytes(kv*4096), Bytes(kv*32000))},
+			format.Bytes(kv), format.Bytes(kv*4096), format.Bytes(kv*32000))},
 		{"CPU", cpu},
 		{"Kernels", kernels},
 	}
@@ -119,25 +87,13 @@ func (p *ModelPanel) Display(m trace.ModelInfo, cpu, kernels string) {
 		p.form.Add(k)
 		p.form.Add(v)
 	}
-	total := float64(TotalParams(m))
-	share := func(n int64) float64 {
-		if total <= 0 {
-			return 0
-		}
-		return float64(n) / total
-	}
-	groups := []struct {
-		name string
-		n    int64
-	}{{"embedding", m.ParamsEmbedding}, {"attention", m.ParamsAttention}, {"Gated DeltaNet", m.ParamsDeltaNet},
-		{"MLP", m.ParamsMLP}, {"norms", m.ParamsNorm}, {"output head", m.ParamsOutput}}
 	var bars []Bar
-	for _, g := range groups {
-		if g.name == "Gated DeltaNet" && g.n == 0 {
+	for _, g := range stats.ParamParts(m) {
+		if g.Name == "Gated DeltaNet" && g.Params == 0 {
 			continue
 		}
-		bars = append(bars, Bar{Label: g.name, Segments: []float64{share(g.n)},
-			Value: fmt.Sprintf("%s (%.1f %%)", Count(g.n), 100*share(g.n))})
+		bars = append(bars, Bar{Label: g.Name, Segments: []float64{g.Of},
+			Value: fmt.Sprintf("%s (%.1f %%)", format.Count(g.Params), 100*g.Of)})
 	}
 	p.Shares.SetBars(bars)
 }

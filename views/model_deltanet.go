@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"loupe/format"
 	"loupe/trace"
+	"loupe/trace/stats"
 )
 
 // hybridRows rewrites the Model panel's rows for a hybrid model (Qwen3.5):
@@ -23,11 +25,7 @@ func hybridRows(rows [][2]string, m trace.ModelInfo) [][2]string {
 	}
 	linear := len(m.LayerTypes) - full
 	kv := float64(m.KVBytesPerToken)
-	head := m.ParamsOutput
-	if head == 0 {
-		head = m.ParamsEmbedding // tied: the embedding table is the head
-	}
-	total := TotalParams(m)
+	head, total := stats.OutputHead(m) // tied: the embedding table is the head
 	for i, r := range rows {
 		switch r[0] {
 		case "Shape":
@@ -35,10 +33,10 @@ func hybridRows(rows [][2]string, m trace.ModelInfo) [][2]string {
 				m.Layers, linear, m.DeltaNetHeads, m.DeltaNetKeyDim, m.DeltaNetValDim, full, m.Heads, m.KVHeads, m.HeadDim, first, max(1, m.Layers/max(1, full)))
 		case "KV cache":
 			rows[i][1] = fmt.Sprintf("%s per token for the %d attention layers (fp32; %s in bf16) · %s at 4,096 tokens · %s at 32,000 tokens — plus a fixed %s of DeltaNet state (recurrent + conv) that does not grow with the context",
-				Bytes(kv), full, Bytes(kv/2), Bytes(kv*4096), Bytes(kv*32000), Bytes(float64(m.StateBytes)))
+				format.Bytes(kv), full, format.Bytes(kv/2), format.Bytes(kv*4096), format.Bytes(kv*32000), format.Bytes(float64(m.StateBytes)))
 		}
 	}
-	rows = append(rows, [2]string{"Output head", fmt.Sprintf("%s of %s parameters (%.0f %%)", Count(head), Count(total), 100*float64(head)/float64(max(1, total)))})
+	rows = append(rows, [2]string{"Output head", fmt.Sprintf("%s of %s parameters (%.0f %%)", format.Count(head), format.Count(total), 100*float64(head)/float64(max(1, total)))})
 	if len(m.NotUsed) > 0 {
 		rows = append(rows, [2]string{"Not used", strings.Join(m.NotUsed, ", ")})
 	}

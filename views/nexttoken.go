@@ -7,6 +7,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"loupe/format"
 	"loupe/trace"
 )
 
@@ -73,13 +74,13 @@ func (p *NextTokenPanel) Display(toks []trace.Token, steps []trace.Step, pos int
 	}
 	ctx := ""
 	if p.step.Pos-1 >= 0 && p.step.Pos-1 < len(toks) {
-		ctx = fmt.Sprintf(" after «%s»", clip(Visible(toks[p.step.Pos-1].Text), 20))
+		ctx = fmt.Sprintf(" after «%s»", clip(format.Visible(toks[p.step.Pos-1].Text), 20))
 	}
 	p.Title.SetText(fmt.Sprintf("Top %d candidates for position %d%s; chosen: «%s» (%.1f %%)",
-		len(p.step.Top), p.step.Pos, ctx, clip(Visible(p.step.Chosen.Text), 20), 100*p.step.Chosen.P))
+		len(p.step.Top), p.step.Pos, ctx, clip(format.Visible(p.step.Chosen.Text), 20), 100*p.step.Chosen.P))
 	bars := make([]Bar, 0, len(p.step.Top))
 	for _, c := range p.step.Top {
-		bars = append(bars, Bar{Label: fmt.Sprintf("%s", clip(Visible(c.Text), 18)), Segments: []float64{c.P},
+		bars = append(bars, Bar{Label: fmt.Sprintf("%s", clip(format.Visible(c.Text), 18)), Segments: []float64{c.P},
 			Value: fmt.Sprintf("%.1f %%  id %d", 100*c.P, c.ID), Highlight: c.ID == p.step.Chosen.ID})
 	}
 	p.Bars.SetBars(bars)

@@ -7,6 +7,7 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
+	"loupe/format"
 	"loupe/trace"
 	"loupe/viz"
 )
@@ -63,10 +64,10 @@ func (p *SamplerPanel) Display(toks []trace.Token, steps []trace.Step, pos int, 
 	st := p.step.Stages
 	if st.Greedy {
 		p.Title.SetText(fmt.Sprintf("Greedy decoding at position %d: the most probable token after the penalties, «%s», is taken. Nothing is drawn; temperature, top-k, top-p and min-p do not apply.",
-			p.step.Pos, clip(Visible(p.step.Chosen.Text), 20)))
+			p.step.Pos, clip(format.Visible(p.step.Chosen.Text), 20)))
 		p.Order.SetText("The one column is the distribution the choice is made from: softmax of the logits after the repetition and presence penalties (off: the raw logits).")
 	} else {
-		p.Title.SetText(fmt.Sprintf("Sampling at position %d: «%s» drawn with seed %d (u = %.4f)", p.step.Pos, clip(Visible(p.step.Chosen.Text), 20), s.Seed, st.U))
+		p.Title.SetText(fmt.Sprintf("Sampling at position %d: «%s» drawn with seed %d (u = %.4f)", p.step.Pos, clip(format.Visible(p.step.Chosen.Text), 20), s.Seed, st.U))
 		p.Order.SetText("Order: penalties → temperature → top-k → top-p → min-p → one seeded draw (transformers' order, with vLLM's penalties; see the sampling spec).")
 	}
 	p.fig.show(p.Figure())

@@ -9,24 +9,10 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"loupe/format"
 	"loupe/trace"
+	"loupe/trace/stats"
 )
-
-// DecodeGBs is the read bandwidth decode achieved: bytes read per forward
-// pass × passes (trace.DecodePasses) / seconds, in GB/s (0 when unknown).
-func DecodeGBs(t trace.Timing) float64 {
-	if t.DecodeSeconds <= 0 || t.BytesPerToken <= 0 {
-		return 0
-	}
-	return t.BytesPerToken * float64(trace.DecodePasses(t.DecodeTokens)) / t.DecodeSeconds / 1e9
-}
-
-func rate(tokens int, s float64) float64 {
-	if s <= 0 {
-		return 0
-	}
-	return float64(tokens) / s
-}
 
 // TimingLine describes one generation: prefill (reading) and decode
 // (writing) with tokens, seconds, tokens/s and share of the wait, then the
@@ -40,12 +26,12 @@ func TimingLine(t trace.Timing, bw float64, measuring bool) string {
 		return 100 * s / total
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "prefill %d tokens, %.2f s, %.0f tok/s (%.0f %%) · decode %d tokens, %.2f s, %.1f tok/s (%.0f %%)",
-		t.PrefillTokens, t.PrefillSeconds, rate(t.PrefillTokens, t.PrefillSeconds), share(t.PrefillSeconds),
-		t.DecodeTokens, t.DecodeSeconds, rate(t.DecodeTokens, t.DecodeSeconds), share(t.DecodeSeconds))
-	gbs := DecodeGBs(t)
+	fmt.Fprintf(&b, "prefill %d tokens, %s, %.0f tok/s (%.0f %%) · decode %d tokens, %s, %.1f tok/s (%.0f %%)",
+		t.PrefillTokens, format.Duration(t.PrefillSeconds), stats.Rate(t.PrefillTokens, t.PrefillSeconds), share(t.PrefillSeconds),
+		t.DecodeTokens, format.Duration(t.DecodeSeconds), stats.Rate(t.DecodeTokens, t.DecodeSeconds), share(t.DecodeSeconds))
+	gbs := stats.DecodeGBs(t)
 	switch {
-	case gbs <= 0:
+	case !(gbs > 0):
 	case bw > 0 && gbs > bw:
 		// Only a model small enough to stay in the CPU caches is read
 		// faster than memory streams: its decode is not memory-bound.
@@ -149,13 +135,13 @@ func (p *TimingPanel) Display(runs []trace.Timing, bw float64, measuring bool) {
 			label, bars.LabelWidth = p.Labels[i], 250 // monospace "run 12 · think off"
 		}
 		bars.SetBars([]Bar{{Label: label, Segments: segs,
-			Value: fmt.Sprintf("%.2f s", t.PrefillSeconds+t.DecodeSeconds), Highlight: i == len(runs)-1}})
+			Value: format.Duration(t.PrefillSeconds + t.DecodeSeconds), Highlight: i == len(runs)-1}})
 		text := TimingLine(t, bw, measuring)
 		if th := ThinkingLine(t); th != "" {
 			text += "\n" + th
 		}
 		if t.ReusedTokens > 0 {
-			text += fmt.Sprintf("\n%s prompt tokens of the earlier turns kept in the KV cache, not read again", Thousands(t.ReusedTokens))
+			text += fmt.Sprintf("\n%s prompt tokens of the earlier turns kept in the KV cache, not read again", format.Thousands(t.ReusedTokens))
 		}
 		line := widget.NewLabel(text)
 		line.Wrapping = fyne.TextWrapWord

@@ -9,7 +9,6 @@ package views
 import (
 	"fmt"
 	"image/color"
-	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -18,21 +17,9 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"loupe/format"
 	"loupe/trace"
 )
-
-// Visible makes a token piece's whitespace visible: '·' for a space, '¶'
-// for a newline, '→' for a tab; an empty piece becomes '∅'.
-func Visible(piece string) string {
-	if piece == "" {
-		return "∅"
-	}
-	return visibleSpace.Replace(piece)
-}
-
-// visibleSpace is built once: building a Replacer costs more than using it,
-// and every token chip, bar label and caption calls Visible.
-var visibleSpace = strings.NewReplacer(" ", "·", "\n", "¶", "\r", "␍", "\t", "→")
 
 // TokenStream shows the prompt and generated tokens as chips that wrap like
 // text. Only the visible rows are built: a widget.List holds one row of chips
@@ -170,7 +157,7 @@ func Describe(tok trace.Token) string {
 	if tok.Thinking {
 		kind += " · thinking"
 	}
-	return fmt.Sprintf("position %d · id %d · «%s» · %s", tok.Pos, tok.ID, Visible(tok.Text), kind)
+	return fmt.Sprintf("position %d · id %d · «%s» · %s", tok.Pos, tok.ID, format.Visible(tok.Text), kind)
 }
 
 // showHover describes token i under the stream and in a tooltip below
@@ -310,7 +297,7 @@ const chipPad = 6
 func chipTextSize() float32 { return theme.TextSize() }
 
 func chipWidth(piece string) float32 {
-	return fyne.MeasureText(Visible(piece), chipTextSize(), fyne.TextStyle{Monospace: true}).Width + 2*chipPad + 3
+	return fyne.MeasureText(format.Visible(piece), chipTextSize(), fyne.TextStyle{Monospace: true}).Width + 2*chipPad + 3
 }
 
 // chipWidths remembers chipWidth by piece at one text size: a long prompt
@@ -480,7 +467,7 @@ func (r *chipRowRenderer) Refresh() {
 		}
 		rect.Move(fyne.NewPos(x, 1))
 		rect.Resize(fyne.NewSize(t.widths[i]-3, h-2))
-		text, style := Visible(tok.Text), fyne.TextStyle{Monospace: true, Bold: tok.Special, Italic: tok.Thinking && !tok.Special}
+		text, style := format.Visible(tok.Text), fyne.TextStyle{Monospace: true, Bold: tok.Special, Italic: tok.Thinking && !tok.Special}
 		if txt.Text != text || txt.Color != fg || txt.TextSize != chipTextSize() || txt.TextStyle != style {
 			txt.Text, txt.Color, txt.TextSize, txt.TextStyle = text, fg, chipTextSize(), style
 			txt.Refresh()

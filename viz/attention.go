@@ -11,7 +11,9 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"loupe/format"
 	"loupe/trace"
+	"loupe/trace/stats"
 )
 
 // Grid is the attention one query token pays to one source token, for
@@ -88,7 +90,7 @@ func AttentionGrid(g Grid, th Theme) Figure {
 		return noData(th, title, "no attention captured")
 	}
 	vmax := scaleMax(g)
-	means := LayerMeans(g.Weights)
+	means := stats.RowMeans(g.Weights)
 	f := &AttentionFigure{layers: layers, heads: heads}
 	f.heat = attentionHeat(g.Weights, heads, vmax, th)
 	f.heat.Add(&outlines{cells: g.Marked, th: th})
@@ -117,13 +119,7 @@ func scaleMax(g Grid) float64 {
 	if g.Max > 0 {
 		return g.Max
 	}
-	m := 0.0
-	for _, row := range g.Weights {
-		for _, w := range row {
-			m = max(m, finiteOr0(float64(w)))
-		}
-	}
-	return roundUp(m, 0.05)
+	return stats.ScaleMax(g.Weights)
 }
 
 // roundUp rounds x ≥ 0 up to a multiple of step, at least one step.
@@ -142,7 +138,7 @@ func peakNote(means []float64, heads int, count Numbering) string {
 	if best < 0 {
 		return "no finite weight"
 	}
-	return fmt.Sprintf("mean of the %d heads: highest at %s, %s", heads, count.Layer(best), Percent(means[best]))
+	return fmt.Sprintf("mean of the %d heads: highest at %s, %s", heads, count.Layer(best), format.Percent(means[best]))
 }
 
 func (f *AttentionFigure) drawBody(body draw.Canvas) {

@@ -10,7 +10,8 @@ import (
 )
 
 // TestImports keeps viz headless: no Fyne, no engine; of our packages only
-// the plain-data trace (and viz itself, in the external examples).
+// the plain-data trace, the numbers derived from it (trace/stats), the
+// formatters (format), and viz itself in the external examples.
 func TestImports(t *testing.T) {
 	files, err := filepath.Glob("*.go")
 	if err != nil {
@@ -23,7 +24,8 @@ func TestImports(t *testing.T) {
 		}
 		for _, im := range f.Imports {
 			path, _ := strconv.Unquote(im.Path.Value)
-			ours := strings.HasPrefix(path, "loupe/") && path != "loupe/trace" && path != "loupe/viz"
+			allowed := map[string]bool{"loupe/trace": true, "loupe/trace/stats": true, "loupe/format": true, "loupe/viz": true}
+			ours := strings.HasPrefix(path, "loupe/") && !allowed[path]
 			if strings.HasPrefix(path, "fyne.io/") || ours {
 				t.Errorf("%s imports %s", name, path)
 			}

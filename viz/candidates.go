@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg/draw"
 
+	"loupe/format"
 	"loupe/trace"
 )
 
@@ -31,7 +32,7 @@ func TopCandidates(c []trace.Candidate, chosenID int, th Theme) Figure {
 func candidatesPlot(c []trace.Candidate, chosenID, fit int, th Theme) *plot.Plot {
 	var rows []row
 	for _, k := range c[:min(fit, len(c))] {
-		r := row{name: cut(Visible(k.Text), 16), value: k.P, color: th.Accent, text: Percent(k.P)}
+		r := row{name: cut(visible(k.Text), 16), value: k.P, color: th.Accent, text: format.Percent(k.P)}
 		if k.ID == chosenID {
 			r.color = th.Highlight
 		}
@@ -48,7 +49,7 @@ func candidatesNote(c []trace.Candidate, chosenID int) string {
 	for _, k := range c {
 		sum += finiteOr0(k.P)
 		if k.ID == chosenID {
-			chosen = fmt.Sprintf("chosen %s (id %d): %s", quote(k.Text), k.ID, Percent(k.P))
+			chosen = fmt.Sprintf("chosen %s (id %d): %s", quote(k.Text), k.ID, format.Percent(k.P))
 		}
 	}
 	if chosen == "" {
@@ -56,7 +57,7 @@ func candidatesNote(c []trace.Candidate, chosenID int) string {
 	}
 	rest := ""
 	if sum <= 1+1e-6 {
-		rest = "all others: " + Percent(max(0, 1-sum))
+		rest = "all others: " + format.Percent(max(0, 1-sum))
 	}
 	return oneLine(chosen, rest)
 }

@@ -5,9 +5,10 @@
 //
 // Data comes in as plain slices or loupe/trace types; viz never imports Fyne
 // nor the engine, so every figure can be drawn and tested headless. Every
-// figure uses a Theme (Dark or Light) for all its colours and text, and the
-// pure computations behind the figures (layer means, attention sink share,
-// top-k aggregation, MLP statistics) are plain functions tested on their own.
+// figure uses a Theme (Dark or Light) for all its colours and text. The
+// numbers behind the figures (layer means, attention sink share, top-k, MLP
+// statistics, parameter shares) come from loupe/trace/stats and are written
+// by loupe/format, the same functions the window and the exports call.
 //
 // Degenerate input (no tokens, no layers, NaN everywhere) never panics: the
 // figure functions return a figure that says "no data" and why.

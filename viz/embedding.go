@@ -2,6 +2,7 @@ package viz
 
 import (
 	"fmt"
+	"loupe/format"
 	"math"
 
 	"gonum.org/v1/plot/vg/draw"
@@ -46,7 +47,7 @@ type EmbeddingRowInfo struct {
 
 // RowShape is the article's "row 24,503 of 151,936 × 1,536".
 func RowShape(row, rows, width int) string {
-	return fmt.Sprintf("row %s of %s × %s", Thousands(int64(row)), Thousands(int64(rows)), Thousands(int64(width)))
+	return fmt.Sprintf("row %s of %s × %s", format.Thousands(int64(row)), format.Thousands(int64(rows)), format.Thousands(int64(width)))
 }
 
 // TiedNote says whether the embedding table is also the output head.
@@ -118,7 +119,7 @@ func stripPlot(values []float32, th Theme) drawer {
 	p.X.Tick.Marker = integerTicks{}
 	labels := make([]string, lines)
 	for i := range labels {
-		labels[i] = Thousands(int64(i * cols))
+		labels[i] = format.Thousands(int64(i * cols))
 	}
 	p.Y.Tick.Marker = sparseLabels(labels, 8)
 	p.Y.Label.Text = "first dimension"

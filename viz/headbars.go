@@ -2,7 +2,10 @@ package viz
 
 import (
 	"fmt"
+	"loupe/format"
+	"loupe/trace/stats"
 	"math"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg/draw"
@@ -18,9 +21,9 @@ func HeadBars(tokens []string, weights []float32, title string, th Theme) Figure
 	if len(weights) == 0 {
 		return noData(th, title, "no tokens")
 	}
-	note := plural(len(weights), "token") + " attended to"
+	note := format.Plural(len(weights), "token") + " attended to"
 	if i := argmax(weights); i >= 0 {
-		note = oneLine(note, fmt.Sprintf("most on %s (#%d): %s", quote(tokenAt(tokens, i)), i, Percent(float64(weights[i]))))
+		note = oneLine(note, fmt.Sprintf("most on %s (#%d): %s", quote(tokenAt(tokens, i)), i, format.Percent(float64(weights[i]))))
 	}
 	return &frame{th: th, title: title, notes: []string{note}, body: func(c draw.Canvas) {
 		drawRows(c, th, func(fit int) *plot.Plot { return headBarsPlot(tokens, weights, fit, th) })
@@ -32,26 +35,32 @@ func HeadBars(tokens []string, weights []float32, title string, th Theme) Figure
 func headBarsPlot(tokens []string, weights []float32, fit int, th Theme) *plot.Plot {
 	n := len(weights)
 	all := n <= fit
-	idx, rest := TopK(weights, n)
+	k := n
 	if !all {
-		idx, rest = TopK(weights, max(1, fit-1))
+		k = max(1, fit-1)
 	}
+	top, rest := stats.TopK(weights, k)
+	idx := make([]int, len(top))
+	for j, s := range top {
+		idx[j] = s.Pos
+	}
+	slices.Sort(idx) // the rows keep the prompt's order
 	best := argmax(weights)
 	var rows []row
 	for _, i := range idx {
-		r := row{name: Visible(tokenAt(tokens, i)), value: float64(weights[i]), color: th.Accent}
+		r := row{name: visible(tokenAt(tokens, i)), value: float64(weights[i]), color: th.Accent}
 		r.name = cut(r.name, 16)
 		if !all && i < len(tokens) {
 			r.name = fmt.Sprintf("%s #%d", r.name, i)
 		}
-		r.text = Percent(float64(weights[i]))
+		r.text = format.Percent(float64(weights[i]))
 		if i == best {
 			r.color = th.Highlight
 		}
 		rows = append(rows, r)
 	}
 	if !all {
-		rows = append(rows, row{name: fmt.Sprintf("others (%s)", Thousands(int64(n-len(idx)))), value: rest, color: th.Grid, text: Percent(rest)})
+		rows = append(rows, row{name: fmt.Sprintf("others (%s)", format.Thousands(int64(n-len(idx)))), value: rest, color: th.Grid, text: format.Percent(rest)})
 	}
 	return rowPlot(rows, "share of the head's attention", percentTicks{}, th)
 }

@@ -2,6 +2,8 @@ package viz
 
 import (
 	"fmt"
+	"loupe/format"
+	"loupe/trace/stats"
 	"math"
 
 	"gonum.org/v1/plot"
@@ -43,7 +45,7 @@ func meanRows(rows [][]float32) []float64 {
 		}
 	}
 	for j := range sum {
-		sum[j] = ratio(sum[j], float64(cnt[j])) // NaN when the column had none
+		sum[j] = stats.Ratio(sum[j], float64(cnt[j])) // NaN when the column had none
 	}
 	return sum
 }
@@ -54,7 +56,7 @@ func meanRows(rows [][]float32) []float64 {
 func KVCache(k, v [][]float32, tokens []string, th Theme) Figure {
 	th = th.complete()
 	n, dim := len(k), width(k)
-	title := fmt.Sprintf("KV cache: keys and values of %s × %d", plural(n, "token"), dim)
+	title := fmt.Sprintf("KV cache: keys and values of %s × %d", format.Plural(n, "token"), dim)
 	if n == 0 || dim == 0 || len(v) == 0 || width(v) == 0 {
 		return noData(th, "KV cache", "no cached keys or values")
 	}
@@ -88,7 +90,7 @@ func rowLabels(tokens []string, starts []int, n int) []string {
 	labels := make([]string, len(starts))
 	for i, s := range starts {
 		if len(starts) == n && s < len(tokens) {
-			labels[i] = cut(Visible(tokens[s]), 12)
+			labels[i] = cut(visible(tokens[s]), 12)
 		} else {
 			labels[i] = fmt.Sprintf("#%d", s)
 		}

@@ -1,6 +1,7 @@
 package viz
 
 import (
+	"loupe/format"
 	"strconv"
 	"strings"
 
@@ -176,7 +177,7 @@ func (percentTicks) Ticks(lo, hi float64) []plot.Tick {
 	ts := plot.DefaultTicks{}.Ticks(lo*100, hi*100)
 	for i := range ts {
 		if ts[i].Label != "" {
-			ts[i].Label = trim(ts[i].Value, 2) + " %" // "25 %", not "25.00 %"
+			ts[i].Label = format.Trim(ts[i].Value, 2) + " %" // "25 %", not "25.00 %"
 		}
 		ts[i].Value /= 100
 	}

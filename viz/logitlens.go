@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"loupe/format"
 	"loupe/trace"
 )
 
@@ -155,7 +156,7 @@ func (ct *cellTexts) Plot(c draw.Canvas, p *plot.Plot) {
 	for l, ll := range ct.lens {
 		for r, cand := range ll.Top {
 			st.Color = textOn(cand.P)
-			s := fit(st, fmt.Sprintf("%s %s", cut(Visible(cand.Text), 14), Percent(cand.P)), cw)
+			s := fit(st, fmt.Sprintf("%s %s", cut(visible(cand.Text), 14), format.Percent(cand.P)), cw)
 			if s == "…" {
 				continue
 			}

@@ -2,6 +2,8 @@ package viz
 
 import (
 	"fmt"
+	"loupe/format"
+	"loupe/trace/stats"
 	"math"
 	"strconv"
 
@@ -17,16 +19,16 @@ import (
 // above 0.5, 70 above 1, max 3.3". An empty title gets a default.
 func MLPValues(values []float32, n int, title string, th Theme) Figure {
 	th = th.complete()
-	vs := LargestAbs(values, n)
+	vs := stats.LargestAbs(values, n)
 	if title == "" {
-		title = fmt.Sprintf("the %s largest of %s MLP values", Thousands(int64(len(vs))), Thousands(int64(len(values))))
+		title = fmt.Sprintf("the %s largest of %s MLP values", format.Thousands(int64(len(vs))), format.Thousands(int64(len(values))))
 	}
 	if len(vs) == 0 {
 		return noData(th, title, "no MLP values")
 	}
-	s := SummarizeMLP(values)
+	s := stats.SummarizeMLP(values)
 	note := fmt.Sprintf("|value| over all %s: half under %s  ·  %s above 0.5  ·  %s above 1  ·  max %s",
-		Thousands(int64(s.N)), sig2(s.MedianAbs), Thousands(int64(s.Above05)), Thousands(int64(s.Above1)), sig2(s.MaxAbs))
+		format.Thousands(int64(s.N)), format.Sig2(s.MedianAbs), format.Thousands(int64(s.Above05)), format.Thousands(int64(s.Above1)), format.Sig2(s.MaxAbs))
 	p := th.newPlot()
 	p.Add(hline{y: 0, style: draw.LineStyle{Color: th.Grid, Width: vg.Points(1)}})
 	p.Add(&columns{values: vs, pos: th.Accent, neg: th.Negative})
@@ -58,7 +60,7 @@ func (integerTicks) Ticks(lo, hi float64) []plot.Tick {
 // written out as in the article: "0.017, -0.004, -0.008, …".
 func Embedding(values []float32, token string, th Theme) Figure {
 	th = th.complete()
-	title := fmt.Sprintf("%s → %s numbers", quote(token), Thousands(int64(len(values))))
+	title := fmt.Sprintf("%s → %s numbers", quote(token), format.Thousands(int64(len(values))))
 	if len(values) == 0 {
 		return noData(th, title, "no embedding row")
 	}

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"loupe/format"
 	"loupe/trace"
 )
 
@@ -82,7 +83,7 @@ func SamplerStages(st trace.SamplerStages, s trace.Settings, th Theme) Figure {
 		texts[i] = make([]string, cols)
 		for si, stage := range st.Stages {
 			p := stage.P[r]
-			rows[i][si], texts[i][si] = p, Percent(p)
+			rows[i][si], texts[i][si] = p, format.Percent(p)
 			if p == 0 {
 				rows[i][si], texts[i][si] = math.NaN(), "removed"
 			}
@@ -103,7 +104,7 @@ func SamplerStages(st trace.SamplerStages, s trace.Settings, th Theme) Figure {
 	}
 	labels := make([]string, n)
 	for r, c := range st.Candidates {
-		labels[r] = cut(Visible(c.Text), 14)
+		labels[r] = cut(visible(c.Text), 14)
 		if c.ID == st.Drawn {
 			labels[r] = "» " + labels[r]
 		}
@@ -111,7 +112,7 @@ func SamplerStages(st trace.SamplerStages, s trace.Settings, th Theme) Figure {
 	hp.Y.Tick.Marker = labelTicks(labels)
 	stageNames := make([]string, cols)
 	for i, stage := range st.Stages {
-		stageNames[i] = StageLabel(stage, s) + "\n" + Thousands(int64(stage.Kept)) + " left"
+		stageNames[i] = StageLabel(stage, s) + "\n" + format.Thousands(int64(stage.Kept)) + " left"
 	}
 	hp.X.Tick.Marker = plot.ConstantTicks(columnTicks(stageNames))
 	hp.X.Padding, hp.Y.Padding = 0, 0
@@ -120,7 +121,7 @@ func SamplerStages(st trace.SamplerStages, s trace.Settings, th Theme) Figure {
 	notes := []string{"each cell: the candidate's probability after that stage, renormalised over what is left; grey: removed"}
 	if !st.Greedy {
 		last := st.Stages[len(st.Stages)-1]
-		notes = append(notes, fmt.Sprintf("%s tokens left after min-p; the seeded draw u = %.4f picks the token whose share of [0, 1) holds it", Thousands(int64(last.Kept)), st.U))
+		notes = append(notes, fmt.Sprintf("%s tokens left after min-p; the seeded draw u = %.4f picks the token whose share of [0, 1) holds it", format.Thousands(int64(last.Kept)), st.U))
 	} else {
 		notes = append(notes, "greedy: temperature, top-k, top-p and min-p are not applied")
 	}

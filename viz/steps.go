@@ -7,7 +7,9 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg/draw"
 
+	"loupe/format"
 	"loupe/trace"
+	"loupe/trace/stats"
 )
 
 // StepProbs draws the loop of generation: the probability each chosen
@@ -16,12 +18,12 @@ import (
 // otherwise one column per step, the least confident named in a note.
 func StepProbs(steps []trace.Step, th Theme) Figure {
 	th = th.complete()
-	title := fmt.Sprintf("probability of each chosen token (%s)", plural(len(steps), "step"))
+	title := fmt.Sprintf("probability of each chosen token (%s)", format.Plural(len(steps), "step"))
 	if len(steps) == 0 {
 		return noData(th, "chosen tokens", "no generated tokens")
 	}
 	low := leastConfident(steps)
-	note := fmt.Sprintf("least sure: %s at step %d, %s", quote(steps[low].Chosen.Text), low, Percent(steps[low].Chosen.P))
+	note := fmt.Sprintf("least sure: %s at step %d, %s", quote(steps[low].Chosen.Text), low, format.Percent(steps[low].Chosen.P))
 	return &frame{th: th, title: title, notes: []string{note}, body: func(c draw.Canvas) {
 		if fit := rowsThatFit(c, th); len(steps) <= fit {
 			stepRows(steps, low, th).Draw(c)
@@ -45,7 +47,7 @@ func leastConfident(steps []trace.Step) int {
 func stepRows(steps []trace.Step, low int, th Theme) *plot.Plot {
 	rows := make([]row, len(steps))
 	for i, s := range steps {
-		rows[i] = row{name: cut(Visible(s.Chosen.Text), 16), value: s.Chosen.P, color: th.Accent, text: Percent(s.Chosen.P)}
+		rows[i] = row{name: cut(visible(s.Chosen.Text), 16), value: s.Chosen.P, color: th.Accent, text: format.Percent(s.Chosen.P)}
 		if i == low {
 			rows[i].color = th.Highlight
 		}
@@ -102,7 +104,7 @@ func SoftmaxBars(labels []string, scores []float64, th Theme) Figure {
 	rows := make([]row, len(scores))
 	for i, s := range scores {
 		rows[i] = row{name: tokenAtOr(labels, i, fmt.Sprintf("score %d", i+1)), value: p[i], color: th.Accent,
-			text: fmt.Sprintf("%s → %s", trim(s, 2), Percent(p[i]))}
+			text: fmt.Sprintf("%s → %s", format.Trim(s, 2), format.Percent(p[i]))}
 		if p[i] > p[best] {
 			best = i
 		}
@@ -116,7 +118,7 @@ func SoftmaxBars(labels []string, scores []float64, th Theme) Figure {
 // tokenAtOr is labels[i] made visible, or def.
 func tokenAtOr(labels []string, i int, def string) string {
 	if i < len(labels) {
-		return cut(Visible(labels[i]), 16)
+		return cut(visible(labels[i]), 16)
 	}
 	return def
 }
@@ -130,9 +132,9 @@ func OutputShares(models []trace.ModelInfo, th Theme) Figure {
 	}
 	rows := make([]row, len(models))
 	for i, m := range models {
-		head, total, share := OutputReadShare(m)
+		head, total, share := stats.OutputReadShare(m)
 		rows[i] = row{name: cut(m.Name, 20), value: share, color: th.Highlight,
-			text: fmt.Sprintf("%s of %s  %s", Count(head), Count(total), Percent(share))}
+			text: fmt.Sprintf("%s of %s  %s", format.Count(head), format.Count(total), format.Percent(share))}
 	}
 	return &frame{th: th, title: "output head: share of what writing one token reads", body: func(c draw.Canvas) {
 		rowPlot(rows[:min(len(rows), rowsThatFit(c, th))], "share of the parameters read", percentTicks{}, th).Draw(c)

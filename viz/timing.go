@@ -9,7 +9,9 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"loupe/format"
 	"loupe/trace"
+	"loupe/trace/stats"
 )
 
 // TimingRow is one generation split into its two times: reading the
@@ -35,28 +37,19 @@ func TimingFrom(label string, t trace.Timing) TimingRow {
 func (r TimingRow) Total() float64 { return finiteOr0(r.PrefillSeconds) + finiteOr0(r.DecodeSeconds) }
 
 // PrefillShare is the part of the wait spent reading, 0..1 (NaN if no time).
-func (r TimingRow) PrefillShare() float64 { return ratio(finiteOr0(r.PrefillSeconds), r.Total()) }
+func (r TimingRow) PrefillShare() float64 { return stats.Ratio(finiteOr0(r.PrefillSeconds), r.Total()) }
 
 // PrefillRate and DecodeRate are tokens per second (NaN if no time).
-func (r TimingRow) PrefillRate() float64 { return ratio(float64(r.PrefillTokens), r.PrefillSeconds) }
-func (r TimingRow) DecodeRate() float64  { return ratio(float64(r.DecodeTokens), r.DecodeSeconds) }
+func (r TimingRow) PrefillRate() float64 {
+	return stats.Ratio(float64(r.PrefillTokens), r.PrefillSeconds)
+}
+func (r TimingRow) DecodeRate() float64 { return stats.Ratio(float64(r.DecodeTokens), r.DecodeSeconds) }
 
 // DecodeGBs is the memory traffic of writing: forward passes
 // (trace.DecodePasses) per second × bytes per pass, in GB/s (NaN if
 // unknown).
 func (r TimingRow) DecodeGBs() float64 {
-	if !(r.BytesPerToken > 0) {
-		return math.NaN()
-	}
-	return ratio(float64(trace.DecodePasses(r.DecodeTokens)), r.DecodeSeconds) * r.BytesPerToken / 1e9
-}
-
-// ratio is a/b, NaN unless b > 0.
-func ratio(a, b float64) float64 {
-	if !(b > 0) || math.IsInf(b, 0) {
-		return math.NaN()
-	}
-	return a / b
+	return stats.DecodeGBs(trace.Timing{DecodeTokens: r.DecodeTokens, DecodeSeconds: r.DecodeSeconds, BytesPerToken: r.BytesPerToken})
 }
 
 // TimingBars draws one bar per generation, split into reading (prefill)
@@ -87,9 +80,9 @@ func bandwidthNotes(runs []TimingRow, bandwidthGBs float64) []string {
 		if math.IsNaN(gbs) {
 			continue
 		}
-		s := fmt.Sprintf("%s: %s/token × %s tokens/s ≈ %s GB/s", r.Label, Bytes(r.BytesPerToken), sig2(r.DecodeRate()), sig2(gbs))
+		s := fmt.Sprintf("%s: %s/token × %s tokens/s ≈ %s GB/s", r.Label, format.Bytes(r.BytesPerToken), format.Sig2(r.DecodeRate()), format.Sig2(gbs))
 		if bandwidthGBs > 0 {
-			s += fmt.Sprintf(" of %s GB/s measured", sig2(bandwidthGBs))
+			s += fmt.Sprintf(" of %s GB/s measured", format.Sig2(bandwidthGBs))
 		}
 		notes = append(notes, s)
 	}
@@ -122,7 +115,7 @@ func drawTimingRun(c draw.Canvas, r TimingRow, scale vg.Length, y vg.Length, th 
 	lh := lineHeight(th.body())
 	st := th.body()
 	st.YAlign = draw.YTop
-	c.FillText(st, vg.Point{X: c.Min.X, Y: y}, fit(st, fmt.Sprintf("%s: %s in all", r.Label, Seconds(r.Total())), c.Size().X))
+	c.FillText(st, vg.Point{X: c.Min.X, Y: y}, fit(st, fmt.Sprintf("%s: %s in all", r.Label, format.Duration(r.Total())), c.Size().X))
 	top, bottom := y-1.15*lh, y-2.15*lh
 	x0 := c.Min.X
 	xp := x0 + max(vg.Points(1), vg.Length(finiteOr0(r.PrefillSeconds))*scale)
@@ -145,8 +138,8 @@ func drawTimingRun(c draw.Canvas, r TimingRow, scale vg.Length, y vg.Length, th 
 
 // phaseLine is "reading 17 tokens · 0.08 s · 213 tokens/s · 1.1 %".
 func phaseLine(name string, tokens int, seconds, rate, share float64) string {
-	return oneLine(fmt.Sprintf("%s %s tokens", name, Thousands(int64(tokens))), Seconds(seconds),
-		sig2(rate)+" tokens/s", Percent(share))
+	return oneLine(fmt.Sprintf("%s %s tokens", name, format.Thousands(int64(tokens))), format.Duration(seconds),
+		format.Sig2(rate)+" tokens/s", format.Percent(share))
 }
 
 // drawTimeAxis draws a seconds axis at height y.

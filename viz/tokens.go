@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"loupe/format"
 	"loupe/trace"
 )
 
@@ -23,7 +24,7 @@ func TokenChips(tokens []trace.Token, th Theme) Figure {
 			prompt++
 		}
 	}
-	title := fmt.Sprintf("%s: %s read, %s written", plural(len(tokens), "token"), Thousands(int64(prompt)), Thousands(int64(len(tokens)-prompt)))
+	title := fmt.Sprintf("%s: %s read, %s written", format.Plural(len(tokens), "token"), format.Thousands(int64(prompt)), format.Thousands(int64(len(tokens)-prompt)))
 	if len(tokens) == 0 {
 		return noData(th, "tokens", "no tokens")
 	}
@@ -62,7 +63,7 @@ func drawChips(c draw.Canvas, tokens []trace.Token, th Theme) {
 	}
 }
 
-func moreText(n int) string { return fmt.Sprintf("… %s more", Thousands(int64(n))) }
+func moreText(n int) string { return fmt.Sprintf("… %s more", format.Thousands(int64(n))) }
 
 // layChips places every chip, wrapping lines at the right edge.
 func layChips(c draw.Canvas, tokens []trace.Token, th Theme) []chip {
@@ -72,7 +73,7 @@ func layChips(c draw.Canvas, tokens []trace.Token, th Theme) []chip {
 	x, y := c.Min.X, c.Max.Y
 	out := make([]chip, len(tokens))
 	for i, t := range tokens {
-		txt, id := cut(Visible(t.Text), 20), strconv.Itoa(t.ID)
+		txt, id := cut(visible(t.Text), 20), strconv.Itoa(t.ID)
 		w := max(st.Width(txt), st.Width(id)) + 2*pad
 		if x > c.Min.X && x+w > c.Max.X {
 			x, y = c.Min.X, y-2*lh-gap
@@ -115,7 +116,7 @@ func LayerHeads(tokens []string, heads [][]float32, layer int, th Theme) Figure 
 		rows[h] = row{name: th.Count.Head(h), color: th.Accent, text: "–"}
 		if k := argmax(w); k >= 0 {
 			rows[h].value = float64(w[k])
-			rows[h].text = fmt.Sprintf("%s  %s", quote(tokenAt(tokens, k)), Percent(float64(w[k])))
+			rows[h].text = fmt.Sprintf("%s  %s", quote(tokenAt(tokens, k)), format.Percent(float64(w[k])))
 			best = max(best, rows[h].value)
 		}
 	}
@@ -129,24 +130,4 @@ func LayerHeads(tokens []string, heads [][]float32, layer int, th Theme) Figure 
 			return rowPlot(rows[:min(fit, len(rows))], "largest share of the head's attention", percentTicks{}, th)
 		})
 	}}
-}
-
-// KVSize is what the KV cache holds per token — keys and values of every
-// layer and KV head: 2 · layers · kv_heads · head_dim numbers (14,336 for
-// Qwen2.5-1.5B) — and the bytes for n tokens, from info.KVBytesPerToken
-// (0 when unknown).
-func KVSize(info trace.ModelInfo, n int) (numbersPerToken int64, bytes float64) {
-	numbersPerToken = 2 * int64(info.Layers) * int64(info.KVHeads) * int64(info.HeadDim)
-	return numbersPerToken, float64(info.KVBytesPerToken) * float64(n)
-}
-
-// KVSizeNote is the article's sentence on the cache size: "14,336 numbers
-// per token, about 29 KB; about 117 MB for 4,096 tokens".
-func KVSizeNote(info trace.ModelInfo, n int) string {
-	per, total := KVSize(info, n)
-	s := Thousands(per) + " numbers per token"
-	if info.KVBytesPerToken > 0 {
-		s += fmt.Sprintf(", about %s; about %s for %s tokens", Bytes(float64(info.KVBytesPerToken)), Bytes(total), Thousands(int64(n)))
-	}
-	return s
 }

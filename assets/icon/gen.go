@@ -11,28 +11,16 @@ import (
 	"log"
 	"math"
 	"os"
+
+	"loupe/format"
 )
 
 const size = 512
 
-// viridis samples, as in views.Viridis.
-var stops = [][3]float64{
-	{68, 1, 84}, {71, 44, 122}, {59, 81, 139}, {44, 113, 142}, {33, 144, 141},
-	{39, 173, 129}, {92, 200, 99}, {170, 220, 50}, {253, 231, 37},
-}
-
+// viridis is the palette of the heatmaps (loupe/format), as channels.
 func viridis(v float64) [3]float64 {
-	f := math.Max(0, math.Min(1, v)) * float64(len(stops)-1)
-	i := int(f)
-	if i >= len(stops)-1 {
-		return stops[len(stops)-1]
-	}
-	t := f - float64(i)
-	var c [3]float64
-	for k := range c {
-		c[k] = stops[i][k] + (stops[i+1][k]-stops[i][k])*t
-	}
-	return c
+	c := format.Viridis.At(v)
+	return [3]float64{float64(c.R), float64(c.G), float64(c.B)}
 }
 
 // cell is a fixed pseudo-attention pattern: a bright diagonal band and a

@@ -1,6 +1,7 @@
 package genmodel
 
 import (
+	"context"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -52,22 +53,99 @@ type hfConfig struct {
 // Meta's interleaved order (docs/spec/llama.md §3), norms and biases F32. It never
 // replaces a file.
 func WriteGGUF(src, dst, quant string) error {
+	return WriteGGUFContext(context.Background(), src, dst, quant)
+}
+
+// WriteGGUFContext is WriteGGUF stopping when ctx is cancelled (checked
+// between rows): the partial file is removed and ctx's error returned.
+func WriteGGUFContext(ctx context.Context, src, dst, quant string) error {
+	p, err := openConversion(src, quant)
+	if err != nil {
+		return err
+	}
+	defer p.set.Close()
+	for i := range p.tensors {
+		if fill := p.tensors[i].Fill; fill != nil {
+			p.tensors[i].Fill = func(w io.Writer) error { return fill(ctxWriter{ctx, w}) }
+		}
+	}
+	if err := gguf.WriteFile(dst, ggufMetadata(p.cfg, p.tok, quant), p.tensors); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("genmodel: %w", err)
+	}
+	return nil
+}
+
+// GGUFPlan is what WriteGGUF would write from src: the file's size in
+// bytes (tensors and metadata) and the matrices whose type is not the
+// one the mix asks for (Fallback).
+func GGUFPlan(src, quant string) (size int64, fallbacks []Fallback, err error) {
+	p, err := openConversion(src, quant)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer p.set.Close()
+	var meta countingWriter
+	if err := gguf.Write(&meta, ggufMetadata(p.cfg, p.tok, quant), nil); err != nil {
+		return 0, nil, fmt.Errorf("genmodel: %w", err)
+	}
+	size = meta.n
+	for _, t := range p.tensors {
+		size += int64(t.ByteSize()) + 32 // + alignment padding at most
+		if len(t.Dims) == 2 {
+			if f, ok := fallbackOf(t.Name, p.cfg, quant, int(t.Dims[0]), t.Type); ok {
+				fallbacks = append(fallbacks, f)
+			}
+		}
+	}
+	return size, fallbacks, nil
+}
+
+// Fallback is a matrix written in another type than the mix asks for: its
+// rows do not fill the wanted type's blocks.
+type Fallback struct {
+	Tensor    string // GGUF name
+	Cols      int
+	Want, Got string // GGUF type names
+}
+
+// fallbackOf reports the matrix name of cols columns written as got when
+// the mix wants a K-quant of 256-weight blocks.
+func fallbackOf(name string, c hfConfig, quant string, cols int, got gguf.Type) (Fallback, bool) {
+	if quant != "q4_k_m" || cols%256 == 0 {
+		return Fallback{}, false
+	}
+	want := mixType(name, c)
+	return Fallback{Tensor: name, Cols: cols, Want: want.String(), Got: got.String()}, true
+}
+
+// conversion is a model folder opened for WriteGGUF.
+type conversion struct {
+	cfg     hfConfig
+	tok     *tokenizer.Tokenizer
+	set     *safetensors.Set
+	tensors []gguf.WriteTensor
+}
+
+func openConversion(src, quant string) (*conversion, error) {
 	if _, ok := ggufFileType[quant]; !ok {
-		return fmt.Errorf("genmodel: unknown GGUF type %q (want one of %s)", quant, strings.Join(GGUFQuants, ", "))
+		return nil, fmt.Errorf("genmodel: unknown GGUF type %q (want one of %s)", quant, strings.Join(GGUFQuants, ", "))
 	}
 	data, err := os.ReadFile(filepath.Join(src, "config.json"))
 	if err != nil {
-		return fmt.Errorf("genmodel: %w", err)
+		return nil, fmt.Errorf("genmodel: %w", err)
 	}
 	var c hfConfig
 	if err := json.Unmarshal(data, &c); err != nil {
-		return fmt.Errorf("genmodel: config.json: %w", err)
+		return nil, fmt.Errorf("genmodel: config.json: %w", err)
 	}
 	if c.ModelType != "qwen2" && c.ModelType != "qwen3" && c.ModelType != "llama" {
-		return fmt.Errorf("genmodel: model_type %q (the converter writes qwen2, qwen3 and llama)", c.ModelType)
+		return nil, fmt.Errorf("genmodel: model_type %q (the converter writes qwen2, qwen3 and llama)", c.ModelType)
 	}
 	if c.RopeScaling != nil {
-		return fmt.Errorf("genmodel: rope_scaling is not converted")
+		return nil, fmt.Errorf("genmodel: rope_scaling is not converted")
 	}
 	if c.HeadDim == 0 {
 		c.HeadDim = c.HiddenSize / c.NumAttentionHeads
@@ -77,22 +155,37 @@ func WriteGGUF(src, dst, quant string) error {
 	}
 	tok, err := tokenizer.Load(filepath.Join(src, "tokenizer.json"))
 	if err != nil {
-		return fmt.Errorf("genmodel: %w", err)
+		return nil, fmt.Errorf("genmodel: %w", err)
 	}
 	set, err := safetensors.Open(src)
 	if err != nil {
-		return fmt.Errorf("genmodel: %w", err)
+		return nil, fmt.Errorf("genmodel: %w", err)
 	}
-	defer set.Close()
 	tensors, err := ggufTensors(set, c, quant)
 	if err != nil {
-		return err
+		set.Close()
+		return nil, err
 	}
-	if err := gguf.WriteFile(dst, ggufMetadata(c, tok, quant), tensors); err != nil {
-		return fmt.Errorf("genmodel: %w", err)
-	}
-	return nil
+	return &conversion{cfg: c, tok: tok, set: set, tensors: tensors}, nil
 }
+
+// ctxWriter fails a write once ctx is cancelled: Fill writes row by row.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(b []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(b)
+}
+
+// countingWriter counts bytes and keeps none.
+type countingWriter struct{ n int64 }
+
+func (c *countingWriter) Write(b []byte) (int, error) { c.n += int64(len(b)); return len(b), nil }
 
 func ggufMetadata(c hfConfig, tok *tokenizer.Tokenizer, quant string) []gguf.KV {
 	a := c.ModelType + "."
@@ -242,7 +335,10 @@ func ggufTensor(t safetensors.Tensor, name string, c hfConfig, quant string) (gg
 // matrixType chooses a matrix's GGUF type: q4_k_m is llama.cpp's mix
 // (output head, or the tied embedding, Q6_K; attn_v and ffn_down Q6_K in
 // the first and last eighth of the layers and every third between; Q4_K
-// elsewhere), Q8_0 where the columns do not fill 256-weight blocks.
+// elsewhere), Q8_0 where the columns do not fill 256-weight blocks. There
+// llama-quantize writes Q6_K's fallback, Q8_0, too, but Q5_0 for Q4_K's:
+// Loupe has no Q5_0 kernel, so its copy is a little larger (GGUFPlan
+// lists these matrices).
 func matrixType(name string, c hfConfig, quant string, cols int, src safetensors.DType) (gguf.Type, kernels.Quant) {
 	switch quant {
 	case "f32":
@@ -261,17 +357,26 @@ func matrixType(name string, c hfConfig, quant string, cols int, src safetensors
 		}
 		return gguf.Q8_0, kernels.Q8_0
 	}
+	if q := mixType(name, c); q == gguf.Q6_K {
+		return q, kernels.Q6K
+	}
+	return gguf.Q4_K, kernels.Q4K
+}
+
+// mixType is the type llama-quantize's Q4_K_M gives a matrix whose rows
+// fill 256-weight blocks.
+func mixType(name string, c hfConfig) gguf.Type {
 	var layer int
 	fmt.Sscanf(name, "blk.%d.", &layer)
 	n := c.NumHiddenLayers
 	moreBits := layer < n/8 || layer >= 7*n/8 || (layer-n/8)%3 == 2
 	switch {
 	case name == "output.weight" || name == "token_embd.weight" && c.TieWordEmbeddings:
-		return gguf.Q6_K, kernels.Q6K
+		return gguf.Q6_K
 	case (strings.HasSuffix(name, "attn_v.weight") || strings.HasSuffix(name, "ffn_down.weight")) && moreBits:
-		return gguf.Q6_K, kernels.Q6K
+		return gguf.Q6_K
 	}
-	return gguf.Q4_K, kernels.Q4K
+	return gguf.Q4_K
 }
 
 func identity(n int) []int {

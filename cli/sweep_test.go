@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"loupe/engine/genmodel"
+	"loupe/engine/perf"
+)
+
+func TestSweepBadFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"--what", "context"},            // no --model
+		{"--model", "m"},                 // no --what
+		{"--model", "m", "--what", "fp"}, // unknown sweep
+		{"--model", "m", "--what", "context", "--max-tokens", "0"},
+		{"--model", "m", "--what", "context", "--prompt", "a", "--prompt-file", "b"},
+		{"--model", "m", "--what", "context", "stray"},
+	} {
+		var out, errb bytes.Buffer
+		if code := Main(append([]string{"sweep"}, args...), &out, &errb); code != 2 || errb.Len() == 0 || out.Len() != 0 {
+			t.Errorf("%v: exit %d, stderr %q, stdout %q", args, code, errb.String(), out.String())
+		}
+	}
+}
+
+// The JSON of `loupe sweep` has exactly the names it promises, and a
+// context sweep past the model's context says where it stopped.
+func TestSweepJSON(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	dir := filepath.Join(t.TempDir(), "tiny")
+	if err := genmodel.Write(dir, "tiny", 1, "bf16"); err != nil {
+		t.Fatal(err)
+	}
+	if err := perf.SaveBandwidth(perf.Bandwidth{CPU: perf.CPUName(), Threads: 1, BestGBs: 40}); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	args := []string{"sweep", "--model", dir, "--what", "context", "--values", "256,1k,8k", "--threads", "1",
+		"--prompt-tokens", "8", "--max-tokens", "2", "--json"}
+	if code := Main(args, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var raw map[string]any
+	if err := json.Unmarshal(out.Bytes(), &raw); err != nil {
+		t.Fatalf("%v in %s", err, out.String())
+	}
+	keys := func(m map[string]any) []string {
+		var ks []string
+		for k := range m {
+			ks = append(ks, k)
+		}
+		slices.Sort(ks)
+		return ks
+	}
+	if got := keys(raw); !slices.Equal(got, []string{"bandwidth_gb_s", "points", "stopped", "what"}) {
+		t.Fatalf("top-level names %v", got)
+	}
+	points := raw["points"].([]any)
+	if len(points) != 3 || raw["what"] != "context" || raw["bandwidth_gb_s"] != 40.0 {
+		t.Fatalf("%s", out.String())
+	}
+	want := []string{"bytes_per_token", "decode_tok_s", "predicted_decode_tok_s", "prefill_tok_s", "value"}
+	for i, v := range []float64{256, 1024, 4094} {
+		p := points[i].(map[string]any)
+		if got := keys(p); !slices.Equal(got, want) || p["value"] != v {
+			t.Errorf("point %d: %v", i, p)
+		}
+	}
+	if !strings.Contains(errb.String(), "stopped:") {
+		t.Errorf("stderr does not say where it stopped: %s", errb.String())
+	}
+}

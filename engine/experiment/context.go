@@ -1,0 +1,111 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"loupe/engine"
+)
+
+// runContext times decode with the KV cache holding each context length.
+// One decode step reads the weights and every cached key and value, so
+// bytes per token = weights + KV bytes per position × context; the
+// prediction sets that against the bandwidth. Lengths past the model's
+// context end the sweep at the longest the model takes; a cache the
+// memory cannot hold ends it where it is.
+func runContext(ctx context.Context, m *engine.Model, opt Options, r *Result) error {
+	lengths := DefaultContexts
+	if opt.Values != nil {
+		var err error
+		if lengths, err = parseInts(opt.Values, "context"); err != nil {
+			return err
+		}
+	}
+	ids := m.Encode(opt.Prompt)
+	if len(ids) == 0 {
+		return errors.New("experiment: the prompt has no tokens")
+	}
+	info := m.Info()
+	gbs, err := bandwidth(opt, m.Threads())
+	if err != nil {
+		return err
+	}
+	r.BandwidthGBs = gbs
+	if !opt.ComputeFill {
+		r.Notes = append(r.Notes, fmt.Sprintf("the cache below the last %d positions holds stand-in keys and values, not computed ones: a decode step reads them all the same, so its time does not depend on them", opt.PromptTokens))
+	}
+	maxCtx := info.MaxPositions - opt.DecodeTokens
+	for i, n := range lengths {
+		if n > maxCtx {
+			if i > 0 && lengths[i-1] >= maxCtx || maxCtx < 1 {
+				r.Stopped = fmt.Sprintf("stopped before %s: the model's context is %d positions", label(n), info.MaxPositions)
+				break
+			}
+			r.Stopped = fmt.Sprintf("%s measured at %d positions, the model's context (%d) less the %d tokens written",
+				label(n), maxCtx, info.MaxPositions, opt.DecodeTokens)
+			n = maxCtx
+		}
+		opt.Progress(float64(i)/float64(len(lengths)), fmt.Sprintf("context %s: filling the cache, reading %d tokens, writing %d", label(n), min(n, opt.PromptTokens), opt.DecodeTokens))
+		p, err := contextPoint(ctx, m, opt, ids, n, gbs)
+		if errors.Is(err, engine.ErrTooLarge) {
+			r.Stopped = fmt.Sprintf("stopped before %s: %v", label(n), err)
+			break
+		}
+		if err != nil {
+			return err
+		}
+		r.Points = append(r.Points, p)
+		if n == maxCtx {
+			break
+		}
+	}
+	return nil
+}
+
+// contextPoint measures one context length (medians over opt.Repeat).
+func contextPoint(ctx context.Context, m *engine.Model, opt Options, ids []int, n int, gbs float64) (Point, error) {
+	info := m.Info()
+	p := Point{Value: n, Label: label(n), WeightBytes: weightBytes(info), BandwidthGBs: gbs}
+	p.BytesPerToken = p.WeightBytes + float64(info.KVBytesPerToken)*float64(n)
+	p.PredictedDecodeTokS = predict(gbs, p.BytesPerToken)
+	var pre, dec []float64
+	for range opt.Repeat {
+		t, err := m.TimeAtContext(ctx, engine.DeepOptions{Context: n, Ids: ids, Prefill: opt.PromptTokens,
+			Decode: opt.DecodeTokens, Compute: opt.ComputeFill})
+		if err != nil {
+			return p, err
+		}
+		p.PrefillTokens, p.PrefillSeconds = t.PrefillTokens, t.PrefillSeconds
+		p.DecodeTokens, p.DecodeSeconds = t.DecodeTokens, t.DecodeSeconds
+		pre = append(pre, rate(t.PrefillTokens, t.PrefillSeconds))
+		dec = append(dec, rate(t.DecodeTokens, t.DecodeSeconds))
+	}
+	p.PrefillTokS, p.DecodeTokS = median(pre), median(dec)
+	return p, nil
+}
+
+// rate is n per second, 0 when nothing was timed.
+func rate(n int, seconds float64) float64 {
+	if seconds <= 0 {
+		return 0
+	}
+	return float64(n) / seconds
+}
+
+// median of xs (the mean of the middle two for an even count), 0 for none.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), xs...)
+	for i := 1; i < len(s); i++ { // insertion sort: a handful of runs
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}

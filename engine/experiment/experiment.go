@@ -1,0 +1,199 @@
+// Package experiment runs the measurements that show the two times of a
+// language model on the user's own machine: reading (prefill, bound by
+// compute) and writing (decode, bound by memory). Each sweep varies one
+// thing — the context, the kernel level, the thread count or the weight
+// type — and sets every decode speed against the prediction bandwidth /
+// bytes per token. `loupe sweep` prints a Result as JSON; the window's
+// Experiments panel draws it.
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"loupe/engine"
+	"loupe/trace"
+)
+
+// The sweeps.
+const (
+	Context = "context"
+	Kernels = "kernels"
+	Threads = "threads"
+	Quant   = "quant"
+)
+
+// Whats lists the sweeps in the order the panel shows them.
+var Whats = []string{Context, Kernels, Threads, Quant}
+
+// Point is one measurement of a sweep. The JSON names are those of
+// `loupe sweep --json`.
+type Point struct {
+	// Value is what was varied: the context length (int), the kernel
+	// level (string), the thread count (int) or the weight type (string).
+	Value               any     `json:"value"`
+	PrefillTokS         float64 `json:"prefill_tok_s"`
+	DecodeTokS          float64 `json:"decode_tok_s"`
+	BytesPerToken       float64 `json:"bytes_per_token"` // weights + KV cache one decode step reads
+	PredictedDecodeTokS float64 `json:"predicted_decode_tok_s"`
+
+	// Details for the figures and the reading sentence.
+	Label          string       `json:"-"` // Value as the axis writes it ("4k", "avx2", "q8_0")
+	PrefillTokens  int          `json:"-"`
+	PrefillSeconds float64      `json:"-"`
+	DecodeTokens   int          `json:"-"`
+	DecodeSeconds  float64      `json:"-"`
+	WeightBytes    float64      `json:"-"` // the weights' share of BytesPerToken
+	BandwidthGBs   float64      `json:"-"` // the bandwidth Predicted is set against
+	FileBytes      int64        `json:"-"` // quant: the model file's size
+	Ids            []int        `json:"-"` // quant: the tokens written
+	Steps          []trace.Step `json:"-"`
+}
+
+// Result is a finished (or cancelled) sweep.
+type Result struct {
+	What         string  `json:"what"`
+	Points       []Point `json:"points"`
+	BandwidthGBs float64 `json:"bandwidth_gb_s"`
+	// Stopped says why the context sweep ended before its last value
+	// (the model's context, this machine's memory); empty otherwise.
+	Stopped string `json:"stopped,omitempty"`
+	// Notes say what the figures are and are not: stand-in keys and
+	// values, fallbacks of the quantiser, where copies were written.
+	Notes []string `json:"-"`
+	// Cancelled: the user stopped the sweep; Points holds those done.
+	Cancelled bool `json:"-"`
+}
+
+// Options set one sweep. Zero values take the defaults of Defaults.
+type Options struct {
+	What   string
+	Values []string // what to vary; nil: the defaults of each sweep
+	// Ids is the prompt read at each point (kernels, threads, quant), or
+	// the text whose tokens fill the computed positions (context).
+	Prompt string
+	// PromptTokens read per point (context: the positions computed just
+	// below the context; others: the prompt is cut to this many tokens).
+	PromptTokens int
+	DecodeTokens int // tokens written (decode passes timed) per point
+	Repeat       int // timed runs per point (after one warm-up); medians
+	// ComputeFill computes every position of the context sweep instead of
+	// filling the cache with stand-in values (minutes at 32k).
+	ComputeFill bool
+	// Bandwidth returns the best read bandwidth in GB/s of threads
+	// workers (cached or measured); nil: predictions are 0.
+	Bandwidth func(threads int) (float64, error)
+	// Progress (may be nil) reports the share done and what runs now.
+	Progress func(frac float64, what string)
+	// CacheDir holds the quantised copies ("": os.UserCacheDir()/loupe/quant).
+	CacheDir string
+}
+
+// Defaults of Options.
+const (
+	DefaultPromptTokens = 128
+	DefaultDecodeTokens = 16
+)
+
+// DefaultContexts are the context sweep's lengths.
+var DefaultContexts = []int{256, 1024, 4096, 16384, 32768}
+
+// Run runs the sweep opt.What on m (the quant sweep loads its copies of
+// m's files). Cancelling ctx stops it within one forward step; the Result
+// then holds the points done and Cancelled. Kernel level and threads are
+// restored when it returns.
+func Run(ctx context.Context, m *engine.Model, opt Options) (Result, error) {
+	if opt.PromptTokens <= 0 {
+		opt.PromptTokens = DefaultPromptTokens
+	}
+	if opt.DecodeTokens <= 0 {
+		opt.DecodeTokens = DefaultDecodeTokens
+	}
+	opt.Repeat = max(opt.Repeat, 1)
+	if opt.Progress == nil {
+		opt.Progress = func(float64, string) {}
+	}
+	if strings.TrimSpace(opt.Prompt) == "" {
+		return Result{}, errors.New("experiment: the prompt is empty")
+	}
+	r := Result{What: opt.What, Points: []Point{}}
+	var err error
+	switch opt.What {
+	case Context:
+		err = runContext(ctx, m, opt, &r)
+	case Kernels:
+		err = runKernels(ctx, m, opt, &r)
+	case Threads:
+		err = runThreads(ctx, m, opt, &r)
+	case Quant:
+		err = runQuant(ctx, m, opt, &r)
+	default:
+		return Result{}, fmt.Errorf("experiment: unknown sweep %q (want %s)", opt.What, strings.Join(Whats, ", "))
+	}
+	if ctx.Err() != nil && (err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+		r.Cancelled, err = true, nil
+	}
+	if err != nil {
+		return r, err
+	}
+	if len(r.Points) > 0 && r.BandwidthGBs == 0 {
+		r.BandwidthGBs = r.Points[len(r.Points)-1].BandwidthGBs
+	}
+	opt.Progress(1, "done")
+	return r, nil
+}
+
+// bandwidth asks opt for the bandwidth of threads workers.
+func bandwidth(opt Options, threads int) (float64, error) {
+	if opt.Bandwidth == nil {
+		return 0, nil
+	}
+	return opt.Bandwidth(threads)
+}
+
+// predict is the decode speed memory allows: bandwidth / bytes per token.
+func predict(gbs, bytesPerToken float64) float64 {
+	if bytesPerToken <= 0 {
+		return 0
+	}
+	return gbs * 1e9 / bytesPerToken
+}
+
+// weightBytes is what one decode step reads besides the KV cache: the
+// weights, and a hybrid's recurrent state.
+func weightBytes(info trace.ModelInfo) float64 {
+	return float64(info.WeightBytesPerTok + info.StateBytes)
+}
+
+// parseInts reads the --values of the context and threads sweeps: numbers,
+// "1k" = 1024, ascending without duplicates.
+func parseInts(values []string, what string) ([]int, error) {
+	var out []int
+	for _, v := range values {
+		s := strings.ToLower(strings.TrimSpace(v))
+		mul := 1
+		if strings.HasSuffix(s, "k") {
+			s, mul = strings.TrimSuffix(s, "k"), 1024
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("experiment: %s value %q: want a whole number ≥ 1 (1k = 1024)", what, v)
+		}
+		out = append(out, n*mul)
+	}
+	sort.Ints(out)
+	return slices.Compact(out), nil
+}
+
+// label writes a context length as the article does: 256, 1k, 32k.
+func label(n int) string {
+	if n >= 1024 && n%1024 == 0 {
+		return strconv.Itoa(n/1024) + "k"
+	}
+	return strconv.Itoa(n)
+}

@@ -1,0 +1,186 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"loupe/engine"
+	"loupe/engine/genmodel"
+)
+
+const prompt = "The cat sat on the mat and looked at the dog, who looked back at the cat."
+
+// load writes a generated model of shape and loads it on 2 threads.
+func load(t *testing.T, shape string) (*engine.Model, string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), shape)
+	if err := genmodel.Write(dir, shape, 7, "bf16"); err != nil {
+		t.Fatal(err)
+	}
+	m, err := engine.Load(dir, engine.LoadOptions{Threads: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return m, dir
+}
+
+func fixedBandwidth(int) (float64, error) { return 50, nil }
+
+// The context sweep stops at the model's context (tiny: 4,096) and says
+// so; each point's bytes per token are the weights plus the KV cache of
+// that many positions, from the config.
+func TestContextSweep(t *testing.T) {
+	m, _ := load(t, "tiny")
+	s, _ := genmodel.Lookup("tiny")
+	r, err := Run(context.Background(), m, Options{What: Context, Prompt: prompt, PromptTokens: 16, DecodeTokens: 4, Bandwidth: fixedBandwidth})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []int{256, 1024, 4092}
+	if len(r.Points) != len(want) {
+		t.Fatalf("%d points, want %v", len(r.Points), want)
+	}
+	kvPerPos := 2 * s.NumHiddenLayers * s.NumKeyValueHeads * s.HeadDim() * 4
+	weights := float64(m.Info().WeightBytesPerTok)
+	for i, p := range r.Points {
+		if p.Value != want[i] {
+			t.Errorf("point %d: value %v, want %d", i, p.Value, want[i])
+		}
+		if wantB := weights + float64(kvPerPos*want[i]); p.BytesPerToken != wantB {
+			t.Errorf("context %d: %v bytes per token, want %v", want[i], p.BytesPerToken, wantB)
+		}
+		if p.PredictedDecodeTokS != 50e9/p.BytesPerToken || p.DecodeTokS <= 0 || p.PrefillTokS <= 0 {
+			t.Errorf("context %d: %+v", want[i], p)
+		}
+	}
+	if !strings.Contains(r.Stopped, "4096") || r.BandwidthGBs != 50 {
+		t.Errorf("stopped %q, bandwidth %v", r.Stopped, r.BandwidthGBs)
+	}
+	if Reading(r) == "" {
+		t.Error("no reading sentence")
+	}
+}
+
+// A cancelled sweep stops within one forward step and keeps the points
+// done.
+func TestSweepCancels(t *testing.T) {
+	m, _ := load(t, "tiny")
+	ctx, cancel := context.WithCancel(context.Background())
+	calls := 0
+	r, err := Run(ctx, m, Options{What: Context, Values: []string{"64", "128", "256"}, Prompt: prompt, DecodeTokens: 2,
+		Progress: func(frac float64, what string) {
+			if calls++; calls == 2 {
+				cancel()
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.Cancelled || len(r.Points) != 1 {
+		t.Fatalf("cancelled %v with %d points, want true with 1", r.Cancelled, len(r.Points))
+	}
+}
+
+func TestKernelsAndThreadsSweeps(t *testing.T) {
+	m, _ := load(t, "tiny")
+	r, err := Run(context.Background(), m, Options{What: Kernels, Prompt: prompt, DecodeTokens: 3, Bandwidth: fixedBandwidth})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Points) < 1 || r.Points[0].Value != "generic" {
+		t.Fatalf("kernel points %+v, want generic first", r.Points)
+	}
+	r, err = Run(context.Background(), m, Options{What: Threads, Values: []string{"2", "1"}, Prompt: prompt, DecodeTokens: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Points) != 2 || r.Points[0].Value != 1 || r.Points[1].Value != 2 || m.Threads() != 2 {
+		t.Fatalf("thread points %+v, model threads %d afterwards", r.Points, m.Threads())
+	}
+	for _, v := range [][]string{{"mmx"}, {"0"}} {
+		what := Kernels
+		if v[0] == "0" {
+			what = Threads
+		}
+		if _, err := Run(context.Background(), m, Options{What: what, Values: v, Prompt: prompt}); err == nil {
+			t.Errorf("%s %v: no error", what, v)
+		}
+	}
+}
+
+// The quant sweep writes Q8_0 and Q4_K_M copies into its cache folder,
+// loads them and writes with them; the user's folder gains nothing.
+func TestQuantSweep(t *testing.T) {
+	m, src := load(t, "tiny-llama")
+	before, _ := os.ReadDir(src)
+	cache := t.TempDir()
+	r, err := Run(context.Background(), m, Options{What: Quant, Prompt: prompt, DecodeTokens: 4, CacheDir: cache, Bandwidth: fixedBandwidth})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Points) != 3 || r.Points[0].Value != "bf16" || r.Points[1].Value != "q8_0" || r.Points[2].Value != "q4_k_m" {
+		t.Fatalf("points %+v", r.Points)
+	}
+	for _, p := range r.Points {
+		if p.DecodeTokS <= 0 || len(p.Ids) != 4 {
+			t.Errorf("%s: decode %v tok/s, %d tokens", p.Label, p.DecodeTokS, len(p.Ids))
+		}
+	}
+	if !(r.Points[2].BytesPerToken < r.Points[1].BytesPerToken && r.Points[1].BytesPerToken < r.Points[0].BytesPerToken) {
+		t.Errorf("bytes per token %v, %v, %v: want falling", r.Points[0].BytesPerToken, r.Points[1].BytesPerToken, r.Points[2].BytesPerToken)
+	}
+	copies, _ := filepath.Glob(filepath.Join(cache, "*", "*.gguf"))
+	if len(copies) != 2 {
+		t.Errorf("cache holds %v, want the two copies", copies)
+	}
+	if after, _ := os.ReadDir(src); len(after) != len(before) {
+		t.Errorf("the model folder went from %d to %d entries", len(before), len(after))
+	}
+	if len(r.Notes) < 2 {
+		t.Errorf("notes %q: want where the copies went and what changed", r.Notes)
+	}
+}
+
+// Rows of 64 weights cannot be Q4_K: the sweep says they fell back.
+func TestQuantSweepSaysFallback(t *testing.T) {
+	m, _ := load(t, "tiny")
+	r, err := Run(context.Background(), m, Options{What: Quant, Values: []string{"q4_k_m"}, Prompt: prompt, DecodeTokens: 2, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(strings.Join(r.Notes, "\n"), "fall back") {
+		t.Fatalf("notes %q do not mention the fallback", r.Notes)
+	}
+}
+
+// A copy that would not fit is refused before a byte is written; a
+// cancelled sweep leaves no copy behind.
+func TestQuantSweepRefusesFullDiskAndCleansUp(t *testing.T) {
+	m, _ := load(t, "tiny-llama")
+	cache := t.TempDir()
+	defer func(f func(string) int64) { diskFree = f }(diskFree)
+	diskFree = func(string) int64 { return 1 << 20 }
+	_, err := Run(context.Background(), m, Options{What: Quant, Prompt: prompt, DecodeTokens: 2, CacheDir: cache})
+	if !errors.Is(err, ErrNoRoom) {
+		t.Fatalf("err %v, want ErrNoRoom", err)
+	}
+	diskFree = diskFreeBytes
+	ctx, cancel := context.WithCancel(context.Background())
+	r, err := Run(ctx, m, Options{What: Quant, Prompt: prompt, DecodeTokens: 2, CacheDir: cache,
+		Progress: func(frac float64, what string) {
+			if strings.Contains(what, "q4_k_m:") { // the second copy is written: cancel its run
+				cancel()
+			}
+		}})
+	if err != nil || !r.Cancelled {
+		t.Fatalf("err %v, cancelled %v", err, r.Cancelled)
+	}
+	if left, _ := filepath.Glob(filepath.Join(cache, "*", "*")); len(left) != 0 {
+		t.Fatalf("cancelled sweep left %v", left)
+	}
+}

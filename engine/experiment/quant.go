@@ -1,0 +1,297 @@
+package experiment
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+
+	"loupe/engine"
+	"loupe/engine/genmodel"
+)
+
+// ErrNoRoom: a quantised copy would not fit on the disk of the cache.
+var ErrNoRoom = errors.New("not enough disk space")
+
+// QuantTypes are the weight types of the quant sweep besides the original.
+var QuantTypes = []string{"q8_0", "q4_k_m"}
+
+// diskFree reports the bytes free to this user on the disk holding dir
+// (-1: unknown). A variable so that tests can pretend the disk is full.
+var diskFree = diskFreeBytes
+
+// runQuant writes Q8_0 and Q4_K_M copies of m's safetensors folder into
+// the cache (never beside the user's files), runs the same prompt on the
+// original and on each copy, and says where the copies' text leaves the
+// original's. A copy already in the cache (same folder, same files) is
+// reused; copies written by a cancelled sweep are removed.
+func runQuant(ctx context.Context, m *engine.Model, opt Options, r *Result) (err error) {
+	src, orig, err := quantSource(m)
+	if err != nil {
+		return err
+	}
+	types := append([]string{orig}, QuantTypes...)
+	if opt.Values != nil {
+		types = opt.Values
+	}
+	dir, err := copiesDir(opt.CacheDir, src)
+	if err != nil {
+		return err
+	}
+	var written []string
+	defer func() {
+		if ctx.Err() != nil { // cancelled: leave nothing half-useful behind
+			for _, p := range written {
+				os.Remove(p)
+			}
+			os.Remove(dir) // only when empty
+		}
+	}()
+	gbs, err := bandwidth(opt, m.Threads())
+	if err != nil {
+		return err
+	}
+	r.BandwidthGBs = gbs
+	steps := float64(2 * len(types))
+	for i, typ := range types {
+		var p Point
+		if typ == orig {
+			opt.Progress(float64(2*i+1)/steps, fmt.Sprintf("%s (the original): reading %d tokens, writing %d", typ, opt.PromptTokens, opt.DecodeTokens))
+			if p, err = runPoint(ctx, m, opt, gbs); err != nil {
+				return err
+			}
+		} else {
+			if !slices.Contains(genmodel.GGUFQuants, typ) {
+				return fmt.Errorf("experiment: weight type %q: want %s or %s", typ, orig, strings.Join(QuantTypes, ", "))
+			}
+			path := filepath.Join(dir, "model-"+strings.ToUpper(typ)+".gguf")
+			opt.Progress(float64(2*i)/steps, fmt.Sprintf("writing the %s copy to %s", typ, dir))
+			fresh, err := writeCopy(ctx, src, path, typ, r)
+			if fresh {
+				written = append(written, path)
+			}
+			if err != nil {
+				return err
+			}
+			opt.Progress(float64(2*i+1)/steps, fmt.Sprintf("%s: reading %d tokens, writing %d", typ, opt.PromptTokens, opt.DecodeTokens))
+			if p, err = runCopy(ctx, path, m.Threads(), opt, gbs); err != nil {
+				return err
+			}
+		}
+		p.Value, p.Label = typ, typ
+		r.Points = append(r.Points, p)
+	}
+	r.Notes = append(r.Notes, choiceNotes(r.Points)...)
+	return nil
+}
+
+// quantSource is the safetensors folder of m and its weights' type
+// (bf16, f16 or f32): the quantiser starts from unquantised weights.
+func quantSource(m *engine.Model) (dir, dtype string, err error) {
+	info := m.Info()
+	path := info.Path
+	if st, err := os.Stat(path); err == nil && !st.IsDir() {
+		if strings.EqualFold(filepath.Ext(path), ".gguf") || !strings.HasSuffix(path, ".json") && !strings.HasSuffix(path, ".safetensors") {
+			return "", "", fmt.Errorf("experiment: the quantisation sweep starts from a safetensors model folder (bf16, f16 or f32 weights); %s is a GGUF file", filepath.Base(path))
+		}
+		path = filepath.Dir(path)
+	}
+	dtype = strings.ToLower(info.DType)
+	for _, part := range strings.Split(dtype, "+") {
+		if part != "bf16" && part != "f16" && part != "f32" {
+			return "", "", fmt.Errorf("experiment: the quantisation sweep starts from bf16, f16 or f32 weights; this model holds %s", info.DType)
+		}
+	}
+	if strings.Contains(dtype, "bf16") {
+		dtype = "bf16"
+	}
+	return path, dtype, nil
+}
+
+// copiesDir is the cache folder of src's copies: one per folder and
+// version of its files (Fingerprint).
+func copiesDir(base, src string) (string, error) {
+	if base == "" {
+		c, err := os.UserCacheDir()
+		if err != nil {
+			return "", fmt.Errorf("experiment: no cache folder for the quantised copies: %w", err)
+		}
+		base = filepath.Join(c, "loupe", "quant")
+	}
+	fp, err := Fingerprint(src)
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(base, fp[:16])
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("experiment: %w", err)
+	}
+	return dir, nil
+}
+
+// writeCopy writes the typ copy of src at path unless the cache has it,
+// after checking the disk has room; fresh reports a file it created.
+// The file appears under its name only when complete.
+func writeCopy(ctx context.Context, src, path, typ string, r *Result) (fresh bool, err error) {
+	size, fallbacks, err := genmodel.GGUFPlan(src, typ)
+	if err != nil {
+		return false, err
+	}
+	if len(fallbacks) > 0 {
+		r.Notes = append(r.Notes, fallbackNote(typ, fallbacks))
+	}
+	if st, err := os.Stat(path); err == nil && st.Size() > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("%s copy reused from the cache: %s (%s)", typ, path, bytesText(st.Size())))
+		return false, nil
+	}
+	dir := filepath.Dir(path)
+	if free := diskFree(dir); free >= 0 && size+size/20+64<<20 > free {
+		return false, fmt.Errorf("experiment: %w: the %s copy needs %s, the disk holding %s has %s free",
+			ErrNoRoom, typ, bytesText(size), dir, bytesText(free))
+	}
+	tmp := path + ".part"
+	os.Remove(tmp) // a previous sweep killed while writing
+	if err := genmodel.WriteGGUFContext(ctx, src, tmp, typ); err != nil {
+		os.Remove(tmp)
+		return false, err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return false, fmt.Errorf("experiment: %w", err)
+	}
+	r.Notes = append(r.Notes, fmt.Sprintf("%s copy written to %s (%s)", typ, path, bytesText(size)))
+	return true, nil
+}
+
+// fallbackNote says which matrices the quantiser could not give Q4_K or
+// Q6_K: their rows do not fill 256-weight blocks.
+func fallbackNote(typ string, fs []genmodel.Fallback) string {
+	cols := map[int]bool{}
+	for _, f := range fs {
+		cols[f.Cols] = true
+	}
+	var cs []string
+	for c := range cols {
+		cs = append(cs, fmt.Sprint(c))
+	}
+	sort.Strings(cs)
+	return fmt.Sprintf("%s: %d matrices have rows of %s weights, not a multiple of 256: as llama-quantize does, they fall back from "+
+		"the K-quants (Q6_K → Q8_0; Q4_K → Q5_0 in llama.cpp, Q8_0 here, as Loupe has no Q5_0 kernel)",
+		typ, len(fs), strings.Join(cs, ", "))
+}
+
+// runCopy loads the copy at path and measures it as the original.
+func runCopy(ctx context.Context, path string, threads int, opt Options, gbs float64) (Point, error) {
+	cm, err := engine.Load(path, engine.LoadOptions{Threads: threads})
+	if err != nil {
+		return Point{}, err
+	}
+	defer cm.Close()
+	return runPoint(ctx, cm, opt, gbs)
+}
+
+// choiceNotes say, for each copy, where its greedy text first leaves the
+// original's (the first point) and how far the top-10 probabilities moved
+// before that.
+func choiceNotes(ps []Point) []string {
+	if len(ps) < 2 {
+		return nil
+	}
+	base := ps[0]
+	var notes []string
+	for _, p := range ps[1:] {
+		at := FirstDivergence(base.Ids, p.Ids)
+		dp := MeanTopDeltaP(base, p, at)
+		if at < 0 {
+			notes = append(notes, fmt.Sprintf("%s wrote the same %d tokens as %s; its top-10 probabilities moved by %.2f points on average", p.Label, len(p.Ids), base.Label, 100*dp))
+			continue
+		}
+		notes = append(notes, fmt.Sprintf("%s's text leaves %s's at written token %d of %d; before that its top-10 probabilities moved by %.2f points on average", p.Label, base.Label, at+1, len(p.Ids), 100*dp))
+	}
+	return notes
+}
+
+// FirstDivergence is the first index where a and b differ, -1 when one
+// is a prefix of the other.
+func FirstDivergence(a, b []int) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return -1
+}
+
+// MeanTopDeltaP is the mean |Δp| over the first steps (all when upto < 0)
+// of each of a's top candidates against the same token's p in b (0 when
+// b's top list lacks it): what the copy changed in the model's choices
+// while both still read the same text.
+func MeanTopDeltaP(a, b Point, upto int) float64 {
+	n := min(len(a.Steps), len(b.Steps))
+	if upto >= 0 {
+		n = min(n, upto+1)
+	}
+	var sum float64
+	var count int
+	for i := range n {
+		pb := map[int]float64{}
+		for _, c := range b.Steps[i].Top {
+			pb[c.ID] = float64(c.P)
+		}
+		for _, c := range a.Steps[i].Top {
+			sum += math.Abs(float64(c.P) - pb[c.ID])
+			count++
+		}
+	}
+	if count == 0 {
+		return 0
+	}
+	return sum / float64(count)
+}
+
+// Fingerprint identifies a model's files: a SHA-256 of its config.json
+// and of each weight file's name, size and modification time (reading
+// gigabytes to hash them would take longer than the experiment).
+func Fingerprint(path string) (string, error) {
+	dir := path
+	if st, err := os.Stat(path); err != nil {
+		return "", fmt.Errorf("experiment: %w", err)
+	} else if !st.IsDir() {
+		dir = filepath.Dir(path)
+	}
+	h := sha256.New()
+	if f, err := os.Open(filepath.Join(dir, "config.json")); err == nil {
+		io.Copy(h, f)
+		f.Close()
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return "", fmt.Errorf("experiment: %w", err)
+	}
+	for _, e := range entries {
+		ext := strings.ToLower(filepath.Ext(e.Name()))
+		if ext != ".safetensors" && ext != ".gguf" {
+			continue
+		}
+		if st, err := e.Info(); err == nil {
+			fmt.Fprintf(h, "%s %d %d\n", e.Name(), st.Size(), st.ModTime().UnixNano())
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// bytesText writes a size in decimal units: "3.1 GB", "57 MB".
+func bytesText(b int64) string {
+	if b < 1e9 {
+		return fmt.Sprintf("%.0f MB", float64(b)/1e6)
+	}
+	return fmt.Sprintf("%.1f GB", float64(b)/1e9)
+}

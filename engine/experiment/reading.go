@@ -1,0 +1,62 @@
+package experiment
+
+import (
+	"fmt"
+	"math"
+)
+
+// Reading is the one sentence under a sweep's figure that reads its
+// result, e.g. "reading took 5.9 × longer with generic than with
+// avx512bf16; writing changed by 2 %". Empty for fewer than two points.
+func Reading(r Result) string {
+	ps := r.Points
+	if len(ps) < 2 {
+		return ""
+	}
+	a, b := ps[0], ps[len(ps)-1]
+	switch r.What {
+	case Context:
+		return fmt.Sprintf("At %s positions each token written reads %s instead of %s at %s: writing went from %.1f to %.1f tokens/s (memory predicts %.1f to %.1f).",
+			b.Label, bytesText(int64(b.BytesPerToken)), bytesText(int64(a.BytesPerToken)), a.Label,
+			a.DecodeTokS, b.DecodeTokS, a.PredictedDecodeTokS, b.PredictedDecodeTokS)
+	case Kernels:
+		return fmt.Sprintf("Reading took %s longer with %s than with %s; writing changed by %s.",
+			times(b.PrefillTokS/a.PrefillTokS), a.Label, b.Label, percent(a.DecodeTokS/b.DecodeTokS-1))
+	case Threads:
+		return fmt.Sprintf("From %s to %s threads reading sped up %s, writing %s: writing stops at the memory's speed.",
+			a.Label, b.Label, times(b.PrefillTokS/a.PrefillTokS), times(b.DecodeTokS/a.DecodeTokS))
+	case Quant:
+		s := ""
+		for _, p := range ps[1:] {
+			if s != "" {
+				s += "; "
+			}
+			s += fmt.Sprintf("%s reads %.2f × the bytes of %s per token and wrote %s as fast", p.Label, p.BytesPerToken/a.BytesPerToken, a.Label, times(p.DecodeTokS/a.DecodeTokS))
+		}
+		return upper(s) + "."
+	}
+	return ""
+}
+
+// times writes a ratio as "5.9 ×".
+func times(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "? ×"
+	}
+	return fmt.Sprintf("%.1f ×", x)
+}
+
+// percent writes a relative change as "2 %" or "−3 %".
+func percent(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "? %"
+	}
+	return fmt.Sprintf("%.0f %%", 100*x)
+}
+
+func upper(s string) string {
+	if s == "" || s[0] < 'a' || s[0] > 'z' {
+		return s
+	}
+	return string(s[0]-32) + s[1:]
+}

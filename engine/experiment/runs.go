@@ -1,0 +1,181 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"loupe/engine"
+	"loupe/kernels"
+	"loupe/trace"
+)
+
+// runKernels reads and writes the same prompt at every kernel level this
+// CPU has: reading (prefill) is computation and follows the level,
+// writing (decode) is memory and hardly moves.
+func runKernels(ctx context.Context, m *engine.Model, opt Options, r *Result) error {
+	levels, err := kernelLevels(opt.Values)
+	if err != nil {
+		return err
+	}
+	was := kernels.Active()
+	defer kernels.SetLevel(was)
+	gbs, err := bandwidth(opt, m.Threads())
+	if err != nil {
+		return err
+	}
+	r.BandwidthGBs = gbs
+	for i, l := range levels {
+		if err := kernels.SetLevel(l); err != nil {
+			return err
+		}
+		opt.Progress(float64(i)/float64(len(levels)), fmt.Sprintf("kernels %s: reading %d tokens, writing %d", l, opt.PromptTokens, opt.DecodeTokens))
+		p, err := runPoint(ctx, m, opt, gbs)
+		if err != nil {
+			return err
+		}
+		p.Value, p.Label = l.String(), l.String()
+		r.Points = append(r.Points, p)
+	}
+	return nil
+}
+
+// kernelLevels are the named levels, or every level this CPU supports,
+// slowest first.
+func kernelLevels(values []string) ([]kernels.Level, error) {
+	var out []kernels.Level
+	if values == nil {
+		for _, l := range kernels.Levels() {
+			if kernels.Supported(l) {
+				out = append(out, l)
+			}
+		}
+		return out, nil
+	}
+	for _, v := range values {
+		l, ok := kernels.ParseLevel(v)
+		if !ok || v == "auto" {
+			return nil, fmt.Errorf("experiment: kernel level %q: want generic, avx2, avx512 or avx512bf16", v)
+		}
+		if !kernels.Supported(l) {
+			return nil, fmt.Errorf("experiment: kernel level %s: this CPU (or OS) does not support it", l)
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+// runThreads reads and writes the same prompt on 1 … N workers: reading
+// scales with the cores, writing flattens at the memory's speed. Each
+// point's prediction uses the bandwidth of its own thread count.
+func runThreads(ctx context.Context, m *engine.Model, opt Options, r *Result) error {
+	counts, err := threadCounts(opt.Values, m.Threads())
+	if err != nil {
+		return err
+	}
+	was := m.Threads()
+	defer m.SetThreads(was)
+	for i, n := range counts {
+		gbs, err := bandwidth(opt, n)
+		if err != nil {
+			return err
+		}
+		m.SetThreads(n)
+		opt.Progress(float64(i)/float64(len(counts)), fmt.Sprintf("%d threads: reading %d tokens, writing %d", n, opt.PromptTokens, opt.DecodeTokens))
+		p, err := runPoint(ctx, m, opt, gbs)
+		if err != nil {
+			return err
+		}
+		p.Value, p.Label = n, strconv.Itoa(n)
+		r.Points = append(r.Points, p)
+		r.BandwidthGBs = gbs
+	}
+	return nil
+}
+
+// threadCounts are the named counts, or 1 … the model's thread count
+// (its default: the physical cores). More than the logical CPUs is
+// refused: the workers would only take turns.
+func threadCounts(values []string, threads int) ([]int, error) {
+	if values == nil {
+		out := make([]int, threads)
+		for i := range out {
+			out[i] = i + 1
+		}
+		return out, nil
+	}
+	out, err := parseInts(values, "threads")
+	if err != nil {
+		return nil, err
+	}
+	if n := out[len(out)-1]; n > runtime.NumCPU() {
+		return nil, fmt.Errorf("experiment: %d threads: this machine has %d logical CPUs", n, runtime.NumCPU())
+	}
+	return out, nil
+}
+
+// runPoint warms up, then times opt.Repeat greedy runs of the prompt
+// (cut to opt.PromptTokens tokens) writing opt.DecodeTokens tokens with
+// no stop at end-of-sequence. Speeds are medians; the last run's tokens
+// and steps are kept.
+func runPoint(ctx context.Context, m *engine.Model, opt Options, gbs float64) (Point, error) {
+	prompt := promptOf(m, opt)
+	g := engine.DefaultGenerateOptions()
+	g.Attn = engine.AttnCapture{}
+	g.EOS = []int{} // not nil: nil means the model's stop ids
+	g.Settings.MaxTokens = 2
+	if _, err := m.Generate(ctx, prompt, g, nil); err != nil {
+		return Point{}, err
+	}
+	g.Settings.MaxTokens = opt.DecodeTokens
+	var pre, dec, bytes []float64
+	var last *trace.Run
+	for range opt.Repeat {
+		run, err := m.Generate(ctx, prompt, g, nil)
+		if err != nil {
+			return Point{}, err
+		}
+		if run.StopReason == "cancelled" {
+			return Point{}, context.Canceled
+		}
+		t := run.Timing
+		pre = append(pre, rate(t.PrefillTokens, t.PrefillSeconds))
+		dec = append(dec, rate(t.DecodeTokens, t.DecodeSeconds))
+		bytes = append(bytes, t.BytesPerToken)
+		last = run
+	}
+	t := last.Timing
+	p := Point{PrefillTokS: median(pre), DecodeTokS: median(dec), BytesPerToken: median(bytes),
+		PrefillTokens: t.PrefillTokens, PrefillSeconds: t.PrefillSeconds,
+		DecodeTokens: t.DecodeTokens, DecodeSeconds: t.DecodeSeconds,
+		WeightBytes: weightBytes(m.Info()), BandwidthGBs: gbs, FileBytes: m.Info().FileBytes, Steps: last.Steps}
+	for _, tok := range last.Tokens {
+		if tok.Generated {
+			p.Ids = append(p.Ids, tok.ID)
+		}
+	}
+	p.PredictedDecodeTokS = predict(gbs, p.BytesPerToken)
+	return p, nil
+}
+
+// promptOf is opt.Prompt cut to its first opt.PromptTokens tokens (whole
+// characters: a cut inside one drops its bytes).
+func promptOf(m *engine.Model, opt Options) string {
+	ids := m.Encode(opt.Prompt)
+	if len(ids) <= opt.PromptTokens {
+		return opt.Prompt
+	}
+	tok := m.Tokenizer()
+	if tok == nil {
+		return opt.Prompt
+	}
+	ids = ids[:opt.PromptTokens]
+	s := tok.Decode(ids)
+	for len(ids) > 1 && strings.HasSuffix(s, "\uFFFD") {
+		ids = ids[:len(ids)-1]
+		s = tok.Decode(ids)
+	}
+	return s
+}

@@ -1,0 +1,330 @@
+package lesson
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"loupe/trace"
+	"loupe/viz"
+)
+
+// The hand-made trace: "My cat is purple. But a" (7 tokens), 3 layers × 4
+// heads, 2 KV heads of 8 numbers; the model is about to write " purple".
+// Layer 2 (index 1), head 3 (index 2) puts 0.91 on « purple» (position 3);
+// every other head splits its weight between the first token and the rest
+// as the table below says, so the expected figures can be worked out by
+// hand.
+var handTokens = []trace.Token{
+	{ID: 11, Text: "My"}, {ID: 12, Text: " cat", Pos: 1}, {ID: 13, Text: " is", Pos: 2}, {ID: 14, Text: " purple", Pos: 3},
+	{ID: 15, Text: ".", Pos: 4}, {ID: 16, Text: " But", Pos: 5}, {ID: 17, Text: " a", Pos: 6},
+}
+
+// row is a head's weights over the 7 keys: sink on 0, src on 3, the rest
+// spread evenly over the 5 others.
+func row(sink, src float32) []float32 {
+	r := make([]float32, 7)
+	rest := (1 - sink - src) / 5
+	for i := range r {
+		r[i] = rest
+	}
+	r[0], r[3] = sink, src
+	return r
+}
+
+// handWeights[l][h] = {sink, src}.
+var handWeights = [3][4][2]float32{
+	{{0.6, 0.01}, {0.5, 0.02}, {0.7, 0.01}, {0.4, 0.03}},
+	{{0.5, 0.10}, {0.3, 0.20}, {0.05, 0.91}, {0.6, 0.05}},
+	{{0.4, 0.30}, {0.2, 0.50}, {0.5, 0.20}, {0.8, 0.10}},
+}
+
+func handInput(t *testing.T) Input {
+	t.Helper()
+	att := trace.Attention{QueryPos: 6, Weights: make([][][]float32, 3)}
+	for l := range 3 {
+		for h := range 4 {
+			att.Weights[l] = append(att.Weights[l], row(handWeights[l][h][0], handWeights[l][h][1]))
+		}
+	}
+	mlp := make([]trace.MLP, 3)
+	for l := range mlp {
+		mlp[l] = trace.MLP{Layer: l, Pos: 6, Values: []float32{0.01, -0.02, 0.6, -0.7, 1.5, -3.25, 0.04, 0.2, 0.9, -1.1}}
+	}
+	gen := []trace.Step{
+		{Pos: 7, Chosen: trace.Candidate{ID: 14, Text: " purple", P: 0.925},
+			Top: []trace.Candidate{{ID: 14, Text: " purple", P: 0.925}, {ID: 21, Text: " blue", P: 0.006}, {ID: 12, Text: " cat", P: 0.005}}},
+		{Pos: 8, Chosen: trace.Candidate{ID: 12, Text: " cat", P: 0.905}},
+		{Pos: 9, Chosen: trace.Candidate{ID: 15, Text: ".", P: 0.688}},
+	}
+	tokens := slices.Clone(handTokens)
+	for i, s := range gen {
+		tokens = append(tokens, trace.Token{ID: s.Chosen.ID, Text: s.Chosen.Text, Pos: 7 + i, Generated: true})
+	}
+	info := trace.ModelInfo{Name: "hand", Path: "/models/hand", Layers: 3, Heads: 4, KVHeads: 2, HeadDim: 8, Hidden: 16,
+		Intermediate: 10, Vocab: 100, TiedEmbeddings: true, ParamsEmbedding: 1600, ParamsAttention: 600, ParamsMLP: 480,
+		ParamsNorm: 112, WeightBytesPerTok: 6000, OutputBytesPerTok: 3200, KVBytesPerToken: 2 * 3 * 2 * 8 * 4}
+	run := &trace.Run{Model: info, Prompt: "My cat is purple. But a", Tokens: tokens, Steps: gen,
+		Timing: trace.Timing{PrefillTokens: 7, PrefillSeconds: 0.08, DecodeTokens: 3, DecodeSeconds: 0.72}}
+	emb := make([]float32, 16)
+	for i := range emb {
+		emb[i] = float32(i) / 1000
+	}
+	return Input{Model: info, Run: run, Inspect: &trace.Inspection{Pos: 6, Attention: att, MLP: mlp, Embedding: emb},
+		SourceRow: func(int) []float32 { return emb }}
+}
+
+func build(t *testing.T, in Input) *Lesson {
+	t.Helper()
+	l, err := Build(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Chapters) != len(IDs) {
+		t.Fatalf("%d chapters, want %d", len(l.Chapters), len(IDs))
+	}
+	for i, c := range l.Chapters {
+		if c.ID != IDs[i] || c.Title == "" || c.Text == "" || c.Figures == nil {
+			t.Errorf("chapter %d: %+v", i, c)
+		}
+		if n := sentences(c.Text); n < 2 || n > 4 {
+			t.Errorf("%s: %d sentences, want 2–4: %s", c.ID, n, c.Text)
+		}
+		if strings.Contains(c.Text, "NaN") || strings.Contains(c.Text, "%!") || strings.Contains(c.Text, "–") {
+			t.Errorf("%s: a placeholder or format error: %s", c.ID, c.Text)
+		}
+	}
+	return l
+}
+
+// sentences counts sentence ends (". " or a final ".", "!" or "?"),
+// skipping decimals and the "…" of a list.
+func sentences(s string) int {
+	n := 0
+	for i, r := range s {
+		if (r == '.' || r == '?') && (i == len(s)-1 || s[i+1] == ' ') {
+			n++
+		}
+	}
+	return n
+}
+
+func contains(t *testing.T, c *Chapter, parts ...string) {
+	t.Helper()
+	for _, p := range parts {
+		if !strings.Contains(c.Text, p) {
+			t.Errorf("%s: %q not in %q", c.ID, p, c.Text)
+		}
+	}
+}
+
+func TestAttentionFindsTheCopiedTokenAndItsHead(t *testing.T) {
+	l := build(t, handInput(t))
+	c := l.Chapter(Attention)
+	fig := c.Figures.(AttentionFigures)
+	// The top-1 « purple» is at position 3; the largest weight on it is
+	// 0.91, layer index 1, head index 2.
+	if fig.QueryPos != 6 || fig.SourcePos != 3 || fig.Layer != 1 || fig.Head != 2 || fig.Share != 0.91 || fig.SourceWhy != "top-1" {
+		t.Fatalf("attention figures %+v", fig)
+	}
+	contains(t, c, "layer 2, head 3 looks at «purple» 91.0 %", "3 tokens earlier", "4 query heads share 2 K/V heads")
+	if c.Show.Tab != "Attention" || c.Show.Source != 3 || c.Show.Layer != 1 || c.Show.Head != 2 {
+		t.Errorf("show %+v", c.Show)
+	}
+}
+
+func TestCountFromZero(t *testing.T) {
+	in := handInput(t)
+	in.Count = viz.FromZero
+	l := build(t, in)
+	contains(t, l.Chapter(Attention), "layer 1, head 2 looks at")
+	if f := l.Chapter(Attention).Figures.(AttentionFigures); f.Layer != 1 || f.Head != 2 {
+		t.Errorf("JSON indices change with the numbering: %+v", f)
+	}
+}
+
+func TestStrongestSourceWhenTheTop1IsNotInThePrompt(t *testing.T) {
+	in := handInput(t)
+	in.Run.Steps[0].Top[0] = trace.Candidate{ID: 99, Text: " green", P: 0.5}
+	f := build(t, in).Chapter(Attention).Figures.(AttentionFigures)
+	// Means over the 12 heads: position 3 gets (sum of src)/12, every
+	// other non-first position (1-sink-src)/5 on average; 3 wins.
+	if f.SourcePos != 3 || f.SourceWhy != "strongest" {
+		t.Fatalf("%+v", f)
+	}
+	// Make « cat» stronger in the last layer's every head: it wins.
+	for h := range 4 {
+		in.Inspect.Attention.Weights[2][h][1] += 0.9
+	}
+	if f := build(t, in).Chapter(Attention).Figures.(AttentionFigures); f.SourcePos != 1 {
+		t.Fatalf("source %d, want 1", f.SourcePos)
+	}
+}
+
+func TestGridMeansAndSink(t *testing.T) {
+	l := build(t, handInput(t))
+	g := l.Chapter(Grid).Figures.(GridFigures)
+	want := []float64{(0.01 + 0.02 + 0.01 + 0.03) / 4, (0.10 + 0.20 + 0.91 + 0.05) / 4, (0.30 + 0.50 + 0.20 + 0.10) / 4}
+	for i, w := range want {
+		if g.LayerMeans[i] == nil || math.Abs(*g.LayerMeans[i]-w) > 1e-6 {
+			t.Fatalf("layer means %v, want %v", g.LayerMeans, want)
+		}
+	}
+	if g.PeakLayer != 1 || g.FirstAbove5 != 1 {
+		t.Errorf("peak %d, first above 5 %%: %d", g.PeakLayer, g.FirstAbove5)
+	}
+	contains(t, l.Chapter(Grid), "Up to layer 1 it stays under 5 %", "up to 31.5 % at layer 2")
+	sink := 0.0
+	for _, layer := range handWeights {
+		for _, h := range layer {
+			sink += float64(h[0])
+		}
+	}
+	sink /= 12
+	if s := l.Chapter(Sink).Figures.(SinkFigures); math.Abs(s.MeanShare-sink) > 1e-6 {
+		t.Errorf("sink %v, want %v", s.MeanShare, sink)
+	}
+	contains(t, l.Chapter(Sink), viz.Percent(sink)+" of its attention", "«My»")
+}
+
+func TestKVCacheFromTheShape(t *testing.T) {
+	l := build(t, handInput(t))
+	k := l.Chapter(KVCache).Figures.(KVFigures)
+	per := int64(2 * 3 * 2 * 8 * 4)
+	if k.BytesPerToken != per || k.BytesAt4096 != 4096*per || k.BytesAt32000 != 32000*per || k.NumbersPerToken != 96 {
+		t.Fatalf("%+v", k)
+	}
+	contains(t, l.Chapter(KVCache), "2 × 3 layers × 2 K/V heads × 8 numbers = 96 numbers per token, 384 B", "1.6 MB at 4,096", "12 MB at 32,000")
+}
+
+func TestMLPCounts(t *testing.T) {
+	l := build(t, handInput(t))
+	m := l.Chapter(MLP).Figures.(MLPFigures)
+	// |v| sorted: 0.01 0.02 0.04 0.2 0.6 0.7 0.9 1.1 1.5 3.25.
+	if m.Layer != 1 || m.Count != 10 || m.Over05 != 6 || m.Over1 != 3 || m.Max != 3.25 || math.Abs(m.MedianAbs-0.65) > 1e-6 {
+		t.Fatalf("%+v", m)
+	}
+	contains(t, l.Chapter(MLP), "half of the 10 values are under 0.65", "6 exceed 0.5, 3 exceed 1", "largest is 3.2", "layer 2")
+}
+
+func TestOutputLoopAndTwoTimes(t *testing.T) {
+	in := handInput(t)
+	l := build(t, in)
+	o := l.Chapter(Output).Figures.(OutputFigures)
+	if len(o.Top10) != 3 || o.Top10[0].ID != 14 || !o.Tied || o.HeadParams != 1600 || o.Total != 2792 {
+		t.Fatalf("%+v", o)
+	}
+	contains(t, l.Chapter(Output), "«purple» 92.5 %, «blue» 0.6 %", "embedding table a second time", "1,600 parameters out of 2,792")
+	contains(t, l.Chapter(Loop), "«purple» 92.5 %, «cat» 90.5 %, «.» 68.8 %", "here 3 tokens")
+	tt := l.Chapter(TwoTimes).Figures.(TwoTimesFigures)
+	if tt.PrefillSeconds != 0.08 || tt.DecodeSeconds != 0.72 || math.Abs(tt.ReadingShare-0.1) > 1e-9 {
+		t.Fatalf("%+v", tt)
+	}
+	contains(t, l.Chapter(TwoTimes), "7 tokens of the prompt together (the prefill) took 0.08 s", "writing 3 tokens", "took 0.72 s", "Reading is 10.0 %")
+	in.Model.TiedEmbeddings, in.Model.ParamsOutput = false, 1600
+	contains(t, build(t, in).Chapter(Output), "separate output table")
+}
+
+func TestTimingChaptersSkippedWithoutRuns(t *testing.T) {
+	in := handInput(t)
+	l := build(t, in)
+	for _, id := range []string{ComputeMemory, Counterfactual} {
+		if l.Chapter(id).Skipped != NeedsTiming {
+			t.Errorf("%s: skipped %q", id, l.Chapter(id).Skipped)
+		}
+	}
+	if s := l.Chapter(Thinking).Skipped; s != "" {
+		t.Errorf("thinking on a model without a thinking template: skipped %q", s)
+	}
+	contains(t, l.Chapter(Thinking), "no thinking template")
+	in.ThinkingTemplate = true
+	if s := build(t, in).Chapter(Thinking).Skipped; s != NeedsTiming {
+		t.Errorf("thinking: skipped %q", s)
+	}
+	heads, err := FetchingHeads(in)
+	// Weights on « purple» ≥ 10 %: 0.91, 0.50, 0.30, 0.20, 0.20, 0.10, 0.10.
+	want := []trace.Head{{1, 2}, {2, 1}, {2, 0}, {1, 1}, {2, 2}, {1, 0}, {2, 3}}
+	if err != nil || !slices.Equal(heads, want) {
+		t.Errorf("fetching heads %v, want %v", heads, want)
+	}
+}
+
+func TestTimingChaptersWithRuns(t *testing.T) {
+	in := handInput(t)
+	in.ThinkingTemplate = true
+	in.Extra = &Extra{
+		Gold:         &trace.Timing{PrefillTokens: 3139, PrefillSeconds: 2.1, DecodeTokens: 100, DecodeSeconds: 7.5},
+		Kernels:      []KernelRun{{"avx512", 3139, 2.1, 101, 7.5}, {"avx2", 3139, 12.2, 101, 7.3}},
+		BandwidthGBs: 46,
+		ThinkOn:      &trace.Timing{PrefillTokens: 20, PrefillSeconds: 1, DecodeTokens: 500, DecodeSeconds: 39, ThinkingTokens: 400},
+		ThinkOff:     &trace.Timing{PrefillTokens: 20, PrefillSeconds: 1, DecodeTokens: 40, DecodeSeconds: 3},
+		Ablated: &Ablation{Heads: []trace.Head{{1, 2}}, First: trace.Step{Chosen: trace.Candidate{ID: 21, Text: " blue", P: 0.4},
+			Top: []trace.Candidate{{ID: 21, Text: " blue", P: 0.4}, {ID: 14, Text: " purple", P: 0.3}}}},
+	}
+	l := build(t, in)
+	for _, c := range l.Chapters {
+		if c.Skipped != "" {
+			t.Errorf("%s skipped: %s", c.ID, c.Skipped)
+		}
+	}
+	tt := l.Chapter(TwoTimes).Figures.(TwoTimesFigures)
+	if tt.GoldShare == nil || math.Abs(*tt.GoldShare-2.1/9.6) > 1e-9 {
+		t.Errorf("gold share %v", tt.GoldShare)
+	}
+	contains(t, l.Chapter(TwoTimes), "3,139 tokens read in 2.1 s", "reading is 21.9 %")
+	cm := l.Chapter(ComputeMemory).Figures.(ComputeFigures)
+	// 6,000 bytes × 100 passes / 7.5 s.
+	if math.Abs(cm.DecodeGBs[0]-6000*100/7.5/1e9) > 1e-12 {
+		t.Errorf("decode GB/s %v", cm.DecodeGBs)
+	}
+	contains(t, l.Chapter(ComputeMemory), "With avx2 kernels: reading 3,139 tokens takes 12 s", "46.0 GB/s")
+	th := l.Chapter(Thinking).Figures.(ThinkingFigures)
+	if th.Ratio == nil || math.Abs(*th.Ratio-10) > 1e-9 {
+		t.Errorf("thinking ratio %v", th.Ratio)
+	}
+	contains(t, l.Chapter(Thinking), "writes 500 tokens, 400 of them draft, in 40 s", "10.0 × longer")
+	cf := l.Chapter(Counterfactual).Figures.(CounterfactualFigures)
+	if cf.PAfter != 0.3 || math.Abs(cf.DeltaP-(0.3-0.925)) > 1e-12 || cf.NewTop1.ID != 21 {
+		t.Errorf("%+v", cf)
+	}
+	contains(t, l.Chapter(Counterfactual), "from 92.5 % to 30.0 % (Δp -62.5 points)", "now writes «blue»", "layer:head 2:3")
+}
+
+func TestDeltaNetLayersHaveAFixedState(t *testing.T) {
+	in := handInput(t)
+	// Layers 1 and 2 (from 1) are Gated DeltaNet layers: no attention map.
+	in.Model.LayerTypes = []string{"linear_attention", "linear_attention", "full_attention"}
+	in.Model.StateBytes = 4096
+	in.Inspect.Attention.Weights[0], in.Inspect.Attention.Weights[1] = nil, nil
+	l := build(t, in)
+	a := l.Chapter(Attention).Figures.(AttentionFigures)
+	if a.Layer != 2 || a.Head != 1 || a.Share != 0.5 || a.AttnLayers != 1 {
+		t.Fatalf("%+v", a)
+	}
+	g := l.Chapter(Grid).Figures.(GridFigures)
+	if g.LayerMeans[0] != nil || g.LayerMeans[1] != nil || g.LayerMeans[2] == nil {
+		t.Errorf("layer means %v: want null for the DeltaNet layers", g.LayerMeans)
+	}
+	k := l.Chapter(KVCache).Figures.(KVFigures)
+	if k.LayersWithKV != 1 || k.BytesPerToken != 2*1*2*8*4 {
+		t.Errorf("%+v", k)
+	}
+	contains(t, l.Chapter(KVCache), "Only 1 of the 3 layers keep one", "fixed state of 4.1 KB")
+	contains(t, l.Chapter(Grid), "The 2 Gated DeltaNet layers have no attention map")
+	if _, err := json.Marshal(l); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestBuildRefusesAnEmptyRun(t *testing.T) {
+	in := handInput(t)
+	in.Run.Steps = nil
+	if _, err := Build(in); err == nil {
+		t.Fatal("a run without a generated token built a lesson")
+	}
+	if _, err := Build(Input{}); err == nil {
+		t.Fatal("no run built a lesson")
+	}
+}

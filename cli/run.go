@@ -158,22 +158,11 @@ func runGenerate(f *runFlags, stdout io.Writer) (*trace.Run, string, error) {
 // generateText loads the model and generates, passing each piece of the
 // continuation to out as it is decoded.
 func generateText(f *runFlags, out func(string)) (*trace.Run, error) {
-	path := f.model
-	if path == "" {
-		dir, err := demoModelDir()
-		if err != nil {
-			return nil, err
-		}
-		if dir == "" {
-			return nil, errors.New("no --model given and this build has no demo model; pass --model PATH (a model folder)")
-		}
-		path = dir
-	}
-	if !f.seedSet && f.settings.Temperature > 0 {
-		f.settings.Seed = randomSeed()
-	}
-	ablate, err := trace.ParseHeads(f.ablate, 0)
+	path, err := modelPath(f.model)
 	if err != nil {
+		return nil, err
+	}
+	if _, err := trace.ParseHeads(f.ablate, 0); err != nil {
 		return nil, fmt.Errorf("--ablate: %v", err)
 	}
 	if f.prompt == "" && f.chat.chat {
@@ -184,6 +173,39 @@ func generateText(f *runFlags, out func(string)) (*trace.Run, error) {
 		return nil, err
 	}
 	defer m.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return generateOn(ctx, m, f, out)
+}
+
+// modelPath is --model, or the demo model's folder when it is empty.
+func modelPath(model string) (string, error) {
+	if model != "" {
+		return model, nil
+	}
+	dir, err := demoModelDir()
+	if err != nil {
+		return "", err
+	}
+	if dir == "" {
+		return "", errors.New("no --model given and this build has no demo model; pass --model PATH (a model folder)")
+	}
+	return dir, nil
+}
+
+// generateOn generates on a loaded model as `loupe run` does: the same
+// settings, no attention captured, the top-10 of every step.
+func generateOn(ctx context.Context, m *engine.Model, f *runFlags, out func(string)) (*trace.Run, error) {
+	if !f.seedSet && f.settings.Temperature > 0 {
+		f.settings.Seed = randomSeed()
+	}
+	ablate, err := trace.ParseHeads(f.ablate, 0)
+	if err != nil {
+		return nil, fmt.Errorf("--ablate: %v", err)
+	}
+	if f.prompt == "" && f.chat.chat {
+		return nil, errors.New("--prompt is empty: with --chat it is the user's message")
+	}
 	if _, bos := m.Tokenizer().BOS(); f.prompt == "" && !bos {
 		return nil, errors.New("--prompt is empty and this model starts no text with a BOS token; give the text to continue")
 	}
@@ -195,8 +217,6 @@ func generateText(f *runFlags, out func(string)) (*trace.Run, error) {
 	opt.Settings = f.settings
 	opt.Ablate = ablate
 	opt.Attn = engine.AttnCapture{} // nothing shows attention here: skip the copies
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
 	onEvent := func(e engine.Event) {
 		if e.Token != nil {
 			out(e.Token.Text)
@@ -204,7 +224,7 @@ func generateText(f *runFlags, out func(string)) (*trace.Run, error) {
 	}
 	if f.chat.chat {
 		if _, err := m.ChatTemplate(); errors.Is(err, chat.ErrNoTemplate) {
-			return nil, fmt.Errorf("--chat: %s has no chat template (tokenizer_config.json chat_template, chat_template.jinja or GGUF tokenizer.chat_template); it is a base model, drop --chat", path)
+			return nil, fmt.Errorf("--chat: %s has no chat template (tokenizer_config.json chat_template, chat_template.jinja or GGUF tokenizer.chat_template); it is a base model, drop --chat", m.Info().Path)
 		}
 		think, _ := parseThink(f.chat.think) // checked with the flags
 		return m.GenerateChat(ctx, f.chat.messages(f.prompt, f.systemSet), think, opt, onEvent)

@@ -54,10 +54,11 @@ func listIDs(ids []int, n int) string {
 	for _, id := range ids[:min(n, len(ids))] {
 		parts = append(parts, fmt.Sprint(id))
 	}
+	s := strings.Join(parts, ", ")
 	if len(ids) > n {
-		parts = append(parts, "…")
+		s += fmt.Sprintf(" and %d more", len(ids)-n)
 	}
-	return strings.Join(parts, ", ")
+	return s
 }
 
 // EmbeddingFigures: the source token's row of the embedding table.
@@ -124,6 +125,10 @@ func attentionChapter(f *facts) Chapter {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Attention is where a token takes information from the others, through %d heads per layer; "+
 		"%d query heads share %s, of %d numbers each. ", fig.Heads, fig.Heads, kvHeads(fig.KVHeads), fig.HeadDim)
+	if fig.AttnLayers < f.info.Layers {
+		fmt.Fprintf(&b, "Only %d of the %d layers have attention; the others are Gated DeltaNet layers, which keep a fixed summary of the text instead. ",
+			fig.AttnLayers, f.info.Layers)
+	}
 	if fig.Layer < 0 {
 		b.WriteString("No head of this run has an attention map.")
 	} else {
@@ -187,10 +192,11 @@ func gridChapter(f *facts) Chapter {
 		b.WriteString("No layer has an attention map.")
 	case fig.FirstAbove5 < 0:
 		fmt.Fprintf(&b, "The mean stays under 5 %% in every layer; its highest is %s at %s. ", viz.Percent(fig.PeakMean), f.count.Layer(fig.PeakLayer))
-	case fig.FirstAbove5 == 0:
-		fmt.Fprintf(&b, "Already %s at %s, it reaches %s at %s. ", viz.Percent(f.layerMeans[0]), f.count.Layer(0), viz.Percent(fig.PeakMean), f.count.Layer(fig.PeakLayer))
+	case f.lastMeanBefore(fig.FirstAbove5) < 0:
+		fmt.Fprintf(&b, "Already %s at %s, it reaches %s at %s. ", viz.Percent(f.layerMeans[fig.FirstAbove5]), f.count.Layer(fig.FirstAbove5),
+			viz.Percent(fig.PeakMean), f.count.Layer(fig.PeakLayer))
 	default:
-		fmt.Fprintf(&b, "Up to %s it stays under 5 %%, then it rises, up to %s at %s. ", f.count.Layer(fig.FirstAbove5-1),
+		fmt.Fprintf(&b, "Up to %s it stays under 5 %%, then it rises, up to %s at %s. ", f.count.Layer(f.lastMeanBefore(fig.FirstAbove5)),
 			viz.Percent(fig.PeakMean), f.count.Layer(fig.PeakLayer))
 	}
 	if _, without := f.attentionLayers(); len(without) > 0 {
@@ -199,6 +205,17 @@ func gridChapter(f *facts) Chapter {
 	return Chapter{ID: Grid, Title: "Where the model finds it: layers × heads", Text: b.String(), Figures: fig,
 		Question: fmt.Sprintf("In which layer do the heads find %s first?", tok(f.tokenText(f.source))),
 		Show:     Show{Tab: "Attention", Query: f.query, Source: f.source, Layer: fig.PeakLayer, Head: -1}}
+}
+
+// lastMeanBefore is the last layer below l with an attention map, -1 if
+// there is none.
+func (f *facts) lastMeanBefore(l int) int {
+	for k := l - 1; k >= 0; k-- {
+		if finite(f.layerMeans[k]) != nil {
+			return k
+		}
+	}
+	return -1
 }
 
 // SinkFigures: the mean share of every head on the first token.
@@ -269,7 +286,7 @@ type MLPFigures struct {
 	MedianAbs float64 `json:"median_abs"`
 	Over05    int     `json:"over_0_5"`
 	Over1     int     `json:"over_1"`
-	Max       float64 `json:"max"`
+	Max       float32 `json:"max"` // float32 as the engine's values, printed as inspect prints them
 	Params    int64   `json:"params_mlp"`
 	Total     int64   `json:"params_total"`
 }
@@ -292,7 +309,7 @@ func mlpChapter(f *facts) Chapter {
 	s := viz.SummarizeMLP(vals)
 	_, total, _ := viz.OutputReadShare(f.info)
 	fig := MLPFigures{Layer: l, Count: s.N, Over05: s.Above05, Over1: s.Above1, Params: f.info.ParamsMLP, Total: total}
-	fig.MedianAbs, fig.Max = orZero(s.MedianAbs), orZero(s.MaxAbs)
+	fig.MedianAbs, fig.Max = orZero(s.MedianAbs), float32(orZero(s.MaxAbs))
 	text := fmt.Sprintf("The second step of each layer works on each token alone: the MLP, %s pairs of learned directions; "+
 		"in each pair one acts as a valve on the other. For %s in %s, half of the %s values are under %s in size, "+
 		"%s exceed 0.5, %s exceed 1, and the largest is %s. The MLPs hold %s of the model's %s parameters.",

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 
 	"loupe/trace"
 	"loupe/viz"
@@ -51,9 +52,12 @@ func (f *facts) fetchingHeads() []trace.Head {
 // CounterfactualFigures: the first token's probability with the fetching
 // heads on and off.
 type CounterfactualFigures struct {
-	Heads   []trace.Head    `json:"heads"`
-	Token   trace.Candidate `json:"token"`    // the top-1 with every head on
-	PAfter  float64         `json:"p_after"`  // its probability with Heads off
+	Heads  []trace.Head    `json:"heads"`
+	Token  trace.Candidate `json:"token"`   // the top-1 with every head on
+	PAfter float64         `json:"p_after"` // its probability with Heads off
+	// Bound: the token fell out of the top-k; PAfter is the k-th's
+	// probability, an upper bound.
+	Bound   bool            `json:"p_after_is_bound"`
 	DeltaP  float64         `json:"delta_p"`  // PAfter − Token.P
 	NewTop1 trace.Candidate `json:"new_top1"` // the top-1 with Heads off
 }
@@ -73,31 +77,42 @@ func counterfactualChapter(f *facts) Chapter {
 	}
 	a := f.in.Extra.Ablated
 	fig := CounterfactualFigures{Heads: a.Heads, Token: top, NewTop1: firstChoice(a.First)}
-	fig.PAfter = probabilityOf(a.First, top.ID)
+	fig.PAfter, fig.Bound = probabilityOf(a.First, top.ID)
+	after := viz.Percent(fig.PAfter)
+	if fig.Bound {
+		after = "under " + after
+	}
 	fig.DeltaP = fig.PAfter - top.P
 	c.Figures = fig
 	verdict := "the information also flows elsewhere in the network"
 	if fig.NewTop1.ID != top.ID {
 		verdict = fmt.Sprintf("the model now writes %s (%s)", tok(fig.NewTop1.Text), viz.Percent(fig.NewTop1.P))
 	}
-	c.Text = fmt.Sprintf("With the %s that look most at %s switched off (%s), %s goes from %s to %s (Δp %+.1f points): %s. "+
+	c.Text = fmt.Sprintf("With the %s that look most at %s switched off (%s), %s goes from %s to %s (Δp %+.1f points or more): %s. "+
 		"This shows what these heads do together; on its own it does not say which one carries the word.",
 		plural(len(a.Heads), "head"), tok(f.tokenText(f.source)), "layer:head "+trace.FormatHeads(a.Heads, f.count.Base()), tok(top.Text),
-		viz.Percent(top.P), viz.Percent(fig.PAfter), 100*fig.DeltaP, verdict)
+		viz.Percent(top.P), after, 100*fig.DeltaP, verdict)
+	if !fig.Bound {
+		c.Text = strings.Replace(c.Text, " points or more)", " points)", 1)
+	}
 	return c
 }
 
-// probabilityOf is id's probability at step s (0 when outside its top-k).
-func probabilityOf(s trace.Step, id int) float64 {
+// probabilityOf is id's probability at step s; outside its top-k, the
+// k-th's probability, an upper bound (bound true).
+func probabilityOf(s trace.Step, id int) (p float64, bound bool) {
 	if s.Chosen.ID == id {
-		return s.Chosen.P
+		return s.Chosen.P, false
 	}
 	for _, c := range s.Top {
 		if c.ID == id {
-			return c.P
+			return c.P, false
 		}
 	}
-	return 0
+	if len(s.Top) > 0 {
+		return s.Top[len(s.Top)-1].P, true
+	}
+	return 0, true
 }
 
 // SummaryFigures: the two times and what one token reads.

@@ -14,6 +14,7 @@ package lesson
 
 import (
 	"errors"
+	"strings"
 
 	"loupe/trace"
 	"loupe/viz"
@@ -168,7 +169,9 @@ func Build(in Input) (*Lesson, error) {
 		kvChapter, mlpChapter, outputChapter, loopChapter, twoTimesChapter,
 		computeChapter, thinkingChapter, counterfactualChapter, summaryChapter,
 	} {
-		l.Chapters = append(l.Chapters, tell(f))
+		c := tell(f)
+		c.Text = strings.TrimSpace(c.Text)
+		l.Chapters = append(l.Chapters, c)
 	}
 	return l, nil
 }

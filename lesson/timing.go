@@ -121,7 +121,12 @@ func twoTimesChapter(f *facts) Chapter {
 			plural(g.PrefillTokens, "token"), viz.Seconds(g.PrefillSeconds), plural(g.DecodeTokens, "token"),
 			viz.Seconds(g.DecodeSeconds), viz.Percent(s))
 	}
-	b.WriteString("Even with a long text, writing makes most of the wait: every token written reads the whole model again.")
+	switch share := deref(fig.GoldShare); {
+	case fig.GoldShare == nil || share < 0.5:
+		b.WriteString("Even with a long text, writing makes most of the wait: every token written reads the whole model again.")
+	default:
+		b.WriteString("On this model a long text's reading weighs more than its writing: the whole text goes through the layers.")
+	}
 	return Chapter{ID: TwoTimes, Title: "The two times of an answer", Text: b.String(), Figures: fig,
 		Question: "Which takes longer here: reading the prompt, or writing the answer?",
 		Show:     Show{Tab: "Timing", Query: -1, Source: -1, Layer: -1, Head: -1}}
@@ -170,20 +175,26 @@ func computeChapter(f *facts) Chapter {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Writing one token reads every weight once: %s. ", viz.Bytes(bytes))
 	for i, r := range e.Kernels {
-		gbs := decodeGBs(r, bytes)
-		fig.DecodeGBs = append(fig.DecodeGBs, gbs)
-		fmt.Fprintf(&b, "With %s kernels: reading %s takes %s, writing %s takes %s (%.1f GB/s)", r.Level,
-			plural(r.PrefillTokens, "token"), viz.Seconds(r.PrefillSeconds), plural(r.DecodeTokens, "token"), viz.Seconds(r.DecodeSeconds), gbs)
-		if i == len(e.Kernels)-1 {
-			b.WriteString(". ")
-		} else {
-			b.WriteString("; ")
+		fig.DecodeGBs = append(fig.DecodeGBs, decodeGBs(r, bytes))
+		if i == 0 {
+			fmt.Fprintf(&b, "With %s kernels, reading %s takes %s and writing %s takes %s, %.1f GB/s read. ", r.Level,
+				plural(r.PrefillTokens, "token"), viz.Seconds(r.PrefillSeconds), plural(r.DecodeTokens, "token"),
+				viz.Seconds(r.DecodeSeconds), fig.DecodeGBs[0])
+			continue
 		}
+		base := e.Kernels[0]
+		fmt.Fprintf(&b, "With %s kernels, reading takes %.1f × that time and writing %.1f ×. ", r.Level,
+			ratio(r.PrefillSeconds, base.PrefillSeconds), ratio(r.DecodeSeconds, base.DecodeSeconds))
 	}
 	if e.BandwidthGBs > 0 {
-		fmt.Fprintf(&b, "The memory alone delivers %.1f GB/s: ", e.BandwidthGBs)
+		share := fig.DecodeGBs[0] / e.BandwidthGBs
+		fmt.Fprintf(&b, "The memory alone delivers %.1f GB/s: writing uses %s of it", e.BandwidthGBs, viz.Percent(share))
+		if share >= 0.5 {
+			b.WriteString(", it waits on memory, while reading waits on arithmetic.")
+		} else {
+			b.WriteString(", so on this machine it does not wait on memory alone.")
+		}
 	}
-	b.WriteString("faster arithmetic speeds the reading up; the writing waits on memory.")
 	c.Figures, c.Text = fig, b.String()
 	return c
 }
@@ -228,6 +239,13 @@ func thinkingChapter(f *facts) Chapter {
 		plural(off.DecodeTokens, "token"), viz.Seconds(waitOff), plural(on.DecodeTokens, "token"), viz.Thousands(int64(on.ThinkingTokens)),
 		viz.Seconds(waitOn), orZero(deref(fig.Ratio)))
 	return c
+}
+
+func ratio(a, b float64) float64 {
+	if b <= 0 {
+		return 0
+	}
+	return a / b
 }
 
 func deref(p *float64) float64 {

@@ -1,0 +1,277 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"slices"
+	"strconv"
+
+	"loupe/engine"
+	"loupe/engine/chat"
+	"loupe/engine/perf"
+	"loupe/kernels"
+	"loupe/lesson"
+	"loupe/trace"
+	"loupe/viz"
+)
+
+func init() {
+	register(Command{
+		Name:    "lesson",
+		Summary: "the article's walk-through told with this model's numbers on a prompt (--json, --timing)",
+		Run:     runLesson,
+	})
+}
+
+// lessonFlags are the command line of `loupe lesson`.
+type lessonFlags struct {
+	model, prompt, level string
+	maxTokens, threads   int
+	thinkTokens, count   int
+	asJSON, timing       bool
+}
+
+const lessonUsage = `usage: loupe lesson [--model M] --prompt TEXT [--json] [--timing]
+  Tells the article's chapters (tokens … summary) with the numbers of this
+  model on this prompt. Without --timing, two-times uses the prompt's own
+  run and compute-memory, thinking and counterfactual are skipped; with it
+  they run: The Gold-Bug passage at this and the AVX2 kernel level, the
+  prompt as a chat turn with thinking on and off (a model with a thinking
+  template), the prompt with the heads that fetch the source switched off.
+  --max-tokens N    tokens written per run (default 100)
+  --think-tokens N  at most this many tokens with thinking on (default 2048)
+  --count 1|0       count layers and heads in the text from 1 (the article) or 0
+  --threads N, --kernels LEVEL as for loupe run
+`
+
+func parseLessonFlags(args []string) (*lessonFlags, error) {
+	fs := flag.NewFlagSet("lesson", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	f := &lessonFlags{}
+	fs.StringVar(&f.model, "model", "", "")
+	fs.StringVar(&f.prompt, "prompt", "", "")
+	fs.IntVar(&f.maxTokens, "max-tokens", 100, "")
+	fs.IntVar(&f.thinkTokens, "think-tokens", 2048, "")
+	fs.IntVar(&f.count, "count", 1, "")
+	fs.IntVar(&f.threads, "threads", 0, "")
+	fs.StringVar(&f.level, "kernels", "auto", "")
+	fs.BoolVar(&f.asJSON, "json", false, "")
+	fs.BoolVar(&f.timing, "timing", false, "")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return nil, fmt.Errorf("unexpected argument %q (quote the prompt and pass it with --prompt)", fs.Arg(0))
+	case f.prompt == "":
+		return nil, errors.New("--prompt is empty; give the text the lesson follows")
+	case f.maxTokens < 1 || f.thinkTokens < 1:
+		return nil, errors.New("--max-tokens and --think-tokens must be at least 1")
+	case f.count != 0 && f.count != 1:
+		return nil, fmt.Errorf("--count %d: want 1 (as the article) or 0 (as the code)", f.count)
+	}
+	return f, checkThreads(f.threads)
+}
+
+func runLesson(args []string, stdout, stderr io.Writer) int {
+	f, err := parseLessonFlags(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(stdout, lessonUsage)
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "loupe lesson: %s\n", oneLine(err.Error()))
+		return 2
+	}
+	if err := setKernels(f.level); err != nil {
+		fmt.Fprintf(stderr, "loupe lesson: %v\n", err)
+		return 1
+	}
+	l, err := tellLesson(f, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "loupe lesson: %s\n", oneLine(err.Error()))
+		return 1
+	}
+	if f.asJSON {
+		return printJSON(stdout, stderr, l)
+	}
+	printLesson(stdout, l)
+	return 0
+}
+
+// tellLesson loads the model, inspects the last prompt token as `loupe
+// inspect` does (first, on a fresh cache, so the numbers are the same),
+// generates as `loupe run` does, makes the timing runs when asked and
+// builds the chapters.
+func tellLesson(f *lessonFlags, log io.Writer) (*lesson.Lesson, error) {
+	path, err := modelPath(f.model)
+	if err != nil {
+		return nil, err
+	}
+	m, err := engine.Load(path, engine.LoadOptions{Threads: f.threads})
+	if err != nil {
+		return nil, err
+	}
+	defer m.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	ids := m.Encode(f.prompt)
+	if len(ids) == 0 {
+		return nil, errors.New("the prompt encodes to no token")
+	}
+	insp, err := m.Inspect(ctx, ids, len(ids)-1, engine.InspectOptions{})
+	if err != nil {
+		return nil, err
+	}
+	run, err := generateOn(ctx, m, f.runFlags(f.prompt, f.maxTokens), func(string) {})
+	if err != nil {
+		return nil, err
+	}
+	in := lesson.Input{Model: m.Info(), Run: run, Inspect: insp, SourceRow: m.Embedding, Count: viz.FromOne}
+	if f.count == 0 {
+		in.Count = viz.FromZero
+	}
+	in.ChatSpecial, in.ThinkingTemplate = chatSpecials(m)
+	if f.timing {
+		if in.Extra, err = timingRuns(ctx, m, f, in, log); err != nil {
+			return nil, err
+		}
+	}
+	return lesson.Build(in)
+}
+
+// runFlags are `loupe run`'s defaults with this prompt and length.
+func (f *lessonFlags) runFlags(prompt string, maxTokens int) *runFlags {
+	rf, err := parseRunFlags([]string{"--prompt", prompt, "--max-tokens", strconv.Itoa(maxTokens)}, io.Discard)
+	if err != nil { // cannot happen: the arguments are ours
+		panic(err)
+	}
+	return rf
+}
+
+// chatSpecials lists the control tokens the chat template wraps a user's
+// message in, and whether it has a thinking switch.
+func chatSpecials(m *engine.Model) (specials []string, thinking bool) {
+	tpl, err := m.ChatTemplate()
+	if err != nil {
+		return nil, false
+	}
+	_, ids, err := m.RenderChat([]chat.Message{{Role: "user", Content: "x"}}, chat.ThinkDefault)
+	if err != nil {
+		return nil, tpl.HasThinking()
+	}
+	for _, id := range ids {
+		if s := m.TokenText(id); m.Tokenizer().IsAdded(id) && !slices.Contains(specials, s) {
+			specials = append(specials, s)
+		}
+	}
+	return specials, tpl.HasThinking()
+}
+
+// timingRuns are the runs beyond the prompt's own: the Gold-Bug passage at
+// the active kernel level and at AVX2, the bandwidth, thinking on and off,
+// and the prompt with the fetching heads off.
+func timingRuns(ctx context.Context, m *engine.Model, f *lessonFlags, in lesson.Input, log io.Writer) (*lesson.Extra, error) {
+	e := &lesson.Extra{}
+	if err := m.WarmUp(ctx); err != nil { // the first pass pays page faults
+		return nil, err
+	}
+	levels := []kernels.Level{kernels.Active()}
+	if kernels.Active() > kernels.AVX2 && kernels.Supported(kernels.AVX2) {
+		levels = append(levels, kernels.AVX2)
+	}
+	defer kernels.SetLevel(kernels.Active())
+	passage, err := goldBugFitting(m, f.maxTokens)
+	if err != nil {
+		return nil, err
+	}
+	for _, lv := range levels {
+		if err := kernels.SetLevel(lv); err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(log, "reading and writing The Gold-Bug passage with %s kernels…\n", lv)
+		run, err := generateOn(ctx, m, f.runFlags(passage, f.maxTokens), func(string) {})
+		if err != nil {
+			return nil, err
+		}
+		t := run.Timing
+		if e.Gold == nil {
+			e.Gold = &t
+		}
+		e.Kernels = append(e.Kernels, lesson.KernelRun{Level: lv.String(), PrefillTokens: t.PrefillTokens,
+			PrefillSeconds: t.PrefillSeconds, DecodeTokens: t.DecodeTokens, DecodeSeconds: t.DecodeSeconds})
+	}
+	if err := kernels.SetLevel(levels[0]); err != nil {
+		return nil, err
+	}
+	gbs, _, err := benchBandwidth(m.Threads(), &benchFlags{membwPasses: 3}, log)
+	if err != nil {
+		return nil, err
+	}
+	e.BandwidthGBs = gbs
+	if in.ThinkingTemplate {
+		if e.ThinkOn, e.ThinkOff, err = thinkRuns(ctx, m, f, log); err != nil {
+			return nil, err
+		}
+	}
+	heads, err := lesson.FetchingHeads(in)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(log, "the prompt again with heads %s (from 0) switched off…\n", trace.FormatHeads(heads, 0))
+	rf := f.runFlags(f.prompt, 1)
+	rf.ablate = trace.FormatHeads(heads, 0)
+	run, err := generateOn(ctx, m, rf, func(string) {})
+	if err != nil {
+		return nil, err
+	}
+	e.Ablated = &lesson.Ablation{Heads: heads, First: run.Steps[0]}
+	return e, nil
+}
+
+// goldBugFitting is The Gold-Bug passage, cut to leave room in the model's
+// context for maxTokens written.
+func goldBugFitting(m *engine.Model, maxTokens int) (string, error) {
+	tok := m.Tokenizer()
+	n := min(len(tok.Encode(goldBug)), m.Info().MaxPositions-maxTokens-1)
+	if n < 1 {
+		return "", fmt.Errorf("--max-tokens %d leaves no room for The Gold-Bug passage in the model's context of %d", maxTokens, m.Info().MaxPositions)
+	}
+	return perf.PromptOfTokens(goldBug, n, tok.Encode, tok.Decode)
+}
+
+// thinkRuns asks the prompt as a chat turn with thinking on, then off.
+func thinkRuns(ctx context.Context, m *engine.Model, f *lessonFlags, log io.Writer) (on, off *trace.Timing, err error) {
+	var out [2]*trace.Timing
+	for i, think := range []string{"on", "off"} {
+		fmt.Fprintf(log, "the prompt as a chat turn, thinking %s…\n", think)
+		n := f.maxTokens
+		if think == "on" {
+			n = f.thinkTokens
+		}
+		rf := f.runFlags(f.prompt, n)
+		rf.chat.chat, rf.chat.think = true, think
+		run, err := generateOn(ctx, m, rf, func(string) {})
+		if err != nil {
+			return nil, nil, err
+		}
+		out[i] = &run.Timing
+	}
+	return out[0], out[1], nil
+}
+
+// printLesson writes the chapters as text.
+func printLesson(w io.Writer, l *lesson.Lesson) {
+	fmt.Fprintf(w, "%s — %q\n", l.Model, l.Prompt)
+	for i, c := range l.Chapters {
+		fmt.Fprintf(w, "\n%d / %d  %s  [%s]\n%s\n", i+1, len(l.Chapters), c.Title, c.ID, c.Text)
+		if c.Skipped != "" {
+			fmt.Fprintf(w, "(skipped: %s)\n", c.Skipped)
+		}
+	}
+}

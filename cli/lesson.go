@@ -17,7 +17,6 @@ import (
 	"loupe/kernels"
 	"loupe/lesson"
 	"loupe/trace"
-	"loupe/viz"
 )
 
 func init() {
@@ -132,10 +131,7 @@ func tellLesson(f *lessonFlags, log io.Writer) (*lesson.Lesson, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := lesson.Input{Model: m.Info(), Run: run, Inspect: insp, SourceRow: m.Embedding, Count: viz.FromOne}
-	if f.count == 0 {
-		in.Count = viz.FromZero
-	}
+	in := lesson.Input{Model: m.Info(), Run: run, Inspect: insp, SourceRow: m.Embedding, FromZero: f.count == 0}
 	in.ChatSpecial, in.ThinkingTemplate = chatSpecials(m)
 	if f.timing {
 		if in.Extra, err = timingRuns(ctx, m, f, in, log); err != nil {

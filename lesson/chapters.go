@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"loupe/format"
 	"loupe/trace"
-	"loupe/viz"
+	"loupe/trace/stats"
 )
 
 // TokensFigures: the prompt's tokens and the vocabulary.
@@ -25,8 +26,8 @@ func tokensChapter(f *facts) Chapter {
 		fig.Texts = append(fig.Texts, t.Text)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "The text is first cut into tokens: %s here (%s). ", viz.Thousands(int64(fig.Count)), listTokens(f.prompt, 8))
-	fmt.Fprintf(&b, "Each one is a number in a vocabulary of %s tokens: %s. ", viz.Thousands(int64(fig.Vocab)), listIDs(fig.IDs, 8))
+	fmt.Fprintf(&b, "The text is first cut into tokens: %s here (%s). ", format.Thousands(int64(fig.Count)), listTokens(f.prompt, 8))
+	fmt.Fprintf(&b, "Each one is a number in a vocabulary of %s tokens: %s. ", format.Thousands(int64(fig.Vocab)), listIDs(fig.IDs, 8))
 	if len(fig.ChatSpecial) > 0 {
 		fmt.Fprintf(&b, "In a chat, the template also wraps every message in control tokens the user never types: %s.",
 			strings.Join(fig.ChatSpecial, " "))
@@ -86,8 +87,8 @@ func embeddingChapter(f *facts) Chapter {
 	text := fmt.Sprintf("Each token is replaced by one row of a large learned table, the embedding table: %s rows of %s numbers. "+
 		"%s becomes %s… %s numbers. From here on the model never sees words again, only these lists of numbers, "+
 		"and each list goes through the %d layers, every layer adding its changes to it.",
-		viz.Thousands(int64(fig.Rows)), viz.Thousands(int64(fig.Dims)), tok(fig.Text), numbers(fig.First),
-		viz.Thousands(int64(fig.Dims)), fig.Layers)
+		format.Thousands(int64(fig.Rows)), format.Thousands(int64(fig.Dims)), tok(fig.Text), numbers(fig.First),
+		format.Thousands(int64(fig.Dims)), fig.Layers)
 	return Chapter{ID: Embedding, Title: "Tokens become lists of numbers", Text: text, Figures: fig,
 		Show: Show{Tab: "Embedding", Query: p, Source: -1, Layer: -1, Head: -1}}
 }
@@ -133,7 +134,7 @@ func attentionChapter(f *facts) Chapter {
 		b.WriteString("No head of this run has an attention map.")
 	} else {
 		fmt.Fprintf(&b, "From the last token %s, %s, %s looks at %s %s, %s earlier. ", tok(fig.Query),
-			f.count.Layer(fig.Layer), f.count.Head(fig.Head), tok(fig.Source), viz.Percent(float64(fig.Share)),
+			f.count.Layer(fig.Layer), f.count.Head(fig.Head), tok(fig.Source), format.Percent(float64(fig.Share)),
 			tokensAgo(fig.QueryPos-fig.SourcePos))
 		if fig.SourceWhy == "top-1" {
 			fmt.Fprintf(&b, "It is the word the model is about to write: it found it in the prompt, nobody told it to look there.")
@@ -191,13 +192,13 @@ func gridChapter(f *facts) Chapter {
 	case fig.PeakLayer < 0:
 		b.WriteString("No layer has an attention map.")
 	case fig.FirstAbove5 < 0:
-		fmt.Fprintf(&b, "The mean stays under 5 %% in every layer; its highest is %s at %s. ", viz.Percent(fig.PeakMean), f.count.Layer(fig.PeakLayer))
+		fmt.Fprintf(&b, "The mean stays under 5 %% in every layer; its highest is %s at %s. ", format.Percent(fig.PeakMean), f.count.Layer(fig.PeakLayer))
 	case f.lastMeanBefore(fig.FirstAbove5) < 0:
-		fmt.Fprintf(&b, "Already %s at %s, it reaches %s at %s. ", viz.Percent(f.layerMeans[fig.FirstAbove5]), f.count.Layer(fig.FirstAbove5),
-			viz.Percent(fig.PeakMean), f.count.Layer(fig.PeakLayer))
+		fmt.Fprintf(&b, "Already %s at %s, it reaches %s at %s. ", format.Percent(f.layerMeans[fig.FirstAbove5]), f.count.Layer(fig.FirstAbove5),
+			format.Percent(fig.PeakMean), f.count.Layer(fig.PeakLayer))
 	default:
 		fmt.Fprintf(&b, "Up to %s it stays under 5 %%, then it rises, up to %s at %s. ", f.count.Layer(f.lastMeanBefore(fig.FirstAbove5)),
-			viz.Percent(fig.PeakMean), f.count.Layer(fig.PeakLayer))
+			format.Percent(fig.PeakMean), f.count.Layer(fig.PeakLayer))
 	}
 	if _, without := f.attentionLayers(); len(without) > 0 {
 		fmt.Fprintf(&b, "The %d Gated DeltaNet layers have no attention map: their rows are empty.", len(without))
@@ -225,39 +226,43 @@ type SinkFigures struct {
 }
 
 func sinkChapter(f *facts) Chapter {
-	fig := SinkFigures{MeanShare: viz.SinkShare(f.attn), First: f.tokenText(0)}
+	fig := SinkFigures{MeanShare: stats.SinkShare(f.attn), First: f.tokenText(0)}
 	text := fmt.Sprintf("On average over every layer and head, %s gives %s of its attention to the very first token, %s. "+
 		"Researchers call it an attention sink: the first token draws a large share even when it carries nothing useful, "+
 		"a resting point for heads that have nothing to fetch.",
-		tok(f.tokenText(f.query)), viz.Percent(fig.MeanShare), tok(fig.First))
+		tok(f.tokenText(f.query)), format.Percent(fig.MeanShare), tok(fig.First))
 	return Chapter{ID: Sink, Title: "The attention sink", Text: text, Figures: fig,
 		Show: Show{Tab: "Attention", Query: f.query, Source: 0, Layer: -1, Head: -1}}
 }
 
 // KVFigures: the size of the KV cache against the weights.
 type KVFigures struct {
-	LayersWithKV    int     `json:"layers_with_kv"`
-	KVHeads         int     `json:"kv_heads"`
-	HeadDim         int     `json:"head_dim"`
-	BytesPerElement int     `json:"bytes_per_element"`
-	NumbersPerToken int64   `json:"numbers_per_token"`
-	BytesPerToken   int64   `json:"bytes_per_token"`
-	BytesAt4096     int64   `json:"bytes_at_4096"`
-	BytesAt32000    int64   `json:"bytes_at_32000"`
-	WeightBytes     int64   `json:"weight_bytes_per_token"`
-	StateBytes      int64   `json:"state_bytes"`
-	Share32000      float64 `json:"share_of_weights_at_32000"`
+	LayersWithKV    int   `json:"layers_with_kv"`
+	KVHeads         int   `json:"kv_heads"`
+	HeadDim         int   `json:"head_dim"`
+	BytesPerElement int   `json:"bytes_per_element"`
+	NumbersPerToken int64 `json:"numbers_per_token"`
+	BytesPerToken   int64 `json:"bytes_per_token"` // Loupe's fp32 cache
+	// BytesPerTokenBF16 is the same cache in bf16, as most engines and the
+	// article keep it.
+	BytesPerTokenBF16 int64   `json:"bytes_per_token_bf16"`
+	BytesAt4096       int64   `json:"bytes_at_4096"`
+	BytesAt32000      int64   `json:"bytes_at_32000"`
+	WeightBytes       int64   `json:"weight_bytes_per_token"`
+	StateBytes        int64   `json:"state_bytes"`
+	Share32000        float64 `json:"share_of_weights_at_32000"`
 }
 
-// kvBytesPerElement: Loupe keeps keys and values as 32-bit floats.
+// kvBytesPerElement: Loupe keeps keys and values as 32-bit floats
+// (stats.KVSizesOf).
 const kvBytesPerElement = 4
 
 func kvChapter(f *facts) Chapter {
 	nKV, without := f.attentionLayers()
 	fig := KVFigures{LayersWithKV: nKV, KVHeads: f.info.KVHeads, HeadDim: f.info.HeadDim, BytesPerElement: kvBytesPerElement,
 		WeightBytes: f.info.WeightBytesPerTok, StateBytes: f.info.StateBytes}
-	fig.NumbersPerToken = 2 * int64(nKV) * int64(fig.KVHeads) * int64(fig.HeadDim)
-	fig.BytesPerToken = fig.NumbersPerToken * kvBytesPerElement
+	kv := stats.KVSizesOf(f.info)
+	fig.NumbersPerToken, fig.BytesPerToken, fig.BytesPerTokenBF16 = kv.Numbers, kv.BytesF32, kv.BytesBF
 	fig.BytesAt4096, fig.BytesAt32000 = 4096*fig.BytesPerToken, 32000*fig.BytesPerToken
 	if fig.WeightBytes > 0 {
 		fig.Share32000 = float64(fig.BytesAt32000) / float64(fig.WeightBytes)
@@ -266,11 +271,11 @@ func kvChapter(f *facts) Chapter {
 	b.WriteString("Once computed, a token's key and value never change, so the engine keeps them: the KV cache, one more row per token. ")
 	fmt.Fprintf(&b, "Here that is 2 × %d layers × %s × %d numbers = %s numbers per token, %s in 32-bit floats; "+
 		"%s at 4,096 tokens and %s at 32,000, read again for every token written, next to %s of weights. ",
-		nKV, kvHeads(fig.KVHeads), fig.HeadDim, viz.Thousands(fig.NumbersPerToken), viz.Bytes(float64(fig.BytesPerToken)),
-		viz.Bytes(float64(fig.BytesAt4096)), viz.Bytes(float64(fig.BytesAt32000)), viz.Bytes(float64(fig.WeightBytes)))
+		nKV, kvHeads(fig.KVHeads), fig.HeadDim, format.Thousands(fig.NumbersPerToken), format.Bytes(float64(fig.BytesPerToken)),
+		format.Bytes(float64(fig.BytesAt4096)), format.Bytes(float64(fig.BytesAt32000)), format.Bytes(float64(fig.WeightBytes)))
 	if len(without) > 0 {
 		fmt.Fprintf(&b, "Only %d of the %d layers keep one: the other %d are Gated DeltaNet layers, which fold every token into a fixed state of %s that does not grow with the text.",
-			nKV, f.info.Layers, len(without), viz.Bytes(float64(fig.StateBytes)))
+			nKV, f.info.Layers, len(without), format.Bytes(float64(fig.StateBytes)))
 	} else {
 		b.WriteString("The longer the conversation, the more each new token costs.")
 	}
@@ -306,16 +311,16 @@ func mlpChapter(f *facts) Chapter {
 	if l >= 0 && l < len(f.in.Inspect.MLP) {
 		vals = f.in.Inspect.MLP[l].Values
 	}
-	s := viz.SummarizeMLP(vals)
-	_, total, _ := viz.OutputReadShare(f.info)
+	s := stats.SummarizeMLP(vals)
+	_, total, _ := stats.OutputReadShare(f.info)
 	fig := MLPFigures{Layer: l, Count: s.N, Over05: s.Above05, Over1: s.Above1, Params: f.info.ParamsMLP, Total: total}
 	fig.MedianAbs, fig.Max = orZero(s.MedianAbs), float32(orZero(s.MaxAbs))
 	text := fmt.Sprintf("The second step of each layer works on each token alone: the MLP, %s pairs of learned directions; "+
 		"in each pair one acts as a valve on the other. For %s in %s, half of the %s values are under %s in size, "+
 		"%s exceed 0.5, %s exceed 1, and the largest is %s. The MLPs hold %s of the model's %s parameters.",
-		viz.Thousands(int64(f.info.Intermediate)), tok(f.tokenText(f.query)), f.count.Layer(l), viz.Thousands(int64(fig.Count)),
-		fmt.Sprintf("%.2g", fig.MedianAbs), viz.Thousands(int64(fig.Over05)), viz.Thousands(int64(fig.Over1)),
-		fmt.Sprintf("%.2g", fig.Max), viz.Count(fig.Params), viz.Count(fig.Total))
+		format.Thousands(int64(f.info.Intermediate)), tok(f.tokenText(f.query)), f.count.Layer(l), format.Thousands(int64(fig.Count)),
+		fmt.Sprintf("%.2g", fig.MedianAbs), format.Thousands(int64(fig.Over05)), format.Thousands(int64(fig.Over1)),
+		fmt.Sprintf("%.2g", fig.Max), format.Count(fig.Params), format.Count(fig.Total))
 	return Chapter{ID: MLP, Title: "The token alone: the MLP", Text: text, Figures: fig,
 		Show: Show{Tab: "MLP", Query: f.query, Source: -1, Layer: l, Head: -1}}
 }

@@ -6,8 +6,9 @@ import (
 	"slices"
 	"strings"
 
+	"loupe/format"
 	"loupe/trace"
-	"loupe/viz"
+	"loupe/trace/stats"
 )
 
 // fetchingHeadsMax is how many heads the counterfactual switches off at
@@ -72,13 +73,13 @@ func counterfactualChapter(f *facts) Chapter {
 		c.Figures = CounterfactualFigures{Heads: heads, Token: top}
 		c.Text = fmt.Sprintf("Is one head indispensable? This chapter runs the prompt again with the %s that look most at %s switched off "+
 			"(layer:head %s) and compares the probability of %s; it needs the timing runs.",
-			plural(len(heads), "head"), tok(f.tokenText(f.source)), trace.FormatHeads(heads, f.count.Base()), tok(top.Text))
+			format.Plural(len(heads), "head"), tok(f.tokenText(f.source)), trace.FormatHeads(heads, f.count.Base()), tok(top.Text))
 		return c
 	}
 	a := f.in.Extra.Ablated
 	fig := CounterfactualFigures{Heads: a.Heads, Token: top, NewTop1: firstChoice(a.First)}
 	fig.PAfter, fig.Bound = probabilityOf(a.First, top.ID)
-	after := viz.Percent(fig.PAfter)
+	after := format.Percent(fig.PAfter)
 	if fig.Bound {
 		after = "under " + after
 	}
@@ -86,12 +87,12 @@ func counterfactualChapter(f *facts) Chapter {
 	c.Figures = fig
 	verdict := "the information also flows elsewhere in the network"
 	if fig.NewTop1.ID != top.ID {
-		verdict = fmt.Sprintf("the model now writes %s (%s)", tok(fig.NewTop1.Text), viz.Percent(fig.NewTop1.P))
+		verdict = fmt.Sprintf("the model now writes %s (%s)", tok(fig.NewTop1.Text), format.Percent(fig.NewTop1.P))
 	}
 	c.Text = fmt.Sprintf("With the %s that look most at %s switched off (%s), %s goes from %s to %s (Δp %+.1f points or more): %s. "+
 		"This shows what these heads do together; on its own it does not say which one carries the word.",
-		plural(len(a.Heads), "head"), tok(f.tokenText(f.source)), "layer:head "+trace.FormatHeads(a.Heads, f.count.Base()), tok(top.Text),
-		viz.Percent(top.P), after, 100*fig.DeltaP, verdict)
+		format.Plural(len(a.Heads), "head"), tok(f.tokenText(f.source)), "layer:head "+trace.FormatHeads(a.Heads, f.count.Base()), tok(top.Text),
+		format.Percent(top.P), after, 100*fig.DeltaP, verdict)
 	if !fig.Bound {
 		c.Text = strings.Replace(c.Text, " points or more)", " points)", 1)
 	}
@@ -125,13 +126,13 @@ type SummaryFigures struct {
 
 func summaryChapter(f *facts) Chapter {
 	t := f.in.Run.Timing
-	_, total, _ := viz.OutputReadShare(f.info)
+	_, total, _ := stats.OutputReadShare(f.info)
 	fig := SummaryFigures{ReadingShare: readingShare(t.PrefillSeconds, t.DecodeSeconds),
 		BytesPerToken: float64(f.info.WeightBytesPerTok + f.info.StateBytes), Layers: f.info.Layers, Params: total}
 	text := fmt.Sprintf("An answer is two times. Reading is computation: all the tokens go through the %d layers together, "+
 		"and a processor that computes faster reads faster. Writing is memory: one token at a time, and for each one the %s parameters, "+
 		"%s, read again. Here reading was %s of the wait: what matters is not tokens per second, it is the time you wait.",
-		fig.Layers, viz.Count(fig.Params), viz.Bytes(fig.BytesPerToken), viz.Percent(fig.ReadingShare))
+		fig.Layers, format.Count(fig.Params), format.Bytes(fig.BytesPerToken), format.Percent(fig.ReadingShare))
 	return Chapter{ID: Summary, Title: "What to remember", Text: text, Figures: fig,
 		Show: Show{Tab: "Timing", Query: -1, Source: -1, Layer: -1, Head: -1}}
 }

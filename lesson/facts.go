@@ -1,11 +1,13 @@
 package lesson
 
 import (
+	"fmt"
 	"math"
 	"strings"
 
+	"loupe/format"
 	"loupe/trace"
-	"loupe/viz"
+	"loupe/trace/stats"
 )
 
 // facts are the derived numbers every chapter shares: the prompt, the
@@ -14,7 +16,7 @@ import (
 type facts struct {
 	in     Input
 	info   trace.ModelInfo
-	count  viz.Numbering
+	count  numbering
 	prompt []trace.Token // the prompt's tokens
 	gen    []trace.Step  // the generated steps
 	attn   trace.Attention
@@ -33,7 +35,7 @@ func newFacts(in Input) (*facts, error) {
 	if in.Run == nil || in.Inspect == nil {
 		return nil, errNoData
 	}
-	f := &facts{in: in, info: in.Model, count: in.Count, attn: in.Inspect.Attention}
+	f := &facts{in: in, info: in.Model, count: numbering(btoi(!in.FromZero)), attn: in.Inspect.Attention}
 	for _, t := range in.Run.Tokens {
 		if !t.Generated {
 			f.prompt = append(f.prompt, t)
@@ -77,7 +79,7 @@ func findSource(a trace.Attention, prompt []trace.Token, top1 trace.Candidate) (
 			if !match(prompt[p]) {
 				continue
 			}
-			if v := viz.SourceShare(a, p); v > bestV {
+			if v := stats.SourceShare(a, p); v > bestV {
 				best, bestV = p, v
 			}
 		}
@@ -87,13 +89,7 @@ func findSource(a trace.Attention, prompt []trace.Token, top1 trace.Candidate) (
 		want := plain(top1.Text)
 		match = func(t trace.Token) bool { return want != "" && plain(t.Text) == want }
 	}
-	best, bestV := 1, -1.0
-	for p := 1; p < q; p++ {
-		if v := viz.SourceShare(a, p); v > bestV {
-			best, bestV = p, v
-		}
-	}
-	return best, "strongest"
+	return stats.StrongestSource(a), "strongest"
 }
 
 // plain is a token's text without surrounding spaces, in lower case.
@@ -124,7 +120,21 @@ func sourceMeans(a trace.Attention, src int) []float64 {
 			}
 		}
 	}
-	return viz.LayerMeans(g)
+	return stats.RowMeans(g)
+}
+
+// numbering is the number given to the first layer and head in the text.
+type numbering int
+
+func (n numbering) Base() int          { return int(n) }
+func (n numbering) Layer(i int) string { return fmt.Sprintf("layer %d", i+int(n)) }
+func (n numbering) Head(i int) string  { return fmt.Sprintf("head %d", i+int(n)) }
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // attentionLayers counts the layers with an attention map and lists the
@@ -145,7 +155,7 @@ func tok(s string) string {
 	if t := strings.TrimSpace(s); t != "" {
 		s = t
 	}
-	return "«" + viz.Visible(s) + "»"
+	return "«" + format.Visible(s) + "»"
 }
 
 // tokenText is the text of prompt position p.

@@ -17,7 +17,6 @@ import (
 	"strings"
 
 	"loupe/trace"
-	"loupe/viz"
 )
 
 // The chapter ids, in the article's order. They are a contract: the
@@ -66,9 +65,9 @@ type Input struct {
 	// Extra are the measured runs beyond the prompt's own (--timing, or the
 	// window's timing chapters); nil when not run.
 	Extra *Extra
-	// Count is how the text numbers layers and heads (from 1 as the
-	// article, or from 0 as the code).
-	Count viz.Numbering
+	// FromZero numbers layers and heads in the text from 0, as the code
+	// and the tensor names; by default from 1, as the article.
+	FromZero bool
 }
 
 // Extra are the runs the timing chapters need beyond the prompt's own.

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"loupe/format"
 	"loupe/trace"
-	"loupe/viz"
 )
 
 // The hand-made trace: "My cat is purple. But a" (7 tokens), 3 layers × 4
@@ -137,7 +137,7 @@ func TestAttentionFindsTheCopiedTokenAndItsHead(t *testing.T) {
 
 func TestCountFromZero(t *testing.T) {
 	in := handInput(t)
-	in.Count = viz.FromZero
+	in.FromZero = true
 	l := build(t, in)
 	contains(t, l.Chapter(Attention), "layer 1, head 2 looks at")
 	if f := l.Chapter(Attention).Figures.(AttentionFigures); f.Layer != 1 || f.Head != 2 {
@@ -186,7 +186,7 @@ func TestGridMeansAndSink(t *testing.T) {
 	if s := l.Chapter(Sink).Figures.(SinkFigures); math.Abs(s.MeanShare-sink) > 1e-6 {
 		t.Errorf("sink %v, want %v", s.MeanShare, sink)
 	}
-	contains(t, l.Chapter(Sink), viz.Percent(sink)+" of its attention", "«My»")
+	contains(t, l.Chapter(Sink), format.Percent(sink)+" of its attention", "«My»")
 }
 
 func TestKVCacheFromTheShape(t *testing.T) {
@@ -299,6 +299,7 @@ func TestDeltaNetLayersHaveAFixedState(t *testing.T) {
 	// Layers 1 and 2 (from 1) are Gated DeltaNet layers: no attention map.
 	in.Model.LayerTypes = []string{"linear_attention", "linear_attention", "full_attention"}
 	in.Model.StateBytes = 4096
+	in.Model.KVBytesPerToken = 2 * 1 * 2 * 8 * 4 // the engine counts the layers with attention
 	in.Inspect.Attention.Weights[0], in.Inspect.Attention.Weights[1] = nil, nil
 	l := build(t, in)
 	a := l.Chapter(Attention).Figures.(AttentionFigures)

@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"loupe/format"
 	"loupe/trace"
-	"loupe/viz"
+	"loupe/trace/stats"
 )
 
 // OutputFigures: the first step's top-10 and what the output head weighs.
@@ -20,19 +21,19 @@ type OutputFigures struct {
 
 func outputChapter(f *facts) Chapter {
 	first := f.gen[0]
-	head, total, share := viz.OutputReadShare(f.info)
+	head, total, share := stats.OutputReadShare(f.info)
 	fig := OutputFigures{Top10: append([]trace.Candidate{}, first.Top...), Chosen: first.Chosen, Tied: f.info.TiedEmbeddings,
 		HeadParams: head, Total: total, ReadShare: share}
 	var b strings.Builder
 	fmt.Fprintf(&b, "After the last layer, the list of %s is compared with every token of the vocabulary: %s scores, shown as percentages. ",
-		tok(f.tokenText(f.query)), viz.Thousands(int64(f.info.Vocab)))
+		tok(f.tokenText(f.query)), format.Thousands(int64(f.info.Vocab)))
 	fmt.Fprintf(&b, "The top: %s. ", listCandidates(fig.Top10, 3))
 	if fig.Tied {
 		b.WriteString("This model uses its embedding table a second time to give these scores")
 	} else {
 		b.WriteString("This model has a separate output table, the same shape as the embedding table")
 	}
-	fmt.Fprintf(&b, ": %s parameters out of %s, %s of what it reads to write one token.", viz.Count(head), viz.Count(total), viz.Percent(share))
+	fmt.Fprintf(&b, ": %s parameters out of %s, %s of what it reads to write one token.", format.Count(head), format.Count(total), format.Percent(share))
 	return Chapter{ID: Output, Title: "Choosing the next token", Text: b.String(), Figures: fig,
 		Question: fmt.Sprintf("Which word comes after %s?", tok(f.tokenText(f.query))),
 		Show:     Show{Tab: "Next token", Query: f.query, Source: -1, Layer: -1, Head: -1}}
@@ -41,7 +42,7 @@ func outputChapter(f *facts) Chapter {
 func listCandidates(cs []trace.Candidate, n int) string {
 	var parts []string
 	for _, c := range cs[:min(n, len(cs))] {
-		parts = append(parts, tok(c.Text)+" "+viz.Percent(c.P))
+		parts = append(parts, tok(c.Text)+" "+format.Percent(c.P))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -64,17 +65,10 @@ func loopChapter(f *facts) Chapter {
 		choose = "draws a token at random, favouring the most probable"
 	}
 	fmt.Fprintf(&b, "The model %s, adds it to the text and starts again: %s. ", choose, listCandidates(fig.Tokens, 4))
-	fmt.Fprintf(&b, "An answer is only this loop: here %s, one forward pass each.", plural(fig.Generated, "token"))
+	fmt.Fprintf(&b, "An answer is only this loop: here %s, one forward pass each.", format.Plural(fig.Generated, "token"))
 	pos := f.query + 1
 	return Chapter{ID: Loop, Title: "The loop, token by token", Text: b.String(), Figures: fig,
 		Show: Show{Tab: "Next token", Query: pos, Source: -1, Layer: -1, Head: -1}}
-}
-
-func plural(n int, w string) string {
-	if n == 1 {
-		return "1 " + w
-	}
-	return viz.Thousands(int64(n)) + " " + w + "s"
 }
 
 // TwoTimesFigures: reading (prefill) and writing (decode) of the prompt,
@@ -111,15 +105,15 @@ func twoTimesChapter(f *facts) Chapter {
 	var b strings.Builder
 	fmt.Fprintf(&b, "An answer takes two times: reading the %s of the prompt together (the prefill) took %s; "+
 		"writing %s one after another (the decode) took %s. Reading is %s of the wait. ",
-		plural(t.PrefillTokens, "token"), viz.Seconds(t.PrefillSeconds), plural(t.DecodeTokens, "token"),
-		viz.Seconds(t.DecodeSeconds), viz.Percent(fig.ReadingShare))
+		format.Plural(t.PrefillTokens, "token"), format.Duration(t.PrefillSeconds), format.Plural(t.DecodeTokens, "token"),
+		format.Duration(t.DecodeSeconds), format.Percent(fig.ReadingShare))
 	if g := goldTiming(f); g != nil {
 		fig.Gold = &phases{g.PrefillTokens, g.PrefillSeconds, g.DecodeTokens, g.DecodeSeconds}
 		s := readingShare(g.PrefillSeconds, g.DecodeSeconds)
 		fig.GoldShare = &s
 		fmt.Fprintf(&b, "A passage of The Gold-Bug: %s read in %s, %s written in %s: reading is %s. ",
-			plural(g.PrefillTokens, "token"), viz.Seconds(g.PrefillSeconds), plural(g.DecodeTokens, "token"),
-			viz.Seconds(g.DecodeSeconds), viz.Percent(s))
+			format.Plural(g.PrefillTokens, "token"), format.Duration(g.PrefillSeconds), format.Plural(g.DecodeTokens, "token"),
+			format.Duration(g.DecodeSeconds), format.Percent(s))
 	}
 	switch share := deref(fig.GoldShare); {
 	case fig.GoldShare == nil || share < 0.5:
@@ -167,19 +161,19 @@ func computeChapter(f *facts) Chapter {
 		c.Skipped = NeedsTiming
 		c.Figures = ComputeFigures{Runs: []KernelRun{}, BytesPerToken: bytes, DecodeGBs: []float64{}}
 		c.Text = fmt.Sprintf("Writing one token reads every weight once: %s. This chapter measures prefill and decode with and without "+
-			"the AVX-512 kernels against the machine's bandwidth; it needs the timing runs.", viz.Bytes(bytes))
+			"the AVX-512 kernels against the machine's bandwidth; it needs the timing runs.", format.Bytes(bytes))
 		return c
 	}
 	e := f.in.Extra
 	fig := ComputeFigures{Runs: e.Kernels, BytesPerToken: bytes, BandwidthGBs: e.BandwidthGBs}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Writing one token reads every weight once: %s. ", viz.Bytes(bytes))
+	fmt.Fprintf(&b, "Writing one token reads every weight once: %s. ", format.Bytes(bytes))
 	for i, r := range e.Kernels {
 		fig.DecodeGBs = append(fig.DecodeGBs, decodeGBs(r, bytes))
 		if i == 0 {
 			fmt.Fprintf(&b, "With %s kernels, reading %s takes %s and writing %s takes %s, %.1f GB/s read. ", r.Level,
-				plural(r.PrefillTokens, "token"), viz.Seconds(r.PrefillSeconds), plural(r.DecodeTokens, "token"),
-				viz.Seconds(r.DecodeSeconds), fig.DecodeGBs[0])
+				format.Plural(r.PrefillTokens, "token"), format.Duration(r.PrefillSeconds), format.Plural(r.DecodeTokens, "token"),
+				format.Duration(r.DecodeSeconds), fig.DecodeGBs[0])
 			continue
 		}
 		base := e.Kernels[0]
@@ -188,7 +182,7 @@ func computeChapter(f *facts) Chapter {
 	}
 	if e.BandwidthGBs > 0 {
 		share := fig.DecodeGBs[0] / e.BandwidthGBs
-		fmt.Fprintf(&b, "The memory alone delivers %.1f GB/s: writing uses %s of it", e.BandwidthGBs, viz.Percent(share))
+		fmt.Fprintf(&b, "The memory alone delivers %.1f GB/s: writing uses %s of it", e.BandwidthGBs, format.Percent(share))
 		if share >= 0.5 {
 			b.WriteString(", it waits on memory, while reading waits on arithmetic.")
 		} else {
@@ -236,8 +230,8 @@ func thinkingChapter(f *facts) Chapter {
 	c.Figures = fig
 	c.Text = fmt.Sprintf("With thinking off, the answer is %s in %s. With thinking on, the model writes %s, %s of them draft, in %s. "+
 		"Every thinking token is paid at decode price: the wait is %.1f × longer.",
-		plural(off.DecodeTokens, "token"), viz.Seconds(waitOff), plural(on.DecodeTokens, "token"), viz.Thousands(int64(on.ThinkingTokens)),
-		viz.Seconds(waitOn), orZero(deref(fig.Ratio)))
+		format.Plural(off.DecodeTokens, "token"), format.Duration(waitOff), format.Plural(on.DecodeTokens, "token"), format.Thousands(int64(on.ThinkingTokens)),
+		format.Duration(waitOn), orZero(deref(fig.Ratio)))
 	return c
 }
 

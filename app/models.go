@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 
 	"loupe/engine/hub"
+	"loupe/format"
 	"loupe/views"
 )
 
@@ -85,7 +86,7 @@ func localRows(found []hub.Local) []views.LocalModel {
 		if m.Revision != "" && m.Revision != "main" {
 			name += " @ " + m.Revision
 		}
-		rows[i] = views.LocalModel{Name: name, Size: hub.FormatBytes(m.Bytes), Source: m.Source, Path: m.Path,
+		rows[i] = views.LocalModel{Name: name, Size: format.Bytes(float64(m.Bytes)), Source: m.Source, Path: m.Path,
 			CanOpen: m.CanOpen, Why: m.Why}
 	}
 	return rows
@@ -103,7 +104,7 @@ func offers(cache string) []views.ModelOffer {
 	for i, e := range hub.Catalog {
 		ok, why := e.Supported()
 		_, local := e.Local(cache)
-		out[i] = views.ModelOffer{ID: e.ID, Title: e.Title, Size: "about " + hub.FormatBytes(e.Bytes), Licence: e.Licence,
+		out[i] = views.ModelOffer{ID: e.ID, Title: e.Title, Size: "about " + format.Bytes(float64(e.Bytes)), Licence: e.Licence,
 			Shows: e.Shows, CanRun: ok, Why: why, Local: local && ok}
 	}
 	return out
@@ -196,14 +197,14 @@ func progressShare(p hub.Progress) float64 {
 // progressText is "model.safetensors (3 of 7) · 1.20 GB of 3.09 GB · 21.4 MB/s · 1 min 30 s left".
 func progressText(p hub.Progress) string {
 	if p.Finished {
-		return fmt.Sprintf("All %d files in place (%s).", p.Files, hub.FormatBytes(p.Total))
+		return fmt.Sprintf("All %d files in place (%s).", p.Files, format.Bytes(float64(p.Total)))
 	}
-	s := fmt.Sprintf("%s (%d of %d) · %s of %s", p.File, p.FileIndex, p.Files, hub.FormatBytes(p.Done), hub.FormatBytes(p.Total))
+	s := fmt.Sprintf("%s (%d of %d) · %s of %s", p.File, p.FileIndex, p.Files, format.Bytes(float64(p.Done)), format.Bytes(float64(p.Total)))
 	if p.BytesPerSec > 0 {
-		s += " · " + hub.FormatBytes(int64(p.BytesPerSec)) + "/s"
+		s += " · " + format.Bytes(p.BytesPerSec) + "/s"
 	}
 	if p.Remaining >= 0 {
-		s += " · " + hub.FormatDuration(p.Remaining) + " left"
+		s += " · " + format.Duration(p.Remaining.Seconds()) + " left"
 	}
 	if p.Note != "" {
 		s += " · " + p.Note

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"loupe/engine/genmodel"
+	"loupe/format"
 )
 
 func init() {
@@ -29,7 +30,7 @@ func runGenModel(args []string, stdout, stderr io.Writer) int {
 	seed := fs.Uint64("seed", 1, "random seed; the same seed writes the same bytes")
 	out := fs.String("out", "", "output folder (created if missing; refused if it already holds a model)")
 	dtype := fs.String("dtype", "bf16", "weight dtype: bf16 or f32")
-	format := fs.String("format", "safetensors", "safetensors (a model folder) or gguf (one .gguf file)")
+	kind := fs.String("format", "safetensors", "safetensors (a model folder) or gguf (one .gguf file)")
 	quant := fs.String("quant", "q8_0", "GGUF weights: "+strings.Join(genmodel.GGUFQuants, ", ")+" (q4_k_m: llama.cpp's Q4_K/Q6_K mix)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: loupe gen-model --out DIR [--shape SHAPE] [--seed N] [--dtype bf16|f32]")
@@ -48,19 +49,19 @@ func runGenModel(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	// A flag of the other format would be ignored without a word.
-	if *format == "gguf" && isSet(fs, "dtype") {
+	if *kind == "gguf" && isSet(fs, "dtype") {
 		fmt.Fprintln(stderr, "gen-model: --dtype is for safetensors; a GGUF file's weights are set by --quant (bf16, f32, q8_0, q4_k_m)")
 		return 2
 	}
-	if *format != "gguf" && isSet(fs, "quant") {
+	if *kind != "gguf" && isSet(fs, "quant") {
 		fmt.Fprintln(stderr, "gen-model: --quant is for --format gguf; safetensors weights are set by --dtype (bf16 or f32)")
 		return 2
 	}
-	if *format == "gguf" {
+	if *kind == "gguf" {
 		return genGGUF(*out, *shape, *seed, *quant, stdout, stderr)
 	}
-	if *format != "safetensors" {
-		fmt.Fprintf(stderr, "gen-model: unknown format %q (want safetensors or gguf)\n", *format)
+	if *kind != "safetensors" {
+		fmt.Fprintf(stderr, "gen-model: unknown format %q (want safetensors or gguf)\n", *kind)
 		return 2
 	}
 	if *dtype != "bf16" && *dtype != "f32" {
@@ -77,8 +78,8 @@ func runGenModel(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "gen-model: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "wrote %s: %s, seed %d, %s weights, %.1f MB in %.1f s\n",
-		*out, *shape, *seed, *dtype, float64(st.Size())/1e6, time.Since(start).Seconds())
+	fmt.Fprintf(stdout, "wrote %s: %s, seed %d, %s weights, %s in %s\n",
+		*out, *shape, *seed, *dtype, format.Bytes(float64(st.Size())), format.Duration(time.Since(start).Seconds()))
 	return 0
 }
 
@@ -107,7 +108,7 @@ func genGGUF(out, shape string, seed uint64, quant string, stdout, stderr io.Wri
 		fmt.Fprintf(stderr, "gen-model: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "wrote %s: %s, seed %d, GGUF %s, %.1f MB in %.1f s\n",
-		path, shape, seed, quant, float64(st.Size())/1e6, time.Since(start).Seconds())
+	fmt.Fprintf(stdout, "wrote %s: %s, seed %d, GGUF %s, %s in %s\n",
+		path, shape, seed, quant, format.Bytes(float64(st.Size())), format.Duration(time.Since(start).Seconds()))
 	return 0
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"loupe/engine/hub"
+	"loupe/format"
 )
 
 func init() {
@@ -130,15 +131,15 @@ func progressLine(p hub.Progress) string {
 		pct = 100 * float64(p.Done) / float64(p.Total)
 	}
 	s := fmt.Sprintf("[%d/%d] %s  %s / %s  %.0f %%", p.FileIndex, p.Files, p.File,
-		hub.FormatBytes(p.Done), hub.FormatBytes(p.Total), pct)
+		format.Bytes(float64(p.Done)), format.Bytes(float64(p.Total)), pct)
 	if p.Finished {
-		return fmt.Sprintf("done: %d files, %s", p.Files, hub.FormatBytes(p.Total))
+		return fmt.Sprintf("done: %d files, %s", p.Files, format.Bytes(float64(p.Total)))
 	}
 	if p.BytesPerSec > 0 {
-		s += "  " + hub.FormatBytes(int64(p.BytesPerSec)) + "/s"
+		s += "  " + format.Bytes(p.BytesPerSec) + "/s"
 	}
 	if p.Remaining >= 0 {
-		s += "  " + hub.FormatDuration(p.Remaining) + " left"
+		s += "  " + format.Duration(p.Remaining.Seconds()) + " left"
 	}
 	if p.Note != "" {
 		s += "  (" + p.Note + ")"
@@ -182,7 +183,7 @@ func runModels(args []string, stdout, stderr io.Writer) int {
 		if !m.CanOpen {
 			state = "cannot open: " + m.Why
 		}
-		fmt.Fprintf(stdout, "%-50s %9s  %-18s %s\n    %s\n", m.Name, hub.FormatBytes(m.Bytes), m.Source, state, m.Path)
+		fmt.Fprintf(stdout, "%-50s %9s  %-18s %s\n    %s\n", m.Name, format.Bytes(float64(m.Bytes)), m.Source, state, m.Path)
 	}
 	return 0
 }

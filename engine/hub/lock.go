@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"loupe/format"
 	"os"
 	"path/filepath"
 	"time"
@@ -28,7 +29,7 @@ func checkSpace(dir string, need int64) error {
 		return nil
 	}
 	return fmt.Errorf("%w: the download needs %s more, %s is free on %s (keeping %s spare)",
-		ErrNoSpace, FormatBytes(need), FormatBytes(free), dir, FormatBytes(spaceMargin))
+		ErrNoSpace, format.Bytes(float64(need)), format.Bytes(float64(free)), dir, format.Bytes(float64(spaceMargin)))
 }
 
 // lockPath is where huggingface_hub locks a blob while it downloads it:

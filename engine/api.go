@@ -53,6 +53,10 @@ type GenerateOptions struct {
 	// first prompt position named in Attn.Positions; Attn.AllPrompt and
 	// the MLP captures then get only the prompt positions read.
 	ReuseCache bool
+	// Branch forces written token Branch.At to be Branch.Token: the step
+	// records the model's top candidates as usual, the forced token as the
+	// choice (with its probability), and the run continues from it.
+	Branch *trace.Branch
 }
 
 // Event reports progress during Generate. Exactly one of the pointer

@@ -170,6 +170,10 @@ func (m *Model) checkOptions(opt GenerateOptions) error {
 			return fmt.Errorf("%w: MLP capture at layer %d position %d", ErrSettings, mc.Layer, mc.Pos)
 		}
 	}
+	if b := opt.Branch; b != nil && (b.At < 0 || b.At >= opt.Settings.MaxTokens || b.Token < 0 || b.Token >= c.VocabSize) {
+		return fmt.Errorf("%w: branch at written token %d with token %d (want 0…%d and 0…%d)",
+			ErrSettings, b.At, b.Token, opt.Settings.MaxTokens-1, c.VocabSize-1)
+	}
 	for _, p := range opt.Attn.Positions {
 		if p < 0 {
 			return fmt.Errorf("%w: attention capture at position %d", ErrSettings, p)
@@ -203,6 +207,10 @@ func (m *Model) newRun(prompt string, ids []int, opt GenerateOptions, think *thi
 	s := opt.Settings
 	s.Threads, s.Kernels = m.pool.Threads(), kernels.Active().String()
 	s.Ablate = slices.Clone(opt.Ablate)
+	if opt.Branch != nil {
+		b := *opt.Branch
+		s.Branch = &b
+	}
 	run := &trace.Run{Model: m.info, Prompt: prompt, Settings: s}
 	for pos, id := range ids {
 		run.Tokens = append(run.Tokens, trace.Token{ID: id, Text: m.TokenText(id), Pos: pos,
@@ -319,10 +327,14 @@ func (g *generation) decode(ctx context.Context, logits []float32) error {
 // reports it, and moves *prev to now.
 func (g *generation) sampleStep(logits []float32, pos int, prev *time.Time) int {
 	id, top := g.sampler.Sample(logits, g.ids, g.opt.TopN)
+	p := g.sampler.ChosenP() // also for a token drawn from outside the top-N
+	if b := g.opt.Branch; b != nil && pos-g.nPrompt == b.At {
+		id, p = b.Token, forcedP(logits, top, b.Token)
+	}
 	step := trace.Step{Pos: pos, Chosen: trace.Candidate{ID: id, Text: g.m.TokenText(id)},
 		Special: g.m.isSpecial(id), Thinking: g.think.next(id)}
 	step.Stages = g.stagesOf(g.sampler.LastStages())
-	step.Chosen.P = g.sampler.ChosenP() // also for a token drawn from outside the top-N
+	step.Chosen.P = p
 	for _, c := range top {
 		step.Top = append(step.Top, trace.Candidate{ID: c.ID, Text: g.m.TokenText(c.ID), P: c.P})
 	}
@@ -336,6 +348,22 @@ func (g *generation) sampleStep(logits []float32, pos int, prev *time.Time) int 
 	cp.Top = slices.Clone(step.Top)
 	g.emit(Event{Step: &cp})
 	return id
+}
+
+// forcedP is the probability of a forced token: its p among the
+// recorded candidates, else the softmax of the raw logits.
+func forcedP(logits []float32, top []sample.Candidate, id int) float64 {
+	for _, c := range top {
+		if c.ID == id {
+			return c.P
+		}
+	}
+	zmax := float64(logits[greedyID(logits)])
+	var sum float64
+	for _, z := range logits {
+		sum += math.Exp(float64(z) - zmax)
+	}
+	return math.Exp(float64(logits[id])-zmax) / sum
 }
 
 // stopReason reports why generation ends after token id ("eos",

@@ -95,6 +95,15 @@ type Settings struct {
 	Threads         int     `json:"threads"`
 	Kernels         string  `json:"kernels"`
 	Ablate          []Head  `json:"ablate,omitempty"`
+	// Branch: the run forced one token in place of the sampler's choice.
+	Branch *Branch `json:"branch,omitempty"`
+}
+
+// Branch names the token forced at one step of a run: written token At
+// (0-based) is Token whatever the sampler chose; the run goes on from it.
+type Branch struct {
+	At    int `json:"at"`
+	Token int `json:"token"`
 }
 
 // Message is one turn of a chat.

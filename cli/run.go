@@ -39,7 +39,8 @@ type runFlags struct {
 	settings             trace.Settings
 	seedSet, sampling    bool // --seed given; a sampling flag given
 	chat                 chatFlags
-	systemSet            bool // --system given (an empty system message is one)
+	systemSet            bool          // --system given (an empty system message is one)
+	branch               *trace.Branch // --branch-at and --branch-token
 }
 
 func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
@@ -61,6 +62,8 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
 	fs.StringVar(&f.level, "kernels", "auto", "kernel level: auto, avx512bf16, avx512, avx2, generic")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object instead of streaming text")
 	fs.StringVar(&f.ablate, "ablate", "", "heads to switch off, L:H[,L:H...] (0-based layer:head): their outputs are zeroed before o_proj")
+	branchAt := fs.Int("branch-at", -1, "continue the greedy run from written token N (0-based) with --branch-token forced there")
+	branchToken := fs.Int("branch-token", -1, "the token id forced at --branch-at")
 	f.chat.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -86,7 +89,32 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
 	if f.sampling && !isSet(fs, "temperature") {
 		s.Temperature = 1
 	}
+	if err := f.parseBranch(fs, *branchAt, *branchToken); err != nil {
+		return nil, err
+	}
 	return f, nil
+}
+
+// parseBranch reads --branch-at and --branch-token: both or neither, on
+// a greedy run (a sampled one would draw other tokens after the branch
+// than a run of the prefix does), the step within --max-tokens. The
+// token id is checked against the vocabulary once the model is loaded.
+func (f *runFlags) parseBranch(fs *flag.FlagSet, at, token int) error {
+	atSet, tokenSet := isSet(fs, "branch-at"), isSet(fs, "branch-token")
+	switch {
+	case !atSet && !tokenSet:
+		return nil
+	case atSet != tokenSet:
+		return errors.New("--branch-at and --branch-token go together: the step and the token forced there")
+	case f.settings.Temperature > 0:
+		return errors.New("--branch-at continues a greedy run: drop --temperature, --top-k, --top-p and --min-p")
+	case at < 0 || at >= f.settings.MaxTokens:
+		return fmt.Errorf("--branch-at %d: want a written token 0…%d (--max-tokens %d)", at, f.settings.MaxTokens-1, f.settings.MaxTokens)
+	case token < 0:
+		return fmt.Errorf("--branch-token %d: want a token id ≥ 0", token)
+	}
+	f.branch = &trace.Branch{At: at, Token: token}
+	return nil
 }
 
 // checkThreads refuses a negative --threads (0 means one per physical core).
@@ -216,6 +244,12 @@ func generateOn(ctx context.Context, m *engine.Model, f *runFlags, out func(stri
 	opt := engine.DefaultGenerateOptions()
 	opt.Settings = f.settings
 	opt.Ablate = ablate
+	if f.branch != nil {
+		if v := info.Vocab; f.branch.Token >= v {
+			return nil, fmt.Errorf("--branch-token %d: the model's vocabulary has ids 0…%d", f.branch.Token, v-1)
+		}
+		opt.Branch = f.branch
+	}
 	opt.Attn = engine.AttnCapture{} // nothing shows attention here: skip the copies
 	onEvent := func(e engine.Event) {
 		if e.Token != nil {
@@ -246,6 +280,8 @@ type runResult struct {
 	Greedy     bool         `json:"greedy"`
 	Ablate     []trace.Head `json:"ablate"` // heads switched off, 0-based; [] when none
 	StopReason string       `json:"stop_reason"`
+	// --branch-at/--branch-token: the written token forced and its step.
+	Branch *trace.Branch `json:"branch,omitempty"`
 	// --chat only: the rendered template (prompt_ids are its ids), the
 	// turns, enable_thinking, and decode split into thinking and answer.
 	Chat     bool            `json:"chat"`
@@ -283,6 +319,7 @@ func runJSON(run *trace.Run, text string) runResult {
 		Greedy:     run.Settings.Temperature == 0,
 		Ablate:     append([]trace.Head{}, run.Settings.Ablate...),
 		StopReason: run.StopReason,
+		Branch:     run.Settings.Branch,
 	}
 	for _, t := range run.Tokens {
 		if !t.Generated {
@@ -330,6 +367,9 @@ func printSummary(w io.Writer, run *trace.Run) {
 	mode := "greedy"
 	if run.Settings.Temperature > 0 {
 		mode = fmt.Sprintf("sampled, seed %d", run.Settings.Seed)
+	}
+	if b := run.Settings.Branch; b != nil {
+		mode += fmt.Sprintf(", branched at written token %d with token %d", b.At, b.Token)
 	}
 	if len(run.Settings.Ablate) > 0 {
 		mode += fmt.Sprintf(", heads switched off (layer:head from 0): %s", trace.FormatHeads(run.Settings.Ablate, 0))

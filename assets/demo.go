@@ -35,11 +35,11 @@ type DemoPrompt struct{ Text, Caption string }
 
 // DemoExamples are the demo model's menu prompts, each with what to look
 // at (layers and heads numbered from 1, as the attention panel does;
-// figures in demo/README.md, each checked on its prompt). The sentence of
-// the article “The two times of an answer” comes first: the model
-// continues it with "purple", fetched by the heads of layer 4. Then a
-// colour, a name and an object fetched the same way, a repeated list that
-// the same heads copy, and openings of its training text.
+// figures from tools/train/captions.py, each checked on its prompt). The
+// sentence of the article “The two times of an answer” comes first: the
+// model continues it with "purple", fetched by the heads of layer 4. Then
+// a colour, a name and an object fetched the same way, a repeated list
+// that the same heads copy, and openings of its training text.
 var DemoExamples = []DemoPrompt{
 	{"My cat is purple. But my friends tell me there is no such thing as a",
 		"layer 4: every head but head 5 looks back at “purple” (82–100 %), and the model answers “purple” (67 %)"},

@@ -5,7 +5,7 @@ and counts how often the generated text starts with the expected word.
     CGO_ENABLED=0 go build -o build/loupe-cli ./build/climain   # a main calling cli.Main
     /usr/bin/python3 tools/train/check_cli.py --bin build/loupe-cli [--model folder]
 
-Without --model the binary's embedded demo model is used, as the issue's check does.
+Without --model the binary's embedded demo model is used, as Loupe's first launch does.
 """
 
 import argparse

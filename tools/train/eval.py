@@ -196,7 +196,7 @@ def retrieval(model, tok, cases, prefix=()):
 
 @torch.no_grad()
 def retrieval2(model, tok, cases):
-    """The check of issue #12 on (prompt, word, kind): the greedy
+    """The purple-cat check on (prompt, word, kind): the greedy
     continuation must start with word (as many tokens generated as the
     word has, so a word of several tokens counts when all come out), and
     per head the mean attention from the last prompt position to the
@@ -405,7 +405,7 @@ def main():
     words_all = [i for i in range(len(tok.vocab)) if re.fullmatch(r"Ġ[A-Za-z]+", tok.inv[i])]
     acc_all = induction(model, words_all)[0]
     hand = retrieval2(model, tok, hand_cases(tok))
-    # the later hand-written sets (heldout2..9.txt; who wrote each and what it decided: README.md)
+    # the later hand-written sets (heldout2..9.txt; what each was used for: README.md)
     later = {k: retrieval2(model, tok, hand_cases(tok, f"heldout{k}.txt")) for k in (2, 3, 4, 5, 6, 7, 8, 9)}
     gen_held = retrieval2(model, tok, synth2.eval_cases(tok, 300))
     held = retrieval(model, tok, synth.eval_set(300))  # the earlier models' measure

@@ -1,9 +1,10 @@
 """Synthetic natural sentences that call for an earlier word again.
 
-The purple-cat effect of the article: a word (an adjective, an object, a
-name) appears, and the end of the sentence calls for it again. The model
-can only get that word from its context (it is drawn at random from a word
-list), so these sentences teach in-context retrieval on ordinary English.
+The purple-cat effect of the article “The two times of an answer”: a word
+(an adjective, an object, a name) appears, and the end of the sentence calls
+for it again. The model can only get that word from its context (it is
+drawn at random from a word list), so these sentences teach in-context
+retrieval on ordinary English.
 
 Two disjoint sets, so that the eval measures retrieval the model learned
 rather than sentences it saw:

@@ -227,7 +227,7 @@ PLAIN_FILLERS = [
 TAILS = [".", ".", ".", ".", " again.", "!", " once more.", " that day.", ", of course.", "?"]
 
 
-# Training-only modern parts (helper demo4, stage 6): everyday present-day
+# Training-only modern parts (stage 6): everyday present-day
 # phrasings, so that call-backs are not only storybook or Shakespeare. They are
 # never in the held-out split, so eval_cases() is unchanged.
 MODERN_SUBJ = ["my roommate", "my boss", "the delivery guy", "my best friend", "the new guy at work",

@@ -1,6 +1,6 @@
 """synth2's stories with present-day English cut out of WordNet's examples.
 
-Stage 7 of the demo model (issue #12). The hand-written held-out sentences
+Stage 7 of the demo model. The hand-written held-out sentences
 showed two kinds of miss: the model fetched a word of the setup but the
 wrong one ("The knight rode a black horse ... came down to see the" ->
 " knight"), and after present-day call-backs it did not fetch at all

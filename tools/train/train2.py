@@ -1,4 +1,4 @@
-"""Fine-tunes the exported demo model for in-context retrieval (issue #12).
+"""Fine-tunes the exported demo model for in-context retrieval (the purple-cat effect).
 
     /usr/bin/python3 tools/train/train2.py --init-exported assets/demo --steps 900 \
         --out tools/train/out/r3

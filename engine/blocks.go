@@ -40,7 +40,7 @@ func (m *Model) headNorm(x, w []float32, heads, T int) {
 
 // project: out [T, w.rows] = in [T, w.cols] · wᵀ, split over the workers.
 func (m *Model) project(w *mat, out, in []float32, T int) {
-	w.mul(m.pool, out, in, T)
+	w.mul(m.pool, out, in, T, &m.buf.xq)
 }
 
 // projection is one matrix of projectAll and where its output goes.
@@ -63,14 +63,19 @@ func (m *Model) projectAll(in []float32, T int, ps ...projection) {
 		return
 	}
 	total := 0
+	var xq *kernels.QuantizedX // the input rounded to 8 bits once, for all matrices with integer kernels
 	for _, p := range ps {
 		total += p.w.rows
+		if xq == nil && p.w.integer() {
+			xq = &m.buf.xq
+			xq.Quantize(in[:p.w.cols])
+		}
 	}
 	m.pool.For(total, func(_, lo, hi int) {
 		off := 0
 		for _, p := range ps {
 			if a, b := max(lo, off), min(hi, off+p.w.rows); a < b {
-				p.w.vecRows(p.out, in[:p.w.cols], a-off, b-off)
+				p.w.vecRowsX(p.out, in[:p.w.cols], xq, a-off, b-off)
 			}
 			off += p.w.rows
 		}

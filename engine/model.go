@@ -7,6 +7,7 @@ import (
 
 	"loupe/engine/pool"
 	"loupe/engine/tokenizer"
+	"loupe/kernels"
 	"loupe/trace"
 )
 
@@ -57,6 +58,8 @@ type buffers struct {
 	qScratch [][]float32 // [threads][rows·d] scaled queries of one block or group
 	kT       []float32   // [KV, d, ctxCap] keys of the current layer, transposed (prefill)
 	logits   []float32   // [rows or 1, V] result_output
+
+	xq kernels.QuantizedX // decode's input row rounded to 8 bits, for quantised matrices' integer kernels
 }
 
 // newModel wraps validated weights of a registered architecture (the

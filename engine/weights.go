@@ -51,9 +51,12 @@ func (w *mat) row(out []float32, r int) {
 // x is [n, cols], out is [n, rows]. Workers take disjoint bands of rows, so
 // every output element is summed by one kernel call in a fixed order and the
 // result does not depend on the number of threads.
-func (w *mat) mul(p *pool.Pool, out, x []float32, n int) {
+//
+// xq is the decode workspace of the integer path (see vec); nil borrows
+// one when needed.
+func (w *mat) mul(p *pool.Pool, out, x []float32, n int, xq *kernels.QuantizedX) {
 	if n == 1 {
-		w.vec(p, out[:w.rows], x[:w.cols])
+		w.vec(p, out[:w.rows], x[:w.cols], xq)
 		return
 	}
 	g := (w.rows + rowGroup - 1) / rowGroup
@@ -77,15 +80,39 @@ func (w *mat) mul(p *pool.Pool, out, x []float32, n int) {
 // panel (none for Qwen2.5, whose row counts are multiples of 32).
 const rowGroup = 32
 
-// vec is mul for one token: out[r] = Σ_c W[r][c]·x[c].
-func (w *mat) vec(p *pool.Pool, out, x []float32) {
-	p.For(w.rows, func(_, lo, hi int) { w.vecRows(out, x, lo, hi) })
+// vec is mul for one token: out[r] = Σ_c W[r][c]·x[c]. A quantised
+// matrix with an integer kernel (kernels.IntegerQuant: not under
+// kernels.Exact) rounds x to 8 bits once, into xq, before the workers
+// split the rows; a nil xq is allocated here.
+func (w *mat) vec(p *pool.Pool, out, x []float32, xq *kernels.QuantizedX) {
+	if w.integer() {
+		if xq == nil {
+			xq = new(kernels.QuantizedX)
+		}
+		xq.Quantize(x)
+	} else {
+		xq = nil
+	}
+	p.For(w.rows, func(_, lo, hi int) { w.vecRowsX(out, x, xq, lo, hi) })
 }
 
-// vecRows is vec for rows lo…hi-1 only, on the calling goroutine: each
-// row's dot product is the same whatever rows it is computed with.
-func (w *mat) vecRows(out, x []float32, lo, hi int) {
-	if w.q != nil {
+// integer reports whether decode multiplies w in integers: quantised
+// blocks whose format has an integer kernel at the active level, and
+// kernels.Exact off.
+func (w *mat) integer() bool { return w.q != nil && kernels.IntegerQuant(w.qt) }
+
+// vecRows is vec for rows lo…hi-1 only, on the calling goroutine, in fp32
+// (quantised blocks widened): each row's dot product is the same whatever
+// rows it is computed with.
+func (w *mat) vecRows(out, x []float32, lo, hi int) { w.vecRowsX(out, x, nil, lo, hi) }
+
+// vecRowsX is vecRows with xq, x rounded by xq.Quantize(x): a quantised w
+// with an integer kernel uses it; nil keeps fp32.
+func (w *mat) vecRowsX(out, x []float32, xq *kernels.QuantizedX, lo, hi int) {
+	if xq != nil && w.integer() {
+		rb := w.qt.RowBytes(w.cols)
+		kernels.MatVecQ8(w.qt, out[lo:hi], w.q[lo*rb:hi*rb], xq)
+	} else if w.q != nil {
 		rb := w.qt.RowBytes(w.cols)
 		kernels.MatVecQ(w.qt, out[lo:hi], w.q[lo*rb:hi*rb], x)
 	} else if w.bf != nil {

@@ -23,7 +23,7 @@ type QuantizedX struct {
 	dc   []float32 // [cols/32] dx_b, one per block
 	de   []float32 // [cols/4] dx_b for every 4 columns: the lanes of a VPDPBUSD result
 	ng   []int32   // [cols/4] −Σ of each 4 consecutive q (unsigned-weight offsets)
-	s    []float32 // [cols/32] Σ x_c over the block, fp32, for the mins of Q4_K
+	s    []float32 // [cols/32] dx_b·Σ q_c over the block: Σ x̂ for the mins of Q4_K
 	cols int
 }
 
@@ -57,17 +57,18 @@ const qxFloor = 0x1p-100
 func quantizeXGeneric(a *QuantizedX, x []float32) {
 	for b := 0; b < len(x)/32; b++ {
 		xb, qb := x[b*32:(b+1)*32], a.q[b*32:(b+1)*32]
-		var amax, sum float32
+		var amax float32
 		for _, v := range xb {
 			amax = max(amax, abs32(v))
-			sum += v
 		}
 		amax = max(amax, qxFloor)
 		d, id := amax/127, 127/amax
+		var sum int32
 		for j, v := range xb {
 			qb[j] = int8(math.RoundToEven(float64(v * id)))
+			sum += int32(qb[j])
 		}
-		a.dc[b], a.s[b] = d, sum
+		a.dc[b], a.s[b] = d, d*float32(sum)
 		for g := range 8 {
 			a.de[b*8+g] = d
 			a.ng[b*8+g] = -int32(qb[4*g]) - int32(qb[4*g+1]) - int32(qb[4*g+2]) - int32(qb[4*g+3])
@@ -95,9 +96,10 @@ func QuantArithmetic(q Quant) string {
 // stored as q blocks (w holds len(out) rows of q.RowBytes(a.Cols())
 // bytes) and x̂ the row a holds: dx_b·q_c. Sums inside a block (Q4_K: a
 // sub-block of 32; Q6_K: a group of 16) are exact integers; the scales
-// multiply them in fp32. Q4_K's mins multiply the exact fp32 Σx of each
-// sub-block, so only the scaled part of each weight sees the rounding.
-// The caller checks IntegerQuant(q) first.
+// multiply them in fp32. Q4_K's mins multiply Σ x̂ of each sub-block, so
+// that the whole weight d·sc·q − dmin·m meets x̂ and the error stays
+// Σ|W|·|x − x̂| (with the exact Σx it would be Σ|d·sc·q|·|x − x̂|, up to
+// twice as large). The caller checks IntegerQuant(q) first.
 func MatVecQ8(q Quant, out []float32, w []byte, a *QuantizedX) {
 	if q != Q8_0 && q != Q4K && q != Q6K {
 		panic("kernels: MatVecQ8: no integer kernel for " + q.String())
@@ -160,7 +162,7 @@ func dotQ8_0X(row []byte, a *QuantizedX) float32 {
 }
 
 // dotQ4KX: per sub-block s of 32 weights (one activation block),
-// d·sc[s]·dx·Σ q·qx − dmin·m[s]·Σx.
+// d·sc[s]·dx·Σ q·qx − dmin·m[s]·dx·Σ qx.
 func dotQ4KX(row []byte, a *QuantizedX) float32 {
 	var s float32
 	var qw [32]int8

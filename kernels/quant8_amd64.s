@@ -219,10 +219,10 @@ GLOBL x8dup2<>(SB), RODATA|NOPTR, $64
 
 // func quantXVNNI(x *float32, q *int8, dc, de *float32, ng *int32, s *float32, nb int)
 //
-// For each of nb blocks of 32 x: s = Σx, m = max(max|x|, 2⁻¹⁰⁰),
+// For each of nb blocks of 32 x: m = max(max|x|, 2⁻¹⁰⁰),
 // dc = m/127 (and 8 copies in de), q = x·(127/m) rounded to nearest even
 // (VCVTPS2DQ under Go's MXCSR), ng = −Σ of each 4 q (VPDPBUSD with
-// ones); nb ≥ 1.
+// ones) and s = dc·Σq; nb ≥ 1.
 TEXT ·quantXVNNI(SB), NOSPLIT, $0-56
 	MOVQ             x+0(FP), SI
 	MOVQ             q+8(FP), DI
@@ -242,22 +242,14 @@ qxloop:
 	VANDPS           Z31, Z0, Z2                            // |x|
 	VANDPS           Z31, Z1, Z3
 	VMAXPS           Z3, Z2, Z2
-	VADDPS           Z1, Z0, Z4                             // Σx, 16 lanes
 	VEXTRACTF64X4    $1, Z2, Y3
 	VMAXPS           Y3, Y2, Y2
-	VEXTRACTF64X4    $1, Z4, Y5
-	VADDPS           Y5, Y4, Y4
 	VEXTRACTF128     $1, Y2, X3
 	VMAXPS           X3, X2, X2
-	VEXTRACTF128     $1, Y4, X5
-	VADDPS           X5, X4, X4
 	VPERMILPS        $0x4e, X2, X3
 	VMAXPS           X3, X2, X2
 	VPERMILPS        $0xb1, X2, X3
 	VMAXPS           X3, X2, X2                             // max|x| in every lane
-	VHADDPS          X4, X4, X4
-	VHADDPS          X4, X4, X4
-	VMOVSS           X4, (R11)                              // s = Σx
 	VMAXSS           X13, X2, X2                            // m
 	VDIVSS           X14, X2, X5                            // d = m/127
 	VDIVSS           X2, X14, X6                            // 127/m
@@ -277,6 +269,16 @@ qxloop:
 	VPDPBUSD         Y8, Y12, Y7                            // Σ of each 4 q
 	VPSUBD           Y7, Y11, Y7                            // ng = −Σ
 	VMOVDQU          Y7, (R10)
+	VEXTRACTI128     $1, Y7, X4
+	VPADDD           X4, X7, X7
+	VPSHUFD          $0x4e, X7, X4
+	VPADDD           X4, X7, X7
+	VPSHUFD          $0xb1, X7, X4
+	VPADDD           X4, X7, X7                             // −Σq
+	VCVTDQ2PS        X7, X7
+	VMULSS           X5, X7, X7
+	VSUBSS           X7, X11, X7                            // s = d·Σq
+	VMOVSS           X7, (R11)
 	ADDQ             $128, SI
 	ADDQ             $32, DI
 	ADDQ             $4, R8
@@ -394,8 +396,8 @@ q8end:
 // func dotRowsQ4KVNNI(out *float32, rows int, w *byte, xq *int8, dc, s *float32, nb int)
 //
 // out[r] = Σ over nb blocks of 144 bytes, Σ_s d·sc[s]·dx_s·Σ q·qx −
-// dmin·m[s]·Σx_s for the 8 sub-blocks s of 32 weights (one activation
-// block each; dc and s hold dx and Σx per block). The 32 nibble bytes of
+// dmin·m[s]·Σx̂_s for the 8 sub-blocks s of 32 weights (one activation
+// block each; dc and s hold dx and dx·Σqx per block). The 32 nibble bytes of
 // sub-blocks 2j and 2j+1 go to both halves of a Z register, the high half
 // shifted right by 4: after & 0x0f it holds 64 weights in column order.
 // The 6-bit scales are unpacked as in dotQ4KAVX2. rows ≥ 1, nb ≥ 1.
@@ -457,7 +459,7 @@ q4block:
 	VPMOVZXBD        X5, Y5
 	VCVTDQ2PS        Y5, Y5
 	VMULPS           Y3, Y5, Y5                             // dmin·m[s]
-	VFMADD231PS      (BX), Y5, Y10                          // += dmin·m[s]·Σx_s
+	VFMADD231PS      (BX), Y5, Y10                          // += dmin·m[s]·Σx̂_s
 	VBROADCASTI64X4  16(SI), Z7                             // nibbles of sub-blocks 0, 1
 	VPSRLVW          Z29, Z7, Z7
 	VPANDD           Z30, Z7, Z7

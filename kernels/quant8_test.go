@@ -9,27 +9,9 @@ import (
 
 // The integer decode path is checked twice against float64: against the
 // oracle's weights times the rounded activations x̂ = dx·qx (only fp32
-// summation error is allowed), and against the weights times x itself,
-// within the rounding's bound Σ_c |W_c|·|x_c − x̂_c| ≤ Σ_c |W_c|·dx/2.
-
-// minsOf returns, for Q4_K, dmin·m[s] of each column (the part of the
-// weight the kernels multiply with the exact Σx); zeros for other formats.
-func minsOf(q Quant, row []byte, cols int) []float64 {
-	out := make([]float64, cols)
-	if q != Q4K {
-		return out
-	}
-	for i := 0; i < cols/256; i++ {
-		b := row[i*144:]
-		for s := range 8 {
-			_, m := ScaleMinK4(s, b[4:16])
-			for l := range 32 {
-				out[i*256+s*32+l] = f16x(b[2:]) * float64(m)
-			}
-		}
-	}
-	return out
-}
+// summation error is allowed; Σ|terms| counts Q4_K's d·sc·q and dmin·m
+// apart), and against the weights times x itself, within the rounding's
+// bound Σ_c |W_c|·|x_c − x̂_c| ≤ Σ_c |W_c|·dx/2.
 
 // quantXOracle rounds x as QuantizedX documents, in float64 where it can:
 // m/127 and 127/m are correctly rounded quotients either way.
@@ -96,23 +78,17 @@ func TestQuantizeX(t *testing.T) {
 					}
 				}
 				for b := range cols / 32 {
-					s, abs := dot64(f64(x[b*32:(b+1)*32]), ones64(32))
-					if float64(a.dc[b]) != d[b] {
-						t.Fatalf("cols %d: dc[%d] = %v, want %v", cols, b, a.dc[b], d[b])
+					var sum int32
+					for _, v := range q[b*32 : (b+1)*32] {
+						sum += int32(v)
 					}
-					within(t, fmt.Sprintf("cols %d: s[%d]", cols, b), a.s[b], s, abs, sumTol(32))
+					if float64(a.dc[b]) != d[b] || a.s[b] != float32(d[b])*float32(sum) {
+						t.Fatalf("cols %d: dc[%d], s[%d] = %v, %v, want %v, %v", cols, b, b, a.dc[b], a.s[b], d[b], float32(d[b])*float32(sum))
+					}
 				}
 			}
 		}
 	})
-}
-
-func ones64(n int) []float64 {
-	o := make([]float64, n)
-	for i := range o {
-		o[i] = 1
-	}
-	return o
 }
 
 func TestMatVecQ8(t *testing.T) {
@@ -146,15 +122,13 @@ func checkQ8(t *testing.T, what string, out []float32, q Quant, w []byte, x []fl
 	qx, d := quantXOracle(x)
 	for r := range out {
 		wr, mag := oracleRow(q, w[r*rb:], cols)
-		mins := minsOf(q, w[r*rb:], cols)
 		var onXhat, onX, abs, bound float64
 		for c := range cols {
 			xv, xh := float64(x[c]), d[c/32]*float64(qx[c])
-			scaled := wr[c] + mins[c] // the part multiplied with x̂
-			onXhat += scaled*xh - mins[c]*xv
+			onXhat += wr[c] * xh
 			onX += wr[c] * xv
-			abs += mag[c] * (math.Abs(xv) + math.Abs(xh))
-			bound += math.Abs(scaled) * d[c/32] * 0.5 * (1 + 1e-5)
+			abs += mag[c] * math.Abs(xh)
+			bound += math.Abs(wr[c]) * d[c/32] * 0.5 * (1 + 1e-5)
 		}
 		within(t, what+fmt.Sprintf(" out[%d] on x̂", r), out[r], onXhat, abs, sumTol(cols))
 		if e := math.Abs(float64(out[r]) - onX); e > bound+sumTol(cols)*abs {
@@ -186,12 +160,11 @@ func TestQ8ToleranceCatchesWrongScale(t *testing.T) {
 		MatVecQ8(q, out, bad, &a)
 		qx, d := quantXOracle(x)
 		wr, mag := oracleRow(q, w, cols)
-		mins := minsOf(q, w, cols)
 		var want, abs float64
 		for c := range cols {
 			xh := d[c/32] * float64(qx[c])
-			want += (wr[c]+mins[c])*xh - mins[c]*float64(x[c])
-			abs += mag[c] * 2 * math.Abs(float64(x[c]))
+			want += wr[c] * xh
+			abs += mag[c] * math.Abs(xh)
 		}
 		if e := math.Abs(float64(out[0]) - want); e <= sumTol(cols)*abs {
 			t.Errorf("%v: a changed scale is within tolerance (%g ≤ %g)", q, e, sumTol(cols)*abs)

@@ -23,10 +23,10 @@ const readmeMaxLines = 200
 // processWords are phrases about how the project was made (who did what, in
 // which round of work, under which acceptance rule) rather than about the
 // project. Each is written so that ordinary uses (t.Helper, a saved
-// session, a token that loses the lead) do not match.
+// session, a token that leads at a layer) do not match.
 var processWords = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)\bsessions? \d+\b`),
-	regexp.MustCompile(`(?i)\(the lead\b|\bby the lead\b|\bthe lead (wrote|found|measured|decided|asked|said)\b`),
+	regexp.MustCompile(`(?i)\(the[ ]lead\b|\bby the[ ]lead\b|\bthe[ ]lead (wrote|found|measured|decided|asked|said)\b`),
 	regexp.MustCompile(`(?i)\blanding (bar|rule)s?\b`),
 	regexp.MustCompile(`(?i)\bissues? #?\d+`),
 	regexp.MustCompile(`(?i)\bhelpers? demo\d|\bby (a |the )?helpers?\b|\ba helper's\b|\bhelpers? (found|wrote|measured|reported|did|said)\b`),

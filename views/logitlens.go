@@ -84,7 +84,7 @@ func (p *LogitLensPanel) Display(tok trace.Token, lens []trace.LensLayer, choice
 	case first == stays:
 		p.Lead.SetText(fmt.Sprintf("The final choice «%s» first leads at %s and stays ahead to the last layer.", clip(format.Visible(text), 20), LayerName(first)))
 	default:
-		p.Lead.SetText(fmt.Sprintf("The final choice «%s» first leads at %s, loses the lead, and leads for good from %s.", clip(format.Visible(text), 20), LayerName(first), LayerName(stays)))
+		p.Lead.SetText(fmt.Sprintf("The final choice «%s» first leads at %s, falls behind, and leads for good from %s.", clip(format.Visible(text), 20), LayerName(first), LayerName(stays)))
 	}
 	p.fig.setHeight(lensHeight(len(lens)))
 	p.fig.show(p.Figure())

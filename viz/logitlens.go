@@ -109,8 +109,8 @@ func LogitLens(lens []trace.LensLayer, token string, pos, choice int, th Theme) 
 	return f
 }
 
-// leadTicks labels the lead layer "n *" (always, even when thinning
-// would skip it) and keeps the other labels.
+// leadTicks labels the layer where the final choice first leads "n *"
+// (always, even when thinning would skip it) and keeps the other labels.
 type leadTicks struct {
 	inner plot.Ticker
 	lead  int

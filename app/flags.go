@@ -1,0 +1,115 @@
+package app
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"loupe/trace"
+	"loupe/trace/stats"
+)
+
+// Replaying the command line's experiments (--ablate, --variant,
+// --source) once the first generation has finished.
+
+// flagExperiments runs what --ablate and --variant ask for, one after the
+// other, once the first generation has finished.
+func (u *UI) flagExperiments() {
+	next := func() {
+		u.afterCompare()
+		if u.opt.Variant != "" {
+			u.flagExperiments()
+		}
+	}
+	if !u.cmp.flagged && u.lastRun != nil {
+		// The experiments look from the last prompt token, as the article does.
+		u.cmp.flagged = true
+		u.follow = false
+		u.stream.Select(stats.PromptLen(u.lastRun) - 1)
+		if src := sourcePos(u.lastRun, u.opt.Source); src >= 0 {
+			u.stream.Choose(src)
+		} else if u.opt.Source != "" {
+			u.controls.Status.SetText(fmt.Sprintf("--source %q is neither a position of the prompt nor a word in it: the strongest source is used.", u.opt.Source))
+			fmt.Fprintln(os.Stderr, "loupe:", u.controls.Status.Text)
+		}
+	}
+	if spec := u.opt.Ablate; spec != "" {
+		u.opt.Ablate = ""
+		if err := u.ablateSpec(spec); err != nil {
+			u.fail("--ablate", err)
+			return
+		}
+		if u.running {
+			u.cmp.then = next
+		}
+		return
+	}
+	if v := u.opt.Variant; v != "" {
+		u.opt.Variant = ""
+		a, err := u.baseRun()
+		if err != nil {
+			u.fail("--variant", err)
+			return
+		}
+		u.runVariant(a, v)
+	}
+}
+
+// ablateSpec selects heads as --ablate spells them (0-based L:H list,
+// top:N or random:N:SEED) and reruns without them.
+func (u *UI) ablateSpec(spec string) error {
+	parts := strings.Split(spec, ":")
+	switch parts[0] {
+	case "top":
+		if len(parts) != 2 {
+			return fmt.Errorf("%q: want top:N", spec)
+		}
+		u.bar.N.SetText(parts[1])
+		u.presetTop()
+		return nil
+	case "random":
+		if len(parts) != 3 {
+			return fmt.Errorf("%q: want random:N:SEED", spec)
+		}
+		u.bar.N.SetText(parts[1])
+		u.bar.Seed.SetText(parts[2])
+		u.presetRandom()
+		return nil
+	}
+	hs, err := trace.ParseHeads(spec, 0)
+	if err == nil {
+		err = trace.CheckHeads(hs, u.info.Layers, u.info.Heads, 0)
+	}
+	if err != nil {
+		return err
+	}
+	u.cmp.heads = hs
+	u.showHeads(true)
+	u.switchOff()
+	return nil
+}
+
+// sourcePos reads --source: a prompt position, or a word of the prompt
+// (the token holding its first letter); -1 when it is neither.
+func sourcePos(r *trace.Run, spec string) int {
+	n := stats.PromptLen(r)
+	if p, err := strconv.Atoi(spec); err == nil {
+		if p >= 0 && p < n {
+			return p
+		}
+		return -1
+	}
+	at := strings.Index(r.Prompt, spec)
+	if spec == "" || at < 0 {
+		return -1
+	}
+	end := 0
+	for i := range n {
+		end += len(r.Tokens[i].Text)
+		if end > at {
+			return i
+		}
+	}
+	return -1
+}

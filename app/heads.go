@@ -1,0 +1,148 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"loupe/format"
+	"loupe/trace"
+	"loupe/trace/stats"
+)
+
+// Choosing the heads to switch off: Ctrl+click on the grid, the heads
+// field, and the presets (the heads that look most at the source, heads
+// drawn at random).
+
+// toggleHead adds a head to, or removes it from, the heads to switch off.
+func (u *UI) toggleHead(l, h int) {
+	hd := trace.Head{Layer: l, Head: h}
+	if i := slices.Index(u.cmp.heads, hd); i >= 0 {
+		u.cmp.heads = slices.Delete(u.cmp.heads, i, i+1)
+	} else {
+		u.cmp.heads = append(u.cmp.heads, hd)
+	}
+	u.showHeads(true)
+}
+
+// showHeads puts the selected heads in the field (unless typing there) and
+// on the grid.
+func (u *UI) showHeads(field bool) {
+	if field {
+		u.cmp.quiet = true
+		u.bar.Heads.SetText(trace.FormatHeads(u.cmp.heads, u.headBase()))
+		u.cmp.quiet = false
+	}
+	u.attn.SetSelectedHeads(u.cmp.heads)
+	n := len(u.cmp.heads)
+	switch {
+	case n == 0:
+		u.bar.Help.SetText(fmt.Sprintf("Ctrl+click cells of the grid, or type layer:head pairs counted from %d, then Switch off and rerun: "+
+			"the same prompt and settings run again with those heads' outputs zeroed.", u.headBase()))
+	default:
+		u.bar.Help.SetText(fmt.Sprintf("%d head%s selected (framed in orange on the grid).", n, map[bool]string{true: "", false: "s"}[n == 1]))
+	}
+}
+
+// headsTyped reads the heads field as the user types; a half-typed list
+// keeps the last valid selection.
+func (u *UI) headsTyped(text string) {
+	if u.cmp.quiet {
+		return
+	}
+	hs, err := trace.ParseHeads(text, u.headBase())
+	if err != nil {
+		u.bar.Help.SetText(err.Error())
+		return
+	}
+	if u.backend != nil {
+		if err := trace.CheckHeads(hs, u.info.Layers, u.info.Heads, u.headBase()); err != nil {
+			u.bar.Help.SetText(err.Error())
+			return
+		}
+	}
+	u.cmp.heads = hs
+	u.showHeads(false)
+}
+
+// presetTop selects the N heads with the largest share on the source for
+// the query shown, and reruns without them.
+func (u *UI) presetTop() {
+	n, err := strconv.Atoi(strings.TrimSpace(u.bar.N.Text))
+	if err != nil || n < 1 {
+		u.fail("N", fmt.Errorf("%q is not a number of heads (1 or more)", u.bar.N.Text))
+		return
+	}
+	q := u.query
+	a, ok := stats.AttentionAt(u.attention, q)
+	if !ok {
+		a, ok = stats.AttentionAt(u.attention, lastCaptured(u.attention, q))
+	}
+	if !ok {
+		u.fail("No attention", errors.New("select a token whose attention was captured (the last prompt token always is)"))
+		return
+	}
+	src := u.attn.Source()
+	u.cmp.heads = stats.TopHeads(stats.SourceGrid(a, src), n)
+	u.showHeads(true)
+	note := fmt.Sprintf("Preset: the %s that look%s most at %s from position %d.", headsWord(n), map[bool]string{true: "s", false: ""}[n == 1], tokenWords(u.tokens, src), a.QueryPos)
+	u.bar.Help.SetText(note)
+	u.switchOffWith(note)
+}
+
+// presetRandom selects N heads drawn at random with the seed shown, and
+// reruns without them.
+func (u *UI) presetRandom() {
+	n, err := strconv.Atoi(strings.TrimSpace(u.bar.N.Text))
+	if err != nil || n < 1 {
+		u.fail("N", fmt.Errorf("%q is not a number of heads (1 or more)", u.bar.N.Text))
+		return
+	}
+	seed, err := strconv.ParseUint(strings.TrimSpace(u.bar.Seed.Text), 10, 64)
+	if err != nil {
+		u.fail("Seed", fmt.Errorf("%q is not a whole number ≥ 0", u.bar.Seed.Text))
+		return
+	}
+	if u.backend == nil {
+		u.fail("No model loaded", errors.New("open a model folder first"))
+		return
+	}
+	u.cmp.heads = randomAttentionHeads(u.info, n, seed)
+	u.showHeads(true)
+	note := fmt.Sprintf("Preset: %d heads drawn at random with seed %d.", n, seed)
+	u.bar.Help.SetText(note)
+	u.switchOffWith(note)
+}
+
+func tokenWords(toks []trace.Token, pos int) string {
+	if pos < 0 || pos >= len(toks) {
+		return "the source"
+	}
+	return fmt.Sprintf("«%s» (position %d)", format.Visible(toks[pos].Text), pos)
+}
+
+// headsWord is "the head" for 1 and "10 heads" for 10.
+func headsWord(n int) string {
+	if n == 1 {
+		return "head"
+	}
+	return fmt.Sprintf("%d heads", n)
+}
+
+// randomAttentionHeads draws n heads of the layers that have attention: a
+// hybrid model's Gated DeltaNet layers have no heads to switch off.
+func randomAttentionHeads(info trace.ModelInfo, n int, seed uint64) []trace.Head {
+	var att []int
+	for l := range info.Layers {
+		if info.HasAttention(l) {
+			att = append(att, l)
+		}
+	}
+	hs := stats.RandomHeads(len(att), info.Heads, n, seed)
+	for i := range hs {
+		hs[i].Layer = att[hs[i].Layer]
+	}
+	return hs
+}

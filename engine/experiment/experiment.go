@@ -90,6 +90,9 @@ type Options struct {
 	Bandwidth func(threads int) (float64, error)
 	// Progress (may be nil) reports the share done and what runs now.
 	Progress func(frac float64, what string)
+	// Second is the other text of the two-texts experiment, SecondLabel
+	// its name in the figure ("The Gold-Bug").
+	Second, SecondLabel string
 	// CacheDir holds the quantised copies ("": os.UserCacheDir()/loupe/quant).
 	CacheDir string
 }
@@ -132,6 +135,8 @@ func Run(ctx context.Context, m *engine.Model, opt Options) (Result, error) {
 		err = runThreads(ctx, m, opt, &r)
 	case Quant:
 		err = runQuant(ctx, m, opt, &r)
+	case Texts:
+		err = runTexts(ctx, m, opt, &r)
 	default:
 		return Result{}, fmt.Errorf("experiment: unknown sweep %q (want %s)", opt.What, strings.Join(Whats, ", "))
 	}

@@ -184,3 +184,30 @@ func TestQuantSweepRefusesFullDiskAndCleansUp(t *testing.T) {
 		t.Fatalf("cancelled sweep left %v", left)
 	}
 }
+
+// Two texts: the longer one is read longer, the same number written
+// after each; the CSV and the plan sentence say what the figure shows.
+func TestTwoTexts(t *testing.T) {
+	m, _ := load(t, "tiny")
+	r, err := Run(context.Background(), m, Options{What: Texts, Prompt: prompt, Second: GoldBug, SecondLabel: "The Gold-Bug", DecodeTokens: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Points) != 2 || r.Points[1].Label != "The Gold-Bug" {
+		t.Fatalf("points %+v", r.Points)
+	}
+	a, b := r.Points[0], r.Points[1]
+	if a.PrefillTokens != len(m.Encode(prompt)) || b.PrefillTokens <= 1000 || a.DecodeTokens != 3 || b.DecodeTokens != 3 {
+		t.Fatalf("read %d and %d tokens, wrote %d and %d", a.PrefillTokens, b.PrefillTokens, a.DecodeTokens, b.DecodeTokens)
+	}
+	var csv strings.Builder
+	if err := WriteCSV(&csv, r); err != nil || strings.Count(csv.String(), "\n") != 3 {
+		t.Fatalf("CSV %q, err %v", csv.String(), err)
+	}
+	if s := Plan(Context, m.Info(), Options{}, GuessSpeeds(m.Info(), 40), 2); !strings.Contains(s, "about") {
+		t.Fatalf("plan %q does not say how long", s)
+	}
+	if !strings.Contains(Reading(r), "writing") {
+		t.Fatalf("reading %q", Reading(r))
+	}
+}

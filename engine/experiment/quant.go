@@ -16,6 +16,7 @@ import (
 
 	"loupe/engine"
 	"loupe/engine/genmodel"
+	"loupe/format"
 )
 
 // ErrNoRoom: a quantised copy would not fit on the disk of the cache.
@@ -149,13 +150,13 @@ func writeCopy(ctx context.Context, src, path, typ string, r *Result) (fresh boo
 		r.Notes = append(r.Notes, fallbackNote(typ, fallbacks))
 	}
 	if st, err := os.Stat(path); err == nil && st.Size() > 0 {
-		r.Notes = append(r.Notes, fmt.Sprintf("%s copy reused from the cache: %s (%s)", typ, path, bytesText(st.Size())))
+		r.Notes = append(r.Notes, fmt.Sprintf("%s copy reused from the cache: %s (%s)", typ, path, format.Bytes(float64(st.Size()))))
 		return false, nil
 	}
 	dir := filepath.Dir(path)
 	if free := diskFree(dir); free >= 0 && size+size/20+64<<20 > free {
 		return false, fmt.Errorf("experiment: %w: the %s copy needs %s, the disk holding %s has %s free",
-			ErrNoRoom, typ, bytesText(size), dir, bytesText(free))
+			ErrNoRoom, typ, format.Bytes(float64(size)), dir, format.Bytes(float64(free)))
 	}
 	tmp := path + ".part"
 	os.Remove(tmp) // a previous sweep killed while writing
@@ -167,7 +168,7 @@ func writeCopy(ctx context.Context, src, path, typ string, r *Result) (fresh boo
 		os.Remove(tmp)
 		return false, fmt.Errorf("experiment: %w", err)
 	}
-	r.Notes = append(r.Notes, fmt.Sprintf("%s copy written to %s (%s)", typ, path, bytesText(size)))
+	r.Notes = append(r.Notes, fmt.Sprintf("%s copy written to %s (%s)", typ, path, format.Bytes(float64(size))))
 	return true, nil
 }
 
@@ -286,12 +287,4 @@ func Fingerprint(path string) (string, error) {
 		}
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// bytesText writes a size in decimal units: "3.1 GB", "57 MB".
-func bytesText(b int64) string {
-	if b < 1e9 {
-		return fmt.Sprintf("%.0f MB", float64(b)/1e6)
-	}
-	return fmt.Sprintf("%.1f GB", float64(b)/1e9)
 }

@@ -3,6 +3,8 @@ package experiment
 import (
 	"fmt"
 	"math"
+
+	"loupe/format"
 )
 
 // Reading is the one sentence under a sweep's figure that reads its
@@ -17,7 +19,7 @@ func Reading(r Result) string {
 	switch r.What {
 	case Context:
 		return fmt.Sprintf("At %s positions each token written reads %s instead of %s at %s: writing went from %.1f to %.1f tokens/s (memory predicts %.1f to %.1f).",
-			b.Label, bytesText(int64(b.BytesPerToken)), bytesText(int64(a.BytesPerToken)), a.Label,
+			b.Label, format.Bytes(b.BytesPerToken), format.Bytes(a.BytesPerToken), a.Label,
 			a.DecodeTokS, b.DecodeTokS, a.PredictedDecodeTokS, b.PredictedDecodeTokS)
 	case Kernels:
 		return fmt.Sprintf("Reading took %s longer with %s than with %s; writing changed by %s.",
@@ -25,6 +27,11 @@ func Reading(r Result) string {
 	case Threads:
 		return fmt.Sprintf("From %s to %s threads reading sped up %s, writing %s: writing stops at the memory's speed.",
 			a.Label, b.Label, times(b.PrefillTokS/a.PrefillTokS), times(b.DecodeTokS/a.DecodeTokS))
+	case Texts:
+		return fmt.Sprintf("Reading %d tokens took %s of %s, %d tokens %s of %s; writing %d tokens ran at %s and %s tokens/s: reading follows the prompt, writing does not.",
+			a.PrefillTokens, percentOfTotal(a.PrefillSeconds, a.PrefillSeconds+a.DecodeSeconds), a.Label,
+			b.PrefillTokens, percentOfTotal(b.PrefillSeconds, b.PrefillSeconds+b.DecodeSeconds), b.Label,
+			a.DecodeTokens, format.Sig2(a.DecodeTokS), format.Sig2(b.DecodeTokS))
 	case Quant:
 		s := ""
 		for _, p := range ps[1:] {
@@ -36,6 +43,14 @@ func Reading(r Result) string {
 		return upper(s) + "."
 	}
 	return ""
+}
+
+// percentOfTotal is part / total as "1.1 %".
+func percentOfTotal(part, total float64) string {
+	if !(total > 0) {
+		return "–"
+	}
+	return format.Percent(part / total)
 }
 
 // times writes a ratio as "5.9 ×".

@@ -126,7 +126,11 @@ func runPoint(ctx context.Context, m *engine.Model, opt Options, gbs float64) (P
 	g.Attn = engine.AttnCapture{}
 	g.EOS = []int{} // not nil: nil means the model's stop ids
 	g.Settings.MaxTokens = 2
-	if _, err := m.Generate(ctx, prompt, g, nil); err != nil {
+	// The warm-up faults the weights in and grows the buffers; a few
+	// tokens do it (reading a long text twice would double the wait).
+	warm := opt
+	warm.PromptTokens = min(opt.PromptTokens, warmUpTokens)
+	if _, err := m.Generate(ctx, promptOf(m, warm), g, nil); err != nil {
 		return Point{}, err
 	}
 	g.Settings.MaxTokens = opt.DecodeTokens
@@ -159,6 +163,9 @@ func runPoint(ctx context.Context, m *engine.Model, opt Options, gbs float64) (P
 	p.PredictedDecodeTokS = predict(gbs, p.BytesPerToken)
 	return p, nil
 }
+
+// warmUpTokens is the prompt of the untimed run before each point.
+const warmUpTokens = 32
 
 // promptOf is opt.Prompt cut to its first opt.PromptTokens tokens (whole
 // characters: a cut inside one drops its bytes).

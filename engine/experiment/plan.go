@@ -1,0 +1,129 @@
+package experiment
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"loupe/format"
+	"loupe/kernels"
+	"loupe/trace"
+)
+
+// Speeds are what a plan assumes of the machine: the last run's reading
+// and writing speeds (tokens/s), or a guess from the bandwidth.
+type Speeds struct{ PrefillTokS, DecodeTokS float64 }
+
+// GuessSpeeds is used before any run: writing at 70 % of what the memory
+// allows, reading ten times faster (the 1.5B model on a laptop: 14 and
+// 150 tokens/s).
+func GuessSpeeds(info trace.ModelInfo, gbs float64) Speeds {
+	if gbs <= 0 {
+		gbs = 20
+	}
+	d := 0.7 * gbs * 1e9 / max(1, float64(info.WeightBytesPerTok))
+	return Speeds{PrefillTokS: 10 * d, DecodeTokS: d}
+}
+
+// Plan is the sentence that says what an experiment will run and about
+// how long it takes at speeds s.
+func Plan(what string, info trace.ModelInfo, opt Options, s Speeds, threads int) string {
+	opt = withDefaults(opt)
+	secs := estimate(what, info, opt, s, threads)
+	about := "about " + format.Duration(secs)
+	switch what {
+	case Texts:
+		return fmt.Sprintf("Reads your prompt, then %s, and writes %d tokens after each: the article's two bars, %s.", orDefault(opt.SecondLabel, "a second text"), opt.DecodeTokens, about)
+	case Context:
+		return fmt.Sprintf("Fills the KV cache to 256, 1k, 4k, 16k and 32k positions (as far as the model's %s allow), reads %d tokens and writes %d at each, and sets writing against bandwidth ÷ (weights + KV bytes): %s.",
+			format.Thousands(info.MaxPositions), opt.PromptTokens, opt.DecodeTokens, about)
+	case Kernels:
+		return fmt.Sprintf("Reads %d tokens and writes %d at every kernel level this CPU has (%s): %s.", opt.PromptTokens, opt.DecodeTokens, strings.Join(levelNames(), ", "), about)
+	case Threads:
+		return fmt.Sprintf("Reads %d tokens and writes %d on 1 to %d threads: %s.", opt.PromptTokens, opt.DecodeTokens, threads, about)
+	case Quant:
+		return fmt.Sprintf("Writes Q8_0 and Q4_K_M copies of the model into Loupe's cache (about %s on disk), then reads %d tokens and writes %d with each: %s.",
+			format.Bytes(0.53*float64(info.FileBytes)+0.3*float64(info.FileBytes)), opt.PromptTokens, opt.DecodeTokens, about)
+	}
+	return ""
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+// withDefaults fills the zero values of opt as Run does.
+func withDefaults(opt Options) Options {
+	if opt.PromptTokens <= 0 {
+		opt.PromptTokens = DefaultPromptTokens
+	}
+	if opt.DecodeTokens <= 0 {
+		opt.DecodeTokens = DefaultDecodeTokens
+	}
+	opt.Repeat = max(opt.Repeat, 1)
+	return opt
+}
+
+// levelNames are the kernel levels this CPU supports.
+func levelNames() []string {
+	var out []string
+	for _, l := range kernels.Levels() {
+		if kernels.Supported(l) {
+			out = append(out, l.String())
+		}
+	}
+	return out
+}
+
+// estimate is a rough duration in seconds: each point's warm-up, reading
+// and writing at speeds s, scaled by what the point changes.
+func estimate(what string, info trace.ModelInfo, opt Options, s Speeds, threads int) float64 {
+	pre, dec := max(s.PrefillTokS, 1e-3), max(s.DecodeTokS, 1e-3)
+	point := func(readSlower, writeSlower float64) float64 {
+		warm := float64(warmUpTokens)/pre + 2/dec
+		return warm + float64(opt.Repeat)*(float64(opt.PromptTokens)/pre*readSlower+float64(opt.DecodeTokens)/dec*writeSlower)
+	}
+	var t float64
+	switch what {
+	case Texts:
+		t = point(1, 1) + point(float64(len(GoldBug))/4/float64(opt.PromptTokens), 1)
+	case Context:
+		w := max(1, float64(info.WeightBytesPerTok))
+		for _, n := range DefaultContexts {
+			if n > info.MaxPositions {
+				break
+			}
+			kv := float64(info.KVBytesPerToken) * float64(n)
+			t += float64(opt.Repeat) * (kv/2e9 + float64(opt.PromptTokens)/pre*(1+float64(n)/8192) + float64(opt.DecodeTokens)/dec*(w+kv)/w)
+		}
+	case Kernels:
+		slower := map[string]float64{"generic": 6, "avx2": 1.6, "avx512": 1.2, "avx512bf16": 1}
+		for _, l := range levelNames() {
+			t += point(slower[l], 1)
+		}
+	case Threads:
+		for n := 1; n <= threads; n++ {
+			t += point(float64(threads)/float64(n), 1)
+		}
+	case Quant:
+		t = float64(info.FileBytes)/100e6 + point(1, 1) + point(1, 0.55) + point(1.3, 0.35)
+	}
+	return t
+}
+
+// WriteCSV writes a result's points, one a line, with the JSON's names.
+func WriteCSV(w io.Writer, r Result) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"what", "value", "prefill_tok_s", "decode_tok_s", "bytes_per_token", "predicted_decode_tok_s", "bandwidth_gb_s"})
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
+	for _, p := range r.Points {
+		cw.Write([]string{r.What, fmt.Sprint(p.Value), f(p.PrefillTokS), f(p.DecodeTokS), f(p.BytesPerToken), f(p.PredictedDecodeTokS), f(p.BandwidthGBs)})
+	}
+	cw.Flush()
+	return cw.Error()
+}

@@ -1,0 +1,63 @@
+package viz
+
+import (
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg/draw"
+
+	"loupe/format"
+)
+
+// SweepPoint is one measurement of an experiment that varies one thing
+// (a context length, a kernel level, a thread count, a weight type).
+type SweepPoint struct {
+	Label         string  // "4k", "avx2", "2", "q8_0"
+	PrefillTokS   float64 // reading, tokens/s
+	DecodeTokS    float64 // writing, tokens/s
+	PredictedTokS float64 // bandwidth / bytes per token (0: unknown)
+	BytesPerToken float64 // what one decode step reads
+}
+
+// Sweep draws an experiment's points side by side in its two times:
+// reading (prefill) tokens/s on the left, writing (decode) tokens/s on
+// the right, each written speed over the speed the memory allows (the
+// measured bandwidth / the bytes one step reads). notes (the reading of
+// the result first) go under the figure; at most three are shown.
+func Sweep(title string, points []SweepPoint, notes []string, th Theme) Figure {
+	th = th.complete()
+	if len(points) == 0 {
+		return noData(th, title, "no points measured")
+	}
+	return &frame{th: th, title: title, notes: notes[:min(3, len(notes))], body: func(c draw.Canvas) {
+		cs := splitX(c, th.FontSize, 1, 1.25)
+		ps := []*plot.Plot{sweepReading(points, th), sweepWriting(points, th)}
+		alignRows(ps, cs)
+		for i, p := range ps {
+			p.Draw(cs[i])
+		}
+	}}
+}
+
+// sweepReading is one bar per point: prefill tokens/s.
+func sweepReading(points []SweepPoint, th Theme) *plot.Plot {
+	rows := make([]row, 0, 2*len(points))
+	for _, p := range points {
+		rows = append(rows, row{name: p.Label, value: p.PrefillTokS, color: th.Prefill, text: format.Sig2(p.PrefillTokS)},
+			row{name: "", value: 0})
+	}
+	return rowPlot(rows, "reading (prefill), tokens/s", nil, th)
+}
+
+// sweepWriting is two bars per point: decode tokens/s measured, then the
+// speed the memory allows, with the bytes one step reads.
+func sweepWriting(points []SweepPoint, th Theme) *plot.Plot {
+	rows := make([]row, 0, 2*len(points))
+	for _, p := range points {
+		rows = append(rows, row{name: p.Label, value: p.DecodeTokS, color: th.Decode, text: format.Sig2(p.DecodeTokS)})
+		pred := row{name: "", value: p.PredictedTokS, color: th.Grid}
+		if p.PredictedTokS > 0 {
+			pred.text = "memory allows " + format.Sig2(p.PredictedTokS) + " (" + format.Bytes(p.BytesPerToken) + "/token)"
+		}
+		rows = append(rows, pred)
+	}
+	return rowPlot(rows, "writing (decode), tokens/s", nil, th)
+}

@@ -22,7 +22,7 @@ import (
 func init() {
 	register(Command{
 		Name:    "lesson",
-		Summary: "the article's walk-through told with this model's numbers on a prompt (--json, --timing)",
+		Summary: "the article “The two times of an answer” told with this model's numbers (--json, --timing)",
 		Run:     runLesson,
 	})
 }
@@ -36,8 +36,8 @@ type lessonFlags struct {
 }
 
 const lessonUsage = `usage: loupe lesson [--model M] --prompt TEXT [--json] [--timing]
-  Tells the article's chapters (tokens … summary) with the numbers of this
-  model on this prompt. Without --timing, two-times uses the prompt's own
+  Tells the chapters of the article “The two times of an answer” (tokens …
+  summary) with the numbers of this model on this prompt. Without --timing, two-times uses the prompt's own
   run and compute-memory, thinking and counterfactual are skipped; with it
   they run: The Gold-Bug passage at this and the AVX2 kernel level, the
   prompt as a chat turn with thinking on and off (a model with a thinking

@@ -5,6 +5,9 @@
 // of one run on the model that is open. It is headless: the window's
 // lesson card, `loupe lesson` and the saved HTML page all call Build.
 //
+// The article is “The two times of an answer”, the article and video about
+// the Herbert inference engine that Loupe follows (README.md).
+//
 // Every number in a chapter's text comes from its Figures, and the figures
 // come from the trace: the prompt's run (tokens, top-10, timing) and the
 // inspection of its last prompt token (attention of every layer and head,

@@ -222,7 +222,7 @@ func TestOutputLoopAndTwoTimes(t *testing.T) {
 	if tt.PrefillSeconds != 0.08 || tt.DecodeSeconds != 0.72 || math.Abs(tt.ReadingShare-0.1) > 1e-9 {
 		t.Fatalf("%+v", tt)
 	}
-	contains(t, l.Chapter(TwoTimes), "7 tokens of the prompt together (the prefill) took 0.08 s", "writing 3 tokens", "took 0.72 s", "Reading is 10.0 %")
+	contains(t, l.Chapter(TwoTimes), "7 tokens of the prompt together (the prefill) took 80 ms", "writing 3 tokens", "took 720 ms", "Reading is 10.0 %")
 	in.Model.TiedEmbeddings, in.Model.ParamsOutput = false, 1600
 	contains(t, build(t, in).Chapter(Output), "separate output table")
 }

@@ -35,8 +35,9 @@ var processWords = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)\bdata scout\b`),
 }
 
-// specCitation finds "docs/spec/X.md" anywhere and "X.md" followed by a
-// section (§3.2, B.8, part A): a spec citation. Group 1 is X.
+// specCitation finds a path under docs/spec/ anywhere, and a bare spec
+// file name followed by a section (§3.2, B.8, part A): a spec citation.
+// Group 1 or 2 is the file's name without its extension.
 var specCitation = regexp.MustCompile(`(?:docs/spec/([A-Za-z0-9_-]+)\.md)|(?:\b([A-Za-z0-9_-]+)\.md(?:'s)?\s+(?:§|[AB]\.\d|part [AB]\b|section \d))`)
 
 // sectionRef finds the sections named right after a citation: §3.2, B.8,
@@ -163,7 +164,7 @@ func TestSpecCitations(t *testing.T) {
 				name := group(line, loc, 1) + group(line, loc, 2)
 				ids, ok := sections[name]
 				if !ok {
-					t.Errorf("%s:%d: cites %s.md, which is not in docs/spec/", path, i+1, name)
+					t.Errorf("%s:%d: cites %s, which is not in docs/spec/", path, i+1, name+".md")
 					continue
 				}
 				cited++
@@ -184,7 +185,7 @@ func TestSpecCitations(t *testing.T) {
 						id = "part " + s[3]
 					}
 					if !ids[id] {
-						t.Errorf("%s:%d: %s.md has no section %s", path, i+1, name, id)
+						t.Errorf("%s:%d: %s has no section %s", path, i+1, name+".md", id)
 					}
 				}
 			}

@@ -30,6 +30,7 @@ type Config struct {
 	RotaryDim             int     // dims of each head that RoPE rotates (0: all of head_dim)
 
 	Qwen35 *Qwen35Config // Qwen3.5's hybrid layers (config_qwen35.go); nil for other architectures
+	MoE    *MoEConfig    // a mixture-of-experts FFN (moe.go); nil for dense models
 
 	// RoPE frequency changes (rope.go ropeInvFreq), at most one set:
 	RopeLlama3      *Llama3Rope // rope_type "llama3" of Llama 3.1/3.2 (docs/spec/llama.md §2)
@@ -291,6 +292,9 @@ func (c *Config) validate() error {
 		return fmt.Errorf("%w: rms_norm_eps = %g (want 0 < eps < 1)", ErrBadFile, c.RMSNormEps)
 	case !(c.RopeTheta > 1):
 		return fmt.Errorf("%w: rope_theta = %g (want > 1)", ErrBadFile, c.RopeTheta)
+	}
+	if c.MoE != nil {
+		return c.MoE.validate(c.NumHiddenLayers)
 	}
 	return nil
 }

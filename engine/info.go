@@ -48,8 +48,8 @@ func modelInfo(cfg Config, w weights, path, dir string, fileBytes int64) trace.M
 }
 
 // decodeWeightBytes is what one decode step reads from the weights: every
-// layer matrix, the f32 norms and biases, one embedding row and the output
-// head.
+// layer matrix (of an MoE layer: the router, the shared expert and k
+// experts), the f32 norms and biases, one embedding row and the output head.
 func decodeWeightBytes(cfg Config, w weights) int64 {
 	var n int64
 	for i := range w.layers {
@@ -57,6 +57,9 @@ func decodeWeightBytes(cfg Config, w weights) int64 {
 			n += m.bytes()
 		}
 		n += 4 * int64(w.layers[i].vectorFloats())
+		if mw := w.layers[i].moe; mw != nil {
+			n += mw.expertBytes(cfg.MoE.TopK) // the k chosen experts
+		}
 	}
 	n += 4 * int64(len(w.outNorm))
 	n += w.embed.bytes() / int64(max(1, w.embed.rows)) // one row
@@ -80,6 +83,12 @@ func storedDTypes(w weights) string {
 	for i := range w.layers {
 		for _, m := range w.layers[i].matrices() {
 			add(m)
+		}
+		if mw := w.layers[i].moe; mw != nil && len(mw.experts) > 0 {
+			e := &mw.experts[0]
+			add(&e.gate)
+			add(&e.up)
+			add(&e.down)
 		}
 	}
 	names := make([]string, 0, len(seen))

@@ -238,10 +238,33 @@ func (ld *loader) matrix(name string, rows, cols int) mat {
 	if !ok {
 		return mat{}
 	}
+	return ld.view(t, name, rows, cols)
+}
+
+// stacked views a 3-D tensor [E, rows, cols] (an MoE layer's experts, one
+// after the other) as E matrices [rows, cols] over its bytes.
+func (ld *loader) stacked(name string, E, rows, cols int) []mat {
+	t, ok := ld.tensor(name, E, rows, cols)
+	if !ok {
+		return nil
+	}
+	all := ld.view(t, name, E*rows, cols) // the same bytes as a [E·rows, cols] matrix
+	if ld.err != nil {
+		return nil
+	}
+	out := make([]mat, E)
+	for e := range out {
+		out[e] = all.rowRange(e*rows, (e+1)*rows)
+	}
+	return out
+}
+
+// view makes a mat of t's data, checked against rows × cols.
+func (ld *loader) view(t safetensors.Tensor, name string, rows, cols int) mat {
 	w := mat{rows: rows, cols: cols}
 	var err error
 	if qt, ok := quantOf(string(t.DType)); ok {
-		if cols%qt.BlockLen() != 0 || len(t.Data) != rows*qt.RowBytes(cols) {
+		if cols%qt.BlockLen() != 0 || int64(len(t.Data)) != int64(rows)*int64(qt.RowBytes(cols)) {
 			ld.err = fmt.Errorf("%w: %s: tensor %q: %d bytes for %d × %d %s weights", ErrBadFile, t.File, name, len(t.Data), rows, cols, t.DType)
 			return mat{}
 		}
@@ -255,6 +278,13 @@ func (ld *loader) matrix(name string, rows, cols int) mat {
 		ld.err = fmt.Errorf("%w: %w", ErrBadFile, err)
 	}
 	return w
+}
+
+// fail keeps err as the loader's first problem.
+func (ld *loader) fail(err error) {
+	if ld.err == nil {
+		ld.err = err
+	}
 }
 
 // array reads a small tensor of shape dims (a conv kernel) as f32.

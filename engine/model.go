@@ -38,8 +38,9 @@ type Model struct {
 
 	chat chatSetup // the folder's chat template and sampling presets (chat.go)
 
-	buf   buffers
-	recur *recurrentState // hybrid models: the DeltaNet layers' state per sequence (deltanet.go)
+	buf    buffers
+	moeBuf moeScratch      // the MoE block's activations (moe.go)
+	recur  *recurrentState // hybrid models: the DeltaNet layers' state per sequence (deltanet.go)
 }
 
 // buffers are the activations of one forward call, allocated for the

@@ -12,6 +12,7 @@ type probes struct {
 	ablate    [][]int                  // layer → query heads zeroed before o_proj
 	deltaNet  map[int]*trace.DeltaNet  // Gated DeltaNet layer → α, β, state norms (deltanet.go)
 	resid     map[int][][]float32      // position → [L][h] residual stream after each layer's MLP
+	experts   map[int]*[]trace.Routing // position → the router's choice in each MoE layer (moe.go)
 }
 
 // newAttention allocates the capture of one query position: [L][H][pos+1].

@@ -48,10 +48,21 @@ func (qwen3) forward(ctx context.Context, m *Model, tokens []int, pos0 int, pr *
 // qwen3Layer is one decoder layer over the residual stream x [T, h].
 func qwen3Layer(m *Model, l, T, pos0 int, pr *probes) {
 	lw, b := &m.w.layers[l], &m.buf
-	H, KV := m.cfg.NumAttentionHeads, m.cfg.NumKeyValueHeads
+	qwen3Attention(m, l, T, pos0, pr)
+	m.residual(b.attnOut, T) // ffn_inp = x + attn_out
 
-	// Self-attention: x += o_proj(attention(rope(q_norm(q)), rope(k_norm(k)), v)),
-	// all of attn_norm(x); no projection carries a bias.
+	// Feed-forward, as Qwen2: x += down(silu(gate(n)) ⊙ up(n)), n = ffn_norm(x).
+	m.rmsNorm(b.xn, b.x, lw.ffnNorm, T) // ffn_norm [T, h]
+	m.swiGLU(lw, l, T, pos0, pr)        // ffn_out [T, h]
+	m.residual(b.ffnOut, T)             // x = ffn_inp + ffn_out
+}
+
+// qwen3Attention is Qwen3's self-attention of x into attn_out [T, h]:
+// o_proj(attention(rope(q_norm(q)), rope(k_norm(k)), v)), all of
+// attn_norm(x); no projection carries a bias. Qwen3-MoE's layers share it.
+func qwen3Attention(m *Model, l, T, pos0 int, pr *probes) {
+	lw, b := &m.w.layers[l], &m.buf
+	H, KV := m.cfg.NumAttentionHeads, m.cfg.NumKeyValueHeads
 	m.rmsNorm(b.xn, b.x, lw.attnNorm, T)                                                             // attn_norm [T, h]
 	m.projectAll(b.xn, T, projection{&lw.wq, b.q}, projection{&lw.wk, b.k}, projection{&lw.wv, b.v}) // Qcur [T, H·d], Kcur, Vcur [T, KV·d]
 	m.headNorm(b.q, lw.qNorm, H, T)                                                                  // Qcur_normed: RMSNorm of each query head over d
@@ -60,37 +71,38 @@ func qwen3Layer(m *Model, l, T, pos0 int, pr *probes) {
 	m.ropeHalf(b.k, KV, T, pos0)
 	m.attention(l, T, pos0, pr)            // kqv_out [T, H·d]: GQA over the cache
 	m.project(&lw.wo, b.attnOut, b.kqv, T) // attn_out [T, h]: o_proj maps H·d → h
-	m.residual(b.attnOut, T)               // ffn_inp = x + attn_out
-
-	// Feed-forward, as Qwen2: x += down(silu(gate(n)) ⊙ up(n)), n = ffn_norm(x).
-	m.rmsNorm(b.xn, b.x, lw.ffnNorm, T) // ffn_norm [T, h]
-	m.swiGLU(lw, l, T, pos0, pr)        // ffn_out [T, h]
-	m.residual(b.ffnOut, T)             // x = ffn_inp + ffn_out
 }
 
 // loadLayers views the Hugging Face tensors of docs/spec/qwen3.md §2: Qwen2's
 // without biases, plus q_norm and k_norm.
 func (qwen3) loadLayers(ld *loader, cfg Config) []layerWeights {
-	h, I, d := cfg.HiddenSize, cfg.IntermediateSize, cfg.HeadDim
-	qDim, kvDim := cfg.NumAttentionHeads*d, cfg.NumKeyValueHeads*d
+	h, I := cfg.HiddenSize, cfg.IntermediateSize
 	layers := make([]layerWeights, cfg.NumHiddenLayers)
 	for i := range layers {
 		p := fmt.Sprintf("model.layers.%d.", i)
-		layers[i] = layerWeights{
-			attnNorm: ld.vector(p+"input_layernorm.weight", h),
-			wq:       ld.matrix(p+"self_attn.q_proj.weight", qDim, h),
-			wk:       ld.matrix(p+"self_attn.k_proj.weight", kvDim, h),
-			wv:       ld.matrix(p+"self_attn.v_proj.weight", kvDim, h),
-			qNorm:    ld.vector(p+"self_attn.q_norm.weight", d),
-			kNorm:    ld.vector(p+"self_attn.k_norm.weight", d),
-			wo:       ld.matrix(p+"self_attn.o_proj.weight", h, qDim),
-			ffnNorm:  ld.vector(p+"post_attention_layernorm.weight", h),
-			wGate:    ld.matrix(p+"mlp.gate_proj.weight", I, h),
-			wUp:      ld.matrix(p+"mlp.up_proj.weight", I, h),
-			wDown:    ld.matrix(p+"mlp.down_proj.weight", h, I),
-		}
+		layers[i] = loadQwen3Attention(ld, cfg, p)
+		layers[i].ffnNorm = ld.vector(p+"post_attention_layernorm.weight", h)
+		layers[i].wGate = ld.matrix(p+"mlp.gate_proj.weight", I, h)
+		layers[i].wUp = ld.matrix(p+"mlp.up_proj.weight", I, h)
+		layers[i].wDown = ld.matrix(p+"mlp.down_proj.weight", h, I)
 	}
 	return layers
+}
+
+// loadQwen3Attention views one layer's input norm and attention tensors
+// under p ("model.layers.i.").
+func loadQwen3Attention(ld *loader, cfg Config, p string) layerWeights {
+	h, d := cfg.HiddenSize, cfg.HeadDim
+	qDim, kvDim := cfg.NumAttentionHeads*d, cfg.NumKeyValueHeads*d
+	return layerWeights{
+		attnNorm: ld.vector(p+"input_layernorm.weight", h),
+		wq:       ld.matrix(p+"self_attn.q_proj.weight", qDim, h),
+		wk:       ld.matrix(p+"self_attn.k_proj.weight", kvDim, h),
+		wv:       ld.matrix(p+"self_attn.v_proj.weight", kvDim, h),
+		qNorm:    ld.vector(p+"self_attn.q_norm.weight", d),
+		kNorm:    ld.vector(p+"self_attn.k_norm.weight", d),
+		wo:       ld.matrix(p+"self_attn.o_proj.weight", h, qDim),
+	}
 }
 
 // params counts docs/spec/qwen3.md §3: h·H·d + 2·h·KV·d + H·d·h of attention, a

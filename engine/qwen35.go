@@ -33,6 +33,12 @@ func init() {
 type qwen35 struct{}
 
 func (qwen35) forward(ctx context.Context, m *Model, tokens []int, pos0 int, pr *probes) ([]float32, error) {
+	return hybridForward(ctx, m, tokens, pos0, pr, qwen35Layer)
+}
+
+// hybridForward runs the layers of a hybrid stack (Qwen3.5, Qwen3.5-MoE),
+// each by layer, with the DeltaNet state of the sequence.
+func hybridForward(ctx context.Context, m *Model, tokens []int, pos0 int, pr *probes, layer func(m *Model, l, T, pos0 int, pr *probes)) ([]float32, error) {
 	T := len(tokens)
 	if m.recur == nil {
 		m.recur = newRecurrentState(&m.cfg)
@@ -46,7 +52,7 @@ func (qwen35) forward(ctx context.Context, m *Model, tokens []int, pos0 int, pr 
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		qwen35Layer(m, l, T, pos0, pr)
+		layer(m, l, T, pos0, pr)
 		m.layerDone(l, T, pos0, pr) // the logit lens reads x here
 	}
 	return m.outputHead(T, pr != nil && pr.allLogits), nil // norm (1 + w), tied lm_head
@@ -110,22 +116,30 @@ func qwen35DeltaNet(m *Model, l, T, pos0 int, pr *probes) {
 func (qwen35) loadLayers(ld *loader, cfg Config) []layerWeights {
 	h, I := cfg.HiddenSize, cfg.IntermediateSize
 	layers := make([]layerWeights, cfg.NumHiddenLayers)
-	for i, typ := range cfg.Qwen35.LayerTypes {
+	for i := range layers {
 		p := fmt.Sprintf("%slayers.%d.", ld.prefix, i)
 		lw := &layers[i]
-		lw.attnNorm = onePlus(ld.vector(p+"input_layernorm.weight", h))
-		lw.ffnNorm = onePlus(ld.vector(p+"post_attention_layernorm.weight", h))
+		loadHybridMixer(ld, cfg, i, lw)
 		lw.wGate = ld.matrix(p+"mlp.gate_proj.weight", I, h)
 		lw.wUp = ld.matrix(p+"mlp.up_proj.weight", I, h)
 		lw.wDown = ld.matrix(p+"mlp.down_proj.weight", h, I)
-		if typ == FullAttention {
-			loadGatedAttention(ld, cfg, p+"self_attn.", lw)
-		} else {
-			lw.linear = loadDeltaNet(ld, cfg, p+"linear_attn.")
-		}
 	}
 	ld.notUsed = qwen35Skipped(ld)
 	return layers
+}
+
+// loadHybridMixer views layer i's two norms (1 + w) and its token mixer:
+// gated attention or Gated DeltaNet, as layer_types says.
+func loadHybridMixer(ld *loader, cfg Config, i int, lw *layerWeights) {
+	h := cfg.HiddenSize
+	p := fmt.Sprintf("%slayers.%d.", ld.prefix, i)
+	lw.attnNorm = onePlus(ld.vector(p+"input_layernorm.weight", h))
+	lw.ffnNorm = onePlus(ld.vector(p+"post_attention_layernorm.weight", h))
+	if cfg.Qwen35.LayerTypes[i] == FullAttention {
+		loadGatedAttention(ld, cfg, p+"self_attn.", lw)
+	} else {
+		lw.linear = loadDeltaNet(ld, cfg, p+"linear_attn.")
+	}
 }
 
 func loadGatedAttention(ld *loader, cfg Config, p string, lw *layerWeights) {

@@ -47,6 +47,22 @@ func (w *mat) row(out []float32, r int) {
 	copy(out, w.f[lo:lo+w.cols])
 }
 
+// rowRange views rows lo…hi-1 of w (an expert of a stacked tensor, the
+// gate half of a fused gate_up_proj) without copying.
+func (w *mat) rowRange(lo, hi int) mat {
+	out := mat{rows: hi - lo, cols: w.cols, qt: w.qt}
+	switch {
+	case w.q != nil:
+		rb := w.qt.RowBytes(w.cols)
+		out.q = w.q[lo*rb : hi*rb : hi*rb]
+	case w.bf != nil:
+		out.bf = w.bf[lo*w.cols : hi*w.cols : hi*w.cols]
+	default:
+		out.f = w.f[lo*w.cols : hi*w.cols : hi*w.cols]
+	}
+	return out
+}
+
 // mul computes Y = X·Wᵀ: out[t·rows+r] = Σ_c W[r][c]·x[t·cols+c] for t < n.
 // x is [n, cols], out is [n, rows]. Workers take disjoint bands of rows, so
 // every output element is summed by one kernel call in a fixed order and the
@@ -142,14 +158,19 @@ type layerWeights struct {
 	wDown    mat       // [h, I] mlp.down_proj.weight
 
 	linear *deltaNetWeights // a Gated DeltaNet layer's mixer (Qwen3.5), instead of wq…wo
+	moe    *moeWeights      // a sparse layer's router and experts (moe.go), instead of wGate…wDown
 }
 
-// matrices lists the layer's weight matrices that are set.
+// matrices lists the layer's weight matrices that are set and read for
+// every token (an MoE layer's routed experts are not: moeWeights.expertBytes).
 func (lw *layerWeights) matrices() []*mat {
 	var out []*mat
 	all := []*mat{&lw.wq, &lw.wk, &lw.wv, &lw.wo, &lw.wGate, &lw.wUp, &lw.wDown}
 	if d := lw.linear; d != nil {
 		all = append(all, &d.wQKV, &d.wZ, &d.wB, &d.wA, &d.wOut)
+	}
+	if lw.moe != nil {
+		all = append(all, lw.moe.matrices()...)
 	}
 	for _, w := range all {
 		if w.rows > 0 {

@@ -21,6 +21,21 @@ type Inspection struct {
 	Lens      []LensLayer `json:"logit_lens"` // one per layer, first layer first
 	MLP       []MLP       `json:"mlp"`        // silu(gate)·up of every layer at Pos
 	KV        KVRows      `json:"kv"`
+
+	// Experts is the router's choice in each MoE layer at Pos (absent for
+	// dense models).
+	Experts []Routing `json:"experts,omitempty"`
+}
+
+// Routing is one MoE layer's router decision for one token: the chosen
+// experts best first (probability descending, then id), the weights their
+// outputs were multiplied by, and the softmax over all experts. Layers
+// and experts are indices from 0.
+type Routing struct {
+	Layer   int       `json:"layer"`
+	IDs     []int     `json:"ids"`
+	Weights []float32 `json:"weights"`
+	Probs   []float32 `json:"probs"`
 }
 
 // LensLayer is the logit lens after one layer: that layer's residual

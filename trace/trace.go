@@ -33,6 +33,9 @@ type Step struct {
 	Thinking bool `json:"thinking"`
 	// Stages is what each sampler stage did (GenerateOptions.Stages > 0).
 	Stages *SamplerStages `json:"sampler_stages,omitempty"`
+	// Experts is the router's choice in each MoE layer in the forward
+	// pass whose logits chose this token (MoE models only).
+	Experts []Routing `json:"experts,omitempty"`
 }
 
 // Attention is the softmax weights of every layer × head for one query

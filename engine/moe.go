@@ -1,0 +1,332 @@
+package engine
+
+// The sparse mixture-of-experts block (docs/spec/moe.md §1), shared by the
+// MoE architectures (olmoe.go, qwen3moe.go, qwen35moe.go). For each token:
+//
+//  1. router logits z = W_r·x [E] (mlp.gate.weight [E, h]), x the normed
+//     residual;
+//  2. p = softmax(z) in fp32 over all E experts;
+//  3. the k largest p, ordered by (p desc, expert id asc);
+//  4. weights g_e = p_e, or p_e / Σ_chosen p when the model renormalises;
+//  5. each chosen expert's SwiGLU y_e = down_e(silu(gate_e·x) ⊙ up_e·x);
+//  6. out = Σ g_e·y_e, plus σ(w_sg·x)·shared(x) when there is a shared
+//     expert (Qwen3.5-MoE).
+//
+// Notation: h hidden, E experts, k chosen per token, I expert width, I_s
+// shared-expert width, T tokens in this call.
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+
+	"loupe/kernels"
+	"loupe/trace"
+)
+
+// maxExperts is llama.cpp's LLAMA_MAX_EXPERTS.
+const maxExperts = 1024
+
+// MoEConfig is what a mixture-of-experts model adds to Config
+// (docs/spec/moe.md §3).
+type MoEConfig struct {
+	Experts    int    // E: num_experts
+	TopK       int    // k: num_experts_per_tok
+	ExpertSize int    // I of each expert (moe_intermediate_size; OLMoE: intermediate_size)
+	SharedSize int    // I_s of the shared expert (Qwen3.5-MoE); 0: none
+	NormTopK   bool   // renormalise the k weights to sum to 1 (norm_topk_prob)
+	Dense      []bool // [L] layers whose FFN is a dense SwiGLU of intermediate_size (Qwen3-MoE); nil: none
+}
+
+// sparse reports whether layer l runs the MoE block.
+func (c *MoEConfig) sparse(l int) bool { return c.Dense == nil || !c.Dense[l] }
+
+// validate is docs/spec/moe.md §4.3 items 1 and 4 on the parsed numbers.
+func (c *MoEConfig) validate(layers int) error {
+	switch {
+	case c.Experts < 1 || c.Experts > maxExperts:
+		return fmt.Errorf("%w: num_experts = %d (want 1…%d)", ErrBadFile, c.Experts, maxExperts)
+	case c.TopK < 1 || c.TopK > c.Experts:
+		return fmt.Errorf("%w: num_experts_per_tok = %d (want 1…num_experts %d)", ErrBadFile, c.TopK, c.Experts)
+	case c.ExpertSize < 1 || c.ExpertSize > maxDim:
+		return fmt.Errorf("%w: expert intermediate size = %d (want 1…%d)", ErrBadFile, c.ExpertSize, maxDim)
+	case c.SharedSize < 0 || c.SharedSize > maxDim:
+		return fmt.Errorf("%w: shared_expert_intermediate_size = %d (want 0…%d)", ErrBadFile, c.SharedSize, maxDim)
+	case c.Dense != nil && len(c.Dense) != layers:
+		return fmt.Errorf("%w: %d dense-layer flags for %d layers", ErrBadFile, len(c.Dense), layers)
+	}
+	return nil
+}
+
+// moeWeights are one sparse layer's FFN tensors.
+type moeWeights struct {
+	router     mat             // [E, h] mlp.gate.weight
+	experts    []expertWeights // [E], expert e = router row e
+	shared     *expertWeights  // width I_s (Qwen3.5-MoE), or nil
+	sharedGate mat             // [1, h] mlp.shared_expert_gate.weight
+}
+
+// expertWeights are one SwiGLU expert: gate and up [I, h], down [h, I].
+type expertWeights struct{ gate, up, down mat }
+
+// moeScratch holds the MoE block's activations of one forward call.
+type moeScratch struct {
+	logits, probs []float32 // [T, E] router logits z, softmax p
+	ids           []int     // [T, k] chosen experts, best first
+	weights       []float32 // [T, k] g as applied
+	rows          []int     // tokens routed to the current expert
+	xs, ys        []float32 // [n, h] those tokens' inputs and the expert's outputs
+	gate, up      []float32 // [n, max(I, I_s)]
+	gamma         []float32 // [T] shared-expert gate logits
+}
+
+// scratch sizes the MoE buffers for T tokens.
+func (m *Model) moeScratch(T int) *moeScratch {
+	c, s, h := m.cfg.MoE, &m.moeBuf, m.cfg.HiddenSize
+	if len(s.gamma) < T {
+		E, k, I := c.Experts, c.TopK, max(c.ExpertSize, c.SharedSize)
+		s.logits, s.probs = make([]float32, T*E), make([]float32, T*E)
+		s.ids, s.weights = make([]int, T*k), make([]float32, T*k)
+		s.rows = make([]int, 0, T)
+		s.xs, s.ys = make([]float32, T*h), make([]float32, T*h)
+		s.gate, s.up = make([]float32, T*I), make([]float32, T*I)
+		s.gamma = make([]float32, T)
+	}
+	return s
+}
+
+// moe is the sparse block over xn [T, h] into ffnOut [T, h]. Tokens are
+// grouped by expert, so a prefill reads each chosen expert once and a
+// decode step reads only its k experts' rows. Each token's terms are
+// added in ascending expert id, then the shared expert's: the same order
+// whatever the threads or the call's size.
+func (m *Model) moe(mw *moeWeights, l, T, pos0 int, pr *probes) {
+	c, b, h := m.cfg.MoE, &m.buf, m.cfg.HiddenSize
+	E, k := c.Experts, c.TopK
+	s := m.moeScratch(T)
+	m.project(&mw.router, s.logits, b.xn, T) // router logits z [T, E]
+	for t := range T {
+		route(s.logits[t*E:(t+1)*E], s.probs[t*E:(t+1)*E], s.ids[t*k:(t+1)*k], s.weights[t*k:(t+1)*k], c.NormTopK)
+		pr.captureExperts(l, pos0+t, s.ids[t*k:(t+1)*k], s.weights[t*k:(t+1)*k], s.probs[t*E:(t+1)*E])
+	}
+	out := b.ffnOut[:T*h]
+	clear(out)
+	for e := range E {
+		s.rows = s.rows[:0]
+		for t := range T {
+			if slices.Contains(s.ids[t*k:(t+1)*k], e) {
+				s.rows = append(s.rows, t)
+			}
+		}
+		if len(s.rows) == 0 {
+			continue
+		}
+		n := len(s.rows)
+		for i, t := range s.rows { // gather the routed tokens' inputs [n, h]
+			copy(s.xs[i*h:(i+1)*h], b.xn[t*h:(t+1)*h])
+		}
+		m.expertFFN(&mw.experts[e], s.xs, s.ys, n)
+		for i, t := range s.rows {
+			g := s.weights[t*k+slices.Index(s.ids[t*k:(t+1)*k], e)]
+			kernels.Axpy(out[t*h:(t+1)*h], g, s.ys[i*h:(i+1)*h]) // out += g_e·y_e
+		}
+	}
+	if mw.shared != nil {
+		m.expertFFN(mw.shared, b.xn, s.ys, T)       // shared(x) [T, h]
+		m.project(&mw.sharedGate, s.gamma, b.xn, T) // w_sg·x [T, 1]
+		for t := range T {
+			gamma := float32(1 / (1 + math.Exp(-float64(s.gamma[t])))) // σ(w_sg·x)
+			kernels.Axpy(out[t*h:(t+1)*h], gamma, s.ys[t*h:(t+1)*h])
+		}
+	}
+}
+
+// expertFFN is one SwiGLU expert over x [n, h] into y [n, h]:
+// down(silu(gate·x) ⊙ up·x), with the MLP kernels of swiGLU.
+func (m *Model) expertFFN(ew *expertWeights, x, y []float32, n int) {
+	s, I := &m.moeBuf, ew.gate.rows
+	m.projectAll(x, n, projection{&ew.gate, s.gate}, projection{&ew.up, s.up}) // [n, I] each
+	kernels.SiLUMul(s.gate[:n*I], s.gate[:n*I], s.up[:n*I])                    // silu(gate)·up, in place
+	m.project(&ew.down, y, s.gate, n)                                          // [n, h]
+}
+
+// route turns one token's router logits z [E] into the softmax p [E]
+// (fp32, over all experts), the k chosen experts ids (p desc, id asc) and
+// their weights: p, or p renormalised over the k when norm is set.
+func route(z, p []float32, ids []int, weights []float32, norm bool) {
+	softmax32(p, z)
+	order := make([]int, len(p))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(p[b], p[a]) }) // ties: lower id first
+	copy(ids, order[:len(ids)])
+	var sum float32
+	for i, e := range ids {
+		weights[i] = p[e]
+		sum += p[e]
+	}
+	if norm {
+		for i := range weights {
+			weights[i] /= sum
+		}
+	}
+}
+
+// softmax32 is p = exp(z − max z) / Σ exp(z − max z) in fp32.
+func softmax32(p, z []float32) {
+	mx := float32(math.Inf(-1))
+	for _, v := range z {
+		mx = max(mx, v)
+	}
+	var sum float32
+	for i, v := range z {
+		p[i] = float32(math.Exp(float64(v - mx)))
+		sum += p[i]
+	}
+	for i := range p {
+		p[i] /= sum
+	}
+}
+
+// captureExperts records the router's decision at (layer l, position pos)
+// when pos is captured: ids best first, the weights applied, p over all
+// experts.
+func (pr *probes) captureExperts(l, pos int, ids []int, weights, p []float32) {
+	if pr == nil || pr.experts == nil {
+		return
+	}
+	c := pr.experts[pos]
+	if c == nil {
+		return
+	}
+	*c = append(*c, trace.Routing{Layer: l, IDs: slices.Clone(ids), Weights: slices.Clone(weights), Probs: slices.Clone(p)})
+}
+
+// loadMoE views a sparse layer's FFN under p ("…layers.i.mlp."): the
+// router, the E experts in any of the spellings of docs/spec/moe.md §4
+// (per-expert tensors, the fused gate_up_proj/down_proj pair, or GGUF's
+// stacked ffn_*_exps), and the shared expert when the config has one.
+func loadMoE(ld *loader, cfg Config, p string) *moeWeights {
+	c, h := cfg.MoE, cfg.HiddenSize
+	E, I := c.Experts, c.ExpertSize
+	mw := &moeWeights{router: ld.matrix(p+"gate.weight", E, h)}
+	// The router's products keep fp32 activations (llama.cpp keeps it in
+	// F32): bf16-rounded inputs flip near-ties, and one flipped expert
+	// moves the logits by O(0.1) (docs/spec/moe.md §7 item 9).
+	mw.router.exactIn = true
+	has := func(name string) bool { _, ok := ld.set.Tensor(name); return ok }
+	perExpert := has(p + "experts.0.gate_proj.weight")
+	switch {
+	case has(p+"experts.gate_up_proj") && perExpert:
+		ld.fail(fmt.Errorf("%w: %sexperts has both the fused gate_up_proj and per-expert tensors", ErrBadFile, p))
+	case has(p + "experts.gate_up_proj"): // [E, 2I, h]: per expert I gate rows, then I up rows
+		gu, down := ld.stacked(p+"experts.gate_up_proj", E, 2*I, h), ld.stacked(p+"experts.down_proj", E, h, I)
+		for e := range min(len(gu), len(down)) {
+			mw.experts = append(mw.experts, expertWeights{gate: gu[e].rowRange(0, I), up: gu[e].rowRange(I, 2*I), down: down[e]})
+		}
+	case has(p + "experts.gate_proj"): // GGUF: ffn_{gate,up,down}_exps, [E, I, h] and [E, h, I]
+		g, u, d := ld.stacked(p+"experts.gate_proj", E, I, h), ld.stacked(p+"experts.up_proj", E, I, h), ld.stacked(p+"experts.down_proj", E, h, I)
+		for e := range min(len(g), len(u), len(d)) {
+			mw.experts = append(mw.experts, expertWeights{gate: g[e], up: u[e], down: d[e]})
+		}
+	default:
+		for e := range E {
+			q := fmt.Sprintf("%sexperts.%d.", p, e)
+			mw.experts = append(mw.experts, expertWeights{gate: ld.matrix(q+"gate_proj.weight", I, h),
+				up: ld.matrix(q+"up_proj.weight", I, h), down: ld.matrix(q+"down_proj.weight", h, I)})
+		}
+		ld.refuseExtraExperts(p, E)
+	}
+	if c.SharedSize > 0 {
+		q, Is := p+"shared_expert.", c.SharedSize
+		mw.shared = &expertWeights{gate: ld.matrix(q+"gate_proj.weight", Is, h), up: ld.matrix(q+"up_proj.weight", Is, h),
+			down: ld.matrix(q+"down_proj.weight", h, Is)}
+		mw.sharedGate = ld.matrix(p+"shared_expert_gate.weight", 1, h)
+	}
+	return mw
+}
+
+// refuseExtraExperts refuses per-expert tensors numbered E or above: an
+// expert the router cannot choose means the file and config disagree.
+func (ld *loader) refuseExtraExperts(p string, E int) {
+	for _, n := range ld.set.Names() {
+		var e int
+		var rest string
+		if len(n) > len(p) && n[:len(p)] == p {
+			if k, _ := fmt.Sscanf(n[len(p):], "experts.%d.%s", &e, &rest); k == 2 && e >= E {
+				ld.fail(fmt.Errorf("%w: tensor %q: expert %d, but num_experts is %d", ErrBadFile, n, e, E))
+				return
+			}
+		}
+	}
+}
+
+// matrices lists the block's matrices read every token: the router and
+// the shared expert (the routed experts are counted apart).
+func (mw *moeWeights) matrices() []*mat {
+	out := []*mat{&mw.router}
+	if sh := mw.shared; sh != nil {
+		out = append(out, &sh.gate, &sh.up, &sh.down, &mw.sharedGate)
+	}
+	return out
+}
+
+// expertBytes is what the k chosen experts of one token read: k times the
+// mean size of an expert (all experts of a layer have one size and dtype
+// in every file we know; the mean keeps a mixed file honest).
+func (mw *moeWeights) expertBytes(k int) int64 {
+	var all int64
+	for i := range mw.experts {
+		e := &mw.experts[i]
+		all += e.gate.bytes() + e.up.bytes() + e.down.bytes()
+	}
+	return all * int64(k) / int64(max(1, len(mw.experts)))
+}
+
+// moeParams counts one sparse layer's FFN parameters with n experts (E
+// for the total, k for the active): the router [E, h], n experts of
+// 3·h·I, and the shared expert with its gate.
+func moeParams(c *MoEConfig, h int64, n int) int64 {
+	p := int64(c.Experts)*h + int64(n)*3*h*int64(c.ExpertSize)
+	if c.SharedSize > 0 {
+		p += 3*h*int64(c.SharedSize) + h
+	}
+	return p
+}
+
+// expertGating checks the GGUF keys llama.cpp does not read for these
+// architectures (docs/spec/moe.md §4.2): when present they must say what
+// the architecture does — softmax gating (1), renormalisation as norm, no
+// scale, no expert groups.
+func (r *ggufReader) expertGating(norm bool) error {
+	if r.err != nil {
+		return r.err
+	}
+	f, p := r.f, r.prefix
+	bad := func(key string, v any, want string) error {
+		return fmt.Errorf("%w: %s: %s%s = %v (this architecture uses %s)", ErrUnsupported, f.Path, p, key, v, want)
+	}
+	if g, ok, err := f.Int(p+"expert_gating_func", 0, 16); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadFile, err)
+	} else if ok && g != 1 {
+		return bad("expert_gating_func", g, "1 (softmax)")
+	}
+	if b, ok, err := f.Bool(p + "expert_weights_norm"); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadFile, err)
+	} else if ok && b != norm {
+		return bad("expert_weights_norm", b, fmt.Sprint(norm))
+	}
+	if s, ok, err := f.Float(p + "expert_weights_scale"); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadFile, err)
+	} else if ok && s != 0 && s != 1 {
+		return bad("expert_weights_scale", s, "1")
+	}
+	if n, ok, err := f.Int(p+"expert_group_count", 0, maxExperts); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadFile, err)
+	} else if ok && n > 1 {
+		return bad("expert_group_count", n, "no groups")
+	}
+	return nil
+}

@@ -97,10 +97,10 @@ func writeAll(dir string, s Shape, shape string, seed uint64, dtype string, crea
 		return err
 	}
 	files := []namedFile{{"generation_config.json", generationConfigJSON()}, {"tokenizer.json", assets.QwenTokenizer}}
-	if s.Family == "qwen3" {
+	if s.Family == "qwen3" || s.Family == "qwen3_moe" {
 		files = qwen3Files()
 	}
-	if s.Family == "qwen3_5" {
+	if s.Family == "qwen3_5" || s.Family == "qwen3_5_moe" {
 		if files, err = qwen35Files(); err != nil {
 			return err
 		}
@@ -148,6 +148,12 @@ func configJSON(s Shape, dtype string) ([]byte, error) {
 		fields = qwen3ConfigFields(s, torch)
 	case "qwen3_5":
 		fields = qwen35ConfigFields(s, torch)
+	case "olmoe":
+		fields = olmoeConfigFields(s, torch)
+	case "qwen3_moe":
+		fields = qwen3moeConfigFields(s, torch)
+	case "qwen3_5_moe":
+		fields = qwen35moeConfigFields(s, torch)
 	default:
 		fields = qwen2ConfigFields(s, torch)
 	}

@@ -1,4 +1,5 @@
-// Package genmodel writes random-weight Qwen2 and Qwen3 model folders (config.json,
+// Package genmodel writes random-weight Qwen2, Llama, Qwen3, Qwen3.5 and
+// mixture-of-experts (OLMoE, Qwen3-MoE, Qwen3.5-MoE) model folders (config.json,
 // generation_config.json, model.safetensors, tokenizer.json) with the exact
 // shapes of real models, so the engine can be tested and benchmarked without
 // downloading weights.
@@ -13,7 +14,7 @@ import (
 // Shape holds the config.json fields that fix a Qwen2 model's tensors
 // (docs/spec/qwen2.md §1, §5).
 type Shape struct {
-	Family                string // "qwen2" (or ""), "qwen3" (qwen3.go)
+	Family                string // "qwen2" (or ""), "llama", "qwen3" (qwen3.go), "qwen3_5" (qwen35.go), MoE ones (moe.go)
 	HiddenSize            int    // h
 	IntermediateSize      int    // I
 	NumHiddenLayers       int    // L
@@ -25,7 +26,8 @@ type Shape struct {
 	TieWordEmbeddings     bool
 	ExplicitHeadDim       int // head_dim written to config.json (Qwen3); 0: h / H
 
-	Hybrid *HybridShape // Qwen3.5 (Family "qwen3_5"): DeltaNet layers, qwen35.go
+	Hybrid *HybridShape // Qwen3.5 (Family "qwen3_5", "qwen3_5_moe"): DeltaNet layers, qwen35.go
+	MoE    *MoEShape    // mixture of experts (Family "olmoe", "qwen3_moe", "qwen3_5_moe"): moe.go
 }
 
 // HeadDim is d: ExplicitHeadDim, else h / H (Qwen2 configs carry no head_dim).
@@ -88,11 +90,17 @@ type TensorSpec struct {
 // Tensors lists every tensor docs/spec/qwen2.md §2 names for s, in layer order:
 // 2 + 12·L of them, plus lm_head.weight when the embeddings are untied.
 func (s Shape) Tensors() []TensorSpec {
-	if s.Family == "qwen3" {
+	switch s.Family {
+	case "qwen3":
 		return s.qwen3Tensors()
-	}
-	if s.Family == "qwen3_5" {
+	case "qwen3_5":
 		return s.qwen35Tensors()
+	case "olmoe":
+		return s.olmoeTensors()
+	case "qwen3_moe":
+		return s.withMoE(s.qwen3Tensors())
+	case "qwen3_5_moe":
+		return s.withMoE(s.qwen35Tensors())
 	}
 	h, d, I, V := s.HiddenSize, s.HeadDim(), s.IntermediateSize, s.VocabSize
 	qd, kvd := s.NumAttentionHeads*d, s.NumKeyValueHeads*d

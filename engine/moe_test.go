@@ -1,0 +1,393 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"loupe/engine/genmodel"
+	"loupe/engine/safetensors"
+	"loupe/kernels"
+	"loupe/trace"
+)
+
+// moeCase is one MoE family's tiny model and its float64 reference.
+type moeCase struct {
+	name   string
+	cfg    Config
+	prefix string
+	ref    func(seed uint64) refTensors
+	run    func(w refTensors, tokens []int, mut refMoEMutation) refMoERun
+}
+
+func moeCases() []moeCase {
+	olmoe, q3, q35 := tinyOlmoe(), tinyQwen3Moe(), tinyQwen35Moe()
+	const p35 = "model.language_model."
+	return []moeCase{
+		{"olmoe", olmoe, "model.", func(s uint64) refTensors { return randomMoE(olmoe, s) },
+			func(w refTensors, tok []int, mut refMoEMutation) refMoERun { return refMoEForward(olmoe, w, tok, mut) }},
+		{"qwen3_moe", q3, "model.", func(s uint64) refTensors { return randomMoE(q3, s) },
+			func(w refTensors, tok []int, mut refMoEMutation) refMoERun { return refMoEForward(q3, w, tok, mut) }},
+		{"qwen3_5_moe", q35, p35, func(s uint64) refTensors { return randomQwen35Moe(q35, p35, s) },
+			func(w refTensors, tok []int, mut refMoEMutation) refMoERun {
+				return ref35MoeForward(q35, w, p35, tok, mut)
+			}},
+	}
+}
+
+// moeSeed is a weight seed whose routing has a margin of at least 1e-4
+// at every layer and position of moeTokens (checked by each test).
+const moeSeed = 16
+
+func moeTokens(V int) []int { return randomTokens(40, V, 8) }
+
+// allRoutes asks the probes for the router's choice at every position.
+func allRoutes(T int) *probes {
+	pr := &probes{allLogits: true, experts: map[int]*[]trace.Routing{}}
+	for t := range T {
+		pr.experts[t] = &[]trace.Routing{}
+	}
+	return pr
+}
+
+// checkRoutes compares the engine's routing with the reference's: the same
+// experts in the same order and weights and probabilities within fp32 noise.
+func checkRoutes(t *testing.T, pr *probes, want refMoERun, cfg Config) {
+	t.Helper()
+	for pos, caps := range pr.experts {
+		sparse := 0
+		for l := range cfg.NumHiddenLayers {
+			if !cfg.MoE.sparse(l) {
+				continue
+			}
+			got, rt := (*caps)[sparse], want.routes[l][pos]
+			sparse++
+			if got.Layer != l || fmt.Sprint(got.IDs) != fmt.Sprint(rt.ids) {
+				t.Fatalf("layer %d position %d: experts %v (layer %d), the reference chooses %v", l, pos, got.IDs, got.Layer, rt.ids)
+			}
+			for i, g := range got.Weights {
+				if math.Abs(float64(g)-rt.weights[i]) > 1e-5 {
+					t.Fatalf("layer %d position %d: weight of expert %d = %v, reference %v", l, pos, got.IDs[i], g, rt.weights[i])
+				}
+			}
+			for e, p := range got.Probs {
+				if math.Abs(float64(p)-rt.probs[e]) > 1e-5 {
+					t.Fatalf("layer %d position %d: p[%d] = %v, reference %v", l, pos, e, p, rt.probs[e])
+				}
+			}
+		}
+		if sparse != len(*caps) {
+			t.Fatalf("position %d: %d routings captured for %d sparse layers", pos, len(*caps), sparse)
+		}
+	}
+}
+
+// engineChoice is the experts the engine ran at (layer, position).
+func engineChoice(pr *probes, cfg Config) func(l, pos int) []int {
+	return func(l, pos int) []int {
+		for _, r := range *pr.experts[pos] {
+			if r.Layer == l {
+				return r.IDs
+			}
+		}
+		return nil
+	}
+}
+
+// TestMoEMatchesReference: each family at every kernel level, bf16 and f32
+// weights, per-expert and fused expert tensors, against the float64
+// reference: logits, and the experts, weights and probabilities of every
+// layer and position.
+func TestMoEMatchesReference(t *testing.T) {
+	forEachLevel(t, func(t *testing.T, level kernels.Level) {
+		for _, tc := range moeCases() {
+			ref := tc.ref(moeSeed)
+			tokens := moeTokens(tc.cfg.VocabSize)
+			want := tc.run(ref, tokens, refMoEMutation{})
+			if m := want.minMargin(); m < 1e-4 {
+				t.Fatalf("%s: seed %d routes a near-tie (margin %.2g): choose another", tc.name, moeSeed, m)
+			}
+			for _, fused := range []bool{false, true} {
+				for _, dtype := range []string{"BF16", "F32"} {
+					t.Run(fmt.Sprintf("%s/%s/fused=%v", tc.name, dtype, fused), func(t *testing.T) {
+						w := ref
+						if fused {
+							w = fuseExperts(tc.cfg, ref, tc.prefix)
+						}
+						m := qwen35Model(t, tc.cfg, w, dtype, 2)
+						pr := allRoutes(len(tokens))
+						got, err := m.forward(context.Background(), tokens, 0, pr)
+						if err != nil {
+							t.Fatal(err)
+						}
+						tol, want := logitTol, want
+						if dtype == "BF16" && level == kernels.AVX512BF16 {
+							// bf16-rounded activations move the router's
+							// inputs by more than the margin of a near-tie:
+							// the reference runs the experts the engine chose.
+							tol = bf16InputTol
+							want = tc.run(ref, tokens, refMoEMutation{force: engineChoice(pr, tc.cfg)})
+						} else {
+							checkRoutes(t, pr, want, tc.cfg)
+						}
+						if e := logitsErr(got, want.logits, tc.cfg.VocabSize); e > tol {
+							t.Errorf("logits differ from the float64 reference by %.3g (tolerance %.0g)", e, tol)
+						} else {
+							t.Logf("max relative logit error over %d positions: %.2g", len(tokens), e)
+						}
+					})
+				}
+			}
+		}
+	})
+}
+
+// TestMoEReferenceSeesMistakes: the reference with a plausible bug — the
+// other renormalisation, one expert more or fewer, experts shifted by
+// one, gate and up swapped — is far from the engine, so the tests above
+// would catch the engine making it.
+func TestMoEReferenceSeesMistakes(t *testing.T) {
+	for _, tc := range moeCases() {
+		ref := tc.ref(moeSeed)
+		tokens := moeTokens(tc.cfg.VocabSize)
+		m := qwen35Model(t, tc.cfg, ref, "F32", 2)
+		got, err := m.forward(context.Background(), tokens, 0, &probes{allLogits: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		muts := map[string]refMoEMutation{"renormalisation": {flipNorm: true}, "top-k + 1": {topK: tc.cfg.MoE.TopK + 1},
+			"expert order": {shift: true}, "gate/up swapped": {swapGateUp: true}}
+		if tc.cfg.MoE.TopK > 1 {
+			muts["top-k − 1"] = refMoEMutation{topK: tc.cfg.MoE.TopK - 1}
+		}
+		for name, mut := range muts {
+			bad := tc.run(ref, tokens, mut)
+			if e := logitsErr(got, bad.logits, tc.cfg.VocabSize); e < 100*logitTol {
+				t.Errorf("%s, %s: the engine is within %.2g of a reference with that mistake", tc.name, name, e)
+			}
+		}
+	}
+}
+
+// TestMoEDecodeMatchesPrefill: token-by-token decode gives the reference's
+// logits and routing at every position, as the batched prefill does.
+func TestMoEDecodeMatchesPrefill(t *testing.T) {
+	for _, tc := range moeCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			ref := tc.ref(moeSeed)
+			tokens := moeTokens(tc.cfg.VocabSize)
+			want := tc.run(ref, tokens, refMoEMutation{})
+			m := qwen35Model(t, tc.cfg, ref, "BF16", 2)
+			pr := allRoutes(len(tokens))
+			for pos, id := range tokens {
+				got, err := m.forward(context.Background(), []int{id}, pos, pr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d := maxRelDiff(got, want.logits[pos]); d > logitTol {
+					t.Fatalf("position %d: decode logits differ from the reference by %.3g", pos, d)
+				}
+			}
+			checkRoutes(t, pr, want, tc.cfg)
+		})
+	}
+}
+
+// TestMoEThreadsGiveIdenticalLogits: the experts' terms are summed in one
+// order whatever the workers.
+func TestMoEThreadsGiveIdenticalLogits(t *testing.T) {
+	for _, tc := range moeCases() {
+		ref := tc.ref(moeSeed)
+		tokens := moeTokens(tc.cfg.VocabSize)
+		run := func(threads int) []float32 {
+			out, err := qwen35Model(t, tc.cfg, ref, "BF16", threads).forward(context.Background(), tokens, 0, &probes{allLogits: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return append([]float32(nil), out...)
+		}
+		one, three := run(1), run(3)
+		for i := range one {
+			if one[i] != three[i] {
+				t.Fatalf("%s: logit %d: %v with 1 thread, %v with 3", tc.name, i, one[i], three[i])
+			}
+		}
+	}
+}
+
+// Configs as released (docs/spec/moe.md §3), trimmed to the keys read.
+const (
+	qwen3MoeConfig = `{"architectures": ["Qwen3MoeForCausalLM"], "model_type": "qwen3_moe", "hidden_size": 2048,
+  "intermediate_size": 6144, "moe_intermediate_size": 768, "num_hidden_layers": 48, "num_attention_heads": 32,
+  "num_key_value_heads": 4, "head_dim": 128, "num_experts": 128, "num_experts_per_tok": 8, "norm_topk_prob": true,
+  "decoder_sparse_step": 1, "mlp_only_layers": [], "rms_norm_eps": 1e-06, "rope_theta": 1000000.0,
+  "max_position_embeddings": 40960, "tie_word_embeddings": false, "vocab_size": 151936, "attention_bias": false,
+  "hidden_act": "silu", "eos_token_id": 151645, "torch_dtype": "bfloat16"}`
+	olmoeConfig = `{"architectures": ["OlmoeForCausalLM"], "model_type": "olmoe", "hidden_size": 2048,
+  "intermediate_size": 1024, "num_hidden_layers": 16, "num_attention_heads": 16, "num_key_value_heads": 16,
+  "num_experts": 64, "num_experts_per_tok": 8, "norm_topk_prob": false, "clip_qkv": null, "rms_norm_eps": 1e-05,
+  "rope_theta": 10000.0, "max_position_embeddings": 4096, "tie_word_embeddings": false, "vocab_size": 50304,
+  "attention_bias": false, "hidden_act": "silu", "eos_token_id": 50279, "pad_token_id": 1, "torch_dtype": "bfloat16"}`
+	qwen35MoeConfig = `{"architectures": ["Qwen3_5MoeForConditionalGeneration"], "model_type": "qwen3_5_moe",
+  "text_config": {"model_type": "qwen3_5_moe_text", "hidden_size": 2048, "num_hidden_layers": 40,
+  "num_attention_heads": 16, "num_key_value_heads": 2, "head_dim": 256, "attn_output_gate": true,
+  "full_attention_interval": 4, "linear_num_key_heads": 16, "linear_num_value_heads": 32,
+  "linear_key_head_dim": 128, "linear_value_head_dim": 128, "linear_conv_kernel_dim": 4,
+  "num_experts": 256, "num_experts_per_tok": 8, "moe_intermediate_size": 512,
+  "shared_expert_intermediate_size": 512, "rms_norm_eps": 1e-06, "max_position_embeddings": 262144,
+  "rope_parameters": {"rope_type": "default", "rope_theta": 10000000, "partial_rotary_factor": 0.25,
+  "mrope_section": [11, 11, 10]}, "tie_word_embeddings": false, "vocab_size": 248320, "eos_token_id": 248044}}`
+)
+
+func TestMoEConfigs(t *testing.T) {
+	q3, err := ParseConfig([]byte(qwen3MoeConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := q3.MoE; q3.HeadDim != 128 || m.Experts != 128 || m.TopK != 8 || m.ExpertSize != 768 || !m.NormTopK || m.SharedSize != 0 || !m.sparse(0) || !m.sparse(47) {
+		t.Errorf("Qwen3-30B-A3B: %+v head_dim %d", *m, q3.HeadDim)
+	}
+	ol, err := ParseConfig([]byte(olmoeConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := ol.MoE; ol.HeadDim != 128 || ol.RMSNormEps != 1e-5 || m.Experts != 64 || m.TopK != 8 || m.ExpertSize != 1024 || m.NormTopK {
+		t.Errorf("OLMoE: %+v head_dim %d eps %g", *m, ol.HeadDim, ol.RMSNormEps)
+	}
+	q35, err := ParseConfig([]byte(qwen35MoeConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := q35.MoE; q35.Qwen35 == nil || m.Experts != 256 || m.TopK != 8 || m.ExpertSize != 512 || m.SharedSize != 512 || !m.NormTopK || q35.IntermediateSize != 512 {
+		t.Errorf("Qwen3.5-35B-A3B: %+v, intermediate %d", *m, q35.IntermediateSize)
+	}
+	// Qwen3MoeConfig's class defaults: no renormalisation; a sparse step.
+	def, err := ParseConfig([]byte(strings.NewReplacer(`"norm_topk_prob": true,`, "", `"decoder_sparse_step": 1`, `"decoder_sparse_step": 2`).Replace(qwen3MoeConfig)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if def.MoE.NormTopK || def.MoE.sparse(0) || !def.MoE.sparse(1) {
+		t.Errorf("defaults: norm %v, layer 0 sparse %v, layer 1 sparse %v", def.MoE.NormTopK, def.MoE.sparse(0), def.MoE.sparse(1))
+	}
+	for _, tc := range []struct{ base, from, to, want string }{
+		{qwen3MoeConfig, `"num_experts_per_tok": 8`, `"num_experts_per_tok": 129`, "num_experts_per_tok"},
+		{qwen3MoeConfig, `"num_experts": 128`, `"num_experts": 0`, "num_experts"},
+		{qwen3MoeConfig, `"mlp_only_layers": []`, `"mlp_only_layers": [48]`, "mlp_only_layers"},
+		{qwen3MoeConfig, `"decoder_sparse_step": 1`, `"decoder_sparse_step": 0`, "decoder_sparse_step"},
+		{qwen3MoeConfig, `"attention_bias": false`, `"attention_bias": true`, "attention_bias"},
+		{olmoeConfig, `"clip_qkv": null`, `"clip_qkv": 8.0`, "clip_qkv"},
+		{olmoeConfig, `"num_experts": 64`, `"num_experts": 2000`, "num_experts"},
+		{qwen35MoeConfig, `"num_experts_per_tok": 8`, `"num_experts_per_tok": 0`, "num_experts_per_tok"},
+		{qwen35MoeConfig, `"moe_intermediate_size": 512`, `"moe_intermediate_size": -1`, "intermediate_size"},
+	} {
+		bad := strings.Replace(tc.base, tc.from, tc.to, 1)
+		if _, err := ParseConfig([]byte(bad)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error naming %s", tc.to, err, tc.want)
+		}
+	}
+}
+
+// TestMoELoaderRefuses: a layer with both expert spellings, an expert
+// missing, or an expert beyond num_experts is refused by name.
+func TestMoELoaderRefuses(t *testing.T) {
+	cfg := tinyOlmoe()
+	ref := randomMoE(cfg, moeSeed)
+	fused := fuseExperts(cfg, ref, "model.")
+	for name, tc := range map[string]struct {
+		edit func(r refTensors) refTensors
+		want string
+	}{
+		"both": {func(r refTensors) refTensors {
+			for n, v := range fused.val {
+				r.val[n], r.shape[n] = v, fused.shape[n]
+			}
+			return r
+		}, "both"},
+		"missing": {func(r refTensors) refTensors {
+			delete(r.val, "model.layers.1.mlp.experts.7.up_proj.weight")
+			return r
+		}, "experts.7.up_proj"},
+		"extra": {func(r refTensors) refTensors {
+			n := "model.layers.0.mlp.experts.8.gate_proj.weight"
+			r.val[n], r.shape[n] = ref.val["model.layers.0.mlp.experts.0.gate_proj.weight"], []int{16, 32}
+			return r
+		}, "expert 8"},
+	} {
+		r := refTensors{val: map[string][]float64{}, shape: map[string][]int{}}
+		for n, v := range ref.val {
+			r.val[n], r.shape[n] = v, ref.shape[n]
+		}
+		r = tc.edit(r)
+		var list []safetensors.Tensor
+		for n, v := range r.val {
+			list = append(list, safetensors.Tensor{Name: n, DType: "F32", Shape: r.shape[n], Data: encode(v, "F32")})
+		}
+		path := filepath.Join(t.TempDir(), "model.safetensors")
+		if err := safetensors.Write(path, list, nil); err != nil {
+			t.Fatal(err)
+		}
+		set, err := safetensors.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = loadWeights(set, cfg, nil)
+		set.Close()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error naming %q", name, err, tc.want)
+		}
+	}
+}
+
+// TestMoEGeneratedModelsMatchReference: gen-model's tiny MoE folders load
+// through config.json and the tokenizer, and the float64 reference run on
+// the tensors read back from the file gives the engine's logits; the
+// engine's experts are the reference's wherever the choice is not a
+// near-tie.
+func TestMoEGeneratedModelsMatchReference(t *testing.T) {
+	for _, shape := range []string{"tiny-olmoe", "tiny-qwen3moe", "tiny-qwen35moe"} {
+		t.Run(shape, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), shape)
+			if err := genmodel.Write(dir, shape, 3, "f32"); err != nil {
+				t.Fatal(err)
+			}
+			m, err := Load(dir, LoadOptions{Threads: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer m.Close()
+			cfg, ref := m.Config(), readRefTensors(t, dir)
+			tokens := m.Encode("The experts a token reads")
+			pr := allRoutes(len(tokens))
+			got, err := m.forward(context.Background(), tokens, 0, pr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mut := refMoEMutation{force: engineChoice(pr, cfg)}
+			var want, free refMoERun
+			if cfg.Qwen35 != nil {
+				want = ref35MoeForward(cfg, ref, "model.language_model.", tokens, mut)
+				free = ref35MoeForward(cfg, ref, "model.language_model.", tokens, refMoEMutation{})
+			} else {
+				want, free = refMoEForward(cfg, ref, tokens, mut), refMoEForward(cfg, ref, tokens, refMoEMutation{})
+			}
+			if e := logitsErr(got, want.logits, cfg.VocabSize); e > logitTol {
+				t.Errorf("logits differ from the float64 reference by %.3g", e)
+			}
+			sparse := 0
+			for l, layer := range free.routes {
+				for pos, rt := range layer {
+					if ids := mut.forced(l, pos); rt.margin > 1e-4 && fmt.Sprint(ids) != fmt.Sprint(rt.ids) {
+						t.Errorf("layer %d position %d: experts %v, the reference chooses %v (margin %.2g)", l, pos, ids, rt.ids, rt.margin)
+					}
+					sparse++
+				}
+			}
+			if sparse == 0 {
+				t.Fatal("no sparse layer routed")
+			}
+		})
+	}
+}

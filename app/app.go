@@ -44,6 +44,7 @@ type Options struct {
 	System     string // chat: the system message
 	TimingJSON string // write each finished run's timing (rates, threads) to this file
 	CPUProfile string // write a pprof CPU profile of the whole session to this file
+	Experiment string // run this experiment once the model is loaded (and --generate's run done)
 }
 
 // ParseFlags reads the window's flags.
@@ -70,8 +71,12 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.StringVar(&o.System, "system", "", "chat: a system message")
 	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a pprof CPU profile of the session (window and engine) to this file")
 	fs.StringVar(&o.TimingJSON, "timing-json", "", "write the finished run's prefill and decode rates as JSON to this file")
+	fs.StringVar(&o.Experiment, "experiment", "", "run an experiment of the Experiments panel once the model is loaded: texts, kernels, context, threads or quant")
 	if err := fs.Parse(args); err != nil {
 		return o, err
+	}
+	if o.Experiment != "" && !validExperiment(o.Experiment) {
+		return o, fmt.Errorf("--experiment %q: use texts, kernels, context, threads or quant", o.Experiment)
 	}
 	if o.Think != "" && o.Think != "on" && o.Think != "off" {
 		return o, fmt.Errorf("--think %q: use on or off", o.Think)

@@ -91,6 +91,9 @@ func (u *UI) csvToken(d *csvDoc, what string, pos int) {
 
 // csvData is the CSV of one panel for the current selection.
 func (u *UI) csvData(panel string) ([]byte, error) {
+	if panel == "experiments" {
+		return u.experimentCSV()
+	}
 	d := u.csvHead(panel)
 	switch panel {
 	case "attention", "head":

@@ -83,6 +83,8 @@ func (u *UI) figure(panel string) (viz.Figure, bool) {
 			return viz.NoData(th, "no Gated DeltaNet values: this model has none, or no run has finished"), true
 		}
 		return viz.DeltaNetFigure(d, views.WhyNoAttention(u.info), th), true
+	case "experiments":
+		return u.experimentFigure(), true
 	case "model":
 		if u.backend == nil {
 			return viz.NoData(th, "no model loaded"), true

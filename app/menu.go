@@ -49,7 +49,14 @@ func (u *UI) buildMenu() {
 		fyne.NewMenuItemSeparator(), u.quitItem())...)
 	gen := u.item("Generate", u.generate)
 	gen.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyReturn, Modifier: fyne.KeyModifierControl}
-	run := fyne.NewMenu("Run", gen, u.item("Stop (Esc)", u.stop))
+	experiments := u.item("Experiments…", func() {
+		u.showTab("experiments")
+		if k := u.experiments.Selected(); k != "" {
+			u.planExperiment(k)
+		}
+	})
+	experiments.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyE, Modifier: fyne.KeyModifierControl}
+	run := fyne.NewMenu("Run", gen, u.item("Stop (Esc)", u.stop), fyne.NewMenuItemSeparator(), experiments)
 	prompts := fyne.NewMenu("Prompts")
 	for _, p := range u.promptHistory() {
 		prompts.Items = append(prompts.Items, u.item(promptLabel(p), func() { u.choosePrompt(p) }))
@@ -132,7 +139,8 @@ func (u *UI) currentPanel() string {
 func panelName(tab string) string {
 	return map[string]string{"Attention": "attention", "Next token": "next-token", "Timing": "timing",
 		"Model": "model", "MLP": "mlp", "Compare": "compare", "DeltaNet": "deltanet",
-		"Embedding": "embedding", "KV cache": "kv-cache", "Logit lens": "logit-lens", "Sampler": "sampler"}[tab]
+		"Embedding": "embedding", "KV cache": "kv-cache", "Logit lens": "logit-lens", "Sampler": "sampler",
+		"Experiments": "experiments"}[tab]
 }
 
 // saveRun writes the last finished run as JSON.
@@ -209,7 +217,8 @@ func (u *UI) render(panel, format string) ([]byte, error) {
 func (u *UI) capturePanel(panel string) ([]byte, error) {
 	var obj fyne.CanvasObject = map[string]fyne.CanvasObject{"attention": u.attn, "next-token": u.next,
 		"timing": u.timing, "model": u.model, "mlp": u.mlp, "compare": u.compare,
-		"embedding": u.inside.embed, "kv-cache": u.inside.kv, "logit-lens": u.inside.lens, "sampler": u.inside.sampler}[panel]
+		"embedding": u.inside.embed, "kv-cache": u.inside.kv, "logit-lens": u.inside.lens, "sampler": u.inside.sampler,
+		"experiments": u.experiments}[panel]
 	if obj == nil {
 		return nil, fmt.Errorf("no panel %q", panel)
 	}

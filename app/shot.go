@@ -20,6 +20,9 @@ func (u *UI) afterRun(err error) {
 	if u.shotTaken || u.running || u.loading || u.generateAfter {
 		return
 	}
+	if err == nil && u.startFlagExperiment() {
+		return // experimentDone calls again
+	}
 	if u.opt.Screenshot == "" {
 		if u.opt.Quit {
 			u.app.Quit()

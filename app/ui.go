@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	"fyne.io/fyne/v2/driver/desktop"
 
+	"loupe/engine/experiment"
 	"loupe/engine/perf"
 	"loupe/engine/pool"
 	"loupe/kernels"
@@ -44,9 +45,13 @@ type UI struct {
 	mlp       *views.MLPPanel
 	inside    *inside // Embedding, KV cache, Logit lens, Sampler (inside.go)
 	compare   *views.ComparePanel
-	bar       *views.AblateBar // under the attention grid: heads to switch off
-	tabs      *container.AppTabs
-	cmp       compareState // history, compared pair, selected heads (compare.go)
+	// experiments: the Experiments panel and its last result (experiments.go)
+	experiments       *views.ExperimentsPanel
+	experiment        *experiment.Result
+	experimentStarted bool             // --experiment has been run
+	bar               *views.AblateBar // under the attention grid: heads to switch off
+	tabs              *container.AppTabs
+	cmp               compareState // history, compared pair, selected heads (compare.go)
 
 	deltaNet *views.DeltaNetPanel // Qwen3.5's recurrent layers: α, β, state norm
 
@@ -134,6 +139,7 @@ func (u *UI) newPanels() *container.AppTabs {
 	u.timing.OnRemeasure = u.guard(u.remeasure)
 	u.model.OnExport = guard1(u, func(f string) { u.export("model", f) })
 	attention := u.newCompare()
+	u.experiments = u.newExperiments()
 	tabs := container.NewAppTabs(
 		container.NewTabItem("Attention", attention),
 		container.NewTabItem("Next token", u.next),
@@ -146,6 +152,7 @@ func (u *UI) newPanels() *container.AppTabs {
 		container.NewTabItem("Logit lens", u.inside.lens),
 		container.NewTabItem("Sampler", u.inside.sampler),
 		container.NewTabItem("Compare", u.compare),
+		container.NewTabItem("Experiments", u.experiments),
 	)
 	tabs.OnSelected = func(*container.TabItem) { defer u.rescue(); u.dirty = true; u.refreshPanels() }
 	return tabs

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"loupe/engine"
+	"loupe/format"
 	"loupe/trace"
 )
 
@@ -195,10 +196,11 @@ func parseInts(values []string, what string) ([]int, error) {
 	return slices.Compact(out), nil
 }
 
-// label writes a context length as the article does: 256, 1k, 32k.
+// label writes a context length as the article does: 256, 1k, 32k;
+// other lengths with separators (32,752).
 func label(n int) string {
 	if n >= 1024 && n%1024 == 0 {
 		return strconv.Itoa(n/1024) + "k"
 	}
-	return strconv.Itoa(n)
+	return format.Thousands(n)
 }

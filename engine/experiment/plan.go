@@ -23,7 +23,9 @@ func GuessSpeeds(info trace.ModelInfo, gbs float64) Speeds {
 	if gbs <= 0 {
 		gbs = 20
 	}
-	d := 0.7 * gbs * 1e9 / max(1, float64(info.WeightBytesPerTok))
+	// A small model is bound by the work between its layers, not by
+	// memory: no guess above 40 tokens/s.
+	d := min(40, 0.7*gbs*1e9/max(1, float64(info.WeightBytesPerTok)))
 	return Speeds{PrefillTokS: 10 * d, DecodeTokS: d}
 }
 

@@ -18,9 +18,9 @@ func Reading(r Result) string {
 	a, b := ps[0], ps[len(ps)-1]
 	switch r.What {
 	case Context:
-		return fmt.Sprintf("At %s positions each token written reads %s instead of %s at %s: writing went from %.1f to %.1f tokens/s (memory predicts %.1f to %.1f).",
+		return fmt.Sprintf("At %s positions each token written reads %s instead of %s at %s: writing went from %s to %s tokens/s (memory allows %s to %s).",
 			b.Label, format.Bytes(b.BytesPerToken), format.Bytes(a.BytesPerToken), a.Label,
-			a.DecodeTokS, b.DecodeTokS, a.PredictedDecodeTokS, b.PredictedDecodeTokS)
+			format.Sig2(a.DecodeTokS), format.Sig2(b.DecodeTokS), format.Sig2(a.PredictedDecodeTokS), format.Sig2(b.PredictedDecodeTokS))
 	case Kernels:
 		return fmt.Sprintf("Reading took %s longer with %s than with %s; writing changed by %s.",
 			times(b.PrefillTokS/a.PrefillTokS), a.Label, b.Label, percent(a.DecodeTokS/b.DecodeTokS-1))

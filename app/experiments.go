@@ -1,0 +1,253 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"loupe/engine"
+	"loupe/engine/experiment"
+	"loupe/engine/perf"
+	"loupe/trace/stats"
+	"loupe/views"
+	"loupe/viz"
+)
+
+// experimentList is what the Experiments panel offers, in the order a
+// lesson takes them: the two times first, then what moves each.
+var experimentList = []views.Experiment{
+	{Key: experiment.Texts, Title: "Two texts: your prompt and The Gold-Bug"},
+	{Key: experiment.Kernels, Title: "Kernels: every level this CPU has"},
+	{Key: experiment.Context, Title: "Context: 256 to 32k tokens in the KV cache"},
+	{Key: experiment.Threads, Title: "Threads: 1 to every core"},
+	{Key: experiment.Quant, Title: "Quantisation: the original, Q8_0, Q4_K_M"},
+}
+
+// experimentTitles are the figures' titles.
+var experimentTitles = map[string]string{
+	experiment.Kernels: "reading follows the kernels, writing the memory",
+	experiment.Context: "each token written reads the whole KV cache again",
+	experiment.Threads: "reading scales with the cores, writing stops at the memory",
+	experiment.Quant:   "fewer bytes per weight, faster writing",
+}
+
+// newExperiments makes the Experiments panel and wires it.
+func (u *UI) newExperiments() *views.ExperimentsPanel {
+	p := views.NewExperimentsPanel(experimentList)
+	p.OnChoose = guard1(u, u.planExperiment)
+	p.OnRun = guard1(u, u.runExperiment)
+	p.OnCancel = u.guard(u.stop)
+	p.OnExport = guard1(u, func(f string) { u.export("experiments", f) })
+	p.Theme = u.vizTheme
+	return p
+}
+
+// experimentOptions are the settings of an experiment from the left
+// column: the prompt (two texts), and the written tokens of the two
+// texts from Max tokens; the sweeps read The Gold-Bug, as `loupe sweep`.
+func (u *UI) experimentOptions(key string) experiment.Options {
+	opt := experiment.Options{What: key, Prompt: experiment.GoldBug}
+	if key == experiment.Texts {
+		opt.Prompt, opt.Second, opt.SecondLabel = u.controls.Prompt.Text, experiment.GoldBug, "The Gold-Bug"
+		if s, err := u.controls.Settings(); err == nil {
+			opt.DecodeTokens = s.MaxTokens
+		}
+	}
+	return opt
+}
+
+// planExperiment says what the chosen experiment runs and about how long,
+// at the speeds of the last run (or guessed from the bandwidth).
+func (u *UI) planExperiment(key string) {
+	if u.backend == nil {
+		u.experiments.Plan.SetText("Open a model first: the experiments run on it.")
+		return
+	}
+	speeds := experiment.GuessSpeeds(u.info, u.bandwidth)
+	if n := len(u.timings); n > 0 {
+		t := u.timings[n-1]
+		if pre, dec := stats.Rate(t.PrefillTokens, t.PrefillSeconds), stats.Rate(t.DecodeTokens, t.DecodeSeconds); pre > 0 && dec > 0 {
+			speeds = experiment.Speeds{PrefillTokS: pre, DecodeTokS: dec}
+		}
+	}
+	threads := u.threads
+	if m, ok := u.backend.(*engine.Model); ok {
+		threads = m.Threads()
+	}
+	u.experiments.Plan.SetText(experiment.Plan(key, u.info, u.experimentOptions(key), speeds, threads))
+}
+
+// runExperiment runs the chosen experiment in the background, as a
+// generation: the model does one thing at a time, and Cancel (or Esc)
+// stops it within one forward step.
+func (u *UI) runExperiment(key string) {
+	if u.running || u.loading {
+		u.experiments.Status.SetText("The model is busy: wait for it or stop it first.")
+		return
+	}
+	m, ok := u.backend.(*engine.Model)
+	if !ok {
+		u.fail("No model loaded", errors.New("open a model first (File › Open model folder…): the experiments run on it"))
+		return
+	}
+	opt := u.experimentOptions(key)
+	if strings.TrimSpace(opt.Prompt) == "" {
+		u.fail("Empty prompt", errors.New("type a prompt in the box on the left: it is the first of the two texts"))
+		return
+	}
+	if _, err := applyKernels(u.controls.Kernels.Selected); err != nil {
+		u.fail("Kernel level", err)
+		return
+	}
+	ctx, cancel := context.WithCancel(u.ctx)
+	u.cancel, u.running = cancel, true
+	u.gen++
+	gen, bw := u.gen, u.bandwidth
+	u.controls.SetRunning(true)
+	u.experiments.SetRunning(true)
+	u.experiments.Display(nil, "", "")
+	u.experiments.Status.SetText("Starting…")
+	opt.Progress = func(frac float64, what string) {
+		u.do(func() {
+			if gen == u.gen {
+				u.experiments.SetProgress(frac, what)
+			}
+		})
+	}
+	opt.Bandwidth = func(threads int) (float64, error) { return experimentBandwidth(threads, m.Threads(), bw) }
+	u.wg.Add(1)
+	go func() {
+		defer u.wg.Done()
+		u.waitInspect() // the model runs one thing at a time
+		r, err := runExperimentSafely(ctx, m, opt)
+		u.do(func() { u.experimentDone(gen, r, err) })
+	}()
+}
+
+// runExperimentSafely is experiment.Run with a panic turned into an error.
+func runExperimentSafely(ctx context.Context, m *engine.Model, opt experiment.Options) (r experiment.Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("internal error: %v", p)
+		}
+	}()
+	return experiment.Run(ctx, m, opt)
+}
+
+// experimentBandwidth is the read bandwidth of threads workers: the
+// window's figure for the model's own count, else the cached one, else a
+// short probe (3 passes over 1 GiB), cached for the next time. A
+// variable: tests give a figure without probing.
+var experimentBandwidth = func(threads, modelThreads int, window float64) (float64, error) {
+	if threads == modelThreads && window > 0 {
+		return window, nil
+	}
+	if b, ok := perf.CachedBandwidth(threads); ok {
+		return b.BestGBs, nil
+	}
+	b, err := perf.MeasureBandwidth(threads, 3, perf.DefaultBufferBytes)
+	if err != nil {
+		return 0, err
+	}
+	perf.RememberBandwidth(b)
+	return b.BestGBs, nil
+}
+
+// experimentDone shows the result of the experiment started as gen.
+func (u *UI) experimentDone(gen int, r experiment.Result, err error) {
+	if gen != u.gen {
+		return
+	}
+	u.running = false
+	u.cancel()
+	u.controls.SetRunning(false)
+	u.experiments.SetRunning(false)
+	switch {
+	case err != nil:
+		u.experiments.Status.SetText("The experiment failed: " + err.Error())
+		u.fail("Experiment failed", err)
+	case r.Cancelled:
+		u.experiments.Status.SetText(fmt.Sprintf("Cancelled after %d of its points; the copies it was writing are removed.", len(r.Points)))
+	default:
+		u.experiments.Status.SetText("Done.")
+	}
+	if err == nil {
+		u.experiment = &r
+		u.experiments.Display(u.experimentFigure(), experiment.Reading(r), strings.Join(experimentNotes(r), "\n"))
+	}
+	u.afterRun(err)
+	u.idle()
+}
+
+// experimentNotes are the lines under the figure: where it stopped, then
+// what the figures are and are not.
+func experimentNotes(r experiment.Result) []string {
+	var notes []string
+	if r.Stopped != "" {
+		notes = append(notes, r.Stopped)
+	}
+	return append(notes, r.Notes...)
+}
+
+// experimentFigure draws the last experiment's result.
+func (u *UI) experimentFigure() viz.Figure {
+	th := u.vizTheme()
+	r := u.experiment
+	if r == nil {
+		return viz.NoData(th, "no experiment has run yet")
+	}
+	if r.What == experiment.Texts {
+		rows := make([]viz.TimingRow, len(r.Points))
+		for i, p := range r.Points {
+			rows[i] = viz.TimingRow{Label: p.Label, PrefillTokens: p.PrefillTokens, PrefillSeconds: p.PrefillSeconds,
+				DecodeTokens: p.DecodeTokens, DecodeSeconds: p.DecodeSeconds, BytesPerToken: p.BytesPerToken}
+		}
+		return viz.TimingBars(rows, r.BandwidthGBs, th)
+	}
+	pts := make([]viz.SweepPoint, len(r.Points))
+	for i, p := range r.Points {
+		pts[i] = viz.SweepPoint{Label: p.Label, PrefillTokS: p.PrefillTokS, DecodeTokS: p.DecodeTokS,
+			PredictedTokS: p.PredictedDecodeTokS, BytesPerToken: p.BytesPerToken}
+	}
+	notes := []string{experiment.Reading(*r)}
+	if r.Stopped != "" {
+		notes = append(notes, r.Stopped)
+	}
+	return viz.Sweep(experimentTitles[r.What], pts, notes, th)
+}
+
+// experimentCSV is the last experiment's points.
+func (u *UI) experimentCSV() ([]byte, error) {
+	if u.experiment == nil {
+		return nil, errors.New("no experiment has run yet")
+	}
+	var b bytes.Buffer
+	err := experiment.WriteCSV(&b, *u.experiment)
+	return b.Bytes(), err
+}
+
+// validExperiment reports whether key names an experiment of the panel.
+func validExperiment(key string) bool {
+	for _, e := range experimentList {
+		if e.Key == key {
+			return true
+		}
+	}
+	return false
+}
+
+// startFlagExperiment runs --experiment once the model is loaded (and the
+// first generation, if any, has finished); true when it started one.
+func (u *UI) startFlagExperiment() bool {
+	key := u.opt.Experiment
+	if key == "" || u.experimentStarted {
+		return false
+	}
+	u.experimentStarted = true
+	u.showTab("experiments")
+	u.experiments.Choose(key)
+	u.runExperiment(key)
+	return u.running
+}

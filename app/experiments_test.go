@@ -1,0 +1,88 @@
+package app
+
+import (
+	"bytes"
+	"image/png"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2/test"
+
+	"loupe/engine/experiment"
+	"loupe/engine/genmodel"
+)
+
+func experimentHarness(t *testing.T) *harness {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "tiny")
+	if err := genmodel.Write(dir, "tiny", 1, "bf16"); err != nil {
+		t.Fatal(err)
+	}
+	was := experimentBandwidth
+	experimentBandwidth = func(int, int, float64) (float64, error) { return 40, nil }
+	t.Cleanup(func() { experimentBandwidth = was })
+	h := engineHarness(t, dir)
+	h.u.showTab("experiments")
+	return h
+}
+
+// Two texts from the panel: a plan sentence first, then the figure, the
+// sentence reading it, and PNG, SVG and CSV exports.
+func TestExperimentTwoTexts(t *testing.T) {
+	h := experimentHarness(t)
+	u := h.u
+	u.controls.Prompt.SetText("My cat is purple.")
+	u.controls.MaxTokens.SetText("3")
+	onUI(func() { u.experiments.Choose(experiment.Texts) })
+	if !strings.Contains(u.experiments.Plan.Text, "about") {
+		t.Fatalf("plan %q does not say how long", u.experiments.Plan.Text)
+	}
+	test.Tap(u.experiments.Run)
+	h.wait()
+	if u.experiment == nil || len(u.experiment.Points) != 2 || u.running {
+		t.Fatalf("result %+v, running %v", u.experiment, u.running)
+	}
+	if !strings.Contains(u.experiments.Reading.Text, "writing") || u.experiments.Figure() == nil {
+		t.Fatalf("reading %q, figure %v", u.experiments.Reading.Text, u.experiments.Figure())
+	}
+	data, err := u.render("experiments", "png")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := png.Decode(bytes.NewReader(data)); err != nil {
+		t.Fatalf("not a PNG: %v", err)
+	}
+	if svg, err := u.render("experiments", "svg"); err != nil || !bytes.Contains(svg, []byte("<svg")) {
+		t.Fatalf("svg: %v", err)
+	}
+	csv, err := u.csvData("experiments")
+	if err != nil || !bytes.HasPrefix(csv, []byte("what,value,prefill_tok_s")) || bytes.Count(csv, []byte("\n")) != 3 {
+		t.Fatalf("csv %q, err %v", csv, err)
+	}
+}
+
+// Cancel (or Esc) stops an experiment; the window is usable after.
+func TestExperimentCancels(t *testing.T) {
+	h := experimentHarness(t)
+	u := h.u
+	onUI(func() {
+		u.experiments.Choose(experiment.Context)
+		u.runExperiment(experiment.Context)
+		if !u.running || u.experiments.Cancel.Disabled() {
+			t.Errorf("running %v, Cancel disabled %v", u.running, u.experiments.Cancel.Disabled())
+		}
+		test.Tap(u.experiments.Cancel)
+	})
+	h.wait()
+	if u.running || u.experiment == nil || !u.experiment.Cancelled {
+		t.Fatalf("running %v, result %+v", u.running, u.experiment)
+	}
+	if !strings.Contains(u.experiments.Status.Text, "Cancelled") || u.experiments.Run.Disabled() {
+		t.Fatalf("status %q, Run disabled %v", u.experiments.Status.Text, u.experiments.Run.Disabled())
+	}
+	h.generate("My cat", 2)
+	if u.lastRun == nil {
+		t.Fatal("no generation after the cancelled experiment")
+	}
+}

@@ -42,6 +42,7 @@ func generateOptions(s trace.Settings, info trace.ModelInfo, promptLen int) engi
 	opt.Settings = s
 	opt.Stages = samplerStagesShown // the Sampler tab
 	opt.Ablate = s.Ablate
+	opt.Branch = s.Branch // a branch from a token (branch.go)
 	opt.Attn.AllPrompt = promptLen <= allPromptLimit
 	opt.MLP = mlpCaptures(info.Layers, info.Intermediate, promptLen, s.MaxTokens)
 	return opt

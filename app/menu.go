@@ -56,7 +56,9 @@ func (u *UI) buildMenu() {
 		}
 	})
 	experiments.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyE, Modifier: fyne.KeyModifierControl}
-	run := fyne.NewMenu("Run", gen, u.item("Stop (Esc)", u.stop), fyne.NewMenuItemSeparator(), experiments)
+	branch := u.item("Branch from the selected token…", u.branchDialog)
+	branch.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyB, Modifier: fyne.KeyModifierControl}
+	run := fyne.NewMenu("Run", gen, u.item("Stop (Esc)", u.stop), branch, fyne.NewMenuItemSeparator(), experiments)
 	prompts := fyne.NewMenu("Prompts")
 	for _, p := range u.promptHistory() {
 		prompts.Items = append(prompts.Items, u.item(promptLabel(p), func() { u.choosePrompt(p) }))

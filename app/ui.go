@@ -135,6 +135,7 @@ func (u *UI) newPanels() *container.AppTabs {
 	u.deltaNet.OnExport = guard1(u, func(f string) { u.export("deltanet", f) })
 	u.attn.OnExport = func(fig, f string) { defer u.rescue(); u.export(fig, f) }
 	u.next.OnExport = guard1(u, func(f string) { u.export("next-token", f) })
+	u.next.OnBranch = u.guard(u.branchDialog)
 	u.timing.OnExport = guard1(u, func(f string) { u.export("timing", f) })
 	u.timing.OnRemeasure = u.guard(u.remeasure)
 	u.model.OnExport = guard1(u, func(f string) { u.export("model", f) })

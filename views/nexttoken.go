@@ -31,8 +31,11 @@ func StepFor(steps []trace.Step, toks []trace.Token, pos int) (trace.Step, bool)
 type NextTokenPanel struct {
 	widget.BaseWidget
 	OnExport func(format string)
+	// OnBranch asks for a new run from this step with another candidate.
+	OnBranch func()
 
-	Title *widget.Label
+	Title  *widget.Label
+	Branch *widget.Button // "Branch from here…", on once a step is shown
 	Dist  *widget.Label // which distribution the bars show
 	Bars  *Bars
 	step  trace.Step
@@ -48,11 +51,18 @@ func NewNextTokenPanel() *NextTokenPanel {
 	p.Bars.LabelWidth = 220
 	read := caption("How to read it: each bar is one candidate for the next token and its probability; the highlighted one was written. " +
 		"The whole vocabulary sums to 100 %: what these bars leave is spread over all the other tokens.")
-	p.box = container.NewBorder(exportButtons(func(f string) {
+	p.Branch = widget.NewButton("Branch from here…", func() {
+		if p.OnBranch != nil {
+			p.OnBranch()
+		}
+	})
+	p.Branch.Disable()
+	top := container.NewBorder(nil, nil, p.Branch, nil, exportButtons(func(f string) {
 		if p.OnExport != nil {
 			p.OnExport(f)
 		}
-	}), nil, nil, nil, container.NewVScroll(container.NewVBox(p.Title, p.Dist, p.Bars, read)))
+	}))
+	p.box = container.NewBorder(top, nil, nil, nil, container.NewVScroll(container.NewVBox(p.Title, p.Dist, p.Bars, read)))
 	p.ExtendBaseWidget(p)
 	return p
 }
@@ -66,6 +76,11 @@ func (p *NextTokenPanel) Step() (trace.Step, bool) { return p.step, p.has }
 // Display shows the step behind position pos.
 func (p *NextTokenPanel) Display(toks []trace.Token, steps []trace.Step, pos int) {
 	p.step, p.has = StepFor(steps, toks, pos)
+	if p.has && len(p.step.Top) > 0 {
+		p.Branch.Enable()
+	} else {
+		p.Branch.Disable()
+	}
 	if !p.has {
 		p.Title.SetText(fmt.Sprintf("No candidates at position %d: the engine records them for generated tokens and the last prompt token.", pos))
 		p.Bars.SetBars(nil)

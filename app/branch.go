@@ -1,0 +1,100 @@
+package app
+
+import (
+	"errors"
+	"fmt"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/dialog"
+	"fyne.io/fyne/v2/widget"
+
+	"loupe/format"
+	"loupe/trace"
+	"loupe/views"
+)
+
+// branchStep is the step of the last run behind the selected token (its
+// own step for a generated token, the prediction after the last prompt
+// token) and its index among the written tokens.
+func (u *UI) branchStep() (trace.Step, int, error) {
+	run := u.lastRun
+	if run == nil || u.running {
+		return trace.Step{}, 0, errors.New("generate first: a branch starts from a token of a finished run")
+	}
+	s, ok := views.StepFor(run.Steps, run.Tokens, u.query)
+	if !ok || len(s.Top) == 0 {
+		return trace.Step{}, 0, errors.New("click a written token (or the last prompt token) in the stream: a branch starts at one of its top candidates")
+	}
+	for i := range run.Steps {
+		if run.Steps[i].Pos == s.Pos {
+			return s, i, nil
+		}
+	}
+	return trace.Step{}, 0, errors.New("the selected token has no step in the last run")
+}
+
+// branchDialog lists the top candidates of the selected token; the one
+// picked starts a new run that writes it there and goes on from it.
+func (u *UI) branchDialog() {
+	s, at, err := u.branchStep()
+	if err != nil {
+		u.fail("Branch from a token", err)
+		return
+	}
+	options := make([]string, len(s.Top))
+	for i, c := range s.Top {
+		options[i] = fmt.Sprintf("%d. «%s»  %s", i+1, format.Visible(c.Text), format.Percent(c.P))
+		if c.ID == s.Chosen.ID {
+			options[i] += "  (written)"
+		}
+	}
+	pick := widget.NewRadioGroup(options, nil)
+	for i, c := range s.Top {
+		if c.ID != s.Chosen.ID {
+			pick.SetSelected(options[i]) // the most likely one not written
+			break
+		}
+	}
+	intro := widget.NewLabel(fmt.Sprintf("Written token %d chose «%s». Pick another candidate: a new run writes it there, with the same settings, and goes on from it.",
+		at+1, format.Visible(s.Chosen.Text)))
+	intro.Wrapping = fyne.TextWrapWord
+	d := dialog.NewCustomConfirm("Branch from a token", "Run the branch", "Cancel", container2(intro, pick), func(ok bool) {
+		defer u.rescue()
+		if !ok {
+			return
+		}
+		for i, o := range options {
+			if o == pick.Selected {
+				u.branchFrom(at, s.Top[i].ID)
+			}
+		}
+	}, u.win)
+	d.Resize(fyne.NewSize(560, 480))
+	d.Show()
+}
+
+// branchFrom starts a run of the last run's prompt and settings with
+// written token at forced to token.
+func (u *UI) branchFrom(at, token int) {
+	run := u.lastRun
+	if run == nil || u.running || u.backend == nil {
+		return
+	}
+	var ids []int
+	for _, t := range run.Tokens {
+		if !t.Generated {
+			ids = append(ids, t.ID)
+		}
+	}
+	s := run.Settings
+	s.Branch = &trace.Branch{At: at, Token: token}
+	u.pending = nil
+	u.begin(run.Prompt, ids, s)
+	u.controls.Status.SetText(fmt.Sprintf("Branch: written token %d forced to «%s»; reading the prompt…", at+1, format.Visible(u.backend.TokenText(token))))
+}
+
+// container2 stacks a sentence over the choices.
+func container2(top, rest fyne.CanvasObject) fyne.CanvasObject {
+	return container.NewBorder(top, nil, nil, nil, container.NewVScroll(rest))
+}

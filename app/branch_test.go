@@ -1,0 +1,49 @@
+package app
+
+import (
+	"path/filepath"
+	"testing"
+
+	"loupe/engine/genmodel"
+)
+
+// A branch from the Next token panel: the new run keeps the written
+// tokens before the step, writes the picked candidate there, and is the
+// last run of the session.
+func TestBranchFromToken(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tiny")
+	if err := genmodel.Write(dir, "tiny", 1, "bf16"); err != nil {
+		t.Fatal(err)
+	}
+	h := engineHarness(t, dir)
+	u := h.u
+	var failed error
+	u.onFail = func(_ string, err error) { failed = err }
+	onUI(u.branchDialog)
+	if failed == nil {
+		t.Fatal("a branch before any run was not refused")
+	}
+	h.generate("Once upon a time", 6)
+	orig := u.lastRun
+	nPrompt := len(orig.Tokens) - len(orig.Steps)
+	onUI(func() { u.selectQuery(nPrompt + 2) }) // written token 3
+	s, at, err := u.branchStep()
+	if err != nil || at != 2 {
+		t.Fatalf("step %+v at %d, err %v", s, at, err)
+	}
+	forced := s.Top[3].ID
+	onUI(func() { u.branchFrom(at, forced) })
+	h.wait()
+	br := u.lastRun
+	if br == orig || br.Settings.Branch == nil || br.Settings.Branch.At != 2 || br.Steps[2].Chosen.ID != forced {
+		t.Fatalf("branch run %+v, step 2 %+v", br.Settings.Branch, br.Steps[2].Chosen)
+	}
+	for i := range 2 {
+		if br.Steps[i].Chosen.ID != orig.Steps[i].Chosen.ID {
+			t.Fatalf("written token %d changed before the branch", i+1)
+		}
+	}
+	if u.next.Branch.Disabled() {
+		t.Error("the Next token panel offers no branch after a run")
+	}
+}

@@ -224,7 +224,7 @@ func TestCSVRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	meta, table, err := readCSVTable(data)
+	meta, table, err := views.ReadCSV(data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,18 +256,18 @@ func TestCSVRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", panel, err)
 		}
-		if _, table, err := readCSVTable(data); err != nil || len(table) < 2 {
+		if _, table, err := views.ReadCSV(data); err != nil || len(table) < 2 {
 			t.Fatalf("%s: %d rows, %v", panel, len(table), err)
 		}
 	}
-	_, table, _ = readCSVTable(must(h.u.csvData("next-token")))
+	_, table, _ = views.ReadCSV(must(h.u.csvData("next-token")))
 	if table[1][1] != strconv.Itoa(h.u.lastRun.Steps[0].Chosen.ID) || table[1][4] != "true" {
 		t.Errorf("next-token CSV first row %v", table[1])
 	}
 	h.u.bar.Heads.SetText("1:1")
 	h.u.switchOff()
 	h.wait()
-	_, table, err = readCSVTable(must(h.u.csvData("compare")))
+	_, table, err = views.ReadCSV(must(h.u.csvData("compare")))
 	if err != nil {
 		t.Fatal(err)
 	}

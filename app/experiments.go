@@ -251,3 +251,16 @@ func (u *UI) startFlagExperiment() bool {
 	u.runExperiment(key)
 	return u.running
 }
+
+// experimentExport exports the Experiments panel: the figure of the last
+// result and the experiment's own CSV.
+type experimentExport struct {
+	*views.ExperimentsPanel
+	u *UI
+}
+
+func (e experimentExport) Figure() viz.Figure { return e.u.experimentFigure() }
+func (e experimentExport) CSV(*views.CSV) error {
+	return errors.New("the experiments write their CSV whole")
+}
+func (e experimentExport) WholeCSV() ([]byte, error) { return e.u.experimentCSV() }

@@ -78,7 +78,7 @@ func (u *UI) presetTop() {
 	q := u.query
 	a, ok := stats.AttentionAt(u.attention, q)
 	if !ok {
-		a, ok = stats.AttentionAt(u.attention, lastCaptured(u.attention, q))
+		a, ok = stats.AttentionAt(u.attention, stats.LastCaptured(u.attention, q))
 	}
 	if !ok {
 		u.fail("No attention", errors.New("select a token whose attention was captured (the last prompt token always is)"))

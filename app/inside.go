@@ -10,7 +10,6 @@ import (
 	"loupe/engine"
 	"loupe/trace"
 	"loupe/views"
-	"loupe/viz"
 )
 
 // Inspector is what the Embedding, KV cache and Logit lens panels need
@@ -63,7 +62,6 @@ type jobKey struct {
 // logit-lens, sampler.
 func (u *UI) newInside() *inside {
 	in := &inside{embed: views.NewEmbeddingPanel(), kv: views.NewKVCachePanel(), lens: views.NewLogitLensPanel(), sampler: views.NewSamplerPanel()}
-	in.embed.Theme, in.kv.Theme, in.lens.Theme, in.sampler.Theme = u.vizTheme, u.vizTheme, u.vizTheme, u.vizTheme
 	in.embed.OnExport = guard1(u, func(f string) { u.export("embedding", f) })
 	in.kv.OnExport = guard1(u, func(f string) { u.export("kv-cache", f) })
 	in.lens.OnExport = guard1(u, func(f string) { u.export("logit-lens", f) })
@@ -82,30 +80,6 @@ func (in *inside) tabs() []struct {
 		name string
 		obj  fyne.CanvasObject
 	}{{"embedding", in.embed}, {"kv-cache", in.kv}, {"logit-lens", in.lens}, {"sampler", in.sampler}}
-}
-
-// insideFigure is the figure of one of these panels, for exports.
-func (u *UI) insideFigure(panel string) (viz.Figure, bool) {
-	in := u.inside
-	var f viz.Figure
-	switch panel {
-	case "embedding":
-		f = in.embed.Figure()
-	case "kv-cache":
-		if len(in.kv.Rows().Keys) > 0 {
-			f = in.kv.Figure()
-		}
-	case "logit-lens":
-		f = in.lens.Figure()
-	case "sampler":
-		f = in.sampler.Figure()
-	default:
-		return nil, false
-	}
-	if f == nil {
-		return viz.NoData(u.vizTheme(), "nothing shown yet: select a token"), true
-	}
-	return f, true
 }
 
 // selected reports whether obj is the tab on screen.

@@ -281,7 +281,7 @@ func csvOf(t *testing.T, h *harness, panel string) (meta, table [][]string) {
 	if err != nil {
 		t.Fatalf("%s: %v", panel, err)
 	}
-	meta, table, err = readCSVTable(data)
+	meta, table, err = views.ReadCSV(data)
 	if err != nil {
 		t.Fatalf("%s: %v", panel, err)
 	}

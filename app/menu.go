@@ -217,11 +217,8 @@ func (u *UI) render(panel, format string) ([]byte, error) {
 
 // capturePanel is the PNG of the panel as the window shows it.
 func (u *UI) capturePanel(panel string) ([]byte, error) {
-	var obj fyne.CanvasObject = map[string]fyne.CanvasObject{"attention": u.attn, "next-token": u.next,
-		"timing": u.timing, "model": u.model, "mlp": u.mlp, "compare": u.compare,
-		"embedding": u.inside.embed, "kv-cache": u.inside.kv, "logit-lens": u.inside.lens, "sampler": u.inside.sampler,
-		"experiments": u.experiments}[panel]
-	if obj == nil {
+	obj, ok := u.exports[panel]
+	if !ok {
 		return nil, fmt.Errorf("no panel %q", panel)
 	}
 	if size := obj.Size(); size.Width < 1 || size.Height < 1 || !obj.Visible() {

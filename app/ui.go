@@ -43,7 +43,8 @@ type UI struct {
 	timing    *views.TimingPanel
 	model     *views.ModelPanel
 	mlp       *views.MLPPanel
-	inside    *inside // Embedding, KV cache, Logit lens, Sampler (inside.go)
+	inside    *inside                   // Embedding, KV cache, Logit lens, Sampler (inside.go)
+	exports   map[string]views.Exporter // every panel by its export name (figures.go)
 	compare   *views.ComparePanel
 	// experiments: the Experiments panel and its last result (experiments.go)
 	experiments       *views.ExperimentsPanel
@@ -129,7 +130,6 @@ func (u *UI) newPanels() *container.AppTabs {
 	u.model = views.NewModelPanel()
 	u.mlp = views.NewMLPPanel()
 	u.inside = u.newInside()
-	u.mlp.Render = u.renderMLP
 	u.mlp.OnExport = guard1(u, func(f string) { u.export("mlp", f) })
 	u.deltaNet = views.NewDeltaNetPanel()
 	u.deltaNet.OnExport = guard1(u, func(f string) { u.export("deltanet", f) })
@@ -156,6 +156,7 @@ func (u *UI) newPanels() *container.AppTabs {
 		container.NewTabItem("Experiments", u.experiments),
 	)
 	tabs.OnSelected = func(*container.TabItem) { defer u.rescue(); u.dirty = true; u.refreshPanels() }
+	u.exports = u.exportersByName()
 	return tabs
 }
 
@@ -345,21 +346,6 @@ func (u *UI) selectSource(pos int) {
 	u.refreshPanels()
 }
 
-// lastCaptured is the latest captured query position at or before q
-// (q itself when there is none).
-func lastCaptured(att []trace.Attention, q int) int {
-	best := -1
-	for _, a := range att {
-		if a.QueryPos <= q && a.QueryPos > best {
-			best = a.QueryPos
-		}
-	}
-	if best < 0 {
-		return q
-	}
-	return best
-}
-
 // refreshPanels redraws the panels that depend on the selection.
 func (u *UI) refreshPanels() {
 	if !u.dirty {
@@ -408,7 +394,7 @@ func (u *UI) refreshAttention(q int) {
 		// The newest token has not been read by the model yet: its attention
 		// comes with the next step. Show the newest one there is. Once the
 		// run is over it is recomputed (attentionOnDemand).
-		aq = lastCaptured(u.attention, q)
+		aq = stats.LastCaptured(u.attention, q)
 	}
 	u.attn.Display(u.info, u.tokens, u.attention, aq, u.source)
 	if u.attn.HasData() && u.attn.Source() != u.stream.Source() {

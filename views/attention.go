@@ -1,6 +1,7 @@
 package views
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -13,6 +14,7 @@ import (
 	"loupe/format"
 	"loupe/trace"
 	"loupe/trace/stats"
+	"loupe/viz"
 )
 
 // AttentionPanel shows, for the selected query token, the layers × heads
@@ -22,6 +24,7 @@ type AttentionPanel struct {
 	widget.BaseWidget
 	OnQuery  func(pos int)               // a "show position" button was pressed
 	OnExport func(figure, format string) // figure "attention" or "head", format "png", "svg" or "csv"
+	Theme    func() viz.Theme            // of the exported figures
 	// OnToggleHead gets Ctrl+click on a cell: a head added to, or removed
 	// from, the heads to switch off (see SetSelectedHeads).
 	OnToggleHead func(layer, head int)
@@ -37,6 +40,8 @@ type AttentionPanel struct {
 
 	info     trace.ModelInfo
 	tokens   []trace.Token
+	all      []trace.Attention // every capture of the run, for the export's fallback
+	query    int
 	att      trace.Attention
 	has      bool
 	source   int
@@ -155,7 +160,7 @@ func (p *AttentionPanel) CreateRenderer() fyne.WidgetRenderer {
 // Display shows the attention of query on source (source < 0: the
 // strongest source other than the first token).
 func (p *AttentionPanel) Display(info trace.ModelInfo, toks []trace.Token, att []trace.Attention, query, source int) {
-	p.info, p.tokens = info, toks
+	p.info, p.tokens, p.all, p.query = info, toks, att, query
 	p.att, p.has = stats.AttentionAt(att, query)
 	if p.has && maxHeads(p.att.Weights) == 0 {
 		p.has = false // a capture with no layers or heads: nothing to draw
@@ -372,4 +377,88 @@ func clip(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// Figure is the layers × heads grid of the query on the source, with the
+// attention sink in its caption.
+func (p *AttentionPanel) Figure() viz.Figure {
+	th := figTheme(p.Theme)
+	if !p.has {
+		return viz.NoData(th, "no attention captured for this token")
+	}
+	g, err := viz.GridFrom(p.att, texts(p.tokens), p.source)
+	if err != nil {
+		return viz.NoData(th, err.Error())
+	}
+	for l := range g.Gaps {
+		if !p.info.HasAttention(l) {
+			g.Gaps[l] = "Gated DeltaNet · no attention map"
+		}
+	}
+	g.Note = fmt.Sprintf("attention sink: %s of every head's attention on the first token on average", format.Percent(stats.SinkShare(p.att)))
+	return viz.AttentionGrid(g, th)
+}
+
+// CSV writes the grid: every layer and head's share on the source.
+func (p *AttentionPanel) CSV(d *CSV) error {
+	a, ok := p.exported()
+	if !ok {
+		return errors.New("no attention captured for this token")
+	}
+	d.Token("query", a.QueryPos, p.tokens)
+	d.Token("source", p.source, p.tokens)
+	d.Row("layer", "head", "share_on_source")
+	b := Numbers.Base()
+	for l, row := range stats.SourceGrid(a, p.source) {
+		for h, v := range row {
+			d.Row(l+b, h+b, v)
+		}
+	}
+	return nil
+}
+
+// exported is the attention the CSV exports write: the grid shown, or,
+// when the query has none, the latest capture before it.
+func (p *AttentionPanel) exported() (trace.Attention, bool) {
+	if p.has {
+		return p.att, true
+	}
+	return stats.AttentionAt(p.all, stats.LastCaptured(p.all, p.query))
+}
+
+// HeadExport exports the open head: its attention over every earlier token.
+func (p *AttentionPanel) HeadExport() Exporter { return headExport{p} }
+
+type headExport struct{ *AttentionPanel }
+
+// Figure is the open head's bars, one per key.
+func (e headExport) Figure() viz.Figure {
+	p := e.AttentionPanel
+	th := figTheme(p.Theme)
+	a, l, h := p.att, p.headL, p.headH
+	if !p.has || l < 0 || l >= len(a.Weights) || h >= len(a.Weights[l]) {
+		return viz.NoData(th, "no head open")
+	}
+	return viz.HeadBars(texts(p.tokens)[:a.QueryPos+1], a.Weights[l][h], p.HeadTitle.Text, th)
+}
+
+// CSV writes the open head's share on every key.
+func (e headExport) CSV(d *CSV) error {
+	p := e.AttentionPanel
+	a, ok := p.exported()
+	if !ok {
+		return errors.New("no attention captured for this token")
+	}
+	d.Token("query", a.QueryPos, p.tokens)
+	l, h := p.headL, p.headH
+	if l < 0 || l >= len(a.Weights) || h < 0 || h >= len(a.Weights[l]) {
+		return errors.New("no head open")
+	}
+	d.KV("layer", l+Numbers.Base())
+	d.KV("head", h+Numbers.Base())
+	d.Row("key_position", "token", "share")
+	for k, w := range a.Weights[l][h] {
+		d.Row(k, tokenText(p.tokens, k), w)
+	}
+	return nil
 }

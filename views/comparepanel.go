@@ -1,6 +1,7 @@
 package views
 
 import (
+	"errors"
 	"fmt"
 	"image/color"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"loupe/format"
 	"loupe/trace"
 	"loupe/trace/stats"
+	"loupe/viz"
 )
 
 // ComparePanel puts two runs side by side: run A | run B, both token
@@ -353,4 +355,52 @@ func headCells(hs []trace.Head) [][2]int {
 		out[i] = [2]int{h.Layer, h.Head}
 	}
 	return out
+}
+
+// Figure: the Compare panel has none; a PNG is the panel as shown.
+func (p *ComparePanel) Figure() viz.Figure { return nil }
+
+// CSV writes the compared step of A and B and the three grids.
+func (p *ComparePanel) CSV(d *CSV) error {
+	c, ok := p.Comparison()
+	if !ok {
+		return errors.New("nothing compared yet")
+	}
+	d.KV("run A prompt", c.A.Prompt)
+	d.KV("run B prompt", c.B.Prompt)
+	d.KV("run A heads switched off (from 0)", trace.FormatHeads(c.A.Settings.Ablate, 0))
+	d.KV("run B heads switched off (from 0)", trace.FormatHeads(c.B.Settings.Ablate, 0))
+	d.KV("step position in A", c.Delta.Pos, c.Delta.Token.Text)
+	d.KV("step position in B", c.Delta.PosB)
+	d.KV("first divergence in A", c.FirstA)
+	d.KV("query position in A", c.QueryA)
+	d.KV("source position in A", c.SourceA)
+	d.KV("query position in B", c.QueryB)
+	d.KV("source position in B", c.SourceB)
+	d.Row("table", "run", "rank_or_layer", "id_or_head", "text", "value")
+	d.Row("delta", "A", "", c.Delta.Token.ID, c.Delta.Token.Text, c.Delta.Token.P)
+	if c.Delta.InB {
+		d.Row("delta", "B", "", c.Delta.Token.ID, c.Delta.Token.Text, c.Delta.PB)
+	}
+	for i, x := range c.Delta.StepA.Top {
+		d.Row("top10", "A", i+1, x.ID, x.Text, x.P)
+	}
+	for i, x := range c.Delta.StepB.Top {
+		d.Row("top10", "B", i+1, x.ID, x.Text, x.P)
+	}
+	if !c.HasGrids {
+		return nil
+	}
+	b := Numbers.Base()
+	for _, g := range []struct {
+		name string
+		v    [][]float64
+	}{{"A", c.GridA}, {"B", c.GridB}, {"B-A", c.Diff}} {
+		for l, row := range g.v {
+			for h, v := range row {
+				d.Row("grid", g.name, l+b, h+b, "", v)
+			}
+		}
+	}
+	return nil
 }

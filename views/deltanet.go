@@ -1,6 +1,7 @@
 package views
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -11,6 +12,7 @@ import (
 
 	"loupe/format"
 	"loupe/trace"
+	"loupe/viz"
 )
 
 // DeltaNetPanel shows what a Gated DeltaNet layer (Qwen3.5's recurrent
@@ -20,6 +22,7 @@ import (
 type DeltaNetPanel struct {
 	widget.BaseWidget
 	OnExport func(format string)
+	Theme    func() viz.Theme // of the exported figure
 
 	Title, Why, AtToken, Hover *widget.Label
 	Layer                      *widget.Select
@@ -309,4 +312,40 @@ func capitalise(s string) string {
 		return s
 	}
 	return string(s[0]-'a'+'A') + s[1:]
+}
+
+// Figure is the layer's gates and state norms over the tokens.
+func (p *DeltaNetPanel) Figure() viz.Figure {
+	d, ok := p.Shown()
+	if !ok {
+		return viz.NoData(figTheme(p.Theme), "no Gated DeltaNet values: this model has none, or no run has finished")
+	}
+	return viz.DeltaNetFigure(d, WhyNoAttention(p.info), figTheme(p.Theme))
+}
+
+// CSV writes α, β and the state norm of every head at every position.
+func (p *DeltaNetPanel) CSV(d *CSV) error {
+	dn, ok := p.Shown()
+	if !ok || len(dn.Alpha) == 0 {
+		return errors.New("no Gated DeltaNet values: this model has none, or no run has finished")
+	}
+	b := Numbers.Base()
+	d.KV("layer", dn.Layer+b)
+	// state_norm: the norm of the head's state after the position, where
+	// it was recorded (every decoded token, each prompt chunk's end).
+	norms := map[int][]float32{}
+	for i, pos := range dn.StatePos {
+		norms[pos] = dn.StateNorm[i]
+	}
+	d.Row("position", "token", "head", "alpha", "beta", "state_norm")
+	for pos := range dn.Alpha {
+		for h := range dn.Alpha[pos] {
+			var norm any = ""
+			if n, ok := norms[pos]; ok && h < len(n) {
+				norm = n[h]
+			}
+			d.Row(pos, tokenText(p.tokens, pos), h+b, dn.Alpha[pos][h], dn.Beta[pos][h], norm)
+		}
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"errors"
 	"fmt"
 
 	"fyne.io/fyne/v2"
@@ -27,6 +28,8 @@ type EmbeddingPanel struct {
 
 	tok    trace.Token
 	values []float32
+	rows   int  // of the table: the vocabulary
+	tied   bool // the table is the output head too
 }
 
 // NewEmbeddingPanel makes an empty panel.
@@ -52,7 +55,7 @@ func (p *EmbeddingPanel) CreateRenderer() fyne.WidgetRenderer { return widget.Ne
 
 // Display shows the row values of token tok from a table of rows rows.
 func (p *EmbeddingPanel) Display(tok trace.Token, values []float32, rows int, tied bool) {
-	p.tok, p.values = tok, values
+	p.tok, p.values, p.rows, p.tied = tok, values, rows, tied
 	if len(values) == 0 {
 		p.Title.SetText(fmt.Sprintf("No embedding row for «%s» (id %d).", clip(format.Visible(tok.Text), 24), tok.ID))
 		p.Shape.SetText("")
@@ -76,7 +79,7 @@ func (p *EmbeddingPanel) figure(rows int, tied bool) viz.Figure {
 }
 
 // Figure is the figure shown (for exports), nil before a token.
-func (p *EmbeddingPanel) Figure() viz.Figure { return p.fig.fig }
+func (p *EmbeddingPanel) Figure() viz.Figure { return orNothing(p.fig.fig, p.Theme) }
 
 // Values are the numbers shown.
 func (p *EmbeddingPanel) Values() (trace.Token, []float32) { return p.tok, p.values }
@@ -95,4 +98,25 @@ func firstNumbers(v []float32, k int) string {
 		s += fmt.Sprintf(", … (%s numbers)", format.Thousands(int64(len(v))))
 	}
 	return s
+}
+
+// CSV writes the token's row of the embedding table.
+func (p *EmbeddingPanel) CSV(d *CSV) error {
+	if len(p.values) == 0 {
+		return errors.New("no embedding row shown: select a token")
+	}
+	d.KV("token position", p.tok.Pos, p.tok.Text)
+	d.KV("token id (the row)", p.tok.ID)
+	d.KV("table shape (rows × numbers)", p.rows, len(p.values))
+	d.KV("tied to the output head", p.tied)
+	st := viz.StatsOf(p.values)
+	d.KV("norm", st.Norm)
+	d.KV("min", st.Min)
+	d.KV("max", st.Max)
+	d.KV("mean |x|", st.MeanAbs)
+	d.Row("index", "value")
+	for i, v := range p.values {
+		d.Row(i, v)
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"errors"
 	"fmt"
 	"image/color"
 	"math"
@@ -265,9 +266,43 @@ func (p *KVCachePanel) Rows() trace.KVRows { return p.kv }
 
 // Figure is the exported figure: both maps with their scales.
 func (p *KVCachePanel) Figure() viz.Figure {
+	if len(p.kv.Keys) == 0 {
+		return orNothing(nil, p.Theme)
+	}
 	texts := make([]string, len(p.kv.Keys))
 	for i := range texts {
 		texts[i] = p.text(i)
 	}
 	return viz.KVCache(p.kv.Keys, p.kv.Values, texts, figTheme(p.Theme))
+}
+
+// CSV writes the cached keys (after RoPE) and values of every position.
+func (p *KVCachePanel) CSV(d *CSV) error {
+	kv := p.kv
+	if len(kv.Keys) == 0 {
+		return errors.New("no keys and values shown yet: generate, then wait for the run to end")
+	}
+	d.KV("layer", kv.Layer+Numbers.Base())
+	d.KV("kv head", kv.KVHead+Numbers.Base())
+	d.KV("keys", "after RoPE")
+	dim := len(kv.Keys[0])
+	head := []any{"position", "token"}
+	for i := range dim {
+		head = append(head, fmt.Sprintf("key_%d", i))
+	}
+	for i := range dim {
+		head = append(head, fmt.Sprintf("value_%d", i))
+	}
+	d.Row(head...)
+	for pos := range kv.Keys {
+		rec := []any{pos, tokenText(p.tokens, pos)}
+		for _, x := range kv.Keys[pos] {
+			rec = append(rec, x)
+		}
+		for _, x := range kv.Values[pos] {
+			rec = append(rec, x)
+		}
+		d.Row(rec...)
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"errors"
 	"fmt"
 
 	"fyne.io/fyne/v2"
@@ -87,7 +88,7 @@ func (p *LogitLensPanel) Display(tok trace.Token, lens []trace.LensLayer, choice
 		p.Lead.SetText(fmt.Sprintf("The final choice «%s» first leads at %s, falls behind, and leads for good from %s.", clip(format.Visible(text), 20), LayerName(first), LayerName(stays)))
 	}
 	p.fig.setHeight(lensHeight(len(lens)))
-	p.fig.show(p.Figure())
+	p.fig.show(p.figure())
 }
 
 // lensHeight is the figure's height for a lens of layers rows: rows of
@@ -97,8 +98,11 @@ func lensHeight(layers int) int {
 	return max(640, 170+34*layers)
 }
 
-// Figure is the figure shown (for exports), nil before a lens.
-func (p *LogitLensPanel) Figure() viz.Figure {
+// Figure is the figure shown, for exports.
+func (p *LogitLensPanel) Figure() viz.Figure { return orNothing(p.figure(), p.Theme) }
+
+// figure is the lens's figure, nil before a lens.
+func (p *LogitLensPanel) figure() viz.Figure {
 	if len(p.lens) == 0 {
 		return nil
 	}
@@ -116,3 +120,20 @@ func (p *LogitLensPanel) Choice() int {
 
 // Lens is the lens shown.
 func (p *LogitLensPanel) Lens() (trace.Token, []trace.LensLayer) { return p.tok, p.lens }
+
+// CSV writes the top candidates of every layer's lens.
+func (p *LogitLensPanel) CSV(d *CSV) error {
+	if len(p.lens) == 0 {
+		return errors.New("no logit lens shown yet: generate, then click a token")
+	}
+	d.KV("token position", p.tok.Pos, p.tok.Text)
+	choice := p.Choice()
+	d.KV("final choice id", choice)
+	d.Row("layer", "rank", "id", "text", "p", "final_choice")
+	for _, ll := range p.lens {
+		for r, c := range ll.Top {
+			d.Row(ll.Layer+Numbers.Base(), r+1, c.ID, c.Text, c.P, c.ID == choice)
+		}
+	}
+	return nil
+}

@@ -1,8 +1,8 @@
 package views
 
 import (
+	"errors"
 	"fmt"
-	"image"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
@@ -12,6 +12,7 @@ import (
 
 	"loupe/format"
 	"loupe/trace"
+	"loupe/viz"
 )
 
 // MLPAt finds the captured silu(gate)·up of (layer, pos).
@@ -29,8 +30,7 @@ func MLPAt(mlps []trace.MLP, layer, pos int) (trace.MLP, bool) {
 type MLPPanel struct {
 	widget.BaseWidget
 	OnExport func(format string)
-	// Render draws the values as a figure of w × h pixels (set by the app).
-	Render func(values []float32, title string, w, h int) image.Image
+	Theme    func() viz.Theme // of the figure, on screen and exported
 
 	// Latest shows the newest recorded position before the query when the
 	// query has none (the selection follows a generation).
@@ -127,8 +127,8 @@ func (p *MLPPanel) draw() {
 	}
 	title := fmt.Sprintf("MLP of «%s» (position %d), %s: silu(gate)·up over %d directions", clip(name, 24), q, LayerName(l), len(p.shown.Values))
 	p.Title.SetText(title)
-	if p.Render != nil {
-		p.img.Image = p.Render(p.shown.Values, title, 1100, 460)
+	if img, err := viz.Image(p.Figure(), 1100, 460, viz.DPI); err == nil {
+		p.img.Image = img
 		p.img.Refresh()
 	}
 }
@@ -148,4 +148,29 @@ func (p *MLPPanel) missing(l int) string {
 		return fmt.Sprintf("No MLP values at position %d. Recorded at %s: positions %d…%d (%d of them; the budget is 64 MB per run).", p.query, LayerName(l), at[0], at[len(at)-1], len(at))
 	}
 	return fmt.Sprintf("No MLP values at position %d. Recorded at %s: positions %v.", p.query, LayerName(l), at)
+}
+
+// MLPShown is how many of the largest |values| the MLP figure draws.
+const MLPShown = 300
+
+// Figure is the largest MLP values of the token at the layer.
+func (p *MLPPanel) Figure() viz.Figure {
+	if !p.has {
+		return viz.NoData(figTheme(p.Theme), "no MLP values for this token and layer")
+	}
+	return viz.MLPValues(p.shown.Values, MLPShown, p.Title.Text, figTheme(p.Theme))
+}
+
+// CSV writes every value of the activation.
+func (p *MLPPanel) CSV(d *CSV) error {
+	if !p.has {
+		return errors.New("no MLP values for this token and layer")
+	}
+	d.Token("query", p.shown.Pos, p.tokens)
+	d.KV("layer", p.shown.Layer+Numbers.Base())
+	d.Row("index", "silu_gate_times_up")
+	for i, v := range p.shown.Values {
+		d.Row(i, v)
+	}
+	return nil
 }

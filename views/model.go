@@ -11,6 +11,7 @@ import (
 	"loupe/format"
 	"loupe/trace"
 	"loupe/trace/stats"
+	"loupe/viz"
 )
 
 // ModelRows are the label/value pairs of the Model panel.
@@ -54,6 +55,8 @@ type ModelPanel struct {
 	Shares *Bars
 	box    *fyne.Container
 	rows   [][2]string
+	info   trace.ModelInfo
+	Theme  func() viz.Theme // of the exported figure
 }
 
 // NewModelPanel makes an empty panel.
@@ -78,7 +81,7 @@ func (p *ModelPanel) Rows() [][2]string { return p.rows }
 
 // Display shows m with the CPU and kernel descriptions.
 func (p *ModelPanel) Display(m trace.ModelInfo, cpu, kernels string) {
-	p.rows = ModelRows(m, cpu, kernels)
+	p.rows, p.info = ModelRows(m, cpu, kernels), m
 	p.form.RemoveAll()
 	for _, r := range p.rows {
 		k := widget.NewLabelWithStyle(r[0], fyne.TextAlignTrailing, fyne.TextStyle{Bold: true})
@@ -96,4 +99,21 @@ func (p *ModelPanel) Display(m trace.ModelInfo, cpu, kernels string) {
 			Value: fmt.Sprintf("%s (%.1f %%)", format.Count(g.Params), 100*g.Of)})
 	}
 	p.Shares.SetBars(bars)
+}
+
+// Figure is where the parameters are, one bar a part.
+func (p *ModelPanel) Figure() viz.Figure {
+	if p.rows == nil {
+		return viz.NoData(figTheme(p.Theme), "no model loaded")
+	}
+	return viz.ParamShares(p.info, figTheme(p.Theme))
+}
+
+// CSV writes the rows of the panel, label and value.
+func (p *ModelPanel) CSV(d *CSV) error {
+	d.Row("field", "value")
+	for _, r := range p.rows {
+		d.Row(r[0], r[1])
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"errors"
 	"fmt"
 
 	"fyne.io/fyne/v2"
@@ -9,6 +10,7 @@ import (
 
 	"loupe/format"
 	"loupe/trace"
+	"loupe/viz"
 )
 
 // StepFor finds the step behind the selected position: the step that chose
@@ -34,13 +36,16 @@ type NextTokenPanel struct {
 	// OnBranch asks for a new run from this step with another candidate.
 	OnBranch func()
 
+	Theme func() viz.Theme // of the exported figure
+
 	Title  *widget.Label
 	Branch *widget.Button // "Branch from here…", on once a step is shown
-	Dist  *widget.Label // which distribution the bars show
-	Bars  *Bars
-	step  trace.Step
-	has   bool
-	box   *fyne.Container
+	Dist   *widget.Label  // which distribution the bars show
+	Bars   *Bars
+	tokens []trace.Token
+	step   trace.Step
+	has    bool
+	box    *fyne.Container
 }
 
 // NewNextTokenPanel makes an empty panel.
@@ -75,6 +80,7 @@ func (p *NextTokenPanel) Step() (trace.Step, bool) { return p.step, p.has }
 
 // Display shows the step behind position pos.
 func (p *NextTokenPanel) Display(toks []trace.Token, steps []trace.Step, pos int) {
+	p.tokens = toks
 	p.step, p.has = StepFor(steps, toks, pos)
 	if p.has && len(p.step.Top) > 0 {
 		p.Branch.Enable()
@@ -113,4 +119,25 @@ func DistributionNote(s trace.Step) string {
 		last := st.Stages[len(st.Stages)-1]
 		return fmt.Sprintf("Shown: the final distribution, after the penalties, temperature, top-k, top-p and min-p, renormalised over the %d tokens left: the one the seeded draw used. The Sampler tab shows every stage.", last.Kept)
 	}
+}
+
+// Figure is the top candidates of the step, the chosen one marked.
+func (p *NextTokenPanel) Figure() viz.Figure {
+	if !p.has {
+		return viz.NoData(figTheme(p.Theme), "no candidates recorded for this token")
+	}
+	return viz.TopCandidates(append([]trace.Candidate(nil), p.step.Top...), p.step.Chosen.ID, figTheme(p.Theme))
+}
+
+// CSV writes the candidates with their probabilities.
+func (p *NextTokenPanel) CSV(d *CSV) error {
+	if !p.has {
+		return errors.New("no candidates recorded for this token")
+	}
+	d.Token("generated", p.step.Pos, p.tokens)
+	d.Row("rank", "id", "text", "p", "chosen")
+	for i, c := range p.step.Top {
+		d.Row(i+1, c.ID, c.Text, c.P, c.ID == p.step.Chosen.ID)
+	}
+	return nil
 }

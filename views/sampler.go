@@ -1,6 +1,7 @@
 package views
 
 import (
+	"errors"
 	"fmt"
 
 	"fyne.io/fyne/v2"
@@ -25,6 +26,7 @@ type SamplerPanel struct {
 	fig          *figureBox
 	box          *fyne.Container
 
+	tokens   []trace.Token
 	step     trace.Step
 	settings trace.Settings
 	has      bool
@@ -50,7 +52,7 @@ func (p *SamplerPanel) CreateRenderer() fyne.WidgetRenderer { return widget.NewS
 
 // Display shows the stages of the step behind position pos.
 func (p *SamplerPanel) Display(toks []trace.Token, steps []trace.Step, pos int, s trace.Settings) {
-	p.settings = s
+	p.settings, p.tokens = s, toks
 	p.step, p.has = StepFor(steps, toks, pos)
 	if p.has && p.step.Stages == nil {
 		p.has = false
@@ -70,11 +72,14 @@ func (p *SamplerPanel) Display(toks []trace.Token, steps []trace.Step, pos int, 
 		p.Title.SetText(fmt.Sprintf("Sampling at position %d: «%s» drawn with seed %d (u = %.4f)", p.step.Pos, clip(format.Visible(p.step.Chosen.Text), 20), s.Seed, st.U))
 		p.Order.SetText("Order: penalties → temperature → top-k → top-p → min-p → one seeded draw (transformers' order, with vLLM's penalties; see the sampling spec).")
 	}
-	p.fig.show(p.Figure())
+	p.fig.show(p.figure())
 }
 
-// Figure is the figure shown (for exports), nil without stages.
-func (p *SamplerPanel) Figure() viz.Figure {
+// Figure is the figure shown, for exports.
+func (p *SamplerPanel) Figure() viz.Figure { return orNothing(p.figure(), p.Theme) }
+
+// figure is the stages' figure, nil without stages.
+func (p *SamplerPanel) figure() viz.Figure {
 	if !p.has {
 		return nil
 	}
@@ -83,3 +88,36 @@ func (p *SamplerPanel) Figure() viz.Figure {
 
 // Step is the step shown.
 func (p *SamplerPanel) Step() (trace.Step, bool) { return p.step, p.has }
+
+// CSV writes each candidate's logit and probability after every stage.
+func (p *SamplerPanel) CSV(d *CSV) error {
+	if !p.has || p.step.Stages == nil {
+		return errors.New("no sampler stages for this token")
+	}
+	st := p.step.Stages
+	d.Token("generated", p.step.Pos, p.tokens)
+	d.KV("greedy", st.Greedy)
+	d.KV("drawn id", st.Drawn)
+	if !st.Greedy {
+		d.KV("seed", p.settings.Seed)
+		d.KV("u", st.U)
+	}
+	left := []any{}
+	for _, stage := range st.Stages {
+		left = append(left, fmt.Sprintf("%s:%d", stage.Name, stage.Kept))
+	}
+	d.KV("tokens left after each stage", left...)
+	head := []any{"rank", "id", "text", "logit_after_penalties"}
+	for _, stage := range st.Stages {
+		head = append(head, "p_after_"+stage.Name)
+	}
+	d.Row(append(head, "p_final", "drawn")...)
+	for i, c := range st.Candidates {
+		rec := []any{i + 1, c.ID, c.Text, st.Logits[i]}
+		for _, stage := range st.Stages {
+			rec = append(rec, stage.P[i])
+		}
+		d.Row(append(rec, c.P, c.ID == st.Drawn)...)
+	}
+	return nil
+}

@@ -12,6 +12,7 @@ import (
 	"loupe/format"
 	"loupe/trace"
 	"loupe/trace/stats"
+	"loupe/viz"
 )
 
 // TimingLine describes one generation: prefill (reading) and decode
@@ -61,6 +62,8 @@ type TimingPanel struct {
 	list        *fyne.Container
 	box         *fyne.Container
 	runs        []trace.Timing
+	bw          float64          // the machine's bandwidth the runs were set against, GB/s
+	Theme       func() viz.Theme // of the exported figure
 	// Labels name the runs ("run 3 · chat, think on"); missing ones are "run N".
 	Labels []string
 }
@@ -106,7 +109,7 @@ func (p *TimingPanel) Runs() int { return len(p.runs) }
 // Display shows runs (oldest first); bw is the measured read bandwidth in
 // GB/s (≤ 0: unknown, measuring says whether it is on its way).
 func (p *TimingPanel) Display(runs []trace.Timing, bw float64, measuring bool) {
-	p.runs = runs
+	p.runs, p.bw = runs, bw
 	p.list.RemoveAll()
 	if len(runs) == 0 {
 		p.Title.SetText("No generation yet.")
@@ -151,4 +154,22 @@ func (p *TimingPanel) Display(runs []trace.Timing, bw float64, measuring bool) {
 	legend := widget.NewRichTextFromMarkdown("Orange: prefill (reading the prompt, all tokens at once) · Blue: decode (one token after another) · Green: decode of the thinking draft, paid at the price of writing")
 	legend.Wrapping = fyne.TextWrapWord // one line would widen the panel past the window
 	p.list.Add(legend)
+}
+
+// Figure is one bar a run, split into prefill and decode.
+func (p *TimingPanel) Figure() viz.Figure {
+	rows := make([]viz.TimingRow, len(p.runs))
+	for i, t := range p.runs {
+		rows[i] = viz.TimingFrom(fmt.Sprintf("run %d", i+1), t)
+	}
+	return viz.TimingBars(rows, p.bw, figTheme(p.Theme))
+}
+
+// CSV writes one row a run.
+func (p *TimingPanel) CSV(d *CSV) error {
+	d.Row("run", "prefill_tokens", "prefill_seconds", "decode_tokens", "decode_seconds", "decode_tokens_per_second", "bytes_per_token")
+	for i, t := range p.runs {
+		d.Row(i+1, t.PrefillTokens, t.PrefillSeconds, t.DecodeTokens, t.DecodeSeconds, stats.Rate(t.DecodeTokens, t.DecodeSeconds), t.BytesPerToken)
+	}
+	return nil
 }

@@ -158,3 +158,19 @@ func GridDiff(a, b [][]float64) [][]float64 {
 	}
 	return d
 }
+
+// LastCaptured is the latest query position at or before q whose
+// attention was captured (the run keeps some positions only); q itself
+// when there is none.
+func LastCaptured(att []trace.Attention, q int) int {
+	best := -1
+	for _, a := range att {
+		if a.QueryPos <= q && a.QueryPos > best {
+			best = a.QueryPos
+		}
+	}
+	if best < 0 {
+		return q
+	}
+	return best
+}

@@ -297,3 +297,12 @@ func TestStrongestSourceIsTheLargestMean(t *testing.T) {
 		}
 	}
 }
+
+func TestLastCaptured(t *testing.T) {
+	att := []trace.Attention{{QueryPos: 2}, {QueryPos: 7}, {QueryPos: 5}}
+	for q, want := range map[int]int{7: 7, 6: 5, 9: 7, 2: 2, 1: 1} {
+		if got := LastCaptured(att, q); got != want {
+			t.Errorf("LastCaptured(%d) = %d, want %d", q, got, want)
+		}
+	}
+}

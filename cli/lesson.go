@@ -8,11 +8,9 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"slices"
 	"strconv"
 
 	"loupe/engine"
-	"loupe/engine/chat"
 	"loupe/engine/perf"
 	"loupe/kernels"
 	"loupe/lesson"
@@ -132,7 +130,7 @@ func tellLesson(f *lessonFlags, log io.Writer) (*lesson.Lesson, error) {
 		return nil, err
 	}
 	in := lesson.Input{Model: m.Info(), Run: run, Inspect: insp, SourceRow: m.Embedding, FromZero: f.count == 0}
-	in.ChatSpecial, in.ThinkingTemplate = chatSpecials(m)
+	in.ChatSpecial, in.ThinkingTemplate = lesson.ChatSpecials(m)
 	if f.timing {
 		if in.Extra, err = timingRuns(ctx, m, f, in, log); err != nil {
 			return nil, err
@@ -148,25 +146,6 @@ func (f *lessonFlags) runFlags(prompt string, maxTokens int) *runFlags {
 		panic(err)
 	}
 	return rf
-}
-
-// chatSpecials lists the control tokens the chat template wraps a user's
-// message in, and whether it has a thinking switch.
-func chatSpecials(m *engine.Model) (specials []string, thinking bool) {
-	tpl, err := m.ChatTemplate()
-	if err != nil {
-		return nil, false
-	}
-	_, ids, err := m.RenderChat([]chat.Message{{Role: "user", Content: "x"}}, chat.ThinkDefault)
-	if err != nil {
-		return nil, tpl.HasThinking()
-	}
-	for _, id := range ids {
-		if s := m.TokenText(id); m.Tokenizer().IsAdded(id) && !slices.Contains(specials, s) {
-			specials = append(specials, s)
-		}
-	}
-	return specials, tpl.HasThinking()
 }
 
 // timingRuns are the runs beyond the prompt's own: the Gold-Bug passage at

@@ -331,3 +331,31 @@ func TestBuildRefusesAnEmptyRun(t *testing.T) {
 		t.Fatal("no run built a lesson")
 	}
 }
+
+// The window builds the lesson from the run's own captures: the same
+// chapters as from an inspection holding the same numbers.
+func TestInspectionFromRun(t *testing.T) {
+	in := handInput(t)
+	r := in.Run
+	r.Attention = []trace.Attention{{QueryPos: 2, Weights: [][][]float32{}}, in.Inspect.Attention}
+	for l := 2; l >= 0; l-- { // out of order, and a generated position beside
+		r.MLP = append(r.MLP, in.Inspect.MLP[l], trace.MLP{Layer: l, Pos: 7})
+	}
+	got, err := InspectionFromRun(r, in.SourceRow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Pos != 6 || got.Attention.QueryPos != 6 || len(got.MLP) != 3 || got.MLP[1].Pos != 6 || got.MLP[1].Layer != 1 {
+		t.Fatalf("%+v", got)
+	}
+	a, b := build(t, in), build(t, Input{Model: in.Model, Run: r, Inspect: got, SourceRow: in.SourceRow})
+	for i := range a.Chapters {
+		if a.Chapters[i].Text != b.Chapters[i].Text {
+			t.Errorf("%s: %q\nfrom the run: %q", a.Chapters[i].ID, a.Chapters[i].Text, b.Chapters[i].Text)
+		}
+	}
+	r.MLP = r.MLP[:2]
+	if _, err := InspectionFromRun(r, nil); err == nil {
+		t.Error("a run without every layer's MLP gave an inspection")
+	}
+}

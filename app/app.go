@@ -45,6 +45,11 @@ type Options struct {
 	TimingJSON string // write each finished run's timing (rates, threads) to this file
 	CPUProfile string // write a pprof CPU profile of the whole session to this file
 	Experiment string // run this experiment once the model is loaded (and --generate's run done)
+	// Lesson opens the lesson card at LessonChapter (an id of package
+	// lesson; "": the first); Projector starts in projector mode.
+	Lesson        bool
+	LessonChapter string
+	Projector     bool
 }
 
 // ParseFlags reads the window's flags.
@@ -72,8 +77,17 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a pprof CPU profile of the session (window and engine) to this file")
 	fs.StringVar(&o.TimingJSON, "timing-json", "", "write the finished run's prefill and decode rates as JSON to this file")
 	fs.StringVar(&o.Experiment, "experiment", "", "run an experiment of the Experiments panel once the model is loaded: texts, kernels, context, threads or quant")
+	fs.BoolVar(&o.Lesson, "lesson", false, "open the lesson: the article's walk-through told on the prompt's run")
+	fs.StringVar(&o.LessonChapter, "lesson-chapter", "", "with --lesson: the chapter shown first (tokens, embedding, attention, grid, sink, kv-cache, mlp, output, loop, two-times, compute-memory, thinking, counterfactual, summary)")
+	fs.BoolVar(&o.Projector, "projector", false, "projector mode: full screen, light theme, larger type, settings pane hidden")
 	if err := fs.Parse(args); err != nil {
 		return o, err
+	}
+	if err := checkLessonChapter(o.LessonChapter); err != nil {
+		return o, err
+	}
+	if o.LessonChapter != "" {
+		o.Lesson = true
 	}
 	if o.Experiment != "" && !validExperiment(o.Experiment) {
 		return o, fmt.Errorf("--experiment %q: use texts, kernels, context, threads or quant", o.Experiment)

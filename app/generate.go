@@ -127,6 +127,7 @@ func (u *UI) begin(prompt string, ids []int, s trace.Settings) {
 	ctx, cancel := context.WithCancel(u.ctx)
 	u.cancel = cancel
 	u.running = true
+	u.lessonRunStarted()
 	u.gen++
 	u.inside.settings = s
 	u.controls.SetRunning(true)
@@ -279,6 +280,7 @@ func (u *UI) finish(gen int, run *trace.Run, err error) {
 	u.dirty = true
 	u.refreshPanels()
 	u.continueChain(err)
+	u.lessonRunFinished()
 	u.afterRun(err)
 	u.idle()
 }

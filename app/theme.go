@@ -16,11 +16,12 @@ const prefTheme = "theme"
 type loupeTheme struct {
 	fyne.Theme
 	fixed *fyne.ThemeVariant // nil: follow the system
+	scale float32            // type size factor: 1, or projectorScale
 }
 
 // newTheme makes the theme for a View › theme choice.
 func newTheme(mode string) fyne.Theme {
-	t := loupeTheme{Theme: theme.DefaultTheme()}
+	t := loupeTheme{Theme: theme.DefaultTheme(), scale: 1}
 	switch mode {
 	case "dark":
 		v := theme.VariantDark
@@ -32,12 +33,24 @@ func newTheme(mode string) fyne.Theme {
 	return t
 }
 
+// projectorScale is projector mode's type: 1.5 × the window's.
+const projectorScale = 1.5
+
+// projectorTheme is projector mode's: light, type 1.5 × larger.
+func projectorTheme() fyne.Theme {
+	t := newTheme("light").(loupeTheme)
+	t.scale = projectorScale
+	return t
+}
+
 func (t loupeTheme) Size(n fyne.ThemeSizeName) float32 {
 	switch n {
 	case theme.SizeNameText:
-		return 15
+		return 15 * t.scale
 	case theme.SizeNameSubHeadingText:
-		return 19
+		return 19 * t.scale
+	case theme.SizeNameHeadingText, theme.SizeNameCaptionText:
+		return t.Theme.Size(n) * t.scale
 	}
 	return t.Theme.Size(n)
 }
@@ -66,7 +79,9 @@ func (u *UI) variant() fyne.ThemeVariant {
 // setTheme applies and remembers a View › theme choice.
 func (u *UI) setTheme(mode string) {
 	u.app.Preferences().SetString(prefTheme, mode)
-	u.app.Settings().SetTheme(newTheme(mode))
+	if !u.les.projector {
+		u.app.Settings().SetTheme(newTheme(mode))
+	}
 	u.buildMenu()
 	u.dirty = true
 	u.refreshPanels()

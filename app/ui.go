@@ -55,6 +55,7 @@ type UI struct {
 	cmp               compareState // history, compared pair, selected heads (compare.go)
 
 	deltaNet *views.DeltaNetPanel // Qwen3.5's recurrent layers: α, β, state norm
+	les      lessonState          // the lesson card and projector mode (lesson.go)
 
 	backend   Backend
 	info      trace.ModelInfo
@@ -110,8 +111,9 @@ func newUI(a fyne.App, w fyne.Window, opt Options, load Loader) *UI {
 	right := container.NewVSplit(u.stream, u.tabs)
 	right.Offset = 0.22
 	u.left = container.NewVScroll(container.NewVBox(u.chatPanel.Box, u.controls.Box))
-	split := container.NewHSplit(u.left, right)
+	split := container.NewHSplit(u.left, u.newLessonArea(right))
 	split.Offset = 0.24
+	u.les.split = split
 	w.SetContent(split)
 	u.controls.SetKernelOptions(kernelOptions(), "auto")
 	u.controls.SetHistory(u.promptHistory())
@@ -172,6 +174,9 @@ func (u *UI) addShortcuts() {
 // typedKey handles keys nothing focused took: Esc stops, ← and → move the
 // selected token (after a click on the stream).
 func (u *UI) typedKey(k *fyne.KeyEvent) {
+	if u.lessonKey(k) {
+		return
+	}
 	switch k.Name {
 	case fyne.KeyEscape:
 		u.stop()
@@ -219,6 +224,7 @@ func (u *UI) start() {
 	}
 	u.showDialog(u.opt.Dialog)
 	u.generateAfter = u.opt.Generate
+	u.startLesson()
 	if u.opt.Ablate != "" || u.opt.Variant != "" {
 		u.cmp.then = u.flagExperiments
 	}

@@ -35,7 +35,7 @@ func tokensChapter(f *facts) Chapter {
 		b.WriteString("This is a base model: it has no chat template, it continues the text as it is.")
 	}
 	return Chapter{ID: Tokens, Title: "Text becomes tokens", Text: b.String(), Figures: fig,
-		Show: Show{Tab: "Tokens", Query: f.query, Source: -1, Layer: -1, Head: -1}}
+		Show: Show{Tab: "Model", Query: f.query, Source: -1, Layer: -1, Head: -1}}
 }
 
 // listTokens quotes the first n tokens, "…" for the rest.

@@ -1,0 +1,333 @@
+package app
+
+import (
+	"fmt"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+
+	"loupe/assets"
+	"loupe/lesson"
+	"loupe/trace"
+	"loupe/views"
+	"loupe/viz"
+)
+
+// Lesson mode: the article's walk-through told on the last run (package
+// lesson), one card above the panels, each chapter setting the tab, the
+// token, the source and the layer or head it talks about. Projector mode:
+// full screen, light, larger type, the settings pane hidden.
+
+// prefProjector remembers projector mode.
+const prefProjector = "projector"
+
+// lessonState is the lesson card and what it shows.
+type lessonState struct {
+	card       *views.LessonCard
+	bar        *fyne.Container // the Lesson and Projector buttons
+	split      *container.Split
+	on         bool
+	l          *lesson.Lesson
+	run        *trace.Run // the run l tells
+	err        error      // why l could not be told
+	i          int
+	asking     bool // the chapter's question is on the card, its answer not yet shown
+	guess      bool // Let the class guess
+	projector  bool
+	leftOffset float64
+	zero       bool // l counts layers and heads from 0
+}
+
+// newLessonArea puts the buttons and the (hidden) card above the panels.
+func (u *UI) newLessonArea(panels fyne.CanvasObject) fyne.CanvasObject {
+	c := views.NewLessonCard()
+	c.OnGo = func(i int) { defer u.rescue(); u.goChapter(i) }
+	c.OnGuess = func(on bool) { defer u.rescue(); u.les.guess = on; u.goChapter(u.les.i) }
+	c.OnClose = u.guard(u.closeLesson)
+	c.Hide()
+	u.les.card = c
+	lessonBtn := widget.NewButtonWithIcon("Lesson (L)", theme.DocumentIcon(), u.guard(u.toggleLesson))
+	projBtn := widget.NewButtonWithIcon("Projector (F11)", theme.ViewFullScreenIcon(), u.guard(u.toggleProjector))
+	lessonBtn.Importance, projBtn.Importance = widget.LowImportance, widget.LowImportance
+	u.les.bar = container.NewHBox(lessonBtn, projBtn, layout.NewSpacer())
+	return container.NewBorder(container.NewVBox(u.les.bar, c), nil, nil, nil, panels)
+}
+
+// toggleLesson opens or closes the card (L, View › Lesson, the button).
+func (u *UI) toggleLesson() {
+	if u.les.on {
+		u.closeLesson()
+	} else {
+		u.openLesson()
+	}
+}
+
+// openLesson shows the card; without a finished run it generates one
+// (with the article's sentence when the prompt box is empty).
+func (u *UI) openLesson() {
+	u.les.on = true
+	u.les.card.Show()
+	u.win.Canvas().Unfocus() // the keys go to the lesson
+	u.tellLesson()
+	if u.les.l == nil && u.les.err == nil && !u.running && !u.loading && u.backend != nil {
+		if u.controls.Prompt.Text == "" {
+			u.controls.Prompt.SetText(assets.DemoPrompts[0])
+		}
+		u.generate()
+	}
+	u.goChapter(u.les.i)
+	u.buildMenu()
+}
+
+func (u *UI) closeLesson() {
+	u.les.on = false
+	u.les.card.Hide()
+	u.buildMenu()
+}
+
+// tellLesson builds the chapters from the last finished run, once per run.
+func (u *UI) tellLesson() {
+	if u.running || u.lastRun == nil {
+		u.les.l, u.les.err, u.les.run = nil, nil, nil
+		return
+	}
+	if u.les.run == u.lastRun && u.les.zero == (views.Numbers == viz.FromZero) {
+		return // told already, in this numbering
+	}
+	u.les.run = u.lastRun
+	u.les.l, u.les.err = u.buildLesson(u.lastRun)
+}
+
+// buildLesson tells run with the numbers the window's panels show: the
+// run's own captures of its last prompt token.
+func (u *UI) buildLesson(run *trace.Run) (*lesson.Lesson, error) {
+	var row func(int) []float32
+	if ins, ok := u.backend.(Inspector); ok {
+		row = ins.Embedding
+	}
+	insp, err := lesson.InspectionFromRun(run, row)
+	if err != nil {
+		return nil, fmt.Errorf("%w (a prompt of at most %d tokens keeps them)", err, allPromptLimit)
+	}
+	in := lesson.Input{Model: u.info, Run: run, Inspect: insp, SourceRow: row, FromZero: views.Numbers == viz.FromZero}
+	if cb, ok := u.backend.(ChatBackend); ok {
+		in.ChatSpecial, in.ThinkingTemplate = lesson.ChatSpecials(chatModel{cb, u.backend})
+	}
+	u.les.zero = in.FromZero
+	return lesson.Build(in)
+}
+
+// chatModel joins a ChatBackend and its Backend's TokenText.
+type chatModel struct {
+	ChatBackend
+	b Backend
+}
+
+func (c chatModel) TokenText(id int) string { return c.b.TokenText(id) }
+
+var _ lesson.ChatModel = chatModel{}
+
+// lessonRunStarted: the card waits for the new run (the panels now show
+// it, not the run the chapters told).
+func (u *UI) lessonRunStarted() {
+	if u.les.on {
+		u.les.l, u.les.run = nil, nil
+		u.goChapter(u.les.i)
+	}
+}
+
+// lessonRunFinished tells the new run when the card is open.
+func (u *UI) lessonRunFinished() {
+	if u.les.on {
+		u.tellLesson()
+		u.goChapter(u.les.i)
+	}
+}
+
+// goChapter shows chapter i (bounded); with Let the class guess, a
+// chapter with a question shows it first and its answer at the next key.
+func (u *UI) goChapter(i int) {
+	c := u.les.card
+	if u.les.l == nil {
+		c.Display(0, []string{"The lesson"}, "The lesson", u.lessonWaiting(), "")
+		return
+	}
+	chs := u.les.l.Chapters
+	i = max(0, min(i, len(chs)-1))
+	if i != u.les.i || !u.les.guess {
+		u.les.asking = false
+	}
+	if i != u.les.i && u.les.guess && chs[i].Question != "" {
+		u.les.asking = true
+	}
+	u.les.i = i
+	titles := make([]string, len(chs))
+	for k, ch := range chs {
+		titles[k] = ch.Title
+	}
+	ch := chs[i]
+	if u.les.asking {
+		c.Display(i, titles, ch.Title, "", ch.Question)
+		return // the panels keep the previous chapter until the answer
+	}
+	c.Display(i, titles, ch.Title, ch.Text, "")
+	u.showChapter(ch.Show)
+}
+
+// lessonWaiting says what the card waits for.
+func (u *UI) lessonWaiting() string {
+	switch {
+	case u.les.err != nil:
+		return "The lesson cannot be told on this run: " + u.les.err.Error() + "."
+	case u.loading:
+		return "The model is loading; the lesson starts with its first answer."
+	case u.running:
+		return "The model is reading the prompt and writing; the lesson tells this run as soon as it ends."
+	case u.backend == nil:
+		return "Open a model (File › Open model folder…); the lesson tells its first answer."
+	}
+	return "Press Generate (Ctrl+Enter): the lesson tells the run once it ends."
+}
+
+// nextChapter is →, Space, PageDown: the answer to the question on the
+// card, else the next chapter.
+func (u *UI) nextChapter() {
+	if u.les.asking {
+		u.les.asking = false // reveal the answer on the same chapter
+		u.goChapter(u.les.i)
+		return
+	}
+	u.goChapter(u.les.i + 1)
+}
+
+// showChapter sets the window to what a chapter talks about.
+func (u *UI) showChapter(s lesson.Show) {
+	for k, it := range u.tabs.Items {
+		if it.Text == s.Tab {
+			u.tabs.SelectIndex(k)
+		}
+	}
+	if s.Query >= 0 && s.Query < len(u.tokens) {
+		u.stream.Select(s.Query)
+	}
+	if s.Source >= 0 {
+		u.selectSource(s.Source)
+		u.stream.SetSource(s.Source)
+	}
+	if s.Layer < 0 {
+		return
+	}
+	switch s.Tab {
+	case "Attention":
+		if s.Head >= 0 {
+			u.attn.OpenHead(s.Layer, s.Head)
+		}
+	case "MLP":
+		if s.Layer < len(u.mlp.Layer.Options) {
+			u.mlp.Layer.SetSelectedIndex(s.Layer)
+		}
+	case "KV cache":
+		kv := u.inside.kv
+		if s.Layer < len(kv.Layer.Options) {
+			kv.Layer.SetSelectedIndex(s.Layer)
+		}
+		if g := s.Head / max(1, u.info.Heads/max(1, u.info.KVHeads)); s.Head >= 0 && g < len(kv.KVHead.Options) {
+			kv.KVHead.SetSelectedIndex(g)
+		}
+	}
+}
+
+// lessonKey handles a key in lesson mode; false when it is not one.
+func (u *UI) lessonKey(k *fyne.KeyEvent) bool {
+	switch k.Name {
+	case fyne.KeyF11:
+		u.toggleProjector()
+		return true
+	case fyne.KeyL:
+		u.toggleLesson()
+		return true
+	}
+	if !u.les.on {
+		return false
+	}
+	switch k.Name {
+	case fyne.KeyRight, fyne.KeySpace, fyne.KeyPageDown, fyne.KeyDown:
+		u.nextChapter()
+	case fyne.KeyLeft, fyne.KeyPageUp, fyne.KeyUp:
+		u.goChapter(u.les.i - 1)
+	case fyne.KeyHome:
+		u.goChapter(0)
+	case fyne.KeyEnd:
+		u.goChapter(len(lesson.IDs) - 1)
+	default:
+		return false
+	}
+	return true
+}
+
+// toggleProjector switches projector mode and remembers it.
+func (u *UI) toggleProjector() { u.setProjector(!u.les.projector) }
+
+// setProjector: full screen, the light theme with type 1.5 × larger, the
+// settings pane hidden (keyboard only); off restores the theme chosen in
+// View and the pane.
+func (u *UI) setProjector(on bool) {
+	if on == u.les.projector {
+		return
+	}
+	u.les.projector = on
+	u.app.Preferences().SetBool(prefProjector, on)
+	u.win.SetFullScreen(on)
+	if on {
+		u.les.leftOffset = u.les.split.Offset
+		u.left.Hide()
+		u.app.Settings().SetTheme(projectorTheme())
+	} else {
+		u.left.Show()
+		u.les.split.SetOffset(u.les.leftOffset)
+		u.app.Settings().SetTheme(newTheme(u.app.Preferences().String(prefTheme)))
+	}
+	u.les.split.Refresh()
+	u.buildMenu()
+	u.dirty = true
+	u.refreshPanels()
+}
+
+// lessonMenuItems are View › Lesson and View › Projector.
+func (u *UI) lessonMenuItems() []*fyne.MenuItem {
+	l := u.item("Lesson (L)", u.toggleLesson)
+	l.Checked = u.les.on
+	p := u.item("Projector (F11)", u.toggleProjector)
+	p.Checked = u.les.projector
+	return []*fyne.MenuItem{l, p}
+}
+
+// startLesson applies --lesson, --lesson-chapter and --projector, and the
+// remembered projector mode.
+func (u *UI) startLesson() {
+	if u.opt.Projector || u.app.Preferences().Bool(prefProjector) {
+		u.setProjector(true)
+	}
+	if !u.opt.Lesson {
+		return
+	}
+	u.les.i = max(0, lesson.Index(u.opt.LessonChapter))
+	u.les.on = true
+	u.les.card.Show()
+	if u.controls.Prompt.Text == "" {
+		u.controls.Prompt.SetText(assets.DemoPrompts[0])
+	}
+	u.generateAfter = true
+	u.les.card.Display(0, []string{"The lesson"}, "The lesson", "The model is loading; the lesson starts with its first answer.", "")
+}
+
+// checkLessonChapter refuses an unknown --lesson-chapter.
+func checkLessonChapter(id string) error {
+	if id != "" && lesson.Index(id) < 0 {
+		return fmt.Errorf("--lesson-chapter %q: want one of %v", id, lesson.IDs)
+	}
+	return nil
+}

@@ -1,0 +1,169 @@
+package app
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"fyne.io/fyne/v2"
+
+	"loupe/assets"
+	"loupe/engine/genmodel"
+	"loupe/lesson"
+)
+
+// lessonHarness opens the lesson on a real model and waits for the run it
+// generates.
+func lessonHarness(t *testing.T, dir string) *harness {
+	t.Helper()
+	h := newHarnessWith(t, Options{Model: dir}, loadEngine)
+	t.Cleanup(func() { h.u.backend.Close() })
+	onUI(func() { h.u.controls.MaxTokens.SetText("8"); h.u.openLesson() })
+	h.wait()
+	if h.u.les.l == nil {
+		t.Fatalf("no lesson after the run: %v / %s", h.u.les.err, h.u.les.card.Text.Text)
+	}
+	return h
+}
+
+// Every chapter, on the demo model and on a generated Qwen3.5, puts its
+// title and text on the card (never a placeholder) and sets the tab, the
+// token, the source and the layer or head it talks about, with data there.
+func TestLessonStepsThroughEveryChapter(t *testing.T) {
+	demo, err := assets.DemoModelDir()
+	if err != nil {
+		t.Skip("no demo model:", err)
+	}
+	q35 := t.TempDir()
+	if err := genmodel.Write(q35, "tiny-qwen35", 1, "bf16"); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{demo, q35} {
+		h := lessonHarness(t, dir)
+		u := h.u
+		if got := u.controls.Prompt.Text; got != assets.DemoPrompts[0] {
+			t.Errorf("the lesson ran %q, want the article's sentence in an empty prompt box", got)
+		}
+		for i, ch := range u.les.l.Chapters {
+			onUI(func() { u.goChapter(i) })
+			c := u.les.card
+			if c.Title.Text != ch.Title || c.Text.Text != ch.Text || c.Count.Text != strconv.Itoa(i+1)+" / 14" {
+				t.Errorf("%s: card %q %q %q", ch.ID, c.Title.Text, c.Text.Text, c.Count.Text)
+			}
+			for _, bad := range []string{"NaN", "–", "%!", "<nil>"} {
+				if strings.Contains(ch.Text, bad) {
+					t.Errorf("%s: %q in %q", ch.ID, bad, ch.Text)
+				}
+			}
+			if sel := u.tabs.Selected(); sel == nil || sel.Text != ch.Show.Tab {
+				t.Errorf("%s: tab %v, want %q", ch.ID, sel, ch.Show.Tab)
+			}
+			if q := ch.Show.Query; q >= 0 && u.query != q {
+				t.Errorf("%s: selected token %d, want %d", ch.ID, u.query, q)
+			}
+			checkChapterPanel(t, u, ch)
+		}
+	}
+}
+
+// checkChapterPanel: the panel a chapter opens has its data.
+func checkChapterPanel(t *testing.T, u *UI, ch lesson.Chapter) {
+	t.Helper()
+	s := ch.Show
+	switch s.Tab {
+	case "Attention":
+		if !u.attn.HasData() {
+			t.Errorf("%s: the attention panel is empty: %s", ch.ID, u.attn.Title.Text)
+		}
+		if s.Source >= 0 && u.attn.Source() != s.Source {
+			t.Errorf("%s: source %d, want %d", ch.ID, u.attn.Source(), s.Source)
+		}
+		if s.Head >= 0 {
+			if l, hd := u.attn.OpenedHead(); l != s.Layer || hd != s.Head {
+				t.Errorf("%s: open head %d:%d, want %d:%d", ch.ID, l, hd, s.Layer, s.Head)
+			}
+		}
+	case "MLP":
+		if m, ok := u.mlp.Shown(); !ok || m.Layer != s.Layer {
+			t.Errorf("%s: MLP panel shows layer %d (%v), want %d", ch.ID, m.Layer, ok, s.Layer)
+		}
+	case "Next token":
+		if _, ok := u.next.Step(); !ok {
+			t.Errorf("%s: no step on the Next token tab", ch.ID)
+		}
+	case "Timing":
+		if len(u.timings) == 0 {
+			t.Errorf("%s: no timing", ch.ID)
+		}
+	case "KV cache":
+		if l, _ := u.inside.kv.Chosen(); l != s.Layer {
+			t.Errorf("%s: KV layer %d, want %d", ch.ID, l, s.Layer)
+		}
+	}
+}
+
+// Let the class guess: the output chapter asks first and keeps the
+// previous panel; the next key shows the answer and the top-10.
+func TestLessonAsksBeforeRevealing(t *testing.T) {
+	demo, err := assets.DemoModelDir()
+	if err != nil {
+		t.Skip("no demo model:", err)
+	}
+	h := lessonHarness(t, demo)
+	u := h.u
+	out := lesson.Index(lesson.Output)
+	onUI(func() {
+		u.goChapter(out - 1)
+		u.les.card.Guess.SetChecked(true)
+		u.typedKey(&fyne.KeyEvent{Name: fyne.KeyRight})
+	})
+	c := u.les.card
+	if u.les.i != out || !c.Asking.Visible() || c.Text.Visible() || !strings.Contains(c.Asking.Text, "Which word comes after") {
+		t.Fatalf("chapter %d, asking %v %q, text shown %v", u.les.i, c.Asking.Visible(), c.Asking.Text, c.Text.Visible())
+	}
+	if u.tabs.Selected().Text == "Next token" {
+		t.Error("the top-10 is on screen before the class has guessed")
+	}
+	onUI(func() { u.typedKey(&fyne.KeyEvent{Name: fyne.KeySpace}) })
+	if u.les.i != out || c.Asking.Visible() || !c.Text.Visible() || u.tabs.Selected().Text != "Next token" {
+		t.Errorf("after the key: chapter %d, asking %v, tab %s", u.les.i, c.Asking.Visible(), u.tabs.Selected().Text)
+	}
+	onUI(func() { u.typedKey(&fyne.KeyEvent{Name: fyne.KeyPageUp}) })
+	if u.les.i != out-1 {
+		t.Errorf("PageUp: chapter %d, want %d", u.les.i, out-1)
+	}
+	onUI(func() { u.typedKey(&fyne.KeyEvent{Name: fyne.KeyL}) })
+	if u.les.on || c.Visible() {
+		t.Error("L did not close the lesson")
+	}
+}
+
+// Projector mode: light theme, type 1.5 × larger, settings pane hidden,
+// remembered; off restores the pane and the theme.
+func TestProjectorMode(t *testing.T) {
+	h := newHarness(t, Options{})
+	u := h.u
+	before := u.app.Settings().Theme().Size("text")
+	onUI(func() { u.typedKey(&fyne.KeyEvent{Name: fyne.KeyF11}) })
+	th := u.app.Settings().Theme()
+	if got := th.Size("text"); got < 1.5*before {
+		t.Errorf("projector type %v, window's %v", got, before)
+	}
+	if u.left.Visible() || !u.app.Preferences().Bool(prefProjector) {
+		t.Error("the settings pane is shown or projector mode is not remembered")
+	}
+	onUI(u.toggleProjector)
+	if !u.left.Visible() || u.app.Settings().Theme().Size("text") != before || u.app.Preferences().Bool(prefProjector) {
+		t.Error("projector off did not restore the window")
+	}
+}
+
+func TestLessonFlags(t *testing.T) {
+	o, err := ParseFlags([]string{"--lesson-chapter", "kv-cache", "--projector"}, nil)
+	if err != nil || !o.Lesson || o.LessonChapter != "kv-cache" || !o.Projector {
+		t.Errorf("%+v %v", o, err)
+	}
+	if _, err := ParseFlags([]string{"--lesson", "--lesson-chapter", "heads"}, nil); err == nil || !strings.Contains(err.Error(), "kv-cache") {
+		t.Errorf("an unknown chapter: %v", err)
+	}
+}

@@ -1,0 +1,122 @@
+package views
+
+import (
+	"fmt"
+	"image/color"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
+	"fyne.io/fyne/v2/widget"
+)
+
+// LessonCard is the lesson's card above the panels: the chapter's title,
+// its two to four sentences (or the question the class is to answer
+// first), ← / → and a chapter menu with "n / N".
+type LessonCard struct {
+	widget.BaseWidget
+	Title    *widget.Label
+	Text     *widget.Label
+	Asking   *widget.Label // the question, shown instead of the text until revealed
+	Count    *widget.Label // "3 / 14"
+	Chapters *widget.Select
+	Prev     *widget.Button
+	Next     *widget.Button
+	Guess    *widget.Check // Let the class guess
+	Close    *widget.Button
+
+	// OnGo is called with the chapter chosen in the menu or by ← / →
+	// (the app bounds it); OnGuess when the switch changes; OnClose by ×.
+	OnGo    func(i int)
+	OnGuess func(on bool)
+	OnClose func()
+
+	box     *fyne.Container
+	current int
+	setting bool // Display is setting the menu: not a choice
+}
+
+// NewLessonCard makes an empty card.
+func NewLessonCard() *LessonCard {
+	c := &LessonCard{
+		Title:  widget.NewLabel(""),
+		Text:   widget.NewLabel(""),
+		Asking: widget.NewLabel(""),
+		Count:  widget.NewLabel(""),
+	}
+	c.Title.TextStyle = fyne.TextStyle{Bold: true}
+	c.Title.SizeName = theme.SizeNameSubHeadingText
+	c.Text.Wrapping = fyne.TextWrapWord
+	c.Asking.Wrapping = fyne.TextWrapWord
+	c.Asking.TextStyle = fyne.TextStyle{Bold: true}
+	c.Asking.Importance = widget.HighImportance
+	c.Chapters = widget.NewSelect(nil, func(string) {
+		if !c.setting && c.OnGo != nil {
+			c.OnGo(c.Chapters.SelectedIndex())
+		}
+	})
+	c.Prev = widget.NewButtonWithIcon("", theme.NavigateBackIcon(), func() { c.step(c.current - 1) })
+	c.Next = widget.NewButtonWithIcon("", theme.NavigateNextIcon(), func() { c.step(c.current + 1) })
+	c.Guess = widget.NewCheck("Let the class guess", func(on bool) {
+		if c.OnGuess != nil {
+			c.OnGuess(on)
+		}
+	})
+	c.Close = widget.NewButtonWithIcon("", theme.CancelIcon(), func() {
+		if c.OnClose != nil {
+			c.OnClose()
+		}
+	})
+	c.Close.Importance = widget.LowImportance
+	bar := container.NewBorder(nil, nil, container.NewHBox(c.Prev, c.Count, c.Next), container.NewHBox(c.Guess, c.Close), c.Chapters)
+	bg := canvas.NewRectangle(color.Transparent)
+	bg.StrokeColor = theme.Color(theme.ColorNamePrimary)
+	bg.StrokeWidth = 2
+	bg.CornerRadius = 6
+	body := container.NewVBox(container.NewBorder(nil, nil, nil, nil, c.Title), c.Asking, c.Text, bar)
+	c.box = container.NewStack(bg, container.NewPadded(body))
+	c.ExtendBaseWidget(c)
+	return c
+}
+
+func (c *LessonCard) step(i int) {
+	if c.OnGo != nil {
+		c.OnGo(i)
+	}
+}
+
+// CreateRenderer draws the card.
+func (c *LessonCard) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(c.box) }
+
+// Display shows chapter i of titles: its title and text, or, when
+// question is not empty, the question in place of the text (the next key
+// press reveals it).
+func (c *LessonCard) Display(i int, titles []string, title, text, question string) {
+	c.current = i
+	c.setting = true
+	c.Chapters.Options = titles
+	c.Chapters.SetSelectedIndex(i)
+	c.setting = false
+	c.Count.SetText(fmt.Sprintf("%d / %d", i+1, len(titles)))
+	c.Title.SetText(title)
+	if question != "" {
+		c.Asking.SetText(question + "  (press → to see)")
+		c.Asking.Show()
+		c.Text.Hide()
+	} else {
+		c.Asking.Hide()
+		c.Text.SetText(text)
+		c.Text.Show()
+	}
+	c.enable(c.Prev, i > 0)
+	c.enable(c.Next, i < len(titles)-1 || question != "")
+}
+
+func (c *LessonCard) enable(b *widget.Button, on bool) {
+	if on {
+		b.Enable()
+	} else {
+		b.Disable()
+	}
+}

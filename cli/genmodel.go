@@ -17,7 +17,7 @@ import (
 func init() {
 	register(Command{
 		Name:    "gen-model",
-		Summary: "write a random-weight Qwen2, Qwen3 or Qwen3.5 model folder (tiny, qwen2.5-*, tiny-qwen3, qwen3-*, tiny-qwen35, qwen3.5-2b shapes)",
+		Summary: "write a random-weight model folder or GGUF file: Qwen2, Llama, Qwen3, Qwen3.5 and MoE (OLMoE, Qwen3-MoE, Qwen3.5-MoE) shapes",
 		Run:     runGenModel,
 	})
 }

@@ -119,6 +119,9 @@ type inspectResult struct {
 	LogitLens [][]lensEntry   `json:"logit_lens"`
 	MLP       inspectMLP      `json:"mlp"`
 	KV        trace.KVRows    `json:"kv"` // layer, kv_head, keys [pos+1][d], values [pos+1][d]
+	// Experts: an MoE model's router choice at pos in each MoE layer:
+	// layer, ids (best first), weights (as applied), probs (all experts).
+	Experts []trace.Routing `json:"experts,omitempty"`
 }
 
 // lensEntry is one candidate of the logit lens after one layer.
@@ -188,6 +191,7 @@ func inspectJSON(model string, ids []int, in *trace.Inspection, layer int) (*ins
 		LogitLens: make([][]lensEntry, len(in.Lens)),
 		MLP:       inspectMLP{Layer: layer, Values: in.MLP[layer].Values},
 		KV:        in.KV,
+		Experts:   in.Experts,
 	}
 	for l, ll := range in.Lens {
 		r.LogitLens[l] = []lensEntry{}
@@ -215,6 +219,9 @@ func printInspect(w io.Writer, r *inspectResult) {
 		r.MLP.Layer, len(r.MLP.Values), r.KV.Layer, r.KV.KVHead, len(r.KV.Keys), len(head2(r.KV.Keys)))
 	if r.KV.Note != "" {
 		fmt.Fprintf(w, "  (%s)\n", r.KV.Note)
+	}
+	for _, e := range r.Experts {
+		fmt.Fprintf(w, "experts layer %2d: %v, weights %.3f\n", e.Layer, e.IDs, e.Weights)
 	}
 	fmt.Fprintln(w, "(--json prints everything)")
 }

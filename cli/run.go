@@ -299,6 +299,9 @@ type runToken struct {
 	Top10    []trace.Candidate `json:"top10"`
 	Special  bool              `json:"special"`  // an added control token (<|im_end|>, <think>, …)
 	Thinking bool              `json:"thinking"` // inside <think>…</think>, markers included
+	// Experts: an MoE model's router choice in each MoE layer, in the
+	// forward pass whose logits chose this token (0-based layers and ids).
+	Experts []trace.Routing `json:"experts,omitempty"`
 }
 
 type runPhase struct {
@@ -328,7 +331,7 @@ func runJSON(run *trace.Run, text string) runResult {
 	}
 	for _, s := range run.Steps {
 		r.Tokens = append(r.Tokens, runToken{ID: s.Chosen.ID, Text: s.Chosen.Text, P: s.Chosen.P, Top10: s.Top,
-			Special: s.Special, Thinking: s.Thinking})
+			Special: s.Special, Thinking: s.Thinking, Experts: s.Experts})
 	}
 	if run.Messages != nil {
 		t := run.Timing

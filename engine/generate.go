@@ -80,7 +80,8 @@ type generation struct {
 	eos     []int
 	run     *trace.Run
 	emit    func(Event)
-	kvReads float64 // Σ over decode passes of the KV bytes read
+	kvReads float64         // Σ over decode passes of the KV bytes read
+	routes  []trace.Routing // an MoE model's router choices at the last position of the last forward pass
 }
 
 // newGeneration validates the settings and encodes the prompt.
@@ -248,11 +249,22 @@ func (g *generation) attnFor(lo, hi int) []*trace.Attention {
 	return caps
 }
 
+// expertsFor asks the probes of an MoE model for the router's choices at
+// pos: the token sampled from that forward pass's logits carries them.
+func (g *generation) expertsFor(pos int) {
+	if g.m.cfg.MoE == nil {
+		return
+	}
+	g.routes = nil
+	g.pr.experts = map[int]*[]trace.Routing{pos: &g.routes}
+}
+
 // prefill runs the prompt in chunks of prefillChunk tokens and returns the
 // logits of its last position.
 func (g *generation) prefill(ctx context.Context) ([]float32, error) {
 	start := time.Now()
 	var logits []float32
+	g.expertsFor(g.nPrompt - 1)
 	for lo := g.reused; lo < g.nPrompt; lo += prefillChunk {
 		hi := min(g.nPrompt, lo+prefillChunk)
 		caps := g.attnFor(lo, hi)
@@ -313,6 +325,7 @@ func (g *generation) decode(ctx context.Context, logits []float32) error {
 			return nil
 		}
 		caps := g.attnFor(pos, pos+1)
+		g.expertsFor(pos)
 		var err error
 		if logits, err = g.m.forward(ctx, []int{id}, pos, g.pr); err != nil {
 			return err
@@ -334,6 +347,7 @@ func (g *generation) sampleStep(logits []float32, pos int, prev *time.Time) int 
 	step := trace.Step{Pos: pos, Chosen: trace.Candidate{ID: id, Text: g.m.TokenText(id)},
 		Special: g.m.isSpecial(id), Thinking: g.think.next(id)}
 	step.Stages = g.stagesOf(g.sampler.LastStages())
+	step.Experts = g.routes // from the pass whose logits chose id
 	step.Chosen.P = p
 	for _, c := range top {
 		step.Top = append(step.Top, trace.Candidate{ID: c.ID, Text: g.m.TokenText(c.ID), P: c.P})

@@ -49,6 +49,10 @@ func (m *Model) Inspect(ctx context.Context, ids []int, pos int, opt InspectOpti
 	for l := range c.NumHiddenLayers {
 		pr.mlp[[2]int{l, pos}] = &trace.MLP{Layer: l, Pos: pos}
 	}
+	var routes []trace.Routing
+	if c.MoE != nil {
+		pr.experts = map[int]*[]trace.Routing{pos: &routes}
+	}
 	if err := m.runTo(ctx, ids[:pos+1], pr); err != nil {
 		return nil, err
 	}
@@ -60,6 +64,7 @@ func (m *Model) Inspect(ctx context.Context, ids []int, pos int, opt InspectOpti
 		Tied:          c.TieWordEmbeddings,
 		Attention:     *pr.attn[pos],
 		KV:            m.KVRows(opt.Layer, opt.KVHead, pos+1),
+		Experts:       routes,
 	}
 	for l := range c.NumHiddenLayers {
 		in.MLP = append(in.MLP, *pr.mlp[[2]int{l, pos}])

@@ -388,6 +388,59 @@ func TestMoEGeneratedModelsMatchReference(t *testing.T) {
 			if sparse == 0 {
 				t.Fatal("no sparse layer routed")
 			}
+			checkProbes(t, m, cfg, ref, tokens)
 		})
+	}
+}
+
+// checkProbes: Inspect's experts at a position, and each generated
+// token's, are the float64 reference's routing at that position (for a
+// token, the position whose logits chose it), teacher-forced on the
+// sequence the engine produced.
+func checkProbes(t *testing.T, m *Model, cfg Config, ref refTensors, prompt []int) {
+	t.Helper()
+	ctx := context.Background()
+	opt := GenerateOptions{Settings: trace.Settings{MaxTokens: 4}, EOS: []int{}}
+	run, err := m.Generate(ctx, m.tok.Decode(prompt), opt, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seq []int
+	for _, tok := range run.Tokens {
+		seq = append(seq, tok.ID)
+	}
+	nPrompt := len(seq) - len(run.Steps)
+	pos := 1
+	in, err := m.Inspect(ctx, seq, pos, InspectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want refMoERun
+	if cfg.Qwen35 != nil {
+		want = ref35MoeForward(cfg, ref, "model.language_model.", seq, refMoEMutation{})
+	} else {
+		want = refMoEForward(cfg, ref, seq, refMoEMutation{})
+	}
+	same := func(what string, got []trace.Routing, at int) {
+		if len(got) != cfg.NumHiddenLayers {
+			t.Fatalf("%s: %d MoE layers routed, want %d", what, len(got), cfg.NumHiddenLayers)
+		}
+		for _, r := range got {
+			w := want.routes[r.Layer][at]
+			if w.margin > 1e-4 && fmt.Sprint(r.IDs) != fmt.Sprint(w.ids) {
+				t.Errorf("%s, layer %d: experts %v, the reference chooses %v", what, r.Layer, r.IDs, w.ids)
+			}
+			var sum float64
+			for _, p := range r.Probs {
+				sum += float64(p)
+			}
+			if len(r.Probs) != cfg.MoE.Experts || len(r.Weights) != cfg.MoE.TopK || math.Abs(sum-1) > 1e-5 {
+				t.Errorf("%s, layer %d: %d probs summing to %v, %d weights", what, r.Layer, len(r.Probs), sum, len(r.Weights))
+			}
+		}
+	}
+	same("inspect", in.Experts, pos)
+	for i, st := range run.Steps {
+		same(fmt.Sprintf("generated token %d", i), st.Experts, nPrompt-1+i)
 	}
 }

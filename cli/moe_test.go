@@ -1,0 +1,93 @@
+package cli
+
+import (
+	"encoding/json"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"loupe/engine/genmodel"
+)
+
+// routing is one entry of the experts list, with every field required.
+type routing struct {
+	Layer   *int      `json:"layer"`
+	IDs     []int     `json:"ids"`
+	Weights []float64 `json:"weights"`
+	Probs   []float64 `json:"probs"`
+}
+
+// checkRouting: one entry per MoE layer, in order; k ids best first
+// (probs descending), distinct; weights as the family applies them (sum 1
+// when renormalised, the chosen probs when not); probs summing to 1.
+func checkRouting(t *testing.T, what string, list []routing, layers, E, k int, norm bool) {
+	t.Helper()
+	if len(list) != layers {
+		t.Fatalf("%s: %d experts entries, want %d MoE layers", what, len(list), layers)
+	}
+	for l, r := range list {
+		if r.Layer == nil || *r.Layer != l || len(r.IDs) != k || len(r.Weights) != k || len(r.Probs) != E {
+			t.Fatalf("%s: entry %d: %+v", what, l, r)
+		}
+		var sum, wsum float64
+		for _, p := range r.Probs {
+			sum += p
+		}
+		for i, id := range r.IDs {
+			wsum += r.Weights[i]
+			if i > 0 && r.Probs[id] > r.Probs[r.IDs[i-1]] {
+				t.Errorf("%s layer %d: ids %v not best first", what, l, r.IDs)
+			}
+			if !norm && math.Abs(r.Weights[i]-r.Probs[id]) > 1e-6 {
+				t.Errorf("%s layer %d: weight %v of expert %d, p %v", what, l, r.Weights[i], id, r.Probs[id])
+			}
+		}
+		if math.Abs(sum-1) > 1e-5 || norm && math.Abs(wsum-1) > 1e-5 {
+			t.Errorf("%s layer %d: probs sum to %v, weights to %v", what, l, sum, wsum)
+		}
+	}
+}
+
+// The experts lists of run --json (per generated token) and inspect
+// --json, on generated models of each MoE family.
+func TestMoEJSON(t *testing.T) {
+	for _, tc := range []struct {
+		shape     string
+		layers, E int
+		k         int
+		norm      bool
+	}{{"tiny-olmoe", 2, 8, 2, false}, {"tiny-qwen3moe", 2, 8, 2, true}, {"tiny-qwen35moe", 4, 8, 2, true}} {
+		t.Run(tc.shape, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), tc.shape)
+			if err := genmodel.Write(dir, tc.shape, 2, "bf16"); err != nil {
+				t.Fatal(err)
+			}
+			code, out, errs := runCLI("--model", dir, "--prompt", "Which experts", "--max-tokens", "3", "--json")
+			if code != 0 {
+				t.Fatalf("run: exit %d: %s", code, errs)
+			}
+			var r struct {
+				Tokens []struct {
+					Experts []routing `json:"experts"`
+				} `json:"tokens"`
+			}
+			if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.Tokens) == 0 {
+				t.Fatalf("run --json: %v, %d tokens", err, len(r.Tokens))
+			}
+			for _, tok := range r.Tokens {
+				checkRouting(t, "run", tok.Experts, tc.layers, tc.E, tc.k, tc.norm)
+			}
+			code, out, errs = inspectCLI("--model", dir, "--prompt", "Which experts", "--pos", "1", "--json")
+			if code != 0 {
+				t.Fatalf("inspect: exit %d: %s", code, errs)
+			}
+			var in struct {
+				Experts []routing `json:"experts"`
+			}
+			if err := json.Unmarshal([]byte(out), &in); err != nil {
+				t.Fatal(err)
+			}
+			checkRouting(t, "inspect", in.Experts, tc.layers, tc.E, tc.k, tc.norm)
+		})
+	}
+}

@@ -102,6 +102,7 @@ func (u *UI) readSettings() (trace.Settings, string, bool) {
 		u.fail("Kernel level", err)
 		return s, "", false
 	}
+	s.Arithmetic = kernels.Arithmetic()
 	prompt := u.controls.Prompt.Text
 	if strings.TrimSpace(prompt) == "" {
 		u.fail("Empty prompt", errors.New("type a prompt in the box on the left"))
@@ -329,14 +330,14 @@ func (u *UI) stop() {
 	}
 }
 
-// applyKernels switches the kernel level between generations and returns
-// the name of the level in use.
+// applyKernels switches the kernel level and arithmetic between
+// generations and returns the name of the level in use.
 func applyKernels(label string) (string, error) {
-	l, ok := parseKernelLabel(label)
+	ok, err := kernels.Choose(kernelName(label))
 	if !ok {
 		return "", fmt.Errorf("unknown kernel level %q", label)
 	}
-	if err := kernels.SetLevel(l); err != nil {
+	if err != nil {
 		return "", err
 	}
 	return kernels.Active().String(), nil

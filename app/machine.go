@@ -6,6 +6,7 @@ import (
 
 	"github.com/klauspost/cpuid/v2"
 
+	"loupe/format"
 	"loupe/kernels"
 )
 
@@ -20,9 +21,14 @@ var levelLabels = []struct {
 	{kernels.Generic, "generic"},
 }
 
-// kernelOptions lists "auto" and the levels this CPU supports.
+// exactLabel is the menu's name of `--kernels exact`: the fastest level
+// with every product in fp32.
+const exactLabel = "Exact arithmetic (fp32)"
+
+// kernelOptions lists "auto" (the fastest, bf16 activations where the CPU
+// has them), the exact arithmetic and the levels this CPU supports.
 func kernelOptions() []string {
-	opts := []string{"auto"}
+	opts := []string{"auto", exactLabel}
 	for _, l := range levelLabels {
 		if kernels.Supported(l.level) {
 			opts = append(opts, l.label)
@@ -48,7 +54,20 @@ func parseKernelLabel(s string) (kernels.Level, bool) {
 			return x.level, true
 		}
 	}
-	return kernels.ParseLevel(strings.ToLower(s))
+	return kernels.ParseLevel(kernelName(s))
+}
+
+// kernelName is the kernels.Choose name of a menu entry or flag value.
+func kernelName(s string) string {
+	if strings.EqualFold(s, exactLabel) {
+		return "exact"
+	}
+	for _, x := range levelLabels {
+		if strings.EqualFold(s, x.label) {
+			return x.level.String()
+		}
+	}
+	return strings.ToLower(s)
 }
 
 // cpuLine describes the processor and the SIMD features the kernels use.
@@ -68,7 +87,19 @@ func cpuLine() string {
 	return fmt.Sprintf("%s · %d cores / %d threads · %s", cpuid.CPU.BrandName, cpuid.CPU.PhysicalCores, cpuid.CPU.LogicalCores, strings.Join(feats, ", "))
 }
 
-// kernelLine says which kernels run and which the CPU could run.
+// fastestLevel is the fastest level this CPU runs, whatever its arithmetic.
+func fastestLevel() kernels.Level {
+	for l := kernels.AVX512BF16; l > kernels.Generic; l-- {
+		if kernels.Supported(l) {
+			return l
+		}
+	}
+	return kernels.Generic
+}
+
+// kernelLine says which kernels and arithmetic run and which the CPU could
+// run.
 func kernelLine() string {
-	return fmt.Sprintf("%s in use (best on this CPU: %s)", kernelLabel(kernels.Active()), kernelLabel(kernels.Best()))
+	return fmt.Sprintf("%s in use, %s (auto on this CPU: %s; fastest: %s)", kernelLabel(kernels.Active()),
+		format.Arithmetic(kernels.Arithmetic()), kernelLabel(kernels.Best()), kernelLabel(fastestLevel()))
 }

@@ -192,6 +192,32 @@ func (u *UI) typedKey(k *fyne.KeyEvent) {
 }
 
 // start applies the flags, measures the bandwidth and opens the first model.
+// selectKernels sets the menu from --kernels, else LOUPE_KERNELS (the
+// saved choice stays when neither is given).
+func (u *UI) selectKernels() {
+	k, what := u.opt.Kernels, "--kernels "
+	if k == "" {
+		k, what = os.Getenv("LOUPE_KERNELS"), "LOUPE_KERNELS="
+	}
+	if k == "" {
+		return
+	}
+	l, ok := parseKernelLabel(k)
+	switch {
+	case ok && kernelName(k) == "auto":
+		u.controls.Kernels.SetSelected("auto")
+	case ok && kernelName(k) == "exact":
+		u.controls.Kernels.SetSelected(exactLabel)
+	case ok && kernels.Supported(l):
+		u.controls.Kernels.SetSelected(kernelLabel(l))
+	case ok:
+		u.fail("Kernel level", fmt.Errorf("%s%s: this CPU cannot run it (it can: %s)", what, k,
+			strings.Join(kernelOptions(), ", ")))
+	default:
+		u.fail("Unknown kernel level", fmt.Errorf("%s%q: use auto, exact, avx512bf16, avx512, avx2 or generic", what, k))
+	}
+}
+
 func (u *UI) start() {
 	u.restoreKnobs()
 	u.restoreNumbering()
@@ -204,20 +230,7 @@ func (u *UI) start() {
 	if u.opt.Threads >= 0 {
 		u.controls.Threads.SetText(fmt.Sprint(u.opt.Threads))
 	}
-	if u.opt.Kernels != "" {
-		l, ok := parseKernelLabel(u.opt.Kernels)
-		switch {
-		case ok && u.opt.Kernels == "auto":
-			u.controls.Kernels.SetSelected("auto")
-		case ok && kernels.Supported(l):
-			u.controls.Kernels.SetSelected(kernelLabel(l))
-		case ok:
-			u.fail("Kernel level", fmt.Errorf("--kernels %s: this CPU cannot run it (it can: %s)", u.opt.Kernels,
-				strings.Join(kernelOptions(), ", ")))
-		default:
-			u.fail("Unknown kernel level", fmt.Errorf("--kernels %q: use auto, avx512bf16, avx512, avx2 or generic", u.opt.Kernels))
-		}
-	}
+	u.selectKernels()
 	u.showTab(u.opt.Tab)
 	if u.opt.UILatency {
 		u.startUILatency()

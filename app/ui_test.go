@@ -8,6 +8,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -587,6 +588,48 @@ func TestKernelsFlagAppliedAtGeneration(t *testing.T) {
 	h.generate("My cat", 2)
 	if kernels.Active() != kernels.Generic || h.u.lastRun.Settings.Kernels != "generic" {
 		t.Errorf("active %v, run settings %q", kernels.Active(), h.u.lastRun.Settings.Kernels)
+	}
+}
+
+// TestExactArithmeticOption: the menu's "Exact arithmetic (fp32)" (and
+// --kernels exact) runs the fastest fp32 level with SetExact on, and the
+// run, the Timing line and the Model panel say so; "auto" turns it off.
+func TestExactArithmeticOption(t *testing.T) {
+	defer func(l kernels.Level, e bool) { kernels.SetLevel(l); kernels.SetExact(e) }(kernels.Active(), kernels.Exact())
+	if opts := kernelOptions(); len(opts) < 2 || opts[1] != exactLabel {
+		t.Fatalf("options %v: the exact arithmetic second", opts)
+	}
+	h := newHarness(t, Options{Kernels: "exact"})
+	if h.u.controls.Kernels.Selected != exactLabel {
+		t.Fatalf("kernel select %q", h.u.controls.Kernels.Selected)
+	}
+	h.generate("My cat", 2)
+	s := h.u.lastRun.Settings
+	if !kernels.Exact() || kernels.Active() != kernels.BestExact() || s.Kernels != kernels.BestExact().String() || s.Arithmetic != "fp32" {
+		t.Errorf("exact: active %v exact %v, run settings %q %q", kernels.Active(), kernels.Exact(), s.Kernels, s.Arithmetic)
+	}
+	if line := kernelLine(); !strings.Contains(line, "fp32") {
+		t.Errorf("model panel's kernel line %q does not name the arithmetic", line)
+	}
+	// On the engine the run's Timing carries them to the Timing bars.
+	dir, err := assets.DemoModelDir()
+	if err != nil {
+		t.Skip("no demo model:", err)
+	}
+	e := engineHarness(t, dir)
+	for _, c := range []struct{ label, arith string }{{exactLabel, "fp32"}, {"auto", kernels.Arithmetic()}, {"AVX-512-BF16", "bf16"}} {
+		if !slices.Contains(e.u.controls.Kernels.Options, c.label) {
+			continue
+		}
+		e.u.controls.Kernels.SetSelected(c.label)
+		e.generate("My cat", 2)
+		tm := e.u.lastRun.Timing
+		if tm.Kernels != kernels.Active().String() || tm.Arithmetic != c.arith || kernels.Exact() != (c.label == exactLabel) {
+			t.Errorf("%s: timing records %q %q, exact %v", c.label, tm.Kernels, tm.Arithmetic, kernels.Exact())
+		}
+		if line := views.TimingLine(tm, 0, false); !strings.Contains(line, "kernels "+tm.Kernels) {
+			t.Errorf("%s: timing line %q does not name the kernels", c.label, line)
+		}
 	}
 }
 

@@ -44,7 +44,7 @@ func parseInspectFlags(args []string) (*inspectFlags, error) {
 	fs.IntVar(&f.layer, "layer", 0, "layer of the mlp and kv fields, from 0")
 	fs.IntVar(&f.kvHead, "kv-head", 0, "KV head of the kv field, from 0")
 	fs.IntVar(&f.threads, "threads", 0, "workers (0: physical cores)")
-	fs.StringVar(&f.level, "kernels", "auto", "kernel level: auto, avx512bf16, avx512, avx2, generic")
+	fs.StringVar(&f.level, "kernels", "", kernelsHelp)
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object")
 	if err := fs.Parse(args); err != nil {
 		return nil, err

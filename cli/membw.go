@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 
 	"loupe/engine/perf"
 	"loupe/kernels"
@@ -39,7 +40,7 @@ func runMembw(args []string, stdout, stderr io.Writer) int {
 	threads := fs.Int("threads", 0, "workers (0: physical cores)")
 	passes := fs.Int("passes", 10, "timed passes over the buffer")
 	mib := fs.Int("mib", perf.DefaultBufferBytes>>20, "buffer size in MiB (keep it ≫ the last-level cache)")
-	level := fs.String("kernels", "auto", "kernel level of the compute probe: auto, generic, avx2, avx512, avx512bf16")
+	level := fs.String("kernels", "", "kernels of the compute probe: "+kernelsHelp)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -78,13 +79,22 @@ func runMembw(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// setKernels selects a kernel level by name ("auto": the best supported).
+// kernelsHelp is the --kernels flag's help of every command.
+const kernelsHelp = "kernels: auto (the fastest, bf16 activations where the CPU has them), exact (the fastest with every product in fp32), avx512bf16, avx512, avx2, generic; default LOUPE_KERNELS or auto"
+
+// setKernels selects the kernels by name: "auto" the fastest level and its
+// arithmetic, "exact" the fastest with every product in fp32, or a level.
+// An empty name (the flag not given) takes LOUPE_KERNELS, else auto.
 func setKernels(name string) error {
-	l, ok := kernels.ParseLevel(name)
-	if !ok {
-		return fmt.Errorf("--kernels %q: unknown level (auto, generic, avx2, avx512, avx512bf16)", name)
+	what := "--kernels"
+	if name == "" {
+		name, what = os.Getenv("LOUPE_KERNELS"), "LOUPE_KERNELS="
 	}
-	return kernels.SetLevel(l)
+	ok, err := kernels.Choose(name)
+	if !ok {
+		return fmt.Errorf("%s%q: unknown kernels (auto, exact, avx512bf16, avx512, avx2, generic)", what, name)
+	}
+	return err
 }
 
 func printMembw(w io.Writer, r membwResult) {

@@ -59,7 +59,7 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
 	fs.Float64Var(&s.RepeatPenalty, "repetition-penalty", 1, "divide positive logits of seen tokens (1: off)")
 	fs.Uint64Var(&s.Seed, "seed", 0, "random seed (default: drawn and printed)")
 	fs.IntVar(&f.threads, "threads", 0, "workers (0: physical cores)")
-	fs.StringVar(&f.level, "kernels", "auto", "kernel level: auto, avx512bf16, avx512, avx2, generic")
+	fs.StringVar(&f.level, "kernels", "", kernelsHelp)
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object instead of streaming text")
 	fs.StringVar(&f.ablate, "ablate", "", "heads to switch off, L:H[,L:H...] (0-based layer:head): their outputs are zeroed before o_proj")
 	branchAt := fs.Int("branch-at", -1, "continue the greedy run from written token N (0-based) with --branch-token forced there")
@@ -275,6 +275,7 @@ type runResult struct {
 	Prefill    runPhase     `json:"prefill"`
 	Decode     runPhase     `json:"decode"`
 	Kernels    string       `json:"kernels"`
+	Arithmetic string       `json:"arithmetic"` // "fp32"; "bf16", "int8", "bf16+int8": activations rounded
 	Threads    int          `json:"threads"`
 	Seed       uint64       `json:"seed"`
 	Greedy     bool         `json:"greedy"`
@@ -317,6 +318,7 @@ func runJSON(run *trace.Run, text string) runResult {
 		Prefill:    runPhase{run.Timing.PrefillTokens, run.Timing.PrefillSeconds},
 		Decode:     runPhase{run.Timing.DecodeTokens, run.Timing.DecodeSeconds},
 		Kernels:    run.Settings.Kernels,
+		Arithmetic: run.Settings.Arithmetic,
 		Threads:    run.Settings.Threads,
 		Seed:       run.Settings.Seed,
 		Greedy:     run.Settings.Temperature == 0,
@@ -377,5 +379,5 @@ func printSummary(w io.Writer, run *trace.Run) {
 	if len(run.Settings.Ablate) > 0 {
 		mode += fmt.Sprintf(", heads switched off (layer:head from 0): %s", trace.FormatHeads(run.Settings.Ablate, 0))
 	}
-	fmt.Fprintf(w, "kernels %s, %d threads, %s\n", run.Settings.Kernels, run.Settings.Threads, mode)
+	fmt.Fprintf(w, "kernels %s (%s arithmetic), %d threads, %s\n", run.Settings.Kernels, run.Settings.Arithmetic, run.Settings.Threads, mode)
 }

@@ -72,8 +72,8 @@ func TestRunJSON(t *testing.T) {
 	if r.Prefill.Tokens != len(want) || r.Prefill.Seconds <= 0 || r.Decode.Tokens != 5 || r.Decode.Seconds <= 0 {
 		t.Fatalf("prefill %+v decode %+v", r.Prefill, r.Decode)
 	}
-	if r.Kernels == "" || r.Threads < 1 {
-		t.Fatalf("kernels %q threads %d", r.Kernels, r.Threads)
+	if r.Kernels == "" || r.Threads < 1 || (r.Arithmetic != "fp32" && r.Arithmetic != "bf16") {
+		t.Fatalf("kernels %q arithmetic %q threads %d", r.Kernels, r.Arithmetic, r.Threads)
 	}
 	var ids []int
 	for _, tk := range r.Tokens {

@@ -227,7 +227,8 @@ func (t *thinkTracker) next(id int) bool {
 type kvContents struct {
 	ids    []int
 	level  kernels.Level
-	broken bool // a forward call left a gap: nothing known until position 0 again
+	arith  string // kernels.Arithmetic: the bf16 level computes other keys under exact
+	broken bool   // a forward call left a gap: nothing known until position 0 again
 }
 
 // overwrite notes that a forward call writes positions pos0 and above.
@@ -235,8 +236,8 @@ func (c *kvContents) overwrite(pos0 int) {
 	if pos0 == 0 {
 		c.broken = false
 	}
-	if l := kernels.Active(); l != c.level {
-		c.ids, c.level, c.broken = c.ids[:0], l, pos0 > 0
+	if l, a := kernels.Active(), kernels.Arithmetic(); l != c.level || a != c.arith {
+		c.ids, c.level, c.arith, c.broken = c.ids[:0], l, a, pos0 > 0
 	}
 	if pos0 > len(c.ids) {
 		c.broken = true
@@ -268,7 +269,7 @@ func (c *kvContents) failed() { c.broken, c.ids = true, c.ids[:0] }
 // the new prompt extends everything it holds.
 func (m *Model) reusablePrefix(ids []int, opt GenerateOptions) int {
 	c := &m.kv
-	if c.broken || c.level != kernels.Active() || len(opt.Ablate) > 0 {
+	if c.broken || c.level != kernels.Active() || c.arith != kernels.Arithmetic() || len(opt.Ablate) > 0 {
 		// The cache holds the whole model's keys and values (a run with heads
 		// switched off leaves it broken): a run without those heads must
 		// compute its own above the first ablated layer.

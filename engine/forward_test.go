@@ -34,11 +34,7 @@ const bf16InputTol = 5e-2
 // activations to bf16), so the fp32 tolerances hold; TestKernelLevels
 // covers every level.
 func TestMain(m *testing.M) {
-	l := kernels.Best()
-	for l == kernels.AVX512BF16 || !kernels.Supported(l) {
-		l--
-	}
-	if err := kernels.SetLevel(l); err != nil {
+	if err := kernels.SetLevel(kernels.BestExact()); err != nil {
 		panic(err)
 	}
 	os.Exit(m.Run())

@@ -204,9 +204,33 @@ func (m *Model) newProbes(opt GenerateOptions) *probes {
 	return pr
 }
 
+// arithmetic names the products a run of m computes at the active kernels:
+// "int8" when decode rounds activations to 8 bits for quantised matrices
+// (kernels.IntegerQuant), "bf16" when prefill rounds them to bf16 for bf16
+// matrices (kernels.Arithmetic), "bf16+int8" for both, else "fp32".
+func (m *Model) arithmetic() string {
+	var bf, i8 bool
+	for l := range m.w.layers {
+		for _, w := range m.w.layers[l].matrices() {
+			bf = bf || (w.bf != nil && !w.exactIn)
+			i8 = i8 || w.integer()
+		}
+	}
+	bf = bf && kernels.Arithmetic() == "bf16"
+	switch {
+	case bf && i8:
+		return "bf16+int8"
+	case bf:
+		return "bf16"
+	case i8:
+		return "int8"
+	}
+	return "fp32"
+}
+
 func (m *Model) newRun(prompt string, ids []int, opt GenerateOptions, think *thinkTracker) *trace.Run {
 	s := opt.Settings
-	s.Threads, s.Kernels = m.pool.Threads(), kernels.Active().String()
+	s.Threads, s.Kernels, s.Arithmetic = m.pool.Threads(), kernels.Active().String(), m.arithmetic()
 	s.Ablate = slices.Clone(opt.Ablate)
 	if opt.Branch != nil {
 		b := *opt.Branch
@@ -218,6 +242,7 @@ func (m *Model) newRun(prompt string, ids []int, opt GenerateOptions, think *thi
 			Special: m.isSpecial(id), Thinking: think.next(id)})
 	}
 	run.Timing.PrefillTokens = len(ids)
+	run.Timing.Kernels, run.Timing.Arithmetic = s.Kernels, s.Arithmetic
 	return run
 }
 

@@ -136,7 +136,7 @@ func (m *Model) runTo(ctx context.Context, seq []int, pr *probes) error {
 // (with a recurrent state) nothing after it.
 func (m *Model) cacheHolds(prefix []int) bool {
 	c := &m.kv
-	if c.broken || c.level != kernels.Active() || len(c.ids) < len(prefix) {
+	if c.broken || c.level != kernels.Active() || c.arith != kernels.Arithmetic() || len(c.ids) < len(prefix) {
 		return false
 	}
 	if m.info.StateBytes > 0 && len(c.ids) != len(prefix) {

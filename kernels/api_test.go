@@ -33,12 +33,62 @@ func TestBestIsSupported(t *testing.T) {
 	if !Supported(Best()) || !Supported(Generic) {
 		t.Fatalf("Best %v or generic unsupported", Best())
 	}
-	for l := Best() + 1; l <= AVX512; l++ {
-		if Supported(l) {
+	for l := Best() + 1; l <= AVX512BF16; l++ {
+		if Supported(l) && (FastWithinBound || !RoundsActivations(l)) {
 			t.Errorf("Best is %v but %v is supported", Best(), l)
 		}
 	}
-	t.Logf("best level on this machine: %v", Best())
+	if !Supported(BestExact()) || RoundsActivations(BestExact()) {
+		t.Errorf("BestExact is %v: unsupported or rounding activations", BestExact())
+	}
+	for l := BestExact() + 1; l <= AVX512BF16; l++ {
+		if Supported(l) && !RoundsActivations(l) {
+			t.Errorf("BestExact is %v but %v is supported and fp32", BestExact(), l)
+		}
+	}
+	t.Logf("best level on this machine: %v; best exact: %v", Best(), BestExact())
+}
+
+// TestChooseSetsArithmetic: "exact" turns SetExact on at BestExact, "auto"
+// and a level name turn it off, and Arithmetic says bf16 only where
+// activations are rounded.
+func TestChooseSetsArithmetic(t *testing.T) {
+	defer func(l Level, e bool) { SetLevel(l); SetExact(e) }(Active(), Exact())
+	for _, c := range []struct {
+		name  string
+		level Level
+		exact bool
+	}{{"exact", BestExact(), true}, {"auto", Best(), false}, {"generic", Generic, false}, {"exact", BestExact(), true}} {
+		if ok, err := Choose(c.name); !ok || err != nil {
+			t.Fatalf("Choose(%q) = %v, %v", c.name, ok, err)
+		}
+		if Active() != c.level || Exact() != c.exact {
+			t.Errorf("Choose(%q): level %v exact %v, want %v %v", c.name, Active(), Exact(), c.level, c.exact)
+		}
+		want := "fp32"
+		if !c.exact && RoundsActivations(c.level) {
+			want = "bf16"
+		}
+		if Arithmetic() != want {
+			t.Errorf("Choose(%q): arithmetic %q, want %q", c.name, Arithmetic(), want)
+		}
+	}
+	if ok, _ := Choose("sse9"); ok {
+		t.Error("Choose accepted sse9")
+	}
+	if !Supported(AVX512BF16) {
+		return
+	}
+	// Exact on at the bf16 level runs fp32 products: the set is AVX512's.
+	SetLevel(AVX512BF16)
+	SetExact(true)
+	if cur != sets[AVX512] || Arithmetic() != "fp32" {
+		t.Error("exact arithmetic at avx512bf16 still rounds activations")
+	}
+	SetExact(false)
+	if cur != sets[AVX512BF16] || Arithmetic() != "bf16" {
+		t.Error("fast arithmetic at avx512bf16 does not use its bf16 products")
+	}
 }
 
 func TestSetLevelUnsupported(t *testing.T) {
@@ -53,7 +103,7 @@ func TestSetLevelUnsupported(t *testing.T) {
 }
 
 func TestLevelFromEnv(t *testing.T) {
-	cases := map[string]Level{"": Best(), "auto": Best(), "generic": Generic, "nonsense": Best()}
+	cases := map[string]Level{"": Best(), "auto": Best(), "exact": BestExact(), "generic": Generic, "nonsense": Best()}
 	for _, l := range Levels() {
 		if Supported(l) {
 			cases[l.String()] = l
@@ -77,6 +127,9 @@ func TestEnvSelectsLevel(t *testing.T) {
 	}
 	if want := levelFromEnv(env); Active() != want {
 		t.Fatalf("LOUPE_KERNELS=%s: active %v, want %v", env, Active(), want)
+	}
+	if Exact() != (env == "exact") {
+		t.Fatalf("LOUPE_KERNELS=%s: exact arithmetic %v", env, Exact())
 	}
 }
 

@@ -110,12 +110,12 @@ func reportFlops(b *testing.B, flops, secs float64) {
 	b.ReportMetric(100*gf/fmaPeak(), "%peak")
 }
 
-// fmaPeak measures once the fp32 FMA peak (GFLOP/s) of Best(), the level
-// prefill runs at by default.
+// fmaPeak measures once the fp32 FMA peak (GFLOP/s) of BestExact(), the
+// fastest level whose products are all fp32 (the %peak of fp32 kernels).
 var fmaPeak = sync.OnceValue(func() float64 {
 	prev := Active()
 	defer SetLevel(prev)
-	SetLevel(Best())
+	SetLevel(BestExact())
 	FMAPeakLoop(100000) // warm up the vector units
 	clock := threadClock()
 	flops := FMAPeakLoop(10_000_000)

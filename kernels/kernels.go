@@ -9,8 +9,10 @@
 //
 // Levels: generic (pure Go), avx2 (AVX2+FMA), avx512 (AVX-512F+VL) and
 // avx512bf16 (adds VDPBF16PS for prefill, with activations rounded to bf16).
-// The start-up level is Best(), or LOUPE_KERNELS=auto|avx512bf16|avx512|
-// avx2|generic; the purego build tag and non-amd64 builds have generic only.
+// The start-up level is Best(), or LOUPE_KERNELS=auto|exact|avx512bf16|
+// avx512|avx2|generic ("exact": BestExact() with SetExact(true), every
+// product in fp32); the purego build tag and non-amd64 builds have generic
+// only.
 //
 // A family lives together: gemv.go (API, math, dispatch), gemv_generic.go
 // (the reference loop), gemv_amd64.go + gemv_amd64.s (stubs, drivers,

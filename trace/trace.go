@@ -71,6 +71,10 @@ type Timing struct {
 	// block, in ThinkingSeconds of the DecodeSeconds; the rest is the answer.
 	ThinkingTokens  int     `json:"thinking_tokens"`
 	ThinkingSeconds float64 `json:"thinking_seconds"`
+	// Kernels and Arithmetic are the run's Settings' (level, "fp32" or
+	// "bf16"): the Timing bars say what each bar was computed with.
+	Kernels    string `json:"kernels,omitempty"`
+	Arithmetic string `json:"arithmetic,omitempty"`
 }
 
 // DecodePasses is the forward passes that writing decodeTokens tokens
@@ -97,7 +101,10 @@ type Settings struct {
 	Seed            uint64  `json:"seed"`
 	Threads         int     `json:"threads"`
 	Kernels         string  `json:"kernels"`
-	Ablate          []Head  `json:"ablate,omitempty"`
+	// Arithmetic is the products the run computed: "fp32", or "bf16" where
+	// prefill rounded activations to bf16 (kernels.Arithmetic).
+	Arithmetic string `json:"arithmetic,omitempty"`
+	Ablate     []Head `json:"ablate,omitempty"`
 	// Branch: the run forced one token in place of the sampler's choice.
 	Branch *Branch `json:"branch,omitempty"`
 }

@@ -30,6 +30,9 @@ func TimingLine(t trace.Timing, bw float64, measuring bool) string {
 	fmt.Fprintf(&b, "prefill %d tokens, %s, %.0f tok/s (%.0f %%) · decode %d tokens, %s, %.1f tok/s (%.0f %%)",
 		t.PrefillTokens, format.Duration(t.PrefillSeconds), stats.Rate(t.PrefillTokens, t.PrefillSeconds), share(t.PrefillSeconds),
 		t.DecodeTokens, format.Duration(t.DecodeSeconds), stats.Rate(t.DecodeTokens, t.DecodeSeconds), share(t.DecodeSeconds))
+	if t.Kernels != "" {
+		fmt.Fprintf(&b, "\nkernels %s: %s", t.Kernels, format.Arithmetic(t.Arithmetic))
+	}
 	gbs := stats.DecodeGBs(t)
 	switch {
 	case !(gbs > 0):

@@ -88,10 +88,10 @@ func TestWriteText(t *testing.T) {
 	runs := []Sample{{TTFTSeconds: 0.1, WallSeconds: 7.2, CPUSeconds: 3.6, Timing: trace.Timing{PrefillTokens: 17, PrefillSeconds: 0.08,
 		DecodeTokens: 101, DecodeSeconds: 7.1, BytesPerToken: 3.1e9}}}
 	r := Summarize(qwen15, runs, 48, 200)
-	r.Kernels, r.Threads, r.PeakRSS = "avx512bf16", 2, 3_400_000_000
+	r.Kernels, r.Arithmetic, r.Threads, r.PeakRSS = "avx512bf16", "bf16", 2, 3_400_000_000
 	var b bytes.Buffer
 	WriteText(&b, r)
-	for _, want := range []string{"kernels avx512bf16, 2 threads", "17 tokens in 0.080 s", "GB/s read bandwidth",
+	for _, want := range []string{"kernels avx512bf16 (bf16 arithmetic), 2 threads", "17 tokens in 0.080 s", "GB/s read bandwidth",
 		"read (prefill)", "write (decode)", "98.9 %", "peak RSS 3.40 GB", "0.50 of 2 threads busy (the machine is busy"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, b.String())

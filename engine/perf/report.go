@@ -11,8 +11,11 @@ import (
 // against the machine's measured bandwidth and compute peak. The JSON names
 // are those of `loupe bench --json`.
 type Report struct {
-	Model       string  `json:"model"`
-	Kernels     string  `json:"kernels"`
+	Model   string `json:"model"`
+	Kernels string `json:"kernels"`
+	// Arithmetic is the products prefill computed: "fp32", or "bf16"
+	// (activations rounded to bf16, kernels.Arithmetic).
+	Arithmetic  string  `json:"arithmetic"`
 	Threads     int     `json:"threads"`
 	ModelBytes  int64   `json:"model_bytes"`
 	MembwGBs    float64 `json:"membw_gb_per_s"` // best streaming read, same thread count
@@ -188,6 +191,15 @@ func ratio(a, b float64) float64 {
 	return a / b
 }
 
+// arithmeticOr is a report's arithmetic, "fp32" for reports written
+// before it was recorded.
+func arithmeticOr(a string) string {
+	if a == "" {
+		return "fp32"
+	}
+	return a
+}
+
 // WriteText prints the report: the figures, then the table of the article
 // “The two times of an answer”: reading (prefill) and writing (decode) time
 // and their shares of the wait.
@@ -196,8 +208,8 @@ func WriteText(w io.Writer, r Report) {
 	if r.Probes {
 		probes = "on"
 	}
-	fmt.Fprintf(w, "model       %s (%.2f GB), kernels %s, %d threads, probes %s, median of %d runs\n",
-		r.Model, float64(r.ModelBytes)/1e9, r.Kernels, r.Threads, probes, r.Repeat)
+	fmt.Fprintf(w, "model       %s (%.2f GB), kernels %s (%s arithmetic), %d threads, probes %s, median of %d runs\n",
+		r.Model, float64(r.ModelBytes)/1e9, r.Kernels, arithmeticOr(r.Arithmetic), r.Threads, probes, r.Repeat)
 	if r.Contend > 0 {
 		fmt.Fprintf(w, "contention  %d CPU-bound busy processes ran beside the timed runs (--contend %d)\n", r.Contend, r.Contend)
 	}

@@ -1,0 +1,167 @@
+package engine
+
+// The bound "auto" rests on (kernels.Best): AVX512BF16's prefill rounds the
+// activations of every bf16 weight matrix to bf16, and "auto" may take it
+// only when the top-10 probabilities stay within bf16Top10Bound of a
+// float64 forward on the test models of every architecture. This test
+// measures the shift through the engine's own kernels (not an emulation),
+// prints it per architecture beside the exact arithmetic's, and checks
+// that kernels.FastWithinBound says what it shows.
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"loupe/kernels"
+)
+
+// bf16Top10Bound is the largest move of a top-10 probability, against the
+// float64 reference, that the fast arithmetic may cause.
+const bf16Top10Bound = 3e-3
+
+// exactTop10Bound is the exact arithmetic's (every product fp32).
+const exactTop10Bound = 1e-5
+
+// boundCase is one architecture's test model: its reference logits (one
+// row per position compared) and a function that runs the engine.
+type boundCase struct {
+	name string
+	want [][]float64
+	run  func(t *testing.T) [][]float32 // the same positions as want
+}
+
+// top10ShiftRows is the largest top10Shift over the positions.
+func top10ShiftRows(want [][]float64, got [][]float32) float64 {
+	worst := 0.0
+	for p, row := range want {
+		g := make([]float64, len(got[p]))
+		for i, x := range got[p] {
+			g[i] = float64(x)
+		}
+		worst = max(worst, top10Shift(row, g))
+	}
+	return worst
+}
+
+// lastLogitsOf runs each prompt as a generation's prefill does (from
+// position 0, the output head on the last position only: a matrix ×
+// vector product, fp32 at every level) and returns the last logits.
+func lastLogitsOf(t *testing.T, m *Model, prompts [][]int) [][]float32 {
+	var rows [][]float32
+	for _, tok := range prompts {
+		got, err := m.forward(context.Background(), tok, 0, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, append([]float32(nil), got...))
+	}
+	return rows
+}
+
+// prefixes are the prompts tokens[:n] for n = from, from+step, … ≤ len,
+// and the reference's logits at their last positions.
+func prefixes(tokens []int, logits [][]float64, from, step int) (prompts [][]int, want [][]float64) {
+	for n := from; n <= len(tokens); n += step {
+		prompts, want = append(prompts, tokens[:n]), append(want, logits[n-1])
+	}
+	return prompts, want
+}
+
+// boundCases are the tiny random models of Qwen2, Qwen3, Qwen3.5 and
+// Llama (bf16 weights; prompts of the first n tokens, n from 16, long
+// enough for the bf16 tiles) and the trained demo model (Qwen2, three
+// prompts): random logits are flat, the demo's are peaked as a real
+// model's.
+func boundCases(t *testing.T) []boundCase {
+	var cases []boundCase
+	q2 := tinyConfig()
+	q2ref, q2tok := randomTensors(q2, 7), randomTokens(40, q2.VocabSize, 3)
+	q2p, q2want := prefixes(q2tok, refForward(q2, q2ref, q2tok, refOptions{}).logits, 16, 3)
+	cases = append(cases, boundCase{"qwen2", q2want,
+		func(t *testing.T) [][]float32 { return lastLogitsOf(t, memModel(q2, q2ref, true, 2), q2p) }})
+	q3 := tinyQwen3Config()
+	q3ref, q3tok := randomQwen3Tensors(q3, 41), randomTokens(40, q3.VocabSize, 43)
+	q3p, q3want := prefixes(q3tok, refForward(q3, q3ref, q3tok, refOptions{}).logits, 16, 3)
+	cases = append(cases, boundCase{"qwen3", q3want,
+		func(t *testing.T) [][]float32 { return lastLogitsOf(t, memModel(q3, q3ref, true, 2), q3p) }})
+	q35 := tinyQwen35()
+	const p35 = "model.language_model."
+	q35ref, q35tok := randomQwen35(q35, p35, 7), randomTokens(150, q35.VocabSize, 3)
+	q35p, q35want := prefixes(q35tok, ref35Forward(q35, q35ref, p35, q35tok).logits, 16, 7)
+	cases = append(cases, boundCase{"qwen3.5", q35want,
+		func(t *testing.T) [][]float32 { return lastLogitsOf(t, qwen35Model(t, q35, q35ref, "BF16", 2), q35p) }})
+	ll := llamaConfig()
+	llref, lltok := dropBiases(randomTensors(ll, 23)), randomTokens(30, ll.VocabSize, 4)
+	llp, llwant := prefixes(lltok, refForward(ll, llref, lltok, refOptions{}).logits, 16, 2)
+	cases = append(cases, boundCase{"llama", llwant,
+		func(t *testing.T) [][]float32 { return lastLogitsOf(t, memModel(ll, llref, true, 2), llp) }})
+	return append(cases, demoBoundCase(t))
+}
+
+// demoBoundCase is the trained demo model (bf16 safetensors) on three
+// prompts, the last position of each.
+func demoBoundCase(t *testing.T) boundCase {
+	cfg, w := demoRefTensors(t)
+	m, err := Load(filepath.Join("..", "assets", "demo"), LoadOptions{Threads: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	prompts := []string{
+		"My cat is purple. But my friends tell me there is no such thing as a",
+		"The wolf had grey fur. In the moonlight the hunters saw the",
+		"To be, or not to be, that is the question: whether 'tis nobler in the mind to suffer",
+	}
+	c := boundCase{name: "qwen2 demo (trained)"}
+	var ids [][]int
+	for _, s := range prompts {
+		tok := m.Encode(s)
+		ids = append(ids, tok)
+		c.want = append(c.want, refForward(cfg, w, tok, refOptions{lastOnly: true}).logits[len(tok)-1])
+	}
+	c.run = func(t *testing.T) [][]float32 { return lastLogitsOf(t, m, ids) }
+	return c
+}
+
+// TestBF16ActivationsTop10Bound measures, per architecture, how far the
+// fast arithmetic (AVX512BF16 prefill) and the exact one move the top-10
+// probabilities from float64. The exact one must stay within
+// exactTop10Bound; the fast one within bf16Top10Bound everywhere exactly
+// when kernels.FastWithinBound says so (then "auto" takes it). Without
+// AVX512-BF16 there is no fast arithmetic to measure.
+func TestBF16ActivationsTop10Bound(t *testing.T) {
+	if testing.Short() || !kernels.Supported(kernels.AVX512BF16) {
+		t.Skip("needs a CPU with AVX512-BF16 (the level whose arithmetic is bounded here)")
+	}
+	defer func(l kernels.Level, e bool) { kernels.SetLevel(l); kernels.SetExact(e) }(kernels.Active(), kernels.Exact())
+	worst := 0.0
+	for _, c := range boundCases(t) {
+		t.Run(c.name, func(t *testing.T) {
+			kernels.SetExact(false)
+			if err := kernels.SetLevel(kernels.AVX512BF16); err != nil {
+				t.Fatal(err)
+			}
+			fast := top10ShiftRows(c.want, c.run(t))
+			if _, err := kernels.Choose("exact"); err != nil {
+				t.Fatal(err)
+			}
+			exact := top10ShiftRows(c.want, c.run(t))
+			t.Logf("%-22s top-10 moved by %.2e with bf16 activations (bound %.0e), %.2e exact (bound %.0e), %d prompts",
+				c.name, fast, bf16Top10Bound, exact, exactTop10Bound, len(c.want))
+			worst = max(worst, fast)
+			if exact > exactTop10Bound {
+				t.Errorf("the exact arithmetic moves the top-10 by %.3g > %.0g", exact, exactTop10Bound)
+			}
+		})
+	}
+	within := worst <= bf16Top10Bound
+	t.Logf("bf16 activations: largest top-10 shift %.2e, within %.0e: %v", worst, bf16Top10Bound, within)
+	if within != kernels.FastWithinBound {
+		t.Errorf("kernels.FastWithinBound is %v but the measured largest shift is %.3g (bound %.0g): set it to %v and update kernels.Best's comment",
+			kernels.FastWithinBound, worst, bf16Top10Bound, within)
+	}
+	if kernels.RoundsActivations(kernels.Best()) && !within {
+		t.Errorf("auto (%v) rounds activations beyond the bound", kernels.Best())
+	}
+}

@@ -41,7 +41,7 @@ type benchFlags struct {
 	promptTokens, maxTokens, threads int
 	repeat, membwPasses, contend     int
 	asJSON, noProbes, freshMembw     bool
-	beside                           bool
+	beside, threadsSweep             bool
 }
 
 func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, error) {
@@ -54,7 +54,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, error) {
 	fs.IntVar(&f.promptTokens, "prompt-tokens", 0, "prompt of the first N tokens of a passage of The Gold-Bug (repeated if needed)")
 	fs.IntVar(&f.maxTokens, "max-tokens", 100, "tokens written per run (no stop at end-of-sequence)")
 	fs.IntVar(&f.threads, "threads", 0, "workers (0: physical cores)")
-	fs.StringVar(&f.level, "kernels", "auto", "kernel level: auto, avx512bf16, avx512, avx2, generic")
+	fs.StringVar(&f.level, "kernels", "", kernelsHelp)
 	fs.IntVar(&f.repeat, "repeat", 3, "timed runs (after one untimed warm-up); figures are medians")
 	fs.IntVar(&f.membwPasses, "membw-passes", 5, "passes of the bandwidth probe when no cached figure exists")
 	fs.BoolVar(&f.freshMembw, "fresh-membw", false, "measure bandwidth even if a cached figure exists")
@@ -62,6 +62,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, error) {
 	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a pprof CPU profile of the runs (warm-up included) to this file")
 	fs.BoolVar(&f.noProbes, "no-probes", false, "record no top-10 and no attention (the engine's bare speed)")
 	fs.IntVar(&f.contend, "contend", 0, "run N CPU-bound busy processes (loupe busy) beside the timed runs, as a busy desktop would")
+	fs.BoolVar(&f.threadsSweep, "threads-sweep", false, "run prefill and decode at 1, 2, … --threads workers (default: the physical cores) and print the gain of each step")
 	fs.BoolVar(&f.beside, "beside", true, "measure the read bandwidth just before and after every timed run (1 GiB, 3 passes) and set the run's decode against it")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -99,6 +100,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if f.threadsSweep {
+		return runThreadsSweep(ctx, f, stdout, stderr)
+	}
 	r, err := bench(ctx, f, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "bench: %v\n", err)
@@ -177,6 +181,7 @@ func bench(ctx context.Context, f *benchFlags, log io.Writer) (perf.Report, erro
 	// membw_cached describes membw_gb_per_s: not the cached figure when the
 	// runs were set against probes beside them.
 	r.Kernels, r.Threads, r.MembwCached, r.Probes = kernels.Active().String(), m.Threads(), cached && !r.MembwBeside, !f.noProbes
+	r.Arithmetic = kernels.Arithmetic()
 	r.Contend = f.contend
 	r.HugePageShare = perf.HugePageShare()
 	return r, nil
@@ -236,4 +241,59 @@ func startProfile(path string) (stop func(), err error) {
 		return nil, fmt.Errorf("cpu profile %s: %w", path, err)
 	}
 	return func() { pprof.StopCPUProfile(); out.Close() }, nil
+}
+
+// threadsSweepResult is the --json form of bench --threads-sweep.
+type threadsSweepResult struct {
+	Model      string           `json:"model"`
+	Kernels    string           `json:"kernels"`
+	Arithmetic string           `json:"arithmetic"`
+	Repeat     int              `json:"repeat"`
+	Steps      []perf.SweepStep `json:"threads_sweep"`
+}
+
+// runThreadsSweep is bench --threads-sweep: the same runs at 1, 2, … N workers
+// (N: --threads, else the physical cores), each step's medians and gains.
+func runThreadsSweep(ctx context.Context, f *benchFlags, stdout, stderr io.Writer) int {
+	r, err := threadsSweep(ctx, f, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "bench: %v\n", err)
+		return 1
+	}
+	if f.asJSON {
+		return printJSON(stdout, stderr, r)
+	}
+	fmt.Fprintf(stdout, "model %s, kernels %s (%s arithmetic), median of %d runs a step\n", r.Model, r.Kernels, r.Arithmetic, r.Repeat)
+	perf.WriteSweep(stdout, r.Steps)
+	return 0
+}
+
+func threadsSweep(ctx context.Context, f *benchFlags, log io.Writer) (threadsSweepResult, error) {
+	if f.promptFile != "" {
+		b, err := os.ReadFile(f.promptFile)
+		if err != nil {
+			return threadsSweepResult{}, fmt.Errorf("prompt file: %w", err)
+		}
+		f.prompt = string(b)
+	}
+	fmt.Fprintf(log, "loading %s\n", f.model)
+	m, err := engine.Load(f.model, engine.LoadOptions{Threads: f.threads})
+	if err != nil {
+		return threadsSweepResult{}, err
+	}
+	defer m.Close()
+	prompt, err := benchPrompt(f, m)
+	if err != nil {
+		return threadsSweepResult{}, err
+	}
+	n := m.Threads()
+	opt := perf.BenchOptions{Prompt: prompt, MaxTokens: f.maxTokens, Repeat: f.repeat, Probes: !f.noProbes}
+	steps, err := perf.Sweep(ctx, m, opt, n, func(s perf.SweepStep) {
+		fmt.Fprintf(log, "%d thread(s): prefill %.1f tok/s, decode %.2f passes/s\n", s.Threads, s.PrefillTokensPerSecond, s.DecodePassesPerSecond)
+	})
+	if err != nil {
+		return threadsSweepResult{}, err
+	}
+	return threadsSweepResult{Model: m.Info().Name, Kernels: kernels.Active().String(), Arithmetic: kernels.Arithmetic(),
+		Repeat: f.repeat, Steps: steps}, nil
 }

@@ -69,7 +69,7 @@ func TestBenchDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.prompt != purpleCat || f.maxTokens != 100 || f.repeat != 3 || f.noProbes || f.level != "auto" {
+	if f.prompt != purpleCat || f.maxTokens != 100 || f.repeat != 3 || f.noProbes || f.level != "" {
 		t.Fatalf("defaults %+v", f)
 	}
 	if !strings.HasPrefix(goldBug, "“But proceed") || len(goldBug) < 10000 {
@@ -181,5 +181,46 @@ func TestBenchBeside(t *testing.T) {
 	slices.Sort(shares)
 	if got, want := r.Decode.ShareOfBandwidth, shares[1]; math.Abs(got-want) > 1e-9*want {
 		t.Errorf("share %v, want the median of the runs' shares %v (%v)", got, want, shares)
+	}
+}
+
+// TestBenchThreadsSweep: --threads-sweep runs 1 … N threads and gives each
+// step its rates and gains, in JSON and as a table.
+func TestBenchThreadsSweep(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tiny")
+	if err := genmodel.Write(dir, "tiny", 1, "bf16"); err != nil {
+		t.Fatal(err)
+	}
+	n := min(2, pool.DefaultThreads(), runtime.GOMAXPROCS(0))
+	var out, errb bytes.Buffer
+	args := []string{"bench", "--model", dir, "--prompt-tokens", "20", "--max-tokens", "3", "--repeat", "1",
+		"--threads", strconv.Itoa(n), "--threads-sweep", "--no-probes"}
+	if code := Main(append(args, "--json"), &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var r threadsSweepResult
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("%v in %s", err, out.String())
+	}
+	if len(r.Steps) != n || r.Kernels == "" || r.Arithmetic == "" {
+		t.Fatalf("sweep %+v", r)
+	}
+	for i, s := range r.Steps {
+		if s.Threads != i+1 || s.PrefillTokensPerSecond <= 0 || s.DecodePassesPerSecond <= 0 || s.PrefillTokens < 18 {
+			t.Errorf("step %d: %+v", i, s)
+		}
+		if i == 0 && (s.PrefillStep != 1 || s.DecodeSpeedup != 1) {
+			t.Errorf("first step gains %+v, want 1", s)
+		}
+		if i > 0 && math.Abs(s.PrefillStep-s.PrefillTokensPerSecond/r.Steps[i-1].PrefillTokensPerSecond) > 1e-9 {
+			t.Errorf("step %d: prefill step %.3f is not its rate over the previous", i, s.PrefillStep)
+		}
+	}
+	out.Reset()
+	if code := Main(args, &out, &errb); code != 0 {
+		t.Fatalf("text: exit %d: %s", code, errb.String())
+	}
+	if !strings.Contains(out.String(), "prefill tok/s") || strings.Count(out.String(), "\n") < n+2 {
+		t.Errorf("table:\n%s", out.String())
 	}
 }

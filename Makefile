@@ -9,7 +9,7 @@ APT_PKGS := gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-d
             libxinerama-dev libxi-dev libxxf86vm-dev libgtk-3-dev xvfb xauth libgl1-mesa-dri \
             x11-apps imagemagick xdotool
 
-.PHONY: all deps build run test test-engine test-generic e2e bench bench-model window-bench compare-llamacpp membw package fuzz clean
+.PHONY: all deps build run test test-engine test-generic e2e bench bench-model window-bench compare-llamacpp llamacpp-native membw package fuzz clean
 
 all: build
 
@@ -71,14 +71,32 @@ window-bench: build bench-model
 # compare-llamacpp times Loupe against llama.cpp on the same weights (the
 # bench model, and its tensors written as a BF16 GGUF), runs interleaved:
 # decode at 1 and 2 threads after a 17-token prompt, then a 512-token
-# prefill. llama.cpp comes from npm (node-llama-cpp's prebuilt CPU
-# libraries; needs Node.js 20 or later and the npm registry). A benchmark:
-# figures, no pass/fail. ROUNDS=5 for more rounds.
-LLAMACPP := $(BUILD)/llamacpp
-ROUNDS   ?= 3
-compare-llamacpp: build bench-model $(BENCHDIR)-BF16.gguf $(LLAMACPP)/node_modules
-	/usr/bin/python3 scripts/compare-llamacpp.py --loupe $(BIN) --model $(BENCHDIR) --gguf $(BENCHDIR)-BF16.gguf --node-dir $(LLAMACPP) --rounds $(ROUNDS)
-	/usr/bin/python3 scripts/compare-llamacpp.py --loupe $(BIN) --model $(BENCHDIR) --gguf $(BENCHDIR)-BF16.gguf --node-dir $(LLAMACPP) --rounds $(ROUNDS) --threads 2 --prompt-tokens 512 --decode 4
+# prefill. With LLAMACPP_SRC=DIR (a llama.cpp source tree) llama.cpp's
+# llama-bench is built from it for this CPU (cmake, -DGGML_NATIVE=ON,
+# cached under build/llamacpp-native; LLAMACPP_JOBS=2 compile jobs) and
+# timed; without it, llama.cpp comes from npm (node-llama-cpp's prebuilt
+# CPU libraries; needs Node.js 20 or later and the npm registry), which may
+# not use this CPU's best instructions. A benchmark: figures, no pass/fail.
+# ROUNDS=5 for more rounds.
+LLAMACPP        := $(BUILD)/llamacpp
+LLAMACPP_NATIVE := $(BUILD)/llamacpp-native
+LLAMACPP_SRC    ?=
+LLAMACPP_JOBS   ?= 2
+ROUNDS          ?= 3
+ifneq ($(LLAMACPP_SRC),)
+LLAMACPP_DEP := llamacpp-native
+LLAMACPP_RUN := --llama-bench $(LLAMACPP_NATIVE)/bin/llama-bench
+else
+LLAMACPP_DEP := $(LLAMACPP)/node_modules
+LLAMACPP_RUN := --node-dir $(LLAMACPP)
+endif
+compare-llamacpp: build bench-model $(BENCHDIR)-BF16.gguf $(LLAMACPP_DEP)
+	/usr/bin/python3 scripts/compare-llamacpp.py --loupe $(BIN) --model $(BENCHDIR) --gguf $(BENCHDIR)-BF16.gguf $(LLAMACPP_RUN) --rounds $(ROUNDS)
+	/usr/bin/python3 scripts/compare-llamacpp.py --loupe $(BIN) --model $(BENCHDIR) --gguf $(BENCHDIR)-BF16.gguf $(LLAMACPP_RUN) --rounds $(ROUNDS) --threads 2 --prompt-tokens 512 --decode 4
+# llamacpp-native builds (or brings up to date) llama-bench from LLAMACPP_SRC.
+llamacpp-native:
+	@[ -n "$(LLAMACPP_SRC)" ] || { echo "llamacpp-native: give LLAMACPP_SRC=DIR, a llama.cpp source tree"; exit 2; }
+	./scripts/build-llamacpp.sh $(LLAMACPP_SRC) $(LLAMACPP_NATIVE) $(LLAMACPP_JOBS)
 $(BENCHDIR)-BF16.gguf:
 	$(GO) run . gen-model --format gguf --quant bf16 --shape qwen2.5-1.5b --seed 1 --out $@
 $(LLAMACPP)/node_modules: scripts/llamacpp/package.json scripts/llamacpp/bench.mjs

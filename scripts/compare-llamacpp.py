@@ -2,14 +2,18 @@
 """Loupe against llama.cpp on the same weights, runs interleaved one by one.
 
 Loupe: `loupe bench` on the safetensors model (one warm-up, one timed run,
-no probes, no bandwidth probe beside). llama.cpp: scripts/llamacpp/bench.mjs
-on the same tensors written as a BF16 GGUF. Decode is compared as forward
+no probes, no bandwidth probe beside). llama.cpp, on the same tensors written
+as a BF16 GGUF: with --llama-bench, llama.cpp's own llama-bench built from
+source for this CPU (make compare-llamacpp LLAMACPP_SRC=DIR builds it);
+otherwise scripts/llamacpp/bench.mjs on node-llama-cpp's prebuilt libraries,
+which may not use this CPU's best instructions (AVX-512, AVX512-BF16) and
+then understate llama.cpp. Decode is compared as forward
 passes per second (llama-bench's tg counts so); prefill as prompt tokens per
 second. The order alternates every round, so a drift of the machine's speed
 falls on both; the figures to read are the medians of the per-round ratios.
 
-make compare-llamacpp runs it (it writes the GGUF and installs
-node-llama-cpp under build/ first).
+make compare-llamacpp runs it (it writes the GGUF and builds llama-bench or
+installs node-llama-cpp under build/ first).
 """
 import argparse
 import json
@@ -25,12 +29,14 @@ def parse():
     ap.add_argument("--model", default="build/qwen2.5-1.5b-random", help="Loupe's model folder")
     ap.add_argument("--gguf", default="build/qwen2.5-1.5b-random-BF16.gguf", help="the same weights as a GGUF")
     ap.add_argument("--node-dir", default="build/llamacpp", help="where bench.mjs and node_modules are")
+    ap.add_argument("--llama-bench", default="", help="a llama-bench binary built for this CPU (instead of --node-dir)")
     ap.add_argument("--threads", default="1,2", help="thread counts, comma-separated")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--prompt-tokens", type=int, default=17)
     ap.add_argument("--prompt-file", default="", help="prompt text instead of --prompt-tokens")
     ap.add_argument("--decode", type=int, default=30, help="tokens written per run")
     ap.add_argument("--contend", type=int, default=0, help="CPU-bound busy processes beside each run")
+    ap.add_argument("--kernels", default="", help="loupe bench --kernels (default: its own, auto)")
     ap.add_argument("--json", action="store_true", help="print the medians as one JSON object at the end")
     return ap.parse_args()
 
@@ -41,11 +47,37 @@ def run_loupe(a, threads):
     cmd += ["--prompt-file", a.prompt_file] if a.prompt_file else ["--prompt-tokens", str(a.prompt_tokens)]
     if a.contend:
         cmd += ["--contend", str(a.contend)]
+    if a.kernels:
+        cmd += ["--kernels", a.kernels]
     j = json.loads(subprocess.run(cmd, capture_output=True, text=True, check=True).stdout)
     return j["prefill"]["tokens"], j["prefill"]["tokens_per_second"], j["decode"]["passes_per_second"]
 
 
+def run_llama_bench(a, threads):
+    # llama-bench times a prompt of random tokens (pp) and decode passes (tg)
+    # as two tests, after its own warm-up run; -r 1 is one timed run each,
+    # as Loupe's.
+    cmd = [a.llama_bench, "-m", a.gguf, "-t", str(threads), "-p", str(a.prompt_tokens), "-n", str(a.decode),
+           "-r", "1", "-o", "json"]
+    busy = [subprocess.Popen([a.loupe, "busy"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL) for _ in range(a.contend)]
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True)
+    finally:
+        for b in busy:
+            b.stdin.close()
+            b.wait()
+    if p.returncode != 0:
+        sys.exit(f"compare-llamacpp: {' '.join(cmd)} failed:\n{p.stderr}")
+    tests = json.loads(p.stdout)
+    pp = next(t for t in tests if t["n_prompt"] > 0 and t["n_gen"] == 0)
+    tg = next(t for t in tests if t["n_gen"] > 0 and t["n_prompt"] == 0)
+    return pp["n_prompt"], pp["avg_ts"], tg["avg_ts"]
+
+
 def run_llamacpp(a, threads):
+    if a.llama_bench:
+        return run_llama_bench(a, threads)
     # The same busy processes loupe bench --contend starts: loupe busy spins
     # until its standard input closes, so each gets a pipe never written.
     busy = [subprocess.Popen([a.loupe, "busy"], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
@@ -72,10 +104,19 @@ def main():
     a.gguf = os.path.abspath(a.gguf)
     if a.prompt_file:
         a.prompt_file = os.path.abspath(a.prompt_file)
+    if a.llama_bench and a.prompt_file:
+        sys.exit("compare-llamacpp: llama-bench times a prompt of N random tokens: give --prompt-tokens, not --prompt-file")
+    if a.llama_bench:
+        which = f"llama.cpp's llama-bench {a.llama_bench}, built for this CPU"
+    else:
+        which = "llama.cpp from npm (node-llama-cpp's prebuilt libraries)"
+        print("compare-llamacpp: llama.cpp from npm's prebuilt libraries, which may not use this CPU's best "
+              "instructions (AVX-512, AVX512-BF16): its figures can understate llama.cpp. "
+              "make compare-llamacpp LLAMACPP_SRC=DIR builds it from source for this CPU.", flush=True)
     engines = (("loupe", run_loupe), ("llama.cpp", run_llamacpp))
     threads = [int(t) for t in a.threads.split(",")]
     res = {}
-    print(f"Loupe ({a.model}) against llama.cpp ({a.gguf}); decode {a.decode} tokens, "
+    print(f"Loupe ({a.model}) against {which} ({a.gguf}); decode {a.decode} tokens, "
           f"{'prompt ' + a.prompt_file if a.prompt_file else str(a.prompt_tokens) + '-token prompt'}, "
           f"{a.contend} busy processes beside", flush=True)
     for rnd in range(a.rounds):

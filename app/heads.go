@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 
-	"loupe/format"
 	"loupe/trace"
 	"loupe/trace/stats"
+	"loupe/views"
 )
 
 // Choosing the heads to switch off: Ctrl+click on the grid, the heads
@@ -36,14 +36,7 @@ func (u *UI) showHeads(field bool) {
 		u.cmp.quiet = false
 	}
 	u.attn.SetSelectedHeads(u.cmp.heads)
-	n := len(u.cmp.heads)
-	switch {
-	case n == 0:
-		u.bar.Help.SetText(fmt.Sprintf("Ctrl+click cells of the grid, or type layer:head pairs counted from %d, then Switch off and rerun: "+
-			"the same prompt and settings run again with those heads' outputs zeroed.", u.headBase()))
-	default:
-		u.bar.Help.SetText(fmt.Sprintf("%d head%s selected (framed in orange on the grid).", n, map[bool]string{true: "", false: "s"}[n == 1]))
-	}
+	u.bar.Help.SetText(views.HeadsHelp(len(u.cmp.heads), u.headBase()))
 }
 
 // headsTyped reads the heads field as the user types; a half-typed list
@@ -87,7 +80,7 @@ func (u *UI) presetTop() {
 	src := u.attn.Source()
 	u.cmp.heads = stats.TopHeads(stats.SourceGrid(a, src), n)
 	u.showHeads(true)
-	note := fmt.Sprintf("Preset: the %s that look%s most at %s from position %d.", headsWord(n), map[bool]string{true: "s", false: ""}[n == 1], tokenWords(u.tokens, src), a.QueryPos)
+	note := views.TopHeadsNote(n, u.tokens, src, a.QueryPos)
 	u.bar.Help.SetText(note)
 	u.switchOffWith(note)
 }
@@ -111,24 +104,9 @@ func (u *UI) presetRandom() {
 	}
 	u.cmp.heads = randomAttentionHeads(u.info, n, seed)
 	u.showHeads(true)
-	note := fmt.Sprintf("Preset: %d heads drawn at random with seed %d.", n, seed)
+	note := views.RandomHeadsNote(n, seed)
 	u.bar.Help.SetText(note)
 	u.switchOffWith(note)
-}
-
-func tokenWords(toks []trace.Token, pos int) string {
-	if pos < 0 || pos >= len(toks) {
-		return "the source"
-	}
-	return fmt.Sprintf("«%s» (position %d)", format.Visible(toks[pos].Text), pos)
-}
-
-// headsWord is "the head" for 1 and "10 heads" for 10.
-func headsWord(n int) string {
-	if n == 1 {
-		return "head"
-	}
-	return fmt.Sprintf("%d heads", n)
 }
 
 // randomAttentionHeads draws n heads of the layers that have attention: a

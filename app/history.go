@@ -1,9 +1,7 @@
 package app
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 
 	"loupe/trace"
 	"loupe/views"
@@ -48,51 +46,7 @@ func (u *UI) pickRuns(a, b int) {
 		return
 	}
 	c.a, c.b = a, b
-	c.kind = describePair(c.runs[a], c.runs[b], u.headBase())
+	c.kind = views.DescribePair(c.runs[a], c.runs[b], u.headBase())
 	u.listRuns()
 	u.refreshCompare()
-}
-
-// describePair says what differs between the settings of two runs.
-func describePair(a, b *trace.Run, base int) string {
-	var d []string
-	if a == b {
-		return "A and B are the same run."
-	}
-	if a.Prompt != b.Prompt {
-		d = append(d, "the prompt")
-	}
-	sa, sb := a.Settings, b.Settings
-	mode := func(s trace.Settings) string {
-		if s.Temperature == 0 {
-			return "greedy"
-		}
-		return fmt.Sprintf("sampled at T %.2g (top-k %d, top-p %.2g, min-p %.2g) with seed %d", s.Temperature, s.TopK, s.TopP, s.MinP, s.Seed)
-	}
-	if mode(sa) != mode(sb) {
-		d = append(d, fmt.Sprintf("decoding (%s in A, %s in B)", mode(sa), mode(sb)))
-	}
-	if sa.Kernels != sb.Kernels {
-		d = append(d, fmt.Sprintf("kernels (%s in A, %s in B)", sa.Kernels, sb.Kernels))
-	}
-	if sa.Threads != sb.Threads {
-		d = append(d, fmt.Sprintf("threads (%d in A, %d in B)", sa.Threads, sb.Threads))
-	}
-	if !slices.Equal(sa.Ablate, sb.Ablate) {
-		d = append(d, fmt.Sprintf("heads switched off (%s in A, %s in B)", headList(sa.Ablate, base), headList(sb.Ablate, base)))
-	}
-	if a.Model.Path != b.Model.Path {
-		d = append(d, "the model")
-	}
-	if len(d) == 0 {
-		return "A and B have the same model, prompt and settings."
-	}
-	return "A and B differ in " + strings.Join(d, ", ") + "."
-}
-
-func headList(hs []trace.Head, base int) string {
-	if len(hs) == 0 {
-		return "none"
-	}
-	return trace.FormatHeads(hs, base)
 }

@@ -6,10 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/dialog"
-	"fyne.io/fyne/v2/widget"
-
 	"loupe/engine/chat"
 	"loupe/trace"
 	"loupe/trace/stats"
@@ -66,8 +62,7 @@ func (u *UI) switchOffWith(note string) {
 	}
 	s := a.Settings
 	s.Ablate = slices.Clone(u.cmp.heads)
-	kind := fmt.Sprintf("B is A rerun with %d head%s switched off (outputs zeroed before o_proj at every position): %s (layer:head, counted from %d).",
-		len(s.Ablate), map[bool]string{true: "", false: "s"}[len(s.Ablate) == 1], trace.FormatHeads(s.Ablate, u.headBase()), u.headBase())
+	kind := views.SwitchOffKind(s.Ablate, u.headBase())
 	if note != "" {
 		kind += " " + note
 	}
@@ -153,21 +148,10 @@ func (u *UI) askVariant() {
 			a = base
 		}
 	}
-	e := widget.NewMultiLineEntry()
-	e.Wrapping = fyne.TextWrapWord
-	e.SetText(a.Prompt)
-	e.SetMinRowsVisible(3)
-	d := dialog.NewForm("Compare with a variant", "Run the variant", "Cancel",
-		[]*widget.FormItem{widget.NewFormItem("Prompt B", e),
-			widget.NewFormItem("", widget.NewLabel("Change one word (purple ⟶ green): the same heads should react to the new word."))},
-		func(ok bool) {
-			defer u.rescue()
-			if ok {
-				u.runVariant(a, e.Text)
-			}
-		}, u.win)
-	d.Resize(d.MinSize().AddWidthHeight(300, 0))
-	d.Show()
+	views.VariantDialog(a.Prompt, func(prompt string) {
+		defer u.rescue()
+		u.runVariant(a, prompt)
+	}, u.win).Show()
 }
 
 // runVariant runs prompt with run A's settings as B of a comparison.

@@ -77,3 +77,27 @@ func TestCompareDelta(t *testing.T) {
 		t.Fatalf("no attention captured, but grids %v (%q)", c.HasGrids, c.GridNote)
 	}
 }
+
+func TestSentencesOfAnAblation(t *testing.T) {
+	a := &trace.Run{Prompt: "My favourite colour is", Settings: trace.Settings{Kernels: "avx2"}}
+	b := &trace.Run{Prompt: a.Prompt, Settings: trace.Settings{Kernels: "avx2", Ablate: []trace.Head{{Layer: 18, Head: 1}}}}
+	if got, want := DescribePair(a, b, 1), "A and B differ in heads switched off (none in A, 19:2 in B)."; got != want {
+		t.Errorf("DescribePair = %q, want %q", got, want)
+	}
+	if got := DescribePair(a, a, 0); got != "A and B are the same run." {
+		t.Errorf("same run: %q", got)
+	}
+	if got, want := SwitchOffKind(b.Settings.Ablate, 0), "B is A rerun with 1 head switched off (outputs zeroed before o_proj at every position): 18:1 (layer:head, counted from 0)."; got != want {
+		t.Errorf("SwitchOffKind = %q, want %q", got, want)
+	}
+	if got := HeadsHelp(3, 1); got != "3 heads selected (framed in orange on the grid)." {
+		t.Errorf("HeadsHelp = %q", got)
+	}
+	toks := []trace.Token{{Text: "My"}, {Text: " favourite"}}
+	if got, want := TopHeadsNote(1, toks, 1, 4), "Preset: the head that looks most at «·favourite» (position 1) from position 4."; got != want {
+		t.Errorf("TopHeadsNote = %q, want %q", got, want)
+	}
+	if got := TopHeadsNote(10, toks, 9, 4); !strings.Contains(got, "the 10 heads that look most at the source") {
+		t.Errorf("TopHeadsNote(10) = %q", got)
+	}
+}

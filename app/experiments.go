@@ -3,13 +3,21 @@ package app
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
+	nativedialog "github.com/sqweek/dialog"
 
 	"loupe/engine"
 	"loupe/engine/experiment"
 	"loupe/engine/perf"
+	"loupe/kernels"
 	"loupe/trace/stats"
 	"loupe/views"
 	"loupe/viz"
@@ -39,6 +47,9 @@ func (u *UI) newExperiments() *views.ExperimentsPanel {
 	p.OnChoose = guard1(u, u.planExperiment)
 	p.OnRun = guard1(u, u.runExperiment)
 	p.OnCancel = u.guard(u.stop)
+	p.OnSave = u.guard(u.saveExperiment)
+	p.OnOpen = u.guard(u.pickExperiment)
+	p.OnRerun = u.guard(u.rerunExperiment)
 	p.OnExport = guard1(u, func(f string) { u.export("experiments", f) })
 	p.Theme = u.vizTheme
 	return p
@@ -101,6 +112,14 @@ func (u *UI) runExperiment(key string) {
 		u.fail("Kernel level", err)
 		return
 	}
+	u.experimentRecord = nil
+	u.startExperiment(m, opt)
+}
+
+// startExperiment runs opt on m in the background; experimentDone shows
+// the result.
+func (u *UI) startExperiment(m *engine.Model, opt experiment.Options) {
+	u.experimentOpt = opt
 	ctx, cancel := context.WithCancel(u.ctx)
 	u.cancel, u.running = cancel, true
 	u.gen++
@@ -176,6 +195,9 @@ func (u *UI) experimentDone(gen int, r experiment.Result, err error) {
 	if err == nil {
 		u.experiment = &r
 		u.experiments.Display(u.experimentFigure(), experiment.Reading(r), strings.Join(experimentNotes(r), "\n"))
+		if rec := u.experimentRecord; rec != nil && !r.Cancelled {
+			u.experiments.Status.SetText("Re-run done. " + experiment.Compare(*rec, r))
+		}
 	}
 	u.afterRun(err)
 	u.idle()
@@ -264,3 +286,99 @@ func (e experimentExport) CSV(*views.CSV) error {
 	return errors.New("the experiments write their CSV whole")
 }
 func (e experimentExport) WholeCSV() ([]byte, error) { return e.u.experimentCSV() }
+
+// saveExperiment writes the last result with what reruns it (model
+// fingerprint, options, kernel level, threads).
+func (u *UI) saveExperiment() {
+	data, err := u.experimentJSON()
+	if err != nil {
+		u.fail("Could not save the experiment", err)
+		return
+	}
+	u.saveFile("Save the experiment", "loupe-experiment-"+u.experiment.What+".json", "json", data)
+}
+
+// experimentJSON is the last result as a saved experiment.
+func (u *UI) experimentJSON() ([]byte, error) {
+	r := u.experiment
+	m, ok := u.backend.(*engine.Model)
+	if r == nil || !ok {
+		return nil, errors.New("run an experiment first")
+	}
+	fp, err := experiment.Fingerprint(u.info.Path)
+	if err != nil {
+		return nil, err
+	}
+	rec := experiment.NewRecord(*r, u.experimentOpt, u.info.Path, fp, kernels.Active().String(), m.Threads())
+	return json.MarshalIndent(rec, "", " ")
+}
+
+// pickExperiment asks for a saved experiment and opens it.
+func (u *UI) pickExperiment() {
+	u.pick(func() (string, error) {
+		return nativedialog.File().Title("Open a saved experiment").Filter("Loupe experiment", "json").Load()
+	}, func(use func(string)) {
+		dialog.ShowFileOpen(func(r fyne.URIReadCloser, err error) {
+			if err == nil && r != nil {
+				r.Close()
+				use(r.URI().Path())
+			}
+		}, u.win)
+	}, u.openExperiment)
+}
+
+// openExperiment shows a saved result and offers to rerun it.
+func (u *UI) openExperiment(path string) {
+	data, err := os.ReadFile(path)
+	if err == nil {
+		var rec experiment.Record
+		if rec, err = experiment.ReadRecord(data); err == nil {
+			r := rec.Result()
+			u.experiment, u.experimentRecord = &r, &rec
+			u.showTab("experiments")
+			u.experiments.Choose(rec.What)
+			u.experiments.Display(u.experimentFigure(), rec.Reading, strings.Join(experimentNotes(r), "\n"))
+			u.experiments.Plan.SetText(fmt.Sprintf("Saved %s on %s (%s kernels, %d threads). Re-run measures it again with the same settings and compares.",
+				rec.When.Local().Format("2006-01-02 15:04"), filepath.Base(rec.ModelPath), rec.Kernels, rec.Threads))
+			u.experiments.Rerun.Show()
+			return
+		}
+	}
+	u.fail("Could not open the experiment", fmt.Errorf("%s: %w", path, err))
+}
+
+// rerunExperiment measures the opened result again: the same model
+// (checked by its fingerprint), options, kernel level and threads.
+func (u *UI) rerunExperiment() {
+	rec := u.experimentRecord
+	m, ok := u.backend.(*engine.Model)
+	switch {
+	case rec == nil:
+		u.fail("Nothing to re-run", errors.New("open a saved experiment first"))
+		return
+	case u.running || u.loading:
+		u.experiments.Status.SetText("The model is busy: wait for it or stop it first.")
+		return
+	case !ok:
+		u.fail("No model loaded", fmt.Errorf("open %s first: the experiment reruns on it", rec.ModelPath))
+		return
+	}
+	if fp, err := experiment.Fingerprint(u.info.Path); err != nil || fp != rec.Fingerprint {
+		u.fail("Another model", fmt.Errorf("the experiment was measured on %s; the model open now is not that one (its files differ): open it, then re-run", rec.ModelPath))
+		return
+	}
+	l, ok := kernels.ParseLevel(rec.Kernels)
+	if !ok || !kernels.Supported(l) {
+		u.fail("Kernel level", fmt.Errorf("the experiment ran at level %s, which this CPU does not have", rec.Kernels))
+		return
+	}
+	if err := kernels.SetLevel(l); err != nil {
+		u.fail("Kernel level", err)
+		return
+	}
+	if rec.Threads > 0 && rec.Threads != m.Threads() {
+		m.SetThreads(rec.Threads)
+		u.threads = rec.Threads
+	}
+	u.startExperiment(m, rec.Opts())
+}

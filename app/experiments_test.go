@@ -3,6 +3,7 @@ package app
 import (
 	"bytes"
 	"image/png"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -84,5 +85,31 @@ func TestExperimentCancels(t *testing.T) {
 	h.generate("My cat", 2)
 	if u.lastRun == nil {
 		t.Fatal("no generation after the cancelled experiment")
+	}
+}
+
+// A saved result opens with its figure and reruns on the same model,
+// compared with the saved figures.
+func TestExperimentSaveOpenRerun(t *testing.T) {
+	h := experimentHarness(t)
+	u := h.u
+	onUI(func() { u.runExperiment(experiment.Threads) })
+	h.wait()
+	data, err := u.experimentJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "threads.json")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	onUI(func() { u.experiment = nil; u.openExperiment(path) })
+	if u.experiment == nil || u.experimentRecord == nil || !u.experiments.Rerun.Visible() {
+		t.Fatalf("opened %v, record %v", u.experiment, u.experimentRecord)
+	}
+	onUI(u.rerunExperiment)
+	h.wait()
+	if s := u.experiments.Status.Text; !strings.Contains(s, "Re-run done") || !strings.Contains(s, "same tokens") {
+		t.Fatalf("status %q", s)
 	}
 }

@@ -49,8 +49,10 @@ type UI struct {
 	// experiments: the Experiments panel and its last result (experiments.go)
 	experiments       *views.ExperimentsPanel
 	experiment        *experiment.Result
-	experimentStarted bool             // --experiment has been run
-	bar               *views.AblateBar // under the attention grid: heads to switch off
+	experimentStarted bool               // --experiment has been run
+	experimentOpt     experiment.Options // of the last experiment started
+	experimentRecord  *experiment.Record // the saved result opened, if any
+	bar               *views.AblateBar   // under the attention grid: heads to switch off
 	tabs              *container.AppTabs
 	cmp               compareState // history, compared pair, selected heads (compare.go)
 

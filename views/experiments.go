@@ -22,12 +22,18 @@ type ExperimentsPanel struct {
 	OnRun    func(key string)
 	OnCancel func()
 	OnExport func(format string)
+	OnSave   func() // save the result with what reruns it
+	OnOpen   func() // open a saved result
+	OnRerun  func() // rerun the opened result and compare
 	Theme    func() viz.Theme
 
 	List     *widget.Select
 	Plan     *widget.Label // what it will run, about how long
 	Run      *widget.Button
 	Cancel   *widget.Button
+	Save     *widget.Button
+	Open     *widget.Button
+	Rerun    *widget.Button // shown once a saved result is open
 	Progress *widget.ProgressBar
 	Status   *widget.Label // what runs now, or why it stopped
 	Reading  *widget.Label // the sentence under the figure
@@ -64,15 +70,28 @@ func NewExperimentsPanel(list []Experiment) *ExperimentsPanel {
 	})
 	p.Cancel.Disable()
 	p.Progress.Hide()
+	call := func(f *func()) func() {
+		return func() {
+			if *f != nil {
+				(*f)()
+			}
+		}
+	}
+	p.Save = widget.NewButton("Save result…", call(&p.OnSave))
+	p.Save.Disable()
+	p.Open = widget.NewButton("Open result…", call(&p.OnOpen))
+	p.Rerun = widget.NewButton("Re-run and compare", call(&p.OnRerun))
+	p.Rerun.Hide()
 	head := container.NewVBox(
 		container.NewBorder(nil, nil, widget.NewLabel("Experiment:"), container.NewHBox(p.Run, p.Cancel), p.List),
 		p.Plan, p.Progress, p.Status)
 	body := container.NewVBox(p.fig.img, p.Reading, p.Notes)
-	p.box = container.NewBorder(container.NewVBox(exportButtons(func(f string) {
+	files := container.NewHBox(p.Save, p.Open, p.Rerun)
+	p.box = container.NewBorder(container.NewVBox(container.NewBorder(nil, nil, files, nil, exportButtons(func(f string) {
 		if p.OnExport != nil {
 			p.OnExport(f)
 		}
-	}), head), nil, nil, nil, container.NewVScroll(body))
+	})), head), nil, nil, nil, container.NewVScroll(body))
 	p.ExtendBaseWidget(p)
 	return p
 }
@@ -107,6 +126,9 @@ func (p *ExperimentsPanel) Choose(key string) {
 func (p *ExperimentsPanel) SetRunning(on bool) {
 	if on {
 		p.Run.Disable()
+		p.Save.Disable()
+		p.Open.Disable()
+		p.Rerun.Disable()
 		p.List.Disable()
 		p.Cancel.Enable()
 		p.Progress.SetValue(0)
@@ -114,6 +136,8 @@ func (p *ExperimentsPanel) SetRunning(on bool) {
 		return
 	}
 	p.Run.Enable()
+	p.Open.Enable()
+	p.Rerun.Enable()
 	p.List.Enable()
 	p.Cancel.Disable()
 	p.Progress.Hide()
@@ -128,6 +152,11 @@ func (p *ExperimentsPanel) SetProgress(frac float64, what string) {
 // Display draws a result: its figure (nil clears), the sentence reading it
 // and its notes.
 func (p *ExperimentsPanel) Display(fig viz.Figure, reading, notes string) {
+	if fig != nil {
+		p.Save.Enable()
+	} else {
+		p.Save.Disable()
+	}
 	p.fig.show(fig)
 	p.Reading.SetText(reading)
 	p.Notes.SetText(notes)

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -209,5 +210,42 @@ func TestTwoTexts(t *testing.T) {
 	}
 	if !strings.Contains(Reading(r), "writing") {
 		t.Fatalf("reading %q", Reading(r))
+	}
+}
+
+// A saved experiment reads back as the same points, and reruns with the
+// same options; Compare sets the rerun against it.
+func TestRecordRoundTrip(t *testing.T) {
+	m, dir := load(t, "tiny")
+	opt := Options{What: Threads, Values: []string{"1", "2"}, Prompt: prompt, DecodeTokens: 3}
+	r, err := Run(context.Background(), m, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp, err := Fingerprint(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(NewRecord(r, opt, dir, fp, "avx2", 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := ReadRecord(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := rec.Result()
+	if len(back.Points) != 2 || back.Points[1].Value != 2 || back.Points[0].DecodeTokS != r.Points[0].DecodeTokS || rec.Fingerprint != fp {
+		t.Fatalf("read back %+v", back.Points)
+	}
+	again, err := Run(context.Background(), m, rec.Opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := Compare(rec, again); !strings.Contains(s, "The same tokens were written at 2 of 2 points") {
+		t.Fatalf("compare: %s", s)
+	}
+	if _, err := ReadRecord([]byte(`{"format":"other"}`)); err == nil {
+		t.Fatal("a file of another format was read")
 	}
 }

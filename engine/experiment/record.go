@@ -1,0 +1,144 @@
+package experiment
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"time"
+)
+
+// RecordFormat names the file of a saved experiment.
+const RecordFormat = "loupe-experiment-1"
+
+// Record is a finished experiment with what reruns it: the model (path
+// and Fingerprint), the options, the kernel level and the threads.
+// Experiments are greedy: no seed is drawn.
+type Record struct {
+	Format      string      `json:"format"`
+	When        time.Time   `json:"when"`
+	ModelPath   string      `json:"model_path"`
+	Fingerprint string      `json:"model_fingerprint"`
+	Kernels     string      `json:"kernels"`
+	Threads     int         `json:"threads"`
+	Options     RecordOpts  `json:"options"`
+	What        string      `json:"what"`
+	Bandwidth   float64     `json:"bandwidth_gb_s"`
+	Stopped     string      `json:"stopped,omitempty"`
+	Notes       []string    `json:"notes,omitempty"`
+	Reading     string      `json:"reading"`
+	Points      []RecordPnt `json:"points"`
+}
+
+// RecordOpts are the Options that reproduce a run (not its callbacks).
+type RecordOpts struct {
+	Values       []string `json:"values,omitempty"`
+	Prompt       string   `json:"prompt"`
+	Second       string   `json:"second,omitempty"`
+	SecondLabel  string   `json:"second_label,omitempty"`
+	PromptTokens int      `json:"prompt_tokens"`
+	DecodeTokens int      `json:"decode_tokens"`
+	Repeat       int      `json:"repeat"`
+	ComputeFill  bool     `json:"compute_fill,omitempty"`
+}
+
+// RecordPnt is a Point with its details.
+type RecordPnt struct {
+	Value          any     `json:"value"`
+	Label          string  `json:"label"`
+	PrefillTokS    float64 `json:"prefill_tok_s"`
+	DecodeTokS     float64 `json:"decode_tok_s"`
+	BytesPerToken  float64 `json:"bytes_per_token"`
+	Predicted      float64 `json:"predicted_decode_tok_s"`
+	PrefillTokens  int     `json:"prefill_tokens"`
+	PrefillSeconds float64 `json:"prefill_seconds"`
+	DecodeTokens   int     `json:"decode_tokens"`
+	DecodeSeconds  float64 `json:"decode_seconds"`
+	WeightBytes    float64 `json:"weight_bytes"`
+	BandwidthGBs   float64 `json:"bandwidth_gb_s"`
+	Ids            []int   `json:"ids,omitempty"`
+}
+
+// NewRecord describes r, run with opt on the model at path.
+func NewRecord(r Result, opt Options, path, fingerprint, kernels string, threads int) Record {
+	opt = withDefaults(opt)
+	rec := Record{Format: RecordFormat, When: time.Now().UTC(), ModelPath: path, Fingerprint: fingerprint,
+		Kernels: kernels, Threads: threads, What: r.What, Bandwidth: r.BandwidthGBs, Stopped: r.Stopped,
+		Notes: r.Notes, Reading: Reading(r),
+		Options: RecordOpts{Values: opt.Values, Prompt: opt.Prompt, Second: opt.Second, SecondLabel: opt.SecondLabel,
+			PromptTokens: opt.PromptTokens, DecodeTokens: opt.DecodeTokens, Repeat: opt.Repeat, ComputeFill: opt.ComputeFill}}
+	for _, p := range r.Points {
+		rec.Points = append(rec.Points, RecordPnt{Value: p.Value, Label: p.Label, PrefillTokS: p.PrefillTokS,
+			DecodeTokS: p.DecodeTokS, BytesPerToken: p.BytesPerToken, Predicted: p.PredictedDecodeTokS,
+			PrefillTokens: p.PrefillTokens, PrefillSeconds: p.PrefillSeconds, DecodeTokens: p.DecodeTokens,
+			DecodeSeconds: p.DecodeSeconds, WeightBytes: p.WeightBytes, BandwidthGBs: p.BandwidthGBs, Ids: p.Ids})
+	}
+	return rec
+}
+
+// Result is the record as a Result again (to draw it).
+func (rec Record) Result() Result {
+	r := Result{What: rec.What, BandwidthGBs: rec.Bandwidth, Stopped: rec.Stopped, Notes: rec.Notes, Points: []Point{}}
+	for _, p := range rec.Points {
+		v := p.Value
+		if f, ok := v.(float64); ok && f == math.Trunc(f) { // JSON numbers come back as float64
+			v = int(f)
+		}
+		r.Points = append(r.Points, Point{Value: v, Label: p.Label, PrefillTokS: p.PrefillTokS, DecodeTokS: p.DecodeTokS,
+			BytesPerToken: p.BytesPerToken, PredictedDecodeTokS: p.Predicted, PrefillTokens: p.PrefillTokens,
+			PrefillSeconds: p.PrefillSeconds, DecodeTokens: p.DecodeTokens, DecodeSeconds: p.DecodeSeconds,
+			WeightBytes: p.WeightBytes, BandwidthGBs: p.BandwidthGBs, Ids: p.Ids})
+	}
+	return r
+}
+
+// Options are the options that rerun the record (callbacks unset).
+func (rec Record) Opts() Options {
+	o := rec.Options
+	return Options{What: rec.What, Values: o.Values, Prompt: o.Prompt, Second: o.Second, SecondLabel: o.SecondLabel,
+		PromptTokens: o.PromptTokens, DecodeTokens: o.DecodeTokens, Repeat: o.Repeat, ComputeFill: o.ComputeFill}
+}
+
+// ReadRecord parses a saved experiment.
+func ReadRecord(data []byte) (Record, error) {
+	var rec Record
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return rec, fmt.Errorf("not a saved Loupe experiment: %v", err)
+	}
+	if rec.Format != RecordFormat {
+		return rec, fmt.Errorf("not a saved Loupe experiment (format %q, want %q)", rec.Format, RecordFormat)
+	}
+	return rec, nil
+}
+
+// Compare says how a rerun's figures stand against the record's: the
+// median ratio of the decode and prefill speeds point by point, and
+// whether the written tokens are the same (greedy: they should be, in
+// the same arithmetic).
+func Compare(rec Record, r Result) string {
+	var dec, pre []float64
+	same, compared := 0, 0
+	for i, p := range r.Points {
+		if i >= len(rec.Points) || fmt.Sprint(rec.Points[i].Value) != fmt.Sprint(p.Value) {
+			break
+		}
+		q := rec.Points[i]
+		if q.DecodeTokS > 0 && q.PrefillTokS > 0 {
+			dec, pre = append(dec, p.DecodeTokS/q.DecodeTokS), append(pre, p.PrefillTokS/q.PrefillTokS)
+		}
+		if q.Ids != nil {
+			compared++
+			if FirstDivergence(q.Ids, p.Ids) < 0 && len(q.Ids) == len(p.Ids) {
+				same++
+			}
+		}
+	}
+	if len(dec) == 0 {
+		return "The rerun measured none of the saved points."
+	}
+	s := fmt.Sprintf("Against the saved figures, writing ran at %.2f × the saved speed and reading at %.2f × (medians over %d points).",
+		median(dec), median(pre), len(dec))
+	if compared > 0 {
+		s += fmt.Sprintf(" The same tokens were written at %d of %d points.", same, compared)
+	}
+	return s
+}

@@ -33,6 +33,20 @@ type AttnCapture struct {
 	Generated  bool  // every generated token
 	AllPrompt  bool  // every prompt position (prompts of at most 512 tokens)
 	Positions  []int // any other positions
+	// KeepBytes, when > 0, bounds the attention of generated positions the
+	// run keeps: the newest captures that fit in KeepBytes (at least the
+	// newest one), the older ones dropped as the run goes on. Every capture
+	// is still reported by an Event. Prompt positions and Positions are
+	// always kept. A capture is L·H·(pos+1) floats, so keeping all of them
+	// costs memory that grows with the square of the answer (a 28 × 12
+	// model, 3,000 tokens: 6 GB).
+	KeepBytes int64
+	// GeneratedIf, when set, narrows Generated to the positions it returns
+	// true for: a window that draws the newest capture once a frame asks
+	// for the next one only once it has taken the last, instead of copying
+	// megabytes a token that nobody sees. Called on Generate's goroutine
+	// before each decode step.
+	GeneratedIf func(pos int) bool
 }
 
 // MLPCapture names one (layer, position) whose silu(gate)·up is recorded.

@@ -48,7 +48,7 @@ func (m *Model) TimeAtContext(ctx context.Context, opt DeepOptions) (_ DeepTimin
 		return DeepTiming{}, fmt.Errorf("%w: %d positions + %d decoded = %d, the model's context is %d",
 			ErrContext, n, opt.Decode, n+opt.Decode, m.cfg.MaxPositionEmbeddings)
 	}
-	if err := m.checkKV(n + opt.Decode); err != nil {
+	if err := m.checkRunMemory(n+opt.Decode, 0); err != nil {
 		return DeepTiming{}, err
 	}
 	m.reserveContext(n + opt.Decode)

@@ -48,7 +48,7 @@ func (m *Model) generate(ctx context.Context, prompt string, ids []int, opt Gene
 	if err != nil {
 		return nil, err
 	}
-	if err := m.checkKV(len(g.ids) + g.opt.Settings.MaxTokens); err != nil {
+	if err := m.checkRunMemory(len(g.ids)+g.opt.Settings.MaxTokens, g.captureBytes()); err != nil {
 		return nil, err
 	}
 	m.reserveContext(len(g.ids) + g.opt.Settings.MaxTokens)
@@ -246,18 +246,52 @@ func (m *Model) newRun(prompt string, ids []int, opt GenerateOptions, think *thi
 	return run
 }
 
+// captureBytes is the most memory the run's captures take: the attention
+// rows of the prompt positions and Positions, of the generated positions
+// (within Attn.KeepBytes plus the newest one when it is set), and the MLP
+// values.
+func (g *generation) captureBytes() int64 {
+	c, a := &g.m.cfg, g.opt.Attn
+	perKey := int64(g.m.kvLayers()*c.NumAttentionHeads) * 4 // one key of one capture, every layer and head
+	end := g.nPrompt + g.opt.Settings.MaxTokens             // positions 0…end-1
+	keys := func(lo, hi int) int64 {                        // Σ (p+1) for p in lo…hi-1
+		return int64(hi-lo) * int64(lo+hi+1) / 2
+	}
+	var attn int64
+	switch {
+	case a.AllPrompt:
+		attn += keys(0, g.nPrompt)
+	case a.LastPrompt:
+		attn += int64(g.nPrompt)
+	}
+	for _, p := range a.Positions {
+		attn += int64(p + 1)
+	}
+	attn *= perKey
+	if a.Generated {
+		gen := keys(g.nPrompt, end) * perKey
+		if a.KeepBytes > 0 {
+			gen = min(gen, a.KeepBytes+int64(end)*perKey)
+		}
+		attn += gen
+	}
+	return attn + int64(len(g.opt.MLP))*int64(c.IntermediateSize)*4
+}
+
 // wantAttn reports whether the attention of query position pos is captured.
 func (g *generation) wantAttn(pos int) bool {
 	a := g.opt.Attn
 	if pos < g.nPrompt && (a.AllPrompt || a.LastPrompt && pos == g.nPrompt-1) {
 		return true
 	}
-	return pos >= g.nPrompt && a.Generated || slices.Contains(a.Positions, pos)
+	if slices.Contains(a.Positions, pos) {
+		return true
+	}
+	return pos >= g.nPrompt && a.Generated && (a.GeneratedIf == nil || a.GeneratedIf(pos))
 }
 
 // attnFor registers the captures of positions lo…hi-1 and returns them.
 func (g *generation) attnFor(lo, hi int) []*trace.Attention {
-	c := &g.m.cfg
 	g.pr.attn = nil
 	var caps []*trace.Attention
 	for pos := lo; pos < hi; pos++ {
@@ -265,8 +299,7 @@ func (g *generation) attnFor(lo, hi int) []*trace.Attention {
 			if g.pr.attn == nil {
 				g.pr.attn = map[int]*trace.Attention{}
 			}
-			a := newAttention(c.NumHiddenLayers, c.NumAttentionHeads, pos)
-			g.m.dropLayersWithoutAttention(a)
+			a := g.m.newAttentionCapture(pos)
 			g.pr.attn[pos] = a
 			caps = append(caps, a)
 		}
@@ -305,13 +338,23 @@ func (g *generation) prefill(ctx context.Context) ([]float32, error) {
 	return logits, nil
 }
 
-// keepAttention adds finished captures to the run and reports them.
+// keepAttention adds finished captures to the run and reports them; with
+// Attn.KeepBytes the run keeps only the newest generated ones.
 func (g *generation) keepAttention(caps []*trace.Attention) {
 	for _, a := range caps {
 		g.run.Attention = append(g.run.Attention, *a)
 		cp := *a
 		g.emit(Event{Attention: &cp})
 	}
+	if len(caps) > 0 && g.opt.Attn.KeepBytes > 0 {
+		g.run.Attention = trace.TrimAttention(g.run.Attention, g.opt.Attn.KeepBytes, g.pinnedAttn)
+	}
+}
+
+// pinnedAttn reports whether the capture of pos is kept whatever
+// Attn.KeepBytes says: a prompt position or one asked for by name.
+func (g *generation) pinnedAttn(pos int) bool {
+	return pos < g.nPrompt || slices.Contains(g.opt.Attn.Positions, pos)
 }
 
 // decode samples a token from logits, records and reports it at once,

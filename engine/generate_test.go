@@ -124,6 +124,43 @@ func TestGenerateEventsAndAttention(t *testing.T) {
 	}
 }
 
+// With Attn.KeepBytes the run keeps the last prompt token and the newest
+// generated captures within the budget, however many tokens it writes, and
+// still reports every capture as an event.
+func TestGenerateKeepBytesBoundsAttention(t *testing.T) {
+	m, _, cfg := genModel(t)
+	opt := greedy(40)
+	perKey := int64(cfg.NumHiddenLayers * cfg.NumAttentionHeads * 4) // bytes a capture takes per key
+	opt.Attn.KeepBytes = 100 * perKey                                // ~2 captures at position 40
+	opt.Attn.Positions = []int{5}
+	events := 0
+	run, err := m.Generate(context.Background(), "Hello world", opt, func(e Event) {
+		if e.Attention != nil {
+			events++
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []int
+	var free int64
+	for _, a := range run.Attention {
+		kept = append(kept, a.QueryPos)
+		if a.QueryPos >= 2 && a.QueryPos != 5 {
+			free += a.Bytes()
+		}
+	}
+	// Prompt "Hello world" is 2 tokens: captures 1 (last prompt), 2…40
+	// (the last token, 41, is never run through the model).
+	if events != 40 {
+		t.Errorf("%d attention events, want 40 (every capture is reported)", events)
+	}
+	if free > opt.Attn.KeepBytes || len(kept) < 3 || kept[0] != 1 || kept[1] != 5 || kept[len(kept)-1] != 40 {
+		t.Errorf("kept positions %v (%d bytes of generated ones, budget %d): want 1, 5 and the newest up to 40",
+			kept, free, opt.Attn.KeepBytes)
+	}
+}
+
 func TestGenerateStops(t *testing.T) {
 	m, _, _ := genModel(t)
 	ctx := context.Background()

@@ -41,11 +41,10 @@ func (m *Model) Inspect(ctx context.Context, ids []int, pos int, opt InspectOpti
 	}
 	c := &m.cfg
 	pr := &probes{
-		attn:  map[int]*trace.Attention{pos: newAttention(c.NumHiddenLayers, c.NumAttentionHeads, pos)},
+		attn:  map[int]*trace.Attention{pos: m.newAttentionCapture(pos)}, // DeltaNet layers: null, not rows of zeros
 		mlp:   map[[2]int]*trace.MLP{},
 		resid: map[int][][]float32{pos: make([][]float32, c.NumHiddenLayers)},
 	}
-	m.dropLayersWithoutAttention(pr.attn[pos]) // DeltaNet layers: null, not rows of zeros
 	for l := range c.NumHiddenLayers {
 		pr.mlp[[2]int{l, pos}] = &trace.MLP{Layer: l, Pos: pos}
 	}

@@ -220,16 +220,57 @@ func TestGenerateRefusesKVCacheLargerThanMemory(t *testing.T) {
 	}
 	defer m.Close()
 	defer func(f func() int64) { memAvailable = f }(memAvailable)
+	weights := m.Info().FileBytes
 	need := kvBytes(cfg, 200)
-	memAvailable = func() int64 { return need / 2 }
+	memAvailable = func() int64 { return weights + need/2 }
 	opt := DefaultGenerateOptions()
 	opt.Settings.MaxTokens = 190
 	if _, err := m.Generate(context.Background(), "hello world", opt, nil); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "lower max tokens") {
 		t.Fatalf("Generate with a KV cache twice the memory: %v, want ErrTooLarge saying what to do", err)
 	}
-	memAvailable = func() int64 { return need * 4 }
+	memAvailable = func() int64 { return weights + need*4 + 64<<20 }
 	if _, err := m.Generate(context.Background(), "hello world", opt, nil); err != nil {
 		t.Fatalf("Generate once memory is there: %v", err)
+	}
+}
+
+// The memory check counts the captures the panels keep: every generated
+// token's attention grows with the square of the run; KeepBytes bounds it.
+func TestGenerateMemoryCheckCountsCaptures(t *testing.T) {
+	cfg := loadConfig()
+	cfg.MaxPositionEmbeddings = 4096
+	m, err := Load(writeModel(t, cfg, randomTensors(cfg, 47), "BF16", nil), LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	defer func(f func() int64) { memAvailable = f }(memAvailable)
+	opt := DefaultGenerateOptions()
+	opt.Settings.MaxTokens = 3000
+	opt.EOS = []int{-1}
+	g, err := m.newGeneration("hello world", m.Encode("hello world"), opt, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perKey := int64(cfg.NumHiddenLayers * cfg.NumAttentionHeads * 4)
+	// The last prompt token (position 1: 2 keys) and positions 2…3001.
+	want := (2 + int64(3000)*(2+3003)/2) * perKey
+	if got := g.captureBytes(); got != want {
+		t.Fatalf("captureBytes = %d, want %d", got, want)
+	}
+	weights, kv := m.Info().FileBytes, kvBytes(cfg, 3002)
+	memAvailable = func() int64 { return weights + kv + want/2 }
+	_, err = m.Generate(context.Background(), "hello world", opt, nil)
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "what the panels record") {
+		t.Fatalf("Generate with captures beyond the memory: %v, want ErrTooLarge naming the captures", err)
+	}
+	opt.Settings.MaxTokens = 3
+	opt.Attn.KeepBytes = 1 << 20
+	g, _ = m.newGeneration("hello world", m.Encode("hello world"), opt, nil)
+	opt.Settings.MaxTokens = 3000
+	g.opt = opt
+	if got, bound := g.captureBytes(), 2*perKey+1<<20+3002*perKey; got != bound {
+		t.Fatalf("captureBytes with KeepBytes = %d, want %d", got, bound)
 	}
 }
 

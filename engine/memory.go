@@ -52,21 +52,22 @@ func checkMemory(set tensorSet, cfg Config) error {
 	return nil
 }
 
-// checkKV refuses a generation whose KV cache of n positions cannot be
-// allocated from the memory available now (the cache already held counts
-// as available: it is reallocated).
-func (m *Model) checkKV(n int) error {
-	if n <= m.ctxCap {
-		return nil
-	}
+// checkRunMemory refuses a generation of n positions (prompt + max tokens)
+// whose memory cannot come from what is available now: the weights (file
+// pages the system counts as available, but which must stay), the KV
+// cache of n positions (the cache already held counts as available: it is
+// reallocated) and captures bytes of what the run records for the panels.
+func (m *Model) checkRunMemory(n int, captures int64) error {
 	avail := memAvailable()
 	if avail <= 0 {
 		return nil
 	}
-	need := kvBytes(m.cfg, n)
-	if have := avail + int64(len(m.kCache)+len(m.vCache))*4; need > have {
-		return fmt.Errorf("%w: the KV cache for %d tokens (prompt + max tokens) needs %s, this machine has %s available now — lower max tokens or shorten the prompt",
-			ErrTooLarge, n, gib(need), gib(have))
+	weights, kv := m.info.FileBytes, kvBytes(m.cfg, n)
+	have := avail + int64(len(m.kCache)+len(m.vCache))*4
+	if need := weights + kv + captures; need > have {
+		return fmt.Errorf("%w: the weights need %s, the KV cache for %d tokens (prompt + max tokens) %s and what the panels record %s, %s in all; "+
+			"this machine has %s available now — lower max tokens or shorten the prompt",
+			ErrTooLarge, gib(weights), n, gib(kv), gib(captures), gib(need), gib(have))
 	}
 	return nil
 }

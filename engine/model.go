@@ -190,17 +190,6 @@ func (m *Model) Embedding(id int) []float32 {
 	return out
 }
 
-// dropLayersWithoutAttention empties a capture's rows of the layers that
-// have no attention map (a hybrid's DeltaNet layers), so that panels show
-// them as gaps rather than zeros.
-func (m *Model) dropLayersWithoutAttention(a *trace.Attention) {
-	for l, slot := range m.kvSlot {
-		if slot < 0 {
-			a.Weights[l] = nil
-		}
-	}
-}
-
 // kvLayers is the number of layers the KV cache holds.
 func (m *Model) kvLayers() int {
 	if m.kvSlot == nil {

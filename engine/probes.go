@@ -29,6 +29,27 @@ func newAttention(L, H, pos int) *trace.Attention {
 	return a
 }
 
+// newAttentionCapture is newAttention for this model: layers without
+// attention (Gated DeltaNet) are nil and take no memory.
+func (m *Model) newAttentionCapture(pos int) *trace.Attention {
+	c := &m.cfg
+	L, H := c.NumHiddenLayers, c.NumAttentionHeads
+	a := &trace.Attention{QueryPos: pos, Weights: make([][][]float32, L)}
+	flat := make([]float32, m.kvLayers()*H*(pos+1))
+	o := 0
+	for l := range L {
+		if m.kvSlot != nil && m.kvSlot[l] < 0 {
+			continue
+		}
+		a.Weights[l] = make([][]float32, H)
+		for qh := range H {
+			a.Weights[l][qh] = flat[o : o+pos+1 : o+pos+1]
+			o += pos + 1
+		}
+	}
+	return a
+}
+
 // captureAttention copies one kq_soft_max row (keys 0…pos) when pos is
 // captured. Called concurrently for distinct heads: each writes its own row.
 func (pr *probes) captureAttention(l, qh, pos int, row []float32) {

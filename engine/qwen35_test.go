@@ -196,8 +196,7 @@ func TestQwen35Probes(t *testing.T) {
 	m := qwen35Model(t, cfg, ref, "F32", 2)
 	pr := &probes{deltaNet: m.newDeltaNetCaptures(), attn: map[int]*trace.Attention{}}
 	last := len(tokens) - 1
-	pr.attn[last] = newAttention(cfg.NumHiddenLayers, cfg.NumAttentionHeads, last)
-	m.dropLayersWithoutAttention(pr.attn[last])
+	pr.attn[last] = m.newAttentionCapture(last)
 	if _, err := m.forward(context.Background(), tokens, 0, pr); err != nil {
 		t.Fatal(err)
 	}

@@ -36,6 +36,20 @@ func promptTokens(b Backend, ids []int) []trace.Token {
 // × 4 bytes is ≤ 88 MB, the most we keep per run.
 const allPromptLimit = 256
 
+// attnBudget bounds the attention captures of generated tokens a run
+// keeps: the newest ones that fit, any answer's length; the others are
+// recomputed from the KV cache when looked at (attentionOnDemand). A
+// capture is layers × heads × (pos+1) floats: Qwen2.5-1.5B at position
+// 3,000, 4 MB; 16 MB is the last few of a long answer, every one of a short
+// answer on the demo model. While the run goes on the window shows the
+// newest token: the captures on their way to it and those it holds until
+// the run ends (and its own record replaces them) weigh liveAttnBudget
+// each, beside the newest one.
+const (
+	attnBudget     = 16 << 20
+	liveAttnBudget = 4 << 20
+)
+
 // generateOptions builds the engine options for one generation.
 func generateOptions(s trace.Settings, info trace.ModelInfo, promptLen int) engine.GenerateOptions {
 	opt := engine.DefaultGenerateOptions()
@@ -44,17 +58,19 @@ func generateOptions(s trace.Settings, info trace.ModelInfo, promptLen int) engi
 	opt.Ablate = s.Ablate
 	opt.Branch = s.Branch // a branch from a token (branch.go)
 	opt.Attn.AllPrompt = promptLen <= allPromptLimit
+	opt.Attn.KeepBytes = attnBudget
 	opt.MLP = mlpCaptures(info.Layers, info.Intermediate, promptLen, s.MaxTokens)
 	return opt
 }
 
 // mlpBudget bounds the MLP values one run keeps: every layer's
-// silu(gate)·up (intermediate floats) per captured position.
-const mlpBudget = 64 << 20
+// silu(gate)·up (intermediate floats) per captured position. The other
+// positions are recomputed when looked at (mlpOnDemand).
+const mlpBudget = 8 << 20
 
 // mlpCaptures records every layer at as many positions as the budget
 // allows: the last prompt token, then the generated ones, then the prompt
-// from its end. Qwen2.5-1.5B: 28 × 8,960 × 4 B = 1 MB a position, 64 of
+// from its end. Qwen2.5-1.5B: 28 × 8,960 × 4 B = 1 MB a position, 8 of
 // them; the demo model keeps every position.
 func mlpCaptures(layers, intermediate, nPrompt, maxTokens int) []engine.MLPCapture {
 	per := layers * intermediate * 4

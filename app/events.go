@@ -22,6 +22,35 @@ type events struct {
 	stopped bool
 	send    func()
 	uiCPU   time.Duration // the UI thread's CPU time at the last pace
+
+	// The queued attention captures of generated positions (from
+	// nPrompt on) weigh at most attnBudget bytes (> 0) besides the newest:
+	// older ones are dropped from the queue, which a slow frame would
+	// otherwise fill with megabytes a token (see trace.TrimAttention).
+	attnBudget int64
+	nPrompt    int
+	attnQueued []int // indices in pending of the generated captures queued, oldest first
+	attnBytes  int64
+	attnAt     time.Time // when the newest of them was queued
+	lastRead   int       // the last position the run reads back when it writes max tokens
+}
+
+// attnEvery spaces the captures of generated tokens the window asks for
+// (see wantsAttention).
+const attnEvery = 100 * time.Millisecond
+
+// wantsAttention tells the engine whether to capture the attention of the
+// next generated token (AttnCapture.GeneratedIf): yes when none is waiting
+// for the next frame or the one waiting is attnEvery old, and for the last
+// positions a run of max tokens reads, whose attention the window shows
+// when the run ends (the token the selection follows). A frame shows
+// the newest capture only; copying L·H·(pos+1) floats of every token (4 MB
+// a token at position 3,000 on a 28 × 12 model) would cost the engine time
+// and the process memory for nothing.
+func (e *events) wantsAttention(pos int) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.attnQueued) == 0 || time.Since(e.attnAt) >= attnEvery || pos >= e.lastRead
 }
 
 func newEvents(every time.Duration, send func()) *events {
@@ -33,6 +62,7 @@ func newEvents(every time.Duration, send func()) *events {
 func (e *events) add(ev engine.Event) {
 	e.mu.Lock()
 	e.pending = append(e.pending, ev)
+	e.boundAttention()
 	now := false
 	if e.timer == nil && !e.stopped {
 		if wait := e.every - time.Since(e.last); wait > 0 {
@@ -44,6 +74,25 @@ func (e *events) add(ev engine.Event) {
 	e.mu.Unlock()
 	if now {
 		e.send()
+	}
+}
+
+// boundAttention drops the oldest queued captures of generated positions
+// while they weigh more than attnBudget; the newest stays. Called with mu
+// held after an event was queued.
+func (e *events) boundAttention() {
+	a := e.pending[len(e.pending)-1].Attention
+	if e.attnBudget <= 0 || a == nil || a.QueryPos < e.nPrompt {
+		return
+	}
+	e.attnQueued = append(e.attnQueued, len(e.pending)-1)
+	e.attnBytes += a.Bytes()
+	e.attnAt = time.Now()
+	for e.attnBytes > e.attnBudget && len(e.attnQueued) > 1 {
+		old := &e.pending[e.attnQueued[0]]
+		e.attnBytes -= old.Attention.Bytes()
+		old.Attention = nil // an empty event: onEvent skips it
+		e.attnQueued = e.attnQueued[1:]
 	}
 }
 
@@ -79,7 +128,7 @@ func (e *events) take() []engine.Event {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	b := e.pending
-	e.pending = nil
+	e.pending, e.attnQueued, e.attnBytes = nil, nil, 0
 	return b
 }
 

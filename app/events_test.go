@@ -79,3 +79,52 @@ func TestEventsPace(t *testing.T) {
 		}
 	}
 }
+
+// attnEvent is the capture of query position pos on a 28 × 12 grid.
+func attnEvent(pos int) engine.Event {
+	a := trace.Attention{QueryPos: pos, Weights: make([][][]float32, 28)}
+	for l := range a.Weights {
+		a.Weights[l] = make([][]float32, 12)
+		for h := range a.Weights[l] {
+			a.Weights[l][h] = make([]float32, pos+1)
+		}
+	}
+	return engine.Event{Attention: &a}
+}
+
+// TestEventsBoundAttention: a frame that comes late does not let the queued
+// captures of generated tokens grow (they would with the square of the
+// answer): the oldest are dropped, the prompt's and the newest stay, and no
+// capture is asked for while one waits that is not attnEvery old.
+func TestEventsBoundAttention(t *testing.T) {
+	e := newEvents(time.Hour, func() {}) // no batch is taken during the test
+	e.attnBudget, e.nPrompt, e.lastRead = 1<<20, 3, 1000
+	e.add(attnEvent(2)) // the last prompt token
+	if !e.wantsAttention(3) {
+		t.Fatal("no capture waits, yet the first generated one is not asked for")
+	}
+	for pos := 3; pos < 400; pos++ {
+		e.add(tokenEvent(pos))
+		e.add(attnEvent(pos))
+	}
+	if e.wantsAttention(400) {
+		t.Error("a capture just queued, yet the next one is asked for")
+	}
+	var kept []int
+	var bytes int64
+	for _, ev := range e.take() {
+		if ev.Attention != nil {
+			kept = append(kept, ev.Attention.QueryPos)
+			if ev.Attention.QueryPos >= 3 {
+				bytes += ev.Attention.Bytes()
+			}
+		}
+	}
+	newest := attnEvent(399).Attention.Bytes()
+	if len(kept) < 2 || kept[0] != 2 || kept[len(kept)-1] != 399 || bytes > 1<<20+newest {
+		t.Errorf("kept captures %v weighing %d bytes (budget %d + the newest)", kept, bytes, 1<<20)
+	}
+	if !e.wantsAttention(400) {
+		t.Error("the queue was taken, yet the next capture is not asked for")
+	}
+}

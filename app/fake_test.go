@@ -29,8 +29,11 @@ type fakeBackend struct {
 	// largest cell to find.
 	skew bool
 	runs int // generations started
-	info func(*trace.ModelInfo)
-	last engine.GenerateOptions
+	// captured counts the attention captures of generated tokens made
+	// (the window asks for some: AttnCapture.GeneratedIf).
+	captured int
+	info     func(*trace.ModelInfo)
+	last     engine.GenerateOptions
 	// steps counts the Step events since the last ResetPoolStats: the
 	// fake's PoolStats reports them as calls, so a test sees when the
 	// window reset the workers' record.
@@ -175,10 +178,15 @@ func (f *fakeBackend) Generate(ctx context.Context, prompt string, opt engine.Ge
 		f.mu.Unlock()
 		on(engine.Event{Step: &step})
 		on(engine.Event{Token: &tok})
-		if opt.Attn.Generated {
+		if opt.Attn.Generated && (opt.Attn.GeneratedIf == nil || opt.Attn.GeneratedIf(pos)) {
 			a := f.attention(pos)
 			run.Attention = append(run.Attention, a)
 			on(engine.Event{Attention: &a})
+			f.mu.Lock()
+			f.captured++
+			f.mu.Unlock()
+			// As the engine: the run keeps the newest within KeepBytes.
+			run.Attention = trace.TrimAttention(run.Attention, opt.Attn.KeepBytes, func(p int) bool { return p < n })
 		}
 	}
 	for _, mc := range opt.MLP {

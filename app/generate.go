@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -136,18 +137,21 @@ func (u *UI) begin(prompt string, ids []int, s trace.Settings) {
 	u.controls.Status.SetText(fmt.Sprintf("Reading the prompt: %d tokens…", len(ids)))
 	u.runStart, u.runCPU = time.Now(), perf.ProcessCPUSeconds()
 	u.wg.Add(1)
-	go u.work(ctx, u.gen, u.backend, req, prompt, generateOptions(s, u.info, len(ids)))
+	go u.work(ctx, u.gen, u.backend, req, prompt, len(ids), generateOptions(s, u.info, len(ids)))
 }
 
 // work runs one generation off the UI goroutine. The engine's events are
 // handed to the UI in batches, paced by what drawing them costs (events).
-func (u *UI) work(ctx context.Context, gen int, b Backend, req *chatRequest, prompt string, opt engine.GenerateOptions) {
+func (u *UI) work(ctx context.Context, gen int, b Backend, req *chatRequest, prompt string, nPrompt int, opt engine.GenerateOptions) {
 	defer u.wg.Done()
 	u.waitInspect() // the model runs one thing at a time
 	var run *trace.Run
 	var err error
 	var evs *events
 	evs = newEvents(2*frameEvery, func() { u.do(func() { u.deliver(gen, evs) }) })
+	evs.attnBudget, evs.nPrompt = liveAttnBudget, nPrompt
+	evs.lastRead = nPrompt + opt.Settings.MaxTokens - 2
+	opt.Attn.GeneratedIf = evs.wantsAttention
 	add := evs.add
 	pr, _ := b.(poolReporter)
 	if pr != nil {
@@ -197,6 +201,7 @@ func (u *UI) deliver(gen int, evs *events) {
 	for _, ev := range batch {
 		u.onEvent(gen, ev)
 	}
+	u.attention = trace.TrimAttention(u.attention, liveAttnBudget, u.pinnedAttention())
 	u.refreshPanels()
 }
 
@@ -222,6 +227,16 @@ func (u *UI) onEvent(gen int, ev engine.Event) {
 		u.attention = append(u.attention, *ev.Attention)
 		u.dirty = true
 	}
+}
+
+// pinnedAttention reports whether the capture of a position stays
+// whatever attnBudget says: a prompt position, or the token the user picked.
+func (u *UI) pinnedAttention() func(pos int) bool {
+	first, picked := firstGenerated(u.tokens), -1
+	if !u.follow {
+		picked = u.query
+	}
+	return func(pos int) bool { return pos < first || pos == picked }
 }
 
 // addToken appends a generated token to the stream; the selection follows
@@ -297,7 +312,7 @@ func (u *UI) adoptRun(run *trace.Run) {
 		}
 		u.stream.SetSelected(u.query)
 	}
-	u.steps, u.attention, u.mlps = run.Steps, run.Attention, run.MLP
+	u.steps, u.attention, u.mlps = run.Steps, keepPicked(run.Attention, u.attention, u.query, u.follow), run.MLP
 	u.timings = append(u.timings, run.Timing)
 	u.timing.Display(u.timings, u.bandwidth, u.measuring)
 	t := run.Timing
@@ -306,6 +321,24 @@ func (u *UI) adoptRun(run *trace.Run) {
 	fmt.Printf("loupe: generated %d tokens (%s), prefill %.3f s, decode %.3f s\n",
 		t.DecodeTokens, run.StopReason, t.PrefillSeconds, t.DecodeSeconds)
 	u.writeTiming(run)
+}
+
+// keepPicked adds to the run's captures the one of the token the user
+// picked during the run, when the window kept it and the run (bounded by
+// attnBudget) did not.
+func keepPicked(run, shown []trace.Attention, q int, follow bool) []trace.Attention {
+	if follow {
+		return run
+	}
+	a, ok := stats.AttentionAt(shown, q)
+	if _, in := stats.AttentionAt(run, q); !ok || in {
+		return run
+	}
+	i := slices.IndexFunc(run, func(b trace.Attention) bool { return b.QueryPos > q })
+	if i < 0 {
+		i = len(run)
+	}
+	return slices.Insert(run, i, a)
 }
 
 func stopWords(reason string) string {

@@ -421,9 +421,14 @@ func (u *UI) refreshAttention(q int) {
 	if u.attn.HasData() && u.attn.Source() != u.stream.Source() {
 		u.stream.SetSource(u.attn.Source()) // the chosen or the strongest source, outlined
 	}
-	if aq != q && u.running {
+	switch {
+	case aq == q:
+	case u.running && q-aq == 1:
 		u.attn.Title.SetText(u.attn.Title.Text + " — the newest token is read at the next step")
-	} else if aq != q {
+	case u.running:
+		// The window asks for a capture a frame, not a token (wantsAttention).
+		u.attn.Title.SetText(u.attn.Title.Text + fmt.Sprintf(" — while the model writes, the one shown is %d tokens behind the newest", q-aq))
+	default:
 		u.attn.Title.SetText(u.attn.Title.Text + " — the newest token was never read by the model: the latest one read is shown")
 	}
 	if r := u.lastRun; r != nil && !u.running && len(r.Settings.Ablate) > 0 && u.attn.HasData() {

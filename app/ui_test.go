@@ -272,10 +272,10 @@ func TestMLPPanel(t *testing.T) {
 }
 
 func TestMLPCapturesBudget(t *testing.T) {
-	// Qwen2.5-1.5B: 1,003,520 bytes a position, 66 positions in 64 MiB:
-	// the last prompt token then 65 generated ones.
+	// Qwen2.5-1.5B: 1,003,520 bytes a position, 8 positions in 8 MiB:
+	// the last prompt token then 7 generated ones.
 	c := mlpCaptures(28, 8960, 17, 100)
-	if len(c) != 66*28 || c[0].Pos != 16 || c[len(c)-1].Pos != 81 {
+	if len(c) != 8*28 || c[0].Pos != 16 || c[len(c)-1].Pos != 23 {
 		t.Errorf("%d captures, first %+v last %+v", len(c), c[0], c[len(c)-1])
 	}
 	// The demo model's size: every position that is read.
@@ -746,5 +746,47 @@ func waitFor(t *testing.T, ok func() bool) {
 			t.Fatal("timed out")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestLongRunKeepsAttentionBounded: on a 28 × 12 grid, the attention
+// captures the window holds stay within their budgets (plus the newest)
+// while a 1,500-token answer grows and once it is done, and the window asks
+// for a capture now and then, not for every token.
+func TestLongRunKeepsAttentionBounded(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.fake.layers, h.fake.heads = 28, 12
+	h.fake.delay = 200 * time.Microsecond
+	const prompt, n = "My cat is purple", 1500 // 4 prompt tokens
+	generated := func(att []trace.Attention) (bytes, newest int64) {
+		for _, a := range att {
+			if a.QueryPos >= 4 {
+				bytes, newest = bytes+a.Bytes(), a.Bytes()
+			}
+		}
+		return bytes, newest
+	}
+	var over []string
+	h.fake.onStep = func(k int) {
+		if k%100 == 99 {
+			h.u.do(func() {
+				if b, newest := generated(h.u.attention); b > liveAttnBudget+newest {
+					over = append(over, fmt.Sprintf("token %d: %d bytes", k, b))
+				}
+			})
+		}
+	}
+	h.generate(prompt, n)
+	if len(over) > 0 {
+		t.Errorf("during the run the window held more than %d bytes of captures (+ the newest): %v", liveAttnBudget, over)
+	}
+	if b, newest := generated(h.u.attention); b > attnBudget+newest {
+		t.Errorf("after the run the window holds %d bytes of captures, budget %d + the newest", b, attnBudget)
+	}
+	if h.fake.captured > n/4 {
+		t.Errorf("the window asked for %d captures of %d tokens: one a frame is enough", h.fake.captured, n)
+	}
+	if !h.u.attn.HasData() {
+		t.Error("the attention of the newest token read is not shown after the run")
 	}
 }

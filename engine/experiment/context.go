@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"loupe/engine"
+	"loupe/format"
 )
 
 // runContext times decode with the KV cache holding each context length.
@@ -39,11 +40,11 @@ func runContext(ctx context.Context, m *engine.Model, opt Options, r *Result) er
 	for i, n := range lengths {
 		if n > maxCtx {
 			if i > 0 && lengths[i-1] >= maxCtx || maxCtx < 1 {
-				r.Stopped = fmt.Sprintf("stopped before %s: the model's context is %d positions", label(n), info.MaxPositions)
+				r.Stopped = fmt.Sprintf("stopped before %s: the model's context is %s positions", label(n), format.Thousands(info.MaxPositions))
 				break
 			}
-			r.Stopped = fmt.Sprintf("%s measured at %d positions, the model's context (%d) less the %d tokens written",
-				label(n), maxCtx, info.MaxPositions, opt.DecodeTokens)
+			r.Stopped = fmt.Sprintf("%s measured at %s positions: the model's context (%s) less the %d tokens written",
+				label(n), format.Thousands(maxCtx), format.Thousands(info.MaxPositions), opt.DecodeTokens)
 			n = maxCtx
 		}
 		opt.Progress(float64(i)/float64(len(lengths)), fmt.Sprintf("context %s: filling the cache, reading %d tokens, writing %d", label(n), min(n, opt.PromptTokens), opt.DecodeTokens))

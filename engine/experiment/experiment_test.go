@@ -59,7 +59,7 @@ func TestContextSweep(t *testing.T) {
 			t.Errorf("context %d: %+v", want[i], p)
 		}
 	}
-	if !strings.Contains(r.Stopped, "4096") || r.BandwidthGBs != 50 {
+	if !strings.Contains(r.Stopped, "4,096") || r.BandwidthGBs != 50 {
 		t.Errorf("stopped %q, bandwidth %v", r.Stopped, r.BandwidthGBs)
 	}
 	if Reading(r) == "" {

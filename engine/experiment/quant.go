@@ -184,8 +184,8 @@ func fallbackNote(typ string, fs []genmodel.Fallback) string {
 		cs = append(cs, fmt.Sprint(c))
 	}
 	sort.Strings(cs)
-	return fmt.Sprintf("%s: %d matrices have rows of %s weights, not a multiple of 256: as llama-quantize does, they fall back from "+
-		"the K-quants (Q6_K → Q8_0; Q4_K → Q5_0 in llama.cpp, Q8_0 here, as Loupe has no Q5_0 kernel)",
+	return fmt.Sprintf("%s: %d matrices have rows of %s weights, not a multiple of 256, so they cannot be K-quants: as in llama-quantize, "+
+		"Q6_K ones fall back to Q8_0; Q4_K ones fall back to Q8_0 too (llama.cpp writes Q5_0, which Loupe has no kernel for)",
 		typ, len(fs), strings.Join(cs, ", "))
 }
 

@@ -19,13 +19,14 @@ type DeepOptions struct {
 
 // DeepTiming is what TimeAtContext measured.
 type DeepTiming struct {
-	Context        int     `json:"context"`
-	Filled         int     `json:"filled"` // positions holding stand-in keys and values, not computed
-	PrefillTokens  int     `json:"prefill_tokens"`
-	PrefillSeconds float64 `json:"prefill_seconds"`
-	DecodeTokens   int     `json:"decode_tokens"`
-	DecodeSeconds  float64 `json:"decode_seconds"`
-	Decoded        []int   `json:"decoded"` // the greedy tokens of the passes
+	Context        int       `json:"context"`
+	Filled         int       `json:"filled"` // positions holding stand-in keys and values, not computed
+	PrefillTokens  int       `json:"prefill_tokens"`
+	PrefillSeconds float64   `json:"prefill_seconds"`
+	DecodeTokens   int       `json:"decode_tokens"`
+	DecodeSeconds  float64   `json:"decode_seconds"`
+	Decoded        []int     `json:"decoded"`      // the greedy tokens of the passes
+	StepSeconds    []float64 `json:"step_seconds"` // each pass
 }
 
 // TimeAtContext measures reading and writing at a deep context: the KV
@@ -71,6 +72,7 @@ func (m *Model) TimeAtContext(ctx context.Context, opt DeepOptions) (_ DeepTimin
 	}
 	t.PrefillSeconds = time.Since(start).Seconds()
 	start = time.Now()
+	prev := start
 	for i := range opt.Decode {
 		id := greedyID(logits)
 		t.Decoded = append(t.Decoded, id)
@@ -78,6 +80,8 @@ func (m *Model) TimeAtContext(ctx context.Context, opt DeepOptions) (_ DeepTimin
 			return t, err
 		}
 		t.DecodeTokens++
+		now := time.Now()
+		t.StepSeconds, prev = append(t.StepSeconds, now.Sub(prev).Seconds()), now
 	}
 	t.DecodeSeconds = time.Since(start).Seconds()
 	return t, nil

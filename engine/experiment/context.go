@@ -80,10 +80,21 @@ func contextPoint(ctx context.Context, m *engine.Model, opt Options, ids []int, 
 		p.PrefillTokens, p.PrefillSeconds = t.PrefillTokens, t.PrefillSeconds
 		p.DecodeTokens, p.DecodeSeconds = t.DecodeTokens, t.DecodeSeconds
 		pre = append(pre, rate(t.PrefillTokens, t.PrefillSeconds))
-		dec = append(dec, rate(t.DecodeTokens, t.DecodeSeconds))
+		dec = append(dec, stepRate(t.StepSeconds))
 	}
 	p.PrefillTokS, p.DecodeTokS = median(pre), median(dec)
 	return p, nil
+}
+
+// stepRate is decode tokens/s from the median step: on a shared
+// machine a pass that waited for a CPU is an outlier, not the memory's
+// speed, and the median leaves it out.
+func stepRate(steps []float64) float64 {
+	m := median(steps)
+	if m <= 0 {
+		return 0
+	}
+	return 1 / m
 }
 
 // rate is n per second, 0 when nothing was timed.

@@ -39,7 +39,7 @@ type Point struct {
 	// level (string), the thread count (int) or the weight type (string).
 	Value               any     `json:"value"`
 	PrefillTokS         float64 `json:"prefill_tok_s"`
-	DecodeTokS          float64 `json:"decode_tok_s"`
+	DecodeTokS          float64 `json:"decode_tok_s"`    // from the median decode step (robust to a pass that waited for a CPU)
 	BytesPerToken       float64 `json:"bytes_per_token"` // weights + KV cache one decode step reads
 	PredictedDecodeTokS float64 `json:"predicted_decode_tok_s"`
 

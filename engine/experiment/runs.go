@@ -146,7 +146,11 @@ func runPoint(ctx context.Context, m *engine.Model, opt Options, gbs float64) (P
 		}
 		t := run.Timing
 		pre = append(pre, rate(t.PrefillTokens, t.PrefillSeconds))
-		dec = append(dec, rate(t.DecodeTokens, t.DecodeSeconds))
+		if len(t.StepSeconds) > 2 { // the first step only samples after prefill
+			dec = append(dec, stepRate(t.StepSeconds[1:]))
+		} else {
+			dec = append(dec, rate(t.DecodeTokens, t.DecodeSeconds))
+		}
 		bytes = append(bytes, t.BytesPerToken)
 		last = run
 	}

@@ -74,23 +74,24 @@ func (u *UI) branchDialog() {
 	d.Show()
 }
 
-// branchFrom starts a run of the last run's prompt and settings with
-// written token at forced to token.
+// branchFrom reruns the last run's prompt and settings with written
+// token at forced to token, as run B of a comparison with it: Compare
+// opens on the branch's step.
 func (u *UI) branchFrom(at, token int) {
 	run := u.lastRun
-	if run == nil || u.running || u.backend == nil {
+	if run == nil || u.running || u.backend == nil || at >= len(run.Steps) {
 		return
-	}
-	var ids []int
-	for _, t := range run.Tokens {
-		if !t.Generated {
-			ids = append(ids, t.ID)
-		}
 	}
 	s := run.Settings
 	s.Branch = &trace.Branch{At: at, Token: token}
-	u.pending = nil
-	u.begin(run.Prompt, ids, s)
+	kind := fmt.Sprintf("B writes «%s» instead of «%s» at written token %d, then goes on", format.Visible(u.backend.TokenText(token)),
+		format.Visible(run.Steps[at].Chosen.Text), at+1)
+	u.rerun(run, run.Prompt, s, kind)
+	pos := run.Steps[at].Pos
+	u.cmp.then = func() {
+		u.afterCompare()
+		u.stream.Select(pos)
+	}
 	u.controls.Status.SetText(fmt.Sprintf("Branch: written token %d forced to «%s»; reading the prompt…", at+1, format.Visible(u.backend.TokenText(token))))
 }
 

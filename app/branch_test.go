@@ -2,6 +2,7 @@ package app
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"loupe/engine/genmodel"
@@ -42,6 +43,12 @@ func TestBranchFromToken(t *testing.T) {
 		if br.Steps[i].Chosen.ID != orig.Steps[i].Chosen.ID {
 			t.Fatalf("written token %d changed before the branch", i+1)
 		}
+	}
+	if c := u.cmp; c.a < 0 || c.runs[c.a] != orig || c.runs[c.b] != br || !strings.Contains(c.kind, "written token 3") {
+		t.Errorf("Compare pair %d, %d (%q): want the original and the branch", c.a, c.b, c.kind)
+	}
+	if u.query != br.Steps[2].Pos {
+		t.Errorf("selected position %d, want the branch's step at %d", u.query, br.Steps[2].Pos)
 	}
 	if u.next.Branch.Disabled() {
 		t.Error("the Next token panel offers no branch after a run")

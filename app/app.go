@@ -143,7 +143,7 @@ func Main(args []string) (code int) {
 	a.Settings().SetTheme(newTheme(a.Preferences().String(prefTheme)))
 	w := a.NewWindow("Loupe")
 	u := newUI(a, w, opt, loadEngine)
-	w.Resize(fyne.NewSize(1500, 940))
+	w.Resize(firstWindowSize(a))
 	u.start()
 	w.SetOnClosed(func() {
 		go exitIfStuck(quitGrace, func() int { u.shutdown(); finish.Do(stopProfile); return u.exitCode })

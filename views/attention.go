@@ -56,12 +56,13 @@ type AttentionPanel struct {
 func NewAttentionPanel() *AttentionPanel {
 	p := &AttentionPanel{headL: -1}
 	p.Title = boldLabel("Generate, then click a token to see where it looks.")
-	p.Sink = widget.NewLabel("")
-	p.Hover = widget.NewLabel("Hover a cell for its value; click it to open that head; Ctrl+click to select heads to switch off.")
+	p.Sink = caption("")
+	p.Hover = caption("Hover a cell for its value; click it to open that head; Ctrl+click to select heads to switch off.")
 	p.HeadTitle = boldLabel("")
 	p.Missing = widget.NewLabel("")
 	p.Missing.Wrapping = fyne.TextWrapWord
 	p.Grid = NewHeatmap(28, 16)
+	p.Grid.MaxMinWidth = 12 * 28 // Qwen2.5-1.5B's 12 heads at full width; more heads get narrower cells
 	p.Means = NewHeatmap(80, 16)
 	p.Means.AsBars = true
 	p.Grid.BottomUp, p.Means.BottomUp = true, true
@@ -90,9 +91,8 @@ func NewAttentionPanel() *AttentionPanel {
 	p.GridAxes.RowTitle, p.GridAxes.ColTitle = "layer", "head"
 	p.MeansAxes = NewAxes(p.Means, nil, nil)
 	p.MeansAxes.ColTitle = "mean of heads"
-	p.Caption = widget.NewLabel("")
-	p.gridBox = container.NewVBox(
-		container.NewHBox(p.GridAxes, p.MeansAxes), container.NewHBox(newLegend(), p.Scale), p.Caption, p.Hover)
+	p.Caption = caption("")
+	p.gridBox = container.NewVBox(container.NewHBox(p.GridAxes, p.MeansAxes), container.NewHBox(newLegend(), p.Scale))
 	p.content = container.NewVBox()
 	p.ExtendBaseWidget(p)
 	p.render()
@@ -351,7 +351,8 @@ func (p *AttentionPanel) render() {
 	case p.has:
 		objs = append(objs, p.Sink,
 			container.NewBorder(nil, nil, p.gridBox, nil,
-				container.NewVBox(p.HeadTitle, p.Head)))
+				container.NewVBox(p.HeadTitle, p.Head)),
+			p.Caption, p.Hover) // under both: a sentence as wide as the panel
 	case p.Missing.Text != "":
 		objs = append(objs, p.Missing, p.offers)
 	}

@@ -68,8 +68,10 @@ func NewChatPanel() *ChatPanel {
 	c.Note = widget.NewLabel("")
 	c.Note.Wrapping = fyne.TextWrapWord
 	c.turns = container.NewVBox()
-	c.Box = container.NewVBox(container.NewHBox(c.Mode, c.Think), c.System,
-		container.NewBorder(nil, nil, nil, c.NewChat, c.Presets), c.Note, c.turns)
+	// One control a row where two would not fit the narrow column: at 1,366
+	// px, "Think (enable_thinking)" and "New chat" were cut at its edge.
+	c.Box = container.NewVBox(c.Mode, container.NewBorder(nil, nil, nil, c.NewChat, c.Think), c.System,
+		c.Presets, c.Note, c.turns)
 	c.SetAvailable(false, false, nil)
 	return c
 }

@@ -50,7 +50,7 @@ func NewComparePanel() *ComparePanel {
 	p.Title = boldLabel("Nothing to compare yet: generate, then switch heads off (Attention tab) or compare with a variant prompt.")
 	p.Kind, p.AlignNote, p.StepLine = wrapLabel(""), wrapLabel(""), wrapLabel("")
 	p.DeltaLine = widget.NewRichText()
-	p.GridNote, p.Hover = wrapLabel(""), widget.NewLabel("")
+	p.GridNote, p.Hover = wrapLabel(""), wrapLabel("")
 	p.GridScale = widget.NewLabel("")
 	p.SelA = widget.NewSelect(nil, func(string) { p.picked() })
 	p.SelB = widget.NewSelect(nil, func(string) { p.picked() })
@@ -327,18 +327,20 @@ func (p *ComparePanel) render() {
 	labelled := func(name string, o fyne.CanvasObject) fyne.CanvasObject {
 		return container.NewVBox(widget.NewLabel(name), o)
 	}
+	// The grids go under the top-10 lists, not beside them: the three side
+	// by side were 1,058 px wide and widened the window past the screen.
 	row := container.NewHBox(side("Top 10 in A", p.TopA), side("Top 10 in B", p.TopB))
-	if p.cmp.HasGrids {
-		row.Add(container.NewVBox(boldLabel("Attention on the source"),
-			container.NewHBox(labelled("A", p.axes[0]), labelled("B", p.axes[1]), labelled("B − A", p.axes[2])), p.Hover))
-	}
 	objs := []fyne.CanvasObject{p.Kind, p.AlignNote, p.DeltaLine, p.StepLine,
 		p.StreamA, p.StreamB,
 		caption("Prompt tokens in the text colour, generated ones in blue, in red from the first token where B differs from A; ⟦ ⟧ marks the compared step."),
 		row,
 		caption("The candidates of the compared step as each run's sampler saw them, the chosen one highlighted."),
-		p.GridNote,
 	}
+	if p.cmp.HasGrids {
+		objs = append(objs, boldLabel("Attention on the source"),
+			container.NewHBox(labelled("A", p.axes[0]), labelled("B", p.axes[1]), labelled("B − A", p.axes[2])), p.Hover)
+	}
+	objs = append(objs, p.GridNote)
 	objs = append(objs, boldLabel("Timing"), p.Times,
 		caption("Orange: reading the prompt (prefill); blue: writing (decode). Heads switched off are still computed, their output zeroed: it costs no time."))
 	p.content.Objects = objs

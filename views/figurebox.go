@@ -21,7 +21,7 @@ type figureBox struct {
 func newFigureBox(w, h int) *figureBox {
 	b := &figureBox{img: canvas.NewImageFromImage(nil), w: w, h: h}
 	b.img.FillMode = canvas.ImageFillContain
-	b.img.SetMinSize(fyne.NewSize(float32(w), float32(h))) // drawn 1:1, text at the window's size
+	b.img.SetMinSize(figureMin(w, h))
 	return b
 }
 
@@ -29,8 +29,20 @@ func newFigureBox(w, h int) *figureBox {
 func (b *figureBox) setHeight(h int) {
 	if h != b.h {
 		b.h = h
-		b.img.SetMinSize(fyne.NewSize(float32(b.w), float32(h)))
+		b.img.SetMinSize(figureMin(b.w, h))
 	}
+}
+
+// FigureMinWidth is the narrowest a panel's figure gets. A figure is
+// drawn w × h pixels, 1:1 (text at the window's size) when the panel is
+// that wide, and scaled down to fit a narrower one: a figure's own width
+// as the minimum widened the window past a 1,366 px screen.
+const FigureMinWidth = 480
+
+// figureMin is the minimum size of a w × h figure: its height, and no
+// more than FigureMinWidth of its width.
+func figureMin(w, h int) fyne.Size {
+	return fyne.NewSize(float32(min(w, FigureMinWidth)), float32(h))
 }
 
 // show draws fig (nil: clears).

@@ -45,6 +45,9 @@ type Heatmap struct {
 	ctrl     bool            // the button went down with Ctrl or Cmd held
 	raster   *canvas.Raster
 	cell     fyne.Size // minimum cell size
+	// MaxMinWidth, when > 0, caps the minimum width: a grid of many
+	// columns then takes narrower cells instead of widening the window.
+	MaxMinWidth float32
 }
 
 // NewHeatmap makes an empty heatmap with cells at least cw × ch.
@@ -296,7 +299,11 @@ func (r *heatRenderer) Layout(s fyne.Size) {
 }
 func (r *heatRenderer) MinSize() fyne.Size {
 	rows, cols := r.h.Dims()
-	return fyne.NewSize(float32(max(cols, 1))*r.h.cell.Width, float32(max(rows, 1))*r.h.cell.Height)
+	w := float32(max(cols, 1)) * r.h.cell.Width
+	if r.h.MaxMinWidth > 0 {
+		w = min(w, r.h.MaxMinWidth)
+	}
+	return fyne.NewSize(w, float32(max(rows, 1))*r.h.cell.Height)
 }
 func (r *heatRenderer) Refresh() {
 	r.refreshGaps()

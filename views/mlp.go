@@ -54,7 +54,7 @@ func NewMLPPanel() *MLPPanel {
 	p.Layer = widget.NewSelect(nil, func(string) { p.draw() })
 	p.img = canvas.NewImageFromImage(nil)
 	p.img.FillMode = canvas.ImageFillContain
-	p.img.SetMinSize(fyne.NewSize(700, 360))
+	p.img.SetMinSize(figureMin(700, 360))
 	top := container.NewHBox(widget.NewLabel("Layer"), p.Layer, layout.NewSpacer(),
 		widget.NewButton("Export PNG…", func() { p.export("png") }),
 		widget.NewButton("Export SVG…", func() { p.export("svg") }),

@@ -77,6 +77,17 @@ var ggufLayerNames = map[string]string{
 	"mlp.gate_proj.weight":            "ffn_gate.weight",
 	"mlp.up_proj.weight":              "ffn_up.weight",
 	"mlp.down_proj.weight":            "ffn_down.weight",
+	// MoE layers (docs/spec/moe.md §4.2): the experts stacked [E, rows,
+	// cols] under names that say so (loadMoE reads either spelling).
+	"mlp.gate.weight":                    "ffn_gate_inp.weight",
+	"mlp.experts.gate_proj":              "ffn_gate_exps.weight",
+	"mlp.experts.up_proj":                "ffn_up_exps.weight",
+	"mlp.experts.down_proj":              "ffn_down_exps.weight",
+	"mlp.experts.gate_up_proj":           "ffn_gate_up_exps.weight",
+	"mlp.shared_expert.gate_proj.weight": "ffn_gate_shexp.weight",
+	"mlp.shared_expert.up_proj.weight":   "ffn_up_shexp.weight",
+	"mlp.shared_expert.down_proj.weight": "ffn_down_shexp.weight",
+	"mlp.shared_expert_gate.weight":      "ffn_gate_inp_shexp.weight",
 }
 
 var ggufGlobalNames = map[string]string{
@@ -136,6 +147,9 @@ func (s *ggufSet) Tensor(name string) (safetensors.Tensor, bool) {
 	shape := make([]int, len(t.Dims))
 	for i, d := range t.Dims {
 		shape[len(t.Dims)-1-i] = int(d)
+	}
+	if strings.HasSuffix(name, "shared_expert_gate.weight") && len(shape) == 1 {
+		shape = []int{1, shape[0]} // ne [h] or [h, 1]: llama.cpp allows the trailing 1
 	}
 	return safetensors.Tensor{Name: t.Name, DType: safetensors.DType(t.Type.String()), Shape: shape, Data: t.Data,
 		File: fmt.Sprintf("%s (GGUF tensor %s)", s.f.Path, t.Name)}, true

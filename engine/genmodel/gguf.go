@@ -41,13 +41,16 @@ type hfConfig struct {
 	VocabSize         int      `json:"vocab_size"`
 	RopeScaling       any      `json:"rope_scaling"`
 	BOSTokenID        *int     `json:"bos_token_id"`
+	NumExperts        int      `json:"num_experts"`
+	NumExpertsPerTok  int      `json:"num_experts_per_tok"`
+	MoeIntermediate   int      `json:"moe_intermediate_size"`
 	EOSTokenID        any      `json:"eos_token_id"`
 	Architectures     []string `json:"architectures"`
 }
 
 // WriteGGUF converts the model folder src (config.json, tokenizer.json
-// with a byte-level BPE, safetensors weights of a qwen2, qwen3 or llama
-// model) into a new GGUF file dst, laid out as llama.cpp's
+// with a byte-level BPE, safetensors weights of a qwen2, qwen3, llama,
+// olmoe or qwen3_moe model) into a new GGUF file dst, laid out as llama.cpp's
 // convert_hf_to_gguf.py and llama-quantize would: tensor names of
 // docs/spec/formats.md B.3, dimensions reversed, llama's Q and K rows permuted into
 // Meta's interleaved order (docs/spec/llama.md §3), norms and biases F32. It never
@@ -87,11 +90,11 @@ func GGUFPlan(src, quant string) (size int64, fallbacks []Fallback, err error) {
 		return 0, nil, err
 	}
 	defer p.set.Close()
-	var meta countingWriter
+	meta := safetensors.CountWriter{W: io.Discard}
 	if err := gguf.Write(&meta, ggufMetadata(p.cfg, p.tok, quant), nil); err != nil {
 		return 0, nil, fmt.Errorf("genmodel: %w", err)
 	}
-	size = meta.n
+	size = int64(meta.N)
 	for _, t := range p.tensors {
 		size += int64(t.ByteSize()) + 32 // + alignment padding at most
 		if len(t.Dims) == 2 {
@@ -141,8 +144,8 @@ func openConversion(src, quant string) (*conversion, error) {
 	if err := json.Unmarshal(data, &c); err != nil {
 		return nil, fmt.Errorf("genmodel: config.json: %w", err)
 	}
-	if c.ModelType != "qwen2" && c.ModelType != "qwen3" && c.ModelType != "llama" {
-		return nil, fmt.Errorf("genmodel: model_type %q (the converter writes qwen2, qwen3 and llama)", c.ModelType)
+	if _, ok := ggufArch[c.ModelType]; !ok {
+		return nil, fmt.Errorf("genmodel: model_type %q (the converter writes qwen2, qwen3, llama, olmoe and qwen3_moe)", c.ModelType)
 	}
 	if c.RopeScaling != nil {
 		return nil, fmt.Errorf("genmodel: rope_scaling is not converted")
@@ -182,15 +185,13 @@ func (c ctxWriter) Write(b []byte) (int, error) {
 	return c.w.Write(b)
 }
 
-// countingWriter counts bytes and keeps none.
-type countingWriter struct{ n int64 }
-
-func (c *countingWriter) Write(b []byte) (int, error) { c.n += int64(len(b)); return len(b), nil }
+// ggufArch is general.architecture of each model_type the converter writes.
+var ggufArch = map[string]string{"qwen2": "qwen2", "qwen3": "qwen3", "llama": "llama", "olmoe": "olmoe", "qwen3_moe": "qwen3moe"}
 
 func ggufMetadata(c hfConfig, tok *tokenizer.Tokenizer, quant string) []gguf.KV {
-	a := c.ModelType + "."
+	a := ggufArch[c.ModelType] + "."
 	kv := []gguf.KV{
-		{Key: "general.architecture", Value: c.ModelType},
+		{Key: "general.architecture", Value: ggufArch[c.ModelType]},
 		{Key: "general.name", Value: "loupe gen-model"},
 		{Key: "general.file_type", Value: ggufFileType[quant]},
 		{Key: a + "context_length", Value: uint32(c.MaxPositions)},
@@ -206,6 +207,13 @@ func ggufMetadata(c hfConfig, tok *tokenizer.Tokenizer, quant string) []gguf.KV 
 	if c.HeadDim != c.HiddenSize/c.NumAttentionHeads {
 		kv = append(kv, gguf.KV{Key: a + "attention.key_length", Value: uint32(c.HeadDim)},
 			gguf.KV{Key: a + "attention.value_length", Value: uint32(c.HeadDim)})
+	}
+	if c.NumExperts > 0 { // docs/spec/moe.md §4.2; olmoe's expert width is feed_forward_length
+		kv = append(kv, gguf.KV{Key: a + "expert_count", Value: uint32(c.NumExperts)},
+			gguf.KV{Key: a + "expert_used_count", Value: uint32(c.NumExpertsPerTok)})
+		if c.MoeIntermediate > 0 {
+			kv = append(kv, gguf.KV{Key: a + "expert_feed_forward_length", Value: uint32(c.MoeIntermediate)})
+		}
 	}
 	if quant == "q8_0" || quant == "q4_k_m" {
 		kv = append(kv, gguf.KV{Key: "general.quantization_version", Value: uint32(2)})
@@ -254,13 +262,21 @@ var ggufLayer = [][2]string{
 }
 
 // ggufTensors lists the tensors in llama.cpp's order with their types and
-// the functions that encode them from the checkpoint.
+// the functions that encode them from the checkpoint. An MoE layer's
+// experts are stacked into ffn_{gate,up,down}_exps in expert order, its
+// router (ffn_gate_inp) kept F32 as llama.cpp's converter does.
 func ggufTensors(set *safetensors.Set, c hfConfig, quant string) ([]gguf.WriteTensor, error) {
 	type entry struct{ hf, name string }
 	list := []entry{{"model.embed_tokens.weight", "token_embd.weight"}}
 	for i := range c.NumHiddenLayers {
 		for _, m := range ggufLayer {
 			list = append(list, entry{fmt.Sprintf("model.layers.%d.%s", i, m[0]), fmt.Sprintf("blk.%d.%s", i, m[1])})
+		}
+		if c.NumExperts > 0 {
+			list = append(list, entry{fmt.Sprintf("model.layers.%d.mlp.gate.weight", i), fmt.Sprintf("blk.%d.ffn_gate_inp.weight", i)})
+			for _, m := range [][2]string{{"gate_proj", "ffn_gate_exps"}, {"up_proj", "ffn_up_exps"}, {"down_proj", "ffn_down_exps"}} {
+				list = append(list, entry{fmt.Sprintf("model.layers.%d.mlp.experts.*.%s.weight", i, m[0]), fmt.Sprintf("blk.%d.%s.weight", i, m[1])})
+			}
 		}
 	}
 	list = append(list, entry{"model.norm.weight", "output_norm.weight"})
@@ -269,20 +285,66 @@ func ggufTensors(set *safetensors.Set, c hfConfig, quant string) ([]gguf.WriteTe
 	}
 	var out []gguf.WriteTensor
 	for _, e := range list {
+		if strings.Contains(e.hf, ".*.") {
+			wt, err := ggufStacked(set, e.hf, e.name, c, quant)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, wt)
+			continue
+		}
 		t, ok := set.Tensor(e.hf)
 		if !ok {
-			if strings.Contains(e.hf, ".bias") || strings.Contains(e.hf, "_norm.weight") && strings.Contains(e.hf, "self_attn") {
+			if strings.Contains(e.hf, ".bias") || strings.Contains(e.hf, "_norm.weight") && strings.Contains(e.hf, "self_attn") || strings.Contains(e.hf, ".mlp.") && c.NumExperts > 0 {
 				continue // optional by architecture
 			}
 			return nil, fmt.Errorf("genmodel: tensor %s is missing", e.hf)
 		}
-		wt, err := ggufTensor(t, e.name, c, quant)
+		q := quant
+		if strings.HasSuffix(e.name, "ffn_gate_inp.weight") {
+			q = "f32"
+		}
+		wt, err := ggufTensor(t, e.name, c, q)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, wt)
 	}
 	return out, nil
+}
+
+// ggufStacked stacks the experts' tensors named by pattern ("*" the
+// expert id) into one [E, rows, cols] tensor (ne [cols, rows, E]), each
+// row encoded as the quant mix gives the stacked name.
+func ggufStacked(set *safetensors.Set, pattern, name string, c hfConfig, quant string) (gguf.WriteTensor, error) {
+	experts := make([]safetensors.Tensor, c.NumExperts)
+	for e := range experts {
+		n := strings.Replace(pattern, "*", fmt.Sprint(e), 1)
+		t, ok := set.Tensor(n)
+		if !ok || len(t.Shape) != 2 {
+			return gguf.WriteTensor{}, fmt.Errorf("genmodel: tensor %s is missing or not 2-D", n)
+		}
+		experts[e] = t
+	}
+	rows, cols := experts[0].Shape[0], experts[0].Shape[1]
+	typ, q := matrixType(name, c, quant, cols, experts[0].DType)
+	wt := gguf.WriteTensor{Name: name, Type: typ, Dims: []uint64{uint64(cols), uint64(rows), uint64(c.NumExperts)}}
+	wt.Fill = func(w io.Writer) error {
+		row := make([]float32, cols)
+		var enc []byte
+		for _, t := range experts {
+			for r := range rows {
+				if err := widenRow(t, r, row); err != nil {
+					return err
+				}
+				if _, err := w.Write(encodeRow(enc[:0], typ, q, row)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	return wt, nil
 }
 
 // ggufTensor encodes one tensor: 1-D ones as F32; matrices as the type
@@ -373,7 +435,7 @@ func mixType(name string, c hfConfig) gguf.Type {
 	switch {
 	case name == "output.weight" || name == "token_embd.weight" && c.TieWordEmbeddings:
 		return gguf.Q6_K
-	case (strings.HasSuffix(name, "attn_v.weight") || strings.HasSuffix(name, "ffn_down.weight")) && moreBits:
+	case (strings.HasSuffix(name, "attn_v.weight") || strings.HasSuffix(name, "ffn_down.weight") || strings.HasSuffix(name, "ffn_down_exps.weight")) && moreBits:
 		return gguf.Q6_K
 	}
 	return gguf.Q4_K

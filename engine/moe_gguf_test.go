@@ -1,0 +1,161 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"loupe/engine/genmodel"
+	"loupe/engine/gguf"
+)
+
+// moeGGUF writes a generated MoE folder (f32) and its GGUF conversion.
+func moeGGUF(t *testing.T, shape, quant string) (dir, file string) {
+	t.Helper()
+	dir = filepath.Join(t.TempDir(), shape)
+	if err := genmodel.Write(dir, shape, 4, "f32"); err != nil {
+		t.Fatal(err)
+	}
+	file = filepath.Join(t.TempDir(), shape+"-"+quant+".gguf")
+	if err := genmodel.WriteGGUF(dir, file, quant); err != nil {
+		t.Fatal(err)
+	}
+	return dir, file
+}
+
+// TestMoEGGUFMatchesSafetensors: the stacked ffn_*_exps of an F32 GGUF
+// give the per-expert safetensors model's logits bit for bit; Q8_0 stays
+// within quantisation noise.
+func TestMoEGGUFMatchesSafetensors(t *testing.T) {
+	for _, shape := range []string{"tiny-olmoe", "tiny-qwen3moe"} {
+		for _, tc := range []struct {
+			quant string
+			kl    float64 // bound on the mean KL(safetensors ‖ GGUF) per position; 0: identical
+		}{{"f32", 0}, {"q8_0", 3e-2}} { // Q8_0: measured 1e-3 (OLMoE) and 1e-2 (Qwen3-MoE: a flipped near-tie)
+			t.Run(shape+"/"+tc.quant, func(t *testing.T) {
+				dir, file := moeGGUF(t, shape, tc.quant)
+				st, err := Load(dir, LoadOptions{Threads: 2})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer st.Close()
+				gg, err := Load(file, LoadOptions{Threads: 2})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer gg.Close()
+				if m, s := gg.cfg.MoE, st.cfg.MoE; m == nil || m.Experts != s.Experts || m.TopK != s.TopK || m.ExpertSize != s.ExpertSize || m.NormTopK != s.NormTopK {
+					t.Fatalf("GGUF MoE config %+v, safetensors %+v", m, s)
+				}
+				tokens := randomTokens(24, 1000, 3)
+				want, got := allLogits(t, st, tokens), allLogits(t, gg, tokens)
+				V := st.cfg.VocabSize
+				if tc.kl == 0 {
+					for i := range want {
+						if want[i] != got[i] {
+							t.Fatalf("logit %d: GGUF %v, safetensors %v (want identical)", i, got[i], want[i])
+						}
+					}
+					return
+				}
+				var kl float64
+				for p := range tokens {
+					kl += softmaxKL(want[p*V:(p+1)*V], got[p*V:(p+1)*V]) / float64(len(tokens))
+				}
+				t.Logf("mean KL %.3g nats", kl)
+				if kl > tc.kl {
+					t.Errorf("mean KL %.3g above the bound %g", kl, tc.kl)
+				}
+			})
+		}
+	}
+}
+
+// TestMoEGGUFRefusals: MoE files that parse but disagree with themselves
+// or with what the architecture does are refused with the reason.
+func TestMoEGGUFRefusals(t *testing.T) {
+	_, good := moeGGUF(t, "tiny-olmoe", "f32")
+	f, err := gguf.Open(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	type edit func(kv []gguf.KV, ts []gguf.WriteTensor) ([]gguf.KV, []gguf.WriteTensor)
+	rewrite := func(t *testing.T, e edit) string {
+		var kv []gguf.KV
+		for _, k := range f.Keys {
+			kv = append(kv, gguf.KV{Key: k, Value: valueOf(t, f, k)})
+		}
+		var ts []gguf.WriteTensor
+		for _, x := range f.Tensors {
+			ts = append(ts, gguf.WriteTensor{Name: x.Name, Type: x.Type, Dims: x.Dims, Data: x.Data})
+		}
+		kv, ts = e(kv, ts)
+		p := filepath.Join(t.TempDir(), "bad.gguf")
+		if err := gguf.WriteFile(p, kv, ts); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	setKV := func(key string, v any) edit {
+		return func(kv []gguf.KV, ts []gguf.WriteTensor) ([]gguf.KV, []gguf.WriteTensor) {
+			for i := range kv {
+				if kv[i].Key == key {
+					kv[i].Value = v
+					return kv, ts
+				}
+			}
+			return append(kv, gguf.KV{Key: key, Value: v}), ts
+		}
+	}
+	tensor := func(name string, change func(*gguf.WriteTensor) bool) edit {
+		return func(kv []gguf.KV, ts []gguf.WriteTensor) ([]gguf.KV, []gguf.WriteTensor) {
+			var out []gguf.WriteTensor
+			for _, x := range ts {
+				if x.Name != name || change(&x) {
+					out = append(out, x)
+				}
+			}
+			return kv, out
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		edit edit
+		want string
+		is   error
+	}{
+		{"k above E", setKV("olmoe.expert_used_count", uint32(9)), "num_experts_per_tok = 9", ErrBadFile},
+		{"no expert_count", func(kv []gguf.KV, ts []gguf.WriteTensor) ([]gguf.KV, []gguf.WriteTensor) {
+			var out []gguf.KV
+			for _, k := range kv {
+				if k.Key != "olmoe.expert_count" {
+					out = append(out, k)
+				}
+			}
+			return out, ts
+		}, "olmoe.expert_count is missing", ErrBadFile},
+		{"E disagrees with the tensors", setKV("olmoe.expert_count", uint32(7)), "has shape", ErrBadFile},
+		{"renormalised olmoe", setKV("olmoe.expert_weights_norm", true), "expert_weights_norm", ErrUnsupported},
+		{"sigmoid gating", setKV("olmoe.expert_gating_func", uint32(2)), "expert_gating_func", ErrUnsupported},
+		{"expert groups", setKV("olmoe.expert_group_count", uint32(4)), "expert_group_count", ErrUnsupported},
+		{"stack transposed", tensor("blk.0.ffn_down_exps.weight", func(x *gguf.WriteTensor) bool {
+			x.Dims = []uint64{x.Dims[1], x.Dims[0], x.Dims[2]}
+			return true
+		}), "has shape", ErrBadFile},
+		{"stack missing", tensor("blk.1.ffn_up_exps.weight", func(*gguf.WriteTensor) bool { return false }), "is missing", ErrBadFile},
+		{"router missing", tensor("blk.0.ffn_gate_inp.weight", func(*gguf.WriteTensor) bool { return false }), "is missing", ErrBadFile},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load(rewrite(t, tc.edit), LoadOptions{Threads: 1})
+			if err == nil || !errors.Is(err, tc.is) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want %v containing %q", err, tc.is, tc.want)
+			}
+		})
+	}
+	if _, err := Load(good, LoadOptions{Threads: 1}); err != nil {
+		t.Fatal(fmt.Errorf("the unedited file: %w", err))
+	}
+}

@@ -181,7 +181,7 @@ func bench(ctx context.Context, f *benchFlags, log io.Writer) (perf.Report, erro
 	// membw_cached describes membw_gb_per_s: not the cached figure when the
 	// runs were set against probes beside them.
 	r.Kernels, r.Threads, r.MembwCached, r.Probes = kernels.Active().String(), m.Threads(), cached && !r.MembwBeside, !f.noProbes
-	r.Arithmetic = kernels.Arithmetic()
+	r.Arithmetic = m.Arithmetic()
 	r.Contend = f.contend
 	r.HugePageShare = perf.HugePageShare()
 	return r, nil
@@ -294,6 +294,6 @@ func threadsSweep(ctx context.Context, f *benchFlags, log io.Writer) (threadsSwe
 	if err != nil {
 		return threadsSweepResult{}, err
 	}
-	return threadsSweepResult{Model: m.Info().Name, Kernels: kernels.Active().String(), Arithmetic: kernels.Arithmetic(),
+	return threadsSweepResult{Model: m.Info().Name, Kernels: kernels.Active().String(), Arithmetic: m.Arithmetic(),
 		Repeat: f.repeat, Steps: steps}, nil
 }

@@ -165,3 +165,24 @@ func TestBF16ActivationsTop10Bound(t *testing.T) {
 		t.Errorf("auto (%v) rounds activations beyond the bound", kernels.Best())
 	}
 }
+
+// TestModelArithmetic: a run says bf16 only where prefill rounds the
+// activations of bf16 matrices (not with f32 weights, not under exact).
+func TestModelArithmetic(t *testing.T) {
+	if !kernels.Supported(kernels.AVX512BF16) {
+		t.Skip("needs AVX512-BF16")
+	}
+	defer func(l kernels.Level, e bool) { kernels.SetLevel(l); kernels.SetExact(e) }(kernels.Active(), kernels.Exact())
+	cfg := tinyConfig()
+	ref := randomTensors(cfg, 7)
+	bf, f32 := memModel(cfg, ref, true, 1), memModel(cfg, ref, false, 1)
+	kernels.SetLevel(kernels.AVX512BF16)
+	kernels.SetExact(false)
+	if a, b := bf.Arithmetic(), f32.Arithmetic(); a != "bf16" || b != "fp32" {
+		t.Errorf("avx512bf16: bf16 weights %q, f32 weights %q", a, b)
+	}
+	kernels.SetExact(true)
+	if a := bf.Arithmetic(); a != "fp32" {
+		t.Errorf("exact: bf16 weights %q", a)
+	}
+}

@@ -204,11 +204,11 @@ func (m *Model) newProbes(opt GenerateOptions) *probes {
 	return pr
 }
 
-// arithmetic names the products a run of m computes at the active kernels:
+// Arithmetic names the products a run of m computes at the active kernels:
 // "int8" when decode rounds activations to 8 bits for quantised matrices
 // (kernels.IntegerQuant), "bf16" when prefill rounds them to bf16 for bf16
 // matrices (kernels.Arithmetic), "bf16+int8" for both, else "fp32".
-func (m *Model) arithmetic() string {
+func (m *Model) Arithmetic() string {
 	var bf, i8 bool
 	for l := range m.w.layers {
 		for _, w := range m.w.layers[l].matrices() {
@@ -230,7 +230,7 @@ func (m *Model) arithmetic() string {
 
 func (m *Model) newRun(prompt string, ids []int, opt GenerateOptions, think *thinkTracker) *trace.Run {
 	s := opt.Settings
-	s.Threads, s.Kernels, s.Arithmetic = m.pool.Threads(), kernels.Active().String(), m.arithmetic()
+	s.Threads, s.Kernels, s.Arithmetic = m.pool.Threads(), kernels.Active().String(), m.Arithmetic()
 	s.Ablate = slices.Clone(opt.Ablate)
 	if opt.Branch != nil {
 		b := *opt.Branch

@@ -28,6 +28,8 @@ const prefProjector = "projector"
 type lessonState struct {
 	card       *views.LessonCard
 	bar        *fyne.Container // the Lesson and Projector buttons
+	top        *fyne.Container // above the panels: bar, and the card outside projector mode
+	side       *fyne.Container // projector mode: the card in the settings pane's place
 	split      *container.Split
 	on         bool
 	l          *lesson.Lesson
@@ -53,7 +55,31 @@ func (u *UI) newLessonArea(panels fyne.CanvasObject) fyne.CanvasObject {
 	projBtn := widget.NewButtonWithIcon("Projector (F11)", theme.ViewFullScreenIcon(), u.guard(u.toggleProjector))
 	lessonBtn.Importance, projBtn.Importance = widget.LowImportance, widget.LowImportance
 	u.les.bar = container.NewHBox(lessonBtn, projBtn, layout.NewSpacer())
-	return container.NewBorder(container.NewVBox(u.les.bar, c), nil, nil, nil, panels)
+	u.les.top = container.NewVBox(u.les.bar, c)
+	u.les.side = container.NewVBox()
+	return container.NewBorder(u.les.top, nil, nil, nil, panels)
+}
+
+// placeCard puts the card above the panels, or in projector mode in a
+// column of its own where the settings pane was: the panels keep the
+// screen's height, and the text reads as a slide's.
+func (u *UI) placeCard(projector bool) {
+	c := u.les.card
+	u.les.top.Remove(c)
+	u.les.side.Remove(c)
+	c.SetNarrow(projector)
+	if projector {
+		u.les.bar.Hide() // keyboard only
+		u.bar.Box.Hide() // the ablation tools: not a slide's
+		u.les.side.Add(c)
+		u.les.split.Leading = container.NewVScroll(u.les.side)
+		u.les.split.Offset = 0.3
+	} else {
+		u.les.bar.Show()
+		u.bar.Box.Show()
+		u.les.top.Add(c)
+		u.les.split.Leading = u.left
+	}
 }
 
 // toggleLesson opens or closes the card (L, View › Lesson, the button).
@@ -287,8 +313,11 @@ func (u *UI) setProjector(on bool) {
 		u.app.Settings().SetTheme(projectorTheme())
 	} else {
 		u.left.Show()
-		u.les.split.SetOffset(u.les.leftOffset)
 		u.app.Settings().SetTheme(newTheme(u.app.Preferences().String(prefTheme)))
+	}
+	u.placeCard(on)
+	if !on {
+		u.les.split.Offset = u.les.leftOffset
 	}
 	u.les.split.Refresh()
 	u.buildMenu()

@@ -116,7 +116,9 @@ func twoTimesChapter(f *facts) Chapter {
 			format.Duration(g.DecodeSeconds), format.Percent(s))
 	}
 	switch share := deref(fig.GoldShare); {
-	case fig.GoldShare == nil || share < 0.5:
+	case fig.GoldShare == nil:
+		b.WriteString("Every token written reads the whole model again; reading read it once for all the prompt's tokens together.")
+	case share < 0.5:
 		b.WriteString("Even with a long text, writing makes most of the wait: every token written reads the whole model again.")
 	default:
 		b.WriteString("On this model a long text's reading weighs more than its writing: the whole text goes through the layers.")

@@ -61,6 +61,7 @@ func NewAttentionPanel() *AttentionPanel {
 	p.HeadTitle = boldLabel("")
 	p.Missing = widget.NewLabel("")
 	p.Missing.Wrapping = fyne.TextWrapWord
+	p.Sink.Wrapping, p.Hover.Wrapping = fyne.TextWrapWord, fyne.TextWrapWord // long lines must not widen the window
 	p.Grid = NewHeatmap(28, 16)
 	p.Grid.MaxMinWidth = 12 * 28 // Qwen2.5-1.5B's 12 heads at full width; more heads get narrower cells
 	p.Means = NewHeatmap(80, 16)

@@ -33,6 +33,7 @@ type LessonCard struct {
 	OnClose func()
 
 	box     *fyne.Container
+	body    *fyne.Container
 	current int
 	setting bool // Display is setting the menu: not a choice
 }
@@ -69,15 +70,28 @@ func NewLessonCard() *LessonCard {
 		}
 	})
 	c.Close.Importance = widget.LowImportance
-	bar := container.NewBorder(nil, nil, container.NewHBox(c.Prev, c.Count, c.Next), container.NewHBox(c.Guess, c.Close), c.Chapters)
+	c.Title.Wrapping = fyne.TextWrapWord
 	bg := canvas.NewRectangle(color.Transparent)
 	bg.StrokeColor = theme.Color(theme.ColorNamePrimary)
 	bg.StrokeWidth = 2
 	bg.CornerRadius = 6
-	body := container.NewVBox(container.NewBorder(nil, nil, nil, nil, c.Title), c.Asking, c.Text, bar)
-	c.box = container.NewStack(bg, container.NewPadded(body))
+	c.body = container.NewVBox()
+	c.SetNarrow(false)
+	c.box = container.NewStack(bg, container.NewPadded(c.body))
 	c.ExtendBaseWidget(c)
 	return c
+}
+
+// SetNarrow lays the controls on one row under the text (a card as wide
+// as the panels) or on two (a column beside them, projector mode).
+func (c *LessonCard) SetNarrow(narrow bool) {
+	nav := container.NewHBox(c.Prev, c.Count, c.Next)
+	rows := []fyne.CanvasObject{container.NewBorder(nil, nil, nav, container.NewHBox(c.Guess, c.Close), c.Chapters)}
+	if narrow {
+		rows = []fyne.CanvasObject{container.NewBorder(nil, nil, nav, c.Close), c.Chapters, c.Guess}
+	}
+	c.body.Objects = append([]fyne.CanvasObject{c.Title, c.Asking, c.Text}, rows...)
+	c.body.Refresh()
 }
 
 func (c *LessonCard) step(i int) {

@@ -30,8 +30,12 @@ func Reading(r Result) string {
 		}
 		return s
 	case Threads:
-		return fmt.Sprintf("From %s to %s threads reading sped up %s, writing %s: writing stops at the memory's speed.",
-			a.Label, b.Label, times(b.PrefillTokS/a.PrefillTokS), times(b.DecodeTokS/a.DecodeTokS))
+		pre, dec := b.PrefillTokS/a.PrefillTokS, b.DecodeTokS/a.DecodeTokS
+		s := fmt.Sprintf("From %s to %s threads reading sped up %s, writing %s", a.Label, b.Label, times(pre), times(dec))
+		if pre > 1.2*dec {
+			return s + ": writing gains less, it waits for the memory, which more cores do not widen."
+		}
+		return s + "."
 	case Texts:
 		return fmt.Sprintf("Reading %s tokens took %s of %s, %s tokens %s of %s; writing %d tokens ran at %s and %s tokens/s: reading follows the prompt, writing does not.",
 			format.Thousands(a.PrefillTokens), percentOfTotal(a.PrefillSeconds, a.PrefillSeconds+a.DecodeSeconds), a.Label,

@@ -174,7 +174,7 @@ func TestQuantSweepRefusesFullDiskAndCleansUp(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	r, err := Run(ctx, m, Options{What: Quant, Prompt: prompt, DecodeTokens: 2, CacheDir: cache,
 		Progress: func(frac float64, what string) {
-			if strings.Contains(what, "q4_k_m:") { // the second copy is written: cancel its run
+			if strings.Contains(what, "writing the q4_k_m copy") { // the Q8_0 copy is written and run
 				cancel()
 			}
 		}})

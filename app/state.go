@@ -1,0 +1,126 @@
+package app
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/container"
+
+	"loupe/engine/experiment"
+	"loupe/engine/perf"
+	"loupe/engine/pool"
+	"loupe/trace"
+	"loupe/views"
+)
+
+// The window's state, grouped by what it is for.
+
+// UI is the window and the state of the session. Its fields are touched on
+// the UI goroutine only; the loading and generation goroutines hand their
+// results over with fyne.Do.
+type UI struct {
+	app     fyne.App
+	win     fyne.Window
+	opt     Options
+	load    Loader
+	latency *uiLatency // --ui-latency probe, nil when off
+
+	widgets
+	chat    chatState
+	pending *chatRequest // the chat turn begin hands to the worker
+	// experiments: the Experiments panel and its last result (experiments.go)
+	experiments       *views.ExperimentsPanel
+	experiment        *experiment.Result
+	experimentStarted bool               // --experiment has been run
+	experimentOpt     experiment.Options // of the last experiment started
+	experimentRecord  *experiment.Record // the saved result opened, if any
+	cmp               compareState       // history, compared pair, selected heads (compare.go)
+	les               lessonState        // the lesson card and projector mode (lesson.go)
+
+	backend Backend
+	info    trace.ModelInfo
+	runData
+	selection
+	jobs
+	machine
+
+	demoDir string // the extracted demo model: not a "recent model"
+	hooks
+	models modelDialogs // File › Models on this computer, Get a model… (models.go)
+}
+
+// widgets are the window's parts: the controls, the token stream and the
+// panels of the tabs.
+type widgets struct {
+	controls  *views.Controls
+	chatPanel *views.ChatPanel // Chat | Complete above the prompt (chat.go)
+	left      *container.Scroll
+	stream    *views.TokenStream
+	attn      *views.AttentionPanel
+	next      *views.NextTokenPanel
+	timing    *views.TimingPanel
+	model     *views.ModelPanel
+	mlp       *views.MLPPanel
+	deltaNet  *views.DeltaNetPanel      // Qwen3.5's recurrent layers: α, β, state norm
+	inside    *inside                   // Embedding, KV cache, Logit lens, Sampler (inside.go)
+	compare   *views.ComparePanel       // compare.go
+	bar       *views.AblateBar          // under the attention grid: heads to switch off
+	tabs      *container.AppTabs        // the panels
+	exports   map[string]views.Exporter // every panel by its export name (figures.go)
+}
+
+// runData is what the panels show: the run on screen and the timings of
+// every run since start.
+type runData struct {
+	tokens    []trace.Token     // prompt then generated, as shown
+	steps     []trace.Step      // of the current run
+	attention []trace.Attention // of the current run
+	mlps      []trace.MLP       // of the last finished run
+	lastRun   *trace.Run        // the last finished run
+	timings   []trace.Timing    // every finished run since start
+	live      trace.Timing      // the running generation so far
+	maxTokens int               // of the running generation
+	runStart  time.Time         // when it started
+	runCPU    float64           // process CPU seconds then
+	runPool   *pool.Stats       // the workers' waits during the last run's decode
+}
+
+// selection is the token the panels look at.
+type selection struct {
+	query  int  // selected token, -1 when none
+	source int  // source token of the grid, -1: strongest
+	follow bool // the selection follows the newest token
+	dirty  bool // panels need redrawing
+}
+
+// jobs is the background work and the window's lifetime: one load or
+// generation at a time, each cancellable, all cancelled on close.
+type jobs struct {
+	running, loading bool
+	generateAfter    bool // generate once the model is loaded (--generate)
+	shotTaken        bool
+	gen              int // generation counter: late events of an old run are dropped
+	cancel           context.CancelFunc
+	ctx              context.Context // cancelled when the window closes
+	closeAll         context.CancelFunc
+	wg               sync.WaitGroup
+	exitCode         int
+	shutdownOnce     sync.Once
+}
+
+// machine is what the window knows of the computer: the threads it runs
+// on and the memory bandwidth measured (bandwidth.go).
+type machine struct {
+	threads   int          // worker threads set on the backend (0: the engine's default)
+	bandwidth float64      // measured read GB/s, 0 unknown
+	ceiling   perf.Ceiling // the probes behind it
+	measuring bool
+}
+
+// hooks let the tests watch the window.
+type hooks struct {
+	onIdle func()                        // called when a load or generation has finished
+	onFail func(title string, err error) // instead of a dialog
+}

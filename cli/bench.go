@@ -183,6 +183,7 @@ func bench(ctx context.Context, f *benchFlags, log io.Writer) (perf.Report, erro
 	r.Kernels, r.Threads, r.MembwCached, r.Probes = kernels.Active().String(), m.Threads(), cached && !r.MembwBeside, !f.noProbes
 	r.Arithmetic = m.Arithmetic()
 	r.Contend = f.contend
+	r.QuantArithmetic = m.QuantArithmetic()
 	r.HugePageShare = perf.HugePageShare()
 	return r, nil
 }

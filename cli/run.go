@@ -268,19 +268,22 @@ func generateOn(ctx context.Context, m *engine.Model, f *runFlags, out func(stri
 
 // runResult is the --json form of `loupe run`.
 type runResult struct {
-	Model      string       `json:"model"`
-	PromptIDs  []int        `json:"prompt_ids"`
-	Text       string       `json:"text"` // the continuation
-	Tokens     []runToken   `json:"tokens"`
-	Prefill    runPhase     `json:"prefill"`
-	Decode     runPhase     `json:"decode"`
-	Kernels    string       `json:"kernels"`
-	Arithmetic string       `json:"arithmetic"` // "fp32"; "bf16", "int8", "bf16+int8": activations rounded
-	Threads    int          `json:"threads"`
-	Seed       uint64       `json:"seed"`
-	Greedy     bool         `json:"greedy"`
-	Ablate     []trace.Head `json:"ablate"` // heads switched off, 0-based; [] when none
-	StopReason string       `json:"stop_reason"`
+	Model      string     `json:"model"`
+	PromptIDs  []int      `json:"prompt_ids"`
+	Text       string     `json:"text"` // the continuation
+	Tokens     []runToken `json:"tokens"`
+	Prefill    runPhase   `json:"prefill"`
+	Decode     runPhase   `json:"decode"`
+	Kernels    string     `json:"kernels"`
+	Arithmetic string     `json:"arithmetic"` // "fp32"; "bf16", "int8", "bf16+int8": activations rounded
+	// QuantArithmetic: a quantised file's formats and how decode multiplies
+	// each, e.g. "Q4_K, Q6_K: int8 activations per 32 (AVX512-VNNI VPDPBUSD)".
+	QuantArithmetic string       `json:"quant_arithmetic,omitempty"`
+	Threads         int          `json:"threads"`
+	Seed            uint64       `json:"seed"`
+	Greedy          bool         `json:"greedy"`
+	Ablate          []trace.Head `json:"ablate"` // heads switched off, 0-based; [] when none
+	StopReason      string       `json:"stop_reason"`
 	// --branch-at/--branch-token: the written token forced and its step.
 	Branch *trace.Branch `json:"branch,omitempty"`
 	// --chat only: the rendered template (prompt_ids are its ids), the
@@ -312,19 +315,20 @@ type runPhase struct {
 
 func runJSON(run *trace.Run, text string) runResult {
 	r := runResult{
-		Model:      run.Model.Path,
-		PromptIDs:  []int{},
-		Tokens:     []runToken{},
-		Prefill:    runPhase{run.Timing.PrefillTokens, run.Timing.PrefillSeconds},
-		Decode:     runPhase{run.Timing.DecodeTokens, run.Timing.DecodeSeconds},
-		Kernels:    run.Settings.Kernels,
-		Arithmetic: run.Settings.Arithmetic,
-		Threads:    run.Settings.Threads,
-		Seed:       run.Settings.Seed,
-		Greedy:     run.Settings.Temperature == 0,
-		Ablate:     append([]trace.Head{}, run.Settings.Ablate...),
-		StopReason: run.StopReason,
-		Branch:     run.Settings.Branch,
+		Model:           run.Model.Path,
+		PromptIDs:       []int{},
+		Tokens:          []runToken{},
+		Prefill:         runPhase{run.Timing.PrefillTokens, run.Timing.PrefillSeconds},
+		Decode:          runPhase{run.Timing.DecodeTokens, run.Timing.DecodeSeconds},
+		Kernels:         run.Settings.Kernels,
+		Arithmetic:      run.Settings.Arithmetic,
+		QuantArithmetic: run.Settings.QuantArithmetic,
+		Threads:         run.Settings.Threads,
+		Seed:            run.Settings.Seed,
+		Greedy:          run.Settings.Temperature == 0,
+		Ablate:          append([]trace.Head{}, run.Settings.Ablate...),
+		StopReason:      run.StopReason,
+		Branch:          run.Settings.Branch,
 	}
 	for _, t := range run.Tokens {
 		if !t.Generated {

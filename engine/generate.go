@@ -231,6 +231,7 @@ func (m *Model) Arithmetic() string {
 func (m *Model) newRun(prompt string, ids []int, opt GenerateOptions, think *thinkTracker) *trace.Run {
 	s := opt.Settings
 	s.Threads, s.Kernels, s.Arithmetic = m.pool.Threads(), kernels.Active().String(), m.Arithmetic()
+	s.QuantArithmetic = m.QuantArithmetic()
 	s.Ablate = slices.Clone(opt.Ablate)
 	if opt.Branch != nil {
 		b := *opt.Branch

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strings"
 	"testing"
 
 	"loupe/kernels"
@@ -219,4 +220,25 @@ func qwen35ShiftModel(t *testing.T) *Model {
 		}
 	}
 	return qwen35Model(t, c, ref, "F32", 2)
+}
+
+// TestQuantArithmeticNamesTheFormats: Model.QuantArithmetic lists a Q4_K_M model's
+// formats with the integer kernels, fp32 under Exact, nothing for f32.
+func TestQuantArithmeticNamesTheFormats(t *testing.T) {
+	prev := kernels.Exact()
+	defer kernels.SetExact(prev)
+	base := quantShiftModels()["llama"]
+	m := quantisedCopy(base, "q4_k_m")
+	if got := base.QuantArithmetic(); got != "" {
+		t.Errorf("f32 model: %q, want empty", got)
+	}
+	kernels.SetExact(true)
+	if got, want := m.QuantArithmetic(), "Q4_K, Q6_K: "+kernels.QuantArithmetic(kernels.Q4K); got != want || !strings.Contains(got, "fp32") {
+		t.Errorf("exact: %q, want %q", got, want)
+	}
+	kernels.SetExact(false)
+	if got := m.QuantArithmetic(); kernels.IntegerQuant(kernels.Q4K) && !strings.Contains(got, "int8") {
+		t.Errorf("integer: %q names no int8", got)
+	}
+	t.Logf("%s", m.QuantArithmetic())
 }

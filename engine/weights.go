@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"strings"
+
 	"loupe/engine/pool"
 	"loupe/kernels"
 )
@@ -201,4 +203,39 @@ type weights struct {
 	// order (GGUF llama files, docs/spec/llama.md §3); the llama file rotates them
 	// with ropeMeta.
 	metaQK bool
+}
+
+// QuantArithmetic says how decode multiplies the model's quantised matrices at
+// the active kernel level and kernels.Exact, one phrase per format in the
+// order the layers use them, e.g. "Q4_K, Q6_K: int8 activations per 32
+// (AVX512-VNNI VPDPBUSD)"; "" when no matrix is quantised.
+func (m *Model) QuantArithmetic() string {
+	var order []kernels.Quant
+	seen := map[kernels.Quant]bool{}
+	add := func(w *mat) {
+		if w.q != nil && !seen[w.qt] {
+			seen[w.qt] = true
+			order = append(order, w.qt)
+		}
+	}
+	for i := range m.w.layers {
+		for _, w := range m.w.layers[i].matrices() {
+			add(w)
+		}
+	}
+	add(&m.w.output)
+	var parts []string
+	byWay := map[string][]string{}
+	for _, q := range order {
+		how := kernels.QuantArithmetic(q)
+		if byWay[how] == nil {
+			parts = append(parts, how)
+		}
+		byWay[how] = append(byWay[how], q.String())
+	}
+	out := make([]string, len(parts))
+	for i, how := range parts {
+		out[i] = strings.Join(byWay[how], ", ") + ": " + how
+	}
+	return strings.Join(out, "; ")
 }

@@ -11,23 +11,29 @@ import (
 // cache), at every level: "int8" is MatVecQ8 (with the activation row
 // quantised once per call, as the engine does per token), "fp32" is
 // MatVecQ (weights widened, Exact's path). GB/s counts the weight bytes,
-// per second of this thread's CPU time.
+// per second of this thread's CPU time. The 256-row shape ("hot") reads
+// one copy again and again from the caches: the kernels' compute ceiling,
+// to set the DRAM figures against.
 //
 //	go test -run '^$' -bench MatVecQuant -benchtime 200x ./kernels/
 func BenchmarkMatVecQuant(b *testing.B) {
 	for _, q := range []Quant{Q8_0, Q4K, Q6K} {
-		for _, sh := range [][2]int{{1536, 1536}, {8960, 1536}, {1536, 8960}} {
+		for _, sh := range [][2]int{{256, 1536}, {1536, 1536}, {8960, 1536}, {1536, 8960}} {
 			rows, cols := sh[0], sh[1]
 			r := rand.New(rand.NewPCG(3, 3))
 			bytes := rows * q.RowBytes(cols)
 			copies := max(1, l3Bytes/bytes)
+			name := fmt.Sprintf("%dx%d", rows, cols)
+			if rows == 256 {
+				copies, name = 1, name+"-hot"
+			}
 			ws := make([][]byte, copies)
 			for i := range ws {
 				ws[i] = randBlocks(r, q, rows, cols)
 			}
 			x, out := randF32(r, cols, 0), make([]float32, rows)
 			for _, arith := range []string{"int8", "fp32"} {
-				b.Run(fmt.Sprintf("%v/%dx%d/%s", q, rows, cols, arith), func(b *testing.B) {
+				b.Run(fmt.Sprintf("%v/%s/%s", q, name, arith), func(b *testing.B) {
 					benchLevels(b, func(b *testing.B) {
 						var a QuantizedX
 						clock := threadClock()

@@ -75,6 +75,9 @@ type Timing struct {
 	// "bf16"): the Timing bars say what each bar was computed with.
 	Kernels    string `json:"kernels,omitempty"`
 	Arithmetic string `json:"arithmetic,omitempty"`
+	// QuantArithmetic names a quantised file's formats and how decode
+	// multiplied each (engine.Model.QuantArithmetic); empty otherwise.
+	QuantArithmetic string `json:"quant_arithmetic,omitempty"`
 }
 
 // DecodePasses is the forward passes that writing decodeTokens tokens
@@ -104,7 +107,10 @@ type Settings struct {
 	// Arithmetic is the products the run computed: "fp32", or "bf16" where
 	// prefill rounded activations to bf16 (kernels.Arithmetic).
 	Arithmetic string `json:"arithmetic,omitempty"`
-	Ablate     []Head `json:"ablate,omitempty"`
+	// QuantArithmetic names a quantised file's formats and how decode
+	// multiplied each (engine.Model.QuantArithmetic); empty otherwise.
+	QuantArithmetic string `json:"quant_arithmetic,omitempty"`
+	Ablate          []Head `json:"ablate,omitempty"`
 	// Branch: the run forced one token in place of the sampler's choice.
 	Branch *Branch `json:"branch,omitempty"`
 }

@@ -15,11 +15,14 @@ type Report struct {
 	Kernels string `json:"kernels"`
 	// Arithmetic is the products prefill computed: "fp32", or "bf16"
 	// (activations rounded to bf16, kernels.Arithmetic).
-	Arithmetic  string  `json:"arithmetic"`
-	Threads     int     `json:"threads"`
-	ModelBytes  int64   `json:"model_bytes"`
-	MembwGBs    float64 `json:"membw_gb_per_s"` // best streaming read, same thread count
-	MembwCached bool    `json:"membw_cached"`
+	Arithmetic string `json:"arithmetic"`
+	// QuantArithmetic: a quantised file's formats and how decode
+	// multiplies each (engine.Model.QuantArithmetic); empty otherwise.
+	QuantArithmetic string  `json:"quant_arithmetic,omitempty"`
+	Threads         int     `json:"threads"`
+	ModelBytes      int64   `json:"model_bytes"`
+	MembwGBs        float64 `json:"membw_gb_per_s"` // best streaming read, same thread count
+	MembwCached     bool    `json:"membw_cached"`
 	// MembwBeside: MembwGBs is the median of probes run beside each timed
 	// run, and each run's decode is set against its own probe.
 	MembwBeside bool    `json:"membw_beside"`
@@ -210,6 +213,9 @@ func WriteText(w io.Writer, r Report) {
 	}
 	fmt.Fprintf(w, "model       %s (%.2f GB), kernels %s (%s arithmetic), %d threads, probes %s, median of %d runs\n",
 		r.Model, float64(r.ModelBytes)/1e9, r.Kernels, arithmeticOr(r.Arithmetic), r.Threads, probes, r.Repeat)
+	if r.QuantArithmetic != "" {
+		fmt.Fprintf(w, "quantised   %s\n", r.QuantArithmetic)
+	}
 	if r.Contend > 0 {
 		fmt.Fprintf(w, "contention  %d CPU-bound busy processes ran beside the timed runs (--contend %d)\n", r.Contend, r.Contend)
 	}

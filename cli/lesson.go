@@ -11,10 +11,7 @@ import (
 	"strconv"
 
 	"loupe/engine"
-	"loupe/engine/perf"
-	"loupe/kernels"
 	"loupe/lesson"
-	"loupe/trace"
 )
 
 func init() {
@@ -148,96 +145,17 @@ func (f *lessonFlags) runFlags(prompt string, maxTokens int) *runFlags {
 	return rf
 }
 
-// timingRuns are the runs beyond the prompt's own: the Gold-Bug passage at
-// the active kernel level and at AVX2, the bandwidth, thinking on and off,
-// and the prompt with the fetching heads off.
+// timingRuns are the runs beyond the prompt's own (lesson.Measure), with
+// loupe run's settings and the bandwidth bench uses.
 func timingRuns(ctx context.Context, m *engine.Model, f *lessonFlags, in lesson.Input, log io.Writer) (*lesson.Extra, error) {
-	e := &lesson.Extra{}
-	if err := m.WarmUp(ctx); err != nil { // the first pass pays page faults
-		return nil, err
+	opt := lesson.MeasureOptions{Settings: f.runFlags(f.prompt, f.maxTokens).settings, ThinkTokens: f.thinkTokens,
+		Progress: func(what string) { fmt.Fprintf(log, "%s…\n", what) }}
+	opt.Bandwidth = func() (float64, error) {
+		gbs, _, err := benchBandwidth(m.Threads(), &benchFlags{membwPasses: 3}, log)
+		return gbs, err
 	}
-	levels := []kernels.Level{kernels.Active()}
-	if kernels.Active() > kernels.AVX2 && kernels.Supported(kernels.AVX2) {
-		levels = append(levels, kernels.AVX2)
-	}
-	defer kernels.SetLevel(kernels.Active())
-	passage, err := goldBugFitting(m, f.maxTokens)
-	if err != nil {
-		return nil, err
-	}
-	for _, lv := range levels {
-		if err := kernels.SetLevel(lv); err != nil {
-			return nil, err
-		}
-		fmt.Fprintf(log, "reading and writing The Gold-Bug passage with %s kernels…\n", lv)
-		run, err := generateOn(ctx, m, f.runFlags(passage, f.maxTokens), func(string) {})
-		if err != nil {
-			return nil, err
-		}
-		t := run.Timing
-		if e.Gold == nil {
-			e.Gold = &t
-		}
-		e.Kernels = append(e.Kernels, lesson.KernelRun{Level: lv.String(), PrefillTokens: t.PrefillTokens,
-			PrefillSeconds: t.PrefillSeconds, DecodeTokens: t.DecodeTokens, DecodeSeconds: t.DecodeSeconds})
-	}
-	if err := kernels.SetLevel(levels[0]); err != nil {
-		return nil, err
-	}
-	gbs, _, err := benchBandwidth(m.Threads(), &benchFlags{membwPasses: 3}, log)
-	if err != nil {
-		return nil, err
-	}
-	e.BandwidthGBs = gbs
-	if in.ThinkingTemplate {
-		if e.ThinkOn, e.ThinkOff, err = thinkRuns(ctx, m, f, log); err != nil {
-			return nil, err
-		}
-	}
-	heads, err := lesson.FetchingHeads(in)
-	if err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(log, "the prompt again with heads %s (from 0) switched off…\n", trace.FormatHeads(heads, 0))
-	rf := f.runFlags(f.prompt, 1)
-	rf.ablate = trace.FormatHeads(heads, 0)
-	run, err := generateOn(ctx, m, rf, func(string) {})
-	if err != nil {
-		return nil, err
-	}
-	e.Ablated = &lesson.Ablation{Heads: heads, First: run.Steps[0]}
-	return e, nil
-}
-
-// goldBugFitting is The Gold-Bug passage, cut to leave room in the model's
-// context for maxTokens written.
-func goldBugFitting(m *engine.Model, maxTokens int) (string, error) {
-	tok := m.Tokenizer()
-	n := min(len(tok.Encode(goldBug)), m.Info().MaxPositions-maxTokens-1)
-	if n < 1 {
-		return "", fmt.Errorf("--max-tokens %d leaves no room for The Gold-Bug passage in the model's context of %d", maxTokens, m.Info().MaxPositions)
-	}
-	return perf.PromptOfTokens(goldBug, n, tok.Encode, tok.Decode)
-}
-
-// thinkRuns asks the prompt as a chat turn with thinking on, then off.
-func thinkRuns(ctx context.Context, m *engine.Model, f *lessonFlags, log io.Writer) (on, off *trace.Timing, err error) {
-	var out [2]*trace.Timing
-	for i, think := range []string{"on", "off"} {
-		fmt.Fprintf(log, "the prompt as a chat turn, thinking %s…\n", think)
-		n := f.maxTokens
-		if think == "on" {
-			n = f.thinkTokens
-		}
-		rf := f.runFlags(f.prompt, n)
-		rf.chat.chat, rf.chat.think = true, think
-		run, err := generateOn(ctx, m, rf, func(string) {})
-		if err != nil {
-			return nil, nil, err
-		}
-		out[i] = &run.Timing
-	}
-	return out[0], out[1], nil
+	fmt.Fprintf(log, "timing runs: %s\n", lesson.Plan(in, opt))
+	return lesson.Measure(ctx, m, in, opt)
 }
 
 // printLesson writes the chapters as text.

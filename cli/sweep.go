@@ -12,6 +12,7 @@ import (
 
 	"loupe/engine"
 	"loupe/engine/experiment"
+	"loupe/engine/perf"
 )
 
 func init() {
@@ -136,14 +137,34 @@ func sweep(ctx context.Context, f *sweepFlags, log io.Writer) (experiment.Result
 		What: f.what, Values: values, Prompt: prompt,
 		PromptTokens: f.promptTokens, DecodeTokens: f.maxTokens, Repeat: f.repeat,
 		ComputeFill: f.computeFill,
-		Bandwidth: func(threads int) (float64, error) {
-			bf := &benchFlags{membwPasses: 5, freshMembw: f.freshMembw}
-			gbs, _, err := benchBandwidth(threads, bf, log)
-			return gbs, err
-		},
-		Progress: func(frac float64, what string) { fmt.Fprintf(log, "[%3.0f%%] %s\n", 100*frac, what) },
+		Bandwidth:   func(threads int) (float64, error) { return sweepBandwidth(threads, f.freshMembw, log) },
+		Progress:    func(frac float64, what string) { fmt.Fprintf(log, "[%3.0f%%] %s\n", 100*frac, what) },
 	}
 	return experiment.Run(ctx, m, opt)
+}
+
+// sweepBandwidth is the best read bandwidth of threads workers: a cached
+// figure may come from a minute when the machine was busy (1 thread:
+// 4 GB/s cached where 42 is usual), so it is probed again (3 passes over
+// 1 GiB) and the better figure kept.
+func sweepBandwidth(threads int, fresh bool, log io.Writer) (float64, error) {
+	gbs, cached, err := benchBandwidth(threads, &benchFlags{membwPasses: 5, freshMembw: fresh}, log)
+	if err != nil || !cached {
+		return gbs, err
+	}
+	if b, err := reprobe(threads); err == nil {
+		perf.RememberBandwidth(b)
+		if b.BestGBs > gbs {
+			fmt.Fprintf(log, "read bandwidth %.1f GB/s on %d threads (probed again)\n", b.BestGBs, threads)
+			gbs = b.BestGBs
+		}
+	}
+	return gbs, nil
+}
+
+// reprobe measures the bandwidth again; tests replace it (1 GiB, seconds).
+var reprobe = func(threads int) (perf.Bandwidth, error) {
+	return perf.MeasureBandwidth(threads, 3, perf.DefaultBufferBytes)
 }
 
 // writeSweep prints the points as a table.

@@ -39,6 +39,8 @@ func TestSweepJSON(t *testing.T) {
 	if err := perf.SaveBandwidth(perf.Bandwidth{CPU: perf.CPUName(), Threads: 1, BestGBs: 40}); err != nil {
 		t.Fatal(err)
 	}
+	defer func(f func(int) (perf.Bandwidth, error)) { reprobe = f }(reprobe)
+	reprobe = func(int) (perf.Bandwidth, error) { return perf.Bandwidth{BestGBs: 30}, nil } // lower: the cached 40 stays
 	var out, errb bytes.Buffer
 	args := []string{"sweep", "--model", dir, "--what", "context", "--values", "256,1k,8k", "--threads", "1",
 		"--prompt-tokens", "8", "--max-tokens", "2", "--json"}

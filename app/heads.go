@@ -60,12 +60,22 @@ func (u *UI) headsTyped(text string) {
 	u.showHeads(false)
 }
 
-// presetTop selects the N heads with the largest share on the source for
-// the query shown, and reruns without them.
-func (u *UI) presetTop() {
+// presetN reads the presets' N (heads to switch off), failing aloud when
+// it is not a count.
+func (u *UI) presetN() (int, bool) {
 	n, err := strconv.Atoi(strings.TrimSpace(u.bar.N.Text))
 	if err != nil || n < 1 {
 		u.fail("N", fmt.Errorf("%q is not a number of heads (1 or more)", u.bar.N.Text))
+		return 0, false
+	}
+	return n, true
+}
+
+// presetTop selects the N heads with the largest share on the source for
+// the query shown, and reruns without them.
+func (u *UI) presetTop() {
+	n, ok := u.presetN()
+	if !ok {
 		return
 	}
 	q := u.query
@@ -88,9 +98,8 @@ func (u *UI) presetTop() {
 // presetRandom selects N heads drawn at random with the seed shown, and
 // reruns without them.
 func (u *UI) presetRandom() {
-	n, err := strconv.Atoi(strings.TrimSpace(u.bar.N.Text))
-	if err != nil || n < 1 {
-		u.fail("N", fmt.Errorf("%q is not a number of heads (1 or more)", u.bar.N.Text))
+	n, ok := u.presetN()
+	if !ok {
 		return
 	}
 	seed, err := strconv.ParseUint(strings.TrimSpace(u.bar.Seed.Text), 10, 64)

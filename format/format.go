@@ -157,3 +157,20 @@ func Arithmetic(a string) string {
 	}
 	return a + " products"
 }
+
+// FirstNumbers writes the first k values with three decimals as the
+// article does: "0.017, -0.004, -0.008, …" (the ellipsis when there are
+// more).
+func FirstNumbers(v []float32, k int) string {
+	var b strings.Builder
+	for i, x := range v[:max(0, min(k, len(v)))] {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.FormatFloat(float64(x), 'f', 3, 32))
+	}
+	if len(v) > k {
+		b.WriteString(", …")
+	}
+	return b.String()
+}

@@ -39,6 +39,8 @@ func TestNumbers(t *testing.T) {
 		{Sig2(math.Inf(1)), "–"},
 		{Trim(1.50, 2), "1.5"},
 		{Trim(25.00, 2), "25"},
+		{FirstNumbers([]float32{0.0171, -0.0044, 1}, 2), "0.017, -0.004, …"},
+		{FirstNumbers([]float32{0.5}, 3), "0.500"},
 	} {
 		if c.got != c.want {
 			t.Errorf("got %q, want %q", c.got, c.want)

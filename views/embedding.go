@@ -67,7 +67,11 @@ func (p *EmbeddingPanel) Display(tok trace.Token, values []float32, rows int, ti
 	}
 	p.Title.SetText(fmt.Sprintf("«%s» (position %d) enters the model as %s numbers", clip(format.Visible(tok.Text), 24), tok.Pos, format.Thousands(int64(len(values)))))
 	p.Shape.SetText(viz.RowShape(tok.ID, rows, len(values)) + " (the row is the token's id)")
-	p.First.SetText(firstNumbers(values, 12))
+	first := format.FirstNumbers(values, 12)
+	if len(values) > 12 {
+		first += fmt.Sprintf(" (%s numbers)", format.Thousands(len(values)))
+	}
+	p.First.SetText(first)
 	st := viz.StatsOf(values)
 	p.Stats.SetText(fmt.Sprintf("norm %.3f · min %.3f · max %.3f · mean |x| %.4f", st.Norm, st.Min, st.Max, st.MeanAbs))
 	p.Tied.SetText(viz.TiedNote(tied))
@@ -83,22 +87,6 @@ func (p *EmbeddingPanel) Figure() viz.Figure { return orNothing(p.fig.fig, p.The
 
 // Values are the numbers shown.
 func (p *EmbeddingPanel) Values() (trace.Token, []float32) { return p.tok, p.values }
-
-// firstNumbers writes the first k values as the article does:
-// "0.017, -0.004, -0.008, …".
-func firstNumbers(v []float32, k int) string {
-	s := ""
-	for i, x := range v[:min(k, len(v))] {
-		if i > 0 {
-			s += ", "
-		}
-		s += fmt.Sprintf("%.3f", x)
-	}
-	if len(v) > k {
-		s += fmt.Sprintf(", … (%s numbers)", format.Thousands(int64(len(v))))
-	}
-	return s
-}
 
 // CSV writes the token's row of the embedding table.
 func (p *EmbeddingPanel) CSV(d *CSV) error {

@@ -71,7 +71,7 @@ func EmbeddingRow(values []float32, in EmbeddingRowInfo, th Theme) Figure {
 	}
 	st := StatsOf(values)
 	notes := []string{
-		firstNumbers(values, 8),
+		format.FirstNumbers(values, 8),
 		fmt.Sprintf("norm %.3f · min %.3f · max %.3f · mean |x| %.4f", st.Norm, st.Min, st.Max, st.MeanAbs),
 		TiedNote(in.Tied),
 	}

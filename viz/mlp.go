@@ -73,20 +73,5 @@ func Embedding(values []float32, token string, th Theme) Figure {
 	p.Add(&columns{values: vs, pos: th.Accent, neg: th.Negative})
 	p.X.Label.Text, p.Y.Label.Text = "dimension", "value"
 	p.X.Tick.Marker = integerTicks{}
-	return &frame{th: th, title: title, notes: []string{firstNumbers(values, 6)}, body: p.Draw}
-}
-
-// firstNumbers writes the first k values with three decimals.
-func firstNumbers(values []float32, k int) string {
-	s := ""
-	for i, v := range values[:min(k, len(values))] {
-		if i > 0 {
-			s += ", "
-		}
-		s += fmt.Sprintf("%.3f", v)
-	}
-	if len(values) > k {
-		s += ", …"
-	}
-	return s
+	return &frame{th: th, title: title, notes: []string{format.FirstNumbers(values, 6)}, body: p.Draw}
 }

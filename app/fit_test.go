@@ -183,3 +183,25 @@ func TestFirstWindowFitsScreen(t *testing.T) {
 		}
 	}
 }
+
+// The hint under the Heads field keeps its height as it changes: the
+// how-to (two lines at 1,366 px), "2 heads selected.", an error.
+func TestHeadsRowKeepsItsHeight(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.generate("My cat is purple . But my", 3)
+	onUI(func() {
+		h.u.win.Resize(screens[0])
+		h.u.cmp.heads = nil
+		h.u.showHeads(true)
+		before := h.u.bar.Box.MinSize().Height
+		h.u.cmp.heads = []trace.Head{hd(0, 1), hd(1, 2)}
+		h.u.showHeads(true)
+		if got := h.u.bar.Box.MinSize().Height; got != before {
+			t.Errorf("the heads bar is %v high with the how-to, %v with two heads selected", before, got)
+		}
+		h.u.headsTyped("1:")
+		if got := h.u.bar.Box.MinSize().Height; got != before {
+			t.Errorf("the heads bar is %v high with the how-to, %v with an error (%q)", before, got, h.u.bar.Help.Text)
+		}
+	})
+}

@@ -45,7 +45,7 @@ func NewAblateBar() *AblateBar {
 	b.Box = container.NewVBox(
 		container.NewBorder(nil, nil, widget.NewLabel("Heads"), container.NewHBox(b.Clear, b.Run), b.Heads),
 		container.NewHBox(widget.NewLabel("N"), n, b.Top, b.Random, seed, b.Variant),
-		b.Help)
+		Lines(2, b.Help))
 	return b
 }
 

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
 	"loupe/trace"
 	"loupe/trace/stats"
 )
@@ -99,5 +102,43 @@ func TestSentencesOfAnAblation(t *testing.T) {
 	}
 	if got := TopHeadsNote(10, toks, 9, 4); !strings.Contains(got, "the 10 heads that look most at the source") {
 		t.Errorf("TopHeadsNote(10) = %q", got)
+	}
+}
+
+// A new pair of runs scrolls Compare back to its headline; another step
+// of the same pair keeps the place the user scrolled to.
+func TestCompareScrollsToHeadline(t *testing.T) {
+	test.NewTempApp(t)
+	step := func(pos, id int, p float64) trace.Step {
+		c := trace.Candidate{ID: id, Text: "x", P: p}
+		return trace.Step{Pos: pos, Chosen: c, Top: []trace.Candidate{c}}
+	}
+	run := func(ids ...int) *trace.Run {
+		r := &trace.Run{Tokens: toks(1, 2, 3)}
+		for i, id := range ids {
+			r.Tokens = append(r.Tokens, trace.Token{ID: id, Pos: 3 + i, Generated: true})
+			r.Steps = append(r.Steps, step(3+i, id, 0.5))
+		}
+		return r
+	}
+	a, b, c := run(5, 6), run(5, 7), run(8, 9)
+	p := NewComparePanel()
+	w := test.NewWindow(p)
+	defer w.Close()
+	w.Resize(fyne.NewSize(800, 300)) // shorter than the panel: it scrolls
+	p.Display(Compare(a, b, 3, 2, 1), "B is a variant")
+	p.scroll.Refresh()                                      // lays the new content out, as the window's driver does
+	test.Scroll(w.Canvas(), fyne.NewPos(400, 200), 0, -200) // the wheel, down
+	down := p.ScrolledTo()
+	if down <= 0 {
+		t.Fatal("the panel does not scroll at 800 × 300")
+	}
+	p.Display(Compare(a, b, 4, 3, 1), "B is a variant")
+	if p.ScrolledTo() != down {
+		t.Errorf("another step of the same pair moved the scroll from %v to %v", down, p.ScrolledTo())
+	}
+	p.Display(Compare(a, c, 3, 2, 1), "B is another variant")
+	if p.ScrolledTo() != 0 {
+		t.Errorf("a new pair left the panel scrolled to %v, not at its headline", p.ScrolledTo())
 	}
 }

@@ -42,6 +42,7 @@ type ComparePanel struct {
 	picking bool // SetRuns is setting the selects: no OnPick
 	content *fyne.Container
 	grids   *fyne.Container
+	scroll  *container.Scroll // of content: back to the top for a new pair
 }
 
 // NewComparePanel makes an empty panel.
@@ -100,7 +101,8 @@ func (p *ComparePanel) CreateRenderer() fyne.WidgetRenderer {
 		container.NewBorder(nil, nil, widget.NewLabel("B"), nil, p.SelB))
 	top := container.NewBorder(nil, nil, nil, container.NewHBox(widget.NewButton("Swap", p.swap), prev, next,
 		widget.NewButton("PNG…", export("png")), widget.NewButton("CSV…", export("csv"))), pick)
-	return widget.NewSimpleRenderer(container.NewBorder(top, nil, nil, nil, container.NewVScroll(p.content)))
+	p.scroll = container.NewVScroll(p.content)
+	return widget.NewSimpleRenderer(container.NewBorder(top, nil, nil, nil, p.scroll))
 }
 
 // SetRuns lists the runs of the history and selects A and B (-1: none).
@@ -160,7 +162,10 @@ func (p *ComparePanel) Clear(msg string) {
 }
 
 // Display shows a comparison; kind says in a sentence what B is to A.
+// A new pair of runs scrolls the panel back to its headline (what B is
+// and Δp); another step of the same pair keeps the place.
 func (p *ComparePanel) Display(c Comparison, kind string) {
+	pair := !p.has || c.A != p.cmp.A || c.B != p.cmp.B
 	p.cmp, p.has = c, true
 	p.Title.SetText("Run A | run B")
 	p.Kind.SetText(kind)
@@ -173,6 +178,17 @@ func (p *ComparePanel) Display(c Comparison, kind string) {
 	p.times()
 	p.showGrids()
 	p.render()
+	if pair && p.scroll != nil {
+		p.scroll.ScrollToTop()
+	}
+}
+
+// ScrolledTo is how far down the panel is scrolled.
+func (p *ComparePanel) ScrolledTo() float32 {
+	if p.scroll == nil {
+		return 0
+	}
+	return p.scroll.Offset.Y
 }
 
 func (p *ComparePanel) stepWords() string {

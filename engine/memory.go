@@ -3,6 +3,7 @@ package engine
 import (
 	"bufio"
 	"fmt"
+	"loupe/format"
 	"os"
 	"strconv"
 	"strings"
@@ -47,7 +48,7 @@ func checkMemory(set tensorSet, cfg Config) error {
 	if weights+kv > avail {
 		return fmt.Errorf("%w: the weights need %s and the KV cache for %d tokens %s, %s in all; "+
 			"this machine has %s available now — close other programs, or open a smaller model or a quantised file (GGUF Q8_0 or Q4_K_M)",
-			ErrTooLarge, gib(weights), n, gib(kv), gib(weights+kv), gib(avail))
+			ErrTooLarge, format.Bytes(float64(weights)), n, format.Bytes(float64(kv)), format.Bytes(float64(weights+kv)), format.Bytes(float64(avail)))
 	}
 	return nil
 }
@@ -67,17 +68,9 @@ func (m *Model) checkRunMemory(n int, captures int64) error {
 	if need := weights + kv + captures; need > have {
 		return fmt.Errorf("%w: the weights need %s, the KV cache for %d tokens (prompt + max tokens) %s and what the panels record %s, %s in all; "+
 			"this machine has %s available now — lower max tokens or shorten the prompt",
-			ErrTooLarge, gib(weights), n, gib(kv), gib(captures), gib(need), gib(have))
+			ErrTooLarge, format.Bytes(float64(weights)), n, format.Bytes(float64(kv)), format.Bytes(float64(captures)), format.Bytes(float64(need)), format.Bytes(float64(have)))
 	}
 	return nil
-}
-
-// gib formats bytes in decimal units as the panels do: "3.1 GB", "57 MB".
-func gib(b int64) string {
-	if b < 1e9 {
-		return fmt.Sprintf("%.0f MB", float64(b)/1e6)
-	}
-	return fmt.Sprintf("%.1f GB", float64(b)/1e9)
 }
 
 // readMemAvailable parses MemAvailable from /proc/meminfo (Linux).

@@ -26,9 +26,11 @@ const (
 	// of high 2-bit pairs, 16 int8 scales (one per 16 weights), f16 d;
 	// w = d·sc·(q − 32) with q 6 bits.
 	Q6K
+	// Q5_K: Q4_K's scales and mins with a fifth bit per weight (q5k.go).
+	Q5K
 )
 
-var quantNames = [...]string{Q8_0: "Q8_0", Q4_0: "Q4_0", Q4K: "Q4_K", Q6K: "Q6_K"}
+var quantNames = [...]string{Q8_0: "Q8_0", Q4_0: "Q4_0", Q4K: "Q4_K", Q6K: "Q6_K", Q5K: "Q5_K"}
 
 func (q Quant) String() string {
 	if q > 0 && int(q) < len(quantNames) {
@@ -38,11 +40,11 @@ func (q Quant) String() string {
 }
 
 // Quants lists every format.
-func Quants() []Quant { return []Quant{Q8_0, Q4_0, Q4K, Q6K} }
+func Quants() []Quant { return []Quant{Q8_0, Q4_0, Q4K, Q6K, Q5K} }
 
 // BlockLen is the number of weights in one block.
 func (q Quant) BlockLen() int {
-	if q == Q4K || q == Q6K {
+	if q == Q4K || q == Q6K || q == Q5K {
 		return 256
 	}
 	return 32
@@ -59,6 +61,8 @@ func (q Quant) BlockBytes() int {
 		return 144
 	case Q6K:
 		return 210
+	case Q5K:
+		return 176
 	}
 	panic("kernels: unknown Quant")
 }
@@ -104,6 +108,8 @@ func dequantBlock(q Quant, y []float32, b []byte) {
 		dequantQ4K(y, b)
 	case Q6K:
 		dequantQ6K(y, b)
+	case Q5K:
+		dequantQ5K(y, b)
 	}
 }
 

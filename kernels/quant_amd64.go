@@ -50,6 +50,8 @@ func dequantRowAVX2(q Quant, dst []float32, src []byte) {
 		dequantQ4KAVX2(&dst[0], &src[0], nb)
 	case Q6K:
 		dequantQ6KAVX2(&dst[0], &src[0], nb)
+	default: // Q5_K: the reference
+		dequantRowGeneric(q, dst, src)
 	}
 }
 
@@ -78,6 +80,8 @@ func matVecQAVX2(q Quant, out []float32, w []byte, x []float32) {
 			out[r] = dotQ4KAVX2(&w[r*rb], &x[0], &xs[0], nb)
 		}
 		workspaces.Put(ws)
+	default: // Q5_K: the reference
+		matVecQGeneric(q, out, w, x)
 	}
 }
 

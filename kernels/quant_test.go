@@ -73,6 +73,8 @@ func oracleRow(q Quant, row []byte, cols int) (w, mag []float64) {
 				y[j] = d * scale * float64(lo|hi<<4-32)
 				m[j] = math.Abs(y[j])
 			}
+		case Q5K:
+			oracleQ5K(y[:256], m[:256], b)
 		}
 	}
 	return w, mag
@@ -90,7 +92,7 @@ func randBlocks(r *rand.Rand, q Quant, rows, cols int) []byte {
 		switch q {
 		case Q8_0, Q4_0:
 			scale(b[i:])
-		case Q4K:
+		case Q4K, Q5K:
 			scale(b[i:])
 			scale(b[i+2:])
 		case Q6K:
@@ -105,6 +107,7 @@ var quantCols = map[Quant][]int{
 	Q4_0: {32, 96, 1536},
 	Q4K:  {256, 512, 1536, 8960},
 	Q6K:  {256, 512, 1536, 8960},
+	Q5K:  {256, 512, 1536, 2048},
 }
 
 func TestDequantRow(t *testing.T) {

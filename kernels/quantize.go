@@ -8,7 +8,7 @@ import (
 // QuantizeRow encodes src (len a multiple of q.BlockLen()) as q blocks
 // into dst (q.RowBytes(len(src)) bytes), in the layouts DequantRow reads.
 // Q8_0 and Q4_0 follow ggml's reference quantisers exactly
-// (quantize_row_q8_0_ref, quantize_row_q4_0_ref); Q4_K and Q6_K use a
+// (quantize_row_q8_0_ref, quantize_row_q4_0_ref); Q4_K, Q5_K and Q6_K use a
 // plain min/max fit per sub-block, not ggml's iterative search, so their
 // error is somewhat larger than llama.cpp's at the same size.
 func QuantizeRow(q Quant, dst []byte, src []float32) {
@@ -27,6 +27,8 @@ func QuantizeRow(q Quant, dst []byte, src []float32) {
 			quantizeQ4K(b, x)
 		case Q6K:
 			quantizeQ6K(b, x)
+		case Q5K:
+			quantizeQ5K(b, x)
 		}
 	}
 }

@@ -58,7 +58,7 @@ func TestQuantizeRoundTrip(t *testing.T) {
 	// worst error per weight, as a fraction of the largest |x| of its
 	// block: half a step of the format's grid plus the 6-bit (Q4_K) or
 	// 8-bit (Q6_K) rounding of the sub-block scales.
-	bound := map[Quant]float64{Q8_0: 0.6 / 127, Q4_0: 1.1 / 8, Q4K: 2.0 / 15, Q6K: 1.2 / 31}
+	bound := map[Quant]float64{Q8_0: 0.6 / 127, Q4_0: 1.1 / 8, Q4K: 2.0 / 15, Q6K: 1.2 / 31, Q5K: 2.0 / 31}
 	for _, q := range Quants() {
 		cols := 4 * q.BlockLen()
 		x := randF32(r, cols, 0)

@@ -31,10 +31,10 @@ func runGenModel(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "output folder (created if missing; refused if it already holds a model)")
 	dtype := fs.String("dtype", "bf16", "weight dtype: bf16 or f32")
 	kind := fs.String("format", "safetensors", "safetensors (a model folder) or gguf (one .gguf file)")
-	quant := fs.String("quant", "q8_0", "GGUF weights: "+strings.Join(genmodel.GGUFQuants, ", ")+" (q4_k_m: llama.cpp's Q4_K/Q6_K mix)")
+	quant := fs.String("quant", "q8_0", "GGUF weights: "+strings.Join(genmodel.GGUFQuants, ", ")+" (q4_k_m, q5_k_m: llama.cpp's Q4_K or Q5_K with Q6_K mixes)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: loupe gen-model --out DIR [--shape SHAPE] [--seed N] [--dtype bf16|f32]")
-		fmt.Fprintln(stderr, "       loupe gen-model --format gguf --out FILE.gguf|DIR [--quant q8_0|q4_k_m|bf16|f32] [--shape SHAPE] [--seed N]")
+		fmt.Fprintln(stderr, "       loupe gen-model --format gguf --out FILE.gguf|DIR [--quant q8_0|q4_k_m|q5_k_m|bf16|f32] [--shape SHAPE] [--seed N]")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -50,7 +50,7 @@ func runGenModel(args []string, stdout, stderr io.Writer) int {
 	}
 	// A flag of the other format would be ignored without a word.
 	if *kind == "gguf" && isSet(fs, "dtype") {
-		fmt.Fprintln(stderr, "gen-model: --dtype is for safetensors; a GGUF file's weights are set by --quant (bf16, f32, q8_0, q4_k_m)")
+		fmt.Fprintln(stderr, "gen-model: --dtype is for safetensors; a GGUF file's weights are set by --quant (bf16, f32, q8_0, q4_k_m, q5_k_m)")
 		return 2
 	}
 	if *kind != "gguf" && isSet(fs, "quant") {

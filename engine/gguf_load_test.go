@@ -73,7 +73,7 @@ func TestGGUFMatchesSafetensors(t *testing.T) {
 			for _, tc := range []struct {
 				src, quant string
 				kl         float64 // bound on the mean KL(safetensors ‖ GGUF) per position, nats
-			}{{"F32", "f32", 0}, {"BF16", "bf16", 0}, {"BF16", "q8_0", 3e-3}, {"BF16", "q4_k_m", 0.4}} {
+			}{{"F32", "f32", 0}, {"BF16", "bf16", 0}, {"BF16", "q8_0", 3e-3}, {"BF16", "q4_k_m", 0.4}, {"BF16", "q5_k_m", 0.2}} {
 				t.Run(fmt.Sprintf("%s/tied=%v/%s", arch, tied, tc.quant), func(t *testing.T) {
 					dir := writeModel(t, c, ref, tc.src, edit)
 					writeSmallTokenizer(t, dir)

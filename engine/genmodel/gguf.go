@@ -18,12 +18,13 @@ import (
 )
 
 // GGUFQuants are the weight types WriteGGUF writes: f32 and bf16 keep the
-// checkpoint's values, q8_0 quantises every matrix, q4_k_m mixes Q4_K and
-// Q6_K the way llama.cpp's llama-quantize does for Q4_K_M.
-var GGUFQuants = []string{"f32", "bf16", "q8_0", "q4_k_m"}
+// checkpoint's values, q8_0 quantises every matrix, q4_k_m and q5_k_m mix
+// Q4_K or Q5_K with Q6_K the way llama.cpp's llama-quantize does for
+// Q4_K_M and Q5_K_M.
+var GGUFQuants = []string{"f32", "bf16", "q8_0", "q4_k_m", "q5_k_m"}
 
 // ggufFileType is general.file_type (llama_ftype) of each choice.
-var ggufFileType = map[string]uint32{"f32": 0, "bf16": 32, "q8_0": 7, "q4_k_m": 15}
+var ggufFileType = map[string]uint32{"f32": 0, "bf16": 32, "q8_0": 7, "q4_k_m": 15, "q5_k_m": 17}
 
 // hfConfig is the part of config.json the converter needs.
 type hfConfig struct {
@@ -117,10 +118,10 @@ type Fallback struct {
 // fallbackOf reports the matrix name of cols columns written as got when
 // the mix wants a K-quant of 256-weight blocks.
 func fallbackOf(name string, c hfConfig, quant string, cols int, got gguf.Type) (Fallback, bool) {
-	if quant != "q4_k_m" || cols%256 == 0 {
+	if quant != "q4_k_m" && quant != "q5_k_m" || cols%256 == 0 {
 		return Fallback{}, false
 	}
-	want := mixType(name, c)
+	want := mixType(name, c, quant)
 	return Fallback{Tensor: name, Cols: cols, Want: want.String(), Got: got.String()}, true
 }
 
@@ -215,7 +216,7 @@ func ggufMetadata(c hfConfig, tok *tokenizer.Tokenizer, quant string) []gguf.KV 
 			kv = append(kv, gguf.KV{Key: a + "expert_feed_forward_length", Value: uint32(c.MoeIntermediate)})
 		}
 	}
-	if quant == "q8_0" || quant == "q4_k_m" {
+	if quant == "q8_0" || quant == "q4_k_m" || quant == "q5_k_m" {
 		kv = append(kv, gguf.KV{Key: "general.quantization_version", Value: uint32(2)})
 	}
 	tokens, types, merges := tok.Lists(c.VocabSize)
@@ -394,10 +395,10 @@ func ggufTensor(t safetensors.Tensor, name string, c hfConfig, quant string) (gg
 	return wt, nil
 }
 
-// matrixType chooses a matrix's GGUF type: q4_k_m is llama.cpp's mix
+// matrixType chooses a matrix's GGUF type: q4_k_m (q5_k_m) is llama.cpp's mix
 // (output head, or the tied embedding, Q6_K; attn_v and ffn_down Q6_K in
 // the first and last eighth of the layers and every third between; Q4_K
-// elsewhere), Q8_0 where the columns do not fill 256-weight blocks. There
+// (Q5_K) elsewhere), Q8_0 where the columns do not fill 256-weight blocks. There
 // llama-quantize writes Q6_K's fallback, Q8_0, too, but Q5_0 for Q4_K's:
 // Loupe has no Q5_0 kernel, so its copy is a little larger (GGUFPlan
 // lists these matrices).
@@ -419,15 +420,19 @@ func matrixType(name string, c hfConfig, quant string, cols int, src safetensors
 		}
 		return gguf.Q8_0, kernels.Q8_0
 	}
-	if q := mixType(name, c); q == gguf.Q6_K {
-		return q, kernels.Q6K
+	switch mixType(name, c, quant) {
+	case gguf.Q6_K:
+		return gguf.Q6_K, kernels.Q6K
+	case gguf.Q5_K:
+		return gguf.Q5_K, kernels.Q5K
 	}
 	return gguf.Q4_K, kernels.Q4K
 }
 
-// mixType is the type llama-quantize's Q4_K_M gives a matrix whose rows
-// fill 256-weight blocks.
-func mixType(name string, c hfConfig) gguf.Type {
+// mixType is the type llama-quantize's Q4_K_M (Q5_K_M) gives a matrix
+// whose rows fill 256-weight blocks: Q6_K where it wants more bits, else
+// Q4_K (Q5_K).
+func mixType(name string, c hfConfig, quant string) gguf.Type {
 	var layer int
 	fmt.Sscanf(name, "blk.%d.", &layer)
 	n := c.NumHiddenLayers
@@ -437,6 +442,9 @@ func mixType(name string, c hfConfig) gguf.Type {
 		return gguf.Q6_K
 	case (strings.HasSuffix(name, "attn_v.weight") || strings.HasSuffix(name, "ffn_down.weight") || strings.HasSuffix(name, "ffn_down_exps.weight")) && moreBits:
 		return gguf.Q6_K
+	}
+	if quant == "q5_k_m" {
+		return gguf.Q5_K
 	}
 	return gguf.Q4_K
 }

@@ -10,7 +10,7 @@ var ErrBadFile = errors.New("bad GGUF file")
 
 // FileError is one problem in one file, naming the metadata key or the
 // tensor when the problem is about one:
-// `gguf model.gguf: tensor "blk.0.attn_q.weight": type Q5_K is not supported`.
+// `gguf model.gguf: tensor "blk.0.attn_q.weight": type Q3_K is not supported`.
 type FileError struct {
 	File   string
 	Key    string // metadata key, "" when not about one

@@ -12,6 +12,7 @@ const (
 	Q4_0 Type = 2
 	Q8_0 Type = 8
 	Q4_K Type = 12
+	Q5_K Type = 13
 	Q6_K Type = 14
 	BF16 Type = 30
 )
@@ -39,11 +40,12 @@ type layout struct{ elems, bytes uint64 }
 
 // layouts are the block layouts of the supported types (ggml-common.h):
 // Q8_0 = f16 d + 32 int8; Q4_0 = f16 d + 16 bytes of nibbles; Q4_K = f16 d,
-// f16 dmin, 12 bytes of 6-bit scales and mins, 128 bytes of nibbles; Q6_K =
+// f16 dmin, 12 bytes of 6-bit scales and mins, 128 bytes of nibbles; Q5_K =
+// Q4_K's header, 32 bytes of fifth bits, 128 bytes of nibbles; Q6_K =
 // 128 bytes low nibbles, 64 bytes high 2-bit pairs, 16 int8 scales, f16 d.
 var layouts = map[Type]layout{
 	F32: {1, 4}, F16: {1, 2}, BF16: {1, 2},
-	Q8_0: {32, 34}, Q4_0: {32, 18}, Q4_K: {256, 144}, Q6_K: {256, 210},
+	Q8_0: {32, 34}, Q4_0: {32, 18}, Q4_K: {256, 144}, Q5_K: {256, 176}, Q6_K: {256, 210},
 }
 
 // Supported reports whether Loupe can read tensors of type t.
@@ -62,7 +64,7 @@ func (t Type) Quantized() bool { return t.Supported() && layouts[t].elems > 1 }
 const Magic = "GGUF"
 
 // SupportedTypes lists the names of the types Loupe reads, for messages.
-const SupportedTypes = "F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K"
+const SupportedTypes = "F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q5_K, Q6_K"
 
 // ValueType is a metadata value's type id (docs/spec/formats.md B.2).
 type ValueType uint32

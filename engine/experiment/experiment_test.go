@@ -242,8 +242,12 @@ func TestRecordRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s := Compare(rec, again); !strings.Contains(s, "The same tokens were written at 2 of 2 points") {
+	if s := Compare(rec, again); !strings.Contains(s, "The same tokens were written at 2 of 2 points, their top-10 probabilities within") {
 		t.Fatalf("compare: %s", s)
+	}
+	rec.Points[0].Top[0][0].P += 0.01
+	if s := Compare(rec, again); !strings.Contains(s, "more than 1e-4") {
+		t.Fatalf("compare with a moved probability: %s", s)
 	}
 	if _, err := ReadRecord([]byte(`{"format":"other"}`)); err == nil {
 		t.Fatal("a file of another format was read")

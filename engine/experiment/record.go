@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"loupe/trace"
 )
 
 // RecordFormat names the file of a saved experiment.
@@ -56,6 +58,8 @@ type RecordPnt struct {
 	WeightBytes    float64 `json:"weight_bytes"`
 	BandwidthGBs   float64 `json:"bandwidth_gb_s"`
 	Ids            []int   `json:"ids,omitempty"`
+	// Top is each written token's top candidates (ids and p).
+	Top [][]trace.Candidate `json:"top,omitempty"`
 }
 
 // NewRecord describes r, run with opt on the model at path.
@@ -70,9 +74,23 @@ func NewRecord(r Result, opt Options, path, fingerprint, kernels string, threads
 		rec.Points = append(rec.Points, RecordPnt{Value: p.Value, Label: p.Label, PrefillTokS: p.PrefillTokS,
 			DecodeTokS: p.DecodeTokS, BytesPerToken: p.BytesPerToken, Predicted: p.PredictedDecodeTokS,
 			PrefillTokens: p.PrefillTokens, PrefillSeconds: p.PrefillSeconds, DecodeTokens: p.DecodeTokens,
-			DecodeSeconds: p.DecodeSeconds, WeightBytes: p.WeightBytes, BandwidthGBs: p.BandwidthGBs, Ids: p.Ids})
+			DecodeSeconds: p.DecodeSeconds, WeightBytes: p.WeightBytes, BandwidthGBs: p.BandwidthGBs, Ids: p.Ids,
+			Top: topsOf(p.Steps)})
 	}
 	return rec
+}
+
+// topsOf keeps each step's top candidates without their text.
+func topsOf(steps []trace.Step) [][]trace.Candidate {
+	var out [][]trace.Candidate
+	for _, s := range steps {
+		top := make([]trace.Candidate, len(s.Top))
+		for i, c := range s.Top {
+			top[i] = trace.Candidate{ID: c.ID, P: c.P}
+		}
+		out = append(out, top)
+	}
+	return out
 }
 
 // Result is the record as a Result again (to draw it).
@@ -87,6 +105,10 @@ func (rec Record) Result() Result {
 			BytesPerToken: p.BytesPerToken, PredictedDecodeTokS: p.Predicted, PrefillTokens: p.PrefillTokens,
 			PrefillSeconds: p.PrefillSeconds, DecodeTokens: p.DecodeTokens, DecodeSeconds: p.DecodeSeconds,
 			WeightBytes: p.WeightBytes, BandwidthGBs: p.BandwidthGBs, Ids: p.Ids})
+		last := &r.Points[len(r.Points)-1]
+		for _, top := range p.Top {
+			last.Steps = append(last.Steps, trace.Step{Top: top})
+		}
 	}
 	return r
 }
@@ -117,6 +139,7 @@ func ReadRecord(data []byte) (Record, error) {
 func Compare(rec Record, r Result) string {
 	var dec, pre []float64
 	same, compared := 0, 0
+	worst := 0.0 // largest |Δp| of a top candidate where the tokens agree
 	for i, p := range r.Points {
 		if i >= len(rec.Points) || fmt.Sprint(rec.Points[i].Value) != fmt.Sprint(p.Value) {
 			break
@@ -129,6 +152,7 @@ func Compare(rec Record, r Result) string {
 			compared++
 			if FirstDivergence(q.Ids, p.Ids) < 0 && len(q.Ids) == len(p.Ids) {
 				same++
+				worst = max(worst, maxTopDelta(q.Top, p.Steps))
 			}
 		}
 	}
@@ -138,7 +162,32 @@ func Compare(rec Record, r Result) string {
 	s := fmt.Sprintf("Against the saved figures, writing ran at %.2f × the saved speed and reading at %.2f × (medians over %d points).",
 		median(dec), median(pre), len(dec))
 	if compared > 0 {
-		s += fmt.Sprintf(" The same tokens were written at %d of %d points.", same, compared)
+		s += fmt.Sprintf(" The same tokens were written at %d of %d points", same, compared)
+		switch {
+		case same == 0:
+			s += "."
+		case worst <= 1e-4:
+			s += fmt.Sprintf(", their top-10 probabilities within %.0e (the check: 1e-4 in exact arithmetic).", max(worst, 1e-9))
+		default:
+			s += fmt.Sprintf(", their top-10 probabilities up to %.1e apart: more than 1e-4 (another kernel level or arithmetic rounds differently).", worst)
+		}
 	}
 	return s
+}
+
+// maxTopDelta is the largest |Δp| between a saved top list and a rerun's
+// for the same candidate (a candidate missing from one list counts its
+// whole p).
+func maxTopDelta(saved [][]trace.Candidate, steps []trace.Step) float64 {
+	worst := 0.0
+	for i := range min(len(saved), len(steps)) {
+		now := map[int]float64{}
+		for _, c := range steps[i].Top {
+			now[c.ID] = c.P
+		}
+		for _, c := range saved[i] {
+			worst = max(worst, math.Abs(c.P-now[c.ID]))
+		}
+	}
+	return worst
 }

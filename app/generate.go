@@ -4,17 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"loupe/engine"
 	"loupe/engine/perf"
 	"loupe/engine/pool"
-	"loupe/format"
 	"loupe/kernels"
 	"loupe/trace"
-	"loupe/trace/stats"
 )
 
 // A generation hands its events to the window in batches, and each batch
@@ -203,156 +200,6 @@ func (u *UI) deliver(gen int, evs *events) {
 	}
 	u.attention = trace.TrimAttention(u.attention, liveAttnBudget, u.pinnedAttention())
 	u.refreshPanels()
-}
-
-// onEvent folds one engine event into the session.
-func (u *UI) onEvent(gen int, ev engine.Event) {
-	if gen != u.gen || !u.running {
-		return
-	}
-	switch {
-	case ev.Prefill != nil:
-		t := ev.Prefill
-		u.live = *t
-		u.live.BytesPerToken = float64(u.info.WeightBytesPerTok) // the KV cache is added at the end
-		u.controls.Status.SetText(fmt.Sprintf("Prompt read: %d tokens in %s. Writing…", t.PrefillTokens, format.Duration(t.PrefillSeconds)))
-	case ev.Step != nil:
-		u.steps = append(u.steps, *ev.Step)
-		u.live.DecodeTokens++
-		u.live.DecodeSeconds += ev.Step.Seconds
-		u.dirty = true
-	case ev.Token != nil:
-		u.addToken(*ev.Token)
-	case ev.Attention != nil:
-		u.attention = append(u.attention, *ev.Attention)
-		u.dirty = true
-	}
-}
-
-// pinnedAttention reports whether the capture of a position stays
-// whatever attnBudget says: a prompt position, or the token the user picked.
-func (u *UI) pinnedAttention() func(pos int) bool {
-	first, picked := firstGenerated(u.tokens), -1
-	if !u.follow {
-		picked = u.query
-	}
-	return func(pos int) bool { return pos < first || pos == picked }
-}
-
-// addToken appends a generated token to the stream; the selection follows
-// it unless the user picked another token.
-func (u *UI) addToken(tok trace.Token) {
-	if tok.Pos < len(u.tokens) {
-		u.tokens[tok.Pos] = tok
-		u.stream.SetTokens(u.tokens)
-	} else {
-		u.tokens = append(u.tokens, tok)
-		u.stream.Append(tok)
-	}
-	u.dirty = true
-	generated := len(u.tokens) - firstGenerated(u.tokens)
-	u.controls.Status.SetText(fmt.Sprintf("Writing: %d tokens generated, %.1f tok/s…",
-		generated, stats.Rate(u.live.DecodeTokens, u.live.DecodeSeconds)))
-	if u.maxTokens > 0 {
-		u.controls.Busy.SetValue(min(1, float64(generated)/float64(u.maxTokens)))
-	}
-	if u.follow {
-		u.query = tok.Pos
-		u.stream.SetSelected(tok.Pos)
-	}
-}
-
-func firstGenerated(toks []trace.Token) int {
-	for i, t := range toks {
-		if t.Generated {
-			return i
-		}
-	}
-	return len(toks)
-}
-
-// finish takes the finished run as the truth of the session.
-func (u *UI) finish(gen int, run *trace.Run, err error) {
-	if gen != u.gen {
-		return
-	}
-	u.running = false
-	u.cancel()
-	u.controls.SetRunning(false)
-	u.showCeiling()
-	if run != nil {
-		u.adoptRun(run)
-		u.remember(run)
-		u.chatFinished(run)
-	}
-	switch {
-	case err != nil && errors.Is(err, context.Canceled):
-		u.controls.Status.SetText("Stopped. " + u.controls.Status.Text)
-	case err != nil:
-		u.fail("Generation failed", err)
-	case run == nil:
-		u.fail("Generation failed", errors.New("the engine returned no run"))
-	}
-	u.dirty = true
-	u.refreshPanels()
-	u.continueChain(err)
-	u.lessonRunFinished()
-	u.afterRun(err)
-	u.idle()
-}
-
-// adoptRun replaces the streamed state by the run's own record.
-func (u *UI) adoptRun(run *trace.Run) {
-	u.lastRun = run
-	if len(run.Tokens) > 0 {
-		u.tokens = run.Tokens
-		u.stream.SetTokens(u.tokens)
-		if u.follow {
-			u.query = len(u.tokens) - 1
-		}
-		u.stream.SetSelected(u.query)
-	}
-	u.steps, u.attention, u.mlps = run.Steps, keepPicked(run.Attention, u.attention, u.query, u.follow), run.MLP
-	u.timings = append(u.timings, run.Timing)
-	u.timing.Display(u.timings, u.bandwidth, u.measuring)
-	t := run.Timing
-	u.controls.Status.SetText(fmt.Sprintf("Done (%s): %d tokens read in %s, %d written in %s (%.1f tok/s).",
-		stopWords(run.StopReason), t.PrefillTokens, format.Duration(t.PrefillSeconds), t.DecodeTokens, format.Duration(t.DecodeSeconds), stats.Rate(t.DecodeTokens, t.DecodeSeconds)))
-	fmt.Printf("loupe: generated %d tokens (%s), prefill %.3f s, decode %.3f s\n",
-		t.DecodeTokens, run.StopReason, t.PrefillSeconds, t.DecodeSeconds)
-	u.writeTiming(run)
-}
-
-// keepPicked adds to the run's captures the one of the token the user
-// picked during the run, when the window kept it and the run (bounded by
-// attnBudget) did not.
-func keepPicked(run, shown []trace.Attention, q int, follow bool) []trace.Attention {
-	if follow {
-		return run
-	}
-	a, ok := stats.AttentionAt(shown, q)
-	if _, in := stats.AttentionAt(run, q); !ok || in {
-		return run
-	}
-	i := slices.IndexFunc(run, func(b trace.Attention) bool { return b.QueryPos > q })
-	if i < 0 {
-		i = len(run)
-	}
-	return slices.Insert(run, i, a)
-}
-
-func stopWords(reason string) string {
-	switch reason {
-	case "eos":
-		return "end of text"
-	case "max_tokens":
-		return "max tokens reached"
-	case "cancelled":
-		return "stopped"
-	case "context":
-		return "context full"
-	}
-	return reason
 }
 
 // stop cancels the running generation; the engine answers within a token.

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 
 	"loupe/engine"
@@ -55,7 +56,7 @@ func parseSweepFlags(args []string, stderr io.Writer) (*sweepFlags, error) {
 		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	case f.model == "":
 		return nil, errors.New("--model is required")
-	case !contains(experiment.Whats, f.what):
+	case !slices.Contains(experiment.Whats, f.what):
 		return nil, fmt.Errorf("--what %q: want one of %s", f.what, strings.Join(experiment.Whats, ", "))
 	case f.prompt != "" && f.promptFile != "":
 		return nil, errors.New("give one of --prompt, --prompt-file")
@@ -63,15 +64,6 @@ func parseSweepFlags(args []string, stderr io.Writer) (*sweepFlags, error) {
 		return nil, errors.New("--prompt-tokens, --max-tokens and --repeat must be ≥ 1, --threads ≥ 0")
 	}
 	return f, nil
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func runSweep(args []string, stdout, stderr io.Writer) int {

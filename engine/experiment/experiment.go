@@ -75,8 +75,9 @@ type Result struct {
 type Options struct {
 	What   string
 	Values []string // what to vary; nil: the defaults of each sweep
-	// Ids is the prompt read at each point (kernels, threads, quant), or
-	// the text whose tokens fill the computed positions (context).
+	// Prompt is the text read at each point (kernels, threads, quant;
+	// two texts: the first), or the text whose tokens fill the computed
+	// positions (context).
 	Prompt string
 	// PromptTokens read per point (context: the positions computed just
 	// below the context; others: the prompt is cut to this many tokens).

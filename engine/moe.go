@@ -72,13 +72,14 @@ type expertWeights struct{ gate, up, down mat }
 
 // moeScratch holds the MoE block's activations of one forward call.
 type moeScratch struct {
-	logits, probs []float32 // [T, E] router logits z, softmax p
-	ids           []int     // [T, k] chosen experts, best first
-	weights       []float32 // [T, k] g as applied
-	rows          []int     // tokens routed to the current expert
-	xs, ys        []float32 // [n, h] those tokens' inputs and the expert's outputs
-	gate, up      []float32 // [n, max(I, I_s)]
-	gamma         []float32 // [T] shared-expert gate logits
+	logits, probs []float32            // [T, E] router logits z, softmax p
+	ids           []int                // [T, k] chosen experts, best first
+	weights       []float32            // [T, k] g as applied
+	rows          []int                // tokens routed to the current expert
+	xs, ys        []float32            // [n, h] those tokens' inputs and the expert's outputs
+	gate, up      []float32            // [n, max(I, I_s)]
+	gamma         []float32            // [T] shared-expert gate logits
+	xq            []kernels.QuantizedX // [k] a decode step's down inputs rounded to 8 bits (integer kernels)
 }
 
 // scratch sizes the MoE buffers for T tokens.
@@ -86,12 +87,14 @@ func (m *Model) moeScratch(T int) *moeScratch {
 	c, s, h := m.cfg.MoE, &m.moeBuf, m.cfg.HiddenSize
 	if len(s.gamma) < T {
 		E, k, I := c.Experts, c.TopK, max(c.ExpertSize, c.SharedSize)
+		n := max(T, k) // a decode step holds its k experts' rows side by side
 		s.logits, s.probs = make([]float32, T*E), make([]float32, T*E)
 		s.ids, s.weights = make([]int, T*k), make([]float32, T*k)
 		s.rows = make([]int, 0, T)
-		s.xs, s.ys = make([]float32, T*h), make([]float32, T*h)
-		s.gate, s.up = make([]float32, T*I), make([]float32, T*I)
+		s.xs, s.ys = make([]float32, n*h), make([]float32, n*h)
+		s.gate, s.up = make([]float32, n*I), make([]float32, n*I)
 		s.gamma = make([]float32, T)
+		s.xq = make([]kernels.QuantizedX, k)
 	}
 	return s
 }
@@ -112,7 +115,27 @@ func (m *Model) moe(mw *moeWeights, l, T, pos0 int, pr *probes) {
 	}
 	out := b.ffnOut[:T*h]
 	clear(out)
-	for e := range E {
+	if T == 1 {
+		m.moeDecode(mw, s, out)
+	} else {
+		m.moePrefill(mw, s, out, T)
+	}
+	if mw.shared != nil {
+		m.expertFFN(mw.shared, b.xn, s.ys, T)       // shared(x) [T, h]
+		m.project(&mw.sharedGate, s.gamma, b.xn, T) // w_sg·x [T, 1]
+		for t := range T {
+			gamma := float32(1 / (1 + math.Exp(-float64(s.gamma[t])))) // σ(w_sg·x)
+			kernels.Axpy(out[t*h:(t+1)*h], gamma, s.ys[t*h:(t+1)*h])
+		}
+	}
+}
+
+// moePrefill runs the T tokens grouped by expert, in ascending id: each
+// chosen expert's matrices are read once for all its tokens.
+func (m *Model) moePrefill(mw *moeWeights, s *moeScratch, out []float32, T int) {
+	c, b, h := m.cfg.MoE, &m.buf, m.cfg.HiddenSize
+	k := c.TopK
+	for e := range c.Experts {
 		s.rows = s.rows[:0]
 		for t := range T {
 			if slices.Contains(s.ids[t*k:(t+1)*k], e) {
@@ -132,14 +155,63 @@ func (m *Model) moe(mw *moeWeights, l, T, pos0 int, pr *probes) {
 			kernels.Axpy(out[t*h:(t+1)*h], g, s.ys[i*h:(i+1)*h]) // out += g_e·y_e
 		}
 	}
-	if mw.shared != nil {
-		m.expertFFN(mw.shared, b.xn, s.ys, T)       // shared(x) [T, h]
-		m.project(&mw.sharedGate, s.gamma, b.xn, T) // w_sg·x [T, 1]
-		for t := range T {
-			gamma := float32(1 / (1 + math.Exp(-float64(s.gamma[t])))) // σ(w_sg·x)
-			kernels.Axpy(out[t*h:(t+1)*h], gamma, s.ys[t*h:(t+1)*h])
+}
+
+// moeDecode runs one token's k experts together: their gate and up rows
+// in one parallel loop, their down rows in another (two barriers where
+// expert by expert would take 2k), reading only the chosen experts.
+// Terms are added in ascending expert id, as prefill adds them.
+func (m *Model) moeDecode(mw *moeWeights, s *moeScratch, out []float32) {
+	c, b, h := m.cfg.MoE, &m.buf, m.cfg.HiddenSize
+	k, I := c.TopK, c.ExpertSize
+	order := slices.Clone(s.ids[:k])
+	slices.Sort(order)
+	ps := make([]projection, 0, 2*k)
+	downs := make([]rowsJob, 0, k)
+	for i, e := range order {
+		ew := &mw.experts[e]
+		ps = append(ps, projection{&ew.gate, s.gate[i*I : (i+1)*I]}, projection{&ew.up, s.up[i*I : (i+1)*I]})
+		downs = append(downs, rowsJob{&ew.down, s.gate[i*I : (i+1)*I], s.ys[i*h : (i+1)*h], &s.xq[i]})
+	}
+	m.projectAll(b.xn, 1, ps...)                            // [k, I] gate and up
+	kernels.SiLUMul(s.gate[:k*I], s.gate[:k*I], s.up[:k*I]) // silu(gate)·up
+	m.vecEach(downs)                                        // [k, h] y_e
+	for i, e := range order {
+		g := s.weights[slices.Index(s.ids[:k], e)]
+		kernels.Axpy(out, g, s.ys[i*h:(i+1)*h]) // out += g_e·y_e
+	}
+}
+
+// rowsJob is one matrix-vector product of vecEach: out = w·in, with xq
+// the scratch for in rounded to 8 bits when w has an integer kernel.
+type rowsJob struct {
+	w       *mat
+	in, out []float32
+	xq      *kernels.QuantizedX
+}
+
+// vecEach runs matrix-vector products with different inputs as one
+// parallel loop over all their rows; each row is the dot product vec
+// would compute.
+func (m *Model) vecEach(jobs []rowsJob) {
+	total := 0
+	xq := make([]*kernels.QuantizedX, len(jobs))
+	for i, j := range jobs {
+		total += j.w.rows
+		if j.w.integer() {
+			xq[i] = j.xq
+			xq[i].Quantize(j.in[:j.w.cols])
 		}
 	}
+	m.pool.For(total, func(_, lo, hi int) {
+		off := 0
+		for i, j := range jobs {
+			if a, z := max(lo, off), min(hi, off+j.w.rows); a < z {
+				j.w.vecRowsX(j.out, j.in[:j.w.cols], xq[i], a-off, z-off)
+			}
+			off += j.w.rows
+		}
+	})
 }
 
 // expertFFN is one SwiGLU expert over x [n, h] into y [n, h]:

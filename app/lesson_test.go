@@ -167,3 +167,32 @@ func TestLessonFlags(t *testing.T) {
 		t.Errorf("an unknown chapter: %v", err)
 	}
 }
+
+// Run these measurements: a chapter that needs runs says what they are
+// and how long they take; once they have run it has its numbers.
+func TestLessonMeasures(t *testing.T) {
+	demo, err := assets.DemoModelDir()
+	if err != nil {
+		t.Skip("no demo model:", err)
+	}
+	h := lessonHarness(t, demo)
+	u := h.u
+	cf := lesson.Index(lesson.Counterfactual)
+	onUI(func() { u.goChapter(cf) })
+	c := u.les.card
+	if !c.Measure.Visible() || !strings.Contains(c.Plan.Text, "heads that fetch the source off") || !strings.Contains(c.Plan.Text, "about ") {
+		t.Fatalf("plan %q, button shown %v", c.Plan.Text, c.Measure.Visible())
+	}
+	onUI(func() { u.measureLesson() })
+	h.wait()
+	ch := u.les.l.Chapters[cf]
+	if ch.Skipped != "" || c.Measure.Visible() || !strings.Contains(c.Text.Text, "goes from") {
+		t.Fatalf("after the runs: skipped %q, text %q", ch.Skipped, c.Text.Text)
+	}
+	if cm := u.les.l.Chapter(lesson.ComputeMemory); cm.Skipped != "" || len(cm.Figures.(lesson.ComputeFigures).Runs) == 0 {
+		t.Errorf("compute-memory: %+v", cm)
+	}
+	if u.running || u.les.run != u.lastRun {
+		t.Error("the window is still busy or the lesson tells another run")
+	}
+}

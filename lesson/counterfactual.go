@@ -72,7 +72,7 @@ func counterfactualChapter(f *facts) Chapter {
 		c.Skipped = NeedsTiming
 		c.Figures = CounterfactualFigures{Heads: heads, Token: top}
 		c.Text = fmt.Sprintf("Is one head indispensable? This chapter runs the prompt again with the %s that look most at %s switched off "+
-			"(layer:head %s) and compares the probability of %s; it needs the timing runs.",
+			"(layer:head %s) and compares the probability of %s. It needs runs of its own.",
 			format.Plural(len(heads), "head"), tok(f.tokenText(f.source)), trace.FormatHeads(heads, f.count.Base()), tok(top.Text))
 		return c
 	}

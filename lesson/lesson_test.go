@@ -359,3 +359,23 @@ func TestInspectionFromRun(t *testing.T) {
 		t.Error("a run without every layer's MLP gave an inspection")
 	}
 }
+
+// Plan names the runs and their time from the prompt's own rates.
+func TestPlanEstimatesFromTheRunsRates(t *testing.T) {
+	in := handInput(t) // prefill 7 tokens in 0.08 s, decode 3 in 0.72 s
+	opt := MeasureOptions{Settings: trace.Settings{MaxTokens: 10}}
+	gold := 100/87.5 + 10/(3/0.72)
+	want := gold * float64(1+2*(len(levels())-1))
+	want += 10 / 87.5 // the prompt again, its 10 tokens read
+	if got := estimate(in, opt, 100); math.Abs(got-want) > 1e-9 {
+		t.Errorf("estimate %v, want %v", got, want)
+	}
+	p := Plan(in, opt, 100)
+	if !strings.Contains(p, "The Gold-Bug passage (100 tokens) read and 10 tokens written with") || !strings.Contains(p, "about "+format.Duration(format.Round2(want))) {
+		t.Errorf("plan %q", p)
+	}
+	in.ThinkingTemplate = true
+	if got := estimate(in, opt, 100); math.Abs(got-want-(2048+10)/(3/0.72)) > 1e-9 || !strings.Contains(Plan(in, opt, 100), "thinking on and off") {
+		t.Errorf("with thinking: %v", got)
+	}
+}

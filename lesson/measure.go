@@ -9,8 +9,10 @@ import (
 	"loupe/engine"
 	"loupe/engine/chat"
 	"loupe/engine/perf"
+	"loupe/format"
 	"loupe/kernels"
 	"loupe/trace"
+	"loupe/trace/stats"
 )
 
 // goldBug is the passage of The Gold-Bug the article reads (3,139 tokens
@@ -40,18 +42,50 @@ type MeasureOptions struct {
 	Progress func(what string)
 }
 
-// Plan says what Measure will run, for a card or a log line before it
-// starts.
-func Plan(in Input, opt MeasureOptions) string {
-	s := fmt.Sprintf("The Gold-Bug passage read and %d tokens written at the %s kernel level", opt.Settings.MaxTokens, kernels.Active())
+// Plan says what Measure will run and about how long it takes, for a
+// card or a log line before it starts: the prompt's own rates (Input.Run)
+// applied to goldTokens read and the tokens written, at each level (AVX2
+// counted twice as slow).
+func Plan(in Input, opt MeasureOptions, goldTokens int) string {
+	s := fmt.Sprintf("The Gold-Bug passage (%s) read and %s written with %s kernels",
+		format.Plural(goldTokens, "token"), format.Plural(opt.Settings.MaxTokens, "token"), kernels.Active())
 	if len(levels()) > 1 {
-		s += " and at AVX2"
+		s += " and with avx2"
 	}
-	s += ", the machine's bandwidth"
+	s += "; the bandwidth"
 	if in.ThinkingTemplate {
-		s += ", the prompt as a chat turn with thinking on and off"
+		s += "; the prompt as a chat turn, thinking on and off"
 	}
-	return s + ", and the prompt with the heads that fetch the source switched off."
+	s += "; the prompt with the heads that fetch the source off"
+	if secs := estimate(in, opt, goldTokens); secs > 0 {
+		s += ": about " + format.Duration(format.Round2(secs))
+	}
+	return s + "."
+}
+
+// estimate is Plan's duration in seconds, 0 when the run has no rates.
+func estimate(in Input, opt MeasureOptions, goldTokens int) float64 {
+	t := in.Run.Timing
+	pre, dec := stats.Rate(t.PrefillTokens, t.PrefillSeconds), stats.Rate(t.DecodeTokens, t.DecodeSeconds)
+	if pre <= 0 || dec <= 0 {
+		return 0
+	}
+	gold := float64(goldTokens)/pre + float64(opt.Settings.MaxTokens)/dec
+	secs := gold
+	if len(levels()) > 1 {
+		secs += 2 * gold
+	}
+	if in.ThinkingTemplate {
+		secs += float64(thinkTokens(opt)+opt.Settings.MaxTokens) / dec
+	}
+	return secs + float64(len(in.Run.Tokens))/pre
+}
+
+func thinkTokens(opt MeasureOptions) int {
+	if opt.ThinkTokens > 0 {
+		return opt.ThinkTokens
+	}
+	return 2048
 }
 
 // levels are the kernel levels compute-memory compares: the active one,
@@ -143,11 +177,17 @@ func measureKernels(ctx context.Context, m Runner, opt MeasureOptions, e *Extra,
 	return nil
 }
 
+// GoldBugTokens is how many tokens of The Gold-Bug passage GoldBugFitting
+// keeps.
+func GoldBugTokens(m Runner, maxTokens int) int {
+	return min(len(m.Tokenizer().Encode(goldBug)), m.Info().MaxPositions-maxTokens-1)
+}
+
 // GoldBugFitting is The Gold-Bug passage, cut to leave room in the
 // model's context for maxTokens written.
 func GoldBugFitting(m Runner, maxTokens int) (string, error) {
 	tok := m.Tokenizer()
-	n := min(len(tok.Encode(goldBug)), m.Info().MaxPositions-maxTokens-1)
+	n := GoldBugTokens(m, maxTokens)
 	if n < 1 {
 		return "", fmt.Errorf("%d tokens to write leave no room for The Gold-Bug passage in the model's context of %d", maxTokens, m.Info().MaxPositions)
 	}
@@ -163,10 +203,7 @@ func measureThinking(ctx context.Context, m Runner, prompt string, opt MeasureOp
 		word := "off"
 		if think == chat.ThinkOn {
 			word = "on"
-			eo.Settings.MaxTokens = opt.ThinkTokens
-			if eo.Settings.MaxTokens <= 0 {
-				eo.Settings.MaxTokens = 2048
-			}
+			eo.Settings.MaxTokens = thinkTokens(opt)
 		}
 		say("the prompt as a chat turn, thinking " + word)
 		run, err := m.GenerateChat(ctx, []chat.Message{{Role: "user", Content: prompt}}, think, eo, nil)

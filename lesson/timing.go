@@ -163,7 +163,7 @@ func computeChapter(f *facts) Chapter {
 		c.Skipped = NeedsTiming
 		c.Figures = ComputeFigures{Runs: []KernelRun{}, BytesPerToken: bytes, DecodeGBs: []float64{}}
 		c.Text = fmt.Sprintf("Writing one token reads every weight once: %s. This chapter measures prefill and decode with and without "+
-			"the AVX-512 kernels against the machine's bandwidth; it needs the timing runs.", format.Bytes(bytes))
+			"the AVX-512 kernels against the machine's bandwidth. It needs runs of its own.", format.Bytes(bytes))
 		return c
 	}
 	e := f.in.Extra
@@ -219,7 +219,7 @@ func thinkingChapter(f *facts) Chapter {
 	if on == nil || off == nil {
 		c.Skipped = NeedsTiming
 		c.Text = "This model can think: with thinking on it first writes a draft, then the answer. This chapter asks it the prompt " +
-			"with thinking on and off and compares tokens and time; it needs the timing runs."
+			"with thinking on and off and compares tokens and time. It needs runs of its own."
 		return c
 	}
 	fig.On = &phases{on.PrefillTokens, on.PrefillSeconds, on.DecodeTokens, on.DecodeSeconds}

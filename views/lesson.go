@@ -25,12 +25,17 @@ type LessonCard struct {
 	Next     *widget.Button
 	Guess    *widget.Check // Let the class guess
 	Close    *widget.Button
+	// Plan says what a chapter's runs will do (and how long); Measure
+	// starts them, or stops them while they run.
+	Plan    *widget.Label
+	Measure *widget.Button
 
 	// OnGo is called with the chapter chosen in the menu or by ← / →
 	// (the app bounds it); OnGuess when the switch changes; OnClose by ×.
-	OnGo    func(i int)
-	OnGuess func(on bool)
-	OnClose func()
+	OnGo      func(i int)
+	OnGuess   func(on bool)
+	OnClose   func()
+	OnMeasure func()
 
 	box     *fyne.Container
 	body    *fyne.Container
@@ -70,6 +75,15 @@ func NewLessonCard() *LessonCard {
 		}
 	})
 	c.Close.Importance = widget.LowImportance
+	c.Plan = widget.NewLabel("")
+	c.Plan.Wrapping = fyne.TextWrapWord
+	c.Measure = widget.NewButtonWithIcon("Measure", theme.MediaPlayIcon(), func() {
+		if c.OnMeasure != nil {
+			c.OnMeasure()
+		}
+	})
+	c.Measure.Importance = widget.HighImportance
+	c.SetPlan("", false)
 	c.Title.Wrapping = fyne.TextWrapWord
 	bg := canvas.NewRectangle(color.Transparent)
 	bg.StrokeColor = theme.Color(theme.ColorNamePrimary)
@@ -90,7 +104,13 @@ func (c *LessonCard) SetNarrow(narrow bool) {
 	if narrow {
 		rows = []fyne.CanvasObject{container.NewBorder(nil, nil, nav, c.Close), c.Chapters, c.Guess}
 	}
-	c.body.Objects = append([]fyne.CanvasObject{c.Title, c.Asking, c.Text}, rows...)
+	text := []fyne.CanvasObject{c.Title, c.Asking, c.Text}
+	plan := []fyne.CanvasObject{c.Plan, container.NewHBox(c.Measure)}
+	if narrow { // a column: the keys' place first, the plan may scroll
+		c.body.Objects = append(append(text, rows...), plan...)
+	} else {
+		c.body.Objects = append(append(text, plan...), rows...)
+	}
 	c.body.Refresh()
 }
 
@@ -125,6 +145,27 @@ func (c *LessonCard) Display(i int, titles []string, title, text, question strin
 	}
 	c.enable(c.Prev, i > 0)
 	c.enable(c.Next, i < len(titles)-1 || question != "")
+}
+
+// SetPlan shows what the chapter's runs will do with the button that
+// starts them ("" hides both); while they run, plan is their progress and
+// the button stops them.
+func (c *LessonCard) SetPlan(plan string, running bool) {
+	if plan == "" {
+		c.Plan.Hide()
+		c.Measure.Hide()
+		return
+	}
+	c.Plan.SetText(plan)
+	c.Plan.Show()
+	c.Measure.Show()
+	if running {
+		c.Measure.SetText("Stop (Esc)")
+		c.Measure.SetIcon(theme.MediaStopIcon())
+	} else {
+		c.Measure.SetText("Measure")
+		c.Measure.SetIcon(theme.MediaPlayIcon())
+	}
 }
 
 func (c *LessonCard) enable(b *widget.Button, on bool) {

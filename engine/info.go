@@ -43,6 +43,10 @@ func modelInfo(cfg Config, w weights, path, dir string, fileBytes int64) trace.M
 		info.DeltaNetHeads, info.DeltaNetKeyDim, info.DeltaNetValDim = ln.NV, ln.DK, ln.DV
 		info.StateBytes = newRecurrentState(&cfg).stateBytes()
 	}
+	if c := cfg.MoE; c != nil {
+		info.Experts, info.ExpertsPerToken = c.Experts, c.TopK
+		info.ParamsMLPActive = cfg.mlpParams(c.TopK)
+	}
 	info.NotUsed = w.notUsed
 	return info
 }

@@ -368,6 +368,22 @@ func moeParams(c *MoEConfig, h int64, n int) int64 {
 	return p
 }
 
+// mlpParams counts the FFN parameters of every layer with n experts per
+// sparse layer (E: all of them; k: what one token reads) and dense layers
+// whole.
+func (c *Config) mlpParams(n int) int64 {
+	h, I := int64(c.HiddenSize), int64(c.IntermediateSize)
+	var p int64
+	for l := range c.NumHiddenLayers {
+		if c.MoE.sparse(l) {
+			p += moeParams(c.MoE, h, n)
+		} else {
+			p += 3 * h * I
+		}
+	}
+	return p
+}
+
 // expertGating checks the GGUF keys llama.cpp does not read for these
 // architectures (docs/spec/moe.md §4.2): when present they must say what
 // the architecture does — softmax gating (1), renormalisation as norm, no

@@ -12,6 +12,7 @@ import (
 	"loupe/engine/safetensors"
 	"loupe/kernels"
 	"loupe/trace"
+	"loupe/trace/stats"
 )
 
 // moeCase is one MoE family's tiny model and its float64 reference.
@@ -442,5 +443,31 @@ func checkProbes(t *testing.T, m *Model, cfg Config, ref refTensors, prompt []in
 	same("inspect", in.Experts, pos)
 	for i, st := range run.Steps {
 		same(fmt.Sprintf("generated token %d", i), st.Experts, nPrompt-1+i)
+	}
+}
+
+// TestMoEParams: total and active parameters of the released shapes as
+// docs/spec/moe.md §5 computes them.
+func TestMoEParams(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		config        string
+		total, active int64
+	}{
+		{"Qwen3-30B-A3B", qwen3MoeConfig, 30_532_122_624, 3_353_032_704},
+		{"OLMoE-1B-7B", olmoeConfig, 6_919_161_856, 1_282_017_280},
+		{"Qwen3.5-35B-A3B", qwen35MoeConfig, 34_660_610_688, 3_454_988_928},
+	} {
+		cfg, err := ParseConfig([]byte(tc.config))
+		if err != nil {
+			t.Fatal(err)
+		}
+		info := modelInfo(cfg, weights{}, "", "", 0)
+		if got := stats.TotalParams(info); got != tc.total {
+			t.Errorf("%s: %d parameters, want %d", tc.name, got, tc.total)
+		}
+		if got := stats.ActiveParams(info); got != tc.active {
+			t.Errorf("%s: %d active parameters, want %d", tc.name, got, tc.active)
+		}
 	}
 }

@@ -127,7 +127,7 @@ func (olmoe) params(cfg Config) paramSplit {
 	qDim, kvDim := int64(cfg.NumAttentionHeads*cfg.HeadDim), int64(cfg.NumKeyValueHeads*cfg.HeadDim)
 	return paramSplit{
 		attention: L * (h*qDim + 2*h*kvDim + qDim*h),
-		mlp:       L * moeParams(cfg.MoE, h, cfg.MoE.Experts),
+		mlp:       cfg.mlpParams(cfg.MoE.Experts),
 		norm:      L * (2*h + qDim + kvDim),
 	}
 }

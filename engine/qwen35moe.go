@@ -99,6 +99,6 @@ func (qwen35moe) loadFinalNorm(ld *loader, cfg Config) []float32 {
 // params: Qwen3.5's mixers and norms, an MoE block in every layer.
 func (qwen35moe) params(cfg Config) paramSplit {
 	p := qwen35{}.params(cfg)
-	p.mlp = int64(cfg.NumHiddenLayers) * moeParams(cfg.MoE, int64(cfg.HiddenSize), cfg.MoE.Experts)
+	p.mlp = cfg.mlpParams(cfg.MoE.Experts)
 	return p
 }

@@ -128,14 +128,6 @@ func (qwen3moe) loadLayers(ld *loader, cfg Config) []layerWeights {
 // experts, the dense layers' three matrices.
 func (qwen3moe) params(cfg Config) paramSplit {
 	p := qwen3{}.params(cfg)
-	h, I := int64(cfg.HiddenSize), int64(cfg.IntermediateSize)
-	p.mlp = 0
-	for l := range cfg.NumHiddenLayers {
-		if cfg.MoE.sparse(l) {
-			p.mlp += moeParams(cfg.MoE, h, cfg.MoE.Experts)
-		} else {
-			p.mlp += 3 * h * I
-		}
-	}
+	p.mlp = cfg.mlpParams(cfg.MoE.Experts)
 	return p
 }

@@ -182,6 +182,14 @@ type ModelInfo struct {
 	DeltaNetValDim int      `json:"deltanet_value_dim,omitempty"` // d_v
 	StateBytes     int64    `json:"state_bytes,omitempty"`
 	NotUsed        []string `json:"not_used,omitempty"`
+
+	// Mixture-of-experts models: experts per MoE layer, how many each
+	// token runs, and the MLP parameters one token reads (router, its k
+	// experts, the shared expert; dense layers whole) against ParamsMLP,
+	// which holds all experts.
+	Experts         int   `json:"experts,omitempty"`
+	ExpertsPerToken int   `json:"experts_per_token,omitempty"`
+	ParamsMLPActive int64 `json:"params_mlp_active,omitempty"`
 }
 
 // HasAttention reports whether layer l has an attention map (every layer

@@ -2,6 +2,7 @@ package views
 
 import (
 	"fmt"
+	"slices"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -38,6 +39,10 @@ func ModelRows(m trace.ModelInfo, cpu, kernels string) [][2]string {
 			format.Bytes(kv), format.Bytes(kv*4096), format.Bytes(kv*32000))},
 		{"CPU", cpu},
 		{"Kernels", kernels},
+	}
+	if m.Experts > 0 {
+		rows = slices.Insert(rows, 5, [2]string{"Experts", fmt.Sprintf("%d per MoE layer, %d run per token: %s of the %s parameters are read for each token",
+			m.Experts, m.ExpertsPerToken, format.Count(stats.ActiveParams(m)), format.Count(stats.TotalParams(m)))})
 	}
 	if len(m.LayerTypes) > 0 {
 		rows = hybridRows(rows, m) // model_deltanet.go

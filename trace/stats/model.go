@@ -18,6 +18,17 @@ func TotalParams(m trace.ModelInfo) int64 {
 	return m.ParamsEmbedding + m.ParamsAttention + m.ParamsDeltaNet + m.ParamsMLP + m.ParamsNorm + m.ParamsOutput
 }
 
+// ActiveParams is what one token reads of TotalParams: all of it for a
+// dense model; for a mixture of experts the MLP counts only the router,
+// the k chosen experts and the shared expert of each layer (the embedding
+// and output head count whole, as model cards count them).
+func ActiveParams(m trace.ModelInfo) int64 {
+	if m.Experts == 0 {
+		return TotalParams(m)
+	}
+	return TotalParams(m) - m.ParamsMLP + m.ParamsMLPActive
+}
+
 // ParamParts are the six parameter groups in the order the panels list
 // them — embedding, attention, Gated DeltaNet, MLP, norms, output head —
 // each with its share of TotalParams (0 when there are none), empty

@@ -1,6 +1,8 @@
 // Package app wires Loupe's window: the state of the session, the loading
 // and generation goroutines, cancellation and the menus. It is the one
-// place that calls fyne.Do; the views never see the engine.
+// place that calls fyne.Do; the views never see the engine. It computes no
+// number and formats none itself: loupe/trace/stats and loupe/format do,
+// and each panel exports itself (views.Exporter).
 //
 // "The article" in this package's comments is “The two times of an answer”,
 // the article and video about the Herbert inference engine whose figures

@@ -1,5 +1,9 @@
-// Package views holds Loupe's Fyne widgets, one panel per file. Everything
-// here runs on the UI goroutine; the app package feeds it plain trace data.
+// Package views holds Loupe's Fyne widgets, one panel per file, and the
+// sentences and dialogs they show. Everything here runs on the UI
+// goroutine; the app package feeds it plain trace data. The numbers a panel
+// shows come from loupe/trace/stats and are written by loupe/format, as in
+// the exported figures (loupe/viz); each panel exports itself (Exporter,
+// export.go).
 //
 // "The article" in this package's comments is “The two times of an answer”,
 // the article and video about the Herbert inference engine whose figures

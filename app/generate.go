@@ -66,7 +66,7 @@ func (u *UI) generate() {
 		return
 	}
 	u.saveKnobs()
-	u.model.Display(u.info, cpuLine(), kernelLine())
+	u.model.Display(u.info, cpuLine(), modelKernelLine(u.backend))
 	u.pending = req
 	u.begin(prompt, ids, s)
 }

@@ -97,6 +97,22 @@ func fastestLevel() kernels.Level {
 	return kernels.Generic
 }
 
+// modelKernelLine is kernelLine for the loaded model: for a quantised
+// file it gives the model's arithmetic (engine.Model.Arithmetic: decode
+// rounds activations to 8 bits) and how each format is multiplied
+// (QuantArithmetic), which the kernels alone cannot tell.
+func modelKernelLine(b Backend) string {
+	m, ok := b.(interface {
+		Arithmetic() string
+		QuantArithmetic() string
+	})
+	if !ok || m.QuantArithmetic() == "" {
+		return kernelLine()
+	}
+	return fmt.Sprintf("%s in use, %s; %s (auto on this CPU: %s; fastest: %s)", kernelLabel(kernels.Active()),
+		format.Arithmetic(m.Arithmetic()), m.QuantArithmetic(), kernelLabel(kernels.Best()), kernelLabel(fastestLevel()))
+}
+
 // kernelLine says which kernels and arithmetic run and which the CPU could
 // run.
 func kernelLine() string {

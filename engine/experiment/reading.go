@@ -37,10 +37,15 @@ func Reading(r Result) string {
 		}
 		return s + "."
 	case Texts:
-		return fmt.Sprintf("Reading %s tokens took %s of %s, %s tokens %s of %s; writing %d tokens ran at %s and %s tokens/s: reading follows the prompt, writing does not.",
+		s := fmt.Sprintf("Reading %s tokens took %s of %s, %s tokens %s of %s; writing %d tokens ran at %s and %s tokens/s",
 			format.Thousands(a.PrefillTokens), percentOfTotal(a.PrefillSeconds, a.PrefillSeconds+a.DecodeSeconds), a.Label,
 			format.Thousands(b.PrefillTokens), percentOfTotal(b.PrefillSeconds, b.PrefillSeconds+b.DecodeSeconds), b.Label,
 			a.DecodeTokens, format.Sig2(a.DecodeTokS), format.Sig2(b.DecodeTokS))
+		if w := b.DecodeTokS / a.DecodeTokS; w > 0.77 && w < 1.3 {
+			return s + ": reading follows the prompt, writing does not."
+		}
+		return s + fmt.Sprintf(": reading follows the prompt; writing changed by %s, each token also reading the longer text's KV cache (%s of %s a token) and, on a busy machine, waiting for a CPU.",
+			percent(b.DecodeTokS/a.DecodeTokS-1), format.Bytes(b.BytesPerToken-a.BytesPerToken), format.Bytes(b.BytesPerToken))
 	case Quant:
 		s := ""
 		for _, p := range ps[1:] {

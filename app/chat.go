@@ -178,7 +178,7 @@ func (u *UI) flagTokens(toks []trace.Token) {
 // template drops earlier drafts itself), and names the run for Timing.
 func (u *UI) chatFinished(run *trace.Run) {
 	label := fmt.Sprintf("run %d", len(u.timings))
-	if run != nil && run.Messages != nil && !u.isComparisonB(run) {
+	if run != nil && run.Messages != nil && !u.cmp.isB(run) {
 		if cb, ok := u.backend.(ChatBackend); ok {
 			u.chat.turns = append(u.chat.turns, run.Messages[len(run.Messages)-1],
 				chat.Message{Role: chat.Assistant, Content: cb.Reply(run)})

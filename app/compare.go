@@ -44,18 +44,17 @@ func (u *UI) headBase() int { return views.Numbers.Base() }
 // refreshCompare redraws the Compare tab for the selected step and the
 // query ⟶ source of the attention grid.
 func (u *UI) refreshCompare() {
-	c := &u.cmp
-	if c.a < 0 || c.b < 0 || c.a >= len(c.runs) || c.b >= len(c.runs) {
+	a, b, ok := u.cmp.pair()
+	if !ok {
 		u.compare.Clear("Nothing to compare yet: generate, then switch heads off (Attention tab) or compare with a variant prompt.")
 		return
 	}
-	a, b := c.runs[c.a], c.runs[c.b]
 	q, s := u.comparedPositions(a, b)
 	pos := q
 	if q >= 0 && q < len(a.Tokens) && !a.Tokens[q].Generated {
 		pos = q + 1 // a prompt token: the step that predicts after it
 	}
-	u.compare.Display(views.Compare(a, b, pos, q, s), c.kind)
+	u.compare.Display(views.Compare(a, b, pos, q, s), u.cmp.kind)
 }
 
 // comparedPositions maps the stream's selected query and the grid's source
@@ -123,11 +122,4 @@ func (u *UI) newCompare() fyne.CanvasObject {
 	u.attn.OnToggleHead = func(l, h int) { defer u.rescue(); u.toggleHead(l, h) }
 	u.showHeads(true)
 	return container.NewBorder(nil, u.bar.Box, nil, nil, u.attn)
-}
-
-// isComparisonB reports whether run was made as run B of a comparison (a
-// rerun with heads switched off, or a variant).
-func (u *UI) isComparisonB(run *trace.Run) bool {
-	c := &u.cmp
-	return c.b >= 0 && c.b < len(c.runs) && c.runs[c.b] == run && c.a != c.b
 }

@@ -10,24 +10,44 @@ import (
 // The history of finished runs the Compare tab chooses from, and what
 // tells two of them apart.
 
-// remember adds a finished run to the history; a rerun becomes run B of
-// the comparison with its run A.
+// remember adds a finished run to the history and lists the runs.
 func (u *UI) remember(run *trace.Run) {
-	c := &u.cmp
+	u.cmp.add(run)
+	u.listRuns()
+}
+
+// add adds a finished run to the history, the oldest dropped beyond
+// maxHistory; a rerun becomes run B of the comparison with its run A.
+func (c *compareState) add(run *trace.Run) {
 	c.sourceA = -1
 	c.runs = append(c.runs, run)
-	if len(c.runs) > maxHistory {
-		c.runs = slices.Delete(c.runs, 0, len(c.runs)-maxHistory)
+	if d := len(c.runs) - maxHistory; d > 0 {
+		// The pair's indices follow their runs; a run dropped ends the pair.
+		c.runs = slices.Delete(c.runs, 0, d)
+		c.a, c.b = c.a-d, c.b-d
 	}
 	if c.role != nil {
 		if ia := slices.Index(c.runs, c.role.base); ia >= 0 {
 			c.a, c.b, c.kind, c.sourceA = ia, len(c.runs)-1, c.role.kind, c.role.sourceA
 		}
 		c.role = nil
-	} else if c.a >= len(c.runs) || c.b >= len(c.runs) || c.a < 0 {
+	} else if c.a >= len(c.runs) || c.b >= len(c.runs) || c.a < 0 || c.b < 0 {
 		c.a, c.b = -1, -1
 	}
-	u.listRuns()
+}
+
+// pair is the compared runs A and B; false when none is chosen.
+func (c *compareState) pair() (a, b *trace.Run, ok bool) {
+	if c.a < 0 || c.b < 0 || c.a >= len(c.runs) || c.b >= len(c.runs) {
+		return nil, nil, false
+	}
+	return c.runs[c.a], c.runs[c.b], true
+}
+
+// isB reports whether run was made as run B of a comparison (a rerun with
+// heads switched off, or a variant).
+func (c *compareState) isB(run *trace.Run) bool {
+	return c.b >= 0 && c.b < len(c.runs) && c.runs[c.b] == run && c.a != c.b
 }
 
 // listRuns refreshes the run choosers of the Compare tab.

@@ -100,10 +100,10 @@ func (u *UI) rerun(a *trace.Run, prompt string, s trace.Settings, kind string) {
 // the Compare tab, and prints its Δp line (for scripts and the smoke test).
 func (u *UI) afterCompare() {
 	c := &u.cmp
-	if c.a < 0 || c.b < 0 {
+	a, b, ok := c.pair()
+	if !ok {
 		return
 	}
-	a, b := c.runs[c.a], c.runs[c.b]
 	u.follow = false
 	last := stats.PromptLen(b) - 1
 	al := stats.Align(a.Tokens, b.Tokens, stats.PromptLen(a), stats.PromptLen(b))

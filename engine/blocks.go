@@ -40,7 +40,7 @@ func (m *Model) headNorm(x, w []float32, heads, T int) {
 
 // project: out [T, w.rows] = in [T, w.cols] · wᵀ, split over the workers.
 func (m *Model) project(w *mat, out, in []float32, T int) {
-	w.mul(m.pool, out, in, T, &m.buf.xq)
+	w.mul(m.pool, out, in, T, &m.buf.xq, &m.buf.rx)
 }
 
 // projection is one matrix of projectAll and where its output goes.

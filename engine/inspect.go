@@ -233,7 +233,7 @@ func (m *Model) logitLens(resid [][]float32, top int) []trace.LensLayer {
 		kernels.RMSNorm(xn[l*h:(l+1)*h], x, m.w.outNorm, float32(m.cfg.RMSNormEps)) // result_norm
 	}
 	logits := make([]float32, L*V) // [L, V]
-	m.w.output.mul(m.pool, logits, xn, L, nil)
+	m.w.output.mul(m.pool, logits, xn, L, nil, &m.buf.rx)
 	out := make([]trace.LensLayer, L)
 	for l := range L {
 		out[l] = trace.LensLayer{Layer: l}

@@ -61,6 +61,7 @@ type buffers struct {
 	logits   []float32   // [rows or 1, V] result_output
 
 	xq kernels.QuantizedX // decode's input row rounded to 8 bits, for quantised matrices' integer kernels
+	rx kernels.RoundedX   // prefill's input rows rounded to bf16 once for all workers (mat.mul)
 }
 
 // newModel wraps validated weights of a registered architecture (the

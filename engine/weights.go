@@ -71,11 +71,19 @@ func (w *mat) rowRange(lo, hi int) mat {
 // result does not depend on the number of threads.
 //
 // xq is the decode workspace of the integer path (see vec); nil borrows
-// one when needed.
-func (w *mat) mul(p *pool.Pool, out, x []float32, n int, xq *kernels.QuantizedX) {
+// one when needed. rx, when not nil, holds x rounded to bf16 for the bf16
+// kernels that multiply bf16 activations: the workers round it once, each
+// a share of the rows, and every band reads it (nil: each band's kernel
+// call rounds all of x again).
+func (w *mat) mul(p *pool.Pool, out, x []float32, n int, xq *kernels.QuantizedX, rx *kernels.RoundedX) {
 	if n == 1 {
 		w.vec(p, out[:w.rows], x[:w.cols], xq)
 		return
+	}
+	if rx != nil && w.bf != nil && !w.exactIn && rx.Prepare(n, w.cols) {
+		p.For(n, func(_, lo, hi int) { rx.Round(x[:n*w.cols], lo, hi) })
+	} else {
+		rx = nil
 	}
 	g := (w.rows + rowGroup - 1) / rowGroup
 	p.For(g, func(_, glo, ghi int) {
@@ -86,7 +94,7 @@ func (w *mat) mul(p *pool.Pool, out, x []float32, n int, xq *kernels.QuantizedX)
 		} else if w.bf != nil && w.exactIn {
 			kernels.MatMulBF16Exact(out[lo:], w.rows, w.bf[lo*w.cols:hi*w.cols], x[:n*w.cols], n, w.cols)
 		} else if w.bf != nil {
-			kernels.MatMulBF16(out[lo:], w.rows, w.bf[lo*w.cols:hi*w.cols], x[:n*w.cols], n, w.cols)
+			kernels.MatMulBF16X(out[lo:], w.rows, w.bf[lo*w.cols:hi*w.cols], x[:n*w.cols], rx, n, w.cols)
 		} else {
 			kernels.MatMulF32(out[lo:], w.rows, w.f[lo*w.cols:hi*w.cols], x[:n*w.cols], n, w.cols)
 		}

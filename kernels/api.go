@@ -49,20 +49,23 @@ type kernelSet struct {
 	matVecBF16 func(out []float32, w []BF16, x []float32)
 	matVecF32  func(out, w, x []float32)
 	matMulBF16 func(ws *Workspace, out []float32, ldOut int, w []BF16, x []float32, n, cols int)
-	matMulF32  func(out []float32, ldOut int, w, x []float32, n, cols int)
-	matMulNN   func(out []float32, ldOut int, x []float32, ldx int, b []float32, ldb int, n, k, m int)
-	dot        func(a, b []float32) float32
-	axpy       func(y []float32, a float32, x []float32)
-	add        func(y, x []float32)
-	fmaPeak    func(iters int) int64
-	rmsNorm    func(out, x, weight []float32, eps float32)
-	softmax    func(x []float32)
-	siluMul    func(out, gate, up []float32)
-	matVecQ    func(q Quant, out []float32, w []byte, x []float32)
-	dequantRow func(q Quant, dst []float32, src []byte)
-	quantizeX  func(a *QuantizedX, x []float32)
-	matVecQ8   func(q Quant, out []float32, w []byte, a *QuantizedX) // nil: no integer decode at this level
-	q8Name     string                                                // the integer kernels' instructions, for QuantArithmetic
+	// matMulBF16X is matMulBF16 with x already rounded to bf16 (xb, n × cols),
+	// at the levels that multiply bf16 activations; nil at the others.
+	matMulBF16X func(ws *Workspace, out []float32, ldOut int, w []BF16, x []float32, xb []BF16, n, cols int)
+	matMulF32   func(out []float32, ldOut int, w, x []float32, n, cols int)
+	matMulNN    func(out []float32, ldOut int, x []float32, ldx int, b []float32, ldb int, n, k, m int)
+	dot         func(a, b []float32) float32
+	axpy        func(y []float32, a float32, x []float32)
+	add         func(y, x []float32)
+	fmaPeak     func(iters int) int64
+	rmsNorm     func(out, x, weight []float32, eps float32)
+	softmax     func(x []float32)
+	siluMul     func(out, gate, up []float32)
+	matVecQ     func(q Quant, out []float32, w []byte, x []float32)
+	dequantRow  func(q Quant, dst []float32, src []byte)
+	quantizeX   func(a *QuantizedX, x []float32)
+	matVecQ8    func(q Quant, out []float32, w []byte, a *QuantizedX) // nil: no integer decode at this level
+	q8Name      string                                                // the integer kernels' instructions, for QuantArithmetic
 }
 
 // sets is the dispatch table; an entry is nil when this build has no code

@@ -8,3 +8,11 @@ var (
 
 	avx2Set, avx512Set, avx512bf16Set *kernelSet
 )
+
+// roundRowsBF16 rounds x to bf16 into xb (RoundedX; unused here: no level
+// of this build multiplies bf16 activations).
+func roundRowsBF16(xb []BF16, x []float32) {
+	for i, v := range x {
+		xb[i] = FromFloat32(v)
+	}
+}

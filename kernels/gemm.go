@@ -31,6 +31,56 @@ func MatMulBF16Into(ws *Workspace, out []float32, ldOut int, w []BF16, x []float
 	cur.matMulBF16(ws, out, ldOut, w[:rows*cols], x[:n*cols], n, cols)
 }
 
+// RoundedX holds a batch of activations x (n × cols) rounded to bf16 once
+// for every band of rows of one MatMulBF16X, where the kernels in use
+// multiply bf16 activations (AVX512BF16 under the fast arithmetic).
+// MatMulBF16 rounds all of x in each call, so a product split into 16
+// bands (two workers, eight chunks each) rounded x 16 times: 12 % of a
+// 2-thread 512-token prefill's CPU time on the Qwen2.5-1.5B shapes.
+type RoundedX struct {
+	xb      []BF16
+	n, cols int
+	use     bool
+}
+
+// Prepare sizes r for x of n × cols and reports whether the kernels in
+// use read it; when false, MatMulBF16X is MatMulBF16 and Round need not be
+// called. Call it before the workers start, between kernel level changes.
+func (r *RoundedX) Prepare(n, cols int) bool {
+	r.n, r.cols = n, cols
+	r.use = cur.matMulBF16X != nil && n > 1 && cols > 0
+	if r.use {
+		r.xb = grow(&r.xb, n*cols)
+	}
+	return r.use
+}
+
+// Round rounds rows lo…hi-1 of x (n × cols, as prepared) into r. Workers
+// round disjoint rows; every row must be rounded before MatMulBF16X runs.
+func (r *RoundedX) Round(x []float32, lo, hi int) {
+	if r.use && lo < hi {
+		roundRowsBF16(r.xb[lo*r.cols:hi*r.cols], x[lo*r.cols:hi*r.cols])
+	}
+}
+
+// MatMulBF16X is MatMulBF16 reading the bf16 activations from r (prepared
+// and rounded from the same x), so the bands of one product share them;
+// an unprepared r, or one not used at this level, is MatMulBF16.
+func MatMulBF16X(out []float32, ldOut int, w []BF16, x []float32, r *RoundedX, n, cols int) {
+	if r == nil || !r.use || r.n != n || r.cols != cols || cur.matMulBF16X == nil {
+		MatMulBF16(out, ldOut, w, x, n, cols)
+		return
+	}
+	if n <= 0 || cols <= 0 {
+		return
+	}
+	rows := len(w) / cols
+	checkMatMul("MatMulBF16X", len(out), ldOut, len(x), n, rows, cols)
+	ws := workspaces.Get().(*Workspace)
+	cur.matMulBF16X(ws, out, ldOut, w[:rows*cols], x[:n*cols], r.xb[:n*cols], n, cols)
+	workspaces.Put(ws)
+}
+
 // MatMulBF16Exact is MatMulBF16 with fp32 activations at every level: at
 // AVX512BF16 it runs the AVX512 kernel (bf16 weights widened, activations
 // as they are), for inputs whose bf16 rounding a model amplifies.

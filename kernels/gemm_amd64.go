@@ -248,9 +248,22 @@ func matMulBF16DotBF16(ws *Workspace, out []float32, ldOut int, w []BF16, x []fl
 		matMulBF16By(isaAVX512, ws, out, ldOut, w, x, n, cols)
 		return
 	}
-	rows := len(w) / cols
 	xb := ws.bf16X(n * cols)
 	roundBF16(xb, x)
+	matMulBF16DotBF16X(ws, out, ldOut, w, x, xb, n, cols)
+}
+
+// matMulBF16DotBF16X is matMulBF16DotBF16 with x already rounded into xb
+// (n × cols, RoundedX): the workers' bands of one product share one
+// rounding instead of each rounding all of x again.
+func matMulBF16DotBF16X(ws *Workspace, out []float32, ldOut int, w []BF16, x []float32, xb []BF16, n, cols int) {
+	const step, tok = 32, 3
+	m := cols &^ (step - 1)
+	if n < tok || m == 0 {
+		matMulBF16By(isaAVX512, ws, out, ldOut, w, x, n, cols)
+		return
+	}
+	rows := len(w) / cols
 	for k0 := 0; k0 < m; k0 += kcDP {
 		k, acc := min(kcDP, m-k0), boolInt(k0 > 0)
 		r := 0
@@ -301,6 +314,9 @@ func rowDP(out []float32, ldOut, r int, wr *BF16, xb []BF16, ldx, n, k, acc int)
 // has no widened copy. Measured with the 4×6 tile: 2048 about 4 % faster
 // than 1024.
 const kcDP = 2048
+
+// roundRowsBF16 is roundBF16 for RoundedX.Round.
+func roundRowsBF16(xb []BF16, x []float32) { roundBF16(xb, x) }
 
 // roundBF16 rounds x into xb: whole vectors with VCVTNEPS2BF16, the tail
 // with FromFloat32.

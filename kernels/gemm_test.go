@@ -215,3 +215,35 @@ func TestMatMulBandsAgree(t *testing.T) {
 		}
 	})
 }
+
+// TestMatMulBF16XMatchesMatMulBF16: a product whose bands of rows share one
+// rounding of x (RoundedX, rounded in two pieces as two workers would)
+// gives MatMulBF16's outputs bit for bit at every level: shapes with and
+// without column tails, fewer tokens than a tile, bands not on a panel.
+func TestMatMulBF16XMatchesMatMulBF16(t *testing.T) {
+	forEachLevel(t, func(t *testing.T, l Level) {
+		r := rand.New(rand.NewPCG(5, 9))
+		for _, s := range []gemmShape{{1, 40, 64, 0}, {2, 40, 64, 0}, {7, 72, 96, 3}, {17, 96, 200, 1}, {40, 64, 2048 + 64, 0}} {
+			w, x := randBF16(r, s.rows*s.cols, 0), randF32(r, s.n*s.cols, 0)
+			ld := s.rows + s.gap
+			want, got := make([]float32, s.n*ld), make([]float32, s.n*ld)
+			var rx RoundedX
+			used := rx.Prepare(s.n, s.cols)
+			if used != (l == AVX512BF16 && s.n > 1) {
+				t.Errorf("%v: Prepare says %v at %v", s, used, l)
+			}
+			rx.Round(x, 0, s.n/2)
+			rx.Round(x, s.n/2, s.n)
+			for _, band := range [][2]int{{0, 24}, {24, s.rows}} {
+				lo, hi := band[0], band[1]
+				MatMulBF16(want[lo:], ld, w[lo*s.cols:hi*s.cols], x, s.n, s.cols)
+				MatMulBF16X(got[lo:], ld, w[lo*s.cols:hi*s.cols], x, &rx, s.n, s.cols)
+			}
+			for i := range want {
+				if want[i] != got[i] {
+					t.Fatalf("%v: out[%d] = %v, MatMulBF16 gives %v", s, i, got[i], want[i])
+				}
+			}
+		}
+	})
+}

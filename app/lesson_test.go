@@ -1,15 +1,22 @@
 package app
 
 import (
+	"html"
+	"image/png"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2"
 
 	"loupe/assets"
 	"loupe/engine/genmodel"
 	"loupe/lesson"
+	"loupe/trace"
+	"loupe/viz"
 )
 
 // lessonHarness opens the lesson on a real model and waits for the run it
@@ -128,6 +135,15 @@ func TestLessonAsksBeforeRevealing(t *testing.T) {
 	if u.les.i != out || c.Asking.Visible() || !c.Text.Visible() || u.tabs.Selected().Text != "Next token" {
 		t.Errorf("after the key: chapter %d, asking %v, tab %s", u.les.i, c.Asking.Visible(), u.tabs.Selected().Text)
 	}
+	onUI(func() { u.goChapter(lesson.Index(lesson.Attention)) })
+	if !strings.Contains(c.Text.Text, "layer 4, head") {
+		t.Errorf("counted from 1: %q", c.Text.Text)
+	}
+	onUI(func() { u.setNumbering(viz.FromZero) })
+	if !strings.Contains(c.Text.Text, "layer 3, head") {
+		t.Errorf("View › Count from 0 left the card as it was: %q", c.Text.Text)
+	}
+	onUI(func() { u.setNumbering(viz.FromOne); u.goChapter(out) })
 	onUI(func() { u.typedKey(&fyne.KeyEvent{Name: fyne.KeyPageUp}) })
 	if u.les.i != out-1 {
 		t.Errorf("PageUp: chapter %d, want %d", u.les.i, out-1)
@@ -194,5 +210,48 @@ func TestLessonMeasures(t *testing.T) {
 	}
 	if u.running || u.les.run != u.lastRun {
 		t.Error("the window is still busy or the lesson tells another run")
+	}
+}
+
+// File › Save lesson… writes one page with every chapter's text and a
+// figure beside it for each, none of them blank.
+func TestSaveLessonPage(t *testing.T) {
+	demo, err := assets.DemoModelDir()
+	if err != nil {
+		t.Skip("no demo model:", err)
+	}
+	h := lessonHarness(t, demo)
+	u := h.u
+	path := filepath.Join(t.TempDir(), "class.html")
+	var kv trace.KVRows
+	onUI(func() { kv = u.lessonKV(u.les.in) })
+	if len(kv.Keys) != u.les.in.Inspect.Pos+1 {
+		t.Errorf("kv-cache figure from %d rows, want the prompt's %d", len(kv.Keys), u.les.in.Inspect.Pos+1)
+	}
+	if err := writeLesson(path, u.les.l, u.les.in, kv, time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)); err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"2 December 2026", "My cat is purple.", u.info.Name} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	for _, ch := range u.les.l.Chapters {
+		if !strings.Contains(string(page), html.EscapeString(ch.Title)) || !strings.Contains(string(page), `src="class-`+ch.ID+`.png"`) {
+			t.Errorf("%s: title or figure missing from the page", ch.ID)
+		}
+		f, err := os.Open(filepath.Join(filepath.Dir(path), "class-"+ch.ID+".png"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(f)
+		f.Close()
+		if err != nil || uniform(img) {
+			t.Errorf("%s: figure %v, blank %v", ch.ID, err, err == nil && uniform(img))
+		}
 	}
 }

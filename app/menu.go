@@ -43,6 +43,7 @@ func (u *UI) buildMenu() {
 	file := fyne.NewMenu("File", append(u.modelItems(), open, u.item("Open model file…", u.pickFile), recent, demo,
 		fyne.NewMenuItemSeparator(), save,
 		u.item("Save session…", u.saveSession), u.item("Open session…", u.pickSession),
+		u.item("Save lesson…", u.saveLesson),
 		u.item("Export panel as PNG…", func() { u.export(u.currentPanel(), "png") }),
 		u.item("Export panel as SVG…", func() { u.export(u.currentPanel(), "svg") }),
 		u.item("Export panel as CSV…", func() { u.export(u.currentPanel(), "csv") }),

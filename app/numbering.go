@@ -28,6 +28,7 @@ func (u *UI) setNumbering(n viz.Numbering) {
 	u.showHeads(true) // the heads field is written in the new numbering
 	u.dirty = true
 	u.refreshPanels()
+	u.lessonRunFinished() // the card's text counts the new way
 }
 
 // numberingItems are the two View › Count choices, the current one checked.

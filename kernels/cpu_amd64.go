@@ -34,6 +34,8 @@ var (
 		matVecQ:    matVecQAVX2,
 		dequantRow: dequantRowAVX2,
 		quantizeX:  quantizeXGeneric,
+		matVecQ8:   matVecQ8AVX2L,
+		q8Name:     "AVX2 VPMADDUBSW",
 	}
 	avx512Set = &kernelSet{
 		matVecBF16: matVecBF16AVX512,
@@ -52,7 +54,7 @@ var (
 		dequantRow: dequantRowAVX2,
 		quantizeX:  quantizeXAVX512,
 		matVecQ8:   matVecQ8AVX512,
-		q8Name:     "AVX512-VNNI VPDPBUSD",
+		q8Name:     pick(hasVNNI, "AVX512-VNNI VPDPBUSD", "AVX2 VPMADDUBSW"),
 	}
 	// avx512bf16Set differs from avx512Set in prefill only: decode streams
 	// weights at memory speed either way, and widening keeps x exact there.
@@ -74,6 +76,6 @@ var (
 		dequantRow:  dequantRowAVX2,
 		quantizeX:   quantizeXAVX512,
 		matVecQ8:    matVecQ8AVX512,
-		q8Name:      "AVX512-VNNI VPDPBUSD",
+		q8Name:      pick(hasVNNI, "AVX512-VNNI VPDPBUSD", "AVX2 VPMADDUBSW"),
 	}
 )

@@ -16,11 +16,13 @@ func dotRowsQ4KVNNI(out *float32, rows int, w *byte, xq *int8, dc, s *float32, n
 //go:noescape
 func dotRowsQ6KVNNI(out *float32, rows int, w *byte, xq *int8, dc *float32, ng *int32, nb int)
 
-// The AVX-512 levels' integer decode: VPDPBUSD where the CPU and OS have
-// AVX512-VNNI (and BW), none otherwise (the engine then widens to fp32).
+// The integer decode of each level: VPDPBUSD where the CPU and OS have
+// AVX512-VNNI (and BW), else VPMADDUBSW; none without F16C (the engine
+// then widens to fp32).
 var (
 	quantizeXAVX512 = pick(hasVNNI, quantizeXVNNI, quantizeXGeneric)
-	matVecQ8AVX512  = pick(hasVNNI, matVecQ8VNNI, nil)
+	matVecQ8AVX512  = pick(hasVNNI, matVecQ8VNNI, pick(hasF16C, matVecQ8AVX2, nil))
+	matVecQ8AVX2L   = pick(hasF16C, matVecQ8AVX2, nil)
 )
 
 func pick[F any](c bool, a, b F) F {
@@ -43,5 +45,28 @@ func matVecQ8VNNI(q Quant, out []float32, w []byte, a *QuantizedX) {
 		dotRowsQ4KVNNI(&out[0], len(out), &w[0], &a.q[0], &a.dc[0], &a.s[0], nb)
 	case Q6K:
 		dotRowsQ6KVNNI(&out[0], len(out), &w[0], &a.q[0], &a.dc[0], &a.ng[0], nb)
+	}
+}
+
+//go:noescape
+func dotRowsQ8_0AVX2(out *float32, rows int, w *byte, xq *int8, de *float32, ng *int32, nb int)
+
+//go:noescape
+func dotRowsQ4KAVX2(out *float32, rows int, w *byte, xq *int8, dc, s *float32, nb int)
+
+//go:noescape
+func dotRowsQ6KAVX2(out *float32, rows int, w *byte, xq *int8, dc *float32, ng *int32, nb int)
+
+// matVecQ8AVX2 is matVecQ8VNNI with VPMADDUBSW + VPMADDWD, for CPUs with
+// AVX2 (and F16C) but no AVX512-VNNI.
+func matVecQ8AVX2(q Quant, out []float32, w []byte, a *QuantizedX) {
+	nb := a.cols / q.BlockLen()
+	switch q {
+	case Q8_0:
+		dotRowsQ8_0AVX2(&out[0], len(out), &w[0], &a.q[0], &a.de[0], &a.ng[0], nb)
+	case Q4K:
+		dotRowsQ4KAVX2(&out[0], len(out), &w[0], &a.q[0], &a.dc[0], &a.s[0], nb)
+	case Q6K:
+		dotRowsQ6KAVX2(&out[0], len(out), &w[0], &a.q[0], &a.dc[0], &a.ng[0], nb)
 	}
 }

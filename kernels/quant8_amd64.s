@@ -216,6 +216,8 @@ DATA x8dup2<>+52(SB)/4, $6
 DATA x8dup2<>+56(SB)/4, $7
 DATA x8dup2<>+60(SB)/4, $7
 GLOBL x8dup2<>(SB), RODATA|NOPTR, $64
+DATA x8ones16<>+0(SB)/4, $0x00010001
+GLOBL x8ones16<>(SB), RODATA|NOPTR, $4
 
 // func quantXVNNI(x *float32, q *int8, dc, de *float32, ng *int32, s *float32, nb int)
 //
@@ -613,5 +615,395 @@ q6block:
 	ADDQ             $4, out+0(FP)
 	DECQ             rows+8(FP)
 	JNZ              q6row
+	VZEROUPPER       
+	RET              
+
+// func dotRowsQ8_0AVX2(out *float32, rows int, w *byte, xq *int8, de *float32, ng *int32, nb int)
+//
+// dotRowsQ8_0VNNI with VPMADDUBSW: one block of 32 a Y register; ng is
+// not needed (the sign moves to qx). rows ≥ 1, nb ≥ 1.
+TEXT ·dotRowsQ8_0AVX2(SB), NOSPLIT, $0-56
+	MOVQ             w+16(FP), SI
+	VPBROADCASTD     x8ones16<>(SB), Y15
+q8arow:
+	MOVQ             xq+24(FP), DI
+	MOVQ             de+32(FP), DX
+	MOVQ             nb+48(FP), CX
+	VXORPS           Y0, Y0, Y0
+	VXORPS           Y8, Y8, Y8
+	SUBQ             $2, CX
+	JLT              q8aone
+q8atwo:
+	VMOVDQU          2(SI), Y1                              // q
+	VMOVDQU          0(DI), Y2                              // qx
+	VPSIGNB          Y1, Y2, Y2                             // qx·sign(q)
+	VPABSB           Y1, Y1                                 // |q| ≤ 128
+	VPMADDUBSW       Y2, Y1, Y3
+	VPMADDWD         Y15, Y3, Y3                            // Σ q·qx over 4 columns
+	VCVTDQ2PS        Y3, Y3
+	VPBROADCASTW     0(SI), X4                              // d, f16
+	VCVTPH2PS        X4, Y4
+	VMULPS           0(DX), Y4, Y4                          // d·dx
+	VFMADD231PS      Y4, Y3, Y0
+	VMOVDQU          36(SI), Y1                             // q
+	VMOVDQU          32(DI), Y2                             // qx
+	VPSIGNB          Y1, Y2, Y2                             // qx·sign(q)
+	VPABSB           Y1, Y1                                 // |q| ≤ 128
+	VPMADDUBSW       Y2, Y1, Y3
+	VPMADDWD         Y15, Y3, Y3                            // Σ q·qx over 4 columns
+	VCVTDQ2PS        Y3, Y3
+	VPBROADCASTW     34(SI), X4                             // d, f16
+	VCVTPH2PS        X4, Y4
+	VMULPS           32(DX), Y4, Y4                         // d·dx
+	VFMADD231PS      Y4, Y3, Y8
+	ADDQ             $68, SI
+	ADDQ             $64, DI
+	ADDQ             $64, DX
+	SUBQ             $2, CX
+	JGE              q8atwo
+q8aone:
+	ADDQ             $2, CX
+	JZ               q8aend
+	VMOVDQU          2(SI), Y1                              // q
+	VMOVDQU          0(DI), Y2                              // qx
+	VPSIGNB          Y1, Y2, Y2                             // qx·sign(q)
+	VPABSB           Y1, Y1                                 // |q| ≤ 128
+	VPMADDUBSW       Y2, Y1, Y3
+	VPMADDWD         Y15, Y3, Y3                            // Σ q·qx over 4 columns
+	VCVTDQ2PS        Y3, Y3
+	VPBROADCASTW     0(SI), X4                              // d, f16
+	VCVTPH2PS        X4, Y4
+	VMULPS           0(DX), Y4, Y4                          // d·dx
+	VFMADD231PS      Y4, Y3, Y0
+	ADDQ             $34, SI
+q8aend:
+	VADDPS           Y8, Y0, Y0
+	VEXTRACTF128     $1, Y0, X1
+	VADDPS           X1, X0, X0
+	VHADDPS          X0, X0, X0
+	VHADDPS          X0, X0, X0
+	MOVQ             out+0(FP), AX
+	VMOVSS           X0, (AX)
+	ADDQ             $4, out+0(FP)
+	DECQ             rows+8(FP)
+	JNZ              q8arow
+	VZEROUPPER       
+	RET              
+
+// func dotRowsQ4KAVX2(out *float32, rows int, w *byte, xq *int8, dc, s *float32, nb int)
+//
+// dotRowsQ4KVNNI with VPMADDUBSW: the low and high nibbles of 32 bytes
+// are two sub-blocks, one Y register each; d·sc[s]·dx_s go to the frame
+// to be broadcast. rows ≥ 1, nb ≥ 1.
+TEXT ·dotRowsQ4KAVX2(SB), NOSPLIT, $32-56
+	MOVQ             w+16(FP), SI
+	VPBROADCASTD     x8c0f<>(SB), Y15
+	VPBROADCASTD     x8ones16<>(SB), Y14
+q4arow:
+	MOVQ             xq+24(FP), DI
+	MOVQ             dc+32(FP), DX
+	MOVQ             s+40(FP), BX
+	MOVQ             nb+48(FP), CX
+	VXORPS           Y0, Y0, Y0
+	VXORPS           Y1, Y1, Y1
+	VXORPS           Y10, Y10, Y10                          // Σ dmin·m·Σx̂
+q4ablock:
+	MOVL             4(SI), R8                              // u0 = scales[0:4]
+	MOVL             8(SI), R9                              // u1 = scales[4:8]
+	MOVL             12(SI), R10                            // u2 = scales[8:12]
+	MOVL             R10, R11
+	SHRL             $4, R11
+	ANDL             $0x0f0f0f0f, R11
+	MOVL             R9, R12
+	SHRL             $6, R12
+	ANDL             $0x03030303, R12
+	SHLL             $4, R12
+	ORL              R12, R11                               // m[4:8]
+	ANDL             $0x3f3f3f3f, R9                        // m[0:4]
+	MOVL             R10, R12
+	ANDL             $0x0f0f0f0f, R12
+	MOVL             R8, R13
+	SHRL             $6, R13
+	ANDL             $0x03030303, R13
+	SHLL             $4, R13
+	ORL              R13, R12                               // sc[4:8]
+	ANDL             $0x3f3f3f3f, R8                        // sc[0:4]
+	SHLQ             $32, R12
+	ORQ              R12, R8                                // sc[0:8]
+	SHLQ             $32, R11
+	ORQ              R11, R9                                // m[0:8]
+	MOVWLZX          (SI), AX
+	VMOVD            AX, X2
+	VCVTPH2PS        X2, X2
+	VBROADCASTSS     X2, Y2
+	MOVWLZX          2(SI), AX
+	VMOVD            AX, X3
+	VCVTPH2PS        X3, X3
+	VBROADCASTSS     X3, Y3
+	VMOVQ            R8, X4
+	VPMOVZXBD        X4, Y4
+	VCVTDQ2PS        Y4, Y4
+	VMULPS           Y2, Y4, Y4
+	VMULPS           (DX), Y4, Y4
+	VMOVUPS          Y4, (SP)                               // d·sc[s]·dx_s
+	VMOVQ            R9, X5
+	VPMOVZXBD        X5, Y5
+	VCVTDQ2PS        Y5, Y5
+	VMULPS           Y3, Y5, Y5
+	VFMADD231PS      (BX), Y5, Y10
+	VMOVDQU          16(SI), Y5                             // nibbles of sub-blocks 0, 1
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPMADDUBSW       0(DI), Y5, Y5
+	VPMADDUBSW       32(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6
+	VCVTDQ2PS        Y5, Y5
+	VCVTDQ2PS        Y6, Y6
+	VBROADCASTSS     0(SP), Y7
+	VBROADCASTSS     4(SP), Y9
+	VFMADD231PS      Y7, Y5, Y0
+	VFMADD231PS      Y9, Y6, Y1
+	VMOVDQU          48(SI), Y5                             // nibbles of sub-blocks 2, 3
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPMADDUBSW       64(DI), Y5, Y5
+	VPMADDUBSW       96(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6
+	VCVTDQ2PS        Y5, Y5
+	VCVTDQ2PS        Y6, Y6
+	VBROADCASTSS     8(SP), Y7
+	VBROADCASTSS     12(SP), Y9
+	VFMADD231PS      Y7, Y5, Y0
+	VFMADD231PS      Y9, Y6, Y1
+	VMOVDQU          80(SI), Y5                             // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPMADDUBSW       128(DI), Y5, Y5
+	VPMADDUBSW       160(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6
+	VCVTDQ2PS        Y5, Y5
+	VCVTDQ2PS        Y6, Y6
+	VBROADCASTSS     16(SP), Y7
+	VBROADCASTSS     20(SP), Y9
+	VFMADD231PS      Y7, Y5, Y0
+	VFMADD231PS      Y9, Y6, Y1
+	VMOVDQU          112(SI), Y5                            // nibbles of sub-blocks 6, 7
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPMADDUBSW       192(DI), Y5, Y5
+	VPMADDUBSW       224(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6
+	VCVTDQ2PS        Y5, Y5
+	VCVTDQ2PS        Y6, Y6
+	VBROADCASTSS     24(SP), Y7
+	VBROADCASTSS     28(SP), Y9
+	VFMADD231PS      Y7, Y5, Y0
+	VFMADD231PS      Y9, Y6, Y1
+	ADDQ             $144, SI
+	ADDQ             $256, DI
+	ADDQ             $32, DX
+	ADDQ             $32, BX
+	DECQ             CX
+	JNZ              q4ablock
+	VADDPS           Y1, Y0, Y0
+	VSUBPS           Y10, Y0, Y0
+	VEXTRACTF128     $1, Y0, X1
+	VADDPS           X1, X0, X0
+	VHADDPS          X0, X0, X0
+	VHADDPS          X0, X0, X0
+	MOVQ             out+0(FP), AX
+	VMOVSS           X0, (AX)
+	ADDQ             $4, out+0(FP)
+	DECQ             rows+8(FP)
+	JNZ              q4arow
+	VZEROUPPER       
+	RET              
+
+// func dotRowsQ6KAVX2(out *float32, rows int, w *byte, xq *int8, dc *float32, ng *int32, nb int)
+//
+// dotRowsQ6KVNNI with VPMADDUBSW: q (< 64) for 32 columns a Y register,
+// the int32 lanes of 4 columns corrected by 32·ng; lanes 0-3 take
+// S[g], 4-7 S[g+1] (d·sc·dx in the frame). rows ≥ 1, nb ≥ 1.
+TEXT ·dotRowsQ6KAVX2(SB), NOSPLIT, $64-56
+	MOVQ             w+16(FP), SI
+	VPBROADCASTD     x8c0f<>(SB), Y15
+	VPBROADCASTD     x8ones16<>(SB), Y14
+	VPBROADCASTD     x8c30<>(SB), Y13
+q6arow:
+	MOVQ             xq+24(FP), DI
+	MOVQ             dc+32(FP), DX
+	MOVQ             ng+40(FP), BX
+	MOVQ             nb+48(FP), CX
+	VXORPS           Y0, Y0, Y0
+	VXORPS           Y1, Y1, Y1
+q6ablock:
+	MOVWLZX          208(SI), AX
+	VMOVD            AX, X2
+	VCVTPH2PS        X2, X2
+	VBROADCASTSS     X2, Y2
+	VPMOVSXBD        192(SI), Y3                            // sc[0:8]
+	VCVTDQ2PS        Y3, Y3
+	VMULPS           Y2, Y3, Y3
+	VMOVDQU          x8dup2<>+0(SB), Y5
+	VPERMPS          (DX), Y5, Y5                           // dx[g/2]
+	VMULPS           Y5, Y3, Y3
+	VMOVUPS          Y3, 0(SP)                              // S[g] = d·sc[g]·dx
+	VPMOVSXBD        200(SI), Y4                            // sc[8:16]
+	VCVTDQ2PS        Y4, Y4
+	VMULPS           Y2, Y4, Y4
+	VMOVDQU          x8dup2<>+32(SB), Y5
+	VPERMPS          (DX), Y5, Y5                           // dx[g/2]
+	VMULPS           Y5, Y4, Y4
+	VMOVUPS          Y4, 32(SP)                             // S[g] = d·sc[g]·dx
+	VMOVDQU          128(SI), Y6                            // qh, half 0
+	VMOVDQU          0(SI), Y7
+	VPAND            Y15, Y7, Y7
+	VPSLLW           $4, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 0-31 of the half
+	VPMADDUBSW       0(DI), Y7, Y7
+	VPMADDWD         Y14, Y7, Y7
+	VMOVDQU          0(BX), Y8
+	VPSLLD           $5, Y8, Y8
+	VPADDD           Y8, Y7, Y7                             // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y7, Y7
+	VBROADCASTSS     0(SP), Y9
+	VBROADCASTSS     4(SP), Y10
+	VBLENDPS         $0xf0, Y10, Y9, Y9                     // S[0] ×4, S[1] ×4
+	VFMADD231PS      Y9, Y7, Y0
+	VMOVDQU          32(SI), Y7
+	VPAND            Y15, Y7, Y7
+	VPSLLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 32-63 of the half
+	VPMADDUBSW       32(DI), Y7, Y7
+	VPMADDWD         Y14, Y7, Y7
+	VMOVDQU          32(BX), Y8
+	VPSLLD           $5, Y8, Y8
+	VPADDD           Y8, Y7, Y7                             // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y7, Y7
+	VBROADCASTSS     8(SP), Y9
+	VBROADCASTSS     12(SP), Y10
+	VBLENDPS         $0xf0, Y10, Y9, Y9                     // S[2] ×4, S[3] ×4
+	VFMADD231PS      Y9, Y7, Y1
+	VMOVDQU          0(SI), Y7
+	VPSRLW           $4, Y7, Y7
+	VPAND            Y15, Y7, Y7
+	VMOVDQU          Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 64-95 of the half
+	VPMADDUBSW       64(DI), Y7, Y7
+	VPMADDWD         Y14, Y7, Y7
+	VMOVDQU          64(BX), Y8
+	VPSLLD           $5, Y8, Y8
+	VPADDD           Y8, Y7, Y7                             // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y7, Y7
+	VBROADCASTSS     16(SP), Y9
+	VBROADCASTSS     20(SP), Y10
+	VBLENDPS         $0xf0, Y10, Y9, Y9                     // S[4] ×4, S[5] ×4
+	VFMADD231PS      Y9, Y7, Y0
+	VMOVDQU          32(SI), Y7
+	VPSRLW           $4, Y7, Y7
+	VPAND            Y15, Y7, Y7
+	VPSRLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 96-127 of the half
+	VPMADDUBSW       96(DI), Y7, Y7
+	VPMADDWD         Y14, Y7, Y7
+	VMOVDQU          96(BX), Y8
+	VPSLLD           $5, Y8, Y8
+	VPADDD           Y8, Y7, Y7                             // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y7, Y7
+	VBROADCASTSS     24(SP), Y9
+	VBROADCASTSS     28(SP), Y10
+	VBLENDPS         $0xf0, Y10, Y9, Y9                     // S[6] ×4, S[7] ×4
+	VFMADD231PS      Y9, Y7, Y1
+	VMOVDQU          160(SI), Y6                            // qh, half 1
+	VMOVDQU          64(SI), Y7
+	VPAND            Y15, Y7, Y7
+	VPSLLW           $4, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 0-31 of the half
+	VPMADDUBSW       128(DI), Y7, Y7
+	VPMADDWD         Y14, Y7, Y7
+	VMOVDQU          128(BX), Y8
+	VPSLLD           $5, Y8, Y8
+	VPADDD           Y8, Y7, Y7                             // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y7, Y7
+	VBROADCASTSS     32(SP), Y9
+	VBROADCASTSS     36(SP), Y10
+	VBLENDPS         $0xf0, Y10, Y9, Y9                     // S[8] ×4, S[9] ×4
+	VFMADD231PS      Y9, Y7, Y0
+	VMOVDQU          96(SI), Y7
+	VPAND            Y15, Y7, Y7
+	VPSLLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 32-63 of the half
+	VPMADDUBSW       160(DI), Y7, Y7
+	VPMADDWD         Y14, Y7, Y7
+	VMOVDQU          160(BX), Y8
+	VPSLLD           $5, Y8, Y8
+	VPADDD           Y8, Y7, Y7                             // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y7, Y7
+	VBROADCASTSS     40(SP), Y9
+	VBROADCASTSS     44(SP), Y10
+	VBLENDPS         $0xf0, Y10, Y9, Y9                     // S[10] ×4, S[11] ×4
+	VFMADD231PS      Y9, Y7, Y1
+	VMOVDQU          64(SI), Y7
+	VPSRLW           $4, Y7, Y7
+	VPAND            Y15, Y7, Y7
+	VMOVDQU          Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 64-95 of the half
+	VPMADDUBSW       192(DI), Y7, Y7
+	VPMADDWD         Y14, Y7, Y7
+	VMOVDQU          192(BX), Y8
+	VPSLLD           $5, Y8, Y8
+	VPADDD           Y8, Y7, Y7                             // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y7, Y7
+	VBROADCASTSS     48(SP), Y9
+	VBROADCASTSS     52(SP), Y10
+	VBLENDPS         $0xf0, Y10, Y9, Y9                     // S[12] ×4, S[13] ×4
+	VFMADD231PS      Y9, Y7, Y0
+	VMOVDQU          96(SI), Y7
+	VPSRLW           $4, Y7, Y7
+	VPAND            Y15, Y7, Y7
+	VPSRLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 96-127 of the half
+	VPMADDUBSW       224(DI), Y7, Y7
+	VPMADDWD         Y14, Y7, Y7
+	VMOVDQU          224(BX), Y8
+	VPSLLD           $5, Y8, Y8
+	VPADDD           Y8, Y7, Y7                             // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y7, Y7
+	VBROADCASTSS     56(SP), Y9
+	VBROADCASTSS     60(SP), Y10
+	VBLENDPS         $0xf0, Y10, Y9, Y9                     // S[14] ×4, S[15] ×4
+	VFMADD231PS      Y9, Y7, Y1
+	ADDQ             $210, SI
+	ADDQ             $256, DI
+	ADDQ             $32, DX
+	ADDQ             $256, BX
+	DECQ             CX
+	JNZ              q6ablock
+	VADDPS           Y1, Y0, Y0
+	VEXTRACTF128     $1, Y0, X1
+	VADDPS           X1, X0, X0
+	VHADDPS          X0, X0, X0
+	VHADDPS          X0, X0, X0
+	MOVQ             out+0(FP), AX
+	VMOVSS           X0, (AX)
+	ADDQ             $4, out+0(FP)
+	DECQ             rows+8(FP)
+	JNZ              q6arow
 	VZEROUPPER       
 	RET              

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes kernels/quant8_amd64.s: the AVX512-VNNI integer decode kernels.
+"""Writes kernels/quant8_amd64.s: the integer decode kernels, AVX512-VNNI
+(VPDPBUSD) and AVX2 (VPMADDUBSW + VPMADDWD).
 
 Run `python3 tools/quantasm/vnni.py > kernels/quant8_amd64.s` after
 editing. The readable references are in kernels/quant8.go (quantizeXGeneric,
@@ -11,6 +12,11 @@ already (Q6_K's −32 is folded in: Σ(q−32)·x = Σq·x − 32·Σx); Q8_0 we
 get +128 (xor 0x80) and the same correction, with 128. The correction
 −k·Σx of each lane comes from QuantizedX.ng (−Σ of 4 activations) shifted
 left: it starts the accumulator instead of a zero.
+
+AVX2 has no VPDPBUSD: VPMADDUBSW multiplies the same unsigned × signed
+bytes into int16 pairs (saturating: the weights must stay below 128, so
+Q8_0 takes |q| and moves q's sign onto x with VPSIGNB), and VPMADDWD with
+ones adds the pairs into the same int32 lanes of 4 columns.
 """
 
 out = []
@@ -48,6 +54,7 @@ data("x8q4idx", [str(2 * j + (i // 8)) for j in range(4) for i in range(16)])
 # Q6_K: lanes take group 4q + lane/4; dup2: group i takes dx[i/2]
 data("x8q6idx", [str(4 * q + i // 4) for q in range(4) for i in range(16)])
 data("x8dup2", [str(i // 2) for i in range(16)])
+data("x8ones16", ["0x00010001"])
 e()
 
 def hsum_z(z, x):
@@ -373,5 +380,191 @@ ins("DECQ", "CX")
 ins("JNZ", "q6block")
 ins("VADDPS", "Z1", "Z0", "Z0")
 store_row("q6row")
+
+e()
+
+# ---------------------------------------------------------------- AVX2
+def q8avx2(acc, ow, ox):
+    ins("VMOVDQU", "%d(SI)" % (ow + 2), "Y1", c="q")
+    ins("VMOVDQU", "%d(DI)" % ox, "Y2", c="qx")
+    ins("VPSIGNB", "Y1", "Y2", "Y2", c="qx·sign(q)")
+    ins("VPABSB", "Y1", "Y1", c="|q| ≤ 128")
+    ins("VPMADDUBSW", "Y2", "Y1", "Y3")
+    ins("VPMADDWD", "Y15", "Y3", "Y3", c="Σ q·qx over 4 columns")
+    ins("VCVTDQ2PS", "Y3", "Y3")
+    ins("VPBROADCASTW", "%d(SI)" % ow, "X4", c="d, f16")
+    ins("VCVTPH2PS", "X4", "Y4")
+    ins("VMULPS", "%d(DX)" % ox, "Y4", "Y4", c="d·dx")
+    ins("VFMADD231PS", "Y4", "Y3", acc)
+
+e("// func dotRowsQ8_0AVX2(out *float32, rows int, w *byte, xq *int8, de *float32, ng *int32, nb int)")
+e("//")
+e("// dotRowsQ8_0VNNI with VPMADDUBSW: one block of 32 a Y register; ng is")
+e("// not needed (the sign moves to qx). rows ≥ 1, nb ≥ 1.")
+e("TEXT ·dotRowsQ8_0AVX2(SB), NOSPLIT, $0-56")
+ins("MOVQ", "w+16(FP)", "SI")
+ins("VPBROADCASTD", "x8ones16<>(SB)", "Y15")
+e("q8arow:")
+ins("MOVQ", "xq+24(FP)", "DI")
+ins("MOVQ", "de+32(FP)", "DX")
+ins("MOVQ", "nb+48(FP)", "CX")
+ins("VXORPS", "Y0", "Y0", "Y0")
+ins("VXORPS", "Y8", "Y8", "Y8")
+ins("SUBQ", "$2", "CX")
+ins("JLT", "q8aone")
+e("q8atwo:")
+q8avx2("Y0", 0, 0)
+q8avx2("Y8", 34, 32)
+ins("ADDQ", "$68", "SI")
+ins("ADDQ", "$64", "DI")
+ins("ADDQ", "$64", "DX")
+ins("SUBQ", "$2", "CX")
+ins("JGE", "q8atwo")
+e("q8aone:")
+ins("ADDQ", "$2", "CX")
+ins("JZ", "q8aend")
+q8avx2("Y0", 0, 0)
+ins("ADDQ", "$34", "SI")
+e("q8aend:")
+ins("VADDPS", "Y8", "Y0", "Y0")
+
+def store_row_y(label):
+    ins("VEXTRACTF128", "$1", "Y0", "X1")
+    ins("VADDPS", "X1", "X0", "X0")
+    ins("VHADDPS", "X0", "X0", "X0")
+    ins("VHADDPS", "X0", "X0", "X0")
+    ins("MOVQ", "out+0(FP)", "AX")
+    ins("VMOVSS", "X0", "(AX)")
+    ins("ADDQ", "$4", "out+0(FP)")
+    ins("DECQ", "rows+8(FP)")
+    ins("JNZ", label)
+    ins("VZEROUPPER")
+    ins("RET")
+
+store_row_y("q8arow")
+e()
+
+e("// func dotRowsQ4KAVX2(out *float32, rows int, w *byte, xq *int8, dc, s *float32, nb int)")
+e("//")
+e("// dotRowsQ4KVNNI with VPMADDUBSW: the low and high nibbles of 32 bytes")
+e("// are two sub-blocks, one Y register each; d·sc[s]·dx_s go to the frame")
+e("// to be broadcast. rows ≥ 1, nb ≥ 1.")
+e("TEXT ·dotRowsQ4KAVX2(SB), NOSPLIT, $32-56")
+ins("MOVQ", "w+16(FP)", "SI")
+ins("VPBROADCASTD", "x8c0f<>(SB)", "Y15")
+ins("VPBROADCASTD", "x8ones16<>(SB)", "Y14")
+e("q4arow:")
+ins("MOVQ", "xq+24(FP)", "DI")
+ins("MOVQ", "dc+32(FP)", "DX")
+ins("MOVQ", "s+40(FP)", "BX")
+ins("MOVQ", "nb+48(FP)", "CX")
+ins("VXORPS", "Y0", "Y0", "Y0")
+ins("VXORPS", "Y1", "Y1", "Y1")
+ins("VXORPS", "Y10", "Y10", "Y10", c="Σ dmin·m·Σx̂")
+e("q4ablock:")
+unpack_k4()
+f16_bcast("(SI)", "X2", "Y2")
+f16_bcast("2(SI)", "X3", "Y3")
+ins("VMOVQ", "R8", "X4")
+ins("VPMOVZXBD", "X4", "Y4")
+ins("VCVTDQ2PS", "Y4", "Y4")
+ins("VMULPS", "Y2", "Y4", "Y4")
+ins("VMULPS", "(DX)", "Y4", "Y4")
+ins("VMOVUPS", "Y4", "(SP)", c="d·sc[s]·dx_s")
+ins("VMOVQ", "R9", "X5")
+ins("VPMOVZXBD", "X5", "Y5")
+ins("VCVTDQ2PS", "Y5", "Y5")
+ins("VMULPS", "Y3", "Y5", "Y5")
+ins("VFMADD231PS", "(BX)", "Y5", "Y10")
+for j in range(4):
+    ins("VMOVDQU", "%d(SI)" % (16 + 32 * j), "Y5", c="nibbles of sub-blocks %d, %d" % (2 * j, 2 * j + 1))
+    ins("VPSRLW", "$4", "Y5", "Y6")
+    ins("VPAND", "Y15", "Y5", "Y5")
+    ins("VPAND", "Y15", "Y6", "Y6")
+    ins("VPMADDUBSW", "%d(DI)" % (64 * j), "Y5", "Y5")
+    ins("VPMADDUBSW", "%d(DI)" % (64 * j + 32), "Y6", "Y6")
+    ins("VPMADDWD", "Y14", "Y5", "Y5")
+    ins("VPMADDWD", "Y14", "Y6", "Y6")
+    ins("VCVTDQ2PS", "Y5", "Y5")
+    ins("VCVTDQ2PS", "Y6", "Y6")
+    ins("VBROADCASTSS", "%d(SP)" % (8 * j), "Y7")
+    ins("VBROADCASTSS", "%d(SP)" % (8 * j + 4), "Y9")
+    ins("VFMADD231PS", "Y7", "Y5", "Y0")
+    ins("VFMADD231PS", "Y9", "Y6", "Y1")
+ins("ADDQ", "$144", "SI")
+ins("ADDQ", "$256", "DI")
+ins("ADDQ", "$32", "DX")
+ins("ADDQ", "$32", "BX")
+ins("DECQ", "CX")
+ins("JNZ", "q4ablock")
+ins("VADDPS", "Y1", "Y0", "Y0")
+ins("VSUBPS", "Y10", "Y0", "Y0")
+store_row_y("q4arow")
+e()
+
+e("// func dotRowsQ6KAVX2(out *float32, rows int, w *byte, xq *int8, dc *float32, ng *int32, nb int)")
+e("//")
+e("// dotRowsQ6KVNNI with VPMADDUBSW: q (< 64) for 32 columns a Y register,")
+e("// the int32 lanes of 4 columns corrected by 32·ng; lanes 0-3 take")
+e("// S[g], 4-7 S[g+1] (d·sc·dx in the frame). rows ≥ 1, nb ≥ 1.")
+e("TEXT ·dotRowsQ6KAVX2(SB), NOSPLIT, $64-56")
+ins("MOVQ", "w+16(FP)", "SI")
+ins("VPBROADCASTD", "x8c0f<>(SB)", "Y15")
+ins("VPBROADCASTD", "x8ones16<>(SB)", "Y14")
+ins("VPBROADCASTD", "x8c30<>(SB)", "Y13")
+e("q6arow:")
+ins("MOVQ", "xq+24(FP)", "DI")
+ins("MOVQ", "dc+32(FP)", "DX")
+ins("MOVQ", "ng+40(FP)", "BX")
+ins("MOVQ", "nb+48(FP)", "CX")
+ins("VXORPS", "Y0", "Y0", "Y0")
+ins("VXORPS", "Y1", "Y1", "Y1")
+e("q6ablock:")
+f16_bcast("208(SI)", "X2", "Y2")
+for half, (off, reg) in enumerate([(192, "Y3"), (200, "Y4")]):
+    ins("VPMOVSXBD", "%d(SI)" % off, reg, c="sc[%d:%d]" % (8 * half, 8 * half + 8))
+    ins("VCVTDQ2PS", reg, reg)
+    ins("VMULPS", "Y2", reg, reg)
+    ins("VMOVDQU", "x8dup2<>+%d(SB)" % (32 * half), "Y5")
+    ins("VPERMPS", "(DX)", "Y5", "Y5", c="dx[g/2]")
+    ins("VMULPS", "Y5", reg, reg)
+    ins("VMOVUPS", reg, "%d(SP)" % (32 * half), c="S[g] = d·sc[g]·dx")
+for h in range(2):
+    ins("VMOVDQU", "%d(SI)" % (128 + 32 * h), "Y6", c="qh, half %d" % h)
+    for k in range(4):
+        ins("VMOVDQU", "%d(SI)" % (64 * h + 32 * (k & 1)), "Y7")
+        if k >= 2:
+            ins("VPSRLW", "$4", "Y7", "Y7")
+        ins("VPAND", "Y15", "Y7", "Y7")
+        if k == 0:
+            ins("VPSLLW", "$4", "Y6", "Y8")
+        elif k == 1:
+            ins("VPSLLW", "$2", "Y6", "Y8")
+        elif k == 2:
+            ins("VMOVDQU", "Y6", "Y8")
+        else:
+            ins("VPSRLW", "$2", "Y6", "Y8")
+        ins("VPAND", "Y13", "Y8", "Y8")
+        ins("VPOR", "Y8", "Y7", "Y7", c="q, columns %d-%d of the half" % (32 * k, 32 * k + 31))
+        o = 128 * h + 32 * k
+        ins("VPMADDUBSW", "%d(DI)" % o, "Y7", "Y7")
+        ins("VPMADDWD", "Y14", "Y7", "Y7")
+        ins("VMOVDQU", "%d(BX)" % o, "Y8")
+        ins("VPSLLD", "$5", "Y8", "Y8")
+        ins("VPADDD", "Y8", "Y7", "Y7", c="Σ (q − 32)·qx over 4 columns")
+        ins("VCVTDQ2PS", "Y7", "Y7")
+        g = 8 * h + 2 * k
+        ins("VBROADCASTSS", "%d(SP)" % (4 * g), "Y9")
+        ins("VBROADCASTSS", "%d(SP)" % (4 * g + 4), "Y10")
+        ins("VBLENDPS", "$0xf0", "Y10", "Y9", "Y9", c="S[%d] ×4, S[%d] ×4" % (g, g + 1))
+        ins("VFMADD231PS", "Y9", "Y7", "Y%d" % (k % 2))
+ins("ADDQ", "$210", "SI")
+ins("ADDQ", "$256", "DI")
+ins("ADDQ", "$32", "DX")
+ins("ADDQ", "$256", "BX")
+ins("DECQ", "CX")
+ins("JNZ", "q6ablock")
+ins("VADDPS", "Y1", "Y0", "Y0")
+store_row_y("q6arow")
 
 print("\n".join(out))

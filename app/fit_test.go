@@ -133,9 +133,16 @@ func TestWindowFitsFirstLaunch(t *testing.T) {
 
 func TestWindowFitsAfterLongRun(t *testing.T) {
 	h := newHarness(t, Options{})
+	for i := range h.fake.vocab { // long tokens, as a real vocabulary has
+		h.fake.vocab[i] = fmt.Sprintf(" CascadeType%d", i)
+	}
 	h.generate(strings.Repeat("My cat is purple . But my friends tell me ", 30), 400)
 	for _, s := range screens {
 		assertFits(t, h.u, s, "after a long run")
+	}
+	onUI(func() { h.u.stream.Select(10) }) // not captured: the panel offers the captured ones
+	for _, s := range screens {
+		assertFits(t, h.u, s, "a token without attention")
 	}
 }
 

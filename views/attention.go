@@ -69,7 +69,7 @@ func NewAttentionPanel() *AttentionPanel {
 	p.Grid.BottomUp, p.Means.BottomUp = true, true
 	p.Scale = widget.NewLabel("")
 	p.Head = NewBars()
-	p.offers = container.NewHBox()
+	p.offers = container.NewVBox()
 	p.Grid.OnHover = p.hoverCell
 	p.Means.OnHover = func(l, _ int, v float64) {
 		if _, gap := p.Means.Gaps[l]; gap {
@@ -319,15 +319,19 @@ func (p *AttentionPanel) showMissing(att []trace.Attention, query int) {
 	}
 	p.offers.RemoveAll()
 	near := nearest(att, query, 8)
+	// Four buttons a row: eight in one row of long tokens were 990 px wide
+	// and widened the window past a 1,366 px screen.
+	buttons := container.NewGridWithColumns(4)
+	p.offers.Add(buttons)
 	for _, q := range near {
-		p.offers.Add(widget.NewButton(fmt.Sprintf("%s (%d)", clip(format.Visible(p.text(q)), 12), q), func() {
+		buttons.Add(widget.NewButton(fmt.Sprintf("%s (%d)", clip(format.Visible(p.text(q)), 12), q), func() {
 			if p.OnQuery != nil {
 				p.OnQuery(q)
 			}
 		}))
 	}
 	if len(att) > len(near) {
-		p.offers.Add(widget.NewLabel(fmt.Sprintf("… and %d more (click them in the stream)", len(att)-len(near))))
+		p.offers.Add(caption(fmt.Sprintf("… and %d more (click them in the stream)", len(att)-len(near))))
 	}
 	p.render()
 }

@@ -238,7 +238,7 @@ func TestAttentionPanelMissing(t *testing.T) {
 	}
 	asked := -1
 	p.OnQuery = func(q int) { asked = q }
-	test.Tap(p.offers.Objects[0].(fyne.Tappable))
+	test.Tap(p.offers.Objects[0].(*fyne.Container).Objects[0].(fyne.Tappable))
 	if asked != 4 {
 		t.Errorf("offer button asked for %d, want 4", asked)
 	}
@@ -310,5 +310,22 @@ func TestControlsKVCost(t *testing.T) {
 	c.MaxTokens.SetText("x")
 	if c.KVCost.Text != "" {
 		t.Fatalf("for an invalid field: %q", c.KVCost.Text)
+	}
+}
+
+// The buttons offering captured tokens wrap four a row: eight long
+// tokens in one row widened the window past a 1,366 px screen.
+func TestAttentionOffersStayNarrow(t *testing.T) {
+	newTestApp(t)
+	p := NewAttentionPanel()
+	toks := tokens(40)
+	var att []trace.Attention
+	for q := 20; q < 40; q++ {
+		toks[q].Text = " CascadeTypeINFO"
+		att = append(att, trace.Attention{QueryPos: q, Weights: [][][]float32{{make([]float32, q+1)}}})
+	}
+	p.Display(trace.ModelInfo{Heads: 1, KVHeads: 1}, toks, att, 5, -1)
+	if w := p.MinSize().Width; w > 800 {
+		t.Errorf("the panel offering captured tokens is %v px wide at least, want ≤ 800", w)
 	}
 }

@@ -56,7 +56,48 @@ func (t loupeTheme) Size(n fyne.ThemeSizeName) float32 {
 }
 
 func (t loupeTheme) Color(n fyne.ThemeColorName, v fyne.ThemeVariant) color.Color {
-	return t.Theme.Color(n, t.variant(v))
+	v = t.variant(v)
+	if c, ok := legible[v][n]; ok {
+		return c
+	}
+	return t.Theme.Color(n, v)
+}
+
+// legible replaces Fyne's colours that text is drawn in, or on, where they
+// read below WCAG's 4.5 : 1 against the backgrounds they sit on (measured:
+// the dimmed grey of hints and captions 1.2–1.6 : 1 in both variants, the
+// light placeholder 3.2, the blue of tabs and links 3.3 on dark buttons,
+// light orange and green 1.3–2.2). Dark: lighter accents with near-black
+// text on them; light: darker accents with white text. A projector washes
+// out what a laptop screen shows; TestThemeTextContrast holds every pair.
+var legible = map[fyne.ThemeVariant]map[fyne.ThemeColorName]color.Color{
+	theme.VariantDark: {
+		theme.ColorNameDisabled:            rgb(0x9a9a9f),
+		theme.ColorNamePlaceHolder:         rgb(0xa8a8ad),
+		theme.ColorNamePrimary:             rgb(0x6ea8ff),
+		theme.ColorNameHyperlink:           rgb(0x6ea8ff),
+		theme.ColorNameForegroundOnPrimary: rgb(0x0c0c0d),
+		theme.ColorNameError:               rgb(0xff6e62),
+		theme.ColorNameForegroundOnError:   rgb(0x0c0c0d),
+	},
+	theme.VariantLight: {
+		theme.ColorNameForeground:          rgb(0x1f1f1f), // on the tinted chips of generated tokens too
+		theme.ColorNameDisabled:            rgb(0x696969),
+		theme.ColorNamePlaceHolder:         rgb(0x696969),
+		theme.ColorNamePrimary:             rgb(0x1a5fd6),
+		theme.ColorNameHyperlink:           rgb(0x1a5fd6),
+		theme.ColorNameForegroundOnPrimary: rgb(0xffffff),
+		theme.ColorNameError:               rgb(0xc62828),
+		theme.ColorNameForegroundOnError:   rgb(0xffffff),
+		theme.ColorNameWarning:             rgb(0xa65400),
+		theme.ColorNameForegroundOnWarning: rgb(0xffffff),
+		theme.ColorNameSuccess:             rgb(0x2e7d32),
+		theme.ColorNameForegroundOnSuccess: rgb(0xffffff),
+	},
+}
+
+func rgb(x uint32) color.NRGBA {
+	return color.NRGBA{R: uint8(x >> 16), G: uint8(x >> 8), B: uint8(x), A: 255}
 }
 
 // variant is the variant drawn when the system asks for v.

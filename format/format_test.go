@@ -126,3 +126,25 @@ func TestStops(t *testing.T) {
 		t.Errorf("Diverging(0.25) = %v", got)
 	}
 }
+
+// WCAG 2's worked values: black on white 21 : 1, equal colours 1 : 1,
+// #767676 on white 4.54 : 1 (the lightest grey that passes AA), #777777
+// 4.48 : 1 (fails).
+func TestContrast(t *testing.T) {
+	black, white := color.NRGBA{0, 0, 0, 255}, color.NRGBA{255, 255, 255, 255}
+	for _, c := range []struct {
+		a, b color.Color
+		want float64
+	}{
+		{black, white, 21}, {white, black, 21}, {white, white, 1},
+		{color.NRGBA{0x76, 0x76, 0x76, 255}, white, 4.54},
+		{color.NRGBA{0x77, 0x77, 0x77, 255}, white, 4.48},
+	} {
+		if got := Contrast(c.a, c.b); math.Abs(got-c.want) > 0.01 {
+			t.Errorf("contrast %v on %v: %.3f, want %.2f", c.a, c.b, got, c.want)
+		}
+	}
+	if got := Over(color.NRGBA{255, 0, 0, 0x80}, white); got != (color.NRGBA{255, 127, 127, 255}) {
+		t.Errorf("half red over white: %v", got)
+	}
+}

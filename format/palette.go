@@ -63,3 +63,37 @@ func Diverging(v float64) color.NRGBA {
 	ch := func(k int) uint8 { return uint8(math.Round(mid[k] + (end[k]-mid[k])*t)) }
 	return color.NRGBA{ch(0), ch(1), ch(2), 255}
 }
+
+// Luminance is a colour's relative luminance as WCAG 2 defines it:
+// 0.2126 R + 0.7152 G + 0.0722 B of the linearised sRGB channels, 0 for
+// black and 1 for white. Alpha is ignored: blend first.
+func Luminance(c color.Color) float64 {
+	n := color.NRGBAModel.Convert(c).(color.NRGBA)
+	r, g, b := n.R, n.G, n.B
+	lin := func(v uint8) float64 {
+		x := float64(v) / 255
+		if x <= 0.04045 {
+			return x / 12.92
+		}
+		return math.Pow((x+0.055)/1.055, 2.4)
+	}
+	return 0.2126*lin(r) + 0.7152*lin(g) + 0.0722*lin(b)
+}
+
+// Contrast is WCAG 2's contrast ratio of two colours, (L1 + 0.05) /
+// (L2 + 0.05) with L1 the lighter: 1 for equal colours, 21 for black on
+// white. Text needs 4.5 to be read from the back of a room (AA).
+func Contrast(a, b color.Color) float64 {
+	x, y := Luminance(a), Luminance(b)
+	return (max(x, y) + 0.05) / (min(x, y) + 0.05)
+}
+
+// Over is c painted with its alpha over the opaque bg, as a canvas draws
+// a translucent fill.
+func Over(c, bg color.Color) color.NRGBA {
+	f := color.NRGBAModel.Convert(c).(color.NRGBA)
+	g := color.NRGBAModel.Convert(bg).(color.NRGBA)
+	a := float64(f.A) / 255
+	ch := func(x, y uint8) uint8 { return uint8(math.Round(a*float64(x) + (1-a)*float64(y))) }
+	return color.NRGBA{ch(f.R, g.R), ch(f.G, g.G), ch(f.B, g.B), 255}
+}

@@ -125,7 +125,7 @@ def main():
                 n, pf, dc = f(a, t)
                 res.setdefault((t, name), []).append((pf, dc))
                 print(f"round {rnd + 1}, {t} thread(s), {name:9s}: prefill {n} tokens {pf:7.2f} tok/s, "
-                      f"decode {dc:6.3f} passes/s", flush=True)
+                      f"decode {dc:6.3f} passes/s (load average {os.getloadavg()[0]:.1f} after)", flush=True)
     summary = {}
     for t in threads:
         L, C = res[(t, "loupe")], res[(t, "llama.cpp")]

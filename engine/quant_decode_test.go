@@ -18,7 +18,7 @@ import (
 
 // quantScheme picks a matrix's format as llama.cpp's presets do: "q8_0"
 // everything Q8_0; "q4_k_m" Q6_K for attn_v, ffn_down and the output head,
-// Q4_K for the rest. A matrix whose columns do not fill K-quant blocks
+// Q4_K for the rest; "q5_k_m" likewise with Q5_K. A matrix whose columns do not fill K-quant blocks
 // takes Q8_0, one that does not fill 32 stays f32.
 type quantScheme string
 
@@ -30,6 +30,8 @@ func (s quantScheme) pick(w *mat, wide bool) (kernels.Quant, bool) {
 		return kernels.Q8_0, true
 	case wide:
 		return kernels.Q6K, true
+	case s == "q5_k_m":
+		return kernels.Q5K, true
 	}
 	return kernels.Q4K, true
 }
@@ -177,7 +179,7 @@ const top10ShiftBound = 0.1
 
 // TestIntegerDecodeTop10Shift measures, and prints, how much rounding the
 // activations to 8 bits moves the next-token top 10 on every
-// architecture, for Q8_0 and Q4_K_M weights.
+// architecture, for Q8_0, Q4_K_M and Q5_K_M weights.
 func TestIntegerDecodeTop10Shift(t *testing.T) {
 	if !kernels.IntegerQuant(kernels.Q8_0) && !kernels.Exact() {
 		t.Skipf("no integer kernels at level %v", kernels.Active())
@@ -186,7 +188,7 @@ func TestIntegerDecodeTop10Shift(t *testing.T) {
 	models["qwen3.5"] = qwen35ShiftModel(t)
 	tokens := randomTokens(40, 290, 71)
 	for _, arch := range []string{"qwen2", "qwen3", "qwen3.5", "llama"} {
-		for _, s := range []quantScheme{"q8_0", "q4_k_m"} {
+		for _, s := range []quantScheme{"q8_0", "q4_k_m", "q5_k_m"} {
 			t.Run(arch+"/"+string(s), func(t *testing.T) {
 				base := models[arch]
 				exact, integer := quantisedCopy(base, s), quantisedCopy(base, s)

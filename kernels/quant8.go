@@ -77,11 +77,15 @@ func quantizeXGeneric(a *QuantizedX, x []float32) {
 }
 
 // IntegerQuant reports whether MatVecQ8 runs integer kernels for q at the
-// active level (Q8_0, Q4_K and Q6_K; not under Exact). When false the
-// engine uses MatVecQ.
+// active level (Q8_0, Q4_K, Q5_K and Q6_K; not under Exact). When false
+// the engine uses MatVecQ.
 func IntegerQuant(q Quant) bool {
-	return !exact && cur.matVecQ8 != nil && (q == Q8_0 || q == Q4K || q == Q6K)
+	return !exact && cur.matVecQ8 != nil && hasQ8Kernel(q)
 }
+
+// hasQ8Kernel: the formats MatVecQ8 multiplies (all but Q4_0, rare in the
+// files people hold).
+func hasQ8Kernel(q Quant) bool { return q == Q8_0 || q == Q4K || q == Q5K || q == Q6K }
 
 // QuantArithmetic says in a few words how decode multiplies q weights at
 // the active level and arithmetic: for the Model panel and run --json.
@@ -101,7 +105,7 @@ func QuantArithmetic(q Quant) string {
 // Σ|W|·|x − x̂| (with the exact Σx it would be Σ|d·sc·q|·|x − x̂|, up to
 // twice as large). The caller checks IntegerQuant(q) first.
 func MatVecQ8(q Quant, out []float32, w []byte, a *QuantizedX) {
-	if q != Q8_0 && q != Q4K && q != Q6K {
+	if !hasQ8Kernel(q) {
 		panic("kernels: MatVecQ8: no integer kernel for " + q.String())
 	}
 	if a.cols%q.BlockLen() != 0 {
@@ -132,6 +136,8 @@ func matVecQ8Generic(q Quant, out []float32, w []byte, a *QuantizedX) {
 			out[r] = dotQ8_0X(row, a)
 		case Q4K:
 			out[r] = dotQ4KX(row, a)
+		case Q5K:
+			out[r] = dotQ5KX(row, a)
 		case Q6K:
 			out[r] = dotQ6KX(row, a)
 		}
@@ -174,6 +180,28 @@ func dotQ4KX(row []byte, a *QuantizedX) float32 {
 			nib := blk[16+32*(sb/2):]
 			for l := range 32 {
 				qw[l] = int8(nib[l] >> (4 * (sb % 2)) & 15)
+			}
+			xb := i*8 + sb
+			s += d*float32(sc)*a.dc[xb]*float32(dotInt8(qw[:], a.q[xb*32:(xb+1)*32])) - dmin*float32(m)*a.s[xb]
+		}
+	}
+	return s
+}
+
+// dotQ5KX is dotQ4KX with a fifth bit: bit s of qh[l] adds 16 to weight
+// l of sub-block s (q5k.go).
+func dotQ5KX(row []byte, a *QuantizedX) float32 {
+	var s float32
+	var qw [32]int8
+	for i := 0; i < a.cols/256; i++ {
+		blk := row[i*176:]
+		d, dmin := f16At(blk), f16At(blk[2:])
+		qh, qs := blk[16:48], blk[48:176]
+		for sb := range 8 {
+			sc, m := ScaleMinK4(sb, blk[4:16])
+			nib := qs[32*(sb/2):]
+			for l := range 32 {
+				qw[l] = int8(nib[l]>>(4*(sb%2))&15 | (qh[l]>>sb&1)<<4)
 			}
 			xb := i*8 + sb
 			s += d*float32(sc)*a.dc[xb]*float32(dotInt8(qw[:], a.q[xb*32:(xb+1)*32])) - dmin*float32(m)*a.s[xb]

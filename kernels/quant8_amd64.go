@@ -14,6 +14,9 @@ func dotRowsQ8_0VNNI(out *float32, rows int, w *byte, xq *int8, de *float32, ng 
 func dotRowsQ4KVNNI(out *float32, rows int, w *byte, xq *int8, dc, s *float32, nb int)
 
 //go:noescape
+func dotRowsQ5KVNNI(out *float32, rows int, w *byte, xq *int8, dc, s *float32, nb int)
+
+//go:noescape
 func dotRowsQ6KVNNI(out *float32, rows int, w *byte, xq *int8, dc *float32, ng *int32, nb int)
 
 // The integer decode of each level: VPDPBUSD where the CPU and OS have
@@ -43,6 +46,8 @@ func matVecQ8VNNI(q Quant, out []float32, w []byte, a *QuantizedX) {
 		dotRowsQ8_0VNNI(&out[0], len(out), &w[0], &a.q[0], &a.de[0], &a.ng[0], nb)
 	case Q4K:
 		dotRowsQ4KVNNI(&out[0], len(out), &w[0], &a.q[0], &a.dc[0], &a.s[0], nb)
+	case Q5K:
+		dotRowsQ5KVNNI(&out[0], len(out), &w[0], &a.q[0], &a.dc[0], &a.s[0], nb)
 	case Q6K:
 		dotRowsQ6KVNNI(&out[0], len(out), &w[0], &a.q[0], &a.dc[0], &a.ng[0], nb)
 	}
@@ -53,6 +58,9 @@ func dotRowsQ8_0AVX2(out *float32, rows int, w *byte, xq *int8, de *float32, ng 
 
 //go:noescape
 func dotRowsQ4KAVX2(out *float32, rows int, w *byte, xq *int8, dc, s *float32, nb int)
+
+//go:noescape
+func dotRowsQ5KAVX2(out *float32, rows int, w *byte, xq *int8, dc, s *float32, nb int)
 
 //go:noescape
 func dotRowsQ6KAVX2(out *float32, rows int, w *byte, xq *int8, dc *float32, ng *int32, nb int)
@@ -66,6 +74,8 @@ func matVecQ8AVX2(q Quant, out []float32, w []byte, a *QuantizedX) {
 		dotRowsQ8_0AVX2(&out[0], len(out), &w[0], &a.q[0], &a.de[0], &a.ng[0], nb)
 	case Q4K:
 		dotRowsQ4KAVX2(&out[0], len(out), &w[0], &a.q[0], &a.dc[0], &a.s[0], nb)
+	case Q5K:
+		dotRowsQ5KAVX2(&out[0], len(out), &w[0], &a.q[0], &a.dc[0], &a.s[0], nb)
 	case Q6K:
 		dotRowsQ6KAVX2(&out[0], len(out), &w[0], &a.q[0], &a.dc[0], &a.ng[0], nb)
 	}

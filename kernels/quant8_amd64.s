@@ -218,6 +218,73 @@ DATA x8dup2<>+60(SB)/4, $7
 GLOBL x8dup2<>(SB), RODATA|NOPTR, $64
 DATA x8ones16<>+0(SB)/4, $0x00010001
 GLOBL x8ones16<>(SB), RODATA|NOPTR, $4
+DATA x8c10<>+0(SB)/4, $0x10101010
+GLOBL x8c10<>(SB), RODATA|NOPTR, $4
+DATA x8q5rot<>+0(SB)/4, $4
+DATA x8q5rot<>+4(SB)/4, $4
+DATA x8q5rot<>+8(SB)/4, $4
+DATA x8q5rot<>+12(SB)/4, $4
+DATA x8q5rot<>+16(SB)/4, $4
+DATA x8q5rot<>+20(SB)/4, $4
+DATA x8q5rot<>+24(SB)/4, $4
+DATA x8q5rot<>+28(SB)/4, $4
+DATA x8q5rot<>+32(SB)/4, $3
+DATA x8q5rot<>+36(SB)/4, $3
+DATA x8q5rot<>+40(SB)/4, $3
+DATA x8q5rot<>+44(SB)/4, $3
+DATA x8q5rot<>+48(SB)/4, $3
+DATA x8q5rot<>+52(SB)/4, $3
+DATA x8q5rot<>+56(SB)/4, $3
+DATA x8q5rot<>+60(SB)/4, $3
+DATA x8q5rot<>+64(SB)/4, $2
+DATA x8q5rot<>+68(SB)/4, $2
+DATA x8q5rot<>+72(SB)/4, $2
+DATA x8q5rot<>+76(SB)/4, $2
+DATA x8q5rot<>+80(SB)/4, $2
+DATA x8q5rot<>+84(SB)/4, $2
+DATA x8q5rot<>+88(SB)/4, $2
+DATA x8q5rot<>+92(SB)/4, $2
+DATA x8q5rot<>+96(SB)/4, $1
+DATA x8q5rot<>+100(SB)/4, $1
+DATA x8q5rot<>+104(SB)/4, $1
+DATA x8q5rot<>+108(SB)/4, $1
+DATA x8q5rot<>+112(SB)/4, $1
+DATA x8q5rot<>+116(SB)/4, $1
+DATA x8q5rot<>+120(SB)/4, $1
+DATA x8q5rot<>+124(SB)/4, $1
+DATA x8q5rot<>+128(SB)/4, $0
+DATA x8q5rot<>+132(SB)/4, $0
+DATA x8q5rot<>+136(SB)/4, $0
+DATA x8q5rot<>+140(SB)/4, $0
+DATA x8q5rot<>+144(SB)/4, $0
+DATA x8q5rot<>+148(SB)/4, $0
+DATA x8q5rot<>+152(SB)/4, $0
+DATA x8q5rot<>+156(SB)/4, $0
+DATA x8q5rot<>+160(SB)/4, $31
+DATA x8q5rot<>+164(SB)/4, $31
+DATA x8q5rot<>+168(SB)/4, $31
+DATA x8q5rot<>+172(SB)/4, $31
+DATA x8q5rot<>+176(SB)/4, $31
+DATA x8q5rot<>+180(SB)/4, $31
+DATA x8q5rot<>+184(SB)/4, $31
+DATA x8q5rot<>+188(SB)/4, $31
+DATA x8q5rot<>+192(SB)/4, $30
+DATA x8q5rot<>+196(SB)/4, $30
+DATA x8q5rot<>+200(SB)/4, $30
+DATA x8q5rot<>+204(SB)/4, $30
+DATA x8q5rot<>+208(SB)/4, $30
+DATA x8q5rot<>+212(SB)/4, $30
+DATA x8q5rot<>+216(SB)/4, $30
+DATA x8q5rot<>+220(SB)/4, $30
+DATA x8q5rot<>+224(SB)/4, $29
+DATA x8q5rot<>+228(SB)/4, $29
+DATA x8q5rot<>+232(SB)/4, $29
+DATA x8q5rot<>+236(SB)/4, $29
+DATA x8q5rot<>+240(SB)/4, $29
+DATA x8q5rot<>+244(SB)/4, $29
+DATA x8q5rot<>+248(SB)/4, $29
+DATA x8q5rot<>+252(SB)/4, $29
+GLOBL x8q5rot<>(SB), RODATA|NOPTR, $256
 
 // func quantXVNNI(x *float32, q *int8, dc, de *float32, ng *int32, s *float32, nb int)
 //
@@ -513,6 +580,145 @@ q4block:
 	ADDQ             $4, out+0(FP)
 	DECQ             rows+8(FP)
 	JNZ              q4row
+	VZEROUPPER       
+	RET              
+
+// func dotRowsQ5KVNNI(out *float32, rows int, w *byte, xq *int8, dc, s *float32, nb int)
+//
+// dotRowsQ4KVNNI for blocks of 176 bytes (f16 d, f16 dmin, 12 scale
+// bytes, 32 qh, 128 nibble bytes at 48): bit s of qh[l] is the fifth bit
+// of weight l of sub-block s. qh sits in both halves of a Z register; a
+// rotation of each dword by 4 − (2j | 2j+1) brings the bit of sub-block
+// 2j (low half) and 2j+1 (high half) to bit 4, & 0x10 keeps it.
+// rows ≥ 1, nb ≥ 1.
+TEXT ·dotRowsQ5KVNNI(SB), NOSPLIT, $0-56
+	MOVQ             w+16(FP), SI
+	VPBROADCASTD     x8c0f<>(SB), Z30
+	VPBROADCASTD     x8c10<>(SB), Z28
+	VMOVDQU32        x8sh04<>(SB), Z29
+	VMOVDQU32        x8q4idx<>+0(SB), Z20
+	VMOVDQU32        x8q5rot<>+0(SB), Z24
+	VMOVDQU32        x8q4idx<>+64(SB), Z21
+	VMOVDQU32        x8q5rot<>+64(SB), Z25
+	VMOVDQU32        x8q4idx<>+128(SB), Z22
+	VMOVDQU32        x8q5rot<>+128(SB), Z26
+	VMOVDQU32        x8q4idx<>+192(SB), Z23
+	VMOVDQU32        x8q5rot<>+192(SB), Z27
+q5row:
+	MOVQ             xq+24(FP), DI
+	MOVQ             dc+32(FP), DX
+	MOVQ             s+40(FP), BX
+	MOVQ             nb+48(FP), CX
+	VXORPS           Z0, Z0, Z0
+	VXORPS           Z1, Z1, Z1
+	VXORPS           Y10, Y10, Y10                          // Σ dmin·m·Σx̂
+q5block:
+	MOVL             4(SI), R8                              // u0 = scales[0:4]
+	MOVL             8(SI), R9                              // u1 = scales[4:8]
+	MOVL             12(SI), R10                            // u2 = scales[8:12]
+	MOVL             R10, R11
+	SHRL             $4, R11
+	ANDL             $0x0f0f0f0f, R11
+	MOVL             R9, R12
+	SHRL             $6, R12
+	ANDL             $0x03030303, R12
+	SHLL             $4, R12
+	ORL              R12, R11                               // m[4:8]
+	ANDL             $0x3f3f3f3f, R9                        // m[0:4]
+	MOVL             R10, R12
+	ANDL             $0x0f0f0f0f, R12
+	MOVL             R8, R13
+	SHRL             $6, R13
+	ANDL             $0x03030303, R13
+	SHLL             $4, R13
+	ORL              R13, R12                               // sc[4:8]
+	ANDL             $0x3f3f3f3f, R8                        // sc[0:4]
+	SHLQ             $32, R12
+	ORQ              R12, R8                                // sc[0:8]
+	SHLQ             $32, R11
+	ORQ              R11, R9                                // m[0:8]
+	MOVWLZX          (SI), AX
+	VMOVD            AX, X2
+	VCVTPH2PS        X2, X2
+	VBROADCASTSS     X2, Y2
+	MOVWLZX          2(SI), AX
+	VMOVD            AX, X3
+	VCVTPH2PS        X3, X3
+	VBROADCASTSS     X3, Y3
+	VMOVQ            R8, X4
+	VPMOVZXBD        X4, Y4
+	VCVTDQ2PS        Y4, Y4
+	VMULPS           Y2, Y4, Y4
+	VMULPS           (DX), Y4, Y4                           // d·sc[s]·dx_s
+	VMOVQ            R9, X5
+	VPMOVZXBD        X5, Y5
+	VCVTDQ2PS        Y5, Y5
+	VMULPS           Y3, Y5, Y5                             // dmin·m[s]
+	VFMADD231PS      (BX), Y5, Y10
+	VBROADCASTI64X4  16(SI), Z6                             // qh, both halves
+	VBROADCASTI64X4  48(SI), Z7                             // nibbles of sub-blocks 0, 1
+	VPSRLVW          Z29, Z7, Z7
+	VPANDD           Z30, Z7, Z7
+	VPROLVD          Z24, Z6, Z14
+	VPANDD           Z28, Z14, Z14                          // 16 × the fifth bit
+	VPORD            Z14, Z7, Z7
+	VPXORD           Z8, Z8, Z8
+	VPDPBUSD         0(DI), Z7, Z8
+	VCVTDQ2PS        Z8, Z8
+	VPERMPS          Z4, Z20, Z9
+	VFMADD231PS      Z9, Z8, Z0
+	VBROADCASTI64X4  80(SI), Z11                            // nibbles of sub-blocks 2, 3
+	VPSRLVW          Z29, Z11, Z11
+	VPANDD           Z30, Z11, Z11
+	VPROLVD          Z25, Z6, Z15
+	VPANDD           Z28, Z15, Z15                          // 16 × the fifth bit
+	VPORD            Z15, Z11, Z11
+	VPXORD           Z12, Z12, Z12
+	VPDPBUSD         64(DI), Z11, Z12
+	VCVTDQ2PS        Z12, Z12
+	VPERMPS          Z4, Z21, Z13
+	VFMADD231PS      Z13, Z12, Z1
+	VBROADCASTI64X4  112(SI), Z7                            // nibbles of sub-blocks 4, 5
+	VPSRLVW          Z29, Z7, Z7
+	VPANDD           Z30, Z7, Z7
+	VPROLVD          Z26, Z6, Z14
+	VPANDD           Z28, Z14, Z14                          // 16 × the fifth bit
+	VPORD            Z14, Z7, Z7
+	VPXORD           Z8, Z8, Z8
+	VPDPBUSD         128(DI), Z7, Z8
+	VCVTDQ2PS        Z8, Z8
+	VPERMPS          Z4, Z22, Z9
+	VFMADD231PS      Z9, Z8, Z0
+	VBROADCASTI64X4  144(SI), Z11                           // nibbles of sub-blocks 6, 7
+	VPSRLVW          Z29, Z11, Z11
+	VPANDD           Z30, Z11, Z11
+	VPROLVD          Z27, Z6, Z15
+	VPANDD           Z28, Z15, Z15                          // 16 × the fifth bit
+	VPORD            Z15, Z11, Z11
+	VPXORD           Z12, Z12, Z12
+	VPDPBUSD         192(DI), Z11, Z12
+	VCVTDQ2PS        Z12, Z12
+	VPERMPS          Z4, Z23, Z13
+	VFMADD231PS      Z13, Z12, Z1
+	ADDQ             $176, SI
+	ADDQ             $256, DI
+	ADDQ             $32, DX
+	ADDQ             $32, BX
+	DECQ             CX
+	JNZ              q5block
+	VADDPS           Z1, Z0, Z0
+	VSUBPS           Z10, Z0, Z0
+	VEXTRACTF64X4    $1, Z0, Y1
+	VADDPS           Y1, Y0, Y0
+	VEXTRACTF128     $1, Y0, X1
+	VADDPS           X1, X0, X0
+	VHADDPS          X0, X0, X0
+	VHADDPS          X0, X0, X0
+	MOVQ             out+0(FP), AX
+	VMOVSS           X0, (AX)
+	ADDQ             $4, out+0(FP)
+	DECQ             rows+8(FP)
+	JNZ              q5row
 	VZEROUPPER       
 	RET              
 
@@ -824,6 +1030,169 @@ q4ablock:
 	ADDQ             $4, out+0(FP)
 	DECQ             rows+8(FP)
 	JNZ              q4arow
+	VZEROUPPER       
+	RET              
+
+// func dotRowsQ5KAVX2(out *float32, rows int, w *byte, xq *int8, dc, s *float32, nb int)
+//
+// dotRowsQ4KAVX2 with the fifth bits: bit s of each qh byte shifted to
+// bit 4 (word shifts; & 0x10 drops what crosses from the next byte).
+// rows ≥ 1, nb ≥ 1.
+TEXT ·dotRowsQ5KAVX2(SB), NOSPLIT, $32-56
+	MOVQ             w+16(FP), SI
+	VPBROADCASTD     x8c0f<>(SB), Y15
+	VPBROADCASTD     x8ones16<>(SB), Y14
+	VPBROADCASTD     x8c10<>(SB), Y13
+q5arow:
+	MOVQ             xq+24(FP), DI
+	MOVQ             dc+32(FP), DX
+	MOVQ             s+40(FP), BX
+	MOVQ             nb+48(FP), CX
+	VXORPS           Y0, Y0, Y0
+	VXORPS           Y1, Y1, Y1
+	VXORPS           Y10, Y10, Y10                          // Σ dmin·m·Σx̂
+q5ablock:
+	MOVL             4(SI), R8                              // u0 = scales[0:4]
+	MOVL             8(SI), R9                              // u1 = scales[4:8]
+	MOVL             12(SI), R10                            // u2 = scales[8:12]
+	MOVL             R10, R11
+	SHRL             $4, R11
+	ANDL             $0x0f0f0f0f, R11
+	MOVL             R9, R12
+	SHRL             $6, R12
+	ANDL             $0x03030303, R12
+	SHLL             $4, R12
+	ORL              R12, R11                               // m[4:8]
+	ANDL             $0x3f3f3f3f, R9                        // m[0:4]
+	MOVL             R10, R12
+	ANDL             $0x0f0f0f0f, R12
+	MOVL             R8, R13
+	SHRL             $6, R13
+	ANDL             $0x03030303, R13
+	SHLL             $4, R13
+	ORL              R13, R12                               // sc[4:8]
+	ANDL             $0x3f3f3f3f, R8                        // sc[0:4]
+	SHLQ             $32, R12
+	ORQ              R12, R8                                // sc[0:8]
+	SHLQ             $32, R11
+	ORQ              R11, R9                                // m[0:8]
+	MOVWLZX          (SI), AX
+	VMOVD            AX, X2
+	VCVTPH2PS        X2, X2
+	VBROADCASTSS     X2, Y2
+	MOVWLZX          2(SI), AX
+	VMOVD            AX, X3
+	VCVTPH2PS        X3, X3
+	VBROADCASTSS     X3, Y3
+	VMOVQ            R8, X4
+	VPMOVZXBD        X4, Y4
+	VCVTDQ2PS        Y4, Y4
+	VMULPS           Y2, Y4, Y4
+	VMULPS           (DX), Y4, Y4
+	VMOVUPS          Y4, (SP)                               // d·sc[s]·dx_s
+	VMOVQ            R9, X5
+	VPMOVZXBD        X5, Y5
+	VCVTDQ2PS        Y5, Y5
+	VMULPS           Y3, Y5, Y5
+	VFMADD231PS      (BX), Y5, Y10
+	VMOVDQU          16(SI), Y11                            // qh
+	VMOVDQU          48(SI), Y5                             // nibbles of sub-blocks 0, 1
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPSLLW           $4, Y11, Y7
+	VPAND            Y13, Y7, Y7                            // 16 × bit 0
+	VPOR             Y7, Y5, Y5
+	VPSLLW           $3, Y11, Y9
+	VPAND            Y13, Y9, Y9                            // 16 × bit 1
+	VPOR             Y9, Y6, Y6
+	VPMADDUBSW       0(DI), Y5, Y5
+	VPMADDUBSW       32(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6
+	VCVTDQ2PS        Y5, Y5
+	VCVTDQ2PS        Y6, Y6
+	VBROADCASTSS     0(SP), Y7
+	VBROADCASTSS     4(SP), Y9
+	VFMADD231PS      Y7, Y5, Y0
+	VFMADD231PS      Y9, Y6, Y1
+	VMOVDQU          80(SI), Y5                             // nibbles of sub-blocks 2, 3
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPSLLW           $2, Y11, Y7
+	VPAND            Y13, Y7, Y7                            // 16 × bit 2
+	VPOR             Y7, Y5, Y5
+	VPSLLW           $1, Y11, Y9
+	VPAND            Y13, Y9, Y9                            // 16 × bit 3
+	VPOR             Y9, Y6, Y6
+	VPMADDUBSW       64(DI), Y5, Y5
+	VPMADDUBSW       96(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6
+	VCVTDQ2PS        Y5, Y5
+	VCVTDQ2PS        Y6, Y6
+	VBROADCASTSS     8(SP), Y7
+	VBROADCASTSS     12(SP), Y9
+	VFMADD231PS      Y7, Y5, Y0
+	VFMADD231PS      Y9, Y6, Y1
+	VMOVDQU          112(SI), Y5                            // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VMOVDQU          Y11, Y7
+	VPAND            Y13, Y7, Y7                            // 16 × bit 4
+	VPOR             Y7, Y5, Y5
+	VPSRLW           $1, Y11, Y9
+	VPAND            Y13, Y9, Y9                            // 16 × bit 5
+	VPOR             Y9, Y6, Y6
+	VPMADDUBSW       128(DI), Y5, Y5
+	VPMADDUBSW       160(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6
+	VCVTDQ2PS        Y5, Y5
+	VCVTDQ2PS        Y6, Y6
+	VBROADCASTSS     16(SP), Y7
+	VBROADCASTSS     20(SP), Y9
+	VFMADD231PS      Y7, Y5, Y0
+	VFMADD231PS      Y9, Y6, Y1
+	VMOVDQU          144(SI), Y5                            // nibbles of sub-blocks 6, 7
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPSRLW           $2, Y11, Y7
+	VPAND            Y13, Y7, Y7                            // 16 × bit 6
+	VPOR             Y7, Y5, Y5
+	VPSRLW           $3, Y11, Y9
+	VPAND            Y13, Y9, Y9                            // 16 × bit 7
+	VPOR             Y9, Y6, Y6
+	VPMADDUBSW       192(DI), Y5, Y5
+	VPMADDUBSW       224(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6
+	VCVTDQ2PS        Y5, Y5
+	VCVTDQ2PS        Y6, Y6
+	VBROADCASTSS     24(SP), Y7
+	VBROADCASTSS     28(SP), Y9
+	VFMADD231PS      Y7, Y5, Y0
+	VFMADD231PS      Y9, Y6, Y1
+	ADDQ             $176, SI
+	ADDQ             $256, DI
+	ADDQ             $32, DX
+	ADDQ             $32, BX
+	DECQ             CX
+	JNZ              q5ablock
+	VADDPS           Y1, Y0, Y0
+	VSUBPS           Y10, Y0, Y0
+	VEXTRACTF128     $1, Y0, X1
+	VADDPS           X1, X0, X0
+	VHADDPS          X0, X0, X0
+	VHADDPS          X0, X0, X0
+	MOVQ             out+0(FP), AX
+	VMOVSS           X0, (AX)
+	ADDQ             $4, out+0(FP)
+	DECQ             rows+8(FP)
+	JNZ              q5arow
 	VZEROUPPER       
 	RET              
 

@@ -17,7 +17,7 @@ import (
 //
 //	go test -run '^$' -bench MatVecQuant -benchtime 200x ./kernels/
 func BenchmarkMatVecQuant(b *testing.B) {
-	for _, q := range []Quant{Q8_0, Q4K, Q6K} {
+	for _, q := range []Quant{Q8_0, Q4K, Q5K, Q6K} {
 		for _, sh := range [][2]int{{256, 1536}, {1536, 1536}, {8960, 1536}, {1536, 8960}} {
 			rows, cols := sh[0], sh[1]
 			r := rand.New(rand.NewPCG(3, 3))

@@ -95,7 +95,7 @@ func TestMatVecQ8(t *testing.T) {
 	forEachLevel(t, func(t *testing.T, l Level) {
 		r := rand.New(rand.NewPCG(23, 24))
 		var a QuantizedX
-		for _, q := range []Quant{Q8_0, Q4K, Q6K} {
+		for _, q := range []Quant{Q8_0, Q4K, Q5K, Q6K} {
 			for _, cols := range quantCols[q] {
 				for _, rows := range []int{1, 3, 5} {
 					for _, off := range offsets {
@@ -141,7 +141,7 @@ func checkQ8(t *testing.T, what string, out []float32, q Quant, w []byte, x []fl
 // first scale is changed, so it can tell a wrong kernel.
 func TestQ8ToleranceCatchesWrongScale(t *testing.T) {
 	r := rand.New(rand.NewPCG(25, 26))
-	for _, q := range []Quant{Q4K, Q6K, Q8_0} {
+	for _, q := range []Quant{Q4K, Q5K, Q6K, Q8_0} {
 		cols := 1536
 		w := randBlocks(r, q, 1, cols)
 		x := randF32(r, cols, 0)
@@ -149,7 +149,7 @@ func TestQ8ToleranceCatchesWrongScale(t *testing.T) {
 		a.Quantize(x)
 		bad := append([]byte(nil), w...)
 		switch q {
-		case Q4K:
+		case Q4K, Q5K:
 			bad[4] ^= 0x20
 		case Q6K:
 			bad[192] ^= 0x20
@@ -177,7 +177,7 @@ func TestQ8ToleranceCatchesWrongScale(t *testing.T) {
 func TestMatVecQ8BandsAgree(t *testing.T) {
 	forEachLevel(t, func(t *testing.T, l Level) {
 		r := rand.New(rand.NewPCG(27, 28))
-		for _, q := range []Quant{Q8_0, Q4K, Q6K} {
+		for _, q := range []Quant{Q8_0, Q4K, Q5K, Q6K} {
 			rows, cols := 37, 512
 			w := randBlocks(r, q, rows, cols)
 			var a QuantizedX
@@ -213,7 +213,7 @@ func TestIntegerQuantFollowsExact(t *testing.T) {
 	if IntegerQuant(Q4_0) {
 		t.Error("Q4_0 has no integer kernel")
 	}
-	if !IntegerQuant(Q8_0) || !IntegerQuant(Q4K) || !IntegerQuant(Q6K) {
-		t.Errorf("at %v without Exact, Q8_0/Q4_K/Q6_K should run integer", Active())
+	if !IntegerQuant(Q8_0) || !IntegerQuant(Q4K) || !IntegerQuant(Q5K) || !IntegerQuant(Q6K) {
+		t.Errorf("at %v without Exact, Q8_0/Q4_K/Q5_K/Q6_K should run integer", Active())
 	}
 }

@@ -14,11 +14,11 @@ import (
 
 // Sentinel errors; wrapped errors carry the file, tensor or setting.
 var (
-	ErrUnsupported = errors.New("unsupported model") // architecture or setting the engine cannot run
-	ErrBadFile     = errors.New("bad model file")    // malformed safetensors, config or tokenizer
-	ErrTooLarge    = errors.New("model too large")   // more than the machine's memory
-	ErrContext     = errors.New("prompt too long")   // prompt + max tokens beyond the context
-	ErrSettings    = errors.New("invalid settings")  // sampling or probe settings out of range
+	ErrUnsupported = errors.New("unsupported model")      // architecture or setting the engine cannot run
+	ErrBadFile     = errors.New("bad model file")         // malformed safetensors, config or tokenizer
+	ErrTooLarge    = errors.New("model too large")        // more than the machine's memory
+	ErrContext     = errors.New("too long for the model") // prompt + max tokens beyond the context
+	ErrSettings    = errors.New("invalid settings")       // sampling or probe settings out of range
 )
 
 // LoadOptions tune Load.

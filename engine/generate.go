@@ -92,9 +92,8 @@ func (m *Model) newGeneration(prompt string, ids []int, opt GenerateOptions, onE
 	if len(ids) == 0 {
 		return nil, fmt.Errorf("%w: the prompt is empty", ErrContext)
 	}
-	if n, c := len(ids)+opt.Settings.MaxTokens, m.cfg.MaxPositionEmbeddings; n > c {
-		return nil, fmt.Errorf("%w: %d prompt tokens + %d max_tokens = %d, the model's context is %d",
-			ErrContext, len(ids), opt.Settings.MaxTokens, n, c)
+	if err := contextError(len(ids), opt.Settings.MaxTokens, m.cfg.MaxPositionEmbeddings); err != nil {
+		return nil, err
 	}
 	if opt.Attn.AllPrompt && len(ids) > maxAllPrompt {
 		return nil, fmt.Errorf("%w: attention capture of every prompt position: prompt has %d tokens, limit %d",
@@ -122,6 +121,25 @@ func (m *Model) newGeneration(prompt string, ids []int, opt GenerateOptions, onE
 	g.run.Timing.PrefillTokens -= g.reused
 	g.run.Timing.ReusedTokens = g.reused
 	return g, nil
+}
+
+// contextError refuses a prompt of nPrompt tokens and maxTokens to write
+// beyond the model's context, blaming what is too long: max_tokens alone,
+// the prompt alone, or the two together.
+func contextError(nPrompt, maxTokens, context int) error {
+	n := nPrompt + maxTokens
+	switch {
+	case n <= context:
+		return nil
+	case maxTokens >= context:
+		return fmt.Errorf("%w: max_tokens %d is more than its context of %d tokens (prompt included): lower max tokens",
+			ErrContext, maxTokens, context)
+	case nPrompt >= context:
+		return fmt.Errorf("%w: the prompt's %d tokens fill its context of %d tokens: shorten the prompt",
+			ErrContext, nPrompt, context)
+	}
+	return fmt.Errorf("%w: %d prompt tokens + %d max_tokens = %d, the model's context is %d: lower max tokens to %d or shorten the prompt",
+		ErrContext, nPrompt, maxTokens, n, context, context-nPrompt)
 }
 
 // settingsError is the sampler's message, matching both ErrSettings and

@@ -223,7 +223,7 @@ func TestGenerateCancelStopsWithinOneToken(t *testing.T) {
 
 func TestGenerateRefusals(t *testing.T) {
 	m, _, _ := genModel(t)
-	long := strings.Repeat("word ", 80) // 80 tokens, context 64
+	long := strings.Repeat("word ", 80) // 81 tokens, context 64
 	bad := func(edit func(*GenerateOptions)) GenerateOptions { o := greedy(4); edit(&o); return o }
 	for _, tc := range []struct {
 		name, prompt string
@@ -231,8 +231,9 @@ func TestGenerateRefusals(t *testing.T) {
 		want         error
 		text         string
 	}{
-		{"long prompt", long, greedy(4), ErrContext, "context is 64"},
-		{"prompt + max_tokens", "Hello", greedy(64), ErrContext, "max_tokens"},
+		{"long prompt", long, greedy(4), ErrContext, "the prompt's 81 tokens fill its context of 64 tokens: shorten the prompt"},
+		{"max_tokens alone", "Hello", greedy(64), ErrContext, "max_tokens 64 is more than its context of 64 tokens (prompt included): lower max tokens"},
+		{"prompt + max_tokens", "Hello world", greedy(63), ErrContext, "2 prompt tokens + 63 max_tokens = 65, the model's context is 64: lower max tokens to 62"},
 		{"empty prompt", "", greedy(4), ErrContext, "empty"},
 		{"max tokens", "Hello", greedy(0), ErrSettings, "max_tokens"},
 		{"ablate", "Hello", bad(func(o *GenerateOptions) { o.Ablate = []trace.Head{{Layer: 2, Head: 0}} }), ErrSettings, "ablated head 2:0"},

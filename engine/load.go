@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"loupe/engine/gguf"
@@ -161,11 +162,42 @@ func decoderPrefix(set tensorSet) string {
 	return "model."
 }
 
+// checkLayers refuses a config whose layers the weights do not hold,
+// before the memory check sizes anything from the config: a config.json
+// claiming 100,000 layers beside a 20 MB file is a mismatch, not a model
+// too large for the machine.
+func checkLayers(set tensorSet, cfg Config) error {
+	prefix := decoderPrefix(set) + "layers."
+	held := 0
+	for _, name := range set.Names() {
+		rest, ok := strings.CutPrefix(name, prefix)
+		if !ok {
+			continue
+		}
+		num, _, _ := strings.Cut(rest, ".")
+		if l, err := strconv.Atoi(num); err == nil && l >= held {
+			held = l + 1
+		}
+	}
+	if held < cfg.NumHiddenLayers {
+		where := "config.json"
+		if _, ok := set.(*ggufSet); ok {
+			where = "the model's config"
+		}
+		return fmt.Errorf("%w: %s does not match the weights: it says %d layers (num_hidden_layers), the weights hold %d",
+			ErrBadFile, where, cfg.NumHiddenLayers, held)
+	}
+	return nil
+}
+
 // loadWeights views every tensor of cfg: the embedding, the decoder
 // layers (named by the architecture, see arch.go), the final norm and the
 // output head, touching each page once so that the first prompt's timing
 // is the forward pass, not the disk.
 func loadWeights(set tensorSet, cfg Config, progress func(float64, string)) (weights, error) {
+	if err := checkLayers(set, cfg); err != nil {
+		return weights{}, err
+	}
 	if err := checkMemory(set, cfg); err != nil {
 		return weights{}, err
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -171,6 +172,11 @@ func TestLoadRefusesBadModels(t *testing.T) {
 		{"wrong shape", func(_ map[string]any, ts map[string]*safetensors.Tensor) {
 			ts["model.layers.0.mlp.up_proj.weight"].Shape = []int{cfg.HiddenSize, cfg.IntermediateSize}
 		}, ErrBadFile, "model.layers.0.mlp.up_proj.weight"},
+		// A config claiming 100,000 layers beside a small file: a mismatch,
+		// not a model too large for the machine (the memory check would size
+		// a KV cache of 100,000 layers).
+		{"layers beyond the weights", func(c map[string]any, _ map[string]*safetensors.Tensor) { c["num_hidden_layers"] = 100000 },
+			ErrBadFile, fmt.Sprintf("config.json does not match the weights: it says 100000 layers (num_hidden_layers), the weights hold %d", cfg.NumHiddenLayers)},
 		{"untied without lm_head", func(c map[string]any, _ map[string]*safetensors.Tensor) { c["tie_word_embeddings"] = false }, ErrBadFile, "lm_head.weight"},
 		{"wrong dtype", func(_ map[string]any, ts map[string]*safetensors.Tensor) {
 			n := ts["model.norm.weight"]

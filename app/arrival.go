@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"loupe/engine"
 	"loupe/format"
@@ -99,8 +100,10 @@ func (u *UI) finish(gen int, run *trace.Run, err error) {
 	case err != nil && errors.Is(err, context.Canceled):
 		u.controls.Status.SetText("Stopped. " + u.controls.Status.Text)
 	case err != nil:
+		u.controls.Status.SetText(failedStatus(err))
 		u.fail("Generation failed", err)
 	case run == nil:
+		u.controls.Status.SetText(failedStatus(nil))
 		u.fail("Generation failed", errors.New("the engine returned no run"))
 	}
 	u.dirty = true
@@ -109,6 +112,16 @@ func (u *UI) finish(gen int, run *trace.Run, err error) {
 	u.lessonRunFinished()
 	u.afterRun(err)
 	u.idle()
+}
+
+// failedStatus is the status line after a generation that failed: what
+// went wrong, not the last progress ("Reading the prompt: 701 tokens…").
+func failedStatus(err error) string {
+	if err == nil {
+		return "Generation failed: the engine returned no run."
+	}
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	return "Generation failed: " + msg
 }
 
 // adoptRun replaces the streamed state by the run's own record.

@@ -38,6 +38,8 @@ type fakeBackend struct {
 	// fake's PoolStats reports them as calls, so a test sees when the
 	// window reset the workers' record.
 	steps int
+	// err, when set, is what Generate returns before it starts.
+	err error
 }
 
 // PoolStats and ResetPoolStats make the fake a poolReporter, as
@@ -127,6 +129,9 @@ func (f *fakeBackend) Generate(ctx context.Context, prompt string, opt engine.Ge
 	f.mu.Unlock()
 	if len(ids) == 0 {
 		return nil, fmt.Errorf("fake: empty prompt: %w", engine.ErrSettings)
+	}
+	if f.err != nil {
+		return nil, f.err
 	}
 	run := &trace.Run{Model: f.Info(), Prompt: prompt, Settings: opt.Settings, StopReason: "max_tokens"}
 	for i, id := range ids {

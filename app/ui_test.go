@@ -19,6 +19,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 
 	"loupe/assets"
+	"loupe/engine"
 	"loupe/engine/perf"
 	"loupe/kernels"
 	"loupe/trace"
@@ -788,5 +789,21 @@ func TestLongRunKeepsAttentionBounded(t *testing.T) {
 	}
 	if !h.u.attn.HasData() {
 		t.Error("the attention of the newest token read is not shown after the run")
+	}
+}
+
+// TestFailedRunSaysSoInStatus: after a refused run the status line says
+// why, not "Reading the prompt: … tokens…" as if it were still going.
+func TestFailedRunSaysSoInStatus(t *testing.T) {
+	h := newHarness(t, Options{})
+	var failed error
+	h.u.onFail = func(_ string, err error) { failed = err }
+	h.fake.err = fmt.Errorf("%w: max_tokens 100000 is more than its context of 32768 tokens (prompt included): lower max tokens", engine.ErrContext)
+	h.generate("My cat", 100000)
+	if failed == nil {
+		t.Fatal("the refusal was not reported")
+	}
+	if got := h.u.controls.Status.Text; strings.Contains(got, "Reading the prompt") || !strings.Contains(got, "Generation failed: too long for the model: max_tokens 100000") {
+		t.Errorf("status %q after a refused run", got)
 	}
 }

@@ -61,13 +61,16 @@ func (e *PromptEntry) TypedKey(k *fyne.KeyEvent) {
 
 // Controls is the left column: prompt, Generate/Stop, and the settings.
 type Controls struct {
-	Prompt            *PromptEntry
-	History           *widget.Select
-	Generate, Stop    *widget.Button
-	MaxTokens         *widget.Entry
-	KVCost            *widget.Label // what the KV cache of prompt + max tokens costs
-	kvPerToken        int64         // bytes per position of the loaded model's cache
-	kvMax             int           // the model's context
+	Prompt         *PromptEntry
+	History        *widget.Select
+	Generate, Stop *widget.Button
+	MaxTokens      *widget.Entry
+	KVCost         *widget.Label // what the KV cache of prompt + max tokens costs
+	kvPerToken     int64         // bytes per position of the loaded model's cache
+	kvMax          int           // the model's context
+	// PromptTokens counts the tokens of a prompt (the loaded model's
+	// tokenizer; nil before a model): the cache holds them too.
+	PromptTokens      func(prompt string) int
 	Mode              *widget.RadioGroup
 	Temperature, TopK *widget.Entry
 	TopP, MinP        *widget.Entry
@@ -112,9 +115,23 @@ func (c *Controls) showKVCost() {
 		c.KVCost.SetText("")
 		return
 	}
-	c.KVCost.SetText(fmt.Sprintf("%s for %s tokens + the prompt; %s at the model's full %s",
-		format.Bytes(float64(c.kvPerToken)*float64(n)), format.Thousands(n),
-		format.Bytes(float64(c.kvPerToken)*float64(c.kvMax)), format.Thousands(c.kvMax)))
+	c.KVCost.SetText(KVCacheLine(c.kvPerToken, c.promptTokens(), n, c.kvMax))
+}
+
+// promptTokens is the prompt's length in tokens, 0 when unknown.
+func (c *Controls) promptTokens() int {
+	if c.PromptTokens == nil || c.Prompt.Text == "" {
+		return 0
+	}
+	return c.PromptTokens(c.Prompt.Text)
+}
+
+// KVCacheLine is what the KV cache of prompt + maxTokens positions costs,
+// beside its cost at the model's whole context.
+func KVCacheLine(perToken int64, prompt, maxTokens, context int) string {
+	return fmt.Sprintf("%s for the prompt's %s tokens + %s; %s at the model's full %s",
+		format.Bytes(float64(perToken)*float64(prompt+maxTokens)), format.Thousands(prompt), format.Thousands(maxTokens),
+		format.Bytes(float64(perToken)*float64(context)), format.Thousands(context))
 }
 
 // NewControls builds the column; onGenerate and onStop are called by the
@@ -139,6 +156,7 @@ func NewControls(onGenerate, onStop func()) *Controls {
 	c.KVCost = widget.NewLabel("")
 	c.KVCost.Wrapping = fyne.TextWrapWord
 	c.MaxTokens.OnChanged = func(string) { c.showKVCost() }
+	c.Prompt.OnChanged = func(string) { c.showKVCost() }
 	c.Temperature, c.TopK, c.TopP = numEntry("0.7"), numEntry("20"), numEntry("0.8")
 	c.MinP, c.Presence, c.Seed = numEntry("0"), numEntry("0"), numEntry("1")
 	c.sampling = []*widget.Entry{c.Temperature, c.TopK, c.TopP, c.MinP, c.Presence, c.Seed}

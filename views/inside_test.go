@@ -128,3 +128,34 @@ func TestSamplerPanel(t *testing.T) {
 		t.Error("a figure without stages")
 	}
 }
+
+// TestNextTokenSampledShowsModelAndSampler: with sampling on, the bars are
+// the model's own probabilities and each value says which is which; the
+// sampler's renormalised 100 % is not passed off as the model's.
+func TestNextTokenSampledShowsModelAndSampler(t *testing.T) {
+	newTestApp(t)
+	p := NewNextTokenPanel()
+	toks := tokens(4)
+	toks[3].Generated = true
+	st := &trace.SamplerStages{Drawn: 7, U: 0.4, Candidates: []trace.Candidate{{ID: 7, Text: " purple", P: 1}, {ID: 8, Text: " red", P: 0}},
+		Stages: []trace.SamplerStage{{Name: "penalties", Kept: 100, P: []float64{0.675, 0.2}}, {Name: "temperature", On: true, Kept: 100, P: []float64{0.8, 0.15}},
+			{Name: "top-k", On: true, Kept: 1, P: []float64{1, 0}}}}
+	step := trace.Step{Pos: 3, Chosen: trace.Candidate{ID: 7, Text: " purple", P: 1},
+		Top: []trace.Candidate{{ID: 7, Text: " purple", P: 1}}, Stages: st}
+	p.Display(toks, []trace.Step{step}, 3)
+	if !strings.Contains(p.Title.Text, "(model 67.5 %, sampler 100.0 %)") {
+		t.Errorf("title %q, want the model's 67.5 %% and the sampler's 100.0 %%, labelled", p.Title.Text)
+	}
+	if r := p.Bars.Row(0); r.Segments[0] != 0.675 || r.Value != "model 67.5 % · sampler 100.0 %  id 7" {
+		t.Errorf("bar %+v, want the model's probability as the bar and both labelled", r)
+	}
+	if !strings.Contains(p.Read.Text, "model's own probability") || !strings.Contains(p.Read.Text, "renormalised") {
+		t.Errorf("caption %q", p.Read.Text)
+	}
+	// Greedy: the model's distribution is the one used; it is labelled so.
+	st.Greedy = true
+	p.Display(toks, []trace.Step{step}, 3)
+	if !strings.Contains(p.Title.Text, "(model 100.0 %)") || strings.Contains(p.Title.Text, "sampler") {
+		t.Errorf("greedy title %q", p.Title.Text)
+	}
+}

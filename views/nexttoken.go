@@ -10,6 +10,7 @@ import (
 
 	"loupe/format"
 	"loupe/trace"
+	"loupe/trace/stats"
 	"loupe/viz"
 )
 
@@ -41,6 +42,7 @@ type NextTokenPanel struct {
 	Title  *widget.Label
 	Branch *widget.Button // "Branch from here…", on once a step is shown
 	Dist   *widget.Label  // which distribution the bars show
+	Read   *widget.Label  // how to read the bars
 	Bars   *Bars
 	tokens []trace.Token
 	step   trace.Step
@@ -54,8 +56,7 @@ func NewNextTokenPanel() *NextTokenPanel {
 	p.Dist = widget.NewLabel("")
 	p.Dist.Wrapping = fyne.TextWrapWord
 	p.Bars.LabelWidth = 220
-	read := caption("How to read it: each bar is one candidate for the next token and its probability; the highlighted one was written. " +
-		"The whole vocabulary sums to 100 %: what these bars leave is spread over all the other tokens.")
+	p.Read = caption(readGreedy)
 	p.Branch = widget.NewButton("Branch from here…", func() {
 		if p.OnBranch != nil {
 			p.OnBranch()
@@ -67,10 +68,19 @@ func NewNextTokenPanel() *NextTokenPanel {
 			p.OnExport(f)
 		}
 	}))
-	p.box = container.NewBorder(top, nil, nil, nil, container.NewVScroll(container.NewVBox(p.Title, p.Dist, p.Bars, read)))
+	p.box = container.NewBorder(top, nil, nil, nil, container.NewVScroll(container.NewVBox(p.Title, p.Dist, p.Bars, p.Read)))
 	p.ExtendBaseWidget(p)
 	return p
 }
+
+// How to read the bars: greedy, where the model's distribution is the one
+// the token came from, and sampling, where the sampler's is beside it.
+const (
+	readGreedy = "How to read it: each bar is one candidate for the next token and the model's probability of it; the highlighted one was written. " +
+		"The whole vocabulary sums to 100 %: what these bars leave is spread over all the other tokens."
+	readSampled = "How to read it: each bar is one candidate for the next token and the model's own probability of it (softmax of its logits over the whole vocabulary: what the bars leave is spread over all the other tokens). " +
+		"\"sampler\" is the probability the draw used: after temperature, top-k, top-p and min-p, renormalised over the few tokens left, so it sums to 100 % over them. The highlighted one was written."
+)
 
 // CreateRenderer implements fyne.Widget.
 func (p *NextTokenPanel) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(p.box) }
@@ -97,16 +107,47 @@ func (p *NextTokenPanel) Display(toks []trace.Token, steps []trace.Step, pos int
 	if p.step.Pos-1 >= 0 && p.step.Pos-1 < len(toks) {
 		ctx = fmt.Sprintf(" after «%s»", clip(format.Visible(toks[p.step.Pos-1].Text), 20))
 	}
-	p.Title.SetText(fmt.Sprintf("Top %d candidates for position %d%s; chosen: «%s» (%.1f %%)",
-		len(p.step.Top), p.step.Pos, ctx, clip(format.Visible(p.step.Chosen.Text), 20), 100*p.step.Chosen.P))
+	sampled := stats.Sampled(p.step)
+	p.Title.SetText(fmt.Sprintf("Top %d candidates for position %d%s; chosen: «%s» (%s)",
+		len(p.step.Top), p.step.Pos, ctx, clip(format.Visible(p.step.Chosen.Text), 20), ChosenProbs(p.step)))
 	bars := make([]Bar, 0, len(p.step.Top))
 	for _, c := range p.step.Top {
-		bars = append(bars, Bar{Label: fmt.Sprintf("%s", clip(format.Visible(c.Text), 18)), Segments: []float64{c.P},
-			Value: fmt.Sprintf("%.1f %%  id %d", 100*c.P, c.ID), Highlight: c.ID == p.step.Chosen.ID})
+		model, value := c.P, fmt.Sprintf("model %s  id %d", pct(c.P), c.ID)
+		if m, _, ok := stats.ModelP(p.step, c.ID); sampled && ok {
+			model, value = m, fmt.Sprintf("model %s · sampler %s  id %d", pct(m), pct(c.P), c.ID)
+		} else if sampled {
+			value = fmt.Sprintf("sampler %s  id %d", pct(c.P), c.ID)
+		}
+		bars = append(bars, Bar{Label: clip(format.Visible(c.Text), 18), Segments: []float64{model},
+			Value: value, Highlight: c.ID == p.step.Chosen.ID})
+	}
+	if sampled {
+		p.Read.SetText(readSampled)
+	} else {
+		p.Read.SetText(readGreedy)
 	}
 	p.Bars.SetBars(bars)
 	p.Dist.SetText(DistributionNote(p.step))
 }
+
+// ChosenProbs is the chosen token's probability, labelled: the model's,
+// and when the token was drawn by a sampler the sampler's beside it.
+func ChosenProbs(s trace.Step) string {
+	if !stats.Sampled(s) {
+		return "model " + pct(s.Chosen.P)
+	}
+	m, penalised, ok := stats.ModelP(s, s.Chosen.ID)
+	switch {
+	case !ok:
+		return "sampler " + pct(s.Chosen.P)
+	case penalised:
+		return fmt.Sprintf("model %s after the penalties, sampler %s", pct(m), pct(s.Chosen.P))
+	}
+	return fmt.Sprintf("model %s, sampler %s", pct(m), pct(s.Chosen.P))
+}
+
+// pct writes a probability as a percentage with one decimal.
+func pct(p float64) string { return fmt.Sprintf("%.1f %%", 100*p) }
 
 // DistributionNote says which distribution a step's candidates come from.
 func DistributionNote(s trace.Step) string {
@@ -117,7 +158,7 @@ func DistributionNote(s trace.Step) string {
 		return "Shown: softmax of the logits after the penalties, over the whole vocabulary. Greedy decoding takes the first; nothing is drawn."
 	default:
 		last := st.Stages[len(st.Stages)-1]
-		return fmt.Sprintf("Shown: the final distribution, after the penalties, temperature, top-k, top-p and min-p, renormalised over the %d tokens left: the one the seeded draw used. The Sampler tab shows every stage.", last.Kept)
+		return fmt.Sprintf("Bars: the model's own probabilities. \"sampler\": the final distribution, after the penalties, temperature, top-k, top-p and min-p, renormalised over the %d tokens left: the one the seeded draw used. The Sampler tab shows every stage.", last.Kept)
 	}
 }
 

@@ -180,7 +180,7 @@ func TestStepForAndNextPanel(t *testing.T) {
 	if p.Bars.Len() != 2 || !p.Bars.Row(0).Highlight || p.Bars.Row(1).Highlight {
 		t.Errorf("bars: %d rows, highlight %v %v", p.Bars.Len(), p.Bars.Row(0).Highlight, p.Bars.Row(1).Highlight)
 	}
-	if !strings.Contains(p.Title.Text, "chosen: «x» (60.0 %)") {
+	if !strings.Contains(p.Title.Text, "chosen: «x» (model 60.0 %)") {
 		t.Errorf("title %q", p.Title.Text)
 	}
 }
@@ -304,8 +304,17 @@ func TestControlsKVCost(t *testing.T) {
 	}
 	c.SetKVCost(2*28*256*4, 32768)
 	c.MaxTokens.SetText("100")
-	if want := "5.7 MB for 100 tokens"; !strings.Contains(c.KVCost.Text, want) || !strings.Contains(c.KVCost.Text, "1.9 GB at the model's full 32,768") {
+	if want := "5.7 MB for the prompt's 0 tokens + 100"; !strings.Contains(c.KVCost.Text, want) || !strings.Contains(c.KVCost.Text, "1.9 GB at the model's full 32,768") {
 		t.Fatalf("KV cost %q, want %q and the full context", c.KVCost.Text, want)
+	}
+	// The cache holds the prompt too: a 28 × 2 × 16 model (7,168 B a
+	// token), 304 prompt tokens and 5 to write is 2.2 MB, not 36 KB.
+	c.SetKVCost(7168, 32768)
+	c.PromptTokens = func(string) int { return 304 }
+	c.MaxTokens.SetText("5")
+	c.Prompt.SetText("a long prompt")
+	if want := "2.2 MB for the prompt's 304 tokens + 5;"; !strings.HasPrefix(c.KVCost.Text, want) {
+		t.Fatalf("KV cost %q, want it to start %q", c.KVCost.Text, want)
 	}
 	c.MaxTokens.SetText("x")
 	if c.KVCost.Text != "" {

@@ -122,6 +122,7 @@ func (u *UI) begin(prompt string, ids []int, s trace.Settings) {
 	u.query, u.source, u.follow, u.dirty = len(ids)-1, -1, true, true
 	u.stream.SetSelected(u.query)
 	u.stream.SetSource(-1)
+	u.attn.ResetHover() // it named a cell of the previous run
 	u.rememberPrompt(prompt)
 	ctx, cancel := context.WithCancel(u.ctx)
 	u.cancel = cancel

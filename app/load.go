@@ -71,6 +71,8 @@ func (u *UI) loaded(path string, b Backend, err error) {
 		u.backend.Close()
 	}
 	u.backend, u.info, u.threads = b, b.Info(), 0
+	u.modelPath = path
+	u.restoreSampling()
 	u.chatModelLoaded()
 	u.win.SetTitle("Loupe — " + u.info.Name)
 	u.model.Display(u.info, cpuLine(), modelKernelLine(u.backend))

@@ -64,7 +64,7 @@ func (u *UI) buildMenu() {
 	for _, p := range u.promptHistory() {
 		prompts.Items = append(prompts.Items, u.item(promptLabel(p), func() { u.choosePrompt(p) }))
 	}
-	u.win.SetMainMenu(fyne.NewMainMenu(file, run, prompts, u.viewMenu()))
+	u.win.SetMainMenu(fyne.NewMainMenu(file, run, prompts, u.viewMenu(), u.settingsMenu()))
 }
 
 // quitItem closes the window (Ctrl+Q), the same way as its close button:

@@ -26,6 +26,7 @@ func (u *UI) setNumbering(n viz.Numbering) {
 	u.app.Preferences().SetString(prefCountFrom, map[viz.Numbering]string{viz.FromOne: "1", viz.FromZero: "0"}[n])
 	u.buildMenu()
 	u.showHeads(true) // the heads field is written in the new numbering
+	u.attn.ResetHover()
 	u.dirty = true
 	u.refreshPanels()
 	u.lessonRunFinished() // the card's text counts the new way

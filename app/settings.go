@@ -3,11 +3,23 @@ package app
 import (
 	"slices"
 
+	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/widget"
 )
 
-// The knobs of the left column are remembered between sessions, under
-// "knob.<name>" in the preferences; the flags override them.
+// The knobs of the left column are remembered between sessions in the
+// preferences; the flags override them. Max tokens, threads and the kernel
+// level are the machine's and the user's: "knob.<name>". The sampling
+// knobs belong to the model they were chosen for (the Qwen3 thinking
+// preset is no setting for the demo model): "knob.<model>.<name>", put
+// back when that model loads, the defaults for a model never used.
+
+// globalKnobs and samplingKnobs name the entries of each kind.
+var (
+	globalKnobs   = []string{"max_tokens", "threads"}
+	samplingKnobs = []string{"temperature", "top_k", "top_p", "min_p", "presence_penalty", "seed"}
+)
+
 func (u *UI) knobEntries() map[string]*widget.Entry {
 	c := u.controls
 	return map[string]*widget.Entry{
@@ -16,28 +28,102 @@ func (u *UI) knobEntries() map[string]*widget.Entry {
 	}
 }
 
+// knobDefaults are the values the controls start with (views.NewControls),
+// read before anything is restored: what Settings › Reset puts back.
+type knobDefaults struct {
+	entries       map[string]string
+	mode, kernels string
+}
+
+func (u *UI) readKnobDefaults() {
+	d := knobDefaults{entries: map[string]string{}, mode: u.controls.Mode.Selected, kernels: u.controls.Kernels.Selected}
+	for name, e := range u.knobEntries() {
+		d.entries[name] = e.Text
+	}
+	u.defaults = d
+}
+
+// modelKey names the loaded model in the preferences: its path, "demo"
+// for the demo model (its folder name changes with its version).
+func (u *UI) modelKey() string {
+	if u.modelPath == "" || u.modelPath == u.demoDir {
+		return "demo"
+	}
+	return u.modelPath
+}
+
 // saveKnobs remembers the knobs of a generation that started.
 func (u *UI) saveKnobs() {
 	p := u.app.Preferences()
-	for name, e := range u.knobEntries() {
-		p.SetString("knob."+name, e.Text)
+	e := u.knobEntries()
+	for _, name := range globalKnobs {
+		p.SetString("knob."+name, e[name].Text)
 	}
-	p.SetString("knob.mode", u.controls.Mode.Selected)
 	p.SetString("knob.kernels", u.controls.Kernels.Selected)
+	m := "knob." + u.modelKey() + "."
+	for _, name := range samplingKnobs {
+		p.SetString(m+name, e[name].Text)
+	}
+	p.SetString(m+"mode", u.controls.Mode.Selected)
 }
 
-// restoreKnobs puts back the knobs of the last session.
+// restoreKnobs puts back the knobs of the last session that are not a
+// model's (restoreSampling does those when a model loads).
 func (u *UI) restoreKnobs() {
 	p := u.app.Preferences()
-	for name, e := range u.knobEntries() {
+	e := u.knobEntries()
+	for _, name := range globalKnobs {
 		if v := p.String("knob." + name); v != "" {
-			e.SetText(v)
+			e[name].SetText(v)
 		}
-	}
-	if m := p.String("knob.mode"); slices.Contains(u.controls.Mode.Options, m) {
-		u.controls.Mode.SetSelected(m)
 	}
 	if k := p.String("knob.kernels"); slices.Contains(u.controls.Kernels.Options, k) {
 		u.controls.Kernels.SetSelected(k)
 	}
+}
+
+// restoreSampling puts back the sampling knobs last used with the model
+// just loaded, or the defaults when it was never used.
+func (u *UI) restoreSampling() {
+	p := u.app.Preferences()
+	e := u.knobEntries()
+	m := "knob." + u.modelKey() + "."
+	for _, name := range samplingKnobs {
+		v := p.String(m + name)
+		if v == "" {
+			v = u.defaults.entries[name]
+		}
+		e[name].SetText(v)
+	}
+	mode := p.String(m + "mode")
+	if !slices.Contains(u.controls.Mode.Options, mode) {
+		mode = u.defaults.mode
+	}
+	u.controls.Mode.SetSelected(mode)
+}
+
+// resetKnobs is Settings › Reset: every knob back to its default, and
+// forgotten for the loaded model and the machine.
+func (u *UI) resetKnobs() {
+	p := u.app.Preferences()
+	e := u.knobEntries()
+	for name, v := range u.defaults.entries {
+		e[name].SetText(v)
+	}
+	u.controls.Mode.SetSelected(u.defaults.mode)
+	u.controls.Kernels.SetSelected(u.defaults.kernels)
+	for _, name := range globalKnobs {
+		p.RemoveValue("knob." + name)
+	}
+	p.RemoveValue("knob.kernels")
+	m := "knob." + u.modelKey() + "."
+	for _, name := range append(slices.Clone(samplingKnobs), "mode") {
+		p.RemoveValue(m + name)
+	}
+	u.controls.Status.SetText("Settings reset to their defaults.")
+}
+
+// settingsMenu holds Reset.
+func (u *UI) settingsMenu() *fyne.Menu {
+	return fyne.NewMenu("Settings", u.item("Reset to defaults", u.resetKnobs))
 }

@@ -27,6 +27,9 @@ type UI struct {
 	load    Loader
 	latency *uiLatency // --ui-latency probe, nil when off
 
+	defaults  knobDefaults // the knobs' values before any were restored (settings.go)
+	modelPath string       // the loaded model's path (modelKey)
+
 	widgets
 	chat    chatState
 	pending *chatRequest // the chat turn begin hands to the worker

@@ -136,6 +136,7 @@ func (u *UI) selectKernels() {
 }
 
 func (u *UI) start() {
+	u.readKnobDefaults()
 	u.restoreKnobs()
 	u.restoreNumbering()
 	if u.opt.Prompt != "" {

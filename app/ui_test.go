@@ -24,6 +24,7 @@ import (
 	"loupe/kernels"
 	"loupe/trace"
 	"loupe/views"
+	"loupe/viz"
 )
 
 func TestMain(m *testing.M) {
@@ -666,10 +667,41 @@ func TestKnobsRemembered(t *testing.T) {
 		return nil, errors.New("no model")
 	})
 	u2.start()
-	if u2.controls.Mode.Selected != views.Sampling || u2.controls.Seed.Text != "7" || u2.controls.MaxTokens.Text != "9" {
-		t.Errorf("restored mode %q seed %q max %q (the flag wins)", u2.controls.Mode.Selected, u2.controls.Seed.Text, u2.controls.MaxTokens.Text)
+	if u2.controls.MaxTokens.Text != "9" {
+		t.Errorf("restored max %q (the flag wins)", u2.controls.MaxTokens.Text)
 	}
 	u2.shutdown()
+}
+
+// TestSamplingBelongsToModel: the sampling knobs chosen for one model come
+// back with that model, not with another (the Qwen3 thinking preset carried
+// over to the demo model), and Settings › Reset puts the defaults back.
+func TestSamplingBelongsToModel(t *testing.T) {
+	h := newHarness(t, Options{}) // /models/fake
+	h.u.controls.Mode.SetSelected(views.Sampling)
+	h.u.controls.Temperature.SetText("0.6")
+	h.u.controls.Seed.SetText("7")
+	h.generate("My cat", 2)
+	h.u.openModel("/models/other")
+	h.wait()
+	if c := h.u.controls; c.Mode.Selected != views.Greedy || c.Temperature.Text != "0.7" || c.Seed.Text != "1" {
+		t.Errorf("another model starts with mode %q temperature %q seed %q, want the defaults", c.Mode.Selected, c.Temperature.Text, c.Seed.Text)
+	}
+	h.u.openModel("/models/fake")
+	h.wait()
+	if c := h.u.controls; c.Mode.Selected != views.Sampling || c.Temperature.Text != "0.6" || c.Seed.Text != "7" {
+		t.Errorf("the model's own knobs came back as mode %q temperature %q seed %q", c.Mode.Selected, c.Temperature.Text, c.Seed.Text)
+	}
+	h.u.controls.MaxTokens.SetText("40")
+	h.u.resetKnobs()
+	if c := h.u.controls; c.Mode.Selected != views.Greedy || c.Temperature.Text != "0.7" || c.Seed.Text != "1" || c.MaxTokens.Text != "100" {
+		t.Errorf("after Reset: mode %q temperature %q seed %q max %q", c.Mode.Selected, c.Temperature.Text, c.Seed.Text, c.MaxTokens.Text)
+	}
+	h.u.openModel("/models/fake")
+	h.wait()
+	if c := h.u.controls; c.Mode.Selected != views.Greedy || c.Seed.Text != "1" {
+		t.Errorf("Reset was not remembered: mode %q seed %q", c.Mode.Selected, c.Seed.Text)
+	}
 }
 
 func TestPanicInCallbackBecomesError(t *testing.T) {
@@ -805,5 +837,27 @@ func TestFailedRunSaysSoInStatus(t *testing.T) {
 	}
 	if got := h.u.controls.Status.Text; strings.Contains(got, "Reading the prompt") || !strings.Contains(got, "Generation failed: too long for the model: max_tokens 100000") {
 		t.Errorf("status %q after a refused run", got)
+	}
+}
+
+// TestHoverLineFollowsCountAndRun: the line under the grid named a head in
+// the counting of the moment and of the run hovered; after View › Count
+// or a new run it says how to read the grid again.
+func TestHoverLineFollowsCountAndRun(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.generate("My cat is purple", 3)
+	h.u.attn.Grid.OnHover(2, 1, 0.25)
+	if !strings.Contains(h.u.attn.Hover.Text, "layer 3, head 2") {
+		t.Fatalf("hover line %q", h.u.attn.Hover.Text)
+	}
+	h.u.setNumbering(viz.FromZero)
+	defer h.u.setNumbering(viz.FromOne)
+	if strings.Contains(h.u.attn.Hover.Text, "layer 3, head 2") || !strings.HasPrefix(h.u.attn.Hover.Text, "Hover a cell") {
+		t.Errorf("after View › Count the hover line reads %q", h.u.attn.Hover.Text)
+	}
+	h.u.attn.Grid.OnHover(2, 1, 0.25)
+	h.generate("My cat is purple", 3)
+	if !strings.HasPrefix(h.u.attn.Hover.Text, "Hover a cell") {
+		t.Errorf("after a new run the hover line reads %q", h.u.attn.Hover.Text)
 	}
 }

@@ -57,7 +57,7 @@ func NewAttentionPanel() *AttentionPanel {
 	p := &AttentionPanel{headL: -1}
 	p.Title = boldLabel("Generate, then click a token to see where it looks.")
 	p.Sink = caption("")
-	p.Hover = caption("Hover a cell for its value; click it to open that head; Ctrl+click to select heads to switch off.")
+	p.Hover = caption(hoverHint)
 	p.HeadTitle = boldLabel("")
 	p.Missing = widget.NewLabel("")
 	p.Missing.Wrapping = fyne.TextWrapWord
@@ -237,6 +237,13 @@ func bestCell(g [][]float64) (int, int) {
 	}
 	return bl, bh
 }
+
+// hoverHint is the hover line before a cell is hovered.
+const hoverHint = "Hover a cell for its value; click it to open that head; Ctrl+click to select heads to switch off."
+
+// ResetHover puts the hint back in the hover line: the value it showed
+// belonged to another run, or named its head in the other counting.
+func (p *AttentionPanel) ResetHover() { p.Hover.SetText(hoverHint) }
 
 func (p *AttentionPanel) hoverCell(l, h int, v float64) {
 	if l < 0 {

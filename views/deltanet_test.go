@@ -7,6 +7,7 @@ import (
 
 	"loupe/trace"
 	"loupe/trace/stats"
+	"loupe/viz"
 )
 
 func hybridCapture() (trace.ModelInfo, trace.DeltaNet, trace.Attention) {
@@ -76,6 +77,14 @@ func TestHybridModelRows(t *testing.T) {
 	for _, want := range []string{"2 Gated DeltaNet", "2 attention layers", "20 MB of DeltaNet state", "Output head: 509 of 1,882 parameters (27 %)", "Not used: vision tower, MTP head"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("Model rows lack %q:\n%s", want, text)
+		}
+	}
+	// The first attention layer (index 1) is named as the grid counts.
+	defer func(n viz.Numbering) { Numbers = n }(Numbers)
+	for n, want := range map[viz.Numbering]string{viz.FromOne: "from layer 2 every 2", viz.FromZero: "from layer 1 every 2"} {
+		Numbers = n
+		if shape := ModelRows(info, "cpu", "kernels")[2][1]; !strings.Contains(shape, want) {
+			t.Errorf("counting %v: shape %q lacks %q", n, shape, want)
 		}
 	}
 }

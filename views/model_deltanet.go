@@ -29,8 +29,10 @@ func hybridRows(rows [][2]string, m trace.ModelInfo) [][2]string {
 	for i, r := range rows {
 		switch r[0] {
 		case "Shape":
-			rows[i][1] = fmt.Sprintf("%d layers: %d Gated DeltaNet (%d heads, state %d × %d each) and %d gated attention (%d query heads · %d K/V heads · head dim %d, from layer %d every %d)",
-				m.Layers, linear, m.DeltaNetHeads, m.DeltaNetKeyDim, m.DeltaNetValDim, full, m.Heads, m.KVHeads, m.HeadDim, first, max(1, m.Layers/max(1, full)))
+			// The first attention layer is named as the grid names it
+			// (View › Count): "layer 4" counting from 1, "layer 3" from 0.
+			rows[i][1] = fmt.Sprintf("%d layers: %d Gated DeltaNet (%d heads, state %d × %d each) and %d gated attention (%d query heads · %d K/V heads · head dim %d, from %s every %d)",
+				m.Layers, linear, m.DeltaNetHeads, m.DeltaNetKeyDim, m.DeltaNetValDim, full, m.Heads, m.KVHeads, m.HeadDim, LayerName(first), max(1, m.Layers/max(1, full)))
 		case "KV cache":
 			rows[i][1] = fmt.Sprintf("%s per token for the %d attention layers (fp32; %s in bf16) · %s at 4,096 tokens · %s at 32,000 tokens — plus a fixed %s of DeltaNet state (recurrent + conv) that does not grow with the context",
 				format.Bytes(kv), full, format.Bytes(kv/2), format.Bytes(kv*4096), format.Bytes(kv*32000), format.Bytes(float64(m.StateBytes)))

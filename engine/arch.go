@@ -55,6 +55,13 @@ type ggufRules interface {
 	ggufConfig(r *ggufReader, c *Config) error
 }
 
+// ggufPartialRope is implemented by an architecture whose GGUF files may
+// rotate fewer dims than head_dim (rope.dimension_count < key_length:
+// Qwen3.5's 64 of 256); others refuse such a file.
+type ggufPartialRope interface {
+	ggufPartialRope()
+}
+
 // ggufMetaQK is implemented by an architecture whose GGUF files keep the Q
 // and K rows of each head in Meta's interleaved order, as
 // convert_hf_to_gguf.py permutes them for llama only (docs/spec/llama.md §3).

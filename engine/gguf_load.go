@@ -88,7 +88,22 @@ var ggufLayerNames = map[string]string{
 	"mlp.shared_expert.up_proj.weight":   "ffn_up_shexp.weight",
 	"mlp.shared_expert.down_proj.weight": "ffn_down_shexp.weight",
 	"mlp.shared_expert_gate.weight":      "ffn_gate_inp_shexp.weight",
+	// Qwen3.5's Gated DeltaNet (docs/spec/qwen35.md §6): ssm_a holds
+	// −exp(A_log), under a name of its own; the conv kernel is squeezed.
+	"linear_attn.in_proj_qkv.weight": "attn_qkv.weight",
+	"linear_attn.in_proj_z.weight":   "attn_gate.weight",
+	"linear_attn.in_proj_b.weight":   "ssm_beta.weight",
+	"linear_attn.in_proj_a.weight":   "ssm_alpha.weight",
+	"linear_attn.conv1d.weight":      "ssm_conv1d.weight",
+	"linear_attn.dt_bias":            "ssm_dt.bias",
+	"linear_attn.ssm_a":              "ssm_a",
+	"linear_attn.norm.weight":        "ssm_norm.weight",
+	"linear_attn.out_proj.weight":    "ssm_out.weight",
 }
+
+// ggufLayerAliases are GGUF per-layer names that stand for the same Hugging
+// Face tensor as one in ggufLayerNames (qwen35's FFN norm).
+var ggufLayerAliases = map[string]string{"post_attention_norm.weight": "post_attention_layernorm.weight"}
 
 var ggufGlobalNames = map[string]string{
 	"token_embd.weight":  "model.embed_tokens.weight",
@@ -116,6 +131,9 @@ func newGGUFSet(f *gguf.File) (*ggufSet, error) {
 	for k, v := range ggufLayerNames {
 		hfOf[v] = k
 	}
+	for g, k := range ggufLayerAliases {
+		hfOf[g] = k
+	}
 	for i := range f.Tensors {
 		t := &f.Tensors[i]
 		var hf string
@@ -132,6 +150,9 @@ func newGGUFSet(f *gguf.File) (*ggufSet, error) {
 				continue
 			}
 			return nil, fmt.Errorf("%w: %s: unexpected tensor %q", ErrUnsupported, f.Path, t.Name)
+		}
+		if dup, ok := s.byHF[hf]; ok {
+			return nil, fmt.Errorf("%w: %s: tensors %q and %q are the same tensor", ErrBadFile, f.Path, dup.Name, t.Name)
 		}
 		s.byHF[hf] = t
 		s.hfName = append(s.hfName, hf)
@@ -150,6 +171,9 @@ func (s *ggufSet) Tensor(name string) (safetensors.Tensor, bool) {
 	}
 	if strings.HasSuffix(name, "shared_expert_gate.weight") && len(shape) == 1 {
 		shape = []int{1, shape[0]} // ne [h] or [h, 1]: llama.cpp allows the trailing 1
+	}
+	if strings.HasSuffix(name, "conv1d.weight") && len(shape) == 2 {
+		shape = []int{shape[0], 1, shape[1]} // ne [K, C]: HF's [C, 1, K] squeezed
 	}
 	return safetensors.Tensor{Name: t.Name, DType: safetensors.DType(t.Type.String()), Shape: shape, Data: t.Data,
 		File: fmt.Sprintf("%s (GGUF tensor %s)", s.f.Path, t.Name)}, true
@@ -194,7 +218,7 @@ func ggufConfig(f *gguf.File, set *ggufSet) (Config, error) {
 	r := ggufReader{f: f, prefix: arch + "."}
 	c.HiddenSize = r.int("embedding_length", 1, 65536, -1)
 	c.NumHiddenLayers = r.int("block_count", 1, 512, -1)
-	c.IntermediateSize = r.int("feed_forward_length", 1, 1<<20, -1)
+	c.IntermediateSize = r.int("feed_forward_length", 1, 1<<20, 0) // absent in qwen35moe: its rules set it
 	c.NumAttentionHeads = r.int("attention.head_count", 1, 1024, -1)
 	c.NumKeyValueHeads = r.int("attention.head_count_kv", 1, 1024, int64(c.NumAttentionHeads))
 	// context_length is the trained context; like llama.cpp, whose default
@@ -218,8 +242,13 @@ func ggufConfig(f *gguf.File, set *ggufSet) (Config, error) {
 		return Config{}, fmt.Errorf("%w: %w", ErrBadFile, err)
 	case scaling != "" && scaling != "none":
 		return Config{}, fmt.Errorf("%w: %s: %s.rope.scaling.type %q (only none)", ErrUnsupported, f.Path, arch, scaling)
-	case vd != c.HeadDim || rd != c.HeadDim:
-		return Config{}, fmt.Errorf("%w: %s: value_length %d and rope.dimension_count %d differ from key_length %d", ErrUnsupported, f.Path, vd, rd, c.HeadDim)
+	case vd != c.HeadDim:
+		return Config{}, fmt.Errorf("%w: %s: value_length %d differs from key_length %d", ErrUnsupported, f.Path, vd, c.HeadDim)
+	case rd != c.HeadDim:
+		if _, ok := architectures[name].(ggufPartialRope); !ok {
+			return Config{}, fmt.Errorf("%w: %s: rope.dimension_count %d differs from key_length %d", ErrUnsupported, f.Path, rd, c.HeadDim)
+		}
+		c.RotaryDim = rd
 	}
 	emb, ok := f.Tensor("token_embd.weight")
 	if !ok || len(emb.Dims) != 2 {

@@ -150,6 +150,7 @@ type loader struct {
 	err      error    // the first problem; later calls do nothing
 	prefix   string   // "model." or, in a vision-language checkpoint, "model.language_model."
 	notUsed  []string // parts of the checkpoint the forward pass skips, for the Model panel
+	gguf     bool     // a GGUF file: zero-centred norms are stored as their scales 1 + w
 }
 
 // decoderPrefix is where the text decoder's tensors live: under
@@ -202,6 +203,7 @@ func loadWeights(set tensorSet, cfg Config, progress func(float64, string)) (wei
 		return weights{}, err
 	}
 	ld := &loader{set: set, progress: progress, total: max(1, set.FileBytes()), prefix: decoderPrefix(set)}
+	_, ld.gguf = set.(*ggufSet)
 	h, V := cfg.HiddenSize, cfg.VocabSize
 	arch := architectures[cfg.Architecture]
 	var w weights

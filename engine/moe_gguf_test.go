@@ -26,10 +26,11 @@ func moeGGUF(t *testing.T, shape, quant string) (dir, file string) {
 }
 
 // TestMoEGGUFMatchesSafetensors: the stacked ffn_*_exps of an F32 GGUF
-// give the per-expert safetensors model's logits bit for bit; Q8_0 stays
-// within quantisation noise.
+// give the per-expert safetensors model's logits bit for bit (Qwen3.5 and
+// Qwen3.5-MoE, whose value heads llama.cpp tiles: within fp32 noise, and
+// reading them grouped is far off); Q8_0 stays within quantisation noise.
 func TestMoEGGUFMatchesSafetensors(t *testing.T) {
-	for _, shape := range []string{"tiny-olmoe", "tiny-qwen3moe"} {
+	for _, shape := range []string{"tiny-olmoe", "tiny-qwen3moe", "tiny-qwen35moe", "tiny-qwen35"} {
 		for _, tc := range []struct {
 			quant string
 			kl    float64 // bound on the mean KL(safetensors ‖ GGUF) per position; 0: identical
@@ -46,16 +47,33 @@ func TestMoEGGUFMatchesSafetensors(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer gg.Close()
-				if m, s := gg.cfg.MoE, st.cfg.MoE; m == nil || m.Experts != s.Experts || m.TopK != s.TopK || m.ExpertSize != s.ExpertSize || m.NormTopK != s.NormTopK {
+				if m, s := gg.cfg.MoE, st.cfg.MoE; (m == nil) != (s == nil) || m != nil && (m.Experts != s.Experts || m.TopK != s.TopK || m.ExpertSize != s.ExpertSize || m.SharedSize != s.SharedSize || m.NormTopK != s.NormTopK) {
 					t.Fatalf("GGUF MoE config %+v, safetensors %+v", m, s)
 				}
 				tokens := randomTokens(24, 1000, 3)
 				want, got := allLogits(t, st, tokens), allLogits(t, gg, tokens)
 				V := st.cfg.VocabSize
-				if tc.kl == 0 {
+				if tc.kl == 0 && gg.cfg.Qwen35 != nil {
+					// Tiled value heads reorder ssm_out's columns, so its
+					// dot products sum in another order: fp32 noise.
+					for p := range tokens {
+						if d := maxRelDiff(got[p*V:(p+1)*V], f64(want[p*V:(p+1)*V])); d > logitTol {
+							t.Fatalf("position %d: GGUF logits differ from safetensors by %.3g", p, d)
+						}
+					}
+				} else if tc.kl == 0 {
 					for i := range want {
 						if want[i] != got[i] {
 							t.Fatalf("logit %d: GGUF %v, safetensors %v (want identical)", i, got[i], want[i])
+						}
+					}
+				}
+				if tc.kl == 0 {
+					if q := gg.cfg.Qwen35; q != nil { // the tiled value heads are read as tiled
+						q.Linear.Tiled = false
+						gg.recur = nil // the state copies the dims: make it anew
+						if d := maxRelDiff(allLogits(t, gg, tokens)[:V], f64(want[:V])); d < 100*logitTol {
+							t.Errorf("value heads read grouped: logits within %.2g of the right ones", d)
 						}
 					}
 					return
@@ -73,6 +91,86 @@ func TestMoEGGUFMatchesSafetensors(t *testing.T) {
 	}
 }
 
+func f64(v []float32) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = float64(x)
+	}
+	return out
+}
+
+// ggufEdit changes a GGUF file's metadata and tensors.
+type ggufEdit func(kv []gguf.KV, ts []gguf.WriteTensor) ([]gguf.KV, []gguf.WriteTensor)
+
+// rewriteGGUF writes f changed by e as a new file.
+func rewriteGGUF(t *testing.T, f *gguf.File, e ggufEdit) string {
+	var kv []gguf.KV
+	for _, k := range f.Keys {
+		kv = append(kv, gguf.KV{Key: k, Value: valueOf(t, f, k)})
+	}
+	var ts []gguf.WriteTensor
+	for _, x := range f.Tensors {
+		ts = append(ts, gguf.WriteTensor{Name: x.Name, Type: x.Type, Dims: x.Dims, Data: x.Data})
+	}
+	kv, ts = e(kv, ts)
+	p := filepath.Join(t.TempDir(), "bad.gguf")
+	if err := gguf.WriteFile(p, kv, ts); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestQwen35GGUFRefusals: a Qwen3.5 file whose ssm_a is not −exp(·), whose
+// DeltaNet sizes are missing or do not divide, or that rotates more than
+// head_dim, is refused by name.
+func TestQwen35GGUFRefusals(t *testing.T) {
+	_, good := moeGGUF(t, "tiny-qwen35", "f32")
+	f, err := gguf.Open(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	setKV := func(key string, v any) ggufEdit {
+		return func(kv []gguf.KV, ts []gguf.WriteTensor) ([]gguf.KV, []gguf.WriteTensor) {
+			out := kv[:0:0]
+			for _, k := range kv {
+				if k.Key != key {
+					out = append(out, k)
+				} else if v != nil {
+					out = append(out, gguf.KV{Key: key, Value: v})
+				}
+			}
+			return out, ts
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		edit ggufEdit
+		want string
+	}{
+		{"ssm_a positive", func(kv []gguf.KV, ts []gguf.WriteTensor) ([]gguf.KV, []gguf.WriteTensor) {
+			for i := range ts {
+				if ts[i].Name == "blk.0.ssm_a" {
+					d := append([]byte(nil), ts[i].Data...)
+					d[3] &^= 0x80 // clear the sign of entry 0
+					ts[i].Data = d
+				}
+			}
+			return kv, ts
+		}, "ssm_a[0]"},
+		{"no group count", setKV("qwen35.ssm.group_count", nil), "qwen35.ssm.group_count is missing"},
+		{"inner size", setKV("qwen35.ssm.inner_size", uint32(63)), "do not divide"},
+		{"rotary beyond head_dim", setKV("qwen35.rope.dimension_count", uint32(64)), "rotary width"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Load(rewriteGGUF(t, f, tc.edit), LoadOptions{Threads: 1})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
 // TestMoEGGUFRefusals: MoE files that parse but disagree with themselves
 // or with what the architecture does are refused with the reason.
 func TestMoEGGUFRefusals(t *testing.T) {
@@ -82,23 +180,8 @@ func TestMoEGGUFRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	type edit func(kv []gguf.KV, ts []gguf.WriteTensor) ([]gguf.KV, []gguf.WriteTensor)
-	rewrite := func(t *testing.T, e edit) string {
-		var kv []gguf.KV
-		for _, k := range f.Keys {
-			kv = append(kv, gguf.KV{Key: k, Value: valueOf(t, f, k)})
-		}
-		var ts []gguf.WriteTensor
-		for _, x := range f.Tensors {
-			ts = append(ts, gguf.WriteTensor{Name: x.Name, Type: x.Type, Dims: x.Dims, Data: x.Data})
-		}
-		kv, ts = e(kv, ts)
-		p := filepath.Join(t.TempDir(), "bad.gguf")
-		if err := gguf.WriteFile(p, kv, ts); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	rewrite := func(t *testing.T, e ggufEdit) string { return rewriteGGUF(t, f, e) }
+	type edit = ggufEdit
 	setKV := func(key string, v any) edit {
 		return func(kv []gguf.KV, ts []gguf.WriteTensor) ([]gguf.KV, []gguf.WriteTensor) {
 			for i := range kv {
@@ -147,6 +230,15 @@ func TestMoEGGUFRefusals(t *testing.T) {
 		}), "has shape", ErrBadFile},
 		{"stack missing", tensor("blk.1.ffn_up_exps.weight", func(*gguf.WriteTensor) bool { return false }), "is missing", ErrBadFile},
 		{"router missing", tensor("blk.0.ffn_gate_inp.weight", func(*gguf.WriteTensor) bool { return false }), "is missing", ErrBadFile},
+		{"a norm twice", func(kv []gguf.KV, ts []gguf.WriteTensor) ([]gguf.KV, []gguf.WriteTensor) {
+			for _, x := range ts {
+				if x.Name == "blk.0.ffn_norm.weight" {
+					x.Name = "blk.0.post_attention_norm.weight"
+					return kv, append(ts, x)
+				}
+			}
+			return kv, ts
+		}, "are the same tensor", ErrBadFile},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Load(rewrite(t, tc.edit), LoadOptions{Threads: 1})

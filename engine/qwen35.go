@@ -20,6 +20,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 
 	"loupe/engine/deltanet"
@@ -28,6 +29,41 @@ import (
 func init() {
 	register("Qwen3_5ForConditionalGeneration", "qwen3_5", qwen35{})
 	register("Qwen3_5ForCausalLM", "qwen3_5_text", qwen35{})
+	registerGGUF("qwen35", "Qwen3_5ForCausalLM")
+}
+
+// ggufPartialRope: RoPE turns 64 of each head's 256 dims.
+func (qwen35) ggufPartialRope() {}
+
+// ggufConfig reads llama.cpp's qwen35.* keys of the hybrid stack
+// (docs/spec/qwen35.md §6): every full_attention_interval-th layer has
+// attention; ssm.group_count n_k, ssm.time_step_rank n_v, ssm.state_size
+// d_k, ssm.inner_size n_v·d_v, ssm.conv_kernel K; value heads tiled.
+func (qwen35) ggufConfig(r *ggufReader, c *Config) error {
+	n := r.int("full_attention_interval", 1, 512, 4)
+	d := deltanet.Dims{NK: r.int("ssm.group_count", 1, 4096, -1), NV: r.int("ssm.time_step_rank", 1, 4096, -1),
+		DK: r.int("ssm.state_size", 1, 4096, -1), Conv: r.int("ssm.conv_kernel", 1, 64, -1), Tiled: true}
+	inner := r.int("ssm.inner_size", 1, 1<<24, -1)
+	if r.err != nil {
+		return r.err
+	}
+	if inner%d.NV != 0 || d.NV%d.NK != 0 {
+		return fmt.Errorf("%w: %s: ssm.inner_size %d, time_step_rank %d and group_count %d do not divide", ErrBadFile, r.f.Path, inner, d.NV, d.NK)
+	}
+	d.DV = inner / d.NV
+	q := &Qwen35Config{Linear: d, LayerTypes: make([]string, c.NumHiddenLayers)}
+	for i := range q.LayerTypes {
+		q.LayerTypes[i] = LinearAttention
+		if (i+1)%n == 0 {
+			q.LayerTypes[i] = FullAttention
+		}
+	}
+	if c.RotaryDim == 0 {
+		c.RotaryDim = c.HeadDim
+	}
+	q.PartialRotaryFactor = float64(c.RotaryDim) / float64(c.HeadDim)
+	c.Qwen35 = q
+	return nil
 }
 
 type qwen35 struct{}
@@ -133,8 +169,8 @@ func (qwen35) loadLayers(ld *loader, cfg Config) []layerWeights {
 func loadHybridMixer(ld *loader, cfg Config, i int, lw *layerWeights) {
 	h := cfg.HiddenSize
 	p := fmt.Sprintf("%slayers.%d.", ld.prefix, i)
-	lw.attnNorm = onePlus(ld.vector(p+"input_layernorm.weight", h))
-	lw.ffnNorm = onePlus(ld.vector(p+"post_attention_layernorm.weight", h))
+	lw.attnNorm = ld.centredNorm(p+"input_layernorm.weight", h)
+	lw.ffnNorm = ld.centredNorm(p+"post_attention_layernorm.weight", h)
 	if cfg.Qwen35.LayerTypes[i] == FullAttention {
 		loadGatedAttention(ld, cfg, p+"self_attn.", lw)
 	} else {
@@ -149,8 +185,8 @@ func loadGatedAttention(ld *loader, cfg Config, p string, lw *layerWeights) {
 	lw.wk = ld.matrix(p+"k_proj.weight", kvDim, h)
 	lw.wv = ld.matrix(p+"v_proj.weight", kvDim, h)
 	lw.wo = ld.matrix(p+"o_proj.weight", h, qDim)
-	lw.qNorm = onePlus(ld.vector(p+"q_norm.weight", d))
-	lw.kNorm = onePlus(ld.vector(p+"k_norm.weight", d))
+	lw.qNorm = ld.centredNorm(p+"q_norm.weight", d)
+	lw.kNorm = ld.centredNorm(p+"k_norm.weight", d)
 }
 
 func loadDeltaNet(ld *loader, cfg Config, p string) *deltaNetWeights {
@@ -162,7 +198,7 @@ func loadDeltaNet(ld *loader, cfg Config, p string) *deltaNetWeights {
 		wB:     ld.matrix(p+"in_proj_b.weight", dm.NV, h),
 		wA:     ld.matrix(p+"in_proj_a.weight", dm.NV, h),
 		dtBias: ld.vector(p+"dt_bias", dm.NV),
-		aLog:   ld.vector(p+"A_log", dm.NV),
+		aLog:   ld.aLog(p, dm.NV),
 		norm:   ld.vector(p+"norm.weight", dm.DV), // plain scale: not 1 + w
 		wOut:   ld.matrix(p+"out_proj.weight", h, vd),
 	}
@@ -185,7 +221,34 @@ func loadDeltaNet(ld *loader, cfg Config, p string) *deltaNetWeights {
 
 // loadFinalNorm reads model.norm.weight, zero-centred like the others.
 func (qwen35) loadFinalNorm(ld *loader, cfg Config) []float32 {
-	return onePlus(ld.vector(ld.prefix+"norm.weight", cfg.HiddenSize))
+	return ld.centredNorm(ld.prefix+"norm.weight", cfg.HiddenSize)
+}
+
+// centredNorm reads a zero-centred norm weight as its scale 1 + w: added
+// here for Hugging Face files, already added by llama.cpp's converter in
+// GGUF files (docs/spec/qwen35.md §3).
+func (ld *loader) centredNorm(name string, n int) []float32 {
+	if ld.gguf {
+		return ld.vector(name, n)
+	}
+	return onePlus(ld.vector(name, n))
+}
+
+// aLog reads A_log [n_v], or derives it from a GGUF file's ssm_a, which
+// holds −exp(A_log) (every entry must then be negative).
+func (ld *loader) aLog(p string, nv int) []float32 {
+	if !ld.gguf {
+		return ld.vector(p+"A_log", nv)
+	}
+	a := ld.vector(p+"ssm_a", nv)
+	for i, v := range a {
+		if !(v < 0) || math.IsInf(float64(v), -1) {
+			ld.fail(fmt.Errorf("%w: ssm_a[%d] of %s = %g (it holds −exp(A_log): want a finite negative number)", ErrBadFile, i, p, v))
+			return nil
+		}
+		a[i] = float32(math.Log(-float64(v)))
+	}
+	return a
 }
 
 // onePlus turns a zero-centred norm weight w into the scale 1 + w (fp32,

@@ -18,6 +18,26 @@ import (
 func init() {
 	register("Qwen3_5MoeForConditionalGeneration", "qwen3_5_moe", qwen35moe{})
 	register("Qwen3_5MoeForCausalLM", "qwen3_5_moe_text", qwen35moe{})
+	registerGGUF("qwen35moe", "Qwen3_5MoeForCausalLM")
+}
+
+// ggufPartialRope: as Qwen3.5.
+func (qwen35moe) ggufPartialRope() {}
+
+// ggufConfig reads Qwen3.5's keys and the experts: expert_count,
+// expert_used_count, expert_feed_forward_length and
+// expert_shared_feed_forward_length; llama.cpp's qwen35moe renormalises.
+func (qwen35moe) ggufConfig(r *ggufReader, c *Config) error {
+	if err := (qwen35{}).ggufConfig(r, c); err != nil {
+		return err
+	}
+	c.MoE = &MoEConfig{Experts: r.int("expert_count", 1, maxExperts, -1), TopK: r.int("expert_used_count", 1, maxExperts, -1),
+		ExpertSize: r.int("expert_feed_forward_length", 1, 1<<20, -1), SharedSize: r.int("expert_shared_feed_forward_length", 0, 1<<20, 0),
+		NormTopK: true}
+	if c.IntermediateSize == 0 {
+		c.IntermediateSize = c.MoE.ExpertSize
+	}
+	return r.expertGating(true)
 }
 
 type qwen35moe struct{}

@@ -24,6 +24,10 @@ type Dims struct {
 	DK   int // linear_key_head_dim
 	DV   int // linear_value_head_dim
 	Conv int // linear_conv_kernel_dim K: taps of the causal convolution
+
+	// Tiled: value heads are in llama.cpp's tiled order (its converter's
+	// _reorder_v_heads, GGUF files): value head j reads key head j mod n_k.
+	Tiled bool
 }
 
 // KeyDim is n_k·d_k, the width of q and of k.
@@ -35,10 +39,15 @@ func (d Dims) ValueDim() int { return d.NV * d.DV }
 // ConvDim is the width of the convolved q‖k‖v vector: 2·n_k·d_k + n_v·d_v.
 func (d Dims) ConvDim() int { return 2*d.KeyDim() + d.ValueDim() }
 
-// KeyHead is the q/k head that value head j reads: heads are grouped, value
-// head j uses key head j / (n_v/n_k) (repeat_interleave in the reference;
-// never the tiled order of llama.cpp's converted files).
-func (d Dims) KeyHead(j int) int { return j / (d.NV / d.NK) }
+// KeyHead is the q/k head that value head j reads: in Hugging Face weights
+// heads are grouped, value head j uses key head j / (n_v/n_k)
+// (repeat_interleave in the reference); in GGUF files (Tiled) j mod n_k.
+func (d Dims) KeyHead(j int) int {
+	if d.Tiled {
+		return j % d.NK
+	}
+	return j / (d.NV / d.NK)
+}
 
 // StateFloats is the size of one layer's state for one sequence: the
 // recurrent S of every value head and the conv window of K−1 vectors.

@@ -28,25 +28,39 @@ var ggufFileType = map[string]uint32{"f32": 0, "bf16": 32, "q8_0": 7, "q4_k_m": 
 
 // hfConfig is the part of config.json the converter needs.
 type hfConfig struct {
-	ModelType         string   `json:"model_type"`
-	HiddenSize        int      `json:"hidden_size"`
-	IntermediateSize  int      `json:"intermediate_size"`
-	NumHiddenLayers   int      `json:"num_hidden_layers"`
-	NumAttentionHeads int      `json:"num_attention_heads"`
-	NumKeyValueHeads  int      `json:"num_key_value_heads"`
-	HeadDim           int      `json:"head_dim"`
-	RMSNormEps        float64  `json:"rms_norm_eps"`
-	RopeTheta         float64  `json:"rope_theta"`
-	MaxPositions      int      `json:"max_position_embeddings"`
-	TieWordEmbeddings bool     `json:"tie_word_embeddings"`
-	VocabSize         int      `json:"vocab_size"`
-	RopeScaling       any      `json:"rope_scaling"`
-	BOSTokenID        *int     `json:"bos_token_id"`
-	NumExperts        int      `json:"num_experts"`
-	NumExpertsPerTok  int      `json:"num_experts_per_tok"`
-	MoeIntermediate   int      `json:"moe_intermediate_size"`
-	EOSTokenID        any      `json:"eos_token_id"`
-	Architectures     []string `json:"architectures"`
+	ModelType          string  `json:"model_type"`
+	HiddenSize         int     `json:"hidden_size"`
+	IntermediateSize   int     `json:"intermediate_size"`
+	NumHiddenLayers    int     `json:"num_hidden_layers"`
+	NumAttentionHeads  int     `json:"num_attention_heads"`
+	NumKeyValueHeads   int     `json:"num_key_value_heads"`
+	HeadDim            int     `json:"head_dim"`
+	RMSNormEps         float64 `json:"rms_norm_eps"`
+	RopeTheta          float64 `json:"rope_theta"`
+	MaxPositions       int     `json:"max_position_embeddings"`
+	TieWordEmbeddings  bool    `json:"tie_word_embeddings"`
+	VocabSize          int     `json:"vocab_size"`
+	RopeScaling        any     `json:"rope_scaling"`
+	BOSTokenID         *int    `json:"bos_token_id"`
+	NumExperts         int     `json:"num_experts"`
+	NumExpertsPerTok   int     `json:"num_experts_per_tok"`
+	MoeIntermediate    int     `json:"moe_intermediate_size"`
+	SharedIntermediate int     `json:"shared_expert_intermediate_size"`
+
+	// Qwen3.5 (qwen35.go): the decoder's settings sit in text_config.
+	TextConfig     json.RawMessage `json:"text_config"`
+	RopeParameters *struct {
+		RopeTheta           float64 `json:"rope_theta"`
+		PartialRotaryFactor float64 `json:"partial_rotary_factor"`
+	} `json:"rope_parameters"`
+	FullAttentionInterval int      `json:"full_attention_interval"`
+	LinearNumKeyHeads     int      `json:"linear_num_key_heads"`
+	LinearNumValueHeads   int      `json:"linear_num_value_heads"`
+	LinearKeyHeadDim      int      `json:"linear_key_head_dim"`
+	LinearValueHeadDim    int      `json:"linear_value_head_dim"`
+	LinearConvKernelDim   int      `json:"linear_conv_kernel_dim"`
+	EOSTokenID            any      `json:"eos_token_id"`
+	Architectures         []string `json:"architectures"`
 }
 
 // WriteGGUF converts the model folder src (config.json, tokenizer.json
@@ -146,7 +160,18 @@ func openConversion(src, quant string) (*conversion, error) {
 		return nil, fmt.Errorf("genmodel: config.json: %w", err)
 	}
 	if _, ok := ggufArch[c.ModelType]; !ok {
-		return nil, fmt.Errorf("genmodel: model_type %q (the converter writes qwen2, qwen3, llama, olmoe and qwen3_moe)", c.ModelType)
+		return nil, fmt.Errorf("genmodel: model_type %q (the converter writes qwen2, qwen3, llama, olmoe, qwen3_moe, qwen3_5 and qwen3_5_moe)", c.ModelType)
+	}
+	if len(c.TextConfig) > 0 { // Qwen3.5: the decoder's settings
+		top := c
+		c = hfConfig{}
+		if err := json.Unmarshal(top.TextConfig, &c); err != nil {
+			return nil, fmt.Errorf("genmodel: config.json: text_config: %w", err)
+		}
+		c.ModelType, c.Architectures = top.ModelType, top.Architectures
+		if c.RopeParameters != nil && c.RopeTheta == 0 {
+			c.RopeTheta = c.RopeParameters.RopeTheta
+		}
 	}
 	if c.RopeScaling != nil {
 		return nil, fmt.Errorf("genmodel: rope_scaling is not converted")
@@ -187,7 +212,8 @@ func (c ctxWriter) Write(b []byte) (int, error) {
 }
 
 // ggufArch is general.architecture of each model_type the converter writes.
-var ggufArch = map[string]string{"qwen2": "qwen2", "qwen3": "qwen3", "llama": "llama", "olmoe": "olmoe", "qwen3_moe": "qwen3moe"}
+var ggufArch = map[string]string{"qwen2": "qwen2", "qwen3": "qwen3", "llama": "llama", "olmoe": "olmoe", "qwen3_moe": "qwen3moe",
+	"qwen3_5": "qwen35", "qwen3_5_moe": "qwen35moe"}
 
 func ggufMetadata(c hfConfig, tok *tokenizer.Tokenizer, quant string) []gguf.KV {
 	a := ggufArch[c.ModelType] + "."
@@ -198,12 +224,17 @@ func ggufMetadata(c hfConfig, tok *tokenizer.Tokenizer, quant string) []gguf.KV 
 		{Key: a + "context_length", Value: uint32(c.MaxPositions)},
 		{Key: a + "embedding_length", Value: uint32(c.HiddenSize)},
 		{Key: a + "block_count", Value: uint32(c.NumHiddenLayers)},
-		{Key: a + "feed_forward_length", Value: uint32(c.IntermediateSize)},
 		{Key: a + "attention.head_count", Value: uint32(c.NumAttentionHeads)},
 		{Key: a + "attention.head_count_kv", Value: uint32(c.NumKeyValueHeads)},
 		{Key: a + "attention.layer_norm_rms_epsilon", Value: float32(c.RMSNormEps)},
 		{Key: a + "rope.freq_base", Value: float32(c.RopeTheta)},
-		{Key: a + "rope.dimension_count", Value: uint32(c.HeadDim)},
+		{Key: a + "rope.dimension_count", Value: uint32(c.rotaryDim())},
+	}
+	if c.IntermediateSize > 0 { // absent from Qwen3.5-MoE's config
+		kv = append(kv, gguf.KV{Key: a + "feed_forward_length", Value: uint32(c.IntermediateSize)})
+	}
+	if c.hybrid() {
+		kv = append(kv, qwen35Metadata(c, a)...)
 	}
 	if c.HeadDim != c.HiddenSize/c.NumAttentionHeads {
 		kv = append(kv, gguf.KV{Key: a + "attention.key_length", Value: uint32(c.HeadDim)},
@@ -215,6 +246,9 @@ func ggufMetadata(c hfConfig, tok *tokenizer.Tokenizer, quant string) []gguf.KV 
 		if c.MoeIntermediate > 0 {
 			kv = append(kv, gguf.KV{Key: a + "expert_feed_forward_length", Value: uint32(c.MoeIntermediate)})
 		}
+		if c.SharedIntermediate > 0 {
+			kv = append(kv, gguf.KV{Key: a + "expert_shared_feed_forward_length", Value: uint32(c.SharedIntermediate)})
+		}
 	}
 	if quant == "q8_0" || quant == "q4_k_m" || quant == "q5_k_m" {
 		kv = append(kv, gguf.KV{Key: "general.quantization_version", Value: uint32(2)})
@@ -222,7 +256,7 @@ func ggufMetadata(c hfConfig, tok *tokenizer.Tokenizer, quant string) []gguf.KV 
 	tokens, types, merges := tok.Lists(c.VocabSize)
 	kv = append(kv,
 		gguf.KV{Key: "tokenizer.ggml.model", Value: "gpt2"},
-		gguf.KV{Key: "tokenizer.ggml.pre", Value: "qwen2"},
+		gguf.KV{Key: "tokenizer.ggml.pre", Value: c.pre()},
 		gguf.KV{Key: "tokenizer.ggml.tokens", Value: tokens},
 		gguf.KV{Key: "tokenizer.ggml.token_type", Value: types},
 		gguf.KV{Key: "tokenizer.ggml.merges", Value: merges},
@@ -267,6 +301,9 @@ var ggufLayer = [][2]string{
 // experts are stacked into ffn_{gate,up,down}_exps in expert order, its
 // router (ffn_gate_inp) kept F32 as llama.cpp's converter does.
 func ggufTensors(set *safetensors.Set, c hfConfig, quant string) ([]gguf.WriteTensor, error) {
+	if c.hybrid() {
+		return qwen35GGUFTensors(set, c, quant)
+	}
 	type entry struct{ hf, name string }
 	list := []entry{{"model.embed_tokens.weight", "token_embd.weight"}}
 	for i := range c.NumHiddenLayers {

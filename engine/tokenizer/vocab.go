@@ -78,6 +78,8 @@ func (t *Tokenizer) fromBPEVocab(v Vocab, typ func(int) int32) error {
 	switch v.Pre {
 	case "qwen2":
 		t.nfc = true
+	case "qwen35": // Qwen3.5: Qwen2's with marks joining letters (Qwen35Pattern)
+		t.nfc, t.split.marks = true, true
 	case "llama-bpe", "llama3", "dbrx", "smaug-bpe":
 		t.split.digits, t.ignoreMerges = 3, true
 	case "gpt-2", "gpt2", "mpt", "olmo", "jais", "trillion":
@@ -87,7 +89,7 @@ func (t *Tokenizer) fromBPEVocab(v Vocab, typ func(int) int32) error {
 	case "default", "":
 		t.split.kind = kindDefault // llama.cpp's fallback, also when the key is absent
 	default:
-		return fmt.Errorf("%w: tokenizer.ggml.pre %q (Loupe reads qwen2, llama-bpe, gpt-2, smollm, default and their aliases)", ErrUnsupported, v.Pre)
+		return fmt.Errorf("%w: tokenizer.ggml.pre %q (Loupe reads qwen2, qwen35, llama-bpe, gpt-2, smollm, default and their aliases)", ErrUnsupported, v.Pre)
 	}
 	vocab := make(map[string]int, len(v.Tokens))
 	var added []addedToken

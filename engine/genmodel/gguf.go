@@ -65,7 +65,7 @@ type hfConfig struct {
 
 // WriteGGUF converts the model folder src (config.json, tokenizer.json
 // with a byte-level BPE, safetensors weights of a qwen2, qwen3, llama,
-// olmoe or qwen3_moe model) into a new GGUF file dst, laid out as llama.cpp's
+// olmoe, qwen3_moe, qwen3_5 or qwen3_5_moe model) into a new GGUF file dst, laid out as llama.cpp's
 // convert_hf_to_gguf.py and llama-quantize would: tensor names of
 // docs/spec/formats.md B.3, dimensions reversed, llama's Q and K rows permuted into
 // Meta's interleaved order (docs/spec/llama.md §3), norms and biases F32. It never

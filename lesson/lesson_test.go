@@ -379,3 +379,22 @@ func TestPlanEstimatesFromTheRunsRates(t *testing.T) {
 		t.Errorf("with thinking: %v", got)
 	}
 }
+
+// Below 20 % on the first token the sink chapter says the model leans on
+// it little instead of calling the share large.
+func TestSmallSink(t *testing.T) {
+	in := handInput(t)
+	for l := range in.Inspect.Attention.Weights {
+		for h := range in.Inspect.Attention.Weights[l] {
+			in.Inspect.Attention.Weights[l][h] = row(0.05, handWeights[l][h][1])
+		}
+	}
+	c := build(t, in).Chapter(Sink)
+	if s := c.Figures.(SinkFigures).MeanShare; math.Abs(s-0.05) > 1e-6 {
+		t.Fatalf("sink %v, want 5 %%", s)
+	}
+	contains(t, c, "5.0 % of its attention", "this model leans on it little")
+	if strings.Contains(c.Text, "draws a large share even") && !strings.Contains(c.Text, "In many models") {
+		t.Errorf("a 5 %% sink called large: %s", c.Text)
+	}
+}

@@ -126,9 +126,15 @@ func (p *KVCachePanel) SetModel(info trace.ModelInfo) {
 		p.KVHead.SetSelectedIndex(min(sel, len(heads)-1))
 	}
 	s := stats.KVSizesOf(info)
-	p.Sizes.SetText(fmt.Sprintf("Per token: keys and values of %d layers × %d K/V heads × %d numbers = %s numbers; "+
+	kvLayers := 0 // a hybrid's Gated DeltaNet layers keep no keys and values
+	for l := range info.Layers {
+		if info.HasAttention(l) {
+			kvLayers++
+		}
+	}
+	p.Sizes.SetText(fmt.Sprintf("Per token: keys and values (2) of %d layers × %d K/V heads × %d numbers = %s numbers; "+
 		"this engine keeps them in fp32: %s per token (in bf16, as in the article “The two times of an answer”: %s).",
-		info.Layers, info.KVHeads, info.HeadDim, format.Thousands(s.Numbers), format.Bytes(float64(s.BytesF32)), format.Bytes(float64(s.BytesBF))))
+		kvLayers, info.KVHeads, info.HeadDim, format.Thousands(s.Numbers), format.Bytes(float64(s.BytesF32)), format.Bytes(float64(s.BytesBF))))
 	var lines []string
 	for _, n := range kvTotalsAt(info.MaxPositions) {
 		line := KVCostLine(info, n)

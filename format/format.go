@@ -65,12 +65,17 @@ func Bytes(b float64) string {
 
 // Percent writes a share 0..1 as "92.5 %": one decimal, whole numbers at
 // 0 and 100 %, two significant digits below 0.1 % ("0.016 %", not a
-// misleading "0.0 %"); NaN as "–".
+// misleading "0.0 %"), and below 0.001 % only that it is ("< 0.001 %":
+// a figure once labelled a bar "0.0000000058 %"); NaN as "–".
 func Percent(p float64) string {
 	if math.IsNaN(p) {
 		return "–"
 	}
 	switch x := p * 100; {
+	case x > 0 && x < PercentFloor:
+		return "< " + strconv.FormatFloat(PercentFloor, 'f', -1, 64) + " %"
+	case x < 0 && x > -PercentFloor:
+		return "> -" + strconv.FormatFloat(PercentFloor, 'f', -1, 64) + " %"
 	case math.Abs(x) >= 99.95 || x == 0:
 		return strconv.FormatFloat(math.Round(x), 'f', 0, 64) + " %"
 	case math.Abs(x) < 0.095:
@@ -78,6 +83,9 @@ func Percent(p float64) string {
 	}
 	return strconv.FormatFloat(p*100, 'f', 1, 64) + " %"
 }
+
+// PercentFloor is the smallest percentage Percent writes in digits.
+const PercentFloor = 0.001
 
 // Duration writes seconds the way a wait is said: "12 ms" below a second
 // ("0.4 ms" below one), "2.1 s" and "12 s" below a minute, then

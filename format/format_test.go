@@ -31,6 +31,9 @@ func TestNumbers(t *testing.T) {
 		{Percent(0.99996), "100 %"},
 		{Percent(0), "0 %"},
 		{Percent(0.00016), "0.016 %"},
+		{Percent(0.0000123), "0.0012 %"},
+		{Percent(0.000000000058), "< 0.001 %"}, // not "0.0000000058 %"
+		{Percent(-0.000000000058), "> -0.001 %"},
 		{Percent(math.NaN()), "–"},
 		{Sig2(0.0812), "0.081"},
 		{Sig2(2.14), "2.1"},
@@ -146,5 +149,18 @@ func TestContrast(t *testing.T) {
 	}
 	if got := Over(color.NRGBA{255, 0, 0, 0x80}, white); got != (color.NRGBA{255, 127, 127, 255}) {
 		t.Errorf("half red over white: %v", got)
+	}
+}
+
+func TestOneLineAndGlyphs(t *testing.T) {
+	if got := OneLine("KING RICHARD III:\nNow is\tthe winter\r\n"); got != "KING RICHARD III: ¶ Now is the winter ¶ " {
+		t.Errorf("OneLine: %q", got)
+	}
+	latin := func(r rune) bool { return r < 0x2000 }
+	if got := Glyphs("MLP of «你» (position 1284) · 🙂", latin); got != "MLP of «<U+4F60>» (position 1284) · <U+1F642>" {
+		t.Errorf("Glyphs: %q", got)
+	}
+	if got := Glyphs("你", nil); got != "你" {
+		t.Errorf("Glyphs with no font check: %q", got)
 	}
 }

@@ -43,3 +43,33 @@ func VisibleIn(tok string, drawable func(rune) bool) string {
 	}
 	return b.String()
 }
+
+// OneLine puts a text on one line for a place that draws one (a menu, a
+// drop-down, a title): each line break becomes " ¶ " and a tab a space,
+// instead of the missing-glyph box a font draws for them ("KING RICHARD
+// III:\nNow" showed as "III:�Now" in the prompt history).
+func OneLine(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	s = strings.NewReplacer("\n", " ¶ ", "\r", " ¶ ", "\t", " ").Replace(s)
+	return s
+}
+
+// Glyphs writes each rune of s from U+0080 up that drawable refuses as
+// "<U+XXXX>", so that a figure whose font lacks CJK or emoji shows where
+// a character was ("MLP of «<U+4F60>»") instead of dropping it ("MLP of
+// «»"). Whitespace and ASCII are kept as they are; a nil drawable draws
+// all.
+func Glyphs(s string, drawable func(rune) bool) string {
+	if drawable == nil {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if r >= 0x80 && !drawable(r) {
+			fmt.Fprintf(&b, "<U+%04X>", r)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

@@ -63,6 +63,7 @@ func (e *PromptEntry) TypedKey(k *fyne.KeyEvent) {
 type Controls struct {
 	Prompt         *PromptEntry
 	History        *widget.Select
+	history        []string // the prompts behind History's one-line options
 	Generate, Stop *widget.Button
 	MaxTokens      *widget.Entry
 	KVCost         *widget.Label // what the KV cache of prompt + max tokens costs
@@ -141,9 +142,9 @@ func NewControls(onGenerate, onStop func()) *Controls {
 	c.Prompt.OnGenerate, c.Prompt.OnStop = onGenerate, onStop
 	c.Prompt.SetPlaceHolder("Type a prompt, then Ctrl+Enter")
 	c.Prompt.SetMinRowsVisible(6)
-	c.History = widget.NewSelect(nil, func(s string) {
-		if s != "" {
-			c.Prompt.SetText(s)
+	c.History = widget.NewSelect(nil, func(string) {
+		if i := c.History.SelectedIndex(); i >= 0 && i < len(c.history) {
+			c.Prompt.SetText(c.history[i])
 		}
 	})
 	c.History.PlaceHolder = "Prompt history and demo prompts…"
@@ -224,7 +225,18 @@ func (c *Controls) SetKernelOptions(opts []string, selected string) {
 }
 
 // SetHistory lists prompts in the history menu.
-func (c *Controls) SetHistory(prompts []string) { c.History.SetOptions(prompts) }
+//
+// The drop-down draws one line an option: a prompt's line breaks show as
+// ¶ there (format.OneLine), and choosing it puts the prompt itself in the
+// box.
+func (c *Controls) SetHistory(prompts []string) {
+	c.history = prompts
+	labels := make([]string, len(prompts))
+	for i, p := range prompts {
+		labels[i] = format.OneLine(p)
+	}
+	c.History.SetOptions(labels)
+}
 
 // Settings reads the knobs; an error names the setting that is wrong.
 func (c *Controls) Settings() (trace.Settings, error) {

@@ -338,3 +338,19 @@ func TestAttentionOffersStayNarrow(t *testing.T) {
 		t.Errorf("the panel offering captured tokens is %v px wide at least, want ≤ 800", w)
 	}
 }
+
+// The prompt history draws one line an option (a line break would show
+// as a missing glyph), and choosing one puts the prompt itself, line
+// breaks and all, in the box.
+func TestPromptHistoryOneLine(t *testing.T) {
+	newTestApp(t)
+	c := NewControls(nil, nil)
+	c.SetHistory([]string{"My cat is purple.", "KING RICHARD III:\nNow is the winter"})
+	if got := c.History.Options[1]; got != "KING RICHARD III: ¶ Now is the winter" {
+		t.Errorf("option %q", got)
+	}
+	c.History.SetSelectedIndex(1)
+	if c.Prompt.Text != "KING RICHARD III:\nNow is the winter" {
+		t.Errorf("prompt box %q after choosing the option", c.Prompt.Text)
+	}
+}

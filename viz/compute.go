@@ -18,6 +18,11 @@ import (
 // U+XXXX.
 func visible(tok string) string { return format.VisibleIn(tok, hasGlyph) }
 
+// drawable is a title or a note as the figures' font can draw it: a
+// character it lacks is written <U+XXXX> (a title the window composed
+// with a CJK token lost it: "MLP of «» (position 1284)").
+func drawable(s string) string { return format.Glyphs(s, hasGlyph) }
+
 // quote is visible between typographic quotes, cut to at most 24 runes.
 func quote(tok string) string {
 	r := []rune(visible(tok))

@@ -1,6 +1,10 @@
 package viz
 
 import (
+	"bytes"
+
+	"gonum.org/v1/plot/vg"
+
 	"loupe/format"
 	"loupe/trace/stats"
 	"math"
@@ -130,5 +134,18 @@ func TestVisibleNamesMissingGlyphs(t *testing.T) {
 		if got := visible(in); got != want {
 			t.Errorf("visible(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// A title composed outside viz (the window's MLP title) keeps a CJK token
+// as its code point in the exported SVG instead of dropping it.
+func TestTitleNamesMissingGlyphs(t *testing.T) {
+	fig := MLPValues([]float32{1, -2, 0.5}, 3, "MLP of «菟» (position 1284)", Dark())
+	svg, err := SVG(fig, 6*vg.Inch, 3*vg.Inch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(svg, []byte("MLP of «&lt;U+83DF&gt;» (position 1284)")) {
+		t.Errorf("the SVG's title does not name U+83DF")
 	}
 }

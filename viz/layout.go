@@ -29,12 +29,12 @@ func (f *frame) Draw(c draw.Canvas) {
 	if f.title != "" {
 		st := f.th.title()
 		st.XAlign, st.YAlign = draw.XCenter, draw.YTop
-		in.FillText(st, vg.Point{X: in.Center().X, Y: in.Max.Y}, fit(st, f.title, in.Size().X))
+		in.FillText(st, vg.Point{X: in.Center().X, Y: in.Max.Y}, fit(st, drawable(f.title), in.Size().X))
 	}
 	st := f.th.body()
 	for i, n := range f.notes {
 		y := in.Min.Y + vg.Length(len(f.notes)-1-i)*lineHeight(st)
-		in.FillText(st, vg.Point{X: in.Min.X, Y: y}, fit(st, n, in.Size().X))
+		in.FillText(st, vg.Point{X: in.Min.X, Y: y}, fit(st, drawable(n), in.Size().X))
 	}
 	if f.body == nil {
 		return

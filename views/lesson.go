@@ -135,7 +135,7 @@ func (c *LessonCard) Display(i int, titles []string, title, text, question strin
 	c.Count.SetText(fmt.Sprintf("%d / %d", i+1, len(titles)))
 	c.Title.SetText(title)
 	if question != "" {
-		c.Asking.SetText(question + "  (press → to see)")
+		c.Asking.SetText(question + "  (press the right arrow key to see)")
 		c.Asking.Show()
 		c.Text.Hide()
 	} else {

@@ -70,7 +70,7 @@ func (p *SamplerPanel) Display(toks []trace.Token, steps []trace.Step, pos int, 
 		p.Order.SetText("The one column is the distribution the choice is made from: softmax of the logits after the repetition and presence penalties (off: the raw logits).")
 	} else {
 		p.Title.SetText(fmt.Sprintf("Sampling at position %d: «%s» drawn with seed %d (u = %.4f)", p.step.Pos, clip(format.Visible(p.step.Chosen.Text), 20), s.Seed, st.U))
-		p.Order.SetText("Order: penalties → temperature → top-k → top-p → min-p → one seeded draw (transformers' order, with vLLM's penalties; see the sampling spec).")
+		p.Order.SetText("Order: penalties ⟶ temperature ⟶ top-k ⟶ top-p ⟶ min-p ⟶ one seeded draw (transformers' order, with vLLM's penalties; see the sampling spec).")
 	}
 	p.fig.show(p.figure())
 }

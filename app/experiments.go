@@ -35,10 +35,10 @@ var experimentList = []views.Experiment{
 
 // experimentTitles are the figures' titles.
 var experimentTitles = map[string]string{
-	experiment.Kernels: "reading follows the kernels, writing the memory",
-	experiment.Context: "each token written reads the whole KV cache again",
-	experiment.Threads: "reading scales with the cores, writing stops at the memory",
-	experiment.Quant:   "fewer bytes per weight, faster writing",
+	experiment.Kernels: "reading and writing at each kernel level",
+	experiment.Context: "writing as the KV cache grows: each token reads all of it again",
+	experiment.Threads: "reading and writing on 1 to N threads",
+	experiment.Quant:   "reading and writing with fewer bytes per weight",
 }
 
 // newExperiments makes the Experiments panel and wires it.

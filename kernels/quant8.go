@@ -1,7 +1,5 @@
 package kernels
 
-import "math"
-
 // Integer decode for quantised weights: the activation row x is rounded to
 // 8 bits once per token (per block of 32 columns, as llama.cpp's Q8_0
 // activations), and each weight block is multiplied with it in integers;
@@ -50,6 +48,14 @@ func (a *QuantizedX) Quantize(x []float32) {
 	}
 }
 
+// roundEven rounds |t| < 2²² to the nearest integer, ties to even, as
+// VCVTPS2DQ does: adding 1.5·2²³ leaves no bits below the unit. The
+// conversions keep each step a float32 operation (no fused add).
+func roundEven(t float32) float32 {
+	const magic = 0x1.8p23
+	return float32(float32(t+magic) - magic)
+}
+
 // qxFloor is 2⁻¹⁰⁰, the least m of Quantize.
 const qxFloor = 0x1p-100
 
@@ -65,7 +71,7 @@ func quantizeXGeneric(a *QuantizedX, x []float32) {
 		d, id := amax/127, 127/amax
 		var sum int32
 		for j, v := range xb {
-			qb[j] = int8(math.RoundToEven(float64(v * id)))
+			qb[j] = int8(roundEven(v * id))
 			sum += int32(qb[j])
 		}
 		a.dc[b], a.s[b] = d, d*float32(sum)

@@ -46,6 +46,12 @@ func modelInfo(cfg Config, w weights, path, dir string, fileBytes int64) trace.M
 	if c := cfg.MoE; c != nil {
 		info.Experts, info.ExpertsPerToken = c.Experts, c.TopK
 		info.ParamsMLPActive = cfg.mlpParams(c.TopK)
+		for i := range w.layers {
+			if mw := w.layers[i].moe; mw != nil {
+				info.MoELayers++
+				info.ExpertBytes = mw.expertBytes(1)
+			}
+		}
 	}
 	info.NotUsed = w.notUsed
 	return info

@@ -471,3 +471,33 @@ func TestMoEParams(t *testing.T) {
 		}
 	}
 }
+
+// TestMoEExpertBytes: the model's description counts its MoE layers and
+// one expert's bytes as the config gives them (3·h·I numbers at the
+// file's width), so a dense model of the same parameters reads
+// (E − k)·3·h·I numbers more per MoE layer than a token does.
+func TestMoEExpertBytes(t *testing.T) {
+	for _, tc := range moeCases() {
+		for _, dt := range []struct {
+			name  string
+			bytes int64
+		}{{"BF16", 2}, {"F32", 4}} {
+			m := qwen35Model(t, tc.cfg, tc.ref(moeSeed), dt.name, 1)
+			c, info := tc.cfg.MoE, m.Info()
+			moeLayers := 0
+			for l := range tc.cfg.NumHiddenLayers {
+				if c.Dense == nil || !c.Dense[l] {
+					moeLayers++
+				}
+			}
+			one := 3 * int64(tc.cfg.HiddenSize) * int64(c.ExpertSize) * dt.bytes
+			if info.MoELayers != moeLayers || info.ExpertBytes != one {
+				t.Errorf("%s %s: %d MoE layers, %d bytes an expert; want %d, %d", tc.name, dt.name, info.MoELayers, info.ExpertBytes, moeLayers, one)
+			}
+			read, dense := stats.ExpertBytes(info)
+			if want := int64(moeLayers*(c.Experts-c.TopK)) * one; dense-read != want {
+				t.Errorf("%s %s: a dense model reads %d bytes more, want %d", tc.name, dt.name, dense-read, want)
+			}
+		}
+	}
+}

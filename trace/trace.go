@@ -190,6 +190,11 @@ type ModelInfo struct {
 	Experts         int   `json:"experts,omitempty"`
 	ExpertsPerToken int   `json:"experts_per_token,omitempty"`
 	ParamsMLPActive int64 `json:"params_mlp_active,omitempty"`
+	// MoELayers is how many layers run the MoE block; ExpertBytes is
+	// what one of their experts weighs in the file (gate, up and down), so
+	// a token's k experts read k·ExpertBytes per MoE layer.
+	MoELayers   int   `json:"moe_layers,omitempty"`
+	ExpertBytes int64 `json:"expert_bytes,omitempty"`
 }
 
 // HasAttention reports whether layer l has an attention map (every layer

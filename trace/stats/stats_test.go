@@ -306,3 +306,68 @@ func TestLastCaptured(t *testing.T) {
 		}
 	}
 }
+
+// route is a Routing of layer l choosing ids (probabilities left out).
+func route(l int, ids ...int) trace.Routing { return trace.Routing{Layer: l, IDs: ids} }
+
+func TestExpertsTouched(t *testing.T) {
+	// Two MoE layers (1 and 3) of 8 experts, k = 2, three tokens.
+	steps := []trace.Step{
+		{Experts: []trace.Routing{route(1, 0, 5), route(3, 2, 7)}},
+		{Experts: []trace.Routing{route(1, 5, 0), route(3, 7, 1)}},
+		{Experts: []trace.Routing{route(1, 6, 4), route(3, 2, 1)}},
+	}
+	want := []Touched{{1, 2, 0.25}, {3, 3, 0.375}}
+	if got := ExpertsTouched(steps, 2, 8); !reflect.DeepEqual(got, want) {
+		t.Errorf("after 2 tokens: %v, want %v", got, want)
+	}
+	want = []Touched{{1, 4, 0.5}, {3, 3, 0.375}}
+	if got := ExpertsTouched(steps, 0, 8); !reflect.DeepEqual(got, want) {
+		t.Errorf("after all tokens: %v, want %v", got, want)
+	}
+	// Mean over the two layers: (2+2)/16, (2+3)/16, (4+3)/16.
+	c := TouchedCurve(steps, 8)
+	if len(c) != 3 || !near(c[0], 4.0/16) || !near(c[1], 5.0/16) || !near(c[2], 7.0/16) {
+		t.Errorf("TouchedCurve = %v", c)
+	}
+	if got := TouchedCurve(nil, 8); len(got) != 0 {
+		t.Errorf("no steps: %v", got)
+	}
+	// Uniform routing, E = 64, k = 8: 1 − (7/8)^n; the spec's E·(…) for
+	// n = 10 is 47.2 experts.
+	if u := UniformTouched(64, 8, 10) * 64; math.Abs(u-47.2) > 0.05 {
+		t.Errorf("UniformTouched(64, 8, 10)·64 = %.2f, want 47.2", u)
+	}
+	if u := UniformTouched(64, 8, 1); !near(u, 0.125) {
+		t.Errorf("one token touches %v of the experts, want k/E", u)
+	}
+}
+
+func TestExpertBytes(t *testing.T) {
+	// OLMoE-1B-7B in bf16: 16 MoE layers, 64 experts of 3·2048·1024
+	// parameters, 8 per token.
+	one := int64(3*2048*1024) * 2
+	m := trace.ModelInfo{Experts: 64, ExpertsPerToken: 8, MoELayers: 16, ExpertBytes: one, WeightBytesPerTok: 2_360_000_000}
+	read, dense := ExpertBytes(m)
+	if read != m.WeightBytesPerTok || dense != read+16*56*one {
+		t.Errorf("ExpertBytes = %d, %d; want %d, %d", read, dense, m.WeightBytesPerTok, read+16*56*one)
+	}
+	if r, d := ExpertBytes(trace.ModelInfo{WeightBytesPerTok: 5}); r != 0 || d != 0 {
+		t.Errorf("a dense model: %d, %d", r, d)
+	}
+}
+
+func TestRoutingGrid(t *testing.T) {
+	rs := []trace.Routing{{Layer: 0, IDs: []int{2, 0}, Probs: []float32{0.25, 0.125, 0.5, 0.125}},
+		{Layer: 1, IDs: []int{1, 3}, Probs: []float32{0.125, 0.5, 0.125, 0.25}}}
+	g, chosen := RoutingGrid(rs)
+	if !reflect.DeepEqual(g[1], []float64{0.125, 0.5, 0.125, 0.25}) {
+		t.Errorf("row 1 = %v", g[1])
+	}
+	if want := [][2]int{{0, 2}, {0, 0}, {1, 1}, {1, 3}}; !reflect.DeepEqual(chosen, want) {
+		t.Errorf("chosen = %v, want %v", chosen, want)
+	}
+	if m := RoutingMass(rs[0]); !near(m, 0.75) {
+		t.Errorf("routing mass %v, want 0.75", m)
+	}
+}

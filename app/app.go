@@ -68,7 +68,7 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.BoolVar(&o.Quit, "quit", false, "exit after the screenshot")
 	fs.StringVar(&o.Kernels, "kernels", "", "kernels: auto (the fastest, bf16 activations where the CPU has them), exact (every product in fp32), avx512bf16, avx512, avx2, generic; default LOUPE_KERNELS or auto")
 	fs.IntVar(&o.Threads, "threads", -1, "worker threads (0: all cores)")
-	fs.StringVar(&o.Tab, "tab", "", "panel to show: attention, next-token, timing, model, mlp, deltanet, compare, embedding, kv-cache, logit-lens or sampler")
+	fs.StringVar(&o.Tab, "tab", "", "panel to show: attention, next-token, timing, model, mlp, deltanet, experts, compare, embedding, kv-cache, logit-lens or sampler")
 	fs.StringVar(&o.Ablate, "ablate", "", "after generating, switch these heads off and compare: L:H[,L:H...] (0-based), top:N or random:N:SEED")
 	fs.StringVar(&o.Variant, "variant", "", "after generating, compare with this variant prompt")
 	fs.StringVar(&o.Source, "source", "", "with --ablate or --variant: the grid's source for top:N, a token position or a word of the prompt (default: the strongest)")

@@ -40,11 +40,11 @@ func (u *UI) figure(panel string) (viz.Figure, bool) {
 func (u *UI) exportersByName() map[string]views.Exporter {
 	in := u.inside
 	for _, th := range []*func() viz.Theme{&u.attn.Theme, &u.next.Theme, &u.timing.Theme, &u.model.Theme, &u.mlp.Theme,
-		&u.deltaNet.Theme, &in.embed.Theme, &in.kv.Theme, &in.lens.Theme, &in.sampler.Theme} {
+		&u.deltaNet.Theme, &u.experts.Theme, &in.embed.Theme, &in.kv.Theme, &in.lens.Theme, &in.sampler.Theme} {
 		*th = u.vizTheme
 	}
 	return map[string]views.Exporter{"attention": u.attn, "head": u.attn.HeadExport(), "next-token": u.next,
-		"timing": u.timing, "model": u.model, "mlp": u.mlp, "deltanet": u.deltaNet, "compare": u.compare,
+		"timing": u.timing, "model": u.model, "mlp": u.mlp, "deltanet": u.deltaNet, "experts": u.experts, "compare": u.compare,
 		"embedding": in.embed, "kv-cache": in.kv, "logit-lens": in.lens, "sampler": in.sampler,
 		"experiments": experimentExport{u.experiments, u}}
 }

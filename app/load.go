@@ -77,6 +77,7 @@ func (u *UI) loaded(path string, b Backend, err error) {
 	u.win.SetTitle("Loupe — " + u.info.Name)
 	u.model.Display(u.info, cpuLine(), modelKernelLine(u.backend))
 	u.controls.PromptTokens = func(p string) int { return len(b.Encode(p)) }
+	u.showExpertsTab(u.info.Experts > 0)
 	u.controls.SetKVCost(u.info.KVBytesPerToken, u.info.MaxPositions)
 	u.controls.Status.SetText(fmt.Sprintf("Loaded %s: %d layers × %d heads, %s. Type a prompt, then Ctrl+Enter.",
 		u.info.Name, u.info.Layers, u.info.Heads, u.info.DType))

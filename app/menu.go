@@ -143,7 +143,7 @@ func (u *UI) currentPanel() string {
 // panelName is the export name of a tab.
 func panelName(tab string) string {
 	return map[string]string{"Attention": "attention", "Next token": "next-token", "Timing": "timing",
-		"Model": "model", "MLP": "mlp", "Compare": "compare", "DeltaNet": "deltanet",
+		"Model": "model", "MLP": "mlp", "Compare": "compare", "DeltaNet": "deltanet", "Experts": "experts",
 		"Embedding": "embedding", "KV cache": "kv-cache", "Logit lens": "logit-lens", "Sampler": "sampler",
 		"Experiments": "experiments"}[tab]
 }

@@ -67,6 +67,9 @@ func (u *UI) refreshPanels() {
 		}
 		u.deltaNet.Display(u.info, u.tokens, dn, q)
 	}
+	if u.selected(u.experts) {
+		u.experts.Display(u.info, u.tokens, u.steps, q)
+	}
 	if u.selected(u.compare) && !u.running {
 		u.refreshCompare()
 	}

@@ -67,6 +67,8 @@ type widgets struct {
 	model     *views.ModelPanel
 	mlp       *views.MLPPanel
 	deltaNet  *views.DeltaNetPanel      // Qwen3.5's recurrent layers: α, β, state norm
+	experts   *views.ExpertsPanel       // an MoE model's routing of the selected token
+	expertTab *container.TabItem        // shown only while an MoE model is open
 	inside    *inside                   // Embedding, KV cache, Logit lens, Sampler (inside.go)
 	compare   *views.ComparePanel       // compare.go
 	bar       *views.AblateBar          // under the attention grid: heads to switch off

@@ -52,6 +52,9 @@ func (u *UI) newPanels() *container.AppTabs {
 	u.mlp.OnExport = guard1(u, func(f string) { u.export("mlp", f) })
 	u.deltaNet = views.NewDeltaNetPanel()
 	u.deltaNet.OnExport = guard1(u, func(f string) { u.export("deltanet", f) })
+	u.experts = views.NewExpertsPanel()
+	u.experts.OnExport = guard1(u, func(f string) { u.export("experts", f) })
+	u.expertTab = container.NewTabItem("Experts", u.experts)
 	u.attn.OnExport = func(fig, f string) { defer u.rescue(); u.export(fig, f) }
 	u.next.OnExport = guard1(u, func(f string) { u.export("next-token", f) })
 	u.next.OnBranch = u.guard(u.branchDialog)
@@ -259,5 +262,37 @@ func (u *UI) rescue() {
 func (u *UI) idle() {
 	if u.onIdle != nil {
 		u.onIdle()
+	}
+}
+
+// showExpertsTab puts the Experts tab after MLP while a mixture-of-experts
+// model is open, and takes it away for a dense one.
+func (u *UI) showExpertsTab(on bool) {
+	at := -1
+	for i, it := range u.tabs.Items {
+		if it == u.expertTab {
+			at = i
+		}
+	}
+	switch {
+	case on && at < 0:
+		pos := len(u.tabs.Items)
+		for i, it := range u.tabs.Items {
+			if it.Text == "MLP" {
+				pos = i + 1
+			}
+		}
+		shown := u.tabs.Selected()
+		items := append([]*container.TabItem{}, u.tabs.Items[:pos]...)
+		items = append(items, u.expertTab)
+		u.tabs.SetItems(append(items, u.tabs.Items[pos:]...))
+		if shown != nil {
+			u.tabs.Select(shown)
+		}
+		if u.opt.Tab == "experts" {
+			u.showTab("experts") // --tab experts names a tab that needed the model
+		}
+	case !on && at >= 0:
+		u.tabs.Remove(u.expertTab)
 	}
 }

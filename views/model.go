@@ -43,6 +43,9 @@ func ModelRows(m trace.ModelInfo, cpu, kernels string) [][2]string {
 	if m.Experts > 0 {
 		rows = slices.Insert(rows, 5, [2]string{"Experts", fmt.Sprintf("%d per MoE layer, %d run per token: %s of the %s parameters are read for each token",
 			m.Experts, m.ExpertsPerToken, format.Count(stats.ActiveParams(m)), format.Count(stats.TotalParams(m)))})
+		if read, dense := stats.ExpertBytes(m); dense > 0 {
+			rows[5][1] += fmt.Sprintf("; %s of weights per token, where a dense model of this size reads %s", format.Bytes(float64(read)), format.Bytes(float64(dense)))
+		}
 	}
 	if len(m.LayerTypes) > 0 {
 		rows = hybridRows(rows, m) // model_deltanet.go

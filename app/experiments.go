@@ -17,6 +17,7 @@ import (
 	"loupe/engine"
 	"loupe/engine/experiment"
 	"loupe/engine/perf"
+	"loupe/format"
 	"loupe/kernels"
 	"loupe/trace/stats"
 	"loupe/views"
@@ -93,7 +94,11 @@ func (u *UI) planExperiment(key string) {
 // runExperiment runs the chosen experiment in the background, as a
 // generation: the model does one thing at a time, and Cancel (or Esc)
 // stops it within one forward step.
-func (u *UI) runExperiment(key string) {
+func (u *UI) runExperiment(key string) { u.runExperimentAsking(key, true) }
+
+// runExperimentAsking is runExperiment; ask: confirm writing the quant
+// sweep's copies first (--experiment does not ask).
+func (u *UI) runExperimentAsking(key string, ask bool) {
 	if u.running || u.loading {
 		u.experiments.Status.SetText("The model is busy: wait for it or stop it first.")
 		return
@@ -113,7 +118,34 @@ func (u *UI) runExperiment(key string) {
 		return
 	}
 	u.experimentRecord = nil
+	if key == experiment.Quant && ask {
+		u.confirmCopies(m, opt)
+		return
+	}
 	u.startExperiment(m, opt)
+}
+
+// confirmCopies shows what the quant sweep writes, and where, and starts
+// it once the user agrees (nothing to write: at once). --experiment quant
+// runs without asking.
+func (u *UI) confirmCopies(m *engine.Model, opt experiment.Options) {
+	bytes, dir, err := experiment.QuantCopies(m, "")
+	if err != nil {
+		u.fail("Quantisation", err)
+		return
+	}
+	if bytes == 0 {
+		u.startExperiment(m, opt)
+		return
+	}
+	msg := fmt.Sprintf("Loupe will write Q8_0 and Q4_K_M copies of this model, %s in all, into its cache folder\n%s\n(never beside your files). Write them?",
+		format.Bytes(float64(bytes)), dir)
+	dialog.ShowConfirm("Write quantised copies?", msg, func(ok bool) {
+		defer u.rescue()
+		if ok && !u.running && !u.loading {
+			u.startExperiment(m, opt)
+		}
+	}, u.win)
 }
 
 // startExperiment runs opt on m in the background; experimentDone shows
@@ -271,7 +303,7 @@ func (u *UI) startFlagExperiment() bool {
 	u.experimentStarted = true
 	u.showTab("experiments")
 	u.experiments.Choose(key)
-	u.runExperiment(key)
+	u.runExperimentAsking(key, false)
 	return u.running
 }
 

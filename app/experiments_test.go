@@ -113,3 +113,18 @@ func TestExperimentSaveOpenRerun(t *testing.T) {
 		t.Fatalf("status %q", s)
 	}
 }
+
+// The quantisation experiment says what it will write, and where, and
+// waits for a yes.
+func TestExperimentQuantAsksFirst(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	h := experimentHarness(t)
+	u := h.u
+	onUI(func() { u.runExperiment(experiment.Quant) })
+	if u.running {
+		t.Fatal("the copies are being written before the user said yes")
+	}
+	if u.win.Canvas().Overlays().Top() == nil {
+		t.Fatal("no dialog asks before writing the copies")
+	}
+}

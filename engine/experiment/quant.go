@@ -288,3 +288,26 @@ func Fingerprint(path string) (string, error) {
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
+
+// QuantCopies says what the quant sweep of m will write: the bytes of the
+// copies not yet in the cache, and the cache folder (cacheDir "": Loupe's).
+func QuantCopies(m *engine.Model, cacheDir string) (bytes int64, dir string, err error) {
+	src, _, err := quantSource(m)
+	if err != nil {
+		return 0, "", err
+	}
+	if dir, err = copiesDir(cacheDir, src); err != nil {
+		return 0, "", err
+	}
+	for _, typ := range QuantTypes {
+		if st, err := os.Stat(filepath.Join(dir, "model-"+strings.ToUpper(typ)+".gguf")); err == nil && st.Size() > 0 {
+			continue
+		}
+		size, _, err := genmodel.GGUFPlan(src, typ)
+		if err != nil {
+			return 0, "", err
+		}
+		bytes += size
+	}
+	return bytes, dir, nil
+}

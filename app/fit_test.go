@@ -212,3 +212,19 @@ func TestHeadsRowKeepsItsHeight(t *testing.T) {
 		}
 	})
 }
+
+// Projector mode (type 1.5 × larger, the settings column hidden) fits a
+// 1,366 × 768 projector and a full-HD one too.
+func TestWindowFitsProjectorMode(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.generate("My cat is purple . But my", 12)
+	onUI(func() { h.u.setProjector(true) })
+	for _, s := range screens {
+		assertFits(t, h.u, s, "projector mode")
+	}
+	onUI(func() { h.u.openLesson() })
+	for _, s := range screens {
+		assertFits(t, h.u, s, "projector mode with the lesson card")
+	}
+	onUI(func() { h.u.closeLesson(); h.u.setProjector(false) })
+}

@@ -173,6 +173,9 @@ func (u *UI) startExperiment(m *engine.Model, opt experiment.Options) {
 		defer u.wg.Done()
 		u.waitInspect() // the model runs one thing at a time
 		r, err := runExperimentSafely(ctx, m, opt)
+		// The cache now holds the experiment's text, not the last run's:
+		// the KV cache and Logit lens tabs must recompute theirs.
+		m.ReleaseContext()
 		u.do(func() { u.experimentDone(gen, r, err) })
 	}()
 }

@@ -10,6 +10,7 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
+	"loupe/engine"
 	"loupe/engine/experiment"
 	"loupe/engine/genmodel"
 )
@@ -43,6 +44,9 @@ func TestExperimentTwoTexts(t *testing.T) {
 	h.wait()
 	if u.experiment == nil || len(u.experiment.Points) != 2 || u.running {
 		t.Fatalf("result %+v, running %v", u.experiment, u.running)
+	}
+	if n := u.backend.(*engine.Model).CachedTokens(); n != 0 {
+		t.Errorf("the cache claims %d tokens of the experiment's text: the KV cache tab would show them as the run's", n)
 	}
 	if !strings.Contains(u.experiments.Reading.Text, "writing") || u.experiments.Figure() == nil {
 		t.Fatalf("reading %q, figure %v", u.experiments.Reading.Text, u.experiments.Figure())

@@ -124,3 +124,14 @@ func greedyID(x []float32) int {
 	}
 	return best
 }
+
+// ReleaseContext frees the KV cache and the attention scratch sized to
+// it: after TimeAtContext at 32k positions they hold gigabytes (1.5B:
+// 3.7 GB) that a chat of a few hundred tokens never needs. The next
+// generation allocates what it needs.
+func (m *Model) ReleaseContext() {
+	m.kCache, m.vCache, m.ctxCap = nil, nil, 0
+	m.ropeCos, m.ropeSin = nil, nil
+	m.buf.scores, m.buf.qScratch, m.buf.kT = nil, nil, nil
+	m.kv.failed()
+}

@@ -57,3 +57,29 @@ func TestTimeAtContextFills(t *testing.T) {
 		t.Fatalf("60 + 5 positions in a context of 64: err %v, want ErrContext", err)
 	}
 }
+
+// After ReleaseContext the next generation allocates its cache again and
+// writes what a fresh model writes.
+func TestReleaseContext(t *testing.T) {
+	m, _, _ := genModel(t)
+	want, err := m.Generate(context.Background(), "The cat sat", greedy(5), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.TimeAtContext(context.Background(), DeepOptions{Context: 50, Ids: m.Encode("x"), Prefill: 4, Decode: 2}); err != nil {
+		t.Fatal(err)
+	}
+	m.ReleaseContext()
+	if m.kCache != nil || m.ctxCap != 0 {
+		t.Fatalf("cache of %d positions kept", m.ctxCap)
+	}
+	got, err := m.Generate(context.Background(), "The cat sat", greedy(5), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want.Steps {
+		if got.Steps[i].Chosen != want.Steps[i].Chosen {
+			t.Fatalf("step %d: %+v after release, %+v before", i, got.Steps[i].Chosen, want.Steps[i].Chosen)
+		}
+	}
+}

@@ -36,6 +36,7 @@ func runContext(ctx context.Context, m *engine.Model, opt Options, r *Result) er
 	if !opt.ComputeFill {
 		r.Notes = append(r.Notes, fmt.Sprintf("the cache below the last %d positions holds stand-in keys and values, not computed ones: a decode step reads them all the same, so its time does not depend on them", opt.PromptTokens))
 	}
+	defer m.ReleaseContext() // gigabytes at 32k that later runs do not need
 	maxCtx := info.MaxPositions - opt.DecodeTokens
 	for i, n := range lengths {
 		if n > maxCtx {

@@ -70,7 +70,7 @@ func (u *UI) branchDialog() {
 			}
 		}
 	}, u.win)
-	d.Resize(fyne.NewSize(560, 480))
+	d.Resize(fyne.NewSize(560, 580)) // the ten candidates without scrolling
 	d.Show()
 }
 

@@ -1,7 +1,9 @@
 package app
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -227,4 +229,41 @@ func TestWindowFitsProjectorMode(t *testing.T) {
 		assertFits(t, h.u, s, "projector mode with the lesson card")
 	}
 	onUI(func() { h.u.closeLesson(); h.u.setProjector(false) })
+}
+
+// A reopened session (two runs, a comparison, an open head) fits too.
+func TestWindowFitsOpenedSession(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "model")
+	os.MkdirAll(model, 0o755)
+	os.WriteFile(filepath.Join(model, "config.json"), []byte(`{"hidden_size": 8}`), 0o644)
+	os.WriteFile(filepath.Join(model, "model.safetensors"), append([]byte{4, 0, 0, 0, 0, 0, 0, 0}, "{}  "...), 0o644)
+	info := func(i *trace.ModelInfo) { i.Path = model }
+	h := newHarness(t, Options{Model: model})
+	h.fake.info = info
+	h.u.info = h.fake.Info()
+	h.generate(strings.Repeat("My cat is purple . But my friends tell me ", 8), 60)
+	h.u.cmp.heads = []trace.Head{hd(1, 2), hd(3, 0)}
+	h.u.switchOff()
+	h.wait()
+	s, err := h.u.session()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := json.Marshal(s)
+	path := filepath.Join(dir, "s.json")
+	os.WriteFile(path, data, 0o644)
+
+	h2 := newHarness(t, Options{Model: model})
+	h2.fake.info = info
+	h2.u.info = h2.fake.Info()
+	h2.u.openSession(path)
+	h2.wait() // A
+	h2.wait() // B
+	if _, ok := h2.u.compare.Comparison(); !ok {
+		t.Fatal("the session's comparison was not restored")
+	}
+	for _, s := range screens {
+		assertFits(t, h2.u, s, "an opened session")
+	}
 }

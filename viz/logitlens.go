@@ -155,7 +155,7 @@ func (ct *cellTexts) Plot(c draw.Canvas, p *plot.Plot) {
 	cw := trX(1) - trX(0) - 4
 	for l, ll := range ct.lens {
 		for r, cand := range ll.Top {
-			st.Color = textOn(cand.P)
+			st.Color = textOn(ct.th, cand.P)
 			s := fit(st, fmt.Sprintf("%s %s", cut(visible(cand.Text), 14), format.Percent(cand.P)), cw)
 			if s == "…" {
 				continue
@@ -165,9 +165,12 @@ func (ct *cellTexts) Plot(c draw.Canvas, p *plot.Plot) {
 	}
 }
 
-// textOn is black on the light end of viridis, white on the dark end.
-func textOn(p float64) color.Color {
-	if p > 0.55 {
+// textOn is black or white, whichever reads better on the palette's
+// colour for p: one of the two is always at 4.58 : 1 or more. A fixed
+// switch at p = 0.55 put white on viridis' teal at 3 : 1.
+func textOn(th Theme, p float64) color.Color {
+	cell := colorAt(th.Palette.Colors(), p)
+	if format.Contrast(color.Black, cell) >= format.Contrast(color.White, cell) {
 		return color.Black
 	}
 	return color.White

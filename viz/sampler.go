@@ -161,7 +161,7 @@ func (t *tableTexts) Plot(c draw.Canvas, p *plot.Plot) {
 		for col, s := range row {
 			st.Color = t.th.Foreground
 			if v := t.values[r][col]; !math.IsNaN(v) {
-				st.Color = textOn(v)
+				st.Color = textOn(t.th, v)
 			}
 			c.FillText(st, vg.Point{X: trX(float64(col)), Y: trY(float64(r))}, fit(st, s, cw))
 		}

@@ -76,3 +76,16 @@ func TestPaletteOrder(t *testing.T) {
 		t.Errorf("viridis stops %v %v %v", v[0], v[5], v[10])
 	}
 }
+
+// The black or white text written in the cells of the logit lens and the
+// sampler reads at WCAG's 4.5 : 1 at least across the palette.
+func TestCellTextContrast(t *testing.T) {
+	for name, th := range map[string]Theme{"dark": Dark(), "light": Light()} {
+		for i := 0; i <= 100; i++ {
+			p := float64(i) / 100
+			if r := contrast(textOn(th, p), colorAt(th.Palette.Colors(), p)); r < 4.5 {
+				t.Errorf("%s: text in a cell at p = %.2f: %.2f : 1", name, p, r)
+			}
+		}
+	}
+}

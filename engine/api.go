@@ -60,7 +60,13 @@ type GenerateOptions struct {
 	Attn     AttnCapture
 	MLP      []MLPCapture
 	Ablate   []trace.Head // heads whose output is zeroed before o_proj
-	EOS      []int        // stop ids; nil: from generation_config.json / config.json
+	// DisableExperts masks experts out of the router's top-k (logit −∞,
+	// then softmax, top-k and renormalisation as the model does:
+	// docs/spec/moe.md §6 "mask"); TopKExperts > 0 runs that many experts
+	// per token instead of the model's k (1…k). MoE models only.
+	DisableExperts []trace.Expert
+	TopKExperts    int
+	EOS            []int // stop ids; nil: from generation_config.json / config.json
 	// ReuseCache keeps the keys and values of the longest prefix the prompt
 	// shares with the tokens already in the KV cache (the previous turns of
 	// a chat) instead of reading it again. The prefix stops before the

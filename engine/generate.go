@@ -184,6 +184,9 @@ func (m *Model) checkOptions(opt GenerateOptions) error {
 				ErrSettings, h.Layer, h.Head, h.Layer)
 		}
 	}
+	if err := m.checkExperts(opt.DisableExperts, opt.TopKExperts); err != nil {
+		return err
+	}
 	for _, mc := range opt.MLP {
 		if mc.Layer < 0 || mc.Layer >= c.NumHiddenLayers || mc.Pos < 0 {
 			return fmt.Errorf("%w: MLP capture at layer %d position %d", ErrSettings, mc.Layer, mc.Pos)
@@ -213,6 +216,7 @@ func (m *Model) newProbes(opt GenerateOptions) *probes {
 			}
 		}
 	}
+	pr.expertsOff, pr.topK = trace.ExpertsOff(opt.DisableExperts, m.cfg.NumHiddenLayers), opt.TopKExperts
 	if len(opt.MLP) > 0 {
 		pr.mlp = map[[2]int]*trace.MLP{}
 		for _, mc := range opt.MLP {
@@ -251,6 +255,7 @@ func (m *Model) newRun(prompt string, ids []int, opt GenerateOptions, think *thi
 	s.Threads, s.Kernels, s.Arithmetic = m.pool.Threads(), kernels.Active().String(), m.Arithmetic()
 	s.QuantArithmetic = m.QuantArithmetic()
 	s.Ablate = slices.Clone(opt.Ablate)
+	s.DisableExperts, s.TopKExperts = slices.Clone(opt.DisableExperts), opt.TopKExperts
 	if opt.Branch != nil {
 		b := *opt.Branch
 		s.Branch = &b
@@ -493,6 +498,9 @@ func (g *generation) finishTiming() {
 		}
 	}
 	t.BytesPerToken = float64(g.m.info.WeightBytesPerTok + g.m.info.StateBytes) // a hybrid's state is read every step
+	if mi := &g.m.info; g.opt.TopKExperts > 0 {                                 // fewer experts per token read fewer bytes
+		t.BytesPerToken -= float64(int64(mi.MoELayers) * int64(mi.ExpertsPerToken-g.opt.TopKExperts) * mi.ExpertBytes)
+	}
 	if passes := len(g.run.Steps) - 1; passes > 0 && g.kvReads > 0 {
 		t.BytesPerToken += g.kvReads / float64(passes)
 	}

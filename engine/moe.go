@@ -106,19 +106,22 @@ func (m *Model) moeScratch(T int) *moeScratch {
 // whatever the threads or the call's size.
 func (m *Model) moe(mw *moeWeights, l, T, pos0 int, pr *probes) {
 	c, b, h := m.cfg.MoE, &m.buf, m.cfg.HiddenSize
-	E, k := c.Experts, c.TopK
+	E, k := c.Experts, pr.expertsPerToken(c.TopK)
 	s := m.moeScratch(T)
 	m.project(&mw.router, s.logits, b.xn, T) // router logits z [T, E]
 	for t := range T {
+		for _, e := range pr.expertsOffIn(l) { // masked: z_e = −∞, so p_e = 0
+			s.logits[t*E+e] = float32(math.Inf(-1))
+		}
 		route(s.logits[t*E:(t+1)*E], s.probs[t*E:(t+1)*E], s.ids[t*k:(t+1)*k], s.weights[t*k:(t+1)*k], c.NormTopK)
 		pr.captureExperts(l, pos0+t, s.ids[t*k:(t+1)*k], s.weights[t*k:(t+1)*k], s.probs[t*E:(t+1)*E])
 	}
 	out := b.ffnOut[:T*h]
 	clear(out)
 	if T == 1 {
-		m.moeDecode(mw, s, out)
+		m.moeDecode(mw, s, out, k)
 	} else {
-		m.moePrefill(mw, s, out, T)
+		m.moePrefill(mw, s, out, T, k)
 	}
 	if mw.shared != nil {
 		m.expertFFN(mw.shared, b.xn, s.ys, T)       // shared(x) [T, h]
@@ -132,9 +135,8 @@ func (m *Model) moe(mw *moeWeights, l, T, pos0 int, pr *probes) {
 
 // moePrefill runs the T tokens grouped by expert, in ascending id: each
 // chosen expert's matrices are read once for all its tokens.
-func (m *Model) moePrefill(mw *moeWeights, s *moeScratch, out []float32, T int) {
+func (m *Model) moePrefill(mw *moeWeights, s *moeScratch, out []float32, T, k int) {
 	c, b, h := m.cfg.MoE, &m.buf, m.cfg.HiddenSize
-	k := c.TopK
 	for e := range c.Experts {
 		s.rows = s.rows[:0]
 		for t := range T {
@@ -161,9 +163,9 @@ func (m *Model) moePrefill(mw *moeWeights, s *moeScratch, out []float32, T int) 
 // in one parallel loop, their down rows in another (two barriers where
 // expert by expert would take 2k), reading only the chosen experts.
 // Terms are added in ascending expert id, as prefill adds them.
-func (m *Model) moeDecode(mw *moeWeights, s *moeScratch, out []float32) {
+func (m *Model) moeDecode(mw *moeWeights, s *moeScratch, out []float32, k int) {
 	c, b, h := m.cfg.MoE, &m.buf, m.cfg.HiddenSize
-	k, I := c.TopK, c.ExpertSize
+	I := c.ExpertSize
 	order := slices.Clone(s.ids[:k])
 	slices.Sort(order)
 	ps := make([]projection, 0, 2*k)
@@ -415,6 +417,59 @@ func (r *ggufReader) expertGating(norm bool) error {
 		return fmt.Errorf("%w: %w", ErrBadFile, err)
 	} else if ok && n > 1 {
 		return bad("expert_group_count", n, "no groups")
+	}
+	return nil
+}
+
+// expertsPerToken is the k a forward call runs: the probes' forced
+// smaller top-k, else the model's.
+func (pr *probes) expertsPerToken(k int) int {
+	if pr != nil && pr.topK > 0 {
+		return pr.topK
+	}
+	return k
+}
+
+// expertsOffIn lists the experts of layer l masked out of the router.
+func (pr *probes) expertsOffIn(l int) []int {
+	if pr == nil || l >= len(pr.expertsOff) {
+		return nil
+	}
+	return pr.expertsOff[l]
+}
+
+// checkExperts refuses a counterfactual the model cannot run: experts
+// switched off outside its MoE layers, a top-k outside 1…k, or a layer
+// left with fewer experts than a token runs.
+func (m *Model) checkExperts(off []trace.Expert, topK int) error {
+	c, L := m.cfg.MoE, m.cfg.NumHiddenLayers
+	if c == nil {
+		if len(off) > 0 || topK != 0 {
+			return fmt.Errorf("%w: this model has no experts to switch off or top-k to change", ErrSettings)
+		}
+		return nil
+	}
+	k := c.TopK
+	if topK != 0 {
+		if topK < 1 || topK > c.TopK {
+			return fmt.Errorf("%w: top-k experts %d (want 1…%d, the model's k)", ErrSettings, topK, c.TopK)
+		}
+		k = topK
+	}
+	for _, e := range off {
+		switch {
+		case e.Layer < 0 || e.Layer >= L:
+			return fmt.Errorf("%w: expert %d:%d: layer %d is out of range (the model has %d layers, 0…%d)", ErrSettings, e.Layer, e.Expert, e.Layer, L, L-1)
+		case !c.sparse(e.Layer):
+			return fmt.Errorf("%w: expert %d:%d: layer %d is a dense layer, it has no experts", ErrSettings, e.Layer, e.Expert, e.Layer)
+		case e.Expert < 0 || e.Expert >= c.Experts:
+			return fmt.Errorf("%w: expert %d:%d: expert %d is out of range (the model has %d experts per layer, 0…%d)", ErrSettings, e.Layer, e.Expert, e.Expert, c.Experts, c.Experts-1)
+		}
+	}
+	for l, es := range trace.ExpertsOff(off, L) {
+		if c.Experts-len(es) < k {
+			return fmt.Errorf("%w: layer %d keeps %d experts with %d switched off, fewer than the %d a token runs", ErrSettings, l, c.Experts-len(es), len(es), k)
+		}
 	}
 	return nil
 }

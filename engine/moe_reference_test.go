@@ -145,8 +145,11 @@ func randomQwen35Moe(c Config, prefix string, seed uint64) refTensors {
 // refMoEMutation changes the reference the way a plausible bug would, to
 // show the tests see it.
 type refMoEMutation struct {
-	flipNorm   bool // renormalise when the model does not, and the reverse
-	topK       int  // choose this many experts instead of k (0: k)
+	flipNorm bool // renormalise when the model does not, and the reverse
+	topK     int  // choose this many experts instead of k (0: k)
+	// off masks experts of a layer out of the router (a counterfactual the
+	// engine runs on request, not a bug): logit −∞ before the softmax.
+	off        map[int][]int
 	shift      bool // run expert (e+1) mod E where the router chose e
 	swapGateUp bool // read gate_proj as up_proj and the reverse
 
@@ -173,13 +176,17 @@ type refRoute struct {
 }
 
 // refMoEFFN is §1 for one token xn: out = Σ_chosen g_e·y_e (+ σ(w_sg·x)·
-// shared(x)).
-func refMoEFFN(c *MoEConfig, w refTensors, p string, xn []float64, mut refMoEMutation, forced []int) ([]float64, refRoute) {
+// shared(x)), with the experts off masked out of the router (§6).
+func refMoEFFN(c *MoEConfig, w refTensors, p string, xn []float64, mut refMoEMutation, forced, off []int) ([]float64, refRoute) {
 	E, k := c.Experts, c.TopK
 	if mut.topK > 0 {
 		k = mut.topK
 	}
-	probs := refSoftmax(refLinear(w.val[p+"gate.weight"], nil, xn))
+	z := refLinear(w.val[p+"gate.weight"], nil, xn)
+	for _, e := range off {
+		z[e] = math.Inf(-1) // p_e = 0: the others share its probability
+	}
+	probs := refSoftmax(z)
 	order := make([]int, E)
 	for i := range order {
 		order[i] = i
@@ -284,7 +291,7 @@ func refMoEForward(c Config, w refTensors, tokens []int, mut refMoEMutation) ref
 				f = refSwiGLU(w.val[p+"mlp.gate_proj.weight"], w.val[p+"mlp.up_proj.weight"], w.val[p+"mlp.down_proj.weight"], xn)
 			} else {
 				var rt refRoute
-				f, rt = refMoEFFN(c.MoE, w, p+"mlp.", xn, mut, mut.forced(l, t))
+				f, rt = refMoEFFN(c.MoE, w, p+"mlp.", xn, mut, mut.forced(l, t), mut.off[l])
 				routes = append(routes, rt)
 			}
 			x[t] = refAdd(x[t], f)
@@ -365,7 +372,7 @@ func ref35MoeForward(c Config, w refTensors, prefix string, tokens []int, mut re
 		var routes []refRoute
 		for t := range T {
 			x[t] = refAdd(x[t], mix[t])
-			f, rt := refMoEFFN(c.MoE, w, p+"mlp.", ref35Norm1p(x[t], w.val[p+"post_attention_layernorm.weight"], c.RMSNormEps), mut, mut.forced(l, t))
+			f, rt := refMoEFFN(c.MoE, w, p+"mlp.", ref35Norm1p(x[t], w.val[p+"post_attention_layernorm.weight"], c.RMSNormEps), mut, mut.forced(l, t), mut.off[l])
 			routes = append(routes, rt)
 			x[t] = refAdd(x[t], f)
 		}

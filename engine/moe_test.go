@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -500,4 +501,179 @@ func TestMoEExpertBytes(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestMoECounterfactual: experts switched off (masked out of the router,
+// the next best running instead) and a smaller top-k give the float64
+// reference with the same mask or k, in prefill and decode, and differ
+// from the model left alone; Generate records them and never runs an
+// expert switched off.
+func TestMoECounterfactual(t *testing.T) {
+	for _, tc := range moeCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			ref := tc.ref(moeSeed)
+			tokens := moeTokens(tc.cfg.VocabSize)
+			plain := tc.run(ref, tokens, refMoEMutation{})
+			// Switch off, in every MoE layer, the expert the model liked best
+			// for the last token, and one more in layer 0.
+			off, offMap := []trace.Expert{}, map[int][]int{}
+			for l := range tc.cfg.NumHiddenLayers {
+				if tc.cfg.MoE.sparse(l) {
+					e := plain.routes[l][len(tokens)-1].ids[0]
+					off, offMap[l] = append(off, trace.Expert{Layer: l, Expert: e}), append(offMap[l], e)
+				}
+			}
+			extra := (offMap[0][0] + 1) % tc.cfg.MoE.Experts
+			off, offMap[0] = append(off, trace.Expert{Layer: 0, Expert: extra}), append(offMap[0], extra)
+			k1 := max(1, tc.cfg.MoE.TopK-1)
+			for name, c := range map[string]struct {
+				off   []trace.Expert
+				topK  int
+				muted refMoEMutation
+			}{
+				"experts off":  {off, 0, refMoEMutation{off: offMap}},
+				"smaller k":    {nil, k1, refMoEMutation{topK: k1}},
+				"off, small k": {off, k1, refMoEMutation{off: offMap, topK: k1}},
+			} {
+				free := tc.run(ref, tokens, c.muted)
+				moved := 0.0
+				for pos := range tokens {
+					moved = max(moved, maxRelDiff(f32(plain.logits[pos]), free.logits[pos]))
+				}
+				if moved < 100*logitTol {
+					t.Fatalf("%s: the counterfactual changes the logits by only %.2g", name, moved)
+				}
+				m := qwen35Model(t, tc.cfg, ref, "F32", 2)
+				if err := m.checkExperts(c.off, c.topK); err != nil {
+					t.Fatal(err)
+				}
+				pr := allRoutes(len(tokens))
+				pr.expertsOff, pr.topK = trace.ExpertsOff(c.off, tc.cfg.NumHiddenLayers), c.topK
+				got, err := m.forward(context.Background(), tokens, 0, pr)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// Where the masked router has a near-tie (margin ≤ 1e-4) fp32
+				// and float64 may choose differently: the reference then runs
+				// the engine's choice, and everywhere else the choice must be
+				// the reference's own.
+				forced := c.muted
+				forced.force = engineChoice(pr, tc.cfg)
+				want := tc.run(ref, tokens, forced)
+				for l, layer := range free.routes {
+					for pos, rt := range layer {
+						ids := forced.forced(l, pos)
+						if rt.margin > 1e-4 && fmt.Sprint(ids) != fmt.Sprint(rt.ids) {
+							t.Errorf("%s, layer %d position %d: experts %v, the reference chooses %v", name, l, pos, ids, rt.ids)
+						}
+						for _, e := range ids {
+							if slices.Contains(c.muted.off[l], e) {
+								t.Errorf("%s, layer %d position %d: expert %d ran, switched off", name, l, pos, e)
+							}
+						}
+					}
+				}
+				checkRoutes(t, pr, want, tc.cfg)
+				if e := logitsErr(got, want.logits, tc.cfg.VocabSize); e > logitTol {
+					t.Errorf("%s: logits differ from the reference by %.3g", name, e)
+				}
+				// Decode, one token at a time, runs the same mask.
+				dm := qwen35Model(t, tc.cfg, ref, "F32", 2)
+				for pos, id := range tokens {
+					dpr := &probes{expertsOff: pr.expertsOff, topK: c.topK}
+					lg, err := dm.forward(context.Background(), []int{id}, pos, dpr)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if d := maxRelDiff(lg, want.logits[pos]); d > logitTol {
+						t.Fatalf("%s, decode at position %d: logits differ from the reference by %.3g", name, pos, d)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestMoECounterfactualGenerate: Generate records the experts switched
+// off and the top-k, and never runs an expert switched off.
+func TestMoECounterfactualGenerate(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "olmoe")
+	if err := genmodel.Write(dir, "tiny-olmoe", 3, "f32"); err != nil {
+		t.Fatal(err)
+	}
+	m, err := Load(dir, LoadOptions{Threads: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	cfg := m.Config()
+	var off []trace.Expert
+	for l := range cfg.NumHiddenLayers {
+		off = append(off, trace.Expert{Layer: l, Expert: l}, trace.Expert{Layer: l, Expert: 3})
+	}
+	offs := trace.ExpertsOff(off, cfg.NumHiddenLayers)
+	opt := DefaultGenerateOptions()
+	opt.Settings.MaxTokens, opt.DisableExperts, opt.TopKExperts = 6, off, 1
+	run, err := m.Generate(context.Background(), "The experts a token reads", opt, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Settings.DisableExperts) != len(off) || run.Settings.TopKExperts != 1 || len(run.Steps) == 0 {
+		t.Fatalf("settings %+v, %d steps", run.Settings, len(run.Steps))
+	}
+	for _, st := range run.Steps {
+		for _, r := range st.Experts {
+			if len(r.IDs) != 1 || len(r.Weights) != 1 {
+				t.Errorf("layer %d ran experts %v, want one", r.Layer, r.IDs)
+			}
+			for _, e := range r.IDs {
+				if slices.Contains(offs[r.Layer], e) || r.Probs[offs[r.Layer][0]] != 0 {
+					t.Errorf("layer %d ran expert %d with %v switched off (probs %v)", r.Layer, e, offs[r.Layer], r.Probs)
+				}
+			}
+		}
+	}
+	want := float64(m.Info().WeightBytesPerTok - int64(m.Info().MoELayers*(cfg.MoE.TopK-1))*m.Info().ExpertBytes)
+	if run.Timing.BytesPerToken < want || run.Timing.BytesPerToken >= float64(m.Info().WeightBytesPerTok)+float64(m.Info().KVBytesPerToken)*40 {
+		t.Errorf("bytes per token %v, want the weights of one expert a layer (%v) plus the KV cache", run.Timing.BytesPerToken, want)
+	}
+}
+
+// TestMoECounterfactualRefused: what a model cannot run is refused with
+// a clear error before anything runs.
+func TestMoECounterfactualRefused(t *testing.T) {
+	cfg := tinyQwen3Moe() // E = 8, k = 3, layer 1 dense
+	m := qwen35Model(t, cfg, randomMoE(cfg, moeSeed), "F32", 1)
+	all := make([]trace.Expert, 0, 6)
+	for e := range 6 {
+		all = append(all, trace.Expert{Layer: 0, Expert: e})
+	}
+	for name, c := range map[string]struct {
+		off  []trace.Expert
+		topK int
+		want string
+	}{
+		"dense layer":   {[]trace.Expert{{Layer: 1, Expert: 0}}, 0, "dense layer"},
+		"layer":         {[]trace.Expert{{Layer: 9, Expert: 0}}, 0, "layer 9 is out of range"},
+		"expert":        {[]trace.Expert{{Layer: 0, Expert: 8}}, 0, "expert 8 is out of range"},
+		"top-k 0 ok":    {nil, 0, ""},
+		"top-k large":   {nil, 4, "want 1…3"},
+		"too few left":  {all, 0, "keeps 2 experts"},
+		"enough with k": {all, 2, ""},
+	} {
+		err := m.checkExperts(c.off, c.topK)
+		if (c.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: %v, want %q", name, err, c.want)
+		}
+	}
+}
+
+// f32 rounds reference values to float32 (to compare two references with
+// maxRelDiff).
+func f32(v []float64) []float32 {
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = float32(x)
+	}
+	return out
 }

@@ -6,13 +6,15 @@ import "loupe/trace"
 // A nil *probes, or a zero one, records nothing: every hook starts with a
 // map or slice lookup that fails fast, so probes cost nothing when off.
 type probes struct {
-	allLogits bool                     // output head for every row, not only the last
-	attn      map[int]*trace.Attention // query position → weights [L][H][pos+1]
-	mlp       map[[2]int]*trace.MLP    // (layer, pos) → silu(gate)·up [I]
-	ablate    [][]int                  // layer → query heads zeroed before o_proj
-	deltaNet  map[int]*trace.DeltaNet  // Gated DeltaNet layer → α, β, state norms (deltanet.go)
-	resid     map[int][][]float32      // position → [L][h] residual stream after each layer's MLP
-	experts   map[int]*[]trace.Routing // position → the router's choice in each MoE layer (moe.go)
+	allLogits  bool                     // output head for every row, not only the last
+	attn       map[int]*trace.Attention // query position → weights [L][H][pos+1]
+	mlp        map[[2]int]*trace.MLP    // (layer, pos) → silu(gate)·up [I]
+	ablate     [][]int                  // layer → query heads zeroed before o_proj
+	deltaNet   map[int]*trace.DeltaNet  // Gated DeltaNet layer → α, β, state norms (deltanet.go)
+	resid      map[int][][]float32      // position → [L][h] residual stream after each layer's MLP
+	experts    map[int]*[]trace.Routing // position → the router's choice in each MoE layer (moe.go)
+	expertsOff [][]int                  // layer → experts masked out of the router's choice
+	topK       int                      // experts per token in place of the model's k; 0: the model's
 }
 
 // newAttention allocates the capture of one query position: [L][H][pos+1].

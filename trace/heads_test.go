@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -50,5 +51,29 @@ func TestCheckHeads(t *testing.T) {
 	err = CheckHeads([]Head{{3, 12}}, 28, 12, 0)
 	if err == nil || !strings.Contains(err.Error(), "head 12 is out of range") {
 		t.Errorf("head 12: %v", err)
+	}
+}
+
+func TestParseExperts(t *testing.T) {
+	es, err := ParseExperts("1:2, 0:5,1:2 0.7", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Expert{{1, 2}, {0, 5}, {0, 7}}
+	if fmt.Sprint(es) != fmt.Sprint(want) {
+		t.Fatalf("ParseExperts = %v, want %v", es, want)
+	}
+	if s := FormatExperts(es, 1); s != "2:3, 1:6, 1:8" {
+		t.Errorf("FormatExperts from 1 = %q", s)
+	}
+	if _, err := ParseExperts("3", 0); err == nil || !strings.Contains(err.Error(), "layer:expert") {
+		t.Errorf("a bad spec: %v", err)
+	}
+	off := ExpertsOff(append(es, Expert{0, 1}), 3)
+	if fmt.Sprint(off) != "[[1 5 7] [2] []]" {
+		t.Errorf("ExpertsOff = %v", off)
+	}
+	if ExpertsOff(nil, 3) != nil {
+		t.Error("no experts off should be nil")
 	}
 }

@@ -111,6 +111,12 @@ type Settings struct {
 	// multiplied each (engine.Model.QuantArithmetic); empty otherwise.
 	QuantArithmetic string `json:"quant_arithmetic,omitempty"`
 	Ablate          []Head `json:"ablate,omitempty"`
+	// DisableExperts are experts masked out of the router's choice (its
+	// logit set to −∞: the next best runs instead, weights renormalised as
+	// the model does); TopKExperts > 0 runs that many experts per token
+	// instead of the model's k (mixture-of-experts models).
+	DisableExperts []Expert `json:"disable_experts,omitempty"`
+	TopKExperts    int      `json:"top_k_experts,omitempty"`
 	// Branch: the run forced one token in place of the sampler's choice.
 	Branch *Branch `json:"branch,omitempty"`
 }

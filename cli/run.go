@@ -34,6 +34,8 @@ var demoModelDir = assets.DemoModelDir
 type runFlags struct {
 	model, prompt, level string
 	ablate               string // L:H[,L:H...], 0-based
+	disableExperts       string // L:E[,L:E...], 0-based
+	topKExperts          int    // experts per token instead of the model's k; 0: the model's
 	threads              int
 	asJSON               bool
 	settings             trace.Settings
@@ -62,6 +64,8 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
 	fs.StringVar(&f.level, "kernels", "", kernelsHelp)
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object instead of streaming text")
 	fs.StringVar(&f.ablate, "ablate", "", "heads to switch off, L:H[,L:H...] (0-based layer:head): their outputs are zeroed before o_proj")
+	fs.StringVar(&f.disableExperts, "disable-experts", "", "MoE models: experts to switch off, L:E[,L:E...] (0-based layer:expert): masked out of the router's top-k, the next best runs instead, weights renormalised as the model does")
+	fs.IntVar(&f.topKExperts, "top-k-experts", 0, "MoE models: run this many experts per token instead of the model's k (1…k; 0: the model's)")
 	branchAt := fs.Int("branch-at", -1, "continue the greedy run from written token N (0-based) with --branch-token forced there")
 	branchToken := fs.Int("branch-token", -1, "the token id forced at --branch-at")
 	f.chat.register(fs)
@@ -193,6 +197,12 @@ func generateText(f *runFlags, out func(string)) (*trace.Run, error) {
 	if _, err := trace.ParseHeads(f.ablate, 0); err != nil {
 		return nil, fmt.Errorf("--ablate: %v", err)
 	}
+	if _, err := trace.ParseExperts(f.disableExperts, 0); err != nil {
+		return nil, fmt.Errorf("--disable-experts: %v", err)
+	}
+	if f.topKExperts < 0 {
+		return nil, fmt.Errorf("--top-k-experts %d: want 1 or more (0: the model's k)", f.topKExperts)
+	}
 	if f.prompt == "" && f.chat.chat {
 		return nil, errors.New("--prompt is empty: with --chat it is the user's message")
 	}
@@ -244,6 +254,10 @@ func generateOn(ctx context.Context, m *engine.Model, f *runFlags, out func(stri
 	opt := engine.DefaultGenerateOptions()
 	opt.Settings = f.settings
 	opt.Ablate = ablate
+	if opt.DisableExperts, err = trace.ParseExperts(f.disableExperts, 0); err != nil {
+		return nil, fmt.Errorf("--disable-experts: %v", err)
+	}
+	opt.TopKExperts = f.topKExperts
 	if f.branch != nil {
 		if v := info.Vocab; f.branch.Token >= v {
 			return nil, fmt.Errorf("--branch-token %d: the model's vocabulary has ids 0…%d", f.branch.Token, v-1)
@@ -283,7 +297,10 @@ type runResult struct {
 	Seed            uint64       `json:"seed"`
 	Greedy          bool         `json:"greedy"`
 	Ablate          []trace.Head `json:"ablate"` // heads switched off, 0-based; [] when none
-	StopReason      string       `json:"stop_reason"`
+	// --disable-experts and --top-k-experts (MoE models), 0-based.
+	DisableExperts []trace.Expert `json:"disable_experts,omitempty"`
+	TopKExperts    int            `json:"top_k_experts,omitempty"`
+	StopReason     string         `json:"stop_reason"`
 	// --branch-at/--branch-token: the written token forced and its step.
 	Branch *trace.Branch `json:"branch,omitempty"`
 	// --chat only: the rendered template (prompt_ids are its ids), the
@@ -329,6 +346,8 @@ func runJSON(run *trace.Run, text string) runResult {
 		Ablate:          append([]trace.Head{}, run.Settings.Ablate...),
 		StopReason:      run.StopReason,
 		Branch:          run.Settings.Branch,
+		DisableExperts:  run.Settings.DisableExperts,
+		TopKExperts:     run.Settings.TopKExperts,
 	}
 	for _, t := range run.Tokens {
 		if !t.Generated {
@@ -382,6 +401,12 @@ func printSummary(w io.Writer, run *trace.Run) {
 	}
 	if len(run.Settings.Ablate) > 0 {
 		mode += fmt.Sprintf(", heads switched off (layer:head from 0): %s", trace.FormatHeads(run.Settings.Ablate, 0))
+	}
+	if len(run.Settings.DisableExperts) > 0 {
+		mode += fmt.Sprintf(", experts switched off (layer:expert from 0): %s", trace.FormatExperts(run.Settings.DisableExperts, 0))
+	}
+	if k := run.Settings.TopKExperts; k > 0 {
+		mode += fmt.Sprintf(", %d experts per token", k)
 	}
 	fmt.Fprintf(w, "kernels %s (%s arithmetic), %d threads, %s\n", run.Settings.Kernels, run.Settings.Arithmetic, run.Settings.Threads, mode)
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -222,6 +223,44 @@ func TestRunAblateErrors(t *testing.T) {
 		if code != 1 || !strings.Contains(errs, tc.text) || !strings.Contains(errs, "--ablate") ||
 			strings.Count(strings.TrimSpace(errs), "\n") != 0 || out != "" {
 			t.Errorf("--ablate %s: exit %d, stderr %q, stdout %q (want exit 1 and one line naming %q)", tc.spec, code, errs, out, tc.text)
+		}
+	}
+}
+
+// --disable-experts L:E and --top-k-experts K on an MoE model: the JSON
+// records them, no token's routing runs an expert switched off, each
+// runs K experts, and what a model cannot run is one line on stderr.
+func TestRunDisableExperts(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "olmoe")
+	if err := genmodel.Write(dir, "tiny-olmoe", 1, "f32"); err != nil { // 2 layers, 8 experts, k = 2
+		t.Fatal(err)
+	}
+	args := []string{"--model", dir, "--prompt", "Once upon a time there", "--max-tokens", "5", "--threads", "1"}
+	r := runJSONOut(t, append(args, "--disable-experts", "0:3,1:0,1:5", "--top-k-experts", "1")...)
+	want := []trace.Expert{{Layer: 0, Expert: 3}, {Layer: 1, Expert: 0}, {Layer: 1, Expert: 5}}
+	if !slices.Equal(r.DisableExperts, want) || r.TopKExperts != 1 {
+		t.Fatalf("disable_experts %v, top_k_experts %d", r.DisableExperts, r.TopKExperts)
+	}
+	for i, tok := range r.Tokens {
+		if len(tok.Experts) != 2 {
+			t.Fatalf("token %d: %d routings, want 2", i, len(tok.Experts))
+		}
+		for _, rt := range tok.Experts {
+			if len(rt.IDs) != 1 || slices.Contains(want, trace.Expert{Layer: rt.Layer, Expert: rt.IDs[0]}) {
+				t.Errorf("token %d layer %d ran %v", i, rt.Layer, rt.IDs)
+			}
+		}
+	}
+	for _, tc := range []struct{ flag, spec, text string }{
+		{"--disable-experts", "0:8", "expert 8 is out of range"},
+		{"--disable-experts", "2:0", "layer 2 is out of range"},
+		{"--disable-experts", "1-2", `"1-2" is not layer:expert`},
+		{"--top-k-experts", "3", "want 1…2"},
+		{"--top-k-experts", "-1", "--top-k-experts -1"},
+	} {
+		code, out, errs := runCLI(append(args, tc.flag, tc.spec)...)
+		if code != 1 || !strings.Contains(errs, tc.text) || strings.Count(strings.TrimSpace(errs), "\n") != 0 || out != "" {
+			t.Errorf("%s %s: exit %d, stderr %q, stdout %q (want exit 1 and one line naming %q)", tc.flag, tc.spec, code, errs, out, tc.text)
 		}
 	}
 }

@@ -251,3 +251,58 @@ func TestMoEGGUFRefusals(t *testing.T) {
 		t.Fatal(fmt.Errorf("the unedited file: %w", err))
 	}
 }
+
+// TestMoEGGUFFusedGateUp: a file whose experts' gate and up are one
+// ffn_gate_up_exps tensor (llama.cpp's --fuse-gate-up-exps: per expert
+// the I gate rows, then the I up rows) gives the unfused file's logits.
+func TestMoEGGUFFusedGateUp(t *testing.T) {
+	_, file := moeGGUF(t, "tiny-olmoe", "f32")
+	f, err := gguf.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fused := rewriteGGUF(t, f, func(kv []gguf.KV, ts []gguf.WriteTensor) ([]gguf.KV, []gguf.WriteTensor) {
+		byName := map[string]gguf.WriteTensor{}
+		for _, x := range ts {
+			byName[x.Name] = x
+		}
+		var out []gguf.WriteTensor
+		for _, x := range ts {
+			layer, ok := strings.CutSuffix(x.Name, ".ffn_gate_exps.weight")
+			if strings.HasSuffix(x.Name, ".ffn_up_exps.weight") {
+				continue
+			}
+			if !ok {
+				out = append(out, x)
+				continue
+			}
+			up := byName[layer+".ffn_up_exps.weight"]
+			E, per := int(x.Dims[2]), len(x.Data)/int(x.Dims[2])
+			var data []byte
+			for e := range E {
+				data = append(append(data, x.Data[e*per:(e+1)*per]...), up.Data[e*per:(e+1)*per]...)
+			}
+			out = append(out, gguf.WriteTensor{Name: layer + ".ffn_gate_up_exps.weight", Type: x.Type,
+				Dims: []uint64{x.Dims[0], 2 * x.Dims[1], x.Dims[2]}, Data: data})
+		}
+		return kv, out
+	})
+	a, err := Load(file, LoadOptions{Threads: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := Load(fused, LoadOptions{Threads: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	tokens := randomTokens(12, 1000, 5)
+	want, got := allLogits(t, a, tokens), allLogits(t, b, tokens)
+	for i := range want {
+		if want[i] != got[i] {
+			t.Fatalf("logit %d: fused %v, separate %v", i, got[i], want[i])
+		}
+	}
+}

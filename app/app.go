@@ -39,15 +39,20 @@ type Options struct {
 	Tab        string // panel shown first: attention, next-token, timing, model, mlp, compare, embedding, kv-cache, logit-lens, sampler
 	Ablate     string // after the first run: rerun with these heads off (L:H,… from 0, top:N, random:N:SEED)
 	Variant    string // after the first run (and the ablation): compare with this prompt
-	Source     string // with --ablate/--variant: the grid's source, a position or a word of the prompt ("": the strongest)
-	UILatency  bool   // print the event loop's delay during generations at exit
-	Dialog     string // dialog opened at start: models, get-model (models.go)
-	Chat       bool   // the prompt is a chat turn (models with a chat template)
-	Think      string // "on", "off" or "" (chat: enable_thinking; implies Chat)
-	System     string // chat: the system message
-	TimingJSON string // write each finished run's timing (rates, threads) to this file
-	CPUProfile string // write a pprof CPU profile of the whole session to this file
-	Experiment string // run this experiment once the model is loaded (and --generate's run done)
+	// DisableExperts and TopKExperts: after the first run, rerun an MoE
+	// model with these experts switched off (L:E,… from 0) or this many
+	// experts per token, and compare.
+	DisableExperts string
+	TopKExperts    int
+	Source         string // with --ablate/--variant: the grid's source, a position or a word of the prompt ("": the strongest)
+	UILatency      bool   // print the event loop's delay during generations at exit
+	Dialog         string // dialog opened at start: models, get-model (models.go)
+	Chat           bool   // the prompt is a chat turn (models with a chat template)
+	Think          string // "on", "off" or "" (chat: enable_thinking; implies Chat)
+	System         string // chat: the system message
+	TimingJSON     string // write each finished run's timing (rates, threads) to this file
+	CPUProfile     string // write a pprof CPU profile of the whole session to this file
+	Experiment     string // run this experiment once the model is loaded (and --generate's run done)
 	// Lesson opens the lesson card at LessonChapter (an id of package
 	// lesson; "": the first); Projector starts in projector mode.
 	Lesson        bool
@@ -70,6 +75,8 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.IntVar(&o.Threads, "threads", -1, "worker threads (0: all cores)")
 	fs.StringVar(&o.Tab, "tab", "", "panel to show: attention, next-token, timing, model, mlp, deltanet, experts, compare, embedding, kv-cache, logit-lens or sampler")
 	fs.StringVar(&o.Ablate, "ablate", "", "after generating, switch these heads off and compare: L:H[,L:H...] (0-based), top:N or random:N:SEED")
+	fs.StringVar(&o.DisableExperts, "disable-experts", "", "MoE models: after generating, switch these experts off and compare: L:E[,L:E...] (0-based layer:expert)")
+	fs.IntVar(&o.TopKExperts, "top-k-experts", 0, "MoE models: after generating, rerun with this many experts per token and compare")
 	fs.StringVar(&o.Variant, "variant", "", "after generating, compare with this variant prompt")
 	fs.StringVar(&o.Source, "source", "", "with --ablate or --variant: the grid's source for top:N, a token position or a word of the prompt (default: the strongest)")
 	fs.BoolVar(&o.UILatency, "ui-latency", false, "print how long the window's event loop waited during generations, at exit")

@@ -56,6 +56,7 @@ func generateOptions(s trace.Settings, info trace.ModelInfo, promptLen int) engi
 	opt.Settings = s
 	opt.Stages = samplerStagesShown // the Sampler tab
 	opt.Ablate = s.Ablate
+	opt.DisableExperts, opt.TopKExperts = s.DisableExperts, s.TopKExperts
 	opt.Branch = s.Branch // a branch from a token (branch.go)
 	opt.Attn.AllPrompt = promptLen <= allPromptLimit
 	opt.Attn.KeepBytes = attnBudget

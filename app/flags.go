@@ -45,6 +45,25 @@ func (u *UI) flagExperiments() {
 		}
 		return
 	}
+	if u.opt.DisableExperts != "" || u.opt.TopKExperts > 0 {
+		spec, k := u.opt.DisableExperts, u.opt.TopKExperts
+		u.opt.DisableExperts, u.opt.TopKExperts = "", 0
+		off, err := trace.ParseExperts(spec, 0)
+		if err != nil {
+			u.fail("--disable-experts", err)
+			return
+		}
+		u.experts.Display(u.info, u.tokens, u.steps, u.query)
+		u.experts.Off.SetText(trace.FormatExperts(off, u.headBase()))
+		if k > 0 {
+			u.experts.TopK.SetSelected(fmt.Sprint(k))
+		}
+		u.switchExpertsOff()
+		if u.running {
+			u.cmp.then = next
+		}
+		return
+	}
 	if v := u.opt.Variant; v != "" {
 		u.opt.Variant = ""
 		a, err := u.baseRun()

@@ -23,14 +23,13 @@ func (u *UI) baseRun() (*trace.Run, error) {
 	if cur == nil {
 		return nil, errors.New("generate first: the heads are switched off in a rerun of the run shown")
 	}
-	if len(cur.Settings.Ablate) == 0 {
+	if !counterfactual(cur.Settings) {
 		return cur, nil
 	}
 	for i := len(u.cmp.runs) - 1; i >= 0; i-- {
 		r := u.cmp.runs[i]
 		s, t := r.Settings, cur.Settings
-		s.Ablate, t.Ablate = nil, nil
-		if len(r.Settings.Ablate) == 0 && r.Prompt == cur.Prompt && s.Seed == t.Seed && s.Temperature == t.Temperature &&
+		if !counterfactual(r.Settings) && r.Prompt == cur.Prompt && s.Seed == t.Seed && s.Temperature == t.Temperature &&
 			s.MaxTokens == t.MaxTokens && s.TopK == t.TopK && s.TopP == t.TopP && s.MinP == t.MinP {
 			return r, nil
 		}

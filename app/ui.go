@@ -54,6 +54,7 @@ func (u *UI) newPanels() *container.AppTabs {
 	u.deltaNet.OnExport = guard1(u, func(f string) { u.export("deltanet", f) })
 	u.experts = views.NewExpertsPanel()
 	u.experts.OnExport = guard1(u, func(f string) { u.export("experts", f) })
+	u.experts.OnRerun = u.guard(u.switchExpertsOff)
 	u.expertTab = container.NewTabItem("Experts", u.experts)
 	u.attn.OnExport = func(fig, f string) { defer u.rescue(); u.export(fig, f) }
 	u.next.OnExport = guard1(u, func(f string) { u.export("next-token", f) })
@@ -159,7 +160,7 @@ func (u *UI) start() {
 	u.showDialog(u.opt.Dialog)
 	u.generateAfter = u.opt.Generate
 	u.startLesson()
-	if u.opt.Ablate != "" || u.opt.Variant != "" {
+	if u.opt.Ablate != "" || u.opt.Variant != "" || u.opt.DisableExperts != "" || u.opt.TopKExperts > 0 {
 		u.cmp.then = u.flagExperiments
 	}
 	u.startBandwidth()

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strconv"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -31,6 +33,15 @@ type ExpertsPanel struct {
 	MapNote, TouchedNote  *widget.Label
 	BytesNote             *widget.Label
 
+	// The counterfactual: experts to switch off (layer:expert as Numbers
+	// counts, filled by clicking cells), how many experts a token runs,
+	// and the button that reruns the run shown that way (OnRerun).
+	Off      *widget.Entry
+	TopK     *widget.Select
+	Rerun    *widget.Button
+	OnRerun  func()
+	RerunBox *fyne.Container
+
 	info    trace.ModelInfo
 	tokens  []trace.Token
 	steps   []trace.Step
@@ -51,6 +62,17 @@ func NewExpertsPanel() *ExpertsPanel {
 	p.Touched, p.Bytes = NewBars(), NewBars()
 	p.Touched.LabelWidth, p.Bytes.LabelWidth = 110, 230
 	p.MapNote, p.TouchedNote, p.BytesNote = caption(""), caption(""), caption("")
+	p.Map.OnTap = p.toggle
+	p.Off = widget.NewEntry()
+	p.Off.SetPlaceHolder("layer:expert, … — or click cells")
+	p.TopK = widget.NewSelect(nil, nil)
+	p.Rerun = widget.NewButton("Rerun and compare", func() {
+		if p.OnRerun != nil {
+			p.OnRerun()
+		}
+	})
+	p.RerunBox = container.NewBorder(nil, nil, widget.NewLabel("Switch off"),
+		container.NewHBox(widget.NewLabel("experts per token"), p.TopK, p.Rerun), p.Off)
 	p.content = container.NewVBox()
 	p.ExtendBaseWidget(p)
 	p.render()
@@ -71,6 +93,7 @@ func (p *ExpertsPanel) CreateRenderer() fyne.WidgetRenderer {
 // run's experts up to it.
 func (p *ExpertsPanel) Display(info trace.ModelInfo, toks []trace.Token, steps []trace.Step, query int) {
 	p.info, p.tokens, p.steps = info, toks, steps
+	p.setTopKOptions()
 	p.step = -1
 	for i, st := range steps {
 		if len(st.Experts) > 0 && (st.Pos <= query || p.step < 0) {
@@ -204,6 +227,52 @@ func (p *ExpertsPanel) drawBytes(k int) {
 		k, format.Count(stats.TotalParams(m)), format.Percent(float64(read)/float64(dense)), float64(dense)/float64(read)))
 }
 
+// toggle adds expert col of layer row to the experts to switch off, or
+// takes it away.
+func (p *ExpertsPanel) toggle(row, col int) {
+	es, err := trace.ParseExperts(p.Off.Text, Numbers.Base())
+	if err != nil {
+		es = nil // a half-typed list is replaced
+	}
+	e := trace.Expert{Layer: row, Expert: col}
+	if i := slices.Index(es, e); i >= 0 {
+		es = slices.Delete(es, i, i+1)
+	} else {
+		es = append(es, e)
+	}
+	p.Off.SetText(trace.FormatExperts(es, Numbers.Base()))
+}
+
+// Counterfactual reads the experts to switch off (0-based) and the top-k
+// chosen (0: the model's).
+func (p *ExpertsPanel) Counterfactual() ([]trace.Expert, int, error) {
+	es, err := trace.ParseExperts(p.Off.Text, Numbers.Base())
+	if err != nil {
+		return nil, 0, err
+	}
+	k, _ := strconv.Atoi(p.TopK.Selected)
+	if k == p.info.ExpertsPerToken {
+		k = 0
+	}
+	return es, k, nil
+}
+
+// setTopKOptions offers 1…k experts per token, the model's k selected.
+func (p *ExpertsPanel) setTopKOptions() {
+	k := p.info.ExpertsPerToken
+	if len(p.TopK.Options) == k {
+		return
+	}
+	opts := make([]string, k)
+	for i := range opts {
+		opts[i] = strconv.Itoa(i + 1)
+	}
+	p.TopK.Options = opts
+	if k > 0 {
+		p.TopK.SetSelected(opts[k-1])
+	}
+}
+
 func (p *ExpertsPanel) hover(row, col int, v float64) {
 	st, _, ok := p.Shown()
 	if !ok || row < 0 {
@@ -235,7 +304,11 @@ func (p *ExpertsPanel) render() {
 		objs = append(objs, p.AtToken,
 			boldLabel("Router probabilities, layers × experts; the chosen experts outlined"), p.Map, p.MapNote, p.Hover,
 			boldLabel("Experts read so far in this run, per layer"), p.Touched, p.TouchedNote,
-			boldLabel("Bytes of weights this token read"), p.Bytes, p.BytesNote)
+			boldLabel("Bytes of weights this token read"), p.Bytes, p.BytesNote,
+			boldLabel("What if: run the same prompt again without some experts, or with fewer per token"), p.RerunBox,
+			caption("Click cells of the map (or type layer:expert pairs) to switch experts off: the router then picks the next best "+
+				"ones and shares the weight among them, as the model would without those experts. Rerun and compare shows run A "+
+				"(as it was) beside run B (the change) in the Compare tab."))
 	}
 	p.content.Objects = objs
 	p.content.Refresh()

@@ -417,7 +417,7 @@ func (u *UI) lessonKey(k *fyne.KeyEvent) bool {
 	case fyne.KeyHome:
 		u.goChapter(0)
 	case fyne.KeyEnd:
-		u.goChapter(len(lesson.IDs) - 1)
+		u.goChapter(len(lesson.IDs)) // goChapter stops at the last: an MoE model's lesson has one more
 	default:
 		return false
 	}
@@ -486,7 +486,7 @@ func (u *UI) startLesson() {
 // checkLessonChapter refuses an unknown --lesson-chapter.
 func checkLessonChapter(id string) error {
 	if id != "" && lesson.Index(id) < 0 {
-		return fmt.Errorf("--lesson-chapter %q: want one of %v", id, lesson.IDs)
+		return fmt.Errorf("--lesson-chapter %q: want one of %v (%s: mixture-of-experts models)", id, lesson.IDs, lesson.Experts)
 	}
 	return nil
 }

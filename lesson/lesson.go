@@ -39,6 +39,10 @@ const (
 	Thinking       = "thinking"
 	Counterfactual = "counterfactual"
 	Summary        = "summary"
+	// Experts closes the lesson of a mixture-of-experts model only (the
+	// article's last words point to such models): not in IDs, so a dense
+	// model's lesson keeps its chapters and their indices.
+	Experts = "experts"
 )
 
 // IDs lists the chapters in order.
@@ -144,12 +148,16 @@ func (l *Lesson) Chapter(id string) *Chapter {
 	return nil
 }
 
-// Index returns the position of chapter id in IDs, -1 if unknown.
+// Index returns the position of chapter id in IDs (Experts: after them,
+// where an MoE model's lesson has it), -1 if unknown.
 func Index(id string) int {
 	for i, c := range IDs {
 		if c == id {
 			return i
 		}
+	}
+	if id == Experts {
+		return len(IDs)
 	}
 	return -1
 }
@@ -172,6 +180,11 @@ func Build(in Input) (*Lesson, error) {
 		computeChapter, thinkingChapter, counterfactualChapter, summaryChapter,
 	} {
 		c := tell(f)
+		c.Text = strings.TrimSpace(c.Text)
+		l.Chapters = append(l.Chapters, c)
+	}
+	if in.Model.Experts > 0 {
+		c := expertsChapter(f)
 		c.Text = strings.TrimSpace(c.Text)
 		l.Chapters = append(l.Chapters, c)
 	}

@@ -82,11 +82,15 @@ func build(t *testing.T, in Input) *Lesson {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(l.Chapters) != len(IDs) {
-		t.Fatalf("%d chapters, want %d", len(l.Chapters), len(IDs))
+	ids := IDs
+	if in.Model.Experts > 0 {
+		ids = append(slices.Clone(IDs), Experts)
+	}
+	if len(l.Chapters) != len(ids) {
+		t.Fatalf("%d chapters, want %d", len(l.Chapters), len(ids))
 	}
 	for i, c := range l.Chapters {
-		if c.ID != IDs[i] || c.Title == "" || c.Text == "" || c.Figures == nil {
+		if c.ID != ids[i] || c.Title == "" || c.Text == "" || c.Figures == nil {
 			t.Errorf("chapter %d: %+v", i, c)
 		}
 		if n := sentences(c.Text); n < 2 || n > 4 {
@@ -396,5 +400,42 @@ func TestSmallSink(t *testing.T) {
 	contains(t, c, "5.0 % of its attention", "this model leans on it little")
 	if strings.Contains(c.Text, "draws a large share even") && !strings.Contains(c.Text, "In many models") {
 		t.Errorf("a 5 %% sink called large: %s", c.Text)
+	}
+}
+
+// An MoE model's lesson ends with the experts chapter; a dense model's has
+// none. The hand model: 3 MoE layers of 4 experts, k = 2, an expert of 100
+// bytes; its MLP parameters 480 in all, 240 read per token.
+func TestExpertsChapter(t *testing.T) {
+	if build(t, handInput(t)).Chapter(Experts) != nil {
+		t.Fatal("a dense model has an experts chapter")
+	}
+	in := handInput(t)
+	in.Model.Experts, in.Model.ExpertsPerToken, in.Model.MoELayers, in.Model.ExpertBytes, in.Model.ParamsMLPActive = 4, 2, 3, 100, 240
+	r := func(l int, ids ...int) trace.Routing { return trace.Routing{Layer: l, IDs: ids} }
+	steps := in.Run.Steps
+	steps[0].Experts = []trace.Routing{r(0, 0, 1), r(1, 2, 3), r(2, 0, 3)}
+	steps[1].Experts = []trace.Routing{r(0, 1, 2), r(1, 2, 3), r(2, 3, 1)}
+	steps[2].Experts = []trace.Routing{r(0, 0, 1), r(1, 3, 2), r(2, 0, 1)}
+	l := build(t, in)
+	if len(l.Chapters) != len(IDs)+1 || l.Chapters[len(IDs)].ID != Experts || Index(Experts) != len(IDs) {
+		t.Fatalf("%d chapters, the last %q", len(l.Chapters), l.Chapters[len(l.Chapters)-1].ID)
+	}
+	c := l.Chapter(Experts)
+	fig := c.Figures.(ExpertsFigures)
+	// Active: 2792 in all − 480 + 240; bytes: 6000 read, 6000 + 3 layers ×
+	// 2 idle experts × 100 for the dense model. Touched after 3 tokens:
+	// layer 0 {0,1,2}, layer 1 {2,3}, layer 2 {0,1,3}: 8 of 12.
+	if fig.Active != 2552 || fig.Total != 2792 || fig.BytesRead != 6000 || fig.BytesDense != 6600 || fig.PerToken != 2 ||
+		fig.MoELayers != 3 || math.Abs(fig.Touched-8.0/12) > 1e-12 || math.Abs(fig.UniformShare-(1-1.0/8)) > 1e-12 {
+		t.Errorf("figures %+v", fig)
+	}
+	for _, want := range []string{"read 2 of 4 experts per layer", "«purple»", "2,552", "2,792", format.Bytes(6000), format.Bytes(6600), "66.7 %", "87.5 %"} {
+		if !strings.Contains(c.Text, want) {
+			t.Errorf("text lacks %q: %s", want, c.Text)
+		}
+	}
+	if c.Show.Tab != "Experts" || c.Show.Query != 7 {
+		t.Errorf("show %+v", c.Show)
 	}
 }

@@ -140,6 +140,7 @@ func (u *UI) selectKernels() {
 }
 
 func (u *UI) start() {
+	go views.CanDraw('é') // reads the fonts (~90 ms) before the first token needs them
 	u.readKnobDefaults()
 	u.restoreKnobs()
 	u.restoreNumbering()

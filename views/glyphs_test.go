@@ -70,3 +70,19 @@ func TestWindowTextsDrawEveryGlyph(t *testing.T) {
 		}
 	}
 }
+
+// The window draws what its fonts (or the system's) have and names the
+// rest: a character no font has shows as U+XXXX in the token stream.
+func TestShownNamesUndrawable(t *testing.T) {
+	for _, r := range []rune{'a', 'é', '¶', '·', '→', '🙂'} {
+		if !CanDraw(r) {
+			t.Errorf("%q (U+%04X): the window's own fonts draw it", r, r)
+		}
+	}
+	if CanDraw(0x10FFFD) { // a private-use code point no font has
+		t.Error("U+10FFFD said drawable")
+	}
+	if got := Shown(" a\U0010FFFD"); got != "·aU+10FFFD" {
+		t.Errorf("Shown: %q", got)
+	}
+}

@@ -21,7 +21,6 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"loupe/format"
 	"loupe/trace"
 )
 
@@ -161,7 +160,7 @@ func Describe(tok trace.Token) string {
 	if tok.Thinking {
 		kind += " · thinking"
 	}
-	return fmt.Sprintf("position %d · id %d · «%s» · %s", tok.Pos, tok.ID, format.Visible(tok.Text), kind)
+	return fmt.Sprintf("position %d · id %d · «%s» · %s", tok.Pos, tok.ID, Shown(tok.Text), kind)
 }
 
 // showHover describes token i under the stream and in a tooltip below
@@ -301,7 +300,7 @@ const chipPad = 6
 func chipTextSize() float32 { return theme.TextSize() }
 
 func chipWidth(piece string) float32 {
-	return fyne.MeasureText(format.Visible(piece), chipTextSize(), fyne.TextStyle{Monospace: true}).Width + 2*chipPad + 3
+	return fyne.MeasureText(Shown(piece), chipTextSize(), fyne.TextStyle{Monospace: true}).Width + 2*chipPad + 3
 }
 
 // chipWidths remembers chipWidth by piece at one text size: a long prompt
@@ -471,7 +470,7 @@ func (r *chipRowRenderer) Refresh() {
 		}
 		rect.Move(fyne.NewPos(x, 1))
 		rect.Resize(fyne.NewSize(t.widths[i]-3, h-2))
-		text, style := format.Visible(tok.Text), fyne.TextStyle{Monospace: true, Bold: tok.Special, Italic: tok.Thinking && !tok.Special}
+		text, style := Shown(tok.Text), fyne.TextStyle{Monospace: true, Bold: tok.Special, Italic: tok.Thinking && !tok.Special}
 		if txt.Text != text || txt.Color != fg || txt.TextSize != chipTextSize() || txt.TextStyle != style {
 			txt.Text, txt.Color, txt.TextSize, txt.TextStyle = text, fg, chipTextSize(), style
 			txt.Refresh()

@@ -60,7 +60,7 @@ func NewExpertsPanel() *ExpertsPanel {
 	p.Map.MaxMinWidth = 760
 	p.Map.OnHover = p.hover
 	p.Touched, p.Bytes = NewBars(), NewBars()
-	p.Touched.LabelWidth, p.Bytes.LabelWidth = 110, 230
+	p.Touched.LabelWidth, p.Bytes.LabelWidth = 110, 200
 	p.MapNote, p.TouchedNote, p.BytesNote = caption(""), caption(""), caption("")
 	p.Map.OnTap = p.toggle
 	p.Off = widget.NewEntry()
@@ -180,7 +180,7 @@ func (p *ExpertsPanel) drawMap(st trace.Step) {
 	}
 	p.Map.Gaps = gaps
 	p.Map.Max = top
-	p.Map.cell = fyne.NewSize(clampF(720/float32(max(1, E)), 3, 24), clampF(260/float32(max(1, L)), 6, 20))
+	p.Map.cell = fyne.NewSize(clampF(720/float32(max(1, E)), 3, 24), clampF(320/float32(max(1, L)), 6, 36))
 	p.Map.SetValues(grid)
 	p.Map.SetSelected(chosen)
 	p.MapNote.SetText(fmt.Sprintf("How to read it: one row per layer (%s at the bottom), one column per expert. The brighter the cell, the more the "+
@@ -218,13 +218,16 @@ func (p *ExpertsPanel) drawBytes(k int) {
 		read -= int64(m.MoELayers) * int64(m.ExpertsPerToken-k) * m.ExpertBytes
 	}
 	p.Bytes.SetBars([]Bar{
-		{Label: "this token read", Segments: []float64{float64(read) / float64(dense)}, Value: format.Bytes(float64(read)), Highlight: true},
-		{Label: "a dense model of this size", Segments: []float64{1}, Value: format.Bytes(float64(dense))},
+		{Label: "this token", Segments: []float64{float64(read) / float64(dense)}, Value: format.Bytes(float64(read)), Highlight: true},
+		{Label: "a dense model", Segments: []float64{1}, Value: format.Bytes(float64(dense))},
 	})
+	why := fmt.Sprintf("so about %.1f× as many tokens per second on the same memory bandwidth.", float64(dense)/float64(read))
+	if float64(dense) < 1.5*float64(read) {
+		why = "nearly the same: in this small model the embedding and the output head weigh more than the experts."
+	}
 	p.BytesNote.SetText(fmt.Sprintf("How to read it: the weights one written token reads — the shared ones (attention, router, output head) and "+
-		"%d experts per layer — against a dense model with the same %s parameters, which reads all of them: %s of the bytes, so "+
-		"about %.1f× as many tokens per second on the same memory bandwidth.",
-		k, format.Count(stats.TotalParams(m)), format.Percent(float64(read)/float64(dense)), float64(dense)/float64(read)))
+		"%d experts per layer — against a dense model with the same %s parameters, which reads all of them: %s of the bytes, %s",
+		k, format.Count(stats.TotalParams(m)), format.Percent(float64(read)/float64(dense)), why))
 }
 
 // toggle adds expert col of layer row to the experts to switch off, or

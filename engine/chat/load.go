@@ -56,6 +56,30 @@ func FromDir(dir string) (*Template, error) {
 	return t, nil
 }
 
+// SourceFromDir is the text of a model folder's chat template, found as
+// FromDir finds it (a converter copies it into a GGUF file's
+// tokenizer.chat_template); ErrNoTemplate when the folder has none.
+func SourceFromDir(dir string) (string, error) {
+	if src, err := os.ReadFile(filepath.Join(dir, JinjaFile)); err == nil {
+		return string(src), nil
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	cfg, err := os.ReadFile(filepath.Join(dir, TokenizerConfigFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("%s: %w", dir, ErrNoTemplate)
+	} else if err != nil {
+		return "", err
+	}
+	var c struct {
+		ChatTemplate json.RawMessage `json:"chat_template"`
+	}
+	if err := json.Unmarshal(cfg, &c); err != nil {
+		return "", fmt.Errorf("%s: %w: %v", TokenizerConfigFile, ErrTemplate, err)
+	}
+	return templateSource(c.ChatTemplate)
+}
+
 // ParseTokenizerConfig reads the template of tokenizer_config.json bytes.
 // chat_template is a string, or a list of {"name", "template"} of which
 // the one named "default" is used (as transformers does). A config

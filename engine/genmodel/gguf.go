@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"loupe/engine/chat"
 	"loupe/engine/gguf"
 	"loupe/engine/safetensors"
 	"loupe/engine/tokenizer"
@@ -87,7 +89,7 @@ func WriteGGUFContext(ctx context.Context, src, dst, quant string) error {
 			p.tensors[i].Fill = func(w io.Writer) error { return fill(ctxWriter{ctx, w}) }
 		}
 	}
-	if err := gguf.WriteFile(dst, ggufMetadata(p.cfg, p.tok, quant), p.tensors); err != nil {
+	if err := gguf.WriteFile(dst, ggufMetadata(p.cfg, p.tok, p.template, quant), p.tensors); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -106,7 +108,7 @@ func GGUFPlan(src, quant string) (size int64, fallbacks []Fallback, err error) {
 	}
 	defer p.set.Close()
 	meta := safetensors.CountWriter{W: io.Discard}
-	if err := gguf.Write(&meta, ggufMetadata(p.cfg, p.tok, quant), nil); err != nil {
+	if err := gguf.Write(&meta, ggufMetadata(p.cfg, p.tok, p.template, quant), nil); err != nil {
 		return 0, nil, fmt.Errorf("genmodel: %w", err)
 	}
 	size = int64(meta.N)
@@ -141,10 +143,11 @@ func fallbackOf(name string, c hfConfig, quant string, cols int, got gguf.Type) 
 
 // conversion is a model folder opened for WriteGGUF.
 type conversion struct {
-	cfg     hfConfig
-	tok     *tokenizer.Tokenizer
-	set     *safetensors.Set
-	tensors []gguf.WriteTensor
+	cfg      hfConfig
+	template string // the folder's chat template, "" when it has none
+	tok      *tokenizer.Tokenizer
+	set      *safetensors.Set
+	tensors  []gguf.WriteTensor
 }
 
 func openConversion(src, quant string) (*conversion, error) {
@@ -186,6 +189,10 @@ func openConversion(src, quant string) (*conversion, error) {
 	if err != nil {
 		return nil, fmt.Errorf("genmodel: %w", err)
 	}
+	template, err := chat.SourceFromDir(src)
+	if err != nil && !errors.Is(err, chat.ErrNoTemplate) {
+		return nil, fmt.Errorf("genmodel: chat template: %w", err)
+	}
 	set, err := safetensors.Open(src)
 	if err != nil {
 		return nil, fmt.Errorf("genmodel: %w", err)
@@ -195,7 +202,7 @@ func openConversion(src, quant string) (*conversion, error) {
 		set.Close()
 		return nil, err
 	}
-	return &conversion{cfg: c, tok: tok, set: set, tensors: tensors}, nil
+	return &conversion{cfg: c, template: template, tok: tok, set: set, tensors: tensors}, nil
 }
 
 // ctxWriter fails a write once ctx is cancelled: Fill writes row by row.
@@ -215,7 +222,9 @@ func (c ctxWriter) Write(b []byte) (int, error) {
 var ggufArch = map[string]string{"qwen2": "qwen2", "qwen3": "qwen3", "llama": "llama", "olmoe": "olmoe", "qwen3_moe": "qwen3moe",
 	"qwen3_5": "qwen35", "qwen3_5_moe": "qwen35moe"}
 
-func ggufMetadata(c hfConfig, tok *tokenizer.Tokenizer, quant string) []gguf.KV {
+// ggufMetadata is the file's key-values: the shape, the tokenizer's lists
+// and the chat template (tokenizer.chat_template) when the folder has one.
+func ggufMetadata(c hfConfig, tok *tokenizer.Tokenizer, template, quant string) []gguf.KV {
 	a := ggufArch[c.ModelType] + "."
 	kv := []gguf.KV{
 		{Key: "general.architecture", Value: ggufArch[c.ModelType]},
@@ -267,6 +276,9 @@ func ggufMetadata(c hfConfig, tok *tokenizer.Tokenizer, quant string) []gguf.KV 
 	}
 	if c.BOSTokenID != nil && *c.BOSTokenID < len(tokens) {
 		kv = append(kv, gguf.KV{Key: "tokenizer.ggml.bos_token_id", Value: uint32(*c.BOSTokenID)})
+	}
+	if template != "" {
+		kv = append(kv, gguf.KV{Key: "tokenizer.chat_template", Value: template})
 	}
 	return kv
 }
@@ -579,5 +591,25 @@ func WriteGGUFModel(path, shape string, seed uint64, quant string) error {
 	if err := Write(tmp, shape, seed, dtype); err != nil {
 		return err
 	}
+	if err := checkMix(tmp, shape, quant); err != nil {
+		return err
+	}
 	return WriteGGUF(tmp, path, quant)
+}
+
+// ErrMixDoesNotFit: a shape whose matrices' rows do not fill the K-quant
+// blocks q4_k_m and q5_k_m ask for.
+var ErrMixDoesNotFit = errors.New("the shape's rows do not fill K-quant blocks")
+
+// checkMix refuses a q4_k_m or q5_k_m file that would hold other types
+// than the mix's K-quants (Q8_0 where rows are not a multiple of 256
+// weights, as llama-quantize writes them): gen-model writes what it is
+// asked or says why it cannot.
+func checkMix(src, shape, quant string) error {
+	_, fb, err := GGUFPlan(src, quant)
+	if err != nil || len(fb) == 0 {
+		return err
+	}
+	return fmt.Errorf("genmodel: %w: %s as %s would write %d of its matrices as %s instead of %s (%s has rows of %d weights; K-quants need a multiple of 256): use --quant q8_0, or a shape whose rows fit (tiny-llama, or a full-size shape such as qwen2.5-1.5b)",
+		ErrMixDoesNotFit, shape, quant, len(fb), fb[0].Got, fb[0].Want, fb[0].Tensor, fb[0].Cols)
 }

@@ -4,6 +4,8 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"os"
 
 	"loupe/app"
@@ -11,9 +13,28 @@ import (
 )
 
 func main() {
-	if len(os.Args) > 1 && (cli.Has(os.Args[1]) || os.Args[1] == "help") {
-		os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
+	if len(os.Args) > 1 {
+		switch a := os.Args[1]; {
+		case isHelp(a):
+			os.Exit(help(os.Args[2:], os.Stdout, os.Stderr))
+		case cli.Has(a):
+			os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr))
+		}
 	}
 	hideOwnConsole()
 	os.Exit(app.Main(os.Args[1:]))
+}
+
+func isHelp(a string) bool { return a == "help" || a == "-h" || a == "-help" || a == "--help" }
+
+// help answers loupe help, --help and -h on stdout: the subcommands and the
+// window's flags; loupe help COMMAND is that command's flags.
+func help(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && cli.Has(args[0]) {
+		return cli.Main([]string{args[0], "--help"}, stdout, stdout) // help is asked for: all of it on stdout
+	}
+	cli.Usage(stdout)
+	fmt.Fprintln(stdout, "\n  loupe help COMMAND (or loupe COMMAND --help) lists a command's flags.\n\nwindow flags (loupe with no command opens the window):")
+	app.PrintFlags(stdout)
+	return 0
 }

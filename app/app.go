@@ -14,8 +14,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -60,36 +63,12 @@ type Options struct {
 	Projector     bool
 }
 
-// ParseFlags reads the window's flags.
+// ParseFlags reads the window's flags and refuses a value the window
+// could not use, as the subcommands do.
 func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	var o Options
-	fs := flag.NewFlagSet("loupe", flag.ContinueOnError)
+	fs := windowFlags(&o)
 	fs.SetOutput(stderr)
-	fs.StringVar(&o.Model, "model", "", "model folder (config.json, *.safetensors, tokenizer.json) or file")
-	fs.StringVar(&o.Prompt, "prompt", "", "prompt to put in the prompt box")
-	fs.BoolVar(&o.Generate, "generate", false, "generate at once")
-	fs.IntVar(&o.MaxTokens, "max-tokens", 0, "tokens to generate (0: keep the setting)")
-	fs.StringVar(&o.Screenshot, "screenshot", "", "save the window as PNG to this file once the generation ends")
-	fs.BoolVar(&o.Quit, "quit", false, "exit after the screenshot")
-	fs.StringVar(&o.Kernels, "kernels", "", "kernels: auto (the fastest, bf16 activations where the CPU has them), exact (every product in fp32), avx512bf16, avx512, avx2, generic; default LOUPE_KERNELS or auto")
-	fs.IntVar(&o.Threads, "threads", -1, "worker threads (0: all cores)")
-	fs.StringVar(&o.Tab, "tab", "", "panel to show: attention, next-token, timing, model, mlp, deltanet, experts, compare, embedding, kv-cache, logit-lens or sampler")
-	fs.StringVar(&o.Ablate, "ablate", "", "after generating, switch these heads off and compare: L:H[,L:H...] (0-based), top:N or random:N:SEED")
-	fs.StringVar(&o.DisableExperts, "disable-experts", "", "MoE models: after generating, switch these experts off and compare: L:E[,L:E...] (0-based layer:expert)")
-	fs.IntVar(&o.TopKExperts, "top-k-experts", 0, "MoE models: after generating, rerun with this many experts per token and compare")
-	fs.StringVar(&o.Variant, "variant", "", "after generating, compare with this variant prompt")
-	fs.StringVar(&o.Source, "source", "", "with --ablate or --variant: the grid's source for top:N, a token position or a word of the prompt (default: the strongest)")
-	fs.BoolVar(&o.UILatency, "ui-latency", false, "print how long the window's event loop waited during generations, at exit")
-	fs.StringVar(&o.Dialog, "dialog", "", "dialog to open at start: models (on this computer) or get-model")
-	fs.BoolVar(&o.Chat, "chat", false, "chat mode: the prompt is the user's turn, rendered with the model's chat template")
-	fs.StringVar(&o.Think, "think", "", "chat: on or off sets enable_thinking (implies --chat)")
-	fs.StringVar(&o.System, "system", "", "chat: a system message")
-	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a pprof CPU profile of the session (window and engine) to this file")
-	fs.StringVar(&o.TimingJSON, "timing-json", "", "write the finished run's prefill and decode rates as JSON to this file")
-	fs.StringVar(&o.Experiment, "experiment", "", "run an experiment of the Experiments panel once the model is loaded: texts, kernels, context, threads or quant")
-	fs.BoolVar(&o.Lesson, "lesson", false, "open the lesson: the article's walk-through told on the prompt's run")
-	fs.StringVar(&o.LessonChapter, "lesson-chapter", "", "with --lesson: the chapter shown first (tokens, embedding, attention, grid, sink, kv-cache, mlp, output, loop, two-times, compute-memory, thinking, counterfactual, summary)")
-	fs.BoolVar(&o.Projector, "projector", false, "projector mode: full screen, light theme, larger type, settings pane hidden")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -111,7 +90,94 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	if o.MaxTokens < 0 {
 		return o, fmt.Errorf("--max-tokens %d: must be positive", o.MaxTokens)
 	}
-	return o, nil
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	return o, checkWindowFlags(o, set)
+}
+
+// tabNames are the panels --tab opens (panelName of each tab).
+var tabNames = []string{"attention", "next-token", "timing", "model", "mlp", "deltanet", "experts", "embedding",
+	"kv-cache", "logit-lens", "sampler", "compare", "experiments"}
+
+// checkWindowFlags refuses the values the window would otherwise ignore
+// or misread: an unknown panel, dialog or kernel level, negative threads.
+func checkWindowFlags(o Options, set map[string]bool) error {
+	switch {
+	case set["tab"] && !slices.Contains(tabNames, o.Tab):
+		return fmt.Errorf("--tab %q: use %s", o.Tab, strings.Join(tabNames, ", "))
+	case set["threads"] && o.Threads < 0:
+		return fmt.Errorf("--threads %d: must be 0 (every core) or more", o.Threads)
+	case o.Dialog != "" && o.Dialog != "models" && o.Dialog != "get-model":
+		return fmt.Errorf("--dialog %q: use models or get-model", o.Dialog)
+	case set["kernels"] && !validKernels(o.Kernels):
+		return fmt.Errorf("--kernels %q: use auto, exact, avx512bf16, avx512, avx2 or generic", o.Kernels)
+	}
+	return nil
+}
+
+// noDisplayMessage is what the window says where it cannot open.
+const noDisplayMessage = "loupe: no display: the window needs one; `loupe run …` works without (loupe help lists the commands)"
+
+// noDisplay reports a Unix desktop session without a display to draw on
+// (neither X11's DISPLAY nor Wayland's WAYLAND_DISPLAY): the toolkit would
+// panic with "The GLFW library is not initialized".
+func noDisplay() bool {
+	switch runtime.GOOS {
+	case "windows", "darwin", "android", "ios":
+		return false
+	}
+	return os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == ""
+}
+
+// isNoDisplayPanic recognises the toolkit's panic when the display named
+// cannot be opened.
+func isNoDisplayPanic(msg string) bool {
+	return strings.Contains(msg, "GLFW library is not initialized") || strings.Contains(msg, "NotInitialized")
+}
+
+// validKernels reports whether k names a kernel level (whether this CPU
+// runs it is said once the window is open).
+func validKernels(k string) bool {
+	_, ok := parseKernelLabel(k)
+	return ok
+}
+
+// windowFlags is the window's flag set, writing into o.
+func windowFlags(o *Options) *flag.FlagSet {
+	fs := flag.NewFlagSet("loupe", flag.ContinueOnError)
+	fs.StringVar(&o.Model, "model", "", "model folder (config.json, *.safetensors, tokenizer.json) or file")
+	fs.StringVar(&o.Prompt, "prompt", "", "prompt to put in the prompt box")
+	fs.BoolVar(&o.Generate, "generate", false, "generate at once")
+	fs.IntVar(&o.MaxTokens, "max-tokens", 0, "tokens to generate (0: keep the setting)")
+	fs.StringVar(&o.Screenshot, "screenshot", "", "save the window as PNG to this file once the generation ends")
+	fs.BoolVar(&o.Quit, "quit", false, "exit after the screenshot")
+	fs.StringVar(&o.Kernels, "kernels", "", "kernels: auto (the fastest, bf16 activations where the CPU has them), exact (every product in fp32), avx512bf16, avx512, avx2, generic; default LOUPE_KERNELS or auto")
+	fs.IntVar(&o.Threads, "threads", -1, "worker threads (0: all cores)")
+	fs.StringVar(&o.Tab, "tab", "", "panel to show: "+strings.Join(tabNames, ", "))
+	fs.StringVar(&o.Ablate, "ablate", "", "after generating, switch these heads off and compare: L:H[,L:H...] (0-based), top:N or random:N:SEED")
+	fs.StringVar(&o.DisableExperts, "disable-experts", "", "MoE models: after generating, switch these experts off and compare: L:E[,L:E...] (0-based layer:expert)")
+	fs.IntVar(&o.TopKExperts, "top-k-experts", 0, "MoE models: after generating, rerun with this many experts per token and compare")
+	fs.StringVar(&o.Variant, "variant", "", "after generating, compare with this variant prompt")
+	fs.StringVar(&o.Source, "source", "", "with --ablate or --variant: the grid's source for top:N, a token position or a word of the prompt (default: the strongest)")
+	fs.BoolVar(&o.UILatency, "ui-latency", false, "print how long the window's event loop waited during generations, at exit")
+	fs.StringVar(&o.Dialog, "dialog", "", "dialog to open at start: models (on this computer) or get-model")
+	fs.BoolVar(&o.Chat, "chat", false, "chat mode: the prompt is the user's turn, rendered with the model's chat template")
+	fs.StringVar(&o.Think, "think", "", "chat: on or off sets enable_thinking (implies --chat)")
+	fs.StringVar(&o.System, "system", "", "chat: a system message")
+	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a pprof CPU profile of the session (window and engine) to this file")
+	fs.StringVar(&o.TimingJSON, "timing-json", "", "write the finished run's prefill and decode rates as JSON to this file")
+	fs.StringVar(&o.Experiment, "experiment", "", "run an experiment of the Experiments panel once the model is loaded: texts, kernels, context, threads or quant")
+	fs.BoolVar(&o.Lesson, "lesson", false, "open the lesson: the article's walk-through told on the prompt's run")
+	fs.StringVar(&o.LessonChapter, "lesson-chapter", "", "with --lesson: the chapter shown first (tokens, embedding, attention, grid, sink, kv-cache, mlp, output, loop, two-times, compute-memory, thinking, counterfactual, summary)")
+	fs.BoolVar(&o.Projector, "projector", false, "projector mode: full screen, light theme, larger type, settings pane hidden")
+	return fs
+}
+
+// PrintFlags writes the window's flags and what they do (loupe --help).
+func PrintFlags(w io.Writer) {
+	fs := windowFlags(&Options{})
+	fs.SetOutput(w)
+	fs.PrintDefaults()
 }
 
 // Main opens the window and returns the exit code: 0, 1 when a requested
@@ -119,6 +185,11 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 func Main(args []string) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
+			if isNoDisplayPanic(fmt.Sprint(r)) {
+				fmt.Fprintln(os.Stderr, noDisplayMessage)
+				code = 1
+				return
+			}
 			fmt.Fprintf(os.Stderr, "loupe: internal error: %v\n", r)
 			code = 70
 		}
@@ -142,6 +213,10 @@ func Main(args []string) (code int) {
 			return 2
 		}
 		stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
+	}
+	if noDisplay() {
+		fmt.Fprintln(os.Stderr, noDisplayMessage)
+		return 1
 	}
 	var finish sync.Once
 	defer finish.Do(stopProfile)

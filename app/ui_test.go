@@ -8,6 +8,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -563,6 +564,52 @@ func TestParseFlags(t *testing.T) {
 		if _, err := ParseFlags(bad, &strings.Builder{}); err == nil {
 			t.Errorf("%v accepted", bad)
 		}
+	}
+	// Values the window ignored silently are refused, saying what is valid.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--tab", "nonsense"}, `--tab "nonsense": use attention, next-token`},
+		{[]string{"--threads", "-2"}, "--threads -2: must be 0 (every core) or more"},
+		{[]string{"--threads", "-1"}, "--threads -1: must be 0"},
+		{[]string{"--dialog", "open"}, `--dialog "open": use models or get-model`},
+		{[]string{"--kernels", "fast"}, `--kernels "fast": use auto, exact`},
+	} {
+		_, err := ParseFlags(c.args, &strings.Builder{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want %q", c.args, err, c.want)
+		}
+	}
+	// Every panel --tab names opens a tab of the window, and every tab has a name.
+	h := newHarness(t, Options{})
+	var names []string
+	for _, it := range h.u.tabs.Items {
+		names = append(names, panelName(it.Text))
+	}
+	tabs := slices.DeleteFunc(slices.Clone(tabNames), func(n string) bool { return n == "experts" }) // an MoE model's tab
+	if !slices.Equal(slices.Sorted(slices.Values(names)), slices.Sorted(slices.Values(tabs))) {
+		t.Errorf("tabs %v, --tab names %v", names, tabNames)
+	}
+}
+
+// TestNoDisplay: without a display the window says so in one line and
+// points to the headless commands, instead of a toolkit panic.
+func TestNoDisplay(t *testing.T) {
+	t.Setenv("DISPLAY", "")
+	t.Setenv("WAYLAND_DISPLAY", "")
+	if runtime.GOOS == "linux" && !noDisplay() {
+		t.Error("no DISPLAY nor WAYLAND_DISPLAY, yet a display is assumed")
+	}
+	t.Setenv("DISPLAY", ":0")
+	if noDisplay() {
+		t.Error("DISPLAY set, yet no display is assumed")
+	}
+	if !strings.Contains(noDisplayMessage, "no display: the window needs one; `loupe run …` works without") {
+		t.Errorf("message %q", noDisplayMessage)
+	}
+	if !isNoDisplayPanic("NotInitialized: The GLFW library is not initialized") {
+		t.Error("GLFW's panic without a display is not recognised")
 	}
 }
 

@@ -23,13 +23,17 @@ const sessionFormat = "loupe-session-1"
 // Session is what File › Save session… writes: enough to rerun the
 // experiment on the same model and put the view back as it was.
 type Session struct {
-	Format    string           `json:"format"`
-	Model     SessionModel     `json:"model"`
-	Prompt    string           `json:"prompt"`
-	Settings  trace.Settings   `json:"settings"`          // run A's; its seed replays a sampled run
-	Ablate    []trace.Head     `json:"ablate,omitempty"`  // run B: A with these heads switched off (0-based)
-	Variant   string           `json:"variant,omitempty"` // run B: this prompt with A's settings
-	Selection SessionSelection `json:"selection"`
+	Format   string         `json:"format"`
+	Model    SessionModel   `json:"model"`
+	Prompt   string         `json:"prompt"`
+	Settings trace.Settings `json:"settings"`          // run A's; its seed replays a sampled run
+	Ablate   []trace.Head   `json:"ablate,omitempty"`  // run B: A with these heads switched off (0-based)
+	Variant  string         `json:"variant,omitempty"` // run B: this prompt with A's settings
+	// Run B of an MoE model: A with these experts switched off (0-based)
+	// or this many experts per token.
+	DisableExperts []trace.Expert   `json:"disable_experts,omitempty"`
+	TopKExperts    int              `json:"top_k_experts,omitempty"`
+	Selection      SessionSelection `json:"selection"`
 }
 
 // SessionModel identifies the model: where it was, and a fingerprint of
@@ -76,6 +80,9 @@ func (u *UI) session() (*Session, error) {
 		}
 		if b.Prompt != a.Prompt {
 			s.Variant = b.Prompt
+		}
+		if !slices.Equal(b.Settings.DisableExperts, a.Settings.DisableExperts) || b.Settings.TopKExperts != a.Settings.TopKExperts {
+			s.DisableExperts, s.TopKExperts = slices.Clone(b.Settings.DisableExperts), b.Settings.TopKExperts
 		}
 	}
 	l, h := u.attn.OpenedHead()
@@ -220,6 +227,14 @@ func (u *UI) sessionB(s *Session) {
 		u.cmp.then = restore
 	case s.Variant != "":
 		u.runVariant(u.lastRun, s.Variant)
+		u.cmp.then = restore
+	case len(s.DisableExperts) > 0 || s.TopKExperts > 0:
+		u.experts.Display(u.info, u.tokens, u.steps, u.query)
+		u.experts.Off.SetText(trace.FormatExperts(s.DisableExperts, u.headBase()))
+		if s.TopKExperts > 0 {
+			u.experts.TopK.SetSelected(fmt.Sprint(s.TopKExperts))
+		}
+		u.switchExpertsOff()
 		u.cmp.then = restore
 	default:
 		u.restoreSelection(s)

@@ -73,6 +73,12 @@ func RunLabel(i int, r *trace.Run, base int) string {
 	if n := len(r.Settings.Ablate); n > 0 {
 		s += " · " + format.Plural(n, "head") + " off"
 	}
+	if n := len(r.Settings.DisableExperts); n > 0 {
+		s += " · " + format.Plural(n, "expert") + " off"
+	}
+	if k := r.Settings.TopKExperts; k > 0 {
+		s += fmt.Sprintf(" · %d experts a token", k)
+	}
 	return s + " · " + clip(strings.Join(strings.Fields(r.Prompt), " "), 40)
 }
 
@@ -104,6 +110,12 @@ func DescribePair(a, b *trace.Run, base int) string {
 	if !slices.Equal(sa.Ablate, sb.Ablate) {
 		d = append(d, fmt.Sprintf("heads switched off (%s in A, %s in B)", headList(sa.Ablate, base), headList(sb.Ablate, base)))
 	}
+	if !slices.Equal(sa.DisableExperts, sb.DisableExperts) {
+		d = append(d, fmt.Sprintf("experts switched off (%s in A, %s in B)", expertList(sa.DisableExperts, base), expertList(sb.DisableExperts, base)))
+	}
+	if sa.TopKExperts != sb.TopKExperts {
+		d = append(d, fmt.Sprintf("experts per token (%s in A, %s in B)", topKText(sa.TopKExperts), topKText(sb.TopKExperts)))
+	}
 	if a.Model.Path != b.Model.Path {
 		d = append(d, "the model")
 	}
@@ -118,4 +130,20 @@ func headList(hs []trace.Head, base int) string {
 		return "none"
 	}
 	return trace.FormatHeads(hs, base)
+}
+
+// expertList is experts as layer:expert pairs, "none" when empty.
+func expertList(es []trace.Expert, base int) string {
+	if len(es) == 0 {
+		return "none"
+	}
+	return trace.FormatExperts(es, base)
+}
+
+// topKText is a run's experts per token: its own k, or the model's.
+func topKText(k int) string {
+	if k == 0 {
+		return "the model's"
+	}
+	return fmt.Sprint(k)
 }

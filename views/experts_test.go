@@ -66,3 +66,14 @@ func TestExpertsPanel(t *testing.T) {
 		t.Errorf("a dense model: %q", p.Title.Text)
 	}
 }
+
+func TestExpertsInComparison(t *testing.T) {
+	a := &trace.Run{Prompt: "p", Settings: trace.Settings{Kernels: "avx2"}}
+	b := &trace.Run{Prompt: "p", Settings: trace.Settings{Kernels: "avx2", DisableExperts: []trace.Expert{{Layer: 0, Expert: 3}}, TopKExperts: 1}}
+	if got, want := DescribePair(a, b, 0), "A and B differ in experts switched off (none in A, 0:3 in B), experts per token (the model's in A, 1 in B)."; got != want {
+		t.Errorf("DescribePair = %q, want %q", got, want)
+	}
+	if l := RunLabel(1, b, 0); !strings.Contains(l, "1 expert off · 1 experts a token") {
+		t.Errorf("RunLabel = %q", l)
+	}
+}

@@ -324,6 +324,13 @@ func mlpChapter(f *facts) Chapter {
 	_, total, _ := stats.OutputReadShare(f.info)
 	fig := MLPFigures{Layer: l, Count: s.N, Over05: s.Above05, Over1: s.Above1, Params: f.info.ParamsMLP, Total: total}
 	fig.MedianAbs, fig.Max = orZero(s.MedianAbs), float32(orZero(s.MaxAbs))
+	if f.info.Experts > 0 {
+		text := fmt.Sprintf("The second step of each layer works on each token alone: the MLP. In this model it is split into %d experts "+
+			"per layer, and each token runs only %d of them (the last chapter). The MLPs hold %s of the model's %s parameters.",
+			f.info.Experts, f.info.ExpertsPerToken, format.Count(fig.Params), format.Count(fig.Total))
+		return Chapter{ID: MLP, Title: "The token alone: the MLP", Text: text, Figures: fig,
+			Show: Show{Tab: "Experts", Query: f.query, Source: -1, Layer: -1, Head: -1}}
+	}
 	text := fmt.Sprintf("The second step of each layer works on each token alone: the MLP, %s pairs of learned directions; "+
 		"in each pair one acts as a valve on the other. For %s in %s, half of the %s values are under %s in size, "+
 		"%s exceed 0.5, %s exceed 1, and the largest is %s. The MLPs hold %s of the model's %s parameters.",

@@ -30,7 +30,9 @@ func InspectionFromRun(r *trace.Run, row func(id int) []float32) (*trace.Inspect
 		}
 	}
 	slices.SortFunc(in.MLP, func(a, b trace.MLP) int { return a.Layer - b.Layer })
-	if len(in.MLP) != r.Model.Layers {
+	// A mixture of experts has no one MLP activation per layer (each
+	// token's is spread over its k experts): its lesson does without.
+	if len(in.MLP) != r.Model.Layers && r.Model.Experts == 0 {
 		return nil, errors.New("the run kept no MLP values of every layer at its last prompt token")
 	}
 	if row != nil {

@@ -439,3 +439,25 @@ func TestExpertsChapter(t *testing.T) {
 		t.Errorf("show %+v", c.Show)
 	}
 }
+
+// An MoE model's MLP chapter speaks of experts, not of one activation it
+// does not have, and the window's inspection does without MLP values.
+func TestMoEMLPChapter(t *testing.T) {
+	in := handInput(t)
+	in.Model.Experts, in.Model.ExpertsPerToken, in.Model.MoELayers = 4, 2, 3
+	in.Inspect.MLP = nil
+	c := build(t, in).Chapter(MLP)
+	if !strings.Contains(c.Text, "split into 4 experts") || !strings.Contains(c.Text, "only 2 of them") || c.Show.Tab != "Experts" {
+		t.Errorf("MLP chapter of an MoE model: %q (tab %q)", c.Text, c.Show.Tab)
+	}
+	run := *in.Run
+	run.Model = in.Model
+	run.Attention = []trace.Attention{in.Inspect.Attention}
+	if _, err := InspectionFromRun(&run, nil); err != nil {
+		t.Errorf("an MoE run without MLP values: %v", err)
+	}
+	run.Model.Experts = 0
+	if _, err := InspectionFromRun(&run, nil); err == nil {
+		t.Error("a dense run without MLP values should be refused")
+	}
+}

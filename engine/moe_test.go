@@ -677,3 +677,19 @@ func f32(v []float64) []float32 {
 	}
 	return out
 }
+
+// TestMoEBytesPerToken: with f32 weights a decode step reads 4 bytes of
+// every active parameter (the router, k experts and the shared expert of
+// each MoE layer, attention, norms, the output head) but of the
+// embedding table only the token's row: what the Timing panel's decode
+// GB/s counts, not the file's size.
+func TestMoEBytesPerToken(t *testing.T) {
+	for _, tc := range moeCases() {
+		m := qwen35Model(t, tc.cfg, tc.ref(moeSeed), "F32", 1)
+		info := m.Info()
+		want := 4 * (stats.ActiveParams(info) - info.ParamsEmbedding + int64(tc.cfg.HiddenSize))
+		if info.WeightBytesPerTok != want {
+			t.Errorf("%s: %d bytes read per token, want %d", tc.name, info.WeightBytesPerTok, want)
+		}
+	}
+}

@@ -56,7 +56,7 @@ func modelFromGGUF(f *gguf.File, opt LoadOptions) (*Model, error) {
 	m := newModel(cfg, w, opt.Threads)
 	m.eos, m.tok, m.done = eos, tok, f.Close
 	m.info = modelInfo(cfg, w, f.Path, filepath.Dir(f.Path), f.FileBytes())
-	m.info.Name = strings.TrimSuffix(filepath.Base(f.Path), filepath.Ext(f.Path))
+	m.info.Name = ggufName(f)
 	return m, nil
 }
 
@@ -459,4 +459,17 @@ func ggufVocabOnly(path string) (_ *tokenizer.Tokenizer, eos []int, err error) {
 		return nil, nil, err
 	}
 	return ggufTokenizer(f, cfg)
+}
+
+// ggufName is the name of a GGUF model: its Hub repo id when it lies in a
+// Hugging Face cache, else the file's general.name, else the file name.
+func ggufName(f *gguf.File) string {
+	name := NameFromPath(f.Path)
+	if strings.Contains(name, "/") {
+		return name
+	}
+	if g, ok, err := f.String("general.name"); err == nil && ok && strings.TrimSpace(g) != "" {
+		return strings.TrimSpace(g)
+	}
+	return name
 }

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -16,7 +15,7 @@ func modelInfo(cfg Config, w weights, path, dir string, fileBytes int64) trace.M
 	kvDim := int64(cfg.NumKeyValueHeads * cfg.HeadDim)
 	p := architectures[cfg.Architecture].params(cfg)
 	info := trace.ModelInfo{
-		Name: filepath.Base(dir), Path: path,
+		Name: NameFromPath(dir), Path: path,
 		Architecture: cfg.Architecture, ModelType: cfg.ModelType,
 		Layers: cfg.NumHiddenLayers, Heads: cfg.NumAttentionHeads, KVHeads: cfg.NumKeyValueHeads,
 		HeadDim: cfg.HeadDim, Hidden: cfg.HiddenSize, Intermediate: cfg.IntermediateSize,

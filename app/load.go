@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
@@ -74,6 +75,9 @@ func (u *UI) loaded(path string, b Backend, err error) {
 	u.modelPath = path
 	u.restoreSampling()
 	u.chatModelLoaded()
+	if path != "" && path == u.demoDir && strings.HasPrefix(u.info.Name, "demo-") { // not the random fallback
+		u.info.Name = demoName
+	}
 	u.win.SetTitle("Loupe — " + u.info.Name)
 	u.model.Display(u.info, cpuLine(), modelKernelLine(u.backend))
 	u.controls.PromptTokens = func(p string) int { return len(b.Encode(p)) }
@@ -176,6 +180,10 @@ func pushFront(list []string, s string, n int) []string {
 	}
 	return out
 }
+
+// demoName is the embedded demo model's name in the title (its folder is
+// named after a hash of its files).
+const demoName = "the demo model (a small Qwen2 trained on public-domain text)"
 
 func (u *UI) rememberModel(path string) {
 	if abs, err := filepath.Abs(path); err == nil {

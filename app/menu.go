@@ -17,6 +17,7 @@ import (
 	nativedialog "github.com/sqweek/dialog"
 
 	"loupe/assets"
+	"loupe/engine"
 )
 
 // buildMenu (re)makes the main menu; the recent models change it.
@@ -25,7 +26,7 @@ func (u *UI) buildMenu() {
 	open.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyO, Modifier: fyne.KeyModifierControl}
 	recent := u.item("Recent models", nil)
 	for _, p := range u.app.Preferences().StringList(prefRecentModels) {
-		recent.ChildMenu = appendItem(recent.ChildMenu, u.item(p, func() { u.openModel(p) }))
+		recent.ChildMenu = appendItem(recent.ChildMenu, u.item(recentLabel(p), func() { u.openModel(p) }))
 	}
 	if recent.ChildMenu == nil {
 		recent.Disabled = true
@@ -65,6 +66,16 @@ func (u *UI) buildMenu() {
 		prompts.Items = append(prompts.Items, u.item(promptLabel(p), func() { u.choosePrompt(p) }))
 	}
 	u.win.SetMainMenu(fyne.NewMainMenu(file, run, prompts, u.viewMenu(), u.settingsMenu()))
+}
+
+// recentLabel names a recent model as people know it (a Hub repo id, not
+// a cache snapshot's hash), its path beside.
+func recentLabel(path string) string {
+	name := engine.NameFromPath(path)
+	if name == filepath.Base(path) {
+		return path
+	}
+	return name + "  (" + path + ")"
 }
 
 // quitItem closes the window (Ctrl+Q), the same way as its close button:

@@ -173,8 +173,27 @@ func (u *UI) start() {
 			return
 		}
 		path, u.demoDir = dir, dir
+		u.lessonReady()
 	}
 	u.openModel(path)
+}
+
+// demoMaxTokens is the demo's first run: a short answer that stays in view
+// beside its prompt (100 tokens scrolled the prompt away).
+const demoMaxTokens = 12
+
+// lessonReady sets up a first launch on the demo model for a class: the
+// article's prompt in the box and a short greedy run, unless the flags or
+// the last session chose otherwise.
+func (u *UI) lessonReady() {
+	if u.controls.Prompt.Text == "" {
+		if p := demoPrompts(); len(p) > 0 {
+			u.controls.Prompt.SetText(p[0])
+		}
+	}
+	if u.opt.MaxTokens == 0 && u.app.Preferences().String("knob.max_tokens") == "" {
+		u.controls.MaxTokens.SetText(fmt.Sprint(demoMaxTokens))
+	}
 }
 
 // showTab selects a panel by its export name.

@@ -908,3 +908,30 @@ func TestHoverLineFollowsCountAndRun(t *testing.T) {
 		t.Errorf("after a new run the hover line reads %q", h.u.attn.Hover.Text)
 	}
 }
+
+// TestLessonReadyFirstLaunch: on the demo model's first launch the prompt
+// box holds the article's sentence and the run is short; a remembered max
+// tokens or the flag wins.
+func TestLessonReadyFirstLaunch(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.u.controls.Prompt.SetText("")
+	h.u.lessonReady()
+	if p := demoPrompts(); len(p) == 0 || h.u.controls.Prompt.Text != p[0] {
+		t.Errorf("prompt box %q, want the article's prompt", h.u.controls.Prompt.Text)
+	}
+	if h.u.controls.MaxTokens.Text != "12" {
+		t.Errorf("max tokens %q, want 12", h.u.controls.MaxTokens.Text)
+	}
+	h.u.app.Preferences().SetString("knob.max_tokens", "40")
+	h.u.controls.MaxTokens.SetText("40")
+	h.u.lessonReady()
+	if h.u.controls.MaxTokens.Text != "40" {
+		t.Errorf("a remembered max tokens was replaced: %q", h.u.controls.MaxTokens.Text)
+	}
+	if got := recentLabel("/c/hub/models--Qwen--Qwen2.5-1.5B/snapshots/abc123"); !strings.HasPrefix(got, "Qwen/Qwen2.5-1.5B  (") {
+		t.Errorf("recent model label %q, want the repo id first", got)
+	}
+	if got := recentLabel("/models/my-qwen"); got != "/models/my-qwen" {
+		t.Errorf("recent model label %q", got)
+	}
+}

@@ -89,7 +89,7 @@ func WriteGGUFContext(ctx context.Context, src, dst, quant string) error {
 			p.tensors[i].Fill = func(w io.Writer) error { return fill(ctxWriter{ctx, w}) }
 		}
 	}
-	if err := gguf.WriteFile(dst, ggufMetadata(p.cfg, p.tok, p.template, quant), p.tensors); err != nil {
+	if err := gguf.WriteFile(dst, ggufMetadata(p.name, p.cfg, p.tok, p.template, quant), p.tensors); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -108,7 +108,7 @@ func GGUFPlan(src, quant string) (size int64, fallbacks []Fallback, err error) {
 	}
 	defer p.set.Close()
 	meta := safetensors.CountWriter{W: io.Discard}
-	if err := gguf.Write(&meta, ggufMetadata(p.cfg, p.tok, p.template, quant), nil); err != nil {
+	if err := gguf.Write(&meta, ggufMetadata(p.name, p.cfg, p.tok, p.template, quant), nil); err != nil {
 		return 0, nil, fmt.Errorf("genmodel: %w", err)
 	}
 	size = int64(meta.N)
@@ -143,6 +143,7 @@ func fallbackOf(name string, c hfConfig, quant string, cols int, got gguf.Type) 
 
 // conversion is a model folder opened for WriteGGUF.
 type conversion struct {
+	name     string // general.name: the source folder's name
 	cfg      hfConfig
 	template string // the folder's chat template, "" when it has none
 	tok      *tokenizer.Tokenizer
@@ -202,7 +203,7 @@ func openConversion(src, quant string) (*conversion, error) {
 		set.Close()
 		return nil, err
 	}
-	return &conversion{cfg: c, template: template, tok: tok, set: set, tensors: tensors}, nil
+	return &conversion{name: filepath.Base(src), cfg: c, template: template, tok: tok, set: set, tensors: tensors}, nil
 }
 
 // ctxWriter fails a write once ctx is cancelled: Fill writes row by row.
@@ -224,11 +225,11 @@ var ggufArch = map[string]string{"qwen2": "qwen2", "qwen3": "qwen3", "llama": "l
 
 // ggufMetadata is the file's key-values: the shape, the tokenizer's lists
 // and the chat template (tokenizer.chat_template) when the folder has one.
-func ggufMetadata(c hfConfig, tok *tokenizer.Tokenizer, template, quant string) []gguf.KV {
+func ggufMetadata(name string, c hfConfig, tok *tokenizer.Tokenizer, template, quant string) []gguf.KV {
 	a := ggufArch[c.ModelType] + "."
 	kv := []gguf.KV{
 		{Key: "general.architecture", Value: ggufArch[c.ModelType]},
-		{Key: "general.name", Value: "loupe gen-model"},
+		{Key: "general.name", Value: name},
 		{Key: "general.file_type", Value: ggufFileType[quant]},
 		{Key: a + "context_length", Value: uint32(c.MaxPositions)},
 		{Key: a + "embedding_length", Value: uint32(c.HiddenSize)},
@@ -588,13 +589,14 @@ func WriteGGUFModel(path, shape string, seed uint64, quant string) error {
 	if quant == "f32" {
 		dtype = "f32"
 	}
-	if err := Write(tmp, shape, seed, dtype); err != nil {
+	src := filepath.Join(tmp, shape) // its name is the file's general.name
+	if err := Write(src, shape, seed, dtype); err != nil {
 		return err
 	}
-	if err := checkMix(tmp, shape, quant); err != nil {
+	if err := checkMix(src, shape, quant); err != nil {
 		return err
 	}
-	return WriteGGUF(tmp, path, quant)
+	return WriteGGUF(src, path, quant)
 }
 
 // ErrMixDoesNotFit: a shape whose matrices' rows do not fill the K-quant

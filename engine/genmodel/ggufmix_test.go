@@ -72,4 +72,7 @@ func TestGGUFModelCarriesChatTemplate(t *testing.T) {
 	if err != nil || !ok || got != want {
 		t.Errorf("tokenizer.chat_template: %d bytes, ok %v, err %v; want the folder's %d bytes", len(got), ok, err, len(want))
 	}
+	if name, _, _ := f.String("general.name"); name != "tiny-qwen3" {
+		t.Errorf("general.name %q, want the shape's name", name)
+	}
 }

@@ -34,7 +34,7 @@ run: build
 # packages (and main, which has no tests) need it. A new package is tested
 # without being listed here.
 GUI_PKGS := ./viz/... ./views/... ./app/...
-HEADLESS_PKGS = $(shell CGO_ENABLED=0 $(GO) list ./... | grep -vE '^loupe(/(app|views|viz)(/.*)?)?$$')
+HEADLESS_PKGS = $(shell CGO_ENABLED=0 $(GO) list -e ./... 2>/dev/null | grep -vE '^loupe(/(app|views|viz)(/.*)?)?$$')
 
 test: deps
 	CGO_ENABLED=0 $(GO) test -timeout 30m $(HEADLESS_PKGS)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -42,7 +43,7 @@ func TestContenders(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(400 * time.Millisecond)
+	waitForCPU(c, 20*time.Millisecond, 10*time.Second)
 	done := make(chan struct{})
 	go func() { c.stop(); close(done) }()
 	cmds := c.cmds
@@ -57,9 +58,50 @@ func TestContenders(t *testing.T) {
 			continue
 		}
 		if u := cmd.ProcessState.UserTime(); u < 20*time.Millisecond {
-			t.Errorf("child %d used %v of CPU in 400 ms: not busy", i, u)
+			t.Errorf("child %d used %v of CPU before it was stopped: not busy", i, u)
 		}
 	}
+}
+
+// waitForCPU waits until every child has used at least want of CPU time
+// (read from /proc/PID/stat), or until limit: on a loaded machine a child
+// may get little CPU in a fixed sleep. Without /proc it sleeps 400 ms.
+func waitForCPU(c *contenders, want, limit time.Duration) {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		busy := true
+		for _, cmd := range c.cmds {
+			u, ok := procUserTime(cmd.Process.Pid)
+			if !ok {
+				time.Sleep(400 * time.Millisecond)
+				return
+			}
+			busy = busy && u >= want
+		}
+		if busy {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// procUserTime reads a process's user CPU time from /proc/PID/stat
+// (field 14, in clock ticks of 10 ms on Linux).
+func procUserTime(pid int) (time.Duration, bool) {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		return 0, false
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]) // fields from 3 on
+	if len(f) < 12 {
+		return 0, false
+	}
+	ticks, err := strconv.Atoi(f[11])
+	if err != nil {
+		return 0, false
+	}
+	return time.Duration(ticks) * 10 * time.Millisecond, true
 }
 
 // TestBenchContend: bench --contend N runs with N busy children and says so

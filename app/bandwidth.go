@@ -34,15 +34,32 @@ var (
 )
 
 // startBandwidth shows the cached figure and probes again if it is
-// missing or weak (see above).
+// missing or weak (see above). The probe streams 1 GiB: a window started
+// to run at once (--generate, the first launch's short run) probes after
+// that run, so the run neither waits for it nor holds its buffer beside
+// the model; a scripted window (--quit) does not probe at all.
 func (u *UI) startBandwidth() {
 	c, ok := bandwidthCeiling()
 	u.adoptCeiling(c, ok)
-	if !ok || c.Stale(time.Now()) || c.UnderLoad() || len(c.Probes) < minProbes {
-		u.remeasure()
+	u.showCeiling()
+	if ok && !c.Stale(time.Now()) && !c.UnderLoad() && len(c.Probes) >= minProbes {
 		return
 	}
-	u.showCeiling()
+	switch {
+	case u.opt.Quit:
+	case u.generateAfter:
+		u.probeDue = true
+	default:
+		u.remeasure()
+	}
+}
+
+// probeAfterRun runs the probe that start-up deferred, once a run ended.
+func (u *UI) probeAfterRun() {
+	if u.probeDue && !u.running {
+		u.probeDue = false
+		u.remeasure()
+	}
 }
 
 // adoptCeiling makes c the figure of the panels.

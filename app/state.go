@@ -122,6 +122,7 @@ type machine struct {
 	bandwidth float64      // measured read GB/s, 0 unknown
 	ceiling   perf.Ceiling // the probes behind it
 	measuring bool
+	probeDue  bool // a probe waits for the first run at start-up to end
 }
 
 // hooks let the tests watch the window.

@@ -401,10 +401,16 @@ func fakeCeiling(t *testing.T, probes ...perf.Bandwidth) *[]perf.Bandwidth {
 	return list
 }
 
-func TestGenerationWaitsForBandwidth(t *testing.T) {
+// TestBandwidthProbeAfterFirstRun: a window started to run at once runs
+// first and probes the bandwidth after (the run neither waits for the
+// 1 GiB probe nor holds its buffer beside the model); a generation asked
+// for during a probe waits for it; a scripted window (--quit) never probes.
+func TestBandwidthProbeAfterFirstRun(t *testing.T) {
 	release := make(chan struct{})
 	probes := fakeCeiling(t)
+	started := make(chan bool, 1)
 	measureBandwidth = func() (perf.Bandwidth, error) {
+		started <- true
 		<-release
 		b := perf.Bandwidth{BestGBs: 50, Threads: 2, When: time.Now()}
 		*probes = append([]perf.Bandwidth{b}, *probes...)
@@ -412,16 +418,32 @@ func TestGenerationWaitsForBandwidth(t *testing.T) {
 	}
 	defer func() { measureBandwidth = nil }()
 	h := newHarness(t, Options{Prompt: "My cat is purple", Generate: true, MaxTokens: 3})
-	if h.u.running || h.u.lastRun != nil || !strings.Contains(h.u.controls.Status.Text, "Measuring") {
-		t.Fatalf("generation started during the measurement (status %q)", h.u.controls.Status.Text)
+	waitFor(t, func() bool { return h.u.lastRun != nil || h.u.measuring })
+	if h.u.lastRun == nil {
+		t.Fatal("the first run waited for the bandwidth probe")
+	}
+	select {
+	case <-started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no probe after the first run")
+	}
+	h.u.generate()
+	if h.u.running || !strings.Contains(h.u.controls.Status.Text, "Measuring") {
+		t.Fatalf("a generation started during the measurement (status %q)", h.u.controls.Status.Text)
 	}
 	close(release)
-	h.wait()
-	if h.u.lastRun == nil || h.u.bandwidth != 50 {
-		t.Fatalf("after the measurement: run %v, bandwidth %v", h.u.lastRun != nil, h.u.bandwidth)
-	}
+	waitFor(t, func() bool { return !h.u.measuring && h.u.bandwidth == 50 })
 	if got := h.u.timing.Ceiling.Text; !strings.Contains(got, "50.0 GB/s") || !strings.Contains(got, "best of 1 probes") {
 		t.Errorf("ceiling line %q", got)
+	}
+
+	fakeCeiling(t)
+	probed := false
+	measureBandwidth = func() (perf.Bandwidth, error) { probed = true; return perf.Bandwidth{}, nil }
+	q := newHarness(t, Options{Prompt: "My cat is purple", Generate: true, MaxTokens: 2, Quit: true})
+	waitFor(t, func() bool { return q.u.lastRun != nil })
+	if probed || q.u.measuring {
+		t.Error("a scripted window (--quit) probed the bandwidth")
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"github.com/go-text/typesetting/font"
 	"github.com/go-text/typesetting/fontscan"
-	"github.com/go-text/typesetting/language"
 
 	"loupe/format"
 )
@@ -25,7 +24,7 @@ var glyphs struct {
 	once   sync.Once
 	mu     sync.Mutex
 	own    []*font.Face
-	system *fontscan.FontMap // nil: the system's fonts could not be read
+	system []fontscan.RuneSet // the system fonts' coverage, from fontscan's index
 	known  map[rune]bool
 }
 
@@ -51,21 +50,18 @@ func hasGlyph(r rune) bool {
 			return true
 		}
 	}
-	if glyphs.system == nil {
-		return false
+	for _, runes := range glyphs.system {
+		if runes.Contains(r) {
+			return true
+		}
 	}
-	glyphs.system.SetQuery(fontscan.Query{Families: []string{fontscan.SansSerif}})
-	glyphs.system.SetScript(language.LookupScript(r))
-	f := glyphs.system.ResolveFace(r)
-	if f == nil {
-		return false
-	}
-	_, ok := f.NominalGlyph(r)
-	return ok
+	return false
 }
 
-// loadGlyphs parses Fyne's fonts and indexes the system's (fontscan keeps
-// its index in the user's cache directory, where Fyne's is too).
+// loadGlyphs parses Fyne's fonts and reads the system fonts' coverage
+// from fontscan's index (kept in the user's cache directory, where Fyne's
+// is too): asking a face for the glyph loaded the whole font, 18 MB of
+// heap for a CJK font that Fyne's own fallback holds once already.
 func loadGlyphs() {
 	glyphs.known = map[rune]bool{}
 	for _, res := range []fyne.Resource{theme.DefaultTextFont(), theme.DefaultTextMonospaceFont(),
@@ -77,9 +73,9 @@ func loadGlyphs() {
 			glyphs.own = append(glyphs.own, f)
 		}
 	}
-	fm := fontscan.NewFontMap(quiet{})
-	if fm.UseSystemFonts("") == nil {
-		glyphs.system = fm
+	fps, _ := fontscan.SystemFonts(quiet{}, "") // none read: only Fyne's own fonts count
+	for _, fp := range fps {
+		glyphs.system = append(glyphs.system, fp.Runes)
 	}
 }
 

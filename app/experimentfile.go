@@ -1,0 +1,167 @@
+package app
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/dialog"
+	nativedialog "github.com/sqweek/dialog"
+
+	"loupe/engine"
+	"loupe/engine/experiment"
+	"loupe/kernels"
+	"loupe/views"
+	"loupe/viz"
+)
+
+// experimentFigure draws the last experiment's result.
+func (u *UI) experimentFigure() viz.Figure {
+	th := u.vizTheme()
+	r := u.experiment
+	if r == nil {
+		return viz.NoData(th, "no experiment has run yet")
+	}
+	if r.What == experiment.Texts {
+		rows := make([]viz.TimingRow, len(r.Points))
+		for i, p := range r.Points {
+			rows[i] = viz.TimingRow{Label: p.Label, PrefillTokens: p.PrefillTokens, PrefillSeconds: p.PrefillSeconds,
+				DecodeTokens: p.DecodeTokens, DecodeSeconds: p.DecodeSeconds, BytesPerToken: p.BytesPerToken}
+		}
+		return viz.TimingBars(rows, r.BandwidthGBs, th)
+	}
+	pts := make([]viz.SweepPoint, len(r.Points))
+	for i, p := range r.Points {
+		pts[i] = viz.SweepPoint{Label: p.Label, PrefillTokS: p.PrefillTokS, DecodeTokS: p.DecodeTokS,
+			PredictedTokS: p.PredictedDecodeTokS, BytesPerToken: p.BytesPerToken}
+	}
+	notes := []string{experiment.Reading(*r)}
+	if r.Stopped != "" {
+		notes = append(notes, r.Stopped)
+	}
+	return viz.Sweep(experimentTitles[r.What], pts, notes, th)
+}
+
+// experimentCSV is the last experiment's points.
+func (u *UI) experimentCSV() ([]byte, error) {
+	if u.experiment == nil {
+		return nil, errors.New("no experiment has run yet")
+	}
+	var b bytes.Buffer
+	err := experiment.WriteCSV(&b, *u.experiment)
+	return b.Bytes(), err
+}
+
+// experimentExport exports the Experiments panel: the figure of the last
+// result and the experiment's own CSV.
+type experimentExport struct {
+	*views.ExperimentsPanel
+	u *UI
+}
+
+func (e experimentExport) Figure() viz.Figure { return e.u.experimentFigure() }
+func (e experimentExport) CSV(*views.CSV) error {
+	return errors.New("the experiments write their CSV whole")
+}
+func (e experimentExport) WholeCSV() ([]byte, error) { return e.u.experimentCSV() }
+
+// saveExperiment writes the last result with what reruns it (model
+// fingerprint, options, kernel level, threads).
+func (u *UI) saveExperiment() {
+	data, err := u.experimentJSON()
+	if err != nil {
+		u.fail("Could not save the experiment", err)
+		return
+	}
+	u.saveFile("Save the experiment", "loupe-experiment-"+u.experiment.What+".json", "json", data)
+}
+
+// experimentJSON is the last result as a saved experiment.
+func (u *UI) experimentJSON() ([]byte, error) {
+	r := u.experiment
+	m, ok := u.backend.(*engine.Model)
+	if r == nil || !ok {
+		return nil, errors.New("run an experiment first")
+	}
+	fp, err := experiment.Fingerprint(u.info.Path)
+	if err != nil {
+		return nil, err
+	}
+	rec := experiment.NewRecord(*r, u.experimentOpt, u.info.Path, fp, kernels.Active().String(), m.Threads())
+	return json.MarshalIndent(rec, "", " ")
+}
+
+// pickExperiment asks for a saved experiment and opens it.
+func (u *UI) pickExperiment() {
+	u.pick(func() (string, error) {
+		return nativedialog.File().Title("Open a saved experiment").Filter("Loupe experiment", "json").Load()
+	}, func(use func(string)) {
+		dialog.ShowFileOpen(func(r fyne.URIReadCloser, err error) {
+			if err == nil && r != nil {
+				r.Close()
+				use(r.URI().Path())
+			}
+		}, u.win)
+	}, u.openExperiment)
+}
+
+// openExperiment shows a saved result and offers to rerun it.
+func (u *UI) openExperiment(path string) {
+	data, err := os.ReadFile(path)
+	if err == nil {
+		var rec experiment.Record
+		if rec, err = experiment.ReadRecord(data); err == nil {
+			r := rec.Result()
+			u.experiment, u.experimentRecord = &r, &rec
+			u.showTab("experiments")
+			u.experiments.Choose(rec.What)
+			u.experiments.Display(u.experimentFigure(), rec.Reading, strings.Join(experimentNotes(r), "\n"))
+			u.experiments.Plan.SetText(fmt.Sprintf("Saved %s on %s (%s kernels, %d threads). Re-run measures it again with the same settings and compares.",
+				rec.When.Local().Format("2006-01-02 15:04"), filepath.Base(rec.ModelPath), rec.Kernels, rec.Threads))
+			u.experiments.Rerun.Show()
+			return
+		}
+	}
+	u.fail("Could not open the experiment", fmt.Errorf("%s: %w", path, err))
+}
+
+// rerunExperiment measures the opened result again: the same model
+// (checked by its fingerprint), options, kernel level and threads.
+func (u *UI) rerunExperiment() {
+	rec := u.experimentRecord
+	m, ok := u.backend.(*engine.Model)
+	switch {
+	case rec == nil:
+		u.fail("Nothing to re-run", errors.New("open a saved experiment first"))
+		return
+	case u.running || u.loading:
+		u.experiments.Status.SetText("The model is busy: wait for it or stop it first.")
+		return
+	case !ok:
+		u.fail("No model loaded", fmt.Errorf("open %s first: the experiment reruns on it", rec.ModelPath))
+		return
+	}
+	if fp, err := experiment.Fingerprint(u.info.Path); err != nil || fp != rec.Fingerprint {
+		u.fail("Another model", fmt.Errorf("the experiment was measured on %s; the model open now is not that one (its files differ): open it, then re-run", rec.ModelPath))
+		return
+	}
+	l, ok := kernels.ParseLevel(rec.Kernels)
+	if !ok || !kernels.Supported(l) {
+		u.fail("Kernel level", fmt.Errorf("the experiment ran at level %s, which this CPU does not have", rec.Kernels))
+		return
+	}
+	if err := kernels.SetLevel(l); err != nil {
+		u.fail("Kernel level", err)
+		return
+	}
+	if rec.Threads > 0 && rec.Threads != m.Threads() {
+		m.SetThreads(rec.Threads)
+		u.threads = rec.Threads
+	}
+	u.startExperiment(m, rec.Opts())
+}

@@ -1,0 +1,132 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"loupe/engine"
+	"loupe/trace"
+)
+
+// serialDo, when set (the app tests), makes u.do run its callbacks one at
+// a time: Fyne's test driver runs fyne.Do on the caller's goroutine, where
+// the real one queues them all on the UI goroutine.
+var serialDo *sync.Mutex
+
+// inspectJobs turns the background jobs on. The app tests turn them off
+// (TestMain) except where they test them: under Fyne's test driver the
+// tests touch widgets from their own goroutine, which a job's result
+// arriving through fyne.Do at an unexpected moment would race.
+var inspectJobs = true
+
+// startJob runs key in the background unless it runs or has run.
+func (u *UI) startJob(key jobKey) {
+	if !inspectJobs {
+		return
+	}
+	in := u.inside
+	insp, ok := u.backend.(Inspector)
+	in.mu.Lock()
+	busy := in.cancel != nil
+	in.mu.Unlock()
+	if !ok || key.run == nil || u.running || u.loading || busy && key == in.pending || key == in.shown {
+		return
+	}
+	ids := make([]int, len(u.tokens))
+	for i, t := range u.tokens {
+		ids[i] = t.ID
+	}
+	u.waitInspect()
+	ctx, cancel := context.WithCancel(u.ctx)
+	done, ended := make(chan struct{}), make(chan struct{})
+	in.mu.Lock()
+	in.cancel, in.done, in.ended = cancel, done, ended
+	in.mu.Unlock()
+	in.pending = key
+	u.wg.Add(1)
+	go func() {
+		defer u.wg.Done()
+		defer close(ended)
+		res, rows, err := runJob(ctx, insp, ids, key)
+		close(done) // the model is free: waitInspect returns; the result follows (a stale one is dropped)
+		u.do(func() { u.jobDone(key, res, rows, err) })
+	}()
+}
+
+// runJob is the work of one job, off the UI goroutine: Inspect at key.pos
+// (or, for the KV rows of a cache that no longer holds the run, at the
+// last position), then the rows of the chosen layer and KV head.
+func runJob(ctx context.Context, insp Inspector, ids []int, key jobKey) (res *trace.Inspection, rows trace.KVRows, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error in the engine: %v", r)
+		}
+	}()
+	pos := key.pos
+	if pos < 0 && insp.CachedTokens() < len(ids)-1 && len(ids) > 1 {
+		pos = len(ids) - 2 // the last token is never read by the run: its keys are not cached
+	}
+	if pos >= 0 {
+		res, err = insp.Inspect(ctx, ids, pos, engine.InspectOptions{Layer: key.layer, KVHead: key.kvHead})
+		if err != nil {
+			return nil, rows, err
+		}
+	}
+	return res, insp.KVRows(key.layer, key.kvHead, insp.CachedTokens()), nil
+}
+
+// jobDone keeps a finished job's results and redraws.
+func (u *UI) jobDone(key jobKey, res *trace.Inspection, rows trace.KVRows, err error) {
+	in := u.inside
+	if key != in.pending || ctxErr(err) {
+		return
+	}
+	in.mu.Lock()
+	in.cancel, in.done = nil, nil // finished: nothing to wait for
+	in.mu.Unlock()
+	in.pending.pos = -2
+	in.shown, in.err, in.rows = key, err, rows
+	if res != nil && key.pos >= 0 {
+		in.result = res
+	}
+	u.dirty = true
+	u.refreshPanels()
+}
+
+func ctxErr(err error) bool {
+	return err != nil && (err == context.Canceled || err == context.DeadlineExceeded)
+}
+
+// waitInspect cancels the running job, if any, and waits for it: the
+// engine answers within one layer. Safe from any goroutine.
+func (u *UI) waitInspect() {
+	in := u.inside
+	if in == nil {
+		return
+	}
+	in.mu.Lock()
+	cancel, done := in.cancel, in.done
+	in.cancel, in.done = nil, nil
+	in.mu.Unlock()
+	if cancel != nil {
+		cancel()
+		<-done
+	}
+}
+
+// forgetInspect drops what was computed (another model, or a new run).
+func (u *UI) forgetInspect() {
+	u.waitInspect()
+	in := u.inside
+	in.result, in.rows, in.err = nil, trace.KVRows{}, nil
+	in.pending, in.shown = jobKey{pos: -2}, jobKey{pos: -2}
+}
+
+// inspectBusy reports whether a job runs or its result is on its way.
+func (u *UI) inspectBusy() bool {
+	in := u.inside
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.cancel != nil
+}

@@ -1,0 +1,143 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"loupe/lesson"
+	"loupe/trace"
+)
+
+// showPlan offers a chapter's runs when it has none yet.
+func (u *UI) showPlan(ch lesson.Chapter) {
+	c := u.les.card
+	switch {
+	case u.les.measuring:
+		return // the progress stays
+	case ch.Skipped == "":
+		c.SetPlan("", false)
+	default:
+		plan := "Measure runs " + lowerFirst(lesson.Plan(u.les.in, u.measureOptions(), u.goldTokens()))
+		c.SetPlan(plan, false)
+	}
+}
+
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}
+
+// measureOptions are the timing runs' settings: the lesson's run's.
+func (u *UI) measureOptions() lesson.MeasureOptions {
+	opt := lesson.MeasureOptions{}
+	if u.les.run != nil {
+		opt.Settings = u.les.run.Settings
+	}
+	bw := u.bandwidth
+	if bw > 0 {
+		opt.Bandwidth = func() (float64, error) { return bw, nil }
+	}
+	return opt
+}
+
+func (u *UI) goldTokens() int {
+	if m, ok := u.backend.(lesson.Runner); ok && u.les.run != nil {
+		return lesson.GoldBugTokens(m, u.les.run.Settings.MaxTokens)
+	}
+	return 0
+}
+
+// measureLesson makes the timing runs of the chapters that need them in
+// the background, as a generation: the model does one thing at a time,
+// and Esc (or the card's button) stops them within a token.
+func (u *UI) measureLesson() {
+	if u.les.measuring {
+		u.stop()
+		return
+	}
+	m, ok := u.backend.(lesson.Runner)
+	switch {
+	case u.running || u.loading:
+		u.les.card.SetPlan("The model is busy: wait for it or stop it first.", false)
+		return
+	case !ok || u.les.l == nil:
+		u.fail("Nothing to measure", errors.New("the lesson needs a finished run on a model first"))
+		return
+	}
+	if _, err := applyKernels(u.controls.Kernels.Selected); err != nil {
+		u.fail("Kernel level", err)
+		return
+	}
+	ctx, cancel := context.WithCancel(u.ctx)
+	u.cancel, u.running, u.les.measuring = cancel, true, true
+	u.gen++
+	gen, in, opt, run := u.gen, u.les.in, u.measureOptions(), u.les.run
+	u.controls.SetRunning(true)
+	u.les.card.SetPlan("Starting…", true)
+	opt.Progress = func(what string) {
+		u.do(func() {
+			if gen == u.gen {
+				u.les.card.SetPlan("Running: "+what+"…", true)
+			}
+		})
+	}
+	u.wg.Add(1)
+	go func() {
+		defer u.wg.Done()
+		u.waitInspect() // the model runs one thing at a time
+		e, err := measureSafely(ctx, m, in, opt)
+		u.do(func() { u.lessonMeasured(gen, run, e, err) })
+	}()
+}
+
+// measureSafely is lesson.Measure with a panic turned into an error.
+func measureSafely(ctx context.Context, m lesson.Runner, in lesson.Input, opt lesson.MeasureOptions) (e *lesson.Extra, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error: %v", r)
+		}
+	}()
+	return lesson.Measure(ctx, m, in, opt)
+}
+
+// lessonMeasured tells the chapters again with the runs' figures.
+func (u *UI) lessonMeasured(gen int, run *trace.Run, e *lesson.Extra, err error) {
+	if gen != u.gen {
+		return
+	}
+	u.running, u.les.measuring = false, false
+	u.cancel()
+	u.controls.SetRunning(false)
+	switch {
+	case errors.Is(err, context.Canceled):
+		u.les.card.SetPlan("Stopped: nothing was kept. Run them again when the class is ready.", false)
+	case err != nil:
+		u.les.card.SetPlan("", false)
+		u.fail("Measurements failed", err)
+	default:
+		u.les.extra, u.les.extraFor = e, run
+		u.les.run = nil // tell it again, with e
+		u.tellLesson()
+		u.goChapter(u.les.i)
+	}
+	u.idle()
+}
+
+// lessonWaiting says what the card waits for.
+func (u *UI) lessonWaiting() string {
+	switch {
+	case u.les.err != nil:
+		return "The lesson cannot be told on this run: " + u.les.err.Error() + "."
+	case u.loading:
+		return "The model is loading; the lesson starts with its first answer."
+	case u.running:
+		return "The model is reading the prompt and writing; the lesson tells this run as soon as it ends."
+	case u.backend == nil:
+		return "Open a model (File › Open model folder…); the lesson tells its first answer."
+	}
+	return "Press Generate (Ctrl+Enter): the lesson tells the run once it ends."
+}

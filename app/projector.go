@@ -1,0 +1,80 @@
+package app
+
+import (
+	"fmt"
+
+	"fyne.io/fyne/v2"
+
+	"loupe/assets"
+	"loupe/lesson"
+)
+
+// prefProjector remembers projector mode.
+const prefProjector = "projector"
+
+// toggleProjector switches projector mode and remembers it.
+func (u *UI) toggleProjector() { u.setProjector(!u.les.projector) }
+
+// setProjector: full screen, the light theme with type 1.5 × larger, the
+// settings pane hidden (keyboard only); off restores the theme chosen in
+// View and the pane.
+func (u *UI) setProjector(on bool) {
+	if on == u.les.projector {
+		return
+	}
+	u.les.projector = on
+	u.app.Preferences().SetBool(prefProjector, on)
+	u.win.SetFullScreen(on)
+	if on {
+		u.les.leftOffset = u.les.split.Offset
+		u.left.Hide()
+		u.app.Settings().SetTheme(projectorTheme())
+	} else {
+		u.left.Show()
+		u.app.Settings().SetTheme(newTheme(u.app.Preferences().String(prefTheme)))
+	}
+	u.placeCard(on)
+	if !on {
+		u.les.split.Offset = u.les.leftOffset
+	}
+	u.les.split.Refresh()
+	u.buildMenu()
+	u.dirty = true
+	u.refreshPanels()
+}
+
+// lessonMenuItems are View › Lesson and View › Projector.
+func (u *UI) lessonMenuItems() []*fyne.MenuItem {
+	l := u.item("Lesson (L)", u.toggleLesson)
+	l.Checked = u.les.on
+	p := u.item("Projector (F11)", u.toggleProjector)
+	p.Checked = u.les.projector
+	return []*fyne.MenuItem{l, p}
+}
+
+// startLesson applies --lesson, --lesson-chapter and --projector, and the
+// remembered projector mode.
+func (u *UI) startLesson() {
+	if u.opt.Projector || u.app.Preferences().Bool(prefProjector) {
+		u.setProjector(true)
+	}
+	if !u.opt.Lesson {
+		return
+	}
+	u.les.i = max(0, lesson.Index(u.opt.LessonChapter))
+	u.les.on = true
+	u.les.card.Show()
+	if u.controls.Prompt.Text == "" {
+		u.controls.Prompt.SetText(assets.DemoPrompts[0])
+	}
+	u.generateAfter = true
+	u.les.card.Display(0, []string{"The lesson"}, "The lesson", "The model is loading; the lesson starts with its first answer.", "")
+}
+
+// checkLessonChapter refuses an unknown --lesson-chapter.
+func checkLessonChapter(id string) error {
+	if id != "" && lesson.Index(id) < 0 {
+		return fmt.Errorf("--lesson-chapter %q: want one of %v (%s: mixture-of-experts models)", id, lesson.IDs, lesson.Experts)
+	}
+	return nil
+}

@@ -113,6 +113,7 @@ func (u *UI) openLesson() {
 func (u *UI) closeLesson() {
 	u.les.on = false
 	u.les.card.Hide()
+	u.stream.SetFocus(false)
 	u.buildMenu()
 }
 
@@ -223,6 +224,7 @@ func (u *UI) nextChapter() {
 
 // showChapter sets the window to what a chapter talks about.
 func (u *UI) showChapter(s lesson.Show) {
+	u.stream.SetFocus(s.Query >= 0 && s.Query < len(u.tokens))
 	for k, it := range u.tabs.Items {
 		if it.Text == s.Tab {
 			u.tabs.SelectIndex(k)

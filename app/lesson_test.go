@@ -68,7 +68,14 @@ func TestLessonStepsThroughEveryChapter(t *testing.T) {
 			if q := ch.Show.Query; q >= 0 && u.query != q {
 				t.Errorf("%s: selected token %d, want %d", ch.ID, u.query, q)
 			}
+			if want := ch.Show.Query >= 0; u.stream.Focused() != want {
+				t.Errorf("%s: the stream dims the other tokens: %v, want %v", ch.ID, u.stream.Focused(), want)
+			}
 			checkChapterPanel(t, u, ch)
+		}
+		onUI(u.closeLesson)
+		if u.stream.Focused() {
+			t.Error("the stream still dims its tokens after the lesson closed")
 		}
 	}
 }

@@ -40,6 +40,7 @@ type TokenStream struct {
 	width    float32  // width the rows were flowed for
 	selected int
 	source   int
+	focus    bool // dim every chip but the query and the source (the lesson)
 
 	list  *widget.List
 	hover *widget.Label
@@ -131,6 +132,18 @@ func (t *TokenStream) SetSource(pos int) {
 	t.source = pos
 	t.list.Refresh()
 }
+
+// SetFocus dims every token but the query and the source when on: a lesson
+// chapter points the class at those two.
+func (t *TokenStream) SetFocus(on bool) {
+	if t.focus != on {
+		t.focus = on
+		t.list.Refresh()
+	}
+}
+
+// Focused reports whether the stream dims all but the query and source.
+func (t *TokenStream) Focused() bool { return t.focus }
 
 // Select marks pos as the query and reports it, as a click would.
 func (t *TokenStream) Select(pos int) {
@@ -423,8 +436,20 @@ func (r *chipRowRenderer) chipColors(tok trace.Token, i int) (fill, stroke, text
 		stroke, width = th.Color(theme.ColorNameForeground, v), 3
 	case r.r.t.source:
 		stroke, width = th.Color(theme.ColorNameWarning, v), 3
+	default:
+		if r.r.t.focus {
+			fill, stroke, text = dim(fill), dim(stroke), dim(text)
+		}
 	}
 	return
+}
+
+// dim makes a colour a quarter as opaque: a token the lesson does not
+// point at stays readable up close but steps back on a projector.
+func dim(c color.Color) color.Color {
+	n := color.NRGBAModel.Convert(c).(color.NRGBA)
+	n.A /= 4
+	return n
 }
 
 func withAlpha(c color.Color, a uint8) color.Color {

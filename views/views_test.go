@@ -99,6 +99,34 @@ func TestTokenStreamWrapsAndClicks(t *testing.T) {
 	}
 }
 
+// TestTokenStreamFocusDims: with focus on, every chip but the query and
+// the source is drawn a quarter as opaque; off, all are as before.
+func TestTokenStreamFocusDims(t *testing.T) {
+	newTestApp(t)
+	s := NewTokenStream()
+	w := test.NewWindow(s)
+	defer w.Close()
+	w.Resize(fyne.NewSize(600, 400))
+	s.SetTokens(tokens(6))
+	s.SetSelected(4)
+	s.SetSource(3)
+	r := &chipRowRenderer{r: newChipRow(s)}
+	alpha := func(c color.Color) uint8 { return color.NRGBAModel.Convert(c).(color.NRGBA).A }
+	_, _, before, _ := r.chipColors(s.tokens[0], 0)
+	s.SetFocus(true)
+	for i, tok := range s.tokens {
+		_, _, text, _ := r.chipColors(tok, i)
+		dimmed := alpha(text) < alpha(before)/2
+		if want := i != 3 && i != 4; dimmed != want {
+			t.Errorf("token %d: text alpha %d (unfocused %d), dimmed %v, want %v", i, alpha(text), alpha(before), dimmed, want)
+		}
+	}
+	s.SetFocus(false)
+	if _, _, text, _ := r.chipColors(s.tokens[0], 0); text != before {
+		t.Errorf("focus off: text %v, want %v", text, before)
+	}
+}
+
 func TestTokenStreamAppend(t *testing.T) {
 	newTestApp(t)
 	s := NewTokenStream()

@@ -231,6 +231,18 @@ func TestWindowFitsProjectorMode(t *testing.T) {
 	onUI(func() { h.u.closeLesson(); h.u.setProjector(false) })
 }
 
+// The lesson card outside projector mode fits as well: it must not add its
+// height to the panels'.
+func TestWindowFitsLessonCard(t *testing.T) {
+	h := newHarness(t, Options{})
+	h.generate("My cat is purple . But my", 12)
+	onUI(func() { h.u.openLesson() })
+	for _, s := range screens {
+		assertFits(t, h.u, s, "the lesson card")
+	}
+	onUI(h.u.closeLesson)
+}
+
 // A reopened session (two runs, a comparison, an open head) fits too.
 func TestWindowFitsOpenedSession(t *testing.T) {
 	dir := t.TempDir()

@@ -44,7 +44,8 @@ type lessonState struct {
 	measuring  bool
 }
 
-// newLessonArea puts the buttons and the (hidden) card above the panels.
+// newLessonArea puts the buttons above the panels and makes the (hidden)
+// card, which placeCard puts in the left column.
 func (u *UI) newLessonArea(panels fyne.CanvasObject) fyne.CanvasObject {
 	c := views.NewLessonCard()
 	c.OnGo = func(i int) { defer u.rescue(); u.goChapter(i) }
@@ -57,31 +58,36 @@ func (u *UI) newLessonArea(panels fyne.CanvasObject) fyne.CanvasObject {
 	projBtn := widget.NewButtonWithIcon("Projector (F11)", theme.ViewFullScreenIcon(), u.guard(u.toggleProjector))
 	lessonBtn.Importance, projBtn.Importance = widget.LowImportance, widget.LowImportance
 	u.les.bar = container.NewHBox(lessonBtn, projBtn, layout.NewSpacer())
-	u.les.top = container.NewVBox(u.les.bar, c)
-	u.les.side = container.NewVBox()
+	u.les.top = container.NewVBox(u.les.bar)
+	u.les.side = container.NewVBox(c)
 	return container.NewBorder(u.les.top, nil, nil, nil, panels)
 }
 
-// placeCard puts the card above the panels, or in projector mode in a
-// column of its own where the settings pane was: the panels keep the
-// screen's height, and the text reads as a slide's.
+// placeCard puts the card in the left column, where a class reads it
+// beside the panels: over the settings while the lesson is open, or in
+// projector mode in a column of its own where the settings pane was.
+// Above the panels it added its height to theirs and the window grew past
+// a 768-pixel screen.
 func (u *UI) placeCard(projector bool) {
 	c := u.les.card
-	u.les.top.Remove(c)
 	u.les.side.Remove(c)
-	c.SetNarrow(projector)
+	c.SetNarrow(true)
+	u.les.side.Add(c)
 	if projector {
 		u.les.bar.Hide() // keyboard only
 		u.bar.Box.Hide() // the ablation tools: not a slide's
-		u.les.side.Add(c)
 		u.les.split.Leading = container.NewVScroll(u.les.side)
 		u.les.split.Offset = 0.3
-	} else {
-		u.les.bar.Show()
-		u.bar.Box.Show()
-		u.les.top.Add(c)
-		u.les.split.Leading = u.left
+		u.les.split.Refresh()
+		return
 	}
+	u.les.bar.Show()
+	u.bar.Box.Show()
+	u.les.split.Leading = u.left
+	if u.les.on {
+		u.les.split.Leading = container.NewVSplit(container.NewVScroll(u.les.side), u.left)
+	}
+	u.les.split.Refresh()
 }
 
 // toggleLesson opens or closes the card (L, View › Lesson, the button).
@@ -98,6 +104,7 @@ func (u *UI) toggleLesson() {
 func (u *UI) openLesson() {
 	u.les.on = true
 	u.les.card.Show()
+	u.placeCard(u.les.projector)
 	u.win.Canvas().Unfocus() // the keys go to the lesson
 	u.tellLesson()
 	if u.les.l == nil && u.les.err == nil && !u.running && !u.loading && u.backend != nil {
@@ -113,6 +120,7 @@ func (u *UI) openLesson() {
 func (u *UI) closeLesson() {
 	u.les.on = false
 	u.les.card.Hide()
+	u.placeCard(u.les.projector)
 	u.stream.SetFocus(false)
 	u.buildMenu()
 }

@@ -64,6 +64,7 @@ func (u *UI) startLesson() {
 	u.les.i = max(0, lesson.Index(u.opt.LessonChapter))
 	u.les.on = true
 	u.les.card.Show()
+	u.placeCard(u.les.projector)
 	if u.controls.Prompt.Text == "" {
 		u.controls.Prompt.SetText(assets.DemoPrompts[0])
 	}

@@ -128,15 +128,19 @@ func failedStatus(err error) string {
 // adoptRun replaces the streamed state by the run's own record.
 func (u *UI) adoptRun(run *trace.Run) {
 	u.lastRun = run
+	followed := u.follow
 	if len(run.Tokens) > 0 {
 		u.tokens = run.Tokens
 		u.stream.SetTokens(u.tokens)
-		if u.follow {
-			u.query = len(u.tokens) - 1
+		if followed {
+			u.query = max(0, stats.PromptLen(run)-1)
 		}
 		u.stream.SetSelected(u.query)
 	}
-	u.steps, u.attention, u.mlps = run.Steps, keepPicked(run.Attention, u.attention, u.query, u.follow), run.MLP
+	u.steps, u.attention, u.mlps = run.Steps, keepPicked(run.Attention, u.attention, u.query, followed), run.MLP
+	if followed && len(run.Tokens) > 0 {
+		u.showLastPromptToken()
+	}
 	u.timings = append(u.timings, run.Timing)
 	u.timing.Display(u.timings, u.bandwidth, u.measuring)
 	t := run.Timing
@@ -145,6 +149,27 @@ func (u *UI) adoptRun(run *trace.Run) {
 	fmt.Printf("loupe: generated %d tokens (%s), prefill %.3f s, decode %.3f s\n",
 		t.DecodeTokens, run.StopReason, t.PrefillSeconds, t.DecodeSeconds)
 	u.writeTiming(run)
+}
+
+// showLastPromptToken leaves the selection, once a run the user did not
+// click into has ended, where the article looks: the last prompt token
+// («·a»), the one that predicts the first word written, with the token it
+// attends to most outlined as its source («·purple»). The source stays
+// "the strongest" (-1), so the grid keeps showing the strongest source of
+// whichever token is clicked next.
+func (u *UI) showLastPromptToken() {
+	u.follow = false
+	if u.source > u.query {
+		u.source = -1
+	}
+	if u.source >= 0 {
+		return // chosen by the user during the run
+	}
+	src := -1
+	if a, ok := stats.AttentionAt(u.attention, u.query); ok {
+		src = stats.StrongestSource(a)
+	}
+	u.stream.SetSource(src)
 }
 
 // keepPicked adds to the run's captures the one of the token the user

@@ -58,7 +58,12 @@ func (h *harness) settleJobs() {
 // show and selectToken let the jobs finish, then act.
 func (h *harness) show(tab string) { h.settleJobs(); h.u.showTab(tab) }
 
-func (h *harness) selectToken(pos int) { h.settleJobs(); h.u.stream.Select(pos) }
+// selectToken clicks pos as the UI goroutine would: a job the click
+// starts may end (and draw) before the click has drawn everything.
+func (h *harness) selectToken(pos int) {
+	h.settleJobs()
+	onUI(func() { h.u.stream.Select(pos) })
+}
 
 // until lets the jobs finish, then checks cond (polled a little longer).
 func (h *harness) until(what string, cond func() bool) {
@@ -102,11 +107,11 @@ func TestInsideTabs(t *testing.T) {
 
 	h.show("kv-cache")
 	h.until("the KV rows", func() bool { return len(in.kv.Rows().Keys) > 0 })
-	// All but the last token, which the run never read, unless the newest
-	// token's attention was recomputed on demand (the selection follows it
-	// on the Attention tab once the run ends): that step writes its row.
-	if n := len(in.kv.Rows().Keys); n != len(run.Tokens) {
-		t.Errorf("KV rows of %d tokens, want %d (the newest read on demand)", n, len(run.Tokens))
+	// All but the last token, which the run never read (once the run ends
+	// the selection is the last prompt token, whose attention was captured:
+	// nothing was recomputed that would write the newest token's row).
+	if n := len(in.kv.Rows().Keys); n != len(run.Tokens)-1 {
+		t.Errorf("KV rows of %d tokens, want %d (all but the newest, never read)", n, len(run.Tokens)-1)
 	}
 	if !strings.Contains(in.kv.Totals.Text, "at 4,096 tokens") || !strings.Contains(in.kv.Totals.Text, "at 32,000 tokens") {
 		t.Errorf("totals %q", in.kv.Totals.Text)
@@ -381,10 +386,11 @@ func TestDeltaNetCSV(t *testing.T) {
 	}
 }
 
-// After a run the selection still follows the newest token, and that is
-// what the Attention and MLP tabs show: the token the run wrote last
-// (never read by the run, so recomputed by Inspect), not the last one the
-// run captured. Checked against the engine's own Inspect of that position.
+// After a run the last prompt token is selected with its strongest
+// source, as in the article. Clicked, the newest token is what the
+// Attention and MLP tabs show: the token the run wrote last (never read by
+// the run, so recomputed by Inspect), not the last one the run captured.
+// Checked against the engine's own Inspect of that position.
 func TestNewestTokenAfterRun(t *testing.T) {
 	dir, err := assets.DemoModelDir()
 	if err != nil {
@@ -395,10 +401,15 @@ func TestNewestTokenAfterRun(t *testing.T) {
 	h.generate("ROMEO:\nBut soft, what light", 4)
 	h.settleJobs()
 	run := h.u.lastRun
-	last := len(run.Tokens) - 1
-	if h.u.stream.Selected() != last || !h.u.follow {
-		t.Fatalf("selected %d (follow %v), want the newest token %d", h.u.stream.Selected(), h.u.follow, last)
+	last, prompt := len(run.Tokens)-1, stats.PromptLen(run)-1
+	if h.u.stream.Selected() != prompt || h.u.follow {
+		t.Fatalf("selected %d (follow %v), want the last prompt token %d", h.u.stream.Selected(), h.u.follow, prompt)
 	}
+	a, ok := stats.AttentionAt(run.Attention, prompt)
+	if want := stats.StrongestSource(a); !ok || want < 1 || h.u.stream.Source() != want || h.u.attn.Source() != want {
+		t.Fatalf("source %d (grid %d), want the strongest %d (captured %v)", h.u.stream.Source(), h.u.attn.Source(), want, ok)
+	}
+	h.selectToken(last) // a click on the newest token
 	h.until("the newest token's attention", func() bool {
 		return h.u.attn.HasData() && h.u.attn.Query() == last && strings.Contains(h.u.attn.Title.Text, "recomputed")
 	})
@@ -418,7 +429,7 @@ func TestNewestTokenAfterRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, _ := stats.AttentionAt(append(append([]trace.Attention(nil), h.u.attention...), ref.Attention), last)
+	a, _ = stats.AttentionAt(append(append([]trace.Attention(nil), h.u.attention...), ref.Attention), last)
 	src := h.u.attn.Source()
 	for l, row := range stats.SourceGrid(a, src) {
 		for hd, v := range row {
@@ -460,6 +471,7 @@ func TestRecomputedAttentionHybridGaps(t *testing.T) {
 	h := engineHarness(t, dir)
 	h.show("attention")
 	h.generate("a b c d", 3)
+	h.selectToken(len(h.u.tokens) - 1) // the newest token, never read by the run
 	h.until("the newest token's attention", func() bool { return strings.Contains(h.u.attn.Title.Text, "recomputed") })
 	deltaNet := 0
 	for l := range h.u.info.Layers {

@@ -24,6 +24,7 @@ import (
 	"loupe/engine/perf"
 	"loupe/kernels"
 	"loupe/trace"
+	"loupe/trace/stats"
 	"loupe/views"
 	"loupe/viz"
 )
@@ -154,25 +155,54 @@ func TestGenerateFillsStreamAndPanels(t *testing.T) {
 			t.Fatalf("token %d: %+v", i, tok)
 		}
 	}
-	// The selection followed the newest token: its attention (0.5 on the
-	// first token, 0.5 on the previous one) and its candidates are shown.
-	if h.u.stream.Selected() != 11 || !h.u.attn.HasData() {
-		t.Fatalf("selected %d, attention shown %v", h.u.stream.Selected(), h.u.attn.HasData())
+	// After the run the last prompt token is selected, as in the article:
+	// its attention (0.5 on the first token, 0.5 on the previous one), its
+	// strongest source outlined, and the candidates of the first word.
+	if h.u.stream.Selected() != 6 || !h.u.attn.HasData() || h.u.attn.Query() != 6 {
+		t.Fatalf("selected %d, attention shown %v, want the last prompt token 6", h.u.stream.Selected(), h.u.attn.HasData())
 	}
-	if h.u.attn.Source() != 10 || h.u.stream.Source() != 10 {
-		t.Errorf("strongest source %d (outlined %d), want 10 (the previous token)", h.u.attn.Source(), h.u.stream.Source())
+	want := stats.StrongestSource(h.fake.attention(6))
+	if want != 5 || h.u.attn.Source() != want || h.u.stream.Source() != want {
+		t.Errorf("strongest source %d (outlined %d), want %d (the previous token)", h.u.attn.Source(), h.u.stream.Source(), want)
 	}
 	if !strings.Contains(h.u.attn.Sink.Text, "50.0 %") {
 		t.Errorf("sink line %q, want 50.0 %%", h.u.attn.Sink.Text)
 	}
-	if s, ok := h.u.next.Step(); !ok || s.Pos != 11 {
-		t.Errorf("next-token step %+v %v, want position 11", s, ok)
+	if s, ok := h.u.next.Step(); !ok || s.Pos != 7 {
+		t.Errorf("next-token step %+v %v, want position 7", s, ok)
 	}
 	if h.u.timing.Runs() != 1 || h.u.lastRun == nil || h.u.lastRun.StopReason != "max_tokens" {
 		t.Errorf("timing runs %d, last run %+v", h.u.timing.Runs(), h.u.lastRun)
 	}
 	if !h.u.controls.Stop.Disabled() || h.u.controls.Generate.Disabled() {
 		t.Error("buttons not back to idle")
+	}
+}
+
+// TestSelectionDuringAndAfterRun: while the model writes, the selection
+// follows the newest token; a token the user clicks meanwhile stays
+// selected when the run ends, with the source the user chose.
+func TestSelectionDuringAndAfterRun(t *testing.T) {
+	h := newHarness(t, Options{})
+	selected, newest := -1, -1
+	h.fake.onStep = func(k int) {
+		switch k {
+		case 3: // tokens 7, 8 and 9 are written, and reach the window in batches
+			for end := time.Now().Add(5 * time.Second); newest < 9 && time.Now().Before(end); time.Sleep(time.Millisecond) {
+				onUI(func() { selected, newest = h.u.stream.Selected(), len(h.u.tokens)-1 })
+			}
+			onUI(func() { h.u.stream.Select(3); h.u.stream.Choose(1) })
+		}
+	}
+	h.generate("My cat is purple . But my", 6) // 7 prompt tokens
+	if newest != 9 || selected != newest {
+		t.Errorf("selected %d during the run, want the newest token %d", selected, newest)
+	}
+	if h.u.stream.Selected() != 3 || h.u.attn.Query() != 3 {
+		t.Errorf("selected %d (grid %d) after the run, want 3, the user's click", h.u.stream.Selected(), h.u.attn.Query())
+	}
+	if h.u.attn.Source() != 1 || h.u.stream.Source() != 1 {
+		t.Errorf("source %d (outlined %d), want 1, the user's choice", h.u.attn.Source(), h.u.stream.Source())
 	}
 }
 

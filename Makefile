@@ -9,7 +9,7 @@ APT_PKGS := gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-d
             libxinerama-dev libxi-dev libxxf86vm-dev libgtk-3-dev xvfb xauth libgl1-mesa-dri \
             x11-apps imagemagick xdotool
 
-.PHONY: all deps build run test test-engine test-generic e2e bench bench-model window-bench compare-llamacpp llamacpp-native membw package fuzz clean
+.PHONY: all deps build run test test-engine test-generic e2e bench bench-model window-bench compare-llamacpp compare-llamacpp-quant llamacpp-native membw package fuzz clean
 
 all: build
 
@@ -98,6 +98,21 @@ endif
 compare-llamacpp: build bench-model $(BENCHDIR)-BF16.gguf $(LLAMACPP_DEP)
 	/usr/bin/python3 scripts/compare-llamacpp.py --loupe $(BIN) --model $(BENCHDIR) --gguf $(BENCHDIR)-BF16.gguf $(LLAMACPP_RUN) --rounds $(ROUNDS)
 	/usr/bin/python3 scripts/compare-llamacpp.py --loupe $(BIN) --model $(BENCHDIR) --gguf $(BENCHDIR)-BF16.gguf $(LLAMACPP_RUN) --rounds $(ROUNDS) --threads 2 --prompt-tokens 512 --decode 4
+# compare-llamacpp-quant does the same decode and prefill comparison on
+# quantised files: the bench model's tensors written by Loupe's own
+# quantiser as Q8_0 and Q4_K_M GGUF (or QUANT_FILES="A.gguf B.gguf", e.g.
+# files from llama-quantize), one file read by both programs.
+QUANT_FILES ?= $(BENCHDIR)-Q8_0.gguf $(BENCHDIR)-Q4_K_M.gguf
+compare-llamacpp-quant: build $(QUANT_FILES) $(LLAMACPP_DEP)
+	@for f in $(QUANT_FILES); do \
+		echo "== $$f"; \
+		/usr/bin/python3 scripts/compare-llamacpp.py --loupe $(BIN) --model $$f --gguf $$f $(LLAMACPP_RUN) --rounds $(ROUNDS) || exit 1; \
+		/usr/bin/python3 scripts/compare-llamacpp.py --loupe $(BIN) --model $$f --gguf $$f $(LLAMACPP_RUN) --rounds $(ROUNDS) --threads 2 --prompt-tokens 512 --decode 4 || exit 1; \
+	done
+$(BENCHDIR)-Q8_0.gguf:
+	$(GO) run . gen-model --format gguf --quant q8_0 --shape qwen2.5-1.5b --seed 1 --out $@
+$(BENCHDIR)-Q4_K_M.gguf:
+	$(GO) run . gen-model --format gguf --quant q4_k_m --shape qwen2.5-1.5b --seed 1 --out $@
 # llamacpp-native builds (or brings up to date) llama-bench from LLAMACPP_SRC.
 llamacpp-native:
 	@[ -n "$(LLAMACPP_SRC)" ] || { echo "llamacpp-native: give LLAMACPP_SRC=DIR, a llama.cpp source tree"; exit 2; }

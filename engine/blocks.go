@@ -6,6 +6,7 @@ package engine
 // works on the rows of the current forward call in m.buf.
 
 import (
+	"context"
 	"math"
 
 	"loupe/kernels"
@@ -141,6 +142,24 @@ func (m *Model) sigmoidGate(x, gate []float32, T, n int) {
 			x[i] *= float32(1 / (1 + math.Exp(-float64(gate[i]))))
 		}
 	})
+}
+
+// decoderStack is the forward pass every architecture shares around its
+// own layer: x = embed_tokens[ids] [T, h], then each decoder layer over x
+// followed by layerDone (the logit lens's probe: an architecture cannot
+// forget it), then the final norm and the output head. It checks ctx
+// between layers.
+func (m *Model) decoderStack(ctx context.Context, tokens []int, pos0 int, pr *probes, layer func(m *Model, l, T, pos0 int, pr *probes)) ([]float32, error) {
+	T := len(tokens)
+	m.embed(tokens, pos0)
+	for l := range m.w.layers {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		layer(m, l, T, pos0, pr)
+		m.layerDone(l, T, pos0, pr)
+	}
+	return m.outputHead(T, pr != nil && pr.allLogits), nil
 }
 
 // layerDone ends decoder layer l over the T rows at pos0…: the residual

@@ -27,16 +27,7 @@ func init() {
 type olmoe struct{}
 
 func (olmoe) forward(ctx context.Context, m *Model, tokens []int, pos0 int, pr *probes) ([]float32, error) {
-	T := len(tokens)
-	m.embed(tokens, pos0) // x = embed_tokens[ids] [T, h]
-	for l := range m.w.layers {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		olmoeLayer(m, l, T, pos0, pr)
-		m.layerDone(l, T, pos0, pr) // the logit lens reads x here
-	}
-	return m.outputHead(T, pr != nil && pr.allLogits), nil
+	return m.decoderStack(ctx, tokens, pos0, pr, olmoeLayer)
 }
 
 // olmoeLayer is one decoder layer over the residual stream x [T, h].

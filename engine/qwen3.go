@@ -33,16 +33,7 @@ func (qwen3) configRules(r *rawConfig, c *Config) error {
 }
 
 func (qwen3) forward(ctx context.Context, m *Model, tokens []int, pos0 int, pr *probes) ([]float32, error) {
-	T := len(tokens)
-	m.embed(tokens, pos0) // x = embed_tokens[ids] [T, h]; no scaling
-	for l := range m.w.layers {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		qwen3Layer(m, l, T, pos0, pr)
-		m.layerDone(l, T, pos0, pr) // the logit lens reads x here
-	}
-	return m.outputHead(T, pr != nil && pr.allLogits), nil // norm, lm_head
+	return m.decoderStack(ctx, tokens, pos0, pr, qwen3Layer)
 }
 
 // qwen3Layer is one decoder layer over the residual stream x [T, h].

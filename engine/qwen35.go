@@ -75,23 +75,14 @@ func (qwen35) forward(ctx context.Context, m *Model, tokens []int, pos0 int, pr 
 // hybridForward runs the layers of a hybrid stack (Qwen3.5, Qwen3.5-MoE),
 // each by layer, with the DeltaNet state of the sequence.
 func hybridForward(ctx context.Context, m *Model, tokens []int, pos0 int, pr *probes, layer func(m *Model, l, T, pos0 int, pr *probes)) ([]float32, error) {
-	T := len(tokens)
 	if m.recur == nil {
 		m.recur = newRecurrentState(&m.cfg)
 	}
 	if pos0 == 0 { // a new sequence: the DeltaNet states start at zero
 		m.recur.reset()
 	}
-	m.recur.ensure(&m.cfg, T, m.pool.Threads())
-	m.embed(tokens, pos0) // x = embed_tokens[ids] [T, h]
-	for l := range m.w.layers {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		layer(m, l, T, pos0, pr)
-		m.layerDone(l, T, pos0, pr) // the logit lens reads x here
-	}
-	return m.outputHead(T, pr != nil && pr.allLogits), nil // norm (1 + w), tied lm_head
+	m.recur.ensure(&m.cfg, len(tokens), m.pool.Threads())
+	return m.decoderStack(ctx, tokens, pos0, pr, layer) // final norm (1 + w), tied lm_head
 }
 
 // qwen35Layer is one decoder layer over the residual stream x [T, h].

@@ -24,16 +24,7 @@ func init() {
 type qwen3moe struct{}
 
 func (qwen3moe) forward(ctx context.Context, m *Model, tokens []int, pos0 int, pr *probes) ([]float32, error) {
-	T := len(tokens)
-	m.embed(tokens, pos0) // x = embed_tokens[ids] [T, h]; no scaling
-	for l := range m.w.layers {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		qwen3moeLayer(m, l, T, pos0, pr)
-		m.layerDone(l, T, pos0, pr) // the logit lens reads x here
-	}
-	return m.outputHead(T, pr != nil && pr.allLogits), nil
+	return m.decoderStack(ctx, tokens, pos0, pr, qwen3moeLayer)
 }
 
 // qwen3moeLayer is one decoder layer over the residual stream x [T, h].

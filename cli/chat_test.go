@@ -47,7 +47,7 @@ func TestRunChatJSON(t *testing.T) {
 	if r.Thinking == nil || r.Answer == nil || r.Thinking.Tokens+r.Answer.Tokens != r.Decode.Tokens {
 		t.Errorf("thinking %+v answer %+v decode %+v", r.Thinking, r.Answer, r.Decode)
 	}
-	// Every token carries both flags, by the issue's names.
+	// Every token carries both flags, by their JSON names.
 	var raw struct {
 		Tokens []map[string]any `json:"tokens"`
 	}

@@ -13,7 +13,7 @@ func inspectCLI(args ...string) (code int, stdout, stderr string) {
 	return code, o.String(), e.String()
 }
 
-// The --json object has the fields the issue spells out, with their shapes:
+// The --json object has the documented fields, with their shapes:
 // embedding [h], attention [L][H][N+1], logit_lens [L][5]{id,text,p},
 // mlp {layer, values [I]}, kv {layer, kv_head, keys/values [N+1][d]}.
 func TestInspectJSONShape(t *testing.T) {

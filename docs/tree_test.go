@@ -29,6 +29,7 @@ var processWords = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)\(the[ ]lead\b|\bby the[ ]lead\b|\bthe[ ]lead (wrote|found|measured|decided|asked|said)\b`),
 	regexp.MustCompile(`(?i)\blanding (bar|rule)s?\b`),
 	regexp.MustCompile(`(?i)\bissues? #?\d+`),
+	regexp.MustCompile(`(?i)\bthe issue('s| spells| asks| says)\b`),
 	regexp.MustCompile(`(?i)\bhelpers? demo\d|\bby (a |the )?helpers?\b|\ba helper's\b|\bhelpers? (found|wrote|measured|reported|did|said)\b`),
 	regexp.MustCompile(`(?i)\bthrowaway (instrumentation|build|code)\b`),
 	regexp.MustCompile(`(?i)\brounds? (\d+ )?of work\b|\bnumbered round\b`),

@@ -123,10 +123,15 @@ type ggufSet struct {
 	byHF   map[string]*gguf.Tensor
 	hfName []string
 	used   map[string]bool
+	mtp    int // tensors of the multi-token-prediction blocks, not run
 }
 
 func newGGUFSet(f *gguf.File) (*ggufSet, error) {
 	s := &ggufSet{f: f, byHF: map[string]*gguf.Tensor{}, used: map[string]bool{}}
+	trunk, err := ggufTrunkLayers(f)
+	if err != nil {
+		return nil, err
+	}
 	hfOf := map[string]string{}
 	for k, v := range ggufLayerNames {
 		hfOf[v] = k
@@ -138,8 +143,12 @@ func newGGUFSet(f *gguf.File) (*ggufSet, error) {
 		t := &f.Tensors[i]
 		var hf string
 		if m := blkName.FindStringSubmatch(t.Name); m != nil {
+			n, _ := strconv.Atoi(m[1])
+			if n >= trunk {
+				s.mtp++ // an MTP block (ggufTrunkLayers): its own names, never run
+				continue
+			}
 			if rest, ok := hfOf[m[2]]; ok {
-				n, _ := strconv.Atoi(m[1])
 				hf = fmt.Sprintf("model.layers.%d.%s", n, rest)
 			}
 		} else {
@@ -185,6 +194,32 @@ func (s *ggufSet) markUsed(name string) { s.used[name] = true }
 func (s *ggufSet) Names() []string  { return append([]string(nil), s.hfName...) }
 func (s *ggufSet) FileBytes() int64 { return s.f.FileBytes() }
 
+// ggufTrunkLayers is the number of decoder layers the forward pass runs:
+// block_count less {arch}.nextn_predict_layers. llama.cpp's converter
+// appends Qwen3.5's multi-token-prediction (MTP) block after the trunk,
+// counted in block_count, as blk.<n_layer>.* (a full-attention layer and
+// its nextn.* tensors); a next-token model does not run it, as the
+// safetensors loader does not run mtp.*. Without the key every block is
+// trunk (a layer beyond block_count is then refused by checkAllUsed).
+func ggufTrunkLayers(f *gguf.File) (int, error) {
+	arch, _, err := f.String("general.architecture")
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w", ErrBadFile, err)
+	}
+	r := ggufReader{f: f, prefix: arch + "."}
+	blocks := r.int("block_count", 1, 512, 1<<10)
+	nextn := r.int("nextn_predict_layers", 0, 16, 0)
+	switch {
+	case r.err != nil:
+		return 0, r.err
+	case nextn == 0:
+		return 1 << 10, nil // past any block index blkName accepts
+	case nextn >= blocks:
+		return 0, fmt.Errorf("%w: %s: %snextn_predict_layers %d leaves no layer of block_count %d", ErrBadFile, f.Path, r.prefix, nextn, blocks)
+	}
+	return blocks - nextn, nil
+}
+
 // checkAllUsed refuses tensors the architecture does not read (a layer
 // beyond block_count, a bias the architecture has not): docs/spec/formats.md B.8
 // step 17.
@@ -217,8 +252,8 @@ func ggufConfig(f *gguf.File, set *ggufSet) (Config, error) {
 	c := Config{Architecture: name, ModelType: arch, DType: "gguf"}
 	r := ggufReader{f: f, prefix: arch + "."}
 	c.HiddenSize = r.int("embedding_length", 1, 65536, -1)
-	c.NumHiddenLayers = r.int("block_count", 1, 512, -1)
-	c.IntermediateSize = r.int("feed_forward_length", 1, 1<<20, 0) // absent in qwen35moe: its rules set it
+	c.NumHiddenLayers = r.int("block_count", 1, 512, -1) - r.int("nextn_predict_layers", 0, 16, 0) // ggufTrunkLayers
+	c.IntermediateSize = r.int("feed_forward_length", 1, 1<<20, 0)                                 // absent in qwen35moe: its rules set it
 	c.NumAttentionHeads = r.int("attention.head_count", 1, 1024, -1)
 	c.NumKeyValueHeads = r.int("attention.head_count_kv", 1, 1024, int64(c.NumAttentionHeads))
 	// context_length is the trained context; like llama.cpp, whose default

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -304,5 +305,72 @@ func TestMoEGGUFFusedGateUp(t *testing.T) {
 		if want[i] != got[i] {
 			t.Fatalf("logit %d: fused %v, separate %v", i, got[i], want[i])
 		}
+	}
+}
+
+// TestQwen35GGUFMTPBlock: a Qwen3.5 file as llama.cpp's converter writes it
+// from a checkpoint with an MTP head (block_count counts it, nextn_predict_layers
+// says how many, blk.<n_layer>.* holds a full-attention layer and its
+// nextn.* tensors) runs the trunk alone: the logits of the file without the
+// block, and the Model panel names the MTP head as not run. A file whose
+// nextn_predict_layers leaves no trunk is refused.
+func TestQwen35GGUFMTPBlock(t *testing.T) {
+	_, plain := moeGGUF(t, "tiny-qwen35", "f32")
+	f, err := gguf.Open(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	layers := int(valueOf(t, f, "qwen35.block_count").(uint32))
+	interval := int(valueOf(t, f, "qwen35.full_attention_interval").(uint32))
+	full := fmt.Sprintf("blk.%d.", interval-1) // a full-attention layer: the MTP block's shapes
+	withMTP := func(nextn uint32) ggufEdit {
+		return func(kv []gguf.KV, ts []gguf.WriteTensor) ([]gguf.KV, []gguf.WriteTensor) {
+			for i := range kv {
+				if kv[i].Key == "qwen35.block_count" {
+					kv[i].Value = uint32(layers + 1)
+				}
+			}
+			kv = append(kv, gguf.KV{Key: "qwen35.nextn_predict_layers", Value: nextn})
+			mtp := fmt.Sprintf("blk.%d.", layers)
+			for _, x := range ts {
+				if strings.HasPrefix(x.Name, full) {
+					x.Name = mtp + strings.TrimPrefix(x.Name, full)
+					ts = append(ts, x)
+				}
+			}
+			norm, _ := f.Tensor("output_norm.weight")
+			for _, n := range []string{"nextn.enorm.weight", "nextn.hnorm.weight"} {
+				ts = append(ts, gguf.WriteTensor{Name: mtp + n, Type: norm.Type, Dims: norm.Dims, Data: norm.Data})
+			}
+			return kv, ts
+		}
+	}
+	want, err := Load(plain, LoadOptions{Threads: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer want.Close()
+	got, err := Load(rewriteGGUF(t, f, withMTP(1)), LoadOptions{Threads: 2})
+	if err != nil {
+		t.Fatalf("a file with an MTP block: %v", err)
+	}
+	defer got.Close()
+	if got.cfg.NumHiddenLayers != layers {
+		t.Fatalf("%d layers run, want the trunk's %d", got.cfg.NumHiddenLayers, layers)
+	}
+	tokens := randomTokens(12, 1000, 5)
+	w, g := allLogits(t, want, tokens), allLogits(t, got, tokens)
+	for i := range w {
+		if w[i] != g[i] {
+			t.Fatalf("logit %d: %v with the MTP block, %v without", i, g[i], w[i])
+		}
+	}
+	if nu := got.Info().NotUsed; !slices.Contains(nu, "MTP head") {
+		t.Errorf("parts not run %q, want the MTP head named", nu)
+	}
+	_, err = Load(rewriteGGUF(t, f, withMTP(uint32(layers+1))), LoadOptions{Threads: 1})
+	if err == nil || !strings.Contains(err.Error(), "nextn_predict_layers") {
+		t.Fatalf("nextn_predict_layers = block_count: error %v, want one naming the key", err)
 	}
 }

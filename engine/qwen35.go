@@ -259,6 +259,9 @@ func qwen35Skipped(ld *loader) []string {
 		vision = vision || strings.HasPrefix(n, "model.visual.")
 		mtp = mtp || strings.HasPrefix(n, "mtp.")
 	}
+	if g, ok := ld.set.(*ggufSet); ok && g.mtp > 0 {
+		mtp = true
+	}
 	var out []string
 	if vision {
 		out = append(out, "vision tower")

@@ -43,6 +43,10 @@ func qwen35Metadata(c hfConfig, a string) []gguf.KV {
 		{Key: a + "ssm.group_count", Value: uint32(c.LinearNumKeyHeads)},
 		{Key: a + "ssm.time_step_rank", Value: uint32(c.LinearNumValueHeads)},
 		{Key: a + "ssm.inner_size", Value: uint32(c.LinearNumValueHeads * c.LinearValueHeadDim)},
+		// llama.cpp's qwen35 loaders require the MRoPE sections; its converter
+		// writes Qwen3.5's [11, 11, 10] (padded to four) when a checkpoint
+		// leaves them out. For text all three sections turn the same position.
+		{Key: a + "rope.dimension_sections", Value: []int32{11, 11, 10, 0}},
 	}
 }
 

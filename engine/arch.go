@@ -128,9 +128,10 @@ func (m *Model) forward(ctx context.Context, tokens []int, pos0 int, pr *probes)
 	switch {
 	case err != nil:
 		m.kv.failed()
-	case pr != nil && len(pr.ablate) > 0:
-		// Keys and values of a model with heads switched off are not
-		// those of the model: neither a later prompt nor Inspect reuses them.
+	case pr.counterfactual():
+		// Keys and values of a model with heads or experts switched off
+		// are not those of the model: neither a later prompt nor Inspect
+		// reuses them.
 		m.kv.failed()
 	default:
 		m.kv.wrote(tokens)

@@ -269,10 +269,11 @@ func (c *kvContents) failed() { c.broken, c.ids = true, c.ids[:0] }
 // the new prompt extends everything it holds.
 func (m *Model) reusablePrefix(ids []int, opt GenerateOptions) int {
 	c := &m.kv
-	if c.broken || c.level != kernels.Active() || c.arith != kernels.Arithmetic() || len(opt.Ablate) > 0 {
+	if c.broken || c.level != kernels.Active() || c.arith != kernels.Arithmetic() ||
+		len(opt.Ablate) > 0 || len(opt.DisableExperts) > 0 || opt.TopKExperts > 0 {
 		// The cache holds the whole model's keys and values (a run with heads
-		// switched off leaves it broken): a run without those heads must
-		// compute its own above the first ablated layer.
+		// or experts switched off leaves it broken): a run without those heads
+		// or experts must compute its own from the first changed layer.
 		return 0
 	}
 	n := 0

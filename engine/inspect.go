@@ -29,6 +29,11 @@ import (
 type InspectOptions struct {
 	Layer, KVHead int
 	LensTop       int // candidates per layer of the logit lens (0: 5)
+	// DisableExperts and TopKExperts are GenerateOptions' counterfactual
+	// of an MoE model, applied at every position up to pos (the cache of
+	// the model left alone is then not used).
+	DisableExperts []trace.Expert
+	TopKExperts    int
 }
 
 // Inspect recomputes position pos of the sequence ids (ids[pos] is the
@@ -45,6 +50,7 @@ func (m *Model) Inspect(ctx context.Context, ids []int, pos int, opt InspectOpti
 		mlp:   map[[2]int]*trace.MLP{},
 		resid: map[int][][]float32{pos: make([][]float32, c.NumHiddenLayers)},
 	}
+	pr.expertsOff, pr.topK = trace.ExpertsOff(opt.DisableExperts, c.NumHiddenLayers), opt.TopKExperts
 	for l := range c.NumHiddenLayers {
 		pr.mlp[[2]int{l, pos}] = &trace.MLP{Layer: l, Pos: pos}
 	}
@@ -96,7 +102,7 @@ func (m *Model) checkInspect(ids []int, pos int, opt InspectOptions) error {
 			return fmt.Errorf("%w: token id %d out of the vocabulary (%d)", ErrSettings, id, c.VocabSize)
 		}
 	}
-	return nil
+	return m.checkExperts(opt.DisableExperts, opt.TopKExperts)
 }
 
 // runTo runs the last token of seq at position len(seq)-1 with probes pr,
@@ -106,14 +112,19 @@ func (m *Model) checkInspect(ids []int, pos int, opt InspectOptions) error {
 // run stays as the run left it (a decode step rounds differently from the
 // prefill that wrote it). A model with a recurrent state (Qwen3.5's
 // DeltaNet layers) cannot rewind it: it reuses the cache only when the
-// cache ends exactly before pos.
+// cache ends exactly before pos. A counterfactual pr (experts switched
+// off) runs every position with it, never from the cache.
 func (m *Model) runTo(ctx context.Context, seq []int, pr *probes) error {
 	pos := len(seq) - 1
 	m.reserveContext(len(seq))
-	if !m.cacheHolds(seq[:pos]) {
+	var before *probes // what the positions before pos run with: the counterfactual only
+	if pr.counterfactual() {
+		before = &probes{ablate: pr.ablate, expertsOff: pr.expertsOff, topK: pr.topK}
+	}
+	if before != nil || !m.cacheHolds(seq[:pos]) {
 		for lo := 0; lo < pos; lo += prefillChunk {
 			hi := min(pos, lo+prefillChunk)
-			if _, err := m.forward(ctx, seq[lo:hi], lo, nil); err != nil {
+			if _, err := m.forward(ctx, seq[lo:hi], lo, before); err != nil {
 				return err
 			}
 		}

@@ -693,3 +693,146 @@ func TestMoEBytesPerToken(t *testing.T) {
 		}
 	}
 }
+
+// TestMoECounterfactualInspect: Inspect with experts switched off (or a
+// smaller k) runs every position up to pos with them, as the float64
+// reference with the same mask, even when the cache holds the sequence
+// computed by the model left alone; and the cache it leaves is not taken
+// for the model's own afterwards.
+func TestMoECounterfactualInspect(t *testing.T) {
+	for _, tc := range moeCases() {
+		t.Run(tc.name, func(t *testing.T) {
+			ref := tc.ref(moeSeed)
+			tokens := moeTokens(tc.cfg.VocabSize)
+			pos := len(tokens) - 1
+			plain := tc.run(ref, tokens, refMoEMutation{})
+			off, offMap := []trace.Expert{}, map[int][]int{}
+			for l := range tc.cfg.NumHiddenLayers { // each sparse layer's favourite at the last token
+				if tc.cfg.MoE.sparse(l) {
+					e := plain.routes[l][pos].ids[0]
+					off, offMap[l] = append(off, trace.Expert{Layer: l, Expert: e}), append(offMap[l], e)
+				}
+			}
+			// The smaller k of the olmoe case (k 2 → 1); the others'
+			// k − 1 routes near-ties under this seed.
+			k1 := 0
+			if tc.name == "olmoe" {
+				k1 = 1
+			}
+			cf := tc.run(ref, tokens, refMoEMutation{off: offMap, topK: k1})
+			// Inspect the last position before the first near-tie under the
+			// mask (fp32 and float64 may choose differently there).
+			pos = clearRoutes(cf)
+			if pos < 8 {
+				t.Fatalf("seed %d routes a near-tie under the mask at position %d: choose another", moeSeed, pos+1)
+			}
+			tokens = tokens[:pos+1]
+			m := qwen35Model(t, tc.cfg, ref, "F32", 2)
+			if _, err := m.forward(context.Background(), tokens, 0, nil); err != nil { // the cache holds the plain sequence
+				t.Fatal(err)
+			}
+			ctx := context.Background()
+			in, err := m.Inspect(ctx, tokens, pos, InspectOptions{DisableExperts: off, TopKExperts: k1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkInspectRoutes(t, "counterfactual", in.Experts, cf, pos, tc.cfg)
+			if in, err = m.Inspect(ctx, tokens, pos, InspectOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			checkInspectRoutes(t, "after it, the model left alone", in.Experts, plain, pos, tc.cfg)
+			if _, err := m.Inspect(ctx, tokens, pos, InspectOptions{TopKExperts: tc.cfg.MoE.TopK + 1}); err == nil {
+				t.Error("a top-k above the model's k was accepted")
+			}
+		})
+	}
+}
+
+// clearRoutes is the last position before the first whose routing, in
+// any layer, has a margin under 1e-4.
+func clearRoutes(r refMoERun) int {
+	T := len(r.logits)
+	for pos := range T {
+		for _, layer := range r.routes {
+			if layer != nil && layer[pos].margin < 1e-4 {
+				return pos - 1
+			}
+		}
+	}
+	return T - 1
+}
+
+// checkInspectRoutes compares Inspect's routing at pos with a reference
+// run's: the same experts, probabilities within fp32 noise.
+func checkInspectRoutes(t *testing.T, what string, got []trace.Routing, want refMoERun, pos int, cfg Config) {
+	t.Helper()
+	i := 0
+	for l := range cfg.NumHiddenLayers {
+		if !cfg.MoE.sparse(l) {
+			continue
+		}
+		if i >= len(got) {
+			t.Fatalf("%s: %d routings for more sparse layers", what, len(got))
+		}
+		g, rt := got[i], want.routes[l][pos]
+		i++
+		if g.Layer != l || fmt.Sprint(g.IDs) != fmt.Sprint(rt.ids) {
+			t.Fatalf("%s, layer %d: experts %v (layer %d), the reference chooses %v", what, l, g.IDs, g.Layer, rt.ids)
+		}
+		for e, p := range g.Probs {
+			if math.Abs(float64(p)-rt.probs[e]) > 1e-5 {
+				t.Fatalf("%s, layer %d: p[%d] = %v, reference %v", what, l, e, p, rt.probs[e])
+			}
+		}
+	}
+}
+
+// TestMoECounterfactualCache: a run with experts switched off leaves no
+// keys and values for the next run to reuse, and does not reuse the
+// model's own: each run gives what it gives on a fresh model.
+func TestMoECounterfactualCache(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "olmoe")
+	if err := genmodel.Write(dir, "tiny-olmoe", 3, "f32"); err != nil {
+		t.Fatal(err)
+	}
+	load := func() *Model {
+		m, err := Load(dir, LoadOptions{Threads: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { m.Close() })
+		return m
+	}
+	var off []trace.Expert
+	for l := range load().Config().NumHiddenLayers {
+		off = append(off, trace.Expert{Layer: l, Expert: 0}, trace.Expert{Layer: l, Expert: 1}, trace.Expert{Layer: l, Expert: 2})
+	}
+	plain := DefaultGenerateOptions()
+	plain.Settings.MaxTokens, plain.ReuseCache = 1, true
+	cf := plain
+	cf.DisableExperts = off
+	const prompt = "The experts a token reads, and the ones it does not"
+	run := func(m *Model, opt GenerateOptions) *trace.Run {
+		r, err := m.Generate(context.Background(), prompt, opt, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	for name, order := range map[string][2]GenerateOptions{"counterfactual, then plain": {cf, plain}, "plain, then counterfactual": {plain, cf}} {
+		m := load()
+		run(m, order[0])
+		got, want := run(m, order[1]), run(load(), order[1])
+		if got.Timing.ReusedTokens != 0 {
+			t.Errorf("%s: %d tokens reused from the other run's cache", name, got.Timing.ReusedTokens)
+		}
+		g, w := got.Steps[0].Experts, want.Steps[0].Experts
+		for i := range w {
+			for e := range w[i].Probs {
+				if d := math.Abs(float64(g[i].Probs[e] - w[i].Probs[e])); d > 1e-5 {
+					t.Fatalf("%s: layer %d p[%d] = %v, on a fresh model %v", name, w[i].Layer, e, g[i].Probs[e], w[i].Probs[e])
+				}
+			}
+		}
+	}
+}

@@ -63,6 +63,20 @@ func (pr *probes) captureAttention(l, qh, pos int, row []float32) {
 	}
 }
 
+// counterfactual reports whether pr changes the model's computation
+// (heads or experts switched off, fewer experts per token), not only
+// records it.
+func (pr *probes) counterfactual() bool {
+	if pr == nil {
+		return false
+	}
+	off := false
+	for _, es := range pr.expertsOff {
+		off = off || len(es) > 0
+	}
+	return len(pr.ablate) > 0 || off || pr.topK > 0
+}
+
 // captureMLP copies silu(gate)·up of (layer, pos) when it is captured.
 func (pr *probes) captureMLP(l, pos int, act []float32) {
 	if pr == nil || pr.mlp == nil {

@@ -32,6 +32,8 @@ type inspectFlags struct {
 	pos, layer, kvHead   int
 	threads              int
 	asJSON               bool
+	disableExperts       []trace.Expert
+	topKExperts          int
 }
 
 func parseInspectFlags(args []string) (*inspectFlags, error) {
@@ -46,8 +48,17 @@ func parseInspectFlags(args []string) (*inspectFlags, error) {
 	fs.IntVar(&f.threads, "threads", 0, "workers (0: physical cores)")
 	fs.StringVar(&f.level, "kernels", "", kernelsHelp)
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object")
+	disable := fs.String("disable-experts", "", "MoE models: experts to switch off at every position, L:E[,L:E...] (0-based layer:expert), as for loupe run")
+	fs.IntVar(&f.topKExperts, "top-k-experts", 0, "MoE models: run this many experts per token instead of the model's k (1…k; 0: the model's)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	var err error
+	if f.disableExperts, err = trace.ParseExperts(*disable, 0); err != nil {
+		return nil, fmt.Errorf("--disable-experts: %v", err)
+	}
+	if f.topKExperts < 0 {
+		return nil, fmt.Errorf("--top-k-experts %d: want 1 or more (0: the model's k)", f.topKExperts)
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q (quote the prompt and pass it with --prompt)", fs.Arg(0))
@@ -76,6 +87,9 @@ const inspectUsage = `usage: loupe inspect [--model M] --prompt TEXT [--pos N] [
   --layer L    layer of "mlp" and "kv", from 0 (layer 19 of the article
                “The two times of an answer” is --layer 18)
   --kv-head G  KV head of "kv", from 0
+  --disable-experts L:E[,L:E...], --top-k-experts K
+               MoE models: the counterfactual of loupe run, applied to
+               every position up to --pos
   --model M    model folder (default: the demo model)
   --threads N, --kernels LEVEL as for loupe run
 `
@@ -122,6 +136,10 @@ type inspectResult struct {
 	// Experts: an MoE model's router choice at pos in each MoE layer:
 	// layer, ids (best first), weights (as applied), probs (all experts).
 	Experts []trace.Routing `json:"experts,omitempty"`
+	// DisableExperts and TopKExperts: the counterfactual it ran under
+	// (--disable-experts, --top-k-experts), 0-based.
+	DisableExperts []trace.Expert `json:"disable_experts,omitempty"`
+	TopKExperts    int            `json:"top_k_experts,omitempty"`
 }
 
 // lensEntry is one candidate of the logit lens after one layer.
@@ -173,11 +191,16 @@ func inspect(f *inspectFlags) (*inspectResult, error) {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	in, err := m.Inspect(ctx, ids, pos, engine.InspectOptions{Layer: f.layer, KVHead: f.kvHead, LensTop: 5})
+	in, err := m.Inspect(ctx, ids, pos, engine.InspectOptions{Layer: f.layer, KVHead: f.kvHead, LensTop: 5,
+		DisableExperts: f.disableExperts, TopKExperts: f.topKExperts})
 	if err != nil {
 		return nil, err
 	}
-	return inspectJSON(m.Info().Path, ids, in, f.layer)
+	r, err := inspectJSON(m.Info().Path, ids, in, f.layer)
+	if r != nil {
+		r.DisableExperts, r.TopKExperts = f.disableExperts, f.topKExperts
+	}
+	return r, err
 }
 
 // inspectJSON maps an inspection to the command's JSON; NaN or ±Inf

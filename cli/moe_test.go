@@ -2,8 +2,10 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"loupe/engine/genmodel"
@@ -89,5 +91,77 @@ func TestMoEJSON(t *testing.T) {
 			}
 			checkRouting(t, "inspect", in.Experts, tc.layers, tc.E, tc.k, tc.norm)
 		})
+	}
+}
+
+// inspect --disable-experts and --top-k-experts: the position's routing
+// under the counterfactual is the one run computes for the last prompt
+// token under the same flags (Generate's prefill against Inspect's decode
+// step), never runs an expert switched off, and the JSON records the
+// flags; flags the model cannot run are refused.
+func TestInspectCounterfactual(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "olmoe")
+	if err := genmodel.Write(dir, "tiny-olmoe", 2, "f32"); err != nil {
+		t.Fatal(err)
+	}
+	const prompt = "Which experts run here"
+	inspectExperts := func(args ...string) (r struct {
+		Experts        []routing `json:"experts"`
+		DisableExperts []struct {
+			Layer, Expert int
+		} `json:"disable_experts"`
+		TopKExperts int `json:"top_k_experts"`
+	}) {
+		t.Helper()
+		code, out, errs := inspectCLI(append([]string{"--model", dir, "--prompt", prompt, "--json"}, args...)...)
+		if code != 0 {
+			t.Fatalf("inspect %v: exit %d: %s", args, code, errs)
+		}
+		if err := json.Unmarshal([]byte(out), &r); err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	plain := inspectExperts()
+	checkRouting(t, "plain", plain.Experts, 2, 8, 2, false)
+	off := fmt.Sprintf("0:%d,1:%d", plain.Experts[0].IDs[0], plain.Experts[1].IDs[0])
+	cf := inspectExperts("--disable-experts", off, "--top-k-experts", "1")
+	checkRouting(t, "counterfactual", cf.Experts, 2, 8, 1, false)
+	if len(cf.DisableExperts) != 2 || cf.DisableExperts[1].Layer != 1 || cf.TopKExperts != 1 {
+		t.Errorf("JSON records disable_experts %v, top_k_experts %d", cf.DisableExperts, cf.TopKExperts)
+	}
+	code, out, errs := runCLI("--model", dir, "--prompt", prompt, "--max-tokens", "1", "--json", "--disable-experts", off, "--top-k-experts", "1")
+	if code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errs)
+	}
+	var r struct {
+		Tokens []struct {
+			Experts []routing `json:"experts"`
+		} `json:"tokens"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.Tokens) != 1 {
+		t.Fatalf("run --json: %v, %d tokens", err, len(r.Tokens))
+	}
+	for l, want := range r.Tokens[0].Experts {
+		got := cf.Experts[l]
+		if got.IDs[0] == plain.Experts[l].IDs[0] || fmt.Sprint(got.IDs) != fmt.Sprint(want.IDs) {
+			t.Errorf("layer %d: inspect runs experts %v, run %v (switched off: %d)", l, got.IDs, want.IDs, plain.Experts[l].IDs[0])
+		}
+		for e := range want.Probs {
+			if math.Abs(got.Probs[e]-want.Probs[e]) > 1e-4 {
+				t.Fatalf("layer %d: inspect p[%d] = %v, run %v", l, e, got.Probs[e], want.Probs[e])
+			}
+		}
+	}
+	for _, c := range []struct{ flag, val, want string }{
+		{"--disable-experts", "0:8", "expert 8 is out of range"},
+		{"--disable-experts", "1-2", `"1-2" is not layer:expert`},
+		{"--top-k-experts", "3", "want 1…2"},
+		{"--top-k-experts", "-1", "--top-k-experts -1"},
+	} {
+		code, _, errs := inspectCLI("--model", dir, "--prompt", prompt, c.flag, c.val)
+		if code == 0 || !strings.Contains(errs, c.want) {
+			t.Errorf("inspect %s %s: exit %d, %q, want an error with %q", c.flag, c.val, code, errs, c.want)
+		}
 	}
 }

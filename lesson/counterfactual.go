@@ -122,17 +122,24 @@ type SummaryFigures struct {
 	BytesPerToken float64 `json:"bytes_per_token"`
 	Layers        int     `json:"layers"`
 	Params        int64   `json:"params_total"`
+	ParamsRead    int64   `json:"params_read"` // per token: all but the experts an MoE model's router leaves out
 }
 
 func summaryChapter(f *facts) Chapter {
 	t := f.in.Run.Timing
 	_, total, _ := stats.OutputReadShare(f.info)
 	fig := SummaryFigures{ReadingShare: readingShare(t.PrefillSeconds, t.DecodeSeconds),
-		BytesPerToken: float64(f.info.WeightBytesPerTok + f.info.StateBytes), Layers: f.info.Layers, Params: total}
+		BytesPerToken: float64(f.info.WeightBytesPerTok + f.info.StateBytes), Layers: f.info.Layers, Params: total,
+		ParamsRead: stats.ActiveParams(f.info)}
+	read := fmt.Sprintf("the %s parameters", format.Count(fig.Params))
+	if m := f.info; m.Experts > 0 {
+		read = fmt.Sprintf("the %s parameters it uses (of %s: the shared weights and %d of the %d experts of each MoE layer)",
+			format.Count(fig.ParamsRead), format.Count(fig.Params), m.ExpertsPerToken, m.Experts)
+	}
 	text := fmt.Sprintf("An answer is two times. Reading is computation: all the tokens go through the %d layers together, "+
-		"and a processor that computes faster reads faster. Writing is memory: one token at a time, and for each one the %s parameters, "+
+		"and a processor that computes faster reads faster. Writing is memory: one token at a time, and for each one %s, "+
 		"%s, read again. Here reading was %s of the wait: what matters is not tokens per second, it is the time you wait.",
-		fig.Layers, format.Count(fig.Params), format.Bytes(fig.BytesPerToken), format.Percent(fig.ReadingShare))
+		fig.Layers, read, format.Bytes(fig.BytesPerToken), format.Percent(fig.ReadingShare))
 	return Chapter{ID: Summary, Title: "What to remember", Text: text, Figures: fig,
 		Show: Show{Tab: "Timing", Query: -1, Source: -1, Layer: -1, Head: -1}}
 }

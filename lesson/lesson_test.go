@@ -461,3 +461,28 @@ func TestMoEMLPChapter(t *testing.T) {
 		t.Error("a dense run without MLP values should be refused")
 	}
 }
+
+// An MoE model's lesson never says a token reads every parameter: the
+// summary counts the parameters a token uses (shared weights and k of n
+// experts per MoE layer) beside the total, and the timing chapters name
+// what a step reads. The hand model as in TestExpertsChapter.
+func TestMoEReadsOnlyItsExperts(t *testing.T) {
+	in := handInput(t)
+	in.Model.Experts, in.Model.ExpertsPerToken, in.Model.MoELayers, in.Model.ExpertBytes, in.Model.ParamsMLPActive = 4, 2, 3, 100, 240
+	l := build(t, in)
+	s := l.Chapter(Summary)
+	if fig := s.Figures.(SummaryFigures); fig.Params != 2792 || fig.ParamsRead != 2552 {
+		t.Errorf("summary figures %+v, want 2,792 parameters, 2,552 read", fig)
+	}
+	contains(t, s, "the 2,552 parameters it uses (of 2,792: the shared weights and 2 of the 4 experts of each MoE layer)")
+	contains(t, l.Chapter(TwoTimes), "reads the shared weights and the 2 of 4 experts its router chose in each MoE layer again")
+	contains(t, l.Chapter(ComputeMemory), "reads the shared weights and the 2 of 4 experts its router chose in each MoE layer once")
+	for _, c := range l.Chapters {
+		if strings.Contains(c.Text, "every weight") || strings.Contains(c.Text, "whole model") || strings.Contains(c.Text, "each one the 2,792 parameters") {
+			t.Errorf("%s: says a token reads everything: %s", c.ID, c.Text)
+		}
+	}
+	dense := build(t, handInput(t))
+	contains(t, dense.Chapter(Summary), "each one the 2,792 parameters, ")
+	contains(t, dense.Chapter(TwoTimes), "reads the whole model again")
+}

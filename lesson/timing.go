@@ -117,9 +117,9 @@ func twoTimesChapter(f *facts) Chapter {
 	}
 	switch share := deref(fig.GoldShare); {
 	case fig.GoldShare == nil:
-		b.WriteString("Every token written reads the whole model again; reading read it once for all the prompt's tokens together.")
+		b.WriteString("Every token written reads " + f.weightsRead("the whole model") + " again; reading read the weights once for all the prompt's tokens together.")
 	case share < 0.5:
-		b.WriteString("Even with a long text, writing makes most of the wait: every token written reads the whole model again.")
+		b.WriteString("Even with a long text, writing makes most of the wait: every token written reads " + f.weightsRead("the whole model") + " again.")
 	default:
 		b.WriteString("On this model a long text's reading weighs more than its writing: the whole text goes through the layers.")
 	}
@@ -162,14 +162,14 @@ func computeChapter(f *facts) Chapter {
 	if f.in.Extra == nil || len(f.in.Extra.Kernels) == 0 {
 		c.Skipped = NeedsTiming
 		c.Figures = ComputeFigures{Runs: []KernelRun{}, BytesPerToken: bytes, DecodeGBs: []float64{}}
-		c.Text = fmt.Sprintf("Writing one token reads every weight once: %s. This chapter measures prefill and decode with and without "+
-			"the AVX-512 kernels against the machine's bandwidth. It needs runs of its own.", format.Bytes(bytes))
+		c.Text = fmt.Sprintf("Writing one token reads %s once: %s. This chapter measures prefill and decode with and without "+
+			"the AVX-512 kernels against the machine's bandwidth. It needs runs of its own.", f.weightsRead("every weight"), format.Bytes(bytes))
 		return c
 	}
 	e := f.in.Extra
 	fig := ComputeFigures{Runs: e.Kernels, BytesPerToken: bytes, BandwidthGBs: e.BandwidthGBs}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Writing one token reads every weight once: %s. ", format.Bytes(bytes))
+	fmt.Fprintf(&b, "Writing one token reads %s once: %s. ", f.weightsRead("every weight"), format.Bytes(bytes))
 	for i, r := range e.Kernels {
 		fig.DecodeGBs = append(fig.DecodeGBs, decodeGBs(r, bytes))
 		if i == 0 {
@@ -249,4 +249,13 @@ func deref(p *float64) float64 {
 		return 0
 	}
 	return *p
+}
+
+// weightsRead names what one decode step reads: dense (the whole model),
+// or of an MoE model the shared weights and the k experts the router chose.
+func (f *facts) weightsRead(dense string) string {
+	if m := f.info; m.Experts > 0 {
+		return fmt.Sprintf("the shared weights and the %d of %d experts its router chose in each MoE layer", m.ExpertsPerToken, m.Experts)
+	}
+	return dense
 }

@@ -126,6 +126,9 @@ func (p *MLPPanel) draw() {
 		name = format.Visible(p.tokens[q].Text)
 	}
 	title := fmt.Sprintf("MLP of «%s» (position %d), %s: silu(gate)·up over %d directions", clip(name, 24), q, LayerName(l), len(p.shown.Values))
+	if p.moeLayer() {
+		title = fmt.Sprintf("«%s» (position %d), %s: %s", clip(name, 24), q, LayerName(l), moeMLPNote)
+	}
 	p.Title.SetText(title)
 	if img, err := viz.Image(p.Figure(), 1100, 460, viz.DPI); err == nil {
 		p.img.Image = img
@@ -150,6 +153,14 @@ func (p *MLPPanel) missing(l int) string {
 	return fmt.Sprintf("No MLP values at position %d. Recorded at %s: positions %v.", p.query, LayerName(l), at)
 }
 
+// moeMLPNote is what the panel says of a mixture-of-experts layer, which
+// records no single silu(gate)·up: each token runs a few experts of their own.
+const moeMLPNote = "a mixture-of-experts layer: the token ran a few experts, each with its own MLP; the Experts tab shows which, and their weights"
+
+// moeLayer reports whether the values shown are an MoE layer's: a
+// position recorded without values (a dense layer always has I of them).
+func (p *MLPPanel) moeLayer() bool { return p.has && len(p.shown.Values) == 0 }
+
 // MLPShown is how many of the largest |values| the MLP figure draws.
 const MLPShown = 300
 
@@ -158,6 +169,9 @@ func (p *MLPPanel) Figure() viz.Figure {
 	if !p.has {
 		return viz.NoData(figTheme(p.Theme), "no MLP values for this token and layer")
 	}
+	if p.moeLayer() {
+		return viz.NoData(figTheme(p.Theme), "mixture-of-experts layer: see the Experts tab")
+	}
 	return viz.MLPValues(p.shown.Values, MLPShown, p.Title.Text, figTheme(p.Theme))
 }
 
@@ -165,6 +179,9 @@ func (p *MLPPanel) Figure() viz.Figure {
 func (p *MLPPanel) CSV(d *CSV) error {
 	if !p.has {
 		return errors.New("no MLP values for this token and layer")
+	}
+	if p.moeLayer() {
+		return errors.New("a mixture-of-experts layer has no single MLP activation: see the Experts tab")
 	}
 	d.Token("query", p.shown.Pos, p.tokens)
 	d.KV("layer", p.shown.Layer+Numbers.Base())

@@ -382,3 +382,24 @@ func TestPromptHistoryOneLine(t *testing.T) {
 		t.Errorf("prompt box %q after choosing the option", c.Prompt.Text)
 	}
 }
+
+// An MoE layer records no single silu(gate)·up: the MLP panel says so and
+// points to the Experts tab instead of drawing "0 directions"; a dense
+// layer of the same run still shows its values.
+func TestMLPPanelMoELayer(t *testing.T) {
+	newTestApp(t)
+	p := NewMLPPanel()
+	toks := []trace.Token{{Text: "My"}, {Text: " cat"}}
+	mlps := []trace.MLP{{Layer: 0, Pos: 1, Values: []float32{0.5, -2, 1}}, {Layer: 1, Pos: 1}}
+	p.Display(toks, mlps, 2, 1) // selects layer 1 (of 2): the MoE one
+	if title := p.Title.Text; !strings.Contains(title, "mixture-of-experts layer") || !strings.Contains(title, "Experts tab") || strings.Contains(title, "directions") {
+		t.Errorf("MoE layer: title %q", title)
+	}
+	if err := p.CSV(&CSV{}); err == nil || !strings.Contains(err.Error(), "Experts tab") {
+		t.Errorf("MoE layer: CSV error %v", err)
+	}
+	p.Layer.SetSelectedIndex(0)
+	if title := p.Title.Text; !strings.Contains(title, "over 3 directions") {
+		t.Errorf("dense layer: title %q", title)
+	}
+}

@@ -33,6 +33,9 @@ func dequantQ8_0AVX2(dst *float32, w *byte, nb int)
 func dequantQ4KAVX2(dst *float32, w *byte, nb int)
 
 //go:noescape
+func dequantQ5KAVX2(dst *float32, w *byte, nb int)
+
+//go:noescape
 func dequantQ6KAVX2(dst *float32, w *byte, nb int)
 
 // dequantRowAVX2 widens a row for prefill; Q4_0 and CPUs without F16C
@@ -48,10 +51,10 @@ func dequantRowAVX2(q Quant, dst []float32, src []byte) {
 		dequantQ8_0AVX2(&dst[0], &src[0], nb)
 	case Q4K:
 		dequantQ4KAVX2(&dst[0], &src[0], nb)
+	case Q5K:
+		dequantQ5KAVX2(&dst[0], &src[0], nb)
 	case Q6K:
 		dequantQ6KAVX2(&dst[0], &src[0], nb)
-	default: // Q5_K: the reference
-		dequantRowGeneric(q, dst, src)
 	}
 }
 
@@ -80,8 +83,16 @@ func matVecQAVX2(q Quant, out []float32, w []byte, x []float32) {
 			out[r] = dotQ4KAVX2(&w[r*rb], &x[0], &xs[0], nb)
 		}
 		workspaces.Put(ws)
-	default: // Q5_K: the reference
-		matVecQGeneric(q, out, w, x)
+	case Q5K:
+		// No row dot of its own: each row is widened into a scratch row
+		// (cols fp32 values, in L1 for 2,048 columns) and dotted with x.
+		ws := workspaces.Get().(*Workspace)
+		row := grow(&ws.qf, len(x))
+		for r := range out {
+			dequantQ5KAVX2(&row[0], &w[r*rb], nb)
+			out[r] = dotAVX2(&row[0], &x[0], len(x))
+		}
+		workspaces.Put(ws)
 	}
 }
 

@@ -8,6 +8,8 @@ DATA q4mask<>+0(SB)/4, $0x0f
 GLOBL q4mask<>(SB), RODATA|NOPTR, $4
 DATA q6mask30<>+0(SB)/4, $0x30
 GLOBL q6mask30<>(SB), RODATA|NOPTR, $4
+DATA q5bit<>+0(SB)/4, $0x10
+GLOBL q5bit<>(SB), RODATA|NOPTR, $4
 DATA q6bias<>+0(SB)/4, $32
 GLOBL q6bias<>(SB), RODATA|NOPTR, $4
 
@@ -927,6 +929,370 @@ dq4kloop:
 	ADDQ         $1024, DI
 	DECQ         CX
 	JNZ          dq4kloop
+	VZEROUPPER   
+	RET          
+
+// func dequantQ5KAVX2(dst *float32, w *byte, nb int)
+//
+// dequantQ4KAVX2 with a fifth bit: the nibbles at 48(SI), and bit s of
+// qh[l] (16(SI)) moved to bit 4 of weight l of sub-block s; nb ≥ 1.
+TEXT ·dequantQ5KAVX2(SB), NOSPLIT, $64-24
+	MOVQ         dst+0(FP), DI
+	MOVQ         w+8(FP), SI
+	MOVQ         nb+16(FP), CX
+	VPBROADCASTD q4mask<>(SB), Y15                  // 0x0f in every lane
+	VPBROADCASTD q5bit<>(SB), Y14                   // 0x10 in every lane
+dq5kloop:
+	MOVL         4(SI), R8                          // u0 = scales[0:4]
+	MOVL         8(SI), R9                          // u1 = scales[4:8]
+	MOVL         12(SI), R10                        // u2 = scales[8:12]
+	MOVL         R10, R11
+	SHRL         $4, R11
+	ANDL         $0x0f0f0f0f, R11
+	MOVL         R9, R12
+	SHRL         $6, R12
+	ANDL         $0x03030303, R12
+	SHLL         $4, R12
+	ORL          R12, R11                           // m[4:8]
+	ANDL         $0x3f3f3f3f, R9                    // m[0:4]
+	MOVL         R10, R12
+	ANDL         $0x0f0f0f0f, R12
+	MOVL         R8, R13
+	SHRL         $6, R13
+	ANDL         $0x03030303, R13
+	SHLL         $4, R13
+	ORL          R13, R12                           // sc[4:8]
+	ANDL         $0x3f3f3f3f, R8                    // sc[0:4]
+	SHLQ         $32, R12
+	ORQ          R12, R8                            // sc[0:8]
+	SHLQ         $32, R11
+	ORQ          R11, R9                            // m[0:8]
+	MOVWLZX      (SI), AX                           // d
+	VMOVD        AX, X2
+	VCVTPH2PS    X2, X2
+	VBROADCASTSS X2, Y2
+	MOVWLZX      2(SI), AX                          // dmin
+	VMOVD        AX, X3
+	VCVTPH2PS    X3, X3
+	VBROADCASTSS X3, Y3
+	VMOVQ        R8, X4
+	VPMOVZXBD    X4, Y4
+	VCVTDQ2PS    Y4, Y4
+	VMULPS       Y2, Y4, Y4                         // d·sc[0:8]
+	VMOVUPS      Y4, (SP)
+	VMOVQ        R9, X5
+	VPMOVZXBD    X5, Y5
+	VCVTDQ2PS    Y5, Y5
+	VMULPS       Y3, Y5, Y5                         // dmin·m[0:8]
+	VMOVUPS      Y5, 32(SP)
+	VBROADCASTSS 0(SP), Y8                          // d·sc[0]
+	VBROADCASTSS 4(SP), Y9                          // d·sc[1]
+	VBROADCASTSS 32(SP), Y10                        // dmin·m[0]
+	VBROADCASTSS 36(SP), Y11                        // dmin·m[1]
+	VPMOVZXBD    48(SI), Y2                         // qs[0:8]
+	VPMOVZXBD    16(SI), Y12                        // qh[0:8]
+	VPSRLD       $4, Y2, Y3                         // high nibbles: sub-block 1
+	VPAND        Y15, Y2, Y2                        // low nibbles: sub-block 0
+	VPSLLD       $4, Y12, Y13                       // bit 0 of qh to bit 4
+	VPAND        Y14, Y13, Y13
+	VPOR         Y13, Y2, Y2                        // q of sub-block 0
+	VPSLLD       $3, Y12, Y13                       // bit 1 of qh to bit 4
+	VPAND        Y14, Y13, Y13
+	VPOR         Y13, Y3, Y3                        // q of sub-block 1
+	VCVTDQ2PS    Y2, Y2
+	VCVTDQ2PS    Y3, Y3
+	VMULPS       Y8, Y2, Y2
+	VSUBPS       Y10, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VSUBPS       Y11, Y3, Y3
+	VMOVUPS      Y2, 0(DI)
+	VMOVUPS      Y3, 128(DI)
+	VPMOVZXBD    56(SI), Y2                         // qs[8:16]
+	VPMOVZXBD    24(SI), Y12                        // qh[8:16]
+	VPSRLD       $4, Y2, Y3                         // high nibbles: sub-block 1
+	VPAND        Y15, Y2, Y2                        // low nibbles: sub-block 0
+	VPSLLD       $4, Y12, Y13                       // bit 0 of qh to bit 4
+	VPAND        Y14, Y13, Y13
+	VPOR         Y13, Y2, Y2                        // q of sub-block 0
+	VPSLLD       $3, Y12, Y13                       // bit 1 of qh to bit 4
+	VPAND        Y14, Y13, Y13
+	VPOR         Y13, Y3, Y3                        // q of sub-block 1
+	VCVTDQ2PS    Y2, Y2
+	VCVTDQ2PS    Y3, Y3
+	VMULPS       Y8, Y2, Y2
+	VSUBPS       Y10, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VSUBPS       Y11, Y3, Y3
+	VMOVUPS      Y2, 32(DI)
+	VMOVUPS      Y3, 160(DI)
+	VPMOVZXBD    64(SI), Y2                         // qs[16:24]
+	VPMOVZXBD    32(SI), Y12                        // qh[16:24]
+	VPSRLD       $4, Y2, Y3                         // high nibbles: sub-block 1
+	VPAND        Y15, Y2, Y2                        // low nibbles: sub-block 0
+	VPSLLD       $4, Y12, Y13                       // bit 0 of qh to bit 4
+	VPAND        Y14, Y13, Y13
+	VPOR         Y13, Y2, Y2                        // q of sub-block 0
+	VPSLLD       $3, Y12, Y13                       // bit 1 of qh to bit 4
+	VPAND        Y14, Y13, Y13
+	VPOR         Y13, Y3, Y3                        // q of sub-block 1
+	VCVTDQ2PS    Y2, Y2
+	VCVTDQ2PS    Y3, Y3
+	VMULPS       Y8, Y2, Y2
+	VSUBPS       Y10, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VSUBPS       Y11, Y3, Y3
+	VMOVUPS      Y2, 64(DI)
+	VMOVUPS      Y3, 192(DI)
+	VPMOVZXBD    72(SI), Y2                         // qs[24:32]
+	VPMOVZXBD    40(SI), Y12                        // qh[24:32]
+	VPSRLD       $4, Y2, Y3                         // high nibbles: sub-block 1
+	VPAND        Y15, Y2, Y2                        // low nibbles: sub-block 0
+	VPSLLD       $4, Y12, Y13                       // bit 0 of qh to bit 4
+	VPAND        Y14, Y13, Y13
+	VPOR         Y13, Y2, Y2                        // q of sub-block 0
+	VPSLLD       $3, Y12, Y13                       // bit 1 of qh to bit 4
+	VPAND        Y14, Y13, Y13
+	VPOR         Y13, Y3, Y3                        // q of sub-block 1
+	VCVTDQ2PS    Y2, Y2
+	VCVTDQ2PS    Y3, Y3
+	VMULPS       Y8, Y2, Y2
+	VSUBPS       Y10, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VSUBPS       Y11, Y3, Y3
+	VMOVUPS      Y2, 96(DI)
+	VMOVUPS      Y3, 224(DI)
+	VBROADCASTSS 8(SP), Y8                          // d·sc[2]
+	VBROADCASTSS 12(SP), Y9                         // d·sc[3]
+	VBROADCASTSS 40(SP), Y10                        // dmin·m[2]
+	VBROADCASTSS 44(SP), Y11                        // dmin·m[3]
+	VPMOVZXBD    80(SI), Y2                         // qs[32:40]
+	VPMOVZXBD    16(SI), Y12                        // qh[0:8]
+	VPSRLD       $4, Y2, Y3                         // high nibbles: sub-block 3
+	VPAND        Y15, Y2, Y2                        // low nibbles: sub-block 2
+	VPSLLD       $2, Y12, Y13                       // bit 2 of qh to bit 4
+	VPAND        Y14, Y13, Y13
+	VPOR         Y13, Y2, Y2                        // q of sub-block 2
+	VPSLLD       $1, Y12, Y13                       // bit 3 of qh to bit 4
+	VPAND        Y14, Y13, Y13
+	VPOR         Y13, Y3, Y3                        // q of sub-block 3
+	VCVTDQ2PS    Y2, Y2
+	VCVTDQ2PS    Y3, Y3
+	VMULPS       Y8, Y2, Y2
+	VSUBPS       Y10, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VSUBPS       Y11, Y3, Y3
+	VMOVUPS      Y2, 256(DI)
+	VMOVUPS      Y3, 384(DI)
+	VPMOVZXBD    88(SI), Y2                         // qs[40:48]
+	VPMOVZXBD    24(SI), Y12                        // qh[8:16]
+	VPSRLD       $4, Y2, Y3                         // high nibbles: sub-block 3
+	VPAND        Y15, Y2, Y2                        // low nibbles: sub-block 2
+	VPSLLD       $2, Y12, Y13                       // bit 2 of qh to bit 4
+	VPAND        Y14, Y13, Y13
+	VPOR         Y13, Y2, Y2                        // q of sub-block 2
+	VPSLLD       $1, Y12, Y13                       // bit 3 of qh to bit 4
+	VPAND        Y14, Y13, Y13
+	VPOR         Y13, Y3, Y3                        // q of sub-block 3
+	VCVTDQ2PS    Y2, Y2
+	VCVTDQ2PS    Y3, Y3
+	VMULPS       Y8, Y2, Y2
+	VSUBPS       Y10, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VSUBPS       Y11, Y3, Y3
+	VMOVUPS      Y2, 288(DI)
+	VMOVUPS      Y3, 416(DI)
+	VPMOVZXBD    96(SI), Y2                         // qs[48:56]
+	VPMOVZXBD    32(SI), Y12                        // qh[16:24]
+	VPSRLD       $4, Y2, Y3                         // high nibbles: sub-block 3
+	VPAND        Y15, Y2, Y2                        // low nibbles: sub-block 2
+	VPSLLD       $2, Y12, Y13                       // bit 2 of qh to bit 4
+	VPAND        Y14, Y13, Y13
+	VPOR         Y13, Y2, Y2                        // q of sub-block 2
+	VPSLLD       $1, Y12, Y13                       // bit 3 of qh to bit 4
+	VPAND        Y14, Y13, Y13
+	VPOR         Y13, Y3, Y3                        // q of sub-block 3
+	VCVTDQ2PS    Y2, Y2
+	VCVTDQ2PS    Y3, Y3
+	VMULPS       Y8, Y2, Y2
+	VSUBPS       Y10, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VSUBPS       Y11, Y3, Y3
+	VMOVUPS      Y2, 320(DI)
+	VMOVUPS      Y3, 448(DI)
+	VPMOVZXBD    104(SI), Y2                        // qs[56:64]
+	VPMOVZXBD    40(SI), Y12                        // qh[24:32]
+	VPSRLD       $4, Y2, Y3                         // high nibbles: sub-block 3
+	VPAND        Y15, Y2, Y2                        // low nibbles: sub-block 2
+	VPSLLD       $2, Y12, Y13                       // bit 2 of qh to bit 4
+	VPAND        Y14, Y13, Y13
+	VPOR         Y13, Y2, Y2                        // q of sub-block 2
+	VPSLLD       $1, Y12, Y13                       // bit 3 of qh to bit 4
+	VPAND        Y14, Y13, Y13
+	VPOR         Y13, Y3, Y3                        // q of sub-block 3
+	VCVTDQ2PS    Y2, Y2
+	VCVTDQ2PS    Y3, Y3
+	VMULPS       Y8, Y2, Y2
+	VSUBPS       Y10, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VSUBPS       Y11, Y3, Y3
+	VMOVUPS      Y2, 352(DI)
+	VMOVUPS      Y3, 480(DI)
+	VBROADCASTSS 16(SP), Y8                         // d·sc[4]
+	VBROADCASTSS 20(SP), Y9                         // d·sc[5]
+	VBROADCASTSS 48(SP), Y10                        // dmin·m[4]
+	VBROADCASTSS 52(SP), Y11                        // dmin·m[5]
+	VPMOVZXBD    112(SI), Y2                        // qs[64:72]
+	VPMOVZXBD    16(SI), Y12                        // qh[0:8]
+	VPSRLD       $4, Y2, Y3                         // high nibbles: sub-block 5
+	VPAND        Y15, Y2, Y2                        // low nibbles: sub-block 4
+	VMOVDQU      Y12, Y13                           // bit 4 of qh
+	VPAND        Y14, Y13, Y13
+	VPOR         Y13, Y2, Y2                        // q of sub-block 4
+	VPSRLD       $1, Y12, Y13                       // bit 5 of qh to bit 4
+	VPAND        Y14, Y13, Y13
+	VPOR         Y13, Y3, Y3                        // q of sub-block 5
+	VCVTDQ2PS    Y2, Y2
+	VCVTDQ2PS    Y3, Y3
+	VMULPS       Y8, Y2, Y2
+	VSUBPS       Y10, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VSUBPS       Y11, Y3, Y3
+	VMOVUPS      Y2, 512(DI)
+	VMOVUPS      Y3, 640(DI)
+	VPMOVZXBD    120(SI), Y2                        // qs[72:80]
+	VPMOVZXBD    24(SI), Y12                        // qh[8:16]
+	VPSRLD       $4, Y2, Y3                         // high nibbles: sub-block 5
+	VPAND        Y15, Y2, Y2                        // low nibbles: sub-block 4
+	VMOVDQU      Y12, Y13                           // bit 4 of qh
+	VPAND        Y14, Y13, Y13
+	VPOR         Y13, Y2, Y2                        // q of sub-block 4
+	VPSRLD       $1, Y12, Y13                       // bit 5 of qh to bit 4
+	VPAND        Y14, Y13, Y13
+	VPOR         Y13, Y3, Y3                        // q of sub-block 5
+	VCVTDQ2PS    Y2, Y2
+	VCVTDQ2PS    Y3, Y3
+	VMULPS       Y8, Y2, Y2
+	VSUBPS       Y10, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VSUBPS       Y11, Y3, Y3
+	VMOVUPS      Y2, 544(DI)
+	VMOVUPS      Y3, 672(DI)
+	VPMOVZXBD    128(SI), Y2                        // qs[80:88]
+	VPMOVZXBD    32(SI), Y12                        // qh[16:24]
+	VPSRLD       $4, Y2, Y3                         // high nibbles: sub-block 5
+	VPAND        Y15, Y2, Y2                        // low nibbles: sub-block 4
+	VMOVDQU      Y12, Y13                           // bit 4 of qh
+	VPAND        Y14, Y13, Y13
+	VPOR         Y13, Y2, Y2                        // q of sub-block 4
+	VPSRLD       $1, Y12, Y13                       // bit 5 of qh to bit 4
+	VPAND        Y14, Y13, Y13
+	VPOR         Y13, Y3, Y3                        // q of sub-block 5
+	VCVTDQ2PS    Y2, Y2
+	VCVTDQ2PS    Y3, Y3
+	VMULPS       Y8, Y2, Y2
+	VSUBPS       Y10, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VSUBPS       Y11, Y3, Y3
+	VMOVUPS      Y2, 576(DI)
+	VMOVUPS      Y3, 704(DI)
+	VPMOVZXBD    136(SI), Y2                        // qs[88:96]
+	VPMOVZXBD    40(SI), Y12                        // qh[24:32]
+	VPSRLD       $4, Y2, Y3                         // high nibbles: sub-block 5
+	VPAND        Y15, Y2, Y2                        // low nibbles: sub-block 4
+	VMOVDQU      Y12, Y13                           // bit 4 of qh
+	VPAND        Y14, Y13, Y13
+	VPOR         Y13, Y2, Y2                        // q of sub-block 4
+	VPSRLD       $1, Y12, Y13                       // bit 5 of qh to bit 4
+	VPAND        Y14, Y13, Y13
+	VPOR         Y13, Y3, Y3                        // q of sub-block 5
+	VCVTDQ2PS    Y2, Y2
+	VCVTDQ2PS    Y3, Y3
+	VMULPS       Y8, Y2, Y2
+	VSUBPS       Y10, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VSUBPS       Y11, Y3, Y3
+	VMOVUPS      Y2, 608(DI)
+	VMOVUPS      Y3, 736(DI)
+	VBROADCASTSS 24(SP), Y8                         // d·sc[6]
+	VBROADCASTSS 28(SP), Y9                         // d·sc[7]
+	VBROADCASTSS 56(SP), Y10                        // dmin·m[6]
+	VBROADCASTSS 60(SP), Y11                        // dmin·m[7]
+	VPMOVZXBD    144(SI), Y2                        // qs[96:104]
+	VPMOVZXBD    16(SI), Y12                        // qh[0:8]
+	VPSRLD       $4, Y2, Y3                         // high nibbles: sub-block 7
+	VPAND        Y15, Y2, Y2                        // low nibbles: sub-block 6
+	VPSRLD       $2, Y12, Y13                       // bit 6 of qh to bit 4
+	VPAND        Y14, Y13, Y13
+	VPOR         Y13, Y2, Y2                        // q of sub-block 6
+	VPSRLD       $3, Y12, Y13                       // bit 7 of qh to bit 4
+	VPAND        Y14, Y13, Y13
+	VPOR         Y13, Y3, Y3                        // q of sub-block 7
+	VCVTDQ2PS    Y2, Y2
+	VCVTDQ2PS    Y3, Y3
+	VMULPS       Y8, Y2, Y2
+	VSUBPS       Y10, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VSUBPS       Y11, Y3, Y3
+	VMOVUPS      Y2, 768(DI)
+	VMOVUPS      Y3, 896(DI)
+	VPMOVZXBD    152(SI), Y2                        // qs[104:112]
+	VPMOVZXBD    24(SI), Y12                        // qh[8:16]
+	VPSRLD       $4, Y2, Y3                         // high nibbles: sub-block 7
+	VPAND        Y15, Y2, Y2                        // low nibbles: sub-block 6
+	VPSRLD       $2, Y12, Y13                       // bit 6 of qh to bit 4
+	VPAND        Y14, Y13, Y13
+	VPOR         Y13, Y2, Y2                        // q of sub-block 6
+	VPSRLD       $3, Y12, Y13                       // bit 7 of qh to bit 4
+	VPAND        Y14, Y13, Y13
+	VPOR         Y13, Y3, Y3                        // q of sub-block 7
+	VCVTDQ2PS    Y2, Y2
+	VCVTDQ2PS    Y3, Y3
+	VMULPS       Y8, Y2, Y2
+	VSUBPS       Y10, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VSUBPS       Y11, Y3, Y3
+	VMOVUPS      Y2, 800(DI)
+	VMOVUPS      Y3, 928(DI)
+	VPMOVZXBD    160(SI), Y2                        // qs[112:120]
+	VPMOVZXBD    32(SI), Y12                        // qh[16:24]
+	VPSRLD       $4, Y2, Y3                         // high nibbles: sub-block 7
+	VPAND        Y15, Y2, Y2                        // low nibbles: sub-block 6
+	VPSRLD       $2, Y12, Y13                       // bit 6 of qh to bit 4
+	VPAND        Y14, Y13, Y13
+	VPOR         Y13, Y2, Y2                        // q of sub-block 6
+	VPSRLD       $3, Y12, Y13                       // bit 7 of qh to bit 4
+	VPAND        Y14, Y13, Y13
+	VPOR         Y13, Y3, Y3                        // q of sub-block 7
+	VCVTDQ2PS    Y2, Y2
+	VCVTDQ2PS    Y3, Y3
+	VMULPS       Y8, Y2, Y2
+	VSUBPS       Y10, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VSUBPS       Y11, Y3, Y3
+	VMOVUPS      Y2, 832(DI)
+	VMOVUPS      Y3, 960(DI)
+	VPMOVZXBD    168(SI), Y2                        // qs[120:128]
+	VPMOVZXBD    40(SI), Y12                        // qh[24:32]
+	VPSRLD       $4, Y2, Y3                         // high nibbles: sub-block 7
+	VPAND        Y15, Y2, Y2                        // low nibbles: sub-block 6
+	VPSRLD       $2, Y12, Y13                       // bit 6 of qh to bit 4
+	VPAND        Y14, Y13, Y13
+	VPOR         Y13, Y2, Y2                        // q of sub-block 6
+	VPSRLD       $3, Y12, Y13                       // bit 7 of qh to bit 4
+	VPAND        Y14, Y13, Y13
+	VPOR         Y13, Y3, Y3                        // q of sub-block 7
+	VCVTDQ2PS    Y2, Y2
+	VCVTDQ2PS    Y3, Y3
+	VMULPS       Y8, Y2, Y2
+	VSUBPS       Y10, Y2, Y2
+	VMULPS       Y9, Y3, Y3
+	VSUBPS       Y11, Y3, Y3
+	VMOVUPS      Y2, 864(DI)
+	VMOVUPS      Y3, 992(DI)
+	ADDQ         $176, SI
+	ADDQ         $1024, DI
+	DECQ         CX
+	JNZ          dq5kloop
 	VZEROUPPER   
 	RET          
 

@@ -145,7 +145,7 @@ func TestDequantRowBitsEqualReference(t *testing.T) {
 				b[i] = byte(r.Uint32())
 			}
 			for i := 0; i < len(b); i += q.BlockBytes() { // finite scales: f16 exponent below 31
-				for _, o := range map[Quant][]int{Q8_0: {0}, Q4_0: {0}, Q4K: {0, 2}, Q6K: {208}}[q] {
+				for _, o := range map[Quant][]int{Q8_0: {0}, Q4_0: {0}, Q4K: {0, 2}, Q5K: {0, 2}, Q6K: {208}}[q] {
 					b[i+o+1] &= 0x7b
 				}
 			}

@@ -32,7 +32,9 @@ const bf16InputTol = 5e-2
 // TestMain runs the package's tests at the fastest kernel level whose
 // products use fp32 activations (not AVX512_BF16, which rounds prefill's
 // activations to bf16), so the fp32 tolerances hold; TestKernelLevels
-// covers every level.
+// covers every level, each with its own arithmetic (kernels.SetLevel:
+// AVX512_BF16 rounds every bf16 product's activations; auto's selective
+// arithmetic is TestBF16PartsTop10Bound's).
 func TestMain(m *testing.M) {
 	if err := kernels.SetLevel(kernels.BestExact()); err != nil {
 		panic(err)

@@ -226,30 +226,6 @@ func (m *Model) newProbes(opt GenerateOptions) *probes {
 	return pr
 }
 
-// Arithmetic names the products a run of m computes at the active kernels:
-// "int8" when decode rounds activations to 8 bits for quantised matrices
-// (kernels.IntegerQuant), "bf16" when prefill rounds them to bf16 for bf16
-// matrices (kernels.Arithmetic), "bf16+int8" for both, else "fp32".
-func (m *Model) Arithmetic() string {
-	var bf, i8 bool
-	for l := range m.w.layers {
-		for _, w := range m.w.layers[l].matrices() {
-			bf = bf || (w.bf != nil && !w.exactIn)
-			i8 = i8 || w.integer()
-		}
-	}
-	bf = bf && kernels.Arithmetic() == "bf16"
-	switch {
-	case bf && i8:
-		return "bf16+int8"
-	case bf:
-		return "bf16"
-	case i8:
-		return "int8"
-	}
-	return "fp32"
-}
-
 func (m *Model) newRun(prompt string, ids []int, opt GenerateOptions, think *thinkTracker) *trace.Run {
 	s := opt.Settings
 	s.Threads, s.Kernels, s.Arithmetic = m.pool.Threads(), kernels.Active().String(), m.Arithmetic()

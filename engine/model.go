@@ -67,6 +67,7 @@ type buffers struct {
 // newModel wraps validated weights of a registered architecture (the
 // config parser refuses others); Load and the tests call it.
 func newModel(cfg Config, w weights, threads int) *Model {
+	tagParts(&w)
 	m := &Model{cfg: cfg, arch: architectures[cfg.Architecture], w: w, eos: cfg.EOSTokenIDs}
 	if att := cfg.attentionLayers(); len(att) != cfg.NumHiddenLayers {
 		m.kvSlot = make([]int, cfg.NumHiddenLayers)

@@ -19,6 +19,7 @@ type mat struct {
 	q          []byte         // [rows × qt.RowBytes(cols)] or nil
 	qt         kernels.Quant
 	exactIn    bool // prefill keeps this matrix's activations in fp32 at every level
+	part       part // its role, for auto's arithmetic policy (arith.go)
 }
 
 // bytes is what one pass over the matrix reads: the file's real bytes.
@@ -80,7 +81,8 @@ func (w *mat) mul(p *pool.Pool, out, x []float32, n int, xq *kernels.QuantizedX,
 		w.vec(p, out[:w.rows], x[:w.cols], xq)
 		return
 	}
-	if rx != nil && w.bf != nil && !w.exactIn && rx.Prepare(n, w.cols) {
+	round := w.roundsInput()
+	if rx != nil && round && rx.Prepare(n, w.cols) {
 		p.For(n, func(_, lo, hi int) { rx.Round(x[:n*w.cols], lo, hi) })
 	} else {
 		rx = nil
@@ -91,7 +93,7 @@ func (w *mat) mul(p *pool.Pool, out, x []float32, n int, xq *kernels.QuantizedX,
 		if w.q != nil {
 			rb := w.qt.RowBytes(w.cols)
 			kernels.MatMulQ(nil, w.qt, out[lo:], w.rows, w.q[lo*rb:hi*rb], x[:n*w.cols], n, w.cols)
-		} else if w.bf != nil && w.exactIn {
+		} else if w.bf != nil && !round {
 			kernels.MatMulBF16Exact(out[lo:], w.rows, w.bf[lo*w.cols:hi*w.cols], x[:n*w.cols], n, w.cols)
 		} else if w.bf != nil {
 			kernels.MatMulBF16X(out[lo:], w.rows, w.bf[lo*w.cols:hi*w.cols], x[:n*w.cols], rx, n, w.cols)

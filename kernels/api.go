@@ -82,18 +82,21 @@ var (
 )
 
 // init honours LOUPE_KERNELS=auto|exact|avx512bf16|avx512|avx2|generic. A
-// value that is unknown or unsupported silently falls back to Best: the CLI
+// value that is unknown or unsupported silently falls back to auto: the CLI
 // validates the variable itself and reports the problem to the user.
 func init() {
 	env := os.Getenv("LOUPE_KERNELS")
 	exact = env == "exact"
 	l := levelFromEnv(env)
+	selective = !isLevelName(env) || !Supported(l)
 	active, cur = l, setFor(l)
 }
 
 // Choose applies a --kernels / LOUPE_KERNELS name: "auto" is Best() with
-// the fast arithmetic, "exact" is BestExact() with every product in fp32
-// (SetExact(true)), a level name is that level with its own arithmetic.
+// the selective arithmetic (bf16 activations only where the caller's
+// policy allows them, SetSelective(true)), "exact" is BestExact() with
+// every product in fp32 (SetExact(true)), a level name is that level with
+// its own arithmetic (at AVX512BF16: bf16 activations in every product).
 // It reports false for an unknown name and an error for a level the CPU
 // lacks.
 func Choose(name string) (bool, error) {
@@ -105,7 +108,19 @@ func Choose(name string) (bool, error) {
 		return true, err
 	}
 	SetExact(name == "exact")
+	SetSelective(!isLevelName(name))
 	return true, nil
+}
+
+// isLevelName reports whether s names a level ("avx2"), not "auto" or
+// "exact".
+func isLevelName(s string) bool {
+	for _, n := range levelNames {
+		if n == s {
+			return true
+		}
+	}
+	return false
 }
 
 // levelFromEnv maps the LOUPE_KERNELS value to the level to start with.
@@ -117,22 +132,18 @@ func levelFromEnv(s string) Level {
 	return l
 }
 
-// Best reports the fastest level this CPU and OS support whose arithmetic
-// keeps the top-10 probabilities within 3e-3 of a float64 forward on the
-// test models of every architecture: the one "auto" means.
-//
-// AVX512BF16's prefill rounds the activations of bf16 weight matrices to
-// bf16 (VDPBF16PS: bf16 × bf16 products summed in fp32). It buys 1.4–1.5×
-// in prefill on Zen 5, but engine/bf16bound_test.go measures the top-10
-// moving by 1.9e-2 (Qwen2), 1.8e-2 (Qwen3), 1.1e-2 (Qwen3.5) and 2.8e-3
-// (Llama) on the tiny test models, and 1.8e-3 on the trained demo model:
-// over the bound on three architectures, and no single kind of matrix
-// (q/k/v, o, gate/up, down) stays within it on its own, nor does keeping
-// the last prompt position in fp32 (the error reaches it through the
-// keys and values of the others). So FastWithinBound is false and "auto"
-// stays fp32; avx512bf16 runs when asked for by name. The exact
-// arithmetic (BestExact, SetExact(true)) keeps every product in fp32:
-// within 1e-5 of float64 on the same models.
+// Best reports the fastest level this CPU and OS support: the one "auto"
+// means. Its arithmetic is the selective one (Selective): at AVX512BF16,
+// whose prefill multiplies bf16 activations (VDPBF16PS: bf16 × bf16
+// products summed in fp32, 1.4–1.5× faster than fp32 on Zen 5), only the
+// products of the parts the engine's policy names round their activations
+// (engine/arith.go: the MoE experts; each dense part alone moves the
+// top-10 beyond the bound), the others stay fp32, so that the top-10
+// probabilities stay within 3e-3 of a float64 forward on the test models
+// of every architecture (engine/bf16parts_test.go). With every product
+// rounding them (`--kernels avx512bf16`) they move by up to 1.9e-2. The
+// exact arithmetic (BestExact, SetExact(true)) keeps every product in
+// fp32: within 1e-5 of float64 on the same models.
 //
 // Splitting each activation into two bf16 parts, hi + lo, would keep the
 // error within 1e-5 (8e-7 on the demo model, engine/bf16scheme_test.go)
@@ -141,18 +152,12 @@ func levelFromEnv(s string) Level {
 // bf16 buys on Zen 5. It is not built.
 func Best() Level {
 	for l := AVX512BF16; l > Generic; l-- {
-		if Supported(l) && (FastWithinBound || !RoundsActivations(l)) {
+		if Supported(l) {
 			return l
 		}
 	}
 	return Generic
 }
-
-// FastWithinBound records whether the fast arithmetic (bf16 activations)
-// keeps every architecture's test models within the top-10 bound, as
-// engine/bf16bound_test.go measures; the test fails when it no longer
-// says what the measurement shows.
-const FastWithinBound = false
 
 // BestExact reports the fastest level whose products are all fp32: the one
 // "exact" means (every level but AVX512BF16).
@@ -186,14 +191,35 @@ func SetExact(on bool) {
 // Exact reports whether every product is kept in fp32.
 func Exact() bool { return exact }
 
+// selective holds auto's arithmetic choice: at a level that rounds
+// activations, only the products the caller marks (MatMulBF16X) round
+// them, the others run MatMulBF16Exact.
+var selective bool
+
+// SetSelective chooses, for a level that rounds activations, between its
+// own arithmetic (false: every bf16 product rounds them) and auto's
+// (true: the caller rounds only where its policy allows). SetLevel turns
+// it off; Choose sets it. Not safe to call while a kernel runs.
+func SetSelective(on bool) { selective = on }
+
+// Selective reports whether the arithmetic in use is auto's selective one
+// at a level that rounds activations: callers then round them only in the
+// products their policy allows.
+func Selective() bool { return selective && !exact && RoundsActivations(active) }
+
 // Arithmetic names the products the kernels in use compute: "bf16" when
-// prefill rounds activations to bf16 (AVX512BF16 under the fast
-// arithmetic), "fp32" otherwise. Runs, bench and the window report it.
+// prefill rounds every bf16 product's activations to bf16 (AVX512BF16 at
+// its own arithmetic), "selective" when it rounds those of the products
+// the caller's policy names (AVX512BF16 under auto), "fp32" otherwise.
+// A model says which products (engine.Model.Arithmetic).
 func Arithmetic() string {
-	if !exact && RoundsActivations(active) {
-		return "bf16"
+	switch {
+	case exact || !RoundsActivations(active):
+		return "fp32"
+	case selective:
+		return "selective"
 	}
-	return "fp32"
+	return "bf16"
 }
 
 // setFor is the kernel set that runs level l under the arithmetic chosen:
@@ -213,13 +239,14 @@ func Supported(l Level) bool {
 // Active reports the level in use.
 func Active() Level { return active }
 
-// SetLevel forces level l for all later calls. Not safe to call while a
-// kernel runs: callers switch between generations.
+// SetLevel forces level l, with its own arithmetic (not auto's selective
+// one: Choose("auto") is that), for all later calls. Not safe to call
+// while a kernel runs: callers switch between generations.
 func SetLevel(l Level) error {
 	if !Supported(l) {
 		return &UnsupportedError{l}
 	}
-	active, cur = l, setFor(l)
+	active, cur, selective = l, setFor(l), false
 	return nil
 }
 

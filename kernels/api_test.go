@@ -34,7 +34,7 @@ func TestBestIsSupported(t *testing.T) {
 		t.Fatalf("Best %v or generic unsupported", Best())
 	}
 	for l := Best() + 1; l <= AVX512BF16; l++ {
-		if Supported(l) && (FastWithinBound || !RoundsActivations(l)) {
+		if Supported(l) {
 			t.Errorf("Best is %v but %v is supported", Best(), l)
 		}
 	}
@@ -49,25 +49,31 @@ func TestBestIsSupported(t *testing.T) {
 	t.Logf("best level on this machine: %v; best exact: %v", Best(), BestExact())
 }
 
-// TestChooseSetsArithmetic: "exact" turns SetExact on at BestExact, "auto"
-// and a level name turn it off, and Arithmetic says bf16 only where
-// activations are rounded.
+// TestChooseSetsArithmetic: "exact" turns SetExact on at BestExact,
+// "auto" turns it off and the selective arithmetic on, a level name turns
+// both off; Arithmetic says bf16 only where every product rounds
+// activations, selective where auto's policy decides.
 func TestChooseSetsArithmetic(t *testing.T) {
-	defer func(l Level, e bool) { SetLevel(l); SetExact(e) }(Active(), Exact())
+	defer func(l Level, e, s bool) { SetLevel(l); SetExact(e); SetSelective(s) }(Active(), Exact(), selective)
 	for _, c := range []struct {
-		name  string
-		level Level
-		exact bool
-	}{{"exact", BestExact(), true}, {"auto", Best(), false}, {"generic", Generic, false}, {"exact", BestExact(), true}} {
+		name             string
+		level            Level
+		exact, selective bool
+	}{{"exact", BestExact(), true, false}, {"auto", Best(), false, true}, {"generic", Generic, false, false},
+		{"exact", BestExact(), true, false}, {Best().String(), Best(), false, false}} {
 		if ok, err := Choose(c.name); !ok || err != nil {
 			t.Fatalf("Choose(%q) = %v, %v", c.name, ok, err)
 		}
-		if Active() != c.level || Exact() != c.exact {
-			t.Errorf("Choose(%q): level %v exact %v, want %v %v", c.name, Active(), Exact(), c.level, c.exact)
+		sel := c.selective && RoundsActivations(c.level)
+		if Active() != c.level || Exact() != c.exact || Selective() != sel {
+			t.Errorf("Choose(%q): level %v exact %v selective %v, want %v %v %v", c.name, Active(), Exact(), Selective(), c.level, c.exact, sel)
 		}
 		want := "fp32"
 		if !c.exact && RoundsActivations(c.level) {
 			want = "bf16"
+			if sel {
+				want = "selective"
+			}
 		}
 		if Arithmetic() != want {
 			t.Errorf("Choose(%q): arithmetic %q, want %q", c.name, Arithmetic(), want)
@@ -80,14 +86,19 @@ func TestChooseSetsArithmetic(t *testing.T) {
 		return
 	}
 	// Exact on at the bf16 level runs fp32 products: the set is AVX512's.
-	SetLevel(AVX512BF16)
+	Choose("avx512bf16")
 	SetExact(true)
-	if cur != sets[AVX512] || Arithmetic() != "fp32" {
+	if cur != sets[AVX512] || Arithmetic() != "fp32" || Selective() {
 		t.Error("exact arithmetic at avx512bf16 still rounds activations")
 	}
 	SetExact(false)
 	if cur != sets[AVX512BF16] || Arithmetic() != "bf16" {
 		t.Error("fast arithmetic at avx512bf16 does not use its bf16 products")
+	}
+	// auto runs the same kernels; the caller chooses per product.
+	Choose("auto")
+	if cur != sets[AVX512BF16] || !Selective() {
+		t.Error("auto at avx512bf16 is not selective")
 	}
 }
 

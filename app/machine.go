@@ -97,20 +97,25 @@ func fastestLevel() kernels.Level {
 	return kernels.Generic
 }
 
-// modelKernelLine is kernelLine for the loaded model: for a quantised
-// file it gives the model's arithmetic (engine.Model.Arithmetic: decode
-// rounds activations to 8 bits) and how each format is multiplied
-// (QuantArithmetic), which the kernels alone cannot tell.
+// modelKernelLine is kernelLine for the loaded model: it gives the
+// model's arithmetic (engine.Model.Arithmetic: which parts auto rounds to
+// bf16, whether decode rounds activations to 8 bits) and, for a quantised
+// file, how each format is multiplied (QuantArithmetic), which the
+// kernels alone cannot tell.
 func modelKernelLine(b Backend) string {
 	m, ok := b.(interface {
 		Arithmetic() string
 		QuantArithmetic() string
 	})
-	if !ok || m.QuantArithmetic() == "" {
+	if !ok {
 		return kernelLine()
 	}
-	return fmt.Sprintf("%s in use, %s; %s (auto on this CPU: %s; fastest: %s)", kernelLabel(kernels.Active()),
-		format.Arithmetic(m.Arithmetic()), m.QuantArithmetic(), kernelLabel(kernels.Best()), kernelLabel(fastestLevel()))
+	arith := format.Arithmetic(m.Arithmetic())
+	if q := m.QuantArithmetic(); q != "" {
+		arith += "; " + q
+	}
+	return fmt.Sprintf("%s in use, %s (auto on this CPU: %s; fastest: %s)", kernelLabel(kernels.Active()),
+		arith, kernelLabel(kernels.Best()), kernelLabel(fastestLevel()))
 }
 
 // kernelLine says which kernels and arithmetic run and which the CPU could

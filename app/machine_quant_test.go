@@ -25,3 +25,18 @@ func TestModelKernelLineNamesQuantArithmetic(t *testing.T) {
 		}
 	}
 }
+
+// selectiveBackend is a dense bf16 model under auto's selective
+// arithmetic, with the parts that round activations named.
+type selectiveBackend struct{ Backend }
+
+func (selectiveBackend) Arithmetic() string      { return "bf16:experts" }
+func (selectiveBackend) QuantArithmetic() string { return "" }
+
+// TestModelKernelLineNamesParts: a bf16 file's kernel line says which
+// parts auto rounds to bf16, not only the kernels' choice.
+func TestModelKernelLineNamesParts(t *testing.T) {
+	if got := modelKernelLine(selectiveBackend{}); !strings.Contains(got, "bf16 in experts, fp32 elsewhere") {
+		t.Errorf("selective arithmetic: %q does not name the parts", got)
+	}
+}

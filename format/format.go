@@ -150,12 +150,25 @@ func Trim(x float64, d int) string {
 }
 
 // Arithmetic says what a run's arithmetic ("fp32", "bf16", "int8",
-// "bf16+int8": the engine's names) means, for the Timing lines and the
-// Model panel.
+// "bf16+int8", "bf16:experts" and "bf16:experts+int8" where auto rounds
+// the activations of some parts only, "selective" for auto's arithmetic
+// before a model says which parts: the engine's names) means, for the
+// Timing lines and the Model panel.
 func Arithmetic(a string) string {
+	if parts, ok := strings.CutPrefix(a, "bf16:"); ok {
+		parts, i8 := strings.CutSuffix(parts, "+int8")
+		s := "prefill rounds activations to bf16 in " + strings.ReplaceAll(parts, ",", ", ") +
+			", fp32 elsewhere (probabilities within 3e-3 on the test models)"
+		if i8 {
+			s += "; decode rounds them to 8 bits for the quantised matrices"
+		}
+		return s
+	}
 	switch a {
 	case "bf16":
 		return "prefill rounds activations to bf16 (faster; probabilities move by up to 2e-2 on the test models)"
+	case "selective":
+		return "prefill rounds activations to bf16 in the parts of a model that stay within 3e-3 on the test models, fp32 elsewhere"
 	case "int8":
 		return "decode rounds activations to 8 bits for the quantised matrices"
 	case "bf16+int8":

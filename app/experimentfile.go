@@ -92,8 +92,18 @@ func (u *UI) experimentJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	rec := experiment.NewRecord(*r, u.experimentOpt, u.info.Path, fp, kernels.Active().String(), m.Threads())
+	rec := experiment.NewRecord(*r, u.experimentOpt, u.info.Path, fp, recordedKernels(), m.Threads())
 	return json.MarshalIndent(rec, "", " ")
+}
+
+// recordedKernels names the kernels an experiment ran with, for its
+// rerun: "auto" where its arithmetic rounds activations part by part
+// (kernels.Selective: not the level's own arithmetic), else the level.
+func recordedKernels() string {
+	if kernels.Selective() {
+		return "auto"
+	}
+	return kernels.Active().String()
 }
 
 // pickExperiment asks for a saved experiment and opens it.
@@ -155,7 +165,11 @@ func (u *UI) rerunExperiment() {
 		u.fail("Kernel level", fmt.Errorf("the experiment ran at level %s, which this CPU does not have", rec.Kernels))
 		return
 	}
-	if err := kernels.SetLevel(l); err != nil {
+	err := kernels.SetLevel(l)
+	if rec.Kernels == "auto" { // at Best(), with auto's arithmetic
+		_, err = kernels.Choose("auto")
+	}
+	if err != nil {
 		u.fail("Kernel level", err)
 		return
 	}

@@ -13,6 +13,7 @@ import (
 	"loupe/engine"
 	"loupe/engine/experiment"
 	"loupe/engine/genmodel"
+	"loupe/kernels"
 )
 
 func experimentHarness(t *testing.T) *harness {
@@ -111,8 +112,16 @@ func TestExperimentSaveOpenRerun(t *testing.T) {
 	if u.experiment == nil || u.experimentRecord == nil || !u.experiments.Rerun.Visible() {
 		t.Fatalf("opened %v, record %v", u.experiment, u.experimentRecord)
 	}
+	// The rerun takes the recorded kernels and arithmetic (auto's too),
+	// whatever another run left.
+	arith := kernels.Arithmetic()
+	defer kernels.SetLevel(kernels.Active())
+	kernels.SetLevel(kernels.Generic)
 	onUI(u.rerunExperiment)
 	h.wait()
+	if kernels.Arithmetic() != arith {
+		t.Errorf("the rerun computes %q, the experiment %q (recorded kernels %q)", kernels.Arithmetic(), arith, u.experimentRecord.Kernels)
+	}
 	if s := u.experiments.Status.Text; !strings.Contains(s, "Re-run done") || !strings.Contains(s, "same tokens") {
 		t.Fatalf("status %q", s)
 	}

@@ -20,8 +20,7 @@ func runKernels(ctx context.Context, m *engine.Model, opt Options, r *Result) er
 	if err != nil {
 		return err
 	}
-	was := kernels.Active()
-	defer kernels.SetLevel(was)
+	defer func(l kernels.Level, auto bool) { kernels.SetLevel(l); kernels.SetSelective(auto) }(kernels.Active(), kernels.Selective())
 	gbs, err := bandwidth(opt, m.Threads())
 	if err != nil {
 		return err

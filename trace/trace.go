@@ -24,8 +24,12 @@ type Candidate struct {
 // Step is one generated token: the distribution it was drawn from (top-k
 // after temperature and penalties, before truncation) and the choice.
 type Step struct {
-	Pos     int         `json:"pos"` // position of the generated token
-	Chosen  Candidate   `json:"chosen"`
+	Pos    int       `json:"pos"` // position of the generated token
+	Chosen Candidate `json:"chosen"`
+	// ModelP is the model's own probability of the chosen token: softmax
+	// at T = 1 of the forward pass's logits, before penalties, temperature
+	// and truncation (Chosen.P is the sampler's). 0: not recorded.
+	ModelP  float64     `json:"model_p,omitempty"`
 	Top     []Candidate `json:"top10"`
 	Seconds float64     `json:"seconds"` // wall time of this step
 	// The chosen token's flags, as in Token.

@@ -371,3 +371,20 @@ func TestRoutingGrid(t *testing.T) {
 		t.Errorf("routing mass %v, want 0.75", m)
 	}
 }
+
+// Perplexity: exp(−mean ln p) over the steps that recorded the model's p,
+// here against the float64 geometric mean written out; none recorded: not ok.
+func TestPerplexity(t *testing.T) {
+	ps := []float64{0.5, 0.25, 0.9, 1e-3}
+	var steps []trace.Step
+	for _, p := range ps {
+		steps = append(steps, trace.Step{ModelP: p})
+	}
+	want := math.Pow(1/(0.5*0.25*0.9*1e-3), 1.0/4)
+	if got, ok := Perplexity(steps); !ok || math.Abs(got-want) > 1e-12*want {
+		t.Errorf("perplexity %v (%v), want %v", got, ok, want)
+	}
+	if _, ok := Perplexity([]trace.Step{{Chosen: trace.Candidate{P: 0.5}}}); ok {
+		t.Error("a run without the model's p has a perplexity")
+	}
+}

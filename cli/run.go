@@ -16,6 +16,7 @@ import (
 	"loupe/engine"
 	"loupe/engine/chat"
 	"loupe/trace"
+	"loupe/trace/stats"
 )
 
 func init() {
@@ -301,6 +302,9 @@ type runResult struct {
 	DisableExperts []trace.Expert `json:"disable_experts,omitempty"`
 	TopKExperts    int            `json:"top_k_experts,omitempty"`
 	StopReason     string         `json:"stop_reason"`
+	// Perplexity: exp of the mean negative log of the model's own
+	// probability of each written token (stats.Perplexity).
+	Perplexity float64 `json:"perplexity"`
 	// --branch-at/--branch-token: the written token forced and its step.
 	Branch *trace.Branch `json:"branch,omitempty"`
 	// --chat only: the rendered template (prompt_ids are its ids), the
@@ -316,7 +320,8 @@ type runResult struct {
 type runToken struct {
 	ID       int               `json:"id"`
 	Text     string            `json:"text"`
-	P        float64           `json:"p"`
+	P        float64           `json:"p"`       // the sampler's (greedy: the model's)
+	ModelP   float64           `json:"model_p"` // the model's own, at T = 1 before the sampler's changes
 	Top10    []trace.Candidate `json:"top10"`
 	Special  bool              `json:"special"`  // an added control token (<|im_end|>, <think>, …)
 	Thinking bool              `json:"thinking"` // inside <think>…</think>, markers included
@@ -355,7 +360,7 @@ func runJSON(run *trace.Run, text string) runResult {
 		}
 	}
 	for _, s := range run.Steps {
-		r.Tokens = append(r.Tokens, runToken{ID: s.Chosen.ID, Text: s.Chosen.Text, P: s.Chosen.P, Top10: s.Top,
+		r.Tokens = append(r.Tokens, runToken{ID: s.Chosen.ID, Text: s.Chosen.Text, P: s.Chosen.P, ModelP: s.ModelP, Top10: s.Top,
 			Special: s.Special, Thinking: s.Thinking, Experts: s.Experts})
 	}
 	if run.Messages != nil {
@@ -364,6 +369,7 @@ func runJSON(run *trace.Run, text string) runResult {
 		r.Thinking = &runPhase{t.ThinkingTokens, t.ThinkingSeconds}
 		r.Answer = &runPhase{t.DecodeTokens - t.ThinkingTokens, t.DecodeSeconds - t.ThinkingSeconds}
 	}
+	r.Perplexity, _ = stats.Perplexity(run.Steps)
 	r.Text = text
 	return r
 }

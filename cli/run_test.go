@@ -83,6 +83,18 @@ func TestRunJSON(t *testing.T) {
 	if r.Text != tok.Decode(ids) {
 		t.Fatalf("text %q, want %q", r.Text, tok.Decode(ids))
 	}
+	// Greedy: the model's p is the one it chose by; the perplexity is
+	// exp of their mean negative log, here in float64 from the JSON.
+	var nll float64
+	for i, tk := range r.Tokens {
+		if math.Abs(tk.ModelP-tk.P) > 1e-6 {
+			t.Fatalf("token %d: model_p %v, p %v: greedy decoding chose by the model's own p", i, tk.ModelP, tk.P)
+		}
+		nll -= math.Log(tk.ModelP)
+	}
+	if want := math.Exp(nll / float64(len(r.Tokens))); math.Abs(r.Perplexity-want) > 1e-9*want {
+		t.Fatalf("perplexity %v, want %v", r.Perplexity, want)
+	}
 }
 
 func TestRunStreamsTextAndSummary(t *testing.T) {

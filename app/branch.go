@@ -90,6 +90,7 @@ func (u *UI) branchFrom(at, token int) {
 	pos := run.Steps[at].Pos
 	u.cmp.then = func() {
 		u.afterCompare()
+		u.cmp.step = pos
 		u.stream.Select(pos)
 	}
 	u.controls.Status.SetText(fmt.Sprintf("Branch: written token %d forced to «%s»; reading the prompt…", at+1, format.Visible(u.backend.TokenText(token))))

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"loupe/engine/genmodel"
+	"loupe/views"
 )
 
 // A branch from the Next token panel: the new run keeps the written
@@ -52,5 +53,38 @@ func TestBranchFromToken(t *testing.T) {
 	}
 	if u.next.Branch.Disabled() {
 		t.Error("the Next token panel offers no branch after a run")
+	}
+}
+
+// Chosen again from the history, a branch and its original compare from
+// the branch step; the history and the pair's sentence name the branch.
+func TestBranchComparedFromHistory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "tiny")
+	if err := genmodel.Write(dir, "tiny", 1, "bf16"); err != nil {
+		t.Fatal(err)
+	}
+	h := engineHarness(t, dir)
+	u := h.u
+	h.generate("Once upon a time", 6)
+	orig := u.lastRun
+	nPrompt := len(orig.Tokens) - len(orig.Steps)
+	forced := orig.Steps[3].Top[2].ID
+	onUI(func() { u.branchFrom(3, forced) })
+	h.wait()
+	br := u.lastRun
+	h.generate("Once upon a time", 6) // a third run: the pair moves to it
+	onUI(func() { u.pickRuns(0, 2); u.pickRuns(0, 1) })
+	if u.query != nPrompt+3 {
+		t.Errorf("the stream selects position %d, want the branch step %d", u.query, nPrompt+3)
+	}
+	cmp, ok := u.compare.Comparison()
+	if !ok || cmp.B != br || cmp.Delta.Pos != nPrompt+3 || !cmp.Delta.Diverged {
+		t.Fatalf("Compare %v at position %d (diverged %v), want the branch step %d", ok, cmp.Delta.Pos, cmp.Delta.Diverged, nPrompt+3)
+	}
+	if l := views.RunLabel(1, br, 0); !strings.Contains(l, "branch at written token 4") {
+		t.Errorf("history label %q", l)
+	}
+	if !strings.Contains(u.cmp.kind, "a forced token") || !strings.Contains(u.cmp.kind, "at written token 4 in B") {
+		t.Errorf("pair sentence %q does not name the forced token", u.cmp.kind)
 	}
 }

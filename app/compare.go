@@ -25,7 +25,11 @@ type compareState struct {
 	then  func()       // run once the current generation has finished well
 	// variant is the last variant prompt compared.
 	variant string
-	sourceA int  // the source of A's grid kept across the rerun (-1: none)
+	sourceA int // the source of A's grid kept across the rerun (-1: none)
+	// step is the position of A compared when the run the stream shows
+	// does not line up with A (an experiment's runs; ◀ ▶ move it); -1:
+	// where B first leaves A.
+	step    int
 	quiet   bool // the app is writing the heads field: not the user typing
 	flagged bool // --ablate/--variant: the selection was set for them
 }
@@ -50,6 +54,9 @@ func (u *UI) refreshCompare() {
 		return
 	}
 	q, s := u.comparedPositions(a, b)
+	if q < 0 {
+		q, s = u.cmp.ownStep(a, b), -1
+	}
 	pos := q
 	if q >= 0 && q < len(a.Tokens) && !a.Tokens[q].Generated {
 		pos = q + 1 // a prompt token: the step that predicts after it
@@ -83,6 +90,22 @@ func (u *UI) comparedPositions(a, b *trace.Run) (q, s int) {
 	return at(q), at(s)
 }
 
+// ownStep is the position of A compared when the stream's run does not
+// line up with A: the one ◀ ▶ chose, else where B's text first leaves A's,
+// else A's first written token.
+func (c *compareState) ownStep(a, b *trace.Run) int {
+	if c.step >= 0 && c.step < len(a.Tokens) {
+		return c.step
+	}
+	if first := views.Compare(a, b, -1, -1, -1).FirstA; first >= 0 && first < len(a.Tokens) {
+		return first
+	}
+	if len(a.Steps) > 0 {
+		return a.Steps[0].Pos
+	}
+	return -1
+}
+
 // compareStep moves the compared step (◀ ▶ of the Compare tab): the
 // stream selects the token, in the run it shows.
 func (u *UI) compareStep(posA int) {
@@ -95,6 +118,11 @@ func (u *UI) compareStep(posA int) {
 	if cur := u.lastRun; cur != nil && cur != a {
 		al := stats.Align(a.Tokens, cur.Tokens, stats.PromptLen(a), stats.PromptLen(cur))
 		if posA < 0 || posA >= len(al.AtoB) || al.AtoB[posA] < 0 {
+			// The stream's run does not line up with A: the tab steps alone.
+			if posA >= 0 && posA < len(a.Tokens) {
+				c.step = posA
+				u.refreshCompare()
+			}
 			return
 		}
 		p = al.AtoB[posA]

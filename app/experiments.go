@@ -221,6 +221,7 @@ func (u *UI) experimentDone(gen int, r experiment.Result, err error) {
 		u.experiments.Status.SetText("Done.")
 	}
 	if err == nil {
+		u.keepExperimentRuns(r)
 		u.experiment = &r
 		u.experiments.Display(u.experimentFigure(), experiment.Reading(r), strings.Join(experimentNotes(r), "\n"))
 		if rec := u.experimentRecord; rec != nil && !r.Cancelled {

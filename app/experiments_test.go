@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"fyne.io/fyne/v2/test"
 
@@ -14,6 +15,9 @@ import (
 	"loupe/engine/experiment"
 	"loupe/engine/genmodel"
 	"loupe/kernels"
+	"loupe/trace"
+	"loupe/trace/stats"
+	"loupe/views"
 )
 
 func experimentHarness(t *testing.T) *harness {
@@ -140,4 +144,66 @@ func TestExperimentQuantAsksFirst(t *testing.T) {
 	if u.win.Canvas().Overlays().Top() == nil {
 		t.Fatal("no dialog asks before writing the copies")
 	}
+}
+
+// An experiment's runs join the run history, named after the experiment
+// and the point, without replacing the run the stream shows; the
+// quantisation experiment's become the compared pair, the original (A)
+// against the smallest copy (B), and the Compare tab shows them although
+// the stream's run has another prompt.
+func TestExperimentRunsJoinHistory(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	h := experimentHarness(t)
+	u := h.u
+	h.generate("My cat is purple.", 3)
+	mine := u.lastRun
+	u.controls.MaxTokens.SetText("3")
+	onUI(func() { u.runExperiment(experiment.Texts) })
+	h.wait()
+	if n := len(u.cmp.runs); n != 3 || u.cmp.runs[1].Origin != "two-texts experiment: your prompt" ||
+		u.cmp.runs[2].Origin != "two-texts experiment: The Gold-Bug" || u.lastRun != mine {
+		t.Fatalf("history of %d runs %v; the stream's run changed: %v", n, origins(u.cmp.runs), u.lastRun != mine)
+	}
+	onUI(func() {
+		opt := u.experimentOptions(experiment.Quant)
+		opt.PromptTokens, opt.DecodeTokens = 16, 4 // the copies' runs in seconds
+		u.startExperiment(u.backend.(*engine.Model), opt)
+	})
+	select {
+	case <-h.idle:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the quantisation experiment did not end")
+	}
+	if u.experiment == nil || len(u.experiment.Points) != 3 {
+		t.Fatalf("quant result %+v", u.experiment)
+	}
+	c := u.cmp
+	if len(c.runs) != 6 || c.a != 3 || c.b != 5 {
+		t.Fatalf("history %v, pair %d, %d: want the original (run 4) and the Q4_K_M copy (run 6)", origins(c.runs), c.a, c.b)
+	}
+	a, b := c.runs[c.a], c.runs[c.b]
+	if a.Origin != "quantisation experiment: bf16" || b.Origin != "quantisation experiment: q4_k_m" || !strings.Contains(c.kind, "the model") {
+		t.Errorf("pair %q vs %q, kind %q", a.Origin, b.Origin, c.kind)
+	}
+	if l := views.RunLabel(5, b, 0); !strings.Contains(l, "quantisation experiment: q4_k_m") {
+		t.Errorf("history label %q does not name the experiment", l)
+	}
+	cmp, ok := u.compare.Comparison()
+	if !ok || cmp.A != a || cmp.B != b || !cmp.Delta.HasA || cmp.Delta.Pos < stats.PromptLen(a) {
+		t.Fatalf("Compare shows %v (A %p, B %p), at position %d", ok, cmp.A, cmp.B, cmp.Delta.Pos)
+	}
+	// ◀ ▶ step through A's written tokens although the stream shows another run.
+	next := a.Steps[len(a.Steps)-1].Pos
+	onUI(func() { u.compareStep(next) })
+	if cmp, _ := u.compare.Comparison(); cmp.Delta.Pos != next {
+		t.Errorf("after stepping to %d, Compare shows position %d", next, cmp.Delta.Pos)
+	}
+}
+
+func origins(runs []*trace.Run) []string {
+	var out []string
+	for _, r := range runs {
+		out = append(out, r.Origin)
+	}
+	return out
 }

@@ -17,7 +17,7 @@ import (
 
 // newUI builds the window's content, menus and shortcuts.
 func newUI(a fyne.App, w fyne.Window, opt Options, load Loader) *UI {
-	u := &UI{app: a, win: w, opt: opt, load: load, selection: selection{query: -1, source: -1}, cmp: compareState{a: -1, b: -1, sourceA: -1}}
+	u := &UI{app: a, win: w, opt: opt, load: load, selection: selection{query: -1, source: -1}, cmp: compareState{a: -1, b: -1, sourceA: -1, step: -1}}
 	u.ctx, u.closeAll = context.WithCancel(context.Background())
 	u.controls = views.NewControls(u.guard(u.generate), u.guard(u.stop))
 	u.chatPanel = u.newChatPanel()

@@ -152,6 +152,9 @@ type Run struct {
 	DeltaNet   []DeltaNet  `json:"deltanet,omitempty"` // Gated DeltaNet layers (hybrid models)
 	Timing     Timing      `json:"timing"`
 	StopReason string      `json:"stop_reason"` // "eos", "max_tokens", "cancelled", "context"
+	// Origin names what made the run when it was not a generation of the
+	// window's own: an experiment's point ("quantisation experiment: q8_0").
+	Origin string `json:"origin,omitempty"`
 }
 
 // ModelInfo describes the loaded model for the Model panel.

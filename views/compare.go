@@ -70,6 +70,12 @@ func RunLabel(i int, r *trace.Run, base int) string {
 		mode = fmt.Sprintf("T %.2g seed %d", r.Settings.Temperature, r.Settings.Seed)
 	}
 	s := fmt.Sprintf("run %d · %s · %s", i+1, mode, r.Settings.Kernels)
+	if r.Origin != "" {
+		s = fmt.Sprintf("run %d · %s · %s", i+1, r.Origin, r.Settings.Kernels)
+	}
+	if b := r.Settings.Branch; b != nil {
+		s += fmt.Sprintf(" · branch at written token %d", b.At+1)
+	}
 	if n := len(r.Settings.Ablate); n > 0 {
 		s += " · " + format.Plural(n, "head") + " off"
 	}
@@ -119,10 +125,25 @@ func DescribePair(a, b *trace.Run, base int) string {
 	if a.Model.Path != b.Model.Path {
 		d = append(d, "the model")
 	}
+	if ba, bb := branchText(a), branchText(b); ba != bb {
+		d = append(d, fmt.Sprintf("a forced token (%s in A, %s in B)", ba, bb))
+	}
 	if len(d) == 0 {
 		return "A and B have the same model, prompt and settings."
 	}
 	return "A and B differ in " + strings.Join(d, ", ") + "."
+}
+
+// branchText names the token a run forced ("none" when it forced none).
+func branchText(r *trace.Run) string {
+	b := r.Settings.Branch
+	if b == nil {
+		return "none"
+	}
+	if b.At >= 0 && b.At < len(r.Steps) {
+		return fmt.Sprintf("«%s» at written token %d", clip(format.Visible(r.Steps[b.At].Chosen.Text), 20), b.At+1)
+	}
+	return fmt.Sprintf("token %d at written token %d", b.Token, b.At+1)
 }
 
 func headList(hs []trace.Head, base int) string {

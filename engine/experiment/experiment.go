@@ -54,6 +54,9 @@ type Point struct {
 	FileBytes      int64        `json:"-"` // quant: the model file's size
 	Ids            []int        `json:"-"` // quant: the tokens written
 	Steps          []trace.Step `json:"-"`
+	// Run is the last timed run of the point (nil for the context sweep,
+	// whose cache holds stand-in values): the window's run history keeps it.
+	Run *trace.Run `json:"-"`
 }
 
 // Result is a finished (or cancelled) sweep.
@@ -148,6 +151,7 @@ func Run(ctx context.Context, m *engine.Model, opt Options) (Result, error) {
 	if err != nil {
 		return r, err
 	}
+	r.nameRuns()
 	if len(r.Points) > 0 && r.BandwidthGBs == 0 {
 		r.BandwidthGBs = r.Points[len(r.Points)-1].BandwidthGBs
 	}
@@ -204,4 +208,32 @@ func label(n int) string {
 		return strconv.Itoa(n/1024) + "k"
 	}
 	return format.Thousands(n)
+}
+
+// runNames are the experiments as a run of the history names its origin.
+var runNames = map[string]string{Texts: "two-texts experiment", Kernels: "kernels experiment",
+	Threads: "threads experiment", Quant: "quantisation experiment"}
+
+// nameRuns writes each point's run's Origin: the experiment and the point.
+func (r *Result) nameRuns() {
+	for _, p := range r.Points {
+		if p.Run != nil {
+			p.Run.Origin = runNames[r.What] + ": " + p.Label
+		}
+	}
+}
+
+// Runs are the runs of r the window's run history keeps, for the Compare
+// tab: every point's, except the threads sweep's middle points (their text
+// is the 1-thread run's; 1 to N runs would push the user's own out of the
+// history).
+func (r Result) Runs() []*trace.Run {
+	var out []*trace.Run
+	for i, p := range r.Points {
+		if p.Run == nil || r.What == Threads && i > 0 && i < len(r.Points)-1 {
+			continue
+		}
+		out = append(out, p.Run)
+	}
+	return out
 }

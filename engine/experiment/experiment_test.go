@@ -6,11 +6,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"loupe/engine"
 	"loupe/engine/genmodel"
+	"loupe/trace"
 )
 
 const prompt = "The cat sat on the mat and looked at the dog, who looked back at the cat."
@@ -103,6 +105,14 @@ func TestKernelsAndThreadsSweeps(t *testing.T) {
 	if len(r.Points) != 2 || r.Points[0].Value != 1 || r.Points[1].Value != 2 || m.Threads() != 2 {
 		t.Fatalf("thread points %+v, model threads %d afterwards", r.Points, m.Threads())
 	}
+	if runs := r.Runs(); len(runs) != 2 || runs[0] != r.Points[0].Run || runs[1].Origin != "threads experiment: 2" {
+		t.Errorf("runs for the history %v", runs)
+	}
+	one, two, four := &trace.Run{}, &trace.Run{}, &trace.Run{}
+	r3 := Result{What: Threads, Points: []Point{{Run: one}, {Run: two}, {Run: four}}}
+	if runs := r3.Runs(); len(runs) != 2 || runs[0] != one || runs[1] != four {
+		t.Errorf("a threads sweep of 3 points keeps %v, want the first and the last", runs)
+	}
 	for _, v := range [][]string{{"mmx"}, {"0"}} {
 		what := Kernels
 		if v[0] == "0" {
@@ -144,6 +154,30 @@ func TestQuantSweep(t *testing.T) {
 	}
 	if len(r.Notes) < 2 {
 		t.Errorf("notes %q: want where the copies went and what changed", r.Notes)
+	}
+	// Each point's run is kept for the run history, named, and is the
+	// model it measured: the original's folder, then each copy.
+	runs := r.Runs()
+	if len(runs) != 3 {
+		t.Fatalf("%d runs for the history, want 3", len(runs))
+	}
+	for i, run := range runs {
+		p := r.Points[i]
+		if want := "quantisation experiment: " + p.Label; run.Origin != want {
+			t.Errorf("run %d origin %q, want %q", i, run.Origin, want)
+		}
+		var ids []int
+		for _, tok := range run.Tokens {
+			if tok.Generated {
+				ids = append(ids, tok.ID)
+			}
+		}
+		if !slices.Equal(ids, p.Ids) {
+			t.Errorf("%s: the run wrote %v, the point %v", p.Label, ids, p.Ids)
+		}
+	}
+	if runs[0].Model.Path != m.Info().Path || !strings.HasSuffix(runs[1].Model.Path, "model-Q8_0.gguf") || !strings.HasSuffix(runs[2].Model.Path, "model-Q4_K_M.gguf") {
+		t.Errorf("runs' models %q, %q, %q", runs[0].Model.Path, runs[1].Model.Path, runs[2].Model.Path)
 	}
 }
 
@@ -253,3 +287,4 @@ func TestRecordRoundTrip(t *testing.T) {
 		t.Fatal("a file of another format was read")
 	}
 }
+

@@ -165,7 +165,7 @@ func runPoint(ctx context.Context, m *engine.Model, opt Options, gbs float64) (P
 	p := Point{PrefillTokS: median(pre), DecodeTokS: median(dec), BytesPerToken: median(bytes),
 		PrefillTokens: t.PrefillTokens, PrefillSeconds: t.PrefillSeconds,
 		DecodeTokens: t.DecodeTokens, DecodeSeconds: t.DecodeSeconds,
-		WeightBytes: weightBytes(m.Info()), BandwidthGBs: gbs, FileBytes: m.Info().FileBytes, Steps: last.Steps}
+		WeightBytes: weightBytes(m.Info()), BandwidthGBs: gbs, FileBytes: m.Info().FileBytes, Steps: last.Steps, Run: last}
 	for _, tok := range last.Tokens {
 		if tok.Generated {
 			p.Ids = append(p.Ids, tok.ID)

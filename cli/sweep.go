@@ -37,7 +37,7 @@ func parseSweepFlags(args []string, stderr io.Writer) (*sweepFlags, error) {
 	f := &sweepFlags{}
 	fs.StringVar(&f.model, "model", "", "model folder, .safetensors file, its index.json or a GGUF file (required)")
 	fs.StringVar(&f.what, "what", "", "what to vary: "+strings.Join(experiment.Whats, ", ")+" (required)")
-	fs.StringVar(&f.values, "values", "", "comma-separated values (context: 256,1k,…; kernels: generic,avx2,…; threads: 1,2,…; quant: bf16,q8_0,q4_k_m); default: all")
+	fs.StringVar(&f.values, "values", "", "comma-separated values (context: 256,1k,…; kernels: generic,avx2,…,exact; threads: 1,2,…; quant: bf16,q8_0,q4_k_m); default: all")
 	fs.StringVar(&f.prompt, "prompt", "", "prompt text (default: a passage of The Gold-Bug)")
 	fs.StringVar(&f.promptFile, "prompt-file", "", "read the prompt from this file")
 	fs.IntVar(&f.promptTokens, "prompt-tokens", experiment.DefaultPromptTokens, "tokens read per point (context: computed just below the context)")

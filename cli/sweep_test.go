@@ -10,6 +10,7 @@ import (
 
 	"loupe/engine/genmodel"
 	"loupe/engine/perf"
+	"loupe/kernels"
 )
 
 func TestSweepBadFlags(t *testing.T) {
@@ -75,5 +76,45 @@ func TestSweepJSON(t *testing.T) {
 	}
 	if !strings.Contains(errb.String(), "stopped:") {
 		t.Errorf("stderr does not say where it stopped: %s", errb.String())
+	}
+}
+
+// The kernels sweep's JSON keeps its names; where the CPU has the bf16
+// level, "exact" (fp32 products) is a point of its own beside avx512bf16.
+func TestSweepKernelsJSONExact(t *testing.T) {
+	if !kernels.Supported(kernels.AVX512BF16) {
+		t.Skip("this CPU has no avx512bf16")
+	}
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	dir := filepath.Join(t.TempDir(), "tiny")
+	if err := genmodel.Write(dir, "tiny", 1, "bf16"); err != nil {
+		t.Fatal(err)
+	}
+	if err := perf.SaveBandwidth(perf.Bandwidth{CPU: perf.CPUName(), Threads: 1, BestGBs: 40}); err != nil {
+		t.Fatal(err)
+	}
+	defer func(f func(int) (perf.Bandwidth, error)) { reprobe = f }(reprobe)
+	reprobe = func(int) (perf.Bandwidth, error) { return perf.Bandwidth{BestGBs: 30}, nil }
+	var out, errb bytes.Buffer
+	args := []string{"sweep", "--model", dir, "--what", "kernels", "--values", "exact,avx512bf16", "--threads", "1",
+		"--prompt-tokens", "16", "--max-tokens", "2", "--json"}
+	if code := Main(args, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var r struct {
+		What   string           `json:"what"`
+		Points []map[string]any `json:"points"`
+		BW     float64          `json:"bandwidth_gb_s"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.What != "kernels" || len(r.Points) != 2 || r.Points[0]["value"] != "exact" || r.Points[1]["value"] != "avx512bf16" || r.BW != 40 {
+		t.Fatalf("%s", out.String())
+	}
+	for _, p := range r.Points {
+		if len(p) != 5 || p["prefill_tok_s"].(float64) <= 0 || p["decode_tok_s"].(float64) <= 0 || p["predicted_decode_tok_s"].(float64) <= 0 {
+			t.Errorf("point %v", p)
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"loupe/engine"
 	"loupe/engine/genmodel"
+	"loupe/kernels"
 	"loupe/trace"
 )
 
@@ -288,3 +289,45 @@ func TestRecordRoundTrip(t *testing.T) {
 	}
 }
 
+// Where the CPU has the bf16 level, the kernels sweep measures both of
+// its arithmetics: avx512bf16 (bf16 activations in prefill) and exact
+// (every product in fp32), labelled with their arithmetic, exact just
+// before; the kernel level and arithmetic are restored after.
+func TestKernelsSweepBothArithmetics(t *testing.T) {
+	names, err := kernelNames(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !kernels.Supported(kernels.AVX512BF16) {
+		if slices.Contains(names, Exact) {
+			t.Fatalf("levels %v: exact without a bf16 level duplicates %s", names, kernels.BestExact())
+		}
+		t.Skip("this CPU has no avx512bf16")
+	}
+	if n := len(names); n < 2 || names[n-2] != Exact || names[n-1] != "avx512bf16" {
+		t.Fatalf("levels %v: want exact then avx512bf16 last", names)
+	}
+	m, _ := load(t, "tiny")
+	wasLevel, wasExact := kernels.Active(), kernels.Exact()
+	r, err := Run(context.Background(), m, Options{What: Kernels, Values: []string{"exact", "avx512bf16"}, Prompt: prompt,
+		PromptTokens: 32, DecodeTokens: 2, Bandwidth: fixedBandwidth})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Points) != 2 || r.Points[0].Value != "exact" || r.Points[1].Value != "avx512bf16" {
+		t.Fatalf("points %+v", r.Points)
+	}
+	ex, bf := r.Points[0], r.Points[1]
+	if ex.Run.Settings.Arithmetic != "fp32" || bf.Run.Settings.Arithmetic != "bf16" || ex.Label != "exact · fp32" || bf.Label != "avx512bf16 · bf16" {
+		t.Errorf("exact ran %q (%q), avx512bf16 %q (%q)", ex.Run.Settings.Arithmetic, ex.Label, bf.Run.Settings.Arithmetic, bf.Label)
+	}
+	if ex.Run.Settings.Kernels != kernels.BestExact().String() {
+		t.Errorf("exact ran on %s, want %s", ex.Run.Settings.Kernels, kernels.BestExact())
+	}
+	if kernels.Active() != wasLevel || kernels.Exact() != wasExact {
+		t.Errorf("after the sweep: level %s exact %v, before %s %v", kernels.Active(), kernels.Exact(), wasLevel, wasExact)
+	}
+	if s := Reading(r); !strings.Contains(s, "Exact fp32 products read at") {
+		t.Errorf("reading %q does not set the two arithmetics side by side", s)
+	}
+}

@@ -28,7 +28,7 @@ func Reading(r Result) string {
 			s = fmt.Sprintf("Reading took %s longer with %s than with %s, and writing %s longer too: on this model writing waits for computation, not only for memory.",
 				times(b.PrefillTokS/a.PrefillTokS), a.Label, b.Label, times(w))
 		}
-		return s
+		return s + arithmetics(ps)
 	case Threads:
 		pre, dec := b.PrefillTokS/a.PrefillTokS, b.DecodeTokS/a.DecodeTokS
 		s := fmt.Sprintf("From %s to %s threads reading sped up %s, writing %s", a.Label, b.Label, times(pre), times(dec))
@@ -88,4 +88,24 @@ func upper(s string) string {
 		return s
 	}
 	return string(s[0]-32) + s[1:]
+}
+
+// arithmetics compares the kernels sweep's two arithmetics of the bf16
+// level, when it measured both: what exact fp32 products cost in reading.
+func arithmetics(ps []Point) string {
+	var ex, bf *Point
+	for i := range ps {
+		switch ps[i].Value {
+		case Exact:
+			ex = &ps[i]
+		case "avx512bf16":
+			bf = &ps[i]
+		}
+	}
+	if ex == nil || bf == nil || ex.PrefillTokS <= 0 || bf.DecodeTokS <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" Exact fp32 products read at %s tokens/s, bf16 ones at %s (%s the exact speed); writing changed by %s.",
+		format.Sig2(ex.PrefillTokS), format.Sig2(bf.PrefillTokS), times(bf.PrefillTokS/ex.PrefillTokS),
+		percent(bf.DecodeTokS/ex.DecodeTokS-1))
 }

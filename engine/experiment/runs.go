@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,62 +15,91 @@ import (
 
 // runKernels reads and writes the same prompt at every kernel level this
 // CPU has: reading (prefill) is computation and follows the level,
-// writing (decode) is memory and hardly moves.
+// writing (decode) is memory and hardly moves. Where the CPU has a bf16
+// level, its two arithmetics are two points: avx512bf16 (activations
+// rounded to bf16 in prefill) and exact (every product in fp32).
 func runKernels(ctx context.Context, m *engine.Model, opt Options, r *Result) error {
-	levels, err := kernelLevels(opt.Values)
+	names, err := kernelNames(opt.Values)
 	if err != nil {
 		return err
 	}
-	defer func(l kernels.Level, auto bool) { kernels.SetLevel(l); kernels.SetSelective(auto) }(kernels.Active(), kernels.Selective())
+	was, wasExact, wasSelective := kernels.Active(), kernels.Exact(), kernels.Selective()
+	defer func() {
+		kernels.SetLevel(was) // turns selective off: set again below
+		kernels.SetExact(wasExact)
+		kernels.SetSelective(wasSelective)
+	}()
 	gbs, err := bandwidth(opt, m.Threads())
 	if err != nil {
 		return err
 	}
 	r.BandwidthGBs = gbs
-	for i, l := range levels {
-		if err := kernels.SetLevel(l); err != nil {
+	for i, name := range names {
+		if _, err := kernels.Choose(name); err != nil {
 			return err
 		}
 		o := opt
-		if l == kernels.Generic && len(levels) > 1 {
+		if name == kernels.Generic.String() && len(names) > 1 {
 			// Pure Go is 100-200 × slower at reading than the best level:
 			// fewer tokens give its speed in seconds instead of minutes.
 			o.PromptTokens, o.DecodeTokens = max(8, opt.PromptTokens/8), max(4, opt.DecodeTokens/4)
 			r.Notes = append(r.Notes, fmt.Sprintf("generic (pure Go) read %d tokens and wrote %d, not %d and %d: speeds per token compare all the same",
 				o.PromptTokens, o.DecodeTokens, opt.PromptTokens, opt.DecodeTokens))
 		}
-		opt.Progress(float64(i)/float64(len(levels)), fmt.Sprintf("kernels %s: reading %d tokens, writing %d", l, o.PromptTokens, o.DecodeTokens))
+		opt.Progress(float64(i)/float64(len(names)), fmt.Sprintf("kernels %s: reading %d tokens, writing %d", name, o.PromptTokens, o.DecodeTokens))
 		p, err := runPoint(ctx, m, o, gbs)
 		if err != nil {
 			return err
 		}
-		p.Value, p.Label = l.String(), l.String()
+		p.Value, p.Label = name, name+" · "+arithmetic(p.Run.Settings.Arithmetic)
 		r.Points = append(r.Points, p)
+	}
+	if slices.Contains(names, Exact) && slices.Contains(names, kernels.AVX512BF16.String()) {
+		r.Notes = append(r.Notes, fmt.Sprintf("exact is %s with every product in fp32; avx512bf16 rounds the activations to bf16 before multiplying them in prefill (VDPBF16PS): faster, less exact",
+			kernels.BestExact()))
 	}
 	return nil
 }
 
-// kernelLevels are the named levels, or every level this CPU supports,
-// slowest first.
-func kernelLevels(values []string) ([]kernels.Level, error) {
-	var out []kernels.Level
+// arithmetic is a run's arithmetic as a kernels point's label ends:
+// "fp32", "bf16", "int8", "bf16+int8".
+func arithmetic(a string) string {
+	if a == "" {
+		return "fp32"
+	}
+	return a
+}
+
+// Exact is the kernels sweep's point of the exact arithmetic: the best
+// level with every product in fp32 (--kernels exact).
+const Exact = "exact"
+
+// kernelNames are the named levels (and exact), or every level this CPU
+// supports, slowest first, with exact before avx512bf16 where the CPU has
+// it: the same level's two arithmetics side by side.
+func kernelNames(values []string) ([]string, error) {
+	var out []string
 	if values == nil {
 		for _, l := range kernels.Levels() {
-			if kernels.Supported(l) {
-				out = append(out, l)
+			if !kernels.Supported(l) {
+				continue
 			}
+			if kernels.RoundsActivations(l) {
+				out = append(out, Exact)
+			}
+			out = append(out, l.String())
 		}
 		return out, nil
 	}
 	for _, v := range values {
 		l, ok := kernels.ParseLevel(v)
 		if !ok || v == "auto" {
-			return nil, fmt.Errorf("experiment: kernel level %q: want generic, avx2, avx512 or avx512bf16", v)
+			return nil, fmt.Errorf("experiment: kernel level %q: want generic, avx2, avx512, avx512bf16 or exact", v)
 		}
 		if !kernels.Supported(l) {
 			return nil, fmt.Errorf("experiment: kernel level %s: this CPU (or OS) does not support it", l)
 		}
-		out = append(out, l)
+		out = append(out, v)
 	}
 	return out, nil
 }

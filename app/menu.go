@@ -99,7 +99,7 @@ func (u *UI) viewMenu() *fyne.Menu {
 	m := fyne.NewMenu("View", item("Theme of the system", ""), item("Dark theme", "dark"),
 		item("Light theme (projectors)", "light"), fyne.NewMenuItemSeparator())
 	m.Items = append(m.Items, u.numberingItems()...)
-	m.Items = append(m.Items, fyne.NewMenuItemSeparator())
+	m.Items = append(m.Items, fyne.NewMenuItemSeparator(), u.confidenceItem(), fyne.NewMenuItemSeparator())
 	m.Items = append(m.Items, u.lessonMenuItems()...)
 	return m
 }

@@ -38,6 +38,7 @@ func (u *UI) refreshPanels() {
 		return
 	}
 	u.dirty = false
+	u.showConfidence()
 	q := u.query
 	if q < 0 || q >= len(u.tokens) {
 		return

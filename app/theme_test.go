@@ -1,6 +1,7 @@
 package app
 
 import (
+	"fmt"
 	"image/color"
 	"testing"
 
@@ -54,6 +55,12 @@ func TestThemeTextContrast(t *testing.T) {
 		check("a generated token's chip", c(theme.ColorNameForeground), tint(theme.ColorNamePrimary, 0x60))
 		check("a control token's chip", c(theme.ColorNameForeground), tint(theme.ColorNameSuccess, 0x50))
 		check("the highlighted bar (views/bars.go)", c(theme.ColorNameForeground), tint(theme.ColorNameWarning, 0x40))
+		// View › Colour written tokens by probability: every colour of
+		// the ramp, at its alpha, under the chips' text and the legend's.
+		for p := 0.0; p <= 1; p += 0.01 {
+			fill := withA(format.Confidence.At(p), format.ConfidenceAlpha)
+			check(fmt.Sprintf("a written token's chip coloured for p = %.2f", p), c(theme.ColorNameForeground), format.Over(fill, bg))
+		}
 		check("a thinking token's chip", c(theme.ColorNameDisabled), format.Over(withA(c(theme.ColorNameInputBackground), 0x20), bg))
 	}
 }

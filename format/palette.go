@@ -45,6 +45,18 @@ var Magma = Stops{0x000004, 0x140e36, 0x3b0f70, 0x641a80, 0x8c2981,
 var PurpleOrange = Stops{0x2d004b, 0x542788, 0x8073ac, 0xb2abd2, 0xd8daeb,
 	0xf7f7f7, 0xfee0b6, 0xfdb863, 0xe08214, 0xb35806, 0x7f3b08}
 
+// Confidence colours a written token by the model's probability of it,
+// p in [0, 1]: dark orange for a token the model found unlikely, through
+// pale lavender, to purple for one it was sure of (ColorBrewer's PuOr
+// from its orange end, colour-blind safe). The stream paints it at
+// ConfidenceAlpha over the window's background, under the text.
+var Confidence = Stops{0xb35806, 0xe08214, 0xfdb863, 0xd8daeb, 0x8073ac, 0x542788}
+
+// ConfidenceAlpha is the opacity of Confidence's fills: text on them
+// keeps 4.5 : 1 in both themes (5.6 at worst, on the lavender in the dark
+// theme; app/theme_test.go holds it).
+const ConfidenceAlpha = 0x60
+
 // Diverging maps a signed difference v in [-1, 1] to blue (−), a neutral
 // grey (0) and red (+): the ends of ColorBrewer's RdBu, readable for the
 // common colour-vision deficiencies. The square root keeps small

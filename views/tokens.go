@@ -21,6 +21,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"loupe/format"
 	"loupe/trace"
 )
 
@@ -41,6 +42,10 @@ type TokenStream struct {
 	selected int
 	source   int
 	focus    bool // dim every chip but the query and the source (the lesson)
+	// probs colours written token i by the model's p of it (nil: off;
+	// SetConfidence), explained by legend.
+	probs  []float64
+	legend *confidenceLegend
 
 	list  *widget.List
 	hover *widget.Label
@@ -49,7 +54,7 @@ type TokenStream struct {
 
 // NewTokenStream makes an empty stream.
 func NewTokenStream() *TokenStream {
-	t := &TokenStream{selected: -1, source: -1}
+	t := &TokenStream{selected: -1, source: -1, legend: newConfidenceLegend()}
 	t.hover = widget.NewLabel("Hover a token to see its id; click it to inspect it, right-click (or Shift+click) to make it the source.")
 	t.hover.Truncation = fyne.TextTruncateEllipsis
 	t.list = widget.NewList(
@@ -68,7 +73,7 @@ func NewTokenStream() *TokenStream {
 // CreateRenderer implements fyne.Widget.
 func (t *TokenStream) CreateRenderer() fyne.WidgetRenderer {
 	t.tip = newTooltip()
-	return &streamRenderer{t: t, box: container.NewBorder(nil, t.hover, nil, nil, t.list)}
+	return &streamRenderer{t: t, box: container.NewBorder(nil, container.NewVBox(t.legend.box, t.hover), nil, nil, t.list)}
 }
 
 // SetTokens replaces every token.
@@ -184,6 +189,9 @@ func (t *TokenStream) showHover(i int, r *chipRow, at fyne.Position) {
 		return
 	}
 	text := Describe(t.tokens[i])
+	if i < len(t.probs) && t.probs[i] > 0 {
+		text += " · model's p " + format.Percent(t.probs[i])
+	}
 	t.hover.SetText(text)
 	if t.tip == nil {
 		return
@@ -429,6 +437,9 @@ func (r *chipRowRenderer) chipColors(tok trace.Token, i int) (fill, stroke, text
 	if tok.Generated {
 		fill = withAlpha(th.Color(theme.ColorNamePrimary, v), 0x60)
 		stroke = th.Color(theme.ColorNamePrimary, v)
+		if ps := r.r.t.probs; i < len(ps) && ps[i] > 0 {
+			fill = confidenceFill(ps[i])
+		}
 	}
 	fill, stroke, text = chatColors(th, v, tok, fill, stroke, text)
 	switch i {

@@ -1,0 +1,37 @@
+package app
+
+import (
+	"fyne.io/fyne/v2"
+
+	"loupe/views"
+)
+
+// View › Colour written tokens by probability: each written token of the
+// stream filled by the model's own probability of it, with a legend and
+// the run's perplexity under the stream.
+
+// confidenceItem is the View menu's toggle.
+func (u *UI) confidenceItem() *fyne.MenuItem {
+	it := u.item("Colour written tokens by the model's probability", func() { u.setConfidence(!u.stream.Confidence()) })
+	it.Checked = u.stream.Confidence()
+	return it
+}
+
+// setConfidence turns the colouring on or off and ticks the menu.
+func (u *UI) setConfidence(on bool) {
+	if !on {
+		u.stream.SetConfidence(nil, "")
+	} else {
+		u.stream.SetConfidence([]float64{}, "")
+		u.showConfidence()
+	}
+	u.buildMenu()
+}
+
+// showConfidence recolours the stream from the steps so far (a no-op
+// when the colouring is off).
+func (u *UI) showConfidence() {
+	if u.stream.Confidence() {
+		u.stream.SetConfidence(views.ModelPs(u.tokens, u.steps), views.ConfidenceLine(u.steps))
+	}
+}

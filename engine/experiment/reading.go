@@ -32,6 +32,12 @@ func Reading(r Result) string {
 	case Threads:
 		pre, dec := b.PrefillTokS/a.PrefillTokS, b.DecodeTokS/a.DecodeTokS
 		s := fmt.Sprintf("From %s to %s threads reading sped up %s, writing %s", a.Label, b.Label, times(pre), times(dec))
+		if pre < 1 {
+			// More workers were slower: they waited for CPUs that another
+			// program held (seen on a shared 2-core machine).
+			return fmt.Sprintf("From %s to %s threads reading ran at %s the speed, writing at %s: the extra threads waited for CPUs another program was using; run it again on a quiet machine.",
+				a.Label, b.Label, times(pre), times(dec))
+		}
 		if pre > 1.2*dec {
 			return s + ": writing gains less, it waits for the memory, which more cores do not widen."
 		}

@@ -55,7 +55,7 @@ func runKernels(ctx context.Context, m *engine.Model, opt Options, r *Result) er
 		r.Points = append(r.Points, p)
 	}
 	if slices.Contains(names, Exact) && slices.Contains(names, kernels.AVX512BF16.String()) {
-		r.Notes = append(r.Notes, fmt.Sprintf("exact is %s with every product in fp32; avx512bf16 rounds the activations to bf16 before multiplying them in prefill (VDPBF16PS): faster, less exact",
+		r.Notes = append(r.Notes, fmt.Sprintf("exact: %s with every product in fp32; avx512bf16 multiplies activations rounded to bf16 in prefill: faster, less exact",
 			kernels.BestExact()))
 	}
 	return nil

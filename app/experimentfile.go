@@ -20,8 +20,30 @@ import (
 	"loupe/viz"
 )
 
-// experimentFigure draws the last experiment's result.
-func (u *UI) experimentFigure() viz.Figure {
+// experimentFigure draws the last experiment's result, with the sentence
+// reading it under the figure: the export, read away from the window.
+func (u *UI) experimentFigure() viz.Figure { return u.experimentFigureWith(true) }
+
+// experimentPanelFigure is the figure the panel shows: without the
+// sentences, which the panel writes above and below it in full (in the
+// figure they would be cut to a line at 1,366 px). It reads at about 19
+// px a bar row plus 110 px of title and axis; the two texts' figure at
+// 380 px (less drops the second text's bar).
+func (u *UI) experimentPanelFigure() viz.Figure {
+	need := float32(0)
+	if r := u.experiment; r != nil {
+		need = float32(110 + 2*19*len(r.Points))
+		if r.What == experiment.Texts {
+			need = 380
+		}
+	}
+	u.experiments.SetFigureNeed(need)
+	return u.experimentFigureWith(false)
+}
+
+// experimentFigureWith draws the last result, notes: with the reading
+// sentence and where the sweep stopped under the figure.
+func (u *UI) experimentFigureWith(withNotes bool) viz.Figure {
 	th := u.vizTheme()
 	r := u.experiment
 	if r == nil {
@@ -40,9 +62,12 @@ func (u *UI) experimentFigure() viz.Figure {
 		pts[i] = viz.SweepPoint{Label: p.Label, PrefillTokS: p.PrefillTokS, DecodeTokS: p.DecodeTokS,
 			PredictedTokS: p.PredictedDecodeTokS, BytesPerToken: p.BytesPerToken}
 	}
-	notes := []string{experiment.Reading(*r)}
-	if r.Stopped != "" {
-		notes = append(notes, r.Stopped)
+	var notes []string
+	if withNotes {
+		notes = append(notes, experiment.Reading(*r))
+		if r.Stopped != "" {
+			notes = append(notes, r.Stopped)
+		}
 	}
 	return viz.Sweep(experimentTitles[r.What], pts, notes, th)
 }
@@ -130,7 +155,7 @@ func (u *UI) openExperiment(path string) {
 			u.experiment, u.experimentRecord = &r, &rec
 			u.showTab("experiments")
 			u.experiments.Choose(rec.What)
-			u.experiments.Display(u.experimentFigure(), rec.Reading, strings.Join(experimentNotes(r), "\n"))
+			u.experiments.Display(u.experimentPanelFigure(), rec.Reading, strings.Join(experimentNotes(r), "\n"))
 			u.experiments.Plan.SetText(fmt.Sprintf("Saved %s on %s (%s kernels, %d threads). Re-run measures it again with the same settings and compares.",
 				rec.When.Local().Format("2006-01-02 15:04"), filepath.Base(rec.ModelPath), rec.Kernels, rec.Threads))
 			u.experiments.Rerun.Show()

@@ -218,12 +218,12 @@ func (u *UI) experimentDone(gen int, r experiment.Result, err error) {
 	case r.Cancelled:
 		u.experiments.Status.SetText(fmt.Sprintf("Cancelled after %d of its points; the copies it was writing are removed.", len(r.Points)))
 	default:
-		u.experiments.Status.SetText("Done.")
+		u.experiments.Status.SetText("") // the figure says it is done
 	}
 	if err == nil {
 		u.keepExperimentRuns(r)
 		u.experiment = &r
-		u.experiments.Display(u.experimentFigure(), experiment.Reading(r), strings.Join(experimentNotes(r), "\n"))
+		u.experiments.Display(u.experimentPanelFigure(), experiment.Reading(r), strings.Join(experimentNotes(r), "\n"))
 		if rec := u.experimentRecord; rec != nil && !r.Cancelled {
 			u.experiments.Status.SetText("Re-run done. " + experiment.Compare(*rec, r))
 		}

@@ -2,7 +2,9 @@ package views
 
 import (
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/viz"
@@ -40,19 +42,20 @@ type ExperimentsPanel struct {
 	Notes    *widget.Label // what the figures are and are not
 
 	keys []Experiment
-	fig  *figureBox
+	fig  *fitFigure
 	box  *fyne.Container
 }
 
 // NewExperimentsPanel makes the panel for the given experiments.
 func NewExperimentsPanel(list []Experiment) *ExperimentsPanel {
 	p := &ExperimentsPanel{keys: list, Plan: caption(""), Status: caption(""), Reading: boldLabel(""), Notes: caption(""),
-		Progress: widget.NewProgressBar(), fig: newFigureBox(900, 420)}
+		Progress: widget.NewProgressBar(), fig: newFitFigure()}
 	titles := make([]string, len(list))
 	for i, e := range list {
 		titles[i] = e.Title
 	}
 	p.List = widget.NewSelect(titles, func(title string) {
+		p.Plan.Show()
 		if k := p.keyOf(title); k != "" && p.OnChoose != nil {
 			p.OnChoose(k)
 		}
@@ -85,13 +88,19 @@ func NewExperimentsPanel(list []Experiment) *ExperimentsPanel {
 	head := container.NewVBox(
 		container.NewBorder(nil, nil, widget.NewLabel("Experiment:"), container.NewHBox(p.Run, p.Cancel), p.List),
 		p.Plan, p.Progress, p.Status)
-	body := container.NewVBox(p.fig.img, p.Reading, p.Notes)
+	// The sentence reading the result sits above the figure and the notes
+	// below it; the figure takes the room left (fitFigure), so at 1,366 ×
+	// 768 all three are on screen without scrolling.
+	notes := container.NewVScroll(p.Notes)
+	line := fyne.MeasureText("Mg", theme.TextSize(), fyne.TextStyle{}).Height
+	notes.SetMinSize(fyne.NewSize(0, 2*line+2*theme.InnerPadding())) // two lines; more scroll
+	body := container.NewBorder(p.Reading, notes, nil, nil, p.fig)
 	files := container.NewHBox(p.Save, p.Open, p.Rerun)
 	p.box = container.NewBorder(container.NewVBox(container.NewBorder(nil, nil, files, nil, exportButtons(func(f string) {
 		if p.OnExport != nil {
 			p.OnExport(f)
 		}
-	})), head), nil, nil, nil, container.NewVScroll(body))
+	})), head), nil, nil, nil, body)
 	p.ExtendBaseWidget(p)
 	return p
 }
@@ -133,6 +142,8 @@ func (p *ExperimentsPanel) SetRunning(on bool) {
 		p.Cancel.Enable()
 		p.Progress.SetValue(0)
 		p.Progress.Show()
+		p.Plan.Show()
+		p.Status.Show()
 		return
 	}
 	p.Run.Enable()
@@ -160,7 +171,98 @@ func (p *ExperimentsPanel) Display(fig viz.Figure, reading, notes string) {
 	p.fig.show(fig)
 	p.Reading.SetText(reading)
 	p.Notes.SetText(notes)
+	// With a result on screen the plan is old news and an empty status
+	// says nothing: the figure gets their lines (at 1,366 × 768 it has
+	// about 300 px).
+	if fig != nil {
+		p.Plan.Hide()
+	}
+	if p.Status.Text == "" {
+		p.Status.Hide()
+	} else {
+		p.Status.Show()
+	}
 }
+
+// SetFigureNeed sets the least height in pixels the next figure reads at
+// (0: any); in less room it is drawn at that height and scaled down.
+func (p *ExperimentsPanel) SetFigureNeed(h float32) { p.fig.need = h }
 
 // Figure is the figure shown (nil when none).
 func (p *ExperimentsPanel) Figure() viz.Figure { return p.fig.fig }
+
+// fitFigure draws its figure at the size the layout gives it, in pixels
+// of the window's canvas: the text stays at the window's size and the
+// figure fits the room (about 960 × 300 at 1,366 × 768) instead of being
+// scaled down or cut by a scroll. It draws again only when the size
+// changes by more than a few pixels.
+type fitFigure struct {
+	widget.BaseWidget
+	img   *canvas.Image
+	fig   viz.Figure
+	drawn fyne.Size
+	// need is the least height the figure reads at: a smaller room gets
+	// it drawn at need and scaled down (text a little smaller) rather than
+	// rows dropped or the window grown past the screen.
+	need float32
+}
+
+// fitMin is the smallest a fitted figure gets; below it the window is too
+// small for any figure to be read.
+var fitMin = fyne.NewSize(FigureMinWidth, 220)
+
+func newFitFigure() *fitFigure {
+	f := &fitFigure{img: canvas.NewImageFromImage(nil)}
+	f.img.FillMode = canvas.ImageFillContain
+	f.ExtendBaseWidget(f)
+	return f
+}
+
+// show draws fig at the current size (nil: clears).
+func (f *fitFigure) show(fig viz.Figure) {
+	f.fig, f.drawn = fig, fyne.Size{}
+	f.draw(f.Size())
+}
+
+// draw renders the figure at size s, once per size.
+func (f *fitFigure) draw(s fyne.Size) {
+	s = s.Max(fitMin)
+	if f.fig == nil {
+		f.img.Image = nil
+		f.img.Refresh()
+		return
+	}
+	if abs32(s.Width-f.drawn.Width) < 4 && abs32(s.Height-f.drawn.Height) < 4 {
+		return
+	}
+	scale := float32(1)
+	if c := fyne.CurrentApp().Driver().CanvasForObject(f); c != nil {
+		scale = c.Scale()
+	}
+	h := max(s.Height, f.need)
+	if img, err := viz.Image(f.fig, int(s.Width*scale), int(h*scale), viz.DPI); err == nil {
+		f.img.Image, f.drawn = img, s
+	}
+	f.img.Refresh()
+}
+
+func abs32(x float32) float32 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// CreateRenderer implements fyne.Widget.
+func (f *fitFigure) CreateRenderer() fyne.WidgetRenderer { return &fitRenderer{f: f} }
+
+type fitRenderer struct{ f *fitFigure }
+
+func (r *fitRenderer) Layout(s fyne.Size) {
+	r.f.img.Resize(s)
+	r.f.draw(s)
+}
+func (r *fitRenderer) MinSize() fyne.Size           { return fitMin }
+func (r *fitRenderer) Refresh()                     { r.f.img.Refresh() }
+func (r *fitRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{r.f.img} }
+func (r *fitRenderer) Destroy()                     {}

@@ -308,7 +308,11 @@ func TestKernelsSweepBothArithmetics(t *testing.T) {
 		t.Fatalf("levels %v: want exact then avx512bf16 last", names)
 	}
 	m, _ := load(t, "tiny")
-	wasLevel, wasExact := kernels.Active(), kernels.Exact()
+	if _, err := kernels.Choose("auto"); err != nil { // the window's default: selective bf16
+		t.Fatal(err)
+	}
+	defer kernels.Choose("auto")
+	wasLevel, wasExact, wasSelective := kernels.Active(), kernels.Exact(), kernels.Selective()
 	r, err := Run(context.Background(), m, Options{What: Kernels, Values: []string{"exact", "avx512bf16"}, Prompt: prompt,
 		PromptTokens: 32, DecodeTokens: 2, Bandwidth: fixedBandwidth})
 	if err != nil {
@@ -324,8 +328,9 @@ func TestKernelsSweepBothArithmetics(t *testing.T) {
 	if ex.Run.Settings.Kernels != kernels.BestExact().String() {
 		t.Errorf("exact ran on %s, want %s", ex.Run.Settings.Kernels, kernels.BestExact())
 	}
-	if kernels.Active() != wasLevel || kernels.Exact() != wasExact {
-		t.Errorf("after the sweep: level %s exact %v, before %s %v", kernels.Active(), kernels.Exact(), wasLevel, wasExact)
+	if kernels.Active() != wasLevel || kernels.Exact() != wasExact || kernels.Selective() != wasSelective {
+		t.Errorf("after the sweep: level %s exact %v selective %v, before %s %v %v", kernels.Active(), kernels.Exact(), kernels.Selective(),
+			wasLevel, wasExact, wasSelective)
 	}
 	if s := Reading(r); !strings.Contains(s, "Exact fp32 products read at") {
 		t.Errorf("reading %q does not set the two arithmetics side by side", s)

@@ -80,8 +80,32 @@ type moeScratch struct {
 	gate, up      []float32            // [n, max(I, I_s)]
 	gamma         []float32            // [T] shared-expert gate logits
 	xq            []kernels.QuantizedX // [k] a decode step's down inputs rounded to 8 bits (integer kernels)
-	xqT, xqD      []kernels.QuantizedX // [T] prefill's inputs, and one expert's down inputs, rounded to 8 bits
-	xin           []*kernels.QuantizedX
+	xqT           []kernels.QuantizedX // [T] prefill's inputs rounded to 8 bits (integer experts)
+	few           fewTokens            // prefill's experts with fewer than q8Tokens tokens, run together
+}
+
+// fewTokens holds the experts a prefill runs in integers, all together
+// (expertsQ8): the pairs (expert, token) in ascending expert id, then
+// token, S of them, and their activations.
+type fewTokens struct {
+	experts  []int                 // the experts, ascending
+	first    []int                 // [len(experts)+1] where each expert's pairs start
+	tokens   []int                 // [S] the token of each pair
+	in       []*kernels.QuantizedX // [S] the input each pair's product reads
+	xqD      []kernels.QuantizedX  // [S] silu(gate)·up rounded to 8 bits
+	gate, up []float32             // [S, I]
+	ys       []float32             // [S, h] y_e of each pair
+}
+
+// grow sizes the buffers for S pairs of experts of width I, h wide,
+// keeping the tokens listed so far.
+func (f *fewTokens) grow(S, I, h int) {
+	if len(f.tokens) < S {
+		S = max(S, 2*len(f.tokens))
+		f.tokens = append(f.tokens, make([]int, S-len(f.tokens))...)
+		f.in, f.xqD = make([]*kernels.QuantizedX, S), make([]kernels.QuantizedX, S)
+		f.gate, f.up, f.ys = make([]float32, S*I), make([]float32, S*I), make([]float32, S*h)
+	}
 }
 
 // scratch sizes the MoE buffers for T tokens.
@@ -97,8 +121,7 @@ func (m *Model) moeScratch(T int) *moeScratch {
 		s.gate, s.up = make([]float32, n*I), make([]float32, n*I)
 		s.gamma = make([]float32, T)
 		s.xq = make([]kernels.QuantizedX, k)
-		s.xqT, s.xqD = make([]kernels.QuantizedX, T), make([]kernels.QuantizedX, T)
-		s.xin = make([]*kernels.QuantizedX, 0, T)
+		s.xqT = make([]kernels.QuantizedX, T)
 	}
 	return s
 }
@@ -137,45 +160,64 @@ func (m *Model) moe(mw *moeWeights, l, T, pos0 int, pr *probes) {
 	}
 }
 
-// moePrefill runs the T tokens grouped by expert, in ascending id: each
-// chosen expert's matrices are read once for all its tokens. An expert
-// with integer kernels and fewer than q8Tokens tokens multiplies their
-// inputs rounded to 8 bits, as decode does (expertFFNQ8); the others
-// widen its weights once for all its tokens (expertFFN).
+// moePrefill runs the T tokens grouped by expert: each chosen expert's
+// matrices are read once for all its tokens. The experts with integer
+// kernels and fewer than q8Tokens tokens run first, all together, on the
+// tokens' inputs rounded to 8 bits as decode does (expertsQ8); each other
+// expert widens its weights once for all its tokens (expertFFN). The
+// terms are added in ascending expert id either way.
 func (m *Model) moePrefill(mw *moeWeights, s *moeScratch, out []float32, T, k int) {
 	c, b, h := m.cfg.MoE, &m.buf, m.cfg.HiddenSize
-	integer := mw.integerExperts()
-	if integer {
+	f := &s.few
+	f.experts, f.first = f.experts[:0], f.first[:0]
+	if mw.integerExperts() {
 		m.pool.For(T, func(_, lo, hi int) { // each token's input x rounded once, for all its experts
 			for t := lo; t < hi; t++ {
 				s.xqT[t].Quantize(b.xn[t*h : (t+1)*h])
 			}
 		})
-	}
-	for e := range c.Experts {
-		s.rows = s.rows[:0]
-		for t := range T {
-			if slices.Contains(s.ids[t*k:(t+1)*k], e) {
-				s.rows = append(s.rows, t)
+		S := 0
+		for e := range c.Experts {
+			if n := s.routedTo(e, T, k); n > 0 && n < q8Tokens {
+				f.grow(S+n, c.ExpertSize, h)
+				f.experts, f.first = append(f.experts, e), append(f.first, S)
+				S += copy(f.tokens[S:], s.rows)
 			}
 		}
-		if len(s.rows) == 0 {
-			continue
-		}
-		n := len(s.rows)
-		if integer && n < q8Tokens {
-			m.expertFFNQ8(&mw.experts[e], s)
-		} else {
+		f.first = append(f.first, S)
+		m.expertsQ8(mw, s)
+	}
+	few := 0 // f.experts[few] is the next expert run together
+	for e := range c.Experts {
+		var ys []float32 // [n, h]
+		if few < len(f.experts) && f.experts[few] == e {
+			s.rows = append(s.rows[:0], f.tokens[f.first[few]:f.first[few+1]]...)
+			ys = f.ys[f.first[few]*h:]
+			few++
+		} else if n := s.routedTo(e, T, k); n > 0 {
 			for i, t := range s.rows { // gather the routed tokens' inputs [n, h]
 				copy(s.xs[i*h:(i+1)*h], b.xn[t*h:(t+1)*h])
 			}
 			m.expertFFN(&mw.experts[e], s.xs, s.ys, n)
+			ys = s.ys
 		}
-		for i, t := range s.rows {
+		for i, t := range s.rows { // none when no token chose e
 			g := s.weights[t*k+slices.Index(s.ids[t*k:(t+1)*k], e)]
-			kernels.Axpy(out[t*h:(t+1)*h], g, s.ys[i*h:(i+1)*h]) // out += g_e·y_e
+			kernels.Axpy(out[t*h:(t+1)*h], g, ys[i*h:(i+1)*h]) // out += g_e·y_e
 		}
 	}
+}
+
+// routedTo lists in s.rows the tokens (of T) that chose expert e, and
+// counts them.
+func (s *moeScratch) routedTo(e, T, k int) int {
+	s.rows = s.rows[:0]
+	for t := range T {
+		if slices.Contains(s.ids[t*k:(t+1)*k], e) {
+			s.rows = append(s.rows, t)
+		}
+	}
+	return len(s.rows)
 }
 
 // moeDecode runs one token's k experts together: their gate and up rows
@@ -244,32 +286,52 @@ func (m *Model) expertFFN(ew *expertWeights, x, y []float32, n int) {
 	m.project(&ew.down, y, s.gate, n)                                          // [n, h]
 }
 
-// expertFFNQ8 is expertFFN for the tokens s.rows, on their inputs
-// already rounded to 8 bits (s.xqT), with the integer kernels: y [n, h]
-// into s.ys. On OLMoE-1B-7B's Q8_0 experts a 17-token prefill gives each
-// chosen expert about two tokens; widening the expert to fp32 for them
-// (MatMulQ) cost more than the products themselves.
-func (m *Model) expertFFNQ8(ew *expertWeights, s *moeScratch) {
-	n, I := len(s.rows), ew.gate.rows
-	s.xin = s.xin[:0]
-	for _, t := range s.rows {
-		s.xin = append(s.xin, &s.xqT[t])
+// expertsQ8 runs the experts of s.few, each on its tokens' inputs
+// already rounded to 8 bits (s.xqT), with the integer kernels: y_e of
+// every pair (expert, token) into s.few.ys. All their gate and up rows
+// go in one parallel loop, all their down rows in another, as decode
+// runs its k experts: three barriers a layer where expert by expert took
+// three per expert. On OLMoE-1B-7B's Q8_0 experts a 17-token prefill
+// gives each chosen expert about two tokens; widening the expert to fp32
+// for them (MatMulQ) cost more than the products themselves.
+func (m *Model) expertsQ8(mw *moeWeights, s *moeScratch) {
+	f, I := &s.few, m.cfg.MoE.ExpertSize
+	if len(f.experts) == 0 {
+		return
 	}
-	m.projectQ8(s.xin, projection{&ew.gate, s.gate}, projection{&ew.up, s.up}) // [n, I] each
-	act := func(lo, hi int) {                                                  // silu(gate)·up, rounded to 8 bits per token
+	S := f.first[len(f.experts)]
+	for i, t := range f.tokens[:S] {
+		f.in[i] = &s.xqT[t]
+	}
+	ps := make([]q8Product, 0, 2*len(f.experts))
+	for j, e := range f.experts {
+		lo, hi := f.first[j], f.first[j+1]
+		ew := &mw.experts[e]
+		ps = append(ps, q8Product{&ew.gate, f.gate[lo*I:], f.in[lo:hi]}, q8Product{&ew.up, f.up[lo*I:], f.in[lo:hi]})
+	}
+	m.projectQ8(ps)                     // [S, I] gate and up
+	m.pool.For(S, func(_, lo, hi int) { // silu(gate)·up, rounded to 8 bits per pair
 		for i := lo; i < hi; i++ {
-			g := s.gate[i*I : (i+1)*I]
-			kernels.SiLUMul(g, g, s.up[i*I:(i+1)*I])
-			s.xqD[i].Quantize(g)
-			s.xin[i] = &s.xqD[i]
+			g := f.gate[i*I : (i+1)*I]
+			kernels.SiLUMul(g, g, f.up[i*I:(i+1)*I])
+			f.xqD[i].Quantize(g)
+			f.in[i] = &f.xqD[i]
 		}
+	})
+	ps = ps[:0]
+	for j, e := range f.experts {
+		lo, hi := f.first[j], f.first[j+1]
+		ps = append(ps, q8Product{&mw.experts[e].down, f.ys[lo*m.cfg.HiddenSize:], f.in[lo:hi]})
 	}
-	if n < 8 {
-		act(0, n)
-	} else {
-		m.pool.For(n, func(_, lo, hi int) { act(lo, hi) })
-	}
-	m.projectQ8(s.xin, projection{&ew.down, s.ys}) // [n, h]
+	m.projectQ8(ps) // [S, h] y_e
+}
+
+// q8Product is one matrix of projectQ8 and the inputs it meets: out[i·rows
+// + r] = Σ_c W[r][c]·x̂_i[c].
+type q8Product struct {
+	w   *mat
+	out []float32
+	xs  []*kernels.QuantizedX
 }
 
 // q8Tokens is the batch from which widening an expert's weights to fp32
@@ -284,13 +346,12 @@ const q8Tokens = 16
 // band: 16 rows of 2,048 Q8_0 columns are 34 KiB, inside Zen 5's 48 KiB L1.
 const q8Band = 16
 
-// projectQ8 computes, for each projection p and each input i,
-// p.out[i·rows + r] = Σ_c W[r][c]·x̂_i[c] over the rows r of p.w (integer
-// kernels), the inputs x̂_i already rounded to 8 bits. The workers split
-// the rows of all the matrices; each band of q8Band rows stays in cache
-// while every input meets it, so the weights are read from memory once
-// for all the inputs. Each output is the dot product decode computes.
-func (m *Model) projectQ8(xs []*kernels.QuantizedX, ps ...projection) {
+// projectQ8 computes each product p of ps with the integer kernels, the
+// inputs already rounded to 8 bits. The workers split the rows of all the
+// matrices; each band of q8Band rows stays in cache while every input of
+// its product meets it, so the weights are read from memory once for all
+// the inputs. Each output is the dot product decode computes.
+func (m *Model) projectQ8(ps []q8Product) {
 	total := 0
 	for _, p := range ps {
 		total += p.w.rows
@@ -301,7 +362,7 @@ func (m *Model) projectQ8(xs []*kernels.QuantizedX, ps ...projection) {
 			w, rb := p.w, p.w.qt.RowBytes(p.w.cols)
 			for a, z := max(lo, off)-off, min(hi, off+w.rows)-off; a < z; a += q8Band {
 				e := min(z, a+q8Band)
-				for i, x := range xs {
+				for i, x := range p.xs {
 					kernels.MatVecQ8(w.qt, p.out[i*w.rows+a:i*w.rows+e], w.q[a*rb:e*rb], x)
 				}
 			}

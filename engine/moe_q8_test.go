@@ -24,55 +24,63 @@ func q8Expert(m *Model, e int, q kernels.Quant) *expertWeights {
 	return &expertWeights{gate: enc(ew.gate), up: enc(ew.up), down: enc(ew.down)}
 }
 
-// TestExpertFFNQ8MatchesDecode: prefill's integer expert (expertFFNQ8,
-// the tokens of a batch meeting each band of rows in turn) gives, for
-// every token, exactly what decode's integer path gives for that token
-// alone (projectAll's gate and up on its input rounded to 8 bits, then
-// vecEach's down), whatever the number of tokens and threads; and that
-// is the float64 expert within the 8-bit rounding of its inputs.
-func TestExpertFFNQ8MatchesDecode(t *testing.T) {
+// TestExpertsQ8MatchesDecode: prefill's integer experts (expertsQ8: the
+// experts with few tokens run together, each band of rows meeting every
+// token of its expert in turn) give, for every pair (expert, token),
+// exactly what decode's integer path gives for that token alone
+// (projectAll's gate and up on its input rounded to 8 bits, then
+// vecEach's down), whatever the tokens per expert and the threads; and
+// that is the float64 expert within the 8-bit rounding of its inputs.
+func TestExpertsQ8MatchesDecode(t *testing.T) {
 	cfg := tinyOlmoe()
 	moe := *cfg.MoE
 	moe.ExpertSize, cfg.IntermediateSize, cfg.MoE = 64, 64, &moe // rows of whole Q8_0 blocks
+	h, I := cfg.HiddenSize, cfg.MoE.ExpertSize
 	for _, threads := range []int{1, 3} {
 		m := qwen35Model(t, cfg, randomMoE(cfg, moeSeed), "F32", threads)
-		ew := q8Expert(m, 3, kernels.Q8_0)
-		if !ew.gate.integer() {
+		mw := &moeWeights{}
+		for e := range cfg.MoE.Experts {
+			mw.experts = append(mw.experts, *q8Expert(m, e, kernels.Q8_0))
+		}
+		if !mw.integerExperts() {
 			t.Skip("no integer kernels at this level")
 		}
-		h, I := cfg.HiddenSize, cfg.MoE.ExpertSize
+		const T = 40
+		r := rand.New(rand.NewPCG(uint64(threads), 5))
+		xn := make([]float32, T*h)
+		for i := range xn {
+			xn[i] = float32(r.NormFloat64())
+		}
+		s := m.moeScratch(T)
+		for t := range T {
+			s.xqT[t].Quantize(xn[t*h : (t+1)*h])
+		}
+		// Experts 1, 4 and 6 with 1, 15 and 3 tokens (some tokens in two).
+		f := &s.few
+		f.experts, f.first = []int{1, 4, 6}, []int{0, 1, 16, 19}
+		f.grow(19, I, h)
+		copy(f.tokens, []int{7, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 7, 30, 39})
+		m.expertsQ8(mw, s)
 		worst := 0.0 // the largest |y − float64 expert| as a share of its bound
-		for _, n := range []int{1, 2, 9, 40} {
-			r := rand.New(rand.NewPCG(uint64(n), 5))
-			xn := make([]float32, n*h)
-			for i := range xn {
-				xn[i] = float32(r.NormFloat64())
-			}
-			s := m.moeScratch(2 * n)
-			s.rows = s.rows[:0]
-			for i := range n { // every other token of a batch of 2n routes here
-
-				s.rows = append(s.rows, 2*i)
-				s.xqT[2*i].Quantize(xn[i*h : (i+1)*h])
-			}
-			m.expertFFNQ8(ew, s)
-			got := append([]float32(nil), s.ys[:n*h]...)
-			for i := range n {
-				x := xn[i*h : (i+1)*h]
+		for j, e := range f.experts {
+			ew := &mw.experts[e]
+			for i := f.first[j]; i < f.first[j+1]; i++ {
+				x := xn[f.tokens[i]*h : (f.tokens[i]+1)*h]
 				gate, up, y := make([]float32, I), make([]float32, I), make([]float32, h)
 				m.projectAll(x, 1, projection{&ew.gate, gate}, projection{&ew.up, up})
 				kernels.SiLUMul(gate, gate, up)
 				m.vecEach([]rowsJob{{&ew.down, gate, y, new(kernels.QuantizedX)}})
+				got := f.ys[i*h : (i+1)*h]
 				for c := range h {
-					if got[i*h+c] != y[c] {
-						t.Fatalf("threads %d, %d tokens: token %d y[%d] = %v, decode's %v", threads, n, i, c, got[i*h+c], y[c])
+					if got[c] != y[c] {
+						t.Fatalf("threads %d, expert %d, token %d: y[%d] = %v, decode's %v", threads, e, f.tokens[i], c, got[c], y[c])
 					}
 				}
 				want, bound := refExpertQ8(ew, x)
 				for c := range h {
 					worst = math.Max(worst, math.Abs(float64(y[c])-want[c])/bound[c])
 					if d := math.Abs(float64(y[c]) - want[c]); d > bound[c] {
-						t.Fatalf("token %d y[%d] = %v, float64 expert %v (bound %.3g)", i, c, y[c], want[c], bound[c])
+						t.Fatalf("expert %d, token %d: y[%d] = %v, float64 expert %v (bound %.3g)", e, f.tokens[i], c, y[c], want[c], bound[c])
 					}
 				}
 			}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -9,6 +10,8 @@ import (
 	"testing"
 
 	"loupe/engine/genmodel"
+	"loupe/engine/perf"
+	"loupe/engine/safetensors"
 )
 
 // routing is one entry of the experts list, with every field required.
@@ -163,5 +166,55 @@ func TestInspectCounterfactual(t *testing.T) {
 		if code == 0 || !strings.Contains(errs, c.want) {
 			t.Errorf("inspect %s %s: exit %d, %q, want an error with %q", c.flag, c.val, code, errs, c.want)
 		}
+	}
+}
+
+// bench --json on an MoE model counts, per decode step, the weights a
+// token reads: every tensor of the file but the embedding table (one row
+// of it) and the experts the router leaves out (E − k of each layer's E),
+// summed here from the file's tensors, plus the KV cache read (at most
+// 2 layers × K and V × 4 heads × 16 × 4 bytes per position).
+func TestBenchMoEBytesPerToken(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	dir := filepath.Join(t.TempDir(), "olmoe")
+	if err := genmodel.Write(dir, "tiny-olmoe", 2, "bf16"); err != nil {
+		t.Fatal(err)
+	}
+	set, err := safetensors.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const h, E, k = 64, 8, 2
+	var want int64
+	for _, n := range set.Names() {
+		tn, _ := set.Tensor(n)
+		b := int64(len(tn.Data))
+		switch {
+		case n == "model.embed_tokens.weight":
+			b = h * 2
+		case strings.Contains(n, ".experts."):
+			b = b * k / E
+		}
+		want += b
+	}
+	set.Close()
+	if err := perf.SaveBandwidth(perf.Bandwidth{CPU: perf.CPUName(), Threads: 1, BestGBs: 40}); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	args := []string{"bench", "--model", dir, "--max-tokens", "4", "--repeat", "1", "--threads", "1", "--json", "--beside=false"}
+	if code := Main(args, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var r perf.Report
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("%v in %s", err, out.String())
+	}
+	const kv = 2 * 2 * 4 * 16 * 4 * 64 // 64 positions: more than the prompt and the answer
+	if got := r.Decode.BytesPerToken; got < float64(want) || got > float64(want+kv) {
+		t.Errorf("bytes per decode step %.0f, want the %d bytes of the shared weights and %d of %d experts, plus the KV cache", got, want, k, E)
+	}
+	if r.Decode.ShareOfBandwidth <= 0 || math.Abs(r.Decode.ShareOfBandwidth-r.Decode.GBs/40) > 1e-12 {
+		t.Errorf("share of bandwidth %v for %v GB/s of 40", r.Decode.ShareOfBandwidth, r.Decode.GBs)
 	}
 }

@@ -98,10 +98,14 @@ func (t *TokenStream) Legend() string {
 // stream; p nil turns the colouring and the legend off.
 func (t *TokenStream) SetConfidence(p []float64, line string) {
 	t.probs = p
+	shown := t.legend.box.Visible()
 	if p == nil {
 		t.legend.box.Hide()
 	} else {
 		t.legend.show(line)
+	}
+	if shown != t.legend.box.Visible() {
+		t.Refresh() // lay the stream out again: the legend takes or gives back its lines
 	}
 	t.list.Refresh()
 }

@@ -160,8 +160,8 @@ func TestExperimentRunsJoinHistory(t *testing.T) {
 	u.controls.MaxTokens.SetText("3")
 	onUI(func() { u.runExperiment(experiment.Texts) })
 	h.wait()
-	if n := len(u.cmp.runs); n != 3 || u.cmp.runs[1].Origin != "two-texts experiment: your prompt" ||
-		u.cmp.runs[2].Origin != "two-texts experiment: The Gold-Bug" || u.lastRun != mine {
+	if n := len(u.cmp.runs); n != 3 || u.cmp.runs[1].Origin != "your prompt (two-texts experiment)" ||
+		u.cmp.runs[2].Origin != "The Gold-Bug (two-texts experiment)" || u.lastRun != mine {
 		t.Fatalf("history of %d runs %v; the stream's run changed: %v", n, origins(u.cmp.runs), u.lastRun != mine)
 	}
 	onUI(func() {
@@ -182,10 +182,10 @@ func TestExperimentRunsJoinHistory(t *testing.T) {
 		t.Fatalf("history %v, pair %d, %d: want the original (run 4) and the Q4_K_M copy (run 6)", origins(c.runs), c.a, c.b)
 	}
 	a, b := c.runs[c.a], c.runs[c.b]
-	if a.Origin != "quantisation experiment: bf16" || b.Origin != "quantisation experiment: q4_k_m" || !strings.Contains(c.kind, "the model") {
+	if a.Origin != "bf16 (quantisation experiment)" || b.Origin != "q4_k_m (quantisation experiment)" || !strings.Contains(c.kind, "the model") {
 		t.Errorf("pair %q vs %q, kind %q", a.Origin, b.Origin, c.kind)
 	}
-	if l := views.RunLabel(5, b, 0); !strings.Contains(l, "quantisation experiment: q4_k_m") {
+	if l := views.RunLabel(5, b, 0); !strings.Contains(l, "q4_k_m (quantisation experiment)") {
 		t.Errorf("history label %q does not name the experiment", l)
 	}
 	cmp, ok := u.compare.Comparison()

@@ -153,7 +153,7 @@ type Run struct {
 	Timing     Timing      `json:"timing"`
 	StopReason string      `json:"stop_reason"` // "eos", "max_tokens", "cancelled", "context"
 	// Origin names what made the run when it was not a generation of the
-	// window's own: an experiment's point ("quantisation experiment: q8_0").
+	// window's own: an experiment's point ("q8_0 (quantisation experiment)").
 	Origin string `json:"origin,omitempty"`
 }
 

@@ -214,12 +214,19 @@ func label(n int) string {
 var runNames = map[string]string{Texts: "two-texts experiment", Kernels: "kernels experiment",
 	Threads: "threads experiment", Quant: "quantisation experiment"}
 
-// nameRuns writes each point's run's Origin: the experiment and the point.
+// nameRuns writes each point's run's Origin: the point first, which the
+// Compare tab's narrow run choosers must show, then the experiment
+// ("q8_0 (quantisation experiment)", "2 threads (threads experiment)").
 func (r *Result) nameRuns() {
 	for _, p := range r.Points {
-		if p.Run != nil {
-			p.Run.Origin = runNames[r.What] + ": " + p.Label
+		if p.Run == nil {
+			continue
 		}
+		point := p.Label
+		if n, ok := p.Value.(int); ok && r.What == Threads {
+			point = format.Plural(n, "thread")
+		}
+		p.Run.Origin = point + " (" + runNames[r.What] + ")"
 	}
 }
 

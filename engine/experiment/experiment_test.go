@@ -106,7 +106,7 @@ func TestKernelsAndThreadsSweeps(t *testing.T) {
 	if len(r.Points) != 2 || r.Points[0].Value != 1 || r.Points[1].Value != 2 || m.Threads() != 2 {
 		t.Fatalf("thread points %+v, model threads %d afterwards", r.Points, m.Threads())
 	}
-	if runs := r.Runs(); len(runs) != 2 || runs[0] != r.Points[0].Run || runs[1].Origin != "threads experiment: 2" {
+	if runs := r.Runs(); len(runs) != 2 || runs[0] != r.Points[0].Run || runs[1].Origin != "2 threads (threads experiment)" {
 		t.Errorf("runs for the history %v", runs)
 	}
 	one, two, four := &trace.Run{}, &trace.Run{}, &trace.Run{}
@@ -164,7 +164,7 @@ func TestQuantSweep(t *testing.T) {
 	}
 	for i, run := range runs {
 		p := r.Points[i]
-		if want := "quantisation experiment: " + p.Label; run.Origin != want {
+		if want := p.Label + " (quantisation experiment)"; run.Origin != want {
 			t.Errorf("run %d origin %q, want %q", i, run.Origin, want)
 		}
 		var ids []int

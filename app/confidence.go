@@ -1,8 +1,12 @@
 package app
 
 import (
+	"encoding/json"
+
 	"fyne.io/fyne/v2"
 
+	"loupe/trace"
+	"loupe/trace/stats"
 	"loupe/views"
 )
 
@@ -34,4 +38,18 @@ func (u *UI) showConfidence() {
 	if u.stream.Confidence() {
 		u.stream.SetConfidence(views.ModelPs(u.tokens, u.steps), views.ConfidenceLine(u.steps))
 	}
+}
+
+// runJSON is File › Save run as JSON: the run with its perplexity beside
+// (stats.Perplexity, as the legend and `loupe run --json` give it; absent
+// when no step recorded the model's p).
+func runJSON(run *trace.Run) ([]byte, error) {
+	out := struct {
+		*trace.Run
+		Perplexity *float64 `json:"perplexity,omitempty"`
+	}{Run: run}
+	if ppl, ok := stats.Perplexity(run.Steps); ok {
+		out.Perplexity = &ppl
+	}
+	return json.MarshalIndent(out, "", " ")
 }

@@ -1,12 +1,15 @@
 package app
 
 import (
+	"encoding/json"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"loupe/engine/genmodel"
 	"loupe/format"
+	"loupe/trace"
 	"loupe/trace/stats"
 	"loupe/views"
 )
@@ -42,6 +45,26 @@ func TestConfidenceColouring(t *testing.T) {
 	h.generate("The cat", 3)
 	if ppl2, _ := stats.Perplexity(u.lastRun.Steps); !strings.Contains(u.stream.Legend(), "Perplexity "+format.Sig2(ppl2)) {
 		t.Errorf("after the next run the legend says %q, want perplexity %s", u.stream.Legend(), format.Sig2(ppl2))
+	}
+	// File › Save run as JSON: the run, and its perplexity beside.
+	data, err := runJSON(u.lastRun)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var saved struct {
+		Prompt     string       `json:"prompt"`
+		Steps      []trace.Step `json:"steps"`
+		Perplexity float64      `json:"perplexity"`
+	}
+	if err := json.Unmarshal(data, &saved); err != nil {
+		t.Fatal(err)
+	}
+	var nll float64
+	for _, s := range saved.Steps {
+		nll -= math.Log(s.ModelP)
+	}
+	if want := math.Exp(nll / float64(len(saved.Steps))); saved.Prompt != "The cat" || math.Abs(saved.Perplexity-want) > 1e-9*want {
+		t.Errorf("saved run: prompt %q, perplexity %v, want %v from its steps' model_p", saved.Prompt, saved.Perplexity, want)
 	}
 	onUI(func() { u.setConfidence(false) })
 	if u.stream.Legend() != "" || u.stream.Confidence() || menuChecked(u, "Colour written tokens") {

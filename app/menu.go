@@ -2,7 +2,6 @@ package app
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"image"
@@ -165,7 +164,7 @@ func (u *UI) saveRun() {
 		u.fail("Nothing to save", errors.New("generate first: the run is saved once it has finished"))
 		return
 	}
-	data, err := json.MarshalIndent(u.lastRun, "", " ")
+	data, err := runJSON(u.lastRun)
 	if err != nil {
 		u.fail("Could not encode the run", err)
 		return

@@ -9,7 +9,7 @@ APT_PKGS := gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-d
             libxinerama-dev libxi-dev libxxf86vm-dev libgtk-3-dev xvfb xauth libgl1-mesa-dri \
             x11-apps imagemagick xdotool
 
-.PHONY: all deps build run test test-engine test-generic e2e bench bench-model window-bench compare-llamacpp compare-llamacpp-quant llamacpp-native membw package fuzz clean
+.PHONY: all deps build run test test-engine test-generic e2e bench bench-model window-bench compare-llamacpp compare-llamacpp-quant crosscheck-llamacpp llamacpp-native membw package fuzz clean
 
 all: build
 
@@ -113,6 +113,15 @@ $(BENCHDIR)-Q8_0.gguf:
 	$(GO) run . gen-model --format gguf --quant q8_0 --shape qwen2.5-1.5b --seed 1 --out $@
 $(BENCHDIR)-Q4_K_M.gguf:
 	$(GO) run . gen-model --format gguf --quant q4_k_m --shape qwen2.5-1.5b --seed 1 --out $@
+# crosscheck-llamacpp checks Loupe against llama.cpp, an independent
+# implementation: for each architecture a small random GGUF file (F32 and
+# Q8_0), greedy text from `loupe run --json` and llama.cpp's
+# llama-completion (built from LLAMACPP_SRC for this CPU); F32 files in
+# exact arithmetic must agree token for token (scripts/crosscheck-llamacpp.py).
+crosscheck-llamacpp: build
+	@[ -n "$(LLAMACPP_SRC)" ] || { echo "crosscheck-llamacpp: give LLAMACPP_SRC=DIR, a llama.cpp source tree"; exit 2; }
+	./scripts/build-llamacpp.sh $(LLAMACPP_SRC) $(LLAMACPP_NATIVE) $(LLAMACPP_JOBS) llama-completion
+	/usr/bin/python3 scripts/crosscheck-llamacpp.py --loupe $(BIN) --llama-completion $(LLAMACPP_NATIVE)/bin/llama-completion --dir $(BUILD)/crosscheck
 # llamacpp-native builds (or brings up to date) llama-bench from LLAMACPP_SRC.
 llamacpp-native:
 	@[ -n "$(LLAMACPP_SRC)" ] || { echo "llamacpp-native: give LLAMACPP_SRC=DIR, a llama.cpp source tree"; exit 2; }

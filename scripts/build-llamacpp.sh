@@ -1,5 +1,6 @@
 #!/bin/sh
-# build-llamacpp.sh SRC OUT [JOBS] builds llama.cpp's llama-bench from the
+# build-llamacpp.sh SRC OUT [JOBS [TARGET]] builds llama.cpp's llama-bench
+# (or TARGET, e.g. llama-completion) from the
 # source tree SRC for this CPU (-DGGML_NATIVE=ON: every instruction set the
 # compiler finds here, AVX-512 and AVX512-BF16 included), in OUT, and prints
 # the binary's path. The build is cached: a second call only rebuilds what
@@ -8,6 +9,7 @@ set -eu
 src=${1:?usage: build-llamacpp.sh SRC OUT [JOBS]}
 out=${2:?usage: build-llamacpp.sh SRC OUT [JOBS]}
 jobs=${3:-2}
+target=${4:-llama-bench}
 if [ ! -f "$src/CMakeLists.txt" ] || [ ! -d "$src/ggml" ]; then
 	echo "build-llamacpp: $src is not a llama.cpp source tree (no CMakeLists.txt and ggml/)" >&2
 	exit 2
@@ -23,5 +25,5 @@ if [ ! -f "$out/CMakeCache.txt" ]; then
 		-DLLAMA_CURL=OFF -DLLAMA_OPENSSL=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF \
 		-DLLAMA_BUILD_SERVER=OFF -DGGML_OPENMP=ON >&2
 fi
-cmake --build "$out" --target llama-bench -j "$jobs" >&2
-echo "$out/bin/llama-bench"
+cmake --build "$out" --target "$target" -j "$jobs" >&2
+echo "$out/bin/$target"

@@ -71,6 +71,9 @@ func (m *Model) Inspect(ctx context.Context, ids []int, pos int, opt InspectOpti
 		KV:            m.KVRows(opt.Layer, opt.KVHead, pos+1),
 		Experts:       routes,
 	}
+	if pr.counterfactual() { // the rows this call wrote, which the cache disowns
+		in.KV = m.kvRows(opt.Layer, opt.KVHead, pos+1)
+	}
 	for l := range c.NumHiddenLayers {
 		in.MLP = append(in.MLP, *pr.mlp[[2]int{l, pos}])
 	}
@@ -134,7 +137,7 @@ func (m *Model) runTo(ctx context.Context, seq []int, pr *probes) error {
 	if _, err := m.forward(ctx, seq[pos:], pos, pr); err != nil {
 		return err
 	}
-	if len(held) > pos && held[pos] == seq[pos] {
+	if before == nil && len(held) > pos && held[pos] == seq[pos] {
 		m.restoreKV(pos, saved) // the cache held this position already
 		m.kv.ids = append(m.kv.ids[:0], held...)
 	}
@@ -215,6 +218,13 @@ func (m *Model) CachedTokens() int {
 // KV head for positions 0…n-1: [n][d] each. Positions beyond the cache,
 // or a layer or head out of range, give empty rows.
 func (m *Model) KVRows(layer, kvHead, n int) trace.KVRows {
+	return m.kvRows(layer, kvHead, min(n, m.CachedTokens()))
+}
+
+// kvRows is KVRows for positions 0…n-1 whatever m.kv says of them:
+// Inspect under a counterfactual reads the rows it has just written,
+// which no later call may reuse.
+func (m *Model) kvRows(layer, kvHead, n int) trace.KVRows {
 	c := &m.cfg
 	out := trace.KVRows{Layer: layer, KVHead: kvHead}
 	if layer < 0 || layer >= c.NumHiddenLayers || kvHead < 0 || kvHead >= c.NumKeyValueHeads {
@@ -225,7 +235,7 @@ func (m *Model) KVRows(layer, kvHead, n int) trace.KVRows {
 		out.Note = fmt.Sprintf("layer %d is a Gated DeltaNet layer: no attention, so no keys or values are cached; its state is one matrix per head", layer)
 		return out
 	}
-	n = min(n, m.CachedTokens(), m.ctxCap)
+	n = min(n, m.ctxCap)
 	for p := range n {
 		o := m.kvOffset(layer, kvHead, p)
 		out.Keys = append(out.Keys, slices.Clone(m.kCache[o:o+d]))

@@ -732,15 +732,24 @@ func TestMoECounterfactualInspect(t *testing.T) {
 				t.Fatal(err)
 			}
 			ctx := context.Background()
-			in, err := m.Inspect(ctx, tokens, pos, InspectOptions{DisableExperts: off, TopKExperts: k1})
+			kvl := tc.cfg.NumHiddenLayers - 1 // the last layer: attention in every family here, its keys moved by the mask
+			in, err := m.Inspect(ctx, tokens, pos, InspectOptions{Layer: kvl, DisableExperts: off, TopKExperts: k1})
 			if err != nil {
 				t.Fatal(err)
 			}
 			checkInspectRoutes(t, "counterfactual", in.Experts, cf, pos, tc.cfg)
-			if in, err = m.Inspect(ctx, tokens, pos, InspectOptions{}); err != nil {
+			plainIn, err := m.Inspect(ctx, tokens, pos, InspectOptions{Layer: kvl})
+			if err != nil {
 				t.Fatal(err)
 			}
-			checkInspectRoutes(t, "after it, the model left alone", in.Experts, plain, pos, tc.cfg)
+			checkInspectRoutes(t, "after it, the model left alone", plainIn.Experts, plain, pos, tc.cfg)
+			// The KV rows are the counterfactual's own, every position.
+			if len(in.KV.Keys) != pos+1 || len(plainIn.KV.Keys) != pos+1 {
+				t.Fatalf("KV rows: %d under the mask, %d without, want %d", len(in.KV.Keys), len(plainIn.KV.Keys), pos+1)
+			}
+			if maxRelDiff(in.KV.Keys[pos], f64(plainIn.KV.Keys[pos])) < 1e-3 {
+				t.Errorf("layer %d keys at %d: the counterfactual's are the model's", kvl, pos)
+			}
 			if _, err := m.Inspect(ctx, tokens, pos, InspectOptions{TopKExperts: tc.cfg.MoE.TopK + 1}); err == nil {
 				t.Error("a top-k above the model's k was accepted")
 			}

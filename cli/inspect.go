@@ -238,10 +238,20 @@ func printInspect(w io.Writer, r *inspectResult) {
 			fmt.Fprintf(w, "  layer %2d  %-16q %5.1f %%\n", l, top[0].Text, 100*top[0].P)
 		}
 	}
-	fmt.Fprintf(w, "mlp layer %d: %d values; kv layer %d head %d: %d tokens × %d\n",
-		r.MLP.Layer, len(r.MLP.Values), r.KV.Layer, r.KV.KVHead, len(r.KV.Keys), len(head2(r.KV.Keys)))
+	mlp := fmt.Sprintf("%d values", len(r.MLP.Values))
+	if len(r.MLP.Values) == 0 && len(r.Experts) > 0 {
+		mlp = "mixture-of-experts layer, no single MLP activation (its experts below)"
+	}
+	fmt.Fprintf(w, "mlp layer %d: %s; kv layer %d head %d: %d tokens × %d\n",
+		r.MLP.Layer, mlp, r.KV.Layer, r.KV.KVHead, len(r.KV.Keys), len(head2(r.KV.Keys)))
 	if r.KV.Note != "" {
 		fmt.Fprintf(w, "  (%s)\n", r.KV.Note)
+	}
+	if len(r.DisableExperts) > 0 {
+		fmt.Fprintf(w, "experts switched off (layer:expert from 0): %s\n", trace.FormatExperts(r.DisableExperts, 0))
+	}
+	if r.TopKExperts > 0 {
+		fmt.Fprintf(w, "top-k experts: %d per token\n", r.TopKExperts)
 	}
 	for _, e := range r.Experts {
 		fmt.Fprintf(w, "experts layer %2d: %v, weights %.3f\n", e.Layer, e.IDs, e.Weights)

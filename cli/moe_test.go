@@ -156,6 +156,12 @@ func TestInspectCounterfactual(t *testing.T) {
 			}
 		}
 	}
+	code, out, errs = inspectCLI("--model", dir, "--prompt", prompt, "--disable-experts", off, "--top-k-experts", "1")
+	if code != 0 || !strings.Contains(out, "experts switched off (layer:expert from 0): "+strings.ReplaceAll(off, ",", ", ")) ||
+		!strings.Contains(out, "top-k experts: 1") || !strings.Contains(out, "mlp layer 0: mixture-of-experts layer") ||
+		!strings.Contains(out, "kv layer 0 head 0: 4 tokens") {
+		t.Errorf("inspect text: exit %d, %s%s", code, out, errs)
+	}
 	for _, c := range []struct{ flag, val, want string }{
 		{"--disable-experts", "0:8", "expert 8 is out of range"},
 		{"--disable-experts", "1-2", `"1-2" is not layer:expert`},

@@ -68,12 +68,23 @@ func runJob(ctx context.Context, insp Inspector, ids []int, key jobKey) (res *tr
 		pos = len(ids) - 2 // the last token is never read by the run: its keys are not cached
 	}
 	if pos >= 0 {
-		res, err = insp.Inspect(ctx, ids, pos, engine.InspectOptions{Layer: key.layer, KVHead: key.kvHead})
+		res, err = insp.Inspect(ctx, ids, pos, inspectOptions(key))
 		if err != nil {
 			return nil, rows, err
 		}
 	}
 	return res, insp.KVRows(key.layer, key.kvHead, insp.CachedTokens()), nil
+}
+
+// inspectOptions recomputes a position as the run computed it: an MoE
+// run with experts switched off or a smaller top-k routes the same way
+// in the panels, or they would show the model left alone.
+func inspectOptions(key jobKey) engine.InspectOptions {
+	opt := engine.InspectOptions{Layer: key.layer, KVHead: key.kvHead}
+	if key.run != nil {
+		opt.DisableExperts, opt.TopKExperts = key.run.Settings.DisableExperts, key.run.Settings.TopKExperts
+	}
+	return opt
 }
 
 // jobDone keeps a finished job's results and redraws.

@@ -136,6 +136,7 @@ type Workspace struct {
 	rb []BF16    // 32 × kcNN bf16 rows of a partial panel, zero rows below
 	rf []float32 // the same for f32 rows, or MatMulNN's 12 × k tokens
 	qf []float32 // MatMulQ's widened rows (qPanel × cols)
+	qb []BF16    // MatMulQBF16's rows rounded to bf16 (qPanel × cols)
 	xs []float32 // MatVecQ's sums of x over 16 or 32 columns
 }
 

@@ -228,6 +228,43 @@ func MatMulQ(ws *Workspace, q Quant, out []float32, ldOut int, w []byte, x []flo
 	}
 }
 
+// MatMulQBF16 is MatMulQ for a prefill whose activations r holds rounded
+// to bf16 (RoundedX: prepared for n × cols and rounded from x): each
+// panel of qPanel rows is widened as MatMulQ widens it, rounded to bf16
+// (to nearest even: each weight moves by at most 2^-9 of itself) and
+// multiplied by the VDPBF16PS tiles, which do twice the products of the
+// fp32 kernel per instruction. For the arithmetic of a quantised file
+// whose decode already rounds activations to 8 bits (IntegerQuant). An
+// unprepared r, or a level without bf16 products, runs MatMulQ.
+func MatMulQBF16(ws *Workspace, q Quant, out []float32, ldOut int, w []byte, x []float32, r *RoundedX, n, cols int) {
+	if r == nil || !r.use || r.n != n || r.cols != cols || cur.matMulBF16X == nil {
+		MatMulQ(ws, q, out, ldOut, w, x, n, cols)
+		return
+	}
+	if n <= 0 || cols <= 0 {
+		return
+	}
+	if cols%q.BlockLen() != 0 {
+		panic("kernels: MatMulQBF16: cols not a multiple of the block")
+	}
+	if ws == nil {
+		ws = workspaces.Get().(*Workspace)
+		defer workspaces.Put(ws)
+	}
+	rb := q.RowBytes(cols)
+	rows := len(w) / rb
+	checkMatMul("MatMulQBF16", len(out), ldOut, len(x), n, rows, cols)
+	row, panel := grow(&ws.qf, cols), grow(&ws.qb, qPanel*cols)
+	for r0 := 0; r0 < rows; r0 += qPanel {
+		p := min(qPanel, rows-r0)
+		for i := range p {
+			DequantRow(q, row, w[(r0+i)*rb:])
+			roundRowsBF16(panel[i*cols:(i+1)*cols], row)
+		}
+		cur.matMulBF16X(ws, out[r0:], ldOut, panel[:p*cols], x[:n*cols], r.xb[:n*cols], n, cols)
+	}
+}
+
 // qPanel rows are widened at a time by MatMulQ: a multiple of the f32
 // prefill kernel's 32-row panels, small enough to stay in L2 (32 rows of
 // 8,960 columns: 1.1 MiB).

@@ -184,6 +184,12 @@ func TestMatVecQ(t *testing.T) {
 // checkQ compares out[t·ld+r] with the oracle's Σ_c W[r][c]·x[t·cols+c].
 func checkQ(t *testing.T, what string, out []float32, n, ld int, q Quant, w []byte, x []float32) {
 	t.Helper()
+	checkQWithin(t, what, out, n, ld, q, w, x, 0)
+}
+
+// checkQWithin is checkQ with extra relative error allowed on Σ|w·x|.
+func checkQWithin(t *testing.T, what string, out []float32, n, ld int, q Quant, w []byte, x []float32, extra float64) {
+	t.Helper()
 	cols := len(x) / n
 	rb := q.RowBytes(cols)
 	rows := len(w) / rb
@@ -196,7 +202,7 @@ func checkQ(t *testing.T, what string, out []float32, n, ld int, q Quant, w []by
 				want += wr[c] * xv
 				abs += mag[c] * math.Abs(xv)
 			}
-			within(t, fmt.Sprintf("%s out[%d,%d]", what, tk, r), out[tk*ld+r], want, abs, sumTol(cols))
+			within(t, fmt.Sprintf("%s out[%d,%d]", what, tk, r), out[tk*ld+r], want, abs, sumTol(cols)+extra)
 		}
 	}
 }
@@ -214,6 +220,47 @@ func TestMatMulQ(t *testing.T) {
 				out := make([]float32, (n-1)*ld+rows)
 				MatMulQ(nil, q, out, ld, w, x, n, cols)
 				checkQ(t, fmt.Sprintf("%v %dx%d n=%d", q, rows, cols, n), out, n, ld, q, w, x)
+			}
+		}
+	})
+}
+
+// TestMatMulQBF16: with the activations rounded to bf16 once (RoundedX,
+// in two pieces as two workers round them) and the widened weights
+// rounded too, the product stays within the fp32 bound plus 2^-9 for each
+// rounding, against the float64 oracle on the exact blocks and x, at
+// every level (where no bf16 products exist it is MatMulQ: fp32 bound).
+// Bands of rows that start off a panel agree with a whole product.
+func TestMatMulQBF16(t *testing.T) {
+	forEachLevel(t, func(t *testing.T, l Level) {
+		r := rand.New(rand.NewPCG(17, 18))
+		for _, q := range Quants() {
+			cols := quantCols[q][1]
+			for _, sh := range [][2]int{{33, 2}, {70, 17}, {64, 48}} {
+				rows, n := sh[0], sh[1]
+				w := randBlocks(r, q, rows, cols)
+				x := randF32(r, n*cols, 0)
+				ld := rows + 3
+				var rx RoundedX
+				extra := 0.0
+				if rx.Prepare(n, cols) {
+					extra = 2*bf16RoundTol + bf16RoundTol*bf16RoundTol
+				}
+				rx.Round(x, 0, n/2)
+				rx.Round(x, n/2, n)
+				out := make([]float32, (n-1)*ld+rows)
+				MatMulQBF16(nil, q, out, ld, w, x, &rx, n, cols)
+				what := fmt.Sprintf("%v %dx%d n=%d", q, rows, cols, n)
+				checkQWithin(t, what, out, n, ld, q, w, x, extra)
+				band := make([]float32, len(out))
+				rb := q.RowBytes(cols)
+				MatMulQBF16(nil, q, band, ld, w[:5*rb], x, &rx, n, cols)
+				MatMulQBF16(nil, q, band[5:], ld, w[5*rb:], x, &rx, n, cols)
+				for i := range out {
+					if out[i] != band[i] {
+						t.Fatalf("%s: out[%d] = %v in bands, %v whole", what, i, band[i], out[i])
+					}
+				}
 			}
 		}
 	})

@@ -86,7 +86,15 @@ var bf16Parts = partsOf(partExperts)
 // roundsInput reports whether w's prefill product rounds its activations
 // to bf16 at the active kernels (the kernels may still not round them: a
 // level without bf16 products, or kernels.Exact).
+//
+// A quantised matrix whose decode multiplies in integers (w.integer: its
+// activations rounded to 8 bits, under every arithmetic but exact)
+// rounds its prefill activations to bf16, a finer rounding than decode's:
+// kernels.MatMulQBF16.
 func (w *mat) roundsInput() bool {
+	if w.q != nil {
+		return w.integer() && !w.exactIn
+	}
 	return w.bf != nil && !w.exactIn && (!kernels.Selective() || bf16Parts.has(w.part))
 }
 

@@ -44,7 +44,7 @@ func quantisedCopy(m *Model, s quantScheme) *Model {
 		if !ok || w.rows == 0 {
 			return w
 		}
-		out := mat{rows: w.rows, cols: w.cols, qt: q, q: make([]byte, w.rows*q.RowBytes(w.cols))}
+		out := mat{rows: w.rows, cols: w.cols, qt: q, q: make([]byte, w.rows*q.RowBytes(w.cols)), exactIn: w.exactIn, part: w.part}
 		row := make([]float32, w.cols)
 		for r := range w.rows {
 			w.row(row, r)
@@ -243,4 +243,46 @@ func TestQuantArithmeticNamesTheFormats(t *testing.T) {
 		t.Errorf("integer: %q names no int8", got)
 	}
 	t.Logf("%s", m.QuantArithmetic())
+}
+
+// TestQuantPrefillTop10Shift measures, and prints, how much the prefill of
+// a quantised model moves every position's top 10 against the fp32
+// prefill (kernels.Exact) when its decode multiplies in integers: at a
+// level with bf16 products the activations are rounded to bf16 and the
+// widened weights too (kernels.MatMulQBF16), a finer rounding than
+// decode's 8 bits, so decode's bound holds. At that level a shift of
+// exactly 0 fails: the bf16 product did not run.
+func TestQuantPrefillTop10Shift(t *testing.T) {
+	defer func(l kernels.Level, e, s bool) { kernels.SetLevel(l); kernels.SetExact(e); kernels.SetSelective(s) }(
+		kernels.Active(), kernels.Exact(), kernels.Selective())
+	if _, err := kernels.Choose("auto"); err != nil || !kernels.IntegerQuant(kernels.Q8_0) {
+		t.Skipf("no integer kernels at level %v", kernels.Active())
+	}
+	models := quantShiftModels()
+	models["qwen3.5"] = qwen35ShiftModel(t)
+	tokens := randomTokens(40, 290, 71)
+	for _, arch := range []string{"qwen2", "qwen3", "qwen3.5", "llama"} {
+		for _, s := range []quantScheme{"q8_0", "q4_k_m"} {
+			t.Run(arch+"/"+string(s), func(t *testing.T) {
+				base := models[arch]
+				exact, rounded := quantisedCopy(base, s), quantisedCopy(base, s)
+				kernels.SetExact(true)
+				want := allLogits(t, exact, tokens)
+				kernels.SetExact(false)
+				got := allLogits(t, rounded, tokens)
+				var st shiftStats
+				V := base.cfg.VocabSize
+				for p := range tokens {
+					st.add(want[p*V:(p+1)*V], got[p*V:(p+1)*V])
+				}
+				t.Logf("%-7s %-6s prefill (%v, %s) against fp32: %v", arch, s, kernels.Active(), rounded.Arithmetic(), st)
+				if st.worst >= top10ShiftBound {
+					t.Errorf("top-10 shift %.3g above %g", st.worst, top10ShiftBound)
+				}
+				if kernels.Active() == kernels.AVX512BF16 && st.worst == 0 {
+					t.Errorf("no shift at all: the bf16 prefill did not run")
+				}
+			})
+		}
+	}
 }

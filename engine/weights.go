@@ -92,7 +92,7 @@ func (w *mat) mul(p *pool.Pool, out, x []float32, n int, xq *kernels.QuantizedX,
 		lo, hi := glo*rowGroup, min(w.rows, ghi*rowGroup)
 		if w.q != nil {
 			rb := w.qt.RowBytes(w.cols)
-			kernels.MatMulQ(nil, w.qt, out[lo:], w.rows, w.q[lo*rb:hi*rb], x[:n*w.cols], n, w.cols)
+			kernels.MatMulQBF16(nil, w.qt, out[lo:], w.rows, w.q[lo*rb:hi*rb], x[:n*w.cols], rx, n, w.cols) // rx nil: MatMulQ
 		} else if w.bf != nil && !round {
 			kernels.MatMulBF16Exact(out[lo:], w.rows, w.bf[lo*w.cols:hi*w.cols], x[:n*w.cols], n, w.cols)
 		} else if w.bf != nil {

@@ -157,12 +157,13 @@ func Trim(x float64, d int) string {
 func Arithmetic(a string) string {
 	if parts, ok := strings.CutPrefix(a, "bf16:"); ok {
 		parts, i8 := strings.CutSuffix(parts, "+int8")
-		s := "prefill rounds activations to bf16 in " + strings.ReplaceAll(parts, ",", ", ") +
-			", fp32 elsewhere (probabilities within 3e-3 on the test models)"
+		s := "prefill rounds activations to bf16 in " + strings.ReplaceAll(parts, ",", ", ") + ", fp32 elsewhere"
 		if i8 {
-			s += "; decode rounds them to 8 bits for the quantised matrices"
+			// A quantised matrix rounds its prefill activations to bf16
+			// because its decode rounds them more coarsely, to 8 bits.
+			return s + "; decode rounds them to 8 bits for the quantised matrices"
 		}
-		return s
+		return s + " (probabilities within 3e-3 on the test models)"
 	}
 	switch a {
 	case "bf16":

@@ -73,7 +73,7 @@ func (u *UI) chatModelLoaded() {
 		u.chatPanel.Mode.SetSelected(views.ModeChat)
 	}
 	if u.opt.Think != "" {
-		u.chatPanel.Think.SetChecked(u.opt.Think == "on")
+		u.chatPanel.SetThinking(u.opt.Think == "on")
 	}
 	if u.opt.System != "" {
 		u.chatPanel.System.SetText(u.opt.System)

@@ -11,8 +11,9 @@ import (
 	"loupe/views"
 )
 
-// A chat on a template without thinking (Qwen2.5-Instruct's): the greyed
-// Think switch may stay ticked, and the turn still renders, thinking off.
+// A chat on a template without thinking (Qwen2.5-Instruct's), asked for
+// with --think on: the Think switch is greyed and clear, and a tick set
+// behind its back still renders the turn with thinking off.
 func TestChatWithoutThinkingSwitch(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "tiny-instruct")
 	if err := genmodel.Write(dir, "tiny", 1, "bf16"); err != nil {
@@ -25,10 +26,10 @@ func TestChatWithoutThinkingSwitch(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "chat_template.jinja"), tmpl, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h := newHarnessWith(t, Options{Model: dir, Chat: true}, loadEngine)
+	h := newHarnessWith(t, Options{Model: dir, Chat: true, Think: "on"}, loadEngine)
 	u := h.u
-	if !u.chatPanel.Chat() || !u.chatPanel.Think.Disabled() {
-		t.Fatalf("chat %v, think switch disabled %v", u.chatPanel.Chat(), u.chatPanel.Think.Disabled())
+	if !u.chatPanel.Chat() || !u.chatPanel.Think.Disabled() || u.chatPanel.Think.Checked {
+		t.Fatalf("chat %v, think switch disabled %v, ticked %v", u.chatPanel.Chat(), u.chatPanel.Think.Disabled(), u.chatPanel.Think.Checked)
 	}
 	u.chatPanel.Think.SetChecked(true)
 	h.generate("Hi", 2)

@@ -37,6 +37,10 @@ type ChatPanel struct {
 	OnMode   func(chat bool)
 	OnNew    func()
 	thinking bool // the template has enable_thinking
+	// wantThink is the switch as the user left it on a template that has
+	// one: a template without one shows it unticked, and the next one
+	// with one gets the choice back.
+	wantThink bool
 }
 
 // NewChatPanel makes the panel in Complete mode with chat unavailable.
@@ -50,8 +54,12 @@ func NewChatPanel() *ChatPanel {
 	})
 	c.Mode.Horizontal, c.Mode.Required = true, true
 	c.Mode.Selected = ModeComplete // before the widgets sync refers to exist
-	c.Think = widget.NewCheck("Think (enable_thinking)", nil)
-	c.Think.SetChecked(true)
+	c.wantThink = true             // the Qwen3 templates' own default
+	c.Think = widget.NewCheck("Think (enable_thinking)", func(on bool) {
+		if c.thinking {
+			c.wantThink = on
+		}
+	})
 	c.System = widget.NewEntry()
 	c.System.SetPlaceHolder("System message (optional)")
 	c.Presets = widget.NewSelect(nil, func(s string) {
@@ -97,13 +105,22 @@ func (c *ChatPanel) SetAvailable(chat, thinking bool, presets []string) {
 		c.Mode.Enable()
 		c.Note.SetText("")
 	}
+	c.thinking = false // the tick below is not the user's choice
+	c.Think.SetChecked(thinking && c.wantThink)
 	c.thinking = thinking
 	c.sync()
 }
 
+// SetThinking ticks the Think switch or clears it, as a click would; on
+// a template without the switch it stays clear, and the choice waits for
+// a template that has one.
+func (c *ChatPanel) SetThinking(on bool) {
+	c.wantThink = on
+	c.Think.SetChecked(on && c.thinking)
+}
+
 // ThinkingOn reports whether the next turn asks for thinking: the switch
-// is ticked and the template has one (a greyed switch may stay ticked from
-// an earlier model).
+// is ticked and the template has one.
 func (c *ChatPanel) ThinkingOn() bool { return c.thinking && c.Think.Checked }
 
 // sync shows the chat-only widgets in chat mode.

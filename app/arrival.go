@@ -92,6 +92,9 @@ func (u *UI) finish(gen int, run *trace.Run, err error) {
 	u.controls.SetRunning(false)
 	u.showCeiling()
 	if run != nil {
+		if run.Model.Path == u.info.Path {
+			run.Model.Name = u.info.Name // the demo model's, not its folder's hash
+		}
 		u.adoptRun(run)
 		u.remember(run)
 		u.chatFinished(run)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // A model's fingerprint, which a session names to find the model again.
@@ -22,6 +23,8 @@ func Fingerprint(path string) (string, error) {
 	dir := path
 	if fi, err := os.Stat(path); err != nil {
 		return "", err
+	} else if !fi.IsDir() && strings.EqualFold(filepath.Ext(path), ".gguf") {
+		return ggufFingerprint(path, fi.Size())
 	} else if !fi.IsDir() {
 		dir = filepath.Dir(path)
 	}
@@ -63,4 +66,27 @@ func hashHeader(h io.Writer, path string) error {
 		err = nil
 	}
 	return err
+}
+
+// ggufFingerprint hashes a GGUF file's size, its first 4 MB (the header:
+// metadata, tokenizer, every tensor's name, shape, type and offset) and
+// its last megabyte (weights): a file has no config.json beside it, and
+// its name is not its identity (a copy elsewhere keeps the fingerprint).
+func ggufFingerprint(path string, size int64) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	fmt.Fprintf(h, "gguf %d\n", size)
+	head := min(size, 4<<20)
+	if _, err := io.CopyN(h, f, head); err != nil {
+		return "", err
+	}
+	tail := min(size-head, 1<<20)
+	if _, err := io.Copy(h, io.NewSectionReader(f, size-tail, tail)); err != nil {
+		return "", err
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -86,7 +87,7 @@ func (u *UI) loaded(path string, b Backend, err error) {
 	u.controls.Status.SetText(fmt.Sprintf("Loaded %s: %d layers × %d heads, %s. Type a prompt, then Ctrl+Enter.",
 		u.info.Name, u.info.Layers, u.info.Heads, u.info.DType))
 	if path != "" && path != u.demoDir {
-		u.rememberModel(path)
+		u.rememberModel(path, u.info.Name)
 	}
 	if u.generateAfter {
 		u.generateAfter = false
@@ -165,6 +166,7 @@ func (u *UI) pickFile() {
 
 const (
 	prefRecentModels = "recent_models"
+	prefModelName    = "model_name." // + path: the name the model had when it was loaded
 	prefPrompts      = "prompt_history"
 	prefBandwidth    = "read_bandwidth_gbs"
 	maxRecent        = 8
@@ -185,12 +187,20 @@ func pushFront(list []string, s string, n int) []string {
 // named after a hash of its files).
 const demoName = "the demo model (a small Qwen2 trained on public-domain text)"
 
-func (u *UI) rememberModel(path string) {
+func (u *UI) rememberModel(path, name string) {
 	if abs, err := filepath.Abs(path); err == nil {
 		path = abs
 	}
 	p := u.app.Preferences()
-	p.SetStringList(prefRecentModels, pushFront(p.StringList(prefRecentModels), path, maxRecent))
+	old := p.StringList(prefRecentModels)
+	list := pushFront(old, path, maxRecent)
+	for _, gone := range old {
+		if !slices.Contains(list, gone) {
+			p.RemoveValue(prefModelName + gone)
+		}
+	}
+	p.SetString(prefModelName+path, name)
+	p.SetStringList(prefRecentModels, list)
 	u.buildMenu()
 }
 

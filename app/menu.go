@@ -24,8 +24,10 @@ func (u *UI) buildMenu() {
 	open := u.item("Open model folder…", u.pickFolder)
 	open.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyO, Modifier: fyne.KeyModifierControl}
 	recent := u.item("Recent models", nil)
-	for _, p := range u.app.Preferences().StringList(prefRecentModels) {
-		recent.ChildMenu = appendItem(recent.ChildMenu, u.item(recentLabel(p), func() { u.openModel(p) }))
+	prefs := u.app.Preferences()
+	for _, p := range prefs.StringList(prefRecentModels) {
+		label := recentLabel(p, prefs.String(prefModelName+p))
+		recent.ChildMenu = appendItem(recent.ChildMenu, u.item(label, func() { u.openModel(p) }))
 	}
 	if recent.ChildMenu == nil {
 		recent.Disabled = true
@@ -67,14 +69,31 @@ func (u *UI) buildMenu() {
 	u.win.SetMainMenu(fyne.NewMainMenu(file, run, prompts, u.viewMenu(), u.settingsMenu()))
 }
 
-// recentLabel names a recent model as people know it (a Hub repo id, not
-// a cache snapshot's hash), its path beside.
-func recentLabel(path string) string {
-	name := engine.NameFromPath(path)
-	if name == filepath.Base(path) {
-		return path
+// recentLabel names a recent model as people know it: name is the one
+// the model had when it was loaded (a GGUF's general.name, a Hub repo id);
+// "" names it from its path alone. Where it lies comes after, short: two
+// copies of a model stay apart without the path taking the lead.
+func recentLabel(path, name string) string {
+	if name == "" {
+		name = engine.NameFromPath(path)
 	}
-	return name + "  (" + path + ")"
+	return name + "  (" + whereIs(path) + ")"
+}
+
+// whereIs says where a model lies in a few words: "Hugging Face cache" for
+// a snapshot there, else "in" its folder, the home folder written ~.
+func whereIs(path string) string {
+	slash := filepath.ToSlash(path)
+	if strings.Contains(slash, "/models--") && strings.Contains(slash, "/snapshots/") {
+		return "Hugging Face cache"
+	}
+	dir := filepath.Dir(path)
+	if home, err := os.UserHomeDir(); err == nil && home != "" && home != "/" {
+		if rel, err := filepath.Rel(home, dir); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return "in " + filepath.Join("~", rel)
+		}
+	}
+	return "in " + dir
 }
 
 // quitItem closes the window (Ctrl+Q), the same way as its close button:

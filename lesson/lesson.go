@@ -133,9 +133,10 @@ type Show struct {
 
 // Lesson is every chapter of one run.
 type Lesson struct {
-	Model    string    `json:"model"`
-	Prompt   string    `json:"prompt"`
-	Chapters []Chapter `json:"chapters"`
+	Model     string    `json:"model"`                // as people know it (a Hub repo id, a GGUF's general.name)
+	ModelPath string    `json:"model_path,omitempty"` // where it was read from
+	Prompt    string    `json:"prompt"`
+	Chapters  []Chapter `json:"chapters"`
 }
 
 // Chapter returns the chapter with id, nil if there is none.
@@ -170,9 +171,9 @@ func Build(in Input) (*Lesson, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Lesson{Model: in.Model.Path, Prompt: in.Run.Prompt}
+	l := &Lesson{Model: in.Model.Name, ModelPath: in.Model.Path, Prompt: in.Run.Prompt}
 	if l.Model == "" {
-		l.Model = in.Model.Name
+		l.Model = in.Model.Path
 	}
 	for _, tell := range []func(*facts) Chapter{
 		tokensChapter, embeddingChapter, attentionChapter, gridChapter, sinkChapter,

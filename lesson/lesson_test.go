@@ -486,3 +486,13 @@ func TestMoEReadsOnlyItsExperts(t *testing.T) {
 	contains(t, dense.Chapter(Summary), "each one the 2,792 parameters, ")
 	contains(t, dense.Chapter(TwoTimes), "reads the whole model again")
 }
+
+// The lesson names the model as people know it; its path is kept apart.
+func TestLessonNamesTheModel(t *testing.T) {
+	in := handInput(t)
+	in.Model.Name, in.Model.Path = "Qwen/Qwen2.5-1.5B", "/c/hub/models--Qwen--Qwen2.5-1.5B/snapshots/abc123"
+	l := build(t, in)
+	if l.Model != "Qwen/Qwen2.5-1.5B" || l.ModelPath != in.Model.Path {
+		t.Errorf("model %q, path %q", l.Model, l.ModelPath)
+	}
+}

@@ -2,11 +2,14 @@ package views
 
 import (
 	"bytes"
+	"os"
 	"sync"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/theme"
 	"github.com/go-text/typesetting/font"
+	"github.com/go-text/typesetting/font/opentype"
+	"github.com/go-text/typesetting/font/opentype/tables"
 	"github.com/go-text/typesetting/fontscan"
 
 	"loupe/format"
@@ -23,7 +26,7 @@ func Shown(tok string) string { return format.VisibleIn(tok, CanDraw) }
 var glyphs struct {
 	once   sync.Once
 	mu     sync.Mutex
-	own    []*font.Face
+	own    []font.Cmap        // Fyne's fonts' character maps
 	system []fontscan.RuneSet // the system fonts' coverage, from fontscan's index
 	known  map[rune]bool
 }
@@ -45,8 +48,8 @@ func CanDraw(r rune) bool {
 }
 
 func hasGlyph(r rune) bool {
-	for _, f := range glyphs.own {
-		if _, ok := f.NominalGlyph(r); ok {
+	for _, c := range glyphs.own {
+		if _, ok := c.Lookup(r); ok {
 			return true
 		}
 	}
@@ -58,10 +61,11 @@ func hasGlyph(r rune) bool {
 	return false
 }
 
-// loadGlyphs parses Fyne's fonts and reads the system fonts' coverage
-// from fontscan's index (kept in the user's cache directory, where Fyne's
-// is too): asking a face for the glyph loaded the whole font, 18 MB of
-// heap for a CJK font that Fyne's own fallback holds once already.
+// loadGlyphs reads the character maps of Fyne's fonts and the system
+// fonts' coverage from fontscan's index (kept in the user's cache
+// directory, where Fyne's is too). Parsing a whole font for its glyphs
+// would cost what Fyne's own copy does again: 7 MB of heap for Fyne's
+// four fonts (the emoji font's 4 MB file), 18 MB for a CJK system font.
 func loadGlyphs() {
 	glyphs.known = map[rune]bool{}
 	for _, res := range []fyne.Resource{theme.DefaultTextFont(), theme.DefaultTextMonospaceFont(),
@@ -69,14 +73,59 @@ func loadGlyphs() {
 		if s, ok := res.(*fyne.StaticResource); res == nil || ok && s == nil {
 			continue // the emoji font is left out of some builds
 		}
-		if f, err := font.ParseTTF(bytes.NewReader(res.Content())); err == nil {
-			glyphs.own = append(glyphs.own, f)
+		if c, err := cmapOf(res.Content()); err == nil {
+			glyphs.own = append(glyphs.own, c)
 		}
 	}
 	fps, _ := fontscan.SystemFonts(quiet{}, "") // none read: only Fyne's own fonts count
+	glyphs.system = smallFonts(fps, fileSize)
+}
+
+// smallFonts is the coverage of the fonts whose files weigh at most
+// maxFallbackFont bytes.
+func smallFonts(fps []fontscan.Footprint, size func(file string) int64) []fontscan.RuneSet {
+	var out []fontscan.RuneSet
 	for _, fp := range fps {
-		glyphs.system = append(glyphs.system, fp.Runes)
+		if n := size(fp.Location.File); n > 0 && n <= maxFallbackFont {
+			out = append(out, fp.Runes)
+		}
 	}
+	return out
+}
+
+// fileSize is a file's size, 0 when unknown.
+func fileSize(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return fi.Size()
+}
+
+// maxFallbackFont is the largest system font file a token's character is
+// drawn from; a character only larger fonts have is written U+XXXX. Fyne
+// parses a fallback font whole and keeps it: Droid Sans Fallback (4 MB,
+// CJK) took 18 MB of heap for one random token, Noto Sans CJK (16-20 MB
+// files) takes several times that. The fonts of alphabetic scripts
+// (DejaVu: 0.7 MB for Latin, Greek, Cyrillic, Hebrew, Arabic) stay.
+const maxFallbackFont = 3 << 20
+
+// cmapOf reads a font file's character map, and nothing else of it.
+func cmapOf(file []byte) (font.Cmap, error) {
+	ld, err := opentype.NewLoader(bytes.NewReader(file))
+	if err != nil {
+		return nil, err
+	}
+	raw, err := ld.RawTable(opentype.MustNewTag("cmap"))
+	if err != nil {
+		return nil, err
+	}
+	t, _, err := tables.ParseCmap(raw)
+	if err != nil {
+		return nil, err
+	}
+	c, _, err := font.ProcessCmap(t, tables.FPNone)
+	return c, err
 }
 
 type quiet struct{}

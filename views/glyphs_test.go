@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/theme"
 	"github.com/go-text/typesetting/font"
+	"github.com/go-text/typesetting/fontscan"
 )
 
 // faceOf parses a font resource of Fyne's theme.
@@ -84,5 +85,58 @@ func TestShownNamesUndrawable(t *testing.T) {
 	}
 	if got := Shown(" a\U0010FFFD"); got != "·aU+10FFFD" {
 		t.Errorf("Shown: %q", got)
+	}
+}
+
+// CanDraw reads only the character maps of Fyne's fonts: they answer as
+// the fully parsed faces do, over the planes the tokens come from.
+func TestCmapOfAgreesWithTheParsedFace(t *testing.T) {
+	for _, r := range []fyne.Resource{theme.DefaultTextFont(), theme.DefaultTextMonospaceFont(),
+		theme.DefaultSymbolFont(), theme.DefaultEmojiFont()} {
+		if s, ok := r.(*fyne.StaticResource); r == nil || ok && s == nil {
+			continue
+		}
+		face := faceOf(t, r)
+		c, err := cmapOf(r.Content())
+		if err != nil {
+			t.Fatalf("%s: %v", r.Name(), err)
+		}
+		n := 0
+		for ch := rune(0); ch < 0x20000; ch++ {
+			_, want := face.NominalGlyph(ch)
+			_, got := c.Lookup(ch)
+			if got != want {
+				t.Fatalf("%s: U+%04X in the cmap %v, in the face %v", r.Name(), ch, got, want)
+			}
+			if got {
+				n++
+			}
+		}
+		if n < 20 {
+			t.Errorf("%s: only %d characters: not the font this test was written for", r.Name(), n)
+		}
+	}
+}
+
+// A character only a large system font has (a CJK font: Fyne would parse
+// all of it, tens of megabytes) is not drawable; one a small font has is.
+func TestSmallFontsOnly(t *testing.T) {
+	var small, large fontscan.RuneSet
+	small.Add('ж')
+	large.Add('ж')
+	large.Add('你')
+	fps := []fontscan.Footprint{{Location: font.FontID{File: "cjk.ttc"}, Runes: large}, {Location: font.FontID{File: "dejavu.ttf"}, Runes: small}}
+	sizes := map[string]int64{"cjk.ttc": 19 << 20, "dejavu.ttf": 700 << 10}
+	got := smallFonts(fps, func(f string) int64 { return sizes[f] })
+	covers := func(r rune) bool {
+		for _, rs := range got {
+			if rs.Contains(r) {
+				return true
+			}
+		}
+		return false
+	}
+	if len(got) != 1 || !covers('ж') || covers('你') {
+		t.Errorf("%d fonts kept; ж %v, 你 %v", len(got), covers('ж'), covers('你'))
 	}
 }

@@ -40,13 +40,13 @@ const allPromptLimit = 256
 // keeps: the newest ones that fit, any answer's length; the others are
 // recomputed from the KV cache when looked at (attentionOnDemand). A
 // capture is layers × heads × (pos+1) floats: Qwen2.5-1.5B at position
-// 3,000, 4 MB; 16 MB is the last few of a long answer, every one of a short
+// 3,000, 4 MB; 8 MB is the last two of a long answer, every one of a short
 // answer on the demo model. While the run goes on the window shows the
 // newest token: the captures on their way to it and those it holds until
 // the run ends (and its own record replaces them) weigh liveAttnBudget
 // each, beside the newest one.
 const (
-	attnBudget     = 16 << 20
+	attnBudget     = 8 << 20
 	liveAttnBudget = 4 << 20
 )
 

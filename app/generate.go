@@ -115,6 +115,7 @@ func (u *UI) begin(prompt string, ids []int, s trace.Settings) {
 	u.flagTokens(u.tokens)
 	req := u.pending
 	u.pending = nil
+	u.slimHistory()
 	u.steps, u.attention, u.mlps = nil, nil, nil
 	u.live = trace.Timing{}
 	u.maxTokens = s.MaxTokens
@@ -134,8 +135,10 @@ func (u *UI) begin(prompt string, ids []int, s trace.Settings) {
 	u.showCeiling() // no re-measuring while the engine runs
 	u.controls.Status.SetText(fmt.Sprintf("Reading the prompt: %d tokens…", len(ids)))
 	u.runStart, u.runCPU = time.Now(), perf.ProcessCPUSeconds()
+	opt := generateOptions(s, u.info, len(ids))
+	u.mem.forRun(u.info, len(ids), s.MaxTokens, opt)
 	u.wg.Add(1)
-	go u.work(ctx, u.gen, u.backend, req, prompt, len(ids), generateOptions(s, u.info, len(ids)))
+	go u.work(ctx, u.gen, u.backend, req, prompt, len(ids), opt)
 }
 
 // work runs one generation off the UI goroutine. The engine's events are
@@ -201,6 +204,7 @@ func (u *UI) deliver(gen int, evs *events) {
 	}
 	u.attention = trace.TrimAttention(u.attention, liveAttnBudget, u.pinnedAttention())
 	u.refreshPanels()
+	u.mem.keepHeadroom()
 }
 
 // stop cancels the running generation; the engine answers within a token.

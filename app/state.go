@@ -119,6 +119,7 @@ type jobs struct {
 // on and the memory bandwidth measured (bandwidth.go).
 type machine struct {
 	threads   int          // worker threads set on the backend (0: the engine's default)
+	mem       memoryLimit  // the soft limit on Go's heap (memory.go)
 	bandwidth float64      // measured read GB/s, 0 unknown
 	ceiling   perf.Ceiling // the probes behind it
 	measuring bool

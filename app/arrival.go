@@ -111,6 +111,7 @@ func (u *UI) finish(gen int, run *trace.Run, err error) {
 	}
 	u.dirty = true
 	u.refreshPanels()
+	u.mem.decoding()
 	u.mem.keepHeadroom()
 	u.continueChain(err)
 	u.lessonRunFinished()

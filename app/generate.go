@@ -204,6 +204,9 @@ func (u *UI) deliver(gen int, evs *events) {
 	}
 	u.attention = trace.TrimAttention(u.attention, liveAttnBudget, u.pinnedAttention())
 	u.refreshPanels()
+	if len(u.steps) > 0 {
+		u.mem.decoding()
+	}
 	u.mem.keepHeadroom()
 }
 

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -30,7 +31,8 @@ const heapSlack = 24 << 20
 // memoryLimit is the soft limit on Go's memory (debug.SetMemoryLimit);
 // 0 when none was set (the user's GOMEMLIMIT stands).
 type memoryLimit struct {
-	limit int64
+	limit   int64
+	pending int64 // the limit of the run under way, set once it decodes
 }
 
 // userMemoryLimit reports a GOMEMLIMIT of the user's, which wins.
@@ -39,18 +41,33 @@ func userMemoryLimit() bool {
 	return set
 }
 
-// forRun sets the limit for a run of nPrompt + maxTokens positions
+// forRun works out the limit for a run of nPrompt + maxTokens positions
 // recorded with opt, once the last run's records were let go (begin,
 // slimHistory): what the window holds now, measured by one collection
 // (tens of milliseconds, once a run), plus what the run will record
-// (runHeap) and heapSlack.
+// (runHeap) and heapSlack. It applies from the first decode step
+// (decoding): prefill's scratch (a 512-token chunk through the MLP: tens
+// of MB on a 1.5B model) is not in runHeap, and under the limit a
+// 3,139-token prefill spent a tenth of its CPU collecting.
 func (m *memoryLimit) forRun(info trace.ModelInfo, nPrompt, maxTokens int, opt engine.GenerateOptions) {
 	if userMemoryLimit() {
 		return
 	}
 	runtime.GC()
 	live := liveHeap()
-	m.set(live + runHeap(info, nPrompt, maxTokens, opt) + slack(live))
+	m.set(math.MaxInt64)
+	m.pending = live + runHeap(info, nPrompt, maxTokens, opt) + slack(live)
+}
+
+// decoding sets the run's limit once its first tokens came, never under
+// the live heap and its slack.
+func (m *memoryLimit) decoding() {
+	if m.pending == 0 {
+		return
+	}
+	live := liveHeap()
+	m.set(max(m.pending, live+slack(live)))
+	m.pending = 0
 }
 
 // slack is heapSlack, or a quarter of the live heap when that is more:
@@ -64,7 +81,7 @@ func slack(live int64) int64 { return max(heapSlack, live/4) }
 // foreseen): a limit under the live heap would make Go collect without
 // end, on the engine's cores.
 func (m *memoryLimit) keepHeadroom() {
-	if m.limit == 0 {
+	if m.limit == 0 || m.limit == math.MaxInt64 {
 		return
 	}
 	if live := liveHeap(); live+slack(live)/2 > m.limit {

@@ -12,6 +12,7 @@ import (
 	"loupe/engine/pool"
 	"loupe/kernels"
 	"loupe/trace"
+	"loupe/views"
 )
 
 // A generation hands its events to the window in batches, and each batch
@@ -66,6 +67,9 @@ func (u *UI) generate() {
 		return
 	}
 	u.saveKnobs()
+	if views.NeedsLargeFont(prompt) && views.DrawLargeFonts(true) {
+		u.dirty = true // the stream's earlier tokens may now draw what they wrote U+XXXX
+	}
 	u.model.Display(u.info, cpuLine(), modelKernelLine(u.backend))
 	u.pending = req
 	u.begin(prompt, ids, s)

@@ -3,6 +3,7 @@ package views
 import (
 	"bytes"
 	"os"
+	"strings"
 	"sync"
 
 	"fyne.io/fyne/v2"
@@ -27,8 +28,52 @@ var glyphs struct {
 	once   sync.Once
 	mu     sync.Mutex
 	own    []font.Cmap        // Fyne's fonts' character maps
-	system []fontscan.RuneSet // the system fonts' coverage, from fontscan's index
+	system []fontscan.RuneSet // the small system fonts' coverage, from fontscan's index
+	large  []fontscan.RuneSet // the large ones' (CJK): drawn from only when DrawLargeFonts
+	useBig bool
 	known  map[rune]bool
+}
+
+// DrawLargeFonts lets the token stream draw characters that only a large
+// system font has (maxFallbackFont) when the text the user writes needs
+// one (NeedsLargeFont) or the user's locale is Chinese, Japanese or
+// Korean: a class that works in that script reads its tokens, and a
+// random CJK token in an English lesson, which would cost a CJK font's
+// tens of MB, is written U+XXXX. It reports whether the choice changed.
+func DrawLargeFonts(on bool) bool {
+	glyphs.once.Do(loadGlyphs)
+	glyphs.mu.Lock()
+	defer glyphs.mu.Unlock()
+	if on == glyphs.useBig {
+		return false
+	}
+	glyphs.useBig, glyphs.known = on, map[rune]bool{}
+	return true
+}
+
+// NeedsLargeFont reports whether text has a character that no small font
+// has and a large one does: the user writes in a script such as Chinese.
+func NeedsLargeFont(text string) bool {
+	glyphs.once.Do(loadGlyphs)
+	glyphs.mu.Lock()
+	defer glyphs.mu.Unlock()
+	for _, r := range text {
+		if r >= 0x80 && !hasSmallGlyph(r) && covers(glyphs.large, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// CJKLocale reports whether the locale environment (LC_ALL, LC_CTYPE,
+// LANG, in POSIX order) names Chinese, Japanese or Korean.
+func CJKLocale(getenv func(string) string) bool {
+	for _, k := range []string{"LC_ALL", "LC_CTYPE", "LANG"} {
+		if v := getenv(k); v != "" {
+			return strings.HasPrefix(v, "zh") || strings.HasPrefix(v, "ja") || strings.HasPrefix(v, "ko")
+		}
+	}
+	return false
 }
 
 // CanDraw reports whether the window has a glyph for r.
@@ -48,12 +93,21 @@ func CanDraw(r rune) bool {
 }
 
 func hasGlyph(r rune) bool {
+	return hasSmallGlyph(r) || glyphs.useBig && covers(glyphs.large, r)
+}
+
+// hasSmallGlyph: Fyne's own fonts, then the small system fonts.
+func hasSmallGlyph(r rune) bool {
 	for _, c := range glyphs.own {
 		if _, ok := c.Lookup(r); ok {
 			return true
 		}
 	}
-	for _, runes := range glyphs.system {
+	return covers(glyphs.system, r)
+}
+
+func covers(sets []fontscan.RuneSet, r rune) bool {
+	for _, runes := range sets {
 		if runes.Contains(r) {
 			return true
 		}
@@ -78,19 +132,22 @@ func loadGlyphs() {
 		}
 	}
 	fps, _ := fontscan.SystemFonts(quiet{}, "") // none read: only Fyne's own fonts count
-	glyphs.system = smallFonts(fps, fileSize)
+	glyphs.system, glyphs.large = smallFonts(fps, fileSize)
+	glyphs.useBig = CJKLocale(os.Getenv)
 }
 
 // smallFonts is the coverage of the fonts whose files weigh at most
-// maxFallbackFont bytes.
-func smallFonts(fps []fontscan.Footprint, size func(file string) int64) []fontscan.RuneSet {
-	var out []fontscan.RuneSet
+// maxFallbackFont bytes, and that of the larger ones.
+func smallFonts(fps []fontscan.Footprint, size func(file string) int64) (small, large []fontscan.RuneSet) {
 	for _, fp := range fps {
-		if n := size(fp.Location.File); n > 0 && n <= maxFallbackFont {
-			out = append(out, fp.Runes)
+		switch n := size(fp.Location.File); {
+		case n > 0 && n <= maxFallbackFont:
+			small = append(small, fp.Runes)
+		case n > maxFallbackFont:
+			large = append(large, fp.Runes)
 		}
 	}
-	return out
+	return small, large
 }
 
 // fileSize is a file's size, 0 when unknown.
@@ -103,7 +160,8 @@ func fileSize(path string) int64 {
 }
 
 // maxFallbackFont is the largest system font file a token's character is
-// drawn from; a character only larger fonts have is written U+XXXX. Fyne
+// drawn from unless DrawLargeFonts; a character only larger fonts have is
+// then written U+XXXX. Fyne
 // parses a fallback font whole and keeps it: Droid Sans Fallback (4 MB,
 // CJK) took 18 MB of heap for one random token, Noto Sans CJK (16-20 MB
 // files) takes several times that. The fonts of alphabetic scripts

@@ -127,16 +127,55 @@ func TestSmallFontsOnly(t *testing.T) {
 	large.Add('你')
 	fps := []fontscan.Footprint{{Location: font.FontID{File: "cjk.ttc"}, Runes: large}, {Location: font.FontID{File: "dejavu.ttf"}, Runes: small}}
 	sizes := map[string]int64{"cjk.ttc": 19 << 20, "dejavu.ttf": 700 << 10}
-	got := smallFonts(fps, func(f string) int64 { return sizes[f] })
-	covers := func(r rune) bool {
-		for _, rs := range got {
-			if rs.Contains(r) {
-				return true
-			}
-		}
-		return false
+	got, big := smallFonts(fps, func(f string) int64 { return sizes[f] })
+	if len(got) != 1 || !covers(got, 'ж') || covers(got, '你') {
+		t.Errorf("%d fonts kept; ж %v, 你 %v", len(got), covers(got, 'ж'), covers(got, '你'))
 	}
-	if len(got) != 1 || !covers('ж') || covers('你') {
-		t.Errorf("%d fonts kept; ж %v, 你 %v", len(got), covers('ж'), covers('你'))
+	if len(big) != 1 || !covers(big, '你') {
+		t.Errorf("%d large fonts; 你 %v", len(big), covers(big, '你'))
+	}
+}
+
+// TestDrawLargeFonts: a character only a large font has is drawn once the
+// user writes in its script (NeedsLargeFont) or works in a CJK locale,
+// and written U+XXXX otherwise; the answers kept for CanDraw follow the
+// switch.
+func TestDrawLargeFonts(t *testing.T) {
+	glyphs.once.Do(loadGlyphs)
+	glyphs.mu.Lock()
+	savedLarge, savedUse := glyphs.large, glyphs.useBig
+	var large fontscan.RuneSet
+	large.Add('你')
+	glyphs.large, glyphs.useBig, glyphs.known = []fontscan.RuneSet{large}, false, map[rune]bool{}
+	glyphs.mu.Unlock()
+	defer func() {
+		glyphs.mu.Lock()
+		glyphs.large, glyphs.useBig, glyphs.known = savedLarge, savedUse, map[rune]bool{}
+		glyphs.mu.Unlock()
+	}()
+	if CanDraw('你') && !hasSmallGlyph('你') {
+		t.Fatal("a large font's character drawn before the user writes in its script")
+	}
+	if NeedsLargeFont("My cat is purple.") || !NeedsLargeFont("我的猫是紫色的。你") {
+		t.Error("NeedsLargeFont: wrong for an English or a Chinese prompt")
+	}
+	if !DrawLargeFonts(true) || !CanDraw('你') || Shown("你") != "你" {
+		t.Errorf("after DrawLargeFonts(true): CanDraw %v, shown %q", CanDraw('你'), Shown("你"))
+	}
+	if DrawLargeFonts(true) {
+		t.Error("DrawLargeFonts(true) twice reports a change")
+	}
+	for env, want := range map[string]bool{"zh_CN.UTF-8": true, "ja_JP.UTF-8": true, "ko_KR": true, "en_GB.UTF-8": false, "": false} {
+		if got := CJKLocale(func(k string) string {
+			if k == "LANG" {
+				return env
+			}
+			return ""
+		}); got != want {
+			t.Errorf("CJKLocale(LANG=%q) = %v", env, got)
+		}
+	}
+	if !CJKLocale(func(k string) string { return map[string]string{"LC_ALL": "zh_TW", "LANG": "en_US"}[k] }) {
+		t.Error("LC_ALL wins over LANG")
 	}
 }

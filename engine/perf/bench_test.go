@@ -92,7 +92,8 @@ func TestWriteText(t *testing.T) {
 	var b bytes.Buffer
 	WriteText(&b, r)
 	for _, want := range []string{"kernels avx512bf16 (bf16 arithmetic), 2 threads", "17 tokens in 0.080 s", "GB/s read bandwidth",
-		"read (prefill)", "write (decode)", "98.9 %", "peak RSS 3.40 GB", "0.50 of 2 threads busy (the machine is busy"} {
+		"read (prefill)", "write (decode)", "98.9 %", "peak RSS 3.40 GB", "0.50 of 2 threads busy (the machine is busy",
+		"arithmetic  prefill rounds activations to bf16 (faster"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, b.String())
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"loupe/format"
 	"loupe/trace"
 )
 
@@ -213,6 +214,7 @@ func WriteText(w io.Writer, r Report) {
 	}
 	fmt.Fprintf(w, "model       %s (%.2f GB), kernels %s (%s arithmetic), %d threads, probes %s, median of %d runs\n",
 		r.Model, float64(r.ModelBytes)/1e9, r.Kernels, arithmeticOr(r.Arithmetic), r.Threads, probes, r.Repeat)
+	fmt.Fprintf(w, "arithmetic  %s\n", format.Arithmetic(arithmeticOr(r.Arithmetic)))
 	if r.QuantArithmetic != "" {
 		fmt.Fprintf(w, "quantised   %s\n", r.QuantArithmetic)
 	}

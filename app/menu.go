@@ -72,7 +72,7 @@ func (u *UI) buildMenu() {
 // recentLabel names a recent model as people know it: name is the one
 // the model had when it was loaded (a GGUF's general.name, a Hub repo id);
 // "" names it from its path alone. Where it lies comes after, short: two
-// copies of a model stay apart without the path taking the lead.
+// copies of a model stay apart, and the name still comes first.
 func recentLabel(path, name string) string {
 	if name == "" {
 		name = engine.NameFromPath(path)

@@ -26,7 +26,7 @@ const readmeMaxLines = 200
 // session, a token that leads at a layer) do not match.
 var processWords = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)\bsessions? \d+\b`),
-	regexp.MustCompile(`(?i)\(the[ ]lead\b|\bby the[ ]lead\b|\bthe[ ]lead (wrote|found|measured|decided|asked|said)\b`),
+	regexp.MustCompile(`(?i)\bthe[ ]lead\b`),
 	regexp.MustCompile(`(?i)\blanding (bar|rule)s?\b`),
 	regexp.MustCompile(`(?i)\bissues? #?\d+`),
 	regexp.MustCompile(`(?i)\bthe issue('s| spells| asks| says)\b`),
@@ -111,9 +111,14 @@ func textFiles(t *testing.T) map[string][]byte {
 	return texts
 }
 
-// TestNoProcessWords: no file speaks of how the project was made.
+// TestNoProcessWords: no file speaks of how the project was made. The
+// public-domain texts under testdata/texts are other people's words
+// ("heaving the lead" is a sailor's sounding line), not the project's.
 func TestNoProcessWords(t *testing.T) {
 	for path, b := range textFiles(t) {
+		if strings.HasPrefix(filepath.ToSlash(path), "testdata/texts/") {
+			continue
+		}
 		for i, line := range strings.Split(string(b), "\n") {
 			for _, re := range processWords {
 				if m := re.FindString(line); m != "" {

@@ -67,22 +67,10 @@ func TestMoEJSON(t *testing.T) {
 			if err := genmodel.Write(dir, tc.shape, 2, "bf16"); err != nil {
 				t.Fatal(err)
 			}
-			code, out, errs := runCLI("--model", dir, "--prompt", "Which experts", "--max-tokens", "3", "--json")
-			if code != 0 {
-				t.Fatalf("run: exit %d: %s", code, errs)
+			for _, tok := range runRouting(t, "--model", dir, "--prompt", "Which experts", "--max-tokens", "3", "--json") {
+				checkRouting(t, "run", tok, tc.layers, tc.E, tc.k, tc.norm)
 			}
-			var r struct {
-				Tokens []struct {
-					Experts []routing `json:"experts"`
-				} `json:"tokens"`
-			}
-			if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.Tokens) == 0 {
-				t.Fatalf("run --json: %v, %d tokens", err, len(r.Tokens))
-			}
-			for _, tok := range r.Tokens {
-				checkRouting(t, "run", tok.Experts, tc.layers, tc.E, tc.k, tc.norm)
-			}
-			code, out, errs = inspectCLI("--model", dir, "--prompt", "Which experts", "--pos", "1", "--json")
+			code, out, errs := inspectCLI("--model", dir, "--prompt", "Which experts", "--pos", "1", "--json")
 			if code != 0 {
 				t.Fatalf("inspect: exit %d: %s", code, errs)
 			}
@@ -133,19 +121,7 @@ func TestInspectCounterfactual(t *testing.T) {
 	if len(cf.DisableExperts) != 2 || cf.DisableExperts[1].Layer != 1 || cf.TopKExperts != 1 {
 		t.Errorf("JSON records disable_experts %v, top_k_experts %d", cf.DisableExperts, cf.TopKExperts)
 	}
-	code, out, errs := runCLI("--model", dir, "--prompt", prompt, "--max-tokens", "1", "--json", "--disable-experts", off, "--top-k-experts", "1")
-	if code != 0 {
-		t.Fatalf("run: exit %d: %s", code, errs)
-	}
-	var r struct {
-		Tokens []struct {
-			Experts []routing `json:"experts"`
-		} `json:"tokens"`
-	}
-	if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.Tokens) != 1 {
-		t.Fatalf("run --json: %v, %d tokens", err, len(r.Tokens))
-	}
-	for l, want := range r.Tokens[0].Experts {
+	for l, want := range runRouting(t, "--model", dir, "--prompt", prompt, "--max-tokens", "1", "--json", "--disable-experts", off, "--top-k-experts", "1")[0] {
 		got := cf.Experts[l]
 		if got.IDs[0] == plain.Experts[l].IDs[0] || fmt.Sprint(got.IDs) != fmt.Sprint(want.IDs) {
 			t.Errorf("layer %d: inspect runs experts %v, run %v (switched off: %d)", l, got.IDs, want.IDs, plain.Experts[l].IDs[0])
@@ -156,7 +132,7 @@ func TestInspectCounterfactual(t *testing.T) {
 			}
 		}
 	}
-	code, out, errs = inspectCLI("--model", dir, "--prompt", prompt, "--disable-experts", off, "--top-k-experts", "1")
+	code, out, errs := inspectCLI("--model", dir, "--prompt", prompt, "--disable-experts", off, "--top-k-experts", "1")
 	if code != 0 || !strings.Contains(out, "experts switched off (layer:expert from 0): "+strings.ReplaceAll(off, ",", ", ")) ||
 		!strings.Contains(out, "top-k experts: 1") || !strings.Contains(out, "mlp layer 0: mixture-of-experts layer") ||
 		!strings.Contains(out, "kv layer 0 head 0: 4 tokens") {
@@ -223,4 +199,27 @@ func TestBenchMoEBytesPerToken(t *testing.T) {
 	if r.Decode.ShareOfBandwidth <= 0 || math.Abs(r.Decode.ShareOfBandwidth-r.Decode.GBs/40) > 1e-12 {
 		t.Errorf("share of bandwidth %v for %v GB/s of 40", r.Decode.ShareOfBandwidth, r.Decode.GBs)
 	}
+}
+
+// runRouting runs `loupe run` with args (--json among them) and returns
+// each written token's routing; it must write at least one.
+func runRouting(t *testing.T, args ...string) [][]routing {
+	t.Helper()
+	code, out, errs := runCLI(args...)
+	if code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errs)
+	}
+	var r struct {
+		Tokens []struct {
+			Experts []routing `json:"experts"`
+		} `json:"tokens"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil || len(r.Tokens) == 0 {
+		t.Fatalf("run --json: %v, %d tokens", err, len(r.Tokens))
+	}
+	var routes [][]routing
+	for _, tok := range r.Tokens {
+		routes = append(routes, tok.Experts)
+	}
+	return routes
 }

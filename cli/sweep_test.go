@@ -29,9 +29,10 @@ func TestSweepBadFlags(t *testing.T) {
 	}
 }
 
-// The JSON of `loupe sweep` has exactly the names it promises, and a
-// context sweep past the model's context says where it stopped.
-func TestSweepJSON(t *testing.T) {
+// sweepModel writes a tiny bf16 model for a sweep, with a cached
+// bandwidth of 40 GB/s that the probe's lower 30 does not replace.
+func sweepModel(t *testing.T) string {
+	t.Helper()
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	dir := filepath.Join(t.TempDir(), "tiny")
 	if err := genmodel.Write(dir, "tiny", 1, "bf16"); err != nil {
@@ -40,8 +41,16 @@ func TestSweepJSON(t *testing.T) {
 	if err := perf.SaveBandwidth(perf.Bandwidth{CPU: perf.CPUName(), Threads: 1, BestGBs: 40}); err != nil {
 		t.Fatal(err)
 	}
-	defer func(f func(int) (perf.Bandwidth, error)) { reprobe = f }(reprobe)
-	reprobe = func(int) (perf.Bandwidth, error) { return perf.Bandwidth{BestGBs: 30}, nil } // lower: the cached 40 stays
+	saved := reprobe
+	t.Cleanup(func() { reprobe = saved })
+	reprobe = func(int) (perf.Bandwidth, error) { return perf.Bandwidth{BestGBs: 30}, nil }
+	return dir
+}
+
+// The JSON of `loupe sweep` has exactly the names it promises, and a
+// context sweep past the model's context says where it stopped.
+func TestSweepJSON(t *testing.T) {
+	dir := sweepModel(t)
 	var out, errb bytes.Buffer
 	args := []string{"sweep", "--model", dir, "--what", "context", "--values", "256,1k,8k", "--threads", "1",
 		"--prompt-tokens", "8", "--max-tokens", "2", "--json"}
@@ -85,16 +94,7 @@ func TestSweepKernelsJSONExact(t *testing.T) {
 	if !kernels.Supported(kernels.AVX512BF16) {
 		t.Skip("this CPU has no avx512bf16")
 	}
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	dir := filepath.Join(t.TempDir(), "tiny")
-	if err := genmodel.Write(dir, "tiny", 1, "bf16"); err != nil {
-		t.Fatal(err)
-	}
-	if err := perf.SaveBandwidth(perf.Bandwidth{CPU: perf.CPUName(), Threads: 1, BestGBs: 40}); err != nil {
-		t.Fatal(err)
-	}
-	defer func(f func(int) (perf.Bandwidth, error)) { reprobe = f }(reprobe)
-	reprobe = func(int) (perf.Bandwidth, error) { return perf.Bandwidth{BestGBs: 30}, nil }
+	dir := sweepModel(t)
 	var out, errb bytes.Buffer
 	args := []string{"sweep", "--model", dir, "--what", "kernels", "--values", "exact,avx512bf16", "--threads", "1",
 		"--prompt-tokens", "16", "--max-tokens", "2", "--json"}

@@ -205,27 +205,13 @@ func matVecQGeneric(q Quant, out []float32, w []byte, x []float32) {
 // on them, so the widening is paid once per row for all n tokens and the
 // scratch stays qPanel × cols (never the matrix). A nil ws borrows one.
 func MatMulQ(ws *Workspace, q Quant, out []float32, ldOut int, w []byte, x []float32, n, cols int) {
-	if n <= 0 || cols <= 0 {
-		return
-	}
-	if cols%q.BlockLen() != 0 {
-		panic("kernels: MatMulQ: cols not a multiple of the block")
-	}
-	if ws == nil {
-		ws = workspaces.Get().(*Workspace)
-		defer workspaces.Put(ws)
-	}
-	rb := q.RowBytes(cols)
-	rows := len(w) / rb
-	checkMatMul("MatMulQ", len(out), ldOut, len(x), n, rows, cols)
-	panel := grow(&ws.qf, qPanel*cols)
-	for r0 := 0; r0 < rows; r0 += qPanel {
-		p := min(qPanel, rows-r0)
+	forQPanels(ws, "MatMulQ", q, out, ldOut, w, x, n, cols, func(ws *Workspace, r0, p, rb int) {
+		panel := grow(&ws.qf, qPanel*cols)
 		for i := range p {
 			DequantRow(q, panel[i*cols:(i+1)*cols], w[(r0+i)*rb:])
 		}
 		cur.matMulF32(out[r0:], ldOut, panel[:p*cols], x[:n*cols], n, cols)
-	}
+	})
 }
 
 // MatMulQBF16 is MatMulQ for a prefill whose activations r holds rounded
@@ -241,11 +227,25 @@ func MatMulQBF16(ws *Workspace, q Quant, out []float32, ldOut int, w []byte, x [
 		MatMulQ(ws, q, out, ldOut, w, x, n, cols)
 		return
 	}
+	forQPanels(ws, "MatMulQBF16", q, out, ldOut, w, x, n, cols, func(ws *Workspace, r0, p, rb int) {
+		row, panel := grow(&ws.qf, cols), grow(&ws.qb, qPanel*cols)
+		for i := range p {
+			DequantRow(q, row, w[(r0+i)*rb:])
+			roundRowsBF16(panel[i*cols:(i+1)*cols], row)
+		}
+		cur.matMulBF16X(ws, out[r0:], ldOut, panel[:p*cols], x[:n*cols], r.xb[:n*cols], n, cols)
+	})
+}
+
+// forQPanels checks a quantised product's shapes and calls panel for the
+// rows r0 … r0+p-1 of each qPanel band of w (rb bytes a row), with a
+// workspace (ws, or a borrowed one when nil).
+func forQPanels(ws *Workspace, name string, q Quant, out []float32, ldOut int, w []byte, x []float32, n, cols int, panel func(ws *Workspace, r0, p, rb int)) {
 	if n <= 0 || cols <= 0 {
 		return
 	}
 	if cols%q.BlockLen() != 0 {
-		panic("kernels: MatMulQBF16: cols not a multiple of the block")
+		panic("kernels: " + name + ": cols not a multiple of the block")
 	}
 	if ws == nil {
 		ws = workspaces.Get().(*Workspace)
@@ -253,15 +253,9 @@ func MatMulQBF16(ws *Workspace, q Quant, out []float32, ldOut int, w []byte, x [
 	}
 	rb := q.RowBytes(cols)
 	rows := len(w) / rb
-	checkMatMul("MatMulQBF16", len(out), ldOut, len(x), n, rows, cols)
-	row, panel := grow(&ws.qf, cols), grow(&ws.qb, qPanel*cols)
+	checkMatMul(name, len(out), ldOut, len(x), n, rows, cols)
 	for r0 := 0; r0 < rows; r0 += qPanel {
-		p := min(qPanel, rows-r0)
-		for i := range p {
-			DequantRow(q, row, w[(r0+i)*rb:])
-			roundRowsBF16(panel[i*cols:(i+1)*cols], row)
-		}
-		cur.matMulBF16X(ws, out[r0:], ldOut, panel[:p*cols], x[:n*cols], r.xb[:n*cols], n, cols)
+		panel(ws, r0, min(qPanel, rows-r0), rb)
 	}
 }
 

@@ -79,7 +79,10 @@ var mlpParts = partsOf(partGate, partUp, partDown)
 // 6.8e-3, up 8.5e-3, down 4.5e-3, Qwen3.5's in_proj_z 1.1e-2 and out_proj
 // 7.2e-3; the MLP's three together 1.5e-2); the MoE experts move it by
 // 4.8e-4 at most, so they take bf16. So does nothing else: in_proj_b/a
-// (2.0e-3) is too small to pay for its rounding. LOUPE_PARTS_TABLE=1 go
+// (2.0e-3) is too small to pay for its rounding. The trained demo model
+// does not escape the bound either: bf16 in every product moves its
+// top-10 by 3.3e-3 over every position of three sentences.
+// LOUPE_PARTS_TABLE=1 go
 // test ./engine -run BF16Parts -v prints the table.
 var bf16Parts = partsOf(partExperts)
 

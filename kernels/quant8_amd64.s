@@ -285,6 +285,43 @@ DATA x8q5rot<>+244(SB)/4, $29
 DATA x8q5rot<>+248(SB)/4, $29
 DATA x8q5rot<>+252(SB)/4, $29
 GLOBL x8q5rot<>(SB), RODATA|NOPTR, $256
+DATA x8k4a<>+0(SB)/4, $0x03020100
+DATA x8k4a<>+4(SB)/4, $0x0b0a0908
+DATA x8k4a<>+8(SB)/4, $0x07060504
+DATA x8k4a<>+12(SB)/4, $0x0b0a0908
+GLOBL x8k4a<>(SB), RODATA|NOPTR, $16
+DATA x8k4b<>+0(SB)/4, $0x80808080
+DATA x8k4b<>+4(SB)/4, $0x03020100
+DATA x8k4b<>+8(SB)/4, $0x80808080
+DATA x8k4b<>+12(SB)/4, $0x07060504
+GLOBL x8k4b<>(SB), RODATA|NOPTR, $16
+DATA x8k4sh<>+0(SB)/4, $0x00000000
+DATA x8k4sh<>+4(SB)/4, $0x00000000
+DATA x8k4sh<>+8(SB)/4, $0x00000000
+DATA x8k4sh<>+12(SB)/4, $0x00040004
+GLOBL x8k4sh<>(SB), RODATA|NOPTR, $16
+DATA x8k4ma<>+0(SB)/4, $0x3f3f3f3f
+DATA x8k4ma<>+4(SB)/4, $0x0f0f0f0f
+DATA x8k4ma<>+8(SB)/4, $0x3f3f3f3f
+DATA x8k4ma<>+12(SB)/4, $0x0f0f0f0f
+GLOBL x8k4ma<>(SB), RODATA|NOPTR, $16
+DATA x8dsel<>+0(SB)/4, $0
+DATA x8dsel<>+4(SB)/4, $0
+DATA x8dsel<>+8(SB)/4, $0
+DATA x8dsel<>+12(SB)/4, $0
+DATA x8dsel<>+16(SB)/4, $0
+DATA x8dsel<>+20(SB)/4, $0
+DATA x8dsel<>+24(SB)/4, $0
+DATA x8dsel<>+28(SB)/4, $0
+DATA x8dsel<>+32(SB)/4, $1
+DATA x8dsel<>+36(SB)/4, $1
+DATA x8dsel<>+40(SB)/4, $1
+DATA x8dsel<>+44(SB)/4, $1
+DATA x8dsel<>+48(SB)/4, $1
+DATA x8dsel<>+52(SB)/4, $1
+DATA x8dsel<>+56(SB)/4, $1
+DATA x8dsel<>+60(SB)/4, $1
+GLOBL x8dsel<>(SB), RODATA|NOPTR, $64
 
 // func quantXVNNI(x *float32, q *int8, dc, de *float32, ng *int32, s *float32, nb int)
 //
@@ -466,14 +503,24 @@ q8end:
 //
 // out[r] = Σ over nb blocks of 144 bytes, Σ_s d·sc[s]·dx_s·Σ q·qx −
 // dmin·m[s]·Σx̂_s for the 8 sub-blocks s of 32 weights (one activation
-// block each; dc and s hold dx and dx·Σqx per block). The 32 nibble bytes of
-// sub-blocks 2j and 2j+1 go to both halves of a Z register, the high half
-// shifted right by 4: after & 0x0f it holds 64 weights in column order.
-// The 6-bit scales are unpacked as in dotQ4KAVX2. rows ≥ 1, nb ≥ 1.
+// block each; dc and s hold dx and dx·Σqx per block). The 6-bit scales
+// and mins are unpacked in vectors (VPSHUFB, word shifts, masks) into 16
+// lanes [sc, m], scaled once per block by [d, dmin]·[dx_s, Σx̂_s]. The 32
+// nibble bytes of sub-blocks 2j and 2j+1 go to both halves of a Z
+// register, the high half shifted right by 4: after & 0x0f it holds 64
+// weights in column order. rows ≥ 1, nb ≥ 1.
 TEXT ·dotRowsQ4KVNNI(SB), NOSPLIT, $0-56
 	MOVQ             w+16(FP), SI
 	VPBROADCASTD     x8c0f<>(SB), Z30
 	VMOVDQU32        x8sh04<>(SB), Z29
+	VMOVDQU32        x8k4a<>(SB), X19
+	VMOVDQU32        x8k4b<>(SB), X18
+	VMOVDQU32        x8k4sh<>(SB), X17
+	VMOVDQU32        x8k4ma<>(SB), X16
+	VPBROADCASTD     x8c30<>(SB), X15
+	VMOVDQU32        x8dsel<>(SB), Z14
+	MOVL             $0xff00, AX
+	KMOVW            AX, K1                                 // the upper 8 lanes: mins
 	VMOVDQU32        x8q4idx<>+0(SB), Z20                   // lanes → sub-blocks 0, 1
 	VMOVDQU32        x8q4idx<>+64(SB), Z21                  // lanes → sub-blocks 2, 3
 	VMOVDQU32        x8q4idx<>+128(SB), Z22                 // lanes → sub-blocks 4, 5
@@ -485,82 +532,59 @@ q4row:
 	MOVQ             nb+48(FP), CX
 	VXORPS           Z0, Z0, Z0
 	VXORPS           Z1, Z1, Z1
-	VXORPS           Y10, Y10, Y10                          // Σ dmin·m·Σx
+	VXORPS           Z2, Z2, Z2
+	VXORPS           Z3, Z3, Z3
+	VXORPS           Z31, Z31, Z31
 q4block:
-	MOVL             4(SI), R8                              // u0 = scales[0:4]
-	MOVL             8(SI), R9                              // u1 = scales[4:8]
-	MOVL             12(SI), R10                            // u2 = scales[8:12]
-	MOVL             R10, R11
-	SHRL             $4, R11
-	ANDL             $0x0f0f0f0f, R11
-	MOVL             R9, R12
-	SHRL             $6, R12
-	ANDL             $0x03030303, R12
-	SHLL             $4, R12
-	ORL              R12, R11                               // m[4:8]
-	ANDL             $0x3f3f3f3f, R9                        // m[0:4]
-	MOVL             R10, R12
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R8, R13
-	SHRL             $6, R13
-	ANDL             $0x03030303, R13
-	SHLL             $4, R13
-	ORL              R13, R12                               // sc[4:8]
-	ANDL             $0x3f3f3f3f, R8                        // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R8                                // sc[0:8]
-	SHLQ             $32, R11
-	ORQ              R11, R9                                // m[0:8]
-	MOVWLZX          (SI), AX
-	VMOVD            AX, X2
-	VCVTPH2PS        X2, X2
-	VBROADCASTSS     X2, Y2
-	MOVWLZX          2(SI), AX
-	VMOVD            AX, X3
-	VCVTPH2PS        X3, X3
-	VBROADCASTSS     X3, Y3
-	VMOVQ            R8, X4
-	VPMOVZXBD        X4, Y4
-	VCVTDQ2PS        Y4, Y4
-	VMULPS           Y2, Y4, Y4
-	VMULPS           (DX), Y4, Y4                           // d·sc[s]·dx_s
-	VMOVQ            R9, X5
-	VPMOVZXBD        X5, Y5
-	VCVTDQ2PS        Y5, Y5
-	VMULPS           Y3, Y5, Y5                             // dmin·m[s]
-	VFMADD231PS      (BX), Y5, Y10                          // += dmin·m[s]·Σx̂_s
-	VBROADCASTI64X4  16(SI), Z7                             // nibbles of sub-blocks 0, 1
-	VPSRLVW          Z29, Z7, Z7
-	VPANDD           Z30, Z7, Z7
-	VPXORD           Z8, Z8, Z8
-	VPDPBUSD         0(DI), Z7, Z8
+	VMOVDQU          4(SI), X5                              // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          X19, X5, X6                            // P
+	VPSHUFB          X18, X5, X7                            // Q, zero where unused
+	VPSRLVW          X17, X6, X6                            // m[4:8] from the high nibbles
+	VPSRLW           $2, X7, X7
+	VPANDD           X15, X7, X7                            // top 2 bits of sc, m[4:8] at bits 4-5
+	VPTERNLOGD       $0xf8, X16, X6, X7                     // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X7, Z8
 	VCVTDQ2PS        Z8, Z8
-	VPERMPS          Z4, Z20, Z9
-	VFMADD231PS      Z9, Z8, Z0
+	VPBROADCASTD     (SI), X9                               // d, dmin (f16)
+	VCVTPH2PS        X9, X9
+	VPERMPS          Z9, Z14, Z9                            // [d ×8, dmin ×8]
+	VMULPS           Z9, Z8, Z8                             // [d·sc, dmin·m]
+	VMOVUPS          (DX), Y10
+	VINSERTF64X4     $1, (BX), Z10, Z10                     // [dx_s, Σx̂_s]
+	VMULPS           Z10, Z8, Z8
+	VADDPS           Z8, Z31, K1, Z31                       // += dmin·m[s]·Σx̂_s
+	VBROADCASTI64X4  16(SI), Z4                             // nibbles of sub-blocks 0, 1
+	VPSRLVW          Z29, Z4, Z4
+	VPANDD           Z30, Z4, Z4
+	VPXORD           Z5, Z5, Z5
+	VPDPBUSD         0(DI), Z4, Z5
+	VCVTDQ2PS        Z5, Z5
+	VPERMPS          Z8, Z20, Z6
+	VFMADD231PS      Z6, Z5, Z0
 	VBROADCASTI64X4  48(SI), Z11                            // nibbles of sub-blocks 2, 3
 	VPSRLVW          Z29, Z11, Z11
 	VPANDD           Z30, Z11, Z11
 	VPXORD           Z12, Z12, Z12
 	VPDPBUSD         64(DI), Z11, Z12
 	VCVTDQ2PS        Z12, Z12
-	VPERMPS          Z4, Z21, Z13
-	VFMADD231PS      Z13, Z12, Z1
-	VBROADCASTI64X4  80(SI), Z7                             // nibbles of sub-blocks 4, 5
-	VPSRLVW          Z29, Z7, Z7
-	VPANDD           Z30, Z7, Z7
-	VPXORD           Z8, Z8, Z8
-	VPDPBUSD         128(DI), Z7, Z8
-	VCVTDQ2PS        Z8, Z8
-	VPERMPS          Z4, Z22, Z9
-	VFMADD231PS      Z9, Z8, Z0
+	VPERMPS          Z8, Z21, Z7
+	VFMADD231PS      Z7, Z12, Z1
+	VBROADCASTI64X4  80(SI), Z4                             // nibbles of sub-blocks 4, 5
+	VPSRLVW          Z29, Z4, Z4
+	VPANDD           Z30, Z4, Z4
+	VPXORD           Z5, Z5, Z5
+	VPDPBUSD         128(DI), Z4, Z5
+	VCVTDQ2PS        Z5, Z5
+	VPERMPS          Z8, Z22, Z6
+	VFMADD231PS      Z6, Z5, Z2
 	VBROADCASTI64X4  112(SI), Z11                           // nibbles of sub-blocks 6, 7
 	VPSRLVW          Z29, Z11, Z11
 	VPANDD           Z30, Z11, Z11
 	VPXORD           Z12, Z12, Z12
 	VPDPBUSD         192(DI), Z11, Z12
 	VCVTDQ2PS        Z12, Z12
-	VPERMPS          Z4, Z23, Z13
-	VFMADD231PS      Z13, Z12, Z1
+	VPERMPS          Z8, Z23, Z7
+	VFMADD231PS      Z7, Z12, Z3
 	ADDQ             $144, SI
 	ADDQ             $256, DI
 	ADDQ             $32, DX
@@ -568,7 +592,9 @@ q4block:
 	DECQ             CX
 	JNZ              q4block
 	VADDPS           Z1, Z0, Z0
-	VSUBPS           Z10, Z0, Z0
+	VADDPS           Z3, Z2, Z2
+	VADDPS           Z2, Z0, Z0
+	VSUBPS           Z31, Z0, Z0                            // lower lanes of Z31 are 0
 	VEXTRACTF64X4    $1, Z0, Y1
 	VADDPS           Y1, Y0, Y0
 	VEXTRACTF128     $1, Y0, X1
@@ -594,15 +620,23 @@ q4block:
 TEXT ·dotRowsQ5KVNNI(SB), NOSPLIT, $0-56
 	MOVQ             w+16(FP), SI
 	VPBROADCASTD     x8c0f<>(SB), Z30
-	VPBROADCASTD     x8c10<>(SB), Z28
 	VMOVDQU32        x8sh04<>(SB), Z29
-	VMOVDQU32        x8q4idx<>+0(SB), Z20
+	VMOVDQU32        x8k4a<>(SB), X19
+	VMOVDQU32        x8k4b<>(SB), X18
+	VMOVDQU32        x8k4sh<>(SB), X17
+	VMOVDQU32        x8k4ma<>(SB), X16
+	VPBROADCASTD     x8c30<>(SB), X15
+	VMOVDQU32        x8dsel<>(SB), Z14
+	MOVL             $0xff00, AX
+	KMOVW            AX, K1                                 // the upper 8 lanes: mins
+	VMOVDQU32        x8q4idx<>+0(SB), Z20                   // lanes → sub-blocks 0, 1
+	VMOVDQU32        x8q4idx<>+64(SB), Z21                  // lanes → sub-blocks 2, 3
+	VMOVDQU32        x8q4idx<>+128(SB), Z22                 // lanes → sub-blocks 4, 5
+	VMOVDQU32        x8q4idx<>+192(SB), Z23                 // lanes → sub-blocks 6, 7
+	VPBROADCASTD     x8c10<>(SB), Z28
 	VMOVDQU32        x8q5rot<>+0(SB), Z24
-	VMOVDQU32        x8q4idx<>+64(SB), Z21
 	VMOVDQU32        x8q5rot<>+64(SB), Z25
-	VMOVDQU32        x8q4idx<>+128(SB), Z22
 	VMOVDQU32        x8q5rot<>+128(SB), Z26
-	VMOVDQU32        x8q4idx<>+192(SB), Z23
 	VMOVDQU32        x8q5rot<>+192(SB), Z27
 q5row:
 	MOVQ             xq+24(FP), DI
@@ -611,95 +645,68 @@ q5row:
 	MOVQ             nb+48(FP), CX
 	VXORPS           Z0, Z0, Z0
 	VXORPS           Z1, Z1, Z1
-	VXORPS           Y10, Y10, Y10                          // Σ dmin·m·Σx̂
+	VXORPS           Z2, Z2, Z2
+	VXORPS           Z3, Z3, Z3
+	VXORPS           Z31, Z31, Z31
 q5block:
-	MOVL             4(SI), R8                              // u0 = scales[0:4]
-	MOVL             8(SI), R9                              // u1 = scales[4:8]
-	MOVL             12(SI), R10                            // u2 = scales[8:12]
-	MOVL             R10, R11
-	SHRL             $4, R11
-	ANDL             $0x0f0f0f0f, R11
-	MOVL             R9, R12
-	SHRL             $6, R12
-	ANDL             $0x03030303, R12
-	SHLL             $4, R12
-	ORL              R12, R11                               // m[4:8]
-	ANDL             $0x3f3f3f3f, R9                        // m[0:4]
-	MOVL             R10, R12
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R8, R13
-	SHRL             $6, R13
-	ANDL             $0x03030303, R13
-	SHLL             $4, R13
-	ORL              R13, R12                               // sc[4:8]
-	ANDL             $0x3f3f3f3f, R8                        // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R8                                // sc[0:8]
-	SHLQ             $32, R11
-	ORQ              R11, R9                                // m[0:8]
-	MOVWLZX          (SI), AX
-	VMOVD            AX, X2
-	VCVTPH2PS        X2, X2
-	VBROADCASTSS     X2, Y2
-	MOVWLZX          2(SI), AX
-	VMOVD            AX, X3
-	VCVTPH2PS        X3, X3
-	VBROADCASTSS     X3, Y3
-	VMOVQ            R8, X4
-	VPMOVZXBD        X4, Y4
-	VCVTDQ2PS        Y4, Y4
-	VMULPS           Y2, Y4, Y4
-	VMULPS           (DX), Y4, Y4                           // d·sc[s]·dx_s
-	VMOVQ            R9, X5
-	VPMOVZXBD        X5, Y5
-	VCVTDQ2PS        Y5, Y5
-	VMULPS           Y3, Y5, Y5                             // dmin·m[s]
-	VFMADD231PS      (BX), Y5, Y10
-	VBROADCASTI64X4  16(SI), Z6                             // qh, both halves
-	VBROADCASTI64X4  48(SI), Z7                             // nibbles of sub-blocks 0, 1
-	VPSRLVW          Z29, Z7, Z7
-	VPANDD           Z30, Z7, Z7
-	VPROLVD          Z24, Z6, Z14
-	VPANDD           Z28, Z14, Z14                          // 16 × the fifth bit
-	VPORD            Z14, Z7, Z7
-	VPXORD           Z8, Z8, Z8
-	VPDPBUSD         0(DI), Z7, Z8
+	VMOVDQU          4(SI), X5                              // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          X19, X5, X6                            // P
+	VPSHUFB          X18, X5, X7                            // Q, zero where unused
+	VPSRLVW          X17, X6, X6                            // m[4:8] from the high nibbles
+	VPSRLW           $2, X7, X7
+	VPANDD           X15, X7, X7                            // top 2 bits of sc, m[4:8] at bits 4-5
+	VPTERNLOGD       $0xf8, X16, X6, X7                     // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X7, Z8
 	VCVTDQ2PS        Z8, Z8
-	VPERMPS          Z4, Z20, Z9
-	VFMADD231PS      Z9, Z8, Z0
+	VPBROADCASTD     (SI), X9                               // d, dmin (f16)
+	VCVTPH2PS        X9, X9
+	VPERMPS          Z9, Z14, Z9                            // [d ×8, dmin ×8]
+	VMULPS           Z9, Z8, Z8                             // [d·sc, dmin·m]
+	VMOVUPS          (DX), Y10
+	VINSERTF64X4     $1, (BX), Z10, Z10                     // [dx_s, Σx̂_s]
+	VMULPS           Z10, Z8, Z8
+	VADDPS           Z8, Z31, K1, Z31                       // += dmin·m[s]·Σx̂_s
+	VBROADCASTI64X4  16(SI), Z13                            // qh, both halves
+	VBROADCASTI64X4  48(SI), Z4                             // nibbles of sub-blocks 0, 1
+	VPSRLVW          Z29, Z4, Z4
+	VPROLVD          Z24, Z13, Z9
+	VPANDD           Z28, Z9, Z9                            // 16 × the fifth bit
+	VPTERNLOGD       $0xf8, Z30, Z4, Z9                     // q = nibble | 16·bit
+	VPXORD           Z5, Z5, Z5
+	VPDPBUSD         0(DI), Z9, Z5
+	VCVTDQ2PS        Z5, Z5
+	VPERMPS          Z8, Z20, Z6
+	VFMADD231PS      Z6, Z5, Z0
 	VBROADCASTI64X4  80(SI), Z11                            // nibbles of sub-blocks 2, 3
 	VPSRLVW          Z29, Z11, Z11
-	VPANDD           Z30, Z11, Z11
-	VPROLVD          Z25, Z6, Z15
-	VPANDD           Z28, Z15, Z15                          // 16 × the fifth bit
-	VPORD            Z15, Z11, Z11
+	VPROLVD          Z25, Z13, Z10
+	VPANDD           Z28, Z10, Z10                          // 16 × the fifth bit
+	VPTERNLOGD       $0xf8, Z30, Z11, Z10                   // q = nibble | 16·bit
 	VPXORD           Z12, Z12, Z12
-	VPDPBUSD         64(DI), Z11, Z12
+	VPDPBUSD         64(DI), Z10, Z12
 	VCVTDQ2PS        Z12, Z12
-	VPERMPS          Z4, Z21, Z13
-	VFMADD231PS      Z13, Z12, Z1
-	VBROADCASTI64X4  112(SI), Z7                            // nibbles of sub-blocks 4, 5
-	VPSRLVW          Z29, Z7, Z7
-	VPANDD           Z30, Z7, Z7
-	VPROLVD          Z26, Z6, Z14
-	VPANDD           Z28, Z14, Z14                          // 16 × the fifth bit
-	VPORD            Z14, Z7, Z7
-	VPXORD           Z8, Z8, Z8
-	VPDPBUSD         128(DI), Z7, Z8
-	VCVTDQ2PS        Z8, Z8
-	VPERMPS          Z4, Z22, Z9
-	VFMADD231PS      Z9, Z8, Z0
+	VPERMPS          Z8, Z21, Z7
+	VFMADD231PS      Z7, Z12, Z1
+	VBROADCASTI64X4  112(SI), Z4                            // nibbles of sub-blocks 4, 5
+	VPSRLVW          Z29, Z4, Z4
+	VPROLVD          Z26, Z13, Z9
+	VPANDD           Z28, Z9, Z9                            // 16 × the fifth bit
+	VPTERNLOGD       $0xf8, Z30, Z4, Z9                     // q = nibble | 16·bit
+	VPXORD           Z5, Z5, Z5
+	VPDPBUSD         128(DI), Z9, Z5
+	VCVTDQ2PS        Z5, Z5
+	VPERMPS          Z8, Z22, Z6
+	VFMADD231PS      Z6, Z5, Z2
 	VBROADCASTI64X4  144(SI), Z11                           // nibbles of sub-blocks 6, 7
 	VPSRLVW          Z29, Z11, Z11
-	VPANDD           Z30, Z11, Z11
-	VPROLVD          Z27, Z6, Z15
-	VPANDD           Z28, Z15, Z15                          // 16 × the fifth bit
-	VPORD            Z15, Z11, Z11
+	VPROLVD          Z27, Z13, Z10
+	VPANDD           Z28, Z10, Z10                          // 16 × the fifth bit
+	VPTERNLOGD       $0xf8, Z30, Z11, Z10                   // q = nibble | 16·bit
 	VPXORD           Z12, Z12, Z12
-	VPDPBUSD         192(DI), Z11, Z12
+	VPDPBUSD         192(DI), Z10, Z12
 	VCVTDQ2PS        Z12, Z12
-	VPERMPS          Z4, Z23, Z13
-	VFMADD231PS      Z13, Z12, Z1
+	VPERMPS          Z8, Z23, Z7
+	VFMADD231PS      Z7, Z12, Z3
 	ADDQ             $176, SI
 	ADDQ             $256, DI
 	ADDQ             $32, DX
@@ -707,7 +714,9 @@ q5block:
 	DECQ             CX
 	JNZ              q5block
 	VADDPS           Z1, Z0, Z0
-	VSUBPS           Z10, Z0, Z0
+	VADDPS           Z3, Z2, Z2
+	VADDPS           Z2, Z0, Z0
+	VSUBPS           Z31, Z0, Z0                            // lower lanes of Z31 are 0
 	VEXTRACTF64X4    $1, Z0, Y1
 	VADDPS           Y1, Y0, Y0
 	VEXTRACTF128     $1, Y0, X1

@@ -24,6 +24,8 @@ import (
 
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
+
+	"loupe/kernels"
 )
 
 // AppID is the Fyne application id (preferences live under it).
@@ -151,7 +153,7 @@ func windowFlags(o *Options) *flag.FlagSet {
 	fs.IntVar(&o.MaxTokens, "max-tokens", 0, "tokens to generate (0: keep the setting)")
 	fs.StringVar(&o.Screenshot, "screenshot", "", "save the window as PNG to this file once the generation ends")
 	fs.BoolVar(&o.Quit, "quit", false, "exit after the screenshot")
-	fs.StringVar(&o.Kernels, "kernels", "", "kernels: auto (the fastest, bf16 activations where the CPU has them), exact (every product in fp32), avx512bf16, avx512, avx2, generic; default LOUPE_KERNELS or auto")
+	fs.StringVar(&o.Kernels, "kernels", "", kernels.FlagHelp)
 	fs.IntVar(&o.Threads, "threads", -1, "worker threads (0: all cores)")
 	fs.StringVar(&o.Tab, "tab", "", "panel to show: "+strings.Join(tabNames, ", "))
 	fs.StringVar(&o.Ablate, "ablate", "", "after generating, switch these heads off and compare: L:H[,L:H...] (0-based), top:N or random:N:SEED")

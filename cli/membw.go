@@ -80,7 +80,7 @@ func runMembw(args []string, stdout, stderr io.Writer) int {
 }
 
 // kernelsHelp is the --kernels flag's help of every command.
-const kernelsHelp = "kernels: auto (the fastest, bf16 activations only in the parts of a model that keep the top-10 within 3e-3 of float64), exact (the fastest with every product in fp32), avx512bf16, avx512, avx2, generic; default LOUPE_KERNELS or auto"
+const kernelsHelp = kernels.FlagHelp
 
 // setKernels selects the kernels by name: "auto" the fastest level and its
 // arithmetic, "exact" the fastest with every product in fp32, or a level.

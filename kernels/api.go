@@ -92,6 +92,10 @@ func init() {
 	active, cur = l, setFor(l)
 }
 
+// FlagHelp is the help of every --kernels flag (the window's and each
+// command's): the names Choose takes and what each arithmetic means.
+const FlagHelp = "kernels: auto (the fastest, bf16 activations only in the parts of a model that keep the top-10 within 3e-3 of float64), exact (the fastest with every product in fp32), avx512bf16, avx512, avx2, generic; default LOUPE_KERNELS or auto"
+
 // Choose applies a --kernels / LOUPE_KERNELS name: "auto" is Best() with
 // the selective arithmetic (bf16 activations only where the caller's
 // policy allows them, SetSelective(true)), "exact" is BestExact() with

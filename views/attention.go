@@ -93,7 +93,11 @@ func NewAttentionPanel() *AttentionPanel {
 	p.MeansAxes = NewAxes(p.Means, nil, nil)
 	p.MeansAxes.ColTitle = "mean of heads"
 	p.Caption = caption("")
-	p.gridBox = container.NewVBox(container.NewHBox(p.GridAxes, p.MeansAxes), container.NewHBox(newLegend(), p.Scale))
+	// The colour scale stands beside the grid, top value above, 0 below:
+	// under it, a deep model's grid or a small window pushed it out of
+	// sight.
+	scale := container.NewVBox(p.Scale, newLegend(), widget.NewLabel("0 %"))
+	p.gridBox = container.NewHBox(p.GridAxes, p.MeansAxes, scale)
 	p.content = container.NewVBox()
 	p.ExtendBaseWidget(p)
 	p.render()
@@ -127,15 +131,16 @@ func (p *AttentionPanel) SetSelectedHeads(hs []trace.Head) {
 	p.Grid.SetSelected(cells)
 }
 
-// newLegend is the colour ramp of the grid, from 0 to the scale's top.
+// newLegend is the colour ramp of the grid, upright: 0 at the bottom,
+// the scale's top above.
 func newLegend() *Heatmap {
-	legend := NewHeatmap(8, 14)
-	legend.Gapless = true
-	ramp := make([]float64, 32)
+	legend := NewHeatmap(16, 4)
+	legend.Gapless, legend.BottomUp = true, true
+	ramp := make([][]float64, 32)
 	for i := range ramp {
-		ramp[i] = float64(i) / 31
+		ramp[i] = []float64{float64(i) / 31}
 	}
-	legend.SetValues([][]float64{ramp})
+	legend.SetValues(ramp)
 	return legend
 }
 
@@ -182,7 +187,7 @@ func (p *AttentionPanel) Display(info trace.ModelInfo, toks []trace.Token, att [
 	p.sizeGrid(len(g), len(g[0]))
 	top := stats.ScaleMax(g)
 	p.Grid.Max, p.Means.Max = top, top
-	p.Scale.SetText(fmt.Sprintf("0 … %.0f %%", 100*top))
+	p.Scale.SetText(fmt.Sprintf("%.0f %%", 100*top))
 	p.Grid.SetValues(g)
 	p.Caption.SetText(fmt.Sprintf("Each cell is one head: the share of its attention that %s pays to %s. Rows are the layers %s (the first at the bottom), columns the heads %s; the bars on the right are each layer's mean.",
 		p.tokName(query), p.tokName(source), Numbers.Range(len(g)), Numbers.Range(len(g[0]))))

@@ -20,7 +20,8 @@ type QuantizedX struct {
 	q    []int8    // [cols] round(x_c/dx_b), |q| ≤ 127
 	dc   []float32 // [cols/32] dx_b, one per block
 	de   []float32 // [cols/4] dx_b for every 4 columns: the lanes of a VPDPBUSD result
-	ng   []int32   // [cols/4] −Σ of each 4 consecutive q (unsigned-weight offsets)
+	n128 []int32   // [cols/4] −128·Σ of each 4 consecutive q: Q8_0's lanes start there (weights + 128)
+	n32  []int32   // [cols/4] −32·Σ of each 4 q: Q6_K's (its weights − 32)
 	s    []float32 // [cols/32] dx_b·Σ q_c over the block: Σ x̂ for the mins of Q4_K
 	cols int
 }
@@ -41,7 +42,8 @@ func (a *QuantizedX) Quantize(x []float32) {
 	grow(&a.q, n)
 	grow(&a.dc, n/32)
 	grow(&a.de, n/4)
-	grow(&a.ng, n/4)
+	grow(&a.n128, n/4)
+	grow(&a.n32, n/4)
 	grow(&a.s, n/32)
 	if n > 0 {
 		cur.quantizeX(a, x)
@@ -77,7 +79,8 @@ func quantizeXGeneric(a *QuantizedX, x []float32) {
 		a.dc[b], a.s[b] = d, d*float32(sum)
 		for g := range 8 {
 			a.de[b*8+g] = d
-			a.ng[b*8+g] = -int32(qb[4*g]) - int32(qb[4*g+1]) - int32(qb[4*g+2]) - int32(qb[4*g+3])
+			sum4 := int32(qb[4*g]) + int32(qb[4*g+1]) + int32(qb[4*g+2]) + int32(qb[4*g+3])
+			a.n128[b*8+g], a.n32[b*8+g] = -128*sum4, -32*sum4
 		}
 	}
 }

@@ -218,6 +218,23 @@ DATA x8dup2<>+60(SB)/4, $7
 GLOBL x8dup2<>(SB), RODATA|NOPTR, $64
 DATA x8ones16<>+0(SB)/4, $0x00010001
 GLOBL x8ones16<>(SB), RODATA|NOPTR, $4
+DATA x8d17<>+0(SB)/4, $0x00000000
+DATA x8d17<>+4(SB)/4, $0x00000000
+DATA x8d17<>+8(SB)/4, $0x00000000
+DATA x8d17<>+12(SB)/4, $0x00000000
+DATA x8d17<>+16(SB)/4, $0x00110011
+DATA x8d17<>+20(SB)/4, $0x00110011
+DATA x8d17<>+24(SB)/4, $0x00110011
+DATA x8d17<>+28(SB)/4, $0x00110011
+DATA x8d17<>+32(SB)/4, $0x00000000
+DATA x8d17<>+36(SB)/4, $0x00000000
+DATA x8d17<>+40(SB)/4, $0x00000000
+DATA x8d17<>+44(SB)/4, $0x00000000
+DATA x8d17<>+48(SB)/4, $0x00000000
+DATA x8d17<>+52(SB)/4, $0x00000000
+DATA x8d17<>+56(SB)/4, $0x00000000
+DATA x8d17<>+60(SB)/4, $0x00000000
+GLOBL x8d17<>(SB), RODATA|NOPTR, $64
 DATA x8c10<>+0(SB)/4, $0x10101010
 GLOBL x8c10<>(SB), RODATA|NOPTR, $4
 DATA x8q5rot<>+0(SB)/4, $4
@@ -323,20 +340,21 @@ DATA x8dsel<>+56(SB)/4, $1
 DATA x8dsel<>+60(SB)/4, $1
 GLOBL x8dsel<>(SB), RODATA|NOPTR, $64
 
-// func quantXVNNI(x *float32, q *int8, dc, de *float32, ng *int32, s *float32, nb int)
+// func quantXVNNI(x *float32, q *int8, dc, de *float32, n128, n32 *int32, s *float32, nb int)
 //
 // For each of nb blocks of 32 x: m = max(max|x|, 2⁻¹⁰⁰),
 // dc = m/127 (and 8 copies in de), q = x·(127/m) rounded to nearest even
-// (VCVTPS2DQ under Go's MXCSR), ng = −Σ of each 4 q (VPDPBUSD with
-// ones) and s = dc·Σq; nb ≥ 1.
-TEXT ·quantXVNNI(SB), NOSPLIT, $0-56
+// (VCVTPS2DQ under Go's MXCSR), n128 and n32 = −128·Σ and −32·Σ of each
+// 4 q (VPDPBUSD with ones) and s = dc·Σq; nb ≥ 1.
+TEXT ·quantXVNNI(SB), NOSPLIT, $0-64
 	MOVQ             x+0(FP), SI
 	MOVQ             q+8(FP), DI
 	MOVQ             dc+16(FP), R8
 	MOVQ             de+24(FP), R9
-	MOVQ             ng+32(FP), R10
-	MOVQ             s+40(FP), R11
-	MOVQ             nb+48(FP), CX
+	MOVQ             n128+32(FP), R10
+	MOVQ             n32+40(FP), R12
+	MOVQ             s+48(FP), R11
+	MOVQ             nb+56(FP), CX
 	VPBROADCASTD     x8abs<>(SB), Z31
 	VMOVSS           x8f127<>(SB), X14
 	VMOVSS           x8fmin<>(SB), X13
@@ -373,8 +391,11 @@ qxloop:
 	VMOVDQU          Y8, (DI)
 	VPXOR            Y7, Y7, Y7
 	VPDPBUSD         Y8, Y12, Y7                            // Σ of each 4 q
-	VPSUBD           Y7, Y11, Y7                            // ng = −Σ
-	VMOVDQU          Y7, (R10)
+	VPSUBD           Y7, Y11, Y7                            // −Σ
+	VPSLLD           $7, Y7, Y4
+	VMOVDQU          Y4, (R10)                              // n128
+	VPSLLD           $5, Y7, Y4
+	VMOVDQU          Y4, (R12)                              // n32
 	VEXTRACTI128     $1, Y7, X4
 	VPADDD           X4, X7, X7
 	VPSHUFD          $0x4e, X7, X4
@@ -390,27 +411,30 @@ qxloop:
 	ADDQ             $4, R8
 	ADDQ             $32, R9
 	ADDQ             $32, R10
+	ADDQ             $32, R12
 	ADDQ             $4, R11
 	DECQ             CX
 	JNZ              qxloop
 	VZEROUPPER       
 	RET              
 
-// func dotRowsQ8_0VNNI(out *float32, rows int, w *byte, xq *int8, de *float32, ng *int32, nb int)
+// func dotRowsQ8_0VNNI(out *float32, rows int, w *byte, xq *int8, de *float32, n128 *int32, nb int)
 //
 // out[r] = Σ_b d_b·dx_b·Σ_j q_j·qx_j for rows rows of nb blocks of 34 bytes
 // (f16 d, 32 int8 q). Two blocks fill a Z register: their q + 128 as
 // unsigned bytes, the accumulator started at −128·Σ of each 4 qx, so
 // each int32 lane ends as Σ q·qx over 4 columns; lanes 0-7 belong to the
-// first block, 8-15 to the second, scaled by d·dx (de holds dx per lane).
-// rows ≥ 1, nb ≥ 1.
+// first block, 8-15 to the second, scaled by d·dx (de holds dx per lane;
+// VPERMW takes d_b, d_b+1 from words 0 and 17 of the pair into 8 lanes
+// each). rows ≥ 1, nb ≥ 1.
 TEXT ·dotRowsQ8_0VNNI(SB), NOSPLIT, $0-56
 	MOVQ             w+16(FP), SI
 	VPBROADCASTD     x8c80<>(SB), Z31
+	VMOVDQU32        x8d17<>(SB), Z30
 q8row:
 	MOVQ             xq+24(FP), DI
 	MOVQ             de+32(FP), DX
-	MOVQ             ng+40(FP), BX
+	MOVQ             n128+40(FP), BX
 	MOVQ             nb+48(FP), CX
 	VXORPS           Z0, Z0, Z0
 	VXORPS           Z10, Z10, Z10
@@ -421,24 +445,20 @@ q8four:
 	VMOVDQU          2(SI), Y1                              // q of block b
 	VINSERTI64X4     $1, 36(SI), Z1, Z1                     // q of block b+1
 	VPXORD           Z31, Z1, Z1                            // q + 128
-	VPSLLD           $7, 0(BX), Z2                          // −128·Σqx
+	VMOVDQU32        0(BX), Z2                              // −128·Σqx
 	VPDPBUSD         0(DI), Z1, Z2
 	VCVTDQ2PS        Z2, Z2
-	VPBROADCASTW     0(SI), X3                              // d_b, f16
-	VPBROADCASTW     34(SI), X4                             // d_b+1
-	VINSERTI128      $1, X4, Y3, Y3
+	VPERMW           0(SI), Z30, Z3                         // d_b ×8, d_b+1 ×8 (f16)
 	VCVTPH2PS        Y3, Z3
 	VMULPS           0(DX), Z3, Z3                          // d·dx
 	VFMADD231PS      Z3, Z2, Z0
 	VMOVDQU          70(SI), Y6                             // q of block b
 	VINSERTI64X4     $1, 104(SI), Z6, Z6                    // q of block b+1
 	VPXORD           Z31, Z6, Z6                            // q + 128
-	VPSLLD           $7, 64(BX), Z7                         // −128·Σqx
+	VMOVDQU32        64(BX), Z7                             // −128·Σqx
 	VPDPBUSD         64(DI), Z6, Z7
 	VCVTDQ2PS        Z7, Z7
-	VPBROADCASTW     68(SI), X8                             // d_b, f16
-	VPBROADCASTW     102(SI), X9                            // d_b+1
-	VINSERTI128      $1, X9, Y8, Y8
+	VPERMW           68(SI), Z30, Z8                        // d_b ×8, d_b+1 ×8 (f16)
 	VCVTPH2PS        Y8, Z8
 	VMULPS           64(DX), Z8, Z8                         // d·dx
 	VFMADD231PS      Z8, Z7, Z10
@@ -455,12 +475,10 @@ q8lt4:
 	VMOVDQU          2(SI), Y1                              // q of block b
 	VINSERTI64X4     $1, 36(SI), Z1, Z1                     // q of block b+1
 	VPXORD           Z31, Z1, Z1                            // q + 128
-	VPSLLD           $7, 0(BX), Z2                          // −128·Σqx
+	VMOVDQU32        0(BX), Z2                              // −128·Σqx
 	VPDPBUSD         0(DI), Z1, Z2
 	VCVTDQ2PS        Z2, Z2
-	VPBROADCASTW     0(SI), X3                              // d_b, f16
-	VPBROADCASTW     34(SI), X4                             // d_b+1
-	VINSERTI128      $1, X4, Y3, Y3
+	VPERMW           0(SI), Z30, Z3                         // d_b ×8, d_b+1 ×8 (f16)
 	VCVTPH2PS        Y3, Z3
 	VMULPS           0(DX), Z3, Z3                          // d·dx
 	VFMADD231PS      Z3, Z2, Z0
@@ -474,7 +492,7 @@ q8lt2:
 	JZ               q8end
 	VMOVDQU          2(SI), Y1                              // the last block, in Y registers
 	VPXORD           Y31, Y1, Y1
-	VPSLLD           $7, (BX), Y2
+	VMOVDQU          (BX), Y2
 	VPDPBUSD         (DI), Y1, Y2
 	VCVTDQ2PS        Y2, Y2
 	VPBROADCASTW     (SI), X3
@@ -731,7 +749,7 @@ q5block:
 	VZEROUPPER       
 	RET              
 
-// func dotRowsQ6KVNNI(out *float32, rows int, w *byte, xq *int8, dc *float32, ng *int32, nb int)
+// func dotRowsQ6KVNNI(out *float32, rows int, w *byte, xq *int8, dc *float32, n32 *int32, nb int)
 //
 // out[r] = Σ over nb blocks of 210 bytes, Σ_g d·sc[g]·dx·Σ (q − 32)·qx for
 // the 16 groups g of 16 weights. Half h (128 weights): the 64 ql bytes
@@ -755,7 +773,7 @@ TEXT ·dotRowsQ6KVNNI(SB), NOSPLIT, $0-56
 q6row:
 	MOVQ             xq+24(FP), DI
 	MOVQ             dc+32(FP), DX
-	MOVQ             ng+40(FP), BX
+	MOVQ             n32+40(FP), BX
 	MOVQ             nb+48(FP), CX
 	VXORPS           Z0, Z0, Z0
 	VXORPS           Z1, Z1, Z1
@@ -781,12 +799,12 @@ q6block:
 	VPSRLVW          Z26, Z6, Z6
 	VPANDD           Z28, Z6, Z6
 	VPORD            Z6, Z8, Z8                             // q, columns 64-127
-	VPSLLD           $5, 0(BX), Z10                         // −32·Σqx
+	VMOVDQU32        0(BX), Z10                             // −32·Σqx
 	VPDPBUSD         0(DI), Z7, Z10
 	VCVTDQ2PS        Z10, Z10
 	VPERMPS          Z3, Z20, Z11
 	VFMADD231PS      Z11, Z10, Z0
-	VPSLLD           $5, 64(BX), Z12                        // −32·Σqx
+	VMOVDQU32        64(BX), Z12                            // −32·Σqx
 	VPDPBUSD         64(DI), Z8, Z12
 	VCVTDQ2PS        Z12, Z12
 	VPERMPS          Z3, Z21, Z13
@@ -802,12 +820,12 @@ q6block:
 	VPSRLVW          Z26, Z6, Z6
 	VPANDD           Z28, Z6, Z6
 	VPORD            Z6, Z8, Z8                             // q, columns 64-127
-	VPSLLD           $5, 128(BX), Z10                       // −32·Σqx
+	VMOVDQU32        128(BX), Z10                           // −32·Σqx
 	VPDPBUSD         128(DI), Z7, Z10
 	VCVTDQ2PS        Z10, Z10
 	VPERMPS          Z3, Z22, Z11
 	VFMADD231PS      Z11, Z10, Z0
-	VPSLLD           $5, 192(BX), Z12                       // −32·Σqx
+	VMOVDQU32        192(BX), Z12                           // −32·Σqx
 	VPDPBUSD         192(DI), Z8, Z12
 	VCVTDQ2PS        Z12, Z12
 	VPERMPS          Z3, Z23, Z13
@@ -833,9 +851,9 @@ q6block:
 	VZEROUPPER       
 	RET              
 
-// func dotRowsQ8_0AVX2(out *float32, rows int, w *byte, xq *int8, de *float32, ng *int32, nb int)
+// func dotRowsQ8_0AVX2(out *float32, rows int, w *byte, xq *int8, de *float32, n128 *int32, nb int)
 //
-// dotRowsQ8_0VNNI with VPMADDUBSW: one block of 32 a Y register; ng is
+// dotRowsQ8_0VNNI with VPMADDUBSW: one block of 32 a Y register; n128 is
 // not needed (the sign moves to qx). rows ≥ 1, nb ≥ 1.
 TEXT ·dotRowsQ8_0AVX2(SB), NOSPLIT, $0-56
 	MOVQ             w+16(FP), SI
@@ -1205,10 +1223,10 @@ q5ablock:
 	VZEROUPPER       
 	RET              
 
-// func dotRowsQ6KAVX2(out *float32, rows int, w *byte, xq *int8, dc *float32, ng *int32, nb int)
+// func dotRowsQ6KAVX2(out *float32, rows int, w *byte, xq *int8, dc *float32, n32 *int32, nb int)
 //
 // dotRowsQ6KVNNI with VPMADDUBSW: q (< 64) for 32 columns a Y register,
-// the int32 lanes of 4 columns corrected by 32·ng; lanes 0-3 take
+// the int32 lanes of 4 columns corrected by n32; lanes 0-3 take
 // S[g], 4-7 S[g+1] (d·sc·dx in the frame). rows ≥ 1, nb ≥ 1.
 TEXT ·dotRowsQ6KAVX2(SB), NOSPLIT, $64-56
 	MOVQ             w+16(FP), SI
@@ -1218,7 +1236,7 @@ TEXT ·dotRowsQ6KAVX2(SB), NOSPLIT, $64-56
 q6arow:
 	MOVQ             xq+24(FP), DI
 	MOVQ             dc+32(FP), DX
-	MOVQ             ng+40(FP), BX
+	MOVQ             n32+40(FP), BX
 	MOVQ             nb+48(FP), CX
 	VXORPS           Y0, Y0, Y0
 	VXORPS           Y1, Y1, Y1
@@ -1249,8 +1267,7 @@ q6ablock:
 	VPOR             Y8, Y7, Y7                             // q, columns 0-31 of the half
 	VPMADDUBSW       0(DI), Y7, Y7
 	VPMADDWD         Y14, Y7, Y7
-	VMOVDQU          0(BX), Y8
-	VPSLLD           $5, Y8, Y8
+	VMOVDQU          0(BX), Y8                              // −32·Σqx
 	VPADDD           Y8, Y7, Y7                             // Σ (q − 32)·qx over 4 columns
 	VCVTDQ2PS        Y7, Y7
 	VBROADCASTSS     0(SP), Y9
@@ -1264,8 +1281,7 @@ q6ablock:
 	VPOR             Y8, Y7, Y7                             // q, columns 32-63 of the half
 	VPMADDUBSW       32(DI), Y7, Y7
 	VPMADDWD         Y14, Y7, Y7
-	VMOVDQU          32(BX), Y8
-	VPSLLD           $5, Y8, Y8
+	VMOVDQU          32(BX), Y8                             // −32·Σqx
 	VPADDD           Y8, Y7, Y7                             // Σ (q − 32)·qx over 4 columns
 	VCVTDQ2PS        Y7, Y7
 	VBROADCASTSS     8(SP), Y9
@@ -1280,8 +1296,7 @@ q6ablock:
 	VPOR             Y8, Y7, Y7                             // q, columns 64-95 of the half
 	VPMADDUBSW       64(DI), Y7, Y7
 	VPMADDWD         Y14, Y7, Y7
-	VMOVDQU          64(BX), Y8
-	VPSLLD           $5, Y8, Y8
+	VMOVDQU          64(BX), Y8                             // −32·Σqx
 	VPADDD           Y8, Y7, Y7                             // Σ (q − 32)·qx over 4 columns
 	VCVTDQ2PS        Y7, Y7
 	VBROADCASTSS     16(SP), Y9
@@ -1296,8 +1311,7 @@ q6ablock:
 	VPOR             Y8, Y7, Y7                             // q, columns 96-127 of the half
 	VPMADDUBSW       96(DI), Y7, Y7
 	VPMADDWD         Y14, Y7, Y7
-	VMOVDQU          96(BX), Y8
-	VPSLLD           $5, Y8, Y8
+	VMOVDQU          96(BX), Y8                             // −32·Σqx
 	VPADDD           Y8, Y7, Y7                             // Σ (q − 32)·qx over 4 columns
 	VCVTDQ2PS        Y7, Y7
 	VBROADCASTSS     24(SP), Y9
@@ -1312,8 +1326,7 @@ q6ablock:
 	VPOR             Y8, Y7, Y7                             // q, columns 0-31 of the half
 	VPMADDUBSW       128(DI), Y7, Y7
 	VPMADDWD         Y14, Y7, Y7
-	VMOVDQU          128(BX), Y8
-	VPSLLD           $5, Y8, Y8
+	VMOVDQU          128(BX), Y8                            // −32·Σqx
 	VPADDD           Y8, Y7, Y7                             // Σ (q − 32)·qx over 4 columns
 	VCVTDQ2PS        Y7, Y7
 	VBROADCASTSS     32(SP), Y9
@@ -1327,8 +1340,7 @@ q6ablock:
 	VPOR             Y8, Y7, Y7                             // q, columns 32-63 of the half
 	VPMADDUBSW       160(DI), Y7, Y7
 	VPMADDWD         Y14, Y7, Y7
-	VMOVDQU          160(BX), Y8
-	VPSLLD           $5, Y8, Y8
+	VMOVDQU          160(BX), Y8                            // −32·Σqx
 	VPADDD           Y8, Y7, Y7                             // Σ (q − 32)·qx over 4 columns
 	VCVTDQ2PS        Y7, Y7
 	VBROADCASTSS     40(SP), Y9
@@ -1343,8 +1355,7 @@ q6ablock:
 	VPOR             Y8, Y7, Y7                             // q, columns 64-95 of the half
 	VPMADDUBSW       192(DI), Y7, Y7
 	VPMADDWD         Y14, Y7, Y7
-	VMOVDQU          192(BX), Y8
-	VPSLLD           $5, Y8, Y8
+	VMOVDQU          192(BX), Y8                            // −32·Σqx
 	VPADDD           Y8, Y7, Y7                             // Σ (q − 32)·qx over 4 columns
 	VCVTDQ2PS        Y7, Y7
 	VBROADCASTSS     48(SP), Y9
@@ -1359,8 +1370,7 @@ q6ablock:
 	VPOR             Y8, Y7, Y7                             // q, columns 96-127 of the half
 	VPMADDUBSW       224(DI), Y7, Y7
 	VPMADDWD         Y14, Y7, Y7
-	VMOVDQU          224(BX), Y8
-	VPSLLD           $5, Y8, Y8
+	VMOVDQU          224(BX), Y8                            // −32·Σqx
 	VPADDD           Y8, Y7, Y7                             // Σ (q − 32)·qx over 4 columns
 	VCVTDQ2PS        Y7, Y7
 	VBROADCASTSS     56(SP), Y9

@@ -73,8 +73,8 @@ func TestQuantizeX(t *testing.T) {
 				}
 				for g := range cols / 4 {
 					want := -(int32(q[4*g]) + int32(q[4*g+1]) + int32(q[4*g+2]) + int32(q[4*g+3]))
-					if a.ng[g] != want {
-						t.Fatalf("cols %d: ng[%d] = %d, want %d", cols, g, a.ng[g], want)
+					if a.n128[g] != 128*want || a.n32[g] != 32*want {
+						t.Fatalf("cols %d: n128[%d], n32[%d] = %d, %d, want %d, %d", cols, g, g, a.n128[g], a.n32[g], 128*want, 32*want)
 					}
 				}
 				for b := range cols / 32 {

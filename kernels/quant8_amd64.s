@@ -35,6 +35,40 @@ DATA x8sh04<>+52(SB)/4, $0x00040004
 DATA x8sh04<>+56(SB)/4, $0x00040004
 DATA x8sh04<>+60(SB)/4, $0x00040004
 GLOBL x8sh04<>(SB), RODATA|NOPTR, $64
+DATA x8m0ff0<>+0(SB)/4, $0x0f0f0f0f
+DATA x8m0ff0<>+4(SB)/4, $0x0f0f0f0f
+DATA x8m0ff0<>+8(SB)/4, $0x0f0f0f0f
+DATA x8m0ff0<>+12(SB)/4, $0x0f0f0f0f
+DATA x8m0ff0<>+16(SB)/4, $0x0f0f0f0f
+DATA x8m0ff0<>+20(SB)/4, $0x0f0f0f0f
+DATA x8m0ff0<>+24(SB)/4, $0x0f0f0f0f
+DATA x8m0ff0<>+28(SB)/4, $0x0f0f0f0f
+DATA x8m0ff0<>+32(SB)/4, $0xf0f0f0f0
+DATA x8m0ff0<>+36(SB)/4, $0xf0f0f0f0
+DATA x8m0ff0<>+40(SB)/4, $0xf0f0f0f0
+DATA x8m0ff0<>+44(SB)/4, $0xf0f0f0f0
+DATA x8m0ff0<>+48(SB)/4, $0xf0f0f0f0
+DATA x8m0ff0<>+52(SB)/4, $0xf0f0f0f0
+DATA x8m0ff0<>+56(SB)/4, $0xf0f0f0f0
+DATA x8m0ff0<>+60(SB)/4, $0xf0f0f0f0
+GLOBL x8m0ff0<>(SB), RODATA|NOPTR, $64
+DATA x8r16<>+0(SB)/4, $0x3f800000
+DATA x8r16<>+4(SB)/4, $0x3f800000
+DATA x8r16<>+8(SB)/4, $0x3f800000
+DATA x8r16<>+12(SB)/4, $0x3f800000
+DATA x8r16<>+16(SB)/4, $0x3f800000
+DATA x8r16<>+20(SB)/4, $0x3f800000
+DATA x8r16<>+24(SB)/4, $0x3f800000
+DATA x8r16<>+28(SB)/4, $0x3f800000
+DATA x8r16<>+32(SB)/4, $0x3d800000
+DATA x8r16<>+36(SB)/4, $0x3d800000
+DATA x8r16<>+40(SB)/4, $0x3d800000
+DATA x8r16<>+44(SB)/4, $0x3d800000
+DATA x8r16<>+48(SB)/4, $0x3d800000
+DATA x8r16<>+52(SB)/4, $0x3d800000
+DATA x8r16<>+56(SB)/4, $0x3d800000
+DATA x8r16<>+60(SB)/4, $0x3d800000
+GLOBL x8r16<>(SB), RODATA|NOPTR, $64
 DATA x8sh42<>+0(SB)/4, $0x00040004
 DATA x8sh42<>+4(SB)/4, $0x00040004
 DATA x8sh42<>+8(SB)/4, $0x00040004
@@ -525,8 +559,11 @@ q8end:
 // and mins are unpacked in vectors (VPSHUFB, word shifts, masks) into 16
 // lanes [sc, m], scaled once per block by [d, dmin]·[dx_s, Σx̂_s]. The 32
 // nibble bytes of sub-blocks 2j and 2j+1 go to both halves of a Z
-// register, the high half shifted right by 4: after & 0x0f it holds 64
-// weights in column order. rows ≥ 1, nb ≥ 1.
+// register, & 0x0f in the low half and & 0xf0 in the high: 64 weights in
+// column order, those of sub-block 2j+1 times 16. The high lanes of the
+// accumulators so hold 16 times their sums (scaling by 16 commutes with
+// fp32 rounding), and are multiplied by 1/16 once per row.
+// rows ≥ 1, nb ≥ 1.
 TEXT ·dotRowsQ4KVNNI(SB), NOSPLIT, $0-56
 	MOVQ             w+16(FP), SI
 	VPBROADCASTD     x8c0f<>(SB), Z30
@@ -543,6 +580,7 @@ TEXT ·dotRowsQ4KVNNI(SB), NOSPLIT, $0-56
 	VMOVDQU32        x8q4idx<>+64(SB), Z21                  // lanes → sub-blocks 2, 3
 	VMOVDQU32        x8q4idx<>+128(SB), Z22                 // lanes → sub-blocks 4, 5
 	VMOVDQU32        x8q4idx<>+192(SB), Z23                 // lanes → sub-blocks 6, 7
+	VMOVDQU32        x8m0ff0<>(SB), Z29
 q4row:
 	MOVQ             xq+24(FP), DI
 	MOVQ             dc+32(FP), DX
@@ -572,32 +610,28 @@ q4block:
 	VMULPS           Z10, Z8, Z8
 	VADDPS           Z8, Z31, K1, Z31                       // += dmin·m[s]·Σx̂_s
 	VBROADCASTI64X4  16(SI), Z4                             // nibbles of sub-blocks 0, 1
-	VPSRLVW          Z29, Z4, Z4
-	VPANDD           Z30, Z4, Z4
+	VPANDD           Z29, Z4, Z4
 	VPXORD           Z5, Z5, Z5
 	VPDPBUSD         0(DI), Z4, Z5
 	VCVTDQ2PS        Z5, Z5
 	VPERMPS          Z8, Z20, Z6
 	VFMADD231PS      Z6, Z5, Z0
 	VBROADCASTI64X4  48(SI), Z11                            // nibbles of sub-blocks 2, 3
-	VPSRLVW          Z29, Z11, Z11
-	VPANDD           Z30, Z11, Z11
+	VPANDD           Z29, Z11, Z11
 	VPXORD           Z12, Z12, Z12
 	VPDPBUSD         64(DI), Z11, Z12
 	VCVTDQ2PS        Z12, Z12
 	VPERMPS          Z8, Z21, Z7
 	VFMADD231PS      Z7, Z12, Z1
 	VBROADCASTI64X4  80(SI), Z4                             // nibbles of sub-blocks 4, 5
-	VPSRLVW          Z29, Z4, Z4
-	VPANDD           Z30, Z4, Z4
+	VPANDD           Z29, Z4, Z4
 	VPXORD           Z5, Z5, Z5
 	VPDPBUSD         128(DI), Z4, Z5
 	VCVTDQ2PS        Z5, Z5
 	VPERMPS          Z8, Z22, Z6
 	VFMADD231PS      Z6, Z5, Z2
 	VBROADCASTI64X4  112(SI), Z11                           // nibbles of sub-blocks 6, 7
-	VPSRLVW          Z29, Z11, Z11
-	VPANDD           Z30, Z11, Z11
+	VPANDD           Z29, Z11, Z11
 	VPXORD           Z12, Z12, Z12
 	VPDPBUSD         192(DI), Z11, Z12
 	VCVTDQ2PS        Z12, Z12
@@ -612,6 +646,7 @@ q4block:
 	VADDPS           Z1, Z0, Z0
 	VADDPS           Z3, Z2, Z2
 	VADDPS           Z2, Z0, Z0
+	VMULPS           x8r16<>(SB), Z0, Z0                    // the high lanes held 16·Σ, exactly
 	VSUBPS           Z31, Z0, Z0                            // lower lanes of Z31 are 0
 	VEXTRACTF64X4    $1, Z0, Y1
 	VADDPS           Y1, Y0, Y0
@@ -794,11 +829,9 @@ q6block:
 	VPSRLW           $4, Z5, Z8
 	VPANDD           Z30, Z8, Z8                            // high nibbles: 64-127
 	VPSLLVW          Z27, Z6, Z9
-	VPANDD           Z28, Z9, Z9
-	VPORD            Z9, Z7, Z7                             // q, columns 0-63
+	VPTERNLOGD       $0xf8, Z28, Z9, Z7                     // q = nibble | qh bits & 0x30, columns 0-63
 	VPSRLVW          Z26, Z6, Z6
-	VPANDD           Z28, Z6, Z6
-	VPORD            Z6, Z8, Z8                             // q, columns 64-127
+	VPTERNLOGD       $0xf8, Z28, Z6, Z8                     // q, columns 64-127
 	VMOVDQU32        0(BX), Z10                             // −32·Σqx
 	VPDPBUSD         0(DI), Z7, Z10
 	VCVTDQ2PS        Z10, Z10
@@ -815,11 +848,9 @@ q6block:
 	VPSRLW           $4, Z5, Z8
 	VPANDD           Z30, Z8, Z8                            // high nibbles: 64-127
 	VPSLLVW          Z27, Z6, Z9
-	VPANDD           Z28, Z9, Z9
-	VPORD            Z9, Z7, Z7                             // q, columns 0-63
+	VPTERNLOGD       $0xf8, Z28, Z9, Z7                     // q = nibble | qh bits & 0x30, columns 0-63
 	VPSRLVW          Z26, Z6, Z6
-	VPANDD           Z28, Z6, Z6
-	VPORD            Z6, Z8, Z8                             // q, columns 64-127
+	VPTERNLOGD       $0xf8, Z28, Z6, Z8                     // q, columns 64-127
 	VMOVDQU32        128(BX), Z10                           // −32·Σqx
 	VPDPBUSD         128(DI), Z7, Z10
 	VCVTDQ2PS        Z10, Z10

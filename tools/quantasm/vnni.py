@@ -47,6 +47,10 @@ data("x8c0f", ["0x0f0f0f0f"])
 data("x8c30", ["0x30303030"])
 # word shift counts: low 256 bits, high 256 bits
 data("x8sh04", ["0x00000000"] * 8 + ["0x00040004"] * 8)
+# Q4_K: low nibbles in the low half, high nibbles (as 16·q) in the high half
+data("x8m0ff0", ["0x0f0f0f0f"] * 8 + ["0xf0f0f0f0"] * 8)
+# 1 in the low 8 lanes, 1/16 in the high 8
+data("x8r16", ["0x3f800000"] * 8 + ["0x3d800000"] * 8)
 data("x8sh42", ["0x00040004"] * 8 + ["0x00020002"] * 8)
 data("x8sh02", ["0x00000000"] * 8 + ["0x00020002"] * 8)
 # Q4_K: lanes 0-7 take the scale of sub-block 2j, 8-15 of 2j+1
@@ -323,7 +327,7 @@ def k4_scales_z8():
     ins("VMULPS", "Z10", "Z8", "Z8")
     ins("VADDPS", "Z8", "Z31", "K1", "Z31", c="+= dmin·m[s]·Σx̂_s")
 
-def k4_pair(j, t, a, sc, hb=None):
+def k4_pair(j, t, a, sc, hb=None, mask="Z30"):
     """acc j%4 += S[s]·Σ q·qx for sub-blocks 2j, 2j+1 (t holds their 64 q)."""
     if hb is not None:
         ins("VPROLVD", "Z%d" % (24 + j), "Z13", hb)
@@ -331,14 +335,14 @@ def k4_pair(j, t, a, sc, hb=None):
         ins("VPTERNLOGD", "$0xf8", "Z30", t, hb, c="q = nibble | 16·bit")
         t = hb
     else:
-        ins("VPANDD", "Z30", t, t)
+        ins("VPANDD", mask, t, t)
     ins("VPXORD", a, a, a)
     ins("VPDPBUSD", "%d(DI)" % (64 * j), t, a)
     ins("VCVTDQ2PS", a, a)
     ins("VPERMPS", "Z8", "Z%d" % (20 + j), sc)
     ins("VFMADD231PS", sc, a, "Z%d" % j)
 
-def k4_row_end(label, bsz, loop):
+def k4_row_end(label, bsz, loop, r16=False):
     ins("ADDQ", "$%d" % bsz, "SI")
     ins("ADDQ", "$256", "DI")
     ins("ADDQ", "$32", "DX")
@@ -348,6 +352,8 @@ def k4_row_end(label, bsz, loop):
     ins("VADDPS", "Z1", "Z0", "Z0")
     ins("VADDPS", "Z3", "Z2", "Z2")
     ins("VADDPS", "Z2", "Z0", "Z0")
+    if r16:
+        ins("VMULPS", "x8r16<>(SB)", "Z0", "Z0", c="the high lanes held 16·Σ, exactly")
     ins("VSUBPS", "Z31", "Z0", "Z0", c="lower lanes of Z31 are 0")
     store_row(label)
 
@@ -359,11 +365,15 @@ e("// block each; dc and s hold dx and dx·Σqx per block). The 6-bit scales")
 e("// and mins are unpacked in vectors (VPSHUFB, word shifts, masks) into 16")
 e("// lanes [sc, m], scaled once per block by [d, dmin]·[dx_s, Σx̂_s]. The 32")
 e("// nibble bytes of sub-blocks 2j and 2j+1 go to both halves of a Z")
-e("// register, the high half shifted right by 4: after & 0x0f it holds 64")
-e("// weights in column order. rows ≥ 1, nb ≥ 1.")
+e("// register, & 0x0f in the low half and & 0xf0 in the high: 64 weights in")
+e("// column order, those of sub-block 2j+1 times 16. The high lanes of the")
+e("// accumulators so hold 16 times their sums (scaling by 16 commutes with")
+e("// fp32 rounding), and are multiplied by 1/16 once per row.")
+e("// rows ≥ 1, nb ≥ 1.")
 e("TEXT ·dotRowsQ4KVNNI(SB), NOSPLIT, $0-56")
 ins("MOVQ", "w+16(FP)", "SI")
 k4_consts()
+ins("VMOVDQU32", "x8m0ff0<>(SB)", "Z29")
 e("q4row:")
 k4_row_start()
 e("q4block:")
@@ -371,9 +381,8 @@ k4_scales_z8()
 for j in range(4):
     t, a, sc = ("Z4", "Z5", "Z6") if j % 2 == 0 else ("Z11", "Z12", "Z7")
     ins("VBROADCASTI64X4", "%d(SI)" % (16 + 32 * j), t, c="nibbles of sub-blocks %d, %d" % (2 * j, 2 * j + 1))
-    ins("VPSRLVW", "Z29", t, t)
-    k4_pair(j, t, a, sc)
-k4_row_end("q4row", 144, "q4block")
+    k4_pair(j, t, a, sc, mask="Z29")
+k4_row_end("q4row", 144, "q4block", r16=True)
 e()
 
 e("// func dotRowsQ5KVNNI(out *float32, rows int, w *byte, xq *int8, dc, s *float32, nb int)")
@@ -445,11 +454,9 @@ for h in range(2):
     ins("VPSRLW", "$4", "Z5", "Z8")
     ins("VPANDD", "Z30", "Z8", "Z8", c="high nibbles: 64-127")
     ins("VPSLLVW", "Z27", "Z6", "Z9")
-    ins("VPANDD", "Z28", "Z9", "Z9")
-    ins("VPORD", "Z9", "Z7", "Z7", c="q, columns 0-63")
+    ins("VPTERNLOGD", "$0xf8", "Z28", "Z9", "Z7", c="q = nibble | qh bits & 0x30, columns 0-63")
     ins("VPSRLVW", "Z26", "Z6", "Z6")
-    ins("VPANDD", "Z28", "Z6", "Z6")
-    ins("VPORD", "Z6", "Z8", "Z8", c="q, columns 64-127")
+    ins("VPTERNLOGD", "$0xf8", "Z28", "Z6", "Z8", c="q, columns 64-127")
     for p, (qr, a, sc) in enumerate([("Z7", "Z10", "Z11"), ("Z8", "Z12", "Z13")]):
         o = 128 * h + 64 * p
         ins("VMOVDQU32", "%d(BX)" % o, a, c="−32·Σqx")

@@ -33,7 +33,7 @@ var (
 		siluMul:    avx2Elem.siluMul,
 		matVecQ:    matVecQAVX2,
 		dequantRow: dequantRowAVX2,
-		quantizeX:  quantizeXGeneric,
+		quantizeX:  quantizeXAVX2L,
 		matVecQ8:   matVecQ8AVX2L,
 		q8Name:     "AVX2 VPMADDUBSW",
 	}

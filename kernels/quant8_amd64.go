@@ -8,6 +8,9 @@ package kernels
 func quantXVNNI(x *float32, q *int8, dc, de *float32, n128, n32 *int32, s *float32, nb int)
 
 //go:noescape
+func quantXAVX2(x *float32, q *int8, dc, de *float32, n128, n32 *int32, s *float32, nb int)
+
+//go:noescape
 func dotRowsQ8_0VNNI(out *float32, rows int, w *byte, xq *int8, de *float32, n128 *int32, nb int)
 
 //go:noescape
@@ -23,7 +26,8 @@ func dotRowsQ6KVNNI(out *float32, rows int, w *byte, xq *int8, dc *float32, n32 
 // AVX512-VNNI (and BW), else VPMADDUBSW; none without F16C (the engine
 // then widens to fp32).
 var (
-	quantizeXAVX512 = pick(hasVNNI, quantizeXVNNI, quantizeXGeneric)
+	quantizeXAVX512 = pick(hasVNNI, quantizeXVNNI, quantizeXAVX2L)
+	quantizeXAVX2L  = pick(hasAVX2, quantizeXAVX2, quantizeXGeneric)
 	matVecQ8AVX512  = pick(hasVNNI, matVecQ8VNNI, pick(hasF16C, matVecQ8AVX2, nil))
 	matVecQ8AVX2L   = pick(hasF16C, matVecQ8AVX2, nil)
 )
@@ -37,6 +41,10 @@ func pick[F any](c bool, a, b F) F {
 
 func quantizeXVNNI(a *QuantizedX, x []float32) {
 	quantXVNNI(&x[0], &a.q[0], &a.dc[0], &a.de[0], &a.n128[0], &a.n32[0], &a.s[0], len(x)/32)
+}
+
+func quantizeXAVX2(a *QuantizedX, x []float32) {
+	quantXAVX2(&x[0], &a.q[0], &a.dc[0], &a.de[0], &a.n128[0], &a.n32[0], &a.s[0], len(x)/32)
 }
 
 func matVecQ8VNNI(q Quant, out []float32, w []byte, a *QuantizedX) {

@@ -252,6 +252,15 @@ DATA x8dup2<>+60(SB)/4, $7
 GLOBL x8dup2<>(SB), RODATA|NOPTR, $64
 DATA x8ones16<>+0(SB)/4, $0x00010001
 GLOBL x8ones16<>(SB), RODATA|NOPTR, $4
+DATA x8pack<>+0(SB)/4, $0
+DATA x8pack<>+4(SB)/4, $4
+DATA x8pack<>+8(SB)/4, $1
+DATA x8pack<>+12(SB)/4, $5
+DATA x8pack<>+16(SB)/4, $2
+DATA x8pack<>+20(SB)/4, $6
+DATA x8pack<>+24(SB)/4, $3
+DATA x8pack<>+28(SB)/4, $7
+GLOBL x8pack<>(SB), RODATA|NOPTR, $32
 DATA x8d17<>+0(SB)/4, $0x00000000
 DATA x8d17<>+4(SB)/4, $0x00000000
 DATA x8d17<>+8(SB)/4, $0x00000000
@@ -449,6 +458,95 @@ qxloop:
 	ADDQ             $4, R11
 	DECQ             CX
 	JNZ              qxloop
+	VZEROUPPER       
+	RET              
+
+// func quantXAVX2(x *float32, q *int8, dc, de *float32, n128, n32 *int32, s *float32, nb int)
+//
+// quantXVNNI with AVX2: the four Y registers of int32 q narrow by
+// VPACKSSDW, VPACKSSWB (saturating as VPMOVSDB; |q| ≤ 127 anyway) and a
+// VPERMD that undoes the packs' interleave of 128-bit lanes; the sums of
+// each 4 q are VPMADDUBSW with ones, then VPMADDWD with ones. nb ≥ 1.
+TEXT ·quantXAVX2(SB), NOSPLIT, $0-64
+	MOVQ             x+0(FP), SI
+	MOVQ             q+8(FP), DI
+	MOVQ             dc+16(FP), R8
+	MOVQ             de+24(FP), R9
+	MOVQ             n128+32(FP), R10
+	MOVQ             n32+40(FP), R12
+	MOVQ             s+48(FP), R11
+	MOVQ             nb+56(FP), CX
+	VPBROADCASTD     x8abs<>(SB), Y15
+	VMOVSS           x8f127<>(SB), X14
+	VMOVSS           x8fmin<>(SB), X13
+	VPBROADCASTD     x8ones<>(SB), Y12
+	VPBROADCASTD     x8ones16<>(SB), Y10
+	VMOVDQU          x8pack<>(SB), Y9
+	VPXOR            Y11, Y11, Y11
+qxaloop:
+	VMOVUPS          0(SI), Y0
+	VMOVUPS          32(SI), Y1
+	VMOVUPS          64(SI), Y2
+	VMOVUPS          96(SI), Y3
+	VANDPS           Y15, Y0, Y4                            // |x|
+	VANDPS           Y15, Y1, Y5
+	VMAXPS           Y5, Y4, Y4
+	VANDPS           Y15, Y2, Y5
+	VMAXPS           Y5, Y4, Y4
+	VANDPS           Y15, Y3, Y5
+	VMAXPS           Y5, Y4, Y4
+	VEXTRACTF128     $1, Y4, X5
+	VMAXPS           X5, X4, X4
+	VPERMILPS        $0x4e, X4, X5
+	VMAXPS           X5, X4, X4
+	VPERMILPS        $0xb1, X4, X5
+	VMAXPS           X5, X4, X4                             // max|x| in every lane
+	VMAXSS           X13, X4, X4                            // m
+	VDIVSS           X14, X4, X5                            // d = m/127
+	VDIVSS           X4, X14, X6                            // 127/m
+	VMOVSS           X5, (R8)
+	VBROADCASTSS     X5, Y5
+	VMOVUPS          Y5, (R9)                               // de: d ×8
+	VBROADCASTSS     X6, Y6
+	VMULPS           Y6, Y0, Y0
+	VCVTPS2DQ        Y0, Y0                                 // round to nearest even
+	VMULPS           Y6, Y1, Y1
+	VCVTPS2DQ        Y1, Y1
+	VMULPS           Y6, Y2, Y2
+	VCVTPS2DQ        Y2, Y2
+	VMULPS           Y6, Y3, Y3
+	VCVTPS2DQ        Y3, Y3
+	VPACKSSDW        Y1, Y0, Y0
+	VPACKSSDW        Y3, Y2, Y2
+	VPACKSSWB        Y2, Y0, Y0
+	VPERMD           Y0, Y9, Y0                             // q[0:32]
+	VMOVDQU          Y0, (DI)
+	VPMADDUBSW       Y0, Y12, Y7
+	VPMADDWD         Y10, Y7, Y7                            // Σ of each 4 q
+	VPSUBD           Y7, Y11, Y7                            // −Σ
+	VPSLLD           $7, Y7, Y4
+	VMOVDQU          Y4, (R10)                              // n128
+	VPSLLD           $5, Y7, Y4
+	VMOVDQU          Y4, (R12)                              // n32
+	VEXTRACTI128     $1, Y7, X4
+	VPADDD           X4, X7, X7
+	VPSHUFD          $0x4e, X7, X4
+	VPADDD           X4, X7, X7
+	VPSHUFD          $0xb1, X7, X4
+	VPADDD           X4, X7, X7                             // −Σq
+	VCVTDQ2PS        X7, X7
+	VMULSS           X5, X7, X7
+	VSUBSS           X7, X11, X7                            // s = d·Σq
+	VMOVSS           X7, (R11)
+	ADDQ             $128, SI
+	ADDQ             $32, DI
+	ADDQ             $4, R8
+	ADDQ             $32, R9
+	ADDQ             $32, R10
+	ADDQ             $32, R12
+	ADDQ             $4, R11
+	DECQ             CX
+	JNZ              qxaloop
 	VZEROUPPER       
 	RET              
 

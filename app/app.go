@@ -229,6 +229,8 @@ func Main(args []string) (code int) {
 	a.Settings().SetTheme(newTheme(a.Preferences().String(prefTheme)))
 	w := a.NewWindow("Loupe")
 	u := newUI(a, w, opt, loadEngine)
+	u.frames = newFrameWatch()
+	w.SetContent(u.frames.over(w.Content()))
 	w.Resize(firstWindowSize(a))
 	u.start()
 	w.SetOnClosed(func() {

@@ -141,15 +141,21 @@ func (u *UI) begin(prompt string, ids []int, s trace.Settings) {
 	u.runStart, u.runCPU = time.Now(), perf.ProcessCPUSeconds()
 	opt := generateOptions(s, u.info, len(ids))
 	u.mem.forRun(u.info, len(ids), s.MaxTokens, opt)
+	var painted <-chan struct{}
+	if u.frames != nil {
+		painted = u.frames.arm()
+	}
 	u.wg.Add(1)
-	go u.work(ctx, u.gen, u.backend, req, prompt, len(ids), opt)
+	go u.work(ctx, u.gen, u.backend, req, prompt, len(ids), opt, painted)
 }
 
-// work runs one generation off the UI goroutine. The engine's events are
+// work runs one generation off the UI goroutine, once the frame that
+// starts it is drawn (painted: see frame.go). The engine's events are
 // handed to the UI in batches, paced by what drawing them costs (events).
-func (u *UI) work(ctx context.Context, gen int, b Backend, req *chatRequest, prompt string, nPrompt int, opt engine.GenerateOptions) {
+func (u *UI) work(ctx context.Context, gen int, b Backend, req *chatRequest, prompt string, nPrompt int, opt engine.GenerateOptions, painted <-chan struct{}) {
 	defer u.wg.Done()
 	u.waitInspect() // the model runs one thing at a time
+	u.awaitFrame(ctx, painted)
 	var run *trace.Run
 	var err error
 	var evs *events

@@ -25,7 +25,8 @@ type UI struct {
 	win     fyne.Window
 	opt     Options
 	load    Loader
-	latency *uiLatency // --ui-latency probe, nil when off
+	latency *uiLatency  // --ui-latency probe, nil when off
+	frames  *frameWatch // tells a run when its first frame is drawn (frame.go); nil in tests
 
 	defaults  knobDefaults // the knobs' values before any were restored (settings.go)
 	modelPath string       // the loaded model's path (modelKey)

@@ -135,7 +135,7 @@ func TestGreedyTopNMatchesSoftmax(t *testing.T) {
 	z := randomLogits(r, qwenVocab, 4)
 	z[77], z[78] = 20, 20 // a tie at the top: lower id first
 	want := softmax64(widen(z))
-	for _, stages := range []int{0, 12} { // with stages, the top-n reuses their softmax
+	for _, stages := range []int{0, 5, 12} { // with stages, the top-n reuses their softmax and, at 12, their ranking
 		s := mustNew(t, Greedy(), 1)
 		s.RecordStages(stages)
 		id, top := s.Sample(append([]float32(nil), z...), nil, 10)

@@ -261,23 +261,6 @@ DATA x8pack<>+20(SB)/4, $6
 DATA x8pack<>+24(SB)/4, $3
 DATA x8pack<>+28(SB)/4, $7
 GLOBL x8pack<>(SB), RODATA|NOPTR, $32
-DATA x8d17<>+0(SB)/4, $0x00000000
-DATA x8d17<>+4(SB)/4, $0x00000000
-DATA x8d17<>+8(SB)/4, $0x00000000
-DATA x8d17<>+12(SB)/4, $0x00000000
-DATA x8d17<>+16(SB)/4, $0x00110011
-DATA x8d17<>+20(SB)/4, $0x00110011
-DATA x8d17<>+24(SB)/4, $0x00110011
-DATA x8d17<>+28(SB)/4, $0x00110011
-DATA x8d17<>+32(SB)/4, $0x00000000
-DATA x8d17<>+36(SB)/4, $0x00000000
-DATA x8d17<>+40(SB)/4, $0x00000000
-DATA x8d17<>+44(SB)/4, $0x00000000
-DATA x8d17<>+48(SB)/4, $0x00000000
-DATA x8d17<>+52(SB)/4, $0x00000000
-DATA x8d17<>+56(SB)/4, $0x00000000
-DATA x8d17<>+60(SB)/4, $0x00000000
-GLOBL x8d17<>(SB), RODATA|NOPTR, $64
 DATA x8c10<>+0(SB)/4, $0x10101010
 GLOBL x8c10<>(SB), RODATA|NOPTR, $4
 DATA x8q5rot<>+0(SB)/4, $4
@@ -556,13 +539,11 @@ qxaloop:
 // (f16 d, 32 int8 q). Two blocks fill a Z register: their q + 128 as
 // unsigned bytes, the accumulator started at −128·Σ of each 4 qx, so
 // each int32 lane ends as Σ q·qx over 4 columns; lanes 0-7 belong to the
-// first block, 8-15 to the second, scaled by d·dx (de holds dx per lane;
-// VPERMW takes d_b, d_b+1 from words 0 and 17 of the pair into 8 lanes
-// each). rows ≥ 1, nb ≥ 1.
+// first block, 8-15 to the second, scaled by d·dx (de holds dx per lane).
+// rows ≥ 1, nb ≥ 1.
 TEXT ·dotRowsQ8_0VNNI(SB), NOSPLIT, $0-56
 	MOVQ             w+16(FP), SI
 	VPBROADCASTD     x8c80<>(SB), Z31
-	VMOVDQU32        x8d17<>(SB), Z30
 q8row:
 	MOVQ             xq+24(FP), DI
 	MOVQ             de+32(FP), DX
@@ -580,7 +561,9 @@ q8four:
 	VMOVDQU32        0(BX), Z2                              // −128·Σqx
 	VPDPBUSD         0(DI), Z1, Z2
 	VCVTDQ2PS        Z2, Z2
-	VPERMW           0(SI), Z30, Z3                         // d_b ×8, d_b+1 ×8 (f16)
+	VPBROADCASTW     0(SI), X3                              // d_b, f16
+	VPBROADCASTW     34(SI), X4                             // d_b+1
+	VINSERTI128      $1, X4, Y3, Y3
 	VCVTPH2PS        Y3, Z3
 	VMULPS           0(DX), Z3, Z3                          // d·dx
 	VFMADD231PS      Z3, Z2, Z0
@@ -590,7 +573,9 @@ q8four:
 	VMOVDQU32        64(BX), Z7                             // −128·Σqx
 	VPDPBUSD         64(DI), Z6, Z7
 	VCVTDQ2PS        Z7, Z7
-	VPERMW           68(SI), Z30, Z8                        // d_b ×8, d_b+1 ×8 (f16)
+	VPBROADCASTW     68(SI), X8                             // d_b, f16
+	VPBROADCASTW     102(SI), X9                            // d_b+1
+	VINSERTI128      $1, X9, Y8, Y8
 	VCVTPH2PS        Y8, Z8
 	VMULPS           64(DX), Z8, Z8                         // d·dx
 	VFMADD231PS      Z8, Z7, Z10
@@ -610,7 +595,9 @@ q8lt4:
 	VMOVDQU32        0(BX), Z2                              // −128·Σqx
 	VPDPBUSD         0(DI), Z1, Z2
 	VCVTDQ2PS        Z2, Z2
-	VPERMW           0(SI), Z30, Z3                         // d_b ×8, d_b+1 ×8 (f16)
+	VPBROADCASTW     0(SI), X3                              // d_b, f16
+	VPBROADCASTW     34(SI), X4                             // d_b+1
+	VINSERTI128      $1, X4, Y3, Y3
 	VCVTPH2PS        Y3, Z3
 	VMULPS           0(DX), Z3, Z3                          // d·dx
 	VFMADD231PS      Z3, Z2, Z0

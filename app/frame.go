@@ -13,11 +13,13 @@ import (
 
 // A generation's engine starts once the window has drawn the frame that
 // starts the run (the prompt's tokens in the stream, the Stop button, the
-// status line). That frame costs 60-150 ms of the UI thread on a machine
-// without a GPU (Mesa's llvmpipe) and came in the middle of prefill: on
-// the 2-core VM the 17-token prompt's prefill, half a second, lost a fifth
-// of its rate to it. Drawn first, it takes no core from the engine's
-// workers; the user sees the run start at once either way.
+// status line). That frame costs 50-80 ms of the UI thread on a machine
+// without a GPU (Mesa's llvmpipe draws on that thread) and was drawn
+// inside prefill: on the shared 2-core VM the UI thread used 0.06-0.08 s
+// of CPU during the 17-token prompt's 0.6-1.0 s prefill, from the two
+// cores the engine's workers had. Drawn first, it takes nothing from them
+// (0-0.05 s remain: with --generate a frame of the window's start may
+// follow); the user sees the run start at once either way.
 
 // firstFrameWait bounds the wait: a window that is not drawn (minimised,
 // hidden) starts its engine after it.

@@ -19,6 +19,7 @@ type events struct {
 	every   time.Duration
 	last    time.Time   // when the last batch was sent
 	timer   *time.Timer // a batch is due; nil when none
+	due     time.Time   // when the timer fires
 	stopped bool
 	send    func()
 	uiCPU   time.Duration // the UI thread's CPU time at the last pace
@@ -31,26 +32,29 @@ type events struct {
 	nPrompt    int
 	attnQueued []int // indices in pending of the generated captures queued, oldest first
 	attnBytes  int64
-	attnAt     time.Time // when the newest of them was queued
 	lastRead   int       // the last position the run reads back when it writes max tokens
+	askedAt    time.Time // when the engine last asked wantsAttention (once a decode step)
 }
-
-// attnEvery spaces the captures of generated tokens the window asks for
-// (see wantsAttention).
-const attnEvery = 100 * time.Millisecond
 
 // wantsAttention tells the engine whether to capture the attention of the
 // next generated token (AttnCapture.GeneratedIf): yes when none is waiting
-// for the next frame or the one waiting is attnEvery old, and for the last
-// positions a run of max tokens reads, whose attention the window shows
-// when the run ends (the token the selection follows). A frame shows
-// the newest capture only; copying L·H·(pos+1) floats of every token (4 MB
-// a token at position 3,000 on a 28 × 12 model) would cost the engine time
-// and the process memory for nothing.
+// for the next frame, when the next batch is due within two steps (the
+// last step's time), and for the last positions a run of max tokens
+// reads, whose attention the window shows when the run ends (the token
+// the selection follows). A frame shows the newest capture only; copying
+// L·H·(pos+1) floats of every token (4 MB a token at position 3,000 on a
+// 28 × 12 model) would cost the engine time and the process memory for
+// nothing. A capture every 100 ms, as before, was every token wherever
+// decode runs under 10 tok/s (the 1.5B shape on 2 cores: 5 tok/s, ten
+// captures a frame); now it is two or three a frame at any rate.
 func (e *events) wantsAttention(pos int) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return len(e.attnQueued) == 0 || time.Since(e.attnAt) >= attnEvery || pos >= e.lastRead
+	now := time.Now()
+	step := now.Sub(e.askedAt)
+	e.askedAt = now
+	soon := e.timer != nil && e.due.Sub(now) <= 2*step
+	return len(e.attnQueued) == 0 || soon || pos >= e.lastRead
 }
 
 func newEvents(every time.Duration, send func()) *events {
@@ -66,7 +70,7 @@ func (e *events) add(ev engine.Event) {
 	now := false
 	if e.timer == nil && !e.stopped {
 		if wait := e.every - time.Since(e.last); wait > 0 {
-			e.timer = time.AfterFunc(wait, e.due)
+			e.timer, e.due = time.AfterFunc(wait, e.fire), time.Now().Add(wait)
 		} else {
 			e.last, now = time.Now(), true
 		}
@@ -87,7 +91,6 @@ func (e *events) boundAttention() {
 	}
 	e.attnQueued = append(e.attnQueued, len(e.pending)-1)
 	e.attnBytes += a.Bytes()
-	e.attnAt = time.Now()
 	for e.attnBytes > e.attnBudget && len(e.attnQueued) > 1 {
 		old := &e.pending[e.attnQueued[0]]
 		e.attnBytes -= old.Attention.Bytes()
@@ -96,8 +99,8 @@ func (e *events) boundAttention() {
 	}
 }
 
-// due sends the batch a timer was set for.
-func (e *events) due() {
+// fire sends the batch a timer was set for.
+func (e *events) fire() {
 	e.mu.Lock()
 	e.timer, e.last = nil, time.Now()
 	stopped := e.stopped

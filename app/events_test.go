@@ -95,7 +95,7 @@ func attnEvent(pos int) engine.Event {
 // TestEventsBoundAttention: a frame that comes late does not let the queued
 // captures of generated tokens grow (they would with the square of the
 // answer): the oldest are dropped, the prompt's and the newest stay, and no
-// capture is asked for while one waits that is not attnEvery old.
+// capture is asked for while one waits and the next batch is far off.
 func TestEventsBoundAttention(t *testing.T) {
 	e := newEvents(time.Hour, func() {}) // no batch is taken during the test
 	e.attnBudget, e.nPrompt, e.lastRead = 1<<20, 3, 1000
@@ -127,4 +127,34 @@ func TestEventsBoundAttention(t *testing.T) {
 	if !e.wantsAttention(400) {
 		t.Error("the queue was taken, yet the next capture is not asked for")
 	}
+}
+
+// TestEventsAskAttentionBeforeTheBatch: while a capture waits, the next
+// one is asked for only when the batch it would join is due within two
+// steps, so that the frame shows a token near the newest, not one capture
+// a token.
+func TestEventsAskAttentionBeforeTheBatch(t *testing.T) {
+	e := newEvents(time.Hour, func() {})
+	e.attnBudget, e.nPrompt, e.lastRead = 1<<20, 3, 1000
+	e.add(tokenEvent(3)) // the first event sends at once: no timer
+	e.take()
+	e.add(tokenEvent(4)) // a batch is due in an hour
+	e.add(attnEvent(4))
+	if e.timer == nil {
+		t.Fatal("no batch is due after an event")
+	}
+	e.wantsAttention(5)
+	if e.wantsAttention(6) {
+		t.Error("a capture waits and the batch is an hour away, yet the next one is asked for")
+	}
+	e.mu.Lock()
+	e.due = time.Now() // the batch is due now
+	e.mu.Unlock()
+	if !e.wantsAttention(7) {
+		t.Error("the batch is due, yet the capture it would show is not asked for")
+	}
+	if !e.wantsAttention(e.lastRead) {
+		t.Error("a position the finished run reads back is not asked for")
+	}
+	e.stop()
 }

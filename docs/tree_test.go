@@ -113,7 +113,7 @@ func textFiles(t *testing.T) map[string][]byte {
 
 // TestNoProcessWords: no file speaks of how the project was made. The
 // public-domain texts under testdata/texts are other people's words
-// ("heaving the lead" is a sailor's sounding line), not the project's.
+// (a sailor heaving his sounding line, say), not the project's.
 func TestNoProcessWords(t *testing.T) {
 	for path, b := range textFiles(t) {
 		if strings.HasPrefix(filepath.ToSlash(path), "testdata/texts/") {

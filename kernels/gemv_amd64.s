@@ -252,7 +252,7 @@ bf16avx512sum:
 // gemvRowsBF16PairAVX2 reads one row at a time from x split beforehand (the
 // Go driver splits it once per call), so row after row the weights are read in
 // address order, one stream through the whole matrix as in a plain read
-// loop, with a PREFETCHNTA pf bytes ahead per line. gemv4BF16Pair* read four
+// loop, with a PREFETCHT0 pf bytes ahead per line. gemv4BF16Pair* read four
 // rows at once and split x themselves, two shuffles per step shared by the
 // four rows; the driver uses them for rows too long to keep split x in L1
 // beside the stream.
@@ -282,6 +282,17 @@ bf16avx512sum:
 // real decode, 1 thread, 12.4-12.9 against 12.5-12.7 tok/s. PREFETCHT1 far
 // with PREFETCHT0 near (1 KiB, 512 B), or a second PREFETCHT0 at 2 KiB:
 // all slower (33-37).
+//
+// On a 2-core Intel Xeon VM (AVX-512, AVX512-BF16) the two hints part
+// ways. Rows of 1536 and 8960 columns, 1 thread, 2 MiB pages, GB/s by
+// thread CPU time (plain read of the same bytes 8.5-10.4): PREFETCHNTA
+// 8 KiB ahead 4.0-4.9, no prefetch 5.9-7.0, PREFETCHT0 at 2, 4, 8 or
+// 16 KiB 8.2-9.7. Real decode of Qwen2.5-1.5B, four alternating rounds:
+// 1 thread 4.2-6.6 GB/s with NTA, 7.9-9.4 with T0; 2 threads 7.6-8.3 and
+// 10.3-12.9. An NTA line skips L2 on that core, and it seems the L2
+// streamer, untrained, leaves the whole stream to the fill buffers. So
+// the kernel uses PREFETCHT0, equal to NTA on Zen 5 and twice as fast on
+// the Xeon.
 
 // gemv4BF16PairAVX2 registers: Y0..Y3 even sums, Y8..Y11 odd sums, Y6 / Y7
 // the even / odd halves of x, Y15 the odd-word mask.
@@ -533,7 +544,7 @@ p1avx2row:
 	JE       p1avx2tail
 
 p1avx2loop:
-	PREFETCHNTA (PFP)(J*4)          // w[2j+pf/2 …]
+	PREFETCHT0  (PFP)(J*4)          // w[2j+pf/2 …]
 	VMOVDQU     (W0)(J*4), Y4       // pairs j … j+7
 	VMOVDQU     32(W0)(J*4), Y6     // pairs j+8 … j+15
 	VPSLLD      $16, Y4, Y5         // float32(w[2j … 2j+14 by 2])

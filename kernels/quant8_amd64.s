@@ -579,6 +579,9 @@ q8four:
 	VCVTPH2PS        Y8, Z8
 	VMULPS           64(DX), Z8, Z8                         // d·dx
 	VFMADD231PS      Z8, Z7, Z10
+	PREFETCHT0       8192(SI)
+	PREFETCHT0       8256(SI)
+	PREFETCHT0       8320(SI)
 	ADDQ             $136, SI
 	ADDQ             $128, DI
 	ADDQ             $128, DX
@@ -722,6 +725,9 @@ q4block:
 	VCVTDQ2PS        Z12, Z12
 	VPERMPS          Z8, Z23, Z7
 	VFMADD231PS      Z7, Z12, Z3
+	PREFETCHT0       8192(SI)
+	PREFETCHT0       8256(SI)
+	PREFETCHT0       8320(SI)
 	ADDQ             $144, SI
 	ADDQ             $256, DI
 	ADDQ             $32, DX
@@ -845,6 +851,9 @@ q5block:
 	VCVTDQ2PS        Z12, Z12
 	VPERMPS          Z8, Z23, Z7
 	VFMADD231PS      Z7, Z12, Z3
+	PREFETCHT0       8192(SI)
+	PREFETCHT0       8256(SI)
+	PREFETCHT0       8320(SI)
 	ADDQ             $176, SI
 	ADDQ             $256, DI
 	ADDQ             $32, DX
@@ -946,6 +955,10 @@ q6block:
 	VCVTDQ2PS        Z12, Z12
 	VPERMPS          Z3, Z23, Z13
 	VFMADD231PS      Z13, Z12, Z1
+	PREFETCHT0       8192(SI)
+	PREFETCHT0       8256(SI)
+	PREFETCHT0       8320(SI)
+	PREFETCHT0       8384(SI)
 	ADDQ             $210, SI
 	ADDQ             $256, DI
 	ADDQ             $32, DX
@@ -1005,6 +1018,8 @@ q8atwo:
 	VCVTPH2PS        X4, Y4
 	VMULPS           32(DX), Y4, Y4                         // d·dx
 	VFMADD231PS      Y4, Y3, Y8
+	PREFETCHT0       8192(SI)
+	PREFETCHT0       8256(SI)
 	ADDQ             $68, SI
 	ADDQ             $64, DI
 	ADDQ             $64, DX
@@ -1156,6 +1171,9 @@ q4ablock:
 	VBROADCASTSS     28(SP), Y9
 	VFMADD231PS      Y7, Y5, Y0
 	VFMADD231PS      Y9, Y6, Y1
+	PREFETCHT0       8192(SI)
+	PREFETCHT0       8256(SI)
+	PREFETCHT0       8320(SI)
 	ADDQ             $144, SI
 	ADDQ             $256, DI
 	ADDQ             $32, DX
@@ -1319,6 +1337,9 @@ q5ablock:
 	VBROADCASTSS     28(SP), Y9
 	VFMADD231PS      Y7, Y5, Y0
 	VFMADD231PS      Y9, Y6, Y1
+	PREFETCHT0       8192(SI)
+	PREFETCHT0       8256(SI)
+	PREFETCHT0       8320(SI)
 	ADDQ             $176, SI
 	ADDQ             $256, DI
 	ADDQ             $32, DX
@@ -1493,6 +1514,10 @@ q6ablock:
 	VBROADCASTSS     60(SP), Y10
 	VBLENDPS         $0xf0, Y10, Y9, Y9                     // S[14] ×4, S[15] ×4
 	VFMADD231PS      Y9, Y7, Y1
+	PREFETCHT0       8192(SI)
+	PREFETCHT0       8256(SI)
+	PREFETCHT0       8320(SI)
+	PREFETCHT0       8384(SI)
 	ADDQ             $210, SI
 	ADDQ             $256, DI
 	ADDQ             $32, DX

@@ -6,6 +6,8 @@ The kernels are fully unrolled over a block, so they are generated: run
 Each kernel's readable reference is kernels/quant.go (dequantBlock).
 """
 
+from stream import prefetch_lines
+
 out = []
 def e(s=""): out.append(s)
 def ins(op, *args, c=""):
@@ -29,15 +31,6 @@ e("GLOBL q5bit<>(SB), RODATA|NOPTR, $4")
 e("DATA q6bias<>+0(SB)/4, $32")
 e("GLOBL q6bias<>(SB), RODATA|NOPTR, $4")
 e()
-
-# AHEAD: each block asks for the weight lines 8 KiB ahead (PREFETCHT0,
-# one per 64 bytes the block spans), as the decode kernels do
-# (tools/quantasm/vnni.py): rows lie one after another, so the stream runs
-# on across the per-row calls.
-AHEAD = 8192
-def prefetch_w(nbytes):
-    for k in range(-(-nbytes // 64)):
-        ins("PREFETCHT0", "%d(SI)" % (AHEAD + 64 * k))
 
 def hsum(reg_y, reg_x, ret_off):
     ins("VEXTRACTF128", "$1", reg_y, "X1")
@@ -81,7 +74,7 @@ def q8block(acc, t):
     ins("VCVTPH2PS", "X" + s[1:], "X" + s[1:])
     ins("VBROADCASTSS", "X" + s[1:], s)
     ins("VFMADD231PS", s, a, acc, c="acc += d·s")
-    prefetch_w(34)
+    prefetch_lines(ins, 34)
     ins("ADDQ", "$34", "SI")
     ins("ADDQ", "$128", "DI")
 
@@ -211,7 +204,7 @@ for k in range(4):
     ins("VBROADCASTSS", "%d(SP)" % (8 * k + 4), "Y9", c="d·sc[%d]" % (2 * k + 1))
     ins("VFMADD231PS", "Y8", sa, "Y0")
     ins("VFMADD231PS", "Y9", sb, "Y1")
-prefetch_w(144)
+prefetch_lines(ins, 144)
 ins("ADDQ", "$144", "SI")
 ins("ADDQ", "$1024", "DI")
 ins("ADDQ", "$32", "DX")
@@ -293,7 +286,7 @@ for h in range(2):
             a = "Y0" if k % 2 == 0 else "Y1"
             ins("VBROADCASTSS", "%d(SP)" % (4 * (8 * h + g + 2 * k)), "Y12", c="d·sc[%d]" % (8 * h + g + 2 * k))
             ins("VFMADD231PS", "Y12", s[k], a)
-prefetch_w(210)
+prefetch_lines(ins, 210)
 ins("ADDQ", "$210", "SI")
 ins("ADDQ", "$1024", "DI")
 ins("DECQ", "CX")

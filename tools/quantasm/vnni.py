@@ -19,6 +19,8 @@ Q8_0 takes |q| and moves q's sign onto x with VPSIGNB), and VPMADDWD with
 ones adds the pairs into the same int32 lanes of 4 columns.
 """
 
+from stream import prefetch_lines
+
 out = []
 def e(s=""): out.append(s)
 def ins(op, *args, c=""):
@@ -26,15 +28,6 @@ def ins(op, *args, c=""):
     if c:
         line = "%-56s // %s" % (line, c)
     e(line)
-
-# AHEAD is how far ahead of the weight stream each step asks for lines
-# (PREFETCHT0, one per 64 bytes the step reads), as the bf16 decode kernel
-# does (kernels/gemv_amd64.s): rows lie one after another, so the stream
-# runs on across rows and past a matrix's end harmlessly.
-AHEAD = 8192
-def prefetch_w(nbytes):
-    for k in range(-(-nbytes // 64)):
-        ins("PREFETCHT0", "%d(SI)" % (AHEAD + 64 * k))
 
 def data(name, values, size=4):
     for i, v in enumerate(values):
@@ -291,7 +284,7 @@ ins("JL", "q8lt4")
 e("q8four:")
 q8pair("Z0", 0, 0, ("Y1", "Y2", "Y3", "Y4"))
 q8pair("Z10", 68, 64, ("Y6", "Y7", "Y8", "Y9"))
-prefetch_w(136)
+prefetch_lines(ins, 136)
 ins("ADDQ", "$136", "SI")
 ins("ADDQ", "$128", "DI")
 ins("ADDQ", "$128", "DX")
@@ -418,7 +411,7 @@ def k4_pair(j, t, a, sc, hb=None, mask="Z30"):
     ins("VFMADD231PS", sc, a, "Z%d" % j)
 
 def k4_row_end(label, bsz, loop, r16=False):
-    prefetch_w(bsz)
+    prefetch_lines(ins, bsz)
     ins("ADDQ", "$%d" % bsz, "SI")
     ins("ADDQ", "$256", "DI")
     ins("ADDQ", "$32", "DX")
@@ -540,7 +533,7 @@ for h in range(2):
         ins("VCVTDQ2PS", a, a)
         ins("VPERMPS", "Z3", "Z%d" % (20 + 2 * h + p), sc)
         ins("VFMADD231PS", sc, a, "Z%d" % p)
-prefetch_w(210)
+prefetch_lines(ins, 210)
 ins("ADDQ", "$210", "SI")
 ins("ADDQ", "$256", "DI")
 ins("ADDQ", "$32", "DX")
@@ -584,7 +577,7 @@ ins("JLT", "q8aone")
 e("q8atwo:")
 q8avx2("Y0", 0, 0)
 q8avx2("Y8", 34, 32)
-prefetch_w(68)
+prefetch_lines(ins, 68)
 ins("ADDQ", "$68", "SI")
 ins("ADDQ", "$64", "DI")
 ins("ADDQ", "$64", "DX")
@@ -661,7 +654,7 @@ for j in range(4):
     ins("VBROADCASTSS", "%d(SP)" % (8 * j + 4), "Y9")
     ins("VFMADD231PS", "Y7", "Y5", "Y0")
     ins("VFMADD231PS", "Y9", "Y6", "Y1")
-prefetch_w(144)
+prefetch_lines(ins, 144)
 ins("ADDQ", "$144", "SI")
 ins("ADDQ", "$256", "DI")
 ins("ADDQ", "$32", "DX")
@@ -734,7 +727,7 @@ for j in range(4):
     ins("VBROADCASTSS", "%d(SP)" % (8 * j + 4), "Y9")
     ins("VFMADD231PS", "Y7", "Y5", "Y0")
     ins("VFMADD231PS", "Y9", "Y6", "Y1")
-prefetch_w(176)
+prefetch_lines(ins, 176)
 ins("ADDQ", "$176", "SI")
 ins("ADDQ", "$256", "DI")
 ins("ADDQ", "$32", "DX")
@@ -801,7 +794,7 @@ for h in range(2):
         ins("VBROADCASTSS", "%d(SP)" % (4 * g + 4), "Y10")
         ins("VBLENDPS", "$0xf0", "Y10", "Y9", "Y9", c="S[%d] ×4, S[%d] ×4" % (g, g + 1))
         ins("VFMADD231PS", "Y9", "Y7", "Y%d" % (k % 2))
-prefetch_w(210)
+prefetch_lines(ins, 210)
 ins("ADDQ", "$210", "SI")
 ins("ADDQ", "$256", "DI")
 ins("ADDQ", "$32", "DX")

@@ -1,0 +1,15 @@
+"""The weight stream's prefetch, shared by gen.py and vnni.py.
+
+Each step of a row loop asks for the lines AHEAD bytes beyond the weights
+it reads (PREFETCHT0, one per 64 bytes the step spans), as the bf16 decode
+kernel does (kernels/gemv_amd64.s explains the hint and the distance).
+Rows lie one after another, so the stream runs on across rows, per-row
+calls and past a matrix's end, where a prefetch is harmless.
+"""
+
+AHEAD = 8192
+
+def prefetch_lines(ins, nbytes):
+    """Emits the prefetches of one step over nbytes of weights at SI."""
+    for k in range(-(-nbytes // 64)):
+        ins("PREFETCHT0", "%d(SI)" % (AHEAD + 64 * k))

@@ -140,8 +140,10 @@ func bench(ctx context.Context, f *benchFlags, log io.Writer) (perf.Report, erro
 	if err != nil {
 		return perf.Report{}, err
 	}
-	fmt.Fprintf(log, "measuring the %s compute peak on %d threads\n", kernels.Active(), m.Threads())
-	peak := perf.ComputePeak(m.Threads())
+	// The peak of the instruction the prefill's products run on: at
+	// AVX512BF16, fp32 products are FMA's, not VDPBF16PS's.
+	peak := perf.MeasureComputeFor(m.Threads(), m.Arithmetic())
+	fmt.Fprintf(log, "measured the %s compute peak (%s loop) on %d threads\n", kernels.Active(), peak.Loop, m.Threads())
 	// The bandwidth probe's 1 GiB is unmapped by now; count the model only.
 	_ = perf.ResetPeakRSS()
 	// The contenders start after the machine is measured: membw and the
@@ -177,7 +179,8 @@ func bench(ctx context.Context, f *benchFlags, log io.Writer) (perf.Report, erro
 	if err != nil {
 		return perf.Report{}, err
 	}
-	r := perf.Summarize(m.Info(), runs, membw, peak)
+	r := perf.Summarize(m.Info(), runs, membw, peak.GFLOPs)
+	r.PeakLoop = peak.Loop
 	// membw_cached describes membw_gb_per_s: not the cached figure when the
 	// runs were set against probes beside them.
 	r.Kernels, r.Threads, r.MembwCached, r.Probes = kernels.Active().String(), m.Threads(), cached && !r.MembwBeside, !f.noProbes

@@ -112,13 +112,18 @@ func TestBenchTinyModel(t *testing.T) {
 	if r.Prefill.TokensPerSecond <= 0 || r.Decode.GBs <= 0 || r.PeakGFLOPs <= 0 || r.PeakRSS <= 0 || r.TTFTSeconds <= 0 {
 		t.Errorf("missing figures %+v", r)
 	}
+	// fp32 products are set against the fp32 FMA loop, also at AVX512BF16
+	// whose own loop is VDPBF16PS.
+	if r.Arithmetic == "fp32" && r.PeakLoop != "fp32 FMA" {
+		t.Errorf("fp32 prefill set against the %q loop", r.PeakLoop)
+	}
 	if want := r.Decode.GBs / 40; math.Abs(r.Decode.ShareOfBandwidth-want) > 1e-12 {
 		t.Errorf("share of bandwidth %v, want %v", r.Decode.ShareOfBandwidth, want)
 	}
 	// The names `loupe bench --json` promises.
 	var raw map[string]any
 	_ = json.Unmarshal(out.Bytes(), &raw)
-	for _, k := range []string{"kernels", "threads", "model_bytes", "membw_gb_per_s", "peak_gflops", "peak_rss_bytes", "prefill", "decode"} {
+	for _, k := range []string{"kernels", "threads", "model_bytes", "membw_gb_per_s", "peak_gflops", "peak_loop", "peak_rss_bytes", "prefill", "decode"} {
 		if _, ok := raw[k]; !ok {
 			t.Errorf("JSON lacks %q", k)
 		}

@@ -32,6 +32,10 @@ type membwResult struct {
 	MedianGBs     float64 `json:"median_gb_per_s"`
 	GFLOPs        float64 `json:"gflops"`
 	GFLOPsPerCore float64 `json:"gflops_per_core"`
+	ComputeLoop   string  `json:"compute_loop"` // what gflops timed: "fp32 FMA" or "bf16 VDPBF16PS"
+	// FP32GFLOPs is the fp32 FMA loop's figure where compute_loop is
+	// another (AVX512BF16): the ceiling of fp32 products.
+	FP32GFLOPs float64 `json:"fp32_gflops,omitempty"`
 }
 
 func runMembw(args []string, stdout, stderr io.Writer) int {
@@ -70,7 +74,10 @@ func runMembw(args []string, stdout, stderr io.Writer) int {
 		CPU: bw.CPU, Kernels: c.Level, Threads: bw.Threads, Pinned: bw.Pinned,
 		ReadLoop: bw.Loop, BufferBytes: bw.Bytes, Passes: bw.Passes,
 		BestGBs: bw.BestGBs, MedianGBs: bw.MedianGBs,
-		GFLOPs: c.GFLOPs, GFLOPsPerCore: c.GFLOPsPerCore,
+		GFLOPs: c.GFLOPs, GFLOPsPerCore: c.GFLOPsPerCore, ComputeLoop: c.Loop,
+	}
+	if f := perf.MeasureComputeFor(*threads, "fp32"); f.Loop != c.Loop {
+		r.FP32GFLOPs = f.GFLOPs
 	}
 	if *asJSON {
 		return printJSON(stdout, stderr, r)
@@ -101,7 +108,11 @@ func printMembw(w io.Writer, r membwResult) {
 	fmt.Fprintf(w, "cpu        %s, threads %d (%d pinned workers + the caller)\n", r.CPU, r.Threads, r.Pinned)
 	fmt.Fprintf(w, "read       best %.1f GB/s, median %.1f GB/s (%d MiB × %d passes, %s loop)\n",
 		r.BestGBs, r.MedianGBs, r.BufferBytes>>20, r.Passes, r.ReadLoop)
-	fmt.Fprintf(w, "compute    %.1f GFLOP/s, %.1f per core (%s FMA loop)\n", r.GFLOPs, r.GFLOPsPerCore, r.Kernels)
+	fmt.Fprintf(w, "compute    %.1f GFLOP/s, %.1f per core (%s, %s loop)\n", r.GFLOPs, r.GFLOPsPerCore, r.Kernels, r.ComputeLoop)
+	if r.FP32GFLOPs > 0 {
+		fmt.Fprintf(w, "           %.1f GFLOP/s, %.1f per core (fp32 FMA loop: the ceiling of fp32 products)\n",
+			r.FP32GFLOPs, r.FP32GFLOPs/float64(max(r.Threads, 1)))
+	}
 }
 
 // printJSON writes v as one indented JSON object.

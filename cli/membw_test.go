@@ -23,7 +23,7 @@ func TestMembwJSON(t *testing.T) {
 	if r.Threads != 1 || r.Passes != 2 || r.BufferBytes != 16<<20 {
 		t.Fatalf("settings not honoured: %+v", r)
 	}
-	if r.BestGBs <= 0 || r.MedianGBs > r.BestGBs || r.GFLOPs <= 0 || r.Kernels == "" {
+	if r.BestGBs <= 0 || r.MedianGBs > r.BestGBs || r.GFLOPs <= 0 || r.Kernels == "" || r.ComputeLoop == "" {
 		t.Fatalf("bad figures: %+v", r)
 	}
 }
@@ -34,7 +34,7 @@ func TestMembwText(t *testing.T) {
 	if code := Main([]string{"membw", "--mib", "8", "--passes", "1", "--kernels", "generic"}, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	for _, want := range []string{"read", "GB/s", "GFLOP/s", "generic FMA loop"} {
+	for _, want := range []string{"read", "GB/s", "GFLOP/s", "generic, fp32 FMA loop"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}

@@ -58,14 +58,17 @@ type kernelSet struct {
 	axpy        func(y []float32, a float32, x []float32)
 	add         func(y, x []float32)
 	fmaPeak     func(iters int) int64
-	rmsNorm     func(out, x, weight []float32, eps float32)
-	softmax     func(x []float32)
-	siluMul     func(out, gate, up []float32)
-	matVecQ     func(q Quant, out []float32, w []byte, x []float32)
-	dequantRow  func(q Quant, dst []float32, src []byte)
-	quantizeX   func(a *QuantizedX, x []float32)
-	matVecQ8    func(q Quant, out []float32, w []byte, a *QuantizedX) // nil: no integer decode at this level
-	q8Name      string                                                // the integer kernels' instructions, for QuantArithmetic
+	// fp32Peak is fmaPeak's fp32 FMA loop where fmaPeak times another
+	// instruction (VDPBF16PS at AVX512BF16); nil where fmaPeak is it.
+	fp32Peak   func(iters int) int64
+	rmsNorm    func(out, x, weight []float32, eps float32)
+	softmax    func(x []float32)
+	siluMul    func(out, gate, up []float32)
+	matVecQ    func(q Quant, out []float32, w []byte, x []float32)
+	dequantRow func(q Quant, dst []float32, src []byte)
+	quantizeX  func(a *QuantizedX, x []float32)
+	matVecQ8   func(q Quant, out []float32, w []byte, a *QuantizedX) // nil: no integer decode at this level
+	q8Name     string                                                // the integer kernels' instructions, for QuantArithmetic
 }
 
 // sets is the dispatch table; an entry is nil when this build has no code

@@ -153,6 +153,18 @@ func TestFMAPeakLoop(t *testing.T) {
 		if FMAPeakLoop(0) != 0 {
 			t.Fatal("FMAPeakLoop(0) did work")
 		}
+		// The fp32 loop: 2 operations per lane per FMA, 12 chains.
+		fp32 := map[Level]int64{Generic: 16, AVX2: 192, AVX512: 384, AVX512BF16: 384}[l]
+		if got := FP32PeakLoop(1000); got != 1000*fp32 {
+			t.Fatalf("FP32PeakLoop(1000) = %d flops, want %d", got, 1000*fp32)
+		}
+		if FP32PeakLoop(0) != 0 {
+			t.Fatal("FP32PeakLoop(0) did work")
+		}
+		want := map[bool]string{false: "fp32 FMA", true: "bf16 VDPBF16PS"}[l == AVX512BF16]
+		if got := PeakLoopName(); got != want {
+			t.Fatalf("PeakLoopName() = %q, want %q", got, want)
+		}
 	})
 }
 

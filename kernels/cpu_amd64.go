@@ -69,6 +69,7 @@ var (
 		axpy:        axpyAVX512Slice,
 		add:         addAVX512Slice,
 		fmaPeak:     fmaPeakBF16Loop,
+		fp32Peak:    fmaPeakAVX512Loop,
 		rmsNorm:     avx512Elem.rmsNorm,
 		softmax:     avx512Elem.softmax,
 		siluMul:     avx512Elem.siluMul,

@@ -13,6 +13,30 @@ func FMAPeakLoop(iters int) (flops int64) {
 	return cur.fmaPeak(iters)
 }
 
+// FP32PeakLoop is FMAPeakLoop for products computed in fp32: the same
+// loop at every level but AVX512BF16, where it runs AVX-512's FMA loop
+// instead of VDPBF16PS. Prefill's fp32 products (`auto` on dense models,
+// `exact`) are bounded by this one; on some CPUs VDPBF16PS does fewer
+// operations a cycle than FMA, on others more.
+func FP32PeakLoop(iters int) (flops int64) {
+	if iters <= 0 {
+		return 0
+	}
+	if cur.fp32Peak != nil {
+		return cur.fp32Peak(iters)
+	}
+	return cur.fmaPeak(iters)
+}
+
+// PeakLoopName names the instruction FMAPeakLoop times at the active
+// level: "fp32 FMA", or "bf16 VDPBF16PS" at AVX512BF16.
+func PeakLoopName() string {
+	if cur.fp32Peak != nil {
+		return "bf16 VDPBF16PS"
+	}
+	return "fp32 FMA"
+}
+
 var peakSink float32
 
 // fmaPeakGeneric is the scalar peak: 8 independent multiply-add chains so

@@ -151,7 +151,7 @@ func TestMeasureCompute(t *testing.T) {
 
 func TestCalibrate(t *testing.T) {
 	start := time.Now()
-	iters := calibrate(20 * time.Millisecond)
+	iters := calibrate(fmaLoop, 20*time.Millisecond)
 	if iters <= 0 {
 		t.Fatalf("calibrate gave %d iterations", iters)
 	}
@@ -375,5 +375,60 @@ func TestProbeLoad(t *testing.T) {
 	}
 	if b.OthersBusy != nil {
 		t.Logf("other programs kept %.2f cores busy during the probe", *b.OthersBusy)
+	}
+}
+
+// TestMeasureComputeForPicksTheLoopOfTheProducts: a prefill in fp32 is set
+// against the fp32 FMA loop even where the level's own loop is VDPBF16PS,
+// one rounding every product to bf16 against the level's loop, and one
+// rounding some parts against the faster of the two.
+func TestMeasureComputeForPicksTheLoopOfTheProducts(t *testing.T) {
+	defer kernels.SetLevel(kernels.Active())
+	defer func(f, g func(int) int64) { fmaLoop, fp32Loop = f, g }(fmaLoop, fp32Loop)
+	var ran []string
+	stub := func(name string, flops int64) func(int) int64 {
+		return func(n int) int64 {
+			ran = append(ran, name)
+			time.Sleep(time.Microsecond)
+			return flops << 30 // a rate set by the stub, whatever the count
+		}
+	}
+	fmaLoop, fp32Loop = stub("own", 1), stub("fp32", 1000)
+	for l := kernels.Generic; l <= kernels.AVX512BF16; l++ {
+		if !kernels.Supported(l) {
+			continue
+		}
+		if err := kernels.SetLevel(l); err != nil {
+			t.Fatal(err)
+		}
+		two := l == kernels.AVX512BF16 // the one level with two loops
+		for _, c := range []struct {
+			arith, loop string
+			ran         []string
+		}{
+			{"fp32", "fp32 FMA", []string{"own"}},
+			{"int8", "fp32 FMA", []string{"own"}},
+			{"bf16", "fp32 FMA", []string{"own"}},
+			{"bf16:experts", "fp32 FMA", []string{"own"}},
+		} {
+			if two {
+				switch c.arith {
+				case "fp32", "int8":
+					c.ran = []string{"fp32"}
+				case "bf16":
+					c.loop = "bf16 VDPBF16PS"
+				default: // both; the stub fp32 loop is the faster
+					c.ran = []string{"own", "fp32"}
+				}
+			}
+			ran = nil
+			got := MeasureComputeFor(1, c.arith)
+			if got.Loop != c.loop {
+				t.Errorf("%s, %s: loop %q, want %q", l, c.arith, got.Loop, c.loop)
+			}
+			if first, last := ran[0], ran[len(ran)-1]; first != c.ran[0] || last != c.ran[len(c.ran)-1] {
+				t.Errorf("%s, %s: ran %v…%v, want %v", l, c.arith, first, last, c.ran)
+			}
+		}
 	}
 }

@@ -26,9 +26,12 @@ type Report struct {
 	MembwCached     bool    `json:"membw_cached"`
 	// MembwBeside: MembwGBs is the median of probes run beside each timed
 	// run, and each run's decode is set against its own probe.
-	MembwBeside bool    `json:"membw_beside"`
-	PeakGFLOPs  float64 `json:"peak_gflops"` // FMA loop of the same level and threads
-	PeakRSS     int64   `json:"peak_rss_bytes"`
+	MembwBeside bool `json:"membw_beside"`
+	// PeakGFLOPs is the multiply-add loop of the prefill's products on the
+	// same threads (MeasureComputeFor), PeakLoop names it.
+	PeakGFLOPs float64 `json:"peak_gflops"`
+	PeakLoop   string  `json:"peak_loop,omitempty"`
+	PeakRSS    int64   `json:"peak_rss_bytes"`
 	// HugePageShare is the share of the mapped weights on 2 MiB pages
 	// (HugePageShare()); decode reads a few percent faster on them.
 	HugePageShare float64 `json:"weights_on_huge_pages"`
@@ -223,7 +226,7 @@ func WriteText(w io.Writer, r Report) {
 	}
 	p, d := r.Prefill, r.Decode
 	fmt.Fprintf(w, "prefill     %d tokens in %.3f s: %.1f tok/s, %.1f GFLOP/s%s\n",
-		p.Tokens, p.Seconds, p.TokensPerSecond, p.GFLOPs, share(p.ShareOfPeak, r.PeakGFLOPs, "GFLOP/s peak"))
+		p.Tokens, p.Seconds, p.TokensPerSecond, p.GFLOPs, share(p.ShareOfPeak, r.PeakGFLOPs, peakWhat(r.PeakLoop)))
 	bwWhat := "GB/s read bandwidth"
 	if r.MembwBeside {
 		bwWhat = "GB/s read beside each run (median)"
@@ -265,6 +268,14 @@ func summarizeWorkers(runs []Sample) *Workers {
 	}
 	return &Workers{BarriersPerToken: median(bar), ForMsPerToken: median(inFor), SerialMsPerToken: median(serial),
 		WaitMsPerToken: median(wait), TakenPerToken: median(taken), WorkerParksPerTok: median(parks)}
+}
+
+// peakWhat names the compute peak: "GFLOP/s peak (fp32 FMA loop)".
+func peakWhat(loop string) string {
+	if loop == "" {
+		return "GFLOP/s peak"
+	}
+	return "GFLOP/s peak (" + loop + " loop)"
 }
 
 // share formats " = 41 % of the 208.0 GFLOP/s peak", or "" when unknown.

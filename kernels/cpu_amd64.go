@@ -17,6 +17,15 @@ var (
 	hasVNNI = hasAVX512 && cpuid.CPU.Supports(cpuid.AVX512BW, cpuid.AVX512VNNI)
 )
 
+// l2Bytes is one core's L2 cache in bytes as cpuid reports it, 1 MiB when
+// it does not.
+func l2Bytes() int {
+	if l2 := cpuid.CPU.Cache.L2; l2 > 0 {
+		return l2
+	}
+	return 1 << 20
+}
+
 var (
 	avx2Set = &kernelSet{
 		matVecBF16: matVecBF16AVX2,

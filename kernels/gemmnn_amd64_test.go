@@ -154,12 +154,43 @@ func TestMatMulBcastEdges(t *testing.T) {
 	for _, n := range []int{nBcastF32 - 1, nBcastF32, nBcastF32 + 7} {
 		shapes = append(shapes, gemmShape{n, colNN + 13, kcNN + 16 + 5, 1})
 	}
-	forEachLevel(t, func(t *testing.T, l Level) {
-		if l < AVX512 {
-			t.Skip("broadcast path is AVX-512 only")
+	defer func(v int) { xInL2 = v }(xInL2)
+	for _, order := range []struct {
+		name string
+		xMax int
+	}{{"panels first", 1 << 40}, {"column blocks first", 0}} {
+		xInL2 = order.xMax
+		t.Run(order.name, func(t *testing.T) {
+			forEachLevel(t, func(t *testing.T, l Level) {
+				if l < AVX512 {
+					t.Skip("broadcast path is AVX-512 only")
+				}
+				testMatMulShapes(t, shapes)
+			})
+		})
+	}
+}
+
+// TestMatMulBcastOrdersAgree: running W's panels first or its column
+// blocks first gives every output bit for bit the same sum.
+func TestMatMulBcastOrdersAgree(t *testing.T) {
+	if !Supported(AVX512) {
+		t.Skip("CPU lacks AVX-512")
+	}
+	defer func(v int) { xInL2 = v }(xInL2)
+	const n, rows, cols = 29, 2*colNN + 7, 3*kcNN + 16 + 3
+	r := rand.New(rand.NewPCG(53, 54))
+	w, x := randBF16(r, rows*cols, 0), randF32(r, n*cols, 0)
+	var outs [2][]float32
+	for i, xMax := range []int{1 << 40, 0} {
+		xInL2, outs[i] = xMax, make([]float32, n*rows)
+		matMulBcast(NewWorkspace(), outs[i], rows, w, x, n, cols)
+	}
+	for i := range outs[0] {
+		if math.Float32bits(outs[0][i]) != math.Float32bits(outs[1][i]) {
+			t.Fatalf("out[%d]: %v panels first, %v column blocks first", i, outs[0][i], outs[1][i])
 		}
-		testMatMulShapes(t, shapes)
-	})
+	}
 }
 
 // BenchmarkGemmNN32x12 runs the tile alone on a panel and tokens that stay

@@ -194,35 +194,66 @@ func panel8F32(out []float32, ldOut, r int, wp *float32, ldw int, x []float32, l
 
 // matMulBF16By is matMulF32By with each panel of W (8 or 4 rows × k)
 // widened to fp32 into the workspace first (once, then reused by every
-// token tile), so the tiles' inner loops are pure FMA.
+// token tile), so the tiles' inner loops are pure FMA. The panels and the
+// column blocks run in matMulBcast's order (panelsFirst): panels first
+// when x fits in half of L2, which short prompts' x does, and the same
+// sums either way.
 func matMulBF16By(v isa, ws *Workspace, out []float32, ldOut int, w []BF16, x []float32, n, cols int) {
 	rows := len(w) / cols
 	m := cols &^ (v.step() - 1)
 	panel := ws.panel(8 * kc)
-	for k0 := 0; k0 < m; k0 += kc {
+	// rowsBlock runs rows r..r+h of w (h = 8, 4 or 1) over the column block at k0.
+	rowsBlock := func(r, h, k0 int) {
 		k, acc := min(kc, m-k0), boolInt(k0 > 0)
-		r := 0
-		for ; v == isaAVX512 && r+8 <= rows; r += 8 {
-			prefetchRows(w, r+8, 8, rows, cols, k0, k)
-			for i := range 8 {
-				v.widen(&panel[i*k], &w[(r+i)*cols+k0], k)
-			}
-			panel8F32(out, ldOut, r, &panel[0], k, x[k0:], cols, n, k, acc)
-		}
-		for ; r+4 <= rows; r += 4 {
-			prefetchRows(w, r+4, 4, rows, cols, k0, k)
-			for i := range 4 {
-				v.widen(&panel[i*k], &w[(r+i)*cols+k0], k)
-			}
-			panelF32(v, out, ldOut, r, &panel[0], k, x[k0:], cols, n, k, acc)
-		}
-		for ; r < rows; r++ {
+		if h == 1 {
 			rowF32(v, out, ldOut, r, x[k0:], cols, n, k, acc, func(q *[4]float32, xt *float32) {
 				v.gemv4BF16(&q[0], &w[r*cols+k0], 0, xt, k)
 			})
+			return
+		}
+		for i := range h {
+			v.widen(&panel[i*k], &w[(r+i)*cols+k0], k)
+		}
+		if h == 8 {
+			panel8F32(out, ldOut, r, &panel[0], k, x[k0:], cols, n, k, acc)
+		} else {
+			panelF32(v, out, ldOut, r, &panel[0], k, x[k0:], cols, n, k, acc)
+		}
+	}
+	if panelsFirst(n, m) {
+		for r, h := 0, 0; r < rows; r += h {
+			h = v.rowsAt(r, rows)
+			for k0 := 0; k0 < m; k0 += kc {
+				nr, nk := r, k0+kc // the block after this one
+				if nk >= m {
+					nr, nk = r+h, 0
+				}
+				prefetchRows(w, nr, v.rowsAt(nr, rows), rows, cols, nk, min(kc, m-nk))
+				rowsBlock(r, h, k0)
+			}
+		}
+	} else {
+		for k0 := 0; k0 < m; k0 += kc {
+			for r, h := 0, 0; r < rows; r += h {
+				h = v.rowsAt(r, rows)
+				prefetchRows(w, r+h, h, rows, cols, k0, min(kc, m-k0))
+				rowsBlock(r, h, k0)
+			}
 		}
 	}
 	addColumnTailBF16(out, ldOut, w, x, n, cols, m)
+}
+
+// rowsAt is the height of the group of rows of W starting at r that the
+// tiles take: 8 at AVX-512, else 4, and the last rows one by one.
+func (v isa) rowsAt(r, rows int) int {
+	switch {
+	case v == isaAVX512 && r+8 <= rows:
+		return 8
+	case r+4 <= rows:
+		return 4
+	}
+	return 1
 }
 
 // rowF32 finishes one leftover row r for all tokens with dot, which fills

@@ -171,24 +171,41 @@ func TestMatMulBcastEdges(t *testing.T) {
 	}
 }
 
-// TestMatMulBcastOrdersAgree: running W's panels first or its column
-// blocks first gives every output bit for bit the same sum.
-func TestMatMulBcastOrdersAgree(t *testing.T) {
+// TestMatMulColumnBlocksFirst runs the float64 oracle's shapes with the
+// column blocks first (the order of long prompts) at every level: at the
+// default, short prompts' x fits in L2 and their panels run first.
+func TestMatMulColumnBlocksFirst(t *testing.T) {
+	defer func(v int) { xInL2 = v }(xInL2)
+	xInL2 = 0
+	forEachLevel(t, func(t *testing.T, l Level) { testMatMulShapes(t, gemmShapes()) })
+}
+
+// TestMatMulOrdersAgree: running W's panels first or its column blocks
+// first gives every output bit for bit the same sum, on the broadcast
+// tiles and on the 8×3 and 4-row tiles of fewer tokens.
+func TestMatMulOrdersAgree(t *testing.T) {
 	if !Supported(AVX512) {
 		t.Skip("CPU lacks AVX-512")
 	}
 	defer func(v int) { xInL2 = v }(xInL2)
-	const n, rows, cols = 29, 2*colNN + 7, 3*kcNN + 16 + 3
+	const rows, cols = 2*colNN + 13, 3*kc + 16 + 3
 	r := rand.New(rand.NewPCG(53, 54))
-	w, x := randBF16(r, rows*cols, 0), randF32(r, n*cols, 0)
-	var outs [2][]float32
-	for i, xMax := range []int{1 << 40, 0} {
-		xInL2, outs[i] = xMax, make([]float32, n*rows)
-		matMulBcast(NewWorkspace(), outs[i], rows, w, x, n, cols)
-	}
-	for i := range outs[0] {
-		if math.Float32bits(outs[0][i]) != math.Float32bits(outs[1][i]) {
-			t.Fatalf("out[%d]: %v panels first, %v column blocks first", i, outs[0][i], outs[1][i])
+	w := randBF16(r, rows*cols, 0)
+	for _, n := range []int{2, 13, 29} {
+		x := randF32(r, n*cols, 0)
+		var outs [2][]float32
+		for i, xMax := range []int{1 << 40, 0} {
+			xInL2, outs[i] = xMax, make([]float32, n*rows)
+			if n < nBcast {
+				matMulBF16By(isaAVX512, NewWorkspace(), outs[i], rows, w, x, n, cols)
+			} else {
+				matMulBcast(NewWorkspace(), outs[i], rows, w, x, n, cols)
+			}
+		}
+		for i := range outs[0] {
+			if math.Float32bits(outs[0][i]) != math.Float32bits(outs[1][i]) {
+				t.Fatalf("n = %d, out[%d]: %v panels first, %v column blocks first", n, i, outs[0][i], outs[1][i])
+			}
 		}
 	}
 }

@@ -286,14 +286,14 @@ func matMulBcast[E BF16 | float32](ws *Workspace, out []float32, ldOut int, w []
 	}
 }
 
-// xInL2 is the most bytes of x for which matMulBcast runs panels first:
-// half of one core's L2 (cpuid; 1 MiB assumed when it does not say),
-// leaving the rest to W's panels and the outputs. A variable so the tests
-// can run both orders.
+// xInL2 is the most bytes of x for which the prefill paths (matMulBcast,
+// matMulBF16By) run W's panels first: half of one core's L2 (cpuid; 1 MiB
+// assumed when it does not say), leaving the rest to W's panels and the
+// outputs. A variable so the tests can run both orders.
 var xInL2 = l2Bytes() / 2
 
-// panelsFirst says whether matMulBcast keeps x (n tokens × m columns) in
-// L2 and reads W panel by panel.
+// panelsFirst says whether a prefill keeps x (n tokens × m columns) in L2
+// and reads W panel by panel, each through all its column blocks.
 func panelsFirst(n, m int) bool { return 4*n*m <= xInL2 }
 
 // packPanel packs rows j < jn of w (row stride cols), columns k0..k0+k,

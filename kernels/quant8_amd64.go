@@ -14,6 +14,9 @@ func quantXAVX2(x *float32, q *int8, dc, de *float32, n128, n32 *int32, s *float
 func dotRowsQ8_0VNNI(out *float32, rows int, w *byte, xq *int8, de *float32, n128 *int32, nb int)
 
 //go:noescape
+func dotRows4Q8_0VNNI(out *float32, rows int, w *byte, stride int, xq *int8, de *float32, n128 *int32, nb int)
+
+//go:noescape
 func dotRowsQ4KVNNI(out *float32, rows int, w *byte, xq *int8, dc, s *float32, nb int)
 
 //go:noescape
@@ -51,13 +54,25 @@ func matVecQ8VNNI(q Quant, out []float32, w []byte, a *QuantizedX) {
 	nb := a.cols / q.BlockLen()
 	switch q {
 	case Q8_0:
-		dotRowsQ8_0VNNI(&out[0], len(out), &w[0], &a.q[0], &a.de[0], &a.n128[0], nb)
+		dotQ8_0VNNI(out, w, a, nb)
 	case Q4K:
 		dotRowsQ4KVNNI(&out[0], len(out), &w[0], &a.q[0], &a.dc[0], &a.s[0], nb)
 	case Q5K:
 		dotRowsQ5KVNNI(&out[0], len(out), &w[0], &a.q[0], &a.dc[0], &a.s[0], nb)
 	case Q6K:
 		dotRowsQ6KVNNI(&out[0], len(out), &w[0], &a.q[0], &a.dc[0], &a.n32[0], nb)
+	}
+}
+
+// dotQ8_0VNNI reads the rows as four streams, one from each quarter of
+// out's rows (dotRows4Q8_0VNNI), and the 0…3 rows left over as one.
+func dotQ8_0VNNI(out []float32, w []byte, a *QuantizedX, nb int) {
+	q, rb := len(out)/4, nb*34
+	if q > 0 {
+		dotRows4Q8_0VNNI(&out[0], q, &w[0], q*rb, &a.q[0], &a.de[0], &a.n128[0], nb)
+	}
+	if r := 4 * q; r < len(out) {
+		dotRowsQ8_0VNNI(&out[r], len(out)-r, &w[r*rb], &a.q[0], &a.de[0], &a.n128[0], nb)
 	}
 }
 

@@ -639,6 +639,296 @@ q8end:
 	VZEROUPPER       
 	RET              
 
+// func dotRows4Q8_0VNNI(out *float32, rows int, w *byte, stride int, xq *int8, de *float32, n128 *int32, nb int)
+//
+// dotRowsQ8_0VNNI over four streams: for i < rows and k < 4, row k·rows + i
+// of w (its bytes at k·stride + i·stride/rows) goes to out[k·rows + i].
+// Stream k sums in Z(k) (even block pairs), Z(4+k) (odd pairs) and Y(8+k)
+// (a last odd block), added as the one-stream kernel adds Z0, Z10, Y5.
+// rows ≥ 1, nb ≥ 1.
+TEXT ·dotRows4Q8_0VNNI(SB), NOSPLIT, $0-64
+	MOVQ             w+16(FP), SI
+	MOVQ             stride+24(FP), R8
+	LEAQ             (R8)(R8*2), R9                         // 3·stride
+	MOVQ             out+0(FP), AX
+	MOVQ             rows+8(FP), R12
+	LEAQ             (R12*4), R10                           // the streams' outputs, bytes apart
+	LEAQ             (R10)(R10*2), R11
+	VPBROADCASTD     x8c80<>(SB), Z31
+q84row:
+	MOVQ             xq+32(FP), DI
+	MOVQ             de+40(FP), DX
+	MOVQ             n128+48(FP), BX
+	MOVQ             nb+56(FP), CX
+	VXORPS           Z0, Z0, Z0
+	VXORPS           Z1, Z1, Z1
+	VXORPS           Z2, Z2, Z2
+	VXORPS           Z3, Z3, Z3
+	VXORPS           Z4, Z4, Z4
+	VXORPS           Z5, Z5, Z5
+	VXORPS           Z6, Z6, Z6
+	VXORPS           Z7, Z7, Z7
+	VXORPS           Y8, Y8, Y8
+	VXORPS           Y9, Y9, Y9
+	VXORPS           Y10, Y10, Y10
+	VXORPS           Y11, Y11, Y11
+	SUBQ             $4, CX
+	JL               q84lt4
+q84four:
+	VMOVDQU32        2(SI), Y13                             // q of block b
+	VINSERTI64X4     $1, 36(SI), Z13, Z13                   // q of block b+1
+	VPXORD           Z31, Z13, Z13                          // q + 128
+	VMOVDQU32        0(BX), Z14                             // −128·Σqx
+	VPDPBUSD         0(DI), Z13, Z14
+	VCVTDQ2PS        Z14, Z14
+	VPBROADCASTW     0(SI), X15                             // d_b, f16
+	VPBROADCASTW     34(SI), X16                            // d_b+1
+	VINSERTI32X4     $1, X16, Y15, Y15
+	VCVTPH2PS        Y15, Z15
+	VMULPS           0(DX), Z15, Z15                        // d·dx
+	VFMADD231PS      Z15, Z14, Z0
+	VMOVDQU32        2(SI)(R8*1), Y17                       // q of block b
+	VINSERTI64X4     $1, 36(SI)(R8*1), Z17, Z17             // q of block b+1
+	VPXORD           Z31, Z17, Z17                          // q + 128
+	VMOVDQU32        0(BX), Z18                             // −128·Σqx
+	VPDPBUSD         0(DI), Z17, Z18
+	VCVTDQ2PS        Z18, Z18
+	VPBROADCASTW     0(SI)(R8*1), X19                       // d_b, f16
+	VPBROADCASTW     34(SI)(R8*1), X20                      // d_b+1
+	VINSERTI32X4     $1, X20, Y19, Y19
+	VCVTPH2PS        Y19, Z19
+	VMULPS           0(DX), Z19, Z19                        // d·dx
+	VFMADD231PS      Z19, Z18, Z1
+	VMOVDQU32        2(SI)(R8*2), Y21                       // q of block b
+	VINSERTI64X4     $1, 36(SI)(R8*2), Z21, Z21             // q of block b+1
+	VPXORD           Z31, Z21, Z21                          // q + 128
+	VMOVDQU32        0(BX), Z22                             // −128·Σqx
+	VPDPBUSD         0(DI), Z21, Z22
+	VCVTDQ2PS        Z22, Z22
+	VPBROADCASTW     0(SI)(R8*2), X23                       // d_b, f16
+	VPBROADCASTW     34(SI)(R8*2), X24                      // d_b+1
+	VINSERTI32X4     $1, X24, Y23, Y23
+	VCVTPH2PS        Y23, Z23
+	VMULPS           0(DX), Z23, Z23                        // d·dx
+	VFMADD231PS      Z23, Z22, Z2
+	VMOVDQU32        2(SI)(R9*1), Y25                       // q of block b
+	VINSERTI64X4     $1, 36(SI)(R9*1), Z25, Z25             // q of block b+1
+	VPXORD           Z31, Z25, Z25                          // q + 128
+	VMOVDQU32        0(BX), Z26                             // −128·Σqx
+	VPDPBUSD         0(DI), Z25, Z26
+	VCVTDQ2PS        Z26, Z26
+	VPBROADCASTW     0(SI)(R9*1), X27                       // d_b, f16
+	VPBROADCASTW     34(SI)(R9*1), X28                      // d_b+1
+	VINSERTI32X4     $1, X28, Y27, Y27
+	VCVTPH2PS        Y27, Z27
+	VMULPS           0(DX), Z27, Z27                        // d·dx
+	VFMADD231PS      Z27, Z26, Z3
+	VMOVDQU32        70(SI), Y13                            // q of block b
+	VINSERTI64X4     $1, 104(SI), Z13, Z13                  // q of block b+1
+	VPXORD           Z31, Z13, Z13                          // q + 128
+	VMOVDQU32        64(BX), Z14                            // −128·Σqx
+	VPDPBUSD         64(DI), Z13, Z14
+	VCVTDQ2PS        Z14, Z14
+	VPBROADCASTW     68(SI), X15                            // d_b, f16
+	VPBROADCASTW     102(SI), X16                           // d_b+1
+	VINSERTI32X4     $1, X16, Y15, Y15
+	VCVTPH2PS        Y15, Z15
+	VMULPS           64(DX), Z15, Z15                       // d·dx
+	VFMADD231PS      Z15, Z14, Z4
+	VMOVDQU32        70(SI)(R8*1), Y17                      // q of block b
+	VINSERTI64X4     $1, 104(SI)(R8*1), Z17, Z17            // q of block b+1
+	VPXORD           Z31, Z17, Z17                          // q + 128
+	VMOVDQU32        64(BX), Z18                            // −128·Σqx
+	VPDPBUSD         64(DI), Z17, Z18
+	VCVTDQ2PS        Z18, Z18
+	VPBROADCASTW     68(SI)(R8*1), X19                      // d_b, f16
+	VPBROADCASTW     102(SI)(R8*1), X20                     // d_b+1
+	VINSERTI32X4     $1, X20, Y19, Y19
+	VCVTPH2PS        Y19, Z19
+	VMULPS           64(DX), Z19, Z19                       // d·dx
+	VFMADD231PS      Z19, Z18, Z5
+	VMOVDQU32        70(SI)(R8*2), Y21                      // q of block b
+	VINSERTI64X4     $1, 104(SI)(R8*2), Z21, Z21            // q of block b+1
+	VPXORD           Z31, Z21, Z21                          // q + 128
+	VMOVDQU32        64(BX), Z22                            // −128·Σqx
+	VPDPBUSD         64(DI), Z21, Z22
+	VCVTDQ2PS        Z22, Z22
+	VPBROADCASTW     68(SI)(R8*2), X23                      // d_b, f16
+	VPBROADCASTW     102(SI)(R8*2), X24                     // d_b+1
+	VINSERTI32X4     $1, X24, Y23, Y23
+	VCVTPH2PS        Y23, Z23
+	VMULPS           64(DX), Z23, Z23                       // d·dx
+	VFMADD231PS      Z23, Z22, Z6
+	VMOVDQU32        70(SI)(R9*1), Y25                      // q of block b
+	VINSERTI64X4     $1, 104(SI)(R9*1), Z25, Z25            // q of block b+1
+	VPXORD           Z31, Z25, Z25                          // q + 128
+	VMOVDQU32        64(BX), Z26                            // −128·Σqx
+	VPDPBUSD         64(DI), Z25, Z26
+	VCVTDQ2PS        Z26, Z26
+	VPBROADCASTW     68(SI)(R9*1), X27                      // d_b, f16
+	VPBROADCASTW     102(SI)(R9*1), X28                     // d_b+1
+	VINSERTI32X4     $1, X28, Y27, Y27
+	VCVTPH2PS        Y27, Z27
+	VMULPS           64(DX), Z27, Z27                       // d·dx
+	VFMADD231PS      Z27, Z26, Z7
+	PREFETCHT0       8192(SI)
+	PREFETCHT0       8256(SI)
+	PREFETCHT0       8320(SI)
+	PREFETCHT0       8192(SI)(R8*1)
+	PREFETCHT0       8256(SI)(R8*1)
+	PREFETCHT0       8320(SI)(R8*1)
+	PREFETCHT0       8192(SI)(R8*2)
+	PREFETCHT0       8256(SI)(R8*2)
+	PREFETCHT0       8320(SI)(R8*2)
+	PREFETCHT0       8192(SI)(R9*1)
+	PREFETCHT0       8256(SI)(R9*1)
+	PREFETCHT0       8320(SI)(R9*1)
+	ADDQ             $136, SI
+	ADDQ             $128, DI
+	ADDQ             $128, DX
+	ADDQ             $128, BX
+	SUBQ             $4, CX
+	JGE              q84four
+q84lt4:
+	ADDQ             $4, CX                                 // 0…3 blocks left
+	CMPQ             CX, $2
+	JLT              q84lt2
+	VMOVDQU32        2(SI), Y13                             // q of block b
+	VINSERTI64X4     $1, 36(SI), Z13, Z13                   // q of block b+1
+	VPXORD           Z31, Z13, Z13                          // q + 128
+	VMOVDQU32        0(BX), Z14                             // −128·Σqx
+	VPDPBUSD         0(DI), Z13, Z14
+	VCVTDQ2PS        Z14, Z14
+	VPBROADCASTW     0(SI), X15                             // d_b, f16
+	VPBROADCASTW     34(SI), X16                            // d_b+1
+	VINSERTI32X4     $1, X16, Y15, Y15
+	VCVTPH2PS        Y15, Z15
+	VMULPS           0(DX), Z15, Z15                        // d·dx
+	VFMADD231PS      Z15, Z14, Z0
+	VMOVDQU32        2(SI)(R8*1), Y17                       // q of block b
+	VINSERTI64X4     $1, 36(SI)(R8*1), Z17, Z17             // q of block b+1
+	VPXORD           Z31, Z17, Z17                          // q + 128
+	VMOVDQU32        0(BX), Z18                             // −128·Σqx
+	VPDPBUSD         0(DI), Z17, Z18
+	VCVTDQ2PS        Z18, Z18
+	VPBROADCASTW     0(SI)(R8*1), X19                       // d_b, f16
+	VPBROADCASTW     34(SI)(R8*1), X20                      // d_b+1
+	VINSERTI32X4     $1, X20, Y19, Y19
+	VCVTPH2PS        Y19, Z19
+	VMULPS           0(DX), Z19, Z19                        // d·dx
+	VFMADD231PS      Z19, Z18, Z1
+	VMOVDQU32        2(SI)(R8*2), Y21                       // q of block b
+	VINSERTI64X4     $1, 36(SI)(R8*2), Z21, Z21             // q of block b+1
+	VPXORD           Z31, Z21, Z21                          // q + 128
+	VMOVDQU32        0(BX), Z22                             // −128·Σqx
+	VPDPBUSD         0(DI), Z21, Z22
+	VCVTDQ2PS        Z22, Z22
+	VPBROADCASTW     0(SI)(R8*2), X23                       // d_b, f16
+	VPBROADCASTW     34(SI)(R8*2), X24                      // d_b+1
+	VINSERTI32X4     $1, X24, Y23, Y23
+	VCVTPH2PS        Y23, Z23
+	VMULPS           0(DX), Z23, Z23                        // d·dx
+	VFMADD231PS      Z23, Z22, Z2
+	VMOVDQU32        2(SI)(R9*1), Y25                       // q of block b
+	VINSERTI64X4     $1, 36(SI)(R9*1), Z25, Z25             // q of block b+1
+	VPXORD           Z31, Z25, Z25                          // q + 128
+	VMOVDQU32        0(BX), Z26                             // −128·Σqx
+	VPDPBUSD         0(DI), Z25, Z26
+	VCVTDQ2PS        Z26, Z26
+	VPBROADCASTW     0(SI)(R9*1), X27                       // d_b, f16
+	VPBROADCASTW     34(SI)(R9*1), X28                      // d_b+1
+	VINSERTI32X4     $1, X28, Y27, Y27
+	VCVTPH2PS        Y27, Z27
+	VMULPS           0(DX), Z27, Z27                        // d·dx
+	VFMADD231PS      Z27, Z26, Z3
+	ADDQ             $68, SI
+	ADDQ             $64, DI
+	ADDQ             $64, DX
+	ADDQ             $64, BX
+	SUBQ             $2, CX
+q84lt2:
+	TESTQ            CX, CX
+	JZ               q84end
+	VMOVDQU32        2(SI), Y13
+	VPXORD           Y31, Y13, Y13
+	VMOVDQU32        (BX), Y14
+	VPDPBUSD         (DI), Y13, Y14
+	VCVTDQ2PS        Y14, Y14
+	VPBROADCASTW     0(SI), X15
+	VCVTPH2PS        X15, Y15
+	VMULPS           (DX), Y15, Y15
+	VFMADD231PS      Y15, Y14, Y8
+	VMOVDQU32        2(SI)(R8*1), Y17
+	VPXORD           Y31, Y17, Y17
+	VMOVDQU32        (BX), Y18
+	VPDPBUSD         (DI), Y17, Y18
+	VCVTDQ2PS        Y18, Y18
+	VPBROADCASTW     0(SI)(R8*1), X19
+	VCVTPH2PS        X19, Y19
+	VMULPS           (DX), Y19, Y19
+	VFMADD231PS      Y19, Y18, Y9
+	VMOVDQU32        2(SI)(R8*2), Y21
+	VPXORD           Y31, Y21, Y21
+	VMOVDQU32        (BX), Y22
+	VPDPBUSD         (DI), Y21, Y22
+	VCVTDQ2PS        Y22, Y22
+	VPBROADCASTW     0(SI)(R8*2), X23
+	VCVTPH2PS        X23, Y23
+	VMULPS           (DX), Y23, Y23
+	VFMADD231PS      Y23, Y22, Y10
+	VMOVDQU32        2(SI)(R9*1), Y25
+	VPXORD           Y31, Y25, Y25
+	VMOVDQU32        (BX), Y26
+	VPDPBUSD         (DI), Y25, Y26
+	VCVTDQ2PS        Y26, Y26
+	VPBROADCASTW     0(SI)(R9*1), X27
+	VCVTPH2PS        X27, Y27
+	VMULPS           (DX), Y27, Y27
+	VFMADD231PS      Y27, Y26, Y11
+	ADDQ             $34, SI
+q84end:
+	VADDPS           Z4, Z0, Z0
+	VADDPS           Z8, Z0, Z0
+	VEXTRACTF64X4    $1, Z0, Y12
+	VADDPS           Y12, Y0, Y0
+	VEXTRACTF128     $1, Y0, X12
+	VADDPS           X12, X0, X0
+	VHADDPS          X0, X0, X0
+	VHADDPS          X0, X0, X0
+	VMOVSS           X0, (AX)
+	VADDPS           Z5, Z1, Z1
+	VADDPS           Z9, Z1, Z1
+	VEXTRACTF64X4    $1, Z1, Y12
+	VADDPS           Y12, Y1, Y1
+	VEXTRACTF128     $1, Y1, X12
+	VADDPS           X12, X1, X1
+	VHADDPS          X1, X1, X1
+	VHADDPS          X1, X1, X1
+	VMOVSS           X1, (AX)(R10*1)
+	VADDPS           Z6, Z2, Z2
+	VADDPS           Z10, Z2, Z2
+	VEXTRACTF64X4    $1, Z2, Y12
+	VADDPS           Y12, Y2, Y2
+	VEXTRACTF128     $1, Y2, X12
+	VADDPS           X12, X2, X2
+	VHADDPS          X2, X2, X2
+	VHADDPS          X2, X2, X2
+	VMOVSS           X2, (AX)(R10*2)
+	VADDPS           Z7, Z3, Z3
+	VADDPS           Z11, Z3, Z3
+	VEXTRACTF64X4    $1, Z3, Y12
+	VADDPS           Y12, Y3, Y3
+	VEXTRACTF128     $1, Y3, X12
+	VADDPS           X12, X3, X3
+	VHADDPS          X3, X3, X3
+	VHADDPS          X3, X3, X3
+	VMOVSS           X3, (AX)(R11*1)
+	ADDQ             $4, AX
+	DECQ             R12
+	JNZ              q84row
+	VZEROUPPER       
+	RET              
+
 // func dotRowsQ4KVNNI(out *float32, rows int, w *byte, xq *int8, dc, s *float32, nb int)
 //
 // out[r] = Σ over nb blocks of 144 bytes, Σ_s d·sc[s]·dx_s·Σ q·qx −

@@ -97,7 +97,7 @@ func TestMatVecQ8(t *testing.T) {
 		var a QuantizedX
 		for _, q := range []Quant{Q8_0, Q4K, Q5K, Q6K} {
 			for _, cols := range quantCols[q] {
-				for _, rows := range []int{1, 3, 5} {
+				for _, rows := range []int{1, 3, 5, 9, 14} {
 					for _, off := range offsets {
 						w := randBlocks(r, q, rows, cols)
 						x := actRow(r, cols, off)

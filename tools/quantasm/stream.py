@@ -9,7 +9,8 @@ calls and past a matrix's end, where a prefetch is harmless.
 
 AHEAD = 8192
 
-def prefetch_lines(ins, nbytes):
-    """Emits the prefetches of one step over nbytes of weights at SI."""
+def prefetch_lines(ins, nbytes, at="%d(SI)"):
+    """Emits the prefetches of one step over nbytes of weights at SI (or
+    the address at formats with the offset)."""
     for k in range(-(-nbytes // 64)):
-        ins("PREFETCHT0", "%d(SI)" % (AHEAD + 64 * k))
+        ins("PREFETCHT0", at % (AHEAD + 64 * k))

@@ -320,6 +320,124 @@ ins("VADDPS", "Z5", "Z0", "Z0")
 store_row("q8row")
 e()
 
+# ------------------------------------------------- Q8_0, four streams
+# One core reads memory faster from several streams far apart than from
+# one: each stream gets its own hardware prefetcher. On a Sapphire Rapids
+# VM one core read 1 GiB at 10.3 GB/s as one stream, 12.9 as two and 14.4
+# as four. This kernel walks four rows at once, one from each quarter of
+# the caller's rows, with the same operations per row as dotRowsQ8_0VNNI,
+# so every output is bit for bit the one-stream kernel's.
+STREAMS4 = ["%d(SI)", "%d(SI)(R8*1)", "%d(SI)(R8*2)", "%d(SI)(R9*1)"]
+OUTS4 = ["(AX)", "(AX)(R10*1)", "(AX)(R10*2)", "(AX)(R11*1)"]
+
+def q8pair4(k, acc, ow, ox):
+    """q8pair for stream k, its temporaries Z13+4k…Z16+4k."""
+    w = STREAMS4[k]
+    t = 13 + 4 * k
+    a, b, c, d = t, t + 1, t + 2, t + 3
+    ins("VMOVDQU32", w % (ow + 2), "Y%d" % a, c="q of block b")
+    ins("VINSERTI64X4", "$1", w % (ow + 36), "Z%d" % a, "Z%d" % a, c="q of block b+1")
+    ins("VPXORD", "Z31", "Z%d" % a, "Z%d" % a, c="q + 128")
+    ins("VMOVDQU32", "%d(BX)" % ox, "Z%d" % b, c="−128·Σqx")
+    ins("VPDPBUSD", "%d(DI)" % ox, "Z%d" % a, "Z%d" % b)
+    ins("VCVTDQ2PS", "Z%d" % b, "Z%d" % b)
+    ins("VPBROADCASTW", w % ow, "X%d" % c, c="d_b, f16")
+    ins("VPBROADCASTW", w % (ow + 34), "X%d" % d, c="d_b+1")
+    ins("VINSERTI32X4", "$1", "X%d" % d, "Y%d" % c, "Y%d" % c)
+    ins("VCVTPH2PS", "Y%d" % c, "Z%d" % c)
+    ins("VMULPS", "%d(DX)" % ox, "Z%d" % c, "Z%d" % c, c="d·dx")
+    ins("VFMADD231PS", "Z%d" % c, "Z%d" % b, acc)
+
+def q8last4(k):
+    """The last odd block of stream k, in Y registers, into Y8+k."""
+    w = STREAMS4[k]
+    t = 13 + 4 * k
+    ins("VMOVDQU32", w % 2, "Y%d" % t)
+    ins("VPXORD", "Y31", "Y%d" % t, "Y%d" % t)
+    ins("VMOVDQU32", "(BX)", "Y%d" % (t + 1))
+    ins("VPDPBUSD", "(DI)", "Y%d" % t, "Y%d" % (t + 1))
+    ins("VCVTDQ2PS", "Y%d" % (t + 1), "Y%d" % (t + 1))
+    ins("VPBROADCASTW", w % 0, "X%d" % (t + 2))
+    ins("VCVTPH2PS", "X%d" % (t + 2), "Y%d" % (t + 2))
+    ins("VMULPS", "(DX)", "Y%d" % (t + 2), "Y%d" % (t + 2))
+    ins("VFMADD231PS", "Y%d" % (t + 2), "Y%d" % (t + 1), "Y%d" % (8 + k))
+
+def q8advance(nw, nx):
+    ins("ADDQ", "$%d" % nw, "SI")
+    ins("ADDQ", "$%d" % nx, "DI")
+    ins("ADDQ", "$%d" % nx, "DX")
+    ins("ADDQ", "$%d" % nx, "BX")
+
+e("// func dotRows4Q8_0VNNI(out *float32, rows int, w *byte, stride int, xq *int8, de *float32, n128 *int32, nb int)")
+e("//")
+e("// dotRowsQ8_0VNNI over four streams: for i < rows and k < 4, row k·rows + i")
+e("// of w (its bytes at k·stride + i·stride/rows) goes to out[k·rows + i].")
+e("// Stream k sums in Z(k) (even block pairs), Z(4+k) (odd pairs) and Y(8+k)")
+e("// (a last odd block), added as the one-stream kernel adds Z0, Z10, Y5.")
+e("// rows ≥ 1, nb ≥ 1.")
+e("TEXT ·dotRows4Q8_0VNNI(SB), NOSPLIT, $0-64")
+ins("MOVQ", "w+16(FP)", "SI")
+ins("MOVQ", "stride+24(FP)", "R8")
+ins("LEAQ", "(R8)(R8*2)", "R9", c="3·stride")
+ins("MOVQ", "out+0(FP)", "AX")
+ins("MOVQ", "rows+8(FP)", "R12")
+ins("LEAQ", "(R12*4)", "R10", c="the streams' outputs, bytes apart")
+ins("LEAQ", "(R10)(R10*2)", "R11")
+ins("VPBROADCASTD", "x8c80<>(SB)", "Z31")
+e("q84row:")
+ins("MOVQ", "xq+32(FP)", "DI")
+ins("MOVQ", "de+40(FP)", "DX")
+ins("MOVQ", "n128+48(FP)", "BX")
+ins("MOVQ", "nb+56(FP)", "CX")
+for k in range(8):
+    ins("VXORPS", "Z%d" % k, "Z%d" % k, "Z%d" % k)
+for k in range(4):
+    ins("VXORPS", "Y%d" % (8 + k), "Y%d" % (8 + k), "Y%d" % (8 + k))
+ins("SUBQ", "$4", "CX")
+ins("JL", "q84lt4")
+e("q84four:")
+for k in range(4):
+    q8pair4(k, "Z%d" % k, 0, 0)
+for k in range(4):
+    q8pair4(k, "Z%d" % (4 + k), 68, 64)
+for k in range(4):
+    prefetch_lines(ins, 136, STREAMS4[k])
+q8advance(136, 128)
+ins("SUBQ", "$4", "CX")
+ins("JGE", "q84four")
+e("q84lt4:")
+ins("ADDQ", "$4", "CX", c="0…3 blocks left")
+ins("CMPQ", "CX", "$2")
+ins("JLT", "q84lt2")
+for k in range(4):
+    q8pair4(k, "Z%d" % k, 0, 0)
+q8advance(68, 64)
+ins("SUBQ", "$2", "CX")
+e("q84lt2:")
+ins("TESTQ", "CX", "CX")
+ins("JZ", "q84end")
+for k in range(4):
+    q8last4(k)
+ins("ADDQ", "$34", "SI")
+e("q84end:")
+for k in range(4):
+    z, y, x = "Z%d" % k, "Y%d" % k, "X%d" % k
+    ins("VADDPS", "Z%d" % (4 + k), z, z)
+    ins("VADDPS", "Z%d" % (8 + k), z, z)
+    ins("VEXTRACTF64X4", "$1", z, "Y12")
+    ins("VADDPS", "Y12", y, y)
+    ins("VEXTRACTF128", "$1", y, "X12")
+    ins("VADDPS", "X12", x, x)
+    ins("VHADDPS", x, x, x)
+    ins("VHADDPS", x, x, x)
+    ins("VMOVSS", x, OUTS4[k])
+ins("ADDQ", "$4", "AX")
+ins("DECQ", "R12")
+ins("JNZ", "q84row")
+ins("VZEROUPPER")
+ins("RET")
+e()
+
 # ---------------------------------------------------------------- Q4_K
 def unpack_k4():
     ins("MOVL", "4(SI)", "R8", c="u0 = scales[0:4]")

@@ -9,12 +9,13 @@ var (
 	useAVX512 = cpuid.CPU.Supports(cpuid.AVX512F)
 )
 
-// readSumAVX2 returns Σ p[i] (mod 2⁶⁴) for i < n, n a multiple of 32.
+// readSumAVX2 returns Σ (mod 2⁶⁴) of the n words at p and at p plus 1, 2
+// and 3 times stride bytes, read as four streams; n a multiple of 8.
 //
 //go:noescape
-func readSumAVX2(p *uint64, n int) uint64
+func readSumAVX2(p *uint64, n, stride int) uint64
 
 // readSumAVX512 is readSumAVX2 with 512-bit loads.
 //
 //go:noescape
-func readSumAVX512(p *uint64, n int) uint64
+func readSumAVX512(p *uint64, n, stride int) uint64

@@ -1,19 +1,21 @@
 #include "textflag.h"
 
-// func readSumAVX2(p *uint64, n int) uint64
-//
-// Reference (readSumGeneric):
-//	for i := 0; i < n; i++ { s += p[i] }
-// Eight 256-bit accumulators, one 32-byte load each per 256-byte block, so
-// eight loads are in flight and no add waits on another.
-
 #define PTR SI
 #define CNT CX
 
-TEXT ·readSumAVX2(SB), NOSPLIT, $0-24
+// func readSumAVX2(p *uint64, n, stride int) uint64
+//
+// Reference (readSumGeneric):
+//	for k := 0; k < 4; k++ { for i := 0; i < n; i++ { s += p[k·stride/8 + i] } }
+// Four streams stride bytes apart, 64 bytes of each a step (two 32-byte
+// loads into accumulators of their own), so eight loads are in flight and
+// no add waits on another. n is a multiple of 8.
+TEXT ·readSumAVX2(SB), NOSPLIT, $0-32
 	MOVQ p+0(FP), PTR
 	MOVQ n+8(FP), CNT
-	SHRQ $5, CNT                // blocks = n / 32 words
+	MOVQ stride+16(FP), DX
+	LEAQ (DX)(DX*2), R8         // 3·stride
+	SHRQ $3, CNT                // steps = n / 8 words
 	VPXOR Y0, Y0, Y0            // acc0..acc7 = 0
 	VPXOR Y1, Y1, Y1
 	VPXOR Y2, Y2, Y2
@@ -26,15 +28,15 @@ TEXT ·readSumAVX2(SB), NOSPLIT, $0-24
 	JZ    reduce
 
 loop:
-	VPADDQ 0(PTR), Y0, Y0       // acc0 += p[0:4]
-	VPADDQ 32(PTR), Y1, Y1      // acc1 += p[4:8]
-	VPADDQ 64(PTR), Y2, Y2
-	VPADDQ 96(PTR), Y3, Y3
-	VPADDQ 128(PTR), Y4, Y4
-	VPADDQ 160(PTR), Y5, Y5
-	VPADDQ 192(PTR), Y6, Y6
-	VPADDQ 224(PTR), Y7, Y7     // acc7 += p[28:32]
-	ADDQ   $256, PTR            // p += 32 words
+	VPADDQ 0(PTR), Y0, Y0       // stream 0
+	VPADDQ 32(PTR), Y1, Y1
+	VPADDQ 0(PTR)(DX*1), Y2, Y2 // stream 1
+	VPADDQ 32(PTR)(DX*1), Y3, Y3
+	VPADDQ 0(PTR)(DX*2), Y4, Y4 // stream 2
+	VPADDQ 32(PTR)(DX*2), Y5, Y5
+	VPADDQ 0(PTR)(R8*1), Y6, Y6 // stream 3
+	VPADDQ 32(PTR)(R8*1), Y7, Y7
+	ADDQ   $64, PTR
 	DECQ   CNT
 	JNZ    loop
 
@@ -52,19 +54,21 @@ reduce:
 	VPADDQ X1, X0, X0
 	VMOVQ  X0, AX
 	VZEROUPPER
-	MOVQ   AX, ret+16(FP)
+	MOVQ   AX, ret+24(FP)
 	RET
 
-// func readSumAVX512(p *uint64, n int) uint64
+// func readSumAVX512(p *uint64, n, stride int) uint64
 //
-// readSumAVX2 with 64-byte loads: four 512-bit accumulators per 256-byte
-// block. On Zen 5 a core issues two 64-byte loads a cycle, so the probe
-// must not be bound by load count where the weight stream (read with
-// 64-byte loads at the AVX-512 level) is not.
-TEXT ·readSumAVX512(SB), NOSPLIT, $0-24
+// readSumAVX2 with 64-byte loads: one 512-bit accumulator a stream. On
+// Zen 5 a core issues two 64-byte loads a cycle, so the probe must not be
+// bound by load count where the weight stream (read with 64-byte loads at
+// the AVX-512 level) is not.
+TEXT ·readSumAVX512(SB), NOSPLIT, $0-32
 	MOVQ p+0(FP), PTR
 	MOVQ n+8(FP), CNT
-	SHRQ $5, CNT                // blocks = n / 32 words
+	MOVQ stride+16(FP), DX
+	LEAQ (DX)(DX*2), R8         // 3·stride
+	SHRQ $3, CNT                // steps = n / 8 words
 	VPXORQ Z0, Z0, Z0           // acc0..acc3 = 0
 	VPXORQ Z1, Z1, Z1
 	VPXORQ Z2, Z2, Z2
@@ -73,11 +77,11 @@ TEXT ·readSumAVX512(SB), NOSPLIT, $0-24
 	JZ    reduce5
 
 loop5:
-	VPADDQ 0(PTR), Z0, Z0       // acc0 += p[0:8]
-	VPADDQ 64(PTR), Z1, Z1      // acc1 += p[8:16]
-	VPADDQ 128(PTR), Z2, Z2
-	VPADDQ 192(PTR), Z3, Z3     // acc3 += p[24:32]
-	ADDQ   $256, PTR            // p += 32 words
+	VPADDQ 0(PTR), Z0, Z0       // stream 0
+	VPADDQ 0(PTR)(DX*1), Z1, Z1 // stream 1
+	VPADDQ 0(PTR)(DX*2), Z2, Z2 // stream 2
+	VPADDQ 0(PTR)(R8*1), Z3, Z3 // stream 3
+	ADDQ   $64, PTR
 	DECQ   CNT
 	JNZ    loop5
 
@@ -93,5 +97,5 @@ reduce5:
 	VPADDQ X1, X0, X0
 	VMOVQ  X0, AX
 	VZEROUPPER
-	MOVQ   AX, ret+16(FP)
+	MOVQ   AX, ret+24(FP)
 	RET

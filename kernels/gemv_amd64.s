@@ -597,3 +597,271 @@ p1avx2sum:
 #undef PFP
 #undef ROWSN
 #undef LDWB
+
+// func gemvRows4BF16PairAVX512(out *float32, rows int, w *BF16, ldw int, xe, xo *float32, n, stride int)
+//
+// gemvRowsBF16PairAVX2 over four streams: for r < rows and k < 4, the row
+// at w + k·stride + r·2·ldw bytes goes to out[k·rows + r]. One core reads
+// memory faster from several streams far apart than from one (each has a
+// hardware prefetcher of its own; kernels/quant8_amd64.go), so the Go
+// driver gives each stream a quarter of the rows. Per row the operations
+// are the one-stream kernel's, in its order, so every output keeps its
+// bits. The 8-lane vectors of the one-stream kernel, with AVX512-VL's
+// registers Y16–Y31 for the sixteen accumulators and x in Y0–Y3, loaded
+// once a step for the four rows; each stream prefetches pairAhead (8 KiB)
+// ahead of itself. n is a multiple of 16, rows ≥ 1.
+TEXT ·gemvRows4BF16PairAVX512(SB), NOSPLIT, $0-64
+	MOVQ         out+0(FP), DX
+	MOVQ         rows+8(FP), R12
+	MOVQ         w+16(FP), SI
+	MOVQ         ldw+24(FP), R13
+	SHLQ         $1, R13                        // row stride in bytes
+	MOVQ         xe+32(FP), R8
+	MOVQ         xo+40(FP), R9
+	MOVQ         n+48(FP), CX
+	MOVQ         stride+56(FP), AX
+	LEAQ         (SI)(AX*1), BX                 // stream 1
+	LEAQ         (BX)(AX*1), DI                 // stream 2
+	LEAQ         (DI)(AX*1), R11                // stream 3
+	SHRQ         $1, CX                         // pairs
+	VPCMPEQD     Y15, Y15, Y15
+	VPSLLD       $16, Y15, Y15                  // 0xFFFF0000 per lane
+gemvRows4BF16PairAVX512row:
+	VPXORD       Y16, Y16, Y16
+	VPXORD       Y17, Y17, Y17
+	VPXORD       Y18, Y18, Y18
+	VPXORD       Y19, Y19, Y19
+	VPXORD       Y20, Y20, Y20
+	VPXORD       Y21, Y21, Y21
+	VPXORD       Y22, Y22, Y22
+	VPXORD       Y23, Y23, Y23
+	VPXORD       Y24, Y24, Y24
+	VPXORD       Y25, Y25, Y25
+	VPXORD       Y26, Y26, Y26
+	VPXORD       Y27, Y27, Y27
+	VPXORD       Y28, Y28, Y28
+	VPXORD       Y29, Y29, Y29
+	VPXORD       Y30, Y30, Y30
+	VPXORD       Y31, Y31, Y31
+	XORQ         AX, AX                         // j = 0
+	MOVQ         CX, R10
+	ANDQ         $-16, R10                      // pairs in whole 64-byte lines
+	JE           gemvRows4BF16PairAVX512tail
+gemvRows4BF16PairAVX512loop:
+	VMOVUPS      (R8)(AX*4), Y0                 // xe[j:j+8]
+	VMOVUPS      (R9)(AX*4), Y1                 // xo[j:j+8]
+	VMOVUPS      32(R8)(AX*4), Y2
+	VMOVUPS      32(R9)(AX*4), Y3
+	PREFETCHT0   8192(SI)(AX*4)                 // pairAhead
+	VMOVDQU      (SI)(AX*4), Y4                 // stream 0: pairs j … j+7
+	VMOVDQU      32(SI)(AX*4), Y6
+	VPSLLD       $16, Y4, Y5
+	VPSLLD       $16, Y6, Y7
+	VPAND        Y15, Y4, Y4
+	VPAND        Y15, Y6, Y6
+	VFMADD231PS  Y0, Y5, Y16
+	VFMADD231PS  Y1, Y4, Y17
+	VFMADD231PS  Y2, Y7, Y18
+	VFMADD231PS  Y3, Y6, Y19
+	PREFETCHT0   8192(BX)(AX*4)                 // pairAhead
+	VMOVDQU      (BX)(AX*4), Y8                 // stream 1: pairs j … j+7
+	VMOVDQU      32(BX)(AX*4), Y10
+	VPSLLD       $16, Y8, Y9
+	VPSLLD       $16, Y10, Y11
+	VPAND        Y15, Y8, Y8
+	VPAND        Y15, Y10, Y10
+	VFMADD231PS  Y0, Y9, Y20
+	VFMADD231PS  Y1, Y8, Y21
+	VFMADD231PS  Y2, Y11, Y22
+	VFMADD231PS  Y3, Y10, Y23
+	PREFETCHT0   8192(DI)(AX*4)                 // pairAhead
+	VMOVDQU      (DI)(AX*4), Y4                 // stream 2: pairs j … j+7
+	VMOVDQU      32(DI)(AX*4), Y6
+	VPSLLD       $16, Y4, Y5
+	VPSLLD       $16, Y6, Y7
+	VPAND        Y15, Y4, Y4
+	VPAND        Y15, Y6, Y6
+	VFMADD231PS  Y0, Y5, Y24
+	VFMADD231PS  Y1, Y4, Y25
+	VFMADD231PS  Y2, Y7, Y26
+	VFMADD231PS  Y3, Y6, Y27
+	PREFETCHT0   8192(R11)(AX*4)                // pairAhead
+	VMOVDQU      (R11)(AX*4), Y8                // stream 3: pairs j … j+7
+	VMOVDQU      32(R11)(AX*4), Y10
+	VPSLLD       $16, Y8, Y9
+	VPSLLD       $16, Y10, Y11
+	VPAND        Y15, Y8, Y8
+	VPAND        Y15, Y10, Y10
+	VFMADD231PS  Y0, Y9, Y28
+	VFMADD231PS  Y1, Y8, Y29
+	VFMADD231PS  Y2, Y11, Y30
+	VFMADD231PS  Y3, Y10, Y31
+	ADDQ         $16, AX
+	CMPQ         AX, R10
+	JL           gemvRows4BF16PairAVX512loop
+gemvRows4BF16PairAVX512tail:
+	CMPQ         AX, CX                         // a last half line?
+	JGE          gemvRows4BF16PairAVX512sum
+	VMOVDQU      (SI)(AX*4), Y4
+	VPSLLD       $16, Y4, Y5
+	VPAND        Y15, Y4, Y4
+	VFMADD231PS  (R8)(AX*4), Y5, Y16
+	VFMADD231PS  (R9)(AX*4), Y4, Y17
+	VMOVDQU      (BX)(AX*4), Y8
+	VPSLLD       $16, Y8, Y9
+	VPAND        Y15, Y8, Y8
+	VFMADD231PS  (R8)(AX*4), Y9, Y20
+	VFMADD231PS  (R9)(AX*4), Y8, Y21
+	VMOVDQU      (DI)(AX*4), Y4
+	VPSLLD       $16, Y4, Y5
+	VPAND        Y15, Y4, Y4
+	VFMADD231PS  (R8)(AX*4), Y5, Y24
+	VFMADD231PS  (R9)(AX*4), Y4, Y25
+	VMOVDQU      (R11)(AX*4), Y8
+	VPSLLD       $16, Y8, Y9
+	VPAND        Y15, Y8, Y8
+	VFMADD231PS  (R8)(AX*4), Y9, Y28
+	VFMADD231PS  (R9)(AX*4), Y8, Y29
+gemvRows4BF16PairAVX512sum:
+	MOVQ         rows+8(FP), AX
+	SHLQ         $2, AX                         // the streams' outputs, bytes apart
+	VADDPS       Y17, Y16, Y0                   // s = se + so
+	VADDPS       Y19, Y18, Y2
+	VADDPS       Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1                     // fold 8 lanes to 4
+	VADDPS       X1, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VMOVSS       X0, (DX)                       // out[0·rows + r]
+	VADDPS       Y21, Y20, Y0                   // s = se + so
+	VADDPS       Y23, Y22, Y2
+	VADDPS       Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1                     // fold 8 lanes to 4
+	VADDPS       X1, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VMOVSS       X0, (DX)(AX*1)                 // out[1·rows + r]
+	VADDPS       Y25, Y24, Y0                   // s = se + so
+	VADDPS       Y27, Y26, Y2
+	VADDPS       Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1                     // fold 8 lanes to 4
+	VADDPS       X1, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VMOVSS       X0, (DX)(AX*2)                 // out[2·rows + r]
+	VADDPS       Y29, Y28, Y0                   // s = se + so
+	VADDPS       Y31, Y30, Y2
+	VADDPS       Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1                     // fold 8 lanes to 4
+	VADDPS       X1, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	LEAQ         (AX)(AX*2), AX
+	VMOVSS       X0, (DX)(AX*1)                 // out[3·rows + r]
+	ADDQ         $4, DX                         // next row
+	ADDQ         R13, SI
+	ADDQ         R13, BX
+	ADDQ         R13, DI
+	ADDQ         R13, R11
+	DECQ         R12
+	JNZ          gemvRows4BF16PairAVX512row
+	VZEROUPPER   
+	RET          
+
+// func gemvRows2BF16PairAVX2(out *float32, rows int, w *BF16, ldw int, xe, xo *float32, n, stride int)
+//
+// gemvRows4BF16PairAVX512 with two streams, for AVX2's sixteen registers:
+// the accumulators of stream 0 in Y0–Y3, of stream 1 in Y8–Y11.
+TEXT ·gemvRows2BF16PairAVX2(SB), NOSPLIT, $0-64
+	MOVQ         out+0(FP), DX
+	MOVQ         rows+8(FP), R12
+	MOVQ         w+16(FP), SI
+	MOVQ         ldw+24(FP), R13
+	SHLQ         $1, R13                        // row stride in bytes
+	MOVQ         xe+32(FP), R8
+	MOVQ         xo+40(FP), R9
+	MOVQ         n+48(FP), CX
+	MOVQ         stride+56(FP), AX
+	LEAQ         (SI)(AX*1), BX                 // stream 1
+	SHRQ         $1, CX                         // pairs
+	VPCMPEQD     Y15, Y15, Y15
+	VPSLLD       $16, Y15, Y15                  // 0xFFFF0000 per lane
+gemvRows2BF16PairAVX2row:
+	VXORPS       Y0, Y0, Y0
+	VXORPS       Y1, Y1, Y1
+	VXORPS       Y2, Y2, Y2
+	VXORPS       Y3, Y3, Y3
+	VXORPS       Y8, Y8, Y8
+	VXORPS       Y9, Y9, Y9
+	VXORPS       Y10, Y10, Y10
+	VXORPS       Y11, Y11, Y11
+	XORQ         AX, AX                         // j = 0
+	MOVQ         CX, R10
+	ANDQ         $-16, R10                      // pairs in whole 64-byte lines
+	JE           gemvRows2BF16PairAVX2tail
+gemvRows2BF16PairAVX2loop:
+	PREFETCHT0   8192(SI)(AX*4)                 // pairAhead
+	VMOVDQU      (SI)(AX*4), Y4                 // stream 0: pairs j … j+7
+	VMOVDQU      32(SI)(AX*4), Y6
+	VPSLLD       $16, Y4, Y5
+	VPSLLD       $16, Y6, Y7
+	VPAND        Y15, Y4, Y4
+	VPAND        Y15, Y6, Y6
+	VFMADD231PS  (R8)(AX*4), Y5, Y0
+	VFMADD231PS  (R9)(AX*4), Y4, Y1
+	VFMADD231PS  32(R8)(AX*4), Y7, Y2
+	VFMADD231PS  32(R9)(AX*4), Y6, Y3
+	PREFETCHT0   8192(BX)(AX*4)                 // pairAhead
+	VMOVDQU      (BX)(AX*4), Y4                 // stream 1: pairs j … j+7
+	VMOVDQU      32(BX)(AX*4), Y6
+	VPSLLD       $16, Y4, Y5
+	VPSLLD       $16, Y6, Y7
+	VPAND        Y15, Y4, Y4
+	VPAND        Y15, Y6, Y6
+	VFMADD231PS  (R8)(AX*4), Y5, Y8
+	VFMADD231PS  (R9)(AX*4), Y4, Y9
+	VFMADD231PS  32(R8)(AX*4), Y7, Y10
+	VFMADD231PS  32(R9)(AX*4), Y6, Y11
+	ADDQ         $16, AX
+	CMPQ         AX, R10
+	JL           gemvRows2BF16PairAVX2loop
+gemvRows2BF16PairAVX2tail:
+	CMPQ         AX, CX                         // a last half line?
+	JGE          gemvRows2BF16PairAVX2sum
+	VMOVDQU      (SI)(AX*4), Y4
+	VPSLLD       $16, Y4, Y5
+	VPAND        Y15, Y4, Y4
+	VFMADD231PS  (R8)(AX*4), Y5, Y0
+	VFMADD231PS  (R9)(AX*4), Y4, Y1
+	VMOVDQU      (BX)(AX*4), Y4
+	VPSLLD       $16, Y4, Y5
+	VPAND        Y15, Y4, Y4
+	VFMADD231PS  (R8)(AX*4), Y5, Y8
+	VFMADD231PS  (R9)(AX*4), Y4, Y9
+gemvRows2BF16PairAVX2sum:
+	MOVQ         rows+8(FP), AX
+	SHLQ         $2, AX                         // the streams' outputs, bytes apart
+	VADDPS       Y1, Y0, Y0                     // s = se + so
+	VADDPS       Y3, Y2, Y2
+	VADDPS       Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1                     // fold 8 lanes to 4
+	VADDPS       X1, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VMOVSS       X0, (DX)                       // out[0·rows + r]
+	VADDPS       Y9, Y8, Y8                     // s = se + so
+	VADDPS       Y11, Y10, Y10
+	VADDPS       Y10, Y8, Y8
+	VEXTRACTF128 $1, Y8, X9                     // fold 8 lanes to 4
+	VADDPS       X9, X8, X8
+	VHADDPS      X8, X8, X8
+	VHADDPS      X8, X8, X8
+	VMOVSS       X8, (DX)(AX*1)                 // out[1·rows + r]
+	ADDQ         $4, DX                         // next row
+	ADDQ         R13, SI
+	ADDQ         R13, BX
+	DECQ         R12
+	JNZ          gemvRows2BF16PairAVX2row
+	VZEROUPPER   
+	RET          
+

@@ -25,6 +25,15 @@ func dotRowsQ5KVNNI(out *float32, rows int, w *byte, xq *int8, dc, s *float32, n
 //go:noescape
 func dotRowsQ6KVNNI(out *float32, rows int, w *byte, xq *int8, dc *float32, n32 *int32, nb int)
 
+//go:noescape
+func dotRows4Q4KVNNI(out *float32, rows int, w *byte, stride int, xq *int8, dc, s *float32, nb int)
+
+//go:noescape
+func dotRows4Q5KVNNI(out *float32, rows int, w *byte, stride int, xq *int8, dc, s *float32, nb int)
+
+//go:noescape
+func dotRows4Q6KVNNI(out *float32, rows int, w *byte, stride int, xq *int8, dc *float32, n32 *int32, nb int)
+
 // The integer decode of each level: VPDPBUSD where the CPU and OS have
 // AVX512-VNNI (and BW), else VPMADDUBSW; none without F16C (the engine
 // then widens to fp32).
@@ -56,11 +65,11 @@ func matVecQ8VNNI(q Quant, out []float32, w []byte, a *QuantizedX) {
 	case Q8_0:
 		dotQ8_0VNNI(out, w, a, nb)
 	case Q4K:
-		dotRowsQ4KVNNI(&out[0], len(out), &w[0], &a.q[0], &a.dc[0], &a.s[0], nb)
+		dotQ4KVNNI(out, w, a, nb)
 	case Q5K:
-		dotRowsQ5KVNNI(&out[0], len(out), &w[0], &a.q[0], &a.dc[0], &a.s[0], nb)
+		dotQ5KVNNI(out, w, a, nb)
 	case Q6K:
-		dotRowsQ6KVNNI(&out[0], len(out), &w[0], &a.q[0], &a.dc[0], &a.n32[0], nb)
+		dotQ6KVNNI(out, w, a, nb)
 	}
 }
 
@@ -73,6 +82,37 @@ func dotQ8_0VNNI(out []float32, w []byte, a *QuantizedX, nb int) {
 	}
 	if r := 4 * q; r < len(out) {
 		dotRowsQ8_0VNNI(&out[r], len(out)-r, &w[r*rb], &a.q[0], &a.de[0], &a.n128[0], nb)
+	}
+}
+
+// dotQ4KVNNI, dotQ5KVNNI and dotQ6KVNNI split the rows as dotQ8_0VNNI.
+func dotQ4KVNNI(out []float32, w []byte, a *QuantizedX, nb int) {
+	q, rb := len(out)/4, nb*144
+	if q > 0 {
+		dotRows4Q4KVNNI(&out[0], q, &w[0], q*rb, &a.q[0], &a.dc[0], &a.s[0], nb)
+	}
+	if r := 4 * q; r < len(out) {
+		dotRowsQ4KVNNI(&out[r], len(out)-r, &w[r*rb], &a.q[0], &a.dc[0], &a.s[0], nb)
+	}
+}
+
+func dotQ5KVNNI(out []float32, w []byte, a *QuantizedX, nb int) {
+	q, rb := len(out)/4, nb*176
+	if q > 0 {
+		dotRows4Q5KVNNI(&out[0], q, &w[0], q*rb, &a.q[0], &a.dc[0], &a.s[0], nb)
+	}
+	if r := 4 * q; r < len(out) {
+		dotRowsQ5KVNNI(&out[r], len(out)-r, &w[r*rb], &a.q[0], &a.dc[0], &a.s[0], nb)
+	}
+}
+
+func dotQ6KVNNI(out []float32, w []byte, a *QuantizedX, nb int) {
+	q, rb := len(out)/4, nb*210
+	if q > 0 {
+		dotRows4Q6KVNNI(&out[0], q, &w[0], q*rb, &a.q[0], &a.dc[0], &a.n32[0], nb)
+	}
+	if r := 4 * q; r < len(out) {
+		dotRowsQ6KVNNI(&out[r], len(out)-r, &w[r*rb], &a.q[0], &a.dc[0], &a.n32[0], nb)
 	}
 }
 

@@ -1270,6 +1270,974 @@ q6block:
 	VZEROUPPER       
 	RET              
 
+// func dotRows4Q4KVNNI(out *float32, rows int, w *byte, stride int, xq *int8, dc, s *float32, nb int)
+//
+// dotRowsQ4KVNNI over four streams: for i < rows and k < 4, row
+// k·rows + i of w (its bytes at k·stride + i·stride/rows) goes to
+// out[k·rows + i]. Stream k sums in Z5k…Z5k+3 and its mins in Z5k+4.
+// rows ≥ 1, nb ≥ 1.
+TEXT ·dotRows4Q4KVNNI(SB), NOSPLIT, $0-64
+	MOVQ             w+16(FP), SI
+	MOVQ             stride+24(FP), R8
+	LEAQ             (R8)(R8*2), R9                         // 3·stride
+	MOVQ             out+0(FP), R13
+	MOVQ             rows+8(FP), R12
+	LEAQ             (R12*4), R10                           // the streams' outputs, bytes apart
+	LEAQ             (R10)(R10*2), R11
+	VMOVDQU32        x8m0ff0<>(SB), Z30
+	MOVL             $0xff00, AX
+	KMOVW            AX, K1                                 // the upper 8 lanes: mins
+q44row:
+	MOVQ             xq+32(FP), DI
+	MOVQ             dc+40(FP), DX
+	MOVQ             s+48(FP), BX
+	MOVQ             nb+56(FP), CX
+	VXORPS           Z0, Z0, Z0
+	VXORPS           Z1, Z1, Z1
+	VXORPS           Z2, Z2, Z2
+	VXORPS           Z3, Z3, Z3
+	VXORPS           Z4, Z4, Z4
+	VXORPS           Z5, Z5, Z5
+	VXORPS           Z6, Z6, Z6
+	VXORPS           Z7, Z7, Z7
+	VXORPS           Z8, Z8, Z8
+	VXORPS           Z9, Z9, Z9
+	VXORPS           Z10, Z10, Z10
+	VXORPS           Z11, Z11, Z11
+	VXORPS           Z12, Z12, Z12
+	VXORPS           Z13, Z13, Z13
+	VXORPS           Z14, Z14, Z14
+	VXORPS           Z15, Z15, Z15
+	VXORPS           Z16, Z16, Z16
+	VXORPS           Z17, Z17, Z17
+	VXORPS           Z18, Z18, Z18
+	VXORPS           Z19, Z19, Z19
+q44block:
+	VMOVDQU32        4(SI), X21                             // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X21, X22                  // P
+	VPSHUFB          x8k4b<>(SB), X21, X23                  // Q, zero where unused
+	VPSRLVW          x8k4sh<>(SB), X22, X22                 // m[4:8] from the high nibbles
+	VPSRLW           $2, X23, X23
+	VPANDD.BCST      x8c30<>(SB), X23, X23                  // top 2 bits of sc, m[4:8] at bits 4-5
+	VPTERNLOGD       $0xf8, x8k4ma<>(SB), X22, X23          // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X23, Z20
+	VCVTDQ2PS        Z20, Z20
+	VPBROADCASTD     0(SI), X24                             // d, dmin (f16)
+	VCVTPH2PS        X24, X24
+	VMOVDQU32        x8dsel<>(SB), Z25
+	VPERMPS          Z24, Z25, Z24                          // [d ×8, dmin ×8]
+	VMULPS           Z24, Z20, Z20                          // [d·sc, dmin·m]
+	VMOVUPS          (DX), Y25
+	VINSERTF64X4     $1, (BX), Z25, Z25                     // [dx_s, Σx̂_s]
+	VMULPS           Z25, Z20, Z20
+	VADDPS           Z20, Z4, K1, Z4                        // += dmin·m[s]·Σx̂_s
+	VBROADCASTI64X4  16(SI), Z21                            // nibbles of sub-blocks 0, 1
+	VPANDD           Z30, Z21, Z21
+	VPXORD           Z22, Z22, Z22
+	VPDPBUSD         0(DI), Z21, Z22
+	VCVTDQ2PS        Z22, Z22
+	VMOVDQU32        x8q4idx<>+0(SB), Z23                   // lanes → sub-blocks 0, 1
+	VPERMPS          Z20, Z23, Z23
+	VFMADD231PS      Z23, Z22, Z0
+	VBROADCASTI64X4  48(SI), Z24                            // nibbles of sub-blocks 2, 3
+	VPANDD           Z30, Z24, Z24
+	VPXORD           Z25, Z25, Z25
+	VPDPBUSD         64(DI), Z24, Z25
+	VCVTDQ2PS        Z25, Z25
+	VMOVDQU32        x8q4idx<>+64(SB), Z26                  // lanes → sub-blocks 2, 3
+	VPERMPS          Z20, Z26, Z26
+	VFMADD231PS      Z26, Z25, Z1
+	VBROADCASTI64X4  80(SI), Z21                            // nibbles of sub-blocks 4, 5
+	VPANDD           Z30, Z21, Z21
+	VPXORD           Z22, Z22, Z22
+	VPDPBUSD         128(DI), Z21, Z22
+	VCVTDQ2PS        Z22, Z22
+	VMOVDQU32        x8q4idx<>+128(SB), Z23                 // lanes → sub-blocks 4, 5
+	VPERMPS          Z20, Z23, Z23
+	VFMADD231PS      Z23, Z22, Z2
+	VBROADCASTI64X4  112(SI), Z24                           // nibbles of sub-blocks 6, 7
+	VPANDD           Z30, Z24, Z24
+	VPXORD           Z25, Z25, Z25
+	VPDPBUSD         192(DI), Z24, Z25
+	VCVTDQ2PS        Z25, Z25
+	VMOVDQU32        x8q4idx<>+192(SB), Z26                 // lanes → sub-blocks 6, 7
+	VPERMPS          Z20, Z26, Z26
+	VFMADD231PS      Z26, Z25, Z3
+	VMOVDQU32        4(SI)(R8*1), X21                       // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X21, X22                  // P
+	VPSHUFB          x8k4b<>(SB), X21, X23                  // Q, zero where unused
+	VPSRLVW          x8k4sh<>(SB), X22, X22                 // m[4:8] from the high nibbles
+	VPSRLW           $2, X23, X23
+	VPANDD.BCST      x8c30<>(SB), X23, X23                  // top 2 bits of sc, m[4:8] at bits 4-5
+	VPTERNLOGD       $0xf8, x8k4ma<>(SB), X22, X23          // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X23, Z20
+	VCVTDQ2PS        Z20, Z20
+	VPBROADCASTD     0(SI)(R8*1), X24                       // d, dmin (f16)
+	VCVTPH2PS        X24, X24
+	VMOVDQU32        x8dsel<>(SB), Z25
+	VPERMPS          Z24, Z25, Z24                          // [d ×8, dmin ×8]
+	VMULPS           Z24, Z20, Z20                          // [d·sc, dmin·m]
+	VMOVUPS          (DX), Y25
+	VINSERTF64X4     $1, (BX), Z25, Z25                     // [dx_s, Σx̂_s]
+	VMULPS           Z25, Z20, Z20
+	VADDPS           Z20, Z9, K1, Z9                        // += dmin·m[s]·Σx̂_s
+	VBROADCASTI64X4  16(SI)(R8*1), Z21                      // nibbles of sub-blocks 0, 1
+	VPANDD           Z30, Z21, Z21
+	VPXORD           Z22, Z22, Z22
+	VPDPBUSD         0(DI), Z21, Z22
+	VCVTDQ2PS        Z22, Z22
+	VMOVDQU32        x8q4idx<>+0(SB), Z23                   // lanes → sub-blocks 0, 1
+	VPERMPS          Z20, Z23, Z23
+	VFMADD231PS      Z23, Z22, Z5
+	VBROADCASTI64X4  48(SI)(R8*1), Z24                      // nibbles of sub-blocks 2, 3
+	VPANDD           Z30, Z24, Z24
+	VPXORD           Z25, Z25, Z25
+	VPDPBUSD         64(DI), Z24, Z25
+	VCVTDQ2PS        Z25, Z25
+	VMOVDQU32        x8q4idx<>+64(SB), Z26                  // lanes → sub-blocks 2, 3
+	VPERMPS          Z20, Z26, Z26
+	VFMADD231PS      Z26, Z25, Z6
+	VBROADCASTI64X4  80(SI)(R8*1), Z21                      // nibbles of sub-blocks 4, 5
+	VPANDD           Z30, Z21, Z21
+	VPXORD           Z22, Z22, Z22
+	VPDPBUSD         128(DI), Z21, Z22
+	VCVTDQ2PS        Z22, Z22
+	VMOVDQU32        x8q4idx<>+128(SB), Z23                 // lanes → sub-blocks 4, 5
+	VPERMPS          Z20, Z23, Z23
+	VFMADD231PS      Z23, Z22, Z7
+	VBROADCASTI64X4  112(SI)(R8*1), Z24                     // nibbles of sub-blocks 6, 7
+	VPANDD           Z30, Z24, Z24
+	VPXORD           Z25, Z25, Z25
+	VPDPBUSD         192(DI), Z24, Z25
+	VCVTDQ2PS        Z25, Z25
+	VMOVDQU32        x8q4idx<>+192(SB), Z26                 // lanes → sub-blocks 6, 7
+	VPERMPS          Z20, Z26, Z26
+	VFMADD231PS      Z26, Z25, Z8
+	VMOVDQU32        4(SI)(R8*2), X21                       // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X21, X22                  // P
+	VPSHUFB          x8k4b<>(SB), X21, X23                  // Q, zero where unused
+	VPSRLVW          x8k4sh<>(SB), X22, X22                 // m[4:8] from the high nibbles
+	VPSRLW           $2, X23, X23
+	VPANDD.BCST      x8c30<>(SB), X23, X23                  // top 2 bits of sc, m[4:8] at bits 4-5
+	VPTERNLOGD       $0xf8, x8k4ma<>(SB), X22, X23          // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X23, Z20
+	VCVTDQ2PS        Z20, Z20
+	VPBROADCASTD     0(SI)(R8*2), X24                       // d, dmin (f16)
+	VCVTPH2PS        X24, X24
+	VMOVDQU32        x8dsel<>(SB), Z25
+	VPERMPS          Z24, Z25, Z24                          // [d ×8, dmin ×8]
+	VMULPS           Z24, Z20, Z20                          // [d·sc, dmin·m]
+	VMOVUPS          (DX), Y25
+	VINSERTF64X4     $1, (BX), Z25, Z25                     // [dx_s, Σx̂_s]
+	VMULPS           Z25, Z20, Z20
+	VADDPS           Z20, Z14, K1, Z14                      // += dmin·m[s]·Σx̂_s
+	VBROADCASTI64X4  16(SI)(R8*2), Z21                      // nibbles of sub-blocks 0, 1
+	VPANDD           Z30, Z21, Z21
+	VPXORD           Z22, Z22, Z22
+	VPDPBUSD         0(DI), Z21, Z22
+	VCVTDQ2PS        Z22, Z22
+	VMOVDQU32        x8q4idx<>+0(SB), Z23                   // lanes → sub-blocks 0, 1
+	VPERMPS          Z20, Z23, Z23
+	VFMADD231PS      Z23, Z22, Z10
+	VBROADCASTI64X4  48(SI)(R8*2), Z24                      // nibbles of sub-blocks 2, 3
+	VPANDD           Z30, Z24, Z24
+	VPXORD           Z25, Z25, Z25
+	VPDPBUSD         64(DI), Z24, Z25
+	VCVTDQ2PS        Z25, Z25
+	VMOVDQU32        x8q4idx<>+64(SB), Z26                  // lanes → sub-blocks 2, 3
+	VPERMPS          Z20, Z26, Z26
+	VFMADD231PS      Z26, Z25, Z11
+	VBROADCASTI64X4  80(SI)(R8*2), Z21                      // nibbles of sub-blocks 4, 5
+	VPANDD           Z30, Z21, Z21
+	VPXORD           Z22, Z22, Z22
+	VPDPBUSD         128(DI), Z21, Z22
+	VCVTDQ2PS        Z22, Z22
+	VMOVDQU32        x8q4idx<>+128(SB), Z23                 // lanes → sub-blocks 4, 5
+	VPERMPS          Z20, Z23, Z23
+	VFMADD231PS      Z23, Z22, Z12
+	VBROADCASTI64X4  112(SI)(R8*2), Z24                     // nibbles of sub-blocks 6, 7
+	VPANDD           Z30, Z24, Z24
+	VPXORD           Z25, Z25, Z25
+	VPDPBUSD         192(DI), Z24, Z25
+	VCVTDQ2PS        Z25, Z25
+	VMOVDQU32        x8q4idx<>+192(SB), Z26                 // lanes → sub-blocks 6, 7
+	VPERMPS          Z20, Z26, Z26
+	VFMADD231PS      Z26, Z25, Z13
+	VMOVDQU32        4(SI)(R9*1), X21                       // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X21, X22                  // P
+	VPSHUFB          x8k4b<>(SB), X21, X23                  // Q, zero where unused
+	VPSRLVW          x8k4sh<>(SB), X22, X22                 // m[4:8] from the high nibbles
+	VPSRLW           $2, X23, X23
+	VPANDD.BCST      x8c30<>(SB), X23, X23                  // top 2 bits of sc, m[4:8] at bits 4-5
+	VPTERNLOGD       $0xf8, x8k4ma<>(SB), X22, X23          // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X23, Z20
+	VCVTDQ2PS        Z20, Z20
+	VPBROADCASTD     0(SI)(R9*1), X24                       // d, dmin (f16)
+	VCVTPH2PS        X24, X24
+	VMOVDQU32        x8dsel<>(SB), Z25
+	VPERMPS          Z24, Z25, Z24                          // [d ×8, dmin ×8]
+	VMULPS           Z24, Z20, Z20                          // [d·sc, dmin·m]
+	VMOVUPS          (DX), Y25
+	VINSERTF64X4     $1, (BX), Z25, Z25                     // [dx_s, Σx̂_s]
+	VMULPS           Z25, Z20, Z20
+	VADDPS           Z20, Z19, K1, Z19                      // += dmin·m[s]·Σx̂_s
+	VBROADCASTI64X4  16(SI)(R9*1), Z21                      // nibbles of sub-blocks 0, 1
+	VPANDD           Z30, Z21, Z21
+	VPXORD           Z22, Z22, Z22
+	VPDPBUSD         0(DI), Z21, Z22
+	VCVTDQ2PS        Z22, Z22
+	VMOVDQU32        x8q4idx<>+0(SB), Z23                   // lanes → sub-blocks 0, 1
+	VPERMPS          Z20, Z23, Z23
+	VFMADD231PS      Z23, Z22, Z15
+	VBROADCASTI64X4  48(SI)(R9*1), Z24                      // nibbles of sub-blocks 2, 3
+	VPANDD           Z30, Z24, Z24
+	VPXORD           Z25, Z25, Z25
+	VPDPBUSD         64(DI), Z24, Z25
+	VCVTDQ2PS        Z25, Z25
+	VMOVDQU32        x8q4idx<>+64(SB), Z26                  // lanes → sub-blocks 2, 3
+	VPERMPS          Z20, Z26, Z26
+	VFMADD231PS      Z26, Z25, Z16
+	VBROADCASTI64X4  80(SI)(R9*1), Z21                      // nibbles of sub-blocks 4, 5
+	VPANDD           Z30, Z21, Z21
+	VPXORD           Z22, Z22, Z22
+	VPDPBUSD         128(DI), Z21, Z22
+	VCVTDQ2PS        Z22, Z22
+	VMOVDQU32        x8q4idx<>+128(SB), Z23                 // lanes → sub-blocks 4, 5
+	VPERMPS          Z20, Z23, Z23
+	VFMADD231PS      Z23, Z22, Z17
+	VBROADCASTI64X4  112(SI)(R9*1), Z24                     // nibbles of sub-blocks 6, 7
+	VPANDD           Z30, Z24, Z24
+	VPXORD           Z25, Z25, Z25
+	VPDPBUSD         192(DI), Z24, Z25
+	VCVTDQ2PS        Z25, Z25
+	VMOVDQU32        x8q4idx<>+192(SB), Z26                 // lanes → sub-blocks 6, 7
+	VPERMPS          Z20, Z26, Z26
+	VFMADD231PS      Z26, Z25, Z18
+	PREFETCHT0       8192(SI)
+	PREFETCHT0       8256(SI)
+	PREFETCHT0       8320(SI)
+	PREFETCHT0       8192(SI)(R8*1)
+	PREFETCHT0       8256(SI)(R8*1)
+	PREFETCHT0       8320(SI)(R8*1)
+	PREFETCHT0       8192(SI)(R8*2)
+	PREFETCHT0       8256(SI)(R8*2)
+	PREFETCHT0       8320(SI)(R8*2)
+	PREFETCHT0       8192(SI)(R9*1)
+	PREFETCHT0       8256(SI)(R9*1)
+	PREFETCHT0       8320(SI)(R9*1)
+	ADDQ             $144, SI
+	ADDQ             $256, DI
+	ADDQ             $32, DX
+	ADDQ             $32, BX
+	DECQ             CX
+	JNZ              q44block
+	VADDPS           Z1, Z0, Z0
+	VADDPS           Z3, Z2, Z2
+	VADDPS           Z2, Z0, Z0
+	VMULPS           x8r16<>(SB), Z0, Z0                    // the high lanes held 16·Σ, exactly
+	VSUBPS           Z4, Z0, Z0                             // lower lanes of Z4 are 0
+	VEXTRACTF64X4    $1, Z0, Y21
+	VADDPS           Y21, Y0, Y0
+	VEXTRACTF32X4    $1, Y0, X21
+	VADDPS           X21, X0, X0
+	VHADDPS          X0, X0, X0
+	VHADDPS          X0, X0, X0
+	VMOVSS           X0, (R13)
+	VADDPS           Z6, Z5, Z5
+	VADDPS           Z8, Z7, Z7
+	VADDPS           Z7, Z5, Z5
+	VMULPS           x8r16<>(SB), Z5, Z5                    // the high lanes held 16·Σ, exactly
+	VSUBPS           Z9, Z5, Z5                             // lower lanes of Z9 are 0
+	VEXTRACTF64X4    $1, Z5, Y21
+	VADDPS           Y21, Y5, Y5
+	VEXTRACTF32X4    $1, Y5, X21
+	VADDPS           X21, X5, X5
+	VHADDPS          X5, X5, X5
+	VHADDPS          X5, X5, X5
+	VMOVSS           X5, (R13)(R10*1)
+	VADDPS           Z11, Z10, Z10
+	VADDPS           Z13, Z12, Z12
+	VADDPS           Z12, Z10, Z10
+	VMULPS           x8r16<>(SB), Z10, Z10                  // the high lanes held 16·Σ, exactly
+	VSUBPS           Z14, Z10, Z10                          // lower lanes of Z14 are 0
+	VEXTRACTF64X4    $1, Z10, Y21
+	VADDPS           Y21, Y10, Y10
+	VEXTRACTF32X4    $1, Y10, X21
+	VADDPS           X21, X10, X10
+	VHADDPS          X10, X10, X10
+	VHADDPS          X10, X10, X10
+	VMOVSS           X10, (R13)(R10*2)
+	VADDPS           Z16, Z15, Z15
+	VADDPS           Z18, Z17, Z17
+	VADDPS           Z17, Z15, Z15
+	VMULPS           x8r16<>(SB), Z15, Z15                  // the high lanes held 16·Σ, exactly
+	VSUBPS           Z19, Z15, Z15                          // lower lanes of Z19 are 0
+	VEXTRACTF64X4    $1, Z15, Y21
+	VADDPS           Y21, Y15, Y15
+	VEXTRACTF32X4    $1, Y15, X21
+	VADDPS           X21, X15, X15
+	VHADDPS          X15, X15, X15
+	VHADDPS          X15, X15, X15
+	VMOVSS           X15, (R13)(R11*1)
+	ADDQ             $4, R13
+	DECQ             R12
+	JNZ              q44row
+	VZEROUPPER       
+	RET              
+
+// func dotRows4Q5KVNNI(out *float32, rows int, w *byte, stride int, xq *int8, dc, s *float32, nb int)
+//
+// dotRowsQ5KVNNI over four streams: for i < rows and k < 4, row
+// k·rows + i of w (its bytes at k·stride + i·stride/rows) goes to
+// out[k·rows + i]. Stream k sums in Z5k…Z5k+3 and its mins in Z5k+4.
+// rows ≥ 1, nb ≥ 1.
+TEXT ·dotRows4Q5KVNNI(SB), NOSPLIT, $0-64
+	MOVQ             w+16(FP), SI
+	MOVQ             stride+24(FP), R8
+	LEAQ             (R8)(R8*2), R9                         // 3·stride
+	MOVQ             out+0(FP), R13
+	MOVQ             rows+8(FP), R12
+	LEAQ             (R12*4), R10                           // the streams' outputs, bytes apart
+	LEAQ             (R10)(R10*2), R11
+	VPBROADCASTD     x8c0f<>(SB), Z30
+	VPBROADCASTD     x8c10<>(SB), Z31
+	MOVL             $0xff00, AX
+	KMOVW            AX, K1                                 // the upper 8 lanes: mins
+q54row:
+	MOVQ             xq+32(FP), DI
+	MOVQ             dc+40(FP), DX
+	MOVQ             s+48(FP), BX
+	MOVQ             nb+56(FP), CX
+	VXORPS           Z0, Z0, Z0
+	VXORPS           Z1, Z1, Z1
+	VXORPS           Z2, Z2, Z2
+	VXORPS           Z3, Z3, Z3
+	VXORPS           Z4, Z4, Z4
+	VXORPS           Z5, Z5, Z5
+	VXORPS           Z6, Z6, Z6
+	VXORPS           Z7, Z7, Z7
+	VXORPS           Z8, Z8, Z8
+	VXORPS           Z9, Z9, Z9
+	VXORPS           Z10, Z10, Z10
+	VXORPS           Z11, Z11, Z11
+	VXORPS           Z12, Z12, Z12
+	VXORPS           Z13, Z13, Z13
+	VXORPS           Z14, Z14, Z14
+	VXORPS           Z15, Z15, Z15
+	VXORPS           Z16, Z16, Z16
+	VXORPS           Z17, Z17, Z17
+	VXORPS           Z18, Z18, Z18
+	VXORPS           Z19, Z19, Z19
+q54block:
+	VMOVDQU32        4(SI), X21                             // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X21, X22                  // P
+	VPSHUFB          x8k4b<>(SB), X21, X23                  // Q, zero where unused
+	VPSRLVW          x8k4sh<>(SB), X22, X22                 // m[4:8] from the high nibbles
+	VPSRLW           $2, X23, X23
+	VPANDD.BCST      x8c30<>(SB), X23, X23                  // top 2 bits of sc, m[4:8] at bits 4-5
+	VPTERNLOGD       $0xf8, x8k4ma<>(SB), X22, X23          // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X23, Z20
+	VCVTDQ2PS        Z20, Z20
+	VPBROADCASTD     0(SI), X24                             // d, dmin (f16)
+	VCVTPH2PS        X24, X24
+	VMOVDQU32        x8dsel<>(SB), Z25
+	VPERMPS          Z24, Z25, Z24                          // [d ×8, dmin ×8]
+	VMULPS           Z24, Z20, Z20                          // [d·sc, dmin·m]
+	VMOVUPS          (DX), Y25
+	VINSERTF64X4     $1, (BX), Z25, Z25                     // [dx_s, Σx̂_s]
+	VMULPS           Z25, Z20, Z20
+	VADDPS           Z20, Z4, K1, Z4                        // += dmin·m[s]·Σx̂_s
+	VBROADCASTI64X4  16(SI), Z29                            // qh, both halves
+	VBROADCASTI64X4  48(SI), Z21                            // nibbles of sub-blocks 0, 1
+	VPSRLVW          x8sh04<>(SB), Z21, Z21
+	VPROLVD          x8q5rot<>+0(SB), Z29, Z27
+	VPANDD           Z31, Z27, Z27                          // 16 × the fifth bit
+	VPTERNLOGD       $0xf8, Z30, Z21, Z27                   // q = nibble | 16·bit
+	VPXORD           Z22, Z22, Z22
+	VPDPBUSD         0(DI), Z27, Z22
+	VCVTDQ2PS        Z22, Z22
+	VMOVDQU32        x8q4idx<>+0(SB), Z23                   // lanes → sub-blocks 0, 1
+	VPERMPS          Z20, Z23, Z23
+	VFMADD231PS      Z23, Z22, Z0
+	VBROADCASTI64X4  80(SI), Z24                            // nibbles of sub-blocks 2, 3
+	VPSRLVW          x8sh04<>(SB), Z24, Z24
+	VPROLVD          x8q5rot<>+64(SB), Z29, Z28
+	VPANDD           Z31, Z28, Z28                          // 16 × the fifth bit
+	VPTERNLOGD       $0xf8, Z30, Z24, Z28                   // q = nibble | 16·bit
+	VPXORD           Z25, Z25, Z25
+	VPDPBUSD         64(DI), Z28, Z25
+	VCVTDQ2PS        Z25, Z25
+	VMOVDQU32        x8q4idx<>+64(SB), Z26                  // lanes → sub-blocks 2, 3
+	VPERMPS          Z20, Z26, Z26
+	VFMADD231PS      Z26, Z25, Z1
+	VBROADCASTI64X4  112(SI), Z21                           // nibbles of sub-blocks 4, 5
+	VPSRLVW          x8sh04<>(SB), Z21, Z21
+	VPROLVD          x8q5rot<>+128(SB), Z29, Z27
+	VPANDD           Z31, Z27, Z27                          // 16 × the fifth bit
+	VPTERNLOGD       $0xf8, Z30, Z21, Z27                   // q = nibble | 16·bit
+	VPXORD           Z22, Z22, Z22
+	VPDPBUSD         128(DI), Z27, Z22
+	VCVTDQ2PS        Z22, Z22
+	VMOVDQU32        x8q4idx<>+128(SB), Z23                 // lanes → sub-blocks 4, 5
+	VPERMPS          Z20, Z23, Z23
+	VFMADD231PS      Z23, Z22, Z2
+	VBROADCASTI64X4  144(SI), Z24                           // nibbles of sub-blocks 6, 7
+	VPSRLVW          x8sh04<>(SB), Z24, Z24
+	VPROLVD          x8q5rot<>+192(SB), Z29, Z28
+	VPANDD           Z31, Z28, Z28                          // 16 × the fifth bit
+	VPTERNLOGD       $0xf8, Z30, Z24, Z28                   // q = nibble | 16·bit
+	VPXORD           Z25, Z25, Z25
+	VPDPBUSD         192(DI), Z28, Z25
+	VCVTDQ2PS        Z25, Z25
+	VMOVDQU32        x8q4idx<>+192(SB), Z26                 // lanes → sub-blocks 6, 7
+	VPERMPS          Z20, Z26, Z26
+	VFMADD231PS      Z26, Z25, Z3
+	VMOVDQU32        4(SI)(R8*1), X21                       // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X21, X22                  // P
+	VPSHUFB          x8k4b<>(SB), X21, X23                  // Q, zero where unused
+	VPSRLVW          x8k4sh<>(SB), X22, X22                 // m[4:8] from the high nibbles
+	VPSRLW           $2, X23, X23
+	VPANDD.BCST      x8c30<>(SB), X23, X23                  // top 2 bits of sc, m[4:8] at bits 4-5
+	VPTERNLOGD       $0xf8, x8k4ma<>(SB), X22, X23          // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X23, Z20
+	VCVTDQ2PS        Z20, Z20
+	VPBROADCASTD     0(SI)(R8*1), X24                       // d, dmin (f16)
+	VCVTPH2PS        X24, X24
+	VMOVDQU32        x8dsel<>(SB), Z25
+	VPERMPS          Z24, Z25, Z24                          // [d ×8, dmin ×8]
+	VMULPS           Z24, Z20, Z20                          // [d·sc, dmin·m]
+	VMOVUPS          (DX), Y25
+	VINSERTF64X4     $1, (BX), Z25, Z25                     // [dx_s, Σx̂_s]
+	VMULPS           Z25, Z20, Z20
+	VADDPS           Z20, Z9, K1, Z9                        // += dmin·m[s]·Σx̂_s
+	VBROADCASTI64X4  16(SI)(R8*1), Z29                      // qh, both halves
+	VBROADCASTI64X4  48(SI)(R8*1), Z21                      // nibbles of sub-blocks 0, 1
+	VPSRLVW          x8sh04<>(SB), Z21, Z21
+	VPROLVD          x8q5rot<>+0(SB), Z29, Z27
+	VPANDD           Z31, Z27, Z27                          // 16 × the fifth bit
+	VPTERNLOGD       $0xf8, Z30, Z21, Z27                   // q = nibble | 16·bit
+	VPXORD           Z22, Z22, Z22
+	VPDPBUSD         0(DI), Z27, Z22
+	VCVTDQ2PS        Z22, Z22
+	VMOVDQU32        x8q4idx<>+0(SB), Z23                   // lanes → sub-blocks 0, 1
+	VPERMPS          Z20, Z23, Z23
+	VFMADD231PS      Z23, Z22, Z5
+	VBROADCASTI64X4  80(SI)(R8*1), Z24                      // nibbles of sub-blocks 2, 3
+	VPSRLVW          x8sh04<>(SB), Z24, Z24
+	VPROLVD          x8q5rot<>+64(SB), Z29, Z28
+	VPANDD           Z31, Z28, Z28                          // 16 × the fifth bit
+	VPTERNLOGD       $0xf8, Z30, Z24, Z28                   // q = nibble | 16·bit
+	VPXORD           Z25, Z25, Z25
+	VPDPBUSD         64(DI), Z28, Z25
+	VCVTDQ2PS        Z25, Z25
+	VMOVDQU32        x8q4idx<>+64(SB), Z26                  // lanes → sub-blocks 2, 3
+	VPERMPS          Z20, Z26, Z26
+	VFMADD231PS      Z26, Z25, Z6
+	VBROADCASTI64X4  112(SI)(R8*1), Z21                     // nibbles of sub-blocks 4, 5
+	VPSRLVW          x8sh04<>(SB), Z21, Z21
+	VPROLVD          x8q5rot<>+128(SB), Z29, Z27
+	VPANDD           Z31, Z27, Z27                          // 16 × the fifth bit
+	VPTERNLOGD       $0xf8, Z30, Z21, Z27                   // q = nibble | 16·bit
+	VPXORD           Z22, Z22, Z22
+	VPDPBUSD         128(DI), Z27, Z22
+	VCVTDQ2PS        Z22, Z22
+	VMOVDQU32        x8q4idx<>+128(SB), Z23                 // lanes → sub-blocks 4, 5
+	VPERMPS          Z20, Z23, Z23
+	VFMADD231PS      Z23, Z22, Z7
+	VBROADCASTI64X4  144(SI)(R8*1), Z24                     // nibbles of sub-blocks 6, 7
+	VPSRLVW          x8sh04<>(SB), Z24, Z24
+	VPROLVD          x8q5rot<>+192(SB), Z29, Z28
+	VPANDD           Z31, Z28, Z28                          // 16 × the fifth bit
+	VPTERNLOGD       $0xf8, Z30, Z24, Z28                   // q = nibble | 16·bit
+	VPXORD           Z25, Z25, Z25
+	VPDPBUSD         192(DI), Z28, Z25
+	VCVTDQ2PS        Z25, Z25
+	VMOVDQU32        x8q4idx<>+192(SB), Z26                 // lanes → sub-blocks 6, 7
+	VPERMPS          Z20, Z26, Z26
+	VFMADD231PS      Z26, Z25, Z8
+	VMOVDQU32        4(SI)(R8*2), X21                       // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X21, X22                  // P
+	VPSHUFB          x8k4b<>(SB), X21, X23                  // Q, zero where unused
+	VPSRLVW          x8k4sh<>(SB), X22, X22                 // m[4:8] from the high nibbles
+	VPSRLW           $2, X23, X23
+	VPANDD.BCST      x8c30<>(SB), X23, X23                  // top 2 bits of sc, m[4:8] at bits 4-5
+	VPTERNLOGD       $0xf8, x8k4ma<>(SB), X22, X23          // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X23, Z20
+	VCVTDQ2PS        Z20, Z20
+	VPBROADCASTD     0(SI)(R8*2), X24                       // d, dmin (f16)
+	VCVTPH2PS        X24, X24
+	VMOVDQU32        x8dsel<>(SB), Z25
+	VPERMPS          Z24, Z25, Z24                          // [d ×8, dmin ×8]
+	VMULPS           Z24, Z20, Z20                          // [d·sc, dmin·m]
+	VMOVUPS          (DX), Y25
+	VINSERTF64X4     $1, (BX), Z25, Z25                     // [dx_s, Σx̂_s]
+	VMULPS           Z25, Z20, Z20
+	VADDPS           Z20, Z14, K1, Z14                      // += dmin·m[s]·Σx̂_s
+	VBROADCASTI64X4  16(SI)(R8*2), Z29                      // qh, both halves
+	VBROADCASTI64X4  48(SI)(R8*2), Z21                      // nibbles of sub-blocks 0, 1
+	VPSRLVW          x8sh04<>(SB), Z21, Z21
+	VPROLVD          x8q5rot<>+0(SB), Z29, Z27
+	VPANDD           Z31, Z27, Z27                          // 16 × the fifth bit
+	VPTERNLOGD       $0xf8, Z30, Z21, Z27                   // q = nibble | 16·bit
+	VPXORD           Z22, Z22, Z22
+	VPDPBUSD         0(DI), Z27, Z22
+	VCVTDQ2PS        Z22, Z22
+	VMOVDQU32        x8q4idx<>+0(SB), Z23                   // lanes → sub-blocks 0, 1
+	VPERMPS          Z20, Z23, Z23
+	VFMADD231PS      Z23, Z22, Z10
+	VBROADCASTI64X4  80(SI)(R8*2), Z24                      // nibbles of sub-blocks 2, 3
+	VPSRLVW          x8sh04<>(SB), Z24, Z24
+	VPROLVD          x8q5rot<>+64(SB), Z29, Z28
+	VPANDD           Z31, Z28, Z28                          // 16 × the fifth bit
+	VPTERNLOGD       $0xf8, Z30, Z24, Z28                   // q = nibble | 16·bit
+	VPXORD           Z25, Z25, Z25
+	VPDPBUSD         64(DI), Z28, Z25
+	VCVTDQ2PS        Z25, Z25
+	VMOVDQU32        x8q4idx<>+64(SB), Z26                  // lanes → sub-blocks 2, 3
+	VPERMPS          Z20, Z26, Z26
+	VFMADD231PS      Z26, Z25, Z11
+	VBROADCASTI64X4  112(SI)(R8*2), Z21                     // nibbles of sub-blocks 4, 5
+	VPSRLVW          x8sh04<>(SB), Z21, Z21
+	VPROLVD          x8q5rot<>+128(SB), Z29, Z27
+	VPANDD           Z31, Z27, Z27                          // 16 × the fifth bit
+	VPTERNLOGD       $0xf8, Z30, Z21, Z27                   // q = nibble | 16·bit
+	VPXORD           Z22, Z22, Z22
+	VPDPBUSD         128(DI), Z27, Z22
+	VCVTDQ2PS        Z22, Z22
+	VMOVDQU32        x8q4idx<>+128(SB), Z23                 // lanes → sub-blocks 4, 5
+	VPERMPS          Z20, Z23, Z23
+	VFMADD231PS      Z23, Z22, Z12
+	VBROADCASTI64X4  144(SI)(R8*2), Z24                     // nibbles of sub-blocks 6, 7
+	VPSRLVW          x8sh04<>(SB), Z24, Z24
+	VPROLVD          x8q5rot<>+192(SB), Z29, Z28
+	VPANDD           Z31, Z28, Z28                          // 16 × the fifth bit
+	VPTERNLOGD       $0xf8, Z30, Z24, Z28                   // q = nibble | 16·bit
+	VPXORD           Z25, Z25, Z25
+	VPDPBUSD         192(DI), Z28, Z25
+	VCVTDQ2PS        Z25, Z25
+	VMOVDQU32        x8q4idx<>+192(SB), Z26                 // lanes → sub-blocks 6, 7
+	VPERMPS          Z20, Z26, Z26
+	VFMADD231PS      Z26, Z25, Z13
+	VMOVDQU32        4(SI)(R9*1), X21                       // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X21, X22                  // P
+	VPSHUFB          x8k4b<>(SB), X21, X23                  // Q, zero where unused
+	VPSRLVW          x8k4sh<>(SB), X22, X22                 // m[4:8] from the high nibbles
+	VPSRLW           $2, X23, X23
+	VPANDD.BCST      x8c30<>(SB), X23, X23                  // top 2 bits of sc, m[4:8] at bits 4-5
+	VPTERNLOGD       $0xf8, x8k4ma<>(SB), X22, X23          // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X23, Z20
+	VCVTDQ2PS        Z20, Z20
+	VPBROADCASTD     0(SI)(R9*1), X24                       // d, dmin (f16)
+	VCVTPH2PS        X24, X24
+	VMOVDQU32        x8dsel<>(SB), Z25
+	VPERMPS          Z24, Z25, Z24                          // [d ×8, dmin ×8]
+	VMULPS           Z24, Z20, Z20                          // [d·sc, dmin·m]
+	VMOVUPS          (DX), Y25
+	VINSERTF64X4     $1, (BX), Z25, Z25                     // [dx_s, Σx̂_s]
+	VMULPS           Z25, Z20, Z20
+	VADDPS           Z20, Z19, K1, Z19                      // += dmin·m[s]·Σx̂_s
+	VBROADCASTI64X4  16(SI)(R9*1), Z29                      // qh, both halves
+	VBROADCASTI64X4  48(SI)(R9*1), Z21                      // nibbles of sub-blocks 0, 1
+	VPSRLVW          x8sh04<>(SB), Z21, Z21
+	VPROLVD          x8q5rot<>+0(SB), Z29, Z27
+	VPANDD           Z31, Z27, Z27                          // 16 × the fifth bit
+	VPTERNLOGD       $0xf8, Z30, Z21, Z27                   // q = nibble | 16·bit
+	VPXORD           Z22, Z22, Z22
+	VPDPBUSD         0(DI), Z27, Z22
+	VCVTDQ2PS        Z22, Z22
+	VMOVDQU32        x8q4idx<>+0(SB), Z23                   // lanes → sub-blocks 0, 1
+	VPERMPS          Z20, Z23, Z23
+	VFMADD231PS      Z23, Z22, Z15
+	VBROADCASTI64X4  80(SI)(R9*1), Z24                      // nibbles of sub-blocks 2, 3
+	VPSRLVW          x8sh04<>(SB), Z24, Z24
+	VPROLVD          x8q5rot<>+64(SB), Z29, Z28
+	VPANDD           Z31, Z28, Z28                          // 16 × the fifth bit
+	VPTERNLOGD       $0xf8, Z30, Z24, Z28                   // q = nibble | 16·bit
+	VPXORD           Z25, Z25, Z25
+	VPDPBUSD         64(DI), Z28, Z25
+	VCVTDQ2PS        Z25, Z25
+	VMOVDQU32        x8q4idx<>+64(SB), Z26                  // lanes → sub-blocks 2, 3
+	VPERMPS          Z20, Z26, Z26
+	VFMADD231PS      Z26, Z25, Z16
+	VBROADCASTI64X4  112(SI)(R9*1), Z21                     // nibbles of sub-blocks 4, 5
+	VPSRLVW          x8sh04<>(SB), Z21, Z21
+	VPROLVD          x8q5rot<>+128(SB), Z29, Z27
+	VPANDD           Z31, Z27, Z27                          // 16 × the fifth bit
+	VPTERNLOGD       $0xf8, Z30, Z21, Z27                   // q = nibble | 16·bit
+	VPXORD           Z22, Z22, Z22
+	VPDPBUSD         128(DI), Z27, Z22
+	VCVTDQ2PS        Z22, Z22
+	VMOVDQU32        x8q4idx<>+128(SB), Z23                 // lanes → sub-blocks 4, 5
+	VPERMPS          Z20, Z23, Z23
+	VFMADD231PS      Z23, Z22, Z17
+	VBROADCASTI64X4  144(SI)(R9*1), Z24                     // nibbles of sub-blocks 6, 7
+	VPSRLVW          x8sh04<>(SB), Z24, Z24
+	VPROLVD          x8q5rot<>+192(SB), Z29, Z28
+	VPANDD           Z31, Z28, Z28                          // 16 × the fifth bit
+	VPTERNLOGD       $0xf8, Z30, Z24, Z28                   // q = nibble | 16·bit
+	VPXORD           Z25, Z25, Z25
+	VPDPBUSD         192(DI), Z28, Z25
+	VCVTDQ2PS        Z25, Z25
+	VMOVDQU32        x8q4idx<>+192(SB), Z26                 // lanes → sub-blocks 6, 7
+	VPERMPS          Z20, Z26, Z26
+	VFMADD231PS      Z26, Z25, Z18
+	PREFETCHT0       8192(SI)
+	PREFETCHT0       8256(SI)
+	PREFETCHT0       8320(SI)
+	PREFETCHT0       8192(SI)(R8*1)
+	PREFETCHT0       8256(SI)(R8*1)
+	PREFETCHT0       8320(SI)(R8*1)
+	PREFETCHT0       8192(SI)(R8*2)
+	PREFETCHT0       8256(SI)(R8*2)
+	PREFETCHT0       8320(SI)(R8*2)
+	PREFETCHT0       8192(SI)(R9*1)
+	PREFETCHT0       8256(SI)(R9*1)
+	PREFETCHT0       8320(SI)(R9*1)
+	ADDQ             $176, SI
+	ADDQ             $256, DI
+	ADDQ             $32, DX
+	ADDQ             $32, BX
+	DECQ             CX
+	JNZ              q54block
+	VADDPS           Z1, Z0, Z0
+	VADDPS           Z3, Z2, Z2
+	VADDPS           Z2, Z0, Z0
+	VSUBPS           Z4, Z0, Z0                             // lower lanes of Z4 are 0
+	VEXTRACTF64X4    $1, Z0, Y21
+	VADDPS           Y21, Y0, Y0
+	VEXTRACTF32X4    $1, Y0, X21
+	VADDPS           X21, X0, X0
+	VHADDPS          X0, X0, X0
+	VHADDPS          X0, X0, X0
+	VMOVSS           X0, (R13)
+	VADDPS           Z6, Z5, Z5
+	VADDPS           Z8, Z7, Z7
+	VADDPS           Z7, Z5, Z5
+	VSUBPS           Z9, Z5, Z5                             // lower lanes of Z9 are 0
+	VEXTRACTF64X4    $1, Z5, Y21
+	VADDPS           Y21, Y5, Y5
+	VEXTRACTF32X4    $1, Y5, X21
+	VADDPS           X21, X5, X5
+	VHADDPS          X5, X5, X5
+	VHADDPS          X5, X5, X5
+	VMOVSS           X5, (R13)(R10*1)
+	VADDPS           Z11, Z10, Z10
+	VADDPS           Z13, Z12, Z12
+	VADDPS           Z12, Z10, Z10
+	VSUBPS           Z14, Z10, Z10                          // lower lanes of Z14 are 0
+	VEXTRACTF64X4    $1, Z10, Y21
+	VADDPS           Y21, Y10, Y10
+	VEXTRACTF32X4    $1, Y10, X21
+	VADDPS           X21, X10, X10
+	VHADDPS          X10, X10, X10
+	VHADDPS          X10, X10, X10
+	VMOVSS           X10, (R13)(R10*2)
+	VADDPS           Z16, Z15, Z15
+	VADDPS           Z18, Z17, Z17
+	VADDPS           Z17, Z15, Z15
+	VSUBPS           Z19, Z15, Z15                          // lower lanes of Z19 are 0
+	VEXTRACTF64X4    $1, Z15, Y21
+	VADDPS           Y21, Y15, Y15
+	VEXTRACTF32X4    $1, Y15, X21
+	VADDPS           X21, X15, X15
+	VHADDPS          X15, X15, X15
+	VHADDPS          X15, X15, X15
+	VMOVSS           X15, (R13)(R11*1)
+	ADDQ             $4, R13
+	DECQ             R12
+	JNZ              q54row
+	VZEROUPPER       
+	RET              
+
+// func dotRows4Q6KVNNI(out *float32, rows int, w *byte, stride int, xq *int8, dc *float32, n32 *int32, nb int)
+//
+// dotRowsQ6KVNNI over four streams: for i < rows and k < 4, row
+// k·rows + i of w (its bytes at k·stride + i·stride/rows) goes to
+// out[k·rows + i]. Stream k sums in Z2k and Z2k+1; the constants stay
+// in the one-stream kernel's registers. rows ≥ 1, nb ≥ 1.
+TEXT ·dotRows4Q6KVNNI(SB), NOSPLIT, $0-64
+	MOVQ             w+16(FP), SI
+	MOVQ             stride+24(FP), R8
+	LEAQ             (R8)(R8*2), R9                         // 3·stride
+	MOVQ             out+0(FP), R13
+	MOVQ             rows+8(FP), R12
+	LEAQ             (R12*4), R10                           // the streams' outputs, bytes apart
+	LEAQ             (R10)(R10*2), R11
+	VPBROADCASTD     x8c0f<>(SB), Z30
+	VPBROADCASTD     x8c30<>(SB), Z28
+	VMOVDQU32        x8sh42<>(SB), Z27
+	VMOVDQU32        x8sh02<>(SB), Z26
+	VMOVDQU32        x8dup2<>(SB), Z25
+	VMOVDQU32        x8q6idx<>+0(SB), Z20
+	VMOVDQU32        x8q6idx<>+64(SB), Z21
+	VMOVDQU32        x8q6idx<>+128(SB), Z22
+	VMOVDQU32        x8q6idx<>+192(SB), Z23
+q64row:
+	MOVQ             xq+32(FP), DI
+	MOVQ             dc+40(FP), DX
+	MOVQ             n32+48(FP), BX
+	MOVQ             nb+56(FP), CX
+	VXORPS           Z0, Z0, Z0
+	VXORPS           Z1, Z1, Z1
+	VXORPS           Z2, Z2, Z2
+	VXORPS           Z3, Z3, Z3
+	VXORPS           Z4, Z4, Z4
+	VXORPS           Z5, Z5, Z5
+	VXORPS           Z6, Z6, Z6
+	VXORPS           Z7, Z7, Z7
+q64block:
+	MOVWLZX          208(SI), AX
+	VMOVD            AX, X8
+	VCVTPH2PS        X8, X8
+	VBROADCASTSS     X8, Z8
+	VPMOVSXBD        192(SI), Z9                            // sc[0:16]
+	VCVTDQ2PS        Z9, Z9
+	VMULPS           Z8, Z9, Z9
+	VMOVUPS          (DX), Y10                              // dx of the block's 8 activation blocks
+	VPERMPS          Z10, Z25, Z10                          // group g takes dx[g/2]
+	VMULPS           Z10, Z9, Z9                            // S[g] = d·sc[g]·dx
+	VMOVDQU64        0(SI), Z11                             // ql, half 0
+	VBROADCASTI64X4  128(SI), Z12                           // qh, both halves
+	VPANDD           Z30, Z11, Z13                          // low nibbles: columns 0-63 of the half
+	VPSRLW           $4, Z11, Z14
+	VPANDD           Z30, Z14, Z14                          // high nibbles: 64-127
+	VPSLLVW          Z27, Z12, Z15
+	VPTERNLOGD       $0xf8, Z28, Z15, Z13                   // q = nibble | qh bits & 0x30, columns 0-63
+	VPSRLVW          Z26, Z12, Z12
+	VPTERNLOGD       $0xf8, Z28, Z12, Z14                   // q, columns 64-127
+	VMOVDQU32        0(BX), Z16                             // −32·Σqx
+	VPDPBUSD         0(DI), Z13, Z16
+	VCVTDQ2PS        Z16, Z16
+	VPERMPS          Z9, Z20, Z17
+	VFMADD231PS      Z17, Z16, Z0
+	VMOVDQU32        64(BX), Z18                            // −32·Σqx
+	VPDPBUSD         64(DI), Z14, Z18
+	VCVTDQ2PS        Z18, Z18
+	VPERMPS          Z9, Z21, Z19
+	VFMADD231PS      Z19, Z18, Z1
+	VMOVDQU64        64(SI), Z11                            // ql, half 1
+	VBROADCASTI64X4  160(SI), Z12                           // qh, both halves
+	VPANDD           Z30, Z11, Z13                          // low nibbles: columns 0-63 of the half
+	VPSRLW           $4, Z11, Z14
+	VPANDD           Z30, Z14, Z14                          // high nibbles: 64-127
+	VPSLLVW          Z27, Z12, Z15
+	VPTERNLOGD       $0xf8, Z28, Z15, Z13                   // q = nibble | qh bits & 0x30, columns 0-63
+	VPSRLVW          Z26, Z12, Z12
+	VPTERNLOGD       $0xf8, Z28, Z12, Z14                   // q, columns 64-127
+	VMOVDQU32        128(BX), Z16                           // −32·Σqx
+	VPDPBUSD         128(DI), Z13, Z16
+	VCVTDQ2PS        Z16, Z16
+	VPERMPS          Z9, Z22, Z17
+	VFMADD231PS      Z17, Z16, Z0
+	VMOVDQU32        192(BX), Z18                           // −32·Σqx
+	VPDPBUSD         192(DI), Z14, Z18
+	VCVTDQ2PS        Z18, Z18
+	VPERMPS          Z9, Z23, Z19
+	VFMADD231PS      Z19, Z18, Z1
+	MOVWLZX          208(SI)(R8*1), AX
+	VMOVD            AX, X8
+	VCVTPH2PS        X8, X8
+	VBROADCASTSS     X8, Z8
+	VPMOVSXBD        192(SI)(R8*1), Z9                      // sc[0:16]
+	VCVTDQ2PS        Z9, Z9
+	VMULPS           Z8, Z9, Z9
+	VMOVUPS          (DX), Y10                              // dx of the block's 8 activation blocks
+	VPERMPS          Z10, Z25, Z10                          // group g takes dx[g/2]
+	VMULPS           Z10, Z9, Z9                            // S[g] = d·sc[g]·dx
+	VMOVDQU64        0(SI)(R8*1), Z11                       // ql, half 0
+	VBROADCASTI64X4  128(SI)(R8*1), Z12                     // qh, both halves
+	VPANDD           Z30, Z11, Z13                          // low nibbles: columns 0-63 of the half
+	VPSRLW           $4, Z11, Z14
+	VPANDD           Z30, Z14, Z14                          // high nibbles: 64-127
+	VPSLLVW          Z27, Z12, Z15
+	VPTERNLOGD       $0xf8, Z28, Z15, Z13                   // q = nibble | qh bits & 0x30, columns 0-63
+	VPSRLVW          Z26, Z12, Z12
+	VPTERNLOGD       $0xf8, Z28, Z12, Z14                   // q, columns 64-127
+	VMOVDQU32        0(BX), Z16                             // −32·Σqx
+	VPDPBUSD         0(DI), Z13, Z16
+	VCVTDQ2PS        Z16, Z16
+	VPERMPS          Z9, Z20, Z17
+	VFMADD231PS      Z17, Z16, Z2
+	VMOVDQU32        64(BX), Z18                            // −32·Σqx
+	VPDPBUSD         64(DI), Z14, Z18
+	VCVTDQ2PS        Z18, Z18
+	VPERMPS          Z9, Z21, Z19
+	VFMADD231PS      Z19, Z18, Z3
+	VMOVDQU64        64(SI)(R8*1), Z11                      // ql, half 1
+	VBROADCASTI64X4  160(SI)(R8*1), Z12                     // qh, both halves
+	VPANDD           Z30, Z11, Z13                          // low nibbles: columns 0-63 of the half
+	VPSRLW           $4, Z11, Z14
+	VPANDD           Z30, Z14, Z14                          // high nibbles: 64-127
+	VPSLLVW          Z27, Z12, Z15
+	VPTERNLOGD       $0xf8, Z28, Z15, Z13                   // q = nibble | qh bits & 0x30, columns 0-63
+	VPSRLVW          Z26, Z12, Z12
+	VPTERNLOGD       $0xf8, Z28, Z12, Z14                   // q, columns 64-127
+	VMOVDQU32        128(BX), Z16                           // −32·Σqx
+	VPDPBUSD         128(DI), Z13, Z16
+	VCVTDQ2PS        Z16, Z16
+	VPERMPS          Z9, Z22, Z17
+	VFMADD231PS      Z17, Z16, Z2
+	VMOVDQU32        192(BX), Z18                           // −32·Σqx
+	VPDPBUSD         192(DI), Z14, Z18
+	VCVTDQ2PS        Z18, Z18
+	VPERMPS          Z9, Z23, Z19
+	VFMADD231PS      Z19, Z18, Z3
+	MOVWLZX          208(SI)(R8*2), AX
+	VMOVD            AX, X8
+	VCVTPH2PS        X8, X8
+	VBROADCASTSS     X8, Z8
+	VPMOVSXBD        192(SI)(R8*2), Z9                      // sc[0:16]
+	VCVTDQ2PS        Z9, Z9
+	VMULPS           Z8, Z9, Z9
+	VMOVUPS          (DX), Y10                              // dx of the block's 8 activation blocks
+	VPERMPS          Z10, Z25, Z10                          // group g takes dx[g/2]
+	VMULPS           Z10, Z9, Z9                            // S[g] = d·sc[g]·dx
+	VMOVDQU64        0(SI)(R8*2), Z11                       // ql, half 0
+	VBROADCASTI64X4  128(SI)(R8*2), Z12                     // qh, both halves
+	VPANDD           Z30, Z11, Z13                          // low nibbles: columns 0-63 of the half
+	VPSRLW           $4, Z11, Z14
+	VPANDD           Z30, Z14, Z14                          // high nibbles: 64-127
+	VPSLLVW          Z27, Z12, Z15
+	VPTERNLOGD       $0xf8, Z28, Z15, Z13                   // q = nibble | qh bits & 0x30, columns 0-63
+	VPSRLVW          Z26, Z12, Z12
+	VPTERNLOGD       $0xf8, Z28, Z12, Z14                   // q, columns 64-127
+	VMOVDQU32        0(BX), Z16                             // −32·Σqx
+	VPDPBUSD         0(DI), Z13, Z16
+	VCVTDQ2PS        Z16, Z16
+	VPERMPS          Z9, Z20, Z17
+	VFMADD231PS      Z17, Z16, Z4
+	VMOVDQU32        64(BX), Z18                            // −32·Σqx
+	VPDPBUSD         64(DI), Z14, Z18
+	VCVTDQ2PS        Z18, Z18
+	VPERMPS          Z9, Z21, Z19
+	VFMADD231PS      Z19, Z18, Z5
+	VMOVDQU64        64(SI)(R8*2), Z11                      // ql, half 1
+	VBROADCASTI64X4  160(SI)(R8*2), Z12                     // qh, both halves
+	VPANDD           Z30, Z11, Z13                          // low nibbles: columns 0-63 of the half
+	VPSRLW           $4, Z11, Z14
+	VPANDD           Z30, Z14, Z14                          // high nibbles: 64-127
+	VPSLLVW          Z27, Z12, Z15
+	VPTERNLOGD       $0xf8, Z28, Z15, Z13                   // q = nibble | qh bits & 0x30, columns 0-63
+	VPSRLVW          Z26, Z12, Z12
+	VPTERNLOGD       $0xf8, Z28, Z12, Z14                   // q, columns 64-127
+	VMOVDQU32        128(BX), Z16                           // −32·Σqx
+	VPDPBUSD         128(DI), Z13, Z16
+	VCVTDQ2PS        Z16, Z16
+	VPERMPS          Z9, Z22, Z17
+	VFMADD231PS      Z17, Z16, Z4
+	VMOVDQU32        192(BX), Z18                           // −32·Σqx
+	VPDPBUSD         192(DI), Z14, Z18
+	VCVTDQ2PS        Z18, Z18
+	VPERMPS          Z9, Z23, Z19
+	VFMADD231PS      Z19, Z18, Z5
+	MOVWLZX          208(SI)(R9*1), AX
+	VMOVD            AX, X8
+	VCVTPH2PS        X8, X8
+	VBROADCASTSS     X8, Z8
+	VPMOVSXBD        192(SI)(R9*1), Z9                      // sc[0:16]
+	VCVTDQ2PS        Z9, Z9
+	VMULPS           Z8, Z9, Z9
+	VMOVUPS          (DX), Y10                              // dx of the block's 8 activation blocks
+	VPERMPS          Z10, Z25, Z10                          // group g takes dx[g/2]
+	VMULPS           Z10, Z9, Z9                            // S[g] = d·sc[g]·dx
+	VMOVDQU64        0(SI)(R9*1), Z11                       // ql, half 0
+	VBROADCASTI64X4  128(SI)(R9*1), Z12                     // qh, both halves
+	VPANDD           Z30, Z11, Z13                          // low nibbles: columns 0-63 of the half
+	VPSRLW           $4, Z11, Z14
+	VPANDD           Z30, Z14, Z14                          // high nibbles: 64-127
+	VPSLLVW          Z27, Z12, Z15
+	VPTERNLOGD       $0xf8, Z28, Z15, Z13                   // q = nibble | qh bits & 0x30, columns 0-63
+	VPSRLVW          Z26, Z12, Z12
+	VPTERNLOGD       $0xf8, Z28, Z12, Z14                   // q, columns 64-127
+	VMOVDQU32        0(BX), Z16                             // −32·Σqx
+	VPDPBUSD         0(DI), Z13, Z16
+	VCVTDQ2PS        Z16, Z16
+	VPERMPS          Z9, Z20, Z17
+	VFMADD231PS      Z17, Z16, Z6
+	VMOVDQU32        64(BX), Z18                            // −32·Σqx
+	VPDPBUSD         64(DI), Z14, Z18
+	VCVTDQ2PS        Z18, Z18
+	VPERMPS          Z9, Z21, Z19
+	VFMADD231PS      Z19, Z18, Z7
+	VMOVDQU64        64(SI)(R9*1), Z11                      // ql, half 1
+	VBROADCASTI64X4  160(SI)(R9*1), Z12                     // qh, both halves
+	VPANDD           Z30, Z11, Z13                          // low nibbles: columns 0-63 of the half
+	VPSRLW           $4, Z11, Z14
+	VPANDD           Z30, Z14, Z14                          // high nibbles: 64-127
+	VPSLLVW          Z27, Z12, Z15
+	VPTERNLOGD       $0xf8, Z28, Z15, Z13                   // q = nibble | qh bits & 0x30, columns 0-63
+	VPSRLVW          Z26, Z12, Z12
+	VPTERNLOGD       $0xf8, Z28, Z12, Z14                   // q, columns 64-127
+	VMOVDQU32        128(BX), Z16                           // −32·Σqx
+	VPDPBUSD         128(DI), Z13, Z16
+	VCVTDQ2PS        Z16, Z16
+	VPERMPS          Z9, Z22, Z17
+	VFMADD231PS      Z17, Z16, Z6
+	VMOVDQU32        192(BX), Z18                           // −32·Σqx
+	VPDPBUSD         192(DI), Z14, Z18
+	VCVTDQ2PS        Z18, Z18
+	VPERMPS          Z9, Z23, Z19
+	VFMADD231PS      Z19, Z18, Z7
+	PREFETCHT0       8192(SI)
+	PREFETCHT0       8256(SI)
+	PREFETCHT0       8320(SI)
+	PREFETCHT0       8384(SI)
+	PREFETCHT0       8192(SI)(R8*1)
+	PREFETCHT0       8256(SI)(R8*1)
+	PREFETCHT0       8320(SI)(R8*1)
+	PREFETCHT0       8384(SI)(R8*1)
+	PREFETCHT0       8192(SI)(R8*2)
+	PREFETCHT0       8256(SI)(R8*2)
+	PREFETCHT0       8320(SI)(R8*2)
+	PREFETCHT0       8384(SI)(R8*2)
+	PREFETCHT0       8192(SI)(R9*1)
+	PREFETCHT0       8256(SI)(R9*1)
+	PREFETCHT0       8320(SI)(R9*1)
+	PREFETCHT0       8384(SI)(R9*1)
+	ADDQ             $210, SI
+	ADDQ             $256, DI
+	ADDQ             $32, DX
+	ADDQ             $256, BX
+	DECQ             CX
+	JNZ              q64block
+	VADDPS           Z1, Z0, Z0
+	VADDPS           Z3, Z2, Z2
+	VADDPS           Z5, Z4, Z4
+	VADDPS           Z7, Z6, Z6
+	VEXTRACTF64X4    $1, Z0, Y8
+	VADDPS           Y8, Y0, Y0
+	VEXTRACTF32X4    $1, Y0, X8
+	VADDPS           X8, X0, X0
+	VHADDPS          X0, X0, X0
+	VHADDPS          X0, X0, X0
+	VMOVSS           X0, (R13)
+	VEXTRACTF64X4    $1, Z2, Y8
+	VADDPS           Y8, Y2, Y2
+	VEXTRACTF32X4    $1, Y2, X8
+	VADDPS           X8, X2, X2
+	VHADDPS          X2, X2, X2
+	VHADDPS          X2, X2, X2
+	VMOVSS           X2, (R13)(R10*1)
+	VEXTRACTF64X4    $1, Z4, Y8
+	VADDPS           Y8, Y4, Y4
+	VEXTRACTF32X4    $1, Y4, X8
+	VADDPS           X8, X4, X4
+	VHADDPS          X4, X4, X4
+	VHADDPS          X4, X4, X4
+	VMOVSS           X4, (R13)(R10*2)
+	VEXTRACTF64X4    $1, Z6, Y8
+	VADDPS           Y8, Y6, Y6
+	VEXTRACTF32X4    $1, Y6, X8
+	VADDPS           X8, X6, X6
+	VHADDPS          X6, X6, X6
+	VHADDPS          X6, X6, X6
+	VMOVSS           X6, (R13)(R11*1)
+	ADDQ             $4, R13
+	DECQ             R12
+	JNZ              q64row
+	VZEROUPPER       
+	RET              
+
 // func dotRowsQ8_0AVX2(out *float32, rows int, w *byte, xq *int8, de *float32, n128 *int32, nb int)
 //
 // dotRowsQ8_0VNNI with VPMADDUBSW: one block of 32 a Y register; n128 is

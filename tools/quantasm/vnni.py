@@ -663,6 +663,207 @@ store_row("q6row")
 
 e()
 
+# ------------------------------------------ K-quants, four streams
+# The four-stream walk of dotRows4Q8_0VNNI for Q4_K, Q5_K and Q6_K. Each
+# step takes one block of each of the four rows, one after another, with
+# the one-stream kernel's operations on that row's own accumulators, so
+# every output keeps its bits. Only data movement differs: Q4_K and Q5_K
+# keep five accumulators a row (Z5k…Z5k+4 for stream k: Z0-Z3 and Z31 of
+# the one-stream kernel), which leaves too few registers for their
+# constants; those are read from memory (L1 hits) or loaded into a
+# temporary just before a VPERMPS, which needs its index in a register.
+OUTS4K = ["(R13)", "(R13)(R10*1)", "(R13)(R10*2)", "(R13)(R11*1)"]
+
+def streams4_prologue(name, args):
+    e("TEXT ·%s(SB), NOSPLIT, $0-%d" % (name, args))
+    ins("MOVQ", "w+16(FP)", "SI")
+    ins("MOVQ", "stride+24(FP)", "R8")
+    ins("LEAQ", "(R8)(R8*2)", "R9", c="3·stride")
+    ins("MOVQ", "out+0(FP)", "R13")
+    ins("MOVQ", "rows+8(FP)", "R12")
+    ins("LEAQ", "(R12*4)", "R10", c="the streams' outputs, bytes apart")
+    ins("LEAQ", "(R10)(R10*2)", "R11")
+
+def streams4_row_start(p):
+    ins("MOVQ", "xq+32(FP)", "DI")
+    ins("MOVQ", "%s+40(FP)" % p[0], "DX")
+    ins("MOVQ", "%s+48(FP)" % p[1], "BX")
+    ins("MOVQ", "nb+56(FP)", "CX")
+
+def streams4_store(k, acc, t):
+    """hsum_z of acc (Z) with temporary t, stored at stream k's output."""
+    n, x = acc[1:], "X" + acc[1:]
+    ins("VEXTRACTF64X4", "$1", acc, "Y" + t)
+    ins("VADDPS", "Y" + t, "Y" + n, "Y" + n)
+    ins("VEXTRACTF32X4", "$1", "Y" + n, "X" + t)
+    ins("VADDPS", "X" + t, x, x)
+    ins("VHADDPS", x, x, x)
+    ins("VHADDPS", x, x, x)
+    ins("VMOVSS", x, OUTS4K[k])
+
+def streams4_next_row(label):
+    ins("ADDQ", "$4", "R13")
+    ins("DECQ", "R12")
+    ins("JNZ", label)
+    ins("VZEROUPPER")
+    ins("RET")
+    e()
+
+def k4_scales4(w, s, mins):
+    """k4_scales_z8 for the block at w (a STREAMS4 format) into s, with
+    temporaries Z21-Z25 and the constants from memory."""
+    ins("VMOVDQU32", w % 4, "X21", c="scales[0:12] (and 4 bytes of qs)")
+    ins("VPSHUFB", "x8k4a<>(SB)", "X21", "X22", c="P")
+    ins("VPSHUFB", "x8k4b<>(SB)", "X21", "X23", c="Q, zero where unused")
+    ins("VPSRLVW", "x8k4sh<>(SB)", "X22", "X22", c="m[4:8] from the high nibbles")
+    ins("VPSRLW", "$2", "X23", "X23")
+    ins("VPANDD.BCST", "x8c30<>(SB)", "X23", "X23", c="top 2 bits of sc, m[4:8] at bits 4-5")
+    ins("VPTERNLOGD", "$0xf8", "x8k4ma<>(SB)", "X22", "X23", c="[sc[0:8], m[0:8]] = P & mask | Q")
+    ins("VPMOVZXBD", "X23", s)
+    ins("VCVTDQ2PS", s, s)
+    ins("VPBROADCASTD", w % 0, "X24", c="d, dmin (f16)")
+    ins("VCVTPH2PS", "X24", "X24")
+    ins("VMOVDQU32", "x8dsel<>(SB)", "Z25")
+    ins("VPERMPS", "Z24", "Z25", "Z24", c="[d ×8, dmin ×8]")
+    ins("VMULPS", "Z24", s, s, c="[d·sc, dmin·m]")
+    ins("VMOVUPS", "(DX)", "Y25")
+    ins("VINSERTF64X4", "$1", "(BX)", "Z25", "Z25", c="[dx_s, Σx̂_s]")
+    ins("VMULPS", "Z25", s, s)
+    ins("VADDPS", s, mins, "K1", mins, c="+= dmin·m[s]·Σx̂_s")
+
+def k4_pair4(j, acc, s, t, a, sc, hb=None, qh=None):
+    """k4_pair with the index of sub-blocks 2j, 2j+1 loaded into sc."""
+    if hb is not None:
+        ins("VPROLVD", "x8q5rot<>+%d(SB)" % (64 * j), qh, hb)
+        ins("VPANDD", "Z31", hb, hb, c="16 × the fifth bit")
+        ins("VPTERNLOGD", "$0xf8", "Z30", t, hb, c="q = nibble | 16·bit")
+        t = hb
+    else:
+        ins("VPANDD", "Z30", t, t)
+    ins("VPXORD", a, a, a)
+    ins("VPDPBUSD", "%d(DI)" % (64 * j), t, a)
+    ins("VCVTDQ2PS", a, a)
+    ins("VMOVDQU32", "x8q4idx<>+%d(SB)" % (64 * j), sc, c="lanes → sub-blocks %d, %d" % (2 * j, 2 * j + 1))
+    ins("VPERMPS", s, sc, sc)
+    ins("VFMADD231PS", sc, a, acc)
+
+def k4_streams4(name, label, bsz, q5):
+    e("// func %s(out *float32, rows int, w *byte, stride int, xq *int8, dc, s *float32, nb int)" % name)
+    e("//")
+    e("// dotRows%sVNNI over four streams: for i < rows and k < 4, row" % name[8:11])
+    e("// k·rows + i of w (its bytes at k·stride + i·stride/rows) goes to")
+    e("// out[k·rows + i]. Stream k sums in Z5k…Z5k+3 and its mins in Z5k+4.")
+    e("// rows ≥ 1, nb ≥ 1.")
+    streams4_prologue(name, 64)
+    if q5:
+        ins("VPBROADCASTD", "x8c0f<>(SB)", "Z30")
+        ins("VPBROADCASTD", "x8c10<>(SB)", "Z31")
+    else:
+        ins("VMOVDQU32", "x8m0ff0<>(SB)", "Z30")
+    ins("MOVL", "$0xff00", "AX")
+    ins("KMOVW", "AX", "K1", c="the upper 8 lanes: mins")
+    e("%srow:" % label)
+    streams4_row_start(("dc", "s"))
+    for z in range(20):
+        ins("VXORPS", "Z%d" % z, "Z%d" % z, "Z%d" % z)
+    e("%sblock:" % label)
+    for k in range(4):
+        w = STREAMS4[k]
+        accs = ["Z%d" % (5 * k + j) for j in range(4)]
+        k4_scales4(w, "Z20", "Z%d" % (5 * k + 4))
+        if q5:
+            ins("VBROADCASTI64X4", w % 16, "Z29", c="qh, both halves")
+        for j in range(4):
+            t, a, sc, hb = ("Z21", "Z22", "Z23", "Z27") if j % 2 == 0 else ("Z24", "Z25", "Z26", "Z28")
+            base = 48 if q5 else 16
+            ins("VBROADCASTI64X4", w % (base + 32 * j), t, c="nibbles of sub-blocks %d, %d" % (2 * j, 2 * j + 1))
+            if q5:
+                ins("VPSRLVW", "x8sh04<>(SB)", t, t)
+                k4_pair4(j, accs[j], "Z20", t, a, sc, hb, "Z29")
+            else:
+                k4_pair4(j, accs[j], "Z20", t, a, sc)
+    for k in range(4):
+        prefetch_lines(ins, bsz, STREAMS4[k])
+    ins("ADDQ", "$%d" % bsz, "SI")
+    ins("ADDQ", "$256", "DI")
+    ins("ADDQ", "$32", "DX")
+    ins("ADDQ", "$32", "BX")
+    ins("DECQ", "CX")
+    ins("JNZ", "%sblock" % label)
+    for k in range(4):
+        z = ["Z%d" % (5 * k + j) for j in range(5)]
+        ins("VADDPS", z[1], z[0], z[0])
+        ins("VADDPS", z[3], z[2], z[2])
+        ins("VADDPS", z[2], z[0], z[0])
+        if not q5:
+            ins("VMULPS", "x8r16<>(SB)", z[0], z[0], c="the high lanes held 16·Σ, exactly")
+        ins("VSUBPS", z[4], z[0], z[0], c="lower lanes of Z%d are 0" % (5 * k + 4))
+        streams4_store(k, z[0], "21")
+    streams4_next_row("%srow" % label)
+
+k4_streams4("dotRows4Q4KVNNI", "q44", 144, False)
+k4_streams4("dotRows4Q5KVNNI", "q54", 176, True)
+
+e("// func dotRows4Q6KVNNI(out *float32, rows int, w *byte, stride int, xq *int8, dc *float32, n32 *int32, nb int)")
+e("//")
+e("// dotRowsQ6KVNNI over four streams: for i < rows and k < 4, row")
+e("// k·rows + i of w (its bytes at k·stride + i·stride/rows) goes to")
+e("// out[k·rows + i]. Stream k sums in Z2k and Z2k+1; the constants stay")
+e("// in the one-stream kernel's registers. rows ≥ 1, nb ≥ 1.")
+streams4_prologue("dotRows4Q6KVNNI", 64)
+ins("VPBROADCASTD", "x8c0f<>(SB)", "Z30")
+ins("VPBROADCASTD", "x8c30<>(SB)", "Z28")
+ins("VMOVDQU32", "x8sh42<>(SB)", "Z27")
+ins("VMOVDQU32", "x8sh02<>(SB)", "Z26")
+ins("VMOVDQU32", "x8dup2<>(SB)", "Z25")
+for q in range(4):
+    ins("VMOVDQU32", "x8q6idx<>+%d(SB)" % (64 * q), "Z%d" % (20 + q))
+e("q64row:")
+streams4_row_start(("dc", "n32"))
+for z in range(8):
+    ins("VXORPS", "Z%d" % z, "Z%d" % z, "Z%d" % z)
+e("q64block:")
+for k in range(4):
+    w = STREAMS4[k]
+    f16_bcast(w % 208, "X8", "Z8")
+    ins("VPMOVSXBD", w % 192, "Z9", c="sc[0:16]")
+    ins("VCVTDQ2PS", "Z9", "Z9")
+    ins("VMULPS", "Z8", "Z9", "Z9")
+    ins("VMOVUPS", "(DX)", "Y10", c="dx of the block's 8 activation blocks")
+    ins("VPERMPS", "Z10", "Z25", "Z10", c="group g takes dx[g/2]")
+    ins("VMULPS", "Z10", "Z9", "Z9", c="S[g] = d·sc[g]·dx")
+    for h in range(2):
+        ins("VMOVDQU64", w % (64 * h), "Z11", c="ql, half %d" % h)
+        ins("VBROADCASTI64X4", w % (128 + 32 * h), "Z12", c="qh, both halves")
+        ins("VPANDD", "Z30", "Z11", "Z13", c="low nibbles: columns 0-63 of the half")
+        ins("VPSRLW", "$4", "Z11", "Z14")
+        ins("VPANDD", "Z30", "Z14", "Z14", c="high nibbles: 64-127")
+        ins("VPSLLVW", "Z27", "Z12", "Z15")
+        ins("VPTERNLOGD", "$0xf8", "Z28", "Z15", "Z13", c="q = nibble | qh bits & 0x30, columns 0-63")
+        ins("VPSRLVW", "Z26", "Z12", "Z12")
+        ins("VPTERNLOGD", "$0xf8", "Z28", "Z12", "Z14", c="q, columns 64-127")
+        for p, (qr, a, sc) in enumerate([("Z13", "Z16", "Z17"), ("Z14", "Z18", "Z19")]):
+            o = 128 * h + 64 * p
+            ins("VMOVDQU32", "%d(BX)" % o, a, c="−32·Σqx")
+            ins("VPDPBUSD", "%d(DI)" % o, qr, a)
+            ins("VCVTDQ2PS", a, a)
+            ins("VPERMPS", "Z9", "Z%d" % (20 + 2 * h + p), sc)
+            ins("VFMADD231PS", sc, a, "Z%d" % (2 * k + p))
+for k in range(4):
+    prefetch_lines(ins, 210, STREAMS4[k])
+ins("ADDQ", "$210", "SI")
+ins("ADDQ", "$256", "DI")
+ins("ADDQ", "$32", "DX")
+ins("ADDQ", "$256", "BX")
+ins("DECQ", "CX")
+ins("JNZ", "q64block")
+for k in range(4):
+    z0, z1 = "Z%d" % (2 * k), "Z%d" % (2 * k + 1)
+    ins("VADDPS", z1, z0, z0)
+for k in range(4):
+    streams4_store(k, "Z%d" % (2 * k), "8")
+streams4_next_row("q64row")
+
 # ---------------------------------------------------------------- AVX2
 def q8avx2(acc, ow, ox):
     ins("VMOVDQU", "%d(SI)" % (ow + 2), "Y1", c="q")

@@ -120,6 +120,15 @@ func dotQ6KVNNI(out []float32, w []byte, a *QuantizedX, nb int) {
 func dotRowsQ8_0AVX2(out *float32, rows int, w *byte, xq *int8, de *float32, n128 *int32, nb int)
 
 //go:noescape
+func dotRows4Q8_0AVX2(out *float32, rows int, w *byte, stride int, xq *int8, de *float32, n128 *int32, nb int)
+
+//go:noescape
+func dotRows4Q4KAVX2(out *float32, rows int, w *byte, stride int, xq *int8, dc, s *float32, nb int)
+
+//go:noescape
+func dotRows4Q6KAVX2(out *float32, rows int, w *byte, stride int, xq *int8, dc *float32, n32 *int32, nb int)
+
+//go:noescape
 func dotRowsQ4KAVX2(out *float32, rows int, w *byte, xq *int8, dc, s *float32, nb int)
 
 //go:noescape
@@ -130,16 +139,50 @@ func dotRowsQ6KAVX2(out *float32, rows int, w *byte, xq *int8, dc *float32, n32 
 
 // matVecQ8AVX2 is matVecQ8VNNI with VPMADDUBSW + VPMADDWD, for CPUs with
 // AVX2 (and F16C) but no AVX512-VNNI.
+// Q5_K reads one stream: its kernel is bound by instructions, not memory
+// (tools/quantasm/vnni.py says more).
 func matVecQ8AVX2(q Quant, out []float32, w []byte, a *QuantizedX) {
 	nb := a.cols / q.BlockLen()
 	switch q {
 	case Q8_0:
-		dotRowsQ8_0AVX2(&out[0], len(out), &w[0], &a.q[0], &a.de[0], &a.n128[0], nb)
+		dotQ8_0AVX2Rows(out, w, a, nb)
 	case Q4K:
-		dotRowsQ4KAVX2(&out[0], len(out), &w[0], &a.q[0], &a.dc[0], &a.s[0], nb)
+		dotQ4KAVX2Rows(out, w, a, nb)
 	case Q5K:
 		dotRowsQ5KAVX2(&out[0], len(out), &w[0], &a.q[0], &a.dc[0], &a.s[0], nb)
 	case Q6K:
-		dotRowsQ6KAVX2(&out[0], len(out), &w[0], &a.q[0], &a.dc[0], &a.n32[0], nb)
+		dotQ6KAVX2Rows(out, w, a, nb)
+	}
+}
+
+// dotQ8_0AVX2Rows splits the rows as dotQ8_0VNNI.
+func dotQ8_0AVX2Rows(out []float32, w []byte, a *QuantizedX, nb int) {
+	q, rb := len(out)/4, nb*34
+	if q > 0 {
+		dotRows4Q8_0AVX2(&out[0], q, &w[0], q*rb, &a.q[0], &a.de[0], &a.n128[0], nb)
+	}
+	if r := 4 * q; r < len(out) {
+		dotRowsQ8_0AVX2(&out[r], len(out)-r, &w[r*rb], &a.q[0], &a.de[0], &a.n128[0], nb)
+	}
+}
+
+// dotQ4KAVX2Rows and dotQ6KAVX2Rows split the rows as dotQ8_0VNNI.
+func dotQ4KAVX2Rows(out []float32, w []byte, a *QuantizedX, nb int) {
+	q, rb := len(out)/4, nb*144
+	if q > 0 {
+		dotRows4Q4KAVX2(&out[0], q, &w[0], q*rb, &a.q[0], &a.dc[0], &a.s[0], nb)
+	}
+	if r := 4 * q; r < len(out) {
+		dotRowsQ4KAVX2(&out[r], len(out)-r, &w[r*rb], &a.q[0], &a.dc[0], &a.s[0], nb)
+	}
+}
+
+func dotQ6KAVX2Rows(out []float32, w []byte, a *QuantizedX, nb int) {
+	q, rb := len(out)/4, nb*210
+	if q > 0 {
+		dotRows4Q6KAVX2(&out[0], q, &w[0], q*rb, &a.q[0], &a.dc[0], &a.n32[0], nb)
+	}
+	if r := 4 * q; r < len(out) {
+		dotRowsQ6KAVX2(&out[r], len(out)-r, &w[r*rb], &a.q[0], &a.dc[0], &a.n32[0], nb)
 	}
 }

@@ -365,6 +365,24 @@ DATA x8dsel<>+52(SB)/4, $1
 DATA x8dsel<>+56(SB)/4, $1
 DATA x8dsel<>+60(SB)/4, $1
 GLOBL x8dsel<>(SB), RODATA|NOPTR, $64
+DATA x8y0f<>+0(SB)/4, $0x0f0f0f0f
+DATA x8y0f<>+4(SB)/4, $0x0f0f0f0f
+DATA x8y0f<>+8(SB)/4, $0x0f0f0f0f
+DATA x8y0f<>+12(SB)/4, $0x0f0f0f0f
+DATA x8y0f<>+16(SB)/4, $0x0f0f0f0f
+DATA x8y0f<>+20(SB)/4, $0x0f0f0f0f
+DATA x8y0f<>+24(SB)/4, $0x0f0f0f0f
+DATA x8y0f<>+28(SB)/4, $0x0f0f0f0f
+GLOBL x8y0f<>(SB), RODATA|NOPTR, $32
+DATA x8y1w<>+0(SB)/4, $0x00010001
+DATA x8y1w<>+4(SB)/4, $0x00010001
+DATA x8y1w<>+8(SB)/4, $0x00010001
+DATA x8y1w<>+12(SB)/4, $0x00010001
+DATA x8y1w<>+16(SB)/4, $0x00010001
+DATA x8y1w<>+20(SB)/4, $0x00010001
+DATA x8y1w<>+24(SB)/4, $0x00010001
+DATA x8y1w<>+28(SB)/4, $0x00010001
+GLOBL x8y1w<>(SB), RODATA|NOPTR, $32
 
 // func quantXVNNI(x *float32, q *int8, dc, de *float32, n128, n32 *int32, s *float32, nb int)
 //
@@ -2312,6 +2330,213 @@ q8aend:
 	VZEROUPPER       
 	RET              
 
+// func dotRows4Q8_0AVX2(out *float32, rows int, w *byte, stride int, xq *int8, de *float32, n128 *int32, nb int)
+//
+// dotRowsQ8_0AVX2 over four streams, as dotRows4Q8_0VNNI. rows ≥ 1, nb ≥ 1.
+TEXT ·dotRows4Q8_0AVX2(SB), NOSPLIT, $0-64
+	MOVQ             w+16(FP), SI
+	MOVQ             stride+24(FP), R8
+	LEAQ             (R8)(R8*2), R9                         // 3·stride
+	MOVQ             out+0(FP), R13
+	MOVQ             rows+8(FP), R12
+	LEAQ             (R12*4), R10                           // the streams' outputs, bytes apart
+	LEAQ             (R10)(R10*2), R11
+	VPBROADCASTD     x8ones16<>(SB), Y15
+q84arow:
+	MOVQ             xq+32(FP), DI
+	MOVQ             de+40(FP), DX
+	MOVQ             nb+56(FP), CX
+	VXORPS           Y0, Y0, Y0
+	VXORPS           Y1, Y1, Y1
+	VXORPS           Y2, Y2, Y2
+	VXORPS           Y3, Y3, Y3
+	VXORPS           Y4, Y4, Y4
+	VXORPS           Y5, Y5, Y5
+	VXORPS           Y6, Y6, Y6
+	VXORPS           Y7, Y7, Y7
+	SUBQ             $2, CX
+	JLT              q84aone
+q84atwo:
+	VMOVDQU          2(SI), Y8                              // q
+	VMOVDQU          0(DI), Y9                              // qx
+	VPSIGNB          Y8, Y9, Y9                             // qx·sign(q)
+	VPABSB           Y8, Y8                                 // |q| ≤ 128
+	VPMADDUBSW       Y9, Y8, Y10
+	VPMADDWD         Y15, Y10, Y10                          // Σ q·qx over 4 columns
+	VCVTDQ2PS        Y10, Y10
+	VPBROADCASTW     0(SI), X11                             // d, f16
+	VCVTPH2PS        X11, Y11
+	VMULPS           0(DX), Y11, Y11                        // d·dx
+	VFMADD231PS      Y11, Y10, Y0
+	VMOVDQU          2(SI)(R8*1), Y8                        // q
+	VMOVDQU          0(DI), Y9                              // qx
+	VPSIGNB          Y8, Y9, Y9                             // qx·sign(q)
+	VPABSB           Y8, Y8                                 // |q| ≤ 128
+	VPMADDUBSW       Y9, Y8, Y10
+	VPMADDWD         Y15, Y10, Y10                          // Σ q·qx over 4 columns
+	VCVTDQ2PS        Y10, Y10
+	VPBROADCASTW     0(SI)(R8*1), X11                       // d, f16
+	VCVTPH2PS        X11, Y11
+	VMULPS           0(DX), Y11, Y11                        // d·dx
+	VFMADD231PS      Y11, Y10, Y2
+	VMOVDQU          2(SI)(R8*2), Y8                        // q
+	VMOVDQU          0(DI), Y9                              // qx
+	VPSIGNB          Y8, Y9, Y9                             // qx·sign(q)
+	VPABSB           Y8, Y8                                 // |q| ≤ 128
+	VPMADDUBSW       Y9, Y8, Y10
+	VPMADDWD         Y15, Y10, Y10                          // Σ q·qx over 4 columns
+	VCVTDQ2PS        Y10, Y10
+	VPBROADCASTW     0(SI)(R8*2), X11                       // d, f16
+	VCVTPH2PS        X11, Y11
+	VMULPS           0(DX), Y11, Y11                        // d·dx
+	VFMADD231PS      Y11, Y10, Y4
+	VMOVDQU          2(SI)(R9*1), Y8                        // q
+	VMOVDQU          0(DI), Y9                              // qx
+	VPSIGNB          Y8, Y9, Y9                             // qx·sign(q)
+	VPABSB           Y8, Y8                                 // |q| ≤ 128
+	VPMADDUBSW       Y9, Y8, Y10
+	VPMADDWD         Y15, Y10, Y10                          // Σ q·qx over 4 columns
+	VCVTDQ2PS        Y10, Y10
+	VPBROADCASTW     0(SI)(R9*1), X11                       // d, f16
+	VCVTPH2PS        X11, Y11
+	VMULPS           0(DX), Y11, Y11                        // d·dx
+	VFMADD231PS      Y11, Y10, Y6
+	VMOVDQU          36(SI), Y8                             // q
+	VMOVDQU          32(DI), Y9                             // qx
+	VPSIGNB          Y8, Y9, Y9                             // qx·sign(q)
+	VPABSB           Y8, Y8                                 // |q| ≤ 128
+	VPMADDUBSW       Y9, Y8, Y10
+	VPMADDWD         Y15, Y10, Y10                          // Σ q·qx over 4 columns
+	VCVTDQ2PS        Y10, Y10
+	VPBROADCASTW     34(SI), X11                            // d, f16
+	VCVTPH2PS        X11, Y11
+	VMULPS           32(DX), Y11, Y11                       // d·dx
+	VFMADD231PS      Y11, Y10, Y1
+	VMOVDQU          36(SI)(R8*1), Y8                       // q
+	VMOVDQU          32(DI), Y9                             // qx
+	VPSIGNB          Y8, Y9, Y9                             // qx·sign(q)
+	VPABSB           Y8, Y8                                 // |q| ≤ 128
+	VPMADDUBSW       Y9, Y8, Y10
+	VPMADDWD         Y15, Y10, Y10                          // Σ q·qx over 4 columns
+	VCVTDQ2PS        Y10, Y10
+	VPBROADCASTW     34(SI)(R8*1), X11                      // d, f16
+	VCVTPH2PS        X11, Y11
+	VMULPS           32(DX), Y11, Y11                       // d·dx
+	VFMADD231PS      Y11, Y10, Y3
+	VMOVDQU          36(SI)(R8*2), Y8                       // q
+	VMOVDQU          32(DI), Y9                             // qx
+	VPSIGNB          Y8, Y9, Y9                             // qx·sign(q)
+	VPABSB           Y8, Y8                                 // |q| ≤ 128
+	VPMADDUBSW       Y9, Y8, Y10
+	VPMADDWD         Y15, Y10, Y10                          // Σ q·qx over 4 columns
+	VCVTDQ2PS        Y10, Y10
+	VPBROADCASTW     34(SI)(R8*2), X11                      // d, f16
+	VCVTPH2PS        X11, Y11
+	VMULPS           32(DX), Y11, Y11                       // d·dx
+	VFMADD231PS      Y11, Y10, Y5
+	VMOVDQU          36(SI)(R9*1), Y8                       // q
+	VMOVDQU          32(DI), Y9                             // qx
+	VPSIGNB          Y8, Y9, Y9                             // qx·sign(q)
+	VPABSB           Y8, Y8                                 // |q| ≤ 128
+	VPMADDUBSW       Y9, Y8, Y10
+	VPMADDWD         Y15, Y10, Y10                          // Σ q·qx over 4 columns
+	VCVTDQ2PS        Y10, Y10
+	VPBROADCASTW     34(SI)(R9*1), X11                      // d, f16
+	VCVTPH2PS        X11, Y11
+	VMULPS           32(DX), Y11, Y11                       // d·dx
+	VFMADD231PS      Y11, Y10, Y7
+	PREFETCHT0       8192(SI)
+	PREFETCHT0       8256(SI)
+	PREFETCHT0       8192(SI)(R8*1)
+	PREFETCHT0       8256(SI)(R8*1)
+	PREFETCHT0       8192(SI)(R8*2)
+	PREFETCHT0       8256(SI)(R8*2)
+	PREFETCHT0       8192(SI)(R9*1)
+	PREFETCHT0       8256(SI)(R9*1)
+	ADDQ             $68, SI
+	ADDQ             $64, DI
+	ADDQ             $64, DX
+	SUBQ             $2, CX
+	JGE              q84atwo
+q84aone:
+	ADDQ             $2, CX
+	JZ               q84aend
+	VMOVDQU          2(SI), Y8                              // q
+	VMOVDQU          0(DI), Y9                              // qx
+	VPSIGNB          Y8, Y9, Y9                             // qx·sign(q)
+	VPABSB           Y8, Y8                                 // |q| ≤ 128
+	VPMADDUBSW       Y9, Y8, Y10
+	VPMADDWD         Y15, Y10, Y10                          // Σ q·qx over 4 columns
+	VCVTDQ2PS        Y10, Y10
+	VPBROADCASTW     0(SI), X11                             // d, f16
+	VCVTPH2PS        X11, Y11
+	VMULPS           0(DX), Y11, Y11                        // d·dx
+	VFMADD231PS      Y11, Y10, Y0
+	VMOVDQU          2(SI)(R8*1), Y8                        // q
+	VMOVDQU          0(DI), Y9                              // qx
+	VPSIGNB          Y8, Y9, Y9                             // qx·sign(q)
+	VPABSB           Y8, Y8                                 // |q| ≤ 128
+	VPMADDUBSW       Y9, Y8, Y10
+	VPMADDWD         Y15, Y10, Y10                          // Σ q·qx over 4 columns
+	VCVTDQ2PS        Y10, Y10
+	VPBROADCASTW     0(SI)(R8*1), X11                       // d, f16
+	VCVTPH2PS        X11, Y11
+	VMULPS           0(DX), Y11, Y11                        // d·dx
+	VFMADD231PS      Y11, Y10, Y2
+	VMOVDQU          2(SI)(R8*2), Y8                        // q
+	VMOVDQU          0(DI), Y9                              // qx
+	VPSIGNB          Y8, Y9, Y9                             // qx·sign(q)
+	VPABSB           Y8, Y8                                 // |q| ≤ 128
+	VPMADDUBSW       Y9, Y8, Y10
+	VPMADDWD         Y15, Y10, Y10                          // Σ q·qx over 4 columns
+	VCVTDQ2PS        Y10, Y10
+	VPBROADCASTW     0(SI)(R8*2), X11                       // d, f16
+	VCVTPH2PS        X11, Y11
+	VMULPS           0(DX), Y11, Y11                        // d·dx
+	VFMADD231PS      Y11, Y10, Y4
+	VMOVDQU          2(SI)(R9*1), Y8                        // q
+	VMOVDQU          0(DI), Y9                              // qx
+	VPSIGNB          Y8, Y9, Y9                             // qx·sign(q)
+	VPABSB           Y8, Y8                                 // |q| ≤ 128
+	VPMADDUBSW       Y9, Y8, Y10
+	VPMADDWD         Y15, Y10, Y10                          // Σ q·qx over 4 columns
+	VCVTDQ2PS        Y10, Y10
+	VPBROADCASTW     0(SI)(R9*1), X11                       // d, f16
+	VCVTPH2PS        X11, Y11
+	VMULPS           0(DX), Y11, Y11                        // d·dx
+	VFMADD231PS      Y11, Y10, Y6
+	ADDQ             $34, SI
+q84aend:
+	VADDPS           Y1, Y0, Y0
+	VADDPS           Y3, Y2, Y2
+	VADDPS           Y5, Y4, Y4
+	VADDPS           Y7, Y6, Y6
+	VEXTRACTF128     $1, Y0, X8
+	VADDPS           X8, X0, X0
+	VHADDPS          X0, X0, X0
+	VHADDPS          X0, X0, X0
+	VMOVSS           X0, (R13)
+	VEXTRACTF128     $1, Y2, X8
+	VADDPS           X8, X2, X2
+	VHADDPS          X2, X2, X2
+	VHADDPS          X2, X2, X2
+	VMOVSS           X2, (R13)(R10*1)
+	VEXTRACTF128     $1, Y4, X8
+	VADDPS           X8, X4, X4
+	VHADDPS          X4, X4, X4
+	VHADDPS          X4, X4, X4
+	VMOVSS           X4, (R13)(R10*2)
+	VEXTRACTF128     $1, Y6, X8
+	VADDPS           X8, X6, X6
+	VHADDPS          X6, X6, X6
+	VHADDPS          X6, X6, X6
+	VMOVSS           X6, (R13)(R11*1)
+	ADDQ             $4, R13
+	DECQ             R12
+	JNZ              q84arow
+	VZEROUPPER       
+	RET              
+
 // func dotRowsQ4KAVX2(out *float32, rows int, w *byte, xq *int8, dc, s *float32, nb int)
 //
 // dotRowsQ4KVNNI with VPMADDUBSW: the low and high nibbles of 32 bytes
@@ -2794,3 +3019,1107 @@ q6ablock:
 	JNZ              q6arow
 	VZEROUPPER       
 	RET              
+// func dotRows4Q4KAVX2(out *float32, rows int, w *byte, stride int, xq *int8, dc, s *float32, nb int)
+//
+// dotRowsQ4KAVX2 over four streams, as dotRows4Q8_0VNNI; stream k's
+// d·sc[s]·dx_s at 32k(SP). rows ≥ 1, nb ≥ 1.
+TEXT ·dotRows4Q4KAVX2(SB), NOSPLIT, $136-64
+	MOVQ             w+16(FP), SI
+	MOVQ             stride+24(FP), R8
+	LEAQ             (R8)(R8*2), R9                         // 3·stride
+	MOVQ             rows+8(FP), AX
+	SHLQ             $2, AX
+	MOVQ             AX, 128(SP)                            // the streams' outputs, bytes apart
+q44arow:
+	MOVQ             xq+32(FP), DI
+	MOVQ             dc+40(FP), DX
+	MOVQ             s+48(FP), BX
+	MOVQ             nb+56(FP), CX
+	VXORPS           Y0, Y0, Y0
+	VXORPS           Y1, Y1, Y1
+	VXORPS           Y2, Y2, Y2
+	VXORPS           Y3, Y3, Y3
+	VXORPS           Y4, Y4, Y4
+	VXORPS           Y5, Y5, Y5
+	VXORPS           Y6, Y6, Y6
+	VXORPS           Y7, Y7, Y7
+	VXORPS           Y8, Y8, Y8
+	VXORPS           Y9, Y9, Y9
+	VXORPS           Y10, Y10, Y10
+	VXORPS           Y11, Y11, Y11
+q44ablock:
+	MOVL             4(SI), R10                             // u0 = scales[0:4]
+	MOVL             8(SI), R11                             // u1 = scales[4:8]
+	MOVL             12(SI), R12                            // u2 = scales[8:12]
+	MOVL             R12, R13
+	SHRL             $4, R13
+	ANDL             $0x0f0f0f0f, R13
+	MOVL             R11, AX
+	SHRL             $6, AX
+	ANDL             $0x03030303, AX
+	SHLL             $4, AX
+	ORL              AX, R13                                // m[4:8]
+	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
+	ANDL             $0x0f0f0f0f, R12
+	MOVL             R10, AX
+	SHRL             $6, AX
+	ANDL             $0x03030303, AX
+	SHLL             $4, AX
+	ORL              AX, R12                                // sc[4:8]
+	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
+	SHLQ             $32, R12
+	ORQ              R12, R10                               // sc[0:8]
+	SHLQ             $32, R13
+	ORQ              R13, R11                               // m[0:8]
+	MOVWLZX          0(SI), AX
+	VMOVD            AX, X12
+	VCVTPH2PS        X12, X12
+	VBROADCASTSS     X12, Y12
+	MOVWLZX          2(SI), AX
+	VMOVD            AX, X13
+	VCVTPH2PS        X13, X13
+	VBROADCASTSS     X13, Y13
+	VMOVQ            R10, X14
+	VPMOVZXBD        X14, Y14
+	VCVTDQ2PS        Y14, Y14
+	VMULPS           Y12, Y14, Y14
+	VMULPS           (DX), Y14, Y14
+	VMOVUPS          Y14, 0(SP)                             // d·sc[s]·dx_s
+	VMOVQ            R11, X15
+	VPMOVZXBD        X15, Y15
+	VCVTDQ2PS        Y15, Y15
+	VMULPS           Y13, Y15, Y15
+	VFMADD231PS      (BX), Y15, Y2
+	VMOVDQU          16(SI), Y12                            // nibbles of sub-blocks 0, 1
+	VPSRLW           $4, Y12, Y13
+	VPAND            x8y0f<>(SB), Y12, Y12
+	VPAND            x8y0f<>(SB), Y13, Y13
+	VPMADDUBSW       0(DI), Y12, Y12
+	VPMADDUBSW       32(DI), Y13, Y13
+	VPMADDWD         x8y1w<>(SB), Y12, Y12
+	VPMADDWD         x8y1w<>(SB), Y13, Y13
+	VCVTDQ2PS        Y12, Y12
+	VCVTDQ2PS        Y13, Y13
+	VBROADCASTSS     0(SP), Y14
+	VBROADCASTSS     4(SP), Y15
+	VFMADD231PS      Y14, Y12, Y0
+	VFMADD231PS      Y15, Y13, Y1
+	VMOVDQU          48(SI), Y12                            // nibbles of sub-blocks 2, 3
+	VPSRLW           $4, Y12, Y13
+	VPAND            x8y0f<>(SB), Y12, Y12
+	VPAND            x8y0f<>(SB), Y13, Y13
+	VPMADDUBSW       64(DI), Y12, Y12
+	VPMADDUBSW       96(DI), Y13, Y13
+	VPMADDWD         x8y1w<>(SB), Y12, Y12
+	VPMADDWD         x8y1w<>(SB), Y13, Y13
+	VCVTDQ2PS        Y12, Y12
+	VCVTDQ2PS        Y13, Y13
+	VBROADCASTSS     8(SP), Y14
+	VBROADCASTSS     12(SP), Y15
+	VFMADD231PS      Y14, Y12, Y0
+	VFMADD231PS      Y15, Y13, Y1
+	VMOVDQU          80(SI), Y12                            // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y12, Y13
+	VPAND            x8y0f<>(SB), Y12, Y12
+	VPAND            x8y0f<>(SB), Y13, Y13
+	VPMADDUBSW       128(DI), Y12, Y12
+	VPMADDUBSW       160(DI), Y13, Y13
+	VPMADDWD         x8y1w<>(SB), Y12, Y12
+	VPMADDWD         x8y1w<>(SB), Y13, Y13
+	VCVTDQ2PS        Y12, Y12
+	VCVTDQ2PS        Y13, Y13
+	VBROADCASTSS     16(SP), Y14
+	VBROADCASTSS     20(SP), Y15
+	VFMADD231PS      Y14, Y12, Y0
+	VFMADD231PS      Y15, Y13, Y1
+	VMOVDQU          112(SI), Y12                           // nibbles of sub-blocks 6, 7
+	VPSRLW           $4, Y12, Y13
+	VPAND            x8y0f<>(SB), Y12, Y12
+	VPAND            x8y0f<>(SB), Y13, Y13
+	VPMADDUBSW       192(DI), Y12, Y12
+	VPMADDUBSW       224(DI), Y13, Y13
+	VPMADDWD         x8y1w<>(SB), Y12, Y12
+	VPMADDWD         x8y1w<>(SB), Y13, Y13
+	VCVTDQ2PS        Y12, Y12
+	VCVTDQ2PS        Y13, Y13
+	VBROADCASTSS     24(SP), Y14
+	VBROADCASTSS     28(SP), Y15
+	VFMADD231PS      Y14, Y12, Y0
+	VFMADD231PS      Y15, Y13, Y1
+	MOVL             4(SI)(R8*1), R10                       // u0 = scales[0:4]
+	MOVL             8(SI)(R8*1), R11                       // u1 = scales[4:8]
+	MOVL             12(SI)(R8*1), R12                      // u2 = scales[8:12]
+	MOVL             R12, R13
+	SHRL             $4, R13
+	ANDL             $0x0f0f0f0f, R13
+	MOVL             R11, AX
+	SHRL             $6, AX
+	ANDL             $0x03030303, AX
+	SHLL             $4, AX
+	ORL              AX, R13                                // m[4:8]
+	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
+	ANDL             $0x0f0f0f0f, R12
+	MOVL             R10, AX
+	SHRL             $6, AX
+	ANDL             $0x03030303, AX
+	SHLL             $4, AX
+	ORL              AX, R12                                // sc[4:8]
+	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
+	SHLQ             $32, R12
+	ORQ              R12, R10                               // sc[0:8]
+	SHLQ             $32, R13
+	ORQ              R13, R11                               // m[0:8]
+	MOVWLZX          0(SI)(R8*1), AX
+	VMOVD            AX, X12
+	VCVTPH2PS        X12, X12
+	VBROADCASTSS     X12, Y12
+	MOVWLZX          2(SI)(R8*1), AX
+	VMOVD            AX, X13
+	VCVTPH2PS        X13, X13
+	VBROADCASTSS     X13, Y13
+	VMOVQ            R10, X14
+	VPMOVZXBD        X14, Y14
+	VCVTDQ2PS        Y14, Y14
+	VMULPS           Y12, Y14, Y14
+	VMULPS           (DX), Y14, Y14
+	VMOVUPS          Y14, 32(SP)                            // d·sc[s]·dx_s
+	VMOVQ            R11, X15
+	VPMOVZXBD        X15, Y15
+	VCVTDQ2PS        Y15, Y15
+	VMULPS           Y13, Y15, Y15
+	VFMADD231PS      (BX), Y15, Y5
+	VMOVDQU          16(SI)(R8*1), Y12                      // nibbles of sub-blocks 0, 1
+	VPSRLW           $4, Y12, Y13
+	VPAND            x8y0f<>(SB), Y12, Y12
+	VPAND            x8y0f<>(SB), Y13, Y13
+	VPMADDUBSW       0(DI), Y12, Y12
+	VPMADDUBSW       32(DI), Y13, Y13
+	VPMADDWD         x8y1w<>(SB), Y12, Y12
+	VPMADDWD         x8y1w<>(SB), Y13, Y13
+	VCVTDQ2PS        Y12, Y12
+	VCVTDQ2PS        Y13, Y13
+	VBROADCASTSS     32(SP), Y14
+	VBROADCASTSS     36(SP), Y15
+	VFMADD231PS      Y14, Y12, Y3
+	VFMADD231PS      Y15, Y13, Y4
+	VMOVDQU          48(SI)(R8*1), Y12                      // nibbles of sub-blocks 2, 3
+	VPSRLW           $4, Y12, Y13
+	VPAND            x8y0f<>(SB), Y12, Y12
+	VPAND            x8y0f<>(SB), Y13, Y13
+	VPMADDUBSW       64(DI), Y12, Y12
+	VPMADDUBSW       96(DI), Y13, Y13
+	VPMADDWD         x8y1w<>(SB), Y12, Y12
+	VPMADDWD         x8y1w<>(SB), Y13, Y13
+	VCVTDQ2PS        Y12, Y12
+	VCVTDQ2PS        Y13, Y13
+	VBROADCASTSS     40(SP), Y14
+	VBROADCASTSS     44(SP), Y15
+	VFMADD231PS      Y14, Y12, Y3
+	VFMADD231PS      Y15, Y13, Y4
+	VMOVDQU          80(SI)(R8*1), Y12                      // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y12, Y13
+	VPAND            x8y0f<>(SB), Y12, Y12
+	VPAND            x8y0f<>(SB), Y13, Y13
+	VPMADDUBSW       128(DI), Y12, Y12
+	VPMADDUBSW       160(DI), Y13, Y13
+	VPMADDWD         x8y1w<>(SB), Y12, Y12
+	VPMADDWD         x8y1w<>(SB), Y13, Y13
+	VCVTDQ2PS        Y12, Y12
+	VCVTDQ2PS        Y13, Y13
+	VBROADCASTSS     48(SP), Y14
+	VBROADCASTSS     52(SP), Y15
+	VFMADD231PS      Y14, Y12, Y3
+	VFMADD231PS      Y15, Y13, Y4
+	VMOVDQU          112(SI)(R8*1), Y12                     // nibbles of sub-blocks 6, 7
+	VPSRLW           $4, Y12, Y13
+	VPAND            x8y0f<>(SB), Y12, Y12
+	VPAND            x8y0f<>(SB), Y13, Y13
+	VPMADDUBSW       192(DI), Y12, Y12
+	VPMADDUBSW       224(DI), Y13, Y13
+	VPMADDWD         x8y1w<>(SB), Y12, Y12
+	VPMADDWD         x8y1w<>(SB), Y13, Y13
+	VCVTDQ2PS        Y12, Y12
+	VCVTDQ2PS        Y13, Y13
+	VBROADCASTSS     56(SP), Y14
+	VBROADCASTSS     60(SP), Y15
+	VFMADD231PS      Y14, Y12, Y3
+	VFMADD231PS      Y15, Y13, Y4
+	MOVL             4(SI)(R8*2), R10                       // u0 = scales[0:4]
+	MOVL             8(SI)(R8*2), R11                       // u1 = scales[4:8]
+	MOVL             12(SI)(R8*2), R12                      // u2 = scales[8:12]
+	MOVL             R12, R13
+	SHRL             $4, R13
+	ANDL             $0x0f0f0f0f, R13
+	MOVL             R11, AX
+	SHRL             $6, AX
+	ANDL             $0x03030303, AX
+	SHLL             $4, AX
+	ORL              AX, R13                                // m[4:8]
+	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
+	ANDL             $0x0f0f0f0f, R12
+	MOVL             R10, AX
+	SHRL             $6, AX
+	ANDL             $0x03030303, AX
+	SHLL             $4, AX
+	ORL              AX, R12                                // sc[4:8]
+	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
+	SHLQ             $32, R12
+	ORQ              R12, R10                               // sc[0:8]
+	SHLQ             $32, R13
+	ORQ              R13, R11                               // m[0:8]
+	MOVWLZX          0(SI)(R8*2), AX
+	VMOVD            AX, X12
+	VCVTPH2PS        X12, X12
+	VBROADCASTSS     X12, Y12
+	MOVWLZX          2(SI)(R8*2), AX
+	VMOVD            AX, X13
+	VCVTPH2PS        X13, X13
+	VBROADCASTSS     X13, Y13
+	VMOVQ            R10, X14
+	VPMOVZXBD        X14, Y14
+	VCVTDQ2PS        Y14, Y14
+	VMULPS           Y12, Y14, Y14
+	VMULPS           (DX), Y14, Y14
+	VMOVUPS          Y14, 64(SP)                            // d·sc[s]·dx_s
+	VMOVQ            R11, X15
+	VPMOVZXBD        X15, Y15
+	VCVTDQ2PS        Y15, Y15
+	VMULPS           Y13, Y15, Y15
+	VFMADD231PS      (BX), Y15, Y8
+	VMOVDQU          16(SI)(R8*2), Y12                      // nibbles of sub-blocks 0, 1
+	VPSRLW           $4, Y12, Y13
+	VPAND            x8y0f<>(SB), Y12, Y12
+	VPAND            x8y0f<>(SB), Y13, Y13
+	VPMADDUBSW       0(DI), Y12, Y12
+	VPMADDUBSW       32(DI), Y13, Y13
+	VPMADDWD         x8y1w<>(SB), Y12, Y12
+	VPMADDWD         x8y1w<>(SB), Y13, Y13
+	VCVTDQ2PS        Y12, Y12
+	VCVTDQ2PS        Y13, Y13
+	VBROADCASTSS     64(SP), Y14
+	VBROADCASTSS     68(SP), Y15
+	VFMADD231PS      Y14, Y12, Y6
+	VFMADD231PS      Y15, Y13, Y7
+	VMOVDQU          48(SI)(R8*2), Y12                      // nibbles of sub-blocks 2, 3
+	VPSRLW           $4, Y12, Y13
+	VPAND            x8y0f<>(SB), Y12, Y12
+	VPAND            x8y0f<>(SB), Y13, Y13
+	VPMADDUBSW       64(DI), Y12, Y12
+	VPMADDUBSW       96(DI), Y13, Y13
+	VPMADDWD         x8y1w<>(SB), Y12, Y12
+	VPMADDWD         x8y1w<>(SB), Y13, Y13
+	VCVTDQ2PS        Y12, Y12
+	VCVTDQ2PS        Y13, Y13
+	VBROADCASTSS     72(SP), Y14
+	VBROADCASTSS     76(SP), Y15
+	VFMADD231PS      Y14, Y12, Y6
+	VFMADD231PS      Y15, Y13, Y7
+	VMOVDQU          80(SI)(R8*2), Y12                      // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y12, Y13
+	VPAND            x8y0f<>(SB), Y12, Y12
+	VPAND            x8y0f<>(SB), Y13, Y13
+	VPMADDUBSW       128(DI), Y12, Y12
+	VPMADDUBSW       160(DI), Y13, Y13
+	VPMADDWD         x8y1w<>(SB), Y12, Y12
+	VPMADDWD         x8y1w<>(SB), Y13, Y13
+	VCVTDQ2PS        Y12, Y12
+	VCVTDQ2PS        Y13, Y13
+	VBROADCASTSS     80(SP), Y14
+	VBROADCASTSS     84(SP), Y15
+	VFMADD231PS      Y14, Y12, Y6
+	VFMADD231PS      Y15, Y13, Y7
+	VMOVDQU          112(SI)(R8*2), Y12                     // nibbles of sub-blocks 6, 7
+	VPSRLW           $4, Y12, Y13
+	VPAND            x8y0f<>(SB), Y12, Y12
+	VPAND            x8y0f<>(SB), Y13, Y13
+	VPMADDUBSW       192(DI), Y12, Y12
+	VPMADDUBSW       224(DI), Y13, Y13
+	VPMADDWD         x8y1w<>(SB), Y12, Y12
+	VPMADDWD         x8y1w<>(SB), Y13, Y13
+	VCVTDQ2PS        Y12, Y12
+	VCVTDQ2PS        Y13, Y13
+	VBROADCASTSS     88(SP), Y14
+	VBROADCASTSS     92(SP), Y15
+	VFMADD231PS      Y14, Y12, Y6
+	VFMADD231PS      Y15, Y13, Y7
+	MOVL             4(SI)(R9*1), R10                       // u0 = scales[0:4]
+	MOVL             8(SI)(R9*1), R11                       // u1 = scales[4:8]
+	MOVL             12(SI)(R9*1), R12                      // u2 = scales[8:12]
+	MOVL             R12, R13
+	SHRL             $4, R13
+	ANDL             $0x0f0f0f0f, R13
+	MOVL             R11, AX
+	SHRL             $6, AX
+	ANDL             $0x03030303, AX
+	SHLL             $4, AX
+	ORL              AX, R13                                // m[4:8]
+	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
+	ANDL             $0x0f0f0f0f, R12
+	MOVL             R10, AX
+	SHRL             $6, AX
+	ANDL             $0x03030303, AX
+	SHLL             $4, AX
+	ORL              AX, R12                                // sc[4:8]
+	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
+	SHLQ             $32, R12
+	ORQ              R12, R10                               // sc[0:8]
+	SHLQ             $32, R13
+	ORQ              R13, R11                               // m[0:8]
+	MOVWLZX          0(SI)(R9*1), AX
+	VMOVD            AX, X12
+	VCVTPH2PS        X12, X12
+	VBROADCASTSS     X12, Y12
+	MOVWLZX          2(SI)(R9*1), AX
+	VMOVD            AX, X13
+	VCVTPH2PS        X13, X13
+	VBROADCASTSS     X13, Y13
+	VMOVQ            R10, X14
+	VPMOVZXBD        X14, Y14
+	VCVTDQ2PS        Y14, Y14
+	VMULPS           Y12, Y14, Y14
+	VMULPS           (DX), Y14, Y14
+	VMOVUPS          Y14, 96(SP)                            // d·sc[s]·dx_s
+	VMOVQ            R11, X15
+	VPMOVZXBD        X15, Y15
+	VCVTDQ2PS        Y15, Y15
+	VMULPS           Y13, Y15, Y15
+	VFMADD231PS      (BX), Y15, Y11
+	VMOVDQU          16(SI)(R9*1), Y12                      // nibbles of sub-blocks 0, 1
+	VPSRLW           $4, Y12, Y13
+	VPAND            x8y0f<>(SB), Y12, Y12
+	VPAND            x8y0f<>(SB), Y13, Y13
+	VPMADDUBSW       0(DI), Y12, Y12
+	VPMADDUBSW       32(DI), Y13, Y13
+	VPMADDWD         x8y1w<>(SB), Y12, Y12
+	VPMADDWD         x8y1w<>(SB), Y13, Y13
+	VCVTDQ2PS        Y12, Y12
+	VCVTDQ2PS        Y13, Y13
+	VBROADCASTSS     96(SP), Y14
+	VBROADCASTSS     100(SP), Y15
+	VFMADD231PS      Y14, Y12, Y9
+	VFMADD231PS      Y15, Y13, Y10
+	VMOVDQU          48(SI)(R9*1), Y12                      // nibbles of sub-blocks 2, 3
+	VPSRLW           $4, Y12, Y13
+	VPAND            x8y0f<>(SB), Y12, Y12
+	VPAND            x8y0f<>(SB), Y13, Y13
+	VPMADDUBSW       64(DI), Y12, Y12
+	VPMADDUBSW       96(DI), Y13, Y13
+	VPMADDWD         x8y1w<>(SB), Y12, Y12
+	VPMADDWD         x8y1w<>(SB), Y13, Y13
+	VCVTDQ2PS        Y12, Y12
+	VCVTDQ2PS        Y13, Y13
+	VBROADCASTSS     104(SP), Y14
+	VBROADCASTSS     108(SP), Y15
+	VFMADD231PS      Y14, Y12, Y9
+	VFMADD231PS      Y15, Y13, Y10
+	VMOVDQU          80(SI)(R9*1), Y12                      // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y12, Y13
+	VPAND            x8y0f<>(SB), Y12, Y12
+	VPAND            x8y0f<>(SB), Y13, Y13
+	VPMADDUBSW       128(DI), Y12, Y12
+	VPMADDUBSW       160(DI), Y13, Y13
+	VPMADDWD         x8y1w<>(SB), Y12, Y12
+	VPMADDWD         x8y1w<>(SB), Y13, Y13
+	VCVTDQ2PS        Y12, Y12
+	VCVTDQ2PS        Y13, Y13
+	VBROADCASTSS     112(SP), Y14
+	VBROADCASTSS     116(SP), Y15
+	VFMADD231PS      Y14, Y12, Y9
+	VFMADD231PS      Y15, Y13, Y10
+	VMOVDQU          112(SI)(R9*1), Y12                     // nibbles of sub-blocks 6, 7
+	VPSRLW           $4, Y12, Y13
+	VPAND            x8y0f<>(SB), Y12, Y12
+	VPAND            x8y0f<>(SB), Y13, Y13
+	VPMADDUBSW       192(DI), Y12, Y12
+	VPMADDUBSW       224(DI), Y13, Y13
+	VPMADDWD         x8y1w<>(SB), Y12, Y12
+	VPMADDWD         x8y1w<>(SB), Y13, Y13
+	VCVTDQ2PS        Y12, Y12
+	VCVTDQ2PS        Y13, Y13
+	VBROADCASTSS     120(SP), Y14
+	VBROADCASTSS     124(SP), Y15
+	VFMADD231PS      Y14, Y12, Y9
+	VFMADD231PS      Y15, Y13, Y10
+	PREFETCHT0       8192(SI)
+	PREFETCHT0       8256(SI)
+	PREFETCHT0       8320(SI)
+	PREFETCHT0       8192(SI)(R8*1)
+	PREFETCHT0       8256(SI)(R8*1)
+	PREFETCHT0       8320(SI)(R8*1)
+	PREFETCHT0       8192(SI)(R8*2)
+	PREFETCHT0       8256(SI)(R8*2)
+	PREFETCHT0       8320(SI)(R8*2)
+	PREFETCHT0       8192(SI)(R9*1)
+	PREFETCHT0       8256(SI)(R9*1)
+	PREFETCHT0       8320(SI)(R9*1)
+	ADDQ             $144, SI
+	ADDQ             $256, DI
+	ADDQ             $32, DX
+	ADDQ             $32, BX
+	DECQ             CX
+	JNZ              q44ablock
+	VADDPS           Y1, Y0, Y0
+	VSUBPS           Y2, Y0, Y0
+	VADDPS           Y4, Y3, Y3
+	VSUBPS           Y5, Y3, Y3
+	VADDPS           Y7, Y6, Y6
+	VSUBPS           Y8, Y6, Y6
+	VADDPS           Y10, Y9, Y9
+	VSUBPS           Y11, Y9, Y9
+	MOVQ             out+0(FP), AX
+	MOVQ             128(SP), R10
+	LEAQ             (R10)(R10*2), R11
+	VEXTRACTF128     $1, Y0, X12
+	VADDPS           X12, X0, X0
+	VHADDPS          X0, X0, X0
+	VHADDPS          X0, X0, X0
+	VMOVSS           X0, (AX)
+	VEXTRACTF128     $1, Y3, X12
+	VADDPS           X12, X3, X3
+	VHADDPS          X3, X3, X3
+	VHADDPS          X3, X3, X3
+	VMOVSS           X3, (AX)(R10*1)
+	VEXTRACTF128     $1, Y6, X12
+	VADDPS           X12, X6, X6
+	VHADDPS          X6, X6, X6
+	VHADDPS          X6, X6, X6
+	VMOVSS           X6, (AX)(R10*2)
+	VEXTRACTF128     $1, Y9, X12
+	VADDPS           X12, X9, X9
+	VHADDPS          X9, X9, X9
+	VHADDPS          X9, X9, X9
+	VMOVSS           X9, (AX)(R11*1)
+	ADDQ             $4, out+0(FP)
+	DECQ             rows+8(FP)
+	JNZ              q44arow
+	VZEROUPPER       
+	RET              
+
+// func dotRows4Q6KAVX2(out *float32, rows int, w *byte, stride int, xq *int8, dc *float32, n32 *int32, nb int)
+//
+// dotRowsQ6KAVX2 over four streams, as dotRows4Q8_0VNNI: stream k sums
+// in Y2k and Y2k+1, its S[g] at 64k(SP); Y8-Y12 are the temporaries,
+// Y13-Y15 the one-stream kernel's constants. rows ≥ 1, nb ≥ 1.
+TEXT ·dotRows4Q6KAVX2(SB), NOSPLIT, $264-64
+	MOVQ             w+16(FP), SI
+	MOVQ             stride+24(FP), R8
+	LEAQ             (R8)(R8*2), R9                         // 3·stride
+	MOVQ             rows+8(FP), AX
+	SHLQ             $2, AX
+	MOVQ             AX, 256(SP)                            // the streams' outputs, bytes apart
+	VPBROADCASTD     x8c0f<>(SB), Y15
+	VPBROADCASTD     x8ones16<>(SB), Y14
+	VPBROADCASTD     x8c30<>(SB), Y13
+q64arow:
+	MOVQ             xq+32(FP), DI
+	MOVQ             dc+40(FP), DX
+	MOVQ             n32+48(FP), BX
+	MOVQ             nb+56(FP), CX
+	VXORPS           Y0, Y0, Y0
+	VXORPS           Y1, Y1, Y1
+	VXORPS           Y2, Y2, Y2
+	VXORPS           Y3, Y3, Y3
+	VXORPS           Y4, Y4, Y4
+	VXORPS           Y5, Y5, Y5
+	VXORPS           Y6, Y6, Y6
+	VXORPS           Y7, Y7, Y7
+q64ablock:
+	MOVWLZX          208(SI), AX
+	VMOVD            AX, X8
+	VCVTPH2PS        X8, X8
+	VBROADCASTSS     X8, Y8
+	VPMOVSXBD        192(SI), Y9                            // sc[0:8]
+	VCVTDQ2PS        Y9, Y9
+	VMULPS           Y8, Y9, Y9
+	VMOVDQU          x8dup2<>+0(SB), Y10
+	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
+	VMULPS           Y10, Y9, Y9
+	VMOVUPS          Y9, 0(SP)                              // S[g] = d·sc[g]·dx
+	VPMOVSXBD        200(SI), Y9                            // sc[8:16]
+	VCVTDQ2PS        Y9, Y9
+	VMULPS           Y8, Y9, Y9
+	VMOVDQU          x8dup2<>+32(SB), Y10
+	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
+	VMULPS           Y10, Y9, Y9
+	VMOVUPS          Y9, 32(SP)                             // S[g] = d·sc[g]·dx
+	VMOVDQU          128(SI), Y8                            // qh, half 0
+	VMOVDQU          0(SI), Y9
+	VPAND            Y15, Y9, Y9
+	VPSLLW           $4, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 0-31 of the half
+	VPMADDUBSW       0(DI), Y9, Y9
+	VPMADDWD         Y14, Y9, Y9
+	VMOVDQU          0(BX), Y10                             // −32·Σqx
+	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     0(SP), Y11
+	VBROADCASTSS     4(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[0] ×4, S[1] ×4
+	VFMADD231PS      Y11, Y9, Y0
+	VMOVDQU          32(SI), Y9
+	VPAND            Y15, Y9, Y9
+	VPSLLW           $2, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 32-63 of the half
+	VPMADDUBSW       32(DI), Y9, Y9
+	VPMADDWD         Y14, Y9, Y9
+	VMOVDQU          32(BX), Y10                            // −32·Σqx
+	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     8(SP), Y11
+	VBROADCASTSS     12(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[2] ×4, S[3] ×4
+	VFMADD231PS      Y11, Y9, Y1
+	VMOVDQU          0(SI), Y9
+	VPSRLW           $4, Y9, Y9
+	VPAND            Y15, Y9, Y9
+	VMOVDQU          Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 64-95 of the half
+	VPMADDUBSW       64(DI), Y9, Y9
+	VPMADDWD         Y14, Y9, Y9
+	VMOVDQU          64(BX), Y10                            // −32·Σqx
+	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     16(SP), Y11
+	VBROADCASTSS     20(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[4] ×4, S[5] ×4
+	VFMADD231PS      Y11, Y9, Y0
+	VMOVDQU          32(SI), Y9
+	VPSRLW           $4, Y9, Y9
+	VPAND            Y15, Y9, Y9
+	VPSRLW           $2, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 96-127 of the half
+	VPMADDUBSW       96(DI), Y9, Y9
+	VPMADDWD         Y14, Y9, Y9
+	VMOVDQU          96(BX), Y10                            // −32·Σqx
+	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     24(SP), Y11
+	VBROADCASTSS     28(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[6] ×4, S[7] ×4
+	VFMADD231PS      Y11, Y9, Y1
+	VMOVDQU          160(SI), Y8                            // qh, half 1
+	VMOVDQU          64(SI), Y9
+	VPAND            Y15, Y9, Y9
+	VPSLLW           $4, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 0-31 of the half
+	VPMADDUBSW       128(DI), Y9, Y9
+	VPMADDWD         Y14, Y9, Y9
+	VMOVDQU          128(BX), Y10                           // −32·Σqx
+	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     32(SP), Y11
+	VBROADCASTSS     36(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[8] ×4, S[9] ×4
+	VFMADD231PS      Y11, Y9, Y0
+	VMOVDQU          96(SI), Y9
+	VPAND            Y15, Y9, Y9
+	VPSLLW           $2, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 32-63 of the half
+	VPMADDUBSW       160(DI), Y9, Y9
+	VPMADDWD         Y14, Y9, Y9
+	VMOVDQU          160(BX), Y10                           // −32·Σqx
+	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     40(SP), Y11
+	VBROADCASTSS     44(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[10] ×4, S[11] ×4
+	VFMADD231PS      Y11, Y9, Y1
+	VMOVDQU          64(SI), Y9
+	VPSRLW           $4, Y9, Y9
+	VPAND            Y15, Y9, Y9
+	VMOVDQU          Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 64-95 of the half
+	VPMADDUBSW       192(DI), Y9, Y9
+	VPMADDWD         Y14, Y9, Y9
+	VMOVDQU          192(BX), Y10                           // −32·Σqx
+	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     48(SP), Y11
+	VBROADCASTSS     52(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[12] ×4, S[13] ×4
+	VFMADD231PS      Y11, Y9, Y0
+	VMOVDQU          96(SI), Y9
+	VPSRLW           $4, Y9, Y9
+	VPAND            Y15, Y9, Y9
+	VPSRLW           $2, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 96-127 of the half
+	VPMADDUBSW       224(DI), Y9, Y9
+	VPMADDWD         Y14, Y9, Y9
+	VMOVDQU          224(BX), Y10                           // −32·Σqx
+	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     56(SP), Y11
+	VBROADCASTSS     60(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[14] ×4, S[15] ×4
+	VFMADD231PS      Y11, Y9, Y1
+	MOVWLZX          208(SI)(R8*1), AX
+	VMOVD            AX, X8
+	VCVTPH2PS        X8, X8
+	VBROADCASTSS     X8, Y8
+	VPMOVSXBD        192(SI)(R8*1), Y9                      // sc[0:8]
+	VCVTDQ2PS        Y9, Y9
+	VMULPS           Y8, Y9, Y9
+	VMOVDQU          x8dup2<>+0(SB), Y10
+	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
+	VMULPS           Y10, Y9, Y9
+	VMOVUPS          Y9, 64(SP)                             // S[g] = d·sc[g]·dx
+	VPMOVSXBD        200(SI)(R8*1), Y9                      // sc[8:16]
+	VCVTDQ2PS        Y9, Y9
+	VMULPS           Y8, Y9, Y9
+	VMOVDQU          x8dup2<>+32(SB), Y10
+	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
+	VMULPS           Y10, Y9, Y9
+	VMOVUPS          Y9, 96(SP)                             // S[g] = d·sc[g]·dx
+	VMOVDQU          128(SI)(R8*1), Y8                      // qh, half 0
+	VMOVDQU          0(SI)(R8*1), Y9
+	VPAND            Y15, Y9, Y9
+	VPSLLW           $4, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 0-31 of the half
+	VPMADDUBSW       0(DI), Y9, Y9
+	VPMADDWD         Y14, Y9, Y9
+	VMOVDQU          0(BX), Y10                             // −32·Σqx
+	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     64(SP), Y11
+	VBROADCASTSS     68(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[0] ×4, S[1] ×4
+	VFMADD231PS      Y11, Y9, Y2
+	VMOVDQU          32(SI)(R8*1), Y9
+	VPAND            Y15, Y9, Y9
+	VPSLLW           $2, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 32-63 of the half
+	VPMADDUBSW       32(DI), Y9, Y9
+	VPMADDWD         Y14, Y9, Y9
+	VMOVDQU          32(BX), Y10                            // −32·Σqx
+	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     72(SP), Y11
+	VBROADCASTSS     76(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[2] ×4, S[3] ×4
+	VFMADD231PS      Y11, Y9, Y3
+	VMOVDQU          0(SI)(R8*1), Y9
+	VPSRLW           $4, Y9, Y9
+	VPAND            Y15, Y9, Y9
+	VMOVDQU          Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 64-95 of the half
+	VPMADDUBSW       64(DI), Y9, Y9
+	VPMADDWD         Y14, Y9, Y9
+	VMOVDQU          64(BX), Y10                            // −32·Σqx
+	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     80(SP), Y11
+	VBROADCASTSS     84(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[4] ×4, S[5] ×4
+	VFMADD231PS      Y11, Y9, Y2
+	VMOVDQU          32(SI)(R8*1), Y9
+	VPSRLW           $4, Y9, Y9
+	VPAND            Y15, Y9, Y9
+	VPSRLW           $2, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 96-127 of the half
+	VPMADDUBSW       96(DI), Y9, Y9
+	VPMADDWD         Y14, Y9, Y9
+	VMOVDQU          96(BX), Y10                            // −32·Σqx
+	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     88(SP), Y11
+	VBROADCASTSS     92(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[6] ×4, S[7] ×4
+	VFMADD231PS      Y11, Y9, Y3
+	VMOVDQU          160(SI)(R8*1), Y8                      // qh, half 1
+	VMOVDQU          64(SI)(R8*1), Y9
+	VPAND            Y15, Y9, Y9
+	VPSLLW           $4, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 0-31 of the half
+	VPMADDUBSW       128(DI), Y9, Y9
+	VPMADDWD         Y14, Y9, Y9
+	VMOVDQU          128(BX), Y10                           // −32·Σqx
+	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     96(SP), Y11
+	VBROADCASTSS     100(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[8] ×4, S[9] ×4
+	VFMADD231PS      Y11, Y9, Y2
+	VMOVDQU          96(SI)(R8*1), Y9
+	VPAND            Y15, Y9, Y9
+	VPSLLW           $2, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 32-63 of the half
+	VPMADDUBSW       160(DI), Y9, Y9
+	VPMADDWD         Y14, Y9, Y9
+	VMOVDQU          160(BX), Y10                           // −32·Σqx
+	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     104(SP), Y11
+	VBROADCASTSS     108(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[10] ×4, S[11] ×4
+	VFMADD231PS      Y11, Y9, Y3
+	VMOVDQU          64(SI)(R8*1), Y9
+	VPSRLW           $4, Y9, Y9
+	VPAND            Y15, Y9, Y9
+	VMOVDQU          Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 64-95 of the half
+	VPMADDUBSW       192(DI), Y9, Y9
+	VPMADDWD         Y14, Y9, Y9
+	VMOVDQU          192(BX), Y10                           // −32·Σqx
+	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     112(SP), Y11
+	VBROADCASTSS     116(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[12] ×4, S[13] ×4
+	VFMADD231PS      Y11, Y9, Y2
+	VMOVDQU          96(SI)(R8*1), Y9
+	VPSRLW           $4, Y9, Y9
+	VPAND            Y15, Y9, Y9
+	VPSRLW           $2, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 96-127 of the half
+	VPMADDUBSW       224(DI), Y9, Y9
+	VPMADDWD         Y14, Y9, Y9
+	VMOVDQU          224(BX), Y10                           // −32·Σqx
+	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     120(SP), Y11
+	VBROADCASTSS     124(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[14] ×4, S[15] ×4
+	VFMADD231PS      Y11, Y9, Y3
+	MOVWLZX          208(SI)(R8*2), AX
+	VMOVD            AX, X8
+	VCVTPH2PS        X8, X8
+	VBROADCASTSS     X8, Y8
+	VPMOVSXBD        192(SI)(R8*2), Y9                      // sc[0:8]
+	VCVTDQ2PS        Y9, Y9
+	VMULPS           Y8, Y9, Y9
+	VMOVDQU          x8dup2<>+0(SB), Y10
+	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
+	VMULPS           Y10, Y9, Y9
+	VMOVUPS          Y9, 128(SP)                            // S[g] = d·sc[g]·dx
+	VPMOVSXBD        200(SI)(R8*2), Y9                      // sc[8:16]
+	VCVTDQ2PS        Y9, Y9
+	VMULPS           Y8, Y9, Y9
+	VMOVDQU          x8dup2<>+32(SB), Y10
+	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
+	VMULPS           Y10, Y9, Y9
+	VMOVUPS          Y9, 160(SP)                            // S[g] = d·sc[g]·dx
+	VMOVDQU          128(SI)(R8*2), Y8                      // qh, half 0
+	VMOVDQU          0(SI)(R8*2), Y9
+	VPAND            Y15, Y9, Y9
+	VPSLLW           $4, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 0-31 of the half
+	VPMADDUBSW       0(DI), Y9, Y9
+	VPMADDWD         Y14, Y9, Y9
+	VMOVDQU          0(BX), Y10                             // −32·Σqx
+	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     128(SP), Y11
+	VBROADCASTSS     132(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[0] ×4, S[1] ×4
+	VFMADD231PS      Y11, Y9, Y4
+	VMOVDQU          32(SI)(R8*2), Y9
+	VPAND            Y15, Y9, Y9
+	VPSLLW           $2, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 32-63 of the half
+	VPMADDUBSW       32(DI), Y9, Y9
+	VPMADDWD         Y14, Y9, Y9
+	VMOVDQU          32(BX), Y10                            // −32·Σqx
+	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     136(SP), Y11
+	VBROADCASTSS     140(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[2] ×4, S[3] ×4
+	VFMADD231PS      Y11, Y9, Y5
+	VMOVDQU          0(SI)(R8*2), Y9
+	VPSRLW           $4, Y9, Y9
+	VPAND            Y15, Y9, Y9
+	VMOVDQU          Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 64-95 of the half
+	VPMADDUBSW       64(DI), Y9, Y9
+	VPMADDWD         Y14, Y9, Y9
+	VMOVDQU          64(BX), Y10                            // −32·Σqx
+	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     144(SP), Y11
+	VBROADCASTSS     148(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[4] ×4, S[5] ×4
+	VFMADD231PS      Y11, Y9, Y4
+	VMOVDQU          32(SI)(R8*2), Y9
+	VPSRLW           $4, Y9, Y9
+	VPAND            Y15, Y9, Y9
+	VPSRLW           $2, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 96-127 of the half
+	VPMADDUBSW       96(DI), Y9, Y9
+	VPMADDWD         Y14, Y9, Y9
+	VMOVDQU          96(BX), Y10                            // −32·Σqx
+	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     152(SP), Y11
+	VBROADCASTSS     156(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[6] ×4, S[7] ×4
+	VFMADD231PS      Y11, Y9, Y5
+	VMOVDQU          160(SI)(R8*2), Y8                      // qh, half 1
+	VMOVDQU          64(SI)(R8*2), Y9
+	VPAND            Y15, Y9, Y9
+	VPSLLW           $4, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 0-31 of the half
+	VPMADDUBSW       128(DI), Y9, Y9
+	VPMADDWD         Y14, Y9, Y9
+	VMOVDQU          128(BX), Y10                           // −32·Σqx
+	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     160(SP), Y11
+	VBROADCASTSS     164(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[8] ×4, S[9] ×4
+	VFMADD231PS      Y11, Y9, Y4
+	VMOVDQU          96(SI)(R8*2), Y9
+	VPAND            Y15, Y9, Y9
+	VPSLLW           $2, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 32-63 of the half
+	VPMADDUBSW       160(DI), Y9, Y9
+	VPMADDWD         Y14, Y9, Y9
+	VMOVDQU          160(BX), Y10                           // −32·Σqx
+	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     168(SP), Y11
+	VBROADCASTSS     172(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[10] ×4, S[11] ×4
+	VFMADD231PS      Y11, Y9, Y5
+	VMOVDQU          64(SI)(R8*2), Y9
+	VPSRLW           $4, Y9, Y9
+	VPAND            Y15, Y9, Y9
+	VMOVDQU          Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 64-95 of the half
+	VPMADDUBSW       192(DI), Y9, Y9
+	VPMADDWD         Y14, Y9, Y9
+	VMOVDQU          192(BX), Y10                           // −32·Σqx
+	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     176(SP), Y11
+	VBROADCASTSS     180(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[12] ×4, S[13] ×4
+	VFMADD231PS      Y11, Y9, Y4
+	VMOVDQU          96(SI)(R8*2), Y9
+	VPSRLW           $4, Y9, Y9
+	VPAND            Y15, Y9, Y9
+	VPSRLW           $2, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 96-127 of the half
+	VPMADDUBSW       224(DI), Y9, Y9
+	VPMADDWD         Y14, Y9, Y9
+	VMOVDQU          224(BX), Y10                           // −32·Σqx
+	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     184(SP), Y11
+	VBROADCASTSS     188(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[14] ×4, S[15] ×4
+	VFMADD231PS      Y11, Y9, Y5
+	MOVWLZX          208(SI)(R9*1), AX
+	VMOVD            AX, X8
+	VCVTPH2PS        X8, X8
+	VBROADCASTSS     X8, Y8
+	VPMOVSXBD        192(SI)(R9*1), Y9                      // sc[0:8]
+	VCVTDQ2PS        Y9, Y9
+	VMULPS           Y8, Y9, Y9
+	VMOVDQU          x8dup2<>+0(SB), Y10
+	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
+	VMULPS           Y10, Y9, Y9
+	VMOVUPS          Y9, 192(SP)                            // S[g] = d·sc[g]·dx
+	VPMOVSXBD        200(SI)(R9*1), Y9                      // sc[8:16]
+	VCVTDQ2PS        Y9, Y9
+	VMULPS           Y8, Y9, Y9
+	VMOVDQU          x8dup2<>+32(SB), Y10
+	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
+	VMULPS           Y10, Y9, Y9
+	VMOVUPS          Y9, 224(SP)                            // S[g] = d·sc[g]·dx
+	VMOVDQU          128(SI)(R9*1), Y8                      // qh, half 0
+	VMOVDQU          0(SI)(R9*1), Y9
+	VPAND            Y15, Y9, Y9
+	VPSLLW           $4, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 0-31 of the half
+	VPMADDUBSW       0(DI), Y9, Y9
+	VPMADDWD         Y14, Y9, Y9
+	VMOVDQU          0(BX), Y10                             // −32·Σqx
+	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     192(SP), Y11
+	VBROADCASTSS     196(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[0] ×4, S[1] ×4
+	VFMADD231PS      Y11, Y9, Y6
+	VMOVDQU          32(SI)(R9*1), Y9
+	VPAND            Y15, Y9, Y9
+	VPSLLW           $2, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 32-63 of the half
+	VPMADDUBSW       32(DI), Y9, Y9
+	VPMADDWD         Y14, Y9, Y9
+	VMOVDQU          32(BX), Y10                            // −32·Σqx
+	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     200(SP), Y11
+	VBROADCASTSS     204(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[2] ×4, S[3] ×4
+	VFMADD231PS      Y11, Y9, Y7
+	VMOVDQU          0(SI)(R9*1), Y9
+	VPSRLW           $4, Y9, Y9
+	VPAND            Y15, Y9, Y9
+	VMOVDQU          Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 64-95 of the half
+	VPMADDUBSW       64(DI), Y9, Y9
+	VPMADDWD         Y14, Y9, Y9
+	VMOVDQU          64(BX), Y10                            // −32·Σqx
+	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     208(SP), Y11
+	VBROADCASTSS     212(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[4] ×4, S[5] ×4
+	VFMADD231PS      Y11, Y9, Y6
+	VMOVDQU          32(SI)(R9*1), Y9
+	VPSRLW           $4, Y9, Y9
+	VPAND            Y15, Y9, Y9
+	VPSRLW           $2, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 96-127 of the half
+	VPMADDUBSW       96(DI), Y9, Y9
+	VPMADDWD         Y14, Y9, Y9
+	VMOVDQU          96(BX), Y10                            // −32·Σqx
+	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     216(SP), Y11
+	VBROADCASTSS     220(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[6] ×4, S[7] ×4
+	VFMADD231PS      Y11, Y9, Y7
+	VMOVDQU          160(SI)(R9*1), Y8                      // qh, half 1
+	VMOVDQU          64(SI)(R9*1), Y9
+	VPAND            Y15, Y9, Y9
+	VPSLLW           $4, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 0-31 of the half
+	VPMADDUBSW       128(DI), Y9, Y9
+	VPMADDWD         Y14, Y9, Y9
+	VMOVDQU          128(BX), Y10                           // −32·Σqx
+	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     224(SP), Y11
+	VBROADCASTSS     228(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[8] ×4, S[9] ×4
+	VFMADD231PS      Y11, Y9, Y6
+	VMOVDQU          96(SI)(R9*1), Y9
+	VPAND            Y15, Y9, Y9
+	VPSLLW           $2, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 32-63 of the half
+	VPMADDUBSW       160(DI), Y9, Y9
+	VPMADDWD         Y14, Y9, Y9
+	VMOVDQU          160(BX), Y10                           // −32·Σqx
+	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     232(SP), Y11
+	VBROADCASTSS     236(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[10] ×4, S[11] ×4
+	VFMADD231PS      Y11, Y9, Y7
+	VMOVDQU          64(SI)(R9*1), Y9
+	VPSRLW           $4, Y9, Y9
+	VPAND            Y15, Y9, Y9
+	VMOVDQU          Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 64-95 of the half
+	VPMADDUBSW       192(DI), Y9, Y9
+	VPMADDWD         Y14, Y9, Y9
+	VMOVDQU          192(BX), Y10                           // −32·Σqx
+	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     240(SP), Y11
+	VBROADCASTSS     244(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[12] ×4, S[13] ×4
+	VFMADD231PS      Y11, Y9, Y6
+	VMOVDQU          96(SI)(R9*1), Y9
+	VPSRLW           $4, Y9, Y9
+	VPAND            Y15, Y9, Y9
+	VPSRLW           $2, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 96-127 of the half
+	VPMADDUBSW       224(DI), Y9, Y9
+	VPMADDWD         Y14, Y9, Y9
+	VMOVDQU          224(BX), Y10                           // −32·Σqx
+	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     248(SP), Y11
+	VBROADCASTSS     252(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[14] ×4, S[15] ×4
+	VFMADD231PS      Y11, Y9, Y7
+	PREFETCHT0       8192(SI)
+	PREFETCHT0       8256(SI)
+	PREFETCHT0       8320(SI)
+	PREFETCHT0       8384(SI)
+	PREFETCHT0       8192(SI)(R8*1)
+	PREFETCHT0       8256(SI)(R8*1)
+	PREFETCHT0       8320(SI)(R8*1)
+	PREFETCHT0       8384(SI)(R8*1)
+	PREFETCHT0       8192(SI)(R8*2)
+	PREFETCHT0       8256(SI)(R8*2)
+	PREFETCHT0       8320(SI)(R8*2)
+	PREFETCHT0       8384(SI)(R8*2)
+	PREFETCHT0       8192(SI)(R9*1)
+	PREFETCHT0       8256(SI)(R9*1)
+	PREFETCHT0       8320(SI)(R9*1)
+	PREFETCHT0       8384(SI)(R9*1)
+	ADDQ             $210, SI
+	ADDQ             $256, DI
+	ADDQ             $32, DX
+	ADDQ             $256, BX
+	DECQ             CX
+	JNZ              q64ablock
+	VADDPS           Y1, Y0, Y0
+	VADDPS           Y3, Y2, Y2
+	VADDPS           Y5, Y4, Y4
+	VADDPS           Y7, Y6, Y6
+	MOVQ             out+0(FP), AX
+	MOVQ             256(SP), R10
+	LEAQ             (R10)(R10*2), R11
+	VEXTRACTF128     $1, Y0, X8
+	VADDPS           X8, X0, X0
+	VHADDPS          X0, X0, X0
+	VHADDPS          X0, X0, X0
+	VMOVSS           X0, (AX)
+	VEXTRACTF128     $1, Y2, X8
+	VADDPS           X8, X2, X2
+	VHADDPS          X2, X2, X2
+	VHADDPS          X2, X2, X2
+	VMOVSS           X2, (AX)(R10*1)
+	VEXTRACTF128     $1, Y4, X8
+	VADDPS           X8, X4, X4
+	VHADDPS          X4, X4, X4
+	VHADDPS          X4, X4, X4
+	VMOVSS           X4, (AX)(R10*2)
+	VEXTRACTF128     $1, Y6, X8
+	VADDPS           X8, X6, X6
+	VHADDPS          X6, X6, X6
+	VHADDPS          X6, X6, X6
+	VMOVSS           X6, (AX)(R11*1)
+	ADDQ             $4, out+0(FP)
+	DECQ             rows+8(FP)
+	JNZ              q64arow
+	VZEROUPPER       
+	RET              
+

@@ -76,6 +76,9 @@ data("x8k4sh", ["0x00000000", "0x00000000", "0x00000000", "0x00040004"])
 data("x8k4ma", ["0x3f3f3f3f", "0x0f0f0f0f", "0x3f3f3f3f", "0x0f0f0f0f"])
 # lanes 0-7 take d, 8-15 dmin
 data("x8dsel", ["0"] * 8 + ["1"] * 8)
+# dotRows4Q4KAVX2's constants as memory operands, 32 bytes each
+data("x8y0f", ["0x0f0f0f0f"] * 8)
+data("x8y1w", ["0x00010001"] * 8)
 e()
 
 def hsum_z(z, x):
@@ -926,6 +929,73 @@ def store_row_y(label):
 store_row_y("q8arow")
 e()
 
+# ------------------------------------------ Q8_0 AVX2, four streams
+# dotRows4Q8_0VNNI's walk with dotRowsQ8_0AVX2's operations per row: row k
+# of a step sums in Y2k (even blocks) and Y2k+1 (odd), as the one-stream
+# kernel's Y0 and Y8; Y8-Y11 are the temporaries, Y15 the ones.
+OUTS4Y = OUTS4K
+
+def q8avx2s(k, acc, ow, ox):
+    w = STREAMS4[k]
+    ins("VMOVDQU", w % (ow + 2), "Y8", c="q")
+    ins("VMOVDQU", "%d(DI)" % ox, "Y9", c="qx")
+    ins("VPSIGNB", "Y8", "Y9", "Y9", c="qx·sign(q)")
+    ins("VPABSB", "Y8", "Y8", c="|q| ≤ 128")
+    ins("VPMADDUBSW", "Y9", "Y8", "Y10")
+    ins("VPMADDWD", "Y15", "Y10", "Y10", c="Σ q·qx over 4 columns")
+    ins("VCVTDQ2PS", "Y10", "Y10")
+    ins("VPBROADCASTW", w % ow, "X11", c="d, f16")
+    ins("VCVTPH2PS", "X11", "Y11")
+    ins("VMULPS", "%d(DX)" % ox, "Y11", "Y11", c="d·dx")
+    ins("VFMADD231PS", "Y11", "Y10", acc)
+
+def store_y4(k, acc, t):
+    """store_row_y of acc (a Y register) at stream k's output."""
+    x = "X" + acc[1:]
+    ins("VEXTRACTF128", "$1", acc, "X" + t)
+    ins("VADDPS", "X" + t, x, x)
+    ins("VHADDPS", x, x, x)
+    ins("VHADDPS", x, x, x)
+    ins("VMOVSS", x, OUTS4Y[k])
+
+e("// func dotRows4Q8_0AVX2(out *float32, rows int, w *byte, stride int, xq *int8, de *float32, n128 *int32, nb int)")
+e("//")
+e("// dotRowsQ8_0AVX2 over four streams, as dotRows4Q8_0VNNI. rows ≥ 1, nb ≥ 1.")
+streams4_prologue("dotRows4Q8_0AVX2", 64)
+ins("VPBROADCASTD", "x8ones16<>(SB)", "Y15")
+e("q84arow:")
+ins("MOVQ", "xq+32(FP)", "DI")
+ins("MOVQ", "de+40(FP)", "DX")
+ins("MOVQ", "nb+56(FP)", "CX")
+for k in range(8):
+    ins("VXORPS", "Y%d" % k, "Y%d" % k, "Y%d" % k)
+ins("SUBQ", "$2", "CX")
+ins("JLT", "q84aone")
+e("q84atwo:")
+for k in range(4):
+    q8avx2s(k, "Y%d" % (2 * k), 0, 0)
+for k in range(4):
+    q8avx2s(k, "Y%d" % (2 * k + 1), 34, 32)
+for k in range(4):
+    prefetch_lines(ins, 68, STREAMS4[k])
+ins("ADDQ", "$68", "SI")
+ins("ADDQ", "$64", "DI")
+ins("ADDQ", "$64", "DX")
+ins("SUBQ", "$2", "CX")
+ins("JGE", "q84atwo")
+e("q84aone:")
+ins("ADDQ", "$2", "CX")
+ins("JZ", "q84aend")
+for k in range(4):
+    q8avx2s(k, "Y%d" % (2 * k), 0, 0)
+ins("ADDQ", "$34", "SI")
+e("q84aend:")
+for k in range(4):
+    ins("VADDPS", "Y%d" % (2 * k + 1), "Y%d" % (2 * k), "Y%d" % (2 * k))
+for k in range(4):
+    store_y4(k, "Y%d" % (2 * k), "8")
+streams4_next_row("q84arow")
+
 e("// func dotRowsQ4KAVX2(out *float32, rows int, w *byte, xq *int8, dc, s *float32, nb int)")
 e("//")
 e("// dotRowsQ4KVNNI with VPMADDUBSW: the low and high nibbles of 32 bytes")
@@ -1122,5 +1192,201 @@ ins("DECQ", "CX")
 ins("JNZ", "q6ablock")
 ins("VADDPS", "Y1", "Y0", "Y0")
 store_row_y("q6arow")
+
+# ------------------------------------------ K-quants AVX2, four streams
+# dotRows4Q8_0AVX2's walk for Q4_K, Q5_K and Q6_K, each row with its
+# one-stream kernel's operations on accumulators of its own. Q4_K and
+# Q5_K keep three a row (Y3k…Y3k+2 for stream k: the one-stream Y0, Y1,
+# Y10), twelve for four rows, which leaves Y12-Y15 as temporaries: their
+# constants come from memory (32-byte tables), as does qh for each shift
+# of Q5_K's fifth bits. The scale and min bytes unpack into five
+# registers (R10-R13, AX), since SI, R8 and R9 address the streams; the
+# outputs' addresses live in the frame.
+def unpack_k4s(w):
+    """unpack_k4 for the block at w: sc[0:8] in R10, m[0:8] in R11."""
+    ins("MOVL", w % 4, "R10", c="u0 = scales[0:4]")
+    ins("MOVL", w % 8, "R11", c="u1 = scales[4:8]")
+    ins("MOVL", w % 12, "R12", c="u2 = scales[8:12]")
+    ins("MOVL", "R12", "R13")
+    ins("SHRL", "$4", "R13")
+    ins("ANDL", "$0x0f0f0f0f", "R13")
+    ins("MOVL", "R11", "AX")
+    ins("SHRL", "$6", "AX")
+    ins("ANDL", "$0x03030303", "AX")
+    ins("SHLL", "$4", "AX")
+    ins("ORL", "AX", "R13", c="m[4:8]")
+    ins("ANDL", "$0x3f3f3f3f", "R11", c="m[0:4]")
+    ins("ANDL", "$0x0f0f0f0f", "R12")
+    ins("MOVL", "R10", "AX")
+    ins("SHRL", "$6", "AX")
+    ins("ANDL", "$0x03030303", "AX")
+    ins("SHLL", "$4", "AX")
+    ins("ORL", "AX", "R12", c="sc[4:8]")
+    ins("ANDL", "$0x3f3f3f3f", "R10", c="sc[0:4]")
+    ins("SHLQ", "$32", "R12")
+    ins("ORQ", "R12", "R10", c="sc[0:8]")
+    ins("SHLQ", "$32", "R13")
+    ins("ORQ", "R13", "R11", c="m[0:8]")
+
+def a2s_prologue(name, frame):
+    """The stream registers SI, R8, R9; the outputs' stride (rows·4) at
+    frame offset frame−8."""
+    e("TEXT ·%s(SB), NOSPLIT, $%d-64" % (name, frame))
+    ins("MOVQ", "w+16(FP)", "SI")
+    ins("MOVQ", "stride+24(FP)", "R8")
+    ins("LEAQ", "(R8)(R8*2)", "R9", c="3·stride")
+    ins("MOVQ", "rows+8(FP)", "AX")
+    ins("SHLQ", "$2", "AX")
+    ins("MOVQ", "AX", "%d(SP)" % (frame - 8), c="the streams' outputs, bytes apart")
+
+def a2s_store(frame, accs, t, label):
+    ins("MOVQ", "out+0(FP)", "AX")
+    ins("MOVQ", "%d(SP)" % (frame - 8), "R10")
+    ins("LEAQ", "(R10)(R10*2)", "R11")
+    outs = ["(AX)", "(AX)(R10*1)", "(AX)(R10*2)", "(AX)(R11*1)"]
+    for k, acc in enumerate(accs):
+        x = "X" + acc[1:]
+        ins("VEXTRACTF128", "$1", acc, "X" + t)
+        ins("VADDPS", "X" + t, x, x)
+        ins("VHADDPS", x, x, x)
+        ins("VHADDPS", x, x, x)
+        ins("VMOVSS", x, outs[k])
+    ins("ADDQ", "$4", "out+0(FP)")
+    ins("DECQ", "rows+8(FP)")
+    ins("JNZ", label)
+    ins("VZEROUPPER")
+    ins("RET")
+    e()
+
+def q4k_avx2_streams4():
+    frame = 4 * 32 + 8
+    e("// func dotRows4Q4KAVX2(out *float32, rows int, w *byte, stride int, xq *int8, dc, s *float32, nb int)")
+    e("//")
+    e("// dotRowsQ4KAVX2 over four streams, as dotRows4Q8_0VNNI; stream k's")
+    e("// d·sc[s]·dx_s at 32k(SP). rows ≥ 1, nb ≥ 1.")
+    a2s_prologue("dotRows4Q4KAVX2", frame)
+    e("q44arow:")
+    ins("MOVQ", "xq+32(FP)", "DI")
+    ins("MOVQ", "dc+40(FP)", "DX")
+    ins("MOVQ", "s+48(FP)", "BX")
+    ins("MOVQ", "nb+56(FP)", "CX")
+    for y in range(12):
+        ins("VXORPS", "Y%d" % y, "Y%d" % y, "Y%d" % y)
+    e("q44ablock:")
+    for k in range(4):
+        w = STREAMS4[k]
+        a0, a1, am = ("Y%d" % (3 * k + i) for i in range(3))
+        unpack_k4s(w)
+        f16_bcast(w % 0, "X12", "Y12")
+        f16_bcast(w % 2, "X13", "Y13")
+        ins("VMOVQ", "R10", "X14")
+        ins("VPMOVZXBD", "X14", "Y14")
+        ins("VCVTDQ2PS", "Y14", "Y14")
+        ins("VMULPS", "Y12", "Y14", "Y14")
+        ins("VMULPS", "(DX)", "Y14", "Y14")
+        ins("VMOVUPS", "Y14", "%d(SP)" % (32 * k), c="d·sc[s]·dx_s")
+        ins("VMOVQ", "R11", "X15")
+        ins("VPMOVZXBD", "X15", "Y15")
+        ins("VCVTDQ2PS", "Y15", "Y15")
+        ins("VMULPS", "Y13", "Y15", "Y15")
+        ins("VFMADD231PS", "(BX)", "Y15", am)
+        for j in range(4):
+            ins("VMOVDQU", w % (16 + 32 * j), "Y12", c="nibbles of sub-blocks %d, %d" % (2 * j, 2 * j + 1))
+            ins("VPSRLW", "$4", "Y12", "Y13")
+            ins("VPAND", "x8y0f<>(SB)", "Y12", "Y12")
+            ins("VPAND", "x8y0f<>(SB)", "Y13", "Y13")
+            ins("VPMADDUBSW", "%d(DI)" % (64 * j), "Y12", "Y12")
+            ins("VPMADDUBSW", "%d(DI)" % (64 * j + 32), "Y13", "Y13")
+            ins("VPMADDWD", "x8y1w<>(SB)", "Y12", "Y12")
+            ins("VPMADDWD", "x8y1w<>(SB)", "Y13", "Y13")
+            ins("VCVTDQ2PS", "Y12", "Y12")
+            ins("VCVTDQ2PS", "Y13", "Y13")
+            ins("VBROADCASTSS", "%d(SP)" % (32 * k + 8 * j), "Y14")
+            ins("VBROADCASTSS", "%d(SP)" % (32 * k + 8 * j + 4), "Y15")
+            ins("VFMADD231PS", "Y14", "Y12", a0)
+            ins("VFMADD231PS", "Y15", "Y13", a1)
+    for k in range(4):
+        prefetch_lines(ins, 144, STREAMS4[k])
+    ins("ADDQ", "$144", "SI")
+    ins("ADDQ", "$256", "DI")
+    ins("ADDQ", "$32", "DX")
+    ins("ADDQ", "$32", "BX")
+    ins("DECQ", "CX")
+    ins("JNZ", "q44ablock")
+    for k in range(4):
+        a0, a1, am = ("Y%d" % (3 * k + i) for i in range(3))
+        ins("VADDPS", a1, a0, a0)
+        ins("VSUBPS", am, a0, a0)
+    a2s_store(frame, ["Y%d" % (3 * k) for k in range(4)], "12", "q44arow")
+
+q4k_avx2_streams4()
+
+e("// func dotRows4Q6KAVX2(out *float32, rows int, w *byte, stride int, xq *int8, dc *float32, n32 *int32, nb int)")
+e("//")
+e("// dotRowsQ6KAVX2 over four streams, as dotRows4Q8_0VNNI: stream k sums")
+e("// in Y2k and Y2k+1, its S[g] at 64k(SP); Y8-Y12 are the temporaries,")
+e("// Y13-Y15 the one-stream kernel's constants. rows ≥ 1, nb ≥ 1.")
+a2s_prologue("dotRows4Q6KAVX2", 4 * 64 + 8)
+ins("VPBROADCASTD", "x8c0f<>(SB)", "Y15")
+ins("VPBROADCASTD", "x8ones16<>(SB)", "Y14")
+ins("VPBROADCASTD", "x8c30<>(SB)", "Y13")
+e("q64arow:")
+ins("MOVQ", "xq+32(FP)", "DI")
+ins("MOVQ", "dc+40(FP)", "DX")
+ins("MOVQ", "n32+48(FP)", "BX")
+ins("MOVQ", "nb+56(FP)", "CX")
+for y in range(8):
+    ins("VXORPS", "Y%d" % y, "Y%d" % y, "Y%d" % y)
+e("q64ablock:")
+for s in range(4):
+    w = STREAMS4[s]
+    f16_bcast(w % 208, "X8", "Y8")
+    for half, off in enumerate([192, 200]):
+        ins("VPMOVSXBD", w % off, "Y9", c="sc[%d:%d]" % (8 * half, 8 * half + 8))
+        ins("VCVTDQ2PS", "Y9", "Y9")
+        ins("VMULPS", "Y8", "Y9", "Y9")
+        ins("VMOVDQU", "x8dup2<>+%d(SB)" % (32 * half), "Y10")
+        ins("VPERMPS", "(DX)", "Y10", "Y10", c="dx[g/2]")
+        ins("VMULPS", "Y10", "Y9", "Y9")
+        ins("VMOVUPS", "Y9", "%d(SP)" % (64 * s + 32 * half), c="S[g] = d·sc[g]·dx")
+    for h in range(2):
+        ins("VMOVDQU", w % (128 + 32 * h), "Y8", c="qh, half %d" % h)
+        for k in range(4):
+            ins("VMOVDQU", w % (64 * h + 32 * (k & 1)), "Y9")
+            if k >= 2:
+                ins("VPSRLW", "$4", "Y9", "Y9")
+            ins("VPAND", "Y15", "Y9", "Y9")
+            if k == 0:
+                ins("VPSLLW", "$4", "Y8", "Y10")
+            elif k == 1:
+                ins("VPSLLW", "$2", "Y8", "Y10")
+            elif k == 2:
+                ins("VMOVDQU", "Y8", "Y10")
+            else:
+                ins("VPSRLW", "$2", "Y8", "Y10")
+            ins("VPAND", "Y13", "Y10", "Y10")
+            ins("VPOR", "Y10", "Y9", "Y9", c="q, columns %d-%d of the half" % (32 * k, 32 * k + 31))
+            o = 128 * h + 32 * k
+            ins("VPMADDUBSW", "%d(DI)" % o, "Y9", "Y9")
+            ins("VPMADDWD", "Y14", "Y9", "Y9")
+            ins("VMOVDQU", "%d(BX)" % o, "Y10", c="−32·Σqx")
+            ins("VPADDD", "Y10", "Y9", "Y9", c="Σ (q − 32)·qx over 4 columns")
+            ins("VCVTDQ2PS", "Y9", "Y9")
+            g = 8 * h + 2 * k
+            ins("VBROADCASTSS", "%d(SP)" % (64 * s + 4 * g), "Y11")
+            ins("VBROADCASTSS", "%d(SP)" % (64 * s + 4 * g + 4), "Y12")
+            ins("VBLENDPS", "$0xf0", "Y12", "Y11", "Y11", c="S[%d] ×4, S[%d] ×4" % (g, g + 1))
+            ins("VFMADD231PS", "Y11", "Y9", "Y%d" % (2 * s + k % 2))
+for s in range(4):
+    prefetch_lines(ins, 210, STREAMS4[s])
+ins("ADDQ", "$210", "SI")
+ins("ADDQ", "$256", "DI")
+ins("ADDQ", "$32", "DX")
+ins("ADDQ", "$256", "BX")
+ins("DECQ", "CX")
+ins("JNZ", "q64ablock")
+for s in range(4):
+    ins("VADDPS", "Y%d" % (2 * s + 1), "Y%d" % (2 * s), "Y%d" % (2 * s))
+a2s_store(4 * 64 + 8, ["Y%d" % (2 * s) for s in range(4)], "8", "q64arow")
 
 print("\n".join(out))

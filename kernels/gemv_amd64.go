@@ -40,6 +40,16 @@ func gemvRows2BF16PairAVX2(out *float32, rows int, w *BF16, ldw int, xe, xo *flo
 //go:noescape
 func gemv4F32AVX512(out *float32, w *float32, ldw int, x *float32, n int)
 
+// gemv4F32StreamsAVX2 and gemv4F32StreamsAVX512 are gemv4F32's kernels for
+// four rows ldw elements apart, each prefetched ahead of itself, the sums
+// to out[0], out[os/4], out[2·os/4] and out[3·os/4].
+//
+//go:noescape
+func gemv4F32StreamsAVX2(out *float32, os int, w *float32, ldw int, x *float32, n int)
+
+//go:noescape
+func gemv4F32StreamsAVX512(out *float32, os int, w *float32, ldw int, x *float32, n int)
+
 //go:noescape
 func gemv4BF16AVX512(out *float32, w *BF16, ldw int, x *float32, n int)
 
@@ -202,12 +212,18 @@ func matVecF32By(v isa, out []float32, w []float32, x []float32) {
 		matVecF32Generic(out, w, x)
 		return
 	}
-	var quad [4]float32
-	r := 0
-	for ; r+4 <= rows; r += 4 {
-		v.gemv4F32(&out[r], &w[r*cols], cols, &x[0], m)
+	// Four rows at a time, one from each quarter of the rows: four
+	// streams far apart, as the bf16 and quantised decode kernels read.
+	q := rows / 4
+	streams := gemv4F32StreamsAVX2
+	if v == isaAVX512 {
+		streams = gemv4F32StreamsAVX512
 	}
-	for ; r < rows; r++ {
+	for r := range q {
+		streams(&out[r], 4*q, &w[r*cols], q*cols, &x[0], m)
+	}
+	var quad [4]float32
+	for r := 4 * q; r < rows; r++ {
 		v.gemv4F32(&quad[0], &w[r*cols], 0, &x[0], m)
 		out[r] = quad[0]
 	}

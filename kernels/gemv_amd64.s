@@ -52,6 +52,99 @@
 	VADDPS        Y6, Y2, Y2 \
 	VADDPS        Y7, Y3, Y3
 
+// func gemv4F32StreamsAVX2(out *float32, os int, w *float32, ldw int, x *float32, n int)
+//
+// gemv4F32AVX2 for four rows far apart (ldw elements between them: one
+// row from each quarter of a matrix's rows, matVecF32By), each prefetched
+// 8 KiB ahead of itself, and out[0], out[os/4], out[2·os/4], out[3·os/4]
+// for the four sums. One core reads four streams far apart faster than
+// one (kernels/quant8_amd64.go); each row's operations are
+// gemv4F32AVX2's, so its sum keeps its bits.
+TEXT ·gemv4F32StreamsAVX2(SB), NOSPLIT, $0-48
+	MOVQ   out+0(FP), OUT
+	MOVQ   os+8(FP), R11
+	MOVQ   w+16(FP), W0
+	MOVQ   ldw+24(FP), LD
+	SHLQ   $2, LD // bytes between the rows
+	MOVQ   x+32(FP), XP
+	MOVQ   n+40(FP), N
+	ROWS
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	XORQ   I, I
+	TESTQ  N, N
+	JE     f32savx2sum
+
+f32savx2loop:
+	PREFETCHT0  8192(W0)(I*4)
+	PREFETCHT0  8192(W1)(I*4)
+	PREFETCHT0  8192(W2)(I*4)
+	PREFETCHT0  8192(W3)(I*4)
+	VMOVUPS     (XP)(I*4), Y4
+	VFMADD231PS (W0)(I*4), Y4, Y0
+	VFMADD231PS (W1)(I*4), Y4, Y1
+	VFMADD231PS (W2)(I*4), Y4, Y2
+	VFMADD231PS (W3)(I*4), Y4, Y3
+	ADDQ        $8, I
+	CMPQ        I, N
+	JL          f32savx2loop
+
+f32savx2sum:
+	HSUM4
+	VMOVSS     X0, (OUT)
+	VEXTRACTPS $1, X0, (OUT)(R11*1)
+	VEXTRACTPS $2, X0, (OUT)(R11*2)
+	LEAQ       (R11)(R11*2), R11
+	VEXTRACTPS $3, X0, (OUT)(R11*1)
+	VZEROUPPER
+	RET
+
+// func gemv4F32StreamsAVX512(out *float32, os int, w *float32, ldw int, x *float32, n int):
+// gemv4F32StreamsAVX2 with gemv4F32AVX512's 16 lanes.
+TEXT ·gemv4F32StreamsAVX512(SB), NOSPLIT, $0-48
+	MOVQ   out+0(FP), OUT
+	MOVQ   os+8(FP), R11
+	MOVQ   w+16(FP), W0
+	MOVQ   ldw+24(FP), LD
+	SHLQ   $2, LD
+	MOVQ   x+32(FP), XP
+	MOVQ   n+40(FP), N
+	ROWS
+	VXORPS Z0, Z0, Z0
+	VXORPS Z1, Z1, Z1
+	VXORPS Z2, Z2, Z2
+	VXORPS Z3, Z3, Z3
+	XORQ   I, I
+	TESTQ  N, N
+	JE     f32savx512sum
+
+f32savx512loop:
+	PREFETCHT0  8192(W0)(I*4)
+	PREFETCHT0  8192(W1)(I*4)
+	PREFETCHT0  8192(W2)(I*4)
+	PREFETCHT0  8192(W3)(I*4)
+	VMOVUPS     (XP)(I*4), Z4
+	VFMADD231PS (W0)(I*4), Z4, Z0
+	VFMADD231PS (W1)(I*4), Z4, Z1
+	VFMADD231PS (W2)(I*4), Z4, Z2
+	VFMADD231PS (W3)(I*4), Z4, Z3
+	ADDQ        $16, I
+	CMPQ        I, N
+	JL          f32savx512loop
+
+f32savx512sum:
+	FOLD4
+	HSUM4
+	VMOVSS     X0, (OUT)
+	VEXTRACTPS $1, X0, (OUT)(R11*1)
+	VEXTRACTPS $2, X0, (OUT)(R11*2)
+	LEAQ       (R11)(R11*2), R11
+	VEXTRACTPS $3, X0, (OUT)(R11*1)
+	VZEROUPPER
+	RET
+
 // func gemv4F32AVX2(out *float32, w *float32, ldw int, x *float32, n int)
 //
 //	for i := range 4 {

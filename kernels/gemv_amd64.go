@@ -44,6 +44,15 @@ func gemv4F32AVX512(out *float32, w *float32, ldw int, x *float32, n int)
 // four rows ldw elements apart, each prefetched ahead of itself, the sums
 // to out[0], out[os/4], out[2·os/4] and out[3·os/4].
 //
+// gemv4BF16PairStreamsAVX2 and gemv4BF16PairStreamsAVX512 are the same
+// for gemv4BF16Pair's kernels.
+//
+//go:noescape
+func gemv4BF16PairStreamsAVX2(out *float32, os int, w *BF16, ldw int, x *float32, n int)
+
+//go:noescape
+func gemv4BF16PairStreamsAVX512(out *float32, os int, w *BF16, ldw int, x *float32, n int)
+
 //go:noescape
 func gemv4F32StreamsAVX2(out *float32, os int, w *float32, ldw int, x *float32, n int)
 
@@ -189,16 +198,21 @@ func (v isa) streams() int {
 }
 
 // matVecBF16Quads is matVecBF16Rows four rows at a time, for rows longer
-// than splitCols. The last rows%4 rows run one at a time with ldw = 0 into
-// a scratch quad, so out is never written past its end.
+// than splitCols: one from each quarter of the rows, four streams. The
+// last rows%4 rows run one at a time with ldw = 0 into a scratch quad, so
+// out is never written past its end.
 func matVecBF16Quads(v isa, out []float32, w []BF16, x []float32, m int) {
 	cols, rows := len(x), len(out)
-	var quad [4]float32
-	r := 0
-	for ; r+4 <= rows; r += 4 {
-		v.gemv4BF16Pair(&out[r], &w[r*cols], cols, &x[0], m)
+	q := rows / 4
+	streams := gemv4BF16PairStreamsAVX2
+	if v == isaAVX512 {
+		streams = gemv4BF16PairStreamsAVX512
 	}
-	for ; r < rows; r++ {
+	for r := range q {
+		streams(&out[r], 4*q, &w[r*cols], q*cols, &x[0], m)
+	}
+	var quad [4]float32
+	for r := 4 * q; r < rows; r++ {
 		v.gemv4BF16Pair(&quad[0], &w[r*cols], 0, &x[0], m)
 		out[r] = quad[0]
 	}

@@ -465,6 +465,69 @@ pairavx2sum:
 	VZEROUPPER
 	RET
 
+// func gemv4BF16PairStreamsAVX2(out *float32, os int, w *BF16, ldw int, x *float32, n int)
+//
+// gemv4BF16PairAVX2 for four rows ldw elements apart (one from each quarter of a
+// matrix's rows, matVecBF16Quads), each prefetched 8 KiB ahead of itself,
+// the sums to out[0], out[os/4], out[2·os/4], out[3·os/4]: four streams far
+// apart, which one core reads faster than one. Each row's operations are
+// gemv4BF16PairAVX2's, so its sum keeps its bits.
+TEXT ·gemv4BF16PairStreamsAVX2(SB), NOSPLIT, $0-48
+	MOVQ      out+0(FP), OUT
+	MOVQ      os+8(FP), R11        // bytes between the sums
+	MOVQ      w+16(FP), W0
+	MOVQ      ldw+24(FP), LD
+	SHLQ      $1, LD // bytes per row
+	MOVQ      x+32(FP), XP
+	MOVQ      n+40(FP), N
+	ROWS
+	VPCMPEQD  OMASK, OMASK, OMASK      // all ones
+	VPSLLD    $16, OMASK, OMASK        // 0xFFFF0000 per lane
+	VXORPS    Y0, Y0, Y0               // se0 = 0
+	VXORPS    Y1, Y1, Y1               // se1 = 0
+	VXORPS    Y2, Y2, Y2               // se2 = 0
+	VXORPS    Y3, Y3, Y3               // se3 = 0
+	VXORPS    Y8, Y8, Y8               // so0 = 0
+	VXORPS    Y9, Y9, Y9               // so1 = 0
+	VXORPS    Y10, Y10, Y10            // so2 = 0
+	VXORPS    Y11, Y11, Y11            // so3 = 0
+	XORQ      I, I                     // c = 0
+	TESTQ     N, N
+	JE        pairavx2ssum
+
+pairavx2sloop:
+	PREFETCHT0   8192(W0)(I*2)          // each row 8 KiB ahead of itself
+	PREFETCHT0   8192(W1)(I*2)          // each row 8 KiB ahead of itself
+	PREFETCHT0   8192(W2)(I*2)          // each row 8 KiB ahead of itself
+	PREFETCHT0   8192(W3)(I*2)          // each row 8 KiB ahead of itself
+	VMOVUPS      (XP)(I*4), X4          // Y4 = [x[c:c+4], ·]
+	VINSERTF128  $1, 32(XP)(I*4), Y4, Y4 // Y4 = [x[c:c+4], x[c+8:c+12]]
+	VMOVUPS      16(XP)(I*4), X5        // Y5 = [x[c+4:c+8], ·]
+	VINSERTF128  $1, 48(XP)(I*4), Y5, Y5 // Y5 = [x[c+4:c+8], x[c+12:c+16]]
+	VSHUFPS      $0x88, Y5, Y4, XE      // xe = x[c], x[c+2], …, x[c+14]
+	VSHUFPS      $0xDD, Y5, Y4, XO      // xo = x[c+1], x[c+3], …, x[c+15]
+	PAIR8(W0, Y0, Y8)                   // s0 += w0 · x
+	PAIR8(W1, Y1, Y9)                   // s1 += w1 · x
+	PAIR8(W2, Y2, Y10)                  // s2 += w2 · x
+	PAIR8(W3, Y3, Y11)                  // s3 += w3 · x
+	ADDQ         $16, I                 // c += 16
+	CMPQ         I, N
+	JL           pairavx2sloop
+
+pairavx2ssum:
+	VADDPS  Y8, Y0, Y0 // s0 = se0 + so0
+	VADDPS  Y9, Y1, Y1 // s1 = se1 + so1
+	VADDPS  Y10, Y2, Y2 // s2 = se2 + so2
+	VADDPS  Y11, Y3, Y3 // s3 = se3 + so3
+	HSUM4
+	VMOVSS     X0, (OUT)
+	VEXTRACTPS $1, X0, (OUT)(R11*1)
+	VEXTRACTPS $2, X0, (OUT)(R11*2)
+	LEAQ       (R11)(R11*2), R11
+	VEXTRACTPS $3, X0, (OUT)(R11*1)
+	VZEROUPPER
+	RET
+
 #undef XE
 #undef XO
 #undef OMASK
@@ -575,6 +638,70 @@ pairavx512sum:
 	FOLD4
 	HSUM4
 	VMOVUPS X0, (OUT)
+	VZEROUPPER
+	RET
+
+// func gemv4BF16PairStreamsAVX512(out *float32, os int, w *BF16, ldw int, x *float32, n int)
+//
+// gemv4BF16PairAVX512 for four rows ldw elements apart (one from each quarter of a
+// matrix's rows, matVecBF16Quads), each prefetched 8 KiB ahead of itself,
+// the sums to out[0], out[os/4], out[2·os/4], out[3·os/4]: four streams far
+// apart, which one core reads faster than one. Each row's operations are
+// gemv4BF16PairAVX512's, so its sum keeps its bits.
+TEXT ·gemv4BF16PairStreamsAVX512(SB), NOSPLIT, $0-48
+	MOVQ       out+0(FP), OUT
+	MOVQ       os+8(FP), R11        // bytes between the sums
+	MOVQ       w+16(FP), W0
+	MOVQ       ldw+24(FP), LD
+	SHLQ       $1, LD
+	MOVQ       x+32(FP), XP
+	MOVQ       n+40(FP), N
+	ROWS
+	VMOVDQU32  pairIdx<>+0(SB), IDXE  // 0, 2, …, 30
+	VMOVDQU32  pairIdx<>+64(SB), IDXO // 1, 3, …, 31
+	VPTERNLOGD $0xFF, OMASK, OMASK, OMASK // all ones
+	VPSLLD     $16, OMASK, OMASK      // 0xFFFF0000 per lane
+	VXORPS     Z0, Z0, Z0
+	VXORPS     Z1, Z1, Z1
+	VXORPS     Z2, Z2, Z2
+	VXORPS     Z3, Z3, Z3
+	VXORPS     Z8, Z8, Z8
+	VXORPS     Z9, Z9, Z9
+	VXORPS     Z10, Z10, Z10
+	VXORPS     Z11, Z11, Z11
+	XORQ       I, I
+	TESTQ      N, N
+	JE         pairavx512ssum
+
+pairavx512sloop:
+	PREFETCHT0   8192(W0)(I*2)          // each row 8 KiB ahead of itself
+	PREFETCHT0   8192(W1)(I*2)          // each row 8 KiB ahead of itself
+	PREFETCHT0   8192(W2)(I*2)          // each row 8 KiB ahead of itself
+	PREFETCHT0   8192(W3)(I*2)          // each row 8 KiB ahead of itself
+	VMOVUPS    (XP)(I*4), XE                // xe = x[c:c+16]
+	VMOVUPS    XE, XO                       // xo = x[c:c+16]
+	VPERMT2PS  64(XP)(I*4), IDXE, XE        // xe = x[c], x[c+2], …, x[c+30]
+	VPERMT2PS  64(XP)(I*4), IDXO, XO        // xo = x[c+1], x[c+3], …, x[c+31]
+	PAIR16(W0, Z0, Z8)                      // s0 += w0 · x
+	PAIR16(W1, Z1, Z9)                      // s1 += w1 · x
+	PAIR16(W2, Z2, Z10)                     // s2 += w2 · x
+	PAIR16(W3, Z3, Z11)                     // s3 += w3 · x
+	ADDQ       $32, I                       // c += 32
+	CMPQ       I, N
+	JL         pairavx512sloop
+
+pairavx512ssum:
+	VADDPS  Z8, Z0, Z0
+	VADDPS  Z9, Z1, Z1
+	VADDPS  Z10, Z2, Z2
+	VADDPS  Z11, Z3, Z3
+	FOLD4
+	HSUM4
+	VMOVSS     X0, (OUT)
+	VEXTRACTPS $1, X0, (OUT)(R11*1)
+	VEXTRACTPS $2, X0, (OUT)(R11*2)
+	LEAQ       (R11)(R11*2), R11
+	VEXTRACTPS $3, X0, (OUT)(R11*1)
 	VZEROUPPER
 	RET
 

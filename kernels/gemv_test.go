@@ -39,12 +39,13 @@ func TestMatVecBF16(t *testing.T) {
 
 // TestMatVecBF16Paths sweeps the widths where the SIMD drivers change
 // path: whole lines and a last half line of the one-row pair kernel (32
-// and 16 columns), the column tail in Go, and both sides of splitCols,
+// and 16 columns), the column tail in Go, and both sides of splitCols
+// (16,384 columns on amd64),
 // beyond which rows go four at a time.
 func TestMatVecBF16Paths(t *testing.T) {
 	forEachLevel(t, func(t *testing.T, l Level) {
 		r := rand.New(rand.NewPCG(5, 6))
-		for _, cols := range []int{32, 48, 96, 128, 160, 4064, 4096, 4097, 4128} {
+		for _, cols := range []int{32, 48, 96, 128, 160, 4064, 4096, 4097, 4128, 16384, 16416, 18944} {
 			for _, rows := range []int{1, 6} {
 				for _, off := range offsets {
 					w := randBF16(r, rows*cols, off)

@@ -29,7 +29,7 @@ func dotRowsQ6KVNNI(out *float32, rows int, w *byte, xq *int8, dc *float32, n32 
 func dotRows4Q4KVNNI(out *float32, rows int, w *byte, stride int, xq *int8, dc, s *float32, nb int)
 
 //go:noescape
-func dotRows4Q5KVNNI(out *float32, rows int, w *byte, stride int, xq *int8, dc, s *float32, nb int)
+func dotRows2Q5KVNNI(out *float32, rows int, w *byte, stride int, xq *int8, dc, s *float32, nb int)
 
 //go:noescape
 func dotRows4Q6KVNNI(out *float32, rows int, w *byte, stride int, xq *int8, dc *float32, n32 *int32, nb int)
@@ -96,12 +96,15 @@ func dotQ4KVNNI(out []float32, w []byte, a *QuantizedX, nb int) {
 	}
 }
 
+// dotQ5KVNNI reads two streams, not four: four rows' accumulators leave
+// Q5_K's constants in memory, which cost 13-17 % of the kernel's compute
+// (tools/quantasm/vnni.py, dotRows2Q5KVNNI).
 func dotQ5KVNNI(out []float32, w []byte, a *QuantizedX, nb int) {
-	q, rb := len(out)/4, nb*176
+	q, rb := len(out)/2, nb*176
 	if q > 0 {
-		dotRows4Q5KVNNI(&out[0], q, &w[0], q*rb, &a.q[0], &a.dc[0], &a.s[0], nb)
+		dotRows2Q5KVNNI(&out[0], q, &w[0], q*rb, &a.q[0], &a.dc[0], &a.s[0], nb)
 	}
-	if r := 4 * q; r < len(out) {
+	if r := 2 * q; r < len(out) {
 		dotRowsQ5KVNNI(&out[r], len(out)-r, &w[r*rb], &a.q[0], &a.dc[0], &a.s[0], nb)
 	}
 }

@@ -1603,13 +1603,12 @@ q44block:
 	VZEROUPPER       
 	RET              
 
-// func dotRows4Q5KVNNI(out *float32, rows int, w *byte, stride int, xq *int8, dc, s *float32, nb int)
+// func dotRows2Q5KVNNI(out *float32, rows int, w *byte, stride int, xq *int8, dc, s *float32, nb int)
 //
-// dotRowsQ5KVNNI over four streams: for i < rows and k < 4, row
-// k·rows + i of w (its bytes at k·stride + i·stride/rows) goes to
-// out[k·rows + i]. Stream k sums in Z5k…Z5k+3 and its mins in Z5k+4.
-// rows ≥ 1, nb ≥ 1.
-TEXT ·dotRows4Q5KVNNI(SB), NOSPLIT, $0-64
+// dotRowsQ5KVNNI over two streams: for i < rows and k < 2, row k·rows + i
+// of w (its bytes at k·stride + i·stride/rows) goes to out[k·rows + i].
+// Stream k sums in Z5k…Z5k+3 and its mins in Z5k+4. rows ≥ 1, nb ≥ 1.
+TEXT ·dotRows2Q5KVNNI(SB), NOSPLIT, $0-64
 	MOVQ             w+16(FP), SI
 	MOVQ             stride+24(FP), R8
 	LEAQ             (R8)(R8*2), R9                         // 3·stride
@@ -1619,9 +1618,19 @@ TEXT ·dotRows4Q5KVNNI(SB), NOSPLIT, $0-64
 	LEAQ             (R10)(R10*2), R11
 	VPBROADCASTD     x8c0f<>(SB), Z30
 	VPBROADCASTD     x8c10<>(SB), Z31
+	VMOVDQU32        x8q4idx<>+0(SB), Z10                   // lanes → sub-blocks 0, 1
+	VMOVDQU32        x8q5rot<>+0(SB), Z14
+	VMOVDQU32        x8q4idx<>+64(SB), Z11                  // lanes → sub-blocks 2, 3
+	VMOVDQU32        x8q5rot<>+64(SB), Z15
+	VMOVDQU32        x8q4idx<>+128(SB), Z12                 // lanes → sub-blocks 4, 5
+	VMOVDQU32        x8q5rot<>+128(SB), Z16
+	VMOVDQU32        x8q4idx<>+192(SB), Z13                 // lanes → sub-blocks 6, 7
+	VMOVDQU32        x8q5rot<>+192(SB), Z17
+	VMOVDQU32        x8dsel<>(SB), Z18
+	VMOVDQU32        x8sh04<>(SB), Z19
 	MOVL             $0xff00, AX
 	KMOVW            AX, K1                                 // the upper 8 lanes: mins
-q54row:
+q52row:
 	MOVQ             xq+32(FP), DI
 	MOVQ             dc+40(FP), DX
 	MOVQ             s+48(FP), BX
@@ -1636,17 +1645,7 @@ q54row:
 	VXORPS           Z7, Z7, Z7
 	VXORPS           Z8, Z8, Z8
 	VXORPS           Z9, Z9, Z9
-	VXORPS           Z10, Z10, Z10
-	VXORPS           Z11, Z11, Z11
-	VXORPS           Z12, Z12, Z12
-	VXORPS           Z13, Z13, Z13
-	VXORPS           Z14, Z14, Z14
-	VXORPS           Z15, Z15, Z15
-	VXORPS           Z16, Z16, Z16
-	VXORPS           Z17, Z17, Z17
-	VXORPS           Z18, Z18, Z18
-	VXORPS           Z19, Z19, Z19
-q54block:
+q52block:
 	VMOVDQU32        4(SI), X21                             // scales[0:12] (and 4 bytes of qs)
 	VPSHUFB          x8k4a<>(SB), X21, X22                  // P
 	VPSHUFB          x8k4b<>(SB), X21, X23                  // Q, zero where unused
@@ -1658,8 +1657,7 @@ q54block:
 	VCVTDQ2PS        Z20, Z20
 	VPBROADCASTD     0(SI), X24                             // d, dmin (f16)
 	VCVTPH2PS        X24, X24
-	VMOVDQU32        x8dsel<>(SB), Z25
-	VPERMPS          Z24, Z25, Z24                          // [d ×8, dmin ×8]
+	VPERMPS          Z24, Z18, Z24                          // [d ×8, dmin ×8]
 	VMULPS           Z24, Z20, Z20                          // [d·sc, dmin·m]
 	VMOVUPS          (DX), Y25
 	VINSERTF64X4     $1, (BX), Z25, Z25                     // [dx_s, Σx̂_s]
@@ -1667,48 +1665,44 @@ q54block:
 	VADDPS           Z20, Z4, K1, Z4                        // += dmin·m[s]·Σx̂_s
 	VBROADCASTI64X4  16(SI), Z29                            // qh, both halves
 	VBROADCASTI64X4  48(SI), Z21                            // nibbles of sub-blocks 0, 1
-	VPSRLVW          x8sh04<>(SB), Z21, Z21
-	VPROLVD          x8q5rot<>+0(SB), Z29, Z27
+	VPSRLVW          Z19, Z21, Z21
+	VPROLVD          Z14, Z29, Z27
 	VPANDD           Z31, Z27, Z27                          // 16 × the fifth bit
 	VPTERNLOGD       $0xf8, Z30, Z21, Z27                   // q = nibble | 16·bit
 	VPXORD           Z22, Z22, Z22
 	VPDPBUSD         0(DI), Z27, Z22
 	VCVTDQ2PS        Z22, Z22
-	VMOVDQU32        x8q4idx<>+0(SB), Z23                   // lanes → sub-blocks 0, 1
-	VPERMPS          Z20, Z23, Z23
+	VPERMPS          Z20, Z10, Z23
 	VFMADD231PS      Z23, Z22, Z0
 	VBROADCASTI64X4  80(SI), Z24                            // nibbles of sub-blocks 2, 3
-	VPSRLVW          x8sh04<>(SB), Z24, Z24
-	VPROLVD          x8q5rot<>+64(SB), Z29, Z28
+	VPSRLVW          Z19, Z24, Z24
+	VPROLVD          Z15, Z29, Z28
 	VPANDD           Z31, Z28, Z28                          // 16 × the fifth bit
 	VPTERNLOGD       $0xf8, Z30, Z24, Z28                   // q = nibble | 16·bit
 	VPXORD           Z25, Z25, Z25
 	VPDPBUSD         64(DI), Z28, Z25
 	VCVTDQ2PS        Z25, Z25
-	VMOVDQU32        x8q4idx<>+64(SB), Z26                  // lanes → sub-blocks 2, 3
-	VPERMPS          Z20, Z26, Z26
+	VPERMPS          Z20, Z11, Z26
 	VFMADD231PS      Z26, Z25, Z1
 	VBROADCASTI64X4  112(SI), Z21                           // nibbles of sub-blocks 4, 5
-	VPSRLVW          x8sh04<>(SB), Z21, Z21
-	VPROLVD          x8q5rot<>+128(SB), Z29, Z27
+	VPSRLVW          Z19, Z21, Z21
+	VPROLVD          Z16, Z29, Z27
 	VPANDD           Z31, Z27, Z27                          // 16 × the fifth bit
 	VPTERNLOGD       $0xf8, Z30, Z21, Z27                   // q = nibble | 16·bit
 	VPXORD           Z22, Z22, Z22
 	VPDPBUSD         128(DI), Z27, Z22
 	VCVTDQ2PS        Z22, Z22
-	VMOVDQU32        x8q4idx<>+128(SB), Z23                 // lanes → sub-blocks 4, 5
-	VPERMPS          Z20, Z23, Z23
+	VPERMPS          Z20, Z12, Z23
 	VFMADD231PS      Z23, Z22, Z2
 	VBROADCASTI64X4  144(SI), Z24                           // nibbles of sub-blocks 6, 7
-	VPSRLVW          x8sh04<>(SB), Z24, Z24
-	VPROLVD          x8q5rot<>+192(SB), Z29, Z28
+	VPSRLVW          Z19, Z24, Z24
+	VPROLVD          Z17, Z29, Z28
 	VPANDD           Z31, Z28, Z28                          // 16 × the fifth bit
 	VPTERNLOGD       $0xf8, Z30, Z24, Z28                   // q = nibble | 16·bit
 	VPXORD           Z25, Z25, Z25
 	VPDPBUSD         192(DI), Z28, Z25
 	VCVTDQ2PS        Z25, Z25
-	VMOVDQU32        x8q4idx<>+192(SB), Z26                 // lanes → sub-blocks 6, 7
-	VPERMPS          Z20, Z26, Z26
+	VPERMPS          Z20, Z13, Z26
 	VFMADD231PS      Z26, Z25, Z3
 	VMOVDQU32        4(SI)(R8*1), X21                       // scales[0:12] (and 4 bytes of qs)
 	VPSHUFB          x8k4a<>(SB), X21, X22                  // P
@@ -1721,8 +1715,7 @@ q54block:
 	VCVTDQ2PS        Z20, Z20
 	VPBROADCASTD     0(SI)(R8*1), X24                       // d, dmin (f16)
 	VCVTPH2PS        X24, X24
-	VMOVDQU32        x8dsel<>(SB), Z25
-	VPERMPS          Z24, Z25, Z24                          // [d ×8, dmin ×8]
+	VPERMPS          Z24, Z18, Z24                          // [d ×8, dmin ×8]
 	VMULPS           Z24, Z20, Z20                          // [d·sc, dmin·m]
 	VMOVUPS          (DX), Y25
 	VINSERTF64X4     $1, (BX), Z25, Z25                     // [dx_s, Σx̂_s]
@@ -1730,193 +1723,57 @@ q54block:
 	VADDPS           Z20, Z9, K1, Z9                        // += dmin·m[s]·Σx̂_s
 	VBROADCASTI64X4  16(SI)(R8*1), Z29                      // qh, both halves
 	VBROADCASTI64X4  48(SI)(R8*1), Z21                      // nibbles of sub-blocks 0, 1
-	VPSRLVW          x8sh04<>(SB), Z21, Z21
-	VPROLVD          x8q5rot<>+0(SB), Z29, Z27
+	VPSRLVW          Z19, Z21, Z21
+	VPROLVD          Z14, Z29, Z27
 	VPANDD           Z31, Z27, Z27                          // 16 × the fifth bit
 	VPTERNLOGD       $0xf8, Z30, Z21, Z27                   // q = nibble | 16·bit
 	VPXORD           Z22, Z22, Z22
 	VPDPBUSD         0(DI), Z27, Z22
 	VCVTDQ2PS        Z22, Z22
-	VMOVDQU32        x8q4idx<>+0(SB), Z23                   // lanes → sub-blocks 0, 1
-	VPERMPS          Z20, Z23, Z23
+	VPERMPS          Z20, Z10, Z23
 	VFMADD231PS      Z23, Z22, Z5
 	VBROADCASTI64X4  80(SI)(R8*1), Z24                      // nibbles of sub-blocks 2, 3
-	VPSRLVW          x8sh04<>(SB), Z24, Z24
-	VPROLVD          x8q5rot<>+64(SB), Z29, Z28
+	VPSRLVW          Z19, Z24, Z24
+	VPROLVD          Z15, Z29, Z28
 	VPANDD           Z31, Z28, Z28                          // 16 × the fifth bit
 	VPTERNLOGD       $0xf8, Z30, Z24, Z28                   // q = nibble | 16·bit
 	VPXORD           Z25, Z25, Z25
 	VPDPBUSD         64(DI), Z28, Z25
 	VCVTDQ2PS        Z25, Z25
-	VMOVDQU32        x8q4idx<>+64(SB), Z26                  // lanes → sub-blocks 2, 3
-	VPERMPS          Z20, Z26, Z26
+	VPERMPS          Z20, Z11, Z26
 	VFMADD231PS      Z26, Z25, Z6
 	VBROADCASTI64X4  112(SI)(R8*1), Z21                     // nibbles of sub-blocks 4, 5
-	VPSRLVW          x8sh04<>(SB), Z21, Z21
-	VPROLVD          x8q5rot<>+128(SB), Z29, Z27
+	VPSRLVW          Z19, Z21, Z21
+	VPROLVD          Z16, Z29, Z27
 	VPANDD           Z31, Z27, Z27                          // 16 × the fifth bit
 	VPTERNLOGD       $0xf8, Z30, Z21, Z27                   // q = nibble | 16·bit
 	VPXORD           Z22, Z22, Z22
 	VPDPBUSD         128(DI), Z27, Z22
 	VCVTDQ2PS        Z22, Z22
-	VMOVDQU32        x8q4idx<>+128(SB), Z23                 // lanes → sub-blocks 4, 5
-	VPERMPS          Z20, Z23, Z23
+	VPERMPS          Z20, Z12, Z23
 	VFMADD231PS      Z23, Z22, Z7
 	VBROADCASTI64X4  144(SI)(R8*1), Z24                     // nibbles of sub-blocks 6, 7
-	VPSRLVW          x8sh04<>(SB), Z24, Z24
-	VPROLVD          x8q5rot<>+192(SB), Z29, Z28
+	VPSRLVW          Z19, Z24, Z24
+	VPROLVD          Z17, Z29, Z28
 	VPANDD           Z31, Z28, Z28                          // 16 × the fifth bit
 	VPTERNLOGD       $0xf8, Z30, Z24, Z28                   // q = nibble | 16·bit
 	VPXORD           Z25, Z25, Z25
 	VPDPBUSD         192(DI), Z28, Z25
 	VCVTDQ2PS        Z25, Z25
-	VMOVDQU32        x8q4idx<>+192(SB), Z26                 // lanes → sub-blocks 6, 7
-	VPERMPS          Z20, Z26, Z26
+	VPERMPS          Z20, Z13, Z26
 	VFMADD231PS      Z26, Z25, Z8
-	VMOVDQU32        4(SI)(R8*2), X21                       // scales[0:12] (and 4 bytes of qs)
-	VPSHUFB          x8k4a<>(SB), X21, X22                  // P
-	VPSHUFB          x8k4b<>(SB), X21, X23                  // Q, zero where unused
-	VPSRLVW          x8k4sh<>(SB), X22, X22                 // m[4:8] from the high nibbles
-	VPSRLW           $2, X23, X23
-	VPANDD.BCST      x8c30<>(SB), X23, X23                  // top 2 bits of sc, m[4:8] at bits 4-5
-	VPTERNLOGD       $0xf8, x8k4ma<>(SB), X22, X23          // [sc[0:8], m[0:8]] = P & mask | Q
-	VPMOVZXBD        X23, Z20
-	VCVTDQ2PS        Z20, Z20
-	VPBROADCASTD     0(SI)(R8*2), X24                       // d, dmin (f16)
-	VCVTPH2PS        X24, X24
-	VMOVDQU32        x8dsel<>(SB), Z25
-	VPERMPS          Z24, Z25, Z24                          // [d ×8, dmin ×8]
-	VMULPS           Z24, Z20, Z20                          // [d·sc, dmin·m]
-	VMOVUPS          (DX), Y25
-	VINSERTF64X4     $1, (BX), Z25, Z25                     // [dx_s, Σx̂_s]
-	VMULPS           Z25, Z20, Z20
-	VADDPS           Z20, Z14, K1, Z14                      // += dmin·m[s]·Σx̂_s
-	VBROADCASTI64X4  16(SI)(R8*2), Z29                      // qh, both halves
-	VBROADCASTI64X4  48(SI)(R8*2), Z21                      // nibbles of sub-blocks 0, 1
-	VPSRLVW          x8sh04<>(SB), Z21, Z21
-	VPROLVD          x8q5rot<>+0(SB), Z29, Z27
-	VPANDD           Z31, Z27, Z27                          // 16 × the fifth bit
-	VPTERNLOGD       $0xf8, Z30, Z21, Z27                   // q = nibble | 16·bit
-	VPXORD           Z22, Z22, Z22
-	VPDPBUSD         0(DI), Z27, Z22
-	VCVTDQ2PS        Z22, Z22
-	VMOVDQU32        x8q4idx<>+0(SB), Z23                   // lanes → sub-blocks 0, 1
-	VPERMPS          Z20, Z23, Z23
-	VFMADD231PS      Z23, Z22, Z10
-	VBROADCASTI64X4  80(SI)(R8*2), Z24                      // nibbles of sub-blocks 2, 3
-	VPSRLVW          x8sh04<>(SB), Z24, Z24
-	VPROLVD          x8q5rot<>+64(SB), Z29, Z28
-	VPANDD           Z31, Z28, Z28                          // 16 × the fifth bit
-	VPTERNLOGD       $0xf8, Z30, Z24, Z28                   // q = nibble | 16·bit
-	VPXORD           Z25, Z25, Z25
-	VPDPBUSD         64(DI), Z28, Z25
-	VCVTDQ2PS        Z25, Z25
-	VMOVDQU32        x8q4idx<>+64(SB), Z26                  // lanes → sub-blocks 2, 3
-	VPERMPS          Z20, Z26, Z26
-	VFMADD231PS      Z26, Z25, Z11
-	VBROADCASTI64X4  112(SI)(R8*2), Z21                     // nibbles of sub-blocks 4, 5
-	VPSRLVW          x8sh04<>(SB), Z21, Z21
-	VPROLVD          x8q5rot<>+128(SB), Z29, Z27
-	VPANDD           Z31, Z27, Z27                          // 16 × the fifth bit
-	VPTERNLOGD       $0xf8, Z30, Z21, Z27                   // q = nibble | 16·bit
-	VPXORD           Z22, Z22, Z22
-	VPDPBUSD         128(DI), Z27, Z22
-	VCVTDQ2PS        Z22, Z22
-	VMOVDQU32        x8q4idx<>+128(SB), Z23                 // lanes → sub-blocks 4, 5
-	VPERMPS          Z20, Z23, Z23
-	VFMADD231PS      Z23, Z22, Z12
-	VBROADCASTI64X4  144(SI)(R8*2), Z24                     // nibbles of sub-blocks 6, 7
-	VPSRLVW          x8sh04<>(SB), Z24, Z24
-	VPROLVD          x8q5rot<>+192(SB), Z29, Z28
-	VPANDD           Z31, Z28, Z28                          // 16 × the fifth bit
-	VPTERNLOGD       $0xf8, Z30, Z24, Z28                   // q = nibble | 16·bit
-	VPXORD           Z25, Z25, Z25
-	VPDPBUSD         192(DI), Z28, Z25
-	VCVTDQ2PS        Z25, Z25
-	VMOVDQU32        x8q4idx<>+192(SB), Z26                 // lanes → sub-blocks 6, 7
-	VPERMPS          Z20, Z26, Z26
-	VFMADD231PS      Z26, Z25, Z13
-	VMOVDQU32        4(SI)(R9*1), X21                       // scales[0:12] (and 4 bytes of qs)
-	VPSHUFB          x8k4a<>(SB), X21, X22                  // P
-	VPSHUFB          x8k4b<>(SB), X21, X23                  // Q, zero where unused
-	VPSRLVW          x8k4sh<>(SB), X22, X22                 // m[4:8] from the high nibbles
-	VPSRLW           $2, X23, X23
-	VPANDD.BCST      x8c30<>(SB), X23, X23                  // top 2 bits of sc, m[4:8] at bits 4-5
-	VPTERNLOGD       $0xf8, x8k4ma<>(SB), X22, X23          // [sc[0:8], m[0:8]] = P & mask | Q
-	VPMOVZXBD        X23, Z20
-	VCVTDQ2PS        Z20, Z20
-	VPBROADCASTD     0(SI)(R9*1), X24                       // d, dmin (f16)
-	VCVTPH2PS        X24, X24
-	VMOVDQU32        x8dsel<>(SB), Z25
-	VPERMPS          Z24, Z25, Z24                          // [d ×8, dmin ×8]
-	VMULPS           Z24, Z20, Z20                          // [d·sc, dmin·m]
-	VMOVUPS          (DX), Y25
-	VINSERTF64X4     $1, (BX), Z25, Z25                     // [dx_s, Σx̂_s]
-	VMULPS           Z25, Z20, Z20
-	VADDPS           Z20, Z19, K1, Z19                      // += dmin·m[s]·Σx̂_s
-	VBROADCASTI64X4  16(SI)(R9*1), Z29                      // qh, both halves
-	VBROADCASTI64X4  48(SI)(R9*1), Z21                      // nibbles of sub-blocks 0, 1
-	VPSRLVW          x8sh04<>(SB), Z21, Z21
-	VPROLVD          x8q5rot<>+0(SB), Z29, Z27
-	VPANDD           Z31, Z27, Z27                          // 16 × the fifth bit
-	VPTERNLOGD       $0xf8, Z30, Z21, Z27                   // q = nibble | 16·bit
-	VPXORD           Z22, Z22, Z22
-	VPDPBUSD         0(DI), Z27, Z22
-	VCVTDQ2PS        Z22, Z22
-	VMOVDQU32        x8q4idx<>+0(SB), Z23                   // lanes → sub-blocks 0, 1
-	VPERMPS          Z20, Z23, Z23
-	VFMADD231PS      Z23, Z22, Z15
-	VBROADCASTI64X4  80(SI)(R9*1), Z24                      // nibbles of sub-blocks 2, 3
-	VPSRLVW          x8sh04<>(SB), Z24, Z24
-	VPROLVD          x8q5rot<>+64(SB), Z29, Z28
-	VPANDD           Z31, Z28, Z28                          // 16 × the fifth bit
-	VPTERNLOGD       $0xf8, Z30, Z24, Z28                   // q = nibble | 16·bit
-	VPXORD           Z25, Z25, Z25
-	VPDPBUSD         64(DI), Z28, Z25
-	VCVTDQ2PS        Z25, Z25
-	VMOVDQU32        x8q4idx<>+64(SB), Z26                  // lanes → sub-blocks 2, 3
-	VPERMPS          Z20, Z26, Z26
-	VFMADD231PS      Z26, Z25, Z16
-	VBROADCASTI64X4  112(SI)(R9*1), Z21                     // nibbles of sub-blocks 4, 5
-	VPSRLVW          x8sh04<>(SB), Z21, Z21
-	VPROLVD          x8q5rot<>+128(SB), Z29, Z27
-	VPANDD           Z31, Z27, Z27                          // 16 × the fifth bit
-	VPTERNLOGD       $0xf8, Z30, Z21, Z27                   // q = nibble | 16·bit
-	VPXORD           Z22, Z22, Z22
-	VPDPBUSD         128(DI), Z27, Z22
-	VCVTDQ2PS        Z22, Z22
-	VMOVDQU32        x8q4idx<>+128(SB), Z23                 // lanes → sub-blocks 4, 5
-	VPERMPS          Z20, Z23, Z23
-	VFMADD231PS      Z23, Z22, Z17
-	VBROADCASTI64X4  144(SI)(R9*1), Z24                     // nibbles of sub-blocks 6, 7
-	VPSRLVW          x8sh04<>(SB), Z24, Z24
-	VPROLVD          x8q5rot<>+192(SB), Z29, Z28
-	VPANDD           Z31, Z28, Z28                          // 16 × the fifth bit
-	VPTERNLOGD       $0xf8, Z30, Z24, Z28                   // q = nibble | 16·bit
-	VPXORD           Z25, Z25, Z25
-	VPDPBUSD         192(DI), Z28, Z25
-	VCVTDQ2PS        Z25, Z25
-	VMOVDQU32        x8q4idx<>+192(SB), Z26                 // lanes → sub-blocks 6, 7
-	VPERMPS          Z20, Z26, Z26
-	VFMADD231PS      Z26, Z25, Z18
 	PREFETCHT0       8192(SI)
 	PREFETCHT0       8256(SI)
 	PREFETCHT0       8320(SI)
 	PREFETCHT0       8192(SI)(R8*1)
 	PREFETCHT0       8256(SI)(R8*1)
 	PREFETCHT0       8320(SI)(R8*1)
-	PREFETCHT0       8192(SI)(R8*2)
-	PREFETCHT0       8256(SI)(R8*2)
-	PREFETCHT0       8320(SI)(R8*2)
-	PREFETCHT0       8192(SI)(R9*1)
-	PREFETCHT0       8256(SI)(R9*1)
-	PREFETCHT0       8320(SI)(R9*1)
 	ADDQ             $176, SI
 	ADDQ             $256, DI
 	ADDQ             $32, DX
 	ADDQ             $32, BX
 	DECQ             CX
-	JNZ              q54block
+	JNZ              q52block
 	VADDPS           Z1, Z0, Z0
 	VADDPS           Z3, Z2, Z2
 	VADDPS           Z2, Z0, Z0
@@ -1939,31 +1796,9 @@ q54block:
 	VHADDPS          X5, X5, X5
 	VHADDPS          X5, X5, X5
 	VMOVSS           X5, (R13)(R10*1)
-	VADDPS           Z11, Z10, Z10
-	VADDPS           Z13, Z12, Z12
-	VADDPS           Z12, Z10, Z10
-	VSUBPS           Z14, Z10, Z10                          // lower lanes of Z14 are 0
-	VEXTRACTF64X4    $1, Z10, Y21
-	VADDPS           Y21, Y10, Y10
-	VEXTRACTF32X4    $1, Y10, X21
-	VADDPS           X21, X10, X10
-	VHADDPS          X10, X10, X10
-	VHADDPS          X10, X10, X10
-	VMOVSS           X10, (R13)(R10*2)
-	VADDPS           Z16, Z15, Z15
-	VADDPS           Z18, Z17, Z17
-	VADDPS           Z17, Z15, Z15
-	VSUBPS           Z19, Z15, Z15                          // lower lanes of Z19 are 0
-	VEXTRACTF64X4    $1, Z15, Y21
-	VADDPS           Y21, Y15, Y15
-	VEXTRACTF32X4    $1, Y15, X21
-	VADDPS           X21, X15, X15
-	VHADDPS          X15, X15, X15
-	VHADDPS          X15, X15, X15
-	VMOVSS           X15, (R13)(R11*1)
 	ADDQ             $4, R13
 	DECQ             R12
-	JNZ              q54row
+	JNZ              q52row
 	VZEROUPPER       
 	RET              
 

@@ -667,14 +667,14 @@ store_row("q6row")
 e()
 
 # ------------------------------------------ K-quants, four streams
-# The four-stream walk of dotRows4Q8_0VNNI for Q4_K, Q5_K and Q6_K. Each
-# step takes one block of each of the four rows, one after another, with
-# the one-stream kernel's operations on that row's own accumulators, so
-# every output keeps its bits. Only data movement differs: Q4_K and Q5_K
-# keep five accumulators a row (Z5k…Z5k+4 for stream k: Z0-Z3 and Z31 of
-# the one-stream kernel), which leaves too few registers for their
-# constants; those are read from memory (L1 hits) or loaded into a
-# temporary just before a VPERMPS, which needs its index in a register.
+# The four-stream walk of dotRows4Q8_0VNNI for Q4_K and Q6_K (Q5_K reads
+# two streams, below). Each step takes one block of each of the four rows,
+# one after another, with the one-stream kernel's operations on that row's
+# own accumulators, so every output keeps its bits. Only data movement
+# differs: Q4_K keeps five accumulators a row (Z5k…Z5k+4 for stream k:
+# Z0-Z3 and Z31 of the one-stream kernel), which leaves too few registers
+# for its constants; those are read from memory (L1 hits) or loaded into
+# a temporary just before a VPERMPS, which needs its index in a register.
 OUTS4K = ["(R13)", "(R13)(R10*1)", "(R13)(R10*2)", "(R13)(R11*1)"]
 
 def streams4_prologue(name, args):
@@ -712,9 +712,10 @@ def streams4_next_row(label):
     ins("RET")
     e()
 
-def k4_scales4(w, s, mins):
+def k4_scales4(w, s, mins, dsel=None):
     """k4_scales_z8 for the block at w (a STREAMS4 format) into s, with
-    temporaries Z21-Z25 and the constants from memory."""
+    temporaries Z21-Z25 and the constants from memory (dsel: x8dsel's
+    register, if it has one)."""
     ins("VMOVDQU32", w % 4, "X21", c="scales[0:12] (and 4 bytes of qs)")
     ins("VPSHUFB", "x8k4a<>(SB)", "X21", "X22", c="P")
     ins("VPSHUFB", "x8k4b<>(SB)", "X21", "X23", c="Q, zero where unused")
@@ -726,18 +727,21 @@ def k4_scales4(w, s, mins):
     ins("VCVTDQ2PS", s, s)
     ins("VPBROADCASTD", w % 0, "X24", c="d, dmin (f16)")
     ins("VCVTPH2PS", "X24", "X24")
-    ins("VMOVDQU32", "x8dsel<>(SB)", "Z25")
-    ins("VPERMPS", "Z24", "Z25", "Z24", c="[d ×8, dmin ×8]")
+    if dsel is None:
+        ins("VMOVDQU32", "x8dsel<>(SB)", "Z25")
+        dsel = "Z25"
+    ins("VPERMPS", "Z24", dsel, "Z24", c="[d ×8, dmin ×8]")
     ins("VMULPS", "Z24", s, s, c="[d·sc, dmin·m]")
     ins("VMOVUPS", "(DX)", "Y25")
     ins("VINSERTF64X4", "$1", "(BX)", "Z25", "Z25", c="[dx_s, Σx̂_s]")
     ins("VMULPS", "Z25", s, s)
     ins("VADDPS", s, mins, "K1", mins, c="+= dmin·m[s]·Σx̂_s")
 
-def k4_pair4(j, acc, s, t, a, sc, hb=None, qh=None):
-    """k4_pair with the index of sub-blocks 2j, 2j+1 loaded into sc."""
+def k4_pair4(j, acc, s, t, a, sc, hb=None, qh=None, idx=None, rot=None):
+    """k4_pair with the index of sub-blocks 2j, 2j+1 loaded into sc (or
+    in register idx, and Q5_K's rotations in rot)."""
     if hb is not None:
-        ins("VPROLVD", "x8q5rot<>+%d(SB)" % (64 * j), qh, hb)
+        ins("VPROLVD", rot or "x8q5rot<>+%d(SB)" % (64 * j), qh, hb)
         ins("VPANDD", "Z31", hb, hb, c="16 × the fifth bit")
         ins("VPTERNLOGD", "$0xf8", "Z30", t, hb, c="q = nibble | 16·bit")
         t = hb
@@ -746,11 +750,13 @@ def k4_pair4(j, acc, s, t, a, sc, hb=None, qh=None):
     ins("VPXORD", a, a, a)
     ins("VPDPBUSD", "%d(DI)" % (64 * j), t, a)
     ins("VCVTDQ2PS", a, a)
-    ins("VMOVDQU32", "x8q4idx<>+%d(SB)" % (64 * j), sc, c="lanes → sub-blocks %d, %d" % (2 * j, 2 * j + 1))
-    ins("VPERMPS", s, sc, sc)
+    if idx is None:
+        ins("VMOVDQU32", "x8q4idx<>+%d(SB)" % (64 * j), sc, c="lanes → sub-blocks %d, %d" % (2 * j, 2 * j + 1))
+        idx = sc
+    ins("VPERMPS", s, idx, sc)
     ins("VFMADD231PS", sc, a, acc)
 
-def k4_streams4(name, label, bsz, q5):
+def k4_streams4(name, label, bsz):
     e("// func %s(out *float32, rows int, w *byte, stride int, xq *int8, dc, s *float32, nb int)" % name)
     e("//")
     e("// dotRows%sVNNI over four streams: for i < rows and k < 4, row" % name[8:11])
@@ -758,11 +764,7 @@ def k4_streams4(name, label, bsz, q5):
     e("// out[k·rows + i]. Stream k sums in Z5k…Z5k+3 and its mins in Z5k+4.")
     e("// rows ≥ 1, nb ≥ 1.")
     streams4_prologue(name, 64)
-    if q5:
-        ins("VPBROADCASTD", "x8c0f<>(SB)", "Z30")
-        ins("VPBROADCASTD", "x8c10<>(SB)", "Z31")
-    else:
-        ins("VMOVDQU32", "x8m0ff0<>(SB)", "Z30")
+    ins("VMOVDQU32", "x8m0ff0<>(SB)", "Z30")
     ins("MOVL", "$0xff00", "AX")
     ins("KMOVW", "AX", "K1", c="the upper 8 lanes: mins")
     e("%srow:" % label)
@@ -774,17 +776,10 @@ def k4_streams4(name, label, bsz, q5):
         w = STREAMS4[k]
         accs = ["Z%d" % (5 * k + j) for j in range(4)]
         k4_scales4(w, "Z20", "Z%d" % (5 * k + 4))
-        if q5:
-            ins("VBROADCASTI64X4", w % 16, "Z29", c="qh, both halves")
         for j in range(4):
             t, a, sc, hb = ("Z21", "Z22", "Z23", "Z27") if j % 2 == 0 else ("Z24", "Z25", "Z26", "Z28")
-            base = 48 if q5 else 16
-            ins("VBROADCASTI64X4", w % (base + 32 * j), t, c="nibbles of sub-blocks %d, %d" % (2 * j, 2 * j + 1))
-            if q5:
-                ins("VPSRLVW", "x8sh04<>(SB)", t, t)
-                k4_pair4(j, accs[j], "Z20", t, a, sc, hb, "Z29")
-            else:
-                k4_pair4(j, accs[j], "Z20", t, a, sc)
+            ins("VBROADCASTI64X4", w % (16 + 32 * j), t, c="nibbles of sub-blocks %d, %d" % (2 * j, 2 * j + 1))
+            k4_pair4(j, accs[j], "Z20", t, a, sc)
     for k in range(4):
         prefetch_lines(ins, bsz, STREAMS4[k])
     ins("ADDQ", "$%d" % bsz, "SI")
@@ -798,14 +793,73 @@ def k4_streams4(name, label, bsz, q5):
         ins("VADDPS", z[1], z[0], z[0])
         ins("VADDPS", z[3], z[2], z[2])
         ins("VADDPS", z[2], z[0], z[0])
-        if not q5:
-            ins("VMULPS", "x8r16<>(SB)", z[0], z[0], c="the high lanes held 16·Σ, exactly")
+        ins("VMULPS", "x8r16<>(SB)", z[0], z[0], c="the high lanes held 16·Σ, exactly")
         ins("VSUBPS", z[4], z[0], z[0], c="lower lanes of Z%d are 0" % (5 * k + 4))
         streams4_store(k, z[0], "21")
     streams4_next_row("%srow" % label)
 
-k4_streams4("dotRows4Q4KVNNI", "q44", 144, False)
-k4_streams4("dotRows4Q5KVNNI", "q54", 176, True)
+k4_streams4("dotRows4Q4KVNNI", "q44", 144)
+
+# Q5_K, two streams. Four rows' twenty accumulators leave Q5_K's
+# constants in memory, and with them the four-stream kernel ran 13-17 %
+# slower from the caches (9.1-9.9 against 10.7-11.7 GB/s, one thread, the
+# Sapphire Rapids VM), where Zen 5's one-stream read (42 GB/s) is above
+# Q5_K's compute (35 GB/s hot): there it would lose. Two rows' ten
+# accumulators leave room for the VPERMPS and VPROLVD indexes (Z10-Z17),
+# x8dsel (Z18) and x8sh04 (Z19), so the rows run at the one-stream
+# kernel's compute with two streams' reading.
+STREAMS2 = STREAMS4[:2]
+
+def q5k_streams2():
+    name, label = "dotRows2Q5KVNNI", "q52"
+    e("// func %s(out *float32, rows int, w *byte, stride int, xq *int8, dc, s *float32, nb int)" % name)
+    e("//")
+    e("// dotRowsQ5KVNNI over two streams: for i < rows and k < 2, row k·rows + i")
+    e("// of w (its bytes at k·stride + i·stride/rows) goes to out[k·rows + i].")
+    e("// Stream k sums in Z5k…Z5k+3 and its mins in Z5k+4. rows ≥ 1, nb ≥ 1.")
+    streams4_prologue(name, 64)
+    ins("VPBROADCASTD", "x8c0f<>(SB)", "Z30")
+    ins("VPBROADCASTD", "x8c10<>(SB)", "Z31")
+    for j in range(4):
+        ins("VMOVDQU32", "x8q4idx<>+%d(SB)" % (64 * j), "Z%d" % (10 + j), c="lanes → sub-blocks %d, %d" % (2 * j, 2 * j + 1))
+        ins("VMOVDQU32", "x8q5rot<>+%d(SB)" % (64 * j), "Z%d" % (14 + j))
+    ins("VMOVDQU32", "x8dsel<>(SB)", "Z18")
+    ins("VMOVDQU32", "x8sh04<>(SB)", "Z19")
+    ins("MOVL", "$0xff00", "AX")
+    ins("KMOVW", "AX", "K1", c="the upper 8 lanes: mins")
+    e("%srow:" % label)
+    streams4_row_start(("dc", "s"))
+    for z in range(10):
+        ins("VXORPS", "Z%d" % z, "Z%d" % z, "Z%d" % z)
+    e("%sblock:" % label)
+    for k in range(2):
+        w = STREAMS2[k]
+        accs = ["Z%d" % (5 * k + j) for j in range(4)]
+        k4_scales4(w, "Z20", "Z%d" % (5 * k + 4), dsel="Z18")
+        ins("VBROADCASTI64X4", w % 16, "Z29", c="qh, both halves")
+        for j in range(4):
+            t, a, sc, hb = ("Z21", "Z22", "Z23", "Z27") if j % 2 == 0 else ("Z24", "Z25", "Z26", "Z28")
+            ins("VBROADCASTI64X4", w % (48 + 32 * j), t, c="nibbles of sub-blocks %d, %d" % (2 * j, 2 * j + 1))
+            ins("VPSRLVW", "Z19", t, t)
+            k4_pair4(j, accs[j], "Z20", t, a, sc, hb, "Z29", idx="Z%d" % (10 + j), rot="Z%d" % (14 + j))
+    for k in range(2):
+        prefetch_lines(ins, 176, STREAMS2[k])
+    ins("ADDQ", "$176", "SI")
+    ins("ADDQ", "$256", "DI")
+    ins("ADDQ", "$32", "DX")
+    ins("ADDQ", "$32", "BX")
+    ins("DECQ", "CX")
+    ins("JNZ", "%sblock" % label)
+    for k in range(2):
+        z = ["Z%d" % (5 * k + j) for j in range(5)]
+        ins("VADDPS", z[1], z[0], z[0])
+        ins("VADDPS", z[3], z[2], z[2])
+        ins("VADDPS", z[2], z[0], z[0])
+        ins("VSUBPS", z[4], z[0], z[0], c="lower lanes of Z%d are 0" % (5 * k + 4))
+        streams4_store(k, z[0], "21")
+    streams4_next_row("%srow" % label)
+
+q5k_streams2()
 
 e("// func dotRows4Q6KVNNI(out *float32, rows int, w *byte, stride int, xq *int8, dc *float32, n32 *int32, nb int)")
 e("//")

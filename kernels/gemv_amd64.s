@@ -402,7 +402,7 @@ bf16avx512sum:
 	VFMADD231PS Y13, XE, se    \
 	VFMADD231PS Y12, XO, so
 
-// func gemv4BF16PairAVX2(out *float32, w *BF16, ldw int, x *float32, n int)
+// func gemv4BF16PairAVX2(out *float32, os int, w *BF16, ldw int, x *float32, n int)
 //
 //	for i := range 4 {
 //		var se, so float32
@@ -410,69 +410,14 @@ bf16avx512sum:
 //			se += w[i*ldw+c].Float32() * x[c]
 //			so += w[i*ldw+c+1].Float32() * x[c+1]
 //		}
-//		out[i] = se + so
+//		out[i*os/4] = se + so
 //	}
 //
-// n is a multiple of 16.
-TEXT ·gemv4BF16PairAVX2(SB), NOSPLIT, $0-40
-	MOVQ      out+0(FP), OUT
-	MOVQ      w+8(FP), W0
-	MOVQ      ldw+16(FP), LD
-	SHLQ      $1, LD // bytes per row
-	MOVQ      x+24(FP), XP
-	MOVQ      n+32(FP), N
-	ROWS
-	LEAQ      (W0)(LD*4), R11          // the next block, for the prefetch
-	VPCMPEQD  OMASK, OMASK, OMASK      // all ones
-	VPSLLD    $16, OMASK, OMASK        // 0xFFFF0000 per lane
-	VXORPS    Y0, Y0, Y0               // se0 = 0
-	VXORPS    Y1, Y1, Y1               // se1 = 0
-	VXORPS    Y2, Y2, Y2               // se2 = 0
-	VXORPS    Y3, Y3, Y3               // se3 = 0
-	VXORPS    Y8, Y8, Y8               // so0 = 0
-	VXORPS    Y9, Y9, Y9               // so1 = 0
-	VXORPS    Y10, Y10, Y10            // so2 = 0
-	VXORPS    Y11, Y11, Y11            // so3 = 0
-	XORQ      I, I                     // c = 0
-	TESTQ     N, N
-	JE        pairavx2sum
-
-pairavx2loop:
-	PREFETCHT0   (R11)                  // as many bytes of the next block
-	PREFETCHT0   64(R11)                // as this step reads of this one
-	ADDQ         $128, R11
-	VMOVUPS      (XP)(I*4), X4          // Y4 = [x[c:c+4], ·]
-	VINSERTF128  $1, 32(XP)(I*4), Y4, Y4 // Y4 = [x[c:c+4], x[c+8:c+12]]
-	VMOVUPS      16(XP)(I*4), X5        // Y5 = [x[c+4:c+8], ·]
-	VINSERTF128  $1, 48(XP)(I*4), Y5, Y5 // Y5 = [x[c+4:c+8], x[c+12:c+16]]
-	VSHUFPS      $0x88, Y5, Y4, XE      // xe = x[c], x[c+2], …, x[c+14]
-	VSHUFPS      $0xDD, Y5, Y4, XO      // xo = x[c+1], x[c+3], …, x[c+15]
-	PAIR8(W0, Y0, Y8)                   // s0 += w0 · x
-	PAIR8(W1, Y1, Y9)                   // s1 += w1 · x
-	PAIR8(W2, Y2, Y10)                  // s2 += w2 · x
-	PAIR8(W3, Y3, Y11)                  // s3 += w3 · x
-	ADDQ         $16, I                 // c += 16
-	CMPQ         I, N
-	JL           pairavx2loop
-
-pairavx2sum:
-	VADDPS  Y8, Y0, Y0 // s0 = se0 + so0
-	VADDPS  Y9, Y1, Y1 // s1 = se1 + so1
-	VADDPS  Y10, Y2, Y2 // s2 = se2 + so2
-	VADDPS  Y11, Y3, Y3 // s3 = se3 + so3
-	HSUM4
-	VMOVUPS X0, (OUT)
-	VZEROUPPER
-	RET
-
-// func gemv4BF16PairStreamsAVX2(out *float32, os int, w *BF16, ldw int, x *float32, n int)
-//
-// gemv4BF16PairAVX2 for four rows ldw elements apart (one from each quarter of a
-// matrix's rows, matVecBF16Quads), each prefetched 8 KiB ahead of itself,
-// the sums to out[0], out[os/4], out[2·os/4], out[3·os/4]: four streams far
-// apart, which one core reads faster than one. Each row's operations are
-// gemv4BF16PairAVX2's, so its sum keeps its bits.
-TEXT ·gemv4BF16PairStreamsAVX2(SB), NOSPLIT, $0-48
+// The four rows are one from each quarter of a matrix's rows
+// (matVecBF16Quads): four streams far apart, which one core reads faster
+// than one; each prefetches 8 KiB ahead of itself. ldw = os = 0 gives one
+// row's sum. n is a multiple of 16.
+TEXT ·gemv4BF16PairAVX2(SB), NOSPLIT, $0-48
 	MOVQ      out+0(FP), OUT
 	MOVQ      os+8(FP), R11        // bytes between the sums
 	MOVQ      w+16(FP), W0
@@ -493,9 +438,9 @@ TEXT ·gemv4BF16PairStreamsAVX2(SB), NOSPLIT, $0-48
 	VXORPS    Y11, Y11, Y11            // so3 = 0
 	XORQ      I, I                     // c = 0
 	TESTQ     N, N
-	JE        pairavx2ssum
+	JE        pairavx2sum
 
-pairavx2sloop:
+pairavx2loop:
 	PREFETCHT0   8192(W0)(I*2)          // each row 8 KiB ahead of itself
 	PREFETCHT0   8192(W1)(I*2)          // each row 8 KiB ahead of itself
 	PREFETCHT0   8192(W2)(I*2)          // each row 8 KiB ahead of itself
@@ -512,9 +457,9 @@ pairavx2sloop:
 	PAIR8(W3, Y3, Y11)                  // s3 += w3 · x
 	ADDQ         $16, I                 // c += 16
 	CMPQ         I, N
-	JL           pairavx2sloop
+	JL           pairavx2loop
 
-pairavx2ssum:
+pairavx2sum:
 	VADDPS  Y8, Y0, Y0 // s0 = se0 + so0
 	VADDPS  Y9, Y1, Y1 // s1 = se1 + so1
 	VADDPS  Y10, Y2, Y2 // s2 = se2 + so2
@@ -585,70 +530,9 @@ GLOBL pairIdx<>(SB), RODATA|NOPTR, $128
 	VFMADD231PS Z17, XE, se    \
 	VFMADD231PS Z16, XO, so
 
-// func gemv4BF16PairAVX512(out *float32, w *BF16, ldw int, x *float32, n int):
+// func gemv4BF16PairAVX512(out *float32, os int, w *BF16, ldw int, x *float32, n int):
 // gemv4BF16PairAVX2 with 16 lanes; n is a multiple of 32.
-TEXT ·gemv4BF16PairAVX512(SB), NOSPLIT, $0-40
-	MOVQ       out+0(FP), OUT
-	MOVQ       w+8(FP), W0
-	MOVQ       ldw+16(FP), LD
-	SHLQ       $1, LD
-	MOVQ       x+24(FP), XP
-	MOVQ       n+32(FP), N
-	ROWS
-	LEAQ       (W0)(LD*4), R11        // the next block, for the prefetch
-	VMOVDQU32  pairIdx<>+0(SB), IDXE  // 0, 2, …, 30
-	VMOVDQU32  pairIdx<>+64(SB), IDXO // 1, 3, …, 31
-	VPTERNLOGD $0xFF, OMASK, OMASK, OMASK // all ones
-	VPSLLD     $16, OMASK, OMASK      // 0xFFFF0000 per lane
-	VXORPS     Z0, Z0, Z0
-	VXORPS     Z1, Z1, Z1
-	VXORPS     Z2, Z2, Z2
-	VXORPS     Z3, Z3, Z3
-	VXORPS     Z8, Z8, Z8
-	VXORPS     Z9, Z9, Z9
-	VXORPS     Z10, Z10, Z10
-	VXORPS     Z11, Z11, Z11
-	XORQ       I, I
-	TESTQ      N, N
-	JE         pairavx512sum
-
-pairavx512loop:
-	PREFETCHT0 (R11)
-	PREFETCHT0 64(R11)
-	PREFETCHT0 128(R11)
-	PREFETCHT0 192(R11)
-	ADDQ       $256, R11
-	VMOVUPS    (XP)(I*4), XE                // xe = x[c:c+16]
-	VMOVUPS    XE, XO                       // xo = x[c:c+16]
-	VPERMT2PS  64(XP)(I*4), IDXE, XE        // xe = x[c], x[c+2], …, x[c+30]
-	VPERMT2PS  64(XP)(I*4), IDXO, XO        // xo = x[c+1], x[c+3], …, x[c+31]
-	PAIR16(W0, Z0, Z8)                      // s0 += w0 · x
-	PAIR16(W1, Z1, Z9)                      // s1 += w1 · x
-	PAIR16(W2, Z2, Z10)                     // s2 += w2 · x
-	PAIR16(W3, Z3, Z11)                     // s3 += w3 · x
-	ADDQ       $32, I                       // c += 32
-	CMPQ       I, N
-	JL         pairavx512loop
-
-pairavx512sum:
-	VADDPS  Z8, Z0, Z0
-	VADDPS  Z9, Z1, Z1
-	VADDPS  Z10, Z2, Z2
-	VADDPS  Z11, Z3, Z3
-	FOLD4
-	HSUM4
-	VMOVUPS X0, (OUT)
-	VZEROUPPER
-	RET
-
-// func gemv4BF16PairStreamsAVX512(out *float32, os int, w *BF16, ldw int, x *float32, n int)
-//
-// gemv4BF16PairAVX512 for four rows ldw elements apart (one from each quarter of a
-// matrix's rows, matVecBF16Quads), each prefetched 8 KiB ahead of itself,
-// the sums to out[0], out[os/4], out[2·os/4], out[3·os/4]: four streams far
-// apart, which one core reads faster than one. Each row's operations are
-// gemv4BF16PairAVX512's, so its sum keeps its bits.
-TEXT ·gemv4BF16PairStreamsAVX512(SB), NOSPLIT, $0-48
+TEXT ·gemv4BF16PairAVX512(SB), NOSPLIT, $0-48
 	MOVQ       out+0(FP), OUT
 	MOVQ       os+8(FP), R11        // bytes between the sums
 	MOVQ       w+16(FP), W0
@@ -671,9 +555,9 @@ TEXT ·gemv4BF16PairStreamsAVX512(SB), NOSPLIT, $0-48
 	VXORPS     Z11, Z11, Z11
 	XORQ       I, I
 	TESTQ      N, N
-	JE         pairavx512ssum
+	JE         pairavx512sum
 
-pairavx512sloop:
+pairavx512loop:
 	PREFETCHT0   8192(W0)(I*2)          // each row 8 KiB ahead of itself
 	PREFETCHT0   8192(W1)(I*2)          // each row 8 KiB ahead of itself
 	PREFETCHT0   8192(W2)(I*2)          // each row 8 KiB ahead of itself
@@ -688,9 +572,9 @@ pairavx512sloop:
 	PAIR16(W3, Z3, Z11)                     // s3 += w3 · x
 	ADDQ       $32, I                       // c += 32
 	CMPQ       I, N
-	JL         pairavx512sloop
+	JL         pairavx512loop
 
-pairavx512ssum:
+pairavx512sum:
 	VADDPS  Z8, Z0, Z0
 	VADDPS  Z9, Z1, Z1
 	VADDPS  Z10, Z2, Z2
@@ -817,271 +701,3 @@ p1avx2sum:
 #undef PFP
 #undef ROWSN
 #undef LDWB
-
-// func gemvRows4BF16PairAVX512(out *float32, rows int, w *BF16, ldw int, xe, xo *float32, n, stride int)
-//
-// gemvRowsBF16PairAVX2 over four streams: for r < rows and k < 4, the row
-// at w + k·stride + r·2·ldw bytes goes to out[k·rows + r]. One core reads
-// memory faster from several streams far apart than from one (each has a
-// hardware prefetcher of its own; kernels/quant8_amd64.go), so the Go
-// driver gives each stream a quarter of the rows. Per row the operations
-// are the one-stream kernel's, in its order, so every output keeps its
-// bits. The 8-lane vectors of the one-stream kernel, with AVX512-VL's
-// registers Y16–Y31 for the sixteen accumulators and x in Y0–Y3, loaded
-// once a step for the four rows; each stream prefetches pairAhead (8 KiB)
-// ahead of itself. n is a multiple of 16, rows ≥ 1.
-TEXT ·gemvRows4BF16PairAVX512(SB), NOSPLIT, $0-64
-	MOVQ         out+0(FP), DX
-	MOVQ         rows+8(FP), R12
-	MOVQ         w+16(FP), SI
-	MOVQ         ldw+24(FP), R13
-	SHLQ         $1, R13                        // row stride in bytes
-	MOVQ         xe+32(FP), R8
-	MOVQ         xo+40(FP), R9
-	MOVQ         n+48(FP), CX
-	MOVQ         stride+56(FP), AX
-	LEAQ         (SI)(AX*1), BX                 // stream 1
-	LEAQ         (BX)(AX*1), DI                 // stream 2
-	LEAQ         (DI)(AX*1), R11                // stream 3
-	SHRQ         $1, CX                         // pairs
-	VPCMPEQD     Y15, Y15, Y15
-	VPSLLD       $16, Y15, Y15                  // 0xFFFF0000 per lane
-gemvRows4BF16PairAVX512row:
-	VPXORD       Y16, Y16, Y16
-	VPXORD       Y17, Y17, Y17
-	VPXORD       Y18, Y18, Y18
-	VPXORD       Y19, Y19, Y19
-	VPXORD       Y20, Y20, Y20
-	VPXORD       Y21, Y21, Y21
-	VPXORD       Y22, Y22, Y22
-	VPXORD       Y23, Y23, Y23
-	VPXORD       Y24, Y24, Y24
-	VPXORD       Y25, Y25, Y25
-	VPXORD       Y26, Y26, Y26
-	VPXORD       Y27, Y27, Y27
-	VPXORD       Y28, Y28, Y28
-	VPXORD       Y29, Y29, Y29
-	VPXORD       Y30, Y30, Y30
-	VPXORD       Y31, Y31, Y31
-	XORQ         AX, AX                         // j = 0
-	MOVQ         CX, R10
-	ANDQ         $-16, R10                      // pairs in whole 64-byte lines
-	JE           gemvRows4BF16PairAVX512tail
-gemvRows4BF16PairAVX512loop:
-	VMOVUPS      (R8)(AX*4), Y0                 // xe[j:j+8]
-	VMOVUPS      (R9)(AX*4), Y1                 // xo[j:j+8]
-	VMOVUPS      32(R8)(AX*4), Y2
-	VMOVUPS      32(R9)(AX*4), Y3
-	PREFETCHT0   8192(SI)(AX*4)                 // pairAhead
-	VMOVDQU      (SI)(AX*4), Y4                 // stream 0: pairs j … j+7
-	VMOVDQU      32(SI)(AX*4), Y6
-	VPSLLD       $16, Y4, Y5
-	VPSLLD       $16, Y6, Y7
-	VPAND        Y15, Y4, Y4
-	VPAND        Y15, Y6, Y6
-	VFMADD231PS  Y0, Y5, Y16
-	VFMADD231PS  Y1, Y4, Y17
-	VFMADD231PS  Y2, Y7, Y18
-	VFMADD231PS  Y3, Y6, Y19
-	PREFETCHT0   8192(BX)(AX*4)                 // pairAhead
-	VMOVDQU      (BX)(AX*4), Y8                 // stream 1: pairs j … j+7
-	VMOVDQU      32(BX)(AX*4), Y10
-	VPSLLD       $16, Y8, Y9
-	VPSLLD       $16, Y10, Y11
-	VPAND        Y15, Y8, Y8
-	VPAND        Y15, Y10, Y10
-	VFMADD231PS  Y0, Y9, Y20
-	VFMADD231PS  Y1, Y8, Y21
-	VFMADD231PS  Y2, Y11, Y22
-	VFMADD231PS  Y3, Y10, Y23
-	PREFETCHT0   8192(DI)(AX*4)                 // pairAhead
-	VMOVDQU      (DI)(AX*4), Y4                 // stream 2: pairs j … j+7
-	VMOVDQU      32(DI)(AX*4), Y6
-	VPSLLD       $16, Y4, Y5
-	VPSLLD       $16, Y6, Y7
-	VPAND        Y15, Y4, Y4
-	VPAND        Y15, Y6, Y6
-	VFMADD231PS  Y0, Y5, Y24
-	VFMADD231PS  Y1, Y4, Y25
-	VFMADD231PS  Y2, Y7, Y26
-	VFMADD231PS  Y3, Y6, Y27
-	PREFETCHT0   8192(R11)(AX*4)                // pairAhead
-	VMOVDQU      (R11)(AX*4), Y8                // stream 3: pairs j … j+7
-	VMOVDQU      32(R11)(AX*4), Y10
-	VPSLLD       $16, Y8, Y9
-	VPSLLD       $16, Y10, Y11
-	VPAND        Y15, Y8, Y8
-	VPAND        Y15, Y10, Y10
-	VFMADD231PS  Y0, Y9, Y28
-	VFMADD231PS  Y1, Y8, Y29
-	VFMADD231PS  Y2, Y11, Y30
-	VFMADD231PS  Y3, Y10, Y31
-	ADDQ         $16, AX
-	CMPQ         AX, R10
-	JL           gemvRows4BF16PairAVX512loop
-gemvRows4BF16PairAVX512tail:
-	CMPQ         AX, CX                         // a last half line?
-	JGE          gemvRows4BF16PairAVX512sum
-	VMOVDQU      (SI)(AX*4), Y4
-	VPSLLD       $16, Y4, Y5
-	VPAND        Y15, Y4, Y4
-	VFMADD231PS  (R8)(AX*4), Y5, Y16
-	VFMADD231PS  (R9)(AX*4), Y4, Y17
-	VMOVDQU      (BX)(AX*4), Y8
-	VPSLLD       $16, Y8, Y9
-	VPAND        Y15, Y8, Y8
-	VFMADD231PS  (R8)(AX*4), Y9, Y20
-	VFMADD231PS  (R9)(AX*4), Y8, Y21
-	VMOVDQU      (DI)(AX*4), Y4
-	VPSLLD       $16, Y4, Y5
-	VPAND        Y15, Y4, Y4
-	VFMADD231PS  (R8)(AX*4), Y5, Y24
-	VFMADD231PS  (R9)(AX*4), Y4, Y25
-	VMOVDQU      (R11)(AX*4), Y8
-	VPSLLD       $16, Y8, Y9
-	VPAND        Y15, Y8, Y8
-	VFMADD231PS  (R8)(AX*4), Y9, Y28
-	VFMADD231PS  (R9)(AX*4), Y8, Y29
-gemvRows4BF16PairAVX512sum:
-	MOVQ         rows+8(FP), AX
-	SHLQ         $2, AX                         // the streams' outputs, bytes apart
-	VADDPS       Y17, Y16, Y0                   // s = se + so
-	VADDPS       Y19, Y18, Y2
-	VADDPS       Y2, Y0, Y0
-	VEXTRACTF128 $1, Y0, X1                     // fold 8 lanes to 4
-	VADDPS       X1, X0, X0
-	VHADDPS      X0, X0, X0
-	VHADDPS      X0, X0, X0
-	VMOVSS       X0, (DX)                       // out[0·rows + r]
-	VADDPS       Y21, Y20, Y0                   // s = se + so
-	VADDPS       Y23, Y22, Y2
-	VADDPS       Y2, Y0, Y0
-	VEXTRACTF128 $1, Y0, X1                     // fold 8 lanes to 4
-	VADDPS       X1, X0, X0
-	VHADDPS      X0, X0, X0
-	VHADDPS      X0, X0, X0
-	VMOVSS       X0, (DX)(AX*1)                 // out[1·rows + r]
-	VADDPS       Y25, Y24, Y0                   // s = se + so
-	VADDPS       Y27, Y26, Y2
-	VADDPS       Y2, Y0, Y0
-	VEXTRACTF128 $1, Y0, X1                     // fold 8 lanes to 4
-	VADDPS       X1, X0, X0
-	VHADDPS      X0, X0, X0
-	VHADDPS      X0, X0, X0
-	VMOVSS       X0, (DX)(AX*2)                 // out[2·rows + r]
-	VADDPS       Y29, Y28, Y0                   // s = se + so
-	VADDPS       Y31, Y30, Y2
-	VADDPS       Y2, Y0, Y0
-	VEXTRACTF128 $1, Y0, X1                     // fold 8 lanes to 4
-	VADDPS       X1, X0, X0
-	VHADDPS      X0, X0, X0
-	VHADDPS      X0, X0, X0
-	LEAQ         (AX)(AX*2), AX
-	VMOVSS       X0, (DX)(AX*1)                 // out[3·rows + r]
-	ADDQ         $4, DX                         // next row
-	ADDQ         R13, SI
-	ADDQ         R13, BX
-	ADDQ         R13, DI
-	ADDQ         R13, R11
-	DECQ         R12
-	JNZ          gemvRows4BF16PairAVX512row
-	VZEROUPPER   
-	RET          
-
-// func gemvRows2BF16PairAVX2(out *float32, rows int, w *BF16, ldw int, xe, xo *float32, n, stride int)
-//
-// gemvRows4BF16PairAVX512 with two streams, for AVX2's sixteen registers:
-// the accumulators of stream 0 in Y0–Y3, of stream 1 in Y8–Y11.
-TEXT ·gemvRows2BF16PairAVX2(SB), NOSPLIT, $0-64
-	MOVQ         out+0(FP), DX
-	MOVQ         rows+8(FP), R12
-	MOVQ         w+16(FP), SI
-	MOVQ         ldw+24(FP), R13
-	SHLQ         $1, R13                        // row stride in bytes
-	MOVQ         xe+32(FP), R8
-	MOVQ         xo+40(FP), R9
-	MOVQ         n+48(FP), CX
-	MOVQ         stride+56(FP), AX
-	LEAQ         (SI)(AX*1), BX                 // stream 1
-	SHRQ         $1, CX                         // pairs
-	VPCMPEQD     Y15, Y15, Y15
-	VPSLLD       $16, Y15, Y15                  // 0xFFFF0000 per lane
-gemvRows2BF16PairAVX2row:
-	VXORPS       Y0, Y0, Y0
-	VXORPS       Y1, Y1, Y1
-	VXORPS       Y2, Y2, Y2
-	VXORPS       Y3, Y3, Y3
-	VXORPS       Y8, Y8, Y8
-	VXORPS       Y9, Y9, Y9
-	VXORPS       Y10, Y10, Y10
-	VXORPS       Y11, Y11, Y11
-	XORQ         AX, AX                         // j = 0
-	MOVQ         CX, R10
-	ANDQ         $-16, R10                      // pairs in whole 64-byte lines
-	JE           gemvRows2BF16PairAVX2tail
-gemvRows2BF16PairAVX2loop:
-	PREFETCHT0   8192(SI)(AX*4)                 // pairAhead
-	VMOVDQU      (SI)(AX*4), Y4                 // stream 0: pairs j … j+7
-	VMOVDQU      32(SI)(AX*4), Y6
-	VPSLLD       $16, Y4, Y5
-	VPSLLD       $16, Y6, Y7
-	VPAND        Y15, Y4, Y4
-	VPAND        Y15, Y6, Y6
-	VFMADD231PS  (R8)(AX*4), Y5, Y0
-	VFMADD231PS  (R9)(AX*4), Y4, Y1
-	VFMADD231PS  32(R8)(AX*4), Y7, Y2
-	VFMADD231PS  32(R9)(AX*4), Y6, Y3
-	PREFETCHT0   8192(BX)(AX*4)                 // pairAhead
-	VMOVDQU      (BX)(AX*4), Y4                 // stream 1: pairs j … j+7
-	VMOVDQU      32(BX)(AX*4), Y6
-	VPSLLD       $16, Y4, Y5
-	VPSLLD       $16, Y6, Y7
-	VPAND        Y15, Y4, Y4
-	VPAND        Y15, Y6, Y6
-	VFMADD231PS  (R8)(AX*4), Y5, Y8
-	VFMADD231PS  (R9)(AX*4), Y4, Y9
-	VFMADD231PS  32(R8)(AX*4), Y7, Y10
-	VFMADD231PS  32(R9)(AX*4), Y6, Y11
-	ADDQ         $16, AX
-	CMPQ         AX, R10
-	JL           gemvRows2BF16PairAVX2loop
-gemvRows2BF16PairAVX2tail:
-	CMPQ         AX, CX                         // a last half line?
-	JGE          gemvRows2BF16PairAVX2sum
-	VMOVDQU      (SI)(AX*4), Y4
-	VPSLLD       $16, Y4, Y5
-	VPAND        Y15, Y4, Y4
-	VFMADD231PS  (R8)(AX*4), Y5, Y0
-	VFMADD231PS  (R9)(AX*4), Y4, Y1
-	VMOVDQU      (BX)(AX*4), Y4
-	VPSLLD       $16, Y4, Y5
-	VPAND        Y15, Y4, Y4
-	VFMADD231PS  (R8)(AX*4), Y5, Y8
-	VFMADD231PS  (R9)(AX*4), Y4, Y9
-gemvRows2BF16PairAVX2sum:
-	MOVQ         rows+8(FP), AX
-	SHLQ         $2, AX                         // the streams' outputs, bytes apart
-	VADDPS       Y1, Y0, Y0                     // s = se + so
-	VADDPS       Y3, Y2, Y2
-	VADDPS       Y2, Y0, Y0
-	VEXTRACTF128 $1, Y0, X1                     // fold 8 lanes to 4
-	VADDPS       X1, X0, X0
-	VHADDPS      X0, X0, X0
-	VHADDPS      X0, X0, X0
-	VMOVSS       X0, (DX)                       // out[0·rows + r]
-	VADDPS       Y9, Y8, Y8                     // s = se + so
-	VADDPS       Y11, Y10, Y10
-	VADDPS       Y10, Y8, Y8
-	VEXTRACTF128 $1, Y8, X9                     // fold 8 lanes to 4
-	VADDPS       X9, X8, X8
-	VHADDPS      X8, X8, X8
-	VHADDPS      X8, X8, X8
-	VMOVSS       X8, (DX)(AX*1)                 // out[1·rows + r]
-	ADDQ         $4, DX                         // next row
-	ADDQ         R13, SI
-	ADDQ         R13, BX
-	DECQ         R12
-	JNZ          gemvRows2BF16PairAVX2row
-	VZEROUPPER   
-	RET          
-

@@ -16,8 +16,9 @@ func TestGeneratedAssembly(t *testing.T) {
 		t.Skip("python3 not installed")
 	}
 	for gen, file := range map[string]string{
-		"../tools/quantasm/gen.py":  "quant_amd64.s",
-		"../tools/quantasm/vnni.py": "quant8_amd64.s",
+		"../tools/quantasm/gen.py":      "quant_amd64.s",
+		"../tools/quantasm/vnni.py":     "quant8_amd64.s",
+		"../tools/quantasm/gemvrows.py": "gemvrows_amd64.s",
 	} {
 		want, err := exec.Command(python, gen).Output()
 		if err != nil {

@@ -81,24 +81,47 @@ data("x8y0f", ["0x0f0f0f0f"] * 8)
 data("x8y1w", ["0x00010001"] * 8)
 e()
 
-def hsum_z(z, x):
-    n = z[1:]
-    ins("VEXTRACTF64X4", "$1", z, "Y1")
-    ins("VADDPS", "Y1", "Y" + n, "Y" + n)
-    ins("VEXTRACTF128", "$1", "Y" + n, "X1")
-    ins("VADDPS", "X1", x, x)
+def hsum_y(y, t, ext="VEXTRACTF128"):
+    """The sum of y's lanes in the low lane of its X register; t: the
+    number of a temporary. The stream kernels' temporaries above 15 need
+    ext = VEXTRACTF32X4 (EVEX)."""
+    x = "X" + y[1:]
+    ins(ext, "$1", y, "X" + t)
+    ins("VADDPS", "X" + t, x, x)
     ins("VHADDPS", x, x, x)
     ins("VHADDPS", x, x, x)
 
-def store_row(label):
-    hsum_z("Z0", "X0")
-    ins("MOVQ", "out+0(FP)", "AX")
-    ins("VMOVSS", "X0", "(AX)")
+def hsum_z(z, t, ext="VEXTRACTF128"):
+    """hsum_y for a Z register."""
+    y = "Y" + z[1:]
+    ins("VEXTRACTF64X4", "$1", z, "Y" + t)
+    ins("VADDPS", "Y" + t, y, y)
+    hsum_y(y, t, ext)
+
+def next_row(label):
+    """The one-stream kernels' step to the next row's output."""
     ins("ADDQ", "$4", "out+0(FP)")
     ins("DECQ", "rows+8(FP)")
     ins("JNZ", label)
     ins("VZEROUPPER")
     ins("RET")
+
+def row_args(dx, bx, streams=False):
+    """Loads a row's xq, dx (named dx), bx (None: none) and nb arguments
+    into DI, DX, BX and CX; the stream kernels' stride comes before them."""
+    o = 32 if streams else 24
+    ins("MOVQ", "xq+%d(FP)" % o, "DI")
+    ins("MOVQ", "%s+%d(FP)" % (dx, o + 8), "DX")
+    if bx:
+        ins("MOVQ", "%s+%d(FP)" % (bx, o + 16), "BX")
+    ins("MOVQ", "nb+%d(FP)" % (o + 24), "CX")
+
+def store_row(label, acc="Z0"):
+    """Stores the sum of acc (Z0 or Y0), then the next row."""
+    (hsum_z if acc[0] == "Z" else hsum_y)(acc, "1")
+    ins("MOVQ", "out+0(FP)", "AX")
+    ins("VMOVSS", "X0", "(AX)")
+    next_row(label)
 
 def quant_x_tail(loop):
     """The quantisers' common end of a block: Y7 holds Σ of each 4 q.
@@ -258,35 +281,49 @@ e("TEXT ·dotRowsQ8_0VNNI(SB), NOSPLIT, $0-56")
 ins("MOVQ", "w+16(FP)", "SI")
 ins("VPBROADCASTD", "x8c80<>(SB)", "Z31")
 e("q8row:")
-ins("MOVQ", "xq+24(FP)", "DI")
-ins("MOVQ", "de+32(FP)", "DX")
-ins("MOVQ", "n128+40(FP)", "BX")
-ins("MOVQ", "nb+48(FP)", "CX")
+row_args("de", "n128")
 ins("VXORPS", "Z0", "Z0", "Z0")
 ins("VXORPS", "Z10", "Z10", "Z10")
 ins("VXORPS", "Y5", "Y5", "Y5")
 
-def q8pair(acc, ow, ox, r):
-    a, b, c, d = r
-    ins("VMOVDQU", "%d(SI)" % (ow + 2), a, c="q of block b")
-    ins("VINSERTI64X4", "$1", "%d(SI)" % (ow + 36), "Z" + a[1:], "Z" + a[1:], c="q of block b+1")
-    za = "Z" + a[1:]
-    ins("VPXORD", "Z31", za, za, c="q + 128")
-    ins("VMOVDQU32", "%d(BX)" % ox, "Z" + b[1:], c="−128·Σqx")
-    ins("VPDPBUSD", "%d(DI)" % ox, za, "Z" + b[1:])
-    ins("VCVTDQ2PS", "Z" + b[1:], "Z" + b[1:])
-    ins("VPBROADCASTW", "%d(SI)" % ow, "X" + c[1:], c="d_b, f16")
-    ins("VPBROADCASTW", "%d(SI)" % (ow + 34), "X" + d[1:], c="d_b+1")
-    ins("VINSERTI128", "$1", "X" + d[1:], c, c)
-    ins("VCVTPH2PS", c, "Z" + c[1:])
-    ins("VMULPS", "%d(DX)" % ox, "Z" + c[1:], "Z" + c[1:], c="d·dx")
-    ins("VFMADD231PS", "Z" + c[1:], "Z" + b[1:], acc)
+def q8pair(acc, ow, ox, t, w="%d(SI)", evex=False):
+    """acc += the two blocks at weight offset ow (w formats it) and
+    activation offset ox; t: the numbers of four temporaries. evex picks
+    VMOVDQU32 and VINSERTI32X4, which name registers 16-31 too, over the
+    VEX forms that the one-stream kernel was written with."""
+    a, b, c, d = t
+    ins("VMOVDQU32" if evex else "VMOVDQU", w % (ow + 2), "Y%d" % a, c="q of block b")
+    ins("VINSERTI64X4", "$1", w % (ow + 36), "Z%d" % a, "Z%d" % a, c="q of block b+1")
+    ins("VPXORD", "Z31", "Z%d" % a, "Z%d" % a, c="q + 128")
+    ins("VMOVDQU32", "%d(BX)" % ox, "Z%d" % b, c="−128·Σqx")
+    ins("VPDPBUSD", "%d(DI)" % ox, "Z%d" % a, "Z%d" % b)
+    ins("VCVTDQ2PS", "Z%d" % b, "Z%d" % b)
+    ins("VPBROADCASTW", w % ow, "X%d" % c, c="d_b, f16")
+    ins("VPBROADCASTW", w % (ow + 34), "X%d" % d, c="d_b+1")
+    ins("VINSERTI32X4" if evex else "VINSERTI128", "$1", "X%d" % d, "Y%d" % c, "Y%d" % c)
+    ins("VCVTPH2PS", "Y%d" % c, "Z%d" % c)
+    ins("VMULPS", "%d(DX)" % ox, "Z%d" % c, "Z%d" % c, c="d·dx")
+    ins("VFMADD231PS", "Z%d" % c, "Z%d" % b, acc)
+
+def q8last(acc, q, d, t, evex=False, c=""):
+    """acc (Y) += the last odd block, its q and d at the addresses q and d,
+    in Y registers; t: the first of three temporaries."""
+    mov = "VMOVDQU32" if evex else "VMOVDQU"
+    ins(mov, q, "Y%d" % t, c=c)
+    ins("VPXORD", "Y31", "Y%d" % t, "Y%d" % t)
+    ins(mov, "(BX)", "Y%d" % (t + 1))
+    ins("VPDPBUSD", "(DI)", "Y%d" % t, "Y%d" % (t + 1))
+    ins("VCVTDQ2PS", "Y%d" % (t + 1), "Y%d" % (t + 1))
+    ins("VPBROADCASTW", d, "X%d" % (t + 2))
+    ins("VCVTPH2PS", "X%d" % (t + 2), "Y%d" % (t + 2))
+    ins("VMULPS", "(DX)", "Y%d" % (t + 2), "Y%d" % (t + 2))
+    ins("VFMADD231PS", "Y%d" % (t + 2), "Y%d" % (t + 1), acc)
 
 ins("SUBQ", "$4", "CX")
 ins("JL", "q8lt4")
 e("q8four:")
-q8pair("Z0", 0, 0, ("Y1", "Y2", "Y3", "Y4"))
-q8pair("Z10", 68, 64, ("Y6", "Y7", "Y8", "Y9"))
+q8pair("Z0", 0, 0, (1, 2, 3, 4))
+q8pair("Z10", 68, 64, (6, 7, 8, 9))
 prefetch_lines(ins, 136)
 ins("ADDQ", "$136", "SI")
 ins("ADDQ", "$128", "DI")
@@ -298,7 +335,7 @@ e("q8lt4:")
 ins("ADDQ", "$4", "CX", c="0…3 blocks left")
 ins("CMPQ", "CX", "$2")
 ins("JLT", "q8lt2")
-q8pair("Z0", 0, 0, ("Y1", "Y2", "Y3", "Y4"))
+q8pair("Z0", 0, 0, (1, 2, 3, 4))
 ins("ADDQ", "$68", "SI")
 ins("ADDQ", "$64", "DI")
 ins("ADDQ", "$64", "DX")
@@ -307,15 +344,7 @@ ins("SUBQ", "$2", "CX")
 e("q8lt2:")
 ins("TESTQ", "CX", "CX")
 ins("JZ", "q8end")
-ins("VMOVDQU", "2(SI)", "Y1", c="the last block, in Y registers")
-ins("VPXORD", "Y31", "Y1", "Y1")
-ins("VMOVDQU", "(BX)", "Y2")
-ins("VPDPBUSD", "(DI)", "Y1", "Y2")
-ins("VCVTDQ2PS", "Y2", "Y2")
-ins("VPBROADCASTW", "(SI)", "X3")
-ins("VCVTPH2PS", "X3", "Y3")
-ins("VMULPS", "(DX)", "Y3", "Y3")
-ins("VFMADD231PS", "Y3", "Y2", "Y5")
+q8last("Y5", "2(SI)", "(SI)", 1, c="the last block, in Y registers")
 ins("ADDQ", "$34", "SI")
 e("q8end:")
 ins("VADDPS", "Z10", "Z0", "Z0")
@@ -335,35 +364,12 @@ OUTS4 = ["(AX)", "(AX)(R10*1)", "(AX)(R10*2)", "(AX)(R11*1)"]
 
 def q8pair4(k, acc, ow, ox):
     """q8pair for stream k, its temporaries Z13+4k…Z16+4k."""
-    w = STREAMS4[k]
-    t = 13 + 4 * k
-    a, b, c, d = t, t + 1, t + 2, t + 3
-    ins("VMOVDQU32", w % (ow + 2), "Y%d" % a, c="q of block b")
-    ins("VINSERTI64X4", "$1", w % (ow + 36), "Z%d" % a, "Z%d" % a, c="q of block b+1")
-    ins("VPXORD", "Z31", "Z%d" % a, "Z%d" % a, c="q + 128")
-    ins("VMOVDQU32", "%d(BX)" % ox, "Z%d" % b, c="−128·Σqx")
-    ins("VPDPBUSD", "%d(DI)" % ox, "Z%d" % a, "Z%d" % b)
-    ins("VCVTDQ2PS", "Z%d" % b, "Z%d" % b)
-    ins("VPBROADCASTW", w % ow, "X%d" % c, c="d_b, f16")
-    ins("VPBROADCASTW", w % (ow + 34), "X%d" % d, c="d_b+1")
-    ins("VINSERTI32X4", "$1", "X%d" % d, "Y%d" % c, "Y%d" % c)
-    ins("VCVTPH2PS", "Y%d" % c, "Z%d" % c)
-    ins("VMULPS", "%d(DX)" % ox, "Z%d" % c, "Z%d" % c, c="d·dx")
-    ins("VFMADD231PS", "Z%d" % c, "Z%d" % b, acc)
+    q8pair(acc, ow, ox, range(13 + 4 * k, 17 + 4 * k), STREAMS4[k], evex=True)
 
 def q8last4(k):
     """The last odd block of stream k, in Y registers, into Y8+k."""
     w = STREAMS4[k]
-    t = 13 + 4 * k
-    ins("VMOVDQU32", w % 2, "Y%d" % t)
-    ins("VPXORD", "Y31", "Y%d" % t, "Y%d" % t)
-    ins("VMOVDQU32", "(BX)", "Y%d" % (t + 1))
-    ins("VPDPBUSD", "(DI)", "Y%d" % t, "Y%d" % (t + 1))
-    ins("VCVTDQ2PS", "Y%d" % (t + 1), "Y%d" % (t + 1))
-    ins("VPBROADCASTW", w % 0, "X%d" % (t + 2))
-    ins("VCVTPH2PS", "X%d" % (t + 2), "Y%d" % (t + 2))
-    ins("VMULPS", "(DX)", "Y%d" % (t + 2), "Y%d" % (t + 2))
-    ins("VFMADD231PS", "Y%d" % (t + 2), "Y%d" % (t + 1), "Y%d" % (8 + k))
+    q8last("Y%d" % (8 + k), w % 2, w % 0, 13 + 4 * k, evex=True)
 
 def q8advance(nw, nx):
     ins("ADDQ", "$%d" % nw, "SI")
@@ -388,10 +394,7 @@ ins("LEAQ", "(R12*4)", "R10", c="the streams' outputs, bytes apart")
 ins("LEAQ", "(R10)(R10*2)", "R11")
 ins("VPBROADCASTD", "x8c80<>(SB)", "Z31")
 e("q84row:")
-ins("MOVQ", "xq+32(FP)", "DI")
-ins("MOVQ", "de+40(FP)", "DX")
-ins("MOVQ", "n128+48(FP)", "BX")
-ins("MOVQ", "nb+56(FP)", "CX")
+row_args("de", "n128", streams=True)
 for k in range(8):
     ins("VXORPS", "Z%d" % k, "Z%d" % k, "Z%d" % k)
 for k in range(4):
@@ -424,15 +427,10 @@ for k in range(4):
 ins("ADDQ", "$34", "SI")
 e("q84end:")
 for k in range(4):
-    z, y, x = "Z%d" % k, "Y%d" % k, "X%d" % k
+    z, x = "Z%d" % k, "X%d" % k
     ins("VADDPS", "Z%d" % (4 + k), z, z)
     ins("VADDPS", "Z%d" % (8 + k), z, z)
-    ins("VEXTRACTF64X4", "$1", z, "Y12")
-    ins("VADDPS", "Y12", y, y)
-    ins("VEXTRACTF128", "$1", y, "X12")
-    ins("VADDPS", "X12", x, x)
-    ins("VHADDPS", x, x, x)
-    ins("VHADDPS", x, x, x)
+    hsum_z(z, "12")
     ins("VMOVSS", x, OUTS4[k])
 ins("ADDQ", "$4", "AX")
 ins("DECQ", "R12")
@@ -442,37 +440,54 @@ ins("RET")
 e()
 
 # ---------------------------------------------------------------- Q4_K
-def unpack_k4():
-    ins("MOVL", "4(SI)", "R8", c="u0 = scales[0:4]")
-    ins("MOVL", "8(SI)", "R9", c="u1 = scales[4:8]")
-    ins("MOVL", "12(SI)", "R10", c="u2 = scales[8:12]")
-    ins("MOVL", "R10", "R11")
-    ins("SHRL", "$4", "R11")
-    ins("ANDL", "$0x0f0f0f0f", "R11")
-    ins("MOVL", "R9", "R12")
-    ins("SHRL", "$6", "R12")
-    ins("ANDL", "$0x03030303", "R12")
-    ins("SHLL", "$4", "R12")
-    ins("ORL", "R12", "R11", c="m[4:8]")
-    ins("ANDL", "$0x3f3f3f3f", "R9", c="m[0:4]")
-    ins("MOVL", "R10", "R12")
-    ins("ANDL", "$0x0f0f0f0f", "R12")
-    ins("MOVL", "R8", "R13")
-    ins("SHRL", "$6", "R13")
-    ins("ANDL", "$0x03030303", "R13")
-    ins("SHLL", "$4", "R13")
-    ins("ORL", "R13", "R12", c="sc[4:8]")
-    ins("ANDL", "$0x3f3f3f3f", "R8", c="sc[0:4]")
-    ins("SHLQ", "$32", "R12")
-    ins("ORQ", "R12", "R8", c="sc[0:8]")
-    ins("SHLQ", "$32", "R11")
-    ins("ORQ", "R11", "R9", c="m[0:8]")
+# unpack_k4's registers: the one-stream kernels', and the AVX2 stream
+# kernels', whose SI, R8 and R9 address the streams
+K4_GPR = ("R8", "R9", "R10", "R11", "R12", "R12", "R13")
+K4_GPR_STREAMS = ("R10", "R11", "R12", "R13", "AX", "R12", "AX")
+
+def unpack_k4(w="%d(SI)", r=K4_GPR):
+    """The 6-bit scales and mins of the Q4_K/Q5_K block at w (a format of
+    the offset) as bytes: sc[0:8] in r[0], m[0:8] in r[1]. r[2] takes
+    scales[8:12], r[3] m[4:8]; r[4] and r[6] are temporaries and sc[4:8]
+    forms in r[5], a copy of r[2] unless it is r[2] itself (the stream
+    kernels, short of registers, build it in place)."""
+    sc, m, u2, m48, t, sc48, t2 = r
+    ins("MOVL", w % 4, sc, c="u0 = scales[0:4]")
+    ins("MOVL", w % 8, m, c="u1 = scales[4:8]")
+    ins("MOVL", w % 12, u2, c="u2 = scales[8:12]")
+    ins("MOVL", u2, m48)
+    ins("SHRL", "$4", m48)
+    ins("ANDL", "$0x0f0f0f0f", m48)
+    ins("MOVL", m, t)
+    ins("SHRL", "$6", t)
+    ins("ANDL", "$0x03030303", t)
+    ins("SHLL", "$4", t)
+    ins("ORL", t, m48, c="m[4:8]")
+    ins("ANDL", "$0x3f3f3f3f", m, c="m[0:4]")
+    if sc48 != u2:
+        ins("MOVL", u2, sc48)
+    ins("ANDL", "$0x0f0f0f0f", sc48)
+    ins("MOVL", sc, t2)
+    ins("SHRL", "$6", t2)
+    ins("ANDL", "$0x03030303", t2)
+    ins("SHLL", "$4", t2)
+    ins("ORL", t2, sc48, c="sc[4:8]")
+    ins("ANDL", "$0x3f3f3f3f", sc, c="sc[0:4]")
+    ins("SHLQ", "$32", sc48)
+    ins("ORQ", sc48, sc, c="sc[0:8]")
+    ins("SHLQ", "$32", m48)
+    ins("ORQ", m48, m, c="m[0:8]")
 
 def f16_bcast(off, x, y):
     ins("MOVWLZX", off, "AX")
     ins("VMOVD", "AX", x)
     ins("VCVTPH2PS", x, x)
     ins("VBROADCASTSS", x, y)
+
+def k1_mins():
+    """K1 = the upper 8 lanes, where k4_scales adds the mins."""
+    ins("MOVL", "$0xff00", "AX")
+    ins("KMOVW", "AX", "K1", c="the upper 8 lanes: mins")
 
 def k4_consts():
     ins("VPBROADCASTD", "x8c0f<>(SB)", "Z30")
@@ -483,68 +498,99 @@ def k4_consts():
     ins("VMOVDQU32", "x8k4ma<>(SB)", "X16")
     ins("VPBROADCASTD", "x8c30<>(SB)", "X15")
     ins("VMOVDQU32", "x8dsel<>(SB)", "Z14")
-    ins("MOVL", "$0xff00", "AX")
-    ins("KMOVW", "AX", "K1", c="the upper 8 lanes: mins")
+    k1_mins()
     for j in range(4):
         ins("VMOVDQU32", "x8q4idx<>+%d(SB)" % (64 * j), "Z%d" % (20 + j), c="lanes → sub-blocks %d, %d" % (2 * j, 2 * j + 1))
 
 def k4_row_start():
-    ins("MOVQ", "xq+24(FP)", "DI")
-    ins("MOVQ", "dc+32(FP)", "DX")
-    ins("MOVQ", "s+40(FP)", "BX")
-    ins("MOVQ", "nb+48(FP)", "CX")
+    row_args("dc", "s")
     for z in ("Z0", "Z1", "Z2", "Z3", "Z31"):
         ins("VXORPS", z, z, z)
 
-def k4_scales_z8():
-    """Z8 = [d·sc[s]·dx_s (s < 8), dmin·m[s]·Σx̂_s]; Z31 (upper lanes) += the mins."""
-    ins("VMOVDQU", "4(SI)", "X5", c="scales[0:12] (and 4 bytes of qs)")
-    ins("VPSHUFB", "X19", "X5", "X6", c="P")
-    ins("VPSHUFB", "X18", "X5", "X7", c="Q, zero where unused")
-    ins("VPSRLVW", "X17", "X6", "X6", c="m[4:8] from the high nibbles")
-    ins("VPSRLW", "$2", "X7", "X7")
-    ins("VPANDD", "X15", "X7", "X7", c="top 2 bits of sc, m[4:8] at bits 4-5")
-    ins("VPTERNLOGD", "$0xf8", "X16", "X6", "X7", c="[sc[0:8], m[0:8]] = P & mask | Q")
-    ins("VPMOVZXBD", "X7", "Z8")
-    ins("VCVTDQ2PS", "Z8", "Z8")
-    ins("VPBROADCASTD", "(SI)", "X9", c="d, dmin (f16)")
-    ins("VCVTPH2PS", "X9", "X9")
-    ins("VPERMPS", "Z9", "Z14", "Z9", c="[d ×8, dmin ×8]")
-    ins("VMULPS", "Z9", "Z8", "Z8", c="[d·sc, dmin·m]")
-    ins("VMOVUPS", "(DX)", "Y10")
-    ins("VINSERTF64X4", "$1", "(BX)", "Z10", "Z10", c="[dx_s, Σx̂_s]")
-    ins("VMULPS", "Z10", "Z8", "Z8")
-    ins("VADDPS", "Z8", "Z31", "K1", "Z31", c="+= dmin·m[s]·Σx̂_s")
+# k4_scales' constants: x8k4a, x8k4b, x8k4sh, x8k4ma, x8c30 and x8dsel,
+# where k4_consts puts them, or in memory (None: x8dsel is loaded into a
+# temporary, as VPERMPS takes its index in a register).
+K4_CONST_REGS = ("X19", "X18", "X17", "X16", "X15", "Z14")
+K4_CONST_MEM = ("x8k4a<>(SB)", "x8k4b<>(SB)", "x8k4sh<>(SB)", "x8k4ma<>(SB)", "x8c30<>(SB)", None)
 
-def k4_pair(j, t, a, sc, hb=None, mask="Z30"):
-    """acc j%4 += S[s]·Σ q·qx for sub-blocks 2j, 2j+1 (t holds their 64 q)."""
+def k4_scales(s, mins, w="%d(SI)", d="(SI)", t=(5, 6, 7, 9, 10), k=K4_CONST_REGS, evex=False):
+    """s = [d·sc[s]·dx_s (s < 8), dmin·m[s]·Σx̂_s] for the block at w (a
+    format of the offset; d: the address of its d, dmin); mins (upper
+    lanes) += the mins. t: the numbers of five temporaries; k: the
+    constants; evex: load with VMOVDQU32, which names registers 16-31."""
+    p, q, u, dd, x = t
+    ins("VMOVDQU32" if evex else "VMOVDQU", w % 4, "X%d" % p, c="scales[0:12] (and 4 bytes of qs)")
+    ins("VPSHUFB", k[0], "X%d" % p, "X%d" % q, c="P")
+    ins("VPSHUFB", k[1], "X%d" % p, "X%d" % u, c="Q, zero where unused")
+    ins("VPSRLVW", k[2], "X%d" % q, "X%d" % q, c="m[4:8] from the high nibbles")
+    ins("VPSRLW", "$2", "X%d" % u, "X%d" % u)
+    # x8c30 from memory is one dword, broadcast
+    ins("VPANDD" if k[4].startswith("X") else "VPANDD.BCST", k[4], "X%d" % u, "X%d" % u, c="top 2 bits of sc, m[4:8] at bits 4-5")
+    ins("VPTERNLOGD", "$0xf8", k[3], "X%d" % q, "X%d" % u, c="[sc[0:8], m[0:8]] = P & mask | Q")
+    ins("VPMOVZXBD", "X%d" % u, s)
+    ins("VCVTDQ2PS", s, s)
+    ins("VPBROADCASTD", d, "X%d" % dd, c="d, dmin (f16)")
+    ins("VCVTPH2PS", "X%d" % dd, "X%d" % dd)
+    dsel = k[5]
+    if dsel is None:
+        dsel = "Z%d" % x
+        ins("VMOVDQU32", "x8dsel<>(SB)", dsel)
+    ins("VPERMPS", "Z%d" % dd, dsel, "Z%d" % dd, c="[d ×8, dmin ×8]")
+    ins("VMULPS", "Z%d" % dd, s, s, c="[d·sc, dmin·m]")
+    ins("VMOVUPS", "(DX)", "Y%d" % x)
+    ins("VINSERTF64X4", "$1", "(BX)", "Z%d" % x, "Z%d" % x, c="[dx_s, Σx̂_s]")
+    ins("VMULPS", "Z%d" % x, s, s)
+    ins("VADDPS", s, mins, "K1", mins, c="+= dmin·m[s]·Σx̂_s")
+
+def k4_pair(j, acc, s, t, a, sc, mask="Z30", hb=None, qh=None, rot=None, c10=None, idx=None):
+    """acc += S[s]·Σ q·qx for sub-blocks 2j, 2j+1 (t holds their 64
+    nibbles, mask picks them; s holds S). Q5_K passes hb, a temporary for
+    the fifth bits: qh rotated by rot (x8q5rot's dwords for j from memory
+    if None), & c10 (x8c10's register). idx: x8q4idx's dwords for j in a
+    register, or None to load them into sc."""
     if hb is not None:
-        ins("VPROLVD", "Z%d" % (24 + j), "Z13", hb)
-        ins("VPANDD", "Z28", hb, hb, c="16 × the fifth bit")
-        ins("VPTERNLOGD", "$0xf8", "Z30", t, hb, c="q = nibble | 16·bit")
+        ins("VPROLVD", rot or "x8q5rot<>+%d(SB)" % (64 * j), qh, hb)
+        ins("VPANDD", c10, hb, hb, c="16 × the fifth bit")
+        ins("VPTERNLOGD", "$0xf8", mask, t, hb, c="q = nibble | 16·bit")
         t = hb
     else:
         ins("VPANDD", mask, t, t)
     ins("VPXORD", a, a, a)
     ins("VPDPBUSD", "%d(DI)" % (64 * j), t, a)
     ins("VCVTDQ2PS", a, a)
-    ins("VPERMPS", "Z8", "Z%d" % (20 + j), sc)
-    ins("VFMADD231PS", sc, a, "Z%d" % j)
+    if idx is None:
+        ins("VMOVDQU32", "x8q4idx<>+%d(SB)" % (64 * j), sc, c="lanes → sub-blocks %d, %d" % (2 * j, 2 * j + 1))
+        idx = sc
+    ins("VPERMPS", s, idx, sc)
+    ins("VFMADD231PS", sc, a, acc)
 
-def k4_row_end(label, bsz, loop, r16=False):
-    prefetch_lines(ins, bsz)
+def k_next_block(bsz, nbx, loop, streams=("%d(SI)",)):
+    """The K-quant kernels' step to the next block: prefetch each stream's
+    bsz bytes ahead, move the weights on by a block of bsz bytes, the
+    activations by 8 blocks (256 qx, 8 dx, and nbx bytes at BX), and loop
+    while blocks are left."""
+    for w in streams:
+        prefetch_lines(ins, bsz, w)
     ins("ADDQ", "$%d" % bsz, "SI")
     ins("ADDQ", "$256", "DI")
     ins("ADDQ", "$32", "DX")
-    ins("ADDQ", "$32", "BX")
+    ins("ADDQ", "$%d" % nbx, "BX")
     ins("DECQ", "CX")
     ins("JNZ", loop)
-    ins("VADDPS", "Z1", "Z0", "Z0")
-    ins("VADDPS", "Z3", "Z2", "Z2")
-    ins("VADDPS", "Z2", "Z0", "Z0")
+
+def k4_row_sum(z, r16):
+    """z[0] = the row's sum: z[0…3] (the accumulators, their high lanes
+    16 times the sums if r16) less z[4] (the mins)."""
+    ins("VADDPS", z[1], z[0], z[0])
+    ins("VADDPS", z[3], z[2], z[2])
+    ins("VADDPS", z[2], z[0], z[0])
     if r16:
-        ins("VMULPS", "x8r16<>(SB)", "Z0", "Z0", c="the high lanes held 16·Σ, exactly")
-    ins("VSUBPS", "Z31", "Z0", "Z0", c="lower lanes of Z31 are 0")
+        ins("VMULPS", "x8r16<>(SB)", z[0], z[0], c="the high lanes held 16·Σ, exactly")
+    ins("VSUBPS", z[4], z[0], z[0], c="lower lanes of %s are 0" % z[4])
+
+def k4_row_end(label, bsz, loop, r16=False):
+    k_next_block(bsz, 32, loop)
+    k4_row_sum(("Z0", "Z1", "Z2", "Z3", "Z31"), r16)
     store_row(label)
 
 e("// func dotRowsQ4KVNNI(out *float32, rows int, w *byte, xq *int8, dc, s *float32, nb int)")
@@ -567,11 +613,11 @@ ins("VMOVDQU32", "x8m0ff0<>(SB)", "Z29")
 e("q4row:")
 k4_row_start()
 e("q4block:")
-k4_scales_z8()
+k4_scales("Z8", "Z31")
 for j in range(4):
     t, a, sc = ("Z4", "Z5", "Z6") if j % 2 == 0 else ("Z11", "Z12", "Z7")
     ins("VBROADCASTI64X4", "%d(SI)" % (16 + 32 * j), t, c="nibbles of sub-blocks %d, %d" % (2 * j, 2 * j + 1))
-    k4_pair(j, t, a, sc, mask="Z29")
+    k4_pair(j, "Z%d" % j, "Z8", t, a, sc, mask="Z29", idx="Z%d" % (20 + j))
 k4_row_end("q4row", 144, "q4block", r16=True)
 e()
 
@@ -592,17 +638,56 @@ for j in range(4):
 e("q5row:")
 k4_row_start()
 e("q5block:")
-k4_scales_z8()
+k4_scales("Z8", "Z31")
 ins("VBROADCASTI64X4", "16(SI)", "Z13", c="qh, both halves")
 for j in range(4):
     t, a, sc, hb = ("Z4", "Z5", "Z6", "Z9") if j % 2 == 0 else ("Z11", "Z12", "Z7", "Z10")
     ins("VBROADCASTI64X4", "%d(SI)" % (48 + 32 * j), t, c="nibbles of sub-blocks %d, %d" % (2 * j, 2 * j + 1))
     ins("VPSRLVW", "Z29", t, t)
-    k4_pair(j, t, a, sc, hb)
+    k4_pair(j, "Z%d" % j, "Z8", t, a, sc, hb=hb, qh="Z13", rot="Z%d" % (24 + j), c10="Z28", idx="Z%d" % (20 + j))
 k4_row_end("q5row", 176, "q5block")
 e()
 
 # ---------------------------------------------------------------- Q6_K
+def q6k_consts():
+    """q6k_block's constants, for the one-stream and the stream kernel."""
+    ins("VPBROADCASTD", "x8c0f<>(SB)", "Z30")
+    ins("VPBROADCASTD", "x8c30<>(SB)", "Z28")
+    ins("VMOVDQU32", "x8sh42<>(SB)", "Z27")
+    ins("VMOVDQU32", "x8sh02<>(SB)", "Z26")
+    ins("VMOVDQU32", "x8dup2<>(SB)", "Z25")
+    for q in range(4):
+        ins("VMOVDQU32", "x8q6idx<>+%d(SB)" % (64 * q), "Z%d" % (20 + q))
+
+def q6k_block(w, accs, t):
+    """One Q6_K block at w (a format of the offset) into accs; t: the
+    first of twelve temporaries, Z(t)…Z(t+11)."""
+    z = ["Z%d" % (t + i) for i in range(12)]
+    f16_bcast(w % 208, "X%d" % t, z[0])
+    ins("VPMOVSXBD", w % 192, z[1], c="sc[0:16]")
+    ins("VCVTDQ2PS", z[1], z[1])
+    ins("VMULPS", z[0], z[1], z[1])
+    ins("VMOVUPS", "(DX)", "Y%d" % (t + 2), c="dx of the block's 8 activation blocks")
+    ins("VPERMPS", z[2], "Z25", z[2], c="group g takes dx[g/2]")
+    ins("VMULPS", z[2], z[1], z[1], c="S[g] = d·sc[g]·dx")
+    for h in range(2):
+        ins("VMOVDQU64", w % (64 * h), z[3], c="ql, half %d" % h)
+        ins("VBROADCASTI64X4", w % (128 + 32 * h), z[4], c="qh, both halves")
+        ins("VPANDD", "Z30", z[3], z[5], c="low nibbles: columns 0-63 of the half")
+        ins("VPSRLW", "$4", z[3], z[6])
+        ins("VPANDD", "Z30", z[6], z[6], c="high nibbles: 64-127")
+        ins("VPSLLVW", "Z27", z[4], z[7])
+        ins("VPTERNLOGD", "$0xf8", "Z28", z[7], z[5], c="q = nibble | qh bits & 0x30, columns 0-63")
+        ins("VPSRLVW", "Z26", z[4], z[4])
+        ins("VPTERNLOGD", "$0xf8", "Z28", z[4], z[6], c="q, columns 64-127")
+        for p, (qr, a, sc) in enumerate([(z[5], z[8], z[9]), (z[6], z[10], z[11])]):
+            o = 128 * h + 64 * p
+            ins("VMOVDQU32", "%d(BX)" % o, a, c="−32·Σqx")
+            ins("VPDPBUSD", "%d(DI)" % o, qr, a)
+            ins("VCVTDQ2PS", a, a)
+            ins("VPERMPS", z[1], "Z%d" % (20 + 2 * h + p), sc)
+            ins("VFMADD231PS", sc, a, accs[p])
+
 e("// func dotRowsQ6KVNNI(out *float32, rows int, w *byte, xq *int8, dc *float32, n32 *int32, nb int)")
 e("//")
 e("// out[r] = Σ over nb blocks of 210 bytes, Σ_g d·sc[g]·dx·Σ (q − 32)·qx for")
@@ -615,52 +700,14 @@ e("// columns take scale 4q + lane/4 (VPERMPS); the accumulator starts at")
 e("// −32·Σ of each 4 qx. rows ≥ 1, nb ≥ 1.")
 e("TEXT ·dotRowsQ6KVNNI(SB), NOSPLIT, $0-56")
 ins("MOVQ", "w+16(FP)", "SI")
-ins("VPBROADCASTD", "x8c0f<>(SB)", "Z30")
-ins("VPBROADCASTD", "x8c30<>(SB)", "Z28")
-ins("VMOVDQU32", "x8sh42<>(SB)", "Z27")
-ins("VMOVDQU32", "x8sh02<>(SB)", "Z26")
-ins("VMOVDQU32", "x8dup2<>(SB)", "Z25")
-for q in range(4):
-    ins("VMOVDQU32", "x8q6idx<>+%d(SB)" % (64 * q), "Z%d" % (20 + q))
+q6k_consts()
 e("q6row:")
-ins("MOVQ", "xq+24(FP)", "DI")
-ins("MOVQ", "dc+32(FP)", "DX")
-ins("MOVQ", "n32+40(FP)", "BX")
-ins("MOVQ", "nb+48(FP)", "CX")
+row_args("dc", "n32")
 ins("VXORPS", "Z0", "Z0", "Z0")
 ins("VXORPS", "Z1", "Z1", "Z1")
 e("q6block:")
-f16_bcast("208(SI)", "X2", "Z2")
-ins("VPMOVSXBD", "192(SI)", "Z3", c="sc[0:16]")
-ins("VCVTDQ2PS", "Z3", "Z3")
-ins("VMULPS", "Z2", "Z3", "Z3")
-ins("VMOVUPS", "(DX)", "Y4", c="dx of the block's 8 activation blocks")
-ins("VPERMPS", "Z4", "Z25", "Z4", c="group g takes dx[g/2]")
-ins("VMULPS", "Z4", "Z3", "Z3", c="S[g] = d·sc[g]·dx")
-for h in range(2):
-    ins("VMOVDQU64", "%d(SI)" % (64 * h), "Z5", c="ql, half %d" % h)
-    ins("VBROADCASTI64X4", "%d(SI)" % (128 + 32 * h), "Z6", c="qh, both halves")
-    ins("VPANDD", "Z30", "Z5", "Z7", c="low nibbles: columns 0-63 of the half")
-    ins("VPSRLW", "$4", "Z5", "Z8")
-    ins("VPANDD", "Z30", "Z8", "Z8", c="high nibbles: 64-127")
-    ins("VPSLLVW", "Z27", "Z6", "Z9")
-    ins("VPTERNLOGD", "$0xf8", "Z28", "Z9", "Z7", c="q = nibble | qh bits & 0x30, columns 0-63")
-    ins("VPSRLVW", "Z26", "Z6", "Z6")
-    ins("VPTERNLOGD", "$0xf8", "Z28", "Z6", "Z8", c="q, columns 64-127")
-    for p, (qr, a, sc) in enumerate([("Z7", "Z10", "Z11"), ("Z8", "Z12", "Z13")]):
-        o = 128 * h + 64 * p
-        ins("VMOVDQU32", "%d(BX)" % o, a, c="−32·Σqx")
-        ins("VPDPBUSD", "%d(DI)" % o, qr, a)
-        ins("VCVTDQ2PS", a, a)
-        ins("VPERMPS", "Z3", "Z%d" % (20 + 2 * h + p), sc)
-        ins("VFMADD231PS", sc, a, "Z%d" % p)
-prefetch_lines(ins, 210)
-ins("ADDQ", "$210", "SI")
-ins("ADDQ", "$256", "DI")
-ins("ADDQ", "$32", "DX")
-ins("ADDQ", "$256", "BX")
-ins("DECQ", "CX")
-ins("JNZ", "q6block")
+q6k_block("%d(SI)", ("Z0", "Z1"), 2)
+k_next_block(210, 256, "q6block")
 ins("VADDPS", "Z1", "Z0", "Z0")
 store_row("q6row")
 
@@ -687,22 +734,10 @@ def streams4_prologue(name, args):
     ins("LEAQ", "(R12*4)", "R10", c="the streams' outputs, bytes apart")
     ins("LEAQ", "(R10)(R10*2)", "R11")
 
-def streams4_row_start(p):
-    ins("MOVQ", "xq+32(FP)", "DI")
-    ins("MOVQ", "%s+40(FP)" % p[0], "DX")
-    ins("MOVQ", "%s+48(FP)" % p[1], "BX")
-    ins("MOVQ", "nb+56(FP)", "CX")
-
 def streams4_store(k, acc, t):
     """hsum_z of acc (Z) with temporary t, stored at stream k's output."""
-    n, x = acc[1:], "X" + acc[1:]
-    ins("VEXTRACTF64X4", "$1", acc, "Y" + t)
-    ins("VADDPS", "Y" + t, "Y" + n, "Y" + n)
-    ins("VEXTRACTF32X4", "$1", "Y" + n, "X" + t)
-    ins("VADDPS", "X" + t, x, x)
-    ins("VHADDPS", x, x, x)
-    ins("VHADDPS", x, x, x)
-    ins("VMOVSS", x, OUTS4K[k])
+    hsum_z(acc, t, "VEXTRACTF32X4")
+    ins("VMOVSS", "X" + acc[1:], OUTS4K[k])
 
 def streams4_next_row(label):
     ins("ADDQ", "$4", "R13")
@@ -713,48 +748,10 @@ def streams4_next_row(label):
     e()
 
 def k4_scales4(w, s, mins, dsel=None):
-    """k4_scales_z8 for the block at w (a STREAMS4 format) into s, with
+    """k4_scales for the block at w (a STREAMS4 format) into s, with
     temporaries Z21-Z25 and the constants from memory (dsel: x8dsel's
     register, if it has one)."""
-    ins("VMOVDQU32", w % 4, "X21", c="scales[0:12] (and 4 bytes of qs)")
-    ins("VPSHUFB", "x8k4a<>(SB)", "X21", "X22", c="P")
-    ins("VPSHUFB", "x8k4b<>(SB)", "X21", "X23", c="Q, zero where unused")
-    ins("VPSRLVW", "x8k4sh<>(SB)", "X22", "X22", c="m[4:8] from the high nibbles")
-    ins("VPSRLW", "$2", "X23", "X23")
-    ins("VPANDD.BCST", "x8c30<>(SB)", "X23", "X23", c="top 2 bits of sc, m[4:8] at bits 4-5")
-    ins("VPTERNLOGD", "$0xf8", "x8k4ma<>(SB)", "X22", "X23", c="[sc[0:8], m[0:8]] = P & mask | Q")
-    ins("VPMOVZXBD", "X23", s)
-    ins("VCVTDQ2PS", s, s)
-    ins("VPBROADCASTD", w % 0, "X24", c="d, dmin (f16)")
-    ins("VCVTPH2PS", "X24", "X24")
-    if dsel is None:
-        ins("VMOVDQU32", "x8dsel<>(SB)", "Z25")
-        dsel = "Z25"
-    ins("VPERMPS", "Z24", dsel, "Z24", c="[d ×8, dmin ×8]")
-    ins("VMULPS", "Z24", s, s, c="[d·sc, dmin·m]")
-    ins("VMOVUPS", "(DX)", "Y25")
-    ins("VINSERTF64X4", "$1", "(BX)", "Z25", "Z25", c="[dx_s, Σx̂_s]")
-    ins("VMULPS", "Z25", s, s)
-    ins("VADDPS", s, mins, "K1", mins, c="+= dmin·m[s]·Σx̂_s")
-
-def k4_pair4(j, acc, s, t, a, sc, hb=None, qh=None, idx=None, rot=None):
-    """k4_pair with the index of sub-blocks 2j, 2j+1 loaded into sc (or
-    in register idx, and Q5_K's rotations in rot)."""
-    if hb is not None:
-        ins("VPROLVD", rot or "x8q5rot<>+%d(SB)" % (64 * j), qh, hb)
-        ins("VPANDD", "Z31", hb, hb, c="16 × the fifth bit")
-        ins("VPTERNLOGD", "$0xf8", "Z30", t, hb, c="q = nibble | 16·bit")
-        t = hb
-    else:
-        ins("VPANDD", "Z30", t, t)
-    ins("VPXORD", a, a, a)
-    ins("VPDPBUSD", "%d(DI)" % (64 * j), t, a)
-    ins("VCVTDQ2PS", a, a)
-    if idx is None:
-        ins("VMOVDQU32", "x8q4idx<>+%d(SB)" % (64 * j), sc, c="lanes → sub-blocks %d, %d" % (2 * j, 2 * j + 1))
-        idx = sc
-    ins("VPERMPS", s, idx, sc)
-    ins("VFMADD231PS", sc, a, acc)
+    k4_scales(s, mins, w, w % 0, (21, 22, 23, 24, 25), K4_CONST_MEM[:5] + (dsel,), evex=True)
 
 def k4_streams4(name, label, bsz):
     e("// func %s(out *float32, rows int, w *byte, stride int, xq *int8, dc, s *float32, nb int)" % name)
@@ -765,10 +762,9 @@ def k4_streams4(name, label, bsz):
     e("// rows ≥ 1, nb ≥ 1.")
     streams4_prologue(name, 64)
     ins("VMOVDQU32", "x8m0ff0<>(SB)", "Z30")
-    ins("MOVL", "$0xff00", "AX")
-    ins("KMOVW", "AX", "K1", c="the upper 8 lanes: mins")
+    k1_mins()
     e("%srow:" % label)
-    streams4_row_start(("dc", "s"))
+    row_args("dc", "s", streams=True)
     for z in range(20):
         ins("VXORPS", "Z%d" % z, "Z%d" % z, "Z%d" % z)
     e("%sblock:" % label)
@@ -779,23 +775,11 @@ def k4_streams4(name, label, bsz):
         for j in range(4):
             t, a, sc, hb = ("Z21", "Z22", "Z23", "Z27") if j % 2 == 0 else ("Z24", "Z25", "Z26", "Z28")
             ins("VBROADCASTI64X4", w % (16 + 32 * j), t, c="nibbles of sub-blocks %d, %d" % (2 * j, 2 * j + 1))
-            k4_pair4(j, accs[j], "Z20", t, a, sc)
+            k4_pair(j, accs[j], "Z20", t, a, sc)
+    k_next_block(bsz, 32, "%sblock" % label, STREAMS4)
     for k in range(4):
-        prefetch_lines(ins, bsz, STREAMS4[k])
-    ins("ADDQ", "$%d" % bsz, "SI")
-    ins("ADDQ", "$256", "DI")
-    ins("ADDQ", "$32", "DX")
-    ins("ADDQ", "$32", "BX")
-    ins("DECQ", "CX")
-    ins("JNZ", "%sblock" % label)
-    for k in range(4):
-        z = ["Z%d" % (5 * k + j) for j in range(5)]
-        ins("VADDPS", z[1], z[0], z[0])
-        ins("VADDPS", z[3], z[2], z[2])
-        ins("VADDPS", z[2], z[0], z[0])
-        ins("VMULPS", "x8r16<>(SB)", z[0], z[0], c="the high lanes held 16·Σ, exactly")
-        ins("VSUBPS", z[4], z[0], z[0], c="lower lanes of Z%d are 0" % (5 * k + 4))
-        streams4_store(k, z[0], "21")
+        k4_row_sum(["Z%d" % (5 * k + j) for j in range(5)], r16=True)
+        streams4_store(k, "Z%d" % (5 * k), "21")
     streams4_next_row("%srow" % label)
 
 k4_streams4("dotRows4Q4KVNNI", "q44", 144)
@@ -825,10 +809,9 @@ def q5k_streams2():
         ins("VMOVDQU32", "x8q5rot<>+%d(SB)" % (64 * j), "Z%d" % (14 + j))
     ins("VMOVDQU32", "x8dsel<>(SB)", "Z18")
     ins("VMOVDQU32", "x8sh04<>(SB)", "Z19")
-    ins("MOVL", "$0xff00", "AX")
-    ins("KMOVW", "AX", "K1", c="the upper 8 lanes: mins")
+    k1_mins()
     e("%srow:" % label)
-    streams4_row_start(("dc", "s"))
+    row_args("dc", "s", streams=True)
     for z in range(10):
         ins("VXORPS", "Z%d" % z, "Z%d" % z, "Z%d" % z)
     e("%sblock:" % label)
@@ -841,22 +824,11 @@ def q5k_streams2():
             t, a, sc, hb = ("Z21", "Z22", "Z23", "Z27") if j % 2 == 0 else ("Z24", "Z25", "Z26", "Z28")
             ins("VBROADCASTI64X4", w % (48 + 32 * j), t, c="nibbles of sub-blocks %d, %d" % (2 * j, 2 * j + 1))
             ins("VPSRLVW", "Z19", t, t)
-            k4_pair4(j, accs[j], "Z20", t, a, sc, hb, "Z29", idx="Z%d" % (10 + j), rot="Z%d" % (14 + j))
+            k4_pair(j, accs[j], "Z20", t, a, sc, hb=hb, qh="Z29", rot="Z%d" % (14 + j), c10="Z31", idx="Z%d" % (10 + j))
+    k_next_block(176, 32, "%sblock" % label, STREAMS2)
     for k in range(2):
-        prefetch_lines(ins, 176, STREAMS2[k])
-    ins("ADDQ", "$176", "SI")
-    ins("ADDQ", "$256", "DI")
-    ins("ADDQ", "$32", "DX")
-    ins("ADDQ", "$32", "BX")
-    ins("DECQ", "CX")
-    ins("JNZ", "%sblock" % label)
-    for k in range(2):
-        z = ["Z%d" % (5 * k + j) for j in range(5)]
-        ins("VADDPS", z[1], z[0], z[0])
-        ins("VADDPS", z[3], z[2], z[2])
-        ins("VADDPS", z[2], z[0], z[0])
-        ins("VSUBPS", z[4], z[0], z[0], c="lower lanes of Z%d are 0" % (5 * k + 4))
-        streams4_store(k, z[0], "21")
+        k4_row_sum(["Z%d" % (5 * k + j) for j in range(5)], r16=False)
+        streams4_store(k, "Z%d" % (5 * k), "21")
     streams4_next_row("%srow" % label)
 
 q5k_streams2()
@@ -868,52 +840,15 @@ e("// k·rows + i of w (its bytes at k·stride + i·stride/rows) goes to")
 e("// out[k·rows + i]. Stream k sums in Z2k and Z2k+1; the constants stay")
 e("// in the one-stream kernel's registers. rows ≥ 1, nb ≥ 1.")
 streams4_prologue("dotRows4Q6KVNNI", 64)
-ins("VPBROADCASTD", "x8c0f<>(SB)", "Z30")
-ins("VPBROADCASTD", "x8c30<>(SB)", "Z28")
-ins("VMOVDQU32", "x8sh42<>(SB)", "Z27")
-ins("VMOVDQU32", "x8sh02<>(SB)", "Z26")
-ins("VMOVDQU32", "x8dup2<>(SB)", "Z25")
-for q in range(4):
-    ins("VMOVDQU32", "x8q6idx<>+%d(SB)" % (64 * q), "Z%d" % (20 + q))
+q6k_consts()
 e("q64row:")
-streams4_row_start(("dc", "n32"))
+row_args("dc", "n32", streams=True)
 for z in range(8):
     ins("VXORPS", "Z%d" % z, "Z%d" % z, "Z%d" % z)
 e("q64block:")
 for k in range(4):
-    w = STREAMS4[k]
-    f16_bcast(w % 208, "X8", "Z8")
-    ins("VPMOVSXBD", w % 192, "Z9", c="sc[0:16]")
-    ins("VCVTDQ2PS", "Z9", "Z9")
-    ins("VMULPS", "Z8", "Z9", "Z9")
-    ins("VMOVUPS", "(DX)", "Y10", c="dx of the block's 8 activation blocks")
-    ins("VPERMPS", "Z10", "Z25", "Z10", c="group g takes dx[g/2]")
-    ins("VMULPS", "Z10", "Z9", "Z9", c="S[g] = d·sc[g]·dx")
-    for h in range(2):
-        ins("VMOVDQU64", w % (64 * h), "Z11", c="ql, half %d" % h)
-        ins("VBROADCASTI64X4", w % (128 + 32 * h), "Z12", c="qh, both halves")
-        ins("VPANDD", "Z30", "Z11", "Z13", c="low nibbles: columns 0-63 of the half")
-        ins("VPSRLW", "$4", "Z11", "Z14")
-        ins("VPANDD", "Z30", "Z14", "Z14", c="high nibbles: 64-127")
-        ins("VPSLLVW", "Z27", "Z12", "Z15")
-        ins("VPTERNLOGD", "$0xf8", "Z28", "Z15", "Z13", c="q = nibble | qh bits & 0x30, columns 0-63")
-        ins("VPSRLVW", "Z26", "Z12", "Z12")
-        ins("VPTERNLOGD", "$0xf8", "Z28", "Z12", "Z14", c="q, columns 64-127")
-        for p, (qr, a, sc) in enumerate([("Z13", "Z16", "Z17"), ("Z14", "Z18", "Z19")]):
-            o = 128 * h + 64 * p
-            ins("VMOVDQU32", "%d(BX)" % o, a, c="−32·Σqx")
-            ins("VPDPBUSD", "%d(DI)" % o, qr, a)
-            ins("VCVTDQ2PS", a, a)
-            ins("VPERMPS", "Z9", "Z%d" % (20 + 2 * h + p), sc)
-            ins("VFMADD231PS", sc, a, "Z%d" % (2 * k + p))
-for k in range(4):
-    prefetch_lines(ins, 210, STREAMS4[k])
-ins("ADDQ", "$210", "SI")
-ins("ADDQ", "$256", "DI")
-ins("ADDQ", "$32", "DX")
-ins("ADDQ", "$256", "BX")
-ins("DECQ", "CX")
-ins("JNZ", "q64block")
+    q6k_block(STREAMS4[k], ("Z%d" % (2 * k), "Z%d" % (2 * k + 1)), 8)
+k_next_block(210, 256, "q64block", STREAMS4)
 for k in range(4):
     z0, z1 = "Z%d" % (2 * k), "Z%d" % (2 * k + 1)
     ins("VADDPS", z1, z0, z0)
@@ -922,18 +857,21 @@ for k in range(4):
 streams4_next_row("q64row")
 
 # ---------------------------------------------------------------- AVX2
-def q8avx2(acc, ow, ox):
-    ins("VMOVDQU", "%d(SI)" % (ow + 2), "Y1", c="q")
-    ins("VMOVDQU", "%d(DI)" % ox, "Y2", c="qx")
-    ins("VPSIGNB", "Y1", "Y2", "Y2", c="qx·sign(q)")
-    ins("VPABSB", "Y1", "Y1", c="|q| ≤ 128")
-    ins("VPMADDUBSW", "Y2", "Y1", "Y3")
-    ins("VPMADDWD", "Y15", "Y3", "Y3", c="Σ q·qx over 4 columns")
-    ins("VCVTDQ2PS", "Y3", "Y3")
-    ins("VPBROADCASTW", "%d(SI)" % ow, "X4", c="d, f16")
-    ins("VCVTPH2PS", "X4", "Y4")
-    ins("VMULPS", "%d(DX)" % ox, "Y4", "Y4", c="d·dx")
-    ins("VFMADD231PS", "Y4", "Y3", acc)
+def q8avx2(acc, ow, ox, w="%d(SI)", t=1):
+    """acc += the block at weight offset ow (w formats it) and activation
+    offset ox; t: the first of four temporaries."""
+    q, x, p, d = ("Y%d" % (t + i) for i in range(4))
+    ins("VMOVDQU", w % (ow + 2), q, c="q")
+    ins("VMOVDQU", "%d(DI)" % ox, x, c="qx")
+    ins("VPSIGNB", q, x, x, c="qx·sign(q)")
+    ins("VPABSB", q, q, c="|q| ≤ 128")
+    ins("VPMADDUBSW", x, q, p)
+    ins("VPMADDWD", "Y15", p, p, c="Σ q·qx over 4 columns")
+    ins("VCVTDQ2PS", p, p)
+    ins("VPBROADCASTW", w % ow, "X" + d[1:], c="d, f16")
+    ins("VCVTPH2PS", "X" + d[1:], d)
+    ins("VMULPS", "%d(DX)" % ox, d, d, c="d·dx")
+    ins("VFMADD231PS", d, p, acc)
 
 e("// func dotRowsQ8_0AVX2(out *float32, rows int, w *byte, xq *int8, de *float32, n128 *int32, nb int)")
 e("//")
@@ -943,9 +881,7 @@ e("TEXT ·dotRowsQ8_0AVX2(SB), NOSPLIT, $0-56")
 ins("MOVQ", "w+16(FP)", "SI")
 ins("VPBROADCASTD", "x8ones16<>(SB)", "Y15")
 e("q8arow:")
-ins("MOVQ", "xq+24(FP)", "DI")
-ins("MOVQ", "de+32(FP)", "DX")
-ins("MOVQ", "nb+48(FP)", "CX")
+row_args("de", None)
 ins("VXORPS", "Y0", "Y0", "Y0")
 ins("VXORPS", "Y8", "Y8", "Y8")
 ins("SUBQ", "$2", "CX")
@@ -967,20 +903,7 @@ ins("ADDQ", "$34", "SI")
 e("q8aend:")
 ins("VADDPS", "Y8", "Y0", "Y0")
 
-def store_row_y(label):
-    ins("VEXTRACTF128", "$1", "Y0", "X1")
-    ins("VADDPS", "X1", "X0", "X0")
-    ins("VHADDPS", "X0", "X0", "X0")
-    ins("VHADDPS", "X0", "X0", "X0")
-    ins("MOVQ", "out+0(FP)", "AX")
-    ins("VMOVSS", "X0", "(AX)")
-    ins("ADDQ", "$4", "out+0(FP)")
-    ins("DECQ", "rows+8(FP)")
-    ins("JNZ", label)
-    ins("VZEROUPPER")
-    ins("RET")
-
-store_row_y("q8arow")
+store_row("q8arow", "Y0")
 e()
 
 # ------------------------------------------ Q8_0 AVX2, four streams
@@ -990,27 +913,13 @@ e()
 OUTS4Y = OUTS4K
 
 def q8avx2s(k, acc, ow, ox):
-    w = STREAMS4[k]
-    ins("VMOVDQU", w % (ow + 2), "Y8", c="q")
-    ins("VMOVDQU", "%d(DI)" % ox, "Y9", c="qx")
-    ins("VPSIGNB", "Y8", "Y9", "Y9", c="qx·sign(q)")
-    ins("VPABSB", "Y8", "Y8", c="|q| ≤ 128")
-    ins("VPMADDUBSW", "Y9", "Y8", "Y10")
-    ins("VPMADDWD", "Y15", "Y10", "Y10", c="Σ q·qx over 4 columns")
-    ins("VCVTDQ2PS", "Y10", "Y10")
-    ins("VPBROADCASTW", w % ow, "X11", c="d, f16")
-    ins("VCVTPH2PS", "X11", "Y11")
-    ins("VMULPS", "%d(DX)" % ox, "Y11", "Y11", c="d·dx")
-    ins("VFMADD231PS", "Y11", "Y10", acc)
+    """q8avx2 for stream k, its temporaries Y8-Y11."""
+    q8avx2(acc, ow, ox, STREAMS4[k], 8)
 
 def store_y4(k, acc, t):
-    """store_row_y of acc (a Y register) at stream k's output."""
-    x = "X" + acc[1:]
-    ins("VEXTRACTF128", "$1", acc, "X" + t)
-    ins("VADDPS", "X" + t, x, x)
-    ins("VHADDPS", x, x, x)
-    ins("VHADDPS", x, x, x)
-    ins("VMOVSS", x, OUTS4Y[k])
+    """Stores the sum of acc (a Y register) at stream k's output."""
+    hsum_y(acc, t)
+    ins("VMOVSS", "X" + acc[1:], OUTS4Y[k])
 
 e("// func dotRows4Q8_0AVX2(out *float32, rows int, w *byte, stride int, xq *int8, de *float32, n128 *int32, nb int)")
 e("//")
@@ -1018,9 +927,7 @@ e("// dotRowsQ8_0AVX2 over four streams, as dotRows4Q8_0VNNI. rows ≥ 1, nb ≥
 streams4_prologue("dotRows4Q8_0AVX2", 64)
 ins("VPBROADCASTD", "x8ones16<>(SB)", "Y15")
 e("q84arow:")
-ins("MOVQ", "xq+32(FP)", "DI")
-ins("MOVQ", "de+40(FP)", "DX")
-ins("MOVQ", "nb+56(FP)", "CX")
+row_args("de", None, streams=True)
 for k in range(8):
     ins("VXORPS", "Y%d" % k, "Y%d" % k, "Y%d" % k)
 ins("SUBQ", "$2", "CX")
@@ -1050,6 +957,65 @@ for k in range(4):
     store_y4(k, "Y%d" % (2 * k), "8")
 streams4_next_row("q84arow")
 
+def k4_avx2_scales(am, w="%d(SI)", d="(SI)", store="(SP)", r=K4_GPR, t=(2, 3, 4, 5)):
+    """For the Q4_K/Q5_K block at w (a format of the offset; d: the address
+    of its d): d·sc[s]·dx_s (s < 8) to the frame at store, and
+    am += dmin·m[s]·Σx̂_s. r: unpack_k4's registers; t: the numbers of
+    four Y temporaries."""
+    unpack_k4(w, r)
+    sc, m = r[:2]
+    yd, ydm, ysc, ym = t
+    f16_bcast(d, "X%d" % yd, "Y%d" % yd)
+    f16_bcast(w % 2, "X%d" % ydm, "Y%d" % ydm)
+    ins("VMOVQ", sc, "X%d" % ysc)
+    ins("VPMOVZXBD", "X%d" % ysc, "Y%d" % ysc)
+    ins("VCVTDQ2PS", "Y%d" % ysc, "Y%d" % ysc)
+    ins("VMULPS", "Y%d" % yd, "Y%d" % ysc, "Y%d" % ysc)
+    ins("VMULPS", "(DX)", "Y%d" % ysc, "Y%d" % ysc)
+    ins("VMOVUPS", "Y%d" % ysc, store, c="d·sc[s]·dx_s")
+    ins("VMOVQ", m, "X%d" % ym)
+    ins("VPMOVZXBD", "X%d" % ym, "Y%d" % ym)
+    ins("VCVTDQ2PS", "Y%d" % ym, "Y%d" % ym)
+    ins("VMULPS", "Y%d" % ydm, "Y%d" % ym, "Y%d" % ym)
+    ins("VFMADD231PS", "(BX)", "Y%d" % ym, am)
+
+def k5_fifth_avx2(sb, qh, dst):
+    """dst = 16 × bit sb of each byte of qh (x8c10 in Y13)."""
+    if sb < 4:
+        ins("VPSLLW", "$%d" % (4 - sb), qh, dst)
+    elif sb == 4:
+        ins("VMOVDQU", qh, dst)
+    else:
+        ins("VPSRLW", "$%d" % (sb - 4), qh, dst)
+    ins("VPAND", "Y13", dst, dst, c="16 × bit %d" % sb)
+
+def k4_avx2_subblocks(off, a0, a1, w="%d(SI)", sp=0, t=(5, 6, 7, 9), c0f="Y15", ones="Y14", qh=None):
+    """a0, a1 += the eight sub-blocks of the block at w (a format of the
+    offset; the nibbles at off), each pair's S from the frame at sp. t:
+    the numbers of four Y temporaries; c0f, ones: x8c0f and x8ones16 in
+    registers or memory (32 bytes each); qh: Q5_K's fifth bits."""
+    lo, hi, b0, b1 = ("Y%d" % n for n in t)
+    for j in range(4):
+        ins("VMOVDQU", w % (off + 32 * j), lo, c="nibbles of sub-blocks %d, %d" % (2 * j, 2 * j + 1))
+        ins("VPSRLW", "$4", lo, hi)
+        ins("VPAND", c0f, lo, lo)
+        ins("VPAND", c0f, hi, hi)
+        if qh is not None:
+            k5_fifth_avx2(2 * j, qh, b0)
+            ins("VPOR", b0, lo, lo)
+            k5_fifth_avx2(2 * j + 1, qh, b1)
+            ins("VPOR", b1, hi, hi)
+        ins("VPMADDUBSW", "%d(DI)" % (64 * j), lo, lo)
+        ins("VPMADDUBSW", "%d(DI)" % (64 * j + 32), hi, hi)
+        ins("VPMADDWD", ones, lo, lo)
+        ins("VPMADDWD", ones, hi, hi)
+        ins("VCVTDQ2PS", lo, lo)
+        ins("VCVTDQ2PS", hi, hi)
+        ins("VBROADCASTSS", "%d(SP)" % (sp + 8 * j), b0)
+        ins("VBROADCASTSS", "%d(SP)" % (sp + 8 * j + 4), b1)
+        ins("VFMADD231PS", b0, lo, a0)
+        ins("VFMADD231PS", b1, hi, a1)
+
 e("// func dotRowsQ4KAVX2(out *float32, rows int, w *byte, xq *int8, dc, s *float32, nb int)")
 e("//")
 e("// dotRowsQ4KVNNI with VPMADDUBSW: the low and high nibbles of 32 bytes")
@@ -1060,53 +1026,17 @@ ins("MOVQ", "w+16(FP)", "SI")
 ins("VPBROADCASTD", "x8c0f<>(SB)", "Y15")
 ins("VPBROADCASTD", "x8ones16<>(SB)", "Y14")
 e("q4arow:")
-ins("MOVQ", "xq+24(FP)", "DI")
-ins("MOVQ", "dc+32(FP)", "DX")
-ins("MOVQ", "s+40(FP)", "BX")
-ins("MOVQ", "nb+48(FP)", "CX")
+row_args("dc", "s")
 ins("VXORPS", "Y0", "Y0", "Y0")
 ins("VXORPS", "Y1", "Y1", "Y1")
 ins("VXORPS", "Y10", "Y10", "Y10", c="Σ dmin·m·Σx̂")
 e("q4ablock:")
-unpack_k4()
-f16_bcast("(SI)", "X2", "Y2")
-f16_bcast("2(SI)", "X3", "Y3")
-ins("VMOVQ", "R8", "X4")
-ins("VPMOVZXBD", "X4", "Y4")
-ins("VCVTDQ2PS", "Y4", "Y4")
-ins("VMULPS", "Y2", "Y4", "Y4")
-ins("VMULPS", "(DX)", "Y4", "Y4")
-ins("VMOVUPS", "Y4", "(SP)", c="d·sc[s]·dx_s")
-ins("VMOVQ", "R9", "X5")
-ins("VPMOVZXBD", "X5", "Y5")
-ins("VCVTDQ2PS", "Y5", "Y5")
-ins("VMULPS", "Y3", "Y5", "Y5")
-ins("VFMADD231PS", "(BX)", "Y5", "Y10")
-for j in range(4):
-    ins("VMOVDQU", "%d(SI)" % (16 + 32 * j), "Y5", c="nibbles of sub-blocks %d, %d" % (2 * j, 2 * j + 1))
-    ins("VPSRLW", "$4", "Y5", "Y6")
-    ins("VPAND", "Y15", "Y5", "Y5")
-    ins("VPAND", "Y15", "Y6", "Y6")
-    ins("VPMADDUBSW", "%d(DI)" % (64 * j), "Y5", "Y5")
-    ins("VPMADDUBSW", "%d(DI)" % (64 * j + 32), "Y6", "Y6")
-    ins("VPMADDWD", "Y14", "Y5", "Y5")
-    ins("VPMADDWD", "Y14", "Y6", "Y6")
-    ins("VCVTDQ2PS", "Y5", "Y5")
-    ins("VCVTDQ2PS", "Y6", "Y6")
-    ins("VBROADCASTSS", "%d(SP)" % (8 * j), "Y7")
-    ins("VBROADCASTSS", "%d(SP)" % (8 * j + 4), "Y9")
-    ins("VFMADD231PS", "Y7", "Y5", "Y0")
-    ins("VFMADD231PS", "Y9", "Y6", "Y1")
-prefetch_lines(ins, 144)
-ins("ADDQ", "$144", "SI")
-ins("ADDQ", "$256", "DI")
-ins("ADDQ", "$32", "DX")
-ins("ADDQ", "$32", "BX")
-ins("DECQ", "CX")
-ins("JNZ", "q4ablock")
+k4_avx2_scales("Y10")
+k4_avx2_subblocks(16, "Y0", "Y1")
+k_next_block(144, 32, "q4ablock")
 ins("VADDPS", "Y1", "Y0", "Y0")
 ins("VSUBPS", "Y10", "Y0", "Y0")
-store_row_y("q4arow")
+store_row("q4arow", "Y0")
 e()
 
 e("// func dotRowsQ5KAVX2(out *float32, rows int, w *byte, xq *int8, dc, s *float32, nb int)")
@@ -1120,67 +1050,63 @@ ins("VPBROADCASTD", "x8c0f<>(SB)", "Y15")
 ins("VPBROADCASTD", "x8ones16<>(SB)", "Y14")
 ins("VPBROADCASTD", "x8c10<>(SB)", "Y13")
 e("q5arow:")
-ins("MOVQ", "xq+24(FP)", "DI")
-ins("MOVQ", "dc+32(FP)", "DX")
-ins("MOVQ", "s+40(FP)", "BX")
-ins("MOVQ", "nb+48(FP)", "CX")
+row_args("dc", "s")
 ins("VXORPS", "Y0", "Y0", "Y0")
 ins("VXORPS", "Y1", "Y1", "Y1")
 ins("VXORPS", "Y10", "Y10", "Y10", c="Σ dmin·m·Σx̂")
 e("q5ablock:")
-unpack_k4()
-f16_bcast("(SI)", "X2", "Y2")
-f16_bcast("2(SI)", "X3", "Y3")
-ins("VMOVQ", "R8", "X4")
-ins("VPMOVZXBD", "X4", "Y4")
-ins("VCVTDQ2PS", "Y4", "Y4")
-ins("VMULPS", "Y2", "Y4", "Y4")
-ins("VMULPS", "(DX)", "Y4", "Y4")
-ins("VMOVUPS", "Y4", "(SP)", c="d·sc[s]·dx_s")
-ins("VMOVQ", "R9", "X5")
-ins("VPMOVZXBD", "X5", "Y5")
-ins("VCVTDQ2PS", "Y5", "Y5")
-ins("VMULPS", "Y3", "Y5", "Y5")
-ins("VFMADD231PS", "(BX)", "Y5", "Y10")
+k4_avx2_scales("Y10")
 ins("VMOVDQU", "16(SI)", "Y11", c="qh")
-def fifth(sb, dst):
-    if sb < 4:
-        ins("VPSLLW", "$%d" % (4 - sb), "Y11", dst)
-    elif sb == 4:
-        ins("VMOVDQU", "Y11", dst)
-    else:
-        ins("VPSRLW", "$%d" % (sb - 4), "Y11", dst)
-    ins("VPAND", "Y13", dst, dst, c="16 × bit %d" % sb)
-for j in range(4):
-    ins("VMOVDQU", "%d(SI)" % (48 + 32 * j), "Y5", c="nibbles of sub-blocks %d, %d" % (2 * j, 2 * j + 1))
-    ins("VPSRLW", "$4", "Y5", "Y6")
-    ins("VPAND", "Y15", "Y5", "Y5")
-    ins("VPAND", "Y15", "Y6", "Y6")
-    fifth(2 * j, "Y7")
-    ins("VPOR", "Y7", "Y5", "Y5")
-    fifth(2 * j + 1, "Y9")
-    ins("VPOR", "Y9", "Y6", "Y6")
-    ins("VPMADDUBSW", "%d(DI)" % (64 * j), "Y5", "Y5")
-    ins("VPMADDUBSW", "%d(DI)" % (64 * j + 32), "Y6", "Y6")
-    ins("VPMADDWD", "Y14", "Y5", "Y5")
-    ins("VPMADDWD", "Y14", "Y6", "Y6")
-    ins("VCVTDQ2PS", "Y5", "Y5")
-    ins("VCVTDQ2PS", "Y6", "Y6")
-    ins("VBROADCASTSS", "%d(SP)" % (8 * j), "Y7")
-    ins("VBROADCASTSS", "%d(SP)" % (8 * j + 4), "Y9")
-    ins("VFMADD231PS", "Y7", "Y5", "Y0")
-    ins("VFMADD231PS", "Y9", "Y6", "Y1")
-prefetch_lines(ins, 176)
-ins("ADDQ", "$176", "SI")
-ins("ADDQ", "$256", "DI")
-ins("ADDQ", "$32", "DX")
-ins("ADDQ", "$32", "BX")
-ins("DECQ", "CX")
-ins("JNZ", "q5ablock")
+k4_avx2_subblocks(48, "Y0", "Y1", qh="Y11")
+k_next_block(176, 32, "q5ablock")
 ins("VADDPS", "Y1", "Y0", "Y0")
 ins("VSUBPS", "Y10", "Y0", "Y0")
-store_row_y("q5arow")
+store_row("q5arow", "Y0")
 e()
+
+def q6k_avx2_block(w, accs, sp, r):
+    """One Q6_K block at w (a format of the offset) into accs, its S[g] in
+    the frame at sp. r: the numbers of the Y registers for d, sc[0:8],
+    sc[8:16], dx[g/2], qh, q, qh's shifted bits and the two S broadcasts
+    (the stream kernel, short of registers, repeats some)."""
+    d, sc0, sc1, dup, qh, q, hb, s0, s1 = ("Y%d" % n for n in r)
+    f16_bcast(w % 208, "X" + d[1:], d)
+    for half, (off, reg) in enumerate([(192, sc0), (200, sc1)]):
+        ins("VPMOVSXBD", w % off, reg, c="sc[%d:%d]" % (8 * half, 8 * half + 8))
+        ins("VCVTDQ2PS", reg, reg)
+        ins("VMULPS", d, reg, reg)
+        ins("VMOVDQU", "x8dup2<>+%d(SB)" % (32 * half), dup)
+        ins("VPERMPS", "(DX)", dup, dup, c="dx[g/2]")
+        ins("VMULPS", dup, reg, reg)
+        ins("VMOVUPS", reg, "%d(SP)" % (sp + 32 * half), c="S[g] = d·sc[g]·dx")
+    for h in range(2):
+        ins("VMOVDQU", w % (128 + 32 * h), qh, c="qh, half %d" % h)
+        for k in range(4):
+            ins("VMOVDQU", w % (64 * h + 32 * (k & 1)), q)
+            if k >= 2:
+                ins("VPSRLW", "$4", q, q)
+            ins("VPAND", "Y15", q, q)
+            if k == 0:
+                ins("VPSLLW", "$4", qh, hb)
+            elif k == 1:
+                ins("VPSLLW", "$2", qh, hb)
+            elif k == 2:
+                ins("VMOVDQU", qh, hb)
+            else:
+                ins("VPSRLW", "$2", qh, hb)
+            ins("VPAND", "Y13", hb, hb)
+            ins("VPOR", hb, q, q, c="q, columns %d-%d of the half" % (32 * k, 32 * k + 31))
+            o = 128 * h + 32 * k
+            ins("VPMADDUBSW", "%d(DI)" % o, q, q)
+            ins("VPMADDWD", "Y14", q, q)
+            ins("VMOVDQU", "%d(BX)" % o, hb, c="−32·Σqx")
+            ins("VPADDD", hb, q, q, c="Σ (q − 32)·qx over 4 columns")
+            ins("VCVTDQ2PS", q, q)
+            g = 8 * h + 2 * k
+            ins("VBROADCASTSS", "%d(SP)" % (sp + 4 * g), s0)
+            ins("VBROADCASTSS", "%d(SP)" % (sp + 4 * g + 4), s1)
+            ins("VBLENDPS", "$0xf0", s1, s0, s0, c="S[%d] ×4, S[%d] ×4" % (g, g + 1))
+            ins("VFMADD231PS", s0, q, accs[k % 2])
 
 e("// func dotRowsQ6KAVX2(out *float32, rows int, w *byte, xq *int8, dc *float32, n32 *int32, nb int)")
 e("//")
@@ -1193,59 +1119,14 @@ ins("VPBROADCASTD", "x8c0f<>(SB)", "Y15")
 ins("VPBROADCASTD", "x8ones16<>(SB)", "Y14")
 ins("VPBROADCASTD", "x8c30<>(SB)", "Y13")
 e("q6arow:")
-ins("MOVQ", "xq+24(FP)", "DI")
-ins("MOVQ", "dc+32(FP)", "DX")
-ins("MOVQ", "n32+40(FP)", "BX")
-ins("MOVQ", "nb+48(FP)", "CX")
+row_args("dc", "n32")
 ins("VXORPS", "Y0", "Y0", "Y0")
 ins("VXORPS", "Y1", "Y1", "Y1")
 e("q6ablock:")
-f16_bcast("208(SI)", "X2", "Y2")
-for half, (off, reg) in enumerate([(192, "Y3"), (200, "Y4")]):
-    ins("VPMOVSXBD", "%d(SI)" % off, reg, c="sc[%d:%d]" % (8 * half, 8 * half + 8))
-    ins("VCVTDQ2PS", reg, reg)
-    ins("VMULPS", "Y2", reg, reg)
-    ins("VMOVDQU", "x8dup2<>+%d(SB)" % (32 * half), "Y5")
-    ins("VPERMPS", "(DX)", "Y5", "Y5", c="dx[g/2]")
-    ins("VMULPS", "Y5", reg, reg)
-    ins("VMOVUPS", reg, "%d(SP)" % (32 * half), c="S[g] = d·sc[g]·dx")
-for h in range(2):
-    ins("VMOVDQU", "%d(SI)" % (128 + 32 * h), "Y6", c="qh, half %d" % h)
-    for k in range(4):
-        ins("VMOVDQU", "%d(SI)" % (64 * h + 32 * (k & 1)), "Y7")
-        if k >= 2:
-            ins("VPSRLW", "$4", "Y7", "Y7")
-        ins("VPAND", "Y15", "Y7", "Y7")
-        if k == 0:
-            ins("VPSLLW", "$4", "Y6", "Y8")
-        elif k == 1:
-            ins("VPSLLW", "$2", "Y6", "Y8")
-        elif k == 2:
-            ins("VMOVDQU", "Y6", "Y8")
-        else:
-            ins("VPSRLW", "$2", "Y6", "Y8")
-        ins("VPAND", "Y13", "Y8", "Y8")
-        ins("VPOR", "Y8", "Y7", "Y7", c="q, columns %d-%d of the half" % (32 * k, 32 * k + 31))
-        o = 128 * h + 32 * k
-        ins("VPMADDUBSW", "%d(DI)" % o, "Y7", "Y7")
-        ins("VPMADDWD", "Y14", "Y7", "Y7")
-        ins("VMOVDQU", "%d(BX)" % o, "Y8", c="−32·Σqx")
-        ins("VPADDD", "Y8", "Y7", "Y7", c="Σ (q − 32)·qx over 4 columns")
-        ins("VCVTDQ2PS", "Y7", "Y7")
-        g = 8 * h + 2 * k
-        ins("VBROADCASTSS", "%d(SP)" % (4 * g), "Y9")
-        ins("VBROADCASTSS", "%d(SP)" % (4 * g + 4), "Y10")
-        ins("VBLENDPS", "$0xf0", "Y10", "Y9", "Y9", c="S[%d] ×4, S[%d] ×4" % (g, g + 1))
-        ins("VFMADD231PS", "Y9", "Y7", "Y%d" % (k % 2))
-prefetch_lines(ins, 210)
-ins("ADDQ", "$210", "SI")
-ins("ADDQ", "$256", "DI")
-ins("ADDQ", "$32", "DX")
-ins("ADDQ", "$256", "BX")
-ins("DECQ", "CX")
-ins("JNZ", "q6ablock")
+q6k_avx2_block("%d(SI)", ("Y0", "Y1"), 0, (2, 3, 4, 5, 6, 7, 8, 9, 10))
+k_next_block(210, 256, "q6ablock")
 ins("VADDPS", "Y1", "Y0", "Y0")
-store_row_y("q6arow")
+store_row("q6arow", "Y0")
 
 # ------------------------------------------ K-quants AVX2, four streams
 # dotRows4Q8_0AVX2's walk for Q4_K, Q5_K and Q6_K, each row with its
@@ -1256,32 +1137,6 @@ store_row_y("q6arow")
 # of Q5_K's fifth bits. The scale and min bytes unpack into five
 # registers (R10-R13, AX), since SI, R8 and R9 address the streams; the
 # outputs' addresses live in the frame.
-def unpack_k4s(w):
-    """unpack_k4 for the block at w: sc[0:8] in R10, m[0:8] in R11."""
-    ins("MOVL", w % 4, "R10", c="u0 = scales[0:4]")
-    ins("MOVL", w % 8, "R11", c="u1 = scales[4:8]")
-    ins("MOVL", w % 12, "R12", c="u2 = scales[8:12]")
-    ins("MOVL", "R12", "R13")
-    ins("SHRL", "$4", "R13")
-    ins("ANDL", "$0x0f0f0f0f", "R13")
-    ins("MOVL", "R11", "AX")
-    ins("SHRL", "$6", "AX")
-    ins("ANDL", "$0x03030303", "AX")
-    ins("SHLL", "$4", "AX")
-    ins("ORL", "AX", "R13", c="m[4:8]")
-    ins("ANDL", "$0x3f3f3f3f", "R11", c="m[0:4]")
-    ins("ANDL", "$0x0f0f0f0f", "R12")
-    ins("MOVL", "R10", "AX")
-    ins("SHRL", "$6", "AX")
-    ins("ANDL", "$0x03030303", "AX")
-    ins("SHLL", "$4", "AX")
-    ins("ORL", "AX", "R12", c="sc[4:8]")
-    ins("ANDL", "$0x3f3f3f3f", "R10", c="sc[0:4]")
-    ins("SHLQ", "$32", "R12")
-    ins("ORQ", "R12", "R10", c="sc[0:8]")
-    ins("SHLQ", "$32", "R13")
-    ins("ORQ", "R13", "R11", c="m[0:8]")
-
 def a2s_prologue(name, frame):
     """The stream registers SI, R8, R9; the outputs' stride (rows·4) at
     frame offset frame−8."""
@@ -1299,17 +1154,9 @@ def a2s_store(frame, accs, t, label):
     ins("LEAQ", "(R10)(R10*2)", "R11")
     outs = ["(AX)", "(AX)(R10*1)", "(AX)(R10*2)", "(AX)(R11*1)"]
     for k, acc in enumerate(accs):
-        x = "X" + acc[1:]
-        ins("VEXTRACTF128", "$1", acc, "X" + t)
-        ins("VADDPS", "X" + t, x, x)
-        ins("VHADDPS", x, x, x)
-        ins("VHADDPS", x, x, x)
-        ins("VMOVSS", x, outs[k])
-    ins("ADDQ", "$4", "out+0(FP)")
-    ins("DECQ", "rows+8(FP)")
-    ins("JNZ", label)
-    ins("VZEROUPPER")
-    ins("RET")
+        hsum_y(acc, t)
+        ins("VMOVSS", "X" + acc[1:], outs[k])
+    next_row(label)
     e()
 
 def q4k_avx2_streams4():
@@ -1320,53 +1167,16 @@ def q4k_avx2_streams4():
     e("// d·sc[s]·dx_s at 32k(SP). rows ≥ 1, nb ≥ 1.")
     a2s_prologue("dotRows4Q4KAVX2", frame)
     e("q44arow:")
-    ins("MOVQ", "xq+32(FP)", "DI")
-    ins("MOVQ", "dc+40(FP)", "DX")
-    ins("MOVQ", "s+48(FP)", "BX")
-    ins("MOVQ", "nb+56(FP)", "CX")
+    row_args("dc", "s", streams=True)
     for y in range(12):
         ins("VXORPS", "Y%d" % y, "Y%d" % y, "Y%d" % y)
     e("q44ablock:")
     for k in range(4):
         w = STREAMS4[k]
         a0, a1, am = ("Y%d" % (3 * k + i) for i in range(3))
-        unpack_k4s(w)
-        f16_bcast(w % 0, "X12", "Y12")
-        f16_bcast(w % 2, "X13", "Y13")
-        ins("VMOVQ", "R10", "X14")
-        ins("VPMOVZXBD", "X14", "Y14")
-        ins("VCVTDQ2PS", "Y14", "Y14")
-        ins("VMULPS", "Y12", "Y14", "Y14")
-        ins("VMULPS", "(DX)", "Y14", "Y14")
-        ins("VMOVUPS", "Y14", "%d(SP)" % (32 * k), c="d·sc[s]·dx_s")
-        ins("VMOVQ", "R11", "X15")
-        ins("VPMOVZXBD", "X15", "Y15")
-        ins("VCVTDQ2PS", "Y15", "Y15")
-        ins("VMULPS", "Y13", "Y15", "Y15")
-        ins("VFMADD231PS", "(BX)", "Y15", am)
-        for j in range(4):
-            ins("VMOVDQU", w % (16 + 32 * j), "Y12", c="nibbles of sub-blocks %d, %d" % (2 * j, 2 * j + 1))
-            ins("VPSRLW", "$4", "Y12", "Y13")
-            ins("VPAND", "x8y0f<>(SB)", "Y12", "Y12")
-            ins("VPAND", "x8y0f<>(SB)", "Y13", "Y13")
-            ins("VPMADDUBSW", "%d(DI)" % (64 * j), "Y12", "Y12")
-            ins("VPMADDUBSW", "%d(DI)" % (64 * j + 32), "Y13", "Y13")
-            ins("VPMADDWD", "x8y1w<>(SB)", "Y12", "Y12")
-            ins("VPMADDWD", "x8y1w<>(SB)", "Y13", "Y13")
-            ins("VCVTDQ2PS", "Y12", "Y12")
-            ins("VCVTDQ2PS", "Y13", "Y13")
-            ins("VBROADCASTSS", "%d(SP)" % (32 * k + 8 * j), "Y14")
-            ins("VBROADCASTSS", "%d(SP)" % (32 * k + 8 * j + 4), "Y15")
-            ins("VFMADD231PS", "Y14", "Y12", a0)
-            ins("VFMADD231PS", "Y15", "Y13", a1)
-    for k in range(4):
-        prefetch_lines(ins, 144, STREAMS4[k])
-    ins("ADDQ", "$144", "SI")
-    ins("ADDQ", "$256", "DI")
-    ins("ADDQ", "$32", "DX")
-    ins("ADDQ", "$32", "BX")
-    ins("DECQ", "CX")
-    ins("JNZ", "q44ablock")
+        k4_avx2_scales(am, w, w % 0, "%d(SP)" % (32 * k), K4_GPR_STREAMS, (12, 13, 14, 15))
+        k4_avx2_subblocks(16, a0, a1, w, 32 * k, (12, 13, 14, 15), "x8y0f<>(SB)", "x8y1w<>(SB)")
+    k_next_block(144, 32, "q44ablock", STREAMS4)
     for k in range(4):
         a0, a1, am = ("Y%d" % (3 * k + i) for i in range(3))
         ins("VADDPS", a1, a0, a0)
@@ -1385,60 +1195,13 @@ ins("VPBROADCASTD", "x8c0f<>(SB)", "Y15")
 ins("VPBROADCASTD", "x8ones16<>(SB)", "Y14")
 ins("VPBROADCASTD", "x8c30<>(SB)", "Y13")
 e("q64arow:")
-ins("MOVQ", "xq+32(FP)", "DI")
-ins("MOVQ", "dc+40(FP)", "DX")
-ins("MOVQ", "n32+48(FP)", "BX")
-ins("MOVQ", "nb+56(FP)", "CX")
+row_args("dc", "n32", streams=True)
 for y in range(8):
     ins("VXORPS", "Y%d" % y, "Y%d" % y, "Y%d" % y)
 e("q64ablock:")
 for s in range(4):
-    w = STREAMS4[s]
-    f16_bcast(w % 208, "X8", "Y8")
-    for half, off in enumerate([192, 200]):
-        ins("VPMOVSXBD", w % off, "Y9", c="sc[%d:%d]" % (8 * half, 8 * half + 8))
-        ins("VCVTDQ2PS", "Y9", "Y9")
-        ins("VMULPS", "Y8", "Y9", "Y9")
-        ins("VMOVDQU", "x8dup2<>+%d(SB)" % (32 * half), "Y10")
-        ins("VPERMPS", "(DX)", "Y10", "Y10", c="dx[g/2]")
-        ins("VMULPS", "Y10", "Y9", "Y9")
-        ins("VMOVUPS", "Y9", "%d(SP)" % (64 * s + 32 * half), c="S[g] = d·sc[g]·dx")
-    for h in range(2):
-        ins("VMOVDQU", w % (128 + 32 * h), "Y8", c="qh, half %d" % h)
-        for k in range(4):
-            ins("VMOVDQU", w % (64 * h + 32 * (k & 1)), "Y9")
-            if k >= 2:
-                ins("VPSRLW", "$4", "Y9", "Y9")
-            ins("VPAND", "Y15", "Y9", "Y9")
-            if k == 0:
-                ins("VPSLLW", "$4", "Y8", "Y10")
-            elif k == 1:
-                ins("VPSLLW", "$2", "Y8", "Y10")
-            elif k == 2:
-                ins("VMOVDQU", "Y8", "Y10")
-            else:
-                ins("VPSRLW", "$2", "Y8", "Y10")
-            ins("VPAND", "Y13", "Y10", "Y10")
-            ins("VPOR", "Y10", "Y9", "Y9", c="q, columns %d-%d of the half" % (32 * k, 32 * k + 31))
-            o = 128 * h + 32 * k
-            ins("VPMADDUBSW", "%d(DI)" % o, "Y9", "Y9")
-            ins("VPMADDWD", "Y14", "Y9", "Y9")
-            ins("VMOVDQU", "%d(BX)" % o, "Y10", c="−32·Σqx")
-            ins("VPADDD", "Y10", "Y9", "Y9", c="Σ (q − 32)·qx over 4 columns")
-            ins("VCVTDQ2PS", "Y9", "Y9")
-            g = 8 * h + 2 * k
-            ins("VBROADCASTSS", "%d(SP)" % (64 * s + 4 * g), "Y11")
-            ins("VBROADCASTSS", "%d(SP)" % (64 * s + 4 * g + 4), "Y12")
-            ins("VBLENDPS", "$0xf0", "Y12", "Y11", "Y11", c="S[%d] ×4, S[%d] ×4" % (g, g + 1))
-            ins("VFMADD231PS", "Y11", "Y9", "Y%d" % (2 * s + k % 2))
-for s in range(4):
-    prefetch_lines(ins, 210, STREAMS4[s])
-ins("ADDQ", "$210", "SI")
-ins("ADDQ", "$256", "DI")
-ins("ADDQ", "$32", "DX")
-ins("ADDQ", "$256", "BX")
-ins("DECQ", "CX")
-ins("JNZ", "q64ablock")
+    q6k_avx2_block(STREAMS4[s], ("Y%d" % (2 * s), "Y%d" % (2 * s + 1)), 64 * s, (8, 9, 9, 10, 8, 9, 10, 11, 12))
+k_next_block(210, 256, "q64ablock", STREAMS4)
 for s in range(4):
     ins("VADDPS", "Y%d" % (2 * s + 1), "Y%d" % (2 * s), "Y%d" % (2 * s))
 a2s_store(4 * 64 + 8, ["Y%d" % (2 * s) for s in range(4)], "8", "q64arow")

@@ -157,3 +157,7 @@ func (l Lang) FirstNumbers(v []float32, k int) string {
 	}
 	return strings.Join(parts, l.listSep)
 }
+
+// PercentWhole writes a share that is a whole percentage as such: "5 %"
+// for 0.05, where Percent writes "5.0 %" (a threshold, not a measure).
+func (l Lang) PercentWhole(p float64) string { return l.Number(Trim(p*100, 1) + " %") }

@@ -1,10 +1,10 @@
 package lesson
 
 import (
-	"fmt"
+	"strconv"
 	"strings"
 
-	"loupe/format"
+	"loupe/i18n"
 	"loupe/trace"
 	"loupe/trace/stats"
 )
@@ -26,23 +26,22 @@ func tokensChapter(f *facts) Chapter {
 		fig.Texts = append(fig.Texts, t.Text)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "The text is first cut into tokens: %s here (%s). ", format.Thousands(int64(fig.Count)), listTokens(f.prompt, 8))
-	fmt.Fprintf(&b, "Each one is a number in a vocabulary of %s tokens: %s. ", format.Thousands(int64(fig.Vocab)), listIDs(fig.IDs, 8))
+	b.WriteString(f.t("tokens.cut", i18n.Args{"N": f.num.Thousands(int64(fig.Count)), "List": f.listTokens(f.prompt, 8)}))
+	b.WriteString(f.t("tokens.vocab", i18n.Args{"Vocab": f.num.Thousands(int64(fig.Vocab)), "IDs": f.listIDs(fig.IDs, 8)}))
 	if len(fig.ChatSpecial) > 0 {
-		fmt.Fprintf(&b, "In a chat, the template also wraps every message in control tokens the user never types: %s.",
-			strings.Join(fig.ChatSpecial, " "))
+		b.WriteString(f.t("tokens.chat", i18n.Args{"Specials": strings.Join(fig.ChatSpecial, " ")}))
 	} else {
-		b.WriteString("This is a base model: it has no chat template, it continues the text as it is.")
+		b.WriteString(f.t("tokens.base", nil))
 	}
-	return Chapter{ID: Tokens, Title: "Text becomes tokens", Text: b.String(), Figures: fig,
+	return Chapter{ID: Tokens, Title: f.t("tokens.title", nil), Text: b.String(), Figures: fig,
 		Show: Show{Tab: "Model", Query: f.query, Source: -1, Layer: -1, Head: -1}}
 }
 
 // listTokens quotes the first n tokens, "…" for the rest.
-func listTokens(ts []trace.Token, n int) string {
+func (f *facts) listTokens(ts []trace.Token, n int) string {
 	var parts []string
 	for _, t := range ts[:min(n, len(ts))] {
-		parts = append(parts, tok(t.Text))
+		parts = append(parts, f.tok(t.Text))
 	}
 	if len(ts) > n {
 		parts = append(parts, "…")
@@ -50,14 +49,16 @@ func listTokens(ts []trace.Token, n int) string {
 	return strings.Join(parts, " ")
 }
 
-func listIDs(ids []int, n int) string {
+// listIDs writes the first n ids (vocabulary numbers, without
+// separators, as the tokenizer's files write them) and how many more.
+func (f *facts) listIDs(ids []int, n int) string {
 	var parts []string
 	for _, id := range ids[:min(n, len(ids))] {
-		parts = append(parts, fmt.Sprint(id))
+		parts = append(parts, strconv.Itoa(id))
 	}
 	s := strings.Join(parts, ", ")
 	if len(ids) > n {
-		s += fmt.Sprintf(" and %d more", len(ids)-n)
+		s = f.t("ids.more", i18n.Args{"List": s, "N": f.num.Thousands(int64(len(ids) - n))})
 	}
 	return s
 }
@@ -84,21 +85,10 @@ func embeddingChapter(f *facts) Chapter {
 	}
 	fig := EmbeddingFigures{Pos: p, ID: f.prompt[p].ID, Text: f.prompt[p].Text, Rows: f.info.Vocab,
 		Dims: len(row), First: row[:min(6, len(row))], Tied: f.info.TiedEmbeddings, Layers: f.info.Layers}
-	text := fmt.Sprintf("Each token is replaced by one row of a large learned table, the embedding table: %s rows of %s numbers. "+
-		"%s becomes %s… %s numbers. From here on the model never sees words again, only these lists of numbers, "+
-		"and each list goes through the %d layers, every layer adding its changes to it.",
-		format.Thousands(int64(fig.Rows)), format.Thousands(int64(fig.Dims)), tok(fig.Text), numbers(fig.First),
-		format.Thousands(int64(fig.Dims)), fig.Layers)
-	return Chapter{ID: Embedding, Title: "Tokens become lists of numbers", Text: text, Figures: fig,
+	text := f.t("embedding.text", i18n.Args{"Rows": f.num.Thousands(int64(fig.Rows)), "Dims": f.num.Thousands(int64(fig.Dims)),
+		"Token": f.tok(fig.Text), "First": f.num.FirstNumbers(fig.First, len(fig.First)), "Layers": f.num.Thousands(int64(fig.Layers))})
+	return Chapter{ID: Embedding, Title: f.t("embedding.title", nil), Text: text, Figures: fig,
 		Show: Show{Tab: "Embedding", Query: p, Source: -1, Layer: -1, Head: -1}}
-}
-
-func numbers(xs []float32) string {
-	var parts []string
-	for _, x := range xs {
-		parts = append(parts, fmt.Sprintf("%.3f", x))
-	}
-	return strings.Join(parts, ", ")
 }
 
 // AttentionFigures: one head fetching the source from the last prompt
@@ -124,40 +114,25 @@ func attentionChapter(f *facts) Chapter {
 		Query: f.tokenText(f.query), Source: f.tokenText(f.source), SourceWhy: f.sourceWhy,
 		Heads: f.info.Heads, KVHeads: f.info.KVHeads, HeadDim: f.info.HeadDim, AttnLayers: nAttn}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Attention is where a token takes information from the others, through %d heads per layer; "+
-		"%d query heads share %s, of %d numbers each. ", fig.Heads, fig.Heads, kvHeads(fig.KVHeads), fig.HeadDim)
+	b.WriteString(f.t("attention.heads", i18n.Args{"Heads": f.num.Thousands(int64(fig.Heads)),
+		"KV": f.units("kvhead", fig.KVHeads), "Dim": f.num.Thousands(int64(fig.HeadDim))}))
 	if fig.AttnLayers < f.info.Layers {
-		fmt.Fprintf(&b, "Only %d of the %d layers have attention; the others are Gated DeltaNet layers, which keep a fixed summary of the text instead. ",
-			fig.AttnLayers, f.info.Layers)
+		b.WriteString(f.t("attention.hybrid", i18n.Args{"Attn": fig.AttnLayers, "Layers": f.info.Layers}))
 	}
 	if fig.Layer < 0 {
-		b.WriteString("No head of this run has an attention map.")
+		b.WriteString(f.t("attention.none", nil))
 	} else {
-		fmt.Fprintf(&b, "From the last token %s, %s, %s looks at %s %s, %s earlier. ", tok(fig.Query),
-			f.count.Layer(fig.Layer), f.count.Head(fig.Head), tok(fig.Source), format.Percent(float64(fig.Share)),
-			tokensAgo(fig.QueryPos-fig.SourcePos))
+		b.WriteString(f.t("attention.looks", i18n.Args{"Query": f.tok(fig.Query), "Layer": f.layerName(fig.Layer),
+			"Head": f.headName(fig.Head), "Source": f.tok(fig.Source), "Share": f.num.Percent(float64(fig.Share)),
+			"Ago": f.tokens(fig.QueryPos - fig.SourcePos)}))
 		if fig.SourceWhy == "top-1" {
-			fmt.Fprintf(&b, "It is the word the model is about to write: it found it in the prompt, nobody told it to look there.")
+			b.WriteString(f.t("attention.top1", nil))
 		} else {
-			fmt.Fprintf(&b, "%s is the token, after the first, that the heads look at most from %s.", tok(fig.Source), tok(fig.Query))
+			b.WriteString(f.t("attention.strongest", i18n.Args{"Source": f.tok(fig.Source), "Query": f.tok(fig.Query)}))
 		}
 	}
-	return Chapter{ID: Attention, Title: "One head fetches a word", Text: b.String(), Figures: fig,
+	return Chapter{ID: Attention, Title: f.t("attention.title", nil), Text: b.String(), Figures: fig,
 		Show: Show{Tab: "Attention", Query: f.query, Source: f.source, Layer: f.layer, Head: f.head}}
-}
-
-func kvHeads(n int) string {
-	if n == 1 {
-		return "1 K/V head"
-	}
-	return fmt.Sprintf("%d K/V heads", n)
-}
-
-func tokensAgo(n int) string {
-	if n == 1 {
-		return "1 token"
-	}
-	return fmt.Sprintf("%d tokens", n)
 }
 
 // GridFigures: per layer, the mean over heads of the attention on the
@@ -186,25 +161,26 @@ func gridChapter(f *facts) Chapter {
 		}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "The grid shows every head of every layer looking from %s at %s; the curve beside it is the mean of the %d heads of each layer. ",
-		tok(f.tokenText(f.query)), tok(f.tokenText(f.source)), f.info.Heads)
+	b.WriteString(f.t("grid.intro", i18n.Args{"Query": f.tok(f.tokenText(f.query)), "Source": f.tok(f.tokenText(f.source)),
+		"Heads": f.num.Thousands(int64(f.info.Heads))}))
+	a := i18n.Args{"Five": f.num.PercentWhole(0.05), "Peak": f.num.Percent(fig.PeakMean), "PeakLayer": f.layerName(fig.PeakLayer)}
 	switch {
 	case fig.PeakLayer < 0:
-		b.WriteString("No layer has an attention map.")
+		b.WriteString(f.t("grid.none", nil))
 	case fig.FirstAbove5 < 0:
-		fmt.Fprintf(&b, "The mean stays under 5 %% in every layer; its highest is %s at %s. ", format.Percent(fig.PeakMean), f.count.Layer(fig.PeakLayer))
+		b.WriteString(f.t("grid.under", a))
 	case f.lastMeanBefore(fig.FirstAbove5) < 0:
-		fmt.Fprintf(&b, "Already %s at %s, it reaches %s at %s. ", format.Percent(f.layerMeans[fig.FirstAbove5]), f.count.Layer(fig.FirstAbove5),
-			format.Percent(fig.PeakMean), f.count.Layer(fig.PeakLayer))
+		a["First"], a["FirstLayer"] = f.num.Percent(f.layerMeans[fig.FirstAbove5]), f.layerName(fig.FirstAbove5)
+		b.WriteString(f.t("grid.already", a))
 	default:
-		fmt.Fprintf(&b, "Up to %s it stays under 5 %%, then it rises, up to %s at %s. ", f.count.Layer(f.lastMeanBefore(fig.FirstAbove5)),
-			format.Percent(fig.PeakMean), f.count.Layer(fig.PeakLayer))
+		a["Before"] = f.layerName(f.lastMeanBefore(fig.FirstAbove5))
+		b.WriteString(f.t("grid.rises", a))
 	}
 	if _, without := f.attentionLayers(); len(without) > 0 {
-		fmt.Fprintf(&b, "The %d Gated DeltaNet layers have no attention map: their rows are empty.", len(without))
+		b.WriteString(f.t("grid.deltanet", i18n.Args{"N": len(without)}))
 	}
-	return Chapter{ID: Grid, Title: "Where the model finds it: layers × heads", Text: b.String(), Figures: fig,
-		Question: fmt.Sprintf("In which layer do the heads find %s first?", tok(f.tokenText(f.source))),
+	return Chapter{ID: Grid, Title: f.t("grid.title", nil), Text: b.String(), Figures: fig,
+		Question: f.t("grid.question", i18n.Args{"Source": f.tok(f.tokenText(f.source))}),
 		Show:     Show{Tab: "Attention", Query: f.query, Source: f.source, Layer: fig.PeakLayer, Head: -1}}
 }
 
@@ -231,16 +207,13 @@ type SinkFigures struct {
 
 func sinkChapter(f *facts) Chapter {
 	fig := SinkFigures{MeanShare: stats.SinkShare(f.attn), First: f.tokenText(0)}
-	text := fmt.Sprintf("On average over every layer and head, %s gives %s of its attention to the very first token, %s. ",
-		tok(f.tokenText(f.query)), format.Percent(fig.MeanShare), tok(fig.First))
+	text := f.t("sink.share", i18n.Args{"Query": f.tok(f.tokenText(f.query)), "Share": f.num.Percent(fig.MeanShare), "First": f.tok(fig.First)})
 	if fig.MeanShare >= sinkLarge {
-		text += "Researchers call it an attention sink: the first token draws a large share even when it carries nothing useful, " +
-			"a resting point for heads that have nothing to fetch."
+		text += f.t("sink.large", nil)
 	} else {
-		text += "In many models the first token draws a large share even when it carries nothing useful, a resting point " +
-			"researchers call an attention sink; this model leans on it little."
+		text += f.t("sink.small", nil)
 	}
-	return Chapter{ID: Sink, Title: "The attention sink", Text: text, Figures: fig,
+	return Chapter{ID: Sink, Title: f.t("sink.title", nil), Text: text, Figures: fig,
 		Show: Show{Tab: "Attention", Query: f.query, Source: 0, Layer: -1, Head: -1}}
 }
 
@@ -277,18 +250,19 @@ func kvChapter(f *facts) Chapter {
 		fig.Share32000 = float64(fig.BytesAt32000) / float64(fig.WeightBytes)
 	}
 	var b strings.Builder
-	b.WriteString("Once computed, a token's key and value never change, so the engine keeps them: the KV cache, one more row per token. ")
-	fmt.Fprintf(&b, "Here that is 2 × %d layers × %s × %d numbers = %s numbers per token, %s in 32-bit floats; "+
-		"%s at 4,096 tokens and %s at 32,000, read again for every token written, next to %s of weights. ",
-		nKV, kvHeads(fig.KVHeads), fig.HeadDim, format.Thousands(fig.NumbersPerToken), format.Bytes(float64(fig.BytesPerToken)),
-		format.Bytes(float64(fig.BytesAt4096)), format.Bytes(float64(fig.BytesAt32000)), format.Bytes(float64(fig.WeightBytes)))
+	b.WriteString(f.t("kv.intro", nil))
+	b.WriteString(f.t("kv.size", i18n.Args{"Layers": nKV, "KV": f.units("kvhead", fig.KVHeads), "Dim": f.num.Thousands(int64(fig.HeadDim)),
+		"Numbers": f.num.Thousands(fig.NumbersPerToken), "Bytes": f.num.Bytes(float64(fig.BytesPerToken)),
+		"At4096": f.num.Bytes(float64(fig.BytesAt4096)), "T4096": f.num.Thousands(4096),
+		"At32000": f.num.Bytes(float64(fig.BytesAt32000)), "T32000": f.num.Thousands(32000),
+		"Weights": f.num.Bytes(float64(fig.WeightBytes))}))
 	if len(without) > 0 {
-		fmt.Fprintf(&b, "Only %d of the %d layers keep one: the other %d are Gated DeltaNet layers, which fold every token into a fixed state of %s that does not grow with the text.",
-			nKV, f.info.Layers, len(without), format.Bytes(float64(fig.StateBytes)))
+		b.WriteString(f.t("kv.deltanet", i18n.Args{"KVLayers": nKV, "Layers": f.info.Layers, "Other": len(without),
+			"State": f.num.Bytes(float64(fig.StateBytes))}))
 	} else {
-		b.WriteString("The longer the conversation, the more each new token costs.")
+		b.WriteString(f.t("kv.longer", nil))
 	}
-	return Chapter{ID: KVCache, Title: "The KV cache", Text: b.String(), Figures: fig,
+	return Chapter{ID: KVCache, Title: f.t("kv.title", nil), Text: b.String(), Figures: fig,
 		Show: Show{Tab: "KV cache", Query: f.query, Source: -1, Layer: f.layer, Head: f.head}}
 }
 
@@ -325,19 +299,16 @@ func mlpChapter(f *facts) Chapter {
 	fig := MLPFigures{Layer: l, Count: s.N, Over05: s.Above05, Over1: s.Above1, Params: f.info.ParamsMLP, Total: total}
 	fig.MedianAbs, fig.Max = orZero(s.MedianAbs), float32(orZero(s.MaxAbs))
 	if f.info.Experts > 0 {
-		text := fmt.Sprintf("The second step of each layer works on each token alone: the MLP. In this model it is split into %d experts "+
-			"per layer, and each token runs only %d of them (the last chapter). The MLPs hold %s of the model's %s parameters.",
-			f.info.Experts, f.info.ExpertsPerToken, format.Count(fig.Params), format.Count(fig.Total))
-		return Chapter{ID: MLP, Title: "The token alone: the MLP", Text: text, Figures: fig,
+		text := f.t("mlp.moe", i18n.Args{"Experts": f.info.Experts, "PerToken": f.info.ExpertsPerToken,
+			"Params": f.num.Count(fig.Params), "Total": f.num.Count(fig.Total)})
+		return Chapter{ID: MLP, Title: f.t("mlp.title", nil), Text: text, Figures: fig,
 			Show: Show{Tab: "Experts", Query: f.query, Source: -1, Layer: -1, Head: -1}}
 	}
-	text := fmt.Sprintf("The second step of each layer works on each token alone: the MLP, %s pairs of learned directions; "+
-		"in each pair one acts as a valve on the other. For %s in %s, half of the %s values are under %s in size, "+
-		"%s exceed 0.5, %s exceed 1, and the largest is %s. The MLPs hold %s of the model's %s parameters.",
-		format.Thousands(int64(f.info.Intermediate)), tok(f.tokenText(f.query)), f.count.Layer(l), format.Thousands(int64(fig.Count)),
-		fmt.Sprintf("%.2g", fig.MedianAbs), format.Thousands(int64(fig.Over05)), format.Thousands(int64(fig.Over1)),
-		fmt.Sprintf("%.2g", fig.Max), format.Count(fig.Params), format.Count(fig.Total))
-	return Chapter{ID: MLP, Title: "The token alone: the MLP", Text: text, Figures: fig,
+	text := f.t("mlp.dense", i18n.Args{"Pairs": f.num.Thousands(int64(f.info.Intermediate)), "Query": f.tok(f.tokenText(f.query)),
+		"Layer": f.layerName(l), "Count": f.num.Thousands(int64(fig.Count)), "Median": f.num.G2(fig.MedianAbs),
+		"Over05": f.num.Thousands(int64(fig.Over05)), "Half": f.num.Trim(0.5, 1), "Over1": f.num.Thousands(int64(fig.Over1)),
+		"Max": f.num.G2(float64(fig.Max)), "Params": f.num.Count(fig.Params), "Total": f.num.Count(fig.Total)})
+	return Chapter{ID: MLP, Title: f.t("mlp.title", nil), Text: text, Figures: fig,
 		Show: Show{Tab: "MLP", Query: f.query, Source: -1, Layer: l, Head: -1}}
 }
 

@@ -2,11 +2,9 @@ package lesson
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
-	"strings"
 
-	"loupe/format"
+	"loupe/i18n"
 	"loupe/trace"
 	"loupe/trace/stats"
 )
@@ -64,38 +62,37 @@ type CounterfactualFigures struct {
 }
 
 func counterfactualChapter(f *facts) Chapter {
-	c := Chapter{ID: Counterfactual, Title: "Switch the heads off",
+	c := Chapter{ID: Counterfactual, Title: f.t("counterfactual.title", nil),
 		Show: Show{Tab: "Attention", Query: f.query, Source: f.source, Layer: f.layer, Head: f.head}}
 	heads := f.fetchingHeads()
 	top := firstChoice(f.gen[0])
 	if f.in.Extra == nil || f.in.Extra.Ablated == nil {
 		c.Skipped = NeedsTiming
 		c.Figures = CounterfactualFigures{Heads: heads, Token: top}
-		c.Text = fmt.Sprintf("Is one head indispensable? This chapter runs the prompt again with the %s that look most at %s switched off "+
-			"(layer:head %s) and compares the probability of %s. It needs runs of its own.",
-			format.Plural(len(heads), "head"), tok(f.tokenText(f.source)), trace.FormatHeads(heads, f.count.Base()), tok(top.Text))
+		c.Text = f.t("counterfactual.skipped", i18n.Args{"Heads": f.units("head", len(heads)), "Source": f.tok(f.tokenText(f.source)),
+			"List": trace.FormatHeads(heads, f.count.Base()), "Token": f.tok(top.Text)})
 		return c
 	}
 	a := f.in.Extra.Ablated
 	fig := CounterfactualFigures{Heads: a.Heads, Token: top, NewTop1: firstChoice(a.First)}
 	fig.PAfter, fig.Bound = probabilityOf(a.First, top.ID)
-	after := format.Percent(fig.PAfter)
+	after := f.num.Percent(fig.PAfter)
 	if fig.Bound {
-		after = "under " + after
+		after = f.t("counterfactual.under", i18n.Args{"P": after})
 	}
 	fig.DeltaP = fig.PAfter - top.P
 	c.Figures = fig
-	verdict := "the information also flows elsewhere in the network"
+	verdict := f.t("counterfactual.elsewhere", nil)
 	if fig.NewTop1.ID != top.ID {
-		verdict = fmt.Sprintf("the model now writes %s (%s)", tok(fig.NewTop1.Text), format.Percent(fig.NewTop1.P))
+		verdict = f.t("counterfactual.newtop", i18n.Args{"Token": f.tok(fig.NewTop1.Text), "P": f.num.Percent(fig.NewTop1.P)})
 	}
-	c.Text = fmt.Sprintf("With the %s that look most at %s switched off (%s), %s goes from %s to %s (Δp %+.1f points or more): %s. "+
-		"This shows what these heads do together; on its own it does not say which one carries the word.",
-		format.Plural(len(a.Heads), "head"), tok(f.tokenText(f.source)), "layer:head "+trace.FormatHeads(a.Heads, f.count.Base()), tok(top.Text),
-		format.Percent(top.P), after, 100*fig.DeltaP, verdict)
-	if !fig.Bound {
-		c.Text = strings.Replace(c.Text, " points or more)", " points)", 1)
+	key := "counterfactual.result"
+	if fig.Bound {
+		key = "counterfactual.resultbound"
 	}
+	c.Text = f.t(key, i18n.Args{"Heads": f.units("head", len(a.Heads)), "Source": f.tok(f.tokenText(f.source)),
+		"List": trace.FormatHeads(a.Heads, f.count.Base()), "Token": f.tok(top.Text), "Before": f.num.Percent(top.P),
+		"After": after, "Delta": f.num.Signed(100*fig.DeltaP, 1), "Verdict": verdict})
 	return c
 }
 
@@ -131,15 +128,13 @@ func summaryChapter(f *facts) Chapter {
 	fig := SummaryFigures{ReadingShare: readingShare(t.PrefillSeconds, t.DecodeSeconds),
 		BytesPerToken: float64(f.info.WeightBytesPerTok + f.info.StateBytes), Layers: f.info.Layers, Params: total,
 		ParamsRead: stats.ActiveParams(f.info)}
-	read := fmt.Sprintf("the %s parameters", format.Count(fig.Params))
+	read := f.t("summary.dense", i18n.Args{"Params": f.num.Count(fig.Params)})
 	if m := f.info; m.Experts > 0 {
-		read = fmt.Sprintf("the %s parameters it uses (of %s: the shared weights and %d of the %d experts of each MoE layer)",
-			format.Count(fig.ParamsRead), format.Count(fig.Params), m.ExpertsPerToken, m.Experts)
+		read = f.t("summary.moe", i18n.Args{"Read": f.num.Count(fig.ParamsRead), "Total": f.num.Count(fig.Params),
+			"K": m.ExpertsPerToken, "E": m.Experts})
 	}
-	text := fmt.Sprintf("An answer is two times. Reading is computation: all the tokens go through the %d layers together, "+
-		"and a processor that computes faster reads faster. Writing is memory: one token at a time, and for each one %s, "+
-		"%s, read again. Here reading was %s of the wait: what matters is not tokens per second, it is the time you wait.",
-		fig.Layers, read, format.Bytes(fig.BytesPerToken), format.Percent(fig.ReadingShare))
-	return Chapter{ID: Summary, Title: "What to remember", Text: text, Figures: fig,
+	text := f.t("summary.text", i18n.Args{"Layers": fig.Layers, "What": read, "Bytes": f.num.Bytes(fig.BytesPerToken),
+		"Share": f.num.Percent(fig.ReadingShare)})
+	return Chapter{ID: Summary, Title: f.t("summary.title", nil), Text: text, Figures: fig,
 		Show: Show{Tab: "Timing", Query: -1, Source: -1, Layer: -1, Head: -1}}
 }

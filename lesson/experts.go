@@ -1,9 +1,7 @@
 package lesson
 
 import (
-	"fmt"
-
-	"loupe/format"
+	"loupe/i18n"
 	"loupe/trace/stats"
 )
 
@@ -40,22 +38,19 @@ func expertsChapter(f *facts) Chapter {
 		fig.Touched = orZero(c[len(c)-1])
 	}
 	fig.UniformShare = stats.UniformTouched(m.Experts, fig.PerToken, fig.Written)
-	text := fmt.Sprintf("This is a mixture-of-experts model: in each of its %d MoE layers the MLP is %d experts, and a small router "+
-		"picks %d of them for every token. To write %s, this token read %d of %d experts per layer: %s of the %s parameters",
-		fig.MoELayers, fig.Experts, fig.PerToken, tok(fig.Text), fig.PerToken, fig.Experts, format.Count(fig.Active), format.Count(fig.Total))
+	text := f.t("experts.intro", i18n.Args{"MoELayers": fig.MoELayers, "Experts": fig.Experts, "K": fig.PerToken,
+		"Token": f.tok(fig.Text), "Active": f.num.Count(fig.Active), "Total": f.num.Count(fig.Total)})
+	bytes := i18n.Args{"Read": f.num.Bytes(float64(fig.BytesRead)), "Dense": f.num.Bytes(float64(fig.BytesDense))}
 	switch ratio := float64(fig.BytesDense) / float64(max(1, fig.BytesRead)); {
 	case fig.BytesRead == 0:
 	case ratio < 1.5:
-		text += fmt.Sprintf(", %s of weights against %s for a dense model of the same size — nearly the same here, because in "+
-			"this small model the embedding and the output head outweigh the experts",
-			format.Bytes(float64(fig.BytesRead)), format.Bytes(float64(fig.BytesDense)))
+		text += f.t("experts.same", bytes)
 	default:
-		text += fmt.Sprintf(", %s of weights against %s for a dense model of the same size — %.1f× fewer bytes, so about that much faster on the same memory",
-			format.Bytes(float64(fig.BytesRead)), format.Bytes(float64(fig.BytesDense)), ratio)
+		bytes["Ratio"] = f.num.Fixed(ratio, 1)
+		text += f.t("experts.fewer", bytes)
 	}
-	text += fmt.Sprintf(". Over the %s, the layers used %s of their experts on average (random picks would reach %s). "+
-		"Memory must hold every expert, the file's size; speed follows only what one token reads.",
-		format.Plural(fig.Written, "written token"), format.Percent(fig.Touched), format.Percent(fig.UniformShare))
-	return Chapter{ID: Experts, Title: "One step further: only part of the model per token", Text: text, Figures: fig,
+	text += f.t("experts.touched", i18n.Args{"Written": f.units("written", fig.Written), "Touched": f.num.Percent(fig.Touched),
+		"Uniform": f.num.Percent(fig.UniformShare)})
+	return Chapter{ID: Experts, Title: f.t("experts.title", nil), Text: text, Figures: fig,
 		Show: Show{Tab: "Experts", Query: first.Pos, Source: -1, Layer: -1, Head: -1}}
 }

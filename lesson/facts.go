@@ -1,11 +1,11 @@
 package lesson
 
 import (
-	"fmt"
 	"math"
 	"strings"
 
 	"loupe/format"
+	"loupe/i18n"
 	"loupe/trace"
 	"loupe/trace/stats"
 )
@@ -17,6 +17,8 @@ type facts struct {
 	in     Input
 	info   trace.ModelInfo
 	count  numbering
+	lang   i18n.Lang     // the language of the text
+	num    format.Lang   // how it writes numbers
 	prompt []trace.Token // the prompt's tokens
 	gen    []trace.Step  // the generated steps
 	attn   trace.Attention
@@ -35,7 +37,8 @@ func newFacts(in Input) (*facts, error) {
 	if in.Run == nil || in.Inspect == nil {
 		return nil, errNoData
 	}
-	f := &facts{in: in, info: in.Model, count: numbering(btoi(!in.FromZero)), attn: in.Inspect.Attention}
+	f := &facts{in: in, info: in.Model, count: numbering(btoi(!in.FromZero)), attn: in.Inspect.Attention,
+		lang: in.Lang, num: in.Lang.Numbers()}
 	for _, t := range in.Run.Tokens {
 		if !t.Generated {
 			f.prompt = append(f.prompt, t)
@@ -126,9 +129,25 @@ func sourceMeans(a trace.Attention, src int) []float64 {
 // numbering is the number given to the first layer and head in the text.
 type numbering int
 
-func (n numbering) Base() int          { return int(n) }
-func (n numbering) Layer(i int) string { return fmt.Sprintf("layer %d", i+int(n)) }
-func (n numbering) Head(i int) string  { return fmt.Sprintf("head %d", i+int(n)) }
+func (n numbering) Base() int { return int(n) }
+
+// layerName is layer l as the text counts it: "layer 19", "couche 19".
+func (f *facts) layerName(l int) string { return f.t("layer", i18n.Args{"N": l + f.count.Base()}) }
+
+// headName is head h as the text counts it: "head 2", "tête 2".
+func (f *facts) headName(h int) string { return f.t("head", i18n.Args{"N": h + f.count.Base()}) }
+
+// t is the lesson's sentence key ("lesson." + key in the translation
+// files) in the lesson's language.
+func (f *facts) t(key string, args i18n.Args) string { return f.lang.T("lesson."+key, args) }
+
+// units is n of a unit with its plural form ("unit.token": "3 tokens").
+func (f *facts) units(unit string, n int) string {
+	return f.lang.N("unit."+unit, n, i18n.Args{"N": f.num.Thousands(int64(n))})
+}
+
+// tokens is "1 token", "3,139 tokens", "3 139 tokens".
+func (f *facts) tokens(n int) string { return f.units("token", n) }
 
 func btoi(b bool) int {
 	if b {
@@ -150,10 +169,14 @@ func (f *facts) attentionLayers() (n int, without []int) {
 	return n, without
 }
 
-// tok is a token's text as the figures show it, between quotes.
-func tok(s string) string {
+// tok is a token's text as the figures show it, between quotes: «a» in
+// English, « a » in French, whose guillemets take narrow no-break spaces.
+func (f *facts) tok(s string) string {
 	if t := strings.TrimSpace(s); t != "" {
 		s = t
+	}
+	if f.lang == i18n.French {
+		return "«" + format.NNBSP + format.Visible(s) + format.NNBSP + "»"
 	}
 	return "«" + format.Visible(s) + "»"
 }

@@ -19,6 +19,7 @@ import (
 	"errors"
 	"strings"
 
+	"loupe/i18n"
 	"loupe/trace"
 )
 
@@ -75,6 +76,10 @@ type Input struct {
 	// FromZero numbers layers and heads in the text from 0, as the code
 	// and the tensor names; by default from 1, as the article.
 	FromZero bool
+	// Lang is the language of the titles, texts and questions, and of
+	// their numbers' notation; the zero Lang is English. The figures, the
+	// ids and every JSON key stay the same in every language.
+	Lang i18n.Lang
 }
 
 // Extra are the runs the timing chapters need beyond the prompt's own.

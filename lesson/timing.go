@@ -1,10 +1,9 @@
 package lesson
 
 import (
-	"fmt"
 	"strings"
 
-	"loupe/format"
+	"loupe/i18n"
 	"loupe/trace"
 	"loupe/trace/stats"
 )
@@ -25,24 +24,23 @@ func outputChapter(f *facts) Chapter {
 	fig := OutputFigures{Top10: append([]trace.Candidate{}, first.Top...), Chosen: first.Chosen, Tied: f.info.TiedEmbeddings,
 		HeadParams: head, Total: total, ReadShare: share}
 	var b strings.Builder
-	fmt.Fprintf(&b, "After the last layer, the list of %s is compared with every token of the vocabulary: %s scores, shown as percentages. ",
-		tok(f.tokenText(f.query)), format.Thousands(int64(f.info.Vocab)))
-	fmt.Fprintf(&b, "The top: %s. ", listCandidates(fig.Top10, 3))
+	b.WriteString(f.t("output.compare", i18n.Args{"Query": f.tok(f.tokenText(f.query)), "Vocab": f.num.Thousands(int64(f.info.Vocab))}))
+	b.WriteString(f.t("output.top", i18n.Args{"List": f.listCandidates(fig.Top10, 3)}))
+	a := i18n.Args{"Head": f.num.Count(head), "Total": f.num.Count(total), "Share": f.num.Percent(share)}
 	if fig.Tied {
-		b.WriteString("This model uses its embedding table a second time to give these scores")
+		b.WriteString(f.t("output.tied", a))
 	} else {
-		b.WriteString("This model has a separate output table, the same shape as the embedding table")
+		b.WriteString(f.t("output.untied", a))
 	}
-	fmt.Fprintf(&b, ": %s parameters out of %s, %s of what it reads to write one token.", format.Count(head), format.Count(total), format.Percent(share))
-	return Chapter{ID: Output, Title: "Choosing the next token", Text: b.String(), Figures: fig,
-		Question: fmt.Sprintf("Which word comes after %s?", tok(f.tokenText(f.query))),
+	return Chapter{ID: Output, Title: f.t("output.title", nil), Text: b.String(), Figures: fig,
+		Question: f.t("output.question", i18n.Args{"Query": f.tok(f.tokenText(f.query))}),
 		Show:     Show{Tab: "Next token", Query: f.query, Source: -1, Layer: -1, Head: -1}}
 }
 
-func listCandidates(cs []trace.Candidate, n int) string {
+func (f *facts) listCandidates(cs []trace.Candidate, n int) string {
 	var parts []string
 	for _, c := range cs[:min(n, len(cs))] {
-		parts = append(parts, tok(c.Text)+" "+format.Percent(c.P))
+		parts = append(parts, f.tok(c.Text)+" "+f.num.Percent(c.P))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -60,14 +58,14 @@ func loopChapter(f *facts) Chapter {
 		fig.Tokens = append(fig.Tokens, s.Chosen)
 	}
 	var b strings.Builder
-	choose := "takes the most probable token (greedy)"
+	choose := "loop.greedy"
 	if !fig.Greedy {
-		choose = "draws a token at random, favouring the most probable"
+		choose = "loop.sampled"
 	}
-	fmt.Fprintf(&b, "The model %s, adds it to the text and starts again: %s. ", choose, listCandidates(fig.Tokens, 4))
-	fmt.Fprintf(&b, "An answer is only this loop: here %s, one forward pass each.", format.Plural(fig.Generated, "token"))
+	b.WriteString(f.t(choose, i18n.Args{"List": f.listCandidates(fig.Tokens, 4)}))
+	b.WriteString(f.t("loop.only", i18n.Args{"Tokens": f.tokens(fig.Generated)}))
 	pos := f.query + 1
-	return Chapter{ID: Loop, Title: "The loop, token by token", Text: b.String(), Figures: fig,
+	return Chapter{ID: Loop, Title: f.t("loop.title", nil), Text: b.String(), Figures: fig,
 		Show: Show{Tab: "Next token", Query: pos, Source: -1, Layer: -1, Head: -1}}
 }
 
@@ -103,29 +101,33 @@ func twoTimesChapter(f *facts) Chapter {
 	fig := TwoTimesFigures{PrefillTokens: t.PrefillTokens, PrefillSeconds: t.PrefillSeconds, DecodeTokens: t.DecodeTokens,
 		DecodeSeconds: t.DecodeSeconds, ReadingShare: readingShare(t.PrefillSeconds, t.DecodeSeconds)}
 	var b strings.Builder
-	fmt.Fprintf(&b, "An answer takes two times: reading the %s of the prompt together (the prefill) took %s; "+
-		"writing %s one after another (the decode) took %s. Reading is %s of the wait. ",
-		format.Plural(t.PrefillTokens, "token"), format.Duration(t.PrefillSeconds), format.Plural(t.DecodeTokens, "token"),
-		format.Duration(t.DecodeSeconds), format.Percent(fig.ReadingShare))
+	b.WriteString(f.t("twotimes.prompt", f.phaseArgs(t.PrefillTokens, t.PrefillSeconds, t.DecodeTokens, t.DecodeSeconds)))
 	if g := goldTiming(f); g != nil {
 		fig.Gold = &phases{g.PrefillTokens, g.PrefillSeconds, g.DecodeTokens, g.DecodeSeconds}
 		s := readingShare(g.PrefillSeconds, g.DecodeSeconds)
 		fig.GoldShare = &s
-		fmt.Fprintf(&b, "A passage of The Gold-Bug: %s read in %s, %s written in %s: reading is %s. ",
-			format.Plural(g.PrefillTokens, "token"), format.Duration(g.PrefillSeconds), format.Plural(g.DecodeTokens, "token"),
-			format.Duration(g.DecodeSeconds), format.Percent(s))
+		b.WriteString(f.t("twotimes.gold", f.phaseArgs(g.PrefillTokens, g.PrefillSeconds, g.DecodeTokens, g.DecodeSeconds)))
 	}
+	whole := i18n.Args{"What": f.weightsRead("read.whole")}
 	switch share := deref(fig.GoldShare); {
 	case fig.GoldShare == nil:
-		b.WriteString("Every token written reads " + f.weightsRead("the whole model") + " again; reading read the weights once for all the prompt's tokens together.")
+		b.WriteString(f.t("twotimes.once", whole))
 	case share < 0.5:
-		b.WriteString("Even with a long text, writing makes most of the wait: every token written reads " + f.weightsRead("the whole model") + " again.")
+		b.WriteString(f.t("twotimes.long", whole))
 	default:
-		b.WriteString("On this model a long text's reading weighs more than its writing: the whole text goes through the layers.")
+		b.WriteString(f.t("twotimes.longread", nil))
 	}
-	return Chapter{ID: TwoTimes, Title: "The two times of an answer", Text: b.String(), Figures: fig,
-		Question: "Which takes longer here: reading the prompt, or writing the answer?",
+	return Chapter{ID: TwoTimes, Title: f.t("twotimes.title", nil), Text: b.String(), Figures: fig,
+		Question: f.t("twotimes.question", nil),
 		Show:     Show{Tab: "Timing", Query: -1, Source: -1, Layer: -1, Head: -1}}
+}
+
+// phaseArgs are the fields of a sentence about one read and one write:
+// Read, ReadTime, Written, WriteTime and the reading's Share of the wait.
+func (f *facts) phaseArgs(readTokens int, readSeconds float64, writtenTokens int, writeSeconds float64) i18n.Args {
+	return i18n.Args{"Read": f.tokens(readTokens), "ReadTime": f.num.Duration(readSeconds),
+		"Written": f.tokens(writtenTokens), "WriteTime": f.num.Duration(writeSeconds),
+		"Share": f.num.Percent(readingShare(readSeconds, writeSeconds))}
 }
 
 func goldTiming(f *facts) *trace.Timing {
@@ -155,40 +157,40 @@ func decodeGBs(r KernelRun, bytesPerToken float64) float64 {
 }
 
 func computeChapter(f *facts) Chapter {
-	c := Chapter{ID: ComputeMemory, Title: "Reading is computation, writing is memory",
-		Question: "How many GB are read for one token?",
+	c := Chapter{ID: ComputeMemory, Title: f.t("compute.title", nil),
+		Question: f.t("compute.question", nil),
 		Show:     Show{Tab: "Timing", Query: -1, Source: -1, Layer: -1, Head: -1}}
 	bytes := float64(f.info.WeightBytesPerTok + f.info.StateBytes)
 	if f.in.Extra == nil || len(f.in.Extra.Kernels) == 0 {
 		c.Skipped = NeedsTiming
 		c.Figures = ComputeFigures{Runs: []KernelRun{}, BytesPerToken: bytes, DecodeGBs: []float64{}}
-		c.Text = fmt.Sprintf("Writing one token reads %s once: %s. This chapter measures prefill and decode with and without "+
-			"the AVX-512 kernels against the machine's bandwidth. It needs runs of its own.", f.weightsRead("every weight"), format.Bytes(bytes))
+		c.Text = f.t("compute.skipped", i18n.Args{"What": f.weightsRead("read.every"), "Bytes": f.num.Bytes(bytes)})
 		return c
 	}
 	e := f.in.Extra
 	fig := ComputeFigures{Runs: e.Kernels, BytesPerToken: bytes, BandwidthGBs: e.BandwidthGBs}
 	var b strings.Builder
-	fmt.Fprintf(&b, "Writing one token reads %s once: %s. ", f.weightsRead("every weight"), format.Bytes(bytes))
+	b.WriteString(f.t("compute.reads", i18n.Args{"What": f.weightsRead("read.every"), "Bytes": f.num.Bytes(bytes)}))
 	for i, r := range e.Kernels {
 		fig.DecodeGBs = append(fig.DecodeGBs, decodeGBs(r, bytes))
 		if i == 0 {
-			fmt.Fprintf(&b, "With %s kernels, reading %s takes %s and writing %s takes %s, %.1f GB/s read. ", r.Level,
-				format.Plural(r.PrefillTokens, "token"), format.Duration(r.PrefillSeconds), format.Plural(r.DecodeTokens, "token"),
-				format.Duration(r.DecodeSeconds), fig.DecodeGBs[0])
+			a := f.phaseArgs(r.PrefillTokens, r.PrefillSeconds, r.DecodeTokens, r.DecodeSeconds)
+			a["Level"], a["Rate"] = r.Level, f.num.GBs(fig.DecodeGBs[0])
+			b.WriteString(f.t("compute.level", a))
 			continue
 		}
 		base := e.Kernels[0]
-		fmt.Fprintf(&b, "With %s kernels, reading takes %.1f × that time and writing %.1f ×. ", r.Level,
-			ratio(r.PrefillSeconds, base.PrefillSeconds), ratio(r.DecodeSeconds, base.DecodeSeconds))
+		b.WriteString(f.t("compute.otherlevel", i18n.Args{"Level": r.Level,
+			"ReadRatio":  f.num.Times(ratio(r.PrefillSeconds, base.PrefillSeconds)),
+			"WriteRatio": f.num.Times(ratio(r.DecodeSeconds, base.DecodeSeconds))}))
 	}
 	if e.BandwidthGBs > 0 {
 		share := fig.DecodeGBs[0] / e.BandwidthGBs
-		fmt.Fprintf(&b, "The memory alone delivers %.1f GB/s: writing uses %s of it", e.BandwidthGBs, format.Percent(share))
+		a := i18n.Args{"Bandwidth": f.num.GBs(e.BandwidthGBs), "Share": f.num.Percent(share)}
 		if share >= 0.5 {
-			b.WriteString(", it waits on memory, while reading waits on arithmetic.")
+			b.WriteString(f.t("compute.memory", a))
 		} else {
-			b.WriteString(", so on this machine it does not wait on memory alone.")
+			b.WriteString(f.t("compute.notmemory", a))
 		}
 	}
 	c.Figures, c.Text = fig, b.String()
@@ -204,12 +206,11 @@ type ThinkingFigures struct {
 }
 
 func thinkingChapter(f *facts) Chapter {
-	c := Chapter{ID: Thinking, Title: "And when the model thinks?", Show: Show{Tab: "Timing", Query: -1, Source: -1, Layer: -1, Head: -1}}
+	c := Chapter{ID: Thinking, Title: f.t("thinking.title", nil), Show: Show{Tab: "Timing", Query: -1, Source: -1, Layer: -1, Head: -1}}
 	fig := ThinkingFigures{Template: f.in.ThinkingTemplate}
 	c.Figures = fig
 	if !fig.Template {
-		c.Text = "Many recent models first write a draft, the think, then the answer; every token of the draft is written one by one, " +
-			"at the price of writing. This model has no thinking template: it completes the text, that is all."
+		c.Text = f.t("thinking.none", nil)
 		return c
 	}
 	var on, off *trace.Timing
@@ -218,8 +219,7 @@ func thinkingChapter(f *facts) Chapter {
 	}
 	if on == nil || off == nil {
 		c.Skipped = NeedsTiming
-		c.Text = "This model can think: with thinking on it first writes a draft, then the answer. This chapter asks it the prompt " +
-			"with thinking on and off and compares tokens and time. It needs runs of its own."
+		c.Text = f.t("thinking.skipped", nil)
 		return c
 	}
 	fig.On = &phases{on.PrefillTokens, on.PrefillSeconds, on.DecodeTokens, on.DecodeSeconds}
@@ -230,10 +230,9 @@ func thinkingChapter(f *facts) Chapter {
 		fig.Ratio = &r
 	}
 	c.Figures = fig
-	c.Text = fmt.Sprintf("With thinking off, the answer is %s in %s. With thinking on, the model writes %s, %s of them draft, in %s. "+
-		"Every thinking token is paid at decode price: the wait is %.1f × longer.",
-		format.Plural(off.DecodeTokens, "token"), format.Duration(waitOff), format.Plural(on.DecodeTokens, "token"), format.Thousands(int64(on.ThinkingTokens)),
-		format.Duration(waitOn), orZero(deref(fig.Ratio)))
+	c.Text = f.t("thinking.result", i18n.Args{"Off": f.tokens(off.DecodeTokens), "OffTime": f.num.Duration(waitOff),
+		"On": f.tokens(on.DecodeTokens), "Draft": f.num.Thousands(int64(on.ThinkingTokens)), "OnTime": f.num.Duration(waitOn),
+		"Ratio": f.num.Times(orZero(deref(fig.Ratio)))})
 	return c
 }
 
@@ -251,11 +250,12 @@ func deref(p *float64) float64 {
 	return *p
 }
 
-// weightsRead names what one decode step reads: dense (the whole model),
-// or of an MoE model the shared weights and the k experts the router chose.
+// weightsRead names what one decode step reads: of a dense model the
+// sentence of key dense ("the whole model"), of an MoE model the shared
+// weights and the k experts the router chose.
 func (f *facts) weightsRead(dense string) string {
 	if m := f.info; m.Experts > 0 {
-		return fmt.Sprintf("the shared weights and the %d of %d experts its router chose in each MoE layer", m.ExpertsPerToken, m.Experts)
+		return f.t("read.moe", i18n.Args{"K": m.ExpertsPerToken, "E": m.Experts})
 	}
-	return dense
+	return f.t(dense, nil)
 }

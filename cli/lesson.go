@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"loupe/engine"
+	"loupe/i18n"
 	"loupe/lesson"
 )
 
@@ -25,6 +26,7 @@ func init() {
 // lessonFlags are the command line of `loupe lesson`.
 type lessonFlags struct {
 	model, prompt, level string
+	lang                 string // --lang: "en", "fr", "" for the system's
 	maxTokens, threads   int
 	thinkTokens, count   int
 	asJSON, timing       bool
@@ -40,6 +42,9 @@ const lessonUsage = `usage: loupe lesson [--model M] --prompt TEXT [--json] [--t
   --max-tokens N    tokens written per run (default 100)
   --think-tokens N  at most this many tokens with thinking on (default 2048)
   --count 1|0       count layers and heads in the text from 1 (the article) or 0
+  --lang en|fr      the language of the titles, texts and numbers (default: the
+                    system's, from LC_ALL, LC_MESSAGES or LANG); JSON keys,
+                    ids and figures are the same in every language
   --threads N, --kernels LEVEL as for loupe run
 `
 
@@ -54,6 +59,7 @@ func parseLessonFlags(args []string) (*lessonFlags, error) {
 	fs.IntVar(&f.count, "count", 1, "")
 	fs.IntVar(&f.threads, "threads", 0, "")
 	fs.StringVar(&f.level, "kernels", "auto", "")
+	fs.StringVar(&f.lang, "lang", "", "")
 	fs.BoolVar(&f.asJSON, "json", false, "")
 	fs.BoolVar(&f.timing, "timing", false, "")
 	if err := fs.Parse(args); err != nil {
@@ -68,6 +74,11 @@ func parseLessonFlags(args []string) (*lessonFlags, error) {
 		return nil, errors.New("--max-tokens and --think-tokens must be at least 1")
 	case f.count != 0 && f.count != 1:
 		return nil, fmt.Errorf("--count %d: want 1 (as the article) or 0 (as the code)", f.count)
+	}
+	if f.lang != "" {
+		if _, err := i18n.Parse(f.lang); err != nil {
+			return nil, err
+		}
 	}
 	return f, checkThreads(f.threads)
 }
@@ -94,7 +105,7 @@ func runLesson(args []string, stdout, stderr io.Writer) int {
 	if f.asJSON {
 		return printJSON(stdout, stderr, l)
 	}
-	printLesson(stdout, l)
+	printLesson(stdout, l, f.language())
 	return 0
 }
 
@@ -126,7 +137,8 @@ func tellLesson(f *lessonFlags, log io.Writer) (*lesson.Lesson, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := lesson.Input{Model: m.Info(), Run: run, Inspect: insp, SourceRow: m.Embedding, FromZero: f.count == 0}
+	in := lesson.Input{Model: m.Info(), Run: run, Inspect: insp, SourceRow: m.Embedding, FromZero: f.count == 0,
+		Lang: f.language()}
 	in.ChatSpecial, in.ThinkingTemplate = lesson.ChatSpecials(m)
 	if f.timing {
 		if in.Extra, err = timingRuns(ctx, m, f, in, log); err != nil {
@@ -134,6 +146,12 @@ func tellLesson(f *lessonFlags, log io.Writer) (*lesson.Lesson, error) {
 		}
 	}
 	return lesson.Build(in)
+}
+
+// language is --lang, else the system's (LC_ALL, LC_MESSAGES, LANG).
+func (f *lessonFlags) language() i18n.Lang {
+	l, _ := i18n.Choose(f.lang, os.Getenv) // --lang was checked by parseLessonFlags
+	return l
 }
 
 // runFlags are `loupe run`'s defaults with this prompt and length.
@@ -158,13 +176,19 @@ func timingRuns(ctx context.Context, m *engine.Model, f *lessonFlags, in lesson.
 	return lesson.Measure(ctx, m, in, opt)
 }
 
-// printLesson writes the chapters as text.
-func printLesson(w io.Writer, l *lesson.Lesson) {
+// printLesson writes the chapters as text in lang (the chapters were
+// told in it; the skipped note is translated here, its JSON value
+// stays NeedsTiming).
+func printLesson(w io.Writer, l *lesson.Lesson, lang i18n.Lang) {
 	fmt.Fprintf(w, "%s — %q\n", l.Model, l.Prompt)
 	for i, c := range l.Chapters {
 		fmt.Fprintf(w, "\n%d / %d  %s  [%s]\n%s\n", i+1, len(l.Chapters), c.Title, c.ID, c.Text)
 		if c.Skipped != "" {
-			fmt.Fprintf(w, "(skipped: %s)\n", c.Skipped)
+			why := c.Skipped
+			if why == lesson.NeedsTiming {
+				why = lang.T("lesson.needs_timing", nil)
+			}
+			fmt.Fprintln(w, lang.T("lesson.skipped", i18n.Args{"Why": why}))
 		}
 	}
 }

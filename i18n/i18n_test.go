@@ -5,6 +5,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2/lang"
@@ -168,5 +169,19 @@ func TestUnknownKeyAndZeroLang(t *testing.T) {
 	}
 	if got := French.T("lang.name", nil); got != "Français" {
 		t.Errorf("French: %q", got)
+	}
+}
+
+// The French file uses the article's words (docs/glossary.md): token,
+// never jeton.
+func TestFrenchUsesTheArticlesWords(t *testing.T) {
+	data, err := Files.ReadFile("translations/loupe.fr.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"jeton", "tête de sortie", "décodeur"} {
+		if strings.Contains(strings.ToLower(string(data)), w) {
+			t.Errorf("the French file says %q (docs/glossary.md)", w)
+		}
 	}
 }

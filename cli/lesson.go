@@ -172,7 +172,7 @@ func timingRuns(ctx context.Context, m *engine.Model, f *lessonFlags, in lesson.
 		gbs, _, err := benchBandwidth(m.Threads(), &benchFlags{membwPasses: 3}, log)
 		return gbs, err
 	}
-	fmt.Fprintf(log, "timing runs: %s\n", lesson.Plan(in, opt, lesson.GoldBugTokens(m, f.maxTokens)))
+	fmt.Fprintln(log, in.Lang.T("lesson.plan.log", i18n.Args{"Plan": lesson.Plan(in, opt, lesson.GoldBugTokens(m, f.maxTokens))}))
 	return lesson.Measure(ctx, m, in, opt)
 }
 

@@ -115,3 +115,22 @@ func TestFrenchSentences(t *testing.T) {
 		t.Errorf("question %q", q)
 	}
 }
+
+// Plan, shown before the timing runs, speaks the lesson's language.
+func TestPlanInFrench(t *testing.T) {
+	in := handInput(t)
+	opt := MeasureOptions{Settings: trace.Settings{MaxTokens: 100}}
+	en := Plan(in, opt, 3139)
+	in.Lang = i18n.French
+	fr := Plan(in, opt, 3139)
+	n := "\u202f"
+	for _, want := range []string{"Le passage du Scarabée d'or (3" + n + "139 tokens) lu, et 100 tokens écrits", n + "; la bande passante", "\u00a0: environ "} {
+		if !strings.Contains(fr, want) {
+			t.Errorf("French plan lacks %q: %q", want, fr)
+		}
+	}
+	if !slices.Equal(numbersIn(en, ".", ","), numbersIn(fr, ",", n)) {
+		t.Errorf("other numbers:\n%q\n%q", en, fr)
+	}
+}
+

@@ -5,11 +5,13 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"strings"
 
 	"loupe/engine"
 	"loupe/engine/chat"
 	"loupe/engine/perf"
 	"loupe/format"
+	"loupe/i18n"
 	"loupe/kernels"
 	"loupe/trace"
 	"loupe/trace/stats"
@@ -46,19 +48,24 @@ type MeasureOptions struct {
 // card or a log line before it starts: the prompt's own rates (Input.Run)
 // applied to goldTokens read and the tokens written, at each level (AVX2
 // counted twice as slow).
+//
+// It is said in in.Lang, as the chapters are.
 func Plan(in Input, opt MeasureOptions, goldTokens int) string {
-	s := fmt.Sprintf("The Gold-Bug passage (%s) read and %s written with %s kernels",
-		format.Plural(goldTokens, "token"), format.Plural(opt.Settings.MaxTokens, "token"), kernels.Active())
+	l, num := in.Lang, in.Lang.Numbers()
+	tokens := func(n int) string { return l.N("unit.token", n, i18n.Args{"N": num.Thousands(int64(n))}) }
+	key := "lesson.plan.one"
 	if len(levels()) > 1 {
-		s += " and with avx2"
+		key = "lesson.plan.two"
 	}
-	s += "; the bandwidth"
+	parts := []string{l.T(key, i18n.Args{"Read": tokens(goldTokens), "Written": tokens(opt.Settings.MaxTokens),
+		"Level": kernels.Active().String(), "Other": kernels.AVX2.String()}), l.T("lesson.plan.bandwidth", nil)}
 	if in.ThinkingTemplate {
-		s += "; the prompt as a chat turn, thinking on and off"
+		parts = append(parts, l.T("lesson.plan.thinking", nil))
 	}
-	s += "; the prompt with the heads that fetch the source off"
+	parts = append(parts, l.T("lesson.plan.ablation", nil))
+	s := strings.Join(parts, l.T("lesson.plan.sep", nil))
 	if secs := estimate(in, opt, goldTokens); secs > 0 {
-		s += ": about " + format.Duration(format.Round2(secs))
+		s = l.T("lesson.plan.about", i18n.Args{"Plan": s, "Time": num.Duration(format.Round2(secs))})
 	}
 	return s + "."
 }
@@ -113,26 +120,29 @@ func Measure(ctx context.Context, m Runner, in Input, opt MeasureOptions) (*Extr
 			opt.Progress(s)
 		}
 	}
-	say("warming up")
+	t := func(key string, args i18n.Args) string { return in.Lang.T("lesson.progress."+key, args) }
+	say(t("warmup", nil))
 	if err := m.WarmUp(ctx); err != nil { // the first pass pays page faults
 		return nil, err
 	}
 	e := &Extra{}
-	if err := measureKernels(ctx, m, opt, e, say); err != nil {
+	if err := measureKernels(ctx, m, opt, e, func(lv kernels.Level) { say(t("gold", i18n.Args{"Level": lv.String()})) }); err != nil {
 		return nil, err
 	}
 	if opt.Bandwidth != nil {
-		say("measuring the memory's read bandwidth")
+		say(t("bandwidth", nil))
 		if e.BandwidthGBs, err = opt.Bandwidth(); err != nil {
 			return nil, err
 		}
 	}
 	if in.ThinkingTemplate {
-		if e.ThinkOn, e.ThinkOff, err = measureThinking(ctx, m, in.Run.Prompt, opt, say); err != nil {
+		if e.ThinkOn, e.ThinkOff, err = measureThinking(ctx, m, in.Run.Prompt, opt, func(on bool) {
+			say(t(map[bool]string{true: "thinkon", false: "thinkoff"}[on], nil))
+		}); err != nil {
 			return nil, err
 		}
 	}
-	say(fmt.Sprintf("the prompt again with %d heads switched off", len(heads)))
+	say(in.Lang.N("lesson.progress.ablation", len(heads), i18n.Args{"N": len(heads)}))
 	eo := engine.DefaultGenerateOptions()
 	eo.Attn = engine.AttnCapture{}
 	eo.Settings = opt.Settings
@@ -148,8 +158,9 @@ func Measure(ctx context.Context, m Runner, in Input, opt MeasureOptions) (*Extr
 	return e, nil
 }
 
-// measureKernels reads and writes The Gold-Bug at each level.
-func measureKernels(ctx context.Context, m Runner, opt MeasureOptions, e *Extra, say func(string)) error {
+// measureKernels reads and writes The Gold-Bug at each level; say
+// tells which level runs.
+func measureKernels(ctx context.Context, m Runner, opt MeasureOptions, e *Extra, say func(kernels.Level)) error {
 	passage, err := GoldBugFitting(m, opt.Settings.MaxTokens)
 	if err != nil {
 		return err
@@ -162,7 +173,7 @@ func measureKernels(ctx context.Context, m Runner, opt MeasureOptions, e *Extra,
 		if err := kernels.SetLevel(lv); err != nil {
 			return err
 		}
-		say(fmt.Sprintf("reading and writing The Gold-Bug passage with %s kernels", lv))
+		say(lv)
 		run, err := m.Generate(ctx, passage, eo, nil)
 		if err != nil {
 			return err
@@ -194,18 +205,17 @@ func GoldBugFitting(m Runner, maxTokens int) (string, error) {
 	return perf.PromptOfTokens(goldBug, n, tok.Encode, tok.Decode)
 }
 
-// measureThinking asks the prompt as a chat turn with thinking on, then off.
-func measureThinking(ctx context.Context, m Runner, prompt string, opt MeasureOptions, say func(string)) (on, off *trace.Timing, err error) {
+// measureThinking asks the prompt as a chat turn with thinking on, then
+// off; say tells which.
+func measureThinking(ctx context.Context, m Runner, prompt string, opt MeasureOptions, say func(on bool)) (on, off *trace.Timing, err error) {
 	var out [2]*trace.Timing
 	for i, think := range []chat.Think{chat.ThinkOn, chat.ThinkOff} {
 		eo := engine.DefaultGenerateOptions()
 		eo.Attn, eo.Settings = engine.AttnCapture{}, opt.Settings
-		word := "off"
 		if think == chat.ThinkOn {
-			word = "on"
 			eo.Settings.MaxTokens = thinkTokens(opt)
 		}
-		say("the prompt as a chat turn, thinking " + word)
+		say(think == chat.ThinkOn)
 		run, err := m.GenerateChat(ctx, []chat.Message{{Role: "user", Content: prompt}}, think, eo, nil)
 		if err != nil {
 			return nil, nil, err

@@ -18,6 +18,7 @@ import (
 
 	"loupe/engine"
 	"loupe/format"
+	"loupe/i18n"
 	"loupe/trace"
 )
 
@@ -100,6 +101,8 @@ type Options struct {
 	Second, SecondLabel string
 	// CacheDir holds the quantised copies ("": os.UserCacheDir()/loupe/quant).
 	CacheDir string
+	// Lang is the language of Plan's sentence (the zero Lang: English).
+	Lang i18n.Lang
 }
 
 // Defaults of Options.

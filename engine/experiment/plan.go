@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"loupe/format"
+	"loupe/i18n"
 	"loupe/kernels"
 	"loupe/trace"
 )
@@ -30,26 +30,28 @@ func GuessSpeeds(info trace.ModelInfo, gbs float64) Speeds {
 }
 
 // Plan is the sentence that says what an experiment will run and about
-// how long it takes at speeds s.
+// how long it takes at speeds s, in opt.Lang.
 func Plan(what string, info trace.ModelInfo, opt Options, s Speeds, threads int) string {
 	opt = withDefaults(opt)
+	l, num := opt.Lang, opt.Lang.Numbers()
 	secs := estimate(what, info, opt, s, threads)
-	about := "about " + format.Duration(secs)
+	a := i18n.Args{"About": l.T("experiment.about", i18n.Args{"Time": num.Duration(secs)}),
+		"Prompt": num.Thousands(int64(opt.PromptTokens)), "Decode": num.Thousands(int64(opt.DecodeTokens))}
 	switch what {
 	case Texts:
-		return fmt.Sprintf("Reads your prompt, then %s, and writes %d tokens after each: the article's two bars, %s.", orDefault(opt.SecondLabel, "a second text"), opt.DecodeTokens, about)
+		a["Second"] = orDefault(opt.SecondLabel, l.T("experiment.secondtext", nil))
 	case Context:
-		return fmt.Sprintf("Fills the KV cache to 256, 1k, 4k, 16k and 32k positions (as far as the model's %s allow), reads %d tokens and writes %d at each, and sets writing against bandwidth ÷ (weights + KV bytes): %s.",
-			format.Thousands(info.MaxPositions), opt.PromptTokens, opt.DecodeTokens, about)
+		a["Max"] = num.Thousands(int64(info.MaxPositions))
 	case Kernels:
-		return fmt.Sprintf("Reads %d tokens and writes %d at every kernel level this CPU has (%s): %s.", opt.PromptTokens, opt.DecodeTokens, strings.Join(levelNames(), ", "), about)
+		a["Levels"] = strings.Join(levelNames(), ", ")
 	case Threads:
-		return fmt.Sprintf("Reads %d tokens and writes %d on 1 to %d threads: %s.", opt.PromptTokens, opt.DecodeTokens, threads, about)
+		a["Threads"] = num.Thousands(int64(threads))
 	case Quant:
-		return fmt.Sprintf("Writes Q8_0 and Q4_K_M copies of the model into Loupe's cache (about %s on disk), then reads %d tokens and writes %d with each: %s.",
-			format.Bytes(0.53*float64(info.FileBytes)+0.3*float64(info.FileBytes)), opt.PromptTokens, opt.DecodeTokens, about)
+		a["Disk"] = num.Bytes(0.53*float64(info.FileBytes) + 0.3*float64(info.FileBytes))
+	default:
+		return ""
 	}
-	return ""
+	return l.T("experiment.plan."+what, a)
 }
 
 func orDefault(s, d string) string {

@@ -1,92 +1,96 @@
 package experiment
 
 import (
-	"fmt"
 	"math"
+	"strings"
 
 	"loupe/format"
+	"loupe/i18n"
 )
 
 // Reading is the one sentence under a sweep's figure that reads its
 // result, e.g. "reading took 5.9 × longer with generic than with
 // avx512bf16; writing changed by 2 %". Empty for fewer than two points.
-func Reading(r Result) string {
+func Reading(r Result) string { return ReadingIn(r, i18n.English) }
+
+// ReadingIn is Reading in l, its numbers in l's notation.
+func ReadingIn(r Result, l i18n.Lang) string {
 	ps := r.Points
 	if len(ps) < 2 {
 		return ""
 	}
 	a, b := ps[0], ps[len(ps)-1]
+	num := l.Numbers()
+	t := func(key string, args i18n.Args) string { return l.T("experiment.reading."+key, args) }
 	switch r.What {
 	case Context:
-		return fmt.Sprintf("At %s positions each token written reads %s instead of %s at %s: writing went from %s to %s tokens/s (memory allows %s to %s).",
-			b.Label, format.Bytes(b.BytesPerToken), format.Bytes(a.BytesPerToken), a.Label,
-			format.Sig2(a.DecodeTokS), format.Sig2(b.DecodeTokS), format.Sig2(a.PredictedDecodeTokS), format.Sig2(b.PredictedDecodeTokS))
+		return t("context", i18n.Args{"From": a.Label, "To": b.Label, "BytesFrom": num.Bytes(a.BytesPerToken), "BytesTo": num.Bytes(b.BytesPerToken),
+			"TokSFrom": num.Sig2(a.DecodeTokS), "TokSTo": num.Sig2(b.DecodeTokS),
+			"PredFrom": num.Sig2(a.PredictedDecodeTokS), "PredTo": num.Sig2(b.PredictedDecodeTokS)})
 	case Kernels:
-		s := fmt.Sprintf("Reading took %s longer with %s than with %s; writing changed by %s.",
-			times(b.PrefillTokS/a.PrefillTokS), a.Label, b.Label, percent(a.DecodeTokS/b.DecodeTokS-1))
+		args := i18n.Args{"A": a.Label, "B": b.Label, "Ratio": times(num, b.PrefillTokS/a.PrefillTokS),
+			"Change": change(num, a.DecodeTokS/b.DecodeTokS-1)}
+		s := t("kernels", args)
 		if w := b.DecodeTokS / a.DecodeTokS; w > 1.25 {
-			s = fmt.Sprintf("Reading took %s longer with %s than with %s, and writing %s longer too: on this model writing waits for computation, not only for memory.",
-				times(b.PrefillTokS/a.PrefillTokS), a.Label, b.Label, times(w))
+			args["WRatio"] = times(num, w)
+			s = t("kernels.compute", args)
 		}
-		return s + arithmetics(ps)
+		return s + arithmetics(ps, l)
 	case Threads:
 		pre, dec := b.PrefillTokS/a.PrefillTokS, b.DecodeTokS/a.DecodeTokS
-		s := fmt.Sprintf("From %s to %s threads reading sped up %s, writing %s", a.Label, b.Label, times(pre), times(dec))
-		if pre < 1 {
+		args := i18n.Args{"A": a.Label, "B": b.Label, "Pre": times(num, pre), "Dec": times(num, dec)}
+		switch {
+		case pre < 1:
 			// More workers were slower: they waited for CPUs that another
 			// program held (seen on a shared 2-core machine).
-			return fmt.Sprintf("From %s to %s threads reading ran at %s the speed, writing at %s: the extra threads waited for CPUs another program was using; run it again on a quiet machine.",
-				a.Label, b.Label, times(pre), times(dec))
+			return t("threads.busy", args)
+		case pre > 1.2*dec:
+			return t("threads.memory", args)
 		}
-		if pre > 1.2*dec {
-			return s + ": writing gains less, it waits for the memory, which more cores do not widen."
-		}
-		return s + "."
+		return t("threads.plain", args)
 	case Texts:
-		s := fmt.Sprintf("Reading %s tokens took %s of %s, %s tokens %s of %s; writing %d tokens ran at %s and %s tokens/s",
-			format.Thousands(a.PrefillTokens), percentOfTotal(a.PrefillSeconds, a.PrefillSeconds+a.DecodeSeconds), a.Label,
-			format.Thousands(b.PrefillTokens), percentOfTotal(b.PrefillSeconds, b.PrefillSeconds+b.DecodeSeconds), b.Label,
-			a.DecodeTokens, format.Sig2(a.DecodeTokS), format.Sig2(b.DecodeTokS))
+		args := i18n.Args{"TokA": num.Thousands(int64(a.PrefillTokens)), "ShareA": percentOfTotal(num, a.PrefillSeconds, a.PrefillSeconds+a.DecodeSeconds),
+			"A": a.Label, "TokB": num.Thousands(int64(b.PrefillTokens)), "ShareB": percentOfTotal(num, b.PrefillSeconds, b.PrefillSeconds+b.DecodeSeconds),
+			"B": b.Label, "Decode": num.Thousands(int64(a.DecodeTokens)), "RateA": num.Sig2(a.DecodeTokS), "RateB": num.Sig2(b.DecodeTokS)}
 		if w := b.DecodeTokS / a.DecodeTokS; w > 0.77 && w < 1.3 {
-			return s + ": reading follows the prompt, writing does not."
+			return t("texts.same", args)
 		}
-		return s + fmt.Sprintf(": reading follows the prompt; writing changed by %s, each token also reading the longer text's KV cache (%s of %s a token) and, on a busy machine, waiting for a CPU.",
-			percent(b.DecodeTokS/a.DecodeTokS-1), format.Bytes(b.BytesPerToken-a.BytesPerToken), format.Bytes(b.BytesPerToken))
+		args["Change"], args["Extra"], args["Total"] = change(num, b.DecodeTokS/a.DecodeTokS-1),
+			num.Bytes(b.BytesPerToken-a.BytesPerToken), num.Bytes(b.BytesPerToken)
+		return t("texts.changed", args)
 	case Quant:
-		s := ""
+		var parts []string
 		for _, p := range ps[1:] {
-			if s != "" {
-				s += "; "
-			}
-			s += fmt.Sprintf("the %s copy reads %.2f × the bytes of %s per token and wrote %s as fast", p.Label, p.BytesPerToken/a.BytesPerToken, a.Label, times(p.DecodeTokS/a.DecodeTokS))
+			parts = append(parts, t("quant", i18n.Args{"Label": p.Label, "Base": a.Label,
+				"Bytes": num.Fixed(p.BytesPerToken/a.BytesPerToken, 2) + num.Space() + "×", "Speed": times(num, p.DecodeTokS/a.DecodeTokS)}))
 		}
-		return upper(s) + "."
+		return upper(strings.Join(parts, t("sep", nil))) + "."
 	}
 	return ""
 }
 
 // percentOfTotal is part / total as "1.1 %".
-func percentOfTotal(part, total float64) string {
+func percentOfTotal(num format.Lang, part, total float64) string {
 	if !(total > 0) {
 		return "–"
 	}
-	return format.Percent(part / total)
+	return num.Percent(part / total)
 }
 
 // times writes a ratio as "5.9 ×".
-func times(x float64) string {
+func times(num format.Lang, x float64) string {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return "? ×"
+		return "?" + num.Space() + "×"
 	}
-	return fmt.Sprintf("%.1f ×", x)
+	return num.Times(x)
 }
 
-// percent writes a relative change as "2 %" or "−3 %".
-func percent(x float64) string {
+// change writes a relative change as "2 %" or "-3 %".
+func change(num format.Lang, x float64) string {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return "? %"
+		return "?" + num.Space() + "%"
 	}
-	return fmt.Sprintf("%.0f %%", 100*x)
+	return num.PercentWhole(math.Round(100*x) / 100)
 }
 
 func upper(s string) string {
@@ -98,7 +102,7 @@ func upper(s string) string {
 
 // arithmetics compares the kernels sweep's two arithmetics of the bf16
 // level, when it measured both: what exact fp32 products cost in reading.
-func arithmetics(ps []Point) string {
+func arithmetics(ps []Point, l i18n.Lang) string {
 	var ex, bf *Point
 	for i := range ps {
 		switch ps[i].Value {
@@ -111,7 +115,7 @@ func arithmetics(ps []Point) string {
 	if ex == nil || bf == nil || ex.PrefillTokS <= 0 || bf.DecodeTokS <= 0 {
 		return ""
 	}
-	return fmt.Sprintf(" Exact fp32 products read at %s tokens/s, bf16 ones at %s (%s the exact speed); writing changed by %s.",
-		format.Sig2(ex.PrefillTokS), format.Sig2(bf.PrefillTokS), times(bf.PrefillTokS/ex.PrefillTokS),
-		percent(bf.DecodeTokS/ex.DecodeTokS-1))
+	num := l.Numbers()
+	return l.T("experiment.reading.arithmetics", i18n.Args{"Exact": num.Sig2(ex.PrefillTokS), "BF": num.Sig2(bf.PrefillTokS),
+		"Ratio": times(num, bf.PrefillTokS/ex.PrefillTokS), "Change": change(num, bf.DecodeTokS/ex.DecodeTokS-1)})
 }

@@ -112,6 +112,10 @@ func Choose(flag string, getenv func(string) string) (Lang, error) {
 	return FromEnv(getenv), nil
 }
 
+// Name is l's name in itself ("English", "Français"), for a language
+// menu.
+func (l Lang) Name() string { return l.T("lang.name", nil) }
+
 // Numbers is how l writes numbers (format.English, format.French).
 func (l Lang) Numbers() format.Lang {
 	if l == French {

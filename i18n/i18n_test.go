@@ -185,3 +185,9 @@ func TestFrenchUsesTheArticlesWords(t *testing.T) {
 		}
 	}
 }
+
+func TestNames(t *testing.T) {
+	if English.Name() != "English" || French.Name() != "Français" {
+		t.Errorf("%q %q", English.Name(), French.Name())
+	}
+}

@@ -133,4 +133,3 @@ func TestPlanInFrench(t *testing.T) {
 		t.Errorf("other numbers:\n%q\n%q", en, fr)
 	}
 }
-

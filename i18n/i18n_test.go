@@ -102,6 +102,10 @@ func TestFyneReadsTheFiles(t *testing.T) {
 	if err := lang.AddTranslationsFS(Files, "translations"); err != nil {
 		t.Fatal(err)
 	}
+	// Fyne picks the system's language; either way it finds our key.
+	if got := lang.X("lesson.kv.title", "missing"); got != English.T("lesson.kv.title", nil) && got != French.T("lesson.kv.title", nil) {
+		t.Errorf("lang.X: %q", got)
+	}
 }
 
 func TestLanguageFromTheEnvironment(t *testing.T) {

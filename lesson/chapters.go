@@ -323,7 +323,7 @@ func mlpChapter(f *facts) Chapter {
 	s := stats.SummarizeMLP(vals)
 	_, total, _ := stats.OutputReadShare(f.info)
 	fig := MLPFigures{Layer: l, Count: s.N, Over05: s.Above05, Over1: s.Above1, Params: f.info.ParamsMLP, Total: total}
-	fig.MedianAbs, fig.Max = orZero(s.MedianAbs), float32(orZero(s.MaxAbs))
+	fig.MedianAbs, fig.Max = stats.OrZero(s.MedianAbs), float32(stats.OrZero(s.MaxAbs))
 	if f.info.Experts > 0 {
 		text := fmt.Sprintf("The second step of each layer works on each token alone: the MLP. In this model it is split into %d experts "+
 			"per layer, and each token runs only %d of them (the last chapter). The MLPs hold %s of the model's %s parameters.",
@@ -339,11 +339,4 @@ func mlpChapter(f *facts) Chapter {
 		fmt.Sprintf("%.2g", fig.Max), format.Count(fig.Params), format.Count(fig.Total))
 	return Chapter{ID: MLP, Title: "The token alone: the MLP", Text: text, Figures: fig,
 		Show: Show{Tab: "MLP", Query: f.query, Source: -1, Layer: l, Head: -1}}
-}
-
-func orZero(x float64) float64 {
-	if p := finite(x); p != nil {
-		return *p
-	}
-	return 0
 }

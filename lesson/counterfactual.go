@@ -78,7 +78,7 @@ func counterfactualChapter(f *facts) Chapter {
 	}
 	a := f.in.Extra.Ablated
 	fig := CounterfactualFigures{Heads: a.Heads, Token: top, NewTop1: firstChoice(a.First)}
-	fig.PAfter, fig.Bound = probabilityOf(a.First, top.ID)
+	fig.PAfter, fig.Bound = stats.ProbabilityOf(a.First, top.ID)
 	after := format.Percent(fig.PAfter)
 	if fig.Bound {
 		after = "under " + after
@@ -97,23 +97,6 @@ func counterfactualChapter(f *facts) Chapter {
 		c.Text = strings.Replace(c.Text, " points or more)", " points)", 1)
 	}
 	return c
-}
-
-// probabilityOf is id's probability at step s; outside its top-k, the
-// k-th's probability, an upper bound (bound true).
-func probabilityOf(s trace.Step, id int) (p float64, bound bool) {
-	if s.Chosen.ID == id {
-		return s.Chosen.P, false
-	}
-	for _, c := range s.Top {
-		if c.ID == id {
-			return c.P, false
-		}
-	}
-	if len(s.Top) > 0 {
-		return s.Top[len(s.Top)-1].P, true
-	}
-	return 0, true
 }
 
 // SummaryFigures: the two times and what one token reads.

@@ -37,7 +37,7 @@ func expertsChapter(f *facts) Chapter {
 	}
 	fig.BytesRead, fig.BytesDense = stats.ExpertBytes(m)
 	if c := stats.TouchedCurve(f.gen, m.Experts); len(c) > 0 {
-		fig.Touched = orZero(c[len(c)-1])
+		fig.Touched = stats.OrZero(c[len(c)-1])
 	}
 	fig.UniformShare = stats.UniformTouched(m.Experts, fig.PerToken, fig.Written)
 	text := fmt.Sprintf("This is a mixture-of-experts model: in each of its %d MoE layers the MLP is %d experts, and a small router "+

@@ -144,16 +144,6 @@ type ComputeFigures struct {
 	BandwidthGBs  float64     `json:"bandwidth_gb_per_s"`
 }
 
-// decodeGBs is what a decode reads per second: the weights (and state)
-// once per forward pass.
-func decodeGBs(r KernelRun, bytesPerToken float64) float64 {
-	n := trace.DecodePasses(r.DecodeTokens)
-	if r.DecodeSeconds <= 0 || n == 0 {
-		return 0
-	}
-	return bytesPerToken * float64(n) / r.DecodeSeconds / 1e9
-}
-
 func computeChapter(f *facts) Chapter {
 	c := Chapter{ID: ComputeMemory, Title: "Reading is computation, writing is memory",
 		Question: "How many GB are read for one token?",
@@ -171,7 +161,7 @@ func computeChapter(f *facts) Chapter {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Writing one token reads %s once: %s. ", f.weightsRead("every weight"), format.Bytes(bytes))
 	for i, r := range e.Kernels {
-		fig.DecodeGBs = append(fig.DecodeGBs, decodeGBs(r, bytes))
+		fig.DecodeGBs = append(fig.DecodeGBs, stats.OrZero(stats.DecodeGBs(trace.Timing{DecodeTokens: r.DecodeTokens, DecodeSeconds: r.DecodeSeconds, BytesPerToken: bytes})))
 		if i == 0 {
 			fmt.Fprintf(&b, "With %s kernels, reading %s takes %s and writing %s takes %s, %.1f GB/s read. ", r.Level,
 				format.Plural(r.PrefillTokens, "token"), format.Duration(r.PrefillSeconds), format.Plural(r.DecodeTokens, "token"),
@@ -180,7 +170,7 @@ func computeChapter(f *facts) Chapter {
 		}
 		base := e.Kernels[0]
 		fmt.Fprintf(&b, "With %s kernels, reading takes %.1f × that time and writing %.1f ×. ", r.Level,
-			ratio(r.PrefillSeconds, base.PrefillSeconds), ratio(r.DecodeSeconds, base.DecodeSeconds))
+			stats.OrZero(stats.Ratio(r.PrefillSeconds, base.PrefillSeconds)), stats.OrZero(stats.Ratio(r.DecodeSeconds, base.DecodeSeconds)))
 	}
 	if e.BandwidthGBs > 0 {
 		share := fig.DecodeGBs[0] / e.BandwidthGBs
@@ -233,15 +223,8 @@ func thinkingChapter(f *facts) Chapter {
 	c.Text = fmt.Sprintf("With thinking off, the answer is %s in %s. With thinking on, the model writes %s, %s of them draft, in %s. "+
 		"Every thinking token is paid at decode price: the wait is %.1f × longer.",
 		format.Plural(off.DecodeTokens, "token"), format.Duration(waitOff), format.Plural(on.DecodeTokens, "token"), format.Thousands(int64(on.ThinkingTokens)),
-		format.Duration(waitOn), orZero(deref(fig.Ratio)))
+		format.Duration(waitOn), stats.OrZero(deref(fig.Ratio)))
 	return c
-}
-
-func ratio(a, b float64) float64 {
-	if b <= 0 {
-		return 0
-	}
-	return a / b
 }
 
 func deref(p *float64) float64 {

@@ -31,40 +31,15 @@ func TestTimingRow(t *testing.T) {
 	}
 }
 
-func TestGridFrom(t *testing.T) {
-	a := attention(3, 2, 4)
-	g, err := GridFrom(a, purpleTokens, 3)
-	if err != nil {
-		t.Fatal(err)
+// GridOf only carries the source map over: cells, gaps and the two texts.
+func TestGridOf(t *testing.T) {
+	m := stats.SourceMap{Cells: [][]float64{{0.5, 0.25}, {math.NaN(), math.NaN()}}, Gaps: map[int]string{1: "gap"}, QueryPos: 4, SourcePos: 3}
+	g := GridOf(m, purpleTokens)
+	if g.Query != purpleTokens[4] || g.Source != purpleTokens[3] || g.Weights[0][1] != 0.25 || !math.IsNaN(float64(g.Weights[1][0])) || g.Gaps[1] != "gap" {
+		t.Errorf("grid = %+v", g)
 	}
-	if g.Query != purpleTokens[4] || g.Source != " purple" || len(g.Weights) != 3 || len(g.Weights[0]) != 2 {
-		t.Fatalf("grid = %+v", g)
-	}
-	if g.Weights[2][1] != a.Weights[2][1][3] {
-		t.Errorf("Weights[2][1] = %v, want %v", g.Weights[2][1], a.Weights[2][1][3])
-	}
-	for _, src := range []int{-1, 5} {
-		if _, err := GridFrom(a, purpleTokens, src); err == nil {
-			t.Errorf("GridFrom(src %d) gave no error", src)
-		}
-	}
-}
-
-func TestPoolRows(t *testing.T) {
-	nan := float32(math.NaN())
-	m := [][]float32{{1, 2}, {3, nan}, {5, 6}, {7, 8}, {9, 10}}
-	out, starts := PoolRows(m, 2)
-	// groups: rows 0..1 and 2..4 → [2, 2] (NaN skipped) and [7, 8]
-	if !slices.Equal(starts, []int{0, 2}) || len(out) != 2 ||
-		!approx(out[0][0], 2, 0) || !approx(out[0][1], 2, 0) || !approx(out[1][0], 7, 0) || !approx(out[1][1], 8, 0) {
-		t.Errorf("PoolRows = %v %v", out, starts)
-	}
-	out, starts = PoolRows(m, 10) // no pooling needed
-	if len(out) != 5 || !slices.Equal(starts, []int{0, 1, 2, 3, 4}) || !math.IsNaN(out[1][1]) {
-		t.Errorf("PoolRows(no pooling) = %v %v", out, starts)
-	}
-	if out, _ := PoolRows(nil, 4); len(out) != 0 {
-		t.Errorf("PoolRows(nil) = %v", out)
+	if g := GridOf(m, nil); g.Query != "" || g.Source != "" {
+		t.Errorf("no texts: %q %q", g.Query, g.Source)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"loupe/trace"
+	"loupe/trace/stats"
 )
 
 // TestCellAt renders a grid with one hot cell and checks that the
@@ -61,7 +62,8 @@ func TestCellAt(t *testing.T) {
 // everyFigure draws every figure once from the fixtures.
 func everyFigure(th Theme) map[string]Figure {
 	a := attention(4, 3, 16)
-	g, _ := GridFrom(a, purpleTokens, 3)
+	m, _ := stats.SourceMapOf(a, 3, trace.ModelInfo{})
+	g := GridOf(m, purpleTokens)
 	return map[string]Figure{
 		"attention":  AttentionGrid(g, th),
 		"headbars":   HeadBars(purpleTokens, headWeights(), "head", th),
@@ -285,8 +287,9 @@ func TestSmallSizes(t *testing.T) {
 
 func TestHybridFigures(t *testing.T) {
 	a := trace.Attention{QueryPos: 1, Weights: [][][]float32{nil, {{0.5, 0.5}, {0.9, 0.1}}}}
-	g, err := GridFrom(a, []string{"a", "b"}, 0)
-	if err != nil || g.Gaps[0] == "" {
+	m, err := stats.SourceMapOf(a, 0, trace.ModelInfo{LayerTypes: []string{"linear_attention", "full_attention"}})
+	g := GridOf(m, []string{"a", "b"})
+	if err != nil || g.Gaps[0] != stats.DeltaNetRowLabel {
 		t.Fatalf("gaps %v, %v", g.Gaps, err)
 	}
 	d := trace.DeltaNet{Layer: 0, Alpha: [][]float32{{0.9, 0.1}, {0.8, 0.2}}, Beta: [][]float32{{0.5, 0.5}, {0.4, 0.6}},

@@ -386,7 +386,8 @@ func (mw *moeWeights) integerExperts() bool {
 // (fp32, over all experts), the k chosen experts ids (p desc, id asc) and
 // their weights: p, or p renormalised over the k when norm is set.
 func route(z, p []float32, ids []int, weights []float32, norm bool) {
-	softmax32(p, z)
+	copy(p, z)
+	kernels.Softmax(p) // p = exp(z − max z) / Σ exp(z − max z) in fp32
 	order := make([]int, len(p))
 	for i := range order {
 		order[i] = i
@@ -402,22 +403,6 @@ func route(z, p []float32, ids []int, weights []float32, norm bool) {
 		for i := range weights {
 			weights[i] /= sum
 		}
-	}
-}
-
-// softmax32 is p = exp(z − max z) / Σ exp(z − max z) in fp32.
-func softmax32(p, z []float32) {
-	mx := float32(math.Inf(-1))
-	for _, v := range z {
-		mx = max(mx, v)
-	}
-	var sum float32
-	for i, v := range z {
-		p[i] = float32(math.Exp(float64(v - mx)))
-		sum += p[i]
-	}
-	for i := range p {
-		p[i] /= sum
 	}
 }
 

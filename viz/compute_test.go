@@ -75,26 +75,6 @@ func TestParamSplit(t *testing.T) {
 	}
 }
 
-func TestSoftmax(t *testing.T) {
-	// The article's example: 1.2, 3.5, 0.4, 2.1 → 7 %, 72 %, 3 %, 18 %.
-	// e^1.2 = 3.3201, e^3.5 = 33.1155, e^0.4 = 1.4918, e^2.1 = 8.1662; Σ = 46.0936
-	got := Softmax([]float64{1.2, 3.5, 0.4, 2.1})
-	want := []float64{3.320117 / 46.093587, 33.115452 / 46.093587, 1.491825 / 46.093587, 8.166170 / 46.093587}
-	for i := range want {
-		if !approx(got[i], want[i], 1e-6) {
-			t.Errorf("Softmax[%d] = %v, want %v", i, got[i], want[i])
-		}
-	}
-	// Large scores do not overflow; NaN gets 0.
-	got = Softmax([]float64{1000, 1000, math.NaN()})
-	if !approx(got[0], 0.5, 1e-12) || !approx(got[1], 0.5, 1e-12) || got[2] != 0 {
-		t.Errorf("Softmax(large, NaN) = %v", got)
-	}
-	if got := Softmax([]float64{math.NaN()}); got[0] != 0 {
-		t.Errorf("Softmax(all NaN) = %v", got)
-	}
-}
-
 func TestOutputSharesArticle(t *testing.T) {
 	head, total, share := stats.OutputReadShare(qwen35)
 	if format.Count(head) != "509 M" || format.Count(total) != "1.9 B" || format.Percent(share) != "26.8 %" {

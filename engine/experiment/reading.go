@@ -81,13 +81,8 @@ func times(x float64) string {
 	return fmt.Sprintf("%.1f ×", x)
 }
 
-// percent writes a relative change as "2 %" or "−3 %".
-func percent(x float64) string {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return "? %"
-	}
-	return fmt.Sprintf("%.0f %%", 100*x)
-}
+// percent writes a relative change as "2 %" or "-3 %", "–" unknown.
+func percent(x float64) string { return format.PercentWhole(x) }
 
 func upper(s string) string {
 	if s == "" || s[0] < 'a' || s[0] > 'z' {

@@ -228,9 +228,9 @@ func WriteText(w io.Writer, r Report) {
 		d.Tokens, d.Seconds, d.TokensPerSecond, d.PassesPerSecond, d.GBs, share(d.ShareOfBandwidth, r.MembwGBs, bwWhat), d.BytesPerToken/1e9)
 	fmt.Fprintf(w, "first token %.3f s, peak RSS %.2f GB%s\n", r.TTFTSeconds, float64(r.PeakRSS)/1e9, hugeNote(r.HugePageShare))
 	if wk := r.Workers; wk != nil && wk.BarriersPerToken > 0 {
-		fmt.Fprintf(w, "workers     decode: %.0f barriers a token; %.2f ms in them, %.2f ms serial between them; the caller waited %.2f ms a token for a worker (%.0f %%), ran %.1f chunks a token beyond its share; %.1f worker parks a token\n",
+		fmt.Fprintf(w, "workers     decode: %.0f barriers a token; %.2f ms in them, %.2f ms serial between them; the caller waited %.2f ms a token for a worker (%s), ran %.1f chunks a token beyond its share; %.1f worker parks a token\n",
 			wk.BarriersPerToken, wk.ForMsPerToken, wk.SerialMsPerToken, wk.WaitMsPerToken,
-			100*stats.OrZero(stats.Ratio(wk.WaitMsPerToken, wk.ForMsPerToken+wk.SerialMsPerToken)), wk.TakenPerToken, wk.WorkerParksPerTok)
+			format.PercentWhole(stats.OrZero(stats.Ratio(wk.WaitMsPerToken, wk.ForMsPerToken+wk.SerialMsPerToken))), wk.TakenPerToken, wk.WorkerParksPerTok)
 	}
 	if r.CoresBusy > 0 {
 		fmt.Fprintf(w, "cpu         %.2f of %d threads busy%s\n", r.CoresBusy, r.Threads, busyNote(r.CoresBusy, r.Threads))
@@ -238,9 +238,9 @@ func WriteText(w io.Writer, r Report) {
 	fmt.Fprintln(w)
 	total := r.TotalSeconds
 	fmt.Fprintf(w, "%-16s %8s %10s %8s\n", "", "tokens", "time", "share")
-	fmt.Fprintf(w, "%-16s %8d %8.3f s %7.1f %%\n", "read (prefill)", p.Tokens, p.Seconds, 100*stats.OrZero(stats.Ratio(p.Seconds, total)))
-	fmt.Fprintf(w, "%-16s %8d %8.3f s %7.1f %%\n", "write (decode)", d.Tokens, d.Seconds, 100*stats.OrZero(stats.Ratio(d.Seconds, total)))
-	fmt.Fprintf(w, "%-16s %8d %8.3f s %7.1f %%\n", "total", p.Tokens+d.Tokens, total, 100.0)
+	fmt.Fprintf(w, "%-16s %8d %8.3f s %9s\n", "read (prefill)", p.Tokens, p.Seconds, format.Percent(stats.Ratio(p.Seconds, total)))
+	fmt.Fprintf(w, "%-16s %8d %8.3f s %9s\n", "write (decode)", d.Tokens, d.Seconds, format.Percent(stats.Ratio(d.Seconds, total)))
+	fmt.Fprintf(w, "%-16s %8d %8.3f s %9s\n", "total", p.Tokens+d.Tokens, total, format.Percent(1))
 }
 
 // summarizeWorkers is Workers over runs that report their pool, or nil.
@@ -276,7 +276,7 @@ func share(s, of float64, what string) string {
 	if of <= 0 {
 		return ""
 	}
-	return fmt.Sprintf(" = %.0f %% of the %.1f %s", 100*s, of, what)
+	return fmt.Sprintf(" = %s of the %.1f %s", format.PercentWhole(s), of, what)
 }
 
 // busyNote warns when the workers got much less CPU than they asked for.
@@ -292,5 +292,5 @@ func hugeNote(share float64) string {
 	if share <= 0 {
 		return ""
 	}
-	return fmt.Sprintf(", weights on 2 MiB pages %.0f %%", 100*share)
+	return ", weights on 2 MiB pages " + format.PercentWhole(share)
 }

@@ -65,7 +65,7 @@ $(BENCHDIR)/model.safetensors:
 bench: build bench-model
 	./$(BIN) membw
 	./$(BIN) bench --model $(BENCHDIR) --max-tokens 100
-	./$(BIN) bench --model $(BENCHDIR) --prompt-file testdata/texts/gold-bug-passage.txt --max-tokens 100 --repeat 1
+	./$(BIN) bench --model $(BENCHDIR) --prompt-file assets/texts/gold-bug-passage.txt --max-tokens 100 --repeat 1
 
 # window-bench sets the window's prefill and decode rates (under Xvfb) beside
 # `loupe bench`'s on the bench model, same prompt and threads, three rounds

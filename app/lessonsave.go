@@ -15,6 +15,7 @@ import (
 
 	"loupe/lesson"
 	"loupe/trace"
+	"loupe/trace/stats"
 	"loupe/viz"
 )
 
@@ -141,10 +142,11 @@ func lessonFigure(ch lesson.Chapter, in lesson.Input, kv trace.KVRows, th viz.Th
 		texts[i] = t.Text
 	}
 	grid := func(src int, marked []trace.Head) viz.Figure {
-		g, err := viz.GridFrom(att, texts, src)
+		m, err := stats.SourceMapOf(att, src, in.Model)
 		if err != nil {
 			return viz.NoData(th, err.Error())
 		}
+		g := viz.GridOf(m, texts)
 		g.Marked = marked
 		return viz.AttentionGrid(g, th)
 	}

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	_ "embed"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,6 +10,7 @@ import (
 	"os/signal"
 	"runtime/pprof"
 
+	"loupe/assets"
 	"loupe/engine"
 	"loupe/engine/perf"
 	"loupe/kernels"
@@ -28,11 +28,9 @@ func init() {
 // 17 tokens with the Qwen2.5 tokenizer.
 const purpleCat = "My cat is purple. But my friends tell me there is no such thing as a"
 
-// goldBug is testdata/texts/gold-bug-passage.txt (3,139 tokens), the source
-// of --prompt-tokens prompts.
-//
-//go:embed gold-bug-passage.txt
-var goldBug string
+// goldBug is the Gold-Bug passage (3,139 tokens), the source of
+// --prompt-tokens prompts.
+var goldBug = assets.GoldBugPassage
 
 // benchFlags are the command line of `loupe bench`.
 type benchFlags struct {

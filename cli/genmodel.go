@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"loupe/engine/convert"
 	"loupe/engine/genmodel"
 	"loupe/format"
 )
@@ -31,7 +32,7 @@ func runGenModel(args []string, stdout, stderr io.Writer) int {
 	out := fs.String("out", "", "output folder (created if missing; refused if it already holds a model)")
 	dtype := fs.String("dtype", "bf16", "weight dtype: bf16 or f32")
 	kind := fs.String("format", "safetensors", "safetensors (a model folder) or gguf (one .gguf file)")
-	quant := fs.String("quant", "q8_0", "GGUF weights: "+strings.Join(genmodel.GGUFQuants, ", ")+" (q4_k_m, q5_k_m: llama.cpp's Q4_K or Q5_K with Q6_K mixes)")
+	quant := fs.String("quant", "q8_0", "GGUF weights: "+strings.Join(convert.GGUFQuants, ", ")+" (q4_k_m, q5_k_m: llama.cpp's Q4_K or Q5_K with Q6_K mixes)")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: loupe gen-model --out DIR [--shape SHAPE] [--seed N] [--dtype bf16|f32]")
 		fmt.Fprintln(stderr, "       loupe gen-model --format gguf --out FILE.gguf|DIR [--quant q8_0|q4_k_m|q5_k_m|bf16|f32] [--shape SHAPE] [--seed N]")
@@ -86,8 +87,8 @@ func runGenModel(args []string, stdout, stderr io.Writer) int {
 // genGGUF writes one .gguf file: out itself when it ends in .gguf, else
 // out/model-QUANT.gguf (out created if missing).
 func genGGUF(out, shape string, seed uint64, quant string, stdout, stderr io.Writer) int {
-	if !slices.Contains(genmodel.GGUFQuants, quant) {
-		fmt.Fprintf(stderr, "gen-model: unknown --quant %q (want one of %s)\n", quant, strings.Join(genmodel.GGUFQuants, ", "))
+	if !slices.Contains(convert.GGUFQuants, quant) {
+		fmt.Fprintf(stderr, "gen-model: unknown --quant %q (want one of %s)\n", quant, strings.Join(convert.GGUFQuants, ", "))
 		return 2
 	}
 	path := out

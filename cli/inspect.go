@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"loupe/engine"
+	"loupe/format"
 	"loupe/trace"
 )
 
@@ -235,7 +236,7 @@ func printInspect(w io.Writer, r *inspectResult) {
 	fmt.Fprintln(w, "logit lens (top-1 after each layer, from 0):")
 	for l, top := range r.LogitLens {
 		if len(top) > 0 {
-			fmt.Fprintf(w, "  layer %2d  %-16q %5.1f %%\n", l, top[0].Text, 100*top[0].P)
+			fmt.Fprintf(w, "  layer %2d  %-16q %7s\n", l, top[0].Text, format.Percent(top[0].P))
 		}
 	}
 	mlp := fmt.Sprintf("%d values", len(r.MLP.Values))

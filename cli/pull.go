@@ -126,12 +126,12 @@ func isTerminal(w io.Writer) bool {
 
 // progressLine is "[2/7] model.safetensors  1.2 / 3.1 GB  38 %  21.4 MB/s  1m29s left".
 func progressLine(p hub.Progress) string {
-	pct := 100.0
+	done := 1.0
 	if p.Total > 0 {
-		pct = 100 * float64(p.Done) / float64(p.Total)
+		done = float64(p.Done) / float64(p.Total)
 	}
-	s := fmt.Sprintf("[%d/%d] %s  %s / %s  %.0f %%", p.FileIndex, p.Files, p.File,
-		format.Bytes(float64(p.Done)), format.Bytes(float64(p.Total)), pct)
+	s := fmt.Sprintf("[%d/%d] %s  %s / %s  %s", p.FileIndex, p.Files, p.File,
+		format.Bytes(float64(p.Done)), format.Bytes(float64(p.Total)), format.PercentWhole(done))
 	if p.Finished {
 		return fmt.Sprintf("done: %d files, %s", p.Files, format.Bytes(float64(p.Total)))
 	}

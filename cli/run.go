@@ -15,6 +15,7 @@ import (
 	"loupe/assets"
 	"loupe/engine"
 	"loupe/engine/chat"
+	"loupe/format"
 	"loupe/trace"
 	"loupe/trace/stats"
 )
@@ -378,21 +379,10 @@ func runJSON(run *trace.Run, text string) runResult {
 func printSummary(w io.Writer, run *trace.Run) {
 	t := run.Timing
 	total := t.PrefillSeconds + t.DecodeSeconds
-	share := func(s float64) float64 {
-		if total <= 0 {
-			return 0
-		}
-		return 100 * s / total
-	}
-	rate := func(n int, s float64) float64 {
-		if s <= 0 {
-			return 0
-		}
-		return float64(n) / s
-	}
+	share := func(s float64) string { return format.PercentWhole(stats.Ratio(s, total)) }
 	fmt.Fprintf(w, "\n\n")
-	fmt.Fprintf(w, "prefill  %5d tokens  %8.3f s  %8.1f tok/s  %3.0f%%\n", t.PrefillTokens, t.PrefillSeconds, rate(t.PrefillTokens, t.PrefillSeconds), share(t.PrefillSeconds))
-	fmt.Fprintf(w, "decode   %5d tokens  %8.3f s  %8.1f tok/s  %3.0f%%\n", t.DecodeTokens, t.DecodeSeconds, rate(t.DecodeTokens, t.DecodeSeconds), share(t.DecodeSeconds))
+	fmt.Fprintf(w, "prefill  %5d tokens  %8.3f s  %8.1f tok/s  %5s\n", t.PrefillTokens, t.PrefillSeconds, stats.Rate(t.PrefillTokens, t.PrefillSeconds), share(t.PrefillSeconds))
+	fmt.Fprintf(w, "decode   %5d tokens  %8.3f s  %8.1f tok/s  %5s\n", t.DecodeTokens, t.DecodeSeconds, stats.Rate(t.DecodeTokens, t.DecodeSeconds), share(t.DecodeSeconds))
 	printThinkingSplit(w, t)
 	if t.ReusedTokens > 0 {
 		fmt.Fprintf(w, "(%d prompt tokens reused from the KV cache)\n", t.ReusedTokens)

@@ -14,6 +14,7 @@ import (
 	"loupe/engine"
 	"loupe/engine/experiment"
 	"loupe/engine/perf"
+	"loupe/format"
 )
 
 func init() {
@@ -130,7 +131,7 @@ func sweep(ctx context.Context, f *sweepFlags, log io.Writer) (experiment.Result
 		PromptTokens: f.promptTokens, DecodeTokens: f.maxTokens, Repeat: f.repeat,
 		ComputeFill: f.computeFill,
 		Bandwidth:   func(threads int) (float64, error) { return sweepBandwidth(threads, f.freshMembw, log) },
-		Progress:    func(frac float64, what string) { fmt.Fprintf(log, "[%3.0f%%] %s\n", 100*frac, what) },
+		Progress:    func(frac float64, what string) { fmt.Fprintf(log, "[%5s] %s\n", format.PercentWhole(frac), what) },
 	}
 	return experiment.Run(ctx, m, opt)
 }

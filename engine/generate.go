@@ -417,7 +417,7 @@ func (g *generation) sampleStep(logits []float32, pos int, prev *time.Time) int 
 	step := trace.Step{Pos: pos, Chosen: trace.Candidate{ID: id, Text: g.m.TokenText(id)},
 		Special: g.m.isSpecial(id), Thinking: g.think.next(id), ModelP: p}
 	if raw != nil {
-		step.ModelP = softmaxAt(raw, id)
+		step.ModelP = probAt(raw, id)
 	}
 	step.Stages = g.stagesOf(g.sampler.LastStages())
 	step.Experts = g.routes // from the pass whose logits chose id
@@ -450,21 +450,10 @@ func (g *generation) rawLogits(logits []float32) []float32 {
 	return g.raw
 }
 
-// softmaxAt is softmax(z)[id] at T = 1, z overwritten: the vector softmax
-// (fp32, a few ulp) renormalised by its float64 sum, within about 3e-7 of
-// the float64 softmax, as the sampler's own (a fifth of a millisecond at
-// a 152k vocabulary).
-func softmaxAt(z []float32, id int) float64 {
-	for i, v := range z {
-		if v != v {
-			z[i] = float32(math.Inf(-1))
-		}
-	}
-	kernels.Softmax(z)
-	total := 0.0
-	for _, v := range z {
-		total += float64(v)
-	}
+// probAt is softmax(z)[id] at T = 1, z overwritten (sample.Softmax,
+// within about 3e-7 of the float64 softmax); 0 when z has no finite value.
+func probAt(z []float32, id int) float64 {
+	total := sample.Softmax(z, z)
 	if !(total > 0) {
 		return 0
 	}
@@ -472,19 +461,14 @@ func softmaxAt(z []float32, id int) float64 {
 }
 
 // forcedP is the probability of a forced token: its p among the
-// recorded candidates, else the softmax of the raw logits.
+// recorded candidates, else softmax(logits)[id] (logits kept).
 func forcedP(logits []float32, top []sample.Candidate, id int) float64 {
 	for _, c := range top {
 		if c.ID == id {
 			return c.P
 		}
 	}
-	zmax := float64(logits[greedyID(logits)])
-	var sum float64
-	for _, z := range logits {
-		sum += math.Exp(float64(z) - zmax)
-	}
-	return math.Exp(float64(logits[id])-zmax) / sum
+	return probAt(slices.Clone(logits), id)
 }
 
 // stopReason reports why generation ends after token id ("eos",

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"loupe/engine/convert"
 	"loupe/engine/genmodel"
 	"loupe/engine/gguf"
 	"loupe/engine/safetensors"
@@ -78,7 +79,7 @@ func TestGGUFMatchesSafetensors(t *testing.T) {
 					dir := writeModel(t, c, ref, tc.src, edit)
 					writeSmallTokenizer(t, dir)
 					file := filepath.Join(t.TempDir(), "m.gguf")
-					if err := genmodel.WriteGGUF(dir, file, tc.quant); err != nil {
+					if err := convert.WriteGGUF(dir, file, tc.quant); err != nil {
 						t.Fatal(err)
 					}
 					st, err := Load(dir, LoadOptions{Threads: 2})
@@ -262,7 +263,7 @@ func TestLoadGGUFRefusals(t *testing.T) {
 	dir := writeModel(t, cfg, ref, "F32", nil)
 	writeSmallTokenizer(t, dir)
 	good := filepath.Join(t.TempDir(), "m.gguf")
-	if err := genmodel.WriteGGUF(dir, good, "f32"); err != nil {
+	if err := convert.WriteGGUF(dir, good, "f32"); err != nil {
 		t.Fatal(err)
 	}
 	f, err := gguf.Open(good)
@@ -374,7 +375,7 @@ func TestLoadGGUFByMagic(t *testing.T) {
 		t.Fatal(err)
 	}
 	named := filepath.Join(t.TempDir(), "m.gguf")
-	if err := genmodel.WriteGGUF(src, named, "q8_0"); err != nil {
+	if err := convert.WriteGGUF(src, named, "q8_0"); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(named)

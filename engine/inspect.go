@@ -16,7 +16,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"math"
 	"slices"
 
 	"loupe/engine/sample"
@@ -256,9 +255,10 @@ func (m *Model) logitLens(resid [][]float32, top int) []trace.LensLayer {
 	logits := make([]float32, L*V) // [L, V]
 	m.w.output.mul(m.pool, logits, xn, L, nil, &m.buf.rx)
 	out := make([]trace.LensLayer, L)
+	e := make([]float32, V)
 	for l := range L {
 		out[l] = trace.LensLayer{Layer: l}
-		for _, c := range topSoftmax(logits[l*V:(l+1)*V], top) {
+		for _, c := range lensTop(logits[l*V:(l+1)*V], e, top) {
 			c.Text = m.TokenText(c.ID)
 			out[l].Top = append(out[l].Top, c)
 		}
@@ -266,21 +266,14 @@ func (m *Model) logitLens(resid [][]float32, top int) []trace.LensLayer {
 	return out
 }
 
-// topSoftmax returns the n most probable entries of softmax(z), by P
-// descending and ties by lower id, summed in float64.
-func topSoftmax(z []float32, n int) []trace.Candidate {
-	zmax := math.Inf(-1)
-	for _, v := range z {
-		zmax = math.Max(zmax, float64(v))
-	}
-	var total float64
-	for _, v := range z {
-		total += math.Exp(float64(v) - zmax)
-	}
+// lensTop returns the n most probable entries of softmax(z), by P
+// descending and ties by lower id (sample.Softmax; e is scratch [V]).
+func lensTop(z, e []float32, n int) []trace.Candidate {
+	total := sample.Softmax(e, z)
 	ids := topIDs(z, n)
 	out := make([]trace.Candidate, 0, n)
 	for _, id := range ids {
-		out = append(out, trace.Candidate{ID: id, P: math.Exp(float64(z[id])-zmax) / total})
+		out = append(out, trace.Candidate{ID: id, P: float64(e[id]) / total})
 	}
 	return out
 }

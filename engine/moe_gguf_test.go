@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"loupe/engine/convert"
 	"loupe/engine/genmodel"
 	"loupe/engine/gguf"
 )
@@ -20,7 +21,7 @@ func moeGGUF(t *testing.T, shape, quant string) (dir, file string) {
 		t.Fatal(err)
 	}
 	file = filepath.Join(t.TempDir(), shape+"-"+quant+".gguf")
-	if err := genmodel.WriteGGUF(dir, file, quant); err != nil {
+	if err := convert.WriteGGUF(dir, file, quant); err != nil {
 		t.Fatal(err)
 	}
 	return dir, file

@@ -84,6 +84,20 @@ func Percent(p float64) string {
 	return strconv.FormatFloat(p*100, 'f', 1, 64) + " %"
 }
 
+// PercentWhole writes a share 0..1 rounded to a whole percentage, "92 %"
+// or "-3 %", for a figure where a decimal would be noise (a progress
+// bar, a share of bandwidth); NaN or ±Inf as "–".
+func PercentWhole(p float64) string {
+	if math.IsNaN(p) || math.IsInf(p, 0) {
+		return "–"
+	}
+	x := math.Round(p * 100)
+	if x == 0 {
+		x = 0 // no "-0 %"
+	}
+	return strconv.FormatFloat(x, 'f', 0, 64) + " %"
+}
+
 // PercentFloor is the smallest percentage Percent writes in digits.
 const PercentFloor = 0.001
 

@@ -26,6 +26,10 @@ func TestNumbers(t *testing.T) {
 		{Bytes(3.09e9), "3.1 GB"},
 		{Bytes(1.2e12), "1.2 TB"},
 		{Percent(0.925), "92.5 %"},
+		{PercentWhole(0.925), "93 %"}, // 92.5 rounds half away from zero
+		{PercentWhole(-0.031), "-3 %"},
+		{PercentWhole(-0.001), "0 %"},
+		{PercentWhole(math.NaN()), "–"},
 		{Percent(0.43), "43.0 %"},
 		{Percent(1), "100 %"},
 		{Percent(0.99996), "100 %"},

@@ -297,7 +297,7 @@ func mlpChapter(f *facts) Chapter {
 	s := stats.SummarizeMLP(vals)
 	_, total, _ := stats.OutputReadShare(f.info)
 	fig := MLPFigures{Layer: l, Count: s.N, Over05: s.Above05, Over1: s.Above1, Params: f.info.ParamsMLP, Total: total}
-	fig.MedianAbs, fig.Max = orZero(s.MedianAbs), float32(orZero(s.MaxAbs))
+	fig.MedianAbs, fig.Max = stats.OrZero(s.MedianAbs), float32(stats.OrZero(s.MaxAbs))
 	if f.info.Experts > 0 {
 		text := f.t("mlp.moe", i18n.Args{"Experts": f.info.Experts, "PerToken": f.info.ExpertsPerToken,
 			"Params": f.num.Count(fig.Params), "Total": f.num.Count(fig.Total)})
@@ -310,11 +310,4 @@ func mlpChapter(f *facts) Chapter {
 		"Max": f.num.G2(float64(fig.Max)), "Params": f.num.Count(fig.Params), "Total": f.num.Count(fig.Total)})
 	return Chapter{ID: MLP, Title: f.t("mlp.title", nil), Text: text, Figures: fig,
 		Show: Show{Tab: "MLP", Query: f.query, Source: -1, Layer: l, Head: -1}}
-}
-
-func orZero(x float64) float64 {
-	if p := finite(x); p != nil {
-		return *p
-	}
-	return 0
 }

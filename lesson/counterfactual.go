@@ -75,7 +75,7 @@ func counterfactualChapter(f *facts) Chapter {
 	}
 	a := f.in.Extra.Ablated
 	fig := CounterfactualFigures{Heads: a.Heads, Token: top, NewTop1: firstChoice(a.First)}
-	fig.PAfter, fig.Bound = probabilityOf(a.First, top.ID)
+	fig.PAfter, fig.Bound = stats.ProbabilityOf(a.First, top.ID)
 	after := f.num.Percent(fig.PAfter)
 	if fig.Bound {
 		after = f.t("counterfactual.under", i18n.Args{"P": after})
@@ -94,23 +94,6 @@ func counterfactualChapter(f *facts) Chapter {
 		"List": trace.FormatHeads(a.Heads, f.count.Base()), "Token": f.tok(top.Text), "Before": f.num.Percent(top.P),
 		"After": after, "Delta": f.num.Signed(100*fig.DeltaP, 1), "Verdict": verdict})
 	return c
-}
-
-// probabilityOf is id's probability at step s; outside its top-k, the
-// k-th's probability, an upper bound (bound true).
-func probabilityOf(s trace.Step, id int) (p float64, bound bool) {
-	if s.Chosen.ID == id {
-		return s.Chosen.P, false
-	}
-	for _, c := range s.Top {
-		if c.ID == id {
-			return c.P, false
-		}
-	}
-	if len(s.Top) > 0 {
-		return s.Top[len(s.Top)-1].P, true
-	}
-	return 0, true
 }
 
 // SummaryFigures: the two times and what one token reads.

@@ -35,7 +35,7 @@ func expertsChapter(f *facts) Chapter {
 	}
 	fig.BytesRead, fig.BytesDense = stats.ExpertBytes(m)
 	if c := stats.TouchedCurve(f.gen, m.Experts); len(c) > 0 {
-		fig.Touched = orZero(c[len(c)-1])
+		fig.Touched = stats.OrZero(c[len(c)-1])
 	}
 	fig.UniformShare = stats.UniformTouched(m.Experts, fig.PerToken, fig.Written)
 	text := f.t("experts.intro", i18n.Args{"MoELayers": fig.MoELayers, "Experts": fig.Experts, "K": fig.PerToken,

@@ -50,8 +50,8 @@ func newFacts(in Input) (*facts, error) {
 	}
 	f.query = f.attn.QueryPos
 	f.source, f.sourceWhy = findSource(f.attn, f.prompt, firstChoice(f.gen[0]))
-	f.layer, f.head, f.share = strongestHead(f.attn, f.source)
-	f.layerMeans = sourceMeans(f.attn, f.source)
+	f.layer, f.head, f.share = stats.StrongestHead(f.attn, f.source)
+	f.layerMeans = stats.RowMeans(stats.SourceGrid(f.attn, f.source))
 	return f, nil
 }
 
@@ -97,34 +97,6 @@ func findSource(a trace.Attention, prompt []trace.Token, top1 trace.Candidate) (
 
 // plain is a token's text without surrounding spaces, in lower case.
 func plain(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
-
-// strongestHead is the layer and head with the largest weight on src
-// (the first of equals); layers without an attention map are skipped.
-func strongestHead(a trace.Attention, src int) (layer, head int, share float32) {
-	layer, head, share = -1, -1, -1
-	for l, heads := range a.Weights {
-		for h, w := range heads {
-			if src < len(w) && w[src] > share {
-				layer, head, share = l, h, w[src]
-			}
-		}
-	}
-	return layer, head, share
-}
-
-// sourceMeans is, per layer, the mean over heads of the weight on src
-// (NaN for a layer without an attention map).
-func sourceMeans(a trace.Attention, src int) []float64 {
-	g := make([][]float32, len(a.Weights))
-	for l, heads := range a.Weights {
-		for _, w := range heads {
-			if src < len(w) {
-				g[l] = append(g[l], w[src])
-			}
-		}
-	}
-	return stats.RowMeans(g)
-}
 
 // numbering is the number given to the first layer and head in the text.
 type numbering int

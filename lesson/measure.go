@@ -2,11 +2,11 @@ package lesson
 
 import (
 	"context"
-	_ "embed"
 	"errors"
 	"fmt"
 	"strings"
 
+	"loupe/assets"
 	"loupe/engine"
 	"loupe/engine/chat"
 	"loupe/engine/perf"
@@ -19,9 +19,7 @@ import (
 
 // goldBug is the passage of The Gold-Bug the article reads (3,139 tokens
 // with Qwen2.5's tokenizer): Legrand's explanation of the cryptogram.
-//
-//go:embed gold-bug-passage.txt
-var goldBug string
+var goldBug = assets.GoldBugPassage
 
 // Runner is what the timing chapters run on; *engine.Model has it.
 type Runner interface {

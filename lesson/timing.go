@@ -146,16 +146,6 @@ type ComputeFigures struct {
 	BandwidthGBs  float64     `json:"bandwidth_gb_per_s"`
 }
 
-// decodeGBs is what a decode reads per second: the weights (and state)
-// once per forward pass.
-func decodeGBs(r KernelRun, bytesPerToken float64) float64 {
-	n := trace.DecodePasses(r.DecodeTokens)
-	if r.DecodeSeconds <= 0 || n == 0 {
-		return 0
-	}
-	return bytesPerToken * float64(n) / r.DecodeSeconds / 1e9
-}
-
 func computeChapter(f *facts) Chapter {
 	c := Chapter{ID: ComputeMemory, Title: f.t("compute.title", nil),
 		Question: f.t("compute.question", nil),
@@ -172,7 +162,7 @@ func computeChapter(f *facts) Chapter {
 	var b strings.Builder
 	b.WriteString(f.t("compute.reads", i18n.Args{"What": f.weightsRead("read.every"), "Bytes": f.num.Bytes(bytes)}))
 	for i, r := range e.Kernels {
-		fig.DecodeGBs = append(fig.DecodeGBs, decodeGBs(r, bytes))
+		fig.DecodeGBs = append(fig.DecodeGBs, stats.OrZero(stats.DecodeGBs(trace.Timing{DecodeTokens: r.DecodeTokens, DecodeSeconds: r.DecodeSeconds, BytesPerToken: bytes})))
 		if i == 0 {
 			a := f.phaseArgs(r.PrefillTokens, r.PrefillSeconds, r.DecodeTokens, r.DecodeSeconds)
 			a["Level"], a["Rate"] = r.Level, f.num.GBs(fig.DecodeGBs[0])
@@ -181,8 +171,8 @@ func computeChapter(f *facts) Chapter {
 		}
 		base := e.Kernels[0]
 		b.WriteString(f.t("compute.otherlevel", i18n.Args{"Level": r.Level,
-			"ReadRatio":  f.num.Times(ratio(r.PrefillSeconds, base.PrefillSeconds)),
-			"WriteRatio": f.num.Times(ratio(r.DecodeSeconds, base.DecodeSeconds))}))
+			"ReadRatio":  f.num.Times(stats.OrZero(stats.Ratio(r.PrefillSeconds, base.PrefillSeconds))),
+			"WriteRatio": f.num.Times(stats.OrZero(stats.Ratio(r.DecodeSeconds, base.DecodeSeconds)))}))
 	}
 	if e.BandwidthGBs > 0 {
 		share := fig.DecodeGBs[0] / e.BandwidthGBs
@@ -232,15 +222,8 @@ func thinkingChapter(f *facts) Chapter {
 	c.Figures = fig
 	c.Text = f.t("thinking.result", i18n.Args{"Off": f.tokens(off.DecodeTokens), "OffTime": f.num.Duration(waitOff),
 		"On": f.tokens(on.DecodeTokens), "Draft": f.num.Thousands(int64(on.ThinkingTokens)), "OnTime": f.num.Duration(waitOn),
-		"Ratio": f.num.Times(orZero(deref(fig.Ratio)))})
+		"Ratio": f.num.Times(stats.OrZero(deref(fig.Ratio)))})
 	return c
-}
-
-func ratio(a, b float64) float64 {
-	if b <= 0 {
-		return 0
-	}
-	return a / b
 }
 
 func deref(p *float64) float64 {

@@ -179,7 +179,7 @@ func (p *AttentionPanel) Display(info trace.ModelInfo, toks []trace.Token, att [
 		p.showMissing(att, query)
 		return
 	}
-	g, gaps := gappedGrid(stats.SourceGrid(p.att, source), p.info)
+	g, gaps := stats.PadGaps(stats.SourceGrid(p.att, source), p.info)
 	p.Grid.Gaps, p.Means.Gaps = gaps, unlabelled(gaps)
 	p.Title.SetText(fmt.Sprintf("Attention of %s on %s, every layer × head", p.tokName(query), p.tokName(source)))
 	p.Sink.SetText(fmt.Sprintf("Attention sink: on average %s of the attention of every head goes to the first token %s.",
@@ -404,15 +404,11 @@ func (p *AttentionPanel) Figure() viz.Figure {
 	if !p.has {
 		return viz.NoData(th, "no attention captured for this token")
 	}
-	g, err := viz.GridFrom(p.att, texts(p.tokens), p.source)
+	m, err := stats.SourceMapOf(p.att, p.source, p.info)
 	if err != nil {
 		return viz.NoData(th, err.Error())
 	}
-	for l := range g.Gaps {
-		if !p.info.HasAttention(l) {
-			g.Gaps[l] = "Gated DeltaNet · no attention map"
-		}
-	}
+	g := viz.GridOf(m, texts(p.tokens))
 	g.Note = fmt.Sprintf("attention sink: %s of every head's attention on the first token on average", format.Percent(stats.SinkShare(p.att)))
 	return viz.AttentionGrid(g, th)
 }

@@ -28,13 +28,13 @@ func hybridCapture() (trace.ModelInfo, trace.DeltaNet, trace.Attention) {
 func TestAttentionGridGaps(t *testing.T) {
 	newTestApp(t)
 	info, _, a := hybridCapture()
-	g, gaps := gappedGrid(stats.SourceGrid(a, 2), info)
-	if len(gaps) != 2 || gaps[0] != gapLabel || gaps[2] != gapLabel || len(g[0]) != 2 || !math.IsNaN(g[0][1]) {
+	g, gaps := stats.PadGaps(stats.SourceGrid(a, 2), info)
+	if len(gaps) != 2 || gaps[0] != stats.DeltaNetRowLabel || gaps[2] != stats.DeltaNetRowLabel || len(g[0]) != 2 || !math.IsNaN(g[0][1]) {
 		t.Fatalf("gaps %v, grid %v", gaps, g)
 	}
 	p := NewAttentionPanel()
 	p.Display(info, []trace.Token{{Text: "a"}, {Text: "b"}, {Text: "c"}}, []trace.Attention{a}, 2, 2)
-	if !p.HasData() || p.Grid.Gaps[0] != gapLabel || p.Means.Gaps[2] != "" {
+	if !p.HasData() || p.Grid.Gaps[0] != stats.DeltaNetRowLabel || p.Means.Gaps[2] != "" {
 		t.Fatalf("panel: has %v, gaps %v / %v", p.HasData(), p.Grid.Gaps, p.Means.Gaps)
 	}
 	p.hoverCell(2, 0, math.NaN())

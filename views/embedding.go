@@ -10,6 +10,7 @@ import (
 
 	"loupe/format"
 	"loupe/trace"
+	"loupe/trace/stats"
 	"loupe/viz"
 )
 
@@ -72,7 +73,7 @@ func (p *EmbeddingPanel) Display(tok trace.Token, values []float32, rows int, ti
 		first += fmt.Sprintf(" (%s numbers)", format.Thousands(len(values)))
 	}
 	p.First.SetText(first)
-	st := viz.StatsOf(values)
+	st := stats.StatsOf(values)
 	p.Stats.SetText(fmt.Sprintf("norm %.3f · min %.3f · max %.3f · mean |x| %.4f", st.Norm, st.Min, st.Max, st.MeanAbs))
 	p.Tied.SetText(viz.TiedNote(tied))
 	p.fig.show(p.figure(rows, tied))
@@ -97,7 +98,7 @@ func (p *EmbeddingPanel) CSV(d *CSV) error {
 	d.KV("token id (the row)", p.tok.ID)
 	d.KV("table shape (rows × numbers)", p.rows, len(p.values))
 	d.KV("tied to the output head", p.tied)
-	st := viz.StatsOf(p.values)
+	st := stats.StatsOf(p.values)
 	d.KV("norm", st.Norm)
 	d.KV("min", st.Min)
 	d.KV("max", st.Max)

@@ -3,14 +3,11 @@ package views
 import (
 	"image"
 	"image/color"
-	"math"
 	"sort"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/theme"
-
-	"loupe/trace"
 )
 
 // A hybrid model's Gated DeltaNet layers have no attention map: the grid
@@ -73,9 +70,6 @@ func (r *heatRenderer) layoutGaps(s fyne.Size) {
 	}
 }
 
-// gapLabel names a DeltaNet row of the grid.
-const gapLabel = "Gated DeltaNet · no attention map"
-
 // maxHeads is the widest layer of a capture (DeltaNet layers have none).
 func maxHeads(w [][][]float32) int {
 	n := 0
@@ -83,34 +77,6 @@ func maxHeads(w [][][]float32) int {
 		n = max(n, len(heads))
 	}
 	return n
-}
-
-// gappedGrid pads the rows of layers without heads to the grid's width
-// with NaN and returns them as gaps, labelled when the model says they are
-// DeltaNet layers.
-func gappedGrid(g [][]float64, info trace.ModelInfo) ([][]float64, map[int]string) {
-	cols := 0
-	for _, row := range g {
-		cols = max(cols, len(row))
-	}
-	var gaps map[int]string
-	for l, row := range g {
-		if len(row) > 0 {
-			continue
-		}
-		if gaps == nil {
-			gaps = map[int]string{}
-		}
-		gaps[l] = "no attention map"
-		if !info.HasAttention(l) {
-			gaps[l] = gapLabel
-		}
-		g[l] = make([]float64, cols)
-		for h := range g[l] {
-			g[l][h] = math.NaN()
-		}
-	}
-	return g, gaps
 }
 
 // unlabelled is gaps without their text (the narrow mean column).

@@ -202,8 +202,8 @@ func (p *KVCachePanel) Display(tokens []trace.Token, kv trace.KVRows) {
 	p.Title.SetText(fmt.Sprintf("KV cache, %s, %s: keys and values of the %s so far (%d numbers each; rows: tokens 0…%d from the top)",
 		LayerName(kv.Layer), Numbers.KVHead(kv.KVHead), format.Plural(n, "token"), len(kv.Keys[0]), n-1))
 	var kr, vr [][]float64
-	kr, p.starts = viz.PoolRows(kv.Keys, maxKVRows)
-	vr, _ = viz.PoolRows(kv.Values, maxKVRows)
+	kr, p.starts = stats.PoolRows(kv.Keys, maxKVRows)
+	vr, _ = stats.PoolRows(kv.Values, maxKVRows)
 	rowH := clampF(420/float32(len(kr)), 1, 16)
 	for _, m := range []struct {
 		h    *Heatmap

@@ -10,6 +10,7 @@ import (
 
 	"loupe/format"
 	"loupe/trace"
+	"loupe/trace/stats"
 	"loupe/viz"
 )
 
@@ -78,7 +79,7 @@ func (p *LogitLensPanel) Display(tok trace.Token, lens []trace.LensLayer, choice
 	}
 	p.Title.SetText(fmt.Sprintf("Logit lens after «%s» (position %d): the next token as each of the %d layers would write it",
 		clip(format.Visible(tok.Text), 24), tok.Pos, len(lens)))
-	first, stays := viz.LensLeads(lens, choice)
+	first, stays := stats.LensLeads(lens, choice)
 	switch {
 	case first < 0:
 		p.Lead.SetText(fmt.Sprintf("The final choice «%s» leads at no layer's lens (it was drawn from further down the list).", clip(format.Visible(text), 20)))

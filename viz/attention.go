@@ -37,35 +37,24 @@ type Grid struct {
 	Gaps map[int]string
 }
 
-// GridFrom extracts the grid of source position src from a captured
-// attention (Weights[layer][head][key]); tokens are the sequence's texts.
-func GridFrom(a trace.Attention, tokens []string, src int) (Grid, error) {
-	if src < 0 || src > a.QueryPos {
-		return Grid{}, fmt.Errorf("viz: attention of query %d: source %d out of range 0..%d", a.QueryPos, src, a.QueryPos)
-	}
-	g := Grid{QueryPos: a.QueryPos, SourcePos: src, Weights: make([][]float32, len(a.Weights))}
-	for l, heads := range a.Weights {
-		if len(heads) == 0 {
-			if g.Gaps == nil {
-				g.Gaps = map[int]string{}
-			}
-			g.Gaps[l] = "no attention map"
-		}
-		g.Weights[l] = make([]float32, len(heads))
-		for h, keys := range heads {
-			g.Weights[l][h] = float32(math.NaN())
-			if src < len(keys) {
-				g.Weights[l][h] = keys[src]
-			}
+// GridOf is the grid of a source map (stats.SourceMapOf: the one way the
+// window, the lesson page and the exports build it) with the query's and
+// the source's texts from tokens, the sequence's texts.
+func GridOf(m stats.SourceMap, tokens []string) Grid {
+	g := Grid{QueryPos: m.QueryPos, SourcePos: m.SourcePos, Gaps: m.Gaps, Weights: make([][]float32, len(m.Cells))}
+	for l, row := range m.Cells {
+		g.Weights[l] = make([]float32, len(row))
+		for h, v := range row {
+			g.Weights[l][h] = float32(v)
 		}
 	}
-	if a.QueryPos >= 0 && a.QueryPos < len(tokens) {
-		g.Query = tokens[a.QueryPos]
+	if m.QueryPos >= 0 && m.QueryPos < len(tokens) {
+		g.Query = tokens[m.QueryPos]
 	}
-	if src < len(tokens) {
-		g.Source = tokens[src]
+	if m.SourcePos >= 0 && m.SourcePos < len(tokens) {
+		g.Source = tokens[m.SourcePos]
 	}
-	return g, nil
+	return g
 }
 
 // AttentionFigure is the layers × heads heatmap of a Grid with its colour

@@ -31,40 +31,15 @@ func TestTimingRow(t *testing.T) {
 	}
 }
 
-func TestGridFrom(t *testing.T) {
-	a := attention(3, 2, 4)
-	g, err := GridFrom(a, purpleTokens, 3)
-	if err != nil {
-		t.Fatal(err)
+// GridOf only carries the source map over: cells, gaps and the two texts.
+func TestGridOf(t *testing.T) {
+	m := stats.SourceMap{Cells: [][]float64{{0.5, 0.25}, {math.NaN(), math.NaN()}}, Gaps: map[int]string{1: "gap"}, QueryPos: 4, SourcePos: 3}
+	g := GridOf(m, purpleTokens)
+	if g.Query != purpleTokens[4] || g.Source != purpleTokens[3] || g.Weights[0][1] != 0.25 || !math.IsNaN(float64(g.Weights[1][0])) || g.Gaps[1] != "gap" {
+		t.Errorf("grid = %+v", g)
 	}
-	if g.Query != purpleTokens[4] || g.Source != " purple" || len(g.Weights) != 3 || len(g.Weights[0]) != 2 {
-		t.Fatalf("grid = %+v", g)
-	}
-	if g.Weights[2][1] != a.Weights[2][1][3] {
-		t.Errorf("Weights[2][1] = %v, want %v", g.Weights[2][1], a.Weights[2][1][3])
-	}
-	for _, src := range []int{-1, 5} {
-		if _, err := GridFrom(a, purpleTokens, src); err == nil {
-			t.Errorf("GridFrom(src %d) gave no error", src)
-		}
-	}
-}
-
-func TestPoolRows(t *testing.T) {
-	nan := float32(math.NaN())
-	m := [][]float32{{1, 2}, {3, nan}, {5, 6}, {7, 8}, {9, 10}}
-	out, starts := PoolRows(m, 2)
-	// groups: rows 0..1 and 2..4 → [2, 2] (NaN skipped) and [7, 8]
-	if !slices.Equal(starts, []int{0, 2}) || len(out) != 2 ||
-		!approx(out[0][0], 2, 0) || !approx(out[0][1], 2, 0) || !approx(out[1][0], 7, 0) || !approx(out[1][1], 8, 0) {
-		t.Errorf("PoolRows = %v %v", out, starts)
-	}
-	out, starts = PoolRows(m, 10) // no pooling needed
-	if len(out) != 5 || !slices.Equal(starts, []int{0, 1, 2, 3, 4}) || !math.IsNaN(out[1][1]) {
-		t.Errorf("PoolRows(no pooling) = %v %v", out, starts)
-	}
-	if out, _ := PoolRows(nil, 4); len(out) != 0 {
-		t.Errorf("PoolRows(nil) = %v", out)
+	if g := GridOf(m, nil); g.Query != "" || g.Source != "" {
+		t.Errorf("no texts: %q %q", g.Query, g.Source)
 	}
 }
 
@@ -97,26 +72,6 @@ func TestParamSplit(t *testing.T) {
 	untied.WeightBytesPerTok, untied.OutputBytesPerTok = 0, 0
 	if head, total, share := stats.OutputReadShare(untied); head != 1000 || total != 1543715304 || !approx(share, 1000.0/1543715304, 1e-15) {
 		t.Errorf("untied OutputReadShare = %d %d %v", head, total, share)
-	}
-}
-
-func TestSoftmax(t *testing.T) {
-	// The article's example: 1.2, 3.5, 0.4, 2.1 → 7 %, 72 %, 3 %, 18 %.
-	// e^1.2 = 3.3201, e^3.5 = 33.1155, e^0.4 = 1.4918, e^2.1 = 8.1662; Σ = 46.0936
-	got := Softmax([]float64{1.2, 3.5, 0.4, 2.1})
-	want := []float64{3.320117 / 46.093587, 33.115452 / 46.093587, 1.491825 / 46.093587, 8.166170 / 46.093587}
-	for i := range want {
-		if !approx(got[i], want[i], 1e-6) {
-			t.Errorf("Softmax[%d] = %v, want %v", i, got[i], want[i])
-		}
-	}
-	// Large scores do not overflow; NaN gets 0.
-	got = Softmax([]float64{1000, 1000, math.NaN()})
-	if !approx(got[0], 0.5, 1e-12) || !approx(got[1], 0.5, 1e-12) || got[2] != 0 {
-		t.Errorf("Softmax(large, NaN) = %v", got)
-	}
-	if got := Softmax([]float64{math.NaN()}); got[0] != 0 {
-		t.Errorf("Softmax(all NaN) = %v", got)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"loupe/trace"
+	"loupe/trace/stats"
 )
 
 // maxDeltaCols bounds the token columns of DeltaNet maps: a longer run is
@@ -62,7 +63,7 @@ func binHeads(rows [][]float32) ([][]float64, []int) {
 	if len(rows) == 0 {
 		return nil, nil
 	}
-	pooled, starts := PoolRows(rows, maxDeltaCols) // [columns][head]
+	pooled, starts := stats.PoolRows(rows, maxDeltaCols) // [columns][head]
 	heads := len(rows[0])
 	out := make([][]float64, heads)
 	for j := range heads {

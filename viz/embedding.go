@@ -6,36 +6,8 @@ import (
 	"math"
 
 	"gonum.org/v1/plot/vg/draw"
+	"loupe/trace/stats"
 )
-
-// EmbeddingStats are the simple statistics of one embedding row.
-type EmbeddingStats struct {
-	Norm, Min, Max, MeanAbs float64
-}
-
-// StatsOf computes the Euclidean norm, minimum, maximum and mean |x| of
-// values in float64 (NaN ignored; zeros for an empty row).
-func StatsOf(values []float32) EmbeddingStats {
-	var s EmbeddingStats
-	n := 0
-	s.Min, s.Max = math.Inf(1), math.Inf(-1)
-	for _, v := range values {
-		x := float64(v)
-		if math.IsNaN(x) {
-			continue
-		}
-		n++
-		s.Norm += x * x
-		s.MeanAbs += math.Abs(x)
-		s.Min, s.Max = math.Min(s.Min, x), math.Max(s.Max, x)
-	}
-	if n == 0 {
-		return EmbeddingStats{}
-	}
-	s.Norm = math.Sqrt(s.Norm)
-	s.MeanAbs /= float64(n)
-	return s
-}
 
 // EmbeddingRowInfo says where a row comes from: row Row of a Rows × len
 // table, and whether the same table is the output head (tied).
@@ -69,7 +41,7 @@ func EmbeddingRow(values []float32, in EmbeddingRowInfo, th Theme) Figure {
 	if len(values) == 0 {
 		return noData(th, title, "no embedding row")
 	}
-	st := StatsOf(values)
+	st := stats.StatsOf(values)
 	notes := []string{
 		format.FirstNumbers(values, 8),
 		fmt.Sprintf("norm %.3f · min %.3f · max %.3f · mean |x| %.4f", st.Norm, st.Min, st.Max, st.MeanAbs),

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"loupe/trace"
+	"loupe/trace/stats"
 	"loupe/viz"
 )
 
@@ -17,12 +18,12 @@ func ExampleAttentionFigure_CellAt() {
 		{{0.9, 0.1}, {0.4, 0.6}}, // layer 0: two heads over keys 0..1
 		{{0.5, 0.5}, {0.2, 0.8}}, // layer 1
 	}}
-	g, err := viz.GridFrom(a, []string{"My", " cat"}, 0)
+	m, err := stats.SourceMapOf(a, 0, trace.ModelInfo{})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	f := viz.AttentionGrid(g, viz.Dark()).(*viz.AttentionFigure)
+	f := viz.AttentionGrid(viz.GridOf(m, []string{"My", " cat"}), viz.Dark()).(*viz.AttentionFigure)
 	const w, h, dpi = 800, 600, viz.DPI
 	if _, err := viz.Image(f, w, h, dpi); err != nil {
 		fmt.Println(err)

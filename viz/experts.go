@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg/draw"
 
+	"loupe/format"
 	"loupe/trace"
 )
 
@@ -71,7 +72,7 @@ func ExpertsFigure(v ExpertsView, th Theme) Figure {
 	hb := &hbars{thick: 0.7, label: th.body()}
 	for l, s := range v.Touched {
 		if s == s {
-			hb.bars = append(hb.bars, hbar{Y: float64(l), X0: 0, X1: s, Color: th.Accent, Label: fmt.Sprintf("%.0f %%", 100*s)})
+			hb.bars = append(hb.bars, hbar{Y: float64(l), X0: 0, X1: s, Color: th.Accent, Label: format.PercentWhole(s)})
 		}
 	}
 	bars.Add(hb)

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"loupe/trace"
+	"loupe/trace/stats"
 )
 
 // TestCellAt renders a grid with one hot cell and checks that the
@@ -61,7 +62,8 @@ func TestCellAt(t *testing.T) {
 // everyFigure draws every figure once from the fixtures.
 func everyFigure(th Theme) map[string]Figure {
 	a := attention(4, 3, 16)
-	g, _ := GridFrom(a, purpleTokens, 3)
+	m, _ := stats.SourceMapOf(a, 3, trace.ModelInfo{})
+	g := GridOf(m, purpleTokens)
 	return map[string]Figure{
 		"attention":  AttentionGrid(g, th),
 		"headbars":   HeadBars(purpleTokens, headWeights(), "head", th),
@@ -155,7 +157,7 @@ func TestDegenerate(t *testing.T) {
 		"kv no dims":      KVCache([][]float32{{}}, [][]float32{{}}, nil, th),
 		"params none":     ParamShares(trace.ModelInfo{}, th),
 		"steps none":      StepProbs(nil, th),
-		"softmax none":    SoftmaxBars(nil, nil, th),
+		"softmax none":    ScoreShares(nil, nil, th),
 		"outputs none":    OutputShares(nil, th),
 		"tokens none":     TokenChips(nil, th),
 		"heads none":      LayerHeads(nil, nil, 0, th),
@@ -183,7 +185,7 @@ func TestDegenerate(t *testing.T) {
 		"kv zeros":          KVCache([][]float32{{0, 0}}, [][]float32{{0, 0}, {0, 0}}, nil, th),
 		"params tiny":       ParamShares(trace.ModelInfo{ParamsMLP: 1}, th),
 		"steps NaN":         StepProbs([]trace.Step{{Chosen: trace.Candidate{P: math.NaN()}}}, th),
-		"softmax NaN":       SoftmaxBars([]string{"a"}, []float64{math.NaN()}, th),
+		"softmax NaN":       ScoreShares([]string{"a"}, []float64{math.NaN()}, th),
 		"outputs empty":     OutputShares([]trace.ModelInfo{{}}, th),
 		"tokens many":       TokenChips(append(append(sentence(), sentence()...), sentence()...), th),
 		"tokens empty text": TokenChips([]trace.Token{{Text: ""}}, th),
@@ -285,8 +287,9 @@ func TestSmallSizes(t *testing.T) {
 
 func TestHybridFigures(t *testing.T) {
 	a := trace.Attention{QueryPos: 1, Weights: [][][]float32{nil, {{0.5, 0.5}, {0.9, 0.1}}}}
-	g, err := GridFrom(a, []string{"a", "b"}, 0)
-	if err != nil || g.Gaps[0] == "" {
+	m, err := stats.SourceMapOf(a, 0, trace.ModelInfo{LayerTypes: []string{"linear_attention", "full_attention"}})
+	g := GridOf(m, []string{"a", "b"})
+	if err != nil || g.Gaps[0] != stats.DeltaNetRowLabel {
 		t.Fatalf("gaps %v, %v", g.Gaps, err)
 	}
 	d := trace.DeltaNet{Layer: 0, Alpha: [][]float32{{0.9, 0.1}, {0.8, 0.2}}, Beta: [][]float32{{0.5, 0.5}, {0.4, 0.6}},

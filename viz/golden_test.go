@@ -124,7 +124,7 @@ func goldenFigures() []struct {
 		{"params", ParamShares(qwen15, Dark()), 640, 320},
 		{"steps", StepProbs(loopSteps, Dark()), 480, 280},
 		{"steps_many", StepProbs(manySteps(), Light()), 640, 300},
-		{"softmax", SoftmaxBars(nil, []float64{1.2, 3.5, 0.4, 2.1}, Dark()), 480, 280},
+		{"softmax", ScoreShares(nil, []float64{1.2, 3.5, 0.4, 2.1}, Dark()), 480, 280},
 		{"output_shares", OutputShares([]trace.ModelInfo{qwen15, qwen35}, Dark()), 640, 220},
 		{"tokens", TokenChips(sentence(), Dark()), 640, 240},
 		{"tokens_light", TokenChips(sentence(), Light()), 320, 200},

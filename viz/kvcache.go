@@ -15,41 +15,6 @@ import (
 // a small SVG.
 const maxKVRows = 256
 
-// PoolRows averages consecutive rows of m (tokens × dim) into at most
-// maxRows rows; starts[i] is the first token of output row i. NaN values
-// are skipped; a group with none gives NaN.
-func PoolRows(m [][]float32, maxRows int) (out [][]float64, starts []int) {
-	n := len(m)
-	groups := min(n, max(1, maxRows))
-	for g := range groups {
-		lo, hi := g*n/groups, (g+1)*n/groups
-		starts = append(starts, lo)
-		out = append(out, meanRows(m[lo:hi]))
-	}
-	return out, starts
-}
-
-// meanRows is the column mean of rows, ignoring NaN.
-func meanRows(rows [][]float32) []float64 {
-	width := 0
-	for _, r := range rows {
-		width = max(width, len(r))
-	}
-	sum, cnt := make([]float64, width), make([]int, width)
-	for _, r := range rows {
-		for j, v := range r {
-			if x := float64(v); !math.IsNaN(x) {
-				sum[j] += x
-				cnt[j]++
-			}
-		}
-	}
-	for j := range sum {
-		sum[j] = stats.Ratio(sum[j], float64(cnt[j])) // NaN when the column had none
-	}
-	return sum
-}
-
 // KVCache draws the cached keys and values of one layer and KV head:
 // two heatmaps of tokens (rows, first token on top) × head_dim, each on a
 // symmetric diverging scale, with a colour scale under each.
@@ -60,8 +25,8 @@ func KVCache(k, v [][]float32, tokens []string, th Theme) Figure {
 	if n == 0 || dim == 0 || len(v) == 0 || width(v) == 0 {
 		return noData(th, "KV cache", "no cached keys or values")
 	}
-	kr, starts := PoolRows(k, maxKVRows)
-	vr, _ := PoolRows(v, maxKVRows)
+	kr, starts := stats.PoolRows(k, maxKVRows)
+	vr, _ := stats.PoolRows(v, maxKVRows)
 	labels := rowLabels(tokens, starts, n)
 	note := "one row per token, one column per number; purple negative, orange positive"
 	if len(starts) < n {

@@ -11,31 +11,8 @@ import (
 
 	"loupe/format"
 	"loupe/trace"
+	"loupe/trace/stats"
 )
-
-// LensLeads is the first layer (index from 0) whose top candidate is the
-// final choice, and the first from which it stays on top through the last
-// layer; -1 when never. choice is the token finally chosen (the last
-// layer's top one when negative).
-func LensLeads(lens []trace.LensLayer, choice int) (first, stays int) {
-	if choice < 0 && len(lens) > 0 && len(lens[len(lens)-1].Top) > 0 {
-		choice = lens[len(lens)-1].Top[0].ID
-	}
-	first, stays = -1, -1
-	for l, ll := range lens {
-		leads := len(ll.Top) > 0 && ll.Top[0].ID == choice
-		if leads && first < 0 {
-			first = l
-		}
-		switch {
-		case leads && stays < 0:
-			stays = l
-		case !leads:
-			stays = -1
-		}
-	}
-	return first, stays
-}
 
 // LogitLens draws the logit lens of one position: a row per layer (the
 // first at the bottom, as information rises) and a column per rank, each
@@ -69,7 +46,7 @@ func LogitLens(lens []trace.LensLayer, token string, pos, choice int, th Theme) 
 			}
 		}
 	}
-	first, stays := LensLeads(lens, choice)
+	first, stays := stats.LensLeads(lens, choice)
 	choiceText := ""
 	for _, ll := range lens {
 		for _, c := range ll.Top {

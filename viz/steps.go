@@ -2,7 +2,6 @@ package viz
 
 import (
 	"fmt"
-	"math"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg/draw"
@@ -68,38 +67,14 @@ func stepColumns(steps []trace.Step, th Theme) *plot.Plot {
 	return p
 }
 
-// Softmax turns scores into shares that add up to 1: e^(s_i − max) / Σ_j
-// e^(s_j − max); subtracting the max keeps exp from overflowing. NaN
-// scores get 0.
-func Softmax(scores []float64) []float64 {
-	m := math.Inf(-1)
-	for _, s := range scores {
-		if !math.IsNaN(s) {
-			m = max(m, s)
-		}
-	}
-	out := make([]float64, len(scores))
-	var sum float64
-	for i, s := range scores {
-		if !math.IsNaN(s) && !math.IsInf(m, 0) {
-			out[i] = math.Exp(s - m)
-			sum += out[i]
-		}
-	}
-	for i := range out {
-		out[i] = finiteOr0(out[i] / sum)
-	}
-	return out
-}
-
-// SoftmaxBars illustrates the softmax: each score and the percentage it
+// ScoreShares illustrates the softmax: each score and the percentage it
 // becomes ("1.2 → 7 %, 3.5 → 72 %, 0.4 → 3 %, 2.1 → 18 %").
-func SoftmaxBars(labels []string, scores []float64, th Theme) Figure {
+func ScoreShares(labels []string, scores []float64, th Theme) Figure {
 	th = th.complete()
 	if len(scores) == 0 {
 		return noData(th, "softmax", "no scores")
 	}
-	p := Softmax(scores)
+	p := stats.Softmax(scores)
 	best := 0
 	rows := make([]row, len(scores))
 	for i, s := range scores {

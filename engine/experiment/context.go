@@ -7,6 +7,7 @@ import (
 
 	"loupe/engine"
 	"loupe/format"
+	"loupe/trace/stats"
 )
 
 // runContext times decode with the KV cache holding each context length.
@@ -83,7 +84,7 @@ func contextPoint(ctx context.Context, m *engine.Model, opt Options, ids []int, 
 		pre = append(pre, rate(t.PrefillTokens, t.PrefillSeconds))
 		dec = append(dec, stepRate(t.StepSeconds))
 	}
-	p.PrefillTokS, p.DecodeTokS = median(pre), median(dec)
+	p.PrefillTokS, p.DecodeTokS = stats.Median(pre), stats.Median(dec)
 	return p, nil
 }
 
@@ -91,7 +92,7 @@ func contextPoint(ctx context.Context, m *engine.Model, opt Options, ids []int, 
 // machine a pass that waited for a CPU is an outlier, not the memory's
 // speed, and the median leaves it out.
 func stepRate(steps []float64) float64 {
-	m := median(steps)
+	m := stats.Median(steps)
 	if m <= 0 {
 		return 0
 	}
@@ -104,21 +105,4 @@ func rate(n int, seconds float64) float64 {
 		return 0
 	}
 	return float64(n) / seconds
-}
-
-// median of xs (the mean of the middle two for an even count), 0 for none.
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := append([]float64(nil), xs...)
-	for i := 1; i < len(s); i++ { // insertion sort: a handful of runs
-		for j := i; j > 0 && s[j] < s[j-1]; j-- {
-			s[j], s[j-1] = s[j-1], s[j]
-		}
-	}
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }

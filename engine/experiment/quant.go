@@ -15,7 +15,7 @@ import (
 	"strings"
 
 	"loupe/engine"
-	"loupe/engine/genmodel"
+	"loupe/engine/convert"
 	"loupe/format"
 )
 
@@ -70,7 +70,7 @@ func runQuant(ctx context.Context, m *engine.Model, opt Options, r *Result) (err
 				return err
 			}
 		} else {
-			if !slices.Contains(genmodel.GGUFQuants, typ) {
+			if !slices.Contains(convert.GGUFQuants, typ) {
 				return fmt.Errorf("experiment: weight type %q: want %s or %s", typ, orig, strings.Join(QuantTypes, ", "))
 			}
 			path := filepath.Join(dir, "model-"+strings.ToUpper(typ)+".gguf")
@@ -142,7 +142,7 @@ func copiesDir(base, src string) (string, error) {
 // after checking the disk has room; fresh reports a file it created.
 // The file appears under its name only when complete.
 func writeCopy(ctx context.Context, src, path, typ string, r *Result) (fresh bool, err error) {
-	size, fallbacks, err := genmodel.GGUFPlan(src, typ)
+	size, fallbacks, err := convert.GGUFPlan(src, typ)
 	if err != nil {
 		return false, err
 	}
@@ -160,7 +160,7 @@ func writeCopy(ctx context.Context, src, path, typ string, r *Result) (fresh boo
 	}
 	tmp := path + ".part"
 	os.Remove(tmp) // a previous sweep killed while writing
-	if err := genmodel.WriteGGUFContext(ctx, src, tmp, typ); err != nil {
+	if err := convert.WriteGGUFContext(ctx, src, tmp, typ); err != nil {
 		os.Remove(tmp)
 		return false, err
 	}
@@ -174,7 +174,7 @@ func writeCopy(ctx context.Context, src, path, typ string, r *Result) (fresh boo
 
 // fallbackNote says which matrices the quantiser could not give Q4_K or
 // Q6_K: their rows do not fill 256-weight blocks.
-func fallbackNote(typ string, fs []genmodel.Fallback) string {
+func fallbackNote(typ string, fs []convert.Fallback) string {
 	cols := map[int]bool{}
 	for _, f := range fs {
 		cols[f.Cols] = true
@@ -303,7 +303,7 @@ func QuantCopies(m *engine.Model, cacheDir string) (bytes int64, dir string, err
 		if st, err := os.Stat(filepath.Join(dir, "model-"+strings.ToUpper(typ)+".gguf")); err == nil && st.Size() > 0 {
 			continue
 		}
-		size, _, err := genmodel.GGUFPlan(src, typ)
+		size, _, err := convert.GGUFPlan(src, typ)
 		if err != nil {
 			return 0, "", err
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"loupe/trace"
+	"loupe/trace/stats"
 )
 
 // RecordFormat names the file of a saved experiment.
@@ -160,7 +161,7 @@ func Compare(rec Record, r Result) string {
 		return "The rerun measured none of the saved points."
 	}
 	s := fmt.Sprintf("Against the saved figures, writing ran at %.2f × the saved speed and reading at %.2f × (medians over %d points).",
-		median(dec), median(pre), len(dec))
+		stats.Median(dec), stats.Median(pre), len(dec))
 	if compared > 0 {
 		s += fmt.Sprintf(" The same tokens were written at %d of %d points", same, compared)
 		switch {

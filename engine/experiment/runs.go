@@ -11,6 +11,7 @@ import (
 	"loupe/engine"
 	"loupe/kernels"
 	"loupe/trace"
+	"loupe/trace/stats"
 )
 
 // runKernels reads and writes the same prompt at every kernel level this
@@ -192,7 +193,7 @@ func runPoint(ctx context.Context, m *engine.Model, opt Options, gbs float64) (P
 		last = run
 	}
 	t := last.Timing
-	p := Point{PrefillTokS: median(pre), DecodeTokS: median(dec), BytesPerToken: median(bytes),
+	p := Point{PrefillTokS: stats.Median(pre), DecodeTokS: stats.Median(dec), BytesPerToken: stats.Median(bytes),
 		PrefillTokens: t.PrefillTokens, PrefillSeconds: t.PrefillSeconds,
 		DecodeTokens: t.DecodeTokens, DecodeSeconds: t.DecodeSeconds,
 		WeightBytes: weightBytes(m.Info()), BandwidthGBs: gbs, FileBytes: m.Info().FileBytes, Steps: last.Steps, Run: last}

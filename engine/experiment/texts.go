@@ -2,11 +2,11 @@ package experiment
 
 import (
 	"context"
-	_ "embed"
 	"errors"
 	"fmt"
 	"strings"
 
+	"loupe/assets"
 	"loupe/engine"
 )
 
@@ -16,10 +16,8 @@ import (
 const Texts = "texts"
 
 // GoldBug is the passage of Edgar Allan Poe's The Gold-Bug the article
-// reads (3,139 tokens with the Qwen2.5 tokenizer; testdata/texts).
-//
-//go:embed gold-bug-passage.txt
-var GoldBug string
+// reads (3,139 tokens with the Qwen2.5 tokenizer).
+var GoldBug = assets.GoldBugPassage
 
 // runTexts reads opt.Prompt and opt.Second (cut to leave room in the
 // model's context for opt.DecodeTokens) and writes opt.DecodeTokens after

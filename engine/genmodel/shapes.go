@@ -2,7 +2,7 @@
 // mixture-of-experts (OLMoE, Qwen3-MoE, Qwen3.5-MoE) model folders (config.json,
 // generation_config.json, model.safetensors, tokenizer.json) with the exact
 // shapes of real models, so the engine can be tested and benchmarked without
-// downloading weights.
+// downloading weights, and as GGUF files through loupe/engine/convert.
 package genmodel
 
 import (

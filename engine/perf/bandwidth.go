@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"loupe/engine/pool"
+	"loupe/trace/stats"
 )
 
 // DefaultBufferBytes is the buffer the bandwidth probe streams: 1 GiB, ≫ any
@@ -75,7 +76,7 @@ func MeasureBandwidth(threads, passes int, bytes int64) (Bandwidth, error) {
 	return Bandwidth{
 		CPU: CPUName(), Threads: p.Threads(), Pinned: p.Pinned(),
 		Bytes: int64(len(buf)) * 8, Passes: passes, Loop: readLoopName(),
-		BestGBs: best(gbs), MedianGBs: median(gbs), When: time.Now().UTC(),
+		BestGBs: best(gbs), MedianGBs: stats.Median(gbs), When: time.Now().UTC(),
 		OthersBusy: load.othersBusy(),
 	}, nil
 }

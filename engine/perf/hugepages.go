@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
+
+	"loupe/trace/stats"
 )
 
 // HugePageShare is the share of the process's mapped model weights (file
@@ -15,7 +17,7 @@ import (
 // figure. 0 when unknown (no /proc, nothing mapped yet).
 func HugePageShare() float64 {
 	pmd, rss := mappedWeights(readSmaps())
-	return ratio(float64(pmd), float64(rss))
+	return stats.OrZero(stats.Ratio(float64(pmd), float64(rss)))
 }
 
 // mappedWeights sums FilePmdMapped and Rss (bytes) over the .safetensors

@@ -12,8 +12,6 @@
 package perf
 
 import (
-	"sort"
-
 	"github.com/klauspost/cpuid/v2"
 )
 
@@ -24,20 +22,6 @@ func CPUName() string {
 		return "unknown"
 	}
 	return cpuid.CPU.BrandName
-}
-
-// median returns the middle value of xs (the mean of the two middle ones
-// for an even count), or 0 for none. xs is not modified.
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // best returns the largest value of xs, or 0 for none.

@@ -6,6 +6,7 @@ import (
 
 	"loupe/format"
 	"loupe/trace"
+	"loupe/trace/stats"
 )
 
 // Report is the outcome of a benchmark: medians over the timed runs, set
@@ -161,41 +162,33 @@ func Summarize(m trace.ModelInfo, runs []Sample, membwGBs, peakGFLOPs float64) R
 		flops := PrefillFLOPs(m, t.PrefillTokens)
 		bytes := decodeBytesPerToken(m, t)
 		pSec, dSec = append(pSec, t.PrefillSeconds), append(dSec, t.DecodeSeconds)
-		pRate = append(pRate, ratio(float64(t.PrefillTokens), t.PrefillSeconds))
-		pGF = append(pGF, ratio(flops, t.PrefillSeconds)/1e9)
-		dRate = append(dRate, ratio(float64(t.DecodeTokens), t.DecodeSeconds))
+		pRate = append(pRate, stats.OrZero(stats.Ratio(float64(t.PrefillTokens), t.PrefillSeconds)))
+		pGF = append(pGF, stats.OrZero(stats.Ratio(flops, t.PrefillSeconds))/1e9)
+		dRate = append(dRate, stats.OrZero(stats.Ratio(float64(t.DecodeTokens), t.DecodeSeconds)))
 		passes := float64(trace.DecodePasses(t.DecodeTokens))
-		dPass = append(dPass, ratio(passes, t.DecodeSeconds))
-		dGBs = append(dGBs, ratio(bytes*passes, t.DecodeSeconds)/1e9)
+		dPass = append(dPass, stats.OrZero(stats.Ratio(passes, t.DecodeSeconds)))
+		dGBs = append(dGBs, stats.OrZero(stats.Ratio(bytes*passes, t.DecodeSeconds))/1e9)
 		if s.MembwGBs > 0 {
-			bw, dShare = append(bw, s.MembwGBs), append(dShare, ratio(dGBs[len(dGBs)-1], s.MembwGBs))
+			bw, dShare = append(bw, s.MembwGBs), append(dShare, stats.OrZero(stats.Ratio(dGBs[len(dGBs)-1], s.MembwGBs)))
 		}
 		r.PeakRSS = max(r.PeakRSS, s.PeakRSS)
 		ttft = append(ttft, s.TTFTSeconds)
-		cpuUse = append(cpuUse, ratio(s.CPUSeconds, s.WallSeconds))
+		cpuUse = append(cpuUse, stats.OrZero(stats.Ratio(s.CPUSeconds, s.WallSeconds)))
 	}
 	t0 := runs[0].Timing
 	r.Workers = summarizeWorkers(runs)
-	r.TTFTSeconds = median(ttft)
-	r.Prefill = Prefill{Tokens: t0.PrefillTokens, Seconds: median(pSec), TokensPerSecond: median(pRate),
-		GFLOPs: median(pGF), ShareOfPeak: ratio(median(pGF), peakGFLOPs), FLOPs: PrefillFLOPs(m, t0.PrefillTokens)}
-	r.Decode = Decode{Tokens: t0.DecodeTokens, Seconds: median(dSec), TokensPerSecond: median(dRate),
-		PassesPerSecond: median(dPass), GBs: median(dGBs), ShareOfBandwidth: ratio(median(dGBs), membwGBs), BytesPerToken: decodeBytesPerToken(m, t0)}
+	r.TTFTSeconds = stats.Median(ttft)
+	r.Prefill = Prefill{Tokens: t0.PrefillTokens, Seconds: stats.Median(pSec), TokensPerSecond: stats.Median(pRate),
+		GFLOPs: stats.Median(pGF), ShareOfPeak: stats.OrZero(stats.Ratio(stats.Median(pGF), peakGFLOPs)), FLOPs: PrefillFLOPs(m, t0.PrefillTokens)}
+	r.Decode = Decode{Tokens: t0.DecodeTokens, Seconds: stats.Median(dSec), TokensPerSecond: stats.Median(dRate),
+		PassesPerSecond: stats.Median(dPass), GBs: stats.Median(dGBs), ShareOfBandwidth: stats.OrZero(stats.Ratio(stats.Median(dGBs), membwGBs)), BytesPerToken: decodeBytesPerToken(m, t0)}
 	if len(bw) == len(runs) { // every run has its own probe
-		r.MembwGBs, r.MembwBeside = median(bw), true
-		r.Decode.ShareOfBandwidth = median(dShare)
+		r.MembwGBs, r.MembwBeside = stats.Median(bw), true
+		r.Decode.ShareOfBandwidth = stats.Median(dShare)
 	}
 	r.TotalSeconds = r.Prefill.Seconds + r.Decode.Seconds
-	r.CoresBusy = median(cpuUse)
+	r.CoresBusy = stats.Median(cpuUse)
 	return r
-}
-
-// ratio is a/b, or 0 when b is not positive.
-func ratio(a, b float64) float64 {
-	if b <= 0 {
-		return 0
-	}
-	return a / b
 }
 
 // arithmeticOr is a report's arithmetic, "fp32" for reports written
@@ -235,9 +228,9 @@ func WriteText(w io.Writer, r Report) {
 		d.Tokens, d.Seconds, d.TokensPerSecond, d.PassesPerSecond, d.GBs, share(d.ShareOfBandwidth, r.MembwGBs, bwWhat), d.BytesPerToken/1e9)
 	fmt.Fprintf(w, "first token %.3f s, peak RSS %.2f GB%s\n", r.TTFTSeconds, float64(r.PeakRSS)/1e9, hugeNote(r.HugePageShare))
 	if wk := r.Workers; wk != nil && wk.BarriersPerToken > 0 {
-		fmt.Fprintf(w, "workers     decode: %.0f barriers a token; %.2f ms in them, %.2f ms serial between them; the caller waited %.2f ms a token for a worker (%.0f %%), ran %.1f chunks a token beyond its share; %.1f worker parks a token\n",
+		fmt.Fprintf(w, "workers     decode: %.0f barriers a token; %.2f ms in them, %.2f ms serial between them; the caller waited %.2f ms a token for a worker (%s), ran %.1f chunks a token beyond its share; %.1f worker parks a token\n",
 			wk.BarriersPerToken, wk.ForMsPerToken, wk.SerialMsPerToken, wk.WaitMsPerToken,
-			100*ratio(wk.WaitMsPerToken, wk.ForMsPerToken+wk.SerialMsPerToken), wk.TakenPerToken, wk.WorkerParksPerTok)
+			format.PercentWhole(stats.OrZero(stats.Ratio(wk.WaitMsPerToken, wk.ForMsPerToken+wk.SerialMsPerToken))), wk.TakenPerToken, wk.WorkerParksPerTok)
 	}
 	if r.CoresBusy > 0 {
 		fmt.Fprintf(w, "cpu         %.2f of %d threads busy%s\n", r.CoresBusy, r.Threads, busyNote(r.CoresBusy, r.Threads))
@@ -245,9 +238,9 @@ func WriteText(w io.Writer, r Report) {
 	fmt.Fprintln(w)
 	total := r.TotalSeconds
 	fmt.Fprintf(w, "%-16s %8s %10s %8s\n", "", "tokens", "time", "share")
-	fmt.Fprintf(w, "%-16s %8d %8.3f s %7.1f %%\n", "read (prefill)", p.Tokens, p.Seconds, 100*ratio(p.Seconds, total))
-	fmt.Fprintf(w, "%-16s %8d %8.3f s %7.1f %%\n", "write (decode)", d.Tokens, d.Seconds, 100*ratio(d.Seconds, total))
-	fmt.Fprintf(w, "%-16s %8d %8.3f s %7.1f %%\n", "total", p.Tokens+d.Tokens, total, 100.0)
+	fmt.Fprintf(w, "%-16s %8d %8.3f s %9s\n", "read (prefill)", p.Tokens, p.Seconds, format.Percent(stats.Ratio(p.Seconds, total)))
+	fmt.Fprintf(w, "%-16s %8d %8.3f s %9s\n", "write (decode)", d.Tokens, d.Seconds, format.Percent(stats.Ratio(d.Seconds, total)))
+	fmt.Fprintf(w, "%-16s %8d %8.3f s %9s\n", "total", p.Tokens+d.Tokens, total, format.Percent(1))
 }
 
 // summarizeWorkers is Workers over runs that report their pool, or nil.
@@ -266,8 +259,8 @@ func summarizeWorkers(runs []Sample) *Workers {
 		taken = append(taken, float64(p.Taken)/n)
 		parks = append(parks, float64(p.WorkerParks)/n)
 	}
-	return &Workers{BarriersPerToken: median(bar), ForMsPerToken: median(inFor), SerialMsPerToken: median(serial),
-		WaitMsPerToken: median(wait), TakenPerToken: median(taken), WorkerParksPerTok: median(parks)}
+	return &Workers{BarriersPerToken: stats.Median(bar), ForMsPerToken: stats.Median(inFor), SerialMsPerToken: stats.Median(serial),
+		WaitMsPerToken: stats.Median(wait), TakenPerToken: stats.Median(taken), WorkerParksPerTok: stats.Median(parks)}
 }
 
 // peakWhat names the compute peak: "GFLOP/s peak (fp32 FMA loop)".
@@ -283,7 +276,7 @@ func share(s, of float64, what string) string {
 	if of <= 0 {
 		return ""
 	}
-	return fmt.Sprintf(" = %.0f %% of the %.1f %s", 100*s, of, what)
+	return fmt.Sprintf(" = %s of the %.1f %s", format.PercentWhole(s), of, what)
 }
 
 // busyNote warns when the workers got much less CPU than they asked for.
@@ -299,5 +292,5 @@ func hugeNote(share float64) string {
 	if share <= 0 {
 		return ""
 	}
-	return fmt.Sprintf(", weights on 2 MiB pages %.0f %%", 100*share)
+	return ", weights on 2 MiB pages " + format.PercentWhole(share)
 }

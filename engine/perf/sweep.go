@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"loupe/trace/stats"
 )
 
 // ThreadsGenerator is a Generator whose worker count can change between
@@ -50,10 +51,10 @@ func Sweep(ctx context.Context, g ThreadsGenerator, opt BenchOptions, maxThreads
 			PrefillStep: 1, DecodeStep: 1, PrefillSpeedup: 1, DecodeSpeedup: 1, CoresBusy: r.CoresBusy}
 		if len(steps) > 0 {
 			prev, first := steps[len(steps)-1], steps[0]
-			s.PrefillStep = ratio(s.PrefillTokensPerSecond, prev.PrefillTokensPerSecond)
-			s.DecodeStep = ratio(s.DecodePassesPerSecond, prev.DecodePassesPerSecond)
-			s.PrefillSpeedup = ratio(s.PrefillTokensPerSecond, first.PrefillTokensPerSecond)
-			s.DecodeSpeedup = ratio(s.DecodePassesPerSecond, first.DecodePassesPerSecond)
+			s.PrefillStep = stats.OrZero(stats.Ratio(s.PrefillTokensPerSecond, prev.PrefillTokensPerSecond))
+			s.DecodeStep = stats.OrZero(stats.Ratio(s.DecodePassesPerSecond, prev.DecodePassesPerSecond))
+			s.PrefillSpeedup = stats.OrZero(stats.Ratio(s.PrefillTokensPerSecond, first.PrefillTokensPerSecond))
+			s.DecodeSpeedup = stats.OrZero(stats.Ratio(s.DecodePassesPerSecond, first.DecodePassesPerSecond))
 		}
 		steps = append(steps, s)
 		if done != nil {

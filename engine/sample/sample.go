@@ -24,7 +24,7 @@ type Sampler struct {
 	stamp  uint32
 	heap   []int32   // scratch for topSorted
 	all    []int32   // [V] scratch for full sorts
-	probs  []float32 // [V] scratch for softmaxTop
+	probs  []float32 // [V] scratch for topProbs
 	// softmaxed: probs holds softmax of this call's logits as they are
 	// now (massAll left it for the penalties stage; greedy's top-n reuses it).
 	softmaxed bool
@@ -167,27 +167,23 @@ func (s *Sampler) greedy(z []float32, n int) (int, []Candidate) {
 		}
 		return best, candidates(z, s.topSorted(z, n), zmax, total)
 	}
-	return best, s.softmaxTop(z, n)
+	return best, s.topProbs(z, n)
 }
 
-// softmaxTop returns the n most probable candidates of softmax(z) (z
-// finite at its maximum). The exponentials come from the vector softmax
-// (fp32, within a few ulp), renormalised by their float64 sum, so the fp32
-// sum's rounding cancels: each P is within about 3e-7 of the float64
-// softmax, against about 1.2 ms per token for V float64 exps of a 152k
-// vocabulary on one core (about 1.5 % of decode on one thread).
-func (s *Sampler) softmaxTop(z []float32, n int) []Candidate {
+// topProbs returns the n most probable candidates of softmax(z) (z
+// finite at its maximum), their P from Softmax.
+func (s *Sampler) topProbs(z []float32, n int) []Candidate {
 	if cap(s.probs) < len(z) {
 		s.probs = make([]float32, len(z))
 	}
 	e := s.probs[:len(z)]
-	if !s.softmaxed {
-		copy(e, z)
-		kernels.Softmax(e) // e[i] = exp(z[i] − max z) / S
-	}
-	total := 0.0
-	for _, v := range e {
-		total += float64(v)
+	var total float64
+	if s.softmaxed {
+		for _, v := range e {
+			total += float64(v)
+		}
+	} else {
+		total = Softmax(e, z)
 	}
 	ids := s.stagedTop(z, n)
 	out := make([]Candidate, len(ids))
@@ -195,6 +191,30 @@ func (s *Sampler) softmaxTop(z []float32, n int) []Candidate {
 		out[i] = Candidate{ID: int(id), P: float64(e[id]) / total}
 	}
 	return out
+}
+
+// Softmax writes e = softmax(z) with the vector kernel (fp32, within a
+// few ulp; a NaN logit counts as −∞) and returns Σ e in float64, so that
+// e[i] / Σ e, the fp32 sum's rounding cancelled, is within about 3e-7
+// (1e-5 relative) of the float64 softmax: the one softmax of a vocabulary (the sampler's
+// candidates, the chosen token's p, the logit lens). Against 1.2 ms per
+// token for V float64 exps of a 152k vocabulary on one core (about 1.5 %
+// of decode on one thread), the kernel takes a fifth of that. e and z may
+// be the same slice; len(e) ≥ len(z).
+func Softmax(e, z []float32) float64 {
+	e = e[:len(z)]
+	for i, v := range z {
+		if v != v {
+			v = float32(math.Inf(-1))
+		}
+		e[i] = v
+	}
+	kernels.Softmax(e) // e[i] = exp(z[i] − max z) / S
+	total := 0.0
+	for _, v := range e {
+		total += float64(v)
+	}
+	return total
 }
 
 // stagedTop is topSorted(z, n) read from this call's stages record when

@@ -444,3 +444,28 @@ func BenchmarkSample(b *testing.B) {
 		})
 	}
 }
+
+// Softmax over a vocabulary: e / Σe within 1e-5 of the float64 softmax
+// (relative), in place or not; a NaN logit gets nothing.
+func TestSoftmaxAgainstFloat64(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	z := randomLogits(r, qwenVocab, 4)
+	z[11] = float32(math.NaN())
+	ref := slices.Clone(z)
+	ref[11] = float32(math.Inf(-1))
+	want := softmax64(widen(ref))
+	e := make([]float32, len(z))
+	total := Softmax(e, z)
+	inPlace := slices.Clone(z)
+	if t2 := Softmax(inPlace, inPlace); t2 != total {
+		t.Errorf("in place: Σ %v, want %v", t2, total)
+	}
+	for i, w := range want {
+		if got := float64(e[i]) / total; math.Abs(got-w) > 1e-5*w {
+			t.Fatalf("p[%d] = %g, float64 softmax %g", i, got, w)
+		}
+	}
+	if e[11] != 0 || z[11] == z[11] {
+		t.Errorf("NaN logit: p %v; z must be left as it was (%v)", e[11], z[11])
+	}
+}

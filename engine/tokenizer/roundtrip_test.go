@@ -75,7 +75,7 @@ func FuzzEncode(f *testing.F) {
 // the engine do this) gives every goroutine the same ids; run with -race.
 func TestConcurrentEncode(t *testing.T) {
 	tok := qwen25(t)
-	data, err := os.ReadFile(filepath.Join(textsDir, "gold-bug-passage.txt"))
+	data, err := os.ReadFile("../../assets/texts/gold-bug-passage.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"io"
 	"os"
-	"path/filepath"
 	"reflect"
 	"sync"
 	"testing"
@@ -132,7 +131,7 @@ func TestQwen25VsQwen3Special(t *testing.T) {
 // TestGoldBugPassage: the passage timed in the article
 // “The two times of an answer” is 3,139 tokens.
 func TestGoldBugPassage(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(textsDir, "gold-bug-passage.txt"))
+	data, err := os.ReadFile("../../assets/texts/gold-bug-passage.txt")
 	if err != nil {
 		t.Fatal(err)
 	}

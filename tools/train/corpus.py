@@ -13,7 +13,7 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", ".."))
 TEXTS = os.path.join(ROOT, "testdata", "texts")
 VAL_FRACTION = 0.05
 
-# gold-bug-passage.txt is a cut of gold-bug.txt and is left out (no duplicates).
+# assets/texts/gold-bug-passage.txt is a cut of gold-bug.txt (no duplicates).
 SOURCES = [
     "tinyshakespeare.txt",
     "gold-bug.txt",

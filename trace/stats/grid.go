@@ -8,6 +8,7 @@
 package stats
 
 import (
+	"fmt"
 	"math"
 
 	"loupe/trace"
@@ -24,19 +25,85 @@ func AttentionAt(att []trace.Attention, q int) (trace.Attention, bool) {
 }
 
 // SourceGrid is the layers × heads share of attention that the query pays
-// to key position s: g[l][h] = Weights[l][h][s], 0 for a key the head did
-// not capture (a key after the query gets none: the mask is causal).
+// to key position s: g[l][h] = Weights[l][h][s]. A key after the query
+// gets 0 (the mask is causal: the head paid it nothing); a key at or
+// before the query that the head's row lacks is NaN (unknown, never drawn
+// as 0). A layer without heads (a Gated DeltaNet layer) is an empty row;
+// SourceMapOf pads and labels it.
 func SourceGrid(a trace.Attention, s int) [][]float64 {
 	g := make([][]float64, len(a.Weights))
 	for l, heads := range a.Weights {
 		g[l] = make([]float64, len(heads))
 		for h, w := range heads {
-			if s >= 0 && s < len(w) {
+			switch {
+			case s >= 0 && s < len(w):
 				g[l][h] = float64(w[s])
+			case s <= a.QueryPos:
+				g[l][h] = math.NaN()
 			}
 		}
 	}
 	return g
+}
+
+// The labels written across a grid row that has no attention map.
+const (
+	DeltaNetRowLabel = "Gated DeltaNet · no attention map"
+	NoMapRowLabel    = "no attention map"
+)
+
+// RowLabel names grid row l when it has no attention map: a Gated DeltaNet
+// layer says so, any other empty row (a capture without that layer) says
+// only that it has no map.
+func RowLabel(info trace.ModelInfo, l int) string {
+	if !info.HasAttention(l) {
+		return DeltaNetRowLabel
+	}
+	return NoMapRowLabel
+}
+
+// SourceMap is the grid every panel, figure and export shows for one
+// query and one source: Cells[layer][head] the share of attention, every
+// row as wide as the widest, the rows of layers without heads NaN and
+// named in Gaps.
+type SourceMap struct {
+	Cells               [][]float64
+	Gaps                map[int]string // layer → RowLabel; nil when every layer has heads
+	QueryPos, SourcePos int
+}
+
+// SourceMapOf builds the SourceMap of source src from a captured
+// attention (Weights[layer][head][key]); src must lie in 0..QueryPos.
+func SourceMapOf(a trace.Attention, src int, info trace.ModelInfo) (SourceMap, error) {
+	if src < 0 || src > a.QueryPos {
+		return SourceMap{}, fmt.Errorf("attention of query %d: source %d out of range 0..%d", a.QueryPos, src, a.QueryPos)
+	}
+	cells, gaps := PadGaps(SourceGrid(a, src), info)
+	return SourceMap{Cells: cells, Gaps: gaps, QueryPos: a.QueryPos, SourcePos: src}, nil
+}
+
+// PadGaps pads the rows of layers without heads to the grid's width with
+// NaN and returns them as gaps labelled by RowLabel. g is modified.
+func PadGaps(g [][]float64, info trace.ModelInfo) ([][]float64, map[int]string) {
+	cols := 0
+	for _, row := range g {
+		cols = max(cols, len(row))
+	}
+	var gaps map[int]string
+	for l, row := range g {
+		if len(row) > 0 {
+			continue
+		}
+		if gaps == nil {
+			gaps = map[int]string{}
+		}
+		gaps[l] = RowLabel(info, l)
+		g[l] = make([]float64, cols)
+		for h := range g[l] {
+			g[l][h] = math.NaN()
+		}
+	}
+	return g, gaps
 }
 
 // finite reports whether x is neither NaN nor ±Inf.
@@ -173,4 +240,19 @@ func LastCaptured(att []trace.Attention, q int) int {
 		return q
 	}
 	return best
+}
+
+// StrongestHead is the layer and head with the largest weight on key src
+// (the first of equals, layers in order then heads); layers without an
+// attention map are skipped. (-1, -1, -1) when no head saw src.
+func StrongestHead(a trace.Attention, src int) (layer, head int, share float32) {
+	layer, head, share = -1, -1, -1
+	for l, heads := range a.Weights {
+		for h, w := range heads {
+			if src >= 0 && src < len(w) && w[src] > share {
+				layer, head, share = l, h, w[src]
+			}
+		}
+	}
+	return layer, head, share
 }

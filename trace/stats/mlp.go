@@ -31,7 +31,7 @@ func SummarizeMLP(values []float32) MLPStats {
 		return s
 	}
 	slices.Sort(abs)
-	s.MedianAbs = median(abs)
+	s.MedianAbs = Median(abs)
 	s.MaxAbs = abs[len(abs)-1]
 	for _, a := range abs {
 		if a > 0.5 {
@@ -42,15 +42,6 @@ func SummarizeMLP(values []float32) MLPStats {
 		}
 	}
 	return s
-}
-
-// median of sorted xs (mean of the two middle ones for an even count).
-func median(xs []float64) float64 {
-	n := len(xs)
-	if n%2 == 1 {
-		return xs[n/2]
-	}
-	return (xs[n/2-1] + xs[n/2]) / 2
 }
 
 // LargestAbs returns the n finite values of largest magnitude, sorted from

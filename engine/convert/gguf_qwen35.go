@@ -1,4 +1,4 @@
-package genmodel
+package convert
 
 import (
 	"fmt"
@@ -65,11 +65,11 @@ func qwen35GGUFTensors(set *safetensors.Set, c hfConfig, quant string) ([]gguf.W
 	add := func(hf, name string, change func(v []float32, shape []int) ([]float32, []int), q string) error {
 		t, ok := set.Tensor(hf)
 		if !ok {
-			return fmt.Errorf("genmodel: tensor %s is missing", hf)
+			return fmt.Errorf("convert: tensor %s is missing", hf)
 		}
 		v, err := t.F32()
 		if err != nil {
-			return fmt.Errorf("genmodel: %w", err)
+			return fmt.Errorf("convert: %w", err)
 		}
 		v, shape := append([]float32(nil), v...), append([]int(nil), t.Shape...)
 		if change != nil {

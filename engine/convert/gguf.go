@@ -1,4 +1,10 @@
-package genmodel
+// Package convert writes a Hugging Face checkpoint (config.json,
+// tokenizer.json, *.safetensors) as one GGUF file (docs/spec/formats.md
+// part B) the way llama.cpp's convert_hf_to_gguf.py and llama-quantize
+// do: f32, bf16, Q8_0, or the Q4_K_M and Q5_K_M mixes. The quantisation
+// experiment runs it on a user's model; gen-model on its random-weight
+// test models.
+package convert
 
 import (
 	"context"
@@ -93,7 +99,7 @@ func WriteGGUFContext(ctx context.Context, src, dst, quant string) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fmt.Errorf("genmodel: %w", err)
+		return fmt.Errorf("convert: %w", err)
 	}
 	return nil
 }
@@ -109,7 +115,7 @@ func GGUFPlan(src, quant string) (size int64, fallbacks []Fallback, err error) {
 	defer p.set.Close()
 	meta := safetensors.CountWriter{W: io.Discard}
 	if err := gguf.Write(&meta, ggufMetadata(p.name, p.cfg, p.tok, p.template, quant), nil); err != nil {
-		return 0, nil, fmt.Errorf("genmodel: %w", err)
+		return 0, nil, fmt.Errorf("convert: %w", err)
 	}
 	size = int64(meta.N)
 	for _, t := range p.tensors {
@@ -153,24 +159,24 @@ type conversion struct {
 
 func openConversion(src, quant string) (*conversion, error) {
 	if _, ok := ggufFileType[quant]; !ok {
-		return nil, fmt.Errorf("genmodel: unknown GGUF type %q (want one of %s)", quant, strings.Join(GGUFQuants, ", "))
+		return nil, fmt.Errorf("convert: unknown GGUF type %q (want one of %s)", quant, strings.Join(GGUFQuants, ", "))
 	}
 	data, err := os.ReadFile(filepath.Join(src, "config.json"))
 	if err != nil {
-		return nil, fmt.Errorf("genmodel: %w", err)
+		return nil, fmt.Errorf("convert: %w", err)
 	}
 	var c hfConfig
 	if err := json.Unmarshal(data, &c); err != nil {
-		return nil, fmt.Errorf("genmodel: config.json: %w", err)
+		return nil, fmt.Errorf("convert: config.json: %w", err)
 	}
 	if _, ok := ggufArch[c.ModelType]; !ok {
-		return nil, fmt.Errorf("genmodel: model_type %q (the converter writes qwen2, qwen3, llama, olmoe, qwen3_moe, qwen3_5 and qwen3_5_moe)", c.ModelType)
+		return nil, fmt.Errorf("convert: model_type %q (the converter writes qwen2, qwen3, llama, olmoe, qwen3_moe, qwen3_5 and qwen3_5_moe)", c.ModelType)
 	}
 	if len(c.TextConfig) > 0 { // Qwen3.5: the decoder's settings
 		top := c
 		c = hfConfig{}
 		if err := json.Unmarshal(top.TextConfig, &c); err != nil {
-			return nil, fmt.Errorf("genmodel: config.json: text_config: %w", err)
+			return nil, fmt.Errorf("convert: config.json: text_config: %w", err)
 		}
 		c.ModelType, c.Architectures = top.ModelType, top.Architectures
 		if c.RopeParameters != nil && c.RopeTheta == 0 {
@@ -178,7 +184,7 @@ func openConversion(src, quant string) (*conversion, error) {
 		}
 	}
 	if c.RopeScaling != nil {
-		return nil, fmt.Errorf("genmodel: rope_scaling is not converted")
+		return nil, fmt.Errorf("convert: rope_scaling is not converted")
 	}
 	if c.HeadDim == 0 {
 		c.HeadDim = c.HiddenSize / c.NumAttentionHeads
@@ -188,15 +194,15 @@ func openConversion(src, quant string) (*conversion, error) {
 	}
 	tok, err := tokenizer.Load(filepath.Join(src, "tokenizer.json"))
 	if err != nil {
-		return nil, fmt.Errorf("genmodel: %w", err)
+		return nil, fmt.Errorf("convert: %w", err)
 	}
 	template, err := chat.SourceFromDir(src)
 	if err != nil && !errors.Is(err, chat.ErrNoTemplate) {
-		return nil, fmt.Errorf("genmodel: chat template: %w", err)
+		return nil, fmt.Errorf("convert: chat template: %w", err)
 	}
 	set, err := safetensors.Open(src)
 	if err != nil {
-		return nil, fmt.Errorf("genmodel: %w", err)
+		return nil, fmt.Errorf("convert: %w", err)
 	}
 	tensors, err := ggufTensors(set, c, quant)
 	if err != nil {
@@ -349,7 +355,7 @@ func ggufTensors(set *safetensors.Set, c hfConfig, quant string) ([]gguf.WriteTe
 			if strings.Contains(e.hf, ".bias") || strings.Contains(e.hf, "_norm.weight") && strings.Contains(e.hf, "self_attn") || strings.Contains(e.hf, ".mlp.") && c.NumExperts > 0 {
 				continue // optional by architecture
 			}
-			return nil, fmt.Errorf("genmodel: tensor %s is missing", e.hf)
+			return nil, fmt.Errorf("convert: tensor %s is missing", e.hf)
 		}
 		q := quant
 		if strings.HasSuffix(e.name, "ffn_gate_inp.weight") {
@@ -373,7 +379,7 @@ func ggufStacked(set *safetensors.Set, pattern, name string, c hfConfig, quant s
 		n := strings.Replace(pattern, "*", fmt.Sprint(e), 1)
 		t, ok := set.Tensor(n)
 		if !ok || len(t.Shape) != 2 {
-			return gguf.WriteTensor{}, fmt.Errorf("genmodel: tensor %s is missing or not 2-D", n)
+			return gguf.WriteTensor{}, fmt.Errorf("convert: tensor %s is missing or not 2-D", n)
 		}
 		experts[e] = t
 	}
@@ -409,7 +415,7 @@ func ggufTensor(t safetensors.Tensor, name string, c hfConfig, quant string) (gg
 	if len(t.Shape) == 1 {
 		v, err := t.F32()
 		if err != nil {
-			return wt, fmt.Errorf("genmodel: %w", err)
+			return wt, fmt.Errorf("convert: %w", err)
 		}
 		wt.Data = f32Bytes(v)
 		return wt, nil
@@ -540,7 +546,7 @@ func widenRow(t safetensors.Tensor, r int, row []float32) error {
 			row[i] = kernels.F16ToF32(binary.LittleEndian.Uint16(t.Data[(r*cols+i)*2:]))
 		}
 	default:
-		return fmt.Errorf("genmodel: tensor %s has dtype %s", t.Name, t.DType)
+		return fmt.Errorf("convert: tensor %s has dtype %s", t.Name, t.DType)
 	}
 	return nil
 }
@@ -567,51 +573,4 @@ func f32Bytes(v []float32) []byte {
 		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
 	}
 	return b
-}
-
-// WriteGGUFModel writes a random-weight model of the named shape as one
-// new GGUF file: the safetensors folder Write makes (bf16, or f32 for
-// quant "f32"), in a temporary folder beside path, converted by WriteGGUF
-// and removed.
-func WriteGGUFModel(path, shape string, seed uint64, quant string) error {
-	if _, ok := ggufFileType[quant]; !ok {
-		return fmt.Errorf("genmodel: unknown GGUF type %q (want one of %s)", quant, strings.Join(GGUFQuants, ", "))
-	}
-	if _, err := os.Lstat(path); err == nil {
-		return fmt.Errorf("genmodel: %s: %w; refusing to overwrite", path, ErrExists)
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(path), ".gen-model-*")
-	if err != nil {
-		return fmt.Errorf("genmodel: %w", err)
-	}
-	defer os.RemoveAll(tmp)
-	dtype := "bf16"
-	if quant == "f32" {
-		dtype = "f32"
-	}
-	src := filepath.Join(tmp, shape) // its name is the file's general.name
-	if err := Write(src, shape, seed, dtype); err != nil {
-		return err
-	}
-	if err := checkMix(src, shape, quant); err != nil {
-		return err
-	}
-	return WriteGGUF(src, path, quant)
-}
-
-// ErrMixDoesNotFit: a shape whose matrices' rows do not fill the K-quant
-// blocks q4_k_m and q5_k_m ask for.
-var ErrMixDoesNotFit = errors.New("the shape's rows do not fill K-quant blocks")
-
-// checkMix refuses a q4_k_m or q5_k_m file that would hold other types
-// than the mix's K-quants (Q8_0 where rows are not a multiple of 256
-// weights, as llama-quantize writes them): gen-model writes what it is
-// asked or says why it cannot.
-func checkMix(src, shape, quant string) error {
-	_, fb, err := GGUFPlan(src, quant)
-	if err != nil || len(fb) == 0 {
-		return err
-	}
-	return fmt.Errorf("genmodel: %w: %s as %s would write %d of its matrices as %s instead of %s (%s has rows of %d weights; K-quants need a multiple of 256): use --quant q8_0, or a shape whose rows fit (tiny-llama, or a full-size shape such as qwen2.5-1.5b)",
-		ErrMixDoesNotFit, shape, quant, len(fb), fb[0].Got, fb[0].Want, fb[0].Tensor, fb[0].Cols)
 }

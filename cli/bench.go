@@ -37,6 +37,7 @@ var goldBug string
 // benchFlags are the command line of `loupe bench`.
 type benchFlags struct {
 	model, prompt, promptFile, level string
+	kernels                          kernels.Choice // --kernels read: every run's
 	cpuProfile                       string
 	promptTokens, maxTokens, threads int
 	repeat, membwPasses, contend     int
@@ -94,7 +95,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	if err := setKernels(f.level); err != nil {
+	if f.kernels, err = setKernels(f.level); err != nil {
 		fmt.Fprintf(stderr, "bench: %v\n", err)
 		return 2
 	}
@@ -142,8 +143,8 @@ func bench(ctx context.Context, f *benchFlags, log io.Writer) (perf.Report, erro
 	}
 	// The peak of the instruction the prefill's products run on: at
 	// AVX512BF16, fp32 products are FMA's, not VDPBF16PS's.
-	peak := perf.MeasureComputeFor(m.Threads(), m.Arithmetic())
-	fmt.Fprintf(log, "measured the %s compute peak (%s loop) on %d threads\n", kernels.Active(), peak.Loop, m.Threads())
+	peak := perf.MeasureComputeFor(m.Threads(), m.ArithmeticOf(f.kernels))
+	fmt.Fprintf(log, "measured the %s compute peak (%s loop) on %d threads\n", f.kernels.Level(), peak.Loop, m.Threads())
 	// The bandwidth probe's 1 GiB is unmapped by now; count the model only.
 	_ = perf.ResetPeakRSS()
 	// The contenders start after the machine is measured: membw and the
@@ -162,7 +163,7 @@ func bench(ctx context.Context, f *benchFlags, log io.Writer) (perf.Report, erro
 	if err != nil {
 		return perf.Report{}, err
 	}
-	opt := perf.BenchOptions{Prompt: prompt, MaxTokens: f.maxTokens, Repeat: f.repeat, Probes: !f.noProbes}
+	opt := perf.BenchOptions{Prompt: prompt, MaxTokens: f.maxTokens, Repeat: f.repeat, Probes: !f.noProbes, Kernels: f.kernels}
 	if f.beside {
 		threads := m.Threads()
 		opt.Beside = func() float64 {
@@ -183,10 +184,10 @@ func bench(ctx context.Context, f *benchFlags, log io.Writer) (perf.Report, erro
 	r.PeakLoop = peak.Loop
 	// membw_cached describes membw_gb_per_s: not the cached figure when the
 	// runs were set against probes beside them.
-	r.Kernels, r.Threads, r.MembwCached, r.Probes = kernels.Active().String(), m.Threads(), cached && !r.MembwBeside, !f.noProbes
-	r.Arithmetic = m.Arithmetic()
+	r.Kernels, r.Threads, r.MembwCached, r.Probes = f.kernels.Level().String(), m.Threads(), cached && !r.MembwBeside, !f.noProbes
+	r.Arithmetic = m.ArithmeticOf(f.kernels)
 	r.Contend = f.contend
-	r.QuantArithmetic = m.QuantArithmetic()
+	r.QuantArithmetic = m.QuantArithmeticOf(f.kernels)
 	r.HugePageShare = perf.HugePageShare()
 	return r, nil
 }
@@ -291,13 +292,13 @@ func threadsSweep(ctx context.Context, f *benchFlags, log io.Writer) (threadsSwe
 		return threadsSweepResult{}, err
 	}
 	n := m.Threads()
-	opt := perf.BenchOptions{Prompt: prompt, MaxTokens: f.maxTokens, Repeat: f.repeat, Probes: !f.noProbes}
+	opt := perf.BenchOptions{Prompt: prompt, MaxTokens: f.maxTokens, Repeat: f.repeat, Probes: !f.noProbes, Kernels: f.kernels}
 	steps, err := perf.Sweep(ctx, m, opt, n, func(s perf.SweepStep) {
 		fmt.Fprintf(log, "%d thread(s): prefill %.1f tok/s, decode %.2f passes/s\n", s.Threads, s.PrefillTokensPerSecond, s.DecodePassesPerSecond)
 	})
 	if err != nil {
 		return threadsSweepResult{}, err
 	}
-	return threadsSweepResult{Model: m.Info().Name, Kernels: kernels.Active().String(), Arithmetic: m.Arithmetic(),
+	return threadsSweepResult{Model: m.Info().Name, Kernels: f.kernels.Level().String(), Arithmetic: m.ArithmeticOf(f.kernels),
 		Repeat: f.repeat, Steps: steps}, nil
 }

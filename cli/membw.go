@@ -53,7 +53,7 @@ func runMembw(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "membw: --passes and --mib must be ≥ 1, --threads ≥ 0, and no other arguments")
 		return 2
 	}
-	if err := setKernels(*level); err != nil {
+	if _, err := setKernels(*level); err != nil {
 		fmt.Fprintf(stderr, "membw: %v\n", err)
 		return 2
 	}
@@ -89,19 +89,22 @@ func runMembw(args []string, stdout, stderr io.Writer) int {
 // kernelsHelp is the --kernels flag's help of every command.
 const kernelsHelp = kernels.FlagHelp
 
-// setKernels selects the kernels by name: "auto" the fastest level and its
-// arithmetic, "exact" the fastest with every product in fp32, or a level.
-// An empty name (the flag not given) takes LOUPE_KERNELS, else auto.
-func setKernels(name string) error {
+// setKernels reads the kernel choice by name: "auto" the fastest level
+// and its arithmetic, "exact" the fastest with every product in fp32, or
+// a level. An empty name (the flag not given) takes LOUPE_KERNELS, else
+// auto. The choice goes with each run the command makes (its options'
+// Kernels); it is also put in use for what runs no model (the compute
+// probe).
+func setKernels(name string) (kernels.Choice, error) {
 	what := "--kernels"
 	if name == "" {
 		name, what = os.Getenv("LOUPE_KERNELS"), "LOUPE_KERNELS="
 	}
-	ok, err := kernels.Choose(name)
+	c, ok := kernels.ChoiceOf(name)
 	if !ok {
-		return fmt.Errorf("%s%q: unknown kernels (auto, exact, avx512bf16, avx512, avx2, generic)", what, name)
+		return c, fmt.Errorf("%s%q: unknown kernels (auto, exact, avx512bf16, avx512, avx2, generic)", what, name)
 	}
-	return err
+	return c, kernels.Use(c)
 }
 
 func printMembw(w io.Writer, r membwResult) {

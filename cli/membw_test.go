@@ -59,26 +59,26 @@ func TestMembwBadFlags(t *testing.T) {
 // every product in fp32; no flag takes LOUPE_KERNELS (a wrong value is
 // named as the variable), else auto.
 func TestSetKernelsNames(t *testing.T) {
-	defer func(l kernels.Level, e bool) { kernels.SetLevel(l); kernels.SetExact(e) }(kernels.Active(), kernels.Exact())
-	if err := setKernels("exact"); err != nil || !kernels.Exact() || kernels.Active() != kernels.BestExact() {
+	defer kernels.Use(kernels.Current())
+	if c, err := setKernels("exact"); err != nil || !kernels.Exact() || kernels.Active() != kernels.BestExact() || c != kernels.Current() {
 		t.Fatalf("exact: %v, level %v, exact %v", err, kernels.Active(), kernels.Exact())
 	}
-	if err := setKernels("auto"); err != nil || kernels.Exact() || kernels.Active() != kernels.Best() {
+	if c, err := setKernels("auto"); err != nil || kernels.Exact() || kernels.Active() != kernels.Best() || c.Name() != "auto" {
 		t.Fatalf("auto: %v, level %v, exact %v", err, kernels.Active(), kernels.Exact())
 	}
 	t.Setenv("LOUPE_KERNELS", "exact")
-	if err := setKernels(""); err != nil || !kernels.Exact() {
+	if _, err := setKernels(""); err != nil || !kernels.Exact() {
 		t.Fatalf("LOUPE_KERNELS=exact: %v, exact %v", err, kernels.Exact())
 	}
 	t.Setenv("LOUPE_KERNELS", "")
-	if err := setKernels(""); err != nil || kernels.Exact() || kernels.Active() != kernels.Best() {
+	if _, err := setKernels(""); err != nil || kernels.Exact() || kernels.Active() != kernels.Best() {
 		t.Fatalf("no flag, no variable: %v, level %v", err, kernels.Active())
 	}
 	t.Setenv("LOUPE_KERNELS", "sse9")
-	if err := setKernels(""); err == nil || !strings.Contains(err.Error(), "LOUPE_KERNELS") {
+	if _, err := setKernels(""); err == nil || !strings.Contains(err.Error(), "LOUPE_KERNELS") {
 		t.Fatalf("LOUPE_KERNELS=sse9: %v", err)
 	}
-	if err := setKernels("sse9"); err == nil || !strings.Contains(err.Error(), "--kernels") {
+	if _, err := setKernels("sse9"); err == nil || !strings.Contains(err.Error(), "--kernels") {
 		t.Fatalf("--kernels sse9: %v", err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"loupe/engine"
 	"loupe/engine/experiment"
 	"loupe/engine/perf"
+	"loupe/kernels"
 )
 
 func init() {
@@ -27,6 +28,7 @@ func init() {
 // sweepFlags are the command line of `loupe sweep`.
 type sweepFlags struct {
 	model, what, values, prompt, promptFile, level string
+	kernels                                        kernels.Choice // --kernels read: the runs' outside the kernels sweep
 	threads, promptTokens, maxTokens, repeat       int
 	asJSON, computeFill, freshMembw                bool
 }
@@ -74,7 +76,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	if err := setKernels(f.level); err != nil {
+	if f.kernels, err = setKernels(f.level); err != nil {
 		fmt.Fprintf(stderr, "sweep: %v\n", err)
 		return 2
 	}
@@ -128,9 +130,9 @@ func sweep(ctx context.Context, f *sweepFlags, log io.Writer) (experiment.Result
 	opt := experiment.Options{
 		What: f.what, Values: values, Prompt: prompt,
 		PromptTokens: f.promptTokens, DecodeTokens: f.maxTokens, Repeat: f.repeat,
-		ComputeFill: f.computeFill,
-		Bandwidth:   func(threads int) (float64, error) { return sweepBandwidth(threads, f.freshMembw, log) },
-		Progress:    func(frac float64, what string) { fmt.Fprintf(log, "[%3.0f%%] %s\n", 100*frac, what) },
+		ComputeFill: f.computeFill, Kernels: f.kernels,
+		Bandwidth: func(threads int) (float64, error) { return sweepBandwidth(threads, f.freshMembw, log) },
+		Progress:  func(frac float64, what string) { fmt.Fprintf(log, "[%3.0f%%] %s\n", 100*frac, what) },
 	}
 	return experiment.Run(ctx, m, opt)
 }

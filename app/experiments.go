@@ -105,10 +105,12 @@ func (u *UI) runExperimentAsking(key string, ask bool) {
 		u.fail("Empty prompt", errors.New("type a prompt in the box on the left: it is the first of the two texts"))
 		return
 	}
-	if _, err := applyKernels(u.controls.Kernels.Selected); err != nil {
+	c, err := applyKernels(u.controls.Kernels.Selected)
+	if err != nil {
 		u.fail("Kernel level", err)
 		return
 	}
+	opt.Kernels = c
 	u.experimentRecord = nil
 	if key == experiment.Quant && ask {
 		u.confirmCopies(m, opt)

@@ -161,7 +161,7 @@ func (u *UI) startExperiment(m *engine.Model, opt experiment.Options) {
 			}
 		})
 	}
-	opt.Bandwidth = func(threads int) (float64, error) { return experimentBandwidth(threads, m.Threads(), bw) }
+	opt.Bandwidth = func(threads int) (float64, error) { return experimentBandwidth(m, threads, m.Threads(), bw) }
 	u.wg.Add(1)
 	go func() {
 		defer u.wg.Done()
@@ -186,14 +186,15 @@ func runExperimentSafely(ctx context.Context, m *engine.Model, opt experiment.Op
 
 // experimentBandwidth is the read bandwidth of threads workers: the
 // window's figure for the model's own count, else the better of the
-// cached one and a short probe (3 passes over 1 GiB), kept for next time. A
-// variable: tests give a figure without probing.
-var experimentBandwidth = func(threads, modelThreads int, window float64) (float64, error) {
+// cached one and a short probe beside the model m (3 passes,
+// perf.MeasureBeside), kept for next time. A variable: tests give a figure
+// without probing.
+var experimentBandwidth = func(m perf.WeightHolder, threads, modelThreads int, window float64) (float64, error) {
 	if threads == modelThreads && window > 0 {
 		return window, nil
 	}
 	cached, ok := perf.CachedBandwidth(threads)
-	b, err := perf.MeasureBandwidth(threads, 3, perf.DefaultBufferBytes)
+	b, err := perf.MeasureBeside(m, threads, 3)
 	if err != nil {
 		if ok {
 			return cached.BestGBs, nil

@@ -14,6 +14,7 @@ import (
 	"loupe/engine"
 	"loupe/engine/experiment"
 	"loupe/engine/genmodel"
+	"loupe/engine/perf"
 	"loupe/kernels"
 	"loupe/trace"
 	"loupe/trace/stats"
@@ -27,7 +28,7 @@ func experimentHarness(t *testing.T) *harness {
 		t.Fatal(err)
 	}
 	was := experimentBandwidth
-	experimentBandwidth = func(int, int, float64) (float64, error) { return 40, nil }
+	experimentBandwidth = func(perf.WeightHolder, int, int, float64) (float64, error) { return 40, nil }
 	t.Cleanup(func() { experimentBandwidth = was })
 	h := engineHarness(t, dir)
 	h.u.showTab("experiments")

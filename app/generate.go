@@ -82,7 +82,7 @@ func (u *UI) postpone() bool {
 	case u.loading:
 		u.controls.Status.SetText("The model is loading; generation starts once it is ready.")
 	case u.measuring:
-		// Measuring streams 1 GiB on every core: a generation now would
+		// Measuring streams memory on every core: a generation now would
 		// time the contention, not the model.
 		u.controls.Status.SetText("Measuring this machine's memory bandwidth (once, a few seconds); generation starts after.")
 	default:

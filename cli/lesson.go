@@ -154,7 +154,7 @@ func timingRuns(ctx context.Context, m *engine.Model, f *lessonFlags, in lesson.
 	opt := lesson.MeasureOptions{Settings: f.runFlags(f.prompt, f.maxTokens).settings, ThinkTokens: f.thinkTokens, Kernels: f.kernels,
 		Progress: func(what string) { fmt.Fprintf(log, "%s…\n", what) }}
 	opt.Bandwidth = func() (float64, error) {
-		gbs, _, err := benchBandwidth(m.Threads(), &benchFlags{membwPasses: 3}, log)
+		gbs, _, err := benchBandwidth(m, m.Threads(), &benchFlags{membwPasses: 3}, log)
 		return gbs, err
 	}
 	fmt.Fprintf(log, "timing runs: %s\n", lesson.Plan(in, opt, lesson.GoldBugTokens(m, f.maxTokens)))

@@ -82,3 +82,26 @@ func TestSetKernelsNames(t *testing.T) {
 		t.Fatalf("--kernels sse9: %v", err)
 	}
 }
+
+// TestMembwModelWeights: --model reads the model's weights in place: the
+// figure says so and covers every matrix (tiny: the tied 151,936 × 64
+// bf16 head is most of it); a missing model is an error, not a buffer.
+func TestMembwModelWeights(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	dir := tinyDir(t)
+	var out, errb bytes.Buffer
+	if code := Main([]string{"membw", "--model", dir, "--passes", "1", "--json"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var r membwResult
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatal(err)
+	}
+	if head := int64(151936 * 64 * 2); r.Source != "model weights" || r.BufferBytes < head || r.BufferBytes > 2*head || r.BestGBs <= 0 {
+		t.Errorf("read %d bytes of %q at %.1f GB/s", r.BufferBytes, r.Source, r.BestGBs)
+	}
+	errb.Reset()
+	if code := Main([]string{"membw", "--model", dir + "/nothing"}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "nothing") {
+		t.Errorf("missing model: exit %d, %q", code, errb.String())
+	}
+}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"testing"
+	"unsafe"
 
 	"loupe/kernels"
 )
@@ -120,5 +121,31 @@ func TestInspectComputesItsKernelChoice(t *testing.T) {
 	opt.Kernels = kernels.AtLevel(kernels.Level(99))
 	if _, err := m.Generate(context.Background(), "x", opt, nil); err == nil {
 		t.Error("a run at level 99 was not refused")
+	}
+}
+
+// TestWeightPages: the views cover every weight matrix and the output
+// head once, in place (the first is the first layer's q_proj itself).
+func TestWeightPages(t *testing.T) {
+	cfg := loadConfig()
+	m, err := Load(writeModel(t, cfg, randomTensors(cfg, 46), "BF16", nil), LoadOptions{Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	pages := m.WeightPages()
+	var got, want int64
+	for _, p := range pages {
+		got += int64(len(p))
+	}
+	for _, w := range m.allMatrices() {
+		want += w.bytes()
+	}
+	want += m.w.output.bytes()
+	if got != want || len(pages) != len(m.allMatrices())+1 {
+		t.Errorf("%d pages of %d bytes, want %d matrices of %d", len(pages), got, len(m.allMatrices())+1, want)
+	}
+	if q := m.w.layers[0].wq.bf; &pages[0][0] != (*byte)(unsafe.Pointer(&q[0])) {
+		t.Error("the first page is a copy, not layer 0's q_proj")
 	}
 }

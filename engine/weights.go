@@ -2,6 +2,7 @@ package engine
 
 import (
 	"strings"
+	"unsafe"
 
 	"loupe/engine/pool"
 	"loupe/kernels"
@@ -31,6 +32,33 @@ func (w *mat) bytes() int64 {
 		return int64(len(w.q))
 	}
 	return int64(len(w.f)) * 4
+}
+
+// data views the matrix's bytes in place (no copy): what a pass reads.
+func (w *mat) data() []byte {
+	switch {
+	case w.bf != nil:
+		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w.bf))), len(w.bf)*2)
+	case w.q != nil:
+		return w.q
+	case w.f != nil:
+		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w.f))), len(w.f)*4)
+	}
+	return nil
+}
+
+// WeightPages views the bytes of every weight matrix, the output head
+// last, in place: the memory decode reads, for a bandwidth probe that
+// allocates nothing (perf.MeasureBandwidthOver). The views are valid
+// until Close; a tied head is not listed twice.
+func (m *Model) WeightPages() [][]byte {
+	var out [][]byte
+	for _, w := range append(m.allMatrices(), &m.w.output) {
+		if d := w.data(); len(d) > 0 {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // row widens row r into out (length cols).

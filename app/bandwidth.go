@@ -22,7 +22,7 @@ const minProbes = 3
 // probe beside the loaded model m (nil: none) and caches it: seconds, on
 // every core, over the model's weights where they are larger than the
 // probe's buffer (nothing allocated), else over a buffer of
-// perf.ProbeBytes (64–240 MiB). Tests replace both; measureBandwidth nil
+// perf.ProbeBytes (64–208 MiB). Tests replace both; measureBandwidth nil
 // means never probe.
 var (
 	bandwidthCeiling = func() (perf.Ceiling, bool) { return perf.BandwidthCeiling(0) }
@@ -37,7 +37,7 @@ var (
 )
 
 // startBandwidth shows the cached figure and probes again if it is
-// missing or weak (see above). The probe streams up to 240 MiB of its
+// missing or weak (see above). The probe streams up to 208 MiB of its
 // own: a window started to run at once (--generate, the first launch's short run) probes after
 // that run, so the run neither waits for it nor holds its buffer beside
 // the model; a scripted window (--quit) does not probe at all.

@@ -46,7 +46,7 @@ func runMembw(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	threads := fs.Int("threads", 0, "workers (0: physical cores)")
 	passes := fs.Int("passes", 10, "timed passes over the buffer")
-	mib := fs.Int("mib", int(perf.ProbeBytes()>>20), "buffer size in MiB (keep it ≫ the last-level cache; the default is 4 × this CPU's, 64 to 240)")
+	mib := fs.Int("mib", int(perf.ProbeBytes()>>20), "buffer size in MiB (keep it ≫ the last-level cache; the default is 4 × this CPU's, 64 to 208)")
 	model := fs.String("model", "", "read this model's weights in place instead of a buffer (as the window and bench do when they are larger than the buffer)")
 	level := fs.String("kernels", "", "kernels of the compute probe: "+kernelsHelp)
 	asJSON := fs.Bool("json", false, "print one JSON object")

@@ -11,11 +11,12 @@ import (
 )
 
 // DefaultBufferBytes is the most the bandwidth probe allocates of its own:
-// 240 MiB (252 MB). The probe runs beside a loaded model, on laptops of
+// 208 MiB (218 MB; `loupe membw` then peaks at 270 MB with the program
+// itself). The probe runs beside a loaded model, on laptops of
 // 8 GB holding a 3 GB one: 1 GiB there was the difference between working
 // and swapping. A loaded model's own weights are read instead where they
 // are larger (MeasureBandwidthOver).
-const DefaultBufferBytes = 240 << 20
+const DefaultBufferBytes = 208 << 20
 
 // minBufferBytes is the least the probe streams, whatever the cache says.
 const minBufferBytes = 64 << 20

@@ -6,11 +6,11 @@ import (
 )
 
 // TestProbeBytes: four times the last-level cache, in whole 2 MiB pages,
-// between 64 MiB and the 240 MiB the probe may allocate.
+// between 64 MiB and the 208 MiB the probe may allocate.
 func TestProbeBytes(t *testing.T) {
 	for _, c := range []struct{ l3, want int64 }{
 		{-1, 64 << 20}, {0, 64 << 20}, {8 << 20, 64 << 20}, {32 << 20, 128 << 20},
-		{36 << 20, 144 << 20}, {105e6, 240 << 20}, {480 << 20, 240 << 20}, {(20 << 20) + 12345, 80 << 20},
+		{36 << 20, 144 << 20}, {105e6, 208 << 20}, {480 << 20, 208 << 20}, {(20 << 20) + 12345, 80 << 20},
 	} {
 		if got := probeBytes(c.l3); got != c.want {
 			t.Errorf("L3 %d: %d bytes, want %d", c.l3, got, c.want)

@@ -19,12 +19,15 @@ import (
 const minProbes = 3
 
 // bandwidthCeiling returns the cached probes; measureBandwidth runs one
-// probe (seconds, 1 GiB on every core) and caches it. Tests replace both;
-// measureBandwidth nil means never probe.
+// probe beside the loaded model m (nil: none) and caches it: seconds, on
+// every core, over the model's weights where they are larger than the
+// probe's buffer (nothing allocated), else over a buffer of
+// perf.ProbeBytes (64–208 MiB). Tests replace both; measureBandwidth nil
+// means never probe.
 var (
 	bandwidthCeiling = func() (perf.Ceiling, bool) { return perf.BandwidthCeiling(0) }
-	measureBandwidth = func() (perf.Bandwidth, error) {
-		b, err := perf.MeasureBandwidth(0, 3, perf.DefaultBufferBytes)
+	measureBandwidth = func(m perf.WeightHolder) (perf.Bandwidth, error) {
+		b, err := perf.MeasureBeside(m, 0, 3)
 		if err != nil {
 			return b, err
 		}
@@ -34,8 +37,8 @@ var (
 )
 
 // startBandwidth shows the cached figure and probes again if it is
-// missing or weak (see above). The probe streams 1 GiB: a window started
-// to run at once (--generate, the first launch's short run) probes after
+// missing or weak (see above). The probe streams up to 208 MiB of its
+// own: a window started to run at once (--generate, the first launch's short run) probes after
 // that run, so the run neither waits for it nor holds its buffer beside
 // the model; a scripted window (--quit) does not probe at all.
 func (u *UI) startBandwidth() {
@@ -82,10 +85,14 @@ func (u *UI) remeasure() {
 	}
 	u.measuring = true
 	u.showCeiling()
+	m, _ := u.backend.(perf.WeightHolder)
+	done := make(chan struct{})
+	u.probing = done
 	u.wg.Add(1)
 	go func() {
 		defer u.wg.Done()
-		_, err := safeMeasure()
+		_, err := safeMeasure(m)
+		close(done) // before u.do: waitProbe may hold the UI goroutine
 		c, ok := bandwidthCeiling()
 		u.do(func() {
 			u.measuring = false
@@ -114,7 +121,7 @@ func ceilingText(c perf.Ceiling, ok, measuring bool, now time.Time) string {
 	var s string
 	switch {
 	case !ok && measuring:
-		return "Machine read bandwidth: measuring (1 GiB on every core, a few seconds)…"
+		return "Machine read bandwidth: measuring (on every core, a few seconds)…"
 	case !ok:
 		return "Machine read bandwidth: not measured."
 	default:
@@ -138,11 +145,20 @@ func ceilingText(c perf.Ceiling, ok, measuring bool, now time.Time) string {
 	return s
 }
 
-func safeMeasure() (b perf.Bandwidth, err error) {
+func safeMeasure(m perf.WeightHolder) (b perf.Bandwidth, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("bandwidth measurement: %v", r)
 		}
 	}()
-	return measureBandwidth()
+	return measureBandwidth(m)
+}
+
+// waitProbe waits for a running probe to end: it may be reading the
+// weights of the model about to be closed.
+func (u *UI) waitProbe() {
+	if u.probing != nil {
+		<-u.probing
+		u.probing = nil
+	}
 }

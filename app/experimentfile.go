@@ -117,18 +117,17 @@ func (u *UI) experimentJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	rec := experiment.NewRecord(*r, u.experimentOpt, u.info.Path, fp, recordedKernels(), m.Threads())
+	rec := experiment.NewRecord(*r, u.experimentOpt, u.info.Path, fp, recordedKernels(u.experimentOpt.Kernels), m.Threads())
 	return json.MarshalIndent(rec, "", " ")
 }
 
-// recordedKernels names the kernels an experiment ran with, for its
-// rerun: "auto" where its arithmetic rounds activations part by part
-// (kernels.Selective: not the level's own arithmetic), else the level.
-func recordedKernels() string {
-	if kernels.Selective() {
-		return "auto"
+// recordedKernels names the kernel choice an experiment ran with, for its
+// rerun: "auto", "exact" or a level (kernels.ChoiceOf reads it back).
+func recordedKernels(c kernels.Choice) string {
+	if c.IsZero() {
+		c = kernels.Current()
 	}
-	return kernels.Active().String()
+	return c.Name()
 }
 
 // pickExperiment asks for a saved experiment and opens it.
@@ -185,22 +184,14 @@ func (u *UI) rerunExperiment() {
 		u.fail("Another model", fmt.Errorf("the experiment was measured on %s; the model open now is not that one (its files differ): open it, then re-run", rec.ModelPath))
 		return
 	}
-	l, ok := kernels.ParseLevel(rec.Kernels)
-	if !ok || !kernels.Supported(l) {
-		u.fail("Kernel level", fmt.Errorf("the experiment ran at level %s, which this CPU does not have", rec.Kernels))
-		return
-	}
-	err := kernels.SetLevel(l)
-	if rec.Kernels == "auto" { // at Best(), with auto's arithmetic
-		_, err = kernels.Choose("auto")
-	}
-	if err != nil {
-		u.fail("Kernel level", err)
+	opt := rec.Opts() // with the recorded kernel choice, which its runs carry
+	if err := kernels.Use(opt.Kernels); err != nil || opt.Kernels.IsZero() {
+		u.fail("Kernel level", fmt.Errorf("the experiment ran with kernels %s, which this CPU does not have", rec.Kernels))
 		return
 	}
 	if rec.Threads > 0 && rec.Threads != m.Threads() {
 		m.SetThreads(rec.Threads)
 		u.threads = rec.Threads
 	}
-	u.startExperiment(m, rec.Opts())
+	u.startExperiment(m, opt)
 }

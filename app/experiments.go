@@ -105,10 +105,12 @@ func (u *UI) runExperimentAsking(key string, ask bool) {
 		u.fail("Empty prompt", errors.New("type a prompt in the box on the left: it is the first of the two texts"))
 		return
 	}
-	if _, err := applyKernels(u.controls.Kernels.Selected); err != nil {
+	c, err := applyKernels(u.controls.Kernels.Selected)
+	if err != nil {
 		u.fail("Kernel level", err)
 		return
 	}
+	opt.Kernels = c
 	u.experimentRecord = nil
 	if key == experiment.Quant && ask {
 		u.confirmCopies(m, opt)
@@ -159,7 +161,7 @@ func (u *UI) startExperiment(m *engine.Model, opt experiment.Options) {
 			}
 		})
 	}
-	opt.Bandwidth = func(threads int) (float64, error) { return experimentBandwidth(threads, m.Threads(), bw) }
+	opt.Bandwidth = func(threads int) (float64, error) { return experimentBandwidth(m, threads, m.Threads(), bw) }
 	u.wg.Add(1)
 	go func() {
 		defer u.wg.Done()
@@ -184,14 +186,15 @@ func runExperimentSafely(ctx context.Context, m *engine.Model, opt experiment.Op
 
 // experimentBandwidth is the read bandwidth of threads workers: the
 // window's figure for the model's own count, else the better of the
-// cached one and a short probe (3 passes over 1 GiB), kept for next time. A
-// variable: tests give a figure without probing.
-var experimentBandwidth = func(threads, modelThreads int, window float64) (float64, error) {
+// cached one and a short probe beside the model m (3 passes,
+// perf.MeasureBeside), kept for next time. A variable: tests give a figure
+// without probing.
+var experimentBandwidth = func(m perf.WeightHolder, threads, modelThreads int, window float64) (float64, error) {
 	if threads == modelThreads && window > 0 {
 		return window, nil
 	}
 	cached, ok := perf.CachedBandwidth(threads)
-	b, err := perf.MeasureBandwidth(threads, 3, perf.DefaultBufferBytes)
+	b, err := perf.MeasureBeside(m, threads, 3)
 	if err != nil {
 		if ok {
 			return cached.BestGBs, nil

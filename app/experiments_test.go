@@ -14,6 +14,7 @@ import (
 	"loupe/engine"
 	"loupe/engine/experiment"
 	"loupe/engine/genmodel"
+	"loupe/engine/perf"
 	"loupe/kernels"
 	"loupe/trace"
 	"loupe/trace/stats"
@@ -27,7 +28,7 @@ func experimentHarness(t *testing.T) *harness {
 		t.Fatal(err)
 	}
 	was := experimentBandwidth
-	experimentBandwidth = func(int, int, float64) (float64, error) { return 40, nil }
+	experimentBandwidth = func(perf.WeightHolder, int, int, float64) (float64, error) { return 40, nil }
 	t.Cleanup(func() { experimentBandwidth = was })
 	h := engineHarness(t, dir)
 	h.u.showTab("experiments")
@@ -119,12 +120,18 @@ func TestExperimentSaveOpenRerun(t *testing.T) {
 	// The rerun takes the recorded kernels and arithmetic (auto's too),
 	// whatever another run left.
 	arith := kernels.Arithmetic()
-	defer kernels.SetLevel(kernels.Active())
+	defer kernels.Use(kernels.Current())
 	kernels.SetLevel(kernels.Generic)
 	onUI(u.rerunExperiment)
 	h.wait()
 	if kernels.Arithmetic() != arith {
 		t.Errorf("the rerun computes %q, the experiment %q (recorded kernels %q)", kernels.Arithmetic(), arith, u.experimentRecord.Kernels)
+	}
+	recorded, _ := kernels.ChoiceOf(u.experimentRecord.Kernels)
+	for _, p := range u.experiment.Points {
+		if p.Run != nil && p.Run.Settings.Kernels != recorded.Level().String() {
+			t.Errorf("rerun point %v ran %s, recorded kernels %q", p.Value, p.Run.Settings.Kernels, u.experimentRecord.Kernels)
+		}
 	}
 	if s := u.experiments.Status.Text; !strings.Contains(s, "Re-run done") || !strings.Contains(s, "same tokens") {
 		t.Fatalf("status %q", s)

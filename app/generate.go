@@ -82,7 +82,7 @@ func (u *UI) postpone() bool {
 	case u.loading:
 		u.controls.Status.SetText("The model is loading; generation starts once it is ready.")
 	case u.measuring:
-		// Measuring streams 1 GiB on every core: a generation now would
+		// Measuring streams memory on every core: a generation now would
 		// time the contention, not the model.
 		u.controls.Status.SetText("Measuring this machine's memory bandwidth (once, a few seconds); generation starts after.")
 	default:
@@ -93,18 +93,19 @@ func (u *UI) postpone() bool {
 }
 
 // readSettings checks the knobs and the prompt and applies the kernel
-// level (between generations, as kernels.SetLevel requires).
+// choice (between generations, as kernels.Use requires).
 func (u *UI) readSettings() (trace.Settings, string, bool) {
 	s, err := u.controls.Settings()
 	if err != nil {
 		u.fail("Invalid setting", err)
 		return s, "", false
 	}
-	if s.Kernels, err = applyKernels(s.Kernels); err != nil {
+	c, err := applyKernels(s.Kernels)
+	if err != nil {
 		u.fail("Kernel level", err)
 		return s, "", false
 	}
-	s.Arithmetic = kernels.Arithmetic()
+	s.Kernels, s.Arithmetic = c.Level().String(), c.Arithmetic()
 	prompt := u.controls.Prompt.Text
 	if strings.TrimSpace(prompt) == "" {
 		u.fail("Empty prompt", errors.New("type a prompt in the box on the left"))
@@ -140,6 +141,7 @@ func (u *UI) begin(prompt string, ids []int, s trace.Settings) {
 	u.controls.Status.SetText(fmt.Sprintf("Reading the prompt: %d tokens…", len(ids)))
 	u.runStart, u.runCPU = time.Now(), perf.ProcessCPUSeconds()
 	opt := generateOptions(s, u.info, len(ids))
+	opt.Kernels = kernels.Current() // the window's: readSettings applied it
 	u.mem.forRun(u.info, len(ids), s.MaxTokens, opt)
 	var painted <-chan struct{}
 	if u.frames != nil {
@@ -228,15 +230,13 @@ func (u *UI) stop() {
 	}
 }
 
-// applyKernels switches the kernel level and arithmetic between
-// generations and returns the name of the level in use.
-func applyKernels(label string) (string, error) {
-	ok, err := kernels.Choose(kernelName(label))
+// applyKernels reads the kernel menu's label as a choice, which the runs
+// started now carry, and puts it in use between generations for what
+// names none (the Inside tab's recomputations, the kernel line).
+func applyKernels(label string) (kernels.Choice, error) {
+	c, ok := kernels.ChoiceOf(kernelName(label))
 	if !ok {
-		return "", fmt.Errorf("unknown kernel level %q", label)
+		return c, fmt.Errorf("unknown kernel level %q", label)
 	}
-	if err != nil {
-		return "", err
-	}
-	return kernels.Active().String(), nil
+	return c, kernels.Use(c)
 }

@@ -68,7 +68,8 @@ func (u *UI) measureLesson() {
 		u.fail("Nothing to measure", errors.New("the lesson needs a finished run on a model first"))
 		return
 	}
-	if _, err := applyKernels(u.controls.Kernels.Selected); err != nil {
+	c, err := applyKernels(u.controls.Kernels.Selected)
+	if err != nil {
 		u.fail("Kernel level", err)
 		return
 	}
@@ -76,6 +77,7 @@ func (u *UI) measureLesson() {
 	u.cancel, u.running, u.les.measuring = cancel, true, true
 	u.gen++
 	gen, in, opt, run := u.gen, u.les.in, u.measureOptions(), u.les.run
+	opt.Kernels = c // every timing run computes with the window's choice
 	u.controls.SetRunning(true)
 	u.les.card.SetPlan("Starting…", true)
 	opt.Progress = func(what string) {

@@ -69,6 +69,7 @@ func (u *UI) loaded(path string, b Backend, err error) {
 		return
 	}
 	u.forgetInspect() // before Close: an Inspect may be running on the old model
+	u.waitProbe()     // and the bandwidth probe may be reading its weights
 	if u.backend != nil {
 		u.backend.Close()
 	}

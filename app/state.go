@@ -124,7 +124,8 @@ type machine struct {
 	bandwidth float64      // measured read GB/s, 0 unknown
 	ceiling   perf.Ceiling // the probes behind it
 	measuring bool
-	probeDue  bool // a probe waits for the first run at start-up to end
+	probeDue  bool          // a probe waits for the first run at start-up to end
+	probing   chan struct{} // closed when the probe running now ends (it may read the model's weights)
 }
 
 // hooks let the tests watch the window.

@@ -30,7 +30,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	measureBandwidth = nil // 1 GiB and seconds: not in unit tests
+	measureBandwidth = nil // seconds on every core: not in unit tests
 	bandwidthCeiling = func() (perf.Ceiling, bool) { return perf.Ceiling{}, false }
 	inspectJobs = false // on only in the tests of the Inspect tabs (inside_test.go)
 	serialDo = new(sync.Mutex)
@@ -433,13 +433,13 @@ func fakeCeiling(t *testing.T, probes ...perf.Bandwidth) *[]perf.Bandwidth {
 
 // TestBandwidthProbeAfterFirstRun: a window started to run at once runs
 // first and probes the bandwidth after (the run neither waits for the
-// 1 GiB probe nor holds its buffer beside the model); a generation asked
+// probe nor holds its buffer beside the model); a generation asked
 // for during a probe waits for it; a scripted window (--quit) never probes.
 func TestBandwidthProbeAfterFirstRun(t *testing.T) {
 	release := make(chan struct{})
 	probes := fakeCeiling(t)
 	started := make(chan bool, 1)
-	measureBandwidth = func() (perf.Bandwidth, error) {
+	measureBandwidth = func(perf.WeightHolder) (perf.Bandwidth, error) {
 		started <- true
 		<-release
 		b := perf.Bandwidth{BestGBs: 50, Threads: 2, When: time.Now()}
@@ -474,7 +474,7 @@ func TestBandwidthProbeAfterFirstRun(t *testing.T) {
 
 	fakeCeiling(t)
 	probed := false
-	measureBandwidth = func() (perf.Bandwidth, error) { probed = true; return perf.Bandwidth{}, nil }
+	measureBandwidth = func(perf.WeightHolder) (perf.Bandwidth, error) { probed = true; return perf.Bandwidth{}, nil }
 	q := newHarness(t, Options{Prompt: "My cat is purple", Generate: true, MaxTokens: 2, Quit: true})
 	waitFor(t, func() bool { return q.u.lastRun != nil })
 	if probed || q.u.measuring {
@@ -492,7 +492,7 @@ func TestBandwidthCeiling(t *testing.T) {
 		perf.Bandwidth{BestGBs: 31, Threads: 2, When: now.Add(-2 * time.Hour)},
 		perf.Bandwidth{BestGBs: 32, Threads: 2, When: now.Add(-3 * time.Hour)})
 	measured := 0
-	measureBandwidth = func() (perf.Bandwidth, error) {
+	measureBandwidth = func(perf.WeightHolder) (perf.Bandwidth, error) {
 		measured++
 		b := perf.Bandwidth{BestGBs: 40, Threads: 2, When: time.Now()}
 		*probes = append([]perf.Bandwidth{b}, *probes...)

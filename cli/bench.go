@@ -35,6 +35,7 @@ var goldBug = assets.GoldBugPassage
 // benchFlags are the command line of `loupe bench`.
 type benchFlags struct {
 	model, prompt, promptFile, level string
+	kernels                          kernels.Choice // --kernels read: every run's
 	cpuProfile                       string
 	promptTokens, maxTokens, threads int
 	repeat, membwPasses, contend     int
@@ -61,7 +62,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, error) {
 	fs.BoolVar(&f.noProbes, "no-probes", false, "record no top-10 and no attention (the engine's bare speed)")
 	fs.IntVar(&f.contend, "contend", 0, "run N CPU-bound busy processes (loupe busy) beside the timed runs, as a busy desktop would")
 	fs.BoolVar(&f.threadsSweep, "threads-sweep", false, "run prefill and decode at 1, 2, … --threads workers (default: the physical cores) and print the gain of each step")
-	fs.BoolVar(&f.beside, "beside", true, "measure the read bandwidth just before and after every timed run (1 GiB, 3 passes) and set the run's decode against it")
+	fs.BoolVar(&f.beside, "beside", true, "measure the read bandwidth just before and after every timed run and set the run's decode against it (the model's weights where larger than the probe's buffer, else the buffer; 3 passes)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -92,7 +93,7 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	if err := setKernels(f.level); err != nil {
+	if f.kernels, err = setKernels(f.level); err != nil {
 		fmt.Fprintf(stderr, "bench: %v\n", err)
 		return 2
 	}
@@ -134,15 +135,15 @@ func bench(ctx context.Context, f *benchFlags, log io.Writer) (perf.Report, erro
 	if err != nil {
 		return perf.Report{}, err
 	}
-	membw, cached, err := benchBandwidth(m.Threads(), f, log)
+	membw, cached, err := benchBandwidth(m, m.Threads(), f, log)
 	if err != nil {
 		return perf.Report{}, err
 	}
 	// The peak of the instruction the prefill's products run on: at
 	// AVX512BF16, fp32 products are FMA's, not VDPBF16PS's.
-	peak := perf.MeasureComputeFor(m.Threads(), m.Arithmetic())
-	fmt.Fprintf(log, "measured the %s compute peak (%s loop) on %d threads\n", kernels.Active(), peak.Loop, m.Threads())
-	// The bandwidth probe's 1 GiB is unmapped by now; count the model only.
+	peak := perf.MeasureComputeFor(m.Threads(), m.ArithmeticOf(f.kernels))
+	fmt.Fprintf(log, "measured the %s compute peak (%s loop) on %d threads\n", f.kernels.Level(), peak.Loop, m.Threads())
+	// The bandwidth probe's buffer is unmapped by now; count the model only.
 	_ = perf.ResetPeakRSS()
 	// The contenders start after the machine is measured: membw and the
 	// compute peak stay the machine's, the runs (and the probes beside
@@ -160,11 +161,11 @@ func bench(ctx context.Context, f *benchFlags, log io.Writer) (perf.Report, erro
 	if err != nil {
 		return perf.Report{}, err
 	}
-	opt := perf.BenchOptions{Prompt: prompt, MaxTokens: f.maxTokens, Repeat: f.repeat, Probes: !f.noProbes}
+	opt := perf.BenchOptions{Prompt: prompt, MaxTokens: f.maxTokens, Repeat: f.repeat, Probes: !f.noProbes, Kernels: f.kernels}
 	if f.beside {
 		threads := m.Threads()
 		opt.Beside = func() float64 {
-			b, err := perf.MeasureBandwidth(threads, besidePasses, besideBytes)
+			b, err := perf.MeasureBeside(m, threads, besidePasses)
 			if err != nil {
 				return 0 // the run is then set against membw
 			}
@@ -181,10 +182,10 @@ func bench(ctx context.Context, f *benchFlags, log io.Writer) (perf.Report, erro
 	r.PeakLoop = peak.Loop
 	// membw_cached describes membw_gb_per_s: not the cached figure when the
 	// runs were set against probes beside them.
-	r.Kernels, r.Threads, r.MembwCached, r.Probes = kernels.Active().String(), m.Threads(), cached && !r.MembwBeside, !f.noProbes
-	r.Arithmetic = m.Arithmetic()
+	r.Kernels, r.Threads, r.MembwCached, r.Probes = f.kernels.Level().String(), m.Threads(), cached && !r.MembwBeside, !f.noProbes
+	r.Arithmetic = m.ArithmeticOf(f.kernels)
 	r.Contend = f.contend
-	r.QuantArithmetic = m.QuantArithmetic()
+	r.QuantArithmetic = m.QuantArithmeticOf(f.kernels)
 	r.HugePageShare = perf.HugePageShare()
 	return r, nil
 }
@@ -203,30 +204,28 @@ func benchPrompt(f *benchFlags, m *engine.Model) (string, error) {
 }
 
 // benchBandwidth returns the best read bandwidth for threads workers: the
-// cached figure, or a fresh measurement (1 GiB, saved to the cache).
-func benchBandwidth(threads int, f *benchFlags, log io.Writer) (gbs float64, cached bool, err error) {
+// cached figure, or a fresh measurement beside the loaded model m
+// (perf.MeasureBeside: its weights, or a buffer of perf.ProbeBytes; saved
+// to the cache).
+func benchBandwidth(m perf.WeightHolder, threads int, f *benchFlags, log io.Writer) (gbs float64, cached bool, err error) {
 	if b, ok := perf.CachedBandwidth(threads); ok && !f.freshMembw {
 		fmt.Fprintf(log, "read bandwidth %.1f GB/s (cached, measured %s)\n", b.BestGBs, b.When.Format("2006-01-02 15:04"))
 		return b.BestGBs, true, nil
 	}
-	fmt.Fprintf(log, "measuring read bandwidth on %d threads (%d passes over 1 GiB)\n", threads, f.membwPasses)
-	b, err := perf.MeasureBandwidth(threads, f.membwPasses, perf.DefaultBufferBytes)
+	b, err := perf.MeasureBeside(m, threads, f.membwPasses)
 	if err != nil {
 		return 0, false, err
 	}
+	fmt.Fprintf(log, "measured read bandwidth on %d threads: %.1f GB/s (%d passes over %s, %d MiB)\n", threads, b.BestGBs, f.membwPasses, b.Source, b.Bytes>>20)
 	if _, err := perf.RememberBandwidth(b); err != nil {
 		fmt.Fprintf(log, "warning: %v\n", err)
 	}
 	return b.BestGBs, false, nil
 }
 
-// The probe beside each run: the buffer of `loupe membw` (1 GiB), fewer
-// passes. A 256 MiB buffer read up to 92 GB/s on 2 threads where 1 GiB
-// read 84: passes of 3 ms are too short to time fairly.
-const (
-	besideBytes  = perf.DefaultBufferBytes
-	besidePasses = 3
-)
+// besidePasses are the passes of the probe beside each run
+// (perf.MeasureBeside, as bench's own probe).
+const besidePasses = 3
 
 // startProfile starts a CPU profile into path ("" : none) and returns the
 // function that stops it.
@@ -289,13 +288,13 @@ func threadsSweep(ctx context.Context, f *benchFlags, log io.Writer) (threadsSwe
 		return threadsSweepResult{}, err
 	}
 	n := m.Threads()
-	opt := perf.BenchOptions{Prompt: prompt, MaxTokens: f.maxTokens, Repeat: f.repeat, Probes: !f.noProbes}
+	opt := perf.BenchOptions{Prompt: prompt, MaxTokens: f.maxTokens, Repeat: f.repeat, Probes: !f.noProbes, Kernels: f.kernels}
 	steps, err := perf.Sweep(ctx, m, opt, n, func(s perf.SweepStep) {
 		fmt.Fprintf(log, "%d thread(s): prefill %.1f tok/s, decode %.2f passes/s\n", s.Threads, s.PrefillTokensPerSecond, s.DecodePassesPerSecond)
 	})
 	if err != nil {
 		return threadsSweepResult{}, err
 	}
-	return threadsSweepResult{Model: m.Info().Name, Kernels: kernels.Active().String(), Arithmetic: m.Arithmetic(),
+	return threadsSweepResult{Model: m.Info().Name, Kernels: f.kernels.Level().String(), Arithmetic: m.ArithmeticOf(f.kernels),
 		Repeat: f.repeat, Steps: steps}, nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"loupe/engine"
 	"loupe/format"
+	"loupe/kernels"
 	"loupe/trace"
 )
 
@@ -30,6 +31,7 @@ func init() {
 // article “The two times of an answer” is --layer 18).
 type inspectFlags struct {
 	model, prompt, level string
+	kernels              kernels.Choice // --kernels read
 	pos, layer, kvHead   int
 	threads              int
 	asJSON               bool
@@ -102,7 +104,7 @@ func runInspect(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	if err == nil {
-		err = setKernels(f.level)
+		f.kernels, err = setKernels(f.level)
 	}
 	var res *inspectResult
 	if err == nil {
@@ -193,7 +195,7 @@ func inspect(f *inspectFlags) (*inspectResult, error) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	in, err := m.Inspect(ctx, ids, pos, engine.InspectOptions{Layer: f.layer, KVHead: f.kvHead, LensTop: 5,
-		DisableExperts: f.disableExperts, TopKExperts: f.topKExperts})
+		DisableExperts: f.disableExperts, TopKExperts: f.topKExperts, Kernels: f.kernels})
 	if err != nil {
 		return nil, err
 	}

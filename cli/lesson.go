@@ -12,6 +12,7 @@ import (
 
 	"loupe/engine"
 	"loupe/i18n"
+	"loupe/kernels"
 	"loupe/lesson"
 )
 
@@ -30,6 +31,7 @@ type lessonFlags struct {
 	maxTokens, threads   int
 	thinkTokens, count   int
 	asJSON, timing       bool
+	kernels              kernels.Choice // --kernels read: every run's
 }
 
 const lessonUsage = `usage: loupe lesson [--model M] --prompt TEXT [--json] [--timing]
@@ -93,7 +95,7 @@ func runLesson(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "loupe lesson: %s\n", oneLine(err.Error()))
 		return 2
 	}
-	if err := setKernels(f.level); err != nil {
+	if f.kernels, err = setKernels(f.level); err != nil {
 		fmt.Fprintf(stderr, "loupe lesson: %v\n", err)
 		return 1
 	}
@@ -129,7 +131,7 @@ func tellLesson(f *lessonFlags, log io.Writer) (*lesson.Lesson, error) {
 	if len(ids) == 0 {
 		return nil, errors.New("the prompt encodes to no token")
 	}
-	insp, err := m.Inspect(ctx, ids, len(ids)-1, engine.InspectOptions{})
+	insp, err := m.Inspect(ctx, ids, len(ids)-1, engine.InspectOptions{Kernels: f.kernels})
 	if err != nil {
 		return nil, err
 	}
@@ -160,16 +162,17 @@ func (f *lessonFlags) runFlags(prompt string, maxTokens int) *runFlags {
 	if err != nil { // cannot happen: the arguments are ours
 		panic(err)
 	}
+	rf.kernels = f.kernels
 	return rf
 }
 
 // timingRuns are the runs beyond the prompt's own (lesson.Measure), with
 // loupe run's settings and the bandwidth bench uses.
 func timingRuns(ctx context.Context, m *engine.Model, f *lessonFlags, in lesson.Input, log io.Writer) (*lesson.Extra, error) {
-	opt := lesson.MeasureOptions{Settings: f.runFlags(f.prompt, f.maxTokens).settings, ThinkTokens: f.thinkTokens,
+	opt := lesson.MeasureOptions{Settings: f.runFlags(f.prompt, f.maxTokens).settings, ThinkTokens: f.thinkTokens, Kernels: f.kernels,
 		Progress: func(what string) { fmt.Fprintf(log, "%s…\n", what) }}
 	opt.Bandwidth = func() (float64, error) {
-		gbs, _, err := benchBandwidth(m.Threads(), &benchFlags{membwPasses: 3}, log)
+		gbs, _, err := benchBandwidth(m, m.Threads(), &benchFlags{membwPasses: 3}, log)
 		return gbs, err
 	}
 	fmt.Fprintln(log, in.Lang.T("lesson.plan.log", i18n.Args{"Plan": lesson.Plan(in, opt, lesson.GoldBugTokens(m, f.maxTokens))}))

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"loupe/engine"
 	"loupe/engine/perf"
 	"loupe/kernels"
 )
@@ -21,11 +22,13 @@ func init() {
 
 // membwResult is the --json form of `loupe membw`.
 type membwResult struct {
-	CPU           string  `json:"cpu"`
-	Kernels       string  `json:"kernels"`
-	Threads       int     `json:"threads"`
-	Pinned        int     `json:"pinned"`
-	ReadLoop      string  `json:"read_loop"`
+	CPU      string `json:"cpu"`
+	Kernels  string `json:"kernels"`
+	Threads  int    `json:"threads"`
+	Pinned   int    `json:"pinned"`
+	ReadLoop string `json:"read_loop"`
+	Source   string `json:"source"` // what was read: "buffer" or "model weights"
+
 	BufferBytes   int64   `json:"buffer_bytes"`
 	Passes        int     `json:"passes"`
 	BestGBs       float64 `json:"best_gb_per_s"`
@@ -43,7 +46,8 @@ func runMembw(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	threads := fs.Int("threads", 0, "workers (0: physical cores)")
 	passes := fs.Int("passes", 10, "timed passes over the buffer")
-	mib := fs.Int("mib", perf.DefaultBufferBytes>>20, "buffer size in MiB (keep it ≫ the last-level cache)")
+	mib := fs.Int("mib", int(perf.ProbeBytes()>>20), "buffer size in MiB (keep it ≫ the last-level cache; the default is 4 × this CPU's, 64 to 208)")
+	model := fs.String("model", "", "read this model's weights in place instead of a buffer (as the window and bench do when they are larger than the buffer)")
 	level := fs.String("kernels", "", "kernels of the compute probe: "+kernelsHelp)
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	if err := fs.Parse(args); err != nil {
@@ -53,18 +57,18 @@ func runMembw(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "membw: --passes and --mib must be ≥ 1, --threads ≥ 0, and no other arguments")
 		return 2
 	}
-	if err := setKernels(*level); err != nil {
+	if _, err := setKernels(*level); err != nil {
 		fmt.Fprintf(stderr, "membw: %v\n", err)
 		return 2
 	}
-	bw, err := perf.MeasureBandwidth(*threads, *passes, int64(*mib)<<20)
+	bw, err := measureMembw(*model, *threads, *passes, int64(*mib)<<20)
 	if err != nil {
 		fmt.Fprintf(stderr, "membw: %v\n", err)
 		return 1
 	}
 	// Only full-size measurements go to the cache the app and bench read;
 	// it keeps the best recent figure (a busy machine only measures low).
-	if *mib<<20 >= perf.DefaultBufferBytes {
+	if bw.Bytes >= perf.ProbeBytes() {
 		if _, err := perf.RememberBandwidth(bw); err != nil {
 			fmt.Fprintf(stderr, "membw: warning: %v\n", err)
 		}
@@ -72,7 +76,7 @@ func runMembw(args []string, stdout, stderr io.Writer) int {
 	c := perf.MeasureCompute(*threads)
 	r := membwResult{
 		CPU: bw.CPU, Kernels: c.Level, Threads: bw.Threads, Pinned: bw.Pinned,
-		ReadLoop: bw.Loop, BufferBytes: bw.Bytes, Passes: bw.Passes,
+		ReadLoop: bw.Loop, Source: bw.Source, BufferBytes: bw.Bytes, Passes: bw.Passes,
 		BestGBs: bw.BestGBs, MedianGBs: bw.MedianGBs,
 		GFLOPs: c.GFLOPs, GFLOPsPerCore: c.GFLOPsPerCore, ComputeLoop: c.Loop,
 	}
@@ -86,28 +90,45 @@ func runMembw(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// measureMembw reads a buffer of bytes, or the weights of the model at
+// path (loaded, then read in place: passes over all of them).
+func measureMembw(path string, threads, passes int, bytes int64) (perf.Bandwidth, error) {
+	if path == "" {
+		return perf.MeasureBandwidth(threads, passes, bytes)
+	}
+	m, err := engine.Load(path, engine.LoadOptions{Threads: threads})
+	if err != nil {
+		return perf.Bandwidth{}, err
+	}
+	defer m.Close()
+	return perf.MeasureBandwidthOver(threads, passes, m.WeightPages())
+}
+
 // kernelsHelp is the --kernels flag's help of every command.
 const kernelsHelp = kernels.FlagHelp
 
-// setKernels selects the kernels by name: "auto" the fastest level and its
-// arithmetic, "exact" the fastest with every product in fp32, or a level.
-// An empty name (the flag not given) takes LOUPE_KERNELS, else auto.
-func setKernels(name string) error {
+// setKernels reads the kernel choice by name: "auto" the fastest level
+// and its arithmetic, "exact" the fastest with every product in fp32, or
+// a level. An empty name (the flag not given) takes LOUPE_KERNELS, else
+// auto. The choice goes with each run the command makes (its options'
+// Kernels); it is also put in use for what runs no model (the compute
+// probe).
+func setKernels(name string) (kernels.Choice, error) {
 	what := "--kernels"
 	if name == "" {
 		name, what = os.Getenv("LOUPE_KERNELS"), "LOUPE_KERNELS="
 	}
-	ok, err := kernels.Choose(name)
+	c, ok := kernels.ChoiceOf(name)
 	if !ok {
-		return fmt.Errorf("%s%q: unknown kernels (auto, exact, avx512bf16, avx512, avx2, generic)", what, name)
+		return c, fmt.Errorf("%s%q: unknown kernels (auto, exact, avx512bf16, avx512, avx2, generic)", what, name)
 	}
-	return err
+	return c, kernels.Use(c)
 }
 
 func printMembw(w io.Writer, r membwResult) {
 	fmt.Fprintf(w, "cpu        %s, threads %d (%d pinned workers + the caller)\n", r.CPU, r.Threads, r.Pinned)
-	fmt.Fprintf(w, "read       best %.1f GB/s, median %.1f GB/s (%d MiB × %d passes, %s loop)\n",
-		r.BestGBs, r.MedianGBs, r.BufferBytes>>20, r.Passes, r.ReadLoop)
+	fmt.Fprintf(w, "read       best %.1f GB/s, median %.1f GB/s (%d MiB of %s × %d passes, %s loop)\n",
+		r.BestGBs, r.MedianGBs, r.BufferBytes>>20, r.Source, r.Passes, r.ReadLoop)
 	fmt.Fprintf(w, "compute    %.1f GFLOP/s, %.1f per core (%s, %s loop)\n", r.GFLOPs, r.GFLOPsPerCore, r.Kernels, r.ComputeLoop)
 	if r.FP32GFLOPs > 0 {
 		fmt.Fprintf(w, "           %.1f GFLOP/s, %.1f per core (fp32 FMA loop: the ceiling of fp32 products)\n",

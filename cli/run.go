@@ -16,6 +16,7 @@ import (
 	"loupe/engine"
 	"loupe/engine/chat"
 	"loupe/format"
+	"loupe/kernels"
 	"loupe/trace"
 	"loupe/trace/stats"
 )
@@ -43,8 +44,9 @@ type runFlags struct {
 	settings             trace.Settings
 	seedSet, sampling    bool // --seed given; a sampling flag given
 	chat                 chatFlags
-	systemSet            bool          // --system given (an empty system message is one)
-	branch               *trace.Branch // --branch-at and --branch-token
+	systemSet            bool           // --system given (an empty system message is one)
+	branch               *trace.Branch  // --branch-at and --branch-token
+	kernels              kernels.Choice // --kernels read (setKernels): the run's
 }
 
 func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
@@ -158,7 +160,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	if err := setKernels(f.level); err != nil {
+	if f.kernels, err = setKernels(f.level); err != nil {
 		fmt.Fprintf(stderr, "loupe run: %v\n", err)
 		return 1
 	}
@@ -254,7 +256,7 @@ func generateOn(ctx context.Context, m *engine.Model, f *runFlags, out func(stri
 		return nil, fmt.Errorf("--ablate: %v", err)
 	}
 	opt := engine.DefaultGenerateOptions()
-	opt.Settings = f.settings
+	opt.Settings, opt.Kernels = f.settings, f.kernels
 	opt.Ablate = ablate
 	if opt.DisableExperts, err = trace.ParseExperts(f.disableExperts, 0); err != nil {
 		return nil, fmt.Errorf("--disable-experts: %v", err)

@@ -15,6 +15,7 @@ import (
 	"loupe/engine/experiment"
 	"loupe/engine/perf"
 	"loupe/format"
+	"loupe/kernels"
 )
 
 func init() {
@@ -28,6 +29,7 @@ func init() {
 // sweepFlags are the command line of `loupe sweep`.
 type sweepFlags struct {
 	model, what, values, prompt, promptFile, level string
+	kernels                                        kernels.Choice // --kernels read: the runs' outside the kernels sweep
 	threads, promptTokens, maxTokens, repeat       int
 	asJSON, computeFill, freshMembw                bool
 }
@@ -75,7 +77,7 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	if err := setKernels(f.level); err != nil {
+	if f.kernels, err = setKernels(f.level); err != nil {
 		fmt.Fprintf(stderr, "sweep: %v\n", err)
 		return 2
 	}
@@ -129,23 +131,23 @@ func sweep(ctx context.Context, f *sweepFlags, log io.Writer) (experiment.Result
 	opt := experiment.Options{
 		What: f.what, Values: values, Prompt: prompt,
 		PromptTokens: f.promptTokens, DecodeTokens: f.maxTokens, Repeat: f.repeat,
-		ComputeFill: f.computeFill,
-		Bandwidth:   func(threads int) (float64, error) { return sweepBandwidth(threads, f.freshMembw, log) },
-		Progress:    func(frac float64, what string) { fmt.Fprintf(log, "[%5s] %s\n", format.PercentWhole(frac), what) },
+		ComputeFill: f.computeFill, Kernels: f.kernels,
+		Bandwidth: func(threads int) (float64, error) { return sweepBandwidth(m, threads, f.freshMembw, log) },
+		Progress:  func(frac float64, what string) { fmt.Fprintf(log, "[%5s] %s\n", format.PercentWhole(frac), what) },
 	}
 	return experiment.Run(ctx, m, opt)
 }
 
 // sweepBandwidth is the best read bandwidth of threads workers: a cached
 // figure may come from a minute when the machine was busy (1 thread:
-// 4 GB/s cached where 42 is usual), so it is probed again (3 passes over
-// 1 GiB) and the better figure kept.
-func sweepBandwidth(threads int, fresh bool, log io.Writer) (float64, error) {
-	gbs, cached, err := benchBandwidth(threads, &benchFlags{membwPasses: 5, freshMembw: fresh}, log)
+// 4 GB/s cached where 42 is usual), so it is probed again (3 passes beside
+// the model m, perf.MeasureBeside) and the better figure kept.
+func sweepBandwidth(m perf.WeightHolder, threads int, fresh bool, log io.Writer) (float64, error) {
+	gbs, cached, err := benchBandwidth(m, threads, &benchFlags{membwPasses: 5, freshMembw: fresh}, log)
 	if err != nil || !cached {
 		return gbs, err
 	}
-	if b, err := reprobe(threads); err == nil {
+	if b, err := reprobe(m, threads); err == nil {
 		perf.RememberBandwidth(b)
 		if b.BestGBs > gbs {
 			fmt.Fprintf(log, "read bandwidth %.1f GB/s on %d threads (probed again)\n", b.BestGBs, threads)
@@ -155,9 +157,9 @@ func sweepBandwidth(threads int, fresh bool, log io.Writer) (float64, error) {
 	return gbs, nil
 }
 
-// reprobe measures the bandwidth again; tests replace it (1 GiB, seconds).
-var reprobe = func(threads int) (perf.Bandwidth, error) {
-	return perf.MeasureBandwidth(threads, 3, perf.DefaultBufferBytes)
+// reprobe measures the bandwidth again; tests replace it (seconds).
+var reprobe = func(m perf.WeightHolder, threads int) (perf.Bandwidth, error) {
+	return perf.MeasureBeside(m, threads, 3)
 }
 
 // writeSweep prints the points as a table.

@@ -43,7 +43,7 @@ func sweepModel(t *testing.T) string {
 	}
 	saved := reprobe
 	t.Cleanup(func() { reprobe = saved })
-	reprobe = func(int) (perf.Bandwidth, error) { return perf.Bandwidth{BestGBs: 30}, nil }
+	reprobe = func(perf.WeightHolder, int) (perf.Bandwidth, error) { return perf.Bandwidth{BestGBs: 30}, nil }
 	return dir
 }
 

@@ -8,6 +8,7 @@ package engine
 
 import (
 	"errors"
+	"loupe/kernels"
 
 	"loupe/trace"
 )
@@ -77,6 +78,11 @@ type GenerateOptions struct {
 	// records the model's top candidates as usual, the forced token as the
 	// choice (with its probability), and the run continues from it.
 	Branch *trace.Branch
+	// Kernels is the arithmetic of this run (kernels.ChoiceOf names it):
+	// the run switches to it, reports it in Settings.Kernels and
+	// Settings.Arithmetic, and switches back when it ends. The zero
+	// Choice runs the kernels in use (kernels.Current).
+	Kernels kernels.Choice
 }
 
 // Event reports progress during Generate. Exactly one of the pointer

@@ -11,6 +11,7 @@ package engine
 // every level.
 
 import (
+	"fmt"
 	"strings"
 
 	"loupe/kernels"
@@ -94,11 +95,14 @@ var bf16Parts = partsOf(partExperts)
 // activations rounded to 8 bits, under every arithmetic but exact)
 // rounds its prefill activations to bf16, a finer rounding than decode's:
 // kernels.MatMulQBF16.
-func (w *mat) roundsInput() bool {
+func (w *mat) roundsInput() bool { return w.roundsInputAt(kernels.Current()) }
+
+// roundsInputAt is roundsInput under the kernel choice c.
+func (w *mat) roundsInputAt(c kernels.Choice) bool {
 	if w.q != nil {
-		return w.integer() && !w.exactIn
+		return w.integerAt(c) && !w.exactIn
 	}
-	return w.bf != nil && !w.exactIn && (!kernels.Selective() || bf16Parts.has(w.part))
+	return w.bf != nil && !w.exactIn && (!c.Selective() || bf16Parts.has(w.part))
 }
 
 // tagParts names the role of every matrix of w, for bf16Parts.
@@ -129,23 +133,28 @@ func tagParts(w *weights) {
 	}
 }
 
-// Arithmetic names the products a run of m computes at the active kernels:
-// "bf16" when prefill rounds the activations of every bf16 matrix to bf16
-// (kernels.Arithmetic), "bf16:" and the parts when it rounds those of some
-// parts only (auto's policy: "bf16:experts"), "int8" when decode rounds
-// activations to 8 bits for quantised matrices (kernels.IntegerQuant),
-// either bf16 one with "+int8" for both, else "fp32".
-func (m *Model) Arithmetic() string {
+// Arithmetic is ArithmeticOf the kernels in use.
+func (m *Model) Arithmetic() string { return m.ArithmeticOf(kernels.Current()) }
+
+// ArithmeticOf names the products a run of m computes under the kernel
+// choice c: "bf16" when prefill rounds the activations of every bf16
+// matrix to bf16 (kernels.Choice.Arithmetic), "bf16:" and the parts when
+// it rounds those of some parts only (auto's policy: "bf16:experts"),
+// "int8" when decode rounds activations to 8 bits for quantised matrices
+// (kernels.Choice.IntegerQuant), either bf16 one with "+int8" for both,
+// else "fp32". It reads c, not the kernels in use: the window asks while
+// a run goes on.
+func (m *Model) ArithmeticOf(c kernels.Choice) string {
 	var i8 bool
 	var rounds partSet
 	for _, w := range m.allMatrices() {
-		i8 = i8 || w.integer()
-		if w.roundsInput() {
+		i8 = i8 || w.integerAt(c)
+		if w.roundsInputAt(c) {
 			rounds |= partsOf(w.part)
 		}
 	}
 	var bf string
-	switch kernels.Arithmetic() {
+	switch c.Arithmetic() {
 	case "bf16":
 		bf = "bf16"
 	case "selective":
@@ -180,4 +189,19 @@ func (m *Model) allMatrices() []*mat {
 		}
 	}
 	return out
+}
+
+// useKernels switches the kernels to c for one run and returns what
+// switches them back to the ones in use before (the zero Choice keeps
+// them): a run computes with its own choice, and a later run that names
+// none gets the process's, not the last run's.
+func useKernels(c kernels.Choice) (restore func(), err error) {
+	was := kernels.Current()
+	if c.IsZero() || c == was {
+		return func() {}, nil
+	}
+	if err := kernels.Use(c); err != nil {
+		return nil, fmt.Errorf("%w: kernels %s: %w", ErrSettings, c, err)
+	}
+	return func() { kernels.Use(was) }, nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"loupe/kernels"
 )
 
 // DeepOptions set one measurement of TimeAtContext.
@@ -15,6 +17,7 @@ type DeepOptions struct {
 	// Compute computes every position below n (a prefill of n tokens)
 	// instead of filling the cache with stand-in keys and values.
 	Compute bool
+	Kernels kernels.Choice // as GenerateOptions.Kernels
 }
 
 // DeepTiming is what TimeAtContext measured.
@@ -52,6 +55,11 @@ func (m *Model) TimeAtContext(ctx context.Context, opt DeepOptions) (_ DeepTimin
 	if err := m.checkRunMemory(n+opt.Decode, 0); err != nil {
 		return DeepTiming{}, err
 	}
+	restore, err := useKernels(opt.Kernels)
+	if err != nil {
+		return DeepTiming{}, err
+	}
+	defer restore()
 	m.reserveContext(n + opt.Decode)
 	defer m.kv.failed() // stand-in values: nothing to reuse
 	computed := min(max(opt.Prefill, 1), n)

@@ -44,6 +44,11 @@ func (m *Model) Generate(ctx context.Context, prompt string, opt GenerateOptions
 // generate runs Generate on the ids of prompt (GenerateChat renders and
 // encodes a conversation first).
 func (m *Model) generate(ctx context.Context, prompt string, ids []int, opt GenerateOptions, onEvent func(Event)) (*trace.Run, error) {
+	restore, err := useKernels(opt.Kernels)
+	if err != nil {
+		return nil, err
+	}
+	defer restore()
 	g, err := m.newGeneration(prompt, ids, opt, onEvent)
 	if err != nil {
 		return nil, err
@@ -229,8 +234,9 @@ func (m *Model) newProbes(opt GenerateOptions) *probes {
 
 func (m *Model) newRun(prompt string, ids []int, opt GenerateOptions, think *thinkTracker) *trace.Run {
 	s := opt.Settings
-	s.Threads, s.Kernels, s.Arithmetic = m.pool.Threads(), kernels.Active().String(), m.Arithmetic()
-	s.QuantArithmetic = m.QuantArithmetic()
+	c := kernels.Current() // the run's: generate switched to opt.Kernels
+	s.Threads, s.Kernels, s.Arithmetic = m.pool.Threads(), c.Level().String(), m.ArithmeticOf(c)
+	s.QuantArithmetic = m.QuantArithmeticOf(c)
 	s.Ablate = slices.Clone(opt.Ablate)
 	s.DisableExperts, s.TopKExperts = slices.Clone(opt.DisableExperts), opt.TopKExperts
 	if opt.Branch != nil {

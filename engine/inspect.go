@@ -33,6 +33,7 @@ type InspectOptions struct {
 	// the model left alone is then not used).
 	DisableExperts []trace.Expert
 	TopKExperts    int
+	Kernels        kernels.Choice // as GenerateOptions.Kernels: the run inspected's, to see its numbers
 }
 
 // Inspect recomputes position pos of the sequence ids (ids[pos] is the
@@ -43,6 +44,11 @@ func (m *Model) Inspect(ctx context.Context, ids []int, pos int, opt InspectOpti
 	if err := m.checkInspect(ids, pos, opt); err != nil {
 		return nil, err
 	}
+	restore, err := useKernels(opt.Kernels)
+	if err != nil {
+		return nil, err
+	}
+	defer restore()
 	c := &m.cfg
 	pr := &probes{
 		attn:  map[int]*trace.Attention{pos: m.newAttentionCapture(pos)}, // DeltaNet layers: null, not rows of zeros

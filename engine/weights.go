@@ -2,6 +2,7 @@ package engine
 
 import (
 	"strings"
+	"unsafe"
 
 	"loupe/engine/pool"
 	"loupe/kernels"
@@ -31,6 +32,33 @@ func (w *mat) bytes() int64 {
 		return int64(len(w.q))
 	}
 	return int64(len(w.f)) * 4
+}
+
+// data views the matrix's bytes in place (no copy): what a pass reads.
+func (w *mat) data() []byte {
+	switch {
+	case w.bf != nil:
+		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w.bf))), len(w.bf)*2)
+	case w.q != nil:
+		return w.q
+	case w.f != nil:
+		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w.f))), len(w.f)*4)
+	}
+	return nil
+}
+
+// WeightPages views the bytes of every weight matrix, the output head
+// last, in place: the memory decode reads, for a bandwidth probe that
+// allocates nothing (perf.MeasureBandwidthOver). The views are valid
+// until Close; a tied head is not listed twice.
+func (m *Model) WeightPages() [][]byte {
+	var out [][]byte
+	for _, w := range append(m.allMatrices(), &m.w.output) {
+		if d := w.data(); len(d) > 0 {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // row widens row r into out (length cols).
@@ -127,7 +155,10 @@ func (w *mat) vec(p *pool.Pool, out, x []float32, xq *kernels.QuantizedX) {
 // integer reports whether decode multiplies w in integers: quantised
 // blocks whose format has an integer kernel at the active level, and
 // kernels.Exact off.
-func (w *mat) integer() bool { return w.q != nil && kernels.IntegerQuant(w.qt) }
+func (w *mat) integer() bool { return w.integerAt(kernels.Current()) }
+
+// integerAt is integer under the kernel choice c.
+func (w *mat) integerAt(c kernels.Choice) bool { return w.q != nil && c.IntegerQuant(w.qt) }
 
 // vecRows is vec for rows lo…hi-1 only, on the calling goroutine, in fp32
 // (quantised blocks widened): each row's dot product is the same whatever
@@ -215,11 +246,14 @@ type weights struct {
 	metaQK bool
 }
 
-// QuantArithmetic says how decode multiplies the model's quantised matrices at
-// the active kernel level and kernels.Exact, one phrase per format in the
-// order the layers use them, e.g. "Q4_K, Q6_K: int8 activations per 32
+// QuantArithmetic is QuantArithmeticOf the kernels in use.
+func (m *Model) QuantArithmetic() string { return m.QuantArithmeticOf(kernels.Current()) }
+
+// QuantArithmeticOf says how decode multiplies the model's quantised
+// matrices under the kernel choice c, one phrase per format in the order
+// the layers use them, e.g. "Q4_K, Q6_K: int8 activations per 32
 // (AVX512-VNNI VPDPBUSD)"; "" when no matrix is quantised.
-func (m *Model) QuantArithmetic() string {
+func (m *Model) QuantArithmeticOf(c kernels.Choice) string {
 	var order []kernels.Quant
 	seen := map[kernels.Quant]bool{}
 	add := func(w *mat) {
@@ -237,7 +271,7 @@ func (m *Model) QuantArithmetic() string {
 	var parts []string
 	byWay := map[string][]string{}
 	for _, q := range order {
-		how := kernels.QuantArithmetic(q)
+		how := c.QuantArithmetic(q)
 		if byWay[how] == nil {
 			parts = append(parts, how)
 		}

@@ -93,6 +93,7 @@ func init() {
 	l := levelFromEnv(env)
 	selective = !isLevelName(env) || !Supported(l)
 	active, cur = l, setFor(l)
+	defaultChoice = Current()
 }
 
 // FlagHelp is the help of every --kernels flag (the window's and each
@@ -107,16 +108,11 @@ const FlagHelp = "kernels: auto (the fastest, bf16 activations only in the parts
 // It reports false for an unknown name and an error for a level the CPU
 // lacks.
 func Choose(name string) (bool, error) {
-	l, ok := ParseLevel(name)
+	c, ok := ChoiceOf(name)
 	if !ok {
 		return false, nil
 	}
-	if err := SetLevel(l); err != nil {
-		return true, err
-	}
-	SetExact(name == "exact")
-	SetSelective(!isLevelName(name))
-	return true, nil
+	return true, Use(c)
 }
 
 // isLevelName reports whether s names a level ("avx2"), not "auto" or
@@ -246,9 +242,11 @@ func Supported(l Level) bool {
 // Active reports the level in use.
 func Active() Level { return active }
 
-// SetLevel forces level l, with its own arithmetic (not auto's selective
-// one: Choose("auto") is that), for all later calls. Not safe to call
-// while a kernel runs: callers switch between generations.
+// SetLevel forces level l for all later calls, keeping the exact choice
+// and turning auto's selective arithmetic off (Choose("auto") is that).
+// It is one knob of three: a run switches with Use and a Choice, which
+// sets all three at once. Not safe to call while a kernel runs: callers
+// switch between generations.
 func SetLevel(l Level) error {
 	if !Supported(l) {
 		return &UnsupportedError{l}

@@ -100,6 +100,7 @@ type Extra struct {
 // KernelRun is one prompt read and written at one kernel level.
 type KernelRun struct {
 	Level          string  `json:"level"`
+	Arithmetic     string  `json:"arithmetic,omitempty"` // the run's (trace.Timing.Arithmetic)
 	PrefillTokens  int     `json:"prefill_tokens"`
 	PrefillSeconds float64 `json:"prefill_seconds"`
 	DecodeTokens   int     `json:"decode_tokens"`

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"loupe/format"
+	"loupe/kernels"
 	"loupe/trace"
 )
 
@@ -369,7 +370,7 @@ func TestPlanEstimatesFromTheRunsRates(t *testing.T) {
 	in := handInput(t) // prefill 7 tokens in 0.08 s, decode 3 in 0.72 s
 	opt := MeasureOptions{Settings: trace.Settings{MaxTokens: 10}}
 	gold := 100/87.5 + 10/(3/0.72)
-	want := gold * float64(1+2*(len(levels())-1))
+	want := gold * float64(1+2*(len(levels(kernels.Current()))-1))
 	want += 10 / 87.5 // the prompt again, its 10 tokens read
 	if got := estimate(in, opt, 100); math.Abs(got-want) > 1e-9 {
 		t.Errorf("estimate %v, want %v", got, want)

@@ -34,8 +34,11 @@ var _ Runner = (*engine.Model)(nil)
 
 // MeasureOptions set the timing runs.
 type MeasureOptions struct {
-	Settings    trace.Settings // of every run (greedy, …); MaxTokens: tokens written per run
-	ThinkTokens int            // at most this many with thinking on (0: 2,048)
+	Settings trace.Settings // of every run (greedy, …); MaxTokens: tokens written per run
+	// Kernels is the window's kernel choice: every run but the AVX2
+	// one computes with it (the zero Choice: the kernels in use).
+	Kernels     kernels.Choice
+	ThinkTokens int // at most this many with thinking on (0: 2,048)
 	// Bandwidth returns the machine's read bandwidth in GB/s (nil: unknown).
 	Bandwidth func() (float64, error)
 	// Progress (may be nil) says what runs now.
@@ -52,11 +55,11 @@ func Plan(in Input, opt MeasureOptions, goldTokens int) string {
 	l, num := in.Lang, in.Lang.Numbers()
 	tokens := func(n int) string { return l.N("unit.token", n, i18n.Args{"N": num.Thousands(int64(n))}) }
 	key := "lesson.plan.one"
-	if len(levels()) > 1 {
+	if len(levels(opt.choice())) > 1 {
 		key = "lesson.plan.two"
 	}
 	parts := []string{l.T(key, i18n.Args{"Read": tokens(goldTokens), "Written": tokens(opt.Settings.MaxTokens),
-		"Level": kernels.Active().String(), "Other": kernels.AVX2.String()}), l.T("lesson.plan.bandwidth", nil)}
+		"Level": opt.choice().Level().String(), "Other": kernels.AVX2.String()}), l.T("lesson.plan.bandwidth", nil)}
 	if in.ThinkingTemplate {
 		parts = append(parts, l.T("lesson.plan.thinking", nil))
 	}
@@ -77,7 +80,7 @@ func estimate(in Input, opt MeasureOptions, goldTokens int) float64 {
 	}
 	gold := float64(goldTokens)/pre + float64(opt.Settings.MaxTokens)/dec
 	secs := gold
-	if len(levels()) > 1 {
+	if len(levels(opt.choice())) > 1 {
 		secs += 2 * gold
 	}
 	if in.ThinkingTemplate {
@@ -93,12 +96,21 @@ func thinkTokens(opt MeasureOptions) int {
 	return 2048
 }
 
-// levels are the kernel levels compute-memory compares: the active one,
-// and AVX2 when the active one is faster.
-func levels() []kernels.Level {
-	ls := []kernels.Level{kernels.Active()}
-	if kernels.Active() > kernels.AVX2 && kernels.Supported(kernels.AVX2) {
-		ls = append(ls, kernels.AVX2)
+// choice is the window's kernel choice, the kernels in use when none is
+// given.
+func (opt MeasureOptions) choice() kernels.Choice {
+	if opt.Kernels.IsZero() {
+		return kernels.Current()
+	}
+	return opt.Kernels
+}
+
+// levels are the kernel choices compute-memory compares: the window's,
+// and AVX2 (its own arithmetic) when the window's level is faster.
+func levels(c kernels.Choice) []kernels.Choice {
+	ls := []kernels.Choice{c}
+	if c.Level() > kernels.AVX2 && kernels.Supported(kernels.AVX2) {
+		ls = append(ls, kernels.AtLevel(kernels.AVX2))
 	}
 	return ls
 }
@@ -106,8 +118,9 @@ func levels() []kernels.Level {
 // Measure makes the runs beyond the prompt's own: The Gold-Bug passage at
 // each kernel level of levels (cut to the model's context), the
 // bandwidth, thinking on and off (a model with a thinking template) and
-// the prompt with FetchingHeads switched off. The kernel level is
-// restored when it returns; cancelling ctx stops it within a token.
+// the prompt with FetchingHeads switched off. Every run names its kernel
+// choice (opt.Kernels, and AVX2 for the second level), so none computes
+// with what another left; cancelling ctx stops it within a token.
 func Measure(ctx context.Context, m Runner, in Input, opt MeasureOptions) (*Extra, error) {
 	heads, err := FetchingHeads(in)
 	if err != nil {
@@ -118,6 +131,7 @@ func Measure(ctx context.Context, m Runner, in Input, opt MeasureOptions) (*Extr
 			opt.Progress(s)
 		}
 	}
+	opt.Kernels = opt.choice()
 	t := func(key string, args i18n.Args) string { return in.Lang.T("lesson.progress."+key, args) }
 	say(t("warmup", nil))
 	if err := m.WarmUp(ctx); err != nil { // the first pass pays page faults
@@ -142,7 +156,7 @@ func Measure(ctx context.Context, m Runner, in Input, opt MeasureOptions) (*Extr
 	}
 	say(in.Lang.N("lesson.progress.ablation", len(heads), i18n.Args{"N": len(heads)}))
 	eo := engine.DefaultGenerateOptions()
-	eo.Attn = engine.AttnCapture{}
+	eo.Attn, eo.Kernels = engine.AttnCapture{}, opt.Kernels
 	eo.Settings = opt.Settings
 	eo.Settings.MaxTokens, eo.Ablate = 1, heads
 	run, err := m.Generate(ctx, in.Run.Prompt, eo, nil)
@@ -163,15 +177,11 @@ func measureKernels(ctx context.Context, m Runner, opt MeasureOptions, e *Extra,
 	if err != nil {
 		return err
 	}
-	ls := levels()
-	defer kernels.SetLevel(ls[0])
 	eo := engine.DefaultGenerateOptions()
 	eo.Attn, eo.Settings = engine.AttnCapture{}, opt.Settings
-	for _, lv := range ls {
-		if err := kernels.SetLevel(lv); err != nil {
-			return err
-		}
-		say(lv)
+	for _, c := range levels(opt.Kernels) {
+		eo.Kernels = c
+		say(c.Level())
 		run, err := m.Generate(ctx, passage, eo, nil)
 		if err != nil {
 			return err
@@ -180,7 +190,8 @@ func measureKernels(ctx context.Context, m Runner, opt MeasureOptions, e *Extra,
 		if e.Gold == nil {
 			e.Gold = &t
 		}
-		e.Kernels = append(e.Kernels, KernelRun{Level: lv.String(), PrefillTokens: t.PrefillTokens,
+		// The level and arithmetic the run reports it computed with.
+		e.Kernels = append(e.Kernels, KernelRun{Level: t.Kernels, Arithmetic: t.Arithmetic, PrefillTokens: t.PrefillTokens,
 			PrefillSeconds: t.PrefillSeconds, DecodeTokens: t.DecodeTokens, DecodeSeconds: t.DecodeSeconds})
 	}
 	return nil
@@ -209,7 +220,7 @@ func measureThinking(ctx context.Context, m Runner, prompt string, opt MeasureOp
 	var out [2]*trace.Timing
 	for i, think := range []chat.Think{chat.ThinkOn, chat.ThinkOff} {
 		eo := engine.DefaultGenerateOptions()
-		eo.Attn, eo.Settings = engine.AttnCapture{}, opt.Settings
+		eo.Attn, eo.Settings, eo.Kernels = engine.AttnCapture{}, opt.Settings, opt.Kernels
 		if think == chat.ThinkOn {
 			eo.Settings.MaxTokens = thinkTokens(opt)
 		}

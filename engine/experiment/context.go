@@ -75,7 +75,7 @@ func contextPoint(ctx context.Context, m *engine.Model, opt Options, ids []int, 
 	var pre, dec []float64
 	for range opt.Repeat {
 		t, err := m.TimeAtContext(ctx, engine.DeepOptions{Context: n, Ids: ids, Prefill: opt.PromptTokens,
-			Decode: opt.DecodeTokens, Compute: opt.ComputeFill})
+			Decode: opt.DecodeTokens, Compute: opt.ComputeFill, Kernels: opt.Kernels})
 		if err != nil {
 			return p, err
 		}

@@ -19,6 +19,7 @@ import (
 	"loupe/engine"
 	"loupe/format"
 	"loupe/i18n"
+	"loupe/kernels"
 	"loupe/trace"
 )
 
@@ -103,6 +104,10 @@ type Options struct {
 	CacheDir string
 	// Lang is the language of Plan's sentence (the zero Lang: English).
 	Lang i18n.Lang
+	// Kernels is the kernel choice of every run (the kernels sweep: of
+	// the runs outside it, none); the zero Choice: the kernels in use
+	// when Run starts.
+	Kernels kernels.Choice
 }
 
 // Defaults of Options.
@@ -116,9 +121,13 @@ var DefaultContexts = []int{256, 1024, 4096, 16384, 32768}
 
 // Run runs the sweep opt.What on m (the quant sweep loads its copies of
 // m's files). Cancelling ctx stops it within one forward step; the Result
-// then holds the points done and Cancelled. Kernel level and threads are
-// restored when it returns.
+// then holds the points done and Cancelled. Threads are restored when it
+// returns; every run names its kernel choice, so the kernels in use are
+// left alone.
 func Run(ctx context.Context, m *engine.Model, opt Options) (Result, error) {
+	if opt.Kernels.IsZero() {
+		opt.Kernels = kernels.Current()
+	}
 	if opt.PromptTokens <= 0 {
 		opt.PromptTokens = DefaultPromptTokens
 	}

@@ -312,7 +312,7 @@ func TestKernelsSweepBothArithmetics(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer kernels.Choose("auto")
-	wasLevel, wasExact, wasSelective := kernels.Active(), kernels.Exact(), kernels.Selective()
+	was := kernels.Current()
 	r, err := Run(context.Background(), m, Options{What: Kernels, Values: []string{"exact", "avx512bf16"}, Prompt: prompt,
 		PromptTokens: 32, DecodeTokens: 2, Bandwidth: fixedBandwidth})
 	if err != nil {
@@ -328,11 +328,56 @@ func TestKernelsSweepBothArithmetics(t *testing.T) {
 	if ex.Run.Settings.Kernels != kernels.BestExact().String() {
 		t.Errorf("exact ran on %s, want %s", ex.Run.Settings.Kernels, kernels.BestExact())
 	}
-	if kernels.Active() != wasLevel || kernels.Exact() != wasExact || kernels.Selective() != wasSelective {
-		t.Errorf("after the sweep: level %s exact %v selective %v, before %s %v %v", kernels.Active(), kernels.Exact(), kernels.Selective(),
-			wasLevel, wasExact, wasSelective)
+	if kernels.Current() != was {
+		t.Errorf("after the sweep: kernels %v, before %v", kernels.Current(), was)
 	}
 	if s := Reading(r); !strings.Contains(s, "Exact fp32 products read at") {
 		t.Errorf("reading %q does not set the two arithmetics side by side", s)
+	}
+}
+
+// TestRunsReportTheirKernels: whatever kernels are in use (generic, as
+// another run may leave them), each point of the kernels sweep runs and
+// reports the choice it is named after, and every run of another sweep
+// the choice in Options.Kernels; the kernels in use stay as they were.
+// That a run computes with the choice it reports is the engine's test
+// (TestRunComputesItsKernelChoice).
+func TestRunsReportTheirKernels(t *testing.T) {
+	m, _ := load(t, "tiny")
+	defer kernels.Use(kernels.Current())
+	g, _ := kernels.ChoiceOf("generic")
+	kernels.Use(g)
+	names, err := kernelNames(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Run(context.Background(), m, Options{What: Kernels, Values: names, Prompt: prompt,
+		PromptTokens: 16, DecodeTokens: 2, Bandwidth: fixedBandwidth})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Points) != len(names) {
+		t.Fatalf("%d points for %v", len(r.Points), names)
+	}
+	for _, p := range r.Points {
+		c, _ := kernels.ChoiceOf(p.Value.(string))
+		s := p.Run.Settings
+		if s.Kernels != c.Level().String() || s.Arithmetic != m.ArithmeticOf(c) || !strings.HasSuffix(p.Label, arithmetic(s.Arithmetic)) {
+			t.Errorf("point %q (%s) ran %s %s, want %s %s", p.Value, p.Label, s.Kernels, s.Arithmetic, c.Level(), m.ArithmeticOf(c))
+		}
+	}
+	ex, _ := kernels.ChoiceOf("exact")
+	r, err = Run(context.Background(), m, Options{What: Threads, Values: []string{"1", "2"}, Prompt: prompt,
+		PromptTokens: 16, DecodeTokens: 2, Bandwidth: fixedBandwidth, Kernels: ex})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range r.Points {
+		if s := p.Run.Settings; s.Kernels != ex.Level().String() || s.Arithmetic != m.ArithmeticOf(ex) {
+			t.Errorf("threads point %v given %v ran %s %s", p.Value, ex, s.Kernels, s.Arithmetic)
+		}
+	}
+	if kernels.Current() != g {
+		t.Errorf("the sweeps left %v in use, was %v", kernels.Current(), g)
 	}
 }

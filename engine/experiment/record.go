@@ -6,6 +6,7 @@ import (
 	"math"
 	"time"
 
+	"loupe/kernels"
 	"loupe/trace"
 	"loupe/trace/stats"
 )
@@ -117,8 +118,9 @@ func (rec Record) Result() Result {
 // Options are the options that rerun the record (callbacks unset).
 func (rec Record) Opts() Options {
 	o := rec.Options
+	c, _ := kernels.ChoiceOf(rec.Kernels) // unknown: the zero Choice, the kernels in use
 	return Options{What: rec.What, Values: o.Values, Prompt: o.Prompt, Second: o.Second, SecondLabel: o.SecondLabel,
-		PromptTokens: o.PromptTokens, DecodeTokens: o.DecodeTokens, Repeat: o.Repeat, ComputeFill: o.ComputeFill}
+		PromptTokens: o.PromptTokens, DecodeTokens: o.DecodeTokens, Repeat: o.Repeat, ComputeFill: o.ComputeFill, Kernels: c}
 }
 
 // ReadRecord parses a saved experiment.

@@ -24,22 +24,14 @@ func runKernels(ctx context.Context, m *engine.Model, opt Options, r *Result) er
 	if err != nil {
 		return err
 	}
-	was, wasExact, wasSelective := kernels.Active(), kernels.Exact(), kernels.Selective()
-	defer func() {
-		kernels.SetLevel(was) // turns selective off: set again below
-		kernels.SetExact(wasExact)
-		kernels.SetSelective(wasSelective)
-	}()
 	gbs, err := bandwidth(opt, m.Threads())
 	if err != nil {
 		return err
 	}
 	r.BandwidthGBs = gbs
 	for i, name := range names {
-		if _, err := kernels.Choose(name); err != nil {
-			return err
-		}
 		o := opt
+		o.Kernels, _ = kernels.ChoiceOf(name) // kernelNames checked the names
 		if name == kernels.Generic.String() && len(names) > 1 {
 			// Pure Go is 100-200 × slower at reading than the best level:
 			// fewer tokens give its speed in seconds instead of minutes.
@@ -161,7 +153,7 @@ func threadCounts(values []string, threads int) ([]int, error) {
 func runPoint(ctx context.Context, m *engine.Model, opt Options, gbs float64) (Point, error) {
 	prompt := promptOf(m, opt)
 	g := engine.DefaultGenerateOptions()
-	g.Attn = engine.AttnCapture{}
+	g.Attn, g.Kernels = engine.AttnCapture{}, opt.Kernels
 	g.EOS = []int{} // not nil: nil means the model's stop ids
 	g.Settings.MaxTokens = 2
 	// The warm-up faults the weights in and grows the buffers; a few

@@ -8,6 +8,7 @@ import (
 
 	"loupe/engine"
 	"loupe/engine/pool"
+	"loupe/kernels"
 	"loupe/trace"
 )
 
@@ -30,6 +31,9 @@ type BenchOptions struct {
 	// apart), so only a figure from the same moment says how close decode
 	// came to the machine's limit.
 	Beside func() float64
+	// Kernels is every run's kernel choice (the zero Choice: the kernels
+	// in use).
+	Kernels kernels.Choice
 }
 
 // Sample is one timed run.
@@ -91,6 +95,7 @@ func benchGenerateOptions(opt BenchOptions) engine.GenerateOptions {
 	}
 	g.Settings.MaxTokens = opt.MaxTokens
 	g.EOS = []int{} // not nil: nil means the model's stop ids
+	g.Kernels = opt.Kernels
 	return g
 }
 

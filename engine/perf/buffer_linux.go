@@ -7,7 +7,7 @@ import (
 )
 
 // allocBuffer maps words × 8 bytes of anonymous memory outside the Go heap,
-// so free gives it back to the OS at once (the GC would keep 1 GiB around,
+// so free gives it back to the OS at once (the GC would keep the buffer around,
 // and inflate the peak RSS a bench reports after the probe).
 func allocBuffer(words int64) (buf []uint64, free func(), err error) {
 	b, err := unix.Mmap(-1, 0, int(words*8), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANON)

@@ -1,0 +1,64 @@
+package perf
+
+import (
+	"testing"
+	"unsafe"
+)
+
+// TestProbeBytes: four times the last-level cache, in whole 2 MiB pages,
+// between 64 MiB and the 208 MiB the probe may allocate.
+func TestProbeBytes(t *testing.T) {
+	for _, c := range []struct{ l3, want int64 }{
+		{-1, 64 << 20}, {0, 64 << 20}, {8 << 20, 64 << 20}, {32 << 20, 128 << 20},
+		{36 << 20, 144 << 20}, {105e6, 208 << 20}, {480 << 20, 208 << 20}, {(20 << 20) + 12345, 80 << 20},
+	} {
+		if got := probeBytes(c.l3); got != c.want {
+			t.Errorf("L3 %d: %d bytes, want %d", c.l3, got, c.want)
+		}
+	}
+	if b := ProbeBytes(); b < 64<<20 || b > DefaultBufferBytes || b > 256e6 {
+		t.Errorf("ProbeBytes %d", b)
+	}
+}
+
+// TestWordsOfRegions: each region is viewed from its first aligned word,
+// in whole blocks, without a copy; too short a region is left out.
+func TestWordsOfRegions(t *testing.T) {
+	backing := make([]uint64, 4*readWords+8)
+	for i := range backing {
+		backing[i] = uint64(i)
+	}
+	raw := unsafe.Slice((*byte)(unsafe.Pointer(&backing[0])), len(backing)*8)
+	words := wordsOf([][]byte{raw[3:], raw[:readBlock-1], raw[8 : 8+2*readBlock+5]})
+	if len(words) != 2 {
+		t.Fatalf("%d regions, want 2", len(words))
+	}
+	// raw[3:]: the first aligned word is backing[1]; 4 blocks fit after it.
+	if len(words[0]) != 4*readWords || words[0][0] != 1 || &words[0][0] != &backing[1] {
+		t.Errorf("region 0: %d words from %d", len(words[0]), words[0][0])
+	}
+	if len(words[1]) != 2*readWords || words[1][0] != 1 {
+		t.Errorf("region 1: %d words from %d", len(words[1]), words[1][0])
+	}
+}
+
+// TestMeasureBandwidthOver reads the caller's memory: the figure
+// describes the bytes read (whole blocks of every region) and bad
+// arguments are refused.
+func TestMeasureBandwidthOver(t *testing.T) {
+	a, b := make([]byte, 4<<20), make([]byte, (1<<20)+100)
+	r, err := MeasureBandwidthOver(2, 2, [][]byte{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := int64(4<<20 + 1<<20) // b: its 100 extra bytes are less than a block
+	if r.Bytes != want || r.Passes != 2 || r.Source != "model weights" || r.BestGBs <= 0 || r.MedianGBs > r.BestGBs {
+		t.Fatalf("bad description %+v (want %d bytes)", r, want)
+	}
+	if _, err := MeasureBandwidthOver(1, 0, [][]byte{a}); err == nil {
+		t.Error("0 passes accepted")
+	}
+	if _, err := MeasureBandwidthOver(1, 1, [][]byte{a[:10]}); err == nil {
+		t.Error("no whole block accepted")
+	}
+}

@@ -10,13 +10,12 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
 	nativedialog "github.com/sqweek/dialog"
+
+	"loupe/engine"
 )
 
 // expected says what a model folder must hold; every load error ends with it.
-const expected = "Expected either a Hugging Face folder with config.json (Qwen2, Qwen3 or Llama architecture), " +
-	"model.safetensors (or model-0000x-of-0000y.safetensors) in bf16, f16 or f32, and tokenizer.json — " +
-	"or the model.safetensors file itself; " +
-	"or a GGUF file (.gguf: qwen2, qwen3 or llama; F32, F16, BF16, Q8_0, Q4_0, Q4_K, Q6_K, so Q8_0 and Q4_K_M files)."
+var expected = engine.SupportedFiles()
 
 // openModel loads path in the background; the current model stays usable
 // until the new one is ready, and stays if the new one fails.

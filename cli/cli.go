@@ -1,6 +1,8 @@
-// Package cli holds Loupe's headless subcommands (run, tokenize, gen-model,
-// bench, membw). Each command lives in its own file and registers itself in
-// init; main hands over here when the first argument names a command.
+// Package cli holds Loupe's headless subcommands: run, inspect, lesson,
+// tokenize, pull and models, gen-model, bench, sweep, membw, stop-latency
+// (and busy, bench's competing load). Each command lives in its own file
+// and registers itself in init; main hands over here when the first
+// argument names a command, and `loupe help` lists them.
 package cli
 
 import (

@@ -11,6 +11,7 @@ import (
 
 	"loupe/engine"
 	"loupe/kernels"
+	"loupe/trace/stats"
 )
 
 func init() {
@@ -97,9 +98,8 @@ func runStopLatency(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		if len(l) > 0 {
-			slices.Sort(l)
 			fmt.Fprintf(stdout, "%s: %d stops, median %.1f ms, max %.1f ms (%d threads, kernels %s)\n",
-				phase, len(l), l[len(l)/2], l[len(l)-1], m.Threads(), kernels.Active())
+				phase, len(l), stats.Median(l), slices.Max(l), m.Threads(), kernels.Active())
 		}
 	}
 	return 0

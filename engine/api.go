@@ -1,9 +1,15 @@
-// Package engine runs Qwen2-family language models on the CPU: it opens a
-// Hugging Face model folder, tokenizes, computes the forward pass with the
-// kernels package, samples, and records what the panels show (trace.Run).
+// Package engine runs decoder-only language models on the CPU: the
+// Qwen2/Qwen2.5, Qwen3, Qwen3.5 (Gated DeltaNet hybrid) and Llama families
+// and the mixture-of-experts OLMoE, Qwen3-MoE and Qwen3.5-MoE, from a
+// Hugging Face folder (load.go) or a GGUF file (gguf_load.go). It
+// tokenizes (engine/tokenizer, engine/chat), computes the forward pass with
+// the kernels package, one short file per architecture over shared blocks
+// (engine/ARCH.md maps every file), samples (engine/sample), and records
+// what the panels show (trace.Run): attention, the logit lens, the MLP,
+// the router's choice, timings.
 //
 // The API is synchronous; the caller owns concurrency and cancels through
-// the context given to Generate.
+// the context given to Generate. SupportedFiles says what it opens.
 package engine
 
 import (

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"loupe/engine/gguf"
 )
 
 // An architecture is one model family's forward pass, in a file of its
@@ -103,6 +105,16 @@ func knownArchitectures() string {
 	}
 	sort.Strings(names)
 	return strings.Join(names, ", ")
+}
+
+// SupportedFiles says what Loupe opens, from the registered architectures
+// and the GGUF tensor types it reads: the sentence every failed load ends
+// with, so that it names each family the moment its file registers it.
+func SupportedFiles() string {
+	return "Expected either a Hugging Face folder with config.json (architectures " + knownArchitectures() + "), " +
+		"model.safetensors (or model-0000x-of-0000y.safetensors) in bf16, f16 or f32, and tokenizer.json — " +
+		"or the model.safetensors file itself; " +
+		"or a GGUF file (.gguf, general.architecture " + knownGGUFArchs() + "; tensors in " + gguf.SupportedTypes + ")."
 }
 
 // knownModelTypes lists the registered model_type values, quoted.

@@ -1,6 +1,9 @@
 // Package kernels holds the numeric inner loops of the engine: bf16 and f32
-// weight × fp32 activation products, the fp32 products of attention
-// (MatMulNN), RMSNorm, RoPE, softmax and SiLU·mul.
+// weight × fp32 activation products, the block-quantised weights of GGUF
+// files (quant.go: Q8_0, Q4_0, Q4_K, Q5_K, Q6_K, decoded in place, and
+// quant8.go: their integer products with activations rounded to 8 bits),
+// the fp32 products of attention (MatMulNN), RMSNorm, RoPE, softmax and
+// SiLU·mul, and f16 conversion.
 //
 // Every family has a readable generic implementation (always compiled) and
 // SIMD implementations chosen at run time from the CPU's features. The level
@@ -18,7 +21,7 @@
 // (the reference loop), gemv_amd64.go + gemv_amd64.s (stubs, drivers,
 // assembly); likewise gemm (prefill), gemmnn (MatMulNN, and the broadcast
 // tiles that prefill uses from 16 tokens, 48 with f32 weights), vec (Dot,
-// Axpy, Add) and peak.
+// Axpy, Add), quant and quant8, norm (RMSNorm, softmax, SiLU) and peak.
 // Assembly does whole vectors and Go finishes the tails.
 //
 // Conventions: matrices are row-major; a weight matrix W is rows × cols and a

@@ -13,6 +13,7 @@ import (
 
 	"gonum.org/v1/plot/vg"
 
+	"loupe/format"
 	"loupe/trace"
 	"loupe/trace/stats"
 )
@@ -300,6 +301,34 @@ func TestHybridFigures(t *testing.T) {
 		}
 		if why, ok := IsNoData(f); ok {
 			t.Fatalf("no data: %s", why)
+		}
+	}
+}
+
+// TestAttentionCellsColourTheirShare: every cell of the grid is painted
+// the colour of its share on the continuous Viridis stops (format), a
+// reference computed apart from the figure's sampled palette and heatmap.
+func TestAttentionCellsColourTheirShare(t *testing.T) {
+	const layers, heads, w, h = 6, 5, 720, 560
+	g := Grid{Weights: make([][]float32, layers), Max: 1}
+	for l := range g.Weights {
+		g.Weights[l] = make([]float32, heads)
+		for hd := range heads {
+			g.Weights[l][hd] = float32(l*heads+hd) / (layers*heads - 1) // 0 … 1
+		}
+	}
+	f := AttentionGrid(g, Dark()).(*AttentionFigure)
+	img, err := Image(f, w, h, DPI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for l := range layers {
+		for hd := range heads {
+			r := f.CellRect(l, hd, w, h, DPI)
+			got := img.At((r.Min.X+r.Max.X)/2, (r.Min.Y+r.Max.Y)/2)
+			if want := format.Viridis.At(float64(g.Weights[l][hd])); !near(got, want, 3) {
+				t.Errorf("cell %d,%d (share %.3f): pixel %v, want %v", l, hd, g.Weights[l][hd], got, want)
+			}
 		}
 	}
 }

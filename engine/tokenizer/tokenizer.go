@@ -1,11 +1,19 @@
-// Package tokenizer is the byte-level BPE tokenizer of the Qwen2 family
-// (Qwen2, Qwen2.5, Qwen3), read from a Hugging Face tokenizer.json and
-// reproducing the reference library's ids exactly (docs/spec/tokenizer.md).
+// Package tokenizer reproduces the reference library's ids exactly
+// (docs/spec/tokenizer.md) for two kinds of vocabulary, read from a Hugging
+// Face tokenizer.json (parse.go, parse_spm.go) or built from a GGUF file's
+// tokenizer.ggml.* arrays by the engine:
 //
-// Encode: added tokens are cut out of the raw text first, then each other
-// segment is NFC-normalised, split by the pre-tokenizer pattern, mapped to
-// the byte-level alphabet and merged by BPE. No BOS or EOS is added.
-// A Tokenizer is safe for concurrent use.
+//   - byte-level BPE (bpe.go, bytelevel.go): Qwen2, Qwen2.5, Qwen3 and
+//     Qwen3.5, Llama 3, GPT-2 and SmolLM2, each with its pre-tokenizer
+//     pattern (pretok.go, pretok_gpt2.go);
+//   - SentencePiece BPE (spm.go): Llama 2, TinyLlama and the llama2.c
+//     models, with byte fallback.
+//
+// Encode: added tokens are cut out of the raw text first (added.go), then
+// each other segment is normalised, split by the pre-tokenizer, and merged
+// by BPE. No BOS or EOS is added unless the vocabulary's template says so.
+// Decode (decode.go) is the inverse. A Tokenizer is safe for concurrent
+// use.
 package tokenizer
 
 import (

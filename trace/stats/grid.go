@@ -1,7 +1,11 @@
 // Package stats is the one home of the numbers Loupe derives from a run:
-// attention grids and their means, the attention sink, top-k, the heads
-// that look most at a token, the alignment and probability deltas of two
-// runs, MLP magnitudes, parameter and KV-cache sizes, decode bandwidth.
+// attention grids (one source map, its Gated DeltaNet rows labelled once)
+// and their means, the attention sink, top-k, the heads that look most at
+// a token, the strongest head, a token's probability, the alignment and
+// probability deltas of two runs, MLP magnitudes, an embedding row's
+// statistics, pooled KV-cache rows, the logit lens's lead, parameter and
+// KV-cache sizes, decode bandwidth, the softmax of a figure's scores, the
+// median, and Ratio, whose one answer for x/0 is NaN (unknown).
 // The window (views), the exported figures (viz), the CSV exports (app)
 // and the command line all call it, so a number is computed one way.
 // It is headless: it imports only trace and the standard library.

@@ -13,19 +13,27 @@ import (
 	"loupe/trace"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/golden/*.png (look at them first)")
+// The images under testdata/regression were drawn by Loupe and looked at
+// by a person: they are regression tests, which catch a change in how a
+// figure is drawn (a moved label, a changed colour), not proofs that it is
+// right. The numbers a figure draws are proved against references
+// elsewhere: trace/stats against hand-computed values, and in this
+// package TestCellAt and TestAttentionCellsColourTheirShare, which check
+// the pixels of a cell against the palette's colour of its value.
 
-// checkGolden renders f at w × h px and compares it with
-// testdata/golden/name.png: at most 0.5 % of the pixels may differ by more
-// than 24/255 in a channel, which absorbs anti-aliasing noise between
+var update = flag.Bool("update", false, "rewrite testdata/regression/*.png (look at them first)")
+
+// checkRegression renders f at w × h px and compares it with
+// testdata/regression/name.png: at most 0.5 % of the pixels may differ by
+// more than 24/255 in a channel, which absorbs anti-aliasing noise between
 // platforms but catches a moved label or a changed colour.
-func checkGolden(t *testing.T, name string, f Figure, w, h int) {
+func checkRegression(t *testing.T, name string, f Figure, w, h int) {
 	t.Helper()
 	img, err := Image(f, w, h, DPI)
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	path := filepath.Join("testdata", "golden", name+".png")
+	path := filepath.Join("testdata", "regression", name+".png")
 	if *update {
 		var buf bytes.Buffer
 		if err := png.Encode(&buf, img); err != nil {
@@ -86,9 +94,9 @@ func near(a, b interface{ RGBA() (r, g, b, a uint32) }, tol uint32) bool {
 	return d(r1, r2) <= tol && d(g1, g2) <= tol && d(b1, b2) <= tol && d(a1, a2) <= tol
 }
 
-// goldenFigures are the figures pinned by golden images, each at a small
+// regressionFigures are the figures pinned by regression images, each at a small
 // size in both themes where the theme matters.
-func goldenFigures() []struct {
+func regressionFigures() []struct {
 	name string
 	f    Figure
 	w, h int
@@ -143,8 +151,8 @@ func fromZero(th Theme) Theme {
 	return th
 }
 
-func TestGolden(t *testing.T) {
-	for _, g := range goldenFigures() {
-		t.Run(g.name, func(t *testing.T) { checkGolden(t, g.name, g.f, g.w, g.h) })
+func TestImageRegression(t *testing.T) {
+	for _, g := range regressionFigures() {
+		t.Run(g.name, func(t *testing.T) { checkRegression(t, g.name, g.f, g.w, g.h) })
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
 	nativedialog "github.com/sqweek/dialog"
+
+	"loupe/engine"
 )
 
 // expected says what a model folder must hold; every load error ends with it.
@@ -64,7 +66,7 @@ func (u *UI) loaded(path string, b Backend, err error) {
 	if err != nil {
 		u.generateAfter = false
 		u.controls.Status.SetText("Could not open " + path)
-		u.fail("Could not open the model", fmt.Errorf("%s: %v\n\n%s", path, err, expected))
+		u.fail("Could not open the model", fmt.Errorf("%s\n\n%s", engine.LoadFailure(path, err), expected))
 		u.idle()
 		return
 	}

@@ -203,7 +203,7 @@ func computeChapter(f *facts) Chapter {
 	if e.BandwidthGBs > 0 {
 		share := fig.DecodeGBs[0] / e.BandwidthGBs
 		a := i18n.Args{"Bandwidth": f.num.GBs(e.BandwidthGBs), "Share": f.num.Percent(share)}
-		if share >= 0.5 {
+		if share >= stats.MemoryBound {
 			b.WriteString(f.t("compute.memory", a))
 		} else {
 			b.WriteString(f.t("compute.notmemory", a))

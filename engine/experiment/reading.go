@@ -104,22 +104,15 @@ func arithmetics(ps []Point, l i18n.Lang) string {
 		"Ratio": times(num, bf.PrefillTokS/ex.PrefillTokS), "Change": change(num, bf.DecodeTokS/ex.DecodeTokS-1)})
 }
 
-// MemoryBound is the share of what the memory allows (bandwidth ÷ bytes
-// per token) from which a sentence says that writing waits for the
-// memory. A model that fills the memory's bandwidth writes at 70-85 % of
-// it (GuessSpeeds assumes 70 %); the demo model, 16 M parameters, wrote
-// at 16 % (171 tokens/s where the memory allowed 1,081), its time spent
-// on the work around each layer. 60 % keeps the two apart.
-const MemoryBound = 0.6
-
 // smallModel is the weight bytes per token under which a model is called
 // too small to reach the memory's limit: its weights fit in the
-// processor's caches, or nearly (the demo model: 33 MB).
+// processor's caches, or nearly (the demo model: 10 MB).
 const smallModel = 256e6
 
 // threadsReading reads a threads sweep from its first point a to its last
 // b: how much reading and writing sped up, and why writing gained less
-// only where the figure shows it (writing near what the memory allows).
+// only where the figure shows it (writing at stats.MemoryBound or more
+// of what the memory allows).
 // A speed-up above the ratio of the thread counts is measurement noise:
 // n threads cannot do more than n times the work of one.
 func threadsReading(a, b Point, l i18n.Lang) string {
@@ -145,9 +138,9 @@ func threadsReading(a, b Point, l i18n.Lang) string {
 	}
 	args["Share"], args["Rate"], args["Pred"] = num.Percent(share), num.Sig2(b.DecodeTokS), num.Sig2(b.PredictedDecodeTokS)
 	switch {
-	case share >= MemoryBound && pre > 1.2*dec:
+	case share >= stats.MemoryBound && pre > 1.2*dec:
 		return t("memory", args)
-	case share >= MemoryBound:
+	case share >= stats.MemoryBound:
 		return t("plain", args)
 	case b.BytesPerToken > 0 && b.BytesPerToken < smallModel:
 		args["Bytes"] = num.Bytes(b.BytesPerToken)

@@ -58,7 +58,7 @@ func threadsPoint(n int, pre, dec, pred, bytes float64) Point {
 }
 
 // The threads sentence says writing waits for the memory only where it
-// runs near what the memory allows (MemoryBound); a tiny model far from
+// runs near what the memory allows (stats.MemoryBound); a tiny model far from
 // it is said to be too small; a speed-up above the thread ratio is noise.
 func TestThreadsSentenceFollowsTheMeasuredBandwidth(t *testing.T) {
 	const waits = "waits for the memory"

@@ -104,9 +104,11 @@ func arithmetics(ps []Point, l i18n.Lang) string {
 		"Ratio": times(num, bf.PrefillTokS/ex.PrefillTokS), "Change": change(num, bf.DecodeTokS/ex.DecodeTokS-1)})
 }
 
-// smallModel is the weight bytes per token under which a model is called
-// too small to reach the memory's limit: its weights fit in the
-// processor's caches, or nearly (the demo model: 10 MB).
+// smallModel is the bytes per token under which the threads sentence
+// calls a model far from the memory's limit too small to reach it: each
+// step's fixed work (waking the threads, a layer's small products)
+// outweighs reading the weights. The demo model reads 10 MB a token and
+// wrote at 16-19 % of what the memory allows.
 const smallModel = 256e6
 
 // threadsReading reads a threads sweep from its first point a to its last

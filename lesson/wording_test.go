@@ -57,7 +57,7 @@ func TestOutputHeadShareOfTheParameters(t *testing.T) {
 	in.Model.ParamsAttention, in.Model.ParamsMLP, in.Model.ParamsNorm = 0, 0, 0
 	contains(t, build(t, in).Chapter(Output), "all its 16 M parameters")
 	in.Lang = i18n.French
-	if fr := build(t, in).Chapter(Output).Text; !strings.Contains(fr, "tous ses 16\u202fM de paramètres") {
+	if fr := build(t, in).Chapter(Output).Text; !strings.Contains(fr, "(paramètres\u00a0: tous les 16\u202fM)") {
 		t.Errorf("French: %q", fr)
 	}
 }
@@ -106,4 +106,17 @@ func TestComputeChapterMemoryThreshold(t *testing.T) {
 		in.Extra.BandwidthGBs = c.bandwidth
 		contains(t, build(t, in).Chapter(ComputeMemory), c.want)
 	}
+}
+
+// A small MoE model whose experts weigh little reads nearly all its
+// parameters per token: the experts chapter gives the share, not "16 M
+// of the 16 M parameters".
+func TestExpertsChapterShareOfTheParameters(t *testing.T) {
+	in := handInput(t)
+	in.Model.Experts, in.Model.ExpertsPerToken, in.Model.MoELayers, in.Model.ExpertBytes = 4, 2, 3, 100
+	in.Model.ParamsEmbedding, in.Model.ParamsMLP, in.Model.ParamsMLPActive = 15_600_000, 800_000, 400_000
+	c := build(t, in).Chapter(Experts)
+	// Active: 16,400,712 − 800,000 + 400,000 = 16,000,712 of 16,400,712.
+	contains(t, c, "read 2 of 4 experts per layer: 97.6 % of its 16 M parameters")
+	notContains(t, c, "16 M of the 16 M")
 }

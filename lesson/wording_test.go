@@ -102,7 +102,7 @@ func TestComputeChapterMemoryThreshold(t *testing.T) {
 	for _, c := range []struct {
 		bandwidth float64
 		want      string
-	}{{25 / 0.55, "does not wait on memory alone"}, {25 / 0.65, "it waits on memory"}} {
+	}{{25 / 0.55, "does not wait on memory alone"}, {25 / 0.65, "it waits on memory"}, {25 / 4.5, "came from the processor's caches"}} {
 		in.Extra.BandwidthGBs = c.bandwidth
 		contains(t, build(t, in).Chapter(ComputeMemory), c.want)
 	}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"loupe/engine/perf"
+	"loupe/i18n"
 )
 
 // The Timing panel sets decode against the machine's read bandwidth. On a
@@ -126,8 +127,8 @@ func ceilingText(c perf.Ceiling, ok, measuring bool, now time.Time) string {
 		return "Machine read bandwidth: not measured."
 	default:
 		b := c.Best
-		s = fmt.Sprintf("Machine read bandwidth: %.1f GB/s on %d threads, the best of %d probes (this one %s",
-			b.BestGBs, b.Threads, len(c.Probes), b.When.Local().Format("2006-01-02 15:04"))
+		s = fmt.Sprintf("Machine read bandwidth: %.1f GB/s on %d threads, %s (this one %s",
+			b.BestGBs, b.Threads, i18n.English.N("unit.probes", len(c.Probes), i18n.Args{"N": len(c.Probes)}), b.When.Local().Format("2006-01-02 15:04"))
 		if n := len(c.Probes); n > 1 && !c.Probes[0].When.Equal(b.When) {
 			s += fmt.Sprintf("; latest %s, %.1f GB/s", c.Probes[0].When.Local().Format("2006-01-02 15:04"), c.Probes[0].BestGBs)
 		}

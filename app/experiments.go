@@ -219,7 +219,7 @@ func (u *UI) experimentDone(gen int, r experiment.Result, err error) {
 		u.experiments.Status.SetText("The experiment failed: " + err.Error())
 		u.fail("Experiment failed", err)
 	case r.Cancelled:
-		u.experiments.Status.SetText(fmt.Sprintf("Cancelled after %d of its points; the copies it was writing are removed.", len(r.Points)))
+		u.experiments.Status.SetText(experiment.Cancelled(r))
 	default:
 		u.experiments.Status.SetText("") // the figure says it is done
 	}

@@ -63,7 +63,7 @@ func (u *UI) loaded(path string, b Backend, err error) {
 	if err != nil {
 		u.generateAfter = false
 		u.controls.Status.SetText("Could not open " + path)
-		u.fail("Could not open the model", fmt.Errorf("%s: %v\n\n%s", path, err, expected))
+		u.fail("Could not open the model", fmt.Errorf("%s\n\n%s", engine.LoadFailure(path, err), expected))
 		u.idle()
 		return
 	}

@@ -1,6 +1,7 @@
 package lesson
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -227,12 +228,16 @@ type KVFigures struct {
 	BytesPerToken   int64 `json:"bytes_per_token"` // Loupe's fp32 cache
 	// BytesPerTokenBF16 is the same cache in bf16, as most engines and the
 	// article keep it.
-	BytesPerTokenBF16 int64   `json:"bytes_per_token_bf16"`
-	BytesAt4096       int64   `json:"bytes_at_4096"`
-	BytesAt32000      int64   `json:"bytes_at_32000"`
-	WeightBytes       int64   `json:"weight_bytes_per_token"`
-	StateBytes        int64   `json:"state_bytes"`
-	Share32000        float64 `json:"share_of_weights_at_32000"`
+	BytesPerTokenBF16 int64 `json:"bytes_per_token_bf16"`
+	BytesAt4096       int64 `json:"bytes_at_4096"`
+	BytesAt32000      int64 `json:"bytes_at_32000"`
+	// Context is the model's context (max_position_embeddings), the
+	// longest a conversation grows; BytesAtContext the cache then.
+	Context        int     `json:"context"`
+	BytesAtContext int64   `json:"bytes_at_context"`
+	WeightBytes    int64   `json:"weight_bytes_per_token"`
+	StateBytes     int64   `json:"state_bytes"`
+	Share32000     float64 `json:"share_of_weights_at_32000"`
 }
 
 // kvBytesPerElement: Loupe keeps keys and values as 32-bit floats
@@ -246,6 +251,7 @@ func kvChapter(f *facts) Chapter {
 	kv := stats.KVSizesOf(f.info)
 	fig.NumbersPerToken, fig.BytesPerToken, fig.BytesPerTokenBF16 = kv.Numbers, kv.BytesF32, kv.BytesBF
 	fig.BytesAt4096, fig.BytesAt32000 = 4096*fig.BytesPerToken, 32000*fig.BytesPerToken
+	fig.Context, fig.BytesAtContext = f.info.MaxPositions, int64(f.info.MaxPositions)*fig.BytesPerToken
 	if fig.WeightBytes > 0 {
 		fig.Share32000 = float64(fig.BytesAt32000) / float64(fig.WeightBytes)
 	}
@@ -253,9 +259,7 @@ func kvChapter(f *facts) Chapter {
 	b.WriteString(f.t("kv.intro", nil))
 	b.WriteString(f.t("kv.size", i18n.Args{"Layers": nKV, "KV": f.units("kvhead", fig.KVHeads), "Dim": f.num.Thousands(int64(fig.HeadDim)),
 		"Numbers": f.num.Thousands(fig.NumbersPerToken), "Bytes": f.num.Bytes(float64(fig.BytesPerToken)),
-		"At4096": f.num.Bytes(float64(fig.BytesAt4096)), "T4096": f.num.Thousands(4096),
-		"At32000": f.num.Bytes(float64(fig.BytesAt32000)), "T32000": f.num.Thousands(32000),
-		"Weights": f.num.Bytes(float64(fig.WeightBytes))}))
+		"At": f.kvAt(fig.BytesPerToken, fig.Context), "Weights": f.num.Bytes(float64(fig.WeightBytes))}))
 	if len(without) > 0 {
 		b.WriteString(f.t("kv.deltanet", i18n.Args{"KVLayers": nKV, "Layers": f.info.Layers, "Other": len(without),
 			"State": f.num.Bytes(float64(fig.StateBytes))}))
@@ -264,6 +268,38 @@ func kvChapter(f *facts) Chapter {
 	}
 	return Chapter{ID: KVCache, Title: f.t("kv.title", nil), Text: b.String(), Figures: fig,
 		Show: Show{Tab: "KV cache", Query: f.query, Source: -1, Layer: f.layer, Head: f.head}}
+}
+
+// kvLengths are the conversation lengths the KV chapter gives the
+// cache's size at: the article's 4,096 and 32,000 tokens where the
+// model's context reaches them, and the context itself where it stops
+// before 32,000 (a demo model's 512). An unknown context (0) takes the
+// article's two.
+func kvLengths(context int) []int {
+	var out []int
+	for _, n := range []int{4096, 32000} {
+		if context <= 0 || n <= context {
+			out = append(out, n)
+		}
+	}
+	if context > 0 && context < 32000 && !slices.Contains(out, context) {
+		out = append(out, context)
+	}
+	return out
+}
+
+// kvAt writes the cache's size at each of kvLengths: "2.1 MB at 512
+// tokens, the model's whole context".
+func (f *facts) kvAt(bytesPerToken int64, context int) string {
+	var parts []string
+	for _, n := range kvLengths(context) {
+		key := "kv.at"
+		if n == context {
+			key = "kv.atcontext"
+		}
+		parts = append(parts, f.t(key, i18n.Args{"Bytes": f.num.Bytes(float64(int64(n) * bytesPerToken)), "N": f.num.Thousands(int64(n))}))
+	}
+	return strings.Join(parts, f.t("kv.and", nil))
 }
 
 // MLPFigures: the MLP values of the query at the head's layer; counts

@@ -39,7 +39,7 @@ func expertsChapter(f *facts) Chapter {
 	}
 	fig.UniformShare = stats.UniformTouched(m.Experts, fig.PerToken, fig.Written)
 	text := f.t("experts.intro", i18n.Args{"MoELayers": fig.MoELayers, "Experts": fig.Experts, "K": fig.PerToken,
-		"Token": f.tok(fig.Text), "Active": f.num.Count(fig.Active), "Total": f.num.Count(fig.Total)})
+		"Token": f.tok(fig.Text), "Part": f.paramsPart(fig.Active, fig.Total)})
 	bytes := i18n.Args{"Read": f.num.Bytes(float64(fig.BytesRead)), "Dense": f.num.Bytes(float64(fig.BytesDense))}
 	switch ratio := float64(fig.BytesDense) / float64(max(1, fig.BytesRead)); {
 	case fig.BytesRead == 0:

@@ -26,7 +26,7 @@ func outputChapter(f *facts) Chapter {
 	var b strings.Builder
 	b.WriteString(f.t("output.compare", i18n.Args{"Query": f.tok(f.tokenText(f.query)), "Vocab": f.num.Thousands(int64(f.info.Vocab))}))
 	b.WriteString(f.t("output.top", i18n.Args{"List": f.listCandidates(fig.Top10, 3)}))
-	a := i18n.Args{"Head": f.num.Count(head), "Total": f.num.Count(total), "Share": f.num.Percent(share)}
+	a := i18n.Args{"Part": f.paramsPart(head, total), "Share": f.num.Percent(share)}
 	if fig.Tied {
 		b.WriteString(f.t("output.tied", a))
 	} else {
@@ -35,6 +35,22 @@ func outputChapter(f *facts) Chapter {
 	return Chapter{ID: Output, Title: f.t("output.title", nil), Text: b.String(), Figures: fig,
 		Question: f.t("output.question", i18n.Args{"Query": f.tok(f.tokenText(f.query))}),
 		Show:     Show{Tab: "Next token", Query: f.query, Source: -1, Layer: -1, Head: -1}}
+}
+
+// paramsPart says how many of the model's total parameters part holds:
+// "16 M parameters out of 233 M", or, where the two round to the same
+// count, the share ("95.1 % of its 16 M parameters", not "16 M out of
+// 16 M"), or all of them.
+func (f *facts) paramsPart(part, total int64) string {
+	a := i18n.Args{"Part": f.num.Count(part), "Total": f.num.Count(total)}
+	switch {
+	case part >= total:
+		return f.t("params.all", a)
+	case a["Part"] == a["Total"]:
+		a["Share"] = f.num.Percent(float64(part) / float64(total))
+		return f.t("params.most", a)
+	}
+	return f.t("params.part", a)
 }
 
 func (f *facts) listCandidates(cs []trace.Candidate, n int) string {
@@ -154,7 +170,7 @@ func computeChapter(f *facts) Chapter {
 	if f.in.Extra == nil || len(f.in.Extra.Kernels) == 0 {
 		c.Skipped = NeedsTiming
 		c.Figures = ComputeFigures{Runs: []KernelRun{}, BytesPerToken: bytes, DecodeGBs: []float64{}}
-		c.Text = f.t("compute.skipped", i18n.Args{"What": f.weightsRead("read.every"), "Bytes": f.num.Bytes(bytes)})
+		c.Text = f.t("compute.skipped", i18n.Args{"What": f.weightsRead("read.every"), "Bytes": f.num.Bytes(bytes), "Levels": f.levelsMeasured()})
 		return c
 	}
 	e := f.in.Extra
@@ -177,9 +193,12 @@ func computeChapter(f *facts) Chapter {
 	if e.BandwidthGBs > 0 {
 		share := fig.DecodeGBs[0] / e.BandwidthGBs
 		a := i18n.Args{"Bandwidth": f.num.GBs(e.BandwidthGBs), "Share": f.num.Percent(share)}
-		if share >= 0.5 {
+		switch {
+		case share > cacheBound:
+			b.WriteString(f.t("compute.cache", a))
+		case share >= stats.MemoryBound:
 			b.WriteString(f.t("compute.memory", a))
-		} else {
+		default:
 			b.WriteString(f.t("compute.notmemory", a))
 		}
 	}
@@ -231,6 +250,24 @@ func deref(p *float64) float64 {
 		return 0
 	}
 	return *p
+}
+
+// cacheBound is the share of the measured bandwidth above which writing
+// read its weights from the processor's caches, not from the memory (the
+// 10 MB demo model read at 4.5 × the bandwidth on one thread).
+const cacheBound = 1.1
+
+// levelsMeasured names the kernel levels Measure will time on this CPU
+// (levels): "the avx512bf16 kernels and with the avx2 ones", or only
+// "the avx2 kernels" on a CPU without AVX-512 (or with the level forced).
+func (f *facts) levelsMeasured() string {
+	ls := levels()
+	a := i18n.Args{"Level": ls[0].String()}
+	if len(ls) == 1 {
+		return f.t("compute.levels.one", a)
+	}
+	a["Other"] = ls[1].String()
+	return f.t("compute.levels.two", a)
 }
 
 // weightsRead names what one decode step reads: of a dense model the

@@ -1,6 +1,9 @@
 package viz
 
 import (
+	"math"
+	"strconv"
+
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg/draw"
 
@@ -44,7 +47,7 @@ func sweepReading(points []SweepPoint, th Theme) *plot.Plot {
 		rows = append(rows, row{name: p.Label, value: p.PrefillTokS, color: th.Prefill, text: format.Sig2(p.PrefillTokS)},
 			row{name: "", value: 0})
 	}
-	return rowPlot(rows, "reading (prefill), tokens/s", nil, th)
+	return rowPlot(rows, "reading (prefill), tokens/s", speedTicks{}, th)
 }
 
 // sweepWriting is two bars per point: decode tokens/s measured, then the
@@ -59,5 +62,44 @@ func sweepWriting(points []SweepPoint, th Theme) *plot.Plot {
 		}
 		rows = append(rows, pred)
 	}
-	return rowPlot(rows, "writing (decode), tokens/s", nil, th)
+	return rowPlot(rows, "writing (decode), tokens/s", speedTicks{}, th)
+}
+
+// speedTicks labels a tokens/s axis at a round step (1, 2 or 5 × 10^k)
+// that gives 3 to 6 labels, written as counts ("0 10,000 20,000"). gonum's
+// default steps by 2.5 × 10^k with two decimals: a threads sweep's axis
+// read "0.00 25000.00".
+type speedTicks struct{}
+
+func (speedTicks) Ticks(lo, hi float64) []plot.Tick {
+	span := hi - lo
+	if !(span > 0) || math.IsInf(span, 0) {
+		return nil
+	}
+	step := math.Pow(10, math.Floor(math.Log10(span/3)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if span/(m*step) <= 5 {
+			step *= m
+			break
+		}
+	}
+	var ts []plot.Tick
+	first := math.Ceil(lo / step)
+	for i := 0.0; ; i++ {
+		v := (first + i) * step
+		if v > hi+step*1e-9 {
+			break
+		}
+		ts = append(ts, plot.Tick{Value: v, Label: stepLabel(v, step)})
+	}
+	return ts
+}
+
+// stepLabel writes v with as many decimals as step needs: "25,000",
+// "0.2".
+func stepLabel(v, step float64) string {
+	if step >= 1 {
+		return format.Thousands(int64(math.Round(v)))
+	}
+	return strconv.FormatFloat(v, 'f', int(math.Ceil(-math.Log10(step)-1e-9)), 64)
 }

@@ -2,8 +2,10 @@ package viz
 
 import (
 	"os"
+	"strings"
 	"testing"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -28,5 +30,30 @@ func TestSweepDraws(t *testing.T) {
 	}
 	if _, ok := IsNoData(Sweep("empty", nil, nil, Dark())); !ok {
 		t.Fatal("no points: want a no-data figure")
+	}
+}
+
+// The sweep's speed axes are labelled at round steps, as counts: a
+// threads sweep whose reading reached 28,000 tokens/s read "0.00
+// 25000.00" with gonum's default ticks.
+func TestSweepAxesHaveRoundTicks(t *testing.T) {
+	pts := []SweepPoint{{"1", 2500, 150, 1081, 33e6}, {"2", 28000, 171, 1081, 33e6}}
+	th := Dark().complete()
+	for _, p := range []*plot.Plot{sweepReading(pts, th), sweepWriting(pts, th)} {
+		for _, hi := range []float64{28000, 14600, 1081, 171, 2.7, 1} {
+			var labels []string
+			for _, tk := range p.X.Tick.Marker.Ticks(0, hi) {
+				if tk.Label != "" {
+					labels = append(labels, tk.Label)
+				}
+			}
+			joined := strings.Join(labels, " ")
+			if len(labels) < 3 || len(labels) > 6 || strings.Contains(joined, ".00") || strings.Contains(joined, "25000") {
+				t.Errorf("%s: 0 to %v labelled %q", p.X.Label.Text, hi, joined)
+			}
+		}
+	}
+	if got := (speedTicks{}).Ticks(0, 28000); len(got) != 3 || got[2].Label != "20,000" {
+		t.Errorf("0 to 28,000: %v", got)
 	}
 }

@@ -74,6 +74,22 @@ type Result struct {
 	Notes []string `json:"-"`
 	// Cancelled: the user stopped the sweep; Points holds those done.
 	Cancelled bool `json:"-"`
+	// Removed counts the quantised copies a cancelled quant sweep had
+	// written or begun, and removed.
+	Removed int `json:"-"`
+}
+
+// Cancelled says what a cancelled sweep did and left: its points done,
+// and the copies it removed (only the quant sweep writes any).
+func Cancelled(r Result) string { return CancelledIn(r, i18n.English) }
+
+// CancelledIn is Cancelled in l.
+func CancelledIn(r Result, l i18n.Lang) string {
+	s := l.N("experiment.cancelled", len(r.Points), i18n.Args{"N": l.Numbers().Thousands(int64(len(r.Points)))})
+	if r.Removed > 0 {
+		s += l.N("experiment.cancelled.removed", r.Removed, i18n.Args{"N": l.Numbers().Thousands(int64(r.Removed))})
+	}
+	return s
 }
 
 // Options set one sweep. Zero values take the defaults of Defaults.

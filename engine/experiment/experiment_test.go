@@ -88,6 +88,9 @@ func TestSweepCancels(t *testing.T) {
 	if !r.Cancelled || len(r.Points) != 1 {
 		t.Fatalf("cancelled %v with %d points, want true with 1", r.Cancelled, len(r.Points))
 	}
+	if s := Cancelled(r); strings.Contains(s, "removed") {
+		t.Errorf("a context sweep writes no copy: %q", s)
+	}
 }
 
 func TestKernelsAndThreadsSweeps(t *testing.T) {
@@ -218,6 +221,9 @@ func TestQuantSweepRefusesFullDiskAndCleansUp(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(cache, "*", "*")); len(left) != 0 {
 		t.Fatalf("cancelled sweep left %v", left)
+	}
+	if r.Removed != 2 || !strings.Contains(Cancelled(r), "The 2 copies it had written are removed") {
+		t.Errorf("removed %d copies (the Q8_0 copy and the Q4_K_M one begun): %q", r.Removed, Cancelled(r))
 	}
 }
 

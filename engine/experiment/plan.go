@@ -47,11 +47,26 @@ func Plan(what string, info trace.ModelInfo, opt Options, s Speeds, threads int)
 	case Threads:
 		a["Threads"] = num.Thousands(int64(threads))
 	case Quant:
-		a["Disk"] = num.Bytes(0.53*float64(info.FileBytes) + 0.3*float64(info.FileBytes))
+		return quantPlan(info, opt, a)
 	default:
 		return ""
 	}
 	return l.T("experiment.plan."+what, a)
+}
+
+// quantPlan is the quant sweep's plan: the size of the copies it will
+// write, from QuantCopiesOf, as the confirmation before it says it.
+func quantPlan(info trace.ModelInfo, opt Options, a i18n.Args) string {
+	l := opt.Lang
+	bytes, _, err := QuantCopiesOf(info, opt.CacheDir)
+	switch {
+	case err != nil:
+		return l.T("experiment.plan.quant.none", nil)
+	case bytes == 0:
+		return l.T("experiment.plan.quant.cached", a)
+	}
+	a["Disk"] = l.Numbers().Bytes(float64(bytes))
+	return l.T("experiment.plan.quant", a)
 }
 
 func orDefault(s, d string) string {

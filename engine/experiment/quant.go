@@ -17,6 +17,7 @@ import (
 	"loupe/engine"
 	"loupe/engine/convert"
 	"loupe/format"
+	"loupe/trace"
 )
 
 // ErrNoRoom: a quantised copy would not fit on the disk of the cache.
@@ -35,7 +36,7 @@ var diskFree = diskFreeBytes
 // original's. A copy already in the cache (same folder, same files) is
 // reused; copies written by a cancelled sweep are removed.
 func runQuant(ctx context.Context, m *engine.Model, opt Options, r *Result) (err error) {
-	src, orig, err := quantSource(m)
+	src, orig, err := quantSource(m.Info())
 	if err != nil {
 		return err
 	}
@@ -47,13 +48,14 @@ func runQuant(ctx context.Context, m *engine.Model, opt Options, r *Result) (err
 	if err != nil {
 		return err
 	}
-	var written []string
+	var written []string // copies this sweep wrote or began
 	defer func() {
 		if ctx.Err() != nil { // cancelled: leave nothing half-useful behind
 			for _, p := range written {
 				os.Remove(p)
 			}
 			os.Remove(dir) // only when empty
+			r.Removed = len(written)
 		}
 	}()
 	gbs, err := bandwidth(opt, m.Threads())
@@ -76,7 +78,7 @@ func runQuant(ctx context.Context, m *engine.Model, opt Options, r *Result) (err
 			path := filepath.Join(dir, "model-"+strings.ToUpper(typ)+".gguf")
 			opt.Progress(float64(2*i)/steps, fmt.Sprintf("writing the %s copy to %s", typ, dir))
 			fresh, err := writeCopy(ctx, src, path, typ, r)
-			if fresh {
+			if fresh || err != nil && ctx.Err() != nil { // written, or cut off while writing (its .part removed)
 				written = append(written, path)
 			}
 			if err != nil {
@@ -96,8 +98,7 @@ func runQuant(ctx context.Context, m *engine.Model, opt Options, r *Result) (err
 
 // quantSource is the safetensors folder of m and its weights' type
 // (bf16, f16 or f32): the quantiser starts from unquantised weights.
-func quantSource(m *engine.Model) (dir, dtype string, err error) {
-	info := m.Info()
+func quantSource(info trace.ModelInfo) (dir, dtype string, err error) {
 	path := info.Path
 	if st, err := os.Stat(path); err == nil && !st.IsDir() {
 		if strings.EqualFold(filepath.Ext(path), ".gguf") || !strings.HasSuffix(path, ".json") && !strings.HasSuffix(path, ".safetensors") {
@@ -117,9 +118,21 @@ func quantSource(m *engine.Model) (dir, dtype string, err error) {
 	return path, dtype, nil
 }
 
-// copiesDir is the cache folder of src's copies: one per folder and
-// version of its files (Fingerprint).
+// copiesDir is the cache folder of src's copies, made if missing.
 func copiesDir(base, src string) (string, error) {
+	dir, err := copiesPath(base, src)
+	if err != nil {
+		return "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("experiment: %w", err)
+	}
+	return dir, nil
+}
+
+// copiesPath is the cache folder of src's copies: one per folder and
+// version of its files (Fingerprint).
+func copiesPath(base, src string) (string, error) {
 	if base == "" {
 		c, err := os.UserCacheDir()
 		if err != nil {
@@ -131,11 +144,7 @@ func copiesDir(base, src string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	dir := filepath.Join(base, fp[:16])
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("experiment: %w", err)
-	}
-	return dir, nil
+	return filepath.Join(base, fp[:16]), nil
 }
 
 // writeCopy writes the typ copy of src at path unless the cache has it,
@@ -290,13 +299,27 @@ func Fingerprint(path string) (string, error) {
 }
 
 // QuantCopies says what the quant sweep of m will write: the bytes of the
-// copies not yet in the cache, and the cache folder (cacheDir "": Loupe's).
+// copies not yet in the cache, and the cache folder (cacheDir "": Loupe's),
+// which it makes. The plan and the confirmation before the sweep both
+// say this size: one source for it.
 func QuantCopies(m *engine.Model, cacheDir string) (bytes int64, dir string, err error) {
-	src, _, err := quantSource(m)
+	if bytes, dir, err = QuantCopiesOf(m.Info(), cacheDir); err != nil {
+		return 0, "", err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, "", fmt.Errorf("experiment: %w", err)
+	}
+	return bytes, dir, nil
+}
+
+// QuantCopiesOf is QuantCopies for the model info describes, without
+// making the folder (a plan only reads the files' headers).
+func QuantCopiesOf(info trace.ModelInfo, cacheDir string) (bytes int64, dir string, err error) {
+	src, _, err := quantSource(info)
 	if err != nil {
 		return 0, "", err
 	}
-	if dir, err = copiesDir(cacheDir, src); err != nil {
+	if dir, err = copiesPath(cacheDir, src); err != nil {
 		return 0, "", err
 	}
 	for _, typ := range QuantTypes {

@@ -47,6 +47,9 @@ func runTexts(ctx context.Context, m *engine.Model, opt Options, r *Result) erro
 		if err != nil {
 			return err
 		}
+		// The figure draws the run's timing (tokens over seconds): the
+		// point's speeds, the CSV's and the sentence's, are the same.
+		p.PrefillTokS, p.DecodeTokS = p.TimedRates()
 		p.Value, p.Label = labels[i], labels[i]
 		r.Points = append(r.Points, p)
 	}

@@ -140,52 +140,109 @@ func dotRowsQ5KAVX2(out *float32, rows int, w *byte, xq *int8, dc, s *float32, n
 //go:noescape
 func dotRowsQ6KAVX2(out *float32, rows int, w *byte, xq *int8, dc *float32, n32 *int32, nb int)
 
-// matVecQ8AVX2 is matVecQ8VNNI with VPMADDUBSW + VPMADDWD, for CPUs with
-// AVX2 (and F16C) but no AVX512-VNNI.
-// Q5_K reads one stream: its kernel is bound by instructions, not memory
-// (tools/quantasm/quant8_amd64.py says more).
+//go:noescape
+func dotRowsQ8_0AVXVNNI(out *float32, rows int, w *byte, xq *int8, de *float32, n128 *int32, nb int)
+
+//go:noescape
+func dotRows4Q8_0AVXVNNI(out *float32, rows int, w *byte, stride int, xq *int8, de *float32, n128 *int32, nb int)
+
+//go:noescape
+func dotRows4Q4KAVXVNNI(out *float32, rows int, w *byte, stride int, xq *int8, dc, s *float32, nb int)
+
+//go:noescape
+func dotRows4Q6KAVXVNNI(out *float32, rows int, w *byte, stride int, xq *int8, dc *float32, n32 *int32, nb int)
+
+//go:noescape
+func dotRowsQ4KAVXVNNI(out *float32, rows int, w *byte, xq *int8, dc, s *float32, nb int)
+
+//go:noescape
+func dotRowsQ5KAVXVNNI(out *float32, rows int, w *byte, xq *int8, dc, s *float32, nb int)
+
+//go:noescape
+func dotRowsQ6KAVXVNNI(out *float32, rows int, w *byte, xq *int8, dc *float32, n32 *int32, nb int)
+
+// avx2Dots is one set of the AVX2-register integer decode kernels: the
+// one-stream row loops and the four-stream ones of each format.
+type avx2Dots struct {
+	q8       func(out *float32, rows int, w *byte, xq *int8, de *float32, n128 *int32, nb int)
+	q8x4     func(out *float32, rows int, w *byte, stride int, xq *int8, de *float32, n128 *int32, nb int)
+	q4k, q5k func(out *float32, rows int, w *byte, xq *int8, dc, s *float32, nb int)
+	q4kx4    func(out *float32, rows int, w *byte, stride int, xq *int8, dc, s *float32, nb int)
+	q6k      func(out *float32, rows int, w *byte, xq *int8, dc *float32, n32 *int32, nb int)
+	q6kx4    func(out *float32, rows int, w *byte, stride int, xq *int8, dc *float32, n32 *int32, nb int)
+}
+
+var (
+	// dotsVPMADDUBSW: VPMADDUBSW + VPMADDWD, any CPU with AVX2.
+	dotsVPMADDUBSW = &avx2Dots{
+		q8: dotRowsQ8_0AVX2, q8x4: dotRows4Q8_0AVX2,
+		q4k: dotRowsQ4KAVX2, q5k: dotRowsQ5KAVX2, q4kx4: dotRows4Q4KAVX2,
+		q6k: dotRowsQ6KAVX2, q6kx4: dotRows4Q6KAVX2,
+	}
+	// dotsAVXVNNI: the same kernels with VEX VPDPBUSD, where the CPU has
+	// AVX-VNNI (and the OS saves the YMM state: hasAVX2 includes that).
+	// Their outputs have the bits of dotsVPMADDUBSW's.
+	dotsAVXVNNI = &avx2Dots{
+		q8: dotRowsQ8_0AVXVNNI, q8x4: dotRows4Q8_0AVXVNNI,
+		q4k: dotRowsQ4KAVXVNNI, q5k: dotRowsQ5KAVXVNNI, q4kx4: dotRows4Q4KAVXVNNI,
+		q6k: dotRowsQ6KAVXVNNI, q6kx4: dotRows4Q6KAVXVNNI,
+	}
+	// dotsAVX2: the set the avx2 level (and avx512 without AVX512-VNNI)
+	// uses on this CPU.
+	dotsAVX2 = pick(hasAVXVNNI, dotsAVXVNNI, dotsVPMADDUBSW)
+)
+
+// matVecQ8AVX2 is matVecQ8VNNI with VPMADDUBSW + VPMADDWD (or VEX
+// VPDPBUSD), for CPUs with AVX2 (and F16C) but no AVX512-VNNI.
 func matVecQ8AVX2(q Quant, out []float32, w []byte, a *QuantizedX) {
+	dotsAVX2.matVec(q, out, w, a)
+}
+
+// matVec runs d's kernels on the rows of w. Q5_K reads one stream: its
+// kernel is bound by instructions, not memory
+// (tools/quantasm/quant8_amd64.py says more).
+func (d *avx2Dots) matVec(q Quant, out []float32, w []byte, a *QuantizedX) {
 	nb := a.cols / q.BlockLen()
 	switch q {
 	case Q8_0:
-		dotQ8_0AVX2Rows(out, w, a, nb)
+		d.q8Rows(out, w, a, nb)
 	case Q4K:
-		dotQ4KAVX2Rows(out, w, a, nb)
+		d.q4kRows(out, w, a, nb)
 	case Q5K:
-		dotRowsQ5KAVX2(&out[0], len(out), &w[0], &a.q[0], &a.dc[0], &a.s[0], nb)
+		d.q5k(&out[0], len(out), &w[0], &a.q[0], &a.dc[0], &a.s[0], nb)
 	case Q6K:
-		dotQ6KAVX2Rows(out, w, a, nb)
+		d.q6kRows(out, w, a, nb)
 	}
 }
 
-// dotQ8_0AVX2Rows splits the rows as dotQ8_0VNNI.
-func dotQ8_0AVX2Rows(out []float32, w []byte, a *QuantizedX, nb int) {
+// q8Rows splits the rows as dotQ8_0VNNI.
+func (d *avx2Dots) q8Rows(out []float32, w []byte, a *QuantizedX, nb int) {
 	q, rb := len(out)/4, nb*34
 	if q > 0 {
-		dotRows4Q8_0AVX2(&out[0], q, &w[0], q*rb, &a.q[0], &a.de[0], &a.n128[0], nb)
+		d.q8x4(&out[0], q, &w[0], q*rb, &a.q[0], &a.de[0], &a.n128[0], nb)
 	}
 	if r := 4 * q; r < len(out) {
-		dotRowsQ8_0AVX2(&out[r], len(out)-r, &w[r*rb], &a.q[0], &a.de[0], &a.n128[0], nb)
+		d.q8(&out[r], len(out)-r, &w[r*rb], &a.q[0], &a.de[0], &a.n128[0], nb)
 	}
 }
 
-// dotQ4KAVX2Rows and dotQ6KAVX2Rows split the rows as dotQ8_0VNNI.
-func dotQ4KAVX2Rows(out []float32, w []byte, a *QuantizedX, nb int) {
+// q4kRows and q6kRows split the rows as dotQ8_0VNNI.
+func (d *avx2Dots) q4kRows(out []float32, w []byte, a *QuantizedX, nb int) {
 	q, rb := len(out)/4, nb*144
 	if q > 0 {
-		dotRows4Q4KAVX2(&out[0], q, &w[0], q*rb, &a.q[0], &a.dc[0], &a.s[0], nb)
+		d.q4kx4(&out[0], q, &w[0], q*rb, &a.q[0], &a.dc[0], &a.s[0], nb)
 	}
 	if r := 4 * q; r < len(out) {
-		dotRowsQ4KAVX2(&out[r], len(out)-r, &w[r*rb], &a.q[0], &a.dc[0], &a.s[0], nb)
+		d.q4k(&out[r], len(out)-r, &w[r*rb], &a.q[0], &a.dc[0], &a.s[0], nb)
 	}
 }
 
-func dotQ6KAVX2Rows(out []float32, w []byte, a *QuantizedX, nb int) {
+func (d *avx2Dots) q6kRows(out []float32, w []byte, a *QuantizedX, nb int) {
 	q, rb := len(out)/4, nb*210
 	if q > 0 {
-		dotRows4Q6KAVX2(&out[0], q, &w[0], q*rb, &a.q[0], &a.dc[0], &a.n32[0], nb)
+		d.q6kx4(&out[0], q, &w[0], q*rb, &a.q[0], &a.dc[0], &a.n32[0], nb)
 	}
 	if r := 4 * q; r < len(out) {
-		dotRowsQ6KAVX2(&out[r], len(out)-r, &w[r*rb], &a.q[0], &a.dc[0], &a.n32[0], nb)
+		d.q6k(&out[r], len(out)-r, &w[r*rb], &a.q[0], &a.dc[0], &a.n32[0], nb)
 	}
 }

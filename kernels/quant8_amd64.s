@@ -3958,3 +3958,1758 @@ q64ablock:
 	VZEROUPPER       
 	RET              
 
+// The AVX-VNNI twins of the AVX2 kernels above: one VEX VPDPBUSD (bytes,
+// as Go's assembler has only the EVEX form) for each VPMADDUBSW +
+// VPMADDWD pair; the same int32 sums, hence the same bits.
+
+// func dotRowsQ8_0AVXVNNI(out *float32, rows int, w *byte, xq *int8, de *float32, n128 *int32, nb int)
+//
+// The AVX-VNNI twin of dotRowsQ8_0AVX2. rows ≥ 1, nb ≥ 1.
+TEXT ·dotRowsQ8_0AVXVNNI(SB), NOSPLIT, $0-56
+	MOVQ             w+16(FP), SI
+	VPBROADCASTD     x8c80<>(SB), Y15
+q8arowv:
+	MOVQ             xq+24(FP), DI
+	MOVQ             de+32(FP), DX
+	MOVQ             n128+40(FP), BX
+	MOVQ             nb+48(FP), CX
+	VXORPS           Y0, Y0, Y0
+	VXORPS           Y8, Y8, Y8
+	SUBQ             $2, CX
+	JLT              q8aonev
+q8atwov:
+	VMOVDQU          2(SI), Y1                              // q
+	VPXOR            Y15, Y1, Y1                            // q + 128
+	VMOVDQU          0(BX), Y3                              // −128·Σqx
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x75; BYTE $0x50; BYTE $0x1f // VPDPBUSD 0(DI), Y1, Y3 (VEX)
+	VCVTDQ2PS        Y3, Y3
+	VPBROADCASTW     0(SI), X4                              // d, f16
+	VCVTPH2PS        X4, Y4
+	VMULPS           0(DX), Y4, Y4                          // d·dx
+	VFMADD231PS      Y4, Y3, Y0
+	VMOVDQU          36(SI), Y1                             // q
+	VPXOR            Y15, Y1, Y1                            // q + 128
+	VMOVDQU          32(BX), Y3                             // −128·Σqx
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x75; BYTE $0x50; BYTE $0x5f; BYTE $0x20 // VPDPBUSD 32(DI), Y1, Y3 (VEX)
+	VCVTDQ2PS        Y3, Y3
+	VPBROADCASTW     34(SI), X4                             // d, f16
+	VCVTPH2PS        X4, Y4
+	VMULPS           32(DX), Y4, Y4                         // d·dx
+	VFMADD231PS      Y4, Y3, Y8
+	PREFETCHT0       8192(SI)
+	PREFETCHT0       8256(SI)
+	ADDQ             $68, SI
+	ADDQ             $64, DI
+	ADDQ             $64, DX
+	ADDQ             $64, BX
+	SUBQ             $2, CX
+	JGE              q8atwov
+q8aonev:
+	ADDQ             $2, CX
+	JZ               q8aendv
+	VMOVDQU          2(SI), Y1                              // q
+	VPXOR            Y15, Y1, Y1                            // q + 128
+	VMOVDQU          0(BX), Y3                              // −128·Σqx
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x75; BYTE $0x50; BYTE $0x1f // VPDPBUSD 0(DI), Y1, Y3 (VEX)
+	VCVTDQ2PS        Y3, Y3
+	VPBROADCASTW     0(SI), X4                              // d, f16
+	VCVTPH2PS        X4, Y4
+	VMULPS           0(DX), Y4, Y4                          // d·dx
+	VFMADD231PS      Y4, Y3, Y0
+	ADDQ             $34, SI
+q8aendv:
+	VADDPS           Y8, Y0, Y0
+	VEXTRACTF128     $1, Y0, X1
+	VADDPS           X1, X0, X0
+	VHADDPS          X0, X0, X0
+	VHADDPS          X0, X0, X0
+	MOVQ             out+0(FP), AX
+	VMOVSS           X0, (AX)
+	ADDQ             $4, out+0(FP)
+	DECQ             rows+8(FP)
+	JNZ              q8arowv
+	VZEROUPPER       
+	RET              
+
+// func dotRows4Q8_0AVXVNNI(out *float32, rows int, w *byte, stride int, xq *int8, de *float32, n128 *int32, nb int)
+//
+// The AVX-VNNI twin of dotRows4Q8_0AVX2. rows ≥ 1, nb ≥ 1.
+TEXT ·dotRows4Q8_0AVXVNNI(SB), NOSPLIT, $0-64
+	MOVQ             w+16(FP), SI
+	MOVQ             stride+24(FP), R8
+	LEAQ             (R8)(R8*2), R9                         // 3·stride
+	MOVQ             out+0(FP), R13
+	MOVQ             rows+8(FP), R12
+	LEAQ             (R12*4), R10                           // the streams' outputs, bytes apart
+	LEAQ             (R10)(R10*2), R11
+	VPBROADCASTD     x8c80<>(SB), Y15
+q84arowv:
+	MOVQ             xq+32(FP), DI
+	MOVQ             de+40(FP), DX
+	MOVQ             n128+48(FP), BX
+	MOVQ             nb+56(FP), CX
+	VXORPS           Y0, Y0, Y0
+	VXORPS           Y1, Y1, Y1
+	VXORPS           Y2, Y2, Y2
+	VXORPS           Y3, Y3, Y3
+	VXORPS           Y4, Y4, Y4
+	VXORPS           Y5, Y5, Y5
+	VXORPS           Y6, Y6, Y6
+	VXORPS           Y7, Y7, Y7
+	SUBQ             $2, CX
+	JLT              q84aonev
+q84atwov:
+	VMOVDQU          2(SI), Y8                              // q
+	VPXOR            Y15, Y8, Y8                            // q + 128
+	VMOVDQU          0(BX), Y10                             // −128·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x3d; BYTE $0x50; BYTE $0x17 // VPDPBUSD 0(DI), Y8, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y10
+	VPBROADCASTW     0(SI), X11                             // d, f16
+	VCVTPH2PS        X11, Y11
+	VMULPS           0(DX), Y11, Y11                        // d·dx
+	VFMADD231PS      Y11, Y10, Y0
+	VMOVDQU          2(SI)(R8*1), Y8                        // q
+	VPXOR            Y15, Y8, Y8                            // q + 128
+	VMOVDQU          0(BX), Y10                             // −128·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x3d; BYTE $0x50; BYTE $0x17 // VPDPBUSD 0(DI), Y8, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y10
+	VPBROADCASTW     0(SI)(R8*1), X11                       // d, f16
+	VCVTPH2PS        X11, Y11
+	VMULPS           0(DX), Y11, Y11                        // d·dx
+	VFMADD231PS      Y11, Y10, Y2
+	VMOVDQU          2(SI)(R8*2), Y8                        // q
+	VPXOR            Y15, Y8, Y8                            // q + 128
+	VMOVDQU          0(BX), Y10                             // −128·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x3d; BYTE $0x50; BYTE $0x17 // VPDPBUSD 0(DI), Y8, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y10
+	VPBROADCASTW     0(SI)(R8*2), X11                       // d, f16
+	VCVTPH2PS        X11, Y11
+	VMULPS           0(DX), Y11, Y11                        // d·dx
+	VFMADD231PS      Y11, Y10, Y4
+	VMOVDQU          2(SI)(R9*1), Y8                        // q
+	VPXOR            Y15, Y8, Y8                            // q + 128
+	VMOVDQU          0(BX), Y10                             // −128·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x3d; BYTE $0x50; BYTE $0x17 // VPDPBUSD 0(DI), Y8, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y10
+	VPBROADCASTW     0(SI)(R9*1), X11                       // d, f16
+	VCVTPH2PS        X11, Y11
+	VMULPS           0(DX), Y11, Y11                        // d·dx
+	VFMADD231PS      Y11, Y10, Y6
+	VMOVDQU          36(SI), Y8                             // q
+	VPXOR            Y15, Y8, Y8                            // q + 128
+	VMOVDQU          32(BX), Y10                            // −128·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x3d; BYTE $0x50; BYTE $0x57; BYTE $0x20 // VPDPBUSD 32(DI), Y8, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y10
+	VPBROADCASTW     34(SI), X11                            // d, f16
+	VCVTPH2PS        X11, Y11
+	VMULPS           32(DX), Y11, Y11                       // d·dx
+	VFMADD231PS      Y11, Y10, Y1
+	VMOVDQU          36(SI)(R8*1), Y8                       // q
+	VPXOR            Y15, Y8, Y8                            // q + 128
+	VMOVDQU          32(BX), Y10                            // −128·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x3d; BYTE $0x50; BYTE $0x57; BYTE $0x20 // VPDPBUSD 32(DI), Y8, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y10
+	VPBROADCASTW     34(SI)(R8*1), X11                      // d, f16
+	VCVTPH2PS        X11, Y11
+	VMULPS           32(DX), Y11, Y11                       // d·dx
+	VFMADD231PS      Y11, Y10, Y3
+	VMOVDQU          36(SI)(R8*2), Y8                       // q
+	VPXOR            Y15, Y8, Y8                            // q + 128
+	VMOVDQU          32(BX), Y10                            // −128·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x3d; BYTE $0x50; BYTE $0x57; BYTE $0x20 // VPDPBUSD 32(DI), Y8, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y10
+	VPBROADCASTW     34(SI)(R8*2), X11                      // d, f16
+	VCVTPH2PS        X11, Y11
+	VMULPS           32(DX), Y11, Y11                       // d·dx
+	VFMADD231PS      Y11, Y10, Y5
+	VMOVDQU          36(SI)(R9*1), Y8                       // q
+	VPXOR            Y15, Y8, Y8                            // q + 128
+	VMOVDQU          32(BX), Y10                            // −128·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x3d; BYTE $0x50; BYTE $0x57; BYTE $0x20 // VPDPBUSD 32(DI), Y8, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y10
+	VPBROADCASTW     34(SI)(R9*1), X11                      // d, f16
+	VCVTPH2PS        X11, Y11
+	VMULPS           32(DX), Y11, Y11                       // d·dx
+	VFMADD231PS      Y11, Y10, Y7
+	PREFETCHT0       8192(SI)
+	PREFETCHT0       8256(SI)
+	PREFETCHT0       8192(SI)(R8*1)
+	PREFETCHT0       8256(SI)(R8*1)
+	PREFETCHT0       8192(SI)(R8*2)
+	PREFETCHT0       8256(SI)(R8*2)
+	PREFETCHT0       8192(SI)(R9*1)
+	PREFETCHT0       8256(SI)(R9*1)
+	ADDQ             $68, SI
+	ADDQ             $64, DI
+	ADDQ             $64, DX
+	ADDQ             $64, BX
+	SUBQ             $2, CX
+	JGE              q84atwov
+q84aonev:
+	ADDQ             $2, CX
+	JZ               q84aendv
+	VMOVDQU          2(SI), Y8                              // q
+	VPXOR            Y15, Y8, Y8                            // q + 128
+	VMOVDQU          0(BX), Y10                             // −128·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x3d; BYTE $0x50; BYTE $0x17 // VPDPBUSD 0(DI), Y8, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y10
+	VPBROADCASTW     0(SI), X11                             // d, f16
+	VCVTPH2PS        X11, Y11
+	VMULPS           0(DX), Y11, Y11                        // d·dx
+	VFMADD231PS      Y11, Y10, Y0
+	VMOVDQU          2(SI)(R8*1), Y8                        // q
+	VPXOR            Y15, Y8, Y8                            // q + 128
+	VMOVDQU          0(BX), Y10                             // −128·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x3d; BYTE $0x50; BYTE $0x17 // VPDPBUSD 0(DI), Y8, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y10
+	VPBROADCASTW     0(SI)(R8*1), X11                       // d, f16
+	VCVTPH2PS        X11, Y11
+	VMULPS           0(DX), Y11, Y11                        // d·dx
+	VFMADD231PS      Y11, Y10, Y2
+	VMOVDQU          2(SI)(R8*2), Y8                        // q
+	VPXOR            Y15, Y8, Y8                            // q + 128
+	VMOVDQU          0(BX), Y10                             // −128·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x3d; BYTE $0x50; BYTE $0x17 // VPDPBUSD 0(DI), Y8, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y10
+	VPBROADCASTW     0(SI)(R8*2), X11                       // d, f16
+	VCVTPH2PS        X11, Y11
+	VMULPS           0(DX), Y11, Y11                        // d·dx
+	VFMADD231PS      Y11, Y10, Y4
+	VMOVDQU          2(SI)(R9*1), Y8                        // q
+	VPXOR            Y15, Y8, Y8                            // q + 128
+	VMOVDQU          0(BX), Y10                             // −128·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x3d; BYTE $0x50; BYTE $0x17 // VPDPBUSD 0(DI), Y8, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y10
+	VPBROADCASTW     0(SI)(R9*1), X11                       // d, f16
+	VCVTPH2PS        X11, Y11
+	VMULPS           0(DX), Y11, Y11                        // d·dx
+	VFMADD231PS      Y11, Y10, Y6
+	ADDQ             $34, SI
+q84aendv:
+	VADDPS           Y1, Y0, Y0
+	VADDPS           Y3, Y2, Y2
+	VADDPS           Y5, Y4, Y4
+	VADDPS           Y7, Y6, Y6
+	VEXTRACTF128     $1, Y0, X8
+	VADDPS           X8, X0, X0
+	VHADDPS          X0, X0, X0
+	VHADDPS          X0, X0, X0
+	VMOVSS           X0, (R13)
+	VEXTRACTF128     $1, Y2, X8
+	VADDPS           X8, X2, X2
+	VHADDPS          X2, X2, X2
+	VHADDPS          X2, X2, X2
+	VMOVSS           X2, (R13)(R10*1)
+	VEXTRACTF128     $1, Y4, X8
+	VADDPS           X8, X4, X4
+	VHADDPS          X4, X4, X4
+	VHADDPS          X4, X4, X4
+	VMOVSS           X4, (R13)(R10*2)
+	VEXTRACTF128     $1, Y6, X8
+	VADDPS           X8, X6, X6
+	VHADDPS          X6, X6, X6
+	VHADDPS          X6, X6, X6
+	VMOVSS           X6, (R13)(R11*1)
+	ADDQ             $4, R13
+	DECQ             R12
+	JNZ              q84arowv
+	VZEROUPPER       
+	RET              
+
+// func dotRowsQ4KAVXVNNI(out *float32, rows int, w *byte, xq *int8, dc, s *float32, nb int)
+//
+// The AVX-VNNI twin of dotRowsQ4KAVX2. rows ≥ 1, nb ≥ 1.
+TEXT ·dotRowsQ4KAVXVNNI(SB), NOSPLIT, $32-56
+	MOVQ             w+16(FP), SI
+	VPBROADCASTD     x8c0f<>(SB), Y15
+	VPBROADCASTD     x8ones16<>(SB), Y14
+q4arowv:
+	MOVQ             xq+24(FP), DI
+	MOVQ             dc+32(FP), DX
+	MOVQ             s+40(FP), BX
+	MOVQ             nb+48(FP), CX
+	VXORPS           Y0, Y0, Y0
+	VXORPS           Y1, Y1, Y1
+	VXORPS           Y10, Y10, Y10                          // Σ dmin·m·Σx̂
+q4ablockv:
+	MOVL             4(SI), R8                              // u0 = scales[0:4]
+	MOVL             8(SI), R9                              // u1 = scales[4:8]
+	MOVL             12(SI), R10                            // u2 = scales[8:12]
+	MOVL             R10, R11
+	SHRL             $4, R11
+	ANDL             $0x0f0f0f0f, R11
+	MOVL             R9, R12
+	SHRL             $6, R12
+	ANDL             $0x03030303, R12
+	SHLL             $4, R12
+	ORL              R12, R11                               // m[4:8]
+	ANDL             $0x3f3f3f3f, R9                        // m[0:4]
+	MOVL             R10, R12
+	ANDL             $0x0f0f0f0f, R12
+	MOVL             R8, R13
+	SHRL             $6, R13
+	ANDL             $0x03030303, R13
+	SHLL             $4, R13
+	ORL              R13, R12                               // sc[4:8]
+	ANDL             $0x3f3f3f3f, R8                        // sc[0:4]
+	SHLQ             $32, R12
+	ORQ              R12, R8                                // sc[0:8]
+	SHLQ             $32, R11
+	ORQ              R11, R9                                // m[0:8]
+	MOVWLZX          (SI), AX
+	VMOVD            AX, X2
+	VCVTPH2PS        X2, X2
+	VBROADCASTSS     X2, Y2
+	MOVWLZX          2(SI), AX
+	VMOVD            AX, X3
+	VCVTPH2PS        X3, X3
+	VBROADCASTSS     X3, Y3
+	VMOVQ            R8, X4
+	VPMOVZXBD        X4, Y4
+	VCVTDQ2PS        Y4, Y4
+	VMULPS           Y2, Y4, Y4
+	VMULPS           (DX), Y4, Y4
+	VMOVUPS          Y4, (SP)                               // d·sc[s]·dx_s
+	VMOVQ            R9, X5
+	VPMOVZXBD        X5, Y5
+	VCVTDQ2PS        Y5, Y5
+	VMULPS           Y3, Y5, Y5
+	VFMADD231PS      (BX), Y5, Y10
+	VMOVDQU          16(SI), Y5                             // nibbles of sub-blocks 0, 1
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y9, Y9, Y9
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x3f // VPDPBUSD 0(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x4f; BYTE $0x20 // VPDPBUSD 32(DI), Y6, Y9 (VEX)
+	VCVTDQ2PS        Y7, Y7
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     0(SP), Y5
+	VBROADCASTSS     4(SP), Y6
+	VFMADD231PS      Y5, Y7, Y0
+	VFMADD231PS      Y6, Y9, Y1
+	VMOVDQU          48(SI), Y5                             // nibbles of sub-blocks 2, 3
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y9, Y9, Y9
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x7f; BYTE $0x40 // VPDPBUSD 64(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x4f; BYTE $0x60 // VPDPBUSD 96(DI), Y6, Y9 (VEX)
+	VCVTDQ2PS        Y7, Y7
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     8(SP), Y5
+	VBROADCASTSS     12(SP), Y6
+	VFMADD231PS      Y5, Y7, Y0
+	VFMADD231PS      Y6, Y9, Y1
+	VMOVDQU          80(SI), Y5                             // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y9, Y9, Y9
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x8f; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y9 (VEX)
+	VCVTDQ2PS        Y7, Y7
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     16(SP), Y5
+	VBROADCASTSS     20(SP), Y6
+	VFMADD231PS      Y5, Y7, Y0
+	VFMADD231PS      Y6, Y9, Y1
+	VMOVDQU          112(SI), Y5                            // nibbles of sub-blocks 6, 7
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y9, Y9, Y9
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x8f; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y9 (VEX)
+	VCVTDQ2PS        Y7, Y7
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     24(SP), Y5
+	VBROADCASTSS     28(SP), Y6
+	VFMADD231PS      Y5, Y7, Y0
+	VFMADD231PS      Y6, Y9, Y1
+	PREFETCHT0       8192(SI)
+	PREFETCHT0       8256(SI)
+	PREFETCHT0       8320(SI)
+	ADDQ             $144, SI
+	ADDQ             $256, DI
+	ADDQ             $32, DX
+	ADDQ             $32, BX
+	DECQ             CX
+	JNZ              q4ablockv
+	VADDPS           Y1, Y0, Y0
+	VSUBPS           Y10, Y0, Y0
+	VEXTRACTF128     $1, Y0, X1
+	VADDPS           X1, X0, X0
+	VHADDPS          X0, X0, X0
+	VHADDPS          X0, X0, X0
+	MOVQ             out+0(FP), AX
+	VMOVSS           X0, (AX)
+	ADDQ             $4, out+0(FP)
+	DECQ             rows+8(FP)
+	JNZ              q4arowv
+	VZEROUPPER       
+	RET              
+
+// func dotRowsQ5KAVXVNNI(out *float32, rows int, w *byte, xq *int8, dc, s *float32, nb int)
+//
+// The AVX-VNNI twin of dotRowsQ5KAVX2. rows ≥ 1, nb ≥ 1.
+TEXT ·dotRowsQ5KAVXVNNI(SB), NOSPLIT, $32-56
+	MOVQ             w+16(FP), SI
+	VPBROADCASTD     x8c0f<>(SB), Y15
+	VPBROADCASTD     x8ones16<>(SB), Y14
+	VPBROADCASTD     x8c10<>(SB), Y13
+q5arowv:
+	MOVQ             xq+24(FP), DI
+	MOVQ             dc+32(FP), DX
+	MOVQ             s+40(FP), BX
+	MOVQ             nb+48(FP), CX
+	VXORPS           Y0, Y0, Y0
+	VXORPS           Y1, Y1, Y1
+	VXORPS           Y10, Y10, Y10                          // Σ dmin·m·Σx̂
+q5ablockv:
+	MOVL             4(SI), R8                              // u0 = scales[0:4]
+	MOVL             8(SI), R9                              // u1 = scales[4:8]
+	MOVL             12(SI), R10                            // u2 = scales[8:12]
+	MOVL             R10, R11
+	SHRL             $4, R11
+	ANDL             $0x0f0f0f0f, R11
+	MOVL             R9, R12
+	SHRL             $6, R12
+	ANDL             $0x03030303, R12
+	SHLL             $4, R12
+	ORL              R12, R11                               // m[4:8]
+	ANDL             $0x3f3f3f3f, R9                        // m[0:4]
+	MOVL             R10, R12
+	ANDL             $0x0f0f0f0f, R12
+	MOVL             R8, R13
+	SHRL             $6, R13
+	ANDL             $0x03030303, R13
+	SHLL             $4, R13
+	ORL              R13, R12                               // sc[4:8]
+	ANDL             $0x3f3f3f3f, R8                        // sc[0:4]
+	SHLQ             $32, R12
+	ORQ              R12, R8                                // sc[0:8]
+	SHLQ             $32, R11
+	ORQ              R11, R9                                // m[0:8]
+	MOVWLZX          (SI), AX
+	VMOVD            AX, X2
+	VCVTPH2PS        X2, X2
+	VBROADCASTSS     X2, Y2
+	MOVWLZX          2(SI), AX
+	VMOVD            AX, X3
+	VCVTPH2PS        X3, X3
+	VBROADCASTSS     X3, Y3
+	VMOVQ            R8, X4
+	VPMOVZXBD        X4, Y4
+	VCVTDQ2PS        Y4, Y4
+	VMULPS           Y2, Y4, Y4
+	VMULPS           (DX), Y4, Y4
+	VMOVUPS          Y4, (SP)                               // d·sc[s]·dx_s
+	VMOVQ            R9, X5
+	VPMOVZXBD        X5, Y5
+	VCVTDQ2PS        Y5, Y5
+	VMULPS           Y3, Y5, Y5
+	VFMADD231PS      (BX), Y5, Y10
+	VMOVDQU          16(SI), Y11                            // qh
+	VMOVDQU          48(SI), Y5                             // nibbles of sub-blocks 0, 1
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPSLLW           $4, Y11, Y7
+	VPAND            Y13, Y7, Y7                            // 16 × bit 0
+	VPOR             Y7, Y5, Y5
+	VPSLLW           $3, Y11, Y9
+	VPAND            Y13, Y9, Y9                            // 16 × bit 1
+	VPOR             Y9, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y9, Y9, Y9
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x3f // VPDPBUSD 0(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x4f; BYTE $0x20 // VPDPBUSD 32(DI), Y6, Y9 (VEX)
+	VCVTDQ2PS        Y7, Y7
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     0(SP), Y5
+	VBROADCASTSS     4(SP), Y6
+	VFMADD231PS      Y5, Y7, Y0
+	VFMADD231PS      Y6, Y9, Y1
+	VMOVDQU          80(SI), Y5                             // nibbles of sub-blocks 2, 3
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPSLLW           $2, Y11, Y7
+	VPAND            Y13, Y7, Y7                            // 16 × bit 2
+	VPOR             Y7, Y5, Y5
+	VPSLLW           $1, Y11, Y9
+	VPAND            Y13, Y9, Y9                            // 16 × bit 3
+	VPOR             Y9, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y9, Y9, Y9
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x7f; BYTE $0x40 // VPDPBUSD 64(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x4f; BYTE $0x60 // VPDPBUSD 96(DI), Y6, Y9 (VEX)
+	VCVTDQ2PS        Y7, Y7
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     8(SP), Y5
+	VBROADCASTSS     12(SP), Y6
+	VFMADD231PS      Y5, Y7, Y0
+	VFMADD231PS      Y6, Y9, Y1
+	VMOVDQU          112(SI), Y5                            // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VMOVDQU          Y11, Y7
+	VPAND            Y13, Y7, Y7                            // 16 × bit 4
+	VPOR             Y7, Y5, Y5
+	VPSRLW           $1, Y11, Y9
+	VPAND            Y13, Y9, Y9                            // 16 × bit 5
+	VPOR             Y9, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y9, Y9, Y9
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x8f; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y9 (VEX)
+	VCVTDQ2PS        Y7, Y7
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     16(SP), Y5
+	VBROADCASTSS     20(SP), Y6
+	VFMADD231PS      Y5, Y7, Y0
+	VFMADD231PS      Y6, Y9, Y1
+	VMOVDQU          144(SI), Y5                            // nibbles of sub-blocks 6, 7
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPSRLW           $2, Y11, Y7
+	VPAND            Y13, Y7, Y7                            // 16 × bit 6
+	VPOR             Y7, Y5, Y5
+	VPSRLW           $3, Y11, Y9
+	VPAND            Y13, Y9, Y9                            // 16 × bit 7
+	VPOR             Y9, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y9, Y9, Y9
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x8f; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y9 (VEX)
+	VCVTDQ2PS        Y7, Y7
+	VCVTDQ2PS        Y9, Y9
+	VBROADCASTSS     24(SP), Y5
+	VBROADCASTSS     28(SP), Y6
+	VFMADD231PS      Y5, Y7, Y0
+	VFMADD231PS      Y6, Y9, Y1
+	PREFETCHT0       8192(SI)
+	PREFETCHT0       8256(SI)
+	PREFETCHT0       8320(SI)
+	ADDQ             $176, SI
+	ADDQ             $256, DI
+	ADDQ             $32, DX
+	ADDQ             $32, BX
+	DECQ             CX
+	JNZ              q5ablockv
+	VADDPS           Y1, Y0, Y0
+	VSUBPS           Y10, Y0, Y0
+	VEXTRACTF128     $1, Y0, X1
+	VADDPS           X1, X0, X0
+	VHADDPS          X0, X0, X0
+	VHADDPS          X0, X0, X0
+	MOVQ             out+0(FP), AX
+	VMOVSS           X0, (AX)
+	ADDQ             $4, out+0(FP)
+	DECQ             rows+8(FP)
+	JNZ              q5arowv
+	VZEROUPPER       
+	RET              
+
+// func dotRowsQ6KAVXVNNI(out *float32, rows int, w *byte, xq *int8, dc *float32, n32 *int32, nb int)
+//
+// The AVX-VNNI twin of dotRowsQ6KAVX2. rows ≥ 1, nb ≥ 1.
+TEXT ·dotRowsQ6KAVXVNNI(SB), NOSPLIT, $64-56
+	MOVQ             w+16(FP), SI
+	VPBROADCASTD     x8c0f<>(SB), Y15
+	VPBROADCASTD     x8ones16<>(SB), Y14
+	VPBROADCASTD     x8c30<>(SB), Y13
+q6arowv:
+	MOVQ             xq+24(FP), DI
+	MOVQ             dc+32(FP), DX
+	MOVQ             n32+40(FP), BX
+	MOVQ             nb+48(FP), CX
+	VXORPS           Y0, Y0, Y0
+	VXORPS           Y1, Y1, Y1
+q6ablockv:
+	MOVWLZX          208(SI), AX
+	VMOVD            AX, X2
+	VCVTPH2PS        X2, X2
+	VBROADCASTSS     X2, Y2
+	VPMOVSXBD        192(SI), Y3                            // sc[0:8]
+	VCVTDQ2PS        Y3, Y3
+	VMULPS           Y2, Y3, Y3
+	VMOVDQU          x8dup2<>+0(SB), Y5
+	VPERMPS          (DX), Y5, Y5                           // dx[g/2]
+	VMULPS           Y5, Y3, Y3
+	VMOVUPS          Y3, 0(SP)                              // S[g] = d·sc[g]·dx
+	VPMOVSXBD        200(SI), Y4                            // sc[8:16]
+	VCVTDQ2PS        Y4, Y4
+	VMULPS           Y2, Y4, Y4
+	VMOVDQU          x8dup2<>+32(SB), Y5
+	VPERMPS          (DX), Y5, Y5                           // dx[g/2]
+	VMULPS           Y5, Y4, Y4
+	VMOVUPS          Y4, 32(SP)                             // S[g] = d·sc[g]·dx
+	VMOVDQU          128(SI), Y6                            // qh, half 0
+	VMOVDQU          0(SI), Y7
+	VPAND            Y15, Y7, Y7
+	VPSLLW           $4, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 0-31 of the half
+	VMOVDQU          0(BX), Y8                              // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x07 // VPDPBUSD 0(DI), Y7, Y8 (VEX)
+	VCVTDQ2PS        Y8, Y7                                 // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     0(SP), Y9
+	VBROADCASTSS     4(SP), Y10
+	VBLENDPS         $0xf0, Y10, Y9, Y9                     // S[0] ×4, S[1] ×4
+	VFMADD231PS      Y9, Y7, Y0
+	VMOVDQU          32(SI), Y7
+	VPAND            Y15, Y7, Y7
+	VPSLLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 32-63 of the half
+	VMOVDQU          32(BX), Y8                             // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x47; BYTE $0x20 // VPDPBUSD 32(DI), Y7, Y8 (VEX)
+	VCVTDQ2PS        Y8, Y7                                 // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     8(SP), Y9
+	VBROADCASTSS     12(SP), Y10
+	VBLENDPS         $0xf0, Y10, Y9, Y9                     // S[2] ×4, S[3] ×4
+	VFMADD231PS      Y9, Y7, Y1
+	VMOVDQU          0(SI), Y7
+	VPSRLW           $4, Y7, Y7
+	VPAND            Y15, Y7, Y7
+	VMOVDQU          Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 64-95 of the half
+	VMOVDQU          64(BX), Y8                             // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x47; BYTE $0x40 // VPDPBUSD 64(DI), Y7, Y8 (VEX)
+	VCVTDQ2PS        Y8, Y7                                 // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     16(SP), Y9
+	VBROADCASTSS     20(SP), Y10
+	VBLENDPS         $0xf0, Y10, Y9, Y9                     // S[4] ×4, S[5] ×4
+	VFMADD231PS      Y9, Y7, Y0
+	VMOVDQU          32(SI), Y7
+	VPSRLW           $4, Y7, Y7
+	VPAND            Y15, Y7, Y7
+	VPSRLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 96-127 of the half
+	VMOVDQU          96(BX), Y8                             // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x47; BYTE $0x60 // VPDPBUSD 96(DI), Y7, Y8 (VEX)
+	VCVTDQ2PS        Y8, Y7                                 // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     24(SP), Y9
+	VBROADCASTSS     28(SP), Y10
+	VBLENDPS         $0xf0, Y10, Y9, Y9                     // S[6] ×4, S[7] ×4
+	VFMADD231PS      Y9, Y7, Y1
+	VMOVDQU          160(SI), Y6                            // qh, half 1
+	VMOVDQU          64(SI), Y7
+	VPAND            Y15, Y7, Y7
+	VPSLLW           $4, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 0-31 of the half
+	VMOVDQU          128(BX), Y8                            // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x87; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y7, Y8 (VEX)
+	VCVTDQ2PS        Y8, Y7                                 // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     32(SP), Y9
+	VBROADCASTSS     36(SP), Y10
+	VBLENDPS         $0xf0, Y10, Y9, Y9                     // S[8] ×4, S[9] ×4
+	VFMADD231PS      Y9, Y7, Y0
+	VMOVDQU          96(SI), Y7
+	VPAND            Y15, Y7, Y7
+	VPSLLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 32-63 of the half
+	VMOVDQU          160(BX), Y8                            // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x87; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y7, Y8 (VEX)
+	VCVTDQ2PS        Y8, Y7                                 // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     40(SP), Y9
+	VBROADCASTSS     44(SP), Y10
+	VBLENDPS         $0xf0, Y10, Y9, Y9                     // S[10] ×4, S[11] ×4
+	VFMADD231PS      Y9, Y7, Y1
+	VMOVDQU          64(SI), Y7
+	VPSRLW           $4, Y7, Y7
+	VPAND            Y15, Y7, Y7
+	VMOVDQU          Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 64-95 of the half
+	VMOVDQU          192(BX), Y8                            // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x87; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y7, Y8 (VEX)
+	VCVTDQ2PS        Y8, Y7                                 // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     48(SP), Y9
+	VBROADCASTSS     52(SP), Y10
+	VBLENDPS         $0xf0, Y10, Y9, Y9                     // S[12] ×4, S[13] ×4
+	VFMADD231PS      Y9, Y7, Y0
+	VMOVDQU          96(SI), Y7
+	VPSRLW           $4, Y7, Y7
+	VPAND            Y15, Y7, Y7
+	VPSRLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 96-127 of the half
+	VMOVDQU          224(BX), Y8                            // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x87; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y7, Y8 (VEX)
+	VCVTDQ2PS        Y8, Y7                                 // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     56(SP), Y9
+	VBROADCASTSS     60(SP), Y10
+	VBLENDPS         $0xf0, Y10, Y9, Y9                     // S[14] ×4, S[15] ×4
+	VFMADD231PS      Y9, Y7, Y1
+	PREFETCHT0       8192(SI)
+	PREFETCHT0       8256(SI)
+	PREFETCHT0       8320(SI)
+	PREFETCHT0       8384(SI)
+	ADDQ             $210, SI
+	ADDQ             $256, DI
+	ADDQ             $32, DX
+	ADDQ             $256, BX
+	DECQ             CX
+	JNZ              q6ablockv
+	VADDPS           Y1, Y0, Y0
+	VEXTRACTF128     $1, Y0, X1
+	VADDPS           X1, X0, X0
+	VHADDPS          X0, X0, X0
+	VHADDPS          X0, X0, X0
+	MOVQ             out+0(FP), AX
+	VMOVSS           X0, (AX)
+	ADDQ             $4, out+0(FP)
+	DECQ             rows+8(FP)
+	JNZ              q6arowv
+	VZEROUPPER       
+	RET              
+// func dotRows4Q4KAVXVNNI(out *float32, rows int, w *byte, stride int, xq *int8, dc, s *float32, nb int)
+//
+// The AVX-VNNI twin of dotRows4Q4KAVX2. rows ≥ 1, nb ≥ 1.
+TEXT ·dotRows4Q4KAVXVNNI(SB), NOSPLIT, $136-64
+	MOVQ             w+16(FP), SI
+	MOVQ             stride+24(FP), R8
+	LEAQ             (R8)(R8*2), R9                         // 3·stride
+	MOVQ             rows+8(FP), AX
+	SHLQ             $2, AX
+	MOVQ             AX, 128(SP)                            // the streams' outputs, bytes apart
+q44arowv:
+	MOVQ             xq+32(FP), DI
+	MOVQ             dc+40(FP), DX
+	MOVQ             s+48(FP), BX
+	MOVQ             nb+56(FP), CX
+	VXORPS           Y0, Y0, Y0
+	VXORPS           Y1, Y1, Y1
+	VXORPS           Y2, Y2, Y2
+	VXORPS           Y3, Y3, Y3
+	VXORPS           Y4, Y4, Y4
+	VXORPS           Y5, Y5, Y5
+	VXORPS           Y6, Y6, Y6
+	VXORPS           Y7, Y7, Y7
+	VXORPS           Y8, Y8, Y8
+	VXORPS           Y9, Y9, Y9
+	VXORPS           Y10, Y10, Y10
+	VXORPS           Y11, Y11, Y11
+q44ablockv:
+	MOVL             4(SI), R10                             // u0 = scales[0:4]
+	MOVL             8(SI), R11                             // u1 = scales[4:8]
+	MOVL             12(SI), R12                            // u2 = scales[8:12]
+	MOVL             R12, R13
+	SHRL             $4, R13
+	ANDL             $0x0f0f0f0f, R13
+	MOVL             R11, AX
+	SHRL             $6, AX
+	ANDL             $0x03030303, AX
+	SHLL             $4, AX
+	ORL              AX, R13                                // m[4:8]
+	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
+	ANDL             $0x0f0f0f0f, R12
+	MOVL             R10, AX
+	SHRL             $6, AX
+	ANDL             $0x03030303, AX
+	SHLL             $4, AX
+	ORL              AX, R12                                // sc[4:8]
+	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
+	SHLQ             $32, R12
+	ORQ              R12, R10                               // sc[0:8]
+	SHLQ             $32, R13
+	ORQ              R13, R11                               // m[0:8]
+	MOVWLZX          0(SI), AX
+	VMOVD            AX, X12
+	VCVTPH2PS        X12, X12
+	VBROADCASTSS     X12, Y12
+	MOVWLZX          2(SI), AX
+	VMOVD            AX, X13
+	VCVTPH2PS        X13, X13
+	VBROADCASTSS     X13, Y13
+	VMOVQ            R10, X14
+	VPMOVZXBD        X14, Y14
+	VCVTDQ2PS        Y14, Y14
+	VMULPS           Y12, Y14, Y14
+	VMULPS           (DX), Y14, Y14
+	VMOVUPS          Y14, 0(SP)                             // d·sc[s]·dx_s
+	VMOVQ            R11, X15
+	VPMOVZXBD        X15, Y15
+	VCVTDQ2PS        Y15, Y15
+	VMULPS           Y13, Y15, Y15
+	VFMADD231PS      (BX), Y15, Y2
+	VMOVDQU          16(SI), Y12                            // nibbles of sub-blocks 0, 1
+	VPSRLW           $4, Y12, Y13
+	VPAND            x8y0f<>(SB), Y12, Y12
+	VPAND            x8y0f<>(SB), Y13, Y13
+	VPXOR            Y14, Y14, Y14
+	VPXOR            Y15, Y15, Y15
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x1d; BYTE $0x50; BYTE $0x37 // VPDPBUSD 0(DI), Y12, Y14 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x15; BYTE $0x50; BYTE $0x7f; BYTE $0x20 // VPDPBUSD 32(DI), Y13, Y15 (VEX)
+	VCVTDQ2PS        Y14, Y14
+	VCVTDQ2PS        Y15, Y15
+	VBROADCASTSS     0(SP), Y12
+	VBROADCASTSS     4(SP), Y13
+	VFMADD231PS      Y12, Y14, Y0
+	VFMADD231PS      Y13, Y15, Y1
+	VMOVDQU          48(SI), Y12                            // nibbles of sub-blocks 2, 3
+	VPSRLW           $4, Y12, Y13
+	VPAND            x8y0f<>(SB), Y12, Y12
+	VPAND            x8y0f<>(SB), Y13, Y13
+	VPXOR            Y14, Y14, Y14
+	VPXOR            Y15, Y15, Y15
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x1d; BYTE $0x50; BYTE $0x77; BYTE $0x40 // VPDPBUSD 64(DI), Y12, Y14 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x15; BYTE $0x50; BYTE $0x7f; BYTE $0x60 // VPDPBUSD 96(DI), Y13, Y15 (VEX)
+	VCVTDQ2PS        Y14, Y14
+	VCVTDQ2PS        Y15, Y15
+	VBROADCASTSS     8(SP), Y12
+	VBROADCASTSS     12(SP), Y13
+	VFMADD231PS      Y12, Y14, Y0
+	VFMADD231PS      Y13, Y15, Y1
+	VMOVDQU          80(SI), Y12                            // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y12, Y13
+	VPAND            x8y0f<>(SB), Y12, Y12
+	VPAND            x8y0f<>(SB), Y13, Y13
+	VPXOR            Y14, Y14, Y14
+	VPXOR            Y15, Y15, Y15
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x1d; BYTE $0x50; BYTE $0xb7; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y12, Y14 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x15; BYTE $0x50; BYTE $0xbf; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y13, Y15 (VEX)
+	VCVTDQ2PS        Y14, Y14
+	VCVTDQ2PS        Y15, Y15
+	VBROADCASTSS     16(SP), Y12
+	VBROADCASTSS     20(SP), Y13
+	VFMADD231PS      Y12, Y14, Y0
+	VFMADD231PS      Y13, Y15, Y1
+	VMOVDQU          112(SI), Y12                           // nibbles of sub-blocks 6, 7
+	VPSRLW           $4, Y12, Y13
+	VPAND            x8y0f<>(SB), Y12, Y12
+	VPAND            x8y0f<>(SB), Y13, Y13
+	VPXOR            Y14, Y14, Y14
+	VPXOR            Y15, Y15, Y15
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x1d; BYTE $0x50; BYTE $0xb7; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y12, Y14 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x15; BYTE $0x50; BYTE $0xbf; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y13, Y15 (VEX)
+	VCVTDQ2PS        Y14, Y14
+	VCVTDQ2PS        Y15, Y15
+	VBROADCASTSS     24(SP), Y12
+	VBROADCASTSS     28(SP), Y13
+	VFMADD231PS      Y12, Y14, Y0
+	VFMADD231PS      Y13, Y15, Y1
+	MOVL             4(SI)(R8*1), R10                       // u0 = scales[0:4]
+	MOVL             8(SI)(R8*1), R11                       // u1 = scales[4:8]
+	MOVL             12(SI)(R8*1), R12                      // u2 = scales[8:12]
+	MOVL             R12, R13
+	SHRL             $4, R13
+	ANDL             $0x0f0f0f0f, R13
+	MOVL             R11, AX
+	SHRL             $6, AX
+	ANDL             $0x03030303, AX
+	SHLL             $4, AX
+	ORL              AX, R13                                // m[4:8]
+	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
+	ANDL             $0x0f0f0f0f, R12
+	MOVL             R10, AX
+	SHRL             $6, AX
+	ANDL             $0x03030303, AX
+	SHLL             $4, AX
+	ORL              AX, R12                                // sc[4:8]
+	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
+	SHLQ             $32, R12
+	ORQ              R12, R10                               // sc[0:8]
+	SHLQ             $32, R13
+	ORQ              R13, R11                               // m[0:8]
+	MOVWLZX          0(SI)(R8*1), AX
+	VMOVD            AX, X12
+	VCVTPH2PS        X12, X12
+	VBROADCASTSS     X12, Y12
+	MOVWLZX          2(SI)(R8*1), AX
+	VMOVD            AX, X13
+	VCVTPH2PS        X13, X13
+	VBROADCASTSS     X13, Y13
+	VMOVQ            R10, X14
+	VPMOVZXBD        X14, Y14
+	VCVTDQ2PS        Y14, Y14
+	VMULPS           Y12, Y14, Y14
+	VMULPS           (DX), Y14, Y14
+	VMOVUPS          Y14, 32(SP)                            // d·sc[s]·dx_s
+	VMOVQ            R11, X15
+	VPMOVZXBD        X15, Y15
+	VCVTDQ2PS        Y15, Y15
+	VMULPS           Y13, Y15, Y15
+	VFMADD231PS      (BX), Y15, Y5
+	VMOVDQU          16(SI)(R8*1), Y12                      // nibbles of sub-blocks 0, 1
+	VPSRLW           $4, Y12, Y13
+	VPAND            x8y0f<>(SB), Y12, Y12
+	VPAND            x8y0f<>(SB), Y13, Y13
+	VPXOR            Y14, Y14, Y14
+	VPXOR            Y15, Y15, Y15
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x1d; BYTE $0x50; BYTE $0x37 // VPDPBUSD 0(DI), Y12, Y14 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x15; BYTE $0x50; BYTE $0x7f; BYTE $0x20 // VPDPBUSD 32(DI), Y13, Y15 (VEX)
+	VCVTDQ2PS        Y14, Y14
+	VCVTDQ2PS        Y15, Y15
+	VBROADCASTSS     32(SP), Y12
+	VBROADCASTSS     36(SP), Y13
+	VFMADD231PS      Y12, Y14, Y3
+	VFMADD231PS      Y13, Y15, Y4
+	VMOVDQU          48(SI)(R8*1), Y12                      // nibbles of sub-blocks 2, 3
+	VPSRLW           $4, Y12, Y13
+	VPAND            x8y0f<>(SB), Y12, Y12
+	VPAND            x8y0f<>(SB), Y13, Y13
+	VPXOR            Y14, Y14, Y14
+	VPXOR            Y15, Y15, Y15
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x1d; BYTE $0x50; BYTE $0x77; BYTE $0x40 // VPDPBUSD 64(DI), Y12, Y14 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x15; BYTE $0x50; BYTE $0x7f; BYTE $0x60 // VPDPBUSD 96(DI), Y13, Y15 (VEX)
+	VCVTDQ2PS        Y14, Y14
+	VCVTDQ2PS        Y15, Y15
+	VBROADCASTSS     40(SP), Y12
+	VBROADCASTSS     44(SP), Y13
+	VFMADD231PS      Y12, Y14, Y3
+	VFMADD231PS      Y13, Y15, Y4
+	VMOVDQU          80(SI)(R8*1), Y12                      // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y12, Y13
+	VPAND            x8y0f<>(SB), Y12, Y12
+	VPAND            x8y0f<>(SB), Y13, Y13
+	VPXOR            Y14, Y14, Y14
+	VPXOR            Y15, Y15, Y15
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x1d; BYTE $0x50; BYTE $0xb7; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y12, Y14 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x15; BYTE $0x50; BYTE $0xbf; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y13, Y15 (VEX)
+	VCVTDQ2PS        Y14, Y14
+	VCVTDQ2PS        Y15, Y15
+	VBROADCASTSS     48(SP), Y12
+	VBROADCASTSS     52(SP), Y13
+	VFMADD231PS      Y12, Y14, Y3
+	VFMADD231PS      Y13, Y15, Y4
+	VMOVDQU          112(SI)(R8*1), Y12                     // nibbles of sub-blocks 6, 7
+	VPSRLW           $4, Y12, Y13
+	VPAND            x8y0f<>(SB), Y12, Y12
+	VPAND            x8y0f<>(SB), Y13, Y13
+	VPXOR            Y14, Y14, Y14
+	VPXOR            Y15, Y15, Y15
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x1d; BYTE $0x50; BYTE $0xb7; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y12, Y14 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x15; BYTE $0x50; BYTE $0xbf; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y13, Y15 (VEX)
+	VCVTDQ2PS        Y14, Y14
+	VCVTDQ2PS        Y15, Y15
+	VBROADCASTSS     56(SP), Y12
+	VBROADCASTSS     60(SP), Y13
+	VFMADD231PS      Y12, Y14, Y3
+	VFMADD231PS      Y13, Y15, Y4
+	MOVL             4(SI)(R8*2), R10                       // u0 = scales[0:4]
+	MOVL             8(SI)(R8*2), R11                       // u1 = scales[4:8]
+	MOVL             12(SI)(R8*2), R12                      // u2 = scales[8:12]
+	MOVL             R12, R13
+	SHRL             $4, R13
+	ANDL             $0x0f0f0f0f, R13
+	MOVL             R11, AX
+	SHRL             $6, AX
+	ANDL             $0x03030303, AX
+	SHLL             $4, AX
+	ORL              AX, R13                                // m[4:8]
+	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
+	ANDL             $0x0f0f0f0f, R12
+	MOVL             R10, AX
+	SHRL             $6, AX
+	ANDL             $0x03030303, AX
+	SHLL             $4, AX
+	ORL              AX, R12                                // sc[4:8]
+	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
+	SHLQ             $32, R12
+	ORQ              R12, R10                               // sc[0:8]
+	SHLQ             $32, R13
+	ORQ              R13, R11                               // m[0:8]
+	MOVWLZX          0(SI)(R8*2), AX
+	VMOVD            AX, X12
+	VCVTPH2PS        X12, X12
+	VBROADCASTSS     X12, Y12
+	MOVWLZX          2(SI)(R8*2), AX
+	VMOVD            AX, X13
+	VCVTPH2PS        X13, X13
+	VBROADCASTSS     X13, Y13
+	VMOVQ            R10, X14
+	VPMOVZXBD        X14, Y14
+	VCVTDQ2PS        Y14, Y14
+	VMULPS           Y12, Y14, Y14
+	VMULPS           (DX), Y14, Y14
+	VMOVUPS          Y14, 64(SP)                            // d·sc[s]·dx_s
+	VMOVQ            R11, X15
+	VPMOVZXBD        X15, Y15
+	VCVTDQ2PS        Y15, Y15
+	VMULPS           Y13, Y15, Y15
+	VFMADD231PS      (BX), Y15, Y8
+	VMOVDQU          16(SI)(R8*2), Y12                      // nibbles of sub-blocks 0, 1
+	VPSRLW           $4, Y12, Y13
+	VPAND            x8y0f<>(SB), Y12, Y12
+	VPAND            x8y0f<>(SB), Y13, Y13
+	VPXOR            Y14, Y14, Y14
+	VPXOR            Y15, Y15, Y15
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x1d; BYTE $0x50; BYTE $0x37 // VPDPBUSD 0(DI), Y12, Y14 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x15; BYTE $0x50; BYTE $0x7f; BYTE $0x20 // VPDPBUSD 32(DI), Y13, Y15 (VEX)
+	VCVTDQ2PS        Y14, Y14
+	VCVTDQ2PS        Y15, Y15
+	VBROADCASTSS     64(SP), Y12
+	VBROADCASTSS     68(SP), Y13
+	VFMADD231PS      Y12, Y14, Y6
+	VFMADD231PS      Y13, Y15, Y7
+	VMOVDQU          48(SI)(R8*2), Y12                      // nibbles of sub-blocks 2, 3
+	VPSRLW           $4, Y12, Y13
+	VPAND            x8y0f<>(SB), Y12, Y12
+	VPAND            x8y0f<>(SB), Y13, Y13
+	VPXOR            Y14, Y14, Y14
+	VPXOR            Y15, Y15, Y15
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x1d; BYTE $0x50; BYTE $0x77; BYTE $0x40 // VPDPBUSD 64(DI), Y12, Y14 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x15; BYTE $0x50; BYTE $0x7f; BYTE $0x60 // VPDPBUSD 96(DI), Y13, Y15 (VEX)
+	VCVTDQ2PS        Y14, Y14
+	VCVTDQ2PS        Y15, Y15
+	VBROADCASTSS     72(SP), Y12
+	VBROADCASTSS     76(SP), Y13
+	VFMADD231PS      Y12, Y14, Y6
+	VFMADD231PS      Y13, Y15, Y7
+	VMOVDQU          80(SI)(R8*2), Y12                      // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y12, Y13
+	VPAND            x8y0f<>(SB), Y12, Y12
+	VPAND            x8y0f<>(SB), Y13, Y13
+	VPXOR            Y14, Y14, Y14
+	VPXOR            Y15, Y15, Y15
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x1d; BYTE $0x50; BYTE $0xb7; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y12, Y14 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x15; BYTE $0x50; BYTE $0xbf; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y13, Y15 (VEX)
+	VCVTDQ2PS        Y14, Y14
+	VCVTDQ2PS        Y15, Y15
+	VBROADCASTSS     80(SP), Y12
+	VBROADCASTSS     84(SP), Y13
+	VFMADD231PS      Y12, Y14, Y6
+	VFMADD231PS      Y13, Y15, Y7
+	VMOVDQU          112(SI)(R8*2), Y12                     // nibbles of sub-blocks 6, 7
+	VPSRLW           $4, Y12, Y13
+	VPAND            x8y0f<>(SB), Y12, Y12
+	VPAND            x8y0f<>(SB), Y13, Y13
+	VPXOR            Y14, Y14, Y14
+	VPXOR            Y15, Y15, Y15
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x1d; BYTE $0x50; BYTE $0xb7; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y12, Y14 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x15; BYTE $0x50; BYTE $0xbf; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y13, Y15 (VEX)
+	VCVTDQ2PS        Y14, Y14
+	VCVTDQ2PS        Y15, Y15
+	VBROADCASTSS     88(SP), Y12
+	VBROADCASTSS     92(SP), Y13
+	VFMADD231PS      Y12, Y14, Y6
+	VFMADD231PS      Y13, Y15, Y7
+	MOVL             4(SI)(R9*1), R10                       // u0 = scales[0:4]
+	MOVL             8(SI)(R9*1), R11                       // u1 = scales[4:8]
+	MOVL             12(SI)(R9*1), R12                      // u2 = scales[8:12]
+	MOVL             R12, R13
+	SHRL             $4, R13
+	ANDL             $0x0f0f0f0f, R13
+	MOVL             R11, AX
+	SHRL             $6, AX
+	ANDL             $0x03030303, AX
+	SHLL             $4, AX
+	ORL              AX, R13                                // m[4:8]
+	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
+	ANDL             $0x0f0f0f0f, R12
+	MOVL             R10, AX
+	SHRL             $6, AX
+	ANDL             $0x03030303, AX
+	SHLL             $4, AX
+	ORL              AX, R12                                // sc[4:8]
+	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
+	SHLQ             $32, R12
+	ORQ              R12, R10                               // sc[0:8]
+	SHLQ             $32, R13
+	ORQ              R13, R11                               // m[0:8]
+	MOVWLZX          0(SI)(R9*1), AX
+	VMOVD            AX, X12
+	VCVTPH2PS        X12, X12
+	VBROADCASTSS     X12, Y12
+	MOVWLZX          2(SI)(R9*1), AX
+	VMOVD            AX, X13
+	VCVTPH2PS        X13, X13
+	VBROADCASTSS     X13, Y13
+	VMOVQ            R10, X14
+	VPMOVZXBD        X14, Y14
+	VCVTDQ2PS        Y14, Y14
+	VMULPS           Y12, Y14, Y14
+	VMULPS           (DX), Y14, Y14
+	VMOVUPS          Y14, 96(SP)                            // d·sc[s]·dx_s
+	VMOVQ            R11, X15
+	VPMOVZXBD        X15, Y15
+	VCVTDQ2PS        Y15, Y15
+	VMULPS           Y13, Y15, Y15
+	VFMADD231PS      (BX), Y15, Y11
+	VMOVDQU          16(SI)(R9*1), Y12                      // nibbles of sub-blocks 0, 1
+	VPSRLW           $4, Y12, Y13
+	VPAND            x8y0f<>(SB), Y12, Y12
+	VPAND            x8y0f<>(SB), Y13, Y13
+	VPXOR            Y14, Y14, Y14
+	VPXOR            Y15, Y15, Y15
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x1d; BYTE $0x50; BYTE $0x37 // VPDPBUSD 0(DI), Y12, Y14 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x15; BYTE $0x50; BYTE $0x7f; BYTE $0x20 // VPDPBUSD 32(DI), Y13, Y15 (VEX)
+	VCVTDQ2PS        Y14, Y14
+	VCVTDQ2PS        Y15, Y15
+	VBROADCASTSS     96(SP), Y12
+	VBROADCASTSS     100(SP), Y13
+	VFMADD231PS      Y12, Y14, Y9
+	VFMADD231PS      Y13, Y15, Y10
+	VMOVDQU          48(SI)(R9*1), Y12                      // nibbles of sub-blocks 2, 3
+	VPSRLW           $4, Y12, Y13
+	VPAND            x8y0f<>(SB), Y12, Y12
+	VPAND            x8y0f<>(SB), Y13, Y13
+	VPXOR            Y14, Y14, Y14
+	VPXOR            Y15, Y15, Y15
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x1d; BYTE $0x50; BYTE $0x77; BYTE $0x40 // VPDPBUSD 64(DI), Y12, Y14 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x15; BYTE $0x50; BYTE $0x7f; BYTE $0x60 // VPDPBUSD 96(DI), Y13, Y15 (VEX)
+	VCVTDQ2PS        Y14, Y14
+	VCVTDQ2PS        Y15, Y15
+	VBROADCASTSS     104(SP), Y12
+	VBROADCASTSS     108(SP), Y13
+	VFMADD231PS      Y12, Y14, Y9
+	VFMADD231PS      Y13, Y15, Y10
+	VMOVDQU          80(SI)(R9*1), Y12                      // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y12, Y13
+	VPAND            x8y0f<>(SB), Y12, Y12
+	VPAND            x8y0f<>(SB), Y13, Y13
+	VPXOR            Y14, Y14, Y14
+	VPXOR            Y15, Y15, Y15
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x1d; BYTE $0x50; BYTE $0xb7; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y12, Y14 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x15; BYTE $0x50; BYTE $0xbf; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y13, Y15 (VEX)
+	VCVTDQ2PS        Y14, Y14
+	VCVTDQ2PS        Y15, Y15
+	VBROADCASTSS     112(SP), Y12
+	VBROADCASTSS     116(SP), Y13
+	VFMADD231PS      Y12, Y14, Y9
+	VFMADD231PS      Y13, Y15, Y10
+	VMOVDQU          112(SI)(R9*1), Y12                     // nibbles of sub-blocks 6, 7
+	VPSRLW           $4, Y12, Y13
+	VPAND            x8y0f<>(SB), Y12, Y12
+	VPAND            x8y0f<>(SB), Y13, Y13
+	VPXOR            Y14, Y14, Y14
+	VPXOR            Y15, Y15, Y15
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x1d; BYTE $0x50; BYTE $0xb7; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y12, Y14 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x15; BYTE $0x50; BYTE $0xbf; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y13, Y15 (VEX)
+	VCVTDQ2PS        Y14, Y14
+	VCVTDQ2PS        Y15, Y15
+	VBROADCASTSS     120(SP), Y12
+	VBROADCASTSS     124(SP), Y13
+	VFMADD231PS      Y12, Y14, Y9
+	VFMADD231PS      Y13, Y15, Y10
+	PREFETCHT0       8192(SI)
+	PREFETCHT0       8256(SI)
+	PREFETCHT0       8320(SI)
+	PREFETCHT0       8192(SI)(R8*1)
+	PREFETCHT0       8256(SI)(R8*1)
+	PREFETCHT0       8320(SI)(R8*1)
+	PREFETCHT0       8192(SI)(R8*2)
+	PREFETCHT0       8256(SI)(R8*2)
+	PREFETCHT0       8320(SI)(R8*2)
+	PREFETCHT0       8192(SI)(R9*1)
+	PREFETCHT0       8256(SI)(R9*1)
+	PREFETCHT0       8320(SI)(R9*1)
+	ADDQ             $144, SI
+	ADDQ             $256, DI
+	ADDQ             $32, DX
+	ADDQ             $32, BX
+	DECQ             CX
+	JNZ              q44ablockv
+	VADDPS           Y1, Y0, Y0
+	VSUBPS           Y2, Y0, Y0
+	VADDPS           Y4, Y3, Y3
+	VSUBPS           Y5, Y3, Y3
+	VADDPS           Y7, Y6, Y6
+	VSUBPS           Y8, Y6, Y6
+	VADDPS           Y10, Y9, Y9
+	VSUBPS           Y11, Y9, Y9
+	MOVQ             out+0(FP), AX
+	MOVQ             128(SP), R10
+	LEAQ             (R10)(R10*2), R11
+	VEXTRACTF128     $1, Y0, X12
+	VADDPS           X12, X0, X0
+	VHADDPS          X0, X0, X0
+	VHADDPS          X0, X0, X0
+	VMOVSS           X0, (AX)
+	VEXTRACTF128     $1, Y3, X12
+	VADDPS           X12, X3, X3
+	VHADDPS          X3, X3, X3
+	VHADDPS          X3, X3, X3
+	VMOVSS           X3, (AX)(R10*1)
+	VEXTRACTF128     $1, Y6, X12
+	VADDPS           X12, X6, X6
+	VHADDPS          X6, X6, X6
+	VHADDPS          X6, X6, X6
+	VMOVSS           X6, (AX)(R10*2)
+	VEXTRACTF128     $1, Y9, X12
+	VADDPS           X12, X9, X9
+	VHADDPS          X9, X9, X9
+	VHADDPS          X9, X9, X9
+	VMOVSS           X9, (AX)(R11*1)
+	ADDQ             $4, out+0(FP)
+	DECQ             rows+8(FP)
+	JNZ              q44arowv
+	VZEROUPPER       
+	RET              
+
+// func dotRows4Q6KAVXVNNI(out *float32, rows int, w *byte, stride int, xq *int8, dc *float32, n32 *int32, nb int)
+//
+// The AVX-VNNI twin of dotRows4Q6KAVX2. rows ≥ 1, nb ≥ 1.
+TEXT ·dotRows4Q6KAVXVNNI(SB), NOSPLIT, $264-64
+	MOVQ             w+16(FP), SI
+	MOVQ             stride+24(FP), R8
+	LEAQ             (R8)(R8*2), R9                         // 3·stride
+	MOVQ             rows+8(FP), AX
+	SHLQ             $2, AX
+	MOVQ             AX, 256(SP)                            // the streams' outputs, bytes apart
+	VPBROADCASTD     x8c0f<>(SB), Y15
+	VPBROADCASTD     x8ones16<>(SB), Y14
+	VPBROADCASTD     x8c30<>(SB), Y13
+q64arowv:
+	MOVQ             xq+32(FP), DI
+	MOVQ             dc+40(FP), DX
+	MOVQ             n32+48(FP), BX
+	MOVQ             nb+56(FP), CX
+	VXORPS           Y0, Y0, Y0
+	VXORPS           Y1, Y1, Y1
+	VXORPS           Y2, Y2, Y2
+	VXORPS           Y3, Y3, Y3
+	VXORPS           Y4, Y4, Y4
+	VXORPS           Y5, Y5, Y5
+	VXORPS           Y6, Y6, Y6
+	VXORPS           Y7, Y7, Y7
+q64ablockv:
+	MOVWLZX          208(SI), AX
+	VMOVD            AX, X8
+	VCVTPH2PS        X8, X8
+	VBROADCASTSS     X8, Y8
+	VPMOVSXBD        192(SI), Y9                            // sc[0:8]
+	VCVTDQ2PS        Y9, Y9
+	VMULPS           Y8, Y9, Y9
+	VMOVDQU          x8dup2<>+0(SB), Y10
+	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
+	VMULPS           Y10, Y9, Y9
+	VMOVUPS          Y9, 0(SP)                              // S[g] = d·sc[g]·dx
+	VPMOVSXBD        200(SI), Y9                            // sc[8:16]
+	VCVTDQ2PS        Y9, Y9
+	VMULPS           Y8, Y9, Y9
+	VMOVDQU          x8dup2<>+32(SB), Y10
+	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
+	VMULPS           Y10, Y9, Y9
+	VMOVUPS          Y9, 32(SP)                             // S[g] = d·sc[g]·dx
+	VMOVDQU          128(SI), Y8                            // qh, half 0
+	VMOVDQU          0(SI), Y9
+	VPAND            Y15, Y9, Y9
+	VPSLLW           $4, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 0-31 of the half
+	VMOVDQU          0(BX), Y10                             // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x17 // VPDPBUSD 0(DI), Y9, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     0(SP), Y11
+	VBROADCASTSS     4(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[0] ×4, S[1] ×4
+	VFMADD231PS      Y11, Y9, Y0
+	VMOVDQU          32(SI), Y9
+	VPAND            Y15, Y9, Y9
+	VPSLLW           $2, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 32-63 of the half
+	VMOVDQU          32(BX), Y10                            // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x57; BYTE $0x20 // VPDPBUSD 32(DI), Y9, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     8(SP), Y11
+	VBROADCASTSS     12(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[2] ×4, S[3] ×4
+	VFMADD231PS      Y11, Y9, Y1
+	VMOVDQU          0(SI), Y9
+	VPSRLW           $4, Y9, Y9
+	VPAND            Y15, Y9, Y9
+	VMOVDQU          Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 64-95 of the half
+	VMOVDQU          64(BX), Y10                            // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x57; BYTE $0x40 // VPDPBUSD 64(DI), Y9, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     16(SP), Y11
+	VBROADCASTSS     20(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[4] ×4, S[5] ×4
+	VFMADD231PS      Y11, Y9, Y0
+	VMOVDQU          32(SI), Y9
+	VPSRLW           $4, Y9, Y9
+	VPAND            Y15, Y9, Y9
+	VPSRLW           $2, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 96-127 of the half
+	VMOVDQU          96(BX), Y10                            // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x57; BYTE $0x60 // VPDPBUSD 96(DI), Y9, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     24(SP), Y11
+	VBROADCASTSS     28(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[6] ×4, S[7] ×4
+	VFMADD231PS      Y11, Y9, Y1
+	VMOVDQU          160(SI), Y8                            // qh, half 1
+	VMOVDQU          64(SI), Y9
+	VPAND            Y15, Y9, Y9
+	VPSLLW           $4, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 0-31 of the half
+	VMOVDQU          128(BX), Y10                           // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x97; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y9, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     32(SP), Y11
+	VBROADCASTSS     36(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[8] ×4, S[9] ×4
+	VFMADD231PS      Y11, Y9, Y0
+	VMOVDQU          96(SI), Y9
+	VPAND            Y15, Y9, Y9
+	VPSLLW           $2, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 32-63 of the half
+	VMOVDQU          160(BX), Y10                           // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x97; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y9, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     40(SP), Y11
+	VBROADCASTSS     44(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[10] ×4, S[11] ×4
+	VFMADD231PS      Y11, Y9, Y1
+	VMOVDQU          64(SI), Y9
+	VPSRLW           $4, Y9, Y9
+	VPAND            Y15, Y9, Y9
+	VMOVDQU          Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 64-95 of the half
+	VMOVDQU          192(BX), Y10                           // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x97; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y9, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     48(SP), Y11
+	VBROADCASTSS     52(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[12] ×4, S[13] ×4
+	VFMADD231PS      Y11, Y9, Y0
+	VMOVDQU          96(SI), Y9
+	VPSRLW           $4, Y9, Y9
+	VPAND            Y15, Y9, Y9
+	VPSRLW           $2, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 96-127 of the half
+	VMOVDQU          224(BX), Y10                           // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x97; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y9, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     56(SP), Y11
+	VBROADCASTSS     60(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[14] ×4, S[15] ×4
+	VFMADD231PS      Y11, Y9, Y1
+	MOVWLZX          208(SI)(R8*1), AX
+	VMOVD            AX, X8
+	VCVTPH2PS        X8, X8
+	VBROADCASTSS     X8, Y8
+	VPMOVSXBD        192(SI)(R8*1), Y9                      // sc[0:8]
+	VCVTDQ2PS        Y9, Y9
+	VMULPS           Y8, Y9, Y9
+	VMOVDQU          x8dup2<>+0(SB), Y10
+	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
+	VMULPS           Y10, Y9, Y9
+	VMOVUPS          Y9, 64(SP)                             // S[g] = d·sc[g]·dx
+	VPMOVSXBD        200(SI)(R8*1), Y9                      // sc[8:16]
+	VCVTDQ2PS        Y9, Y9
+	VMULPS           Y8, Y9, Y9
+	VMOVDQU          x8dup2<>+32(SB), Y10
+	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
+	VMULPS           Y10, Y9, Y9
+	VMOVUPS          Y9, 96(SP)                             // S[g] = d·sc[g]·dx
+	VMOVDQU          128(SI)(R8*1), Y8                      // qh, half 0
+	VMOVDQU          0(SI)(R8*1), Y9
+	VPAND            Y15, Y9, Y9
+	VPSLLW           $4, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 0-31 of the half
+	VMOVDQU          0(BX), Y10                             // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x17 // VPDPBUSD 0(DI), Y9, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     64(SP), Y11
+	VBROADCASTSS     68(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[0] ×4, S[1] ×4
+	VFMADD231PS      Y11, Y9, Y2
+	VMOVDQU          32(SI)(R8*1), Y9
+	VPAND            Y15, Y9, Y9
+	VPSLLW           $2, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 32-63 of the half
+	VMOVDQU          32(BX), Y10                            // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x57; BYTE $0x20 // VPDPBUSD 32(DI), Y9, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     72(SP), Y11
+	VBROADCASTSS     76(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[2] ×4, S[3] ×4
+	VFMADD231PS      Y11, Y9, Y3
+	VMOVDQU          0(SI)(R8*1), Y9
+	VPSRLW           $4, Y9, Y9
+	VPAND            Y15, Y9, Y9
+	VMOVDQU          Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 64-95 of the half
+	VMOVDQU          64(BX), Y10                            // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x57; BYTE $0x40 // VPDPBUSD 64(DI), Y9, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     80(SP), Y11
+	VBROADCASTSS     84(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[4] ×4, S[5] ×4
+	VFMADD231PS      Y11, Y9, Y2
+	VMOVDQU          32(SI)(R8*1), Y9
+	VPSRLW           $4, Y9, Y9
+	VPAND            Y15, Y9, Y9
+	VPSRLW           $2, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 96-127 of the half
+	VMOVDQU          96(BX), Y10                            // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x57; BYTE $0x60 // VPDPBUSD 96(DI), Y9, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     88(SP), Y11
+	VBROADCASTSS     92(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[6] ×4, S[7] ×4
+	VFMADD231PS      Y11, Y9, Y3
+	VMOVDQU          160(SI)(R8*1), Y8                      // qh, half 1
+	VMOVDQU          64(SI)(R8*1), Y9
+	VPAND            Y15, Y9, Y9
+	VPSLLW           $4, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 0-31 of the half
+	VMOVDQU          128(BX), Y10                           // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x97; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y9, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     96(SP), Y11
+	VBROADCASTSS     100(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[8] ×4, S[9] ×4
+	VFMADD231PS      Y11, Y9, Y2
+	VMOVDQU          96(SI)(R8*1), Y9
+	VPAND            Y15, Y9, Y9
+	VPSLLW           $2, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 32-63 of the half
+	VMOVDQU          160(BX), Y10                           // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x97; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y9, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     104(SP), Y11
+	VBROADCASTSS     108(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[10] ×4, S[11] ×4
+	VFMADD231PS      Y11, Y9, Y3
+	VMOVDQU          64(SI)(R8*1), Y9
+	VPSRLW           $4, Y9, Y9
+	VPAND            Y15, Y9, Y9
+	VMOVDQU          Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 64-95 of the half
+	VMOVDQU          192(BX), Y10                           // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x97; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y9, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     112(SP), Y11
+	VBROADCASTSS     116(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[12] ×4, S[13] ×4
+	VFMADD231PS      Y11, Y9, Y2
+	VMOVDQU          96(SI)(R8*1), Y9
+	VPSRLW           $4, Y9, Y9
+	VPAND            Y15, Y9, Y9
+	VPSRLW           $2, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 96-127 of the half
+	VMOVDQU          224(BX), Y10                           // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x97; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y9, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     120(SP), Y11
+	VBROADCASTSS     124(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[14] ×4, S[15] ×4
+	VFMADD231PS      Y11, Y9, Y3
+	MOVWLZX          208(SI)(R8*2), AX
+	VMOVD            AX, X8
+	VCVTPH2PS        X8, X8
+	VBROADCASTSS     X8, Y8
+	VPMOVSXBD        192(SI)(R8*2), Y9                      // sc[0:8]
+	VCVTDQ2PS        Y9, Y9
+	VMULPS           Y8, Y9, Y9
+	VMOVDQU          x8dup2<>+0(SB), Y10
+	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
+	VMULPS           Y10, Y9, Y9
+	VMOVUPS          Y9, 128(SP)                            // S[g] = d·sc[g]·dx
+	VPMOVSXBD        200(SI)(R8*2), Y9                      // sc[8:16]
+	VCVTDQ2PS        Y9, Y9
+	VMULPS           Y8, Y9, Y9
+	VMOVDQU          x8dup2<>+32(SB), Y10
+	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
+	VMULPS           Y10, Y9, Y9
+	VMOVUPS          Y9, 160(SP)                            // S[g] = d·sc[g]·dx
+	VMOVDQU          128(SI)(R8*2), Y8                      // qh, half 0
+	VMOVDQU          0(SI)(R8*2), Y9
+	VPAND            Y15, Y9, Y9
+	VPSLLW           $4, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 0-31 of the half
+	VMOVDQU          0(BX), Y10                             // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x17 // VPDPBUSD 0(DI), Y9, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     128(SP), Y11
+	VBROADCASTSS     132(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[0] ×4, S[1] ×4
+	VFMADD231PS      Y11, Y9, Y4
+	VMOVDQU          32(SI)(R8*2), Y9
+	VPAND            Y15, Y9, Y9
+	VPSLLW           $2, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 32-63 of the half
+	VMOVDQU          32(BX), Y10                            // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x57; BYTE $0x20 // VPDPBUSD 32(DI), Y9, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     136(SP), Y11
+	VBROADCASTSS     140(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[2] ×4, S[3] ×4
+	VFMADD231PS      Y11, Y9, Y5
+	VMOVDQU          0(SI)(R8*2), Y9
+	VPSRLW           $4, Y9, Y9
+	VPAND            Y15, Y9, Y9
+	VMOVDQU          Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 64-95 of the half
+	VMOVDQU          64(BX), Y10                            // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x57; BYTE $0x40 // VPDPBUSD 64(DI), Y9, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     144(SP), Y11
+	VBROADCASTSS     148(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[4] ×4, S[5] ×4
+	VFMADD231PS      Y11, Y9, Y4
+	VMOVDQU          32(SI)(R8*2), Y9
+	VPSRLW           $4, Y9, Y9
+	VPAND            Y15, Y9, Y9
+	VPSRLW           $2, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 96-127 of the half
+	VMOVDQU          96(BX), Y10                            // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x57; BYTE $0x60 // VPDPBUSD 96(DI), Y9, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     152(SP), Y11
+	VBROADCASTSS     156(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[6] ×4, S[7] ×4
+	VFMADD231PS      Y11, Y9, Y5
+	VMOVDQU          160(SI)(R8*2), Y8                      // qh, half 1
+	VMOVDQU          64(SI)(R8*2), Y9
+	VPAND            Y15, Y9, Y9
+	VPSLLW           $4, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 0-31 of the half
+	VMOVDQU          128(BX), Y10                           // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x97; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y9, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     160(SP), Y11
+	VBROADCASTSS     164(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[8] ×4, S[9] ×4
+	VFMADD231PS      Y11, Y9, Y4
+	VMOVDQU          96(SI)(R8*2), Y9
+	VPAND            Y15, Y9, Y9
+	VPSLLW           $2, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 32-63 of the half
+	VMOVDQU          160(BX), Y10                           // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x97; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y9, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     168(SP), Y11
+	VBROADCASTSS     172(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[10] ×4, S[11] ×4
+	VFMADD231PS      Y11, Y9, Y5
+	VMOVDQU          64(SI)(R8*2), Y9
+	VPSRLW           $4, Y9, Y9
+	VPAND            Y15, Y9, Y9
+	VMOVDQU          Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 64-95 of the half
+	VMOVDQU          192(BX), Y10                           // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x97; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y9, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     176(SP), Y11
+	VBROADCASTSS     180(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[12] ×4, S[13] ×4
+	VFMADD231PS      Y11, Y9, Y4
+	VMOVDQU          96(SI)(R8*2), Y9
+	VPSRLW           $4, Y9, Y9
+	VPAND            Y15, Y9, Y9
+	VPSRLW           $2, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 96-127 of the half
+	VMOVDQU          224(BX), Y10                           // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x97; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y9, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     184(SP), Y11
+	VBROADCASTSS     188(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[14] ×4, S[15] ×4
+	VFMADD231PS      Y11, Y9, Y5
+	MOVWLZX          208(SI)(R9*1), AX
+	VMOVD            AX, X8
+	VCVTPH2PS        X8, X8
+	VBROADCASTSS     X8, Y8
+	VPMOVSXBD        192(SI)(R9*1), Y9                      // sc[0:8]
+	VCVTDQ2PS        Y9, Y9
+	VMULPS           Y8, Y9, Y9
+	VMOVDQU          x8dup2<>+0(SB), Y10
+	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
+	VMULPS           Y10, Y9, Y9
+	VMOVUPS          Y9, 192(SP)                            // S[g] = d·sc[g]·dx
+	VPMOVSXBD        200(SI)(R9*1), Y9                      // sc[8:16]
+	VCVTDQ2PS        Y9, Y9
+	VMULPS           Y8, Y9, Y9
+	VMOVDQU          x8dup2<>+32(SB), Y10
+	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
+	VMULPS           Y10, Y9, Y9
+	VMOVUPS          Y9, 224(SP)                            // S[g] = d·sc[g]·dx
+	VMOVDQU          128(SI)(R9*1), Y8                      // qh, half 0
+	VMOVDQU          0(SI)(R9*1), Y9
+	VPAND            Y15, Y9, Y9
+	VPSLLW           $4, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 0-31 of the half
+	VMOVDQU          0(BX), Y10                             // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x17 // VPDPBUSD 0(DI), Y9, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     192(SP), Y11
+	VBROADCASTSS     196(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[0] ×4, S[1] ×4
+	VFMADD231PS      Y11, Y9, Y6
+	VMOVDQU          32(SI)(R9*1), Y9
+	VPAND            Y15, Y9, Y9
+	VPSLLW           $2, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 32-63 of the half
+	VMOVDQU          32(BX), Y10                            // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x57; BYTE $0x20 // VPDPBUSD 32(DI), Y9, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     200(SP), Y11
+	VBROADCASTSS     204(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[2] ×4, S[3] ×4
+	VFMADD231PS      Y11, Y9, Y7
+	VMOVDQU          0(SI)(R9*1), Y9
+	VPSRLW           $4, Y9, Y9
+	VPAND            Y15, Y9, Y9
+	VMOVDQU          Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 64-95 of the half
+	VMOVDQU          64(BX), Y10                            // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x57; BYTE $0x40 // VPDPBUSD 64(DI), Y9, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     208(SP), Y11
+	VBROADCASTSS     212(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[4] ×4, S[5] ×4
+	VFMADD231PS      Y11, Y9, Y6
+	VMOVDQU          32(SI)(R9*1), Y9
+	VPSRLW           $4, Y9, Y9
+	VPAND            Y15, Y9, Y9
+	VPSRLW           $2, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 96-127 of the half
+	VMOVDQU          96(BX), Y10                            // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x57; BYTE $0x60 // VPDPBUSD 96(DI), Y9, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     216(SP), Y11
+	VBROADCASTSS     220(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[6] ×4, S[7] ×4
+	VFMADD231PS      Y11, Y9, Y7
+	VMOVDQU          160(SI)(R9*1), Y8                      // qh, half 1
+	VMOVDQU          64(SI)(R9*1), Y9
+	VPAND            Y15, Y9, Y9
+	VPSLLW           $4, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 0-31 of the half
+	VMOVDQU          128(BX), Y10                           // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x97; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y9, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     224(SP), Y11
+	VBROADCASTSS     228(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[8] ×4, S[9] ×4
+	VFMADD231PS      Y11, Y9, Y6
+	VMOVDQU          96(SI)(R9*1), Y9
+	VPAND            Y15, Y9, Y9
+	VPSLLW           $2, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 32-63 of the half
+	VMOVDQU          160(BX), Y10                           // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x97; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y9, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     232(SP), Y11
+	VBROADCASTSS     236(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[10] ×4, S[11] ×4
+	VFMADD231PS      Y11, Y9, Y7
+	VMOVDQU          64(SI)(R9*1), Y9
+	VPSRLW           $4, Y9, Y9
+	VPAND            Y15, Y9, Y9
+	VMOVDQU          Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 64-95 of the half
+	VMOVDQU          192(BX), Y10                           // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x97; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y9, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     240(SP), Y11
+	VBROADCASTSS     244(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[12] ×4, S[13] ×4
+	VFMADD231PS      Y11, Y9, Y6
+	VMOVDQU          96(SI)(R9*1), Y9
+	VPSRLW           $4, Y9, Y9
+	VPAND            Y15, Y9, Y9
+	VPSRLW           $2, Y8, Y10
+	VPAND            Y13, Y10, Y10
+	VPOR             Y10, Y9, Y9                            // q, columns 96-127 of the half
+	VMOVDQU          224(BX), Y10                           // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x97; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y9, Y10 (VEX)
+	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
+	VBROADCASTSS     248(SP), Y11
+	VBROADCASTSS     252(SP), Y12
+	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[14] ×4, S[15] ×4
+	VFMADD231PS      Y11, Y9, Y7
+	PREFETCHT0       8192(SI)
+	PREFETCHT0       8256(SI)
+	PREFETCHT0       8320(SI)
+	PREFETCHT0       8384(SI)
+	PREFETCHT0       8192(SI)(R8*1)
+	PREFETCHT0       8256(SI)(R8*1)
+	PREFETCHT0       8320(SI)(R8*1)
+	PREFETCHT0       8384(SI)(R8*1)
+	PREFETCHT0       8192(SI)(R8*2)
+	PREFETCHT0       8256(SI)(R8*2)
+	PREFETCHT0       8320(SI)(R8*2)
+	PREFETCHT0       8384(SI)(R8*2)
+	PREFETCHT0       8192(SI)(R9*1)
+	PREFETCHT0       8256(SI)(R9*1)
+	PREFETCHT0       8320(SI)(R9*1)
+	PREFETCHT0       8384(SI)(R9*1)
+	ADDQ             $210, SI
+	ADDQ             $256, DI
+	ADDQ             $32, DX
+	ADDQ             $256, BX
+	DECQ             CX
+	JNZ              q64ablockv
+	VADDPS           Y1, Y0, Y0
+	VADDPS           Y3, Y2, Y2
+	VADDPS           Y5, Y4, Y4
+	VADDPS           Y7, Y6, Y6
+	MOVQ             out+0(FP), AX
+	MOVQ             256(SP), R10
+	LEAQ             (R10)(R10*2), R11
+	VEXTRACTF128     $1, Y0, X8
+	VADDPS           X8, X0, X0
+	VHADDPS          X0, X0, X0
+	VHADDPS          X0, X0, X0
+	VMOVSS           X0, (AX)
+	VEXTRACTF128     $1, Y2, X8
+	VADDPS           X8, X2, X2
+	VHADDPS          X2, X2, X2
+	VHADDPS          X2, X2, X2
+	VMOVSS           X2, (AX)(R10*1)
+	VEXTRACTF128     $1, Y4, X8
+	VADDPS           X8, X4, X4
+	VHADDPS          X4, X4, X4
+	VHADDPS          X4, X4, X4
+	VMOVSS           X4, (AX)(R10*2)
+	VEXTRACTF128     $1, Y6, X8
+	VADDPS           X8, X6, X6
+	VHADDPS          X6, X6, X6
+	VHADDPS          X6, X6, X6
+	VMOVSS           X6, (AX)(R11*1)
+	ADDQ             $4, out+0(FP)
+	DECQ             rows+8(FP)
+	JNZ              q64arowv
+	VZEROUPPER       
+	RET              
+

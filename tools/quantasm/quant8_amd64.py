@@ -19,6 +19,8 @@ Q8_0 takes |q| and moves q's sign onto x with VPSIGNB), and VPMADDWD with
 ones adds the pairs into the same int32 lanes of 4 columns.
 """
 
+import re
+
 from stream import prefetch_lines
 
 out = []
@@ -856,354 +858,441 @@ for k in range(4):
     streams4_store(k, "Z%d" % (2 * k), "8")
 streams4_next_row("q64row")
 
-# ---------------------------------------------------------------- AVX2
-def q8avx2(acc, ow, ox, w="%d(SI)", t=1):
-    """acc += the block at weight offset ow (w formats it) and activation
-    offset ox; t: the first of four temporaries."""
-    q, x, p, d = ("Y%d" % (t + i) for i in range(4))
-    ins("VMOVDQU", w % (ow + 2), q, c="q")
-    ins("VMOVDQU", "%d(DI)" % ox, x, c="qx")
-    ins("VPSIGNB", q, x, x, c="qx·sign(q)")
-    ins("VPABSB", q, q, c="|q| ≤ 128")
-    ins("VPMADDUBSW", x, q, p)
-    ins("VPMADDWD", "Y15", p, p, c="Σ q·qx over 4 columns")
-    ins("VCVTDQ2PS", p, p)
-    ins("VPBROADCASTW", w % ow, "X" + d[1:], c="d, f16")
-    ins("VCVTPH2PS", "X" + d[1:], d)
-    ins("VMULPS", "%d(DX)" % ox, d, d, c="d·dx")
-    ins("VFMADD231PS", d, p, acc)
 
-e("// func dotRowsQ8_0AVX2(out *float32, rows int, w *byte, xq *int8, de *float32, n128 *int32, nb int)")
-e("//")
-e("// dotRowsQ8_0VNNI with VPMADDUBSW: one block of 32 a Y register; n128 is")
-e("// not needed (the sign moves to qx). rows ≥ 1, nb ≥ 1.")
-e("TEXT ·dotRowsQ8_0AVX2(SB), NOSPLIT, $0-56")
-ins("MOVQ", "w+16(FP)", "SI")
-ins("VPBROADCASTD", "x8ones16<>(SB)", "Y15")
-e("q8arow:")
-row_args("de", None)
-ins("VXORPS", "Y0", "Y0", "Y0")
-ins("VXORPS", "Y8", "Y8", "Y8")
-ins("SUBQ", "$2", "CX")
-ins("JLT", "q8aone")
-e("q8atwo:")
-q8avx2("Y0", 0, 0)
-q8avx2("Y8", 34, 32)
-prefetch_lines(ins, 68)
-ins("ADDQ", "$68", "SI")
-ins("ADDQ", "$64", "DI")
-ins("ADDQ", "$64", "DX")
-ins("SUBQ", "$2", "CX")
-ins("JGE", "q8atwo")
-e("q8aone:")
-ins("ADDQ", "$2", "CX")
-ins("JZ", "q8aend")
-q8avx2("Y0", 0, 0)
-ins("ADDQ", "$34", "SI")
-e("q8aend:")
-ins("VADDPS", "Y8", "Y0", "Y0")
+# ------------------------------------------------ VEX VPDPBUSD (AVX-VNNI)
+# AVX_VNNI: the AVX2 kernels being written use VEX VPDPBUSD (AVX-VNNI, on
+# Intel cores from Alder Lake on without AVX-512) in place of VPMADDUBSW
+# + VPMADDWD. Go's assembler knows VPDPBUSD only in its EVEX form (an
+# AVX512-VNNI instruction), so vpdpbusd writes the VEX form's bytes.
+AVX_VNNI = False
 
-store_row("q8arow", "Y0")
-e()
-
-# ------------------------------------------ Q8_0 AVX2, four streams
-# dotRows4Q8_0VNNI's walk with dotRowsQ8_0AVX2's operations per row: row k
-# of a step sums in Y2k (even blocks) and Y2k+1 (odd), as the one-stream
-# kernel's Y0 and Y8; Y8-Y11 are the temporaries, Y15 the ones.
-OUTS4Y = OUTS4K
-
-def q8avx2s(k, acc, ow, ox):
-    """q8avx2 for stream k, its temporaries Y8-Y11."""
-    q8avx2(acc, ow, ox, STREAMS4[k], 8)
-
-def store_y4(k, acc, t):
-    """Stores the sum of acc (a Y register) at stream k's output."""
-    hsum_y(acc, t)
-    ins("VMOVSS", "X" + acc[1:], OUTS4Y[k])
-
-e("// func dotRows4Q8_0AVX2(out *float32, rows int, w *byte, stride int, xq *int8, de *float32, n128 *int32, nb int)")
-e("//")
-e("// dotRowsQ8_0AVX2 over four streams, as dotRows4Q8_0VNNI. rows ≥ 1, nb ≥ 1.")
-streams4_prologue("dotRows4Q8_0AVX2", 64)
-ins("VPBROADCASTD", "x8ones16<>(SB)", "Y15")
-e("q84arow:")
-row_args("de", None, streams=True)
-for k in range(8):
-    ins("VXORPS", "Y%d" % k, "Y%d" % k, "Y%d" % k)
-ins("SUBQ", "$2", "CX")
-ins("JLT", "q84aone")
-e("q84atwo:")
-for k in range(4):
-    q8avx2s(k, "Y%d" % (2 * k), 0, 0)
-for k in range(4):
-    q8avx2s(k, "Y%d" % (2 * k + 1), 34, 32)
-for k in range(4):
-    prefetch_lines(ins, 68, STREAMS4[k])
-ins("ADDQ", "$68", "SI")
-ins("ADDQ", "$64", "DI")
-ins("ADDQ", "$64", "DX")
-ins("SUBQ", "$2", "CX")
-ins("JGE", "q84atwo")
-e("q84aone:")
-ins("ADDQ", "$2", "CX")
-ins("JZ", "q84aend")
-for k in range(4):
-    q8avx2s(k, "Y%d" % (2 * k), 0, 0)
-ins("ADDQ", "$34", "SI")
-e("q84aend:")
-for k in range(4):
-    ins("VADDPS", "Y%d" % (2 * k + 1), "Y%d" % (2 * k), "Y%d" % (2 * k))
-for k in range(4):
-    store_y4(k, "Y%d" % (2 * k), "8")
-streams4_next_row("q84arow")
-
-def k4_avx2_scales(am, w="%d(SI)", d="(SI)", store="(SP)", r=K4_GPR, t=(2, 3, 4, 5)):
-    """For the Q4_K/Q5_K block at w (a format of the offset; d: the address
-    of its d): d·sc[s]·dx_s (s < 8) to the frame at store, and
-    am += dmin·m[s]·Σx̂_s. r: unpack_k4's registers; t: the numbers of
-    four Y temporaries."""
-    unpack_k4(w, r)
-    sc, m = r[:2]
-    yd, ydm, ysc, ym = t
-    f16_bcast(d, "X%d" % yd, "Y%d" % yd)
-    f16_bcast(w % 2, "X%d" % ydm, "Y%d" % ydm)
-    ins("VMOVQ", sc, "X%d" % ysc)
-    ins("VPMOVZXBD", "X%d" % ysc, "Y%d" % ysc)
-    ins("VCVTDQ2PS", "Y%d" % ysc, "Y%d" % ysc)
-    ins("VMULPS", "Y%d" % yd, "Y%d" % ysc, "Y%d" % ysc)
-    ins("VMULPS", "(DX)", "Y%d" % ysc, "Y%d" % ysc)
-    ins("VMOVUPS", "Y%d" % ysc, store, c="d·sc[s]·dx_s")
-    ins("VMOVQ", m, "X%d" % ym)
-    ins("VPMOVZXBD", "X%d" % ym, "Y%d" % ym)
-    ins("VCVTDQ2PS", "Y%d" % ym, "Y%d" % ym)
-    ins("VMULPS", "Y%d" % ydm, "Y%d" % ym, "Y%d" % ym)
-    ins("VFMADD231PS", "(BX)", "Y%d" % ym, am)
-
-def k5_fifth_avx2(sb, qh, dst):
-    """dst = 16 × bit sb of each byte of qh (x8c10 in Y13)."""
-    if sb < 4:
-        ins("VPSLLW", "$%d" % (4 - sb), qh, dst)
-    elif sb == 4:
-        ins("VMOVDQU", qh, dst)
+def vpdpbusd(signed, unsigned, acc):
+    """acc += Σ over each 4 bytes of unsigned (a Y register) × signed (a Y
+    register or disp(DI)), as int32 lanes: VEX.256.66.0F38.W0 50 /r."""
+    d, v = int(acc[1:]), int(unsigned[1:])
+    if signed.startswith("Y"):
+        r = int(signed[1:])
+        mod, rm, b, disp = 3, r & 7, r >> 3, b""
     else:
-        ins("VPSRLW", "$%d" % (sb - 4), qh, dst)
-    ins("VPAND", "Y13", dst, dst, c="16 × bit %d" % sb)
+        off, base = signed.split("(")
+        assert base == "DI)", signed
+        off = int(off or 0)
+        rm, b = 7, 0
+        if off == 0:
+            mod, disp = 0, b""
+        elif -128 <= off < 128:
+            mod, disp = 1, (off & 0xff).to_bytes(1, "little")
+        else:
+            mod, disp = 2, (off & 0xffffffff).to_bytes(4, "little")
+    code = bytes([0xC4, ((~d >> 3) & 1) << 7 | 1 << 6 | ((~b) & 1) << 5 | 0x02,
+                  ((~v) & 0xF) << 3 | 1 << 2 | 0x01, 0x50, mod << 6 | (d & 7) << 3 | rm]) + disp
+    ins("BYTE", "; BYTE ".join("$0x%02x" % c for c in code),
+        c="VPDPBUSD %s, %s, %s (VEX)" % (signed, unsigned, acc))
 
-def k4_avx2_subblocks(off, a0, a1, w="%d(SI)", sp=0, t=(5, 6, 7, 9), c0f="Y15", ones="Y14", qh=None):
-    """a0, a1 += the eight sub-blocks of the block at w (a format of the
-    offset; the nibbles at off), each pair's S from the frame at sp. t:
-    the numbers of four Y temporaries; c0f, ones: x8c0f and x8ones16 in
-    registers or memory (32 bytes each); qh: Q5_K's fifth bits."""
-    lo, hi, b0, b1 = ("Y%d" % n for n in t)
-    for j in range(4):
-        ins("VMOVDQU", w % (off + 32 * j), lo, c="nibbles of sub-blocks %d, %d" % (2 * j, 2 * j + 1))
-        ins("VPSRLW", "$4", lo, hi)
-        ins("VPAND", c0f, lo, lo)
-        ins("VPAND", c0f, hi, hi)
-        if qh is not None:
-            k5_fifth_avx2(2 * j, qh, b0)
-            ins("VPOR", b0, lo, lo)
-            k5_fifth_avx2(2 * j + 1, qh, b1)
-            ins("VPOR", b1, hi, hi)
-        ins("VPMADDUBSW", "%d(DI)" % (64 * j), lo, lo)
-        ins("VPMADDUBSW", "%d(DI)" % (64 * j + 32), hi, hi)
-        ins("VPMADDWD", ones, lo, lo)
-        ins("VPMADDWD", ones, hi, hi)
-        ins("VCVTDQ2PS", lo, lo)
-        ins("VCVTDQ2PS", hi, hi)
-        ins("VBROADCASTSS", "%d(SP)" % (sp + 8 * j), b0)
-        ins("VBROADCASTSS", "%d(SP)" % (sp + 8 * j + 4), b1)
-        ins("VFMADD231PS", b0, lo, a0)
-        ins("VFMADD231PS", b1, hi, a1)
+# ---------------------------------------------------------------- AVX2
+def avx2_kernels():
+    """The AVX2 kernels: their VPMADDUBSW + VPMADDWD pairs become one VEX
+    VPDPBUSD where AVX_VNNI is set (avx2_vnni_copy)."""
+    def q8avx2(acc, ow, ox, w="%d(SI)", t=1):
+        """acc += the block at weight offset ow (w formats it) and activation
+        offset ox; t: the first of four temporaries."""
+        q, x, p, d = ("Y%d" % (t + i) for i in range(4))
+        ins("VMOVDQU", w % (ow + 2), q, c="q")
+        if AVX_VNNI:
+            # as dotRowsQ8_0VNNI: q + 128 (Y15 = 0x80…) against qx, the
+            # sum started at n128 = −128·Σqx (BX)
+            ins("VPXOR", "Y15", q, q, c="q + 128")
+            ins("VMOVDQU", "%d(BX)" % ox, p, c="−128·Σqx")
+            vpdpbusd("%d(DI)" % ox, q, p)
+        else:
+            ins("VMOVDQU", "%d(DI)" % ox, x, c="qx")
+            ins("VPSIGNB", q, x, x, c="qx·sign(q)")
+            ins("VPABSB", q, q, c="|q| ≤ 128")
+            ins("VPMADDUBSW", x, q, p)
+            ins("VPMADDWD", "Y15", p, p, c="Σ q·qx over 4 columns")
+        ins("VCVTDQ2PS", p, p)
+        ins("VPBROADCASTW", w % ow, "X" + d[1:], c="d, f16")
+        ins("VCVTPH2PS", "X" + d[1:], d)
+        ins("VMULPS", "%d(DX)" % ox, d, d, c="d·dx")
+        ins("VFMADD231PS", d, p, acc)
 
-e("// func dotRowsQ4KAVX2(out *float32, rows int, w *byte, xq *int8, dc, s *float32, nb int)")
-e("//")
-e("// dotRowsQ4KVNNI with VPMADDUBSW: the low and high nibbles of 32 bytes")
-e("// are two sub-blocks, one Y register each; d·sc[s]·dx_s go to the frame")
-e("// to be broadcast. rows ≥ 1, nb ≥ 1.")
-e("TEXT ·dotRowsQ4KAVX2(SB), NOSPLIT, $32-56")
-ins("MOVQ", "w+16(FP)", "SI")
-ins("VPBROADCASTD", "x8c0f<>(SB)", "Y15")
-ins("VPBROADCASTD", "x8ones16<>(SB)", "Y14")
-e("q4arow:")
-row_args("dc", "s")
-ins("VXORPS", "Y0", "Y0", "Y0")
-ins("VXORPS", "Y1", "Y1", "Y1")
-ins("VXORPS", "Y10", "Y10", "Y10", c="Σ dmin·m·Σx̂")
-e("q4ablock:")
-k4_avx2_scales("Y10")
-k4_avx2_subblocks(16, "Y0", "Y1")
-k_next_block(144, 32, "q4ablock")
-ins("VADDPS", "Y1", "Y0", "Y0")
-ins("VSUBPS", "Y10", "Y0", "Y0")
-store_row("q4arow", "Y0")
-e()
+    def q8avx2_const():
+        """Y15: x8ones16 for VPMADDWD, or x8c80 for AVX-VNNI's q + 128."""
+        ins("VPBROADCASTD", "x8c80<>(SB)" if AVX_VNNI else "x8ones16<>(SB)", "Y15")
 
-e("// func dotRowsQ5KAVX2(out *float32, rows int, w *byte, xq *int8, dc, s *float32, nb int)")
-e("//")
-e("// dotRowsQ4KAVX2 with the fifth bits: bit s of each qh byte shifted to")
-e("// bit 4 (word shifts; & 0x10 drops what crosses from the next byte).")
-e("// rows ≥ 1, nb ≥ 1.")
-e("TEXT ·dotRowsQ5KAVX2(SB), NOSPLIT, $32-56")
-ins("MOVQ", "w+16(FP)", "SI")
-ins("VPBROADCASTD", "x8c0f<>(SB)", "Y15")
-ins("VPBROADCASTD", "x8ones16<>(SB)", "Y14")
-ins("VPBROADCASTD", "x8c10<>(SB)", "Y13")
-e("q5arow:")
-row_args("dc", "s")
-ins("VXORPS", "Y0", "Y0", "Y0")
-ins("VXORPS", "Y1", "Y1", "Y1")
-ins("VXORPS", "Y10", "Y10", "Y10", c="Σ dmin·m·Σx̂")
-e("q5ablock:")
-k4_avx2_scales("Y10")
-ins("VMOVDQU", "16(SI)", "Y11", c="qh")
-k4_avx2_subblocks(48, "Y0", "Y1", qh="Y11")
-k_next_block(176, 32, "q5ablock")
-ins("VADDPS", "Y1", "Y0", "Y0")
-ins("VSUBPS", "Y10", "Y0", "Y0")
-store_row("q5arow", "Y0")
-e()
-
-def q6k_avx2_block(w, accs, sp, r):
-    """One Q6_K block at w (a format of the offset) into accs, its S[g] in
-    the frame at sp. r: the numbers of the Y registers for d, sc[0:8],
-    sc[8:16], dx[g/2], qh, q, qh's shifted bits and the two S broadcasts
-    (the stream kernel, short of registers, repeats some)."""
-    d, sc0, sc1, dup, qh, q, hb, s0, s1 = ("Y%d" % n for n in r)
-    f16_bcast(w % 208, "X" + d[1:], d)
-    for half, (off, reg) in enumerate([(192, sc0), (200, sc1)]):
-        ins("VPMOVSXBD", w % off, reg, c="sc[%d:%d]" % (8 * half, 8 * half + 8))
-        ins("VCVTDQ2PS", reg, reg)
-        ins("VMULPS", d, reg, reg)
-        ins("VMOVDQU", "x8dup2<>+%d(SB)" % (32 * half), dup)
-        ins("VPERMPS", "(DX)", dup, dup, c="dx[g/2]")
-        ins("VMULPS", dup, reg, reg)
-        ins("VMOVUPS", reg, "%d(SP)" % (sp + 32 * half), c="S[g] = d·sc[g]·dx")
-    for h in range(2):
-        ins("VMOVDQU", w % (128 + 32 * h), qh, c="qh, half %d" % h)
-        for k in range(4):
-            ins("VMOVDQU", w % (64 * h + 32 * (k & 1)), q)
-            if k >= 2:
-                ins("VPSRLW", "$4", q, q)
-            ins("VPAND", "Y15", q, q)
-            if k == 0:
-                ins("VPSLLW", "$4", qh, hb)
-            elif k == 1:
-                ins("VPSLLW", "$2", qh, hb)
-            elif k == 2:
-                ins("VMOVDQU", qh, hb)
-            else:
-                ins("VPSRLW", "$2", qh, hb)
-            ins("VPAND", "Y13", hb, hb)
-            ins("VPOR", hb, q, q, c="q, columns %d-%d of the half" % (32 * k, 32 * k + 31))
-            o = 128 * h + 32 * k
-            ins("VPMADDUBSW", "%d(DI)" % o, q, q)
-            ins("VPMADDWD", "Y14", q, q)
-            ins("VMOVDQU", "%d(BX)" % o, hb, c="−32·Σqx")
-            ins("VPADDD", hb, q, q, c="Σ (q − 32)·qx over 4 columns")
-            ins("VCVTDQ2PS", q, q)
-            g = 8 * h + 2 * k
-            ins("VBROADCASTSS", "%d(SP)" % (sp + 4 * g), s0)
-            ins("VBROADCASTSS", "%d(SP)" % (sp + 4 * g + 4), s1)
-            ins("VBLENDPS", "$0xf0", s1, s0, s0, c="S[%d] ×4, S[%d] ×4" % (g, g + 1))
-            ins("VFMADD231PS", s0, q, accs[k % 2])
-
-e("// func dotRowsQ6KAVX2(out *float32, rows int, w *byte, xq *int8, dc *float32, n32 *int32, nb int)")
-e("//")
-e("// dotRowsQ6KVNNI with VPMADDUBSW: q (< 64) for 32 columns a Y register,")
-e("// the int32 lanes of 4 columns corrected by n32; lanes 0-3 take")
-e("// S[g], 4-7 S[g+1] (d·sc·dx in the frame). rows ≥ 1, nb ≥ 1.")
-e("TEXT ·dotRowsQ6KAVX2(SB), NOSPLIT, $64-56")
-ins("MOVQ", "w+16(FP)", "SI")
-ins("VPBROADCASTD", "x8c0f<>(SB)", "Y15")
-ins("VPBROADCASTD", "x8ones16<>(SB)", "Y14")
-ins("VPBROADCASTD", "x8c30<>(SB)", "Y13")
-e("q6arow:")
-row_args("dc", "n32")
-ins("VXORPS", "Y0", "Y0", "Y0")
-ins("VXORPS", "Y1", "Y1", "Y1")
-e("q6ablock:")
-q6k_avx2_block("%d(SI)", ("Y0", "Y1"), 0, (2, 3, 4, 5, 6, 7, 8, 9, 10))
-k_next_block(210, 256, "q6ablock")
-ins("VADDPS", "Y1", "Y0", "Y0")
-store_row("q6arow", "Y0")
-
-# ------------------------------------------ K-quants AVX2, four streams
-# dotRows4Q8_0AVX2's walk for Q4_K, Q5_K and Q6_K, each row with its
-# one-stream kernel's operations on accumulators of its own. Q4_K and
-# Q5_K keep three a row (Y3k…Y3k+2 for stream k: the one-stream Y0, Y1,
-# Y10), twelve for four rows, which leaves Y12-Y15 as temporaries: their
-# constants come from memory (32-byte tables), as does qh for each shift
-# of Q5_K's fifth bits. The scale and min bytes unpack into five
-# registers (R10-R13, AX), since SI, R8 and R9 address the streams; the
-# outputs' addresses live in the frame.
-def a2s_prologue(name, frame):
-    """The stream registers SI, R8, R9; the outputs' stride (rows·4) at
-    frame offset frame−8."""
-    e("TEXT ·%s(SB), NOSPLIT, $%d-64" % (name, frame))
+    e("// func dotRowsQ8_0AVX2(out *float32, rows int, w *byte, xq *int8, de *float32, n128 *int32, nb int)")
+    e("//")
+    e("// dotRowsQ8_0VNNI with VPMADDUBSW: one block of 32 a Y register; n128 is")
+    e("// not needed (the sign moves to qx). rows ≥ 1, nb ≥ 1.")
+    e("TEXT ·dotRowsQ8_0AVX2(SB), NOSPLIT, $0-56")
     ins("MOVQ", "w+16(FP)", "SI")
-    ins("MOVQ", "stride+24(FP)", "R8")
-    ins("LEAQ", "(R8)(R8*2)", "R9", c="3·stride")
-    ins("MOVQ", "rows+8(FP)", "AX")
-    ins("SHLQ", "$2", "AX")
-    ins("MOVQ", "AX", "%d(SP)" % (frame - 8), c="the streams' outputs, bytes apart")
+    q8avx2_const()
+    e("q8arow:")
+    row_args("de", "n128" if AVX_VNNI else None)
+    ins("VXORPS", "Y0", "Y0", "Y0")
+    ins("VXORPS", "Y8", "Y8", "Y8")
+    ins("SUBQ", "$2", "CX")
+    ins("JLT", "q8aone")
+    e("q8atwo:")
+    q8avx2("Y0", 0, 0)
+    q8avx2("Y8", 34, 32)
+    prefetch_lines(ins, 68)
+    ins("ADDQ", "$68", "SI")
+    ins("ADDQ", "$64", "DI")
+    ins("ADDQ", "$64", "DX")
+    if AVX_VNNI:
+        ins("ADDQ", "$64", "BX")
+    ins("SUBQ", "$2", "CX")
+    ins("JGE", "q8atwo")
+    e("q8aone:")
+    ins("ADDQ", "$2", "CX")
+    ins("JZ", "q8aend")
+    q8avx2("Y0", 0, 0)
+    ins("ADDQ", "$34", "SI")
+    e("q8aend:")
+    ins("VADDPS", "Y8", "Y0", "Y0")
 
-def a2s_store(frame, accs, t, label):
-    ins("MOVQ", "out+0(FP)", "AX")
-    ins("MOVQ", "%d(SP)" % (frame - 8), "R10")
-    ins("LEAQ", "(R10)(R10*2)", "R11")
-    outs = ["(AX)", "(AX)(R10*1)", "(AX)(R10*2)", "(AX)(R11*1)"]
-    for k, acc in enumerate(accs):
-        hsum_y(acc, t)
-        ins("VMOVSS", "X" + acc[1:], outs[k])
-    next_row(label)
+    store_row("q8arow", "Y0")
     e()
 
-def q4k_avx2_streams4():
-    frame = 4 * 32 + 8
-    e("// func dotRows4Q4KAVX2(out *float32, rows int, w *byte, stride int, xq *int8, dc, s *float32, nb int)")
+    # ------------------------------------------ Q8_0 AVX2, four streams
+    # dotRows4Q8_0VNNI's walk with dotRowsQ8_0AVX2's operations per row: row k
+    # of a step sums in Y2k (even blocks) and Y2k+1 (odd), as the one-stream
+    # kernel's Y0 and Y8; Y8-Y11 are the temporaries, Y15 the ones.
+    OUTS4Y = OUTS4K
+
+    def q8avx2s(k, acc, ow, ox):
+        """q8avx2 for stream k, its temporaries Y8-Y11."""
+        q8avx2(acc, ow, ox, STREAMS4[k], 8)
+
+    def store_y4(k, acc, t):
+        """Stores the sum of acc (a Y register) at stream k's output."""
+        hsum_y(acc, t)
+        ins("VMOVSS", "X" + acc[1:], OUTS4Y[k])
+
+    e("// func dotRows4Q8_0AVX2(out *float32, rows int, w *byte, stride int, xq *int8, de *float32, n128 *int32, nb int)")
     e("//")
-    e("// dotRowsQ4KAVX2 over four streams, as dotRows4Q8_0VNNI; stream k's")
-    e("// d·sc[s]·dx_s at 32k(SP). rows ≥ 1, nb ≥ 1.")
-    a2s_prologue("dotRows4Q4KAVX2", frame)
-    e("q44arow:")
-    row_args("dc", "s", streams=True)
-    for y in range(12):
+    e("// dotRowsQ8_0AVX2 over four streams, as dotRows4Q8_0VNNI. rows ≥ 1, nb ≥ 1.")
+    streams4_prologue("dotRows4Q8_0AVX2", 64)
+    q8avx2_const()
+    e("q84arow:")
+    row_args("de", "n128" if AVX_VNNI else None, streams=True)
+    for k in range(8):
+        ins("VXORPS", "Y%d" % k, "Y%d" % k, "Y%d" % k)
+    ins("SUBQ", "$2", "CX")
+    ins("JLT", "q84aone")
+    e("q84atwo:")
+    for k in range(4):
+        q8avx2s(k, "Y%d" % (2 * k), 0, 0)
+    for k in range(4):
+        q8avx2s(k, "Y%d" % (2 * k + 1), 34, 32)
+    for k in range(4):
+        prefetch_lines(ins, 68, STREAMS4[k])
+    ins("ADDQ", "$68", "SI")
+    ins("ADDQ", "$64", "DI")
+    ins("ADDQ", "$64", "DX")
+    if AVX_VNNI:
+        ins("ADDQ", "$64", "BX")
+    ins("SUBQ", "$2", "CX")
+    ins("JGE", "q84atwo")
+    e("q84aone:")
+    ins("ADDQ", "$2", "CX")
+    ins("JZ", "q84aend")
+    for k in range(4):
+        q8avx2s(k, "Y%d" % (2 * k), 0, 0)
+    ins("ADDQ", "$34", "SI")
+    e("q84aend:")
+    for k in range(4):
+        ins("VADDPS", "Y%d" % (2 * k + 1), "Y%d" % (2 * k), "Y%d" % (2 * k))
+    for k in range(4):
+        store_y4(k, "Y%d" % (2 * k), "8")
+    streams4_next_row("q84arow")
+
+    def k4_avx2_scales(am, w="%d(SI)", d="(SI)", store="(SP)", r=K4_GPR, t=(2, 3, 4, 5)):
+        """For the Q4_K/Q5_K block at w (a format of the offset; d: the address
+        of its d): d·sc[s]·dx_s (s < 8) to the frame at store, and
+        am += dmin·m[s]·Σx̂_s. r: unpack_k4's registers; t: the numbers of
+        four Y temporaries."""
+        unpack_k4(w, r)
+        sc, m = r[:2]
+        yd, ydm, ysc, ym = t
+        f16_bcast(d, "X%d" % yd, "Y%d" % yd)
+        f16_bcast(w % 2, "X%d" % ydm, "Y%d" % ydm)
+        ins("VMOVQ", sc, "X%d" % ysc)
+        ins("VPMOVZXBD", "X%d" % ysc, "Y%d" % ysc)
+        ins("VCVTDQ2PS", "Y%d" % ysc, "Y%d" % ysc)
+        ins("VMULPS", "Y%d" % yd, "Y%d" % ysc, "Y%d" % ysc)
+        ins("VMULPS", "(DX)", "Y%d" % ysc, "Y%d" % ysc)
+        ins("VMOVUPS", "Y%d" % ysc, store, c="d·sc[s]·dx_s")
+        ins("VMOVQ", m, "X%d" % ym)
+        ins("VPMOVZXBD", "X%d" % ym, "Y%d" % ym)
+        ins("VCVTDQ2PS", "Y%d" % ym, "Y%d" % ym)
+        ins("VMULPS", "Y%d" % ydm, "Y%d" % ym, "Y%d" % ym)
+        ins("VFMADD231PS", "(BX)", "Y%d" % ym, am)
+
+    def k5_fifth_avx2(sb, qh, dst):
+        """dst = 16 × bit sb of each byte of qh (x8c10 in Y13)."""
+        if sb < 4:
+            ins("VPSLLW", "$%d" % (4 - sb), qh, dst)
+        elif sb == 4:
+            ins("VMOVDQU", qh, dst)
+        else:
+            ins("VPSRLW", "$%d" % (sb - 4), qh, dst)
+        ins("VPAND", "Y13", dst, dst, c="16 × bit %d" % sb)
+
+    def k4_avx2_subblocks(off, a0, a1, w="%d(SI)", sp=0, t=(5, 6, 7, 9), c0f="Y15", ones="Y14", qh=None):
+        """a0, a1 += the eight sub-blocks of the block at w (a format of the
+        offset; the nibbles at off), each pair's S from the frame at sp. t:
+        the numbers of four Y temporaries; c0f, ones: x8c0f and x8ones16 in
+        registers or memory (32 bytes each); qh: Q5_K's fifth bits."""
+        lo, hi, b0, b1 = ("Y%d" % n for n in t)
+        for j in range(4):
+            ins("VMOVDQU", w % (off + 32 * j), lo, c="nibbles of sub-blocks %d, %d" % (2 * j, 2 * j + 1))
+            ins("VPSRLW", "$4", lo, hi)
+            ins("VPAND", c0f, lo, lo)
+            ins("VPAND", c0f, hi, hi)
+            if qh is not None:
+                k5_fifth_avx2(2 * j, qh, b0)
+                ins("VPOR", b0, lo, lo)
+                k5_fifth_avx2(2 * j + 1, qh, b1)
+                ins("VPOR", b1, hi, hi)
+            if AVX_VNNI:
+                # the sums in b0, b1 (zeroed: VPDPBUSD adds), the
+                # broadcasts in lo, hi; the products as below
+                ins("VPXOR", b0, b0, b0)
+                ins("VPXOR", b1, b1, b1)
+                vpdpbusd("%d(DI)" % (64 * j), lo, b0)
+                vpdpbusd("%d(DI)" % (64 * j + 32), hi, b1)
+                lo, hi, b0, b1 = b0, b1, lo, hi
+            else:
+                ins("VPMADDUBSW", "%d(DI)" % (64 * j), lo, lo)
+                ins("VPMADDUBSW", "%d(DI)" % (64 * j + 32), hi, hi)
+                ins("VPMADDWD", ones, lo, lo)
+                ins("VPMADDWD", ones, hi, hi)
+            ins("VCVTDQ2PS", lo, lo)
+            ins("VCVTDQ2PS", hi, hi)
+            ins("VBROADCASTSS", "%d(SP)" % (sp + 8 * j), b0)
+            ins("VBROADCASTSS", "%d(SP)" % (sp + 8 * j + 4), b1)
+            ins("VFMADD231PS", b0, lo, a0)
+            ins("VFMADD231PS", b1, hi, a1)
+            if AVX_VNNI:
+                lo, hi, b0, b1 = b0, b1, lo, hi
+
+    e("// func dotRowsQ4KAVX2(out *float32, rows int, w *byte, xq *int8, dc, s *float32, nb int)")
+    e("//")
+    e("// dotRowsQ4KVNNI with VPMADDUBSW: the low and high nibbles of 32 bytes")
+    e("// are two sub-blocks, one Y register each; d·sc[s]·dx_s go to the frame")
+    e("// to be broadcast. rows ≥ 1, nb ≥ 1.")
+    e("TEXT ·dotRowsQ4KAVX2(SB), NOSPLIT, $32-56")
+    ins("MOVQ", "w+16(FP)", "SI")
+    ins("VPBROADCASTD", "x8c0f<>(SB)", "Y15")
+    ins("VPBROADCASTD", "x8ones16<>(SB)", "Y14")
+    e("q4arow:")
+    row_args("dc", "s")
+    ins("VXORPS", "Y0", "Y0", "Y0")
+    ins("VXORPS", "Y1", "Y1", "Y1")
+    ins("VXORPS", "Y10", "Y10", "Y10", c="Σ dmin·m·Σx̂")
+    e("q4ablock:")
+    k4_avx2_scales("Y10")
+    k4_avx2_subblocks(16, "Y0", "Y1")
+    k_next_block(144, 32, "q4ablock")
+    ins("VADDPS", "Y1", "Y0", "Y0")
+    ins("VSUBPS", "Y10", "Y0", "Y0")
+    store_row("q4arow", "Y0")
+    e()
+
+    e("// func dotRowsQ5KAVX2(out *float32, rows int, w *byte, xq *int8, dc, s *float32, nb int)")
+    e("//")
+    e("// dotRowsQ4KAVX2 with the fifth bits: bit s of each qh byte shifted to")
+    e("// bit 4 (word shifts; & 0x10 drops what crosses from the next byte).")
+    e("// rows ≥ 1, nb ≥ 1.")
+    e("TEXT ·dotRowsQ5KAVX2(SB), NOSPLIT, $32-56")
+    ins("MOVQ", "w+16(FP)", "SI")
+    ins("VPBROADCASTD", "x8c0f<>(SB)", "Y15")
+    ins("VPBROADCASTD", "x8ones16<>(SB)", "Y14")
+    ins("VPBROADCASTD", "x8c10<>(SB)", "Y13")
+    e("q5arow:")
+    row_args("dc", "s")
+    ins("VXORPS", "Y0", "Y0", "Y0")
+    ins("VXORPS", "Y1", "Y1", "Y1")
+    ins("VXORPS", "Y10", "Y10", "Y10", c="Σ dmin·m·Σx̂")
+    e("q5ablock:")
+    k4_avx2_scales("Y10")
+    ins("VMOVDQU", "16(SI)", "Y11", c="qh")
+    k4_avx2_subblocks(48, "Y0", "Y1", qh="Y11")
+    k_next_block(176, 32, "q5ablock")
+    ins("VADDPS", "Y1", "Y0", "Y0")
+    ins("VSUBPS", "Y10", "Y0", "Y0")
+    store_row("q5arow", "Y0")
+    e()
+
+    def q6k_avx2_block(w, accs, sp, r):
+        """One Q6_K block at w (a format of the offset) into accs, its S[g] in
+        the frame at sp. r: the numbers of the Y registers for d, sc[0:8],
+        sc[8:16], dx[g/2], qh, q, qh's shifted bits and the two S broadcasts
+        (the stream kernel, short of registers, repeats some)."""
+        d, sc0, sc1, dup, qh, q, hb, s0, s1 = ("Y%d" % n for n in r)
+        f16_bcast(w % 208, "X" + d[1:], d)
+        for half, (off, reg) in enumerate([(192, sc0), (200, sc1)]):
+            ins("VPMOVSXBD", w % off, reg, c="sc[%d:%d]" % (8 * half, 8 * half + 8))
+            ins("VCVTDQ2PS", reg, reg)
+            ins("VMULPS", d, reg, reg)
+            ins("VMOVDQU", "x8dup2<>+%d(SB)" % (32 * half), dup)
+            ins("VPERMPS", "(DX)", dup, dup, c="dx[g/2]")
+            ins("VMULPS", dup, reg, reg)
+            ins("VMOVUPS", reg, "%d(SP)" % (sp + 32 * half), c="S[g] = d·sc[g]·dx")
+        for h in range(2):
+            ins("VMOVDQU", w % (128 + 32 * h), qh, c="qh, half %d" % h)
+            for k in range(4):
+                ins("VMOVDQU", w % (64 * h + 32 * (k & 1)), q)
+                if k >= 2:
+                    ins("VPSRLW", "$4", q, q)
+                ins("VPAND", "Y15", q, q)
+                if k == 0:
+                    ins("VPSLLW", "$4", qh, hb)
+                elif k == 1:
+                    ins("VPSLLW", "$2", qh, hb)
+                elif k == 2:
+                    ins("VMOVDQU", qh, hb)
+                else:
+                    ins("VPSRLW", "$2", qh, hb)
+                ins("VPAND", "Y13", hb, hb)
+                ins("VPOR", hb, q, q, c="q, columns %d-%d of the half" % (32 * k, 32 * k + 31))
+                o = 128 * h + 32 * k
+                if AVX_VNNI:
+                    ins("VMOVDQU", "%d(BX)" % o, hb, c="−32·Σqx")
+                    vpdpbusd("%d(DI)" % o, q, hb)
+                    ins("VCVTDQ2PS", hb, q, c="Σ (q − 32)·qx over 4 columns")
+                else:
+                    ins("VPMADDUBSW", "%d(DI)" % o, q, q)
+                    ins("VPMADDWD", "Y14", q, q)
+                    ins("VMOVDQU", "%d(BX)" % o, hb, c="−32·Σqx")
+                    ins("VPADDD", hb, q, q, c="Σ (q − 32)·qx over 4 columns")
+                    ins("VCVTDQ2PS", q, q)
+                g = 8 * h + 2 * k
+                ins("VBROADCASTSS", "%d(SP)" % (sp + 4 * g), s0)
+                ins("VBROADCASTSS", "%d(SP)" % (sp + 4 * g + 4), s1)
+                ins("VBLENDPS", "$0xf0", s1, s0, s0, c="S[%d] ×4, S[%d] ×4" % (g, g + 1))
+                ins("VFMADD231PS", s0, q, accs[k % 2])
+
+    e("// func dotRowsQ6KAVX2(out *float32, rows int, w *byte, xq *int8, dc *float32, n32 *int32, nb int)")
+    e("//")
+    e("// dotRowsQ6KVNNI with VPMADDUBSW: q (< 64) for 32 columns a Y register,")
+    e("// the int32 lanes of 4 columns corrected by n32; lanes 0-3 take")
+    e("// S[g], 4-7 S[g+1] (d·sc·dx in the frame). rows ≥ 1, nb ≥ 1.")
+    e("TEXT ·dotRowsQ6KAVX2(SB), NOSPLIT, $64-56")
+    ins("MOVQ", "w+16(FP)", "SI")
+    ins("VPBROADCASTD", "x8c0f<>(SB)", "Y15")
+    ins("VPBROADCASTD", "x8ones16<>(SB)", "Y14")
+    ins("VPBROADCASTD", "x8c30<>(SB)", "Y13")
+    e("q6arow:")
+    row_args("dc", "n32")
+    ins("VXORPS", "Y0", "Y0", "Y0")
+    ins("VXORPS", "Y1", "Y1", "Y1")
+    e("q6ablock:")
+    q6k_avx2_block("%d(SI)", ("Y0", "Y1"), 0, (2, 3, 4, 5, 6, 7, 8, 9, 10))
+    k_next_block(210, 256, "q6ablock")
+    ins("VADDPS", "Y1", "Y0", "Y0")
+    store_row("q6arow", "Y0")
+
+    # ------------------------------------------ K-quants AVX2, four streams
+    # dotRows4Q8_0AVX2's walk for Q4_K, Q5_K and Q6_K, each row with its
+    # one-stream kernel's operations on accumulators of its own. Q4_K and
+    # Q5_K keep three a row (Y3k…Y3k+2 for stream k: the one-stream Y0, Y1,
+    # Y10), twelve for four rows, which leaves Y12-Y15 as temporaries: their
+    # constants come from memory (32-byte tables), as does qh for each shift
+    # of Q5_K's fifth bits. The scale and min bytes unpack into five
+    # registers (R10-R13, AX), since SI, R8 and R9 address the streams; the
+    # outputs' addresses live in the frame.
+    def a2s_prologue(name, frame):
+        """The stream registers SI, R8, R9; the outputs' stride (rows·4) at
+        frame offset frame−8."""
+        e("TEXT ·%s(SB), NOSPLIT, $%d-64" % (name, frame))
+        ins("MOVQ", "w+16(FP)", "SI")
+        ins("MOVQ", "stride+24(FP)", "R8")
+        ins("LEAQ", "(R8)(R8*2)", "R9", c="3·stride")
+        ins("MOVQ", "rows+8(FP)", "AX")
+        ins("SHLQ", "$2", "AX")
+        ins("MOVQ", "AX", "%d(SP)" % (frame - 8), c="the streams' outputs, bytes apart")
+
+    def a2s_store(frame, accs, t, label):
+        ins("MOVQ", "out+0(FP)", "AX")
+        ins("MOVQ", "%d(SP)" % (frame - 8), "R10")
+        ins("LEAQ", "(R10)(R10*2)", "R11")
+        outs = ["(AX)", "(AX)(R10*1)", "(AX)(R10*2)", "(AX)(R11*1)"]
+        for k, acc in enumerate(accs):
+            hsum_y(acc, t)
+            ins("VMOVSS", "X" + acc[1:], outs[k])
+        next_row(label)
+        e()
+
+    def q4k_avx2_streams4():
+        frame = 4 * 32 + 8
+        e("// func dotRows4Q4KAVX2(out *float32, rows int, w *byte, stride int, xq *int8, dc, s *float32, nb int)")
+        e("//")
+        e("// dotRowsQ4KAVX2 over four streams, as dotRows4Q8_0VNNI; stream k's")
+        e("// d·sc[s]·dx_s at 32k(SP). rows ≥ 1, nb ≥ 1.")
+        a2s_prologue("dotRows4Q4KAVX2", frame)
+        e("q44arow:")
+        row_args("dc", "s", streams=True)
+        for y in range(12):
+            ins("VXORPS", "Y%d" % y, "Y%d" % y, "Y%d" % y)
+        e("q44ablock:")
+        for k in range(4):
+            w = STREAMS4[k]
+            a0, a1, am = ("Y%d" % (3 * k + i) for i in range(3))
+            k4_avx2_scales(am, w, w % 0, "%d(SP)" % (32 * k), K4_GPR_STREAMS, (12, 13, 14, 15))
+            k4_avx2_subblocks(16, a0, a1, w, 32 * k, (12, 13, 14, 15), "x8y0f<>(SB)", "x8y1w<>(SB)")
+        k_next_block(144, 32, "q44ablock", STREAMS4)
+        for k in range(4):
+            a0, a1, am = ("Y%d" % (3 * k + i) for i in range(3))
+            ins("VADDPS", a1, a0, a0)
+            ins("VSUBPS", am, a0, a0)
+        a2s_store(frame, ["Y%d" % (3 * k) for k in range(4)], "12", "q44arow")
+
+    q4k_avx2_streams4()
+
+    e("// func dotRows4Q6KAVX2(out *float32, rows int, w *byte, stride int, xq *int8, dc *float32, n32 *int32, nb int)")
+    e("//")
+    e("// dotRowsQ6KAVX2 over four streams, as dotRows4Q8_0VNNI: stream k sums")
+    e("// in Y2k and Y2k+1, its S[g] at 64k(SP); Y8-Y12 are the temporaries,")
+    e("// Y13-Y15 the one-stream kernel's constants. rows ≥ 1, nb ≥ 1.")
+    a2s_prologue("dotRows4Q6KAVX2", 4 * 64 + 8)
+    ins("VPBROADCASTD", "x8c0f<>(SB)", "Y15")
+    ins("VPBROADCASTD", "x8ones16<>(SB)", "Y14")
+    ins("VPBROADCASTD", "x8c30<>(SB)", "Y13")
+    e("q64arow:")
+    row_args("dc", "n32", streams=True)
+    for y in range(8):
         ins("VXORPS", "Y%d" % y, "Y%d" % y, "Y%d" % y)
-    e("q44ablock:")
-    for k in range(4):
-        w = STREAMS4[k]
-        a0, a1, am = ("Y%d" % (3 * k + i) for i in range(3))
-        k4_avx2_scales(am, w, w % 0, "%d(SP)" % (32 * k), K4_GPR_STREAMS, (12, 13, 14, 15))
-        k4_avx2_subblocks(16, a0, a1, w, 32 * k, (12, 13, 14, 15), "x8y0f<>(SB)", "x8y1w<>(SB)")
-    k_next_block(144, 32, "q44ablock", STREAMS4)
-    for k in range(4):
-        a0, a1, am = ("Y%d" % (3 * k + i) for i in range(3))
-        ins("VADDPS", a1, a0, a0)
-        ins("VSUBPS", am, a0, a0)
-    a2s_store(frame, ["Y%d" % (3 * k) for k in range(4)], "12", "q44arow")
+    e("q64ablock:")
+    for s in range(4):
+        q6k_avx2_block(STREAMS4[s], ("Y%d" % (2 * s), "Y%d" % (2 * s + 1)), 64 * s, (8, 9, 9, 10, 8, 9, 10, 11, 12))
+    k_next_block(210, 256, "q64ablock", STREAMS4)
+    for s in range(4):
+        ins("VADDPS", "Y%d" % (2 * s + 1), "Y%d" % (2 * s), "Y%d" % (2 * s))
+    a2s_store(4 * 64 + 8, ["Y%d" % (2 * s) for s in range(4)], "8", "q64arow")
 
-q4k_avx2_streams4()
+avx2_kernels()
 
-e("// func dotRows4Q6KAVX2(out *float32, rows int, w *byte, stride int, xq *int8, dc *float32, n32 *int32, nb int)")
-e("//")
-e("// dotRowsQ6KAVX2 over four streams, as dotRows4Q8_0VNNI: stream k sums")
-e("// in Y2k and Y2k+1, its S[g] at 64k(SP); Y8-Y12 are the temporaries,")
-e("// Y13-Y15 the one-stream kernel's constants. rows ≥ 1, nb ≥ 1.")
-a2s_prologue("dotRows4Q6KAVX2", 4 * 64 + 8)
-ins("VPBROADCASTD", "x8c0f<>(SB)", "Y15")
-ins("VPBROADCASTD", "x8ones16<>(SB)", "Y14")
-ins("VPBROADCASTD", "x8c30<>(SB)", "Y13")
-e("q64arow:")
-row_args("dc", "n32", streams=True)
-for y in range(8):
-    ins("VXORPS", "Y%d" % y, "Y%d" % y, "Y%d" % y)
-e("q64ablock:")
-for s in range(4):
-    q6k_avx2_block(STREAMS4[s], ("Y%d" % (2 * s), "Y%d" % (2 * s + 1)), 64 * s, (8, 9, 9, 10, 8, 9, 10, 11, 12))
-k_next_block(210, 256, "q64ablock", STREAMS4)
-for s in range(4):
-    ins("VADDPS", "Y%d" % (2 * s + 1), "Y%d" % (2 * s), "Y%d" % (2 * s))
-a2s_store(4 * 64 + 8, ["Y%d" % (2 * s) for s in range(4)], "8", "q64arow")
+# The same kernels with VEX VPDPBUSD, named …AVXVNNI: their int32 sums
+# are exact either way, so every output keeps the bits of its AVX2 twin.
+e("// The AVX-VNNI twins of the AVX2 kernels above: one VEX VPDPBUSD (bytes,")
+e("// as Go's assembler has only the EVEX form) for each VPMADDUBSW +")
+e("// VPMADDWD pair; the same int32 sums, hence the same bits.")
+e()
+AVX_VNNI = True
+first = len(out)
+avx2_kernels()
+twins = out[first:]
+del out[first:]
+for l in twins:
+    if l.startswith("//") and not l.startswith("// func"):
+        continue  # the AVX2 kernel's description, said once above
+    twin = re.sub(r"(\w)AVX2\(", r"\1AVXVNNI(", l)
+    e(re.sub(r"\b(q\d*a(?:row|two|one|end|block))\b", r"\1v", twin))
+    if l.startswith("// func"):
+        e("//")
+        e("// The AVX-VNNI twin of %s. rows ≥ 1, nb ≥ 1." % re.search(r"func (\w+)", l).group(1))
 
 print("\n".join(out))

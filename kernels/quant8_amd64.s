@@ -2375,9 +2375,11 @@ q84aend:
 // func dotRowsQ4KAVX2(out *float32, rows int, w *byte, xq *int8, dc, s *float32, nb int)
 //
 // dotRowsQ4KVNNI with VPMADDUBSW: the low and high nibbles of 32 bytes
-// are two sub-blocks, one Y register each; d·sc[s]·dx_s go to the frame
-// to be broadcast. rows ≥ 1, nb ≥ 1.
-TEXT ·dotRowsQ4KAVX2(SB), NOSPLIT, $32-56
+// are two sub-blocks, one Y register each. Their exact int32 sums are
+// reduced to one lane a sub-block, so a block costs one conversion and
+// one FMA with S = d·sc[s]·dx_s, not eight of each (k4_avx2_subblocks).
+// rows ≥ 1, nb ≥ 1.
+TEXT ·dotRowsQ4KAVX2(SB), NOSPLIT, $0-56
 	MOVQ             w+16(FP), SI
 	VPBROADCASTD     x8c0f<>(SB), Y15
 	VPBROADCASTD     x8ones16<>(SB), Y14
@@ -2387,8 +2389,6 @@ q4arow:
 	MOVQ             s+40(FP), BX
 	MOVQ             nb+48(FP), CX
 	VXORPS           Y0, Y0, Y0
-	VXORPS           Y1, Y1, Y1
-	VXORPS           Y10, Y10, Y10                          // Σ dmin·m·Σx̂
 q4ablock:
 	MOVL             4(SI), R8                              // u0 = scales[0:4]
 	MOVL             8(SI), R9                              // u1 = scales[4:8]
@@ -2426,13 +2426,12 @@ q4ablock:
 	VPMOVZXBD        X4, Y4
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y2, Y4, Y4
-	VMULPS           (DX), Y4, Y4
-	VMOVUPS          Y4, (SP)                               // d·sc[s]·dx_s
+	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
 	VMOVQ            R9, X5
 	VPMOVZXBD        X5, Y5
 	VCVTDQ2PS        Y5, Y5
 	VMULPS           Y3, Y5, Y5
-	VFMADD231PS      (BX), Y5, Y10
+	VFNMADD231PS     (BX), Y5, Y0                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI), Y5                             // nibbles of sub-blocks 0, 1
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -2440,13 +2439,9 @@ q4ablock:
 	VPMADDUBSW       0(DI), Y5, Y5
 	VPMADDUBSW       32(DI), Y6, Y6
 	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6
-	VCVTDQ2PS        Y5, Y5
-	VCVTDQ2PS        Y6, Y6
-	VBROADCASTSS     0(SP), Y7
-	VBROADCASTSS     4(SP), Y9
-	VFMADD231PS      Y7, Y5, Y0
-	VFMADD231PS      Y9, Y6, Y1
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
 	VMOVDQU          48(SI), Y5                             // nibbles of sub-blocks 2, 3
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -2454,13 +2449,11 @@ q4ablock:
 	VPMADDUBSW       64(DI), Y5, Y5
 	VPMADDUBSW       96(DI), Y6, Y6
 	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6
-	VCVTDQ2PS        Y5, Y5
-	VCVTDQ2PS        Y6, Y6
-	VBROADCASTSS     8(SP), Y7
-	VBROADCASTSS     12(SP), Y9
-	VFMADD231PS      Y7, Y5, Y0
-	VFMADD231PS      Y9, Y6, Y1
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y12                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y12, Y12                          // sums of 8 columns
+	VPACKSSDW        Y12, Y9, Y1
+	VPMADDWD         Y14, Y1, Y1                            // sub-blocks 0-3, each half of 16 columns
 	VMOVDQU          80(SI), Y5                             // nibbles of sub-blocks 4, 5
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -2468,13 +2461,9 @@ q4ablock:
 	VPMADDUBSW       128(DI), Y5, Y5
 	VPMADDUBSW       160(DI), Y6, Y6
 	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6
-	VCVTDQ2PS        Y5, Y5
-	VCVTDQ2PS        Y6, Y6
-	VBROADCASTSS     16(SP), Y7
-	VBROADCASTSS     20(SP), Y9
-	VFMADD231PS      Y7, Y5, Y0
-	VFMADD231PS      Y9, Y6, Y1
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
 	VMOVDQU          112(SI), Y5                            // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -2482,13 +2471,16 @@ q4ablock:
 	VPMADDUBSW       192(DI), Y5, Y5
 	VPMADDUBSW       224(DI), Y6, Y6
 	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y12                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y12, Y12                          // sums of 8 columns
+	VPACKSSDW        Y12, Y9, Y3
+	VPMADDWD         Y14, Y3, Y3                            // sub-blocks 4-7, each half of 16 columns
+	VPERM2I128       $0x20, Y3, Y1, Y5
+	VPERM2I128       $0x31, Y3, Y1, Y6
+	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
-	VCVTDQ2PS        Y6, Y6
-	VBROADCASTSS     24(SP), Y7
-	VBROADCASTSS     28(SP), Y9
-	VFMADD231PS      Y7, Y5, Y0
-	VFMADD231PS      Y9, Y6, Y1
+	VFMADD231PS      Y4, Y5, Y0
 	PREFETCHT0       8192(SI)
 	PREFETCHT0       8256(SI)
 	PREFETCHT0       8320(SI)
@@ -2498,8 +2490,6 @@ q4ablock:
 	ADDQ             $32, BX
 	DECQ             CX
 	JNZ              q4ablock
-	VADDPS           Y1, Y0, Y0
-	VSUBPS           Y10, Y0, Y0
 	VEXTRACTF128     $1, Y0, X1
 	VADDPS           X1, X0, X0
 	VHADDPS          X0, X0, X0
@@ -2517,7 +2507,7 @@ q4ablock:
 // dotRowsQ4KAVX2 with the fifth bits: bit s of each qh byte shifted to
 // bit 4 (word shifts; & 0x10 drops what crosses from the next byte).
 // rows ≥ 1, nb ≥ 1.
-TEXT ·dotRowsQ5KAVX2(SB), NOSPLIT, $32-56
+TEXT ·dotRowsQ5KAVX2(SB), NOSPLIT, $0-56
 	MOVQ             w+16(FP), SI
 	VPBROADCASTD     x8c0f<>(SB), Y15
 	VPBROADCASTD     x8ones16<>(SB), Y14
@@ -2528,8 +2518,6 @@ q5arow:
 	MOVQ             s+40(FP), BX
 	MOVQ             nb+48(FP), CX
 	VXORPS           Y0, Y0, Y0
-	VXORPS           Y1, Y1, Y1
-	VXORPS           Y10, Y10, Y10                          // Σ dmin·m·Σx̂
 q5ablock:
 	MOVL             4(SI), R8                              // u0 = scales[0:4]
 	MOVL             8(SI), R9                              // u1 = scales[4:8]
@@ -2567,13 +2555,12 @@ q5ablock:
 	VPMOVZXBD        X4, Y4
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y2, Y4, Y4
-	VMULPS           (DX), Y4, Y4
-	VMOVUPS          Y4, (SP)                               // d·sc[s]·dx_s
+	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
 	VMOVQ            R9, X5
 	VPMOVZXBD        X5, Y5
 	VCVTDQ2PS        Y5, Y5
 	VMULPS           Y3, Y5, Y5
-	VFMADD231PS      (BX), Y5, Y10
+	VFNMADD231PS     (BX), Y5, Y0                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI), Y11                            // qh
 	VMOVDQU          48(SI), Y5                             // nibbles of sub-blocks 0, 1
 	VPSRLW           $4, Y5, Y6
@@ -2582,19 +2569,15 @@ q5ablock:
 	VPSLLW           $4, Y11, Y7
 	VPAND            Y13, Y7, Y7                            // 16 × bit 0
 	VPOR             Y7, Y5, Y5
-	VPSLLW           $3, Y11, Y9
-	VPAND            Y13, Y9, Y9                            // 16 × bit 1
-	VPOR             Y9, Y6, Y6
+	VPSLLW           $3, Y11, Y8
+	VPAND            Y13, Y8, Y8                            // 16 × bit 1
+	VPOR             Y8, Y6, Y6
 	VPMADDUBSW       0(DI), Y5, Y5
 	VPMADDUBSW       32(DI), Y6, Y6
 	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6
-	VCVTDQ2PS        Y5, Y5
-	VCVTDQ2PS        Y6, Y6
-	VBROADCASTSS     0(SP), Y7
-	VBROADCASTSS     4(SP), Y9
-	VFMADD231PS      Y7, Y5, Y0
-	VFMADD231PS      Y9, Y6, Y1
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
 	VMOVDQU          80(SI), Y5                             // nibbles of sub-blocks 2, 3
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -2602,19 +2585,17 @@ q5ablock:
 	VPSLLW           $2, Y11, Y7
 	VPAND            Y13, Y7, Y7                            // 16 × bit 2
 	VPOR             Y7, Y5, Y5
-	VPSLLW           $1, Y11, Y9
-	VPAND            Y13, Y9, Y9                            // 16 × bit 3
-	VPOR             Y9, Y6, Y6
+	VPSLLW           $1, Y11, Y8
+	VPAND            Y13, Y8, Y8                            // 16 × bit 3
+	VPOR             Y8, Y6, Y6
 	VPMADDUBSW       64(DI), Y5, Y5
 	VPMADDUBSW       96(DI), Y6, Y6
 	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6
-	VCVTDQ2PS        Y5, Y5
-	VCVTDQ2PS        Y6, Y6
-	VBROADCASTSS     8(SP), Y7
-	VBROADCASTSS     12(SP), Y9
-	VFMADD231PS      Y7, Y5, Y0
-	VFMADD231PS      Y9, Y6, Y1
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y12                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y12, Y12                          // sums of 8 columns
+	VPACKSSDW        Y12, Y9, Y1
+	VPMADDWD         Y14, Y1, Y1                            // sub-blocks 0-3, each half of 16 columns
 	VMOVDQU          112(SI), Y5                            // nibbles of sub-blocks 4, 5
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -2622,19 +2603,15 @@ q5ablock:
 	VMOVDQU          Y11, Y7
 	VPAND            Y13, Y7, Y7                            // 16 × bit 4
 	VPOR             Y7, Y5, Y5
-	VPSRLW           $1, Y11, Y9
-	VPAND            Y13, Y9, Y9                            // 16 × bit 5
-	VPOR             Y9, Y6, Y6
+	VPSRLW           $1, Y11, Y8
+	VPAND            Y13, Y8, Y8                            // 16 × bit 5
+	VPOR             Y8, Y6, Y6
 	VPMADDUBSW       128(DI), Y5, Y5
 	VPMADDUBSW       160(DI), Y6, Y6
 	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6
-	VCVTDQ2PS        Y5, Y5
-	VCVTDQ2PS        Y6, Y6
-	VBROADCASTSS     16(SP), Y7
-	VBROADCASTSS     20(SP), Y9
-	VFMADD231PS      Y7, Y5, Y0
-	VFMADD231PS      Y9, Y6, Y1
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
 	VMOVDQU          144(SI), Y5                            // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -2642,19 +2619,22 @@ q5ablock:
 	VPSRLW           $2, Y11, Y7
 	VPAND            Y13, Y7, Y7                            // 16 × bit 6
 	VPOR             Y7, Y5, Y5
-	VPSRLW           $3, Y11, Y9
-	VPAND            Y13, Y9, Y9                            // 16 × bit 7
-	VPOR             Y9, Y6, Y6
+	VPSRLW           $3, Y11, Y8
+	VPAND            Y13, Y8, Y8                            // 16 × bit 7
+	VPOR             Y8, Y6, Y6
 	VPMADDUBSW       192(DI), Y5, Y5
 	VPMADDUBSW       224(DI), Y6, Y6
 	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y12                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y12, Y12                          // sums of 8 columns
+	VPACKSSDW        Y12, Y9, Y3
+	VPMADDWD         Y14, Y3, Y3                            // sub-blocks 4-7, each half of 16 columns
+	VPERM2I128       $0x20, Y3, Y1, Y5
+	VPERM2I128       $0x31, Y3, Y1, Y6
+	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
-	VCVTDQ2PS        Y6, Y6
-	VBROADCASTSS     24(SP), Y7
-	VBROADCASTSS     28(SP), Y9
-	VFMADD231PS      Y7, Y5, Y0
-	VFMADD231PS      Y9, Y6, Y1
+	VFMADD231PS      Y4, Y5, Y0
 	PREFETCHT0       8192(SI)
 	PREFETCHT0       8256(SI)
 	PREFETCHT0       8320(SI)
@@ -2664,8 +2644,6 @@ q5ablock:
 	ADDQ             $32, BX
 	DECQ             CX
 	JNZ              q5ablock
-	VADDPS           Y1, Y0, Y0
-	VSUBPS           Y10, Y0, Y0
 	VEXTRACTF128     $1, Y0, X1
 	VADDPS           X1, X0, X0
 	VHADDPS          X0, X0, X0
@@ -2856,15 +2834,17 @@ q6ablock:
 	RET              
 // func dotRows4Q4KAVX2(out *float32, rows int, w *byte, stride int, xq *int8, dc, s *float32, nb int)
 //
-// dotRowsQ4KAVX2 over four streams, as dotRows4Q8_0VNNI; stream k's
-// d·sc[s]·dx_s at 32k(SP). rows ≥ 1, nb ≥ 1.
-TEXT ·dotRows4Q4KAVX2(SB), NOSPLIT, $136-64
+// dotRowsQ4KAVX2 over four streams, as dotRows4Q8_0VNNI: stream k
+// sums in Yk, Y4-Y13 are the temporaries. rows ≥ 1, nb ≥ 1.
+TEXT ·dotRows4Q4KAVX2(SB), NOSPLIT, $8-64
 	MOVQ             w+16(FP), SI
 	MOVQ             stride+24(FP), R8
 	LEAQ             (R8)(R8*2), R9                         // 3·stride
 	MOVQ             rows+8(FP), AX
 	SHLQ             $2, AX
-	MOVQ             AX, 128(SP)                            // the streams' outputs, bytes apart
+	MOVQ             AX, 0(SP)                              // the streams' outputs, bytes apart
+	VPBROADCASTD     x8c0f<>(SB), Y15
+	VPBROADCASTD     x8ones16<>(SB), Y14
 q44arow:
 	MOVQ             xq+32(FP), DI
 	MOVQ             dc+40(FP), DX
@@ -2874,14 +2854,6 @@ q44arow:
 	VXORPS           Y1, Y1, Y1
 	VXORPS           Y2, Y2, Y2
 	VXORPS           Y3, Y3, Y3
-	VXORPS           Y4, Y4, Y4
-	VXORPS           Y5, Y5, Y5
-	VXORPS           Y6, Y6, Y6
-	VXORPS           Y7, Y7, Y7
-	VXORPS           Y8, Y8, Y8
-	VXORPS           Y9, Y9, Y9
-	VXORPS           Y10, Y10, Y10
-	VXORPS           Y11, Y11, Y11
 q44ablock:
 	MOVL             4(SI), R10                             // u0 = scales[0:4]
 	MOVL             8(SI), R11                             // u1 = scales[4:8]
@@ -2907,80 +2879,72 @@ q44ablock:
 	SHLQ             $32, R13
 	ORQ              R13, R11                               // m[0:8]
 	MOVWLZX          0(SI), AX
-	VMOVD            AX, X12
-	VCVTPH2PS        X12, X12
-	VBROADCASTSS     X12, Y12
+	VMOVD            AX, X5
+	VCVTPH2PS        X5, X5
+	VBROADCASTSS     X5, Y5
 	MOVWLZX          2(SI), AX
-	VMOVD            AX, X13
-	VCVTPH2PS        X13, X13
-	VBROADCASTSS     X13, Y13
-	VMOVQ            R10, X14
-	VPMOVZXBD        X14, Y14
-	VCVTDQ2PS        Y14, Y14
-	VMULPS           Y12, Y14, Y14
-	VMULPS           (DX), Y14, Y14
-	VMOVUPS          Y14, 0(SP)                             // d·sc[s]·dx_s
-	VMOVQ            R11, X15
-	VPMOVZXBD        X15, Y15
-	VCVTDQ2PS        Y15, Y15
-	VMULPS           Y13, Y15, Y15
-	VFMADD231PS      (BX), Y15, Y2
-	VMOVDQU          16(SI), Y12                            // nibbles of sub-blocks 0, 1
-	VPSRLW           $4, Y12, Y13
-	VPAND            x8y0f<>(SB), Y12, Y12
-	VPAND            x8y0f<>(SB), Y13, Y13
-	VPMADDUBSW       0(DI), Y12, Y12
-	VPMADDUBSW       32(DI), Y13, Y13
-	VPMADDWD         x8y1w<>(SB), Y12, Y12
-	VPMADDWD         x8y1w<>(SB), Y13, Y13
-	VCVTDQ2PS        Y12, Y12
-	VCVTDQ2PS        Y13, Y13
-	VBROADCASTSS     0(SP), Y14
-	VBROADCASTSS     4(SP), Y15
-	VFMADD231PS      Y14, Y12, Y0
-	VFMADD231PS      Y15, Y13, Y1
-	VMOVDQU          48(SI), Y12                            // nibbles of sub-blocks 2, 3
-	VPSRLW           $4, Y12, Y13
-	VPAND            x8y0f<>(SB), Y12, Y12
-	VPAND            x8y0f<>(SB), Y13, Y13
-	VPMADDUBSW       64(DI), Y12, Y12
-	VPMADDUBSW       96(DI), Y13, Y13
-	VPMADDWD         x8y1w<>(SB), Y12, Y12
-	VPMADDWD         x8y1w<>(SB), Y13, Y13
-	VCVTDQ2PS        Y12, Y12
-	VCVTDQ2PS        Y13, Y13
-	VBROADCASTSS     8(SP), Y14
-	VBROADCASTSS     12(SP), Y15
-	VFMADD231PS      Y14, Y12, Y0
-	VFMADD231PS      Y15, Y13, Y1
-	VMOVDQU          80(SI), Y12                            // nibbles of sub-blocks 4, 5
-	VPSRLW           $4, Y12, Y13
-	VPAND            x8y0f<>(SB), Y12, Y12
-	VPAND            x8y0f<>(SB), Y13, Y13
-	VPMADDUBSW       128(DI), Y12, Y12
-	VPMADDUBSW       160(DI), Y13, Y13
-	VPMADDWD         x8y1w<>(SB), Y12, Y12
-	VPMADDWD         x8y1w<>(SB), Y13, Y13
-	VCVTDQ2PS        Y12, Y12
-	VCVTDQ2PS        Y13, Y13
-	VBROADCASTSS     16(SP), Y14
-	VBROADCASTSS     20(SP), Y15
-	VFMADD231PS      Y14, Y12, Y0
-	VFMADD231PS      Y15, Y13, Y1
-	VMOVDQU          112(SI), Y12                           // nibbles of sub-blocks 6, 7
-	VPSRLW           $4, Y12, Y13
-	VPAND            x8y0f<>(SB), Y12, Y12
-	VPAND            x8y0f<>(SB), Y13, Y13
-	VPMADDUBSW       192(DI), Y12, Y12
-	VPMADDUBSW       224(DI), Y13, Y13
-	VPMADDWD         x8y1w<>(SB), Y12, Y12
-	VPMADDWD         x8y1w<>(SB), Y13, Y13
-	VCVTDQ2PS        Y12, Y12
-	VCVTDQ2PS        Y13, Y13
-	VBROADCASTSS     24(SP), Y14
-	VBROADCASTSS     28(SP), Y15
-	VFMADD231PS      Y14, Y12, Y0
-	VFMADD231PS      Y15, Y13, Y1
+	VMOVD            AX, X6
+	VCVTPH2PS        X6, X6
+	VBROADCASTSS     X6, Y6
+	VMOVQ            R10, X4
+	VPMOVZXBD        X4, Y4
+	VCVTDQ2PS        Y4, Y4
+	VMULPS           Y5, Y4, Y4
+	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
+	VMOVQ            R11, X7
+	VPMOVZXBD        X7, Y7
+	VCVTDQ2PS        Y7, Y7
+	VMULPS           Y6, Y7, Y7
+	VFNMADD231PS     (BX), Y7, Y0                           // acc −= dmin·m[s]·Σx̂_s
+	VMOVDQU          16(SI), Y5                             // nibbles of sub-blocks 0, 1
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPMADDUBSW       0(DI), Y5, Y5
+	VPMADDUBSW       32(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          48(SI), Y5                             // nibbles of sub-blocks 2, 3
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPMADDUBSW       64(DI), Y5, Y5
+	VPMADDUBSW       96(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
+	VPACKSSDW        Y10, Y9, Y11
+	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
+	VMOVDQU          80(SI), Y5                             // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPMADDUBSW       128(DI), Y5, Y5
+	VPMADDUBSW       160(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          112(SI), Y5                            // nibbles of sub-blocks 6, 7
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPMADDUBSW       192(DI), Y5, Y5
+	VPMADDUBSW       224(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
+	VPACKSSDW        Y10, Y9, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
+	VPERM2I128       $0x20, Y12, Y11, Y5
+	VPERM2I128       $0x31, Y12, Y11, Y6
+	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VCVTDQ2PS        Y5, Y5
+	VFMADD231PS      Y4, Y5, Y0
 	MOVL             4(SI)(R8*1), R10                       // u0 = scales[0:4]
 	MOVL             8(SI)(R8*1), R11                       // u1 = scales[4:8]
 	MOVL             12(SI)(R8*1), R12                      // u2 = scales[8:12]
@@ -3005,80 +2969,72 @@ q44ablock:
 	SHLQ             $32, R13
 	ORQ              R13, R11                               // m[0:8]
 	MOVWLZX          0(SI)(R8*1), AX
-	VMOVD            AX, X12
-	VCVTPH2PS        X12, X12
-	VBROADCASTSS     X12, Y12
+	VMOVD            AX, X5
+	VCVTPH2PS        X5, X5
+	VBROADCASTSS     X5, Y5
 	MOVWLZX          2(SI)(R8*1), AX
-	VMOVD            AX, X13
-	VCVTPH2PS        X13, X13
-	VBROADCASTSS     X13, Y13
-	VMOVQ            R10, X14
-	VPMOVZXBD        X14, Y14
-	VCVTDQ2PS        Y14, Y14
-	VMULPS           Y12, Y14, Y14
-	VMULPS           (DX), Y14, Y14
-	VMOVUPS          Y14, 32(SP)                            // d·sc[s]·dx_s
-	VMOVQ            R11, X15
-	VPMOVZXBD        X15, Y15
-	VCVTDQ2PS        Y15, Y15
-	VMULPS           Y13, Y15, Y15
-	VFMADD231PS      (BX), Y15, Y5
-	VMOVDQU          16(SI)(R8*1), Y12                      // nibbles of sub-blocks 0, 1
-	VPSRLW           $4, Y12, Y13
-	VPAND            x8y0f<>(SB), Y12, Y12
-	VPAND            x8y0f<>(SB), Y13, Y13
-	VPMADDUBSW       0(DI), Y12, Y12
-	VPMADDUBSW       32(DI), Y13, Y13
-	VPMADDWD         x8y1w<>(SB), Y12, Y12
-	VPMADDWD         x8y1w<>(SB), Y13, Y13
-	VCVTDQ2PS        Y12, Y12
-	VCVTDQ2PS        Y13, Y13
-	VBROADCASTSS     32(SP), Y14
-	VBROADCASTSS     36(SP), Y15
-	VFMADD231PS      Y14, Y12, Y3
-	VFMADD231PS      Y15, Y13, Y4
-	VMOVDQU          48(SI)(R8*1), Y12                      // nibbles of sub-blocks 2, 3
-	VPSRLW           $4, Y12, Y13
-	VPAND            x8y0f<>(SB), Y12, Y12
-	VPAND            x8y0f<>(SB), Y13, Y13
-	VPMADDUBSW       64(DI), Y12, Y12
-	VPMADDUBSW       96(DI), Y13, Y13
-	VPMADDWD         x8y1w<>(SB), Y12, Y12
-	VPMADDWD         x8y1w<>(SB), Y13, Y13
-	VCVTDQ2PS        Y12, Y12
-	VCVTDQ2PS        Y13, Y13
-	VBROADCASTSS     40(SP), Y14
-	VBROADCASTSS     44(SP), Y15
-	VFMADD231PS      Y14, Y12, Y3
-	VFMADD231PS      Y15, Y13, Y4
-	VMOVDQU          80(SI)(R8*1), Y12                      // nibbles of sub-blocks 4, 5
-	VPSRLW           $4, Y12, Y13
-	VPAND            x8y0f<>(SB), Y12, Y12
-	VPAND            x8y0f<>(SB), Y13, Y13
-	VPMADDUBSW       128(DI), Y12, Y12
-	VPMADDUBSW       160(DI), Y13, Y13
-	VPMADDWD         x8y1w<>(SB), Y12, Y12
-	VPMADDWD         x8y1w<>(SB), Y13, Y13
-	VCVTDQ2PS        Y12, Y12
-	VCVTDQ2PS        Y13, Y13
-	VBROADCASTSS     48(SP), Y14
-	VBROADCASTSS     52(SP), Y15
-	VFMADD231PS      Y14, Y12, Y3
-	VFMADD231PS      Y15, Y13, Y4
-	VMOVDQU          112(SI)(R8*1), Y12                     // nibbles of sub-blocks 6, 7
-	VPSRLW           $4, Y12, Y13
-	VPAND            x8y0f<>(SB), Y12, Y12
-	VPAND            x8y0f<>(SB), Y13, Y13
-	VPMADDUBSW       192(DI), Y12, Y12
-	VPMADDUBSW       224(DI), Y13, Y13
-	VPMADDWD         x8y1w<>(SB), Y12, Y12
-	VPMADDWD         x8y1w<>(SB), Y13, Y13
-	VCVTDQ2PS        Y12, Y12
-	VCVTDQ2PS        Y13, Y13
-	VBROADCASTSS     56(SP), Y14
-	VBROADCASTSS     60(SP), Y15
-	VFMADD231PS      Y14, Y12, Y3
-	VFMADD231PS      Y15, Y13, Y4
+	VMOVD            AX, X6
+	VCVTPH2PS        X6, X6
+	VBROADCASTSS     X6, Y6
+	VMOVQ            R10, X4
+	VPMOVZXBD        X4, Y4
+	VCVTDQ2PS        Y4, Y4
+	VMULPS           Y5, Y4, Y4
+	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
+	VMOVQ            R11, X7
+	VPMOVZXBD        X7, Y7
+	VCVTDQ2PS        Y7, Y7
+	VMULPS           Y6, Y7, Y7
+	VFNMADD231PS     (BX), Y7, Y1                           // acc −= dmin·m[s]·Σx̂_s
+	VMOVDQU          16(SI)(R8*1), Y5                       // nibbles of sub-blocks 0, 1
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPMADDUBSW       0(DI), Y5, Y5
+	VPMADDUBSW       32(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          48(SI)(R8*1), Y5                       // nibbles of sub-blocks 2, 3
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPMADDUBSW       64(DI), Y5, Y5
+	VPMADDUBSW       96(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
+	VPACKSSDW        Y10, Y9, Y11
+	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
+	VMOVDQU          80(SI)(R8*1), Y5                       // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPMADDUBSW       128(DI), Y5, Y5
+	VPMADDUBSW       160(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          112(SI)(R8*1), Y5                      // nibbles of sub-blocks 6, 7
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPMADDUBSW       192(DI), Y5, Y5
+	VPMADDUBSW       224(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
+	VPACKSSDW        Y10, Y9, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
+	VPERM2I128       $0x20, Y12, Y11, Y5
+	VPERM2I128       $0x31, Y12, Y11, Y6
+	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VCVTDQ2PS        Y5, Y5
+	VFMADD231PS      Y4, Y5, Y1
 	MOVL             4(SI)(R8*2), R10                       // u0 = scales[0:4]
 	MOVL             8(SI)(R8*2), R11                       // u1 = scales[4:8]
 	MOVL             12(SI)(R8*2), R12                      // u2 = scales[8:12]
@@ -3103,80 +3059,72 @@ q44ablock:
 	SHLQ             $32, R13
 	ORQ              R13, R11                               // m[0:8]
 	MOVWLZX          0(SI)(R8*2), AX
-	VMOVD            AX, X12
-	VCVTPH2PS        X12, X12
-	VBROADCASTSS     X12, Y12
+	VMOVD            AX, X5
+	VCVTPH2PS        X5, X5
+	VBROADCASTSS     X5, Y5
 	MOVWLZX          2(SI)(R8*2), AX
-	VMOVD            AX, X13
-	VCVTPH2PS        X13, X13
-	VBROADCASTSS     X13, Y13
-	VMOVQ            R10, X14
-	VPMOVZXBD        X14, Y14
-	VCVTDQ2PS        Y14, Y14
-	VMULPS           Y12, Y14, Y14
-	VMULPS           (DX), Y14, Y14
-	VMOVUPS          Y14, 64(SP)                            // d·sc[s]·dx_s
-	VMOVQ            R11, X15
-	VPMOVZXBD        X15, Y15
-	VCVTDQ2PS        Y15, Y15
-	VMULPS           Y13, Y15, Y15
-	VFMADD231PS      (BX), Y15, Y8
-	VMOVDQU          16(SI)(R8*2), Y12                      // nibbles of sub-blocks 0, 1
-	VPSRLW           $4, Y12, Y13
-	VPAND            x8y0f<>(SB), Y12, Y12
-	VPAND            x8y0f<>(SB), Y13, Y13
-	VPMADDUBSW       0(DI), Y12, Y12
-	VPMADDUBSW       32(DI), Y13, Y13
-	VPMADDWD         x8y1w<>(SB), Y12, Y12
-	VPMADDWD         x8y1w<>(SB), Y13, Y13
-	VCVTDQ2PS        Y12, Y12
-	VCVTDQ2PS        Y13, Y13
-	VBROADCASTSS     64(SP), Y14
-	VBROADCASTSS     68(SP), Y15
-	VFMADD231PS      Y14, Y12, Y6
-	VFMADD231PS      Y15, Y13, Y7
-	VMOVDQU          48(SI)(R8*2), Y12                      // nibbles of sub-blocks 2, 3
-	VPSRLW           $4, Y12, Y13
-	VPAND            x8y0f<>(SB), Y12, Y12
-	VPAND            x8y0f<>(SB), Y13, Y13
-	VPMADDUBSW       64(DI), Y12, Y12
-	VPMADDUBSW       96(DI), Y13, Y13
-	VPMADDWD         x8y1w<>(SB), Y12, Y12
-	VPMADDWD         x8y1w<>(SB), Y13, Y13
-	VCVTDQ2PS        Y12, Y12
-	VCVTDQ2PS        Y13, Y13
-	VBROADCASTSS     72(SP), Y14
-	VBROADCASTSS     76(SP), Y15
-	VFMADD231PS      Y14, Y12, Y6
-	VFMADD231PS      Y15, Y13, Y7
-	VMOVDQU          80(SI)(R8*2), Y12                      // nibbles of sub-blocks 4, 5
-	VPSRLW           $4, Y12, Y13
-	VPAND            x8y0f<>(SB), Y12, Y12
-	VPAND            x8y0f<>(SB), Y13, Y13
-	VPMADDUBSW       128(DI), Y12, Y12
-	VPMADDUBSW       160(DI), Y13, Y13
-	VPMADDWD         x8y1w<>(SB), Y12, Y12
-	VPMADDWD         x8y1w<>(SB), Y13, Y13
-	VCVTDQ2PS        Y12, Y12
-	VCVTDQ2PS        Y13, Y13
-	VBROADCASTSS     80(SP), Y14
-	VBROADCASTSS     84(SP), Y15
-	VFMADD231PS      Y14, Y12, Y6
-	VFMADD231PS      Y15, Y13, Y7
-	VMOVDQU          112(SI)(R8*2), Y12                     // nibbles of sub-blocks 6, 7
-	VPSRLW           $4, Y12, Y13
-	VPAND            x8y0f<>(SB), Y12, Y12
-	VPAND            x8y0f<>(SB), Y13, Y13
-	VPMADDUBSW       192(DI), Y12, Y12
-	VPMADDUBSW       224(DI), Y13, Y13
-	VPMADDWD         x8y1w<>(SB), Y12, Y12
-	VPMADDWD         x8y1w<>(SB), Y13, Y13
-	VCVTDQ2PS        Y12, Y12
-	VCVTDQ2PS        Y13, Y13
-	VBROADCASTSS     88(SP), Y14
-	VBROADCASTSS     92(SP), Y15
-	VFMADD231PS      Y14, Y12, Y6
-	VFMADD231PS      Y15, Y13, Y7
+	VMOVD            AX, X6
+	VCVTPH2PS        X6, X6
+	VBROADCASTSS     X6, Y6
+	VMOVQ            R10, X4
+	VPMOVZXBD        X4, Y4
+	VCVTDQ2PS        Y4, Y4
+	VMULPS           Y5, Y4, Y4
+	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
+	VMOVQ            R11, X7
+	VPMOVZXBD        X7, Y7
+	VCVTDQ2PS        Y7, Y7
+	VMULPS           Y6, Y7, Y7
+	VFNMADD231PS     (BX), Y7, Y2                           // acc −= dmin·m[s]·Σx̂_s
+	VMOVDQU          16(SI)(R8*2), Y5                       // nibbles of sub-blocks 0, 1
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPMADDUBSW       0(DI), Y5, Y5
+	VPMADDUBSW       32(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          48(SI)(R8*2), Y5                       // nibbles of sub-blocks 2, 3
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPMADDUBSW       64(DI), Y5, Y5
+	VPMADDUBSW       96(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
+	VPACKSSDW        Y10, Y9, Y11
+	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
+	VMOVDQU          80(SI)(R8*2), Y5                       // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPMADDUBSW       128(DI), Y5, Y5
+	VPMADDUBSW       160(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          112(SI)(R8*2), Y5                      // nibbles of sub-blocks 6, 7
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPMADDUBSW       192(DI), Y5, Y5
+	VPMADDUBSW       224(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
+	VPACKSSDW        Y10, Y9, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
+	VPERM2I128       $0x20, Y12, Y11, Y5
+	VPERM2I128       $0x31, Y12, Y11, Y6
+	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VCVTDQ2PS        Y5, Y5
+	VFMADD231PS      Y4, Y5, Y2
 	MOVL             4(SI)(R9*1), R10                       // u0 = scales[0:4]
 	MOVL             8(SI)(R9*1), R11                       // u1 = scales[4:8]
 	MOVL             12(SI)(R9*1), R12                      // u2 = scales[8:12]
@@ -3201,80 +3149,72 @@ q44ablock:
 	SHLQ             $32, R13
 	ORQ              R13, R11                               // m[0:8]
 	MOVWLZX          0(SI)(R9*1), AX
-	VMOVD            AX, X12
-	VCVTPH2PS        X12, X12
-	VBROADCASTSS     X12, Y12
+	VMOVD            AX, X5
+	VCVTPH2PS        X5, X5
+	VBROADCASTSS     X5, Y5
 	MOVWLZX          2(SI)(R9*1), AX
-	VMOVD            AX, X13
-	VCVTPH2PS        X13, X13
-	VBROADCASTSS     X13, Y13
-	VMOVQ            R10, X14
-	VPMOVZXBD        X14, Y14
-	VCVTDQ2PS        Y14, Y14
-	VMULPS           Y12, Y14, Y14
-	VMULPS           (DX), Y14, Y14
-	VMOVUPS          Y14, 96(SP)                            // d·sc[s]·dx_s
-	VMOVQ            R11, X15
-	VPMOVZXBD        X15, Y15
-	VCVTDQ2PS        Y15, Y15
-	VMULPS           Y13, Y15, Y15
-	VFMADD231PS      (BX), Y15, Y11
-	VMOVDQU          16(SI)(R9*1), Y12                      // nibbles of sub-blocks 0, 1
-	VPSRLW           $4, Y12, Y13
-	VPAND            x8y0f<>(SB), Y12, Y12
-	VPAND            x8y0f<>(SB), Y13, Y13
-	VPMADDUBSW       0(DI), Y12, Y12
-	VPMADDUBSW       32(DI), Y13, Y13
-	VPMADDWD         x8y1w<>(SB), Y12, Y12
-	VPMADDWD         x8y1w<>(SB), Y13, Y13
-	VCVTDQ2PS        Y12, Y12
-	VCVTDQ2PS        Y13, Y13
-	VBROADCASTSS     96(SP), Y14
-	VBROADCASTSS     100(SP), Y15
-	VFMADD231PS      Y14, Y12, Y9
-	VFMADD231PS      Y15, Y13, Y10
-	VMOVDQU          48(SI)(R9*1), Y12                      // nibbles of sub-blocks 2, 3
-	VPSRLW           $4, Y12, Y13
-	VPAND            x8y0f<>(SB), Y12, Y12
-	VPAND            x8y0f<>(SB), Y13, Y13
-	VPMADDUBSW       64(DI), Y12, Y12
-	VPMADDUBSW       96(DI), Y13, Y13
-	VPMADDWD         x8y1w<>(SB), Y12, Y12
-	VPMADDWD         x8y1w<>(SB), Y13, Y13
-	VCVTDQ2PS        Y12, Y12
-	VCVTDQ2PS        Y13, Y13
-	VBROADCASTSS     104(SP), Y14
-	VBROADCASTSS     108(SP), Y15
-	VFMADD231PS      Y14, Y12, Y9
-	VFMADD231PS      Y15, Y13, Y10
-	VMOVDQU          80(SI)(R9*1), Y12                      // nibbles of sub-blocks 4, 5
-	VPSRLW           $4, Y12, Y13
-	VPAND            x8y0f<>(SB), Y12, Y12
-	VPAND            x8y0f<>(SB), Y13, Y13
-	VPMADDUBSW       128(DI), Y12, Y12
-	VPMADDUBSW       160(DI), Y13, Y13
-	VPMADDWD         x8y1w<>(SB), Y12, Y12
-	VPMADDWD         x8y1w<>(SB), Y13, Y13
-	VCVTDQ2PS        Y12, Y12
-	VCVTDQ2PS        Y13, Y13
-	VBROADCASTSS     112(SP), Y14
-	VBROADCASTSS     116(SP), Y15
-	VFMADD231PS      Y14, Y12, Y9
-	VFMADD231PS      Y15, Y13, Y10
-	VMOVDQU          112(SI)(R9*1), Y12                     // nibbles of sub-blocks 6, 7
-	VPSRLW           $4, Y12, Y13
-	VPAND            x8y0f<>(SB), Y12, Y12
-	VPAND            x8y0f<>(SB), Y13, Y13
-	VPMADDUBSW       192(DI), Y12, Y12
-	VPMADDUBSW       224(DI), Y13, Y13
-	VPMADDWD         x8y1w<>(SB), Y12, Y12
-	VPMADDWD         x8y1w<>(SB), Y13, Y13
-	VCVTDQ2PS        Y12, Y12
-	VCVTDQ2PS        Y13, Y13
-	VBROADCASTSS     120(SP), Y14
-	VBROADCASTSS     124(SP), Y15
-	VFMADD231PS      Y14, Y12, Y9
-	VFMADD231PS      Y15, Y13, Y10
+	VMOVD            AX, X6
+	VCVTPH2PS        X6, X6
+	VBROADCASTSS     X6, Y6
+	VMOVQ            R10, X4
+	VPMOVZXBD        X4, Y4
+	VCVTDQ2PS        Y4, Y4
+	VMULPS           Y5, Y4, Y4
+	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
+	VMOVQ            R11, X7
+	VPMOVZXBD        X7, Y7
+	VCVTDQ2PS        Y7, Y7
+	VMULPS           Y6, Y7, Y7
+	VFNMADD231PS     (BX), Y7, Y3                           // acc −= dmin·m[s]·Σx̂_s
+	VMOVDQU          16(SI)(R9*1), Y5                       // nibbles of sub-blocks 0, 1
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPMADDUBSW       0(DI), Y5, Y5
+	VPMADDUBSW       32(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          48(SI)(R9*1), Y5                       // nibbles of sub-blocks 2, 3
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPMADDUBSW       64(DI), Y5, Y5
+	VPMADDUBSW       96(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
+	VPACKSSDW        Y10, Y9, Y11
+	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
+	VMOVDQU          80(SI)(R9*1), Y5                       // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPMADDUBSW       128(DI), Y5, Y5
+	VPMADDUBSW       160(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          112(SI)(R9*1), Y5                      // nibbles of sub-blocks 6, 7
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPMADDUBSW       192(DI), Y5, Y5
+	VPMADDUBSW       224(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
+	VPACKSSDW        Y10, Y9, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
+	VPERM2I128       $0x20, Y12, Y11, Y5
+	VPERM2I128       $0x31, Y12, Y11, Y6
+	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VCVTDQ2PS        Y5, Y5
+	VFMADD231PS      Y4, Y5, Y3
 	PREFETCHT0       8192(SI)
 	PREFETCHT0       8256(SI)
 	PREFETCHT0       8320(SI)
@@ -3293,37 +3233,29 @@ q44ablock:
 	ADDQ             $32, BX
 	DECQ             CX
 	JNZ              q44ablock
-	VADDPS           Y1, Y0, Y0
-	VSUBPS           Y2, Y0, Y0
-	VADDPS           Y4, Y3, Y3
-	VSUBPS           Y5, Y3, Y3
-	VADDPS           Y7, Y6, Y6
-	VSUBPS           Y8, Y6, Y6
-	VADDPS           Y10, Y9, Y9
-	VSUBPS           Y11, Y9, Y9
 	MOVQ             out+0(FP), AX
-	MOVQ             128(SP), R10
+	MOVQ             0(SP), R10
 	LEAQ             (R10)(R10*2), R11
-	VEXTRACTF128     $1, Y0, X12
-	VADDPS           X12, X0, X0
+	VEXTRACTF128     $1, Y0, X5
+	VADDPS           X5, X0, X0
 	VHADDPS          X0, X0, X0
 	VHADDPS          X0, X0, X0
 	VMOVSS           X0, (AX)
-	VEXTRACTF128     $1, Y3, X12
-	VADDPS           X12, X3, X3
+	VEXTRACTF128     $1, Y1, X5
+	VADDPS           X5, X1, X1
+	VHADDPS          X1, X1, X1
+	VHADDPS          X1, X1, X1
+	VMOVSS           X1, (AX)(R10*1)
+	VEXTRACTF128     $1, Y2, X5
+	VADDPS           X5, X2, X2
+	VHADDPS          X2, X2, X2
+	VHADDPS          X2, X2, X2
+	VMOVSS           X2, (AX)(R10*2)
+	VEXTRACTF128     $1, Y3, X5
+	VADDPS           X5, X3, X3
 	VHADDPS          X3, X3, X3
 	VHADDPS          X3, X3, X3
-	VMOVSS           X3, (AX)(R10*1)
-	VEXTRACTF128     $1, Y6, X12
-	VADDPS           X12, X6, X6
-	VHADDPS          X6, X6, X6
-	VHADDPS          X6, X6, X6
-	VMOVSS           X6, (AX)(R10*2)
-	VEXTRACTF128     $1, Y9, X12
-	VADDPS           X12, X9, X9
-	VHADDPS          X9, X9, X9
-	VHADDPS          X9, X9, X9
-	VMOVSS           X9, (AX)(R11*1)
+	VMOVSS           X3, (AX)(R11*1)
 	ADDQ             $4, out+0(FP)
 	DECQ             rows+8(FP)
 	JNZ              q44arow
@@ -4219,7 +4151,7 @@ q84aendv:
 // func dotRowsQ4KAVXVNNI(out *float32, rows int, w *byte, xq *int8, dc, s *float32, nb int)
 //
 // The AVX-VNNI twin of dotRowsQ4KAVX2. rows ≥ 1, nb ≥ 1.
-TEXT ·dotRowsQ4KAVXVNNI(SB), NOSPLIT, $32-56
+TEXT ·dotRowsQ4KAVXVNNI(SB), NOSPLIT, $0-56
 	MOVQ             w+16(FP), SI
 	VPBROADCASTD     x8c0f<>(SB), Y15
 	VPBROADCASTD     x8ones16<>(SB), Y14
@@ -4229,8 +4161,6 @@ q4arowv:
 	MOVQ             s+40(FP), BX
 	MOVQ             nb+48(FP), CX
 	VXORPS           Y0, Y0, Y0
-	VXORPS           Y1, Y1, Y1
-	VXORPS           Y10, Y10, Y10                          // Σ dmin·m·Σx̂
 q4ablockv:
 	MOVL             4(SI), R8                              // u0 = scales[0:4]
 	MOVL             8(SI), R9                              // u1 = scales[4:8]
@@ -4268,69 +4198,61 @@ q4ablockv:
 	VPMOVZXBD        X4, Y4
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y2, Y4, Y4
-	VMULPS           (DX), Y4, Y4
-	VMOVUPS          Y4, (SP)                               // d·sc[s]·dx_s
+	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
 	VMOVQ            R9, X5
 	VPMOVZXBD        X5, Y5
 	VCVTDQ2PS        Y5, Y5
 	VMULPS           Y3, Y5, Y5
-	VFMADD231PS      (BX), Y5, Y10
+	VFNMADD231PS     (BX), Y5, Y0                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI), Y5                             // nibbles of sub-blocks 0, 1
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
 	VPXOR            Y7, Y7, Y7
-	VPXOR            Y9, Y9, Y9
+	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x3f // VPDPBUSD 0(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x4f; BYTE $0x20 // VPDPBUSD 32(DI), Y6, Y9 (VEX)
-	VCVTDQ2PS        Y7, Y7
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     0(SP), Y5
-	VBROADCASTSS     4(SP), Y6
-	VFMADD231PS      Y5, Y7, Y0
-	VFMADD231PS      Y6, Y9, Y1
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x20 // VPDPBUSD 32(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
 	VMOVDQU          48(SI), Y5                             // nibbles of sub-blocks 2, 3
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
 	VPXOR            Y7, Y7, Y7
-	VPXOR            Y9, Y9, Y9
+	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x7f; BYTE $0x40 // VPDPBUSD 64(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x4f; BYTE $0x60 // VPDPBUSD 96(DI), Y6, Y9 (VEX)
-	VCVTDQ2PS        Y7, Y7
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     8(SP), Y5
-	VBROADCASTSS     12(SP), Y6
-	VFMADD231PS      Y5, Y7, Y0
-	VFMADD231PS      Y6, Y9, Y1
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x60 // VPDPBUSD 96(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y12                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y12, Y12                          // sums of 8 columns
+	VPACKSSDW        Y12, Y9, Y1
+	VPMADDWD         Y14, Y1, Y1                            // sub-blocks 0-3, each half of 16 columns
 	VMOVDQU          80(SI), Y5                             // nibbles of sub-blocks 4, 5
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
 	VPXOR            Y7, Y7, Y7
-	VPXOR            Y9, Y9, Y9
+	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x8f; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y9 (VEX)
-	VCVTDQ2PS        Y7, Y7
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     16(SP), Y5
-	VBROADCASTSS     20(SP), Y6
-	VFMADD231PS      Y5, Y7, Y0
-	VFMADD231PS      Y6, Y9, Y1
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
 	VMOVDQU          112(SI), Y5                            // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
 	VPXOR            Y7, Y7, Y7
-	VPXOR            Y9, Y9, Y9
+	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x8f; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y9 (VEX)
-	VCVTDQ2PS        Y7, Y7
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     24(SP), Y5
-	VBROADCASTSS     28(SP), Y6
-	VFMADD231PS      Y5, Y7, Y0
-	VFMADD231PS      Y6, Y9, Y1
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y12                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y12, Y12                          // sums of 8 columns
+	VPACKSSDW        Y12, Y9, Y3
+	VPMADDWD         Y14, Y3, Y3                            // sub-blocks 4-7, each half of 16 columns
+	VPERM2I128       $0x20, Y3, Y1, Y5
+	VPERM2I128       $0x31, Y3, Y1, Y6
+	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VCVTDQ2PS        Y5, Y5
+	VFMADD231PS      Y4, Y5, Y0
 	PREFETCHT0       8192(SI)
 	PREFETCHT0       8256(SI)
 	PREFETCHT0       8320(SI)
@@ -4340,8 +4262,6 @@ q4ablockv:
 	ADDQ             $32, BX
 	DECQ             CX
 	JNZ              q4ablockv
-	VADDPS           Y1, Y0, Y0
-	VSUBPS           Y10, Y0, Y0
 	VEXTRACTF128     $1, Y0, X1
 	VADDPS           X1, X0, X0
 	VHADDPS          X0, X0, X0
@@ -4357,7 +4277,7 @@ q4ablockv:
 // func dotRowsQ5KAVXVNNI(out *float32, rows int, w *byte, xq *int8, dc, s *float32, nb int)
 //
 // The AVX-VNNI twin of dotRowsQ5KAVX2. rows ≥ 1, nb ≥ 1.
-TEXT ·dotRowsQ5KAVXVNNI(SB), NOSPLIT, $32-56
+TEXT ·dotRowsQ5KAVXVNNI(SB), NOSPLIT, $0-56
 	MOVQ             w+16(FP), SI
 	VPBROADCASTD     x8c0f<>(SB), Y15
 	VPBROADCASTD     x8ones16<>(SB), Y14
@@ -4368,8 +4288,6 @@ q5arowv:
 	MOVQ             s+40(FP), BX
 	MOVQ             nb+48(FP), CX
 	VXORPS           Y0, Y0, Y0
-	VXORPS           Y1, Y1, Y1
-	VXORPS           Y10, Y10, Y10                          // Σ dmin·m·Σx̂
 q5ablockv:
 	MOVL             4(SI), R8                              // u0 = scales[0:4]
 	MOVL             8(SI), R9                              // u1 = scales[4:8]
@@ -4407,13 +4325,12 @@ q5ablockv:
 	VPMOVZXBD        X4, Y4
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y2, Y4, Y4
-	VMULPS           (DX), Y4, Y4
-	VMOVUPS          Y4, (SP)                               // d·sc[s]·dx_s
+	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
 	VMOVQ            R9, X5
 	VPMOVZXBD        X5, Y5
 	VCVTDQ2PS        Y5, Y5
 	VMULPS           Y3, Y5, Y5
-	VFMADD231PS      (BX), Y5, Y10
+	VFNMADD231PS     (BX), Y5, Y0                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI), Y11                            // qh
 	VMOVDQU          48(SI), Y5                             // nibbles of sub-blocks 0, 1
 	VPSRLW           $4, Y5, Y6
@@ -4422,19 +4339,15 @@ q5ablockv:
 	VPSLLW           $4, Y11, Y7
 	VPAND            Y13, Y7, Y7                            // 16 × bit 0
 	VPOR             Y7, Y5, Y5
-	VPSLLW           $3, Y11, Y9
-	VPAND            Y13, Y9, Y9                            // 16 × bit 1
-	VPOR             Y9, Y6, Y6
+	VPSLLW           $3, Y11, Y8
+	VPAND            Y13, Y8, Y8                            // 16 × bit 1
+	VPOR             Y8, Y6, Y6
 	VPXOR            Y7, Y7, Y7
-	VPXOR            Y9, Y9, Y9
+	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x3f // VPDPBUSD 0(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x4f; BYTE $0x20 // VPDPBUSD 32(DI), Y6, Y9 (VEX)
-	VCVTDQ2PS        Y7, Y7
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     0(SP), Y5
-	VBROADCASTSS     4(SP), Y6
-	VFMADD231PS      Y5, Y7, Y0
-	VFMADD231PS      Y6, Y9, Y1
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x20 // VPDPBUSD 32(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
 	VMOVDQU          80(SI), Y5                             // nibbles of sub-blocks 2, 3
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -4442,19 +4355,17 @@ q5ablockv:
 	VPSLLW           $2, Y11, Y7
 	VPAND            Y13, Y7, Y7                            // 16 × bit 2
 	VPOR             Y7, Y5, Y5
-	VPSLLW           $1, Y11, Y9
-	VPAND            Y13, Y9, Y9                            // 16 × bit 3
-	VPOR             Y9, Y6, Y6
+	VPSLLW           $1, Y11, Y8
+	VPAND            Y13, Y8, Y8                            // 16 × bit 3
+	VPOR             Y8, Y6, Y6
 	VPXOR            Y7, Y7, Y7
-	VPXOR            Y9, Y9, Y9
+	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x7f; BYTE $0x40 // VPDPBUSD 64(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x4f; BYTE $0x60 // VPDPBUSD 96(DI), Y6, Y9 (VEX)
-	VCVTDQ2PS        Y7, Y7
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     8(SP), Y5
-	VBROADCASTSS     12(SP), Y6
-	VFMADD231PS      Y5, Y7, Y0
-	VFMADD231PS      Y6, Y9, Y1
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x60 // VPDPBUSD 96(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y12                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y12, Y12                          // sums of 8 columns
+	VPACKSSDW        Y12, Y9, Y1
+	VPMADDWD         Y14, Y1, Y1                            // sub-blocks 0-3, each half of 16 columns
 	VMOVDQU          112(SI), Y5                            // nibbles of sub-blocks 4, 5
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -4462,19 +4373,15 @@ q5ablockv:
 	VMOVDQU          Y11, Y7
 	VPAND            Y13, Y7, Y7                            // 16 × bit 4
 	VPOR             Y7, Y5, Y5
-	VPSRLW           $1, Y11, Y9
-	VPAND            Y13, Y9, Y9                            // 16 × bit 5
-	VPOR             Y9, Y6, Y6
+	VPSRLW           $1, Y11, Y8
+	VPAND            Y13, Y8, Y8                            // 16 × bit 5
+	VPOR             Y8, Y6, Y6
 	VPXOR            Y7, Y7, Y7
-	VPXOR            Y9, Y9, Y9
+	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x8f; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y9 (VEX)
-	VCVTDQ2PS        Y7, Y7
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     16(SP), Y5
-	VBROADCASTSS     20(SP), Y6
-	VFMADD231PS      Y5, Y7, Y0
-	VFMADD231PS      Y6, Y9, Y1
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
 	VMOVDQU          144(SI), Y5                            // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -4482,19 +4389,22 @@ q5ablockv:
 	VPSRLW           $2, Y11, Y7
 	VPAND            Y13, Y7, Y7                            // 16 × bit 6
 	VPOR             Y7, Y5, Y5
-	VPSRLW           $3, Y11, Y9
-	VPAND            Y13, Y9, Y9                            // 16 × bit 7
-	VPOR             Y9, Y6, Y6
+	VPSRLW           $3, Y11, Y8
+	VPAND            Y13, Y8, Y8                            // 16 × bit 7
+	VPOR             Y8, Y6, Y6
 	VPXOR            Y7, Y7, Y7
-	VPXOR            Y9, Y9, Y9
+	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x8f; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y9 (VEX)
-	VCVTDQ2PS        Y7, Y7
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     24(SP), Y5
-	VBROADCASTSS     28(SP), Y6
-	VFMADD231PS      Y5, Y7, Y0
-	VFMADD231PS      Y6, Y9, Y1
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y12                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y12, Y12                          // sums of 8 columns
+	VPACKSSDW        Y12, Y9, Y3
+	VPMADDWD         Y14, Y3, Y3                            // sub-blocks 4-7, each half of 16 columns
+	VPERM2I128       $0x20, Y3, Y1, Y5
+	VPERM2I128       $0x31, Y3, Y1, Y6
+	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VCVTDQ2PS        Y5, Y5
+	VFMADD231PS      Y4, Y5, Y0
 	PREFETCHT0       8192(SI)
 	PREFETCHT0       8256(SI)
 	PREFETCHT0       8320(SI)
@@ -4504,8 +4414,6 @@ q5ablockv:
 	ADDQ             $32, BX
 	DECQ             CX
 	JNZ              q5ablockv
-	VADDPS           Y1, Y0, Y0
-	VSUBPS           Y10, Y0, Y0
 	VEXTRACTF128     $1, Y0, X1
 	VADDPS           X1, X0, X0
 	VHADDPS          X0, X0, X0
@@ -4679,13 +4587,15 @@ q6ablockv:
 // func dotRows4Q4KAVXVNNI(out *float32, rows int, w *byte, stride int, xq *int8, dc, s *float32, nb int)
 //
 // The AVX-VNNI twin of dotRows4Q4KAVX2. rows ≥ 1, nb ≥ 1.
-TEXT ·dotRows4Q4KAVXVNNI(SB), NOSPLIT, $136-64
+TEXT ·dotRows4Q4KAVXVNNI(SB), NOSPLIT, $8-64
 	MOVQ             w+16(FP), SI
 	MOVQ             stride+24(FP), R8
 	LEAQ             (R8)(R8*2), R9                         // 3·stride
 	MOVQ             rows+8(FP), AX
 	SHLQ             $2, AX
-	MOVQ             AX, 128(SP)                            // the streams' outputs, bytes apart
+	MOVQ             AX, 0(SP)                              // the streams' outputs, bytes apart
+	VPBROADCASTD     x8c0f<>(SB), Y15
+	VPBROADCASTD     x8ones16<>(SB), Y14
 q44arowv:
 	MOVQ             xq+32(FP), DI
 	MOVQ             dc+40(FP), DX
@@ -4695,14 +4605,6 @@ q44arowv:
 	VXORPS           Y1, Y1, Y1
 	VXORPS           Y2, Y2, Y2
 	VXORPS           Y3, Y3, Y3
-	VXORPS           Y4, Y4, Y4
-	VXORPS           Y5, Y5, Y5
-	VXORPS           Y6, Y6, Y6
-	VXORPS           Y7, Y7, Y7
-	VXORPS           Y8, Y8, Y8
-	VXORPS           Y9, Y9, Y9
-	VXORPS           Y10, Y10, Y10
-	VXORPS           Y11, Y11, Y11
 q44ablockv:
 	MOVL             4(SI), R10                             // u0 = scales[0:4]
 	MOVL             8(SI), R11                             // u1 = scales[4:8]
@@ -4728,80 +4630,72 @@ q44ablockv:
 	SHLQ             $32, R13
 	ORQ              R13, R11                               // m[0:8]
 	MOVWLZX          0(SI), AX
-	VMOVD            AX, X12
-	VCVTPH2PS        X12, X12
-	VBROADCASTSS     X12, Y12
+	VMOVD            AX, X5
+	VCVTPH2PS        X5, X5
+	VBROADCASTSS     X5, Y5
 	MOVWLZX          2(SI), AX
-	VMOVD            AX, X13
-	VCVTPH2PS        X13, X13
-	VBROADCASTSS     X13, Y13
-	VMOVQ            R10, X14
-	VPMOVZXBD        X14, Y14
-	VCVTDQ2PS        Y14, Y14
-	VMULPS           Y12, Y14, Y14
-	VMULPS           (DX), Y14, Y14
-	VMOVUPS          Y14, 0(SP)                             // d·sc[s]·dx_s
-	VMOVQ            R11, X15
-	VPMOVZXBD        X15, Y15
-	VCVTDQ2PS        Y15, Y15
-	VMULPS           Y13, Y15, Y15
-	VFMADD231PS      (BX), Y15, Y2
-	VMOVDQU          16(SI), Y12                            // nibbles of sub-blocks 0, 1
-	VPSRLW           $4, Y12, Y13
-	VPAND            x8y0f<>(SB), Y12, Y12
-	VPAND            x8y0f<>(SB), Y13, Y13
-	VPXOR            Y14, Y14, Y14
-	VPXOR            Y15, Y15, Y15
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x1d; BYTE $0x50; BYTE $0x37 // VPDPBUSD 0(DI), Y12, Y14 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x15; BYTE $0x50; BYTE $0x7f; BYTE $0x20 // VPDPBUSD 32(DI), Y13, Y15 (VEX)
-	VCVTDQ2PS        Y14, Y14
-	VCVTDQ2PS        Y15, Y15
-	VBROADCASTSS     0(SP), Y12
-	VBROADCASTSS     4(SP), Y13
-	VFMADD231PS      Y12, Y14, Y0
-	VFMADD231PS      Y13, Y15, Y1
-	VMOVDQU          48(SI), Y12                            // nibbles of sub-blocks 2, 3
-	VPSRLW           $4, Y12, Y13
-	VPAND            x8y0f<>(SB), Y12, Y12
-	VPAND            x8y0f<>(SB), Y13, Y13
-	VPXOR            Y14, Y14, Y14
-	VPXOR            Y15, Y15, Y15
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x1d; BYTE $0x50; BYTE $0x77; BYTE $0x40 // VPDPBUSD 64(DI), Y12, Y14 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x15; BYTE $0x50; BYTE $0x7f; BYTE $0x60 // VPDPBUSD 96(DI), Y13, Y15 (VEX)
-	VCVTDQ2PS        Y14, Y14
-	VCVTDQ2PS        Y15, Y15
-	VBROADCASTSS     8(SP), Y12
-	VBROADCASTSS     12(SP), Y13
-	VFMADD231PS      Y12, Y14, Y0
-	VFMADD231PS      Y13, Y15, Y1
-	VMOVDQU          80(SI), Y12                            // nibbles of sub-blocks 4, 5
-	VPSRLW           $4, Y12, Y13
-	VPAND            x8y0f<>(SB), Y12, Y12
-	VPAND            x8y0f<>(SB), Y13, Y13
-	VPXOR            Y14, Y14, Y14
-	VPXOR            Y15, Y15, Y15
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x1d; BYTE $0x50; BYTE $0xb7; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y12, Y14 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x15; BYTE $0x50; BYTE $0xbf; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y13, Y15 (VEX)
-	VCVTDQ2PS        Y14, Y14
-	VCVTDQ2PS        Y15, Y15
-	VBROADCASTSS     16(SP), Y12
-	VBROADCASTSS     20(SP), Y13
-	VFMADD231PS      Y12, Y14, Y0
-	VFMADD231PS      Y13, Y15, Y1
-	VMOVDQU          112(SI), Y12                           // nibbles of sub-blocks 6, 7
-	VPSRLW           $4, Y12, Y13
-	VPAND            x8y0f<>(SB), Y12, Y12
-	VPAND            x8y0f<>(SB), Y13, Y13
-	VPXOR            Y14, Y14, Y14
-	VPXOR            Y15, Y15, Y15
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x1d; BYTE $0x50; BYTE $0xb7; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y12, Y14 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x15; BYTE $0x50; BYTE $0xbf; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y13, Y15 (VEX)
-	VCVTDQ2PS        Y14, Y14
-	VCVTDQ2PS        Y15, Y15
-	VBROADCASTSS     24(SP), Y12
-	VBROADCASTSS     28(SP), Y13
-	VFMADD231PS      Y12, Y14, Y0
-	VFMADD231PS      Y13, Y15, Y1
+	VMOVD            AX, X6
+	VCVTPH2PS        X6, X6
+	VBROADCASTSS     X6, Y6
+	VMOVQ            R10, X4
+	VPMOVZXBD        X4, Y4
+	VCVTDQ2PS        Y4, Y4
+	VMULPS           Y5, Y4, Y4
+	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
+	VMOVQ            R11, X7
+	VPMOVZXBD        X7, Y7
+	VCVTDQ2PS        Y7, Y7
+	VMULPS           Y6, Y7, Y7
+	VFNMADD231PS     (BX), Y7, Y0                           // acc −= dmin·m[s]·Σx̂_s
+	VMOVDQU          16(SI), Y5                             // nibbles of sub-blocks 0, 1
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y8, Y8, Y8
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x3f // VPDPBUSD 0(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x20 // VPDPBUSD 32(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          48(SI), Y5                             // nibbles of sub-blocks 2, 3
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y8, Y8, Y8
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x7f; BYTE $0x40 // VPDPBUSD 64(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x60 // VPDPBUSD 96(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
+	VPACKSSDW        Y10, Y9, Y11
+	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
+	VMOVDQU          80(SI), Y5                             // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y8, Y8, Y8
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          112(SI), Y5                            // nibbles of sub-blocks 6, 7
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y8, Y8, Y8
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
+	VPACKSSDW        Y10, Y9, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
+	VPERM2I128       $0x20, Y12, Y11, Y5
+	VPERM2I128       $0x31, Y12, Y11, Y6
+	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VCVTDQ2PS        Y5, Y5
+	VFMADD231PS      Y4, Y5, Y0
 	MOVL             4(SI)(R8*1), R10                       // u0 = scales[0:4]
 	MOVL             8(SI)(R8*1), R11                       // u1 = scales[4:8]
 	MOVL             12(SI)(R8*1), R12                      // u2 = scales[8:12]
@@ -4826,80 +4720,72 @@ q44ablockv:
 	SHLQ             $32, R13
 	ORQ              R13, R11                               // m[0:8]
 	MOVWLZX          0(SI)(R8*1), AX
-	VMOVD            AX, X12
-	VCVTPH2PS        X12, X12
-	VBROADCASTSS     X12, Y12
+	VMOVD            AX, X5
+	VCVTPH2PS        X5, X5
+	VBROADCASTSS     X5, Y5
 	MOVWLZX          2(SI)(R8*1), AX
-	VMOVD            AX, X13
-	VCVTPH2PS        X13, X13
-	VBROADCASTSS     X13, Y13
-	VMOVQ            R10, X14
-	VPMOVZXBD        X14, Y14
-	VCVTDQ2PS        Y14, Y14
-	VMULPS           Y12, Y14, Y14
-	VMULPS           (DX), Y14, Y14
-	VMOVUPS          Y14, 32(SP)                            // d·sc[s]·dx_s
-	VMOVQ            R11, X15
-	VPMOVZXBD        X15, Y15
-	VCVTDQ2PS        Y15, Y15
-	VMULPS           Y13, Y15, Y15
-	VFMADD231PS      (BX), Y15, Y5
-	VMOVDQU          16(SI)(R8*1), Y12                      // nibbles of sub-blocks 0, 1
-	VPSRLW           $4, Y12, Y13
-	VPAND            x8y0f<>(SB), Y12, Y12
-	VPAND            x8y0f<>(SB), Y13, Y13
-	VPXOR            Y14, Y14, Y14
-	VPXOR            Y15, Y15, Y15
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x1d; BYTE $0x50; BYTE $0x37 // VPDPBUSD 0(DI), Y12, Y14 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x15; BYTE $0x50; BYTE $0x7f; BYTE $0x20 // VPDPBUSD 32(DI), Y13, Y15 (VEX)
-	VCVTDQ2PS        Y14, Y14
-	VCVTDQ2PS        Y15, Y15
-	VBROADCASTSS     32(SP), Y12
-	VBROADCASTSS     36(SP), Y13
-	VFMADD231PS      Y12, Y14, Y3
-	VFMADD231PS      Y13, Y15, Y4
-	VMOVDQU          48(SI)(R8*1), Y12                      // nibbles of sub-blocks 2, 3
-	VPSRLW           $4, Y12, Y13
-	VPAND            x8y0f<>(SB), Y12, Y12
-	VPAND            x8y0f<>(SB), Y13, Y13
-	VPXOR            Y14, Y14, Y14
-	VPXOR            Y15, Y15, Y15
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x1d; BYTE $0x50; BYTE $0x77; BYTE $0x40 // VPDPBUSD 64(DI), Y12, Y14 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x15; BYTE $0x50; BYTE $0x7f; BYTE $0x60 // VPDPBUSD 96(DI), Y13, Y15 (VEX)
-	VCVTDQ2PS        Y14, Y14
-	VCVTDQ2PS        Y15, Y15
-	VBROADCASTSS     40(SP), Y12
-	VBROADCASTSS     44(SP), Y13
-	VFMADD231PS      Y12, Y14, Y3
-	VFMADD231PS      Y13, Y15, Y4
-	VMOVDQU          80(SI)(R8*1), Y12                      // nibbles of sub-blocks 4, 5
-	VPSRLW           $4, Y12, Y13
-	VPAND            x8y0f<>(SB), Y12, Y12
-	VPAND            x8y0f<>(SB), Y13, Y13
-	VPXOR            Y14, Y14, Y14
-	VPXOR            Y15, Y15, Y15
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x1d; BYTE $0x50; BYTE $0xb7; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y12, Y14 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x15; BYTE $0x50; BYTE $0xbf; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y13, Y15 (VEX)
-	VCVTDQ2PS        Y14, Y14
-	VCVTDQ2PS        Y15, Y15
-	VBROADCASTSS     48(SP), Y12
-	VBROADCASTSS     52(SP), Y13
-	VFMADD231PS      Y12, Y14, Y3
-	VFMADD231PS      Y13, Y15, Y4
-	VMOVDQU          112(SI)(R8*1), Y12                     // nibbles of sub-blocks 6, 7
-	VPSRLW           $4, Y12, Y13
-	VPAND            x8y0f<>(SB), Y12, Y12
-	VPAND            x8y0f<>(SB), Y13, Y13
-	VPXOR            Y14, Y14, Y14
-	VPXOR            Y15, Y15, Y15
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x1d; BYTE $0x50; BYTE $0xb7; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y12, Y14 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x15; BYTE $0x50; BYTE $0xbf; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y13, Y15 (VEX)
-	VCVTDQ2PS        Y14, Y14
-	VCVTDQ2PS        Y15, Y15
-	VBROADCASTSS     56(SP), Y12
-	VBROADCASTSS     60(SP), Y13
-	VFMADD231PS      Y12, Y14, Y3
-	VFMADD231PS      Y13, Y15, Y4
+	VMOVD            AX, X6
+	VCVTPH2PS        X6, X6
+	VBROADCASTSS     X6, Y6
+	VMOVQ            R10, X4
+	VPMOVZXBD        X4, Y4
+	VCVTDQ2PS        Y4, Y4
+	VMULPS           Y5, Y4, Y4
+	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
+	VMOVQ            R11, X7
+	VPMOVZXBD        X7, Y7
+	VCVTDQ2PS        Y7, Y7
+	VMULPS           Y6, Y7, Y7
+	VFNMADD231PS     (BX), Y7, Y1                           // acc −= dmin·m[s]·Σx̂_s
+	VMOVDQU          16(SI)(R8*1), Y5                       // nibbles of sub-blocks 0, 1
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y8, Y8, Y8
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x3f // VPDPBUSD 0(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x20 // VPDPBUSD 32(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          48(SI)(R8*1), Y5                       // nibbles of sub-blocks 2, 3
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y8, Y8, Y8
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x7f; BYTE $0x40 // VPDPBUSD 64(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x60 // VPDPBUSD 96(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
+	VPACKSSDW        Y10, Y9, Y11
+	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
+	VMOVDQU          80(SI)(R8*1), Y5                       // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y8, Y8, Y8
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          112(SI)(R8*1), Y5                      // nibbles of sub-blocks 6, 7
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y8, Y8, Y8
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
+	VPACKSSDW        Y10, Y9, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
+	VPERM2I128       $0x20, Y12, Y11, Y5
+	VPERM2I128       $0x31, Y12, Y11, Y6
+	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VCVTDQ2PS        Y5, Y5
+	VFMADD231PS      Y4, Y5, Y1
 	MOVL             4(SI)(R8*2), R10                       // u0 = scales[0:4]
 	MOVL             8(SI)(R8*2), R11                       // u1 = scales[4:8]
 	MOVL             12(SI)(R8*2), R12                      // u2 = scales[8:12]
@@ -4924,80 +4810,72 @@ q44ablockv:
 	SHLQ             $32, R13
 	ORQ              R13, R11                               // m[0:8]
 	MOVWLZX          0(SI)(R8*2), AX
-	VMOVD            AX, X12
-	VCVTPH2PS        X12, X12
-	VBROADCASTSS     X12, Y12
+	VMOVD            AX, X5
+	VCVTPH2PS        X5, X5
+	VBROADCASTSS     X5, Y5
 	MOVWLZX          2(SI)(R8*2), AX
-	VMOVD            AX, X13
-	VCVTPH2PS        X13, X13
-	VBROADCASTSS     X13, Y13
-	VMOVQ            R10, X14
-	VPMOVZXBD        X14, Y14
-	VCVTDQ2PS        Y14, Y14
-	VMULPS           Y12, Y14, Y14
-	VMULPS           (DX), Y14, Y14
-	VMOVUPS          Y14, 64(SP)                            // d·sc[s]·dx_s
-	VMOVQ            R11, X15
-	VPMOVZXBD        X15, Y15
-	VCVTDQ2PS        Y15, Y15
-	VMULPS           Y13, Y15, Y15
-	VFMADD231PS      (BX), Y15, Y8
-	VMOVDQU          16(SI)(R8*2), Y12                      // nibbles of sub-blocks 0, 1
-	VPSRLW           $4, Y12, Y13
-	VPAND            x8y0f<>(SB), Y12, Y12
-	VPAND            x8y0f<>(SB), Y13, Y13
-	VPXOR            Y14, Y14, Y14
-	VPXOR            Y15, Y15, Y15
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x1d; BYTE $0x50; BYTE $0x37 // VPDPBUSD 0(DI), Y12, Y14 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x15; BYTE $0x50; BYTE $0x7f; BYTE $0x20 // VPDPBUSD 32(DI), Y13, Y15 (VEX)
-	VCVTDQ2PS        Y14, Y14
-	VCVTDQ2PS        Y15, Y15
-	VBROADCASTSS     64(SP), Y12
-	VBROADCASTSS     68(SP), Y13
-	VFMADD231PS      Y12, Y14, Y6
-	VFMADD231PS      Y13, Y15, Y7
-	VMOVDQU          48(SI)(R8*2), Y12                      // nibbles of sub-blocks 2, 3
-	VPSRLW           $4, Y12, Y13
-	VPAND            x8y0f<>(SB), Y12, Y12
-	VPAND            x8y0f<>(SB), Y13, Y13
-	VPXOR            Y14, Y14, Y14
-	VPXOR            Y15, Y15, Y15
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x1d; BYTE $0x50; BYTE $0x77; BYTE $0x40 // VPDPBUSD 64(DI), Y12, Y14 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x15; BYTE $0x50; BYTE $0x7f; BYTE $0x60 // VPDPBUSD 96(DI), Y13, Y15 (VEX)
-	VCVTDQ2PS        Y14, Y14
-	VCVTDQ2PS        Y15, Y15
-	VBROADCASTSS     72(SP), Y12
-	VBROADCASTSS     76(SP), Y13
-	VFMADD231PS      Y12, Y14, Y6
-	VFMADD231PS      Y13, Y15, Y7
-	VMOVDQU          80(SI)(R8*2), Y12                      // nibbles of sub-blocks 4, 5
-	VPSRLW           $4, Y12, Y13
-	VPAND            x8y0f<>(SB), Y12, Y12
-	VPAND            x8y0f<>(SB), Y13, Y13
-	VPXOR            Y14, Y14, Y14
-	VPXOR            Y15, Y15, Y15
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x1d; BYTE $0x50; BYTE $0xb7; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y12, Y14 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x15; BYTE $0x50; BYTE $0xbf; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y13, Y15 (VEX)
-	VCVTDQ2PS        Y14, Y14
-	VCVTDQ2PS        Y15, Y15
-	VBROADCASTSS     80(SP), Y12
-	VBROADCASTSS     84(SP), Y13
-	VFMADD231PS      Y12, Y14, Y6
-	VFMADD231PS      Y13, Y15, Y7
-	VMOVDQU          112(SI)(R8*2), Y12                     // nibbles of sub-blocks 6, 7
-	VPSRLW           $4, Y12, Y13
-	VPAND            x8y0f<>(SB), Y12, Y12
-	VPAND            x8y0f<>(SB), Y13, Y13
-	VPXOR            Y14, Y14, Y14
-	VPXOR            Y15, Y15, Y15
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x1d; BYTE $0x50; BYTE $0xb7; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y12, Y14 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x15; BYTE $0x50; BYTE $0xbf; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y13, Y15 (VEX)
-	VCVTDQ2PS        Y14, Y14
-	VCVTDQ2PS        Y15, Y15
-	VBROADCASTSS     88(SP), Y12
-	VBROADCASTSS     92(SP), Y13
-	VFMADD231PS      Y12, Y14, Y6
-	VFMADD231PS      Y13, Y15, Y7
+	VMOVD            AX, X6
+	VCVTPH2PS        X6, X6
+	VBROADCASTSS     X6, Y6
+	VMOVQ            R10, X4
+	VPMOVZXBD        X4, Y4
+	VCVTDQ2PS        Y4, Y4
+	VMULPS           Y5, Y4, Y4
+	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
+	VMOVQ            R11, X7
+	VPMOVZXBD        X7, Y7
+	VCVTDQ2PS        Y7, Y7
+	VMULPS           Y6, Y7, Y7
+	VFNMADD231PS     (BX), Y7, Y2                           // acc −= dmin·m[s]·Σx̂_s
+	VMOVDQU          16(SI)(R8*2), Y5                       // nibbles of sub-blocks 0, 1
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y8, Y8, Y8
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x3f // VPDPBUSD 0(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x20 // VPDPBUSD 32(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          48(SI)(R8*2), Y5                       // nibbles of sub-blocks 2, 3
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y8, Y8, Y8
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x7f; BYTE $0x40 // VPDPBUSD 64(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x60 // VPDPBUSD 96(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
+	VPACKSSDW        Y10, Y9, Y11
+	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
+	VMOVDQU          80(SI)(R8*2), Y5                       // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y8, Y8, Y8
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          112(SI)(R8*2), Y5                      // nibbles of sub-blocks 6, 7
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y8, Y8, Y8
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
+	VPACKSSDW        Y10, Y9, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
+	VPERM2I128       $0x20, Y12, Y11, Y5
+	VPERM2I128       $0x31, Y12, Y11, Y6
+	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VCVTDQ2PS        Y5, Y5
+	VFMADD231PS      Y4, Y5, Y2
 	MOVL             4(SI)(R9*1), R10                       // u0 = scales[0:4]
 	MOVL             8(SI)(R9*1), R11                       // u1 = scales[4:8]
 	MOVL             12(SI)(R9*1), R12                      // u2 = scales[8:12]
@@ -5022,80 +4900,72 @@ q44ablockv:
 	SHLQ             $32, R13
 	ORQ              R13, R11                               // m[0:8]
 	MOVWLZX          0(SI)(R9*1), AX
-	VMOVD            AX, X12
-	VCVTPH2PS        X12, X12
-	VBROADCASTSS     X12, Y12
+	VMOVD            AX, X5
+	VCVTPH2PS        X5, X5
+	VBROADCASTSS     X5, Y5
 	MOVWLZX          2(SI)(R9*1), AX
-	VMOVD            AX, X13
-	VCVTPH2PS        X13, X13
-	VBROADCASTSS     X13, Y13
-	VMOVQ            R10, X14
-	VPMOVZXBD        X14, Y14
-	VCVTDQ2PS        Y14, Y14
-	VMULPS           Y12, Y14, Y14
-	VMULPS           (DX), Y14, Y14
-	VMOVUPS          Y14, 96(SP)                            // d·sc[s]·dx_s
-	VMOVQ            R11, X15
-	VPMOVZXBD        X15, Y15
-	VCVTDQ2PS        Y15, Y15
-	VMULPS           Y13, Y15, Y15
-	VFMADD231PS      (BX), Y15, Y11
-	VMOVDQU          16(SI)(R9*1), Y12                      // nibbles of sub-blocks 0, 1
-	VPSRLW           $4, Y12, Y13
-	VPAND            x8y0f<>(SB), Y12, Y12
-	VPAND            x8y0f<>(SB), Y13, Y13
-	VPXOR            Y14, Y14, Y14
-	VPXOR            Y15, Y15, Y15
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x1d; BYTE $0x50; BYTE $0x37 // VPDPBUSD 0(DI), Y12, Y14 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x15; BYTE $0x50; BYTE $0x7f; BYTE $0x20 // VPDPBUSD 32(DI), Y13, Y15 (VEX)
-	VCVTDQ2PS        Y14, Y14
-	VCVTDQ2PS        Y15, Y15
-	VBROADCASTSS     96(SP), Y12
-	VBROADCASTSS     100(SP), Y13
-	VFMADD231PS      Y12, Y14, Y9
-	VFMADD231PS      Y13, Y15, Y10
-	VMOVDQU          48(SI)(R9*1), Y12                      // nibbles of sub-blocks 2, 3
-	VPSRLW           $4, Y12, Y13
-	VPAND            x8y0f<>(SB), Y12, Y12
-	VPAND            x8y0f<>(SB), Y13, Y13
-	VPXOR            Y14, Y14, Y14
-	VPXOR            Y15, Y15, Y15
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x1d; BYTE $0x50; BYTE $0x77; BYTE $0x40 // VPDPBUSD 64(DI), Y12, Y14 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x15; BYTE $0x50; BYTE $0x7f; BYTE $0x60 // VPDPBUSD 96(DI), Y13, Y15 (VEX)
-	VCVTDQ2PS        Y14, Y14
-	VCVTDQ2PS        Y15, Y15
-	VBROADCASTSS     104(SP), Y12
-	VBROADCASTSS     108(SP), Y13
-	VFMADD231PS      Y12, Y14, Y9
-	VFMADD231PS      Y13, Y15, Y10
-	VMOVDQU          80(SI)(R9*1), Y12                      // nibbles of sub-blocks 4, 5
-	VPSRLW           $4, Y12, Y13
-	VPAND            x8y0f<>(SB), Y12, Y12
-	VPAND            x8y0f<>(SB), Y13, Y13
-	VPXOR            Y14, Y14, Y14
-	VPXOR            Y15, Y15, Y15
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x1d; BYTE $0x50; BYTE $0xb7; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y12, Y14 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x15; BYTE $0x50; BYTE $0xbf; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y13, Y15 (VEX)
-	VCVTDQ2PS        Y14, Y14
-	VCVTDQ2PS        Y15, Y15
-	VBROADCASTSS     112(SP), Y12
-	VBROADCASTSS     116(SP), Y13
-	VFMADD231PS      Y12, Y14, Y9
-	VFMADD231PS      Y13, Y15, Y10
-	VMOVDQU          112(SI)(R9*1), Y12                     // nibbles of sub-blocks 6, 7
-	VPSRLW           $4, Y12, Y13
-	VPAND            x8y0f<>(SB), Y12, Y12
-	VPAND            x8y0f<>(SB), Y13, Y13
-	VPXOR            Y14, Y14, Y14
-	VPXOR            Y15, Y15, Y15
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x1d; BYTE $0x50; BYTE $0xb7; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y12, Y14 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x15; BYTE $0x50; BYTE $0xbf; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y13, Y15 (VEX)
-	VCVTDQ2PS        Y14, Y14
-	VCVTDQ2PS        Y15, Y15
-	VBROADCASTSS     120(SP), Y12
-	VBROADCASTSS     124(SP), Y13
-	VFMADD231PS      Y12, Y14, Y9
-	VFMADD231PS      Y13, Y15, Y10
+	VMOVD            AX, X6
+	VCVTPH2PS        X6, X6
+	VBROADCASTSS     X6, Y6
+	VMOVQ            R10, X4
+	VPMOVZXBD        X4, Y4
+	VCVTDQ2PS        Y4, Y4
+	VMULPS           Y5, Y4, Y4
+	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
+	VMOVQ            R11, X7
+	VPMOVZXBD        X7, Y7
+	VCVTDQ2PS        Y7, Y7
+	VMULPS           Y6, Y7, Y7
+	VFNMADD231PS     (BX), Y7, Y3                           // acc −= dmin·m[s]·Σx̂_s
+	VMOVDQU          16(SI)(R9*1), Y5                       // nibbles of sub-blocks 0, 1
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y8, Y8, Y8
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x3f // VPDPBUSD 0(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x20 // VPDPBUSD 32(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          48(SI)(R9*1), Y5                       // nibbles of sub-blocks 2, 3
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y8, Y8, Y8
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x7f; BYTE $0x40 // VPDPBUSD 64(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x60 // VPDPBUSD 96(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
+	VPACKSSDW        Y10, Y9, Y11
+	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
+	VMOVDQU          80(SI)(R9*1), Y5                       // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y8, Y8, Y8
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          112(SI)(R9*1), Y5                      // nibbles of sub-blocks 6, 7
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y8, Y8, Y8
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
+	VPACKSSDW        Y10, Y9, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
+	VPERM2I128       $0x20, Y12, Y11, Y5
+	VPERM2I128       $0x31, Y12, Y11, Y6
+	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VCVTDQ2PS        Y5, Y5
+	VFMADD231PS      Y4, Y5, Y3
 	PREFETCHT0       8192(SI)
 	PREFETCHT0       8256(SI)
 	PREFETCHT0       8320(SI)
@@ -5114,37 +4984,29 @@ q44ablockv:
 	ADDQ             $32, BX
 	DECQ             CX
 	JNZ              q44ablockv
-	VADDPS           Y1, Y0, Y0
-	VSUBPS           Y2, Y0, Y0
-	VADDPS           Y4, Y3, Y3
-	VSUBPS           Y5, Y3, Y3
-	VADDPS           Y7, Y6, Y6
-	VSUBPS           Y8, Y6, Y6
-	VADDPS           Y10, Y9, Y9
-	VSUBPS           Y11, Y9, Y9
 	MOVQ             out+0(FP), AX
-	MOVQ             128(SP), R10
+	MOVQ             0(SP), R10
 	LEAQ             (R10)(R10*2), R11
-	VEXTRACTF128     $1, Y0, X12
-	VADDPS           X12, X0, X0
+	VEXTRACTF128     $1, Y0, X5
+	VADDPS           X5, X0, X0
 	VHADDPS          X0, X0, X0
 	VHADDPS          X0, X0, X0
 	VMOVSS           X0, (AX)
-	VEXTRACTF128     $1, Y3, X12
-	VADDPS           X12, X3, X3
+	VEXTRACTF128     $1, Y1, X5
+	VADDPS           X5, X1, X1
+	VHADDPS          X1, X1, X1
+	VHADDPS          X1, X1, X1
+	VMOVSS           X1, (AX)(R10*1)
+	VEXTRACTF128     $1, Y2, X5
+	VADDPS           X5, X2, X2
+	VHADDPS          X2, X2, X2
+	VHADDPS          X2, X2, X2
+	VMOVSS           X2, (AX)(R10*2)
+	VEXTRACTF128     $1, Y3, X5
+	VADDPS           X5, X3, X3
 	VHADDPS          X3, X3, X3
 	VHADDPS          X3, X3, X3
-	VMOVSS           X3, (AX)(R10*1)
-	VEXTRACTF128     $1, Y6, X12
-	VADDPS           X12, X6, X6
-	VHADDPS          X6, X6, X6
-	VHADDPS          X6, X6, X6
-	VMOVSS           X6, (AX)(R10*2)
-	VEXTRACTF128     $1, Y9, X12
-	VADDPS           X12, X9, X9
-	VHADDPS          X9, X9, X9
-	VHADDPS          X9, X9, X9
-	VMOVSS           X9, (AX)(R11*1)
+	VMOVSS           X3, (AX)(R11*1)
 	ADDQ             $4, out+0(FP)
 	DECQ             rows+8(FP)
 	JNZ              q44arowv

@@ -1008,96 +1008,103 @@ def avx2_kernels():
         store_y4(k, "Y%d" % (2 * k), "8")
     streams4_next_row("q84arow")
 
-    def k4_avx2_scales(am, w="%d(SI)", d="(SI)", store="(SP)", r=K4_GPR, t=(2, 3, 4, 5)):
-        """For the Q4_K/Q5_K block at w (a format of the offset; d: the address
-        of its d): d·sc[s]·dx_s (s < 8) to the frame at store, and
-        am += dmin·m[s]·Σx̂_s. r: unpack_k4's registers; t: the numbers of
-        four Y temporaries."""
+    def k4_avx2_scales(acc, S, w="%d(SI)", d="(SI)", r=K4_GPR, t=(2, 3, 5)):
+        """For the Q4_K/Q5_K block at w (a format of the offset; d: the
+        address of its d): S = d·sc[s]·dx_s (s < 8), and acc −= dmin·m[s]·Σx̂_s.
+        r: unpack_k4's registers; t: the numbers of three Y temporaries."""
         unpack_k4(w, r)
         sc, m = r[:2]
-        yd, ydm, ysc, ym = t
+        yd, ydm, ym = t
         f16_bcast(d, "X%d" % yd, "Y%d" % yd)
         f16_bcast(w % 2, "X%d" % ydm, "Y%d" % ydm)
-        ins("VMOVQ", sc, "X%d" % ysc)
-        ins("VPMOVZXBD", "X%d" % ysc, "Y%d" % ysc)
-        ins("VCVTDQ2PS", "Y%d" % ysc, "Y%d" % ysc)
-        ins("VMULPS", "Y%d" % yd, "Y%d" % ysc, "Y%d" % ysc)
-        ins("VMULPS", "(DX)", "Y%d" % ysc, "Y%d" % ysc)
-        ins("VMOVUPS", "Y%d" % ysc, store, c="d·sc[s]·dx_s")
+        ins("VMOVQ", sc, "X" + S[1:])
+        ins("VPMOVZXBD", "X" + S[1:], S)
+        ins("VCVTDQ2PS", S, S)
+        ins("VMULPS", "Y%d" % yd, S, S)
+        ins("VMULPS", "(DX)", S, S, c="S = d·sc[s]·dx_s")
         ins("VMOVQ", m, "X%d" % ym)
         ins("VPMOVZXBD", "X%d" % ym, "Y%d" % ym)
         ins("VCVTDQ2PS", "Y%d" % ym, "Y%d" % ym)
         ins("VMULPS", "Y%d" % ydm, "Y%d" % ym, "Y%d" % ym)
-        ins("VFMADD231PS", "(BX)", "Y%d" % ym, am)
+        ins("VFNMADD231PS", "(BX)", "Y%d" % ym, acc, c="acc −= dmin·m[s]·Σx̂_s")
 
-    def k5_fifth_avx2(sb, qh, dst):
-        """dst = 16 × bit sb of each byte of qh (x8c10 in Y13)."""
+    def k5_fifth_avx2(sb, qh, dst, c10="Y13"):
+        """dst = 16 × bit sb of each byte of qh (x8c10 in c10)."""
         if sb < 4:
             ins("VPSLLW", "$%d" % (4 - sb), qh, dst)
         elif sb == 4:
             ins("VMOVDQU", qh, dst)
         else:
             ins("VPSRLW", "$%d" % (sb - 4), qh, dst)
-        ins("VPAND", "Y13", dst, dst, c="16 × bit %d" % sb)
+        ins("VPAND", c10, dst, dst, c="16 × bit %d" % sb)
 
-    def k4_avx2_subblocks(off, a0, a1, w="%d(SI)", sp=0, t=(5, 6, 7, 9), c0f="Y15", ones="Y14", qh=None):
-        """a0, a1 += the eight sub-blocks of the block at w (a format of the
-        offset; the nibbles at off), each pair's S from the frame at sp. t:
-        the numbers of four Y temporaries; c0f, ones: x8c0f and x8ones16 in
-        registers or memory (32 bytes each); qh: Q5_K's fifth bits."""
-        lo, hi, b0, b1 = ("Y%d" % n for n in t)
+    def k4_pair_sums(j, off, P, w, t, c0f, ones, qh):
+        """P = the int32 sums of sub-blocks 2j, 2j+1 of the block at w (the
+        nibbles at off): [s2j, s2j, s2j+1, s2j+1] in each 128-bit half,
+        each lane the sum of 8 columns. t: four Y temporaries."""
+        lo, hi, b0, b1 = t
+        ins("VMOVDQU", w % (off + 32 * j), lo, c="nibbles of sub-blocks %d, %d" % (2 * j, 2 * j + 1))
+        ins("VPSRLW", "$4", lo, hi)
+        ins("VPAND", c0f, lo, lo)
+        ins("VPAND", c0f, hi, hi)
+        if qh is not None:
+            k5_fifth_avx2(2 * j, qh, b0)
+            ins("VPOR", b0, lo, lo)
+            k5_fifth_avx2(2 * j + 1, qh, b1)
+            ins("VPOR", b1, hi, hi)
+        if AVX_VNNI:
+            ins("VPXOR", b0, b0, b0)
+            ins("VPXOR", b1, b1, b1)
+            vpdpbusd("%d(DI)" % (64 * j), lo, b0)
+            vpdpbusd("%d(DI)" % (64 * j + 32), hi, b1)
+            lo, hi = b0, b1
+        else:
+            ins("VPMADDUBSW", "%d(DI)" % (64 * j), lo, lo)
+            ins("VPMADDUBSW", "%d(DI)" % (64 * j + 32), hi, hi)
+            ins("VPMADDWD", ones, lo, lo)
+            ins("VPMADDWD", ones, hi, hi, c="sums of 4 columns")
+        ins("VPACKSSDW", hi, lo, P, c="|sum of 4| ≤ 4·31·127: no saturation")
+        ins("VPMADDWD", ones, P, P, c="sums of 8 columns")
+
+    def k4_avx2_subblocks(off, acc, S, w="%d(SI)", t=(5, 6, 7, 8, 9, 12, 1, 3), c0f="Y15", ones="Y14", qh=None):
+        """acc += S · (the 8 sub-block sums of the block at w), the nibbles
+        at off. The integer sums of each sub-block's 32 columns are
+        reduced to one int32 lane per sub-block (VPACKSSDW + VPMADDWD
+        with ones, exact: every stage stays below 2^15 before it packs),
+        then one conversion and one FMA a block. t: eight Y temporaries;
+        c0f, ones: x8c0f and x8ones16 (registers or memory); qh: Q5_K's
+        fifth bits."""
+        lo, hi, b0, b1, pe, po, r01, r23 = ("Y%d" % n for n in t)
         for j in range(4):
-            ins("VMOVDQU", w % (off + 32 * j), lo, c="nibbles of sub-blocks %d, %d" % (2 * j, 2 * j + 1))
-            ins("VPSRLW", "$4", lo, hi)
-            ins("VPAND", c0f, lo, lo)
-            ins("VPAND", c0f, hi, hi)
-            if qh is not None:
-                k5_fifth_avx2(2 * j, qh, b0)
-                ins("VPOR", b0, lo, lo)
-                k5_fifth_avx2(2 * j + 1, qh, b1)
-                ins("VPOR", b1, hi, hi)
-            if AVX_VNNI:
-                # the sums in b0, b1 (zeroed: VPDPBUSD adds), the
-                # broadcasts in lo, hi; the products as below
-                ins("VPXOR", b0, b0, b0)
-                ins("VPXOR", b1, b1, b1)
-                vpdpbusd("%d(DI)" % (64 * j), lo, b0)
-                vpdpbusd("%d(DI)" % (64 * j + 32), hi, b1)
-                lo, hi, b0, b1 = b0, b1, lo, hi
-            else:
-                ins("VPMADDUBSW", "%d(DI)" % (64 * j), lo, lo)
-                ins("VPMADDUBSW", "%d(DI)" % (64 * j + 32), hi, hi)
-                ins("VPMADDWD", ones, lo, lo)
-                ins("VPMADDWD", ones, hi, hi)
-            ins("VCVTDQ2PS", lo, lo)
-            ins("VCVTDQ2PS", hi, hi)
-            ins("VBROADCASTSS", "%d(SP)" % (sp + 8 * j), b0)
-            ins("VBROADCASTSS", "%d(SP)" % (sp + 8 * j + 4), b1)
-            ins("VFMADD231PS", b0, lo, a0)
-            ins("VFMADD231PS", b1, hi, a1)
-            if AVX_VNNI:
-                lo, hi, b0, b1 = b0, b1, lo, hi
+            k4_pair_sums(j, off, pe if j % 2 == 0 else po, w, (lo, hi, b0, b1), c0f, ones, qh)
+            if j % 2 == 1:
+                r = r01 if j == 1 else r23
+                ins("VPACKSSDW", po, pe, r)
+                ins("VPMADDWD", ones, r, r, c="sub-blocks %d-%d, each half of 16 columns" % (2 * j - 2, 2 * j + 1))
+        ins("VPERM2I128", "$0x20", r23, r01, lo)
+        ins("VPERM2I128", "$0x31", r23, r01, hi)
+        ins("VPADDD", hi, lo, lo, c="Σ q·qx of sub-blocks 0-7")
+        ins("VCVTDQ2PS", lo, lo)
+        ins("VFMADD231PS", S, lo, acc)
 
     e("// func dotRowsQ4KAVX2(out *float32, rows int, w *byte, xq *int8, dc, s *float32, nb int)")
     e("//")
     e("// dotRowsQ4KVNNI with VPMADDUBSW: the low and high nibbles of 32 bytes")
-    e("// are two sub-blocks, one Y register each; d·sc[s]·dx_s go to the frame")
-    e("// to be broadcast. rows ≥ 1, nb ≥ 1.")
-    e("TEXT ·dotRowsQ4KAVX2(SB), NOSPLIT, $32-56")
+    e("// are two sub-blocks, one Y register each. Their exact int32 sums are")
+    e("// reduced to one lane a sub-block, so a block costs one conversion and")
+    e("// one FMA with S = d·sc[s]·dx_s, not eight of each (k4_avx2_subblocks).")
+    e("// rows ≥ 1, nb ≥ 1.")
+    e("TEXT ·dotRowsQ4KAVX2(SB), NOSPLIT, $0-56")
     ins("MOVQ", "w+16(FP)", "SI")
     ins("VPBROADCASTD", "x8c0f<>(SB)", "Y15")
     ins("VPBROADCASTD", "x8ones16<>(SB)", "Y14")
     e("q4arow:")
     row_args("dc", "s")
     ins("VXORPS", "Y0", "Y0", "Y0")
-    ins("VXORPS", "Y1", "Y1", "Y1")
-    ins("VXORPS", "Y10", "Y10", "Y10", c="Σ dmin·m·Σx̂")
     e("q4ablock:")
-    k4_avx2_scales("Y10")
-    k4_avx2_subblocks(16, "Y0", "Y1")
+    k4_avx2_scales("Y0", "Y4")
+    k4_avx2_subblocks(16, "Y0", "Y4")
     k_next_block(144, 32, "q4ablock")
-    ins("VADDPS", "Y1", "Y0", "Y0")
-    ins("VSUBPS", "Y10", "Y0", "Y0")
     store_row("q4arow", "Y0")
     e()
 
@@ -1106,7 +1113,7 @@ def avx2_kernels():
     e("// dotRowsQ4KAVX2 with the fifth bits: bit s of each qh byte shifted to")
     e("// bit 4 (word shifts; & 0x10 drops what crosses from the next byte).")
     e("// rows ≥ 1, nb ≥ 1.")
-    e("TEXT ·dotRowsQ5KAVX2(SB), NOSPLIT, $32-56")
+    e("TEXT ·dotRowsQ5KAVX2(SB), NOSPLIT, $0-56")
     ins("MOVQ", "w+16(FP)", "SI")
     ins("VPBROADCASTD", "x8c0f<>(SB)", "Y15")
     ins("VPBROADCASTD", "x8ones16<>(SB)", "Y14")
@@ -1114,15 +1121,11 @@ def avx2_kernels():
     e("q5arow:")
     row_args("dc", "s")
     ins("VXORPS", "Y0", "Y0", "Y0")
-    ins("VXORPS", "Y1", "Y1", "Y1")
-    ins("VXORPS", "Y10", "Y10", "Y10", c="Σ dmin·m·Σx̂")
     e("q5ablock:")
-    k4_avx2_scales("Y10")
+    k4_avx2_scales("Y0", "Y4")
     ins("VMOVDQU", "16(SI)", "Y11", c="qh")
-    k4_avx2_subblocks(48, "Y0", "Y1", qh="Y11")
+    k4_avx2_subblocks(48, "Y0", "Y4", qh="Y11")
     k_next_block(176, 32, "q5ablock")
-    ins("VADDPS", "Y1", "Y0", "Y0")
-    ins("VSUBPS", "Y10", "Y0", "Y0")
     store_row("q5arow", "Y0")
     e()
 
@@ -1227,28 +1230,24 @@ def avx2_kernels():
         e()
 
     def q4k_avx2_streams4():
-        frame = 4 * 32 + 8
         e("// func dotRows4Q4KAVX2(out *float32, rows int, w *byte, stride int, xq *int8, dc, s *float32, nb int)")
         e("//")
-        e("// dotRowsQ4KAVX2 over four streams, as dotRows4Q8_0VNNI; stream k's")
-        e("// d·sc[s]·dx_s at 32k(SP). rows ≥ 1, nb ≥ 1.")
-        a2s_prologue("dotRows4Q4KAVX2", frame)
+        e("// dotRowsQ4KAVX2 over four streams, as dotRows4Q8_0VNNI: stream k")
+        e("// sums in Yk, Y4-Y13 are the temporaries. rows ≥ 1, nb ≥ 1.")
+        a2s_prologue("dotRows4Q4KAVX2", 8)
+        ins("VPBROADCASTD", "x8c0f<>(SB)", "Y15")
+        ins("VPBROADCASTD", "x8ones16<>(SB)", "Y14")
         e("q44arow:")
         row_args("dc", "s", streams=True)
-        for y in range(12):
+        for y in range(4):
             ins("VXORPS", "Y%d" % y, "Y%d" % y, "Y%d" % y)
         e("q44ablock:")
         for k in range(4):
-            w = STREAMS4[k]
-            a0, a1, am = ("Y%d" % (3 * k + i) for i in range(3))
-            k4_avx2_scales(am, w, w % 0, "%d(SP)" % (32 * k), K4_GPR_STREAMS, (12, 13, 14, 15))
-            k4_avx2_subblocks(16, a0, a1, w, 32 * k, (12, 13, 14, 15), "x8y0f<>(SB)", "x8y1w<>(SB)")
+            w, acc = STREAMS4[k], "Y%d" % k
+            k4_avx2_scales(acc, "Y4", w, w % 0, K4_GPR_STREAMS, (5, 6, 7))
+            k4_avx2_subblocks(16, acc, "Y4", w, (5, 6, 7, 8, 9, 10, 11, 12))
         k_next_block(144, 32, "q44ablock", STREAMS4)
-        for k in range(4):
-            a0, a1, am = ("Y%d" % (3 * k + i) for i in range(3))
-            ins("VADDPS", a1, a0, a0)
-            ins("VSUBPS", am, a0, a0)
-        a2s_store(frame, ["Y%d" % (3 * k) for k in range(4)], "12", "q44arow")
+        a2s_store(8, ["Y%d" % k for k in range(4)], "5", "q44arow")
 
     q4k_avx2_streams4()
 

@@ -250,6 +250,32 @@ DATA x8dup2<>+52(SB)/4, $6
 DATA x8dup2<>+56(SB)/4, $7
 DATA x8dup2<>+60(SB)/4, $7
 GLOBL x8dup2<>(SB), RODATA|NOPTR, $64
+DATA x8q6g<>+0(SB)/4, $0
+DATA x8q6g<>+4(SB)/4, $2
+DATA x8q6g<>+8(SB)/4, $4
+DATA x8q6g<>+12(SB)/4, $6
+DATA x8q6g<>+16(SB)/4, $1
+DATA x8q6g<>+20(SB)/4, $3
+DATA x8q6g<>+24(SB)/4, $5
+DATA x8q6g<>+28(SB)/4, $7
+GLOBL x8q6g<>(SB), RODATA|NOPTR, $32
+DATA x8q6dx<>+0(SB)/4, $0
+DATA x8q6dx<>+4(SB)/4, $1
+DATA x8q6dx<>+8(SB)/4, $2
+DATA x8q6dx<>+12(SB)/4, $3
+DATA x8q6dx<>+16(SB)/4, $0
+DATA x8q6dx<>+20(SB)/4, $1
+DATA x8q6dx<>+24(SB)/4, $2
+DATA x8q6dx<>+28(SB)/4, $3
+DATA x8q6dx<>+32(SB)/4, $4
+DATA x8q6dx<>+36(SB)/4, $5
+DATA x8q6dx<>+40(SB)/4, $6
+DATA x8q6dx<>+44(SB)/4, $7
+DATA x8q6dx<>+48(SB)/4, $4
+DATA x8q6dx<>+52(SB)/4, $5
+DATA x8q6dx<>+56(SB)/4, $6
+DATA x8q6dx<>+60(SB)/4, $7
+GLOBL x8q6dx<>(SB), RODATA|NOPTR, $64
 DATA x8ones16<>+0(SB)/4, $0x00010001
 GLOBL x8ones16<>(SB), RODATA|NOPTR, $4
 DATA x8pack<>+0(SB)/4, $0
@@ -2659,9 +2685,10 @@ q5ablock:
 // func dotRowsQ6KAVX2(out *float32, rows int, w *byte, xq *int8, dc *float32, n32 *int32, nb int)
 //
 // dotRowsQ6KVNNI with VPMADDUBSW: q (< 64) for 32 columns a Y register,
-// the int32 lanes of 4 columns corrected by n32; lanes 0-3 take
-// S[g], 4-7 S[g+1] (d·sc·dx in the frame). rows ≥ 1, nb ≥ 1.
-TEXT ·dotRowsQ6KAVX2(SB), NOSPLIT, $64-56
+// the int32 lanes of 4 columns corrected by n32, then reduced to one
+// lane a group and multiplied by S = d·sc·dx once a half block.
+// rows ≥ 1, nb ≥ 1.
+TEXT ·dotRowsQ6KAVX2(SB), NOSPLIT, $0-56
 	MOVQ             w+16(FP), SI
 	VPBROADCASTD     x8c0f<>(SB), Y15
 	VPBROADCASTD     x8ones16<>(SB), Y14
@@ -2672,7 +2699,6 @@ q6arow:
 	MOVQ             n32+40(FP), BX
 	MOVQ             nb+48(FP), CX
 	VXORPS           Y0, Y0, Y0
-	VXORPS           Y1, Y1, Y1
 q6ablock:
 	MOVWLZX          208(SI), AX
 	VMOVD            AX, X2
@@ -2680,136 +2706,106 @@ q6ablock:
 	VBROADCASTSS     X2, Y2
 	VPMOVSXBD        192(SI), Y3                            // sc[0:8]
 	VCVTDQ2PS        Y3, Y3
+	VMOVDQU          x8q6g<>(SB), Y8
+	VPERMPS          Y3, Y8, Y3                             // sc in the lanes' order
 	VMULPS           Y2, Y3, Y3
-	VMOVDQU          x8dup2<>+0(SB), Y5
-	VPERMPS          (DX), Y5, Y5                           // dx[g/2]
-	VMULPS           Y5, Y3, Y3
-	VMOVUPS          Y3, 0(SP)                              // S[g] = d·sc[g]·dx
-	VPMOVSXBD        200(SI), Y4                            // sc[8:16]
-	VCVTDQ2PS        Y4, Y4
-	VMULPS           Y2, Y4, Y4
-	VMOVDQU          x8dup2<>+32(SB), Y5
-	VPERMPS          (DX), Y5, Y5                           // dx[g/2]
-	VMULPS           Y5, Y4, Y4
-	VMOVUPS          Y4, 32(SP)                             // S[g] = d·sc[g]·dx
-	VMOVDQU          128(SI), Y6                            // qh, half 0
+	VMOVDQU          x8q6dx<>+0(SB), Y8
+	VPERMPS          (DX), Y8, Y8                           // dx[g/2]
+	VMULPS           Y8, Y3, Y3                             // S[g] = d·sc[g]·dx[g/2]
+	VMOVDQU          128(SI), Y4                            // qh, half 0
 	VMOVDQU          0(SI), Y7
 	VPAND            Y15, Y7, Y7
-	VPSLLW           $4, Y6, Y8
-	VPAND            Y13, Y8, Y8
-	VPOR             Y8, Y7, Y7                             // q, columns 0-31 of the half
+	VPSLLW           $4, Y4, Y6
+	VPAND            Y13, Y6, Y6
+	VPOR             Y6, Y7, Y7                             // q, columns 0-31 of the half
 	VPMADDUBSW       0(DI), Y7, Y7
 	VPMADDWD         Y14, Y7, Y7
-	VMOVDQU          0(BX), Y8                              // −32·Σqx
-	VPADDD           Y8, Y7, Y7                             // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y7, Y7
-	VBROADCASTSS     0(SP), Y9
-	VBROADCASTSS     4(SP), Y10
-	VBLENDPS         $0xf0, Y10, Y9, Y9                     // S[0] ×4, S[1] ×4
-	VFMADD231PS      Y9, Y7, Y0
-	VMOVDQU          32(SI), Y7
-	VPAND            Y15, Y7, Y7
-	VPSLLW           $2, Y6, Y8
-	VPAND            Y13, Y8, Y8
-	VPOR             Y8, Y7, Y7                             // q, columns 32-63 of the half
-	VPMADDUBSW       32(DI), Y7, Y7
-	VPMADDWD         Y14, Y7, Y7
-	VMOVDQU          32(BX), Y8                             // −32·Σqx
-	VPADDD           Y8, Y7, Y7                             // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y7, Y7
-	VBROADCASTSS     8(SP), Y9
-	VBROADCASTSS     12(SP), Y10
-	VBLENDPS         $0xf0, Y10, Y9, Y9                     // S[2] ×4, S[3] ×4
-	VFMADD231PS      Y9, Y7, Y1
+	VPADDD           0(BX), Y7, Y7                          // −32·Σqx
+	VMOVDQU          32(SI), Y5
+	VPAND            Y15, Y5, Y5
+	VPSLLW           $2, Y4, Y6
+	VPAND            Y13, Y6, Y6
+	VPOR             Y6, Y5, Y5                             // q, columns 32-63 of the half
+	VPMADDUBSW       32(DI), Y5, Y5
+	VPMADDWD         Y14, Y5, Y5
+	VPADDD           32(BX), Y5, Y5                         // −32·Σqx
+	VPACKSSDW        Y5, Y7, Y8                             // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y8, Y8                            // of 8
 	VMOVDQU          0(SI), Y7
 	VPSRLW           $4, Y7, Y7
 	VPAND            Y15, Y7, Y7
-	VMOVDQU          Y6, Y8
-	VPAND            Y13, Y8, Y8
-	VPOR             Y8, Y7, Y7                             // q, columns 64-95 of the half
+	VMOVDQU          Y4, Y6
+	VPAND            Y13, Y6, Y6
+	VPOR             Y6, Y7, Y7                             // q, columns 64-95 of the half
 	VPMADDUBSW       64(DI), Y7, Y7
 	VPMADDWD         Y14, Y7, Y7
-	VMOVDQU          64(BX), Y8                             // −32·Σqx
-	VPADDD           Y8, Y7, Y7                             // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y7, Y7
-	VBROADCASTSS     16(SP), Y9
-	VBROADCASTSS     20(SP), Y10
-	VBLENDPS         $0xf0, Y10, Y9, Y9                     // S[4] ×4, S[5] ×4
-	VFMADD231PS      Y9, Y7, Y0
-	VMOVDQU          32(SI), Y7
-	VPSRLW           $4, Y7, Y7
-	VPAND            Y15, Y7, Y7
-	VPSRLW           $2, Y6, Y8
-	VPAND            Y13, Y8, Y8
-	VPOR             Y8, Y7, Y7                             // q, columns 96-127 of the half
-	VPMADDUBSW       96(DI), Y7, Y7
-	VPMADDWD         Y14, Y7, Y7
-	VMOVDQU          96(BX), Y8                             // −32·Σqx
-	VPADDD           Y8, Y7, Y7                             // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y7, Y7
-	VBROADCASTSS     24(SP), Y9
-	VBROADCASTSS     28(SP), Y10
-	VBLENDPS         $0xf0, Y10, Y9, Y9                     // S[6] ×4, S[7] ×4
-	VFMADD231PS      Y9, Y7, Y1
-	VMOVDQU          160(SI), Y6                            // qh, half 1
+	VPADDD           64(BX), Y7, Y7                         // −32·Σqx
+	VMOVDQU          32(SI), Y5
+	VPSRLW           $4, Y5, Y5
+	VPAND            Y15, Y5, Y5
+	VPSRLW           $2, Y4, Y6
+	VPAND            Y13, Y6, Y6
+	VPOR             Y6, Y5, Y5                             // q, columns 96-127 of the half
+	VPMADDUBSW       96(DI), Y5, Y5
+	VPMADDWD         Y14, Y5, Y5
+	VPADDD           96(BX), Y5, Y5                         // −32·Σqx
+	VPACKSSDW        Y5, Y7, Y9                             // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y9, Y9                            // of 8
+	VPACKSSDW        Y9, Y8, Y8
+	VPMADDWD         Y14, Y8, Y8                            // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VCVTDQ2PS        Y8, Y8
+	VFMADD231PS      Y3, Y8, Y0
+	VPMOVSXBD        200(SI), Y3                            // sc[8:16]
+	VCVTDQ2PS        Y3, Y3
+	VMOVDQU          x8q6g<>(SB), Y8
+	VPERMPS          Y3, Y8, Y3                             // sc in the lanes' order
+	VMULPS           Y2, Y3, Y3
+	VMOVDQU          x8q6dx<>+32(SB), Y8
+	VPERMPS          (DX), Y8, Y8                           // dx[g/2]
+	VMULPS           Y8, Y3, Y3                             // S[g] = d·sc[g]·dx[g/2]
+	VMOVDQU          160(SI), Y4                            // qh, half 1
 	VMOVDQU          64(SI), Y7
 	VPAND            Y15, Y7, Y7
-	VPSLLW           $4, Y6, Y8
-	VPAND            Y13, Y8, Y8
-	VPOR             Y8, Y7, Y7                             // q, columns 0-31 of the half
+	VPSLLW           $4, Y4, Y6
+	VPAND            Y13, Y6, Y6
+	VPOR             Y6, Y7, Y7                             // q, columns 0-31 of the half
 	VPMADDUBSW       128(DI), Y7, Y7
 	VPMADDWD         Y14, Y7, Y7
-	VMOVDQU          128(BX), Y8                            // −32·Σqx
-	VPADDD           Y8, Y7, Y7                             // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y7, Y7
-	VBROADCASTSS     32(SP), Y9
-	VBROADCASTSS     36(SP), Y10
-	VBLENDPS         $0xf0, Y10, Y9, Y9                     // S[8] ×4, S[9] ×4
-	VFMADD231PS      Y9, Y7, Y0
-	VMOVDQU          96(SI), Y7
-	VPAND            Y15, Y7, Y7
-	VPSLLW           $2, Y6, Y8
-	VPAND            Y13, Y8, Y8
-	VPOR             Y8, Y7, Y7                             // q, columns 32-63 of the half
-	VPMADDUBSW       160(DI), Y7, Y7
-	VPMADDWD         Y14, Y7, Y7
-	VMOVDQU          160(BX), Y8                            // −32·Σqx
-	VPADDD           Y8, Y7, Y7                             // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y7, Y7
-	VBROADCASTSS     40(SP), Y9
-	VBROADCASTSS     44(SP), Y10
-	VBLENDPS         $0xf0, Y10, Y9, Y9                     // S[10] ×4, S[11] ×4
-	VFMADD231PS      Y9, Y7, Y1
+	VPADDD           128(BX), Y7, Y7                        // −32·Σqx
+	VMOVDQU          96(SI), Y5
+	VPAND            Y15, Y5, Y5
+	VPSLLW           $2, Y4, Y6
+	VPAND            Y13, Y6, Y6
+	VPOR             Y6, Y5, Y5                             // q, columns 32-63 of the half
+	VPMADDUBSW       160(DI), Y5, Y5
+	VPMADDWD         Y14, Y5, Y5
+	VPADDD           160(BX), Y5, Y5                        // −32·Σqx
+	VPACKSSDW        Y5, Y7, Y8                             // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y8, Y8                            // of 8
 	VMOVDQU          64(SI), Y7
 	VPSRLW           $4, Y7, Y7
 	VPAND            Y15, Y7, Y7
-	VMOVDQU          Y6, Y8
-	VPAND            Y13, Y8, Y8
-	VPOR             Y8, Y7, Y7                             // q, columns 64-95 of the half
+	VMOVDQU          Y4, Y6
+	VPAND            Y13, Y6, Y6
+	VPOR             Y6, Y7, Y7                             // q, columns 64-95 of the half
 	VPMADDUBSW       192(DI), Y7, Y7
 	VPMADDWD         Y14, Y7, Y7
-	VMOVDQU          192(BX), Y8                            // −32·Σqx
-	VPADDD           Y8, Y7, Y7                             // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y7, Y7
-	VBROADCASTSS     48(SP), Y9
-	VBROADCASTSS     52(SP), Y10
-	VBLENDPS         $0xf0, Y10, Y9, Y9                     // S[12] ×4, S[13] ×4
-	VFMADD231PS      Y9, Y7, Y0
-	VMOVDQU          96(SI), Y7
-	VPSRLW           $4, Y7, Y7
-	VPAND            Y15, Y7, Y7
-	VPSRLW           $2, Y6, Y8
-	VPAND            Y13, Y8, Y8
-	VPOR             Y8, Y7, Y7                             // q, columns 96-127 of the half
-	VPMADDUBSW       224(DI), Y7, Y7
-	VPMADDWD         Y14, Y7, Y7
-	VMOVDQU          224(BX), Y8                            // −32·Σqx
-	VPADDD           Y8, Y7, Y7                             // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y7, Y7
-	VBROADCASTSS     56(SP), Y9
-	VBROADCASTSS     60(SP), Y10
-	VBLENDPS         $0xf0, Y10, Y9, Y9                     // S[14] ×4, S[15] ×4
-	VFMADD231PS      Y9, Y7, Y1
+	VPADDD           192(BX), Y7, Y7                        // −32·Σqx
+	VMOVDQU          96(SI), Y5
+	VPSRLW           $4, Y5, Y5
+	VPAND            Y15, Y5, Y5
+	VPSRLW           $2, Y4, Y6
+	VPAND            Y13, Y6, Y6
+	VPOR             Y6, Y5, Y5                             // q, columns 96-127 of the half
+	VPMADDUBSW       224(DI), Y5, Y5
+	VPMADDWD         Y14, Y5, Y5
+	VPADDD           224(BX), Y5, Y5                        // −32·Σqx
+	VPACKSSDW        Y5, Y7, Y9                             // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y9, Y9                            // of 8
+	VPACKSSDW        Y9, Y8, Y8
+	VPMADDWD         Y14, Y8, Y8                            // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VCVTDQ2PS        Y8, Y8
+	VFMADD231PS      Y3, Y8, Y0
 	PREFETCHT0       8192(SI)
 	PREFETCHT0       8256(SI)
 	PREFETCHT0       8320(SI)
@@ -2820,7 +2816,6 @@ q6ablock:
 	ADDQ             $256, BX
 	DECQ             CX
 	JNZ              q6ablock
-	VADDPS           Y1, Y0, Y0
 	VEXTRACTF128     $1, Y0, X1
 	VADDPS           X1, X0, X0
 	VHADDPS          X0, X0, X0
@@ -3265,15 +3260,15 @@ q44ablock:
 // func dotRows4Q6KAVX2(out *float32, rows int, w *byte, stride int, xq *int8, dc *float32, n32 *int32, nb int)
 //
 // dotRowsQ6KAVX2 over four streams, as dotRows4Q8_0VNNI: stream k sums
-// in Y2k and Y2k+1, its S[g] at 64k(SP); Y8-Y12 are the temporaries,
-// Y13-Y15 the one-stream kernel's constants. rows ≥ 1, nb ≥ 1.
-TEXT ·dotRows4Q6KAVX2(SB), NOSPLIT, $264-64
+// in Yk; Y4-Y11 are the temporaries, Y13-Y15 the one-stream kernel's
+// constants. rows ≥ 1, nb ≥ 1.
+TEXT ·dotRows4Q6KAVX2(SB), NOSPLIT, $8-64
 	MOVQ             w+16(FP), SI
 	MOVQ             stride+24(FP), R8
 	LEAQ             (R8)(R8*2), R9                         // 3·stride
 	MOVQ             rows+8(FP), AX
 	SHLQ             $2, AX
-	MOVQ             AX, 256(SP)                            // the streams' outputs, bytes apart
+	MOVQ             AX, 0(SP)                              // the streams' outputs, bytes apart
 	VPBROADCASTD     x8c0f<>(SB), Y15
 	VPBROADCASTD     x8ones16<>(SB), Y14
 	VPBROADCASTD     x8c30<>(SB), Y13
@@ -3286,555 +3281,431 @@ q64arow:
 	VXORPS           Y1, Y1, Y1
 	VXORPS           Y2, Y2, Y2
 	VXORPS           Y3, Y3, Y3
-	VXORPS           Y4, Y4, Y4
-	VXORPS           Y5, Y5, Y5
-	VXORPS           Y6, Y6, Y6
-	VXORPS           Y7, Y7, Y7
 q64ablock:
 	MOVWLZX          208(SI), AX
-	VMOVD            AX, X8
-	VCVTPH2PS        X8, X8
-	VBROADCASTSS     X8, Y8
-	VPMOVSXBD        192(SI), Y9                            // sc[0:8]
-	VCVTDQ2PS        Y9, Y9
-	VMULPS           Y8, Y9, Y9
-	VMOVDQU          x8dup2<>+0(SB), Y10
+	VMOVD            AX, X4
+	VCVTPH2PS        X4, X4
+	VBROADCASTSS     X4, Y4
+	VPMOVSXBD        192(SI), Y5                            // sc[0:8]
+	VCVTDQ2PS        Y5, Y5
+	VMOVDQU          x8q6g<>(SB), Y10
+	VPERMPS          Y5, Y10, Y5                            // sc in the lanes' order
+	VMULPS           Y4, Y5, Y5
+	VMOVDQU          x8q6dx<>+0(SB), Y10
 	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
-	VMULPS           Y10, Y9, Y9
-	VMOVUPS          Y9, 0(SP)                              // S[g] = d·sc[g]·dx
-	VPMOVSXBD        200(SI), Y9                            // sc[8:16]
-	VCVTDQ2PS        Y9, Y9
-	VMULPS           Y8, Y9, Y9
-	VMOVDQU          x8dup2<>+32(SB), Y10
-	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
-	VMULPS           Y10, Y9, Y9
-	VMOVUPS          Y9, 32(SP)                             // S[g] = d·sc[g]·dx
-	VMOVDQU          128(SI), Y8                            // qh, half 0
+	VMULPS           Y10, Y5, Y5                            // S[g] = d·sc[g]·dx[g/2]
+	VMOVDQU          128(SI), Y6                            // qh, half 0
 	VMOVDQU          0(SI), Y9
 	VPAND            Y15, Y9, Y9
-	VPSLLW           $4, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 0-31 of the half
+	VPSLLW           $4, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y9, Y9                             // q, columns 0-31 of the half
 	VPMADDUBSW       0(DI), Y9, Y9
 	VPMADDWD         Y14, Y9, Y9
-	VMOVDQU          0(BX), Y10                             // −32·Σqx
-	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     0(SP), Y11
-	VBROADCASTSS     4(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[0] ×4, S[1] ×4
-	VFMADD231PS      Y11, Y9, Y0
-	VMOVDQU          32(SI), Y9
-	VPAND            Y15, Y9, Y9
-	VPSLLW           $2, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 32-63 of the half
-	VPMADDUBSW       32(DI), Y9, Y9
-	VPMADDWD         Y14, Y9, Y9
-	VMOVDQU          32(BX), Y10                            // −32·Σqx
-	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     8(SP), Y11
-	VBROADCASTSS     12(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[2] ×4, S[3] ×4
-	VFMADD231PS      Y11, Y9, Y1
+	VPADDD           0(BX), Y9, Y9                          // −32·Σqx
+	VMOVDQU          32(SI), Y7
+	VPAND            Y15, Y7, Y7
+	VPSLLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 32-63 of the half
+	VPMADDUBSW       32(DI), Y7, Y7
+	VPMADDWD         Y14, Y7, Y7
+	VPADDD           32(BX), Y7, Y7                         // −32·Σqx
+	VPACKSSDW        Y7, Y9, Y10                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y10, Y10                          // of 8
 	VMOVDQU          0(SI), Y9
 	VPSRLW           $4, Y9, Y9
 	VPAND            Y15, Y9, Y9
-	VMOVDQU          Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 64-95 of the half
+	VMOVDQU          Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y9, Y9                             // q, columns 64-95 of the half
 	VPMADDUBSW       64(DI), Y9, Y9
 	VPMADDWD         Y14, Y9, Y9
-	VMOVDQU          64(BX), Y10                            // −32·Σqx
-	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     16(SP), Y11
-	VBROADCASTSS     20(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[4] ×4, S[5] ×4
-	VFMADD231PS      Y11, Y9, Y0
-	VMOVDQU          32(SI), Y9
-	VPSRLW           $4, Y9, Y9
-	VPAND            Y15, Y9, Y9
-	VPSRLW           $2, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 96-127 of the half
-	VPMADDUBSW       96(DI), Y9, Y9
-	VPMADDWD         Y14, Y9, Y9
-	VMOVDQU          96(BX), Y10                            // −32·Σqx
-	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     24(SP), Y11
-	VBROADCASTSS     28(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[6] ×4, S[7] ×4
-	VFMADD231PS      Y11, Y9, Y1
-	VMOVDQU          160(SI), Y8                            // qh, half 1
+	VPADDD           64(BX), Y9, Y9                         // −32·Σqx
+	VMOVDQU          32(SI), Y7
+	VPSRLW           $4, Y7, Y7
+	VPAND            Y15, Y7, Y7
+	VPSRLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 96-127 of the half
+	VPMADDUBSW       96(DI), Y7, Y7
+	VPMADDWD         Y14, Y7, Y7
+	VPADDD           96(BX), Y7, Y7                         // −32·Σqx
+	VPACKSSDW        Y7, Y9, Y11                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y11, Y11                          // of 8
+	VPACKSSDW        Y11, Y10, Y10
+	VPMADDWD         Y14, Y10, Y10                          // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VCVTDQ2PS        Y10, Y10
+	VFMADD231PS      Y5, Y10, Y0
+	VPMOVSXBD        200(SI), Y5                            // sc[8:16]
+	VCVTDQ2PS        Y5, Y5
+	VMOVDQU          x8q6g<>(SB), Y10
+	VPERMPS          Y5, Y10, Y5                            // sc in the lanes' order
+	VMULPS           Y4, Y5, Y5
+	VMOVDQU          x8q6dx<>+32(SB), Y10
+	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
+	VMULPS           Y10, Y5, Y5                            // S[g] = d·sc[g]·dx[g/2]
+	VMOVDQU          160(SI), Y6                            // qh, half 1
 	VMOVDQU          64(SI), Y9
 	VPAND            Y15, Y9, Y9
-	VPSLLW           $4, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 0-31 of the half
+	VPSLLW           $4, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y9, Y9                             // q, columns 0-31 of the half
 	VPMADDUBSW       128(DI), Y9, Y9
 	VPMADDWD         Y14, Y9, Y9
-	VMOVDQU          128(BX), Y10                           // −32·Σqx
-	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     32(SP), Y11
-	VBROADCASTSS     36(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[8] ×4, S[9] ×4
-	VFMADD231PS      Y11, Y9, Y0
-	VMOVDQU          96(SI), Y9
-	VPAND            Y15, Y9, Y9
-	VPSLLW           $2, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 32-63 of the half
-	VPMADDUBSW       160(DI), Y9, Y9
-	VPMADDWD         Y14, Y9, Y9
-	VMOVDQU          160(BX), Y10                           // −32·Σqx
-	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     40(SP), Y11
-	VBROADCASTSS     44(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[10] ×4, S[11] ×4
-	VFMADD231PS      Y11, Y9, Y1
+	VPADDD           128(BX), Y9, Y9                        // −32·Σqx
+	VMOVDQU          96(SI), Y7
+	VPAND            Y15, Y7, Y7
+	VPSLLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 32-63 of the half
+	VPMADDUBSW       160(DI), Y7, Y7
+	VPMADDWD         Y14, Y7, Y7
+	VPADDD           160(BX), Y7, Y7                        // −32·Σqx
+	VPACKSSDW        Y7, Y9, Y10                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y10, Y10                          // of 8
 	VMOVDQU          64(SI), Y9
 	VPSRLW           $4, Y9, Y9
 	VPAND            Y15, Y9, Y9
-	VMOVDQU          Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 64-95 of the half
+	VMOVDQU          Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y9, Y9                             // q, columns 64-95 of the half
 	VPMADDUBSW       192(DI), Y9, Y9
 	VPMADDWD         Y14, Y9, Y9
-	VMOVDQU          192(BX), Y10                           // −32·Σqx
-	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     48(SP), Y11
-	VBROADCASTSS     52(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[12] ×4, S[13] ×4
-	VFMADD231PS      Y11, Y9, Y0
-	VMOVDQU          96(SI), Y9
-	VPSRLW           $4, Y9, Y9
-	VPAND            Y15, Y9, Y9
-	VPSRLW           $2, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 96-127 of the half
-	VPMADDUBSW       224(DI), Y9, Y9
-	VPMADDWD         Y14, Y9, Y9
-	VMOVDQU          224(BX), Y10                           // −32·Σqx
-	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     56(SP), Y11
-	VBROADCASTSS     60(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[14] ×4, S[15] ×4
-	VFMADD231PS      Y11, Y9, Y1
+	VPADDD           192(BX), Y9, Y9                        // −32·Σqx
+	VMOVDQU          96(SI), Y7
+	VPSRLW           $4, Y7, Y7
+	VPAND            Y15, Y7, Y7
+	VPSRLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 96-127 of the half
+	VPMADDUBSW       224(DI), Y7, Y7
+	VPMADDWD         Y14, Y7, Y7
+	VPADDD           224(BX), Y7, Y7                        // −32·Σqx
+	VPACKSSDW        Y7, Y9, Y11                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y11, Y11                          // of 8
+	VPACKSSDW        Y11, Y10, Y10
+	VPMADDWD         Y14, Y10, Y10                          // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VCVTDQ2PS        Y10, Y10
+	VFMADD231PS      Y5, Y10, Y0
 	MOVWLZX          208(SI)(R8*1), AX
-	VMOVD            AX, X8
-	VCVTPH2PS        X8, X8
-	VBROADCASTSS     X8, Y8
-	VPMOVSXBD        192(SI)(R8*1), Y9                      // sc[0:8]
-	VCVTDQ2PS        Y9, Y9
-	VMULPS           Y8, Y9, Y9
-	VMOVDQU          x8dup2<>+0(SB), Y10
+	VMOVD            AX, X4
+	VCVTPH2PS        X4, X4
+	VBROADCASTSS     X4, Y4
+	VPMOVSXBD        192(SI)(R8*1), Y5                      // sc[0:8]
+	VCVTDQ2PS        Y5, Y5
+	VMOVDQU          x8q6g<>(SB), Y10
+	VPERMPS          Y5, Y10, Y5                            // sc in the lanes' order
+	VMULPS           Y4, Y5, Y5
+	VMOVDQU          x8q6dx<>+0(SB), Y10
 	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
-	VMULPS           Y10, Y9, Y9
-	VMOVUPS          Y9, 64(SP)                             // S[g] = d·sc[g]·dx
-	VPMOVSXBD        200(SI)(R8*1), Y9                      // sc[8:16]
-	VCVTDQ2PS        Y9, Y9
-	VMULPS           Y8, Y9, Y9
-	VMOVDQU          x8dup2<>+32(SB), Y10
-	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
-	VMULPS           Y10, Y9, Y9
-	VMOVUPS          Y9, 96(SP)                             // S[g] = d·sc[g]·dx
-	VMOVDQU          128(SI)(R8*1), Y8                      // qh, half 0
+	VMULPS           Y10, Y5, Y5                            // S[g] = d·sc[g]·dx[g/2]
+	VMOVDQU          128(SI)(R8*1), Y6                      // qh, half 0
 	VMOVDQU          0(SI)(R8*1), Y9
 	VPAND            Y15, Y9, Y9
-	VPSLLW           $4, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 0-31 of the half
+	VPSLLW           $4, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y9, Y9                             // q, columns 0-31 of the half
 	VPMADDUBSW       0(DI), Y9, Y9
 	VPMADDWD         Y14, Y9, Y9
-	VMOVDQU          0(BX), Y10                             // −32·Σqx
-	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     64(SP), Y11
-	VBROADCASTSS     68(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[0] ×4, S[1] ×4
-	VFMADD231PS      Y11, Y9, Y2
-	VMOVDQU          32(SI)(R8*1), Y9
-	VPAND            Y15, Y9, Y9
-	VPSLLW           $2, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 32-63 of the half
-	VPMADDUBSW       32(DI), Y9, Y9
-	VPMADDWD         Y14, Y9, Y9
-	VMOVDQU          32(BX), Y10                            // −32·Σqx
-	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     72(SP), Y11
-	VBROADCASTSS     76(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[2] ×4, S[3] ×4
-	VFMADD231PS      Y11, Y9, Y3
+	VPADDD           0(BX), Y9, Y9                          // −32·Σqx
+	VMOVDQU          32(SI)(R8*1), Y7
+	VPAND            Y15, Y7, Y7
+	VPSLLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 32-63 of the half
+	VPMADDUBSW       32(DI), Y7, Y7
+	VPMADDWD         Y14, Y7, Y7
+	VPADDD           32(BX), Y7, Y7                         // −32·Σqx
+	VPACKSSDW        Y7, Y9, Y10                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y10, Y10                          // of 8
 	VMOVDQU          0(SI)(R8*1), Y9
 	VPSRLW           $4, Y9, Y9
 	VPAND            Y15, Y9, Y9
-	VMOVDQU          Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 64-95 of the half
+	VMOVDQU          Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y9, Y9                             // q, columns 64-95 of the half
 	VPMADDUBSW       64(DI), Y9, Y9
 	VPMADDWD         Y14, Y9, Y9
-	VMOVDQU          64(BX), Y10                            // −32·Σqx
-	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     80(SP), Y11
-	VBROADCASTSS     84(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[4] ×4, S[5] ×4
-	VFMADD231PS      Y11, Y9, Y2
-	VMOVDQU          32(SI)(R8*1), Y9
-	VPSRLW           $4, Y9, Y9
-	VPAND            Y15, Y9, Y9
-	VPSRLW           $2, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 96-127 of the half
-	VPMADDUBSW       96(DI), Y9, Y9
-	VPMADDWD         Y14, Y9, Y9
-	VMOVDQU          96(BX), Y10                            // −32·Σqx
-	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     88(SP), Y11
-	VBROADCASTSS     92(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[6] ×4, S[7] ×4
-	VFMADD231PS      Y11, Y9, Y3
-	VMOVDQU          160(SI)(R8*1), Y8                      // qh, half 1
+	VPADDD           64(BX), Y9, Y9                         // −32·Σqx
+	VMOVDQU          32(SI)(R8*1), Y7
+	VPSRLW           $4, Y7, Y7
+	VPAND            Y15, Y7, Y7
+	VPSRLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 96-127 of the half
+	VPMADDUBSW       96(DI), Y7, Y7
+	VPMADDWD         Y14, Y7, Y7
+	VPADDD           96(BX), Y7, Y7                         // −32·Σqx
+	VPACKSSDW        Y7, Y9, Y11                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y11, Y11                          // of 8
+	VPACKSSDW        Y11, Y10, Y10
+	VPMADDWD         Y14, Y10, Y10                          // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VCVTDQ2PS        Y10, Y10
+	VFMADD231PS      Y5, Y10, Y1
+	VPMOVSXBD        200(SI)(R8*1), Y5                      // sc[8:16]
+	VCVTDQ2PS        Y5, Y5
+	VMOVDQU          x8q6g<>(SB), Y10
+	VPERMPS          Y5, Y10, Y5                            // sc in the lanes' order
+	VMULPS           Y4, Y5, Y5
+	VMOVDQU          x8q6dx<>+32(SB), Y10
+	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
+	VMULPS           Y10, Y5, Y5                            // S[g] = d·sc[g]·dx[g/2]
+	VMOVDQU          160(SI)(R8*1), Y6                      // qh, half 1
 	VMOVDQU          64(SI)(R8*1), Y9
 	VPAND            Y15, Y9, Y9
-	VPSLLW           $4, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 0-31 of the half
+	VPSLLW           $4, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y9, Y9                             // q, columns 0-31 of the half
 	VPMADDUBSW       128(DI), Y9, Y9
 	VPMADDWD         Y14, Y9, Y9
-	VMOVDQU          128(BX), Y10                           // −32·Σqx
-	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     96(SP), Y11
-	VBROADCASTSS     100(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[8] ×4, S[9] ×4
-	VFMADD231PS      Y11, Y9, Y2
-	VMOVDQU          96(SI)(R8*1), Y9
-	VPAND            Y15, Y9, Y9
-	VPSLLW           $2, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 32-63 of the half
-	VPMADDUBSW       160(DI), Y9, Y9
-	VPMADDWD         Y14, Y9, Y9
-	VMOVDQU          160(BX), Y10                           // −32·Σqx
-	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     104(SP), Y11
-	VBROADCASTSS     108(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[10] ×4, S[11] ×4
-	VFMADD231PS      Y11, Y9, Y3
+	VPADDD           128(BX), Y9, Y9                        // −32·Σqx
+	VMOVDQU          96(SI)(R8*1), Y7
+	VPAND            Y15, Y7, Y7
+	VPSLLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 32-63 of the half
+	VPMADDUBSW       160(DI), Y7, Y7
+	VPMADDWD         Y14, Y7, Y7
+	VPADDD           160(BX), Y7, Y7                        // −32·Σqx
+	VPACKSSDW        Y7, Y9, Y10                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y10, Y10                          // of 8
 	VMOVDQU          64(SI)(R8*1), Y9
 	VPSRLW           $4, Y9, Y9
 	VPAND            Y15, Y9, Y9
-	VMOVDQU          Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 64-95 of the half
+	VMOVDQU          Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y9, Y9                             // q, columns 64-95 of the half
 	VPMADDUBSW       192(DI), Y9, Y9
 	VPMADDWD         Y14, Y9, Y9
-	VMOVDQU          192(BX), Y10                           // −32·Σqx
-	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     112(SP), Y11
-	VBROADCASTSS     116(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[12] ×4, S[13] ×4
-	VFMADD231PS      Y11, Y9, Y2
-	VMOVDQU          96(SI)(R8*1), Y9
-	VPSRLW           $4, Y9, Y9
-	VPAND            Y15, Y9, Y9
-	VPSRLW           $2, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 96-127 of the half
-	VPMADDUBSW       224(DI), Y9, Y9
-	VPMADDWD         Y14, Y9, Y9
-	VMOVDQU          224(BX), Y10                           // −32·Σqx
-	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     120(SP), Y11
-	VBROADCASTSS     124(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[14] ×4, S[15] ×4
-	VFMADD231PS      Y11, Y9, Y3
+	VPADDD           192(BX), Y9, Y9                        // −32·Σqx
+	VMOVDQU          96(SI)(R8*1), Y7
+	VPSRLW           $4, Y7, Y7
+	VPAND            Y15, Y7, Y7
+	VPSRLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 96-127 of the half
+	VPMADDUBSW       224(DI), Y7, Y7
+	VPMADDWD         Y14, Y7, Y7
+	VPADDD           224(BX), Y7, Y7                        // −32·Σqx
+	VPACKSSDW        Y7, Y9, Y11                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y11, Y11                          // of 8
+	VPACKSSDW        Y11, Y10, Y10
+	VPMADDWD         Y14, Y10, Y10                          // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VCVTDQ2PS        Y10, Y10
+	VFMADD231PS      Y5, Y10, Y1
 	MOVWLZX          208(SI)(R8*2), AX
-	VMOVD            AX, X8
-	VCVTPH2PS        X8, X8
-	VBROADCASTSS     X8, Y8
-	VPMOVSXBD        192(SI)(R8*2), Y9                      // sc[0:8]
-	VCVTDQ2PS        Y9, Y9
-	VMULPS           Y8, Y9, Y9
-	VMOVDQU          x8dup2<>+0(SB), Y10
+	VMOVD            AX, X4
+	VCVTPH2PS        X4, X4
+	VBROADCASTSS     X4, Y4
+	VPMOVSXBD        192(SI)(R8*2), Y5                      // sc[0:8]
+	VCVTDQ2PS        Y5, Y5
+	VMOVDQU          x8q6g<>(SB), Y10
+	VPERMPS          Y5, Y10, Y5                            // sc in the lanes' order
+	VMULPS           Y4, Y5, Y5
+	VMOVDQU          x8q6dx<>+0(SB), Y10
 	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
-	VMULPS           Y10, Y9, Y9
-	VMOVUPS          Y9, 128(SP)                            // S[g] = d·sc[g]·dx
-	VPMOVSXBD        200(SI)(R8*2), Y9                      // sc[8:16]
-	VCVTDQ2PS        Y9, Y9
-	VMULPS           Y8, Y9, Y9
-	VMOVDQU          x8dup2<>+32(SB), Y10
-	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
-	VMULPS           Y10, Y9, Y9
-	VMOVUPS          Y9, 160(SP)                            // S[g] = d·sc[g]·dx
-	VMOVDQU          128(SI)(R8*2), Y8                      // qh, half 0
+	VMULPS           Y10, Y5, Y5                            // S[g] = d·sc[g]·dx[g/2]
+	VMOVDQU          128(SI)(R8*2), Y6                      // qh, half 0
 	VMOVDQU          0(SI)(R8*2), Y9
 	VPAND            Y15, Y9, Y9
-	VPSLLW           $4, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 0-31 of the half
+	VPSLLW           $4, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y9, Y9                             // q, columns 0-31 of the half
 	VPMADDUBSW       0(DI), Y9, Y9
 	VPMADDWD         Y14, Y9, Y9
-	VMOVDQU          0(BX), Y10                             // −32·Σqx
-	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     128(SP), Y11
-	VBROADCASTSS     132(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[0] ×4, S[1] ×4
-	VFMADD231PS      Y11, Y9, Y4
-	VMOVDQU          32(SI)(R8*2), Y9
-	VPAND            Y15, Y9, Y9
-	VPSLLW           $2, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 32-63 of the half
-	VPMADDUBSW       32(DI), Y9, Y9
-	VPMADDWD         Y14, Y9, Y9
-	VMOVDQU          32(BX), Y10                            // −32·Σqx
-	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     136(SP), Y11
-	VBROADCASTSS     140(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[2] ×4, S[3] ×4
-	VFMADD231PS      Y11, Y9, Y5
+	VPADDD           0(BX), Y9, Y9                          // −32·Σqx
+	VMOVDQU          32(SI)(R8*2), Y7
+	VPAND            Y15, Y7, Y7
+	VPSLLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 32-63 of the half
+	VPMADDUBSW       32(DI), Y7, Y7
+	VPMADDWD         Y14, Y7, Y7
+	VPADDD           32(BX), Y7, Y7                         // −32·Σqx
+	VPACKSSDW        Y7, Y9, Y10                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y10, Y10                          // of 8
 	VMOVDQU          0(SI)(R8*2), Y9
 	VPSRLW           $4, Y9, Y9
 	VPAND            Y15, Y9, Y9
-	VMOVDQU          Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 64-95 of the half
+	VMOVDQU          Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y9, Y9                             // q, columns 64-95 of the half
 	VPMADDUBSW       64(DI), Y9, Y9
 	VPMADDWD         Y14, Y9, Y9
-	VMOVDQU          64(BX), Y10                            // −32·Σqx
-	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     144(SP), Y11
-	VBROADCASTSS     148(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[4] ×4, S[5] ×4
-	VFMADD231PS      Y11, Y9, Y4
-	VMOVDQU          32(SI)(R8*2), Y9
-	VPSRLW           $4, Y9, Y9
-	VPAND            Y15, Y9, Y9
-	VPSRLW           $2, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 96-127 of the half
-	VPMADDUBSW       96(DI), Y9, Y9
-	VPMADDWD         Y14, Y9, Y9
-	VMOVDQU          96(BX), Y10                            // −32·Σqx
-	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     152(SP), Y11
-	VBROADCASTSS     156(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[6] ×4, S[7] ×4
-	VFMADD231PS      Y11, Y9, Y5
-	VMOVDQU          160(SI)(R8*2), Y8                      // qh, half 1
+	VPADDD           64(BX), Y9, Y9                         // −32·Σqx
+	VMOVDQU          32(SI)(R8*2), Y7
+	VPSRLW           $4, Y7, Y7
+	VPAND            Y15, Y7, Y7
+	VPSRLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 96-127 of the half
+	VPMADDUBSW       96(DI), Y7, Y7
+	VPMADDWD         Y14, Y7, Y7
+	VPADDD           96(BX), Y7, Y7                         // −32·Σqx
+	VPACKSSDW        Y7, Y9, Y11                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y11, Y11                          // of 8
+	VPACKSSDW        Y11, Y10, Y10
+	VPMADDWD         Y14, Y10, Y10                          // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VCVTDQ2PS        Y10, Y10
+	VFMADD231PS      Y5, Y10, Y2
+	VPMOVSXBD        200(SI)(R8*2), Y5                      // sc[8:16]
+	VCVTDQ2PS        Y5, Y5
+	VMOVDQU          x8q6g<>(SB), Y10
+	VPERMPS          Y5, Y10, Y5                            // sc in the lanes' order
+	VMULPS           Y4, Y5, Y5
+	VMOVDQU          x8q6dx<>+32(SB), Y10
+	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
+	VMULPS           Y10, Y5, Y5                            // S[g] = d·sc[g]·dx[g/2]
+	VMOVDQU          160(SI)(R8*2), Y6                      // qh, half 1
 	VMOVDQU          64(SI)(R8*2), Y9
 	VPAND            Y15, Y9, Y9
-	VPSLLW           $4, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 0-31 of the half
+	VPSLLW           $4, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y9, Y9                             // q, columns 0-31 of the half
 	VPMADDUBSW       128(DI), Y9, Y9
 	VPMADDWD         Y14, Y9, Y9
-	VMOVDQU          128(BX), Y10                           // −32·Σqx
-	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     160(SP), Y11
-	VBROADCASTSS     164(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[8] ×4, S[9] ×4
-	VFMADD231PS      Y11, Y9, Y4
-	VMOVDQU          96(SI)(R8*2), Y9
-	VPAND            Y15, Y9, Y9
-	VPSLLW           $2, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 32-63 of the half
-	VPMADDUBSW       160(DI), Y9, Y9
-	VPMADDWD         Y14, Y9, Y9
-	VMOVDQU          160(BX), Y10                           // −32·Σqx
-	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     168(SP), Y11
-	VBROADCASTSS     172(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[10] ×4, S[11] ×4
-	VFMADD231PS      Y11, Y9, Y5
+	VPADDD           128(BX), Y9, Y9                        // −32·Σqx
+	VMOVDQU          96(SI)(R8*2), Y7
+	VPAND            Y15, Y7, Y7
+	VPSLLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 32-63 of the half
+	VPMADDUBSW       160(DI), Y7, Y7
+	VPMADDWD         Y14, Y7, Y7
+	VPADDD           160(BX), Y7, Y7                        // −32·Σqx
+	VPACKSSDW        Y7, Y9, Y10                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y10, Y10                          // of 8
 	VMOVDQU          64(SI)(R8*2), Y9
 	VPSRLW           $4, Y9, Y9
 	VPAND            Y15, Y9, Y9
-	VMOVDQU          Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 64-95 of the half
+	VMOVDQU          Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y9, Y9                             // q, columns 64-95 of the half
 	VPMADDUBSW       192(DI), Y9, Y9
 	VPMADDWD         Y14, Y9, Y9
-	VMOVDQU          192(BX), Y10                           // −32·Σqx
-	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     176(SP), Y11
-	VBROADCASTSS     180(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[12] ×4, S[13] ×4
-	VFMADD231PS      Y11, Y9, Y4
-	VMOVDQU          96(SI)(R8*2), Y9
-	VPSRLW           $4, Y9, Y9
-	VPAND            Y15, Y9, Y9
-	VPSRLW           $2, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 96-127 of the half
-	VPMADDUBSW       224(DI), Y9, Y9
-	VPMADDWD         Y14, Y9, Y9
-	VMOVDQU          224(BX), Y10                           // −32·Σqx
-	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     184(SP), Y11
-	VBROADCASTSS     188(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[14] ×4, S[15] ×4
-	VFMADD231PS      Y11, Y9, Y5
+	VPADDD           192(BX), Y9, Y9                        // −32·Σqx
+	VMOVDQU          96(SI)(R8*2), Y7
+	VPSRLW           $4, Y7, Y7
+	VPAND            Y15, Y7, Y7
+	VPSRLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 96-127 of the half
+	VPMADDUBSW       224(DI), Y7, Y7
+	VPMADDWD         Y14, Y7, Y7
+	VPADDD           224(BX), Y7, Y7                        // −32·Σqx
+	VPACKSSDW        Y7, Y9, Y11                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y11, Y11                          // of 8
+	VPACKSSDW        Y11, Y10, Y10
+	VPMADDWD         Y14, Y10, Y10                          // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VCVTDQ2PS        Y10, Y10
+	VFMADD231PS      Y5, Y10, Y2
 	MOVWLZX          208(SI)(R9*1), AX
-	VMOVD            AX, X8
-	VCVTPH2PS        X8, X8
-	VBROADCASTSS     X8, Y8
-	VPMOVSXBD        192(SI)(R9*1), Y9                      // sc[0:8]
-	VCVTDQ2PS        Y9, Y9
-	VMULPS           Y8, Y9, Y9
-	VMOVDQU          x8dup2<>+0(SB), Y10
+	VMOVD            AX, X4
+	VCVTPH2PS        X4, X4
+	VBROADCASTSS     X4, Y4
+	VPMOVSXBD        192(SI)(R9*1), Y5                      // sc[0:8]
+	VCVTDQ2PS        Y5, Y5
+	VMOVDQU          x8q6g<>(SB), Y10
+	VPERMPS          Y5, Y10, Y5                            // sc in the lanes' order
+	VMULPS           Y4, Y5, Y5
+	VMOVDQU          x8q6dx<>+0(SB), Y10
 	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
-	VMULPS           Y10, Y9, Y9
-	VMOVUPS          Y9, 192(SP)                            // S[g] = d·sc[g]·dx
-	VPMOVSXBD        200(SI)(R9*1), Y9                      // sc[8:16]
-	VCVTDQ2PS        Y9, Y9
-	VMULPS           Y8, Y9, Y9
-	VMOVDQU          x8dup2<>+32(SB), Y10
-	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
-	VMULPS           Y10, Y9, Y9
-	VMOVUPS          Y9, 224(SP)                            // S[g] = d·sc[g]·dx
-	VMOVDQU          128(SI)(R9*1), Y8                      // qh, half 0
+	VMULPS           Y10, Y5, Y5                            // S[g] = d·sc[g]·dx[g/2]
+	VMOVDQU          128(SI)(R9*1), Y6                      // qh, half 0
 	VMOVDQU          0(SI)(R9*1), Y9
 	VPAND            Y15, Y9, Y9
-	VPSLLW           $4, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 0-31 of the half
+	VPSLLW           $4, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y9, Y9                             // q, columns 0-31 of the half
 	VPMADDUBSW       0(DI), Y9, Y9
 	VPMADDWD         Y14, Y9, Y9
-	VMOVDQU          0(BX), Y10                             // −32·Σqx
-	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     192(SP), Y11
-	VBROADCASTSS     196(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[0] ×4, S[1] ×4
-	VFMADD231PS      Y11, Y9, Y6
-	VMOVDQU          32(SI)(R9*1), Y9
-	VPAND            Y15, Y9, Y9
-	VPSLLW           $2, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 32-63 of the half
-	VPMADDUBSW       32(DI), Y9, Y9
-	VPMADDWD         Y14, Y9, Y9
-	VMOVDQU          32(BX), Y10                            // −32·Σqx
-	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     200(SP), Y11
-	VBROADCASTSS     204(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[2] ×4, S[3] ×4
-	VFMADD231PS      Y11, Y9, Y7
+	VPADDD           0(BX), Y9, Y9                          // −32·Σqx
+	VMOVDQU          32(SI)(R9*1), Y7
+	VPAND            Y15, Y7, Y7
+	VPSLLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 32-63 of the half
+	VPMADDUBSW       32(DI), Y7, Y7
+	VPMADDWD         Y14, Y7, Y7
+	VPADDD           32(BX), Y7, Y7                         // −32·Σqx
+	VPACKSSDW        Y7, Y9, Y10                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y10, Y10                          // of 8
 	VMOVDQU          0(SI)(R9*1), Y9
 	VPSRLW           $4, Y9, Y9
 	VPAND            Y15, Y9, Y9
-	VMOVDQU          Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 64-95 of the half
+	VMOVDQU          Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y9, Y9                             // q, columns 64-95 of the half
 	VPMADDUBSW       64(DI), Y9, Y9
 	VPMADDWD         Y14, Y9, Y9
-	VMOVDQU          64(BX), Y10                            // −32·Σqx
-	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     208(SP), Y11
-	VBROADCASTSS     212(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[4] ×4, S[5] ×4
-	VFMADD231PS      Y11, Y9, Y6
-	VMOVDQU          32(SI)(R9*1), Y9
-	VPSRLW           $4, Y9, Y9
-	VPAND            Y15, Y9, Y9
-	VPSRLW           $2, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 96-127 of the half
-	VPMADDUBSW       96(DI), Y9, Y9
-	VPMADDWD         Y14, Y9, Y9
-	VMOVDQU          96(BX), Y10                            // −32·Σqx
-	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     216(SP), Y11
-	VBROADCASTSS     220(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[6] ×4, S[7] ×4
-	VFMADD231PS      Y11, Y9, Y7
-	VMOVDQU          160(SI)(R9*1), Y8                      // qh, half 1
+	VPADDD           64(BX), Y9, Y9                         // −32·Σqx
+	VMOVDQU          32(SI)(R9*1), Y7
+	VPSRLW           $4, Y7, Y7
+	VPAND            Y15, Y7, Y7
+	VPSRLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 96-127 of the half
+	VPMADDUBSW       96(DI), Y7, Y7
+	VPMADDWD         Y14, Y7, Y7
+	VPADDD           96(BX), Y7, Y7                         // −32·Σqx
+	VPACKSSDW        Y7, Y9, Y11                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y11, Y11                          // of 8
+	VPACKSSDW        Y11, Y10, Y10
+	VPMADDWD         Y14, Y10, Y10                          // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VCVTDQ2PS        Y10, Y10
+	VFMADD231PS      Y5, Y10, Y3
+	VPMOVSXBD        200(SI)(R9*1), Y5                      // sc[8:16]
+	VCVTDQ2PS        Y5, Y5
+	VMOVDQU          x8q6g<>(SB), Y10
+	VPERMPS          Y5, Y10, Y5                            // sc in the lanes' order
+	VMULPS           Y4, Y5, Y5
+	VMOVDQU          x8q6dx<>+32(SB), Y10
+	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
+	VMULPS           Y10, Y5, Y5                            // S[g] = d·sc[g]·dx[g/2]
+	VMOVDQU          160(SI)(R9*1), Y6                      // qh, half 1
 	VMOVDQU          64(SI)(R9*1), Y9
 	VPAND            Y15, Y9, Y9
-	VPSLLW           $4, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 0-31 of the half
+	VPSLLW           $4, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y9, Y9                             // q, columns 0-31 of the half
 	VPMADDUBSW       128(DI), Y9, Y9
 	VPMADDWD         Y14, Y9, Y9
-	VMOVDQU          128(BX), Y10                           // −32·Σqx
-	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     224(SP), Y11
-	VBROADCASTSS     228(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[8] ×4, S[9] ×4
-	VFMADD231PS      Y11, Y9, Y6
-	VMOVDQU          96(SI)(R9*1), Y9
-	VPAND            Y15, Y9, Y9
-	VPSLLW           $2, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 32-63 of the half
-	VPMADDUBSW       160(DI), Y9, Y9
-	VPMADDWD         Y14, Y9, Y9
-	VMOVDQU          160(BX), Y10                           // −32·Σqx
-	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     232(SP), Y11
-	VBROADCASTSS     236(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[10] ×4, S[11] ×4
-	VFMADD231PS      Y11, Y9, Y7
+	VPADDD           128(BX), Y9, Y9                        // −32·Σqx
+	VMOVDQU          96(SI)(R9*1), Y7
+	VPAND            Y15, Y7, Y7
+	VPSLLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 32-63 of the half
+	VPMADDUBSW       160(DI), Y7, Y7
+	VPMADDWD         Y14, Y7, Y7
+	VPADDD           160(BX), Y7, Y7                        // −32·Σqx
+	VPACKSSDW        Y7, Y9, Y10                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y10, Y10                          // of 8
 	VMOVDQU          64(SI)(R9*1), Y9
 	VPSRLW           $4, Y9, Y9
 	VPAND            Y15, Y9, Y9
-	VMOVDQU          Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 64-95 of the half
+	VMOVDQU          Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y9, Y9                             // q, columns 64-95 of the half
 	VPMADDUBSW       192(DI), Y9, Y9
 	VPMADDWD         Y14, Y9, Y9
-	VMOVDQU          192(BX), Y10                           // −32·Σqx
-	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     240(SP), Y11
-	VBROADCASTSS     244(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[12] ×4, S[13] ×4
-	VFMADD231PS      Y11, Y9, Y6
-	VMOVDQU          96(SI)(R9*1), Y9
-	VPSRLW           $4, Y9, Y9
-	VPAND            Y15, Y9, Y9
-	VPSRLW           $2, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 96-127 of the half
-	VPMADDUBSW       224(DI), Y9, Y9
-	VPMADDWD         Y14, Y9, Y9
-	VMOVDQU          224(BX), Y10                           // −32·Σqx
-	VPADDD           Y10, Y9, Y9                            // Σ (q − 32)·qx over 4 columns
-	VCVTDQ2PS        Y9, Y9
-	VBROADCASTSS     248(SP), Y11
-	VBROADCASTSS     252(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[14] ×4, S[15] ×4
-	VFMADD231PS      Y11, Y9, Y7
+	VPADDD           192(BX), Y9, Y9                        // −32·Σqx
+	VMOVDQU          96(SI)(R9*1), Y7
+	VPSRLW           $4, Y7, Y7
+	VPAND            Y15, Y7, Y7
+	VPSRLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 96-127 of the half
+	VPMADDUBSW       224(DI), Y7, Y7
+	VPMADDWD         Y14, Y7, Y7
+	VPADDD           224(BX), Y7, Y7                        // −32·Σqx
+	VPACKSSDW        Y7, Y9, Y11                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y11, Y11                          // of 8
+	VPACKSSDW        Y11, Y10, Y10
+	VPMADDWD         Y14, Y10, Y10                          // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VCVTDQ2PS        Y10, Y10
+	VFMADD231PS      Y5, Y10, Y3
 	PREFETCHT0       8192(SI)
 	PREFETCHT0       8256(SI)
 	PREFETCHT0       8320(SI)
@@ -3857,33 +3728,29 @@ q64ablock:
 	ADDQ             $256, BX
 	DECQ             CX
 	JNZ              q64ablock
-	VADDPS           Y1, Y0, Y0
-	VADDPS           Y3, Y2, Y2
-	VADDPS           Y5, Y4, Y4
-	VADDPS           Y7, Y6, Y6
 	MOVQ             out+0(FP), AX
-	MOVQ             256(SP), R10
+	MOVQ             0(SP), R10
 	LEAQ             (R10)(R10*2), R11
-	VEXTRACTF128     $1, Y0, X8
-	VADDPS           X8, X0, X0
+	VEXTRACTF128     $1, Y0, X4
+	VADDPS           X4, X0, X0
 	VHADDPS          X0, X0, X0
 	VHADDPS          X0, X0, X0
 	VMOVSS           X0, (AX)
-	VEXTRACTF128     $1, Y2, X8
-	VADDPS           X8, X2, X2
+	VEXTRACTF128     $1, Y1, X4
+	VADDPS           X4, X1, X1
+	VHADDPS          X1, X1, X1
+	VHADDPS          X1, X1, X1
+	VMOVSS           X1, (AX)(R10*1)
+	VEXTRACTF128     $1, Y2, X4
+	VADDPS           X4, X2, X2
 	VHADDPS          X2, X2, X2
 	VHADDPS          X2, X2, X2
-	VMOVSS           X2, (AX)(R10*1)
-	VEXTRACTF128     $1, Y4, X8
-	VADDPS           X8, X4, X4
-	VHADDPS          X4, X4, X4
-	VHADDPS          X4, X4, X4
-	VMOVSS           X4, (AX)(R10*2)
-	VEXTRACTF128     $1, Y6, X8
-	VADDPS           X8, X6, X6
-	VHADDPS          X6, X6, X6
-	VHADDPS          X6, X6, X6
-	VMOVSS           X6, (AX)(R11*1)
+	VMOVSS           X2, (AX)(R10*2)
+	VEXTRACTF128     $1, Y3, X4
+	VADDPS           X4, X3, X3
+	VHADDPS          X3, X3, X3
+	VHADDPS          X3, X3, X3
+	VMOVSS           X3, (AX)(R11*1)
 	ADDQ             $4, out+0(FP)
 	DECQ             rows+8(FP)
 	JNZ              q64arow
@@ -4429,7 +4296,7 @@ q5ablockv:
 // func dotRowsQ6KAVXVNNI(out *float32, rows int, w *byte, xq *int8, dc *float32, n32 *int32, nb int)
 //
 // The AVX-VNNI twin of dotRowsQ6KAVX2. rows ≥ 1, nb ≥ 1.
-TEXT ·dotRowsQ6KAVXVNNI(SB), NOSPLIT, $64-56
+TEXT ·dotRowsQ6KAVXVNNI(SB), NOSPLIT, $0-56
 	MOVQ             w+16(FP), SI
 	VPBROADCASTD     x8c0f<>(SB), Y15
 	VPBROADCASTD     x8ones16<>(SB), Y14
@@ -4440,7 +4307,6 @@ q6arowv:
 	MOVQ             n32+40(FP), BX
 	MOVQ             nb+48(FP), CX
 	VXORPS           Y0, Y0, Y0
-	VXORPS           Y1, Y1, Y1
 q6ablockv:
 	MOVWLZX          208(SI), AX
 	VMOVD            AX, X2
@@ -4448,120 +4314,98 @@ q6ablockv:
 	VBROADCASTSS     X2, Y2
 	VPMOVSXBD        192(SI), Y3                            // sc[0:8]
 	VCVTDQ2PS        Y3, Y3
+	VMOVDQU          x8q6g<>(SB), Y8
+	VPERMPS          Y3, Y8, Y3                             // sc in the lanes' order
 	VMULPS           Y2, Y3, Y3
-	VMOVDQU          x8dup2<>+0(SB), Y5
-	VPERMPS          (DX), Y5, Y5                           // dx[g/2]
-	VMULPS           Y5, Y3, Y3
-	VMOVUPS          Y3, 0(SP)                              // S[g] = d·sc[g]·dx
-	VPMOVSXBD        200(SI), Y4                            // sc[8:16]
-	VCVTDQ2PS        Y4, Y4
-	VMULPS           Y2, Y4, Y4
-	VMOVDQU          x8dup2<>+32(SB), Y5
-	VPERMPS          (DX), Y5, Y5                           // dx[g/2]
-	VMULPS           Y5, Y4, Y4
-	VMOVUPS          Y4, 32(SP)                             // S[g] = d·sc[g]·dx
-	VMOVDQU          128(SI), Y6                            // qh, half 0
-	VMOVDQU          0(SI), Y7
-	VPAND            Y15, Y7, Y7
-	VPSLLW           $4, Y6, Y8
-	VPAND            Y13, Y8, Y8
-	VPOR             Y8, Y7, Y7                             // q, columns 0-31 of the half
-	VMOVDQU          0(BX), Y8                              // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x07 // VPDPBUSD 0(DI), Y7, Y8 (VEX)
-	VCVTDQ2PS        Y8, Y7                                 // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     0(SP), Y9
-	VBROADCASTSS     4(SP), Y10
-	VBLENDPS         $0xf0, Y10, Y9, Y9                     // S[0] ×4, S[1] ×4
-	VFMADD231PS      Y9, Y7, Y0
-	VMOVDQU          32(SI), Y7
-	VPAND            Y15, Y7, Y7
-	VPSLLW           $2, Y6, Y8
-	VPAND            Y13, Y8, Y8
-	VPOR             Y8, Y7, Y7                             // q, columns 32-63 of the half
-	VMOVDQU          32(BX), Y8                             // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x47; BYTE $0x20 // VPDPBUSD 32(DI), Y7, Y8 (VEX)
-	VCVTDQ2PS        Y8, Y7                                 // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     8(SP), Y9
-	VBROADCASTSS     12(SP), Y10
-	VBLENDPS         $0xf0, Y10, Y9, Y9                     // S[2] ×4, S[3] ×4
-	VFMADD231PS      Y9, Y7, Y1
-	VMOVDQU          0(SI), Y7
-	VPSRLW           $4, Y7, Y7
-	VPAND            Y15, Y7, Y7
-	VMOVDQU          Y6, Y8
-	VPAND            Y13, Y8, Y8
-	VPOR             Y8, Y7, Y7                             // q, columns 64-95 of the half
-	VMOVDQU          64(BX), Y8                             // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x47; BYTE $0x40 // VPDPBUSD 64(DI), Y7, Y8 (VEX)
-	VCVTDQ2PS        Y8, Y7                                 // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     16(SP), Y9
-	VBROADCASTSS     20(SP), Y10
-	VBLENDPS         $0xf0, Y10, Y9, Y9                     // S[4] ×4, S[5] ×4
-	VFMADD231PS      Y9, Y7, Y0
-	VMOVDQU          32(SI), Y7
-	VPSRLW           $4, Y7, Y7
-	VPAND            Y15, Y7, Y7
-	VPSRLW           $2, Y6, Y8
-	VPAND            Y13, Y8, Y8
-	VPOR             Y8, Y7, Y7                             // q, columns 96-127 of the half
-	VMOVDQU          96(BX), Y8                             // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x47; BYTE $0x60 // VPDPBUSD 96(DI), Y7, Y8 (VEX)
-	VCVTDQ2PS        Y8, Y7                                 // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     24(SP), Y9
-	VBROADCASTSS     28(SP), Y10
-	VBLENDPS         $0xf0, Y10, Y9, Y9                     // S[6] ×4, S[7] ×4
-	VFMADD231PS      Y9, Y7, Y1
-	VMOVDQU          160(SI), Y6                            // qh, half 1
-	VMOVDQU          64(SI), Y7
-	VPAND            Y15, Y7, Y7
-	VPSLLW           $4, Y6, Y8
-	VPAND            Y13, Y8, Y8
-	VPOR             Y8, Y7, Y7                             // q, columns 0-31 of the half
-	VMOVDQU          128(BX), Y8                            // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x87; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y7, Y8 (VEX)
-	VCVTDQ2PS        Y8, Y7                                 // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     32(SP), Y9
-	VBROADCASTSS     36(SP), Y10
-	VBLENDPS         $0xf0, Y10, Y9, Y9                     // S[8] ×4, S[9] ×4
-	VFMADD231PS      Y9, Y7, Y0
-	VMOVDQU          96(SI), Y7
-	VPAND            Y15, Y7, Y7
-	VPSLLW           $2, Y6, Y8
-	VPAND            Y13, Y8, Y8
-	VPOR             Y8, Y7, Y7                             // q, columns 32-63 of the half
-	VMOVDQU          160(BX), Y8                            // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x87; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y7, Y8 (VEX)
-	VCVTDQ2PS        Y8, Y7                                 // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     40(SP), Y9
-	VBROADCASTSS     44(SP), Y10
-	VBLENDPS         $0xf0, Y10, Y9, Y9                     // S[10] ×4, S[11] ×4
-	VFMADD231PS      Y9, Y7, Y1
-	VMOVDQU          64(SI), Y7
-	VPSRLW           $4, Y7, Y7
-	VPAND            Y15, Y7, Y7
-	VMOVDQU          Y6, Y8
-	VPAND            Y13, Y8, Y8
-	VPOR             Y8, Y7, Y7                             // q, columns 64-95 of the half
-	VMOVDQU          192(BX), Y8                            // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x87; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y7, Y8 (VEX)
-	VCVTDQ2PS        Y8, Y7                                 // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     48(SP), Y9
-	VBROADCASTSS     52(SP), Y10
-	VBLENDPS         $0xf0, Y10, Y9, Y9                     // S[12] ×4, S[13] ×4
-	VFMADD231PS      Y9, Y7, Y0
-	VMOVDQU          96(SI), Y7
-	VPSRLW           $4, Y7, Y7
-	VPAND            Y15, Y7, Y7
-	VPSRLW           $2, Y6, Y8
-	VPAND            Y13, Y8, Y8
-	VPOR             Y8, Y7, Y7                             // q, columns 96-127 of the half
-	VMOVDQU          224(BX), Y8                            // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x87; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y7, Y8 (VEX)
-	VCVTDQ2PS        Y8, Y7                                 // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     56(SP), Y9
-	VBROADCASTSS     60(SP), Y10
-	VBLENDPS         $0xf0, Y10, Y9, Y9                     // S[14] ×4, S[15] ×4
-	VFMADD231PS      Y9, Y7, Y1
+	VMOVDQU          x8q6dx<>+0(SB), Y8
+	VPERMPS          (DX), Y8, Y8                           // dx[g/2]
+	VMULPS           Y8, Y3, Y3                             // S[g] = d·sc[g]·dx[g/2]
+	VMOVDQU          128(SI), Y4                            // qh, half 0
+	VMOVDQU          0(SI), Y5
+	VPAND            Y15, Y5, Y5
+	VPSLLW           $4, Y4, Y6
+	VPAND            Y13, Y6, Y6
+	VPOR             Y6, Y5, Y5                             // q, columns 0-31 of the half
+	VMOVDQU          0(BX), Y7                              // −32·Σqx
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x3f // VPDPBUSD 0(DI), Y5, Y7 (VEX)
+	VMOVDQU          32(SI), Y5
+	VPAND            Y15, Y5, Y5
+	VPSLLW           $2, Y4, Y6
+	VPAND            Y13, Y6, Y6
+	VPOR             Y6, Y5, Y5                             // q, columns 32-63 of the half
+	VMOVDQU          32(BX), Y6                             // −32·Σqx
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x77; BYTE $0x20 // VPDPBUSD 32(DI), Y5, Y6 (VEX)
+	VPACKSSDW        Y6, Y7, Y8                             // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y8, Y8                            // of 8
+	VMOVDQU          0(SI), Y5
+	VPSRLW           $4, Y5, Y5
+	VPAND            Y15, Y5, Y5
+	VMOVDQU          Y4, Y6
+	VPAND            Y13, Y6, Y6
+	VPOR             Y6, Y5, Y5                             // q, columns 64-95 of the half
+	VMOVDQU          64(BX), Y7                             // −32·Σqx
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x7f; BYTE $0x40 // VPDPBUSD 64(DI), Y5, Y7 (VEX)
+	VMOVDQU          32(SI), Y5
+	VPSRLW           $4, Y5, Y5
+	VPAND            Y15, Y5, Y5
+	VPSRLW           $2, Y4, Y6
+	VPAND            Y13, Y6, Y6
+	VPOR             Y6, Y5, Y5                             // q, columns 96-127 of the half
+	VMOVDQU          96(BX), Y6                             // −32·Σqx
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x77; BYTE $0x60 // VPDPBUSD 96(DI), Y5, Y6 (VEX)
+	VPACKSSDW        Y6, Y7, Y9                             // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y9, Y9                            // of 8
+	VPACKSSDW        Y9, Y8, Y8
+	VPMADDWD         Y14, Y8, Y8                            // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VCVTDQ2PS        Y8, Y8
+	VFMADD231PS      Y3, Y8, Y0
+	VPMOVSXBD        200(SI), Y3                            // sc[8:16]
+	VCVTDQ2PS        Y3, Y3
+	VMOVDQU          x8q6g<>(SB), Y8
+	VPERMPS          Y3, Y8, Y3                             // sc in the lanes' order
+	VMULPS           Y2, Y3, Y3
+	VMOVDQU          x8q6dx<>+32(SB), Y8
+	VPERMPS          (DX), Y8, Y8                           // dx[g/2]
+	VMULPS           Y8, Y3, Y3                             // S[g] = d·sc[g]·dx[g/2]
+	VMOVDQU          160(SI), Y4                            // qh, half 1
+	VMOVDQU          64(SI), Y5
+	VPAND            Y15, Y5, Y5
+	VPSLLW           $4, Y4, Y6
+	VPAND            Y13, Y6, Y6
+	VPOR             Y6, Y5, Y5                             // q, columns 0-31 of the half
+	VMOVDQU          128(BX), Y7                            // −32·Σqx
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y7 (VEX)
+	VMOVDQU          96(SI), Y5
+	VPAND            Y15, Y5, Y5
+	VPSLLW           $2, Y4, Y6
+	VPAND            Y13, Y6, Y6
+	VPOR             Y6, Y5, Y5                             // q, columns 32-63 of the half
+	VMOVDQU          160(BX), Y6                            // −32·Σqx
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xb7; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y5, Y6 (VEX)
+	VPACKSSDW        Y6, Y7, Y8                             // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y8, Y8                            // of 8
+	VMOVDQU          64(SI), Y5
+	VPSRLW           $4, Y5, Y5
+	VPAND            Y15, Y5, Y5
+	VMOVDQU          Y4, Y6
+	VPAND            Y13, Y6, Y6
+	VPOR             Y6, Y5, Y5                             // q, columns 64-95 of the half
+	VMOVDQU          192(BX), Y7                            // −32·Σqx
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y7 (VEX)
+	VMOVDQU          96(SI), Y5
+	VPSRLW           $4, Y5, Y5
+	VPAND            Y15, Y5, Y5
+	VPSRLW           $2, Y4, Y6
+	VPAND            Y13, Y6, Y6
+	VPOR             Y6, Y5, Y5                             // q, columns 96-127 of the half
+	VMOVDQU          224(BX), Y6                            // −32·Σqx
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xb7; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y5, Y6 (VEX)
+	VPACKSSDW        Y6, Y7, Y9                             // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y9, Y9                            // of 8
+	VPACKSSDW        Y9, Y8, Y8
+	VPMADDWD         Y14, Y8, Y8                            // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VCVTDQ2PS        Y8, Y8
+	VFMADD231PS      Y3, Y8, Y0
 	PREFETCHT0       8192(SI)
 	PREFETCHT0       8256(SI)
 	PREFETCHT0       8320(SI)
@@ -4572,7 +4416,6 @@ q6ablockv:
 	ADDQ             $256, BX
 	DECQ             CX
 	JNZ              q6ablockv
-	VADDPS           Y1, Y0, Y0
 	VEXTRACTF128     $1, Y0, X1
 	VADDPS           X1, X0, X0
 	VHADDPS          X0, X0, X0
@@ -5016,13 +4859,13 @@ q44ablockv:
 // func dotRows4Q6KAVXVNNI(out *float32, rows int, w *byte, stride int, xq *int8, dc *float32, n32 *int32, nb int)
 //
 // The AVX-VNNI twin of dotRows4Q6KAVX2. rows ≥ 1, nb ≥ 1.
-TEXT ·dotRows4Q6KAVXVNNI(SB), NOSPLIT, $264-64
+TEXT ·dotRows4Q6KAVXVNNI(SB), NOSPLIT, $8-64
 	MOVQ             w+16(FP), SI
 	MOVQ             stride+24(FP), R8
 	LEAQ             (R8)(R8*2), R9                         // 3·stride
 	MOVQ             rows+8(FP), AX
 	SHLQ             $2, AX
-	MOVQ             AX, 256(SP)                            // the streams' outputs, bytes apart
+	MOVQ             AX, 0(SP)                              // the streams' outputs, bytes apart
 	VPBROADCASTD     x8c0f<>(SB), Y15
 	VPBROADCASTD     x8ones16<>(SB), Y14
 	VPBROADCASTD     x8c30<>(SB), Y13
@@ -5035,491 +4878,399 @@ q64arowv:
 	VXORPS           Y1, Y1, Y1
 	VXORPS           Y2, Y2, Y2
 	VXORPS           Y3, Y3, Y3
-	VXORPS           Y4, Y4, Y4
-	VXORPS           Y5, Y5, Y5
-	VXORPS           Y6, Y6, Y6
-	VXORPS           Y7, Y7, Y7
 q64ablockv:
 	MOVWLZX          208(SI), AX
-	VMOVD            AX, X8
-	VCVTPH2PS        X8, X8
-	VBROADCASTSS     X8, Y8
-	VPMOVSXBD        192(SI), Y9                            // sc[0:8]
-	VCVTDQ2PS        Y9, Y9
-	VMULPS           Y8, Y9, Y9
-	VMOVDQU          x8dup2<>+0(SB), Y10
+	VMOVD            AX, X4
+	VCVTPH2PS        X4, X4
+	VBROADCASTSS     X4, Y4
+	VPMOVSXBD        192(SI), Y5                            // sc[0:8]
+	VCVTDQ2PS        Y5, Y5
+	VMOVDQU          x8q6g<>(SB), Y10
+	VPERMPS          Y5, Y10, Y5                            // sc in the lanes' order
+	VMULPS           Y4, Y5, Y5
+	VMOVDQU          x8q6dx<>+0(SB), Y10
 	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
-	VMULPS           Y10, Y9, Y9
-	VMOVUPS          Y9, 0(SP)                              // S[g] = d·sc[g]·dx
-	VPMOVSXBD        200(SI), Y9                            // sc[8:16]
-	VCVTDQ2PS        Y9, Y9
-	VMULPS           Y8, Y9, Y9
-	VMOVDQU          x8dup2<>+32(SB), Y10
+	VMULPS           Y10, Y5, Y5                            // S[g] = d·sc[g]·dx[g/2]
+	VMOVDQU          128(SI), Y6                            // qh, half 0
+	VMOVDQU          0(SI), Y7
+	VPAND            Y15, Y7, Y7
+	VPSLLW           $4, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 0-31 of the half
+	VMOVDQU          0(BX), Y9                              // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x0f // VPDPBUSD 0(DI), Y7, Y9 (VEX)
+	VMOVDQU          32(SI), Y7
+	VPAND            Y15, Y7, Y7
+	VPSLLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 32-63 of the half
+	VMOVDQU          32(BX), Y8                             // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x47; BYTE $0x20 // VPDPBUSD 32(DI), Y7, Y8 (VEX)
+	VPACKSSDW        Y8, Y9, Y10                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y10, Y10                          // of 8
+	VMOVDQU          0(SI), Y7
+	VPSRLW           $4, Y7, Y7
+	VPAND            Y15, Y7, Y7
+	VMOVDQU          Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 64-95 of the half
+	VMOVDQU          64(BX), Y9                             // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x4f; BYTE $0x40 // VPDPBUSD 64(DI), Y7, Y9 (VEX)
+	VMOVDQU          32(SI), Y7
+	VPSRLW           $4, Y7, Y7
+	VPAND            Y15, Y7, Y7
+	VPSRLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 96-127 of the half
+	VMOVDQU          96(BX), Y8                             // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x47; BYTE $0x60 // VPDPBUSD 96(DI), Y7, Y8 (VEX)
+	VPACKSSDW        Y8, Y9, Y11                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y11, Y11                          // of 8
+	VPACKSSDW        Y11, Y10, Y10
+	VPMADDWD         Y14, Y10, Y10                          // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VCVTDQ2PS        Y10, Y10
+	VFMADD231PS      Y5, Y10, Y0
+	VPMOVSXBD        200(SI), Y5                            // sc[8:16]
+	VCVTDQ2PS        Y5, Y5
+	VMOVDQU          x8q6g<>(SB), Y10
+	VPERMPS          Y5, Y10, Y5                            // sc in the lanes' order
+	VMULPS           Y4, Y5, Y5
+	VMOVDQU          x8q6dx<>+32(SB), Y10
 	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
-	VMULPS           Y10, Y9, Y9
-	VMOVUPS          Y9, 32(SP)                             // S[g] = d·sc[g]·dx
-	VMOVDQU          128(SI), Y8                            // qh, half 0
-	VMOVDQU          0(SI), Y9
-	VPAND            Y15, Y9, Y9
-	VPSLLW           $4, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 0-31 of the half
-	VMOVDQU          0(BX), Y10                             // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x17 // VPDPBUSD 0(DI), Y9, Y10 (VEX)
-	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     0(SP), Y11
-	VBROADCASTSS     4(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[0] ×4, S[1] ×4
-	VFMADD231PS      Y11, Y9, Y0
-	VMOVDQU          32(SI), Y9
-	VPAND            Y15, Y9, Y9
-	VPSLLW           $2, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 32-63 of the half
-	VMOVDQU          32(BX), Y10                            // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x57; BYTE $0x20 // VPDPBUSD 32(DI), Y9, Y10 (VEX)
-	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     8(SP), Y11
-	VBROADCASTSS     12(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[2] ×4, S[3] ×4
-	VFMADD231PS      Y11, Y9, Y1
-	VMOVDQU          0(SI), Y9
-	VPSRLW           $4, Y9, Y9
-	VPAND            Y15, Y9, Y9
-	VMOVDQU          Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 64-95 of the half
-	VMOVDQU          64(BX), Y10                            // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x57; BYTE $0x40 // VPDPBUSD 64(DI), Y9, Y10 (VEX)
-	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     16(SP), Y11
-	VBROADCASTSS     20(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[4] ×4, S[5] ×4
-	VFMADD231PS      Y11, Y9, Y0
-	VMOVDQU          32(SI), Y9
-	VPSRLW           $4, Y9, Y9
-	VPAND            Y15, Y9, Y9
-	VPSRLW           $2, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 96-127 of the half
-	VMOVDQU          96(BX), Y10                            // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x57; BYTE $0x60 // VPDPBUSD 96(DI), Y9, Y10 (VEX)
-	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     24(SP), Y11
-	VBROADCASTSS     28(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[6] ×4, S[7] ×4
-	VFMADD231PS      Y11, Y9, Y1
-	VMOVDQU          160(SI), Y8                            // qh, half 1
-	VMOVDQU          64(SI), Y9
-	VPAND            Y15, Y9, Y9
-	VPSLLW           $4, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 0-31 of the half
-	VMOVDQU          128(BX), Y10                           // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x97; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y9, Y10 (VEX)
-	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     32(SP), Y11
-	VBROADCASTSS     36(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[8] ×4, S[9] ×4
-	VFMADD231PS      Y11, Y9, Y0
-	VMOVDQU          96(SI), Y9
-	VPAND            Y15, Y9, Y9
-	VPSLLW           $2, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 32-63 of the half
-	VMOVDQU          160(BX), Y10                           // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x97; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y9, Y10 (VEX)
-	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     40(SP), Y11
-	VBROADCASTSS     44(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[10] ×4, S[11] ×4
-	VFMADD231PS      Y11, Y9, Y1
-	VMOVDQU          64(SI), Y9
-	VPSRLW           $4, Y9, Y9
-	VPAND            Y15, Y9, Y9
-	VMOVDQU          Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 64-95 of the half
-	VMOVDQU          192(BX), Y10                           // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x97; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y9, Y10 (VEX)
-	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     48(SP), Y11
-	VBROADCASTSS     52(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[12] ×4, S[13] ×4
-	VFMADD231PS      Y11, Y9, Y0
-	VMOVDQU          96(SI), Y9
-	VPSRLW           $4, Y9, Y9
-	VPAND            Y15, Y9, Y9
-	VPSRLW           $2, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 96-127 of the half
-	VMOVDQU          224(BX), Y10                           // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x97; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y9, Y10 (VEX)
-	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     56(SP), Y11
-	VBROADCASTSS     60(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[14] ×4, S[15] ×4
-	VFMADD231PS      Y11, Y9, Y1
+	VMULPS           Y10, Y5, Y5                            // S[g] = d·sc[g]·dx[g/2]
+	VMOVDQU          160(SI), Y6                            // qh, half 1
+	VMOVDQU          64(SI), Y7
+	VPAND            Y15, Y7, Y7
+	VPSLLW           $4, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 0-31 of the half
+	VMOVDQU          128(BX), Y9                            // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x8f; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y7, Y9 (VEX)
+	VMOVDQU          96(SI), Y7
+	VPAND            Y15, Y7, Y7
+	VPSLLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 32-63 of the half
+	VMOVDQU          160(BX), Y8                            // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x87; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y7, Y8 (VEX)
+	VPACKSSDW        Y8, Y9, Y10                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y10, Y10                          // of 8
+	VMOVDQU          64(SI), Y7
+	VPSRLW           $4, Y7, Y7
+	VPAND            Y15, Y7, Y7
+	VMOVDQU          Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 64-95 of the half
+	VMOVDQU          192(BX), Y9                            // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x8f; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y7, Y9 (VEX)
+	VMOVDQU          96(SI), Y7
+	VPSRLW           $4, Y7, Y7
+	VPAND            Y15, Y7, Y7
+	VPSRLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 96-127 of the half
+	VMOVDQU          224(BX), Y8                            // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x87; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y7, Y8 (VEX)
+	VPACKSSDW        Y8, Y9, Y11                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y11, Y11                          // of 8
+	VPACKSSDW        Y11, Y10, Y10
+	VPMADDWD         Y14, Y10, Y10                          // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VCVTDQ2PS        Y10, Y10
+	VFMADD231PS      Y5, Y10, Y0
 	MOVWLZX          208(SI)(R8*1), AX
-	VMOVD            AX, X8
-	VCVTPH2PS        X8, X8
-	VBROADCASTSS     X8, Y8
-	VPMOVSXBD        192(SI)(R8*1), Y9                      // sc[0:8]
-	VCVTDQ2PS        Y9, Y9
-	VMULPS           Y8, Y9, Y9
-	VMOVDQU          x8dup2<>+0(SB), Y10
+	VMOVD            AX, X4
+	VCVTPH2PS        X4, X4
+	VBROADCASTSS     X4, Y4
+	VPMOVSXBD        192(SI)(R8*1), Y5                      // sc[0:8]
+	VCVTDQ2PS        Y5, Y5
+	VMOVDQU          x8q6g<>(SB), Y10
+	VPERMPS          Y5, Y10, Y5                            // sc in the lanes' order
+	VMULPS           Y4, Y5, Y5
+	VMOVDQU          x8q6dx<>+0(SB), Y10
 	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
-	VMULPS           Y10, Y9, Y9
-	VMOVUPS          Y9, 64(SP)                             // S[g] = d·sc[g]·dx
-	VPMOVSXBD        200(SI)(R8*1), Y9                      // sc[8:16]
-	VCVTDQ2PS        Y9, Y9
-	VMULPS           Y8, Y9, Y9
-	VMOVDQU          x8dup2<>+32(SB), Y10
+	VMULPS           Y10, Y5, Y5                            // S[g] = d·sc[g]·dx[g/2]
+	VMOVDQU          128(SI)(R8*1), Y6                      // qh, half 0
+	VMOVDQU          0(SI)(R8*1), Y7
+	VPAND            Y15, Y7, Y7
+	VPSLLW           $4, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 0-31 of the half
+	VMOVDQU          0(BX), Y9                              // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x0f // VPDPBUSD 0(DI), Y7, Y9 (VEX)
+	VMOVDQU          32(SI)(R8*1), Y7
+	VPAND            Y15, Y7, Y7
+	VPSLLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 32-63 of the half
+	VMOVDQU          32(BX), Y8                             // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x47; BYTE $0x20 // VPDPBUSD 32(DI), Y7, Y8 (VEX)
+	VPACKSSDW        Y8, Y9, Y10                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y10, Y10                          // of 8
+	VMOVDQU          0(SI)(R8*1), Y7
+	VPSRLW           $4, Y7, Y7
+	VPAND            Y15, Y7, Y7
+	VMOVDQU          Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 64-95 of the half
+	VMOVDQU          64(BX), Y9                             // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x4f; BYTE $0x40 // VPDPBUSD 64(DI), Y7, Y9 (VEX)
+	VMOVDQU          32(SI)(R8*1), Y7
+	VPSRLW           $4, Y7, Y7
+	VPAND            Y15, Y7, Y7
+	VPSRLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 96-127 of the half
+	VMOVDQU          96(BX), Y8                             // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x47; BYTE $0x60 // VPDPBUSD 96(DI), Y7, Y8 (VEX)
+	VPACKSSDW        Y8, Y9, Y11                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y11, Y11                          // of 8
+	VPACKSSDW        Y11, Y10, Y10
+	VPMADDWD         Y14, Y10, Y10                          // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VCVTDQ2PS        Y10, Y10
+	VFMADD231PS      Y5, Y10, Y1
+	VPMOVSXBD        200(SI)(R8*1), Y5                      // sc[8:16]
+	VCVTDQ2PS        Y5, Y5
+	VMOVDQU          x8q6g<>(SB), Y10
+	VPERMPS          Y5, Y10, Y5                            // sc in the lanes' order
+	VMULPS           Y4, Y5, Y5
+	VMOVDQU          x8q6dx<>+32(SB), Y10
 	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
-	VMULPS           Y10, Y9, Y9
-	VMOVUPS          Y9, 96(SP)                             // S[g] = d·sc[g]·dx
-	VMOVDQU          128(SI)(R8*1), Y8                      // qh, half 0
-	VMOVDQU          0(SI)(R8*1), Y9
-	VPAND            Y15, Y9, Y9
-	VPSLLW           $4, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 0-31 of the half
-	VMOVDQU          0(BX), Y10                             // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x17 // VPDPBUSD 0(DI), Y9, Y10 (VEX)
-	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     64(SP), Y11
-	VBROADCASTSS     68(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[0] ×4, S[1] ×4
-	VFMADD231PS      Y11, Y9, Y2
-	VMOVDQU          32(SI)(R8*1), Y9
-	VPAND            Y15, Y9, Y9
-	VPSLLW           $2, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 32-63 of the half
-	VMOVDQU          32(BX), Y10                            // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x57; BYTE $0x20 // VPDPBUSD 32(DI), Y9, Y10 (VEX)
-	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     72(SP), Y11
-	VBROADCASTSS     76(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[2] ×4, S[3] ×4
-	VFMADD231PS      Y11, Y9, Y3
-	VMOVDQU          0(SI)(R8*1), Y9
-	VPSRLW           $4, Y9, Y9
-	VPAND            Y15, Y9, Y9
-	VMOVDQU          Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 64-95 of the half
-	VMOVDQU          64(BX), Y10                            // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x57; BYTE $0x40 // VPDPBUSD 64(DI), Y9, Y10 (VEX)
-	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     80(SP), Y11
-	VBROADCASTSS     84(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[4] ×4, S[5] ×4
-	VFMADD231PS      Y11, Y9, Y2
-	VMOVDQU          32(SI)(R8*1), Y9
-	VPSRLW           $4, Y9, Y9
-	VPAND            Y15, Y9, Y9
-	VPSRLW           $2, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 96-127 of the half
-	VMOVDQU          96(BX), Y10                            // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x57; BYTE $0x60 // VPDPBUSD 96(DI), Y9, Y10 (VEX)
-	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     88(SP), Y11
-	VBROADCASTSS     92(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[6] ×4, S[7] ×4
-	VFMADD231PS      Y11, Y9, Y3
-	VMOVDQU          160(SI)(R8*1), Y8                      // qh, half 1
-	VMOVDQU          64(SI)(R8*1), Y9
-	VPAND            Y15, Y9, Y9
-	VPSLLW           $4, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 0-31 of the half
-	VMOVDQU          128(BX), Y10                           // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x97; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y9, Y10 (VEX)
-	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     96(SP), Y11
-	VBROADCASTSS     100(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[8] ×4, S[9] ×4
-	VFMADD231PS      Y11, Y9, Y2
-	VMOVDQU          96(SI)(R8*1), Y9
-	VPAND            Y15, Y9, Y9
-	VPSLLW           $2, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 32-63 of the half
-	VMOVDQU          160(BX), Y10                           // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x97; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y9, Y10 (VEX)
-	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     104(SP), Y11
-	VBROADCASTSS     108(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[10] ×4, S[11] ×4
-	VFMADD231PS      Y11, Y9, Y3
-	VMOVDQU          64(SI)(R8*1), Y9
-	VPSRLW           $4, Y9, Y9
-	VPAND            Y15, Y9, Y9
-	VMOVDQU          Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 64-95 of the half
-	VMOVDQU          192(BX), Y10                           // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x97; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y9, Y10 (VEX)
-	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     112(SP), Y11
-	VBROADCASTSS     116(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[12] ×4, S[13] ×4
-	VFMADD231PS      Y11, Y9, Y2
-	VMOVDQU          96(SI)(R8*1), Y9
-	VPSRLW           $4, Y9, Y9
-	VPAND            Y15, Y9, Y9
-	VPSRLW           $2, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 96-127 of the half
-	VMOVDQU          224(BX), Y10                           // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x97; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y9, Y10 (VEX)
-	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     120(SP), Y11
-	VBROADCASTSS     124(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[14] ×4, S[15] ×4
-	VFMADD231PS      Y11, Y9, Y3
+	VMULPS           Y10, Y5, Y5                            // S[g] = d·sc[g]·dx[g/2]
+	VMOVDQU          160(SI)(R8*1), Y6                      // qh, half 1
+	VMOVDQU          64(SI)(R8*1), Y7
+	VPAND            Y15, Y7, Y7
+	VPSLLW           $4, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 0-31 of the half
+	VMOVDQU          128(BX), Y9                            // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x8f; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y7, Y9 (VEX)
+	VMOVDQU          96(SI)(R8*1), Y7
+	VPAND            Y15, Y7, Y7
+	VPSLLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 32-63 of the half
+	VMOVDQU          160(BX), Y8                            // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x87; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y7, Y8 (VEX)
+	VPACKSSDW        Y8, Y9, Y10                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y10, Y10                          // of 8
+	VMOVDQU          64(SI)(R8*1), Y7
+	VPSRLW           $4, Y7, Y7
+	VPAND            Y15, Y7, Y7
+	VMOVDQU          Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 64-95 of the half
+	VMOVDQU          192(BX), Y9                            // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x8f; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y7, Y9 (VEX)
+	VMOVDQU          96(SI)(R8*1), Y7
+	VPSRLW           $4, Y7, Y7
+	VPAND            Y15, Y7, Y7
+	VPSRLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 96-127 of the half
+	VMOVDQU          224(BX), Y8                            // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x87; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y7, Y8 (VEX)
+	VPACKSSDW        Y8, Y9, Y11                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y11, Y11                          // of 8
+	VPACKSSDW        Y11, Y10, Y10
+	VPMADDWD         Y14, Y10, Y10                          // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VCVTDQ2PS        Y10, Y10
+	VFMADD231PS      Y5, Y10, Y1
 	MOVWLZX          208(SI)(R8*2), AX
-	VMOVD            AX, X8
-	VCVTPH2PS        X8, X8
-	VBROADCASTSS     X8, Y8
-	VPMOVSXBD        192(SI)(R8*2), Y9                      // sc[0:8]
-	VCVTDQ2PS        Y9, Y9
-	VMULPS           Y8, Y9, Y9
-	VMOVDQU          x8dup2<>+0(SB), Y10
+	VMOVD            AX, X4
+	VCVTPH2PS        X4, X4
+	VBROADCASTSS     X4, Y4
+	VPMOVSXBD        192(SI)(R8*2), Y5                      // sc[0:8]
+	VCVTDQ2PS        Y5, Y5
+	VMOVDQU          x8q6g<>(SB), Y10
+	VPERMPS          Y5, Y10, Y5                            // sc in the lanes' order
+	VMULPS           Y4, Y5, Y5
+	VMOVDQU          x8q6dx<>+0(SB), Y10
 	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
-	VMULPS           Y10, Y9, Y9
-	VMOVUPS          Y9, 128(SP)                            // S[g] = d·sc[g]·dx
-	VPMOVSXBD        200(SI)(R8*2), Y9                      // sc[8:16]
-	VCVTDQ2PS        Y9, Y9
-	VMULPS           Y8, Y9, Y9
-	VMOVDQU          x8dup2<>+32(SB), Y10
+	VMULPS           Y10, Y5, Y5                            // S[g] = d·sc[g]·dx[g/2]
+	VMOVDQU          128(SI)(R8*2), Y6                      // qh, half 0
+	VMOVDQU          0(SI)(R8*2), Y7
+	VPAND            Y15, Y7, Y7
+	VPSLLW           $4, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 0-31 of the half
+	VMOVDQU          0(BX), Y9                              // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x0f // VPDPBUSD 0(DI), Y7, Y9 (VEX)
+	VMOVDQU          32(SI)(R8*2), Y7
+	VPAND            Y15, Y7, Y7
+	VPSLLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 32-63 of the half
+	VMOVDQU          32(BX), Y8                             // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x47; BYTE $0x20 // VPDPBUSD 32(DI), Y7, Y8 (VEX)
+	VPACKSSDW        Y8, Y9, Y10                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y10, Y10                          // of 8
+	VMOVDQU          0(SI)(R8*2), Y7
+	VPSRLW           $4, Y7, Y7
+	VPAND            Y15, Y7, Y7
+	VMOVDQU          Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 64-95 of the half
+	VMOVDQU          64(BX), Y9                             // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x4f; BYTE $0x40 // VPDPBUSD 64(DI), Y7, Y9 (VEX)
+	VMOVDQU          32(SI)(R8*2), Y7
+	VPSRLW           $4, Y7, Y7
+	VPAND            Y15, Y7, Y7
+	VPSRLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 96-127 of the half
+	VMOVDQU          96(BX), Y8                             // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x47; BYTE $0x60 // VPDPBUSD 96(DI), Y7, Y8 (VEX)
+	VPACKSSDW        Y8, Y9, Y11                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y11, Y11                          // of 8
+	VPACKSSDW        Y11, Y10, Y10
+	VPMADDWD         Y14, Y10, Y10                          // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VCVTDQ2PS        Y10, Y10
+	VFMADD231PS      Y5, Y10, Y2
+	VPMOVSXBD        200(SI)(R8*2), Y5                      // sc[8:16]
+	VCVTDQ2PS        Y5, Y5
+	VMOVDQU          x8q6g<>(SB), Y10
+	VPERMPS          Y5, Y10, Y5                            // sc in the lanes' order
+	VMULPS           Y4, Y5, Y5
+	VMOVDQU          x8q6dx<>+32(SB), Y10
 	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
-	VMULPS           Y10, Y9, Y9
-	VMOVUPS          Y9, 160(SP)                            // S[g] = d·sc[g]·dx
-	VMOVDQU          128(SI)(R8*2), Y8                      // qh, half 0
-	VMOVDQU          0(SI)(R8*2), Y9
-	VPAND            Y15, Y9, Y9
-	VPSLLW           $4, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 0-31 of the half
-	VMOVDQU          0(BX), Y10                             // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x17 // VPDPBUSD 0(DI), Y9, Y10 (VEX)
-	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     128(SP), Y11
-	VBROADCASTSS     132(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[0] ×4, S[1] ×4
-	VFMADD231PS      Y11, Y9, Y4
-	VMOVDQU          32(SI)(R8*2), Y9
-	VPAND            Y15, Y9, Y9
-	VPSLLW           $2, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 32-63 of the half
-	VMOVDQU          32(BX), Y10                            // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x57; BYTE $0x20 // VPDPBUSD 32(DI), Y9, Y10 (VEX)
-	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     136(SP), Y11
-	VBROADCASTSS     140(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[2] ×4, S[3] ×4
-	VFMADD231PS      Y11, Y9, Y5
-	VMOVDQU          0(SI)(R8*2), Y9
-	VPSRLW           $4, Y9, Y9
-	VPAND            Y15, Y9, Y9
-	VMOVDQU          Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 64-95 of the half
-	VMOVDQU          64(BX), Y10                            // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x57; BYTE $0x40 // VPDPBUSD 64(DI), Y9, Y10 (VEX)
-	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     144(SP), Y11
-	VBROADCASTSS     148(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[4] ×4, S[5] ×4
-	VFMADD231PS      Y11, Y9, Y4
-	VMOVDQU          32(SI)(R8*2), Y9
-	VPSRLW           $4, Y9, Y9
-	VPAND            Y15, Y9, Y9
-	VPSRLW           $2, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 96-127 of the half
-	VMOVDQU          96(BX), Y10                            // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x57; BYTE $0x60 // VPDPBUSD 96(DI), Y9, Y10 (VEX)
-	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     152(SP), Y11
-	VBROADCASTSS     156(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[6] ×4, S[7] ×4
-	VFMADD231PS      Y11, Y9, Y5
-	VMOVDQU          160(SI)(R8*2), Y8                      // qh, half 1
-	VMOVDQU          64(SI)(R8*2), Y9
-	VPAND            Y15, Y9, Y9
-	VPSLLW           $4, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 0-31 of the half
-	VMOVDQU          128(BX), Y10                           // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x97; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y9, Y10 (VEX)
-	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     160(SP), Y11
-	VBROADCASTSS     164(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[8] ×4, S[9] ×4
-	VFMADD231PS      Y11, Y9, Y4
-	VMOVDQU          96(SI)(R8*2), Y9
-	VPAND            Y15, Y9, Y9
-	VPSLLW           $2, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 32-63 of the half
-	VMOVDQU          160(BX), Y10                           // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x97; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y9, Y10 (VEX)
-	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     168(SP), Y11
-	VBROADCASTSS     172(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[10] ×4, S[11] ×4
-	VFMADD231PS      Y11, Y9, Y5
-	VMOVDQU          64(SI)(R8*2), Y9
-	VPSRLW           $4, Y9, Y9
-	VPAND            Y15, Y9, Y9
-	VMOVDQU          Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 64-95 of the half
-	VMOVDQU          192(BX), Y10                           // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x97; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y9, Y10 (VEX)
-	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     176(SP), Y11
-	VBROADCASTSS     180(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[12] ×4, S[13] ×4
-	VFMADD231PS      Y11, Y9, Y4
-	VMOVDQU          96(SI)(R8*2), Y9
-	VPSRLW           $4, Y9, Y9
-	VPAND            Y15, Y9, Y9
-	VPSRLW           $2, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 96-127 of the half
-	VMOVDQU          224(BX), Y10                           // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x97; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y9, Y10 (VEX)
-	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     184(SP), Y11
-	VBROADCASTSS     188(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[14] ×4, S[15] ×4
-	VFMADD231PS      Y11, Y9, Y5
+	VMULPS           Y10, Y5, Y5                            // S[g] = d·sc[g]·dx[g/2]
+	VMOVDQU          160(SI)(R8*2), Y6                      // qh, half 1
+	VMOVDQU          64(SI)(R8*2), Y7
+	VPAND            Y15, Y7, Y7
+	VPSLLW           $4, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 0-31 of the half
+	VMOVDQU          128(BX), Y9                            // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x8f; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y7, Y9 (VEX)
+	VMOVDQU          96(SI)(R8*2), Y7
+	VPAND            Y15, Y7, Y7
+	VPSLLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 32-63 of the half
+	VMOVDQU          160(BX), Y8                            // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x87; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y7, Y8 (VEX)
+	VPACKSSDW        Y8, Y9, Y10                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y10, Y10                          // of 8
+	VMOVDQU          64(SI)(R8*2), Y7
+	VPSRLW           $4, Y7, Y7
+	VPAND            Y15, Y7, Y7
+	VMOVDQU          Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 64-95 of the half
+	VMOVDQU          192(BX), Y9                            // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x8f; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y7, Y9 (VEX)
+	VMOVDQU          96(SI)(R8*2), Y7
+	VPSRLW           $4, Y7, Y7
+	VPAND            Y15, Y7, Y7
+	VPSRLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 96-127 of the half
+	VMOVDQU          224(BX), Y8                            // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x87; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y7, Y8 (VEX)
+	VPACKSSDW        Y8, Y9, Y11                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y11, Y11                          // of 8
+	VPACKSSDW        Y11, Y10, Y10
+	VPMADDWD         Y14, Y10, Y10                          // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VCVTDQ2PS        Y10, Y10
+	VFMADD231PS      Y5, Y10, Y2
 	MOVWLZX          208(SI)(R9*1), AX
-	VMOVD            AX, X8
-	VCVTPH2PS        X8, X8
-	VBROADCASTSS     X8, Y8
-	VPMOVSXBD        192(SI)(R9*1), Y9                      // sc[0:8]
-	VCVTDQ2PS        Y9, Y9
-	VMULPS           Y8, Y9, Y9
-	VMOVDQU          x8dup2<>+0(SB), Y10
+	VMOVD            AX, X4
+	VCVTPH2PS        X4, X4
+	VBROADCASTSS     X4, Y4
+	VPMOVSXBD        192(SI)(R9*1), Y5                      // sc[0:8]
+	VCVTDQ2PS        Y5, Y5
+	VMOVDQU          x8q6g<>(SB), Y10
+	VPERMPS          Y5, Y10, Y5                            // sc in the lanes' order
+	VMULPS           Y4, Y5, Y5
+	VMOVDQU          x8q6dx<>+0(SB), Y10
 	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
-	VMULPS           Y10, Y9, Y9
-	VMOVUPS          Y9, 192(SP)                            // S[g] = d·sc[g]·dx
-	VPMOVSXBD        200(SI)(R9*1), Y9                      // sc[8:16]
-	VCVTDQ2PS        Y9, Y9
-	VMULPS           Y8, Y9, Y9
-	VMOVDQU          x8dup2<>+32(SB), Y10
+	VMULPS           Y10, Y5, Y5                            // S[g] = d·sc[g]·dx[g/2]
+	VMOVDQU          128(SI)(R9*1), Y6                      // qh, half 0
+	VMOVDQU          0(SI)(R9*1), Y7
+	VPAND            Y15, Y7, Y7
+	VPSLLW           $4, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 0-31 of the half
+	VMOVDQU          0(BX), Y9                              // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x0f // VPDPBUSD 0(DI), Y7, Y9 (VEX)
+	VMOVDQU          32(SI)(R9*1), Y7
+	VPAND            Y15, Y7, Y7
+	VPSLLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 32-63 of the half
+	VMOVDQU          32(BX), Y8                             // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x47; BYTE $0x20 // VPDPBUSD 32(DI), Y7, Y8 (VEX)
+	VPACKSSDW        Y8, Y9, Y10                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y10, Y10                          // of 8
+	VMOVDQU          0(SI)(R9*1), Y7
+	VPSRLW           $4, Y7, Y7
+	VPAND            Y15, Y7, Y7
+	VMOVDQU          Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 64-95 of the half
+	VMOVDQU          64(BX), Y9                             // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x4f; BYTE $0x40 // VPDPBUSD 64(DI), Y7, Y9 (VEX)
+	VMOVDQU          32(SI)(R9*1), Y7
+	VPSRLW           $4, Y7, Y7
+	VPAND            Y15, Y7, Y7
+	VPSRLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 96-127 of the half
+	VMOVDQU          96(BX), Y8                             // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x47; BYTE $0x60 // VPDPBUSD 96(DI), Y7, Y8 (VEX)
+	VPACKSSDW        Y8, Y9, Y11                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y11, Y11                          // of 8
+	VPACKSSDW        Y11, Y10, Y10
+	VPMADDWD         Y14, Y10, Y10                          // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VCVTDQ2PS        Y10, Y10
+	VFMADD231PS      Y5, Y10, Y3
+	VPMOVSXBD        200(SI)(R9*1), Y5                      // sc[8:16]
+	VCVTDQ2PS        Y5, Y5
+	VMOVDQU          x8q6g<>(SB), Y10
+	VPERMPS          Y5, Y10, Y5                            // sc in the lanes' order
+	VMULPS           Y4, Y5, Y5
+	VMOVDQU          x8q6dx<>+32(SB), Y10
 	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
-	VMULPS           Y10, Y9, Y9
-	VMOVUPS          Y9, 224(SP)                            // S[g] = d·sc[g]·dx
-	VMOVDQU          128(SI)(R9*1), Y8                      // qh, half 0
-	VMOVDQU          0(SI)(R9*1), Y9
-	VPAND            Y15, Y9, Y9
-	VPSLLW           $4, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 0-31 of the half
-	VMOVDQU          0(BX), Y10                             // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x17 // VPDPBUSD 0(DI), Y9, Y10 (VEX)
-	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     192(SP), Y11
-	VBROADCASTSS     196(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[0] ×4, S[1] ×4
-	VFMADD231PS      Y11, Y9, Y6
-	VMOVDQU          32(SI)(R9*1), Y9
-	VPAND            Y15, Y9, Y9
-	VPSLLW           $2, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 32-63 of the half
-	VMOVDQU          32(BX), Y10                            // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x57; BYTE $0x20 // VPDPBUSD 32(DI), Y9, Y10 (VEX)
-	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     200(SP), Y11
-	VBROADCASTSS     204(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[2] ×4, S[3] ×4
-	VFMADD231PS      Y11, Y9, Y7
-	VMOVDQU          0(SI)(R9*1), Y9
-	VPSRLW           $4, Y9, Y9
-	VPAND            Y15, Y9, Y9
-	VMOVDQU          Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 64-95 of the half
-	VMOVDQU          64(BX), Y10                            // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x57; BYTE $0x40 // VPDPBUSD 64(DI), Y9, Y10 (VEX)
-	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     208(SP), Y11
-	VBROADCASTSS     212(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[4] ×4, S[5] ×4
-	VFMADD231PS      Y11, Y9, Y6
-	VMOVDQU          32(SI)(R9*1), Y9
-	VPSRLW           $4, Y9, Y9
-	VPAND            Y15, Y9, Y9
-	VPSRLW           $2, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 96-127 of the half
-	VMOVDQU          96(BX), Y10                            // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x57; BYTE $0x60 // VPDPBUSD 96(DI), Y9, Y10 (VEX)
-	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     216(SP), Y11
-	VBROADCASTSS     220(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[6] ×4, S[7] ×4
-	VFMADD231PS      Y11, Y9, Y7
-	VMOVDQU          160(SI)(R9*1), Y8                      // qh, half 1
-	VMOVDQU          64(SI)(R9*1), Y9
-	VPAND            Y15, Y9, Y9
-	VPSLLW           $4, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 0-31 of the half
-	VMOVDQU          128(BX), Y10                           // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x97; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y9, Y10 (VEX)
-	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     224(SP), Y11
-	VBROADCASTSS     228(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[8] ×4, S[9] ×4
-	VFMADD231PS      Y11, Y9, Y6
-	VMOVDQU          96(SI)(R9*1), Y9
-	VPAND            Y15, Y9, Y9
-	VPSLLW           $2, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 32-63 of the half
-	VMOVDQU          160(BX), Y10                           // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x97; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y9, Y10 (VEX)
-	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     232(SP), Y11
-	VBROADCASTSS     236(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[10] ×4, S[11] ×4
-	VFMADD231PS      Y11, Y9, Y7
-	VMOVDQU          64(SI)(R9*1), Y9
-	VPSRLW           $4, Y9, Y9
-	VPAND            Y15, Y9, Y9
-	VMOVDQU          Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 64-95 of the half
-	VMOVDQU          192(BX), Y10                           // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x97; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y9, Y10 (VEX)
-	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     240(SP), Y11
-	VBROADCASTSS     244(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[12] ×4, S[13] ×4
-	VFMADD231PS      Y11, Y9, Y6
-	VMOVDQU          96(SI)(R9*1), Y9
-	VPSRLW           $4, Y9, Y9
-	VPAND            Y15, Y9, Y9
-	VPSRLW           $2, Y8, Y10
-	VPAND            Y13, Y10, Y10
-	VPOR             Y10, Y9, Y9                            // q, columns 96-127 of the half
-	VMOVDQU          224(BX), Y10                           // −32·Σqx
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x35; BYTE $0x50; BYTE $0x97; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y9, Y10 (VEX)
-	VCVTDQ2PS        Y10, Y9                                // Σ (q − 32)·qx over 4 columns
-	VBROADCASTSS     248(SP), Y11
-	VBROADCASTSS     252(SP), Y12
-	VBLENDPS         $0xf0, Y12, Y11, Y11                   // S[14] ×4, S[15] ×4
-	VFMADD231PS      Y11, Y9, Y7
+	VMULPS           Y10, Y5, Y5                            // S[g] = d·sc[g]·dx[g/2]
+	VMOVDQU          160(SI)(R9*1), Y6                      // qh, half 1
+	VMOVDQU          64(SI)(R9*1), Y7
+	VPAND            Y15, Y7, Y7
+	VPSLLW           $4, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 0-31 of the half
+	VMOVDQU          128(BX), Y9                            // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x8f; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y7, Y9 (VEX)
+	VMOVDQU          96(SI)(R9*1), Y7
+	VPAND            Y15, Y7, Y7
+	VPSLLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 32-63 of the half
+	VMOVDQU          160(BX), Y8                            // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x87; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y7, Y8 (VEX)
+	VPACKSSDW        Y8, Y9, Y10                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y10, Y10                          // of 8
+	VMOVDQU          64(SI)(R9*1), Y7
+	VPSRLW           $4, Y7, Y7
+	VPAND            Y15, Y7, Y7
+	VMOVDQU          Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 64-95 of the half
+	VMOVDQU          192(BX), Y9                            // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x8f; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y7, Y9 (VEX)
+	VMOVDQU          96(SI)(R9*1), Y7
+	VPSRLW           $4, Y7, Y7
+	VPAND            Y15, Y7, Y7
+	VPSRLW           $2, Y6, Y8
+	VPAND            Y13, Y8, Y8
+	VPOR             Y8, Y7, Y7                             // q, columns 96-127 of the half
+	VMOVDQU          224(BX), Y8                            // −32·Σqx
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x45; BYTE $0x50; BYTE $0x87; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y7, Y8 (VEX)
+	VPACKSSDW        Y8, Y9, Y11                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y11, Y11                          // of 8
+	VPACKSSDW        Y11, Y10, Y10
+	VPMADDWD         Y14, Y10, Y10                          // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VCVTDQ2PS        Y10, Y10
+	VFMADD231PS      Y5, Y10, Y3
 	PREFETCHT0       8192(SI)
 	PREFETCHT0       8256(SI)
 	PREFETCHT0       8320(SI)
@@ -5542,33 +5293,29 @@ q64ablockv:
 	ADDQ             $256, BX
 	DECQ             CX
 	JNZ              q64ablockv
-	VADDPS           Y1, Y0, Y0
-	VADDPS           Y3, Y2, Y2
-	VADDPS           Y5, Y4, Y4
-	VADDPS           Y7, Y6, Y6
 	MOVQ             out+0(FP), AX
-	MOVQ             256(SP), R10
+	MOVQ             0(SP), R10
 	LEAQ             (R10)(R10*2), R11
-	VEXTRACTF128     $1, Y0, X8
-	VADDPS           X8, X0, X0
+	VEXTRACTF128     $1, Y0, X4
+	VADDPS           X4, X0, X0
 	VHADDPS          X0, X0, X0
 	VHADDPS          X0, X0, X0
 	VMOVSS           X0, (AX)
-	VEXTRACTF128     $1, Y2, X8
-	VADDPS           X8, X2, X2
+	VEXTRACTF128     $1, Y1, X4
+	VADDPS           X4, X1, X1
+	VHADDPS          X1, X1, X1
+	VHADDPS          X1, X1, X1
+	VMOVSS           X1, (AX)(R10*1)
+	VEXTRACTF128     $1, Y2, X4
+	VADDPS           X4, X2, X2
 	VHADDPS          X2, X2, X2
 	VHADDPS          X2, X2, X2
-	VMOVSS           X2, (AX)(R10*1)
-	VEXTRACTF128     $1, Y4, X8
-	VADDPS           X8, X4, X4
-	VHADDPS          X4, X4, X4
-	VHADDPS          X4, X4, X4
-	VMOVSS           X4, (AX)(R10*2)
-	VEXTRACTF128     $1, Y6, X8
-	VADDPS           X8, X6, X6
-	VHADDPS          X6, X6, X6
-	VHADDPS          X6, X6, X6
-	VMOVSS           X6, (AX)(R11*1)
+	VMOVSS           X2, (AX)(R10*2)
+	VEXTRACTF128     $1, Y3, X4
+	VADDPS           X4, X3, X3
+	VHADDPS          X3, X3, X3
+	VHADDPS          X3, X3, X3
+	VMOVSS           X3, (AX)(R11*1)
 	ADDQ             $4, out+0(FP)
 	DECQ             rows+8(FP)
 	JNZ              q64arowv

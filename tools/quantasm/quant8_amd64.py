@@ -62,6 +62,10 @@ data("x8q4idx", [str(2 * j + (i // 8)) for j in range(4) for i in range(16)])
 # Q6_K: lanes take group 4q + lane/4; dup2: group i takes dx[i/2]
 data("x8q6idx", [str(4 * q + i // 4) for q in range(4) for i in range(16)])
 data("x8dup2", [str(i // 2) for i in range(16)])
+# Q6_K AVX2: the lanes of a half's group sums hold groups 0,2,4,6,1,3,5,7;
+# x8q6g orders sc that way, x8q6dx takes each group's dx (half 0, half 1)
+data("x8q6g", ["0", "2", "4", "6", "1", "3", "5", "7"])
+data("x8q6dx", [str(h * 4 + i % 4) for h in range(2) for i in range(8)])
 data("x8ones16", ["0x00010001"])
 # quantXAVX2: the dwords of VPACKSSWB's result in column order
 data("x8pack", ["0", "4", "1", "5", "2", "6", "3", "7"])
@@ -1129,61 +1133,76 @@ def avx2_kernels():
     store_row("q5arow", "Y0")
     e()
 
-    def q6k_avx2_block(w, accs, sp, r):
-        """One Q6_K block at w (a format of the offset) into accs, its S[g] in
-        the frame at sp. r: the numbers of the Y registers for d, sc[0:8],
-        sc[8:16], dx[g/2], qh, q, qh's shifted bits and the two S broadcasts
-        (the stream kernel, short of registers, repeats some)."""
-        d, sc0, sc1, dup, qh, q, hb, s0, s1 = ("Y%d" % n for n in r)
+    def q6k_avx2_scales(w, h, d, S, t):
+        """S = d·sc[g]·dx[g/2] for the groups g of half h of the block at w,
+        in the order of q6k_avx2_half's lanes (x8q6g). t: a Y temporary."""
+        ins("VPMOVSXBD", w % (192 + 8 * h), S, c="sc[%d:%d]" % (8 * h, 8 * h + 8))
+        ins("VCVTDQ2PS", S, S)
+        ins("VMOVDQU", "x8q6g<>(SB)", t)
+        ins("VPERMPS", S, t, S, c="sc in the lanes' order")
+        ins("VMULPS", d, S, S)
+        ins("VMOVDQU", "x8q6dx<>+%d(SB)" % (32 * h), t)
+        ins("VPERMPS", "(DX)", t, t, c="dx[g/2]")
+        ins("VMULPS", t, S, S, c="S[g] = d·sc[g]·dx[g/2]")
+
+    def q6k_avx2_half(w, h, acc, S, r):
+        """acc += S · (the 8 group sums of half h of the Q6_K block at w). The
+        int32 lanes of 4 columns, corrected by n32, are reduced to one lane
+        a group of 16 as Q4_K's (k4_avx2_subblocks): |Σ of 8 (q − 32)·qx|
+        ≤ 32512 still packs. r: the Y registers qh, q, hb, ve, a0, a1."""
+        qh, q, hb, ve, a0, a1 = r
+        ins("VMOVDQU", w % (128 + 32 * h), qh, c="qh, half %d" % h)
+        for k in range(4):
+            qk = ve if k % 2 == 0 and not AVX_VNNI else q
+            ins("VMOVDQU", w % (64 * h + 32 * (k & 1)), qk)
+            if k >= 2:
+                ins("VPSRLW", "$4", qk, qk)
+            ins("VPAND", "Y15", qk, qk)
+            if k == 0:
+                ins("VPSLLW", "$4", qh, hb)
+            elif k == 1:
+                ins("VPSLLW", "$2", qh, hb)
+            elif k == 2:
+                ins("VMOVDQU", qh, hb)
+            else:
+                ins("VPSRLW", "$2", qh, hb)
+            ins("VPAND", "Y13", hb, hb)
+            ins("VPOR", hb, qk, qk, c="q, columns %d-%d of the half" % (32 * k, 32 * k + 31))
+            o = 128 * h + 32 * k
+            if AVX_VNNI:
+                res = ve if k % 2 == 0 else hb
+                ins("VMOVDQU", "%d(BX)" % o, res, c="−32·Σqx")
+                vpdpbusd("%d(DI)" % o, qk, res)
+            else:
+                res = qk
+                ins("VPMADDUBSW", "%d(DI)" % o, qk, qk)
+                ins("VPMADDWD", "Y14", qk, qk)
+                ins("VPADDD", "%d(BX)" % o, qk, qk, c="−32·Σqx")
+            if k % 2 == 1:
+                a = a0 if k == 1 else a1
+                ins("VPACKSSDW", res, ve, a, c="Σ (q − 32)·qx of 4 columns")
+                ins("VPMADDWD", "Y14", a, a, c="of 8")
+        ins("VPACKSSDW", a1, a0, a0)
+        ins("VPMADDWD", "Y14", a0, a0, c="of 16: groups 0,2,4,6 | 1,3,5,7 of the half")
+        ins("VCVTDQ2PS", a0, a0)
+        ins("VFMADD231PS", S, a0, acc)
+
+    def q6k_avx2_block(w, acc, r):
+        """One Q6_K block at w (a format of the offset) into acc. r: the
+        numbers of eight Y temporaries (d, S, then q6k_avx2_half's)."""
+        d, S, qh, q, hb, ve, a0, a1 = ("Y%d" % n for n in r)
         f16_bcast(w % 208, "X" + d[1:], d)
-        for half, (off, reg) in enumerate([(192, sc0), (200, sc1)]):
-            ins("VPMOVSXBD", w % off, reg, c="sc[%d:%d]" % (8 * half, 8 * half + 8))
-            ins("VCVTDQ2PS", reg, reg)
-            ins("VMULPS", d, reg, reg)
-            ins("VMOVDQU", "x8dup2<>+%d(SB)" % (32 * half), dup)
-            ins("VPERMPS", "(DX)", dup, dup, c="dx[g/2]")
-            ins("VMULPS", dup, reg, reg)
-            ins("VMOVUPS", reg, "%d(SP)" % (sp + 32 * half), c="S[g] = d·sc[g]·dx")
         for h in range(2):
-            ins("VMOVDQU", w % (128 + 32 * h), qh, c="qh, half %d" % h)
-            for k in range(4):
-                ins("VMOVDQU", w % (64 * h + 32 * (k & 1)), q)
-                if k >= 2:
-                    ins("VPSRLW", "$4", q, q)
-                ins("VPAND", "Y15", q, q)
-                if k == 0:
-                    ins("VPSLLW", "$4", qh, hb)
-                elif k == 1:
-                    ins("VPSLLW", "$2", qh, hb)
-                elif k == 2:
-                    ins("VMOVDQU", qh, hb)
-                else:
-                    ins("VPSRLW", "$2", qh, hb)
-                ins("VPAND", "Y13", hb, hb)
-                ins("VPOR", hb, q, q, c="q, columns %d-%d of the half" % (32 * k, 32 * k + 31))
-                o = 128 * h + 32 * k
-                if AVX_VNNI:
-                    ins("VMOVDQU", "%d(BX)" % o, hb, c="−32·Σqx")
-                    vpdpbusd("%d(DI)" % o, q, hb)
-                    ins("VCVTDQ2PS", hb, q, c="Σ (q − 32)·qx over 4 columns")
-                else:
-                    ins("VPMADDUBSW", "%d(DI)" % o, q, q)
-                    ins("VPMADDWD", "Y14", q, q)
-                    ins("VMOVDQU", "%d(BX)" % o, hb, c="−32·Σqx")
-                    ins("VPADDD", hb, q, q, c="Σ (q − 32)·qx over 4 columns")
-                    ins("VCVTDQ2PS", q, q)
-                g = 8 * h + 2 * k
-                ins("VBROADCASTSS", "%d(SP)" % (sp + 4 * g), s0)
-                ins("VBROADCASTSS", "%d(SP)" % (sp + 4 * g + 4), s1)
-                ins("VBLENDPS", "$0xf0", s1, s0, s0, c="S[%d] ×4, S[%d] ×4" % (g, g + 1))
-                ins("VFMADD231PS", s0, q, accs[k % 2])
+            q6k_avx2_scales(w, h, d, S, a0)
+            q6k_avx2_half(w, h, acc, S, (qh, q, hb, ve, a0, a1))
 
     e("// func dotRowsQ6KAVX2(out *float32, rows int, w *byte, xq *int8, dc *float32, n32 *int32, nb int)")
     e("//")
     e("// dotRowsQ6KVNNI with VPMADDUBSW: q (< 64) for 32 columns a Y register,")
-    e("// the int32 lanes of 4 columns corrected by n32; lanes 0-3 take")
-    e("// S[g], 4-7 S[g+1] (d·sc·dx in the frame). rows ≥ 1, nb ≥ 1.")
-    e("TEXT ·dotRowsQ6KAVX2(SB), NOSPLIT, $64-56")
+    e("// the int32 lanes of 4 columns corrected by n32, then reduced to one")
+    e("// lane a group and multiplied by S = d·sc·dx once a half block.")
+    e("// rows ≥ 1, nb ≥ 1.")
+    e("TEXT ·dotRowsQ6KAVX2(SB), NOSPLIT, $0-56")
     ins("MOVQ", "w+16(FP)", "SI")
     ins("VPBROADCASTD", "x8c0f<>(SB)", "Y15")
     ins("VPBROADCASTD", "x8ones16<>(SB)", "Y14")
@@ -1191,11 +1210,9 @@ def avx2_kernels():
     e("q6arow:")
     row_args("dc", "n32")
     ins("VXORPS", "Y0", "Y0", "Y0")
-    ins("VXORPS", "Y1", "Y1", "Y1")
     e("q6ablock:")
-    q6k_avx2_block("%d(SI)", ("Y0", "Y1"), 0, (2, 3, 4, 5, 6, 7, 8, 9, 10))
+    q6k_avx2_block("%d(SI)", "Y0", (2, 3, 4, 5, 6, 7, 8, 9))
     k_next_block(210, 256, "q6ablock")
-    ins("VADDPS", "Y1", "Y0", "Y0")
     store_row("q6arow", "Y0")
 
     # ------------------------------------------ K-quants AVX2, four streams
@@ -1254,23 +1271,21 @@ def avx2_kernels():
     e("// func dotRows4Q6KAVX2(out *float32, rows int, w *byte, stride int, xq *int8, dc *float32, n32 *int32, nb int)")
     e("//")
     e("// dotRowsQ6KAVX2 over four streams, as dotRows4Q8_0VNNI: stream k sums")
-    e("// in Y2k and Y2k+1, its S[g] at 64k(SP); Y8-Y12 are the temporaries,")
-    e("// Y13-Y15 the one-stream kernel's constants. rows ≥ 1, nb ≥ 1.")
-    a2s_prologue("dotRows4Q6KAVX2", 4 * 64 + 8)
+    e("// in Yk; Y4-Y11 are the temporaries, Y13-Y15 the one-stream kernel's")
+    e("// constants. rows ≥ 1, nb ≥ 1.")
+    a2s_prologue("dotRows4Q6KAVX2", 8)
     ins("VPBROADCASTD", "x8c0f<>(SB)", "Y15")
     ins("VPBROADCASTD", "x8ones16<>(SB)", "Y14")
     ins("VPBROADCASTD", "x8c30<>(SB)", "Y13")
     e("q64arow:")
     row_args("dc", "n32", streams=True)
-    for y in range(8):
+    for y in range(4):
         ins("VXORPS", "Y%d" % y, "Y%d" % y, "Y%d" % y)
     e("q64ablock:")
-    for s in range(4):
-        q6k_avx2_block(STREAMS4[s], ("Y%d" % (2 * s), "Y%d" % (2 * s + 1)), 64 * s, (8, 9, 9, 10, 8, 9, 10, 11, 12))
+    for k in range(4):
+        q6k_avx2_block(STREAMS4[k], "Y%d" % k, range(4, 12))
     k_next_block(210, 256, "q64ablock", STREAMS4)
-    for s in range(4):
-        ins("VADDPS", "Y%d" % (2 * s + 1), "Y%d" % (2 * s), "Y%d" % (2 * s))
-    a2s_store(4 * 64 + 8, ["Y%d" % (2 * s) for s in range(4)], "8", "q64arow")
+    a2s_store(8, ["Y%d" % k for k in range(4)], "4", "q64arow")
 
 avx2_kernels()
 

@@ -170,11 +170,12 @@ gemvRows4BF16PairAVX512sum:
 	VZEROUPPER   
 	RET          
 
-// func gemvRows2BF16PairAVX2(out *float32, rows int, w *BF16, ldw int, xe, xo *float32, n, stride int)
+// func gemvRows3BF16PairAVX2(out *float32, rows int, w *BF16, ldw int, xe, xo *float32, n, stride int)
 //
-// gemvRows4BF16PairAVX512 with two streams, for AVX2's sixteen registers:
-// the accumulators of stream 0 in Y0–Y3, of stream 1 in Y8–Y11.
-TEXT ·gemvRows2BF16PairAVX2(SB), NOSPLIT, $0-64
+// gemvRows4BF16PairAVX512 with three streams, for AVX2's sixteen
+// registers: the accumulators of stream k in Y4k–Y4k+3, the weights
+// widened half a line at a time in Y12–Y14, x read from memory.
+TEXT ·gemvRows3BF16PairAVX2(SB), NOSPLIT, $0-64
 	MOVQ         out+0(FP), DX
 	MOVQ         rows+8(FP), R12
 	MOVQ         w+16(FP), SI
@@ -185,14 +186,19 @@ TEXT ·gemvRows2BF16PairAVX2(SB), NOSPLIT, $0-64
 	MOVQ         n+48(FP), CX
 	MOVQ         stride+56(FP), AX
 	LEAQ         (SI)(AX*1), BX                 // stream 1
+	LEAQ         (BX)(AX*1), DI                 // stream 2
 	SHRQ         $1, CX                         // pairs
 	VPCMPEQD     Y15, Y15, Y15
 	VPSLLD       $16, Y15, Y15                  // 0xFFFF0000 per lane
-gemvRows2BF16PairAVX2row:
+gemvRows3BF16PairAVX2row:
 	VXORPS       Y0, Y0, Y0
 	VXORPS       Y1, Y1, Y1
 	VXORPS       Y2, Y2, Y2
 	VXORPS       Y3, Y3, Y3
+	VXORPS       Y4, Y4, Y4
+	VXORPS       Y5, Y5, Y5
+	VXORPS       Y6, Y6, Y6
+	VXORPS       Y7, Y7, Y7
 	VXORPS       Y8, Y8, Y8
 	VXORPS       Y9, Y9, Y9
 	VXORPS       Y10, Y10, Y10
@@ -200,47 +206,63 @@ gemvRows2BF16PairAVX2row:
 	XORQ         AX, AX                         // j = 0
 	MOVQ         CX, R10
 	ANDQ         $-16, R10                      // pairs in whole 64-byte lines
-	JE           gemvRows2BF16PairAVX2tail
-gemvRows2BF16PairAVX2loop:
+	JE           gemvRows3BF16PairAVX2tail
+gemvRows3BF16PairAVX2loop:
 	PREFETCHT0   8192(SI)(AX*4)                 // pairAhead
-	VMOVDQU      (SI)(AX*4), Y4                 // stream 0: pairs j … j+7
-	VMOVDQU      32(SI)(AX*4), Y6
-	VPSLLD       $16, Y4, Y5
-	VPSLLD       $16, Y6, Y7
-	VPAND        Y15, Y4, Y4
-	VPAND        Y15, Y6, Y6
-	VFMADD231PS  (R8)(AX*4), Y5, Y0
-	VFMADD231PS  (R9)(AX*4), Y4, Y1
-	VFMADD231PS  32(R8)(AX*4), Y7, Y2
-	VFMADD231PS  32(R9)(AX*4), Y6, Y3
+	VMOVDQU      0(SI)(AX*4), Y12               // stream 0: pairs j+0 … j+7
+	VPSLLD       $16, Y12, Y13
+	VPAND        Y15, Y12, Y12
+	VFMADD231PS  (R8)(AX*4), Y13, Y0
+	VFMADD231PS  (R9)(AX*4), Y12, Y1
+	VMOVDQU      32(SI)(AX*4), Y14              // stream 0: pairs j+8 … j+15
+	VPSLLD       $16, Y14, Y13
+	VPAND        Y15, Y14, Y14
+	VFMADD231PS  32(R8)(AX*4), Y13, Y2
+	VFMADD231PS  32(R9)(AX*4), Y14, Y3
 	PREFETCHT0   8192(BX)(AX*4)                 // pairAhead
-	VMOVDQU      (BX)(AX*4), Y4                 // stream 1: pairs j … j+7
-	VMOVDQU      32(BX)(AX*4), Y6
-	VPSLLD       $16, Y4, Y5
-	VPSLLD       $16, Y6, Y7
-	VPAND        Y15, Y4, Y4
-	VPAND        Y15, Y6, Y6
-	VFMADD231PS  (R8)(AX*4), Y5, Y8
-	VFMADD231PS  (R9)(AX*4), Y4, Y9
-	VFMADD231PS  32(R8)(AX*4), Y7, Y10
-	VFMADD231PS  32(R9)(AX*4), Y6, Y11
+	VMOVDQU      0(BX)(AX*4), Y12               // stream 1: pairs j+0 … j+7
+	VPSLLD       $16, Y12, Y13
+	VPAND        Y15, Y12, Y12
+	VFMADD231PS  (R8)(AX*4), Y13, Y4
+	VFMADD231PS  (R9)(AX*4), Y12, Y5
+	VMOVDQU      32(BX)(AX*4), Y14              // stream 1: pairs j+8 … j+15
+	VPSLLD       $16, Y14, Y13
+	VPAND        Y15, Y14, Y14
+	VFMADD231PS  32(R8)(AX*4), Y13, Y6
+	VFMADD231PS  32(R9)(AX*4), Y14, Y7
+	PREFETCHT0   8192(DI)(AX*4)                 // pairAhead
+	VMOVDQU      0(DI)(AX*4), Y12               // stream 2: pairs j+0 … j+7
+	VPSLLD       $16, Y12, Y13
+	VPAND        Y15, Y12, Y12
+	VFMADD231PS  (R8)(AX*4), Y13, Y8
+	VFMADD231PS  (R9)(AX*4), Y12, Y9
+	VMOVDQU      32(DI)(AX*4), Y14              // stream 2: pairs j+8 … j+15
+	VPSLLD       $16, Y14, Y13
+	VPAND        Y15, Y14, Y14
+	VFMADD231PS  32(R8)(AX*4), Y13, Y10
+	VFMADD231PS  32(R9)(AX*4), Y14, Y11
 	ADDQ         $16, AX
 	CMPQ         AX, R10
-	JL           gemvRows2BF16PairAVX2loop
-gemvRows2BF16PairAVX2tail:
+	JL           gemvRows3BF16PairAVX2loop
+gemvRows3BF16PairAVX2tail:
 	CMPQ         AX, CX                         // a last half line?
-	JGE          gemvRows2BF16PairAVX2sum
-	VMOVDQU      (SI)(AX*4), Y4
-	VPSLLD       $16, Y4, Y5
-	VPAND        Y15, Y4, Y4
-	VFMADD231PS  (R8)(AX*4), Y5, Y0
-	VFMADD231PS  (R9)(AX*4), Y4, Y1
-	VMOVDQU      (BX)(AX*4), Y4
-	VPSLLD       $16, Y4, Y5
-	VPAND        Y15, Y4, Y4
-	VFMADD231PS  (R8)(AX*4), Y5, Y8
-	VFMADD231PS  (R9)(AX*4), Y4, Y9
-gemvRows2BF16PairAVX2sum:
+	JGE          gemvRows3BF16PairAVX2sum
+	VMOVDQU      (SI)(AX*4), Y12
+	VPSLLD       $16, Y12, Y13
+	VPAND        Y15, Y12, Y12
+	VFMADD231PS  (R8)(AX*4), Y13, Y0
+	VFMADD231PS  (R9)(AX*4), Y12, Y1
+	VMOVDQU      (BX)(AX*4), Y12
+	VPSLLD       $16, Y12, Y13
+	VPAND        Y15, Y12, Y12
+	VFMADD231PS  (R8)(AX*4), Y13, Y4
+	VFMADD231PS  (R9)(AX*4), Y12, Y5
+	VMOVDQU      (DI)(AX*4), Y12
+	VPSLLD       $16, Y12, Y13
+	VPAND        Y15, Y12, Y12
+	VFMADD231PS  (R8)(AX*4), Y13, Y8
+	VFMADD231PS  (R9)(AX*4), Y12, Y9
+gemvRows3BF16PairAVX2sum:
 	MOVQ         rows+8(FP), AX
 	SHLQ         $2, AX                         // the streams' outputs, bytes apart
 	VADDPS       Y1, Y0, Y0                     // s = se + so
@@ -251,6 +273,14 @@ gemvRows2BF16PairAVX2sum:
 	VHADDPS      X0, X0, X0
 	VHADDPS      X0, X0, X0
 	VMOVSS       X0, (DX)                       // out[0·rows + r]
+	VADDPS       Y5, Y4, Y4                     // s = se + so
+	VADDPS       Y7, Y6, Y6
+	VADDPS       Y6, Y4, Y4
+	VEXTRACTF128 $1, Y4, X5                     // fold 8 lanes to 4
+	VADDPS       X5, X4, X4
+	VHADDPS      X4, X4, X4
+	VHADDPS      X4, X4, X4
+	VMOVSS       X4, (DX)(AX*1)                 // out[1·rows + r]
 	VADDPS       Y9, Y8, Y8                     // s = se + so
 	VADDPS       Y11, Y10, Y10
 	VADDPS       Y10, Y8, Y8
@@ -258,12 +288,13 @@ gemvRows2BF16PairAVX2sum:
 	VADDPS       X9, X8, X8
 	VHADDPS      X8, X8, X8
 	VHADDPS      X8, X8, X8
-	VMOVSS       X8, (DX)(AX*1)                 // out[1·rows + r]
+	VMOVSS       X8, (DX)(AX*2)                 // out[2·rows + r]
 	ADDQ         $4, DX                         // next row
 	ADDQ         R13, SI
 	ADDQ         R13, BX
+	ADDQ         R13, DI
 	DECQ         R12
-	JNZ          gemvRows2BF16PairAVX2row
+	JNZ          gemvRows3BF16PairAVX2row
 	VZEROUPPER   
 	RET          
 

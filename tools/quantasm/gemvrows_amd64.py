@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes kernels/gemvrows_amd64.s: the bf16 decode row loops that read
-several streams (gemvRows4BF16PairAVX512, gemvRows2BF16PairAVX2).
+several streams (gemvRows4BF16PairAVX512, gemvRows3BF16PairAVX2).
 
 Run `python3 tools/quantasm/gemvrows_amd64.py > kernels/gemvrows_amd64.s` after
 editing. Per row they run the operations of the one-stream kernel
@@ -12,8 +12,8 @@ One core reads memory faster from several streams far apart than from one
 (each stream has a hardware prefetcher of its own; on a Sapphire Rapids
 VM, 1 GiB: 10.3 GB/s as one stream, 12.9 as two, 14.4 as four), so the Go
 driver (matVecBF16Rows) gives each stream an equal band of the rows: four
-where AVX512-VL's registers Y16-Y31 hold the sixteen accumulators, two in
-AVX2's sixteen registers.
+where AVX512-VL's registers Y16-Y31 hold the sixteen accumulators, three
+in AVX2's sixteen registers.
 """
 
 from stream import AHEAD
@@ -35,8 +35,10 @@ def kernel(name, S, avx512):
         tmp = [['Y4', 'Y5', 'Y6', 'Y7'], ['Y8', 'Y9', 'Y10', 'Y11']] * 2
         zero = 'VPXORD'
     else:
-        acc = [['Y0', 'Y1', 'Y2', 'Y3'], ['Y8', 'Y9', 'Y10', 'Y11']]
-        tmp = [['Y4', 'Y5', 'Y6', 'Y7']] * 2
+        # three streams' accumulators in Y0-Y11 leave Y12-Y14 for the
+        # weights: each half line is widened and used before the next
+        acc = [['Y%d' % (4 * k + i) for i in range(4)] for k in range(S)]
+        tmp = [['Y12', 'Y13', 'Y14', 'Y13']] * S
         zero = 'VXORPS'
     e('TEXT ·%s(SB), NOSPLIT, $0-64' % name)
     ins('MOVQ', 'out+0(FP)', 'DX')
@@ -76,6 +78,14 @@ def kernel(name, S, avx512):
         se0, so0, se1, so1 = acc[k]
         w = W[k]
         ins('PREFETCHT0', '%d(%s)(AX*4)' % (AHEAD, w), c='pairAhead')
+        if not avx512:
+            for h, (u, v, se, so) in enumerate([(a, b, se0, so0), (c, d, se1, so1)]):
+                ins('VMOVDQU', '%d(%s)(AX*4)' % (32 * h, w), u, c='stream %d: pairs j+%d … j+%d' % (k, 8 * h, 8 * h + 7))
+                ins('VPSLLD', '$16', u, v)
+                ins('VPAND', 'Y15', u, u)
+                ins('VFMADD231PS', xs[2 * h], v, se)
+                ins('VFMADD231PS', xs[2 * h + 1], u, so)
+            continue
         ins('VMOVDQU', '(%s)(AX*4)' % w, a, c='stream %d: pairs j … j+7' % k)
         ins('VMOVDQU', '32(%s)(AX*4)' % w, c)
         ins('VPSLLD', '$16', a, b)
@@ -144,9 +154,10 @@ e("// x in Y0–Y3, loaded once a step for the four rows; each stream")
 e("// prefetches pairAhead (8 KiB) ahead of itself. n is a multiple of 16,")
 e("// rows ≥ 1.")
 kernel("gemvRows4BF16PairAVX512", 4, True)
-e("// func gemvRows2BF16PairAVX2(out *float32, rows int, w *BF16, ldw int, xe, xo *float32, n, stride int)")
+e("// func gemvRows3BF16PairAVX2(out *float32, rows int, w *BF16, ldw int, xe, xo *float32, n, stride int)")
 e("//")
-e("// gemvRows4BF16PairAVX512 with two streams, for AVX2's sixteen registers:")
-e("// the accumulators of stream 0 in Y0–Y3, of stream 1 in Y8–Y11.")
-kernel("gemvRows2BF16PairAVX2", 2, False)
+e("// gemvRows4BF16PairAVX512 with three streams, for AVX2's sixteen")
+e("// registers: the accumulators of stream k in Y4k–Y4k+3, the weights")
+e("// widened half a line at a time in Y12–Y14, x read from memory.")
+kernel("gemvRows3BF16PairAVX2", 3, False)
 print("\n".join(out))

@@ -9,7 +9,7 @@ APT_PKGS := gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-d
             libxinerama-dev libxi-dev libxxf86vm-dev libgtk-3-dev xvfb xauth libgl1-mesa-dri \
             x11-apps imagemagick xdotool
 
-.PHONY: all deps build run test test-engine test-generic e2e bench bench-model window-bench compare-llamacpp compare-llamacpp-quant crosscheck-llamacpp llamacpp-native membw package fuzz clean
+.PHONY: all deps build run test test-engine test-generic generate e2e bench bench-model window-bench compare-llamacpp compare-llamacpp-quant crosscheck-llamacpp llamacpp-native membw package fuzz clean
 
 all: build
 
@@ -44,6 +44,11 @@ test: deps
 
 test-engine:
 	CGO_ENABLED=0 $(GO) test $(HEADLESS_PKGS)
+
+# generate runs every generator of kernels/generate.go (python3): the
+# assembly in tools/quantasm's emitters, each named for the file it writes.
+generate:
+	$(GO) generate ./kernels/...
 
 # e2e starts the real binary under Xvfb on the demo model, generates, and
 # saves the window's screenshot to $(BUILD)/e2e/.

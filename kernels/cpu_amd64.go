@@ -15,7 +15,13 @@ var (
 	// hasVNNI: the integer decode kernels use VPDPBUSD on Z registers and
 	// word shifts (VPSRLVW), hence BW.
 	hasVNNI = hasAVX512 && cpuid.CPU.Supports(cpuid.AVX512BW, cpuid.AVX512VNNI)
+	// hasAVXVNNI: VEX VPDPBUSD on Y registers (Intel cores from Alder Lake
+	// on, AVX-512 or not); cpuid sets it only where the OS saves AVX state.
+	hasAVXVNNI = hasAVX2 && cpuid.CPU.Supports(cpuid.AVXVNNI)
 )
+
+// q8NameAVX2 names the integer decode of the AVX2 kernels on this CPU.
+var q8NameAVX2 = pick(hasAVXVNNI, "AVX-VNNI VPDPBUSD", "AVX2 VPMADDUBSW")
 
 // l2Bytes is one core's L2 cache in bytes as cpuid reports it, 1 MiB when
 // it does not.
@@ -44,7 +50,7 @@ var (
 		dequantRow: dequantRowAVX2,
 		quantizeX:  quantizeXAVX2L,
 		matVecQ8:   matVecQ8AVX2L,
-		q8Name:     "AVX2 VPMADDUBSW",
+		q8Name:     q8NameAVX2,
 	}
 	avx512Set = &kernelSet{
 		matVecBF16: matVecBF16AVX512,
@@ -63,7 +69,7 @@ var (
 		dequantRow: dequantRowAVX2,
 		quantizeX:  quantizeXAVX512,
 		matVecQ8:   matVecQ8AVX512,
-		q8Name:     pick(hasVNNI, "AVX512-VNNI VPDPBUSD", "AVX2 VPMADDUBSW"),
+		q8Name:     pick(hasVNNI, "AVX512-VNNI VPDPBUSD", q8NameAVX2),
 	}
 	// avx512bf16Set differs from avx512Set in prefill only: decode streams
 	// weights at memory speed either way, and widening keeps x exact there.
@@ -86,6 +92,6 @@ var (
 		dequantRow:  dequantRowAVX2,
 		quantizeX:   quantizeXAVX512,
 		matVecQ8:    matVecQ8AVX512,
-		q8Name:      pick(hasVNNI, "AVX512-VNNI VPDPBUSD", "AVX2 VPMADDUBSW"),
+		q8Name:      pick(hasVNNI, "AVX512-VNNI VPDPBUSD", q8NameAVX2),
 	}
 )

@@ -81,8 +81,16 @@ func (v isa) widen(dst *float32, src *BF16, n int) {
 // within noise, 256 and 768 about 5 % slower.
 const kc = 512
 
+// matMulF32AVX2 and matMulBF16AVX2 choose between the 4×3 dot tiles and
+// the broadcast tiles (bcast2_amd64.go) on n alone, as the AVX-512 ones.
 func matMulF32AVX2(out []float32, ldOut int, w, x []float32, n, cols int) {
-	matMulF32By(isaAVX2, out, ldOut, w, x, n, cols)
+	if n < nBcast2F32 {
+		matMulF32By(isaAVX2, out, ldOut, w, x, n, cols)
+		return
+	}
+	ws := workspaces.Get().(*Workspace)
+	matMulBcastAVX2(ws, out, ldOut, w, x, n, cols)
+	workspaces.Put(ws)
 }
 
 // matMulF32AVX512 and matMulBF16AVX512 choose between the 8×3 tiles and
@@ -99,7 +107,11 @@ func matMulF32AVX512(out []float32, ldOut int, w, x []float32, n, cols int) {
 }
 
 func matMulBF16AVX2(ws *Workspace, out []float32, ldOut int, w []BF16, x []float32, n, cols int) {
-	matMulBF16By(isaAVX2, ws, out, ldOut, w, x, n, cols)
+	if n < nBcast2 {
+		matMulBF16By(isaAVX2, ws, out, ldOut, w, x, n, cols)
+		return
+	}
+	matMulBcastAVX2(ws, out, ldOut, w, x, n, cols)
 }
 
 func matMulBF16AVX512(ws *Workspace, out []float32, ldOut int, w []BF16, x []float32, n, cols int) {

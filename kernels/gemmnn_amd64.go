@@ -25,10 +25,21 @@ func gemmNN32x8AVX512(out *float32, ldo int, b *float32, ldb int, x *float32, ld
 func gemmNN32x4AVX512(out *float32, ldo int, b *float32, ldb int, x *float32, ldx int, k int, accum int)
 
 // gemmNN16x6AVX2 is the broadcast tile for AVX2 (16 registers): out[t·ldo+j]
-// = Σ_{c<k} x[t·ldx+c]·b[c·ldb+j] for t < 6, j < 16, the same sums.
+// (+)= Σ_{c<k} x[t·ldx+c]·b[c·ldb+j] for t < 6, j < 16, the same sums.
 //
 //go:noescape
-func gemmNN16x6AVX2(out *float32, ldo int, b *float32, ldb int, x *float32, ldx int, k int)
+func gemmNN16x6AVX2(out *float32, ldo int, b *float32, ldb int, x *float32, ldx int, k int, accum int)
+
+// packT16BF16AVX2 sets dst[c·16+j] = src[j·lds+c].Float32() for j < 16,
+// c < k (k a multiple of 8): 16 rows of W become the AVX2 tile's B = Wᵀ.
+//
+//go:noescape
+func packT16BF16AVX2(dst *float32, src *BF16, lds int, k int)
+
+// packT16F32AVX2 is packT16BF16AVX2 for float32 rows.
+//
+//go:noescape
+func packT16F32AVX2(dst *float32, src *float32, lds int, k int)
 
 // packT32BF16AVX512 sets dst[c·32+j] = src[j·lds+c].Float32() for j < 32,
 // c < k (k a multiple of 16): 32 rows of W become the kernel's B = Wᵀ.
@@ -215,12 +226,12 @@ func matMulNNAVX2(out []float32, ldOut int, x []float32, ldx int, b []float32, l
 		}
 		for t := 0; t < n; {
 			if jn == col2 && t+tok2 <= n {
-				gemmNN16x6AVX2(&out[t*ldOut+j], ldOut, bp, ldbp, &x[t*ldx], ldx, k)
+				gemmNN16x6AVX2(&out[t*ldOut+j], ldOut, bp, ldbp, &x[t*ldx], ldx, k, 0)
 				t += tok2
 				continue
 			}
 			t0 := max(0, min(t, n-tok2))
-			gemmNN16x6AVX2(&tile[0], col2, bp, ldbp, &x[t0*ldx], ldx, k)
+			gemmNN16x6AVX2(&tile[0], col2, bp, ldbp, &x[t0*ldx], ldx, k, 0)
 			for ; t < min(t0+tok2, n); t++ {
 				copy(out[t*ldOut+j:t*ldOut+j+jn], tile[(t-t0)*col2:(t-t0)*col2+jn])
 			}

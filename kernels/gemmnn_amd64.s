@@ -333,13 +333,21 @@ nn4accum:
 	VMOVUPS yb, 32(NOUT); \
 	ADDQ    NLDO, NOUT
 
-// func gemmNN16x6AVX2(out *float32, ldo int, b *float32, ldb int, x *float32, ldx int, k int)
+// ADDSTORE2Y(ya, yb): out[t][0:16] += s(t), then the next token.
+#define ADDSTORE2Y(ya, yb) \
+	VADDPS  (NOUT), ya, ya; \
+	VADDPS  32(NOUT), yb, yb; \
+	VMOVUPS ya, (NOUT); \
+	VMOVUPS yb, 32(NOUT); \
+	ADDQ    NLDO, NOUT
+
+// func gemmNN16x6AVX2(out *float32, ldo int, b *float32, ldb int, x *float32, ldx int, k int, accum int)
 //
 //	for t := range 6 {
 //		for j := range 16 {
 //			var s float32
 //			for c := range k { s = fma(x[t*ldx+c], b[c*ldb+j], s) }
-//			out[t*ldo+j] = s
+//			out[t*ldo+j] = s  // += s when accum != 0
 //		}
 //	}
 //
@@ -347,7 +355,7 @@ nn4accum:
 // Y(2t) outputs 0..7, Y(2t+1) 8..15), b[c][0:16] in Y12/Y13, broadcasts
 // in Y14/Y15. Per column: 2 vector loads, 6 broadcasts, 12 FMAs. Any
 // k ≥ 0.
-TEXT ·gemmNN16x6AVX2(SB), NOSPLIT, $0-56
+TEXT ·gemmNN16x6AVX2(SB), NOSPLIT, $0-64
 	MOVQ b+16(FP), NB
 	MOVQ ldb+24(FP), NLDB
 	SHLQ $2, NLDB             // row stride of b in bytes
@@ -388,15 +396,28 @@ nn2loop:
 	JNZ     nn2loop
 
 nn2store:
-	MOVQ out+0(FP), NOUT
-	MOVQ ldo+8(FP), NLDO
-	SHLQ $2, NLDO
+	MOVQ  out+0(FP), NOUT
+	MOVQ  ldo+8(FP), NLDO
+	SHLQ  $2, NLDO
+	MOVQ  accum+56(FP), AX
+	TESTQ AX, AX
+	JNZ   nn2accum
 	STORE2Y(Y0, Y1)           // out[0][0:16] = s(0)
 	STORE2Y(Y2, Y3)
 	STORE2Y(Y4, Y5)
 	STORE2Y(Y6, Y7)
 	STORE2Y(Y8, Y9)
 	STORE2Y(Y10, Y11)         // out[5][0:16] = s(5)
+	VZEROUPPER
+	RET
+
+nn2accum:
+	ADDSTORE2Y(Y0, Y1)        // out[0][0:16] += s(0)
+	ADDSTORE2Y(Y2, Y3)
+	ADDSTORE2Y(Y4, Y5)
+	ADDSTORE2Y(Y6, Y7)
+	ADDSTORE2Y(Y8, Y9)
+	ADDSTORE2Y(Y10, Y11)      // out[5][0:16] += s(5)
 	VZEROUPPER
 	RET
 
@@ -678,5 +699,146 @@ pfnext:
 	LEAQ (PS0)(LDS*8), PS0       // src row 16
 	DECQ PH
 	JNZ  pfhalf
+	VZEROUPPER
+	RET
+
+// TRANSPOSE8(r0..r7, t0..t7): the 8 × 8 floats in rows r0..r7 become
+// columns: afterwards t0..t7 hold columns 0..7 (unpack pairs of rows,
+// shuffle pairs of pairs, then swap 128-bit halves).
+#define TRANSPOSE8(r0, r1, r2, r3, r4, r5, r6, r7, t0, t1, t2, t3, t4, t5, t6, t7) \
+	VUNPCKLPS  r1, r0, t0; \
+	VUNPCKHPS  r1, r0, t1; \
+	VUNPCKLPS  r3, r2, t2; \
+	VUNPCKHPS  r3, r2, t3; \
+	VUNPCKLPS  r5, r4, t4; \
+	VUNPCKHPS  r5, r4, t5; \
+	VUNPCKLPS  r7, r6, t6; \
+	VUNPCKHPS  r7, r6, t7; \
+	VSHUFPS    $0x44, t2, t0, r0; \
+	VSHUFPS    $0xEE, t2, t0, r1; \
+	VSHUFPS    $0x44, t3, t1, r2; \
+	VSHUFPS    $0xEE, t3, t1, r3; \
+	VSHUFPS    $0x44, t6, t4, r4; \
+	VSHUFPS    $0xEE, t6, t4, r5; \
+	VSHUFPS    $0x44, t7, t5, r6; \
+	VSHUFPS    $0xEE, t7, t5, r7; \
+	VPERM2F128 $0x20, r4, r0, t0; \
+	VPERM2F128 $0x20, r5, r1, t1; \
+	VPERM2F128 $0x20, r6, r2, t2; \
+	VPERM2F128 $0x20, r7, r3, t3; \
+	VPERM2F128 $0x31, r4, r0, t4; \
+	VPERM2F128 $0x31, r5, r1, t5; \
+	VPERM2F128 $0x31, r6, r2, t6; \
+	VPERM2F128 $0x31, r7, r3, t7
+
+// STORECOLS8(off): the eight columns t0..t7 (Y8..Y15) to dst rows c..c+7
+// (64 bytes apart), at byte offset off (0: rows 0-7 of W, 32: rows 8-15).
+#define STORECOLS8(off) \
+	VMOVUPS Y8, off(DI); \
+	VMOVUPS Y9, off+64(DI); \
+	VMOVUPS Y10, off+128(DI); \
+	VMOVUPS Y11, off+192(DI); \
+	VMOVUPS Y12, off+256(DI); \
+	VMOVUPS Y13, off+320(DI); \
+	VMOVUPS Y14, off+384(DI); \
+	VMOVUPS Y15, off+448(DI)
+
+// LOADBF16(p, y): 8 bf16 at p widened to fp32 in y.
+#define LOADBF16(p, y) \
+	VPMOVZXWD p, y; \
+	VPSLLD    $16, y, y
+
+// func packT16BF16AVX2(dst *float32, src *BF16, lds int, k int)
+//
+//	for c := range k { for j := range 16 { dst[c*16+j] = src[j*lds+c].Float32() } }
+//
+// The AVX2 packer: 8 columns of 16 rows at a time, as two 8 × 8
+// transposes in registers. k is a multiple of 8.
+TEXT ·packT16BF16AVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ lds+16(FP), R8
+	SHLQ $1, R8               // row stride in bytes
+	LEAQ (R8)(R8*2), R9       // 3 rows
+	MOVQ k+24(FP), CX
+	SHRQ $3, CX               // groups of 8 columns
+	JZ   pk2bdone
+
+pk2bloop:
+	LEAQ (SI)(R8*4), R10      // row 4
+	LEAQ (R10)(R8*4), R11     // row 8
+	LEAQ (R11)(R8*4), R12     // row 12
+	LOADBF16((SI), Y0)
+	LOADBF16((SI)(R8*1), Y1)
+	LOADBF16((SI)(R8*2), Y2)
+	LOADBF16((SI)(R9*1), Y3)
+	LOADBF16((R10), Y4)
+	LOADBF16((R10)(R8*1), Y5)
+	LOADBF16((R10)(R8*2), Y6)
+	LOADBF16((R10)(R9*1), Y7)
+	TRANSPOSE8(Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7, Y8, Y9, Y10, Y11, Y12, Y13, Y14, Y15)
+	STORECOLS8(0)
+	LOADBF16((R11), Y0)
+	LOADBF16((R11)(R8*1), Y1)
+	LOADBF16((R11)(R8*2), Y2)
+	LOADBF16((R11)(R9*1), Y3)
+	LOADBF16((R12), Y4)
+	LOADBF16((R12)(R8*1), Y5)
+	LOADBF16((R12)(R8*2), Y6)
+	LOADBF16((R12)(R9*1), Y7)
+	TRANSPOSE8(Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7, Y8, Y9, Y10, Y11, Y12, Y13, Y14, Y15)
+	STORECOLS8(32)
+	ADDQ $16, SI              // 8 columns of bf16
+	ADDQ $512, DI             // 8 rows of dst
+	DECQ CX
+	JNZ  pk2bloop
+
+pk2bdone:
+	VZEROUPPER
+	RET
+
+// func packT16F32AVX2(dst *float32, src *float32, lds int, k int)
+//
+// packT16BF16AVX2 for float32 rows. k is a multiple of 8.
+TEXT ·packT16F32AVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ lds+16(FP), R8
+	SHLQ $2, R8               // row stride in bytes
+	LEAQ (R8)(R8*2), R9       // 3 rows
+	MOVQ k+24(FP), CX
+	SHRQ $3, CX               // groups of 8 columns
+	JZ   pk2fdone
+
+pk2floop:
+	LEAQ    (SI)(R8*4), R10   // row 4
+	LEAQ    (R10)(R8*4), R11  // row 8
+	LEAQ    (R11)(R8*4), R12  // row 12
+	VMOVUPS (SI), Y0
+	VMOVUPS (SI)(R8*1), Y1
+	VMOVUPS (SI)(R8*2), Y2
+	VMOVUPS (SI)(R9*1), Y3
+	VMOVUPS (R10), Y4
+	VMOVUPS (R10)(R8*1), Y5
+	VMOVUPS (R10)(R8*2), Y6
+	VMOVUPS (R10)(R9*1), Y7
+	TRANSPOSE8(Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7, Y8, Y9, Y10, Y11, Y12, Y13, Y14, Y15)
+	STORECOLS8(0)
+	VMOVUPS (R11), Y0
+	VMOVUPS (R11)(R8*1), Y1
+	VMOVUPS (R11)(R8*2), Y2
+	VMOVUPS (R11)(R9*1), Y3
+	VMOVUPS (R12), Y4
+	VMOVUPS (R12)(R8*1), Y5
+	VMOVUPS (R12)(R8*2), Y6
+	VMOVUPS (R12)(R9*1), Y7
+	TRANSPOSE8(Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7, Y8, Y9, Y10, Y11, Y12, Y13, Y14, Y15)
+	STORECOLS8(32)
+	ADDQ $32, SI              // 8 columns of float32
+	ADDQ $512, DI
+	DECQ CX
+	JNZ  pk2floop
+
+pk2fdone:
 	VZEROUPPER
 	RET

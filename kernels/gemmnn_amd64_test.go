@@ -40,7 +40,7 @@ func TestGemmNN(t *testing.T) {
 		lvl      Level
 		nt, cols int
 		accums   int
-	}{{AVX512, 12, colNN, 2}, {AVX512, 8, colNN, 2}, {AVX512, 4, colNN, 2}, {AVX2, tok2, col2, 1}} {
+	}{{AVX512, 12, colNN, 2}, {AVX512, 8, colNN, 2}, {AVX512, 4, colNN, 2}, {AVX2, tok2, col2, 2}} {
 		if !Supported(tl.lvl) {
 			t.Logf("CPU lacks %v: %d×%d tile skipped", tl.lvl, tl.cols, tl.nt)
 			continue
@@ -74,7 +74,7 @@ func testGemmNN(t *testing.T, r *rand.Rand, nt, cols, k, ldb, ldx, accum int) {
 		bp, xp = &b[0], &x[0]
 	}
 	if cols == col2 {
-		gemmNN16x6AVX2(&out[0], ldo, bp, ldb, xp, ldx, k)
+		gemmNN16x6AVX2(&out[0], ldo, bp, ldb, xp, ldx, k, accum)
 	} else {
 		tileNN(nt, &out[0], ldo, bp, ldb, xp, ldx, k, accum)
 	}
@@ -304,6 +304,91 @@ func BenchmarkMatMulPaths(b *testing.B) {
 					}
 					reportFlops(b, 2*float64(n*rows*cols), clock().Seconds())
 				})
+			}
+		}
+	}
+}
+
+// TestPackT16 checks the AVX2 packers against the definition
+// dst[c·16+j] = float32(src[j·lds+c]) exactly, for several row strides;
+// dst sits between guard cells.
+func TestPackT16(t *testing.T) {
+	if !Supported(AVX2) {
+		t.Skip("CPU lacks AVX2")
+	}
+	r := rand.New(rand.NewPCG(55, 56))
+	for _, k := range []int{0, 8, 16, 40, 256} {
+		for _, extra := range []int{0, 1, 7, 16, 333} {
+			lds := k + extra
+			name := fmt.Sprintf("k%d lds%d", k, lds)
+			sb, sf := randBF16(r, col2*lds+1, 1), randF32(r, col2*lds+1, 3)
+			db, checkB := guarded(t, k*col2, 1)
+			df, checkF := guarded(t, k*col2, 0)
+			if k > 0 {
+				packT16BF16AVX2(&db[0], &sb[0], lds, k)
+				packT16F32AVX2(&df[0], &sf[0], lds, k)
+			}
+			checkB()
+			checkF()
+			for c := range k {
+				for j := range col2 {
+					if got, want := db[c*col2+j], sb[j*lds+c].Float32(); math.Float32bits(got) != math.Float32bits(want) {
+						t.Fatalf("bf16 %s: dst[%d][%d] = %v, want %v", name, c, j, got, want)
+					}
+					if got, want := df[c*col2+j], sf[j*lds+c]; math.Float32bits(got) != math.Float32bits(want) {
+						t.Fatalf("f32 %s: dst[%d][%d] = %v, want %v", name, c, j, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestMatMulBcastEdgesAVX2 is TestMatMulBcastEdges at the AVX2 level:
+// token counts from below nBcast2 to past a second leftover tile and
+// around nBcast2F32, rows that leave a partial 16-row panel, columns that
+// leave a tail and a short last block, W's panels first and its column
+// blocks first, against the float64 oracle.
+func TestMatMulBcastEdgesAVX2(t *testing.T) {
+	if !Supported(AVX2) {
+		t.Skip("CPU lacks AVX2")
+	}
+	var shapes []gemmShape
+	for n := nBcast2 - 1; n <= nBcast2+2*tok2+1; n++ {
+		shapes = append(shapes, gemmShape{n, 2*col2 + 5, kcNN + 8 + 5, 1})
+	}
+	for _, n := range []int{nBcast2F32 - 1, nBcast2F32, nBcast2F32 + 7} {
+		shapes = append(shapes, gemmShape{n, col2 + 13, kcNN + 16 + 5, 1})
+	}
+	defer SetLevel(Active())
+	SetLevel(AVX2)
+	defer func(v int) { xInL2 = v }(xInL2)
+	for _, xMax := range []int{1 << 40, 0} {
+		xInL2 = xMax
+		testMatMulShapes(t, shapes)
+	}
+}
+
+// TestMatMulOrdersAgreeAVX2: the AVX2 broadcast path gives every output
+// the same bits with W's panels first or its column blocks first.
+func TestMatMulOrdersAgreeAVX2(t *testing.T) {
+	if !Supported(AVX2) {
+		t.Skip("CPU lacks AVX2")
+	}
+	defer func(v int) { xInL2 = v }(xInL2)
+	const rows, cols = 2*col2 + 5, 3*kcNN + 8 + 3
+	r := rand.New(rand.NewPCG(57, 58))
+	w := randBF16(r, rows*cols, 0)
+	for _, n := range []int{nBcast2, 29} {
+		x := randF32(r, n*cols, 0)
+		var outs [2][]float32
+		for i, xMax := range []int{1 << 40, 0} {
+			xInL2, outs[i] = xMax, make([]float32, n*rows)
+			matMulBcastAVX2(NewWorkspace(), outs[i], rows, w, x, n, cols)
+		}
+		for i := range outs[0] {
+			if math.Float32bits(outs[0][i]) != math.Float32bits(outs[1][i]) {
+				t.Fatalf("n = %d, out[%d]: %v panels first, %v column blocks first", n, i, outs[0][i], outs[1][i])
 			}
 		}
 	}

@@ -9,8 +9,9 @@ import (
 	"testing"
 )
 
-// oneStreamQ8 calls a level's one-stream row kernel one row at a time.
-func oneStreamQ8(vnni bool, q Quant, out []float32, w []byte, a *QuantizedX) {
+// oneStreamQ8 calls a level's one-stream row kernel one row at a time:
+// AVX512-VNNI's if vnni, else d's.
+func oneStreamQ8(vnni bool, d *avx2Dots, q Quant, out []float32, w []byte, a *QuantizedX) {
 	nb, rb := a.cols/q.BlockLen(), q.RowBytes(a.cols)
 	for r := range out {
 		o, wr := &out[r], &w[r*rb]
@@ -24,13 +25,13 @@ func oneStreamQ8(vnni bool, q Quant, out []float32, w []byte, a *QuantizedX) {
 		case vnni && q == Q6K:
 			dotRowsQ6KVNNI(o, 1, wr, &a.q[0], &a.dc[0], &a.n32[0], nb)
 		case q == Q8_0:
-			dotRowsQ8_0AVX2(o, 1, wr, &a.q[0], &a.de[0], &a.n128[0], nb)
+			d.q8(o, 1, wr, &a.q[0], &a.de[0], &a.n128[0], nb)
 		case q == Q4K:
-			dotRowsQ4KAVX2(o, 1, wr, &a.q[0], &a.dc[0], &a.s[0], nb)
+			d.q4k(o, 1, wr, &a.q[0], &a.dc[0], &a.s[0], nb)
 		case q == Q5K:
-			dotRowsQ5KAVX2(o, 1, wr, &a.q[0], &a.dc[0], &a.s[0], nb)
+			d.q5k(o, 1, wr, &a.q[0], &a.dc[0], &a.s[0], nb)
 		case q == Q6K:
-			dotRowsQ6KAVX2(o, 1, wr, &a.q[0], &a.dc[0], &a.n32[0], nb)
+			d.q6k(o, 1, wr, &a.q[0], &a.dc[0], &a.n32[0], nb)
 		}
 	}
 }
@@ -45,10 +46,12 @@ func TestMatVecQ8StreamsMatchOneStream(t *testing.T) {
 		name   string
 		ok     bool
 		vnni   bool
+		dots   *avx2Dots
 		driver func(Quant, []float32, []byte, *QuantizedX)
 	}{
-		{"vnni", hasVNNI, true, matVecQ8VNNI},
-		{"avx2", hasAVX2 && hasF16C, false, matVecQ8AVX2},
+		{"vnni", hasVNNI, true, nil, matVecQ8VNNI},
+		{"avx2", hasAVX2 && hasF16C, false, dotsVPMADDUBSW, dotsVPMADDUBSW.matVec},
+		{"avxvnni", hasAVXVNNI && hasF16C, false, dotsAVXVNNI, dotsAVXVNNI.matVec},
 	}
 	rowCounts := []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 37}
 	for _, l := range levels {
@@ -70,7 +73,7 @@ func TestMatVecQ8StreamsMatchOneStream(t *testing.T) {
 						a.Quantize(actRow(r, cols, 0))
 						got, want := make([]float32, rows), make([]float32, rows)
 						l.driver(q, got, w, &a)
-						oneStreamQ8(l.vnni, q, want, w, &a)
+						oneStreamQ8(l.vnni, l.dots, q, want, w, &a)
 						for i := range got {
 							if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 								t.Fatalf("%s row %d: %v, one-stream kernel %v", what, i, got[i], want[i])
@@ -80,5 +83,81 @@ func TestMatVecQ8StreamsMatchOneStream(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestMatVecQ8AVX2Twins: both AVX2 integer paths, VPMADDUBSW + VPMADDWD
+// and AVX-VNNI's VEX VPDPBUSD, against the float64 oracle (checkQ8),
+// whichever of them the avx2 level picks on this CPU; and the two give
+// the same bits, as their int32 sums are exact.
+func TestMatVecQ8AVX2Twins(t *testing.T) {
+	if !hasAVX2 || !hasF16C {
+		t.Skip("CPU lacks AVX2 or F16C")
+	}
+	r := rand.New(rand.NewPCG(31, 32))
+	var a QuantizedX
+	for _, q := range []Quant{Q8_0, Q4K, Q5K, Q6K} {
+		for _, cols := range quantCols[q] {
+			for _, rows := range []int{1, 3, 5, 9, 14} {
+				what := fmt.Sprintf("%v %dx%d", q, rows, cols)
+				w := randBlocks(r, q, rows, cols)
+				x := actRow(r, cols, 0)
+				a.Quantize(x)
+				madd := make([]float32, rows)
+				dotsVPMADDUBSW.matVec(q, madd, w, &a)
+				checkQ8(t, what+" VPMADDUBSW", madd, q, w, x)
+				if !hasAVXVNNI {
+					continue
+				}
+				vnni := make([]float32, rows)
+				dotsAVXVNNI.matVec(q, vnni, w, &a)
+				checkQ8(t, what+" AVX-VNNI", vnni, q, w, x)
+				for i := range vnni {
+					if math.Float32bits(vnni[i]) != math.Float32bits(madd[i]) {
+						t.Fatalf("%s row %d: AVX-VNNI %v, VPMADDUBSW %v", what, i, vnni[i], madd[i])
+					}
+				}
+			}
+		}
+	}
+	if !hasAVXVNNI {
+		t.Log("CPU lacks AVX-VNNI: only the VPMADDUBSW path was checked")
+	}
+}
+
+// BenchmarkMatVecQ8AVX2Twins: the two AVX2 integer paths on one weight
+// matrix of 256 × 1536 read again and again from L2 (the kernels' compute
+// ceiling, one thread), in weight GB/s per second of this thread's CPU
+// time; the activation row is quantised once per call, as in decode.
+//
+//	go test -run '^$' -bench AVX2Twins -benchtime 3000x ./kernels/
+func BenchmarkMatVecQ8AVX2Twins(b *testing.B) {
+	if !hasAVX2 || !hasF16C {
+		b.Skip("CPU lacks AVX2 or F16C")
+	}
+	paths := []struct {
+		name string
+		ok   bool
+		d    *avx2Dots
+	}{{"vpmaddubsw", true, dotsVPMADDUBSW}, {"avxvnni", hasAVXVNNI, dotsAVXVNNI}}
+	for _, q := range []Quant{Q8_0, Q4K, Q5K, Q6K} {
+		rows, cols := 256, 1536
+		r := rand.New(rand.NewPCG(5, 5))
+		w, x := randBlocks(r, q, rows, cols), randF32(r, cols, 0)
+		out := make([]float32, rows)
+		for _, p := range paths {
+			b.Run(fmt.Sprintf("%v/%s", q, p.name), func(b *testing.B) {
+				if !p.ok {
+					b.Skip("CPU lacks AVX-VNNI")
+				}
+				var a QuantizedX
+				clock := threadClock()
+				for b.Loop() {
+					a.Quantize(x)
+					p.d.matVec(q, out, w, &a)
+				}
+				b.ReportMetric(float64(len(w))*float64(b.N)/clock().Seconds()/1e9, "GB/s")
+			})
+		}
 	}
 }

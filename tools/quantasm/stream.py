@@ -1,4 +1,4 @@
-"""The weight stream's prefetch, shared by gen.py and vnni.py.
+"""The weight stream's prefetch, shared by quant_amd64.py and quant8_amd64.py.
 
 Each step of a row loop asks for the lines AHEAD bytes beyond the weights
 it reads (PREFETCHT0, one per 64 bytes the step spans), as the bf16 decode

@@ -1,0 +1,108 @@
+//go:build amd64 && !purego
+
+package kernels
+
+// The AVX2 prefill on the broadcast tile: W packed in 16-row panels (Wᵀ,
+// kcNN × 16 floats, 16 KiB, in L1), x broadcast from 6 token rows. The
+// dot-product tiles (gemm4x3F32AVX2) read 3 token rows of x per 12 FMAs
+// and sum each output across a register at the end; here x is read once
+// per 12 FMAs as a broadcast and the sums need no reduction. Alone in L1,
+// one thread, Xeon: 4x3 dot tile 83-100 GFLOP/s (93-97 with x from L2),
+// 16x6 broadcast tile 110-112, the FMA loop 109-112 (a loaded machine:
+// best of three).
+
+// nBcast2 is the fewest tokens for which the AVX2 prefill of bf16 weights
+// packs W and runs the broadcast tiles; nBcast2F32 the same for f32
+// weights, which the dot tiles read in place without widening. The
+// AVX-512 thresholds (nBcast, nBcastF32), as timings on a shared machine
+// could not tell AVX2's apart.
+const (
+	nBcast2    = nBcast
+	nBcast2F32 = nBcastF32
+)
+
+// matMulBcastAVX2 is matMulBcast on the AVX2 16 × 6 tile: for each 16-row
+// panel of W and column block of kcNN, the panel is packed (pk[c·16+j] =
+// W[r+j][k0+c]) and every token tile runs against it; the first column
+// block stores, later ones add. Columns past the last multiple of 8 are
+// added by Go (addColumnTail*). Needs n ≥ tok2.
+func matMulBcastAVX2[E BF16 | float32](ws *Workspace, out []float32, ldOut int, w []E, x []float32, n, cols int) {
+	rows := len(w) / cols
+	m := cols &^ 7
+	pk := ws.panel(kcNN * col2)
+	block := func(r, k0 int) {
+		jn, k := min(col2, rows-r), min(kcNN, m-k0)
+		packPanel16(ws, pk, w[r*cols:], jn, cols, k0, k)
+		tiles16(out[r:], ldOut, pk, x[k0:], cols, n, jn, k, boolInt(k0 > 0))
+	}
+	if panelsFirst(n, m) {
+		for r := 0; r < rows; r += col2 {
+			for k0 := 0; k0 < m; k0 += kcNN {
+				block(r, k0)
+			}
+		}
+	} else {
+		for k0 := 0; k0 < m; k0 += kcNN {
+			for r := 0; r < rows; r += col2 {
+				block(r, k0)
+			}
+		}
+	}
+	switch w := any(w).(type) {
+	case []BF16:
+		addColumnTailBF16(out, ldOut, w, x, n, cols, m)
+	case []float32:
+		addColumnTailF32(out, ldOut, w, x, n, cols, m)
+	}
+}
+
+// tiles16 runs the 16 × 6 tiles over n ≥ 6 tokens against the packed
+// panel pk (k × 16): out[t·ldOut+j] (+)= Σ_c x[t·ldx+c]·pk[c·16+j] for
+// j < jn. Tokens past the last whole tile, and every tile of a partial
+// panel, go through a scratch tile whose rows overlap the tile before;
+// put adds the rows needed, bit-identically.
+func tiles16(out []float32, ldOut int, pk, x []float32, ldx, n, jn, k, acc int) {
+	var tile [tok2 * col2]float32
+	for t := 0; t < n; {
+		if jn == col2 && t+tok2 <= n {
+			gemmNN16x6AVX2(&out[t*ldOut], ldOut, &pk[0], col2, &x[t*ldx], ldx, k, acc)
+			t += tok2
+			continue
+		}
+		t0 := max(0, min(t, n-tok2))
+		gemmNN16x6AVX2(&tile[0], col2, &pk[0], col2, &x[t0*ldx], ldx, k, 0)
+		for ; t < min(t0+tok2, n); t++ {
+			put(out[t*ldOut:t*ldOut+jn], tile[(t-t0)*col2:(t-t0)*col2+jn], acc)
+		}
+	}
+}
+
+// packPanel16 is packPanel for the AVX2 tile: rows j < jn of w (row
+// stride cols), columns k0..k0+k (k a multiple of 8), into pk as
+// pk[c·16+j], with zeros for jn ≤ j < 16.
+func packPanel16[E BF16 | float32](ws *Workspace, pk []float32, w []E, jn, cols, k0, k int) {
+	src, lds := w[k0:], cols
+	if jn < col2 {
+		var pad []E
+		switch p := any(&pad).(type) {
+		case *[]BF16:
+			*p = grow(&ws.rb, col2*k)
+		case *[]float32:
+			*p = grow(&ws.rf, col2*k)
+		}
+		for j := range col2 {
+			if j < jn {
+				copy(pad[j*k:j*k+k], w[j*cols+k0:])
+			} else {
+				clear(pad[j*k : j*k+k])
+			}
+		}
+		src, lds = pad, k
+	}
+	switch s := any(src).(type) {
+	case []BF16:
+		packT16BF16AVX2(&pk[0], &s[0], lds, k)
+	case []float32:
+		packT16F32AVX2(&pk[0], &s[0], lds, k)
+	}
+}

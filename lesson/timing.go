@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"loupe/i18n"
+	"loupe/kernels"
 	"loupe/trace"
 	"loupe/trace/stats"
 )
@@ -261,12 +262,12 @@ const cacheBound = 1.1
 // (levels): "the avx512bf16 kernels and with the avx2 ones", or only
 // "the avx2 kernels" on a CPU without AVX-512 (or with the level forced).
 func (f *facts) levelsMeasured() string {
-	ls := levels()
-	a := i18n.Args{"Level": ls[0].String()}
+	ls := levels(kernels.Current())
+	a := i18n.Args{"Level": ls[0].Level().String()}
 	if len(ls) == 1 {
 		return f.t("compute.levels.one", a)
 	}
-	a["Other"] = ls[1].String()
+	a["Other"] = ls[1].Level().String()
 	return f.t("compute.levels.two", a)
 }
 

@@ -99,7 +99,7 @@ func setKernels(name string) error {
 	}
 	ok, err := kernels.Choose(name)
 	if !ok {
-		return fmt.Errorf("%s%q: unknown kernels (auto, exact, avx512bf16, avx512, avx2, generic)", what, name)
+		return fmt.Errorf("%s%q: unknown kernels (auto, exact, avx512bf16, avx512, avx2, neondot, neon, generic)", what, name)
 	}
 	return err
 }

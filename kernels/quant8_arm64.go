@@ -9,15 +9,38 @@ package kernels
 //go:noescape
 func gemvQ8_0SDOT(out *float32, rows int, w *byte, rb int, xq *int8, dx *float32, nb int)
 
-// matVecQ8SDOT is MatVecQ8 at NEONDot: Q8_0 rows through SDOT (the first
-// nb&^3 blocks; Go adds the last ones), the K-quants through the readable
-// Go loops.
+// The K-quant kernels (same file): out[r] for r < rows over nsb ≥ 1
+// super-blocks of 256 weights, as dotQ4KX, dotQ5KX and dotQ6KX; s is
+// QuantizedX.s (dx·Σqx per 32), n32 QuantizedX.n32 (−32·Σqx per 4).
+//
+//go:noescape
+func gemvQ4KSDOT(out *float32, rows int, w *byte, rb int, xq *int8, dx *float32, s *float32, nsb int)
+
+//go:noescape
+func gemvQ5KSDOT(out *float32, rows int, w *byte, rb int, xq *int8, dx *float32, s *float32, nsb int)
+
+//go:noescape
+func gemvQ6KSDOT(out *float32, rows int, w *byte, rb int, xq *int8, dx *float32, n32 *int32, nsb int)
+
+// matVecQ8SDOT is MatVecQ8 at NEONDot, every format in SDOT kernels.
 func matVecQ8SDOT(q Quant, out []float32, w []byte, a *QuantizedX) {
-	if q != Q8_0 {
-		matVecQ8Generic(q, out, w, a)
-		return
+	rb := q.RowBytes(a.cols)
+	switch q {
+	case Q4K:
+		gemvQ4KSDOT(&out[0], len(out), &w[0], rb, &a.q[0], &a.dc[0], &a.s[0], a.cols/256)
+	case Q5K:
+		gemvQ5KSDOT(&out[0], len(out), &w[0], rb, &a.q[0], &a.dc[0], &a.s[0], a.cols/256)
+	case Q6K:
+		gemvQ6KSDOT(&out[0], len(out), &w[0], rb, &a.q[0], &a.dc[0], &a.n32[0], a.cols/256)
+	default:
+		matVecQ8_0SDOT(out, w, a)
 	}
-	rb, nb := q.RowBytes(a.cols), a.cols/32
+}
+
+// matVecQ8_0SDOT runs the Q8_0 kernel over the first nb&^3 blocks of each
+// row and adds the last ones in Go.
+func matVecQ8_0SDOT(out []float32, w []byte, a *QuantizedX) {
+	rb, nb := Q8_0.RowBytes(a.cols), a.cols/32
 	nb4 := nb &^ 3
 	if nb4 > 0 {
 		gemvQ8_0SDOT(&out[0], len(out), &w[0], rb, &a.q[0], &a.dc[0], nb4)

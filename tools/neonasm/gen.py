@@ -59,6 +59,19 @@ def sdot(d, n, m):  # SDOT Vd.4S, Vn.16B, Vm.16B: d[i] += Σ_k n[4i+k]·m[4i+k]
     word(_rrr(0x4E809400, d, n, m), "SDOT V%d.4S, V%d.16B, V%d.16B" % (d, n, m))
 
 
+def fsub4s(d, n, m):  # FSUB Vd.4S, Vn.4S, Vm.4S
+    word(_rrr(0x4EA0D400, d, n, m), "FSUB V%d.4S, V%d.4S, V%d.4S" % (d, n, m))
+
+
+def sxtl4s(d, n, upper=False):  # SSHLL{2} Vd.4S, Vn.{4H,8H}, #0: int16 → int32
+    word(_rrr(0x4F10A400 if upper else 0x0F10A400, d, n, 0),
+         "SSHLL%s V%d.4S, V%d.%s, #0" % ("2" if upper else "", d, n, "8H" if upper else "4H"))
+
+
+def sxtl8h(d, n):  # SSHLL Vd.8H, Vn.8B, #0: int8 → int16
+    word(_rrr(0x0F08A400, d, n, 0), "SSHLL V%d.8H, V%d.8B, #0" % (d, n))
+
+
 def hsum4(s, t0, t1):
     """V<t0> = [ΣV<s0>, ΣV<s1>, ΣV<s2>, ΣV<s3>] for the four 4-lane sums s."""
     faddp4s(t0, s[0], s[1])
@@ -218,6 +231,246 @@ def gemv_q8_0():
     e()
 
 
+# ---------------------------------------------------------------- K-quants
+
+KQ_DOC = """// K-quant rows against int8 activations, one super-block (256 weights) a
+// step: the weights are unpacked to int8 in registers (AND, USHR and, for
+// the high bits, SHL/USHR + AND + ORR), multiplied with qx by SDOT into one
+// int32 vector per sub-block (Q4_K, Q5_K: 32 weights) or group (Q6_K: 16),
+// and those sums are reduced by ADDP to one lane each, converted (SCVTF)
+// and scaled in fp32 by the block's scales and the activation scales dx.
+// Pseudo-Go of a Q4_K step (kernels/quant8.go, dotQ4KX, is the reference):
+//
+//	isum[sb] = Σ_j q[sb][j]·qx[sb][j]                  // 16 SDOT
+//	acc  += d · (float32(isum) · sc · dx)              // two vectors of 4
+//	accm += dmin · (m · s)                             // s = dx·Σqx per 32
+//	out[r] = Σ lanes(acc − accm)
+//
+// Q5_K adds bit sb of qh[l] as 16 to weight l of sub-block sb; Q6_K starts
+// each group's sum at n32 = −32·Σqx (per 4 columns, the SDOT lanes), so its
+// unsigned 6-bit weights need no −32 per byte.
+//
+// Registers (Q4_K, Q5_K): R0 out, R1 rows, R2 row, R3 rb, R4 xq, R5 dx,
+// R6 s, R7 super-block, R8 qx pointer, R9 dx pointer, R10 s pointer, R11
+// super-blocks left, R12 nibble pointer, R13–R17 scales; V0–V9 weights and
+// x, V10 acc, V11 accm, V12–V15 Q5_K's qh, V16–V23 the sub-block sums,
+// V24–V30 scales, V31 0x0f in every byte."""
+
+
+def kq_args(name, third):
+    e("// func %s(out *float32, rows int, w *byte, rb int, xq *int8, dx *float32, %s, nsb int)" % (name, third))
+    e("TEXT ·%s(SB), NOSPLIT, $0-64" % name)
+    for i, a in enumerate(["out", "rows", "w", "rb", "xq", "dx", third.split()[0], "nsb"]):
+        ins("MOVD", "%s+%d(FP), R%d" % (a, 8 * i, i if i < 7 else 11))
+    ins("MOVD", "R11, R19", c="super-blocks a row")
+
+
+def kq_row_start():
+    e("row:")
+    ins("MOVD", "R2, R7")
+    ins("MOVD", "R4, R8")
+    ins("MOVD", "R5, R9")
+    ins("MOVD", "R6, R10")
+    ins("MOVD", "R19, R11")
+    ins("VEOR", "V10.B16, V10.B16, V10.B16")
+    ins("VEOR", "V11.B16, V11.B16, V11.B16")
+
+
+def kq_row_end(blocks_label, bb):
+    ins("ADD", "$%d, R7" % bb)
+    ins("SUBS", "$1, R11")
+    ins("BNE", blocks_label)
+    fsub4s(10, 10, 11)
+    faddp4s(10, 10, 10)
+    faddp4s(10, 10, 10)
+    ins("FMOVS.P", "F10, 4(R0)")
+    ins("ADD", "R3, R2, R2")
+    ins("SUBS", "$1, R1")
+    ins("BNE", "row")
+    ins("RET")
+    e()
+
+
+def q4k_scales():
+    """V29, V30 = sc[0:4], sc[4:8]; V27, V28 = m[0:4], m[4:8] as fp32
+    (ScaleMinK4 on 32-bit words, as llama.cpp's utmp), V26 = [d, dmin, ...]."""
+    ins("MOVWU", "4(R7), R13", c="scale bytes 0-3")
+    ins("MOVWU", "8(R7), R14", c="4-7")
+    ins("MOVWU", "12(R7), R15", c="8-11")
+    ins("LSRW", "$4, R15, R16")
+    ins("ANDW", "$0x0f0f0f0f, R16, R16")
+    ins("LSRW", "$6, R14, R17")
+    ins("ANDW", "$0x03030303, R17, R17")
+    ins("ORRW", "R17<<4, R16, R16", c="m[4:8]")
+    ins("ANDW", "$0x3f3f3f3f, R14, R14", c="m[0:4]")
+    ins("ANDW", "$0x0f0f0f0f, R15, R15")
+    ins("LSRW", "$6, R13, R17")
+    ins("ANDW", "$0x03030303, R17, R17")
+    ins("ORRW", "R17<<4, R15, R15", c="sc[4:8]")
+    ins("ANDW", "$0x3f3f3f3f, R13, R13", c="sc[0:4]")
+    ins("VMOV", "R13, V26.S[0]")
+    ins("VMOV", "R15, V26.S[1]")
+    ins("VMOV", "R14, V26.S[2]")
+    ins("VMOV", "R16, V26.S[3]", c="V26 = sc[0:8], m[0:8] as bytes")
+    ins("VUXTL", "V26.B8, V27.H8")
+    ins("VUXTL2", "V26.B16, V28.H8")
+    ins("VUXTL", "V27.H4, V29.S4")
+    ins("VUXTL2", "V27.H8, V30.S4")
+    ins("VUXTL", "V28.H4, V27.S4")
+    ins("VUXTL2", "V28.H8, V28.S4")
+    for r in (27, 28, 29, 30):
+        scvtf4s(r, r)
+    ins("MOVWU", "(R7), R13", c="f16 d, dmin")
+    ins("VMOV", "R13, V26.S[0]")
+    fcvtl4s(26, 26)
+    ins("VDUP", "V26.S[0], V24.S4", c="d")
+    ins("VDUP", "V26.S[1], V25.S4", c="dmin")
+
+
+def kq_finish_sbs():
+    """Sub-block sums V16..V23 → acc, accm (V24 d, V25 dmin, V27–V30 m, sc)."""
+    ins("VADDP", "V17.S4, V16.S4, V16.S4")
+    ins("VADDP", "V19.S4, V18.S4, V18.S4")
+    ins("VADDP", "V18.S4, V16.S4, V16.S4", c="isum[0:4]")
+    ins("VADDP", "V21.S4, V20.S4, V20.S4")
+    ins("VADDP", "V23.S4, V22.S4, V22.S4")
+    ins("VADDP", "V22.S4, V20.S4, V20.S4", c="isum[4:8]")
+    scvtf4s(16, 16)
+    scvtf4s(20, 20)
+    ins("VLD1.P", "32(R9), [V0.S4, V1.S4]", c="dx of the 8 sub-blocks")
+    ins("VLD1.P", "32(R10), [V2.S4, V3.S4]", c="s = dx·Σqx of the 8 sub-blocks")
+    fmul4s(16, 16, 29)
+    fmul4s(20, 20, 30)
+    fmul4s(16, 16, 0)
+    fmul4s(20, 20, 1)
+    ins("VFMLA", "V24.S4, V16.S4, V10.S4", c="acc += d·sc·dx·isum")
+    ins("VFMLA", "V24.S4, V20.S4, V10.S4")
+    fmul4s(2, 2, 27)
+    fmul4s(3, 3, 28)
+    ins("VFMLA", "V25.S4, V2.S4, V11.S4", c="accm += dmin·m·s")
+    ins("VFMLA", "V25.S4, V3.S4, V11.S4")
+
+
+def high_bit(dst, qh, sb, tmp):
+    """dst |= ((qh >> sb) & 1) << 4 per byte (V14 = 0x10 in every byte)."""
+    if sb < 4:
+        ins("VSHL", "$%d, V%d.B16, V%d.B16" % (4 - sb, qh, tmp))
+        src = tmp
+    elif sb > 4:
+        ins("VUSHR", "$%d, V%d.B16, V%d.B16" % (sb - 4, qh, tmp))
+        src = tmp
+    else:
+        src = qh
+    ins("VAND", "V14.B16, V%d.B16, V%d.B16" % (src, tmp))
+    ins("VORR", "V%d.B16, V%d.B16, V%d.B16" % (tmp, dst, dst))
+
+
+def gemv_q4k(q5):
+    name = "gemvQ5KSDOT" if q5 else "gemvQ4KSDOT"
+    bb, qs = (176, 48) if q5 else (144, 16)
+    kq_args(name, "s *float32")
+    ins("VMOVI", "$15, V31.B16")
+    if q5:
+        ins("VMOVI", "$16, V14.B16")
+    kq_row_start()
+    e("blocks:")
+    q4k_scales()
+    if q5:
+        ins("ADD", "$16, R7, R12")
+        ins("VLD1", "(R12), [V12.B16, V13.B16]", c="qh: bit sb of byte l is weight l of sub-block sb, +16")
+    ins("ADD", "$%d, R7, R12" % qs)
+    for j in range(4):  # sub-blocks 2j (low nibbles), 2j+1 (high)
+        ins("VLD1.P", "32(R12), [V0.B16, V1.B16]", c="nibbles of sub-blocks %d, %d" % (2 * j, 2 * j + 1))
+        ins("VLD1.P", "64(R8), [V2.B16, V3.B16, V4.B16, V5.B16]", c="qx of the two")
+        ins("VAND", "V31.B16, V0.B16, V6.B16")
+        ins("VAND", "V31.B16, V1.B16, V7.B16")
+        ins("VUSHR", "$4, V0.B16, V8.B16")
+        ins("VUSHR", "$4, V1.B16, V9.B16")
+        if q5:
+            high_bit(6, 12, 2 * j, 15)
+            high_bit(7, 13, 2 * j, 15)
+            high_bit(8, 12, 2 * j + 1, 15)
+            high_bit(9, 13, 2 * j + 1, 15)
+        a, b = 16 + 2 * j, 17 + 2 * j
+        ins("VEOR", "V%d.B16, V%d.B16, V%d.B16" % (a, a, a))
+        ins("VEOR", "V%d.B16, V%d.B16, V%d.B16" % (b, b, b))
+        sdot(a, 6, 2)
+        sdot(a, 7, 3)
+        sdot(b, 8, 4)
+        sdot(b, 9, 5)
+    kq_finish_sbs()
+    kq_row_end("blocks", bb)
+
+
+Q6K_DOC = """// Q6_K registers: R6 n32, R10 its pointer, R12 pointers into the block;
+// V0–V3 ql, V4–V5 qh, V6–V7 x, V8–V13 sums and scales, V14–V21 the group
+// sums, V22 a weight register, V23 its high bits, V24–V26 scales, V28 d,
+// V29 0x0f and V30 0x30 in every byte, V10 acc (V11, accm, stays 0)."""
+
+
+def gemv_q6k():
+    name = "gemvQ6KSDOT"
+    kq_args(name, "n32 *int32")
+    ins("VMOVI", "$15, V29.B16")
+    ins("VMOVI", "$48, V30.B16")
+    kq_row_start()
+    e("blocks:")
+    ins("MOVHU", "208(R7), R13", c="f16 d")
+    ins("VMOV", "R13, V28.H[0]")
+    fcvtl4s(28, 28)
+    ins("VDUP", "V28.S[0], V28.S4")
+    for h in range(2):  # 128 weights: 64 bytes of ql, 32 of qh, 8 scales
+        ins("ADD", "$%d, R7, R12" % (64 * h))
+        ins("VLD1", "(R12), [V0.B16, V1.B16, V2.B16, V3.B16]", c="ql[%d:%d]" % (64 * h, 64 * h + 64))
+        ins("ADD", "$%d, R7, R12" % (128 + 32 * h))
+        ins("VLD1", "(R12), [V4.B16, V5.B16]", c="qh[%d:%d]" % (32 * h, 32 * h + 32))
+        ins("VLD1.P", "64(R10), [V14.S4, V15.S4, V16.S4, V17.S4]", c="n32: each group's sum starts at −32·Σqx")
+        ins("VLD1.P", "64(R10), [V18.S4, V19.S4, V20.S4, V21.S4]")
+        for k in range(4):  # weights 32k … 32k+31 of the half
+            ins("VLD1.P", "32(R8), [V6.B16, V7.B16]", c="qx of weights %d-%d" % (32 * k, 32 * k + 31))
+            for r in range(2):
+                lo = r if k in (0, 2) else 2 + r
+                if k < 2:
+                    ins("VAND", "V29.B16, V%d.B16, V22.B16" % lo, c="low 4 bits")
+                else:
+                    ins("VUSHR", "$4, V%d.B16, V22.B16" % lo, c="low 4 bits")
+                hq = 4 + r
+                if k == 2:
+                    ins("VAND", "V30.B16, V%d.B16, V23.B16" % hq, c="high 2 bits at 4-5")
+                else:
+                    if k < 2:
+                        ins("VSHL", "$%d, V%d.B16, V23.B16" % (4 - 2 * k, hq))
+                    else:
+                        ins("VUSHR", "$2, V%d.B16, V23.B16" % hq)
+                    ins("VAND", "V30.B16, V23.B16, V23.B16", c="high 2 bits at 4-5")
+                ins("VORR", "V23.B16, V22.B16, V22.B16", c="q, 0…63")
+                sdot(14 + 2 * k + r, 22, 6 + r)
+        ins("VADDP", "V15.S4, V14.S4, V8.S4")
+        ins("VADDP", "V17.S4, V16.S4, V9.S4")
+        ins("VADDP", "V9.S4, V8.S4, V8.S4", c="isum of groups 0-3")
+        ins("VADDP", "V19.S4, V18.S4, V9.S4")
+        ins("VADDP", "V21.S4, V20.S4, V25.S4")
+        ins("VADDP", "V25.S4, V9.S4, V9.S4", c="groups 4-7")
+        scvtf4s(8, 8)
+        scvtf4s(9, 9)
+        ins("FMOVD", "%d(R7), F12" % (192 + 8 * h), c="8 int8 scales")
+        sxtl8h(12, 12)
+        sxtl4s(26, 12)
+        sxtl4s(12, 12, upper=True)
+        scvtf4s(26, 26)
+        scvtf4s(12, 12)
+        ins("VLD1.P", "16(R9), [V13.S4]", c="dx of the 4 blocks of 32")
+        ins("VZIP1", "V13.S4, V13.S4, V24.S4", c="dx per group of 16")
+        ins("VZIP2", "V13.S4, V13.S4, V13.S4")
+        fmul4s(8, 8, 26)
+        fmul4s(9, 9, 12)
+        fmul4s(8, 8, 24)
+        fmul4s(9, 9, 13)
+        ins("VFMLA", "V28.S4, V8.S4, V10.S4", c="acc += d·sc·dx·isum")
+        ins("VFMLA", "V28.S4, V9.S4, V10.S4")
+    kq_row_end("blocks", 210)
+
+
 def main():
     what = sys.argv[1] if len(sys.argv) > 1 else ""
     header()
@@ -229,6 +482,11 @@ def main():
     elif what == "quant":
         e(Q8_DOC)
         gemv_q8_0()
+        e(KQ_DOC)
+        gemv_q4k(False)
+        gemv_q4k(True)
+        e(Q6K_DOC)
+        gemv_q6k()
     else:
         sys.exit("usage: gen.py gemv|quant")
     print("\n".join(out).rstrip("\n"))

@@ -35,7 +35,7 @@ var (
 		dot:        dotGeneric,
 		axpy:       axpyGeneric,
 		add:        addGeneric,
-		fmaPeak:    fmaPeakGeneric,
+		fmaPeak:    fmaPeakNEONLoop,
 		rmsNorm:    rmsNormGeneric,
 		softmax:    softmaxGeneric,
 		siluMul:    siluMulGeneric,

@@ -97,3 +97,10 @@ func matMulBF16NEON(_ *Workspace, out []float32, ldOut int, w []BF16, x []float3
 // neonRowBlock is the rows of one prefill block: 64 rows of 4096 bf16
 // columns are 512 KiB, within the L2 of every arm64 core Loupe targets.
 const neonRowBlock = 64
+
+// fmaPeakNEON is in gemv_arm64.s: iters > 0 rounds of 16 FMLA on 4 lanes.
+//
+//go:noescape
+func fmaPeakNEON(iters int)
+
+func fmaPeakNEONLoop(iters int) int64 { fmaPeakNEON(iters); return int64(iters) * 16 * 4 * 2 }

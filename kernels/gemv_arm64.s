@@ -145,3 +145,48 @@ done:
 	WORD     $0x6e39d718                        // FADDP V24.4S, V24.4S, V25.4S
 	VST1     [V24.S4], (R0)                     // out[0:4]
 	RET      
+
+// fmaPeakNEON: iters > 0 rounds of 16 independent FMLA on 4 fp32 lanes,
+// all in registers, for `loupe membw`'s compute peak: 16 chains cover
+// four FMLA pipes of 4 cycles' latency (Apple M1–M4), more than
+// Cortex-A76–X4 need (2–4 pipes).
+TEXT ·fmaPeakNEON(SB), NOSPLIT, $0-8
+	MOVD     iters+0(FP), R0
+	VMOVI    $1, V30.B16                        // multiplicands: any finite values
+	VMOVI    $2, V31.B16
+	VEOR     V0.B16, V0.B16, V0.B16
+	VEOR     V1.B16, V1.B16, V1.B16
+	VEOR     V2.B16, V2.B16, V2.B16
+	VEOR     V3.B16, V3.B16, V3.B16
+	VEOR     V4.B16, V4.B16, V4.B16
+	VEOR     V5.B16, V5.B16, V5.B16
+	VEOR     V6.B16, V6.B16, V6.B16
+	VEOR     V7.B16, V7.B16, V7.B16
+	VEOR     V8.B16, V8.B16, V8.B16
+	VEOR     V9.B16, V9.B16, V9.B16
+	VEOR     V10.B16, V10.B16, V10.B16
+	VEOR     V11.B16, V11.B16, V11.B16
+	VEOR     V12.B16, V12.B16, V12.B16
+	VEOR     V13.B16, V13.B16, V13.B16
+	VEOR     V14.B16, V14.B16, V14.B16
+	VEOR     V15.B16, V15.B16, V15.B16
+loop:
+	VFMLA    V30.S4, V31.S4, V0.S4
+	VFMLA    V30.S4, V31.S4, V1.S4
+	VFMLA    V30.S4, V31.S4, V2.S4
+	VFMLA    V30.S4, V31.S4, V3.S4
+	VFMLA    V30.S4, V31.S4, V4.S4
+	VFMLA    V30.S4, V31.S4, V5.S4
+	VFMLA    V30.S4, V31.S4, V6.S4
+	VFMLA    V30.S4, V31.S4, V7.S4
+	VFMLA    V30.S4, V31.S4, V8.S4
+	VFMLA    V30.S4, V31.S4, V9.S4
+	VFMLA    V30.S4, V31.S4, V10.S4
+	VFMLA    V30.S4, V31.S4, V11.S4
+	VFMLA    V30.S4, V31.S4, V12.S4
+	VFMLA    V30.S4, V31.S4, V13.S4
+	VFMLA    V30.S4, V31.S4, V14.S4
+	VFMLA    V30.S4, V31.S4, V15.S4
+	SUBS     $1, R0
+	BNE      loop
+	RET      

@@ -4,12 +4,13 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 )
 
 // TestGeneratedAssembly checks that the generated kernels are what their
 // generators write today: an edit to tools/quantasm that was not run
-// again (or a hand edit of the .s) fails here.
+// again (or a hand edit of the .s) fails here. The same for tools/neonasm.
 func TestGeneratedAssembly(t *testing.T) {
 	python, err := exec.LookPath("python3")
 	if err != nil {
@@ -19,8 +20,11 @@ func TestGeneratedAssembly(t *testing.T) {
 		"../tools/quantasm/gen.py":      "quant_amd64.s",
 		"../tools/quantasm/vnni.py":     "quant8_amd64.s",
 		"../tools/quantasm/gemvrows.py": "gemvrows_amd64.s",
+		"../tools/neonasm/gen.py gemv":  "gemv_arm64.s",
+		"../tools/neonasm/gen.py quant": "quant8_arm64.s",
 	} {
-		want, err := exec.Command(python, gen).Output()
+		argv := strings.Fields(gen)
+		want, err := exec.Command(python, argv...).Output()
 		if err != nil {
 			t.Fatalf("%s: %v", gen, err)
 		}

@@ -172,6 +172,31 @@ def gemv_bf16():
     gemv_epilogue()
 
 
+# ---------------------------------------------------------------- peak
+
+PEAK_DOC = """// fmaPeakNEON: iters > 0 rounds of 16 independent FMLA on 4 fp32 lanes,
+// all in registers, for `loupe membw`'s compute peak: 16 chains cover
+// four FMLA pipes of 4 cycles' latency (Apple M1–M4), more than
+// Cortex-A76–X4 need (2–4 pipes)."""
+
+
+def peak():
+    e(PEAK_DOC)
+    e("TEXT ·fmaPeakNEON(SB), NOSPLIT, $0-8")
+    ins("MOVD", "iters+0(FP), R0")
+    ins("VMOVI", "$1, V30.B16", c="multiplicands: any finite values")
+    ins("VMOVI", "$2, V31.B16")
+    for v in range(16):
+        ins("VEOR", "V%d.B16, V%d.B16, V%d.B16" % (v, v, v))
+    e("loop:")
+    for v in range(16):
+        ins("VFMLA", "V30.S4, V31.S4, V%d.S4" % v)
+    ins("SUBS", "$1, R0")
+    ins("BNE", "loop")
+    ins("RET")
+    e()
+
+
 # ---------------------------------------------------------------- Q8_0
 
 Q8_DOC = """// gemvQ8_0SDOT: out[r] = Σ_{b<nb} d_b·dx_b·Σ_j q_bj·qx_bj for r < rows,
@@ -479,6 +504,7 @@ def main():
         e()
         gemv_f32()
         gemv_bf16()
+        peak()
     elif what == "quant":
         e(Q8_DOC)
         gemv_q8_0()

@@ -190,3 +190,69 @@ loop:
 	SUBS     $1, R0
 	BNE      loop
 	RET      
+
+// Attention's vector products over n floats, n a positive multiple of 16
+// (vec_generic.go has the reference loops): 64 bytes of each operand a
+// step, four independent FMLA (or FADD) chains.
+
+// func dotNEON(a, b *float32, n int) float32
+TEXT ·dotNEON(SB), NOSPLIT, $0-28
+	MOVD     a+0(FP), R0
+	MOVD     b+8(FP), R1
+	MOVD     n+16(FP), R2
+	VEOR     V16.B16, V16.B16, V16.B16
+	VEOR     V17.B16, V17.B16, V17.B16
+	VEOR     V18.B16, V18.B16, V18.B16
+	VEOR     V19.B16, V19.B16, V19.B16
+loop:
+	VLD1.P   64(R0), [V0.S4, V1.S4, V2.S4, V3.S4]
+	VLD1.P   64(R1), [V4.S4, V5.S4, V6.S4, V7.S4]
+	VFMLA    V0.S4, V4.S4, V16.S4
+	VFMLA    V1.S4, V5.S4, V17.S4
+	VFMLA    V2.S4, V6.S4, V18.S4
+	VFMLA    V3.S4, V7.S4, V19.S4
+	SUBS     $16, R2
+	BNE      loop
+	WORD     $0x4e31d610                        // FADD V16.4S, V16.4S, V17.4S
+	WORD     $0x4e33d652                        // FADD V18.4S, V18.4S, V19.4S
+	WORD     $0x4e32d610                        // FADD V16.4S, V16.4S, V18.4S
+	WORD     $0x6e30d610                        // FADDP V16.4S, V16.4S, V16.4S
+	WORD     $0x6e30d610                        // FADDP V16.4S, V16.4S, V16.4S
+	FMOVS    F16, ret+24(FP)
+	RET      
+
+// func axpyNEON(y, x *float32, a float32, n int): y[i] += a·x[i] (fused)
+TEXT ·axpyNEON(SB), NOSPLIT, $0-32
+	MOVD     y+0(FP), R0
+	MOVD     x+8(FP), R1
+	FMOVS    a+16(FP), F31
+	MOVD     n+24(FP), R2
+	VDUP     V31.S[0], V31.S4
+loop:
+	VLD1     (R0), [V0.S4, V1.S4, V2.S4, V3.S4] // y[i:i+16]
+	VLD1.P   64(R1), [V4.S4, V5.S4, V6.S4, V7.S4] // x[i:i+16]
+	VFMLA    V31.S4, V4.S4, V0.S4
+	VFMLA    V31.S4, V5.S4, V1.S4
+	VFMLA    V31.S4, V6.S4, V2.S4
+	VFMLA    V31.S4, V7.S4, V3.S4
+	VST1.P   [V0.S4, V1.S4, V2.S4, V3.S4], 64(R0)
+	SUBS     $16, R2
+	BNE      loop
+	RET      
+
+// func addNEON(y, x *float32, n int): y[i] += x[i]
+TEXT ·addNEON(SB), NOSPLIT, $0-24
+	MOVD     y+0(FP), R0
+	MOVD     x+8(FP), R1
+	MOVD     n+16(FP), R2
+loop:
+	VLD1     (R0), [V0.S4, V1.S4, V2.S4, V3.S4] // y[i:i+16]
+	VLD1.P   64(R1), [V4.S4, V5.S4, V6.S4, V7.S4] // x[i:i+16]
+	WORD     $0x4e24d400                        // FADD V0.4S, V0.4S, V4.4S
+	WORD     $0x4e25d421                        // FADD V1.4S, V1.4S, V5.4S
+	WORD     $0x4e26d442                        // FADD V2.4S, V2.4S, V6.4S
+	WORD     $0x4e27d463                        // FADD V3.4S, V3.4S, V7.4S
+	VST1.P   [V0.S4, V1.S4, V2.S4, V3.S4], 64(R0)
+	SUBS     $16, R2
+	BNE      loop
+	RET      

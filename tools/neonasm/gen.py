@@ -197,6 +197,72 @@ def peak():
     e()
 
 
+# ---------------------------------------------------------------- vec
+
+VEC_DOC = """// Attention's vector products over n floats, n a positive multiple of 16
+// (vec_generic.go has the reference loops): 64 bytes of each operand a
+// step, four independent FMLA (or FADD) chains."""
+
+
+def vec():
+    e(VEC_DOC)
+    e()
+    e("// func dotNEON(a, b *float32, n int) float32")
+    e("TEXT ·dotNEON(SB), NOSPLIT, $0-28")
+    ins("MOVD", "a+0(FP), R0")
+    ins("MOVD", "b+8(FP), R1")
+    ins("MOVD", "n+16(FP), R2")
+    for v in range(16, 20):
+        ins("VEOR", "V%d.B16, V%d.B16, V%d.B16" % (v, v, v))
+    e("loop:")
+    ins("VLD1.P", "64(R0), [V0.S4, V1.S4, V2.S4, V3.S4]")
+    ins("VLD1.P", "64(R1), [V4.S4, V5.S4, V6.S4, V7.S4]")
+    for k in range(4):
+        ins("VFMLA", "V%d.S4, V%d.S4, V%d.S4" % (k, 4 + k, 16 + k))
+    ins("SUBS", "$16, R2")
+    ins("BNE", "loop")
+    fadd4s(16, 16, 17)
+    fadd4s(18, 18, 19)
+    fadd4s(16, 16, 18)
+    faddp4s(16, 16, 16)
+    faddp4s(16, 16, 16)
+    ins("FMOVS", "F16, ret+24(FP)")
+    ins("RET")
+    e()
+    e("// func axpyNEON(y, x *float32, a float32, n int): y[i] += a·x[i] (fused)")
+    e("TEXT ·axpyNEON(SB), NOSPLIT, $0-32")
+    ins("MOVD", "y+0(FP), R0")
+    ins("MOVD", "x+8(FP), R1")
+    ins("FMOVS", "a+16(FP), F31")
+    ins("MOVD", "n+24(FP), R2")
+    ins("VDUP", "V31.S[0], V31.S4")
+    e("loop:")
+    ins("VLD1", "(R0), [V0.S4, V1.S4, V2.S4, V3.S4]", c="y[i:i+16]")
+    ins("VLD1.P", "64(R1), [V4.S4, V5.S4, V6.S4, V7.S4]", c="x[i:i+16]")
+    for k in range(4):
+        ins("VFMLA", "V31.S4, V%d.S4, V%d.S4" % (4 + k, k))
+    ins("VST1.P", "[V0.S4, V1.S4, V2.S4, V3.S4], 64(R0)")
+    ins("SUBS", "$16, R2")
+    ins("BNE", "loop")
+    ins("RET")
+    e()
+    e("// func addNEON(y, x *float32, n int): y[i] += x[i]")
+    e("TEXT ·addNEON(SB), NOSPLIT, $0-24")
+    ins("MOVD", "y+0(FP), R0")
+    ins("MOVD", "x+8(FP), R1")
+    ins("MOVD", "n+16(FP), R2")
+    e("loop:")
+    ins("VLD1", "(R0), [V0.S4, V1.S4, V2.S4, V3.S4]", c="y[i:i+16]")
+    ins("VLD1.P", "64(R1), [V4.S4, V5.S4, V6.S4, V7.S4]", c="x[i:i+16]")
+    for k in range(4):
+        fadd4s(k, k, 4 + k)
+    ins("VST1.P", "[V0.S4, V1.S4, V2.S4, V3.S4], 64(R0)")
+    ins("SUBS", "$16, R2")
+    ins("BNE", "loop")
+    ins("RET")
+    e()
+
+
 # ---------------------------------------------------------------- Q8_0
 
 Q8_DOC = """// gemvQ8_0SDOT: out[r] = Σ_{b<nb} d_b·dx_b·Σ_j q_bj·qx_bj for r < rows,
@@ -505,6 +571,7 @@ def main():
         gemv_f32()
         gemv_bf16()
         peak()
+        vec()
     elif what == "quant":
         e(Q8_DOC)
         gemv_q8_0()

@@ -31,7 +31,7 @@ var (
 		matVecF32:  matVecF32NEON,
 		matMulBF16: matMulBF16NEON,
 		matMulF32:  matMulF32NEON,
-		matMulNN:   matMulNNGeneric,
+		matMulNN:   matMulNNNEON,
 		dot:        dotNEONSlice,
 		axpy:       axpyNEONSlice,
 		add:        addNEONSlice,

@@ -69,18 +69,63 @@ func matVecBF16NEON(out []float32, w []BF16, x []float32) {
 	}
 }
 
-// matMulF32NEON is prefill with f32 weights: for each block of 64 rows
-// (64 × cols f32, held in L2 while every token passes), one matVecF32NEON
-// per token. Each weight is read from memory once per call; x is read
-// once per block of rows.
+//go:noescape
+func gemm4x4F32NEON(out *float32, ldo int, w *float32, ldw int, x *float32, ldx int, n int)
+
+//go:noescape
+func gemm4x4BF16NEON(out *float32, ldo int, w *BF16, ldw int, x *float32, ldx int, n int)
+
+// matMulF32NEON is prefill with f32 weights in 4 × 4 tiles (rows ×
+// tokens), the rows in blocks of neonRowBlock that stay in L2 while every
+// token passes: each weight is read from memory once per call, x once per
+// block of rows.
 func matMulF32NEON(out []float32, ldOut int, w []float32, x []float32, n, cols int) {
 	rows := len(w) / cols
 	for r0 := 0; r0 < rows; r0 += neonRowBlock {
 		r1 := min(r0+neonRowBlock, rows)
-		for t := range n {
-			matVecF32NEON(out[t*ldOut+r0:t*ldOut+r1], w[r0*cols:r1*cols], x[t*cols:(t+1)*cols])
+		for t := 0; t < n; t += 4 {
+			for r := r0; r < r1; r += 4 {
+				tileF32NEON(out, ldOut, w, x, r, t, min(4, r1-r), min(4, n-t), cols)
+			}
 		}
 	}
+}
+
+// tileF32NEON computes out for rows r … r+nr-1 and tokens t … t+nt-1
+// (nr, nt ≤ 4): the kernel over the first cols&^3 columns, Go the rest. A
+// partial tile runs the same kernel one row or token at a time (stride
+// 0), so every output is summed by the same instructions wherever the
+// caller's bands and batches end.
+func tileF32NEON(out []float32, ldOut int, w, x []float32, r, t, nr, nt, cols int) {
+	k := cols &^ 3
+	rs, ldw, ts, ldx := tileSteps(nr, nt, cols)
+	var tmp [16]float32
+	for i := 0; i < nr; i += rs {
+		for j := 0; j < nt; j += ts {
+			if k > 0 {
+				gemm4x4F32NEON(&tmp[0], 4, &w[(r+i)*cols], ldw, &x[(t+j)*cols], ldx, k)
+			}
+			for tt := range ts {
+				for ii := range rs {
+					wr, xt := w[(r+i+ii)*cols:(r+i+ii+1)*cols], x[(t+j+tt)*cols:(t+j+tt+1)*cols]
+					out[(t+j+tt)*ldOut+r+i+ii] = tmp[4*tt+ii] + dotGeneric(wr[k:], xt[k:])
+				}
+			}
+		}
+	}
+}
+
+// tileSteps: a full side of a tile runs four at once with its stride, a
+// partial one one at a time with stride 0.
+func tileSteps(nr, nt, cols int) (rs, ldw, ts, ldx int) {
+	rs, ldw, ts, ldx = 1, 0, 1, 0
+	if nr == 4 {
+		rs, ldw = 4, cols
+	}
+	if nt == 4 {
+		ts, ldx = 4, cols
+	}
+	return
 }
 
 // matMulBF16NEON is matMulF32NEON for bf16 weights (activations fp32).
@@ -88,8 +133,30 @@ func matMulBF16NEON(_ *Workspace, out []float32, ldOut int, w []BF16, x []float3
 	rows := len(w) / cols
 	for r0 := 0; r0 < rows; r0 += neonRowBlock {
 		r1 := min(r0+neonRowBlock, rows)
-		for t := range n {
-			matVecBF16NEON(out[t*ldOut+r0:t*ldOut+r1], w[r0*cols:r1*cols], x[t*cols:(t+1)*cols])
+		for t := 0; t < n; t += 4 {
+			for r := r0; r < r1; r += 4 {
+				tileBF16NEON(out, ldOut, w, x, r, t, min(4, r1-r), min(4, n-t), cols)
+			}
+		}
+	}
+}
+
+// tileBF16NEON is tileF32NEON for bf16 weights.
+func tileBF16NEON(out []float32, ldOut int, w []BF16, x []float32, r, t, nr, nt, cols int) {
+	k := cols &^ 3
+	rs, ldw, ts, ldx := tileSteps(nr, nt, cols)
+	var tmp [16]float32
+	for i := 0; i < nr; i += rs {
+		for j := 0; j < nt; j += ts {
+			if k > 0 {
+				gemm4x4BF16NEON(&tmp[0], 4, &w[(r+i)*cols], ldw, &x[(t+j)*cols], ldx, k)
+			}
+			for tt := range ts {
+				for ii := range rs {
+					wr, xt := w[(r+i+ii)*cols:(r+i+ii+1)*cols], x[(t+j+tt)*cols:(t+j+tt+1)*cols]
+					out[(t+j+tt)*ldOut+r+i+ii] = tmp[4*tt+ii] + dotBF16Generic(wr[k:], xt[k:])
+				}
+			}
 		}
 	}
 }

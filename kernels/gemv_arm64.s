@@ -256,3 +256,262 @@ loop:
 	SUBS     $16, R2
 	BNE      loop
 	RET      
+
+// Prefill tiles: out[t·ldo+i] = Σ_{c<n} w[i·ldw+c]·x[t·ldx+c] for rows
+// i < 4 and tokens t < 4, n a positive multiple of 4, ldo, ldw and ldx in
+// elements (ldw or ldx 0: one row or token four times, the Go driver's way
+// to finish the edges with the same arithmetic). Pseudo-Go of a step:
+//
+//	for t := range 4 { for i := range 4 { acc[t][i] += w[i][c:c+4] * x[t][c:c+4] } }
+//
+// A step loads 4 + 4 registers and does 16 FMLA, one chain per output:
+// two FMLA per load, which four FMLA pipes and three load ports (Apple
+// M) or two and two (Cortex-A76) keep busy, against one per load in the
+// four-row matrix-vector kernel. Registers: R0 out, R1 ldo in bytes, R2–R5
+// rows, R6–R9 tokens, R10 n; V0–V3 weights, V4–V7 x, V8–V11 bf16 weights,
+// V12 zero, V16–V31 acc[t][i] = V(16+4t+i).
+
+// func gemm4x4F32NEON(out *float32, ldo int, w *float32, ldw int, x *float32, ldx int, n int)
+TEXT ·gemm4x4F32NEON(SB), NOSPLIT, $0-56
+	MOVD     out+0(FP), R0
+	MOVD     ldo+8(FP), R1
+	MOVD     w+16(FP), R2
+	MOVD     ldw+24(FP), R11
+	MOVD     x+32(FP), R6
+	MOVD     ldx+40(FP), R12
+	MOVD     n+48(FP), R10
+	LSL      $2, R1                             // ldo in bytes
+	LSL      $2, R11                            // ldw in bytes
+	LSL      $2, R12                            // ldx in bytes
+	ADD      R11, R2, R3
+	ADD      R11, R3, R4
+	ADD      R11, R4, R5
+	ADD      R12, R6, R7
+	ADD      R12, R7, R8
+	ADD      R12, R8, R9
+	VEOR     V16.B16, V16.B16, V16.B16
+	VEOR     V17.B16, V17.B16, V17.B16
+	VEOR     V18.B16, V18.B16, V18.B16
+	VEOR     V19.B16, V19.B16, V19.B16
+	VEOR     V20.B16, V20.B16, V20.B16
+	VEOR     V21.B16, V21.B16, V21.B16
+	VEOR     V22.B16, V22.B16, V22.B16
+	VEOR     V23.B16, V23.B16, V23.B16
+	VEOR     V24.B16, V24.B16, V24.B16
+	VEOR     V25.B16, V25.B16, V25.B16
+	VEOR     V26.B16, V26.B16, V26.B16
+	VEOR     V27.B16, V27.B16, V27.B16
+	VEOR     V28.B16, V28.B16, V28.B16
+	VEOR     V29.B16, V29.B16, V29.B16
+	VEOR     V30.B16, V30.B16, V30.B16
+	VEOR     V31.B16, V31.B16, V31.B16
+loop:
+	VLD1.P   16(R2), [V0.S4]                    // row 0: 4 f32
+	VLD1.P   16(R3), [V1.S4]                    // row 1: 4 f32
+	VLD1.P   16(R4), [V2.S4]                    // row 2: 4 f32
+	VLD1.P   16(R5), [V3.S4]                    // row 3: 4 f32
+	VLD1.P   16(R6), [V4.S4]                    // token 0
+	VLD1.P   16(R7), [V5.S4]                    // token 1
+	VLD1.P   16(R8), [V6.S4]                    // token 2
+	VLD1.P   16(R9), [V7.S4]                    // token 3
+	VFMLA    V0.S4, V4.S4, V16.S4
+	VFMLA    V1.S4, V4.S4, V17.S4
+	VFMLA    V2.S4, V4.S4, V18.S4
+	VFMLA    V3.S4, V4.S4, V19.S4
+	VFMLA    V0.S4, V5.S4, V20.S4
+	VFMLA    V1.S4, V5.S4, V21.S4
+	VFMLA    V2.S4, V5.S4, V22.S4
+	VFMLA    V3.S4, V5.S4, V23.S4
+	VFMLA    V0.S4, V6.S4, V24.S4
+	VFMLA    V1.S4, V6.S4, V25.S4
+	VFMLA    V2.S4, V6.S4, V26.S4
+	VFMLA    V3.S4, V6.S4, V27.S4
+	VFMLA    V0.S4, V7.S4, V28.S4
+	VFMLA    V1.S4, V7.S4, V29.S4
+	VFMLA    V2.S4, V7.S4, V30.S4
+	VFMLA    V3.S4, V7.S4, V31.S4
+	SUBS     $4, R10
+	BNE      loop
+	WORD     $0x6e31d600                        // FADDP V0.4S, V16.4S, V17.4S
+	WORD     $0x6e33d641                        // FADDP V1.4S, V18.4S, V19.4S
+	WORD     $0x6e21d400                        // FADDP V0.4S, V0.4S, V1.4S
+	VST1     [V0.S4], (R0)                      // out[t·ldo : t·ldo+4], t = 0
+	ADD      R1, R0, R0
+	WORD     $0x6e35d680                        // FADDP V0.4S, V20.4S, V21.4S
+	WORD     $0x6e37d6c1                        // FADDP V1.4S, V22.4S, V23.4S
+	WORD     $0x6e21d400                        // FADDP V0.4S, V0.4S, V1.4S
+	VST1     [V0.S4], (R0)                      // out[t·ldo : t·ldo+4], t = 1
+	ADD      R1, R0, R0
+	WORD     $0x6e39d700                        // FADDP V0.4S, V24.4S, V25.4S
+	WORD     $0x6e3bd741                        // FADDP V1.4S, V26.4S, V27.4S
+	WORD     $0x6e21d400                        // FADDP V0.4S, V0.4S, V1.4S
+	VST1     [V0.S4], (R0)                      // out[t·ldo : t·ldo+4], t = 2
+	ADD      R1, R0, R0
+	WORD     $0x6e3dd780                        // FADDP V0.4S, V28.4S, V29.4S
+	WORD     $0x6e3fd7c1                        // FADDP V1.4S, V30.4S, V31.4S
+	WORD     $0x6e21d400                        // FADDP V0.4S, V0.4S, V1.4S
+	VST1     [V0.S4], (R0)                      // out[t·ldo : t·ldo+4], t = 3
+	RET      
+
+// func gemm4x4BF16NEON(out *float32, ldo int, w *BF16, ldw int, x *float32, ldx int, n int)
+TEXT ·gemm4x4BF16NEON(SB), NOSPLIT, $0-56
+	MOVD     out+0(FP), R0
+	MOVD     ldo+8(FP), R1
+	MOVD     w+16(FP), R2
+	MOVD     ldw+24(FP), R11
+	MOVD     x+32(FP), R6
+	MOVD     ldx+40(FP), R12
+	MOVD     n+48(FP), R10
+	LSL      $2, R1                             // ldo in bytes
+	LSL      $1, R11                            // ldw in bytes
+	LSL      $2, R12                            // ldx in bytes
+	ADD      R11, R2, R3
+	ADD      R11, R3, R4
+	ADD      R11, R4, R5
+	ADD      R12, R6, R7
+	ADD      R12, R7, R8
+	ADD      R12, R8, R9
+	VEOR     V16.B16, V16.B16, V16.B16
+	VEOR     V17.B16, V17.B16, V17.B16
+	VEOR     V18.B16, V18.B16, V18.B16
+	VEOR     V19.B16, V19.B16, V19.B16
+	VEOR     V20.B16, V20.B16, V20.B16
+	VEOR     V21.B16, V21.B16, V21.B16
+	VEOR     V22.B16, V22.B16, V22.B16
+	VEOR     V23.B16, V23.B16, V23.B16
+	VEOR     V24.B16, V24.B16, V24.B16
+	VEOR     V25.B16, V25.B16, V25.B16
+	VEOR     V26.B16, V26.B16, V26.B16
+	VEOR     V27.B16, V27.B16, V27.B16
+	VEOR     V28.B16, V28.B16, V28.B16
+	VEOR     V29.B16, V29.B16, V29.B16
+	VEOR     V30.B16, V30.B16, V30.B16
+	VEOR     V31.B16, V31.B16, V31.B16
+	VEOR     V12.B16, V12.B16, V12.B16
+loop:
+	VLD1.P   8(R2), [V8.H4]                     // row 0: 4 bf16
+	VZIP1    V8.H8, V12.H8, V0.H8               // widened: w<<16
+	VLD1.P   8(R3), [V9.H4]                     // row 1: 4 bf16
+	VZIP1    V9.H8, V12.H8, V1.H8               // widened: w<<16
+	VLD1.P   8(R4), [V10.H4]                    // row 2: 4 bf16
+	VZIP1    V10.H8, V12.H8, V2.H8              // widened: w<<16
+	VLD1.P   8(R5), [V11.H4]                    // row 3: 4 bf16
+	VZIP1    V11.H8, V12.H8, V3.H8              // widened: w<<16
+	VLD1.P   16(R6), [V4.S4]                    // token 0
+	VLD1.P   16(R7), [V5.S4]                    // token 1
+	VLD1.P   16(R8), [V6.S4]                    // token 2
+	VLD1.P   16(R9), [V7.S4]                    // token 3
+	VFMLA    V0.S4, V4.S4, V16.S4
+	VFMLA    V1.S4, V4.S4, V17.S4
+	VFMLA    V2.S4, V4.S4, V18.S4
+	VFMLA    V3.S4, V4.S4, V19.S4
+	VFMLA    V0.S4, V5.S4, V20.S4
+	VFMLA    V1.S4, V5.S4, V21.S4
+	VFMLA    V2.S4, V5.S4, V22.S4
+	VFMLA    V3.S4, V5.S4, V23.S4
+	VFMLA    V0.S4, V6.S4, V24.S4
+	VFMLA    V1.S4, V6.S4, V25.S4
+	VFMLA    V2.S4, V6.S4, V26.S4
+	VFMLA    V3.S4, V6.S4, V27.S4
+	VFMLA    V0.S4, V7.S4, V28.S4
+	VFMLA    V1.S4, V7.S4, V29.S4
+	VFMLA    V2.S4, V7.S4, V30.S4
+	VFMLA    V3.S4, V7.S4, V31.S4
+	SUBS     $4, R10
+	BNE      loop
+	WORD     $0x6e31d600                        // FADDP V0.4S, V16.4S, V17.4S
+	WORD     $0x6e33d641                        // FADDP V1.4S, V18.4S, V19.4S
+	WORD     $0x6e21d400                        // FADDP V0.4S, V0.4S, V1.4S
+	VST1     [V0.S4], (R0)                      // out[t·ldo : t·ldo+4], t = 0
+	ADD      R1, R0, R0
+	WORD     $0x6e35d680                        // FADDP V0.4S, V20.4S, V21.4S
+	WORD     $0x6e37d6c1                        // FADDP V1.4S, V22.4S, V23.4S
+	WORD     $0x6e21d400                        // FADDP V0.4S, V0.4S, V1.4S
+	VST1     [V0.S4], (R0)                      // out[t·ldo : t·ldo+4], t = 1
+	ADD      R1, R0, R0
+	WORD     $0x6e39d700                        // FADDP V0.4S, V24.4S, V25.4S
+	WORD     $0x6e3bd741                        // FADDP V1.4S, V26.4S, V27.4S
+	WORD     $0x6e21d400                        // FADDP V0.4S, V0.4S, V1.4S
+	VST1     [V0.S4], (R0)                      // out[t·ldo : t·ldo+4], t = 2
+	ADD      R1, R0, R0
+	WORD     $0x6e3dd780                        // FADDP V0.4S, V28.4S, V29.4S
+	WORD     $0x6e3fd7c1                        // FADDP V1.4S, V30.4S, V31.4S
+	WORD     $0x6e21d400                        // FADDP V0.4S, V0.4S, V1.4S
+	VST1     [V0.S4], (R0)                      // out[t·ldo : t·ldo+4], t = 3
+	RET      
+
+// gemmNN4x16NEON: out[t·ldo+j] = Σ_{c<k} x[t·ldx+c]·b[c·ldb+j] for tokens
+// t < 4 and columns j < 16, k ≥ 1, strides in elements (ldx 0: one token
+// four times). Each output is one FMLA chain over c in order, as the
+// reference (matMulNNGeneric) sums it. Pseudo-Go of a step:
+//
+//	bc := b[c·ldb : c·ldb+16]                       // one VLD1 of 4 registers
+//	for t := range 4 { acc[t] += x[t][c] * bc }     // LD1R + 4 FMLA
+//
+// 5 loads for 16 FMLA. Registers: R0 out, R1 ldo in bytes, R2–R5 tokens,
+// R6 b, R7 ldb in bytes, R8 k; V0–V3 the row of b, V4–V7 x[t][c]
+// broadcast, V16–V31 acc[t] = V(16+4t) … V(19+4t).
+// func gemmNN4x16NEON(out *float32, ldo int, x *float32, ldx int, b *float32, ldb int, k int)
+TEXT ·gemmNN4x16NEON(SB), NOSPLIT, $0-56
+	MOVD     out+0(FP), R0
+	MOVD     ldo+8(FP), R1
+	MOVD     x+16(FP), R2
+	MOVD     ldx+24(FP), R9
+	MOVD     b+32(FP), R6
+	MOVD     ldb+40(FP), R7
+	MOVD     k+48(FP), R8
+	LSL      $2, R1
+	LSL      $2, R9
+	LSL      $2, R7
+	ADD      R9, R2, R3
+	ADD      R9, R3, R4
+	ADD      R9, R4, R5
+	VEOR     V16.B16, V16.B16, V16.B16
+	VEOR     V17.B16, V17.B16, V17.B16
+	VEOR     V18.B16, V18.B16, V18.B16
+	VEOR     V19.B16, V19.B16, V19.B16
+	VEOR     V20.B16, V20.B16, V20.B16
+	VEOR     V21.B16, V21.B16, V21.B16
+	VEOR     V22.B16, V22.B16, V22.B16
+	VEOR     V23.B16, V23.B16, V23.B16
+	VEOR     V24.B16, V24.B16, V24.B16
+	VEOR     V25.B16, V25.B16, V25.B16
+	VEOR     V26.B16, V26.B16, V26.B16
+	VEOR     V27.B16, V27.B16, V27.B16
+	VEOR     V28.B16, V28.B16, V28.B16
+	VEOR     V29.B16, V29.B16, V29.B16
+	VEOR     V30.B16, V30.B16, V30.B16
+	VEOR     V31.B16, V31.B16, V31.B16
+loop:
+	VLD1     (R6), [V0.S4, V1.S4, V2.S4, V3.S4] // b[c][0:16]
+	ADD      R7, R6, R6
+	VLD1R.P  4(R2), [V4.S4]                     // x[0][c] in every lane
+	VLD1R.P  4(R3), [V5.S4]                     // x[1][c] in every lane
+	VLD1R.P  4(R4), [V6.S4]                     // x[2][c] in every lane
+	VLD1R.P  4(R5), [V7.S4]                     // x[3][c] in every lane
+	VFMLA    V4.S4, V0.S4, V16.S4
+	VFMLA    V4.S4, V1.S4, V17.S4
+	VFMLA    V4.S4, V2.S4, V18.S4
+	VFMLA    V4.S4, V3.S4, V19.S4
+	VFMLA    V5.S4, V0.S4, V20.S4
+	VFMLA    V5.S4, V1.S4, V21.S4
+	VFMLA    V5.S4, V2.S4, V22.S4
+	VFMLA    V5.S4, V3.S4, V23.S4
+	VFMLA    V6.S4, V0.S4, V24.S4
+	VFMLA    V6.S4, V1.S4, V25.S4
+	VFMLA    V6.S4, V2.S4, V26.S4
+	VFMLA    V6.S4, V3.S4, V27.S4
+	VFMLA    V7.S4, V0.S4, V28.S4
+	VFMLA    V7.S4, V1.S4, V29.S4
+	VFMLA    V7.S4, V2.S4, V30.S4
+	VFMLA    V7.S4, V3.S4, V31.S4
+	SUBS     $1, R8
+	BNE      loop
+	VST1     [V16.S4, V17.S4, V18.S4, V19.S4], (R0) // out[0][0:16]
+	ADD      R1, R0, R0
+	VST1     [V20.S4, V21.S4, V22.S4, V23.S4], (R0) // out[1][0:16]
+	ADD      R1, R0, R0
+	VST1     [V24.S4, V25.S4, V26.S4, V27.S4], (R0) // out[2][0:16]
+	ADD      R1, R0, R0
+	VST1     [V28.S4, V29.S4, V30.S4, V31.S4], (R0) // out[3][0:16]
+	RET      

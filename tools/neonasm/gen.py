@@ -172,6 +172,125 @@ def gemv_bf16():
     gemv_epilogue()
 
 
+# ---------------------------------------------------------------- GEMM
+
+GEMM_DOC = """// Prefill tiles: out[t·ldo+i] = Σ_{c<n} w[i·ldw+c]·x[t·ldx+c] for rows
+// i < 4 and tokens t < 4, n a positive multiple of 4, ldo, ldw and ldx in
+// elements (ldw or ldx 0: one row or token four times, the Go driver's way
+// to finish the edges with the same arithmetic). Pseudo-Go of a step:
+//
+//	for t := range 4 { for i := range 4 { acc[t][i] += w[i][c:c+4] * x[t][c:c+4] } }
+//
+// A step loads 4 + 4 registers and does 16 FMLA, one chain per output:
+// two FMLA per load, which four FMLA pipes and three load ports (Apple
+// M) or two and two (Cortex-A76) keep busy, against one per load in the
+// four-row matrix-vector kernel. Registers: R0 out, R1 ldo in bytes, R2–R5
+// rows, R6–R9 tokens, R10 n; V0–V3 weights, V4–V7 x, V8–V11 bf16 weights,
+// V12 zero, V16–V31 acc[t][i] = V(16+4t+i)."""
+
+
+def gemm4x4(bf16):
+    name = "gemm4x4BF16NEON" if bf16 else "gemm4x4F32NEON"
+    e("// func %s(out *float32, ldo int, w *%s, ldw int, x *float32, ldx int, n int)" %
+      (name, "BF16" if bf16 else "float32"))
+    e("TEXT ·%s(SB), NOSPLIT, $0-56" % name)
+    ins("MOVD", "out+0(FP), R0")
+    ins("MOVD", "ldo+8(FP), R1")
+    ins("MOVD", "w+16(FP), R2")
+    ins("MOVD", "ldw+24(FP), R11")
+    ins("MOVD", "x+32(FP), R6")
+    ins("MOVD", "ldx+40(FP), R12")
+    ins("MOVD", "n+48(FP), R10")
+    ins("LSL", "$2, R1", c="ldo in bytes")
+    ins("LSL", "$%d, R11" % (1 if bf16 else 2), c="ldw in bytes")
+    ins("LSL", "$2, R12", c="ldx in bytes")
+    ins("ADD", "R11, R2, R3")
+    ins("ADD", "R11, R3, R4")
+    ins("ADD", "R11, R4, R5")
+    ins("ADD", "R12, R6, R7")
+    ins("ADD", "R12, R7, R8")
+    ins("ADD", "R12, R8, R9")
+    for v in range(16, 32):
+        ins("VEOR", "V%d.B16, V%d.B16, V%d.B16" % (v, v, v))
+    if bf16:
+        ins("VEOR", "V12.B16, V12.B16, V12.B16")
+    e("loop:")
+    for i in range(4):
+        if bf16:
+            ins("VLD1.P", "8(R%d), [V%d.H4]" % (2 + i, 8 + i), c="row %d: 4 bf16" % i)
+            ins("VZIP1", "V%d.H8, V12.H8, V%d.H8" % (8 + i, i), c="widened: w<<16")
+        else:
+            ins("VLD1.P", "16(R%d), [V%d.S4]" % (2 + i, i), c="row %d: 4 f32" % i)
+    for t in range(4):
+        ins("VLD1.P", "16(R%d), [V%d.S4]" % (6 + t, 4 + t), c="token %d" % t)
+    for t in range(4):
+        for i in range(4):
+            ins("VFMLA", "V%d.S4, V%d.S4, V%d.S4" % (i, 4 + t, 16 + 4 * t + i))
+    ins("SUBS", "$4, R10")
+    ins("BNE", "loop")
+    for t in range(4):
+        a = 16 + 4 * t
+        hsum4([a, a + 1, a + 2, a + 3], 0, 1)
+        ins("VST1", "[V0.S4], (R0)", c="out[t·ldo : t·ldo+4], t = %d" % t)
+        if t < 3:
+            ins("ADD", "R1, R0, R0")
+    ins("RET")
+    e()
+
+
+# ---------------------------------------------------------------- GEMM NN
+
+NN_DOC = """// gemmNN4x16NEON: out[t·ldo+j] = Σ_{c<k} x[t·ldx+c]·b[c·ldb+j] for tokens
+// t < 4 and columns j < 16, k ≥ 1, strides in elements (ldx 0: one token
+// four times). Each output is one FMLA chain over c in order, as the
+// reference (matMulNNGeneric) sums it. Pseudo-Go of a step:
+//
+//	bc := b[c·ldb : c·ldb+16]                       // one VLD1 of 4 registers
+//	for t := range 4 { acc[t] += x[t][c] * bc }     // LD1R + 4 FMLA
+//
+// 5 loads for 16 FMLA. Registers: R0 out, R1 ldo in bytes, R2–R5 tokens,
+// R6 b, R7 ldb in bytes, R8 k; V0–V3 the row of b, V4–V7 x[t][c]
+// broadcast, V16–V31 acc[t] = V(16+4t) … V(19+4t)."""
+
+
+def gemm_nn():
+    e(NN_DOC)
+    e("// func gemmNN4x16NEON(out *float32, ldo int, x *float32, ldx int, b *float32, ldb int, k int)")
+    e("TEXT ·gemmNN4x16NEON(SB), NOSPLIT, $0-56")
+    ins("MOVD", "out+0(FP), R0")
+    ins("MOVD", "ldo+8(FP), R1")
+    ins("MOVD", "x+16(FP), R2")
+    ins("MOVD", "ldx+24(FP), R9")
+    ins("MOVD", "b+32(FP), R6")
+    ins("MOVD", "ldb+40(FP), R7")
+    ins("MOVD", "k+48(FP), R8")
+    ins("LSL", "$2, R1")
+    ins("LSL", "$2, R9")
+    ins("LSL", "$2, R7")
+    ins("ADD", "R9, R2, R3")
+    ins("ADD", "R9, R3, R4")
+    ins("ADD", "R9, R4, R5")
+    for v in range(16, 32):
+        ins("VEOR", "V%d.B16, V%d.B16, V%d.B16" % (v, v, v))
+    e("loop:")
+    ins("VLD1", "(R6), [V0.S4, V1.S4, V2.S4, V3.S4]", c="b[c][0:16]")
+    ins("ADD", "R7, R6, R6")
+    for t in range(4):
+        ins("VLD1R.P", "4(R%d), [V%d.S4]" % (2 + t, 4 + t), c="x[%d][c] in every lane" % t)
+    for t in range(4):
+        for q in range(4):
+            ins("VFMLA", "V%d.S4, V%d.S4, V%d.S4" % (4 + t, q, 16 + 4 * t + q))
+    ins("SUBS", "$1, R8")
+    ins("BNE", "loop")
+    for t in range(4):
+        a = 16 + 4 * t
+        ins("VST1", "[V%d.S4, V%d.S4, V%d.S4, V%d.S4], (R0)" % (a, a + 1, a + 2, a + 3), c="out[%d][0:16]" % t)
+        if t < 3:
+            ins("ADD", "R1, R0, R0")
+    ins("RET")
+    e()
+
+
 # ---------------------------------------------------------------- peak
 
 PEAK_DOC = """// fmaPeakNEON: iters > 0 rounds of 16 independent FMLA on 4 fp32 lanes,
@@ -572,6 +691,11 @@ def main():
         gemv_bf16()
         peak()
         vec()
+        e(GEMM_DOC)
+        e()
+        gemm4x4(False)
+        gemm4x4(True)
+        gemm_nn()
     elif what == "quant":
         e(Q8_DOC)
         gemv_q8_0()

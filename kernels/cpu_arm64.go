@@ -23,9 +23,8 @@ func roundRowsBF16(xb []BF16, x []float32) {
 }
 
 var (
-	// neonSet: the fp32 products of decode and prefill in FMLA; the
-	// integer decode of quantised weights stays the Go reference (no SDOT
-	// at this level).
+	// neonSet: the fp32 products of decode and prefill in FMLA, the
+	// integer decode of quantised weights in SMULL + SADALP.
 	neonSet = &kernelSet{
 		matVecBF16: matVecBF16NEON,
 		matVecF32:  matVecF32NEON,
@@ -42,8 +41,8 @@ var (
 		matVecQ:    matVecQGeneric,
 		dequantRow: dequantRowGeneric,
 		quantizeX:  quantizeXGeneric,
-		matVecQ8:   matVecQ8Generic,
-		q8Name:     "Go reference",
+		matVecQ8:   matVecQ8NEON,
+		q8Name:     "NEON SMULL",
 	}
 	// neondotSet adds SDOT to the integer decode.
 	neondotSet = withQ8(neonSet, matVecQ8SDOT, "NEON SDOT")

@@ -22,30 +22,59 @@ func gemvQ5KSDOT(out *float32, rows int, w *byte, rb int, xq *int8, dx *float32,
 //go:noescape
 func gemvQ6KSDOT(out *float32, rows int, w *byte, rb int, xq *int8, dx *float32, n32 *int32, nsb int)
 
+// The same kernels without FEAT_DotProd (SMULL + SADALP for each SDOT).
+//
+//go:noescape
+func gemvQ8_0NEON(out *float32, rows int, w *byte, rb int, xq *int8, dx *float32, nb int)
+
+//go:noescape
+func gemvQ4KNEON(out *float32, rows int, w *byte, rb int, xq *int8, dx *float32, s *float32, nsb int)
+
+//go:noescape
+func gemvQ5KNEON(out *float32, rows int, w *byte, rb int, xq *int8, dx *float32, s *float32, nsb int)
+
+//go:noescape
+func gemvQ6KNEON(out *float32, rows int, w *byte, rb int, xq *int8, dx *float32, n32 *int32, nsb int)
+
 // matVecQ8SDOT is MatVecQ8 at NEONDot, every format in SDOT kernels.
-func matVecQ8SDOT(q Quant, out []float32, w []byte, a *QuantizedX) {
-	rb := q.RowBytes(a.cols)
-	switch q {
-	case Q4K:
-		gemvQ4KSDOT(&out[0], len(out), &w[0], rb, &a.q[0], &a.dc[0], &a.s[0], a.cols/256)
-	case Q5K:
-		gemvQ5KSDOT(&out[0], len(out), &w[0], rb, &a.q[0], &a.dc[0], &a.s[0], a.cols/256)
-	case Q6K:
-		gemvQ6KSDOT(&out[0], len(out), &w[0], rb, &a.q[0], &a.dc[0], &a.n32[0], a.cols/256)
+func matVecQ8SDOT(q Quant, out []float32, w []byte, a *QuantizedX) { matVecQ8Arm(q, out, w, a, true) }
+
+// matVecQ8NEON is MatVecQ8 at NEON: the same kernels with SMULL + SADALP.
+func matVecQ8NEON(q Quant, out []float32, w []byte, a *QuantizedX) { matVecQ8Arm(q, out, w, a, false) }
+
+func matVecQ8Arm(q Quant, out []float32, w []byte, a *QuantizedX, dot bool) {
+	rb, nsb := q.RowBytes(a.cols), a.cols/256
+	o, wp, xq, dx := &out[0], &w[0], &a.q[0], &a.dc[0]
+	switch {
+	case q == Q4K && dot:
+		gemvQ4KSDOT(o, len(out), wp, rb, xq, dx, &a.s[0], nsb)
+	case q == Q4K:
+		gemvQ4KNEON(o, len(out), wp, rb, xq, dx, &a.s[0], nsb)
+	case q == Q5K && dot:
+		gemvQ5KSDOT(o, len(out), wp, rb, xq, dx, &a.s[0], nsb)
+	case q == Q5K:
+		gemvQ5KNEON(o, len(out), wp, rb, xq, dx, &a.s[0], nsb)
+	case q == Q6K && dot:
+		gemvQ6KSDOT(o, len(out), wp, rb, xq, dx, &a.n32[0], nsb)
+	case q == Q6K:
+		gemvQ6KNEON(o, len(out), wp, rb, xq, dx, &a.n32[0], nsb)
 	default:
-		matVecQ8_0SDOT(out, w, a)
+		matVecQ8_0Arm(out, w, a, dot)
 	}
 }
 
-// matVecQ8_0SDOT runs the Q8_0 kernel over the first nb&^3 blocks of each
+// matVecQ8_0Arm runs the Q8_0 kernel over the first nb&^3 blocks of each
 // row and adds the last ones in Go.
-func matVecQ8_0SDOT(out []float32, w []byte, a *QuantizedX) {
+func matVecQ8_0Arm(out []float32, w []byte, a *QuantizedX, dot bool) {
 	rb, nb := Q8_0.RowBytes(a.cols), a.cols/32
 	nb4 := nb &^ 3
-	if nb4 > 0 {
-		gemvQ8_0SDOT(&out[0], len(out), &w[0], rb, &a.q[0], &a.dc[0], nb4)
-	} else {
+	switch {
+	case nb4 == 0:
 		clear(out)
+	case dot:
+		gemvQ8_0SDOT(&out[0], len(out), &w[0], rb, &a.q[0], &a.dc[0], nb4)
+	default:
+		gemvQ8_0NEON(&out[0], len(out), &w[0], rb, &a.q[0], &a.dc[0], nb4)
 	}
 	for r := range out {
 		out[r] += dotQ8_0XFrom(w[r*rb:(r+1)*rb], a, nb4)

@@ -600,3 +600,735 @@ blocks:
 	SUBS     $1, R1
 	BNE      row
 	RET      
+
+// The same four kernels without FEAT_DotProd (the neon level: Cortex-A72,
+// A53, A55 without it): each SDOT becomes SMULL, SADALP, SMULL2, SADALP
+// through one spare register. int8 × int8 products fit int16 (|q| ≤ 128,
+// |qx| ≤ 127), and SADALP adds them pairwise into the int32 lanes.
+
+// func gemvQ8_0NEON(out *float32, rows int, w *byte, rb int, xq *int8, dx *float32, nb int)
+TEXT ·gemvQ8_0NEON(SB), NOSPLIT, $0-56
+	MOVD     out+0(FP), R0
+	MOVD     rows+8(FP), R1
+	MOVD     w+16(FP), R2
+	MOVD     rb+24(FP), R3
+	MOVD     xq+32(FP), R4
+	MOVD     dx+40(FP), R5
+	MOVD     nb+48(FP), R6
+row:
+	MOVD     R2, R7
+	MOVD     R4, R8
+	MOVD     R5, R9
+	MOVD     R6, R10
+	VEOR     V24.B16, V24.B16, V24.B16
+blocks:
+	VLD1.P   64(R8), [V0.B16, V1.B16, V2.B16, V3.B16] // qx of blocks 0, 1
+	VLD1.P   64(R8), [V4.B16, V5.B16, V6.B16, V7.B16] // qx of blocks 2, 3
+	MOVHU.P  2(R7), R11                         // block 0: f16 d
+	VMOV     R11, V20.H[0]
+	VLD1.P   32(R7), [V8.B16, V9.B16]           // block 0: 32 int8 q
+	MOVHU.P  2(R7), R11                         // block 1: f16 d
+	VMOV     R11, V20.H[1]
+	VLD1.P   32(R7), [V10.B16, V11.B16]         // block 1: 32 int8 q
+	MOVHU.P  2(R7), R11                         // block 2: f16 d
+	VMOV     R11, V20.H[2]
+	VLD1.P   32(R7), [V12.B16, V13.B16]         // block 2: 32 int8 q
+	MOVHU.P  2(R7), R11                         // block 3: f16 d
+	VMOV     R11, V20.H[3]
+	VLD1.P   32(R7), [V14.B16, V15.B16]         // block 3: 32 int8 q
+	VEOR     V16.B16, V16.B16, V16.B16
+	VEOR     V17.B16, V17.B16, V17.B16
+	VEOR     V18.B16, V18.B16, V18.B16
+	VEOR     V19.B16, V19.B16, V19.B16
+	WORD     $0x0e20c119                        // SMULL V25.8H, V8.8B, V0.8B
+	WORD     $0x4e606b30                        // SADALP V16.4S, V25.8H
+	WORD     $0x4e20c119                        // SMULL2 V25.8H, V8.16B, V0.16B
+	WORD     $0x4e606b30                        // SADALP V16.4S, V25.8H
+	WORD     $0x0e21c139                        // SMULL V25.8H, V9.8B, V1.8B
+	WORD     $0x4e606b30                        // SADALP V16.4S, V25.8H
+	WORD     $0x4e21c139                        // SMULL2 V25.8H, V9.16B, V1.16B
+	WORD     $0x4e606b30                        // SADALP V16.4S, V25.8H
+	WORD     $0x0e22c159                        // SMULL V25.8H, V10.8B, V2.8B
+	WORD     $0x4e606b31                        // SADALP V17.4S, V25.8H
+	WORD     $0x4e22c159                        // SMULL2 V25.8H, V10.16B, V2.16B
+	WORD     $0x4e606b31                        // SADALP V17.4S, V25.8H
+	WORD     $0x0e23c179                        // SMULL V25.8H, V11.8B, V3.8B
+	WORD     $0x4e606b31                        // SADALP V17.4S, V25.8H
+	WORD     $0x4e23c179                        // SMULL2 V25.8H, V11.16B, V3.16B
+	WORD     $0x4e606b31                        // SADALP V17.4S, V25.8H
+	WORD     $0x0e24c199                        // SMULL V25.8H, V12.8B, V4.8B
+	WORD     $0x4e606b32                        // SADALP V18.4S, V25.8H
+	WORD     $0x4e24c199                        // SMULL2 V25.8H, V12.16B, V4.16B
+	WORD     $0x4e606b32                        // SADALP V18.4S, V25.8H
+	WORD     $0x0e25c1b9                        // SMULL V25.8H, V13.8B, V5.8B
+	WORD     $0x4e606b32                        // SADALP V18.4S, V25.8H
+	WORD     $0x4e25c1b9                        // SMULL2 V25.8H, V13.16B, V5.16B
+	WORD     $0x4e606b32                        // SADALP V18.4S, V25.8H
+	WORD     $0x0e26c1d9                        // SMULL V25.8H, V14.8B, V6.8B
+	WORD     $0x4e606b33                        // SADALP V19.4S, V25.8H
+	WORD     $0x4e26c1d9                        // SMULL2 V25.8H, V14.16B, V6.16B
+	WORD     $0x4e606b33                        // SADALP V19.4S, V25.8H
+	WORD     $0x0e27c1f9                        // SMULL V25.8H, V15.8B, V7.8B
+	WORD     $0x4e606b33                        // SADALP V19.4S, V25.8H
+	WORD     $0x4e27c1f9                        // SMULL2 V25.8H, V15.16B, V7.16B
+	WORD     $0x4e606b33                        // SADALP V19.4S, V25.8H
+	VADDP    V17.S4, V16.S4, V21.S4
+	VADDP    V19.S4, V18.S4, V22.S4
+	VADDP    V22.S4, V21.S4, V21.S4             // [isum0, isum1, isum2, isum3]
+	WORD     $0x4e21dab5                        // SCVTF V21.4S, V21.4S
+	WORD     $0x0e217a96                        // FCVTL V22.4S, V20.4H
+	VLD1.P   16(R9), [V23.S4]                   // dx of the 4 blocks
+	WORD     $0x6e37ded6                        // FMUL V22.4S, V22.4S, V23.4S
+	VFMLA    V22.S4, V21.S4, V24.S4             // acc += isum·d·dx
+	SUBS     $4, R10
+	BNE      blocks
+	WORD     $0x6e38d718                        // FADDP V24.4S, V24.4S, V24.4S
+	WORD     $0x6e38d718                        // FADDP V24.4S, V24.4S, V24.4S
+	FMOVS.P  F24, 4(R0)
+	ADD      R3, R2, R2
+	SUBS     $1, R1
+	BNE      row
+	RET      
+
+// func gemvQ4KNEON(out *float32, rows int, w *byte, rb int, xq *int8, dx *float32, s *float32, nsb int)
+TEXT ·gemvQ4KNEON(SB), NOSPLIT, $0-64
+	MOVD     out+0(FP), R0
+	MOVD     rows+8(FP), R1
+	MOVD     w+16(FP), R2
+	MOVD     rb+24(FP), R3
+	MOVD     xq+32(FP), R4
+	MOVD     dx+40(FP), R5
+	MOVD     s+48(FP), R6
+	MOVD     nsb+56(FP), R11
+	MOVD     R11, R19                           // super-blocks a row
+	VMOVI    $15, V31.B16
+row:
+	MOVD     R2, R7
+	MOVD     R4, R8
+	MOVD     R5, R9
+	MOVD     R6, R10
+	MOVD     R19, R11
+	VEOR     V10.B16, V10.B16, V10.B16
+	VEOR     V11.B16, V11.B16, V11.B16
+blocks:
+	MOVWU    4(R7), R13                         // scale bytes 0-3
+	MOVWU    8(R7), R14                         // 4-7
+	MOVWU    12(R7), R15                        // 8-11
+	LSRW     $4, R15, R16
+	ANDW     $0x0f0f0f0f, R16, R16
+	LSRW     $6, R14, R17
+	ANDW     $0x03030303, R17, R17
+	ORRW     R17<<4, R16, R16                   // m[4:8]
+	ANDW     $0x3f3f3f3f, R14, R14              // m[0:4]
+	ANDW     $0x0f0f0f0f, R15, R15
+	LSRW     $6, R13, R17
+	ANDW     $0x03030303, R17, R17
+	ORRW     R17<<4, R15, R15                   // sc[4:8]
+	ANDW     $0x3f3f3f3f, R13, R13              // sc[0:4]
+	VMOV     R13, V26.S[0]
+	VMOV     R15, V26.S[1]
+	VMOV     R14, V26.S[2]
+	VMOV     R16, V26.S[3]                      // V26 = sc[0:8], m[0:8] as bytes
+	VUXTL    V26.B8, V27.H8
+	VUXTL2   V26.B16, V28.H8
+	VUXTL    V27.H4, V29.S4
+	VUXTL2   V27.H8, V30.S4
+	VUXTL    V28.H4, V27.S4
+	VUXTL2   V28.H8, V28.S4
+	WORD     $0x4e21db7b                        // SCVTF V27.4S, V27.4S
+	WORD     $0x4e21db9c                        // SCVTF V28.4S, V28.4S
+	WORD     $0x4e21dbbd                        // SCVTF V29.4S, V29.4S
+	WORD     $0x4e21dbde                        // SCVTF V30.4S, V30.4S
+	MOVWU    (R7), R13                          // f16 d, dmin
+	VMOV     R13, V26.S[0]
+	WORD     $0x0e217b5a                        // FCVTL V26.4S, V26.4H
+	VDUP     V26.S[0], V24.S4                   // d
+	VDUP     V26.S[1], V25.S4                   // dmin
+	ADD      $16, R7, R12
+	VLD1.P   32(R12), [V0.B16, V1.B16]          // nibbles of sub-blocks 0, 1
+	VLD1.P   64(R8), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
+	VAND     V31.B16, V0.B16, V6.B16
+	VAND     V31.B16, V1.B16, V7.B16
+	VUSHR    $4, V0.B16, V8.B16
+	VUSHR    $4, V1.B16, V9.B16
+	VEOR     V16.B16, V16.B16, V16.B16
+	VEOR     V17.B16, V17.B16, V17.B16
+	WORD     $0x0e22c0cc                        // SMULL V12.8H, V6.8B, V2.8B
+	WORD     $0x4e606990                        // SADALP V16.4S, V12.8H
+	WORD     $0x4e22c0cc                        // SMULL2 V12.8H, V6.16B, V2.16B
+	WORD     $0x4e606990                        // SADALP V16.4S, V12.8H
+	WORD     $0x0e23c0ec                        // SMULL V12.8H, V7.8B, V3.8B
+	WORD     $0x4e606990                        // SADALP V16.4S, V12.8H
+	WORD     $0x4e23c0ec                        // SMULL2 V12.8H, V7.16B, V3.16B
+	WORD     $0x4e606990                        // SADALP V16.4S, V12.8H
+	WORD     $0x0e24c10c                        // SMULL V12.8H, V8.8B, V4.8B
+	WORD     $0x4e606991                        // SADALP V17.4S, V12.8H
+	WORD     $0x4e24c10c                        // SMULL2 V12.8H, V8.16B, V4.16B
+	WORD     $0x4e606991                        // SADALP V17.4S, V12.8H
+	WORD     $0x0e25c12c                        // SMULL V12.8H, V9.8B, V5.8B
+	WORD     $0x4e606991                        // SADALP V17.4S, V12.8H
+	WORD     $0x4e25c12c                        // SMULL2 V12.8H, V9.16B, V5.16B
+	WORD     $0x4e606991                        // SADALP V17.4S, V12.8H
+	VLD1.P   32(R12), [V0.B16, V1.B16]          // nibbles of sub-blocks 2, 3
+	VLD1.P   64(R8), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
+	VAND     V31.B16, V0.B16, V6.B16
+	VAND     V31.B16, V1.B16, V7.B16
+	VUSHR    $4, V0.B16, V8.B16
+	VUSHR    $4, V1.B16, V9.B16
+	VEOR     V18.B16, V18.B16, V18.B16
+	VEOR     V19.B16, V19.B16, V19.B16
+	WORD     $0x0e22c0cc                        // SMULL V12.8H, V6.8B, V2.8B
+	WORD     $0x4e606992                        // SADALP V18.4S, V12.8H
+	WORD     $0x4e22c0cc                        // SMULL2 V12.8H, V6.16B, V2.16B
+	WORD     $0x4e606992                        // SADALP V18.4S, V12.8H
+	WORD     $0x0e23c0ec                        // SMULL V12.8H, V7.8B, V3.8B
+	WORD     $0x4e606992                        // SADALP V18.4S, V12.8H
+	WORD     $0x4e23c0ec                        // SMULL2 V12.8H, V7.16B, V3.16B
+	WORD     $0x4e606992                        // SADALP V18.4S, V12.8H
+	WORD     $0x0e24c10c                        // SMULL V12.8H, V8.8B, V4.8B
+	WORD     $0x4e606993                        // SADALP V19.4S, V12.8H
+	WORD     $0x4e24c10c                        // SMULL2 V12.8H, V8.16B, V4.16B
+	WORD     $0x4e606993                        // SADALP V19.4S, V12.8H
+	WORD     $0x0e25c12c                        // SMULL V12.8H, V9.8B, V5.8B
+	WORD     $0x4e606993                        // SADALP V19.4S, V12.8H
+	WORD     $0x4e25c12c                        // SMULL2 V12.8H, V9.16B, V5.16B
+	WORD     $0x4e606993                        // SADALP V19.4S, V12.8H
+	VLD1.P   32(R12), [V0.B16, V1.B16]          // nibbles of sub-blocks 4, 5
+	VLD1.P   64(R8), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
+	VAND     V31.B16, V0.B16, V6.B16
+	VAND     V31.B16, V1.B16, V7.B16
+	VUSHR    $4, V0.B16, V8.B16
+	VUSHR    $4, V1.B16, V9.B16
+	VEOR     V20.B16, V20.B16, V20.B16
+	VEOR     V21.B16, V21.B16, V21.B16
+	WORD     $0x0e22c0cc                        // SMULL V12.8H, V6.8B, V2.8B
+	WORD     $0x4e606994                        // SADALP V20.4S, V12.8H
+	WORD     $0x4e22c0cc                        // SMULL2 V12.8H, V6.16B, V2.16B
+	WORD     $0x4e606994                        // SADALP V20.4S, V12.8H
+	WORD     $0x0e23c0ec                        // SMULL V12.8H, V7.8B, V3.8B
+	WORD     $0x4e606994                        // SADALP V20.4S, V12.8H
+	WORD     $0x4e23c0ec                        // SMULL2 V12.8H, V7.16B, V3.16B
+	WORD     $0x4e606994                        // SADALP V20.4S, V12.8H
+	WORD     $0x0e24c10c                        // SMULL V12.8H, V8.8B, V4.8B
+	WORD     $0x4e606995                        // SADALP V21.4S, V12.8H
+	WORD     $0x4e24c10c                        // SMULL2 V12.8H, V8.16B, V4.16B
+	WORD     $0x4e606995                        // SADALP V21.4S, V12.8H
+	WORD     $0x0e25c12c                        // SMULL V12.8H, V9.8B, V5.8B
+	WORD     $0x4e606995                        // SADALP V21.4S, V12.8H
+	WORD     $0x4e25c12c                        // SMULL2 V12.8H, V9.16B, V5.16B
+	WORD     $0x4e606995                        // SADALP V21.4S, V12.8H
+	VLD1.P   32(R12), [V0.B16, V1.B16]          // nibbles of sub-blocks 6, 7
+	VLD1.P   64(R8), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
+	VAND     V31.B16, V0.B16, V6.B16
+	VAND     V31.B16, V1.B16, V7.B16
+	VUSHR    $4, V0.B16, V8.B16
+	VUSHR    $4, V1.B16, V9.B16
+	VEOR     V22.B16, V22.B16, V22.B16
+	VEOR     V23.B16, V23.B16, V23.B16
+	WORD     $0x0e22c0cc                        // SMULL V12.8H, V6.8B, V2.8B
+	WORD     $0x4e606996                        // SADALP V22.4S, V12.8H
+	WORD     $0x4e22c0cc                        // SMULL2 V12.8H, V6.16B, V2.16B
+	WORD     $0x4e606996                        // SADALP V22.4S, V12.8H
+	WORD     $0x0e23c0ec                        // SMULL V12.8H, V7.8B, V3.8B
+	WORD     $0x4e606996                        // SADALP V22.4S, V12.8H
+	WORD     $0x4e23c0ec                        // SMULL2 V12.8H, V7.16B, V3.16B
+	WORD     $0x4e606996                        // SADALP V22.4S, V12.8H
+	WORD     $0x0e24c10c                        // SMULL V12.8H, V8.8B, V4.8B
+	WORD     $0x4e606997                        // SADALP V23.4S, V12.8H
+	WORD     $0x4e24c10c                        // SMULL2 V12.8H, V8.16B, V4.16B
+	WORD     $0x4e606997                        // SADALP V23.4S, V12.8H
+	WORD     $0x0e25c12c                        // SMULL V12.8H, V9.8B, V5.8B
+	WORD     $0x4e606997                        // SADALP V23.4S, V12.8H
+	WORD     $0x4e25c12c                        // SMULL2 V12.8H, V9.16B, V5.16B
+	WORD     $0x4e606997                        // SADALP V23.4S, V12.8H
+	VADDP    V17.S4, V16.S4, V16.S4
+	VADDP    V19.S4, V18.S4, V18.S4
+	VADDP    V18.S4, V16.S4, V16.S4             // isum[0:4]
+	VADDP    V21.S4, V20.S4, V20.S4
+	VADDP    V23.S4, V22.S4, V22.S4
+	VADDP    V22.S4, V20.S4, V20.S4             // isum[4:8]
+	WORD     $0x4e21da10                        // SCVTF V16.4S, V16.4S
+	WORD     $0x4e21da94                        // SCVTF V20.4S, V20.4S
+	VLD1.P   32(R9), [V0.S4, V1.S4]             // dx of the 8 sub-blocks
+	VLD1.P   32(R10), [V2.S4, V3.S4]            // s = dx·Σqx of the 8 sub-blocks
+	WORD     $0x6e3dde10                        // FMUL V16.4S, V16.4S, V29.4S
+	WORD     $0x6e3ede94                        // FMUL V20.4S, V20.4S, V30.4S
+	WORD     $0x6e20de10                        // FMUL V16.4S, V16.4S, V0.4S
+	WORD     $0x6e21de94                        // FMUL V20.4S, V20.4S, V1.4S
+	VFMLA    V24.S4, V16.S4, V10.S4             // acc += d·sc·dx·isum
+	VFMLA    V24.S4, V20.S4, V10.S4
+	WORD     $0x6e3bdc42                        // FMUL V2.4S, V2.4S, V27.4S
+	WORD     $0x6e3cdc63                        // FMUL V3.4S, V3.4S, V28.4S
+	VFMLA    V25.S4, V2.S4, V11.S4              // accm += dmin·m·s
+	VFMLA    V25.S4, V3.S4, V11.S4
+	ADD      $144, R7
+	SUBS     $1, R11
+	BNE      blocks
+	WORD     $0x4eabd54a                        // FSUB V10.4S, V10.4S, V11.4S
+	WORD     $0x6e2ad54a                        // FADDP V10.4S, V10.4S, V10.4S
+	WORD     $0x6e2ad54a                        // FADDP V10.4S, V10.4S, V10.4S
+	FMOVS.P  F10, 4(R0)
+	ADD      R3, R2, R2
+	SUBS     $1, R1
+	BNE      row
+	RET      
+
+// func gemvQ5KNEON(out *float32, rows int, w *byte, rb int, xq *int8, dx *float32, s *float32, nsb int)
+TEXT ·gemvQ5KNEON(SB), NOSPLIT, $0-64
+	MOVD     out+0(FP), R0
+	MOVD     rows+8(FP), R1
+	MOVD     w+16(FP), R2
+	MOVD     rb+24(FP), R3
+	MOVD     xq+32(FP), R4
+	MOVD     dx+40(FP), R5
+	MOVD     s+48(FP), R6
+	MOVD     nsb+56(FP), R11
+	MOVD     R11, R19                           // super-blocks a row
+	VMOVI    $15, V31.B16
+	VMOVI    $16, V14.B16
+row:
+	MOVD     R2, R7
+	MOVD     R4, R8
+	MOVD     R5, R9
+	MOVD     R6, R10
+	MOVD     R19, R11
+	VEOR     V10.B16, V10.B16, V10.B16
+	VEOR     V11.B16, V11.B16, V11.B16
+blocks:
+	MOVWU    4(R7), R13                         // scale bytes 0-3
+	MOVWU    8(R7), R14                         // 4-7
+	MOVWU    12(R7), R15                        // 8-11
+	LSRW     $4, R15, R16
+	ANDW     $0x0f0f0f0f, R16, R16
+	LSRW     $6, R14, R17
+	ANDW     $0x03030303, R17, R17
+	ORRW     R17<<4, R16, R16                   // m[4:8]
+	ANDW     $0x3f3f3f3f, R14, R14              // m[0:4]
+	ANDW     $0x0f0f0f0f, R15, R15
+	LSRW     $6, R13, R17
+	ANDW     $0x03030303, R17, R17
+	ORRW     R17<<4, R15, R15                   // sc[4:8]
+	ANDW     $0x3f3f3f3f, R13, R13              // sc[0:4]
+	VMOV     R13, V26.S[0]
+	VMOV     R15, V26.S[1]
+	VMOV     R14, V26.S[2]
+	VMOV     R16, V26.S[3]                      // V26 = sc[0:8], m[0:8] as bytes
+	VUXTL    V26.B8, V27.H8
+	VUXTL2   V26.B16, V28.H8
+	VUXTL    V27.H4, V29.S4
+	VUXTL2   V27.H8, V30.S4
+	VUXTL    V28.H4, V27.S4
+	VUXTL2   V28.H8, V28.S4
+	WORD     $0x4e21db7b                        // SCVTF V27.4S, V27.4S
+	WORD     $0x4e21db9c                        // SCVTF V28.4S, V28.4S
+	WORD     $0x4e21dbbd                        // SCVTF V29.4S, V29.4S
+	WORD     $0x4e21dbde                        // SCVTF V30.4S, V30.4S
+	MOVWU    (R7), R13                          // f16 d, dmin
+	VMOV     R13, V26.S[0]
+	WORD     $0x0e217b5a                        // FCVTL V26.4S, V26.4H
+	VDUP     V26.S[0], V24.S4                   // d
+	VDUP     V26.S[1], V25.S4                   // dmin
+	ADD      $16, R7, R12
+	VLD1     (R12), [V12.B16, V13.B16]          // qh: bit sb of byte l is weight l of sub-block sb, +16
+	ADD      $48, R7, R12
+	VLD1.P   32(R12), [V0.B16, V1.B16]          // nibbles of sub-blocks 0, 1
+	VLD1.P   64(R8), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
+	VAND     V31.B16, V0.B16, V6.B16
+	VAND     V31.B16, V1.B16, V7.B16
+	VUSHR    $4, V0.B16, V8.B16
+	VUSHR    $4, V1.B16, V9.B16
+	VSHL     $4, V12.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V6.B16, V6.B16
+	VSHL     $4, V13.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V7.B16, V7.B16
+	VSHL     $3, V12.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V8.B16, V8.B16
+	VSHL     $3, V13.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V9.B16, V9.B16
+	VEOR     V16.B16, V16.B16, V16.B16
+	VEOR     V17.B16, V17.B16, V17.B16
+	WORD     $0x0e22c0cf                        // SMULL V15.8H, V6.8B, V2.8B
+	WORD     $0x4e6069f0                        // SADALP V16.4S, V15.8H
+	WORD     $0x4e22c0cf                        // SMULL2 V15.8H, V6.16B, V2.16B
+	WORD     $0x4e6069f0                        // SADALP V16.4S, V15.8H
+	WORD     $0x0e23c0ef                        // SMULL V15.8H, V7.8B, V3.8B
+	WORD     $0x4e6069f0                        // SADALP V16.4S, V15.8H
+	WORD     $0x4e23c0ef                        // SMULL2 V15.8H, V7.16B, V3.16B
+	WORD     $0x4e6069f0                        // SADALP V16.4S, V15.8H
+	WORD     $0x0e24c10f                        // SMULL V15.8H, V8.8B, V4.8B
+	WORD     $0x4e6069f1                        // SADALP V17.4S, V15.8H
+	WORD     $0x4e24c10f                        // SMULL2 V15.8H, V8.16B, V4.16B
+	WORD     $0x4e6069f1                        // SADALP V17.4S, V15.8H
+	WORD     $0x0e25c12f                        // SMULL V15.8H, V9.8B, V5.8B
+	WORD     $0x4e6069f1                        // SADALP V17.4S, V15.8H
+	WORD     $0x4e25c12f                        // SMULL2 V15.8H, V9.16B, V5.16B
+	WORD     $0x4e6069f1                        // SADALP V17.4S, V15.8H
+	VLD1.P   32(R12), [V0.B16, V1.B16]          // nibbles of sub-blocks 2, 3
+	VLD1.P   64(R8), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
+	VAND     V31.B16, V0.B16, V6.B16
+	VAND     V31.B16, V1.B16, V7.B16
+	VUSHR    $4, V0.B16, V8.B16
+	VUSHR    $4, V1.B16, V9.B16
+	VSHL     $2, V12.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V6.B16, V6.B16
+	VSHL     $2, V13.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V7.B16, V7.B16
+	VSHL     $1, V12.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V8.B16, V8.B16
+	VSHL     $1, V13.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V9.B16, V9.B16
+	VEOR     V18.B16, V18.B16, V18.B16
+	VEOR     V19.B16, V19.B16, V19.B16
+	WORD     $0x0e22c0cf                        // SMULL V15.8H, V6.8B, V2.8B
+	WORD     $0x4e6069f2                        // SADALP V18.4S, V15.8H
+	WORD     $0x4e22c0cf                        // SMULL2 V15.8H, V6.16B, V2.16B
+	WORD     $0x4e6069f2                        // SADALP V18.4S, V15.8H
+	WORD     $0x0e23c0ef                        // SMULL V15.8H, V7.8B, V3.8B
+	WORD     $0x4e6069f2                        // SADALP V18.4S, V15.8H
+	WORD     $0x4e23c0ef                        // SMULL2 V15.8H, V7.16B, V3.16B
+	WORD     $0x4e6069f2                        // SADALP V18.4S, V15.8H
+	WORD     $0x0e24c10f                        // SMULL V15.8H, V8.8B, V4.8B
+	WORD     $0x4e6069f3                        // SADALP V19.4S, V15.8H
+	WORD     $0x4e24c10f                        // SMULL2 V15.8H, V8.16B, V4.16B
+	WORD     $0x4e6069f3                        // SADALP V19.4S, V15.8H
+	WORD     $0x0e25c12f                        // SMULL V15.8H, V9.8B, V5.8B
+	WORD     $0x4e6069f3                        // SADALP V19.4S, V15.8H
+	WORD     $0x4e25c12f                        // SMULL2 V15.8H, V9.16B, V5.16B
+	WORD     $0x4e6069f3                        // SADALP V19.4S, V15.8H
+	VLD1.P   32(R12), [V0.B16, V1.B16]          // nibbles of sub-blocks 4, 5
+	VLD1.P   64(R8), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
+	VAND     V31.B16, V0.B16, V6.B16
+	VAND     V31.B16, V1.B16, V7.B16
+	VUSHR    $4, V0.B16, V8.B16
+	VUSHR    $4, V1.B16, V9.B16
+	VAND     V14.B16, V12.B16, V15.B16
+	VORR     V15.B16, V6.B16, V6.B16
+	VAND     V14.B16, V13.B16, V15.B16
+	VORR     V15.B16, V7.B16, V7.B16
+	VUSHR    $1, V12.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V8.B16, V8.B16
+	VUSHR    $1, V13.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V9.B16, V9.B16
+	VEOR     V20.B16, V20.B16, V20.B16
+	VEOR     V21.B16, V21.B16, V21.B16
+	WORD     $0x0e22c0cf                        // SMULL V15.8H, V6.8B, V2.8B
+	WORD     $0x4e6069f4                        // SADALP V20.4S, V15.8H
+	WORD     $0x4e22c0cf                        // SMULL2 V15.8H, V6.16B, V2.16B
+	WORD     $0x4e6069f4                        // SADALP V20.4S, V15.8H
+	WORD     $0x0e23c0ef                        // SMULL V15.8H, V7.8B, V3.8B
+	WORD     $0x4e6069f4                        // SADALP V20.4S, V15.8H
+	WORD     $0x4e23c0ef                        // SMULL2 V15.8H, V7.16B, V3.16B
+	WORD     $0x4e6069f4                        // SADALP V20.4S, V15.8H
+	WORD     $0x0e24c10f                        // SMULL V15.8H, V8.8B, V4.8B
+	WORD     $0x4e6069f5                        // SADALP V21.4S, V15.8H
+	WORD     $0x4e24c10f                        // SMULL2 V15.8H, V8.16B, V4.16B
+	WORD     $0x4e6069f5                        // SADALP V21.4S, V15.8H
+	WORD     $0x0e25c12f                        // SMULL V15.8H, V9.8B, V5.8B
+	WORD     $0x4e6069f5                        // SADALP V21.4S, V15.8H
+	WORD     $0x4e25c12f                        // SMULL2 V15.8H, V9.16B, V5.16B
+	WORD     $0x4e6069f5                        // SADALP V21.4S, V15.8H
+	VLD1.P   32(R12), [V0.B16, V1.B16]          // nibbles of sub-blocks 6, 7
+	VLD1.P   64(R8), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
+	VAND     V31.B16, V0.B16, V6.B16
+	VAND     V31.B16, V1.B16, V7.B16
+	VUSHR    $4, V0.B16, V8.B16
+	VUSHR    $4, V1.B16, V9.B16
+	VUSHR    $2, V12.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V6.B16, V6.B16
+	VUSHR    $2, V13.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V7.B16, V7.B16
+	VUSHR    $3, V12.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V8.B16, V8.B16
+	VUSHR    $3, V13.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V9.B16, V9.B16
+	VEOR     V22.B16, V22.B16, V22.B16
+	VEOR     V23.B16, V23.B16, V23.B16
+	WORD     $0x0e22c0cf                        // SMULL V15.8H, V6.8B, V2.8B
+	WORD     $0x4e6069f6                        // SADALP V22.4S, V15.8H
+	WORD     $0x4e22c0cf                        // SMULL2 V15.8H, V6.16B, V2.16B
+	WORD     $0x4e6069f6                        // SADALP V22.4S, V15.8H
+	WORD     $0x0e23c0ef                        // SMULL V15.8H, V7.8B, V3.8B
+	WORD     $0x4e6069f6                        // SADALP V22.4S, V15.8H
+	WORD     $0x4e23c0ef                        // SMULL2 V15.8H, V7.16B, V3.16B
+	WORD     $0x4e6069f6                        // SADALP V22.4S, V15.8H
+	WORD     $0x0e24c10f                        // SMULL V15.8H, V8.8B, V4.8B
+	WORD     $0x4e6069f7                        // SADALP V23.4S, V15.8H
+	WORD     $0x4e24c10f                        // SMULL2 V15.8H, V8.16B, V4.16B
+	WORD     $0x4e6069f7                        // SADALP V23.4S, V15.8H
+	WORD     $0x0e25c12f                        // SMULL V15.8H, V9.8B, V5.8B
+	WORD     $0x4e6069f7                        // SADALP V23.4S, V15.8H
+	WORD     $0x4e25c12f                        // SMULL2 V15.8H, V9.16B, V5.16B
+	WORD     $0x4e6069f7                        // SADALP V23.4S, V15.8H
+	VADDP    V17.S4, V16.S4, V16.S4
+	VADDP    V19.S4, V18.S4, V18.S4
+	VADDP    V18.S4, V16.S4, V16.S4             // isum[0:4]
+	VADDP    V21.S4, V20.S4, V20.S4
+	VADDP    V23.S4, V22.S4, V22.S4
+	VADDP    V22.S4, V20.S4, V20.S4             // isum[4:8]
+	WORD     $0x4e21da10                        // SCVTF V16.4S, V16.4S
+	WORD     $0x4e21da94                        // SCVTF V20.4S, V20.4S
+	VLD1.P   32(R9), [V0.S4, V1.S4]             // dx of the 8 sub-blocks
+	VLD1.P   32(R10), [V2.S4, V3.S4]            // s = dx·Σqx of the 8 sub-blocks
+	WORD     $0x6e3dde10                        // FMUL V16.4S, V16.4S, V29.4S
+	WORD     $0x6e3ede94                        // FMUL V20.4S, V20.4S, V30.4S
+	WORD     $0x6e20de10                        // FMUL V16.4S, V16.4S, V0.4S
+	WORD     $0x6e21de94                        // FMUL V20.4S, V20.4S, V1.4S
+	VFMLA    V24.S4, V16.S4, V10.S4             // acc += d·sc·dx·isum
+	VFMLA    V24.S4, V20.S4, V10.S4
+	WORD     $0x6e3bdc42                        // FMUL V2.4S, V2.4S, V27.4S
+	WORD     $0x6e3cdc63                        // FMUL V3.4S, V3.4S, V28.4S
+	VFMLA    V25.S4, V2.S4, V11.S4              // accm += dmin·m·s
+	VFMLA    V25.S4, V3.S4, V11.S4
+	ADD      $176, R7
+	SUBS     $1, R11
+	BNE      blocks
+	WORD     $0x4eabd54a                        // FSUB V10.4S, V10.4S, V11.4S
+	WORD     $0x6e2ad54a                        // FADDP V10.4S, V10.4S, V10.4S
+	WORD     $0x6e2ad54a                        // FADDP V10.4S, V10.4S, V10.4S
+	FMOVS.P  F10, 4(R0)
+	ADD      R3, R2, R2
+	SUBS     $1, R1
+	BNE      row
+	RET      
+
+// func gemvQ6KNEON(out *float32, rows int, w *byte, rb int, xq *int8, dx *float32, n32 *int32, nsb int)
+TEXT ·gemvQ6KNEON(SB), NOSPLIT, $0-64
+	MOVD     out+0(FP), R0
+	MOVD     rows+8(FP), R1
+	MOVD     w+16(FP), R2
+	MOVD     rb+24(FP), R3
+	MOVD     xq+32(FP), R4
+	MOVD     dx+40(FP), R5
+	MOVD     n32+48(FP), R6
+	MOVD     nsb+56(FP), R11
+	MOVD     R11, R19                           // super-blocks a row
+	VMOVI    $15, V29.B16
+	VMOVI    $48, V30.B16
+row:
+	MOVD     R2, R7
+	MOVD     R4, R8
+	MOVD     R5, R9
+	MOVD     R6, R10
+	MOVD     R19, R11
+	VEOR     V10.B16, V10.B16, V10.B16
+	VEOR     V11.B16, V11.B16, V11.B16
+blocks:
+	MOVHU    208(R7), R13                       // f16 d
+	VMOV     R13, V28.H[0]
+	WORD     $0x0e217b9c                        // FCVTL V28.4S, V28.4H
+	VDUP     V28.S[0], V28.S4
+	ADD      $0, R7, R12
+	VLD1     (R12), [V0.B16, V1.B16, V2.B16, V3.B16] // ql[0:64]
+	ADD      $128, R7, R12
+	VLD1     (R12), [V4.B16, V5.B16]            // qh[0:32]
+	VLD1.P   64(R10), [V14.S4, V15.S4, V16.S4, V17.S4] // n32: each group's sum starts at −32·Σqx
+	VLD1.P   64(R10), [V18.S4, V19.S4, V20.S4, V21.S4]
+	VLD1.P   32(R8), [V6.B16, V7.B16]           // qx of weights 0-31
+	VAND     V29.B16, V0.B16, V22.B16           // low 4 bits
+	VSHL     $4, V4.B16, V23.B16
+	VAND     V30.B16, V23.B16, V23.B16          // high 2 bits at 4-5
+	VORR     V23.B16, V22.B16, V22.B16          // q, 0…63
+	WORD     $0x0e26c2d7                        // SMULL V23.8H, V22.8B, V6.8B
+	WORD     $0x4e606aee                        // SADALP V14.4S, V23.8H
+	WORD     $0x4e26c2d7                        // SMULL2 V23.8H, V22.16B, V6.16B
+	WORD     $0x4e606aee                        // SADALP V14.4S, V23.8H
+	VAND     V29.B16, V1.B16, V22.B16           // low 4 bits
+	VSHL     $4, V5.B16, V23.B16
+	VAND     V30.B16, V23.B16, V23.B16          // high 2 bits at 4-5
+	VORR     V23.B16, V22.B16, V22.B16          // q, 0…63
+	WORD     $0x0e27c2d7                        // SMULL V23.8H, V22.8B, V7.8B
+	WORD     $0x4e606aef                        // SADALP V15.4S, V23.8H
+	WORD     $0x4e27c2d7                        // SMULL2 V23.8H, V22.16B, V7.16B
+	WORD     $0x4e606aef                        // SADALP V15.4S, V23.8H
+	VLD1.P   32(R8), [V6.B16, V7.B16]           // qx of weights 32-63
+	VAND     V29.B16, V2.B16, V22.B16           // low 4 bits
+	VSHL     $2, V4.B16, V23.B16
+	VAND     V30.B16, V23.B16, V23.B16          // high 2 bits at 4-5
+	VORR     V23.B16, V22.B16, V22.B16          // q, 0…63
+	WORD     $0x0e26c2d7                        // SMULL V23.8H, V22.8B, V6.8B
+	WORD     $0x4e606af0                        // SADALP V16.4S, V23.8H
+	WORD     $0x4e26c2d7                        // SMULL2 V23.8H, V22.16B, V6.16B
+	WORD     $0x4e606af0                        // SADALP V16.4S, V23.8H
+	VAND     V29.B16, V3.B16, V22.B16           // low 4 bits
+	VSHL     $2, V5.B16, V23.B16
+	VAND     V30.B16, V23.B16, V23.B16          // high 2 bits at 4-5
+	VORR     V23.B16, V22.B16, V22.B16          // q, 0…63
+	WORD     $0x0e27c2d7                        // SMULL V23.8H, V22.8B, V7.8B
+	WORD     $0x4e606af1                        // SADALP V17.4S, V23.8H
+	WORD     $0x4e27c2d7                        // SMULL2 V23.8H, V22.16B, V7.16B
+	WORD     $0x4e606af1                        // SADALP V17.4S, V23.8H
+	VLD1.P   32(R8), [V6.B16, V7.B16]           // qx of weights 64-95
+	VUSHR    $4, V0.B16, V22.B16                // low 4 bits
+	VAND     V30.B16, V4.B16, V23.B16           // high 2 bits at 4-5
+	VORR     V23.B16, V22.B16, V22.B16          // q, 0…63
+	WORD     $0x0e26c2d7                        // SMULL V23.8H, V22.8B, V6.8B
+	WORD     $0x4e606af2                        // SADALP V18.4S, V23.8H
+	WORD     $0x4e26c2d7                        // SMULL2 V23.8H, V22.16B, V6.16B
+	WORD     $0x4e606af2                        // SADALP V18.4S, V23.8H
+	VUSHR    $4, V1.B16, V22.B16                // low 4 bits
+	VAND     V30.B16, V5.B16, V23.B16           // high 2 bits at 4-5
+	VORR     V23.B16, V22.B16, V22.B16          // q, 0…63
+	WORD     $0x0e27c2d7                        // SMULL V23.8H, V22.8B, V7.8B
+	WORD     $0x4e606af3                        // SADALP V19.4S, V23.8H
+	WORD     $0x4e27c2d7                        // SMULL2 V23.8H, V22.16B, V7.16B
+	WORD     $0x4e606af3                        // SADALP V19.4S, V23.8H
+	VLD1.P   32(R8), [V6.B16, V7.B16]           // qx of weights 96-127
+	VUSHR    $4, V2.B16, V22.B16                // low 4 bits
+	VUSHR    $2, V4.B16, V23.B16
+	VAND     V30.B16, V23.B16, V23.B16          // high 2 bits at 4-5
+	VORR     V23.B16, V22.B16, V22.B16          // q, 0…63
+	WORD     $0x0e26c2d7                        // SMULL V23.8H, V22.8B, V6.8B
+	WORD     $0x4e606af4                        // SADALP V20.4S, V23.8H
+	WORD     $0x4e26c2d7                        // SMULL2 V23.8H, V22.16B, V6.16B
+	WORD     $0x4e606af4                        // SADALP V20.4S, V23.8H
+	VUSHR    $4, V3.B16, V22.B16                // low 4 bits
+	VUSHR    $2, V5.B16, V23.B16
+	VAND     V30.B16, V23.B16, V23.B16          // high 2 bits at 4-5
+	VORR     V23.B16, V22.B16, V22.B16          // q, 0…63
+	WORD     $0x0e27c2d7                        // SMULL V23.8H, V22.8B, V7.8B
+	WORD     $0x4e606af5                        // SADALP V21.4S, V23.8H
+	WORD     $0x4e27c2d7                        // SMULL2 V23.8H, V22.16B, V7.16B
+	WORD     $0x4e606af5                        // SADALP V21.4S, V23.8H
+	VADDP    V15.S4, V14.S4, V8.S4
+	VADDP    V17.S4, V16.S4, V9.S4
+	VADDP    V9.S4, V8.S4, V8.S4                // isum of groups 0-3
+	VADDP    V19.S4, V18.S4, V9.S4
+	VADDP    V21.S4, V20.S4, V25.S4
+	VADDP    V25.S4, V9.S4, V9.S4               // groups 4-7
+	WORD     $0x4e21d908                        // SCVTF V8.4S, V8.4S
+	WORD     $0x4e21d929                        // SCVTF V9.4S, V9.4S
+	FMOVD    192(R7), F12                       // 8 int8 scales
+	WORD     $0x0f08a58c                        // SSHLL V12.8H, V12.8B, #0
+	WORD     $0x0f10a59a                        // SSHLL V26.4S, V12.4H, #0
+	WORD     $0x4f10a58c                        // SSHLL2 V12.4S, V12.8H, #0
+	WORD     $0x4e21db5a                        // SCVTF V26.4S, V26.4S
+	WORD     $0x4e21d98c                        // SCVTF V12.4S, V12.4S
+	VLD1.P   16(R9), [V13.S4]                   // dx of the 4 blocks of 32
+	VZIP1    V13.S4, V13.S4, V24.S4             // dx per group of 16
+	VZIP2    V13.S4, V13.S4, V13.S4
+	WORD     $0x6e3add08                        // FMUL V8.4S, V8.4S, V26.4S
+	WORD     $0x6e2cdd29                        // FMUL V9.4S, V9.4S, V12.4S
+	WORD     $0x6e38dd08                        // FMUL V8.4S, V8.4S, V24.4S
+	WORD     $0x6e2ddd29                        // FMUL V9.4S, V9.4S, V13.4S
+	VFMLA    V28.S4, V8.S4, V10.S4              // acc += d·sc·dx·isum
+	VFMLA    V28.S4, V9.S4, V10.S4
+	ADD      $64, R7, R12
+	VLD1     (R12), [V0.B16, V1.B16, V2.B16, V3.B16] // ql[64:128]
+	ADD      $160, R7, R12
+	VLD1     (R12), [V4.B16, V5.B16]            // qh[32:64]
+	VLD1.P   64(R10), [V14.S4, V15.S4, V16.S4, V17.S4] // n32: each group's sum starts at −32·Σqx
+	VLD1.P   64(R10), [V18.S4, V19.S4, V20.S4, V21.S4]
+	VLD1.P   32(R8), [V6.B16, V7.B16]           // qx of weights 0-31
+	VAND     V29.B16, V0.B16, V22.B16           // low 4 bits
+	VSHL     $4, V4.B16, V23.B16
+	VAND     V30.B16, V23.B16, V23.B16          // high 2 bits at 4-5
+	VORR     V23.B16, V22.B16, V22.B16          // q, 0…63
+	WORD     $0x0e26c2d7                        // SMULL V23.8H, V22.8B, V6.8B
+	WORD     $0x4e606aee                        // SADALP V14.4S, V23.8H
+	WORD     $0x4e26c2d7                        // SMULL2 V23.8H, V22.16B, V6.16B
+	WORD     $0x4e606aee                        // SADALP V14.4S, V23.8H
+	VAND     V29.B16, V1.B16, V22.B16           // low 4 bits
+	VSHL     $4, V5.B16, V23.B16
+	VAND     V30.B16, V23.B16, V23.B16          // high 2 bits at 4-5
+	VORR     V23.B16, V22.B16, V22.B16          // q, 0…63
+	WORD     $0x0e27c2d7                        // SMULL V23.8H, V22.8B, V7.8B
+	WORD     $0x4e606aef                        // SADALP V15.4S, V23.8H
+	WORD     $0x4e27c2d7                        // SMULL2 V23.8H, V22.16B, V7.16B
+	WORD     $0x4e606aef                        // SADALP V15.4S, V23.8H
+	VLD1.P   32(R8), [V6.B16, V7.B16]           // qx of weights 32-63
+	VAND     V29.B16, V2.B16, V22.B16           // low 4 bits
+	VSHL     $2, V4.B16, V23.B16
+	VAND     V30.B16, V23.B16, V23.B16          // high 2 bits at 4-5
+	VORR     V23.B16, V22.B16, V22.B16          // q, 0…63
+	WORD     $0x0e26c2d7                        // SMULL V23.8H, V22.8B, V6.8B
+	WORD     $0x4e606af0                        // SADALP V16.4S, V23.8H
+	WORD     $0x4e26c2d7                        // SMULL2 V23.8H, V22.16B, V6.16B
+	WORD     $0x4e606af0                        // SADALP V16.4S, V23.8H
+	VAND     V29.B16, V3.B16, V22.B16           // low 4 bits
+	VSHL     $2, V5.B16, V23.B16
+	VAND     V30.B16, V23.B16, V23.B16          // high 2 bits at 4-5
+	VORR     V23.B16, V22.B16, V22.B16          // q, 0…63
+	WORD     $0x0e27c2d7                        // SMULL V23.8H, V22.8B, V7.8B
+	WORD     $0x4e606af1                        // SADALP V17.4S, V23.8H
+	WORD     $0x4e27c2d7                        // SMULL2 V23.8H, V22.16B, V7.16B
+	WORD     $0x4e606af1                        // SADALP V17.4S, V23.8H
+	VLD1.P   32(R8), [V6.B16, V7.B16]           // qx of weights 64-95
+	VUSHR    $4, V0.B16, V22.B16                // low 4 bits
+	VAND     V30.B16, V4.B16, V23.B16           // high 2 bits at 4-5
+	VORR     V23.B16, V22.B16, V22.B16          // q, 0…63
+	WORD     $0x0e26c2d7                        // SMULL V23.8H, V22.8B, V6.8B
+	WORD     $0x4e606af2                        // SADALP V18.4S, V23.8H
+	WORD     $0x4e26c2d7                        // SMULL2 V23.8H, V22.16B, V6.16B
+	WORD     $0x4e606af2                        // SADALP V18.4S, V23.8H
+	VUSHR    $4, V1.B16, V22.B16                // low 4 bits
+	VAND     V30.B16, V5.B16, V23.B16           // high 2 bits at 4-5
+	VORR     V23.B16, V22.B16, V22.B16          // q, 0…63
+	WORD     $0x0e27c2d7                        // SMULL V23.8H, V22.8B, V7.8B
+	WORD     $0x4e606af3                        // SADALP V19.4S, V23.8H
+	WORD     $0x4e27c2d7                        // SMULL2 V23.8H, V22.16B, V7.16B
+	WORD     $0x4e606af3                        // SADALP V19.4S, V23.8H
+	VLD1.P   32(R8), [V6.B16, V7.B16]           // qx of weights 96-127
+	VUSHR    $4, V2.B16, V22.B16                // low 4 bits
+	VUSHR    $2, V4.B16, V23.B16
+	VAND     V30.B16, V23.B16, V23.B16          // high 2 bits at 4-5
+	VORR     V23.B16, V22.B16, V22.B16          // q, 0…63
+	WORD     $0x0e26c2d7                        // SMULL V23.8H, V22.8B, V6.8B
+	WORD     $0x4e606af4                        // SADALP V20.4S, V23.8H
+	WORD     $0x4e26c2d7                        // SMULL2 V23.8H, V22.16B, V6.16B
+	WORD     $0x4e606af4                        // SADALP V20.4S, V23.8H
+	VUSHR    $4, V3.B16, V22.B16                // low 4 bits
+	VUSHR    $2, V5.B16, V23.B16
+	VAND     V30.B16, V23.B16, V23.B16          // high 2 bits at 4-5
+	VORR     V23.B16, V22.B16, V22.B16          // q, 0…63
+	WORD     $0x0e27c2d7                        // SMULL V23.8H, V22.8B, V7.8B
+	WORD     $0x4e606af5                        // SADALP V21.4S, V23.8H
+	WORD     $0x4e27c2d7                        // SMULL2 V23.8H, V22.16B, V7.16B
+	WORD     $0x4e606af5                        // SADALP V21.4S, V23.8H
+	VADDP    V15.S4, V14.S4, V8.S4
+	VADDP    V17.S4, V16.S4, V9.S4
+	VADDP    V9.S4, V8.S4, V8.S4                // isum of groups 0-3
+	VADDP    V19.S4, V18.S4, V9.S4
+	VADDP    V21.S4, V20.S4, V25.S4
+	VADDP    V25.S4, V9.S4, V9.S4               // groups 4-7
+	WORD     $0x4e21d908                        // SCVTF V8.4S, V8.4S
+	WORD     $0x4e21d929                        // SCVTF V9.4S, V9.4S
+	FMOVD    200(R7), F12                       // 8 int8 scales
+	WORD     $0x0f08a58c                        // SSHLL V12.8H, V12.8B, #0
+	WORD     $0x0f10a59a                        // SSHLL V26.4S, V12.4H, #0
+	WORD     $0x4f10a58c                        // SSHLL2 V12.4S, V12.8H, #0
+	WORD     $0x4e21db5a                        // SCVTF V26.4S, V26.4S
+	WORD     $0x4e21d98c                        // SCVTF V12.4S, V12.4S
+	VLD1.P   16(R9), [V13.S4]                   // dx of the 4 blocks of 32
+	VZIP1    V13.S4, V13.S4, V24.S4             // dx per group of 16
+	VZIP2    V13.S4, V13.S4, V13.S4
+	WORD     $0x6e3add08                        // FMUL V8.4S, V8.4S, V26.4S
+	WORD     $0x6e2cdd29                        // FMUL V9.4S, V9.4S, V12.4S
+	WORD     $0x6e38dd08                        // FMUL V8.4S, V8.4S, V24.4S
+	WORD     $0x6e2ddd29                        // FMUL V9.4S, V9.4S, V13.4S
+	VFMLA    V28.S4, V8.S4, V10.S4              // acc += d·sc·dx·isum
+	VFMLA    V28.S4, V9.S4, V10.S4
+	ADD      $210, R7
+	SUBS     $1, R11
+	BNE      blocks
+	WORD     $0x4eabd54a                        // FSUB V10.4S, V10.4S, V11.4S
+	WORD     $0x6e2ad54a                        // FADDP V10.4S, V10.4S, V10.4S
+	WORD     $0x6e2ad54a                        // FADDP V10.4S, V10.4S, V10.4S
+	FMOVS.P  F10, 4(R0)
+	ADD      R3, R2, R2
+	SUBS     $1, R1
+	BNE      row
+	RET      

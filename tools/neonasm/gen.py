@@ -55,8 +55,28 @@ def fcvtl4s(d, n):  # FCVTL Vd.4S, Vn.4H: f16 → f32, exact
     word(_rrr(0x0E217800, d, n, 0), "FCVTL V%d.4S, V%d.4H" % (d, n))
 
 
+# EMU is None while generating the FEAT_DotProd kernels; for the NEON-only
+# ones it is a free vector register, and sdot emits SMULL, SADALP, SMULL2,
+# SADALP through it: the same Σ over the 16 products, spread over the four
+# lanes differently (lane i gets products 2i, 2i+1, 8+2i, 9+2i instead of
+# 4i … 4i+3), which no kernel sees: each sums all four lanes of an
+# accumulator (Q6_K's n32 start values included).
+EMU = None
+
+
 def sdot(d, n, m):  # SDOT Vd.4S, Vn.16B, Vm.16B: d[i] += Σ_k n[4i+k]·m[4i+k]
-    word(_rrr(0x4E809400, d, n, m), "SDOT V%d.4S, V%d.16B, V%d.16B" % (d, n, m))
+    if EMU is None:
+        word(_rrr(0x4E809400, d, n, m), "SDOT V%d.4S, V%d.16B, V%d.16B" % (d, n, m))
+        return
+    t = EMU
+    word(_rrr(0x0E20C000, t, n, m), "SMULL V%d.8H, V%d.8B, V%d.8B" % (t, n, m))
+    word(_rrr(0x4E606800, d, t, 0), "SADALP V%d.4S, V%d.8H" % (d, t))
+    word(_rrr(0x4E20C000, t, n, m), "SMULL2 V%d.8H, V%d.16B, V%d.16B" % (t, n, m))
+    word(_rrr(0x4E606800, d, t, 0), "SADALP V%d.4S, V%d.8H" % (d, t))
+
+
+def suffix():
+    return "SDOT" if EMU is None else "NEON"
 
 
 def fsub4s(d, n, m):  # FSUB Vd.4S, Vn.4S, Vm.4S
@@ -399,8 +419,8 @@ Q8_DOC = """// gemvQ8_0SDOT: out[r] = Σ_{b<nb} d_b·dx_b·Σ_j q_bj·qx_bj for 
 
 
 def gemv_q8_0():
-    e("// func gemvQ8_0SDOT(out *float32, rows int, w *byte, rb int, xq *int8, dx *float32, nb int)")
-    e("TEXT ·gemvQ8_0SDOT(SB), NOSPLIT, $0-56")
+    e("// func gemvQ8_0%s(out *float32, rows int, w *byte, rb int, xq *int8, dx *float32, nb int)" % suffix())
+    e("TEXT ·gemvQ8_0%s(SB), NOSPLIT, $0-56" % suffix())
     for i, a in enumerate(["out", "rows", "w", "rb", "xq", "dx", "nb"]):
         ins("MOVD", "%s+%d(FP), R%d" % (a, 8 * i, i))
     e("row:")
@@ -576,7 +596,7 @@ def high_bit(dst, qh, sb, tmp):
 
 
 def gemv_q4k(q5):
-    name = "gemvQ5KSDOT" if q5 else "gemvQ4KSDOT"
+    name = ("gemvQ5K" if q5 else "gemvQ4K") + suffix()
     bb, qs = (176, 48) if q5 else (144, 16)
     kq_args(name, "s *float32")
     ins("VMOVI", "$15, V31.B16")
@@ -619,7 +639,7 @@ Q6K_DOC = """// Q6_K registers: R6 n32, R10 its pointer, R12 pointers into the b
 
 
 def gemv_q6k():
-    name = "gemvQ6KSDOT"
+    name = "gemvQ6K" + suffix()
     kq_args(name, "n32 *int32")
     ins("VMOVI", "$15, V29.B16")
     ins("VMOVI", "$48, V30.B16")
@@ -681,6 +701,12 @@ def gemv_q6k():
     kq_row_end("blocks", 210)
 
 
+EMU_DOC = """// The same four kernels without FEAT_DotProd (the neon level: Cortex-A72,
+// A53, A55 without it): each SDOT becomes SMULL, SADALP, SMULL2, SADALP
+// through one spare register. int8 × int8 products fit int16 (|q| ≤ 128,
+// |qx| ≤ 127), and SADALP adds them pairwise into the int32 lanes."""
+
+
 def main():
     what = sys.argv[1] if len(sys.argv) > 1 else ""
     header()
@@ -697,12 +723,23 @@ def main():
         gemm4x4(True)
         gemm_nn()
     elif what == "quant":
+        global EMU
         e(Q8_DOC)
         gemv_q8_0()
         e(KQ_DOC)
         gemv_q4k(False)
         gemv_q4k(True)
         e(Q6K_DOC)
+        gemv_q6k()
+        e(EMU_DOC)
+        e()
+        EMU = 25  # free in Q8_0 (V24 is the row's sum)
+        gemv_q8_0()
+        EMU = 12  # free in Q4_K
+        gemv_q4k(False)
+        EMU = 15  # Q5_K's high-bit temporary, free once a pair's bits are in
+        gemv_q4k(True)
+        EMU = 23  # Q6_K's high bits, free once ORR'd into the weights
         gemv_q6k()
     else:
         sys.exit("usage: gen.py gemv|quant")

@@ -50,6 +50,29 @@ test-engine:
 generate:
 	$(GO) generate ./kernels/...
 
+# test-arm64 runs the kernel tests and the float64 references of every
+# architecture as arm64 binaries under qemu-user, each kernel level once:
+# QEMU_CPU=max (NEON, DotProd, I8MM, BF16) runs neondot, QEMU_CPU=cortex-a72
+# (NEON only) generic and neon. The engine's level-sweeping tests run the
+# NEON level only (generic is the same Go code as on x86-64); the others
+# run at the best exact level of the emulated CPU.
+.PHONY: test-arm64
+ARM64_TEST   = GOARCH=arm64 CGO_ENABLED=0 $(GO) test -count=1 -timeout 20m -exec qemu-aarch64-static
+ARM64_LEVELS = ^(TestPrefillMatchesReference|TestQwen3PrefillMatchesReference|TestQwen35MatchesReference|TestMoEMatchesReference)$$
+ARM64_ONCE   = ^(TestDecodeMatchesPrefill|TestLlamaMatchesReference|TestGenerateGreedyMatchesReference)$$
+test-arm64:
+	@command -v qemu-aarch64-static >/dev/null || { \
+		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+		$$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q qemu-user-static; }
+	QEMU_CPU=max $(ARM64_TEST) -run '/neondot$$' ./kernels
+	QEMU_CPU=cortex-a72 $(ARM64_TEST) -run '/(generic|neon)$$' ./kernels
+	QEMU_CPU=max $(ARM64_TEST) -run '$(ARM64_LEVELS)/neondot$$' ./engine
+	QEMU_CPU=max $(ARM64_TEST) -run '$(ARM64_ONCE)' ./engine
+	QEMU_CPU=max $(ARM64_TEST) -run '^TestIntegerDecodeTop10Shift$$/^qwen2/' ./engine
+	QEMU_CPU=cortex-a72 $(ARM64_TEST) -run '$(ARM64_LEVELS)/neon$$' ./engine
+	QEMU_CPU=cortex-a72 $(ARM64_TEST) -run '$(ARM64_ONCE)' ./engine
+	QEMU_CPU=cortex-a72 $(ARM64_TEST) -run '^TestIntegerDecodeTop10Shift$$/^qwen2/' ./engine
+
 # e2e starts the real binary under Xvfb on the demo model, generates, and
 # saves the window's screenshot to $(BUILD)/e2e/.
 e2e: build

@@ -10,9 +10,11 @@ const (
 	AVX2                    // AVX2 + FMA
 	AVX512                  // AVX-512F (+VL)
 	AVX512BF16              // AVX-512F + AVX512_BF16 (VDPBF16PS)
+	NEON                    // arm64 Advanced SIMD (FMLA), every arm64 CPU
+	NEONDot                 // NEON + FEAT_DotProd (SDOT): Apple M1 on, Cortex-A76 on
 )
 
-var levelNames = [...]string{"generic", "avx2", "avx512", "avx512bf16"}
+var levelNames = [...]string{"generic", "avx2", "avx512", "avx512bf16", "neon", "neondot"}
 
 func (l Level) String() string {
 	if l < 0 || int(l) >= len(levelNames) {
@@ -21,9 +23,9 @@ func (l Level) String() string {
 	return levelNames[l]
 }
 
-// Levels lists every level this package knows, slowest first, whether or not
-// the CPU supports it.
-func Levels() []Level { return []Level{Generic, AVX2, AVX512, AVX512BF16} }
+// Levels lists every level this package knows, slowest first within each
+// architecture (x86-64, then arm64), whether or not the CPU supports it.
+func Levels() []Level { return []Level{Generic, AVX2, AVX512, AVX512BF16, NEON, NEONDot} }
 
 // ParseLevel reads a level name; "auto" gives Best(), "exact" BestExact().
 // Choose also sets the arithmetic that goes with the name.
@@ -75,8 +77,10 @@ type kernelSet struct {
 // for the level (non-amd64, or the purego tag). cpuHas holds the CPU flags
 // read once at start-up (cpu_amd64.go).
 var (
-	sets   = [...]*kernelSet{Generic: &genericSet, AVX2: avx2Set, AVX512: avx512Set, AVX512BF16: avx512bf16Set}
-	cpuHas = [...]bool{Generic: true, AVX2: hasAVX2, AVX512: hasAVX512, AVX512BF16: hasAVX512BF16}
+	sets = [...]*kernelSet{Generic: &genericSet, AVX2: avx2Set, AVX512: avx512Set, AVX512BF16: avx512bf16Set,
+		NEON: neonSet, NEONDot: neondotSet}
+	cpuHas = [...]bool{Generic: true, AVX2: hasAVX2, AVX512: hasAVX512, AVX512BF16: hasAVX512BF16,
+		NEON: hasNEON, NEONDot: hasNEONDot}
 )
 
 var (
@@ -84,7 +88,8 @@ var (
 	cur    = &genericSet
 )
 
-// init honours LOUPE_KERNELS=auto|exact|avx512bf16|avx512|avx2|generic. A
+// init honours LOUPE_KERNELS=auto|exact|avx512bf16|avx512|avx2|neondot|
+// neon|generic. A
 // value that is unknown or unsupported silently falls back to auto: the CLI
 // validates the variable itself and reports the problem to the user.
 func init() {
@@ -98,7 +103,7 @@ func init() {
 
 // FlagHelp is the help of every --kernels flag (the window's and each
 // command's): the names Choose takes and what each arithmetic means.
-const FlagHelp = "kernels: auto (the fastest, bf16 activations only in the parts of a model that keep the top-10 within 3e-3 of float64), exact (the fastest with every product in fp32), avx512bf16, avx512, avx2, generic; default LOUPE_KERNELS or auto"
+const FlagHelp = "kernels: auto (the fastest, bf16 activations only in the parts of a model that keep the top-10 within 3e-3 of float64), exact (the fastest with every product in fp32), avx512bf16, avx512, avx2 (x86-64), neondot, neon (arm64), generic; default LOUPE_KERNELS or auto"
 
 // Choose applies a --kernels / LOUPE_KERNELS name: "auto" is Best() with
 // the selective arithmetic (bf16 activations only where the caller's
@@ -153,8 +158,11 @@ func levelFromEnv(s string) Level {
 // but takes two VDPBF16PS per pair of weights: 16 multiply-adds an
 // instruction, as one fp32 FMA does, so it cannot keep the 1.4× that one
 // bf16 buys on Zen 5. It is not built.
+//
+// Only one architecture's levels are ever supported, so the last supported
+// level of Levels() is the fastest.
 func Best() Level {
-	for l := AVX512BF16; l > Generic; l-- {
+	for l := Level(len(levelNames) - 1); l > Generic; l-- {
 		if Supported(l) {
 			return l
 		}
@@ -165,8 +173,8 @@ func Best() Level {
 // BestExact reports the fastest level whose products are all fp32: the one
 // "exact" means (every level but AVX512BF16).
 func BestExact() Level {
-	for l := AVX512; l > Generic; l-- {
-		if Supported(l) {
+	for l := Level(len(levelNames) - 1); l > Generic; l-- {
+		if Supported(l) && !RoundsActivations(l) {
 			return l
 		}
 	}

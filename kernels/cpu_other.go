@@ -1,12 +1,14 @@
-//go:build !amd64 || purego
+//go:build (!amd64 && !arm64) || purego
 
 package kernels
 
-// Without amd64 assembly only the generic level exists.
+// Without amd64 or arm64 assembly only the generic level exists.
 var (
 	hasAVX2, hasAVX512, hasAVX512BF16 = false, false, false
+	hasNEON, hasNEONDot               = false, false
 
 	avx2Set, avx512Set, avx512bf16Set *kernelSet
+	neonSet, neondotSet               *kernelSet
 )
 
 // roundRowsBF16 rounds x to bf16 into xb (RoundedX; unused here: no level

@@ -1,9 +1,12 @@
 package kernels
 
 // The generated assembly: each generator in tools/quantasm is named for the
-// file it writes. `make generate` (go generate ./kernels) runs them all;
+// file it writes; tools/neonasm/gen.py writes the arm64 files, one argument
+// a file. `make generate` (go generate ./kernels) runs them all;
 // TestGeneratedAssembly checks every file below against its generator.
 //
 //go:generate sh -c "python3 ../tools/quantasm/quant_amd64.py > quant_amd64.s"
 //go:generate sh -c "python3 ../tools/quantasm/quant8_amd64.py > quant8_amd64.s"
 //go:generate sh -c "python3 ../tools/quantasm/gemvrows_amd64.py > gemvrows_amd64.s"
+//go:generate sh -c "python3 ../tools/neonasm/gen.py gemv > gemv_arm64.s"
+//go:generate sh -c "python3 ../tools/neonasm/gen.py quant > quant8_arm64.s"

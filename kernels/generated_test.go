@@ -6,11 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"strings"
 	"testing"
 )
 
-// generateLine matches generate.go's directives: generator, output file.
-var generateLine = regexp.MustCompile(`(?m)^//go:generate sh -c "python3 (\S+\.py) > (\S+\.s)"$`)
+// generateLine matches generate.go's directives: generator (with its
+// argument, if any), output file.
+var generateLine = regexp.MustCompile(`(?m)^//go:generate sh -c "python3 (\S+\.py(?: \w+)?) > (\S+\.s)"$`)
 
 // generators lists generate.go's generator → file pairs.
 func generators(t *testing.T) [][2]string {
@@ -23,7 +25,7 @@ func generators(t *testing.T) [][2]string {
 		pairs = append(pairs, [2]string{m[1], m[2]})
 	}
 	if len(pairs) < 3 {
-		t.Fatalf("generate.go names %d generators, want every tools/quantasm one", len(pairs))
+		t.Fatalf("generate.go names %d generators, want every tools/quantasm and tools/neonasm one", len(pairs))
 	}
 	return pairs
 }
@@ -45,7 +47,7 @@ func TestGeneratedAssembly(t *testing.T) {
 	}
 	for _, p := range pairs {
 		gen, file := p[0], p[1]
-		want, err := exec.Command(python, gen).Output()
+		want, err := exec.Command(python, strings.Fields(gen)...).Output()
 		if err != nil {
 			t.Fatalf("%s: %v", gen, err)
 		}

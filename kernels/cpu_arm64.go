@@ -1,0 +1,56 @@
+//go:build !purego
+
+package kernels
+
+// Every arm64 CPU has Advanced SIMD (Go requires ARMv8-A), so NEON is
+// always there; NEONDot needs FEAT_DotProd, read once (cpufeat_arm64.go:
+// Linux HWCAP, macOS sysctl; cpufeat_windows_arm64.go:
+// IsProcessorFeaturePresent).
+var (
+	hasAVX2, hasAVX512, hasAVX512BF16 = false, false, false
+	avx2Set, avx512Set, avx512bf16Set *kernelSet
+
+	hasNEON    = true
+	hasNEONDot = hasDotProd()
+)
+
+// roundRowsBF16 rounds x to bf16 into xb (RoundedX; unused here: no arm64
+// level multiplies bf16 activations).
+func roundRowsBF16(xb []BF16, x []float32) {
+	for i, v := range x {
+		xb[i] = FromFloat32(v)
+	}
+}
+
+var (
+	// neonSet: the fp32 products of decode and prefill in FMLA, the
+	// integer decode of quantised weights in SMULL + SADALP.
+	neonSet = &kernelSet{
+		matVecBF16: matVecBF16NEON,
+		matVecF32:  matVecF32NEON,
+		matMulBF16: matMulBF16NEON,
+		matMulF32:  matMulF32NEON,
+		matMulNN:   matMulNNNEON,
+		dot:        dotNEONSlice,
+		axpy:       axpyNEONSlice,
+		add:        addNEONSlice,
+		fmaPeak:    fmaPeakNEONLoop,
+		rmsNorm:    rmsNormGeneric,
+		softmax:    softmaxGeneric,
+		siluMul:    siluMulGeneric,
+		matVecQ:    matVecQGeneric,
+		dequantRow: dequantRowGeneric,
+		quantizeX:  quantizeXGeneric,
+		matVecQ8:   matVecQ8NEON,
+		q8Name:     "NEON SMULL",
+	}
+	// neondotSet adds SDOT to the integer decode.
+	neondotSet = withQ8(neonSet, matVecQ8SDOT, "NEON SDOT")
+)
+
+// withQ8 is s with its integer decode replaced.
+func withQ8(s *kernelSet, mv func(Quant, []float32, []byte, *QuantizedX), name string) *kernelSet {
+	c := *s
+	c.matVecQ8, c.q8Name = mv, name
+	return &c
+}

@@ -1,0 +1,22 @@
+//go:build !purego
+
+package kernels
+
+import "syscall"
+
+// pfARMv82DP is PF_ARM_V82_DP_INSTRUCTIONS_AVAILABLE (winnt.h): SDOT and
+// UDOT.
+const pfARMv82DP = 43
+
+// hasDotProd reports FEAT_DotProd (SDOT, UDOT) as Windows does, through
+// kernel32's IsProcessorFeaturePresent: the CPU's ID registers are not
+// readable from user mode there. The package keeps to the standard library
+// and cpuid, hence syscall rather than golang.org/x/sys/windows.
+func hasDotProd() bool {
+	proc := syscall.NewLazyDLL("kernel32.dll").NewProc("IsProcessorFeaturePresent")
+	if proc.Find() != nil {
+		return false
+	}
+	r, _, _ := proc.Call(pfARMv82DP)
+	return r != 0
+}

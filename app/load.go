@@ -10,6 +10,8 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
 	nativedialog "github.com/sqweek/dialog"
+
+	"loupe/assets"
 )
 
 // expected says what a model folder must hold; every load error ends with it.
@@ -185,7 +187,7 @@ func pushFront(list []string, s string, n int) []string {
 
 // demoName is the embedded demo model's name in the title (its folder is
 // named after a hash of its files).
-const demoName = "the demo model (a small Qwen2 trained on public-domain text)"
+const demoName = assets.DemoName
 
 func (u *UI) rememberModel(path, name string) {
 	if abs, err := filepath.Abs(path); err == nil {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"loupe/engine"
 	"loupe/engine/perf"
 	"loupe/kernels"
 )
@@ -15,7 +16,14 @@ func init() {
 	register(Command{
 		Name:    "membw",
 		Summary: "measure memory read bandwidth and the compute peak",
-		Run:     runMembw,
+		Usage: `usage: loupe membw [--threads N] [--passes N] [--mib N] [--json]
+
+Measures how fast this machine reads memory (GB/s: the best and the median
+of --passes reads of a buffer much larger than the caches) and the compute
+peak of the kernels (GFLOP/s), the two limits that decode and prefill are
+set against. A full-size measurement is remembered for the window and
+loupe bench.`,
+		Run: runMembw,
 	})
 }
 
@@ -40,14 +48,13 @@ type membwResult struct {
 
 func runMembw(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("membw", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	threads := fs.Int("threads", 0, "workers (0: physical cores)")
+	threads := fs.Int("threads", 0, threadsHelp)
 	passes := fs.Int("passes", 10, "timed passes over the buffer")
 	mib := fs.Int("mib", perf.DefaultBufferBytes>>20, "buffer size in MiB (keep it ≫ the last-level cache)")
 	level := fs.String("kernels", "", "kernels of the compute probe: "+kernelsHelp)
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return flagExit(err, "membw", stderr)
 	}
 	if *passes < 1 || *mib < 1 || *threads < 0 || fs.NArg() > 0 {
 		fmt.Fprintln(stderr, "membw: --passes and --mib must be ≥ 1, --threads ≥ 0, and no other arguments")
@@ -88,6 +95,9 @@ func runMembw(args []string, stdout, stderr io.Writer) int {
 
 // kernelsHelp is the --kernels flag's help of every command.
 const kernelsHelp = kernels.FlagHelp
+
+// threadsHelp is the --threads flag's help of every command, the window's.
+const threadsHelp = engine.ThreadsHelp
 
 // setKernels selects the kernels by name: "auto" the fastest level and its
 // arithmetic, "exact" the fastest with every product in fp32, or a level.

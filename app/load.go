@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	nativedialog "github.com/sqweek/dialog"
 
+	"loupe/assets"
 	"loupe/engine"
 )
 
@@ -185,7 +186,7 @@ func pushFront(list []string, s string, n int) []string {
 
 // demoName is the embedded demo model's name in the title (its folder is
 // named after a hash of its files).
-const demoName = "the demo model (a small Qwen2 trained on public-domain text)"
+const demoName = assets.DemoName
 
 func (u *UI) rememberModel(path, name string) {
 	if abs, err := filepath.Abs(path); err == nil {

@@ -29,6 +29,10 @@ func DemoFiles() fs.FS {
 	return sub
 }
 
+// DemoName is the demo model's name where Loupe shows it (the window's
+// title, loupe lesson): its folder is named after a hash of its files.
+const DemoName = "the demo model (a small Qwen2 trained on public-domain text)"
+
 // DemoPrompt is a prompt for the demo model and a one-line caption of what
 // to look at when it runs (the menu shows it beside the prompt).
 type DemoPrompt struct{ Text, Caption string }

@@ -20,7 +20,15 @@ func init() {
 	register(Command{
 		Name:    "bench",
 		Summary: "time prefill and decode of a model against the machine's bandwidth and compute peak",
-		Run:     runBench,
+		Usage: `usage: loupe bench --model M [--prompt TEXT | --prompt-file FILE | --prompt-tokens N] [flags]
+
+Times prefill (reading the prompt) and decode (writing) on a model, one
+untimed warm-up then --repeat timed runs, and sets them against this
+machine's limits: decode against the memory's read bandwidth (the weights
+are read once per token written), prefill against the compute peak.
+Figures are medians. make bench-model writes a model of Qwen2.5-1.5B's
+shape to time.`,
+		Run: runBench,
 	})
 }
 
@@ -43,16 +51,16 @@ type benchFlags struct {
 	beside, threadsSweep             bool
 }
 
-func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, error) {
+// parseBenchFlags reads bench's command line; --help is written on help.
+func parseBenchFlags(args []string, help io.Writer) (*benchFlags, error) {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	f := &benchFlags{}
 	fs.StringVar(&f.model, "model", "", "model folder, .safetensors file, its index.json or a GGUF file (required)")
 	fs.StringVar(&f.prompt, "prompt", purpleCat, "prompt text")
 	fs.StringVar(&f.promptFile, "prompt-file", "", "read the prompt from this file")
 	fs.IntVar(&f.promptTokens, "prompt-tokens", 0, "prompt of the first N tokens of a passage of The Gold-Bug (repeated if needed)")
 	fs.IntVar(&f.maxTokens, "max-tokens", 100, "tokens written per run (no stop at end-of-sequence)")
-	fs.IntVar(&f.threads, "threads", 0, "workers (0: physical cores)")
+	fs.IntVar(&f.threads, "threads", 0, threadsHelp)
 	fs.StringVar(&f.level, "kernels", "", kernelsHelp)
 	fs.IntVar(&f.repeat, "repeat", 3, "timed runs (after one untimed warm-up); figures are medians")
 	fs.IntVar(&f.membwPasses, "membw-passes", 5, "passes of the bandwidth probe when no cached figure exists")
@@ -63,7 +71,7 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, error) {
 	fs.IntVar(&f.contend, "contend", 0, "run N CPU-bound busy processes (loupe busy) beside the timed runs, as a busy desktop would")
 	fs.BoolVar(&f.threadsSweep, "threads-sweep", false, "run prefill and decode at 1, 2, … --threads workers (default: the physical cores) and print the gain of each step")
 	fs.BoolVar(&f.beside, "beside", true, "measure the read bandwidth just before and after every timed run and set the run's decode against it (the model's weights where larger than the probe's buffer, else the buffer; 3 passes)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, help); err != nil {
 		return nil, err
 	}
 	prompts := 0
@@ -86,12 +94,9 @@ func parseBenchFlags(args []string, stderr io.Writer) (*benchFlags, error) {
 }
 
 func runBench(args []string, stdout, stderr io.Writer) int {
-	f, err := parseBenchFlags(args, stderr)
+	f, err := parseBenchFlags(args, stdout)
 	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stderr, "bench: %v\n", err)
-		}
-		return 2
+		return flagExit(err, "bench", stderr)
 	}
 	if f.kernels, err = setKernels(f.level); err != nil {
 		fmt.Fprintf(stderr, "bench: %v\n", err)

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,7 +13,12 @@ func init() {
 	register(Command{
 		Name:    "busy",
 		Summary: "keep one CPU busy until stdin closes (the competing process of bench --contend)",
-		Run:     runBusy,
+		Usage: `usage: loupe busy
+
+Keeps one CPU busy with arithmetic that stays in registers (a browser tab
+or a video call, not a second model) until standard input closes. loupe
+bench --contend starts these beside its timed runs.`,
+		Run: runBusy,
 	})
 }
 
@@ -25,12 +29,8 @@ func init() {
 // the parent is killed.
 func runBusy(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("busy", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return flagExit(err, "busy", stderr)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "busy: unexpected argument %q\n", fs.Arg(0))

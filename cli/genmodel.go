@@ -19,13 +19,19 @@ func init() {
 	register(Command{
 		Name:    "gen-model",
 		Summary: "write a random-weight model folder or GGUF file: Qwen2, Llama, Qwen3, Qwen3.5 and MoE (OLMoE, Qwen3-MoE, Qwen3.5-MoE) shapes",
-		Run:     runGenModel,
+		Usage: `usage: loupe gen-model --out DIR [--shape SHAPE] [--seed N] [--dtype bf16|f32]
+       loupe gen-model --format gguf --out FILE.gguf|DIR [--quant Q] [--shape SHAPE] [--seed N]
+
+Writes a model with random weights and the exact shape of a real one
+(config, tokenizer and weights): a folder of safetensors, or one GGUF file.
+Speed does not depend on the values, so it benchmarks a model's shape
+without downloading it; the same seed writes the same bytes.`,
+		Run: runGenModel,
 	})
 }
 
 func runGenModel(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("gen-model", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	shapes := strings.Join(genmodel.Shapes(), ", ")
 	shape := fs.String("shape", "tiny", "model shape: "+shapes)
 	seed := fs.Uint64("seed", 1, "random seed; the same seed writes the same bytes")
@@ -33,16 +39,15 @@ func runGenModel(args []string, stdout, stderr io.Writer) int {
 	dtype := fs.String("dtype", "bf16", "weight dtype: bf16 or f32")
 	kind := fs.String("format", "safetensors", "safetensors (a model folder) or gguf (one .gguf file)")
 	quant := fs.String("quant", "q8_0", "GGUF weights: "+strings.Join(convert.GGUFQuants, ", ")+" (q4_k_m, q5_k_m: llama.cpp's Q4_K or Q5_K with Q6_K mixes)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: loupe gen-model --out DIR [--shape SHAPE] [--seed N] [--dtype bf16|f32]")
-		fmt.Fprintln(stderr, "       loupe gen-model --format gguf --out FILE.gguf|DIR [--quant q8_0|q4_k_m|q5_k_m|bf16|f32] [--shape SHAPE] [--seed N]")
-		fs.PrintDefaults()
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return flagExit(err, "gen-model", stderr)
 	}
-	if err := fs.Parse(args); err != nil {
+	switch {
+	case fs.NArg() > 0:
+		fmt.Fprintf(stderr, "gen-model: unexpected argument %q (loupe gen-model --help)\n", fs.Arg(0))
 		return 2
-	}
-	if *out == "" || fs.NArg() > 0 {
-		fs.Usage()
+	case *out == "":
+		fmt.Fprintln(stderr, "gen-model: --out is required: the folder (or .gguf file) to write (loupe gen-model --help)")
 		return 2
 	}
 	if _, ok := genmodel.Lookup(*shape); !ok {

@@ -22,7 +22,16 @@ func init() {
 	register(Command{
 		Name:    "inspect",
 		Summary: "one position inside the model: embedding, attention, logit lens, MLP, KV cache (--json)",
-		Run:     runInspect,
+		Usage: `usage: loupe inspect [--model M] --prompt TEXT [--pos N] [--layer L] [--kv-head G] --json
+
+Runs the prompt and prints, as one JSON object, what the window's panels
+show of one token position: its embedding row, the attention of every
+layer and head, the logit lens, the MLP values of --layer and the KV cache
+of --layer and --kv-head. Positions, layers and heads count from 0, as in
+the tensor names: layer 19 of the article “The two times of an answer” is
+--layer 18. --disable-experts and --top-k-experts apply loupe run's
+counterfactual to every position up to --pos.`,
+		Run: runInspect,
 	})
 }
 
@@ -39,21 +48,21 @@ type inspectFlags struct {
 	topKExperts          int
 }
 
-func parseInspectFlags(args []string) (*inspectFlags, error) {
+// parseInspectFlags reads inspect's command line; --help is written on help.
+func parseInspectFlags(args []string, help io.Writer) (*inspectFlags, error) {
 	fs := flag.NewFlagSet("inspect", flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // errors are printed on one line by the caller
 	f := &inspectFlags{}
 	fs.StringVar(&f.model, "model", "", "model folder, .safetensors file, its index.json or a GGUF file (default: the demo model)")
 	fs.StringVar(&f.prompt, "prompt", "", "the text whose tokens are inspected")
 	fs.IntVar(&f.pos, "pos", -1, "token position to inspect, from 0 (default: the last token)")
 	fs.IntVar(&f.layer, "layer", 0, "layer of the mlp and kv fields, from 0")
 	fs.IntVar(&f.kvHead, "kv-head", 0, "KV head of the kv field, from 0")
-	fs.IntVar(&f.threads, "threads", 0, "workers (0: physical cores)")
+	fs.IntVar(&f.threads, "threads", 0, threadsHelp)
 	fs.StringVar(&f.level, "kernels", "", kernelsHelp)
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object")
 	disable := fs.String("disable-experts", "", "MoE models: experts to switch off at every position, L:E[,L:E...] (0-based layer:expert), as for loupe run")
 	fs.IntVar(&f.topKExperts, "top-k-experts", 0, "MoE models: run this many experts per token instead of the model's k (1…k; 0: the model's)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, help); err != nil {
 		return nil, err
 	}
 	var err error
@@ -84,23 +93,9 @@ func isSetIn(fs *flag.FlagSet, name string) bool {
 	return set
 }
 
-// inspectUsage is printed for --help.
-const inspectUsage = `usage: loupe inspect [--model M] --prompt TEXT [--pos N] [--layer L] [--kv-head G] --json
-  --pos N      token position, from 0 (default: the last token of the prompt)
-  --layer L    layer of "mlp" and "kv", from 0 (layer 19 of the article
-               “The two times of an answer” is --layer 18)
-  --kv-head G  KV head of "kv", from 0
-  --disable-experts L:E[,L:E...], --top-k-experts K
-               MoE models: the counterfactual of loupe run, applied to
-               every position up to --pos
-  --model M    model folder (default: the demo model)
-  --threads N, --kernels LEVEL as for loupe run
-`
-
 func runInspect(args []string, stdout, stderr io.Writer) int {
-	f, err := parseInspectFlags(args)
+	f, err := parseInspectFlags(args, stdout)
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, inspectUsage)
 		return 0
 	}
 	if err == nil {

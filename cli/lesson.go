@@ -9,17 +9,21 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 
+	"loupe/assets"
 	"loupe/engine"
 	"loupe/i18n"
 	"loupe/kernels"
 	"loupe/lesson"
+	"loupe/trace"
 )
 
 func init() {
 	register(Command{
 		Name:    "lesson",
 		Summary: "the article “The two times of an answer” told with this model's numbers (--json, --timing)",
+		Usage:   lessonUsage,
 		Run:     runLesson,
 	})
 }
@@ -34,37 +38,33 @@ type lessonFlags struct {
 	kernels              kernels.Choice // --kernels read: every run's
 }
 
-const lessonUsage = `usage: loupe lesson [--model M] --prompt TEXT [--json] [--timing]
-  Tells the chapters of the article “The two times of an answer” (tokens …
-  summary) with the numbers of this model on this prompt. Without --timing, two-times uses the prompt's own
-  run and compute-memory, thinking and counterfactual are skipped; with it
-  they run: The Gold-Bug passage at this and the AVX2 kernel level, the
-  prompt as a chat turn with thinking on and off (a model with a thinking
-  template), the prompt with the heads that fetch the source switched off.
-  --max-tokens N    tokens written per run (default 100)
-  --think-tokens N  at most this many tokens with thinking on (default 2048)
-  --count 1|0       count layers and heads in the text from 1 (the article) or 0
-  --lang en|fr      the language of the titles, texts and numbers (default: the
-                    system's, from LC_ALL, LC_MESSAGES or LANG); JSON keys,
-                    ids and figures are the same in every language
-  --threads N, --kernels LEVEL as for loupe run
-`
+// lessonUsage is the head of loupe lesson --help.
+const lessonUsage = `usage: loupe lesson [--model M] [--prompt TEXT] [--json] [--timing]
 
-func parseLessonFlags(args []string) (*lessonFlags, error) {
+Tells the chapters of the article “The two times of an answer” (tokens …
+summary) with the numbers of this model on this prompt, as the window's
+lesson does; the prompt is the article's sentence unless --prompt gives
+another. Without --timing, two-times uses the prompt's own run and
+compute-memory, thinking and counterfactual are skipped; with it they run:
+The Gold-Bug passage at this and the AVX2 kernel level, the prompt as a
+chat turn with thinking on and off (a model with a thinking template), the
+prompt with the heads that fetch the source switched off.`
+
+// parseLessonFlags reads lesson's command line; --help is written on help.
+func parseLessonFlags(args []string, help io.Writer) (*lessonFlags, error) {
 	fs := flag.NewFlagSet("lesson", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	f := &lessonFlags{}
-	fs.StringVar(&f.model, "model", "", "")
-	fs.StringVar(&f.prompt, "prompt", "", "")
-	fs.IntVar(&f.maxTokens, "max-tokens", 100, "")
-	fs.IntVar(&f.thinkTokens, "think-tokens", 2048, "")
-	fs.IntVar(&f.count, "count", 1, "")
-	fs.IntVar(&f.threads, "threads", 0, "")
-	fs.StringVar(&f.level, "kernels", "auto", "")
-	fs.StringVar(&f.lang, "lang", "", "")
-	fs.BoolVar(&f.asJSON, "json", false, "")
-	fs.BoolVar(&f.timing, "timing", false, "")
-	if err := fs.Parse(args); err != nil {
+	fs.StringVar(&f.model, "model", "", "model folder, .safetensors file, its index.json or a GGUF file (default: the demo model)")
+	fs.StringVar(&f.prompt, "prompt", assets.DemoPrompts[0], "the text the lesson follows (default: the article's sentence)")
+	fs.IntVar(&f.maxTokens, "max-tokens", 100, "tokens written per run")
+	fs.IntVar(&f.thinkTokens, "think-tokens", 2048, "at most this many tokens with thinking on")
+	fs.IntVar(&f.count, "count", 1, "count layers and heads in the text from 1 (as the article) or 0 (as the code)")
+	fs.IntVar(&f.threads, "threads", 0, threadsHelp)
+	fs.StringVar(&f.level, "kernels", "auto", kernelsHelp)
+	fs.StringVar(&f.lang, "lang", "", "the language of the titles, texts and numbers: en or fr (default: the system's, from LC_ALL, LC_MESSAGES or LANG); JSON keys, ids and figures are the same in every language")
+	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object: the chapters with their ids, texts and figures")
+	fs.BoolVar(&f.timing, "timing", false, "make the timing chapters' runs (minutes on a large model)")
+	if err := parseFlags(fs, args, help); err != nil {
 		return nil, err
 	}
 	switch {
@@ -86,9 +86,8 @@ func parseLessonFlags(args []string) (*lessonFlags, error) {
 }
 
 func runLesson(args []string, stdout, stderr io.Writer) int {
-	f, err := parseLessonFlags(args)
+	f, err := parseLessonFlags(args, stdout)
 	if errors.Is(err, flag.ErrHelp) {
-		fmt.Fprint(stdout, lessonUsage)
 		return 0
 	}
 	if err != nil {
@@ -139,7 +138,7 @@ func tellLesson(f *lessonFlags, log io.Writer) (*lesson.Lesson, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := lesson.Input{Model: m.Info(), Run: run, Inspect: insp, SourceRow: m.Embedding, FromZero: f.count == 0,
+	in := lesson.Input{Model: lessonModelInfo(m, f.model), Run: run, Inspect: insp, SourceRow: m.Embedding, FromZero: f.count == 0,
 		Lang: f.language()}
 	in.ChatSpecial, in.ThinkingTemplate = lesson.ChatSpecials(m)
 	if f.timing {
@@ -154,6 +153,17 @@ func tellLesson(f *lessonFlags, log io.Writer) (*lesson.Lesson, error) {
 func (f *lessonFlags) language() i18n.Lang {
 	l, _ := i18n.Choose(f.lang, os.Getenv) // --lang was checked by parseLessonFlags
 	return l
+}
+
+// lessonModelInfo is the model's information with the demo model named as
+// the window names it, not after its folder ("demo-" and a hash of its
+// files).
+func lessonModelInfo(m *engine.Model, model string) trace.ModelInfo {
+	info := m.Info()
+	if model == "" && strings.HasPrefix(info.Name, "demo-") {
+		info.Name = assets.DemoName
+	}
+	return info
 }
 
 // runFlags are `loupe run`'s defaults with this prompt and length.

@@ -16,7 +16,14 @@ func init() {
 	register(Command{
 		Name:    "membw",
 		Summary: "measure memory read bandwidth and the compute peak",
-		Run:     runMembw,
+		Usage: `usage: loupe membw [--threads N] [--passes N] [--mib N] [--json]
+
+Measures how fast this machine reads memory (GB/s: the best and the median
+of --passes reads of a buffer much larger than the caches) and the compute
+peak of the kernels (GFLOP/s), the two limits that decode and prefill are
+set against. A full-size measurement is remembered for the window and
+loupe bench.`,
+		Run: runMembw,
 	})
 }
 
@@ -43,15 +50,14 @@ type membwResult struct {
 
 func runMembw(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("membw", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	threads := fs.Int("threads", 0, "workers (0: physical cores)")
+	threads := fs.Int("threads", 0, threadsHelp)
 	passes := fs.Int("passes", 10, "timed passes over the buffer")
 	mib := fs.Int("mib", int(perf.ProbeBytes()>>20), "buffer size in MiB (keep it ≫ the last-level cache; the default is 4 × this CPU's, 64 to 208)")
 	model := fs.String("model", "", "read this model's weights in place instead of a buffer (as the window and bench do when they are larger than the buffer)")
 	level := fs.String("kernels", "", "kernels of the compute probe: "+kernelsHelp)
 	asJSON := fs.Bool("json", false, "print one JSON object")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return flagExit(err, "membw", stderr)
 	}
 	if *passes < 1 || *mib < 1 || *threads < 0 || fs.NArg() > 0 {
 		fmt.Fprintln(stderr, "membw: --passes and --mib must be ≥ 1, --threads ≥ 0, and no other arguments")
@@ -106,6 +112,9 @@ func measureMembw(path string, threads, passes int, bytes int64) (perf.Bandwidth
 
 // kernelsHelp is the --kernels flag's help of every command.
 const kernelsHelp = kernels.FlagHelp
+
+// threadsHelp is the --threads flag's help of every command, the window's.
+const threadsHelp = engine.ThreadsHelp
 
 // setKernels reads the kernel choice by name: "auto" the fastest level
 // and its arithmetic, "exact" the fastest with every product in fp32, or

@@ -19,21 +19,33 @@ func init() {
 	register(Command{
 		Name:    "pull",
 		Summary: "download a model from the Hugging Face Hub into its cache (ORG/NAME [--revision R])",
-		Run:     runPull,
+		Usage: `usage: loupe pull ORG/NAME [--revision R] [--quiet]
+
+Downloads config, tokenizer and safetensors files into the Hugging Face
+cache ($HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub) and prints
+the model folder. HF_ENDPOINT picks a mirror, HF_TOKEN opens gated models;
+a partial download resumes.`,
+		Run: runPull,
 	})
 	register(Command{
 		Name:    "models",
 		Summary: "list the models on disk (Hugging Face cache, LM Studio, llama.cpp) and whether they open",
-		Run:     runModels,
+		Usage: `usage: loupe models [--json]
+
+Lists the models found on this computer (the Hugging Face cache, LM
+Studio's and llama.cpp's folders) and whether Loupe can open each, as the
+window's Models dialog does.`,
+		Run: runModels,
 	})
 }
 
 // parseInterspersed parses flags placed before or after the positional
-// arguments ("pull ORG/NAME --revision R" and "pull --revision R ORG/NAME").
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+// arguments ("pull ORG/NAME --revision R" and "pull --revision R ORG/NAME");
+// --help is written on help.
+func parseInterspersed(fs *flag.FlagSet, args []string, help io.Writer) ([]string, error) {
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := parseFlags(fs, args, help); err != nil {
 			return nil, err
 		}
 		if fs.NArg() == 0 {
@@ -46,25 +58,14 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 
 func runPull(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("pull", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	rev := fs.String("revision", "main", "branch, tag or commit to download")
 	quiet := fs.Bool("quiet", false, "no progress lines")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: loupe pull ORG/NAME [--revision R]")
-		fmt.Fprintln(stderr, "Downloads config, tokenizer and safetensors files into the Hugging Face cache")
-		fmt.Fprintln(stderr, "($HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub) and prints the model folder.")
-		fmt.Fprintln(stderr, "HF_ENDPOINT picks a mirror, HF_TOKEN opens gated models; a partial download resumes.")
-		fs.PrintDefaults()
-	}
-	pos, err := parseInterspersed(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
+	pos, err := parseInterspersed(fs, args, stdout)
 	if err != nil {
-		return 2
+		return flagExit(err, "pull", stderr)
 	}
 	if len(pos) != 1 {
-		fs.Usage()
+		fmt.Fprintf(stderr, "loupe pull: want one model, ORG/NAME (e.g. Qwen/Qwen2.5-0.5B), not %d (loupe pull --help)\n", len(pos))
 		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -149,13 +150,9 @@ func progressLine(p hub.Progress) string {
 
 func runModels(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("models", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "one JSON array: name, path, source, format, revision, bytes, can_open, why")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return flagExit(err, "models", stderr)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "loupe models: unexpected argument %q\n", fs.Arg(0))

@@ -25,7 +25,17 @@ func init() {
 	register(Command{
 		Name:    "run",
 		Summary: "generate text from a prompt and print the timing (or --json)",
-		Run:     runRun,
+		Usage: `usage: loupe run [--model M] --prompt TEXT [flags]
+
+Generates a continuation of the prompt on the CPU, streaming the text as it
+is written, then prints the timing: prefill (reading the prompt) and decode
+(writing, one token after the other) in tokens per second. --json prints
+one JSON object instead: the tokens, each step's top-10, the timing, the
+kernel level and the arithmetic. Greedy unless a sampling flag is given.
+--ablate, --disable-experts and --top-k-experts run the counterfactuals of
+the window's Compare tab. Without --model it runs the demo model that is
+built into loupe.`,
+		Run: runRun,
 	})
 }
 
@@ -49,9 +59,9 @@ type runFlags struct {
 	kernels              kernels.Choice // --kernels read (setKernels): the run's
 }
 
-func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
+// parseRunFlags reads run's command line; --help is written on help.
+func parseRunFlags(args []string, help io.Writer) (*runFlags, error) {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	f := &runFlags{}
 	s := &f.settings
 	fs.StringVar(&f.model, "model", "", "model folder, .safetensors file, its index.json or a GGUF file (default: the demo model)")
@@ -64,7 +74,7 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
 	fs.Float64Var(&s.PresencePenalty, "presence-penalty", 0, "subtract from the logits of generated tokens (0: off)")
 	fs.Float64Var(&s.RepeatPenalty, "repetition-penalty", 1, "divide positive logits of seen tokens (1: off)")
 	fs.Uint64Var(&s.Seed, "seed", 0, "random seed (default: drawn and printed)")
-	fs.IntVar(&f.threads, "threads", 0, "workers (0: physical cores)")
+	fs.IntVar(&f.threads, "threads", 0, threadsHelp)
 	fs.StringVar(&f.level, "kernels", "", kernelsHelp)
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object instead of streaming text")
 	fs.StringVar(&f.ablate, "ablate", "", "heads to switch off, L:H[,L:H...] (0-based layer:head): their outputs are zeroed before o_proj")
@@ -73,7 +83,7 @@ func parseRunFlags(args []string, stderr io.Writer) (*runFlags, error) {
 	branchAt := fs.Int("branch-at", -1, "continue the greedy run from written token N (0-based) with --branch-token forced there")
 	branchToken := fs.Int("branch-token", -1, "the token id forced at --branch-at")
 	f.chat.register(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, help); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
@@ -150,14 +160,12 @@ func randomSeed() uint64 {
 }
 
 func runRun(args []string, stdout, stderr io.Writer) int {
-	f, err := parseRunFlags(args, stderr)
+	f, err := parseRunFlags(args, stdout)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}
 	if err != nil {
-		if err.Error() != "" {
-			fmt.Fprintf(stderr, "loupe run: %v\n", err)
-		}
+		fmt.Fprintf(stderr, "loupe run: %v\n", err)
 		return 2
 	}
 	if f.kernels, err = setKernels(f.level); err != nil {

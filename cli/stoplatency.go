@@ -18,7 +18,13 @@ func init() {
 	register(Command{
 		Name:    "stop-latency",
 		Summary: "measure how fast Stop answers during prefill and during decode",
-		Run:     runStopLatency,
+		Usage: `usage: loupe stop-latency [--model M] [--prompt-file FILE] [--trials N]
+
+Starts generations and stops them at spread-out moments, during the
+prefill of a long prompt and during decode of a short one, and prints how
+long each took to return after Stop: at most one layer of one prefill
+chunk, or one decode step.`,
+		Run: runStopLatency,
 	})
 }
 
@@ -37,13 +43,12 @@ type stopTrial struct {
 // latency is at most one layer of one prefill chunk, or one decode step.
 func runStopLatency(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("stop-latency", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	model := fs.String("model", "", "model folder (default: the demo model)")
 	promptFile := fs.String("prompt-file", "", "long prompt for the prefill trials (default: the Gold-Bug passage)")
-	threads := fs.Int("threads", 0, "workers (0: physical cores)")
+	threads := fs.Int("threads", 0, threadsHelp)
 	trials := fs.Int("trials", 3, "stops per phase")
-	if err := fs.Parse(args); err != nil {
-		return 2
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return flagExit(err, "stop-latency", stderr)
 	}
 	long := goldBug
 	if *promptFile != "" {

@@ -22,7 +22,13 @@ func init() {
 	register(Command{
 		Name:    "sweep",
 		Summary: "measure prefill and decode across contexts, kernel levels, thread counts or weight types",
-		Run:     runSweep,
+		Usage: `usage: loupe sweep --model M --what context|kernels|threads|quant [--values V,V…] [flags]
+
+Measures prefill and decode at each value of one setting, the rest held
+still: the context already in the cache, the kernel level, the number of
+threads or the weights' type; each point is set against the machine's
+read bandwidth. The Experiments panel of the window runs the same sweeps.`,
+		Run: runSweep,
 	})
 }
 
@@ -34,9 +40,9 @@ type sweepFlags struct {
 	asJSON, computeFill, freshMembw                bool
 }
 
-func parseSweepFlags(args []string, stderr io.Writer) (*sweepFlags, error) {
+// parseSweepFlags reads sweep's command line; --help is written on help.
+func parseSweepFlags(args []string, help io.Writer) (*sweepFlags, error) {
 	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	f := &sweepFlags{}
 	fs.StringVar(&f.model, "model", "", "model folder, .safetensors file, its index.json or a GGUF file (required)")
 	fs.StringVar(&f.what, "what", "", "what to vary: "+strings.Join(experiment.Whats, ", ")+" (required)")
@@ -46,12 +52,12 @@ func parseSweepFlags(args []string, stderr io.Writer) (*sweepFlags, error) {
 	fs.IntVar(&f.promptTokens, "prompt-tokens", experiment.DefaultPromptTokens, "tokens read per point (context: computed just below the context)")
 	fs.IntVar(&f.maxTokens, "max-tokens", experiment.DefaultDecodeTokens, "tokens written per point")
 	fs.IntVar(&f.repeat, "repeat", 1, "timed runs per point after a warm-up; figures are medians")
-	fs.IntVar(&f.threads, "threads", 0, "workers (0: physical cores); the threads sweep goes from 1 to this")
+	fs.IntVar(&f.threads, "threads", 0, threadsHelp+"; the threads sweep goes from 1 to this")
 	fs.StringVar(&f.level, "kernels", "auto", "kernel level outside the kernels sweep: auto, avx512bf16, avx512, avx2, neondot, neon, generic")
 	fs.BoolVar(&f.computeFill, "compute-fill", false, "context: compute every cached position instead of filling the cache with stand-in values (minutes at 32k)")
 	fs.BoolVar(&f.freshMembw, "fresh-membw", false, "measure bandwidth even if a cached figure exists")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, help); err != nil {
 		return nil, err
 	}
 	switch {
@@ -70,12 +76,9 @@ func parseSweepFlags(args []string, stderr io.Writer) (*sweepFlags, error) {
 }
 
 func runSweep(args []string, stdout, stderr io.Writer) int {
-	f, err := parseSweepFlags(args, stderr)
+	f, err := parseSweepFlags(args, stdout)
 	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stderr, "sweep: %v\n", err)
-		}
-		return 2
+		return flagExit(err, "sweep", stderr)
 	}
 	if f.kernels, err = setKernels(f.level); err != nil {
 		fmt.Fprintf(stderr, "sweep: %v\n", err)

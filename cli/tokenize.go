@@ -21,7 +21,13 @@ func init() {
 	register(Command{
 		Name:    "tokenize",
 		Summary: "print the token ids and pieces of text (stdin, --text, or --jsonl lines)",
-		Run:     runTokenize,
+		Usage: `usage: loupe tokenize [--model M] [--text TEXT | --jsonl] [--chat]
+
+Splits text into the model's tokens and prints each token's id and piece,
+as the window's token strip shows them: the text of --text, else all of
+standard input; --jsonl reads and writes one JSON object per line. --chat
+renders the text as the user's turn with the model's chat template first.`,
+		Run: runTokenize,
 	})
 }
 
@@ -30,18 +36,14 @@ var tokenizeInput io.Reader = os.Stdin
 
 func runTokenize(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("tokenize", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	model := fs.String("model", "", "model folder, .safetensors file in it, or a tokenizer.json (default: the demo model)")
 	text := fs.String("text", "", "text to tokenize (default: all of stdin)")
 	jsonl := fs.Bool("jsonl", false, `read JSON lines {"text": …} on stdin, write {"ids": […], "pieces": […]} per line`+
 		` (with --chat also {"messages": [{"role", "content"}…], "think": "on"|"off", "add_generation_prompt": bool}, and "text" holds the rendered prompt)`)
 	var cf chatFlags
 	cf.register(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
+	if err := parseFlags(fs, args, stdout); err != nil {
+		return flagExit(err, "tokenize", stderr)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "loupe tokenize: unexpected argument %q (pass text with --text or on stdin)\n", fs.Arg(0))

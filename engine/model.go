@@ -82,6 +82,10 @@ func newModel(cfg Config, w weights, threads int) *Model {
 	return m
 }
 
+// ThreadsHelp is the --threads flag's help in the window and every
+// command: 0 means defaultThreads, everywhere.
+const ThreadsHelp = "worker threads (0: one per physical core)"
+
 // defaultThreads is the number of physical cores: the kernels are limited
 // by memory bandwidth and FMA ports, which hyper-threads share. Never more
 // than the CPUs this process may use (a container's limit).

@@ -195,7 +195,7 @@ func computeChapter(f *facts) Chapter {
 		share := fig.DecodeGBs[0] / e.BandwidthGBs
 		a := i18n.Args{"Bandwidth": f.num.GBs(e.BandwidthGBs), "Share": f.num.Percent(share)}
 		switch {
-		case share > cacheBound:
+		case share > stats.CacheBound:
 			b.WriteString(f.t("compute.cache", a))
 		case share >= stats.MemoryBound:
 			b.WriteString(f.t("compute.memory", a))
@@ -252,11 +252,6 @@ func deref(p *float64) float64 {
 	}
 	return *p
 }
-
-// cacheBound is the share of the measured bandwidth above which writing
-// read its weights from the processor's caches, not from the memory (the
-// 10 MB demo model read at 4.5 × the bandwidth on one thread).
-const cacheBound = 1.1
 
 // levelsMeasured names the kernel levels Measure will time on this CPU
 // (levels): "the avx512bf16 kernels and with the avx2 ones", or only

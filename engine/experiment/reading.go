@@ -111,12 +111,6 @@ func arithmetics(ps []Point, l i18n.Lang) string {
 // wrote at 16-19 % of what the memory allows.
 const smallModel = 256e6
 
-// cacheBound is the share of what the memory allows above which writing
-// did not read its weights from the memory: a 10 MB model wrote at 450 %
-// of it on one thread, from the processor's caches. 10 % above 1 leaves
-// room for a bandwidth probe that came out low.
-const cacheBound = 1.1
-
 // threadsReading reads a threads sweep from its first point a to its last
 // b: how much reading and writing sped up, and why writing gained less
 // only where the figure shows it (writing at stats.MemoryBound or more
@@ -146,7 +140,7 @@ func threadsReading(a, b Point, l i18n.Lang) string {
 	}
 	args["Share"], args["Rate"], args["Pred"] = num.Percent(share), num.Sig2(b.DecodeTokS), num.Sig2(b.PredictedDecodeTokS)
 	switch {
-	case share > cacheBound:
+	case share > stats.CacheBound:
 		args["Bytes"] = num.Bytes(b.BytesPerToken)
 		return t("cache", args)
 	case share >= stats.MemoryBound && pre > 1.2*dec:

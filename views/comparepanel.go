@@ -252,7 +252,7 @@ func (p *ComparePanel) tops() {
 		}
 		bars := make([]Bar, 0, len(s.Top))
 		for _, c := range s.Top {
-			v := fmt.Sprintf("%.1f %%", 100*c.P)
+			v := format.Percent(c.P)
 			if c.ID == mark && c.ID != s.Chosen.ID {
 				v += "  ⟵ A's choice"
 			}
@@ -300,11 +300,11 @@ func (p *ComparePanel) showGrids() {
 		a.Refresh()
 	}
 	p.GridNote.SetText(fmt.Sprintf("Attention of %s on %s in A, of %s on %s in B, and B − A. Rows: layers (%d at the bottom), columns: heads. "+
-		"A and B share the colour scale 0 … %.0f %%; in B − A red is more attention in B, blue less (±%.1f points at the ends). "+
+		"A and B share the colour scale 0 … %s; in B − A red is more attention in B, blue less (±%.1f points at the ends). "+
 		"Heads switched off are framed in orange: they still attend, but their output is dropped, so only the layers above them change.",
 		tokName(c.A.Tokens, c.QueryA), tokName(c.A.Tokens, c.SourceA), tokName(c.B.Tokens, c.QueryB), tokName(c.B.Tokens, c.SourceB),
-		Numbers.Base(), 100*top, 100*d))
-	p.GridScale.SetText(fmt.Sprintf("0 … %.0f %%", 100*top))
+		Numbers.Base(), format.Percent(top), 100*d))
+	p.GridScale.SetText("0 … " + format.Percent(top))
 }
 
 func tokName(toks []trace.Token, pos int) string {
@@ -319,8 +319,8 @@ func (p *ComparePanel) hoverCell(l, h int, _ float64) {
 	if l < 0 || !c.HasGrids || l >= len(c.GridA) || h >= len(c.GridA[l]) {
 		return
 	}
-	p.Hover.SetText(fmt.Sprintf("%s: A %.1f %%, B %.1f %%, B − A %+.1f points",
-		LayerHead(l, h), 100*c.GridA[l][h], 100*c.GridB[l][h], 100*c.Diff[l][h]))
+	p.Hover.SetText(fmt.Sprintf("%s: A %s, B %s, B − A %+.1f points",
+		LayerHead(l, h), format.Percent(c.GridA[l][h]), format.Percent(c.GridB[l][h]), 100*c.Diff[l][h]))
 }
 
 // render lays the panel out: what B is, the Δp line, the two streams, the

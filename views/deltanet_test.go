@@ -74,7 +74,7 @@ func TestHybridModelRows(t *testing.T) {
 		all = append(all, r[0]+": "+r[1])
 	}
 	text := strings.Join(all, "\n")
-	for _, want := range []string{"2 Gated DeltaNet", "2 attention layers", "20 MB of DeltaNet state", "Output head: 509 of 1,882 parameters (27 %)", "Not used: vision tower, MTP head"} {
+	for _, want := range []string{"2 Gated DeltaNet", "2 attention layers", "20 MB of DeltaNet state", "Output head: 509 of 1,882 parameters (27.0 %)", "Not used: vision tower, MTP head"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("Model rows lack %q:\n%s", want, text)
 		}

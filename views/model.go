@@ -20,7 +20,7 @@ func ModelRows(m trace.ModelInfo, cpu, kernels string) [][2]string {
 	kv := float64(m.KVBytesPerToken)
 	outShare := 0.0
 	if m.WeightBytesPerTok > 0 {
-		outShare = 100 * float64(m.OutputBytesPerTok) / float64(m.WeightBytesPerTok)
+		outShare = float64(m.OutputBytesPerTok) / float64(m.WeightBytesPerTok)
 	}
 	tied := "separate output head"
 	if m.TiedEmbeddings {
@@ -33,8 +33,8 @@ func ModelRows(m trace.ModelInfo, cpu, kernels string) [][2]string {
 		{"Widths", fmt.Sprintf("hidden %d · MLP %d · vocabulary %d · context %d", m.Hidden, m.Intermediate, m.Vocab, m.MaxPositions)},
 		{"Parameters", fmt.Sprintf("%s in all (%s)", format.Count(stats.TotalParams(m)), tied)},
 		{"Weights", fmt.Sprintf("%s, file %s", m.DType, format.Bytes(float64(m.FileBytes)))},
-		{"Read per token", fmt.Sprintf("%s of weights, of which the output head %s (%.0f %%)",
-			format.Bytes(float64(m.WeightBytesPerTok)), format.Bytes(float64(m.OutputBytesPerTok)), outShare)},
+		{"Read per token", fmt.Sprintf("%s of weights, of which the output head %s (%s)",
+			format.Bytes(float64(m.WeightBytesPerTok)), format.Bytes(float64(m.OutputBytesPerTok)), format.Percent(outShare))},
 		{"KV cache", fmt.Sprintf("%s per token · %s at 4,096 tokens · %s at 32,000 tokens",
 			format.Bytes(kv), format.Bytes(kv*4096), format.Bytes(kv*32000))},
 		{"CPU", cpu},
@@ -104,7 +104,7 @@ func (p *ModelPanel) Display(m trace.ModelInfo, cpu, kernels string) {
 			continue
 		}
 		bars = append(bars, Bar{Label: g.Name, Segments: []float64{g.Of},
-			Value: fmt.Sprintf("%s (%.1f %%)", format.Count(g.Params), 100*g.Of)})
+			Value: fmt.Sprintf("%s (%s)", format.Count(g.Params), format.Percent(g.Of))})
 	}
 	p.Shares.SetBars(bars)
 }

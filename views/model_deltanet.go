@@ -38,7 +38,7 @@ func hybridRows(rows [][2]string, m trace.ModelInfo) [][2]string {
 				format.Bytes(kv), full, format.Bytes(kv/2), format.Bytes(kv*4096), format.Bytes(kv*32000), format.Bytes(float64(m.StateBytes)))
 		}
 	}
-	rows = append(rows, [2]string{"Output head", fmt.Sprintf("%s of %s parameters (%.0f %%)", format.Count(head), format.Count(total), 100*float64(head)/float64(max(1, total)))})
+	rows = append(rows, [2]string{"Output head", fmt.Sprintf("%s of %s parameters (%s)", format.Count(head), format.Count(total), format.Percent(float64(head)/float64(max(1, total))))})
 	if len(m.NotUsed) > 0 {
 		rows = append(rows, [2]string{"Not used", strings.Join(m.NotUsed, ", ")})
 	}

@@ -112,11 +112,11 @@ func (p *NextTokenPanel) Display(toks []trace.Token, steps []trace.Step, pos int
 		len(p.step.Top), p.step.Pos, ctx, clip(format.Visible(p.step.Chosen.Text), 20), ChosenProbs(p.step)))
 	bars := make([]Bar, 0, len(p.step.Top))
 	for _, c := range p.step.Top {
-		model, value := c.P, fmt.Sprintf("model %s  id %d", pct(c.P), c.ID)
+		model, value := c.P, fmt.Sprintf("model %s  id %d", format.Percent(c.P), c.ID)
 		if m, _, ok := stats.ModelP(p.step, c.ID); sampled && ok {
-			model, value = m, fmt.Sprintf("model %s · sampler %s  id %d", pct(m), pct(c.P), c.ID)
+			model, value = m, fmt.Sprintf("model %s · sampler %s  id %d", format.Percent(m), format.Percent(c.P), c.ID)
 		} else if sampled {
-			value = fmt.Sprintf("sampler %s  id %d", pct(c.P), c.ID)
+			value = fmt.Sprintf("sampler %s  id %d", format.Percent(c.P), c.ID)
 		}
 		bars = append(bars, Bar{Label: clip(format.Visible(c.Text), 18), Segments: []float64{model},
 			Value: value, Highlight: c.ID == p.step.Chosen.ID})
@@ -134,20 +134,17 @@ func (p *NextTokenPanel) Display(toks []trace.Token, steps []trace.Step, pos int
 // and when the token was drawn by a sampler the sampler's beside it.
 func ChosenProbs(s trace.Step) string {
 	if !stats.Sampled(s) {
-		return "model " + pct(s.Chosen.P)
+		return "model " + format.Percent(s.Chosen.P)
 	}
 	m, penalised, ok := stats.ModelP(s, s.Chosen.ID)
 	switch {
 	case !ok:
-		return "sampler " + pct(s.Chosen.P)
+		return "sampler " + format.Percent(s.Chosen.P)
 	case penalised:
-		return fmt.Sprintf("model %s after the penalties, sampler %s", pct(m), pct(s.Chosen.P))
+		return fmt.Sprintf("model %s after the penalties, sampler %s", format.Percent(m), format.Percent(s.Chosen.P))
 	}
-	return fmt.Sprintf("model %s, sampler %s", pct(m), pct(s.Chosen.P))
+	return fmt.Sprintf("model %s, sampler %s", format.Percent(m), format.Percent(s.Chosen.P))
 }
-
-// pct writes a probability as a percentage with one decimal.
-func pct(p float64) string { return fmt.Sprintf("%.1f %%", 100*p) }
 
 // DistributionNote says which distribution a step's candidates come from.
 func DistributionNote(s trace.Step) string {

@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
+	"loupe/format"
 	"loupe/trace"
 	"loupe/viz"
 )
@@ -143,7 +144,7 @@ func TestHeadListShowsTokensBeforeQuery(t *testing.T) {
 	}
 	for j := range nearShown {
 		r, pos := p.Head.Row(at+1+j), q-nearShown+1+j
-		if want := fmt.Sprintf("%.1f %%", 100*row[pos]); !strings.HasSuffix(r.Label, fmt.Sprint(" ", pos)) || r.Value != want {
+		if want := format.Percent(float64(row[pos])); !strings.HasSuffix(r.Label, fmt.Sprint(" ", pos)) || r.Value != want {
 			t.Errorf("row %d: %+v, want position %d at %s", j, r, pos, want)
 		}
 	}

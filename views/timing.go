@@ -24,12 +24,12 @@ func TimingLine(t trace.Timing, bw float64, measuring bool) string {
 		if total <= 0 {
 			return 0
 		}
-		return 100 * s / total
+		return s / total
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "prefill %d tokens, %s, %.0f tok/s (%.0f %%) · decode %d tokens, %s, %.1f tok/s (%.0f %%)",
-		t.PrefillTokens, format.Duration(t.PrefillSeconds), stats.Rate(t.PrefillTokens, t.PrefillSeconds), share(t.PrefillSeconds),
-		t.DecodeTokens, format.Duration(t.DecodeSeconds), stats.Rate(t.DecodeTokens, t.DecodeSeconds), share(t.DecodeSeconds))
+	fmt.Fprintf(&b, "prefill %d tokens, %s, %.0f tok/s (%s) · decode %d tokens, %s, %.1f tok/s (%s)",
+		t.PrefillTokens, format.Duration(t.PrefillSeconds), stats.Rate(t.PrefillTokens, t.PrefillSeconds), format.Percent(share(t.PrefillSeconds)),
+		t.DecodeTokens, format.Duration(t.DecodeSeconds), stats.Rate(t.DecodeTokens, t.DecodeSeconds), format.Percent(share(t.DecodeSeconds)))
 	if t.Kernels != "" {
 		fmt.Fprintf(&b, "\nkernels %s: %s", t.Kernels, format.Arithmetic(t.Arithmetic))
 	}
@@ -41,7 +41,7 @@ func TimingLine(t trace.Timing, bw float64, measuring bool) string {
 		// faster than memory streams: its decode is not memory-bound.
 		fmt.Fprintf(&b, "\ndecode reads %.1f GB/s, more than the %.1f GB/s memory delivers: the model fits in the CPU caches", gbs, bw)
 	case bw > 0:
-		fmt.Fprintf(&b, "\ndecode reads %.1f GB/s = %.0f %% of the %.1f GB/s this machine can read", gbs, 100*gbs/bw, bw)
+		fmt.Fprintf(&b, "\ndecode reads %.1f GB/s = %s of the %.1f GB/s this machine can read", gbs, format.Percent(gbs/bw), bw)
 	case measuring:
 		fmt.Fprintf(&b, "\ndecode reads %.1f GB/s (machine bandwidth: measuring…)", gbs)
 	default:

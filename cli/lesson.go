@@ -9,9 +9,12 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"time"
 
 	"loupe/engine"
 	"loupe/lesson"
+	"loupe/lesson/page"
+	"loupe/trace"
 )
 
 func init() {
@@ -28,9 +31,10 @@ type lessonFlags struct {
 	maxTokens, threads   int
 	thinkTokens, count   int
 	asJSON, timing       bool
+	html                 string // --html FILE: the handout, as the window's File › Save lesson… writes it
 }
 
-const lessonUsage = `usage: loupe lesson [--model M] --prompt TEXT [--json] [--timing]
+const lessonUsage = `usage: loupe lesson [--model M] --prompt TEXT [--json] [--timing] [--html FILE]
   Tells the chapters of the article “The two times of an answer” (tokens …
   summary) with the numbers of this model on this prompt. Without --timing, two-times uses the prompt's own
   run and compute-memory, thinking and counterfactual are skipped; with it
@@ -40,6 +44,8 @@ const lessonUsage = `usage: loupe lesson [--model M] --prompt TEXT [--json] [--t
   --max-tokens N    tokens written per run (default 100)
   --think-tokens N  at most this many tokens with thinking on (default 2048)
   --count 1|0       count layers and heads in the text from 1 (the article) or 0
+  --html FILE       also write the handout: FILE and a PNG figure per chapter
+                    beside it, the page the window's File › Save lesson… writes
   --threads N, --kernels LEVEL as for loupe run
 `
 
@@ -56,6 +62,7 @@ func parseLessonFlags(args []string) (*lessonFlags, error) {
 	fs.StringVar(&f.level, "kernels", "auto", "")
 	fs.BoolVar(&f.asJSON, "json", false, "")
 	fs.BoolVar(&f.timing, "timing", false, "")
+	fs.StringVar(&f.html, "html", "", "")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -126,14 +133,27 @@ func tellLesson(f *lessonFlags, log io.Writer) (*lesson.Lesson, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := lesson.Input{Model: m.Info(), Run: run, Inspect: insp, SourceRow: m.Embedding, FromZero: f.count == 0}
-	in.ChatSpecial, in.ThinkingTemplate = lesson.ChatSpecials(m)
+	in := LessonInput(m, run, insp, f.count == 0)
 	if f.timing {
 		if in.Extra, err = timingRuns(ctx, m, f, in, log); err != nil {
 			return nil, err
 		}
 	}
+	if f.html != "" {
+		if err := page.Write(f.html, in, page.KV(in, m), time.Now()); err != nil {
+			return nil, fmt.Errorf("--html %s: %w", f.html, err)
+		}
+		fmt.Fprintf(log, "lesson page written to %s, its figures beside it\n", f.html)
+	}
 	return lesson.Build(in)
+}
+
+// LessonInput is what `loupe lesson` tells: m's run, with insp the last
+// prompt token inspected on a fresh cache.
+func LessonInput(m *engine.Model, run *trace.Run, insp *trace.Inspection, fromZero bool) lesson.Input {
+	in := lesson.Input{Model: m.Info(), Run: run, Inspect: insp, SourceRow: m.Embedding, FromZero: fromZero}
+	in.ChatSpecial, in.ThinkingTemplate = lesson.ChatSpecials(m)
+	return in
 }
 
 // runFlags are `loupe run`'s defaults with this prompt and length.

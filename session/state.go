@@ -34,6 +34,7 @@ type State struct {
 	Timings   []trace.Timing    // every finished run since start
 	Live      trace.Timing      // the running generation so far
 	Running   bool              // a generation is under way
+	Settings  trace.Settings    // of the running generation
 
 	// The selection the panels follow.
 	Query  int  // selected token, -1 when none

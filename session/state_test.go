@@ -100,6 +100,14 @@ func TestRerunBecomesB(t *testing.T) {
 	}
 }
 
+func TestCounterfactual(t *testing.T) {
+	off := []trace.Expert{{Layer: 0, Expert: 1}}
+	if Counterfactual(trace.Settings{}) || !Counterfactual(trace.Settings{TopKExperts: 1}) ||
+		!Counterfactual(trace.Settings{DisableExperts: off}) || !Counterfactual(trace.Settings{Ablate: []trace.Head{{}}}) {
+		t.Error("counterfactual: want true exactly when heads or experts are changed")
+	}
+}
+
 func TestToggleHead(t *testing.T) {
 	s := New()
 	h1, h2 := trace.Head{Layer: 18, Head: 1}, trace.Head{Layer: 2, Head: 0}

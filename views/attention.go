@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/session"
 	"loupe/trace"
 	"loupe/trace/stats"
 	"loupe/viz"
@@ -28,6 +29,8 @@ type AttentionPanel struct {
 	// OnToggleHead gets Ctrl+click on a cell: a head added to, or removed
 	// from, the heads to switch off (see SetSelectedHeads).
 	OnToggleHead func(layer, head int)
+	// Under is laid under the panel in its tab (the heads to switch off).
+	Under fyne.CanvasObject
 
 	Title, Sink, Hover, HeadTitle, Missing *widget.Label
 	Caption                                *widget.Label // how to read the grid
@@ -49,6 +52,7 @@ type AttentionPanel struct {
 	headH    int
 	picked   bool // the user chose the head: keep it across tokens
 	content  *fyne.Container
+	tab      fyne.CanvasObject // Object: the panel over Under
 	exporter *fyne.Container
 }
 
@@ -480,3 +484,53 @@ func (e headExport) CSV(d *CSV) error {
 	}
 	return nil
 }
+
+// Tab is the tab's title.
+func (p *AttentionPanel) Tab() string { return "Attention" }
+
+// Name is the panel's name for exports and --tab.
+func (p *AttentionPanel) Name() string { return "attention" }
+
+// Object is what the tab holds: the panel over Under (the heads to switch
+// off), when the app gives one.
+func (p *AttentionPanel) Object() fyne.CanvasObject {
+	if p.tab == nil {
+		p.tab = container.NewBorder(nil, p.Under, nil, nil, p)
+	}
+	return p.tab
+}
+
+// Parts are the objects the panel lays out.
+func (p *AttentionPanel) Parts() []fyne.CanvasObject { return parts(p.content) }
+
+// ShowView draws the attention of v's query. While the model writes, the
+// newest token has not been read yet: the newest captured one is shown,
+// and the title says how far behind it is.
+func (p *AttentionPanel) ShowView(v session.View) {
+	q, ok := tokenAt(v)
+	if !ok {
+		return
+	}
+	aq := q
+	if _, ok := stats.AttentionAt(v.Attention, q); !ok && v.Follow && !v.OnDemand {
+		// Its attention comes with the next step; once the run is over it
+		// is recomputed (the app's on-demand job).
+		aq = stats.LastCaptured(v.Attention, q)
+	}
+	p.Display(v.Info, v.Tokens, v.Attention, aq, v.Source)
+	switch {
+	case aq == q:
+	case v.Running && q-aq == 1:
+		p.Title.SetText(p.Title.Text + " — the newest token is read at the next step")
+	case v.Running:
+		// The window asks for a capture a frame, not a token.
+		p.Title.SetText(p.Title.Text + fmt.Sprintf(" — while the model writes, the one shown is %d tokens behind the newest", q-aq))
+	default:
+		p.Title.SetText(p.Title.Text + " — the newest token was never read by the model: the latest one read is shown")
+	}
+	if r := v.Run; r != nil && len(r.Settings.Ablate) > 0 && p.HasData() {
+		p.Title.SetText(p.Title.Text + fmt.Sprintf(" — a run with %d heads switched off", len(r.Settings.Ablate)))
+	}
+}
+
+var _ Panel = (*AttentionPanel)(nil)

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/session"
 	"loupe/trace"
 	"loupe/trace/stats"
 	"loupe/viz"
@@ -422,3 +423,23 @@ func (p *ComparePanel) CSV(d *CSV) error {
 	}
 	return nil
 }
+
+// Tab is the tab's title.
+func (p *ComparePanel) Tab() string { return "Compare" }
+
+// Name is the panel's name for exports and --tab.
+func (p *ComparePanel) Name() string { return "compare" }
+
+// Object is what the tab holds.
+func (p *ComparePanel) Object() fyne.CanvasObject { return p }
+
+// ShowView draws the selection of v.
+func (p *ComparePanel) ShowView(v session.View) {
+	// The Compare tab follows its own pair and step (◀ ▶): the app
+	// computes the comparison and calls Display.
+}
+
+// Parts are the objects the panel lays out.
+func (p *ComparePanel) Parts() []fyne.CanvasObject { return parts(p.content) }
+
+var _ Panel = (*ComparePanel)(nil)

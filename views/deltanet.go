@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/session"
 	"loupe/trace"
 	"loupe/viz"
 )
@@ -349,3 +350,30 @@ func (p *DeltaNetPanel) CSV(d *CSV) error {
 	}
 	return nil
 }
+
+// Tab is the tab's title.
+func (p *DeltaNetPanel) Tab() string { return "DeltaNet" }
+
+// Name is the panel's name for exports and --tab.
+func (p *DeltaNetPanel) Name() string { return "deltanet" }
+
+// Object is what the tab holds.
+func (p *DeltaNetPanel) Object() fyne.CanvasObject { return p }
+
+// ShowView draws the selection of v.
+func (p *DeltaNetPanel) ShowView(v session.View) {
+	q, ok := tokenAt(v)
+	if !ok {
+		return
+	}
+	var dn []trace.DeltaNet
+	if v.Run != nil {
+		dn = v.Run.DeltaNet
+	}
+	p.Display(v.Info, v.Tokens, dn, q)
+}
+
+// Parts are the objects the panel lays out.
+func (p *DeltaNetPanel) Parts() []fyne.CanvasObject { return parts(p.content) }
+
+var _ Panel = (*DeltaNetPanel)(nil)

@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/session"
 	"loupe/trace"
 	"loupe/viz"
 )
@@ -108,3 +109,31 @@ func (p *EmbeddingPanel) CSV(d *CSV) error {
 	}
 	return nil
 }
+
+// Tab is the tab's title.
+func (p *EmbeddingPanel) Tab() string { return "Embedding" }
+
+// Name is the panel's name for exports and --tab.
+func (p *EmbeddingPanel) Name() string { return "embedding" }
+
+// Object is what the tab holds.
+func (p *EmbeddingPanel) Object() fyne.CanvasObject { return p }
+
+// ShowView draws the selection of v.
+func (p *EmbeddingPanel) ShowView(v session.View) {
+	q, ok := tokenAt(v)
+	if !ok {
+		return
+	}
+	tok := v.Tokens[q]
+	var row []float32
+	if v.Embedding != nil {
+		row = v.Embedding(tok.ID) // read-only weights: safe beside a generation
+	}
+	p.Display(tok, row, v.Info.Vocab, v.Info.TiedEmbeddings)
+}
+
+// Parts are the objects the panel lays out.
+func (p *EmbeddingPanel) Parts() []fyne.CanvasObject { return parts(p.box) }
+
+var _ Panel = (*EmbeddingPanel)(nil)

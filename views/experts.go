@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/session"
 	"loupe/trace"
 	"loupe/trace/stats"
 	"loupe/viz"
@@ -380,3 +381,24 @@ func (p *ExpertsPanel) CSV(d *CSV) error {
 	}
 	return nil
 }
+
+// Tab is the tab's title.
+func (p *ExpertsPanel) Tab() string { return "Experts" }
+
+// Name is the panel's name for exports and --tab.
+func (p *ExpertsPanel) Name() string { return "experts" }
+
+// Object is what the tab holds.
+func (p *ExpertsPanel) Object() fyne.CanvasObject { return p }
+
+// ShowView draws the selection of v.
+func (p *ExpertsPanel) ShowView(v session.View) {
+	if q, ok := tokenAt(v); ok {
+		p.Display(v.Info, v.Tokens, v.Steps, q)
+	}
+}
+
+// Parts are the objects the panel lays out.
+func (p *ExpertsPanel) Parts() []fyne.CanvasObject { return parts(p.content) }
+
+var _ Panel = (*ExpertsPanel)(nil)

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/session"
 	"loupe/trace"
 	"loupe/trace/stats"
 	"loupe/viz"
@@ -312,3 +313,36 @@ func (p *KVCachePanel) CSV(d *CSV) error {
 	}
 	return nil
 }
+
+// Tab is the tab's title.
+func (p *KVCachePanel) Tab() string { return "KV cache" }
+
+// Name is the panel's name for exports and --tab.
+func (p *KVCachePanel) Name() string { return "kv-cache" }
+
+// Object is what the tab holds.
+func (p *KVCachePanel) Object() fyne.CanvasObject { return p }
+
+// ShowView draws the selection of v.
+func (p *KVCachePanel) ShowView(v session.View) {
+	if _, ok := tokenAt(v); !ok {
+		return
+	}
+	p.SetModel(v.Info)
+	p.SetLive(max(0, len(v.Tokens)-1), v.Running)
+	l, g := p.Chosen()
+	switch {
+	case v.Running:
+		p.Display(v.Tokens, trace.KVRows{})
+		p.Title.SetText("The keys and values are read when the generation ends (the model is busy writing them).")
+	case v.Inspected.HasRows(v.Run, l, g):
+		p.Display(v.Tokens, v.Inspected.Rows)
+	}
+	// Otherwise the app reads the rows (one job beside the window) and
+	// shows them when they arrive.
+}
+
+// Parts are the objects the panel lays out.
+func (p *KVCachePanel) Parts() []fyne.CanvasObject { return parts(p.box) }
+
+var _ Panel = (*KVCachePanel)(nil)

@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/session"
 	"loupe/trace"
 	"loupe/viz"
 )
@@ -137,3 +138,41 @@ func (p *LogitLensPanel) CSV(d *CSV) error {
 	}
 	return nil
 }
+
+// Tab is the tab's title.
+func (p *LogitLensPanel) Tab() string { return "Logit lens" }
+
+// Name is the panel's name for exports and --tab.
+func (p *LogitLensPanel) Name() string { return "logit-lens" }
+
+// Object is what the tab holds.
+func (p *LogitLensPanel) Object() fyne.CanvasObject { return p }
+
+// ShowView draws the selection of v.
+func (p *LogitLensPanel) ShowView(v session.View) {
+	q, ok := tokenAt(v)
+	if !ok {
+		return
+	}
+	choice := -1 // the token chosen after q; none after the last one: the lens's own top
+	for _, s := range v.Steps {
+		if s.Pos == q+1 {
+			choice = s.Chosen.ID
+		}
+	}
+	switch in := v.Inspected; {
+	case v.Running:
+		p.Waiting("The logit lens is computed when the generation ends: the model is busy.")
+	case in.Has(v.Run, q):
+		p.Display(v.Tokens[q], in.Result.Lens, choice)
+	case in.Failed(v.Run, q):
+		p.Waiting("Could not compute the logit lens: " + in.Err.Error())
+	default:
+		p.Waiting(fmt.Sprintf("Computing the logit lens of position %d (one step of the model)…", q))
+	}
+}
+
+// Parts are the objects the panel lays out.
+func (p *LogitLensPanel) Parts() []fyne.CanvasObject { return parts(p.box) }
+
+var _ Panel = (*LogitLensPanel)(nil)

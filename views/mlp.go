@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/session"
 	"loupe/trace"
 	"loupe/viz"
 )
@@ -191,3 +192,25 @@ func (p *MLPPanel) CSV(d *CSV) error {
 	}
 	return nil
 }
+
+// Tab is the tab's title.
+func (p *MLPPanel) Tab() string { return "MLP" }
+
+// Name is the panel's name for exports and --tab.
+func (p *MLPPanel) Name() string { return "mlp" }
+
+// Object is what the tab holds.
+func (p *MLPPanel) Object() fyne.CanvasObject { return p }
+
+// ShowView draws the selection of v.
+func (p *MLPPanel) ShowView(v session.View) {
+	if q, ok := tokenAt(v); ok {
+		p.Latest = v.Follow && !v.OnDemand
+		p.Display(v.Tokens, v.MLPs, v.Info.Layers, q)
+	}
+}
+
+// Parts are the objects the panel lays out.
+func (p *MLPPanel) Parts() []fyne.CanvasObject { return parts(p.box) }
+
+var _ Panel = (*MLPPanel)(nil)

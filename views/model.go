@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/session"
 	"loupe/trace"
 	"loupe/trace/stats"
 	"loupe/viz"
@@ -125,3 +126,23 @@ func (p *ModelPanel) CSV(d *CSV) error {
 	}
 	return nil
 }
+
+// Tab is the tab's title.
+func (p *ModelPanel) Tab() string { return "Model" }
+
+// Name is the panel's name for exports and --tab.
+func (p *ModelPanel) Name() string { return "model" }
+
+// Object is what the tab holds.
+func (p *ModelPanel) Object() fyne.CanvasObject { return p }
+
+// ShowView draws the selection of v.
+func (p *ModelPanel) ShowView(v session.View) {
+	// The model does not change with the selection: the app calls Display
+	// once a model is loaded.
+}
+
+// Parts are the objects the panel lays out.
+func (p *ModelPanel) Parts() []fyne.CanvasObject { return parts(p.box) }
+
+var _ Panel = (*ModelPanel)(nil)

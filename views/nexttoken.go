@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/session"
 	"loupe/trace"
 	"loupe/trace/stats"
 	"loupe/viz"
@@ -179,3 +180,24 @@ func (p *NextTokenPanel) CSV(d *CSV) error {
 	}
 	return nil
 }
+
+// Tab is the tab's title.
+func (p *NextTokenPanel) Tab() string { return "Next token" }
+
+// Name is the panel's name for exports and --tab.
+func (p *NextTokenPanel) Name() string { return "next-token" }
+
+// Object is what the tab holds.
+func (p *NextTokenPanel) Object() fyne.CanvasObject { return p }
+
+// ShowView draws the selection of v.
+func (p *NextTokenPanel) ShowView(v session.View) {
+	if q, ok := tokenAt(v); ok {
+		p.Display(v.Tokens, v.Steps, q)
+	}
+}
+
+// Parts are the objects the panel lays out.
+func (p *NextTokenPanel) Parts() []fyne.CanvasObject { return parts(p.box) }
+
+var _ Panel = (*NextTokenPanel)(nil)

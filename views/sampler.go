@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/session"
 	"loupe/trace"
 	"loupe/viz"
 )
@@ -121,3 +122,24 @@ func (p *SamplerPanel) CSV(d *CSV) error {
 	}
 	return nil
 }
+
+// Tab is the tab's title.
+func (p *SamplerPanel) Tab() string { return "Sampler" }
+
+// Name is the panel's name for exports and --tab.
+func (p *SamplerPanel) Name() string { return "sampler" }
+
+// Object is what the tab holds.
+func (p *SamplerPanel) Object() fyne.CanvasObject { return p }
+
+// ShowView draws the selection of v.
+func (p *SamplerPanel) ShowView(v session.View) {
+	if q, ok := tokenAt(v); ok {
+		p.Display(v.Tokens, v.Steps, q, v.Settings)
+	}
+}
+
+// Parts are the objects the panel lays out.
+func (p *SamplerPanel) Parts() []fyne.CanvasObject { return parts(p.box) }
+
+var _ Panel = (*SamplerPanel)(nil)

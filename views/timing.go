@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/session"
 	"loupe/trace"
 	"loupe/trace/stats"
 	"loupe/viz"
@@ -176,3 +177,26 @@ func (p *TimingPanel) CSV(d *CSV) error {
 	}
 	return nil
 }
+
+// Tab is the tab's title.
+func (p *TimingPanel) Tab() string { return "Timing" }
+
+// Name is the panel's name for exports and --tab.
+func (p *TimingPanel) Name() string { return "timing" }
+
+// Object is what the tab holds.
+func (p *TimingPanel) Object() fyne.CanvasObject { return p }
+
+// ShowView draws the selection of v.
+func (p *TimingPanel) ShowView(v session.View) {
+	// Drawn here while a generation runs; the app redraws it when a run
+	// ends or the bandwidth is measured.
+	if v.Live {
+		p.Display(v.Timings, v.Bandwidth, v.Measuring)
+	}
+}
+
+// Parts are the objects the panel lays out.
+func (p *TimingPanel) Parts() []fyne.CanvasObject { return parts(p.box) }
+
+var _ Panel = (*TimingPanel)(nil)

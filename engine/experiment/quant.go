@@ -2,11 +2,8 @@ package experiment
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,6 +12,7 @@ import (
 	"strings"
 
 	"loupe/engine"
+	"loupe/engine/fingerprint"
 	"loupe/engine/genmodel"
 	"loupe/format"
 )
@@ -118,7 +116,7 @@ func quantSource(m *engine.Model) (dir, dtype string, err error) {
 }
 
 // copiesDir is the cache folder of src's copies: one per folder and
-// version of its files (Fingerprint).
+// version of its files (fingerprint.Of).
 func copiesDir(base, src string) (string, error) {
 	if base == "" {
 		c, err := os.UserCacheDir()
@@ -127,11 +125,11 @@ func copiesDir(base, src string) (string, error) {
 		}
 		base = filepath.Join(c, "loupe", "quant")
 	}
-	fp, err := Fingerprint(src)
+	fp, err := fingerprint.Of(src)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("experiment: %w", err)
 	}
-	dir := filepath.Join(base, fp[:16])
+	dir := filepath.Join(base, strings.TrimPrefix(fp, "sha256:")[:16])
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("experiment: %w", err)
 	}
@@ -256,37 +254,6 @@ func MeanTopDeltaP(a, b Point, upto int) float64 {
 		return 0
 	}
 	return sum / float64(count)
-}
-
-// Fingerprint identifies a model's files: a SHA-256 of its config.json
-// and of each weight file's name, size and modification time (reading
-// gigabytes to hash them would take longer than the experiment).
-func Fingerprint(path string) (string, error) {
-	dir := path
-	if st, err := os.Stat(path); err != nil {
-		return "", fmt.Errorf("experiment: %w", err)
-	} else if !st.IsDir() {
-		dir = filepath.Dir(path)
-	}
-	h := sha256.New()
-	if f, err := os.Open(filepath.Join(dir, "config.json")); err == nil {
-		io.Copy(h, f)
-		f.Close()
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return "", fmt.Errorf("experiment: %w", err)
-	}
-	for _, e := range entries {
-		ext := strings.ToLower(filepath.Ext(e.Name()))
-		if ext != ".safetensors" && ext != ".gguf" {
-			continue
-		}
-		if st, err := e.Info(); err == nil {
-			fmt.Fprintf(h, "%s %d %d\n", e.Name(), st.Size(), st.ModTime().UnixNano())
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // QuantCopies says what the quant sweep of m will write: the bytes of the

@@ -151,8 +151,11 @@ func TestInsideTabs(t *testing.T) {
 	// Counting from 0 changes the names, in the panels and the exports.
 	h.u.setNumbering(viz.FromZero)
 	defer h.u.setNumbering(viz.FromOne)
-	if views.Numbers != viz.FromZero || !strings.Contains(h.u.vizTheme().Count.String(), "0") {
+	if h.u.st.Count != viz.FromZero || !strings.Contains(h.u.vizTheme().Count.String(), "0") {
 		t.Error("numbering not applied")
+	}
+	if !strings.Contains(h.u.attn.Caption.Text, "layers 0…") {
+		t.Errorf("the attention panel still counts from 1: %q", h.u.attn.Caption.Text)
 	}
 }
 

@@ -3,7 +3,6 @@ package app
 import (
 	"fyne.io/fyne/v2"
 
-	"loupe/views"
 	"loupe/viz"
 )
 
@@ -17,14 +16,21 @@ func (u *UI) restoreNumbering() {
 	if u.app.Preferences().String(prefCountFrom) == "0" {
 		u.st.Count = viz.FromZero
 	}
-	views.Numbers = u.st.Count
+	u.countPanels()
+}
+
+// countPanels makes every panel count layers and heads as the session does.
+func (u *UI) countPanels() {
+	for _, p := range u.panels {
+		p.SetCount(u.st.Count)
+	}
 }
 
 // setNumbering applies and remembers a View › Count choice; every panel is
 // redrawn and later exports follow (vizTheme carries it).
 func (u *UI) setNumbering(n viz.Numbering) {
 	u.st.Count = n
-	views.Numbers = n
+	u.countPanels()
 	u.app.Preferences().SetString(prefCountFrom, map[viz.Numbering]string{viz.FromOne: "1", viz.FromZero: "0"}[n])
 	u.menus.buildMenu()
 	u.showHeads(true) // the heads field is written in the new numbering

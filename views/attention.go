@@ -23,6 +23,7 @@ import (
 // attention sink, and one head's attention over every earlier token.
 type AttentionPanel struct {
 	widget.BaseWidget
+	counted                              // how layers and heads are counted (SetCount)
 	OnQuery  func(pos int)               // a "show position" button was pressed
 	OnExport func(figure, format string) // figure "attention" or "head", format "png", "svg" or "csv"
 	Theme    func() viz.Theme            // of the exported figures
@@ -79,7 +80,7 @@ func NewAttentionPanel() *AttentionPanel {
 		if _, gap := p.Means.Gaps[l]; gap {
 			p.hoverCell(l, 0, v)
 		} else if l >= 0 {
-			p.Hover.SetText(fmt.Sprintf("%s: mean over heads %s", LayerName(l), format.Percent(v)))
+			p.Hover.SetText(fmt.Sprintf("%s: mean over heads %s", p.count.Layer(l), format.Percent(v)))
 		}
 	}
 	p.Grid.OnTap = func(l, h int) {
@@ -92,7 +93,7 @@ func NewAttentionPanel() *AttentionPanel {
 		}
 	}
 	p.exporter = p.exportBar()
-	p.GridAxes = NewAxes(p.Grid, NumberAxis, NumberAxis)
+	p.GridAxes = NewAxes(p.Grid, p.countIndex, p.countIndex)
 	p.GridAxes.RowTitle, p.GridAxes.ColTitle = "layer", "head"
 	p.MeansAxes = NewAxes(p.Means, nil, nil)
 	p.MeansAxes.ColTitle = "mean of heads"
@@ -194,7 +195,7 @@ func (p *AttentionPanel) Display(info trace.ModelInfo, toks []trace.Token, att [
 	p.Scale.SetText(format.Percent(top))
 	p.Grid.SetValues(g)
 	p.Caption.SetText(fmt.Sprintf("Each cell is one head: the share of its attention that %s pays to %s. Rows are the layers %s (the first at the bottom), columns the heads %s; the bars on the right are each layer's mean.",
-		p.tokName(query), p.tokName(source), Numbers.Range(len(g)), Numbers.Range(len(g[0]))))
+		p.tokName(query), p.tokName(source), p.count.Range(len(g)), p.count.Range(len(g[0]))))
 	p.Caption.Wrapping = fyne.TextWrapWord
 	means := stats.RowMeans(g)
 	for l := range gaps {
@@ -259,10 +260,10 @@ func (p *AttentionPanel) hoverCell(l, h int, v float64) {
 		return
 	}
 	if _, gap := p.Grid.Gaps[l]; gap {
-		p.Hover.SetText(fmt.Sprintf("%s is a Gated DeltaNet layer: it keeps a fixed-size state instead of attending, so it has no attention map (see the DeltaNet tab)", LayerName(l)))
+		p.Hover.SetText(fmt.Sprintf("%s is a Gated DeltaNet layer: it keeps a fixed-size state instead of attending, so it has no attention map (see the DeltaNet tab)", p.count.Layer(l)))
 		return
 	}
-	p.Hover.SetText(fmt.Sprintf("%s: %s on %s", LayerHead(l, h), format.Percent(v), p.tokName(p.source)))
+	p.Hover.SetText(fmt.Sprintf("%s: %s on %s", p.layerHead(l, h), format.Percent(v), p.tokName(p.source)))
 }
 
 // OpenHead shows one head's attention over every earlier token.
@@ -277,7 +278,7 @@ func (p *AttentionPanel) OpenHead(l, h int) {
 		group = h / (p.info.Heads / p.info.KVHeads)
 	}
 	p.HeadTitle.SetText(fmt.Sprintf("%s (shares %s) — attention of %s over the %d tokens up to it",
-		LayerHead(l, h), Numbers.KVHead(group), p.tokName(p.att.QueryPos), p.att.QueryPos+1))
+		p.layerHead(l, h), p.count.KVHead(group), p.tokName(p.att.QueryPos), p.att.QueryPos+1))
 	top, others := stats.TopK(p.att.Weights[l][h], 16)
 	bars := make([]Bar, 0, len(top)+1)
 	scale := 1.0 // bars relative to the largest share, which fills the width
@@ -430,7 +431,7 @@ func (p *AttentionPanel) CSV(d *CSV) error {
 	d.Token("query", a.QueryPos, p.tokens)
 	d.Token("source", p.source, p.tokens)
 	d.Row("layer", "head", "share_on_source")
-	b := Numbers.Base()
+	b := p.count.Base()
 	for l, row := range stats.SourceGrid(a, p.source) {
 		for h, v := range row {
 			d.Row(l+b, h+b, v)
@@ -476,8 +477,8 @@ func (e headExport) CSV(d *CSV) error {
 	if l < 0 || l >= len(a.Weights) || h < 0 || h >= len(a.Weights[l]) {
 		return errors.New("no head open")
 	}
-	d.KV("layer", l+Numbers.Base())
-	d.KV("head", h+Numbers.Base())
+	d.KV("layer", l+p.count.Base())
+	d.KV("head", h+p.count.Base())
 	d.Row("key_position", "token", "share")
 	for k, w := range a.Weights[l][h] {
 		d.Row(k, tokenText(p.tokens, k), w)

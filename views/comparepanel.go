@@ -24,6 +24,7 @@ import (
 // and the attention grids of A, of B and their difference.
 type ComparePanel struct {
 	widget.BaseWidget
+	counted                      // how layers and heads are counted (SetCount)
 	OnPick   func(a, b int)      // the user chose other runs of the history
 	OnStep   func(posA int)      // the step buttons moved the compared step
 	OnExport func(format string) // "png", "svg" or "csv"
@@ -68,7 +69,7 @@ func NewComparePanel() *ComparePanel {
 		g.OnHover = p.hoverCell
 	}
 	p.GridD.Color = format.Diverging
-	p.axes = []*Axes{NewAxes(p.GridA, NumberAxis, NumberAxis), NewAxes(p.GridB, nil, NumberAxis), NewAxes(p.GridD, nil, NumberAxis)}
+	p.axes = []*Axes{NewAxes(p.GridA, p.countIndex, p.countIndex), NewAxes(p.GridB, nil, p.countIndex), NewAxes(p.GridD, nil, p.countIndex)}
 	p.axes[0].RowTitle = "layer"
 	for _, a := range p.axes {
 		a.ColTitle = "head"
@@ -304,7 +305,7 @@ func (p *ComparePanel) showGrids() {
 		"A and B share the colour scale 0 … %s; in B − A red is more attention in B, blue less (±%.1f points at the ends). "+
 		"Heads switched off are framed in orange: they still attend, but their output is dropped, so only the layers above them change.",
 		tokName(c.A.Tokens, c.QueryA), tokName(c.A.Tokens, c.SourceA), tokName(c.B.Tokens, c.QueryB), tokName(c.B.Tokens, c.SourceB),
-		Numbers.Base(), format.Percent(top), 100*d))
+		p.count.Base(), format.Percent(top), 100*d))
 	p.GridScale.SetText("0 … " + format.Percent(top))
 }
 
@@ -321,7 +322,7 @@ func (p *ComparePanel) hoverCell(l, h int, _ float64) {
 		return
 	}
 	p.Hover.SetText(fmt.Sprintf("%s: A %s, B %s, B − A %+.1f points",
-		LayerHead(l, h), format.Percent(c.GridA[l][h]), format.Percent(c.GridB[l][h]), 100*c.Diff[l][h]))
+		p.layerHead(l, h), format.Percent(c.GridA[l][h]), format.Percent(c.GridB[l][h]), 100*c.Diff[l][h]))
 }
 
 // render lays the panel out: what B is, the Δp line, the two streams, the
@@ -410,7 +411,7 @@ func (p *ComparePanel) CSV(d *CSV) error {
 	if !c.HasGrids {
 		return nil
 	}
-	b := Numbers.Base()
+	b := p.count.Base()
 	for _, g := range []struct {
 		name string
 		v    [][]float64

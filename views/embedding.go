@@ -20,6 +20,7 @@ import (
 // whether the table is also the output head.
 type EmbeddingPanel struct {
 	widget.BaseWidget
+	counted  // how layers and heads are counted (SetCount)
 	OnExport func(format string)
 	Theme    func() viz.Theme
 

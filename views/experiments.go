@@ -21,6 +21,7 @@ type Experiment struct{ Key, Title string }
 // figure and the sentence that reads it.
 type ExperimentsPanel struct {
 	widget.BaseWidget
+	counted                   // how layers and heads are counted (SetCount)
 	OnChoose func(key string) // an experiment was picked: set Plan
 	OnRun    func(key string)
 	OnCancel func()

@@ -38,7 +38,6 @@ func TestEmbeddingPanel(t *testing.T) {
 // 4,096 tokens and almost a gigabyte at 32,000.
 func TestKVCachePanelSizes(t *testing.T) {
 	newTestApp(t)
-	withNumbers(t, viz.FromOne)
 	p := NewKVCachePanel()
 	w := test.NewWindow(p)
 	defer w.Close()
@@ -79,7 +78,6 @@ func TestKVCachePanelSizes(t *testing.T) {
 
 func TestLogitLensPanel(t *testing.T) {
 	newTestApp(t)
-	withNumbers(t, viz.FromOne)
 	p := NewLogitLensPanel()
 	w := test.NewWindow(p)
 	defer w.Close()

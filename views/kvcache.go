@@ -40,6 +40,7 @@ func KVCostLine(info trace.ModelInfo, n int) string {
 // layer and KV head for the tokens so far, and what the cache costs.
 type KVCachePanel struct {
 	widget.BaseWidget
+	counted  // how layers and heads are counted (SetCount)
 	OnExport func(format string)
 	Theme    func() viz.Theme
 	// OnChoose asks for the rows of another layer or KV head.
@@ -112,7 +113,7 @@ func (p *KVCachePanel) SetModel(info trace.ModelInfo) {
 	p.info = info
 	p.quiet = true
 	defer func() { p.quiet = false }()
-	layers, heads := names(info.Layers), names(info.KVHeads)
+	layers, heads := names(info.Layers, p.count), names(info.KVHeads, p.count)
 	if len(p.Layer.Options) != len(layers) || len(layers) > 0 && p.Layer.Options[0] != layers[0] {
 		sel := p.Layer.SelectedIndex()
 		p.Layer.Options = layers
@@ -161,10 +162,10 @@ func kvTotalsAt(maxCtx int) []int {
 	return at
 }
 
-func names(n int) []string {
+func names(n int, count format.Numbering) []string {
 	out := make([]string, max(0, n))
 	for i := range out {
-		out[i] = Numbers.Index(i)
+		out[i] = count.Index(i)
 	}
 	return out
 }
@@ -201,7 +202,7 @@ func (p *KVCachePanel) Display(tokens []trace.Token, kv trace.KVRows) {
 		return
 	}
 	p.Title.SetText(fmt.Sprintf("KV cache, %s, %s: keys and values of the %s so far (%d numbers each; rows: tokens 0…%d from the top)",
-		LayerName(kv.Layer), Numbers.KVHead(kv.KVHead), format.Plural(n, "token"), len(kv.Keys[0]), n-1))
+		p.count.Layer(kv.Layer), p.count.KVHead(kv.KVHead), format.Plural(n, "token"), len(kv.Keys[0]), n-1))
 	var kr, vr [][]float64
 	kr, p.starts = viz.PoolRows(kv.Keys, maxKVRows)
 	vr, _ = viz.PoolRows(kv.Values, maxKVRows)
@@ -289,8 +290,8 @@ func (p *KVCachePanel) CSV(d *CSV) error {
 	if len(kv.Keys) == 0 {
 		return errors.New("no keys and values shown yet: generate, then wait for the run to end")
 	}
-	d.KV("layer", kv.Layer+Numbers.Base())
-	d.KV("kv head", kv.KVHead+Numbers.Base())
+	d.KV("layer", kv.Layer+p.count.Base())
+	d.KV("kv head", kv.KVHead+p.count.Base())
 	d.KV("keys", "after RoPE")
 	dim := len(kv.Keys[0])
 	head := []any{"position", "token"}

@@ -20,6 +20,7 @@ import (
 // marked.
 type LogitLensPanel struct {
 	widget.BaseWidget
+	counted  // how layers and heads are counted (SetCount)
 	OnExport func(format string)
 	Theme    func() viz.Theme
 
@@ -84,9 +85,9 @@ func (p *LogitLensPanel) Display(tok trace.Token, lens []trace.LensLayer, choice
 	case first < 0:
 		p.Lead.SetText(fmt.Sprintf("The final choice «%s» leads at no layer's lens (it was drawn from further down the list).", clip(format.Visible(text), 20)))
 	case first == stays:
-		p.Lead.SetText(fmt.Sprintf("The final choice «%s» first leads at %s and stays ahead to the last layer.", clip(format.Visible(text), 20), LayerName(first)))
+		p.Lead.SetText(fmt.Sprintf("The final choice «%s» first leads at %s and stays ahead to the last layer.", clip(format.Visible(text), 20), p.count.Layer(first)))
 	default:
-		p.Lead.SetText(fmt.Sprintf("The final choice «%s» first leads at %s, falls behind, and leads for good from %s.", clip(format.Visible(text), 20), LayerName(first), LayerName(stays)))
+		p.Lead.SetText(fmt.Sprintf("The final choice «%s» first leads at %s, falls behind, and leads for good from %s.", clip(format.Visible(text), 20), p.count.Layer(first), p.count.Layer(stays)))
 	}
 	p.fig.setHeight(lensHeight(len(lens)))
 	p.fig.show(p.figure())
@@ -133,7 +134,7 @@ func (p *LogitLensPanel) CSV(d *CSV) error {
 	d.Row("layer", "rank", "id", "text", "p", "final_choice")
 	for _, ll := range p.lens {
 		for r, c := range ll.Top {
-			d.Row(ll.Layer+Numbers.Base(), r+1, c.ID, c.Text, c.P, c.ID == choice)
+			d.Row(ll.Layer+p.count.Base(), r+1, c.ID, c.Text, c.P, c.ID == choice)
 		}
 	}
 	return nil

@@ -16,8 +16,9 @@ import (
 	"loupe/viz"
 )
 
-// ModelRows are the label/value pairs of the Model panel.
-func ModelRows(m trace.ModelInfo, cpu, kernels string) [][2]string {
+// ModelRows are the label/value pairs of the Model panel, layers counted
+// as count says.
+func ModelRows(m trace.ModelInfo, cpu, kernels string, count format.Numbering) [][2]string {
 	kv := float64(m.KVBytesPerToken)
 	outShare := 0.0
 	if m.WeightBytesPerTok > 0 {
@@ -49,7 +50,7 @@ func ModelRows(m trace.ModelInfo, cpu, kernels string) [][2]string {
 		}
 	}
 	if len(m.LayerTypes) > 0 {
-		rows = hybridRows(rows, m) // model_deltanet.go
+		rows = hybridRows(rows, m, count) // model_deltanet.go
 	}
 	return rows
 }
@@ -58,6 +59,7 @@ func ModelRows(m trace.ModelInfo, cpu, kernels string) [][2]string {
 // parameters sit.
 type ModelPanel struct {
 	widget.BaseWidget
+	counted  // how layers and heads are counted (SetCount)
 	OnExport func(format string)
 
 	form   *fyne.Container
@@ -90,7 +92,7 @@ func (p *ModelPanel) Rows() [][2]string { return p.rows }
 
 // Display shows m with the CPU and kernel descriptions.
 func (p *ModelPanel) Display(m trace.ModelInfo, cpu, kernels string) {
-	p.rows, p.info = ModelRows(m, cpu, kernels), m
+	p.rows, p.info = ModelRows(m, cpu, kernels, p.count), m
 	p.form.RemoveAll()
 	for _, r := range p.rows {
 		k := widget.NewLabelWithStyle(r[0], fyne.TextAlignTrailing, fyne.TextStyle{Bold: true})

@@ -34,6 +34,7 @@ func StepFor(steps []trace.Step, toks []trace.Token, pos int) (trace.Step, bool)
 // probabilities, the chosen token highlighted.
 type NextTokenPanel struct {
 	widget.BaseWidget
+	counted  // how layers and heads are counted (SetCount)
 	OnExport func(format string)
 	// OnBranch asks for a new run from this step with another candidate.
 	OnBranch func()

@@ -3,6 +3,7 @@ package views
 import (
 	"fyne.io/fyne/v2"
 
+	"loupe/format"
 	"loupe/session"
 )
 
@@ -11,12 +12,13 @@ import (
 // lesson's chapters find a panel by its Name or Tab. Adding a panel is
 // one file here and one line in the app's list.
 type Panel interface {
-	Exporter                    // its figure and CSV (and the widget, for a PNG of what it shows)
-	Tab() string                // the tab's title: "Next token"
-	Name() string               // the name exports, --tab and --export use: "next-token"
-	Object() fyne.CanvasObject  // what the tab holds
-	ShowView(v session.View)    // draw the selection of v (Show is fyne's: visibility)
-	Parts() []fyne.CanvasObject // the objects it lays out, for a layout report
+	Exporter                     // its figure and CSV (and the widget, for a PNG of what it shows)
+	Tab() string                 // the tab's title: "Next token"
+	Name() string                // the name exports, --tab and --export use: "next-token"
+	Object() fyne.CanvasObject   // what the tab holds
+	ShowView(v session.View)     // draw the selection of v (Show is fyne's: visibility)
+	Parts() []fyne.CanvasObject  // the objects it lays out, for a layout report
+	SetCount(n format.Numbering) // count layers and heads as n (View › Count)
 }
 
 // parts are the objects a container lays out, for Parts.

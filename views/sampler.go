@@ -20,6 +20,7 @@ import (
 // marked. Greedy says so plainly.
 type SamplerPanel struct {
 	widget.BaseWidget
+	counted  // how layers and heads are counted (SetCount)
 	OnExport func(format string)
 	Theme    func() viz.Theme
 

@@ -55,6 +55,7 @@ func TimingLine(t trace.Timing, bw float64, measuring bool) string {
 // prefill and decode, on a common time scale.
 type TimingPanel struct {
 	widget.BaseWidget
+	counted  // how layers and heads are counted (SetCount)
 	OnExport func(format string)
 
 	Title *widget.Label

@@ -14,6 +14,7 @@ import (
 
 	"loupe/format"
 	"loupe/trace"
+	"loupe/viz"
 )
 
 func newTestApp(t *testing.T) {
@@ -236,7 +237,7 @@ func TestTimingLine(t *testing.T) {
 func TestModelRows(t *testing.T) {
 	m := trace.ModelInfo{Name: "qwen", Layers: 28, Heads: 12, KVHeads: 2, HeadDim: 128, KVBytesPerToken: 28672,
 		ParamsEmbedding: 233_000_000, ParamsAttention: 100, ParamsMLP: 100, WeightBytesPerTok: 3_100_000_000, OutputBytesPerTok: 466_000_000}
-	rows := ModelRows(m, "cpu", "avx2")
+	rows := ModelRows(m, "cpu", "avx2", viz.FromOne)
 	kv := rows[7][1]
 	if !strings.Contains(kv, "29 KB per token") || !strings.Contains(kv, "117 MB at 4,096") || !strings.Contains(kv, "918 MB at 32,000") {
 		t.Errorf("KV row %q", kv)

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"errors"
 	"os/exec"
 	"strings"
 	"testing"
@@ -168,3 +169,23 @@ func TestNoFyne(t *testing.T) {
 		}
 	}
 }
+
+// The recomputed position counts only for the run and position asked,
+// and KV rows only for their layer and K/V head.
+func TestInspectedMatchesItsRun(t *testing.T) {
+	a, b := run("p", trace.Settings{}), run("p", trace.Settings{})
+	in := Inspected{Run: a, Pos: 4, Layer: 2, KVHead: 1, Result: &trace.Inspection{Pos: 4},
+		Rows: trace.KVRows{Keys: [][]float32{{1}}}}
+	if !in.Has(a, 4) || in.Has(b, 4) || in.Has(a, 3) {
+		t.Error("Has: want run a at position 4 only")
+	}
+	if !in.HasRows(a, 2, 1) || in.HasRows(a, 2, 0) || in.HasRows(b, 2, 1) {
+		t.Error("HasRows: want run a, layer 2, K/V head 1 only")
+	}
+	in.Err = errTest
+	if !in.Failed(a, 4) || in.Failed(a, 5) || (Inspected{Run: a, Pos: 4}).Failed(a, 4) {
+		t.Error("Failed: want an error of run a at position 4 only")
+	}
+}
+
+var errTest = errors.New("test")

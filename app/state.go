@@ -40,7 +40,7 @@ type UI struct {
 	experimentStarted bool               // --experiment has been run
 	experimentOpt     experiment.Options // of the last experiment started
 	experimentRecord  *experiment.Record // the saved result opened, if any
-	cmp               compareState       // history, compared pair, selected heads (compare.go)
+	cmp               compareState       // what waits for the running generation (compare.go)
 	les               lessonState        // the lesson card and projector mode (lesson.go)
 
 	backend Backend
@@ -120,8 +120,10 @@ type machine struct {
 	probeDue  bool // a probe waits for the first run at start-up to end
 }
 
-// facets are the window's parts that keep their own methods: each reads
-// and changes the UI it embeds, and the UI calls it by name.
+// facets are the parts of the window with methods of their own: each
+// holds the UI (ui) and is called by name (u.lessonMode.goChapter). They
+// still reach into the UI's fields; their state can move into them, or
+// into session, one at a time.
 type facets struct {
 	insideJobs       *insideJobs
 	host             *host

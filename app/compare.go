@@ -112,7 +112,6 @@ func (u *UI) newCompare() {
 	u.compare = views.NewComparePanel()
 	u.compare.OnPick = func(a, b int) { defer u.rescue(); u.pickRuns(a, b) }
 	u.compare.OnStep = guard1(u, u.compareStep)
-	u.compare.OnExport = guard1(u, func(f string) { u.menus.export("compare", f) })
 	u.bar = views.NewAblateBar()
 	u.bar.OnRun = u.guard(u.switchOff)
 	u.bar.OnTop = u.guard(u.presetTop)

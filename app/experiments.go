@@ -47,8 +47,6 @@ func (fc *experimentRunner) newExperiments() *views.ExperimentsPanel {
 	p.OnSave = u.guard(u.experimentRunner.saveExperiment)
 	p.OnOpen = u.guard(u.experimentRunner.pickExperiment)
 	p.OnRerun = u.guard(u.experimentRunner.rerunExperiment)
-	p.OnExport = guard1(u, func(f string) { u.menus.export("experiments", f) })
-	p.Theme = u.vizTheme
 	return p
 }
 

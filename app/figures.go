@@ -38,11 +38,6 @@ func (u *UI) figure(panel string) (viz.Figure, bool) {
 // exportersByName are the panels by the names the exports and --export
 // use; each exports itself.
 func (u *UI) exportersByName() map[string]views.Exporter {
-	in := u.inside
-	for _, th := range []*func() viz.Theme{&u.attn.Theme, &u.next.Theme, &u.timing.Theme, &u.model.Theme, &u.mlp.Theme,
-		&u.deltaNet.Theme, &u.experts.Theme, &in.embed.Theme, &in.kv.Theme, &in.lens.Theme, &in.sampler.Theme} {
-		*th = u.vizTheme
-	}
 	exports := map[string]views.Exporter{"head": u.attn.HeadExport()}
 	for _, p := range u.panels {
 		exports[p.Name()] = p

@@ -65,10 +65,6 @@ type jobKey struct {
 func (fc *insideJobs) newInside() *inside {
 	u := fc.ui
 	in := &inside{embed: views.NewEmbeddingPanel(), kv: views.NewKVCachePanel(), lens: views.NewLogitLensPanel(), sampler: views.NewSamplerPanel()}
-	in.embed.OnExport = guard1(u, func(f string) { u.menus.export("embedding", f) })
-	in.kv.OnExport = guard1(u, func(f string) { u.menus.export("kv-cache", f) })
-	in.lens.OnExport = guard1(u, func(f string) { u.menus.export("logit-lens", f) })
-	in.sampler.OnExport = guard1(u, func(f string) { u.menus.export("sampler", f) })
 	in.kv.OnChoose = func(int, int) { defer u.rescue(); u.dirty = true; u.refreshPanels() }
 	in.pending.pos, in.shown.pos = -2, -2
 	return in

@@ -51,18 +51,12 @@ func (u *UI) newPanels() *container.AppTabs {
 	u.model = views.NewModelPanel()
 	u.mlp = views.NewMLPPanel()
 	u.inside = u.insideJobs.newInside()
-	u.mlp.OnExport = guard1(u, func(f string) { u.menus.export("mlp", f) })
 	u.deltaNet = views.NewDeltaNetPanel()
-	u.deltaNet.OnExport = guard1(u, func(f string) { u.menus.export("deltanet", f) })
 	u.experts = views.NewExpertsPanel()
-	u.experts.OnExport = guard1(u, func(f string) { u.menus.export("experts", f) })
 	u.experts.OnRerun = u.guard(u.switchExpertsOff)
-	u.attn.OnExport = func(fig, f string) { defer u.rescue(); u.menus.export(fig, f) }
-	u.next.OnExport = guard1(u, func(f string) { u.menus.export("next-token", f) })
+	u.attn.OnExport = func(fig, f string) { defer u.rescue(); u.menus.export(fig, f) } // the grid or the head
 	u.next.OnBranch = u.guard(u.branchDialog)
-	u.timing.OnExport = guard1(u, func(f string) { u.menus.export("timing", f) })
 	u.timing.OnRemeasure = u.guard(u.host.remeasure)
-	u.model.OnExport = guard1(u, func(f string) { u.menus.export("model", f) })
 	u.newCompare()
 	u.experiments = u.experimentRunner.newExperiments()
 	in := u.inside
@@ -71,6 +65,8 @@ func (u *UI) newPanels() *container.AppTabs {
 		in.embed, in.kv, in.lens, in.sampler, u.compare, experimentExport{u.experiments, u}}
 	tabs := container.NewAppTabs()
 	for _, p := range u.panels {
+		p.SetTheme(u.vizTheme)
+		p.SetOnExport(guard1(u, func(f string) { u.menus.export(p.Name(), f) }))
 		it := container.NewTabItem(p.Tab(), p.Object())
 		if p == views.Panel(u.experts) {
 			u.expertTab = it // shown only while an MoE model is open

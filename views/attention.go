@@ -23,10 +23,9 @@ import (
 // attention sink, and one head's attention over every earlier token.
 type AttentionPanel struct {
 	widget.BaseWidget
-	counted                              // how layers and heads are counted (SetCount)
-	OnQuery  func(pos int)               // a "show position" button was pressed
-	OnExport func(figure, format string) // figure "attention" or "head", format "png", "svg" or "csv"
-	Theme    func() viz.Theme            // of the exported figures
+	panelBase                             // counting, theme, export buttons (SetCount, SetTheme, SetOnExport)
+	OnQuery   func(pos int)               // a "show position" button was pressed
+	OnExport  func(figure, format string) // figure "attention" or "head", format "png", "svg" or "csv"
 	// OnToggleHead gets Ctrl+click on a cell: a head added to, or removed
 	// from, the heads to switch off (see SetSelectedHeads).
 	OnToggleHead func(layer, head int)
@@ -405,7 +404,7 @@ func clip(s string, n int) string {
 // Figure is the layers × heads grid of the query on the source, with the
 // attention sink in its caption.
 func (p *AttentionPanel) Figure() viz.Figure {
-	th := figTheme(p.Theme)
+	th := figTheme(p.FigureTheme)
 	if !p.has {
 		return viz.NoData(th, "no attention captured for this token")
 	}
@@ -457,7 +456,7 @@ type headExport struct{ *AttentionPanel }
 // Figure is the open head's bars, one per key.
 func (e headExport) Figure() viz.Figure {
 	p := e.AttentionPanel
-	th := figTheme(p.Theme)
+	th := figTheme(p.FigureTheme)
 	a, l, h := p.att, p.headL, p.headH
 	if !p.has || l < 0 || l >= len(a.Weights) || h >= len(a.Weights[l]) {
 		return viz.NoData(th, "no head open")

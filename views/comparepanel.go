@@ -24,10 +24,9 @@ import (
 // and the attention grids of A, of B and their difference.
 type ComparePanel struct {
 	widget.BaseWidget
-	counted                      // how layers and heads are counted (SetCount)
-	OnPick   func(a, b int)      // the user chose other runs of the history
-	OnStep   func(posA int)      // the step buttons moved the compared step
-	OnExport func(format string) // "png", "svg" or "csv"
+	panelBase                // counting, theme, export buttons (SetCount, SetTheme, SetOnExport)
+	OnPick    func(a, b int) // the user chose other runs of the history
+	OnStep    func(posA int) // the step buttons moved the compared step
 
 	Title, Kind, AlignNote, StepLine, GridNote, Hover *widget.Label
 	DeltaLine                                         *widget.RichText // the Δp sentence, as a heading

@@ -22,9 +22,7 @@ import (
 // the token is written in), and the size of the memory over the sequence.
 type DeltaNetPanel struct {
 	widget.BaseWidget
-	counted  // how layers and heads are counted (SetCount)
-	OnExport func(format string)
-	Theme    func() viz.Theme // of the exported figure
+	panelBase // counting, theme, export buttons (SetCount, SetTheme, SetOnExport)
 
 	Title, Why, AtToken, Hover *widget.Label
 	Layer                      *widget.Select
@@ -320,9 +318,9 @@ func capitalise(s string) string {
 func (p *DeltaNetPanel) Figure() viz.Figure {
 	d, ok := p.Shown()
 	if !ok {
-		return viz.NoData(figTheme(p.Theme), "no Gated DeltaNet values: this model has none, or no run has finished")
+		return viz.NoData(figTheme(p.FigureTheme), "no Gated DeltaNet values: this model has none, or no run has finished")
 	}
-	return viz.DeltaNetFigure(d, WhyNoAttention(p.info), figTheme(p.Theme))
+	return viz.DeltaNetFigure(d, WhyNoAttention(p.info), figTheme(p.FigureTheme))
 }
 
 // CSV writes α, β and the state norm of every head at every position.

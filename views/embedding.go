@@ -20,9 +20,7 @@ import (
 // whether the table is also the output head.
 type EmbeddingPanel struct {
 	widget.BaseWidget
-	counted  // how layers and heads are counted (SetCount)
-	OnExport func(format string)
-	Theme    func() viz.Theme
+	panelBase // counting, theme, export buttons (SetCount, SetTheme, SetOnExport)
 
 	Title, Shape, First, Stats, Tied *widget.Label
 	fig                              *figureBox
@@ -81,11 +79,11 @@ func (p *EmbeddingPanel) Display(tok trace.Token, values []float32, rows int, ti
 }
 
 func (p *EmbeddingPanel) figure(rows int, tied bool) viz.Figure {
-	return viz.EmbeddingRow(p.values, viz.EmbeddingRowInfo{Token: p.tok.Text, Row: p.tok.ID, Rows: rows, Tied: tied}, figTheme(p.Theme))
+	return viz.EmbeddingRow(p.values, viz.EmbeddingRowInfo{Token: p.tok.Text, Row: p.tok.ID, Rows: rows, Tied: tied}, figTheme(p.FigureTheme))
 }
 
 // Figure is the figure shown (for exports), nil before a token.
-func (p *EmbeddingPanel) Figure() viz.Figure { return orNothing(p.fig.fig, p.Theme) }
+func (p *EmbeddingPanel) Figure() viz.Figure { return orNothing(p.fig.fig, p.FigureTheme) }
 
 // Values are the numbers shown.
 func (p *EmbeddingPanel) Values() (trace.Token, []float32) { return p.tok, p.values }

@@ -21,15 +21,13 @@ type Experiment struct{ Key, Title string }
 // figure and the sentence that reads it.
 type ExperimentsPanel struct {
 	widget.BaseWidget
-	counted                   // how layers and heads are counted (SetCount)
-	OnChoose func(key string) // an experiment was picked: set Plan
-	OnRun    func(key string)
-	OnCancel func()
-	OnExport func(format string)
-	OnSave   func() // save the result with what reruns it
-	OnOpen   func() // open a saved result
-	OnRerun  func() // rerun the opened result and compare
-	Theme    func() viz.Theme
+	panelBase                  // counting, theme, export buttons (SetCount, SetTheme, SetOnExport)
+	OnChoose  func(key string) // an experiment was picked: set Plan
+	OnRun     func(key string)
+	OnCancel  func()
+	OnSave    func() // save the result with what reruns it
+	OnOpen    func() // open a saved result
+	OnRerun   func() // rerun the opened result and compare
 
 	List     *widget.Select
 	Plan     *widget.Label // what it will run, about how long

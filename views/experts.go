@@ -25,9 +25,7 @@ import (
 // model of the same size.
 type ExpertsPanel struct {
 	widget.BaseWidget
-	counted  // how layers and heads are counted (SetCount)
-	OnExport func(format string)
-	Theme    func() viz.Theme // of the exported figure
+	panelBase // counting, theme, export buttons (SetCount, SetTheme, SetOnExport)
 
 	Title, AtToken, Hover *widget.Label
 	Map                   *Heatmap
@@ -343,9 +341,9 @@ func (p *ExpertsPanel) view() viz.ExpertsView {
 // Figure is the routing of the token shown and the experts touched.
 func (p *ExpertsPanel) Figure() viz.Figure {
 	if _, _, ok := p.Shown(); !ok {
-		return viz.NoData(figTheme(p.Theme), "no routing: open a mixture-of-experts model, generate, and click a written token")
+		return viz.NoData(figTheme(p.FigureTheme), "no routing: open a mixture-of-experts model, generate, and click a written token")
 	}
-	return viz.ExpertsFigure(p.view(), figTheme(p.Theme))
+	return viz.ExpertsFigure(p.view(), figTheme(p.FigureTheme))
 }
 
 // CSV writes the router's probability of every expert of every MoE layer

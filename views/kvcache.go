@@ -40,9 +40,7 @@ func KVCostLine(info trace.ModelInfo, n int) string {
 // layer and KV head for the tokens so far, and what the cache costs.
 type KVCachePanel struct {
 	widget.BaseWidget
-	counted  // how layers and heads are counted (SetCount)
-	OnExport func(format string)
-	Theme    func() viz.Theme
+	panelBase // counting, theme, export buttons (SetCount, SetTheme, SetOnExport)
 	// OnChoose asks for the rows of another layer or KV head.
 	OnChoose func(layer, kvHead int)
 
@@ -275,13 +273,13 @@ func (p *KVCachePanel) Rows() trace.KVRows { return p.kv }
 // Figure is the exported figure: both maps with their scales.
 func (p *KVCachePanel) Figure() viz.Figure {
 	if len(p.kv.Keys) == 0 {
-		return orNothing(nil, p.Theme)
+		return orNothing(nil, p.FigureTheme)
 	}
 	texts := make([]string, len(p.kv.Keys))
 	for i := range texts {
 		texts[i] = p.text(i)
 	}
-	return viz.KVCache(p.kv.Keys, p.kv.Values, texts, figTheme(p.Theme))
+	return viz.KVCache(p.kv.Keys, p.kv.Values, texts, figTheme(p.FigureTheme))
 }
 
 // CSV writes the cached keys (after RoPE) and values of every position.

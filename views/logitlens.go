@@ -20,9 +20,7 @@ import (
 // marked.
 type LogitLensPanel struct {
 	widget.BaseWidget
-	counted  // how layers and heads are counted (SetCount)
-	OnExport func(format string)
-	Theme    func() viz.Theme
+	panelBase // counting, theme, export buttons (SetCount, SetTheme, SetOnExport)
 
 	Title, Lead *widget.Label
 	fig         *figureBox
@@ -101,14 +99,14 @@ func lensHeight(layers int) int {
 }
 
 // Figure is the figure shown, for exports.
-func (p *LogitLensPanel) Figure() viz.Figure { return orNothing(p.figure(), p.Theme) }
+func (p *LogitLensPanel) Figure() viz.Figure { return orNothing(p.figure(), p.FigureTheme) }
 
 // figure is the lens's figure, nil before a lens.
 func (p *LogitLensPanel) figure() viz.Figure {
 	if len(p.lens) == 0 {
 		return nil
 	}
-	return viz.LogitLens(p.lens, p.tok.Text, p.tok.Pos, p.choice, figTheme(p.Theme))
+	return viz.LogitLens(p.lens, p.tok.Text, p.tok.Pos, p.choice, figTheme(p.FigureTheme))
 }
 
 // Choice is the final choice the figure outlines: the token chosen after

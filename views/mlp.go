@@ -30,9 +30,7 @@ func MLPAt(mlps []trace.MLP, layer, pos int) (trace.MLP, bool) {
 // one layer: the few directions that fire among thousands.
 type MLPPanel struct {
 	widget.BaseWidget
-	counted  // how layers and heads are counted (SetCount)
-	OnExport func(format string)
-	Theme    func() viz.Theme // of the figure, on screen and exported
+	panelBase // counting, theme, export buttons (SetCount, SetTheme, SetOnExport)
 
 	// Latest shows the newest recorded position before the query when the
 	// query has none (the selection follows a generation).
@@ -169,12 +167,12 @@ const MLPShown = 300
 // Figure is the largest MLP values of the token at the layer.
 func (p *MLPPanel) Figure() viz.Figure {
 	if !p.has {
-		return viz.NoData(figTheme(p.Theme), "no MLP values for this token and layer")
+		return viz.NoData(figTheme(p.FigureTheme), "no MLP values for this token and layer")
 	}
 	if p.moeLayer() {
-		return viz.NoData(figTheme(p.Theme), "mixture-of-experts layer: see the Experts tab")
+		return viz.NoData(figTheme(p.FigureTheme), "mixture-of-experts layer: see the Experts tab")
 	}
-	return viz.MLPValues(p.shown.Values, MLPShown, p.Title.Text, figTheme(p.Theme))
+	return viz.MLPValues(p.shown.Values, MLPShown, p.Title.Text, figTheme(p.FigureTheme))
 }
 
 // CSV writes every value of the activation.

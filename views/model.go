@@ -59,15 +59,13 @@ func ModelRows(m trace.ModelInfo, cpu, kernels string, count format.Numbering) [
 // parameters sit.
 type ModelPanel struct {
 	widget.BaseWidget
-	counted  // how layers and heads are counted (SetCount)
-	OnExport func(format string)
+	panelBase // counting, theme, export buttons (SetCount, SetTheme, SetOnExport)
 
 	form   *fyne.Container
 	Shares *Bars
 	box    *fyne.Container
 	rows   [][2]string
 	info   trace.ModelInfo
-	Theme  func() viz.Theme // of the exported figure
 }
 
 // NewModelPanel makes an empty panel.
@@ -115,9 +113,9 @@ func (p *ModelPanel) Display(m trace.ModelInfo, cpu, kernels string) {
 // Figure is where the parameters are, one bar a part.
 func (p *ModelPanel) Figure() viz.Figure {
 	if p.rows == nil {
-		return viz.NoData(figTheme(p.Theme), "no model loaded")
+		return viz.NoData(figTheme(p.FigureTheme), "no model loaded")
 	}
-	return viz.ParamShares(p.info, figTheme(p.Theme))
+	return viz.ParamShares(p.info, figTheme(p.FigureTheme))
 }
 
 // CSV writes the rows of the panel, label and value.

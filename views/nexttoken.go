@@ -34,12 +34,9 @@ func StepFor(steps []trace.Step, toks []trace.Token, pos int) (trace.Step, bool)
 // probabilities, the chosen token highlighted.
 type NextTokenPanel struct {
 	widget.BaseWidget
-	counted  // how layers and heads are counted (SetCount)
-	OnExport func(format string)
+	panelBase // counting, theme, export buttons (SetCount, SetTheme, SetOnExport)
 	// OnBranch asks for a new run from this step with another candidate.
 	OnBranch func()
-
-	Theme func() viz.Theme // of the exported figure
 
 	Title  *widget.Label
 	Branch *widget.Button // "Branch from here…", on once a step is shown
@@ -164,9 +161,9 @@ func DistributionNote(s trace.Step) string {
 // Figure is the top candidates of the step, the chosen one marked.
 func (p *NextTokenPanel) Figure() viz.Figure {
 	if !p.has {
-		return viz.NoData(figTheme(p.Theme), "no candidates recorded for this token")
+		return viz.NoData(figTheme(p.FigureTheme), "no candidates recorded for this token")
 	}
-	return viz.TopCandidates(append([]trace.Candidate(nil), p.step.Top...), p.step.Chosen.ID, figTheme(p.Theme))
+	return viz.TopCandidates(append([]trace.Candidate(nil), p.step.Top...), p.step.Chosen.ID, figTheme(p.FigureTheme))
 }
 
 // CSV writes the candidates with their probabilities.

@@ -9,21 +9,6 @@ import (
 	"loupe/format"
 )
 
-// counted is how a panel counts layers and heads (View › Count layers
-// and heads from 1 / from 0): viz.FromOne, as the article does, or
-// viz.FromZero, as in code. The app sets it on every panel (SetCount)
-// before it redraws them. Token positions are counted from 0 either way.
-type counted struct{ count format.Numbering }
-
-// SetCount makes the panel count layers and heads as n.
-func (c *counted) SetCount(n format.Numbering) { c.count = n }
-
-// layerHead is "layer 19, head 2" for indices (18, 1) when counting from 1.
-func (c *counted) layerHead(l, h int) string { return c.count.Layer(l) + ", " + c.count.Head(h) }
-
-// countIndex names index i as the panel counts (for an Axes' Row and Col).
-func (c *counted) countIndex(i int) string { return c.count.Index(i) }
-
 // Axes is a Heatmap with its rows and columns numbered: a label per row
 // on the left and per column below, centred on the cells, every one when
 // they fit and every 2nd, 4th, 5th, 10th… when they do not. Row and Col

@@ -20,9 +20,7 @@ import (
 // marked. Greedy says so plainly.
 type SamplerPanel struct {
 	widget.BaseWidget
-	counted  // how layers and heads are counted (SetCount)
-	OnExport func(format string)
-	Theme    func() viz.Theme
+	panelBase // counting, theme, export buttons (SetCount, SetTheme, SetOnExport)
 
 	Title, Order *widget.Label
 	fig          *figureBox
@@ -78,14 +76,14 @@ func (p *SamplerPanel) Display(toks []trace.Token, steps []trace.Step, pos int, 
 }
 
 // Figure is the figure shown, for exports.
-func (p *SamplerPanel) Figure() viz.Figure { return orNothing(p.figure(), p.Theme) }
+func (p *SamplerPanel) Figure() viz.Figure { return orNothing(p.figure(), p.FigureTheme) }
 
 // figure is the stages' figure, nil without stages.
 func (p *SamplerPanel) figure() viz.Figure {
 	if !p.has {
 		return nil
 	}
-	return viz.SamplerStages(*p.step.Stages, p.settings, figTheme(p.Theme))
+	return viz.SamplerStages(*p.step.Stages, p.settings, figTheme(p.FigureTheme))
 }
 
 // Step is the step shown.

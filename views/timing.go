@@ -55,8 +55,7 @@ func TimingLine(t trace.Timing, bw float64, measuring bool) string {
 // prefill and decode, on a common time scale.
 type TimingPanel struct {
 	widget.BaseWidget
-	counted  // how layers and heads are counted (SetCount)
-	OnExport func(format string)
+	panelBase // counting, theme, export buttons (SetCount, SetTheme, SetOnExport)
 
 	Title *widget.Label
 	// Ceiling says where the machine's bandwidth figure comes from (when,
@@ -67,8 +66,7 @@ type TimingPanel struct {
 	list        *fyne.Container
 	box         *fyne.Container
 	runs        []trace.Timing
-	bw          float64          // the machine's bandwidth the runs were set against, GB/s
-	Theme       func() viz.Theme // of the exported figure
+	bw          float64 // the machine's bandwidth the runs were set against, GB/s
 	// Labels name the runs ("run 3 · chat, think on"); missing ones are "run N".
 	Labels []string
 }
@@ -167,7 +165,7 @@ func (p *TimingPanel) Figure() viz.Figure {
 	for i, t := range p.runs {
 		rows[i] = viz.TimingFrom(fmt.Sprintf("run %d", i+1), t)
 	}
-	return viz.TimingBars(rows, p.bw, figTheme(p.Theme))
+	return viz.TimingBars(rows, p.bw, figTheme(p.FigureTheme))
 }
 
 // CSV writes one row a run.

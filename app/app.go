@@ -1,8 +1,10 @@
-// Package app wires Loupe's window: the state of the session, the loading
-// and generation goroutines, cancellation and the menus. It is the one
-// place that calls fyne.Do; the views never see the engine. It computes no
-// number and formats none itself: loupe/trace/stats and loupe/format do,
-// and each panel exports itself (views.Exporter).
+// Package app wires Loupe's window: the loading and generation
+// goroutines, cancellation and the menus, over the window's state in
+// loupe/session. It is the one place that calls fyne.Do; the views never
+// see the engine. It keeps the panels as one list of views.Panel: each
+// redraw builds a session.View and shows it on the panel on screen, and
+// each panel exports itself. It computes no number and formats none
+// itself: loupe/trace/stats and loupe/format do.
 //
 // "The article" in this package's comments is “The two times of an answer”,
 // the article and video about the Herbert inference engine whose figures

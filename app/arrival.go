@@ -18,24 +18,24 @@ import (
 
 // onEvent folds one engine event into the session.
 func (u *UI) onEvent(gen int, ev engine.Event) {
-	if gen != u.gen || !u.running {
+	if gen != u.gen || !u.st.Running {
 		return
 	}
 	switch {
 	case ev.Prefill != nil:
 		t := ev.Prefill
-		u.live = *t
-		u.live.BytesPerToken = float64(u.info.WeightBytesPerTok) // the KV cache is added at the end
+		u.st.Live = *t
+		u.st.Live.BytesPerToken = float64(u.st.Info.WeightBytesPerTok) // the KV cache is added at the end
 		u.controls.Status.SetText(fmt.Sprintf("Prompt read: %d tokens in %s. Writing…", t.PrefillTokens, format.Duration(t.PrefillSeconds)))
 	case ev.Step != nil:
-		u.steps = append(u.steps, *ev.Step)
-		u.live.DecodeTokens++
-		u.live.DecodeSeconds += ev.Step.Seconds
+		u.st.Steps = append(u.st.Steps, *ev.Step)
+		u.st.Live.DecodeTokens++
+		u.st.Live.DecodeSeconds += ev.Step.Seconds
 		u.dirty = true
 	case ev.Token != nil:
 		u.addToken(*ev.Token)
 	case ev.Attention != nil:
-		u.attention = append(u.attention, *ev.Attention)
+		u.st.Attention = append(u.st.Attention, *ev.Attention)
 		u.dirty = true
 	}
 }
@@ -43,9 +43,9 @@ func (u *UI) onEvent(gen int, ev engine.Event) {
 // pinnedAttention reports whether the capture of a position stays
 // whatever attnBudget says: a prompt position, or the token the user picked.
 func (u *UI) pinnedAttention() func(pos int) bool {
-	first, picked := firstGenerated(u.tokens), -1
-	if !u.follow {
-		picked = u.query
+	first, picked := firstGenerated(u.st.Tokens), -1
+	if !u.st.Follow {
+		picked = u.st.Query
 	}
 	return func(pos int) bool { return pos < first || pos == picked }
 }
@@ -53,22 +53,22 @@ func (u *UI) pinnedAttention() func(pos int) bool {
 // addToken appends a generated token to the stream; the selection follows
 // it unless the user picked another token.
 func (u *UI) addToken(tok trace.Token) {
-	if tok.Pos < len(u.tokens) {
-		u.tokens[tok.Pos] = tok
-		u.stream.SetTokens(u.tokens)
+	if tok.Pos < len(u.st.Tokens) {
+		u.st.Tokens[tok.Pos] = tok
+		u.stream.SetTokens(u.st.Tokens)
 	} else {
-		u.tokens = append(u.tokens, tok)
+		u.st.Tokens = append(u.st.Tokens, tok)
 		u.stream.Append(tok)
 	}
 	u.dirty = true
-	generated := len(u.tokens) - firstGenerated(u.tokens)
+	generated := len(u.st.Tokens) - firstGenerated(u.st.Tokens)
 	u.controls.Status.SetText(fmt.Sprintf("Writing: %d tokens generated, %.1f tok/s…",
-		generated, stats.Rate(u.live.DecodeTokens, u.live.DecodeSeconds)))
+		generated, stats.Rate(u.st.Live.DecodeTokens, u.st.Live.DecodeSeconds)))
 	if u.maxTokens > 0 {
 		u.controls.Busy.SetValue(min(1, float64(generated)/float64(u.maxTokens)))
 	}
-	if u.follow {
-		u.query = tok.Pos
+	if u.st.Follow {
+		u.st.Query = tok.Pos
 		u.stream.SetSelected(tok.Pos)
 	}
 }
@@ -87,17 +87,17 @@ func (u *UI) finish(gen int, run *trace.Run, err error) {
 	if gen != u.gen {
 		return
 	}
-	u.running = false
+	u.st.Running = false
 	u.cancel()
 	u.controls.SetRunning(false)
-	u.showCeiling()
+	u.host.showCeiling()
 	if run != nil {
-		if run.Model.Path == u.info.Path {
-			run.Model.Name = u.info.Name // the demo model's, not its folder's hash
+		if run.Model.Path == u.st.Info.Path {
+			run.Model.Name = u.st.Info.Name // the demo model's, not its folder's hash
 		}
 		u.adoptRun(run)
 		u.remember(run)
-		u.chatFinished(run)
+		u.chatArea.chatFinished(run)
 	}
 	switch {
 	case err != nil && errors.Is(err, context.Canceled):
@@ -114,9 +114,9 @@ func (u *UI) finish(gen int, run *trace.Run, err error) {
 	u.mem.decoding()
 	u.mem.keepHeadroom()
 	u.continueChain(err)
-	u.lessonRunFinished()
+	u.lessonMode.lessonRunFinished()
 	u.afterRun(err)
-	u.probeAfterRun()
+	u.host.probeAfterRun()
 	u.idle()
 }
 
@@ -132,28 +132,28 @@ func failedStatus(err error) string {
 
 // adoptRun replaces the streamed state by the run's own record.
 func (u *UI) adoptRun(run *trace.Run) {
-	u.lastRun = run
-	followed := u.follow
+	u.st.LastRun = run
+	followed := u.st.Follow
 	if len(run.Tokens) > 0 {
-		u.tokens = run.Tokens
-		u.stream.SetTokens(u.tokens)
+		u.st.Tokens = run.Tokens
+		u.stream.SetTokens(u.st.Tokens)
 		if followed {
-			u.query = max(0, stats.PromptLen(run)-1)
+			u.st.Query = max(0, stats.PromptLen(run)-1)
 		}
-		u.stream.SetSelected(u.query)
+		u.stream.SetSelected(u.st.Query)
 	}
-	u.steps, u.attention, u.mlps = run.Steps, keepPicked(run.Attention, u.attention, u.query, followed), run.MLP
+	u.st.Steps, u.st.Attention, u.st.MLPs = run.Steps, keepPicked(run.Attention, u.st.Attention, u.st.Query, followed), run.MLP
 	if followed && len(run.Tokens) > 0 {
 		u.showLastPromptToken()
 	}
-	u.timings = append(u.timings, run.Timing)
-	u.timing.Display(u.timings, u.bandwidth, u.measuring)
+	u.st.Timings = append(u.st.Timings, run.Timing)
+	u.timing.Display(u.st.Timings, u.bandwidth, u.measuring)
 	t := run.Timing
 	u.controls.Status.SetText(fmt.Sprintf("Done (%s): %d tokens read in %s, %d written in %s (%.1f tok/s).",
 		stopWords(run.StopReason), t.PrefillTokens, format.Duration(t.PrefillSeconds), t.DecodeTokens, format.Duration(t.DecodeSeconds), stats.Rate(t.DecodeTokens, t.DecodeSeconds)))
 	fmt.Printf("loupe: generated %d tokens (%s), prefill %.3f s, decode %.3f s\n",
 		t.DecodeTokens, run.StopReason, t.PrefillSeconds, t.DecodeSeconds)
-	u.writeTiming(run)
+	u.host.writeTiming(run)
 }
 
 // showLastPromptToken leaves the selection, once a run the user did not
@@ -163,15 +163,15 @@ func (u *UI) adoptRun(run *trace.Run) {
 // "the strongest" (-1), so the grid keeps showing the strongest source of
 // whichever token is clicked next.
 func (u *UI) showLastPromptToken() {
-	u.follow = false
-	if u.source > u.query {
-		u.source = -1
+	u.st.Follow = false
+	if u.st.Source > u.st.Query {
+		u.st.Source = -1
 	}
-	if u.source >= 0 {
+	if u.st.Source >= 0 {
 		return // chosen by the user during the run
 	}
 	src := -1
-	if a, ok := stats.AttentionAt(u.attention, u.query); ok {
+	if a, ok := stats.AttentionAt(u.st.Attention, u.st.Query); ok {
 		src = stats.StrongestSource(a)
 	}
 	u.stream.SetSource(src)

@@ -8,6 +8,9 @@ import (
 	"loupe/i18n"
 )
 
+// host is what the window measures of the computer: memory bandwidth, the heap's limit, the UI's latency and the timing log.
+type host struct{ ui *UI }
+
 // The Timing panel sets decode against the machine's read bandwidth. On a
 // shared machine one probe can only come out low (another program reads
 // memory or holds a core), so the figure is the best of the probes the
@@ -42,10 +45,11 @@ var (
 // own: a window started to run at once (--generate, the first launch's short run) probes after
 // that run, so the run neither waits for it nor holds its buffer beside
 // the model; a scripted window (--quit) does not probe at all.
-func (u *UI) startBandwidth() {
+func (fc *host) startBandwidth() {
+	u := fc.ui
 	c, ok := bandwidthCeiling()
-	u.adoptCeiling(c, ok)
-	u.showCeiling()
+	u.host.adoptCeiling(c, ok)
+	u.host.showCeiling()
 	if ok && !c.Stale(time.Now()) && !c.UnderLoad() && len(c.Probes) >= minProbes {
 		return
 	}
@@ -54,20 +58,22 @@ func (u *UI) startBandwidth() {
 	case u.generateAfter:
 		u.probeDue = true
 	default:
-		u.remeasure()
+		u.host.remeasure()
 	}
 }
 
 // probeAfterRun runs the probe that start-up deferred, once a run ended.
-func (u *UI) probeAfterRun() {
-	if u.probeDue && !u.running {
+func (fc *host) probeAfterRun() {
+	u := fc.ui
+	if u.probeDue && !u.st.Running {
 		u.probeDue = false
-		u.remeasure()
+		u.host.remeasure()
 	}
 }
 
 // adoptCeiling makes c the figure of the panels.
-func (u *UI) adoptCeiling(c perf.Ceiling, ok bool) {
+func (fc *host) adoptCeiling(c perf.Ceiling, ok bool) {
+	u := fc.ui
 	if ok {
 		u.ceiling, u.bandwidth = c, c.Best.BestGBs
 	}
@@ -76,16 +82,17 @@ func (u *UI) adoptCeiling(c perf.Ceiling, ok bool) {
 // remeasure runs one probe in the background, unless the engine is busy:
 // generating, or a probe already running. A generation asked for
 // meanwhile waits for it (postpone).
-func (u *UI) remeasure() {
+func (fc *host) remeasure() {
+	u := fc.ui
 	if measureBandwidth == nil || u.measuring {
 		return
 	}
-	if u.running {
+	if u.st.Running {
 		u.controls.Status.SetText("The bandwidth is measured when the engine is idle: stop or wait for the generation.")
 		return
 	}
 	u.measuring = true
-	u.showCeiling()
+	u.host.showCeiling()
 	m, _ := u.backend.(perf.WeightHolder)
 	done := make(chan struct{})
 	u.probing = done
@@ -100,9 +107,9 @@ func (u *UI) remeasure() {
 			if err != nil {
 				fmt.Println("loupe: bandwidth:", err)
 			}
-			u.adoptCeiling(c, ok)
-			u.showCeiling()
-			u.timing.Display(u.timings, u.bandwidth, false)
+			u.host.adoptCeiling(c, ok)
+			u.host.showCeiling()
+			u.timing.Display(u.st.Timings, u.bandwidth, false)
 			if u.generateAfter && !u.loading {
 				u.generateAfter = false
 				u.generate()
@@ -112,8 +119,9 @@ func (u *UI) remeasure() {
 }
 
 // showCeiling writes where the figure comes from in the Timing panel.
-func (u *UI) showCeiling() {
-	u.timing.SetCeiling(ceilingText(u.ceiling, u.bandwidth > 0, u.measuring, time.Now()), !u.measuring && !u.running)
+func (fc *host) showCeiling() {
+	u := fc.ui
+	u.timing.SetCeiling(ceilingText(u.ceiling, u.bandwidth > 0, u.measuring, time.Now()), !u.measuring && !u.st.Running)
 }
 
 // ceilingText says what the bandwidth figure is worth: its probes and

@@ -18,11 +18,11 @@ import (
 // own step for a generated token, the prediction after the last prompt
 // token) and its index among the written tokens.
 func (u *UI) branchStep() (trace.Step, int, error) {
-	run := u.lastRun
-	if run == nil || u.running {
+	run := u.st.LastRun
+	if run == nil || u.st.Running {
 		return trace.Step{}, 0, errors.New("generate first: a branch starts from a token of a finished run")
 	}
-	s, ok := views.StepFor(run.Steps, run.Tokens, u.query)
+	s, ok := views.StepFor(run.Steps, run.Tokens, u.st.Query)
 	if !ok || len(s.Top) == 0 {
 		return trace.Step{}, 0, errors.New("click a written token (or the last prompt token) in the stream: a branch starts at one of its top candidates")
 	}
@@ -78,8 +78,8 @@ func (u *UI) branchDialog() {
 // token at forced to token, as run B of a comparison with it: Compare
 // opens on the branch's step.
 func (u *UI) branchFrom(at, token int) {
-	run := u.lastRun
-	if run == nil || u.running || u.backend == nil || at >= len(run.Steps) {
+	run := u.st.LastRun
+	if run == nil || u.st.Running || u.backend == nil || at >= len(run.Steps) {
 		return
 	}
 	s := run.Settings
@@ -90,7 +90,7 @@ func (u *UI) branchFrom(at, token int) {
 	pos := run.Steps[at].Pos
 	u.cmp.then = func() {
 		u.afterCompare()
-		u.cmp.step = pos
+		u.st.Step = pos
 		u.stream.Select(pos)
 	}
 	u.controls.Status.SetText(fmt.Sprintf("Branch: written token %d forced to «%s»; reading the prompt…", at+1, format.Visible(u.backend.TokenText(token))))

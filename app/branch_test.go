@@ -26,7 +26,7 @@ func TestBranchFromToken(t *testing.T) {
 		t.Fatal("a branch before any run was not refused")
 	}
 	h.generate("Once upon a time", 6)
-	orig := u.lastRun
+	orig := u.st.LastRun
 	nPrompt := len(orig.Tokens) - len(orig.Steps)
 	onUI(func() { u.selectQuery(nPrompt + 2) }) // written token 3
 	s, at, err := u.branchStep()
@@ -36,7 +36,7 @@ func TestBranchFromToken(t *testing.T) {
 	forced := s.Top[3].ID
 	onUI(func() { u.branchFrom(at, forced) })
 	h.wait()
-	br := u.lastRun
+	br := u.st.LastRun
 	if br == orig || br.Settings.Branch == nil || br.Settings.Branch.At != 2 || br.Steps[2].Chosen.ID != forced {
 		t.Fatalf("branch run %+v, step 2 %+v", br.Settings.Branch, br.Steps[2].Chosen)
 	}
@@ -45,11 +45,11 @@ func TestBranchFromToken(t *testing.T) {
 			t.Fatalf("written token %d changed before the branch", i+1)
 		}
 	}
-	if c := u.cmp; c.a < 0 || c.runs[c.a] != orig || c.runs[c.b] != br || !strings.Contains(c.kind, "written token 3") {
-		t.Errorf("Compare pair %d, %d (%q): want the original and the branch", c.a, c.b, c.kind)
+	if c := u.st; c.A < 0 || c.Runs[c.A] != orig || c.Runs[c.B] != br || !strings.Contains(c.Kind, "written token 3") {
+		t.Errorf("Compare pair %d, %d (%q): want the original and the branch", c.A, c.B, c.Kind)
 	}
-	if u.query != br.Steps[2].Pos {
-		t.Errorf("selected position %d, want the branch's step at %d", u.query, br.Steps[2].Pos)
+	if u.st.Query != br.Steps[2].Pos {
+		t.Errorf("selected position %d, want the branch's step at %d", u.st.Query, br.Steps[2].Pos)
 	}
 	if u.next.Branch.Disabled() {
 		t.Error("the Next token panel offers no branch after a run")
@@ -66,16 +66,16 @@ func TestBranchComparedFromHistory(t *testing.T) {
 	h := engineHarness(t, dir)
 	u := h.u
 	h.generate("Once upon a time", 6)
-	orig := u.lastRun
+	orig := u.st.LastRun
 	nPrompt := len(orig.Tokens) - len(orig.Steps)
 	forced := orig.Steps[3].Top[2].ID
 	onUI(func() { u.branchFrom(3, forced) })
 	h.wait()
-	br := u.lastRun
+	br := u.st.LastRun
 	h.generate("Once upon a time", 6) // a third run: the pair moves to it
 	onUI(func() { u.pickRuns(0, 2); u.pickRuns(0, 1) })
-	if u.query != nPrompt+3 {
-		t.Errorf("the stream selects position %d, want the branch step %d", u.query, nPrompt+3)
+	if u.st.Query != nPrompt+3 {
+		t.Errorf("the stream selects position %d, want the branch step %d", u.st.Query, nPrompt+3)
 	}
 	cmp, ok := u.compare.Comparison()
 	if !ok || cmp.B != br || cmp.Delta.Pos != nPrompt+3 || !cmp.Delta.Diverged {
@@ -84,7 +84,7 @@ func TestBranchComparedFromHistory(t *testing.T) {
 	if l := views.RunLabel(1, br, 0); !strings.Contains(l, "branch at written token 4") {
 		t.Errorf("history label %q", l)
 	}
-	if !strings.Contains(u.cmp.kind, "a forced token") || !strings.Contains(u.cmp.kind, "at written token 4 in B") {
-		t.Errorf("pair sentence %q does not name the forced token", u.cmp.kind)
+	if !strings.Contains(u.st.Kind, "a forced token") || !strings.Contains(u.st.Kind, "at written token 4 in B") {
+		t.Errorf("pair sentence %q does not name the forced token", u.st.Kind)
 	}
 }

@@ -14,6 +14,9 @@ import (
 	"loupe/views"
 )
 
+// chatArea is the Chat | Complete switch above the prompt: the conversation, its presets and its turns.
+type chatArea struct{ ui *UI }
+
 // ChatBackend is what chat mode needs beyond Backend; *engine.Model has
 // it. A backend without it (the tests' fake) offers Complete mode only.
 type ChatBackend interface {
@@ -30,7 +33,6 @@ var _ ChatBackend = (*engine.Model)(nil)
 // chatState is the conversation of the window: its turns (without the
 // system message, which the panel holds) and each reply's draft cost.
 type chatState struct {
-	turns   []chat.Message
 	drafts  []views.Draft
 	presets []chat.Preset
 	labels  []string // Timing panel names of the runs
@@ -42,17 +44,19 @@ type chatRequest struct {
 	think chat.Think
 }
 
-func (u *UI) newChatPanel() *views.ChatPanel {
+func (fc *chatArea) newChatPanel() *views.ChatPanel {
+	u := fc.ui
 	c := views.NewChatPanel()
-	c.OnPreset = guard1(u, u.applyPreset)
-	c.OnNew = u.guard(u.newChat)
+	c.OnPreset = guard1(u, u.chatArea.applyPreset)
+	c.OnNew = u.guard(u.chatArea.newChat)
 	c.OnMode = func(bool) {}
 	return c
 }
 
 // chatModelLoaded offers chat for a model whose folder has a template.
-func (u *UI) chatModelLoaded() {
-	u.chat.turns, u.chat.drafts, u.chat.presets = nil, nil, nil
+func (fc *chatArea) chatModelLoaded() {
+	u := fc.ui
+	u.st.Turns, u.chat.drafts, u.chat.presets = nil, nil, nil
 	cb, ok := u.backend.(ChatBackend)
 	if !ok {
 		u.chatPanel.SetAvailable(false, false, nil)
@@ -82,7 +86,8 @@ func (u *UI) chatModelLoaded() {
 }
 
 // applyPreset sets the sampling knobs to a preset, one click.
-func (u *UI) applyPreset(name string) {
+func (fc *chatArea) applyPreset(name string) {
+	u := fc.ui
 	for _, p := range u.chat.presets {
 		if p.Name != name {
 			continue
@@ -103,11 +108,12 @@ func (u *UI) applyPreset(name string) {
 }
 
 // newChat forgets the turns (the KV cache is then simply not reused).
-func (u *UI) newChat() {
-	if u.running {
+func (fc *chatArea) newChat() {
+	u := fc.ui
+	if u.st.Running {
 		return
 	}
-	u.chat.turns, u.chat.drafts = nil, nil
+	u.st.Turns, u.chat.drafts = nil, nil
 	u.chatPanel.ShowTurns(nil, nil)
 	u.left.Refresh()
 	u.controls.Status.SetText("New chat: the next prompt is its first turn.")
@@ -115,7 +121,8 @@ func (u *UI) newChat() {
 
 // chatTurn renders the conversation with the prompt as the next user
 // turn; ok is false when chat mode is off.
-func (u *UI) chatTurn(prompt string) (req *chatRequest, text string, ids []int, err error) {
+func (fc *chatArea) chatTurn(prompt string) (req *chatRequest, text string, ids []int, err error) {
+	u := fc.ui
 	cb, ok := u.backend.(ChatBackend)
 	if !ok || !u.chatPanel.Chat() {
 		return nil, "", nil, nil
@@ -124,7 +131,7 @@ func (u *UI) chatTurn(prompt string) (req *chatRequest, text string, ids []int, 
 	if s := u.chatPanel.System.Text; s != "" {
 		msgs = append(msgs, chat.Message{Role: chat.System, Content: s})
 	}
-	msgs = append(msgs, u.chat.turns...)
+	msgs = append(msgs, u.st.Turns...)
 	msgs = append(msgs, chat.Message{Role: chat.User, Content: prompt})
 	think := chat.ThinkOff
 	if u.chatPanel.ThinkingOn() {
@@ -149,7 +156,8 @@ func runOne(ctx context.Context, b Backend, req *chatRequest, prompt string, opt
 
 // flagTokens marks the prompt's control and thinking tokens before the
 // run comes back with its own flags.
-func (u *UI) flagTokens(toks []trace.Token) {
+func (fc *chatArea) flagTokens(toks []trace.Token) {
+	u := fc.ui
 	cb, ok := u.backend.(ChatBackend)
 	if !ok || cb.Tokenizer() == nil {
 		return
@@ -176,14 +184,15 @@ func (u *UI) flagTokens(toks []trace.Token) {
 
 // chatFinished keeps the turn: the user's message and the raw reply (the
 // template drops earlier drafts itself), and names the run for Timing.
-func (u *UI) chatFinished(run *trace.Run) {
-	label := fmt.Sprintf("run %d", len(u.timings))
-	if run != nil && run.Messages != nil && !u.cmp.isB(run) {
+func (fc *chatArea) chatFinished(run *trace.Run) {
+	u := fc.ui
+	label := fmt.Sprintf("run %d", len(u.st.Timings))
+	if run != nil && run.Messages != nil && !u.st.IsB(run) {
 		if cb, ok := u.backend.(ChatBackend); ok {
-			u.chat.turns = append(u.chat.turns, run.Messages[len(run.Messages)-1],
+			u.st.Turns = append(u.st.Turns, run.Messages[len(run.Messages)-1],
 				chat.Message{Role: chat.Assistant, Content: cb.Reply(run)})
 			u.chat.drafts = append(u.chat.drafts, draftOf(run))
-			u.chatPanel.ShowTurns(u.chat.turns, u.chat.drafts)
+			u.chatPanel.ShowTurns(u.st.Turns, u.chat.drafts)
 			u.left.Refresh() // the column grew: lay it out again
 			u.controls.Prompt.SetText("")
 		}
@@ -191,7 +200,7 @@ func (u *UI) chatFinished(run *trace.Run) {
 	}
 	u.chat.labels = append(u.chat.labels, label)
 	u.timing.Labels = u.chat.labels
-	u.timing.Display(u.timings, u.bandwidth, u.measuring)
+	u.timing.Display(u.st.Timings, u.bandwidth, u.measuring)
 }
 
 // draftOf splits the reply by the tokens' thinking flags (the block may

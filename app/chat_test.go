@@ -33,8 +33,8 @@ func TestChatWithoutThinkingSwitch(t *testing.T) {
 	}
 	u.chatPanel.Think.SetChecked(true)
 	h.generate("Hi", 2)
-	if u.lastRun == nil || len(u.chat.turns) != 2 || u.lastRun.Think == "on" {
-		t.Fatalf("turn with a ticked, greyed switch: run %v, %d turns", u.lastRun != nil, len(u.chat.turns))
+	if u.st.LastRun == nil || len(u.st.Turns) != 2 || u.st.LastRun.Think == "on" {
+		t.Fatalf("turn with a ticked, greyed switch: run %v, %d turns", u.st.LastRun != nil, len(u.st.Turns))
 	}
 }
 
@@ -62,8 +62,8 @@ func TestChatTwoTurns(t *testing.T) {
 	u.controls.Mode.SetSelected(views.Greedy)
 	u.chatPanel.Think.SetChecked(true)
 	h.generate("What is the capital of France?", 4)
-	if u.controls.Prompt.Text != "" || len(u.chat.turns) != 2 || u.chat.turns[0].Content != "What is the capital of France?" {
-		t.Fatalf("after turn 1: prompt %q, turns %v", u.controls.Prompt.Text, u.chat.turns)
+	if u.controls.Prompt.Text != "" || len(u.st.Turns) != 2 || u.st.Turns[0].Content != "What is the capital of France?" {
+		t.Fatalf("after turn 1: prompt %q, turns %v", u.controls.Prompt.Text, u.st.Turns)
 	}
 	toks := u.stream.Tokens()
 	if !toks[0].Special || toks[0].Text != "<|im_start|>" || toks[1].Special {
@@ -71,8 +71,8 @@ func TestChatTwoTurns(t *testing.T) {
 	}
 	u.chatPanel.Think.SetChecked(false)
 	h.generate("And of Italy?", 4)
-	if len(u.chat.turns) != 4 || u.lastRun.Think != "off" || u.lastRun.Timing.ReusedTokens == 0 {
-		t.Fatalf("after turn 2: %d turns, think %q, reused %d", len(u.chat.turns), u.lastRun.Think, u.lastRun.Timing.ReusedTokens)
+	if len(u.st.Turns) != 4 || u.st.LastRun.Think != "off" || u.st.LastRun.Timing.ReusedTokens == 0 {
+		t.Fatalf("after turn 2: %d turns, think %q, reused %d", len(u.st.Turns), u.st.LastRun.Think, u.st.LastRun.Timing.ReusedTokens)
 	}
 	toks = u.stream.Tokens()
 	n := firstGenerated(toks)
@@ -95,7 +95,7 @@ func TestChatTwoTurns(t *testing.T) {
 	}
 	u.chatPanel.Mode.SetSelected(views.ModeComplete)
 	h.generate("Once upon a time", 2)
-	if u.lastRun.Messages != nil || len(u.chat.turns) != 4 {
+	if u.st.LastRun.Messages != nil || len(u.st.Turns) != 4 {
 		t.Errorf("complete mode ran as chat")
 	}
 }

@@ -1,78 +1,52 @@
 package app
 
 import (
-	"fyne.io/fyne/v2"
-	"fyne.io/fyne/v2/container"
-
+	"loupe/session"
 	"loupe/trace"
 	"loupe/trace/stats"
 	"loupe/views"
 )
 
-// maxHistory is how many finished runs the Compare tab can choose from;
-// older ones are dropped (a run keeps its attention: up to ~88 MB).
-const maxHistory = 12
-
-// compareState is the counterfactual side of the session: the history of
-// finished runs, the pair compared, the heads chosen to be switched off
-// and what the next run is for.
+// compareState is what the window adds to the session's compared pair:
+// what waits for the running generation, and the heads field's echo.
 type compareState struct {
-	runs  []*trace.Run // finished runs, oldest first
-	a, b  int          // indices into runs of the compared pair; -1: none
-	kind  string       // what B is to A, in a sentence
-	heads []trace.Head // heads selected to be switched off
-	role  *runRole     // what the running generation is for (nil: a plain run)
-	then  func()       // run once the current generation has finished well
-	// variant is the last variant prompt compared.
-	variant string
-	sourceA int // the source of A's grid kept across the rerun (-1: none)
-	// step is the position of A compared when the run the stream shows
-	// does not line up with A (an experiment's runs; ◀ ▶ move it); -1:
-	// where B first leaves A.
-	step    int
-	quiet   bool // the app is writing the heads field: not the user typing
-	flagged bool // --ablate/--variant: the selection was set for them
-}
-
-// runRole says what a rerun compares against.
-type runRole struct {
-	base    *trace.Run // run A
-	kind    string
-	sourceA int // the grid's source in A when the rerun was asked
+	then    func() // run once the current generation has finished well
+	quiet   bool   // the app is writing the heads field: not the user typing
+	flagged bool   // --ablate/--variant: the selection was set for them
 }
 
 // headBase is the number the window gives the first layer and head.
 // (View › Count layers and heads); the CLI and --ablate count from 0.
-func (u *UI) headBase() int { return views.Numbers.Base() }
+func (u *UI) headBase() int { return u.st.Count.Base() }
 
 // refreshCompare redraws the Compare tab for the selected step and the
 // query ⟶ source of the attention grid.
 func (u *UI) refreshCompare() {
-	a, b, ok := u.cmp.pair()
+	a, b, ok := u.st.Pair()
 	if !ok {
 		u.compare.Clear("Nothing to compare yet: generate, then switch heads off (Attention tab) or compare with a variant prompt.")
 		return
 	}
 	q, s := u.comparedPositions(a, b)
 	if q < 0 {
-		q, s = u.cmp.ownStep(a, b), -1
+		q, s = ownStep(u.st, a, b), -1
 	}
 	pos := q
 	if q >= 0 && q < len(a.Tokens) && !a.Tokens[q].Generated {
 		pos = q + 1 // a prompt token: the step that predicts after it
 	}
-	u.compare.Display(views.Compare(a, b, pos, q, s), u.cmp.kind)
+	u.compare.Display(views.Compare(a, b, pos, q, s), u.st.Kind)
 }
 
 // comparedPositions maps the stream's selected query and the grid's source
 // (positions of the run the stream shows) to positions of run A.
 func (u *UI) comparedPositions(a, b *trace.Run) (q, s int) {
-	q, s = u.query, u.attn.Source()
-	if u.source >= 0 {
-		s = u.source
+	q, s = u.st.Query, u.attn.Source()
+	if u.st.Source >= 0 {
+		s = u.st.Source
 	}
-	cur := u.lastRun
-	if cur == nil || cur == a || u.running {
+	cur := u.st.LastRun
+	if cur == nil || cur == a || u.st.Running {
 		return q, s
 	}
 	var al stats.Alignment
@@ -93,9 +67,9 @@ func (u *UI) comparedPositions(a, b *trace.Run) (q, s int) {
 // ownStep is the position of A compared when the stream's run does not
 // line up with A: the one ◀ ▶ chose, else where B's text first leaves A's,
 // else A's first written token.
-func (c *compareState) ownStep(a, b *trace.Run) int {
-	if c.step >= 0 && c.step < len(a.Tokens) {
-		return c.step
+func ownStep(st *session.State, a, b *trace.Run) int {
+	if st.Step >= 0 && st.Step < len(a.Tokens) {
+		return st.Step
 	}
 	if first := views.Compare(a, b, -1, -1, -1).FirstA; first >= 0 && first < len(a.Tokens) {
 		return first
@@ -109,45 +83,43 @@ func (c *compareState) ownStep(a, b *trace.Run) int {
 // compareStep moves the compared step (◀ ▶ of the Compare tab): the
 // stream selects the token, in the run it shows.
 func (u *UI) compareStep(posA int) {
-	c := &u.cmp
-	if c.a < 0 || c.a >= len(c.runs) {
+	c := u.st
+	if c.A < 0 || c.A >= len(c.Runs) {
 		return
 	}
-	a := c.runs[c.a]
+	a := c.Runs[c.A]
 	p := posA
-	if cur := u.lastRun; cur != nil && cur != a {
+	if cur := u.st.LastRun; cur != nil && cur != a {
 		al := stats.Align(a.Tokens, cur.Tokens, stats.PromptLen(a), stats.PromptLen(cur))
 		if posA < 0 || posA >= len(al.AtoB) || al.AtoB[posA] < 0 {
 			// The stream's run does not line up with A: the tab steps alone.
 			if posA >= 0 && posA < len(a.Tokens) {
-				c.step = posA
+				c.Step = posA
 				u.refreshCompare()
 			}
 			return
 		}
 		p = al.AtoB[posA]
 	}
-	if p >= 0 && p < len(u.tokens) {
-		u.follow = false
+	if p >= 0 && p < len(u.st.Tokens) {
+		u.st.Follow = false
 		u.stream.Select(p)
 	}
 }
 
-// newCompare makes the Compare tab and the bar under the attention grid,
-// and returns the Attention tab's content (the panel above the bar).
-func (u *UI) newCompare() fyne.CanvasObject {
+// newCompare makes the Compare tab and the bar under the attention grid.
+func (u *UI) newCompare() {
 	u.compare = views.NewComparePanel()
 	u.compare.OnPick = func(a, b int) { defer u.rescue(); u.pickRuns(a, b) }
 	u.compare.OnStep = guard1(u, u.compareStep)
-	u.compare.OnExport = guard1(u, func(f string) { u.export("compare", f) })
 	u.bar = views.NewAblateBar()
 	u.bar.OnRun = u.guard(u.switchOff)
 	u.bar.OnTop = u.guard(u.presetTop)
 	u.bar.OnRandom = u.guard(u.presetRandom)
 	u.bar.OnVariant = u.guard(u.askVariant)
-	u.bar.OnClear = u.guard(func() { u.cmp.heads = nil; u.showHeads(true) })
+	u.bar.OnClear = u.guard(func() { u.st.Heads = nil; u.showHeads(true) })
 	u.bar.OnHeadsTyped = guard1(u, u.headsTyped)
 	u.attn.OnToggleHead = func(l, h int) { defer u.rescue(); u.toggleHead(l, h) }
 	u.showHeads(true)
-	return container.NewBorder(nil, u.bar.Box, nil, nil, u.attn)
+	u.attn.Under = u.bar.Box
 }

@@ -59,28 +59,28 @@ func TestSelectHeadsRerunCompare(t *testing.T) {
 	clickCell(h.u.attn.Grid, 3, 0, true)
 	clickCell(h.u.attn.Grid, 2, 2, true)
 	clickCell(h.u.attn.Grid, 2, 2, true) // Ctrl+click again: deselected
-	if want := []trace.Head{hd(1, 2), hd(3, 0)}; !slices.Equal(h.u.cmp.heads, want) {
-		t.Fatalf("selected heads %v, want %v", h.u.cmp.heads, want)
+	if want := []trace.Head{hd(1, 2), hd(3, 0)}; !slices.Equal(h.u.st.Heads, want) {
+		t.Fatalf("selected heads %v, want %v", h.u.st.Heads, want)
 	}
 	if h.u.bar.Heads.Text != "1:2, 3:0" {
 		t.Errorf("heads field %q", h.u.bar.Heads.Text)
 	}
 	clickCell(h.u.attn.Grid, 2, 5, false)
-	if l, hd := h.u.attn.OpenedHead(); l != 2 || hd != 5 || len(h.u.cmp.heads) != 2 {
-		t.Fatalf("plain click: open head %d.%d, selection %v", l, hd, h.u.cmp.heads)
+	if l, hd := h.u.attn.OpenedHead(); l != 2 || hd != 5 || len(h.u.st.Heads) != 2 {
+		t.Fatalf("plain click: open head %d.%d, selection %v", l, hd, h.u.st.Heads)
 	}
-	a := h.u.lastRun
+	a := h.u.st.LastRun
 	test.Tap(h.u.bar.Run)
 	h.wait()
-	b := h.u.lastRun
+	b := h.u.st.LastRun
 	if b == a || !slices.Equal(b.Settings.Ablate, []trace.Head{hd(1, 2), hd(3, 0)}) || len(h.fake.last.Ablate) != 2 {
 		t.Fatalf("rerun settings %+v, engine got ablate %v", b.Settings, h.fake.last.Ablate)
 	}
 	if b.Prompt != a.Prompt || b.Settings.MaxTokens != a.Settings.MaxTokens {
 		t.Fatalf("the rerun changed the prompt or settings: %+v", b)
 	}
-	if h.u.currentPanel() != "compare" {
-		t.Errorf("tab %q after the rerun, want compare", h.u.currentPanel())
+	if h.u.menus.currentPanel() != "compare" {
+		t.Errorf("tab %q after the rerun, want compare", h.u.menus.currentPanel())
 	}
 	c, ok := h.u.compare.Comparison()
 	if !ok || c.A != a || c.B != b {
@@ -102,7 +102,7 @@ func TestSelectHeadsRerunCompare(t *testing.T) {
 		t.Errorf("step 8: %+v", c.Delta)
 	}
 	// A second rerun from B (which has heads off) compares with the same A.
-	h.u.cmp.heads = []trace.Head{hd(0, 0)}
+	h.u.st.Heads = []trace.Head{hd(0, 0)}
 	h.u.switchOff()
 	h.wait()
 	if c, _ := h.u.compare.Comparison(); c.A != a || len(c.B.Settings.Ablate) != 1 {
@@ -113,12 +113,12 @@ func TestSelectHeadsRerunCompare(t *testing.T) {
 func TestHeadsFieldTyped(t *testing.T) {
 	h := skewHarness(t)
 	h.u.bar.Heads.SetText("2:3, 0:7")
-	if want := []trace.Head{hd(2, 3), hd(0, 7)}; !slices.Equal(h.u.cmp.heads, want) {
-		t.Fatalf("typed heads %v, want %v", h.u.cmp.heads, want)
+	if want := []trace.Head{hd(2, 3), hd(0, 7)}; !slices.Equal(h.u.st.Heads, want) {
+		t.Fatalf("typed heads %v, want %v", h.u.st.Heads, want)
 	}
 	h.u.bar.Heads.SetText("2:3, 9:0") // layer 9 of 4: refused, named
-	if !strings.Contains(h.u.bar.Help.Text, "layer 9 is out of range") || len(h.u.cmp.heads) != 2 {
-		t.Fatalf("help %q, heads %v", h.u.bar.Help.Text, h.u.cmp.heads)
+	if !strings.Contains(h.u.bar.Help.Text, "layer 9 is out of range") || len(h.u.st.Heads) != 2 {
+		t.Fatalf("help %q, heads %v", h.u.bar.Help.Text, h.u.st.Heads)
 	}
 }
 
@@ -142,7 +142,7 @@ func TestPresetTopHeads(t *testing.T) {
 		}
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].v > all[j].v })
-	got := h.u.cmp.heads
+	got := h.u.st.Heads
 	if len(got) != 5 {
 		t.Fatalf("%d heads, want 5", len(got))
 	}
@@ -153,8 +153,8 @@ func TestPresetTopHeads(t *testing.T) {
 			}
 		}
 	}
-	if !slices.Equal(h.u.lastRun.Settings.Ablate, got) || !strings.Contains(h.u.compare.Kind.Text, "look most at") {
-		t.Errorf("rerun ablate %v; kind %q", h.u.lastRun.Settings.Ablate, h.u.compare.Kind.Text)
+	if !slices.Equal(h.u.st.LastRun.Settings.Ablate, got) || !strings.Contains(h.u.compare.Kind.Text, "look most at") {
+		t.Errorf("rerun ablate %v; kind %q", h.u.st.LastRun.Settings.Ablate, h.u.compare.Kind.Text)
 	}
 }
 
@@ -165,8 +165,8 @@ func TestPresetRandomHeads(t *testing.T) {
 	test.Tap(h.u.bar.Random)
 	h.wait()
 	want := stats.RandomHeads(4, 8, 10, 7)
-	if !slices.Equal(h.u.cmp.heads, want) || !slices.Equal(h.u.lastRun.Settings.Ablate, want) {
-		t.Fatalf("random heads %v, rerun %v, want %v", h.u.cmp.heads, h.u.lastRun.Settings.Ablate, want)
+	if !slices.Equal(h.u.st.Heads, want) || !slices.Equal(h.u.st.LastRun.Settings.Ablate, want) {
+		t.Fatalf("random heads %v, rerun %v, want %v", h.u.st.Heads, h.u.st.LastRun.Settings.Ablate, want)
 	}
 	if !strings.Contains(h.u.compare.Kind.Text, "seed 7") || !strings.Contains(h.u.bar.Heads.Text, trace.FormatHeads(want, 0)) {
 		t.Errorf("kind %q, field %q", h.u.compare.Kind.Text, h.u.bar.Heads.Text)
@@ -177,7 +177,7 @@ func TestPresetRandomHeads(t *testing.T) {
 // and B − A for the last prompt token on the changed word.
 func TestVariantPrompt(t *testing.T) {
 	h := skewHarness(t)
-	a := h.u.lastRun
+	a := h.u.st.LastRun
 	h.u.runVariant(a, "My cat is friends . But my")
 	h.wait()
 	c, ok := h.u.compare.Comparison()
@@ -202,14 +202,14 @@ func TestCompareAnyTwoRuns(t *testing.T) {
 	h := skewHarness(t)
 	h.u.controls.Mode.SetSelected(views.Sampling)
 	h.generate(catPrompt, 4)
-	if len(h.u.cmp.runs) != 2 {
-		t.Fatalf("%d runs in the history", len(h.u.cmp.runs))
+	if len(h.u.st.Runs) != 2 {
+		t.Fatalf("%d runs in the history", len(h.u.st.Runs))
 	}
 	h.u.tabs.SelectIndex(len(h.u.tabs.Items) - 1)
 	h.u.compare.SelA.SetSelectedIndex(0)
 	h.u.compare.SelB.SetSelectedIndex(1)
 	c, ok := h.u.compare.Comparison()
-	if !ok || c.A != h.u.cmp.runs[0] || c.B != h.u.cmp.runs[1] || !strings.Contains(h.u.compare.Kind.Text, "decoding (greedy in A, sampled") {
+	if !ok || c.A != h.u.st.Runs[0] || c.B != h.u.st.Runs[1] || !strings.Contains(h.u.compare.Kind.Text, "decoding (greedy in A, sampled") {
 		t.Fatalf("comparison %v, kind %q", ok, h.u.compare.Kind.Text)
 	}
 }
@@ -261,7 +261,7 @@ func TestCSVRoundTrip(t *testing.T) {
 		}
 	}
 	_, table, _ = views.ReadCSV(must(h.u.csvData("next-token")))
-	if table[1][1] != strconv.Itoa(h.u.lastRun.Steps[0].Chosen.ID) || table[1][4] != "true" {
+	if table[1][1] != strconv.Itoa(h.u.st.LastRun.Steps[0].Chosen.ID) || table[1][4] != "true" {
 		t.Errorf("next-token CSV first row %v", table[1])
 	}
 	h.u.bar.Heads.SetText("1:1")
@@ -307,7 +307,7 @@ func TestSessionRoundTrip(t *testing.T) {
 	h.u.setNumbering(viz.FromZero)
 	h.fake.skew = true
 	h.fake.info = func(i *trace.ModelInfo) { i.Path = model }
-	h.u.info = h.fake.Info()
+	h.u.st.Info = h.fake.Info()
 	h.generate(catPrompt, 4)
 	h.u.stream.Select(6)
 	h.u.stream.Choose(1)
@@ -316,7 +316,7 @@ func TestSessionRoundTrip(t *testing.T) {
 	h.wait()
 	h.u.stream.Select(5)
 	h.u.attn.Grid.OnTap(2, 6)
-	s, err := h.u.session()
+	s, err := h.u.sessionFile.session()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,8 +332,8 @@ func TestSessionRoundTrip(t *testing.T) {
 	h2.u.setNumbering(viz.FromZero)
 	h2.fake.skew = true
 	h2.fake.info = h.fake.info
-	h2.u.info = h2.fake.Info()
-	h2.u.openSession(path)
+	h2.u.st.Info = h2.fake.Info()
+	h2.u.sessionFile.openSession(path)
 	h2.wait() // A
 	h2.wait() // B
 	c, ok := h2.u.compare.Comparison()
@@ -343,8 +343,8 @@ func TestSessionRoundTrip(t *testing.T) {
 	if l, k := h2.u.attn.OpenedHead(); l != 2 || k != 6 {
 		t.Errorf("open head %d:%d after reopening, want 2:6", l, k)
 	}
-	if h2.u.query != 5 || h2.u.source != 1 || h2.u.bar.Heads.Text != "1:2, 3:0" {
-		t.Errorf("restored query %d source %d heads %q", h2.u.query, h2.u.source, h2.u.bar.Heads.Text)
+	if h2.u.st.Query != 5 || h2.u.st.Source != 1 || h2.u.bar.Heads.Text != "1:2, 3:0" {
+		t.Errorf("restored query %d source %d heads %q", h2.u.st.Query, h2.u.st.Source, h2.u.bar.Heads.Text)
 	}
 	if views.DeltaLine(c.Delta) != views.DeltaLine(must2(h.u.compare.Comparison()).Delta) {
 		t.Errorf("Δp %q after reopening, %q before", views.DeltaLine(c.Delta), views.DeltaLine(must2(h.u.compare.Comparison()).Delta))
@@ -355,17 +355,17 @@ func TestSessionRoundTrip(t *testing.T) {
 	var errs []string
 	h2.u.opt.Quit = true
 	h2.u.onFail = func(title string, err error) { errs = append(errs, title+": "+err.Error()) }
-	h2.u.openSession(path)
+	h2.u.sessionFile.openSession(path)
 	if len(errs) != 1 || !strings.Contains(errs[0], "differs from the one this session was saved with") {
 		t.Errorf("changed weights: %v", errs)
 	}
 	os.RemoveAll(model)
-	h2.u.openSession(path)
+	h2.u.sessionFile.openSession(path)
 	if len(errs) != 2 || !strings.Contains(errs[1], "is missing") {
 		t.Errorf("missing model: %v", errs)
 	}
 	os.WriteFile(path, []byte(`{"format":"other"}`), 0o644)
-	h2.u.openSession(path)
+	h2.u.sessionFile.openSession(path)
 	if len(errs) != 3 || !strings.Contains(errs[2], "not a Loupe session") {
 		t.Errorf("bad file: %v", errs)
 	}
@@ -390,15 +390,15 @@ func TestAblateAndVariantFlags(t *testing.T) {
 	for range 3 { // A, B with heads off, the variant
 		<-idle
 	}
-	if len(u.cmp.runs) != 3 || len(u.cmp.runs[1].Settings.Ablate) != 3 || u.cmp.runs[2].Prompt != opt.Variant {
-		t.Fatalf("%d runs", len(u.cmp.runs))
+	if len(u.st.Runs) != 3 || len(u.st.Runs[1].Settings.Ablate) != 3 || u.st.Runs[2].Prompt != opt.Variant {
+		t.Fatalf("%d runs", len(u.st.Runs))
 	}
 	top := stats.TopHeads(stats.SourceGrid(fake.attention(6), 1), 3)
-	if !slices.Equal(u.cmp.runs[1].Settings.Ablate, top) {
-		t.Errorf("--ablate top:3 switched off %v, want the 3 largest cells %v", u.cmp.runs[1].Settings.Ablate, top)
+	if !slices.Equal(u.st.Runs[1].Settings.Ablate, top) {
+		t.Errorf("--ablate top:3 switched off %v, want the 3 largest cells %v", u.st.Runs[1].Settings.Ablate, top)
 	}
-	if c, ok := u.compare.Comparison(); !ok || c.A != u.cmp.runs[0] || c.B != u.cmp.runs[2] || u.currentPanel() != "compare" {
-		t.Errorf("final comparison %v, tab %s", ok, u.currentPanel())
+	if c, ok := u.compare.Comparison(); !ok || c.A != u.st.Runs[0] || c.B != u.st.Runs[2] || u.menus.currentPanel() != "compare" {
+		t.Errorf("final comparison %v, tab %s", ok, u.menus.currentPanel())
 	}
 }
 
@@ -424,8 +424,8 @@ func TestHeadsCountedFromOne(t *testing.T) {
 		t.Fatalf("heads field %q counting from 1, want 2:3", h.u.bar.Heads.Text)
 	}
 	h.u.bar.Heads.SetText("2:3, 4:1")
-	if want := []trace.Head{hd(1, 2), hd(3, 0)}; !slices.Equal(h.u.cmp.heads, want) {
-		t.Fatalf("typed heads %v, want %v", h.u.cmp.heads, want)
+	if want := []trace.Head{hd(1, 2), hd(3, 0)}; !slices.Equal(h.u.st.Heads, want) {
+		t.Fatalf("typed heads %v, want %v", h.u.st.Heads, want)
 	}
 	h.u.setNumbering(viz.FromZero)
 	if h.u.bar.Heads.Text != "1:2, 3:0" {
@@ -451,16 +451,16 @@ func TestAblateChatTurn(t *testing.T) {
 	h.u.setNumbering(viz.FromZero)
 	h.u.controls.Mode.SetSelected(views.Greedy)
 	h.generate("What is the capital of France?", 4)
-	a := h.u.lastRun
+	a := h.u.st.LastRun
 	h.u.bar.Heads.SetText("1:0")
 	h.u.switchOff()
 	h.wait()
-	b := h.u.lastRun
-	if b == a || len(b.Messages) != 1 || len(h.u.chat.turns) != 2 || b.Prompt != a.Prompt {
-		t.Fatalf("rerun: messages %d, turns %d, same prompt %v", len(b.Messages), len(h.u.chat.turns), b.Prompt == a.Prompt)
+	b := h.u.st.LastRun
+	if b == a || len(b.Messages) != 1 || len(h.u.st.Turns) != 2 || b.Prompt != a.Prompt {
+		t.Fatalf("rerun: messages %d, turns %d, same prompt %v", len(b.Messages), len(h.u.st.Turns), b.Prompt == a.Prompt)
 	}
 	cb := h.u.backend.(ChatBackend)
-	opt := generateOptions(b.Settings, h.u.info, stats.PromptLen(b))
+	opt := generateOptions(b.Settings, h.u.st.Info, stats.PromptLen(b))
 	opt.Ablate = []trace.Head{hd(1, 0)}
 	want, err := cb.GenerateChat(context.Background(), a.Messages, map[string]chat.Think{"on": chat.ThinkOn, "off": chat.ThinkOff}[a.Think], opt, nil)
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 
 // confidenceItem is the View menu's toggle.
 func (u *UI) confidenceItem() *fyne.MenuItem {
-	it := u.item("Colour written tokens by the model's probability", func() { u.setConfidence(!u.stream.Confidence()) })
+	it := u.menus.item("Colour written tokens by the model's probability", func() { u.setConfidence(!u.stream.Confidence()) })
 	it.Checked = u.stream.Confidence()
 	return it
 }
@@ -29,14 +29,14 @@ func (u *UI) setConfidence(on bool) {
 		u.stream.SetConfidence([]float64{}, "")
 		u.showConfidence()
 	}
-	u.buildMenu()
+	u.menus.buildMenu()
 }
 
 // showConfidence recolours the stream from the steps so far (a no-op
 // when the colouring is off).
 func (u *UI) showConfidence() {
 	if u.stream.Confidence() {
-		u.stream.SetConfidence(views.ModelPs(u.tokens, u.steps), views.ConfidenceLine(u.steps))
+		u.stream.SetConfidence(views.ModelPs(u.st.Tokens, u.st.Steps), views.ConfidenceLine(u.st.Steps))
 	}
 }
 

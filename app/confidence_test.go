@@ -29,12 +29,12 @@ func TestConfidenceColouring(t *testing.T) {
 		t.Fatal("a legend before the colouring was asked for")
 	}
 	onUI(func() { u.setConfidence(true) })
-	ppl, ok := stats.Perplexity(u.lastRun.Steps)
+	ppl, ok := stats.Perplexity(u.st.LastRun.Steps)
 	if !ok || !strings.Contains(u.stream.Legend(), "Perplexity "+format.Sig2(ppl)) {
 		t.Fatalf("legend %q, perplexity %v (%v)", u.stream.Legend(), ppl, ok)
 	}
-	ps := views.ModelPs(u.tokens, u.steps)
-	for i, tok := range u.tokens {
+	ps := views.ModelPs(u.st.Tokens, u.st.Steps)
+	for i, tok := range u.st.Tokens {
 		if tok.Generated != (ps[i] > 0) {
 			t.Fatalf("token %d (generated %v) has p %v", i, tok.Generated, ps[i])
 		}
@@ -43,11 +43,11 @@ func TestConfidenceColouring(t *testing.T) {
 		t.Error("the View menu does not tick the colouring")
 	}
 	h.generate("The cat", 3)
-	if ppl2, _ := stats.Perplexity(u.lastRun.Steps); !strings.Contains(u.stream.Legend(), "Perplexity "+format.Sig2(ppl2)) {
+	if ppl2, _ := stats.Perplexity(u.st.LastRun.Steps); !strings.Contains(u.stream.Legend(), "Perplexity "+format.Sig2(ppl2)) {
 		t.Errorf("after the next run the legend says %q, want perplexity %s", u.stream.Legend(), format.Sig2(ppl2))
 	}
 	// File › Save run as JSON: the run, and its perplexity beside.
-	data, err := runJSON(u.lastRun)
+	data, err := runJSON(u.st.LastRun)
 	if err != nil {
 		t.Fatal(err)
 	}

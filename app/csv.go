@@ -15,12 +15,12 @@ import (
 func (u *UI) csvHead(panel string) *views.CSV {
 	d := &views.CSV{}
 	d.KV("loupe", panel)
-	d.KV("model", u.info.Name, u.info.Path)
+	d.KV("model", u.st.Info.Name, u.st.Info.Path)
 	prompt := ""
-	if u.lastRun != nil {
-		prompt = u.lastRun.Prompt
-		if len(u.lastRun.Settings.Ablate) > 0 {
-			d.KV("heads switched off (layer:head from 0)", trace.FormatHeads(u.lastRun.Settings.Ablate, 0))
+	if u.st.LastRun != nil {
+		prompt = u.st.LastRun.Prompt
+		if len(u.st.LastRun.Settings.Ablate) > 0 {
+			d.KV("heads switched off (layer:head from 0)", trace.FormatHeads(u.st.LastRun.Settings.Ablate, 0))
 		}
 	}
 	d.KV("prompt", prompt)

@@ -15,6 +15,7 @@ import (
 
 	"loupe/engine"
 	"loupe/engine/experiment"
+	"loupe/engine/fingerprint"
 	"loupe/kernels"
 	"loupe/views"
 	"loupe/viz"
@@ -22,14 +23,18 @@ import (
 
 // experimentFigure draws the last experiment's result, with the sentence
 // reading it under the figure: the export, read away from the window.
-func (u *UI) experimentFigure() viz.Figure { return u.experimentFigureWith(true) }
+func (fc *experimentRunner) experimentFigure() viz.Figure {
+	u := fc.ui
+	return u.experimentRunner.experimentFigureWith(true)
+}
 
 // experimentPanelFigure is the figure the panel shows: without the
 // sentences, which the panel writes above and below it in full (in the
 // figure they would be cut to a line at 1,366 px). It reads at about 19
 // px a bar row plus 110 px of title and axis; the two texts' figure at
 // 380 px (less drops the second text's bar).
-func (u *UI) experimentPanelFigure() viz.Figure {
+func (fc *experimentRunner) experimentPanelFigure() viz.Figure {
+	u := fc.ui
 	need := float32(0)
 	if r := u.experiment; r != nil {
 		need = float32(110 + 2*19*len(r.Points))
@@ -38,12 +43,13 @@ func (u *UI) experimentPanelFigure() viz.Figure {
 		}
 	}
 	u.experiments.SetFigureNeed(need)
-	return u.experimentFigureWith(false)
+	return u.experimentRunner.experimentFigureWith(false)
 }
 
 // experimentFigureWith draws the last result, notes: with the reading
 // sentence and where the sweep stopped under the figure.
-func (u *UI) experimentFigureWith(withNotes bool) viz.Figure {
+func (fc *experimentRunner) experimentFigureWith(withNotes bool) viz.Figure {
+	u := fc.ui
 	th := u.vizTheme()
 	r := u.experiment
 	if r == nil {
@@ -73,7 +79,8 @@ func (u *UI) experimentFigureWith(withNotes bool) viz.Figure {
 }
 
 // experimentCSV is the last experiment's points.
-func (u *UI) experimentCSV() ([]byte, error) {
+func (fc *experimentRunner) experimentCSV() ([]byte, error) {
+	u := fc.ui
 	if u.experiment == nil {
 		return nil, errors.New("no experiment has run yet")
 	}
@@ -89,35 +96,37 @@ type experimentExport struct {
 	u *UI
 }
 
-func (e experimentExport) Figure() viz.Figure { return e.u.experimentFigure() }
+func (e experimentExport) Figure() viz.Figure { return e.u.experimentRunner.experimentFigure() }
 func (e experimentExport) CSV(*views.CSV) error {
 	return errors.New("the experiments write their CSV whole")
 }
-func (e experimentExport) WholeCSV() ([]byte, error) { return e.u.experimentCSV() }
+func (e experimentExport) WholeCSV() ([]byte, error) { return e.u.experimentRunner.experimentCSV() }
 
 // saveExperiment writes the last result with what reruns it (model
 // fingerprint, options, kernel level, threads).
-func (u *UI) saveExperiment() {
-	data, err := u.experimentJSON()
+func (fc *experimentRunner) saveExperiment() {
+	u := fc.ui
+	data, err := u.experimentRunner.experimentJSON()
 	if err != nil {
 		u.fail("Could not save the experiment", err)
 		return
 	}
-	u.saveFile("Save the experiment", "loupe-experiment-"+u.experiment.What+".json", "json", data)
+	u.menus.saveFile("Save the experiment", "loupe-experiment-"+u.experiment.What+".json", "json", data)
 }
 
 // experimentJSON is the last result as a saved experiment.
-func (u *UI) experimentJSON() ([]byte, error) {
+func (fc *experimentRunner) experimentJSON() ([]byte, error) {
+	u := fc.ui
 	r := u.experiment
 	m, ok := u.backend.(*engine.Model)
 	if r == nil || !ok {
 		return nil, errors.New("run an experiment first")
 	}
-	fp, err := experiment.Fingerprint(u.info.Path)
+	fp, err := fingerprint.Of(u.st.Info.Path)
 	if err != nil {
 		return nil, err
 	}
-	rec := experiment.NewRecord(*r, u.experimentOpt, u.info.Path, fp, recordedKernels(u.experimentOpt.Kernels), m.Threads())
+	rec := experiment.NewRecord(*r, u.experimentOpt, u.st.Info.Path, fp, recordedKernels(u.experimentOpt.Kernels), m.Threads())
 	return json.MarshalIndent(rec, "", " ")
 }
 
@@ -131,7 +140,8 @@ func recordedKernels(c kernels.Choice) string {
 }
 
 // pickExperiment asks for a saved experiment and opens it.
-func (u *UI) pickExperiment() {
+func (fc *experimentRunner) pickExperiment() {
+	u := fc.ui
 	u.pick(func() (string, error) {
 		return nativedialog.File().Title("Open a saved experiment").Filter("Loupe experiment", "json").Load()
 	}, func(use func(string)) {
@@ -141,11 +151,12 @@ func (u *UI) pickExperiment() {
 				use(r.URI().Path())
 			}
 		}, u.win)
-	}, u.openExperiment)
+	}, u.experimentRunner.openExperiment)
 }
 
 // openExperiment shows a saved result and offers to rerun it.
-func (u *UI) openExperiment(path string) {
+func (fc *experimentRunner) openExperiment(path string) {
+	u := fc.ui
 	data, err := os.ReadFile(path)
 	if err == nil {
 		var rec experiment.Record
@@ -154,7 +165,7 @@ func (u *UI) openExperiment(path string) {
 			u.experiment, u.experimentRecord = &r, &rec
 			u.showTab("experiments")
 			u.experiments.Choose(rec.What)
-			u.experiments.Display(u.experimentPanelFigure(), rec.Reading, strings.Join(experimentNotes(r), "\n"))
+			u.experiments.Display(u.experimentRunner.experimentPanelFigure(), rec.Reading, strings.Join(experimentNotes(r), "\n"))
 			u.experiments.Plan.SetText(fmt.Sprintf("Saved %s on %s (%s kernels, %d threads). Re-run measures it again with the same settings and compares.",
 				rec.When.Local().Format("2006-01-02 15:04"), filepath.Base(rec.ModelPath), rec.Kernels, rec.Threads))
 			u.experiments.Rerun.Show()
@@ -166,21 +177,22 @@ func (u *UI) openExperiment(path string) {
 
 // rerunExperiment measures the opened result again: the same model
 // (checked by its fingerprint), options, kernel level and threads.
-func (u *UI) rerunExperiment() {
+func (fc *experimentRunner) rerunExperiment() {
+	u := fc.ui
 	rec := u.experimentRecord
 	m, ok := u.backend.(*engine.Model)
 	switch {
 	case rec == nil:
 		u.fail("Nothing to re-run", errors.New("open a saved experiment first"))
 		return
-	case u.running || u.loading:
+	case u.st.Running || u.loading:
 		u.experiments.Status.SetText("The model is busy: wait for it or stop it first.")
 		return
 	case !ok:
 		u.fail("No model loaded", fmt.Errorf("open %s first: the experiment reruns on it", rec.ModelPath))
 		return
 	}
-	if fp, err := experiment.Fingerprint(u.info.Path); err != nil || fp != rec.Fingerprint {
+	if fp, err := fingerprint.Of(u.st.Info.Path); err != nil || fp != rec.Fingerprint {
 		u.fail("Another model", fmt.Errorf("the experiment was measured on %s; the model open now is not that one (its files differ): open it, then re-run", rec.ModelPath))
 		return
 	}
@@ -193,5 +205,5 @@ func (u *UI) rerunExperiment() {
 		m.SetThreads(rec.Threads)
 		u.threads = rec.Threads
 	}
-	u.startExperiment(m, opt)
+	u.experimentRunner.startExperiment(m, opt)
 }

@@ -16,6 +16,9 @@ import (
 	"loupe/views"
 )
 
+// experimentRunner runs the Experiments tab's experiments and saves and opens their records.
+type experimentRunner struct{ ui *UI }
+
 // experimentList is what the Experiments panel offers, in the order a
 // lesson takes them: the two times first, then what moves each.
 var experimentList = []views.Experiment{
@@ -35,23 +38,23 @@ var experimentTitles = map[string]string{
 }
 
 // newExperiments makes the Experiments panel and wires it.
-func (u *UI) newExperiments() *views.ExperimentsPanel {
+func (fc *experimentRunner) newExperiments() *views.ExperimentsPanel {
+	u := fc.ui
 	p := views.NewExperimentsPanel(experimentList)
-	p.OnChoose = guard1(u, u.planExperiment)
-	p.OnRun = guard1(u, u.runExperiment)
+	p.OnChoose = guard1(u, u.experimentRunner.planExperiment)
+	p.OnRun = guard1(u, u.experimentRunner.runExperiment)
 	p.OnCancel = u.guard(u.stop)
-	p.OnSave = u.guard(u.saveExperiment)
-	p.OnOpen = u.guard(u.pickExperiment)
-	p.OnRerun = u.guard(u.rerunExperiment)
-	p.OnExport = guard1(u, func(f string) { u.export("experiments", f) })
-	p.Theme = u.vizTheme
+	p.OnSave = u.guard(u.experimentRunner.saveExperiment)
+	p.OnOpen = u.guard(u.experimentRunner.pickExperiment)
+	p.OnRerun = u.guard(u.experimentRunner.rerunExperiment)
 	return p
 }
 
 // experimentOptions are the settings of an experiment from the left
 // column: the prompt (two texts), and the written tokens of the two
 // texts from Max tokens; the sweeps read The Gold-Bug, as `loupe sweep`.
-func (u *UI) experimentOptions(key string) experiment.Options {
+func (fc *experimentRunner) experimentOptions(key string) experiment.Options {
+	u := fc.ui
 	opt := experiment.Options{What: key, Prompt: experiment.GoldBug}
 	if key == experiment.Texts {
 		opt.Prompt, opt.Second, opt.SecondLabel = u.controls.Prompt.Text, experiment.GoldBug, "The Gold-Bug"
@@ -64,14 +67,15 @@ func (u *UI) experimentOptions(key string) experiment.Options {
 
 // planExperiment says what the chosen experiment runs and about how long,
 // at the speeds of the last run (or guessed from the bandwidth).
-func (u *UI) planExperiment(key string) {
+func (fc *experimentRunner) planExperiment(key string) {
+	u := fc.ui
 	if u.backend == nil {
 		u.experiments.Plan.SetText("Open a model first: the experiments run on it.")
 		return
 	}
-	speeds := experiment.GuessSpeeds(u.info, u.bandwidth)
-	if n := len(u.timings); n > 0 {
-		t := u.timings[n-1]
+	speeds := experiment.GuessSpeeds(u.st.Info, u.bandwidth)
+	if n := len(u.st.Timings); n > 0 {
+		t := u.st.Timings[n-1]
 		if pre, dec := stats.Rate(t.PrefillTokens, t.PrefillSeconds), stats.Rate(t.DecodeTokens, t.DecodeSeconds); pre > 0 && dec > 0 {
 			speeds = experiment.Speeds{PrefillTokS: pre, DecodeTokS: dec}
 		}
@@ -80,18 +84,22 @@ func (u *UI) planExperiment(key string) {
 	if m, ok := u.backend.(*engine.Model); ok {
 		threads = m.Threads()
 	}
-	u.experiments.Plan.SetText(experiment.Plan(key, u.info, u.experimentOptions(key), speeds, threads))
+	u.experiments.Plan.SetText(experiment.Plan(key, u.st.Info, u.experimentRunner.experimentOptions(key), speeds, threads))
 }
 
 // runExperiment runs the chosen experiment in the background, as a
 // generation: the model does one thing at a time, and Cancel (or Esc)
 // stops it within one forward step.
-func (u *UI) runExperiment(key string) { u.runExperimentAsking(key, true) }
+func (fc *experimentRunner) runExperiment(key string) {
+	u := fc.ui
+	u.experimentRunner.runExperimentAsking(key, true)
+}
 
 // runExperimentAsking is runExperiment; ask: confirm writing the quant
 // sweep's copies first (--experiment does not ask).
-func (u *UI) runExperimentAsking(key string, ask bool) {
-	if u.running || u.loading {
+func (fc *experimentRunner) runExperimentAsking(key string, ask bool) {
+	u := fc.ui
+	if u.st.Running || u.loading {
 		u.experiments.Status.SetText("The model is busy: wait for it or stop it first.")
 		return
 	}
@@ -100,7 +108,7 @@ func (u *UI) runExperimentAsking(key string, ask bool) {
 		u.fail("No model loaded", errors.New("open a model first (File › Open model folder…): the experiments run on it"))
 		return
 	}
-	opt := u.experimentOptions(key)
+	opt := u.experimentRunner.experimentOptions(key)
 	if strings.TrimSpace(opt.Prompt) == "" {
 		u.fail("Empty prompt", errors.New("type a prompt in the box on the left: it is the first of the two texts"))
 		return
@@ -113,41 +121,43 @@ func (u *UI) runExperimentAsking(key string, ask bool) {
 	opt.Kernels = c
 	u.experimentRecord = nil
 	if key == experiment.Quant && ask {
-		u.confirmCopies(m, opt)
+		u.experimentRunner.confirmCopies(m, opt)
 		return
 	}
-	u.startExperiment(m, opt)
+	u.experimentRunner.startExperiment(m, opt)
 }
 
 // confirmCopies shows what the quant sweep writes, and where, and starts
 // it once the user agrees (nothing to write: at once). --experiment quant
 // runs without asking.
-func (u *UI) confirmCopies(m *engine.Model, opt experiment.Options) {
+func (fc *experimentRunner) confirmCopies(m *engine.Model, opt experiment.Options) {
+	u := fc.ui
 	bytes, dir, err := experiment.QuantCopies(m, "")
 	if err != nil {
 		u.fail("Quantisation", err)
 		return
 	}
 	if bytes == 0 {
-		u.startExperiment(m, opt)
+		u.experimentRunner.startExperiment(m, opt)
 		return
 	}
 	msg := fmt.Sprintf("Loupe will write Q8_0 and Q4_K_M copies of this model, %s in all, into its cache folder\n%s\n(never beside your files). Write them?",
 		format.Bytes(float64(bytes)), dir)
 	dialog.ShowConfirm("Write quantised copies?", msg, func(ok bool) {
 		defer u.rescue()
-		if ok && !u.running && !u.loading {
-			u.startExperiment(m, opt)
+		if ok && !u.st.Running && !u.loading {
+			u.experimentRunner.startExperiment(m, opt)
 		}
 	}, u.win)
 }
 
 // startExperiment runs opt on m in the background; experimentDone shows
 // the result.
-func (u *UI) startExperiment(m *engine.Model, opt experiment.Options) {
+func (fc *experimentRunner) startExperiment(m *engine.Model, opt experiment.Options) {
+	u := fc.ui
 	u.experimentOpt = opt
 	ctx, cancel := context.WithCancel(u.ctx)
-	u.cancel, u.running = cancel, true
+	u.cancel, u.st.Running = cancel, true
 	u.gen++
 	gen, bw := u.gen, u.bandwidth
 	u.controls.SetRunning(true)
@@ -165,12 +175,12 @@ func (u *UI) startExperiment(m *engine.Model, opt experiment.Options) {
 	u.wg.Add(1)
 	go func() {
 		defer u.wg.Done()
-		u.waitInspect() // the model runs one thing at a time
+		u.insideJobs.waitInspect() // the model runs one thing at a time
 		r, err := runExperimentSafely(ctx, m, opt)
 		// The cache now holds the experiment's text, not the last run's:
 		// the KV cache and Logit lens tabs must recompute theirs.
 		m.ReleaseContext()
-		u.do(func() { u.experimentDone(gen, r, err) })
+		u.do(func() { u.experimentRunner.experimentDone(gen, r, err) })
 	}()
 }
 
@@ -206,11 +216,12 @@ var experimentBandwidth = func(m perf.WeightHolder, threads, modelThreads int, w
 }
 
 // experimentDone shows the result of the experiment started as gen.
-func (u *UI) experimentDone(gen int, r experiment.Result, err error) {
+func (fc *experimentRunner) experimentDone(gen int, r experiment.Result, err error) {
+	u := fc.ui
 	if gen != u.gen {
 		return
 	}
-	u.running = false
+	u.st.Running = false
 	u.cancel()
 	u.controls.SetRunning(false)
 	u.experiments.SetRunning(false)
@@ -226,7 +237,7 @@ func (u *UI) experimentDone(gen int, r experiment.Result, err error) {
 	if err == nil {
 		u.keepExperimentRuns(r)
 		u.experiment = &r
-		u.experiments.Display(u.experimentPanelFigure(), experiment.Reading(r), strings.Join(experimentNotes(r), "\n"))
+		u.experiments.Display(u.experimentRunner.experimentPanelFigure(), experiment.Reading(r), strings.Join(experimentNotes(r), "\n"))
 		if rec := u.experimentRecord; rec != nil && !r.Cancelled {
 			u.experiments.Status.SetText("Re-run done. " + experiment.Compare(*rec, r))
 		}
@@ -257,7 +268,8 @@ func validExperiment(key string) bool {
 
 // startFlagExperiment runs --experiment once the model is loaded (and the
 // first generation, if any, has finished); true when it started one.
-func (u *UI) startFlagExperiment() bool {
+func (fc *experimentRunner) startFlagExperiment() bool {
+	u := fc.ui
 	key := u.opt.Experiment
 	if key == "" || u.experimentStarted {
 		return false
@@ -265,6 +277,6 @@ func (u *UI) startFlagExperiment() bool {
 	u.experimentStarted = true
 	u.showTab("experiments")
 	u.experiments.Choose(key)
-	u.runExperimentAsking(key, false)
-	return u.running
+	u.experimentRunner.runExperimentAsking(key, false)
+	return u.st.Running
 }

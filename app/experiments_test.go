@@ -48,8 +48,8 @@ func TestExperimentTwoTexts(t *testing.T) {
 	}
 	test.Tap(u.experiments.Run)
 	h.wait()
-	if u.experiment == nil || len(u.experiment.Points) != 2 || u.running {
-		t.Fatalf("result %+v, running %v", u.experiment, u.running)
+	if u.experiment == nil || len(u.experiment.Points) != 2 || u.st.Running {
+		t.Fatalf("result %+v, running %v", u.experiment, u.st.Running)
 	}
 	if n := u.backend.(*engine.Model).CachedTokens(); n != 0 {
 		t.Errorf("the cache claims %d tokens of the experiment's text: the KV cache tab would show them as the run's", n)
@@ -57,14 +57,14 @@ func TestExperimentTwoTexts(t *testing.T) {
 	if !strings.Contains(u.experiments.Reading.Text, "writing") || u.experiments.Figure() == nil {
 		t.Fatalf("reading %q, figure %v", u.experiments.Reading.Text, u.experiments.Figure())
 	}
-	data, err := u.render("experiments", "png")
+	data, err := u.menus.render("experiments", "png")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := png.Decode(bytes.NewReader(data)); err != nil {
 		t.Fatalf("not a PNG: %v", err)
 	}
-	if svg, err := u.render("experiments", "svg"); err != nil || !bytes.Contains(svg, []byte("<svg")) {
+	if svg, err := u.menus.render("experiments", "svg"); err != nil || !bytes.Contains(svg, []byte("<svg")) {
 		t.Fatalf("svg: %v", err)
 	}
 	csv, err := u.csvData("experiments")
@@ -79,21 +79,21 @@ func TestExperimentCancels(t *testing.T) {
 	u := h.u
 	onUI(func() {
 		u.experiments.Choose(experiment.Context)
-		u.runExperiment(experiment.Context)
-		if !u.running || u.experiments.Cancel.Disabled() {
-			t.Errorf("running %v, Cancel disabled %v", u.running, u.experiments.Cancel.Disabled())
+		u.experimentRunner.runExperiment(experiment.Context)
+		if !u.st.Running || u.experiments.Cancel.Disabled() {
+			t.Errorf("running %v, Cancel disabled %v", u.st.Running, u.experiments.Cancel.Disabled())
 		}
 		test.Tap(u.experiments.Cancel)
 	})
 	h.wait()
-	if u.running || u.experiment == nil || !u.experiment.Cancelled {
-		t.Fatalf("running %v, result %+v", u.running, u.experiment)
+	if u.st.Running || u.experiment == nil || !u.experiment.Cancelled {
+		t.Fatalf("running %v, result %+v", u.st.Running, u.experiment)
 	}
 	if !strings.Contains(u.experiments.Status.Text, "Cancelled") || u.experiments.Run.Disabled() {
 		t.Fatalf("status %q, Run disabled %v", u.experiments.Status.Text, u.experiments.Run.Disabled())
 	}
 	h.generate("My cat", 2)
-	if u.lastRun == nil {
+	if u.st.LastRun == nil {
 		t.Fatal("no generation after the cancelled experiment")
 	}
 }
@@ -103,9 +103,9 @@ func TestExperimentCancels(t *testing.T) {
 func TestExperimentSaveOpenRerun(t *testing.T) {
 	h := experimentHarness(t)
 	u := h.u
-	onUI(func() { u.runExperiment(experiment.Threads) })
+	onUI(func() { u.experimentRunner.runExperiment(experiment.Threads) })
 	h.wait()
-	data, err := u.experimentJSON()
+	data, err := u.experimentRunner.experimentJSON()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestExperimentSaveOpenRerun(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	onUI(func() { u.experiment = nil; u.openExperiment(path) })
+	onUI(func() { u.experiment = nil; u.experimentRunner.openExperiment(path) })
 	if u.experiment == nil || u.experimentRecord == nil || !u.experiments.Rerun.Visible() {
 		t.Fatalf("opened %v, record %v", u.experiment, u.experimentRecord)
 	}
@@ -122,7 +122,7 @@ func TestExperimentSaveOpenRerun(t *testing.T) {
 	arith := kernels.Arithmetic()
 	defer kernels.Use(kernels.Current())
 	kernels.SetLevel(kernels.Generic)
-	onUI(u.rerunExperiment)
+	onUI(u.experimentRunner.rerunExperiment)
 	h.wait()
 	if kernels.Arithmetic() != arith {
 		t.Errorf("the rerun computes %q, the experiment %q (recorded kernels %q)", kernels.Arithmetic(), arith, u.experimentRecord.Kernels)
@@ -144,8 +144,8 @@ func TestExperimentQuantAsksFirst(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	h := experimentHarness(t)
 	u := h.u
-	onUI(func() { u.runExperiment(experiment.Quant) })
-	if u.running {
+	onUI(func() { u.experimentRunner.runExperiment(experiment.Quant) })
+	if u.st.Running {
 		t.Fatal("the copies are being written before the user said yes")
 	}
 	if u.win.Canvas().Overlays().Top() == nil {
@@ -163,18 +163,18 @@ func TestExperimentRunsJoinHistory(t *testing.T) {
 	h := experimentHarness(t)
 	u := h.u
 	h.generate("My cat is purple.", 3)
-	mine := u.lastRun
+	mine := u.st.LastRun
 	u.controls.MaxTokens.SetText("3")
-	onUI(func() { u.runExperiment(experiment.Texts) })
+	onUI(func() { u.experimentRunner.runExperiment(experiment.Texts) })
 	h.wait()
-	if n := len(u.cmp.runs); n != 3 || u.cmp.runs[1].Origin != "your prompt (two-texts experiment)" ||
-		u.cmp.runs[2].Origin != "The Gold-Bug (two-texts experiment)" || u.lastRun != mine {
-		t.Fatalf("history of %d runs %v; the stream's run changed: %v", n, origins(u.cmp.runs), u.lastRun != mine)
+	if n := len(u.st.Runs); n != 3 || u.st.Runs[1].Origin != "your prompt (two-texts experiment)" ||
+		u.st.Runs[2].Origin != "The Gold-Bug (two-texts experiment)" || u.st.LastRun != mine {
+		t.Fatalf("history of %d runs %v; the stream's run changed: %v", n, origins(u.st.Runs), u.st.LastRun != mine)
 	}
 	onUI(func() {
-		opt := u.experimentOptions(experiment.Quant)
+		opt := u.experimentRunner.experimentOptions(experiment.Quant)
 		opt.PromptTokens, opt.DecodeTokens = 16, 4 // the copies' runs in seconds
-		u.startExperiment(u.backend.(*engine.Model), opt)
+		u.experimentRunner.startExperiment(u.backend.(*engine.Model), opt)
 	})
 	select {
 	case <-h.idle:
@@ -184,13 +184,13 @@ func TestExperimentRunsJoinHistory(t *testing.T) {
 	if u.experiment == nil || len(u.experiment.Points) != 3 {
 		t.Fatalf("quant result %+v", u.experiment)
 	}
-	c := u.cmp
-	if len(c.runs) != 6 || c.a != 3 || c.b != 5 {
-		t.Fatalf("history %v, pair %d, %d: want the original (run 4) and the Q4_K_M copy (run 6)", origins(c.runs), c.a, c.b)
+	c := u.st
+	if len(c.Runs) != 6 || c.A != 3 || c.B != 5 {
+		t.Fatalf("history %v, pair %d, %d: want the original (run 4) and the Q4_K_M copy (run 6)", origins(c.Runs), c.A, c.B)
 	}
-	a, b := c.runs[c.a], c.runs[c.b]
-	if a.Origin != "bf16 (quantisation experiment)" || b.Origin != "q4_k_m (quantisation experiment)" || !strings.Contains(c.kind, "the model") {
-		t.Errorf("pair %q vs %q, kind %q", a.Origin, b.Origin, c.kind)
+	a, b := c.Runs[c.A], c.Runs[c.B]
+	if a.Origin != "bf16 (quantisation experiment)" || b.Origin != "q4_k_m (quantisation experiment)" || !strings.Contains(c.Kind, "the model") {
+		t.Errorf("pair %q vs %q, kind %q", a.Origin, b.Origin, c.Kind)
 	}
 	if l := views.RunLabel(5, b, 0); !strings.Contains(l, "q4_k_m (quantisation experiment)") {
 		t.Errorf("history label %q does not name the experiment", l)

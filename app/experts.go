@@ -11,16 +11,10 @@ import (
 // (masked out of the router) or fewer experts per token, as run B of a
 // comparison — the head switch's twin for mixture-of-experts models.
 
-// counterfactual reports whether a run changed the model: heads or
-// experts switched off, or fewer experts per token.
-func counterfactual(s trace.Settings) bool {
-	return len(s.Ablate) > 0 || len(s.DisableExperts) > 0 || s.TopKExperts > 0
-}
-
 // switchExpertsOff reruns run A with the Experts panel's experts switched
 // off and its experts per token.
 func (u *UI) switchExpertsOff() {
-	if u.running || u.loading {
+	if u.st.Running || u.loading {
 		u.controls.Status.SetText("Wait for the current run to finish, then switch the experts off.")
 		return
 	}
@@ -33,18 +27,18 @@ func (u *UI) switchExpertsOff() {
 		u.fail("No experts chosen", errors.New("click cells of the map, type layer:expert pairs, or choose fewer experts per token"))
 		return
 	}
-	if err := checkExperts(off, k, u.info, u.headBase()); err != nil {
+	if err := checkExperts(off, k, u.st.Info, u.headBase()); err != nil {
 		u.fail("Experts out of range", err)
 		return
 	}
-	a, err := u.baseRun()
+	a, err := u.st.BaseRun()
 	if err != nil {
 		u.fail("Nothing to rerun", err)
 		return
 	}
 	s := a.Settings
 	s.DisableExperts, s.TopKExperts = off, k
-	u.rerun(a, a.Prompt, s, expertsKind(off, k, u.info, u.headBase()))
+	u.rerun(a, a.Prompt, s, expertsKind(off, k, u.st.Info, u.headBase()))
 }
 
 // checkExperts refuses experts outside the model (numbered from base in

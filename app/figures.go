@@ -20,7 +20,7 @@ func (u *UI) vizTheme() viz.Theme {
 	if u.variant() == theme.VariantLight {
 		th = viz.Light()
 	}
-	th.Count = views.Numbers // View › Count layers and heads, exports included
+	th.Count = u.st.Count // View › Count layers and heads, exports included
 	return th
 }
 
@@ -38,15 +38,11 @@ func (u *UI) figure(panel string) (viz.Figure, bool) {
 // exportersByName are the panels by the names the exports and --export
 // use; each exports itself.
 func (u *UI) exportersByName() map[string]views.Exporter {
-	in := u.inside
-	for _, th := range []*func() viz.Theme{&u.attn.Theme, &u.next.Theme, &u.timing.Theme, &u.model.Theme, &u.mlp.Theme,
-		&u.deltaNet.Theme, &u.experts.Theme, &in.embed.Theme, &in.kv.Theme, &in.lens.Theme, &in.sampler.Theme} {
-		*th = u.vizTheme
+	exports := map[string]views.Exporter{"head": u.attn.HeadExport()}
+	for _, p := range u.panels {
+		exports[p.Name()] = p
 	}
-	return map[string]views.Exporter{"attention": u.attn, "head": u.attn.HeadExport(), "next-token": u.next,
-		"timing": u.timing, "model": u.model, "mlp": u.mlp, "deltanet": u.deltaNet, "experts": u.experts, "compare": u.compare,
-		"embedding": in.embed, "kv-cache": in.kv, "logit-lens": in.lens, "sampler": in.sampler,
-		"experiments": experimentExport{u.experiments, u}}
+	return exports
 }
 
 // renderFigure encodes a figure as PNG or SVG.

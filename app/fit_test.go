@@ -164,7 +164,7 @@ func TestWindowFitsChatWithThinking(t *testing.T) {
 
 func TestWindowFitsCompare(t *testing.T) {
 	h := skewHarness(t)
-	h.u.cmp.heads = []trace.Head{hd(1, 2), hd(3, 0), hd(2, 5), hd(0, 1)}
+	h.u.st.Heads = []trace.Head{hd(1, 2), hd(3, 0), hd(2, 5), hd(0, 1)}
 	h.u.switchOff()
 	h.wait()
 	for _, s := range screens {
@@ -200,10 +200,10 @@ func TestHeadsRowKeepsItsHeight(t *testing.T) {
 	h.generate("My cat is purple . But my", 3)
 	onUI(func() {
 		h.u.win.Resize(screens[0])
-		h.u.cmp.heads = nil
+		h.u.st.Heads = nil
 		h.u.showHeads(true)
 		before := h.u.bar.Box.MinSize().Height
-		h.u.cmp.heads = []trace.Head{hd(0, 1), hd(1, 2)}
+		h.u.st.Heads = []trace.Head{hd(0, 1), hd(1, 2)}
 		h.u.showHeads(true)
 		if got := h.u.bar.Box.MinSize().Height; got != before {
 			t.Errorf("the heads bar is %v high with the how-to, %v with two heads selected", before, got)
@@ -220,15 +220,15 @@ func TestHeadsRowKeepsItsHeight(t *testing.T) {
 func TestWindowFitsProjectorMode(t *testing.T) {
 	h := newHarness(t, Options{})
 	h.generate("My cat is purple . But my", 12)
-	onUI(func() { h.u.setProjector(true) })
+	onUI(func() { h.u.lessonMode.setProjector(true) })
 	for _, s := range screens {
 		assertFits(t, h.u, s, "projector mode")
 	}
-	onUI(func() { h.u.openLesson() })
+	onUI(func() { h.u.lessonMode.openLesson() })
 	for _, s := range screens {
 		assertFits(t, h.u, s, "projector mode with the lesson card")
 	}
-	onUI(func() { h.u.closeLesson(); h.u.setProjector(false) })
+	onUI(func() { h.u.lessonMode.closeLesson(); h.u.lessonMode.setProjector(false) })
 }
 
 // The lesson card outside projector mode fits as well: it must not add its
@@ -236,11 +236,11 @@ func TestWindowFitsProjectorMode(t *testing.T) {
 func TestWindowFitsLessonCard(t *testing.T) {
 	h := newHarness(t, Options{})
 	h.generate("My cat is purple . But my", 12)
-	onUI(func() { h.u.openLesson() })
+	onUI(func() { h.u.lessonMode.openLesson() })
 	for _, s := range screens {
 		assertFits(t, h.u, s, "the lesson card")
 	}
-	onUI(h.u.closeLesson)
+	onUI(h.u.lessonMode.closeLesson)
 }
 
 // A reopened session (two runs, a comparison, an open head) fits too.
@@ -253,12 +253,12 @@ func TestWindowFitsOpenedSession(t *testing.T) {
 	info := func(i *trace.ModelInfo) { i.Path = model }
 	h := newHarness(t, Options{Model: model})
 	h.fake.info = info
-	h.u.info = h.fake.Info()
+	h.u.st.Info = h.fake.Info()
 	h.generate(strings.Repeat("My cat is purple . But my friends tell me ", 8), 60)
-	h.u.cmp.heads = []trace.Head{hd(1, 2), hd(3, 0)}
+	h.u.st.Heads = []trace.Head{hd(1, 2), hd(3, 0)}
 	h.u.switchOff()
 	h.wait()
-	s, err := h.u.session()
+	s, err := h.u.sessionFile.session()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,8 +268,8 @@ func TestWindowFitsOpenedSession(t *testing.T) {
 
 	h2 := newHarness(t, Options{Model: model})
 	h2.fake.info = info
-	h2.u.info = h2.fake.Info()
-	h2.u.openSession(path)
+	h2.u.st.Info = h2.fake.Info()
+	h2.u.sessionFile.openSession(path)
 	h2.wait() // A
 	h2.wait() // B
 	if _, ok := h2.u.compare.Comparison(); !ok {

@@ -22,12 +22,12 @@ func (u *UI) flagExperiments() {
 			u.flagExperiments()
 		}
 	}
-	if !u.cmp.flagged && u.lastRun != nil {
+	if !u.cmp.flagged && u.st.LastRun != nil {
 		// The experiments look from the last prompt token, as the article does.
 		u.cmp.flagged = true
-		u.follow = false
-		u.stream.Select(stats.PromptLen(u.lastRun) - 1)
-		if src := sourcePos(u.lastRun, u.opt.Source); src >= 0 {
+		u.st.Follow = false
+		u.stream.Select(stats.PromptLen(u.st.LastRun) - 1)
+		if src := sourcePos(u.st.LastRun, u.opt.Source); src >= 0 {
 			u.stream.Choose(src)
 		} else if u.opt.Source != "" {
 			u.controls.Status.SetText(fmt.Sprintf("--source %q is neither a position of the prompt nor a word in it: the strongest source is used.", u.opt.Source))
@@ -40,7 +40,7 @@ func (u *UI) flagExperiments() {
 			u.fail("--ablate", err)
 			return
 		}
-		if u.running {
+		if u.st.Running {
 			u.cmp.then = next
 		}
 		return
@@ -53,20 +53,20 @@ func (u *UI) flagExperiments() {
 			u.fail("--disable-experts", err)
 			return
 		}
-		u.experts.Display(u.info, u.tokens, u.steps, u.query)
+		u.experts.Display(u.st.Info, u.st.Tokens, u.st.Steps, u.st.Query)
 		u.experts.Off.SetText(trace.FormatExperts(off, u.headBase()))
 		if k > 0 {
 			u.experts.TopK.SetSelected(fmt.Sprint(k))
 		}
 		u.switchExpertsOff()
-		if u.running {
+		if u.st.Running {
 			u.cmp.then = next
 		}
 		return
 	}
 	if v := u.opt.Variant; v != "" {
 		u.opt.Variant = ""
-		a, err := u.baseRun()
+		a, err := u.st.BaseRun()
 		if err != nil {
 			u.fail("--variant", err)
 			return
@@ -98,12 +98,12 @@ func (u *UI) ablateSpec(spec string) error {
 	}
 	hs, err := trace.ParseHeads(spec, 0)
 	if err == nil {
-		err = trace.CheckHeads(hs, u.info.Layers, u.info.Heads, 0)
+		err = trace.CheckHeads(hs, u.st.Info.Layers, u.st.Info.Heads, 0)
 	}
 	if err != nil {
 		return err
 	}
-	u.cmp.heads = hs
+	u.st.Heads = hs
 	u.showHeads(true)
 	u.switchOff()
 	return nil

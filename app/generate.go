@@ -39,7 +39,7 @@ func timeAfter(seconds int) <-chan time.Time { return time.After(time.Duration(s
 // generate starts a generation with the prompt and settings of the left
 // column. It refuses, with a dialog saying why, when it cannot.
 func (u *UI) generate() {
-	if u.running || u.postpone() {
+	if u.st.Running || u.postpone() {
 		return
 	}
 	if u.backend == nil {
@@ -54,7 +54,7 @@ func (u *UI) generate() {
 		u.backend.SetThreads(s.Threads) // rebuilds the worker pool: only on a change
 		u.threads = s.Threads
 	}
-	req, _, ids, err := u.chatTurn(prompt)
+	req, _, ids, err := u.chatArea.chatTurn(prompt)
 	if err != nil {
 		u.fail("Chat template", err)
 		return
@@ -66,11 +66,11 @@ func (u *UI) generate() {
 		u.fail("Empty prompt", errors.New("the prompt gives no tokens"))
 		return
 	}
-	u.saveKnobs()
+	u.knobs.saveKnobs()
 	if views.NeedsLargeFont(prompt) && views.DrawLargeFonts(true) {
 		u.dirty = true // the stream's earlier tokens may now draw what they wrote U+XXXX
 	}
-	u.model.Display(u.info, cpuLine(), modelKernelLine(u.backend))
+	u.model.Display(u.st.Info, cpuLine(), modelKernelLine(u.backend))
 	u.pending = req
 	u.begin(prompt, ids, s)
 }
@@ -116,33 +116,33 @@ func (u *UI) readSettings() (trace.Settings, string, bool) {
 
 // begin resets the session to the prompt's tokens and starts the worker.
 func (u *UI) begin(prompt string, ids []int, s trace.Settings) {
-	u.tokens = promptTokens(u.backend, ids)
-	u.flagTokens(u.tokens)
+	u.st.Tokens = promptTokens(u.backend, ids)
+	u.chatArea.flagTokens(u.st.Tokens)
 	req := u.pending
 	u.pending = nil
-	u.slimHistory()
-	u.steps, u.attention, u.mlps = nil, nil, nil
-	u.live = trace.Timing{}
+	u.host.slimHistory()
+	u.st.Steps, u.st.Attention, u.st.MLPs = nil, nil, nil
+	u.st.Live = trace.Timing{}
 	u.maxTokens = s.MaxTokens
-	u.stream.SetTokens(u.tokens)
-	u.query, u.source, u.follow, u.dirty = len(ids)-1, -1, true, true
-	u.stream.SetSelected(u.query)
+	u.stream.SetTokens(u.st.Tokens)
+	u.st.Query, u.st.Source, u.st.Follow, u.dirty = len(ids)-1, -1, true, true
+	u.stream.SetSelected(u.st.Query)
 	u.stream.SetSource(-1)
 	u.attn.ResetHover() // it named a cell of the previous run
 	u.rememberPrompt(prompt)
 	ctx, cancel := context.WithCancel(u.ctx)
 	u.cancel = cancel
-	u.running = true
-	u.lessonRunStarted()
+	u.st.Running = true
+	u.lessonMode.lessonRunStarted()
 	u.gen++
-	u.inside.settings = s
+	u.st.Settings = s
 	u.controls.SetRunning(true)
-	u.showCeiling() // no re-measuring while the engine runs
+	u.host.showCeiling() // no re-measuring while the engine runs
 	u.controls.Status.SetText(fmt.Sprintf("Reading the prompt: %d tokens…", len(ids)))
 	u.runStart, u.runCPU = time.Now(), perf.ProcessCPUSeconds()
-	opt := generateOptions(s, u.info, len(ids))
+	opt := generateOptions(s, u.st.Info, len(ids))
 	opt.Kernels = kernels.Current() // the window's: readSettings applied it
-	u.mem.forRun(u.info, len(ids), s.MaxTokens, opt)
+	u.mem.forRun(u.st.Info, len(ids), s.MaxTokens, opt)
 	var painted <-chan struct{}
 	if u.frames != nil {
 		painted = u.frames.arm()
@@ -156,7 +156,7 @@ func (u *UI) begin(prompt string, ids []int, s trace.Settings) {
 // handed to the UI in batches, paced by what drawing them costs (events).
 func (u *UI) work(ctx context.Context, gen int, b Backend, req *chatRequest, prompt string, nPrompt int, opt engine.GenerateOptions, painted <-chan struct{}) {
 	defer u.wg.Done()
-	u.waitInspect() // the model runs one thing at a time
+	u.insideJobs.waitInspect() // the model runs one thing at a time
 	u.awaitFrame(ctx, painted)
 	var run *trace.Run
 	var err error
@@ -214,9 +214,9 @@ func (u *UI) deliver(gen int, evs *events) {
 	for _, ev := range batch {
 		u.onEvent(gen, ev)
 	}
-	u.attention = trace.TrimAttention(u.attention, liveAttnBudget, u.pinnedAttention())
+	u.st.Attention = trace.TrimAttention(u.st.Attention, liveAttnBudget, u.pinnedAttention())
 	u.refreshPanels()
-	if len(u.steps) > 0 {
+	if len(u.st.Steps) > 0 {
 		u.mem.decoding()
 	}
 	u.mem.keepHeadroom()
@@ -224,7 +224,7 @@ func (u *UI) deliver(gen int, evs *events) {
 
 // stop cancels the running generation; the engine answers within a token.
 func (u *UI) stop() {
-	if u.running && u.cancel != nil {
+	if u.st.Running && u.cancel != nil {
 		u.cancel()
 		u.controls.Status.SetText("Stopping…")
 	}

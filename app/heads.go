@@ -3,7 +3,6 @@ package app
 import (
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -18,12 +17,7 @@ import (
 
 // toggleHead adds a head to, or removes it from, the heads to switch off.
 func (u *UI) toggleHead(l, h int) {
-	hd := trace.Head{Layer: l, Head: h}
-	if i := slices.Index(u.cmp.heads, hd); i >= 0 {
-		u.cmp.heads = slices.Delete(u.cmp.heads, i, i+1)
-	} else {
-		u.cmp.heads = append(u.cmp.heads, hd)
-	}
+	u.st.ToggleHead(trace.Head{Layer: l, Head: h})
 	u.showHeads(true)
 }
 
@@ -32,11 +26,11 @@ func (u *UI) toggleHead(l, h int) {
 func (u *UI) showHeads(field bool) {
 	if field {
 		u.cmp.quiet = true
-		u.bar.Heads.SetText(trace.FormatHeads(u.cmp.heads, u.headBase()))
+		u.bar.Heads.SetText(trace.FormatHeads(u.st.Heads, u.headBase()))
 		u.cmp.quiet = false
 	}
-	u.attn.SetSelectedHeads(u.cmp.heads)
-	u.bar.Help.SetText(views.HeadsHelp(len(u.cmp.heads), u.headBase()))
+	u.attn.SetSelectedHeads(u.st.Heads)
+	u.bar.Help.SetText(views.HeadsHelp(len(u.st.Heads), u.headBase()))
 }
 
 // headsTyped reads the heads field as the user types; a half-typed list
@@ -51,12 +45,12 @@ func (u *UI) headsTyped(text string) {
 		return
 	}
 	if u.backend != nil {
-		if err := trace.CheckHeads(hs, u.info.Layers, u.info.Heads, u.headBase()); err != nil {
+		if err := trace.CheckHeads(hs, u.st.Info.Layers, u.st.Info.Heads, u.headBase()); err != nil {
 			u.bar.Help.SetText(err.Error())
 			return
 		}
 	}
-	u.cmp.heads = hs
+	u.st.Heads = hs
 	u.showHeads(false)
 }
 
@@ -78,19 +72,19 @@ func (u *UI) presetTop() {
 	if !ok {
 		return
 	}
-	q := u.query
-	a, ok := stats.AttentionAt(u.attention, q)
+	q := u.st.Query
+	a, ok := stats.AttentionAt(u.st.Attention, q)
 	if !ok {
-		a, ok = stats.AttentionAt(u.attention, stats.LastCaptured(u.attention, q))
+		a, ok = stats.AttentionAt(u.st.Attention, stats.LastCaptured(u.st.Attention, q))
 	}
 	if !ok {
 		u.fail("No attention", errors.New("select a token whose attention was captured (the last prompt token always is)"))
 		return
 	}
 	src := u.attn.Source()
-	u.cmp.heads = stats.TopHeads(stats.SourceGrid(a, src), n)
+	u.st.Heads = stats.TopHeads(stats.SourceGrid(a, src), n)
 	u.showHeads(true)
-	note := views.TopHeadsNote(n, u.tokens, src, a.QueryPos)
+	note := views.TopHeadsNote(n, u.st.Tokens, src, a.QueryPos)
 	u.bar.Help.SetText(note)
 	u.switchOffWith(note)
 }
@@ -111,7 +105,7 @@ func (u *UI) presetRandom() {
 		u.fail("No model loaded", errors.New("open a model folder first"))
 		return
 	}
-	u.cmp.heads = randomAttentionHeads(u.info, n, seed)
+	u.st.Heads = randomAttentionHeads(u.st.Info, n, seed)
 	u.showHeads(true)
 	note := views.RandomHeadsNote(n, seed)
 	u.bar.Help.SetText(note)

@@ -8,9 +8,13 @@ import (
 	"fyne.io/fyne/v2"
 
 	"loupe/engine"
+	"loupe/session"
 	"loupe/trace"
 	"loupe/views"
 )
+
+// insideJobs fill the Embedding, KV cache, Logit lens and Sampler tabs and recompute, once a run is over, what it did not capture.
+type insideJobs struct{ ui *UI }
 
 // Inspector is what the Embedding, KV cache and Logit lens panels need
 // from the model, besides Backend; *engine.Model has it. The window and
@@ -38,8 +42,6 @@ type inside struct {
 	lens    *views.LogitLensPanel
 	sampler *views.SamplerPanel
 
-	settings trace.Settings // of the run shown
-
 	mu     sync.Mutex // guards cancel, done and last (work() waits from its goroutine)
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -60,12 +62,9 @@ type jobKey struct {
 
 // newInside makes the panels; export names: embedding, kv-cache,
 // logit-lens, sampler.
-func (u *UI) newInside() *inside {
+func (fc *insideJobs) newInside() *inside {
+	u := fc.ui
 	in := &inside{embed: views.NewEmbeddingPanel(), kv: views.NewKVCachePanel(), lens: views.NewLogitLensPanel(), sampler: views.NewSamplerPanel()}
-	in.embed.OnExport = guard1(u, func(f string) { u.export("embedding", f) })
-	in.kv.OnExport = guard1(u, func(f string) { u.export("kv-cache", f) })
-	in.lens.OnExport = guard1(u, func(f string) { u.export("logit-lens", f) })
-	in.sampler.OnExport = guard1(u, func(f string) { u.export("sampler", f) })
 	in.kv.OnChoose = func(int, int) { defer u.rescue(); u.dirty = true; u.refreshPanels() }
 	in.pending.pos, in.shown.pos = -2, -2
 	return in
@@ -82,107 +81,65 @@ func (in *inside) tabs() []struct {
 	}{{"embedding", in.embed}, {"kv-cache", in.kv}, {"logit-lens", in.lens}, {"sampler", in.sampler}}
 }
 
-// selected reports whether obj is the tab on screen.
-func (u *UI) selected(obj fyne.CanvasObject) bool {
-	return u.tabs.Selected() != nil && u.tabs.Selected().Content == obj
-}
-
-// refreshInside redraws the panel on screen among these, and the attention
-// of a position the run did not capture (recomputed by Inspect).
-func (u *UI) refreshInside() {
-	in, q := u.inside, u.query
-	if q < 0 || q >= len(u.tokens) {
-		return
-	}
-	if u.lastRun != nil && !u.running {
-		in.settings = u.lastRun.Settings
-	}
-	insp, _ := u.backend.(Inspector)
-	tok := u.tokens[q]
+// startJobs asks the model for what the KV cache and Logit lens tabs
+// show and the run did not record, once the run is over, and for the
+// attention or MLP of a position it did not capture.
+func (fc *insideJobs) startJobs(v session.View) {
+	u := fc.ui
+	in, q := u.inside, v.Query
+	l, g := in.kv.Chosen()
 	switch {
-	case u.selected(in.embed):
-		var row []float32
-		if insp != nil {
-			row = insp.Embedding(tok.ID) // read-only weights: safe beside a generation
-		}
-		in.embed.Display(tok, row, u.info.Vocab, u.info.TiedEmbeddings)
-	case u.selected(in.sampler):
-		in.sampler.Display(u.tokens, u.steps, q, in.settings)
-	case u.selected(in.kv):
-		in.kv.SetModel(u.info)
-		in.kv.SetLive(max(0, len(u.tokens)-1), u.running)
-		l, g := in.kv.Chosen()
-		switch {
-		case u.running:
-			in.kv.Display(u.tokens, trace.KVRows{})
-			in.kv.Title.SetText("The keys and values are read when the generation ends (the model is busy writing them).")
-		case in.shown.run == u.lastRun && in.shown.layer == l && in.shown.kvHead == g && len(in.rows.Keys) > 0:
-			in.kv.Display(u.tokens, in.rows)
-		default:
-			u.startJob(jobKey{run: u.lastRun, pos: -1, layer: l, kvHead: g})
-		}
-	case u.selected(in.lens):
-		choice := -1 // the token chosen after q; none after the last one: the lens's own top
-		for _, s := range u.steps {
-			if s.Pos == q+1 {
-				choice = s.Chosen.ID
-			}
-		}
-		switch {
-		case u.running:
-			in.lens.Waiting("The logit lens is computed when the generation ends: the model is busy.")
-		case in.result != nil && in.shown.run == u.lastRun && in.result.Pos == q:
-			in.lens.Display(tok, in.result.Lens, choice)
-		case in.err != nil && in.shown.run == u.lastRun && in.shown.pos == q:
-			in.lens.Waiting("Could not compute the logit lens: " + in.err.Error())
-		default:
-			in.lens.Waiting(fmt.Sprintf("Computing the logit lens of position %d (one step of the model)…", q))
-			l, g := in.kv.Chosen()
-			u.startJob(jobKey{run: u.lastRun, pos: q, layer: l, kvHead: g})
-		}
+	case v.Running:
+	case u.selected(in.kv) && !v.Inspected.HasRows(u.st.LastRun, l, g):
+		fc.startJob(jobKey{run: u.st.LastRun, pos: -1, layer: l, kvHead: g})
+	case u.selected(in.lens) && !v.Inspected.Has(u.st.LastRun, q) && !v.Inspected.Failed(u.st.LastRun, q):
+		fc.startJob(jobKey{run: u.st.LastRun, pos: q, layer: l, kvHead: g})
 	}
-	u.attentionOnDemand(q)
-	u.mlpOnDemand(q)
+	fc.attentionOnDemand(q)
+	fc.mlpOnDemand(q)
 }
 
 // onDemand reports whether a position the run did not capture can be
 // recomputed now: the run is over and the model can Inspect.
-func (u *UI) onDemand() bool {
+func (fc *insideJobs) onDemand() bool {
+	u := fc.ui
 	_, ok := u.backend.(Inspector)
-	return ok && inspectJobs && !u.running && u.lastRun != nil
+	return ok && inspectJobs && !u.st.Running && u.st.LastRun != nil
 }
 
 // mlpOnDemand shows, on the MLP tab, the values of a position the run did
 // not capture (the newest token, or one past the capture budget),
 // recomputed by Inspect once the run is over.
-func (u *UI) mlpOnDemand(q int) {
+func (fc *insideJobs) mlpOnDemand(q int) {
+	u := fc.ui
 	in := u.inside
-	if _, ok := u.mlp.Shown(); ok || !u.selected(u.mlp) || !u.onDemand() {
+	if _, ok := u.mlp.Shown(); ok || !u.selected(u.mlp) || !u.insideJobs.onDemand() {
 		return
 	}
-	if in.result != nil && in.shown.run == u.lastRun && in.result.Pos == q {
-		u.mlp.Display(u.tokens, append(append([]trace.MLP(nil), u.mlps...), in.result.MLP...), u.info.Layers, q)
+	if in.result != nil && in.shown.run == u.st.LastRun && in.result.Pos == q {
+		u.mlp.Display(u.st.Tokens, append(append([]trace.MLP(nil), u.st.MLPs...), in.result.MLP...), u.st.Info.Layers, q)
 		if _, ok := u.mlp.Shown(); ok {
 			u.mlp.Title.SetText(u.mlp.Title.Text + " — recomputed on demand")
 		}
 		return
 	}
 	l, g := in.kv.Chosen()
-	u.startJob(jobKey{run: u.lastRun, pos: q, layer: l, kvHead: g})
+	u.insideJobs.startJob(jobKey{run: u.st.LastRun, pos: q, layer: l, kvHead: g})
 	u.mlp.Title.SetText(fmt.Sprintf("Computing the MLP of position %d (one step of the model against the cache)…", q))
 }
 
 // attentionOnDemand shows, on the Attention tab, the attention of a
 // position the run did not capture, recomputed by Inspect once the run is
 // over: any prompt position, whatever the prompt's length.
-func (u *UI) attentionOnDemand(q int) {
+func (fc *insideJobs) attentionOnDemand(q int) {
+	u := fc.ui
 	in := u.inside
-	if u.running || u.attn.HasData() || !u.selected(u.attnTab()) {
+	if u.st.Running || u.attn.HasData() || !u.selected(u.attn.Object()) {
 		return
 	}
-	if in.result != nil && in.shown.run == u.lastRun && in.result.Pos == q {
-		att := append(append([]trace.Attention(nil), u.attention...), in.result.Attention)
-		u.attn.Display(u.info, u.tokens, att, q, u.source)
+	if in.result != nil && in.shown.run == u.st.LastRun && in.result.Pos == q {
+		att := append(append([]trace.Attention(nil), u.st.Attention...), in.result.Attention)
+		u.attn.Display(u.st.Info, u.st.Tokens, att, q, u.st.Source)
 		if u.attn.HasData() {
 			u.attn.Title.SetText(u.attn.Title.Text + " — recomputed on demand")
 			if u.attn.Source() != u.stream.Source() {
@@ -191,17 +148,9 @@ func (u *UI) attentionOnDemand(q int) {
 		}
 		return
 	}
-	if _, ok := u.backend.(Inspector); ok && u.lastRun != nil {
+	if _, ok := u.backend.(Inspector); ok && u.st.LastRun != nil {
 		l, g := in.kv.Chosen()
-		u.startJob(jobKey{run: u.lastRun, pos: q, layer: l, kvHead: g})
+		u.insideJobs.startJob(jobKey{run: u.st.LastRun, pos: q, layer: l, kvHead: g})
 		u.attn.Title.SetText(fmt.Sprintf("Computing the attention of position %d (one step of the model against the cache)…", q))
 	}
-}
-
-// attnTab is the Attention tab's content.
-func (u *UI) attnTab() fyne.CanvasObject {
-	if len(u.tabs.Items) == 0 {
-		return nil
-	}
-	return u.tabs.Items[0].Content
 }

@@ -83,19 +83,19 @@ func TestInsideTabs(t *testing.T) {
 	h := engineHarness(t, dir)
 	h.generate("ROMEO:\nBut soft, what light", 4)
 	h.settleJobs()
-	run := h.u.lastRun
+	run := h.u.st.LastRun
 	prompt := firstGenerated(run.Tokens)
 	in := h.u.inside
 	h.selectToken(prompt - 1)
 
 	h.show("embedding")
 	tok, values := in.embed.Values()
-	if tok.Pos != prompt-1 || len(values) != h.u.info.Hidden || !strings.Contains(in.embed.Shape.Text, "of "+format.Thousands(h.u.info.Vocab)) {
+	if tok.Pos != prompt-1 || len(values) != h.u.st.Info.Hidden || !strings.Contains(in.embed.Shape.Text, "of "+format.Thousands(h.u.st.Info.Vocab)) {
 		t.Errorf("embedding: %+v, %d numbers, %q", tok, len(values), in.embed.Shape.Text)
 	}
 
 	h.show("logit-lens")
-	h.until("the logit lens", func() bool { _, l := in.lens.Lens(); return len(l) == h.u.info.Layers })
+	h.until("the logit lens", func() bool { _, l := in.lens.Lens(); return len(l) == h.u.st.Info.Layers })
 	_, lens := in.lens.Lens()
 	// The last layer's lens is the step's own distribution: same top token.
 	if s := run.Steps[0]; lens[len(lens)-1].Top[0].ID != s.Top[0].ID {
@@ -151,8 +151,11 @@ func TestInsideTabs(t *testing.T) {
 	// Counting from 0 changes the names, in the panels and the exports.
 	h.u.setNumbering(viz.FromZero)
 	defer h.u.setNumbering(viz.FromOne)
-	if views.Numbers != viz.FromZero || !strings.Contains(h.u.vizTheme().Count.String(), "0") {
+	if h.u.st.Count != viz.FromZero || !strings.Contains(h.u.vizTheme().Count.String(), "0") {
 		t.Error("numbering not applied")
+	}
+	if !strings.Contains(h.u.attn.Caption.Text, "layers 0…") {
+		t.Errorf("the attention panel still counts from 1: %q", h.u.attn.Caption.Text)
 	}
 }
 
@@ -171,7 +174,7 @@ func TestInsideCSV(t *testing.T) {
 	h.u.controls.TopK.SetText("8")
 	h.generate("ROMEO:\nBut soft, what light", 4)
 	h.settleJobs()
-	run := h.u.lastRun
+	run := h.u.st.LastRun
 	in := h.u.inside
 	q := firstGenerated(run.Tokens) // the first generated token: it has stages, a lens and cached keys before it
 	h.selectToken(q)
@@ -179,13 +182,13 @@ func TestInsideCSV(t *testing.T) {
 	h.show("embedding")
 	tok := run.Tokens[q]
 	meta, table := csvOf(t, h, "embedding")
-	if m := metaValue(meta, "table shape (rows × numbers)"); len(m) != 2 || m[0] != fmt.Sprint(h.u.info.Vocab) || m[1] != fmt.Sprint(h.u.info.Hidden) {
+	if m := metaValue(meta, "table shape (rows × numbers)"); len(m) != 2 || m[0] != fmt.Sprint(h.u.st.Info.Vocab) || m[1] != fmt.Sprint(h.u.st.Info.Hidden) {
 		t.Errorf("shape %v", m)
 	}
 	if m := metaValue(meta, "token id (the row)"); len(m) != 1 || m[0] != fmt.Sprint(tok.ID) {
 		t.Errorf("row %v, token %d", m, tok.ID)
 	}
-	want := embeddingRowFromFile(t, dir, tok.ID, h.u.info.Hidden)
+	want := embeddingRowFromFile(t, dir, tok.ID, h.u.st.Info.Hidden)
 	if len(table) != 1+len(want) || strings.Join(table[0], ",") != "index,value" {
 		t.Fatalf("embedding table: %d rows, header %v", len(table), table[0])
 	}
@@ -199,7 +202,7 @@ func TestInsideCSV(t *testing.T) {
 	h.until("the logit lens", func() bool { tk, l := in.lens.Lens(); return tk.Pos == q && len(l) > 0 })
 	h.show("kv-cache")
 	h.until("the KV rows", func() bool { return len(in.kv.Rows().Keys) > 0 })
-	h.u.waitInspect()
+	h.u.insideJobs.waitInspect()
 	layer, kvHead := in.kv.Chosen()
 	ids := make([]int, len(run.Tokens))
 	for i, t := range run.Tokens {
@@ -212,7 +215,7 @@ func TestInsideCSV(t *testing.T) {
 
 	h.show("logit-lens")
 	_, table = csvOf(t, h, "logit-lens")
-	if len(table) != 1+5*h.u.info.Layers || strings.Join(table[0], ",") != "layer,rank,id,text,p,final_choice" {
+	if len(table) != 1+5*h.u.st.Info.Layers || strings.Join(table[0], ",") != "layer,rank,id,text,p,final_choice" {
 		t.Fatalf("lens table: %d rows, header %v", len(table), table[0])
 	}
 	choice := run.Steps[1].Chosen.ID // the token written after q
@@ -227,7 +230,7 @@ func TestInsideCSV(t *testing.T) {
 
 	h.show("kv-cache")
 	meta, table = csvOf(t, h, "kv-cache")
-	d := h.u.info.HeadDim
+	d := h.u.st.Info.HeadDim
 	if metaValue(meta, "layer")[0] != fmt.Sprint(layer+1) || len(table[0]) != 2+2*d || table[0][2] != "key_0" || table[0][2+d] != "value_0" {
 		t.Fatalf("kv header %v / %v", meta, table[0])
 	}
@@ -342,7 +345,7 @@ func TestDeltaNetCSV(t *testing.T) {
 	h.generate("a b c d", 3)
 	h.selectToken(2)
 	h.show("deltanet")
-	dn := h.u.lastRun.DeltaNet
+	dn := h.u.st.LastRun.DeltaNet
 	if len(dn) == 0 {
 		t.Fatal("the run recorded no Gated DeltaNet values")
 	}
@@ -400,10 +403,10 @@ func TestNewestTokenAfterRun(t *testing.T) {
 	h.show("attention")
 	h.generate("ROMEO:\nBut soft, what light", 4)
 	h.settleJobs()
-	run := h.u.lastRun
+	run := h.u.st.LastRun
 	last, prompt := len(run.Tokens)-1, stats.PromptLen(run)-1
-	if h.u.stream.Selected() != prompt || h.u.follow {
-		t.Fatalf("selected %d (follow %v), want the last prompt token %d", h.u.stream.Selected(), h.u.follow, prompt)
+	if h.u.stream.Selected() != prompt || h.u.st.Follow {
+		t.Fatalf("selected %d (follow %v), want the last prompt token %d", h.u.stream.Selected(), h.u.st.Follow, prompt)
 	}
 	a, ok := stats.AttentionAt(run.Attention, prompt)
 	if want := stats.StrongestSource(a); !ok || want < 1 || h.u.stream.Source() != want || h.u.attn.Source() != want {
@@ -420,7 +423,7 @@ func TestNewestTokenAfterRun(t *testing.T) {
 	if h.u.stream.Source() != h.u.attn.Source() {
 		t.Errorf("stream outlines source %d, the grid shows %d", h.u.stream.Source(), h.u.attn.Source())
 	}
-	h.u.waitInspect()
+	h.u.insideJobs.waitInspect()
 	ids := make([]int, len(run.Tokens))
 	for i, t := range run.Tokens {
 		ids[i] = t.ID
@@ -429,7 +432,7 @@ func TestNewestTokenAfterRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, _ = stats.AttentionAt(append(append([]trace.Attention(nil), h.u.attention...), ref.Attention), last)
+	a, _ = stats.AttentionAt(append(append([]trace.Attention(nil), h.u.st.Attention...), ref.Attention), last)
 	src := h.u.attn.Source()
 	for l, row := range stats.SourceGrid(a, src) {
 		for hd, v := range row {
@@ -471,15 +474,15 @@ func TestRecomputedAttentionHybridGaps(t *testing.T) {
 	h := engineHarness(t, dir)
 	h.show("attention")
 	h.generate("a b c d", 3)
-	h.selectToken(len(h.u.tokens) - 1) // the newest token, never read by the run
+	h.selectToken(len(h.u.st.Tokens) - 1) // the newest token, never read by the run
 	h.until("the newest token's attention", func() bool { return strings.Contains(h.u.attn.Title.Text, "recomputed") })
 	deltaNet := 0
-	for l := range h.u.info.Layers {
+	for l := range h.u.st.Info.Layers {
 		_, gap := h.u.attn.Grid.Gaps[l]
-		if gap != !h.u.info.HasAttention(l) {
-			t.Errorf("layer %d: gap %v, has attention %v", l, gap, h.u.info.HasAttention(l))
+		if gap != !h.u.st.Info.HasAttention(l) {
+			t.Errorf("layer %d: gap %v, has attention %v", l, gap, h.u.st.Info.HasAttention(l))
 		}
-		if !h.u.info.HasAttention(l) {
+		if !h.u.st.Info.HasAttention(l) {
 			deltaNet++
 		}
 	}

@@ -21,7 +21,8 @@ var serialDo *sync.Mutex
 var inspectJobs = true
 
 // startJob runs key in the background unless it runs or has run.
-func (u *UI) startJob(key jobKey) {
+func (fc *insideJobs) startJob(key jobKey) {
+	u := fc.ui
 	if !inspectJobs {
 		return
 	}
@@ -30,14 +31,14 @@ func (u *UI) startJob(key jobKey) {
 	in.mu.Lock()
 	busy := in.cancel != nil
 	in.mu.Unlock()
-	if !ok || key.run == nil || u.running || u.loading || busy && key == in.pending || key == in.shown {
+	if !ok || key.run == nil || u.st.Running || u.loading || busy && key == in.pending || key == in.shown {
 		return
 	}
-	ids := make([]int, len(u.tokens))
-	for i, t := range u.tokens {
+	ids := make([]int, len(u.st.Tokens))
+	for i, t := range u.st.Tokens {
 		ids[i] = t.ID
 	}
-	u.waitInspect()
+	u.insideJobs.waitInspect()
 	ctx, cancel := context.WithCancel(u.ctx)
 	done, ended := make(chan struct{}), make(chan struct{})
 	in.mu.Lock()
@@ -50,7 +51,7 @@ func (u *UI) startJob(key jobKey) {
 		defer close(ended)
 		res, rows, err := runJob(ctx, insp, ids, key)
 		close(done) // the model is free: waitInspect returns; the result follows (a stale one is dropped)
-		u.do(func() { u.jobDone(key, res, rows, err) })
+		u.do(func() { u.insideJobs.jobDone(key, res, rows, err) })
 	}()
 }
 
@@ -88,7 +89,8 @@ func inspectOptions(key jobKey) engine.InspectOptions {
 }
 
 // jobDone keeps a finished job's results and redraws.
-func (u *UI) jobDone(key jobKey, res *trace.Inspection, rows trace.KVRows, err error) {
+func (fc *insideJobs) jobDone(key jobKey, res *trace.Inspection, rows trace.KVRows, err error) {
+	u := fc.ui
 	in := u.inside
 	if key != in.pending || ctxErr(err) {
 		return
@@ -111,7 +113,8 @@ func ctxErr(err error) bool {
 
 // waitInspect cancels the running job, if any, and waits for it: the
 // engine answers within one layer. Safe from any goroutine.
-func (u *UI) waitInspect() {
+func (fc *insideJobs) waitInspect() {
+	u := fc.ui
 	in := u.inside
 	if in == nil {
 		return
@@ -127,15 +130,17 @@ func (u *UI) waitInspect() {
 }
 
 // forgetInspect drops what was computed (another model, or a new run).
-func (u *UI) forgetInspect() {
-	u.waitInspect()
+func (fc *insideJobs) forgetInspect() {
+	u := fc.ui
+	u.insideJobs.waitInspect()
 	in := u.inside
 	in.result, in.rows, in.err = nil, trace.KVRows{}, nil
 	in.pending, in.shown = jobKey{pos: -2}, jobKey{pos: -2}
 }
 
 // inspectBusy reports whether a job runs or its result is on its way.
-func (u *UI) inspectBusy() bool {
+func (fc *insideJobs) inspectBusy() bool {
+	u := fc.ui
 	in := u.inside
 	in.mu.Lock()
 	defer in.mu.Unlock()

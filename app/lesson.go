@@ -16,6 +16,9 @@ import (
 	"loupe/viz"
 )
 
+// lessonMode is lesson and projector mode: the card, its chapters, the measurements a chapter asks for and the handout.
+type lessonMode struct{ ui *UI }
+
 // Lesson mode: the article's walk-through told on the last run (package
 // lesson), one card above the panels, each chapter setting the tab, the
 // token, the source and the layer or head it talks about. Projector mode:
@@ -46,16 +49,17 @@ type lessonState struct {
 
 // newLessonArea puts the buttons above the panels and makes the (hidden)
 // card, which placeCard puts in the left column.
-func (u *UI) newLessonArea(panels fyne.CanvasObject) fyne.CanvasObject {
+func (fc *lessonMode) newLessonArea(panels fyne.CanvasObject) fyne.CanvasObject {
+	u := fc.ui
 	c := views.NewLessonCard()
-	c.OnGo = func(i int) { defer u.rescue(); u.goChapter(i) }
-	c.OnGuess = func(on bool) { defer u.rescue(); u.les.guess = on; u.goChapter(u.les.i) }
-	c.OnClose = u.guard(u.closeLesson)
-	c.OnMeasure = u.guard(u.measureLesson)
+	c.OnGo = func(i int) { defer u.rescue(); u.lessonMode.goChapter(i) }
+	c.OnGuess = func(on bool) { defer u.rescue(); u.les.guess = on; u.lessonMode.goChapter(u.les.i) }
+	c.OnClose = u.guard(u.lessonMode.closeLesson)
+	c.OnMeasure = u.guard(u.lessonMode.measureLesson)
 	c.Hide()
 	u.les.card = c
-	lessonBtn := widget.NewButtonWithIcon("Lesson (L)", theme.DocumentIcon(), u.guard(u.toggleLesson))
-	projBtn := widget.NewButtonWithIcon("Projector (F11)", theme.ViewFullScreenIcon(), u.guard(u.toggleProjector))
+	lessonBtn := widget.NewButtonWithIcon("Lesson (L)", theme.DocumentIcon(), u.guard(u.lessonMode.toggleLesson))
+	projBtn := widget.NewButtonWithIcon("Projector (F11)", theme.ViewFullScreenIcon(), u.guard(u.lessonMode.toggleProjector))
 	lessonBtn.Importance, projBtn.Importance = widget.LowImportance, widget.LowImportance
 	u.les.bar = container.NewHBox(lessonBtn, projBtn, layout.NewSpacer())
 	u.les.top = container.NewVBox(u.les.bar)
@@ -68,7 +72,8 @@ func (u *UI) newLessonArea(panels fyne.CanvasObject) fyne.CanvasObject {
 // projector mode in a column of its own where the settings pane was.
 // Above the panels it added its height to theirs and the window grew past
 // a 768-pixel screen.
-func (u *UI) placeCard(projector bool) {
+func (fc *lessonMode) placeCard(projector bool) {
+	u := fc.ui
 	c := u.les.card
 	u.les.side.Remove(c)
 	c.SetNarrow(true)
@@ -91,56 +96,61 @@ func (u *UI) placeCard(projector bool) {
 }
 
 // toggleLesson opens or closes the card (L, View › Lesson, the button).
-func (u *UI) toggleLesson() {
+func (fc *lessonMode) toggleLesson() {
+	u := fc.ui
 	if u.les.on {
-		u.closeLesson()
+		u.lessonMode.closeLesson()
 	} else {
-		u.openLesson()
+		u.lessonMode.openLesson()
 	}
 }
 
 // openLesson shows the card; without a finished run it generates one
 // (with the article's sentence when the prompt box is empty).
-func (u *UI) openLesson() {
+func (fc *lessonMode) openLesson() {
+	u := fc.ui
 	u.les.on = true
 	u.les.card.Show()
-	u.placeCard(u.les.projector)
+	u.lessonMode.placeCard(u.les.projector)
 	u.win.Canvas().Unfocus() // the keys go to the lesson
-	u.tellLesson()
-	if u.les.l == nil && u.les.err == nil && !u.running && !u.loading && u.backend != nil {
+	u.lessonMode.tellLesson()
+	if u.les.l == nil && u.les.err == nil && !u.st.Running && !u.loading && u.backend != nil {
 		if u.controls.Prompt.Text == "" {
 			u.controls.Prompt.SetText(assets.DemoPrompts[0])
 		}
 		u.generate()
 	}
-	u.goChapter(u.les.i)
-	u.buildMenu()
+	u.lessonMode.goChapter(u.les.i)
+	u.menus.buildMenu()
 }
 
-func (u *UI) closeLesson() {
+func (fc *lessonMode) closeLesson() {
+	u := fc.ui
 	u.les.on = false
 	u.les.card.Hide()
-	u.placeCard(u.les.projector)
+	u.lessonMode.placeCard(u.les.projector)
 	u.stream.SetFocus(false)
-	u.buildMenu()
+	u.menus.buildMenu()
 }
 
 // tellLesson builds the chapters from the last finished run, once per run.
-func (u *UI) tellLesson() {
-	if u.running || u.lastRun == nil {
+func (fc *lessonMode) tellLesson() {
+	u := fc.ui
+	if u.st.Running || u.st.LastRun == nil {
 		u.les.l, u.les.err, u.les.run = nil, nil, nil
 		return
 	}
-	if u.les.run == u.lastRun && u.les.zero == (views.Numbers == viz.FromZero) {
+	if u.les.run == u.st.LastRun && u.les.zero == (u.st.Count == viz.FromZero) {
 		return // told already, in this numbering
 	}
-	u.les.run = u.lastRun
-	u.les.l, u.les.err = u.buildLesson(u.lastRun)
+	u.les.run = u.st.LastRun
+	u.les.l, u.les.err = u.lessonMode.buildLesson(u.st.LastRun)
 }
 
 // buildLesson tells run with the numbers the window's panels show: the
 // run's own captures of its last prompt token.
-func (u *UI) buildLesson(run *trace.Run) (*lesson.Lesson, error) {
+func (fc *lessonMode) buildLesson(run *trace.Run) (*lesson.Lesson, error) {
+	u := fc.ui
 	var row func(int) []float32
 	if ins, ok := u.backend.(Inspector); ok {
 		row = ins.Embedding
@@ -149,7 +159,7 @@ func (u *UI) buildLesson(run *trace.Run) (*lesson.Lesson, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w (a prompt of at most %d tokens keeps them)", err, allPromptLimit)
 	}
-	in := lesson.Input{Model: u.info, Run: run, Inspect: insp, SourceRow: row, FromZero: views.Numbers == viz.FromZero}
+	in := lesson.Input{Model: u.st.Info, Run: run, Inspect: insp, SourceRow: row, FromZero: u.st.Count == viz.FromZero}
 	if cb, ok := u.backend.(ChatBackend); ok {
 		in.ChatSpecial, in.ThinkingTemplate = lesson.ChatSpecials(chatModel{cb, u.backend})
 	}
@@ -172,27 +182,30 @@ var _ lesson.ChatModel = chatModel{}
 
 // lessonRunStarted: the card waits for the new run (the panels now show
 // it, not the run the chapters told).
-func (u *UI) lessonRunStarted() {
+func (fc *lessonMode) lessonRunStarted() {
+	u := fc.ui
 	if u.les.on && !u.les.measuring {
 		u.les.l, u.les.run = nil, nil
-		u.goChapter(u.les.i)
+		u.lessonMode.goChapter(u.les.i)
 	}
 }
 
 // lessonRunFinished tells the new run when the card is open.
-func (u *UI) lessonRunFinished() {
+func (fc *lessonMode) lessonRunFinished() {
+	u := fc.ui
 	if u.les.on {
-		u.tellLesson()
-		u.goChapter(u.les.i)
+		u.lessonMode.tellLesson()
+		u.lessonMode.goChapter(u.les.i)
 	}
 }
 
 // goChapter shows chapter i (bounded); with Let the class guess, a
 // chapter with a question shows it first and its answer at the next key.
-func (u *UI) goChapter(i int) {
+func (fc *lessonMode) goChapter(i int) {
+	u := fc.ui
 	c := u.les.card
 	if u.les.l == nil {
-		c.Display(0, []string{"The lesson"}, "The lesson", u.lessonWaiting(), "")
+		c.Display(0, []string{"The lesson"}, "The lesson", u.lessonMode.lessonWaiting(), "")
 		return
 	}
 	chs := u.les.l.Chapters
@@ -215,30 +228,32 @@ func (u *UI) goChapter(i int) {
 		return // the panels keep the previous chapter until the answer
 	}
 	c.Display(i, titles, ch.Title, ch.Text, "")
-	u.showPlan(ch)
-	u.showChapter(ch.Show)
+	u.lessonMode.showPlan(ch)
+	u.lessonMode.showChapter(ch.Show)
 }
 
 // nextChapter is →, Space, PageDown: the answer to the question on the
 // card, else the next chapter.
-func (u *UI) nextChapter() {
+func (fc *lessonMode) nextChapter() {
+	u := fc.ui
 	if u.les.asking {
 		u.les.asking = false // reveal the answer on the same chapter
-		u.goChapter(u.les.i)
+		u.lessonMode.goChapter(u.les.i)
 		return
 	}
-	u.goChapter(u.les.i + 1)
+	u.lessonMode.goChapter(u.les.i + 1)
 }
 
 // showChapter sets the window to what a chapter talks about.
-func (u *UI) showChapter(s lesson.Show) {
-	u.stream.SetFocus(s.Query >= 0 && s.Query < len(u.tokens))
+func (fc *lessonMode) showChapter(s lesson.Show) {
+	u := fc.ui
+	u.stream.SetFocus(s.Query >= 0 && s.Query < len(u.st.Tokens))
 	for k, it := range u.tabs.Items {
 		if it.Text == s.Tab {
 			u.tabs.SelectIndex(k)
 		}
 	}
-	if s.Query >= 0 && s.Query < len(u.tokens) {
+	if s.Query >= 0 && s.Query < len(u.st.Tokens) {
 		u.stream.Select(s.Query)
 	}
 	if s.Source >= 0 {
@@ -262,20 +277,21 @@ func (u *UI) showChapter(s lesson.Show) {
 		if s.Layer < len(kv.Layer.Options) {
 			kv.Layer.SetSelectedIndex(s.Layer)
 		}
-		if g := s.Head / max(1, u.info.Heads/max(1, u.info.KVHeads)); s.Head >= 0 && g < len(kv.KVHead.Options) {
+		if g := s.Head / max(1, u.st.Info.Heads/max(1, u.st.Info.KVHeads)); s.Head >= 0 && g < len(kv.KVHead.Options) {
 			kv.KVHead.SetSelectedIndex(g)
 		}
 	}
 }
 
 // lessonKey handles a key in lesson mode; false when it is not one.
-func (u *UI) lessonKey(k *fyne.KeyEvent) bool {
+func (fc *lessonMode) lessonKey(k *fyne.KeyEvent) bool {
+	u := fc.ui
 	switch k.Name {
 	case fyne.KeyF11:
-		u.toggleProjector()
+		u.lessonMode.toggleProjector()
 		return true
 	case fyne.KeyL:
-		u.toggleLesson()
+		u.lessonMode.toggleLesson()
 		return true
 	}
 	if !u.les.on {
@@ -283,13 +299,13 @@ func (u *UI) lessonKey(k *fyne.KeyEvent) bool {
 	}
 	switch k.Name {
 	case fyne.KeyRight, fyne.KeySpace, fyne.KeyPageDown, fyne.KeyDown:
-		u.nextChapter()
+		u.lessonMode.nextChapter()
 	case fyne.KeyLeft, fyne.KeyPageUp, fyne.KeyUp:
-		u.goChapter(u.les.i - 1)
+		u.lessonMode.goChapter(u.les.i - 1)
 	case fyne.KeyHome:
-		u.goChapter(0)
+		u.lessonMode.goChapter(0)
 	case fyne.KeyEnd:
-		u.goChapter(len(lesson.IDs)) // goChapter stops at the last: an MoE model's lesson has one more
+		u.lessonMode.goChapter(len(lesson.IDs)) // goChapter stops at the last: an MoE model's lesson has one more
 	default:
 		return false
 	}

@@ -12,9 +12,14 @@ import (
 
 	"fyne.io/fyne/v2"
 
+	"bytes"
+	"context"
 	"loupe/assets"
+	"loupe/cli"
+	"loupe/engine"
 	"loupe/engine/genmodel"
 	"loupe/lesson"
+	"loupe/lesson/page"
 	"loupe/trace"
 	"loupe/viz"
 )
@@ -25,7 +30,7 @@ func lessonHarness(t *testing.T, dir string) *harness {
 	t.Helper()
 	h := newHarnessWith(t, Options{Model: dir}, loadEngine)
 	t.Cleanup(func() { h.u.backend.Close() })
-	onUI(func() { h.u.controls.MaxTokens.SetText("8"); h.u.openLesson() })
+	onUI(func() { h.u.controls.MaxTokens.SetText("8"); h.u.lessonMode.openLesson() })
 	h.wait()
 	if h.u.les.l == nil {
 		t.Fatalf("no lesson after the run: %v / %s", h.u.les.err, h.u.les.card.Text.Text)
@@ -52,7 +57,7 @@ func TestLessonStepsThroughEveryChapter(t *testing.T) {
 			t.Errorf("the lesson ran %q, want the article's sentence in an empty prompt box", got)
 		}
 		for i, ch := range u.les.l.Chapters {
-			onUI(func() { u.goChapter(i) })
+			onUI(func() { u.lessonMode.goChapter(i) })
 			c := u.les.card
 			if c.Title.Text != ch.Title || c.Text.Text != ch.Text || c.Count.Text != strconv.Itoa(i+1)+" / 14" {
 				t.Errorf("%s: card %q %q %q", ch.ID, c.Title.Text, c.Text.Text, c.Count.Text)
@@ -65,15 +70,15 @@ func TestLessonStepsThroughEveryChapter(t *testing.T) {
 			if sel := u.tabs.Selected(); sel == nil || sel.Text != ch.Show.Tab {
 				t.Errorf("%s: tab %v, want %q", ch.ID, sel, ch.Show.Tab)
 			}
-			if q := ch.Show.Query; q >= 0 && u.query != q {
-				t.Errorf("%s: selected token %d, want %d", ch.ID, u.query, q)
+			if q := ch.Show.Query; q >= 0 && u.st.Query != q {
+				t.Errorf("%s: selected token %d, want %d", ch.ID, u.st.Query, q)
 			}
 			if want := ch.Show.Query >= 0; u.stream.Focused() != want {
 				t.Errorf("%s: the stream dims the other tokens: %v, want %v", ch.ID, u.stream.Focused(), want)
 			}
 			checkChapterPanel(t, u, ch)
 		}
-		onUI(u.closeLesson)
+		onUI(u.lessonMode.closeLesson)
 		if u.stream.Focused() {
 			t.Error("the stream still dims its tokens after the lesson closed")
 		}
@@ -106,7 +111,7 @@ func checkChapterPanel(t *testing.T, u *UI, ch lesson.Chapter) {
 			t.Errorf("%s: no step on the Next token tab", ch.ID)
 		}
 	case "Timing":
-		if len(u.timings) == 0 {
+		if len(u.st.Timings) == 0 {
 			t.Errorf("%s: no timing", ch.ID)
 		}
 	case "KV cache":
@@ -127,7 +132,7 @@ func TestLessonAsksBeforeRevealing(t *testing.T) {
 	u := h.u
 	out := lesson.Index(lesson.Output)
 	onUI(func() {
-		u.goChapter(out - 1)
+		u.lessonMode.goChapter(out - 1)
 		u.les.card.Guess.SetChecked(true)
 		u.typedKey(&fyne.KeyEvent{Name: fyne.KeyRight})
 	})
@@ -142,7 +147,7 @@ func TestLessonAsksBeforeRevealing(t *testing.T) {
 	if u.les.i != out || c.Asking.Visible() || !c.Text.Visible() || u.tabs.Selected().Text != "Next token" {
 		t.Errorf("after the key: chapter %d, asking %v, tab %s", u.les.i, c.Asking.Visible(), u.tabs.Selected().Text)
 	}
-	onUI(func() { u.goChapter(lesson.Index(lesson.Attention)) })
+	onUI(func() { u.lessonMode.goChapter(lesson.Index(lesson.Attention)) })
 	if !strings.Contains(c.Text.Text, "layer 4, head") {
 		t.Errorf("counted from 1: %q", c.Text.Text)
 	}
@@ -150,7 +155,7 @@ func TestLessonAsksBeforeRevealing(t *testing.T) {
 	if !strings.Contains(c.Text.Text, "layer 3, head") {
 		t.Errorf("View › Count from 0 left the card as it was: %q", c.Text.Text)
 	}
-	onUI(func() { u.setNumbering(viz.FromOne); u.goChapter(out) })
+	onUI(func() { u.setNumbering(viz.FromOne); u.lessonMode.goChapter(out) })
 	onUI(func() { u.typedKey(&fyne.KeyEvent{Name: fyne.KeyPageUp}) })
 	if u.les.i != out-1 {
 		t.Errorf("PageUp: chapter %d, want %d", u.les.i, out-1)
@@ -175,7 +180,7 @@ func TestProjectorMode(t *testing.T) {
 	if u.left.Visible() || !u.app.Preferences().Bool(prefProjector) {
 		t.Error("the settings pane is shown or projector mode is not remembered")
 	}
-	onUI(u.toggleProjector)
+	onUI(u.lessonMode.toggleProjector)
 	if !u.left.Visible() || u.app.Settings().Theme().Size("text") != before || u.app.Preferences().Bool(prefProjector) {
 		t.Error("projector off did not restore the window")
 	}
@@ -201,12 +206,12 @@ func TestLessonMeasures(t *testing.T) {
 	h := lessonHarness(t, demo)
 	u := h.u
 	cf := lesson.Index(lesson.Counterfactual)
-	onUI(func() { u.goChapter(cf) })
+	onUI(func() { u.lessonMode.goChapter(cf) })
 	c := u.les.card
 	if !c.Measure.Visible() || !strings.Contains(c.Plan.Text, "heads that fetch the source off") || !strings.Contains(c.Plan.Text, "about ") {
 		t.Fatalf("plan %q, button shown %v", c.Plan.Text, c.Measure.Visible())
 	}
-	onUI(func() { u.measureLesson() })
+	onUI(func() { u.lessonMode.measureLesson() })
 	h.wait()
 	ch := u.les.l.Chapters[cf]
 	if ch.Skipped != "" || c.Measure.Visible() || !strings.Contains(c.Text.Text, "goes from") {
@@ -215,7 +220,7 @@ func TestLessonMeasures(t *testing.T) {
 	if cm := u.les.l.Chapter(lesson.ComputeMemory); cm.Skipped != "" || len(cm.Figures.(lesson.ComputeFigures).Runs) == 0 {
 		t.Errorf("compute-memory: %+v", cm)
 	}
-	if u.running || u.les.run != u.lastRun {
+	if u.st.Running || u.les.run != u.st.LastRun {
 		t.Error("the window is still busy or the lesson tells another run")
 	}
 }
@@ -231,24 +236,26 @@ func TestSaveLessonPage(t *testing.T) {
 	u := h.u
 	path := filepath.Join(t.TempDir(), "class.html")
 	var kv trace.KVRows
-	onUI(func() { kv = u.lessonKV(u.les.in) })
+	onUI(func() { kv = u.lessonMode.lessonKV(u.les.in) })
 	if len(kv.Keys) != u.les.in.Inspect.Pos+1 {
 		t.Errorf("kv-cache figure from %d rows, want the prompt's %d", len(kv.Keys), u.les.in.Inspect.Pos+1)
 	}
-	if err := writeLesson(path, u.les.l, u.les.in, kv, time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)); err != nil {
-		t.Fatal(err)
+	var err2 error
+	onUI(func() { err2 = u.lessonMode.writeHandout(path, time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)) })
+	if err2 != nil {
+		t.Fatal(err2)
 	}
-	page, err := os.ReadFile(path)
+	doc, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"2 December 2026", "My cat is purple.", u.info.Name} {
-		if !strings.Contains(string(page), want) {
+	for _, want := range []string{"2 December 2026", "My cat is purple.", u.st.Info.Name} {
+		if !strings.Contains(string(doc), want) {
 			t.Errorf("the page lacks %q", want)
 		}
 	}
 	for _, ch := range u.les.l.Chapters {
-		if !strings.Contains(string(page), html.EscapeString(ch.Title)) || !strings.Contains(string(page), `src="class-`+ch.ID+`.png"`) {
+		if !strings.Contains(string(doc), html.EscapeString(ch.Title)) || !strings.Contains(string(doc), `src="class-`+ch.ID+`.png"`) {
 			t.Errorf("%s: title or figure missing from the page", ch.ID)
 		}
 		f, err := os.Open(filepath.Join(filepath.Dir(path), "class-"+ch.ID+".png"))
@@ -259,6 +266,47 @@ func TestSaveLessonPage(t *testing.T) {
 		f.Close()
 		if err != nil || uniform(img) {
 			t.Errorf("%s: figure %v, blank %v", ch.ID, err, err == nil && uniform(img))
+		}
+	}
+}
+
+// File › Save lesson… and `loupe lesson --html` write the same page and
+// the same figures for the same run: the window tells it from the run's
+// captures, the command from the last prompt token inspected afresh.
+func TestHandoutSameAsCommandLine(t *testing.T) {
+	demo, err := assets.DemoModelDir()
+	if err != nil {
+		t.Skip("no demo model:", err)
+	}
+	h := lessonHarness(t, demo)
+	u := h.u
+	now := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
+	win, cmd := filepath.Join(t.TempDir(), "class.html"), filepath.Join(t.TempDir(), "class.html")
+	var werr error
+	onUI(func() { werr = u.lessonMode.writeHandout(win, now) })
+	if werr != nil {
+		t.Fatal(werr)
+	}
+	m := u.backend.(*engine.Model)
+	run := u.st.LastRun
+	ids := m.Encode(run.Prompt)
+	insp, err := m.Inspect(context.Background(), ids, len(ids)-1, engine.InspectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := cli.LessonInput(m, run, insp, u.st.Count == viz.FromZero)
+	if err := page.Write(cmd, in, page.KV(in, m), now); err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"class.html"}
+	for _, ch := range u.les.l.Chapters {
+		names = append(names, "class-"+ch.ID+".png")
+	}
+	for _, name := range names {
+		a, errA := os.ReadFile(filepath.Join(filepath.Dir(win), name))
+		b, errB := os.ReadFile(filepath.Join(filepath.Dir(cmd), name))
+		if errA != nil || errB != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s: the window's and the command line's differ (%d and %d bytes; %v, %v)", name, len(a), len(b), errA, errB)
 		}
 	}
 }

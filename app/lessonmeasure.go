@@ -11,7 +11,8 @@ import (
 )
 
 // showPlan offers a chapter's runs when it has none yet.
-func (u *UI) showPlan(ch lesson.Chapter) {
+func (fc *lessonMode) showPlan(ch lesson.Chapter) {
+	u := fc.ui
 	c := u.les.card
 	switch {
 	case u.les.measuring:
@@ -19,7 +20,7 @@ func (u *UI) showPlan(ch lesson.Chapter) {
 	case ch.Skipped == "":
 		c.SetPlan("", false)
 	default:
-		plan := "Measure runs " + lowerFirst(lesson.Plan(u.les.in, u.measureOptions(), u.goldTokens()))
+		plan := "Measure runs " + lowerFirst(lesson.Plan(u.les.in, u.lessonMode.measureOptions(), u.lessonMode.goldTokens()))
 		c.SetPlan(plan, false)
 	}
 }
@@ -32,7 +33,8 @@ func lowerFirst(s string) string {
 }
 
 // measureOptions are the timing runs' settings: the lesson's run's.
-func (u *UI) measureOptions() lesson.MeasureOptions {
+func (fc *lessonMode) measureOptions() lesson.MeasureOptions {
+	u := fc.ui
 	opt := lesson.MeasureOptions{}
 	if u.les.run != nil {
 		opt.Settings = u.les.run.Settings
@@ -44,7 +46,8 @@ func (u *UI) measureOptions() lesson.MeasureOptions {
 	return opt
 }
 
-func (u *UI) goldTokens() int {
+func (fc *lessonMode) goldTokens() int {
+	u := fc.ui
 	if m, ok := u.backend.(lesson.Runner); ok && u.les.run != nil {
 		return lesson.GoldBugTokens(m, u.les.run.Settings.MaxTokens)
 	}
@@ -54,14 +57,15 @@ func (u *UI) goldTokens() int {
 // measureLesson makes the timing runs of the chapters that need them in
 // the background, as a generation: the model does one thing at a time,
 // and Esc (or the card's button) stops them within a token.
-func (u *UI) measureLesson() {
+func (fc *lessonMode) measureLesson() {
+	u := fc.ui
 	if u.les.measuring {
 		u.stop()
 		return
 	}
 	m, ok := u.backend.(lesson.Runner)
 	switch {
-	case u.running || u.loading:
+	case u.st.Running || u.loading:
 		u.les.card.SetPlan("The model is busy: wait for it or stop it first.", false)
 		return
 	case !ok || u.les.l == nil:
@@ -74,9 +78,9 @@ func (u *UI) measureLesson() {
 		return
 	}
 	ctx, cancel := context.WithCancel(u.ctx)
-	u.cancel, u.running, u.les.measuring = cancel, true, true
+	u.cancel, u.st.Running, u.les.measuring = cancel, true, true
 	u.gen++
-	gen, in, opt, run := u.gen, u.les.in, u.measureOptions(), u.les.run
+	gen, in, opt, run := u.gen, u.les.in, u.lessonMode.measureOptions(), u.les.run
 	opt.Kernels = c // every timing run computes with the window's choice
 	u.controls.SetRunning(true)
 	u.les.card.SetPlan("Starting…", true)
@@ -90,9 +94,9 @@ func (u *UI) measureLesson() {
 	u.wg.Add(1)
 	go func() {
 		defer u.wg.Done()
-		u.waitInspect() // the model runs one thing at a time
+		u.insideJobs.waitInspect() // the model runs one thing at a time
 		e, err := measureSafely(ctx, m, in, opt)
-		u.do(func() { u.lessonMeasured(gen, run, e, err) })
+		u.do(func() { u.lessonMode.lessonMeasured(gen, run, e, err) })
 	}()
 }
 
@@ -107,11 +111,12 @@ func measureSafely(ctx context.Context, m lesson.Runner, in lesson.Input, opt le
 }
 
 // lessonMeasured tells the chapters again with the runs' figures.
-func (u *UI) lessonMeasured(gen int, run *trace.Run, e *lesson.Extra, err error) {
+func (fc *lessonMode) lessonMeasured(gen int, run *trace.Run, e *lesson.Extra, err error) {
+	u := fc.ui
 	if gen != u.gen {
 		return
 	}
-	u.running, u.les.measuring = false, false
+	u.st.Running, u.les.measuring = false, false
 	u.cancel()
 	u.controls.SetRunning(false)
 	switch {
@@ -123,20 +128,21 @@ func (u *UI) lessonMeasured(gen int, run *trace.Run, e *lesson.Extra, err error)
 	default:
 		u.les.extra, u.les.extraFor = e, run
 		u.les.run = nil // tell it again, with e
-		u.tellLesson()
-		u.goChapter(u.les.i)
+		u.lessonMode.tellLesson()
+		u.lessonMode.goChapter(u.les.i)
 	}
 	u.idle()
 }
 
 // lessonWaiting says what the card waits for.
-func (u *UI) lessonWaiting() string {
+func (fc *lessonMode) lessonWaiting() string {
+	u := fc.ui
 	switch {
 	case u.les.err != nil:
 		return "The lesson cannot be told on this run: " + u.les.err.Error() + "."
 	case u.loading:
 		return "The model is loading; the lesson starts with its first answer."
-	case u.running:
+	case u.st.Running:
 		return "The model is reading the prompt and writing; the lesson tells this run as soon as it ends."
 	case u.backend == nil:
 		return "Open a model (File › Open model folder…); the lesson tells its first answer."

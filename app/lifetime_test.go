@@ -65,8 +65,8 @@ func TestWindowLifetime(t *testing.T) {
 			path := []string{other, demo}[i/25%2]
 			onUI(func() { h.u.openModel(path) })
 			h.wait()
-			if h.u.info.Path != path {
-				t.Fatalf("switch %d: %s loaded, want %s (%s)", i, h.u.info.Path, path, h.u.controls.Status.Text)
+			if h.u.st.Info.Path != path {
+				t.Fatalf("switch %d: %s loaded, want %s (%s)", i, h.u.st.Info.Path, path, h.u.controls.Status.Text)
 			}
 		}
 		level := levels[rng.IntN(len(levels))]
@@ -82,7 +82,7 @@ func TestWindowLifetime(t *testing.T) {
 			stopped++
 		}
 		h.wait()
-		if h.u.running {
+		if h.u.st.Running {
 			t.Fatalf("generation %d: still running after it reported idle", i)
 		}
 	}

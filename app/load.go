@@ -24,7 +24,7 @@ func (u *UI) openModel(path string) {
 	if u.loading {
 		return
 	}
-	if u.running {
+	if u.st.Running {
 		u.fail("Busy", errors.New("stop the generation before opening another model"))
 		return
 	}
@@ -68,33 +68,33 @@ func (u *UI) loaded(path string, b Backend, err error) {
 		u.idle()
 		return
 	}
-	u.forgetInspect() // before Close: an Inspect may be running on the old model
-	u.waitProbe()     // and the bandwidth probe may be reading its weights
+	u.insideJobs.forgetInspect() // before Close: an Inspect may be running on the old model
+	u.waitProbe()                // and the bandwidth probe may be reading its weights
 	if u.backend != nil {
 		u.backend.Close()
 	}
-	u.backend, u.info, u.threads = b, b.Info(), 0
+	u.backend, u.st.Info, u.threads = b, b.Info(), 0
 	u.modelPath = path
-	u.restoreSampling()
-	u.chatModelLoaded()
-	if path != "" && path == u.demoDir && strings.HasPrefix(u.info.Name, "demo-") { // not the random fallback
-		u.info.Name = demoName
+	u.knobs.restoreSampling()
+	u.chatArea.chatModelLoaded()
+	if path != "" && path == u.demoDir && strings.HasPrefix(u.st.Info.Name, "demo-") { // not the random fallback
+		u.st.Info.Name = demoName
 	}
-	u.win.SetTitle("Loupe — " + u.info.Name)
-	u.model.Display(u.info, cpuLine(), modelKernelLine(u.backend))
+	u.win.SetTitle("Loupe — " + u.st.Info.Name)
+	u.model.Display(u.st.Info, cpuLine(), modelKernelLine(u.backend))
 	u.controls.PromptTokens = func(p string) int { return len(b.Encode(p)) }
-	u.showExpertsTab(u.info.Experts > 0)
-	u.controls.SetKVCost(u.info.KVBytesPerToken, u.info.MaxPositions)
+	u.showExpertsTab(u.st.Info.Experts > 0)
+	u.controls.SetKVCost(u.st.Info.KVBytesPerToken, u.st.Info.MaxPositions)
 	u.controls.Status.SetText(fmt.Sprintf("Loaded %s: %d layers × %d heads, %s. Type a prompt, then Ctrl+Enter.",
-		u.info.Name, u.info.Layers, u.info.Heads, u.info.DType))
+		u.st.Info.Name, u.st.Info.Layers, u.st.Info.Heads, u.st.Info.DType))
 	if path != "" && path != u.demoDir {
-		u.rememberModel(path, u.info.Name)
+		u.rememberModel(path, u.st.Info.Name)
 	}
 	if u.generateAfter {
 		u.generateAfter = false
 		u.generate()
 	}
-	if !u.running {
+	if !u.st.Running {
 		u.afterRun(nil)
 		u.idle()
 	}
@@ -202,14 +202,14 @@ func (u *UI) rememberModel(path, name string) {
 	}
 	p.SetString(prefModelName+path, name)
 	p.SetStringList(prefRecentModels, list)
-	u.buildMenu()
+	u.menus.buildMenu()
 }
 
 func (u *UI) rememberPrompt(prompt string) {
 	p := u.app.Preferences()
 	p.SetStringList(prefPrompts, pushFront(p.StringList(prefPrompts), prompt, maxRecent))
 	u.controls.SetHistory(u.promptHistory())
-	u.buildMenu()
+	u.menus.buildMenu()
 }
 
 // promptHistory is the recent prompts then the demo prompts.

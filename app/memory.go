@@ -131,8 +131,9 @@ func runHeap(info trace.ModelInfo, nPrompt, maxTokens int, opt engine.GenerateOp
 // beyond liveAttnBudget each; the prompt's captures stay (the comparisons
 // look from the last prompt token). Twelve runs of long answers held up
 // to 24 MB each.
-func (u *UI) slimHistory() {
-	for _, r := range u.cmp.runs {
+func (fc *host) slimHistory() {
+	u := fc.ui
+	for _, r := range u.st.Runs {
 		n := stats.PromptLen(r)
 		r.MLP = nil
 		r.Attention = trace.TrimAttention(r.Attention, liveAttnBudget, func(pos int) bool { return pos < n })

@@ -42,11 +42,11 @@ func TestMemoryLimitAndSlimHistory(t *testing.T) {
 	u := h.u
 	const prompt, n = "My cat is purple. But my friends tell me", 120
 	h.generate(prompt, n)
-	first := u.lastRun
+	first := u.st.LastRun
 	nPrompt := stats.PromptLen(first)
 	attn, mlp, kv := recorded(first)
-	opt := generateOptions(first.Settings, u.info, nPrompt)
-	need := runHeap(u.info, nPrompt, n, opt)
+	opt := generateOptions(first.Settings, u.st.Info, nPrompt)
+	need := runHeap(u.st.Info, nPrompt, n, opt)
 	if attn+mlp+kv > need {
 		t.Errorf("the run records %d + %d + %d bytes (attention, MLP, KV cache), runHeap foresaw %d", attn, mlp, kv, need)
 	}
@@ -78,7 +78,7 @@ func TestMemoryLimitAndSlimHistory(t *testing.T) {
 	if _, ok := stats.AttentionAt(first.Attention, nPrompt-1); !ok || promptKept == 0 {
 		t.Error("the first run lost the attention of its last prompt token, which Compare reads")
 	}
-	if u.lastRun == first || u.lastRun.MLP == nil {
+	if u.st.LastRun == first || u.st.LastRun.MLP == nil {
 		t.Error("the run on screen lost its MLP values")
 	}
 }

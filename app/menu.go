@@ -19,20 +19,24 @@ import (
 	"loupe/engine"
 )
 
+// menus build the window's menu bar from the current state.
+type menus struct{ ui *UI }
+
 // buildMenu (re)makes the main menu; the recent models change it.
-func (u *UI) buildMenu() {
-	open := u.item("Open model folder…", u.pickFolder)
+func (fc *menus) buildMenu() {
+	u := fc.ui
+	open := u.menus.item("Open model folder…", u.pickFolder)
 	open.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyO, Modifier: fyne.KeyModifierControl}
-	recent := u.item("Recent models", nil)
+	recent := u.menus.item("Recent models", nil)
 	prefs := u.app.Preferences()
 	for _, p := range prefs.StringList(prefRecentModels) {
 		label := recentLabel(p, prefs.String(prefModelName+p))
-		recent.ChildMenu = appendItem(recent.ChildMenu, u.item(label, func() { u.openModel(p) }))
+		recent.ChildMenu = appendItem(recent.ChildMenu, u.menus.item(label, func() { u.openModel(p) }))
 	}
 	if recent.ChildMenu == nil {
 		recent.Disabled = true
 	}
-	demo := u.item("Open the demo model", func() {
+	demo := u.menus.item("Open the demo model", func() {
 		if dir, err := demoModel(); err != nil {
 			u.fail("No demo model", err)
 		} else {
@@ -40,33 +44,33 @@ func (u *UI) buildMenu() {
 			u.openModel(dir)
 		}
 	})
-	save := u.item("Save run as JSON…", u.saveRun)
+	save := u.menus.item("Save run as JSON…", u.menus.saveRun)
 	save.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyS, Modifier: fyne.KeyModifierControl}
-	file := fyne.NewMenu("File", append(u.modelItems(), open, u.item("Open model file…", u.pickFile), recent, demo,
+	file := fyne.NewMenu("File", append(u.modelsMenu.modelItems(), open, u.menus.item("Open model file…", u.pickFile), recent, demo,
 		fyne.NewMenuItemSeparator(), save,
-		u.item("Save session…", u.saveSession), u.item("Open session…", u.pickSession),
-		u.item("Save lesson…", u.saveLesson),
-		u.item("Export panel as PNG…", func() { u.export(u.currentPanel(), "png") }),
-		u.item("Export panel as SVG…", func() { u.export(u.currentPanel(), "svg") }),
-		u.item("Export panel as CSV…", func() { u.export(u.currentPanel(), "csv") }),
-		fyne.NewMenuItemSeparator(), u.quitItem())...)
-	gen := u.item("Generate", u.generate)
+		u.menus.item("Save session…", u.sessionFile.saveSession), u.menus.item("Open session…", u.sessionFile.pickSession),
+		u.menus.item("Save lesson…", u.lessonMode.saveLesson),
+		u.menus.item("Export panel as PNG…", func() { u.menus.export(u.menus.currentPanel(), "png") }),
+		u.menus.item("Export panel as SVG…", func() { u.menus.export(u.menus.currentPanel(), "svg") }),
+		u.menus.item("Export panel as CSV…", func() { u.menus.export(u.menus.currentPanel(), "csv") }),
+		fyne.NewMenuItemSeparator(), u.menus.quitItem())...)
+	gen := u.menus.item("Generate", u.generate)
 	gen.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyReturn, Modifier: fyne.KeyModifierControl}
-	experiments := u.item("Experiments…", func() {
+	experiments := u.menus.item("Experiments…", func() {
 		u.showTab("experiments")
 		if k := u.experiments.Selected(); k != "" {
-			u.planExperiment(k)
+			u.experimentRunner.planExperiment(k)
 		}
 	})
 	experiments.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyE, Modifier: fyne.KeyModifierControl}
-	branch := u.item("Branch from the selected token…", u.branchDialog)
+	branch := u.menus.item("Branch from the selected token…", u.branchDialog)
 	branch.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyB, Modifier: fyne.KeyModifierControl}
-	run := fyne.NewMenu("Run", gen, u.item("Stop (Esc)", u.stop), branch, fyne.NewMenuItemSeparator(), experiments)
+	run := fyne.NewMenu("Run", gen, u.menus.item("Stop (Esc)", u.stop), branch, fyne.NewMenuItemSeparator(), experiments)
 	prompts := fyne.NewMenu("Prompts")
 	for _, p := range u.promptHistory() {
-		prompts.Items = append(prompts.Items, u.item(promptLabel(p), func() { u.choosePrompt(p) }))
+		prompts.Items = append(prompts.Items, u.menus.item(promptLabel(p), func() { u.menus.choosePrompt(p) }))
 	}
-	u.win.SetMainMenu(fyne.NewMainMenu(file, run, prompts, u.viewMenu(), u.settingsMenu()))
+	u.win.SetMainMenu(fyne.NewMainMenu(file, run, prompts, u.menus.viewMenu(), u.knobs.settingsMenu()))
 }
 
 // recentLabel names a recent model as people know it: name is the one
@@ -98,8 +102,9 @@ func whereIs(path string) string {
 
 // quitItem closes the window (Ctrl+Q), the same way as its close button:
 // a running generation is cancelled and the model freed.
-func (u *UI) quitItem() *fyne.MenuItem {
-	quit := u.item("Quit", u.win.Close)
+func (fc *menus) quitItem() *fyne.MenuItem {
+	u := fc.ui
+	quit := u.menus.item("Quit", u.win.Close)
 	quit.IsQuit = true
 	quit.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyQ, Modifier: fyne.KeyModifierControl}
 	return quit
@@ -107,10 +112,11 @@ func (u *UI) quitItem() *fyne.MenuItem {
 
 // viewMenu chooses the theme (the system's, or dark or light whatever it
 // is) and how layers and heads are counted.
-func (u *UI) viewMenu() *fyne.Menu {
+func (fc *menus) viewMenu() *fyne.Menu {
+	u := fc.ui
 	current := u.app.Preferences().String(prefTheme)
 	item := func(label, mode string) *fyne.MenuItem {
-		it := u.item(label, func() { u.setTheme(mode) })
+		it := u.menus.item(label, func() { u.setTheme(mode) })
 		it.Checked = current == mode
 		return it
 	}
@@ -118,12 +124,13 @@ func (u *UI) viewMenu() *fyne.Menu {
 		item("Light theme (projectors)", "light"), fyne.NewMenuItemSeparator())
 	m.Items = append(m.Items, u.numberingItems()...)
 	m.Items = append(m.Items, fyne.NewMenuItemSeparator(), u.confidenceItem(), fyne.NewMenuItemSeparator())
-	m.Items = append(m.Items, u.lessonMenuItems()...)
+	m.Items = append(m.Items, u.lessonMode.lessonMenuItems()...)
 	return m
 }
 
 // item is a menu item whose action cannot crash the window.
-func (u *UI) item(label string, action func()) *fyne.MenuItem {
+func (fc *menus) item(label string, action func()) *fyne.MenuItem {
+	u := fc.ui
 	return fyne.NewMenuItem(label, u.guard(action))
 }
 
@@ -145,7 +152,8 @@ func promptLabel(p string) string {
 
 // choosePrompt puts p in the prompt box and a demo prompt's caption in the
 // status line, so the lesson stays on screen while it runs.
-func (u *UI) choosePrompt(p string) {
+func (fc *menus) choosePrompt(p string) {
+	u := fc.ui
 	u.controls.Prompt.SetText(p)
 	if c := assets.DemoCaption(p); c != "" {
 		u.controls.Status.SetText("Look: " + c)
@@ -162,37 +170,32 @@ func menuText(s string) string {
 }
 
 // currentPanel names the selected tab for exports.
-func (u *UI) currentPanel() string {
-	if u.tabs.Selected() == nil {
-		return "attention"
+func (fc *menus) currentPanel() string {
+	u := fc.ui
+	if p := u.panelOn(); p != nil {
+		return p.Name()
 	}
-	return panelName(u.tabs.Selected().Text)
-}
-
-// panelName is the export name of a tab.
-func panelName(tab string) string {
-	return map[string]string{"Attention": "attention", "Next token": "next-token", "Timing": "timing",
-		"Model": "model", "MLP": "mlp", "Compare": "compare", "DeltaNet": "deltanet", "Experts": "experts",
-		"Embedding": "embedding", "KV cache": "kv-cache", "Logit lens": "logit-lens", "Sampler": "sampler",
-		"Experiments": "experiments"}[tab]
+	return "attention"
 }
 
 // saveRun writes the last finished run as JSON.
-func (u *UI) saveRun() {
-	if u.lastRun == nil {
+func (fc *menus) saveRun() {
+	u := fc.ui
+	if u.st.LastRun == nil {
 		u.fail("Nothing to save", errors.New("generate first: the run is saved once it has finished"))
 		return
 	}
-	data, err := runJSON(u.lastRun)
+	data, err := runJSON(u.st.LastRun)
 	if err != nil {
 		u.fail("Could not encode the run", err)
 		return
 	}
-	u.saveFile("Save the run", "loupe-run.json", "json", data)
+	u.menus.saveFile("Save the run", "loupe-run.json", "json", data)
 }
 
 // saveFile asks where to write data (the dialogs confirm an overwrite).
-func (u *UI) saveFile(title, name, ext string, data []byte) {
+func (fc *menus) saveFile(title, name, ext string, data []byte) {
+	u := fc.ui
 	write := func(path string) {
 		if filepath.Ext(path) == "" {
 			path += "." + ext
@@ -218,37 +221,40 @@ func (u *UI) saveFile(title, name, ext string, data []byte) {
 }
 
 // export saves one panel as PNG or SVG.
-func (u *UI) export(panel, format string) {
+func (fc *menus) export(panel, format string) {
+	u := fc.ui
 	if format == "csv" {
 		data, err := u.csvData(panel)
 		if err != nil {
 			u.fail("Could not export the "+panel+" panel as CSV", err)
 			return
 		}
-		u.saveFile("Export the "+panel+" panel as CSV", "loupe-"+panel+".csv", "csv", data)
+		u.menus.saveFile("Export the "+panel+" panel as CSV", "loupe-"+panel+".csv", "csv", data)
 		return
 	}
-	data, err := u.render(panel, format)
+	data, err := u.menus.render(panel, format)
 	if err != nil {
 		u.fail("Could not export the "+panel+" panel", err)
 		return
 	}
-	u.saveFile("Export the "+panel+" panel", "loupe-"+panel+"."+format, format, data)
+	u.menus.saveFile("Export the "+panel+" panel", "loupe-"+panel+"."+format, format, data)
 }
 
 // render draws a panel's figure in the given format.
-func (u *UI) render(panel, format string) ([]byte, error) {
+func (fc *menus) render(panel, format string) ([]byte, error) {
+	u := fc.ui
 	if fig, ok := u.figure(panel); ok && fig != nil {
 		return renderFigure(fig, format)
 	}
 	if format != "png" {
 		return nil, fmt.Errorf("%s: nothing to draw yet", panel)
 	}
-	return u.capturePanel(panel)
+	return u.menus.capturePanel(panel)
 }
 
 // capturePanel is the PNG of the panel as the window shows it.
-func (u *UI) capturePanel(panel string) ([]byte, error) {
+func (fc *menus) capturePanel(panel string) ([]byte, error) {
+	u := fc.ui
 	obj, ok := u.exports[panel]
 	if !ok {
 		return nil, fmt.Errorf("no panel %q", panel)

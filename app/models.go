@@ -16,6 +16,9 @@ import (
 	"loupe/views"
 )
 
+// modelsMenu is File › Models on this computer and Get a model…: listing, downloading and opening models.
+type modelsMenu struct{ ui *UI }
+
 // modelDialogs holds the two dialogs of the model catalogue, so that one
 // download runs at a time and a closed window cancels it.
 type modelDialogs struct {
@@ -26,21 +29,23 @@ type modelDialogs struct {
 
 // modelItems are File menu entries: the models on disk and the download
 // dialog.
-func (u *UI) modelItems() []*fyne.MenuItem {
+func (fc *modelsMenu) modelItems() []*fyne.MenuItem {
+	u := fc.ui
 	return []*fyne.MenuItem{
-		u.item("Models on this computer…", u.showLocalModels),
-		u.item("Get a model…", u.showGetModel),
+		u.menus.item("Models on this computer…", u.modelsMenu.showLocalModels),
+		u.menus.item("Get a model…", u.modelsMenu.showGetModel),
 	}
 }
 
 // showDialog opens the dialog named by --dialog.
-func (u *UI) showDialog(name string) {
+func (fc *modelsMenu) showDialog(name string) {
+	u := fc.ui
 	switch name {
 	case "":
 	case "models":
-		u.showLocalModels()
+		u.modelsMenu.showLocalModels()
 	case "get-model":
-		u.showGetModel()
+		u.modelsMenu.showGetModel()
 	default:
 		u.fail("Unknown dialog", fmt.Errorf("--dialog %q: use models or get-model", name))
 	}
@@ -62,11 +67,12 @@ func searched(ps []hub.Place) string {
 
 // showLocalModels lists the models found on disk (scanned in the
 // background: a big cache takes a moment) and opens the chosen one.
-func (u *UI) showLocalModels() {
+func (fc *modelsMenu) showLocalModels() {
+	u := fc.ui
 	v := views.NewLocalModels()
 	d := dialog.NewCustom("Models on this computer", "Close", v.Box, u.win)
 	v.OnOpen = func(path string) { d.Hide(); u.openModel(path) }
-	v.OnGet = func() { d.Hide(); u.showGetModel() }
+	v.OnGet = func() { d.Hide(); u.modelsMenu.showGetModel() }
 	v.OnBrowse = func() { d.Hide(); u.pickFolder() }
 	d.Resize(dialogSize(u.win, 1000, 760))
 	d.Show()
@@ -112,7 +118,8 @@ func offers(cache string) []views.ModelOffer {
 
 // showGetModel opens the download dialog. Closing it while a download
 // runs cancels the download (the partial file is kept and resumed next time).
-func (u *UI) showGetModel() {
+func (fc *modelsMenu) showGetModel() {
+	u := fc.ui
 	if u.models.get != nil {
 		return
 	}
@@ -131,7 +138,7 @@ func (u *UI) showGetModel() {
 			u.models.cancel()
 		}
 	}
-	g.OnGet = func(id string) { u.getModel(c, g, d, id) }
+	g.OnGet = func(id string) { u.modelsMenu.getModel(c, g, d, id) }
 	d.Resize(dialogSize(u.win, 1000, 900))
 	d.Show()
 	g.Select(hub.Catalog[0].ID)
@@ -139,7 +146,8 @@ func (u *UI) showGetModel() {
 
 // getModel opens id when it is on disk, else downloads it with progress
 // in the dialog and opens it when done.
-func (u *UI) getModel(c *hub.Client, g *views.GetModel, d dialog.Dialog, id string) {
+func (fc *modelsMenu) getModel(c *hub.Client, g *views.GetModel, d dialog.Dialog, id string) {
+	u := fc.ui
 	if u.models.pulling {
 		return
 	}
@@ -163,12 +171,13 @@ func (u *UI) getModel(c *hub.Client, g *views.GetModel, d dialog.Dialog, id stri
 		dir, err := c.Pull(ctx, id, "main", func(p hub.Progress) {
 			u.do(func() { g.SetProgress(progressShare(p), progressText(p)) })
 		})
-		u.do(func() { u.pulled(g, d, id, dir, err) })
+		u.do(func() { u.modelsMenu.pulled(g, d, id, dir, err) })
 	}()
 }
 
 // pulled ends a download: open the model, or say why not.
-func (u *UI) pulled(g *views.GetModel, d dialog.Dialog, id, dir string, err error) {
+func (fc *modelsMenu) pulled(g *views.GetModel, d dialog.Dialog, id, dir string, err error) {
+	u := fc.ui
 	u.models.pulling, u.models.cancel = false, nil
 	g.SetBusy(false)
 	switch {

@@ -41,7 +41,7 @@ func TestGetModelDownloadsAndOpens(t *testing.T) {
 	defer fh.Close()
 	cache := hubEnv(t, fh.URL)
 	h := newHarness(t, Options{})
-	h.u.showGetModel()
+	h.u.modelsMenu.showGetModel()
 	g := h.u.models.get
 	if g == nil {
 		t.Fatal("no Get a model dialog")
@@ -73,7 +73,7 @@ func TestGetModelShowsErrors(t *testing.T) {
 	defer fh.Close()
 	hubEnv(t, fh.URL)
 	h := newHarness(t, Options{})
-	h.u.showGetModel()
+	h.u.modelsMenu.showGetModel()
 	g := h.u.models.get
 	g.Repo.SetText("nobody/nothing")
 	test.Tap(g.Get)

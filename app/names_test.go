@@ -38,7 +38,7 @@ func TestModelsNamedAsPeopleKnowThem(t *testing.T) {
 			t.Errorf("%s: title %q", c.path, got)
 		}
 		h.generate("the cat", 2)
-		s, err := u.session()
+		s, err := u.sessionFile.session()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,35 +62,5 @@ func TestModelsNamedAsPeopleKnowThem(t *testing.T) {
 		if got := recentLabel(filepath.Join(home, "models", "q"), ""); got != "q  (in "+filepath.Join("~", "models")+")" {
 			t.Errorf("a model under the home folder: %q", got)
 		}
-	}
-}
-
-// A session on a GGUF file fingerprints the file: a copy elsewhere keeps
-// it, other weights change it.
-func TestGGUFFingerprint(t *testing.T) {
-	dir := t.TempDir()
-	a, b := filepath.Join(dir, "a.gguf"), filepath.Join(dir, "copy", "b.gguf")
-	if err := genmodel.WriteGGUFModel(a, "tiny", 1, "q8_0"); err != nil {
-		t.Fatal(err)
-	}
-	data, err := os.ReadFile(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.MkdirAll(filepath.Dir(b), 0o755)
-	if err := os.WriteFile(b, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	fa, err := Fingerprint(a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fb, err := Fingerprint(b); err != nil || fb != fa {
-		t.Errorf("a copy: %q %v, want %q", fb, err, fa)
-	}
-	data[len(data)-1] ^= 1 // the last weight's bits
-	os.WriteFile(b, data, 0o644)
-	if fb, _ := Fingerprint(b); fb == fa {
-		t.Error("other weights, same fingerprint")
 	}
 }

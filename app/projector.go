@@ -13,12 +13,16 @@ import (
 const prefProjector = "projector"
 
 // toggleProjector switches projector mode and remembers it.
-func (u *UI) toggleProjector() { u.setProjector(!u.les.projector) }
+func (fc *lessonMode) toggleProjector() {
+	u := fc.ui
+	u.lessonMode.setProjector(!u.les.projector)
+}
 
 // setProjector: full screen, the light theme with type 1.5 × larger, the
 // settings pane hidden (keyboard only); off restores the theme chosen in
 // View and the pane.
-func (u *UI) setProjector(on bool) {
+func (fc *lessonMode) setProjector(on bool) {
+	u := fc.ui
 	if on == u.les.projector {
 		return
 	}
@@ -33,30 +37,32 @@ func (u *UI) setProjector(on bool) {
 		u.left.Show()
 		u.app.Settings().SetTheme(newTheme(u.app.Preferences().String(prefTheme)))
 	}
-	u.placeCard(on)
+	u.lessonMode.placeCard(on)
 	if !on {
 		u.les.split.Offset = u.les.leftOffset
 	}
 	u.les.split.Refresh()
-	u.buildMenu()
+	u.menus.buildMenu()
 	u.dirty = true
 	u.refreshPanels()
 }
 
 // lessonMenuItems are View › Lesson and View › Projector.
-func (u *UI) lessonMenuItems() []*fyne.MenuItem {
-	l := u.item("Lesson (L)", u.toggleLesson)
+func (fc *lessonMode) lessonMenuItems() []*fyne.MenuItem {
+	u := fc.ui
+	l := u.menus.item("Lesson (L)", u.lessonMode.toggleLesson)
 	l.Checked = u.les.on
-	p := u.item("Projector (F11)", u.toggleProjector)
+	p := u.menus.item("Projector (F11)", u.lessonMode.toggleProjector)
 	p.Checked = u.les.projector
 	return []*fyne.MenuItem{l, p}
 }
 
 // startLesson applies --lesson, --lesson-chapter and --projector, and the
 // remembered projector mode.
-func (u *UI) startLesson() {
+func (fc *lessonMode) startLesson() {
+	u := fc.ui
 	if u.opt.Projector || u.app.Preferences().Bool(prefProjector) {
-		u.setProjector(true)
+		u.lessonMode.setProjector(true)
 	}
 	if !u.opt.Lesson {
 		return
@@ -64,7 +70,7 @@ func (u *UI) startLesson() {
 	u.les.i = max(0, lesson.Index(u.opt.LessonChapter))
 	u.les.on = true
 	u.les.card.Show()
-	u.placeCard(u.les.projector)
+	u.lessonMode.placeCard(u.les.projector)
 	if u.controls.Prompt.Text == "" {
 		u.controls.Prompt.SetText(assets.DemoPrompts[0])
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"loupe/engine/chat"
+	"loupe/session"
 	"loupe/trace"
 	"loupe/trace/stats"
 	"loupe/views"
@@ -15,52 +16,30 @@ import (
 // Reruns: run A again with heads switched off, or a variant prompt with
 // A's settings, as run B of a comparison.
 
-// baseRun is run A of an ablation: the run shown, or, when that run has
-// heads switched off, the latest run of the same prompt and settings
-// without any.
-func (u *UI) baseRun() (*trace.Run, error) {
-	cur := u.lastRun
-	if cur == nil {
-		return nil, errors.New("generate first: the heads are switched off in a rerun of the run shown")
-	}
-	if !counterfactual(cur.Settings) {
-		return cur, nil
-	}
-	for i := len(u.cmp.runs) - 1; i >= 0; i-- {
-		r := u.cmp.runs[i]
-		s, t := r.Settings, cur.Settings
-		if !counterfactual(r.Settings) && r.Prompt == cur.Prompt && s.Seed == t.Seed && s.Temperature == t.Temperature &&
-			s.MaxTokens == t.MaxTokens && s.TopK == t.TopK && s.TopP == t.TopP && s.MinP == t.MinP {
-			return r, nil
-		}
-	}
-	return cur, nil
-}
-
 // switchOff reruns run A with the selected heads switched off.
 func (u *UI) switchOff() { u.switchOffWith("") }
 
 // switchOffWith is switchOff with a note on how the heads were chosen.
 func (u *UI) switchOffWith(note string) {
-	if u.running || u.loading {
+	if u.st.Running || u.loading {
 		u.controls.Status.SetText("Wait for the current run to finish, then switch the heads off.")
 		return
 	}
-	if len(u.cmp.heads) == 0 {
+	if len(u.st.Heads) == 0 {
 		u.fail("No heads selected", errors.New("Ctrl+click cells of the attention grid, type heads such as 18:1, 18:5, or use a preset"))
 		return
 	}
-	a, err := u.baseRun()
+	a, err := u.st.BaseRun()
 	if err != nil {
 		u.fail("Nothing to rerun", err)
 		return
 	}
-	if err := trace.CheckHeads(u.cmp.heads, u.info.Layers, u.info.Heads, u.headBase()); err != nil {
+	if err := trace.CheckHeads(u.st.Heads, u.st.Info.Layers, u.st.Info.Heads, u.headBase()); err != nil {
 		u.fail("Heads out of range", err)
 		return
 	}
 	s := a.Settings
-	s.Ablate = slices.Clone(u.cmp.heads)
+	s.Ablate = slices.Clone(u.st.Heads)
 	kind := views.SwitchOffKind(s.Ablate, u.headBase())
 	if note != "" {
 		kind += " " + note
@@ -87,9 +66,9 @@ func (u *UI) rerun(a *trace.Run, prompt string, s trace.Settings, kind string) {
 			u.pending = &chatRequest{msgs: slices.Clone(a.Messages), think: think}
 		}
 	}
-	u.cmp.role = &runRole{base: a, kind: kind, sourceA: -1}
-	if u.lastRun == a && u.attn.HasData() {
-		u.cmp.role.sourceA = u.attn.Source()
+	u.st.Role = &session.Role{Base: a, Kind: kind, SourceA: -1}
+	if u.st.LastRun == a && u.attn.HasData() {
+		u.st.Role.SourceA = u.attn.Source()
 	}
 	u.cmp.then = u.afterCompare
 	u.begin(prompt, ids, s)
@@ -98,19 +77,19 @@ func (u *UI) rerun(a *trace.Run, prompt string, s trace.Settings, kind string) {
 // afterCompare shows the new comparison at the first generated step, in
 // the Compare tab, and prints its Δp line (for scripts and the smoke test).
 func (u *UI) afterCompare() {
-	c := &u.cmp
-	a, b, ok := c.pair()
+	c := u.st
+	a, b, ok := c.Pair()
 	if !ok {
 		return
 	}
-	u.follow = false
+	u.st.Follow = false
 	last := stats.PromptLen(b) - 1
 	al := stats.Align(a.Tokens, b.Tokens, stats.PromptLen(a), stats.PromptLen(b))
 	switch {
 	case a.Prompt != b.Prompt && al.ChangedB[0] < al.ChangedB[1] && al.ChangedB[0] < last:
-		u.source = al.ChangedB[0] // the changed word is the source to watch
-	case c.sourceA >= 0 && c.sourceA < len(al.AtoB) && al.AtoB[c.sourceA] >= 0:
-		u.source = al.AtoB[c.sourceA] // the source A's grid showed
+		u.st.Source = al.ChangedB[0] // the changed word is the source to watch
+	case c.SourceA >= 0 && c.SourceA < len(al.AtoB) && al.AtoB[c.SourceA] >= 0:
+		u.st.Source = al.AtoB[c.SourceA] // the source A's grid showed
 	}
 	u.stream.Select(last)
 	if u.opt.Tab == "" || !u.opt.Quit {
@@ -120,7 +99,7 @@ func (u *UI) afterCompare() {
 	u.refreshPanels()
 	u.refreshCompare()
 	if cmp, ok := u.compare.Comparison(); ok {
-		fmt.Printf("loupe: compare: %s %s\n", c.kind, views.DeltaLine(cmp.Delta))
+		fmt.Printf("loupe: compare: %s %s\n", c.Kind, views.DeltaLine(cmp.Delta))
 	}
 }
 
@@ -129,7 +108,7 @@ func (u *UI) continueChain(err error) {
 	f := u.cmp.then
 	u.cmp.then = nil
 	if err != nil || f == nil {
-		u.cmp.role = nil
+		u.st.Role = nil
 		return
 	}
 	f()
@@ -137,13 +116,13 @@ func (u *UI) continueChain(err error) {
 
 // askVariant asks for a second prompt, prefilled with run A's.
 func (u *UI) askVariant() {
-	a := u.lastRun
+	a := u.st.LastRun
 	if a == nil {
 		u.fail("Nothing to compare", errors.New("generate first: the variant is compared with the run shown"))
 		return
 	}
 	if len(a.Settings.Ablate) > 0 {
-		if base, err := u.baseRun(); err == nil {
+		if base, err := u.st.BaseRun(); err == nil {
 			a = base
 		}
 	}
@@ -159,11 +138,11 @@ func (u *UI) runVariant(a *trace.Run, prompt string) {
 		u.fail("Empty prompt", errors.New("type the variant prompt"))
 		return
 	}
-	if u.running || u.loading {
+	if u.st.Running || u.loading {
 		u.controls.Status.SetText("Wait for the current run to finish, then compare.")
 		return
 	}
-	u.cmp.variant = prompt
-	u.source = -1
+	u.st.Variant = prompt
+	u.st.Source = -1
 	u.rerun(a, prompt, a.Settings, "B is a variant of A's prompt, with the same settings.")
 }

@@ -12,10 +12,14 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	nativedialog "github.com/sqweek/dialog"
 
+	"loupe/engine/fingerprint"
 	"loupe/trace"
 	"loupe/trace/stats"
 	"loupe/views"
 )
+
+// sessionFile saves and reopens a session: the prompt, settings and view of a run or compared pair.
+type sessionFile struct{ ui *UI }
 
 // sessionFormat names the session file's format and version.
 const sessionFormat = "loupe-session-1"
@@ -59,16 +63,17 @@ type SessionSelection struct {
 
 // session describes the view: the compared pair when there is one, else
 // the run shown.
-func (u *UI) session() (*Session, error) {
-	a := u.lastRun
+func (fc *sessionFile) session() (*Session, error) {
+	u := fc.ui
+	a := u.st.LastRun
 	var b *trace.Run
-	if c := &u.cmp; c.a >= 0 && c.b >= 0 && c.a < len(c.runs) && c.b < len(c.runs) {
-		a, b = c.runs[c.a], c.runs[c.b]
+	if pa, pb, ok := u.st.Pair(); ok {
+		a, b = pa, pb
 	}
 	if a == nil {
 		return nil, errors.New("generate first: a session reruns a finished run")
 	}
-	fp, err := Fingerprint(a.Model.Path)
+	fp, err := fingerprint.Of(a.Model.Path)
 	if err != nil {
 		return nil, fmt.Errorf("fingerprint of the model: %w", err)
 	}
@@ -86,13 +91,13 @@ func (u *UI) session() (*Session, error) {
 		}
 	}
 	l, h := u.attn.OpenedHead()
-	s.Selection = SessionSelection{Query: u.query, Source: u.source, Head: trace.Head{Layer: l, Head: h},
-		Heads: slices.Clone(u.cmp.heads), Tab: u.currentPanel(), N: u.bar.N.Text, Seed: u.bar.Seed.Text}
-	if b != nil && u.lastRun == b {
+	s.Selection = SessionSelection{Query: u.st.Query, Source: u.st.Source, Head: trace.Head{Layer: l, Head: h},
+		Heads: slices.Clone(u.st.Heads), Tab: u.menus.currentPanel(), N: u.bar.N.Text, Seed: u.bar.Seed.Text}
+	if b != nil && u.st.LastRun == b {
 		// The stream shows B: keep the selection in A's positions.
 		q, src := u.comparedPositions(a, b)
 		s.Selection.Query = q
-		if u.source >= 0 {
+		if u.st.Source >= 0 {
 			s.Selection.Source = src
 		}
 	}
@@ -100,8 +105,9 @@ func (u *UI) session() (*Session, error) {
 }
 
 // saveSession asks where to write the session file.
-func (u *UI) saveSession() {
-	s, err := u.session()
+func (fc *sessionFile) saveSession() {
+	u := fc.ui
+	s, err := u.sessionFile.session()
 	if err != nil {
 		u.fail("Nothing to save", err)
 		return
@@ -111,11 +117,12 @@ func (u *UI) saveSession() {
 		u.fail("Could not encode the session", err)
 		return
 	}
-	u.saveFile("Save the session", "loupe-session.json", "json", data)
+	u.menus.saveFile("Save the session", "loupe-session.json", "json", data)
 }
 
 // pickSession asks for a session file and opens it.
-func (u *UI) pickSession() {
+func (fc *sessionFile) pickSession() {
+	u := fc.ui
 	u.pick(func() (string, error) {
 		return nativedialog.File().Title("Open a session").Filter("Loupe session", "json").Load()
 	}, func(use func(string)) {
@@ -125,7 +132,7 @@ func (u *UI) pickSession() {
 				use(r.URI().Path())
 			}
 		}, u.win)
-	}, u.openSession)
+	}, u.sessionFile.openSession)
 }
 
 // readSession reads and checks a session file.
@@ -148,22 +155,23 @@ func readSession(path string) (*Session, error) {
 }
 
 // openSession reruns a saved session, after checking its model.
-func (u *UI) openSession(path string) {
+func (fc *sessionFile) openSession(path string) {
+	u := fc.ui
 	s, err := readSession(path)
 	if err != nil {
 		u.fail("Could not open the session", err)
 		return
 	}
-	if u.running || u.loading {
+	if u.st.Running || u.loading {
 		u.fail("Busy", errors.New("stop the generation before opening a session"))
 		return
 	}
-	model, err := u.sessionModel(s)
+	model, err := u.sessionFile.sessionModel(s)
 	if err != nil {
 		u.fail("The session's model", err)
 		return
 	}
-	if fp, err := Fingerprint(model); err == nil && fp != s.Model.Fingerprint {
+	if fp, err := fingerprint.Of(model); err == nil && fp != s.Model.Fingerprint {
 		msg := fmt.Sprintf("The model at %s differs from the one this session was saved with (its config or weight files changed), "+
 			"so the numbers will not be the same. Rerun the session on it anyway?", model)
 		if u.opt.Quit {
@@ -173,17 +181,17 @@ func (u *UI) openSession(path string) {
 		dialog.ShowConfirm("The model differs", msg, func(ok bool) {
 			defer u.rescue()
 			if ok {
-				u.applySession(s, model)
+				u.sessionFile.applySession(s, model)
 			}
 		}, u.win)
 		return
 	}
-	u.applySession(s, model)
+	u.sessionFile.applySession(s, model)
 }
 
 // sessionModel finds the session's model folder: the demo model of this
 // build, or the saved path.
-func (u *UI) sessionModel(s *Session) (string, error) {
+func (fc *sessionFile) sessionModel(s *Session) (string, error) {
 	if s.Model.Demo {
 		return demoModel()
 	}
@@ -197,13 +205,14 @@ func (u *UI) sessionModel(s *Session) (string, error) {
 // applySession puts the prompt and settings in the left column, reruns A
 // (loading the model first when another one is open), then B, then puts
 // the selection back.
-func (u *UI) applySession(s *Session, model string) {
+func (fc *sessionFile) applySession(s *Session, model string) {
+	u := fc.ui
 	u.controls.Prompt.SetText(s.Prompt)
-	u.setControls(s.Settings)
+	u.sessionFile.setControls(s.Settings)
 	u.bar.N.SetText(s.Selection.N)
 	u.bar.Seed.SetText(s.Selection.Seed)
-	u.cmp.then = func() { u.sessionB(s) }
-	if u.backend == nil || u.info.Path != model && !(s.Model.Demo && u.demoDir == u.info.Path) {
+	u.cmp.then = func() { u.sessionFile.sessionB(s) }
+	if u.backend == nil || u.st.Info.Path != model && !(s.Model.Demo && u.demoDir == u.st.Info.Path) {
 		if s.Model.Demo {
 			u.demoDir = model
 		}
@@ -215,21 +224,22 @@ func (u *UI) applySession(s *Session, model string) {
 }
 
 // sessionB reruns the session's ablation or variant, then restores the view.
-func (u *UI) sessionB(s *Session) {
+func (fc *sessionFile) sessionB(s *Session) {
+	u := fc.ui
 	restore := func() {
 		u.afterCompare()
-		u.restoreSelection(s)
+		u.sessionFile.restoreSelection(s)
 	}
 	switch {
 	case len(s.Ablate) > 0:
-		u.cmp.heads = slices.Clone(s.Ablate)
+		u.st.Heads = slices.Clone(s.Ablate)
 		u.switchOff()
 		u.cmp.then = restore
 	case s.Variant != "":
-		u.runVariant(u.lastRun, s.Variant)
+		u.runVariant(u.st.LastRun, s.Variant)
 		u.cmp.then = restore
 	case len(s.DisableExperts) > 0 || s.TopKExperts > 0:
-		u.experts.Display(u.info, u.tokens, u.steps, u.query)
+		u.experts.Display(u.st.Info, u.st.Tokens, u.st.Steps, u.st.Query)
 		u.experts.Off.SetText(trace.FormatExperts(s.DisableExperts, u.headBase()))
 		if s.TopKExperts > 0 {
 			u.experts.TopK.SetSelected(fmt.Sprint(s.TopKExperts))
@@ -237,23 +247,23 @@ func (u *UI) sessionB(s *Session) {
 		u.switchExpertsOff()
 		u.cmp.then = restore
 	default:
-		u.restoreSelection(s)
+		u.sessionFile.restoreSelection(s)
 	}
 }
 
 // restoreSelection selects the saved token, source, head, heads and tab.
-func (u *UI) restoreSelection(s *Session) {
+func (fc *sessionFile) restoreSelection(s *Session) {
+	u := fc.ui
 	sel := s.Selection
 	q, src := sel.Query, sel.Source
-	if c := &u.cmp; c.a >= 0 && c.b >= 0 && u.lastRun == c.runs[c.b] {
-		a, b := c.runs[c.a], c.runs[c.b]
+	if a, b, ok := u.st.Pair(); ok && u.st.LastRun == b {
 		al := stats.Align(a.Tokens, b.Tokens, stats.PromptLen(a), stats.PromptLen(b))
 		q, src = mapPos(al.AtoB, q), mapPos(al.AtoB, src)
 	}
-	u.cmp.heads = slices.Clone(sel.Heads)
+	u.st.Heads = slices.Clone(sel.Heads)
 	u.showHeads(true)
-	if q >= 0 && q < len(u.tokens) {
-		u.follow = false
+	if q >= 0 && q < len(u.st.Tokens) {
+		u.st.Follow = false
 		u.stream.Select(q)
 	}
 	if src >= 0 {
@@ -276,7 +286,8 @@ func mapPos(m []int, i int) int {
 }
 
 // setControls puts a run's settings in the left column.
-func (u *UI) setControls(s trace.Settings) {
+func (fc *sessionFile) setControls(s trace.Settings) {
+	u := fc.ui
 	c := u.controls
 	c.MaxTokens.SetText(strconv.Itoa(s.MaxTokens))
 	if s.Temperature > 0 {

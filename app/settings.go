@@ -7,6 +7,9 @@ import (
 	"fyne.io/fyne/v2/widget"
 )
 
+// knobs are the settings pane's values: their defaults, what is remembered between launches, and reading them for a run.
+type knobs struct{ ui *UI }
+
 // The knobs of the left column are remembered between sessions in the
 // preferences; the flags override them. Max tokens, threads and the kernel
 // level are the machine's and the user's: "knob.<name>". The sampling
@@ -20,7 +23,8 @@ var (
 	samplingKnobs = []string{"temperature", "top_k", "top_p", "min_p", "presence_penalty", "seed"}
 )
 
-func (u *UI) knobEntries() map[string]*widget.Entry {
+func (fc *knobs) knobEntries() map[string]*widget.Entry {
+	u := fc.ui
 	c := u.controls
 	return map[string]*widget.Entry{
 		"max_tokens": c.MaxTokens, "temperature": c.Temperature, "top_k": c.TopK, "top_p": c.TopP,
@@ -35,9 +39,10 @@ type knobDefaults struct {
 	mode, kernels string
 }
 
-func (u *UI) readKnobDefaults() {
+func (fc *knobs) readKnobDefaults() {
+	u := fc.ui
 	d := knobDefaults{entries: map[string]string{}, mode: u.controls.Mode.Selected, kernels: u.controls.Kernels.Selected}
-	for name, e := range u.knobEntries() {
+	for name, e := range u.knobs.knobEntries() {
 		d.entries[name] = e.Text
 	}
 	u.defaults = d
@@ -45,7 +50,8 @@ func (u *UI) readKnobDefaults() {
 
 // modelKey names the loaded model in the preferences: its path, "demo"
 // for the demo model (its folder name changes with its version).
-func (u *UI) modelKey() string {
+func (fc *knobs) modelKey() string {
+	u := fc.ui
 	if u.modelPath == "" || u.modelPath == u.demoDir {
 		return "demo"
 	}
@@ -53,14 +59,15 @@ func (u *UI) modelKey() string {
 }
 
 // saveKnobs remembers the knobs of a generation that started.
-func (u *UI) saveKnobs() {
+func (fc *knobs) saveKnobs() {
+	u := fc.ui
 	p := u.app.Preferences()
-	e := u.knobEntries()
+	e := u.knobs.knobEntries()
 	for _, name := range globalKnobs {
 		p.SetString("knob."+name, e[name].Text)
 	}
 	p.SetString("knob.kernels", u.controls.Kernels.Selected)
-	m := "knob." + u.modelKey() + "."
+	m := "knob." + u.knobs.modelKey() + "."
 	for _, name := range samplingKnobs {
 		p.SetString(m+name, e[name].Text)
 	}
@@ -69,9 +76,10 @@ func (u *UI) saveKnobs() {
 
 // restoreKnobs puts back the knobs of the last session that are not a
 // model's (restoreSampling does those when a model loads).
-func (u *UI) restoreKnobs() {
+func (fc *knobs) restoreKnobs() {
+	u := fc.ui
 	p := u.app.Preferences()
-	e := u.knobEntries()
+	e := u.knobs.knobEntries()
 	for _, name := range globalKnobs {
 		if v := p.String("knob." + name); v != "" {
 			e[name].SetText(v)
@@ -84,10 +92,11 @@ func (u *UI) restoreKnobs() {
 
 // restoreSampling puts back the sampling knobs last used with the model
 // just loaded, or the defaults when it was never used.
-func (u *UI) restoreSampling() {
+func (fc *knobs) restoreSampling() {
+	u := fc.ui
 	p := u.app.Preferences()
-	e := u.knobEntries()
-	m := "knob." + u.modelKey() + "."
+	e := u.knobs.knobEntries()
+	m := "knob." + u.knobs.modelKey() + "."
 	for _, name := range samplingKnobs {
 		v := p.String(m + name)
 		if v == "" {
@@ -104,9 +113,10 @@ func (u *UI) restoreSampling() {
 
 // resetKnobs is Settings › Reset: every knob back to its default, and
 // forgotten for the loaded model and the machine.
-func (u *UI) resetKnobs() {
+func (fc *knobs) resetKnobs() {
+	u := fc.ui
 	p := u.app.Preferences()
-	e := u.knobEntries()
+	e := u.knobs.knobEntries()
 	for name, v := range u.defaults.entries {
 		e[name].SetText(v)
 	}
@@ -116,7 +126,7 @@ func (u *UI) resetKnobs() {
 		p.RemoveValue("knob." + name)
 	}
 	p.RemoveValue("knob.kernels")
-	m := "knob." + u.modelKey() + "."
+	m := "knob." + u.knobs.modelKey() + "."
 	for _, name := range append(slices.Clone(samplingKnobs), "mode") {
 		p.RemoveValue(m + name)
 	}
@@ -124,6 +134,7 @@ func (u *UI) resetKnobs() {
 }
 
 // settingsMenu holds Reset.
-func (u *UI) settingsMenu() *fyne.Menu {
-	return fyne.NewMenu("Settings", u.item("Reset to defaults", u.resetKnobs))
+func (fc *knobs) settingsMenu() *fyne.Menu {
+	u := fc.ui
+	return fyne.NewMenu("Settings", u.menus.item("Reset to defaults", u.knobs.resetKnobs))
 }

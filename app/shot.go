@@ -17,10 +17,10 @@ const settle = 800 * time.Millisecond
 // afterRun takes the --screenshot once a generation has ended (or once the
 // model is loaded when --generate was not given), then quits with --quit.
 func (u *UI) afterRun(err error) {
-	if u.shotTaken || u.running || u.loading || u.generateAfter {
+	if u.shotTaken || u.st.Running || u.loading || u.generateAfter {
 		return
 	}
-	if err == nil && u.startFlagExperiment() {
+	if err == nil && u.experimentRunner.startFlagExperiment() {
 		return // experimentDone calls again
 	}
 	if u.opt.Screenshot == "" {
@@ -39,7 +39,7 @@ func (u *UI) afterRun(err error) {
 func (u *UI) shootWhenIdle(wait time.Duration, tries int) {
 	time.AfterFunc(wait, func() {
 		u.do(func() {
-			if tries > 0 && u.inspectBusy() {
+			if tries > 0 && u.insideJobs.inspectBusy() {
 				u.shootWhenIdle(200*time.Millisecond, tries-1)
 				return
 			}
@@ -50,6 +50,9 @@ func (u *UI) shootWhenIdle(wait time.Duration, tries int) {
 				u.fail("Screenshot", err)
 			} else {
 				fmt.Println("loupe: screenshot saved to", u.opt.Screenshot)
+			}
+			if u.onShot != nil {
+				u.onShot()
 			}
 			if u.opt.Quit {
 				u.app.Quit()

@@ -11,7 +11,7 @@ import (
 	"loupe/engine/experiment"
 	"loupe/engine/perf"
 	"loupe/engine/pool"
-	"loupe/trace"
+	"loupe/session"
 	"loupe/views"
 )
 
@@ -40,11 +40,11 @@ type UI struct {
 	experimentStarted bool               // --experiment has been run
 	experimentOpt     experiment.Options // of the last experiment started
 	experimentRecord  *experiment.Record // the saved result opened, if any
-	cmp               compareState       // history, compared pair, selected heads (compare.go)
+	cmp               compareState       // what waits for the running generation (compare.go)
 	les               lessonState        // the lesson card and projector mode (lesson.go)
 
 	backend Backend
-	info    trace.ModelInfo
+	st      *session.State // what the window shows: runs, selection, pair, heads, turns, numbering
 	runData
 	selection
 	jobs
@@ -52,6 +52,7 @@ type UI struct {
 
 	demoDir string // the extracted demo model: not a "recent model"
 	hooks
+	facets
 	models modelDialogs // File › Models on this computer, Get a model… (models.go)
 }
 
@@ -74,46 +75,38 @@ type widgets struct {
 	compare   *views.ComparePanel       // compare.go
 	bar       *views.AblateBar          // under the attention grid: heads to switch off
 	tabs      *container.AppTabs        // the panels
-	exports   map[string]views.Exporter // every panel by its export name (figures.go)
+	panels    []views.Panel             // the tabs' panels, in order (ui.go)
+	exports   map[string]views.Exporter // every panel by its export name, and the head view (figures.go)
 }
 
 // runData is what the panels show: the run on screen and the timings of
 // every run since start.
 type runData struct {
-	tokens    []trace.Token     // prompt then generated, as shown
-	steps     []trace.Step      // of the current run
-	attention []trace.Attention // of the current run
-	mlps      []trace.MLP       // of the last finished run
-	lastRun   *trace.Run        // the last finished run
-	timings   []trace.Timing    // every finished run since start
-	live      trace.Timing      // the running generation so far
-	maxTokens int               // of the running generation
-	runStart  time.Time         // when it started
-	runCPU    float64           // process CPU seconds then
-	runPool   *pool.Stats       // the workers' waits during the last run's decode
+	maxTokens int         // of the running generation
+	runStart  time.Time   // when it started
+	runCPU    float64     // process CPU seconds then
+	runPool   *pool.Stats // the workers' waits during the last run's decode
 }
 
-// selection is the token the panels look at.
+// selection says when the panels need redrawing (the selection itself is
+// the session's).
 type selection struct {
-	query  int  // selected token, -1 when none
-	source int  // source token of the grid, -1: strongest
-	follow bool // the selection follows the newest token
-	dirty  bool // panels need redrawing
+	dirty bool // panels need redrawing
 }
 
 // jobs is the background work and the window's lifetime: one load or
 // generation at a time, each cancellable, all cancelled on close.
 type jobs struct {
-	running, loading bool
-	generateAfter    bool // generate once the model is loaded (--generate)
-	shotTaken        bool
-	gen              int // generation counter: late events of an old run are dropped
-	cancel           context.CancelFunc
-	ctx              context.Context // cancelled when the window closes
-	closeAll         context.CancelFunc
-	wg               sync.WaitGroup
-	exitCode         int
-	shutdownOnce     sync.Once
+	loading       bool
+	generateAfter bool // generate once the model is loaded (--generate)
+	shotTaken     bool
+	gen           int // generation counter: late events of an old run are dropped
+	cancel        context.CancelFunc
+	ctx           context.Context // cancelled when the window closes
+	closeAll      context.CancelFunc
+	wg            sync.WaitGroup
+	exitCode      int
+	shutdownOnce  sync.Once
 }
 
 // machine is what the window knows of the computer: the threads it runs
@@ -128,8 +121,25 @@ type machine struct {
 	probing   chan struct{} // closed when the probe running now ends (it may read the model's weights)
 }
 
+// facets are the parts of the window with methods of their own: each
+// holds the UI (ui) and is called by name (u.lessonMode.goChapter). They
+// still reach into the UI's fields; their state can move into them, or
+// into session, one at a time.
+type facets struct {
+	insideJobs       *insideJobs
+	host             *host
+	chatArea         *chatArea
+	menus            *menus
+	knobs            *knobs
+	modelsMenu       *modelsMenu
+	sessionFile      *sessionFile
+	experimentRunner *experimentRunner
+	lessonMode       *lessonMode
+}
+
 // hooks let the tests watch the window.
 type hooks struct {
 	onIdle func()                        // called when a load or generation has finished
 	onFail func(title string, err error) // instead of a dialog
+	onShot func()                        // called once the --screenshot is written (or failed)
 }

@@ -123,7 +123,7 @@ func (u *UI) setTheme(mode string) {
 	if !u.les.projector {
 		u.app.Settings().SetTheme(newTheme(mode))
 	}
-	u.buildMenu()
+	u.menus.buildMenu()
 	u.dirty = true
 	u.refreshPanels()
 }

@@ -45,7 +45,8 @@ type phaseRate struct {
 // writeTiming prints the run's rates on stdout and, with --timing-json,
 // writes them to that file. A file that cannot be written is reported
 // like a failed screenshot (exit status 1 with --quit).
-func (u *UI) writeTiming(run *trace.Run) {
+func (fc *host) writeTiming(run *trace.Run) {
+	u := fc.ui
 	t := run.Timing
 	wt := windowTiming{
 		WallSeconds: time.Since(u.runStart).Seconds(), CPUSeconds: perf.ProcessCPUSeconds() - u.runCPU,

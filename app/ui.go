@@ -12,15 +12,17 @@ import (
 	"fyne.io/fyne/v2/driver/desktop"
 
 	"loupe/kernels"
+	"loupe/session"
 	"loupe/views"
 )
 
 // newUI builds the window's content, menus and shortcuts.
 func newUI(a fyne.App, w fyne.Window, opt Options, load Loader) *UI {
-	u := &UI{app: a, win: w, opt: opt, load: load, selection: selection{query: -1, source: -1}, cmp: compareState{a: -1, b: -1, sourceA: -1, step: -1}}
+	u := &UI{app: a, win: w, opt: opt, load: load, st: session.New()}
+	u.facets = facets{insideJobs: &insideJobs{ui: u}, host: &host{ui: u}, chatArea: &chatArea{ui: u}, menus: &menus{ui: u}, knobs: &knobs{ui: u}, modelsMenu: &modelsMenu{ui: u}, sessionFile: &sessionFile{ui: u}, experimentRunner: &experimentRunner{ui: u}, lessonMode: &lessonMode{ui: u}}
 	u.ctx, u.closeAll = context.WithCancel(context.Background())
 	u.controls = views.NewControls(u.guard(u.generate), u.guard(u.stop))
-	u.chatPanel = u.newChatPanel()
+	u.chatPanel = u.chatArea.newChatPanel()
 	u.stream = views.NewTokenStream()
 	u.stream.OnSelect = guard1(u, u.selectQuery)
 	u.stream.OnSource = guard1(u, u.selectSource)
@@ -28,13 +30,13 @@ func newUI(a fyne.App, w fyne.Window, opt Options, load Loader) *UI {
 	right := container.NewVSplit(u.stream, u.tabs)
 	right.Offset = 0.22
 	u.left = container.NewVScroll(container.NewVBox(u.chatPanel.Box, u.controls.Box))
-	split := container.NewHSplit(u.left, u.newLessonArea(right))
+	split := container.NewHSplit(u.left, u.lessonMode.newLessonArea(right))
 	split.Offset = 0.24
 	u.les.split = split
 	w.SetContent(split)
 	u.controls.SetKernelOptions(kernelOptions(), "auto")
 	u.controls.SetHistory(u.promptHistory())
-	u.buildMenu()
+	u.menus.buildMenu()
 	u.addShortcuts()
 	w.SetOnDropped(func(p fyne.Position, uris []fyne.URI) { defer u.rescue(); u.dropped(p, uris) })
 	return u
@@ -48,36 +50,30 @@ func (u *UI) newPanels() *container.AppTabs {
 	u.timing = views.NewTimingPanel()
 	u.model = views.NewModelPanel()
 	u.mlp = views.NewMLPPanel()
-	u.inside = u.newInside()
-	u.mlp.OnExport = guard1(u, func(f string) { u.export("mlp", f) })
+	u.inside = u.insideJobs.newInside()
 	u.deltaNet = views.NewDeltaNetPanel()
-	u.deltaNet.OnExport = guard1(u, func(f string) { u.export("deltanet", f) })
 	u.experts = views.NewExpertsPanel()
-	u.experts.OnExport = guard1(u, func(f string) { u.export("experts", f) })
 	u.experts.OnRerun = u.guard(u.switchExpertsOff)
-	u.expertTab = container.NewTabItem("Experts", u.experts)
-	u.attn.OnExport = func(fig, f string) { defer u.rescue(); u.export(fig, f) }
-	u.next.OnExport = guard1(u, func(f string) { u.export("next-token", f) })
+	u.attn.OnExport = func(fig, f string) { defer u.rescue(); u.menus.export(fig, f) } // the grid or the head
 	u.next.OnBranch = u.guard(u.branchDialog)
-	u.timing.OnExport = guard1(u, func(f string) { u.export("timing", f) })
-	u.timing.OnRemeasure = u.guard(u.remeasure)
-	u.model.OnExport = guard1(u, func(f string) { u.export("model", f) })
-	attention := u.newCompare()
-	u.experiments = u.newExperiments()
-	tabs := container.NewAppTabs(
-		container.NewTabItem("Attention", attention),
-		container.NewTabItem("Next token", u.next),
-		container.NewTabItem("Timing", u.timing),
-		container.NewTabItem("Model", u.model),
-		container.NewTabItem("MLP", u.mlp),
-		container.NewTabItem("DeltaNet", u.deltaNet),
-		container.NewTabItem("Embedding", u.inside.embed),
-		container.NewTabItem("KV cache", u.inside.kv),
-		container.NewTabItem("Logit lens", u.inside.lens),
-		container.NewTabItem("Sampler", u.inside.sampler),
-		container.NewTabItem("Compare", u.compare),
-		container.NewTabItem("Experiments", u.experiments),
-	)
+	u.timing.OnRemeasure = u.guard(u.host.remeasure)
+	u.newCompare()
+	u.experiments = u.experimentRunner.newExperiments()
+	in := u.inside
+	// The tabs, in order: a new panel is one more line here.
+	u.panels = []views.Panel{u.attn, u.next, u.timing, u.model, u.mlp, u.experts, u.deltaNet,
+		in.embed, in.kv, in.lens, in.sampler, u.compare, experimentExport{u.experiments, u}}
+	tabs := container.NewAppTabs()
+	for _, p := range u.panels {
+		p.SetTheme(u.vizTheme)
+		p.SetOnExport(guard1(u, func(f string) { u.menus.export(p.Name(), f) }))
+		it := container.NewTabItem(p.Tab(), p.Object())
+		if p == views.Panel(u.experts) {
+			u.expertTab = it // shown only while an MoE model is open
+			continue
+		}
+		tabs.Append(it)
+	}
 	tabs.OnSelected = func(*container.TabItem) { defer u.rescue(); u.dirty = true; u.refreshPanels() }
 	u.exports = u.exportersByName()
 	return tabs
@@ -95,19 +91,19 @@ func (u *UI) addShortcuts() {
 // typedKey handles keys nothing focused took: Esc stops, ← and → move the
 // selected token (after a click on the stream).
 func (u *UI) typedKey(k *fyne.KeyEvent) {
-	if u.lessonKey(k) {
+	if u.lessonMode.lessonKey(k) {
 		return
 	}
 	switch k.Name {
 	case fyne.KeyEscape:
 		u.stop()
 	case fyne.KeyLeft:
-		if u.query > 0 {
-			u.stream.Select(u.query - 1)
+		if u.st.Query > 0 {
+			u.stream.Select(u.st.Query - 1)
 		}
 	case fyne.KeyRight:
-		if u.query >= 0 && u.query < len(u.tokens)-1 {
-			u.stream.Select(u.query + 1)
+		if u.st.Query >= 0 && u.st.Query < len(u.st.Tokens)-1 {
+			u.stream.Select(u.st.Query + 1)
 		}
 	}
 }
@@ -141,8 +137,8 @@ func (u *UI) selectKernels() {
 
 func (u *UI) start() {
 	go views.CanDraw('é') // reads the fonts (~90 ms) before the first token needs them
-	u.readKnobDefaults()
-	u.restoreKnobs()
+	u.knobs.readKnobDefaults()
+	u.knobs.restoreKnobs()
 	u.restoreNumbering()
 	if u.opt.Prompt != "" {
 		u.controls.Prompt.SetText(u.opt.Prompt)
@@ -156,15 +152,15 @@ func (u *UI) start() {
 	u.selectKernels()
 	u.showTab(u.opt.Tab)
 	if u.opt.UILatency {
-		u.startUILatency()
+		u.host.startUILatency()
 	}
-	u.showDialog(u.opt.Dialog)
+	u.modelsMenu.showDialog(u.opt.Dialog)
 	u.generateAfter = u.opt.Generate
-	u.startLesson()
+	u.lessonMode.startLesson()
 	if u.opt.Ablate != "" || u.opt.Variant != "" || u.opt.DisableExperts != "" || u.opt.TopKExperts > 0 {
 		u.cmp.then = u.flagExperiments
 	}
-	u.startBandwidth()
+	u.host.startBandwidth()
 	path := u.opt.Model
 	if path == "" {
 		dir, err := demoModel()
@@ -198,11 +194,28 @@ func (u *UI) lessonReady() {
 
 // showTab selects a panel by its export name.
 func (u *UI) showTab(name string) {
-	for i, it := range u.tabs.Items {
-		if panelName(it.Text) == name {
-			u.tabs.SelectIndex(i)
+	for _, p := range u.panels {
+		for i, it := range u.tabs.Items {
+			if p.Name() == name && it.Content == p.Object() {
+				u.tabs.SelectIndex(i)
+			}
 		}
 	}
+}
+
+// panelOn is the panel on screen; nil when none is.
+func (u *UI) panelOn() views.Panel {
+	for _, p := range u.panels {
+		if u.selected(p.Object()) {
+			return p
+		}
+	}
+	return nil
+}
+
+// selected reports whether obj is the tab on screen.
+func (u *UI) selected(obj fyne.CanvasObject) bool {
+	return u.tabs.Selected() != nil && u.tabs.Selected().Content == obj
 }
 
 // shutdown cancels what runs, waits a little for it, and frees the model,
@@ -210,7 +223,7 @@ func (u *UI) showTab(name string) {
 func (u *UI) shutdown() { u.shutdownOnce.Do(u.shutdownNow) }
 
 func (u *UI) shutdownNow() {
-	u.stopUILatency()
+	u.host.stopUILatency()
 	u.closeAll()
 	done := make(chan struct{})
 	go func() { u.wg.Wait(); close(done) }()
@@ -234,7 +247,7 @@ func (u *UI) fail(title string, err error) {
 	fmt.Fprintf(os.Stderr, "loupe: %s: %v\n", title, err)
 	if u.opt.Quit {
 		u.exitCode = 1
-		if !u.running && !u.loading {
+		if !u.st.Running && !u.loading {
 			u.app.Quit()
 		}
 		return

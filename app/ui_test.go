@@ -56,6 +56,7 @@ type harness struct {
 	u    *UI
 	fake *fakeBackend
 	idle chan struct{}
+	shot chan struct{} // a --screenshot was written
 }
 
 func newHarness(t *testing.T, opt Options) *harness {
@@ -72,7 +73,7 @@ func engineHarness(t *testing.T, dir string) *harness {
 	inspectJobs = true
 	h := newHarnessWith(t, Options{Model: dir}, loadEngine)
 	t.Cleanup(func() {
-		h.u.waitInspect()
+		h.u.insideJobs.waitInspect()
 		h.u.backend.Close()
 		inspectJobs = false
 	})
@@ -84,7 +85,7 @@ func newHarnessWith(t *testing.T, opt Options, real Loader) *harness {
 	a := test.NewTempApp(t)
 	a.Settings().SetTheme(newTheme(""))
 	w := a.NewWindow("Loupe")
-	h := &harness{t: t, fake: newFake(), idle: make(chan struct{}, 16)}
+	h := &harness{t: t, fake: newFake(), idle: make(chan struct{}, 16), shot: make(chan struct{}, 1)}
 	load := func(path string, progress func(float64, string)) (Backend, error) {
 		if strings.Contains(path, "bad") {
 			return nil, errors.New("config.json: no such file")
@@ -101,6 +102,7 @@ func newHarnessWith(t *testing.T, opt Options, real Loader) *harness {
 	}
 	h.u = newUI(a, w, opt, load)
 	h.u.onIdle = func() { h.idle <- struct{}{} }
+	h.u.onShot = func() { h.shot <- struct{}{} }
 	w.Resize(fyne.NewSize(1400, 900))
 	w.Show()
 	h.u.start()
@@ -171,8 +173,8 @@ func TestGenerateFillsStreamAndPanels(t *testing.T) {
 	if s, ok := h.u.next.Step(); !ok || s.Pos != 7 {
 		t.Errorf("next-token step %+v %v, want position 7", s, ok)
 	}
-	if h.u.timing.Runs() != 1 || h.u.lastRun == nil || h.u.lastRun.StopReason != "max_tokens" {
-		t.Errorf("timing runs %d, last run %+v", h.u.timing.Runs(), h.u.lastRun)
+	if h.u.timing.Runs() != 1 || h.u.st.LastRun == nil || h.u.st.LastRun.StopReason != "max_tokens" {
+		t.Errorf("timing runs %d, last run %+v", h.u.timing.Runs(), h.u.st.LastRun)
 	}
 	if !h.u.controls.Stop.Disabled() || h.u.controls.Generate.Disabled() {
 		t.Error("buttons not back to idle")
@@ -189,7 +191,7 @@ func TestSelectionDuringAndAfterRun(t *testing.T) {
 		switch k {
 		case 3: // tokens 7, 8 and 9 are written, and reach the window in batches
 			for end := time.Now().Add(5 * time.Second); newest < 9 && time.Now().Before(end); time.Sleep(time.Millisecond) {
-				onUI(func() { selected, newest = h.u.stream.Selected(), len(h.u.tokens)-1 })
+				onUI(func() { selected, newest = h.u.stream.Selected(), len(h.u.st.Tokens)-1 })
 			}
 			onUI(func() { h.u.stream.Select(3); h.u.stream.Choose(1) })
 		}
@@ -224,8 +226,8 @@ func TestClickTokenChangesPanels(t *testing.T) {
 		t.Errorf("last prompt token: step %+v %v, want position 7", s, ok)
 	}
 	h.u.typedKey(&fyne.KeyEvent{Name: fyne.KeyLeft}) // ← moves the selection
-	if h.u.query != 5 || h.u.stream.Selected() != 5 {
-		t.Errorf("← from 6: query %d", h.u.query)
+	if h.u.st.Query != 5 || h.u.stream.Selected() != 5 {
+		t.Errorf("← from 6: query %d", h.u.st.Query)
 	}
 	h.u.stream.Choose(1) // right click: the source of the grid
 	if h.u.attn.Source() != 1 {
@@ -257,15 +259,15 @@ func TestLongPromptWithoutAttentionOffersCaptured(t *testing.T) {
 func TestExportFigures(t *testing.T) {
 	h := newHarness(t, Options{})
 	h.generate("My cat is purple . But my", 3)
-	if _, err := h.u.capturePanel("model"); err == nil {
+	if _, err := h.u.menus.capturePanel("model"); err == nil {
 		t.Error("the hidden model panel was captured")
 	}
 	h.u.tabs.SelectIndex(3)
-	if _, err := h.u.capturePanel("model"); err != nil {
+	if _, err := h.u.menus.capturePanel("model"); err != nil {
 		t.Error(err)
 	}
 	for _, panel := range []string{"attention", "head", "next-token", "timing", "model"} {
-		data, err := h.u.render(panel, "png")
+		data, err := h.u.menus.render(panel, "png")
 		if err != nil {
 			t.Fatalf("%s png: %v", panel, err)
 		}
@@ -273,11 +275,11 @@ func TestExportFigures(t *testing.T) {
 			t.Errorf("%s: not a PNG: %v", panel, err)
 		}
 	}
-	svg, err := h.u.render("attention", "svg")
+	svg, err := h.u.menus.render("attention", "svg")
 	if err != nil || !bytes.Contains(svg, []byte("<svg")) {
 		t.Errorf("attention svg: %v, %.60q", err, svg)
 	}
-	if svg, err := h.u.render("model", "svg"); err != nil || !bytes.Contains(svg, []byte("<svg")) {
+	if svg, err := h.u.menus.render("model", "svg"); err != nil || !bytes.Contains(svg, []byte("<svg")) {
 		t.Errorf("model svg: %v", err)
 	}
 }
@@ -295,7 +297,7 @@ func TestMLPPanel(t *testing.T) {
 	if m, _ := h.u.mlp.Shown(); m.Layer != 0 {
 		t.Errorf("layer select: shown layer %d", m.Layer)
 	}
-	if data, err := h.u.render("mlp", "svg"); err != nil || !bytes.Contains(data, []byte("<svg")) {
+	if data, err := h.u.menus.render("mlp", "svg"); err != nil || !bytes.Contains(data, []byte("<svg")) {
 		t.Errorf("mlp svg: %v", err)
 	}
 	h.u.stream.Select(9) // the last generated token is never read back
@@ -332,7 +334,7 @@ func TestRealDemoModel(t *testing.T) {
 	}
 	defer h.u.backend.Close()
 	h.generate("ROMEO:\nBut soft, what light", 6)
-	run := h.u.lastRun
+	run := h.u.st.LastRun
 	if run == nil || run.Timing.DecodeTokens == 0 {
 		t.Fatalf("no run: %s", h.u.controls.Status.Text)
 	}
@@ -347,19 +349,19 @@ func TestRealDemoModel(t *testing.T) {
 	if s, ok := h.u.next.Step(); !ok || s.Pos != prompt || s.Chosen.ID != run.Tokens[prompt].ID {
 		t.Errorf("next-token step %+v %v, want the choice of position %d", s.Chosen, ok, prompt)
 	}
-	if len(run.MLP) == 0 || len(run.MLP[0].Values) != h.u.info.Intermediate {
+	if len(run.MLP) == 0 || len(run.MLP[0].Values) != h.u.st.Info.Intermediate {
 		t.Errorf("%d MLP captures", len(run.MLP))
 	}
 	// Sampling settings reach the engine, and a seed repeats a run.
 	h.u.controls.Mode.SetSelected(views.Sampling)
 	h.generate("ROMEO:\nBut soft, what light", 6)
-	first := h.u.lastRun
+	first := h.u.st.LastRun
 	h.generate("ROMEO:\nBut soft, what light", 6)
 	if first == nil || first.Settings.Temperature != 0.7 || first.Settings.TopK != 20 {
 		t.Fatalf("sampled run settings %+v", first)
 	}
 	for i := range first.Tokens {
-		if first.Tokens[i].ID != h.u.lastRun.Tokens[i].ID {
+		if first.Tokens[i].ID != h.u.st.LastRun.Tokens[i].ID {
 			t.Fatalf("seed 1 gave two different runs at position %d", i)
 		}
 	}
@@ -380,10 +382,10 @@ func TestStopCancels(t *testing.T) {
 	h.u.controls.MaxTokens.SetText("1000")
 	test.Tap(h.u.controls.Generate)
 	h.wait()
-	if h.u.lastRun == nil || h.u.lastRun.StopReason != "cancelled" {
-		t.Fatalf("run %+v, want cancelled", h.u.lastRun)
+	if h.u.st.LastRun == nil || h.u.st.LastRun.StopReason != "cancelled" {
+		t.Fatalf("run %+v, want cancelled", h.u.st.LastRun)
 	}
-	if n := h.u.lastRun.Timing.DecodeTokens; n != 5 {
+	if n := h.u.st.LastRun.Timing.DecodeTokens; n != 5 {
 		t.Errorf("%d tokens before the stop, want 5: the engine answers within a token", n)
 	}
 	if runsDuring != 1 || h.u.timing.Runs() != 1 {
@@ -396,8 +398,18 @@ func TestCloseDuringGeneration(t *testing.T) {
 	h.fake.delay = 20 * time.Millisecond
 	h.u.controls.Prompt.SetText("My cat")
 	h.u.controls.MaxTokens.SetText("1000")
+	writing := make(chan struct{})
+	h.fake.onStep = func(k int) {
+		if k == 3 {
+			close(writing) // the generation is under way: close the window now
+		}
+	}
 	test.Tap(h.u.controls.Generate)
-	time.Sleep(100 * time.Millisecond)
+	select {
+	case <-writing:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the generation never reached its 4th token")
+	}
 	start := time.Now()
 	h.u.shutdown() // what Main does once the window is closed
 	if d := time.Since(start); d > time.Second {
@@ -448,8 +460,8 @@ func TestBandwidthProbeAfterFirstRun(t *testing.T) {
 	}
 	defer func() { measureBandwidth = nil }()
 	h := newHarness(t, Options{Prompt: "My cat is purple", Generate: true, MaxTokens: 3})
-	waitFor(t, func() bool { return h.u.lastRun != nil || h.u.measuring })
-	if h.u.lastRun == nil {
+	waitFor(t, func() bool { return h.u.st.LastRun != nil || h.u.measuring })
+	if h.u.st.LastRun == nil {
 		t.Fatal("the first run waited for the bandwidth probe")
 	}
 	select {
@@ -458,16 +470,16 @@ func TestBandwidthProbeAfterFirstRun(t *testing.T) {
 		t.Fatal("no probe after the first run")
 	}
 	h.u.generate()
-	if h.u.running || !strings.Contains(h.u.controls.Status.Text, "Measuring") {
+	if h.u.st.Running || !strings.Contains(h.u.controls.Status.Text, "Measuring") {
 		t.Fatalf("a generation started during the measurement (status %q)", h.u.controls.Status.Text)
 	}
-	first := h.u.lastRun
+	first := h.u.st.LastRun
 	close(release)
 	waitFor(t, func() bool { return !h.u.measuring && h.u.bandwidth == 50 })
 	// The generation asked for during the probe runs after it: the next
 	// window is made once it is done, not beside it (go-text's shaper is
 	// not safe for two goroutines at once).
-	waitFor(t, func() bool { return h.u.lastRun != first && !h.u.running })
+	waitFor(t, func() bool { return h.u.st.LastRun != first && !h.u.st.Running })
 	if got := h.u.timing.Ceiling.Text; !strings.Contains(got, "50.0 GB/s") || !strings.Contains(got, "from its only probe") {
 		t.Errorf("ceiling line %q", got)
 	}
@@ -476,7 +488,7 @@ func TestBandwidthProbeAfterFirstRun(t *testing.T) {
 	probed := false
 	measureBandwidth = func(perf.WeightHolder) (perf.Bandwidth, error) { probed = true; return perf.Bandwidth{}, nil }
 	q := newHarness(t, Options{Prompt: "My cat is purple", Generate: true, MaxTokens: 2, Quit: true})
-	waitFor(t, func() bool { return q.u.lastRun != nil })
+	waitFor(t, func() bool { return q.u.st.LastRun != nil })
 	if probed || q.u.measuring {
 		t.Error("a scripted window (--quit) probed the bandwidth")
 	}
@@ -544,7 +556,7 @@ func TestInvalidSettingRefused(t *testing.T) {
 	h.u.controls.Prompt.SetText("My cat")
 	h.u.controls.MaxTokens.SetText("lots")
 	test.Tap(h.u.controls.Generate)
-	if h.u.running || len(h.u.stream.Tokens()) != 0 {
+	if h.u.st.Running || len(h.u.stream.Tokens()) != 0 {
 		t.Fatal("generation started with max tokens = lots")
 	}
 }
@@ -553,15 +565,13 @@ func TestScreenshotFlag(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "app.png")
 	h := newHarness(t, Options{Prompt: "My cat is purple . But my friends tell me there is no such thing as a",
 		Generate: true, MaxTokens: 8, Screenshot: out, Quit: true})
-	// newHarness waited for the generation (--generate starts it on load).
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
-		if _, err := os.Stat(out); err == nil {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
+	// newHarness waited for the generation (--generate starts it on load);
+	// the screenshot follows once the window has settled.
+	select {
+	case <-h.shot:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no screenshot written")
 	}
-	time.Sleep(100 * time.Millisecond)
 	f, err := os.Open(out)
 	if err != nil {
 		t.Fatal(err)
@@ -642,7 +652,11 @@ func TestParseFlags(t *testing.T) {
 	h := newHarness(t, Options{})
 	var names []string
 	for _, it := range h.u.tabs.Items {
-		names = append(names, panelName(it.Text))
+		for _, p := range h.u.panels {
+			if p.Object() == it.Content && p.Tab() == it.Text {
+				names = append(names, p.Name())
+			}
+		}
 	}
 	tabs := slices.DeleteFunc(slices.Clone(tabNames), func(n string) bool { return n == "experts" }) // an MoE model's tab
 	if !slices.Equal(slices.Sorted(slices.Values(names)), slices.Sorted(slices.Values(tabs))) {
@@ -692,8 +706,8 @@ func TestKernelsFlagAppliedAtGeneration(t *testing.T) {
 		t.Fatalf("kernel select %q", h.u.controls.Kernels.Selected)
 	}
 	h.generate("My cat", 2)
-	if kernels.Active() != kernels.Generic || h.u.lastRun.Settings.Kernels != "generic" {
-		t.Errorf("active %v, run settings %q", kernels.Active(), h.u.lastRun.Settings.Kernels)
+	if kernels.Active() != kernels.Generic || h.u.st.LastRun.Settings.Kernels != "generic" {
+		t.Errorf("active %v, run settings %q", kernels.Active(), h.u.st.LastRun.Settings.Kernels)
 	}
 }
 
@@ -710,7 +724,7 @@ func TestExactArithmeticOption(t *testing.T) {
 		t.Fatalf("kernel select %q", h.u.controls.Kernels.Selected)
 	}
 	h.generate("My cat", 2)
-	s := h.u.lastRun.Settings
+	s := h.u.st.LastRun.Settings
 	if !kernels.Exact() || kernels.Active() != kernels.BestExact() || s.Kernels != kernels.BestExact().String() || s.Arithmetic != "fp32" {
 		t.Errorf("exact: active %v exact %v, run settings %q %q", kernels.Active(), kernels.Exact(), s.Kernels, s.Arithmetic)
 	}
@@ -729,7 +743,7 @@ func TestExactArithmeticOption(t *testing.T) {
 		}
 		e.u.controls.Kernels.SetSelected(c.label)
 		e.generate("My cat", 2)
-		tm := e.u.lastRun.Timing
+		tm := e.u.st.LastRun.Timing
 		if tm.Kernels != kernels.Active().String() || tm.Arithmetic != c.arith || kernels.Exact() != (c.label == exactLabel) {
 			t.Errorf("%s: timing records %q %q, exact %v", c.label, tm.Kernels, tm.Arithmetic, kernels.Exact())
 		}
@@ -797,7 +811,7 @@ func TestSamplingBelongsToModel(t *testing.T) {
 		t.Errorf("the model's own knobs came back as mode %q temperature %q seed %q", c.Mode.Selected, c.Temperature.Text, c.Seed.Text)
 	}
 	h.u.controls.MaxTokens.SetText("40")
-	h.u.resetKnobs()
+	h.u.knobs.resetKnobs()
 	if c := h.u.controls; c.Mode.Selected != views.Greedy || c.Temperature.Text != "0.7" || c.Seed.Text != "1" || c.MaxTokens.Text != "100" {
 		t.Errorf("after Reset: mode %q temperature %q seed %q max %q", c.Mode.Selected, c.Temperature.Text, c.Seed.Text, c.MaxTokens.Text)
 	}
@@ -860,7 +874,7 @@ func TestDemoPromptMenuShowsCaption(t *testing.T) {
 	if got := promptLabel("any other prompt"); got != "any other prompt" {
 		t.Errorf("menu label of a non-demo prompt: %q", got)
 	}
-	h.u.choosePrompt(d.Text)
+	h.u.menus.choosePrompt(d.Text)
 	if h.u.controls.Prompt.Text != d.Text || !strings.Contains(h.u.controls.Status.Text, d.Caption) {
 		t.Errorf("prompt %q, status %q after choosing the demo prompt", h.u.controls.Prompt.Text, h.u.controls.Status.Text)
 	}
@@ -907,7 +921,7 @@ func TestLongRunKeepsAttentionBounded(t *testing.T) {
 	h.fake.onStep = func(k int) {
 		if k%100 == 99 {
 			h.u.do(func() {
-				if b, newest := generated(h.u.attention); b > liveAttnBudget+newest {
+				if b, newest := generated(h.u.st.Attention); b > liveAttnBudget+newest {
 					over = append(over, fmt.Sprintf("token %d: %d bytes", k, b))
 				}
 			})
@@ -917,7 +931,7 @@ func TestLongRunKeepsAttentionBounded(t *testing.T) {
 	if len(over) > 0 {
 		t.Errorf("during the run the window held more than %d bytes of captures (+ the newest): %v", liveAttnBudget, over)
 	}
-	if b, newest := generated(h.u.attention); b > attnBudget+newest {
+	if b, newest := generated(h.u.st.Attention); b > attnBudget+newest {
 		t.Errorf("after the run the window holds %d bytes of captures, budget %d + the newest", b, attnBudget)
 	}
 	if h.fake.captured > n/4 {

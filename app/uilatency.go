@@ -21,7 +21,8 @@ type uiLatency struct {
 }
 
 // startUILatency starts the probe; stopUILatency prints its figures.
-func (u *UI) startUILatency() {
+func (fc *host) startUILatency() {
+	u := fc.ui
 	p := &uiLatency{stop: make(chan struct{})}
 	u.latency = p
 	go func() {
@@ -33,7 +34,7 @@ func (u *UI) startUILatency() {
 				return
 			case sent := <-tick.C:
 				fyne.Do(func() {
-					if u.running {
+					if u.st.Running {
 						p.mu.Lock()
 						p.samples = append(p.samples, time.Since(sent))
 						if len(p.samples)%500 == 0 { // a running figure for long prefills
@@ -47,7 +48,8 @@ func (u *UI) startUILatency() {
 	}()
 }
 
-func (u *UI) stopUILatency() {
+func (fc *host) stopUILatency() {
+	u := fc.ui
 	p := u.latency
 	if p == nil {
 		return

@@ -10,12 +10,14 @@ import (
 	"os/signal"
 	"strconv"
 	"strings"
+	"time"
 
 	"loupe/assets"
 	"loupe/engine"
 	"loupe/i18n"
 	"loupe/kernels"
 	"loupe/lesson"
+	"loupe/lesson/page"
 	"loupe/trace"
 )
 
@@ -36,10 +38,11 @@ type lessonFlags struct {
 	thinkTokens, count   int
 	asJSON, timing       bool
 	kernels              kernels.Choice // --kernels read: every run's
+	html                 string         // --html FILE: the handout, as the window's File › Save lesson… writes it
 }
 
 // lessonUsage is the head of loupe lesson --help.
-const lessonUsage = `usage: loupe lesson [--model M] [--prompt TEXT] [--json] [--timing]
+const lessonUsage = `usage: loupe lesson [--model M] [--prompt TEXT] [--json] [--timing] [--html FILE]
 
 Tells the chapters of the article “The two times of an answer” (tokens …
 summary) with the numbers of this model on this prompt, as the window's
@@ -64,6 +67,7 @@ func parseLessonFlags(args []string, help io.Writer) (*lessonFlags, error) {
 	fs.StringVar(&f.lang, "lang", "", "the language of the titles, texts and numbers: en or fr (default: the system's, from LC_ALL, LC_MESSAGES or LANG); JSON keys, ids and figures are the same in every language")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object: the chapters with their ids, texts and figures")
 	fs.BoolVar(&f.timing, "timing", false, "make the timing chapters' runs (minutes on a large model)")
+	fs.StringVar(&f.html, "html", "", "also write the handout: FILE and a PNG figure per chapter beside it, the page the window's File › Save lesson… writes")
 	if err := parseFlags(fs, args, help); err != nil {
 		return nil, err
 	}
@@ -138,13 +142,18 @@ func tellLesson(f *lessonFlags, log io.Writer) (*lesson.Lesson, error) {
 	if err != nil {
 		return nil, err
 	}
-	in := lesson.Input{Model: lessonModelInfo(m, f.model), Run: run, Inspect: insp, SourceRow: m.Embedding, FromZero: f.count == 0,
-		Lang: f.language()}
-	in.ChatSpecial, in.ThinkingTemplate = lesson.ChatSpecials(m)
+	in := LessonInput(m, run, insp, f.count == 0)
+	in.Model, in.Lang = lessonModelInfo(m, f.model), f.language()
 	if f.timing {
 		if in.Extra, err = timingRuns(ctx, m, f, in, log); err != nil {
 			return nil, err
 		}
+	}
+	if f.html != "" {
+		if err := page.Write(f.html, in, page.KV(in, m), time.Now()); err != nil {
+			return nil, fmt.Errorf("--html %s: %w", f.html, err)
+		}
+		fmt.Fprintf(log, "lesson page written to %s, its figures beside it\n", f.html)
 	}
 	return lesson.Build(in)
 }
@@ -164,6 +173,14 @@ func lessonModelInfo(m *engine.Model, model string) trace.ModelInfo {
 		info.Name = assets.DemoName
 	}
 	return info
+}
+
+// LessonInput is what `loupe lesson` tells: m's run, with insp the last
+// prompt token inspected on a fresh cache.
+func LessonInput(m *engine.Model, run *trace.Run, insp *trace.Inspection, fromZero bool) lesson.Input {
+	in := lesson.Input{Model: m.Info(), Run: run, Inspect: insp, SourceRow: m.Embedding, FromZero: fromZero}
+	in.ChatSpecial, in.ThinkingTemplate = lesson.ChatSpecials(m)
+	return in
 }
 
 // runFlags are `loupe run`'s defaults with this prompt and length.

@@ -264,3 +264,28 @@ func checkKVBytes(t *testing.T, l *lessonJSON, model string) {
 		t.Errorf("kv-cache text: %s", l.Chapters[5].Text)
 	}
 }
+
+// --html writes the handout beside the text: the page names every
+// chapter and its figure, and each figure is there.
+func TestLessonHTML(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "class.html")
+	var o, e bytes.Buffer
+	if code := Main([]string{"lesson", "--prompt", "My cat is purple. But my friends tell me", "--max-tokens", "3", "--html", path}, &o, &e); code != 0 {
+		t.Fatalf("exit %d: %s", code, e.String())
+	}
+	doc, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"tokens", "attention", "kv-cache", "summary"} {
+		if !strings.Contains(string(doc), `src="class-`+id+`.png"`) {
+			t.Errorf("the page has no %s figure", id)
+		}
+		if st, err := os.Stat(filepath.Join(filepath.Dir(path), "class-"+id+".png")); err != nil || st.Size() == 0 {
+			t.Errorf("%s figure: %v", id, err)
+		}
+	}
+	if code := Main([]string{"lesson", "--prompt", "x", "--html", filepath.Join(t.TempDir(), "no", "such", "dir.html")}, &o, &e); code == 0 {
+		t.Error("--html into a missing folder: want a failure")
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/session"
 	"loupe/trace"
 	"loupe/trace/stats"
 	"loupe/viz"
@@ -22,12 +23,14 @@ import (
 // attention sink, and one head's attention over every earlier token.
 type AttentionPanel struct {
 	widget.BaseWidget
-	OnQuery  func(pos int)               // a "show position" button was pressed
-	OnExport func(figure, format string) // figure "attention" or "head", format "png", "svg" or "csv"
-	Theme    func() viz.Theme            // of the exported figures
+	panelBase                             // counting, theme, export buttons (SetCount, SetTheme, SetOnExport)
+	OnQuery   func(pos int)               // a "show position" button was pressed
+	OnExport  func(figure, format string) // figure "attention" or "head", format "png", "svg" or "csv"
 	// OnToggleHead gets Ctrl+click on a cell: a head added to, or removed
 	// from, the heads to switch off (see SetSelectedHeads).
 	OnToggleHead func(layer, head int)
+	// Under is laid under the panel in its tab (the heads to switch off).
+	Under fyne.CanvasObject
 
 	Title, Sink, Hover, HeadTitle, Missing *widget.Label
 	Caption                                *widget.Label // how to read the grid
@@ -49,6 +52,7 @@ type AttentionPanel struct {
 	headH    int
 	picked   bool // the user chose the head: keep it across tokens
 	content  *fyne.Container
+	tab      fyne.CanvasObject // Object: the panel over Under
 	exporter *fyne.Container
 }
 
@@ -75,7 +79,7 @@ func NewAttentionPanel() *AttentionPanel {
 		if _, gap := p.Means.Gaps[l]; gap {
 			p.hoverCell(l, 0, v)
 		} else if l >= 0 {
-			p.Hover.SetText(fmt.Sprintf("%s: mean over heads %.1f %%", LayerName(l), 100*v))
+			p.Hover.SetText(fmt.Sprintf("%s: mean over heads %s", p.count.Layer(l), format.Percent(v)))
 		}
 	}
 	p.Grid.OnTap = func(l, h int) {
@@ -88,7 +92,7 @@ func NewAttentionPanel() *AttentionPanel {
 		}
 	}
 	p.exporter = p.exportBar()
-	p.GridAxes = NewAxes(p.Grid, NumberAxis, NumberAxis)
+	p.GridAxes = NewAxes(p.Grid, p.countIndex, p.countIndex)
 	p.GridAxes.RowTitle, p.GridAxes.ColTitle = "layer", "head"
 	p.MeansAxes = NewAxes(p.Means, nil, nil)
 	p.MeansAxes.ColTitle = "mean of heads"
@@ -187,10 +191,10 @@ func (p *AttentionPanel) Display(info trace.ModelInfo, toks []trace.Token, att [
 	p.sizeGrid(len(g), len(g[0]))
 	top := stats.ScaleMax(g)
 	p.Grid.Max, p.Means.Max = top, top
-	p.Scale.SetText(fmt.Sprintf("%.0f %%", 100*top))
+	p.Scale.SetText(format.Percent(top))
 	p.Grid.SetValues(g)
 	p.Caption.SetText(fmt.Sprintf("Each cell is one head: the share of its attention that %s pays to %s. Rows are the layers %s (the first at the bottom), columns the heads %s; the bars on the right are each layer's mean.",
-		p.tokName(query), p.tokName(source), Numbers.Range(len(g)), Numbers.Range(len(g[0]))))
+		p.tokName(query), p.tokName(source), p.count.Range(len(g)), p.count.Range(len(g[0]))))
 	p.Caption.Wrapping = fyne.TextWrapWord
 	means := stats.RowMeans(g)
 	for l := range gaps {
@@ -255,10 +259,10 @@ func (p *AttentionPanel) hoverCell(l, h int, v float64) {
 		return
 	}
 	if _, gap := p.Grid.Gaps[l]; gap {
-		p.Hover.SetText(fmt.Sprintf("%s is a Gated DeltaNet layer: it keeps a fixed-size state instead of attending, so it has no attention map (see the DeltaNet tab)", LayerName(l)))
+		p.Hover.SetText(fmt.Sprintf("%s is a Gated DeltaNet layer: it keeps a fixed-size state instead of attending, so it has no attention map (see the DeltaNet tab)", p.count.Layer(l)))
 		return
 	}
-	p.Hover.SetText(fmt.Sprintf("%s: %.1f %% on %s", LayerHead(l, h), 100*v, p.tokName(p.source)))
+	p.Hover.SetText(fmt.Sprintf("%s: %s on %s", p.layerHead(l, h), format.Percent(v), p.tokName(p.source)))
 }
 
 // OpenHead shows one head's attention over every earlier token.
@@ -273,7 +277,7 @@ func (p *AttentionPanel) OpenHead(l, h int) {
 		group = h / (p.info.Heads / p.info.KVHeads)
 	}
 	p.HeadTitle.SetText(fmt.Sprintf("%s (shares %s) — attention of %s over the %d tokens up to it",
-		LayerHead(l, h), Numbers.KVHead(group), p.tokName(p.att.QueryPos), p.att.QueryPos+1))
+		p.layerHead(l, h), p.count.KVHead(group), p.tokName(p.att.QueryPos), p.att.QueryPos+1))
 	top, others := stats.TopK(p.att.Weights[l][h], 16)
 	bars := make([]Bar, 0, len(top)+1)
 	scale := 1.0 // bars relative to the largest share, which fills the width
@@ -286,12 +290,12 @@ func (p *AttentionPanel) OpenHead(l, h int) {
 			continue
 		}
 		bars = append(bars, Bar{Label: fmt.Sprintf("%s %d", clip(format.Visible(p.text(s.Pos)), 14), s.Pos),
-			Segments: []float64{s.P * scale}, Value: fmt.Sprintf("%.1f %%", 100*s.P), Highlight: s.Pos == p.source})
+			Segments: []float64{s.P * scale}, Value: format.Percent(s.P), Highlight: s.Pos == p.source})
 	}
 	if others > 0 {
 		// No bar: on a long prompt the rest is most of the attention, spread thin.
 		rest := p.att.QueryPos + 1 - (len(bars))
-		bars = append(bars, Bar{Label: "others", Value: fmt.Sprintf("%.1f %% over %d tokens", 100*others, rest)})
+		bars = append(bars, Bar{Label: "others", Value: fmt.Sprintf("%s over %d tokens", format.Percent(others), rest)})
 	}
 	bars = append(bars, nearBars(p.att.Weights[l][h], p.att.QueryPos, p.source, scale, p.text)...)
 	p.Head.LabelWidth = 200
@@ -313,7 +317,7 @@ func nearBars(w []float32, query, source int, scale float64, text func(int) stri
 	bars := []Bar{{Label: "in order:", Value: fmt.Sprintf("the %d tokens up to it", nearShown)}}
 	for i := query - nearShown + 1; i <= query; i++ {
 		bars = append(bars, Bar{Label: fmt.Sprintf("%s %d", clip(format.Visible(text(i)), 14), i),
-			Segments: []float64{float64(w[i]) * scale}, Value: fmt.Sprintf("%.1f %%", 100*w[i]), Highlight: i == source})
+			Segments: []float64{float64(w[i]) * scale}, Value: format.Percent(float64(w[i])), Highlight: i == source})
 	}
 	return bars
 }
@@ -400,7 +404,7 @@ func clip(s string, n int) string {
 // Figure is the layers × heads grid of the query on the source, with the
 // attention sink in its caption.
 func (p *AttentionPanel) Figure() viz.Figure {
-	th := figTheme(p.Theme)
+	th := figTheme(p.FigureTheme)
 	if !p.has {
 		return viz.NoData(th, "no attention captured for this token")
 	}
@@ -422,7 +426,7 @@ func (p *AttentionPanel) CSV(d *CSV) error {
 	d.Token("query", a.QueryPos, p.tokens)
 	d.Token("source", p.source, p.tokens)
 	d.Row("layer", "head", "share_on_source")
-	b := Numbers.Base()
+	b := p.count.Base()
 	for l, row := range stats.SourceGrid(a, p.source) {
 		for h, v := range row {
 			d.Row(l+b, h+b, v)
@@ -448,7 +452,7 @@ type headExport struct{ *AttentionPanel }
 // Figure is the open head's bars, one per key.
 func (e headExport) Figure() viz.Figure {
 	p := e.AttentionPanel
-	th := figTheme(p.Theme)
+	th := figTheme(p.FigureTheme)
 	a, l, h := p.att, p.headL, p.headH
 	if !p.has || l < 0 || l >= len(a.Weights) || h >= len(a.Weights[l]) {
 		return viz.NoData(th, "no head open")
@@ -468,11 +472,61 @@ func (e headExport) CSV(d *CSV) error {
 	if l < 0 || l >= len(a.Weights) || h < 0 || h >= len(a.Weights[l]) {
 		return errors.New("no head open")
 	}
-	d.KV("layer", l+Numbers.Base())
-	d.KV("head", h+Numbers.Base())
+	d.KV("layer", l+p.count.Base())
+	d.KV("head", h+p.count.Base())
 	d.Row("key_position", "token", "share")
 	for k, w := range a.Weights[l][h] {
 		d.Row(k, tokenText(p.tokens, k), w)
 	}
 	return nil
 }
+
+// Tab is the tab's title.
+func (p *AttentionPanel) Tab() string { return "Attention" }
+
+// Name is the panel's name for exports and --tab.
+func (p *AttentionPanel) Name() string { return "attention" }
+
+// Object is what the tab holds: the panel over Under (the heads to switch
+// off), when the app gives one.
+func (p *AttentionPanel) Object() fyne.CanvasObject {
+	if p.tab == nil {
+		p.tab = container.NewBorder(nil, p.Under, nil, nil, p)
+	}
+	return p.tab
+}
+
+// Parts are the objects the panel lays out.
+func (p *AttentionPanel) Parts() []fyne.CanvasObject { return parts(p.content) }
+
+// ShowView draws the attention of v's query. While the model writes, the
+// newest token has not been read yet: the newest captured one is shown,
+// and the title says how far behind it is.
+func (p *AttentionPanel) ShowView(v session.View) {
+	q, ok := tokenAt(v)
+	if !ok {
+		return
+	}
+	aq := q
+	if _, ok := stats.AttentionAt(v.Attention, q); !ok && v.Follow && !v.OnDemand {
+		// Its attention comes with the next step; once the run is over it
+		// is recomputed (the app's on-demand job).
+		aq = stats.LastCaptured(v.Attention, q)
+	}
+	p.Display(v.Info, v.Tokens, v.Attention, aq, v.Source)
+	switch {
+	case aq == q:
+	case v.Running && q-aq == 1:
+		p.Title.SetText(p.Title.Text + " — the newest token is read at the next step")
+	case v.Running:
+		// The window asks for a capture a frame, not a token.
+		p.Title.SetText(p.Title.Text + fmt.Sprintf(" — while the model writes, the one shown is %d tokens behind the newest", q-aq))
+	default:
+		p.Title.SetText(p.Title.Text + " — the newest token was never read by the model: the latest one read is shown")
+	}
+	if r := v.Run; r != nil && len(r.Settings.Ablate) > 0 && p.HasData() {
+		p.Title.SetText(p.Title.Text + fmt.Sprintf(" — a run with %d heads switched off", len(r.Settings.Ablate)))
+	}
+}
+
+var _ Panel = (*AttentionPanel)(nil)

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/session"
 	"loupe/trace"
 	"loupe/trace/stats"
 	"loupe/viz"
@@ -23,9 +24,9 @@ import (
 // and the attention grids of A, of B and their difference.
 type ComparePanel struct {
 	widget.BaseWidget
-	OnPick   func(a, b int)      // the user chose other runs of the history
-	OnStep   func(posA int)      // the step buttons moved the compared step
-	OnExport func(format string) // "png", "svg" or "csv"
+	panelBase                // counting, theme, export buttons (SetCount, SetTheme, SetOnExport)
+	OnPick    func(a, b int) // the user chose other runs of the history
+	OnStep    func(posA int) // the step buttons moved the compared step
 
 	Title, Kind, AlignNote, StepLine, GridNote, Hover *widget.Label
 	DeltaLine                                         *widget.RichText // the Δp sentence, as a heading
@@ -67,7 +68,7 @@ func NewComparePanel() *ComparePanel {
 		g.OnHover = p.hoverCell
 	}
 	p.GridD.Color = format.Diverging
-	p.axes = []*Axes{NewAxes(p.GridA, NumberAxis, NumberAxis), NewAxes(p.GridB, nil, NumberAxis), NewAxes(p.GridD, nil, NumberAxis)}
+	p.axes = []*Axes{NewAxes(p.GridA, p.countIndex, p.countIndex), NewAxes(p.GridB, nil, p.countIndex), NewAxes(p.GridD, nil, p.countIndex)}
 	p.axes[0].RowTitle = "layer"
 	for _, a := range p.axes {
 		a.ColTitle = "head"
@@ -252,7 +253,7 @@ func (p *ComparePanel) tops() {
 		}
 		bars := make([]Bar, 0, len(s.Top))
 		for _, c := range s.Top {
-			v := fmt.Sprintf("%.1f %%", 100*c.P)
+			v := format.Percent(c.P)
 			if c.ID == mark && c.ID != s.Chosen.ID {
 				v += "  ⟵ A's choice"
 			}
@@ -300,11 +301,11 @@ func (p *ComparePanel) showGrids() {
 		a.Refresh()
 	}
 	p.GridNote.SetText(fmt.Sprintf("Attention of %s on %s in A, of %s on %s in B, and B − A. Rows: layers (%d at the bottom), columns: heads. "+
-		"A and B share the colour scale 0 … %.0f %%; in B − A red is more attention in B, blue less (±%.1f points at the ends). "+
+		"A and B share the colour scale 0 … %s; in B − A red is more attention in B, blue less (±%.1f points at the ends). "+
 		"Heads switched off are framed in orange: they still attend, but their output is dropped, so only the layers above them change.",
 		tokName(c.A.Tokens, c.QueryA), tokName(c.A.Tokens, c.SourceA), tokName(c.B.Tokens, c.QueryB), tokName(c.B.Tokens, c.SourceB),
-		Numbers.Base(), 100*top, 100*d))
-	p.GridScale.SetText(fmt.Sprintf("0 … %.0f %%", 100*top))
+		p.count.Base(), format.Percent(top), 100*d))
+	p.GridScale.SetText("0 … " + format.Percent(top))
 }
 
 func tokName(toks []trace.Token, pos int) string {
@@ -319,8 +320,8 @@ func (p *ComparePanel) hoverCell(l, h int, _ float64) {
 	if l < 0 || !c.HasGrids || l >= len(c.GridA) || h >= len(c.GridA[l]) {
 		return
 	}
-	p.Hover.SetText(fmt.Sprintf("%s: A %.1f %%, B %.1f %%, B − A %+.1f points",
-		LayerHead(l, h), 100*c.GridA[l][h], 100*c.GridB[l][h], 100*c.Diff[l][h]))
+	p.Hover.SetText(fmt.Sprintf("%s: A %s, B %s, B − A %+.1f points",
+		p.layerHead(l, h), format.Percent(c.GridA[l][h]), format.Percent(c.GridB[l][h]), 100*c.Diff[l][h]))
 }
 
 // render lays the panel out: what B is, the Δp line, the two streams, the
@@ -409,7 +410,7 @@ func (p *ComparePanel) CSV(d *CSV) error {
 	if !c.HasGrids {
 		return nil
 	}
-	b := Numbers.Base()
+	b := p.count.Base()
 	for _, g := range []struct {
 		name string
 		v    [][]float64
@@ -422,3 +423,23 @@ func (p *ComparePanel) CSV(d *CSV) error {
 	}
 	return nil
 }
+
+// Tab is the tab's title.
+func (p *ComparePanel) Tab() string { return "Compare" }
+
+// Name is the panel's name for exports and --tab.
+func (p *ComparePanel) Name() string { return "compare" }
+
+// Object is what the tab holds.
+func (p *ComparePanel) Object() fyne.CanvasObject { return p }
+
+// ShowView draws the selection of v.
+func (p *ComparePanel) ShowView(v session.View) {
+	// The Compare tab follows its own pair and step (◀ ▶): the app
+	// computes the comparison and calls Display.
+}
+
+// Parts are the objects the panel lays out.
+func (p *ComparePanel) Parts() []fyne.CanvasObject { return parts(p.content) }
+
+var _ Panel = (*ComparePanel)(nil)

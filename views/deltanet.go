@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/session"
 	"loupe/trace"
 	"loupe/viz"
 )
@@ -21,8 +22,7 @@ import (
 // the token is written in), and the size of the memory over the sequence.
 type DeltaNetPanel struct {
 	widget.BaseWidget
-	OnExport func(format string)
-	Theme    func() viz.Theme // of the exported figure
+	panelBase // counting, theme, export buttons (SetCount, SetTheme, SetOnExport)
 
 	Title, Why, AtToken, Hover *widget.Label
 	Layer                      *widget.Select
@@ -83,7 +83,7 @@ func (p *DeltaNetPanel) Display(info trace.ModelInfo, toks []trace.Token, dn []t
 	p.info, p.tokens, p.data, p.query = info, toks, dn, query
 	opts := make([]string, len(dn))
 	for i, d := range dn {
-		opts[i] = LayerName(d.Layer)
+		opts[i] = p.count.Layer(d.Layer)
 	}
 	p.Layer.Options = opts
 	if p.shown >= len(dn) {
@@ -106,7 +106,7 @@ func (p *DeltaNetPanel) Shown() (trace.DeltaNet, bool) {
 
 func (p *DeltaNetPanel) pick(s string) {
 	for i, d := range p.data {
-		if LayerName(d.Layer) == s {
+		if p.count.Layer(d.Layer) == s {
 			p.shown = i
 		}
 	}
@@ -132,7 +132,7 @@ func (p *DeltaNetPanel) draw() {
 		return
 	}
 	T, heads := len(d.Alpha), len(d.Alpha[0])
-	p.Title.SetText(fmt.Sprintf("%s (Gated DeltaNet): %d heads × %d tokens", capitalise(LayerName(d.Layer)), heads, T))
+	p.Title.SetText(fmt.Sprintf("%s (Gated DeltaNet): %d heads × %d tokens", capitalise(p.count.Layer(d.Layer)), heads, T))
 	p.Why.SetText(WhyNoAttention(p.info))
 	p.binsA = bins(T)
 	p.Alpha.SetValues(binnedMap(d.Alpha, p.binsA))
@@ -177,7 +177,7 @@ func (p *DeltaNetPanel) tokenLine(d trace.DeltaNet) string {
 	}
 	n := float64(len(d.Alpha[q]))
 	return fmt.Sprintf("At %s: mean α %.3f (each head keeps that share of its memory), mean β %.3f; %s forgets most (α %.3f).",
-		p.tokName(q), ma/n, mb/n, HeadName(low), d.Alpha[q][low])
+		p.tokName(q), ma/n, mb/n, p.count.Head(low), d.Alpha[q][low])
 }
 
 // bins splits n items into at most maxColumns runs: the first item of each
@@ -223,10 +223,10 @@ func (p *DeltaNetPanel) hover(what string, head, col int) {
 		vals = d.Beta
 	}
 	if hi-lo == 1 {
-		p.Hover.SetText(fmt.Sprintf("%s, %s: %s = %.3f", HeadName(head), p.tokName(lo), what, vals[lo][head]))
+		p.Hover.SetText(fmt.Sprintf("%s, %s: %s = %.3f", p.count.Head(head), p.tokName(lo), what, vals[lo][head]))
 		return
 	}
-	p.Hover.SetText(fmt.Sprintf("%s, tokens %d…%d: mean %s = %.3f", HeadName(head), lo, hi-1, what, binnedMap(vals[lo:hi], []int{0, hi - lo})[head][0]))
+	p.Hover.SetText(fmt.Sprintf("%s, tokens %d…%d: mean %s = %.3f", p.count.Head(head), lo, hi-1, what, binnedMap(vals[lo:hi], []int{0, hi - lo})[head][0]))
 }
 
 func (p *DeltaNetPanel) hoverNorm(head, col int) {
@@ -240,7 +240,7 @@ func (p *DeltaNetPanel) hoverNorm(head, col int) {
 		p.Hover.SetText("no state recorded yet here: the prompt's state is computed 64 tokens at a time, and recorded at the end of each chunk")
 		return
 	}
-	p.Hover.SetText(fmt.Sprintf("%s: ‖S‖ = %.3g after %s", HeadName(head), d.StateNorm[i][head], p.tokName(d.StatePos[i])))
+	p.Hover.SetText(fmt.Sprintf("%s: ‖S‖ = %.3g after %s", p.count.Head(head), d.StateNorm[i][head], p.tokName(d.StatePos[i])))
 }
 
 // lastRecord is the index of the last state record at or before token t,
@@ -318,9 +318,9 @@ func capitalise(s string) string {
 func (p *DeltaNetPanel) Figure() viz.Figure {
 	d, ok := p.Shown()
 	if !ok {
-		return viz.NoData(figTheme(p.Theme), "no Gated DeltaNet values: this model has none, or no run has finished")
+		return viz.NoData(figTheme(p.FigureTheme), "no Gated DeltaNet values: this model has none, or no run has finished")
 	}
-	return viz.DeltaNetFigure(d, WhyNoAttention(p.info), figTheme(p.Theme))
+	return viz.DeltaNetFigure(d, WhyNoAttention(p.info), figTheme(p.FigureTheme))
 }
 
 // CSV writes α, β and the state norm of every head at every position.
@@ -329,7 +329,7 @@ func (p *DeltaNetPanel) CSV(d *CSV) error {
 	if !ok || len(dn.Alpha) == 0 {
 		return errors.New("no Gated DeltaNet values: this model has none, or no run has finished")
 	}
-	b := Numbers.Base()
+	b := p.count.Base()
 	d.KV("layer", dn.Layer+b)
 	// state_norm: the norm of the head's state after the position, where
 	// it was recorded (every decoded token, each prompt chunk's end).
@@ -349,3 +349,30 @@ func (p *DeltaNetPanel) CSV(d *CSV) error {
 	}
 	return nil
 }
+
+// Tab is the tab's title.
+func (p *DeltaNetPanel) Tab() string { return "DeltaNet" }
+
+// Name is the panel's name for exports and --tab.
+func (p *DeltaNetPanel) Name() string { return "deltanet" }
+
+// Object is what the tab holds.
+func (p *DeltaNetPanel) Object() fyne.CanvasObject { return p }
+
+// ShowView draws the selection of v.
+func (p *DeltaNetPanel) ShowView(v session.View) {
+	q, ok := tokenAt(v)
+	if !ok {
+		return
+	}
+	var dn []trace.DeltaNet
+	if v.Run != nil {
+		dn = v.Run.DeltaNet
+	}
+	p.Display(v.Info, v.Tokens, dn, q)
+}
+
+// Parts are the objects the panel lays out.
+func (p *DeltaNetPanel) Parts() []fyne.CanvasObject { return parts(p.content) }
+
+var _ Panel = (*DeltaNetPanel)(nil)

@@ -68,22 +68,20 @@ func TestHybridModelRows(t *testing.T) {
 	info, _, _ := hybridCapture()
 	info.KVBytesPerToken, info.StateBytes, info.ParamsEmbedding, info.ParamsMLP = 2048, 20_201_472, 509, 1373
 	info.TiedEmbeddings, info.NotUsed = true, []string{"vision tower", "MTP head"}
-	rows := ModelRows(info, "cpu", "kernels")
+	rows := ModelRows(info, "cpu", "kernels", viz.FromOne)
 	var all []string
 	for _, r := range rows {
 		all = append(all, r[0]+": "+r[1])
 	}
 	text := strings.Join(all, "\n")
-	for _, want := range []string{"2 Gated DeltaNet", "2 attention layers", "20 MB of DeltaNet state", "Output head: 509 of 1,882 parameters (27 %)", "Not used: vision tower, MTP head"} {
+	for _, want := range []string{"2 Gated DeltaNet", "2 attention layers", "20 MB of DeltaNet state", "Output head: 509 of 1,882 parameters (27.0 %)", "Not used: vision tower, MTP head"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("Model rows lack %q:\n%s", want, text)
 		}
 	}
 	// The first attention layer (index 1) is named as the grid counts.
-	defer func(n viz.Numbering) { Numbers = n }(Numbers)
 	for n, want := range map[viz.Numbering]string{viz.FromOne: "from layer 2 every 2", viz.FromZero: "from layer 1 every 2"} {
-		Numbers = n
-		if shape := ModelRows(info, "cpu", "kernels")[2][1]; !strings.Contains(shape, want) {
+		if shape := ModelRows(info, "cpu", "kernels", n)[2][1]; !strings.Contains(shape, want) {
 			t.Errorf("counting %v: shape %q lacks %q", n, shape, want)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/session"
 	"loupe/trace"
 	"loupe/trace/stats"
 	"loupe/viz"
@@ -20,8 +21,7 @@ import (
 // whether the table is also the output head.
 type EmbeddingPanel struct {
 	widget.BaseWidget
-	OnExport func(format string)
-	Theme    func() viz.Theme
+	panelBase // counting, theme, export buttons (SetCount, SetTheme, SetOnExport)
 
 	Title, Shape, First, Stats, Tied *widget.Label
 	fig                              *figureBox
@@ -80,11 +80,11 @@ func (p *EmbeddingPanel) Display(tok trace.Token, values []float32, rows int, ti
 }
 
 func (p *EmbeddingPanel) figure(rows int, tied bool) viz.Figure {
-	return viz.EmbeddingRow(p.values, viz.EmbeddingRowInfo{Token: p.tok.Text, Row: p.tok.ID, Rows: rows, Tied: tied}, figTheme(p.Theme))
+	return viz.EmbeddingRow(p.values, viz.EmbeddingRowInfo{Token: p.tok.Text, Row: p.tok.ID, Rows: rows, Tied: tied}, figTheme(p.FigureTheme))
 }
 
 // Figure is the figure shown (for exports), nil before a token.
-func (p *EmbeddingPanel) Figure() viz.Figure { return orNothing(p.fig.fig, p.Theme) }
+func (p *EmbeddingPanel) Figure() viz.Figure { return orNothing(p.fig.fig, p.FigureTheme) }
 
 // Values are the numbers shown.
 func (p *EmbeddingPanel) Values() (trace.Token, []float32) { return p.tok, p.values }
@@ -109,3 +109,31 @@ func (p *EmbeddingPanel) CSV(d *CSV) error {
 	}
 	return nil
 }
+
+// Tab is the tab's title.
+func (p *EmbeddingPanel) Tab() string { return "Embedding" }
+
+// Name is the panel's name for exports and --tab.
+func (p *EmbeddingPanel) Name() string { return "embedding" }
+
+// Object is what the tab holds.
+func (p *EmbeddingPanel) Object() fyne.CanvasObject { return p }
+
+// ShowView draws the selection of v.
+func (p *EmbeddingPanel) ShowView(v session.View) {
+	q, ok := tokenAt(v)
+	if !ok {
+		return
+	}
+	tok := v.Tokens[q]
+	var row []float32
+	if v.Embedding != nil {
+		row = v.Embedding(tok.ID) // read-only weights: safe beside a generation
+	}
+	p.Display(tok, row, v.Info.Vocab, v.Info.TiedEmbeddings)
+}
+
+// Parts are the objects the panel lays out.
+func (p *EmbeddingPanel) Parts() []fyne.CanvasObject { return parts(p.box) }
+
+var _ Panel = (*EmbeddingPanel)(nil)

@@ -7,6 +7,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"loupe/session"
 	"loupe/viz"
 )
 
@@ -20,14 +21,13 @@ type Experiment struct{ Key, Title string }
 // figure and the sentence that reads it.
 type ExperimentsPanel struct {
 	widget.BaseWidget
-	OnChoose func(key string) // an experiment was picked: set Plan
-	OnRun    func(key string)
-	OnCancel func()
-	OnExport func(format string)
-	OnSave   func() // save the result with what reruns it
-	OnOpen   func() // open a saved result
-	OnRerun  func() // rerun the opened result and compare
-	Theme    func() viz.Theme
+	panelBase                  // counting, theme, export buttons (SetCount, SetTheme, SetOnExport)
+	OnChoose  func(key string) // an experiment was picked: set Plan
+	OnRun     func(key string)
+	OnCancel  func()
+	OnSave    func() // save the result with what reruns it
+	OnOpen    func() // open a saved result
+	OnRerun   func() // rerun the opened result and compare
 
 	List     *widget.Select
 	Plan     *widget.Label // what it will run, about how long
@@ -266,3 +266,24 @@ func (r *fitRenderer) MinSize() fyne.Size           { return fitMin }
 func (r *fitRenderer) Refresh()                     { r.f.img.Refresh() }
 func (r *fitRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{r.f.img} }
 func (r *fitRenderer) Destroy()                     {}
+
+// Tab is the tab's title.
+func (p *ExperimentsPanel) Tab() string { return "Experiments" }
+
+// Name is the panel's name for exports and --tab.
+func (p *ExperimentsPanel) Name() string { return "experiments" }
+
+// Object is what the tab holds.
+func (p *ExperimentsPanel) Object() fyne.CanvasObject { return p }
+
+// ShowView draws the selection of v.
+func (p *ExperimentsPanel) ShowView(v session.View) {
+	// An experiment's result does not change with the selection: the app
+	// calls Display when one ends or is opened.
+}
+
+// Parts are the objects the panel lays out.
+func (p *ExperimentsPanel) Parts() []fyne.CanvasObject { return parts(p.box) }
+
+// The app wraps the panel with the experiment's figure and CSV to make it
+// a Panel (the experiments know their runs, the panel only shows them).

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/session"
 	"loupe/trace"
 	"loupe/trace/stats"
 	"loupe/viz"
@@ -24,8 +25,7 @@ import (
 // model of the same size.
 type ExpertsPanel struct {
 	widget.BaseWidget
-	OnExport func(format string)
-	Theme    func() viz.Theme // of the exported figure
+	panelBase // counting, theme, export buttons (SetCount, SetTheme, SetOnExport)
 
 	Title, AtToken, Hover *widget.Label
 	Map                   *Heatmap
@@ -185,7 +185,7 @@ func (p *ExpertsPanel) drawMap(st trace.Step) {
 	p.Map.SetSelected(chosen)
 	p.MapNote.SetText(fmt.Sprintf("How to read it: one row per layer (%s at the bottom), one column per expert. The brighter the cell, the more the "+
 		"router wanted that expert for this token (brightest = %s). Only the %d outlined experts of each row ran; the others were not read at all.",
-		LayerName(0), format.Percent(top), len(st.Experts[0].IDs)))
+		p.count.Layer(0), format.Percent(top), len(st.Experts[0].IDs)))
 }
 
 func (p *ExpertsPanel) drawTouched(n, k int) {
@@ -194,7 +194,7 @@ func (p *ExpertsPanel) drawTouched(n, k int) {
 	bars := make([]Bar, len(ts))
 	var sum float64
 	for i, t := range ts {
-		bars[i] = Bar{Label: capitalise(LayerName(t.Layer)), Segments: []float64{t.Share},
+		bars[i] = Bar{Label: capitalise(p.count.Layer(t.Layer)), Segments: []float64{t.Share},
 			Value: fmt.Sprintf("%d of %d (%s)", t.Count, E, format.Percent(t.Share))}
 		sum += t.Share
 	}
@@ -233,7 +233,7 @@ func (p *ExpertsPanel) drawBytes(k int) {
 // toggle adds expert col of layer row to the experts to switch off, or
 // takes it away.
 func (p *ExpertsPanel) toggle(row, col int) {
-	es, err := trace.ParseExperts(p.Off.Text, Numbers.Base())
+	es, err := trace.ParseExperts(p.Off.Text, p.count.Base())
 	if err != nil {
 		es = nil // a half-typed list is replaced
 	}
@@ -243,13 +243,13 @@ func (p *ExpertsPanel) toggle(row, col int) {
 	} else {
 		es = append(es, e)
 	}
-	p.Off.SetText(trace.FormatExperts(es, Numbers.Base()))
+	p.Off.SetText(trace.FormatExperts(es, p.count.Base()))
 }
 
 // Counterfactual reads the experts to switch off (0-based) and the top-k
 // chosen (0: the model's).
 func (p *ExpertsPanel) Counterfactual() ([]trace.Expert, int, error) {
-	es, err := trace.ParseExperts(p.Off.Text, Numbers.Base())
+	es, err := trace.ParseExperts(p.Off.Text, p.count.Base())
 	if err != nil {
 		return nil, 0, err
 	}
@@ -285,7 +285,7 @@ func (p *ExpertsPanel) hover(row, col int, v float64) {
 		if r.Layer != row || col >= len(r.Probs) {
 			continue
 		}
-		text := fmt.Sprintf("%s, expert %s: router probability %s", capitalise(LayerName(row)), NumberAxis(col), format.Percent(float64(r.Probs[col])))
+		text := fmt.Sprintf("%s, expert %s: router probability %s", capitalise(p.count.Layer(row)), p.countIndex(col), format.Percent(float64(r.Probs[col])))
 		for i, e := range r.IDs {
 			if e == col {
 				text += fmt.Sprintf(" — chosen, rank %d, its output weighted %.3f", i+1, r.Weights[i])
@@ -294,7 +294,7 @@ func (p *ExpertsPanel) hover(row, col int, v float64) {
 		p.Hover.SetText(text)
 		return
 	}
-	p.Hover.SetText(capitalise(LayerName(row)) + " is a dense layer: it has no experts.")
+	p.Hover.SetText(capitalise(p.count.Layer(row)) + " is a dense layer: it has no experts.")
 }
 
 func (p *ExpertsPanel) tokName(pos int) string {
@@ -341,9 +341,9 @@ func (p *ExpertsPanel) view() viz.ExpertsView {
 // Figure is the routing of the token shown and the experts touched.
 func (p *ExpertsPanel) Figure() viz.Figure {
 	if _, _, ok := p.Shown(); !ok {
-		return viz.NoData(figTheme(p.Theme), "no routing: open a mixture-of-experts model, generate, and click a written token")
+		return viz.NoData(figTheme(p.FigureTheme), "no routing: open a mixture-of-experts model, generate, and click a written token")
 	}
-	return viz.ExpertsFigure(p.view(), figTheme(p.Theme))
+	return viz.ExpertsFigure(p.view(), figTheme(p.FigureTheme))
 }
 
 // CSV writes the router's probability of every expert of every MoE layer
@@ -354,7 +354,7 @@ func (p *ExpertsPanel) CSV(d *CSV) error {
 	if !ok {
 		return errors.New("no routing: open a mixture-of-experts model, generate, and click a written token")
 	}
-	b := Numbers.Base()
+	b := p.count.Base()
 	d.KV("position", st.Pos)
 	d.KV("token", tokenText(p.tokens, st.Pos))
 	d.KV("experts", p.info.Experts)
@@ -380,3 +380,24 @@ func (p *ExpertsPanel) CSV(d *CSV) error {
 	}
 	return nil
 }
+
+// Tab is the tab's title.
+func (p *ExpertsPanel) Tab() string { return "Experts" }
+
+// Name is the panel's name for exports and --tab.
+func (p *ExpertsPanel) Name() string { return "experts" }
+
+// Object is what the tab holds.
+func (p *ExpertsPanel) Object() fyne.CanvasObject { return p }
+
+// ShowView draws the selection of v.
+func (p *ExpertsPanel) ShowView(v session.View) {
+	if q, ok := tokenAt(v); ok {
+		p.Display(v.Info, v.Tokens, v.Steps, q)
+	}
+}
+
+// Parts are the objects the panel lays out.
+func (p *ExpertsPanel) Parts() []fyne.CanvasObject { return parts(p.content) }
+
+var _ Panel = (*ExpertsPanel)(nil)

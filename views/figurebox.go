@@ -57,14 +57,13 @@ func (b *figureBox) show(fig viz.Figure) {
 	b.img.Refresh()
 }
 
-// figTheme is th() or the dark theme, counting as Numbers says.
+// figTheme is th() (the app's, counting as View › Count says) or the
+// dark theme.
 func figTheme(th func() viz.Theme) viz.Theme {
-	t := viz.Dark()
 	if th != nil {
-		t = th()
+		return th()
 	}
-	t.Count = Numbers
-	return t
+	return viz.Dark()
 }
 
 // caption is a wrapping label for the plain sentences under a figure.

@@ -38,7 +38,6 @@ func TestEmbeddingPanel(t *testing.T) {
 // 4,096 tokens and almost a gigabyte at 32,000.
 func TestKVCachePanelSizes(t *testing.T) {
 	newTestApp(t)
-	withNumbers(t, viz.FromOne)
 	p := NewKVCachePanel()
 	w := test.NewWindow(p)
 	defer w.Close()
@@ -79,7 +78,6 @@ func TestKVCachePanelSizes(t *testing.T) {
 
 func TestLogitLensPanel(t *testing.T) {
 	newTestApp(t)
-	withNumbers(t, viz.FromOne)
 	p := NewLogitLensPanel()
 	w := test.NewWindow(p)
 	defer w.Close()
@@ -143,10 +141,10 @@ func TestNextTokenSampledShowsModelAndSampler(t *testing.T) {
 	step := trace.Step{Pos: 3, Chosen: trace.Candidate{ID: 7, Text: " purple", P: 1},
 		Top: []trace.Candidate{{ID: 7, Text: " purple", P: 1}}, Stages: st}
 	p.Display(toks, []trace.Step{step}, 3)
-	if !strings.Contains(p.Title.Text, "(model 67.5 %, sampler 100.0 %)") {
-		t.Errorf("title %q, want the model's 67.5 %% and the sampler's 100.0 %%, labelled", p.Title.Text)
+	if !strings.Contains(p.Title.Text, "(model 67.5 %, sampler 100 %)") {
+		t.Errorf("title %q, want the model's 67.5 %% and the sampler's 100 %%, labelled", p.Title.Text)
 	}
-	if r := p.Bars.Row(0); r.Segments[0] != 0.675 || r.Value != "model 67.5 % · sampler 100.0 %  id 7" {
+	if r := p.Bars.Row(0); r.Segments[0] != 0.675 || r.Value != "model 67.5 % · sampler 100 %  id 7" {
 		t.Errorf("bar %+v, want the model's probability as the bar and both labelled", r)
 	}
 	if !strings.Contains(p.Read.Text, "model's own probability") || !strings.Contains(p.Read.Text, "renormalised") {
@@ -155,7 +153,7 @@ func TestNextTokenSampledShowsModelAndSampler(t *testing.T) {
 	// Greedy: the model's distribution is the one used; it is labelled so.
 	st.Greedy = true
 	p.Display(toks, []trace.Step{step}, 3)
-	if !strings.Contains(p.Title.Text, "(model 100.0 %)") || strings.Contains(p.Title.Text, "sampler") {
+	if !strings.Contains(p.Title.Text, "(model 100 %)") || strings.Contains(p.Title.Text, "sampler") {
 		t.Errorf("greedy title %q", p.Title.Text)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/session"
 	"loupe/trace"
 	"loupe/trace/stats"
 	"loupe/viz"
@@ -39,8 +40,7 @@ func KVCostLine(info trace.ModelInfo, n int) string {
 // layer and KV head for the tokens so far, and what the cache costs.
 type KVCachePanel struct {
 	widget.BaseWidget
-	OnExport func(format string)
-	Theme    func() viz.Theme
+	panelBase // counting, theme, export buttons (SetCount, SetTheme, SetOnExport)
 	// OnChoose asks for the rows of another layer or KV head.
 	OnChoose func(layer, kvHead int)
 
@@ -111,7 +111,7 @@ func (p *KVCachePanel) SetModel(info trace.ModelInfo) {
 	p.info = info
 	p.quiet = true
 	defer func() { p.quiet = false }()
-	layers, heads := names(info.Layers), names(info.KVHeads)
+	layers, heads := names(info.Layers, p.count), names(info.KVHeads, p.count)
 	if len(p.Layer.Options) != len(layers) || len(layers) > 0 && p.Layer.Options[0] != layers[0] {
 		sel := p.Layer.SelectedIndex()
 		p.Layer.Options = layers
@@ -160,10 +160,10 @@ func kvTotalsAt(maxCtx int) []int {
 	return at
 }
 
-func names(n int) []string {
+func names(n int, count format.Numbering) []string {
 	out := make([]string, max(0, n))
 	for i := range out {
-		out[i] = Numbers.Index(i)
+		out[i] = count.Index(i)
 	}
 	return out
 }
@@ -200,7 +200,7 @@ func (p *KVCachePanel) Display(tokens []trace.Token, kv trace.KVRows) {
 		return
 	}
 	p.Title.SetText(fmt.Sprintf("KV cache, %s, %s: keys and values of the %s so far (%d numbers each; rows: tokens 0…%d from the top)",
-		LayerName(kv.Layer), Numbers.KVHead(kv.KVHead), format.Plural(n, "token"), len(kv.Keys[0]), n-1))
+		p.count.Layer(kv.Layer), p.count.KVHead(kv.KVHead), format.Plural(n, "token"), len(kv.Keys[0]), n-1))
 	var kr, vr [][]float64
 	kr, p.starts = stats.PoolRows(kv.Keys, maxKVRows)
 	vr, _ = stats.PoolRows(kv.Values, maxKVRows)
@@ -273,13 +273,13 @@ func (p *KVCachePanel) Rows() trace.KVRows { return p.kv }
 // Figure is the exported figure: both maps with their scales.
 func (p *KVCachePanel) Figure() viz.Figure {
 	if len(p.kv.Keys) == 0 {
-		return orNothing(nil, p.Theme)
+		return orNothing(nil, p.FigureTheme)
 	}
 	texts := make([]string, len(p.kv.Keys))
 	for i := range texts {
 		texts[i] = p.text(i)
 	}
-	return viz.KVCache(p.kv.Keys, p.kv.Values, texts, figTheme(p.Theme))
+	return viz.KVCache(p.kv.Keys, p.kv.Values, texts, figTheme(p.FigureTheme))
 }
 
 // CSV writes the cached keys (after RoPE) and values of every position.
@@ -288,8 +288,8 @@ func (p *KVCachePanel) CSV(d *CSV) error {
 	if len(kv.Keys) == 0 {
 		return errors.New("no keys and values shown yet: generate, then wait for the run to end")
 	}
-	d.KV("layer", kv.Layer+Numbers.Base())
-	d.KV("kv head", kv.KVHead+Numbers.Base())
+	d.KV("layer", kv.Layer+p.count.Base())
+	d.KV("kv head", kv.KVHead+p.count.Base())
 	d.KV("keys", "after RoPE")
 	dim := len(kv.Keys[0])
 	head := []any{"position", "token"}
@@ -312,3 +312,36 @@ func (p *KVCachePanel) CSV(d *CSV) error {
 	}
 	return nil
 }
+
+// Tab is the tab's title.
+func (p *KVCachePanel) Tab() string { return "KV cache" }
+
+// Name is the panel's name for exports and --tab.
+func (p *KVCachePanel) Name() string { return "kv-cache" }
+
+// Object is what the tab holds.
+func (p *KVCachePanel) Object() fyne.CanvasObject { return p }
+
+// ShowView draws the selection of v.
+func (p *KVCachePanel) ShowView(v session.View) {
+	if _, ok := tokenAt(v); !ok {
+		return
+	}
+	p.SetModel(v.Info)
+	p.SetLive(max(0, len(v.Tokens)-1), v.Running)
+	l, g := p.Chosen()
+	switch {
+	case v.Running:
+		p.Display(v.Tokens, trace.KVRows{})
+		p.Title.SetText("The keys and values are read when the generation ends (the model is busy writing them).")
+	case v.Inspected.HasRows(v.Run, l, g):
+		p.Display(v.Tokens, v.Inspected.Rows)
+	}
+	// Otherwise the app reads the rows (one job beside the window) and
+	// shows them when they arrive.
+}
+
+// Parts are the objects the panel lays out.
+func (p *KVCachePanel) Parts() []fyne.CanvasObject { return parts(p.box) }
+
+var _ Panel = (*KVCachePanel)(nil)

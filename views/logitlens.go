@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/session"
 	"loupe/trace"
 	"loupe/trace/stats"
 	"loupe/viz"
@@ -20,8 +21,7 @@ import (
 // marked.
 type LogitLensPanel struct {
 	widget.BaseWidget
-	OnExport func(format string)
-	Theme    func() viz.Theme
+	panelBase // counting, theme, export buttons (SetCount, SetTheme, SetOnExport)
 
 	Title, Lead *widget.Label
 	fig         *figureBox
@@ -84,9 +84,9 @@ func (p *LogitLensPanel) Display(tok trace.Token, lens []trace.LensLayer, choice
 	case first < 0:
 		p.Lead.SetText(fmt.Sprintf("The final choice «%s» leads at no layer's lens (it was drawn from further down the list).", clip(format.Visible(text), 20)))
 	case first == stays:
-		p.Lead.SetText(fmt.Sprintf("The final choice «%s» first leads at %s and stays ahead to the last layer.", clip(format.Visible(text), 20), LayerName(first)))
+		p.Lead.SetText(fmt.Sprintf("The final choice «%s» first leads at %s and stays ahead to the last layer.", clip(format.Visible(text), 20), p.count.Layer(first)))
 	default:
-		p.Lead.SetText(fmt.Sprintf("The final choice «%s» first leads at %s, falls behind, and leads for good from %s.", clip(format.Visible(text), 20), LayerName(first), LayerName(stays)))
+		p.Lead.SetText(fmt.Sprintf("The final choice «%s» first leads at %s, falls behind, and leads for good from %s.", clip(format.Visible(text), 20), p.count.Layer(first), p.count.Layer(stays)))
 	}
 	p.fig.setHeight(lensHeight(len(lens)))
 	p.fig.show(p.figure())
@@ -100,14 +100,14 @@ func lensHeight(layers int) int {
 }
 
 // Figure is the figure shown, for exports.
-func (p *LogitLensPanel) Figure() viz.Figure { return orNothing(p.figure(), p.Theme) }
+func (p *LogitLensPanel) Figure() viz.Figure { return orNothing(p.figure(), p.FigureTheme) }
 
 // figure is the lens's figure, nil before a lens.
 func (p *LogitLensPanel) figure() viz.Figure {
 	if len(p.lens) == 0 {
 		return nil
 	}
-	return viz.LogitLens(p.lens, p.tok.Text, p.tok.Pos, p.choice, figTheme(p.Theme))
+	return viz.LogitLens(p.lens, p.tok.Text, p.tok.Pos, p.choice, figTheme(p.FigureTheme))
 }
 
 // Choice is the final choice the figure outlines: the token chosen after
@@ -133,8 +133,46 @@ func (p *LogitLensPanel) CSV(d *CSV) error {
 	d.Row("layer", "rank", "id", "text", "p", "final_choice")
 	for _, ll := range p.lens {
 		for r, c := range ll.Top {
-			d.Row(ll.Layer+Numbers.Base(), r+1, c.ID, c.Text, c.P, c.ID == choice)
+			d.Row(ll.Layer+p.count.Base(), r+1, c.ID, c.Text, c.P, c.ID == choice)
 		}
 	}
 	return nil
 }
+
+// Tab is the tab's title.
+func (p *LogitLensPanel) Tab() string { return "Logit lens" }
+
+// Name is the panel's name for exports and --tab.
+func (p *LogitLensPanel) Name() string { return "logit-lens" }
+
+// Object is what the tab holds.
+func (p *LogitLensPanel) Object() fyne.CanvasObject { return p }
+
+// ShowView draws the selection of v.
+func (p *LogitLensPanel) ShowView(v session.View) {
+	q, ok := tokenAt(v)
+	if !ok {
+		return
+	}
+	choice := -1 // the token chosen after q; none after the last one: the lens's own top
+	for _, s := range v.Steps {
+		if s.Pos == q+1 {
+			choice = s.Chosen.ID
+		}
+	}
+	switch in := v.Inspected; {
+	case v.Running:
+		p.Waiting("The logit lens is computed when the generation ends: the model is busy.")
+	case in.Has(v.Run, q):
+		p.Display(v.Tokens[q], in.Result.Lens, choice)
+	case in.Failed(v.Run, q):
+		p.Waiting("Could not compute the logit lens: " + in.Err.Error())
+	default:
+		p.Waiting(fmt.Sprintf("Computing the logit lens of position %d (one step of the model)…", q))
+	}
+}
+
+// Parts are the objects the panel lays out.
+func (p *LogitLensPanel) Parts() []fyne.CanvasObject { return parts(p.box) }
+
+var _ Panel = (*LogitLensPanel)(nil)

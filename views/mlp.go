@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/session"
 	"loupe/trace"
 	"loupe/viz"
 )
@@ -29,8 +30,7 @@ func MLPAt(mlps []trace.MLP, layer, pos int) (trace.MLP, bool) {
 // one layer: the few directions that fire among thousands.
 type MLPPanel struct {
 	widget.BaseWidget
-	OnExport func(format string)
-	Theme    func() viz.Theme // of the figure, on screen and exported
+	panelBase // counting, theme, export buttons (SetCount, SetTheme, SetOnExport)
 
 	// Latest shows the newest recorded position before the query when the
 	// query has none (the selection follows a generation).
@@ -84,11 +84,11 @@ func (p *MLPPanel) LayerIndex() int { return p.Layer.SelectedIndex() }
 // Display shows the captured values of query at the selected layer.
 func (p *MLPPanel) Display(toks []trace.Token, mlps []trace.MLP, layers, query int) {
 	p.tokens, p.mlps, p.query = toks, mlps, query
-	if len(p.Layer.Options) != layers || layers > 0 && p.Layer.Options[0] != Numbers.Index(0) {
+	if len(p.Layer.Options) != layers || layers > 0 && p.Layer.Options[0] != p.count.Index(0) {
 		sel := p.Layer.SelectedIndex()
 		opts := make([]string, layers)
 		for i := range opts {
-			opts[i] = Numbers.Index(i) // as View › Count says
+			opts[i] = p.count.Index(i) // as View › Count says
 		}
 		p.Layer.Options = opts
 		if sel >= 0 && sel < layers {
@@ -125,9 +125,9 @@ func (p *MLPPanel) draw() {
 	if q >= 0 && q < len(p.tokens) {
 		name = format.Visible(p.tokens[q].Text)
 	}
-	title := fmt.Sprintf("MLP of «%s» (position %d), %s: silu(gate)·up over %d directions", clip(name, 24), q, LayerName(l), len(p.shown.Values))
+	title := fmt.Sprintf("MLP of «%s» (position %d), %s: silu(gate)·up over %d directions", clip(name, 24), q, p.count.Layer(l), len(p.shown.Values))
 	if p.moeLayer() {
-		title = fmt.Sprintf("«%s» (position %d), %s: %s", clip(name, 24), q, LayerName(l), moeMLPNote)
+		title = fmt.Sprintf("«%s» (position %d), %s: %s", clip(name, 24), q, p.count.Layer(l), moeMLPNote)
 	}
 	p.Title.SetText(title)
 	if img, err := viz.Image(p.Figure(), 1100, 460, viz.DPI); err == nil {
@@ -148,9 +148,9 @@ func (p *MLPPanel) missing(l int) string {
 		return "No MLP values recorded for this run."
 	}
 	if len(at) > 6 {
-		return fmt.Sprintf("No MLP values at position %d. Recorded at %s: positions %d…%d (%d of them; the budget is 64 MB per run).", p.query, LayerName(l), at[0], at[len(at)-1], len(at))
+		return fmt.Sprintf("No MLP values at position %d. Recorded at %s: positions %d…%d (%d of them; the budget is 64 MB per run).", p.query, p.count.Layer(l), at[0], at[len(at)-1], len(at))
 	}
-	return fmt.Sprintf("No MLP values at position %d. Recorded at %s: positions %v.", p.query, LayerName(l), at)
+	return fmt.Sprintf("No MLP values at position %d. Recorded at %s: positions %v.", p.query, p.count.Layer(l), at)
 }
 
 // moeMLPNote is what the panel says of a mixture-of-experts layer, which
@@ -167,12 +167,12 @@ const MLPShown = 300
 // Figure is the largest MLP values of the token at the layer.
 func (p *MLPPanel) Figure() viz.Figure {
 	if !p.has {
-		return viz.NoData(figTheme(p.Theme), "no MLP values for this token and layer")
+		return viz.NoData(figTheme(p.FigureTheme), "no MLP values for this token and layer")
 	}
 	if p.moeLayer() {
-		return viz.NoData(figTheme(p.Theme), "mixture-of-experts layer: see the Experts tab")
+		return viz.NoData(figTheme(p.FigureTheme), "mixture-of-experts layer: see the Experts tab")
 	}
-	return viz.MLPValues(p.shown.Values, MLPShown, p.Title.Text, figTheme(p.Theme))
+	return viz.MLPValues(p.shown.Values, MLPShown, p.Title.Text, figTheme(p.FigureTheme))
 }
 
 // CSV writes every value of the activation.
@@ -184,10 +184,32 @@ func (p *MLPPanel) CSV(d *CSV) error {
 		return errors.New("a mixture-of-experts layer has no single MLP activation: see the Experts tab")
 	}
 	d.Token("query", p.shown.Pos, p.tokens)
-	d.KV("layer", p.shown.Layer+Numbers.Base())
+	d.KV("layer", p.shown.Layer+p.count.Base())
 	d.Row("index", "silu_gate_times_up")
 	for i, v := range p.shown.Values {
 		d.Row(i, v)
 	}
 	return nil
 }
+
+// Tab is the tab's title.
+func (p *MLPPanel) Tab() string { return "MLP" }
+
+// Name is the panel's name for exports and --tab.
+func (p *MLPPanel) Name() string { return "mlp" }
+
+// Object is what the tab holds.
+func (p *MLPPanel) Object() fyne.CanvasObject { return p }
+
+// ShowView draws the selection of v.
+func (p *MLPPanel) ShowView(v session.View) {
+	if q, ok := tokenAt(v); ok {
+		p.Latest = v.Follow && !v.OnDemand
+		p.Display(v.Tokens, v.MLPs, v.Info.Layers, q)
+	}
+}
+
+// Parts are the objects the panel lays out.
+func (p *MLPPanel) Parts() []fyne.CanvasObject { return parts(p.box) }
+
+var _ Panel = (*MLPPanel)(nil)

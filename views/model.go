@@ -10,17 +10,19 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/session"
 	"loupe/trace"
 	"loupe/trace/stats"
 	"loupe/viz"
 )
 
-// ModelRows are the label/value pairs of the Model panel.
-func ModelRows(m trace.ModelInfo, cpu, kernels string) [][2]string {
+// ModelRows are the label/value pairs of the Model panel, layers counted
+// as count says.
+func ModelRows(m trace.ModelInfo, cpu, kernels string, count format.Numbering) [][2]string {
 	kv := float64(m.KVBytesPerToken)
 	outShare := 0.0
 	if m.WeightBytesPerTok > 0 {
-		outShare = 100 * float64(m.OutputBytesPerTok) / float64(m.WeightBytesPerTok)
+		outShare = float64(m.OutputBytesPerTok) / float64(m.WeightBytesPerTok)
 	}
 	tied := "separate output head"
 	if m.TiedEmbeddings {
@@ -33,8 +35,8 @@ func ModelRows(m trace.ModelInfo, cpu, kernels string) [][2]string {
 		{"Widths", fmt.Sprintf("hidden %d · MLP %d · vocabulary %d · context %d", m.Hidden, m.Intermediate, m.Vocab, m.MaxPositions)},
 		{"Parameters", fmt.Sprintf("%s in all (%s)", format.Count(stats.TotalParams(m)), tied)},
 		{"Weights", fmt.Sprintf("%s, file %s", m.DType, format.Bytes(float64(m.FileBytes)))},
-		{"Read per token", fmt.Sprintf("%s of weights, of which the output head %s (%.0f %%)",
-			format.Bytes(float64(m.WeightBytesPerTok)), format.Bytes(float64(m.OutputBytesPerTok)), outShare)},
+		{"Read per token", fmt.Sprintf("%s of weights, of which the output head %s (%s)",
+			format.Bytes(float64(m.WeightBytesPerTok)), format.Bytes(float64(m.OutputBytesPerTok)), format.Percent(outShare))},
 		{"KV cache", fmt.Sprintf("%s per token · %s at 4,096 tokens · %s at 32,000 tokens",
 			format.Bytes(kv), format.Bytes(kv*4096), format.Bytes(kv*32000))},
 		{"CPU", cpu},
@@ -48,7 +50,7 @@ func ModelRows(m trace.ModelInfo, cpu, kernels string) [][2]string {
 		}
 	}
 	if len(m.LayerTypes) > 0 {
-		rows = hybridRows(rows, m) // model_deltanet.go
+		rows = hybridRows(rows, m, count) // model_deltanet.go
 	}
 	return rows
 }
@@ -57,14 +59,13 @@ func ModelRows(m trace.ModelInfo, cpu, kernels string) [][2]string {
 // parameters sit.
 type ModelPanel struct {
 	widget.BaseWidget
-	OnExport func(format string)
+	panelBase // counting, theme, export buttons (SetCount, SetTheme, SetOnExport)
 
 	form   *fyne.Container
 	Shares *Bars
 	box    *fyne.Container
 	rows   [][2]string
 	info   trace.ModelInfo
-	Theme  func() viz.Theme // of the exported figure
 }
 
 // NewModelPanel makes an empty panel.
@@ -89,7 +90,7 @@ func (p *ModelPanel) Rows() [][2]string { return p.rows }
 
 // Display shows m with the CPU and kernel descriptions.
 func (p *ModelPanel) Display(m trace.ModelInfo, cpu, kernels string) {
-	p.rows, p.info = ModelRows(m, cpu, kernels), m
+	p.rows, p.info = ModelRows(m, cpu, kernels, p.count), m
 	p.form.RemoveAll()
 	for _, r := range p.rows {
 		k := widget.NewLabelWithStyle(r[0], fyne.TextAlignTrailing, fyne.TextStyle{Bold: true})
@@ -104,7 +105,7 @@ func (p *ModelPanel) Display(m trace.ModelInfo, cpu, kernels string) {
 			continue
 		}
 		bars = append(bars, Bar{Label: g.Name, Segments: []float64{g.Of},
-			Value: fmt.Sprintf("%s (%.1f %%)", format.Count(g.Params), 100*g.Of)})
+			Value: fmt.Sprintf("%s (%s)", format.Count(g.Params), format.Percent(g.Of))})
 	}
 	p.Shares.SetBars(bars)
 }
@@ -112,9 +113,9 @@ func (p *ModelPanel) Display(m trace.ModelInfo, cpu, kernels string) {
 // Figure is where the parameters are, one bar a part.
 func (p *ModelPanel) Figure() viz.Figure {
 	if p.rows == nil {
-		return viz.NoData(figTheme(p.Theme), "no model loaded")
+		return viz.NoData(figTheme(p.FigureTheme), "no model loaded")
 	}
-	return viz.ParamShares(p.info, figTheme(p.Theme))
+	return viz.ParamShares(p.info, figTheme(p.FigureTheme))
 }
 
 // CSV writes the rows of the panel, label and value.
@@ -125,3 +126,23 @@ func (p *ModelPanel) CSV(d *CSV) error {
 	}
 	return nil
 }
+
+// Tab is the tab's title.
+func (p *ModelPanel) Tab() string { return "Model" }
+
+// Name is the panel's name for exports and --tab.
+func (p *ModelPanel) Name() string { return "model" }
+
+// Object is what the tab holds.
+func (p *ModelPanel) Object() fyne.CanvasObject { return p }
+
+// ShowView draws the selection of v.
+func (p *ModelPanel) ShowView(v session.View) {
+	// The model does not change with the selection: the app calls Display
+	// once a model is loaded.
+}
+
+// Parts are the objects the panel lays out.
+func (p *ModelPanel) Parts() []fyne.CanvasObject { return parts(p.box) }
+
+var _ Panel = (*ModelPanel)(nil)

@@ -13,7 +13,7 @@ import (
 // which layers are which, what is cached (a KV cache for the attention
 // layers only, plus a fixed state that does not grow), the output head's
 // share of the parameters, and what the checkpoint holds that is not run.
-func hybridRows(rows [][2]string, m trace.ModelInfo) [][2]string {
+func hybridRows(rows [][2]string, m trace.ModelInfo, count format.Numbering) [][2]string {
 	full, first := 0, -1
 	for l, t := range m.LayerTypes {
 		if t == "full_attention" {
@@ -32,13 +32,13 @@ func hybridRows(rows [][2]string, m trace.ModelInfo) [][2]string {
 			// The first attention layer is named as the grid names it
 			// (View › Count): "layer 4" counting from 1, "layer 3" from 0.
 			rows[i][1] = fmt.Sprintf("%d layers: %d Gated DeltaNet (%d heads, state %d × %d each) and %d gated attention (%d query heads · %d K/V heads · head dim %d, from %s every %d)",
-				m.Layers, linear, m.DeltaNetHeads, m.DeltaNetKeyDim, m.DeltaNetValDim, full, m.Heads, m.KVHeads, m.HeadDim, LayerName(first), max(1, m.Layers/max(1, full)))
+				m.Layers, linear, m.DeltaNetHeads, m.DeltaNetKeyDim, m.DeltaNetValDim, full, m.Heads, m.KVHeads, m.HeadDim, count.Layer(first), max(1, m.Layers/max(1, full)))
 		case "KV cache":
 			rows[i][1] = fmt.Sprintf("%s per token for the %d attention layers (fp32; %s in bf16) · %s at 4,096 tokens · %s at 32,000 tokens — plus a fixed %s of DeltaNet state (recurrent + conv) that does not grow with the context",
 				format.Bytes(kv), full, format.Bytes(kv/2), format.Bytes(kv*4096), format.Bytes(kv*32000), format.Bytes(float64(m.StateBytes)))
 		}
 	}
-	rows = append(rows, [2]string{"Output head", fmt.Sprintf("%s of %s parameters (%.0f %%)", format.Count(head), format.Count(total), 100*float64(head)/float64(max(1, total)))})
+	rows = append(rows, [2]string{"Output head", fmt.Sprintf("%s of %s parameters (%s)", format.Count(head), format.Count(total), format.Percent(float64(head)/float64(max(1, total))))})
 	if len(m.NotUsed) > 0 {
 		rows = append(rows, [2]string{"Not used", strings.Join(m.NotUsed, ", ")})
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"loupe/trace"
+	"loupe/viz"
 )
 
 // An MoE model's Model panel says how many experts each token runs and
@@ -13,7 +14,7 @@ func TestModelRowsExperts(t *testing.T) {
 	m := trace.ModelInfo{Name: "m", ParamsEmbedding: 100, ParamsAttention: 200, ParamsMLP: 1000, ParamsMLPActive: 150,
 		ParamsNorm: 10, Experts: 64, ExpertsPerToken: 8}
 	var row string
-	for _, r := range ModelRows(m, "cpu", "kernels") {
+	for _, r := range ModelRows(m, "cpu", "kernels", viz.FromOne) {
 		if r[0] == "Experts" {
 			row = r[1]
 		}
@@ -22,7 +23,7 @@ func TestModelRowsExperts(t *testing.T) {
 		t.Errorf("Experts row %q", row)
 	}
 	m.Experts = 0
-	for _, r := range ModelRows(m, "cpu", "kernels") {
+	for _, r := range ModelRows(m, "cpu", "kernels", viz.FromOne) {
 		if r[0] == "Experts" {
 			t.Errorf("a dense model shows %q", r[1])
 		}

@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/session"
 	"loupe/trace"
 	"loupe/trace/stats"
 	"loupe/viz"
@@ -33,11 +34,9 @@ func StepFor(steps []trace.Step, toks []trace.Token, pos int) (trace.Step, bool)
 // probabilities, the chosen token highlighted.
 type NextTokenPanel struct {
 	widget.BaseWidget
-	OnExport func(format string)
+	panelBase // counting, theme, export buttons (SetCount, SetTheme, SetOnExport)
 	// OnBranch asks for a new run from this step with another candidate.
 	OnBranch func()
-
-	Theme func() viz.Theme // of the exported figure
 
 	Title  *widget.Label
 	Branch *widget.Button // "Branch from here…", on once a step is shown
@@ -112,11 +111,11 @@ func (p *NextTokenPanel) Display(toks []trace.Token, steps []trace.Step, pos int
 		len(p.step.Top), p.step.Pos, ctx, clip(format.Visible(p.step.Chosen.Text), 20), ChosenProbs(p.step)))
 	bars := make([]Bar, 0, len(p.step.Top))
 	for _, c := range p.step.Top {
-		model, value := c.P, fmt.Sprintf("model %s  id %d", pct(c.P), c.ID)
+		model, value := c.P, fmt.Sprintf("model %s  id %d", format.Percent(c.P), c.ID)
 		if m, _, ok := stats.ModelP(p.step, c.ID); sampled && ok {
-			model, value = m, fmt.Sprintf("model %s · sampler %s  id %d", pct(m), pct(c.P), c.ID)
+			model, value = m, fmt.Sprintf("model %s · sampler %s  id %d", format.Percent(m), format.Percent(c.P), c.ID)
 		} else if sampled {
-			value = fmt.Sprintf("sampler %s  id %d", pct(c.P), c.ID)
+			value = fmt.Sprintf("sampler %s  id %d", format.Percent(c.P), c.ID)
 		}
 		bars = append(bars, Bar{Label: clip(format.Visible(c.Text), 18), Segments: []float64{model},
 			Value: value, Highlight: c.ID == p.step.Chosen.ID})
@@ -134,20 +133,17 @@ func (p *NextTokenPanel) Display(toks []trace.Token, steps []trace.Step, pos int
 // and when the token was drawn by a sampler the sampler's beside it.
 func ChosenProbs(s trace.Step) string {
 	if !stats.Sampled(s) {
-		return "model " + pct(s.Chosen.P)
+		return "model " + format.Percent(s.Chosen.P)
 	}
 	m, penalised, ok := stats.ModelP(s, s.Chosen.ID)
 	switch {
 	case !ok:
-		return "sampler " + pct(s.Chosen.P)
+		return "sampler " + format.Percent(s.Chosen.P)
 	case penalised:
-		return fmt.Sprintf("model %s after the penalties, sampler %s", pct(m), pct(s.Chosen.P))
+		return fmt.Sprintf("model %s after the penalties, sampler %s", format.Percent(m), format.Percent(s.Chosen.P))
 	}
-	return fmt.Sprintf("model %s, sampler %s", pct(m), pct(s.Chosen.P))
+	return fmt.Sprintf("model %s, sampler %s", format.Percent(m), format.Percent(s.Chosen.P))
 }
-
-// pct writes a probability as a percentage with one decimal.
-func pct(p float64) string { return fmt.Sprintf("%.1f %%", 100*p) }
 
 // DistributionNote says which distribution a step's candidates come from.
 func DistributionNote(s trace.Step) string {
@@ -165,9 +161,9 @@ func DistributionNote(s trace.Step) string {
 // Figure is the top candidates of the step, the chosen one marked.
 func (p *NextTokenPanel) Figure() viz.Figure {
 	if !p.has {
-		return viz.NoData(figTheme(p.Theme), "no candidates recorded for this token")
+		return viz.NoData(figTheme(p.FigureTheme), "no candidates recorded for this token")
 	}
-	return viz.TopCandidates(append([]trace.Candidate(nil), p.step.Top...), p.step.Chosen.ID, figTheme(p.Theme))
+	return viz.TopCandidates(append([]trace.Candidate(nil), p.step.Top...), p.step.Chosen.ID, figTheme(p.FigureTheme))
 }
 
 // CSV writes the candidates with their probabilities.
@@ -182,3 +178,24 @@ func (p *NextTokenPanel) CSV(d *CSV) error {
 	}
 	return nil
 }
+
+// Tab is the tab's title.
+func (p *NextTokenPanel) Tab() string { return "Next token" }
+
+// Name is the panel's name for exports and --tab.
+func (p *NextTokenPanel) Name() string { return "next-token" }
+
+// Object is what the tab holds.
+func (p *NextTokenPanel) Object() fyne.CanvasObject { return p }
+
+// ShowView draws the selection of v.
+func (p *NextTokenPanel) ShowView(v session.View) {
+	if q, ok := tokenAt(v); ok {
+		p.Display(v.Tokens, v.Steps, q)
+	}
+}
+
+// Parts are the objects the panel lays out.
+func (p *NextTokenPanel) Parts() []fyne.CanvasObject { return parts(p.box) }
+
+var _ Panel = (*NextTokenPanel)(nil)

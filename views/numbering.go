@@ -6,24 +6,8 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"loupe/viz"
+	"loupe/format"
 )
-
-// Numbers is how every panel counts layers and heads (View › Count layers
-// and heads from 1 / from 0): viz.FromOne, as the article does, or
-// viz.FromZero, as in code. The app sets it on the UI goroutine, before it
-// redraws the panels; panels read it when they draw. Token positions are
-// counted from 0 either way.
-var Numbers viz.Numbering
-
-// LayerName is "layer 19" for index 18 when counting from 1.
-func LayerName(l int) string { return Numbers.Layer(l) }
-
-// HeadName is "head 2" for index 1 when counting from 1.
-func HeadName(h int) string { return Numbers.Head(h) }
-
-// LayerHead is "layer 19, head 2" for indices (18, 1) when counting from 1.
-func LayerHead(l, h int) string { return Numbers.Layer(l) + ", " + Numbers.Head(h) }
 
 // Axes is a Heatmap with its rows and columns numbered: a label per row
 // on the left and per column below, centred on the cells, every one when
@@ -37,6 +21,9 @@ type Axes struct {
 	// ColTitle is written under the column numbers ("heads"), RowTitle
 	// above the row numbers ("layer").
 	RowTitle, ColTitle string
+	// Count is how Row and Col count, for which labels to keep when not
+	// all fit (nil: from 1).
+	Count *format.Numbering
 }
 
 // NewAxes numbers h's rows and columns with row and col.
@@ -45,9 +32,6 @@ func NewAxes(h *Heatmap, row, col func(int) string) *Axes {
 	a.ExtendBaseWidget(a)
 	return a
 }
-
-// NumberAxis names index i as Numbers counts (for Row and Col).
-func NumberAxis(i int) string { return Numbers.Index(i) }
 
 // CreateRenderer implements fyne.Widget.
 func (a *Axes) CreateRenderer() fyne.WidgetRenderer {
@@ -101,7 +85,7 @@ func (r *axesRenderer) Layout(s fyne.Size) {
 		step := fitStep(rows, ch, ts*1.1)
 		for i, t := range r.rows {
 			sr := r.a.Map.flip(i)
-			t.Hidden = !labelled(i, rows, step)
+			t.Hidden = !labelled(i, rows, step, r.a.base())
 			w := t.MinSize().Width
 			t.Move(fyne.NewPos(left-4-w, top+(float32(sr)+0.5)*ch-t.MinSize().Height/2))
 		}
@@ -114,7 +98,7 @@ func (r *axesRenderer) Layout(s fyne.Size) {
 		}
 		step := fitStep(cols, cw, wide+4)
 		for i, t := range r.cols {
-			t.Hidden = !labelled(i, cols, step)
+			t.Hidden = !labelled(i, cols, step, r.a.base())
 			t.Move(fyne.NewPos(left+(float32(i)+0.5)*cw-t.MinSize().Width/2, top+mapSize.Height+1))
 		}
 	}
@@ -136,8 +120,16 @@ func fitStep(n int, cell, each float32) int {
 
 // labelled reports whether index i carries its number at this step: every
 // one at step 1, else those whose number (as counted) is a multiple of step.
-func labelled(i, n, step int) bool {
-	return step <= 1 || (i+Numbers.Base())%step == 0
+func labelled(i, n, step, base int) bool {
+	return step <= 1 || (i+base)%step == 0
+}
+
+// base is the number of the first row and column.
+func (a *Axes) base() int {
+	if a.Count == nil {
+		return 1
+	}
+	return a.Count.Base()
 }
 
 func (r *axesRenderer) Refresh() {

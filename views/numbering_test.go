@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/test"
 
+	"loupe/format"
 	"loupe/trace"
 	"loupe/viz"
 )
@@ -28,15 +29,10 @@ func shownLabels(a *Axes) (rows, cols []string) {
 	return rows, cols
 }
 
-func withNumbers(t *testing.T, n viz.Numbering) {
-	old := Numbers
-	Numbers = n
-	t.Cleanup(func() { Numbers = old })
-}
-
 func TestAxesNumberEveryLayerAndHead(t *testing.T) {
 	newTestApp(t)
-	withNumbers(t, viz.FromOne)
+	count := viz.FromOne
+	index := func(i int) string { return count.Index(i) }
 	h := NewHeatmap(28, 16)
 	h.BottomUp = true // as the attention grid: layer 1 at the bottom
 	g := make([][]float64, 28)
@@ -44,7 +40,8 @@ func TestAxesNumberEveryLayerAndHead(t *testing.T) {
 		g[i] = make([]float64, 12)
 	}
 	h.SetValues(g)
-	a := NewAxes(h, NumberAxis, NumberAxis)
+	a := NewAxes(h, index, index)
+	a.Count = &count
 	w := test.NewWindow(a)
 	defer w.Close()
 	a.Resize(a.MinSize())
@@ -65,7 +62,7 @@ func TestAxesNumberEveryLayerAndHead(t *testing.T) {
 		t.Errorf("thinned rows %v", rows)
 	}
 	// From 0, as in code.
-	Numbers = viz.FromZero
+	count = viz.FromZero
 	a.Refresh()
 	a.Resize(fyne.NewSize(400, 28*16+60))
 	rows, cols = shownLabels(a)
@@ -76,7 +73,6 @@ func TestAxesNumberEveryLayerAndHead(t *testing.T) {
 
 func TestAttentionPanelCountsFromOne(t *testing.T) {
 	newTestApp(t)
-	withNumbers(t, viz.FromOne)
 	p := NewAttentionPanel()
 	w := test.NewWindow(p)
 	defer w.Close()
@@ -89,7 +85,7 @@ func TestAttentionPanelCountsFromOne(t *testing.T) {
 	if !strings.Contains(p.Caption.Text, "layers 1…3") || !strings.Contains(p.Caption.Text, "heads 1…4") {
 		t.Errorf("caption %q", p.Caption.Text)
 	}
-	Numbers = viz.FromZero
+	p.SetCount(viz.FromZero)
 	p.OpenHead(2, 3)
 	if !strings.Contains(p.HeadTitle.Text, "layer 2, head 3 (shares K/V head 1)") {
 		t.Errorf("from 0: head title %q", p.HeadTitle.Text)
@@ -143,7 +139,7 @@ func TestHeadListShowsTokensBeforeQuery(t *testing.T) {
 	}
 	for j := range nearShown {
 		r, pos := p.Head.Row(at+1+j), q-nearShown+1+j
-		if want := fmt.Sprintf("%.1f %%", 100*row[pos]); !strings.HasSuffix(r.Label, fmt.Sprint(" ", pos)) || r.Value != want {
+		if want := format.Percent(float64(row[pos])); !strings.HasSuffix(r.Label, fmt.Sprint(" ", pos)) || r.Value != want {
 			t.Errorf("row %d: %+v, want position %d at %s", j, r, pos, want)
 		}
 	}

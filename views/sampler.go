@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/session"
 	"loupe/trace"
 	"loupe/viz"
 )
@@ -19,8 +20,7 @@ import (
 // marked. Greedy says so plainly.
 type SamplerPanel struct {
 	widget.BaseWidget
-	OnExport func(format string)
-	Theme    func() viz.Theme
+	panelBase // counting, theme, export buttons (SetCount, SetTheme, SetOnExport)
 
 	Title, Order *widget.Label
 	fig          *figureBox
@@ -76,14 +76,14 @@ func (p *SamplerPanel) Display(toks []trace.Token, steps []trace.Step, pos int, 
 }
 
 // Figure is the figure shown, for exports.
-func (p *SamplerPanel) Figure() viz.Figure { return orNothing(p.figure(), p.Theme) }
+func (p *SamplerPanel) Figure() viz.Figure { return orNothing(p.figure(), p.FigureTheme) }
 
 // figure is the stages' figure, nil without stages.
 func (p *SamplerPanel) figure() viz.Figure {
 	if !p.has {
 		return nil
 	}
-	return viz.SamplerStages(*p.step.Stages, p.settings, figTheme(p.Theme))
+	return viz.SamplerStages(*p.step.Stages, p.settings, figTheme(p.FigureTheme))
 }
 
 // Step is the step shown.
@@ -121,3 +121,24 @@ func (p *SamplerPanel) CSV(d *CSV) error {
 	}
 	return nil
 }
+
+// Tab is the tab's title.
+func (p *SamplerPanel) Tab() string { return "Sampler" }
+
+// Name is the panel's name for exports and --tab.
+func (p *SamplerPanel) Name() string { return "sampler" }
+
+// Object is what the tab holds.
+func (p *SamplerPanel) Object() fyne.CanvasObject { return p }
+
+// ShowView draws the selection of v.
+func (p *SamplerPanel) ShowView(v session.View) {
+	if q, ok := tokenAt(v); ok {
+		p.Display(v.Tokens, v.Steps, q, v.Settings)
+	}
+}
+
+// Parts are the objects the panel lays out.
+func (p *SamplerPanel) Parts() []fyne.CanvasObject { return parts(p.box) }
+
+var _ Panel = (*SamplerPanel)(nil)

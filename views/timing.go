@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/session"
 	"loupe/trace"
 	"loupe/trace/stats"
 	"loupe/viz"
@@ -24,12 +25,12 @@ func TimingLine(t trace.Timing, bw float64, measuring bool) string {
 		if total <= 0 {
 			return 0
 		}
-		return 100 * s / total
+		return s / total
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "prefill %d tokens, %s, %.0f tok/s (%.0f %%) · decode %d tokens, %s, %.1f tok/s (%.0f %%)",
-		t.PrefillTokens, format.Duration(t.PrefillSeconds), stats.Rate(t.PrefillTokens, t.PrefillSeconds), share(t.PrefillSeconds),
-		t.DecodeTokens, format.Duration(t.DecodeSeconds), stats.Rate(t.DecodeTokens, t.DecodeSeconds), share(t.DecodeSeconds))
+	fmt.Fprintf(&b, "prefill %d tokens, %s, %.0f tok/s (%s) · decode %d tokens, %s, %.1f tok/s (%s)",
+		t.PrefillTokens, format.Duration(t.PrefillSeconds), stats.Rate(t.PrefillTokens, t.PrefillSeconds), format.Percent(share(t.PrefillSeconds)),
+		t.DecodeTokens, format.Duration(t.DecodeSeconds), stats.Rate(t.DecodeTokens, t.DecodeSeconds), format.Percent(share(t.DecodeSeconds)))
 	if t.Kernels != "" {
 		fmt.Fprintf(&b, "\nkernels %s: %s", t.Kernels, format.Arithmetic(t.Arithmetic))
 	}
@@ -41,7 +42,7 @@ func TimingLine(t trace.Timing, bw float64, measuring bool) string {
 		// faster than memory streams: its decode is not memory-bound.
 		fmt.Fprintf(&b, "\ndecode reads %.1f GB/s, more than the %.1f GB/s memory delivers: the model fits in the CPU caches", gbs, bw)
 	case bw > 0:
-		fmt.Fprintf(&b, "\ndecode reads %.1f GB/s = %.0f %% of the %.1f GB/s this machine can read", gbs, 100*gbs/bw, bw)
+		fmt.Fprintf(&b, "\ndecode reads %.1f GB/s = %s of the %.1f GB/s this machine can read", gbs, format.Percent(gbs/bw), bw)
 	case measuring:
 		fmt.Fprintf(&b, "\ndecode reads %.1f GB/s (machine bandwidth: measuring…)", gbs)
 	default:
@@ -54,7 +55,7 @@ func TimingLine(t trace.Timing, bw float64, measuring bool) string {
 // prefill and decode, on a common time scale.
 type TimingPanel struct {
 	widget.BaseWidget
-	OnExport func(format string)
+	panelBase // counting, theme, export buttons (SetCount, SetTheme, SetOnExport)
 
 	Title *widget.Label
 	// Ceiling says where the machine's bandwidth figure comes from (when,
@@ -65,8 +66,7 @@ type TimingPanel struct {
 	list        *fyne.Container
 	box         *fyne.Container
 	runs        []trace.Timing
-	bw          float64          // the machine's bandwidth the runs were set against, GB/s
-	Theme       func() viz.Theme // of the exported figure
+	bw          float64 // the machine's bandwidth the runs were set against, GB/s
 	// Labels name the runs ("run 3 · chat, think on"); missing ones are "run N".
 	Labels []string
 }
@@ -165,7 +165,7 @@ func (p *TimingPanel) Figure() viz.Figure {
 	for i, t := range p.runs {
 		rows[i] = viz.TimingFrom(fmt.Sprintf("run %d", i+1), t)
 	}
-	return viz.TimingBars(rows, p.bw, figTheme(p.Theme))
+	return viz.TimingBars(rows, p.bw, figTheme(p.FigureTheme))
 }
 
 // CSV writes one row a run.
@@ -176,3 +176,26 @@ func (p *TimingPanel) CSV(d *CSV) error {
 	}
 	return nil
 }
+
+// Tab is the tab's title.
+func (p *TimingPanel) Tab() string { return "Timing" }
+
+// Name is the panel's name for exports and --tab.
+func (p *TimingPanel) Name() string { return "timing" }
+
+// Object is what the tab holds.
+func (p *TimingPanel) Object() fyne.CanvasObject { return p }
+
+// ShowView draws the selection of v.
+func (p *TimingPanel) ShowView(v session.View) {
+	// Drawn here while a generation runs; the app redraws it when a run
+	// ends or the bandwidth is measured.
+	if v.Live {
+		p.Display(v.Timings, v.Bandwidth, v.Measuring)
+	}
+}
+
+// Parts are the objects the panel lays out.
+func (p *TimingPanel) Parts() []fyne.CanvasObject { return parts(p.box) }
+
+var _ Panel = (*TimingPanel)(nil)

@@ -14,6 +14,7 @@ import (
 
 	"loupe/format"
 	"loupe/trace"
+	"loupe/viz"
 )
 
 func newTestApp(t *testing.T) {
@@ -217,8 +218,8 @@ func TestStepForAndNextPanel(t *testing.T) {
 func TestTimingLine(t *testing.T) {
 	tm := trace.Timing{PrefillTokens: 17, PrefillSeconds: 0.08, DecodeTokens: 100, DecodeSeconds: 7.1, BytesPerToken: 3.1e9}
 	got := TimingLine(tm, 60, false)
-	for _, want := range []string{"prefill 17 tokens, 80 ms, 212 tok/s (1 %)", "decode 100 tokens, 7.1 s, 14.1 tok/s (99 %)",
-		"decode reads 43.2 GB/s = 72 % of the 60.0 GB/s"} { // 99 passes
+	for _, want := range []string{"prefill 17 tokens, 80 ms, 212 tok/s (1.1 %)", "decode 100 tokens, 7.1 s, 14.1 tok/s (98.9 %)",
+		"decode reads 43.2 GB/s = 72.0 % of the 60.0 GB/s"} { // 99 passes
 		if !strings.Contains(got, want) {
 			t.Errorf("%q lacks %q", got, want)
 		}
@@ -236,12 +237,12 @@ func TestTimingLine(t *testing.T) {
 func TestModelRows(t *testing.T) {
 	m := trace.ModelInfo{Name: "qwen", Layers: 28, Heads: 12, KVHeads: 2, HeadDim: 128, KVBytesPerToken: 28672,
 		ParamsEmbedding: 233_000_000, ParamsAttention: 100, ParamsMLP: 100, WeightBytesPerTok: 3_100_000_000, OutputBytesPerTok: 466_000_000}
-	rows := ModelRows(m, "cpu", "avx2")
+	rows := ModelRows(m, "cpu", "avx2", viz.FromOne)
 	kv := rows[7][1]
 	if !strings.Contains(kv, "29 KB per token") || !strings.Contains(kv, "117 MB at 4,096") || !strings.Contains(kv, "918 MB at 32,000") {
 		t.Errorf("KV row %q", kv)
 	}
-	if !strings.Contains(rows[6][1], "(15 %)") {
+	if !strings.Contains(rows[6][1], "(15.0 %)") {
 		t.Errorf("output share row %q", rows[6][1])
 	}
 }

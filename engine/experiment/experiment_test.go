@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"loupe/engine"
+	"loupe/engine/fingerprint"
 	"loupe/engine/genmodel"
 	"loupe/kernels"
 	"loupe/trace"
@@ -263,7 +264,7 @@ func TestRecordRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fp, err := Fingerprint(dir)
+	fp, err := fingerprint.Of(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,11 +2,8 @@ package experiment
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -16,6 +13,7 @@ import (
 
 	"loupe/engine"
 	"loupe/engine/convert"
+	"loupe/engine/fingerprint"
 	"loupe/format"
 	"loupe/trace"
 )
@@ -118,7 +116,8 @@ func quantSource(info trace.ModelInfo) (dir, dtype string, err error) {
 	return path, dtype, nil
 }
 
-// copiesDir is the cache folder of src's copies, made if missing.
+// copiesDir is the cache folder of src's copies: one per folder and
+// version of its files (fingerprint.Of).
 func copiesDir(base, src string) (string, error) {
 	dir, err := copiesPath(base, src)
 	if err != nil {
@@ -140,11 +139,15 @@ func copiesPath(base, src string) (string, error) {
 		}
 		base = filepath.Join(c, "loupe", "quant")
 	}
-	fp, err := Fingerprint(src)
+	fp, err := fingerprint.Of(src)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("experiment: %w", err)
 	}
-	return filepath.Join(base, fp[:16]), nil
+	dir := filepath.Join(base, strings.TrimPrefix(fp, "sha256:")[:16])
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("experiment: %w", err)
+	}
+	return dir, nil
 }
 
 // writeCopy writes the typ copy of src at path unless the cache has it,
@@ -265,37 +268,6 @@ func MeanTopDeltaP(a, b Point, upto int) float64 {
 		return 0
 	}
 	return sum / float64(count)
-}
-
-// Fingerprint identifies a model's files: a SHA-256 of its config.json
-// and of each weight file's name, size and modification time (reading
-// gigabytes to hash them would take longer than the experiment).
-func Fingerprint(path string) (string, error) {
-	dir := path
-	if st, err := os.Stat(path); err != nil {
-		return "", fmt.Errorf("experiment: %w", err)
-	} else if !st.IsDir() {
-		dir = filepath.Dir(path)
-	}
-	h := sha256.New()
-	if f, err := os.Open(filepath.Join(dir, "config.json")); err == nil {
-		io.Copy(h, f)
-		f.Close()
-	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return "", fmt.Errorf("experiment: %w", err)
-	}
-	for _, e := range entries {
-		ext := strings.ToLower(filepath.Ext(e.Name()))
-		if ext != ".safetensors" && ext != ".gguf" {
-			continue
-		}
-		if st, err := e.Info(); err == nil {
-			fmt.Fprintf(h, "%s %d %d\n", e.Name(), st.Size(), st.ModTime().UnixNano())
-		}
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // QuantCopies says what the quant sweep of m will write: the bytes of the

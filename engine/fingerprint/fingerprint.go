@@ -1,4 +1,8 @@
-package app
+// Package fingerprint names a model's files by their content, so that a
+// saved session, a saved experiment and the cache of quantised copies
+// agree on "the same model": a copy elsewhere keeps its fingerprint,
+// other weights change it, and only kilobytes are read, not gigabytes.
+package fingerprint
 
 import (
 	"crypto/sha256"
@@ -13,13 +17,12 @@ import (
 	"strings"
 )
 
-// A model's fingerprint, which a session names to find the model again.
-
-// Fingerprint hashes a model folder's config.json and, for each
-// .safetensors file, its name, size and header (the tensor names, shapes
-// and offsets): it changes when the weights are replaced by others, and
-// reads a few kilobytes, not gigabytes.
-func Fingerprint(path string) (string, error) {
+// Of hashes a model folder's config.json and, for each .safetensors
+// file, its name, size and header (the tensor names, shapes and offsets);
+// a GGUF file, its size, header and last megabyte. A modification time
+// is not part of it: copying or touching the files keeps the model the
+// same one.
+func Of(path string) (string, error) {
 	dir := path
 	if fi, err := os.Stat(path); err != nil {
 		return "", err

@@ -45,6 +45,9 @@ func Plan(what string, info trace.ModelInfo, opt Options, s Speeds, threads int)
 		return fmt.Sprintf("Reads %d tokens and writes %d at every kernel level this CPU has (%s): %s.", opt.PromptTokens, opt.DecodeTokens, strings.Join(levelNames(), ", "), about)
 	case Threads:
 		return fmt.Sprintf("Reads %d tokens and writes %d on 1 to %d threads: %s.", opt.PromptTokens, opt.DecodeTokens, threads, about)
+	case Batch:
+		return fmt.Sprintf("Writes %d tokens of 1, 2, 4, 8 and 16 conversations at once, each reading %d tokens of its own, and sets the total writing speed against what memory and computation allow: %s.",
+			opt.DecodeTokens, opt.PromptTokens, about)
 	case Quant:
 		return fmt.Sprintf("Writes Q8_0 and Q4_K_M copies of the model into Loupe's cache (about %s on disk), then reads %d tokens and writes %d with each: %s.",
 			format.Bytes(0.53*float64(info.FileBytes)+0.3*float64(info.FileBytes)), opt.PromptTokens, opt.DecodeTokens, about)
@@ -61,6 +64,9 @@ func orDefault(s, d string) string {
 
 // withDefaults fills the zero values of opt as Run does.
 func withDefaults(opt Options) Options {
+	if opt.What == Batch && opt.PromptTokens <= 0 {
+		opt.PromptTokens = BatchPromptTokens
+	}
 	if opt.PromptTokens <= 0 {
 		opt.PromptTokens = DefaultPromptTokens
 	}
@@ -115,6 +121,12 @@ func estimate(what string, info trace.ModelInfo, opt Options, s Speeds, threads 
 	case Threads:
 		for n := 1; n <= threads; n++ {
 			t += point(float64(threads)/float64(n), 1)
+		}
+	case Batch:
+		// Each pass reads the weights once for its B rows: about one
+		// solo step, up to computation's limit (~16 rows on a laptop).
+		for _, b := range DefaultBatches {
+			t += float64(b*opt.PromptTokens)/pre + float64(opt.Repeat*opt.DecodeTokens)/dec*max(1, float64(b)/16)
 		}
 	case Quant:
 		t = float64(info.FileBytes)/100e6 + point(1, 1) + point(1, 0.55) + point(1.3, 0.35)

@@ -52,6 +52,8 @@ func Reading(r Result) string {
 		}
 		return s + fmt.Sprintf(": reading follows the prompt; writing changed by %s, each token also reading the longer text's KV cache (%s of %s a token) and, on a busy machine, waiting for a CPU.",
 			percent(b.DecodeTokS/a.DecodeTokS-1), format.Bytes(b.BytesPerToken-a.BytesPerToken), format.Bytes(b.BytesPerToken))
+	case Batch:
+		return batchReading(a, b)
 	case Quant:
 		s := ""
 		for _, p := range ps[1:] {

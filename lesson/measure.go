@@ -53,6 +53,7 @@ func Plan(in Input, opt MeasureOptions, goldTokens int) string {
 		s += " and with avx2"
 	}
 	s += "; the bandwidth"
+	s += "; one conversation, then eight written at once"
 	if in.ThinkingTemplate {
 		s += "; the prompt as a chat turn, thinking on and off"
 	}
@@ -126,6 +127,9 @@ func Measure(ctx context.Context, m Runner, in Input, opt MeasureOptions) (*Extr
 		if e.BandwidthGBs, err = opt.Bandwidth(); err != nil {
 			return nil, err
 		}
+	}
+	if e.Batch, err = measureBatch(ctx, m, opt, e.BandwidthGBs, say); err != nil {
+		return nil, err
 	}
 	if in.ThinkingTemplate {
 		if e.ThinkOn, e.ThinkOff, err = measureThinking(ctx, m, in.Run.Prompt, opt, say); err != nil {

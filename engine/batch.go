@@ -21,6 +21,8 @@ package engine
 // for all of them, but rows that chose different experts read different
 // ones: with k of E experts a token, a step reads about E·(1−(1−k/E)^B)
 // experts instead of B·k (OLMoE, k = 8 of 64, B = 8: 42 instead of 64).
+// The batch's bytes per written token count the experts each pass read
+// (BatchTiming.ExpertBytes, from the router's choices of its rows).
 //
 // Arithmetic: the batch's products are the prefill's. With fp32 products
 // (F32 or bf16 weights under auto, the exact arithmetic) each sequence
@@ -90,11 +92,42 @@ type batchStep struct {
 }
 
 // forwardRows runs one batched decode pass over tokens [B] and returns the
-// logits [B, V] of every row. Nothing is probed.
-func (m *Model) forwardRows(ctx context.Context, tokens []int, seqs []*seqState, pos []int) ([]float32, error) {
+// logits [B, V] of every row and, for an MoE model, the bytes of the
+// routed experts the pass read beyond one token's k (expertsBeyondOne).
+func (m *Model) forwardRows(ctx context.Context, tokens []int, seqs []*seqState, pos []int) ([]float32, float64, error) {
 	m.batch = &batchStep{pos: pos, seqs: seqs, cos: seqs[0].ropeCos, sin: seqs[0].ropeSin}
 	defer func() { m.batch = nil }()
-	return m.arch.forward(ctx, m, tokens, 0, &probes{allLogits: true})
+	pr := &probes{allLogits: true}
+	var routes [][]trace.Routing // [B][MoE layers] each row's router choice
+	if m.cfg.MoE != nil {
+		routes, pr.experts = make([][]trace.Routing, len(tokens)), map[int]*[]trace.Routing{}
+		for t := range routes {
+			pr.experts[t] = &routes[t] // captureExperts keys a row by pos0 + t, pos0 = 0
+		}
+	}
+	logits, err := m.arch.forward(ctx, m, tokens, 0, pr)
+	return logits, m.expertsBeyondOne(routes), err
+}
+
+// expertsBeyondOne is what the routed experts of rows read beyond one
+// token's k experts a layer: each expert that any row chose is read once
+// (moePrefill groups the rows by expert), so a layer whose B rows chose
+// n distinct experts reads n − k more than one token does.
+func (m *Model) expertsBeyondOne(routes [][]trace.Routing) float64 {
+	if len(routes) == 0 {
+		return 0
+	}
+	extra := 0
+	for l := range routes[0] {
+		chosen := map[int]bool{}
+		for _, r := range routes {
+			for _, e := range r[l].IDs {
+				chosen[e] = true
+			}
+		}
+		extra += len(chosen) - len(routes[0][l].IDs)
+	}
+	return float64(extra) * float64(m.info.ExpertBytes)
 }
 
 // attendRows is attention for a batched pass: row t's key and value join
@@ -171,17 +204,19 @@ type BatchTiming struct {
 	DecodeTokens   int       // tokens written, every sequence
 	PassSeconds    []float64 // each batched pass, sampling of its rows' tokens included
 	PassRows       []int     // the sequences each pass ran
-	// WeightBytes is what one pass reads whatever its rows: the weights
-	// (an MoE model: with one token's k experts; a pass of B rows reads
-	// more, see the file's comment). StateBytes is a hybrid model's
-	// DeltaNet state, read by each row; KVBytes the Σ over passes and rows
-	// of the KV cache read.
-	WeightBytes, StateBytes, KVBytes float64
+	// WeightBytes is what one pass reads whatever its rows: the weights,
+	// an MoE model's with one token's k experts a layer. ExpertBytes is
+	// the Σ over passes of the routed experts read beyond those (the
+	// experts other rows chose). StateBytes is a hybrid model's DeltaNet
+	// state, read by each row; KVBytes the Σ over passes and rows of the
+	// KV cache read.
+	WeightBytes, ExpertBytes, StateBytes, KVBytes float64
 }
 
 // BytesPerToken is what the passes read per token they wrote: the weights
-// once a pass, each row's state and KV cache. With B rows a pass it is
-// about weights / B + one sequence's KV.
+// once a pass (an MoE model: every expert some row chose), each row's
+// state and KV cache. With B rows a pass of a dense model it is about
+// weights / B + one sequence's KV.
 func (t BatchTiming) BytesPerToken() float64 {
 	rows := 0
 	for _, r := range t.PassRows {
@@ -190,7 +225,7 @@ func (t BatchTiming) BytesPerToken() float64 {
 	if rows == 0 {
 		return 0
 	}
-	read := t.WeightBytes*float64(len(t.PassRows)) + t.StateBytes*float64(rows) + t.KVBytes
+	read := t.WeightBytes*float64(len(t.PassRows)) + t.ExpertBytes + t.StateBytes*float64(rows) + t.KVBytes
 	return read / float64(rows)
 }
 
@@ -331,10 +366,11 @@ func (b *batchGen) decode(ctx context.Context, logits [][]float32) error {
 		if err != nil || len(rows) == 0 {
 			return err
 		}
-		out, err := b.m.forwardRows(ctx, tokens, seqs, pos)
+		out, experts, err := b.m.forwardRows(ctx, tokens, seqs, pos)
 		if err != nil {
 			return err
 		}
+		b.timing.ExpertBytes += experts
 		for r, i := range rows {
 			logits[i] = out[r*V : (r+1)*V]
 			b.gens[i].kvReads += kvPerPos * float64(pos[r]+1)

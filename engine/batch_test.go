@@ -71,6 +71,7 @@ func TestBatchMatchesSoloAndReference(t *testing.T) {
 				checkSameSteps(t, i, run, solo[i])
 				checkReference(t, i, m.Config(), ref, run)
 			}
+			checkExpertBytes(t, m, got.Timing)
 			if got.Timing.DecodeTokens != stepsOf(got.Runs) || slices.Max(got.Timing.PassRows) != len(batchPrompts) {
 				t.Errorf("timing %+v: want %d tokens and a pass of %d rows", got.Timing, stepsOf(got.Runs), len(batchPrompts))
 			}
@@ -230,5 +231,25 @@ func TestBatchRefusals(t *testing.T) {
 	}
 	if _, err := m.GenerateBatch(context.Background(), nil, greedy(4), nil); err == nil {
 		t.Error("no prompts: no error")
+	}
+}
+
+// checkExpertBytes: an MoE model's passes read more experts than one
+// token's k (four rows rarely agree), at most min(B·k, E) a layer.
+func checkExpertBytes(t *testing.T, m *Model, tm BatchTiming) {
+	t.Helper()
+	mi := m.Info()
+	if mi.Experts == 0 {
+		if tm.ExpertBytes != 0 {
+			t.Errorf("a dense model read %g bytes of experts", tm.ExpertBytes)
+		}
+		return
+	}
+	most := 0.0
+	for _, rows := range tm.PassRows {
+		most += float64(mi.MoELayers*(min(rows*mi.ExpertsPerToken, mi.Experts)-mi.ExpertsPerToken)) * float64(mi.ExpertBytes)
+	}
+	if !(tm.ExpertBytes > 0 && tm.ExpertBytes <= most) {
+		t.Errorf("experts read beyond one token's: %g bytes, want 0 < … ≤ %g", tm.ExpertBytes, most)
 	}
 }

@@ -130,3 +130,26 @@ func TestSweepBatchJSON(t *testing.T) {
 		t.Errorf("bytes per written token %g at 4, %g at 1: the weights are not shared", b4, b1)
 	}
 }
+
+// `loupe bench --batch B` is the batch sweep's one point.
+func TestBenchBatchJSON(t *testing.T) {
+	dir := sweepModel(t)
+	var out, errb bytes.Buffer
+	args := []string{"bench", "--model", dir, "--batch", "3", "--threads", "1", "--max-tokens", "3", "--repeat", "1", "--json"}
+	if code := Main(args, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	var raw struct {
+		What   string           `json:"what"`
+		Points []map[string]any `json:"points"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &raw); err != nil {
+		t.Fatalf("%v in %s", err, out.String())
+	}
+	if raw.What != "batch" || len(raw.Points) != 1 || raw.Points[0]["value"] != 3.0 || !(raw.Points[0]["per_sequence_tok_s"].(float64) > 0) {
+		t.Fatalf("%s", out.String())
+	}
+	if code := Main([]string{"bench", "--model", dir, "--batch", "-2"}, &out, &errb); code != 2 {
+		t.Errorf("--batch -2: exit %d", code)
+	}
+}

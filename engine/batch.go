@@ -24,13 +24,15 @@ package engine
 // The batch's bytes per written token count the experts each pass read
 // (BatchTiming.ExpertBytes, from the router's choices of its rows).
 //
-// Arithmetic: the batch's products are the prefill's. With fp32 products
-// (F32 or bf16 weights under auto, the exact arithmetic) each sequence
-// gets its solo run's numbers up to the order of fp32 sums. Where prefill
-// rounds activations (bf16 experts under auto, every bf16 product at
-// --kernels avx512bf16, quantised matrices: bf16 activations where decode
-// rounds them to 8 bits), a batched token is computed as a prompt's token
-// is read, not as a solo decode step.
+// Arithmetic: each prompt is read as a solo run reads it. The batched
+// rows are written tokens: bf16 and f32 matrices multiply them with fp32
+// activations, as decode does (project), even where prefill would round
+// them to bf16 (auto's bf16 experts, --kernels avx512bf16), so each
+// sequence gets its solo run's numbers up to the order of fp32 sums.
+// Quantised matrices differ: decode rounds the activations to 8 bits, the
+// many-token kernels to bf16 (an MoE's integer experts chosen by few rows
+// run decode's 8-bit products, moePrefill), so under --kernels exact only
+// (every product in fp32) is a quantised file's batch its solo run.
 
 import (
 	"context"

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"loupe/engine/genmodel"
+	"loupe/kernels"
 	"loupe/trace"
 )
 
@@ -251,5 +252,46 @@ func checkExpertBytes(t *testing.T, m *Model, tm BatchTiming) {
 	}
 	if !(tm.ExpertBytes > 0 && tm.ExpertBytes <= most) {
 		t.Errorf("experts read beyond one token's: %g bytes, want 0 < … ≤ %g", tm.ExpertBytes, most)
+	}
+}
+
+// TestBatchBF16MatchesSoloAtEveryArithmetic: on bf16 files, where prefill
+// rounds some products' activations to bf16 (auto: the MoE experts;
+// avx512bf16: every product), the batched rows are still computed as
+// decode computes a written token, so each sequence gets its solo numbers.
+func TestBatchBF16MatchesSoloAtEveryArithmetic(t *testing.T) {
+	defer func() {
+		kernels.SetLevel(kernels.BestExact())
+		kernels.SetSelective(false)
+	}()
+	for _, shape := range []string{"tiny", "tiny-olmoe"} {
+		dir := filepath.Join(t.TempDir(), shape)
+		if err := genmodel.Write(dir, shape, 6, "bf16"); err != nil {
+			t.Fatal(err)
+		}
+		m, err := Load(dir, LoadOptions{Threads: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer m.Close()
+		for _, level := range []string{"auto", "avx512bf16"} {
+			if l, _ := kernels.ParseLevel(level); !kernels.Supported(l) {
+				continue
+			}
+			if _, err := kernels.Choose(level); err != nil {
+				t.Fatal(err)
+			}
+			t.Run(shape+"/"+level+"/"+m.Arithmetic(), func(t *testing.T) {
+				opt := greedy(6)
+				solo := soloRuns(t, m, opt)
+				got, err := m.GenerateBatch(context.Background(), batchPrompts, opt, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, run := range got.Runs {
+					checkSameSteps(t, i, run, solo[i])
+				}
+			})
+		}
 	}
 }

@@ -41,7 +41,7 @@ func runBatch(ctx context.Context, m *engine.Model, opt Options, r *Result) erro
 		return err
 	}
 	opt.Progress(0, "measuring the compute peak")
-	peak := perf.MeasureComputeFor(m.Threads(), m.Arithmetic()) // the batch's products are the prefill's
+	peak := perf.MeasureComputeFor(m.Threads(), batchArithmetic(m))
 	r.BandwidthGBs, r.PeakGFLOPs, r.PeakLoop = gbs, peak.GFLOPs, peak.Loop
 	if err := warmBatch(ctx, m, opt); err != nil {
 		return err
@@ -55,6 +55,16 @@ func runBatch(ctx context.Context, m *engine.Model, opt Options, r *Result) erro
 		r.Points = append(r.Points, p)
 	}
 	return nil
+}
+
+// batchArithmetic is what a batch's products compute in: fp32 for bf16
+// and f32 matrices (a written token's arithmetic, whatever prefill's), the
+// prefill's for a quantised file's matrices.
+func batchArithmetic(m *engine.Model) string {
+	if m.QuantArithmetic() == "" {
+		return "fp32"
+	}
+	return m.Arithmetic()
 }
 
 // warmBatch faults the weights in with one short conversation.

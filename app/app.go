@@ -170,7 +170,7 @@ func windowFlags(o *Options) *flag.FlagSet {
 	fs.StringVar(&o.System, "system", "", "chat: a system message")
 	fs.StringVar(&o.CPUProfile, "cpuprofile", "", "write a pprof CPU profile of the session (window and engine) to this file")
 	fs.StringVar(&o.TimingJSON, "timing-json", "", "write the finished run's prefill and decode rates as JSON to this file")
-	fs.StringVar(&o.Experiment, "experiment", "", "run an experiment of the Experiments panel once the model is loaded: texts, kernels, context, threads or quant")
+	fs.StringVar(&o.Experiment, "experiment", "", "run an experiment of the Experiments panel once the model is loaded: texts, kernels, context, threads, quant or batch")
 	fs.BoolVar(&o.Lesson, "lesson", false, "open the lesson: the article's walk-through told on the prompt's run")
 	fs.StringVar(&o.LessonChapter, "lesson-chapter", "", "with --lesson: the chapter shown first (tokens, embedding, attention, grid, sink, kv-cache, mlp, output, loop, two-times, compute-memory, thinking, counterfactual, summary)")
 	fs.BoolVar(&o.Projector, "projector", false, "projector mode: full screen, light theme, larger type, settings pane hidden")

@@ -41,6 +41,9 @@ func (fc *experimentRunner) experimentPanelFigure() viz.Figure {
 		if r.What == experiment.Texts {
 			need = 380
 		}
+		if r.What == experiment.Batch { // three bars a point (batchexperiment.go)
+			need = float32(110 + 3*19*len(r.Points))
+		}
 	}
 	u.experiments.SetFigureNeed(need)
 	return u.experimentRunner.experimentFigureWith(false)
@@ -62,6 +65,9 @@ func (fc *experimentRunner) experimentFigureWith(withNotes bool) viz.Figure {
 				DecodeTokens: p.DecodeTokens, DecodeSeconds: p.DecodeSeconds, BytesPerToken: p.BytesPerToken}
 		}
 		return viz.TimingBars(rows, r.BandwidthGBs, th)
+	}
+	if r.What == experiment.Batch {
+		return batchFigure(*r, withNotes, th)
 	}
 	pts := make([]viz.SweepPoint, len(r.Points))
 	for i, p := range r.Points {

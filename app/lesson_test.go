@@ -59,7 +59,7 @@ func TestLessonStepsThroughEveryChapter(t *testing.T) {
 		for i, ch := range u.les.l.Chapters {
 			onUI(func() { u.lessonMode.goChapter(i) })
 			c := u.les.card
-			if c.Title.Text != ch.Title || c.Text.Text != ch.Text || c.Count.Text != strconv.Itoa(i+1)+" / 14" {
+			if c.Title.Text != ch.Title || c.Text.Text != ch.Text || c.Count.Text != strconv.Itoa(i+1)+" / 15" {
 				t.Errorf("%s: card %q %q %q", ch.ID, c.Title.Text, c.Text.Text, c.Count.Text)
 			}
 			for _, bad := range []string{"NaN", "–", "%!", "<nil>"} {

@@ -49,6 +49,7 @@ type benchFlags struct {
 	repeat, membwPasses, contend     int
 	asJSON, noProbes, freshMembw     bool
 	beside, threadsSweep             bool
+	batch                            int // --batch B: B conversations written together (batch.go)
 }
 
 // parseBenchFlags reads bench's command line; --help is written on help.
@@ -71,6 +72,7 @@ func parseBenchFlags(args []string, help io.Writer) (*benchFlags, error) {
 	fs.IntVar(&f.contend, "contend", 0, "run N CPU-bound busy processes (loupe busy) beside the timed runs, as a busy desktop would")
 	fs.BoolVar(&f.threadsSweep, "threads-sweep", false, "run prefill and decode at 1, 2, … --threads workers (default: the physical cores) and print the gain of each step")
 	fs.BoolVar(&f.beside, "beside", true, "measure the read bandwidth just before and after every timed run and set the run's decode against it (the model's weights where larger than the probe's buffer, else the buffer; 3 passes)")
+	fs.IntVar(&f.batch, "batch", 0, "write B conversations together (each reading --prompt-tokens of The Gold-Bug, default 32) and set their speed against the memory and compute ceilings")
 	if err := parseFlags(fs, args, help); err != nil {
 		return nil, err
 	}
@@ -87,6 +89,8 @@ func parseBenchFlags(args []string, help io.Writer) (*benchFlags, error) {
 		return nil, errors.New("--model is required (make bench-model writes a 1.5B-shaped one to build/)")
 	case prompts > 1:
 		return nil, errors.New("give one of --prompt, --prompt-file, --prompt-tokens")
+	case f.batch < 0:
+		return nil, fmt.Errorf("--batch %d: want 1 or more conversations", f.batch)
 	case f.maxTokens < 1 || f.repeat < 1 || f.membwPasses < 1 || f.threads < 0 || f.promptTokens < 0 || f.contend < 0:
 		return nil, errors.New("--max-tokens, --repeat and --membw-passes must be ≥ 1, --threads, --prompt-tokens and --contend ≥ 0")
 	}
@@ -106,6 +110,9 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	if f.threadsSweep {
 		return runThreadsSweep(ctx, f, stdout, stderr)
+	}
+	if f.batch > 0 {
+		return benchBatch(ctx, f, f.batch, stdout, stderr)
 	}
 	r, err := bench(ctx, f, stderr)
 	if err != nil {

@@ -102,7 +102,7 @@ func compact(t *testing.T, raw []byte) []byte {
 func checkLessonShape(t *testing.T, l *lessonJSON, prompt string) {
 	t.Helper()
 	ids := []string{"tokens", "embedding", "attention", "grid", "sink", "kv-cache", "mlp", "output", "loop",
-		"two-times", "compute-memory", "thinking", "counterfactual", "summary"}
+		"two-times", "compute-memory", "conversations", "thinking", "counterfactual", "summary"}
 	if l.Prompt != prompt || len(l.Chapters) != len(ids) {
 		t.Fatalf("prompt %q, %d chapters", l.Prompt, len(l.Chapters))
 	}
@@ -112,7 +112,7 @@ func checkLessonShape(t *testing.T, l *lessonJSON, prompt string) {
 		if c.ID != ids[i] || c.Title == "" || c.Text == "" || c.Figures == nil {
 			t.Errorf("chapter %d: %s %q %q", i, c.ID, c.Title, c.Text)
 		}
-		needs := c.ID == "compute-memory" || c.ID == "counterfactual" || c.ID == "thinking" && thinks
+		needs := c.ID == "compute-memory" || c.ID == "conversations" || c.ID == "counterfactual" || c.ID == "thinking" && thinks
 		if needs != (c.Skipped == "needs --timing") {
 			t.Errorf("%s: skipped %q", c.ID, c.Skipped)
 		}

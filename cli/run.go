@@ -57,6 +57,7 @@ type runFlags struct {
 	systemSet            bool           // --system given (an empty system message is one)
 	branch               *trace.Branch  // --branch-at and --branch-token
 	kernels              kernels.Choice // --kernels read (setKernels): the run's
+	batchPrompts         string         // --batch-prompts FILE: one prompt a line, written together (batch.go)
 }
 
 // parseRunFlags reads run's command line; --help is written on help.
@@ -82,6 +83,7 @@ func parseRunFlags(args []string, help io.Writer) (*runFlags, error) {
 	fs.IntVar(&f.topKExperts, "top-k-experts", 0, "MoE models: run this many experts per token instead of the model's k (1…k; 0: the model's)")
 	branchAt := fs.Int("branch-at", -1, "continue the greedy run from written token N (0-based) with --branch-token forced there")
 	branchToken := fs.Int("branch-token", -1, "the token id forced at --branch-at")
+	fs.StringVar(&f.batchPrompts, "batch-prompts", "", "write the prompts of FILE (one a line) together: one forward pass a step for all of them")
 	f.chat.register(fs)
 	if err := parseFlags(fs, args, help); err != nil {
 		return nil, err
@@ -167,6 +169,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "loupe run: %v\n", err)
 		return 2
+	}
+	if f.batchPrompts != "" {
+		return runBatchPrompts(f, stdout, stderr)
 	}
 	if f.kernels, err = setKernels(f.level); err != nil {
 		fmt.Fprintf(stderr, "loupe run: %v\n", err)

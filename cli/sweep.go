@@ -72,6 +72,9 @@ func parseSweepFlags(args []string, help io.Writer) (*sweepFlags, error) {
 	case f.promptTokens < 1 || f.maxTokens < 1 || f.repeat < 1 || f.threads < 0:
 		return nil, errors.New("--prompt-tokens, --max-tokens and --repeat must be ≥ 1, --threads ≥ 0")
 	}
+	if f.what == experiment.Batch && !isSet(fs, "prompt-tokens") {
+		f.promptTokens = 0 // each conversation's own default (experiment.BatchPromptTokens)
+	}
 	return f, nil
 }
 
@@ -167,6 +170,10 @@ var reprobe = func(m perf.WeightHolder, threads int) (perf.Bandwidth, error) {
 
 // writeSweep prints the points as a table.
 func writeSweep(w io.Writer, r experiment.Result) {
+	if r.What == experiment.Batch {
+		writeBatchPoints(w, r)
+		return
+	}
 	fmt.Fprintf(w, "%-12s %12s %12s %14s %14s\n", r.What, "prefill t/s", "decode t/s", "bytes/token", "predicted t/s")
 	for _, p := range r.Points {
 		fmt.Fprintf(w, "%-12s %12.1f %12.2f %11.1f MB %14.2f\n", p.Label, p.PrefillTokS, p.DecodeTokS, p.BytesPerToken/1e6, p.PredictedDecodeTokS)

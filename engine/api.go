@@ -114,6 +114,7 @@ func DefaultGenerateOptions() GenerateOptions {
 //
 //	func Load(path string, opt LoadOptions) (*Model, error)            // load.go
 //	func (m *Model) Generate(ctx, prompt, opt, onEvent) (*trace.Run, error) // generate.go
+//	func (m *Model) GenerateBatch(ctx, prompts, opt, onEvent) (*BatchRun, error) // batch.go: several sequences, one pass a step
 //	func (m *Model) ChatTemplate() (*chat.Template, error)               // chat.go
 //	func (m *Model) RenderChat(msgs, think) (text string, ids []int, err error)
 //	func (m *Model) GenerateChat(ctx, msgs, think, opt, onEvent) (*trace.Run, error)

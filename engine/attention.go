@@ -26,6 +26,10 @@ const qBlock = 24
 // Kcur and Vcur in m.buf: store the keys and values, attend, then zero the
 // heads the probes switch off (before o_proj).
 func (m *Model) attention(l, T, pos0 int, pr *probes) {
+	if m.batch != nil { // T sequences, one row each (batch.go)
+		m.attendRows(l)
+		return
+	}
 	m.storeKV(l, T, pos0)
 	m.attend(l, T, pos0, pr)
 	m.ablate(l, T, pr)
@@ -47,11 +51,15 @@ func (m *Model) storeKV(l, T, pos0 int) {
 
 // kvOffset is the index of (layer, kv head, position) in kCache and vCache.
 // A hybrid model caches only its attention layers (Model.kvSlot).
-func (m *Model) kvOffset(l, kvh, pos int) int {
+func (m *Model) kvOffset(l, kvh, pos int) int { return m.kvIndex(l, kvh, pos, m.ctxCap) }
+
+// kvIndex is kvOffset in a cache of capacity positions (a batched
+// sequence's own cache, batch.go).
+func (m *Model) kvIndex(l, kvh, pos, capacity int) int {
 	if m.kvSlot != nil {
 		l = m.kvSlot[l]
 	}
-	return ((l*m.cfg.NumKeyValueHeads+kvh)*m.ctxCap + pos) * m.cfg.HeadDim
+	return ((l*m.cfg.NumKeyValueHeads+kvh)*capacity + pos) * m.cfg.HeadDim
 }
 
 // attend computes kqv_out for all query heads and rows: grouped-query
@@ -111,14 +119,22 @@ func (m *Model) transposeKeys(l, nk int) {
 //	kq_soft_max [g, nk] = softmax of each row          (fp32, max-subtracted)
 //	kqv_out [g, d]      = kq_soft_max · V[:nk]
 func (m *Model) attendGroup(l, kvh, pos, worker int, pr *probes) {
+	base := m.kvOffset(l, kvh, 0)
+	m.attendGroupOf(m.kCache[base:], m.vCache[base:], 0, l, kvh, pos, worker, pr)
+}
+
+// attendGroupOf is attendGroup for row t of Qcur and kqv_out [rows, H·d],
+// over the keys and values [nk, d] of kv head kvh that start keys and
+// vals: a batched decode's rows each read their own sequence's cache.
+func (m *Model) attendGroupOf(keys, vals []float32, t, l, kvh, pos, worker int, pr *probes) {
 	c, b := &m.cfg, &m.buf
 	d, nk := c.HeadDim, pos+1
 	g := c.NumAttentionHeads / c.NumKeyValueHeads
-	base := m.kvOffset(l, kvh, 0)
-	keys, vals := m.kCache[base:base+nk*d], m.vCache[base:base+nk*d] // [nk, d]
+	row := t*c.NumAttentionHeads*d + kvh*g*d // the group's heads are adjacent
+	keys, vals = keys[:nk*d], vals[:nk*d]    // [nk, d]
 	qs, kq := b.qScratch[worker][:g*d], b.scores[worker][:g*nk]
 	scale := float32(1 / math.Sqrt(float64(d)))
-	for i, v := range b.q[kvh*g*d : (kvh+1)*g*d] { // the group's heads are adjacent
+	for i, v := range b.q[row : row+g*d] {
 		qs[i] = v * scale
 	}
 	kernels.MatMulF32(kq, nk, keys, qs, g, d) // kq [g, nk]
@@ -127,7 +143,7 @@ func (m *Model) attendGroup(l, kvh, pos, worker int, pr *probes) {
 		kernels.Softmax(row)
 		pr.captureAttention(l, kvh*g+i, pos, row)
 	}
-	kernels.MatMulNN(b.kqv[kvh*g*d:], d, kq, nk, vals, d, g, nk, d) // kqv_out of the group's heads
+	kernels.MatMulNN(b.kqv[row:], d, kq, nk, vals, d, g, nk, d) // kqv_out of the group's heads
 }
 
 // attendBlock is attention for query rows t0…t1-1 (n = t1-t0 of them) of

@@ -40,7 +40,15 @@ func (m *Model) headNorm(x, w []float32, heads, T int) {
 }
 
 // project: out [T, w.rows] = in [T, w.cols] · wᵀ, split over the workers.
+// A batched decode's rows are written tokens: a bf16 matrix multiplies
+// them with fp32 activations, as decode does, where a prompt's rows
+// would be rounded to bf16 (batch.go).
 func (m *Model) project(w *mat, out, in []float32, T int) {
+	if m.batch != nil && w.bf != nil && w.roundsInput() {
+		fp32 := *w
+		fp32.exactIn = true
+		w = &fp32
+	}
 	w.mul(m.pool, out, in, T, &m.buf.xq, &m.buf.rx)
 }
 

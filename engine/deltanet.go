@@ -101,6 +101,10 @@ func (s *recurrentState) stateBytes() int64 {
 // causalConv: conv [T, C] = silu(depthwise causal conv of mixed [T, C]),
 // continuing layer l's conv window; workers take bands of 64 channels.
 func (m *Model) causalConv(l, T int) {
+	if m.batch != nil { // each row its own sequence's state (batch.go)
+		m.causalConvRows(l)
+		return
+	}
 	s, d := m.recur, m.recur.dims
 	C, K, st := d.ConvDim(), d.Conv, s.layers[l]
 	convT := m.w.layers[l].linear.convT
@@ -136,6 +140,10 @@ func (m *Model) deltaGates(l, T, pos0 int, pr *probes) {
 // head j reads q/k head j/(n_v/n_k). Each head is one worker's job, so the
 // result does not depend on the thread count.
 func (m *Model) deltaRule(l, T, pos0 int, pr *probes) {
+	if m.batch != nil {
+		m.deltaRuleRows(l)
+		return
+	}
 	s, d := m.recur, m.recur.dims
 	C, kd, nv := d.ConvDim(), d.KeyDim(), d.NV
 	st := s.layers[l]

@@ -41,6 +41,7 @@ type Model struct {
 	buf    buffers
 	moeBuf moeScratch      // the MoE block's activations (moe.go)
 	recur  *recurrentState // hybrid models: the DeltaNet layers' state per sequence (deltanet.go)
+	batch  *batchStep      // set during a batched decode pass: each row's sequence and position (batch.go)
 }
 
 // buffers are the activations of one forward call, allocated for the

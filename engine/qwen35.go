@@ -78,7 +78,7 @@ func hybridForward(ctx context.Context, m *Model, tokens []int, pos0 int, pr *pr
 	if m.recur == nil {
 		m.recur = newRecurrentState(&m.cfg)
 	}
-	if pos0 == 0 { // a new sequence: the DeltaNet states start at zero
+	if pos0 == 0 && m.batch == nil { // a new sequence: the DeltaNet states start at zero (a batch's rows keep their own)
 		m.recur.reset()
 	}
 	m.recur.ensure(&m.cfg, len(tokens), m.pool.Threads())

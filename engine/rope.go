@@ -13,14 +13,23 @@ func (m *Model) ropeHalf(x []float32, heads, T, pos0 int) {
 	d, half := m.cfg.HeadDim, m.cfg.HeadDim/2
 	width := heads * d
 	for t := range T {
-		pos := pos0 + t
-		cos := m.ropeCos[pos*half : (pos+1)*half]
-		sin := m.ropeSin[pos*half : (pos+1)*half]
+		cos, sin := m.ropeRow(t, pos0, half)
 		row := x[t*width : (t+1)*width]
 		for o := 0; o < width; o += d {
 			kernels.RoPE(row[o:o+d], cos, sin)
 		}
 	}
+}
+
+// ropeRow is the cos and sin [half] of row t of a forward call at
+// positions pos0…; in a batched decode each row is its own sequence's
+// next position (batch.go).
+func (m *Model) ropeRow(t, pos0, half int) (cos, sin []float32) {
+	pos, c, s := pos0+t, m.ropeCos, m.ropeSin
+	if bt := m.batch; bt != nil {
+		pos, c, s = bt.pos[t], bt.cos, bt.sin
+	}
+	return c[pos*half : (pos+1)*half], s[pos*half : (pos+1)*half]
 }
 
 // ropePartial rotates only the first rd = Config.RotaryDim dims of each
@@ -30,9 +39,7 @@ func (m *Model) ropePartial(x []float32, heads, T, pos0 int) {
 	d, rd := m.cfg.HeadDim, m.cfg.rotaryDim()
 	half, width := rd/2, heads*d
 	for t := range T {
-		pos := pos0 + t
-		cos := m.ropeCos[pos*half : (pos+1)*half]
-		sin := m.ropeSin[pos*half : (pos+1)*half]
+		cos, sin := m.ropeRow(t, pos0, half)
 		row := x[t*width : (t+1)*width]
 		for o := 0; o < width; o += d {
 			kernels.RoPE(row[o:o+rd], cos, sin)
@@ -55,9 +62,7 @@ func (m *Model) ropeMeta(x []float32, heads, T, pos0 int) {
 		tmp = make([]float32, d)
 	}
 	for t := range T {
-		pos := pos0 + t
-		cos := m.ropeCos[pos*half : (pos+1)*half]
-		sin := m.ropeSin[pos*half : (pos+1)*half]
+		cos, sin := m.ropeRow(t, pos0, half)
 		row := x[t*width : (t+1)*width]
 		for o := 0; o < width; o += d {
 			h := row[o : o+d]

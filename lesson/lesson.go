@@ -37,6 +37,7 @@ const (
 	Loop           = "loop"
 	TwoTimes       = "two-times"
 	ComputeMemory  = "compute-memory"
+	Conversations  = "conversations" // several conversations written at once (batch.go)
 	Thinking       = "thinking"
 	Counterfactual = "counterfactual"
 	Summary        = "summary"
@@ -48,7 +49,7 @@ const (
 
 // IDs lists the chapters in order.
 var IDs = []string{Tokens, Embedding, Attention, Grid, Sink, KVCache, MLP, Output, Loop,
-	TwoTimes, ComputeMemory, Thinking, Counterfactual, Summary}
+	TwoTimes, ComputeMemory, Conversations, Thinking, Counterfactual, Summary}
 
 // NeedsTiming is the Skipped text of a chapter whose runs were not made.
 const NeedsTiming = "needs --timing"
@@ -92,6 +93,9 @@ type Extra struct {
 	// ThinkOn and ThinkOff are the prompt as a chat turn with thinking on
 	// and off (a model with a thinking template), nil when not run.
 	ThinkOn, ThinkOff *trace.Timing
+	// Batch is one conversation, then several, written together (an
+	// *engine.Model only); nil when not run.
+	Batch []BatchPoint
 	// Ablated is the prompt run again with the heads that fetch the source
 	// switched off; nil when not run.
 	Ablated *Ablation
@@ -184,7 +188,7 @@ func Build(in Input) (*Lesson, error) {
 	for _, tell := range []func(*facts) Chapter{
 		tokensChapter, embeddingChapter, attentionChapter, gridChapter, sinkChapter,
 		kvChapter, mlpChapter, outputChapter, loopChapter, twoTimesChapter,
-		computeChapter, thinkingChapter, counterfactualChapter, summaryChapter,
+		computeChapter, batchChapter, thinkingChapter, counterfactualChapter, summaryChapter,
 	} {
 		c := tell(f)
 		c.Text = strings.TrimSpace(c.Text)

@@ -235,7 +235,7 @@ func TestOutputLoopAndTwoTimes(t *testing.T) {
 func TestTimingChaptersSkippedWithoutRuns(t *testing.T) {
 	in := handInput(t)
 	l := build(t, in)
-	for _, id := range []string{ComputeMemory, Counterfactual} {
+	for _, id := range []string{ComputeMemory, Conversations, Counterfactual} {
 		if l.Chapter(id).Skipped != NeedsTiming {
 			t.Errorf("%s: skipped %q", id, l.Chapter(id).Skipped)
 		}
@@ -269,8 +269,12 @@ func TestTimingChaptersWithRuns(t *testing.T) {
 		ThinkOff:     &trace.Timing{PrefillTokens: 20, PrefillSeconds: 1, DecodeTokens: 40, DecodeSeconds: 3},
 		Ablated: &Ablation{Heads: []trace.Head{{Layer: 1, Head: 2}}, First: trace.Step{Chosen: trace.Candidate{ID: 21, Text: " blue", P: 0.4},
 			Top: []trace.Candidate{{ID: 21, Text: " blue", P: 0.4}, {ID: 14, Text: " purple", P: 0.3}}}},
+		Batch: []BatchPoint{{Conversations: 1, DecodeTokS: 4, PerSequenceTokS: 4, BytesPerToken: 3.1e9, MemoryCeilingTokS: 14, ComputeCeilingTokS: 60},
+			{Conversations: 8, DecodeTokS: 22.4, PerSequenceTokS: 2.8, BytesPerToken: 0.39e9, MemoryCeilingTokS: 110, ComputeCeilingTokS: 60}},
 	}
 	l := build(t, in)
+	contains(t, l.Chapter(Conversations), "390 MB a token", "22 tokens/s in all instead of 4 (5.6 ×)", "waits 1.4 × longer per token",
+		"computation only 60: writing is computation again")
 	for _, c := range l.Chapters {
 		if c.Skipped != "" {
 			t.Errorf("%s skipped: %s", c.ID, c.Skipped)

@@ -60,6 +60,7 @@ func Plan(in Input, opt MeasureOptions, goldTokens int) string {
 	}
 	parts := []string{l.T(key, i18n.Args{"Read": tokens(goldTokens), "Written": tokens(opt.Settings.MaxTokens),
 		"Level": opt.choice().Level().String(), "Other": kernels.AVX2.String()}), l.T("lesson.plan.bandwidth", nil)}
+	parts = append(parts, l.T("lesson.plan.batch", nil))
 	if in.ThinkingTemplate {
 		parts = append(parts, l.T("lesson.plan.thinking", nil))
 	}
@@ -146,6 +147,9 @@ func Measure(ctx context.Context, m Runner, in Input, opt MeasureOptions) (*Extr
 		if e.BandwidthGBs, err = opt.Bandwidth(); err != nil {
 			return nil, err
 		}
+	}
+	if e.Batch, err = measureBatch(ctx, m, opt, e.BandwidthGBs, func() { say(t("batch", nil)) }); err != nil {
+		return nil, err
 	}
 	if in.ThinkingTemplate {
 		if e.ThinkOn, e.ThinkOff, err = measureThinking(ctx, m, in.Run.Prompt, opt, func(on bool) {

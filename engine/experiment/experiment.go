@@ -32,7 +32,7 @@ const (
 )
 
 // Whats lists the sweeps in the order the panel shows them.
-var Whats = []string{Context, Kernels, Threads, Quant}
+var Whats = []string{Context, Kernels, Threads, Quant, Batch}
 
 // Point is one measurement of a sweep. The JSON names are those of
 // `loupe sweep --json`.
@@ -44,6 +44,18 @@ type Point struct {
 	DecodeTokS          float64 `json:"decode_tok_s"`    // from the median decode step (robust to a pass that waited for a CPU)
 	BytesPerToken       float64 `json:"bytes_per_token"` // weights + KV cache one decode step reads
 	PredictedDecodeTokS float64 `json:"predicted_decode_tok_s"`
+
+	// The batch sweep's figures (perf.Batch): the speed each of the B
+	// conversations gets, the rates reached against the machine's, and
+	// the roofline's two ceilings, whose lower one is PredictedTokS
+	// (= PredictedDecodeTokS).
+	PerSequenceTokS    float64 `json:"per_sequence_tok_s,omitempty"`
+	GFLOPs             float64 `json:"gflops,omitempty"`
+	ShareOfPeak        float64 `json:"share_of_peak,omitempty"`
+	ShareOfBandwidth   float64 `json:"share_of_bandwidth,omitempty"`
+	PredictedTokS      float64 `json:"predicted_tok_s,omitempty"`
+	MemoryCeilingTokS  float64 `json:"memory_ceiling_tok_s,omitempty"`
+	ComputeCeilingTokS float64 `json:"compute_ceiling_tok_s,omitempty"`
 
 	// Details for the figures and the reading sentence.
 	Label          string       `json:"-"` // Value as the axis writes it ("4k", "avx2", "q8_0")
@@ -66,6 +78,10 @@ type Result struct {
 	What         string  `json:"what"`
 	Points       []Point `json:"points"`
 	BandwidthGBs float64 `json:"bandwidth_gb_s"`
+	// PeakGFLOPs is the compute peak the batch sweep sets its points
+	// against, measured on PeakLoop ("fp32 FMA"); 0 for the other sweeps.
+	PeakGFLOPs float64 `json:"peak_gflops,omitempty"`
+	PeakLoop   string  `json:"peak_loop,omitempty"`
 	// Stopped says why the context sweep ended before its last value
 	// (the model's context, this machine's memory); empty otherwise.
 	Stopped string `json:"stopped,omitempty"`
@@ -141,16 +157,7 @@ var DefaultContexts = []int{256, 1024, 4096, 16384, 32768}
 // returns; every run names its kernel choice, so the kernels in use are
 // left alone.
 func Run(ctx context.Context, m *engine.Model, opt Options) (Result, error) {
-	if opt.Kernels.IsZero() {
-		opt.Kernels = kernels.Current()
-	}
-	if opt.PromptTokens <= 0 {
-		opt.PromptTokens = DefaultPromptTokens
-	}
-	if opt.DecodeTokens <= 0 {
-		opt.DecodeTokens = DefaultDecodeTokens
-	}
-	opt.Repeat = max(opt.Repeat, 1)
+	opt = withDefaults(opt)
 	if opt.Progress == nil {
 		opt.Progress = func(float64, string) {}
 	}
@@ -170,6 +177,8 @@ func Run(ctx context.Context, m *engine.Model, opt Options) (Result, error) {
 		err = runQuant(ctx, m, opt, &r)
 	case Texts:
 		err = runTexts(ctx, m, opt, &r)
+	case Batch:
+		err = runBatch(ctx, m, opt, &r)
 	default:
 		return Result{}, fmt.Errorf("experiment: unknown sweep %q (want %s)", opt.What, strings.Join(Whats, ", "))
 	}

@@ -46,6 +46,7 @@ func Plan(what string, info trace.ModelInfo, opt Options, s Speeds, threads int)
 		a["Levels"] = strings.Join(levelNames(), ", ")
 	case Threads:
 		a["Threads"] = num.Thousands(int64(threads))
+	case Batch:
 	case Quant:
 		return quantPlan(info, opt, a)
 	default:
@@ -78,6 +79,12 @@ func orDefault(s, d string) string {
 
 // withDefaults fills the zero values of opt as Run does.
 func withDefaults(opt Options) Options {
+	if opt.Kernels.IsZero() {
+		opt.Kernels = kernels.Current()
+	}
+	if opt.What == Batch && opt.PromptTokens <= 0 {
+		opt.PromptTokens = BatchPromptTokens
+	}
 	if opt.PromptTokens <= 0 {
 		opt.PromptTokens = DefaultPromptTokens
 	}
@@ -132,6 +139,12 @@ func estimate(what string, info trace.ModelInfo, opt Options, s Speeds, threads 
 	case Threads:
 		for n := 1; n <= threads; n++ {
 			t += point(float64(threads)/float64(n), 1)
+		}
+	case Batch:
+		// Each pass reads the weights once for its B rows: about one
+		// solo step, up to computation's limit (~16 rows on a laptop).
+		for _, b := range DefaultBatches {
+			t += float64(b*opt.PromptTokens)/pre + float64(opt.Repeat*opt.DecodeTokens)/dec*max(1, float64(b)/16)
 		}
 	case Quant:
 		t = float64(info.FileBytes)/100e6 + point(1, 1) + point(1, 0.55) + point(1.3, 0.35)

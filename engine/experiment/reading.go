@@ -42,6 +42,8 @@ func ReadingIn(r Result, l i18n.Lang) string {
 		return threadsReading(a, b, l)
 	case Texts:
 		return textsReading(a, b, l)
+	case Batch:
+		return batchReading(a, b, l)
 	case Quant:
 		var parts []string
 		for _, p := range ps[1:] {

@@ -60,6 +60,13 @@ type RecordPnt struct {
 	WeightBytes    float64 `json:"weight_bytes"`
 	BandwidthGBs   float64 `json:"bandwidth_gb_s"`
 	Ids            []int   `json:"ids,omitempty"`
+	// The batch sweep's figures (Point's names).
+	PerSequenceTokS    float64 `json:"per_sequence_tok_s,omitempty"`
+	GFLOPs             float64 `json:"gflops,omitempty"`
+	ShareOfPeak        float64 `json:"share_of_peak,omitempty"`
+	ShareOfBandwidth   float64 `json:"share_of_bandwidth,omitempty"`
+	MemoryCeilingTokS  float64 `json:"memory_ceiling_tok_s,omitempty"`
+	ComputeCeilingTokS float64 `json:"compute_ceiling_tok_s,omitempty"`
 	// Top is each written token's top candidates (ids and p).
 	Top [][]trace.Candidate `json:"top,omitempty"`
 }
@@ -77,6 +84,8 @@ func NewRecord(r Result, opt Options, path, fingerprint, kernels string, threads
 			DecodeTokS: p.DecodeTokS, BytesPerToken: p.BytesPerToken, Predicted: p.PredictedDecodeTokS,
 			PrefillTokens: p.PrefillTokens, PrefillSeconds: p.PrefillSeconds, DecodeTokens: p.DecodeTokens,
 			DecodeSeconds: p.DecodeSeconds, WeightBytes: p.WeightBytes, BandwidthGBs: p.BandwidthGBs, Ids: p.Ids,
+			PerSequenceTokS: p.PerSequenceTokS, GFLOPs: p.GFLOPs, ShareOfPeak: p.ShareOfPeak, ShareOfBandwidth: p.ShareOfBandwidth,
+			MemoryCeilingTokS: p.MemoryCeilingTokS, ComputeCeilingTokS: p.ComputeCeilingTokS,
 			Top: topsOf(p.Steps)})
 	}
 	return rec
@@ -106,8 +115,13 @@ func (rec Record) Result() Result {
 		r.Points = append(r.Points, Point{Value: v, Label: p.Label, PrefillTokS: p.PrefillTokS, DecodeTokS: p.DecodeTokS,
 			BytesPerToken: p.BytesPerToken, PredictedDecodeTokS: p.Predicted, PrefillTokens: p.PrefillTokens,
 			PrefillSeconds: p.PrefillSeconds, DecodeTokens: p.DecodeTokens, DecodeSeconds: p.DecodeSeconds,
-			WeightBytes: p.WeightBytes, BandwidthGBs: p.BandwidthGBs, Ids: p.Ids})
+			WeightBytes: p.WeightBytes, BandwidthGBs: p.BandwidthGBs, Ids: p.Ids,
+			PerSequenceTokS: p.PerSequenceTokS, GFLOPs: p.GFLOPs, ShareOfPeak: p.ShareOfPeak, ShareOfBandwidth: p.ShareOfBandwidth,
+			MemoryCeilingTokS: p.MemoryCeilingTokS, ComputeCeilingTokS: p.ComputeCeilingTokS})
 		last := &r.Points[len(r.Points)-1]
+		if rec.What == Batch {
+			last.PredictedTokS = p.Predicted
+		}
 		for _, top := range p.Top {
 			last.Steps = append(last.Steps, trace.Step{Top: top})
 		}

@@ -1,0 +1,30 @@
+package app
+
+import (
+	"loupe/engine/experiment"
+	"loupe/views"
+	"loupe/viz"
+)
+
+// The batch experiment, "several conversations at once", joins the
+// Experiments panel after the others: it lifts the article's condition of
+// one conversation at a time.
+func init() {
+	experimentList = append(experimentList, views.Experiment{Key: experiment.Batch, Title: "Several conversations at once: 1 to 16"})
+	experimentTitles[experiment.Batch] = "several conversations at once: writing in all and for each, against memory and computation"
+}
+
+// batchFigure draws a batch sweep: the total writing speed of each batch
+// size beside the memory and compute ceilings, and each conversation's.
+func batchFigure(r experiment.Result, withNotes bool, th viz.Theme) viz.Figure {
+	pts := make([]viz.BatchPoint, len(r.Points))
+	for i, p := range r.Points {
+		pts[i] = viz.BatchPoint{Label: p.Label, DecodeTokS: p.DecodeTokS, PerSequenceTokS: p.PerSequenceTokS,
+			MemoryTokS: p.MemoryCeilingTokS, ComputeTokS: p.ComputeCeilingTokS}
+	}
+	var notes []string
+	if withNotes {
+		notes = append(notes, experiment.Reading(r))
+	}
+	return viz.BatchSweep(experimentTitles[r.What], pts, notes, th)
+}

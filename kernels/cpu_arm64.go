@@ -39,7 +39,7 @@ var (
 		softmax:    softmaxGeneric,
 		siluMul:    siluMulGeneric,
 		matVecQ:    matVecQGeneric,
-		dequantRow: dequantRowGeneric,
+		dequantRow: dequantRowNEON,
 		quantizeX:  quantizeXGeneric,
 		matVecQ8:   matVecQ8NEON,
 		q8Name:     "NEON SMULL",

@@ -94,3 +94,38 @@ func dotQ8_0XFrom(row []byte, a *QuantizedX, b0 int) float32 {
 	}
 	return s
 }
+
+// Row widening for prefill (quant8_arm64.s): y gets the nb blocks at w as
+// fp32, bit for bit dequantBlock's values.
+//
+//go:noescape
+func dequantQ8_0NEON(y *float32, w *byte, nb int)
+
+//go:noescape
+func dequantQ4KNEON(y *float32, w *byte, nb int)
+
+//go:noescape
+func dequantQ5KNEON(y *float32, w *byte, nb int)
+
+//go:noescape
+func dequantQ6KNEON(y *float32, w *byte, nb int)
+
+// dequantRowNEON is DequantRow at both arm64 levels (Q4_0 in Go).
+func dequantRowNEON(q Quant, dst []float32, src []byte) {
+	nb := len(dst) / q.BlockLen()
+	if nb == 0 {
+		return
+	}
+	switch q {
+	case Q8_0:
+		dequantQ8_0NEON(&dst[0], &src[0], nb)
+	case Q4K:
+		dequantQ4KNEON(&dst[0], &src[0], nb)
+	case Q5K:
+		dequantQ5KNEON(&dst[0], &src[0], nb)
+	case Q6K:
+		dequantQ6KNEON(&dst[0], &src[0], nb)
+	default:
+		dequantRowGeneric(q, dst, src)
+	}
+}

@@ -1332,3 +1332,1263 @@ blocks:
 	SUBS     $1, R1
 	BNE      row
 	RET      
+
+// Row widening for prefill (DequantRow: every weight of nb blocks to fp32,
+// bit for bit the values of dequantBlock in quant.go, which on arm64 Go
+// compiles with the same fused multiply-subtract): Q8_0 d·q; Q4_K and
+// Q5_K d·sc·q − dmin·m as one FMLA of d·sc and q onto −dmin·m; Q6_K
+// (d·sc)·(q − 32) as two FMUL. Registers as in the decode kernels; R1 the
+// output, V0–V7 one sub-block's 32 weights as fp32, V8 its d·sc, V9 its
+// −dmin·m, V16–V23 bytes and halfwords, then results.
+
+// func dequantQ8_0NEON(y *float32, w *byte, nb int)
+TEXT ·dequantQ8_0NEON(SB), NOSPLIT, $0-24
+	MOVD     y+0(FP), R1
+	MOVD     w+8(FP), R7
+	MOVD     nb+16(FP), R11
+blocks:
+	MOVHU.P  2(R7), R13                         // f16 d
+	VMOV     R13, V8.H[0]
+	WORD     $0x0e217908                        // FCVTL V8.4S, V8.4H
+	VDUP     V8.S[0], V8.S4
+	VLD1.P   32(R7), [V16.B16, V17.B16]         // 32 int8 q
+	WORD     $0x0f08a612                        // SSHLL V18.8H, V16.8B, #0
+	WORD     $0x4f08a613                        // SSHLL2 V19.8H, V16.16B, #0
+	WORD     $0x0f08a634                        // SSHLL V20.8H, V17.8B, #0
+	WORD     $0x4f08a635                        // SSHLL2 V21.8H, V17.16B, #0
+	WORD     $0x0f10a640                        // SSHLL V0.4S, V18.4H, #0
+	WORD     $0x4f10a641                        // SSHLL2 V1.4S, V18.8H, #0
+	WORD     $0x0f10a662                        // SSHLL V2.4S, V19.4H, #0
+	WORD     $0x4f10a663                        // SSHLL2 V3.4S, V19.8H, #0
+	WORD     $0x0f10a684                        // SSHLL V4.4S, V20.4H, #0
+	WORD     $0x4f10a685                        // SSHLL2 V5.4S, V20.8H, #0
+	WORD     $0x0f10a6a6                        // SSHLL V6.4S, V21.4H, #0
+	WORD     $0x4f10a6a7                        // SSHLL2 V7.4S, V21.8H, #0
+	WORD     $0x4e21d800                        // SCVTF V0.4S, V0.4S
+	WORD     $0x6e28dc00                        // FMUL V0.4S, V0.4S, V8.4S
+	WORD     $0x4e21d821                        // SCVTF V1.4S, V1.4S
+	WORD     $0x6e28dc21                        // FMUL V1.4S, V1.4S, V8.4S
+	WORD     $0x4e21d842                        // SCVTF V2.4S, V2.4S
+	WORD     $0x6e28dc42                        // FMUL V2.4S, V2.4S, V8.4S
+	WORD     $0x4e21d863                        // SCVTF V3.4S, V3.4S
+	WORD     $0x6e28dc63                        // FMUL V3.4S, V3.4S, V8.4S
+	WORD     $0x4e21d884                        // SCVTF V4.4S, V4.4S
+	WORD     $0x6e28dc84                        // FMUL V4.4S, V4.4S, V8.4S
+	WORD     $0x4e21d8a5                        // SCVTF V5.4S, V5.4S
+	WORD     $0x6e28dca5                        // FMUL V5.4S, V5.4S, V8.4S
+	WORD     $0x4e21d8c6                        // SCVTF V6.4S, V6.4S
+	WORD     $0x6e28dcc6                        // FMUL V6.4S, V6.4S, V8.4S
+	WORD     $0x4e21d8e7                        // SCVTF V7.4S, V7.4S
+	WORD     $0x6e28dce7                        // FMUL V7.4S, V7.4S, V8.4S
+	VST1.P   [V0.S4, V1.S4, V2.S4, V3.S4], 64(R1)
+	VST1.P   [V4.S4, V5.S4, V6.S4, V7.S4], 64(R1)
+	SUBS     $1, R11
+	BNE      blocks
+	RET      
+
+// func dequantQ4KNEON(y *float32, w *byte, nb int)
+TEXT ·dequantQ4KNEON(SB), NOSPLIT, $0-24
+	MOVD     y+0(FP), R1
+	MOVD     w+8(FP), R7
+	MOVD     nb+16(FP), R11
+	VMOVI    $15, V31.B16
+blocks:
+	MOVWU    4(R7), R13                         // scale bytes 0-3
+	MOVWU    8(R7), R14                         // 4-7
+	MOVWU    12(R7), R15                        // 8-11
+	LSRW     $4, R15, R16
+	ANDW     $0x0f0f0f0f, R16, R16
+	LSRW     $6, R14, R17
+	ANDW     $0x03030303, R17, R17
+	ORRW     R17<<4, R16, R16                   // m[4:8]
+	ANDW     $0x3f3f3f3f, R14, R14              // m[0:4]
+	ANDW     $0x0f0f0f0f, R15, R15
+	LSRW     $6, R13, R17
+	ANDW     $0x03030303, R17, R17
+	ORRW     R17<<4, R15, R15                   // sc[4:8]
+	ANDW     $0x3f3f3f3f, R13, R13              // sc[0:4]
+	VMOV     R13, V26.S[0]
+	VMOV     R15, V26.S[1]
+	VMOV     R14, V26.S[2]
+	VMOV     R16, V26.S[3]                      // V26 = sc[0:8], m[0:8] as bytes
+	VUXTL    V26.B8, V27.H8
+	VUXTL2   V26.B16, V28.H8
+	VUXTL    V27.H4, V29.S4
+	VUXTL2   V27.H8, V30.S4
+	VUXTL    V28.H4, V27.S4
+	VUXTL2   V28.H8, V28.S4
+	WORD     $0x4e21db7b                        // SCVTF V27.4S, V27.4S
+	WORD     $0x4e21db9c                        // SCVTF V28.4S, V28.4S
+	WORD     $0x4e21dbbd                        // SCVTF V29.4S, V29.4S
+	WORD     $0x4e21dbde                        // SCVTF V30.4S, V30.4S
+	MOVWU    (R7), R13                          // f16 d, dmin
+	VMOV     R13, V26.S[0]
+	WORD     $0x0e217b5a                        // FCVTL V26.4S, V26.4H
+	VDUP     V26.S[0], V24.S4                   // d
+	VDUP     V26.S[1], V25.S4                   // dmin
+	WORD     $0x6e38dfbd                        // FMUL V29.4S, V29.4S, V24.4S
+	WORD     $0x6e38dfde                        // FMUL V30.4S, V30.4S, V24.4S
+	WORD     $0x6e39df7b                        // FMUL V27.4S, V27.4S, V25.4S
+	WORD     $0x6e39df9c                        // FMUL V28.4S, V28.4S, V25.4S
+	WORD     $0x6ea0fb7b                        // FNEG V27.4S, V27.4S
+	WORD     $0x6ea0fb9c                        // FNEG V28.4S, V28.4S
+	ADD      $16, R7, R12
+	VLD1.P   32(R12), [V16.B16, V17.B16]        // nibbles of sub-blocks 0, 1
+	VAND     V31.B16, V16.B16, V18.B16
+	VAND     V31.B16, V17.B16, V19.B16
+	VUXTL    V18.B8, V20.H8
+	VUXTL2   V18.B16, V21.H8
+	VUXTL    V19.B8, V22.H8
+	VUXTL2   V19.B16, V23.H8
+	VUXTL    V20.H4, V0.S4
+	VUXTL2   V20.H8, V1.S4
+	VUXTL    V21.H4, V2.S4
+	VUXTL2   V21.H8, V3.S4
+	VUXTL    V22.H4, V4.S4
+	VUXTL2   V22.H8, V5.S4
+	VUXTL    V23.H4, V6.S4
+	VUXTL2   V23.H8, V7.S4
+	WORD     $0x6e21d800                        // UCVTF V0.4S, V0.4S
+	WORD     $0x6e21d821                        // UCVTF V1.4S, V1.4S
+	WORD     $0x6e21d842                        // UCVTF V2.4S, V2.4S
+	WORD     $0x6e21d863                        // UCVTF V3.4S, V3.4S
+	WORD     $0x6e21d884                        // UCVTF V4.4S, V4.4S
+	WORD     $0x6e21d8a5                        // UCVTF V5.4S, V5.4S
+	WORD     $0x6e21d8c6                        // UCVTF V6.4S, V6.4S
+	WORD     $0x6e21d8e7                        // UCVTF V7.4S, V7.4S
+	VDUP     V29.S[0], V8.S4                    // d·sc[0]
+	VDUP     V27.S[0], V9.S4                    // −dmin·m[0]
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V0.S4, V20.S4
+	VFMLA    V8.S4, V1.S4, V21.S4
+	VFMLA    V8.S4, V2.S4, V22.S4
+	VFMLA    V8.S4, V3.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(R1)
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V4.S4, V20.S4
+	VFMLA    V8.S4, V5.S4, V21.S4
+	VFMLA    V8.S4, V6.S4, V22.S4
+	VFMLA    V8.S4, V7.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(R1)
+	VUSHR    $4, V16.B16, V18.B16
+	VUSHR    $4, V17.B16, V19.B16
+	VUXTL    V18.B8, V20.H8
+	VUXTL2   V18.B16, V21.H8
+	VUXTL    V19.B8, V22.H8
+	VUXTL2   V19.B16, V23.H8
+	VUXTL    V20.H4, V0.S4
+	VUXTL2   V20.H8, V1.S4
+	VUXTL    V21.H4, V2.S4
+	VUXTL2   V21.H8, V3.S4
+	VUXTL    V22.H4, V4.S4
+	VUXTL2   V22.H8, V5.S4
+	VUXTL    V23.H4, V6.S4
+	VUXTL2   V23.H8, V7.S4
+	WORD     $0x6e21d800                        // UCVTF V0.4S, V0.4S
+	WORD     $0x6e21d821                        // UCVTF V1.4S, V1.4S
+	WORD     $0x6e21d842                        // UCVTF V2.4S, V2.4S
+	WORD     $0x6e21d863                        // UCVTF V3.4S, V3.4S
+	WORD     $0x6e21d884                        // UCVTF V4.4S, V4.4S
+	WORD     $0x6e21d8a5                        // UCVTF V5.4S, V5.4S
+	WORD     $0x6e21d8c6                        // UCVTF V6.4S, V6.4S
+	WORD     $0x6e21d8e7                        // UCVTF V7.4S, V7.4S
+	VDUP     V29.S[1], V8.S4                    // d·sc[1]
+	VDUP     V27.S[1], V9.S4                    // −dmin·m[1]
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V0.S4, V20.S4
+	VFMLA    V8.S4, V1.S4, V21.S4
+	VFMLA    V8.S4, V2.S4, V22.S4
+	VFMLA    V8.S4, V3.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(R1)
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V4.S4, V20.S4
+	VFMLA    V8.S4, V5.S4, V21.S4
+	VFMLA    V8.S4, V6.S4, V22.S4
+	VFMLA    V8.S4, V7.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(R1)
+	VLD1.P   32(R12), [V16.B16, V17.B16]        // nibbles of sub-blocks 2, 3
+	VAND     V31.B16, V16.B16, V18.B16
+	VAND     V31.B16, V17.B16, V19.B16
+	VUXTL    V18.B8, V20.H8
+	VUXTL2   V18.B16, V21.H8
+	VUXTL    V19.B8, V22.H8
+	VUXTL2   V19.B16, V23.H8
+	VUXTL    V20.H4, V0.S4
+	VUXTL2   V20.H8, V1.S4
+	VUXTL    V21.H4, V2.S4
+	VUXTL2   V21.H8, V3.S4
+	VUXTL    V22.H4, V4.S4
+	VUXTL2   V22.H8, V5.S4
+	VUXTL    V23.H4, V6.S4
+	VUXTL2   V23.H8, V7.S4
+	WORD     $0x6e21d800                        // UCVTF V0.4S, V0.4S
+	WORD     $0x6e21d821                        // UCVTF V1.4S, V1.4S
+	WORD     $0x6e21d842                        // UCVTF V2.4S, V2.4S
+	WORD     $0x6e21d863                        // UCVTF V3.4S, V3.4S
+	WORD     $0x6e21d884                        // UCVTF V4.4S, V4.4S
+	WORD     $0x6e21d8a5                        // UCVTF V5.4S, V5.4S
+	WORD     $0x6e21d8c6                        // UCVTF V6.4S, V6.4S
+	WORD     $0x6e21d8e7                        // UCVTF V7.4S, V7.4S
+	VDUP     V29.S[2], V8.S4                    // d·sc[2]
+	VDUP     V27.S[2], V9.S4                    // −dmin·m[2]
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V0.S4, V20.S4
+	VFMLA    V8.S4, V1.S4, V21.S4
+	VFMLA    V8.S4, V2.S4, V22.S4
+	VFMLA    V8.S4, V3.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(R1)
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V4.S4, V20.S4
+	VFMLA    V8.S4, V5.S4, V21.S4
+	VFMLA    V8.S4, V6.S4, V22.S4
+	VFMLA    V8.S4, V7.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(R1)
+	VUSHR    $4, V16.B16, V18.B16
+	VUSHR    $4, V17.B16, V19.B16
+	VUXTL    V18.B8, V20.H8
+	VUXTL2   V18.B16, V21.H8
+	VUXTL    V19.B8, V22.H8
+	VUXTL2   V19.B16, V23.H8
+	VUXTL    V20.H4, V0.S4
+	VUXTL2   V20.H8, V1.S4
+	VUXTL    V21.H4, V2.S4
+	VUXTL2   V21.H8, V3.S4
+	VUXTL    V22.H4, V4.S4
+	VUXTL2   V22.H8, V5.S4
+	VUXTL    V23.H4, V6.S4
+	VUXTL2   V23.H8, V7.S4
+	WORD     $0x6e21d800                        // UCVTF V0.4S, V0.4S
+	WORD     $0x6e21d821                        // UCVTF V1.4S, V1.4S
+	WORD     $0x6e21d842                        // UCVTF V2.4S, V2.4S
+	WORD     $0x6e21d863                        // UCVTF V3.4S, V3.4S
+	WORD     $0x6e21d884                        // UCVTF V4.4S, V4.4S
+	WORD     $0x6e21d8a5                        // UCVTF V5.4S, V5.4S
+	WORD     $0x6e21d8c6                        // UCVTF V6.4S, V6.4S
+	WORD     $0x6e21d8e7                        // UCVTF V7.4S, V7.4S
+	VDUP     V29.S[3], V8.S4                    // d·sc[3]
+	VDUP     V27.S[3], V9.S4                    // −dmin·m[3]
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V0.S4, V20.S4
+	VFMLA    V8.S4, V1.S4, V21.S4
+	VFMLA    V8.S4, V2.S4, V22.S4
+	VFMLA    V8.S4, V3.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(R1)
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V4.S4, V20.S4
+	VFMLA    V8.S4, V5.S4, V21.S4
+	VFMLA    V8.S4, V6.S4, V22.S4
+	VFMLA    V8.S4, V7.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(R1)
+	VLD1.P   32(R12), [V16.B16, V17.B16]        // nibbles of sub-blocks 4, 5
+	VAND     V31.B16, V16.B16, V18.B16
+	VAND     V31.B16, V17.B16, V19.B16
+	VUXTL    V18.B8, V20.H8
+	VUXTL2   V18.B16, V21.H8
+	VUXTL    V19.B8, V22.H8
+	VUXTL2   V19.B16, V23.H8
+	VUXTL    V20.H4, V0.S4
+	VUXTL2   V20.H8, V1.S4
+	VUXTL    V21.H4, V2.S4
+	VUXTL2   V21.H8, V3.S4
+	VUXTL    V22.H4, V4.S4
+	VUXTL2   V22.H8, V5.S4
+	VUXTL    V23.H4, V6.S4
+	VUXTL2   V23.H8, V7.S4
+	WORD     $0x6e21d800                        // UCVTF V0.4S, V0.4S
+	WORD     $0x6e21d821                        // UCVTF V1.4S, V1.4S
+	WORD     $0x6e21d842                        // UCVTF V2.4S, V2.4S
+	WORD     $0x6e21d863                        // UCVTF V3.4S, V3.4S
+	WORD     $0x6e21d884                        // UCVTF V4.4S, V4.4S
+	WORD     $0x6e21d8a5                        // UCVTF V5.4S, V5.4S
+	WORD     $0x6e21d8c6                        // UCVTF V6.4S, V6.4S
+	WORD     $0x6e21d8e7                        // UCVTF V7.4S, V7.4S
+	VDUP     V30.S[0], V8.S4                    // d·sc[4]
+	VDUP     V28.S[0], V9.S4                    // −dmin·m[4]
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V0.S4, V20.S4
+	VFMLA    V8.S4, V1.S4, V21.S4
+	VFMLA    V8.S4, V2.S4, V22.S4
+	VFMLA    V8.S4, V3.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(R1)
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V4.S4, V20.S4
+	VFMLA    V8.S4, V5.S4, V21.S4
+	VFMLA    V8.S4, V6.S4, V22.S4
+	VFMLA    V8.S4, V7.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(R1)
+	VUSHR    $4, V16.B16, V18.B16
+	VUSHR    $4, V17.B16, V19.B16
+	VUXTL    V18.B8, V20.H8
+	VUXTL2   V18.B16, V21.H8
+	VUXTL    V19.B8, V22.H8
+	VUXTL2   V19.B16, V23.H8
+	VUXTL    V20.H4, V0.S4
+	VUXTL2   V20.H8, V1.S4
+	VUXTL    V21.H4, V2.S4
+	VUXTL2   V21.H8, V3.S4
+	VUXTL    V22.H4, V4.S4
+	VUXTL2   V22.H8, V5.S4
+	VUXTL    V23.H4, V6.S4
+	VUXTL2   V23.H8, V7.S4
+	WORD     $0x6e21d800                        // UCVTF V0.4S, V0.4S
+	WORD     $0x6e21d821                        // UCVTF V1.4S, V1.4S
+	WORD     $0x6e21d842                        // UCVTF V2.4S, V2.4S
+	WORD     $0x6e21d863                        // UCVTF V3.4S, V3.4S
+	WORD     $0x6e21d884                        // UCVTF V4.4S, V4.4S
+	WORD     $0x6e21d8a5                        // UCVTF V5.4S, V5.4S
+	WORD     $0x6e21d8c6                        // UCVTF V6.4S, V6.4S
+	WORD     $0x6e21d8e7                        // UCVTF V7.4S, V7.4S
+	VDUP     V30.S[1], V8.S4                    // d·sc[5]
+	VDUP     V28.S[1], V9.S4                    // −dmin·m[5]
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V0.S4, V20.S4
+	VFMLA    V8.S4, V1.S4, V21.S4
+	VFMLA    V8.S4, V2.S4, V22.S4
+	VFMLA    V8.S4, V3.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(R1)
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V4.S4, V20.S4
+	VFMLA    V8.S4, V5.S4, V21.S4
+	VFMLA    V8.S4, V6.S4, V22.S4
+	VFMLA    V8.S4, V7.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(R1)
+	VLD1.P   32(R12), [V16.B16, V17.B16]        // nibbles of sub-blocks 6, 7
+	VAND     V31.B16, V16.B16, V18.B16
+	VAND     V31.B16, V17.B16, V19.B16
+	VUXTL    V18.B8, V20.H8
+	VUXTL2   V18.B16, V21.H8
+	VUXTL    V19.B8, V22.H8
+	VUXTL2   V19.B16, V23.H8
+	VUXTL    V20.H4, V0.S4
+	VUXTL2   V20.H8, V1.S4
+	VUXTL    V21.H4, V2.S4
+	VUXTL2   V21.H8, V3.S4
+	VUXTL    V22.H4, V4.S4
+	VUXTL2   V22.H8, V5.S4
+	VUXTL    V23.H4, V6.S4
+	VUXTL2   V23.H8, V7.S4
+	WORD     $0x6e21d800                        // UCVTF V0.4S, V0.4S
+	WORD     $0x6e21d821                        // UCVTF V1.4S, V1.4S
+	WORD     $0x6e21d842                        // UCVTF V2.4S, V2.4S
+	WORD     $0x6e21d863                        // UCVTF V3.4S, V3.4S
+	WORD     $0x6e21d884                        // UCVTF V4.4S, V4.4S
+	WORD     $0x6e21d8a5                        // UCVTF V5.4S, V5.4S
+	WORD     $0x6e21d8c6                        // UCVTF V6.4S, V6.4S
+	WORD     $0x6e21d8e7                        // UCVTF V7.4S, V7.4S
+	VDUP     V30.S[2], V8.S4                    // d·sc[6]
+	VDUP     V28.S[2], V9.S4                    // −dmin·m[6]
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V0.S4, V20.S4
+	VFMLA    V8.S4, V1.S4, V21.S4
+	VFMLA    V8.S4, V2.S4, V22.S4
+	VFMLA    V8.S4, V3.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(R1)
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V4.S4, V20.S4
+	VFMLA    V8.S4, V5.S4, V21.S4
+	VFMLA    V8.S4, V6.S4, V22.S4
+	VFMLA    V8.S4, V7.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(R1)
+	VUSHR    $4, V16.B16, V18.B16
+	VUSHR    $4, V17.B16, V19.B16
+	VUXTL    V18.B8, V20.H8
+	VUXTL2   V18.B16, V21.H8
+	VUXTL    V19.B8, V22.H8
+	VUXTL2   V19.B16, V23.H8
+	VUXTL    V20.H4, V0.S4
+	VUXTL2   V20.H8, V1.S4
+	VUXTL    V21.H4, V2.S4
+	VUXTL2   V21.H8, V3.S4
+	VUXTL    V22.H4, V4.S4
+	VUXTL2   V22.H8, V5.S4
+	VUXTL    V23.H4, V6.S4
+	VUXTL2   V23.H8, V7.S4
+	WORD     $0x6e21d800                        // UCVTF V0.4S, V0.4S
+	WORD     $0x6e21d821                        // UCVTF V1.4S, V1.4S
+	WORD     $0x6e21d842                        // UCVTF V2.4S, V2.4S
+	WORD     $0x6e21d863                        // UCVTF V3.4S, V3.4S
+	WORD     $0x6e21d884                        // UCVTF V4.4S, V4.4S
+	WORD     $0x6e21d8a5                        // UCVTF V5.4S, V5.4S
+	WORD     $0x6e21d8c6                        // UCVTF V6.4S, V6.4S
+	WORD     $0x6e21d8e7                        // UCVTF V7.4S, V7.4S
+	VDUP     V30.S[3], V8.S4                    // d·sc[7]
+	VDUP     V28.S[3], V9.S4                    // −dmin·m[7]
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V0.S4, V20.S4
+	VFMLA    V8.S4, V1.S4, V21.S4
+	VFMLA    V8.S4, V2.S4, V22.S4
+	VFMLA    V8.S4, V3.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(R1)
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V4.S4, V20.S4
+	VFMLA    V8.S4, V5.S4, V21.S4
+	VFMLA    V8.S4, V6.S4, V22.S4
+	VFMLA    V8.S4, V7.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(R1)
+	ADD      $144, R7
+	SUBS     $1, R11
+	BNE      blocks
+	RET      
+
+// func dequantQ5KNEON(y *float32, w *byte, nb int)
+TEXT ·dequantQ5KNEON(SB), NOSPLIT, $0-24
+	MOVD     y+0(FP), R1
+	MOVD     w+8(FP), R7
+	MOVD     nb+16(FP), R11
+	VMOVI    $15, V31.B16
+	VMOVI    $16, V14.B16
+blocks:
+	MOVWU    4(R7), R13                         // scale bytes 0-3
+	MOVWU    8(R7), R14                         // 4-7
+	MOVWU    12(R7), R15                        // 8-11
+	LSRW     $4, R15, R16
+	ANDW     $0x0f0f0f0f, R16, R16
+	LSRW     $6, R14, R17
+	ANDW     $0x03030303, R17, R17
+	ORRW     R17<<4, R16, R16                   // m[4:8]
+	ANDW     $0x3f3f3f3f, R14, R14              // m[0:4]
+	ANDW     $0x0f0f0f0f, R15, R15
+	LSRW     $6, R13, R17
+	ANDW     $0x03030303, R17, R17
+	ORRW     R17<<4, R15, R15                   // sc[4:8]
+	ANDW     $0x3f3f3f3f, R13, R13              // sc[0:4]
+	VMOV     R13, V26.S[0]
+	VMOV     R15, V26.S[1]
+	VMOV     R14, V26.S[2]
+	VMOV     R16, V26.S[3]                      // V26 = sc[0:8], m[0:8] as bytes
+	VUXTL    V26.B8, V27.H8
+	VUXTL2   V26.B16, V28.H8
+	VUXTL    V27.H4, V29.S4
+	VUXTL2   V27.H8, V30.S4
+	VUXTL    V28.H4, V27.S4
+	VUXTL2   V28.H8, V28.S4
+	WORD     $0x4e21db7b                        // SCVTF V27.4S, V27.4S
+	WORD     $0x4e21db9c                        // SCVTF V28.4S, V28.4S
+	WORD     $0x4e21dbbd                        // SCVTF V29.4S, V29.4S
+	WORD     $0x4e21dbde                        // SCVTF V30.4S, V30.4S
+	MOVWU    (R7), R13                          // f16 d, dmin
+	VMOV     R13, V26.S[0]
+	WORD     $0x0e217b5a                        // FCVTL V26.4S, V26.4H
+	VDUP     V26.S[0], V24.S4                   // d
+	VDUP     V26.S[1], V25.S4                   // dmin
+	WORD     $0x6e38dfbd                        // FMUL V29.4S, V29.4S, V24.4S
+	WORD     $0x6e38dfde                        // FMUL V30.4S, V30.4S, V24.4S
+	WORD     $0x6e39df7b                        // FMUL V27.4S, V27.4S, V25.4S
+	WORD     $0x6e39df9c                        // FMUL V28.4S, V28.4S, V25.4S
+	WORD     $0x6ea0fb7b                        // FNEG V27.4S, V27.4S
+	WORD     $0x6ea0fb9c                        // FNEG V28.4S, V28.4S
+	ADD      $16, R7, R12
+	VLD1     (R12), [V12.B16, V13.B16]          // qh
+	ADD      $48, R7, R12
+	VLD1.P   32(R12), [V16.B16, V17.B16]        // nibbles of sub-blocks 0, 1
+	VAND     V31.B16, V16.B16, V18.B16
+	VAND     V31.B16, V17.B16, V19.B16
+	VSHL     $4, V12.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V18.B16, V18.B16
+	VSHL     $4, V13.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V19.B16, V19.B16
+	VUXTL    V18.B8, V20.H8
+	VUXTL2   V18.B16, V21.H8
+	VUXTL    V19.B8, V22.H8
+	VUXTL2   V19.B16, V23.H8
+	VUXTL    V20.H4, V0.S4
+	VUXTL2   V20.H8, V1.S4
+	VUXTL    V21.H4, V2.S4
+	VUXTL2   V21.H8, V3.S4
+	VUXTL    V22.H4, V4.S4
+	VUXTL2   V22.H8, V5.S4
+	VUXTL    V23.H4, V6.S4
+	VUXTL2   V23.H8, V7.S4
+	WORD     $0x6e21d800                        // UCVTF V0.4S, V0.4S
+	WORD     $0x6e21d821                        // UCVTF V1.4S, V1.4S
+	WORD     $0x6e21d842                        // UCVTF V2.4S, V2.4S
+	WORD     $0x6e21d863                        // UCVTF V3.4S, V3.4S
+	WORD     $0x6e21d884                        // UCVTF V4.4S, V4.4S
+	WORD     $0x6e21d8a5                        // UCVTF V5.4S, V5.4S
+	WORD     $0x6e21d8c6                        // UCVTF V6.4S, V6.4S
+	WORD     $0x6e21d8e7                        // UCVTF V7.4S, V7.4S
+	VDUP     V29.S[0], V8.S4                    // d·sc[0]
+	VDUP     V27.S[0], V9.S4                    // −dmin·m[0]
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V0.S4, V20.S4
+	VFMLA    V8.S4, V1.S4, V21.S4
+	VFMLA    V8.S4, V2.S4, V22.S4
+	VFMLA    V8.S4, V3.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(R1)
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V4.S4, V20.S4
+	VFMLA    V8.S4, V5.S4, V21.S4
+	VFMLA    V8.S4, V6.S4, V22.S4
+	VFMLA    V8.S4, V7.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(R1)
+	VUSHR    $4, V16.B16, V18.B16
+	VUSHR    $4, V17.B16, V19.B16
+	VSHL     $3, V12.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V18.B16, V18.B16
+	VSHL     $3, V13.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V19.B16, V19.B16
+	VUXTL    V18.B8, V20.H8
+	VUXTL2   V18.B16, V21.H8
+	VUXTL    V19.B8, V22.H8
+	VUXTL2   V19.B16, V23.H8
+	VUXTL    V20.H4, V0.S4
+	VUXTL2   V20.H8, V1.S4
+	VUXTL    V21.H4, V2.S4
+	VUXTL2   V21.H8, V3.S4
+	VUXTL    V22.H4, V4.S4
+	VUXTL2   V22.H8, V5.S4
+	VUXTL    V23.H4, V6.S4
+	VUXTL2   V23.H8, V7.S4
+	WORD     $0x6e21d800                        // UCVTF V0.4S, V0.4S
+	WORD     $0x6e21d821                        // UCVTF V1.4S, V1.4S
+	WORD     $0x6e21d842                        // UCVTF V2.4S, V2.4S
+	WORD     $0x6e21d863                        // UCVTF V3.4S, V3.4S
+	WORD     $0x6e21d884                        // UCVTF V4.4S, V4.4S
+	WORD     $0x6e21d8a5                        // UCVTF V5.4S, V5.4S
+	WORD     $0x6e21d8c6                        // UCVTF V6.4S, V6.4S
+	WORD     $0x6e21d8e7                        // UCVTF V7.4S, V7.4S
+	VDUP     V29.S[1], V8.S4                    // d·sc[1]
+	VDUP     V27.S[1], V9.S4                    // −dmin·m[1]
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V0.S4, V20.S4
+	VFMLA    V8.S4, V1.S4, V21.S4
+	VFMLA    V8.S4, V2.S4, V22.S4
+	VFMLA    V8.S4, V3.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(R1)
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V4.S4, V20.S4
+	VFMLA    V8.S4, V5.S4, V21.S4
+	VFMLA    V8.S4, V6.S4, V22.S4
+	VFMLA    V8.S4, V7.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(R1)
+	VLD1.P   32(R12), [V16.B16, V17.B16]        // nibbles of sub-blocks 2, 3
+	VAND     V31.B16, V16.B16, V18.B16
+	VAND     V31.B16, V17.B16, V19.B16
+	VSHL     $2, V12.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V18.B16, V18.B16
+	VSHL     $2, V13.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V19.B16, V19.B16
+	VUXTL    V18.B8, V20.H8
+	VUXTL2   V18.B16, V21.H8
+	VUXTL    V19.B8, V22.H8
+	VUXTL2   V19.B16, V23.H8
+	VUXTL    V20.H4, V0.S4
+	VUXTL2   V20.H8, V1.S4
+	VUXTL    V21.H4, V2.S4
+	VUXTL2   V21.H8, V3.S4
+	VUXTL    V22.H4, V4.S4
+	VUXTL2   V22.H8, V5.S4
+	VUXTL    V23.H4, V6.S4
+	VUXTL2   V23.H8, V7.S4
+	WORD     $0x6e21d800                        // UCVTF V0.4S, V0.4S
+	WORD     $0x6e21d821                        // UCVTF V1.4S, V1.4S
+	WORD     $0x6e21d842                        // UCVTF V2.4S, V2.4S
+	WORD     $0x6e21d863                        // UCVTF V3.4S, V3.4S
+	WORD     $0x6e21d884                        // UCVTF V4.4S, V4.4S
+	WORD     $0x6e21d8a5                        // UCVTF V5.4S, V5.4S
+	WORD     $0x6e21d8c6                        // UCVTF V6.4S, V6.4S
+	WORD     $0x6e21d8e7                        // UCVTF V7.4S, V7.4S
+	VDUP     V29.S[2], V8.S4                    // d·sc[2]
+	VDUP     V27.S[2], V9.S4                    // −dmin·m[2]
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V0.S4, V20.S4
+	VFMLA    V8.S4, V1.S4, V21.S4
+	VFMLA    V8.S4, V2.S4, V22.S4
+	VFMLA    V8.S4, V3.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(R1)
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V4.S4, V20.S4
+	VFMLA    V8.S4, V5.S4, V21.S4
+	VFMLA    V8.S4, V6.S4, V22.S4
+	VFMLA    V8.S4, V7.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(R1)
+	VUSHR    $4, V16.B16, V18.B16
+	VUSHR    $4, V17.B16, V19.B16
+	VSHL     $1, V12.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V18.B16, V18.B16
+	VSHL     $1, V13.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V19.B16, V19.B16
+	VUXTL    V18.B8, V20.H8
+	VUXTL2   V18.B16, V21.H8
+	VUXTL    V19.B8, V22.H8
+	VUXTL2   V19.B16, V23.H8
+	VUXTL    V20.H4, V0.S4
+	VUXTL2   V20.H8, V1.S4
+	VUXTL    V21.H4, V2.S4
+	VUXTL2   V21.H8, V3.S4
+	VUXTL    V22.H4, V4.S4
+	VUXTL2   V22.H8, V5.S4
+	VUXTL    V23.H4, V6.S4
+	VUXTL2   V23.H8, V7.S4
+	WORD     $0x6e21d800                        // UCVTF V0.4S, V0.4S
+	WORD     $0x6e21d821                        // UCVTF V1.4S, V1.4S
+	WORD     $0x6e21d842                        // UCVTF V2.4S, V2.4S
+	WORD     $0x6e21d863                        // UCVTF V3.4S, V3.4S
+	WORD     $0x6e21d884                        // UCVTF V4.4S, V4.4S
+	WORD     $0x6e21d8a5                        // UCVTF V5.4S, V5.4S
+	WORD     $0x6e21d8c6                        // UCVTF V6.4S, V6.4S
+	WORD     $0x6e21d8e7                        // UCVTF V7.4S, V7.4S
+	VDUP     V29.S[3], V8.S4                    // d·sc[3]
+	VDUP     V27.S[3], V9.S4                    // −dmin·m[3]
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V0.S4, V20.S4
+	VFMLA    V8.S4, V1.S4, V21.S4
+	VFMLA    V8.S4, V2.S4, V22.S4
+	VFMLA    V8.S4, V3.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(R1)
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V4.S4, V20.S4
+	VFMLA    V8.S4, V5.S4, V21.S4
+	VFMLA    V8.S4, V6.S4, V22.S4
+	VFMLA    V8.S4, V7.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(R1)
+	VLD1.P   32(R12), [V16.B16, V17.B16]        // nibbles of sub-blocks 4, 5
+	VAND     V31.B16, V16.B16, V18.B16
+	VAND     V31.B16, V17.B16, V19.B16
+	VAND     V14.B16, V12.B16, V15.B16
+	VORR     V15.B16, V18.B16, V18.B16
+	VAND     V14.B16, V13.B16, V15.B16
+	VORR     V15.B16, V19.B16, V19.B16
+	VUXTL    V18.B8, V20.H8
+	VUXTL2   V18.B16, V21.H8
+	VUXTL    V19.B8, V22.H8
+	VUXTL2   V19.B16, V23.H8
+	VUXTL    V20.H4, V0.S4
+	VUXTL2   V20.H8, V1.S4
+	VUXTL    V21.H4, V2.S4
+	VUXTL2   V21.H8, V3.S4
+	VUXTL    V22.H4, V4.S4
+	VUXTL2   V22.H8, V5.S4
+	VUXTL    V23.H4, V6.S4
+	VUXTL2   V23.H8, V7.S4
+	WORD     $0x6e21d800                        // UCVTF V0.4S, V0.4S
+	WORD     $0x6e21d821                        // UCVTF V1.4S, V1.4S
+	WORD     $0x6e21d842                        // UCVTF V2.4S, V2.4S
+	WORD     $0x6e21d863                        // UCVTF V3.4S, V3.4S
+	WORD     $0x6e21d884                        // UCVTF V4.4S, V4.4S
+	WORD     $0x6e21d8a5                        // UCVTF V5.4S, V5.4S
+	WORD     $0x6e21d8c6                        // UCVTF V6.4S, V6.4S
+	WORD     $0x6e21d8e7                        // UCVTF V7.4S, V7.4S
+	VDUP     V30.S[0], V8.S4                    // d·sc[4]
+	VDUP     V28.S[0], V9.S4                    // −dmin·m[4]
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V0.S4, V20.S4
+	VFMLA    V8.S4, V1.S4, V21.S4
+	VFMLA    V8.S4, V2.S4, V22.S4
+	VFMLA    V8.S4, V3.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(R1)
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V4.S4, V20.S4
+	VFMLA    V8.S4, V5.S4, V21.S4
+	VFMLA    V8.S4, V6.S4, V22.S4
+	VFMLA    V8.S4, V7.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(R1)
+	VUSHR    $4, V16.B16, V18.B16
+	VUSHR    $4, V17.B16, V19.B16
+	VUSHR    $1, V12.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V18.B16, V18.B16
+	VUSHR    $1, V13.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V19.B16, V19.B16
+	VUXTL    V18.B8, V20.H8
+	VUXTL2   V18.B16, V21.H8
+	VUXTL    V19.B8, V22.H8
+	VUXTL2   V19.B16, V23.H8
+	VUXTL    V20.H4, V0.S4
+	VUXTL2   V20.H8, V1.S4
+	VUXTL    V21.H4, V2.S4
+	VUXTL2   V21.H8, V3.S4
+	VUXTL    V22.H4, V4.S4
+	VUXTL2   V22.H8, V5.S4
+	VUXTL    V23.H4, V6.S4
+	VUXTL2   V23.H8, V7.S4
+	WORD     $0x6e21d800                        // UCVTF V0.4S, V0.4S
+	WORD     $0x6e21d821                        // UCVTF V1.4S, V1.4S
+	WORD     $0x6e21d842                        // UCVTF V2.4S, V2.4S
+	WORD     $0x6e21d863                        // UCVTF V3.4S, V3.4S
+	WORD     $0x6e21d884                        // UCVTF V4.4S, V4.4S
+	WORD     $0x6e21d8a5                        // UCVTF V5.4S, V5.4S
+	WORD     $0x6e21d8c6                        // UCVTF V6.4S, V6.4S
+	WORD     $0x6e21d8e7                        // UCVTF V7.4S, V7.4S
+	VDUP     V30.S[1], V8.S4                    // d·sc[5]
+	VDUP     V28.S[1], V9.S4                    // −dmin·m[5]
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V0.S4, V20.S4
+	VFMLA    V8.S4, V1.S4, V21.S4
+	VFMLA    V8.S4, V2.S4, V22.S4
+	VFMLA    V8.S4, V3.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(R1)
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V4.S4, V20.S4
+	VFMLA    V8.S4, V5.S4, V21.S4
+	VFMLA    V8.S4, V6.S4, V22.S4
+	VFMLA    V8.S4, V7.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(R1)
+	VLD1.P   32(R12), [V16.B16, V17.B16]        // nibbles of sub-blocks 6, 7
+	VAND     V31.B16, V16.B16, V18.B16
+	VAND     V31.B16, V17.B16, V19.B16
+	VUSHR    $2, V12.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V18.B16, V18.B16
+	VUSHR    $2, V13.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V19.B16, V19.B16
+	VUXTL    V18.B8, V20.H8
+	VUXTL2   V18.B16, V21.H8
+	VUXTL    V19.B8, V22.H8
+	VUXTL2   V19.B16, V23.H8
+	VUXTL    V20.H4, V0.S4
+	VUXTL2   V20.H8, V1.S4
+	VUXTL    V21.H4, V2.S4
+	VUXTL2   V21.H8, V3.S4
+	VUXTL    V22.H4, V4.S4
+	VUXTL2   V22.H8, V5.S4
+	VUXTL    V23.H4, V6.S4
+	VUXTL2   V23.H8, V7.S4
+	WORD     $0x6e21d800                        // UCVTF V0.4S, V0.4S
+	WORD     $0x6e21d821                        // UCVTF V1.4S, V1.4S
+	WORD     $0x6e21d842                        // UCVTF V2.4S, V2.4S
+	WORD     $0x6e21d863                        // UCVTF V3.4S, V3.4S
+	WORD     $0x6e21d884                        // UCVTF V4.4S, V4.4S
+	WORD     $0x6e21d8a5                        // UCVTF V5.4S, V5.4S
+	WORD     $0x6e21d8c6                        // UCVTF V6.4S, V6.4S
+	WORD     $0x6e21d8e7                        // UCVTF V7.4S, V7.4S
+	VDUP     V30.S[2], V8.S4                    // d·sc[6]
+	VDUP     V28.S[2], V9.S4                    // −dmin·m[6]
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V0.S4, V20.S4
+	VFMLA    V8.S4, V1.S4, V21.S4
+	VFMLA    V8.S4, V2.S4, V22.S4
+	VFMLA    V8.S4, V3.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(R1)
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V4.S4, V20.S4
+	VFMLA    V8.S4, V5.S4, V21.S4
+	VFMLA    V8.S4, V6.S4, V22.S4
+	VFMLA    V8.S4, V7.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(R1)
+	VUSHR    $4, V16.B16, V18.B16
+	VUSHR    $4, V17.B16, V19.B16
+	VUSHR    $3, V12.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V18.B16, V18.B16
+	VUSHR    $3, V13.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V19.B16, V19.B16
+	VUXTL    V18.B8, V20.H8
+	VUXTL2   V18.B16, V21.H8
+	VUXTL    V19.B8, V22.H8
+	VUXTL2   V19.B16, V23.H8
+	VUXTL    V20.H4, V0.S4
+	VUXTL2   V20.H8, V1.S4
+	VUXTL    V21.H4, V2.S4
+	VUXTL2   V21.H8, V3.S4
+	VUXTL    V22.H4, V4.S4
+	VUXTL2   V22.H8, V5.S4
+	VUXTL    V23.H4, V6.S4
+	VUXTL2   V23.H8, V7.S4
+	WORD     $0x6e21d800                        // UCVTF V0.4S, V0.4S
+	WORD     $0x6e21d821                        // UCVTF V1.4S, V1.4S
+	WORD     $0x6e21d842                        // UCVTF V2.4S, V2.4S
+	WORD     $0x6e21d863                        // UCVTF V3.4S, V3.4S
+	WORD     $0x6e21d884                        // UCVTF V4.4S, V4.4S
+	WORD     $0x6e21d8a5                        // UCVTF V5.4S, V5.4S
+	WORD     $0x6e21d8c6                        // UCVTF V6.4S, V6.4S
+	WORD     $0x6e21d8e7                        // UCVTF V7.4S, V7.4S
+	VDUP     V30.S[3], V8.S4                    // d·sc[7]
+	VDUP     V28.S[3], V9.S4                    // −dmin·m[7]
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V0.S4, V20.S4
+	VFMLA    V8.S4, V1.S4, V21.S4
+	VFMLA    V8.S4, V2.S4, V22.S4
+	VFMLA    V8.S4, V3.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(R1)
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V4.S4, V20.S4
+	VFMLA    V8.S4, V5.S4, V21.S4
+	VFMLA    V8.S4, V6.S4, V22.S4
+	VFMLA    V8.S4, V7.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(R1)
+	ADD      $176, R7
+	SUBS     $1, R11
+	BNE      blocks
+	RET      
+
+// func dequantQ6KNEON(y *float32, w *byte, nb int)
+TEXT ·dequantQ6KNEON(SB), NOSPLIT, $0-24
+	MOVD     y+0(FP), R1
+	MOVD     w+8(FP), R7
+	MOVD     nb+16(FP), R11
+	VMOVI    $15, V29.B16
+	VMOVI    $48, V30.B16
+	VMOVI    $32, V31.B16
+blocks:
+	MOVHU    208(R7), R13                       // f16 d
+	VMOV     R13, V28.H[0]
+	WORD     $0x0e217b9c                        // FCVTL V28.4S, V28.4H
+	VDUP     V28.S[0], V28.S4
+	ADD      $0, R7, R12
+	VLD1     (R12), [V0.B16, V1.B16, V2.B16, V3.B16] // ql
+	ADD      $128, R7, R12
+	VLD1     (R12), [V4.B16, V5.B16]            // qh
+	FMOVD    192(R7), F12                       // 8 int8 scales
+	WORD     $0x0f08a58c                        // SSHLL V12.8H, V12.8B, #0
+	WORD     $0x0f10a59a                        // SSHLL V26.4S, V12.4H, #0
+	WORD     $0x4f10a59b                        // SSHLL2 V27.4S, V12.8H, #0
+	WORD     $0x4e21db5a                        // SCVTF V26.4S, V26.4S
+	WORD     $0x4e21db7b                        // SCVTF V27.4S, V27.4S
+	WORD     $0x6e3cdf5a                        // FMUL V26.4S, V26.4S, V28.4S
+	WORD     $0x6e3cdf7b                        // FMUL V27.4S, V27.4S, V28.4S
+	VAND     V29.B16, V0.B16, V22.B16
+	VSHL     $4, V4.B16, V23.B16
+	VAND     V30.B16, V23.B16, V23.B16
+	VORR     V23.B16, V22.B16, V22.B16
+	VSUB     V31.B16, V22.B16, V22.B16          // q − 32
+	WORD     $0x0f08a6d0                        // SSHLL V16.8H, V22.8B, #0
+	WORD     $0x4f08a6d1                        // SSHLL2 V17.8H, V22.16B, #0
+	WORD     $0x0f10a612                        // SSHLL V18.4S, V16.4H, #0
+	WORD     $0x4f10a613                        // SSHLL2 V19.4S, V16.8H, #0
+	WORD     $0x0f10a634                        // SSHLL V20.4S, V17.4H, #0
+	WORD     $0x4f10a635                        // SSHLL2 V21.4S, V17.8H, #0
+	VDUP     V26.S[0], V8.S4                    // d·sc of group 0
+	WORD     $0x4e21da52                        // SCVTF V18.4S, V18.4S
+	WORD     $0x6e28de52                        // FMUL V18.4S, V18.4S, V8.4S
+	WORD     $0x4e21da73                        // SCVTF V19.4S, V19.4S
+	WORD     $0x6e28de73                        // FMUL V19.4S, V19.4S, V8.4S
+	WORD     $0x4e21da94                        // SCVTF V20.4S, V20.4S
+	WORD     $0x6e28de94                        // FMUL V20.4S, V20.4S, V8.4S
+	WORD     $0x4e21dab5                        // SCVTF V21.4S, V21.4S
+	WORD     $0x6e28deb5                        // FMUL V21.4S, V21.4S, V8.4S
+	VST1.P   [V18.S4, V19.S4, V20.S4, V21.S4], 64(R1)
+	VAND     V29.B16, V1.B16, V22.B16
+	VSHL     $4, V5.B16, V23.B16
+	VAND     V30.B16, V23.B16, V23.B16
+	VORR     V23.B16, V22.B16, V22.B16
+	VSUB     V31.B16, V22.B16, V22.B16          // q − 32
+	WORD     $0x0f08a6d0                        // SSHLL V16.8H, V22.8B, #0
+	WORD     $0x4f08a6d1                        // SSHLL2 V17.8H, V22.16B, #0
+	WORD     $0x0f10a612                        // SSHLL V18.4S, V16.4H, #0
+	WORD     $0x4f10a613                        // SSHLL2 V19.4S, V16.8H, #0
+	WORD     $0x0f10a634                        // SSHLL V20.4S, V17.4H, #0
+	WORD     $0x4f10a635                        // SSHLL2 V21.4S, V17.8H, #0
+	VDUP     V26.S[1], V8.S4                    // d·sc of group 1
+	WORD     $0x4e21da52                        // SCVTF V18.4S, V18.4S
+	WORD     $0x6e28de52                        // FMUL V18.4S, V18.4S, V8.4S
+	WORD     $0x4e21da73                        // SCVTF V19.4S, V19.4S
+	WORD     $0x6e28de73                        // FMUL V19.4S, V19.4S, V8.4S
+	WORD     $0x4e21da94                        // SCVTF V20.4S, V20.4S
+	WORD     $0x6e28de94                        // FMUL V20.4S, V20.4S, V8.4S
+	WORD     $0x4e21dab5                        // SCVTF V21.4S, V21.4S
+	WORD     $0x6e28deb5                        // FMUL V21.4S, V21.4S, V8.4S
+	VST1.P   [V18.S4, V19.S4, V20.S4, V21.S4], 64(R1)
+	VAND     V29.B16, V2.B16, V22.B16
+	VSHL     $2, V4.B16, V23.B16
+	VAND     V30.B16, V23.B16, V23.B16
+	VORR     V23.B16, V22.B16, V22.B16
+	VSUB     V31.B16, V22.B16, V22.B16          // q − 32
+	WORD     $0x0f08a6d0                        // SSHLL V16.8H, V22.8B, #0
+	WORD     $0x4f08a6d1                        // SSHLL2 V17.8H, V22.16B, #0
+	WORD     $0x0f10a612                        // SSHLL V18.4S, V16.4H, #0
+	WORD     $0x4f10a613                        // SSHLL2 V19.4S, V16.8H, #0
+	WORD     $0x0f10a634                        // SSHLL V20.4S, V17.4H, #0
+	WORD     $0x4f10a635                        // SSHLL2 V21.4S, V17.8H, #0
+	VDUP     V26.S[2], V8.S4                    // d·sc of group 2
+	WORD     $0x4e21da52                        // SCVTF V18.4S, V18.4S
+	WORD     $0x6e28de52                        // FMUL V18.4S, V18.4S, V8.4S
+	WORD     $0x4e21da73                        // SCVTF V19.4S, V19.4S
+	WORD     $0x6e28de73                        // FMUL V19.4S, V19.4S, V8.4S
+	WORD     $0x4e21da94                        // SCVTF V20.4S, V20.4S
+	WORD     $0x6e28de94                        // FMUL V20.4S, V20.4S, V8.4S
+	WORD     $0x4e21dab5                        // SCVTF V21.4S, V21.4S
+	WORD     $0x6e28deb5                        // FMUL V21.4S, V21.4S, V8.4S
+	VST1.P   [V18.S4, V19.S4, V20.S4, V21.S4], 64(R1)
+	VAND     V29.B16, V3.B16, V22.B16
+	VSHL     $2, V5.B16, V23.B16
+	VAND     V30.B16, V23.B16, V23.B16
+	VORR     V23.B16, V22.B16, V22.B16
+	VSUB     V31.B16, V22.B16, V22.B16          // q − 32
+	WORD     $0x0f08a6d0                        // SSHLL V16.8H, V22.8B, #0
+	WORD     $0x4f08a6d1                        // SSHLL2 V17.8H, V22.16B, #0
+	WORD     $0x0f10a612                        // SSHLL V18.4S, V16.4H, #0
+	WORD     $0x4f10a613                        // SSHLL2 V19.4S, V16.8H, #0
+	WORD     $0x0f10a634                        // SSHLL V20.4S, V17.4H, #0
+	WORD     $0x4f10a635                        // SSHLL2 V21.4S, V17.8H, #0
+	VDUP     V26.S[3], V8.S4                    // d·sc of group 3
+	WORD     $0x4e21da52                        // SCVTF V18.4S, V18.4S
+	WORD     $0x6e28de52                        // FMUL V18.4S, V18.4S, V8.4S
+	WORD     $0x4e21da73                        // SCVTF V19.4S, V19.4S
+	WORD     $0x6e28de73                        // FMUL V19.4S, V19.4S, V8.4S
+	WORD     $0x4e21da94                        // SCVTF V20.4S, V20.4S
+	WORD     $0x6e28de94                        // FMUL V20.4S, V20.4S, V8.4S
+	WORD     $0x4e21dab5                        // SCVTF V21.4S, V21.4S
+	WORD     $0x6e28deb5                        // FMUL V21.4S, V21.4S, V8.4S
+	VST1.P   [V18.S4, V19.S4, V20.S4, V21.S4], 64(R1)
+	VUSHR    $4, V0.B16, V22.B16
+	VAND     V30.B16, V4.B16, V23.B16
+	VORR     V23.B16, V22.B16, V22.B16
+	VSUB     V31.B16, V22.B16, V22.B16          // q − 32
+	WORD     $0x0f08a6d0                        // SSHLL V16.8H, V22.8B, #0
+	WORD     $0x4f08a6d1                        // SSHLL2 V17.8H, V22.16B, #0
+	WORD     $0x0f10a612                        // SSHLL V18.4S, V16.4H, #0
+	WORD     $0x4f10a613                        // SSHLL2 V19.4S, V16.8H, #0
+	WORD     $0x0f10a634                        // SSHLL V20.4S, V17.4H, #0
+	WORD     $0x4f10a635                        // SSHLL2 V21.4S, V17.8H, #0
+	VDUP     V27.S[0], V8.S4                    // d·sc of group 4
+	WORD     $0x4e21da52                        // SCVTF V18.4S, V18.4S
+	WORD     $0x6e28de52                        // FMUL V18.4S, V18.4S, V8.4S
+	WORD     $0x4e21da73                        // SCVTF V19.4S, V19.4S
+	WORD     $0x6e28de73                        // FMUL V19.4S, V19.4S, V8.4S
+	WORD     $0x4e21da94                        // SCVTF V20.4S, V20.4S
+	WORD     $0x6e28de94                        // FMUL V20.4S, V20.4S, V8.4S
+	WORD     $0x4e21dab5                        // SCVTF V21.4S, V21.4S
+	WORD     $0x6e28deb5                        // FMUL V21.4S, V21.4S, V8.4S
+	VST1.P   [V18.S4, V19.S4, V20.S4, V21.S4], 64(R1)
+	VUSHR    $4, V1.B16, V22.B16
+	VAND     V30.B16, V5.B16, V23.B16
+	VORR     V23.B16, V22.B16, V22.B16
+	VSUB     V31.B16, V22.B16, V22.B16          // q − 32
+	WORD     $0x0f08a6d0                        // SSHLL V16.8H, V22.8B, #0
+	WORD     $0x4f08a6d1                        // SSHLL2 V17.8H, V22.16B, #0
+	WORD     $0x0f10a612                        // SSHLL V18.4S, V16.4H, #0
+	WORD     $0x4f10a613                        // SSHLL2 V19.4S, V16.8H, #0
+	WORD     $0x0f10a634                        // SSHLL V20.4S, V17.4H, #0
+	WORD     $0x4f10a635                        // SSHLL2 V21.4S, V17.8H, #0
+	VDUP     V27.S[1], V8.S4                    // d·sc of group 5
+	WORD     $0x4e21da52                        // SCVTF V18.4S, V18.4S
+	WORD     $0x6e28de52                        // FMUL V18.4S, V18.4S, V8.4S
+	WORD     $0x4e21da73                        // SCVTF V19.4S, V19.4S
+	WORD     $0x6e28de73                        // FMUL V19.4S, V19.4S, V8.4S
+	WORD     $0x4e21da94                        // SCVTF V20.4S, V20.4S
+	WORD     $0x6e28de94                        // FMUL V20.4S, V20.4S, V8.4S
+	WORD     $0x4e21dab5                        // SCVTF V21.4S, V21.4S
+	WORD     $0x6e28deb5                        // FMUL V21.4S, V21.4S, V8.4S
+	VST1.P   [V18.S4, V19.S4, V20.S4, V21.S4], 64(R1)
+	VUSHR    $4, V2.B16, V22.B16
+	VUSHR    $2, V4.B16, V23.B16
+	VAND     V30.B16, V23.B16, V23.B16
+	VORR     V23.B16, V22.B16, V22.B16
+	VSUB     V31.B16, V22.B16, V22.B16          // q − 32
+	WORD     $0x0f08a6d0                        // SSHLL V16.8H, V22.8B, #0
+	WORD     $0x4f08a6d1                        // SSHLL2 V17.8H, V22.16B, #0
+	WORD     $0x0f10a612                        // SSHLL V18.4S, V16.4H, #0
+	WORD     $0x4f10a613                        // SSHLL2 V19.4S, V16.8H, #0
+	WORD     $0x0f10a634                        // SSHLL V20.4S, V17.4H, #0
+	WORD     $0x4f10a635                        // SSHLL2 V21.4S, V17.8H, #0
+	VDUP     V27.S[2], V8.S4                    // d·sc of group 6
+	WORD     $0x4e21da52                        // SCVTF V18.4S, V18.4S
+	WORD     $0x6e28de52                        // FMUL V18.4S, V18.4S, V8.4S
+	WORD     $0x4e21da73                        // SCVTF V19.4S, V19.4S
+	WORD     $0x6e28de73                        // FMUL V19.4S, V19.4S, V8.4S
+	WORD     $0x4e21da94                        // SCVTF V20.4S, V20.4S
+	WORD     $0x6e28de94                        // FMUL V20.4S, V20.4S, V8.4S
+	WORD     $0x4e21dab5                        // SCVTF V21.4S, V21.4S
+	WORD     $0x6e28deb5                        // FMUL V21.4S, V21.4S, V8.4S
+	VST1.P   [V18.S4, V19.S4, V20.S4, V21.S4], 64(R1)
+	VUSHR    $4, V3.B16, V22.B16
+	VUSHR    $2, V5.B16, V23.B16
+	VAND     V30.B16, V23.B16, V23.B16
+	VORR     V23.B16, V22.B16, V22.B16
+	VSUB     V31.B16, V22.B16, V22.B16          // q − 32
+	WORD     $0x0f08a6d0                        // SSHLL V16.8H, V22.8B, #0
+	WORD     $0x4f08a6d1                        // SSHLL2 V17.8H, V22.16B, #0
+	WORD     $0x0f10a612                        // SSHLL V18.4S, V16.4H, #0
+	WORD     $0x4f10a613                        // SSHLL2 V19.4S, V16.8H, #0
+	WORD     $0x0f10a634                        // SSHLL V20.4S, V17.4H, #0
+	WORD     $0x4f10a635                        // SSHLL2 V21.4S, V17.8H, #0
+	VDUP     V27.S[3], V8.S4                    // d·sc of group 7
+	WORD     $0x4e21da52                        // SCVTF V18.4S, V18.4S
+	WORD     $0x6e28de52                        // FMUL V18.4S, V18.4S, V8.4S
+	WORD     $0x4e21da73                        // SCVTF V19.4S, V19.4S
+	WORD     $0x6e28de73                        // FMUL V19.4S, V19.4S, V8.4S
+	WORD     $0x4e21da94                        // SCVTF V20.4S, V20.4S
+	WORD     $0x6e28de94                        // FMUL V20.4S, V20.4S, V8.4S
+	WORD     $0x4e21dab5                        // SCVTF V21.4S, V21.4S
+	WORD     $0x6e28deb5                        // FMUL V21.4S, V21.4S, V8.4S
+	VST1.P   [V18.S4, V19.S4, V20.S4, V21.S4], 64(R1)
+	ADD      $64, R7, R12
+	VLD1     (R12), [V0.B16, V1.B16, V2.B16, V3.B16] // ql
+	ADD      $160, R7, R12
+	VLD1     (R12), [V4.B16, V5.B16]            // qh
+	FMOVD    200(R7), F12                       // 8 int8 scales
+	WORD     $0x0f08a58c                        // SSHLL V12.8H, V12.8B, #0
+	WORD     $0x0f10a59a                        // SSHLL V26.4S, V12.4H, #0
+	WORD     $0x4f10a59b                        // SSHLL2 V27.4S, V12.8H, #0
+	WORD     $0x4e21db5a                        // SCVTF V26.4S, V26.4S
+	WORD     $0x4e21db7b                        // SCVTF V27.4S, V27.4S
+	WORD     $0x6e3cdf5a                        // FMUL V26.4S, V26.4S, V28.4S
+	WORD     $0x6e3cdf7b                        // FMUL V27.4S, V27.4S, V28.4S
+	VAND     V29.B16, V0.B16, V22.B16
+	VSHL     $4, V4.B16, V23.B16
+	VAND     V30.B16, V23.B16, V23.B16
+	VORR     V23.B16, V22.B16, V22.B16
+	VSUB     V31.B16, V22.B16, V22.B16          // q − 32
+	WORD     $0x0f08a6d0                        // SSHLL V16.8H, V22.8B, #0
+	WORD     $0x4f08a6d1                        // SSHLL2 V17.8H, V22.16B, #0
+	WORD     $0x0f10a612                        // SSHLL V18.4S, V16.4H, #0
+	WORD     $0x4f10a613                        // SSHLL2 V19.4S, V16.8H, #0
+	WORD     $0x0f10a634                        // SSHLL V20.4S, V17.4H, #0
+	WORD     $0x4f10a635                        // SSHLL2 V21.4S, V17.8H, #0
+	VDUP     V26.S[0], V8.S4                    // d·sc of group 0
+	WORD     $0x4e21da52                        // SCVTF V18.4S, V18.4S
+	WORD     $0x6e28de52                        // FMUL V18.4S, V18.4S, V8.4S
+	WORD     $0x4e21da73                        // SCVTF V19.4S, V19.4S
+	WORD     $0x6e28de73                        // FMUL V19.4S, V19.4S, V8.4S
+	WORD     $0x4e21da94                        // SCVTF V20.4S, V20.4S
+	WORD     $0x6e28de94                        // FMUL V20.4S, V20.4S, V8.4S
+	WORD     $0x4e21dab5                        // SCVTF V21.4S, V21.4S
+	WORD     $0x6e28deb5                        // FMUL V21.4S, V21.4S, V8.4S
+	VST1.P   [V18.S4, V19.S4, V20.S4, V21.S4], 64(R1)
+	VAND     V29.B16, V1.B16, V22.B16
+	VSHL     $4, V5.B16, V23.B16
+	VAND     V30.B16, V23.B16, V23.B16
+	VORR     V23.B16, V22.B16, V22.B16
+	VSUB     V31.B16, V22.B16, V22.B16          // q − 32
+	WORD     $0x0f08a6d0                        // SSHLL V16.8H, V22.8B, #0
+	WORD     $0x4f08a6d1                        // SSHLL2 V17.8H, V22.16B, #0
+	WORD     $0x0f10a612                        // SSHLL V18.4S, V16.4H, #0
+	WORD     $0x4f10a613                        // SSHLL2 V19.4S, V16.8H, #0
+	WORD     $0x0f10a634                        // SSHLL V20.4S, V17.4H, #0
+	WORD     $0x4f10a635                        // SSHLL2 V21.4S, V17.8H, #0
+	VDUP     V26.S[1], V8.S4                    // d·sc of group 1
+	WORD     $0x4e21da52                        // SCVTF V18.4S, V18.4S
+	WORD     $0x6e28de52                        // FMUL V18.4S, V18.4S, V8.4S
+	WORD     $0x4e21da73                        // SCVTF V19.4S, V19.4S
+	WORD     $0x6e28de73                        // FMUL V19.4S, V19.4S, V8.4S
+	WORD     $0x4e21da94                        // SCVTF V20.4S, V20.4S
+	WORD     $0x6e28de94                        // FMUL V20.4S, V20.4S, V8.4S
+	WORD     $0x4e21dab5                        // SCVTF V21.4S, V21.4S
+	WORD     $0x6e28deb5                        // FMUL V21.4S, V21.4S, V8.4S
+	VST1.P   [V18.S4, V19.S4, V20.S4, V21.S4], 64(R1)
+	VAND     V29.B16, V2.B16, V22.B16
+	VSHL     $2, V4.B16, V23.B16
+	VAND     V30.B16, V23.B16, V23.B16
+	VORR     V23.B16, V22.B16, V22.B16
+	VSUB     V31.B16, V22.B16, V22.B16          // q − 32
+	WORD     $0x0f08a6d0                        // SSHLL V16.8H, V22.8B, #0
+	WORD     $0x4f08a6d1                        // SSHLL2 V17.8H, V22.16B, #0
+	WORD     $0x0f10a612                        // SSHLL V18.4S, V16.4H, #0
+	WORD     $0x4f10a613                        // SSHLL2 V19.4S, V16.8H, #0
+	WORD     $0x0f10a634                        // SSHLL V20.4S, V17.4H, #0
+	WORD     $0x4f10a635                        // SSHLL2 V21.4S, V17.8H, #0
+	VDUP     V26.S[2], V8.S4                    // d·sc of group 2
+	WORD     $0x4e21da52                        // SCVTF V18.4S, V18.4S
+	WORD     $0x6e28de52                        // FMUL V18.4S, V18.4S, V8.4S
+	WORD     $0x4e21da73                        // SCVTF V19.4S, V19.4S
+	WORD     $0x6e28de73                        // FMUL V19.4S, V19.4S, V8.4S
+	WORD     $0x4e21da94                        // SCVTF V20.4S, V20.4S
+	WORD     $0x6e28de94                        // FMUL V20.4S, V20.4S, V8.4S
+	WORD     $0x4e21dab5                        // SCVTF V21.4S, V21.4S
+	WORD     $0x6e28deb5                        // FMUL V21.4S, V21.4S, V8.4S
+	VST1.P   [V18.S4, V19.S4, V20.S4, V21.S4], 64(R1)
+	VAND     V29.B16, V3.B16, V22.B16
+	VSHL     $2, V5.B16, V23.B16
+	VAND     V30.B16, V23.B16, V23.B16
+	VORR     V23.B16, V22.B16, V22.B16
+	VSUB     V31.B16, V22.B16, V22.B16          // q − 32
+	WORD     $0x0f08a6d0                        // SSHLL V16.8H, V22.8B, #0
+	WORD     $0x4f08a6d1                        // SSHLL2 V17.8H, V22.16B, #0
+	WORD     $0x0f10a612                        // SSHLL V18.4S, V16.4H, #0
+	WORD     $0x4f10a613                        // SSHLL2 V19.4S, V16.8H, #0
+	WORD     $0x0f10a634                        // SSHLL V20.4S, V17.4H, #0
+	WORD     $0x4f10a635                        // SSHLL2 V21.4S, V17.8H, #0
+	VDUP     V26.S[3], V8.S4                    // d·sc of group 3
+	WORD     $0x4e21da52                        // SCVTF V18.4S, V18.4S
+	WORD     $0x6e28de52                        // FMUL V18.4S, V18.4S, V8.4S
+	WORD     $0x4e21da73                        // SCVTF V19.4S, V19.4S
+	WORD     $0x6e28de73                        // FMUL V19.4S, V19.4S, V8.4S
+	WORD     $0x4e21da94                        // SCVTF V20.4S, V20.4S
+	WORD     $0x6e28de94                        // FMUL V20.4S, V20.4S, V8.4S
+	WORD     $0x4e21dab5                        // SCVTF V21.4S, V21.4S
+	WORD     $0x6e28deb5                        // FMUL V21.4S, V21.4S, V8.4S
+	VST1.P   [V18.S4, V19.S4, V20.S4, V21.S4], 64(R1)
+	VUSHR    $4, V0.B16, V22.B16
+	VAND     V30.B16, V4.B16, V23.B16
+	VORR     V23.B16, V22.B16, V22.B16
+	VSUB     V31.B16, V22.B16, V22.B16          // q − 32
+	WORD     $0x0f08a6d0                        // SSHLL V16.8H, V22.8B, #0
+	WORD     $0x4f08a6d1                        // SSHLL2 V17.8H, V22.16B, #0
+	WORD     $0x0f10a612                        // SSHLL V18.4S, V16.4H, #0
+	WORD     $0x4f10a613                        // SSHLL2 V19.4S, V16.8H, #0
+	WORD     $0x0f10a634                        // SSHLL V20.4S, V17.4H, #0
+	WORD     $0x4f10a635                        // SSHLL2 V21.4S, V17.8H, #0
+	VDUP     V27.S[0], V8.S4                    // d·sc of group 4
+	WORD     $0x4e21da52                        // SCVTF V18.4S, V18.4S
+	WORD     $0x6e28de52                        // FMUL V18.4S, V18.4S, V8.4S
+	WORD     $0x4e21da73                        // SCVTF V19.4S, V19.4S
+	WORD     $0x6e28de73                        // FMUL V19.4S, V19.4S, V8.4S
+	WORD     $0x4e21da94                        // SCVTF V20.4S, V20.4S
+	WORD     $0x6e28de94                        // FMUL V20.4S, V20.4S, V8.4S
+	WORD     $0x4e21dab5                        // SCVTF V21.4S, V21.4S
+	WORD     $0x6e28deb5                        // FMUL V21.4S, V21.4S, V8.4S
+	VST1.P   [V18.S4, V19.S4, V20.S4, V21.S4], 64(R1)
+	VUSHR    $4, V1.B16, V22.B16
+	VAND     V30.B16, V5.B16, V23.B16
+	VORR     V23.B16, V22.B16, V22.B16
+	VSUB     V31.B16, V22.B16, V22.B16          // q − 32
+	WORD     $0x0f08a6d0                        // SSHLL V16.8H, V22.8B, #0
+	WORD     $0x4f08a6d1                        // SSHLL2 V17.8H, V22.16B, #0
+	WORD     $0x0f10a612                        // SSHLL V18.4S, V16.4H, #0
+	WORD     $0x4f10a613                        // SSHLL2 V19.4S, V16.8H, #0
+	WORD     $0x0f10a634                        // SSHLL V20.4S, V17.4H, #0
+	WORD     $0x4f10a635                        // SSHLL2 V21.4S, V17.8H, #0
+	VDUP     V27.S[1], V8.S4                    // d·sc of group 5
+	WORD     $0x4e21da52                        // SCVTF V18.4S, V18.4S
+	WORD     $0x6e28de52                        // FMUL V18.4S, V18.4S, V8.4S
+	WORD     $0x4e21da73                        // SCVTF V19.4S, V19.4S
+	WORD     $0x6e28de73                        // FMUL V19.4S, V19.4S, V8.4S
+	WORD     $0x4e21da94                        // SCVTF V20.4S, V20.4S
+	WORD     $0x6e28de94                        // FMUL V20.4S, V20.4S, V8.4S
+	WORD     $0x4e21dab5                        // SCVTF V21.4S, V21.4S
+	WORD     $0x6e28deb5                        // FMUL V21.4S, V21.4S, V8.4S
+	VST1.P   [V18.S4, V19.S4, V20.S4, V21.S4], 64(R1)
+	VUSHR    $4, V2.B16, V22.B16
+	VUSHR    $2, V4.B16, V23.B16
+	VAND     V30.B16, V23.B16, V23.B16
+	VORR     V23.B16, V22.B16, V22.B16
+	VSUB     V31.B16, V22.B16, V22.B16          // q − 32
+	WORD     $0x0f08a6d0                        // SSHLL V16.8H, V22.8B, #0
+	WORD     $0x4f08a6d1                        // SSHLL2 V17.8H, V22.16B, #0
+	WORD     $0x0f10a612                        // SSHLL V18.4S, V16.4H, #0
+	WORD     $0x4f10a613                        // SSHLL2 V19.4S, V16.8H, #0
+	WORD     $0x0f10a634                        // SSHLL V20.4S, V17.4H, #0
+	WORD     $0x4f10a635                        // SSHLL2 V21.4S, V17.8H, #0
+	VDUP     V27.S[2], V8.S4                    // d·sc of group 6
+	WORD     $0x4e21da52                        // SCVTF V18.4S, V18.4S
+	WORD     $0x6e28de52                        // FMUL V18.4S, V18.4S, V8.4S
+	WORD     $0x4e21da73                        // SCVTF V19.4S, V19.4S
+	WORD     $0x6e28de73                        // FMUL V19.4S, V19.4S, V8.4S
+	WORD     $0x4e21da94                        // SCVTF V20.4S, V20.4S
+	WORD     $0x6e28de94                        // FMUL V20.4S, V20.4S, V8.4S
+	WORD     $0x4e21dab5                        // SCVTF V21.4S, V21.4S
+	WORD     $0x6e28deb5                        // FMUL V21.4S, V21.4S, V8.4S
+	VST1.P   [V18.S4, V19.S4, V20.S4, V21.S4], 64(R1)
+	VUSHR    $4, V3.B16, V22.B16
+	VUSHR    $2, V5.B16, V23.B16
+	VAND     V30.B16, V23.B16, V23.B16
+	VORR     V23.B16, V22.B16, V22.B16
+	VSUB     V31.B16, V22.B16, V22.B16          // q − 32
+	WORD     $0x0f08a6d0                        // SSHLL V16.8H, V22.8B, #0
+	WORD     $0x4f08a6d1                        // SSHLL2 V17.8H, V22.16B, #0
+	WORD     $0x0f10a612                        // SSHLL V18.4S, V16.4H, #0
+	WORD     $0x4f10a613                        // SSHLL2 V19.4S, V16.8H, #0
+	WORD     $0x0f10a634                        // SSHLL V20.4S, V17.4H, #0
+	WORD     $0x4f10a635                        // SSHLL2 V21.4S, V17.8H, #0
+	VDUP     V27.S[3], V8.S4                    // d·sc of group 7
+	WORD     $0x4e21da52                        // SCVTF V18.4S, V18.4S
+	WORD     $0x6e28de52                        // FMUL V18.4S, V18.4S, V8.4S
+	WORD     $0x4e21da73                        // SCVTF V19.4S, V19.4S
+	WORD     $0x6e28de73                        // FMUL V19.4S, V19.4S, V8.4S
+	WORD     $0x4e21da94                        // SCVTF V20.4S, V20.4S
+	WORD     $0x6e28de94                        // FMUL V20.4S, V20.4S, V8.4S
+	WORD     $0x4e21dab5                        // SCVTF V21.4S, V21.4S
+	WORD     $0x6e28deb5                        // FMUL V21.4S, V21.4S, V8.4S
+	VST1.P   [V18.S4, V19.S4, V20.S4, V21.S4], 64(R1)
+	ADD      $210, R7
+	SUBS     $1, R11
+	BNE      blocks
+	RET      

@@ -92,6 +92,18 @@ def sxtl8h(d, n):  # SSHLL Vd.8H, Vn.8B, #0: int8 → int16
     word(_rrr(0x0F08A400, d, n, 0), "SSHLL V%d.8H, V%d.8B, #0" % (d, n))
 
 
+def ucvtf4s(d, n):  # UCVTF Vd.4S, Vn.4S
+    word(_rrr(0x6E21D800, d, n, 0), "UCVTF V%d.4S, V%d.4S" % (d, n))
+
+
+def fneg4s(d, n):  # FNEG Vd.4S, Vn.4S
+    word(_rrr(0x6EA0F800, d, n, 0), "FNEG V%d.4S, V%d.4S" % (d, n))
+
+
+def sxtl8h2(d, n):  # SSHLL2 Vd.8H, Vn.16B, #0
+    word(_rrr(0x4F08A400, d, n, 0), "SSHLL2 V%d.8H, V%d.16B, #0" % (d, n))
+
+
 def hsum4(s, t0, t1):
     """V<t0> = [ΣV<s0>, ΣV<s1>, ΣV<s2>, ΣV<s3>] for the four 4-lane sums s."""
     faddp4s(t0, s[0], s[1])
@@ -707,6 +719,179 @@ EMU_DOC = """// The same four kernels without FEAT_DotProd (the neon level: Cort
 // |qx| ≤ 127), and SADALP adds them pairwise into the int32 lanes."""
 
 
+# ---------------------------------------------------------------- dequant
+
+DQ_DOC = """// Row widening for prefill (DequantRow: every weight of nb blocks to fp32,
+// bit for bit the values of dequantBlock in quant.go, which on arm64 Go
+// compiles with the same fused multiply-subtract): Q8_0 d·q; Q4_K and
+// Q5_K d·sc·q − dmin·m as one FMLA of d·sc and q onto −dmin·m; Q6_K
+// (d·sc)·(q − 32) as two FMUL. Registers as in the decode kernels; R1 the
+// output, V0–V7 one sub-block's 32 weights as fp32, V8 its d·sc, V9 its
+// −dmin·m, V16–V23 bytes and halfwords, then results."""
+
+
+def widen_u8(b0, b1):
+    """V0–V7 = the 32 unsigned bytes of V<b0>, V<b1> as fp32."""
+    ins("VUXTL", "V%d.B8, V20.H8" % b0)
+    ins("VUXTL2", "V%d.B16, V21.H8" % b0)
+    ins("VUXTL", "V%d.B8, V22.H8" % b1)
+    ins("VUXTL2", "V%d.B16, V23.H8" % b1)
+    for k, h in enumerate((20, 21, 22, 23)):
+        ins("VUXTL", "V%d.H4, V%d.S4" % (h, 2 * k))
+        ins("VUXTL2", "V%d.H8, V%d.S4" % (h, 2 * k + 1))
+    for k in range(8):
+        ucvtf4s(k, k)
+
+
+def store_fma32():
+    """y[0:32] = V9 + V8·V0…V7, fused, four registers at a time."""
+    for g in range(2):
+        for k in range(4):
+            ins("VORR", "V9.B16, V9.B16, V%d.B16" % (20 + k))
+        for k in range(4):
+            ins("VFMLA", "V8.S4, V%d.S4, V%d.S4" % (4 * g + k, 20 + k))
+        ins("VST1.P", "[V20.S4, V21.S4, V22.S4, V23.S4], 64(R1)")
+
+
+def dequant_q8_0():
+    e("// func dequantQ8_0NEON(y *float32, w *byte, nb int)")
+    e("TEXT ·dequantQ8_0NEON(SB), NOSPLIT, $0-24")
+    ins("MOVD", "y+0(FP), R1")
+    ins("MOVD", "w+8(FP), R7")
+    ins("MOVD", "nb+16(FP), R11")
+    e("blocks:")
+    ins("MOVHU.P", "2(R7), R13", c="f16 d")
+    ins("VMOV", "R13, V8.H[0]")
+    fcvtl4s(8, 8)
+    ins("VDUP", "V8.S[0], V8.S4")
+    ins("VLD1.P", "32(R7), [V16.B16, V17.B16]", c="32 int8 q")
+    sxtl8h(18, 16)
+    sxtl8h2(19, 16)
+    sxtl8h(20, 17)
+    sxtl8h2(21, 17)
+    for k, h in enumerate((18, 19, 20, 21)):
+        sxtl4s(2 * k, h)
+        sxtl4s(2 * k + 1, h, upper=True)
+    for k in range(8):
+        scvtf4s(k, k)
+        fmul4s(k, k, 8)
+    ins("VST1.P", "[V0.S4, V1.S4, V2.S4, V3.S4], 64(R1)")
+    ins("VST1.P", "[V4.S4, V5.S4, V6.S4, V7.S4], 64(R1)")
+    ins("SUBS", "$1, R11")
+    ins("BNE", "blocks")
+    ins("RET")
+    e()
+
+
+def dequant_q4k(q5):
+    name = "dequantQ5KNEON" if q5 else "dequantQ4KNEON"
+    bb, qs = (176, 48) if q5 else (144, 16)
+    e("// func %s(y *float32, w *byte, nb int)" % name)
+    e("TEXT ·%s(SB), NOSPLIT, $0-24" % name)
+    ins("MOVD", "y+0(FP), R1")
+    ins("MOVD", "w+8(FP), R7")
+    ins("MOVD", "nb+16(FP), R11")
+    ins("VMOVI", "$15, V31.B16")
+    if q5:
+        ins("VMOVI", "$16, V14.B16")
+    e("blocks:")
+    q4k_scales()
+    fmul4s(29, 29, 24)
+    fmul4s(30, 30, 24)
+    fmul4s(27, 27, 25)
+    fmul4s(28, 28, 25)
+    fneg4s(27, 27)
+    fneg4s(28, 28)
+    if q5:
+        ins("ADD", "$16, R7, R12")
+        ins("VLD1", "(R12), [V12.B16, V13.B16]", c="qh")
+    ins("ADD", "$%d, R7, R12" % qs)
+    for j in range(4):
+        ins("VLD1.P", "32(R12), [V16.B16, V17.B16]", c="nibbles of sub-blocks %d, %d" % (2 * j, 2 * j + 1))
+        for half in range(2):
+            sb = 2 * j + half
+            if half == 0:
+                ins("VAND", "V31.B16, V16.B16, V18.B16")
+                ins("VAND", "V31.B16, V17.B16, V19.B16")
+            else:
+                ins("VUSHR", "$4, V16.B16, V18.B16")
+                ins("VUSHR", "$4, V17.B16, V19.B16")
+            if q5:
+                high_bit(18, 12, sb, 15)
+                high_bit(19, 13, sb, 15)
+            widen_u8(18, 19)
+            ins("VDUP", "V%d.S[%d], V8.S4" % (29 + sb // 4, sb % 4), c="d·sc[%d]" % sb)
+            ins("VDUP", "V%d.S[%d], V9.S4" % (27 + sb // 4, sb % 4), c="−dmin·m[%d]" % sb)
+            store_fma32()
+    ins("ADD", "$%d, R7" % bb)
+    ins("SUBS", "$1, R11")
+    ins("BNE", "blocks")
+    ins("RET")
+    e()
+
+
+def dequant_q6k():
+    e("// func dequantQ6KNEON(y *float32, w *byte, nb int)")
+    e("TEXT ·dequantQ6KNEON(SB), NOSPLIT, $0-24")
+    ins("MOVD", "y+0(FP), R1")
+    ins("MOVD", "w+8(FP), R7")
+    ins("MOVD", "nb+16(FP), R11")
+    ins("VMOVI", "$15, V29.B16")
+    ins("VMOVI", "$48, V30.B16")
+    ins("VMOVI", "$32, V31.B16")
+    e("blocks:")
+    ins("MOVHU", "208(R7), R13", c="f16 d")
+    ins("VMOV", "R13, V28.H[0]")
+    fcvtl4s(28, 28)
+    ins("VDUP", "V28.S[0], V28.S4")
+    for h in range(2):
+        ins("ADD", "$%d, R7, R12" % (64 * h))
+        ins("VLD1", "(R12), [V0.B16, V1.B16, V2.B16, V3.B16]", c="ql")
+        ins("ADD", "$%d, R7, R12" % (128 + 32 * h))
+        ins("VLD1", "(R12), [V4.B16, V5.B16]", c="qh")
+        ins("FMOVD", "%d(R7), F12" % (192 + 8 * h), c="8 int8 scales")
+        sxtl8h(12, 12)
+        sxtl4s(26, 12)
+        sxtl4s(27, 12, upper=True)
+        scvtf4s(26, 26)
+        scvtf4s(27, 27)
+        fmul4s(26, 26, 28, )
+        fmul4s(27, 27, 28)
+        for k in range(4):
+            for r in range(2):
+                lo, hq, g = (r if k in (0, 2) else 2 + r), 4 + r, 2 * k + r
+                if k < 2:
+                    ins("VAND", "V29.B16, V%d.B16, V22.B16" % lo)
+                else:
+                    ins("VUSHR", "$4, V%d.B16, V22.B16" % lo)
+                if k == 2:
+                    ins("VAND", "V30.B16, V%d.B16, V23.B16" % hq)
+                else:
+                    if k < 2:
+                        ins("VSHL", "$%d, V%d.B16, V23.B16" % (4 - 2 * k, hq))
+                    else:
+                        ins("VUSHR", "$2, V%d.B16, V23.B16" % hq)
+                    ins("VAND", "V30.B16, V23.B16, V23.B16")
+                ins("VORR", "V23.B16, V22.B16, V22.B16")
+                ins("VSUB", "V31.B16, V22.B16, V22.B16", c="q − 32")
+                sxtl8h(16, 22)
+                sxtl8h2(17, 22)
+                sxtl4s(18, 16)
+                sxtl4s(19, 16, upper=True)
+                sxtl4s(20, 17)
+                sxtl4s(21, 17, upper=True)
+                ins("VDUP", "V%d.S[%d], V8.S4" % (26 + g // 4, g % 4), c="d·sc of group %d" % g)
+                for v in range(18, 22):
+                    scvtf4s(v, v)
+                    fmul4s(v, v, 8)
+                ins("VST1.P", "[V18.S4, V19.S4, V20.S4, V21.S4], 64(R1)")
+    ins("ADD", "$210, R7")
+    ins("SUBS", "$1, R11")
+    ins("BNE", "blocks")
+    ins("RET")
+    e()
+
+
 def main():
     what = sys.argv[1] if len(sys.argv) > 1 else ""
     header()
@@ -741,6 +926,12 @@ def main():
         gemv_q4k(True)
         EMU = 23  # Q6_K's high bits, free once ORR'd into the weights
         gemv_q6k()
+        e(DQ_DOC)
+        e()
+        dequant_q8_0()
+        dequant_q4k(False)
+        dequant_q4k(True)
+        dequant_q6k()
     else:
         sys.exit("usage: gen.py gemv|quant")
     print("\n".join(out).rstrip("\n"))

@@ -38,7 +38,7 @@ var (
 		rmsNorm:    rmsNormGeneric,
 		softmax:    softmaxGeneric,
 		siluMul:    siluMulGeneric,
-		matVecQ:    matVecQGeneric,
+		matVecQ:    matVecQNEON,
 		dequantRow: dequantRowNEON,
 		quantizeX:  quantizeXGeneric,
 		matVecQ8:   matVecQ8NEON,

@@ -129,3 +129,22 @@ func dequantRowNEON(q Quant, dst []float32, src []byte) {
 		dequantRowGeneric(q, dst, src)
 	}
 }
+
+// matVecQNEON is MatVecQ (the fp32 decode of quantised weights, under
+// exact) at both arm64 levels: each row widened 1,024 weights at a time
+// into a buffer that stays in L1, then dotted with x in NEON.
+func matVecQNEON(q Quant, out []float32, w []byte, x []float32) {
+	var buf [1024]float32
+	cols, bl, bb := len(x), q.BlockLen(), q.BlockBytes()
+	rb := q.RowBytes(cols)
+	for r := range out {
+		row := w[r*rb : (r+1)*rb]
+		var s float32
+		for c0 := 0; c0 < cols; c0 += len(buf) {
+			c1 := min(c0+len(buf), cols)
+			dequantRowNEON(q, buf[:c1-c0], row[c0/bl*bb:])
+			s += dotNEONSlice(buf[:c1-c0], x[c0:c1])
+		}
+		out[r] = s
+	}
+}

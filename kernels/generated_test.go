@@ -22,6 +22,7 @@ func TestGeneratedAssembly(t *testing.T) {
 		"../tools/quantasm/gemvrows.py": "gemvrows_amd64.s",
 		"../tools/neonasm/gen.py gemv":  "gemv_arm64.s",
 		"../tools/neonasm/gen.py quant": "quant8_arm64.s",
+		"../tools/neonasm/gen.py norm":  "norm_arm64.s",
 	} {
 		argv := strings.Fields(gen)
 		want, err := exec.Command(python, argv...).Output()

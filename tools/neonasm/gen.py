@@ -3,6 +3,7 @@
 
     python3 tools/neonasm/gen.py gemv  > kernels/gemv_arm64.s
     python3 tools/neonasm/gen.py quant > kernels/quant8_arm64.s
+    python3 tools/neonasm/gen.py norm  > kernels/norm_arm64.s
 
 Go's arm64 assembler lacks most floating point vector forms (FADD, FADDP,
 FMUL, SCVTF, FCVTL) and the FEAT_DotProd SDOT; they are emitted as WORD
@@ -102,6 +103,31 @@ def fneg4s(d, n):  # FNEG Vd.4S, Vn.4S
 
 def sxtl8h2(d, n):  # SSHLL2 Vd.8H, Vn.16B, #0
     word(_rrr(0x4F08A400, d, n, 0), "SSHLL2 V%d.8H, V%d.16B, #0" % (d, n))
+
+
+def fmax4s(d, n, m):  # FMAX Vd.4S, Vn.4S, Vm.4S (NaN wins)
+    word(_rrr(0x4E20F400, d, n, m), "FMAX V%d.4S, V%d.4S, V%d.4S" % (d, n, m))
+
+
+def fmin4s(d, n, m):  # FMIN Vd.4S, Vn.4S, Vm.4S (NaN wins)
+    word(_rrr(0x4EA0F400, d, n, m), "FMIN V%d.4S, V%d.4S, V%d.4S" % (d, n, m))
+
+
+def fdiv4s(d, n, m):  # FDIV Vd.4S, Vn.4S, Vm.4S
+    word(_rrr(0x6E20FC00, d, n, m), "FDIV V%d.4S, V%d.4S, V%d.4S" % (d, n, m))
+
+
+def fcvtl2d(d, n, upper=False):  # FCVTL{2} Vd.2D, Vn.{2S,4S}: f32 → f64, exact
+    word(_rrr(0x4E617800 if upper else 0x0E617800, d, n, 0),
+         "FCVTL%s V%d.2D, V%d.%s" % ("2" if upper else "", d, n, "4S" if upper else "2S"))
+
+
+def fadd2d(d, n, m):  # FADD Vd.2D, Vn.2D, Vm.2D
+    word(_rrr(0x4E60D400, d, n, m), "FADD V%d.2D, V%d.2D, V%d.2D" % (d, n, m))
+
+
+def faddp2d(d, n, m):  # FADDP Vd.2D, Vn.2D, Vm.2D
+    word(_rrr(0x6E60D400, d, n, m), "FADDP V%d.2D, V%d.2D, V%d.2D" % (d, n, m))
 
 
 def hsum4(s, t0, t1):
@@ -719,6 +745,190 @@ EMU_DOC = """// The same four kernels without FEAT_DotProd (the neon level: Cort
 // |qx| ≤ 127), and SADALP adds them pairwise into the int32 lanes."""
 
 
+# ---------------------------------------------------------------- element-wise
+
+NORM_DOC = """// The element-wise family (norm.go; norm_generic.go has the reference
+// loops), n a positive multiple of 8. exp is the AVX code's (norm_amd64.s)
+// on four lanes: x clamped to [-88, 89] (FMAX/FMIN let a NaN through),
+// t = 1.5·2²³ + 127 + x·log2e holds 127 + n in its low bits, r = x −
+// n·ln2 in two fused steps, e^r by Cephes' degree-7 polynomial (Horner,
+// fused), times 2^n = t<<23 (0 below -87.3, +Inf above 88.7). Registers:
+// V16–V28 the constants, V0–V7 two vectors' x, t and polynomial."""
+
+EXP_CONSTS = [(16, 0xc2b00000, "-88"), (17, 0x42b20000, "89"), (18, 0x3fb8aa3b, "log2e"),
+              (19, 0x4b40007f, "1.5·2²³ + 127"), (20, 0x3f318000, "ln2Hi"), (21, 0xb95e8083, "ln2Lo"),
+              (22, 0x39506967, "c0"), (23, 0x3ab743ce, "c1"), (24, 0x3c088908, "c2"),
+              (25, 0x3d2aa9c1, "c3"), (26, 0x3e2aaaaa, "c4"), (27, 0x3f000000, "c5"), (28, 0x3f800000, "1")]
+
+
+def splat(v, bits, what):
+    ins("MOVW", "$0x%08x, R9" % bits, c=what)
+    ins("VDUP", "R9, V%d.S4" % v)
+
+
+def load_exp_consts():
+    for v, bits, what in EXP_CONSTS:
+        splat(v, bits, what)
+
+
+def exp4(x, t, a, b):
+    """Register holding e^V<x> (x, t, a, b clobbered)."""
+    fmax4s(x, x, 16)
+    fmin4s(x, x, 17)
+    ins("VORR", "V19.B16, V19.B16, V%d.B16" % t)
+    ins("VFMLA", "V18.S4, V%d.S4, V%d.S4" % (x, t), c="t = magic + x·log2e")
+    fsub4s(a, t, 19)
+    ins("VFMLS", "V20.S4, V%d.S4, V%d.S4" % (a, x), c="x -= n·ln2Hi")
+    ins("VFMLS", "V21.S4, V%d.S4, V%d.S4" % (a, x), c="r = x − n·ln2Lo")
+    ins("VSHL", "$23, V%d.S4, V%d.S4" % (t, t), c="2^n")
+    ins("VORR", "V22.B16, V22.B16, V%d.B16" % a, c="p = c0")
+    for c in (23, 24, 25, 26, 27, 28, 28):
+        ins("VORR", "V%d.B16, V%d.B16, V%d.B16" % (c, c, b))
+        ins("VFMLA", "V%d.S4, V%d.S4, V%d.S4" % (x, a, b), c="p = p·r + c")
+        a, b = b, a
+    fmul4s(a, a, t)
+    return a
+
+
+def norm():
+    e(NORM_DOC)
+    e()
+    e("// func maxNEON(x *float32, n int) float32: the largest x[i], NaN wins")
+    e("TEXT ·maxNEON(SB), NOSPLIT, $0-20")
+    ins("MOVD", "x+0(FP), R0")
+    ins("MOVD", "n+8(FP), R2")
+    ins("VLD1", "(R0), [V0.S4]")
+    ins("VORR", "V0.B16, V0.B16, V1.B16")
+    e("loop:")
+    ins("VLD1.P", "32(R0), [V2.S4, V3.S4]")
+    fmax4s(0, 0, 2)
+    fmax4s(1, 1, 3)
+    ins("SUBS", "$8, R2")
+    ins("BNE", "loop")
+    fmax4s(0, 0, 1)
+    ins("VEXT", "$8, V0.B16, V0.B16, V1.B16")
+    fmax4s(0, 0, 1)
+    ins("VEXT", "$4, V0.B16, V0.B16, V1.B16")
+    fmax4s(0, 0, 1)
+    ins("FMOVS", "F0, ret+16(FP)")
+    ins("RET")
+    e()
+    e("// func expSubSumNEON(x *float32, m float32, n int) float32:")
+    e("// x[i] = e^(x[i] − m), returns Σ x[i]")
+    e("TEXT ·expSubSumNEON(SB), NOSPLIT, $0-28")
+    ins("MOVD", "x+0(FP), R0")
+    ins("FMOVS", "m+8(FP), F29")
+    ins("MOVD", "n+16(FP), R2")
+    ins("VDUP", "V29.S[0], V29.S4")
+    load_exp_consts()
+    ins("VEOR", "V8.B16, V8.B16, V8.B16")
+    ins("VEOR", "V9.B16, V9.B16, V9.B16")
+    e("loop:")
+    ins("VLD1", "(R0), [V0.S4, V1.S4]")
+    fsub4s(0, 0, 29)
+    fsub4s(4, 1, 29)
+    r0 = exp4(0, 1, 2, 3)
+    r1 = exp4(4, 5, 6, 7)
+    ins("VST1.P", "[V%d.S4], 16(R0)" % r0)
+    ins("VST1.P", "[V%d.S4], 16(R0)" % r1)
+    fadd4s(8, 8, r0)
+    fadd4s(9, 9, r1)
+    ins("SUBS", "$8, R2")
+    ins("BNE", "loop")
+    fadd4s(8, 8, 9)
+    faddp4s(8, 8, 8)
+    faddp4s(8, 8, 8)
+    ins("FMOVS", "F8, ret+24(FP)")
+    ins("RET")
+    e()
+    e("// func scaleNEON(x *float32, a float32, n int): x[i] *= a")
+    e("TEXT ·scaleNEON(SB), NOSPLIT, $0-24")
+    ins("MOVD", "x+0(FP), R0")
+    ins("FMOVS", "a+8(FP), F29")
+    ins("MOVD", "n+16(FP), R2")
+    ins("VDUP", "V29.S[0], V29.S4")
+    e("loop:")
+    ins("VLD1", "(R0), [V0.S4, V1.S4]")
+    fmul4s(0, 0, 29)
+    fmul4s(1, 1, 29)
+    ins("VST1.P", "[V0.S4, V1.S4], 32(R0)")
+    ins("SUBS", "$8, R2")
+    ins("BNE", "loop")
+    ins("RET")
+    e()
+    e("// func siluMulNEON(out, gate, up *float32, n int):")
+    e("// out[i] = g/(1 + e^−g)·up[i], g = gate[i]; out may be gate")
+    e("TEXT ·siluMulNEON(SB), NOSPLIT, $0-32")
+    ins("MOVD", "out+0(FP), R0")
+    ins("MOVD", "gate+8(FP), R1")
+    ins("MOVD", "up+16(FP), R3")
+    ins("MOVD", "n+24(FP), R2")
+    load_exp_consts()
+    e("loop:")
+    ins("VLD1.P", "32(R1), [V10.S4, V11.S4]", c="g")
+    fneg4s(0, 10)
+    fneg4s(4, 11)
+    r0 = exp4(0, 1, 2, 3)
+    r1 = exp4(4, 5, 6, 7)
+    fadd4s(r0, r0, 28)
+    fadd4s(r1, r1, 28)
+    fdiv4s(10, 10, r0)
+    fdiv4s(11, 11, r1)
+    ins("VLD1.P", "32(R3), [V12.S4, V13.S4]", c="up")
+    fmul4s(10, 10, 12)
+    fmul4s(11, 11, 13)
+    ins("VST1.P", "[V10.S4, V11.S4], 32(R0)")
+    ins("SUBS", "$8, R2")
+    ins("BNE", "loop")
+    ins("RET")
+    e()
+    e("// func sumSquaresNEON(x *float32, n int) float64: Σ x[i]² in float64")
+    e("// (each square exact), four float64 chains of two lanes")
+    e("TEXT ·sumSquaresNEON(SB), NOSPLIT, $0-24")
+    ins("MOVD", "x+0(FP), R0")
+    ins("MOVD", "n+8(FP), R2")
+    for v in range(16, 20):
+        ins("VEOR", "V%d.B16, V%d.B16, V%d.B16" % (v, v, v))
+    e("loop:")
+    ins("VLD1.P", "32(R0), [V0.S4, V1.S4]")
+    fcvtl2d(2, 0)
+    fcvtl2d(3, 0, upper=True)
+    fcvtl2d(4, 1)
+    fcvtl2d(5, 1, upper=True)
+    for k in range(4):
+        ins("VFMLA", "V%d.D2, V%d.D2, V%d.D2" % (2 + k, 2 + k, 16 + k))
+    ins("SUBS", "$8, R2")
+    ins("BNE", "loop")
+    fadd2d(16, 16, 17)
+    fadd2d(18, 18, 19)
+    fadd2d(16, 16, 18)
+    faddp2d(16, 16, 16)
+    ins("FMOVD", "F16, ret+16(FP)")
+    ins("RET")
+    e()
+    e("// func rmsScaleNEON(out, x, w *float32, inv float32, n int):")
+    e("// out[i] = x[i]·inv·w[i], rounded after each product")
+    e("TEXT ·rmsScaleNEON(SB), NOSPLIT, $0-40")
+    ins("MOVD", "out+0(FP), R0")
+    ins("MOVD", "x+8(FP), R1")
+    ins("MOVD", "w+16(FP), R3")
+    ins("FMOVS", "inv+24(FP), F29")
+    ins("MOVD", "n+32(FP), R2")
+    ins("VDUP", "V29.S[0], V29.S4")
+    e("loop:")
+    ins("VLD1.P", "32(R1), [V0.S4, V1.S4]")
+    ins("VLD1.P", "32(R3), [V2.S4, V3.S4]")
+    fmul4s(0, 0, 29)
+    fmul4s(1, 1, 29)
+    fmul4s(0, 0, 2)
+    fmul4s(1, 1, 3)
+    ins("VST1.P", "[V0.S4, V1.S4], 32(R0)")
+    ins("SUBS", "$8, R2")
+    ins("BNE", "loop")
+    ins("RET")
+    e()
+
+
 # ---------------------------------------------------------------- dequant
 
 DQ_DOC = """// Row widening for prefill (DequantRow: every weight of nb blocks to fp32,
@@ -932,8 +1142,10 @@ def main():
         dequant_q4k(False)
         dequant_q4k(True)
         dequant_q6k()
+    elif what == "norm":
+        norm()
     else:
-        sys.exit("usage: gen.py gemv|quant")
+        sys.exit("usage: gen.py gemv|quant|norm")
     print("\n".join(out).rstrip("\n"))
 
 

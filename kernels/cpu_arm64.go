@@ -40,7 +40,7 @@ var (
 		siluMul:    siluMulNEONSlice,
 		matVecQ:    matVecQNEON,
 		dequantRow: dequantRowNEON,
-		quantizeX:  quantizeXGeneric,
+		quantizeX:  quantizeXArm,
 		matVecQ8:   matVecQ8NEON,
 		q8Name:     "NEON SMULL",
 	}

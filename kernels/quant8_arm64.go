@@ -148,3 +148,14 @@ func matVecQNEON(q Quant, out []float32, w []byte, x []float32) {
 		out[r] = s
 	}
 }
+
+// quantizeXNEON is in quant8_arm64.s: Quantize over nb ≥ 1 blocks of 32,
+// bit for bit quantizeXGeneric.
+//
+//go:noescape
+func quantizeXNEON(x *float32, q *int8, dc, de *float32, n128, n32 *int32, s *float32, nb int)
+
+// quantizeXArm is QuantizedX.Quantize's kernel at both arm64 levels.
+func quantizeXArm(a *QuantizedX, x []float32) {
+	quantizeXNEON(&x[0], &a.q[0], &a.dc[0], &a.de[0], &a.n128[0], &a.n32[0], &a.s[0], len(x)/32)
+}

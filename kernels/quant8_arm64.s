@@ -2592,3 +2592,104 @@ blocks:
 	SUBS     $1, R11
 	BNE      blocks
 	RET      
+
+// quantizeXNEON: QuantizedX.Quantize over nb blocks of 32 (quant8.go,
+// quantizeXGeneric, is the reference and the bits match): m = max(max|x|,
+// 2⁻¹⁰⁰), dx = m/127, q = x·(127/m) rounded to nearest even (FCVTNS),
+// the sums of each 4 q by ADDP (the SDOT lanes' −128·Σ and −32·Σ), and
+// dx·Σq. Registers: R0 x, R1 q, R2 dc, R3 de, R4 n128, R5 n32, R6 s, R7
+// blocks left; V0–V7 the block, V8–V15 |x|, F29 127, F30 2⁻¹⁰⁰.
+// func quantizeXNEON(x *float32, q *int8, dc, de *float32, n128, n32 *int32, s *float32, nb int)
+TEXT ·quantizeXNEON(SB), NOSPLIT, $0-64
+	MOVD     x+0(FP), R0
+	MOVD     q+8(FP), R1
+	MOVD     dc+16(FP), R2
+	MOVD     de+24(FP), R3
+	MOVD     n128+32(FP), R4
+	MOVD     n32+40(FP), R5
+	MOVD     s+48(FP), R6
+	MOVD     nb+56(FP), R7
+	MOVW     $0x42fe0000, R9                    // 127
+	FMOVS    R9, F29
+	MOVW     $0x0d800000, R9                    // 2⁻¹⁰⁰
+	FMOVS    R9, F30
+blocks:
+	VLD1.P   64(R0), [V0.S4, V1.S4, V2.S4, V3.S4]
+	VLD1.P   64(R0), [V4.S4, V5.S4, V6.S4, V7.S4]
+	WORD     $0x4ea0f808                        // FABS V8.4S, V0.4S
+	WORD     $0x4ea0f829                        // FABS V9.4S, V1.4S
+	WORD     $0x4ea0f84a                        // FABS V10.4S, V2.4S
+	WORD     $0x4ea0f86b                        // FABS V11.4S, V3.4S
+	WORD     $0x4ea0f88c                        // FABS V12.4S, V4.4S
+	WORD     $0x4ea0f8ad                        // FABS V13.4S, V5.4S
+	WORD     $0x4ea0f8ce                        // FABS V14.4S, V6.4S
+	WORD     $0x4ea0f8ef                        // FABS V15.4S, V7.4S
+	WORD     $0x4e29f508                        // FMAX V8.4S, V8.4S, V9.4S
+	WORD     $0x4e2bf54a                        // FMAX V10.4S, V10.4S, V11.4S
+	WORD     $0x4e2df58c                        // FMAX V12.4S, V12.4S, V13.4S
+	WORD     $0x4e2ff5ce                        // FMAX V14.4S, V14.4S, V15.4S
+	WORD     $0x4e2af508                        // FMAX V8.4S, V8.4S, V10.4S
+	WORD     $0x4e2ef58c                        // FMAX V12.4S, V12.4S, V14.4S
+	WORD     $0x4e2cf508                        // FMAX V8.4S, V8.4S, V12.4S
+	WORD     $0x6e30f908                        // FMAXV S8, V8.4S
+	FMAXS    F30, F8, F8                        // m = max(max|x|, 2⁻¹⁰⁰)
+	FDIVS    F8, F29, F9                        // 127/m
+	FDIVS    F29, F8, F10                       // dx = m/127
+	VDUP     V9.S[0], V9.S4
+	WORD     $0x6e29dc00                        // FMUL V0.4S, V0.4S, V9.4S
+	WORD     $0x4e21a800                        // FCVTNS V0.4S, V0.4S
+	WORD     $0x6e29dc21                        // FMUL V1.4S, V1.4S, V9.4S
+	WORD     $0x4e21a821                        // FCVTNS V1.4S, V1.4S
+	WORD     $0x6e29dc42                        // FMUL V2.4S, V2.4S, V9.4S
+	WORD     $0x4e21a842                        // FCVTNS V2.4S, V2.4S
+	WORD     $0x6e29dc63                        // FMUL V3.4S, V3.4S, V9.4S
+	WORD     $0x4e21a863                        // FCVTNS V3.4S, V3.4S
+	WORD     $0x6e29dc84                        // FMUL V4.4S, V4.4S, V9.4S
+	WORD     $0x4e21a884                        // FCVTNS V4.4S, V4.4S
+	WORD     $0x6e29dca5                        // FMUL V5.4S, V5.4S, V9.4S
+	WORD     $0x4e21a8a5                        // FCVTNS V5.4S, V5.4S
+	WORD     $0x6e29dcc6                        // FMUL V6.4S, V6.4S, V9.4S
+	WORD     $0x4e21a8c6                        // FCVTNS V6.4S, V6.4S
+	WORD     $0x6e29dce7                        // FMUL V7.4S, V7.4S, V9.4S
+	WORD     $0x4e21a8e7                        // FCVTNS V7.4S, V7.4S
+	VADDP    V1.S4, V0.S4, V18.S4
+	VADDP    V3.S4, V2.S4, V19.S4
+	VADDP    V19.S4, V18.S4, V16.S4             // Σ of q[0:4], …, q[12:16]
+	VADDP    V5.S4, V4.S4, V18.S4
+	VADDP    V7.S4, V6.S4, V19.S4
+	VADDP    V19.S4, V18.S4, V17.S4             // Σ of q[16:20], …
+	WORD     $0x0e612814                        // XTN V20.4H, V0.4S
+	WORD     $0x4e612834                        // XTN2 V20.8H, V1.4S
+	WORD     $0x0e612855                        // XTN V21.4H, V2.4S
+	WORD     $0x4e612875                        // XTN2 V21.8H, V3.4S
+	WORD     $0x0e212a96                        // XTN V22.8B, V20.8H
+	WORD     $0x4e212ab6                        // XTN2 V22.16B, V21.8H
+	WORD     $0x0e612894                        // XTN V20.4H, V4.4S
+	WORD     $0x4e6128b4                        // XTN2 V20.8H, V5.4S
+	WORD     $0x0e6128d5                        // XTN V21.4H, V6.4S
+	WORD     $0x4e6128f5                        // XTN2 V21.8H, V7.4S
+	WORD     $0x0e212a97                        // XTN V23.8B, V20.8H
+	WORD     $0x4e212ab7                        // XTN2 V23.16B, V21.8H
+	VST1.P   [V22.B16, V23.B16], 32(R1)         // q
+	VSHL     $7, V16.S4, V24.S4
+	VSHL     $7, V17.S4, V25.S4
+	WORD     $0x6ea0bb18                        // NEG V24.4S, V24.4S
+	WORD     $0x6ea0bb39                        // NEG V25.4S, V25.4S
+	VST1.P   [V24.S4, V25.S4], 32(R4)           // n128
+	VSHL     $5, V16.S4, V26.S4
+	VSHL     $5, V17.S4, V27.S4
+	WORD     $0x6ea0bb5a                        // NEG V26.4S, V26.4S
+	WORD     $0x6ea0bb7b                        // NEG V27.4S, V27.4S
+	VST1.P   [V26.S4, V27.S4], 32(R5)           // n32
+	VADD     V17.S4, V16.S4, V18.S4
+	VADDV    V18.S4, V18                        // Σ q
+	WORD     $0x5e21da52                        // SCVTF S18, S18
+	FMULS    F10, F18, F18                      // dx·Σq
+	FMOVS.P  F10, 4(R2)                         // dc
+	FMOVS.P  F18, 4(R6)                         // s
+	VDUP     V10.S[0], V11.S4
+	VDUP     V10.S[0], V12.S4
+	VST1.P   [V11.S4, V12.S4], 32(R3)           // de
+	SUBS     $1, R7
+	BNE      blocks
+	RET      

@@ -929,6 +929,89 @@ def norm():
     e()
 
 
+# ---------------------------------------------------------------- quantise x
+
+QX_DOC = """// quantizeXNEON: QuantizedX.Quantize over nb blocks of 32 (quant8.go,
+// quantizeXGeneric, is the reference and the bits match): m = max(max|x|,
+// 2⁻¹⁰⁰), dx = m/127, q = x·(127/m) rounded to nearest even (FCVTNS),
+// the sums of each 4 q by ADDP (the SDOT lanes' −128·Σ and −32·Σ), and
+// dx·Σq. Registers: R0 x, R1 q, R2 dc, R3 de, R4 n128, R5 n32, R6 s, R7
+// blocks left; V0–V7 the block, V8–V15 |x|, F29 127, F30 2⁻¹⁰⁰."""
+
+
+def xtn(d, n, to, upper):  # XTN{2}: halve each lane, keep the low bits
+    if to == "H":
+        enc, txt = (0x4E612800, "XTN2 V%d.8H, V%d.4S") if upper else (0x0E612800, "XTN V%d.4H, V%d.4S")
+    else:
+        enc, txt = (0x4E212800, "XTN2 V%d.16B, V%d.8H") if upper else (0x0E212800, "XTN V%d.8B, V%d.8H")
+    word(_rrr(enc, d, n, 0), txt % (d, n))
+
+
+def quantize_x():
+    e(QX_DOC)
+    e("// func quantizeXNEON(x *float32, q *int8, dc, de *float32, n128, n32 *int32, s *float32, nb int)")
+    e("TEXT ·quantizeXNEON(SB), NOSPLIT, $0-64")
+    for i, a in enumerate(["x", "q", "dc", "de", "n128", "n32", "s", "nb"]):
+        ins("MOVD", "%s+%d(FP), R%d" % (a, 8 * i, i))
+    ins("MOVW", "$0x42fe0000, R9", c="127")
+    ins("FMOVS", "R9, F29")
+    ins("MOVW", "$0x0d800000, R9", c="2⁻¹⁰⁰")
+    ins("FMOVS", "R9, F30")
+    e("blocks:")
+    ins("VLD1.P", "64(R0), [V0.S4, V1.S4, V2.S4, V3.S4]")
+    ins("VLD1.P", "64(R0), [V4.S4, V5.S4, V6.S4, V7.S4]")
+    for k in range(8):
+        word(_rrr(0x4EA0F800, 8 + k, k, 0), "FABS V%d.4S, V%d.4S" % (8 + k, k))
+    for a, b in ((8, 9), (10, 11), (12, 13), (14, 15), (8, 10), (12, 14), (8, 12)):
+        fmax4s(a, a, b)
+    word(_rrr(0x6E30F800, 8, 8, 0), "FMAXV S8, V8.4S")
+    ins("FMAXS", "F30, F8, F8", c="m = max(max|x|, 2⁻¹⁰⁰)")
+    ins("FDIVS", "F8, F29, F9", c="127/m")
+    ins("FDIVS", "F29, F8, F10", c="dx = m/127")
+    ins("VDUP", "V9.S[0], V9.S4")
+    for k in range(8):
+        fmul4s(k, k, 9)
+        word(_rrr(0x4E21A800, k, k, 0), "FCVTNS V%d.4S, V%d.4S" % (k, k))
+    ins("VADDP", "V1.S4, V0.S4, V18.S4")
+    ins("VADDP", "V3.S4, V2.S4, V19.S4")
+    ins("VADDP", "V19.S4, V18.S4, V16.S4", c="Σ of q[0:4], …, q[12:16]")
+    ins("VADDP", "V5.S4, V4.S4, V18.S4")
+    ins("VADDP", "V7.S4, V6.S4, V19.S4")
+    ins("VADDP", "V19.S4, V18.S4, V17.S4", c="Σ of q[16:20], …")
+    xtn(20, 0, "H", False)
+    xtn(20, 1, "H", True)
+    xtn(21, 2, "H", False)
+    xtn(21, 3, "H", True)
+    xtn(22, 20, "B", False)
+    xtn(22, 21, "B", True)
+    xtn(20, 4, "H", False)
+    xtn(20, 5, "H", True)
+    xtn(21, 6, "H", False)
+    xtn(21, 7, "H", True)
+    xtn(23, 20, "B", False)
+    xtn(23, 21, "B", True)
+    ins("VST1.P", "[V22.B16, V23.B16], 32(R1)", c="q")
+    for sh, base, reg in ((7, 24, 4), (5, 26, 5)):
+        ins("VSHL", "$%d, V16.S4, V%d.S4" % (sh, base))
+        ins("VSHL", "$%d, V17.S4, V%d.S4" % (sh, base + 1))
+        for v in (base, base + 1):
+            word(_rrr(0x6EA0B800, v, v, 0), "NEG V%d.4S, V%d.4S" % (v, v))
+        ins("VST1.P", "[V%d.S4, V%d.S4], 32(R%d)" % (base, base + 1, reg), c="n128" if sh == 7 else "n32")
+    ins("VADD", "V17.S4, V16.S4, V18.S4")
+    ins("VADDV", "V18.S4, V18", c="Σ q")
+    word(_rrr(0x5E21D800, 18, 18, 0), "SCVTF S18, S18")
+    ins("FMULS", "F10, F18, F18", c="dx·Σq")
+    ins("FMOVS.P", "F10, 4(R2)", c="dc")
+    ins("FMOVS.P", "F18, 4(R6)", c="s")
+    ins("VDUP", "V10.S[0], V11.S4")
+    ins("VDUP", "V10.S[0], V12.S4")
+    ins("VST1.P", "[V11.S4, V12.S4], 32(R3)", c="de")
+    ins("SUBS", "$1, R7")
+    ins("BNE", "blocks")
+    ins("RET")
+    e()
+
+
 # ---------------------------------------------------------------- dequant
 
 DQ_DOC = """// Row widening for prefill (DequantRow: every weight of nb blocks to fp32,
@@ -1142,6 +1225,7 @@ def main():
         dequant_q4k(False)
         dequant_q4k(True)
         dequant_q6k()
+        quantize_x()
     elif what == "norm":
         norm()
     else:

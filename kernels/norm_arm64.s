@@ -12,17 +12,20 @@
 // fused), times 2^n = t<<23 (0 below -87.3, +Inf above 88.7). Registers:
 // V16–V28 the constants, V0–V7 two vectors' x, t and polynomial.
 
+#define XP R0
+#define N R2
+
 // func maxNEON(x *float32, n int) float32: the largest x[i], NaN wins
 TEXT ·maxNEON(SB), NOSPLIT, $0-20
-	MOVD     x+0(FP), R0
-	MOVD     n+8(FP), R2
-	VLD1     (R0), [V0.S4]
+	MOVD     x+0(FP), XP
+	MOVD     n+8(FP), N
+	VLD1     (XP), [V0.S4]
 	VORR     V0.B16, V0.B16, V1.B16
 loop:
-	VLD1.P   32(R0), [V2.S4, V3.S4]
+	VLD1.P   32(XP), [V2.S4, V3.S4]
 	WORD     $0x4e22f400                        // FMAX V0.4S, V0.4S, V2.4S
 	WORD     $0x4e23f421                        // FMAX V1.4S, V1.4S, V3.4S
-	SUBS     $8, R2
+	SUBS     $8, N
 	BNE      loop
 	WORD     $0x4e21f400                        // FMAX V0.4S, V0.4S, V1.4S
 	VEXT     $8, V0.B16, V0.B16, V1.B16
@@ -32,43 +35,50 @@ loop:
 	FMOVS    F0, ret+16(FP)
 	RET      
 
+#undef XP
+#undef N
+
+#define XP R0
+#define N R2
+#define TMP R9
+
 // func expSubSumNEON(x *float32, m float32, n int) float32:
 // x[i] = e^(x[i] − m), returns Σ x[i]
 TEXT ·expSubSumNEON(SB), NOSPLIT, $0-28
-	MOVD     x+0(FP), R0
+	MOVD     x+0(FP), XP
 	FMOVS    m+8(FP), F29
-	MOVD     n+16(FP), R2
+	MOVD     n+16(FP), N
 	VDUP     V29.S[0], V29.S4
-	MOVW     $0xc2b00000, R9                    // -88
-	VDUP     R9, V16.S4
-	MOVW     $0x42b20000, R9                    // 89
-	VDUP     R9, V17.S4
-	MOVW     $0x3fb8aa3b, R9                    // log2e
-	VDUP     R9, V18.S4
-	MOVW     $0x4b40007f, R9                    // 1.5·2²³ + 127
-	VDUP     R9, V19.S4
-	MOVW     $0x3f318000, R9                    // ln2Hi
-	VDUP     R9, V20.S4
-	MOVW     $0xb95e8083, R9                    // ln2Lo
-	VDUP     R9, V21.S4
-	MOVW     $0x39506967, R9                    // c0
-	VDUP     R9, V22.S4
-	MOVW     $0x3ab743ce, R9                    // c1
-	VDUP     R9, V23.S4
-	MOVW     $0x3c088908, R9                    // c2
-	VDUP     R9, V24.S4
-	MOVW     $0x3d2aa9c1, R9                    // c3
-	VDUP     R9, V25.S4
-	MOVW     $0x3e2aaaaa, R9                    // c4
-	VDUP     R9, V26.S4
-	MOVW     $0x3f000000, R9                    // c5
-	VDUP     R9, V27.S4
-	MOVW     $0x3f800000, R9                    // 1
-	VDUP     R9, V28.S4
+	MOVW     $0xc2b00000, TMP                   // -88
+	VDUP     TMP, V16.S4
+	MOVW     $0x42b20000, TMP                   // 89
+	VDUP     TMP, V17.S4
+	MOVW     $0x3fb8aa3b, TMP                   // log2e
+	VDUP     TMP, V18.S4
+	MOVW     $0x4b40007f, TMP                   // 1.5·2²³ + 127
+	VDUP     TMP, V19.S4
+	MOVW     $0x3f318000, TMP                   // ln2Hi
+	VDUP     TMP, V20.S4
+	MOVW     $0xb95e8083, TMP                   // ln2Lo
+	VDUP     TMP, V21.S4
+	MOVW     $0x39506967, TMP                   // c0
+	VDUP     TMP, V22.S4
+	MOVW     $0x3ab743ce, TMP                   // c1
+	VDUP     TMP, V23.S4
+	MOVW     $0x3c088908, TMP                   // c2
+	VDUP     TMP, V24.S4
+	MOVW     $0x3d2aa9c1, TMP                   // c3
+	VDUP     TMP, V25.S4
+	MOVW     $0x3e2aaaaa, TMP                   // c4
+	VDUP     TMP, V26.S4
+	MOVW     $0x3f000000, TMP                   // c5
+	VDUP     TMP, V27.S4
+	MOVW     $0x3f800000, TMP                   // 1
+	VDUP     TMP, V28.S4
 	VEOR     V8.B16, V8.B16, V8.B16
 	VEOR     V9.B16, V9.B16, V9.B16
 loop:
-	VLD1     (R0), [V0.S4, V1.S4]
+	VLD1     (XP), [V0.S4, V1.S4]
 	WORD     $0x4ebdd400                        // FSUB V0.4S, V0.4S, V29.4S
 	WORD     $0x4ebdd424                        // FSUB V4.4S, V1.4S, V29.4S
 	WORD     $0x4e30f400                        // FMAX V0.4S, V0.4S, V16.4S
@@ -119,11 +129,11 @@ loop:
 	VORR     V28.B16, V28.B16, V7.B16
 	VFMLA    V4.S4, V6.S4, V7.S4                // p = p·r + c
 	WORD     $0x6e25dce7                        // FMUL V7.4S, V7.4S, V5.4S
-	VST1.P   [V3.S4], 16(R0)
-	VST1.P   [V7.S4], 16(R0)
+	VST1.P   [V3.S4], 16(XP)
+	VST1.P   [V7.S4], 16(XP)
 	WORD     $0x4e23d508                        // FADD V8.4S, V8.4S, V3.4S
 	WORD     $0x4e27d529                        // FADD V9.4S, V9.4S, V7.4S
-	SUBS     $8, R2
+	SUBS     $8, N
 	BNE      loop
 	WORD     $0x4e29d508                        // FADD V8.4S, V8.4S, V9.4S
 	WORD     $0x6e28d508                        // FADDP V8.4S, V8.4S, V8.4S
@@ -131,56 +141,72 @@ loop:
 	FMOVS    F8, ret+24(FP)
 	RET      
 
+#undef XP
+#undef N
+#undef TMP
+
+#define XP R0
+#define N R2
+
 // func scaleNEON(x *float32, a float32, n int): x[i] *= a
 TEXT ·scaleNEON(SB), NOSPLIT, $0-24
-	MOVD     x+0(FP), R0
+	MOVD     x+0(FP), XP
 	FMOVS    a+8(FP), F29
-	MOVD     n+16(FP), R2
+	MOVD     n+16(FP), N
 	VDUP     V29.S[0], V29.S4
 loop:
-	VLD1     (R0), [V0.S4, V1.S4]
+	VLD1     (XP), [V0.S4, V1.S4]
 	WORD     $0x6e3ddc00                        // FMUL V0.4S, V0.4S, V29.4S
 	WORD     $0x6e3ddc21                        // FMUL V1.4S, V1.4S, V29.4S
-	VST1.P   [V0.S4, V1.S4], 32(R0)
-	SUBS     $8, R2
+	VST1.P   [V0.S4, V1.S4], 32(XP)
+	SUBS     $8, N
 	BNE      loop
 	RET      
+
+#undef XP
+#undef N
+
+#define OUT R0
+#define GATE R1
+#define N R2
+#define UP R3
+#define TMP R9
 
 // func siluMulNEON(out, gate, up *float32, n int):
 // out[i] = g/(1 + e^−g)·up[i], g = gate[i]; out may be gate
 TEXT ·siluMulNEON(SB), NOSPLIT, $0-32
-	MOVD     out+0(FP), R0
-	MOVD     gate+8(FP), R1
-	MOVD     up+16(FP), R3
-	MOVD     n+24(FP), R2
-	MOVW     $0xc2b00000, R9                    // -88
-	VDUP     R9, V16.S4
-	MOVW     $0x42b20000, R9                    // 89
-	VDUP     R9, V17.S4
-	MOVW     $0x3fb8aa3b, R9                    // log2e
-	VDUP     R9, V18.S4
-	MOVW     $0x4b40007f, R9                    // 1.5·2²³ + 127
-	VDUP     R9, V19.S4
-	MOVW     $0x3f318000, R9                    // ln2Hi
-	VDUP     R9, V20.S4
-	MOVW     $0xb95e8083, R9                    // ln2Lo
-	VDUP     R9, V21.S4
-	MOVW     $0x39506967, R9                    // c0
-	VDUP     R9, V22.S4
-	MOVW     $0x3ab743ce, R9                    // c1
-	VDUP     R9, V23.S4
-	MOVW     $0x3c088908, R9                    // c2
-	VDUP     R9, V24.S4
-	MOVW     $0x3d2aa9c1, R9                    // c3
-	VDUP     R9, V25.S4
-	MOVW     $0x3e2aaaaa, R9                    // c4
-	VDUP     R9, V26.S4
-	MOVW     $0x3f000000, R9                    // c5
-	VDUP     R9, V27.S4
-	MOVW     $0x3f800000, R9                    // 1
-	VDUP     R9, V28.S4
+	MOVD     out+0(FP), OUT
+	MOVD     gate+8(FP), GATE
+	MOVD     up+16(FP), UP
+	MOVD     n+24(FP), N
+	MOVW     $0xc2b00000, TMP                   // -88
+	VDUP     TMP, V16.S4
+	MOVW     $0x42b20000, TMP                   // 89
+	VDUP     TMP, V17.S4
+	MOVW     $0x3fb8aa3b, TMP                   // log2e
+	VDUP     TMP, V18.S4
+	MOVW     $0x4b40007f, TMP                   // 1.5·2²³ + 127
+	VDUP     TMP, V19.S4
+	MOVW     $0x3f318000, TMP                   // ln2Hi
+	VDUP     TMP, V20.S4
+	MOVW     $0xb95e8083, TMP                   // ln2Lo
+	VDUP     TMP, V21.S4
+	MOVW     $0x39506967, TMP                   // c0
+	VDUP     TMP, V22.S4
+	MOVW     $0x3ab743ce, TMP                   // c1
+	VDUP     TMP, V23.S4
+	MOVW     $0x3c088908, TMP                   // c2
+	VDUP     TMP, V24.S4
+	MOVW     $0x3d2aa9c1, TMP                   // c3
+	VDUP     TMP, V25.S4
+	MOVW     $0x3e2aaaaa, TMP                   // c4
+	VDUP     TMP, V26.S4
+	MOVW     $0x3f000000, TMP                   // c5
+	VDUP     TMP, V27.S4
+	MOVW     $0x3f800000, TMP                   // 1
+	VDUP     TMP, V28.S4
 loop:
-	VLD1.P   32(R1), [V10.S4, V11.S4]           // g
+	VLD1.P   32(GATE), [V10.S4, V11.S4]         // g
 	WORD     $0x6ea0f940                        // FNEG V0.4S, V10.4S
 	WORD     $0x6ea0f964                        // FNEG V4.4S, V11.4S
 	WORD     $0x4e30f400                        // FMAX V0.4S, V0.4S, V16.4S
@@ -235,25 +261,34 @@ loop:
 	WORD     $0x4e3cd4e7                        // FADD V7.4S, V7.4S, V28.4S
 	WORD     $0x6e23fd4a                        // FDIV V10.4S, V10.4S, V3.4S
 	WORD     $0x6e27fd6b                        // FDIV V11.4S, V11.4S, V7.4S
-	VLD1.P   32(R3), [V12.S4, V13.S4]           // up
+	VLD1.P   32(UP), [V12.S4, V13.S4]           // up
 	WORD     $0x6e2cdd4a                        // FMUL V10.4S, V10.4S, V12.4S
 	WORD     $0x6e2ddd6b                        // FMUL V11.4S, V11.4S, V13.4S
-	VST1.P   [V10.S4, V11.S4], 32(R0)
-	SUBS     $8, R2
+	VST1.P   [V10.S4, V11.S4], 32(OUT)
+	SUBS     $8, N
 	BNE      loop
 	RET      
+
+#undef OUT
+#undef GATE
+#undef N
+#undef UP
+#undef TMP
+
+#define XP R0
+#define N R2
 
 // func sumSquaresNEON(x *float32, n int) float64: Σ x[i]² in float64
 // (each square exact), four float64 chains of two lanes
 TEXT ·sumSquaresNEON(SB), NOSPLIT, $0-24
-	MOVD     x+0(FP), R0
-	MOVD     n+8(FP), R2
+	MOVD     x+0(FP), XP
+	MOVD     n+8(FP), N
 	VEOR     V16.B16, V16.B16, V16.B16
 	VEOR     V17.B16, V17.B16, V17.B16
 	VEOR     V18.B16, V18.B16, V18.B16
 	VEOR     V19.B16, V19.B16, V19.B16
 loop:
-	VLD1.P   32(R0), [V0.S4, V1.S4]
+	VLD1.P   32(XP), [V0.S4, V1.S4]
 	WORD     $0x0e617802                        // FCVTL V2.2D, V0.2S
 	WORD     $0x4e617803                        // FCVTL2 V3.2D, V0.4S
 	WORD     $0x0e617824                        // FCVTL V4.2D, V1.2S
@@ -262,7 +297,7 @@ loop:
 	VFMLA    V3.D2, V3.D2, V17.D2
 	VFMLA    V4.D2, V4.D2, V18.D2
 	VFMLA    V5.D2, V5.D2, V19.D2
-	SUBS     $8, R2
+	SUBS     $8, N
 	BNE      loop
 	WORD     $0x4e71d610                        // FADD V16.2D, V16.2D, V17.2D
 	WORD     $0x4e73d652                        // FADD V18.2D, V18.2D, V19.2D
@@ -271,23 +306,36 @@ loop:
 	FMOVD    F16, ret+16(FP)
 	RET      
 
+#undef XP
+#undef N
+
+#define OUT R0
+#define XP R1
+#define N R2
+#define WP R3
+
 // func rmsScaleNEON(out, x, w *float32, inv float32, n int):
 // out[i] = x[i]·inv·w[i], rounded after each product
 TEXT ·rmsScaleNEON(SB), NOSPLIT, $0-40
-	MOVD     out+0(FP), R0
-	MOVD     x+8(FP), R1
-	MOVD     w+16(FP), R3
+	MOVD     out+0(FP), OUT
+	MOVD     x+8(FP), XP
+	MOVD     w+16(FP), WP
 	FMOVS    inv+24(FP), F29
-	MOVD     n+32(FP), R2
+	MOVD     n+32(FP), N
 	VDUP     V29.S[0], V29.S4
 loop:
-	VLD1.P   32(R1), [V0.S4, V1.S4]
-	VLD1.P   32(R3), [V2.S4, V3.S4]
+	VLD1.P   32(XP), [V0.S4, V1.S4]
+	VLD1.P   32(WP), [V2.S4, V3.S4]
 	WORD     $0x6e3ddc00                        // FMUL V0.4S, V0.4S, V29.4S
 	WORD     $0x6e3ddc21                        // FMUL V1.4S, V1.4S, V29.4S
 	WORD     $0x6e22dc00                        // FMUL V0.4S, V0.4S, V2.4S
 	WORD     $0x6e23dc21                        // FMUL V1.4S, V1.4S, V3.4S
-	VST1.P   [V0.S4, V1.S4], 32(R0)
-	SUBS     $8, R2
+	VST1.P   [V0.S4, V1.S4], 32(OUT)
+	SUBS     $8, N
 	BNE      loop
 	RET      
+
+#undef OUT
+#undef XP
+#undef N
+#undef WP

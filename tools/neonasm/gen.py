@@ -12,16 +12,74 @@ the Arm ARM's tables. The readable references are kernels/gemv_generic.go
 and kernels/quant8.go.
 """
 
+import re
 import sys
 
 out = []
 
 
+# The general registers of each kernel get names (#define before its TEXT,
+# #undef after it); ins() writes the names. Vector registers keep their
+# numbers: the WORD encodings need them, and each kernel's comment maps
+# them.
+GPR = {
+    "gemv4": "OUT W0 W1 W2 W3 XP N LDW",
+    "gemm4x4": "OUT LDO W0 W1 W2 W3 X0 X1 X2 X3 N LDW LDX",
+    "gemmNN": "OUT LDO X0 X1 X2 X3 BP LDB K LDX",
+    "fmaPeak": "ITERS",
+    "dot": "AP BP N",
+    "axpy": "YP XP N",
+    "add": "YP XP N",
+    "gemvQ8_0": "OUT ROWS ROW RB XQ DX NB BLK XQP DXP LEFT DH",
+    "gemvQ": "OUT ROWS ROW RB XQ DX AUX BLK XQP DXP AUXP LEFT PTR SC0 SC1 SC2 SC3 SC4 - NSB",
+    "gemvQ6K": "OUT ROWS ROW RB XQ DX AUX BLK XQP DXP AUXP LEFT PTR DH - - - - - NSB",
+    "max": "XP - N",
+    "expSubSum": "XP - N - - - - - - TMP",
+    "scale": "XP - N",
+    "siluMul": "OUT GATE N UP - - - - - TMP",
+    "sumSquares": "XP - N",
+    "rmsScale": "OUT XP N WP",
+    "quantizeX": "XP QP DCP DEP N128P N32P SUMP LEFT - TMP",
+    "dequant": "- YP - - - - - BLK - - - LEFT PTR SC0 SC1 SC2 SC3 SC4",
+    "dequantQ8_0": "- YP - - - - - BLK - - - LEFT - DH",
+    "dequantQ6K": "- YP - - - - - BLK - - - LEFT PTR DH",
+}
+alias = {}
+
+
+def names_for(fn):
+    for key in sorted(GPR, key=len, reverse=True):
+        if fn.startswith(key):
+            return {"R%d" % i: n for i, n in enumerate(GPR[key].split()) if n != "-"}
+    return {}
+
+
+def undef():
+    for n in alias.values():
+        out.append("#undef %s" % n)
+    if alias:
+        out.append("")
+    alias.clear()
+
+
 def e(s=""):
+    m = re.match(r"TEXT ·(\w+)\(", s)
+    if m:
+        at = len(out)
+        while at > 0 and out[at - 1].startswith("//"):
+            at -= 1  # the defines go above the function's comment
+        head, out[at:] = out[at:], []
+        undef()
+        alias.update(names_for(m.group(1)))
+        for r, n in sorted(alias.items(), key=lambda kv: int(kv[0][1:])):
+            out.append("#define %s %s" % (n, r))
+        out.append("")
+        out.extend(head)
     out.append(s)
 
 
 def ins(op, *args, c=""):
+    args = [re.sub(r"\bR\d+\b", lambda m: alias.get(m.group(0), m.group(0)), a) for a in args]
     line = "\t%-8s %s" % (op, ", ".join(args))
     if c:
         line = "%-44s // %s" % (line, c)
@@ -1230,6 +1288,7 @@ def main():
         norm()
     else:
         sys.exit("usage: gen.py gemv|quant|norm")
+    undef()
     print("\n".join(out).rstrip("\n"))
 
 

@@ -3,9 +3,9 @@
 package kernels
 
 // Every arm64 CPU has Advanced SIMD (Go requires ARMv8-A), so NEON is
-// always there; NEONDot needs FEAT_DotProd, read once (cpufeat_arm64.go:
-// Linux HWCAP, macOS sysctl; cpufeat_windows_arm64.go:
-// IsProcessorFeaturePresent).
+// always there; NEONDot needs FEAT_DotProd, read once: Linux HWCAP
+// (cpufeat_arm64.go), macOS sysctl (cpufeat_darwin_arm64.go), Windows
+// IsProcessorFeaturePresent (cpufeat_windows_arm64.go).
 var (
 	hasAVX2, hasAVX512, hasAVX512BF16 = false, false, false
 	avx2Set, avx512Set, avx512bf16Set *kernelSet
@@ -35,12 +35,12 @@ var (
 		axpy:       axpyNEONSlice,
 		add:        addNEONSlice,
 		fmaPeak:    fmaPeakNEONLoop,
-		rmsNorm:    rmsNormGeneric,
-		softmax:    softmaxGeneric,
-		siluMul:    siluMulGeneric,
-		matVecQ:    matVecQGeneric,
-		dequantRow: dequantRowGeneric,
-		quantizeX:  quantizeXGeneric,
+		rmsNorm:    rmsNormNEON,
+		softmax:    softmaxNEON,
+		siluMul:    siluMulNEONSlice,
+		matVecQ:    matVecQNEON,
+		dequantRow: dequantRowNEON,
+		quantizeX:  quantizeXArm,
 		matVecQ8:   matVecQ8NEON,
 		q8Name:     "NEON SMULL",
 	}

@@ -19,17 +19,26 @@
 // V0–V3 x, V4–V15 weights, V16–V23 accumulators (row i: V16+2i, V17+2i),
 // V24–V26 reduction, V31 zero (bf16 widening).
 
+#define OUT R0
+#define W0 R1
+#define W1 R2
+#define W2 R3
+#define W3 R4
+#define XP R5
+#define N R6
+#define LDW R7
+
 // func gemv4F32NEON(out *float32, w *float32, ldw int, x *float32, n int)
 TEXT ·gemv4F32NEON(SB), NOSPLIT, $0-40
-	MOVD     out+0(FP), R0
-	MOVD     w+8(FP), R1
-	MOVD     ldw+16(FP), R7
-	MOVD     x+24(FP), R5
-	MOVD     n+32(FP), R6
-	LSL      $2, R7                             // ldw in bytes
-	ADD      R7, R1, R2
-	ADD      R7, R2, R3
-	ADD      R7, R3, R4
+	MOVD     out+0(FP), OUT
+	MOVD     w+8(FP), W0
+	MOVD     ldw+16(FP), LDW
+	MOVD     x+24(FP), XP
+	MOVD     n+32(FP), N
+	LSL      $2, LDW                            // ldw in bytes
+	ADD      LDW, W0, W1
+	ADD      LDW, W1, W2
+	ADD      LDW, W2, W3
 	VEOR     V16.B16, V16.B16, V16.B16
 	VEOR     V17.B16, V17.B16, V17.B16
 	VEOR     V18.B16, V18.B16, V18.B16
@@ -38,30 +47,30 @@ TEXT ·gemv4F32NEON(SB), NOSPLIT, $0-40
 	VEOR     V21.B16, V21.B16, V21.B16
 	VEOR     V22.B16, V22.B16, V22.B16
 	VEOR     V23.B16, V23.B16, V23.B16
-	CBZ      R6, done
+	CBZ      N, done
 loop:
-	VLD1.P   64(R5), [V0.S4, V1.S4, V2.S4, V3.S4] // x[c:c+16]
-	VLD1.P   64(R1), [V4.S4, V5.S4, V6.S4, V7.S4] // row 0, f32 w[c:c+16]
+	VLD1.P   64(XP), [V0.S4, V1.S4, V2.S4, V3.S4] // x[c:c+16]
+	VLD1.P   64(W0), [V4.S4, V5.S4, V6.S4, V7.S4] // row 0, f32 w[c:c+16]
 	VFMLA    V0.S4, V4.S4, V16.S4
 	VFMLA    V1.S4, V5.S4, V17.S4
 	VFMLA    V2.S4, V6.S4, V16.S4
 	VFMLA    V3.S4, V7.S4, V17.S4
-	VLD1.P   64(R2), [V8.S4, V9.S4, V10.S4, V11.S4] // row 1, f32 w[c:c+16]
+	VLD1.P   64(W1), [V8.S4, V9.S4, V10.S4, V11.S4] // row 1, f32 w[c:c+16]
 	VFMLA    V0.S4, V8.S4, V18.S4
 	VFMLA    V1.S4, V9.S4, V19.S4
 	VFMLA    V2.S4, V10.S4, V18.S4
 	VFMLA    V3.S4, V11.S4, V19.S4
-	VLD1.P   64(R3), [V12.S4, V13.S4, V14.S4, V15.S4] // row 2, f32 w[c:c+16]
+	VLD1.P   64(W2), [V12.S4, V13.S4, V14.S4, V15.S4] // row 2, f32 w[c:c+16]
 	VFMLA    V0.S4, V12.S4, V20.S4
 	VFMLA    V1.S4, V13.S4, V21.S4
 	VFMLA    V2.S4, V14.S4, V20.S4
 	VFMLA    V3.S4, V15.S4, V21.S4
-	VLD1.P   64(R4), [V24.S4, V25.S4, V26.S4, V27.S4] // row 3, f32 w[c:c+16]
+	VLD1.P   64(W3), [V24.S4, V25.S4, V26.S4, V27.S4] // row 3, f32 w[c:c+16]
 	VFMLA    V0.S4, V24.S4, V22.S4
 	VFMLA    V1.S4, V25.S4, V23.S4
 	VFMLA    V2.S4, V26.S4, V22.S4
 	VFMLA    V3.S4, V27.S4, V23.S4
-	SUBS     $16, R6
+	SUBS     $16, N
 	BNE      loop
 done:
 	WORD     $0x4e31d610                        // FADD V16.4S, V16.4S, V17.4S
@@ -71,20 +80,38 @@ done:
 	WORD     $0x6e32d618                        // FADDP V24.4S, V16.4S, V18.4S
 	WORD     $0x6e36d699                        // FADDP V25.4S, V20.4S, V22.4S
 	WORD     $0x6e39d718                        // FADDP V24.4S, V24.4S, V25.4S
-	VST1     [V24.S4], (R0)                     // out[0:4]
+	VST1     [V24.S4], (OUT)                    // out[0:4]
 	RET      
+
+#undef OUT
+#undef W0
+#undef W1
+#undef W2
+#undef W3
+#undef XP
+#undef N
+#undef LDW
+
+#define OUT R0
+#define W0 R1
+#define W1 R2
+#define W2 R3
+#define W3 R4
+#define XP R5
+#define N R6
+#define LDW R7
 
 // func gemv4BF16NEON(out *float32, w *BF16, ldw int, x *float32, n int)
 TEXT ·gemv4BF16NEON(SB), NOSPLIT, $0-40
-	MOVD     out+0(FP), R0
-	MOVD     w+8(FP), R1
-	MOVD     ldw+16(FP), R7
-	MOVD     x+24(FP), R5
-	MOVD     n+32(FP), R6
-	LSL      $1, R7                             // ldw in bytes
-	ADD      R7, R1, R2
-	ADD      R7, R2, R3
-	ADD      R7, R3, R4
+	MOVD     out+0(FP), OUT
+	MOVD     w+8(FP), W0
+	MOVD     ldw+16(FP), LDW
+	MOVD     x+24(FP), XP
+	MOVD     n+32(FP), N
+	LSL      $1, LDW                            // ldw in bytes
+	ADD      LDW, W0, W1
+	ADD      LDW, W1, W2
+	ADD      LDW, W2, W3
 	VEOR     V16.B16, V16.B16, V16.B16
 	VEOR     V17.B16, V17.B16, V17.B16
 	VEOR     V18.B16, V18.B16, V18.B16
@@ -93,11 +120,11 @@ TEXT ·gemv4BF16NEON(SB), NOSPLIT, $0-40
 	VEOR     V21.B16, V21.B16, V21.B16
 	VEOR     V22.B16, V22.B16, V22.B16
 	VEOR     V23.B16, V23.B16, V23.B16
-	CBZ      R6, done
+	CBZ      N, done
 	VEOR     V31.B16, V31.B16, V31.B16          // zero: the low half of each widened weight
 loop:
-	VLD1.P   64(R5), [V0.S4, V1.S4, V2.S4, V3.S4] // x[c:c+16]
-	VLD1.P   32(R1), [V4.H8, V5.H8]             // row 0, bf16 w[c:c+16]
+	VLD1.P   64(XP), [V0.S4, V1.S4, V2.S4, V3.S4] // x[c:c+16]
+	VLD1.P   32(W0), [V4.H8, V5.H8]             // row 0, bf16 w[c:c+16]
 	VZIP1    V4.H8, V31.H8, V6.H8               // w[c:c+4] as f32
 	VZIP2    V4.H8, V31.H8, V7.H8               // w[c+4:c+8]
 	VZIP1    V5.H8, V31.H8, V8.H8               // w[c+8:c+12]
@@ -106,7 +133,7 @@ loop:
 	VFMLA    V1.S4, V7.S4, V17.S4
 	VFMLA    V2.S4, V8.S4, V16.S4
 	VFMLA    V3.S4, V9.S4, V17.S4
-	VLD1.P   32(R2), [V10.H8, V11.H8]           // row 1, bf16 w[c:c+16]
+	VLD1.P   32(W1), [V10.H8, V11.H8]           // row 1, bf16 w[c:c+16]
 	VZIP1    V10.H8, V31.H8, V12.H8             // w[c:c+4] as f32
 	VZIP2    V10.H8, V31.H8, V13.H8             // w[c+4:c+8]
 	VZIP1    V11.H8, V31.H8, V14.H8             // w[c+8:c+12]
@@ -115,7 +142,7 @@ loop:
 	VFMLA    V1.S4, V13.S4, V19.S4
 	VFMLA    V2.S4, V14.S4, V18.S4
 	VFMLA    V3.S4, V15.S4, V19.S4
-	VLD1.P   32(R3), [V4.H8, V5.H8]             // row 2, bf16 w[c:c+16]
+	VLD1.P   32(W2), [V4.H8, V5.H8]             // row 2, bf16 w[c:c+16]
 	VZIP1    V4.H8, V31.H8, V6.H8               // w[c:c+4] as f32
 	VZIP2    V4.H8, V31.H8, V7.H8               // w[c+4:c+8]
 	VZIP1    V5.H8, V31.H8, V8.H8               // w[c+8:c+12]
@@ -124,7 +151,7 @@ loop:
 	VFMLA    V1.S4, V7.S4, V21.S4
 	VFMLA    V2.S4, V8.S4, V20.S4
 	VFMLA    V3.S4, V9.S4, V21.S4
-	VLD1.P   32(R4), [V10.H8, V11.H8]           // row 3, bf16 w[c:c+16]
+	VLD1.P   32(W3), [V10.H8, V11.H8]           // row 3, bf16 w[c:c+16]
 	VZIP1    V10.H8, V31.H8, V12.H8             // w[c:c+4] as f32
 	VZIP2    V10.H8, V31.H8, V13.H8             // w[c+4:c+8]
 	VZIP1    V11.H8, V31.H8, V14.H8             // w[c+8:c+12]
@@ -133,7 +160,7 @@ loop:
 	VFMLA    V1.S4, V13.S4, V23.S4
 	VFMLA    V2.S4, V14.S4, V22.S4
 	VFMLA    V3.S4, V15.S4, V23.S4
-	SUBS     $16, R6
+	SUBS     $16, N
 	BNE      loop
 done:
 	WORD     $0x4e31d610                        // FADD V16.4S, V16.4S, V17.4S
@@ -143,15 +170,26 @@ done:
 	WORD     $0x6e32d618                        // FADDP V24.4S, V16.4S, V18.4S
 	WORD     $0x6e36d699                        // FADDP V25.4S, V20.4S, V22.4S
 	WORD     $0x6e39d718                        // FADDP V24.4S, V24.4S, V25.4S
-	VST1     [V24.S4], (R0)                     // out[0:4]
+	VST1     [V24.S4], (OUT)                    // out[0:4]
 	RET      
+
+#undef OUT
+#undef W0
+#undef W1
+#undef W2
+#undef W3
+#undef XP
+#undef N
+#undef LDW
+
+#define ITERS R0
 
 // fmaPeakNEON: iters > 0 rounds of 16 independent FMLA on 4 fp32 lanes,
 // all in registers, for `loupe membw`'s compute peak: 16 chains cover
 // four FMLA pipes of 4 cycles' latency (Apple M1–M4), more than
 // Cortex-A76–X4 need (2–4 pipes).
 TEXT ·fmaPeakNEON(SB), NOSPLIT, $0-8
-	MOVD     iters+0(FP), R0
+	MOVD     iters+0(FP), ITERS
 	VMOVI    $1, V30.B16                        // multiplicands: any finite values
 	VMOVI    $2, V31.B16
 	VEOR     V0.B16, V0.B16, V0.B16
@@ -187,7 +225,7 @@ loop:
 	VFMLA    V30.S4, V31.S4, V13.S4
 	VFMLA    V30.S4, V31.S4, V14.S4
 	VFMLA    V30.S4, V31.S4, V15.S4
-	SUBS     $1, R0
+	SUBS     $1, ITERS
 	BNE      loop
 	RET      
 
@@ -195,23 +233,29 @@ loop:
 // (vec_generic.go has the reference loops): 64 bytes of each operand a
 // step, four independent FMLA (or FADD) chains.
 
+#undef ITERS
+
+#define AP R0
+#define BP R1
+#define N R2
+
 // func dotNEON(a, b *float32, n int) float32
 TEXT ·dotNEON(SB), NOSPLIT, $0-28
-	MOVD     a+0(FP), R0
-	MOVD     b+8(FP), R1
-	MOVD     n+16(FP), R2
+	MOVD     a+0(FP), AP
+	MOVD     b+8(FP), BP
+	MOVD     n+16(FP), N
 	VEOR     V16.B16, V16.B16, V16.B16
 	VEOR     V17.B16, V17.B16, V17.B16
 	VEOR     V18.B16, V18.B16, V18.B16
 	VEOR     V19.B16, V19.B16, V19.B16
 loop:
-	VLD1.P   64(R0), [V0.S4, V1.S4, V2.S4, V3.S4]
-	VLD1.P   64(R1), [V4.S4, V5.S4, V6.S4, V7.S4]
+	VLD1.P   64(AP), [V0.S4, V1.S4, V2.S4, V3.S4]
+	VLD1.P   64(BP), [V4.S4, V5.S4, V6.S4, V7.S4]
 	VFMLA    V0.S4, V4.S4, V16.S4
 	VFMLA    V1.S4, V5.S4, V17.S4
 	VFMLA    V2.S4, V6.S4, V18.S4
 	VFMLA    V3.S4, V7.S4, V19.S4
-	SUBS     $16, R2
+	SUBS     $16, N
 	BNE      loop
 	WORD     $0x4e31d610                        // FADD V16.4S, V16.4S, V17.4S
 	WORD     $0x4e33d652                        // FADD V18.4S, V18.4S, V19.4S
@@ -221,39 +265,55 @@ loop:
 	FMOVS    F16, ret+24(FP)
 	RET      
 
+#undef AP
+#undef BP
+#undef N
+
+#define YP R0
+#define XP R1
+#define N R2
+
 // func axpyNEON(y, x *float32, a float32, n int): y[i] += a·x[i] (fused)
 TEXT ·axpyNEON(SB), NOSPLIT, $0-32
-	MOVD     y+0(FP), R0
-	MOVD     x+8(FP), R1
+	MOVD     y+0(FP), YP
+	MOVD     x+8(FP), XP
 	FMOVS    a+16(FP), F31
-	MOVD     n+24(FP), R2
+	MOVD     n+24(FP), N
 	VDUP     V31.S[0], V31.S4
 loop:
-	VLD1     (R0), [V0.S4, V1.S4, V2.S4, V3.S4] // y[i:i+16]
-	VLD1.P   64(R1), [V4.S4, V5.S4, V6.S4, V7.S4] // x[i:i+16]
+	VLD1     (YP), [V0.S4, V1.S4, V2.S4, V3.S4] // y[i:i+16]
+	VLD1.P   64(XP), [V4.S4, V5.S4, V6.S4, V7.S4] // x[i:i+16]
 	VFMLA    V31.S4, V4.S4, V0.S4
 	VFMLA    V31.S4, V5.S4, V1.S4
 	VFMLA    V31.S4, V6.S4, V2.S4
 	VFMLA    V31.S4, V7.S4, V3.S4
-	VST1.P   [V0.S4, V1.S4, V2.S4, V3.S4], 64(R0)
-	SUBS     $16, R2
+	VST1.P   [V0.S4, V1.S4, V2.S4, V3.S4], 64(YP)
+	SUBS     $16, N
 	BNE      loop
 	RET      
 
+#undef YP
+#undef XP
+#undef N
+
+#define YP R0
+#define XP R1
+#define N R2
+
 // func addNEON(y, x *float32, n int): y[i] += x[i]
 TEXT ·addNEON(SB), NOSPLIT, $0-24
-	MOVD     y+0(FP), R0
-	MOVD     x+8(FP), R1
-	MOVD     n+16(FP), R2
+	MOVD     y+0(FP), YP
+	MOVD     x+8(FP), XP
+	MOVD     n+16(FP), N
 loop:
-	VLD1     (R0), [V0.S4, V1.S4, V2.S4, V3.S4] // y[i:i+16]
-	VLD1.P   64(R1), [V4.S4, V5.S4, V6.S4, V7.S4] // x[i:i+16]
+	VLD1     (YP), [V0.S4, V1.S4, V2.S4, V3.S4] // y[i:i+16]
+	VLD1.P   64(XP), [V4.S4, V5.S4, V6.S4, V7.S4] // x[i:i+16]
 	WORD     $0x4e24d400                        // FADD V0.4S, V0.4S, V4.4S
 	WORD     $0x4e25d421                        // FADD V1.4S, V1.4S, V5.4S
 	WORD     $0x4e26d442                        // FADD V2.4S, V2.4S, V6.4S
 	WORD     $0x4e27d463                        // FADD V3.4S, V3.4S, V7.4S
-	VST1.P   [V0.S4, V1.S4, V2.S4, V3.S4], 64(R0)
-	SUBS     $16, R2
+	VST1.P   [V0.S4, V1.S4, V2.S4, V3.S4], 64(YP)
+	SUBS     $16, N
 	BNE      loop
 	RET      
 
@@ -271,24 +331,42 @@ loop:
 // rows, R6–R9 tokens, R10 n; V0–V3 weights, V4–V7 x, V8–V11 bf16 weights,
 // V12 zero, V16–V31 acc[t][i] = V(16+4t+i).
 
+#undef YP
+#undef XP
+#undef N
+
+#define OUT R0
+#define LDO R1
+#define W0 R2
+#define W1 R3
+#define W2 R4
+#define W3 R5
+#define X0 R6
+#define X1 R7
+#define X2 R8
+#define X3 R9
+#define N R10
+#define LDW R11
+#define LDX R12
+
 // func gemm4x4F32NEON(out *float32, ldo int, w *float32, ldw int, x *float32, ldx int, n int)
 TEXT ·gemm4x4F32NEON(SB), NOSPLIT, $0-56
-	MOVD     out+0(FP), R0
-	MOVD     ldo+8(FP), R1
-	MOVD     w+16(FP), R2
-	MOVD     ldw+24(FP), R11
-	MOVD     x+32(FP), R6
-	MOVD     ldx+40(FP), R12
-	MOVD     n+48(FP), R10
-	LSL      $2, R1                             // ldo in bytes
-	LSL      $2, R11                            // ldw in bytes
-	LSL      $2, R12                            // ldx in bytes
-	ADD      R11, R2, R3
-	ADD      R11, R3, R4
-	ADD      R11, R4, R5
-	ADD      R12, R6, R7
-	ADD      R12, R7, R8
-	ADD      R12, R8, R9
+	MOVD     out+0(FP), OUT
+	MOVD     ldo+8(FP), LDO
+	MOVD     w+16(FP), W0
+	MOVD     ldw+24(FP), LDW
+	MOVD     x+32(FP), X0
+	MOVD     ldx+40(FP), LDX
+	MOVD     n+48(FP), N
+	LSL      $2, LDO                            // ldo in bytes
+	LSL      $2, LDW                            // ldw in bytes
+	LSL      $2, LDX                            // ldx in bytes
+	ADD      LDW, W0, W1
+	ADD      LDW, W1, W2
+	ADD      LDW, W2, W3
+	ADD      LDX, X0, X1
+	ADD      LDX, X1, X2
+	ADD      LDX, X2, X3
 	VEOR     V16.B16, V16.B16, V16.B16
 	VEOR     V17.B16, V17.B16, V17.B16
 	VEOR     V18.B16, V18.B16, V18.B16
@@ -306,14 +384,14 @@ TEXT ·gemm4x4F32NEON(SB), NOSPLIT, $0-56
 	VEOR     V30.B16, V30.B16, V30.B16
 	VEOR     V31.B16, V31.B16, V31.B16
 loop:
-	VLD1.P   16(R2), [V0.S4]                    // row 0: 4 f32
-	VLD1.P   16(R3), [V1.S4]                    // row 1: 4 f32
-	VLD1.P   16(R4), [V2.S4]                    // row 2: 4 f32
-	VLD1.P   16(R5), [V3.S4]                    // row 3: 4 f32
-	VLD1.P   16(R6), [V4.S4]                    // token 0
-	VLD1.P   16(R7), [V5.S4]                    // token 1
-	VLD1.P   16(R8), [V6.S4]                    // token 2
-	VLD1.P   16(R9), [V7.S4]                    // token 3
+	VLD1.P   16(W0), [V0.S4]                    // row 0: 4 f32
+	VLD1.P   16(W1), [V1.S4]                    // row 1: 4 f32
+	VLD1.P   16(W2), [V2.S4]                    // row 2: 4 f32
+	VLD1.P   16(W3), [V3.S4]                    // row 3: 4 f32
+	VLD1.P   16(X0), [V4.S4]                    // token 0
+	VLD1.P   16(X1), [V5.S4]                    // token 1
+	VLD1.P   16(X2), [V6.S4]                    // token 2
+	VLD1.P   16(X3), [V7.S4]                    // token 3
 	VFMLA    V0.S4, V4.S4, V16.S4
 	VFMLA    V1.S4, V4.S4, V17.S4
 	VFMLA    V2.S4, V4.S4, V18.S4
@@ -330,47 +408,75 @@ loop:
 	VFMLA    V1.S4, V7.S4, V29.S4
 	VFMLA    V2.S4, V7.S4, V30.S4
 	VFMLA    V3.S4, V7.S4, V31.S4
-	SUBS     $4, R10
+	SUBS     $4, N
 	BNE      loop
 	WORD     $0x6e31d600                        // FADDP V0.4S, V16.4S, V17.4S
 	WORD     $0x6e33d641                        // FADDP V1.4S, V18.4S, V19.4S
 	WORD     $0x6e21d400                        // FADDP V0.4S, V0.4S, V1.4S
-	VST1     [V0.S4], (R0)                      // out[t·ldo : t·ldo+4], t = 0
-	ADD      R1, R0, R0
+	VST1     [V0.S4], (OUT)                     // out[t·ldo : t·ldo+4], t = 0
+	ADD      LDO, OUT, OUT
 	WORD     $0x6e35d680                        // FADDP V0.4S, V20.4S, V21.4S
 	WORD     $0x6e37d6c1                        // FADDP V1.4S, V22.4S, V23.4S
 	WORD     $0x6e21d400                        // FADDP V0.4S, V0.4S, V1.4S
-	VST1     [V0.S4], (R0)                      // out[t·ldo : t·ldo+4], t = 1
-	ADD      R1, R0, R0
+	VST1     [V0.S4], (OUT)                     // out[t·ldo : t·ldo+4], t = 1
+	ADD      LDO, OUT, OUT
 	WORD     $0x6e39d700                        // FADDP V0.4S, V24.4S, V25.4S
 	WORD     $0x6e3bd741                        // FADDP V1.4S, V26.4S, V27.4S
 	WORD     $0x6e21d400                        // FADDP V0.4S, V0.4S, V1.4S
-	VST1     [V0.S4], (R0)                      // out[t·ldo : t·ldo+4], t = 2
-	ADD      R1, R0, R0
+	VST1     [V0.S4], (OUT)                     // out[t·ldo : t·ldo+4], t = 2
+	ADD      LDO, OUT, OUT
 	WORD     $0x6e3dd780                        // FADDP V0.4S, V28.4S, V29.4S
 	WORD     $0x6e3fd7c1                        // FADDP V1.4S, V30.4S, V31.4S
 	WORD     $0x6e21d400                        // FADDP V0.4S, V0.4S, V1.4S
-	VST1     [V0.S4], (R0)                      // out[t·ldo : t·ldo+4], t = 3
+	VST1     [V0.S4], (OUT)                     // out[t·ldo : t·ldo+4], t = 3
 	RET      
+
+#undef OUT
+#undef LDO
+#undef W0
+#undef W1
+#undef W2
+#undef W3
+#undef X0
+#undef X1
+#undef X2
+#undef X3
+#undef N
+#undef LDW
+#undef LDX
+
+#define OUT R0
+#define LDO R1
+#define W0 R2
+#define W1 R3
+#define W2 R4
+#define W3 R5
+#define X0 R6
+#define X1 R7
+#define X2 R8
+#define X3 R9
+#define N R10
+#define LDW R11
+#define LDX R12
 
 // func gemm4x4BF16NEON(out *float32, ldo int, w *BF16, ldw int, x *float32, ldx int, n int)
 TEXT ·gemm4x4BF16NEON(SB), NOSPLIT, $0-56
-	MOVD     out+0(FP), R0
-	MOVD     ldo+8(FP), R1
-	MOVD     w+16(FP), R2
-	MOVD     ldw+24(FP), R11
-	MOVD     x+32(FP), R6
-	MOVD     ldx+40(FP), R12
-	MOVD     n+48(FP), R10
-	LSL      $2, R1                             // ldo in bytes
-	LSL      $1, R11                            // ldw in bytes
-	LSL      $2, R12                            // ldx in bytes
-	ADD      R11, R2, R3
-	ADD      R11, R3, R4
-	ADD      R11, R4, R5
-	ADD      R12, R6, R7
-	ADD      R12, R7, R8
-	ADD      R12, R8, R9
+	MOVD     out+0(FP), OUT
+	MOVD     ldo+8(FP), LDO
+	MOVD     w+16(FP), W0
+	MOVD     ldw+24(FP), LDW
+	MOVD     x+32(FP), X0
+	MOVD     ldx+40(FP), LDX
+	MOVD     n+48(FP), N
+	LSL      $2, LDO                            // ldo in bytes
+	LSL      $1, LDW                            // ldw in bytes
+	LSL      $2, LDX                            // ldx in bytes
+	ADD      LDW, W0, W1
+	ADD      LDW, W1, W2
+	ADD      LDW, W2, W3
+	ADD      LDX, X0, X1
+	ADD      LDX, X1, X2
+	ADD      LDX, X2, X3
 	VEOR     V16.B16, V16.B16, V16.B16
 	VEOR     V17.B16, V17.B16, V17.B16
 	VEOR     V18.B16, V18.B16, V18.B16
@@ -389,18 +495,18 @@ TEXT ·gemm4x4BF16NEON(SB), NOSPLIT, $0-56
 	VEOR     V31.B16, V31.B16, V31.B16
 	VEOR     V12.B16, V12.B16, V12.B16
 loop:
-	VLD1.P   8(R2), [V8.H4]                     // row 0: 4 bf16
+	VLD1.P   8(W0), [V8.H4]                     // row 0: 4 bf16
 	VZIP1    V8.H8, V12.H8, V0.H8               // widened: w<<16
-	VLD1.P   8(R3), [V9.H4]                     // row 1: 4 bf16
+	VLD1.P   8(W1), [V9.H4]                     // row 1: 4 bf16
 	VZIP1    V9.H8, V12.H8, V1.H8               // widened: w<<16
-	VLD1.P   8(R4), [V10.H4]                    // row 2: 4 bf16
+	VLD1.P   8(W2), [V10.H4]                    // row 2: 4 bf16
 	VZIP1    V10.H8, V12.H8, V2.H8              // widened: w<<16
-	VLD1.P   8(R5), [V11.H4]                    // row 3: 4 bf16
+	VLD1.P   8(W3), [V11.H4]                    // row 3: 4 bf16
 	VZIP1    V11.H8, V12.H8, V3.H8              // widened: w<<16
-	VLD1.P   16(R6), [V4.S4]                    // token 0
-	VLD1.P   16(R7), [V5.S4]                    // token 1
-	VLD1.P   16(R8), [V6.S4]                    // token 2
-	VLD1.P   16(R9), [V7.S4]                    // token 3
+	VLD1.P   16(X0), [V4.S4]                    // token 0
+	VLD1.P   16(X1), [V5.S4]                    // token 1
+	VLD1.P   16(X2), [V6.S4]                    // token 2
+	VLD1.P   16(X3), [V7.S4]                    // token 3
 	VFMLA    V0.S4, V4.S4, V16.S4
 	VFMLA    V1.S4, V4.S4, V17.S4
 	VFMLA    V2.S4, V4.S4, V18.S4
@@ -417,28 +523,53 @@ loop:
 	VFMLA    V1.S4, V7.S4, V29.S4
 	VFMLA    V2.S4, V7.S4, V30.S4
 	VFMLA    V3.S4, V7.S4, V31.S4
-	SUBS     $4, R10
+	SUBS     $4, N
 	BNE      loop
 	WORD     $0x6e31d600                        // FADDP V0.4S, V16.4S, V17.4S
 	WORD     $0x6e33d641                        // FADDP V1.4S, V18.4S, V19.4S
 	WORD     $0x6e21d400                        // FADDP V0.4S, V0.4S, V1.4S
-	VST1     [V0.S4], (R0)                      // out[t·ldo : t·ldo+4], t = 0
-	ADD      R1, R0, R0
+	VST1     [V0.S4], (OUT)                     // out[t·ldo : t·ldo+4], t = 0
+	ADD      LDO, OUT, OUT
 	WORD     $0x6e35d680                        // FADDP V0.4S, V20.4S, V21.4S
 	WORD     $0x6e37d6c1                        // FADDP V1.4S, V22.4S, V23.4S
 	WORD     $0x6e21d400                        // FADDP V0.4S, V0.4S, V1.4S
-	VST1     [V0.S4], (R0)                      // out[t·ldo : t·ldo+4], t = 1
-	ADD      R1, R0, R0
+	VST1     [V0.S4], (OUT)                     // out[t·ldo : t·ldo+4], t = 1
+	ADD      LDO, OUT, OUT
 	WORD     $0x6e39d700                        // FADDP V0.4S, V24.4S, V25.4S
 	WORD     $0x6e3bd741                        // FADDP V1.4S, V26.4S, V27.4S
 	WORD     $0x6e21d400                        // FADDP V0.4S, V0.4S, V1.4S
-	VST1     [V0.S4], (R0)                      // out[t·ldo : t·ldo+4], t = 2
-	ADD      R1, R0, R0
+	VST1     [V0.S4], (OUT)                     // out[t·ldo : t·ldo+4], t = 2
+	ADD      LDO, OUT, OUT
 	WORD     $0x6e3dd780                        // FADDP V0.4S, V28.4S, V29.4S
 	WORD     $0x6e3fd7c1                        // FADDP V1.4S, V30.4S, V31.4S
 	WORD     $0x6e21d400                        // FADDP V0.4S, V0.4S, V1.4S
-	VST1     [V0.S4], (R0)                      // out[t·ldo : t·ldo+4], t = 3
+	VST1     [V0.S4], (OUT)                     // out[t·ldo : t·ldo+4], t = 3
 	RET      
+
+#undef OUT
+#undef LDO
+#undef W0
+#undef W1
+#undef W2
+#undef W3
+#undef X0
+#undef X1
+#undef X2
+#undef X3
+#undef N
+#undef LDW
+#undef LDX
+
+#define OUT R0
+#define LDO R1
+#define X0 R2
+#define X1 R3
+#define X2 R4
+#define X3 R5
+#define BP R6
+#define LDB R7
+#define K R8
+#define LDX R9
 
 // gemmNN4x16NEON: out[t·ldo+j] = Σ_{c<k} x[t·ldx+c]·b[c·ldb+j] for tokens
 // t < 4 and columns j < 16, k ≥ 1, strides in elements (ldx 0: one token
@@ -453,19 +584,19 @@ loop:
 // broadcast, V16–V31 acc[t] = V(16+4t) … V(19+4t).
 // func gemmNN4x16NEON(out *float32, ldo int, x *float32, ldx int, b *float32, ldb int, k int)
 TEXT ·gemmNN4x16NEON(SB), NOSPLIT, $0-56
-	MOVD     out+0(FP), R0
-	MOVD     ldo+8(FP), R1
-	MOVD     x+16(FP), R2
-	MOVD     ldx+24(FP), R9
-	MOVD     b+32(FP), R6
-	MOVD     ldb+40(FP), R7
-	MOVD     k+48(FP), R8
-	LSL      $2, R1
-	LSL      $2, R9
-	LSL      $2, R7
-	ADD      R9, R2, R3
-	ADD      R9, R3, R4
-	ADD      R9, R4, R5
+	MOVD     out+0(FP), OUT
+	MOVD     ldo+8(FP), LDO
+	MOVD     x+16(FP), X0
+	MOVD     ldx+24(FP), LDX
+	MOVD     b+32(FP), BP
+	MOVD     ldb+40(FP), LDB
+	MOVD     k+48(FP), K
+	LSL      $2, LDO
+	LSL      $2, LDX
+	LSL      $2, LDB
+	ADD      LDX, X0, X1
+	ADD      LDX, X1, X2
+	ADD      LDX, X2, X3
 	VEOR     V16.B16, V16.B16, V16.B16
 	VEOR     V17.B16, V17.B16, V17.B16
 	VEOR     V18.B16, V18.B16, V18.B16
@@ -483,12 +614,12 @@ TEXT ·gemmNN4x16NEON(SB), NOSPLIT, $0-56
 	VEOR     V30.B16, V30.B16, V30.B16
 	VEOR     V31.B16, V31.B16, V31.B16
 loop:
-	VLD1     (R6), [V0.S4, V1.S4, V2.S4, V3.S4] // b[c][0:16]
-	ADD      R7, R6, R6
-	VLD1R.P  4(R2), [V4.S4]                     // x[0][c] in every lane
-	VLD1R.P  4(R3), [V5.S4]                     // x[1][c] in every lane
-	VLD1R.P  4(R4), [V6.S4]                     // x[2][c] in every lane
-	VLD1R.P  4(R5), [V7.S4]                     // x[3][c] in every lane
+	VLD1     (BP), [V0.S4, V1.S4, V2.S4, V3.S4] // b[c][0:16]
+	ADD      LDB, BP, BP
+	VLD1R.P  4(X0), [V4.S4]                     // x[0][c] in every lane
+	VLD1R.P  4(X1), [V5.S4]                     // x[1][c] in every lane
+	VLD1R.P  4(X2), [V6.S4]                     // x[2][c] in every lane
+	VLD1R.P  4(X3), [V7.S4]                     // x[3][c] in every lane
 	VFMLA    V4.S4, V0.S4, V16.S4
 	VFMLA    V4.S4, V1.S4, V17.S4
 	VFMLA    V4.S4, V2.S4, V18.S4
@@ -505,13 +636,24 @@ loop:
 	VFMLA    V7.S4, V1.S4, V29.S4
 	VFMLA    V7.S4, V2.S4, V30.S4
 	VFMLA    V7.S4, V3.S4, V31.S4
-	SUBS     $1, R8
+	SUBS     $1, K
 	BNE      loop
-	VST1     [V16.S4, V17.S4, V18.S4, V19.S4], (R0) // out[0][0:16]
-	ADD      R1, R0, R0
-	VST1     [V20.S4, V21.S4, V22.S4, V23.S4], (R0) // out[1][0:16]
-	ADD      R1, R0, R0
-	VST1     [V24.S4, V25.S4, V26.S4, V27.S4], (R0) // out[2][0:16]
-	ADD      R1, R0, R0
-	VST1     [V28.S4, V29.S4, V30.S4, V31.S4], (R0) // out[3][0:16]
+	VST1     [V16.S4, V17.S4, V18.S4, V19.S4], (OUT) // out[0][0:16]
+	ADD      LDO, OUT, OUT
+	VST1     [V20.S4, V21.S4, V22.S4, V23.S4], (OUT) // out[1][0:16]
+	ADD      LDO, OUT, OUT
+	VST1     [V24.S4, V25.S4, V26.S4, V27.S4], (OUT) // out[2][0:16]
+	ADD      LDO, OUT, OUT
+	VST1     [V28.S4, V29.S4, V30.S4, V31.S4], (OUT) // out[3][0:16]
 	RET      
+
+#undef OUT
+#undef LDO
+#undef X0
+#undef X1
+#undef X2
+#undef X3
+#undef BP
+#undef LDB
+#undef K
+#undef LDX

@@ -94,3 +94,68 @@ func dotQ8_0XFrom(row []byte, a *QuantizedX, b0 int) float32 {
 	}
 	return s
 }
+
+// Row widening for prefill (quant8_arm64.s): y gets the nb blocks at w as
+// fp32, bit for bit dequantBlock's values.
+//
+//go:noescape
+func dequantQ8_0NEON(y *float32, w *byte, nb int)
+
+//go:noescape
+func dequantQ4KNEON(y *float32, w *byte, nb int)
+
+//go:noescape
+func dequantQ5KNEON(y *float32, w *byte, nb int)
+
+//go:noescape
+func dequantQ6KNEON(y *float32, w *byte, nb int)
+
+// dequantRowNEON is DequantRow at both arm64 levels (Q4_0 in Go).
+func dequantRowNEON(q Quant, dst []float32, src []byte) {
+	nb := len(dst) / q.BlockLen()
+	if nb == 0 {
+		return
+	}
+	switch q {
+	case Q8_0:
+		dequantQ8_0NEON(&dst[0], &src[0], nb)
+	case Q4K:
+		dequantQ4KNEON(&dst[0], &src[0], nb)
+	case Q5K:
+		dequantQ5KNEON(&dst[0], &src[0], nb)
+	case Q6K:
+		dequantQ6KNEON(&dst[0], &src[0], nb)
+	default:
+		dequantRowGeneric(q, dst, src)
+	}
+}
+
+// matVecQNEON is MatVecQ (the fp32 decode of quantised weights, under
+// exact) at both arm64 levels: each row widened 1,024 weights at a time
+// into a buffer that stays in L1, then dotted with x in NEON.
+func matVecQNEON(q Quant, out []float32, w []byte, x []float32) {
+	var buf [1024]float32
+	cols, bl, bb := len(x), q.BlockLen(), q.BlockBytes()
+	rb := q.RowBytes(cols)
+	for r := range out {
+		row := w[r*rb : (r+1)*rb]
+		var s float32
+		for c0 := 0; c0 < cols; c0 += len(buf) {
+			c1 := min(c0+len(buf), cols)
+			dequantRowNEON(q, buf[:c1-c0], row[c0/bl*bb:])
+			s += dotNEONSlice(buf[:c1-c0], x[c0:c1])
+		}
+		out[r] = s
+	}
+}
+
+// quantizeXNEON is in quant8_arm64.s: Quantize over nb ≥ 1 blocks of 32,
+// bit for bit quantizeXGeneric.
+//
+//go:noescape
+func quantizeXNEON(x *float32, q *int8, dc, de *float32, n128, n32 *int32, s *float32, nb int)
+
+// quantizeXArm is QuantizedX.Quantize's kernel at both arm64 levels.
+func quantizeXArm(a *QuantizedX, x []float32) {
+	quantizeXNEON(&x[0], &a.q[0], &a.dc[0], &a.de[0], &a.n128[0], &a.n32[0], &a.s[0], len(x)/32)
+}

@@ -4,6 +4,19 @@
 
 #include "textflag.h"
 
+#define OUT R0
+#define ROWS R1
+#define ROW R2
+#define RB R3
+#define XQ R4
+#define DX R5
+#define NB R6
+#define BLK R7
+#define XQP R8
+#define DXP R9
+#define LEFT R10
+#define DH R11
+
 // gemvQ8_0SDOT: out[r] = Σ_{b<nb} d_b·dx_b·Σ_j q_bj·qx_bj for r < rows,
 // row r at w + r·rb, nb a positive multiple of 4; the quantised x at xq
 // (32 int8 a block), its scales at dx. Pseudo-Go of one step (4 blocks,
@@ -18,34 +31,34 @@
 // scales, V24 the row's fp32 sum.
 // func gemvQ8_0SDOT(out *float32, rows int, w *byte, rb int, xq *int8, dx *float32, nb int)
 TEXT ·gemvQ8_0SDOT(SB), NOSPLIT, $0-56
-	MOVD     out+0(FP), R0
-	MOVD     rows+8(FP), R1
-	MOVD     w+16(FP), R2
-	MOVD     rb+24(FP), R3
-	MOVD     xq+32(FP), R4
-	MOVD     dx+40(FP), R5
-	MOVD     nb+48(FP), R6
+	MOVD     out+0(FP), OUT
+	MOVD     rows+8(FP), ROWS
+	MOVD     w+16(FP), ROW
+	MOVD     rb+24(FP), RB
+	MOVD     xq+32(FP), XQ
+	MOVD     dx+40(FP), DX
+	MOVD     nb+48(FP), NB
 row:
-	MOVD     R2, R7
-	MOVD     R4, R8
-	MOVD     R5, R9
-	MOVD     R6, R10
+	MOVD     ROW, BLK
+	MOVD     XQ, XQP
+	MOVD     DX, DXP
+	MOVD     NB, LEFT
 	VEOR     V24.B16, V24.B16, V24.B16
 blocks:
-	VLD1.P   64(R8), [V0.B16, V1.B16, V2.B16, V3.B16] // qx of blocks 0, 1
-	VLD1.P   64(R8), [V4.B16, V5.B16, V6.B16, V7.B16] // qx of blocks 2, 3
-	MOVHU.P  2(R7), R11                         // block 0: f16 d
-	VMOV     R11, V20.H[0]
-	VLD1.P   32(R7), [V8.B16, V9.B16]           // block 0: 32 int8 q
-	MOVHU.P  2(R7), R11                         // block 1: f16 d
-	VMOV     R11, V20.H[1]
-	VLD1.P   32(R7), [V10.B16, V11.B16]         // block 1: 32 int8 q
-	MOVHU.P  2(R7), R11                         // block 2: f16 d
-	VMOV     R11, V20.H[2]
-	VLD1.P   32(R7), [V12.B16, V13.B16]         // block 2: 32 int8 q
-	MOVHU.P  2(R7), R11                         // block 3: f16 d
-	VMOV     R11, V20.H[3]
-	VLD1.P   32(R7), [V14.B16, V15.B16]         // block 3: 32 int8 q
+	VLD1.P   64(XQP), [V0.B16, V1.B16, V2.B16, V3.B16] // qx of blocks 0, 1
+	VLD1.P   64(XQP), [V4.B16, V5.B16, V6.B16, V7.B16] // qx of blocks 2, 3
+	MOVHU.P  2(BLK), DH                         // block 0: f16 d
+	VMOV     DH, V20.H[0]
+	VLD1.P   32(BLK), [V8.B16, V9.B16]          // block 0: 32 int8 q
+	MOVHU.P  2(BLK), DH                         // block 1: f16 d
+	VMOV     DH, V20.H[1]
+	VLD1.P   32(BLK), [V10.B16, V11.B16]        // block 1: 32 int8 q
+	MOVHU.P  2(BLK), DH                         // block 2: f16 d
+	VMOV     DH, V20.H[2]
+	VLD1.P   32(BLK), [V12.B16, V13.B16]        // block 2: 32 int8 q
+	MOVHU.P  2(BLK), DH                         // block 3: f16 d
+	VMOV     DH, V20.H[3]
+	VLD1.P   32(BLK), [V14.B16, V15.B16]        // block 3: 32 int8 q
 	VEOR     V16.B16, V16.B16, V16.B16
 	VEOR     V17.B16, V17.B16, V17.B16
 	VEOR     V18.B16, V18.B16, V18.B16
@@ -63,18 +76,51 @@ blocks:
 	VADDP    V22.S4, V21.S4, V21.S4             // [isum0, isum1, isum2, isum3]
 	WORD     $0x4e21dab5                        // SCVTF V21.4S, V21.4S
 	WORD     $0x0e217a96                        // FCVTL V22.4S, V20.4H
-	VLD1.P   16(R9), [V23.S4]                   // dx of the 4 blocks
+	VLD1.P   16(DXP), [V23.S4]                  // dx of the 4 blocks
 	WORD     $0x6e37ded6                        // FMUL V22.4S, V22.4S, V23.4S
 	VFMLA    V22.S4, V21.S4, V24.S4             // acc += isum·d·dx
-	SUBS     $4, R10
+	SUBS     $4, LEFT
 	BNE      blocks
 	WORD     $0x6e38d718                        // FADDP V24.4S, V24.4S, V24.4S
 	WORD     $0x6e38d718                        // FADDP V24.4S, V24.4S, V24.4S
-	FMOVS.P  F24, 4(R0)
-	ADD      R3, R2, R2
-	SUBS     $1, R1
+	FMOVS.P  F24, 4(OUT)
+	ADD      RB, ROW, ROW
+	SUBS     $1, ROWS
 	BNE      row
 	RET      
+
+#undef OUT
+#undef ROWS
+#undef ROW
+#undef RB
+#undef XQ
+#undef DX
+#undef NB
+#undef BLK
+#undef XQP
+#undef DXP
+#undef LEFT
+#undef DH
+
+#define OUT R0
+#define ROWS R1
+#define ROW R2
+#define RB R3
+#define XQ R4
+#define DX R5
+#define AUX R6
+#define BLK R7
+#define XQP R8
+#define DXP R9
+#define AUXP R10
+#define LEFT R11
+#define PTR R12
+#define SC0 R13
+#define SC1 R14
+#define SC2 R15
+#define SC3 R16
+#define SC4 R17
+#define NSB R19
 
 // K-quant rows against int8 activations, one super-block (256 weights) a
 // step: the weights are unpacked to int8 in registers (AND, USHR and, for
@@ -100,43 +146,43 @@ blocks:
 // V24–V30 scales, V31 0x0f in every byte.
 // func gemvQ4KSDOT(out *float32, rows int, w *byte, rb int, xq *int8, dx *float32, s *float32, nsb int)
 TEXT ·gemvQ4KSDOT(SB), NOSPLIT, $0-64
-	MOVD     out+0(FP), R0
-	MOVD     rows+8(FP), R1
-	MOVD     w+16(FP), R2
-	MOVD     rb+24(FP), R3
-	MOVD     xq+32(FP), R4
-	MOVD     dx+40(FP), R5
-	MOVD     s+48(FP), R6
-	MOVD     nsb+56(FP), R11
-	MOVD     R11, R19                           // super-blocks a row
+	MOVD     out+0(FP), OUT
+	MOVD     rows+8(FP), ROWS
+	MOVD     w+16(FP), ROW
+	MOVD     rb+24(FP), RB
+	MOVD     xq+32(FP), XQ
+	MOVD     dx+40(FP), DX
+	MOVD     s+48(FP), AUX
+	MOVD     nsb+56(FP), LEFT
+	MOVD     LEFT, NSB                          // super-blocks a row
 	VMOVI    $15, V31.B16
 row:
-	MOVD     R2, R7
-	MOVD     R4, R8
-	MOVD     R5, R9
-	MOVD     R6, R10
-	MOVD     R19, R11
+	MOVD     ROW, BLK
+	MOVD     XQ, XQP
+	MOVD     DX, DXP
+	MOVD     AUX, AUXP
+	MOVD     NSB, LEFT
 	VEOR     V10.B16, V10.B16, V10.B16
 	VEOR     V11.B16, V11.B16, V11.B16
 blocks:
-	MOVWU    4(R7), R13                         // scale bytes 0-3
-	MOVWU    8(R7), R14                         // 4-7
-	MOVWU    12(R7), R15                        // 8-11
-	LSRW     $4, R15, R16
-	ANDW     $0x0f0f0f0f, R16, R16
-	LSRW     $6, R14, R17
-	ANDW     $0x03030303, R17, R17
-	ORRW     R17<<4, R16, R16                   // m[4:8]
-	ANDW     $0x3f3f3f3f, R14, R14              // m[0:4]
-	ANDW     $0x0f0f0f0f, R15, R15
-	LSRW     $6, R13, R17
-	ANDW     $0x03030303, R17, R17
-	ORRW     R17<<4, R15, R15                   // sc[4:8]
-	ANDW     $0x3f3f3f3f, R13, R13              // sc[0:4]
-	VMOV     R13, V26.S[0]
-	VMOV     R15, V26.S[1]
-	VMOV     R14, V26.S[2]
-	VMOV     R16, V26.S[3]                      // V26 = sc[0:8], m[0:8] as bytes
+	MOVWU    4(BLK), SC0                        // scale bytes 0-3
+	MOVWU    8(BLK), SC1                        // 4-7
+	MOVWU    12(BLK), SC2                       // 8-11
+	LSRW     $4, SC2, SC3
+	ANDW     $0x0f0f0f0f, SC3, SC3
+	LSRW     $6, SC1, SC4
+	ANDW     $0x03030303, SC4, SC4
+	ORRW     SC4<<4, SC3, SC3                   // m[4:8]
+	ANDW     $0x3f3f3f3f, SC1, SC1              // m[0:4]
+	ANDW     $0x0f0f0f0f, SC2, SC2
+	LSRW     $6, SC0, SC4
+	ANDW     $0x03030303, SC4, SC4
+	ORRW     SC4<<4, SC2, SC2                   // sc[4:8]
+	ANDW     $0x3f3f3f3f, SC0, SC0              // sc[0:4]
+	VMOV     SC0, V26.S[0]
+	VMOV     SC2, V26.S[1]
+	VMOV     SC1, V26.S[2]
+	VMOV     SC3, V26.S[3]                      // V26 = sc[0:8], m[0:8] as bytes
 	VUXTL    V26.B8, V27.H8
 	VUXTL2   V26.B16, V28.H8
 	VUXTL    V27.H4, V29.S4
@@ -147,14 +193,14 @@ blocks:
 	WORD     $0x4e21db9c                        // SCVTF V28.4S, V28.4S
 	WORD     $0x4e21dbbd                        // SCVTF V29.4S, V29.4S
 	WORD     $0x4e21dbde                        // SCVTF V30.4S, V30.4S
-	MOVWU    (R7), R13                          // f16 d, dmin
-	VMOV     R13, V26.S[0]
+	MOVWU    (BLK), SC0                         // f16 d, dmin
+	VMOV     SC0, V26.S[0]
 	WORD     $0x0e217b5a                        // FCVTL V26.4S, V26.4H
 	VDUP     V26.S[0], V24.S4                   // d
 	VDUP     V26.S[1], V25.S4                   // dmin
-	ADD      $16, R7, R12
-	VLD1.P   32(R12), [V0.B16, V1.B16]          // nibbles of sub-blocks 0, 1
-	VLD1.P   64(R8), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
+	ADD      $16, BLK, PTR
+	VLD1.P   32(PTR), [V0.B16, V1.B16]          // nibbles of sub-blocks 0, 1
+	VLD1.P   64(XQP), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
 	VAND     V31.B16, V0.B16, V6.B16
 	VAND     V31.B16, V1.B16, V7.B16
 	VUSHR    $4, V0.B16, V8.B16
@@ -165,8 +211,8 @@ blocks:
 	WORD     $0x4e8394f0                        // SDOT V16.4S, V7.16B, V3.16B
 	WORD     $0x4e849511                        // SDOT V17.4S, V8.16B, V4.16B
 	WORD     $0x4e859531                        // SDOT V17.4S, V9.16B, V5.16B
-	VLD1.P   32(R12), [V0.B16, V1.B16]          // nibbles of sub-blocks 2, 3
-	VLD1.P   64(R8), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
+	VLD1.P   32(PTR), [V0.B16, V1.B16]          // nibbles of sub-blocks 2, 3
+	VLD1.P   64(XQP), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
 	VAND     V31.B16, V0.B16, V6.B16
 	VAND     V31.B16, V1.B16, V7.B16
 	VUSHR    $4, V0.B16, V8.B16
@@ -177,8 +223,8 @@ blocks:
 	WORD     $0x4e8394f2                        // SDOT V18.4S, V7.16B, V3.16B
 	WORD     $0x4e849513                        // SDOT V19.4S, V8.16B, V4.16B
 	WORD     $0x4e859533                        // SDOT V19.4S, V9.16B, V5.16B
-	VLD1.P   32(R12), [V0.B16, V1.B16]          // nibbles of sub-blocks 4, 5
-	VLD1.P   64(R8), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
+	VLD1.P   32(PTR), [V0.B16, V1.B16]          // nibbles of sub-blocks 4, 5
+	VLD1.P   64(XQP), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
 	VAND     V31.B16, V0.B16, V6.B16
 	VAND     V31.B16, V1.B16, V7.B16
 	VUSHR    $4, V0.B16, V8.B16
@@ -189,8 +235,8 @@ blocks:
 	WORD     $0x4e8394f4                        // SDOT V20.4S, V7.16B, V3.16B
 	WORD     $0x4e849515                        // SDOT V21.4S, V8.16B, V4.16B
 	WORD     $0x4e859535                        // SDOT V21.4S, V9.16B, V5.16B
-	VLD1.P   32(R12), [V0.B16, V1.B16]          // nibbles of sub-blocks 6, 7
-	VLD1.P   64(R8), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
+	VLD1.P   32(PTR), [V0.B16, V1.B16]          // nibbles of sub-blocks 6, 7
+	VLD1.P   64(XQP), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
 	VAND     V31.B16, V0.B16, V6.B16
 	VAND     V31.B16, V1.B16, V7.B16
 	VUSHR    $4, V0.B16, V8.B16
@@ -209,8 +255,8 @@ blocks:
 	VADDP    V22.S4, V20.S4, V20.S4             // isum[4:8]
 	WORD     $0x4e21da10                        // SCVTF V16.4S, V16.4S
 	WORD     $0x4e21da94                        // SCVTF V20.4S, V20.4S
-	VLD1.P   32(R9), [V0.S4, V1.S4]             // dx of the 8 sub-blocks
-	VLD1.P   32(R10), [V2.S4, V3.S4]            // s = dx·Σqx of the 8 sub-blocks
+	VLD1.P   32(DXP), [V0.S4, V1.S4]            // dx of the 8 sub-blocks
+	VLD1.P   32(AUXP), [V2.S4, V3.S4]           // s = dx·Σqx of the 8 sub-blocks
 	WORD     $0x6e3dde10                        // FMUL V16.4S, V16.4S, V29.4S
 	WORD     $0x6e3ede94                        // FMUL V20.4S, V20.4S, V30.4S
 	WORD     $0x6e20de10                        // FMUL V16.4S, V16.4S, V0.4S
@@ -221,58 +267,98 @@ blocks:
 	WORD     $0x6e3cdc63                        // FMUL V3.4S, V3.4S, V28.4S
 	VFMLA    V25.S4, V2.S4, V11.S4              // accm += dmin·m·s
 	VFMLA    V25.S4, V3.S4, V11.S4
-	ADD      $144, R7
-	SUBS     $1, R11
+	ADD      $144, BLK
+	SUBS     $1, LEFT
 	BNE      blocks
 	WORD     $0x4eabd54a                        // FSUB V10.4S, V10.4S, V11.4S
 	WORD     $0x6e2ad54a                        // FADDP V10.4S, V10.4S, V10.4S
 	WORD     $0x6e2ad54a                        // FADDP V10.4S, V10.4S, V10.4S
-	FMOVS.P  F10, 4(R0)
-	ADD      R3, R2, R2
-	SUBS     $1, R1
+	FMOVS.P  F10, 4(OUT)
+	ADD      RB, ROW, ROW
+	SUBS     $1, ROWS
 	BNE      row
 	RET      
 
+#undef OUT
+#undef ROWS
+#undef ROW
+#undef RB
+#undef XQ
+#undef DX
+#undef AUX
+#undef BLK
+#undef XQP
+#undef DXP
+#undef AUXP
+#undef LEFT
+#undef PTR
+#undef SC0
+#undef SC1
+#undef SC2
+#undef SC3
+#undef SC4
+#undef NSB
+
+#define OUT R0
+#define ROWS R1
+#define ROW R2
+#define RB R3
+#define XQ R4
+#define DX R5
+#define AUX R6
+#define BLK R7
+#define XQP R8
+#define DXP R9
+#define AUXP R10
+#define LEFT R11
+#define PTR R12
+#define SC0 R13
+#define SC1 R14
+#define SC2 R15
+#define SC3 R16
+#define SC4 R17
+#define NSB R19
+
 // func gemvQ5KSDOT(out *float32, rows int, w *byte, rb int, xq *int8, dx *float32, s *float32, nsb int)
 TEXT ·gemvQ5KSDOT(SB), NOSPLIT, $0-64
-	MOVD     out+0(FP), R0
-	MOVD     rows+8(FP), R1
-	MOVD     w+16(FP), R2
-	MOVD     rb+24(FP), R3
-	MOVD     xq+32(FP), R4
-	MOVD     dx+40(FP), R5
-	MOVD     s+48(FP), R6
-	MOVD     nsb+56(FP), R11
-	MOVD     R11, R19                           // super-blocks a row
+	MOVD     out+0(FP), OUT
+	MOVD     rows+8(FP), ROWS
+	MOVD     w+16(FP), ROW
+	MOVD     rb+24(FP), RB
+	MOVD     xq+32(FP), XQ
+	MOVD     dx+40(FP), DX
+	MOVD     s+48(FP), AUX
+	MOVD     nsb+56(FP), LEFT
+	MOVD     LEFT, NSB                          // super-blocks a row
 	VMOVI    $15, V31.B16
 	VMOVI    $16, V14.B16
 row:
-	MOVD     R2, R7
-	MOVD     R4, R8
-	MOVD     R5, R9
-	MOVD     R6, R10
-	MOVD     R19, R11
+	MOVD     ROW, BLK
+	MOVD     XQ, XQP
+	MOVD     DX, DXP
+	MOVD     AUX, AUXP
+	MOVD     NSB, LEFT
 	VEOR     V10.B16, V10.B16, V10.B16
 	VEOR     V11.B16, V11.B16, V11.B16
 blocks:
-	MOVWU    4(R7), R13                         // scale bytes 0-3
-	MOVWU    8(R7), R14                         // 4-7
-	MOVWU    12(R7), R15                        // 8-11
-	LSRW     $4, R15, R16
-	ANDW     $0x0f0f0f0f, R16, R16
-	LSRW     $6, R14, R17
-	ANDW     $0x03030303, R17, R17
-	ORRW     R17<<4, R16, R16                   // m[4:8]
-	ANDW     $0x3f3f3f3f, R14, R14              // m[0:4]
-	ANDW     $0x0f0f0f0f, R15, R15
-	LSRW     $6, R13, R17
-	ANDW     $0x03030303, R17, R17
-	ORRW     R17<<4, R15, R15                   // sc[4:8]
-	ANDW     $0x3f3f3f3f, R13, R13              // sc[0:4]
-	VMOV     R13, V26.S[0]
-	VMOV     R15, V26.S[1]
-	VMOV     R14, V26.S[2]
-	VMOV     R16, V26.S[3]                      // V26 = sc[0:8], m[0:8] as bytes
+	MOVWU    4(BLK), SC0                        // scale bytes 0-3
+	MOVWU    8(BLK), SC1                        // 4-7
+	MOVWU    12(BLK), SC2                       // 8-11
+	LSRW     $4, SC2, SC3
+	ANDW     $0x0f0f0f0f, SC3, SC3
+	LSRW     $6, SC1, SC4
+	ANDW     $0x03030303, SC4, SC4
+	ORRW     SC4<<4, SC3, SC3                   // m[4:8]
+	ANDW     $0x3f3f3f3f, SC1, SC1              // m[0:4]
+	ANDW     $0x0f0f0f0f, SC2, SC2
+	LSRW     $6, SC0, SC4
+	ANDW     $0x03030303, SC4, SC4
+	ORRW     SC4<<4, SC2, SC2                   // sc[4:8]
+	ANDW     $0x3f3f3f3f, SC0, SC0              // sc[0:4]
+	VMOV     SC0, V26.S[0]
+	VMOV     SC2, V26.S[1]
+	VMOV     SC1, V26.S[2]
+	VMOV     SC3, V26.S[3]                      // V26 = sc[0:8], m[0:8] as bytes
 	VUXTL    V26.B8, V27.H8
 	VUXTL2   V26.B16, V28.H8
 	VUXTL    V27.H4, V29.S4
@@ -283,16 +369,16 @@ blocks:
 	WORD     $0x4e21db9c                        // SCVTF V28.4S, V28.4S
 	WORD     $0x4e21dbbd                        // SCVTF V29.4S, V29.4S
 	WORD     $0x4e21dbde                        // SCVTF V30.4S, V30.4S
-	MOVWU    (R7), R13                          // f16 d, dmin
-	VMOV     R13, V26.S[0]
+	MOVWU    (BLK), SC0                         // f16 d, dmin
+	VMOV     SC0, V26.S[0]
 	WORD     $0x0e217b5a                        // FCVTL V26.4S, V26.4H
 	VDUP     V26.S[0], V24.S4                   // d
 	VDUP     V26.S[1], V25.S4                   // dmin
-	ADD      $16, R7, R12
-	VLD1     (R12), [V12.B16, V13.B16]          // qh: bit sb of byte l is weight l of sub-block sb, +16
-	ADD      $48, R7, R12
-	VLD1.P   32(R12), [V0.B16, V1.B16]          // nibbles of sub-blocks 0, 1
-	VLD1.P   64(R8), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
+	ADD      $16, BLK, PTR
+	VLD1     (PTR), [V12.B16, V13.B16]          // qh: bit sb of byte l is weight l of sub-block sb, +16
+	ADD      $48, BLK, PTR
+	VLD1.P   32(PTR), [V0.B16, V1.B16]          // nibbles of sub-blocks 0, 1
+	VLD1.P   64(XQP), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
 	VAND     V31.B16, V0.B16, V6.B16
 	VAND     V31.B16, V1.B16, V7.B16
 	VUSHR    $4, V0.B16, V8.B16
@@ -315,8 +401,8 @@ blocks:
 	WORD     $0x4e8394f0                        // SDOT V16.4S, V7.16B, V3.16B
 	WORD     $0x4e849511                        // SDOT V17.4S, V8.16B, V4.16B
 	WORD     $0x4e859531                        // SDOT V17.4S, V9.16B, V5.16B
-	VLD1.P   32(R12), [V0.B16, V1.B16]          // nibbles of sub-blocks 2, 3
-	VLD1.P   64(R8), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
+	VLD1.P   32(PTR), [V0.B16, V1.B16]          // nibbles of sub-blocks 2, 3
+	VLD1.P   64(XQP), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
 	VAND     V31.B16, V0.B16, V6.B16
 	VAND     V31.B16, V1.B16, V7.B16
 	VUSHR    $4, V0.B16, V8.B16
@@ -339,8 +425,8 @@ blocks:
 	WORD     $0x4e8394f2                        // SDOT V18.4S, V7.16B, V3.16B
 	WORD     $0x4e849513                        // SDOT V19.4S, V8.16B, V4.16B
 	WORD     $0x4e859533                        // SDOT V19.4S, V9.16B, V5.16B
-	VLD1.P   32(R12), [V0.B16, V1.B16]          // nibbles of sub-blocks 4, 5
-	VLD1.P   64(R8), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
+	VLD1.P   32(PTR), [V0.B16, V1.B16]          // nibbles of sub-blocks 4, 5
+	VLD1.P   64(XQP), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
 	VAND     V31.B16, V0.B16, V6.B16
 	VAND     V31.B16, V1.B16, V7.B16
 	VUSHR    $4, V0.B16, V8.B16
@@ -361,8 +447,8 @@ blocks:
 	WORD     $0x4e8394f4                        // SDOT V20.4S, V7.16B, V3.16B
 	WORD     $0x4e849515                        // SDOT V21.4S, V8.16B, V4.16B
 	WORD     $0x4e859535                        // SDOT V21.4S, V9.16B, V5.16B
-	VLD1.P   32(R12), [V0.B16, V1.B16]          // nibbles of sub-blocks 6, 7
-	VLD1.P   64(R8), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
+	VLD1.P   32(PTR), [V0.B16, V1.B16]          // nibbles of sub-blocks 6, 7
+	VLD1.P   64(XQP), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
 	VAND     V31.B16, V0.B16, V6.B16
 	VAND     V31.B16, V1.B16, V7.B16
 	VUSHR    $4, V0.B16, V8.B16
@@ -393,8 +479,8 @@ blocks:
 	VADDP    V22.S4, V20.S4, V20.S4             // isum[4:8]
 	WORD     $0x4e21da10                        // SCVTF V16.4S, V16.4S
 	WORD     $0x4e21da94                        // SCVTF V20.4S, V20.4S
-	VLD1.P   32(R9), [V0.S4, V1.S4]             // dx of the 8 sub-blocks
-	VLD1.P   32(R10), [V2.S4, V3.S4]            // s = dx·Σqx of the 8 sub-blocks
+	VLD1.P   32(DXP), [V0.S4, V1.S4]            // dx of the 8 sub-blocks
+	VLD1.P   32(AUXP), [V2.S4, V3.S4]           // s = dx·Σqx of the 8 sub-blocks
 	WORD     $0x6e3dde10                        // FMUL V16.4S, V16.4S, V29.4S
 	WORD     $0x6e3ede94                        // FMUL V20.4S, V20.4S, V30.4S
 	WORD     $0x6e20de10                        // FMUL V16.4S, V16.4S, V0.4S
@@ -405,17 +491,53 @@ blocks:
 	WORD     $0x6e3cdc63                        // FMUL V3.4S, V3.4S, V28.4S
 	VFMLA    V25.S4, V2.S4, V11.S4              // accm += dmin·m·s
 	VFMLA    V25.S4, V3.S4, V11.S4
-	ADD      $176, R7
-	SUBS     $1, R11
+	ADD      $176, BLK
+	SUBS     $1, LEFT
 	BNE      blocks
 	WORD     $0x4eabd54a                        // FSUB V10.4S, V10.4S, V11.4S
 	WORD     $0x6e2ad54a                        // FADDP V10.4S, V10.4S, V10.4S
 	WORD     $0x6e2ad54a                        // FADDP V10.4S, V10.4S, V10.4S
-	FMOVS.P  F10, 4(R0)
-	ADD      R3, R2, R2
-	SUBS     $1, R1
+	FMOVS.P  F10, 4(OUT)
+	ADD      RB, ROW, ROW
+	SUBS     $1, ROWS
 	BNE      row
 	RET      
+
+#undef OUT
+#undef ROWS
+#undef ROW
+#undef RB
+#undef XQ
+#undef DX
+#undef AUX
+#undef BLK
+#undef XQP
+#undef DXP
+#undef AUXP
+#undef LEFT
+#undef PTR
+#undef SC0
+#undef SC1
+#undef SC2
+#undef SC3
+#undef SC4
+#undef NSB
+
+#define OUT R0
+#define ROWS R1
+#define ROW R2
+#define RB R3
+#define XQ R4
+#define DX R5
+#define AUX R6
+#define BLK R7
+#define XQP R8
+#define DXP R9
+#define AUXP R10
+#define LEFT R11
+#define PTR R12
+#define DH R13
+#define NSB R19
 
 // Q6_K registers: R6 n32, R10 its pointer, R12 pointers into the block;
 // V0–V3 ql, V4–V5 qh, V6–V7 x, V8–V13 sums and scales, V14–V21 the group
@@ -423,37 +545,37 @@ blocks:
 // V29 0x0f and V30 0x30 in every byte, V10 acc (V11, accm, stays 0).
 // func gemvQ6KSDOT(out *float32, rows int, w *byte, rb int, xq *int8, dx *float32, n32 *int32, nsb int)
 TEXT ·gemvQ6KSDOT(SB), NOSPLIT, $0-64
-	MOVD     out+0(FP), R0
-	MOVD     rows+8(FP), R1
-	MOVD     w+16(FP), R2
-	MOVD     rb+24(FP), R3
-	MOVD     xq+32(FP), R4
-	MOVD     dx+40(FP), R5
-	MOVD     n32+48(FP), R6
-	MOVD     nsb+56(FP), R11
-	MOVD     R11, R19                           // super-blocks a row
+	MOVD     out+0(FP), OUT
+	MOVD     rows+8(FP), ROWS
+	MOVD     w+16(FP), ROW
+	MOVD     rb+24(FP), RB
+	MOVD     xq+32(FP), XQ
+	MOVD     dx+40(FP), DX
+	MOVD     n32+48(FP), AUX
+	MOVD     nsb+56(FP), LEFT
+	MOVD     LEFT, NSB                          // super-blocks a row
 	VMOVI    $15, V29.B16
 	VMOVI    $48, V30.B16
 row:
-	MOVD     R2, R7
-	MOVD     R4, R8
-	MOVD     R5, R9
-	MOVD     R6, R10
-	MOVD     R19, R11
+	MOVD     ROW, BLK
+	MOVD     XQ, XQP
+	MOVD     DX, DXP
+	MOVD     AUX, AUXP
+	MOVD     NSB, LEFT
 	VEOR     V10.B16, V10.B16, V10.B16
 	VEOR     V11.B16, V11.B16, V11.B16
 blocks:
-	MOVHU    208(R7), R13                       // f16 d
-	VMOV     R13, V28.H[0]
+	MOVHU    208(BLK), DH                       // f16 d
+	VMOV     DH, V28.H[0]
 	WORD     $0x0e217b9c                        // FCVTL V28.4S, V28.4H
 	VDUP     V28.S[0], V28.S4
-	ADD      $0, R7, R12
-	VLD1     (R12), [V0.B16, V1.B16, V2.B16, V3.B16] // ql[0:64]
-	ADD      $128, R7, R12
-	VLD1     (R12), [V4.B16, V5.B16]            // qh[0:32]
-	VLD1.P   64(R10), [V14.S4, V15.S4, V16.S4, V17.S4] // n32: each group's sum starts at −32·Σqx
-	VLD1.P   64(R10), [V18.S4, V19.S4, V20.S4, V21.S4]
-	VLD1.P   32(R8), [V6.B16, V7.B16]           // qx of weights 0-31
+	ADD      $0, BLK, PTR
+	VLD1     (PTR), [V0.B16, V1.B16, V2.B16, V3.B16] // ql[0:64]
+	ADD      $128, BLK, PTR
+	VLD1     (PTR), [V4.B16, V5.B16]            // qh[0:32]
+	VLD1.P   64(AUXP), [V14.S4, V15.S4, V16.S4, V17.S4] // n32: each group's sum starts at −32·Σqx
+	VLD1.P   64(AUXP), [V18.S4, V19.S4, V20.S4, V21.S4]
+	VLD1.P   32(XQP), [V6.B16, V7.B16]          // qx of weights 0-31
 	VAND     V29.B16, V0.B16, V22.B16           // low 4 bits
 	VSHL     $4, V4.B16, V23.B16
 	VAND     V30.B16, V23.B16, V23.B16          // high 2 bits at 4-5
@@ -464,7 +586,7 @@ blocks:
 	VAND     V30.B16, V23.B16, V23.B16          // high 2 bits at 4-5
 	VORR     V23.B16, V22.B16, V22.B16          // q, 0…63
 	WORD     $0x4e8796cf                        // SDOT V15.4S, V22.16B, V7.16B
-	VLD1.P   32(R8), [V6.B16, V7.B16]           // qx of weights 32-63
+	VLD1.P   32(XQP), [V6.B16, V7.B16]          // qx of weights 32-63
 	VAND     V29.B16, V2.B16, V22.B16           // low 4 bits
 	VSHL     $2, V4.B16, V23.B16
 	VAND     V30.B16, V23.B16, V23.B16          // high 2 bits at 4-5
@@ -475,7 +597,7 @@ blocks:
 	VAND     V30.B16, V23.B16, V23.B16          // high 2 bits at 4-5
 	VORR     V23.B16, V22.B16, V22.B16          // q, 0…63
 	WORD     $0x4e8796d1                        // SDOT V17.4S, V22.16B, V7.16B
-	VLD1.P   32(R8), [V6.B16, V7.B16]           // qx of weights 64-95
+	VLD1.P   32(XQP), [V6.B16, V7.B16]          // qx of weights 64-95
 	VUSHR    $4, V0.B16, V22.B16                // low 4 bits
 	VAND     V30.B16, V4.B16, V23.B16           // high 2 bits at 4-5
 	VORR     V23.B16, V22.B16, V22.B16          // q, 0…63
@@ -484,7 +606,7 @@ blocks:
 	VAND     V30.B16, V5.B16, V23.B16           // high 2 bits at 4-5
 	VORR     V23.B16, V22.B16, V22.B16          // q, 0…63
 	WORD     $0x4e8796d3                        // SDOT V19.4S, V22.16B, V7.16B
-	VLD1.P   32(R8), [V6.B16, V7.B16]           // qx of weights 96-127
+	VLD1.P   32(XQP), [V6.B16, V7.B16]          // qx of weights 96-127
 	VUSHR    $4, V2.B16, V22.B16                // low 4 bits
 	VUSHR    $2, V4.B16, V23.B16
 	VAND     V30.B16, V23.B16, V23.B16          // high 2 bits at 4-5
@@ -503,13 +625,13 @@ blocks:
 	VADDP    V25.S4, V9.S4, V9.S4               // groups 4-7
 	WORD     $0x4e21d908                        // SCVTF V8.4S, V8.4S
 	WORD     $0x4e21d929                        // SCVTF V9.4S, V9.4S
-	FMOVD    192(R7), F12                       // 8 int8 scales
+	FMOVD    192(BLK), F12                      // 8 int8 scales
 	WORD     $0x0f08a58c                        // SSHLL V12.8H, V12.8B, #0
 	WORD     $0x0f10a59a                        // SSHLL V26.4S, V12.4H, #0
 	WORD     $0x4f10a58c                        // SSHLL2 V12.4S, V12.8H, #0
 	WORD     $0x4e21db5a                        // SCVTF V26.4S, V26.4S
 	WORD     $0x4e21d98c                        // SCVTF V12.4S, V12.4S
-	VLD1.P   16(R9), [V13.S4]                   // dx of the 4 blocks of 32
+	VLD1.P   16(DXP), [V13.S4]                  // dx of the 4 blocks of 32
 	VZIP1    V13.S4, V13.S4, V24.S4             // dx per group of 16
 	VZIP2    V13.S4, V13.S4, V13.S4
 	WORD     $0x6e3add08                        // FMUL V8.4S, V8.4S, V26.4S
@@ -518,13 +640,13 @@ blocks:
 	WORD     $0x6e2ddd29                        // FMUL V9.4S, V9.4S, V13.4S
 	VFMLA    V28.S4, V8.S4, V10.S4              // acc += d·sc·dx·isum
 	VFMLA    V28.S4, V9.S4, V10.S4
-	ADD      $64, R7, R12
-	VLD1     (R12), [V0.B16, V1.B16, V2.B16, V3.B16] // ql[64:128]
-	ADD      $160, R7, R12
-	VLD1     (R12), [V4.B16, V5.B16]            // qh[32:64]
-	VLD1.P   64(R10), [V14.S4, V15.S4, V16.S4, V17.S4] // n32: each group's sum starts at −32·Σqx
-	VLD1.P   64(R10), [V18.S4, V19.S4, V20.S4, V21.S4]
-	VLD1.P   32(R8), [V6.B16, V7.B16]           // qx of weights 0-31
+	ADD      $64, BLK, PTR
+	VLD1     (PTR), [V0.B16, V1.B16, V2.B16, V3.B16] // ql[64:128]
+	ADD      $160, BLK, PTR
+	VLD1     (PTR), [V4.B16, V5.B16]            // qh[32:64]
+	VLD1.P   64(AUXP), [V14.S4, V15.S4, V16.S4, V17.S4] // n32: each group's sum starts at −32·Σqx
+	VLD1.P   64(AUXP), [V18.S4, V19.S4, V20.S4, V21.S4]
+	VLD1.P   32(XQP), [V6.B16, V7.B16]          // qx of weights 0-31
 	VAND     V29.B16, V0.B16, V22.B16           // low 4 bits
 	VSHL     $4, V4.B16, V23.B16
 	VAND     V30.B16, V23.B16, V23.B16          // high 2 bits at 4-5
@@ -535,7 +657,7 @@ blocks:
 	VAND     V30.B16, V23.B16, V23.B16          // high 2 bits at 4-5
 	VORR     V23.B16, V22.B16, V22.B16          // q, 0…63
 	WORD     $0x4e8796cf                        // SDOT V15.4S, V22.16B, V7.16B
-	VLD1.P   32(R8), [V6.B16, V7.B16]           // qx of weights 32-63
+	VLD1.P   32(XQP), [V6.B16, V7.B16]          // qx of weights 32-63
 	VAND     V29.B16, V2.B16, V22.B16           // low 4 bits
 	VSHL     $2, V4.B16, V23.B16
 	VAND     V30.B16, V23.B16, V23.B16          // high 2 bits at 4-5
@@ -546,7 +668,7 @@ blocks:
 	VAND     V30.B16, V23.B16, V23.B16          // high 2 bits at 4-5
 	VORR     V23.B16, V22.B16, V22.B16          // q, 0…63
 	WORD     $0x4e8796d1                        // SDOT V17.4S, V22.16B, V7.16B
-	VLD1.P   32(R8), [V6.B16, V7.B16]           // qx of weights 64-95
+	VLD1.P   32(XQP), [V6.B16, V7.B16]          // qx of weights 64-95
 	VUSHR    $4, V0.B16, V22.B16                // low 4 bits
 	VAND     V30.B16, V4.B16, V23.B16           // high 2 bits at 4-5
 	VORR     V23.B16, V22.B16, V22.B16          // q, 0…63
@@ -555,7 +677,7 @@ blocks:
 	VAND     V30.B16, V5.B16, V23.B16           // high 2 bits at 4-5
 	VORR     V23.B16, V22.B16, V22.B16          // q, 0…63
 	WORD     $0x4e8796d3                        // SDOT V19.4S, V22.16B, V7.16B
-	VLD1.P   32(R8), [V6.B16, V7.B16]           // qx of weights 96-127
+	VLD1.P   32(XQP), [V6.B16, V7.B16]          // qx of weights 96-127
 	VUSHR    $4, V2.B16, V22.B16                // low 4 bits
 	VUSHR    $2, V4.B16, V23.B16
 	VAND     V30.B16, V23.B16, V23.B16          // high 2 bits at 4-5
@@ -574,13 +696,13 @@ blocks:
 	VADDP    V25.S4, V9.S4, V9.S4               // groups 4-7
 	WORD     $0x4e21d908                        // SCVTF V8.4S, V8.4S
 	WORD     $0x4e21d929                        // SCVTF V9.4S, V9.4S
-	FMOVD    200(R7), F12                       // 8 int8 scales
+	FMOVD    200(BLK), F12                      // 8 int8 scales
 	WORD     $0x0f08a58c                        // SSHLL V12.8H, V12.8B, #0
 	WORD     $0x0f10a59a                        // SSHLL V26.4S, V12.4H, #0
 	WORD     $0x4f10a58c                        // SSHLL2 V12.4S, V12.8H, #0
 	WORD     $0x4e21db5a                        // SCVTF V26.4S, V26.4S
 	WORD     $0x4e21d98c                        // SCVTF V12.4S, V12.4S
-	VLD1.P   16(R9), [V13.S4]                   // dx of the 4 blocks of 32
+	VLD1.P   16(DXP), [V13.S4]                  // dx of the 4 blocks of 32
 	VZIP1    V13.S4, V13.S4, V24.S4             // dx per group of 16
 	VZIP2    V13.S4, V13.S4, V13.S4
 	WORD     $0x6e3add08                        // FMUL V8.4S, V8.4S, V26.4S
@@ -589,15 +711,15 @@ blocks:
 	WORD     $0x6e2ddd29                        // FMUL V9.4S, V9.4S, V13.4S
 	VFMLA    V28.S4, V8.S4, V10.S4              // acc += d·sc·dx·isum
 	VFMLA    V28.S4, V9.S4, V10.S4
-	ADD      $210, R7
-	SUBS     $1, R11
+	ADD      $210, BLK
+	SUBS     $1, LEFT
 	BNE      blocks
 	WORD     $0x4eabd54a                        // FSUB V10.4S, V10.4S, V11.4S
 	WORD     $0x6e2ad54a                        // FADDP V10.4S, V10.4S, V10.4S
 	WORD     $0x6e2ad54a                        // FADDP V10.4S, V10.4S, V10.4S
-	FMOVS.P  F10, 4(R0)
-	ADD      R3, R2, R2
-	SUBS     $1, R1
+	FMOVS.P  F10, 4(OUT)
+	ADD      RB, ROW, ROW
+	SUBS     $1, ROWS
 	BNE      row
 	RET      
 
@@ -606,36 +728,65 @@ blocks:
 // through one spare register. int8 × int8 products fit int16 (|q| ≤ 128,
 // |qx| ≤ 127), and SADALP adds them pairwise into the int32 lanes.
 
+#undef OUT
+#undef ROWS
+#undef ROW
+#undef RB
+#undef XQ
+#undef DX
+#undef AUX
+#undef BLK
+#undef XQP
+#undef DXP
+#undef AUXP
+#undef LEFT
+#undef PTR
+#undef DH
+#undef NSB
+
+#define OUT R0
+#define ROWS R1
+#define ROW R2
+#define RB R3
+#define XQ R4
+#define DX R5
+#define NB R6
+#define BLK R7
+#define XQP R8
+#define DXP R9
+#define LEFT R10
+#define DH R11
+
 // func gemvQ8_0NEON(out *float32, rows int, w *byte, rb int, xq *int8, dx *float32, nb int)
 TEXT ·gemvQ8_0NEON(SB), NOSPLIT, $0-56
-	MOVD     out+0(FP), R0
-	MOVD     rows+8(FP), R1
-	MOVD     w+16(FP), R2
-	MOVD     rb+24(FP), R3
-	MOVD     xq+32(FP), R4
-	MOVD     dx+40(FP), R5
-	MOVD     nb+48(FP), R6
+	MOVD     out+0(FP), OUT
+	MOVD     rows+8(FP), ROWS
+	MOVD     w+16(FP), ROW
+	MOVD     rb+24(FP), RB
+	MOVD     xq+32(FP), XQ
+	MOVD     dx+40(FP), DX
+	MOVD     nb+48(FP), NB
 row:
-	MOVD     R2, R7
-	MOVD     R4, R8
-	MOVD     R5, R9
-	MOVD     R6, R10
+	MOVD     ROW, BLK
+	MOVD     XQ, XQP
+	MOVD     DX, DXP
+	MOVD     NB, LEFT
 	VEOR     V24.B16, V24.B16, V24.B16
 blocks:
-	VLD1.P   64(R8), [V0.B16, V1.B16, V2.B16, V3.B16] // qx of blocks 0, 1
-	VLD1.P   64(R8), [V4.B16, V5.B16, V6.B16, V7.B16] // qx of blocks 2, 3
-	MOVHU.P  2(R7), R11                         // block 0: f16 d
-	VMOV     R11, V20.H[0]
-	VLD1.P   32(R7), [V8.B16, V9.B16]           // block 0: 32 int8 q
-	MOVHU.P  2(R7), R11                         // block 1: f16 d
-	VMOV     R11, V20.H[1]
-	VLD1.P   32(R7), [V10.B16, V11.B16]         // block 1: 32 int8 q
-	MOVHU.P  2(R7), R11                         // block 2: f16 d
-	VMOV     R11, V20.H[2]
-	VLD1.P   32(R7), [V12.B16, V13.B16]         // block 2: 32 int8 q
-	MOVHU.P  2(R7), R11                         // block 3: f16 d
-	VMOV     R11, V20.H[3]
-	VLD1.P   32(R7), [V14.B16, V15.B16]         // block 3: 32 int8 q
+	VLD1.P   64(XQP), [V0.B16, V1.B16, V2.B16, V3.B16] // qx of blocks 0, 1
+	VLD1.P   64(XQP), [V4.B16, V5.B16, V6.B16, V7.B16] // qx of blocks 2, 3
+	MOVHU.P  2(BLK), DH                         // block 0: f16 d
+	VMOV     DH, V20.H[0]
+	VLD1.P   32(BLK), [V8.B16, V9.B16]          // block 0: 32 int8 q
+	MOVHU.P  2(BLK), DH                         // block 1: f16 d
+	VMOV     DH, V20.H[1]
+	VLD1.P   32(BLK), [V10.B16, V11.B16]        // block 1: 32 int8 q
+	MOVHU.P  2(BLK), DH                         // block 2: f16 d
+	VMOV     DH, V20.H[2]
+	VLD1.P   32(BLK), [V12.B16, V13.B16]        // block 2: 32 int8 q
+	MOVHU.P  2(BLK), DH                         // block 3: f16 d
+	VMOV     DH, V20.H[3]
+	VLD1.P   32(BLK), [V14.B16, V15.B16]        // block 3: 32 int8 q
 	VEOR     V16.B16, V16.B16, V16.B16
 	VEOR     V17.B16, V17.B16, V17.B16
 	VEOR     V18.B16, V18.B16, V18.B16
@@ -677,58 +828,91 @@ blocks:
 	VADDP    V22.S4, V21.S4, V21.S4             // [isum0, isum1, isum2, isum3]
 	WORD     $0x4e21dab5                        // SCVTF V21.4S, V21.4S
 	WORD     $0x0e217a96                        // FCVTL V22.4S, V20.4H
-	VLD1.P   16(R9), [V23.S4]                   // dx of the 4 blocks
+	VLD1.P   16(DXP), [V23.S4]                  // dx of the 4 blocks
 	WORD     $0x6e37ded6                        // FMUL V22.4S, V22.4S, V23.4S
 	VFMLA    V22.S4, V21.S4, V24.S4             // acc += isum·d·dx
-	SUBS     $4, R10
+	SUBS     $4, LEFT
 	BNE      blocks
 	WORD     $0x6e38d718                        // FADDP V24.4S, V24.4S, V24.4S
 	WORD     $0x6e38d718                        // FADDP V24.4S, V24.4S, V24.4S
-	FMOVS.P  F24, 4(R0)
-	ADD      R3, R2, R2
-	SUBS     $1, R1
+	FMOVS.P  F24, 4(OUT)
+	ADD      RB, ROW, ROW
+	SUBS     $1, ROWS
 	BNE      row
 	RET      
 
+#undef OUT
+#undef ROWS
+#undef ROW
+#undef RB
+#undef XQ
+#undef DX
+#undef NB
+#undef BLK
+#undef XQP
+#undef DXP
+#undef LEFT
+#undef DH
+
+#define OUT R0
+#define ROWS R1
+#define ROW R2
+#define RB R3
+#define XQ R4
+#define DX R5
+#define AUX R6
+#define BLK R7
+#define XQP R8
+#define DXP R9
+#define AUXP R10
+#define LEFT R11
+#define PTR R12
+#define SC0 R13
+#define SC1 R14
+#define SC2 R15
+#define SC3 R16
+#define SC4 R17
+#define NSB R19
+
 // func gemvQ4KNEON(out *float32, rows int, w *byte, rb int, xq *int8, dx *float32, s *float32, nsb int)
 TEXT ·gemvQ4KNEON(SB), NOSPLIT, $0-64
-	MOVD     out+0(FP), R0
-	MOVD     rows+8(FP), R1
-	MOVD     w+16(FP), R2
-	MOVD     rb+24(FP), R3
-	MOVD     xq+32(FP), R4
-	MOVD     dx+40(FP), R5
-	MOVD     s+48(FP), R6
-	MOVD     nsb+56(FP), R11
-	MOVD     R11, R19                           // super-blocks a row
+	MOVD     out+0(FP), OUT
+	MOVD     rows+8(FP), ROWS
+	MOVD     w+16(FP), ROW
+	MOVD     rb+24(FP), RB
+	MOVD     xq+32(FP), XQ
+	MOVD     dx+40(FP), DX
+	MOVD     s+48(FP), AUX
+	MOVD     nsb+56(FP), LEFT
+	MOVD     LEFT, NSB                          // super-blocks a row
 	VMOVI    $15, V31.B16
 row:
-	MOVD     R2, R7
-	MOVD     R4, R8
-	MOVD     R5, R9
-	MOVD     R6, R10
-	MOVD     R19, R11
+	MOVD     ROW, BLK
+	MOVD     XQ, XQP
+	MOVD     DX, DXP
+	MOVD     AUX, AUXP
+	MOVD     NSB, LEFT
 	VEOR     V10.B16, V10.B16, V10.B16
 	VEOR     V11.B16, V11.B16, V11.B16
 blocks:
-	MOVWU    4(R7), R13                         // scale bytes 0-3
-	MOVWU    8(R7), R14                         // 4-7
-	MOVWU    12(R7), R15                        // 8-11
-	LSRW     $4, R15, R16
-	ANDW     $0x0f0f0f0f, R16, R16
-	LSRW     $6, R14, R17
-	ANDW     $0x03030303, R17, R17
-	ORRW     R17<<4, R16, R16                   // m[4:8]
-	ANDW     $0x3f3f3f3f, R14, R14              // m[0:4]
-	ANDW     $0x0f0f0f0f, R15, R15
-	LSRW     $6, R13, R17
-	ANDW     $0x03030303, R17, R17
-	ORRW     R17<<4, R15, R15                   // sc[4:8]
-	ANDW     $0x3f3f3f3f, R13, R13              // sc[0:4]
-	VMOV     R13, V26.S[0]
-	VMOV     R15, V26.S[1]
-	VMOV     R14, V26.S[2]
-	VMOV     R16, V26.S[3]                      // V26 = sc[0:8], m[0:8] as bytes
+	MOVWU    4(BLK), SC0                        // scale bytes 0-3
+	MOVWU    8(BLK), SC1                        // 4-7
+	MOVWU    12(BLK), SC2                       // 8-11
+	LSRW     $4, SC2, SC3
+	ANDW     $0x0f0f0f0f, SC3, SC3
+	LSRW     $6, SC1, SC4
+	ANDW     $0x03030303, SC4, SC4
+	ORRW     SC4<<4, SC3, SC3                   // m[4:8]
+	ANDW     $0x3f3f3f3f, SC1, SC1              // m[0:4]
+	ANDW     $0x0f0f0f0f, SC2, SC2
+	LSRW     $6, SC0, SC4
+	ANDW     $0x03030303, SC4, SC4
+	ORRW     SC4<<4, SC2, SC2                   // sc[4:8]
+	ANDW     $0x3f3f3f3f, SC0, SC0              // sc[0:4]
+	VMOV     SC0, V26.S[0]
+	VMOV     SC2, V26.S[1]
+	VMOV     SC1, V26.S[2]
+	VMOV     SC3, V26.S[3]                      // V26 = sc[0:8], m[0:8] as bytes
 	VUXTL    V26.B8, V27.H8
 	VUXTL2   V26.B16, V28.H8
 	VUXTL    V27.H4, V29.S4
@@ -739,14 +923,14 @@ blocks:
 	WORD     $0x4e21db9c                        // SCVTF V28.4S, V28.4S
 	WORD     $0x4e21dbbd                        // SCVTF V29.4S, V29.4S
 	WORD     $0x4e21dbde                        // SCVTF V30.4S, V30.4S
-	MOVWU    (R7), R13                          // f16 d, dmin
-	VMOV     R13, V26.S[0]
+	MOVWU    (BLK), SC0                         // f16 d, dmin
+	VMOV     SC0, V26.S[0]
 	WORD     $0x0e217b5a                        // FCVTL V26.4S, V26.4H
 	VDUP     V26.S[0], V24.S4                   // d
 	VDUP     V26.S[1], V25.S4                   // dmin
-	ADD      $16, R7, R12
-	VLD1.P   32(R12), [V0.B16, V1.B16]          // nibbles of sub-blocks 0, 1
-	VLD1.P   64(R8), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
+	ADD      $16, BLK, PTR
+	VLD1.P   32(PTR), [V0.B16, V1.B16]          // nibbles of sub-blocks 0, 1
+	VLD1.P   64(XQP), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
 	VAND     V31.B16, V0.B16, V6.B16
 	VAND     V31.B16, V1.B16, V7.B16
 	VUSHR    $4, V0.B16, V8.B16
@@ -769,8 +953,8 @@ blocks:
 	WORD     $0x4e606991                        // SADALP V17.4S, V12.8H
 	WORD     $0x4e25c12c                        // SMULL2 V12.8H, V9.16B, V5.16B
 	WORD     $0x4e606991                        // SADALP V17.4S, V12.8H
-	VLD1.P   32(R12), [V0.B16, V1.B16]          // nibbles of sub-blocks 2, 3
-	VLD1.P   64(R8), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
+	VLD1.P   32(PTR), [V0.B16, V1.B16]          // nibbles of sub-blocks 2, 3
+	VLD1.P   64(XQP), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
 	VAND     V31.B16, V0.B16, V6.B16
 	VAND     V31.B16, V1.B16, V7.B16
 	VUSHR    $4, V0.B16, V8.B16
@@ -793,8 +977,8 @@ blocks:
 	WORD     $0x4e606993                        // SADALP V19.4S, V12.8H
 	WORD     $0x4e25c12c                        // SMULL2 V12.8H, V9.16B, V5.16B
 	WORD     $0x4e606993                        // SADALP V19.4S, V12.8H
-	VLD1.P   32(R12), [V0.B16, V1.B16]          // nibbles of sub-blocks 4, 5
-	VLD1.P   64(R8), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
+	VLD1.P   32(PTR), [V0.B16, V1.B16]          // nibbles of sub-blocks 4, 5
+	VLD1.P   64(XQP), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
 	VAND     V31.B16, V0.B16, V6.B16
 	VAND     V31.B16, V1.B16, V7.B16
 	VUSHR    $4, V0.B16, V8.B16
@@ -817,8 +1001,8 @@ blocks:
 	WORD     $0x4e606995                        // SADALP V21.4S, V12.8H
 	WORD     $0x4e25c12c                        // SMULL2 V12.8H, V9.16B, V5.16B
 	WORD     $0x4e606995                        // SADALP V21.4S, V12.8H
-	VLD1.P   32(R12), [V0.B16, V1.B16]          // nibbles of sub-blocks 6, 7
-	VLD1.P   64(R8), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
+	VLD1.P   32(PTR), [V0.B16, V1.B16]          // nibbles of sub-blocks 6, 7
+	VLD1.P   64(XQP), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
 	VAND     V31.B16, V0.B16, V6.B16
 	VAND     V31.B16, V1.B16, V7.B16
 	VUSHR    $4, V0.B16, V8.B16
@@ -849,8 +1033,8 @@ blocks:
 	VADDP    V22.S4, V20.S4, V20.S4             // isum[4:8]
 	WORD     $0x4e21da10                        // SCVTF V16.4S, V16.4S
 	WORD     $0x4e21da94                        // SCVTF V20.4S, V20.4S
-	VLD1.P   32(R9), [V0.S4, V1.S4]             // dx of the 8 sub-blocks
-	VLD1.P   32(R10), [V2.S4, V3.S4]            // s = dx·Σqx of the 8 sub-blocks
+	VLD1.P   32(DXP), [V0.S4, V1.S4]            // dx of the 8 sub-blocks
+	VLD1.P   32(AUXP), [V2.S4, V3.S4]           // s = dx·Σqx of the 8 sub-blocks
 	WORD     $0x6e3dde10                        // FMUL V16.4S, V16.4S, V29.4S
 	WORD     $0x6e3ede94                        // FMUL V20.4S, V20.4S, V30.4S
 	WORD     $0x6e20de10                        // FMUL V16.4S, V16.4S, V0.4S
@@ -861,58 +1045,98 @@ blocks:
 	WORD     $0x6e3cdc63                        // FMUL V3.4S, V3.4S, V28.4S
 	VFMLA    V25.S4, V2.S4, V11.S4              // accm += dmin·m·s
 	VFMLA    V25.S4, V3.S4, V11.S4
-	ADD      $144, R7
-	SUBS     $1, R11
+	ADD      $144, BLK
+	SUBS     $1, LEFT
 	BNE      blocks
 	WORD     $0x4eabd54a                        // FSUB V10.4S, V10.4S, V11.4S
 	WORD     $0x6e2ad54a                        // FADDP V10.4S, V10.4S, V10.4S
 	WORD     $0x6e2ad54a                        // FADDP V10.4S, V10.4S, V10.4S
-	FMOVS.P  F10, 4(R0)
-	ADD      R3, R2, R2
-	SUBS     $1, R1
+	FMOVS.P  F10, 4(OUT)
+	ADD      RB, ROW, ROW
+	SUBS     $1, ROWS
 	BNE      row
 	RET      
 
+#undef OUT
+#undef ROWS
+#undef ROW
+#undef RB
+#undef XQ
+#undef DX
+#undef AUX
+#undef BLK
+#undef XQP
+#undef DXP
+#undef AUXP
+#undef LEFT
+#undef PTR
+#undef SC0
+#undef SC1
+#undef SC2
+#undef SC3
+#undef SC4
+#undef NSB
+
+#define OUT R0
+#define ROWS R1
+#define ROW R2
+#define RB R3
+#define XQ R4
+#define DX R5
+#define AUX R6
+#define BLK R7
+#define XQP R8
+#define DXP R9
+#define AUXP R10
+#define LEFT R11
+#define PTR R12
+#define SC0 R13
+#define SC1 R14
+#define SC2 R15
+#define SC3 R16
+#define SC4 R17
+#define NSB R19
+
 // func gemvQ5KNEON(out *float32, rows int, w *byte, rb int, xq *int8, dx *float32, s *float32, nsb int)
 TEXT ·gemvQ5KNEON(SB), NOSPLIT, $0-64
-	MOVD     out+0(FP), R0
-	MOVD     rows+8(FP), R1
-	MOVD     w+16(FP), R2
-	MOVD     rb+24(FP), R3
-	MOVD     xq+32(FP), R4
-	MOVD     dx+40(FP), R5
-	MOVD     s+48(FP), R6
-	MOVD     nsb+56(FP), R11
-	MOVD     R11, R19                           // super-blocks a row
+	MOVD     out+0(FP), OUT
+	MOVD     rows+8(FP), ROWS
+	MOVD     w+16(FP), ROW
+	MOVD     rb+24(FP), RB
+	MOVD     xq+32(FP), XQ
+	MOVD     dx+40(FP), DX
+	MOVD     s+48(FP), AUX
+	MOVD     nsb+56(FP), LEFT
+	MOVD     LEFT, NSB                          // super-blocks a row
 	VMOVI    $15, V31.B16
 	VMOVI    $16, V14.B16
 row:
-	MOVD     R2, R7
-	MOVD     R4, R8
-	MOVD     R5, R9
-	MOVD     R6, R10
-	MOVD     R19, R11
+	MOVD     ROW, BLK
+	MOVD     XQ, XQP
+	MOVD     DX, DXP
+	MOVD     AUX, AUXP
+	MOVD     NSB, LEFT
 	VEOR     V10.B16, V10.B16, V10.B16
 	VEOR     V11.B16, V11.B16, V11.B16
 blocks:
-	MOVWU    4(R7), R13                         // scale bytes 0-3
-	MOVWU    8(R7), R14                         // 4-7
-	MOVWU    12(R7), R15                        // 8-11
-	LSRW     $4, R15, R16
-	ANDW     $0x0f0f0f0f, R16, R16
-	LSRW     $6, R14, R17
-	ANDW     $0x03030303, R17, R17
-	ORRW     R17<<4, R16, R16                   // m[4:8]
-	ANDW     $0x3f3f3f3f, R14, R14              // m[0:4]
-	ANDW     $0x0f0f0f0f, R15, R15
-	LSRW     $6, R13, R17
-	ANDW     $0x03030303, R17, R17
-	ORRW     R17<<4, R15, R15                   // sc[4:8]
-	ANDW     $0x3f3f3f3f, R13, R13              // sc[0:4]
-	VMOV     R13, V26.S[0]
-	VMOV     R15, V26.S[1]
-	VMOV     R14, V26.S[2]
-	VMOV     R16, V26.S[3]                      // V26 = sc[0:8], m[0:8] as bytes
+	MOVWU    4(BLK), SC0                        // scale bytes 0-3
+	MOVWU    8(BLK), SC1                        // 4-7
+	MOVWU    12(BLK), SC2                       // 8-11
+	LSRW     $4, SC2, SC3
+	ANDW     $0x0f0f0f0f, SC3, SC3
+	LSRW     $6, SC1, SC4
+	ANDW     $0x03030303, SC4, SC4
+	ORRW     SC4<<4, SC3, SC3                   // m[4:8]
+	ANDW     $0x3f3f3f3f, SC1, SC1              // m[0:4]
+	ANDW     $0x0f0f0f0f, SC2, SC2
+	LSRW     $6, SC0, SC4
+	ANDW     $0x03030303, SC4, SC4
+	ORRW     SC4<<4, SC2, SC2                   // sc[4:8]
+	ANDW     $0x3f3f3f3f, SC0, SC0              // sc[0:4]
+	VMOV     SC0, V26.S[0]
+	VMOV     SC2, V26.S[1]
+	VMOV     SC1, V26.S[2]
+	VMOV     SC3, V26.S[3]                      // V26 = sc[0:8], m[0:8] as bytes
 	VUXTL    V26.B8, V27.H8
 	VUXTL2   V26.B16, V28.H8
 	VUXTL    V27.H4, V29.S4
@@ -923,16 +1147,16 @@ blocks:
 	WORD     $0x4e21db9c                        // SCVTF V28.4S, V28.4S
 	WORD     $0x4e21dbbd                        // SCVTF V29.4S, V29.4S
 	WORD     $0x4e21dbde                        // SCVTF V30.4S, V30.4S
-	MOVWU    (R7), R13                          // f16 d, dmin
-	VMOV     R13, V26.S[0]
+	MOVWU    (BLK), SC0                         // f16 d, dmin
+	VMOV     SC0, V26.S[0]
 	WORD     $0x0e217b5a                        // FCVTL V26.4S, V26.4H
 	VDUP     V26.S[0], V24.S4                   // d
 	VDUP     V26.S[1], V25.S4                   // dmin
-	ADD      $16, R7, R12
-	VLD1     (R12), [V12.B16, V13.B16]          // qh: bit sb of byte l is weight l of sub-block sb, +16
-	ADD      $48, R7, R12
-	VLD1.P   32(R12), [V0.B16, V1.B16]          // nibbles of sub-blocks 0, 1
-	VLD1.P   64(R8), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
+	ADD      $16, BLK, PTR
+	VLD1     (PTR), [V12.B16, V13.B16]          // qh: bit sb of byte l is weight l of sub-block sb, +16
+	ADD      $48, BLK, PTR
+	VLD1.P   32(PTR), [V0.B16, V1.B16]          // nibbles of sub-blocks 0, 1
+	VLD1.P   64(XQP), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
 	VAND     V31.B16, V0.B16, V6.B16
 	VAND     V31.B16, V1.B16, V7.B16
 	VUSHR    $4, V0.B16, V8.B16
@@ -967,8 +1191,8 @@ blocks:
 	WORD     $0x4e6069f1                        // SADALP V17.4S, V15.8H
 	WORD     $0x4e25c12f                        // SMULL2 V15.8H, V9.16B, V5.16B
 	WORD     $0x4e6069f1                        // SADALP V17.4S, V15.8H
-	VLD1.P   32(R12), [V0.B16, V1.B16]          // nibbles of sub-blocks 2, 3
-	VLD1.P   64(R8), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
+	VLD1.P   32(PTR), [V0.B16, V1.B16]          // nibbles of sub-blocks 2, 3
+	VLD1.P   64(XQP), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
 	VAND     V31.B16, V0.B16, V6.B16
 	VAND     V31.B16, V1.B16, V7.B16
 	VUSHR    $4, V0.B16, V8.B16
@@ -1003,8 +1227,8 @@ blocks:
 	WORD     $0x4e6069f3                        // SADALP V19.4S, V15.8H
 	WORD     $0x4e25c12f                        // SMULL2 V15.8H, V9.16B, V5.16B
 	WORD     $0x4e6069f3                        // SADALP V19.4S, V15.8H
-	VLD1.P   32(R12), [V0.B16, V1.B16]          // nibbles of sub-blocks 4, 5
-	VLD1.P   64(R8), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
+	VLD1.P   32(PTR), [V0.B16, V1.B16]          // nibbles of sub-blocks 4, 5
+	VLD1.P   64(XQP), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
 	VAND     V31.B16, V0.B16, V6.B16
 	VAND     V31.B16, V1.B16, V7.B16
 	VUSHR    $4, V0.B16, V8.B16
@@ -1037,8 +1261,8 @@ blocks:
 	WORD     $0x4e6069f5                        // SADALP V21.4S, V15.8H
 	WORD     $0x4e25c12f                        // SMULL2 V15.8H, V9.16B, V5.16B
 	WORD     $0x4e6069f5                        // SADALP V21.4S, V15.8H
-	VLD1.P   32(R12), [V0.B16, V1.B16]          // nibbles of sub-blocks 6, 7
-	VLD1.P   64(R8), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
+	VLD1.P   32(PTR), [V0.B16, V1.B16]          // nibbles of sub-blocks 6, 7
+	VLD1.P   64(XQP), [V2.B16, V3.B16, V4.B16, V5.B16] // qx of the two
 	VAND     V31.B16, V0.B16, V6.B16
 	VAND     V31.B16, V1.B16, V7.B16
 	VUSHR    $4, V0.B16, V8.B16
@@ -1081,8 +1305,8 @@ blocks:
 	VADDP    V22.S4, V20.S4, V20.S4             // isum[4:8]
 	WORD     $0x4e21da10                        // SCVTF V16.4S, V16.4S
 	WORD     $0x4e21da94                        // SCVTF V20.4S, V20.4S
-	VLD1.P   32(R9), [V0.S4, V1.S4]             // dx of the 8 sub-blocks
-	VLD1.P   32(R10), [V2.S4, V3.S4]            // s = dx·Σqx of the 8 sub-blocks
+	VLD1.P   32(DXP), [V0.S4, V1.S4]            // dx of the 8 sub-blocks
+	VLD1.P   32(AUXP), [V2.S4, V3.S4]           // s = dx·Σqx of the 8 sub-blocks
 	WORD     $0x6e3dde10                        // FMUL V16.4S, V16.4S, V29.4S
 	WORD     $0x6e3ede94                        // FMUL V20.4S, V20.4S, V30.4S
 	WORD     $0x6e20de10                        // FMUL V16.4S, V16.4S, V0.4S
@@ -1093,51 +1317,87 @@ blocks:
 	WORD     $0x6e3cdc63                        // FMUL V3.4S, V3.4S, V28.4S
 	VFMLA    V25.S4, V2.S4, V11.S4              // accm += dmin·m·s
 	VFMLA    V25.S4, V3.S4, V11.S4
-	ADD      $176, R7
-	SUBS     $1, R11
+	ADD      $176, BLK
+	SUBS     $1, LEFT
 	BNE      blocks
 	WORD     $0x4eabd54a                        // FSUB V10.4S, V10.4S, V11.4S
 	WORD     $0x6e2ad54a                        // FADDP V10.4S, V10.4S, V10.4S
 	WORD     $0x6e2ad54a                        // FADDP V10.4S, V10.4S, V10.4S
-	FMOVS.P  F10, 4(R0)
-	ADD      R3, R2, R2
-	SUBS     $1, R1
+	FMOVS.P  F10, 4(OUT)
+	ADD      RB, ROW, ROW
+	SUBS     $1, ROWS
 	BNE      row
 	RET      
 
+#undef OUT
+#undef ROWS
+#undef ROW
+#undef RB
+#undef XQ
+#undef DX
+#undef AUX
+#undef BLK
+#undef XQP
+#undef DXP
+#undef AUXP
+#undef LEFT
+#undef PTR
+#undef SC0
+#undef SC1
+#undef SC2
+#undef SC3
+#undef SC4
+#undef NSB
+
+#define OUT R0
+#define ROWS R1
+#define ROW R2
+#define RB R3
+#define XQ R4
+#define DX R5
+#define AUX R6
+#define BLK R7
+#define XQP R8
+#define DXP R9
+#define AUXP R10
+#define LEFT R11
+#define PTR R12
+#define DH R13
+#define NSB R19
+
 // func gemvQ6KNEON(out *float32, rows int, w *byte, rb int, xq *int8, dx *float32, n32 *int32, nsb int)
 TEXT ·gemvQ6KNEON(SB), NOSPLIT, $0-64
-	MOVD     out+0(FP), R0
-	MOVD     rows+8(FP), R1
-	MOVD     w+16(FP), R2
-	MOVD     rb+24(FP), R3
-	MOVD     xq+32(FP), R4
-	MOVD     dx+40(FP), R5
-	MOVD     n32+48(FP), R6
-	MOVD     nsb+56(FP), R11
-	MOVD     R11, R19                           // super-blocks a row
+	MOVD     out+0(FP), OUT
+	MOVD     rows+8(FP), ROWS
+	MOVD     w+16(FP), ROW
+	MOVD     rb+24(FP), RB
+	MOVD     xq+32(FP), XQ
+	MOVD     dx+40(FP), DX
+	MOVD     n32+48(FP), AUX
+	MOVD     nsb+56(FP), LEFT
+	MOVD     LEFT, NSB                          // super-blocks a row
 	VMOVI    $15, V29.B16
 	VMOVI    $48, V30.B16
 row:
-	MOVD     R2, R7
-	MOVD     R4, R8
-	MOVD     R5, R9
-	MOVD     R6, R10
-	MOVD     R19, R11
+	MOVD     ROW, BLK
+	MOVD     XQ, XQP
+	MOVD     DX, DXP
+	MOVD     AUX, AUXP
+	MOVD     NSB, LEFT
 	VEOR     V10.B16, V10.B16, V10.B16
 	VEOR     V11.B16, V11.B16, V11.B16
 blocks:
-	MOVHU    208(R7), R13                       // f16 d
-	VMOV     R13, V28.H[0]
+	MOVHU    208(BLK), DH                       // f16 d
+	VMOV     DH, V28.H[0]
 	WORD     $0x0e217b9c                        // FCVTL V28.4S, V28.4H
 	VDUP     V28.S[0], V28.S4
-	ADD      $0, R7, R12
-	VLD1     (R12), [V0.B16, V1.B16, V2.B16, V3.B16] // ql[0:64]
-	ADD      $128, R7, R12
-	VLD1     (R12), [V4.B16, V5.B16]            // qh[0:32]
-	VLD1.P   64(R10), [V14.S4, V15.S4, V16.S4, V17.S4] // n32: each group's sum starts at −32·Σqx
-	VLD1.P   64(R10), [V18.S4, V19.S4, V20.S4, V21.S4]
-	VLD1.P   32(R8), [V6.B16, V7.B16]           // qx of weights 0-31
+	ADD      $0, BLK, PTR
+	VLD1     (PTR), [V0.B16, V1.B16, V2.B16, V3.B16] // ql[0:64]
+	ADD      $128, BLK, PTR
+	VLD1     (PTR), [V4.B16, V5.B16]            // qh[0:32]
+	VLD1.P   64(AUXP), [V14.S4, V15.S4, V16.S4, V17.S4] // n32: each group's sum starts at −32·Σqx
+	VLD1.P   64(AUXP), [V18.S4, V19.S4, V20.S4, V21.S4]
+	VLD1.P   32(XQP), [V6.B16, V7.B16]          // qx of weights 0-31
 	VAND     V29.B16, V0.B16, V22.B16           // low 4 bits
 	VSHL     $4, V4.B16, V23.B16
 	VAND     V30.B16, V23.B16, V23.B16          // high 2 bits at 4-5
@@ -1154,7 +1414,7 @@ blocks:
 	WORD     $0x4e606aef                        // SADALP V15.4S, V23.8H
 	WORD     $0x4e27c2d7                        // SMULL2 V23.8H, V22.16B, V7.16B
 	WORD     $0x4e606aef                        // SADALP V15.4S, V23.8H
-	VLD1.P   32(R8), [V6.B16, V7.B16]           // qx of weights 32-63
+	VLD1.P   32(XQP), [V6.B16, V7.B16]          // qx of weights 32-63
 	VAND     V29.B16, V2.B16, V22.B16           // low 4 bits
 	VSHL     $2, V4.B16, V23.B16
 	VAND     V30.B16, V23.B16, V23.B16          // high 2 bits at 4-5
@@ -1171,7 +1431,7 @@ blocks:
 	WORD     $0x4e606af1                        // SADALP V17.4S, V23.8H
 	WORD     $0x4e27c2d7                        // SMULL2 V23.8H, V22.16B, V7.16B
 	WORD     $0x4e606af1                        // SADALP V17.4S, V23.8H
-	VLD1.P   32(R8), [V6.B16, V7.B16]           // qx of weights 64-95
+	VLD1.P   32(XQP), [V6.B16, V7.B16]          // qx of weights 64-95
 	VUSHR    $4, V0.B16, V22.B16                // low 4 bits
 	VAND     V30.B16, V4.B16, V23.B16           // high 2 bits at 4-5
 	VORR     V23.B16, V22.B16, V22.B16          // q, 0…63
@@ -1186,7 +1446,7 @@ blocks:
 	WORD     $0x4e606af3                        // SADALP V19.4S, V23.8H
 	WORD     $0x4e27c2d7                        // SMULL2 V23.8H, V22.16B, V7.16B
 	WORD     $0x4e606af3                        // SADALP V19.4S, V23.8H
-	VLD1.P   32(R8), [V6.B16, V7.B16]           // qx of weights 96-127
+	VLD1.P   32(XQP), [V6.B16, V7.B16]          // qx of weights 96-127
 	VUSHR    $4, V2.B16, V22.B16                // low 4 bits
 	VUSHR    $2, V4.B16, V23.B16
 	VAND     V30.B16, V23.B16, V23.B16          // high 2 bits at 4-5
@@ -1211,13 +1471,13 @@ blocks:
 	VADDP    V25.S4, V9.S4, V9.S4               // groups 4-7
 	WORD     $0x4e21d908                        // SCVTF V8.4S, V8.4S
 	WORD     $0x4e21d929                        // SCVTF V9.4S, V9.4S
-	FMOVD    192(R7), F12                       // 8 int8 scales
+	FMOVD    192(BLK), F12                      // 8 int8 scales
 	WORD     $0x0f08a58c                        // SSHLL V12.8H, V12.8B, #0
 	WORD     $0x0f10a59a                        // SSHLL V26.4S, V12.4H, #0
 	WORD     $0x4f10a58c                        // SSHLL2 V12.4S, V12.8H, #0
 	WORD     $0x4e21db5a                        // SCVTF V26.4S, V26.4S
 	WORD     $0x4e21d98c                        // SCVTF V12.4S, V12.4S
-	VLD1.P   16(R9), [V13.S4]                   // dx of the 4 blocks of 32
+	VLD1.P   16(DXP), [V13.S4]                  // dx of the 4 blocks of 32
 	VZIP1    V13.S4, V13.S4, V24.S4             // dx per group of 16
 	VZIP2    V13.S4, V13.S4, V13.S4
 	WORD     $0x6e3add08                        // FMUL V8.4S, V8.4S, V26.4S
@@ -1226,13 +1486,13 @@ blocks:
 	WORD     $0x6e2ddd29                        // FMUL V9.4S, V9.4S, V13.4S
 	VFMLA    V28.S4, V8.S4, V10.S4              // acc += d·sc·dx·isum
 	VFMLA    V28.S4, V9.S4, V10.S4
-	ADD      $64, R7, R12
-	VLD1     (R12), [V0.B16, V1.B16, V2.B16, V3.B16] // ql[64:128]
-	ADD      $160, R7, R12
-	VLD1     (R12), [V4.B16, V5.B16]            // qh[32:64]
-	VLD1.P   64(R10), [V14.S4, V15.S4, V16.S4, V17.S4] // n32: each group's sum starts at −32·Σqx
-	VLD1.P   64(R10), [V18.S4, V19.S4, V20.S4, V21.S4]
-	VLD1.P   32(R8), [V6.B16, V7.B16]           // qx of weights 0-31
+	ADD      $64, BLK, PTR
+	VLD1     (PTR), [V0.B16, V1.B16, V2.B16, V3.B16] // ql[64:128]
+	ADD      $160, BLK, PTR
+	VLD1     (PTR), [V4.B16, V5.B16]            // qh[32:64]
+	VLD1.P   64(AUXP), [V14.S4, V15.S4, V16.S4, V17.S4] // n32: each group's sum starts at −32·Σqx
+	VLD1.P   64(AUXP), [V18.S4, V19.S4, V20.S4, V21.S4]
+	VLD1.P   32(XQP), [V6.B16, V7.B16]          // qx of weights 0-31
 	VAND     V29.B16, V0.B16, V22.B16           // low 4 bits
 	VSHL     $4, V4.B16, V23.B16
 	VAND     V30.B16, V23.B16, V23.B16          // high 2 bits at 4-5
@@ -1249,7 +1509,7 @@ blocks:
 	WORD     $0x4e606aef                        // SADALP V15.4S, V23.8H
 	WORD     $0x4e27c2d7                        // SMULL2 V23.8H, V22.16B, V7.16B
 	WORD     $0x4e606aef                        // SADALP V15.4S, V23.8H
-	VLD1.P   32(R8), [V6.B16, V7.B16]           // qx of weights 32-63
+	VLD1.P   32(XQP), [V6.B16, V7.B16]          // qx of weights 32-63
 	VAND     V29.B16, V2.B16, V22.B16           // low 4 bits
 	VSHL     $2, V4.B16, V23.B16
 	VAND     V30.B16, V23.B16, V23.B16          // high 2 bits at 4-5
@@ -1266,7 +1526,7 @@ blocks:
 	WORD     $0x4e606af1                        // SADALP V17.4S, V23.8H
 	WORD     $0x4e27c2d7                        // SMULL2 V23.8H, V22.16B, V7.16B
 	WORD     $0x4e606af1                        // SADALP V17.4S, V23.8H
-	VLD1.P   32(R8), [V6.B16, V7.B16]           // qx of weights 64-95
+	VLD1.P   32(XQP), [V6.B16, V7.B16]          // qx of weights 64-95
 	VUSHR    $4, V0.B16, V22.B16                // low 4 bits
 	VAND     V30.B16, V4.B16, V23.B16           // high 2 bits at 4-5
 	VORR     V23.B16, V22.B16, V22.B16          // q, 0…63
@@ -1281,7 +1541,7 @@ blocks:
 	WORD     $0x4e606af3                        // SADALP V19.4S, V23.8H
 	WORD     $0x4e27c2d7                        // SMULL2 V23.8H, V22.16B, V7.16B
 	WORD     $0x4e606af3                        // SADALP V19.4S, V23.8H
-	VLD1.P   32(R8), [V6.B16, V7.B16]           // qx of weights 96-127
+	VLD1.P   32(XQP), [V6.B16, V7.B16]          // qx of weights 96-127
 	VUSHR    $4, V2.B16, V22.B16                // low 4 bits
 	VUSHR    $2, V4.B16, V23.B16
 	VAND     V30.B16, V23.B16, V23.B16          // high 2 bits at 4-5
@@ -1306,13 +1566,13 @@ blocks:
 	VADDP    V25.S4, V9.S4, V9.S4               // groups 4-7
 	WORD     $0x4e21d908                        // SCVTF V8.4S, V8.4S
 	WORD     $0x4e21d929                        // SCVTF V9.4S, V9.4S
-	FMOVD    200(R7), F12                       // 8 int8 scales
+	FMOVD    200(BLK), F12                      // 8 int8 scales
 	WORD     $0x0f08a58c                        // SSHLL V12.8H, V12.8B, #0
 	WORD     $0x0f10a59a                        // SSHLL V26.4S, V12.4H, #0
 	WORD     $0x4f10a58c                        // SSHLL2 V12.4S, V12.8H, #0
 	WORD     $0x4e21db5a                        // SCVTF V26.4S, V26.4S
 	WORD     $0x4e21d98c                        // SCVTF V12.4S, V12.4S
-	VLD1.P   16(R9), [V13.S4]                   // dx of the 4 blocks of 32
+	VLD1.P   16(DXP), [V13.S4]                  // dx of the 4 blocks of 32
 	VZIP1    V13.S4, V13.S4, V24.S4             // dx per group of 16
 	VZIP2    V13.S4, V13.S4, V13.S4
 	WORD     $0x6e3add08                        // FMUL V8.4S, V8.4S, V26.4S
@@ -1321,14 +1581,1473 @@ blocks:
 	WORD     $0x6e2ddd29                        // FMUL V9.4S, V9.4S, V13.4S
 	VFMLA    V28.S4, V8.S4, V10.S4              // acc += d·sc·dx·isum
 	VFMLA    V28.S4, V9.S4, V10.S4
-	ADD      $210, R7
-	SUBS     $1, R11
+	ADD      $210, BLK
+	SUBS     $1, LEFT
 	BNE      blocks
 	WORD     $0x4eabd54a                        // FSUB V10.4S, V10.4S, V11.4S
 	WORD     $0x6e2ad54a                        // FADDP V10.4S, V10.4S, V10.4S
 	WORD     $0x6e2ad54a                        // FADDP V10.4S, V10.4S, V10.4S
-	FMOVS.P  F10, 4(R0)
-	ADD      R3, R2, R2
-	SUBS     $1, R1
+	FMOVS.P  F10, 4(OUT)
+	ADD      RB, ROW, ROW
+	SUBS     $1, ROWS
 	BNE      row
 	RET      
+
+// Row widening for prefill (DequantRow: every weight of nb blocks to fp32,
+// bit for bit the values of dequantBlock in quant.go, which on arm64 Go
+// compiles with the same fused multiply-subtract): Q8_0 d·q; Q4_K and
+// Q5_K d·sc·q − dmin·m as one FMLA of d·sc and q onto −dmin·m; Q6_K
+// (d·sc)·(q − 32) as two FMUL. Registers as in the decode kernels; R1 the
+// output, V0–V7 one sub-block's 32 weights as fp32, V8 its d·sc, V9 its
+// −dmin·m, V16–V23 bytes and halfwords, then results.
+
+#undef OUT
+#undef ROWS
+#undef ROW
+#undef RB
+#undef XQ
+#undef DX
+#undef AUX
+#undef BLK
+#undef XQP
+#undef DXP
+#undef AUXP
+#undef LEFT
+#undef PTR
+#undef DH
+#undef NSB
+
+#define YP R1
+#define BLK R7
+#define LEFT R11
+#define DH R13
+
+// func dequantQ8_0NEON(y *float32, w *byte, nb int)
+TEXT ·dequantQ8_0NEON(SB), NOSPLIT, $0-24
+	MOVD     y+0(FP), YP
+	MOVD     w+8(FP), BLK
+	MOVD     nb+16(FP), LEFT
+blocks:
+	MOVHU.P  2(BLK), DH                         // f16 d
+	VMOV     DH, V8.H[0]
+	WORD     $0x0e217908                        // FCVTL V8.4S, V8.4H
+	VDUP     V8.S[0], V8.S4
+	VLD1.P   32(BLK), [V16.B16, V17.B16]        // 32 int8 q
+	WORD     $0x0f08a612                        // SSHLL V18.8H, V16.8B, #0
+	WORD     $0x4f08a613                        // SSHLL2 V19.8H, V16.16B, #0
+	WORD     $0x0f08a634                        // SSHLL V20.8H, V17.8B, #0
+	WORD     $0x4f08a635                        // SSHLL2 V21.8H, V17.16B, #0
+	WORD     $0x0f10a640                        // SSHLL V0.4S, V18.4H, #0
+	WORD     $0x4f10a641                        // SSHLL2 V1.4S, V18.8H, #0
+	WORD     $0x0f10a662                        // SSHLL V2.4S, V19.4H, #0
+	WORD     $0x4f10a663                        // SSHLL2 V3.4S, V19.8H, #0
+	WORD     $0x0f10a684                        // SSHLL V4.4S, V20.4H, #0
+	WORD     $0x4f10a685                        // SSHLL2 V5.4S, V20.8H, #0
+	WORD     $0x0f10a6a6                        // SSHLL V6.4S, V21.4H, #0
+	WORD     $0x4f10a6a7                        // SSHLL2 V7.4S, V21.8H, #0
+	WORD     $0x4e21d800                        // SCVTF V0.4S, V0.4S
+	WORD     $0x6e28dc00                        // FMUL V0.4S, V0.4S, V8.4S
+	WORD     $0x4e21d821                        // SCVTF V1.4S, V1.4S
+	WORD     $0x6e28dc21                        // FMUL V1.4S, V1.4S, V8.4S
+	WORD     $0x4e21d842                        // SCVTF V2.4S, V2.4S
+	WORD     $0x6e28dc42                        // FMUL V2.4S, V2.4S, V8.4S
+	WORD     $0x4e21d863                        // SCVTF V3.4S, V3.4S
+	WORD     $0x6e28dc63                        // FMUL V3.4S, V3.4S, V8.4S
+	WORD     $0x4e21d884                        // SCVTF V4.4S, V4.4S
+	WORD     $0x6e28dc84                        // FMUL V4.4S, V4.4S, V8.4S
+	WORD     $0x4e21d8a5                        // SCVTF V5.4S, V5.4S
+	WORD     $0x6e28dca5                        // FMUL V5.4S, V5.4S, V8.4S
+	WORD     $0x4e21d8c6                        // SCVTF V6.4S, V6.4S
+	WORD     $0x6e28dcc6                        // FMUL V6.4S, V6.4S, V8.4S
+	WORD     $0x4e21d8e7                        // SCVTF V7.4S, V7.4S
+	WORD     $0x6e28dce7                        // FMUL V7.4S, V7.4S, V8.4S
+	VST1.P   [V0.S4, V1.S4, V2.S4, V3.S4], 64(YP)
+	VST1.P   [V4.S4, V5.S4, V6.S4, V7.S4], 64(YP)
+	SUBS     $1, LEFT
+	BNE      blocks
+	RET      
+
+#undef YP
+#undef BLK
+#undef LEFT
+#undef DH
+
+#define YP R1
+#define BLK R7
+#define LEFT R11
+#define PTR R12
+#define SC0 R13
+#define SC1 R14
+#define SC2 R15
+#define SC3 R16
+#define SC4 R17
+
+// func dequantQ4KNEON(y *float32, w *byte, nb int)
+TEXT ·dequantQ4KNEON(SB), NOSPLIT, $0-24
+	MOVD     y+0(FP), YP
+	MOVD     w+8(FP), BLK
+	MOVD     nb+16(FP), LEFT
+	VMOVI    $15, V31.B16
+blocks:
+	MOVWU    4(BLK), SC0                        // scale bytes 0-3
+	MOVWU    8(BLK), SC1                        // 4-7
+	MOVWU    12(BLK), SC2                       // 8-11
+	LSRW     $4, SC2, SC3
+	ANDW     $0x0f0f0f0f, SC3, SC3
+	LSRW     $6, SC1, SC4
+	ANDW     $0x03030303, SC4, SC4
+	ORRW     SC4<<4, SC3, SC3                   // m[4:8]
+	ANDW     $0x3f3f3f3f, SC1, SC1              // m[0:4]
+	ANDW     $0x0f0f0f0f, SC2, SC2
+	LSRW     $6, SC0, SC4
+	ANDW     $0x03030303, SC4, SC4
+	ORRW     SC4<<4, SC2, SC2                   // sc[4:8]
+	ANDW     $0x3f3f3f3f, SC0, SC0              // sc[0:4]
+	VMOV     SC0, V26.S[0]
+	VMOV     SC2, V26.S[1]
+	VMOV     SC1, V26.S[2]
+	VMOV     SC3, V26.S[3]                      // V26 = sc[0:8], m[0:8] as bytes
+	VUXTL    V26.B8, V27.H8
+	VUXTL2   V26.B16, V28.H8
+	VUXTL    V27.H4, V29.S4
+	VUXTL2   V27.H8, V30.S4
+	VUXTL    V28.H4, V27.S4
+	VUXTL2   V28.H8, V28.S4
+	WORD     $0x4e21db7b                        // SCVTF V27.4S, V27.4S
+	WORD     $0x4e21db9c                        // SCVTF V28.4S, V28.4S
+	WORD     $0x4e21dbbd                        // SCVTF V29.4S, V29.4S
+	WORD     $0x4e21dbde                        // SCVTF V30.4S, V30.4S
+	MOVWU    (BLK), SC0                         // f16 d, dmin
+	VMOV     SC0, V26.S[0]
+	WORD     $0x0e217b5a                        // FCVTL V26.4S, V26.4H
+	VDUP     V26.S[0], V24.S4                   // d
+	VDUP     V26.S[1], V25.S4                   // dmin
+	WORD     $0x6e38dfbd                        // FMUL V29.4S, V29.4S, V24.4S
+	WORD     $0x6e38dfde                        // FMUL V30.4S, V30.4S, V24.4S
+	WORD     $0x6e39df7b                        // FMUL V27.4S, V27.4S, V25.4S
+	WORD     $0x6e39df9c                        // FMUL V28.4S, V28.4S, V25.4S
+	WORD     $0x6ea0fb7b                        // FNEG V27.4S, V27.4S
+	WORD     $0x6ea0fb9c                        // FNEG V28.4S, V28.4S
+	ADD      $16, BLK, PTR
+	VLD1.P   32(PTR), [V16.B16, V17.B16]        // nibbles of sub-blocks 0, 1
+	VAND     V31.B16, V16.B16, V18.B16
+	VAND     V31.B16, V17.B16, V19.B16
+	VUXTL    V18.B8, V20.H8
+	VUXTL2   V18.B16, V21.H8
+	VUXTL    V19.B8, V22.H8
+	VUXTL2   V19.B16, V23.H8
+	VUXTL    V20.H4, V0.S4
+	VUXTL2   V20.H8, V1.S4
+	VUXTL    V21.H4, V2.S4
+	VUXTL2   V21.H8, V3.S4
+	VUXTL    V22.H4, V4.S4
+	VUXTL2   V22.H8, V5.S4
+	VUXTL    V23.H4, V6.S4
+	VUXTL2   V23.H8, V7.S4
+	WORD     $0x6e21d800                        // UCVTF V0.4S, V0.4S
+	WORD     $0x6e21d821                        // UCVTF V1.4S, V1.4S
+	WORD     $0x6e21d842                        // UCVTF V2.4S, V2.4S
+	WORD     $0x6e21d863                        // UCVTF V3.4S, V3.4S
+	WORD     $0x6e21d884                        // UCVTF V4.4S, V4.4S
+	WORD     $0x6e21d8a5                        // UCVTF V5.4S, V5.4S
+	WORD     $0x6e21d8c6                        // UCVTF V6.4S, V6.4S
+	WORD     $0x6e21d8e7                        // UCVTF V7.4S, V7.4S
+	VDUP     V29.S[0], V8.S4                    // d·sc[0]
+	VDUP     V27.S[0], V9.S4                    // −dmin·m[0]
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V0.S4, V20.S4
+	VFMLA    V8.S4, V1.S4, V21.S4
+	VFMLA    V8.S4, V2.S4, V22.S4
+	VFMLA    V8.S4, V3.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(YP)
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V4.S4, V20.S4
+	VFMLA    V8.S4, V5.S4, V21.S4
+	VFMLA    V8.S4, V6.S4, V22.S4
+	VFMLA    V8.S4, V7.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(YP)
+	VUSHR    $4, V16.B16, V18.B16
+	VUSHR    $4, V17.B16, V19.B16
+	VUXTL    V18.B8, V20.H8
+	VUXTL2   V18.B16, V21.H8
+	VUXTL    V19.B8, V22.H8
+	VUXTL2   V19.B16, V23.H8
+	VUXTL    V20.H4, V0.S4
+	VUXTL2   V20.H8, V1.S4
+	VUXTL    V21.H4, V2.S4
+	VUXTL2   V21.H8, V3.S4
+	VUXTL    V22.H4, V4.S4
+	VUXTL2   V22.H8, V5.S4
+	VUXTL    V23.H4, V6.S4
+	VUXTL2   V23.H8, V7.S4
+	WORD     $0x6e21d800                        // UCVTF V0.4S, V0.4S
+	WORD     $0x6e21d821                        // UCVTF V1.4S, V1.4S
+	WORD     $0x6e21d842                        // UCVTF V2.4S, V2.4S
+	WORD     $0x6e21d863                        // UCVTF V3.4S, V3.4S
+	WORD     $0x6e21d884                        // UCVTF V4.4S, V4.4S
+	WORD     $0x6e21d8a5                        // UCVTF V5.4S, V5.4S
+	WORD     $0x6e21d8c6                        // UCVTF V6.4S, V6.4S
+	WORD     $0x6e21d8e7                        // UCVTF V7.4S, V7.4S
+	VDUP     V29.S[1], V8.S4                    // d·sc[1]
+	VDUP     V27.S[1], V9.S4                    // −dmin·m[1]
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V0.S4, V20.S4
+	VFMLA    V8.S4, V1.S4, V21.S4
+	VFMLA    V8.S4, V2.S4, V22.S4
+	VFMLA    V8.S4, V3.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(YP)
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V4.S4, V20.S4
+	VFMLA    V8.S4, V5.S4, V21.S4
+	VFMLA    V8.S4, V6.S4, V22.S4
+	VFMLA    V8.S4, V7.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(YP)
+	VLD1.P   32(PTR), [V16.B16, V17.B16]        // nibbles of sub-blocks 2, 3
+	VAND     V31.B16, V16.B16, V18.B16
+	VAND     V31.B16, V17.B16, V19.B16
+	VUXTL    V18.B8, V20.H8
+	VUXTL2   V18.B16, V21.H8
+	VUXTL    V19.B8, V22.H8
+	VUXTL2   V19.B16, V23.H8
+	VUXTL    V20.H4, V0.S4
+	VUXTL2   V20.H8, V1.S4
+	VUXTL    V21.H4, V2.S4
+	VUXTL2   V21.H8, V3.S4
+	VUXTL    V22.H4, V4.S4
+	VUXTL2   V22.H8, V5.S4
+	VUXTL    V23.H4, V6.S4
+	VUXTL2   V23.H8, V7.S4
+	WORD     $0x6e21d800                        // UCVTF V0.4S, V0.4S
+	WORD     $0x6e21d821                        // UCVTF V1.4S, V1.4S
+	WORD     $0x6e21d842                        // UCVTF V2.4S, V2.4S
+	WORD     $0x6e21d863                        // UCVTF V3.4S, V3.4S
+	WORD     $0x6e21d884                        // UCVTF V4.4S, V4.4S
+	WORD     $0x6e21d8a5                        // UCVTF V5.4S, V5.4S
+	WORD     $0x6e21d8c6                        // UCVTF V6.4S, V6.4S
+	WORD     $0x6e21d8e7                        // UCVTF V7.4S, V7.4S
+	VDUP     V29.S[2], V8.S4                    // d·sc[2]
+	VDUP     V27.S[2], V9.S4                    // −dmin·m[2]
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V0.S4, V20.S4
+	VFMLA    V8.S4, V1.S4, V21.S4
+	VFMLA    V8.S4, V2.S4, V22.S4
+	VFMLA    V8.S4, V3.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(YP)
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V4.S4, V20.S4
+	VFMLA    V8.S4, V5.S4, V21.S4
+	VFMLA    V8.S4, V6.S4, V22.S4
+	VFMLA    V8.S4, V7.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(YP)
+	VUSHR    $4, V16.B16, V18.B16
+	VUSHR    $4, V17.B16, V19.B16
+	VUXTL    V18.B8, V20.H8
+	VUXTL2   V18.B16, V21.H8
+	VUXTL    V19.B8, V22.H8
+	VUXTL2   V19.B16, V23.H8
+	VUXTL    V20.H4, V0.S4
+	VUXTL2   V20.H8, V1.S4
+	VUXTL    V21.H4, V2.S4
+	VUXTL2   V21.H8, V3.S4
+	VUXTL    V22.H4, V4.S4
+	VUXTL2   V22.H8, V5.S4
+	VUXTL    V23.H4, V6.S4
+	VUXTL2   V23.H8, V7.S4
+	WORD     $0x6e21d800                        // UCVTF V0.4S, V0.4S
+	WORD     $0x6e21d821                        // UCVTF V1.4S, V1.4S
+	WORD     $0x6e21d842                        // UCVTF V2.4S, V2.4S
+	WORD     $0x6e21d863                        // UCVTF V3.4S, V3.4S
+	WORD     $0x6e21d884                        // UCVTF V4.4S, V4.4S
+	WORD     $0x6e21d8a5                        // UCVTF V5.4S, V5.4S
+	WORD     $0x6e21d8c6                        // UCVTF V6.4S, V6.4S
+	WORD     $0x6e21d8e7                        // UCVTF V7.4S, V7.4S
+	VDUP     V29.S[3], V8.S4                    // d·sc[3]
+	VDUP     V27.S[3], V9.S4                    // −dmin·m[3]
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V0.S4, V20.S4
+	VFMLA    V8.S4, V1.S4, V21.S4
+	VFMLA    V8.S4, V2.S4, V22.S4
+	VFMLA    V8.S4, V3.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(YP)
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V4.S4, V20.S4
+	VFMLA    V8.S4, V5.S4, V21.S4
+	VFMLA    V8.S4, V6.S4, V22.S4
+	VFMLA    V8.S4, V7.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(YP)
+	VLD1.P   32(PTR), [V16.B16, V17.B16]        // nibbles of sub-blocks 4, 5
+	VAND     V31.B16, V16.B16, V18.B16
+	VAND     V31.B16, V17.B16, V19.B16
+	VUXTL    V18.B8, V20.H8
+	VUXTL2   V18.B16, V21.H8
+	VUXTL    V19.B8, V22.H8
+	VUXTL2   V19.B16, V23.H8
+	VUXTL    V20.H4, V0.S4
+	VUXTL2   V20.H8, V1.S4
+	VUXTL    V21.H4, V2.S4
+	VUXTL2   V21.H8, V3.S4
+	VUXTL    V22.H4, V4.S4
+	VUXTL2   V22.H8, V5.S4
+	VUXTL    V23.H4, V6.S4
+	VUXTL2   V23.H8, V7.S4
+	WORD     $0x6e21d800                        // UCVTF V0.4S, V0.4S
+	WORD     $0x6e21d821                        // UCVTF V1.4S, V1.4S
+	WORD     $0x6e21d842                        // UCVTF V2.4S, V2.4S
+	WORD     $0x6e21d863                        // UCVTF V3.4S, V3.4S
+	WORD     $0x6e21d884                        // UCVTF V4.4S, V4.4S
+	WORD     $0x6e21d8a5                        // UCVTF V5.4S, V5.4S
+	WORD     $0x6e21d8c6                        // UCVTF V6.4S, V6.4S
+	WORD     $0x6e21d8e7                        // UCVTF V7.4S, V7.4S
+	VDUP     V30.S[0], V8.S4                    // d·sc[4]
+	VDUP     V28.S[0], V9.S4                    // −dmin·m[4]
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V0.S4, V20.S4
+	VFMLA    V8.S4, V1.S4, V21.S4
+	VFMLA    V8.S4, V2.S4, V22.S4
+	VFMLA    V8.S4, V3.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(YP)
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V4.S4, V20.S4
+	VFMLA    V8.S4, V5.S4, V21.S4
+	VFMLA    V8.S4, V6.S4, V22.S4
+	VFMLA    V8.S4, V7.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(YP)
+	VUSHR    $4, V16.B16, V18.B16
+	VUSHR    $4, V17.B16, V19.B16
+	VUXTL    V18.B8, V20.H8
+	VUXTL2   V18.B16, V21.H8
+	VUXTL    V19.B8, V22.H8
+	VUXTL2   V19.B16, V23.H8
+	VUXTL    V20.H4, V0.S4
+	VUXTL2   V20.H8, V1.S4
+	VUXTL    V21.H4, V2.S4
+	VUXTL2   V21.H8, V3.S4
+	VUXTL    V22.H4, V4.S4
+	VUXTL2   V22.H8, V5.S4
+	VUXTL    V23.H4, V6.S4
+	VUXTL2   V23.H8, V7.S4
+	WORD     $0x6e21d800                        // UCVTF V0.4S, V0.4S
+	WORD     $0x6e21d821                        // UCVTF V1.4S, V1.4S
+	WORD     $0x6e21d842                        // UCVTF V2.4S, V2.4S
+	WORD     $0x6e21d863                        // UCVTF V3.4S, V3.4S
+	WORD     $0x6e21d884                        // UCVTF V4.4S, V4.4S
+	WORD     $0x6e21d8a5                        // UCVTF V5.4S, V5.4S
+	WORD     $0x6e21d8c6                        // UCVTF V6.4S, V6.4S
+	WORD     $0x6e21d8e7                        // UCVTF V7.4S, V7.4S
+	VDUP     V30.S[1], V8.S4                    // d·sc[5]
+	VDUP     V28.S[1], V9.S4                    // −dmin·m[5]
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V0.S4, V20.S4
+	VFMLA    V8.S4, V1.S4, V21.S4
+	VFMLA    V8.S4, V2.S4, V22.S4
+	VFMLA    V8.S4, V3.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(YP)
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V4.S4, V20.S4
+	VFMLA    V8.S4, V5.S4, V21.S4
+	VFMLA    V8.S4, V6.S4, V22.S4
+	VFMLA    V8.S4, V7.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(YP)
+	VLD1.P   32(PTR), [V16.B16, V17.B16]        // nibbles of sub-blocks 6, 7
+	VAND     V31.B16, V16.B16, V18.B16
+	VAND     V31.B16, V17.B16, V19.B16
+	VUXTL    V18.B8, V20.H8
+	VUXTL2   V18.B16, V21.H8
+	VUXTL    V19.B8, V22.H8
+	VUXTL2   V19.B16, V23.H8
+	VUXTL    V20.H4, V0.S4
+	VUXTL2   V20.H8, V1.S4
+	VUXTL    V21.H4, V2.S4
+	VUXTL2   V21.H8, V3.S4
+	VUXTL    V22.H4, V4.S4
+	VUXTL2   V22.H8, V5.S4
+	VUXTL    V23.H4, V6.S4
+	VUXTL2   V23.H8, V7.S4
+	WORD     $0x6e21d800                        // UCVTF V0.4S, V0.4S
+	WORD     $0x6e21d821                        // UCVTF V1.4S, V1.4S
+	WORD     $0x6e21d842                        // UCVTF V2.4S, V2.4S
+	WORD     $0x6e21d863                        // UCVTF V3.4S, V3.4S
+	WORD     $0x6e21d884                        // UCVTF V4.4S, V4.4S
+	WORD     $0x6e21d8a5                        // UCVTF V5.4S, V5.4S
+	WORD     $0x6e21d8c6                        // UCVTF V6.4S, V6.4S
+	WORD     $0x6e21d8e7                        // UCVTF V7.4S, V7.4S
+	VDUP     V30.S[2], V8.S4                    // d·sc[6]
+	VDUP     V28.S[2], V9.S4                    // −dmin·m[6]
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V0.S4, V20.S4
+	VFMLA    V8.S4, V1.S4, V21.S4
+	VFMLA    V8.S4, V2.S4, V22.S4
+	VFMLA    V8.S4, V3.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(YP)
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V4.S4, V20.S4
+	VFMLA    V8.S4, V5.S4, V21.S4
+	VFMLA    V8.S4, V6.S4, V22.S4
+	VFMLA    V8.S4, V7.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(YP)
+	VUSHR    $4, V16.B16, V18.B16
+	VUSHR    $4, V17.B16, V19.B16
+	VUXTL    V18.B8, V20.H8
+	VUXTL2   V18.B16, V21.H8
+	VUXTL    V19.B8, V22.H8
+	VUXTL2   V19.B16, V23.H8
+	VUXTL    V20.H4, V0.S4
+	VUXTL2   V20.H8, V1.S4
+	VUXTL    V21.H4, V2.S4
+	VUXTL2   V21.H8, V3.S4
+	VUXTL    V22.H4, V4.S4
+	VUXTL2   V22.H8, V5.S4
+	VUXTL    V23.H4, V6.S4
+	VUXTL2   V23.H8, V7.S4
+	WORD     $0x6e21d800                        // UCVTF V0.4S, V0.4S
+	WORD     $0x6e21d821                        // UCVTF V1.4S, V1.4S
+	WORD     $0x6e21d842                        // UCVTF V2.4S, V2.4S
+	WORD     $0x6e21d863                        // UCVTF V3.4S, V3.4S
+	WORD     $0x6e21d884                        // UCVTF V4.4S, V4.4S
+	WORD     $0x6e21d8a5                        // UCVTF V5.4S, V5.4S
+	WORD     $0x6e21d8c6                        // UCVTF V6.4S, V6.4S
+	WORD     $0x6e21d8e7                        // UCVTF V7.4S, V7.4S
+	VDUP     V30.S[3], V8.S4                    // d·sc[7]
+	VDUP     V28.S[3], V9.S4                    // −dmin·m[7]
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V0.S4, V20.S4
+	VFMLA    V8.S4, V1.S4, V21.S4
+	VFMLA    V8.S4, V2.S4, V22.S4
+	VFMLA    V8.S4, V3.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(YP)
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V4.S4, V20.S4
+	VFMLA    V8.S4, V5.S4, V21.S4
+	VFMLA    V8.S4, V6.S4, V22.S4
+	VFMLA    V8.S4, V7.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(YP)
+	ADD      $144, BLK
+	SUBS     $1, LEFT
+	BNE      blocks
+	RET      
+
+#undef YP
+#undef BLK
+#undef LEFT
+#undef PTR
+#undef SC0
+#undef SC1
+#undef SC2
+#undef SC3
+#undef SC4
+
+#define YP R1
+#define BLK R7
+#define LEFT R11
+#define PTR R12
+#define SC0 R13
+#define SC1 R14
+#define SC2 R15
+#define SC3 R16
+#define SC4 R17
+
+// func dequantQ5KNEON(y *float32, w *byte, nb int)
+TEXT ·dequantQ5KNEON(SB), NOSPLIT, $0-24
+	MOVD     y+0(FP), YP
+	MOVD     w+8(FP), BLK
+	MOVD     nb+16(FP), LEFT
+	VMOVI    $15, V31.B16
+	VMOVI    $16, V14.B16
+blocks:
+	MOVWU    4(BLK), SC0                        // scale bytes 0-3
+	MOVWU    8(BLK), SC1                        // 4-7
+	MOVWU    12(BLK), SC2                       // 8-11
+	LSRW     $4, SC2, SC3
+	ANDW     $0x0f0f0f0f, SC3, SC3
+	LSRW     $6, SC1, SC4
+	ANDW     $0x03030303, SC4, SC4
+	ORRW     SC4<<4, SC3, SC3                   // m[4:8]
+	ANDW     $0x3f3f3f3f, SC1, SC1              // m[0:4]
+	ANDW     $0x0f0f0f0f, SC2, SC2
+	LSRW     $6, SC0, SC4
+	ANDW     $0x03030303, SC4, SC4
+	ORRW     SC4<<4, SC2, SC2                   // sc[4:8]
+	ANDW     $0x3f3f3f3f, SC0, SC0              // sc[0:4]
+	VMOV     SC0, V26.S[0]
+	VMOV     SC2, V26.S[1]
+	VMOV     SC1, V26.S[2]
+	VMOV     SC3, V26.S[3]                      // V26 = sc[0:8], m[0:8] as bytes
+	VUXTL    V26.B8, V27.H8
+	VUXTL2   V26.B16, V28.H8
+	VUXTL    V27.H4, V29.S4
+	VUXTL2   V27.H8, V30.S4
+	VUXTL    V28.H4, V27.S4
+	VUXTL2   V28.H8, V28.S4
+	WORD     $0x4e21db7b                        // SCVTF V27.4S, V27.4S
+	WORD     $0x4e21db9c                        // SCVTF V28.4S, V28.4S
+	WORD     $0x4e21dbbd                        // SCVTF V29.4S, V29.4S
+	WORD     $0x4e21dbde                        // SCVTF V30.4S, V30.4S
+	MOVWU    (BLK), SC0                         // f16 d, dmin
+	VMOV     SC0, V26.S[0]
+	WORD     $0x0e217b5a                        // FCVTL V26.4S, V26.4H
+	VDUP     V26.S[0], V24.S4                   // d
+	VDUP     V26.S[1], V25.S4                   // dmin
+	WORD     $0x6e38dfbd                        // FMUL V29.4S, V29.4S, V24.4S
+	WORD     $0x6e38dfde                        // FMUL V30.4S, V30.4S, V24.4S
+	WORD     $0x6e39df7b                        // FMUL V27.4S, V27.4S, V25.4S
+	WORD     $0x6e39df9c                        // FMUL V28.4S, V28.4S, V25.4S
+	WORD     $0x6ea0fb7b                        // FNEG V27.4S, V27.4S
+	WORD     $0x6ea0fb9c                        // FNEG V28.4S, V28.4S
+	ADD      $16, BLK, PTR
+	VLD1     (PTR), [V12.B16, V13.B16]          // qh
+	ADD      $48, BLK, PTR
+	VLD1.P   32(PTR), [V16.B16, V17.B16]        // nibbles of sub-blocks 0, 1
+	VAND     V31.B16, V16.B16, V18.B16
+	VAND     V31.B16, V17.B16, V19.B16
+	VSHL     $4, V12.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V18.B16, V18.B16
+	VSHL     $4, V13.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V19.B16, V19.B16
+	VUXTL    V18.B8, V20.H8
+	VUXTL2   V18.B16, V21.H8
+	VUXTL    V19.B8, V22.H8
+	VUXTL2   V19.B16, V23.H8
+	VUXTL    V20.H4, V0.S4
+	VUXTL2   V20.H8, V1.S4
+	VUXTL    V21.H4, V2.S4
+	VUXTL2   V21.H8, V3.S4
+	VUXTL    V22.H4, V4.S4
+	VUXTL2   V22.H8, V5.S4
+	VUXTL    V23.H4, V6.S4
+	VUXTL2   V23.H8, V7.S4
+	WORD     $0x6e21d800                        // UCVTF V0.4S, V0.4S
+	WORD     $0x6e21d821                        // UCVTF V1.4S, V1.4S
+	WORD     $0x6e21d842                        // UCVTF V2.4S, V2.4S
+	WORD     $0x6e21d863                        // UCVTF V3.4S, V3.4S
+	WORD     $0x6e21d884                        // UCVTF V4.4S, V4.4S
+	WORD     $0x6e21d8a5                        // UCVTF V5.4S, V5.4S
+	WORD     $0x6e21d8c6                        // UCVTF V6.4S, V6.4S
+	WORD     $0x6e21d8e7                        // UCVTF V7.4S, V7.4S
+	VDUP     V29.S[0], V8.S4                    // d·sc[0]
+	VDUP     V27.S[0], V9.S4                    // −dmin·m[0]
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V0.S4, V20.S4
+	VFMLA    V8.S4, V1.S4, V21.S4
+	VFMLA    V8.S4, V2.S4, V22.S4
+	VFMLA    V8.S4, V3.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(YP)
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V4.S4, V20.S4
+	VFMLA    V8.S4, V5.S4, V21.S4
+	VFMLA    V8.S4, V6.S4, V22.S4
+	VFMLA    V8.S4, V7.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(YP)
+	VUSHR    $4, V16.B16, V18.B16
+	VUSHR    $4, V17.B16, V19.B16
+	VSHL     $3, V12.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V18.B16, V18.B16
+	VSHL     $3, V13.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V19.B16, V19.B16
+	VUXTL    V18.B8, V20.H8
+	VUXTL2   V18.B16, V21.H8
+	VUXTL    V19.B8, V22.H8
+	VUXTL2   V19.B16, V23.H8
+	VUXTL    V20.H4, V0.S4
+	VUXTL2   V20.H8, V1.S4
+	VUXTL    V21.H4, V2.S4
+	VUXTL2   V21.H8, V3.S4
+	VUXTL    V22.H4, V4.S4
+	VUXTL2   V22.H8, V5.S4
+	VUXTL    V23.H4, V6.S4
+	VUXTL2   V23.H8, V7.S4
+	WORD     $0x6e21d800                        // UCVTF V0.4S, V0.4S
+	WORD     $0x6e21d821                        // UCVTF V1.4S, V1.4S
+	WORD     $0x6e21d842                        // UCVTF V2.4S, V2.4S
+	WORD     $0x6e21d863                        // UCVTF V3.4S, V3.4S
+	WORD     $0x6e21d884                        // UCVTF V4.4S, V4.4S
+	WORD     $0x6e21d8a5                        // UCVTF V5.4S, V5.4S
+	WORD     $0x6e21d8c6                        // UCVTF V6.4S, V6.4S
+	WORD     $0x6e21d8e7                        // UCVTF V7.4S, V7.4S
+	VDUP     V29.S[1], V8.S4                    // d·sc[1]
+	VDUP     V27.S[1], V9.S4                    // −dmin·m[1]
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V0.S4, V20.S4
+	VFMLA    V8.S4, V1.S4, V21.S4
+	VFMLA    V8.S4, V2.S4, V22.S4
+	VFMLA    V8.S4, V3.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(YP)
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V4.S4, V20.S4
+	VFMLA    V8.S4, V5.S4, V21.S4
+	VFMLA    V8.S4, V6.S4, V22.S4
+	VFMLA    V8.S4, V7.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(YP)
+	VLD1.P   32(PTR), [V16.B16, V17.B16]        // nibbles of sub-blocks 2, 3
+	VAND     V31.B16, V16.B16, V18.B16
+	VAND     V31.B16, V17.B16, V19.B16
+	VSHL     $2, V12.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V18.B16, V18.B16
+	VSHL     $2, V13.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V19.B16, V19.B16
+	VUXTL    V18.B8, V20.H8
+	VUXTL2   V18.B16, V21.H8
+	VUXTL    V19.B8, V22.H8
+	VUXTL2   V19.B16, V23.H8
+	VUXTL    V20.H4, V0.S4
+	VUXTL2   V20.H8, V1.S4
+	VUXTL    V21.H4, V2.S4
+	VUXTL2   V21.H8, V3.S4
+	VUXTL    V22.H4, V4.S4
+	VUXTL2   V22.H8, V5.S4
+	VUXTL    V23.H4, V6.S4
+	VUXTL2   V23.H8, V7.S4
+	WORD     $0x6e21d800                        // UCVTF V0.4S, V0.4S
+	WORD     $0x6e21d821                        // UCVTF V1.4S, V1.4S
+	WORD     $0x6e21d842                        // UCVTF V2.4S, V2.4S
+	WORD     $0x6e21d863                        // UCVTF V3.4S, V3.4S
+	WORD     $0x6e21d884                        // UCVTF V4.4S, V4.4S
+	WORD     $0x6e21d8a5                        // UCVTF V5.4S, V5.4S
+	WORD     $0x6e21d8c6                        // UCVTF V6.4S, V6.4S
+	WORD     $0x6e21d8e7                        // UCVTF V7.4S, V7.4S
+	VDUP     V29.S[2], V8.S4                    // d·sc[2]
+	VDUP     V27.S[2], V9.S4                    // −dmin·m[2]
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V0.S4, V20.S4
+	VFMLA    V8.S4, V1.S4, V21.S4
+	VFMLA    V8.S4, V2.S4, V22.S4
+	VFMLA    V8.S4, V3.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(YP)
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V4.S4, V20.S4
+	VFMLA    V8.S4, V5.S4, V21.S4
+	VFMLA    V8.S4, V6.S4, V22.S4
+	VFMLA    V8.S4, V7.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(YP)
+	VUSHR    $4, V16.B16, V18.B16
+	VUSHR    $4, V17.B16, V19.B16
+	VSHL     $1, V12.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V18.B16, V18.B16
+	VSHL     $1, V13.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V19.B16, V19.B16
+	VUXTL    V18.B8, V20.H8
+	VUXTL2   V18.B16, V21.H8
+	VUXTL    V19.B8, V22.H8
+	VUXTL2   V19.B16, V23.H8
+	VUXTL    V20.H4, V0.S4
+	VUXTL2   V20.H8, V1.S4
+	VUXTL    V21.H4, V2.S4
+	VUXTL2   V21.H8, V3.S4
+	VUXTL    V22.H4, V4.S4
+	VUXTL2   V22.H8, V5.S4
+	VUXTL    V23.H4, V6.S4
+	VUXTL2   V23.H8, V7.S4
+	WORD     $0x6e21d800                        // UCVTF V0.4S, V0.4S
+	WORD     $0x6e21d821                        // UCVTF V1.4S, V1.4S
+	WORD     $0x6e21d842                        // UCVTF V2.4S, V2.4S
+	WORD     $0x6e21d863                        // UCVTF V3.4S, V3.4S
+	WORD     $0x6e21d884                        // UCVTF V4.4S, V4.4S
+	WORD     $0x6e21d8a5                        // UCVTF V5.4S, V5.4S
+	WORD     $0x6e21d8c6                        // UCVTF V6.4S, V6.4S
+	WORD     $0x6e21d8e7                        // UCVTF V7.4S, V7.4S
+	VDUP     V29.S[3], V8.S4                    // d·sc[3]
+	VDUP     V27.S[3], V9.S4                    // −dmin·m[3]
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V0.S4, V20.S4
+	VFMLA    V8.S4, V1.S4, V21.S4
+	VFMLA    V8.S4, V2.S4, V22.S4
+	VFMLA    V8.S4, V3.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(YP)
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V4.S4, V20.S4
+	VFMLA    V8.S4, V5.S4, V21.S4
+	VFMLA    V8.S4, V6.S4, V22.S4
+	VFMLA    V8.S4, V7.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(YP)
+	VLD1.P   32(PTR), [V16.B16, V17.B16]        // nibbles of sub-blocks 4, 5
+	VAND     V31.B16, V16.B16, V18.B16
+	VAND     V31.B16, V17.B16, V19.B16
+	VAND     V14.B16, V12.B16, V15.B16
+	VORR     V15.B16, V18.B16, V18.B16
+	VAND     V14.B16, V13.B16, V15.B16
+	VORR     V15.B16, V19.B16, V19.B16
+	VUXTL    V18.B8, V20.H8
+	VUXTL2   V18.B16, V21.H8
+	VUXTL    V19.B8, V22.H8
+	VUXTL2   V19.B16, V23.H8
+	VUXTL    V20.H4, V0.S4
+	VUXTL2   V20.H8, V1.S4
+	VUXTL    V21.H4, V2.S4
+	VUXTL2   V21.H8, V3.S4
+	VUXTL    V22.H4, V4.S4
+	VUXTL2   V22.H8, V5.S4
+	VUXTL    V23.H4, V6.S4
+	VUXTL2   V23.H8, V7.S4
+	WORD     $0x6e21d800                        // UCVTF V0.4S, V0.4S
+	WORD     $0x6e21d821                        // UCVTF V1.4S, V1.4S
+	WORD     $0x6e21d842                        // UCVTF V2.4S, V2.4S
+	WORD     $0x6e21d863                        // UCVTF V3.4S, V3.4S
+	WORD     $0x6e21d884                        // UCVTF V4.4S, V4.4S
+	WORD     $0x6e21d8a5                        // UCVTF V5.4S, V5.4S
+	WORD     $0x6e21d8c6                        // UCVTF V6.4S, V6.4S
+	WORD     $0x6e21d8e7                        // UCVTF V7.4S, V7.4S
+	VDUP     V30.S[0], V8.S4                    // d·sc[4]
+	VDUP     V28.S[0], V9.S4                    // −dmin·m[4]
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V0.S4, V20.S4
+	VFMLA    V8.S4, V1.S4, V21.S4
+	VFMLA    V8.S4, V2.S4, V22.S4
+	VFMLA    V8.S4, V3.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(YP)
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V4.S4, V20.S4
+	VFMLA    V8.S4, V5.S4, V21.S4
+	VFMLA    V8.S4, V6.S4, V22.S4
+	VFMLA    V8.S4, V7.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(YP)
+	VUSHR    $4, V16.B16, V18.B16
+	VUSHR    $4, V17.B16, V19.B16
+	VUSHR    $1, V12.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V18.B16, V18.B16
+	VUSHR    $1, V13.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V19.B16, V19.B16
+	VUXTL    V18.B8, V20.H8
+	VUXTL2   V18.B16, V21.H8
+	VUXTL    V19.B8, V22.H8
+	VUXTL2   V19.B16, V23.H8
+	VUXTL    V20.H4, V0.S4
+	VUXTL2   V20.H8, V1.S4
+	VUXTL    V21.H4, V2.S4
+	VUXTL2   V21.H8, V3.S4
+	VUXTL    V22.H4, V4.S4
+	VUXTL2   V22.H8, V5.S4
+	VUXTL    V23.H4, V6.S4
+	VUXTL2   V23.H8, V7.S4
+	WORD     $0x6e21d800                        // UCVTF V0.4S, V0.4S
+	WORD     $0x6e21d821                        // UCVTF V1.4S, V1.4S
+	WORD     $0x6e21d842                        // UCVTF V2.4S, V2.4S
+	WORD     $0x6e21d863                        // UCVTF V3.4S, V3.4S
+	WORD     $0x6e21d884                        // UCVTF V4.4S, V4.4S
+	WORD     $0x6e21d8a5                        // UCVTF V5.4S, V5.4S
+	WORD     $0x6e21d8c6                        // UCVTF V6.4S, V6.4S
+	WORD     $0x6e21d8e7                        // UCVTF V7.4S, V7.4S
+	VDUP     V30.S[1], V8.S4                    // d·sc[5]
+	VDUP     V28.S[1], V9.S4                    // −dmin·m[5]
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V0.S4, V20.S4
+	VFMLA    V8.S4, V1.S4, V21.S4
+	VFMLA    V8.S4, V2.S4, V22.S4
+	VFMLA    V8.S4, V3.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(YP)
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V4.S4, V20.S4
+	VFMLA    V8.S4, V5.S4, V21.S4
+	VFMLA    V8.S4, V6.S4, V22.S4
+	VFMLA    V8.S4, V7.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(YP)
+	VLD1.P   32(PTR), [V16.B16, V17.B16]        // nibbles of sub-blocks 6, 7
+	VAND     V31.B16, V16.B16, V18.B16
+	VAND     V31.B16, V17.B16, V19.B16
+	VUSHR    $2, V12.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V18.B16, V18.B16
+	VUSHR    $2, V13.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V19.B16, V19.B16
+	VUXTL    V18.B8, V20.H8
+	VUXTL2   V18.B16, V21.H8
+	VUXTL    V19.B8, V22.H8
+	VUXTL2   V19.B16, V23.H8
+	VUXTL    V20.H4, V0.S4
+	VUXTL2   V20.H8, V1.S4
+	VUXTL    V21.H4, V2.S4
+	VUXTL2   V21.H8, V3.S4
+	VUXTL    V22.H4, V4.S4
+	VUXTL2   V22.H8, V5.S4
+	VUXTL    V23.H4, V6.S4
+	VUXTL2   V23.H8, V7.S4
+	WORD     $0x6e21d800                        // UCVTF V0.4S, V0.4S
+	WORD     $0x6e21d821                        // UCVTF V1.4S, V1.4S
+	WORD     $0x6e21d842                        // UCVTF V2.4S, V2.4S
+	WORD     $0x6e21d863                        // UCVTF V3.4S, V3.4S
+	WORD     $0x6e21d884                        // UCVTF V4.4S, V4.4S
+	WORD     $0x6e21d8a5                        // UCVTF V5.4S, V5.4S
+	WORD     $0x6e21d8c6                        // UCVTF V6.4S, V6.4S
+	WORD     $0x6e21d8e7                        // UCVTF V7.4S, V7.4S
+	VDUP     V30.S[2], V8.S4                    // d·sc[6]
+	VDUP     V28.S[2], V9.S4                    // −dmin·m[6]
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V0.S4, V20.S4
+	VFMLA    V8.S4, V1.S4, V21.S4
+	VFMLA    V8.S4, V2.S4, V22.S4
+	VFMLA    V8.S4, V3.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(YP)
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V4.S4, V20.S4
+	VFMLA    V8.S4, V5.S4, V21.S4
+	VFMLA    V8.S4, V6.S4, V22.S4
+	VFMLA    V8.S4, V7.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(YP)
+	VUSHR    $4, V16.B16, V18.B16
+	VUSHR    $4, V17.B16, V19.B16
+	VUSHR    $3, V12.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V18.B16, V18.B16
+	VUSHR    $3, V13.B16, V15.B16
+	VAND     V14.B16, V15.B16, V15.B16
+	VORR     V15.B16, V19.B16, V19.B16
+	VUXTL    V18.B8, V20.H8
+	VUXTL2   V18.B16, V21.H8
+	VUXTL    V19.B8, V22.H8
+	VUXTL2   V19.B16, V23.H8
+	VUXTL    V20.H4, V0.S4
+	VUXTL2   V20.H8, V1.S4
+	VUXTL    V21.H4, V2.S4
+	VUXTL2   V21.H8, V3.S4
+	VUXTL    V22.H4, V4.S4
+	VUXTL2   V22.H8, V5.S4
+	VUXTL    V23.H4, V6.S4
+	VUXTL2   V23.H8, V7.S4
+	WORD     $0x6e21d800                        // UCVTF V0.4S, V0.4S
+	WORD     $0x6e21d821                        // UCVTF V1.4S, V1.4S
+	WORD     $0x6e21d842                        // UCVTF V2.4S, V2.4S
+	WORD     $0x6e21d863                        // UCVTF V3.4S, V3.4S
+	WORD     $0x6e21d884                        // UCVTF V4.4S, V4.4S
+	WORD     $0x6e21d8a5                        // UCVTF V5.4S, V5.4S
+	WORD     $0x6e21d8c6                        // UCVTF V6.4S, V6.4S
+	WORD     $0x6e21d8e7                        // UCVTF V7.4S, V7.4S
+	VDUP     V30.S[3], V8.S4                    // d·sc[7]
+	VDUP     V28.S[3], V9.S4                    // −dmin·m[7]
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V0.S4, V20.S4
+	VFMLA    V8.S4, V1.S4, V21.S4
+	VFMLA    V8.S4, V2.S4, V22.S4
+	VFMLA    V8.S4, V3.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(YP)
+	VORR     V9.B16, V9.B16, V20.B16
+	VORR     V9.B16, V9.B16, V21.B16
+	VORR     V9.B16, V9.B16, V22.B16
+	VORR     V9.B16, V9.B16, V23.B16
+	VFMLA    V8.S4, V4.S4, V20.S4
+	VFMLA    V8.S4, V5.S4, V21.S4
+	VFMLA    V8.S4, V6.S4, V22.S4
+	VFMLA    V8.S4, V7.S4, V23.S4
+	VST1.P   [V20.S4, V21.S4, V22.S4, V23.S4], 64(YP)
+	ADD      $176, BLK
+	SUBS     $1, LEFT
+	BNE      blocks
+	RET      
+
+#undef YP
+#undef BLK
+#undef LEFT
+#undef PTR
+#undef SC0
+#undef SC1
+#undef SC2
+#undef SC3
+#undef SC4
+
+#define YP R1
+#define BLK R7
+#define LEFT R11
+#define PTR R12
+#define DH R13
+
+// func dequantQ6KNEON(y *float32, w *byte, nb int)
+TEXT ·dequantQ6KNEON(SB), NOSPLIT, $0-24
+	MOVD     y+0(FP), YP
+	MOVD     w+8(FP), BLK
+	MOVD     nb+16(FP), LEFT
+	VMOVI    $15, V29.B16
+	VMOVI    $48, V30.B16
+	VMOVI    $32, V31.B16
+blocks:
+	MOVHU    208(BLK), DH                       // f16 d
+	VMOV     DH, V28.H[0]
+	WORD     $0x0e217b9c                        // FCVTL V28.4S, V28.4H
+	VDUP     V28.S[0], V28.S4
+	ADD      $0, BLK, PTR
+	VLD1     (PTR), [V0.B16, V1.B16, V2.B16, V3.B16] // ql
+	ADD      $128, BLK, PTR
+	VLD1     (PTR), [V4.B16, V5.B16]            // qh
+	FMOVD    192(BLK), F12                      // 8 int8 scales
+	WORD     $0x0f08a58c                        // SSHLL V12.8H, V12.8B, #0
+	WORD     $0x0f10a59a                        // SSHLL V26.4S, V12.4H, #0
+	WORD     $0x4f10a59b                        // SSHLL2 V27.4S, V12.8H, #0
+	WORD     $0x4e21db5a                        // SCVTF V26.4S, V26.4S
+	WORD     $0x4e21db7b                        // SCVTF V27.4S, V27.4S
+	WORD     $0x6e3cdf5a                        // FMUL V26.4S, V26.4S, V28.4S
+	WORD     $0x6e3cdf7b                        // FMUL V27.4S, V27.4S, V28.4S
+	VAND     V29.B16, V0.B16, V22.B16
+	VSHL     $4, V4.B16, V23.B16
+	VAND     V30.B16, V23.B16, V23.B16
+	VORR     V23.B16, V22.B16, V22.B16
+	VSUB     V31.B16, V22.B16, V22.B16          // q − 32
+	WORD     $0x0f08a6d0                        // SSHLL V16.8H, V22.8B, #0
+	WORD     $0x4f08a6d1                        // SSHLL2 V17.8H, V22.16B, #0
+	WORD     $0x0f10a612                        // SSHLL V18.4S, V16.4H, #0
+	WORD     $0x4f10a613                        // SSHLL2 V19.4S, V16.8H, #0
+	WORD     $0x0f10a634                        // SSHLL V20.4S, V17.4H, #0
+	WORD     $0x4f10a635                        // SSHLL2 V21.4S, V17.8H, #0
+	VDUP     V26.S[0], V8.S4                    // d·sc of group 0
+	WORD     $0x4e21da52                        // SCVTF V18.4S, V18.4S
+	WORD     $0x6e28de52                        // FMUL V18.4S, V18.4S, V8.4S
+	WORD     $0x4e21da73                        // SCVTF V19.4S, V19.4S
+	WORD     $0x6e28de73                        // FMUL V19.4S, V19.4S, V8.4S
+	WORD     $0x4e21da94                        // SCVTF V20.4S, V20.4S
+	WORD     $0x6e28de94                        // FMUL V20.4S, V20.4S, V8.4S
+	WORD     $0x4e21dab5                        // SCVTF V21.4S, V21.4S
+	WORD     $0x6e28deb5                        // FMUL V21.4S, V21.4S, V8.4S
+	VST1.P   [V18.S4, V19.S4, V20.S4, V21.S4], 64(YP)
+	VAND     V29.B16, V1.B16, V22.B16
+	VSHL     $4, V5.B16, V23.B16
+	VAND     V30.B16, V23.B16, V23.B16
+	VORR     V23.B16, V22.B16, V22.B16
+	VSUB     V31.B16, V22.B16, V22.B16          // q − 32
+	WORD     $0x0f08a6d0                        // SSHLL V16.8H, V22.8B, #0
+	WORD     $0x4f08a6d1                        // SSHLL2 V17.8H, V22.16B, #0
+	WORD     $0x0f10a612                        // SSHLL V18.4S, V16.4H, #0
+	WORD     $0x4f10a613                        // SSHLL2 V19.4S, V16.8H, #0
+	WORD     $0x0f10a634                        // SSHLL V20.4S, V17.4H, #0
+	WORD     $0x4f10a635                        // SSHLL2 V21.4S, V17.8H, #0
+	VDUP     V26.S[1], V8.S4                    // d·sc of group 1
+	WORD     $0x4e21da52                        // SCVTF V18.4S, V18.4S
+	WORD     $0x6e28de52                        // FMUL V18.4S, V18.4S, V8.4S
+	WORD     $0x4e21da73                        // SCVTF V19.4S, V19.4S
+	WORD     $0x6e28de73                        // FMUL V19.4S, V19.4S, V8.4S
+	WORD     $0x4e21da94                        // SCVTF V20.4S, V20.4S
+	WORD     $0x6e28de94                        // FMUL V20.4S, V20.4S, V8.4S
+	WORD     $0x4e21dab5                        // SCVTF V21.4S, V21.4S
+	WORD     $0x6e28deb5                        // FMUL V21.4S, V21.4S, V8.4S
+	VST1.P   [V18.S4, V19.S4, V20.S4, V21.S4], 64(YP)
+	VAND     V29.B16, V2.B16, V22.B16
+	VSHL     $2, V4.B16, V23.B16
+	VAND     V30.B16, V23.B16, V23.B16
+	VORR     V23.B16, V22.B16, V22.B16
+	VSUB     V31.B16, V22.B16, V22.B16          // q − 32
+	WORD     $0x0f08a6d0                        // SSHLL V16.8H, V22.8B, #0
+	WORD     $0x4f08a6d1                        // SSHLL2 V17.8H, V22.16B, #0
+	WORD     $0x0f10a612                        // SSHLL V18.4S, V16.4H, #0
+	WORD     $0x4f10a613                        // SSHLL2 V19.4S, V16.8H, #0
+	WORD     $0x0f10a634                        // SSHLL V20.4S, V17.4H, #0
+	WORD     $0x4f10a635                        // SSHLL2 V21.4S, V17.8H, #0
+	VDUP     V26.S[2], V8.S4                    // d·sc of group 2
+	WORD     $0x4e21da52                        // SCVTF V18.4S, V18.4S
+	WORD     $0x6e28de52                        // FMUL V18.4S, V18.4S, V8.4S
+	WORD     $0x4e21da73                        // SCVTF V19.4S, V19.4S
+	WORD     $0x6e28de73                        // FMUL V19.4S, V19.4S, V8.4S
+	WORD     $0x4e21da94                        // SCVTF V20.4S, V20.4S
+	WORD     $0x6e28de94                        // FMUL V20.4S, V20.4S, V8.4S
+	WORD     $0x4e21dab5                        // SCVTF V21.4S, V21.4S
+	WORD     $0x6e28deb5                        // FMUL V21.4S, V21.4S, V8.4S
+	VST1.P   [V18.S4, V19.S4, V20.S4, V21.S4], 64(YP)
+	VAND     V29.B16, V3.B16, V22.B16
+	VSHL     $2, V5.B16, V23.B16
+	VAND     V30.B16, V23.B16, V23.B16
+	VORR     V23.B16, V22.B16, V22.B16
+	VSUB     V31.B16, V22.B16, V22.B16          // q − 32
+	WORD     $0x0f08a6d0                        // SSHLL V16.8H, V22.8B, #0
+	WORD     $0x4f08a6d1                        // SSHLL2 V17.8H, V22.16B, #0
+	WORD     $0x0f10a612                        // SSHLL V18.4S, V16.4H, #0
+	WORD     $0x4f10a613                        // SSHLL2 V19.4S, V16.8H, #0
+	WORD     $0x0f10a634                        // SSHLL V20.4S, V17.4H, #0
+	WORD     $0x4f10a635                        // SSHLL2 V21.4S, V17.8H, #0
+	VDUP     V26.S[3], V8.S4                    // d·sc of group 3
+	WORD     $0x4e21da52                        // SCVTF V18.4S, V18.4S
+	WORD     $0x6e28de52                        // FMUL V18.4S, V18.4S, V8.4S
+	WORD     $0x4e21da73                        // SCVTF V19.4S, V19.4S
+	WORD     $0x6e28de73                        // FMUL V19.4S, V19.4S, V8.4S
+	WORD     $0x4e21da94                        // SCVTF V20.4S, V20.4S
+	WORD     $0x6e28de94                        // FMUL V20.4S, V20.4S, V8.4S
+	WORD     $0x4e21dab5                        // SCVTF V21.4S, V21.4S
+	WORD     $0x6e28deb5                        // FMUL V21.4S, V21.4S, V8.4S
+	VST1.P   [V18.S4, V19.S4, V20.S4, V21.S4], 64(YP)
+	VUSHR    $4, V0.B16, V22.B16
+	VAND     V30.B16, V4.B16, V23.B16
+	VORR     V23.B16, V22.B16, V22.B16
+	VSUB     V31.B16, V22.B16, V22.B16          // q − 32
+	WORD     $0x0f08a6d0                        // SSHLL V16.8H, V22.8B, #0
+	WORD     $0x4f08a6d1                        // SSHLL2 V17.8H, V22.16B, #0
+	WORD     $0x0f10a612                        // SSHLL V18.4S, V16.4H, #0
+	WORD     $0x4f10a613                        // SSHLL2 V19.4S, V16.8H, #0
+	WORD     $0x0f10a634                        // SSHLL V20.4S, V17.4H, #0
+	WORD     $0x4f10a635                        // SSHLL2 V21.4S, V17.8H, #0
+	VDUP     V27.S[0], V8.S4                    // d·sc of group 4
+	WORD     $0x4e21da52                        // SCVTF V18.4S, V18.4S
+	WORD     $0x6e28de52                        // FMUL V18.4S, V18.4S, V8.4S
+	WORD     $0x4e21da73                        // SCVTF V19.4S, V19.4S
+	WORD     $0x6e28de73                        // FMUL V19.4S, V19.4S, V8.4S
+	WORD     $0x4e21da94                        // SCVTF V20.4S, V20.4S
+	WORD     $0x6e28de94                        // FMUL V20.4S, V20.4S, V8.4S
+	WORD     $0x4e21dab5                        // SCVTF V21.4S, V21.4S
+	WORD     $0x6e28deb5                        // FMUL V21.4S, V21.4S, V8.4S
+	VST1.P   [V18.S4, V19.S4, V20.S4, V21.S4], 64(YP)
+	VUSHR    $4, V1.B16, V22.B16
+	VAND     V30.B16, V5.B16, V23.B16
+	VORR     V23.B16, V22.B16, V22.B16
+	VSUB     V31.B16, V22.B16, V22.B16          // q − 32
+	WORD     $0x0f08a6d0                        // SSHLL V16.8H, V22.8B, #0
+	WORD     $0x4f08a6d1                        // SSHLL2 V17.8H, V22.16B, #0
+	WORD     $0x0f10a612                        // SSHLL V18.4S, V16.4H, #0
+	WORD     $0x4f10a613                        // SSHLL2 V19.4S, V16.8H, #0
+	WORD     $0x0f10a634                        // SSHLL V20.4S, V17.4H, #0
+	WORD     $0x4f10a635                        // SSHLL2 V21.4S, V17.8H, #0
+	VDUP     V27.S[1], V8.S4                    // d·sc of group 5
+	WORD     $0x4e21da52                        // SCVTF V18.4S, V18.4S
+	WORD     $0x6e28de52                        // FMUL V18.4S, V18.4S, V8.4S
+	WORD     $0x4e21da73                        // SCVTF V19.4S, V19.4S
+	WORD     $0x6e28de73                        // FMUL V19.4S, V19.4S, V8.4S
+	WORD     $0x4e21da94                        // SCVTF V20.4S, V20.4S
+	WORD     $0x6e28de94                        // FMUL V20.4S, V20.4S, V8.4S
+	WORD     $0x4e21dab5                        // SCVTF V21.4S, V21.4S
+	WORD     $0x6e28deb5                        // FMUL V21.4S, V21.4S, V8.4S
+	VST1.P   [V18.S4, V19.S4, V20.S4, V21.S4], 64(YP)
+	VUSHR    $4, V2.B16, V22.B16
+	VUSHR    $2, V4.B16, V23.B16
+	VAND     V30.B16, V23.B16, V23.B16
+	VORR     V23.B16, V22.B16, V22.B16
+	VSUB     V31.B16, V22.B16, V22.B16          // q − 32
+	WORD     $0x0f08a6d0                        // SSHLL V16.8H, V22.8B, #0
+	WORD     $0x4f08a6d1                        // SSHLL2 V17.8H, V22.16B, #0
+	WORD     $0x0f10a612                        // SSHLL V18.4S, V16.4H, #0
+	WORD     $0x4f10a613                        // SSHLL2 V19.4S, V16.8H, #0
+	WORD     $0x0f10a634                        // SSHLL V20.4S, V17.4H, #0
+	WORD     $0x4f10a635                        // SSHLL2 V21.4S, V17.8H, #0
+	VDUP     V27.S[2], V8.S4                    // d·sc of group 6
+	WORD     $0x4e21da52                        // SCVTF V18.4S, V18.4S
+	WORD     $0x6e28de52                        // FMUL V18.4S, V18.4S, V8.4S
+	WORD     $0x4e21da73                        // SCVTF V19.4S, V19.4S
+	WORD     $0x6e28de73                        // FMUL V19.4S, V19.4S, V8.4S
+	WORD     $0x4e21da94                        // SCVTF V20.4S, V20.4S
+	WORD     $0x6e28de94                        // FMUL V20.4S, V20.4S, V8.4S
+	WORD     $0x4e21dab5                        // SCVTF V21.4S, V21.4S
+	WORD     $0x6e28deb5                        // FMUL V21.4S, V21.4S, V8.4S
+	VST1.P   [V18.S4, V19.S4, V20.S4, V21.S4], 64(YP)
+	VUSHR    $4, V3.B16, V22.B16
+	VUSHR    $2, V5.B16, V23.B16
+	VAND     V30.B16, V23.B16, V23.B16
+	VORR     V23.B16, V22.B16, V22.B16
+	VSUB     V31.B16, V22.B16, V22.B16          // q − 32
+	WORD     $0x0f08a6d0                        // SSHLL V16.8H, V22.8B, #0
+	WORD     $0x4f08a6d1                        // SSHLL2 V17.8H, V22.16B, #0
+	WORD     $0x0f10a612                        // SSHLL V18.4S, V16.4H, #0
+	WORD     $0x4f10a613                        // SSHLL2 V19.4S, V16.8H, #0
+	WORD     $0x0f10a634                        // SSHLL V20.4S, V17.4H, #0
+	WORD     $0x4f10a635                        // SSHLL2 V21.4S, V17.8H, #0
+	VDUP     V27.S[3], V8.S4                    // d·sc of group 7
+	WORD     $0x4e21da52                        // SCVTF V18.4S, V18.4S
+	WORD     $0x6e28de52                        // FMUL V18.4S, V18.4S, V8.4S
+	WORD     $0x4e21da73                        // SCVTF V19.4S, V19.4S
+	WORD     $0x6e28de73                        // FMUL V19.4S, V19.4S, V8.4S
+	WORD     $0x4e21da94                        // SCVTF V20.4S, V20.4S
+	WORD     $0x6e28de94                        // FMUL V20.4S, V20.4S, V8.4S
+	WORD     $0x4e21dab5                        // SCVTF V21.4S, V21.4S
+	WORD     $0x6e28deb5                        // FMUL V21.4S, V21.4S, V8.4S
+	VST1.P   [V18.S4, V19.S4, V20.S4, V21.S4], 64(YP)
+	ADD      $64, BLK, PTR
+	VLD1     (PTR), [V0.B16, V1.B16, V2.B16, V3.B16] // ql
+	ADD      $160, BLK, PTR
+	VLD1     (PTR), [V4.B16, V5.B16]            // qh
+	FMOVD    200(BLK), F12                      // 8 int8 scales
+	WORD     $0x0f08a58c                        // SSHLL V12.8H, V12.8B, #0
+	WORD     $0x0f10a59a                        // SSHLL V26.4S, V12.4H, #0
+	WORD     $0x4f10a59b                        // SSHLL2 V27.4S, V12.8H, #0
+	WORD     $0x4e21db5a                        // SCVTF V26.4S, V26.4S
+	WORD     $0x4e21db7b                        // SCVTF V27.4S, V27.4S
+	WORD     $0x6e3cdf5a                        // FMUL V26.4S, V26.4S, V28.4S
+	WORD     $0x6e3cdf7b                        // FMUL V27.4S, V27.4S, V28.4S
+	VAND     V29.B16, V0.B16, V22.B16
+	VSHL     $4, V4.B16, V23.B16
+	VAND     V30.B16, V23.B16, V23.B16
+	VORR     V23.B16, V22.B16, V22.B16
+	VSUB     V31.B16, V22.B16, V22.B16          // q − 32
+	WORD     $0x0f08a6d0                        // SSHLL V16.8H, V22.8B, #0
+	WORD     $0x4f08a6d1                        // SSHLL2 V17.8H, V22.16B, #0
+	WORD     $0x0f10a612                        // SSHLL V18.4S, V16.4H, #0
+	WORD     $0x4f10a613                        // SSHLL2 V19.4S, V16.8H, #0
+	WORD     $0x0f10a634                        // SSHLL V20.4S, V17.4H, #0
+	WORD     $0x4f10a635                        // SSHLL2 V21.4S, V17.8H, #0
+	VDUP     V26.S[0], V8.S4                    // d·sc of group 0
+	WORD     $0x4e21da52                        // SCVTF V18.4S, V18.4S
+	WORD     $0x6e28de52                        // FMUL V18.4S, V18.4S, V8.4S
+	WORD     $0x4e21da73                        // SCVTF V19.4S, V19.4S
+	WORD     $0x6e28de73                        // FMUL V19.4S, V19.4S, V8.4S
+	WORD     $0x4e21da94                        // SCVTF V20.4S, V20.4S
+	WORD     $0x6e28de94                        // FMUL V20.4S, V20.4S, V8.4S
+	WORD     $0x4e21dab5                        // SCVTF V21.4S, V21.4S
+	WORD     $0x6e28deb5                        // FMUL V21.4S, V21.4S, V8.4S
+	VST1.P   [V18.S4, V19.S4, V20.S4, V21.S4], 64(YP)
+	VAND     V29.B16, V1.B16, V22.B16
+	VSHL     $4, V5.B16, V23.B16
+	VAND     V30.B16, V23.B16, V23.B16
+	VORR     V23.B16, V22.B16, V22.B16
+	VSUB     V31.B16, V22.B16, V22.B16          // q − 32
+	WORD     $0x0f08a6d0                        // SSHLL V16.8H, V22.8B, #0
+	WORD     $0x4f08a6d1                        // SSHLL2 V17.8H, V22.16B, #0
+	WORD     $0x0f10a612                        // SSHLL V18.4S, V16.4H, #0
+	WORD     $0x4f10a613                        // SSHLL2 V19.4S, V16.8H, #0
+	WORD     $0x0f10a634                        // SSHLL V20.4S, V17.4H, #0
+	WORD     $0x4f10a635                        // SSHLL2 V21.4S, V17.8H, #0
+	VDUP     V26.S[1], V8.S4                    // d·sc of group 1
+	WORD     $0x4e21da52                        // SCVTF V18.4S, V18.4S
+	WORD     $0x6e28de52                        // FMUL V18.4S, V18.4S, V8.4S
+	WORD     $0x4e21da73                        // SCVTF V19.4S, V19.4S
+	WORD     $0x6e28de73                        // FMUL V19.4S, V19.4S, V8.4S
+	WORD     $0x4e21da94                        // SCVTF V20.4S, V20.4S
+	WORD     $0x6e28de94                        // FMUL V20.4S, V20.4S, V8.4S
+	WORD     $0x4e21dab5                        // SCVTF V21.4S, V21.4S
+	WORD     $0x6e28deb5                        // FMUL V21.4S, V21.4S, V8.4S
+	VST1.P   [V18.S4, V19.S4, V20.S4, V21.S4], 64(YP)
+	VAND     V29.B16, V2.B16, V22.B16
+	VSHL     $2, V4.B16, V23.B16
+	VAND     V30.B16, V23.B16, V23.B16
+	VORR     V23.B16, V22.B16, V22.B16
+	VSUB     V31.B16, V22.B16, V22.B16          // q − 32
+	WORD     $0x0f08a6d0                        // SSHLL V16.8H, V22.8B, #0
+	WORD     $0x4f08a6d1                        // SSHLL2 V17.8H, V22.16B, #0
+	WORD     $0x0f10a612                        // SSHLL V18.4S, V16.4H, #0
+	WORD     $0x4f10a613                        // SSHLL2 V19.4S, V16.8H, #0
+	WORD     $0x0f10a634                        // SSHLL V20.4S, V17.4H, #0
+	WORD     $0x4f10a635                        // SSHLL2 V21.4S, V17.8H, #0
+	VDUP     V26.S[2], V8.S4                    // d·sc of group 2
+	WORD     $0x4e21da52                        // SCVTF V18.4S, V18.4S
+	WORD     $0x6e28de52                        // FMUL V18.4S, V18.4S, V8.4S
+	WORD     $0x4e21da73                        // SCVTF V19.4S, V19.4S
+	WORD     $0x6e28de73                        // FMUL V19.4S, V19.4S, V8.4S
+	WORD     $0x4e21da94                        // SCVTF V20.4S, V20.4S
+	WORD     $0x6e28de94                        // FMUL V20.4S, V20.4S, V8.4S
+	WORD     $0x4e21dab5                        // SCVTF V21.4S, V21.4S
+	WORD     $0x6e28deb5                        // FMUL V21.4S, V21.4S, V8.4S
+	VST1.P   [V18.S4, V19.S4, V20.S4, V21.S4], 64(YP)
+	VAND     V29.B16, V3.B16, V22.B16
+	VSHL     $2, V5.B16, V23.B16
+	VAND     V30.B16, V23.B16, V23.B16
+	VORR     V23.B16, V22.B16, V22.B16
+	VSUB     V31.B16, V22.B16, V22.B16          // q − 32
+	WORD     $0x0f08a6d0                        // SSHLL V16.8H, V22.8B, #0
+	WORD     $0x4f08a6d1                        // SSHLL2 V17.8H, V22.16B, #0
+	WORD     $0x0f10a612                        // SSHLL V18.4S, V16.4H, #0
+	WORD     $0x4f10a613                        // SSHLL2 V19.4S, V16.8H, #0
+	WORD     $0x0f10a634                        // SSHLL V20.4S, V17.4H, #0
+	WORD     $0x4f10a635                        // SSHLL2 V21.4S, V17.8H, #0
+	VDUP     V26.S[3], V8.S4                    // d·sc of group 3
+	WORD     $0x4e21da52                        // SCVTF V18.4S, V18.4S
+	WORD     $0x6e28de52                        // FMUL V18.4S, V18.4S, V8.4S
+	WORD     $0x4e21da73                        // SCVTF V19.4S, V19.4S
+	WORD     $0x6e28de73                        // FMUL V19.4S, V19.4S, V8.4S
+	WORD     $0x4e21da94                        // SCVTF V20.4S, V20.4S
+	WORD     $0x6e28de94                        // FMUL V20.4S, V20.4S, V8.4S
+	WORD     $0x4e21dab5                        // SCVTF V21.4S, V21.4S
+	WORD     $0x6e28deb5                        // FMUL V21.4S, V21.4S, V8.4S
+	VST1.P   [V18.S4, V19.S4, V20.S4, V21.S4], 64(YP)
+	VUSHR    $4, V0.B16, V22.B16
+	VAND     V30.B16, V4.B16, V23.B16
+	VORR     V23.B16, V22.B16, V22.B16
+	VSUB     V31.B16, V22.B16, V22.B16          // q − 32
+	WORD     $0x0f08a6d0                        // SSHLL V16.8H, V22.8B, #0
+	WORD     $0x4f08a6d1                        // SSHLL2 V17.8H, V22.16B, #0
+	WORD     $0x0f10a612                        // SSHLL V18.4S, V16.4H, #0
+	WORD     $0x4f10a613                        // SSHLL2 V19.4S, V16.8H, #0
+	WORD     $0x0f10a634                        // SSHLL V20.4S, V17.4H, #0
+	WORD     $0x4f10a635                        // SSHLL2 V21.4S, V17.8H, #0
+	VDUP     V27.S[0], V8.S4                    // d·sc of group 4
+	WORD     $0x4e21da52                        // SCVTF V18.4S, V18.4S
+	WORD     $0x6e28de52                        // FMUL V18.4S, V18.4S, V8.4S
+	WORD     $0x4e21da73                        // SCVTF V19.4S, V19.4S
+	WORD     $0x6e28de73                        // FMUL V19.4S, V19.4S, V8.4S
+	WORD     $0x4e21da94                        // SCVTF V20.4S, V20.4S
+	WORD     $0x6e28de94                        // FMUL V20.4S, V20.4S, V8.4S
+	WORD     $0x4e21dab5                        // SCVTF V21.4S, V21.4S
+	WORD     $0x6e28deb5                        // FMUL V21.4S, V21.4S, V8.4S
+	VST1.P   [V18.S4, V19.S4, V20.S4, V21.S4], 64(YP)
+	VUSHR    $4, V1.B16, V22.B16
+	VAND     V30.B16, V5.B16, V23.B16
+	VORR     V23.B16, V22.B16, V22.B16
+	VSUB     V31.B16, V22.B16, V22.B16          // q − 32
+	WORD     $0x0f08a6d0                        // SSHLL V16.8H, V22.8B, #0
+	WORD     $0x4f08a6d1                        // SSHLL2 V17.8H, V22.16B, #0
+	WORD     $0x0f10a612                        // SSHLL V18.4S, V16.4H, #0
+	WORD     $0x4f10a613                        // SSHLL2 V19.4S, V16.8H, #0
+	WORD     $0x0f10a634                        // SSHLL V20.4S, V17.4H, #0
+	WORD     $0x4f10a635                        // SSHLL2 V21.4S, V17.8H, #0
+	VDUP     V27.S[1], V8.S4                    // d·sc of group 5
+	WORD     $0x4e21da52                        // SCVTF V18.4S, V18.4S
+	WORD     $0x6e28de52                        // FMUL V18.4S, V18.4S, V8.4S
+	WORD     $0x4e21da73                        // SCVTF V19.4S, V19.4S
+	WORD     $0x6e28de73                        // FMUL V19.4S, V19.4S, V8.4S
+	WORD     $0x4e21da94                        // SCVTF V20.4S, V20.4S
+	WORD     $0x6e28de94                        // FMUL V20.4S, V20.4S, V8.4S
+	WORD     $0x4e21dab5                        // SCVTF V21.4S, V21.4S
+	WORD     $0x6e28deb5                        // FMUL V21.4S, V21.4S, V8.4S
+	VST1.P   [V18.S4, V19.S4, V20.S4, V21.S4], 64(YP)
+	VUSHR    $4, V2.B16, V22.B16
+	VUSHR    $2, V4.B16, V23.B16
+	VAND     V30.B16, V23.B16, V23.B16
+	VORR     V23.B16, V22.B16, V22.B16
+	VSUB     V31.B16, V22.B16, V22.B16          // q − 32
+	WORD     $0x0f08a6d0                        // SSHLL V16.8H, V22.8B, #0
+	WORD     $0x4f08a6d1                        // SSHLL2 V17.8H, V22.16B, #0
+	WORD     $0x0f10a612                        // SSHLL V18.4S, V16.4H, #0
+	WORD     $0x4f10a613                        // SSHLL2 V19.4S, V16.8H, #0
+	WORD     $0x0f10a634                        // SSHLL V20.4S, V17.4H, #0
+	WORD     $0x4f10a635                        // SSHLL2 V21.4S, V17.8H, #0
+	VDUP     V27.S[2], V8.S4                    // d·sc of group 6
+	WORD     $0x4e21da52                        // SCVTF V18.4S, V18.4S
+	WORD     $0x6e28de52                        // FMUL V18.4S, V18.4S, V8.4S
+	WORD     $0x4e21da73                        // SCVTF V19.4S, V19.4S
+	WORD     $0x6e28de73                        // FMUL V19.4S, V19.4S, V8.4S
+	WORD     $0x4e21da94                        // SCVTF V20.4S, V20.4S
+	WORD     $0x6e28de94                        // FMUL V20.4S, V20.4S, V8.4S
+	WORD     $0x4e21dab5                        // SCVTF V21.4S, V21.4S
+	WORD     $0x6e28deb5                        // FMUL V21.4S, V21.4S, V8.4S
+	VST1.P   [V18.S4, V19.S4, V20.S4, V21.S4], 64(YP)
+	VUSHR    $4, V3.B16, V22.B16
+	VUSHR    $2, V5.B16, V23.B16
+	VAND     V30.B16, V23.B16, V23.B16
+	VORR     V23.B16, V22.B16, V22.B16
+	VSUB     V31.B16, V22.B16, V22.B16          // q − 32
+	WORD     $0x0f08a6d0                        // SSHLL V16.8H, V22.8B, #0
+	WORD     $0x4f08a6d1                        // SSHLL2 V17.8H, V22.16B, #0
+	WORD     $0x0f10a612                        // SSHLL V18.4S, V16.4H, #0
+	WORD     $0x4f10a613                        // SSHLL2 V19.4S, V16.8H, #0
+	WORD     $0x0f10a634                        // SSHLL V20.4S, V17.4H, #0
+	WORD     $0x4f10a635                        // SSHLL2 V21.4S, V17.8H, #0
+	VDUP     V27.S[3], V8.S4                    // d·sc of group 7
+	WORD     $0x4e21da52                        // SCVTF V18.4S, V18.4S
+	WORD     $0x6e28de52                        // FMUL V18.4S, V18.4S, V8.4S
+	WORD     $0x4e21da73                        // SCVTF V19.4S, V19.4S
+	WORD     $0x6e28de73                        // FMUL V19.4S, V19.4S, V8.4S
+	WORD     $0x4e21da94                        // SCVTF V20.4S, V20.4S
+	WORD     $0x6e28de94                        // FMUL V20.4S, V20.4S, V8.4S
+	WORD     $0x4e21dab5                        // SCVTF V21.4S, V21.4S
+	WORD     $0x6e28deb5                        // FMUL V21.4S, V21.4S, V8.4S
+	VST1.P   [V18.S4, V19.S4, V20.S4, V21.S4], 64(YP)
+	ADD      $210, BLK
+	SUBS     $1, LEFT
+	BNE      blocks
+	RET      
+
+#undef YP
+#undef BLK
+#undef LEFT
+#undef PTR
+#undef DH
+
+#define XP R0
+#define QP R1
+#define DCP R2
+#define DEP R3
+#define N128P R4
+#define N32P R5
+#define SUMP R6
+#define LEFT R7
+#define TMP R9
+
+// quantizeXNEON: QuantizedX.Quantize over nb blocks of 32 (quant8.go,
+// quantizeXGeneric, is the reference and the bits match): m = max(max|x|,
+// 2⁻¹⁰⁰), dx = m/127, q = x·(127/m) rounded to nearest even (FCVTNS),
+// the sums of each 4 q by ADDP (the SDOT lanes' −128·Σ and −32·Σ), and
+// dx·Σq. Registers: R0 x, R1 q, R2 dc, R3 de, R4 n128, R5 n32, R6 s, R7
+// blocks left; V0–V7 the block, V8–V15 |x|, F29 127, F30 2⁻¹⁰⁰.
+// func quantizeXNEON(x *float32, q *int8, dc, de *float32, n128, n32 *int32, s *float32, nb int)
+TEXT ·quantizeXNEON(SB), NOSPLIT, $0-64
+	MOVD     x+0(FP), XP
+	MOVD     q+8(FP), QP
+	MOVD     dc+16(FP), DCP
+	MOVD     de+24(FP), DEP
+	MOVD     n128+32(FP), N128P
+	MOVD     n32+40(FP), N32P
+	MOVD     s+48(FP), SUMP
+	MOVD     nb+56(FP), LEFT
+	MOVW     $0x42fe0000, TMP                   // 127
+	FMOVS    TMP, F29
+	MOVW     $0x0d800000, TMP                   // 2⁻¹⁰⁰
+	FMOVS    TMP, F30
+blocks:
+	VLD1.P   64(XP), [V0.S4, V1.S4, V2.S4, V3.S4]
+	VLD1.P   64(XP), [V4.S4, V5.S4, V6.S4, V7.S4]
+	WORD     $0x4ea0f808                        // FABS V8.4S, V0.4S
+	WORD     $0x4ea0f829                        // FABS V9.4S, V1.4S
+	WORD     $0x4ea0f84a                        // FABS V10.4S, V2.4S
+	WORD     $0x4ea0f86b                        // FABS V11.4S, V3.4S
+	WORD     $0x4ea0f88c                        // FABS V12.4S, V4.4S
+	WORD     $0x4ea0f8ad                        // FABS V13.4S, V5.4S
+	WORD     $0x4ea0f8ce                        // FABS V14.4S, V6.4S
+	WORD     $0x4ea0f8ef                        // FABS V15.4S, V7.4S
+	WORD     $0x4e29f508                        // FMAX V8.4S, V8.4S, V9.4S
+	WORD     $0x4e2bf54a                        // FMAX V10.4S, V10.4S, V11.4S
+	WORD     $0x4e2df58c                        // FMAX V12.4S, V12.4S, V13.4S
+	WORD     $0x4e2ff5ce                        // FMAX V14.4S, V14.4S, V15.4S
+	WORD     $0x4e2af508                        // FMAX V8.4S, V8.4S, V10.4S
+	WORD     $0x4e2ef58c                        // FMAX V12.4S, V12.4S, V14.4S
+	WORD     $0x4e2cf508                        // FMAX V8.4S, V8.4S, V12.4S
+	WORD     $0x6e30f908                        // FMAXV S8, V8.4S
+	FMAXS    F30, F8, F8                        // m = max(max|x|, 2⁻¹⁰⁰)
+	FDIVS    F8, F29, F9                        // 127/m
+	FDIVS    F29, F8, F10                       // dx = m/127
+	VDUP     V9.S[0], V9.S4
+	WORD     $0x6e29dc00                        // FMUL V0.4S, V0.4S, V9.4S
+	WORD     $0x4e21a800                        // FCVTNS V0.4S, V0.4S
+	WORD     $0x6e29dc21                        // FMUL V1.4S, V1.4S, V9.4S
+	WORD     $0x4e21a821                        // FCVTNS V1.4S, V1.4S
+	WORD     $0x6e29dc42                        // FMUL V2.4S, V2.4S, V9.4S
+	WORD     $0x4e21a842                        // FCVTNS V2.4S, V2.4S
+	WORD     $0x6e29dc63                        // FMUL V3.4S, V3.4S, V9.4S
+	WORD     $0x4e21a863                        // FCVTNS V3.4S, V3.4S
+	WORD     $0x6e29dc84                        // FMUL V4.4S, V4.4S, V9.4S
+	WORD     $0x4e21a884                        // FCVTNS V4.4S, V4.4S
+	WORD     $0x6e29dca5                        // FMUL V5.4S, V5.4S, V9.4S
+	WORD     $0x4e21a8a5                        // FCVTNS V5.4S, V5.4S
+	WORD     $0x6e29dcc6                        // FMUL V6.4S, V6.4S, V9.4S
+	WORD     $0x4e21a8c6                        // FCVTNS V6.4S, V6.4S
+	WORD     $0x6e29dce7                        // FMUL V7.4S, V7.4S, V9.4S
+	WORD     $0x4e21a8e7                        // FCVTNS V7.4S, V7.4S
+	VADDP    V1.S4, V0.S4, V18.S4
+	VADDP    V3.S4, V2.S4, V19.S4
+	VADDP    V19.S4, V18.S4, V16.S4             // Σ of q[0:4], …, q[12:16]
+	VADDP    V5.S4, V4.S4, V18.S4
+	VADDP    V7.S4, V6.S4, V19.S4
+	VADDP    V19.S4, V18.S4, V17.S4             // Σ of q[16:20], …
+	WORD     $0x0e612814                        // XTN V20.4H, V0.4S
+	WORD     $0x4e612834                        // XTN2 V20.8H, V1.4S
+	WORD     $0x0e612855                        // XTN V21.4H, V2.4S
+	WORD     $0x4e612875                        // XTN2 V21.8H, V3.4S
+	WORD     $0x0e212a96                        // XTN V22.8B, V20.8H
+	WORD     $0x4e212ab6                        // XTN2 V22.16B, V21.8H
+	WORD     $0x0e612894                        // XTN V20.4H, V4.4S
+	WORD     $0x4e6128b4                        // XTN2 V20.8H, V5.4S
+	WORD     $0x0e6128d5                        // XTN V21.4H, V6.4S
+	WORD     $0x4e6128f5                        // XTN2 V21.8H, V7.4S
+	WORD     $0x0e212a97                        // XTN V23.8B, V20.8H
+	WORD     $0x4e212ab7                        // XTN2 V23.16B, V21.8H
+	VST1.P   [V22.B16, V23.B16], 32(QP)         // q
+	VSHL     $7, V16.S4, V24.S4
+	VSHL     $7, V17.S4, V25.S4
+	WORD     $0x6ea0bb18                        // NEG V24.4S, V24.4S
+	WORD     $0x6ea0bb39                        // NEG V25.4S, V25.4S
+	VST1.P   [V24.S4, V25.S4], 32(N128P)        // n128
+	VSHL     $5, V16.S4, V26.S4
+	VSHL     $5, V17.S4, V27.S4
+	WORD     $0x6ea0bb5a                        // NEG V26.4S, V26.4S
+	WORD     $0x6ea0bb7b                        // NEG V27.4S, V27.4S
+	VST1.P   [V26.S4, V27.S4], 32(N32P)         // n32
+	VADD     V17.S4, V16.S4, V18.S4
+	VADDV    V18.S4, V18                        // Σ q
+	WORD     $0x5e21da52                        // SCVTF S18, S18
+	FMULS    F10, F18, F18                      // dx·Σq
+	FMOVS.P  F10, 4(DCP)                        // dc
+	FMOVS.P  F18, 4(SUMP)                       // s
+	VDUP     V10.S[0], V11.S4
+	VDUP     V10.S[0], V12.S4
+	VST1.P   [V11.S4, V12.S4], 32(DEP)          // de
+	SUBS     $1, LEFT
+	BNE      blocks
+	RET      
+
+#undef XP
+#undef QP
+#undef DCP
+#undef DEP
+#undef N128P
+#undef N32P
+#undef SUMP
+#undef LEFT
+#undef TMP

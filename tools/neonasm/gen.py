@@ -3,6 +3,7 @@
 
     python3 tools/neonasm/gen.py gemv  > kernels/gemv_arm64.s
     python3 tools/neonasm/gen.py quant > kernels/quant8_arm64.s
+    python3 tools/neonasm/gen.py norm  > kernels/norm_arm64.s
 
 Go's arm64 assembler lacks most floating point vector forms (FADD, FADDP,
 FMUL, SCVTF, FCVTL) and the FEAT_DotProd SDOT; they are emitted as WORD
@@ -11,16 +12,74 @@ the Arm ARM's tables. The readable references are kernels/gemv_generic.go
 and kernels/quant8.go.
 """
 
+import re
 import sys
 
 out = []
 
 
+# The general registers of each kernel get names (#define before its TEXT,
+# #undef after it); ins() writes the names. Vector registers keep their
+# numbers: the WORD encodings need them, and each kernel's comment maps
+# them.
+GPR = {
+    "gemv4": "OUT W0 W1 W2 W3 XP N LDW",
+    "gemm4x4": "OUT LDO W0 W1 W2 W3 X0 X1 X2 X3 N LDW LDX",
+    "gemmNN": "OUT LDO X0 X1 X2 X3 BP LDB K LDX",
+    "fmaPeak": "ITERS",
+    "dot": "AP BP N",
+    "axpy": "YP XP N",
+    "add": "YP XP N",
+    "gemvQ8_0": "OUT ROWS ROW RB XQ DX NB BLK XQP DXP LEFT DH",
+    "gemvQ": "OUT ROWS ROW RB XQ DX AUX BLK XQP DXP AUXP LEFT PTR SC0 SC1 SC2 SC3 SC4 - NSB",
+    "gemvQ6K": "OUT ROWS ROW RB XQ DX AUX BLK XQP DXP AUXP LEFT PTR DH - - - - - NSB",
+    "max": "XP - N",
+    "expSubSum": "XP - N - - - - - - TMP",
+    "scale": "XP - N",
+    "siluMul": "OUT GATE N UP - - - - - TMP",
+    "sumSquares": "XP - N",
+    "rmsScale": "OUT XP N WP",
+    "quantizeX": "XP QP DCP DEP N128P N32P SUMP LEFT - TMP",
+    "dequant": "- YP - - - - - BLK - - - LEFT PTR SC0 SC1 SC2 SC3 SC4",
+    "dequantQ8_0": "- YP - - - - - BLK - - - LEFT - DH",
+    "dequantQ6K": "- YP - - - - - BLK - - - LEFT PTR DH",
+}
+alias = {}
+
+
+def names_for(fn):
+    for key in sorted(GPR, key=len, reverse=True):
+        if fn.startswith(key):
+            return {"R%d" % i: n for i, n in enumerate(GPR[key].split()) if n != "-"}
+    return {}
+
+
+def undef():
+    for n in alias.values():
+        out.append("#undef %s" % n)
+    if alias:
+        out.append("")
+    alias.clear()
+
+
 def e(s=""):
+    m = re.match(r"TEXT ·(\w+)\(", s)
+    if m:
+        at = len(out)
+        while at > 0 and out[at - 1].startswith("//"):
+            at -= 1  # the defines go above the function's comment
+        head, out[at:] = out[at:], []
+        undef()
+        alias.update(names_for(m.group(1)))
+        for r, n in sorted(alias.items(), key=lambda kv: int(kv[0][1:])):
+            out.append("#define %s %s" % (n, r))
+        out.append("")
+        out.extend(head)
     out.append(s)
 
 
 def ins(op, *args, c=""):
+    args = [re.sub(r"\bR\d+\b", lambda m: alias.get(m.group(0), m.group(0)), a) for a in args]
     line = "\t%-8s %s" % (op, ", ".join(args))
     if c:
         line = "%-44s // %s" % (line, c)
@@ -90,6 +149,43 @@ def sxtl4s(d, n, upper=False):  # SSHLL{2} Vd.4S, Vn.{4H,8H}, #0: int16 → int3
 
 def sxtl8h(d, n):  # SSHLL Vd.8H, Vn.8B, #0: int8 → int16
     word(_rrr(0x0F08A400, d, n, 0), "SSHLL V%d.8H, V%d.8B, #0" % (d, n))
+
+
+def ucvtf4s(d, n):  # UCVTF Vd.4S, Vn.4S
+    word(_rrr(0x6E21D800, d, n, 0), "UCVTF V%d.4S, V%d.4S" % (d, n))
+
+
+def fneg4s(d, n):  # FNEG Vd.4S, Vn.4S
+    word(_rrr(0x6EA0F800, d, n, 0), "FNEG V%d.4S, V%d.4S" % (d, n))
+
+
+def sxtl8h2(d, n):  # SSHLL2 Vd.8H, Vn.16B, #0
+    word(_rrr(0x4F08A400, d, n, 0), "SSHLL2 V%d.8H, V%d.16B, #0" % (d, n))
+
+
+def fmax4s(d, n, m):  # FMAX Vd.4S, Vn.4S, Vm.4S (NaN wins)
+    word(_rrr(0x4E20F400, d, n, m), "FMAX V%d.4S, V%d.4S, V%d.4S" % (d, n, m))
+
+
+def fmin4s(d, n, m):  # FMIN Vd.4S, Vn.4S, Vm.4S (NaN wins)
+    word(_rrr(0x4EA0F400, d, n, m), "FMIN V%d.4S, V%d.4S, V%d.4S" % (d, n, m))
+
+
+def fdiv4s(d, n, m):  # FDIV Vd.4S, Vn.4S, Vm.4S
+    word(_rrr(0x6E20FC00, d, n, m), "FDIV V%d.4S, V%d.4S, V%d.4S" % (d, n, m))
+
+
+def fcvtl2d(d, n, upper=False):  # FCVTL{2} Vd.2D, Vn.{2S,4S}: f32 → f64, exact
+    word(_rrr(0x4E617800 if upper else 0x0E617800, d, n, 0),
+         "FCVTL%s V%d.2D, V%d.%s" % ("2" if upper else "", d, n, "4S" if upper else "2S"))
+
+
+def fadd2d(d, n, m):  # FADD Vd.2D, Vn.2D, Vm.2D
+    word(_rrr(0x4E60D400, d, n, m), "FADD V%d.2D, V%d.2D, V%d.2D" % (d, n, m))
+
+
+def faddp2d(d, n, m):  # FADDP Vd.2D, Vn.2D, Vm.2D
+    word(_rrr(0x6E60D400, d, n, m), "FADDP V%d.2D, V%d.2D, V%d.2D" % (d, n, m))
 
 
 def hsum4(s, t0, t1):
@@ -707,6 +803,446 @@ EMU_DOC = """// The same four kernels without FEAT_DotProd (the neon level: Cort
 // |qx| ≤ 127), and SADALP adds them pairwise into the int32 lanes."""
 
 
+# ---------------------------------------------------------------- element-wise
+
+NORM_DOC = """// The element-wise family (norm.go; norm_generic.go has the reference
+// loops), n a positive multiple of 8. exp is the AVX code's (norm_amd64.s)
+// on four lanes: x clamped to [-88, 89] (FMAX/FMIN let a NaN through),
+// t = 1.5·2²³ + 127 + x·log2e holds 127 + n in its low bits, r = x −
+// n·ln2 in two fused steps, e^r by Cephes' degree-7 polynomial (Horner,
+// fused), times 2^n = t<<23 (0 below -87.3, +Inf above 88.7). Registers:
+// V16–V28 the constants, V0–V7 two vectors' x, t and polynomial."""
+
+EXP_CONSTS = [(16, 0xc2b00000, "-88"), (17, 0x42b20000, "89"), (18, 0x3fb8aa3b, "log2e"),
+              (19, 0x4b40007f, "1.5·2²³ + 127"), (20, 0x3f318000, "ln2Hi"), (21, 0xb95e8083, "ln2Lo"),
+              (22, 0x39506967, "c0"), (23, 0x3ab743ce, "c1"), (24, 0x3c088908, "c2"),
+              (25, 0x3d2aa9c1, "c3"), (26, 0x3e2aaaaa, "c4"), (27, 0x3f000000, "c5"), (28, 0x3f800000, "1")]
+
+
+def splat(v, bits, what):
+    ins("MOVW", "$0x%08x, R9" % bits, c=what)
+    ins("VDUP", "R9, V%d.S4" % v)
+
+
+def load_exp_consts():
+    for v, bits, what in EXP_CONSTS:
+        splat(v, bits, what)
+
+
+def exp4(x, t, a, b):
+    """Register holding e^V<x> (x, t, a, b clobbered)."""
+    fmax4s(x, x, 16)
+    fmin4s(x, x, 17)
+    ins("VORR", "V19.B16, V19.B16, V%d.B16" % t)
+    ins("VFMLA", "V18.S4, V%d.S4, V%d.S4" % (x, t), c="t = magic + x·log2e")
+    fsub4s(a, t, 19)
+    ins("VFMLS", "V20.S4, V%d.S4, V%d.S4" % (a, x), c="x -= n·ln2Hi")
+    ins("VFMLS", "V21.S4, V%d.S4, V%d.S4" % (a, x), c="r = x − n·ln2Lo")
+    ins("VSHL", "$23, V%d.S4, V%d.S4" % (t, t), c="2^n")
+    ins("VORR", "V22.B16, V22.B16, V%d.B16" % a, c="p = c0")
+    for c in (23, 24, 25, 26, 27, 28, 28):
+        ins("VORR", "V%d.B16, V%d.B16, V%d.B16" % (c, c, b))
+        ins("VFMLA", "V%d.S4, V%d.S4, V%d.S4" % (x, a, b), c="p = p·r + c")
+        a, b = b, a
+    fmul4s(a, a, t)
+    return a
+
+
+def norm():
+    e(NORM_DOC)
+    e()
+    e("// func maxNEON(x *float32, n int) float32: the largest x[i], NaN wins")
+    e("TEXT ·maxNEON(SB), NOSPLIT, $0-20")
+    ins("MOVD", "x+0(FP), R0")
+    ins("MOVD", "n+8(FP), R2")
+    ins("VLD1", "(R0), [V0.S4]")
+    ins("VORR", "V0.B16, V0.B16, V1.B16")
+    e("loop:")
+    ins("VLD1.P", "32(R0), [V2.S4, V3.S4]")
+    fmax4s(0, 0, 2)
+    fmax4s(1, 1, 3)
+    ins("SUBS", "$8, R2")
+    ins("BNE", "loop")
+    fmax4s(0, 0, 1)
+    ins("VEXT", "$8, V0.B16, V0.B16, V1.B16")
+    fmax4s(0, 0, 1)
+    ins("VEXT", "$4, V0.B16, V0.B16, V1.B16")
+    fmax4s(0, 0, 1)
+    ins("FMOVS", "F0, ret+16(FP)")
+    ins("RET")
+    e()
+    e("// func expSubSumNEON(x *float32, m float32, n int) float32:")
+    e("// x[i] = e^(x[i] − m), returns Σ x[i]")
+    e("TEXT ·expSubSumNEON(SB), NOSPLIT, $0-28")
+    ins("MOVD", "x+0(FP), R0")
+    ins("FMOVS", "m+8(FP), F29")
+    ins("MOVD", "n+16(FP), R2")
+    ins("VDUP", "V29.S[0], V29.S4")
+    load_exp_consts()
+    ins("VEOR", "V8.B16, V8.B16, V8.B16")
+    ins("VEOR", "V9.B16, V9.B16, V9.B16")
+    e("loop:")
+    ins("VLD1", "(R0), [V0.S4, V1.S4]")
+    fsub4s(0, 0, 29)
+    fsub4s(4, 1, 29)
+    r0 = exp4(0, 1, 2, 3)
+    r1 = exp4(4, 5, 6, 7)
+    ins("VST1.P", "[V%d.S4], 16(R0)" % r0)
+    ins("VST1.P", "[V%d.S4], 16(R0)" % r1)
+    fadd4s(8, 8, r0)
+    fadd4s(9, 9, r1)
+    ins("SUBS", "$8, R2")
+    ins("BNE", "loop")
+    fadd4s(8, 8, 9)
+    faddp4s(8, 8, 8)
+    faddp4s(8, 8, 8)
+    ins("FMOVS", "F8, ret+24(FP)")
+    ins("RET")
+    e()
+    e("// func scaleNEON(x *float32, a float32, n int): x[i] *= a")
+    e("TEXT ·scaleNEON(SB), NOSPLIT, $0-24")
+    ins("MOVD", "x+0(FP), R0")
+    ins("FMOVS", "a+8(FP), F29")
+    ins("MOVD", "n+16(FP), R2")
+    ins("VDUP", "V29.S[0], V29.S4")
+    e("loop:")
+    ins("VLD1", "(R0), [V0.S4, V1.S4]")
+    fmul4s(0, 0, 29)
+    fmul4s(1, 1, 29)
+    ins("VST1.P", "[V0.S4, V1.S4], 32(R0)")
+    ins("SUBS", "$8, R2")
+    ins("BNE", "loop")
+    ins("RET")
+    e()
+    e("// func siluMulNEON(out, gate, up *float32, n int):")
+    e("// out[i] = g/(1 + e^−g)·up[i], g = gate[i]; out may be gate")
+    e("TEXT ·siluMulNEON(SB), NOSPLIT, $0-32")
+    ins("MOVD", "out+0(FP), R0")
+    ins("MOVD", "gate+8(FP), R1")
+    ins("MOVD", "up+16(FP), R3")
+    ins("MOVD", "n+24(FP), R2")
+    load_exp_consts()
+    e("loop:")
+    ins("VLD1.P", "32(R1), [V10.S4, V11.S4]", c="g")
+    fneg4s(0, 10)
+    fneg4s(4, 11)
+    r0 = exp4(0, 1, 2, 3)
+    r1 = exp4(4, 5, 6, 7)
+    fadd4s(r0, r0, 28)
+    fadd4s(r1, r1, 28)
+    fdiv4s(10, 10, r0)
+    fdiv4s(11, 11, r1)
+    ins("VLD1.P", "32(R3), [V12.S4, V13.S4]", c="up")
+    fmul4s(10, 10, 12)
+    fmul4s(11, 11, 13)
+    ins("VST1.P", "[V10.S4, V11.S4], 32(R0)")
+    ins("SUBS", "$8, R2")
+    ins("BNE", "loop")
+    ins("RET")
+    e()
+    e("// func sumSquaresNEON(x *float32, n int) float64: Σ x[i]² in float64")
+    e("// (each square exact), four float64 chains of two lanes")
+    e("TEXT ·sumSquaresNEON(SB), NOSPLIT, $0-24")
+    ins("MOVD", "x+0(FP), R0")
+    ins("MOVD", "n+8(FP), R2")
+    for v in range(16, 20):
+        ins("VEOR", "V%d.B16, V%d.B16, V%d.B16" % (v, v, v))
+    e("loop:")
+    ins("VLD1.P", "32(R0), [V0.S4, V1.S4]")
+    fcvtl2d(2, 0)
+    fcvtl2d(3, 0, upper=True)
+    fcvtl2d(4, 1)
+    fcvtl2d(5, 1, upper=True)
+    for k in range(4):
+        ins("VFMLA", "V%d.D2, V%d.D2, V%d.D2" % (2 + k, 2 + k, 16 + k))
+    ins("SUBS", "$8, R2")
+    ins("BNE", "loop")
+    fadd2d(16, 16, 17)
+    fadd2d(18, 18, 19)
+    fadd2d(16, 16, 18)
+    faddp2d(16, 16, 16)
+    ins("FMOVD", "F16, ret+16(FP)")
+    ins("RET")
+    e()
+    e("// func rmsScaleNEON(out, x, w *float32, inv float32, n int):")
+    e("// out[i] = x[i]·inv·w[i], rounded after each product")
+    e("TEXT ·rmsScaleNEON(SB), NOSPLIT, $0-40")
+    ins("MOVD", "out+0(FP), R0")
+    ins("MOVD", "x+8(FP), R1")
+    ins("MOVD", "w+16(FP), R3")
+    ins("FMOVS", "inv+24(FP), F29")
+    ins("MOVD", "n+32(FP), R2")
+    ins("VDUP", "V29.S[0], V29.S4")
+    e("loop:")
+    ins("VLD1.P", "32(R1), [V0.S4, V1.S4]")
+    ins("VLD1.P", "32(R3), [V2.S4, V3.S4]")
+    fmul4s(0, 0, 29)
+    fmul4s(1, 1, 29)
+    fmul4s(0, 0, 2)
+    fmul4s(1, 1, 3)
+    ins("VST1.P", "[V0.S4, V1.S4], 32(R0)")
+    ins("SUBS", "$8, R2")
+    ins("BNE", "loop")
+    ins("RET")
+    e()
+
+
+# ---------------------------------------------------------------- quantise x
+
+QX_DOC = """// quantizeXNEON: QuantizedX.Quantize over nb blocks of 32 (quant8.go,
+// quantizeXGeneric, is the reference and the bits match): m = max(max|x|,
+// 2⁻¹⁰⁰), dx = m/127, q = x·(127/m) rounded to nearest even (FCVTNS),
+// the sums of each 4 q by ADDP (the SDOT lanes' −128·Σ and −32·Σ), and
+// dx·Σq. Registers: R0 x, R1 q, R2 dc, R3 de, R4 n128, R5 n32, R6 s, R7
+// blocks left; V0–V7 the block, V8–V15 |x|, F29 127, F30 2⁻¹⁰⁰."""
+
+
+def xtn(d, n, to, upper):  # XTN{2}: halve each lane, keep the low bits
+    if to == "H":
+        enc, txt = (0x4E612800, "XTN2 V%d.8H, V%d.4S") if upper else (0x0E612800, "XTN V%d.4H, V%d.4S")
+    else:
+        enc, txt = (0x4E212800, "XTN2 V%d.16B, V%d.8H") if upper else (0x0E212800, "XTN V%d.8B, V%d.8H")
+    word(_rrr(enc, d, n, 0), txt % (d, n))
+
+
+def quantize_x():
+    e(QX_DOC)
+    e("// func quantizeXNEON(x *float32, q *int8, dc, de *float32, n128, n32 *int32, s *float32, nb int)")
+    e("TEXT ·quantizeXNEON(SB), NOSPLIT, $0-64")
+    for i, a in enumerate(["x", "q", "dc", "de", "n128", "n32", "s", "nb"]):
+        ins("MOVD", "%s+%d(FP), R%d" % (a, 8 * i, i))
+    ins("MOVW", "$0x42fe0000, R9", c="127")
+    ins("FMOVS", "R9, F29")
+    ins("MOVW", "$0x0d800000, R9", c="2⁻¹⁰⁰")
+    ins("FMOVS", "R9, F30")
+    e("blocks:")
+    ins("VLD1.P", "64(R0), [V0.S4, V1.S4, V2.S4, V3.S4]")
+    ins("VLD1.P", "64(R0), [V4.S4, V5.S4, V6.S4, V7.S4]")
+    for k in range(8):
+        word(_rrr(0x4EA0F800, 8 + k, k, 0), "FABS V%d.4S, V%d.4S" % (8 + k, k))
+    for a, b in ((8, 9), (10, 11), (12, 13), (14, 15), (8, 10), (12, 14), (8, 12)):
+        fmax4s(a, a, b)
+    word(_rrr(0x6E30F800, 8, 8, 0), "FMAXV S8, V8.4S")
+    ins("FMAXS", "F30, F8, F8", c="m = max(max|x|, 2⁻¹⁰⁰)")
+    ins("FDIVS", "F8, F29, F9", c="127/m")
+    ins("FDIVS", "F29, F8, F10", c="dx = m/127")
+    ins("VDUP", "V9.S[0], V9.S4")
+    for k in range(8):
+        fmul4s(k, k, 9)
+        word(_rrr(0x4E21A800, k, k, 0), "FCVTNS V%d.4S, V%d.4S" % (k, k))
+    ins("VADDP", "V1.S4, V0.S4, V18.S4")
+    ins("VADDP", "V3.S4, V2.S4, V19.S4")
+    ins("VADDP", "V19.S4, V18.S4, V16.S4", c="Σ of q[0:4], …, q[12:16]")
+    ins("VADDP", "V5.S4, V4.S4, V18.S4")
+    ins("VADDP", "V7.S4, V6.S4, V19.S4")
+    ins("VADDP", "V19.S4, V18.S4, V17.S4", c="Σ of q[16:20], …")
+    xtn(20, 0, "H", False)
+    xtn(20, 1, "H", True)
+    xtn(21, 2, "H", False)
+    xtn(21, 3, "H", True)
+    xtn(22, 20, "B", False)
+    xtn(22, 21, "B", True)
+    xtn(20, 4, "H", False)
+    xtn(20, 5, "H", True)
+    xtn(21, 6, "H", False)
+    xtn(21, 7, "H", True)
+    xtn(23, 20, "B", False)
+    xtn(23, 21, "B", True)
+    ins("VST1.P", "[V22.B16, V23.B16], 32(R1)", c="q")
+    for sh, base, reg in ((7, 24, 4), (5, 26, 5)):
+        ins("VSHL", "$%d, V16.S4, V%d.S4" % (sh, base))
+        ins("VSHL", "$%d, V17.S4, V%d.S4" % (sh, base + 1))
+        for v in (base, base + 1):
+            word(_rrr(0x6EA0B800, v, v, 0), "NEG V%d.4S, V%d.4S" % (v, v))
+        ins("VST1.P", "[V%d.S4, V%d.S4], 32(R%d)" % (base, base + 1, reg), c="n128" if sh == 7 else "n32")
+    ins("VADD", "V17.S4, V16.S4, V18.S4")
+    ins("VADDV", "V18.S4, V18", c="Σ q")
+    word(_rrr(0x5E21D800, 18, 18, 0), "SCVTF S18, S18")
+    ins("FMULS", "F10, F18, F18", c="dx·Σq")
+    ins("FMOVS.P", "F10, 4(R2)", c="dc")
+    ins("FMOVS.P", "F18, 4(R6)", c="s")
+    ins("VDUP", "V10.S[0], V11.S4")
+    ins("VDUP", "V10.S[0], V12.S4")
+    ins("VST1.P", "[V11.S4, V12.S4], 32(R3)", c="de")
+    ins("SUBS", "$1, R7")
+    ins("BNE", "blocks")
+    ins("RET")
+    e()
+
+
+# ---------------------------------------------------------------- dequant
+
+DQ_DOC = """// Row widening for prefill (DequantRow: every weight of nb blocks to fp32,
+// bit for bit the values of dequantBlock in quant.go, which on arm64 Go
+// compiles with the same fused multiply-subtract): Q8_0 d·q; Q4_K and
+// Q5_K d·sc·q − dmin·m as one FMLA of d·sc and q onto −dmin·m; Q6_K
+// (d·sc)·(q − 32) as two FMUL. Registers as in the decode kernels; R1 the
+// output, V0–V7 one sub-block's 32 weights as fp32, V8 its d·sc, V9 its
+// −dmin·m, V16–V23 bytes and halfwords, then results."""
+
+
+def widen_u8(b0, b1):
+    """V0–V7 = the 32 unsigned bytes of V<b0>, V<b1> as fp32."""
+    ins("VUXTL", "V%d.B8, V20.H8" % b0)
+    ins("VUXTL2", "V%d.B16, V21.H8" % b0)
+    ins("VUXTL", "V%d.B8, V22.H8" % b1)
+    ins("VUXTL2", "V%d.B16, V23.H8" % b1)
+    for k, h in enumerate((20, 21, 22, 23)):
+        ins("VUXTL", "V%d.H4, V%d.S4" % (h, 2 * k))
+        ins("VUXTL2", "V%d.H8, V%d.S4" % (h, 2 * k + 1))
+    for k in range(8):
+        ucvtf4s(k, k)
+
+
+def store_fma32():
+    """y[0:32] = V9 + V8·V0…V7, fused, four registers at a time."""
+    for g in range(2):
+        for k in range(4):
+            ins("VORR", "V9.B16, V9.B16, V%d.B16" % (20 + k))
+        for k in range(4):
+            ins("VFMLA", "V8.S4, V%d.S4, V%d.S4" % (4 * g + k, 20 + k))
+        ins("VST1.P", "[V20.S4, V21.S4, V22.S4, V23.S4], 64(R1)")
+
+
+def dequant_q8_0():
+    e("// func dequantQ8_0NEON(y *float32, w *byte, nb int)")
+    e("TEXT ·dequantQ8_0NEON(SB), NOSPLIT, $0-24")
+    ins("MOVD", "y+0(FP), R1")
+    ins("MOVD", "w+8(FP), R7")
+    ins("MOVD", "nb+16(FP), R11")
+    e("blocks:")
+    ins("MOVHU.P", "2(R7), R13", c="f16 d")
+    ins("VMOV", "R13, V8.H[0]")
+    fcvtl4s(8, 8)
+    ins("VDUP", "V8.S[0], V8.S4")
+    ins("VLD1.P", "32(R7), [V16.B16, V17.B16]", c="32 int8 q")
+    sxtl8h(18, 16)
+    sxtl8h2(19, 16)
+    sxtl8h(20, 17)
+    sxtl8h2(21, 17)
+    for k, h in enumerate((18, 19, 20, 21)):
+        sxtl4s(2 * k, h)
+        sxtl4s(2 * k + 1, h, upper=True)
+    for k in range(8):
+        scvtf4s(k, k)
+        fmul4s(k, k, 8)
+    ins("VST1.P", "[V0.S4, V1.S4, V2.S4, V3.S4], 64(R1)")
+    ins("VST1.P", "[V4.S4, V5.S4, V6.S4, V7.S4], 64(R1)")
+    ins("SUBS", "$1, R11")
+    ins("BNE", "blocks")
+    ins("RET")
+    e()
+
+
+def dequant_q4k(q5):
+    name = "dequantQ5KNEON" if q5 else "dequantQ4KNEON"
+    bb, qs = (176, 48) if q5 else (144, 16)
+    e("// func %s(y *float32, w *byte, nb int)" % name)
+    e("TEXT ·%s(SB), NOSPLIT, $0-24" % name)
+    ins("MOVD", "y+0(FP), R1")
+    ins("MOVD", "w+8(FP), R7")
+    ins("MOVD", "nb+16(FP), R11")
+    ins("VMOVI", "$15, V31.B16")
+    if q5:
+        ins("VMOVI", "$16, V14.B16")
+    e("blocks:")
+    q4k_scales()
+    fmul4s(29, 29, 24)
+    fmul4s(30, 30, 24)
+    fmul4s(27, 27, 25)
+    fmul4s(28, 28, 25)
+    fneg4s(27, 27)
+    fneg4s(28, 28)
+    if q5:
+        ins("ADD", "$16, R7, R12")
+        ins("VLD1", "(R12), [V12.B16, V13.B16]", c="qh")
+    ins("ADD", "$%d, R7, R12" % qs)
+    for j in range(4):
+        ins("VLD1.P", "32(R12), [V16.B16, V17.B16]", c="nibbles of sub-blocks %d, %d" % (2 * j, 2 * j + 1))
+        for half in range(2):
+            sb = 2 * j + half
+            if half == 0:
+                ins("VAND", "V31.B16, V16.B16, V18.B16")
+                ins("VAND", "V31.B16, V17.B16, V19.B16")
+            else:
+                ins("VUSHR", "$4, V16.B16, V18.B16")
+                ins("VUSHR", "$4, V17.B16, V19.B16")
+            if q5:
+                high_bit(18, 12, sb, 15)
+                high_bit(19, 13, sb, 15)
+            widen_u8(18, 19)
+            ins("VDUP", "V%d.S[%d], V8.S4" % (29 + sb // 4, sb % 4), c="d·sc[%d]" % sb)
+            ins("VDUP", "V%d.S[%d], V9.S4" % (27 + sb // 4, sb % 4), c="−dmin·m[%d]" % sb)
+            store_fma32()
+    ins("ADD", "$%d, R7" % bb)
+    ins("SUBS", "$1, R11")
+    ins("BNE", "blocks")
+    ins("RET")
+    e()
+
+
+def dequant_q6k():
+    e("// func dequantQ6KNEON(y *float32, w *byte, nb int)")
+    e("TEXT ·dequantQ6KNEON(SB), NOSPLIT, $0-24")
+    ins("MOVD", "y+0(FP), R1")
+    ins("MOVD", "w+8(FP), R7")
+    ins("MOVD", "nb+16(FP), R11")
+    ins("VMOVI", "$15, V29.B16")
+    ins("VMOVI", "$48, V30.B16")
+    ins("VMOVI", "$32, V31.B16")
+    e("blocks:")
+    ins("MOVHU", "208(R7), R13", c="f16 d")
+    ins("VMOV", "R13, V28.H[0]")
+    fcvtl4s(28, 28)
+    ins("VDUP", "V28.S[0], V28.S4")
+    for h in range(2):
+        ins("ADD", "$%d, R7, R12" % (64 * h))
+        ins("VLD1", "(R12), [V0.B16, V1.B16, V2.B16, V3.B16]", c="ql")
+        ins("ADD", "$%d, R7, R12" % (128 + 32 * h))
+        ins("VLD1", "(R12), [V4.B16, V5.B16]", c="qh")
+        ins("FMOVD", "%d(R7), F12" % (192 + 8 * h), c="8 int8 scales")
+        sxtl8h(12, 12)
+        sxtl4s(26, 12)
+        sxtl4s(27, 12, upper=True)
+        scvtf4s(26, 26)
+        scvtf4s(27, 27)
+        fmul4s(26, 26, 28, )
+        fmul4s(27, 27, 28)
+        for k in range(4):
+            for r in range(2):
+                lo, hq, g = (r if k in (0, 2) else 2 + r), 4 + r, 2 * k + r
+                if k < 2:
+                    ins("VAND", "V29.B16, V%d.B16, V22.B16" % lo)
+                else:
+                    ins("VUSHR", "$4, V%d.B16, V22.B16" % lo)
+                if k == 2:
+                    ins("VAND", "V30.B16, V%d.B16, V23.B16" % hq)
+                else:
+                    if k < 2:
+                        ins("VSHL", "$%d, V%d.B16, V23.B16" % (4 - 2 * k, hq))
+                    else:
+                        ins("VUSHR", "$2, V%d.B16, V23.B16" % hq)
+                    ins("VAND", "V30.B16, V23.B16, V23.B16")
+                ins("VORR", "V23.B16, V22.B16, V22.B16")
+                ins("VSUB", "V31.B16, V22.B16, V22.B16", c="q − 32")
+                sxtl8h(16, 22)
+                sxtl8h2(17, 22)
+                sxtl4s(18, 16)
+                sxtl4s(19, 16, upper=True)
+                sxtl4s(20, 17)
+                sxtl4s(21, 17, upper=True)
+                ins("VDUP", "V%d.S[%d], V8.S4" % (26 + g // 4, g % 4), c="d·sc of group %d" % g)
+                for v in range(18, 22):
+                    scvtf4s(v, v)
+                    fmul4s(v, v, 8)
+                ins("VST1.P", "[V18.S4, V19.S4, V20.S4, V21.S4], 64(R1)")
+    ins("ADD", "$210, R7")
+    ins("SUBS", "$1, R11")
+    ins("BNE", "blocks")
+    ins("RET")
+    e()
+
+
 def main():
     what = sys.argv[1] if len(sys.argv) > 1 else ""
     header()
@@ -741,8 +1277,18 @@ def main():
         gemv_q4k(True)
         EMU = 23  # Q6_K's high bits, free once ORR'd into the weights
         gemv_q6k()
+        e(DQ_DOC)
+        e()
+        dequant_q8_0()
+        dequant_q4k(False)
+        dequant_q4k(True)
+        dequant_q6k()
+        quantize_x()
+    elif what == "norm":
+        norm()
     else:
-        sys.exit("usage: gen.py gemv|quant")
+        sys.exit("usage: gen.py gemv|quant|norm")
+    undef()
     print("\n".join(out).rstrip("\n"))
 
 

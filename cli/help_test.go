@@ -38,7 +38,7 @@ func TestHelpListsFlags(t *testing.T) {
 	for name, want := range map[string][]string{
 		"run":       {"-max-tokens", "-prompt", "-json", "-threads", engine.ThreadsHelp},
 		"gen-model": {"-out", "-shape", "-quant"},
-		"lesson":    {"-prompt", "-timing", "-count", engine.ThreadsHelp, "the article's sentence"},
+		"lesson":    {"-prompt", "-timing", "-count", engine.ThreadsHelp, "the article's sentence", assets.DemoPrompts[0]},
 		"bench":     {"-model", "-repeat", engine.ThreadsHelp},
 		"membw":     {"-passes", engine.ThreadsHelp},
 		"inspect":   {"-pos", "-layer", engine.ThreadsHelp},

@@ -1,5 +1,6 @@
 # Loupe. `make run` installs what is missing, builds and opens the app;
-# `make test` runs every test (unit, engine, GUI headless, smoke under Xvfb).
+# `make test` runs every test (unit, engine, GUI headless, the build without
+# cgo, smoke under Xvfb).
 
 GO       ?= go
 BUILD    := build
@@ -9,7 +10,8 @@ APT_PKGS := gcc pkg-config libgl1-mesa-dev libx11-dev libxcursor-dev libxrandr-d
             libxinerama-dev libxi-dev libxxf86vm-dev libgtk-3-dev xvfb xauth libgl1-mesa-dri \
             x11-apps imagemagick xdotool
 
-.PHONY: all deps build run test test-engine test-generic generate e2e bench bench-model window-bench compare-llamacpp compare-llamacpp-quant crosscheck-llamacpp llamacpp-native membw package fuzz clean
+.PHONY: all deps build run test test-engine test-generic generate e2e bench bench-model window-bench compare-llamacpp compare-llamacpp-quant crosscheck-llamacpp llamacpp-native membw package fuzz clean \
+	build-headless test-headless app-macos package-linux-arm64 smoke-linux-arm64
 
 all: build
 
@@ -31,15 +33,17 @@ run: build
 	./$(BIN)
 
 # Every package but the window's builds and tests without cgo; the GUI
-# packages (and main, which has no tests) need it. A new package is tested
-# without being listed here.
-GUI_PKGS := ./viz/... ./views/... ./app/...
-HEADLESS_PKGS = $(shell CGO_ENABLED=0 $(GO) list -e ./... 2>/dev/null | grep -vE '^loupe(/(app|views|viz)(/.*)?)?$$')
+# packages need it. main is tested both ways: without cgo (the headless
+# build: no window) and with it. A new package is tested without being
+# listed here.
+GUI_PKGS := ./viz/... ./views/... ./app/... .
+HEADLESS_PKGS = $(shell CGO_ENABLED=0 $(GO) list -e ./... 2>/dev/null | grep -vE '^loupe/(app|views|viz)(/.*)?$$')
 
 test: deps
 	CGO_ENABLED=0 $(GO) test -timeout 30m $(HEADLESS_PKGS)
 	LOUPE_KERNELS=generic CGO_ENABLED=0 $(GO) test -timeout 30m -count=1 ./kernels/... ./engine/...
 	$(GO) test -timeout 30m $(GUI_PKGS)
+	$(MAKE) test-headless
 	$(MAKE) e2e
 
 test-engine:
@@ -168,9 +172,10 @@ membw: build
 # package builds build/Loupe.tar.xz (binary, icon, .desktop entry) from
 # FyneApp.toml. A release package bumps Build in FyneApp.toml: it is put
 # back so the tree stays clean.
+FYNE_TOOL := fyne.io/tools/cmd/fyne@v1.7.4
 package: deps
 	mkdir -p $(BUILD) && cp FyneApp.toml $(BUILD)/FyneApp.toml.orig
-	$(GO) run fyne.io/tools/cmd/fyne@v1.7.4 package -os linux -release -name Loupe -icon assets/icon.png; \
+	$(GO) run $(FYNE_TOOL) package -os linux -release -name Loupe -icon assets/icon.png; \
 	status=$$?; cp $(BUILD)/FyneApp.toml.orig FyneApp.toml; exit $$status
 	mv -f Loupe.tar.xz $(BUILD)/
 
@@ -223,6 +228,69 @@ package-windows:
 # screenshot to build/wine/wine-window.png (see scripts/wine-smoke.sh).
 wine-smoke: package-windows
 	./scripts/wine-smoke.sh $(WIN_DIR)/Loupe/loupe.exe $(BUILD)/wine
+
+# build-headless builds loupe without cgo for linux, darwin and windows on
+# amd64 and arm64 into build/headless/OS-ARCH/: every command but the window
+# (main_nocgo.go), no C compiler needed. test-headless runs the host's
+# headless binary on the demo model (scripts/headless-smoke.sh).
+HEADLESS_DIR := $(BUILD)/headless
+HEADLESS_TARGETS := linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+build-headless:
+	@set -e; for t in $(HEADLESS_TARGETS); do \
+		os=$${t%/*}; arch=$${t#*/}; ext=; [ $$os = windows ] && ext=.exe; \
+		echo "go build $$os/$$arch -> $(HEADLESS_DIR)/$$os-$$arch/loupe$$ext"; \
+		CGO_ENABLED=0 GOOS=$$os GOARCH=$$arch $(GO) build -trimpath -o $(HEADLESS_DIR)/$$os-$$arch/loupe$$ext .; \
+	done
+test-headless:
+	CGO_ENABLED=0 $(GO) build -o $(HEADLESS_DIR)/host/loupe .
+	./scripts/headless-smoke.sh $(HEADLESS_DIR)/host/loupe
+
+# app-macos builds build/Loupe.app (name, bundle id and icon from
+# FyneApp.toml) and build/Loupe-macos-ARCH.zip with fyne's packager, as
+# make package does for Linux. It runs on a Mac with Go and the Xcode
+# command-line tools (cgo: Fyne's OpenGL driver and Cocoa); it is built and
+# tested there (.github/workflows/macos.yml), not on Linux.
+app-macos:
+	@[ "$$(uname -s)" = Darwin ] || { echo "app-macos: builds the macOS app on a Mac (Go and the Xcode command-line tools); this is $$(uname -s). CGO_ENABLED=0 GOOS=darwin go build . gives the headless loupe here."; exit 2; }
+	@xcode-select -p >/dev/null 2>&1 || { echo "app-macos: the Xcode command-line tools are missing: xcode-select --install"; exit 2; }
+	mkdir -p $(BUILD) && cp FyneApp.toml $(BUILD)/FyneApp.toml.orig
+	rm -rf Loupe.app $(BUILD)/Loupe.app
+	$(GO) run $(FYNE_TOOL) package -os darwin -release -name Loupe -icon assets/icon.png; \
+	status=$$?; cp $(BUILD)/FyneApp.toml.orig FyneApp.toml; exit $$status
+	mv Loupe.app $(BUILD)/
+	cd $(BUILD) && zip=Loupe-macos-$$($(GO) env GOARCH).zip && rm -f $$zip && \
+		ditto -c -k --keepParent Loupe.app $$zip && echo "wrote $(BUILD)/Loupe.app and $(BUILD)/$$zip"
+
+# package-linux-arm64 cross-builds the window for Linux on arm64 (cgo) with
+# Debian's aarch64 cross compiler against the arm64 builds of the -dev
+# packages of APT_PKGS (dpkg --add-architecture arm64; installed when
+# missing), packs it as make package does (fyne's packager, --executable)
+# and writes build/Loupe-linux-arm64.tar.xz. smoke-linux-arm64 runs its
+# headless commands under qemu-aarch64-static (scripts/linux-arm64-smoke.sh).
+ARM64_CC   ?= aarch64-linux-gnu-gcc
+ARM64_DIR  := $(BUILD)/linux-arm64
+ARM64_PKGS := gcc-aarch64-linux-gnu libc6-dev-arm64-cross pkg-config xz-utils qemu-user-static \
+              $(addsuffix :arm64,$(filter %-dev,$(APT_PKGS)))
+package-linux-arm64:
+	@SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	dpkg --print-foreign-architectures | grep -qx arm64 || { echo "adding the arm64 architecture to dpkg"; $$SUDO dpkg --add-architecture arm64; $$SUDO apt-get update -q; }; \
+	missing=$$(for p in $(ARM64_PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "installing: $$missing"; \
+		$$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q -o DPkg::Lock::Timeout=600 $$missing; \
+	fi
+	rm -rf $(ARM64_DIR) && mkdir -p $(ARM64_DIR)
+	CGO_ENABLED=1 CC=$(ARM64_CC) GOOS=linux GOARCH=arm64 \
+		PKG_CONFIG_LIBDIR=/usr/lib/aarch64-linux-gnu/pkgconfig:/usr/share/pkgconfig \
+		$(GO) build -trimpath -ldflags "-s -w" -o $(ARM64_DIR)/loupe .
+	cp FyneApp.toml $(ARM64_DIR)/FyneApp.toml.orig
+	$(GO) run $(FYNE_TOOL) package -os linux -release -name Loupe -icon assets/icon.png \
+		-executable $(CURDIR)/$(ARM64_DIR)/loupe; \
+	status=$$?; cp $(ARM64_DIR)/FyneApp.toml.orig FyneApp.toml; exit $$status
+	mv -f Loupe.tar.xz $(BUILD)/Loupe-linux-arm64.tar.xz
+	@echo "wrote $(BUILD)/Loupe-linux-arm64.tar.xz"
+smoke-linux-arm64: package-linux-arm64
+	./scripts/linux-arm64-smoke.sh $(BUILD)/Loupe-linux-arm64.tar.xz $(ARM64_DIR)/smoke
 
 clean:
 	rm -rf $(BUILD)

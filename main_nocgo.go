@@ -3,17 +3,25 @@
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"loupe/cli"
 )
 
 // openWindow refuses in one line: built without cgo, loupe has no window
-// (Fyne's OpenGL driver is C), only its commands.
+// (Fyne's OpenGL driver is C), only its commands. Started by a
+// double-click on Windows, the console it prints in would close at once:
+// it waits for Enter there.
 func openWindow(_ []string, stderr io.Writer) int {
 	fmt.Fprintln(stderr, noWindowMessage())
+	if ownConsole() {
+		fmt.Fprint(stderr, "Press Enter to close.")
+		_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
+	}
 	return 2
 }
 

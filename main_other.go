@@ -1,6 +1,7 @@
-//go:build cgo && !windows
+//go:build !windows
 
 package main
 
-// hideOwnConsole is Windows-only (main_windows.go).
-func hideOwnConsole() {}
+// ownConsole and hideOwnConsole are Windows-only (main_windows.go).
+func ownConsole() bool { return false }
+func hideOwnConsole()  {}

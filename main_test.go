@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"loupe/cli"
+	"loupe/engine"
 )
 
 // TestHelp: loupe help, --help and -h list the subcommands on stdout and
@@ -36,7 +37,8 @@ func TestHelpCommand(t *testing.T) {
 		}
 	}
 	var out, errs strings.Builder
-	if code := dispatch([]string{"help", "run"}, &out, &errs); code != 0 || !strings.Contains(out.String(), "-max-tokens") {
+	if code := dispatch([]string{"help", "run"}, &out, &errs); code != 0 || !strings.Contains(out.String(), "-max-tokens") ||
+		!strings.Contains(out.String(), engine.ThreadsHelp) {
 		t.Errorf("loupe help run: exit %d, %q", code, out.String())
 	}
 }

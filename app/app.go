@@ -27,6 +27,7 @@ import (
 	"fyne.io/fyne/v2"
 	fyneapp "fyne.io/fyne/v2/app"
 
+	"loupe/engine"
 	"loupe/kernels"
 )
 
@@ -110,7 +111,7 @@ func checkWindowFlags(o Options, set map[string]bool) error {
 	case set["tab"] && !slices.Contains(tabNames, o.Tab):
 		return fmt.Errorf("--tab %q: use %s", o.Tab, strings.Join(tabNames, ", "))
 	case set["threads"] && o.Threads < 0:
-		return fmt.Errorf("--threads %d: must be 0 (every core) or more", o.Threads)
+		return fmt.Errorf("--threads %d: must be 0 (one per physical core) or more", o.Threads)
 	case o.Dialog != "" && o.Dialog != "models" && o.Dialog != "get-model":
 		return fmt.Errorf("--dialog %q: use models or get-model", o.Dialog)
 	case set["kernels"] && !validKernels(o.Kernels):
@@ -156,7 +157,7 @@ func windowFlags(o *Options) *flag.FlagSet {
 	fs.StringVar(&o.Screenshot, "screenshot", "", "save the window as PNG to this file once the generation ends")
 	fs.BoolVar(&o.Quit, "quit", false, "exit after the screenshot")
 	fs.StringVar(&o.Kernels, "kernels", "", kernels.FlagHelp)
-	fs.IntVar(&o.Threads, "threads", -1, "worker threads (0: all cores)")
+	fs.IntVar(&o.Threads, "threads", -1, engine.ThreadsHelp+"; -1: keep the setting")
 	fs.StringVar(&o.Tab, "tab", "", "panel to show: "+strings.Join(tabNames, ", "))
 	fs.StringVar(&o.Ablate, "ablate", "", "after generating, switch these heads off and compare: L:H[,L:H...] (0-based), top:N or random:N:SEED")
 	fs.StringVar(&o.DisableExperts, "disable-experts", "", "MoE models: after generating, switch these experts off and compare: L:E[,L:E...] (0-based layer:expert)")
@@ -172,7 +173,7 @@ func windowFlags(o *Options) *flag.FlagSet {
 	fs.StringVar(&o.TimingJSON, "timing-json", "", "write the finished run's prefill and decode rates as JSON to this file")
 	fs.StringVar(&o.Experiment, "experiment", "", "run an experiment of the Experiments panel once the model is loaded: texts, kernels, context, threads, quant or batch")
 	fs.BoolVar(&o.Lesson, "lesson", false, "open the lesson: the article's walk-through told on the prompt's run")
-	fs.StringVar(&o.LessonChapter, "lesson-chapter", "", "with --lesson: the chapter shown first (tokens, embedding, attention, grid, sink, kv-cache, mlp, output, loop, two-times, compute-memory, thinking, counterfactual, summary)")
+	fs.StringVar(&o.LessonChapter, "lesson-chapter", "", "with --lesson: the chapter shown first: "+lessonChapters())
 	fs.BoolVar(&o.Projector, "projector", false, "projector mode: full screen, light theme, larger type, settings pane hidden")
 	return fs
 }

@@ -5,6 +5,7 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -193,6 +194,32 @@ func TestLessonFlags(t *testing.T) {
 	}
 	if _, err := ParseFlags([]string{"--lesson", "--lesson-chapter", "heads"}, nil); err == nil || !strings.Contains(err.Error(), "kv-cache") {
 		t.Errorf("an unknown chapter: %v", err)
+	}
+}
+
+// TestLessonChapterList: --lesson-chapter's error lists exactly the
+// chapter ids its help lists, every chapter the lesson has among them.
+func TestLessonChapterList(t *testing.T) {
+	help := windowFlags(&Options{}).Lookup("lesson-chapter").Usage
+	_, err := ParseFlags([]string{"--lesson", "--lesson-chapter", "heads"}, nil)
+	if err == nil {
+		t.Fatal("--lesson-chapter heads accepted")
+	}
+	ids := func(s, after string) []string {
+		_, list, ok := strings.Cut(s, after)
+		if !ok {
+			t.Fatalf("%q lacks %q", s, after)
+		}
+		return strings.FieldsFunc(list, func(r rune) bool { return r == ',' || r == ' ' || r == '(' || r == ')' })
+	}
+	inHelp, inError := ids(help, "shown first: "), ids(err.Error(), "want one of ")
+	if !slices.Equal(inHelp, inError) {
+		t.Errorf("help lists %q, the error %q", inHelp, inError)
+	}
+	for _, id := range append(slices.Clone(lesson.IDs), lesson.Experts) {
+		if !slices.Contains(inHelp, id) {
+			t.Errorf("the help does not list %q: %q", id, help)
+		}
 	}
 }
 

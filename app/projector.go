@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"strings"
 
 	"fyne.io/fyne/v2"
 
@@ -81,7 +82,14 @@ func (fc *lessonMode) startLesson() {
 // checkLessonChapter refuses an unknown --lesson-chapter.
 func checkLessonChapter(id string) error {
 	if id != "" && lesson.Index(id) < 0 {
-		return fmt.Errorf("--lesson-chapter %q: want one of %v (%s: mixture-of-experts models)", id, lesson.IDs, lesson.Experts)
+		return fmt.Errorf("--lesson-chapter %q: want one of %s", id, lessonChapters())
 	}
 	return nil
+}
+
+// lessonChapters lists the chapter ids for --lesson-chapter's help and
+// its error, the same list in both: the article's chapters, then the one
+// a mixture-of-experts model adds.
+func lessonChapters() string {
+	return strings.Join(lesson.IDs, ", ") + ", " + lesson.Experts + " (mixture-of-experts models)"
 }

@@ -638,7 +638,7 @@ func TestParseFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{"--tab", "nonsense"}, `--tab "nonsense": use attention, next-token`},
-		{[]string{"--threads", "-2"}, "--threads -2: must be 0 (every core) or more"},
+		{[]string{"--threads", "-2"}, "--threads -2: must be 0 (one per physical core) or more"},
 		{[]string{"--threads", "-1"}, "--threads -1: must be 0"},
 		{[]string{"--dialog", "open"}, `--dialog "open": use models or get-model`},
 		{[]string{"--kernels", "fast"}, `--kernels "fast": use auto, exact`},

@@ -22,8 +22,9 @@ func init() {
 		Usage: `usage: loupe gen-model --out DIR [--shape SHAPE] [--seed N] [--dtype bf16|f32]
        loupe gen-model --format gguf --out FILE.gguf|DIR [--quant Q] [--shape SHAPE] [--seed N]
 
-Writes a model with random weights and the exact shape of a real one
-(config, tokenizer and weights): a folder of safetensors, or one GGUF file.
+Writes a model with random weights in the shape of a real one (or a tiny
+one for tests): config, tokenizer and weights in a folder of safetensors,
+or one GGUF file.
 Speed does not depend on the values, so it benchmarks a model's shape
 without downloading it; the same seed writes the same bytes.`,
 		Run: runGenModel,

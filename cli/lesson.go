@@ -58,7 +58,7 @@ func parseLessonFlags(args []string, help io.Writer) (*lessonFlags, error) {
 	fs := flag.NewFlagSet("lesson", flag.ContinueOnError)
 	f := &lessonFlags{}
 	fs.StringVar(&f.model, "model", "", "model folder, .safetensors file, its index.json or a GGUF file (default: the demo model)")
-	fs.StringVar(&f.prompt, "prompt", assets.DemoPrompts[0], "the text the lesson follows (default: the article's sentence)")
+	fs.StringVar(&f.prompt, "prompt", assets.DemoPrompts[0], "the text the lesson follows; the default is the article's sentence")
 	fs.IntVar(&f.maxTokens, "max-tokens", 100, "tokens written per run")
 	fs.IntVar(&f.thinkTokens, "think-tokens", 2048, "at most this many tokens with thinking on")
 	fs.IntVar(&f.count, "count", 1, "count layers and heads in the text from 1 (as the article) or 0 (as the code)")

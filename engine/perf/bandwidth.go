@@ -14,8 +14,8 @@ import (
 // 208 MiB (218 MB; `loupe membw` then peaks at 270 MB with the program
 // itself). The probe runs beside a loaded model, on laptops of
 // 8 GB holding a 3 GB one: 1 GiB there was the difference between working
-// and swapping. A loaded model's own weights are read instead where they
-// are larger (MeasureBandwidthOver).
+// and swapping. Beside a loaded model the probe reads its weights, or
+// 64 MiB of its own (MeasureBeside).
 const DefaultBufferBytes = 208 << 20
 
 // minBufferBytes is the least the probe streams, whatever the cache says.
@@ -25,8 +25,9 @@ const minBufferBytes = 64 << 20
 // last-level cache, so that every pass comes from DRAM (32 MiB on a Ryzen
 // 9900X: 128 MiB), at least 64 MiB and at most DefaultBufferBytes. A
 // server CPU whose cache is larger than that (480 MiB on the development
-// VM's host) cannot be measured past its cache within that memory: its
-// figure then comes from a model's weights (MeasureBandwidthOver).
+// VM's host) cannot be measured past its cache within that memory (on
+// that VM 64 MiB, 208 MiB and 1 GiB buffers read the same, within the
+// noise); a model's weights can be larger (MeasureBandwidthOver).
 func ProbeBytes() int64 { return probeBytes(int64(cpuid.CPU.Cache.L3)) }
 
 func probeBytes(l3 int64) int64 {
@@ -239,19 +240,24 @@ type WeightHolder interface {
 }
 
 // MeasureBeside probes the read bandwidth beside a loaded model m (nil:
-// none): over its weights where they are at least ProbeBytes, so the probe
-// allocates nothing and reads the very bytes decode reads, else over a
-// buffer of ProbeBytes. m must stay loaded until it returns.
+// none): over its weights where they are at least minBufferBytes, so the
+// probe allocates nothing and reads the very bytes decode reads (from the
+// caches too, where they fit: so does decode), else over a buffer of
+// minBufferBytes (64 MiB; ProbeBytes when no model is loaded): beside a
+// model the memory is the model's. m must stay loaded until it returns.
 func MeasureBeside(m WeightHolder, threads, passes int) (Bandwidth, error) {
-	if m != nil {
-		pages := m.WeightPages()
-		var n int64
-		for _, p := range pages {
-			n += int64(len(p))
-		}
-		if n >= ProbeBytes() {
-			return MeasureBandwidthOver(threads, passes, pages)
-		}
+	if m == nil {
+		return MeasureBandwidth(threads, passes, ProbeBytes())
 	}
-	return MeasureBandwidth(threads, passes, ProbeBytes())
+	pages := m.WeightPages()
+	var n int64
+	for _, p := range pages {
+		n += int64(len(p))
+	}
+	if n >= minBufferBytes {
+		if b, err := MeasureBandwidthOver(threads, passes, pages); err == nil {
+			return b, nil
+		} // no matrix as large as a window: a buffer, then
+	}
+	return MeasureBandwidth(threads, passes, minBufferBytes)
 }

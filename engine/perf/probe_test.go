@@ -84,3 +84,24 @@ func TestWindows(t *testing.T) {
 		t.Errorf("%d words counted", words)
 	}
 }
+
+type pages [][]byte
+
+func (p pages) WeightPages() [][]byte { return p }
+
+// TestMeasureBeside: beside weights of 64 MiB or more the probe reads
+// them; beside less, a buffer of 64 MiB.
+func TestMeasureBeside(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 64 MiB 128 times")
+	}
+	w := make([]byte, minBufferBytes)
+	b, err := MeasureBeside(pages{w}, 2, 1)
+	if err != nil || b.Source != "model weights" || b.Bytes != minBufferBytes {
+		t.Errorf("beside 64 MiB of weights: %+v, %v", b, err)
+	}
+	b, err = MeasureBeside(pages{w[:minBufferBytes-readBlock]}, 2, 1)
+	if err != nil || b.Source != "buffer" || b.Bytes != minBufferBytes {
+		t.Errorf("beside less: %+v, %v", b, err)
+	}
+}

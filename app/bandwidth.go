@@ -21,7 +21,8 @@ const minProbes = 3
 // bandwidthCeiling returns the cached probes; measureBandwidth runs one
 // probe beside the loaded model m (nil: none) and caches it: seconds, on
 // every core, over the model's weights where they are 64 MiB or more
-// (nothing allocated), else over a buffer of 64 MiB (perf.MeasureBeside).
+// (nothing allocated), else over a buffer of perf.ProbeBytes, 64–208 MiB
+// (perf.MeasureBeside).
 // Tests replace both; measureBandwidth nil means never probe.
 var (
 	bandwidthCeiling = func() (perf.Ceiling, bool) { return perf.BandwidthCeiling(0) }
@@ -36,8 +37,8 @@ var (
 )
 
 // startBandwidth shows the cached figure and probes again if it is
-// missing or weak (see above). The probe streams up to 64 MiB of its
-// own: a window started to run at once (--generate, the first launch's
+// missing or weak (see above). Beside a small model the probe streams up
+// to 208 MiB of its own: a window started to run at once (--generate, the first launch's
 // short run) probes after that run, so the run does not wait for it; a
 // scripted window (--quit) does not probe at all.
 func (u *UI) startBandwidth() {

@@ -207,7 +207,7 @@ func benchPrompt(f *benchFlags, m *engine.Model) (string, error) {
 
 // benchBandwidth returns the best read bandwidth for threads workers: the
 // cached figure, or a fresh measurement beside the loaded model m
-// (perf.MeasureBeside: its weights, or a buffer of 64 MiB; saved
+// (perf.MeasureBeside: its weights, or a buffer of perf.ProbeBytes; saved
 // to the cache).
 func benchBandwidth(m perf.WeightHolder, threads int, f *benchFlags, log io.Writer) (gbs float64, cached bool, err error) {
 	if b, ok := perf.CachedBandwidth(threads); ok && !f.freshMembw {

@@ -90,7 +90,7 @@ type pages [][]byte
 func (p pages) WeightPages() [][]byte { return p }
 
 // TestMeasureBeside: beside weights of 64 MiB or more the probe reads
-// them; beside less, a buffer of 64 MiB.
+// them; beside less, a buffer of ProbeBytes.
 func TestMeasureBeside(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads 64 MiB 128 times")
@@ -101,7 +101,7 @@ func TestMeasureBeside(t *testing.T) {
 		t.Errorf("beside 64 MiB of weights: %+v, %v", b, err)
 	}
 	b, err = MeasureBeside(pages{w[:minBufferBytes-readBlock]}, 2, 1)
-	if err != nil || b.Source != "buffer" || b.Bytes != minBufferBytes {
+	if err != nil || b.Source != "buffer" || b.Bytes != ProbeBytes() {
 		t.Errorf("beside less: %+v, %v", b, err)
 	}
 }

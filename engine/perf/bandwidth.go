@@ -11,7 +11,7 @@ import (
 )
 
 // DefaultBufferBytes is the most the bandwidth probe allocates of its own:
-// 208 MiB (218 MB; `loupe membw` then peaks at 270 MB with the program
+// 208 MiB (218 MB; `loupe membw` then peaks at 253 MB with the program
 // itself). The probe runs beside a loaded model, on laptops of
 // 8 GB holding a 3 GB one: 1 GiB there was the difference between working
 // and swapping. Beside a loaded model of 64 MiB or more the probe reads
@@ -22,12 +22,13 @@ const DefaultBufferBytes = 208 << 20
 const minBufferBytes = 64 << 20
 
 // ProbeBytes is the buffer the probe streams on this CPU: four times the
-// last-level cache, so that every pass comes from DRAM (32 MiB on a Ryzen
-// 9900X: 128 MiB), at least 64 MiB and at most DefaultBufferBytes. A
-// server CPU whose cache is larger than that (480 MiB on the development
-// VM's host) cannot be measured past its cache within that memory (on
-// that VM 64 MiB, 208 MiB and 1 GiB buffers read the same, within the
-// noise); a model's weights can be larger (MeasureBandwidthOver).
+// last-level cache, so that every window comes from DRAM (32 MiB on a
+// Ryzen 9900X: 128 MiB), at least 64 MiB and at most DefaultBufferBytes.
+// A server CPU whose cache is larger than that (480 MiB on the
+// development VM's host) cannot be measured past its cache within that
+// memory (on that VM 208 MiB and 1 GiB buffers read the same; one thread
+// read 64 MiB partly from the cache); a model's weights can be larger
+// (MeasureBandwidthOver).
 func ProbeBytes() int64 { return probeBytes(int64(cpuid.CPU.Cache.L3)) }
 
 func probeBytes(l3 int64) int64 {
@@ -38,13 +39,13 @@ func probeBytes(l3 int64) int64 {
 // Bandwidth is one measurement of streaming read bandwidth.
 type Bandwidth struct {
 	CPU       string    `json:"cpu"`
-	Threads   int       `json:"threads"` // workers that read (after the pool's cap)
-	Pinned    int       `json:"pinned"`  // of which pinned to a core (the caller never is)
-	Bytes     int64     `json:"bytes"`   // buffer size
-	Passes    int       `json:"passes"`
-	Loop      string    `json:"loop"` // read loop used: "avx2" or "generic"
-	BestGBs   float64   `json:"best_gb_per_s"`
-	MedianGBs float64   `json:"median_gb_per_s"`
+	Threads   int       `json:"threads"`         // workers that read (after the pool's cap)
+	Pinned    int       `json:"pinned"`          // of which pinned to a core (the caller never is)
+	Bytes     int64     `json:"bytes"`           // read a pass: the buffer, or the weights' windows
+	Passes    int       `json:"passes"`          // over the bytes, each timed by windows (timePasses)
+	Loop      string    `json:"loop"`            // read loop used: "avx512", "avx2" or "generic"
+	BestGBs   float64   `json:"best_gb_per_s"`   // the best window
+	MedianGBs float64   `json:"median_gb_per_s"` // the median pass: what the load left
 	When      time.Time `json:"when"`
 	// Source is what was read: "buffer" (one the probe allocated) or
 	// "model weights" (a loaded model's, MeasureBandwidthOver).

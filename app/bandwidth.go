@@ -24,10 +24,10 @@ const minProbes = 3
 
 // bandwidthCeiling returns the cached probes; measureBandwidth runs one
 // probe beside the loaded model m (nil: none) and caches it: seconds, on
-// every core, over the model's weights where they are larger than the
-// probe's buffer (nothing allocated), else over a buffer of
-// perf.ProbeBytes (64–208 MiB). Tests replace both; measureBandwidth nil
-// means never probe.
+// every core, over the model's weights where they are 64 MiB or more
+// (nothing allocated), else over a buffer of perf.ProbeBytes, 64–208 MiB
+// (perf.MeasureBeside).
+// Tests replace both; measureBandwidth nil means never probe.
 var (
 	bandwidthCeiling = func() (perf.Ceiling, bool) { return perf.BandwidthCeiling(0) }
 	measureBandwidth = func(m perf.WeightHolder) (perf.Bandwidth, error) {
@@ -41,10 +41,10 @@ var (
 )
 
 // startBandwidth shows the cached figure and probes again if it is
-// missing or weak (see above). The probe streams up to 208 MiB of its
-// own: a window started to run at once (--generate, the first launch's short run) probes after
-// that run, so the run neither waits for it nor holds its buffer beside
-// the model; a scripted window (--quit) does not probe at all.
+// missing or weak (see above). Beside a small model the probe streams up
+// to 208 MiB of its own: a window started to run at once (--generate, the first launch's
+// short run) probes after that run, so the run does not wait for it; a
+// scripted window (--quit) does not probe at all.
 func (fc *host) startBandwidth() {
 	u := fc.ui
 	c, ok := bandwidthCeiling()

@@ -51,7 +51,7 @@ type membwResult struct {
 func runMembw(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("membw", flag.ContinueOnError)
 	threads := fs.Int("threads", 0, threadsHelp)
-	passes := fs.Int("passes", 10, "timed passes over the buffer")
+	passes := fs.Int("passes", 10, "passes over the buffer, each timed by windows of 32 MiB (more passes where they hold fewer than 128 windows)")
 	mib := fs.Int("mib", int(perf.ProbeBytes()>>20), "buffer size in MiB (keep it ≫ the last-level cache; the default is 4 × this CPU's, 64 to 208)")
 	model := fs.String("model", "", "read this model's weights in place instead of a buffer (as the window and bench do when they are larger than the buffer)")
 	level := fs.String("kernels", "", "kernels of the compute probe: "+kernelsHelp)

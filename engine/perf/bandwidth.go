@@ -12,22 +12,24 @@ import (
 )
 
 // DefaultBufferBytes is the most the bandwidth probe allocates of its own:
-// 208 MiB (218 MB; `loupe membw` then peaks at 270 MB with the program
+// 208 MiB (218 MB; `loupe membw` then peaks at 253 MB with the program
 // itself). The probe runs beside a loaded model, on laptops of
 // 8 GB holding a 3 GB one: 1 GiB there was the difference between working
-// and swapping. A loaded model's own weights are read instead where they
-// are larger (MeasureBandwidthOver).
+// and swapping. Beside a loaded model of 64 MiB or more the probe reads
+// its weights instead (MeasureBeside).
 const DefaultBufferBytes = 208 << 20
 
 // minBufferBytes is the least the probe streams, whatever the cache says.
 const minBufferBytes = 64 << 20
 
 // ProbeBytes is the buffer the probe streams on this CPU: four times the
-// last-level cache, so that every pass comes from DRAM (32 MiB on a Ryzen
-// 9900X: 128 MiB), at least 64 MiB and at most DefaultBufferBytes. A
-// server CPU whose cache is larger than that (480 MiB on the development
-// VM's host) cannot be measured past its cache within that memory: its
-// figure then comes from a model's weights (MeasureBandwidthOver).
+// last-level cache, so that every window comes from DRAM (32 MiB on a
+// Ryzen 9900X: 128 MiB), at least 64 MiB and at most DefaultBufferBytes.
+// A server CPU whose cache is larger than that (480 MiB on the
+// development VM's host) cannot be measured past its cache within that
+// memory (on that VM 208 MiB and 1 GiB buffers read the same; one thread
+// read 64 MiB partly from the cache); a model's weights can be larger
+// (MeasureBandwidthOver).
 func ProbeBytes() int64 { return probeBytes(int64(cpuid.CPU.Cache.L3)) }
 
 func probeBytes(l3 int64) int64 {
@@ -38,13 +40,13 @@ func probeBytes(l3 int64) int64 {
 // Bandwidth is one measurement of streaming read bandwidth.
 type Bandwidth struct {
 	CPU       string    `json:"cpu"`
-	Threads   int       `json:"threads"` // workers that read (after the pool's cap)
-	Pinned    int       `json:"pinned"`  // of which pinned to a core (the caller never is)
-	Bytes     int64     `json:"bytes"`   // buffer size
-	Passes    int       `json:"passes"`
-	Loop      string    `json:"loop"` // read loop used: "avx2" or "generic"
-	BestGBs   float64   `json:"best_gb_per_s"`
-	MedianGBs float64   `json:"median_gb_per_s"`
+	Threads   int       `json:"threads"`         // workers that read (after the pool's cap)
+	Pinned    int       `json:"pinned"`          // of which pinned to a core (the caller never is)
+	Bytes     int64     `json:"bytes"`           // read a pass: the buffer, or the weights' windows
+	Passes    int       `json:"passes"`          // over the bytes, each timed by windows (timePasses)
+	Loop      string    `json:"loop"`            // read loop used: "avx512", "avx2" or "generic"
+	BestGBs   float64   `json:"best_gb_per_s"`   // the best window
+	MedianGBs float64   `json:"median_gb_per_s"` // the median pass: what the load left
 	When      time.Time `json:"when"`
 	// Source is what was read: "buffer" (one the probe allocated) or
 	// "model weights" (a loaded model's, MeasureBandwidthOver).
@@ -83,8 +85,8 @@ func MeasureBandwidth(threads, passes int, bytes int64) (Bandwidth, error) {
 	if passes < 1 {
 		return Bandwidth{}, fmt.Errorf("perf: bandwidth: passes %d: must be at least 1", passes)
 	}
-	if bytes < readBlock {
-		return Bandwidth{}, fmt.Errorf("perf: bandwidth: buffer of %d bytes: must be at least %d", bytes, readBlock)
+	if bytes < minWindowBytes {
+		return Bandwidth{}, fmt.Errorf("perf: bandwidth: buffer of %d bytes: must be at least %d", bytes, minWindowBytes)
 	}
 	buf, free, err := allocBuffer(bytes / 8)
 	if err != nil {
@@ -103,22 +105,26 @@ func MeasureBandwidth(threads, passes int, bytes int64) (Bandwidth, error) {
 // MeasureBandwidthOver is MeasureBandwidth reading regions the caller
 // holds (a loaded model's weights, engine.Model.WeightPages) instead of a
 // buffer of its own: nothing is allocated, so the process's memory does
-// not move, and the bytes read are the ones decode reads. Each region is
-// read from its first 8-byte word in whole 256-byte blocks; one untimed
-// pass first brings every page in (a page the OS dropped would time the
-// disk). The regions must stay mapped until it returns.
+// not move, and the bytes read are the ones decode reads. Each region of
+// at least minWindowBytes is read from its first 8-byte word in whole
+// 256-byte blocks; one untimed pass first brings every page in (a page
+// the OS dropped would time the disk). The regions must stay mapped until
+// it returns.
 func MeasureBandwidthOver(threads, passes int, regions [][]byte) (Bandwidth, error) {
 	if passes < 1 {
 		return Bandwidth{}, fmt.Errorf("perf: bandwidth: passes %d: must be at least 1", passes)
 	}
 	words := wordsOf(regions)
-	if len(words) == 0 {
-		return Bandwidth{}, fmt.Errorf("perf: bandwidth: no region of at least %d bytes to read", readBlock)
+	wins, _ := windows(words)
+	if len(wins) == 0 {
+		return Bandwidth{}, fmt.Errorf("perf: bandwidth: no region of at least %d bytes to read", minWindowBytes)
 	}
 	p := pool.New(threads)
 	defer p.Close()
 	load := startLoad()
-	timePasses(p, words, 1)
+	for _, w := range wins {
+		timeRead(p, w)
+	}
 	b := timePasses(p, words, passes)
 	b.Source, b.OthersBusy = "model weights", load.othersBusy()
 	return b, nil
@@ -139,35 +145,70 @@ func wordsOf(regions [][]byte) [][]uint64 {
 	return out
 }
 
-// passBytes is the least one timed pass reads: a smaller buffer is read
-// several times a pass. Passes of a few milliseconds time unfairly (a
-// 256 MiB buffer read once a pass said 92 GB/s on 2 threads where 1 GiB
-// said 84); the 1 GiB probe's passes lasted this long.
-const passBytes = 1 << 30
+// The probe times windows of windowBytes, not whole passes: on a shared
+// machine a pass of 1 GiB (40 ms at 26 GB/s) is almost never run by both
+// cores from start to end, and its figure measures the other programs
+// (the development VM under load 20–28: 2–9 GB/s by whole 1 GiB passes of
+// a plain C loop; 22–27 GB/s, as when the VM is quiet, by the best of its
+// 32 MiB windows). Each window is read by every worker, its band as four
+// streams; one window follows the other through the buffer, so every
+// window comes from DRAM as long as the buffer is larger than the cache.
+// A probe times at least minWindows windows (passes over the buffer
+// repeated as needed); regions shorter than minWindowBytes (a small
+// model's matrices) are not timed: the workers' start would weigh on them.
+const (
+	windowBytes    = 32 << 20
+	minWindowBytes = 1 << 20
+	minWindows     = 128
+)
 
-// timePasses reads every region passes times (each pass at least
-// passBytes: the regions again and again) and returns the figures.
+// timePasses reads every window of regions, passes times or more (see
+// minWindows), and returns the figures: BestGBs the best window,
+// MedianGBs the median of the passes' overall rates.
 func timePasses(p *pool.Pool, regions [][]uint64, passes int) Bandwidth {
-	var words int
-	for _, r := range regions {
-		words += len(r)
+	wins, words := windows(regions)
+	if len(wins) > 0 {
+		passes = max(passes, (minWindows+len(wins)-1)/len(wins))
 	}
-	reps := max(1, (passBytes+words*8-1)/(words*8))
-	gbs := make([]float64, passes)
-	for i := range gbs {
+	var top float64
+	rates := make([]float64, passes)
+	for i := range rates {
 		var sec float64
-		for range reps {
-			for _, r := range regions {
-				sec += timeRead(p, r)
-			}
+		for _, w := range wins {
+			s := timeRead(p, w)
+			sec += s
+			top = max(top, float64(len(w)*8)/s/1e9)
 		}
-		gbs[i] = float64(reps*words*8) / sec / 1e9
+		rates[i] = float64(words*8) / sec / 1e9
 	}
 	return Bandwidth{
 		CPU: CPUName(), Threads: p.Threads(), Pinned: p.Pinned(),
 		Bytes: int64(words) * 8, Passes: passes, Loop: readLoopName(),
-		BestGBs: best(gbs), MedianGBs: stats.Median(gbs), When: time.Now().UTC(),
+		BestGBs: top, MedianGBs: stats.Median(rates), When: time.Now().UTC(),
 	}
+}
+
+// windows cuts regions into windows of windowBytes, whole blocks (a tail
+// shorter than minWindowBytes joins the window before it), leaving out
+// regions shorter than minWindowBytes; words counts them all.
+func windows(regions [][]uint64) (wins [][]uint64, words int) {
+	const per, least = windowBytes / 8, minWindowBytes / 8
+	for _, r := range regions {
+		if len(r) < least {
+			continue
+		}
+		for lo := 0; lo < len(r); lo += per {
+			hi := min(len(r), lo+per)
+			if len(r)-hi < least { // a short tail goes with this window
+				hi = len(r)
+			}
+			w := r[lo:hi]
+			w = w[:len(w)/readWords*readWords]
+			wins, words = append(wins, w), words+len(w)
+			lo = hi - per
+		}
+	}
+	return wins, words
 }
 
 // fill writes every word (the index, so sums are checkable), which faults
@@ -201,19 +242,26 @@ type WeightHolder interface {
 }
 
 // MeasureBeside probes the read bandwidth beside a loaded model m (nil:
-// none): over its weights where they are at least ProbeBytes, so the probe
-// allocates nothing and reads the very bytes decode reads, else over a
-// buffer of ProbeBytes. m must stay loaded until it returns.
+// none): over its weights where they are at least minBufferBytes, so the
+// probe allocates nothing and reads the very bytes decode reads (from the
+// caches too, where they fit: so does decode), else over a buffer of
+// ProbeBytes. A smaller buffer would be read partly from the cache (on
+// the development VM one thread read 27 GB/s from 64 MiB, 17 from
+// 208 MiB and from a model's 931 MiB). m must stay loaded until it
+// returns.
 func MeasureBeside(m WeightHolder, threads, passes int) (Bandwidth, error) {
-	if m != nil {
-		pages := m.WeightPages()
-		var n int64
-		for _, p := range pages {
-			n += int64(len(p))
-		}
-		if n >= ProbeBytes() {
-			return MeasureBandwidthOver(threads, passes, pages)
-		}
+	if m == nil {
+		return MeasureBandwidth(threads, passes, ProbeBytes())
+	}
+	pages := m.WeightPages()
+	var n int64
+	for _, p := range pages {
+		n += int64(len(p))
+	}
+	if n >= minBufferBytes {
+		if b, err := MeasureBandwidthOver(threads, passes, pages); err == nil {
+			return b, nil
+		} // no matrix as large as a window: a buffer, then
 	}
 	return MeasureBandwidth(threads, passes, ProbeBytes())
 }

@@ -38,7 +38,9 @@ func cachePath() (string, error) {
 // Version 3: each worker reads its band as four streams, as the decode
 // kernels do (one stream read 20–40 % less on one core).
 // Version 4: at most 208 MiB of its own (four times the last-level cache,
-// 64 MiB at least) instead of 1 GiB, or a loaded model's weights.
+// 64 MiB at least) instead of 1 GiB, or a loaded model's weights; the best
+// of 32 MiB windows, not of whole passes (under load, whole passes read a
+// sixth of what the machine can).
 func cacheKey(cpu string, threads int) string {
 	return cpu + "|" + strconv.Itoa(threads) + "|" + probeVersion
 }

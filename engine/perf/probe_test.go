@@ -52,13 +52,56 @@ func TestMeasureBandwidthOver(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := int64(4<<20 + 1<<20) // b: its 100 extra bytes are less than a block
-	if r.Bytes != want || r.Passes != 2 || r.Source != "model weights" || r.BestGBs <= 0 || r.MedianGBs > r.BestGBs {
+	if r.Bytes != want || r.Passes != minWindows/2 || r.Source != "model weights" || r.BestGBs <= 0 || r.MedianGBs > r.BestGBs {
 		t.Fatalf("bad description %+v (want %d bytes)", r, want)
 	}
 	if _, err := MeasureBandwidthOver(1, 0, [][]byte{a}); err == nil {
 		t.Error("0 passes accepted")
 	}
-	if _, err := MeasureBandwidthOver(1, 1, [][]byte{a[:10]}); err == nil {
-		t.Error("no whole block accepted")
+	if _, err := MeasureBandwidthOver(1, 1, [][]byte{a[:minWindowBytes-1]}); err == nil {
+		t.Error("no region of a window accepted")
+	}
+}
+
+// TestWindows: regions are cut into windows of 32 MiB in whole blocks, in
+// order and without a gap; a tail under 1 MiB joins the window before it;
+// a region under 1 MiB is left out.
+func TestWindows(t *testing.T) {
+	big := make([]uint64, (2*windowBytes+minWindowBytes+100)/8)
+	small := make([]uint64, minWindowBytes/8-1)
+	wins, words := windows([][]uint64{small, big})
+	if len(wins) != 3 || len(wins[0]) != windowBytes/8 || len(wins[2]) != minWindowBytes/8 {
+		t.Fatalf("%d windows", len(wins))
+	}
+	tail, _ := windows([][]uint64{big[:(windowBytes+minWindowBytes/2)/8]})
+	if len(tail) != 1 || len(tail[0]) != (windowBytes+minWindowBytes/2)/8 {
+		t.Errorf("a 32.5 MiB region: %d windows", len(tail))
+	}
+	if &wins[1][0] != &big[windowBytes/8] || &wins[2][0] != &big[2*windowBytes/8] {
+		t.Error("windows do not follow each other through the region")
+	}
+	if words != len(wins[0])+len(wins[1])+len(wins[2]) {
+		t.Errorf("%d words counted", words)
+	}
+}
+
+type pages [][]byte
+
+func (p pages) WeightPages() [][]byte { return p }
+
+// TestMeasureBeside: beside weights of 64 MiB or more the probe reads
+// them; beside less, a buffer of ProbeBytes.
+func TestMeasureBeside(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 64 MiB 128 times")
+	}
+	w := make([]byte, minBufferBytes)
+	b, err := MeasureBeside(pages{w}, 2, 1)
+	if err != nil || b.Source != "model weights" || b.Bytes != minBufferBytes {
+		t.Errorf("beside 64 MiB of weights: %+v, %v", b, err)
+	}
+	b, err = MeasureBeside(pages{w[:minBufferBytes-readBlock]}, 2, 1)
+	if err != nil || b.Source != "buffer" || b.Bytes != ProbeBytes() {
+		t.Errorf("beside less: %+v, %v", b, err)
 	}
 }

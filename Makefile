@@ -18,7 +18,7 @@ all: build
 # deps installs the Debian packages a cgo build of Fyne and the headless
 # smoke test need, only those missing, then fetches the Go modules.
 deps:
-	@missing=$$(for p in $(APT_PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	@missing=$$(for p in $(APT_PKGS); do dpkg-query -W -f='$${db:Status-Abbrev}\n' $$p 2>/dev/null | grep -q '^ii' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "installing: $$missing"; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
@@ -204,7 +204,7 @@ WIN_CC  ?= x86_64-w64-mingw32-gcc
 WIN_DIR := $(BUILD)/windows
 WIN_SYSO := zz_loupe_windows_amd64.syso
 package-windows:
-	@missing=$$(for p in gcc-mingw-w64-x86-64 binutils-mingw-w64-x86-64 imagemagick zip; do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	@missing=$$(for p in gcc-mingw-w64-x86-64 binutils-mingw-w64-x86-64 imagemagick zip; do dpkg-query -W -f='$${db:Status-Abbrev}\n' $$p 2>/dev/null | grep -q '^ii' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "installing: $$missing"; \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
@@ -274,7 +274,7 @@ ARM64_PKGS := gcc-aarch64-linux-gnu libc6-dev-arm64-cross pkg-config xz-utils qe
 package-linux-arm64:
 	@SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	dpkg --print-foreign-architectures | grep -qx arm64 || { echo "adding the arm64 architecture to dpkg"; $$SUDO dpkg --add-architecture arm64; $$SUDO apt-get update -q; }; \
-	missing=$$(for p in $(ARM64_PKGS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	missing=$$(for p in $(ARM64_PKGS); do dpkg-query -W -f='$${db:Status-Abbrev}\n' $$p 2>/dev/null | grep -q '^ii' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 		echo "installing: $$missing"; \
 		$$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q -o DPkg::Lock::Timeout=600 $$missing; \

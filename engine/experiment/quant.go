@@ -17,6 +17,7 @@ import (
 	"loupe/engine"
 	"loupe/engine/convert"
 	"loupe/format"
+	"loupe/i18n"
 	"loupe/trace"
 )
 
@@ -67,7 +68,7 @@ func runQuant(ctx context.Context, m *engine.Model, opt Options, r *Result) (err
 	for i, typ := range types {
 		var p Point
 		if typ == orig {
-			opt.Progress(float64(2*i+1)/steps, fmt.Sprintf("%s (the original): reading %d tokens, writing %d", typ, opt.PromptTokens, opt.DecodeTokens))
+			opt.Progress(float64(2*i+1)/steps, progress(opt.Lang, opt.Lang.T("experiment.point.original", i18n.Args{"Type": typ}), opt))
 			if p, err = runPoint(ctx, m, opt, gbs); err != nil {
 				return err
 			}
@@ -76,15 +77,15 @@ func runQuant(ctx context.Context, m *engine.Model, opt Options, r *Result) (err
 				return fmt.Errorf("experiment: weight type %q: want %s or %s", typ, orig, strings.Join(QuantTypes, ", "))
 			}
 			path := filepath.Join(dir, "model-"+strings.ToUpper(typ)+".gguf")
-			opt.Progress(float64(2*i)/steps, fmt.Sprintf("writing the %s copy to %s", typ, dir))
-			fresh, err := writeCopy(ctx, src, path, typ, r)
+			opt.Progress(float64(2*i)/steps, opt.Lang.T("experiment.progress.copy", i18n.Args{"Type": typ, "Dir": dir}))
+			fresh, err := writeCopy(ctx, src, path, typ, r, opt.Lang)
 			if fresh || err != nil && ctx.Err() != nil { // written, or cut off while writing (its .part removed)
 				written = append(written, path)
 			}
 			if err != nil {
 				return err
 			}
-			opt.Progress(float64(2*i+1)/steps, fmt.Sprintf("%s: reading %d tokens, writing %d", typ, opt.PromptTokens, opt.DecodeTokens))
+			opt.Progress(float64(2*i+1)/steps, progress(opt.Lang, typ, opt))
 			if p, err = runCopy(ctx, path, m.Threads(), opt, gbs); err != nil {
 				return err
 			}
@@ -150,16 +151,16 @@ func copiesPath(base, src string) (string, error) {
 // writeCopy writes the typ copy of src at path unless the cache has it,
 // after checking the disk has room; fresh reports a file it created.
 // The file appears under its name only when complete.
-func writeCopy(ctx context.Context, src, path, typ string, r *Result) (fresh bool, err error) {
+func writeCopy(ctx context.Context, src, path, typ string, r *Result, l i18n.Lang) (fresh bool, err error) {
 	size, fallbacks, err := convert.GGUFPlan(src, typ)
 	if err != nil {
 		return false, err
 	}
 	if len(fallbacks) > 0 {
-		r.Notes = append(r.Notes, fallbackNote(typ, fallbacks))
+		r.Notes = append(r.Notes, fallbackNote(typ, fallbacks, l))
 	}
 	if st, err := os.Stat(path); err == nil && st.Size() > 0 {
-		r.Notes = append(r.Notes, fmt.Sprintf("%s copy reused from the cache: %s (%s)", typ, path, format.Bytes(float64(st.Size()))))
+		r.Notes = append(r.Notes, l.T("experiment.note.reused", i18n.Args{"Type": typ, "Path": path, "Size": l.Numbers().Bytes(float64(st.Size()))}))
 		return false, nil
 	}
 	dir := filepath.Dir(path)
@@ -183,7 +184,7 @@ func writeCopy(ctx context.Context, src, path, typ string, r *Result) (fresh boo
 
 // fallbackNote says which matrices the quantiser could not give Q4_K or
 // Q6_K: their rows do not fill 256-weight blocks.
-func fallbackNote(typ string, fs []convert.Fallback) string {
+func fallbackNote(typ string, fs []convert.Fallback, l i18n.Lang) string {
 	cols := map[int]bool{}
 	for _, f := range fs {
 		cols[f.Cols] = true
@@ -193,9 +194,7 @@ func fallbackNote(typ string, fs []convert.Fallback) string {
 		cs = append(cs, fmt.Sprint(c))
 	}
 	sort.Strings(cs)
-	return fmt.Sprintf("%s: %d matrices have rows of %s weights, not a multiple of 256, so they cannot be K-quants: as in llama-quantize, "+
-		"Q6_K ones fall back to Q8_0; Q4_K ones fall back to Q8_0 too (llama.cpp writes Q5_0, which Loupe has no kernel for)",
-		typ, len(fs), strings.Join(cs, ", "))
+	return l.T("experiment.note.fallback", i18n.Args{"Type": typ, "N": len(fs), "Cols": strings.Join(cs, ", ")})
 }
 
 // runCopy loads the copy at path and measures it as the original.

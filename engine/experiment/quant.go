@@ -93,7 +93,7 @@ func runQuant(ctx context.Context, m *engine.Model, opt Options, r *Result) (err
 		p.Value, p.Label = typ, typ
 		r.Points = append(r.Points, p)
 	}
-	r.Notes = append(r.Notes, choiceNotes(r.Points)...)
+	r.Notes = append(r.Notes, choiceNotes(r.Points, opt.Lang)...)
 	return nil
 }
 
@@ -178,7 +178,7 @@ func writeCopy(ctx context.Context, src, path, typ string, r *Result, l i18n.Lan
 		os.Remove(tmp)
 		return false, fmt.Errorf("experiment: %w", err)
 	}
-	r.Notes = append(r.Notes, fmt.Sprintf("%s copy written to %s (%s)", typ, path, format.Bytes(float64(size))))
+	r.Notes = append(r.Notes, l.T("experiment.note.written", i18n.Args{"Type": typ, "Path": path, "Size": l.Numbers().Bytes(float64(size))}))
 	return true, nil
 }
 
@@ -210,7 +210,7 @@ func runCopy(ctx context.Context, path string, threads int, opt Options, gbs flo
 // choiceNotes say, for each copy, where its greedy text first leaves the
 // original's (the first point) and how far the top-10 probabilities moved
 // before that.
-func choiceNotes(ps []Point) []string {
+func choiceNotes(ps []Point, l i18n.Lang) []string {
 	if len(ps) < 2 {
 		return nil
 	}
@@ -220,10 +220,11 @@ func choiceNotes(ps []Point) []string {
 		at := FirstDivergence(base.Ids, p.Ids)
 		dp := MeanTopDeltaP(base, p, at)
 		if at < 0 {
-			notes = append(notes, fmt.Sprintf("%s wrote the same %d tokens as %s; its top-10 probabilities moved by %.2f points on average", p.Label, len(p.Ids), base.Label, 100*dp))
+			notes = append(notes, l.T("experiment.note.same", i18n.Args{"Copy": p.Label, "N": len(p.Ids), "Base": base.Label, "Moved": l.Numbers().Fixed(100*dp, 2)}))
 			continue
 		}
-		notes = append(notes, fmt.Sprintf("%s's text leaves %s's at written token %d of %d; before that its top-10 probabilities moved by %.2f points on average", p.Label, base.Label, at+1, len(p.Ids), 100*dp))
+		notes = append(notes, l.T("experiment.note.leaves", i18n.Args{"Copy": p.Label, "Base": base.Label, "At": at + 1, "N": len(p.Ids),
+			"Moved": l.Numbers().Fixed(100*dp, 2)}))
 	}
 	return notes
 }

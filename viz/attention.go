@@ -70,7 +70,7 @@ type AttentionFigure struct {
 // 4 × 8, 1 × 1); an empty grid gives a "no data" figure.
 func AttentionGrid(g Grid, th Theme) Figure {
 	th = th.complete()
-	title := th.t("attention.title", i18n.Args{"Query": tokenTitle(g.Query, g.QueryPos), "Source": tokenTitle(g.Source, g.SourcePos)})
+	title := th.t("attention.title", i18n.Args{"Query": tokenTitle(g.Query, g.QueryPos, th), "Source": tokenTitle(g.Source, g.SourcePos, th)})
 	layers, heads := len(g.Weights), 0
 	for _, row := range g.Weights {
 		heads = max(heads, len(row))
@@ -96,11 +96,11 @@ func AttentionGrid(g Grid, th Theme) Figure {
 }
 
 // tokenTitle names a position: “·purple” (#3), or #3 without a text.
-func tokenTitle(text string, pos int) string {
+func tokenTitle(text string, pos int, th Theme) string {
 	if text == "" {
 		return fmt.Sprintf("#%d", pos)
 	}
-	return fmt.Sprintf("%s (#%d)", quote(text), pos)
+	return fmt.Sprintf("%s (#%d)", th.quote(text), pos)
 }
 
 // scaleMax is g.Max, or the largest finite weight rounded up to 5 %.

@@ -48,7 +48,7 @@ func candidatesNote(c []trace.Candidate, chosenID int, th Theme) string {
 	for _, k := range c {
 		sum += finiteOr0(k.P)
 		if k.ID == chosenID {
-			chosen = th.t("candidates.chosen", i18n.Args{"Token": quote(k.Text), "ID": k.ID, "Share": th.pct(k.P)})
+			chosen = th.t("candidates.chosen", i18n.Args{"Token": th.quote(k.Text), "ID": k.ID, "Share": th.pct(k.P)})
 		}
 	}
 	if chosen == "" {

@@ -47,7 +47,7 @@ func (th Theme) TiedNote(tied bool) string {
 // prints them, and the row's statistics.
 func EmbeddingRow(values []float32, in EmbeddingRowInfo, th Theme) Figure {
 	th = th.complete()
-	title := quote(in.Token) + th.t("colon", nil) + th.RowShape(in.Row, in.Rows, len(values))
+	title := th.quote(in.Token) + th.t("colon", nil) + th.RowShape(in.Row, in.Rows, len(values))
 	if len(values) == 0 {
 		return noData(th, title, th.t("embedding.none", nil))
 	}

@@ -24,7 +24,7 @@ func HeadBars(tokens []string, weights []float32, title string, th Theme) Figure
 	}
 	note := th.t("headbars.attended", i18n.Args{"Tokens": th.tokens(len(weights))})
 	if i := argmax(weights); i >= 0 {
-		note = oneLine(note, th.t("headbars.most", i18n.Args{"Token": quote(tokenAt(tokens, i)), "Pos": i, "Share": th.pct(float64(weights[i]))}))
+		note = oneLine(note, th.t("headbars.most", i18n.Args{"Token": th.quote(tokenAt(tokens, i)), "Pos": i, "Share": th.pct(float64(weights[i]))}))
 	}
 	return &frame{th: th, title: title, notes: []string{note}, body: func(c draw.Canvas) {
 		drawRows(c, th, func(fit int) *plot.Plot { return headBarsPlot(tokens, weights, fit, th) })

@@ -75,7 +75,7 @@ var (
 	// writes; the fixtures' tokens (“·is”, “·a”) are quoted and cut out
 	// before it is looked for.
 	englishWord = regexp.MustCompile(`(?i)\b(the|of|and|layer|head|heads|share|probability|reading|writing|mean|chosen|others|memory|parameters|step|steps|rank|value|values|keys|more|left|removed|all|each|written|read|output|none|no data|largest|first|row|rows|tokens attended)\b`)
-	quoted      = regexp.MustCompile(`“[^”]*”|·\S+|Qwen[\w.-]+`)
+	quoted      = regexp.MustCompile(`“[^”]*”|«[^»]*»|·\S+|Qwen[\w.-]+`)
 	// englishNumber is a decimal point (a comma between thousands reads
 	// as a French decimal: "0,017").
 	englishNumber = regexp.MustCompile(`\d\.\d`)
@@ -147,6 +147,8 @@ func TestFrenchLabels(t *testing.T) {
 		{fr.RowShape(24503, 151936, 1536), "ligne 24" + nn + "503 sur 151" + nn + "936 × 1" + nn + "536"},
 		{Light().RowShape(24503, 151936, 1536), "row 24,503 of 151,936 × 1,536"},
 		{fr.layer(18), "couche 19"},
+		{fr.quote(" a"), "«" + nn + "·a" + nn + "»"},
+		{Light().quote(" a"), "“·a”"},
 		{phaseLine("timing.reading", 17, 0.08, 212.5, 0.011, fr), "lecture de 17 tokens  ·  80" + nn + "ms  ·  213 tokens/s  ·  1,1" + nn + "%"},
 		{phaseLine("timing.reading", 1, 0.08, 12.5, 0.011, fr), "lecture de 1 token  ·  80" + nn + "ms  ·  13 tokens/s  ·  1,1" + nn + "%"},
 		{phaseLine("timing.writing", 100, 7.1, 14.1, 0.989, Light()), "writing 100 tokens  ·  7.1 s  ·  14 tokens/s  ·  98.9 %"},

@@ -22,7 +22,7 @@ import (
 // named. choice < 0 takes the last layer's top candidate.
 func LogitLens(lens []trace.LensLayer, token string, pos, choice int, th Theme) Figure {
 	th = th.complete()
-	title := th.t("lens.title", i18n.Args{"Token": tokenTitle(token, pos)})
+	title := th.t("lens.title", i18n.Args{"Token": tokenTitle(token, pos, th)})
 	ranks := 0
 	for _, ll := range lens {
 		ranks = max(ranks, len(ll.Top))
@@ -56,15 +56,15 @@ func LogitLens(lens []trace.LensLayer, token string, pos, choice int, th Theme) 
 			}
 		}
 	}
-	note := th.t("lens.never", i18n.Args{"Token": quote(choiceText)})
+	note := th.t("lens.never", i18n.Args{"Token": th.quote(choiceText)})
 	if choiceText == "" {
 		note = th.t("lens.absent", i18n.Args{"ID": choice, "N": ranks})
 	}
 	switch {
 	case first >= 0 && first == stays:
-		note = th.t("lens.leads", i18n.Args{"Token": quote(choiceText), "Layer": th.layer(first)})
+		note = th.t("lens.leads", i18n.Args{"Token": th.quote(choiceText), "Layer": th.layer(first)})
 	case first >= 0 && stays >= 0:
-		note = th.t("lens.stays", i18n.Args{"Token": quote(choiceText), "Layer": th.layer(first), "Stays": th.layer(stays)})
+		note = th.t("lens.stays", i18n.Args{"Token": th.quote(choiceText), "Layer": th.layer(first), "Stays": th.layer(stays)})
 	}
 	p := th.newPlot()
 	p.Add(newHeat(rows, th.Palette, 0, 1, th))

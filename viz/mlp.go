@@ -61,7 +61,7 @@ func (integerTicks) Ticks(lo, hi float64) []plot.Tick {
 // written out as in the article: "0.017, -0.004, -0.008, …".
 func Embedding(values []float32, token string, th Theme) Figure {
 	th = th.complete()
-	title := th.t("embedding.title", i18n.Args{"Token": quote(token), "N": th.num().Thousands(int64(len(values)))})
+	title := th.t("embedding.title", i18n.Args{"Token": th.quote(token), "N": th.num().Thousands(int64(len(values)))})
 	if len(values) == 0 {
 		return noData(th, title, th.t("embedding.none", nil))
 	}

@@ -72,9 +72,9 @@ func SamplerStages(st trace.SamplerStages, s trace.Settings, th Theme) Figure {
 			drawn = c.Text
 		}
 	}
-	title := th.t("sampler.title", i18n.Args{"Token": quote(drawn)})
+	title := th.t("sampler.title", i18n.Args{"Token": th.quote(drawn)})
 	if st.Greedy {
-		title = th.t("sampler.greedy", i18n.Args{"Token": quote(drawn)})
+		title = th.t("sampler.greedy", i18n.Args{"Token": th.quote(drawn)})
 	}
 	n, cols := len(st.Candidates), len(st.Stages)
 	if n == 0 || cols == 0 {

@@ -20,7 +20,7 @@ func StepProbs(steps []trace.Step, th Theme) Figure {
 		return noData(th, th.t("steps.untitled", nil), th.t("steps.none", nil))
 	}
 	low := leastConfident(steps)
-	note := th.t("steps.least", i18n.Args{"Token": quote(steps[low].Chosen.Text), "Step": low, "Share": th.pct(steps[low].Chosen.P)})
+	note := th.t("steps.least", i18n.Args{"Token": th.quote(steps[low].Chosen.Text), "Step": low, "Share": th.pct(steps[low].Chosen.P)})
 	return &frame{th: th, title: title, notes: []string{note}, body: func(c draw.Canvas) {
 		if fit := rowsThatFit(c, th); len(steps) <= fit {
 			stepRows(steps, low, th).Draw(c)

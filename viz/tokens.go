@@ -117,7 +117,7 @@ func LayerHeads(tokens []string, heads [][]float32, layer int, th Theme) Figure 
 		rows[h] = row{name: th.t("head", i18n.Args{"N": th.Count.Index(h)}), color: th.Accent, text: "–"}
 		if k := argmax(w); k >= 0 {
 			rows[h].value = float64(w[k])
-			rows[h].text = quote(tokenAt(tokens, k)) + "  " + th.pct(float64(w[k]))
+			rows[h].text = th.quote(tokenAt(tokens, k)) + "  " + th.pct(float64(w[k]))
 			best = max(best, rows[h].value)
 		}
 	}

@@ -59,3 +59,7 @@ func (t langTicks) Ticks(lo, hi float64) []plot.Tick {
 	}
 	return ts
 }
+
+// quote is a token between the quotes of th's language: “·purple” in
+// English, « ·purple » in French (narrow no-break spaces inside).
+func (th Theme) quote(tok string) string { return th.t("quote", i18n.Args{"T": cutToken(tok)}) }

@@ -31,11 +31,18 @@ var helpFields = []string{"Summary", "Usage"}
 // but are not a sentence a person reads in a language, each with why.
 var allowedProse = map[string]string{
 	"lesson.go: usage: loupe lesson ": "lessonUsage, the head of loupe lesson --help: help may stay English",
+	"lesson.go: loupe lesson: ":       "the prefix of an error on stderr: errors stay English",
+	"chapters.go: KV cache":           "Show.Tab, the window's tab a chapter opens: an id for programs (JSON)",
+	"timing.go: Next token":           "Show.Tab, the window's tab a chapter opens: an id for programs (JSON)",
+	"numbering.go: counted from ":     "Numbering.String, the setting's Go name; Theme.CountedFrom says it in a language",
+	"params.go: output head":          "trace/stats' name of a model part, compared, never shown (Theme.part translates it)",
+	"words.go: Gated DeltaNet":        "trace/stats' names of model parts, the keys of their translations",
+	"words.go: output head":           "trace/stats' name of a model part, the key of its translation",
 }
 
-// englishWords are three words in a row, the shape of a sentence or a
-// label ("no data", a single word, is too short to tell from a name).
-var englishWords = regexp.MustCompile(`[A-Za-z]{2,}[ ,:;]+[A-Za-z]{2,}[ ,:;]+[A-Za-z]{2,}`)
+// englishWords are two words in a row, the shape of a label ("no
+// data") or a sentence; a single word is too short to tell from a name.
+var englishWords = regexp.MustCompile(`[A-Za-z]{2,}[ ,:;]+[A-Za-z]{2,}`)
 
 // proseLiterals lists the string literals of file that look like
 // English prose, as "file: literal", outside the calls of notForPeople,

@@ -149,6 +149,8 @@ func TestFrenchLabels(t *testing.T) {
 		{fr.layer(18), "couche 19"},
 		{fr.quote(" a"), "«" + nn + "·a" + nn + "»"},
 		{Light().quote(" a"), "“·a”"},
+		{fr.CountedFrom(), "numérotées à partir de 1"},
+		{fromZero(Light()).CountedFrom(), FromZero.String()},
 		{phaseLine("timing.reading", 17, 0.08, 212.5, 0.011, fr), "lecture de 17 tokens  ·  80" + nn + "ms  ·  213 tokens/s  ·  1,1" + nn + "%"},
 		{phaseLine("timing.reading", 1, 0.08, 12.5, 0.011, fr), "lecture de 1 token  ·  80" + nn + "ms  ·  13 tokens/s  ·  1,1" + nn + "%"},
 		{phaseLine("timing.writing", 100, 7.1, 14.1, 0.989, Light()), "writing 100 tokens  ·  7.1 s  ·  14 tokens/s  ·  98.9 %"},

@@ -63,3 +63,10 @@ func (t langTicks) Ticks(lo, hi float64) []plot.Tick {
 // quote is a token between the quotes of th's language: “·purple” in
 // English, « ·purple » in French (narrow no-break spaces inside).
 func (th Theme) quote(tok string) string { return th.t("quote", i18n.Args{"T": cutToken(tok)}) }
+
+// CountedFrom names th's numbering of layers and heads in its language
+// ("counted from 1", "numérotées à partir de 1"), for captions;
+// Numbering.String is its English name.
+func (th Theme) CountedFrom() string {
+	return th.t("counted", i18n.Args{"N": th.Count.Base()})
+}

@@ -118,7 +118,9 @@ type Options struct {
 	Second, SecondLabel string
 	// CacheDir holds the quantised copies ("": os.UserCacheDir()/loupe/quant).
 	CacheDir string
-	// Lang is the language of Plan's sentence (the zero Lang: English).
+	// Lang is the language of Plan's sentence, of the notes, stop
+	// reason, progress lines and run names a sweep writes (the zero
+	// Lang: English).
 	Lang i18n.Lang
 	// Kernels is the kernel choice of every run (the kernels sweep: of
 	// the runs outside it, none); the zero Choice: the kernels in use

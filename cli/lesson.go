@@ -206,11 +206,23 @@ func timingRuns(ctx context.Context, m *engine.Model, f *lessonFlags, in lesson.
 	return lesson.Measure(ctx, m, in, opt)
 }
 
+// lessonHeading is the first line of the text: the model and the
+// prompt. The demo model's name, a description in English in the JSON
+// ("model"), is said in lang here.
+func lessonHeading(l *lesson.Lesson, lang i18n.Lang) string {
+	model := l.Model
+	if model == assets.DemoName {
+		model = lang.T("demo.name", nil)
+	}
+	prompt := strconv.Quote(l.Prompt)
+	return lang.T("lesson.heading", i18n.Args{"Model": model, "Prompt": prompt[1 : len(prompt)-1]})
+}
+
 // printLesson writes the chapters as text in lang (the chapters were
 // told in it; the skipped note is translated here, its JSON value
 // stays NeedsTiming).
 func printLesson(w io.Writer, l *lesson.Lesson, lang i18n.Lang) {
-	fmt.Fprintf(w, "%s — %q\n", l.Model, l.Prompt)
+	fmt.Fprintln(w, lessonHeading(l, lang))
 	for i, c := range l.Chapters {
 		fmt.Fprintf(w, "\n%d / %d  %s  [%s]\n%s\n", i+1, len(l.Chapters), c.Title, c.ID, c.Text)
 		if c.Skipped != "" {

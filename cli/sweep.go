@@ -14,7 +14,7 @@ import (
 	"loupe/engine"
 	"loupe/engine/experiment"
 	"loupe/engine/perf"
-	"loupe/format"
+	"loupe/i18n"
 	"loupe/kernels"
 )
 
@@ -38,6 +38,7 @@ type sweepFlags struct {
 	kernels                                        kernels.Choice // --kernels read: the runs' outside the kernels sweep
 	threads, promptTokens, maxTokens, repeat       int
 	asJSON, computeFill, freshMembw                bool
+	lang                                           string // --lang: "en", "fr", "" for the system's
 }
 
 // parseSweepFlags reads sweep's command line; --help is written on help.
@@ -57,6 +58,7 @@ func parseSweepFlags(args []string, help io.Writer) (*sweepFlags, error) {
 	fs.BoolVar(&f.computeFill, "compute-fill", false, "context: compute every cached position instead of filling the cache with stand-in values (minutes at 32k)")
 	fs.BoolVar(&f.freshMembw, "fresh-membw", false, "measure bandwidth even if a cached figure exists")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object")
+	fs.StringVar(&f.lang, "lang", "", "the language of the table, notes and reading: en or fr (default: the system's, from LC_ALL, LC_MESSAGES or LANG); --json is the same in every language")
 	if err := parseFlags(fs, args, help); err != nil {
 		return nil, err
 	}
@@ -74,6 +76,9 @@ func parseSweepFlags(args []string, help io.Writer) (*sweepFlags, error) {
 	}
 	if f.what == experiment.Batch && !isSet(fs, "prompt-tokens") {
 		f.promptTokens = 0 // each conversation's own default (experiment.BatchPromptTokens)
+	}
+	if _, err := i18n.Choose(f.lang, os.Getenv); err != nil {
+		return nil, err
 	}
 	return f, nil
 }
@@ -94,11 +99,12 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "sweep: %v\n", err)
 		return 1
 	}
+	lang := f.language()
 	for _, n := range r.Notes {
-		fmt.Fprintf(stderr, "note: %s\n", n)
+		fmt.Fprintln(stderr, lang.T("sweep.note", i18n.Args{"Note": n}))
 	}
 	if r.Stopped != "" {
-		fmt.Fprintf(stderr, "stopped: %s\n", r.Stopped)
+		fmt.Fprintln(stderr, lang.T("sweep.stopped", i18n.Args{"Why": r.Stopped}))
 	}
 	if r.Cancelled {
 		fmt.Fprintln(stderr, "sweep: cancelled")
@@ -107,8 +113,19 @@ func runSweep(args []string, stdout, stderr io.Writer) int {
 	if f.asJSON {
 		return printJSON(stdout, stderr, r)
 	}
-	writeSweep(stdout, r)
+	writeSweep(stdout, r, lang)
 	return 0
+}
+
+// language is the text's language: --lang, else the system's. JSON is
+// English whatever it is (its notes and labels are the same in every
+// language).
+func (f *sweepFlags) language() i18n.Lang {
+	if f.asJSON {
+		return i18n.English
+	}
+	l, _ := i18n.Choose(f.lang, os.Getenv) // checked by parseSweepFlags
+	return l
 }
 
 // sweep loads the model and runs the sweep, reporting progress to log.
@@ -137,9 +154,11 @@ func sweep(ctx context.Context, f *sweepFlags, log io.Writer) (experiment.Result
 	opt := experiment.Options{
 		What: f.what, Values: values, Prompt: prompt,
 		PromptTokens: f.promptTokens, DecodeTokens: f.maxTokens, Repeat: f.repeat,
-		ComputeFill: f.computeFill, Kernels: f.kernels,
+		ComputeFill: f.computeFill, Kernels: f.kernels, Lang: f.language(),
 		Bandwidth: func(threads int) (float64, error) { return sweepBandwidth(m, threads, f.freshMembw, log) },
-		Progress:  func(frac float64, what string) { fmt.Fprintf(log, "[%5s] %s\n", format.PercentWhole(frac), what) },
+		Progress: func(frac float64, what string) {
+			fmt.Fprintf(log, "[%5s] %s\n", f.language().Numbers().PercentWhole(frac), what)
+		},
 	}
 	return experiment.Run(ctx, m, opt)
 }
@@ -168,18 +187,21 @@ var reprobe = func(m perf.WeightHolder, threads int) (perf.Bandwidth, error) {
 	return perf.MeasureBeside(m, threads, 3)
 }
 
-// writeSweep prints the points as a table.
-func writeSweep(w io.Writer, r experiment.Result) {
+// writeSweep prints the points as a table in l, numbers in its notation.
+func writeSweep(w io.Writer, r experiment.Result, l i18n.Lang) {
 	if r.What == experiment.Batch {
 		writeBatchPoints(w, r)
 		return
 	}
-	fmt.Fprintf(w, "%-12s %12s %12s %14s %14s\n", r.What, "prefill t/s", "decode t/s", "bytes/token", "predicted t/s")
+	n := l.Numbers()
+	col := func(k string) string { return l.T("sweep.col."+k, nil) }
+	fmt.Fprintf(w, "%-12s %12s %12s %14s %14s\n", r.What, col("prefill"), col("decode"), col("bytes"), col("predicted"))
 	for _, p := range r.Points {
-		fmt.Fprintf(w, "%-12s %12.1f %12.2f %11.1f MB %14.2f\n", p.Label, p.PrefillTokS, p.DecodeTokS, p.BytesPerToken/1e6, p.PredictedDecodeTokS)
+		fmt.Fprintf(w, "%-12s %12s %12s %14s %14s\n", p.Label, n.Fixed(p.PrefillTokS, 1), n.Fixed(p.DecodeTokS, 2),
+			n.Fixed(p.BytesPerToken/1e6, 1)+n.Space()+n.Unit("MB"), n.Fixed(p.PredictedDecodeTokS, 2))
 	}
-	fmt.Fprintf(w, "read bandwidth %.1f GB/s\n", r.BandwidthGBs)
-	if s := experiment.Reading(r); s != "" {
+	fmt.Fprintln(w, l.T("sweep.bandwidth", i18n.Args{"GBs": n.GBs(r.BandwidthGBs)}))
+	if s := experiment.ReadingIn(r, l); s != "" {
 		fmt.Fprintln(w, s)
 	}
 }

@@ -167,31 +167,48 @@ func Trim(x float64, d int) string {
 // "bf16+int8", "bf16:experts" and "bf16:experts+int8" where auto rounds
 // the activations of some parts only, "selective" for auto's arithmetic
 // before a model says which parts: the engine's names) means, for the
-// Timing lines and the Model panel.
+// Timing lines and the Model panel, in English; i18n's Lang.Arithmetic
+// says it in a language.
 func Arithmetic(a string) string {
+	key, parts := ArithmeticKey(a)
+	return strings.NewReplacer("{{.Parts}}", parts, "{{.Name}}", a).Replace(arithmeticEnglish[key])
+}
+
+// ArithmeticKey is the translation key of Arithmetic's sentence for a
+// and the parts of a model it names ("experts, attention"), for the
+// sentence's {{.Parts}} field ({{.Name}} is a itself).
+func ArithmeticKey(a string) (key, parts string) {
 	if parts, ok := strings.CutPrefix(a, "bf16:"); ok {
 		parts, i8 := strings.CutSuffix(parts, "+int8")
-		s := "prefill rounds activations to bf16 in " + strings.ReplaceAll(parts, ",", ", ") + ", fp32 elsewhere"
 		if i8 {
 			// A quantised matrix rounds its prefill activations to bf16
 			// because its decode rounds them more coarsely, to 8 bits.
-			return s + "; decode rounds them to 8 bits for the quantised matrices"
+			return "arith.parts.int8", strings.ReplaceAll(parts, ",", ", ")
 		}
-		return s + " (probabilities within 3e-3 on the test models)"
+		return "arith.parts", strings.ReplaceAll(parts, ",", ", ")
 	}
 	switch a {
-	case "bf16":
-		return "prefill rounds activations to bf16 (faster; probabilities move by up to 2e-2 on the test models)"
-	case "selective":
-		return "prefill rounds activations to bf16 in the parts of a model that stay within 3e-3 on the test models, fp32 elsewhere"
-	case "int8":
-		return "decode rounds activations to 8 bits for the quantised matrices"
+	case "bf16", "selective", "int8":
+		return "arith." + a, ""
 	case "bf16+int8":
-		return "prefill rounds activations to bf16, decode to 8 bits for the quantised matrices"
+		return "arith.bf16int8", ""
 	case "fp32", "":
-		return "every product in fp32"
+		return "arith.fp32", ""
 	}
-	return a + " products"
+	return "arith.other", ""
+}
+
+// arithmeticEnglish is each ArithmeticKey's sentence in English, as the
+// English translation file has it (i18n's tests hold the two equal).
+var arithmeticEnglish = map[string]string{
+	"arith.parts":      "prefill rounds activations to bf16 in {{.Parts}}, fp32 elsewhere (probabilities within 3e-3 on the test models)",
+	"arith.parts.int8": "prefill rounds activations to bf16 in {{.Parts}}, fp32 elsewhere; decode rounds them to 8 bits for the quantised matrices",
+	"arith.bf16":       "prefill rounds activations to bf16 (faster; probabilities move by up to 2e-2 on the test models)",
+	"arith.selective":  "prefill rounds activations to bf16 in the parts of a model that stay within 3e-3 on the test models, fp32 elsewhere",
+	"arith.int8":       "decode rounds activations to 8 bits for the quantised matrices",
+	"arith.bf16int8":   "prefill rounds activations to bf16, decode to 8 bits for the quantised matrices",
+	"arith.fp32":       "every product in fp32",
+	"arith.other":      "{{.Name}} products",
 }
 
 // FirstNumbers writes the first k values with three decimals as the

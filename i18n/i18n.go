@@ -190,3 +190,10 @@ func LoadError() error {
 	loadOnce.Do(func() { localizers, loadErr = load() })
 	return loadErr
 }
+
+// Arithmetic is format.Arithmetic's sentence in l: what a run's
+// arithmetic ("bf16", "bf16:experts+int8") means.
+func (l Lang) Arithmetic(a string) string {
+	key, parts := format.ArithmeticKey(a)
+	return l.T(key, Args{"Parts": parts, "Name": a})
+}

@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"loupe/format"
+	"loupe/i18n"
 	"loupe/trace"
 	"loupe/trace/stats"
 )
@@ -70,13 +70,13 @@ type AttentionFigure struct {
 // 4 × 8, 1 × 1); an empty grid gives a "no data" figure.
 func AttentionGrid(g Grid, th Theme) Figure {
 	th = th.complete()
-	title := fmt.Sprintf("attention of %s on %s", tokenTitle(g.Query, g.QueryPos), tokenTitle(g.Source, g.SourcePos))
+	title := th.t("attention.title", i18n.Args{"Query": tokenTitle(g.Query, g.QueryPos, th), "Source": tokenTitle(g.Source, g.SourcePos, th)})
 	layers, heads := len(g.Weights), 0
 	for _, row := range g.Weights {
 		heads = max(heads, len(row))
 	}
 	if layers == 0 || heads == 0 {
-		return noData(th, title, "no attention captured")
+		return noData(th, title, th.t("attention.none", nil))
 	}
 	vmax := scaleMax(g)
 	means := stats.RowMeans(g.Weights)
@@ -88,7 +88,7 @@ func AttentionGrid(g Grid, th Theme) Figure {
 	}
 	f.means = layerMeansPlot(means, th)
 	f.scale = colorScale(th.Palette, vmax, th)
-	f.frame = frame{th: th, title: title, notes: []string{peakNote(means, heads, th.Count), g.Note}, body: f.drawBody}
+	f.frame = frame{th: th, title: title, notes: []string{peakNote(means, heads, th), g.Note}, body: f.drawBody}
 	if g.Note == "" {
 		f.notes = f.notes[:1]
 	}
@@ -96,11 +96,11 @@ func AttentionGrid(g Grid, th Theme) Figure {
 }
 
 // tokenTitle names a position: “·purple” (#3), or #3 without a text.
-func tokenTitle(text string, pos int) string {
+func tokenTitle(text string, pos int, th Theme) string {
 	if text == "" {
 		return fmt.Sprintf("#%d", pos)
 	}
-	return fmt.Sprintf("%s (#%d)", quote(text), pos)
+	return fmt.Sprintf("%s (#%d)", th.quote(text), pos)
 }
 
 // scaleMax is g.Max, or the largest finite weight rounded up to 5 %.
@@ -117,7 +117,7 @@ func roundUp(x, step float64) float64 {
 }
 
 // peakNote names the layer whose head mean is highest.
-func peakNote(means []float64, heads int, count Numbering) string {
+func peakNote(means []float64, heads int, th Theme) string {
 	best := -1
 	for l, m := range means {
 		if !math.IsNaN(m) && (best < 0 || m > means[best]) {
@@ -125,9 +125,9 @@ func peakNote(means []float64, heads int, count Numbering) string {
 		}
 	}
 	if best < 0 {
-		return "no finite weight"
+		return th.t("attention.nofinite", nil)
 	}
-	return fmt.Sprintf("mean of the %d heads: highest at %s, %s", heads, count.Layer(best), format.Percent(means[best]))
+	return th.t("attention.peak", i18n.Args{"N": heads, "Layer": th.layer(best), "Share": th.pct(means[best])})
 }
 
 func (f *AttentionFigure) drawBody(body draw.Canvas) {
@@ -214,7 +214,7 @@ func attentionHeat(w [][]float32, heads int, vmax float64, th Theme) *plot.Plot 
 		}
 	}
 	p.Add(newHeat(rows, th.Palette, 0, vmax, th))
-	p.X.Label.Text, p.Y.Label.Text = "head", "layer"
+	p.X.Label.Text, p.Y.Label.Text = th.t("head.axis", nil), th.t("layer.axis", nil)
 	base := th.Count.Base()
 	p.X.Tick.Marker, p.Y.Tick.Marker = indexTicks{n: heads, base: base}, indexTicks{n: len(w), base: base}
 	p.X.Padding, p.Y.Padding = 0, 0
@@ -247,8 +247,8 @@ func layerMeansPlot(means []float64, th Theme) *plot.Plot {
 		b.bars = append(b.bars, bar)
 	}
 	p.Add(b)
-	p.X.Label.Text = "mean of heads"
-	p.X.Tick.Marker = percentTicks{}
+	p.X.Label.Text = th.t("attention.meanaxis", nil)
+	p.X.Tick.Marker = th.percentAxis()
 	p.X.Min, p.X.Max = 0, roundUp(top, 0.05)
 	p.Y.Tick.Marker = indexTicks{n: 0}
 	p.Y.Padding, p.X.Padding = 0, 0
@@ -261,8 +261,8 @@ func layerMeansPlot(means []float64, th Theme) *plot.Plot {
 func colorScale(pal interface{ Colors() []color.Color }, vmax float64, th Theme) *plot.Plot {
 	p := th.newPlot()
 	p.Add(&colorStrip{colors: pal.Colors(), lo: 0, hi: vmax})
-	p.X.Tick.Marker = percentTicks{}
-	p.X.Label.Text = "share of the head's attention"
+	p.X.Tick.Marker = th.percentAxis()
+	p.X.Label.Text = th.t("attention.shareaxis", nil)
 	p.X.Padding = 0
 	p.HideY()
 	return p

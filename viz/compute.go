@@ -24,12 +24,15 @@ func visible(tok string) string { return format.VisibleIn(tok, hasGlyph) }
 func drawable(s string) string { return format.Glyphs(s, hasGlyph) }
 
 // quote is visible between typographic quotes, cut to at most 24 runes.
-func quote(tok string) string {
+func quote(tok string) string { return "“" + cutToken(tok) + "”" }
+
+// cutToken is visible cut to at most 24 runes.
+func cutToken(tok string) string {
 	r := []rune(visible(tok))
 	if len(r) > 24 {
 		r = append(r[:23], '…')
 	}
-	return "“" + string(r) + "”"
+	return string(r)
 }
 
 func finiteOr0(x float64) float64 {

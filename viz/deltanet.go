@@ -1,13 +1,14 @@
 package viz
 
 import (
-	"fmt"
 	"math"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"loupe/i18n"
 	"loupe/trace"
 	"loupe/trace/stats"
 )
@@ -23,9 +24,9 @@ const maxDeltaCols = 600
 // under the title that says why there is no attention map.
 func DeltaNetFigure(d trace.DeltaNet, why string, th Theme) Figure {
 	th = th.complete()
-	title := fmt.Sprintf("layer %d (Gated DeltaNet): decay α, write strength β, memory size ‖S‖", d.Layer)
+	title := th.t("deltanet.title", i18n.Args{"Layer": d.Layer})
 	if len(d.Alpha) == 0 || len(d.Alpha[0]) == 0 {
-		return noData(th, title, "no DeltaNet values recorded")
+		return noData(th, title, th.t("deltanet.none", nil))
 	}
 	alpha, aStarts := binHeads(d.Alpha)
 	beta, _ := binHeads(d.Beta)
@@ -36,14 +37,14 @@ func DeltaNetFigure(d trace.DeltaNet, why string, th Theme) Figure {
 			top = max(top, finiteOr0(v))
 		}
 	}
-	note := fmt.Sprintf("rows: heads (0 at the bottom); columns: the %d tokens, left to right", len(d.Alpha))
+	note := th.t("deltanet.rows", i18n.Args{"N": th.num().Thousands(int64(len(d.Alpha)))})
 	if len(aStarts) < len(d.Alpha) {
-		note = fmt.Sprintf("rows: heads (0 at the bottom); columns: %d tokens in bins of about %d", len(d.Alpha), (len(d.Alpha)+len(aStarts)-1)/len(aStarts))
+		note = th.t("deltanet.bins", i18n.Args{"N": th.num().Thousands(int64(len(d.Alpha))), "Bin": th.num().Thousands(int64((len(d.Alpha) + len(aStarts) - 1) / len(aStarts)))})
 	}
 	plots := []*plot.Plot{
-		deltaHeat(alpha, 0, 1, "decay α (bright: the head keeps its memory)", th),
-		deltaHeat(beta, 0, 1, "write strength β (bright: the token is written in hard)", th),
-		deltaHeat(norm, 0, max(top, 1e-9), fmt.Sprintf("memory size ‖S‖, recorded after each 64-token chunk of the prompt, then each written token (0 … %.3g)", top), th),
+		deltaHeat(alpha, 0, 1, th.t("deltanet.alpha", nil), th),
+		deltaHeat(beta, 0, 1, th.t("deltanet.beta", nil), th),
+		deltaHeat(norm, 0, max(top, 1e-9), th.t("deltanet.norm", i18n.Args{"Top": th.num().Number(strconv.FormatFloat(top, 'g', 3, 64))}), th),
 	}
 	return &frame{th: th, title: title, notes: []string{why, note}, body: func(c draw.Canvas) {
 		gap := th.FontSize / 2
@@ -83,7 +84,7 @@ func deltaHeat(rows [][]float64, lo, hi float64, label string, th Theme) *plot.P
 	}
 	p.Add(newHeat(rows, th.Palette, lo, hi, th))
 	p.X.Label.Text = label
-	p.Y.Label.Text = "head"
+	p.Y.Label.Text = th.t("head.axis", nil)
 	p.X.Padding, p.Y.Padding = 0, 0
 	p.X.Min, p.X.Max = -0.5, float64(len(rows[0]))-0.5
 	p.Y.Min, p.Y.Max = -0.5, float64(len(rows))-0.5

@@ -1,11 +1,11 @@
 package viz
 
 import (
-	"fmt"
-	"loupe/format"
 	"math"
 
 	"gonum.org/v1/plot/vg/draw"
+
+	"loupe/i18n"
 	"loupe/trace/stats"
 )
 
@@ -17,17 +17,27 @@ type EmbeddingRowInfo struct {
 	Tied      bool
 }
 
-// RowShape is the article's "row 24,503 of 151,936 × 1,536".
-func RowShape(row, rows, width int) string {
-	return fmt.Sprintf("row %s of %s × %s", format.Thousands(int64(row)), format.Thousands(int64(rows)), format.Thousands(int64(width)))
+// RowShape is the article's "row 24,503 of 151,936 × 1,536", in English.
+func RowShape(row, rows, width int) string { return Theme{}.RowShape(row, rows, width) }
+
+// RowShape is the article's "row 24,503 of 151,936 × 1,536" in th's
+// language ("ligne 24 503 sur 151 936 × 1 536").
+func (th Theme) RowShape(row, rows, width int) string {
+	n := th.num()
+	return th.t("embedding.row", i18n.Args{"Row": n.Thousands(int64(row)), "Rows": n.Thousands(int64(rows)), "Width": n.Thousands(int64(width))})
 }
 
-// TiedNote says whether the embedding table is also the output head.
-func TiedNote(tied bool) string {
+// TiedNote says, in English, whether the embedding table is also the
+// output head.
+func TiedNote(tied bool) string { return Theme{}.TiedNote(tied) }
+
+// TiedNote says in th's language whether the embedding table is also
+// the output head.
+func (th Theme) TiedNote(tied bool) string {
 	if tied {
-		return "tied: the same table is the output head (scores = final vector · each row)"
+		return th.t("embedding.tied", nil)
 	}
-	return "not tied: the output head is a table of its own (lm_head)"
+	return th.t("embedding.untied", nil)
 }
 
 // EmbeddingRow draws one token's row of the embedding table: the values
@@ -37,15 +47,16 @@ func TiedNote(tied bool) string {
 // prints them, and the row's statistics.
 func EmbeddingRow(values []float32, in EmbeddingRowInfo, th Theme) Figure {
 	th = th.complete()
-	title := fmt.Sprintf("%s: %s", quote(in.Token), RowShape(in.Row, in.Rows, len(values)))
+	title := th.quote(in.Token) + th.t("colon", nil) + th.RowShape(in.Row, in.Rows, len(values))
 	if len(values) == 0 {
-		return noData(th, title, "no embedding row")
+		return noData(th, title, th.t("embedding.none", nil))
 	}
 	st := stats.StatsOf(values)
 	notes := []string{
-		format.FirstNumbers(values, 8),
-		fmt.Sprintf("norm %.3f · min %.3f · max %.3f · mean |x| %.4f", st.Norm, st.Min, st.Max, st.MeanAbs),
-		TiedNote(in.Tied),
+		th.num().FirstNumbers(values, 8),
+		th.t("embedding.stats", i18n.Args{"Norm": th.num().Fixed(float64(st.Norm), 3), "Min": th.num().Fixed(float64(st.Min), 3),
+			"Max": th.num().Fixed(float64(st.Max), 3), "Mean": th.num().Fixed(float64(st.MeanAbs), 4)}),
+		th.TiedNote(in.Tied),
 	}
 	bars := Embedding(values, in.Token, th).(*frame)
 	strip := stripPlot(values, th)
@@ -84,17 +95,17 @@ func stripPlot(values []float32, th Theme) drawer {
 	}
 	p := th.newPlot()
 	p.Add(newHeat(rows, th.Diverging, -lim, lim, th))
-	p.X.Label.Text = fmt.Sprintf("dimension within a line of %d (the next line continues)", cols)
+	p.X.Label.Text = th.t("embedding.line", i18n.Args{"N": cols})
 	p.X.Padding, p.Y.Padding = 0, 0
 	p.X.Min, p.X.Max = -0.5, float64(cols)-0.5
 	p.Y.Min, p.Y.Max = -0.5, float64(lines)-0.5
 	p.X.Tick.Marker = integerTicks{}
 	labels := make([]string, lines)
 	for i := range labels {
-		labels[i] = format.Thousands(int64(i * cols))
+		labels[i] = th.num().Thousands(int64(i * cols))
 	}
 	p.Y.Tick.Marker = sparseLabels(labels, 8)
-	p.Y.Label.Text = "first dimension"
+	p.Y.Label.Text = th.t("embedding.first", nil)
 	return p
 }
 

@@ -1,13 +1,12 @@
 package viz
 
 import (
-	"fmt"
 	"math"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg/draw"
 
-	"loupe/format"
+	"loupe/i18n"
 	"loupe/trace"
 )
 
@@ -29,9 +28,9 @@ type ExpertsView struct {
 // the run's tokens had chosen by this one.
 func ExpertsFigure(v ExpertsView, th Theme) Figure {
 	th = th.complete()
-	title := fmt.Sprintf("experts the router chose for %s, and the experts touched so far", v.Token)
+	title := th.t("experts.title", i18n.Args{"Token": v.Token})
 	if len(v.Routes) == 0 || v.Experts == 0 || v.Layers == 0 {
-		return noData(th, title, "no routing recorded: generate with a mixture-of-experts model")
+		return noData(th, title, th.t("experts.none", nil))
 	}
 	grid := make([][]float64, v.Layers)
 	for l := range grid {
@@ -59,8 +58,8 @@ func ExpertsFigure(v ExpertsView, th Theme) Figure {
 	heat := th.newPlot()
 	heat.Add(newHeat(grid, th.Palette, 0, max(top, 1e-9), th))
 	heat.Add(&outlines{cells: chosen, th: th})
-	heat.X.Label.Text = fmt.Sprintf("expert (router probability, 0 … %.2f; the chosen outlined)", top)
-	heat.Y.Label.Text = "layer"
+	heat.X.Label.Text = th.t("experts.axis", i18n.Args{"Top": th.num().Fixed(top, 2)})
+	heat.Y.Label.Text = th.t("layer.axis", nil)
 	heat.X.Padding, heat.Y.Padding = 0, 0
 	heat.X.Min, heat.X.Max = -0.5, float64(v.Experts)-0.5
 	heat.Y.Min, heat.Y.Max = -0.5, float64(v.Layers)-0.5
@@ -72,11 +71,11 @@ func ExpertsFigure(v ExpertsView, th Theme) Figure {
 	hb := &hbars{thick: 0.7, label: th.body()}
 	for l, s := range v.Touched {
 		if s == s {
-			hb.bars = append(hb.bars, hbar{Y: float64(l), X0: 0, X1: s, Color: th.Accent, Label: format.PercentWhole(s)})
+			hb.bars = append(hb.bars, hbar{Y: float64(l), X0: 0, X1: s, Color: th.Accent, Label: th.num().PercentWhole(s)})
 		}
 	}
 	bars.Add(hb)
-	bars.X.Label.Text = "share of experts touched so far"
+	bars.X.Label.Text = th.t("experts.touched", nil)
 	bars.X.Min, bars.X.Max = 0, 1
 	bars.Y.Min, bars.Y.Max = -0.5, float64(v.Layers)-0.5
 	bars.Y.Padding = 0

@@ -2,13 +2,14 @@ package viz
 
 import (
 	"fmt"
-	"loupe/format"
-	"loupe/trace/stats"
 	"math"
 	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg/draw"
+
+	"loupe/i18n"
+	"loupe/trace/stats"
 )
 
 // HeadBars draws one head's attention over every earlier token: a bar per
@@ -19,11 +20,11 @@ import (
 func HeadBars(tokens []string, weights []float32, title string, th Theme) Figure {
 	th = th.complete()
 	if len(weights) == 0 {
-		return noData(th, title, "no tokens")
+		return noData(th, title, th.t("tokens.none", nil))
 	}
-	note := format.Plural(len(weights), "token") + " attended to"
+	note := th.t("headbars.attended", i18n.Args{"Tokens": th.tokens(len(weights))})
 	if i := argmax(weights); i >= 0 {
-		note = oneLine(note, fmt.Sprintf("most on %s (#%d): %s", quote(tokenAt(tokens, i)), i, format.Percent(float64(weights[i]))))
+		note = oneLine(note, th.t("headbars.most", i18n.Args{"Token": th.quote(tokenAt(tokens, i)), "Pos": i, "Share": th.pct(float64(weights[i]))}))
 	}
 	return &frame{th: th, title: title, notes: []string{note}, body: func(c draw.Canvas) {
 		drawRows(c, th, func(fit int) *plot.Plot { return headBarsPlot(tokens, weights, fit, th) })
@@ -53,16 +54,16 @@ func headBarsPlot(tokens []string, weights []float32, fit int, th Theme) *plot.P
 		if !all && i < len(tokens) {
 			r.name = fmt.Sprintf("%s #%d", r.name, i)
 		}
-		r.text = format.Percent(float64(weights[i]))
+		r.text = th.pct(float64(weights[i]))
 		if i == best {
 			r.color = th.Highlight
 		}
 		rows = append(rows, r)
 	}
 	if !all {
-		rows = append(rows, row{name: fmt.Sprintf("others (%s)", format.Thousands(int64(n-len(idx)))), value: rest, color: th.Grid, text: format.Percent(rest)})
+		rows = append(rows, row{name: th.t("headbars.others", i18n.Args{"N": th.num().Thousands(int64(n - len(idx)))}), value: rest, color: th.Grid, text: th.pct(rest)})
 	}
-	return rowPlot(rows, "share of the head's attention", percentTicks{}, th)
+	return rowPlot(rows, th.t("attention.shareaxis", nil), th.percentAxis(), th)
 }
 
 // argmax is the position of the largest finite weight, -1 if none.

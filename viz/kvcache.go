@@ -2,12 +2,13 @@ package viz
 
 import (
 	"fmt"
-	"loupe/format"
-	"loupe/trace/stats"
 	"math"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg/draw"
+
+	"loupe/i18n"
+	"loupe/trace/stats"
 )
 
 // maxKVRows bounds the rows a KV heatmap draws; longer caches are pooled
@@ -21,21 +22,21 @@ const maxKVRows = 256
 func KVCache(k, v [][]float32, tokens []string, th Theme) Figure {
 	th = th.complete()
 	n, dim := len(k), width(k)
-	title := fmt.Sprintf("KV cache: keys and values of %s × %d", format.Plural(n, "token"), dim)
+	title := th.t("kv.title", i18n.Args{"Tokens": th.tokens(n), "Dim": dim})
 	if n == 0 || dim == 0 || len(v) == 0 || width(v) == 0 {
-		return noData(th, "KV cache", "no cached keys or values")
+		return noData(th, th.t("kv.untitled", nil), th.t("kv.none", nil))
 	}
 	kr, starts := stats.PoolRows(k, maxKVRows)
 	vr, _ := stats.PoolRows(v, maxKVRows)
 	labels := rowLabels(tokens, starts, n)
-	note := "one row per token, one column per number; purple negative, orange positive"
+	note := th.t("kv.rows", nil)
 	if len(starts) < n {
-		note = fmt.Sprintf("each row is the mean of about %d consecutive tokens; purple negative, orange positive", (n+len(starts)-1)/len(starts))
+		note = th.t("kv.bins", i18n.Args{"N": th.num().Thousands(int64((n + len(starts) - 1) / len(starts)))})
 	}
 	return &frame{th: th, title: title, notes: []string{note}, body: func(c draw.Canvas) {
 		fit := rowsThatFit(c, th) // labels that fit beside the heatmap
-		kp, kb := kvHeat(kr, labels, fit, "keys", th)
-		vp, vb := kvHeat(vr, nil, fit, "values", th)
+		kp, kb := kvHeat(kr, labels, fit, th.t("kv.keys", nil), th)
+		vp, vb := kvHeat(vr, nil, fit, th.t("kv.values", nil), th)
 		drawSideBySide(c, th, [2]*plot.Plot{kp, vp}, [2]*plot.Plot{kb, vb})
 	}}
 }

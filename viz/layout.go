@@ -1,7 +1,6 @@
 package viz
 
 import (
-	"loupe/format"
 	"strconv"
 	"strings"
 
@@ -9,6 +8,9 @@ import (
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"loupe/format"
+	"loupe/i18n"
 )
 
 // frame is the shell every figure shares: the theme's background, a title
@@ -95,7 +97,7 @@ func noData(th Theme, title, why string) Figure {
 	e.frame = frame{th: th, title: title, body: func(c draw.Canvas) {
 		st := th.body()
 		st.XAlign, st.YAlign = draw.XCenter, draw.YCenter
-		c.FillText(st, c.Center(), fit(st, "no data: "+why, c.Size().X))
+		c.FillText(st, c.Center(), fit(st, th.t("nodata", i18n.Args{"Why": why}), c.Size().X))
 	}}
 	return e
 }
@@ -170,14 +172,14 @@ func splitY(c draw.Canvas, topHeight, gap vg.Length) (top, bottom draw.Canvas) {
 	return top, bottom
 }
 
-// percentTicks labels a 0..1 axis in percent.
-type percentTicks struct{}
+// percentTicks labels a 0..1 axis in percent, in num's notation.
+type percentTicks struct{ num format.Lang }
 
-func (percentTicks) Ticks(lo, hi float64) []plot.Tick {
+func (t percentTicks) Ticks(lo, hi float64) []plot.Tick {
 	ts := plot.DefaultTicks{}.Ticks(lo*100, hi*100)
 	for i := range ts {
 		if ts[i].Label != "" {
-			ts[i].Label = format.Trim(ts[i].Value, 2) + " %" // "25 %", not "25.00 %"
+			ts[i].Label = t.num.Number(format.Trim(ts[i].Value, 2) + " %") // "25 %", not "25.00 %"
 		}
 		ts[i].Value /= 100
 	}

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"loupe/format"
+	"loupe/i18n"
 	"loupe/trace"
 	"loupe/trace/stats"
 )
@@ -21,13 +22,13 @@ import (
 // named. choice < 0 takes the last layer's top candidate.
 func LogitLens(lens []trace.LensLayer, token string, pos, choice int, th Theme) Figure {
 	th = th.complete()
-	title := fmt.Sprintf("logit lens of %s: the next token after each layer", tokenTitle(token, pos))
+	title := th.t("lens.title", i18n.Args{"Token": tokenTitle(token, pos, th)})
 	ranks := 0
 	for _, ll := range lens {
 		ranks = max(ranks, len(ll.Top))
 	}
 	if len(lens) == 0 || ranks == 0 {
-		return noData(th, title, "no logit lens computed")
+		return noData(th, title, th.t("lens.none", nil))
 	}
 	if choice < 0 {
 		choice = lens[len(lens)-1].Top[0].ID
@@ -55,26 +56,26 @@ func LogitLens(lens []trace.LensLayer, token string, pos, choice int, th Theme) 
 			}
 		}
 	}
-	note := fmt.Sprintf("the final choice %s is the top candidate at no layer", quote(choiceText))
+	note := th.t("lens.never", i18n.Args{"Token": th.quote(choiceText)})
 	if choiceText == "" {
-		note = fmt.Sprintf("the final choice (id %d) is in no layer's top %d", choice, ranks)
+		note = th.t("lens.absent", i18n.Args{"ID": choice, "N": ranks})
 	}
 	switch {
 	case first >= 0 && first == stays:
-		note = fmt.Sprintf("the final choice %s leads from %s on (*)", quote(choiceText), th.Count.Layer(first))
+		note = th.t("lens.leads", i18n.Args{"Token": th.quote(choiceText), "Layer": th.layer(first)})
 	case first >= 0 && stays >= 0:
-		note = fmt.Sprintf("the final choice %s first leads at %s (*), and stays ahead from %s", quote(choiceText), th.Count.Layer(first), th.Count.Layer(stays))
+		note = th.t("lens.stays", i18n.Args{"Token": th.quote(choiceText), "Layer": th.layer(first), "Stays": th.layer(stays)})
 	}
 	p := th.newPlot()
 	p.Add(newHeat(rows, th.Palette, 0, 1, th))
 	p.Add(&cellTexts{lens: lens, ranks: ranks, th: th})
 	p.Add(&outlines{cells: marked, th: th})
-	p.X.Label.Text, p.Y.Label.Text = "rank", "layer"
+	p.X.Label.Text, p.Y.Label.Text = th.t("rank", nil), th.t("layer.axis", nil)
 	p.X.Padding, p.Y.Padding = 0, 0
 	p.X.Min, p.X.Max = -0.5, float64(ranks)-0.5
 	p.Y.Min, p.Y.Max = -0.5, float64(len(lens))-0.5
 	p.X.Tick.Marker = indexTicks{n: ranks, base: 1}
-	f := &frame{th: th, title: title, notes: []string{note, "each cell: a candidate and its probability after that layer (final norm, output head); outlined: the final choice"}}
+	f := &frame{th: th, title: title, notes: []string{note, th.t("lens.cells", nil)}}
 	f.body = func(c draw.Canvas) {
 		st := th.body()
 		p.Y.Tick.Marker = fitIndexTicks(len(lens), th.Count.Base(), c.Size().Y-3*th.FontSize, st.Height("0"))
@@ -133,7 +134,7 @@ func (ct *cellTexts) Plot(c draw.Canvas, p *plot.Plot) {
 	for l, ll := range ct.lens {
 		for r, cand := range ll.Top {
 			st.Color = textOn(ct.th, cand.P)
-			s := fit(st, fmt.Sprintf("%s %s", cut(visible(cand.Text), 14), format.Percent(cand.P)), cw)
+			s := fit(st, cut(visible(cand.Text), 14)+" "+ct.th.pct(cand.P), cw)
 			if s == "…" {
 				continue
 			}

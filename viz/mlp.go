@@ -1,15 +1,15 @@
 package viz
 
 import (
-	"fmt"
-	"loupe/format"
-	"loupe/trace/stats"
 	"math"
 	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"loupe/i18n"
+	"loupe/trace/stats"
 )
 
 // MLPValues draws the n values of largest magnitude of an MLP activation
@@ -21,18 +21,19 @@ func MLPValues(values []float32, n int, title string, th Theme) Figure {
 	th = th.complete()
 	vs := stats.LargestAbs(values, n)
 	if title == "" {
-		title = fmt.Sprintf("the %s largest of %s MLP values", format.Thousands(int64(len(vs))), format.Thousands(int64(len(values))))
+		title = th.t("mlp.title", i18n.Args{"N": th.num().Thousands(int64(len(vs))), "Of": th.num().Thousands(int64(len(values)))})
 	}
 	if len(vs) == 0 {
-		return noData(th, title, "no MLP values")
+		return noData(th, title, th.t("mlp.none", nil))
 	}
 	s := stats.SummarizeMLP(values)
-	note := fmt.Sprintf("|value| over all %s: half under %s  ·  %s above 0.5  ·  %s above 1  ·  max %s",
-		format.Thousands(int64(s.N)), format.Sig2(s.MedianAbs), format.Thousands(int64(s.Above05)), format.Thousands(int64(s.Above1)), format.Sig2(s.MaxAbs))
+	nl := th.num()
+	note := th.t("mlp.summary", i18n.Args{"N": nl.Thousands(int64(s.N)), "Median": nl.Sig2(s.MedianAbs), "Half": nl.Number("0.5"),
+		"Above05": nl.Thousands(int64(s.Above05)), "Above1": nl.Thousands(int64(s.Above1)), "Max": nl.Sig2(s.MaxAbs)})
 	p := th.newPlot()
 	p.Add(hline{y: 0, style: draw.LineStyle{Color: th.Grid, Width: vg.Points(1)}})
 	p.Add(&columns{values: vs, pos: th.Accent, neg: th.Negative})
-	p.X.Label.Text = "rank by |value|, sorted by value"
+	p.X.Label.Text = th.t("mlp.rank", nil)
 	p.Y.Label.Text = "silu(gate)·up"
 	p.X.Tick.Marker = integerTicks{}
 	return &frame{th: th, title: title, notes: []string{note}, body: p.Draw}
@@ -60,9 +61,9 @@ func (integerTicks) Ticks(lo, hi float64) []plot.Tick {
 // written out as in the article: "0.017, -0.004, -0.008, …".
 func Embedding(values []float32, token string, th Theme) Figure {
 	th = th.complete()
-	title := fmt.Sprintf("%s → %s numbers", quote(token), format.Thousands(int64(len(values))))
+	title := th.t("embedding.title", i18n.Args{"Token": th.quote(token), "N": th.num().Thousands(int64(len(values)))})
 	if len(values) == 0 {
-		return noData(th, title, "no embedding row")
+		return noData(th, title, th.t("embedding.none", nil))
 	}
 	vs := make([]float64, len(values))
 	for i, v := range values {
@@ -71,7 +72,7 @@ func Embedding(values []float32, token string, th Theme) Figure {
 	p := th.newPlot()
 	p.Add(hline{y: 0, style: draw.LineStyle{Color: th.Grid, Width: vg.Points(1)}})
 	p.Add(&columns{values: vs, pos: th.Accent, neg: th.Negative})
-	p.X.Label.Text, p.Y.Label.Text = "dimension", "value"
+	p.X.Label.Text, p.Y.Label.Text = th.t("dimension", nil), th.t("value", nil)
 	p.X.Tick.Marker = integerTicks{}
-	return &frame{th: th, title: title, notes: []string{format.FirstNumbers(values, 6)}, body: p.Draw}
+	return &frame{th: th, title: title, notes: []string{th.num().FirstNumbers(values, 6)}, body: p.Draw}
 }

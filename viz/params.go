@@ -1,12 +1,10 @@
 package viz
 
 import (
-	"fmt"
-
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg/draw"
 
-	"loupe/format"
+	"loupe/i18n"
 	"loupe/trace"
 	"loupe/trace/stats"
 )
@@ -18,14 +16,14 @@ func ParamShares(info trace.ModelInfo, th Theme) Figure {
 	th = th.complete()
 	parts := stats.ParamSplit(info)
 	head, total, share := stats.OutputReadShare(info)
-	title := fmt.Sprintf("parameters of %s: %s", info.Name, format.Count(total))
+	title := th.t("params.title", i18n.Args{"Model": info.Name, "N": th.num().Count(total)})
 	if len(parts) == 0 {
-		return noData(th, "parameters", "no model loaded")
+		return noData(th, th.t("params.untitled", nil), th.t("params.none", nil))
 	}
-	note := fmt.Sprintf("writing one token reads the output head: %s of %s, %s", format.Count(head), format.Count(total), format.Percent(share))
+	note := th.t("params.head", i18n.Args{"Head": th.num().Count(head), "Total": th.num().Count(total), "Share": th.pct(share)})
 	notes := []string{note}
 	if info.TiedEmbeddings {
-		notes = append(notes, "the output head is the embedding table, used both ways (tied)")
+		notes = append(notes, th.t("params.tied", nil))
 	}
 	return &frame{th: th, title: title, notes: notes, body: func(c draw.Canvas) {
 		drawRows(c, th, func(fit int) *plot.Plot { return paramsPlot(parts, headName(info), fit, th) })
@@ -48,7 +46,7 @@ func paramsPlot(parts []stats.Part, head string, fit int, th Theme) *plot.Plot {
 		if p.Name == head {
 			col = th.Highlight
 		}
-		rows = append(rows, row{name: p.Name, value: p.Of, color: col, text: format.Count(p.Params) + "  " + format.Percent(p.Of)})
+		rows = append(rows, row{name: th.part(p.Name), value: p.Of, color: col, text: th.num().Count(p.Params) + "  " + th.pct(p.Of)})
 	}
-	return rowPlot(rows, "share of the parameters", percentTicks{}, th)
+	return rowPlot(rows, th.t("params.axis", nil), th.percentAxis(), th)
 }

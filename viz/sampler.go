@@ -1,37 +1,43 @@
 package viz
 
 import (
-	"fmt"
 	"math"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"loupe/format"
+	"loupe/i18n"
 	"loupe/trace"
 )
 
-// StageLabel names a sampler stage with its setting on a second line:
-// "temperature\nT = 0.7", "top-k\nk = 0, off".
-func StageLabel(st trace.SamplerStage, s trace.Settings) string {
+// StageLabel names a sampler stage with its setting on a second line, in
+// English: "temperature\nT = 0.7", "top-k\nk = 0, off".
+func StageLabel(st trace.SamplerStage, s trace.Settings) string { return Theme{}.StageLabel(st, s) }
+
+// StageLabel is StageLabel in th's language: the stage's name is the
+// sampler's own ("top-k", "min-p"), its setting a formula with numbers
+// in th's notation ("T = 0,7"), "off" a word.
+func (th Theme) StageLabel(st trace.SamplerStage, s trace.Settings) string {
+	g := func(x float64) string { return th.num().Number(strconv.FormatFloat(x, 'g', -1, 64)) }
 	set := ""
 	switch st.Name {
 	case "penalties":
-		set = fmt.Sprintf("rep %g, pres %g", or(s.RepeatPenalty, 1), s.PresencePenalty)
+		set = th.t("sampler.penalties", i18n.Args{"Rep": g(or(s.RepeatPenalty, 1)), "Pres": g(s.PresencePenalty)})
 	case "temperature":
-		set = fmt.Sprintf("T = %g", s.Temperature)
+		set = "T = " + g(s.Temperature)
 	case "top-k":
-		set = fmt.Sprintf("k = %d", s.TopK)
+		set = "k = " + strconv.Itoa(s.TopK)
 	case "top-p":
-		set = fmt.Sprintf("p = %g", or(s.TopP, 1))
+		set = "p = " + g(or(s.TopP, 1))
 	case "min-p":
-		set = fmt.Sprintf("m = %g", s.MinP)
+		set = "m = " + g(s.MinP)
 	}
 	if !st.On {
-		set += ", off"
+		set += th.t("sampler.off", nil)
 	}
-	return st.Name + "\n" + set
+	return th.t("stage."+st.Name, nil) + "\n" + set
 }
 
 func or(v, def float64) float64 {
@@ -66,13 +72,13 @@ func SamplerStages(st trace.SamplerStages, s trace.Settings, th Theme) Figure {
 			drawn = c.Text
 		}
 	}
-	title := fmt.Sprintf("sampler stages: %s drawn", quote(drawn))
+	title := th.t("sampler.title", i18n.Args{"Token": th.quote(drawn)})
 	if st.Greedy {
-		title = fmt.Sprintf("greedy: %s, the most probable, is taken (no draw)", quote(drawn))
+		title = th.t("sampler.greedy", i18n.Args{"Token": th.quote(drawn)})
 	}
 	n, cols := len(st.Candidates), len(st.Stages)
 	if n == 0 || cols == 0 {
-		return noData(th, "sampler stages", "no sampler stages recorded")
+		return noData(th, th.t("sampler.untitled", nil), th.t("sampler.none", nil))
 	}
 	rows := make([][]float64, n)
 	texts := make([][]string, n)
@@ -83,9 +89,9 @@ func SamplerStages(st trace.SamplerStages, s trace.Settings, th Theme) Figure {
 		texts[i] = make([]string, cols)
 		for si, stage := range st.Stages {
 			p := stage.P[r]
-			rows[i][si], texts[i][si] = p, format.Percent(p)
+			rows[i][si], texts[i][si] = p, th.pct(p)
 			if p == 0 {
-				rows[i][si], texts[i][si] = math.NaN(), "removed"
+				rows[i][si], texts[i][si] = math.NaN(), th.t("sampler.removed", nil)
 			}
 		}
 		if c.ID == st.Drawn {
@@ -112,18 +118,18 @@ func SamplerStages(st trace.SamplerStages, s trace.Settings, th Theme) Figure {
 	hp.Y.Tick.Marker = labelTicks(labels)
 	stageNames := make([]string, cols)
 	for i, stage := range st.Stages {
-		stageNames[i] = StageLabel(stage, s) + "\n" + format.Thousands(int64(stage.Kept)) + " left"
+		stageNames[i] = th.StageLabel(stage, s) + "\n" + th.t("sampler.left", i18n.Args{"N": th.num().Thousands(int64(stage.Kept))})
 	}
 	hp.X.Tick.Marker = plot.ConstantTicks(columnTicks(stageNames))
 	hp.X.Padding, hp.Y.Padding = 0, 0
 	hp.X.Min, hp.X.Max = -0.5, float64(cols)-0.5
 	hp.Y.Min, hp.Y.Max = -0.5, float64(n)-0.5
-	notes := []string{"each cell: the candidate's probability after that stage, renormalised over what is left; grey: removed"}
+	notes := []string{th.t("sampler.cells", nil)}
 	if !st.Greedy {
 		last := st.Stages[len(st.Stages)-1]
-		notes = append(notes, fmt.Sprintf("%s tokens left after min-p; the seeded draw u = %.4f picks the token whose share of [0, 1) holds it", format.Thousands(int64(last.Kept)), st.U))
+		notes = append(notes, th.t("sampler.draw", i18n.Args{"N": th.num().Thousands(int64(last.Kept)), "U": th.num().Fixed(st.U, 4), "Interval": th.t("sampler.interval", nil)}))
 	} else {
-		notes = append(notes, "greedy: temperature, top-k, top-p and min-p are not applied")
+		notes = append(notes, th.t("sampler.greedy.note", nil))
 	}
 	return &frame{th: th, title: title, notes: notes, body: func(c draw.Canvas) { hp.Draw(c) }}
 }

@@ -1,12 +1,10 @@
 package viz
 
 import (
-	"fmt"
-
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg/draw"
 
-	"loupe/format"
+	"loupe/i18n"
 	"loupe/trace"
 	"loupe/trace/stats"
 )
@@ -17,12 +15,12 @@ import (
 // otherwise one column per step, the least confident named in a note.
 func StepProbs(steps []trace.Step, th Theme) Figure {
 	th = th.complete()
-	title := fmt.Sprintf("probability of each chosen token (%s)", format.Plural(len(steps), "step"))
+	title := th.t("steps.title", i18n.Args{"Steps": th.n("steps.count", len(steps), i18n.Args{"N": th.num().Thousands(int64(len(steps)))})})
 	if len(steps) == 0 {
-		return noData(th, "chosen tokens", "no generated tokens")
+		return noData(th, th.t("steps.untitled", nil), th.t("steps.none", nil))
 	}
 	low := leastConfident(steps)
-	note := fmt.Sprintf("least sure: %s at step %d, %s", quote(steps[low].Chosen.Text), low, format.Percent(steps[low].Chosen.P))
+	note := th.t("steps.least", i18n.Args{"Token": th.quote(steps[low].Chosen.Text), "Step": low, "Share": th.pct(steps[low].Chosen.P)})
 	return &frame{th: th, title: title, notes: []string{note}, body: func(c draw.Canvas) {
 		if fit := rowsThatFit(c, th); len(steps) <= fit {
 			stepRows(steps, low, th).Draw(c)
@@ -46,12 +44,12 @@ func leastConfident(steps []trace.Step) int {
 func stepRows(steps []trace.Step, low int, th Theme) *plot.Plot {
 	rows := make([]row, len(steps))
 	for i, s := range steps {
-		rows[i] = row{name: cut(visible(s.Chosen.Text), 16), value: s.Chosen.P, color: th.Accent, text: format.Percent(s.Chosen.P)}
+		rows[i] = row{name: cut(visible(s.Chosen.Text), 16), value: s.Chosen.P, color: th.Accent, text: th.pct(s.Chosen.P)}
 		if i == low {
 			rows[i].color = th.Highlight
 		}
 	}
-	return rowPlot(rows, "probability when chosen", percentTicks{}, th)
+	return rowPlot(rows, th.t("steps.axis", nil), th.percentAxis(), th)
 }
 
 func stepColumns(steps []trace.Step, th Theme) *plot.Plot {
@@ -61,8 +59,8 @@ func stepColumns(steps []trace.Step, th Theme) *plot.Plot {
 	}
 	p := th.newPlot()
 	p.Add(&columns{values: vs, pos: th.Accent, neg: th.Negative})
-	p.X.Label.Text, p.Y.Label.Text = "step", "probability"
-	p.X.Tick.Marker, p.Y.Tick.Marker = integerTicks{}, percentTicks{}
+	p.X.Label.Text, p.Y.Label.Text = th.t("step", nil), th.t("probability", nil)
+	p.X.Tick.Marker, p.Y.Tick.Marker = integerTicks{}, th.percentAxis()
 	p.Y.Min, p.Y.Max = 0, 1
 	return p
 }
@@ -72,21 +70,21 @@ func stepColumns(steps []trace.Step, th Theme) *plot.Plot {
 func ScoreShares(labels []string, scores []float64, th Theme) Figure {
 	th = th.complete()
 	if len(scores) == 0 {
-		return noData(th, "softmax", "no scores")
+		return noData(th, "softmax", th.t("softmax.none", nil))
 	}
 	p := stats.Softmax(scores)
 	best := 0
 	rows := make([]row, len(scores))
 	for i, s := range scores {
-		rows[i] = row{name: tokenAtOr(labels, i, fmt.Sprintf("score %d", i+1)), value: p[i], color: th.Accent,
-			text: fmt.Sprintf("%s → %s", format.Trim(s, 2), format.Percent(p[i]))}
+		rows[i] = row{name: tokenAtOr(labels, i, th.t("softmax.score", i18n.Args{"N": i + 1})), value: p[i], color: th.Accent,
+			text: th.num().Trim(s, 2) + " → " + th.pct(p[i])}
 		if p[i] > p[best] {
 			best = i
 		}
 	}
 	rows[best].color = th.Highlight
-	return &frame{th: th, title: "softmax: scores become shares of 100 %", body: func(c draw.Canvas) {
-		rowPlot(rows[:min(len(rows), rowsThatFit(c, th))], "share", percentTicks{}, th).Draw(c)
+	return &frame{th: th, title: th.t("softmax.title", nil), body: func(c draw.Canvas) {
+		rowPlot(rows[:min(len(rows), rowsThatFit(c, th))], th.t("share", nil), th.percentAxis(), th).Draw(c)
 	}}
 }
 
@@ -103,15 +101,15 @@ func tokenAtOr(labels []string, i int, def string) string {
 func OutputShares(models []trace.ModelInfo, th Theme) Figure {
 	th = th.complete()
 	if len(models) == 0 {
-		return noData(th, "output head", "no model")
+		return noData(th, th.t("part.output", nil), th.t("output.none", nil))
 	}
 	rows := make([]row, len(models))
 	for i, m := range models {
 		head, total, share := stats.OutputReadShare(m)
 		rows[i] = row{name: cut(m.Name, 20), value: share, color: th.Highlight,
-			text: fmt.Sprintf("%s of %s  %s", format.Count(head), format.Count(total), format.Percent(share))}
+			text: th.t("output.row", i18n.Args{"Head": th.num().Count(head), "Total": th.num().Count(total)}) + "  " + th.pct(share)}
 	}
-	return &frame{th: th, title: "output head: share of what writing one token reads", body: func(c draw.Canvas) {
-		rowPlot(rows[:min(len(rows), rowsThatFit(c, th))], "share of the parameters read", percentTicks{}, th).Draw(c)
+	return &frame{th: th, title: th.t("output.title", nil), body: func(c draw.Canvas) {
+		rowPlot(rows[:min(len(rows), rowsThatFit(c, th))], th.t("output.axis", nil), th.percentAxis(), th).Draw(c)
 	}}
 }

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"loupe/format"
+	"loupe/i18n"
 )
 
 // SweepPoint is one measurement of an experiment that varies one thing
@@ -28,7 +29,7 @@ type SweepPoint struct {
 func Sweep(title string, points []SweepPoint, notes []string, th Theme) Figure {
 	th = th.complete()
 	if len(points) == 0 {
-		return noData(th, title, "no points measured")
+		return noData(th, title, th.t("sweep.none", nil))
 	}
 	return &frame{th: th, title: title, notes: notes[:min(3, len(notes))], body: func(c draw.Canvas) {
 		cs := splitX(c, th.FontSize, 1, 1.25)
@@ -44,10 +45,10 @@ func Sweep(title string, points []SweepPoint, notes []string, th Theme) Figure {
 func sweepReading(points []SweepPoint, th Theme) *plot.Plot {
 	rows := make([]row, 0, 2*len(points))
 	for _, p := range points {
-		rows = append(rows, row{name: p.Label, value: p.PrefillTokS, color: th.Prefill, text: format.Sig2(p.PrefillTokS)},
+		rows = append(rows, row{name: p.Label, value: p.PrefillTokS, color: th.Prefill, text: th.num().Sig2(p.PrefillTokS)},
 			row{name: "", value: 0})
 	}
-	return rowPlot(rows, "reading (prefill), tokens/s", speedTicks{}, th)
+	return rowPlot(rows, th.t("sweep.reading", nil), speedTicks{num: th.num()}, th)
 }
 
 // sweepWriting is two bars per point: decode tokens/s measured, then the
@@ -55,23 +56,23 @@ func sweepReading(points []SweepPoint, th Theme) *plot.Plot {
 func sweepWriting(points []SweepPoint, th Theme) *plot.Plot {
 	rows := make([]row, 0, 2*len(points))
 	for _, p := range points {
-		rows = append(rows, row{name: p.Label, value: p.DecodeTokS, color: th.Decode, text: format.Sig2(p.DecodeTokS)})
+		rows = append(rows, row{name: p.Label, value: p.DecodeTokS, color: th.Decode, text: th.num().Sig2(p.DecodeTokS)})
 		pred := row{name: "", value: p.PredictedTokS, color: th.Grid}
 		if p.PredictedTokS > 0 {
-			pred.text = "memory allows " + format.Sig2(p.PredictedTokS) + " (" + format.Bytes(p.BytesPerToken) + "/token)"
+			pred.text = th.t("sweep.allows", i18n.Args{"Rate": th.num().Sig2(p.PredictedTokS), "Bytes": th.num().Bytes(p.BytesPerToken)})
 		}
 		rows = append(rows, pred)
 	}
-	return rowPlot(rows, "writing (decode), tokens/s", speedTicks{}, th)
+	return rowPlot(rows, th.t("sweep.writing", nil), speedTicks{num: th.num()}, th)
 }
 
 // speedTicks labels a tokens/s axis at a round step (1, 2 or 5 × 10^k)
 // that gives 3 to 6 labels, written as counts ("0 10,000 20,000"). gonum's
 // default steps by 2.5 × 10^k with two decimals: a threads sweep's axis
 // read "0.00 25000.00".
-type speedTicks struct{}
+type speedTicks struct{ num format.Lang }
 
-func (speedTicks) Ticks(lo, hi float64) []plot.Tick {
+func (t speedTicks) Ticks(lo, hi float64) []plot.Tick {
 	span := hi - lo
 	if !(span > 0) || math.IsInf(span, 0) {
 		return nil
@@ -90,7 +91,7 @@ func (speedTicks) Ticks(lo, hi float64) []plot.Tick {
 		if v > hi+step*1e-9 {
 			break
 		}
-		ts = append(ts, plot.Tick{Value: v, Label: stepLabel(v, step)})
+		ts = append(ts, plot.Tick{Value: v, Label: t.num.Number(stepLabel(v, step))})
 	}
 	return ts
 }

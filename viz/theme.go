@@ -9,6 +9,8 @@ import (
 	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+
+	"loupe/i18n"
 )
 
 // Theme holds every colour and the text size a figure uses, so a figure
@@ -34,6 +36,10 @@ type Theme struct {
 
 	// Count is how layers and heads are numbered in labels (zero: from 1).
 	Count Numbering
+
+	// Lang is the language of the labels, titles and notes, and of the
+	// numbers in them (zero: English).
+	Lang i18n.Lang
 }
 
 // Dark is the theme for a dark window.
@@ -135,6 +141,7 @@ func (th Theme) newPlot() *plot.Plot {
 		a.Tick.Label.Color = th.Foreground
 		a.Tick.Color = th.Foreground
 		a.Tick.Width = vg.Points(1)
+		a.Tick.Marker = langTicks{num: th.num()}
 	}
 	p.Legend.TextStyle.Font = font.From(sans, th.FontSize)
 	p.Legend.TextStyle.Color = th.Foreground

@@ -1,7 +1,6 @@
 package viz
 
 import (
-	"fmt"
 	"image/color"
 	"math"
 
@@ -9,7 +8,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"loupe/format"
+	"loupe/i18n"
 	"loupe/trace"
 	"loupe/trace/stats"
 )
@@ -59,30 +58,32 @@ func (r TimingRow) DecodeGBs() float64 {
 // decoding uses.
 func TimingBars(runs []TimingRow, bandwidthGBs float64, th Theme) Figure {
 	th = th.complete()
-	title := "the two times of an answer"
+	title := th.t("timing.title", nil)
 	longest := 0.0
 	for _, r := range runs {
 		longest = max(longest, r.Total())
 	}
 	if !(longest > 0) {
-		return noData(th, title, "no timing")
+		return noData(th, title, th.t("timing.none", nil))
 	}
-	return &frame{th: th, title: title, notes: bandwidthNotes(runs, bandwidthGBs), body: func(c draw.Canvas) {
+	return &frame{th: th, title: title, notes: bandwidthNotes(runs, bandwidthGBs, th), body: func(c draw.Canvas) {
 		drawTiming(c, runs, longest, th)
 	}}
 }
 
 // bandwidthNotes compares each run's decode traffic with the bandwidth.
-func bandwidthNotes(runs []TimingRow, bandwidthGBs float64) []string {
+func bandwidthNotes(runs []TimingRow, bandwidthGBs float64, th Theme) []string {
 	var notes []string
 	for _, r := range runs {
 		gbs := r.DecodeGBs()
 		if math.IsNaN(gbs) {
 			continue
 		}
-		s := fmt.Sprintf("%s: %s/token × %s tokens/s ≈ %s GB/s", r.Label, format.Bytes(r.BytesPerToken), format.Sig2(r.DecodeRate()), format.Sig2(gbs))
+		n := th.num()
+		gb := func(x float64) string { return n.Sig2(x) + n.Space() + n.Unit("GB/s") }
+		s := th.t("timing.traffic", i18n.Args{"Run": r.Label, "Bytes": n.Bytes(r.BytesPerToken), "Rate": n.Sig2(r.DecodeRate()), "GBs": gb(gbs)})
 		if bandwidthGBs > 0 {
-			s += fmt.Sprintf(" of %s GB/s measured", format.Sig2(bandwidthGBs))
+			s += th.t("timing.measured", i18n.Args{"GBs": gb(bandwidthGBs)})
 		}
 		notes = append(notes, s)
 	}
@@ -103,7 +104,7 @@ func drawTiming(c draw.Canvas, runs []TimingRow, longest float64, th Theme) {
 	}
 	if len(shown) < len(runs) {
 		st := th.body()
-		c.FillText(st, vg.Point{X: c.Min.X, Y: y - lh}, fmt.Sprintf("(%d more runs do not fit)", len(runs)-len(shown)))
+		c.FillText(st, vg.Point{X: c.Min.X, Y: y - lh}, th.n("timing.more", len(runs)-len(shown), i18n.Args{"N": len(runs) - len(shown)}))
 		y -= lh
 	}
 	drawTimeAxis(c, y-0.3*lh, longest, scale, th)
@@ -115,7 +116,7 @@ func drawTimingRun(c draw.Canvas, r TimingRow, scale vg.Length, y vg.Length, th 
 	lh := lineHeight(th.body())
 	st := th.body()
 	st.YAlign = draw.YTop
-	c.FillText(st, vg.Point{X: c.Min.X, Y: y}, fit(st, fmt.Sprintf("%s: %s in all", r.Label, format.Duration(r.Total())), c.Size().X))
+	c.FillText(st, vg.Point{X: c.Min.X, Y: y}, fit(st, th.t("timing.total", i18n.Args{"Run": r.Label, "Time": th.num().Duration(r.Total())}), c.Size().X))
 	top, bottom := y-1.15*lh, y-2.15*lh
 	x0 := c.Min.X
 	xp := x0 + max(vg.Points(1), vg.Length(finiteOr0(r.PrefillSeconds))*scale)
@@ -127,8 +128,8 @@ func drawTimingRun(c draw.Canvas, r TimingRow, scale vg.Length, y vg.Length, th 
 		txt string
 		col color.Color
 	}{
-		{phaseLine("reading", r.PrefillTokens, r.PrefillSeconds, r.PrefillRate(), share), th.Prefill},
-		{phaseLine("writing", r.DecodeTokens, r.DecodeSeconds, r.DecodeRate(), 1-share), th.Decode},
+		{phaseLine("timing.reading", r.PrefillTokens, r.PrefillSeconds, r.PrefillRate(), share, th), th.Prefill},
+		{phaseLine("timing.writing", r.DecodeTokens, r.DecodeSeconds, r.DecodeRate(), 1-share, th), th.Decode},
 	}
 	for i, l := range lines {
 		st.Color = l.col
@@ -136,10 +137,12 @@ func drawTimingRun(c draw.Canvas, r TimingRow, scale vg.Length, y vg.Length, th 
 	}
 }
 
-// phaseLine is "reading 17 tokens · 0.08 s · 213 tokens/s · 1.1 %".
-func phaseLine(name string, tokens int, seconds, rate, share float64) string {
-	return oneLine(fmt.Sprintf("%s %s tokens", name, format.Thousands(int64(tokens))), format.Duration(seconds),
-		format.Sig2(rate)+" tokens/s", format.Percent(share))
+// phaseLine is "reading 17 tokens · 0.08 s · 213 tokens/s · 1.1 %"; key
+// names the phase's sentence ("timing.reading").
+func phaseLine(key string, tokens int, seconds, rate, share float64, th Theme) string {
+	n := th.num()
+	return oneLine(th.n(key, tokens, i18n.Args{"N": n.Thousands(int64(tokens))}), n.Duration(seconds),
+		th.t("rate", i18n.Args{"Rate": n.Sig2(rate)}), th.pct(share))
 }
 
 // drawTimeAxis draws a seconds axis at height y.
@@ -154,7 +157,7 @@ func drawTimeAxis(c draw.Canvas, y vg.Length, longest float64, scale vg.Length, 
 		}
 		x := c.Min.X + vg.Length(t.Value)*scale
 		c.StrokeLine2(line, x, y, x, y-st.Font.Size/3)
-		lbl := t.Label + " s"
+		lbl := th.num().Number(t.Label) + th.num().Space() + "s"
 		switch st.XAlign = draw.XCenter; {
 		case x-st.Width(lbl)/2 < c.Min.X:
 			st.XAlign = draw.XLeft

@@ -1,14 +1,13 @@
 package viz
 
 import (
-	"fmt"
 	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"loupe/format"
+	"loupe/i18n"
 	"loupe/trace"
 )
 
@@ -24,9 +23,9 @@ func TokenChips(tokens []trace.Token, th Theme) Figure {
 			prompt++
 		}
 	}
-	title := fmt.Sprintf("%s: %s read, %s written", format.Plural(len(tokens), "token"), format.Thousands(int64(prompt)), format.Thousands(int64(len(tokens)-prompt)))
+	title := th.t("tokens.title", i18n.Args{"Tokens": th.tokens(len(tokens)), "Read": th.num().Thousands(int64(prompt)), "Written": th.num().Thousands(int64(len(tokens) - prompt))})
 	if len(tokens) == 0 {
-		return noData(th, "tokens", "no tokens")
+		return noData(th, th.t("tokens.untitled", nil), th.t("tokens.none", nil))
 	}
 	return &frame{th: th, title: title, body: func(c draw.Canvas) { drawChips(c, tokens, th) }}
 }
@@ -48,7 +47,7 @@ func drawChips(c draw.Canvas, tokens []trace.Token, th Theme) {
 		n-- // below the canvas
 	}
 	if n < len(chips) {
-		for n > 0 && chips[n-1].x+chips[n-1].w+st.Width(moreText(len(tokens)-n+1))+th.FontSize > c.Max.X {
+		for n > 0 && chips[n-1].x+chips[n-1].w+st.Width(moreText(len(tokens)-n+1, th))+th.FontSize > c.Max.X {
 			n-- // make room for the count on the last line
 		}
 		x, y := c.Min.X, c.Max.Y
@@ -56,14 +55,16 @@ func drawChips(c draw.Canvas, tokens []trace.Token, th Theme) {
 			x, y = chips[n-1].x+chips[n-1].w+th.FontSize/2, chips[n-1].y
 		}
 		st.YAlign = draw.YTop
-		c.FillText(st, vg.Point{X: x, Y: y}, moreText(len(tokens)-n))
+		c.FillText(st, vg.Point{X: x, Y: y}, moreText(len(tokens)-n, th))
 	}
 	for i, ch := range chips[:n] {
 		drawChip(c, ch.x, ch.y, ch.w, ch.txt, ch.id, tokens[i].Generated, th)
 	}
 }
 
-func moreText(n int) string { return fmt.Sprintf("… %s more", format.Thousands(int64(n))) }
+func moreText(n int, th Theme) string {
+	return th.t("tokens.more", i18n.Args{"N": th.num().Thousands(int64(n))})
+}
 
 // layChips places every chip, wrapping lines at the right edge.
 func layChips(c draw.Canvas, tokens []trace.Token, th Theme) []chip {
@@ -106,17 +107,17 @@ func drawChip(c draw.Canvas, x, y, w vg.Length, txt, id string, generated bool, 
 // trace.Attention; tokens are the sequence's texts.
 func LayerHeads(tokens []string, heads [][]float32, layer int, th Theme) Figure {
 	th = th.complete()
-	title := th.Count.Layer(layer) + ": where each head looks most"
+	title := th.t("heads.title", i18n.Args{"Layer": th.layer(layer)})
 	if len(heads) == 0 {
-		return noData(th, title, "no heads")
+		return noData(th, title, th.t("heads.none", nil))
 	}
 	rows := make([]row, len(heads))
 	best := -1.0
 	for h, w := range heads {
-		rows[h] = row{name: th.Count.Head(h), color: th.Accent, text: "–"}
+		rows[h] = row{name: th.t("head", i18n.Args{"N": th.Count.Index(h)}), color: th.Accent, text: "–"}
 		if k := argmax(w); k >= 0 {
 			rows[h].value = float64(w[k])
-			rows[h].text = fmt.Sprintf("%s  %s", quote(tokenAt(tokens, k)), format.Percent(float64(w[k])))
+			rows[h].text = th.quote(tokenAt(tokens, k)) + "  " + th.pct(float64(w[k]))
 			best = max(best, rows[h].value)
 		}
 	}
@@ -127,7 +128,7 @@ func LayerHeads(tokens []string, heads [][]float32, layer int, th Theme) Figure 
 	}
 	return &frame{th: th, title: title, body: func(c draw.Canvas) {
 		drawRows(c, th, func(fit int) *plot.Plot {
-			return rowPlot(rows[:min(fit, len(rows))], "largest share of the head's attention", percentTicks{}, th)
+			return rowPlot(rows[:min(fit, len(rows))], th.t("heads.axis", nil), th.percentAxis(), th)
 		})
 	}}
 }

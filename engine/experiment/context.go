@@ -3,10 +3,9 @@ package experiment
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"loupe/engine"
-	"loupe/format"
+	"loupe/i18n"
 	"loupe/trace/stats"
 )
 
@@ -34,25 +33,27 @@ func runContext(ctx context.Context, m *engine.Model, opt Options, r *Result) er
 		return err
 	}
 	r.BandwidthGBs = gbs
+	l, num := opt.Lang, opt.Lang.Numbers()
 	if !opt.ComputeFill {
-		r.Notes = append(r.Notes, fmt.Sprintf("the cache below the last %d positions holds stand-in keys and values, not computed ones: a decode step reads them all the same, so its time does not depend on them", opt.PromptTokens))
+		r.Notes = append(r.Notes, l.T("experiment.note.standin", i18n.Args{"N": num.Thousands(int64(opt.PromptTokens))}))
 	}
 	defer m.ReleaseContext() // gigabytes at 32k that later runs do not need
 	maxCtx := info.MaxPositions - opt.DecodeTokens
 	for i, n := range lengths {
 		if n > maxCtx {
 			if i > 0 && lengths[i-1] >= maxCtx || maxCtx < 1 {
-				r.Stopped = fmt.Sprintf("stopped before %s: the model's context is %s positions", label(n), format.Thousands(info.MaxPositions))
+				r.Stopped = l.T("experiment.stopped.context", i18n.Args{"Point": label(n), "Max": num.Thousands(int64(info.MaxPositions))})
 				break
 			}
-			r.Stopped = fmt.Sprintf("%s measured at %s positions: the model's context (%s) less the %d tokens written",
-				label(n), format.Thousands(maxCtx), format.Thousands(info.MaxPositions), opt.DecodeTokens)
+			r.Stopped = l.T("experiment.stopped.less", i18n.Args{"Point": label(n), "At": num.Thousands(int64(maxCtx)),
+				"Max": num.Thousands(int64(info.MaxPositions)), "N": num.Thousands(int64(opt.DecodeTokens))})
 			n = maxCtx
 		}
-		opt.Progress(float64(i)/float64(len(lengths)), fmt.Sprintf("context %s: filling the cache, reading %d tokens, writing %d", label(n), min(n, opt.PromptTokens), opt.DecodeTokens))
+		opt.Progress(float64(i)/float64(len(lengths)), l.T("experiment.progress.context", i18n.Args{"Point": label(n),
+			"Read": num.Thousands(int64(min(n, opt.PromptTokens))), "Write": num.Thousands(int64(opt.DecodeTokens))}))
 		p, err := contextPoint(ctx, m, opt, ids, n, gbs)
 		if errors.Is(err, engine.ErrTooLarge) {
-			r.Stopped = fmt.Sprintf("stopped before %s: %v", label(n), err)
+			r.Stopped = l.T("experiment.stopped.err", i18n.Args{"Point": label(n), "Err": err.Error()})
 			break
 		}
 		if err != nil {

@@ -134,7 +134,9 @@ type Options struct {
 	Second, SecondLabel string
 	// CacheDir holds the quantised copies ("": os.UserCacheDir()/loupe/quant).
 	CacheDir string
-	// Lang is the language of Plan's sentence (the zero Lang: English).
+	// Lang is the language of Plan's sentence, of the notes, stop
+	// reason, progress lines and run names a sweep writes (the zero
+	// Lang: English).
 	Lang i18n.Lang
 	// Kernels is the kernel choice of every run (the kernels sweep: of
 	// the runs outside it, none); the zero Choice: the kernels in use
@@ -188,11 +190,11 @@ func Run(ctx context.Context, m *engine.Model, opt Options) (Result, error) {
 	if err != nil {
 		return r, err
 	}
-	r.nameRuns()
+	r.nameRuns(opt.Lang)
 	if len(r.Points) > 0 && r.BandwidthGBs == 0 {
 		r.BandwidthGBs = r.Points[len(r.Points)-1].BandwidthGBs
 	}
-	opt.Progress(1, "done")
+	opt.Progress(1, opt.Lang.T("experiment.progress.done", nil))
 	return r, nil
 }
 
@@ -247,23 +249,19 @@ func label(n int) string {
 	return format.Thousands(n)
 }
 
-// runNames are the experiments as a run of the history names its origin.
-var runNames = map[string]string{Texts: "two-texts experiment", Kernels: "kernels experiment",
-	Threads: "threads experiment", Quant: "quantisation experiment"}
-
 // nameRuns writes each point's run's Origin: the point first, which the
 // Compare tab's narrow run choosers must show, then the experiment
 // ("q8_0 (quantisation experiment)", "2 threads (threads experiment)").
-func (r *Result) nameRuns() {
+func (r *Result) nameRuns(l i18n.Lang) {
 	for _, p := range r.Points {
 		if p.Run == nil {
 			continue
 		}
 		point := p.Label
 		if n, ok := p.Value.(int); ok && r.What == Threads {
-			point = format.Plural(n, "thread")
+			point = threadsName(l, n)
 		}
-		p.Run.Origin = point + " (" + runNames[r.What] + ")"
+		p.Run.Origin = l.T("experiment.run.origin", i18n.Args{"Point": point, "Experiment": l.T("experiment.run."+r.What, nil)})
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"loupe/engine/convert"
 	"loupe/engine/fingerprint"
 	"loupe/format"
+	"loupe/i18n"
 	"loupe/trace"
 )
 
@@ -65,7 +66,7 @@ func runQuant(ctx context.Context, m *engine.Model, opt Options, r *Result) (err
 	for i, typ := range types {
 		var p Point
 		if typ == orig {
-			opt.Progress(float64(2*i+1)/steps, fmt.Sprintf("%s (the original): reading %d tokens, writing %d", typ, opt.PromptTokens, opt.DecodeTokens))
+			opt.Progress(float64(2*i+1)/steps, progress(opt.Lang, opt.Lang.T("experiment.point.original", i18n.Args{"Type": typ}), opt))
 			if p, err = runPoint(ctx, m, opt, gbs); err != nil {
 				return err
 			}
@@ -74,15 +75,15 @@ func runQuant(ctx context.Context, m *engine.Model, opt Options, r *Result) (err
 				return fmt.Errorf("experiment: weight type %q: want %s or %s", typ, orig, strings.Join(QuantTypes, ", "))
 			}
 			path := filepath.Join(dir, "model-"+strings.ToUpper(typ)+".gguf")
-			opt.Progress(float64(2*i)/steps, fmt.Sprintf("writing the %s copy to %s", typ, dir))
-			fresh, err := writeCopy(ctx, src, path, typ, r)
+			opt.Progress(float64(2*i)/steps, opt.Lang.T("experiment.progress.copy", i18n.Args{"Type": typ, "Dir": dir}))
+			fresh, err := writeCopy(ctx, src, path, typ, r, opt.Lang)
 			if fresh || err != nil && ctx.Err() != nil { // written, or cut off while writing (its .part removed)
 				written = append(written, path)
 			}
 			if err != nil {
 				return err
 			}
-			opt.Progress(float64(2*i+1)/steps, fmt.Sprintf("%s: reading %d tokens, writing %d", typ, opt.PromptTokens, opt.DecodeTokens))
+			opt.Progress(float64(2*i+1)/steps, progress(opt.Lang, typ, opt))
 			if p, err = runCopy(ctx, path, m.Threads(), opt, gbs); err != nil {
 				return err
 			}
@@ -90,7 +91,7 @@ func runQuant(ctx context.Context, m *engine.Model, opt Options, r *Result) (err
 		p.Value, p.Label = typ, typ
 		r.Points = append(r.Points, p)
 	}
-	r.Notes = append(r.Notes, choiceNotes(r.Points)...)
+	r.Notes = append(r.Notes, choiceNotes(r.Points, opt.Lang)...)
 	return nil
 }
 
@@ -153,16 +154,16 @@ func copiesPath(base, src string) (string, error) {
 // writeCopy writes the typ copy of src at path unless the cache has it,
 // after checking the disk has room; fresh reports a file it created.
 // The file appears under its name only when complete.
-func writeCopy(ctx context.Context, src, path, typ string, r *Result) (fresh bool, err error) {
+func writeCopy(ctx context.Context, src, path, typ string, r *Result, l i18n.Lang) (fresh bool, err error) {
 	size, fallbacks, err := convert.GGUFPlan(src, typ)
 	if err != nil {
 		return false, err
 	}
 	if len(fallbacks) > 0 {
-		r.Notes = append(r.Notes, fallbackNote(typ, fallbacks))
+		r.Notes = append(r.Notes, fallbackNote(typ, fallbacks, l))
 	}
 	if st, err := os.Stat(path); err == nil && st.Size() > 0 {
-		r.Notes = append(r.Notes, fmt.Sprintf("%s copy reused from the cache: %s (%s)", typ, path, format.Bytes(float64(st.Size()))))
+		r.Notes = append(r.Notes, l.T("experiment.note.reused", i18n.Args{"Type": typ, "Path": path, "Size": l.Numbers().Bytes(float64(st.Size()))}))
 		return false, nil
 	}
 	dir := filepath.Dir(path)
@@ -180,13 +181,13 @@ func writeCopy(ctx context.Context, src, path, typ string, r *Result) (fresh boo
 		os.Remove(tmp)
 		return false, fmt.Errorf("experiment: %w", err)
 	}
-	r.Notes = append(r.Notes, fmt.Sprintf("%s copy written to %s (%s)", typ, path, format.Bytes(float64(size))))
+	r.Notes = append(r.Notes, l.T("experiment.note.written", i18n.Args{"Type": typ, "Path": path, "Size": l.Numbers().Bytes(float64(size))}))
 	return true, nil
 }
 
 // fallbackNote says which matrices the quantiser could not give Q4_K or
 // Q6_K: their rows do not fill 256-weight blocks.
-func fallbackNote(typ string, fs []convert.Fallback) string {
+func fallbackNote(typ string, fs []convert.Fallback, l i18n.Lang) string {
 	cols := map[int]bool{}
 	for _, f := range fs {
 		cols[f.Cols] = true
@@ -196,9 +197,7 @@ func fallbackNote(typ string, fs []convert.Fallback) string {
 		cs = append(cs, fmt.Sprint(c))
 	}
 	sort.Strings(cs)
-	return fmt.Sprintf("%s: %d matrices have rows of %s weights, not a multiple of 256, so they cannot be K-quants: as in llama-quantize, "+
-		"Q6_K ones fall back to Q8_0; Q4_K ones fall back to Q8_0 too (llama.cpp writes Q5_0, which Loupe has no kernel for)",
-		typ, len(fs), strings.Join(cs, ", "))
+	return l.T("experiment.note.fallback", i18n.Args{"Type": typ, "N": len(fs), "Cols": strings.Join(cs, ", ")})
 }
 
 // runCopy loads the copy at path and measures it as the original.
@@ -214,7 +213,7 @@ func runCopy(ctx context.Context, path string, threads int, opt Options, gbs flo
 // choiceNotes say, for each copy, where its greedy text first leaves the
 // original's (the first point) and how far the top-10 probabilities moved
 // before that.
-func choiceNotes(ps []Point) []string {
+func choiceNotes(ps []Point, l i18n.Lang) []string {
 	if len(ps) < 2 {
 		return nil
 	}
@@ -224,10 +223,11 @@ func choiceNotes(ps []Point) []string {
 		at := FirstDivergence(base.Ids, p.Ids)
 		dp := MeanTopDeltaP(base, p, at)
 		if at < 0 {
-			notes = append(notes, fmt.Sprintf("%s wrote the same %d tokens as %s; its top-10 probabilities moved by %.2f points on average", p.Label, len(p.Ids), base.Label, 100*dp))
+			notes = append(notes, l.T("experiment.note.same", i18n.Args{"Copy": p.Label, "N": len(p.Ids), "Base": base.Label, "Moved": l.Numbers().Fixed(100*dp, 2)}))
 			continue
 		}
-		notes = append(notes, fmt.Sprintf("%s's text leaves %s's at written token %d of %d; before that its top-10 probabilities moved by %.2f points on average", p.Label, base.Label, at+1, len(p.Ids), 100*dp))
+		notes = append(notes, l.T("experiment.note.leaves", i18n.Args{"Copy": p.Label, "Base": base.Label, "At": at + 1, "N": len(p.Ids),
+			"Moved": l.Numbers().Fixed(100*dp, 2)}))
 	}
 	return notes
 }

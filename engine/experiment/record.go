@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
+	"loupe/i18n"
 	"loupe/kernels"
 	"loupe/trace"
 	"loupe/trace/stats"
@@ -153,7 +155,10 @@ func ReadRecord(data []byte) (Record, error) {
 // median ratio of the decode and prefill speeds point by point, and
 // whether the written tokens are the same (greedy: they should be, in
 // the same arithmetic).
-func Compare(rec Record, r Result) string {
+func Compare(rec Record, r Result) string { return CompareIn(rec, r, i18n.English) }
+
+// CompareIn is Compare's sentence in l, its numbers in l's notation.
+func CompareIn(rec Record, r Result, l i18n.Lang) string {
 	var dec, pre []float64
 	same, compared := 0, 0
 	worst := 0.0 // largest |Δp| of a top candidate where the tokens agree
@@ -174,20 +179,30 @@ func Compare(rec Record, r Result) string {
 		}
 	}
 	if len(dec) == 0 {
-		return "The rerun measured none of the saved points."
+		return l.T("experiment.compare.none", nil)
 	}
-	s := fmt.Sprintf("Against the saved figures, writing ran at %.2f × the saved speed and reading at %.2f × (medians over %d points).",
-		stats.Median(dec), stats.Median(pre), len(dec))
-	if compared > 0 {
-		s += fmt.Sprintf(" The same tokens were written at %d of %d points", same, compared)
-		switch {
-		case same == 0:
-			s += "."
-		case worst <= 1e-4:
-			s += fmt.Sprintf(", their top-10 probabilities within %.0e (the check: 1e-4 in exact arithmetic).", max(worst, 1e-9))
-		default:
-			s += fmt.Sprintf(", their top-10 probabilities up to %.1e apart: more than 1e-4 (another kernel level or arithmetic rounds differently).", worst)
-		}
+	return compareSentence(stats.Median(dec), stats.Median(pre), len(dec), same, compared, worst, l)
+}
+
+// compareSentence says the rerun's speed over the saved one (medians of
+// n points) and whether same of compared points wrote the same tokens,
+// their top-10 probabilities at most worst apart.
+func compareSentence(dec, pre float64, n, same, compared int, worst float64, l i18n.Lang) string {
+	num := l.Numbers()
+	times := func(x float64) string { return num.Fixed(x, 2) + num.Space() + "×" }
+	e := func(x float64, d int) string { return num.Number(strconv.FormatFloat(x, 'e', d, 64)) }
+	s := l.T("experiment.compare.speed", i18n.Args{"Dec": times(dec), "Pre": times(pre), "N": n})
+	if compared == 0 {
+		return s
+	}
+	s += l.T("experiment.compare.same", i18n.Args{"Same": same, "N": compared})
+	switch {
+	case same == 0:
+		s += "."
+	case worst <= 1e-4:
+		s += l.T("experiment.compare.within", i18n.Args{"Worst": e(max(worst, 1e-9), 0), "Check": num.Number("1e-4")})
+	default:
+		s += l.T("experiment.compare.apart", i18n.Args{"Worst": e(worst, 1), "Check": num.Number("1e-4")})
 	}
 	return s
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"loupe/engine"
+	"loupe/i18n"
 	"loupe/kernels"
 	"loupe/trace"
 	"loupe/trace/stats"
@@ -36,10 +37,10 @@ func runKernels(ctx context.Context, m *engine.Model, opt Options, r *Result) er
 			// Pure Go is 100-200 × slower at reading than the best level:
 			// fewer tokens give its speed in seconds instead of minutes.
 			o.PromptTokens, o.DecodeTokens = max(8, opt.PromptTokens/8), max(4, opt.DecodeTokens/4)
-			r.Notes = append(r.Notes, fmt.Sprintf("generic (pure Go) read %d tokens and wrote %d, not %d and %d: speeds per token compare all the same",
-				o.PromptTokens, o.DecodeTokens, opt.PromptTokens, opt.DecodeTokens))
+			r.Notes = append(r.Notes, opt.Lang.T("experiment.note.generic", i18n.Args{"Read": o.PromptTokens, "Write": o.DecodeTokens,
+				"Prompt": opt.PromptTokens, "Decode": opt.DecodeTokens}))
 		}
-		opt.Progress(float64(i)/float64(len(names)), fmt.Sprintf("kernels %s: reading %d tokens, writing %d", name, o.PromptTokens, o.DecodeTokens))
+		opt.Progress(float64(i)/float64(len(names)), progress(opt.Lang, opt.Lang.T("experiment.point.kernels", i18n.Args{"Name": name}), o))
 		p, err := runPoint(ctx, m, o, gbs)
 		if err != nil {
 			return err
@@ -48,8 +49,7 @@ func runKernels(ctx context.Context, m *engine.Model, opt Options, r *Result) er
 		r.Points = append(r.Points, p)
 	}
 	if slices.Contains(names, Exact) && slices.Contains(names, kernels.AVX512BF16.String()) {
-		r.Notes = append(r.Notes, fmt.Sprintf("exact: %s with every product in fp32; avx512bf16 multiplies activations rounded to bf16 in prefill: faster, less exact",
-			kernels.BestExact()))
+		r.Notes = append(r.Notes, opt.Lang.T("experiment.note.exact", i18n.Args{"Level": kernels.BestExact().String()}))
 	}
 	return nil
 }
@@ -113,7 +113,7 @@ func runThreads(ctx context.Context, m *engine.Model, opt Options, r *Result) er
 			return err
 		}
 		m.SetThreads(n)
-		opt.Progress(float64(i)/float64(len(counts)), fmt.Sprintf("%d threads: reading %d tokens, writing %d", n, opt.PromptTokens, opt.DecodeTokens))
+		opt.Progress(float64(i)/float64(len(counts)), progress(opt.Lang, threadsName(opt.Lang, n), opt))
 		p, err := runPoint(ctx, m, opt, gbs)
 		if err != nil {
 			return err

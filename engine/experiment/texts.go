@@ -3,11 +3,11 @@ package experiment
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"loupe/assets"
 	"loupe/engine"
+	"loupe/i18n"
 )
 
 // Texts is the experiment of the article's first figure: two prompts, the
@@ -31,18 +31,19 @@ func runTexts(ctx context.Context, m *engine.Model, opt Options, r *Result) erro
 		return err
 	}
 	r.BandwidthGBs = gbs
-	labels := []string{"your prompt", opt.SecondLabel}
+	num := opt.Lang.Numbers()
+	labels := []string{opt.Lang.T("experiment.label.prompt", nil), opt.SecondLabel}
 	if labels[1] == "" {
-		labels[1] = "the second text"
+		labels[1] = opt.Lang.T("experiment.label.second", nil)
 	}
 	for i, text := range []string{opt.Prompt, opt.Second} {
 		room := m.Info().MaxPositions - opt.DecodeTokens - 1
 		o := opt
 		o.Prompt, o.PromptTokens = text, room
 		if n := len(m.Encode(text)); n > room {
-			r.Notes = append(r.Notes, fmt.Sprintf("%s cut to its first %d of %d tokens to leave room for %d written in the model's context", labels[i], room, n, opt.DecodeTokens))
+			r.Notes = append(r.Notes, opt.Lang.T("experiment.note.cut", i18n.Args{"Text": labels[i], "Room": num.Thousands(int64(room)), "N": num.Thousands(int64(n)), "Decode": opt.DecodeTokens}))
 		}
-		opt.Progress(float64(i)/2, fmt.Sprintf("%s: reading it, writing %d tokens", labels[i], opt.DecodeTokens))
+		opt.Progress(float64(i)/2, opt.Lang.T("experiment.progress.text", i18n.Args{"Text": labels[i], "Write": opt.DecodeTokens}))
 		p, err := runPoint(ctx, m, o, gbs)
 		if err != nil {
 			return err
@@ -54,4 +55,16 @@ func runTexts(ctx context.Context, m *engine.Model, opt Options, r *Result) erro
 		r.Points = append(r.Points, p)
 	}
 	return nil
+}
+
+// progress is the line a point's run shows while it measures: "kernels
+// avx2: reading 128 tokens, writing 32".
+func progress(l i18n.Lang, point string, o Options) string {
+	return l.T("experiment.progress", i18n.Args{"Point": point, "Read": l.Numbers().Thousands(int64(o.PromptTokens)),
+		"Write": l.Numbers().Thousands(int64(o.DecodeTokens))})
+}
+
+// threadsName is a thread count as a point's name: "12 threads", "12 fils".
+func threadsName(l i18n.Lang, n int) string {
+	return l.N("experiment.point.threads", n, i18n.Args{"N": l.Numbers().Thousands(int64(n))})
 }

@@ -153,7 +153,7 @@ func tellLesson(f *lessonFlags, log io.Writer) (*lesson.Lesson, error) {
 		if err := page.Write(f.html, in, page.KV(in, m), time.Now()); err != nil {
 			return nil, fmt.Errorf("--html %s: %w", f.html, err)
 		}
-		fmt.Fprintf(log, "lesson page written to %s, its figures beside it\n", f.html)
+		fmt.Fprintln(log, in.Lang.T("lesson.page.written", i18n.Args{"File": f.html}))
 	}
 	return lesson.Build(in)
 }

@@ -4,7 +4,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg/draw"
 
-	"loupe/format"
+	"loupe/i18n"
 )
 
 // BatchPoint is one batch size of the "several conversations at once"
@@ -24,7 +24,7 @@ type BatchPoint struct {
 func BatchSweep(title string, points []BatchPoint, notes []string, th Theme) Figure {
 	th = th.complete()
 	if len(points) == 0 {
-		return noData(th, title, "no points measured")
+		return noData(th, title, th.t("batch.none", nil))
 	}
 	return &frame{th: th, title: title, notes: notes[:min(3, len(notes))], body: func(c draw.Canvas) {
 		cs := splitX(c, th.FontSize, 1.4, 1)
@@ -41,17 +41,18 @@ func BatchSweep(title string, points []BatchPoint, notes []string, th Theme) Fig
 func batchTotal(points []BatchPoint, th Theme) *plot.Plot {
 	rows := make([]row, 0, 3*len(points))
 	for _, p := range points {
-		rows = append(rows, row{name: p.Label, value: p.DecodeTokS, color: th.Decode, text: format.Sig2(p.DecodeTokS)})
-		rows = append(rows, ceiling("memory allows ", p.MemoryTokS, th), ceiling("computation allows ", p.ComputeTokS, th))
+		rows = append(rows, row{name: p.Label, value: p.DecodeTokS, color: th.Decode, text: th.num().Sig2(p.DecodeTokS)})
+		rows = append(rows, ceiling("batch.memory", p.MemoryTokS, th), ceiling("batch.compute", p.ComputeTokS, th))
 	}
-	return rowPlot(rows, "writing, all conversations, tokens/s", nil, th)
+	return rowPlot(rows, th.t("batch.total", nil), nil, th)
 }
 
-// ceiling is a grey bar of what one resource allows, empty when unknown.
+// ceiling is a grey bar of what one resource allows (the sentence of key
+// what), empty when unknown.
 func ceiling(what string, tokS float64, th Theme) row {
 	r := row{value: tokS, color: th.Grid}
 	if tokS > 0 {
-		r.text = what + format.Sig2(tokS)
+		r.text = th.t(what, i18n.Args{"Rate": th.num().Sig2(tokS)})
 	}
 	return r
 }
@@ -61,8 +62,8 @@ func ceiling(what string, tokS float64, th Theme) row {
 func batchEach(points []BatchPoint, th Theme) *plot.Plot {
 	rows := make([]row, 0, 3*len(points))
 	for _, p := range points {
-		rows = append(rows, row{name: p.Label, value: p.PerSequenceTokS, color: th.Prefill, text: format.Sig2(p.PerSequenceTokS)},
+		rows = append(rows, row{name: p.Label, value: p.PerSequenceTokS, color: th.Prefill, text: th.num().Sig2(p.PerSequenceTokS)},
 			row{}, row{})
 	}
-	return rowPlot(rows, "each conversation, tokens/s", nil, th)
+	return rowPlot(rows, th.t("batch.each", nil), nil, th)
 }

@@ -2,12 +2,10 @@ package experiment
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 
 	"loupe/engine"
 	"loupe/engine/perf"
-	"loupe/format"
 	"loupe/i18n"
 	"loupe/kernels"
 	"loupe/trace/stats"
@@ -43,14 +41,14 @@ func runBatch(ctx context.Context, m *engine.Model, opt Options, r *Result) erro
 	if err != nil {
 		return err
 	}
-	opt.Progress(0, "measuring the compute peak")
+	opt.Progress(0, opt.Lang.T("experiment.progress.peak", nil))
 	peak := perf.MeasureComputeFor(m.Threads(), batchArithmetic(m, opt.Kernels))
 	r.BandwidthGBs, r.PeakGFLOPs, r.PeakLoop = gbs, peak.GFLOPs, peak.Loop
 	if err := warmBatch(ctx, m, opt); err != nil {
 		return err
 	}
 	for i, b := range sizes {
-		opt.Progress(float64(i)/float64(len(sizes)), fmt.Sprintf("%s at once: reading %d tokens each, writing %d", format.Plural(b, "conversation"), opt.PromptTokens, opt.DecodeTokens))
+		opt.Progress(float64(i)/float64(len(sizes)), progress(opt.Lang, opt.Lang.N("experiment.point.batch", b, i18n.Args{"N": opt.Lang.Numbers().Thousands(int64(b))}), opt))
 		p, err := batchPoint(ctx, m, opt, b, gbs, peak.GFLOPs)
 		if err != nil {
 			return err

@@ -184,7 +184,7 @@ func NewControls(onGenerate, onStop func()) *Controls {
 		widget.NewLabel("Min-p"), c.MinP,
 		widget.NewLabel("Presence penalty"), c.Presence,
 		widget.NewLabel("Seed"), c.Seed,
-		widget.NewLabel("Threads (0: physical cores)"), c.Threads,
+		widget.NewLabel("Threads (0: per core)"), c.Threads,
 		widget.NewLabel("Kernels"), c.Kernels,
 	)
 	c.Box = container.NewVBox(c.History, c.Prompt,

@@ -92,7 +92,7 @@ func TestForManyCallsAfterIdle(t *testing.T) {
 	defer p.Close()
 	for k := range 5 {
 		checkCover(t, p, 300+k)
-		time.Sleep(3 * parkAfter)
+		waitParked(t, p)
 	}
 	for k := range 2000 { // back-to-back: the spinning path
 		checkCover(t, p, 3+k%50)
@@ -199,7 +199,7 @@ func TestCallerPanicUnchanged(t *testing.T) {
 func TestStolenRangePanics(t *testing.T) {
 	p := newPool(4)
 	defer p.Close()
-	time.Sleep(3 * parkAfter) // park the workers: the caller may take their ranges
+	waitParked(t, p) // parked workers: the caller may take their ranges
 	done := make(chan any)
 	go func() {
 		done <- catch(func() {
@@ -249,7 +249,7 @@ func TestCloseIdempotent(t *testing.T) {
 func TestCloseWhileParked(t *testing.T) {
 	p := newPool(4)
 	checkCover(t, p, 100)
-	time.Sleep(3 * parkAfter)
+	waitParked(t, p)
 	done := make(chan struct{})
 	go func() { p.Close(); close(done) }()
 	select {
@@ -354,4 +354,27 @@ func BenchmarkForWork(b *testing.B) {
 			}
 		})
 	}
+}
+
+// waitParked waits for the event the park path needs: every persistent
+// worker's parked flag up, which spinUntil raises just before it blocks on
+// its wake channel (after parkAfter without work).
+func waitParked(t *testing.T, p *Pool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !allParked(p) {
+		if time.Now().After(deadline) {
+			t.Fatal("the workers did not park within 10 s")
+		}
+		runtime.Gosched()
+	}
+}
+
+func allParked(p *Pool) bool {
+	for _, s := range p.workers[1:] {
+		if !s.parked.Load() {
+			return false
+		}
+	}
+	return true
 }

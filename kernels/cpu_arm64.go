@@ -3,19 +3,20 @@
 package kernels
 
 // Every arm64 CPU has Advanced SIMD (Go requires ARMv8-A), so NEON is
-// always there; NEONDot needs FEAT_DotProd, read once: Linux HWCAP
-// (cpufeat_arm64.go), macOS sysctl (cpufeat_darwin_arm64.go), Windows
-// IsProcessorFeaturePresent (cpufeat_windows_arm64.go).
+// always there; NEONDot needs FEAT_DotProd and NEONBF16 FEAT_BF16 as well,
+// read once: Linux HWCAP and HWCAP2 (cpufeat_arm64.go), macOS sysctl
+// (cpufeat_darwin_arm64.go), Windows IsProcessorFeaturePresent
+// (cpufeat_windows_arm64.go, which has no flag for FEAT_BF16).
 var (
 	hasAVX2, hasAVX512, hasAVX512BF16 = false, false, false
 	avx2Set, avx512Set, avx512bf16Set *kernelSet
 
-	hasNEON    = true
-	hasNEONDot = hasDotProd()
+	hasNEON     = true
+	hasNEONDot  = hasDotProd()
+	hasNEONBF16 = hasNEONDot && hasBF16()
 )
 
-// roundRowsBF16 rounds x to bf16 into xb (RoundedX; unused here: no arm64
-// level multiplies bf16 activations).
+// roundRowsBF16 rounds x to bf16 into xb (RoundedX, at NEONBF16).
 func roundRowsBF16(xb []BF16, x []float32) {
 	for i, v := range x {
 		xb[i] = FromFloat32(v)
@@ -46,7 +47,18 @@ var (
 	}
 	// neondotSet adds SDOT to the integer decode.
 	neondotSet = withQ8(neonSet, matVecQ8SDOT, "NEON SDOT")
+	// neonbf16Set differs from neondotSet in prefill only, as avx512bf16
+	// from avx512: bf16 weights × activations rounded to bf16 in BFMMLA
+	// (RoundsActivations); decode keeps x exact (widening FMLA).
+	neonbf16Set = withBF16MMLA(neondotSet)
 )
+
+// withBF16MMLA is s with its bf16 prefill in BFMMLA tiles.
+func withBF16MMLA(s *kernelSet) *kernelSet {
+	c := *s
+	c.matMulBF16, c.matMulBF16X = matMulBF16MMLA, matMulBF16MMLAX
+	return &c
+}
 
 // withQ8 is s with its integer decode replaced.
 func withQ8(s *kernelSet, mv func(Quant, []float32, []byte, *QuantizedX), name string) *kernelSet {

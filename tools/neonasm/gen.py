@@ -195,6 +195,15 @@ def hsum4(s, t0, t1):
     faddp4s(t0, t0, t1)
 
 
+def zip2d(d, n, m, hi=False):  # ZIP{1,2} Vd.2D, Vn.2D, Vm.2D: [n.lo, m.lo] / [n.hi, m.hi]
+    word(_rrr(0x4EC07800 if hi else 0x4EC03800, d, n, m),
+         "ZIP%d V%d.2D, V%d.2D, V%d.2D" % (2 if hi else 1, d, n, m))
+
+
+def bfmmla(d, n, m):  # BFMMLA Vd.4S, Vn.8H, Vm.8H: d[2i+j] += Σ_k n[4i+k]·m[4j+k] (FEAT_BF16)
+    word(_rrr(0x6E40EC00, d, n, m), "BFMMLA V%d.4S, V%d.8H, V%d.8H" % (d, n, m))
+
+
 def header():
     e("//go:build !purego")
     e()
@@ -350,6 +359,70 @@ def gemm4x4(bf16):
         ins("VST1", "[V0.S4], (R0)", c="out[t·ldo : t·ldo+4], t = %d" % t)
         if t < 3:
             ins("ADD", "R1, R0, R0")
+    ins("RET")
+    e()
+
+
+MMLA_DOC = """// gemm4x4BF16MMLA (FEAT_BF16): the 4 × 4 tile of prefill with bf16
+// weights and activations rounded to bf16, in BFMMLA. One BFMMLA
+// multiplies a 2 × 4 block of two rows by the 4 × 2 block of two tokens
+// and adds the 2 × 2 products to four fp32 lanes: 16 multiply-adds (32
+// operations), against 4 for an FMLA. Pseudo-Go of a step of 8 columns:
+//
+//	w0 … w3 := w[i][c : c+8], x0 … x3 := xb[t][c : c+8]    // 8 loads of 16 bytes
+//	rp[p] = [w(2p)[c:c+4] ‖ w(2p+1)[c:c+4]], and c+4:c+8    // ZIP1/ZIP2 .2D
+//	tp[q] likewise from tokens 2q, 2q+1
+//	acc[p][q] += rp[p] · tp[q]ᵀ                             // 8 BFMMLA
+//
+// 8 loads and 8 ZIP for 8 BFMMLA: 128 multiply-adds per 128 bytes of
+// weights and activations. out gets the four accumulators as they lie:
+// out[4(2p+q) + 2i + j] is row 2p+i, token 2q+j (mmlaAt in Go). k is a
+// positive multiple of 8, strides in elements (0: one row or token four
+// times). Registers: R2–R5 rows, R6–R9 tokens, R10 k; V0–V3 rows, V4–V7
+// tokens, V8–V11 row pairs, V12–V15 token pairs, V16–V19 acc[p][q] =
+// V(16+2p+q) for columns c … c+3 of each step, V20–V23 for c+4 … c+7
+// (two chains each, summed at the end)."""
+
+
+def gemm4x4_mmla():
+    name = "gemm4x4BF16MMLA"
+    e("// func %s(out *float32, w *BF16, ldw int, xb *BF16, ldx int, k int)" % name)
+    e("TEXT ·%s(SB), NOSPLIT, $0-48" % name)
+    ins("MOVD", "out+0(FP), R0")
+    ins("MOVD", "w+8(FP), R2")
+    ins("MOVD", "ldw+16(FP), R11")
+    ins("MOVD", "xb+24(FP), R6")
+    ins("MOVD", "ldx+32(FP), R12")
+    ins("MOVD", "k+40(FP), R10")
+    ins("LSL", "$1, R11", c="ldw in bytes")
+    ins("LSL", "$1, R12", c="ldx in bytes")
+    ins("ADD", "R11, R2, R3")
+    ins("ADD", "R11, R3, R4")
+    ins("ADD", "R11, R4, R5")
+    ins("ADD", "R12, R6, R7")
+    ins("ADD", "R12, R7, R8")
+    ins("ADD", "R12, R8, R9")
+    for v in range(16, 24):
+        ins("VEOR", "V%d.B16, V%d.B16, V%d.B16" % (v, v, v))
+    e("mmla:")
+    for i in range(4):
+        ins("VLD1.P", "16(R%d), [V%d.H8]" % (2 + i, i), c="row %d: 8 bf16" % i)
+    for t in range(4):
+        ins("VLD1.P", "16(R%d), [V%d.H8]" % (6 + t, 4 + t), c="token %d: 8 bf16" % t)
+    for p in range(2):
+        zip2d(8 + 2 * p, 2 * p, 2 * p + 1)
+        zip2d(9 + 2 * p, 2 * p, 2 * p + 1, hi=True)
+        zip2d(12 + 2 * p, 4 + 2 * p, 5 + 2 * p)
+        zip2d(13 + 2 * p, 4 + 2 * p, 5 + 2 * p, hi=True)
+    for half in range(2):
+        for p in range(2):
+            for q in range(2):
+                bfmmla(16 + 4 * half + 2 * p + q, 8 + 2 * p + half, 12 + 2 * q + half)
+    ins("SUBS", "$8, R10")
+    ins("BNE", "mmla")
+    for a in range(16, 20):
+        fadd4s(a, a, a + 4)
+    ins("VST1", "[V16.S4, V17.S4, V18.S4, V19.S4], (R0)", c="out[0:16]")
     ins("RET")
     e()
 
@@ -1257,6 +1330,9 @@ def main():
         e()
         gemm4x4(False)
         gemm4x4(True)
+        e(MMLA_DOC)
+        e()
+        gemm4x4_mmla()
         gemm_nn()
     elif what == "quant":
         global EMU

@@ -3,10 +3,11 @@
 package kernels
 
 // Every arm64 CPU has Advanced SIMD (Go requires ARMv8-A), so NEON is
-// always there; NEONDot needs FEAT_DotProd and NEONBF16 FEAT_BF16 as well,
+// always there; NEONDot needs FEAT_DotProd, NEONBF16 FEAT_BF16 as well and
+// NEONI8MM FEAT_I8MM besides (every CPU with I8MM Loupe targets has BF16),
 // read once: Linux HWCAP and HWCAP2 (cpufeat_arm64.go), macOS sysctl
 // (cpufeat_darwin_arm64.go), Windows IsProcessorFeaturePresent
-// (cpufeat_windows_arm64.go, which has no flag for FEAT_BF16).
+// (cpufeat_windows_arm64.go, which has no flag for FEAT_BF16 or FEAT_I8MM).
 var (
 	hasAVX2, hasAVX512, hasAVX512BF16 = false, false, false
 	avx2Set, avx512Set, avx512bf16Set *kernelSet
@@ -14,6 +15,7 @@ var (
 	hasNEON     = true
 	hasNEONDot  = hasDotProd()
 	hasNEONBF16 = hasNEONDot && hasBF16()
+	hasNEONI8MM = hasNEONBF16 && hasI8MM()
 )
 
 // roundRowsBF16 rounds x to bf16 into xb (RoundedX, at NEONBF16).
@@ -51,7 +53,18 @@ var (
 	// from avx512: bf16 weights × activations rounded to bf16 in BFMMLA
 	// (RoundsActivations); decode keeps x exact (widening FMLA).
 	neonbf16Set = withBF16MMLA(neondotSet)
+	// neoni8mmSet adds SMMLA to neonbf16Set for the int8 products of
+	// several tokens at once (MatMulQ8: the MoE experts' prefill), the
+	// arithmetic of decode (int8 activations per 32) kept.
+	neoni8mmSet = withQ8MMLA(neonbf16Set)
 )
+
+// withQ8MMLA is s with MatMulQ8 in SMMLA tiles.
+func withQ8MMLA(s *kernelSet) *kernelSet {
+	c := *s
+	c.matMulQ8 = matMulQ8MMLA
+	return &c
+}
 
 // withBF16MMLA is s with its bf16 prefill in BFMMLA tiles.
 func withBF16MMLA(s *kernelSet) *kernelSet {

@@ -26,3 +26,7 @@ func hasDotProd() bool {
 // not the Advanced SIMD BFMMLA, and an SVE flag would say nothing of it
 // on a CPU without SVE (Snapdragon X). The level stays off on Windows.
 func hasBF16() bool { return false }
+
+// hasI8MM reports FEAT_I8MM as absent, for the same reason: Windows names
+// SVE's I8MM only (PF_ARM_SVE_I8MM_INSTRUCTIONS_AVAILABLE).
+func hasI8MM() bool { return false }

@@ -48,3 +48,60 @@ func dotBF16F64(w, x []BF16) (sum, mag float64) {
 	}
 	return sum, mag
 }
+
+// TestQ8MMLATile checks the SMMLA tile and its Go version against the
+// float64 oracle of each lane (scales times the exact integer sums), a
+// row and a token paired with itself included.
+func TestQ8MMLATile(t *testing.T) {
+	t.Run(NEONI8MM.String(), func(t *testing.T) {
+		if !Supported(NEONI8MM) {
+			t.Skip("CPU lacks FEAT_I8MM")
+		}
+		r := rand.New(rand.NewPCG(8, 45))
+		for _, nb := range []int{1, 2, 7, 48} {
+			w := randBlocks(r, Q8_0, 2, 32*nb)
+			rows := [2][]byte{w[:34*nb], w[34*nb:]}
+			var x [2][]int8
+			for j := range 2 {
+				x[j] = make([]int8, 32*nb)
+				for c := range x[j] {
+					x[j][c] = int8(r.IntN(255) - 127)
+				}
+			}
+			ws, xs := make([]float32, 4*nb), make([]float32, 4*nb)
+			for k := range ws {
+				ws[k], xs[k] = float32(r.Float64()), float32(r.Float64())
+			}
+			for _, self := range []bool{false, true} {
+				w1, x1 := rows[1], x[1]
+				if self {
+					w1, x1 = rows[0], x[0]
+				}
+				var asm, gov [4]float32
+				gemmQ8MMLA(&asm[0], &rows[0][0], &w1[0], &x[0][0], &x1[0], &ws[0], &xs[0], nb)
+				gemmQ8MMLAGo(&gov, [2][]byte{rows[0], w1}, [2][]int8{x[0], x1}, ws, xs, nb)
+				for i := range 2 {
+					for j := range 2 {
+						wr, xj := [2][]byte{rows[0], w1}[i], [2][]int8{x[0], x1}[j]
+						var want, mag float64
+						for b := range nb {
+							var s int64
+							for c := range 32 {
+								s += int64(int8(wr[34*b+2+c])) * int64(xj[32*b+c])
+							}
+							k := 4*b + 2*i + j
+							p := float64(ws[k]) * float64(xs[k]) * float64(s)
+							want, mag = want+p, mag+math.Abs(p)
+						}
+						tol := 2 * sumTol(nb) * mag
+						for name, got := range map[string]float32{"asm": asm[2*i+j], "go": gov[2*i+j]} {
+							if math.Abs(float64(got)-want) > tol {
+								t.Errorf("%s nb=%d self=%v: row %d token %d = %v, float64 %v (tol %.3g)", name, nb, self, i, j, got, want, tol)
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}

@@ -31,6 +31,7 @@ GPR = {
     "axpy": "YP XP N",
     "add": "YP XP N",
     "gemvQ8_0": "OUT ROWS ROW RB XQ DX NB BLK XQP DXP LEFT DH",
+    "gemmQ8MMLA": "OUT W0 W1 X0 X1 WS XS NB",
     "gemvQ": "OUT ROWS ROW RB XQ DX AUX BLK XQP DXP AUXP LEFT PTR SC0 SC1 SC2 SC3 SC4 - NSB",
     "gemvQ6K": "OUT ROWS ROW RB XQ DX AUX BLK XQP DXP AUXP LEFT PTR DH - - - - - NSB",
     "max": "XP - N",
@@ -202,6 +203,10 @@ def zip2d(d, n, m, hi=False):  # ZIP{1,2} Vd.2D, Vn.2D, Vm.2D: [n.lo, m.lo] / [n
 
 def bfmmla(d, n, m):  # BFMMLA Vd.4S, Vn.8H, Vm.8H: d[2i+j] += Σ_k n[4i+k]·m[4j+k] (FEAT_BF16)
     word(_rrr(0x6E40EC00, d, n, m), "BFMMLA V%d.4S, V%d.8H, V%d.8H" % (d, n, m))
+
+
+def smmla(d, n, m):  # SMMLA Vd.4S, Vn.16B, Vm.16B: d[2i+j] += Σ_k n[8i+k]·m[8j+k] (FEAT_I8MM)
+    word(_rrr(0x4E80A400, d, n, m), "SMMLA V%d.4S, V%d.16B, V%d.16B" % (d, n, m))
 
 
 def header():
@@ -423,6 +428,60 @@ def gemm4x4_mmla():
     for a in range(16, 20):
         fadd4s(a, a, a + 4)
     ins("VST1", "[V16.S4, V17.S4, V18.S4, V19.S4], (R0)", c="out[0:16]")
+    ins("RET")
+    e()
+
+
+Q8MM_DOC = """// gemmQ8MMLA (FEAT_I8MM): the 2 × 2 tile of Q8_0 rows w0, w1 by two
+// tokens' int8 activations x0, x1 (QuantizedX.q) over nb ≥ 1 blocks of 32,
+// out[2i+j] = Σ_b ws[4b+2i+j]·xs[4b+2i+j]·Σ_c q_i[c]·qx_j[c] (ws: the rows'
+// scales d_i as [d0 d0 d1 d1], xs: the tokens' dx_j as [dx0 dx1 dx0 dx1],
+// per block). One SMMLA multiplies a 2 × 8 block of the two rows by the
+// 8 × 2 block of the two tokens into a 2 × 2 int32 tile: 32 products,
+// against 16 for an SDOT. A block: 4 loads of 32 bytes (2 rows, 2 tokens),
+// 8 ZIP (two rows' or tokens' 8 bytes in one register), 4 SMMLA in two
+// chains, ADD, SCVTF, 2 scale loads, FMUL, FMLA. Lanes never mix: out[2i+j]
+// depends on row i and token j only, so a row or token paired with itself
+// gives the same value. Registers: R1, R2 rows (past the f16 scale), R3,
+// R4 tokens, R5 ws, R6 xs, R7 nb; V0–V3 rows, V4–V7 tokens, V8–V11 row
+// pairs, V12–V15 token pairs, V16, V17 int32 sums, V18, V19 scales, V20
+// the fp32 tile."""
+
+
+def gemm_q8_mmla():
+    name = "gemmQ8MMLA"
+    e("// func %s(out *float32, w0, w1 *byte, x0, x1 *int8, ws, xs *float32, nb int)" % name)
+    e("TEXT ·%s(SB), NOSPLIT, $0-64" % name)
+    for i, a in enumerate(["out", "w0", "w1", "x0", "x1", "ws", "xs", "nb"]):
+        ins("MOVD", "%s+%d(FP), R%d" % (a, 8 * i, i))
+    ins("ADD", "$2, R1", c="past block 0's f16 scale")
+    ins("ADD", "$2, R2")
+    ins("VEOR", "V20.B16, V20.B16, V20.B16")
+    e("q8mm:")
+    ins("VLD1.P", "32(R1), [V0.B16, V1.B16]", c="row 0: 32 int8")
+    ins("VLD1.P", "32(R2), [V2.B16, V3.B16]", c="row 1")
+    ins("ADD", "$2, R1", c="past the next block's scale")
+    ins("ADD", "$2, R2")
+    ins("VLD1.P", "32(R3), [V4.B16, V5.B16]", c="token 0: 32 int8")
+    ins("VLD1.P", "32(R4), [V6.B16, V7.B16]", c="token 1")
+    for k in range(2):
+        zip2d(8 + 2 * k, k, 2 + k)
+        zip2d(9 + 2 * k, k, 2 + k, hi=True)
+        zip2d(12 + 2 * k, 4 + k, 6 + k)
+        zip2d(13 + 2 * k, 4 + k, 6 + k, hi=True)
+    ins("VEOR", "V16.B16, V16.B16, V16.B16")
+    ins("VEOR", "V17.B16, V17.B16, V17.B16")
+    for k in range(4):
+        smmla(16 + k % 2, 8 + k, 12 + k)
+    ins("VADD", "V17.S4, V16.S4, V16.S4")
+    scvtf4s(16, 16)
+    ins("VLD1.P", "16(R5), [V18.S4]", c="d_i of the block")
+    ins("VLD1.P", "16(R6), [V19.S4]", c="dx_j of the block")
+    fmul4s(18, 18, 19)
+    ins("VFMLA", "V16.S4, V18.S4, V20.S4")
+    ins("SUBS", "$1, R7")
+    ins("BNE", "q8mm")
+    ins("VST1", "[V20.S4], (R0)", c="out[0:4]")
     ins("RET")
     e()
 
@@ -1360,6 +1419,9 @@ def main():
         dequant_q4k(True)
         dequant_q6k()
         quantize_x()
+        e(Q8MM_DOC)
+        e()
+        gemm_q8_mmla()
     elif what == "norm":
         norm()
     else:

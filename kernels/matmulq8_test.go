@@ -2,13 +2,16 @@ package kernels
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 )
 
 // TestMatMulQ8 checks MatMulQ8 at every level against the float64 oracle
 // of each token (checkQ8: on x̂ within fp32 summation, on x within the
-// rounding's bound): odd and even rows and tokens, every format.
+// rounding's bound), and that each output is MatVecQ8's for its token bit
+// for bit (the engine's prefill experts give decode's values): odd and
+// even rows and tokens, every format.
 func TestMatMulQ8(t *testing.T) {
 	forEachLevel(t, func(t *testing.T, l Level) {
 		r := rand.New(rand.NewPCG(45, 2))
@@ -26,7 +29,14 @@ func TestMatMulQ8(t *testing.T) {
 					out, check := guarded(t, (n-1)*ld+rows, 0)
 					MatMulQ8(q, out, ld, w, as)
 					check()
+					ref := make([]float32, rows)
 					for i := range n {
+						MatVecQ8(q, ref, w, as[i])
+						for r := range rows {
+							if math.Float32bits(out[i*ld+r]) != math.Float32bits(ref[r]) {
+								t.Fatalf("%v %dx%d token %d of %d: out[%d] = %v, MatVecQ8 %v", q, rows, cols, i, n, r, out[i*ld+r], ref[r])
+							}
+						}
 						checkQ8(t, fmt.Sprintf("%v %dx%d token %d of %d", q, rows, cols, i, n), out[i*ld:i*ld+rows], q, w, xs[i])
 					}
 				}

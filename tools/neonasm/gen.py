@@ -433,19 +433,24 @@ def gemm4x4_mmla():
 
 
 Q8MM_DOC = """// gemmQ8MMLA (FEAT_I8MM): the 2 × 2 tile of Q8_0 rows w0, w1 by two
-// tokens' int8 activations x0, x1 (QuantizedX.q) over nb ≥ 1 blocks of 32,
-// out[2i+j] = Σ_b ws[4b+2i+j]·xs[4b+2i+j]·Σ_c q_i[c]·qx_j[c] (ws: the rows'
-// scales d_i as [d0 d0 d1 d1], xs: the tokens' dx_j as [dx0 dx1 dx0 dx1],
-// per block). One SMMLA multiplies a 2 × 8 block of the two rows by the
-// 8 × 2 block of the two tokens into a 2 × 2 int32 tile: 32 products,
-// against 16 for an SDOT. A block: 4 loads of 32 bytes (2 rows, 2 tokens),
-// 8 ZIP (two rows' or tokens' 8 bytes in one register), 4 SMMLA in two
-// chains, ADD, SCVTF, 2 scale loads, FMUL, FMLA. Lanes never mix: out[2i+j]
+// tokens' int8 activations x0, x1 (QuantizedX.q) over nb blocks of 32 (a
+// positive multiple of 4), with decode's arithmetic (gemvQ8_0SDOT): for
+// each block b, the exact integer sum Σ_c q_i·qx_j, converted, times the
+// fp32 product d_i·dx_j (ws: [d0 d0 d1 d1] per block, xs: [dx0 dx1 dx0
+// dx1]), added by one fused multiply-add into accumulator b mod 4:
+// out[4k + 2i+j] is that accumulator k of row i, token j. Go sums the four
+// as decode does, so each output equals decode's bit for bit.
+//
+// One SMMLA multiplies a 2 × 8 block of the two rows by the 8 × 2 block
+// of the two tokens into a 2 × 2 int32 tile: 32 products, against 16 for
+// an SDOT. A block: 4 loads of 32 bytes (2 rows, 2 tokens), 8 ZIP (two
+// rows' or tokens' 8 bytes in one register), 4 SMMLA in two chains, ADD,
+// SCVTF, 2 scale loads, FMUL, FMLA. Lanes never mix: out[4k + 2i+j]
 // depends on row i and token j only, so a row or token paired with itself
 // gives the same value. Registers: R1, R2 rows (past the f16 scale), R3,
 // R4 tokens, R5 ws, R6 xs, R7 nb; V0–V3 rows, V4–V7 tokens, V8–V11 row
-// pairs, V12–V15 token pairs, V16, V17 int32 sums, V18, V19 scales, V20
-// the fp32 tile."""
+// pairs, V12–V15 token pairs, V16, V17 int32 sums, V18, V19 scales,
+// V20–V23 the four fp32 accumulators."""
 
 
 def gemm_q8_mmla():
@@ -456,32 +461,34 @@ def gemm_q8_mmla():
         ins("MOVD", "%s+%d(FP), R%d" % (a, 8 * i, i))
     ins("ADD", "$2, R1", c="past block 0's f16 scale")
     ins("ADD", "$2, R2")
-    ins("VEOR", "V20.B16, V20.B16, V20.B16")
+    for v in range(20, 24):
+        ins("VEOR", "V%d.B16, V%d.B16, V%d.B16" % (v, v, v))
     e("q8mm:")
-    ins("VLD1.P", "32(R1), [V0.B16, V1.B16]", c="row 0: 32 int8")
-    ins("VLD1.P", "32(R2), [V2.B16, V3.B16]", c="row 1")
-    ins("ADD", "$2, R1", c="past the next block's scale")
-    ins("ADD", "$2, R2")
-    ins("VLD1.P", "32(R3), [V4.B16, V5.B16]", c="token 0: 32 int8")
-    ins("VLD1.P", "32(R4), [V6.B16, V7.B16]", c="token 1")
-    for k in range(2):
-        zip2d(8 + 2 * k, k, 2 + k)
-        zip2d(9 + 2 * k, k, 2 + k, hi=True)
-        zip2d(12 + 2 * k, 4 + k, 6 + k)
-        zip2d(13 + 2 * k, 4 + k, 6 + k, hi=True)
-    ins("VEOR", "V16.B16, V16.B16, V16.B16")
-    ins("VEOR", "V17.B16, V17.B16, V17.B16")
-    for k in range(4):
-        smmla(16 + k % 2, 8 + k, 12 + k)
-    ins("VADD", "V17.S4, V16.S4, V16.S4")
-    scvtf4s(16, 16)
-    ins("VLD1.P", "16(R5), [V18.S4]", c="d_i of the block")
-    ins("VLD1.P", "16(R6), [V19.S4]", c="dx_j of the block")
-    fmul4s(18, 18, 19)
-    ins("VFMLA", "V16.S4, V18.S4, V20.S4")
-    ins("SUBS", "$1, R7")
+    for blk in range(4):
+        ins("VLD1.P", "32(R1), [V0.B16, V1.B16]", c="block %d, row 0: 32 int8" % blk)
+        ins("VLD1.P", "32(R2), [V2.B16, V3.B16]", c="row 1")
+        ins("ADD", "$2, R1", c="past the next block's scale")
+        ins("ADD", "$2, R2")
+        ins("VLD1.P", "32(R3), [V4.B16, V5.B16]", c="token 0: 32 int8")
+        ins("VLD1.P", "32(R4), [V6.B16, V7.B16]", c="token 1")
+        for k in range(2):
+            zip2d(8 + 2 * k, k, 2 + k)
+            zip2d(9 + 2 * k, k, 2 + k, hi=True)
+            zip2d(12 + 2 * k, 4 + k, 6 + k)
+            zip2d(13 + 2 * k, 4 + k, 6 + k, hi=True)
+        ins("VEOR", "V16.B16, V16.B16, V16.B16")
+        ins("VEOR", "V17.B16, V17.B16, V17.B16")
+        for k in range(4):
+            smmla(16 + k % 2, 8 + k, 12 + k)
+        ins("VADD", "V17.S4, V16.S4, V16.S4", c="exact: |Σ| ≤ 32·127·128")
+        scvtf4s(16, 16)
+        ins("VLD1.P", "16(R5), [V18.S4]", c="d_i of the block")
+        ins("VLD1.P", "16(R6), [V19.S4]", c="dx_j of the block")
+        fmul4s(18, 18, 19)
+        ins("VFMLA", "V16.S4, V18.S4, V%d.S4" % (20 + blk), c="acc[b mod 4] += isum·(d·dx)")
+    ins("SUBS", "$4, R7")
     ins("BNE", "q8mm")
-    ins("VST1", "[V20.S4], (R0)", c="out[0:4]")
+    ins("VST1", "[V20.S4, V21.S4, V22.S4, V23.S4], (R0)", c="out[0:16]")
     ins("RET")
     e()
 

@@ -146,7 +146,7 @@ func TestEnvSelectsLevel(t *testing.T) {
 
 func TestFMAPeakLoop(t *testing.T) {
 	forEachLevel(t, func(t *testing.T, l Level) {
-		perIter := map[Level]int64{Generic: 16, AVX2: 192, AVX512: 384, AVX512BF16: 768, NEON: 128, NEONDot: 128, NEONBF16: 128, NEONI8MM: 128}[l]
+		perIter := map[Level]int64{Generic: 16, AVX2: 192, AVX512: 384, AVX512BF16: 768, NEON: 128, NEONDot: 128, NEONBF16: 512, NEONI8MM: 512}[l]
 		if got := FMAPeakLoop(1000); got != 1000*perIter {
 			t.Fatalf("FMAPeakLoop(1000) = %d flops, want %d", got, 1000*perIter)
 		}
@@ -161,7 +161,10 @@ func TestFMAPeakLoop(t *testing.T) {
 		if FP32PeakLoop(0) != 0 {
 			t.Fatal("FP32PeakLoop(0) did work")
 		}
-		want := map[bool]string{false: "fp32 FMA", true: "bf16 VDPBF16PS"}[l == AVX512BF16]
+		want := map[Level]string{AVX512BF16: "bf16 VDPBF16PS", NEONBF16: "bf16 BFMMLA", NEONI8MM: "bf16 BFMMLA"}[l]
+		if want == "" {
+			want = "fp32 FMA"
+		}
 		if got := PeakLoopName(); got != want {
 			t.Fatalf("PeakLoopName() = %q, want %q", got, want)
 		}

@@ -66,10 +66,12 @@ func withQ8MMLA(s *kernelSet) *kernelSet {
 	return &c
 }
 
-// withBF16MMLA is s with its bf16 prefill in BFMMLA tiles.
+// withBF16MMLA is s with its bf16 prefill in BFMMLA tiles, and the BFMMLA
+// loop as its compute peak (s's FMLA loop as the fp32 one).
 func withBF16MMLA(s *kernelSet) *kernelSet {
 	c := *s
 	c.matMulBF16, c.matMulBF16X = matMulBF16MMLA, matMulBF16MMLAX
+	c.fmaPeak, c.fp32Peak = bfmmlaPeakNEONLoop, s.fmaPeak
 	return &c
 }
 

@@ -172,6 +172,14 @@ func fmaPeakNEON(iters int)
 
 func fmaPeakNEONLoop(iters int) int64 { fmaPeakNEON(iters); return int64(iters) * 16 * 4 * 2 }
 
+// bfmmlaPeakNEON is in gemv_arm64.s (FEAT_BF16): iters > 0 rounds of 16
+// BFMMLA, each 16 multiply-adds (2 × 4 by 4 × 2).
+//
+//go:noescape
+func bfmmlaPeakNEON(iters int)
+
+func bfmmlaPeakNEONLoop(iters int) int64 { bfmmlaPeakNEON(iters); return int64(iters) * 16 * 16 * 2 }
+
 // gemm4x4BF16MMLA is in gemv_arm64.s (FEAT_BF16): the 4 × 4 tile of rows
 // w, w+ldw, … by tokens xb, xb+ldx, … over k columns (a positive multiple
 // of 8), out[mmlaAt(i, t)] = Σ_c w[i][c]·xb[t][c], strides in elements (0:

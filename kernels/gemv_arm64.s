@@ -666,6 +666,51 @@ mmla:
 #undef LDW
 #undef LDX
 
+
+// bfmmlaPeakNEON: iters > 0 rounds of 16 independent BFMMLA (16
+// multiply-adds each), all in registers: the compute peak of neonbf16's
+// prefill, as fmaPeakNEON is of the fp32 products.
+TEXT ·bfmmlaPeakNEON(SB), NOSPLIT, $0-8
+	MOVD     iters+0(FP), R0
+	VMOVI    $0x3f, V30.B16                     // bf16 0x3f3f = 0.746 in every lane
+	VMOVI    $0x3f, V31.B16
+	VEOR     V0.B16, V0.B16, V0.B16
+	VEOR     V1.B16, V1.B16, V1.B16
+	VEOR     V2.B16, V2.B16, V2.B16
+	VEOR     V3.B16, V3.B16, V3.B16
+	VEOR     V4.B16, V4.B16, V4.B16
+	VEOR     V5.B16, V5.B16, V5.B16
+	VEOR     V6.B16, V6.B16, V6.B16
+	VEOR     V7.B16, V7.B16, V7.B16
+	VEOR     V8.B16, V8.B16, V8.B16
+	VEOR     V9.B16, V9.B16, V9.B16
+	VEOR     V10.B16, V10.B16, V10.B16
+	VEOR     V11.B16, V11.B16, V11.B16
+	VEOR     V12.B16, V12.B16, V12.B16
+	VEOR     V13.B16, V13.B16, V13.B16
+	VEOR     V14.B16, V14.B16, V14.B16
+	VEOR     V15.B16, V15.B16, V15.B16
+bfpeak:
+	WORD     $0x6e5fefc0                        // BFMMLA V0.4S, V30.8H, V31.8H
+	WORD     $0x6e5fefc1                        // BFMMLA V1.4S, V30.8H, V31.8H
+	WORD     $0x6e5fefc2                        // BFMMLA V2.4S, V30.8H, V31.8H
+	WORD     $0x6e5fefc3                        // BFMMLA V3.4S, V30.8H, V31.8H
+	WORD     $0x6e5fefc4                        // BFMMLA V4.4S, V30.8H, V31.8H
+	WORD     $0x6e5fefc5                        // BFMMLA V5.4S, V30.8H, V31.8H
+	WORD     $0x6e5fefc6                        // BFMMLA V6.4S, V30.8H, V31.8H
+	WORD     $0x6e5fefc7                        // BFMMLA V7.4S, V30.8H, V31.8H
+	WORD     $0x6e5fefc8                        // BFMMLA V8.4S, V30.8H, V31.8H
+	WORD     $0x6e5fefc9                        // BFMMLA V9.4S, V30.8H, V31.8H
+	WORD     $0x6e5fefca                        // BFMMLA V10.4S, V30.8H, V31.8H
+	WORD     $0x6e5fefcb                        // BFMMLA V11.4S, V30.8H, V31.8H
+	WORD     $0x6e5fefcc                        // BFMMLA V12.4S, V30.8H, V31.8H
+	WORD     $0x6e5fefcd                        // BFMMLA V13.4S, V30.8H, V31.8H
+	WORD     $0x6e5fefce                        // BFMMLA V14.4S, V30.8H, V31.8H
+	WORD     $0x6e5fefcf                        // BFMMLA V15.4S, V30.8H, V31.8H
+	SUBS     $1, R0
+	BNE      bfpeak
+	RET      
+
 #define OUT R0
 #define LDO R1
 #define X0 R2

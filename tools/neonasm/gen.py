@@ -389,6 +389,28 @@ MMLA_DOC = """// gemm4x4BF16MMLA (FEAT_BF16): the 4 × 4 tile of prefill with bf
 // (two chains each, summed at the end)."""
 
 
+MMLA_PEAK_DOC = """// bfmmlaPeakNEON: iters > 0 rounds of 16 independent BFMMLA (16
+// multiply-adds each), all in registers: the compute peak of neonbf16's
+// prefill, as fmaPeakNEON is of the fp32 products."""
+
+
+def bfmmla_peak():
+    e(MMLA_PEAK_DOC)
+    e("TEXT ·bfmmlaPeakNEON(SB), NOSPLIT, $0-8")
+    ins("MOVD", "iters+0(FP), R0")
+    ins("VMOVI", "$0x3f, V30.B16", c="bf16 0x3f3f = 0.746 in every lane")
+    ins("VMOVI", "$0x3f, V31.B16")
+    for v in range(16):
+        ins("VEOR", "V%d.B16, V%d.B16, V%d.B16" % (v, v, v))
+    e("bfpeak:")
+    for v in range(16):
+        bfmmla(v, 30, 31)
+    ins("SUBS", "$1, R0")
+    ins("BNE", "bfpeak")
+    ins("RET")
+    e()
+
+
 def gemm4x4_mmla():
     name = "gemm4x4BF16MMLA"
     e("// func %s(out *float32, w *BF16, ldw int, xb *BF16, ldx int, k int)" % name)
@@ -1399,6 +1421,7 @@ def main():
         e(MMLA_DOC)
         e()
         gemm4x4_mmla()
+        bfmmla_peak()
         gemm_nn()
     elif what == "quant":
         global EMU

@@ -62,7 +62,7 @@ var (
 // withQ8MMLA is s with MatMulQ8 in SMMLA tiles.
 func withQ8MMLA(s *kernelSet) *kernelSet {
 	c := *s
-	c.matMulQ8 = matMulQ8MMLA
+	c.matMulQ8, c.q8Name = matMulQ8MMLA, s.q8Name+", SMMLA for several tokens"
 	return &c
 }
 

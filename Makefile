@@ -56,21 +56,24 @@ generate:
 
 # test-arm64 runs the kernel tests and the float64 references of every
 # architecture as arm64 binaries under qemu-user, each kernel level once:
-# QEMU_CPU=max (NEON, DotProd, I8MM, BF16) runs neondot, QEMU_CPU=cortex-a72
-# (NEON only) generic and neon. The engine's level-sweeping tests run the
-# NEON level only (generic is the same Go code as on x86-64); the others
-# run at the best exact level of the emulated CPU.
+# QEMU_CPU=max (NEON, DotProd, I8MM, BF16) runs neondot, neonbf16 and
+# neoni8mm, QEMU_CPU=cortex-a72 (NEON only) generic and neon. The engine's
+# level-sweeping tests run the NEON levels only (generic is the same Go
+# code as on x86-64); the others run at the emulated CPU's auto level
+# (neoni8mm under max: its int8 decode is neondot's, its quantised
+# prefill BFMMLA's, which the integer top-10 shift test checks, and its
+# MoE experts' int8 prefill SMMLA's, which must equal decode's).
 .PHONY: test-arm64
 ARM64_TEST   = GOARCH=arm64 CGO_ENABLED=0 $(GO) test -count=1 -timeout 20m -exec qemu-aarch64-static
 ARM64_LEVELS = ^(TestPrefillMatchesReference|TestQwen3PrefillMatchesReference|TestQwen35MatchesReference|TestMoEMatchesReference)$$
-ARM64_ONCE   = ^(TestDecodeMatchesPrefill|TestLlamaMatchesReference|TestGenerateGreedyMatchesReference)$$
+ARM64_ONCE   = ^(TestDecodeMatchesPrefill|TestLlamaMatchesReference|TestGenerateGreedyMatchesReference|TestExpertsQ8MatchesDecode)$$
 test-arm64:
 	@command -v qemu-aarch64-static >/dev/null || { \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 		$$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q qemu-user-static; }
-	QEMU_CPU=max $(ARM64_TEST) -run '/neondot$$' ./kernels
+	QEMU_CPU=max $(ARM64_TEST) -run '/(neondot|neonbf16|neoni8mm)$$' ./kernels
 	QEMU_CPU=cortex-a72 $(ARM64_TEST) -run '/(generic|neon)$$' ./kernels
-	QEMU_CPU=max $(ARM64_TEST) -run '$(ARM64_LEVELS)/neondot$$' ./engine
+	QEMU_CPU=max $(ARM64_TEST) -run '$(ARM64_LEVELS)/(neondot|neonbf16|neoni8mm)$$' ./engine
 	QEMU_CPU=max $(ARM64_TEST) -run '$(ARM64_ONCE)' ./engine
 	QEMU_CPU=max $(ARM64_TEST) -run '^TestIntegerDecodeTop10Shift$$/^qwen2/' ./engine
 	QEMU_CPU=cortex-a72 $(ARM64_TEST) -run '$(ARM64_LEVELS)/neon$$' ./engine

@@ -54,7 +54,7 @@ func parseSweepFlags(args []string, help io.Writer) (*sweepFlags, error) {
 	fs.IntVar(&f.maxTokens, "max-tokens", experiment.DefaultDecodeTokens, "tokens written per point")
 	fs.IntVar(&f.repeat, "repeat", 1, "timed runs per point after a warm-up; figures are medians")
 	fs.IntVar(&f.threads, "threads", 0, threadsHelp+"; the threads sweep goes from 1 to this")
-	fs.StringVar(&f.level, "kernels", "auto", "kernel level outside the kernels sweep: auto, avx512bf16, avx512, avx2, neondot, neon, generic")
+	fs.StringVar(&f.level, "kernels", "auto", "kernel level outside the kernels sweep: auto, avx512bf16, avx512, avx2, neoni8mm, neonbf16, neondot, neon, generic")
 	fs.BoolVar(&f.computeFill, "compute-fill", false, "context: compute every cached position instead of filling the cache with stand-in values (minutes at 32k)")
 	fs.BoolVar(&f.freshMembw, "fresh-membw", false, "measure bandwidth even if a cached figure exists")
 	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object")

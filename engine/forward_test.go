@@ -145,7 +145,7 @@ func prefillMatchesReference(t *testing.T, level kernels.Level) {
 				ref := randomTensors(cfg, 7)
 				tokens := randomTokens(40, cfg.VocabSize, 3)
 				tol := logitTol
-				if bf16 && level == kernels.AVX512BF16 {
+				if bf16 && kernels.RoundsActivations(level) {
 					tol = bf16InputTol
 				}
 				want := refForward(cfg, ref, tokens, refOptions{})

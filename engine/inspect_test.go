@@ -31,7 +31,7 @@ func TestInspectMatchesReference(t *testing.T) {
 			for _, bf16 := range []bool{true, false} {
 				t.Run(fmt.Sprintf("%s/bf16=%v", name, bf16), func(t *testing.T) {
 					tol := inspectTol
-					if bf16 && level == kernels.AVX512BF16 {
+					if bf16 && kernels.RoundsActivations(level) {
 						tol = bf16InputTol
 					}
 					ref := randomTensors(cfg, 21)

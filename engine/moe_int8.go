@@ -107,9 +107,7 @@ func (m *Model) projectQ8(ps []q8Product) {
 			w, rb := p.w, p.w.qt.RowBytes(p.w.cols)
 			for a, z := max(lo, off)-off, min(hi, off+w.rows)-off; a < z; a += q8Band {
 				e := min(z, a+q8Band)
-				for i, x := range p.xs {
-					kernels.MatVecQ8(w.qt, p.out[i*w.rows+a:i*w.rows+e], w.q[a*rb:e*rb], x)
-				}
+				kernels.MatMulQ8(w.qt, p.out[a:], w.rows, w.q[a*rb:e*rb], p.xs) // MatVecQ8 for each input
 			}
 			off += w.rows
 		}

@@ -75,7 +75,7 @@ func TestQwen35MatchesReference(t *testing.T) {
 						t.Fatal(err)
 					}
 					tol := qwen35Tol
-					if dtype == "BF16" && level == kernels.AVX512BF16 {
+					if dtype == "BF16" && kernels.RoundsActivations(level) {
 						tol = bf16InputTol
 					}
 					e := logitsErr(got, want.logits, cfg.VocabSize)

@@ -12,9 +12,11 @@ const (
 	AVX512BF16              // AVX-512F + AVX512_BF16 (VDPBF16PS)
 	NEON                    // arm64 Advanced SIMD (FMLA), every arm64 CPU
 	NEONDot                 // NEON + FEAT_DotProd (SDOT): Apple M1 on, Cortex-A76 on
+	NEONBF16                // NEONDot + FEAT_BF16 (BFMMLA, bf16 activations in prefill): Apple M2 on, Graviton 3
+	NEONI8MM                // NEONBF16 + FEAT_I8MM (SMMLA for the int8 products of several tokens)
 )
 
-var levelNames = [...]string{"generic", "avx2", "avx512", "avx512bf16", "neon", "neondot"}
+var levelNames = [...]string{"generic", "avx2", "avx512", "avx512bf16", "neon", "neondot", "neonbf16", "neoni8mm"}
 
 func (l Level) String() string {
 	if l < 0 || int(l) >= len(levelNames) {
@@ -25,7 +27,9 @@ func (l Level) String() string {
 
 // Levels lists every level this package knows, slowest first within each
 // architecture (x86-64, then arm64), whether or not the CPU supports it.
-func Levels() []Level { return []Level{Generic, AVX2, AVX512, AVX512BF16, NEON, NEONDot} }
+func Levels() []Level {
+	return []Level{Generic, AVX2, AVX512, AVX512BF16, NEON, NEONDot, NEONBF16, NEONI8MM}
+}
 
 // ParseLevel reads a level name; "auto" gives Best(), "exact" BestExact().
 // Choose also sets the arithmetic that goes with the name.
@@ -69,8 +73,9 @@ type kernelSet struct {
 	matVecQ    func(q Quant, out []float32, w []byte, x []float32)
 	dequantRow func(q Quant, dst []float32, src []byte)
 	quantizeX  func(a *QuantizedX, x []float32)
-	matVecQ8   func(q Quant, out []float32, w []byte, a *QuantizedX) // nil: no integer decode at this level
-	q8Name     string                                                // the integer kernels' instructions, for QuantArithmetic
+	matVecQ8   func(q Quant, out []float32, w []byte, a *QuantizedX)               // nil: no integer decode at this level
+	matMulQ8   func(q Quant, out []float32, ldOut int, w []byte, xs []*QuantizedX) // nil: matVecQ8 token by token
+	q8Name     string                                                              // the integer kernels' instructions, for QuantArithmetic
 }
 
 // sets is the dispatch table; an entry is nil when this build has no code
@@ -78,9 +83,9 @@ type kernelSet struct {
 // read once at start-up (cpu_amd64.go).
 var (
 	sets = [...]*kernelSet{Generic: &genericSet, AVX2: avx2Set, AVX512: avx512Set, AVX512BF16: avx512bf16Set,
-		NEON: neonSet, NEONDot: neondotSet}
+		NEON: neonSet, NEONDot: neondotSet, NEONBF16: neonbf16Set, NEONI8MM: neoni8mmSet}
 	cpuHas = [...]bool{Generic: true, AVX2: hasAVX2, AVX512: hasAVX512, AVX512BF16: hasAVX512BF16,
-		NEON: hasNEON, NEONDot: hasNEONDot}
+		NEON: hasNEON, NEONDot: hasNEONDot, NEONBF16: hasNEONBF16, NEONI8MM: hasNEONI8MM}
 )
 
 var (
@@ -88,8 +93,8 @@ var (
 	cur    = &genericSet
 )
 
-// init honours LOUPE_KERNELS=auto|exact|avx512bf16|avx512|avx2|neondot|
-// neon|generic. A
+// init honours LOUPE_KERNELS=auto|exact|avx512bf16|avx512|avx2|neoni8mm|
+// neonbf16|neondot|neon|generic. A
 // value that is unknown or unsupported silently falls back to auto: the CLI
 // validates the variable itself and reports the problem to the user.
 func init() {
@@ -103,7 +108,7 @@ func init() {
 
 // FlagHelp is the help of every --kernels flag (the window's and each
 // command's): the names Choose takes and what each arithmetic means.
-const FlagHelp = "kernels: auto (the fastest, bf16 activations only in the parts of a model that keep the top-10 within 3e-3 of float64), exact (the fastest with every product in fp32), avx512bf16, avx512, avx2 (x86-64), neondot, neon (arm64), generic; default LOUPE_KERNELS or auto"
+const FlagHelp = "kernels: auto (the fastest, bf16 activations only in the parts of a model that keep the top-10 within 3e-3 of float64), exact (the fastest with every product in fp32), avx512bf16, avx512, avx2 (x86-64), neoni8mm, neonbf16, neondot, neon (arm64), generic; default LOUPE_KERNELS or auto"
 
 // Choose applies a --kernels / LOUPE_KERNELS name: "auto" is Best() with
 // the selective arithmetic (bf16 activations only where the caller's
@@ -171,7 +176,7 @@ func Best() Level {
 }
 
 // BestExact reports the fastest level whose products are all fp32: the one
-// "exact" means (every level but AVX512BF16).
+// "exact" means (every level but AVX512BF16, NEONBF16 and NEONI8MM).
 func BestExact() Level {
 	for l := Level(len(levelNames) - 1); l > Generic; l-- {
 		if Supported(l) && !RoundsActivations(l) {
@@ -182,8 +187,22 @@ func BestExact() Level {
 }
 
 // RoundsActivations reports whether level l, under the fast arithmetic,
-// rounds activations before a product (AVX512BF16: to bf16 in prefill).
-func RoundsActivations(l Level) bool { return l == AVX512BF16 }
+// rounds activations before a product (AVX512BF16, NEONBF16, NEONI8MM: to
+// bf16 in prefill).
+func RoundsActivations(l Level) bool { return l == AVX512BF16 || l == NEONBF16 || l == NEONI8MM }
+
+// exactLevel is the level whose fp32 products stand in for l's under the
+// exact arithmetic: the one below a level that rounds activations (its
+// decode and every other family are the same code), l itself otherwise.
+func exactLevel(l Level) Level {
+	switch l {
+	case AVX512BF16:
+		return AVX512
+	case NEONBF16, NEONI8MM:
+		return NEONDot
+	}
+	return l
+}
 
 // exact holds the arithmetic choice: when true every product is an fp32
 // one (no bf16- or int8-rounded activations at any level).
@@ -234,10 +253,11 @@ func Arithmetic() string {
 }
 
 // setFor is the kernel set that runs level l under the arithmetic chosen:
-// with exact on, AVX512BF16 runs AVX512's fp32 products.
+// with exact on, AVX512BF16 runs AVX512's fp32 products, NEONBF16 and
+// NEONI8MM NEONDot's.
 func setFor(l Level) *kernelSet {
-	if exact && RoundsActivations(l) {
-		return sets[AVX512]
+	if exact {
+		return sets[exactLevel(l)]
 	}
 	return sets[l]
 }

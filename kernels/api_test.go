@@ -33,7 +33,7 @@ func TestBestIsSupported(t *testing.T) {
 	if !Supported(Best()) || !Supported(Generic) {
 		t.Fatalf("Best %v or generic unsupported", Best())
 	}
-	for l := Best() + 1; l <= AVX512BF16; l++ {
+	for l := Best() + 1; l <= NEONI8MM; l++ {
 		if Supported(l) {
 			t.Errorf("Best is %v but %v is supported", Best(), l)
 		}
@@ -41,7 +41,7 @@ func TestBestIsSupported(t *testing.T) {
 	if !Supported(BestExact()) || RoundsActivations(BestExact()) {
 		t.Errorf("BestExact is %v: unsupported or rounding activations", BestExact())
 	}
-	for l := BestExact() + 1; l <= AVX512BF16; l++ {
+	for l := BestExact() + 1; l <= NEONI8MM; l++ {
 		if Supported(l) && !RoundsActivations(l) {
 			t.Errorf("BestExact is %v but %v is supported and fp32", BestExact(), l)
 		}
@@ -146,7 +146,7 @@ func TestEnvSelectsLevel(t *testing.T) {
 
 func TestFMAPeakLoop(t *testing.T) {
 	forEachLevel(t, func(t *testing.T, l Level) {
-		perIter := map[Level]int64{Generic: 16, AVX2: 192, AVX512: 384, AVX512BF16: 768, NEON: 128, NEONDot: 128}[l]
+		perIter := map[Level]int64{Generic: 16, AVX2: 192, AVX512: 384, AVX512BF16: 768, NEON: 128, NEONDot: 128, NEONBF16: 512, NEONI8MM: 512}[l]
 		if got := FMAPeakLoop(1000); got != 1000*perIter {
 			t.Fatalf("FMAPeakLoop(1000) = %d flops, want %d", got, 1000*perIter)
 		}
@@ -154,14 +154,17 @@ func TestFMAPeakLoop(t *testing.T) {
 			t.Fatal("FMAPeakLoop(0) did work")
 		}
 		// The fp32 loop: 2 operations per lane per FMA, 12 chains.
-		fp32 := map[Level]int64{Generic: 16, AVX2: 192, AVX512: 384, AVX512BF16: 384, NEON: 128, NEONDot: 128}[l]
+		fp32 := map[Level]int64{Generic: 16, AVX2: 192, AVX512: 384, AVX512BF16: 384, NEON: 128, NEONDot: 128, NEONBF16: 128, NEONI8MM: 128}[l]
 		if got := FP32PeakLoop(1000); got != 1000*fp32 {
 			t.Fatalf("FP32PeakLoop(1000) = %d flops, want %d", got, 1000*fp32)
 		}
 		if FP32PeakLoop(0) != 0 {
 			t.Fatal("FP32PeakLoop(0) did work")
 		}
-		want := map[bool]string{false: "fp32 FMA", true: "bf16 VDPBF16PS"}[l == AVX512BF16]
+		want := map[Level]string{AVX512BF16: "bf16 VDPBF16PS", NEONBF16: "bf16 BFMMLA", NEONI8MM: "bf16 BFMMLA"}[l]
+		if want == "" {
+			want = "fp32 FMA"
+		}
 		if got := PeakLoopName(); got != want {
 			t.Fatalf("PeakLoopName() = %q, want %q", got, want)
 		}

@@ -132,8 +132,8 @@ func (c Choice) QuantArithmetic(q Quant) string {
 
 // kernelSet is the set c runs (setFor at c's arithmetic).
 func (c Choice) kernelSet() *kernelSet {
-	if c.exact && RoundsActivations(c.level) {
-		return sets[AVX512]
+	if c.exact {
+		return sets[exactLevel(c.level)]
 	}
 	return sets[c.level]
 }

@@ -4,11 +4,11 @@ package kernels
 
 // Without amd64 or arm64 assembly only the generic level exists.
 var (
-	hasAVX2, hasAVX512, hasAVX512BF16 = false, false, false
-	hasNEON, hasNEONDot               = false, false
+	hasAVX2, hasAVX512, hasAVX512BF16             = false, false, false
+	hasNEON, hasNEONDot, hasNEONBF16, hasNEONI8MM = false, false, false, false
 
-	avx2Set, avx512Set, avx512bf16Set *kernelSet
-	neonSet, neondotSet               *kernelSet
+	avx2Set, avx512Set, avx512bf16Set             *kernelSet
+	neonSet, neondotSet, neonbf16Set, neoni8mmSet *kernelSet
 )
 
 // roundRowsBF16 rounds x to bf16 into xb (RoundedX; unused here: no level

@@ -16,3 +16,18 @@ func hasDotProd() bool {
 	}
 	return len(v) > 0 && v[0] != 0
 }
+
+// hasBF16 reports FEAT_BF16 (BFDOT, BFMMLA) from sysctl
+// hw.optional.arm.FEAT_BF16: Apple M2 and later. A missing name (macOS
+// before 12, or an M1) means no.
+func hasBF16() bool {
+	v, err := syscall.Sysctl("hw.optional.arm.FEAT_BF16")
+	return err == nil && len(v) > 0 && v[0] != 0
+}
+
+// hasI8MM reports FEAT_I8MM (SMMLA) from sysctl hw.optional.arm.FEAT_I8MM:
+// Apple M2 and later. A missing name means no.
+func hasI8MM() bool {
+	v, err := syscall.Sysctl("hw.optional.arm.FEAT_I8MM")
+	return err == nil && len(v) > 0 && v[0] != 0
+}

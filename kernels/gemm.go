@@ -96,12 +96,12 @@ func MatMulBF16Exact(out []float32, ldOut int, w []BF16, x []float32, n, cols in
 }
 
 // exactSet is the kernel set in use, or, when that one rounds activations
-// (AVX512BF16), the fastest one below it that does not.
+// (AVX512BF16, NEONBF16), the one below it that does not.
 func exactSet() *kernelSet {
-	if active != AVX512BF16 {
+	if !RoundsActivations(active) {
 		return cur
 	}
-	return sets[BestExact()]
+	return sets[exactLevel(active)]
 }
 
 // MatMulF32 is MatMulBF16 for float32 weights.

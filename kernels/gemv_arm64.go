@@ -171,3 +171,99 @@ const neonRowBlock = 64
 func fmaPeakNEON(iters int)
 
 func fmaPeakNEONLoop(iters int) int64 { fmaPeakNEON(iters); return int64(iters) * 16 * 4 * 2 }
+
+// bfmmlaPeakNEON is in gemv_arm64.s (FEAT_BF16): iters > 0 rounds of 16
+// BFMMLA, each 16 multiply-adds (2 × 4 by 4 × 2).
+//
+//go:noescape
+func bfmmlaPeakNEON(iters int)
+
+func bfmmlaPeakNEONLoop(iters int) int64 { bfmmlaPeakNEON(iters); return int64(iters) * 16 * 16 * 2 }
+
+// gemm4x4BF16MMLA is in gemv_arm64.s (FEAT_BF16): the 4 × 4 tile of rows
+// w, w+ldw, … by tokens xb, xb+ldx, … over k columns (a positive multiple
+// of 8), out[mmlaAt(i, t)] = Σ_c w[i][c]·xb[t][c], strides in elements (0:
+// one row or token four times). gemm4x4BF16MMLAGo is its readable version.
+//
+//go:noescape
+func gemm4x4BF16MMLA(out *float32, w *BF16, ldw int, xb *BF16, ldx int, k int)
+
+// mmlaAt is where gemm4x4BF16MMLA leaves row i, token t of its tile: the
+// four BFMMLA accumulators acc[i/2][t/2] in order, each a 2 × 2 block
+// (rows × tokens) row-major.
+func mmlaAt(i, t int) int { return 4*(2*(i/2)+t/2) + 2*(i%2) + t%2 }
+
+// gemm4x4BF16MMLAGo is gemm4x4BF16MMLA in Go: bf16 × bf16 products summed
+// in fp32 (BFMMLA sums each group of four products before adding them, so
+// the two differ in the last bits of the sum).
+func gemm4x4BF16MMLAGo(out *[16]float32, w []BF16, ldw int, xb []BF16, ldx, k int) {
+	for i := range 4 {
+		for t := range 4 {
+			out[mmlaAt(i, t)] = dotBF16BF16(w[i*ldw:i*ldw+k], xb[t*ldx:t*ldx+k])
+		}
+	}
+}
+
+// dotBF16BF16 is Σ w[c]·x[c] of two bf16 vectors, in fp32.
+func dotBF16BF16(w, x []BF16) float32 {
+	var s float32
+	for c := range w {
+		s += w[c].Float32() * x[c].Float32()
+	}
+	return s
+}
+
+// matMulBF16MMLA is the NEONBF16 prefill: x rounded to bf16 once per call
+// into the workspace, then matMulBF16MMLAX. A single token (decode-sized
+// calls) keeps x exact in the widening FMLA tiles; the choice depends on
+// n only, never on the band of rows, so bands agree bit for bit.
+func matMulBF16MMLA(ws *Workspace, out []float32, ldOut int, w []BF16, x []float32, n, cols int) {
+	if n < 2 {
+		matMulBF16NEON(ws, out, ldOut, w, x, n, cols)
+		return
+	}
+	xb := ws.bf16X(n * cols)
+	roundRowsBF16(xb, x)
+	matMulBF16MMLAX(ws, out, ldOut, w, x, xb, n, cols)
+}
+
+// matMulBF16MMLAX is matMulBF16MMLA with x already rounded into xb (n ×
+// cols, RoundedX): 4 × 4 BFMMLA tiles, the rows in blocks of neonRowBlock
+// that stay in L2 while every token passes, as matMulBF16NEON.
+func matMulBF16MMLAX(ws *Workspace, out []float32, ldOut int, w []BF16, x []float32, xb []BF16, n, cols int) {
+	if n < 2 {
+		matMulBF16NEON(ws, out, ldOut, w, x, n, cols)
+		return
+	}
+	rows := len(w) / cols
+	for r0 := 0; r0 < rows; r0 += neonRowBlock {
+		r1 := min(r0+neonRowBlock, rows)
+		for t := 0; t < n; t += 4 {
+			for r := r0; r < r1; r += 4 {
+				tileBF16MMLA(out, ldOut, w, xb, r, t, min(4, r1-r), min(4, n-t), cols)
+			}
+		}
+	}
+}
+
+// tileBF16MMLA is tileBF16NEON for bf16 activations: the kernel over the
+// first cols&^7 columns, Go the rest; a partial tile runs the kernel one
+// row or token at a time (stride 0).
+func tileBF16MMLA(out []float32, ldOut int, w, xb []BF16, r, t, nr, nt, cols int) {
+	k := cols &^ 7
+	rs, ldw, ts, ldx := tileSteps(nr, nt, cols)
+	var tmp [16]float32
+	for i := 0; i < nr; i += rs {
+		for j := 0; j < nt; j += ts {
+			if k > 0 {
+				gemm4x4BF16MMLA(&tmp[0], &w[(r+i)*cols], ldw, &xb[(t+j)*cols], ldx, k)
+			}
+			for tt := range ts {
+				for ii := range rs {
+					wr, xt := w[(r+i+ii)*cols:(r+i+ii+1)*cols], xb[(t+j+tt)*cols:(t+j+tt+1)*cols]
+					out[(t+j+tt)*ldOut+r+i+ii] = tmp[mmlaAt(ii, tt)] + dotBF16BF16(wr[k:], xt[k:])
+				}
+			}
+		}
+	}
+}

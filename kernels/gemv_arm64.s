@@ -546,6 +546,26 @@ loop:
 	VST1     [V0.S4], (OUT)                     // out[t·ldo : t·ldo+4], t = 3
 	RET      
 
+// gemm4x4BF16MMLA (FEAT_BF16): the 4 × 4 tile of prefill with bf16
+// weights and activations rounded to bf16, in BFMMLA. One BFMMLA
+// multiplies a 2 × 4 block of two rows by the 4 × 2 block of two tokens
+// and adds the 2 × 2 products to four fp32 lanes: 16 multiply-adds (32
+// operations), against 4 for an FMLA. Pseudo-Go of a step of 8 columns:
+//
+//	w0 … w3 := w[i][c : c+8], x0 … x3 := xb[t][c : c+8]    // 8 loads of 16 bytes
+//	rp[p] = [w(2p)[c:c+4] ‖ w(2p+1)[c:c+4]], and c+4:c+8    // ZIP1/ZIP2 .2D
+//	tp[q] likewise from tokens 2q, 2q+1
+//	acc[p][q] += rp[p] · tp[q]ᵀ                             // 8 BFMMLA
+//
+// 8 loads and 8 ZIP for 8 BFMMLA: 128 multiply-adds per 128 bytes of
+// weights and activations. out gets the four accumulators as they lie:
+// out[4(2p+q) + 2i + j] is row 2p+i, token 2q+j (mmlaAt in Go). k is a
+// positive multiple of 8, strides in elements (0: one row or token four
+// times). Registers: R2–R5 rows, R6–R9 tokens, R10 k; V0–V3 rows, V4–V7
+// tokens, V8–V11 row pairs, V12–V15 token pairs, V16–V19 acc[p][q] =
+// V(16+2p+q) for columns c … c+3 of each step, V20–V23 for c+4 … c+7
+// (two chains each, summed at the end).
+
 #undef OUT
 #undef LDO
 #undef W0
@@ -559,6 +579,137 @@ loop:
 #undef N
 #undef LDW
 #undef LDX
+
+#define OUT R0
+#define LDO R1
+#define W0 R2
+#define W1 R3
+#define W2 R4
+#define W3 R5
+#define X0 R6
+#define X1 R7
+#define X2 R8
+#define X3 R9
+#define N R10
+#define LDW R11
+#define LDX R12
+
+// func gemm4x4BF16MMLA(out *float32, w *BF16, ldw int, xb *BF16, ldx int, k int)
+TEXT ·gemm4x4BF16MMLA(SB), NOSPLIT, $0-48
+	MOVD     out+0(FP), OUT
+	MOVD     w+8(FP), W0
+	MOVD     ldw+16(FP), LDW
+	MOVD     xb+24(FP), X0
+	MOVD     ldx+32(FP), LDX
+	MOVD     k+40(FP), N
+	LSL      $1, LDW                            // ldw in bytes
+	LSL      $1, LDX                            // ldx in bytes
+	ADD      LDW, W0, W1
+	ADD      LDW, W1, W2
+	ADD      LDW, W2, W3
+	ADD      LDX, X0, X1
+	ADD      LDX, X1, X2
+	ADD      LDX, X2, X3
+	VEOR     V16.B16, V16.B16, V16.B16
+	VEOR     V17.B16, V17.B16, V17.B16
+	VEOR     V18.B16, V18.B16, V18.B16
+	VEOR     V19.B16, V19.B16, V19.B16
+	VEOR     V20.B16, V20.B16, V20.B16
+	VEOR     V21.B16, V21.B16, V21.B16
+	VEOR     V22.B16, V22.B16, V22.B16
+	VEOR     V23.B16, V23.B16, V23.B16
+mmla:
+	VLD1.P   16(W0), [V0.H8]                    // row 0: 8 bf16
+	VLD1.P   16(W1), [V1.H8]                    // row 1: 8 bf16
+	VLD1.P   16(W2), [V2.H8]                    // row 2: 8 bf16
+	VLD1.P   16(W3), [V3.H8]                    // row 3: 8 bf16
+	VLD1.P   16(X0), [V4.H8]                    // token 0: 8 bf16
+	VLD1.P   16(X1), [V5.H8]                    // token 1: 8 bf16
+	VLD1.P   16(X2), [V6.H8]                    // token 2: 8 bf16
+	VLD1.P   16(X3), [V7.H8]                    // token 3: 8 bf16
+	WORD     $0x4ec13808                        // ZIP1 V8.2D, V0.2D, V1.2D
+	WORD     $0x4ec17809                        // ZIP2 V9.2D, V0.2D, V1.2D
+	WORD     $0x4ec5388c                        // ZIP1 V12.2D, V4.2D, V5.2D
+	WORD     $0x4ec5788d                        // ZIP2 V13.2D, V4.2D, V5.2D
+	WORD     $0x4ec3384a                        // ZIP1 V10.2D, V2.2D, V3.2D
+	WORD     $0x4ec3784b                        // ZIP2 V11.2D, V2.2D, V3.2D
+	WORD     $0x4ec738ce                        // ZIP1 V14.2D, V6.2D, V7.2D
+	WORD     $0x4ec778cf                        // ZIP2 V15.2D, V6.2D, V7.2D
+	WORD     $0x6e4ced10                        // BFMMLA V16.4S, V8.8H, V12.8H
+	WORD     $0x6e4eed11                        // BFMMLA V17.4S, V8.8H, V14.8H
+	WORD     $0x6e4ced52                        // BFMMLA V18.4S, V10.8H, V12.8H
+	WORD     $0x6e4eed53                        // BFMMLA V19.4S, V10.8H, V14.8H
+	WORD     $0x6e4ded34                        // BFMMLA V20.4S, V9.8H, V13.8H
+	WORD     $0x6e4fed35                        // BFMMLA V21.4S, V9.8H, V15.8H
+	WORD     $0x6e4ded76                        // BFMMLA V22.4S, V11.8H, V13.8H
+	WORD     $0x6e4fed77                        // BFMMLA V23.4S, V11.8H, V15.8H
+	SUBS     $8, N
+	BNE      mmla
+	WORD     $0x4e34d610                        // FADD V16.4S, V16.4S, V20.4S
+	WORD     $0x4e35d631                        // FADD V17.4S, V17.4S, V21.4S
+	WORD     $0x4e36d652                        // FADD V18.4S, V18.4S, V22.4S
+	WORD     $0x4e37d673                        // FADD V19.4S, V19.4S, V23.4S
+	VST1     [V16.S4, V17.S4, V18.S4, V19.S4], (OUT) // out[0:16]
+	RET      
+
+#undef OUT
+#undef LDO
+#undef W0
+#undef W1
+#undef W2
+#undef W3
+#undef X0
+#undef X1
+#undef X2
+#undef X3
+#undef N
+#undef LDW
+#undef LDX
+
+
+// bfmmlaPeakNEON: iters > 0 rounds of 16 independent BFMMLA (16
+// multiply-adds each), all in registers: the compute peak of neonbf16's
+// prefill, as fmaPeakNEON is of the fp32 products.
+TEXT ·bfmmlaPeakNEON(SB), NOSPLIT, $0-8
+	MOVD     iters+0(FP), R0
+	VMOVI    $0x3f, V30.B16                     // bf16 0x3f3f = 0.746 in every lane
+	VMOVI    $0x3f, V31.B16
+	VEOR     V0.B16, V0.B16, V0.B16
+	VEOR     V1.B16, V1.B16, V1.B16
+	VEOR     V2.B16, V2.B16, V2.B16
+	VEOR     V3.B16, V3.B16, V3.B16
+	VEOR     V4.B16, V4.B16, V4.B16
+	VEOR     V5.B16, V5.B16, V5.B16
+	VEOR     V6.B16, V6.B16, V6.B16
+	VEOR     V7.B16, V7.B16, V7.B16
+	VEOR     V8.B16, V8.B16, V8.B16
+	VEOR     V9.B16, V9.B16, V9.B16
+	VEOR     V10.B16, V10.B16, V10.B16
+	VEOR     V11.B16, V11.B16, V11.B16
+	VEOR     V12.B16, V12.B16, V12.B16
+	VEOR     V13.B16, V13.B16, V13.B16
+	VEOR     V14.B16, V14.B16, V14.B16
+	VEOR     V15.B16, V15.B16, V15.B16
+bfpeak:
+	WORD     $0x6e5fefc0                        // BFMMLA V0.4S, V30.8H, V31.8H
+	WORD     $0x6e5fefc1                        // BFMMLA V1.4S, V30.8H, V31.8H
+	WORD     $0x6e5fefc2                        // BFMMLA V2.4S, V30.8H, V31.8H
+	WORD     $0x6e5fefc3                        // BFMMLA V3.4S, V30.8H, V31.8H
+	WORD     $0x6e5fefc4                        // BFMMLA V4.4S, V30.8H, V31.8H
+	WORD     $0x6e5fefc5                        // BFMMLA V5.4S, V30.8H, V31.8H
+	WORD     $0x6e5fefc6                        // BFMMLA V6.4S, V30.8H, V31.8H
+	WORD     $0x6e5fefc7                        // BFMMLA V7.4S, V30.8H, V31.8H
+	WORD     $0x6e5fefc8                        // BFMMLA V8.4S, V30.8H, V31.8H
+	WORD     $0x6e5fefc9                        // BFMMLA V9.4S, V30.8H, V31.8H
+	WORD     $0x6e5fefca                        // BFMMLA V10.4S, V30.8H, V31.8H
+	WORD     $0x6e5fefcb                        // BFMMLA V11.4S, V30.8H, V31.8H
+	WORD     $0x6e5fefcc                        // BFMMLA V12.4S, V30.8H, V31.8H
+	WORD     $0x6e5fefcd                        // BFMMLA V13.4S, V30.8H, V31.8H
+	WORD     $0x6e5fefce                        // BFMMLA V14.4S, V30.8H, V31.8H
+	WORD     $0x6e5fefcf                        // BFMMLA V15.4S, V30.8H, V31.8H
+	SUBS     $1, R0
+	BNE      bfpeak
+	RET      
 
 #define OUT R0
 #define LDO R1

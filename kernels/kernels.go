@@ -13,11 +13,14 @@
 // Levels: generic (pure Go); on x86-64 avx2 (AVX2+FMA), avx512
 // (AVX-512F+VL) and avx512bf16 (adds VDPBF16PS for prefill, with
 // activations rounded to bf16); on arm64 neon (Advanced SIMD: FMLA, and
-// SMULL + SADALP for the int8 decode of quantised weights; every arm64 CPU)
-// and neondot (SDOT there instead, FEAT_DotProd: Apple M1 and later,
-// Cortex-A76 and later, Snapdragon X). No arm64 level rounds activations to bf16, so auto and exact pick
-// the same arm64 level. The start-up level is Best(), or
-// LOUPE_KERNELS=auto|exact|avx512bf16|avx512|avx2|neondot|neon|generic
+// SMULL + SADALP for the int8 decode of quantised weights; every arm64 CPU),
+// neondot (SDOT there instead, FEAT_DotProd: Apple M1 and later,
+// Cortex-A76 and later, Snapdragon X), neonbf16 (adds BFMMLA for
+// prefill, with activations rounded to bf16 as at avx512bf16, FEAT_BF16:
+// Apple M2 and later, Graviton 3) and neoni8mm (adds SMMLA for the int8
+// products of several tokens, FEAT_I8MM, decode's values kept). The
+// start-up level is Best(), or LOUPE_KERNELS=auto|exact|avx512bf16|avx512|
+// avx2|neoni8mm|neonbf16|neondot|neon|generic
 // ("exact": BestExact() with SetExact(true), every product in fp32); the
 // purego build tag and other architectures have generic only.
 //

@@ -5,7 +5,8 @@ package kernels
 // point operations done: 2 per fp32 lane per FMA. Divided by the elapsed
 // time it gives the core's compute peak for `loupe membw`. At AVX512BF16 the
 // loop is VDPBF16PS, as prefill uses it: 4 operations per fp32 lane (two
-// products, two additions).
+// products, two additions); at NEONBF16 and NEONI8MM BFMMLA, 32 operations
+// an instruction.
 func FMAPeakLoop(iters int) (flops int64) {
 	if iters <= 0 {
 		return 0
@@ -15,7 +16,8 @@ func FMAPeakLoop(iters int) (flops int64) {
 
 // FP32PeakLoop is FMAPeakLoop for products computed in fp32: the same
 // loop at every level but AVX512BF16, where it runs AVX-512's FMA loop
-// instead of VDPBF16PS. Prefill's fp32 products (`auto` on dense models,
+// instead of VDPBF16PS (NEONBF16, NEONI8MM: NEON's FMLA loop instead of
+// BFMMLA). Prefill's fp32 products (`auto` on dense models,
 // `exact`) are bounded by this one; on some CPUs VDPBF16PS does fewer
 // operations a cycle than FMA, on others more.
 func FP32PeakLoop(iters int) (flops int64) {
@@ -29,12 +31,16 @@ func FP32PeakLoop(iters int) (flops int64) {
 }
 
 // PeakLoopName names the instruction FMAPeakLoop times at the active
-// level: "fp32 FMA", or "bf16 VDPBF16PS" at AVX512BF16.
+// level: "fp32 FMA", or "bf16 VDPBF16PS" at AVX512BF16, "bf16 BFMMLA" at
+// NEONBF16 and NEONI8MM.
 func PeakLoopName() string {
-	if cur.fp32Peak != nil {
-		return "bf16 VDPBF16PS"
+	switch {
+	case cur.fp32Peak == nil:
+		return "fp32 FMA"
+	case active == NEONBF16 || active == NEONI8MM:
+		return "bf16 BFMMLA"
 	}
-	return "fp32 FMA"
+	return "bf16 VDPBF16PS"
 }
 
 var peakSink float32

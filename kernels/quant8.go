@@ -135,6 +135,45 @@ func MatVecQ8(q Quant, out []float32, w []byte, a *QuantizedX) {
 	mv(q, out, w[:len(out)*rb], a)
 }
 
+// MatMulQ8 is MatVecQ8 for several tokens at once: out[i·ldOut+r] = Σ_c
+// W[r][c]·x̂_i[c] for tokens i < len(xs) and rows r < len(w)/RowBytes, every
+// xs[i] quantised from a row of the same length. Each output is the dot
+// product MatVecQ8 defines (the same rounding of the activations), summed
+// as the level's multi-token kernel sums it (NEONI8MM: SMMLA tiles for
+// Q8_0), else by MatVecQ8 token by token; it does not depend on which rows
+// or tokens a call is given.
+func MatMulQ8(q Quant, out []float32, ldOut int, w []byte, xs []*QuantizedX) {
+	if len(xs) == 0 {
+		return
+	}
+	rb := q.RowBytes(xs[0].cols)
+	rows := len(w) / rb
+	for _, a := range xs {
+		if a.cols != xs[0].cols {
+			panic("kernels: MatMulQ8: tokens of different lengths")
+		}
+	}
+	if rows == 0 {
+		return
+	}
+	if len(out) < (len(xs)-1)*ldOut+rows || ldOut < rows {
+		panic("kernels: MatMulQ8: out too short")
+	}
+	if cur.matMulQ8 != nil && xs[0].cols > 0 && hasQ8Kernel(q) {
+		cur.matMulQ8(q, out, ldOut, w[:rows*rb], xs)
+		return
+	}
+	matMulQ8ByToken(q, out, ldOut, w[:rows*rb], xs)
+}
+
+// matMulQ8ByToken is MatMulQ8 as MatVecQ8 one token at a time.
+func matMulQ8ByToken(q Quant, out []float32, ldOut int, w []byte, xs []*QuantizedX) {
+	rows := len(w) / q.RowBytes(xs[0].cols)
+	for i, a := range xs {
+		MatVecQ8(q, out[i*ldOut:i*ldOut+rows], w, a)
+	}
+}
+
 // matVecQ8Generic is the readable reference of MatVecQ8.
 func matVecQ8Generic(q Quant, out []float32, w []byte, a *QuantizedX) {
 	rb := q.RowBytes(a.cols)

@@ -159,3 +159,79 @@ func quantizeXNEON(x *float32, q *int8, dc, de *float32, n128, n32 *int32, s *fl
 func quantizeXArm(a *QuantizedX, x []float32) {
 	quantizeXNEON(&x[0], &a.q[0], &a.dc[0], &a.de[0], &a.n128[0], &a.n32[0], &a.s[0], len(x)/32)
 }
+
+// gemmQ8MMLA is in quant8_arm64.s (FEAT_I8MM): the 2 × 2 tile of Q8_0
+// rows w0, w1 (their first block) by tokens x0, x1 over nb blocks (a
+// positive multiple of 4), out[4k+2i+j] = Σ_{b ≡ k mod 4} fma(Σ_c q_i·qx_j,
+// ws[4b+2i+j]·xs[4b+2i+j]) (ws: [d0 d0 d1 d1] per block, xs: [dx0 dx1 dx0
+// dx1]): the partial sums of gemvQ8_0SDOT. gemmQ8MMLAGo is its readable
+// version.
+//
+//go:noescape
+func gemmQ8MMLA(out *float32, w0, w1 *byte, x0, x1 *int8, ws, xs *float32, nb int)
+
+// gemmQ8MMLAGo is gemmQ8MMLA in Go: each block's exact integer sum times
+// the product of the scales, into accumulator b mod 4 (the Go compiler
+// may or may not fuse the multiply-add, as FMLA does: the two agree to
+// fp32 summation error).
+func gemmQ8MMLAGo(out *[16]float32, w [2][]byte, x [2][]int8, ws, xs []float32, nb int) {
+	var qw [32]int8
+	*out = [16]float32{}
+	for b := range nb {
+		for i := range 2 {
+			for c := range 32 {
+				qw[c] = int8(w[i][b*34+2+c])
+			}
+			for j := range 2 {
+				k := 4*b + 2*i + j
+				isum := float32(dotInt8(qw[:], x[j][b*32:(b+1)*32]))
+				out[4*(b%4)+2*i+j] += isum * (ws[k] * xs[k])
+			}
+		}
+	}
+}
+
+// matMulQ8MMLA is MatMulQ8 at NEONI8MM: Q8_0 in 2 × 2 SMMLA tiles, a row
+// pair at a time against every token pair (the pair's 2 × 34 bytes a block
+// stay in L1), each output the value decode's gemvQ8_0SDOT gives: the four
+// partial sums added as its FADDPs add them, the last nb mod 4 blocks in
+// Go as matVecQ8_0Arm adds them. An odd last row or token is paired with
+// itself, which changes no lane. The other formats run MatVecQ8 token by
+// token.
+func matMulQ8MMLA(q Quant, out []float32, ldOut int, w []byte, xs []*QuantizedX) {
+	nb4 := xs[0].cols / 32 &^ 3
+	if q != Q8_0 || nb4 == 0 {
+		matMulQ8ByToken(q, out, ldOut, w, xs)
+		return
+	}
+	rb := Q8_0.RowBytes(xs[0].cols)
+	rows, n := len(w)/rb, len(xs)
+	ws := workspaces.Get().(*Workspace)
+	defer workspaces.Put(ws)
+	sc := grow(&ws.qf, 4*nb4*(1+(n+1)/2))
+	wsc, xsc := sc[:4*nb4], sc[4*nb4:]
+	for j := 0; j < n; j += 2 { // [dx0 dx1 dx0 dx1] of each token pair, per block
+		a0, a1 := xs[j].dc, xs[min(j+1, n-1)].dc
+		for b := range nb4 {
+			k := 2*nb4*j + 4*b
+			xsc[k], xsc[k+1], xsc[k+2], xsc[k+3] = a0[b], a1[b], a0[b], a1[b]
+		}
+	}
+	for r := 0; r < rows; r += 2 {
+		r1 := min(r+1, rows-1)
+		for b := range nb4 {
+			d0, d1 := f16At(w[r*rb+34*b:]), f16At(w[r1*rb+34*b:])
+			wsc[4*b], wsc[4*b+1], wsc[4*b+2], wsc[4*b+3] = d0, d0, d1, d1
+		}
+		for j := 0; j < n; j += 2 {
+			j1 := min(j+1, n-1)
+			var tile [16]float32
+			gemmQ8MMLA(&tile[0], &w[r*rb], &w[r1*rb], &xs[j].q[0], &xs[j1].q[0], &wsc[0], &xsc[2*nb4*j], nb4)
+			for l, rt := range [4][2]int{{r, j}, {r, j1}, {r1, j}, {r1, j1}} {
+				row := w[rt[0]*rb : (rt[0]+1)*rb]
+				sum := (tile[l] + tile[4+l]) + (tile[8+l] + tile[12+l])
+				out[rt[1]*ldOut+rt[0]] = sum + dotQ8_0XFrom(row, xs[rt[1]], nb4)
+			}
+		}
+	}
+}

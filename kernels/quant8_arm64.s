@@ -3042,6 +3042,26 @@ blocks:
 	BNE      blocks
 	RET      
 
+// gemmQ8MMLA (FEAT_I8MM): the 2 × 2 tile of Q8_0 rows w0, w1 by two
+// tokens' int8 activations x0, x1 (QuantizedX.q) over nb blocks of 32 (a
+// positive multiple of 4), with decode's arithmetic (gemvQ8_0SDOT): for
+// each block b, the exact integer sum Σ_c q_i·qx_j, converted, times the
+// fp32 product d_i·dx_j (ws: [d0 d0 d1 d1] per block, xs: [dx0 dx1 dx0
+// dx1]), added by one fused multiply-add into accumulator b mod 4:
+// out[4k + 2i+j] is that accumulator k of row i, token j. Go sums the four
+// as decode does, so each output equals decode's bit for bit.
+//
+// One SMMLA multiplies a 2 × 8 block of the two rows by the 8 × 2 block
+// of the two tokens into a 2 × 2 int32 tile: 32 products, against 16 for
+// an SDOT. A block: 4 loads of 32 bytes (2 rows, 2 tokens), 8 ZIP (two
+// rows' or tokens' 8 bytes in one register), 4 SMMLA in two chains, ADD,
+// SCVTF, 2 scale loads, FMUL, FMLA. Lanes never mix: out[4k + 2i+j]
+// depends on row i and token j only, so a row or token paired with itself
+// gives the same value. Registers: R1, R2 rows (past the f16 scale), R3,
+// R4 tokens, R5 ws, R6 xs, R7 nb; V0–V3 rows, V4–V7 tokens, V8–V11 row
+// pairs, V12–V15 token pairs, V16, V17 int32 sums, V18, V19 scales,
+// V20–V23 the four fp32 accumulators.
+
 #undef XP
 #undef QP
 #undef DCP
@@ -3051,3 +3071,147 @@ blocks:
 #undef SUMP
 #undef LEFT
 #undef TMP
+
+#define OUT R0
+#define W0 R1
+#define W1 R2
+#define X0 R3
+#define X1 R4
+#define WS R5
+#define XS R6
+#define NB R7
+
+// func gemmQ8MMLA(out *float32, w0, w1 *byte, x0, x1 *int8, ws, xs *float32, nb int)
+TEXT ·gemmQ8MMLA(SB), NOSPLIT, $0-64
+	MOVD     out+0(FP), OUT
+	MOVD     w0+8(FP), W0
+	MOVD     w1+16(FP), W1
+	MOVD     x0+24(FP), X0
+	MOVD     x1+32(FP), X1
+	MOVD     ws+40(FP), WS
+	MOVD     xs+48(FP), XS
+	MOVD     nb+56(FP), NB
+	ADD      $2, W0                             // past block 0's f16 scale
+	ADD      $2, W1
+	VEOR     V20.B16, V20.B16, V20.B16
+	VEOR     V21.B16, V21.B16, V21.B16
+	VEOR     V22.B16, V22.B16, V22.B16
+	VEOR     V23.B16, V23.B16, V23.B16
+q8mm:
+	VLD1.P   32(W0), [V0.B16, V1.B16]           // block 0, row 0: 32 int8
+	VLD1.P   32(W1), [V2.B16, V3.B16]           // row 1
+	ADD      $2, W0                             // past the next block's scale
+	ADD      $2, W1
+	VLD1.P   32(X0), [V4.B16, V5.B16]           // token 0: 32 int8
+	VLD1.P   32(X1), [V6.B16, V7.B16]           // token 1
+	WORD     $0x4ec23808                        // ZIP1 V8.2D, V0.2D, V2.2D
+	WORD     $0x4ec27809                        // ZIP2 V9.2D, V0.2D, V2.2D
+	WORD     $0x4ec6388c                        // ZIP1 V12.2D, V4.2D, V6.2D
+	WORD     $0x4ec6788d                        // ZIP2 V13.2D, V4.2D, V6.2D
+	WORD     $0x4ec3382a                        // ZIP1 V10.2D, V1.2D, V3.2D
+	WORD     $0x4ec3782b                        // ZIP2 V11.2D, V1.2D, V3.2D
+	WORD     $0x4ec738ae                        // ZIP1 V14.2D, V5.2D, V7.2D
+	WORD     $0x4ec778af                        // ZIP2 V15.2D, V5.2D, V7.2D
+	VEOR     V16.B16, V16.B16, V16.B16
+	VEOR     V17.B16, V17.B16, V17.B16
+	WORD     $0x4e8ca510                        // SMMLA V16.4S, V8.16B, V12.16B
+	WORD     $0x4e8da531                        // SMMLA V17.4S, V9.16B, V13.16B
+	WORD     $0x4e8ea550                        // SMMLA V16.4S, V10.16B, V14.16B
+	WORD     $0x4e8fa571                        // SMMLA V17.4S, V11.16B, V15.16B
+	VADD     V17.S4, V16.S4, V16.S4             // exact: |Σ| ≤ 32·127·128
+	WORD     $0x4e21da10                        // SCVTF V16.4S, V16.4S
+	VLD1.P   16(WS), [V18.S4]                   // d_i of the block
+	VLD1.P   16(XS), [V19.S4]                   // dx_j of the block
+	WORD     $0x6e33de52                        // FMUL V18.4S, V18.4S, V19.4S
+	VFMLA    V16.S4, V18.S4, V20.S4             // acc[b mod 4] += isum·(d·dx)
+	VLD1.P   32(W0), [V0.B16, V1.B16]           // block 1, row 0: 32 int8
+	VLD1.P   32(W1), [V2.B16, V3.B16]           // row 1
+	ADD      $2, W0                             // past the next block's scale
+	ADD      $2, W1
+	VLD1.P   32(X0), [V4.B16, V5.B16]           // token 0: 32 int8
+	VLD1.P   32(X1), [V6.B16, V7.B16]           // token 1
+	WORD     $0x4ec23808                        // ZIP1 V8.2D, V0.2D, V2.2D
+	WORD     $0x4ec27809                        // ZIP2 V9.2D, V0.2D, V2.2D
+	WORD     $0x4ec6388c                        // ZIP1 V12.2D, V4.2D, V6.2D
+	WORD     $0x4ec6788d                        // ZIP2 V13.2D, V4.2D, V6.2D
+	WORD     $0x4ec3382a                        // ZIP1 V10.2D, V1.2D, V3.2D
+	WORD     $0x4ec3782b                        // ZIP2 V11.2D, V1.2D, V3.2D
+	WORD     $0x4ec738ae                        // ZIP1 V14.2D, V5.2D, V7.2D
+	WORD     $0x4ec778af                        // ZIP2 V15.2D, V5.2D, V7.2D
+	VEOR     V16.B16, V16.B16, V16.B16
+	VEOR     V17.B16, V17.B16, V17.B16
+	WORD     $0x4e8ca510                        // SMMLA V16.4S, V8.16B, V12.16B
+	WORD     $0x4e8da531                        // SMMLA V17.4S, V9.16B, V13.16B
+	WORD     $0x4e8ea550                        // SMMLA V16.4S, V10.16B, V14.16B
+	WORD     $0x4e8fa571                        // SMMLA V17.4S, V11.16B, V15.16B
+	VADD     V17.S4, V16.S4, V16.S4             // exact: |Σ| ≤ 32·127·128
+	WORD     $0x4e21da10                        // SCVTF V16.4S, V16.4S
+	VLD1.P   16(WS), [V18.S4]                   // d_i of the block
+	VLD1.P   16(XS), [V19.S4]                   // dx_j of the block
+	WORD     $0x6e33de52                        // FMUL V18.4S, V18.4S, V19.4S
+	VFMLA    V16.S4, V18.S4, V21.S4             // acc[b mod 4] += isum·(d·dx)
+	VLD1.P   32(W0), [V0.B16, V1.B16]           // block 2, row 0: 32 int8
+	VLD1.P   32(W1), [V2.B16, V3.B16]           // row 1
+	ADD      $2, W0                             // past the next block's scale
+	ADD      $2, W1
+	VLD1.P   32(X0), [V4.B16, V5.B16]           // token 0: 32 int8
+	VLD1.P   32(X1), [V6.B16, V7.B16]           // token 1
+	WORD     $0x4ec23808                        // ZIP1 V8.2D, V0.2D, V2.2D
+	WORD     $0x4ec27809                        // ZIP2 V9.2D, V0.2D, V2.2D
+	WORD     $0x4ec6388c                        // ZIP1 V12.2D, V4.2D, V6.2D
+	WORD     $0x4ec6788d                        // ZIP2 V13.2D, V4.2D, V6.2D
+	WORD     $0x4ec3382a                        // ZIP1 V10.2D, V1.2D, V3.2D
+	WORD     $0x4ec3782b                        // ZIP2 V11.2D, V1.2D, V3.2D
+	WORD     $0x4ec738ae                        // ZIP1 V14.2D, V5.2D, V7.2D
+	WORD     $0x4ec778af                        // ZIP2 V15.2D, V5.2D, V7.2D
+	VEOR     V16.B16, V16.B16, V16.B16
+	VEOR     V17.B16, V17.B16, V17.B16
+	WORD     $0x4e8ca510                        // SMMLA V16.4S, V8.16B, V12.16B
+	WORD     $0x4e8da531                        // SMMLA V17.4S, V9.16B, V13.16B
+	WORD     $0x4e8ea550                        // SMMLA V16.4S, V10.16B, V14.16B
+	WORD     $0x4e8fa571                        // SMMLA V17.4S, V11.16B, V15.16B
+	VADD     V17.S4, V16.S4, V16.S4             // exact: |Σ| ≤ 32·127·128
+	WORD     $0x4e21da10                        // SCVTF V16.4S, V16.4S
+	VLD1.P   16(WS), [V18.S4]                   // d_i of the block
+	VLD1.P   16(XS), [V19.S4]                   // dx_j of the block
+	WORD     $0x6e33de52                        // FMUL V18.4S, V18.4S, V19.4S
+	VFMLA    V16.S4, V18.S4, V22.S4             // acc[b mod 4] += isum·(d·dx)
+	VLD1.P   32(W0), [V0.B16, V1.B16]           // block 3, row 0: 32 int8
+	VLD1.P   32(W1), [V2.B16, V3.B16]           // row 1
+	ADD      $2, W0                             // past the next block's scale
+	ADD      $2, W1
+	VLD1.P   32(X0), [V4.B16, V5.B16]           // token 0: 32 int8
+	VLD1.P   32(X1), [V6.B16, V7.B16]           // token 1
+	WORD     $0x4ec23808                        // ZIP1 V8.2D, V0.2D, V2.2D
+	WORD     $0x4ec27809                        // ZIP2 V9.2D, V0.2D, V2.2D
+	WORD     $0x4ec6388c                        // ZIP1 V12.2D, V4.2D, V6.2D
+	WORD     $0x4ec6788d                        // ZIP2 V13.2D, V4.2D, V6.2D
+	WORD     $0x4ec3382a                        // ZIP1 V10.2D, V1.2D, V3.2D
+	WORD     $0x4ec3782b                        // ZIP2 V11.2D, V1.2D, V3.2D
+	WORD     $0x4ec738ae                        // ZIP1 V14.2D, V5.2D, V7.2D
+	WORD     $0x4ec778af                        // ZIP2 V15.2D, V5.2D, V7.2D
+	VEOR     V16.B16, V16.B16, V16.B16
+	VEOR     V17.B16, V17.B16, V17.B16
+	WORD     $0x4e8ca510                        // SMMLA V16.4S, V8.16B, V12.16B
+	WORD     $0x4e8da531                        // SMMLA V17.4S, V9.16B, V13.16B
+	WORD     $0x4e8ea550                        // SMMLA V16.4S, V10.16B, V14.16B
+	WORD     $0x4e8fa571                        // SMMLA V17.4S, V11.16B, V15.16B
+	VADD     V17.S4, V16.S4, V16.S4             // exact: |Σ| ≤ 32·127·128
+	WORD     $0x4e21da10                        // SCVTF V16.4S, V16.4S
+	VLD1.P   16(WS), [V18.S4]                   // d_i of the block
+	VLD1.P   16(XS), [V19.S4]                   // dx_j of the block
+	WORD     $0x6e33de52                        // FMUL V18.4S, V18.4S, V19.4S
+	VFMLA    V16.S4, V18.S4, V23.S4             // acc[b mod 4] += isum·(d·dx)
+	SUBS     $4, NB
+	BNE      q8mm
+	VST1     [V20.S4, V21.S4, V22.S4, V23.S4], (OUT) // out[0:16]
+	RET      
+
+#undef OUT
+#undef W0
+#undef W1
+#undef X0
+#undef X1
+#undef WS
+#undef XS
+#undef NB

@@ -31,6 +31,7 @@ GPR = {
     "axpy": "YP XP N",
     "add": "YP XP N",
     "gemvQ8_0": "OUT ROWS ROW RB XQ DX NB BLK XQP DXP LEFT DH",
+    "gemmQ8MMLA": "OUT W0 W1 X0 X1 WS XS NB",
     "gemvQ": "OUT ROWS ROW RB XQ DX AUX BLK XQP DXP AUXP LEFT PTR SC0 SC1 SC2 SC3 SC4 - NSB",
     "gemvQ6K": "OUT ROWS ROW RB XQ DX AUX BLK XQP DXP AUXP LEFT PTR DH - - - - - NSB",
     "max": "XP - N",
@@ -195,6 +196,19 @@ def hsum4(s, t0, t1):
     faddp4s(t0, t0, t1)
 
 
+def zip2d(d, n, m, hi=False):  # ZIP{1,2} Vd.2D, Vn.2D, Vm.2D: [n.lo, m.lo] / [n.hi, m.hi]
+    word(_rrr(0x4EC07800 if hi else 0x4EC03800, d, n, m),
+         "ZIP%d V%d.2D, V%d.2D, V%d.2D" % (2 if hi else 1, d, n, m))
+
+
+def bfmmla(d, n, m):  # BFMMLA Vd.4S, Vn.8H, Vm.8H: d[2i+j] += Σ_k n[4i+k]·m[4j+k] (FEAT_BF16)
+    word(_rrr(0x6E40EC00, d, n, m), "BFMMLA V%d.4S, V%d.8H, V%d.8H" % (d, n, m))
+
+
+def smmla(d, n, m):  # SMMLA Vd.4S, Vn.16B, Vm.16B: d[2i+j] += Σ_k n[8i+k]·m[8j+k] (FEAT_I8MM)
+    word(_rrr(0x4E80A400, d, n, m), "SMMLA V%d.4S, V%d.16B, V%d.16B" % (d, n, m))
+
+
 def header():
     e("//go:build !purego")
     e()
@@ -350,6 +364,153 @@ def gemm4x4(bf16):
         ins("VST1", "[V0.S4], (R0)", c="out[t·ldo : t·ldo+4], t = %d" % t)
         if t < 3:
             ins("ADD", "R1, R0, R0")
+    ins("RET")
+    e()
+
+
+MMLA_DOC = """// gemm4x4BF16MMLA (FEAT_BF16): the 4 × 4 tile of prefill with bf16
+// weights and activations rounded to bf16, in BFMMLA. One BFMMLA
+// multiplies a 2 × 4 block of two rows by the 4 × 2 block of two tokens
+// and adds the 2 × 2 products to four fp32 lanes: 16 multiply-adds (32
+// operations), against 4 for an FMLA. Pseudo-Go of a step of 8 columns:
+//
+//	w0 … w3 := w[i][c : c+8], x0 … x3 := xb[t][c : c+8]    // 8 loads of 16 bytes
+//	rp[p] = [w(2p)[c:c+4] ‖ w(2p+1)[c:c+4]], and c+4:c+8    // ZIP1/ZIP2 .2D
+//	tp[q] likewise from tokens 2q, 2q+1
+//	acc[p][q] += rp[p] · tp[q]ᵀ                             // 8 BFMMLA
+//
+// 8 loads and 8 ZIP for 8 BFMMLA: 128 multiply-adds per 128 bytes of
+// weights and activations. out gets the four accumulators as they lie:
+// out[4(2p+q) + 2i + j] is row 2p+i, token 2q+j (mmlaAt in Go). k is a
+// positive multiple of 8, strides in elements (0: one row or token four
+// times). Registers: R2–R5 rows, R6–R9 tokens, R10 k; V0–V3 rows, V4–V7
+// tokens, V8–V11 row pairs, V12–V15 token pairs, V16–V19 acc[p][q] =
+// V(16+2p+q) for columns c … c+3 of each step, V20–V23 for c+4 … c+7
+// (two chains each, summed at the end)."""
+
+
+MMLA_PEAK_DOC = """// bfmmlaPeakNEON: iters > 0 rounds of 16 independent BFMMLA (16
+// multiply-adds each), all in registers: the compute peak of neonbf16's
+// prefill, as fmaPeakNEON is of the fp32 products."""
+
+
+def bfmmla_peak():
+    e(MMLA_PEAK_DOC)
+    e("TEXT ·bfmmlaPeakNEON(SB), NOSPLIT, $0-8")
+    ins("MOVD", "iters+0(FP), R0")
+    ins("VMOVI", "$0x3f, V30.B16", c="bf16 0x3f3f = 0.746 in every lane")
+    ins("VMOVI", "$0x3f, V31.B16")
+    for v in range(16):
+        ins("VEOR", "V%d.B16, V%d.B16, V%d.B16" % (v, v, v))
+    e("bfpeak:")
+    for v in range(16):
+        bfmmla(v, 30, 31)
+    ins("SUBS", "$1, R0")
+    ins("BNE", "bfpeak")
+    ins("RET")
+    e()
+
+
+def gemm4x4_mmla():
+    name = "gemm4x4BF16MMLA"
+    e("// func %s(out *float32, w *BF16, ldw int, xb *BF16, ldx int, k int)" % name)
+    e("TEXT ·%s(SB), NOSPLIT, $0-48" % name)
+    ins("MOVD", "out+0(FP), R0")
+    ins("MOVD", "w+8(FP), R2")
+    ins("MOVD", "ldw+16(FP), R11")
+    ins("MOVD", "xb+24(FP), R6")
+    ins("MOVD", "ldx+32(FP), R12")
+    ins("MOVD", "k+40(FP), R10")
+    ins("LSL", "$1, R11", c="ldw in bytes")
+    ins("LSL", "$1, R12", c="ldx in bytes")
+    ins("ADD", "R11, R2, R3")
+    ins("ADD", "R11, R3, R4")
+    ins("ADD", "R11, R4, R5")
+    ins("ADD", "R12, R6, R7")
+    ins("ADD", "R12, R7, R8")
+    ins("ADD", "R12, R8, R9")
+    for v in range(16, 24):
+        ins("VEOR", "V%d.B16, V%d.B16, V%d.B16" % (v, v, v))
+    e("mmla:")
+    for i in range(4):
+        ins("VLD1.P", "16(R%d), [V%d.H8]" % (2 + i, i), c="row %d: 8 bf16" % i)
+    for t in range(4):
+        ins("VLD1.P", "16(R%d), [V%d.H8]" % (6 + t, 4 + t), c="token %d: 8 bf16" % t)
+    for p in range(2):
+        zip2d(8 + 2 * p, 2 * p, 2 * p + 1)
+        zip2d(9 + 2 * p, 2 * p, 2 * p + 1, hi=True)
+        zip2d(12 + 2 * p, 4 + 2 * p, 5 + 2 * p)
+        zip2d(13 + 2 * p, 4 + 2 * p, 5 + 2 * p, hi=True)
+    for half in range(2):
+        for p in range(2):
+            for q in range(2):
+                bfmmla(16 + 4 * half + 2 * p + q, 8 + 2 * p + half, 12 + 2 * q + half)
+    ins("SUBS", "$8, R10")
+    ins("BNE", "mmla")
+    for a in range(16, 20):
+        fadd4s(a, a, a + 4)
+    ins("VST1", "[V16.S4, V17.S4, V18.S4, V19.S4], (R0)", c="out[0:16]")
+    ins("RET")
+    e()
+
+
+Q8MM_DOC = """// gemmQ8MMLA (FEAT_I8MM): the 2 × 2 tile of Q8_0 rows w0, w1 by two
+// tokens' int8 activations x0, x1 (QuantizedX.q) over nb blocks of 32 (a
+// positive multiple of 4), with decode's arithmetic (gemvQ8_0SDOT): for
+// each block b, the exact integer sum Σ_c q_i·qx_j, converted, times the
+// fp32 product d_i·dx_j (ws: [d0 d0 d1 d1] per block, xs: [dx0 dx1 dx0
+// dx1]), added by one fused multiply-add into accumulator b mod 4:
+// out[4k + 2i+j] is that accumulator k of row i, token j. Go sums the four
+// as decode does, so each output equals decode's bit for bit.
+//
+// One SMMLA multiplies a 2 × 8 block of the two rows by the 8 × 2 block
+// of the two tokens into a 2 × 2 int32 tile: 32 products, against 16 for
+// an SDOT. A block: 4 loads of 32 bytes (2 rows, 2 tokens), 8 ZIP (two
+// rows' or tokens' 8 bytes in one register), 4 SMMLA in two chains, ADD,
+// SCVTF, 2 scale loads, FMUL, FMLA. Lanes never mix: out[4k + 2i+j]
+// depends on row i and token j only, so a row or token paired with itself
+// gives the same value. Registers: R1, R2 rows (past the f16 scale), R3,
+// R4 tokens, R5 ws, R6 xs, R7 nb; V0–V3 rows, V4–V7 tokens, V8–V11 row
+// pairs, V12–V15 token pairs, V16, V17 int32 sums, V18, V19 scales,
+// V20–V23 the four fp32 accumulators."""
+
+
+def gemm_q8_mmla():
+    name = "gemmQ8MMLA"
+    e("// func %s(out *float32, w0, w1 *byte, x0, x1 *int8, ws, xs *float32, nb int)" % name)
+    e("TEXT ·%s(SB), NOSPLIT, $0-64" % name)
+    for i, a in enumerate(["out", "w0", "w1", "x0", "x1", "ws", "xs", "nb"]):
+        ins("MOVD", "%s+%d(FP), R%d" % (a, 8 * i, i))
+    ins("ADD", "$2, R1", c="past block 0's f16 scale")
+    ins("ADD", "$2, R2")
+    for v in range(20, 24):
+        ins("VEOR", "V%d.B16, V%d.B16, V%d.B16" % (v, v, v))
+    e("q8mm:")
+    for blk in range(4):
+        ins("VLD1.P", "32(R1), [V0.B16, V1.B16]", c="block %d, row 0: 32 int8" % blk)
+        ins("VLD1.P", "32(R2), [V2.B16, V3.B16]", c="row 1")
+        ins("ADD", "$2, R1", c="past the next block's scale")
+        ins("ADD", "$2, R2")
+        ins("VLD1.P", "32(R3), [V4.B16, V5.B16]", c="token 0: 32 int8")
+        ins("VLD1.P", "32(R4), [V6.B16, V7.B16]", c="token 1")
+        for k in range(2):
+            zip2d(8 + 2 * k, k, 2 + k)
+            zip2d(9 + 2 * k, k, 2 + k, hi=True)
+            zip2d(12 + 2 * k, 4 + k, 6 + k)
+            zip2d(13 + 2 * k, 4 + k, 6 + k, hi=True)
+        ins("VEOR", "V16.B16, V16.B16, V16.B16")
+        ins("VEOR", "V17.B16, V17.B16, V17.B16")
+        for k in range(4):
+            smmla(16 + k % 2, 8 + k, 12 + k)
+        ins("VADD", "V17.S4, V16.S4, V16.S4", c="exact: |Σ| ≤ 32·127·128")
+        scvtf4s(16, 16)
+        ins("VLD1.P", "16(R5), [V18.S4]", c="d_i of the block")
+        ins("VLD1.P", "16(R6), [V19.S4]", c="dx_j of the block")
+        fmul4s(18, 18, 19)
+        ins("VFMLA", "V16.S4, V18.S4, V%d.S4" % (20 + blk), c="acc[b mod 4] += isum·(d·dx)")
+    ins("SUBS", "$4, R7")
+    ins("BNE", "q8mm")
+    ins("VST1", "[V20.S4, V21.S4, V22.S4, V23.S4], (R0)", c="out[0:16]")
     ins("RET")
     e()
 
@@ -1257,6 +1418,10 @@ def main():
         e()
         gemm4x4(False)
         gemm4x4(True)
+        e(MMLA_DOC)
+        e()
+        gemm4x4_mmla()
+        bfmmla_peak()
         gemm_nn()
     elif what == "quant":
         global EMU
@@ -1284,6 +1449,9 @@ def main():
         dequant_q4k(True)
         dequant_q6k()
         quantize_x()
+        e(Q8MM_DOC)
+        e()
+        gemm_q8_mmla()
     elif what == "norm":
         norm()
     else:

@@ -24,7 +24,7 @@ func batchFigure(r experiment.Result, withNotes bool, th viz.Theme) viz.Figure {
 	}
 	var notes []string
 	if withNotes {
-		notes = append(notes, experiment.Reading(r))
+		notes = append(notes, experiment.ReadingIn(r, views.Lang))
 	}
 	return viz.BatchSweep(experimentTitles[r.What], pts, notes, th)
 }

@@ -71,7 +71,7 @@ func (fc *chatArea) chatModelLoaded() {
 	}
 	u.chatPanel.SetAvailable(err == nil, err == nil && t.HasThinking(), names)
 	if err != nil && !errors.Is(err, chat.ErrNoTemplate) {
-		u.chatPanel.Note.SetText("The chat template does not load: " + err.Error())
+		u.chatPanel.Note.SetText(tr("app.chat.template_fails", nil) + err.Error())
 	}
 	if err == nil && (u.opt.Chat || u.opt.Think != "") {
 		u.chatPanel.Mode.SetSelected(views.ModeChat)
@@ -116,7 +116,7 @@ func (fc *chatArea) newChat() {
 	u.st.Turns, u.chat.drafts = nil, nil
 	u.chatPanel.ShowTurns(nil, nil)
 	u.left.Refresh()
-	u.controls.Status.SetText("New chat: the next prompt is its first turn.")
+	u.controls.Status.SetText(tr("app.chat.new_done", nil))
 }
 
 // chatTurn renders the conversation with the prompt as the next user

@@ -76,7 +76,7 @@ func (fc *experimentRunner) experimentFigureWith(withNotes bool) viz.Figure {
 	}
 	var notes []string
 	if withNotes {
-		notes = append(notes, experiment.Reading(*r))
+		notes = append(notes, experiment.ReadingIn(*r, views.Lang))
 		if r.Stopped != "" {
 			notes = append(notes, r.Stopped)
 		}

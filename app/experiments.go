@@ -55,9 +55,9 @@ func (fc *experimentRunner) newExperiments() *views.ExperimentsPanel {
 // texts from Max tokens; the sweeps read The Gold-Bug, as `loupe sweep`.
 func (fc *experimentRunner) experimentOptions(key string) experiment.Options {
 	u := fc.ui
-	opt := experiment.Options{What: key, Prompt: experiment.GoldBug}
+	opt := experiment.Options{What: key, Prompt: experiment.GoldBug, Lang: views.Lang}
 	if key == experiment.Texts {
-		opt.Prompt, opt.Second, opt.SecondLabel = u.controls.Prompt.Text, experiment.GoldBug, "The Gold-Bug"
+		opt.Prompt, opt.Second, opt.SecondLabel = u.controls.Prompt.Text, experiment.GoldBug, tr("app.experiment.goldbug", nil)
 		if s, err := u.controls.Settings(); err == nil {
 			opt.DecodeTokens = s.MaxTokens
 		}
@@ -230,16 +230,16 @@ func (fc *experimentRunner) experimentDone(gen int, r experiment.Result, err err
 		u.experiments.Status.SetText("The experiment failed: " + err.Error())
 		u.fail("Experiment failed", err)
 	case r.Cancelled:
-		u.experiments.Status.SetText(experiment.Cancelled(r))
+		u.experiments.Status.SetText(experiment.CancelledIn(r, views.Lang))
 	default:
 		u.experiments.Status.SetText("") // the figure says it is done
 	}
 	if err == nil {
 		u.keepExperimentRuns(r)
 		u.experiment = &r
-		u.experiments.Display(u.experimentRunner.experimentPanelFigure(), experiment.Reading(r), strings.Join(experimentNotes(r), "\n"))
+		u.experiments.Display(u.experimentRunner.experimentPanelFigure(), experiment.ReadingIn(r, views.Lang), strings.Join(experimentNotes(r), "\n"))
 		if rec := u.experimentRecord; rec != nil && !r.Cancelled {
-			u.experiments.Status.SetText("Re-run done. " + experiment.Compare(*rec, r))
+			u.experiments.Status.SetText("Re-run done. " + experiment.CompareIn(*rec, r, views.Lang))
 		}
 	}
 	u.afterRun(err)

@@ -6,7 +6,7 @@ import (
 
 	"github.com/klauspost/cpuid/v2"
 
-	"loupe/format"
+	"loupe/views"
 	"loupe/kernels"
 )
 
@@ -110,7 +110,7 @@ func modelKernelLine(b Backend) string {
 	if !ok {
 		return kernelLine()
 	}
-	arith := format.Arithmetic(m.Arithmetic())
+	arith := views.Lang.Arithmetic(m.Arithmetic())
 	if q := m.QuantArithmetic(); q != "" {
 		arith += "; " + q
 	}
@@ -122,5 +122,5 @@ func modelKernelLine(b Backend) string {
 // run.
 func kernelLine() string {
 	return fmt.Sprintf("%s in use, %s (auto on this CPU: %s; fastest: %s)", kernelLabel(kernels.Active()),
-		format.Arithmetic(kernels.Arithmetic()), kernelLabel(kernels.Best()), kernelLabel(fastestLevel()))
+		views.Lang.Arithmetic(kernels.Arithmetic()), kernelLabel(kernels.Best()), kernelLabel(fastestLevel()))
 }

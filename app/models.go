@@ -32,8 +32,8 @@ type modelDialogs struct {
 func (fc *modelsMenu) modelItems() []*fyne.MenuItem {
 	u := fc.ui
 	return []*fyne.MenuItem{
-		u.menus.item("Models on this computer…", u.modelsMenu.showLocalModels),
-		u.menus.item("Get a model…", u.modelsMenu.showGetModel),
+		u.menus.item(tr("app.menu.local_models", nil), u.modelsMenu.showLocalModels),
+		u.menus.item(tr("app.menu.get_model", nil), u.modelsMenu.showGetModel),
 	}
 }
 
@@ -70,7 +70,7 @@ func searched(ps []hub.Place) string {
 func (fc *modelsMenu) showLocalModels() {
 	u := fc.ui
 	v := views.NewLocalModels()
-	d := dialog.NewCustom("Models on this computer", "Close", v.Box, u.win)
+	d := dialog.NewCustom(tr("app.models.local_title", nil), tr("app.close", nil), v.Box, u.win)
 	v.OnOpen = func(path string) { d.Hide(); u.openModel(path) }
 	v.OnGet = func() { d.Hide(); u.modelsMenu.showGetModel() }
 	v.OnBrowse = func() { d.Hide(); u.pickFolder() }
@@ -125,7 +125,7 @@ func (fc *modelsMenu) showGetModel() {
 	}
 	c := hub.NewClient()
 	g := views.NewGetModel(offers(c.Cache), c.Cache)
-	d := dialog.NewCustom("Get a model", "Close", g.Box, u.win)
+	d := dialog.NewCustom(tr("app.models.get_title", nil), tr("app.close", nil), g.Box, u.win)
 	u.models.get = g
 	d.SetOnClosed(func() {
 		if u.models.cancel != nil {
@@ -182,7 +182,7 @@ func (fc *modelsMenu) pulled(g *views.GetModel, d dialog.Dialog, id, dir string,
 	g.SetBusy(false)
 	switch {
 	case errors.Is(err, context.Canceled):
-		g.SetError("Cancelled. The part already downloaded is kept: Download resumes from there.")
+		g.SetError(tr("app.models.cancelled", nil))
 	case err != nil:
 		g.SetError(err.Error())
 	default:

@@ -482,7 +482,7 @@ func (e headExport) CSV(d *CSV) error {
 }
 
 // Tab is the tab's title.
-func (p *AttentionPanel) Tab() string { return "Attention" }
+func (p *AttentionPanel) Tab() string { return tr("views.tab.attention", nil) }
 
 // Name is the panel's name for exports and --tab.
 func (p *AttentionPanel) Name() string { return "attention" }

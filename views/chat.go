@@ -61,14 +61,14 @@ func NewChatPanel() *ChatPanel {
 		}
 	})
 	c.System = widget.NewEntry()
-	c.System.SetPlaceHolder("System message (optional)")
+	c.System.SetPlaceHolder(tr("views.chat.system", nil))
 	c.Presets = widget.NewSelect(nil, func(s string) {
 		if s != "" && c.OnPreset != nil {
 			c.OnPreset(s)
 		}
 	})
-	c.Presets.PlaceHolder = "Sampling preset of the model card…"
-	c.NewChat = widget.NewButton("New chat", func() {
+	c.Presets.PlaceHolder = tr("views.chat.preset", nil)
+	c.NewChat = widget.NewButton(tr("views.chat.new", nil), func() {
 		if c.OnNew != nil {
 			c.OnNew()
 		}
@@ -100,7 +100,7 @@ func (c *ChatPanel) SetAvailable(chat, thinking bool, presets []string) {
 	if !chat {
 		c.Mode.SetSelected(ModeComplete)
 		c.Mode.Disable()
-		c.Note.SetText("This model has no chat template: prompts are continued as plain text.")
+		c.Note.SetText(tr("views.chat.no_template", nil))
 	} else {
 		c.Mode.Enable()
 		c.Note.SetText("")
@@ -167,7 +167,7 @@ func (c *ChatPanel) ShowTurns(msgs []trace.Message, drafts []Draft) {
 				c.turns.Add(widget.NewAccordion(item))
 			}
 			if answer == "" && d.Tokens > 0 {
-				answer = "(no answer: the reply stopped inside its think block)"
+				answer = tr("views.chat.no_answer", nil)
 			}
 			c.turns.Add(wrapped("Model: " + answer))
 		}
@@ -221,7 +221,7 @@ func ThinkingLine(t trace.Timing) string {
 		s += fmt.Sprintf(" — %.0f× the wait of the answer alone (answer: %s tokens, %s)",
 			t.ThinkingSeconds/answerS, format.Thousands(answer), format.Duration(answerS))
 	} else {
-		s += " — no answer yet: every token written so far was draft"
+		s += tr("views.chat.all_draft", nil)
 	}
 	return s
 }

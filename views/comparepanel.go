@@ -425,7 +425,7 @@ func (p *ComparePanel) CSV(d *CSV) error {
 }
 
 // Tab is the tab's title.
-func (p *ComparePanel) Tab() string { return "Compare" }
+func (p *ComparePanel) Tab() string { return tr("views.tab.compare", nil) }
 
 // Name is the panel's name for exports and --tab.
 func (p *ComparePanel) Name() string { return "compare" }

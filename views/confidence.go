@@ -33,7 +33,7 @@ func ModelPs(toks []trace.Token, steps []trace.Step) []float64 {
 func ConfidenceLine(steps []trace.Step) string {
 	ppl, ok := stats.Perplexity(steps)
 	if !ok {
-		return "Written tokens coloured by the model's own probability of each (the sampler's changes left out)."
+		return tr("views.confidence.plain", nil)
 	}
 	return fmt.Sprintf("Written tokens coloured by the model's own probability of each. Perplexity %s: as unsure as a choice among %s equally likely tokens, on average (1: sure of every one).",
 		format.Sig2(ppl), format.Sig2(ppl))

@@ -351,7 +351,7 @@ func (p *DeltaNetPanel) CSV(d *CSV) error {
 }
 
 // Tab is the tab's title.
-func (p *DeltaNetPanel) Tab() string { return "DeltaNet" }
+func (p *DeltaNetPanel) Tab() string { return tr("views.tab.deltanet", nil) }
 
 // Name is the panel's name for exports and --tab.
 func (p *DeltaNetPanel) Name() string { return "deltanet" }

@@ -111,7 +111,7 @@ func (p *EmbeddingPanel) CSV(d *CSV) error {
 }
 
 // Tab is the tab's title.
-func (p *EmbeddingPanel) Tab() string { return "Embedding" }
+func (p *EmbeddingPanel) Tab() string { return tr("views.tab.embedding", nil) }
 
 // Name is the panel's name for exports and --tab.
 func (p *EmbeddingPanel) Name() string { return "embedding" }

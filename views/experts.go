@@ -382,7 +382,7 @@ func (p *ExpertsPanel) CSV(d *CSV) error {
 }
 
 // Tab is the tab's title.
-func (p *ExpertsPanel) Tab() string { return "Experts" }
+func (p *ExpertsPanel) Tab() string { return tr("views.tab.experts", nil) }
 
 // Name is the panel's name for exports and --tab.
 func (p *ExpertsPanel) Name() string { return "experts" }

@@ -314,7 +314,7 @@ func (p *KVCachePanel) CSV(d *CSV) error {
 }
 
 // Tab is the tab's title.
-func (p *KVCachePanel) Tab() string { return "KV cache" }
+func (p *KVCachePanel) Tab() string { return tr("views.tab.kv-cache", nil) }
 
 // Name is the panel's name for exports and --tab.
 func (p *KVCachePanel) Name() string { return "kv-cache" }

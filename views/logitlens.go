@@ -140,7 +140,7 @@ func (p *LogitLensPanel) CSV(d *CSV) error {
 }
 
 // Tab is the tab's title.
-func (p *LogitLensPanel) Tab() string { return "Logit lens" }
+func (p *LogitLensPanel) Tab() string { return tr("views.tab.logit-lens", nil) }
 
 // Name is the panel's name for exports and --tab.
 func (p *LogitLensPanel) Name() string { return "logit-lens" }

@@ -193,7 +193,7 @@ func (p *MLPPanel) CSV(d *CSV) error {
 }
 
 // Tab is the tab's title.
-func (p *MLPPanel) Tab() string { return "MLP" }
+func (p *MLPPanel) Tab() string { return tr("views.tab.mlp", nil) }
 
 // Name is the panel's name for exports and --tab.
 func (p *MLPPanel) Name() string { return "mlp" }

@@ -128,7 +128,7 @@ func (p *ModelPanel) CSV(d *CSV) error {
 }
 
 // Tab is the tab's title.
-func (p *ModelPanel) Tab() string { return "Model" }
+func (p *ModelPanel) Tab() string { return tr("views.tab.model", nil) }
 
 // Name is the panel's name for exports and --tab.
 func (p *ModelPanel) Name() string { return "model" }

@@ -180,7 +180,7 @@ func (p *NextTokenPanel) CSV(d *CSV) error {
 }
 
 // Tab is the tab's title.
-func (p *NextTokenPanel) Tab() string { return "Next token" }
+func (p *NextTokenPanel) Tab() string { return tr("views.tab.next-token", nil) }
 
 // Name is the panel's name for exports and --tab.
 func (p *NextTokenPanel) Name() string { return "next-token" }

@@ -123,7 +123,7 @@ func (p *SamplerPanel) CSV(d *CSV) error {
 }
 
 // Tab is the tab's title.
-func (p *SamplerPanel) Tab() string { return "Sampler" }
+func (p *SamplerPanel) Tab() string { return tr("views.tab.sampler", nil) }
 
 // Name is the panel's name for exports and --tab.
 func (p *SamplerPanel) Name() string { return "sampler" }

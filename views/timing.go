@@ -32,7 +32,7 @@ func TimingLine(t trace.Timing, bw float64, measuring bool) string {
 		t.PrefillTokens, format.Duration(t.PrefillSeconds), stats.Rate(t.PrefillTokens, t.PrefillSeconds), format.Percent(share(t.PrefillSeconds)),
 		t.DecodeTokens, format.Duration(t.DecodeSeconds), stats.Rate(t.DecodeTokens, t.DecodeSeconds), format.Percent(share(t.DecodeSeconds)))
 	if t.Kernels != "" {
-		fmt.Fprintf(&b, "\nkernels %s: %s", t.Kernels, format.Arithmetic(t.Arithmetic))
+		fmt.Fprintf(&b, "\nkernels %s: %s", t.Kernels, Lang.Arithmetic(t.Arithmetic))
 	}
 	gbs := stats.DecodeGBs(t)
 	switch {
@@ -178,7 +178,7 @@ func (p *TimingPanel) CSV(d *CSV) error {
 }
 
 // Tab is the tab's title.
-func (p *TimingPanel) Tab() string { return "Timing" }
+func (p *TimingPanel) Tab() string { return tr("views.tab.timing", nil) }
 
 // Name is the panel's name for exports and --tab.
 func (p *TimingPanel) Name() string { return "timing" }

@@ -55,7 +55,7 @@ type TokenStream struct {
 // NewTokenStream makes an empty stream.
 func NewTokenStream() *TokenStream {
 	t := &TokenStream{selected: -1, source: -1, legend: newConfidenceLegend()}
-	t.hover = widget.NewLabel("Hover a token to see its id; click it to inspect it, right-click (or Shift+click) to make it the source.")
+	t.hover = widget.NewLabel(tr("views.tokens.hint", nil))
 	t.hover.Truncation = fyne.TextTruncateEllipsis
 	t.list = widget.NewList(
 		func() int { return len(t.rows) },

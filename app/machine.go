@@ -6,8 +6,8 @@ import (
 
 	"github.com/klauspost/cpuid/v2"
 
-	"loupe/views"
 	"loupe/kernels"
+	"loupe/views"
 )
 
 // levelLabels are the kernel levels as the menu shows them, fastest first.

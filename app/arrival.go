@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"loupe/engine"
-	"loupe/format"
 	"loupe/trace"
 	"loupe/trace/stats"
 )
@@ -26,7 +25,7 @@ func (u *UI) onEvent(gen int, ev engine.Event) {
 		t := ev.Prefill
 		u.st.Live = *t
 		u.st.Live.BytesPerToken = float64(u.st.Info.WeightBytesPerTok) // the KV cache is added at the end
-		u.controls.Status.SetText(fmt.Sprintf("Prompt read: %d tokens in %s. Writing…", t.PrefillTokens, format.Duration(t.PrefillSeconds)))
+		u.controls.Status.SetText(fmt.Sprintf("Prompt read: %d tokens in %s. Writing…", t.PrefillTokens, nums().Duration(t.PrefillSeconds)))
 	case ev.Step != nil:
 		u.st.Steps = append(u.st.Steps, *ev.Step)
 		u.st.Live.DecodeTokens++
@@ -150,7 +149,7 @@ func (u *UI) adoptRun(run *trace.Run) {
 	u.timing.Display(u.st.Timings, u.bandwidth, u.measuring)
 	t := run.Timing
 	u.controls.Status.SetText(fmt.Sprintf("Done (%s): %d tokens read in %s, %d written in %s (%.1f tok/s).",
-		stopWords(run.StopReason), t.PrefillTokens, format.Duration(t.PrefillSeconds), t.DecodeTokens, format.Duration(t.DecodeSeconds), stats.Rate(t.DecodeTokens, t.DecodeSeconds)))
+		stopWords(run.StopReason), t.PrefillTokens, nums().Duration(t.PrefillSeconds), t.DecodeTokens, nums().Duration(t.DecodeSeconds), stats.Rate(t.DecodeTokens, t.DecodeSeconds)))
 	fmt.Printf("loupe: generated %d tokens (%s), prefill %.3f s, decode %.3f s\n",
 		t.DecodeTokens, run.StopReason, t.PrefillSeconds, t.DecodeSeconds)
 	u.host.writeTiming(run)

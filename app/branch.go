@@ -44,7 +44,7 @@ func (u *UI) branchDialog() {
 	}
 	options := make([]string, len(s.Top))
 	for i, c := range s.Top {
-		options[i] = fmt.Sprintf("%d. «%s»  %s", i+1, format.Visible(c.Text), format.Percent(c.P))
+		options[i] = fmt.Sprintf("%d. «%s»  %s", i+1, format.Visible(c.Text), nums().Percent(c.P))
 		if c.ID == s.Chosen.ID {
 			options[i] += "  (written)"
 		}

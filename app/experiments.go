@@ -11,7 +11,6 @@ import (
 	"loupe/engine"
 	"loupe/engine/experiment"
 	"loupe/engine/perf"
-	"loupe/format"
 	"loupe/trace/stats"
 	"loupe/views"
 )
@@ -142,7 +141,7 @@ func (fc *experimentRunner) confirmCopies(m *engine.Model, opt experiment.Option
 		return
 	}
 	msg := fmt.Sprintf("Loupe will write Q8_0 and Q4_K_M copies of this model, %s in all, into its cache folder\n%s\n(never beside your files). Write them?",
-		format.Bytes(float64(bytes)), dir)
+		nums().Bytes(float64(bytes)), dir)
 	dialog.ShowConfirm("Write quantised copies?", msg, func(ok bool) {
 		defer u.rescue()
 		if ok && !u.st.Running && !u.loading {

@@ -12,7 +12,6 @@ import (
 	"fyne.io/fyne/v2/dialog"
 
 	"loupe/engine/hub"
-	"loupe/format"
 	"loupe/views"
 )
 
@@ -92,7 +91,7 @@ func localRows(found []hub.Local) []views.LocalModel {
 		if m.Revision != "" && m.Revision != "main" {
 			name += " @ " + m.Revision
 		}
-		rows[i] = views.LocalModel{Name: name, Size: format.Bytes(float64(m.Bytes)), Source: m.Source, Path: m.Path,
+		rows[i] = views.LocalModel{Name: name, Size: nums().Bytes(float64(m.Bytes)), Source: m.Source, Path: m.Path,
 			CanOpen: m.CanOpen, Why: m.Why}
 	}
 	return rows
@@ -110,7 +109,7 @@ func offers(cache string) []views.ModelOffer {
 	for i, e := range hub.Catalog {
 		ok, why := e.Supported()
 		_, local := e.Local(cache)
-		out[i] = views.ModelOffer{ID: e.ID, Title: e.Title, Size: "about " + format.Bytes(float64(e.Bytes)), Licence: e.Licence,
+		out[i] = views.ModelOffer{ID: e.ID, Title: e.Title, Size: "about " + nums().Bytes(float64(e.Bytes)), Licence: e.Licence,
 			Shows: e.Shows, CanRun: ok, Why: why, Local: local && ok}
 	}
 	return out
@@ -206,14 +205,14 @@ func progressShare(p hub.Progress) float64 {
 // progressText is "model.safetensors (3 of 7) · 1.20 GB of 3.09 GB · 21.4 MB/s · 1 min 30 s left".
 func progressText(p hub.Progress) string {
 	if p.Finished {
-		return fmt.Sprintf("All %d files in place (%s).", p.Files, format.Bytes(float64(p.Total)))
+		return fmt.Sprintf("All %d files in place (%s).", p.Files, nums().Bytes(float64(p.Total)))
 	}
-	s := fmt.Sprintf("%s (%d of %d) · %s of %s", p.File, p.FileIndex, p.Files, format.Bytes(float64(p.Done)), format.Bytes(float64(p.Total)))
+	s := fmt.Sprintf("%s (%d of %d) · %s of %s", p.File, p.FileIndex, p.Files, nums().Bytes(float64(p.Done)), nums().Bytes(float64(p.Total)))
 	if p.BytesPerSec > 0 {
-		s += " · " + format.Bytes(p.BytesPerSec) + "/s"
+		s += " · " + nums().Bytes(p.BytesPerSec) + "/s"
 	}
 	if p.Remaining >= 0 {
-		s += " · " + format.Duration(p.Remaining.Seconds()) + " left"
+		s += " · " + nums().Duration(p.Remaining.Seconds()) + " left"
 	}
 	if p.Note != "" {
 		s += " · " + p.Note

@@ -79,7 +79,7 @@ func NewAttentionPanel() *AttentionPanel {
 		if _, gap := p.Means.Gaps[l]; gap {
 			p.hoverCell(l, 0, v)
 		} else if l >= 0 {
-			p.Hover.SetText(fmt.Sprintf("%s: mean over heads %s", p.count.Layer(l), format.Percent(v)))
+			p.Hover.SetText(fmt.Sprintf("%s: mean over heads %s", p.count.Layer(l), nums().Percent(v)))
 		}
 	}
 	p.Grid.OnTap = func(l, h int) {
@@ -187,11 +187,11 @@ func (p *AttentionPanel) Display(info trace.ModelInfo, toks []trace.Token, att [
 	p.Grid.Gaps, p.Means.Gaps = gaps, unlabelled(gaps)
 	p.Title.SetText(fmt.Sprintf("Attention of %s on %s, every layer × head", p.tokName(query), p.tokName(source)))
 	p.Sink.SetText(fmt.Sprintf("Attention sink: on average %s of the attention of every head goes to the first token %s.",
-		format.Percent(stats.SinkShare(p.att)), p.tokName(0)))
+		nums().Percent(stats.SinkShare(p.att)), p.tokName(0)))
 	p.sizeGrid(len(g), len(g[0]))
 	top := stats.ScaleMax(g)
 	p.Grid.Max, p.Means.Max = top, top
-	p.Scale.SetText(format.Percent(top))
+	p.Scale.SetText(nums().Percent(top))
 	p.Grid.SetValues(g)
 	p.Caption.SetText(fmt.Sprintf("Each cell is one head: the share of its attention that %s pays to %s. Rows are the layers %s (the first at the bottom), columns the heads %s; the bars on the right are each layer's mean.",
 		p.tokName(query), p.tokName(source), p.count.Range(len(g)), p.count.Range(len(g[0]))))
@@ -262,7 +262,7 @@ func (p *AttentionPanel) hoverCell(l, h int, v float64) {
 		p.Hover.SetText(fmt.Sprintf("%s is a Gated DeltaNet layer: it keeps a fixed-size state instead of attending, so it has no attention map (see the DeltaNet tab)", p.count.Layer(l)))
 		return
 	}
-	p.Hover.SetText(fmt.Sprintf("%s: %s on %s", p.layerHead(l, h), format.Percent(v), p.tokName(p.source)))
+	p.Hover.SetText(fmt.Sprintf("%s: %s on %s", p.layerHead(l, h), nums().Percent(v), p.tokName(p.source)))
 }
 
 // OpenHead shows one head's attention over every earlier token.
@@ -290,12 +290,12 @@ func (p *AttentionPanel) OpenHead(l, h int) {
 			continue
 		}
 		bars = append(bars, Bar{Label: fmt.Sprintf("%s %d", clip(format.Visible(p.text(s.Pos)), 14), s.Pos),
-			Segments: []float64{s.P * scale}, Value: format.Percent(s.P), Highlight: s.Pos == p.source})
+			Segments: []float64{s.P * scale}, Value: nums().Percent(s.P), Highlight: s.Pos == p.source})
 	}
 	if others > 0 {
 		// No bar: on a long prompt the rest is most of the attention, spread thin.
 		rest := p.att.QueryPos + 1 - (len(bars))
-		bars = append(bars, Bar{Label: "others", Value: fmt.Sprintf("%s over %d tokens", format.Percent(others), rest)})
+		bars = append(bars, Bar{Label: "others", Value: fmt.Sprintf("%s over %d tokens", nums().Percent(others), rest)})
 	}
 	bars = append(bars, nearBars(p.att.Weights[l][h], p.att.QueryPos, p.source, scale, p.text)...)
 	p.Head.LabelWidth = 200
@@ -317,7 +317,7 @@ func nearBars(w []float32, query, source int, scale float64, text func(int) stri
 	bars := []Bar{{Label: "in order:", Value: fmt.Sprintf("the %d tokens up to it", nearShown)}}
 	for i := query - nearShown + 1; i <= query; i++ {
 		bars = append(bars, Bar{Label: fmt.Sprintf("%s %d", clip(format.Visible(text(i)), 14), i),
-			Segments: []float64{float64(w[i]) * scale}, Value: format.Percent(float64(w[i])), Highlight: i == source})
+			Segments: []float64{float64(w[i]) * scale}, Value: nums().Percent(float64(w[i])), Highlight: i == source})
 	}
 	return bars
 }
@@ -413,7 +413,7 @@ func (p *AttentionPanel) Figure() viz.Figure {
 		return viz.NoData(th, err.Error())
 	}
 	g := viz.GridOf(m, texts(p.tokens))
-	g.Note = fmt.Sprintf("attention sink: %s of every head's attention on the first token on average", format.Percent(stats.SinkShare(p.att)))
+	g.Note = fmt.Sprintf("attention sink: %s of every head's attention on the first token on average", nums().Percent(stats.SinkShare(p.att)))
 	return viz.AttentionGrid(g, th)
 }
 

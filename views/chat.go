@@ -10,7 +10,6 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"loupe/format"
 	"loupe/trace"
 )
 
@@ -163,7 +162,7 @@ func (c *ChatPanel) ShowTurns(msgs []trace.Message, drafts []Draft) {
 				body := widget.NewLabel(thinking)
 				body.Wrapping = fyne.TextWrapWord
 				body.Importance = widget.LowImportance // dimmed
-				item := widget.NewAccordionItem(fmt.Sprintf("Thinking: %s tokens, %s (folded)", format.Thousands(d.Tokens), format.Duration(d.Seconds)), body)
+				item := widget.NewAccordionItem(fmt.Sprintf("Thinking: %s tokens, %s (folded)", thousands(d.Tokens), nums().Duration(d.Seconds)), body)
 				c.turns.Add(widget.NewAccordion(item))
 			}
 			if answer == "" && d.Tokens > 0 {
@@ -216,10 +215,10 @@ func ThinkingLine(t trace.Timing) string {
 		return ""
 	}
 	answer, answerS := t.DecodeTokens-t.ThinkingTokens, t.DecodeSeconds-t.ThinkingSeconds
-	s := fmt.Sprintf("thinking: %s tokens, %s", format.Thousands(t.ThinkingTokens), format.Duration(t.ThinkingSeconds))
+	s := fmt.Sprintf("thinking: %s tokens, %s", thousands(t.ThinkingTokens), nums().Duration(t.ThinkingSeconds))
 	if answer > 0 && answerS > 0 {
 		s += fmt.Sprintf(" — %.0f× the wait of the answer alone (answer: %s tokens, %s)",
-			t.ThinkingSeconds/answerS, format.Thousands(answer), format.Duration(answerS))
+			t.ThinkingSeconds/answerS, thousands(answer), nums().Duration(answerS))
 	} else {
 		s += tr("views.chat.all_draft", nil)
 	}

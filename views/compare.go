@@ -50,14 +50,14 @@ func DeltaLine(d stats.Delta) string {
 	name := "«" + clip(format.Visible(d.Token.Text), 24) + "»"
 	switch {
 	case !d.HasB:
-		return fmt.Sprintf("%s %s in A; B generated no token at this step.", name, format.Percent(d.Token.P))
+		return fmt.Sprintf("%s %s in A; B generated no token at this step.", name, nums().Percent(d.Token.P))
 	case !d.InB:
-		return fmt.Sprintf("%s %s in A ⟶ below B's top %d in B (B chose «%s» %s).", name, format.Percent(d.Token.P),
-			len(d.StepB.Top), clip(format.Visible(d.ChosenB.Text), 24), format.Percent(d.ChosenB.P))
+		return fmt.Sprintf("%s %s in A ⟶ below B's top %d in B (B chose «%s» %s).", name, nums().Percent(d.Token.P),
+			len(d.StepB.Top), clip(format.Visible(d.ChosenB.Text), 24), nums().Percent(d.ChosenB.P))
 	}
-	s := fmt.Sprintf("%s %s ⟶ %s  (Δp %+.1f points)", name, format.Percent(d.Token.P), format.Percent(d.PB), 100*(d.PB-d.Token.P))
+	s := fmt.Sprintf("%s %s ⟶ %s  (Δp %+.1f points)", name, nums().Percent(d.Token.P), nums().Percent(d.PB), 100*(d.PB-d.Token.P))
 	if d.Diverged {
-		s += fmt.Sprintf("; B chose «%s» (%s)", clip(format.Visible(d.ChosenB.Text), 24), format.Percent(d.ChosenB.P))
+		s += fmt.Sprintf("; B chose «%s» (%s)", clip(format.Visible(d.ChosenB.Text), 24), nums().Percent(d.ChosenB.P))
 	}
 	return s
 }

@@ -253,7 +253,7 @@ func (p *ComparePanel) tops() {
 		}
 		bars := make([]Bar, 0, len(s.Top))
 		for _, c := range s.Top {
-			v := format.Percent(c.P)
+			v := nums().Percent(c.P)
 			if c.ID == mark && c.ID != s.Chosen.ID {
 				v += "  ⟵ A's choice"
 			}
@@ -272,7 +272,7 @@ func (p *ComparePanel) times() {
 	longest := max(ta.PrefillSeconds+ta.DecodeSeconds, tb.PrefillSeconds+tb.DecodeSeconds, 1e-9)
 	row := func(name string, t trace.Timing) Bar {
 		return Bar{Label: name, Segments: []float64{t.PrefillSeconds / longest, t.DecodeSeconds / longest},
-			Value: fmt.Sprintf("%s + %s (%.1f tok/s)", format.Duration(t.PrefillSeconds), format.Duration(t.DecodeSeconds), stats.Rate(t.DecodeTokens, t.DecodeSeconds))}
+			Value: fmt.Sprintf("%s + %s (%.1f tok/s)", nums().Duration(t.PrefillSeconds), nums().Duration(t.DecodeSeconds), stats.Rate(t.DecodeTokens, t.DecodeSeconds))}
 	}
 	p.Times.SetBars([]Bar{row("A", ta), row("B", tb)})
 }
@@ -304,8 +304,8 @@ func (p *ComparePanel) showGrids() {
 		"A and B share the colour scale 0 … %s; in B − A red is more attention in B, blue less (±%.1f points at the ends). "+
 		"Heads switched off are framed in orange: they still attend, but their output is dropped, so only the layers above them change.",
 		tokName(c.A.Tokens, c.QueryA), tokName(c.A.Tokens, c.SourceA), tokName(c.B.Tokens, c.QueryB), tokName(c.B.Tokens, c.SourceB),
-		p.count.Base(), format.Percent(top), 100*d))
-	p.GridScale.SetText("0 … " + format.Percent(top))
+		p.count.Base(), nums().Percent(top), 100*d))
+	p.GridScale.SetText("0 … " + nums().Percent(top))
 }
 
 func tokName(toks []trace.Token, pos int) string {
@@ -321,7 +321,7 @@ func (p *ComparePanel) hoverCell(l, h int, _ float64) {
 		return
 	}
 	p.Hover.SetText(fmt.Sprintf("%s: A %s, B %s, B − A %+.1f points",
-		p.layerHead(l, h), format.Percent(c.GridA[l][h]), format.Percent(c.GridB[l][h]), 100*c.Diff[l][h]))
+		p.layerHead(l, h), nums().Percent(c.GridA[l][h]), nums().Percent(c.GridB[l][h]), 100*c.Diff[l][h]))
 }
 
 // render lays the panel out: what B is, the Δp line, the two streams, the

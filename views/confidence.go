@@ -36,7 +36,7 @@ func ConfidenceLine(steps []trace.Step) string {
 		return tr("views.confidence.plain", nil)
 	}
 	return fmt.Sprintf("Written tokens coloured by the model's own probability of each. Perplexity %s: as unsure as a choice among %s equally likely tokens, on average (1: sure of every one).",
-		format.Sig2(ppl), format.Sig2(ppl))
+		nums().Sig2(ppl), nums().Sig2(ppl))
 }
 
 // confidenceFill is the chip fill of a written token the model gave p.
@@ -63,7 +63,7 @@ func newConfidenceLegend() *confidenceLegend {
 	for _, p := range legendPs {
 		r := canvas.NewRectangle(confidenceFill(p))
 		r.CornerRadius = 4
-		txt := canvas.NewText(format.Trim(p, 2), color.White)
+		txt := canvas.NewText(nums().Trim(p, 2), color.White)
 		txt.TextStyle = fyne.TextStyle{Monospace: true}
 		txt.Alignment = fyne.TextAlignCenter
 		l.chips, l.texts = append(l.chips, r), append(l.texts, txt)

@@ -131,8 +131,8 @@ func (c *Controls) promptTokens() int {
 // beside its cost at the model's whole context.
 func KVCacheLine(perToken int64, prompt, maxTokens, context int) string {
 	return fmt.Sprintf("%s for the prompt's %s tokens + %s; %s at the model's full %s",
-		format.Bytes(float64(perToken)*float64(prompt+maxTokens)), format.Thousands(prompt), format.Thousands(maxTokens),
-		format.Bytes(float64(perToken)*float64(context)), format.Thousands(context))
+		nums().Bytes(float64(perToken)*float64(prompt+maxTokens)), thousands(prompt), thousands(maxTokens),
+		nums().Bytes(float64(perToken)*float64(context)), thousands(context))
 }
 
 // NewControls builds the column; onGenerate and onStop are called by the

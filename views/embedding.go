@@ -66,11 +66,11 @@ func (p *EmbeddingPanel) Display(tok trace.Token, values []float32, rows int, ti
 		p.fig.show(nil)
 		return
 	}
-	p.Title.SetText(fmt.Sprintf("«%s» (position %d) enters the model as %s numbers", clip(format.Visible(tok.Text), 24), tok.Pos, format.Thousands(int64(len(values)))))
+	p.Title.SetText(fmt.Sprintf("«%s» (position %d) enters the model as %s numbers", clip(format.Visible(tok.Text), 24), tok.Pos, thousands(int64(len(values)))))
 	p.Shape.SetText(viz.RowShape(tok.ID, rows, len(values)) + " (the row is the token's id)")
-	first := format.FirstNumbers(values, 12)
+	first := nums().FirstNumbers(values, 12)
 	if len(values) > 12 {
-		first += fmt.Sprintf(" (%s numbers)", format.Thousands(len(values)))
+		first += fmt.Sprintf(" (%s numbers)", thousands(len(values)))
 	}
 	p.First.SetText(first)
 	st := stats.StatsOf(values)

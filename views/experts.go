@@ -150,7 +150,7 @@ func (p *ExpertsPanel) routingLine(st trace.Step) string {
 	}
 	mass /= float64(len(st.Experts))
 	return fmt.Sprintf("On average the chosen experts held %s of the router's probability (the rest went to experts that did not run).",
-		format.Percent(mass))
+		nums().Percent(mass))
 }
 
 func (p *ExpertsPanel) drawMap(st trace.Step) {
@@ -185,7 +185,7 @@ func (p *ExpertsPanel) drawMap(st trace.Step) {
 	p.Map.SetSelected(chosen)
 	p.MapNote.SetText(fmt.Sprintf("How to read it: one row per layer (%s at the bottom), one column per expert. The brighter the cell, the more the "+
 		"router wanted that expert for this token (brightest = %s). Only the %d outlined experts of each row ran; the others were not read at all.",
-		p.count.Layer(0), format.Percent(top), len(st.Experts[0].IDs)))
+		p.count.Layer(0), nums().Percent(top), len(st.Experts[0].IDs)))
 }
 
 func (p *ExpertsPanel) drawTouched(n, k int) {
@@ -195,7 +195,7 @@ func (p *ExpertsPanel) drawTouched(n, k int) {
 	var sum float64
 	for i, t := range ts {
 		bars[i] = Bar{Label: capitalise(p.count.Layer(t.Layer)), Segments: []float64{t.Share},
-			Value: fmt.Sprintf("%d of %d (%s)", t.Count, E, format.Percent(t.Share))}
+			Value: fmt.Sprintf("%d of %d (%s)", t.Count, E, nums().Percent(t.Share))}
 		sum += t.Share
 	}
 	p.Touched.SetBars(bars)
@@ -203,7 +203,7 @@ func (p *ExpertsPanel) drawTouched(n, k int) {
 	p.TouchedNote.SetText(fmt.Sprintf("How to read it: after %s, each bar is the share of that layer's experts chosen at least once. "+
 		"On average %s; if the router picked %d experts at random for each token it would be %s. All %d experts stay in memory "+
 		"(the file's size), but a token only reads the ones it chose.",
-		format.Plural(n, "written token"), format.Percent(mean), k, format.Percent(stats.UniformTouched(E, k, n)), E))
+		format.Plural(n, "written token"), nums().Percent(mean), k, nums().Percent(stats.UniformTouched(E, k, n)), E))
 }
 
 func (p *ExpertsPanel) drawBytes(k int) {
@@ -218,8 +218,8 @@ func (p *ExpertsPanel) drawBytes(k int) {
 		read -= int64(m.MoELayers) * int64(m.ExpertsPerToken-k) * m.ExpertBytes
 	}
 	p.Bytes.SetBars([]Bar{
-		{Label: "this token", Segments: []float64{float64(read) / float64(dense)}, Value: format.Bytes(float64(read)), Highlight: true},
-		{Label: "a dense model", Segments: []float64{1}, Value: format.Bytes(float64(dense))},
+		{Label: "this token", Segments: []float64{float64(read) / float64(dense)}, Value: nums().Bytes(float64(read)), Highlight: true},
+		{Label: "a dense model", Segments: []float64{1}, Value: nums().Bytes(float64(dense))},
 	})
 	why := fmt.Sprintf("so about %.1f× as many tokens per second on the same memory bandwidth.", float64(dense)/float64(read))
 	if float64(dense) < 1.5*float64(read) {
@@ -227,7 +227,7 @@ func (p *ExpertsPanel) drawBytes(k int) {
 	}
 	p.BytesNote.SetText(fmt.Sprintf("How to read it: the weights one written token reads — the shared ones (attention, router, output head) and "+
 		"%d experts per layer — against a dense model with the same %s parameters, which reads all of them: %s of the bytes, %s",
-		k, format.Count(stats.TotalParams(m)), format.Percent(float64(read)/float64(dense)), why))
+		k, nums().Count(stats.TotalParams(m)), nums().Percent(float64(read)/float64(dense)), why))
 }
 
 // toggle adds expert col of layer row to the experts to switch off, or
@@ -285,7 +285,7 @@ func (p *ExpertsPanel) hover(row, col int, v float64) {
 		if r.Layer != row || col >= len(r.Probs) {
 			continue
 		}
-		text := fmt.Sprintf("%s, expert %s: router probability %s", capitalise(p.count.Layer(row)), p.countIndex(col), format.Percent(float64(r.Probs[col])))
+		text := fmt.Sprintf("%s, expert %s: router probability %s", capitalise(p.count.Layer(row)), p.countIndex(col), nums().Percent(float64(r.Probs[col])))
 		for i, e := range r.IDs {
 			if e == col {
 				text += fmt.Sprintf(" — chosen, rank %d, its output weighted %.3f", i+1, r.Weights[i])
@@ -333,7 +333,7 @@ func (p *ExpertsPanel) view() viz.ExpertsView {
 	}
 	if read, dense := stats.ExpertBytes(p.info); dense > 0 {
 		v.Notes = append(v.Notes, fmt.Sprintf("After %s; a token reads %s of weights, a dense model of the same size %s.",
-			format.Plural(n, "written token"), format.Bytes(float64(read)), format.Bytes(float64(dense))))
+			format.Plural(n, "written token"), nums().Bytes(float64(read)), nums().Bytes(float64(dense))))
 	}
 	return v
 }

@@ -29,9 +29,9 @@ func KVCostLine(info trace.ModelInfo, n int) string {
 	s := stats.KVSizesOf(info)
 	f32, bf := float64(s.BytesF32)*float64(n), float64(s.BytesBF)*float64(n)
 	w := float64(info.WeightBytesPerTok)
-	line := fmt.Sprintf("at %s tokens: %s more read for every token written (%s in bf16)", format.Thousands(n), format.Bytes(f32), format.Bytes(bf))
+	line := fmt.Sprintf("at %s tokens: %s more read for every token written (%s in bf16)", thousands(n), nums().Bytes(f32), nums().Bytes(bf))
 	if w > 0 {
-		line += fmt.Sprintf(", beside the %s of weights read for each — %s of them", format.Bytes(w), format.Percent(f32/w))
+		line += fmt.Sprintf(", beside the %s of weights read for each — %s of them", nums().Bytes(w), nums().Percent(f32/w))
 	}
 	return line
 }
@@ -111,7 +111,7 @@ func (p *KVCachePanel) SetModel(info trace.ModelInfo) {
 	p.info = info
 	p.quiet = true
 	defer func() { p.quiet = false }()
-	layers, heads := names(info.Layers, p.count), names(info.KVHeads, p.count)
+	layers, heads := names(info.Layers, p.count.Numbering), names(info.KVHeads, p.count.Numbering)
 	if len(p.Layer.Options) != len(layers) || len(layers) > 0 && p.Layer.Options[0] != layers[0] {
 		sel := p.Layer.SelectedIndex()
 		p.Layer.Options = layers
@@ -134,7 +134,7 @@ func (p *KVCachePanel) SetModel(info trace.ModelInfo) {
 	}
 	p.Sizes.SetText(fmt.Sprintf("Per token: keys and values (2) of %d layers × %d K/V heads × %d numbers = %s numbers; "+
 		"this engine keeps them in fp32: %s per token (in bf16, as in the article “The two times of an answer”: %s).",
-		kvLayers, info.KVHeads, info.HeadDim, format.Thousands(s.Numbers), format.Bytes(float64(s.BytesF32)), format.Bytes(float64(s.BytesBF))))
+		kvLayers, info.KVHeads, info.HeadDim, thousands(s.Numbers), nums().Bytes(float64(s.BytesF32)), nums().Bytes(float64(s.BytesBF))))
 	var lines []string
 	for _, n := range kvTotalsAt(info.MaxPositions) {
 		line := KVCostLine(info, n)
@@ -186,7 +186,7 @@ func (p *KVCachePanel) SetLive(tokens int, running bool) {
 	if running {
 		verb = "holds so far"
 	}
-	p.Live.SetText(fmt.Sprintf("Live: the cache %s %s: %s (fp32).", verb, format.Plural(tokens, "token"), format.Bytes(float64(s.BytesF32)*float64(tokens))))
+	p.Live.SetText(fmt.Sprintf("Live: the cache %s %s: %s (fp32).", verb, format.Plural(tokens, "token"), nums().Bytes(float64(s.BytesF32)*float64(tokens))))
 }
 
 // Display shows the rows of one layer and KV head; tokens name them.

@@ -33,20 +33,20 @@ func ModelRows(m trace.ModelInfo, cpu, kernels string, count format.Numbering) [
 		{"Folder", m.Path},
 		{"Shape", fmt.Sprintf("%d layers · %d query heads · %d K/V heads · head dim %d", m.Layers, m.Heads, m.KVHeads, m.HeadDim)},
 		{"Widths", fmt.Sprintf("hidden %d · MLP %d · vocabulary %d · context %d", m.Hidden, m.Intermediate, m.Vocab, m.MaxPositions)},
-		{"Parameters", fmt.Sprintf("%s in all (%s)", format.Count(stats.TotalParams(m)), tied)},
-		{"Weights", fmt.Sprintf("%s, file %s", m.DType, format.Bytes(float64(m.FileBytes)))},
+		{"Parameters", fmt.Sprintf("%s in all (%s)", nums().Count(stats.TotalParams(m)), tied)},
+		{"Weights", fmt.Sprintf("%s, file %s", m.DType, nums().Bytes(float64(m.FileBytes)))},
 		{"Read per token", fmt.Sprintf("%s of weights, of which the output head %s (%s)",
-			format.Bytes(float64(m.WeightBytesPerTok)), format.Bytes(float64(m.OutputBytesPerTok)), format.Percent(outShare))},
+			nums().Bytes(float64(m.WeightBytesPerTok)), nums().Bytes(float64(m.OutputBytesPerTok)), nums().Percent(outShare))},
 		{"KV cache", fmt.Sprintf("%s per token · %s at 4,096 tokens · %s at 32,000 tokens",
-			format.Bytes(kv), format.Bytes(kv*4096), format.Bytes(kv*32000))},
+			nums().Bytes(kv), nums().Bytes(kv*4096), nums().Bytes(kv*32000))},
 		{"CPU", cpu},
 		{"Kernels", kernels},
 	}
 	if m.Experts > 0 {
 		rows = slices.Insert(rows, 5, [2]string{"Experts", fmt.Sprintf("%d per MoE layer, %d run per token: %s of the %s parameters are read for each token",
-			m.Experts, m.ExpertsPerToken, format.Count(stats.ActiveParams(m)), format.Count(stats.TotalParams(m)))})
+			m.Experts, m.ExpertsPerToken, nums().Count(stats.ActiveParams(m)), nums().Count(stats.TotalParams(m)))})
 		if read, dense := stats.ExpertBytes(m); dense > 0 {
-			rows[5][1] += fmt.Sprintf("; %s of weights per token, where a dense model of this size reads %s", format.Bytes(float64(read)), format.Bytes(float64(dense)))
+			rows[5][1] += fmt.Sprintf("; %s of weights per token, where a dense model of this size reads %s", nums().Bytes(float64(read)), nums().Bytes(float64(dense)))
 		}
 	}
 	if len(m.LayerTypes) > 0 {
@@ -90,7 +90,7 @@ func (p *ModelPanel) Rows() [][2]string { return p.rows }
 
 // Display shows m with the CPU and kernel descriptions.
 func (p *ModelPanel) Display(m trace.ModelInfo, cpu, kernels string) {
-	p.rows, p.info = ModelRows(m, cpu, kernels, p.count), m
+	p.rows, p.info = ModelRows(m, cpu, kernels, p.count.Numbering), m
 	p.form.RemoveAll()
 	for _, r := range p.rows {
 		k := widget.NewLabelWithStyle(r[0], fyne.TextAlignTrailing, fyne.TextStyle{Bold: true})
@@ -105,7 +105,7 @@ func (p *ModelPanel) Display(m trace.ModelInfo, cpu, kernels string) {
 			continue
 		}
 		bars = append(bars, Bar{Label: g.Name, Segments: []float64{g.Of},
-			Value: fmt.Sprintf("%s (%s)", format.Count(g.Params), format.Percent(g.Of))})
+			Value: fmt.Sprintf("%s (%s)", nums().Count(g.Params), nums().Percent(g.Of))})
 	}
 	p.Shares.SetBars(bars)
 }

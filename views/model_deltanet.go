@@ -35,10 +35,10 @@ func hybridRows(rows [][2]string, m trace.ModelInfo, count format.Numbering) [][
 				m.Layers, linear, m.DeltaNetHeads, m.DeltaNetKeyDim, m.DeltaNetValDim, full, m.Heads, m.KVHeads, m.HeadDim, count.Layer(first), max(1, m.Layers/max(1, full)))
 		case "KV cache":
 			rows[i][1] = fmt.Sprintf("%s per token for the %d attention layers (fp32; %s in bf16) · %s at 4,096 tokens · %s at 32,000 tokens — plus a fixed %s of DeltaNet state (recurrent + conv) that does not grow with the context",
-				format.Bytes(kv), full, format.Bytes(kv/2), format.Bytes(kv*4096), format.Bytes(kv*32000), format.Bytes(float64(m.StateBytes)))
+				nums().Bytes(kv), full, nums().Bytes(kv/2), nums().Bytes(kv*4096), nums().Bytes(kv*32000), nums().Bytes(float64(m.StateBytes)))
 		}
 	}
-	rows = append(rows, [2]string{"Output head", fmt.Sprintf("%s of %s parameters (%s)", format.Count(head), format.Count(total), format.Percent(float64(head)/float64(max(1, total))))})
+	rows = append(rows, [2]string{"Output head", fmt.Sprintf("%s of %s parameters (%s)", nums().Count(head), nums().Count(total), nums().Percent(float64(head)/float64(max(1, total))))})
 	if len(m.NotUsed) > 0 {
 		rows = append(rows, [2]string{"Not used", strings.Join(m.NotUsed, ", ")})
 	}

@@ -111,11 +111,11 @@ func (p *NextTokenPanel) Display(toks []trace.Token, steps []trace.Step, pos int
 		len(p.step.Top), p.step.Pos, ctx, clip(format.Visible(p.step.Chosen.Text), 20), ChosenProbs(p.step)))
 	bars := make([]Bar, 0, len(p.step.Top))
 	for _, c := range p.step.Top {
-		model, value := c.P, fmt.Sprintf("model %s  id %d", format.Percent(c.P), c.ID)
+		model, value := c.P, fmt.Sprintf("model %s  id %d", nums().Percent(c.P), c.ID)
 		if m, _, ok := stats.ModelP(p.step, c.ID); sampled && ok {
-			model, value = m, fmt.Sprintf("model %s · sampler %s  id %d", format.Percent(m), format.Percent(c.P), c.ID)
+			model, value = m, fmt.Sprintf("model %s · sampler %s  id %d", nums().Percent(m), nums().Percent(c.P), c.ID)
 		} else if sampled {
-			value = fmt.Sprintf("sampler %s  id %d", format.Percent(c.P), c.ID)
+			value = fmt.Sprintf("sampler %s  id %d", nums().Percent(c.P), c.ID)
 		}
 		bars = append(bars, Bar{Label: clip(format.Visible(c.Text), 18), Segments: []float64{model},
 			Value: value, Highlight: c.ID == p.step.Chosen.ID})
@@ -133,16 +133,16 @@ func (p *NextTokenPanel) Display(toks []trace.Token, steps []trace.Step, pos int
 // and when the token was drawn by a sampler the sampler's beside it.
 func ChosenProbs(s trace.Step) string {
 	if !stats.Sampled(s) {
-		return "model " + format.Percent(s.Chosen.P)
+		return "model " + nums().Percent(s.Chosen.P)
 	}
 	m, penalised, ok := stats.ModelP(s, s.Chosen.ID)
 	switch {
 	case !ok:
-		return "sampler " + format.Percent(s.Chosen.P)
+		return "sampler " + nums().Percent(s.Chosen.P)
 	case penalised:
-		return fmt.Sprintf("model %s after the penalties, sampler %s", format.Percent(m), format.Percent(s.Chosen.P))
+		return fmt.Sprintf("model %s after the penalties, sampler %s", nums().Percent(m), nums().Percent(s.Chosen.P))
 	}
-	return fmt.Sprintf("model %s, sampler %s", format.Percent(m), format.Percent(s.Chosen.P))
+	return fmt.Sprintf("model %s, sampler %s", nums().Percent(m), nums().Percent(s.Chosen.P))
 }
 
 // DistributionNote says which distribution a step's candidates come from.

@@ -9,7 +9,6 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"loupe/format"
 	"loupe/session"
 	"loupe/trace"
 	"loupe/trace/stats"
@@ -29,8 +28,8 @@ func TimingLine(t trace.Timing, bw float64, measuring bool) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "prefill %d tokens, %s, %.0f tok/s (%s) · decode %d tokens, %s, %.1f tok/s (%s)",
-		t.PrefillTokens, format.Duration(t.PrefillSeconds), stats.Rate(t.PrefillTokens, t.PrefillSeconds), format.Percent(share(t.PrefillSeconds)),
-		t.DecodeTokens, format.Duration(t.DecodeSeconds), stats.Rate(t.DecodeTokens, t.DecodeSeconds), format.Percent(share(t.DecodeSeconds)))
+		t.PrefillTokens, nums().Duration(t.PrefillSeconds), stats.Rate(t.PrefillTokens, t.PrefillSeconds), nums().Percent(share(t.PrefillSeconds)),
+		t.DecodeTokens, nums().Duration(t.DecodeSeconds), stats.Rate(t.DecodeTokens, t.DecodeSeconds), nums().Percent(share(t.DecodeSeconds)))
 	if t.Kernels != "" {
 		fmt.Fprintf(&b, "\nkernels %s: %s", t.Kernels, Lang.Arithmetic(t.Arithmetic))
 	}
@@ -42,7 +41,7 @@ func TimingLine(t trace.Timing, bw float64, measuring bool) string {
 		// faster than memory streams: its decode is not memory-bound.
 		fmt.Fprintf(&b, "\ndecode reads %.1f GB/s, more than the %.1f GB/s memory delivers: the model fits in the CPU caches", gbs, bw)
 	case bw > 0:
-		fmt.Fprintf(&b, "\ndecode reads %.1f GB/s = %s of the %.1f GB/s this machine can read", gbs, format.Percent(gbs/bw), bw)
+		fmt.Fprintf(&b, "\ndecode reads %.1f GB/s = %s of the %.1f GB/s this machine can read", gbs, nums().Percent(gbs/bw), bw)
 	case measuring:
 		fmt.Fprintf(&b, "\ndecode reads %.1f GB/s (machine bandwidth: measuring…)", gbs)
 	default:
@@ -141,13 +140,13 @@ func (p *TimingPanel) Display(runs []trace.Timing, bw float64, measuring bool) {
 			label, bars.LabelWidth = p.Labels[i], 250 // monospace "run 12 · think off"
 		}
 		bars.SetBars([]Bar{{Label: label, Segments: segs,
-			Value: format.Duration(t.PrefillSeconds + t.DecodeSeconds), Highlight: i == len(runs)-1}})
+			Value: nums().Duration(t.PrefillSeconds + t.DecodeSeconds), Highlight: i == len(runs)-1}})
 		text := TimingLine(t, bw, measuring)
 		if th := ThinkingLine(t); th != "" {
 			text += "\n" + th
 		}
 		if t.ReusedTokens > 0 {
-			text += fmt.Sprintf("\n%s prompt tokens of the earlier turns kept in the KV cache, not read again", format.Thousands(t.ReusedTokens))
+			text += fmt.Sprintf("\n%s prompt tokens of the earlier turns kept in the KV cache, not read again", thousands(t.ReusedTokens))
 		}
 		line := widget.NewLabel(text)
 		line.Wrapping = fyne.TextWrapWord

@@ -21,7 +21,6 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"loupe/format"
 	"loupe/trace"
 )
 
@@ -190,7 +189,7 @@ func (t *TokenStream) showHover(i int, r *chipRow, at fyne.Position) {
 	}
 	text := Describe(t.tokens[i])
 	if i < len(t.probs) && t.probs[i] > 0 {
-		text += " · model's p " + format.Percent(t.probs[i])
+		text += " · model's p " + nums().Percent(t.probs[i])
 	}
 	t.hover.SetText(text)
 	if t.tip == nil {

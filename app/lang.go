@@ -74,3 +74,7 @@ func panelOfTab(tab string) string {
 	}
 	return ""
 }
+
+// thousands is n with its thousands apart, as the window's language
+// writes them: "1,536", "1 536".
+func thousands[T ~int | ~int64](n T) string { return nums().Thousands(int64(n)) }

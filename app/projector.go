@@ -53,7 +53,7 @@ func (fc *lessonMode) lessonMenuItems() []*fyne.MenuItem {
 	u := fc.ui
 	l := u.menus.item(tr("app.lesson.button", nil), u.lessonMode.toggleLesson)
 	l.Checked = u.les.on
-	p := u.menus.item("Projector (F11)", u.lessonMode.toggleProjector)
+	p := u.menus.item(tr("app.projector.button", nil), u.lessonMode.toggleProjector)
 	p.Checked = u.les.projector
 	return []*fyne.MenuItem{l, p}
 }

@@ -54,7 +54,7 @@ func NewChatPanel() *ChatPanel {
 	c.Mode.Horizontal, c.Mode.Required = true, true
 	c.Mode.Selected = ModeComplete // before the widgets sync refers to exist
 	c.wantThink = true             // the Qwen3 templates' own default
-	c.Think = widget.NewCheck("Think (enable_thinking)", func(on bool) {
+	c.Think = widget.NewCheck(tr("views.chat.think", nil), func(on bool) {
 		if c.thinking {
 			c.wantThink = on
 		}
@@ -76,7 +76,7 @@ func NewChatPanel() *ChatPanel {
 	c.Note.Wrapping = fyne.TextWrapWord
 	c.turns = container.NewVBox()
 	// One control a row where two would not fit the narrow column: at 1,366
-	// px, "Think (enable_thinking)" and "New chat" were cut at its edge.
+	// px, tr("views.chat.think", nil) and "New chat" were cut at its edge.
 	c.Box = container.NewVBox(c.Mode, container.NewBorder(nil, nil, nil, c.NewChat, c.Think), c.System,
 		c.Presets, c.Note, c.turns)
 	c.SetAvailable(false, false, nil)

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/i18n"
 	"loupe/trace"
 )
 
@@ -130,9 +131,9 @@ func (c *Controls) promptTokens() int {
 // KVCacheLine is what the KV cache of prompt + maxTokens positions costs,
 // beside its cost at the model's whole context.
 func KVCacheLine(perToken int64, prompt, maxTokens, context int) string {
-	return fmt.Sprintf("%s for the prompt's %s tokens + %s; %s at the model's full %s",
-		nums().Bytes(float64(perToken)*float64(prompt+maxTokens)), thousands(prompt), thousands(maxTokens),
-		nums().Bytes(float64(perToken)*float64(context)), thousands(context))
+	return tr("views.controls.kv_line", i18n.Args{"Bytes": nums().Bytes(float64(perToken) * float64(prompt+maxTokens)),
+		"Prompt": thousands(prompt), "Max": thousands(maxTokens),
+		"Full": nums().Bytes(float64(perToken) * float64(context)), "Context": thousands(context)})
 }
 
 // NewControls builds the column; onGenerate and onStop are called by the
@@ -148,7 +149,7 @@ func NewControls(onGenerate, onStop func()) *Controls {
 		}
 	})
 	c.History.PlaceHolder = tr("views.controls.history", nil)
-	c.Generate = widget.NewButton("Generate  (Ctrl+Enter)", onGenerate)
+	c.Generate = widget.NewButton(tr("views.controls.generate", nil), onGenerate)
 	c.Generate.Importance = widget.HighImportance
 	c.Stop = widget.NewButton(tr("views.controls.stop", nil), onStop)
 	c.Stop.Importance = widget.DangerImportance

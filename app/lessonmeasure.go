@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"loupe/i18n"
 	"loupe/lesson"
 	"loupe/trace"
 )
@@ -20,7 +21,7 @@ func (fc *lessonMode) showPlan(ch lesson.Chapter) {
 	case ch.Skipped == "":
 		c.SetPlan("", false)
 	default:
-		plan := "Measure runs " + lowerFirst(lesson.Plan(u.les.in, u.lessonMode.measureOptions(), u.lessonMode.goldTokens()))
+		plan := tr("app.lesson.plan", i18n.Args{"Plan": lowerFirst(lesson.Plan(u.les.in, u.lessonMode.measureOptions(), u.lessonMode.goldTokens()))})
 		c.SetPlan(plan, false)
 	}
 }
@@ -139,7 +140,7 @@ func (fc *lessonMode) lessonWaiting() string {
 	u := fc.ui
 	switch {
 	case u.les.err != nil:
-		return "The lesson cannot be told on this run: " + u.les.err.Error() + "."
+		return tr("app.lesson.cannot", i18n.Args{"Why": u.les.err.Error()})
 	case u.loading:
 		return tr("app.lesson.loading", nil)
 	case u.st.Running:

@@ -17,6 +17,7 @@ import (
 
 	"loupe/assets"
 	"loupe/engine"
+	"loupe/i18n"
 )
 
 // menus build the window's menu bar from the current state.
@@ -157,7 +158,7 @@ func (fc *menus) choosePrompt(p string) {
 	u := fc.ui
 	u.controls.Prompt.SetText(p)
 	if c := assets.DemoCaption(p); c != "" {
-		u.controls.Status.SetText("Look: " + c)
+		u.controls.Status.SetText(tr("app.status.look", i18n.Args{"Caption": c}))
 	}
 }
 
@@ -205,7 +206,7 @@ func (fc *menus) saveFile(title, name, ext string, data []byte) {
 			u.fail(tr("app.err.save", nil), err)
 			return
 		}
-		u.controls.Status.SetText("Saved " + path)
+		u.controls.Status.SetText(tr("app.status.saved", i18n.Args{"Path": path}))
 	}
 	u.pick(func() (string, error) {
 		return nativedialog.File().Title(title).Filter(strings.ToUpper(ext), ext).SetStartFile(name).Save()

@@ -3,13 +3,13 @@ package app
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 
 	"loupe/engine"
 	"loupe/engine/chat"
 	"loupe/engine/tokenizer"
+	"loupe/i18n"
 	"loupe/trace"
 	"loupe/views"
 )
@@ -186,7 +186,7 @@ func (fc *chatArea) flagTokens(toks []trace.Token) {
 // template drops earlier drafts itself), and names the run for Timing.
 func (fc *chatArea) chatFinished(run *trace.Run) {
 	u := fc.ui
-	label := fmt.Sprintf("run %d", len(u.st.Timings))
+	label := tr("views.timing.run", i18n.Args{"N": len(u.st.Timings)})
 	if run != nil && run.Messages != nil && !u.st.IsB(run) {
 		if cb, ok := u.backend.(ChatBackend); ok {
 			u.st.Turns = append(u.st.Turns, run.Messages[len(run.Messages)-1],

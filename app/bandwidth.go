@@ -89,7 +89,7 @@ func (fc *host) remeasure() {
 		return
 	}
 	if u.st.Running {
-		u.controls.Status.SetText("The bandwidth is measured when the engine is idle: stop or wait for the generation.")
+		u.controls.Status.SetText(tr("app.bw.busy", nil))
 		return
 	}
 	u.measuring = true

@@ -10,8 +10,8 @@ import (
 // Experiments panel after the others: it lifts the article's condition of
 // one conversation at a time.
 func init() {
-	experimentList = append(experimentList, views.Experiment{Key: experiment.Batch, Title: "Several conversations at once: 1 to 16"})
-	experimentTitles[experiment.Batch] = "several conversations at once: writing in all and for each, against memory and computation"
+	experimentList = append(experimentList, views.Experiment{Key: experiment.Batch, Title: tr("app.exp.batch_title", nil)})
+	experimentTitles[experiment.Batch] = tr("app.exp.batch_long", nil)
 }
 
 // batchFigure draws a batch sweep: the total writing speed of each batch

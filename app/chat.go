@@ -103,7 +103,7 @@ func (fc *chatArea) applyPreset(name string) {
 		c.TopP.SetText(strconv.FormatFloat(p.TopP, 'g', -1, 64))
 		c.MinP.SetText(strconv.FormatFloat(p.MinP, 'g', -1, 64))
 		c.Presence.SetText(strconv.FormatFloat(p.PresencePenalty, 'g', -1, 64))
-		c.Status.SetText("Sampling set to " + p.Name + ".")
+		c.Status.SetText(tr("app.chat.preset_set", i18n.Args{"Name": p.Name}))
 	}
 }
 

@@ -1,11 +1,11 @@
 package app
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/klauspost/cpuid/v2"
 
+	"loupe/i18n"
 	"loupe/kernels"
 	"loupe/views"
 )
@@ -82,9 +82,9 @@ func cpuLine() string {
 		}
 	}
 	if len(feats) == 0 {
-		feats = []string{"no AVX2"}
+		feats = []string{tr("app.cpu.no_avx2", nil)}
 	}
-	return fmt.Sprintf("%s · %d cores / %d threads · %s", cpuid.CPU.BrandName, cpuid.CPU.PhysicalCores, cpuid.CPU.LogicalCores, strings.Join(feats, ", "))
+	return tr("app.cpu.line", i18n.Args{"CPU": cpuid.CPU.BrandName, "Cores": cpuid.CPU.PhysicalCores, "Threads": cpuid.CPU.LogicalCores, "Features": strings.Join(feats, ", ")})
 }
 
 // fastestLevel is the fastest level this CPU runs, whatever its arithmetic.
@@ -114,13 +114,13 @@ func modelKernelLine(b Backend) string {
 	if q := m.QuantArithmetic(); q != "" {
 		arith += "; " + q
 	}
-	return fmt.Sprintf("%s in use, %s (auto on this CPU: %s; fastest: %s)", kernelLabel(kernels.Active()),
-		arith, kernelLabel(kernels.Best()), kernelLabel(fastestLevel()))
+	return tr("app.kernels.line", i18n.Args{"Active": kernelLabel(kernels.Active()),
+		"Arith": arith, "Auto": kernelLabel(kernels.Best()), "Fastest": kernelLabel(fastestLevel())})
 }
 
 // kernelLine says which kernels and arithmetic run and which the CPU could
 // run.
 func kernelLine() string {
-	return fmt.Sprintf("%s in use, %s (auto on this CPU: %s; fastest: %s)", kernelLabel(kernels.Active()),
-		views.Lang.Arithmetic(kernels.Arithmetic()), kernelLabel(kernels.Best()), kernelLabel(fastestLevel()))
+	return tr("app.kernels.line", i18n.Args{"Active": kernelLabel(kernels.Active()),
+		"Arith": views.Lang.Arithmetic(kernels.Arithmetic()), "Auto": kernelLabel(kernels.Best()), "Fastest": kernelLabel(fastestLevel())})
 }

@@ -228,18 +228,18 @@ func (fc *menus) export(panel, format string) {
 	if format == "csv" {
 		data, err := u.csvData(panel)
 		if err != nil {
-			u.fail("Could not export the "+panel+" panel as CSV", err)
+			u.fail(tr("app.err.export_csv", i18n.Args{"Panel": panel}), err)
 			return
 		}
-		u.menus.saveFile("Export the "+panel+" panel as CSV", "loupe-"+panel+".csv", "csv", data)
+		u.menus.saveFile(tr("app.save.export_csv", i18n.Args{"Panel": panel}), "loupe-"+panel+".csv", "csv", data)
 		return
 	}
 	data, err := u.menus.render(panel, format)
 	if err != nil {
-		u.fail("Could not export the "+panel+" panel", err)
+		u.fail(tr("app.err.export", i18n.Args{"Panel": panel}), err)
 		return
 	}
-	u.menus.saveFile("Export the "+panel+" panel", "loupe-"+panel+"."+format, format, data)
+	u.menus.saveFile(tr("app.save.export", i18n.Args{"Panel": panel}), "loupe-"+panel+"."+format, format, data)
 }
 
 // render draws a panel's figure in the given format.

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 
 	"loupe/engine/hub"
+	"loupe/i18n"
 	"loupe/views"
 )
 
@@ -46,7 +47,7 @@ func (fc *modelsMenu) showDialog(name string) {
 	case "get-model":
 		u.modelsMenu.showGetModel()
 	default:
-		u.fail("Unknown dialog", fmt.Errorf("--dialog %q: use models or get-model", name))
+		u.fail(tr("app.err.unknown_dialog", nil), fmt.Errorf("--dialog %q: use models or get-model", name))
 	}
 }
 
@@ -109,7 +110,7 @@ func offers(cache string) []views.ModelOffer {
 	for i, e := range hub.Catalog {
 		ok, why := e.Supported()
 		_, local := e.Local(cache)
-		out[i] = views.ModelOffer{ID: e.ID, Title: e.Title, Size: "about " + nums().Bytes(float64(e.Bytes)), Licence: e.Licence,
+		out[i] = views.ModelOffer{ID: e.ID, Title: e.Title, Size: tr("app.models.about", nil) + " " + nums().Bytes(float64(e.Bytes)), Licence: e.Licence,
 			Shows: e.Shows, CanRun: ok, Why: why, Local: local && ok}
 	}
 	return out
@@ -162,7 +163,7 @@ func (fc *modelsMenu) getModel(c *hub.Client, g *views.GetModel, d dialog.Dialog
 	ctx, cancel := context.WithCancel(u.ctx)
 	u.models.pulling, u.models.cancel = true, cancel
 	g.SetBusy(true)
-	g.SetProgress(0, "Asking "+c.Endpoint+" for the files of "+id+"…")
+	g.SetProgress(0, tr("app.models.asking", i18n.Args{"Endpoint": c.Endpoint, "ID": id}))
 	u.wg.Add(1)
 	go func() {
 		defer u.wg.Done()
@@ -186,10 +187,10 @@ func (fc *modelsMenu) pulled(g *views.GetModel, d dialog.Dialog, id, dir string,
 		g.SetError(err.Error())
 	default:
 		if ok, why := hub.CheckFolder(dir); !ok {
-			g.SetError(fmt.Sprintf("Downloaded to %s, but Loupe cannot open it: %s", dir, why))
+			g.SetError(tr("app.models.cannot_open", i18n.Args{"Dir": dir, "Why": why}))
 			return
 		}
-		g.SetProgress(1, "Downloaded "+id+" to "+filepath.Clean(dir)+". Opening…")
+		g.SetProgress(1, tr("app.models.downloaded", i18n.Args{"ID": id, "Dir": filepath.Clean(dir)}))
 		d.Hide()
 		u.openModel(dir)
 	}
@@ -205,14 +206,14 @@ func progressShare(p hub.Progress) float64 {
 // progressText is "model.safetensors (3 of 7) · 1.20 GB of 3.09 GB · 21.4 MB/s · 1 min 30 s left".
 func progressText(p hub.Progress) string {
 	if p.Finished {
-		return fmt.Sprintf("All %d files in place (%s).", p.Files, nums().Bytes(float64(p.Total)))
+		return tr("app.models.all_in_place", i18n.Args{"N": p.Files, "Bytes": nums().Bytes(float64(p.Total))})
 	}
-	s := fmt.Sprintf("%s (%d of %d) · %s of %s", p.File, p.FileIndex, p.Files, nums().Bytes(float64(p.Done)), nums().Bytes(float64(p.Total)))
+	s := tr("app.models.progress", i18n.Args{"File": p.File, "I": p.FileIndex, "N": p.Files, "Done": nums().Bytes(float64(p.Done)), "Total": nums().Bytes(float64(p.Total))})
 	if p.BytesPerSec > 0 {
 		s += " · " + nums().Bytes(p.BytesPerSec) + "/s"
 	}
 	if p.Remaining >= 0 {
-		s += " · " + nums().Duration(p.Remaining.Seconds()) + " left"
+		s += " · " + tr("app.models.left", i18n.Args{"Time": nums().Duration(p.Remaining.Seconds())})
 	}
 	if p.Note != "" {
 		s += " · " + p.Note

@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"loupe/i18n"
 	"loupe/trace"
 )
 
@@ -215,10 +216,10 @@ func ThinkingLine(t trace.Timing) string {
 		return ""
 	}
 	answer, answerS := t.DecodeTokens-t.ThinkingTokens, t.DecodeSeconds-t.ThinkingSeconds
-	s := fmt.Sprintf("thinking: %s tokens, %s", thousands(t.ThinkingTokens), nums().Duration(t.ThinkingSeconds))
+	s := tr("views.chat.thinking", i18n.Args{"N": thousands(t.ThinkingTokens), "Time": nums().Duration(t.ThinkingSeconds)})
 	if answer > 0 && answerS > 0 {
-		s += fmt.Sprintf(" — %.0f× the wait of the answer alone (answer: %s tokens, %s)",
-			t.ThinkingSeconds/answerS, thousands(answer), nums().Duration(answerS))
+		s += tr("views.chat.think_ratio", i18n.Args{"X": nums().Fixed(t.ThinkingSeconds/answerS, 0),
+			"N": thousands(answer), "Time": nums().Duration(answerS)})
 	} else {
 		s += tr("views.chat.all_draft", nil)
 	}

@@ -1,7 +1,6 @@
 package views
 
 import (
-	"fmt"
 	"image/color"
 
 	"fyne.io/fyne/v2"
@@ -11,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/i18n"
 	"loupe/trace"
 	"loupe/trace/stats"
 )
@@ -35,8 +35,7 @@ func ConfidenceLine(steps []trace.Step) string {
 	if !ok {
 		return tr("views.confidence.plain", nil)
 	}
-	return fmt.Sprintf("Written tokens coloured by the model's own probability of each. Perplexity %s: as unsure as a choice among %s equally likely tokens, on average (1: sure of every one).",
-		nums().Sig2(ppl), nums().Sig2(ppl))
+	return tr("views.confidence.ppl", i18n.Args{"PPL": nums().Sig2(ppl)})
 }
 
 // confidenceFill is the chip fill of a written token the model gave p.

@@ -21,8 +21,10 @@ var proseSources = []string{"../lesson/*.go", "../engine/experiment/*.go", "../v
 // terminalCalls are, in the window's files (app, views), the calls that
 // write to the terminal, not to a widget: the lines scripts read
 // ("loupe: generated …", timings, screenshots saved) and developers'
-// messages, English like the errors and the help.
-var terminalCalls = []string{"fmt.Printf", "fmt.Println", "fmt.Fprintf", "fmt.Fprintln", "fyne.LogError"}
+// messages, English like the errors and the help; and the CSV export's
+// header (d.KV, d.Row, d.Token), names for programs that do not change
+// with the language.
+var terminalCalls = []string{"fmt.Printf", "fmt.Println", "fmt.Fprintf", "fmt.Fprintln", "fyne.LogError", "d.KV", "d.Row", "d.Token"}
 
 // untranslated are the window's files whose strings are still English,
 // each with what it holds: the scan skips them until their strings are
@@ -38,15 +40,11 @@ var untranslated = map[string]string{
 	"views/comparepanel.go":   "the Compare tab",
 	"views/compare.go":        "the Compare tab's rows",
 	"views/deltanet.go":       "the DeltaNet tab (hybrid models only)",
+	"views/model_deltanet.go": "the Model tab's rows of hybrid models",
 	"views/kvcache.go":        "the KV cache tab",
 	"views/model.go":          "the Model tab's rows",
-	"views/model_deltanet.go": "the Model tab's rows of hybrid models",
-	"views/mlp.go":            "the MLP tab",
-	"views/logitlens.go":      "the Logit lens tab",
 	"views/getmodel.go":       "the Get a model dialog",
 	"views/localmodels.go":    "the Models on this computer dialog",
-	"views/sampler.go":        "the Sampler tab",
-	"views/embedding.go":      "the Embedding tab",
 }
 
 // notForPeople are calls whose string arguments are not read as prose
@@ -72,8 +70,6 @@ var allowedProse = map[string]string{
 	"words.go: output head":                          "trace/stats' name of a model part, the key of its translation",
 	"app/app.go: loupe: no display":                  "noDisplayMessage, on stderr before any window opens: a terminal message, English like the errors",
 	"app/app.go: GLFW library is not":                "the toolkit's panic text it recognises, never shown",
-	"app/csv.go: heads switched off":                 "a key of the CSV export's header, for programs: it does not change with the language",
-	"app/csv.go: layers and heads counted from":      "a key of the CSV export's header, for programs: it does not change with the language",
 	"app/lesson.go: KV cache":                        "a lesson Show.Tab id (English) the card dispatches on, never shown",
 	"app/machine.go: Exact arithmetic (fp32)":        "a Kernels option stored in the preferences and parsed back (exactLabel): a value for programs",
 	"app/memory.go: /gc/heap/live:bytes":             "a runtime/metrics name",

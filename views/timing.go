@@ -1,7 +1,6 @@
 package views
 
 import (
-	"fmt"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -164,7 +163,7 @@ func (p *TimingPanel) Display(runs []trace.Timing, bw float64, measuring bool) {
 func (p *TimingPanel) Figure() viz.Figure {
 	rows := make([]viz.TimingRow, len(p.runs))
 	for i, t := range p.runs {
-		rows[i] = viz.TimingFrom(fmt.Sprintf("run %d", i+1), t)
+		rows[i] = viz.TimingFrom(tr("views.timing.run", i18n.Args{"N": i + 1}), t)
 	}
 	return viz.TimingBars(rows, p.bw, figTheme(p.FigureTheme))
 }

@@ -41,8 +41,6 @@ var untranslated = map[string]string{
 	"views/compare.go":        "the Compare tab's rows",
 	"views/deltanet.go":       "the DeltaNet tab (hybrid models only)",
 	"views/model_deltanet.go": "the Model tab's rows of hybrid models",
-	"views/kvcache.go":        "the KV cache tab",
-	"views/model.go":          "the Model tab's rows",
 	"views/getmodel.go":       "the Get a model dialog",
 	"views/localmodels.go":    "the Models on this computer dialog",
 }
@@ -77,6 +75,9 @@ var allowedProse = map[string]string{
 	"app/uilatency.go: ui latency":                   "--ui-latency's line on stdout at exit, for developers",
 	"views/controls.go: max tokens":                  "a setting's name inside its error (intField): errors stay English",
 	"views/controls.go: presence penalty":            "a setting's name inside its error (floatField): errors stay English",
+	"views/model.go: Read per token":                 "a Model row's id (ModelRows, hybridRows match it); modelRowLabel shows its key's sentence",
+	"views/model.go: KV cache":                       "a Model row's id (ModelRows, hybridRows match it); modelRowLabel shows its key's sentence",
+	"views/model.go: Gated DeltaNet":                 "stats' name of a model part, compared, never shown",
 }
 
 // englishWords are two words in a row, the shape of a label ("no

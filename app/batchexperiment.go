@@ -10,8 +10,8 @@ import (
 // Experiments panel after the others: it lifts the article's condition of
 // one conversation at a time.
 func init() {
-	experimentList = append(experimentList, views.Experiment{Key: experiment.Batch, Title: tr("app.exp.batch_title", nil)})
-	experimentTitles[experiment.Batch] = tr("app.exp.batch_long", nil)
+	experimentList = append(experimentList, views.Experiment{Key: experiment.Batch, Title: "app.exp.batch_title"})
+	experimentTitles[experiment.Batch] = "app.exp.batch_long"
 }
 
 // batchFigure draws a batch sweep: the total writing speed of each batch
@@ -26,5 +26,5 @@ func batchFigure(r experiment.Result, withNotes bool, th viz.Theme) viz.Figure {
 	if withNotes {
 		notes = append(notes, experiment.ReadingIn(r, views.Lang))
 	}
-	return viz.BatchSweep(experimentTitles[r.What], pts, notes, th)
+	return viz.BatchSweep(experimentTitle(r.What), pts, notes, th)
 }

@@ -81,7 +81,7 @@ func (fc *experimentRunner) experimentFigureWith(withNotes bool) viz.Figure {
 			notes = append(notes, r.Stopped)
 		}
 	}
-	return viz.Sweep(experimentTitles[r.What], pts, notes, th)
+	return viz.Sweep(experimentTitle(r.What), pts, notes, th)
 }
 
 // experimentCSV is the last experiment's points.

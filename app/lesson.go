@@ -59,7 +59,7 @@ func (fc *lessonMode) newLessonArea(panels fyne.CanvasObject) fyne.CanvasObject 
 	c.Hide()
 	u.les.card = c
 	lessonBtn := widget.NewButtonWithIcon(tr("app.lesson.button", nil), theme.DocumentIcon(), u.guard(u.lessonMode.toggleLesson))
-	projBtn := widget.NewButtonWithIcon("Projector (F11)", theme.ViewFullScreenIcon(), u.guard(u.lessonMode.toggleProjector))
+	projBtn := widget.NewButtonWithIcon(tr("app.projector.button", nil), theme.ViewFullScreenIcon(), u.guard(u.lessonMode.toggleProjector))
 	lessonBtn.Importance, projBtn.Importance = widget.LowImportance, widget.LowImportance
 	u.les.bar = container.NewHBox(lessonBtn, projBtn, layout.NewSpacer())
 	u.les.top = container.NewVBox(u.les.bar)

@@ -58,7 +58,7 @@ var legendPs = []float64{0, 0.25, 0.5, 0.75, 1}
 func newConfidenceLegend() *confidenceLegend {
 	l := &confidenceLegend{line: widget.NewLabel("")}
 	l.line.Wrapping = fyne.TextWrapWord
-	row := container.NewHBox(widget.NewLabel("model's p:"))
+	row := container.NewHBox(widget.NewLabel(tr("views.confidence.p", nil)))
 	for _, p := range legendPs {
 		r := canvas.NewRectangle(confidenceFill(p))
 		r.CornerRadius = 4

@@ -15,7 +15,7 @@ func VariantDialog(prompt string, onRun func(string), win fyne.Window) dialog.Di
 	e.Wrapping = fyne.TextWrapWord
 	e.SetText(prompt)
 	e.SetMinRowsVisible(3)
-	d := dialog.NewForm(tr("views.variant.title", nil), tr("views.variant.run", nil), "Cancel",
+	d := dialog.NewForm(tr("views.variant.title", nil), tr("views.variant.run", nil), tr("views.cancel", nil),
 		[]*widget.FormItem{widget.NewFormItem("Prompt B", e),
 			widget.NewFormItem("", widget.NewLabel(tr("views.variant.hint", nil)))},
 		func(ok bool) {

@@ -66,7 +66,7 @@ func NewExperimentsPanel(list []Experiment) *ExperimentsPanel {
 		}
 	})
 	p.Run.Importance = widget.HighImportance
-	p.Cancel = widget.NewButton("Cancel", func() {
+	p.Cancel = widget.NewButton(tr("views.cancel", nil), func() {
 		if p.OnCancel != nil {
 			p.OnCancel()
 		}
@@ -86,7 +86,7 @@ func NewExperimentsPanel(list []Experiment) *ExperimentsPanel {
 	p.Rerun = widget.NewButton(tr("views.experiments.rerun", nil), call(&p.OnRerun))
 	p.Rerun.Hide()
 	head := container.NewVBox(
-		container.NewBorder(nil, nil, widget.NewLabel("Experiment:"), container.NewHBox(p.Run, p.Cancel), p.List),
+		container.NewBorder(nil, nil, widget.NewLabel(tr("views.experiments.label", nil)), container.NewHBox(p.Run, p.Cancel), p.List),
 		p.Plan, p.Progress, p.Status)
 	// The sentence reading the result sits above the figure and the notes
 	// below it; the figure takes the room left (fitFigure), so at 1,366 ×

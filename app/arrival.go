@@ -127,7 +127,7 @@ func failedStatus(err error) string {
 		return tr("app.status.no_run", nil)
 	}
 	msg, _, _ := strings.Cut(err.Error(), "\n")
-	return tr("app.err.generation", nil) + " : " + msg
+	return tr("app.status.failed", i18n.Args{"Msg": msg})
 }
 
 // adoptRun replaces the streamed state by the run's own record.

@@ -197,13 +197,16 @@ func (p *ComparePanel) stepWords() string {
 	c := p.cmp
 	first := tr("views.cmp.same_tokens", nil)
 	if c.FirstA >= 0 {
-		first = tr("views.cmp.first_divergence", i18n.Args{"Pos": c.FirstA, "N": c.FirstA - stats.PromptLen(c.A) + 1,
-			"Nth": ordinal(c.FirstA - stats.PromptLen(c.A) + 1)})
+		first = tr("views.cmp.first_divergence", i18n.Args{"Pos": c.FirstA, "Nth": ordinal(c.FirstA - stats.PromptLen(c.A) + 1)})
 	}
 	return tr("views.cmp.step", i18n.Args{"Pos": c.Delta.Pos, "First": first})
 }
 
+// ordinal is "3rd" in English, "3e" ("1er") in French.
 func ordinal(n int) string {
+	if Lang == i18n.French {
+		return map[bool]string{true: "1er", false: fmt.Sprintf("%de", n)}[n == 1]
+	}
 	suf := "th"
 	if n%100 < 11 || n%100 > 13 {
 		suf = map[int]string{1: "st", 2: "nd", 3: "rd"}[n%10]

@@ -37,8 +37,6 @@ var untranslated = map[string]string{
 	"views/experts.go":        "the Experts tab (mixture-of-experts models only)",
 	"views/deltanet.go":       "the DeltaNet tab (hybrid models only)",
 	"views/model_deltanet.go": "the Model tab's rows of hybrid models",
-	"views/getmodel.go":       "the Get a model dialog",
-	"views/localmodels.go":    "the Models on this computer dialog",
 }
 
 // notForPeople are calls whose string arguments are not read as prose

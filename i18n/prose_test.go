@@ -31,7 +31,6 @@ var terminalCalls = []string{"fmt.Printf", "fmt.Println", "fmt.Fprintf", "fmt.Fp
 // keys. A file leaves this list when it is translated (its literals are
 // then scanned like the others').
 var untranslated = map[string]string{
-	"app/experts.go":          "the Experts tab's rerun status lines",
 	"views/experts.go":        "the Experts tab (mixture-of-experts models only)",
 	"views/deltanet.go":       "the DeltaNet tab (hybrid models only)",
 	"views/model_deltanet.go": "the Model tab's rows of hybrid models",

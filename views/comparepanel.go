@@ -95,13 +95,13 @@ func (p *ComparePanel) CreateRenderer() fyne.WidgetRenderer {
 			}
 		}
 	}
-	prev := widget.NewButtonWithIcon("step", theme.NavigateBackIcon(), func() { p.move(-1) })
-	next := widget.NewButtonWithIcon("step", theme.NavigateNextIcon(), func() { p.move(1) })
+	prev := widget.NewButtonWithIcon(tr("views.cmp.step_button", nil), theme.NavigateBackIcon(), func() { p.move(-1) })
+	next := widget.NewButtonWithIcon(tr("views.cmp.step_button", nil), theme.NavigateNextIcon(), func() { p.move(1) })
 	next.IconPlacement = widget.ButtonIconTrailingText
 	pick := container.NewGridWithColumns(2,
 		container.NewBorder(nil, nil, widget.NewLabel("A"), nil, p.SelA),
 		container.NewBorder(nil, nil, widget.NewLabel("B"), nil, p.SelB))
-	top := container.NewBorder(nil, nil, nil, container.NewHBox(widget.NewButton("Swap", p.swap), prev, next,
+	top := container.NewBorder(nil, nil, nil, container.NewHBox(widget.NewButton(tr("views.cmp.swap", nil), p.swap), prev, next,
 		widget.NewButton("PNG…", export("png")), widget.NewButton("CSV…", export("csv"))), pick)
 	p.scroll = container.NewVScroll(p.content)
 	return widget.NewSimpleRenderer(container.NewBorder(top, nil, nil, nil, p.scroll))

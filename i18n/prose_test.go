@@ -31,9 +31,7 @@ var terminalCalls = []string{"fmt.Printf", "fmt.Println", "fmt.Fprintf", "fmt.Fp
 // keys. A file leaves this list when it is translated (its literals are
 // then scanned like the others').
 var untranslated = map[string]string{
-	"views/experts.go":        "the Experts tab (mixture-of-experts models only)",
-	"views/deltanet.go":       "the DeltaNet tab (hybrid models only)",
-	"views/model_deltanet.go": "the Model tab's rows of hybrid models",
+	"views/experts.go": "the Experts tab (mixture-of-experts models only)",
 }
 
 // notForPeople are calls whose string arguments are not read as prose
@@ -69,6 +67,9 @@ var allowedProse = map[string]string{
 	"views/model.go: Read per token":                 "a Model row's id (ModelRows, hybridRows match it); modelRowLabel shows its key's sentence",
 	"views/model.go: KV cache":                       "a Model row's id (ModelRows, hybridRows match it); modelRowLabel shows its key's sentence",
 	"views/model.go: Gated DeltaNet":                 "stats' name of a model part, compared, never shown",
+	"views/model_deltanet.go: KV cache":              "a Model row's id, matched and shown through modelRowLabel's key",
+	"views/model_deltanet.go: Output head":           "a Model row's id, shown through modelRowLabel's key",
+	"views/model_deltanet.go: Not used":              "a Model row's id, shown through modelRowLabel's key",
 }
 
 // englishWords are two words in a row, the shape of a label ("no

@@ -31,7 +31,6 @@ var terminalCalls = []string{"fmt.Printf", "fmt.Println", "fmt.Fprintf", "fmt.Fp
 // keys. A file leaves this list when it is translated (its literals are
 // then scanned like the others').
 var untranslated = map[string]string{
-	"views/experts.go": "the Experts tab (mixture-of-experts models only)",
 }
 
 // notForPeople are calls whose string arguments are not read as prose

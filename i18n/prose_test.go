@@ -26,13 +26,6 @@ var proseSources = []string{"../lesson/*.go", "../engine/experiment/*.go", "../v
 // with the language.
 var terminalCalls = []string{"fmt.Printf", "fmt.Println", "fmt.Fprintf", "fmt.Fprintln", "fyne.LogError", "d.KV", "d.Row", "d.Token"}
 
-// untranslated are the window's files whose strings are still English,
-// each with what it holds: the scan skips them until their strings are
-// keys. A file leaves this list when it is translated (its literals are
-// then scanned like the others').
-var untranslated = map[string]string{
-}
-
 // notForPeople are calls whose string arguments are not read as prose
 // in a language: errors (English, like the help), flag help (which may
 // stay English), a command's usage, developers' logs and panics.
@@ -178,18 +171,9 @@ func TestNoProseOutsideTheFiles(t *testing.T) {
 		}
 		files = append(files, m...)
 	}
-	names := map[string]bool{}
-	for _, file := range files {
-		names[window(file)] = true
-	}
-	for name := range untranslated {
-		if !names[name] {
-			t.Errorf("untranslated names %s, which is no file: remove it", name)
-		}
-	}
 	for _, file := range files {
 		name := window(file)
-		if _, skip := untranslated[name]; skip || strings.HasSuffix(file, "_test.go") {
+		if strings.HasSuffix(file, "_test.go") {
 			continue
 		}
 		var skipCalls []string

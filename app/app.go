@@ -28,6 +28,7 @@ import (
 	fyneapp "fyne.io/fyne/v2/app"
 
 	"loupe/engine"
+	"loupe/i18n"
 	"loupe/kernels"
 )
 
@@ -66,6 +67,7 @@ type Options struct {
 	Lesson        bool
 	LessonChapter string
 	Projector     bool
+	Lang          string // en or fr for this launch ("": the remembered choice, else the system's)
 }
 
 // ParseFlags reads the window's flags and refuses a value the window
@@ -76,6 +78,11 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	fs.SetOutput(stderr)
 	if err := fs.Parse(args); err != nil {
 		return o, err
+	}
+	if o.Lang != "" {
+		if _, err := i18n.Parse(o.Lang); err != nil {
+			return o, err
+		}
 	}
 	if err := checkLessonChapter(o.LessonChapter); err != nil {
 		return o, err
@@ -115,7 +122,7 @@ func checkWindowFlags(o Options, set map[string]bool) error {
 	case o.Dialog != "" && o.Dialog != "models" && o.Dialog != "get-model":
 		return fmt.Errorf("--dialog %q: use models or get-model", o.Dialog)
 	case set["kernels"] && !validKernels(o.Kernels):
-		return fmt.Errorf("--kernels %q: use auto, exact, avx512bf16, avx512, avx2 or generic", o.Kernels)
+		return fmt.Errorf("--kernels %q: use one of %s", o.Kernels, kernels.ChoiceNames())
 	}
 	return nil
 }
@@ -175,6 +182,7 @@ func windowFlags(o *Options) *flag.FlagSet {
 	fs.BoolVar(&o.Lesson, "lesson", false, "open the lesson: the article's walk-through told on the prompt's run")
 	fs.StringVar(&o.LessonChapter, "lesson-chapter", "", "with --lesson: the chapter shown first: "+lessonChapters())
 	fs.BoolVar(&o.Projector, "projector", false, "projector mode: full screen, light theme, larger type, settings pane hidden")
+	fs.StringVar(&o.Lang, "lang", "", "language of the window for this launch: en or fr (default: View › Language, else the system's)")
 	return fs
 }
 
@@ -230,6 +238,7 @@ func Main(args []string) (code int) {
 	a := fyneapp.NewWithID(AppID)
 	declareFyneDo(a)
 	a.Settings().SetTheme(newTheme(a.Preferences().String(prefTheme)))
+	chooseLang(opt.Lang, a.Preferences())
 	w := a.NewWindow("Loupe")
 	u := newUI(a, w, opt, loadEngine)
 	u.frames = newFrameWatch()

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"loupe/engine"
-	"loupe/format"
+	"loupe/i18n"
 	"loupe/trace"
 	"loupe/trace/stats"
 )
@@ -26,7 +26,7 @@ func (u *UI) onEvent(gen int, ev engine.Event) {
 		t := ev.Prefill
 		u.st.Live = *t
 		u.st.Live.BytesPerToken = float64(u.st.Info.WeightBytesPerTok) // the KV cache is added at the end
-		u.controls.Status.SetText(fmt.Sprintf("Prompt read: %d tokens in %s. Writing…", t.PrefillTokens, format.Duration(t.PrefillSeconds)))
+		u.controls.Status.SetText(tr("app.status.prompt_read", i18n.Args{"N": thousands(t.PrefillTokens), "Time": nums().Duration(t.PrefillSeconds)}))
 	case ev.Step != nil:
 		u.st.Steps = append(u.st.Steps, *ev.Step)
 		u.st.Live.DecodeTokens++
@@ -62,8 +62,8 @@ func (u *UI) addToken(tok trace.Token) {
 	}
 	u.dirty = true
 	generated := len(u.st.Tokens) - firstGenerated(u.st.Tokens)
-	u.controls.Status.SetText(fmt.Sprintf("Writing: %d tokens generated, %.1f tok/s…",
-		generated, stats.Rate(u.st.Live.DecodeTokens, u.st.Live.DecodeSeconds)))
+	u.controls.Status.SetText(tr("app.status.writing", i18n.Args{"N": thousands(generated),
+		"Rate": nums().Fixed(stats.Rate(u.st.Live.DecodeTokens, u.st.Live.DecodeSeconds), 1)}))
 	if u.maxTokens > 0 {
 		u.controls.Busy.SetValue(min(1, float64(generated)/float64(u.maxTokens)))
 	}
@@ -101,13 +101,13 @@ func (u *UI) finish(gen int, run *trace.Run, err error) {
 	}
 	switch {
 	case err != nil && errors.Is(err, context.Canceled):
-		u.controls.Status.SetText("Stopped. " + u.controls.Status.Text)
+		u.controls.Status.SetText(tr("app.status.stopped", nil) + " " + u.controls.Status.Text)
 	case err != nil:
 		u.controls.Status.SetText(failedStatus(err))
-		u.fail("Generation failed", err)
+		u.fail(tr("app.err.generation", nil), err)
 	case run == nil:
 		u.controls.Status.SetText(failedStatus(nil))
-		u.fail("Generation failed", errors.New("the engine returned no run"))
+		u.fail(tr("app.err.generation", nil), errors.New("the engine returned no run"))
 	}
 	u.dirty = true
 	u.refreshPanels()
@@ -124,10 +124,10 @@ func (u *UI) finish(gen int, run *trace.Run, err error) {
 // went wrong, not the last progress ("Reading the prompt: 701 tokens…").
 func failedStatus(err error) string {
 	if err == nil {
-		return "Generation failed: the engine returned no run."
+		return tr("app.status.no_run", nil)
 	}
 	msg, _, _ := strings.Cut(err.Error(), "\n")
-	return "Generation failed: " + msg
+	return tr("app.status.failed", i18n.Args{"Msg": msg})
 }
 
 // adoptRun replaces the streamed state by the run's own record.
@@ -149,8 +149,9 @@ func (u *UI) adoptRun(run *trace.Run) {
 	u.st.Timings = append(u.st.Timings, run.Timing)
 	u.timing.Display(u.st.Timings, u.bandwidth, u.measuring)
 	t := run.Timing
-	u.controls.Status.SetText(fmt.Sprintf("Done (%s): %d tokens read in %s, %d written in %s (%.1f tok/s).",
-		stopWords(run.StopReason), t.PrefillTokens, format.Duration(t.PrefillSeconds), t.DecodeTokens, format.Duration(t.DecodeSeconds), stats.Rate(t.DecodeTokens, t.DecodeSeconds)))
+	u.controls.Status.SetText(tr("app.status.done", i18n.Args{"Why": stopWords(run.StopReason), "Read": thousands(t.PrefillTokens),
+		"ReadTime": nums().Duration(t.PrefillSeconds), "Written": thousands(t.DecodeTokens), "WriteTime": nums().Duration(t.DecodeSeconds),
+		"Rate": nums().Fixed(stats.Rate(t.DecodeTokens, t.DecodeSeconds), 1)}))
 	fmt.Printf("loupe: generated %d tokens (%s), prefill %.3f s, decode %.3f s\n",
 		t.DecodeTokens, run.StopReason, t.PrefillSeconds, t.DecodeSeconds)
 	u.host.writeTiming(run)
@@ -198,13 +199,13 @@ func keepPicked(run, shown []trace.Attention, q int, follow bool) []trace.Attent
 func stopWords(reason string) string {
 	switch reason {
 	case "eos":
-		return "end of text"
+		return tr("app.stop.eos", nil)
 	case "max_tokens":
-		return "max tokens reached"
+		return tr("app.stop.max", nil)
 	case "cancelled":
-		return "stopped"
+		return tr("app.stop.cancelled", nil)
 	case "context":
-		return "context full"
+		return tr("app.stop.context", nil)
 	}
 	return reason
 }

@@ -6,6 +6,7 @@ import (
 
 	"loupe/engine/perf"
 	"loupe/i18n"
+	"loupe/views"
 )
 
 // host is what the window measures of the computer: memory bandwidth, the heap's limit, the UI's latency and the timing log.
@@ -88,7 +89,7 @@ func (fc *host) remeasure() {
 		return
 	}
 	if u.st.Running {
-		u.controls.Status.SetText("The bandwidth is measured when the engine is idle: stop or wait for the generation.")
+		u.controls.Status.SetText(tr("app.bw.busy", nil))
 		return
 	}
 	u.measuring = true
@@ -130,26 +131,26 @@ func ceilingText(c perf.Ceiling, ok, measuring bool, now time.Time) string {
 	var s string
 	switch {
 	case !ok && measuring:
-		return "Machine read bandwidth: measuring (on every core, a few seconds)…"
+		return tr("app.bw.measuring", nil)
 	case !ok:
-		return "Machine read bandwidth: not measured."
+		return tr("app.bw.unmeasured", nil)
 	default:
 		b := c.Best
-		s = fmt.Sprintf("Machine read bandwidth: %.1f GB/s on %d threads, %s (this one %s",
-			b.BestGBs, b.Threads, i18n.English.N("unit.probes", len(c.Probes), i18n.Args{"N": len(c.Probes)}), b.When.Local().Format("2006-01-02 15:04"))
+		s = tr("app.bw.best", i18n.Args{"GBs": nums().GBs(b.BestGBs), "Threads": b.Threads,
+			"Probes": views.Lang.N("unit.probes", len(c.Probes), i18n.Args{"N": len(c.Probes)}), "When": b.When.Local().Format("2006-01-02 15:04")})
 		if n := len(c.Probes); n > 1 && !c.Probes[0].When.Equal(b.When) {
-			s += fmt.Sprintf("; latest %s, %.1f GB/s", c.Probes[0].When.Local().Format("2006-01-02 15:04"), c.Probes[0].BestGBs)
+			s += tr("app.bw.latest", i18n.Args{"When": c.Probes[0].When.Local().Format("2006-01-02 15:04"), "GBs": nums().GBs(c.Probes[0].BestGBs)})
 		}
 		s += ")."
 	}
 	if c.Stale(now) {
-		s += fmt.Sprintf(" It is %d days old: re-measure.", int(now.Sub(c.Best.When).Hours()/24))
+		s += tr("app.bw.stale", i18n.Args{"Days": int(now.Sub(c.Best.When).Hours() / 24)})
 	}
 	if c.UnderLoad() {
-		s += fmt.Sprintf(" Other programs kept %.1f cores busy during it: the machine can likely read more.", *c.Best.OthersBusy)
+		s += tr("app.bw.load", i18n.Args{"Cores": nums().Fixed(*c.Best.OthersBusy, 1)})
 	}
 	if measuring {
-		s += " Measuring again…"
+		s += tr("app.bw.again", nil)
 	}
 	return s
 }

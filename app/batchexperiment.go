@@ -10,8 +10,8 @@ import (
 // Experiments panel after the others: it lifts the article's condition of
 // one conversation at a time.
 func init() {
-	experimentList = append(experimentList, views.Experiment{Key: experiment.Batch, Title: "Several conversations at once: 1 to 16"})
-	experimentTitles[experiment.Batch] = "several conversations at once: writing in all and for each, against memory and computation"
+	experimentList = append(experimentList, views.Experiment{Key: experiment.Batch, Title: "app.exp.batch_title"})
+	experimentTitles[experiment.Batch] = "app.exp.batch_long"
 }
 
 // batchFigure draws a batch sweep: the total writing speed of each batch
@@ -24,7 +24,7 @@ func batchFigure(r experiment.Result, withNotes bool, th viz.Theme) viz.Figure {
 	}
 	var notes []string
 	if withNotes {
-		notes = append(notes, experiment.Reading(r))
+		notes = append(notes, experiment.ReadingIn(r, views.Lang))
 	}
-	return viz.BatchSweep(experimentTitles[r.What], pts, notes, th)
+	return viz.BatchSweep(experimentTitle(r.What), pts, notes, th)
 }

@@ -10,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/i18n"
 	"loupe/trace"
 	"loupe/views"
 )
@@ -39,12 +40,12 @@ func (u *UI) branchStep() (trace.Step, int, error) {
 func (u *UI) branchDialog() {
 	s, at, err := u.branchStep()
 	if err != nil {
-		u.fail("Branch from a token", err)
+		u.fail(tr("app.branch.title", nil), err)
 		return
 	}
 	options := make([]string, len(s.Top))
 	for i, c := range s.Top {
-		options[i] = fmt.Sprintf("%d. «%s»  %s", i+1, format.Visible(c.Text), format.Percent(c.P))
+		options[i] = fmt.Sprintf("%d. «%s»  %s", i+1, format.Visible(c.Text), nums().Percent(c.P))
 		if c.ID == s.Chosen.ID {
 			options[i] += "  (written)"
 		}
@@ -56,10 +57,9 @@ func (u *UI) branchDialog() {
 			break
 		}
 	}
-	intro := widget.NewLabel(fmt.Sprintf("Written token %d chose «%s». Pick another candidate: a new run writes it there, with the same settings, and goes on from it.",
-		at+1, format.Visible(s.Chosen.Text)))
+	intro := widget.NewLabel(tr("app.branch.intro", i18n.Args{"N": at + 1, "Chosen": format.Visible(s.Chosen.Text)}))
 	intro.Wrapping = fyne.TextWrapWord
-	d := dialog.NewCustomConfirm("Branch from a token", "Run the branch", "Cancel", container2(intro, pick), func(ok bool) {
+	d := dialog.NewCustomConfirm(tr("app.branch.title", nil), tr("app.branch.run", nil), tr("app.cancel", nil), container2(intro, pick), func(ok bool) {
 		defer u.rescue()
 		if !ok {
 			return
@@ -84,8 +84,8 @@ func (u *UI) branchFrom(at, token int) {
 	}
 	s := run.Settings
 	s.Branch = &trace.Branch{At: at, Token: token}
-	kind := fmt.Sprintf("B writes «%s» instead of «%s» at written token %d, then goes on", format.Visible(u.backend.TokenText(token)),
-		format.Visible(run.Steps[at].Chosen.Text), at+1)
+	kind := tr("app.branch.kind", i18n.Args{"New": format.Visible(u.backend.TokenText(token)),
+		"Old": format.Visible(run.Steps[at].Chosen.Text), "N": at + 1})
 	u.rerun(run, run.Prompt, s, kind)
 	pos := run.Steps[at].Pos
 	u.cmp.then = func() {
@@ -93,7 +93,7 @@ func (u *UI) branchFrom(at, token int) {
 		u.st.Step = pos
 		u.stream.Select(pos)
 	}
-	u.controls.Status.SetText(fmt.Sprintf("Branch: written token %d forced to «%s»; reading the prompt…", at+1, format.Visible(u.backend.TokenText(token))))
+	u.controls.Status.SetText(tr("app.branch.status", i18n.Args{"N": at + 1, "New": format.Visible(u.backend.TokenText(token))}))
 }
 
 // container2 stacks a sentence over the choices.

@@ -3,13 +3,13 @@ package app
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 
 	"loupe/engine"
 	"loupe/engine/chat"
 	"loupe/engine/tokenizer"
+	"loupe/i18n"
 	"loupe/trace"
 	"loupe/views"
 )
@@ -71,7 +71,7 @@ func (fc *chatArea) chatModelLoaded() {
 	}
 	u.chatPanel.SetAvailable(err == nil, err == nil && t.HasThinking(), names)
 	if err != nil && !errors.Is(err, chat.ErrNoTemplate) {
-		u.chatPanel.Note.SetText("The chat template does not load: " + err.Error())
+		u.chatPanel.Note.SetText(tr("app.chat.template_fails", nil) + err.Error())
 	}
 	if err == nil && (u.opt.Chat || u.opt.Think != "") {
 		u.chatPanel.Mode.SetSelected(views.ModeChat)
@@ -103,7 +103,7 @@ func (fc *chatArea) applyPreset(name string) {
 		c.TopP.SetText(strconv.FormatFloat(p.TopP, 'g', -1, 64))
 		c.MinP.SetText(strconv.FormatFloat(p.MinP, 'g', -1, 64))
 		c.Presence.SetText(strconv.FormatFloat(p.PresencePenalty, 'g', -1, 64))
-		c.Status.SetText("Sampling set to " + p.Name + ".")
+		c.Status.SetText(tr("app.chat.preset_set", i18n.Args{"Name": p.Name}))
 	}
 }
 
@@ -116,7 +116,7 @@ func (fc *chatArea) newChat() {
 	u.st.Turns, u.chat.drafts = nil, nil
 	u.chatPanel.ShowTurns(nil, nil)
 	u.left.Refresh()
-	u.controls.Status.SetText("New chat: the next prompt is its first turn.")
+	u.controls.Status.SetText(tr("app.chat.new_done", nil))
 }
 
 // chatTurn renders the conversation with the prompt as the next user
@@ -186,7 +186,7 @@ func (fc *chatArea) flagTokens(toks []trace.Token) {
 // template drops earlier drafts itself), and names the run for Timing.
 func (fc *chatArea) chatFinished(run *trace.Run) {
 	u := fc.ui
-	label := fmt.Sprintf("run %d", len(u.st.Timings))
+	label := tr("views.timing.run", i18n.Args{"N": len(u.st.Timings)})
 	if run != nil && run.Messages != nil && !u.st.IsB(run) {
 		if cb, ok := u.backend.(ChatBackend); ok {
 			u.st.Turns = append(u.st.Turns, run.Messages[len(run.Messages)-1],

@@ -24,7 +24,7 @@ func (u *UI) headBase() int { return u.st.Count.Base() }
 func (u *UI) refreshCompare() {
 	a, b, ok := u.st.Pair()
 	if !ok {
-		u.compare.Clear("Nothing to compare yet: generate, then switch heads off (Attention tab) or compare with a variant prompt.")
+		u.compare.Clear(tr("app.compare.nothing", nil))
 		return
 	}
 	q, s := u.comparedPositions(a, b)

@@ -16,7 +16,7 @@ import (
 
 // confidenceItem is the View menu's toggle.
 func (u *UI) confidenceItem() *fyne.MenuItem {
-	it := u.menus.item("Colour written tokens by the model's probability", func() { u.setConfidence(!u.stream.Confidence()) })
+	it := u.menus.item(tr("app.menu.confidence", nil), func() { u.setConfidence(!u.stream.Confidence()) })
 	it.Checked = u.stream.Confidence()
 	return it
 }

@@ -15,7 +15,7 @@ func loadEngine(path string, progress func(float64, string)) (Backend, error) {
 		return nil, err
 	}
 	if progress != nil {
-		progress(1, "a first forward pass (warm-up)")
+		progress(1, tr("app.load.warmup", nil))
 	}
 	_ = m.WarmUp(context.Background()) // best effort: a model that cannot run says so at Generate
 	return m, nil

@@ -16,6 +16,7 @@ import (
 	"loupe/engine"
 	"loupe/engine/experiment"
 	"loupe/engine/fingerprint"
+	"loupe/i18n"
 	"loupe/kernels"
 	"loupe/views"
 	"loupe/viz"
@@ -56,7 +57,7 @@ func (fc *experimentRunner) experimentFigureWith(withNotes bool) viz.Figure {
 	th := u.vizTheme()
 	r := u.experiment
 	if r == nil {
-		return viz.NoData(th, "no experiment has run yet")
+		return viz.NoData(th, tr("app.exp.none_yet", nil))
 	}
 	if r.What == experiment.Texts {
 		rows := make([]viz.TimingRow, len(r.Points))
@@ -76,19 +77,19 @@ func (fc *experimentRunner) experimentFigureWith(withNotes bool) viz.Figure {
 	}
 	var notes []string
 	if withNotes {
-		notes = append(notes, experiment.Reading(*r))
+		notes = append(notes, experiment.ReadingIn(*r, views.Lang))
 		if r.Stopped != "" {
 			notes = append(notes, r.Stopped)
 		}
 	}
-	return viz.Sweep(experimentTitles[r.What], pts, notes, th)
+	return viz.Sweep(experimentTitle(r.What), pts, notes, th)
 }
 
 // experimentCSV is the last experiment's points.
 func (fc *experimentRunner) experimentCSV() ([]byte, error) {
 	u := fc.ui
 	if u.experiment == nil {
-		return nil, errors.New("no experiment has run yet")
+		return nil, errors.New(tr("app.exp.none_yet", nil))
 	}
 	var b bytes.Buffer
 	err := experiment.WriteCSV(&b, *u.experiment)
@@ -114,10 +115,10 @@ func (fc *experimentRunner) saveExperiment() {
 	u := fc.ui
 	data, err := u.experimentRunner.experimentJSON()
 	if err != nil {
-		u.fail("Could not save the experiment", err)
+		u.fail(tr("app.err.save_exp", nil), err)
 		return
 	}
-	u.menus.saveFile("Save the experiment", "loupe-experiment-"+u.experiment.What+".json", "json", data)
+	u.menus.saveFile(tr("app.save.exp_title", nil), "loupe-experiment-"+u.experiment.What+".json", "json", data)
 }
 
 // experimentJSON is the last result as a saved experiment.
@@ -149,7 +150,7 @@ func recordedKernels(c kernels.Choice) string {
 func (fc *experimentRunner) pickExperiment() {
 	u := fc.ui
 	u.pick(func() (string, error) {
-		return nativedialog.File().Title("Open a saved experiment").Filter("Loupe experiment", "json").Load()
+		return nativedialog.File().Title(tr("app.pick.exp", nil)).Filter(tr("app.pick.exp_filter", nil), "json").Load()
 	}, func(use func(string)) {
 		dialog.ShowFileOpen(func(r fyne.URIReadCloser, err error) {
 			if err == nil && r != nil {
@@ -172,13 +173,13 @@ func (fc *experimentRunner) openExperiment(path string) {
 			u.showTab("experiments")
 			u.experiments.Choose(rec.What)
 			u.experiments.Display(u.experimentRunner.experimentPanelFigure(), rec.Reading, strings.Join(experimentNotes(r), "\n"))
-			u.experiments.Plan.SetText(fmt.Sprintf("Saved %s on %s (%s kernels, %d threads). Re-run measures it again with the same settings and compares.",
-				rec.When.Local().Format("2006-01-02 15:04"), filepath.Base(rec.ModelPath), rec.Kernels, rec.Threads))
+			u.experiments.Plan.SetText(tr("app.exp.saved_plan", i18n.Args{"When": rec.When.Local().Format("2006-01-02 15:04"),
+				"Model": filepath.Base(rec.ModelPath), "Kernels": rec.Kernels, "Threads": rec.Threads}))
 			u.experiments.Rerun.Show()
 			return
 		}
 	}
-	u.fail("Could not open the experiment", fmt.Errorf("%s: %w", path, err))
+	u.fail(tr("app.err.open_exp", nil), fmt.Errorf("%s: %w", path, err))
 }
 
 // rerunExperiment measures the opened result again: the same model
@@ -189,22 +190,22 @@ func (fc *experimentRunner) rerunExperiment() {
 	m, ok := u.backend.(*engine.Model)
 	switch {
 	case rec == nil:
-		u.fail("Nothing to re-run", errors.New("open a saved experiment first"))
+		u.fail(tr("app.exp.nothing_rerun", nil), errors.New("open a saved experiment first"))
 		return
 	case u.st.Running || u.loading:
-		u.experiments.Status.SetText("The model is busy: wait for it or stop it first.")
+		u.experiments.Status.SetText(tr("app.lesson.busy", nil))
 		return
 	case !ok:
-		u.fail("No model loaded", fmt.Errorf("open %s first: the experiment reruns on it", rec.ModelPath))
+		u.fail(tr("app.err.no_model_loaded", nil), fmt.Errorf("open %s first: the experiment reruns on it", rec.ModelPath))
 		return
 	}
 	if fp, err := fingerprint.Of(u.st.Info.Path); err != nil || fp != rec.Fingerprint {
-		u.fail("Another model", fmt.Errorf("the experiment was measured on %s; the model open now is not that one (its files differ): open it, then re-run", rec.ModelPath))
+		u.fail(tr("app.exp.another_model", nil), fmt.Errorf("the experiment was measured on %s; the model open now is not that one (its files differ): open it, then re-run", rec.ModelPath))
 		return
 	}
 	opt := rec.Opts() // with the recorded kernel choice, which its runs carry
 	if err := kernels.Use(opt.Kernels); err != nil || opt.Kernels.IsZero() {
-		u.fail("Kernel level", fmt.Errorf("the experiment ran with kernels %s, which this CPU does not have", rec.Kernels))
+		u.fail(tr("app.err.kernel_level", nil), fmt.Errorf("the experiment ran with kernels %s, which this CPU does not have", rec.Kernels))
 		return
 	}
 	if rec.Threads > 0 && rec.Threads != m.Threads() {

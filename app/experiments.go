@@ -11,7 +11,7 @@ import (
 	"loupe/engine"
 	"loupe/engine/experiment"
 	"loupe/engine/perf"
-	"loupe/format"
+	"loupe/i18n"
 	"loupe/trace/stats"
 	"loupe/views"
 )
@@ -19,28 +19,36 @@ import (
 // experimentRunner runs the Experiments tab's experiments and saves and opens their records.
 type experimentRunner struct{ ui *UI }
 
-// experimentList is what the Experiments panel offers, in the order a
+// experimentList is, by key, what the Experiments panel offers, in the order a
 // lesson takes them: the two times first, then what moves each.
 var experimentList = []views.Experiment{
-	{Key: experiment.Texts, Title: "Two texts: your prompt and The Gold-Bug"},
-	{Key: experiment.Kernels, Title: "Kernels: every level this CPU has"},
-	{Key: experiment.Context, Title: "Context: 256 to 32k tokens in the KV cache"},
-	{Key: experiment.Threads, Title: "Threads: 1 to every core"},
-	{Key: experiment.Quant, Title: "Quantisation: the original, Q8_0, Q4_K_M"},
+	{Key: experiment.Texts, Title: "app.exp.texts"},
+	{Key: experiment.Kernels, Title: "app.exp.kernels"},
+	{Key: experiment.Context, Title: "app.exp.context"},
+	{Key: experiment.Threads, Title: "app.exp.threads"},
+	{Key: experiment.Quant, Title: "app.exp.quant"},
 }
 
-// experimentTitles are the figures' titles.
+// experimentTitles are the figures' titles, by key (experimentTitle).
 var experimentTitles = map[string]string{
-	experiment.Kernels: "reading and writing at each kernel level",
-	experiment.Context: "writing as the KV cache grows: each token reads all of it again",
-	experiment.Threads: "reading and writing on 1 to N threads",
-	experiment.Quant:   "reading and writing with fewer bytes per weight",
+	experiment.Kernels: "app.exp.fig.kernels",
+	experiment.Context: "app.exp.fig.context",
+	experiment.Threads: "app.exp.fig.threads",
+	experiment.Quant:   "app.exp.fig.quant",
 }
+
+// experimentTitle is the figure title of experiment what in the window's
+// language.
+func experimentTitle(what string) string { return tr(experimentTitles[what], nil) }
 
 // newExperiments makes the Experiments panel and wires it.
 func (fc *experimentRunner) newExperiments() *views.ExperimentsPanel {
 	u := fc.ui
-	p := views.NewExperimentsPanel(experimentList)
+	list := make([]views.Experiment, len(experimentList))
+	for i, e := range experimentList {
+		list[i] = views.Experiment{Key: e.Key, Title: tr(e.Title, nil)}
+	}
+	p := views.NewExperimentsPanel(list)
 	p.OnChoose = guard1(u, u.experimentRunner.planExperiment)
 	p.OnRun = guard1(u, u.experimentRunner.runExperiment)
 	p.OnCancel = u.guard(u.stop)
@@ -55,9 +63,9 @@ func (fc *experimentRunner) newExperiments() *views.ExperimentsPanel {
 // texts from Max tokens; the sweeps read The Gold-Bug, as `loupe sweep`.
 func (fc *experimentRunner) experimentOptions(key string) experiment.Options {
 	u := fc.ui
-	opt := experiment.Options{What: key, Prompt: experiment.GoldBug}
+	opt := experiment.Options{What: key, Prompt: experiment.GoldBug, Lang: views.Lang}
 	if key == experiment.Texts {
-		opt.Prompt, opt.Second, opt.SecondLabel = u.controls.Prompt.Text, experiment.GoldBug, "The Gold-Bug"
+		opt.Prompt, opt.Second, opt.SecondLabel = u.controls.Prompt.Text, experiment.GoldBug, tr("app.experiment.goldbug", nil)
 		if s, err := u.controls.Settings(); err == nil {
 			opt.DecodeTokens = s.MaxTokens
 		}
@@ -70,7 +78,7 @@ func (fc *experimentRunner) experimentOptions(key string) experiment.Options {
 func (fc *experimentRunner) planExperiment(key string) {
 	u := fc.ui
 	if u.backend == nil {
-		u.experiments.Plan.SetText("Open a model first: the experiments run on it.")
+		u.experiments.Plan.SetText(tr("app.exp.open_model", nil))
 		return
 	}
 	speeds := experiment.GuessSpeeds(u.st.Info, u.bandwidth)
@@ -100,22 +108,22 @@ func (fc *experimentRunner) runExperiment(key string) {
 func (fc *experimentRunner) runExperimentAsking(key string, ask bool) {
 	u := fc.ui
 	if u.st.Running || u.loading {
-		u.experiments.Status.SetText("The model is busy: wait for it or stop it first.")
+		u.experiments.Status.SetText(tr("app.lesson.busy", nil))
 		return
 	}
 	m, ok := u.backend.(*engine.Model)
 	if !ok {
-		u.fail("No model loaded", errors.New("open a model first (File › Open model folder…): the experiments run on it"))
+		u.fail(tr("app.err.no_model_loaded", nil), errors.New("open a model first (File › Open model folder…): the experiments run on it"))
 		return
 	}
 	opt := u.experimentRunner.experimentOptions(key)
 	if strings.TrimSpace(opt.Prompt) == "" {
-		u.fail("Empty prompt", errors.New("type a prompt in the box on the left: it is the first of the two texts"))
+		u.fail(tr("app.err.empty_prompt", nil), errors.New("type a prompt in the box on the left: it is the first of the two texts"))
 		return
 	}
 	c, err := applyKernels(u.controls.Kernels.Selected)
 	if err != nil {
-		u.fail("Kernel level", err)
+		u.fail(tr("app.err.kernel_level", nil), err)
 		return
 	}
 	opt.Kernels = c
@@ -134,16 +142,15 @@ func (fc *experimentRunner) confirmCopies(m *engine.Model, opt experiment.Option
 	u := fc.ui
 	bytes, dir, err := experiment.QuantCopies(m, "")
 	if err != nil {
-		u.fail("Quantisation", err)
+		u.fail(tr("app.exp.quant_err", nil), err)
 		return
 	}
 	if bytes == 0 {
 		u.experimentRunner.startExperiment(m, opt)
 		return
 	}
-	msg := fmt.Sprintf("Loupe will write Q8_0 and Q4_K_M copies of this model, %s in all, into its cache folder\n%s\n(never beside your files). Write them?",
-		format.Bytes(float64(bytes)), dir)
-	dialog.ShowConfirm("Write quantised copies?", msg, func(ok bool) {
+	msg := tr("app.exp.quant_msg", i18n.Args{"Bytes": nums().Bytes(float64(bytes)), "Dir": dir})
+	dialog.ShowConfirm(tr("app.exp.quant_title", nil), msg, func(ok bool) {
 		defer u.rescue()
 		if ok && !u.st.Running && !u.loading {
 			u.experimentRunner.startExperiment(m, opt)
@@ -227,19 +234,19 @@ func (fc *experimentRunner) experimentDone(gen int, r experiment.Result, err err
 	u.experiments.SetRunning(false)
 	switch {
 	case err != nil:
-		u.experiments.Status.SetText("The experiment failed: " + err.Error())
-		u.fail("Experiment failed", err)
+		u.experiments.Status.SetText(tr("app.exp.failed_status", nil) + " " + err.Error())
+		u.fail(tr("app.exp.failed", nil), err)
 	case r.Cancelled:
-		u.experiments.Status.SetText(experiment.Cancelled(r))
+		u.experiments.Status.SetText(experiment.CancelledIn(r, views.Lang))
 	default:
 		u.experiments.Status.SetText("") // the figure says it is done
 	}
 	if err == nil {
 		u.keepExperimentRuns(r)
 		u.experiment = &r
-		u.experiments.Display(u.experimentRunner.experimentPanelFigure(), experiment.Reading(r), strings.Join(experimentNotes(r), "\n"))
+		u.experiments.Display(u.experimentRunner.experimentPanelFigure(), experiment.ReadingIn(r, views.Lang), strings.Join(experimentNotes(r), "\n"))
 		if rec := u.experimentRecord; rec != nil && !r.Cancelled {
-			u.experiments.Status.SetText("Re-run done. " + experiment.Compare(*rec, r))
+			u.experiments.Status.SetText(tr("app.exp.rerun_done", nil) + " " + experiment.CompareIn(*rec, r, views.Lang))
 		}
 	}
 	u.afterRun(err)

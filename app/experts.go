@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"loupe/i18n"
 	"loupe/trace"
 )
 
@@ -15,25 +16,25 @@ import (
 // off and its experts per token.
 func (u *UI) switchExpertsOff() {
 	if u.st.Running || u.loading {
-		u.controls.Status.SetText("Wait for the current run to finish, then switch the experts off.")
+		u.controls.Status.SetText(tr("app.experts.wait", nil))
 		return
 	}
 	off, k, err := u.experts.Counterfactual()
 	if err != nil {
-		u.fail("Experts to switch off", err)
+		u.fail(tr("app.experts.to_switch", nil), err)
 		return
 	}
 	if len(off) == 0 && k == 0 {
-		u.fail("No experts chosen", errors.New("click cells of the map, type layer:expert pairs, or choose fewer experts per token"))
+		u.fail(tr("app.experts.none", nil), errors.New("click cells of the map, type layer:expert pairs, or choose fewer experts per token"))
 		return
 	}
 	if err := checkExperts(off, k, u.st.Info, u.headBase()); err != nil {
-		u.fail("Experts out of range", err)
+		u.fail(tr("app.experts.out_of_range", nil), err)
 		return
 	}
 	a, err := u.st.BaseRun()
 	if err != nil {
-		u.fail("Nothing to rerun", err)
+		u.fail(tr("app.rerun.nothing", nil), err)
 		return
 	}
 	s := a.Settings
@@ -62,15 +63,15 @@ func checkExperts(off []trace.Expert, k int, info trace.ModelInfo, base int) err
 
 // expertsKind says what run B changed, for the Compare tab.
 func expertsKind(off []trace.Expert, k int, info trace.ModelInfo, base int) string {
-	s := "B is A"
+	s := tr("app.experts.kind", nil)
 	if len(off) > 0 {
-		s += fmt.Sprintf(" with experts %s (layer:expert) switched off", trace.FormatExperts(off, base))
+		s += tr("app.experts.kind_off", i18n.Args{"Experts": trace.FormatExperts(off, base)})
 	}
 	if k > 0 {
 		if len(off) > 0 {
-			s += " and"
+			s += tr("app.experts.kind_and", nil)
 		}
-		s += fmt.Sprintf(" with %d of the model's %d experts per token", k, info.ExpertsPerToken)
+		s += tr("app.experts.kind_topk", i18n.Args{"K": k, "Of": info.ExpertsPerToken})
 	}
 	return s + "."
 }

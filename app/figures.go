@@ -21,6 +21,7 @@ func (u *UI) vizTheme() viz.Theme {
 		th = viz.Light()
 	}
 	th.Count = u.st.Count // View › Count layers and heads, exports included
+	th.Lang = views.Lang
 	return th
 }
 

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"loupe/i18n"
 	"loupe/trace"
 	"loupe/trace/stats"
 )
@@ -30,7 +31,7 @@ func (u *UI) flagExperiments() {
 		if src := sourcePos(u.st.LastRun, u.opt.Source); src >= 0 {
 			u.stream.Choose(src)
 		} else if u.opt.Source != "" {
-			u.controls.Status.SetText(fmt.Sprintf("--source %q is neither a position of the prompt nor a word in it: the strongest source is used.", u.opt.Source))
+			u.controls.Status.SetText(tr("app.flags.source", i18n.Args{"Source": u.opt.Source}))
 			fmt.Fprintln(os.Stderr, "loupe:", u.controls.Status.Text)
 		}
 	}

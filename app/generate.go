@@ -10,6 +10,7 @@ import (
 	"loupe/engine"
 	"loupe/engine/perf"
 	"loupe/engine/pool"
+	"loupe/i18n"
 	"loupe/kernels"
 	"loupe/trace"
 	"loupe/views"
@@ -43,7 +44,7 @@ func (u *UI) generate() {
 		return
 	}
 	if u.backend == nil {
-		u.fail("No model loaded", errors.New("open a model folder first (File › Open model folder…, or drop a folder on the window)"))
+		u.fail(tr("app.err.no_model_loaded", nil), errors.New("open a model folder first (File › Open model folder…, or drop a folder on the window)"))
 		return
 	}
 	s, prompt, ok := u.readSettings()
@@ -56,14 +57,14 @@ func (u *UI) generate() {
 	}
 	req, _, ids, err := u.chatArea.chatTurn(prompt)
 	if err != nil {
-		u.fail("Chat template", err)
+		u.fail(tr("app.err.chat_template", nil), err)
 		return
 	}
 	if req == nil {
 		ids = u.backend.Encode(prompt)
 	}
 	if len(ids) == 0 {
-		u.fail("Empty prompt", errors.New("the prompt gives no tokens"))
+		u.fail(tr("app.err.empty_prompt", nil), errors.New("the prompt gives no tokens"))
 		return
 	}
 	u.knobs.saveKnobs()
@@ -80,11 +81,11 @@ func (u *UI) generate() {
 func (u *UI) postpone() bool {
 	switch {
 	case u.loading:
-		u.controls.Status.SetText("The model is loading; generation starts once it is ready.")
+		u.controls.Status.SetText(tr("app.status.loading_then", nil))
 	case u.measuring:
 		// Measuring streams memory on every core: a generation now would
 		// time the contention, not the model.
-		u.controls.Status.SetText("Measuring this machine's memory bandwidth (once, a few seconds); generation starts after.")
+		u.controls.Status.SetText(tr("app.status.measuring_bw", nil))
 	default:
 		return false
 	}
@@ -97,18 +98,18 @@ func (u *UI) postpone() bool {
 func (u *UI) readSettings() (trace.Settings, string, bool) {
 	s, err := u.controls.Settings()
 	if err != nil {
-		u.fail("Invalid setting", err)
+		u.fail(tr("app.err.invalid_setting", nil), err)
 		return s, "", false
 	}
 	c, err := applyKernels(s.Kernels)
 	if err != nil {
-		u.fail("Kernel level", err)
+		u.fail(tr("app.err.kernel_level", nil), err)
 		return s, "", false
 	}
 	s.Kernels, s.Arithmetic = c.Level().String(), c.Arithmetic()
 	prompt := u.controls.Prompt.Text
 	if strings.TrimSpace(prompt) == "" {
-		u.fail("Empty prompt", errors.New("type a prompt in the box on the left"))
+		u.fail(tr("app.err.empty_prompt", nil), errors.New("type a prompt in the box on the left"))
 		return s, "", false
 	}
 	return s, prompt, true
@@ -138,7 +139,7 @@ func (u *UI) begin(prompt string, ids []int, s trace.Settings) {
 	u.st.Settings = s
 	u.controls.SetRunning(true)
 	u.host.showCeiling() // no re-measuring while the engine runs
-	u.controls.Status.SetText(fmt.Sprintf("Reading the prompt: %d tokens…", len(ids)))
+	u.controls.Status.SetText(tr("app.status.reading", i18n.Args{"N": thousands(len(ids))}))
 	u.runStart, u.runCPU = time.Now(), perf.ProcessCPUSeconds()
 	opt := generateOptions(s, u.st.Info, len(ids))
 	opt.Kernels = kernels.Current() // the window's: readSettings applied it

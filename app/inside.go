@@ -2,12 +2,12 @@ package app
 
 import (
 	"context"
-	"fmt"
 	"sync"
 
 	"fyne.io/fyne/v2"
 
 	"loupe/engine"
+	"loupe/i18n"
 	"loupe/session"
 	"loupe/trace"
 	"loupe/views"
@@ -119,13 +119,13 @@ func (fc *insideJobs) mlpOnDemand(q int) {
 	if in.result != nil && in.shown.run == u.st.LastRun && in.result.Pos == q {
 		u.mlp.Display(u.st.Tokens, append(append([]trace.MLP(nil), u.st.MLPs...), in.result.MLP...), u.st.Info.Layers, q)
 		if _, ok := u.mlp.Shown(); ok {
-			u.mlp.Title.SetText(u.mlp.Title.Text + " — recomputed on demand")
+			u.mlp.Title.SetText(u.mlp.Title.Text + tr("app.inside.recomputed", nil))
 		}
 		return
 	}
 	l, g := in.kv.Chosen()
 	u.insideJobs.startJob(jobKey{run: u.st.LastRun, pos: q, layer: l, kvHead: g})
-	u.mlp.Title.SetText(fmt.Sprintf("Computing the MLP of position %d (one step of the model against the cache)…", q))
+	u.mlp.Title.SetText(tr("app.inside.mlp", i18n.Args{"Pos": q}))
 }
 
 // attentionOnDemand shows, on the Attention tab, the attention of a
@@ -141,7 +141,7 @@ func (fc *insideJobs) attentionOnDemand(q int) {
 		att := append(append([]trace.Attention(nil), u.st.Attention...), in.result.Attention)
 		u.attn.Display(u.st.Info, u.st.Tokens, att, q, u.st.Source)
 		if u.attn.HasData() {
-			u.attn.Title.SetText(u.attn.Title.Text + " — recomputed on demand")
+			u.attn.Title.SetText(u.attn.Title.Text + tr("app.inside.recomputed", nil))
 			if u.attn.Source() != u.stream.Source() {
 				u.stream.SetSource(u.attn.Source()) // outlined in the stream, as for a captured one
 			}
@@ -151,6 +151,6 @@ func (fc *insideJobs) attentionOnDemand(q int) {
 	if _, ok := u.backend.(Inspector); ok && u.st.LastRun != nil {
 		l, g := in.kv.Chosen()
 		u.insideJobs.startJob(jobKey{run: u.st.LastRun, pos: q, layer: l, kvHead: g})
-		u.attn.Title.SetText(fmt.Sprintf("Computing the attention of position %d (one step of the model against the cache)…", q))
+		u.attn.Title.SetText(tr("app.inside.attn", i18n.Args{"Pos": q}))
 	}
 }

@@ -58,8 +58,8 @@ func (fc *lessonMode) newLessonArea(panels fyne.CanvasObject) fyne.CanvasObject 
 	c.OnMeasure = u.guard(u.lessonMode.measureLesson)
 	c.Hide()
 	u.les.card = c
-	lessonBtn := widget.NewButtonWithIcon("Lesson (L)", theme.DocumentIcon(), u.guard(u.lessonMode.toggleLesson))
-	projBtn := widget.NewButtonWithIcon("Projector (F11)", theme.ViewFullScreenIcon(), u.guard(u.lessonMode.toggleProjector))
+	lessonBtn := widget.NewButtonWithIcon(tr("app.lesson.button", nil), theme.DocumentIcon(), u.guard(u.lessonMode.toggleLesson))
+	projBtn := widget.NewButtonWithIcon(tr("app.projector.button", nil), theme.ViewFullScreenIcon(), u.guard(u.lessonMode.toggleProjector))
 	lessonBtn.Importance, projBtn.Importance = widget.LowImportance, widget.LowImportance
 	u.les.bar = container.NewHBox(lessonBtn, projBtn, layout.NewSpacer())
 	u.les.top = container.NewVBox(u.les.bar)
@@ -159,7 +159,7 @@ func (fc *lessonMode) buildLesson(run *trace.Run) (*lesson.Lesson, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w (a prompt of at most %d tokens keeps them)", err, allPromptLimit)
 	}
-	in := lesson.Input{Model: u.st.Info, Run: run, Inspect: insp, SourceRow: row, FromZero: u.st.Count == viz.FromZero}
+	in := lesson.Input{Model: u.st.Info, Run: run, Inspect: insp, SourceRow: row, FromZero: u.st.Count == viz.FromZero, Lang: views.Lang}
 	if cb, ok := u.backend.(ChatBackend); ok {
 		in.ChatSpecial, in.ThinkingTemplate = lesson.ChatSpecials(chatModel{cb, u.backend})
 	}
@@ -205,7 +205,7 @@ func (fc *lessonMode) goChapter(i int) {
 	u := fc.ui
 	c := u.les.card
 	if u.les.l == nil {
-		c.Display(0, []string{"The lesson"}, "The lesson", u.lessonMode.lessonWaiting(), "")
+		c.Display(0, []string{tr("app.lesson.title", nil)}, tr("app.lesson.title", nil), u.lessonMode.lessonWaiting(), "")
 		return
 	}
 	chs := u.les.l.Chapters
@@ -248,9 +248,9 @@ func (fc *lessonMode) nextChapter() {
 func (fc *lessonMode) showChapter(s lesson.Show) {
 	u := fc.ui
 	u.stream.SetFocus(s.Query >= 0 && s.Query < len(u.st.Tokens))
-	for k, it := range u.tabs.Items {
-		if it.Text == s.Tab {
-			u.tabs.SelectIndex(k)
+	for _, p := range u.panels {
+		if p.Name() == panelOfTab(s.Tab) {
+			u.showTab(p.Name())
 		}
 	}
 	if s.Query >= 0 && s.Query < len(u.st.Tokens) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"loupe/i18n"
 	"loupe/lesson"
 	"loupe/trace"
 )
@@ -20,7 +21,7 @@ func (fc *lessonMode) showPlan(ch lesson.Chapter) {
 	case ch.Skipped == "":
 		c.SetPlan("", false)
 	default:
-		plan := "Measure runs " + lowerFirst(lesson.Plan(u.les.in, u.lessonMode.measureOptions(), u.lessonMode.goldTokens()))
+		plan := tr("app.lesson.plan", i18n.Args{"Plan": lowerFirst(lesson.Plan(u.les.in, u.lessonMode.measureOptions(), u.lessonMode.goldTokens()))})
 		c.SetPlan(plan, false)
 	}
 }
@@ -66,15 +67,15 @@ func (fc *lessonMode) measureLesson() {
 	m, ok := u.backend.(lesson.Runner)
 	switch {
 	case u.st.Running || u.loading:
-		u.les.card.SetPlan("The model is busy: wait for it or stop it first.", false)
+		u.les.card.SetPlan(tr("app.lesson.busy", nil), false)
 		return
 	case !ok || u.les.l == nil:
-		u.fail("Nothing to measure", errors.New("the lesson needs a finished run on a model first"))
+		u.fail(tr("app.lesson.nothing", nil), errors.New("the lesson needs a finished run on a model first"))
 		return
 	}
 	c, err := applyKernels(u.controls.Kernels.Selected)
 	if err != nil {
-		u.fail("Kernel level", err)
+		u.fail(tr("app.err.kernel_level", nil), err)
 		return
 	}
 	ctx, cancel := context.WithCancel(u.ctx)
@@ -121,10 +122,10 @@ func (fc *lessonMode) lessonMeasured(gen int, run *trace.Run, e *lesson.Extra, e
 	u.controls.SetRunning(false)
 	switch {
 	case errors.Is(err, context.Canceled):
-		u.les.card.SetPlan("Stopped: nothing was kept. Run them again when the class is ready.", false)
+		u.les.card.SetPlan(tr("app.lesson.stopped", nil), false)
 	case err != nil:
 		u.les.card.SetPlan("", false)
-		u.fail("Measurements failed", err)
+		u.fail(tr("app.lesson.failed", nil), err)
 	default:
 		u.les.extra, u.les.extraFor = e, run
 		u.les.run = nil // tell it again, with e
@@ -139,13 +140,13 @@ func (fc *lessonMode) lessonWaiting() string {
 	u := fc.ui
 	switch {
 	case u.les.err != nil:
-		return "The lesson cannot be told on this run: " + u.les.err.Error() + "."
+		return tr("app.lesson.cannot", i18n.Args{"Why": u.les.err.Error()})
 	case u.loading:
-		return "The model is loading; the lesson starts with its first answer."
+		return tr("app.lesson.loading", nil)
 	case u.st.Running:
-		return "The model is reading the prompt and writing; the lesson tells this run as soon as it ends."
+		return tr("app.lesson.running", nil)
 	case u.backend == nil:
-		return "Open a model (File › Open model folder…); the lesson tells its first answer."
+		return tr("app.lesson.open_model", nil)
 	}
-	return "Press Generate (Ctrl+Enter): the lesson tells the run once it ends."
+	return tr("app.lesson.press_generate", nil)
 }

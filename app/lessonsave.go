@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 	nativedialog "github.com/sqweek/dialog"
 
+	"loupe/i18n"
 	"loupe/lesson"
 	"loupe/lesson/page"
 	"loupe/trace"
@@ -21,11 +22,11 @@ import (
 func (fc *lessonMode) saveLesson() {
 	u := fc.ui
 	if u.les.l == nil {
-		u.fail("Nothing to save", errors.New("open the lesson (L) on a finished run first"))
+		u.fail(tr("app.err.nothing_to_save", nil), errors.New("open the lesson (L) on a finished run first"))
 		return
 	}
 	u.pick(func() (string, error) {
-		return nativedialog.File().Title("Save the lesson").Filter("HTML", "html").SetStartFile("loupe-lesson.html").Save()
+		return nativedialog.File().Title(tr("app.save.lesson_title", nil)).Filter("HTML", "html").SetStartFile("loupe-lesson.html").Save()
 	}, func(use func(string)) {
 		d := dialog.NewFileSave(func(w fyne.URIWriteCloser, err error) {
 			if err == nil && w != nil {
@@ -40,10 +41,10 @@ func (fc *lessonMode) saveLesson() {
 			path += ".html"
 		}
 		if err := u.lessonMode.writeHandout(path, time.Now()); err != nil {
-			u.fail("Could not save the lesson", err)
+			u.fail(tr("app.err.save_lesson", nil), err)
 			return
 		}
-		u.controls.Status.SetText("Saved " + path + " and its figures beside it")
+		u.controls.Status.SetText(tr("app.status.saved_lesson", i18n.Args{"Path": path}))
 	})
 }
 

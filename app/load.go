@@ -13,6 +13,7 @@ import (
 
 	"loupe/assets"
 	"loupe/engine"
+	"loupe/i18n"
 )
 
 // expected says what a model folder must hold; every load error ends with it.
@@ -63,8 +64,8 @@ func (u *UI) loaded(path string, b Backend, err error) {
 	u.controls.Progress.Hide()
 	if err != nil {
 		u.generateAfter = false
-		u.controls.Status.SetText("Could not open " + path)
-		u.fail("Could not open the model", fmt.Errorf("%s\n\n%s", engine.LoadFailure(path, err), expected))
+		u.controls.Status.SetText(tr("app.status.could_not_open", i18n.Args{"Path": path}))
+		u.fail(tr("app.err.open_model", nil), fmt.Errorf("%s\n\n%s", engine.LoadFailure(path, err), expected))
 		u.idle()
 		return
 	}
@@ -85,8 +86,8 @@ func (u *UI) loaded(path string, b Backend, err error) {
 	u.controls.PromptTokens = func(p string) int { return len(b.Encode(p)) }
 	u.showExpertsTab(u.st.Info.Experts > 0)
 	u.controls.SetKVCost(u.st.Info.KVBytesPerToken, u.st.Info.MaxPositions)
-	u.controls.Status.SetText(fmt.Sprintf("Loaded %s: %d layers × %d heads, %s. Type a prompt, then Ctrl+Enter.",
-		u.st.Info.Name, u.st.Info.Layers, u.st.Info.Heads, u.st.Info.DType))
+	u.controls.Status.SetText(tr("app.status.loaded", i18n.Args{"Name": u.st.Info.Name, "Layers": u.st.Info.Layers,
+		"Heads": u.st.Info.Heads, "DType": u.st.Info.DType}))
 	if path != "" && path != u.demoDir {
 		u.rememberModel(path, u.st.Info.Name)
 	}
@@ -140,7 +141,7 @@ func (u *UI) pick(nativeShow func() (string, error), fallback func(use func(stri
 // pickFolder opens a model folder.
 func (u *UI) pickFolder() {
 	u.pick(func() (string, error) {
-		return nativedialog.Directory().Title("Open a model folder").Browse()
+		return nativedialog.Directory().Title(tr("app.pick.folder", nil)).Browse()
 	}, func(use func(string)) {
 		dialog.ShowFolderOpen(func(l fyne.ListableURI, err error) {
 			if err == nil && l != nil {
@@ -154,7 +155,7 @@ func (u *UI) pickFolder() {
 // folder around it is used).
 func (u *UI) pickFile() {
 	u.pick(func() (string, error) {
-		return nativedialog.File().Title("Open a model file").Filter("Model files (.safetensors, .gguf)", "safetensors", "gguf").Load()
+		return nativedialog.File().Title(tr("app.pick.file", nil)).Filter(tr("app.pick.filter", nil), "safetensors", "gguf").Load()
 	}, func(use func(string)) {
 		dialog.ShowFileOpen(func(r fyne.URIReadCloser, err error) {
 			if err == nil && r != nil {

@@ -1,13 +1,13 @@
 package app
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/klauspost/cpuid/v2"
 
-	"loupe/format"
+	"loupe/i18n"
 	"loupe/kernels"
+	"loupe/views"
 )
 
 // levelLabels are the kernel levels as the menu shows them, fastest first.
@@ -82,9 +82,9 @@ func cpuLine() string {
 		}
 	}
 	if len(feats) == 0 {
-		feats = []string{"no AVX2"}
+		feats = []string{tr("app.cpu.no_avx2", nil)}
 	}
-	return fmt.Sprintf("%s · %d cores / %d threads · %s", cpuid.CPU.BrandName, cpuid.CPU.PhysicalCores, cpuid.CPU.LogicalCores, strings.Join(feats, ", "))
+	return tr("app.cpu.line", i18n.Args{"CPU": cpuid.CPU.BrandName, "Cores": cpuid.CPU.PhysicalCores, "Threads": cpuid.CPU.LogicalCores, "Features": strings.Join(feats, ", ")})
 }
 
 // fastestLevel is the fastest level this CPU runs, whatever its arithmetic.
@@ -110,17 +110,17 @@ func modelKernelLine(b Backend) string {
 	if !ok {
 		return kernelLine()
 	}
-	arith := format.Arithmetic(m.Arithmetic())
+	arith := views.Lang.Arithmetic(m.Arithmetic())
 	if q := m.QuantArithmetic(); q != "" {
 		arith += "; " + q
 	}
-	return fmt.Sprintf("%s in use, %s (auto on this CPU: %s; fastest: %s)", kernelLabel(kernels.Active()),
-		arith, kernelLabel(kernels.Best()), kernelLabel(fastestLevel()))
+	return tr("app.kernels.line", i18n.Args{"Active": kernelLabel(kernels.Active()),
+		"Arith": arith, "Auto": kernelLabel(kernels.Best()), "Fastest": kernelLabel(fastestLevel())})
 }
 
 // kernelLine says which kernels and arithmetic run and which the CPU could
 // run.
 func kernelLine() string {
-	return fmt.Sprintf("%s in use, %s (auto on this CPU: %s; fastest: %s)", kernelLabel(kernels.Active()),
-		format.Arithmetic(kernels.Arithmetic()), kernelLabel(kernels.Best()), kernelLabel(fastestLevel()))
+	return tr("app.kernels.line", i18n.Args{"Active": kernelLabel(kernels.Active()),
+		"Arith": views.Lang.Arithmetic(kernels.Arithmetic()), "Auto": kernelLabel(kernels.Best()), "Fastest": kernelLabel(fastestLevel())})
 }

@@ -17,6 +17,7 @@ import (
 
 	"loupe/assets"
 	"loupe/engine"
+	"loupe/i18n"
 )
 
 // menus build the window's menu bar from the current state.
@@ -25,9 +26,9 @@ type menus struct{ ui *UI }
 // buildMenu (re)makes the main menu; the recent models change it.
 func (fc *menus) buildMenu() {
 	u := fc.ui
-	open := u.menus.item("Open model folder…", u.pickFolder)
+	open := u.menus.item(tr("app.menu.open_folder", nil), u.pickFolder)
 	open.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyO, Modifier: fyne.KeyModifierControl}
-	recent := u.menus.item("Recent models", nil)
+	recent := u.menus.item(tr("app.menu.recent", nil), nil)
 	prefs := u.app.Preferences()
 	for _, p := range prefs.StringList(prefRecentModels) {
 		label := recentLabel(p, prefs.String(prefModelName+p))
@@ -36,37 +37,37 @@ func (fc *menus) buildMenu() {
 	if recent.ChildMenu == nil {
 		recent.Disabled = true
 	}
-	demo := u.menus.item("Open the demo model", func() {
+	demo := u.menus.item(tr("app.menu.demo", nil), func() {
 		if dir, err := demoModel(); err != nil {
-			u.fail("No demo model", err)
+			u.fail(tr("app.err.no_demo", nil), err)
 		} else {
 			u.demoDir = dir
 			u.openModel(dir)
 		}
 	})
-	save := u.menus.item("Save run as JSON…", u.menus.saveRun)
+	save := u.menus.item(tr("app.menu.save_run", nil), u.menus.saveRun)
 	save.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyS, Modifier: fyne.KeyModifierControl}
-	file := fyne.NewMenu("File", append(u.modelsMenu.modelItems(), open, u.menus.item("Open model file…", u.pickFile), recent, demo,
+	file := fyne.NewMenu(tr("app.menu.file", nil), append(u.modelsMenu.modelItems(), open, u.menus.item(tr("app.menu.open_file", nil), u.pickFile), recent, demo,
 		fyne.NewMenuItemSeparator(), save,
-		u.menus.item("Save session…", u.sessionFile.saveSession), u.menus.item("Open session…", u.sessionFile.pickSession),
-		u.menus.item("Save lesson…", u.lessonMode.saveLesson),
-		u.menus.item("Export panel as PNG…", func() { u.menus.export(u.menus.currentPanel(), "png") }),
-		u.menus.item("Export panel as SVG…", func() { u.menus.export(u.menus.currentPanel(), "svg") }),
-		u.menus.item("Export panel as CSV…", func() { u.menus.export(u.menus.currentPanel(), "csv") }),
+		u.menus.item(tr("app.menu.save_session", nil), u.sessionFile.saveSession), u.menus.item(tr("app.menu.open_session", nil), u.sessionFile.pickSession),
+		u.menus.item(tr("app.menu.save_lesson", nil), u.lessonMode.saveLesson),
+		u.menus.item(tr("app.menu.export_png", nil), func() { u.menus.export(u.menus.currentPanel(), "png") }),
+		u.menus.item(tr("app.menu.export_svg", nil), func() { u.menus.export(u.menus.currentPanel(), "svg") }),
+		u.menus.item(tr("app.menu.export_csv", nil), func() { u.menus.export(u.menus.currentPanel(), "csv") }),
 		fyne.NewMenuItemSeparator(), u.menus.quitItem())...)
-	gen := u.menus.item("Generate", u.generate)
+	gen := u.menus.item(tr("app.menu.generate", nil), u.generate)
 	gen.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyReturn, Modifier: fyne.KeyModifierControl}
-	experiments := u.menus.item("Experiments…", func() {
+	experiments := u.menus.item(tr("app.menu.experiments", nil), func() {
 		u.showTab("experiments")
 		if k := u.experiments.Selected(); k != "" {
 			u.experimentRunner.planExperiment(k)
 		}
 	})
 	experiments.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyE, Modifier: fyne.KeyModifierControl}
-	branch := u.menus.item("Branch from the selected token…", u.branchDialog)
+	branch := u.menus.item(tr("app.menu.branch", nil), u.branchDialog)
 	branch.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyB, Modifier: fyne.KeyModifierControl}
-	run := fyne.NewMenu("Run", gen, u.menus.item("Stop (Esc)", u.stop), branch, fyne.NewMenuItemSeparator(), experiments)
-	prompts := fyne.NewMenu("Prompts")
+	run := fyne.NewMenu(tr("app.menu.run", nil), gen, u.menus.item(tr("app.menu.stop", nil), u.stop), branch, fyne.NewMenuItemSeparator(), experiments)
+	prompts := fyne.NewMenu(tr("app.menu.prompts", nil))
 	for _, p := range u.promptHistory() {
 		prompts.Items = append(prompts.Items, u.menus.item(promptLabel(p), func() { u.menus.choosePrompt(p) }))
 	}
@@ -89,7 +90,7 @@ func recentLabel(path, name string) string {
 func whereIs(path string) string {
 	slash := filepath.ToSlash(path)
 	if strings.Contains(slash, "/models--") && strings.Contains(slash, "/snapshots/") {
-		return "Hugging Face cache"
+		return tr("app.where.hf_cache", nil)
 	}
 	dir := filepath.Dir(path)
 	if home, err := os.UserHomeDir(); err == nil && home != "" && home != "/" {
@@ -104,7 +105,7 @@ func whereIs(path string) string {
 // a running generation is cancelled and the model freed.
 func (fc *menus) quitItem() *fyne.MenuItem {
 	u := fc.ui
-	quit := u.menus.item("Quit", u.win.Close)
+	quit := u.menus.item(tr("app.menu.quit", nil), u.win.Close)
 	quit.IsQuit = true
 	quit.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyQ, Modifier: fyne.KeyModifierControl}
 	return quit
@@ -120,11 +121,12 @@ func (fc *menus) viewMenu() *fyne.Menu {
 		it.Checked = current == mode
 		return it
 	}
-	m := fyne.NewMenu("View", item("Theme of the system", ""), item("Dark theme", "dark"),
-		item("Light theme (projectors)", "light"), fyne.NewMenuItemSeparator())
+	m := fyne.NewMenu(tr("app.menu.view", nil), item(tr("app.menu.theme_system", nil), ""), item(tr("app.menu.theme_dark", nil), "dark"),
+		item(tr("app.menu.theme_light", nil), "light"), fyne.NewMenuItemSeparator())
 	m.Items = append(m.Items, u.numberingItems()...)
 	m.Items = append(m.Items, fyne.NewMenuItemSeparator(), u.confidenceItem(), fyne.NewMenuItemSeparator())
 	m.Items = append(m.Items, u.lessonMode.lessonMenuItems()...)
+	m.Items = append(m.Items, fyne.NewMenuItemSeparator(), u.menus.languageItems())
 	return m
 }
 
@@ -156,7 +158,7 @@ func (fc *menus) choosePrompt(p string) {
 	u := fc.ui
 	u.controls.Prompt.SetText(p)
 	if c := assets.DemoCaption(p); c != "" {
-		u.controls.Status.SetText("Look: " + c)
+		u.controls.Status.SetText(tr("app.status.look", i18n.Args{"Caption": c}))
 	}
 }
 
@@ -182,15 +184,15 @@ func (fc *menus) currentPanel() string {
 func (fc *menus) saveRun() {
 	u := fc.ui
 	if u.st.LastRun == nil {
-		u.fail("Nothing to save", errors.New("generate first: the run is saved once it has finished"))
+		u.fail(tr("app.err.nothing_to_save", nil), errors.New("generate first: the run is saved once it has finished"))
 		return
 	}
 	data, err := runJSON(u.st.LastRun)
 	if err != nil {
-		u.fail("Could not encode the run", err)
+		u.fail(tr("app.err.encode_run", nil), err)
 		return
 	}
-	u.menus.saveFile("Save the run", "loupe-run.json", "json", data)
+	u.menus.saveFile(tr("app.save.run_title", nil), "loupe-run.json", "json", data)
 }
 
 // saveFile asks where to write data (the dialogs confirm an overwrite).
@@ -201,10 +203,10 @@ func (fc *menus) saveFile(title, name, ext string, data []byte) {
 			path += "." + ext
 		}
 		if err := os.WriteFile(path, data, 0o644); err != nil {
-			u.fail("Could not save", err)
+			u.fail(tr("app.err.save", nil), err)
 			return
 		}
-		u.controls.Status.SetText("Saved " + path)
+		u.controls.Status.SetText(tr("app.status.saved", i18n.Args{"Path": path}))
 	}
 	u.pick(func() (string, error) {
 		return nativedialog.File().Title(title).Filter(strings.ToUpper(ext), ext).SetStartFile(name).Save()
@@ -226,18 +228,18 @@ func (fc *menus) export(panel, format string) {
 	if format == "csv" {
 		data, err := u.csvData(panel)
 		if err != nil {
-			u.fail("Could not export the "+panel+" panel as CSV", err)
+			u.fail(tr("app.err.export_csv", i18n.Args{"Panel": panel}), err)
 			return
 		}
-		u.menus.saveFile("Export the "+panel+" panel as CSV", "loupe-"+panel+".csv", "csv", data)
+		u.menus.saveFile(tr("app.save.export_csv", i18n.Args{"Panel": panel}), "loupe-"+panel+".csv", "csv", data)
 		return
 	}
 	data, err := u.menus.render(panel, format)
 	if err != nil {
-		u.fail("Could not export the "+panel+" panel", err)
+		u.fail(tr("app.err.export", i18n.Args{"Panel": panel}), err)
 		return
 	}
-	u.menus.saveFile("Export the "+panel+" panel", "loupe-"+panel+"."+format, format, data)
+	u.menus.saveFile(tr("app.save.export", i18n.Args{"Panel": panel}), "loupe-"+panel+"."+format, format, data)
 }
 
 // render draws a panel's figure in the given format.

@@ -12,7 +12,7 @@ import (
 	"fyne.io/fyne/v2/dialog"
 
 	"loupe/engine/hub"
-	"loupe/format"
+	"loupe/i18n"
 	"loupe/views"
 )
 
@@ -32,8 +32,8 @@ type modelDialogs struct {
 func (fc *modelsMenu) modelItems() []*fyne.MenuItem {
 	u := fc.ui
 	return []*fyne.MenuItem{
-		u.menus.item("Models on this computer…", u.modelsMenu.showLocalModels),
-		u.menus.item("Get a model…", u.modelsMenu.showGetModel),
+		u.menus.item(tr("app.menu.local_models", nil), u.modelsMenu.showLocalModels),
+		u.menus.item(tr("app.menu.get_model", nil), u.modelsMenu.showGetModel),
 	}
 }
 
@@ -47,7 +47,7 @@ func (fc *modelsMenu) showDialog(name string) {
 	case "get-model":
 		u.modelsMenu.showGetModel()
 	default:
-		u.fail("Unknown dialog", fmt.Errorf("--dialog %q: use models or get-model", name))
+		u.fail(tr("app.err.unknown_dialog", nil), fmt.Errorf("--dialog %q: use models or get-model", name))
 	}
 }
 
@@ -70,7 +70,7 @@ func searched(ps []hub.Place) string {
 func (fc *modelsMenu) showLocalModels() {
 	u := fc.ui
 	v := views.NewLocalModels()
-	d := dialog.NewCustom("Models on this computer", "Close", v.Box, u.win)
+	d := dialog.NewCustom(tr("app.models.local_title", nil), tr("app.close", nil), v.Box, u.win)
 	v.OnOpen = func(path string) { d.Hide(); u.openModel(path) }
 	v.OnGet = func() { d.Hide(); u.modelsMenu.showGetModel() }
 	v.OnBrowse = func() { d.Hide(); u.pickFolder() }
@@ -92,7 +92,7 @@ func localRows(found []hub.Local) []views.LocalModel {
 		if m.Revision != "" && m.Revision != "main" {
 			name += " @ " + m.Revision
 		}
-		rows[i] = views.LocalModel{Name: name, Size: format.Bytes(float64(m.Bytes)), Source: m.Source, Path: m.Path,
+		rows[i] = views.LocalModel{Name: name, Size: nums().Bytes(float64(m.Bytes)), Source: m.Source, Path: m.Path,
 			CanOpen: m.CanOpen, Why: m.Why}
 	}
 	return rows
@@ -110,7 +110,7 @@ func offers(cache string) []views.ModelOffer {
 	for i, e := range hub.Catalog {
 		ok, why := e.Supported()
 		_, local := e.Local(cache)
-		out[i] = views.ModelOffer{ID: e.ID, Title: e.Title, Size: "about " + format.Bytes(float64(e.Bytes)), Licence: e.Licence,
+		out[i] = views.ModelOffer{ID: e.ID, Title: e.Title, Size: tr("app.models.about", nil) + " " + nums().Bytes(float64(e.Bytes)), Licence: e.Licence,
 			Shows: e.Shows, CanRun: ok, Why: why, Local: local && ok}
 	}
 	return out
@@ -125,7 +125,7 @@ func (fc *modelsMenu) showGetModel() {
 	}
 	c := hub.NewClient()
 	g := views.NewGetModel(offers(c.Cache), c.Cache)
-	d := dialog.NewCustom("Get a model", "Close", g.Box, u.win)
+	d := dialog.NewCustom(tr("app.models.get_title", nil), tr("app.close", nil), g.Box, u.win)
 	u.models.get = g
 	d.SetOnClosed(func() {
 		if u.models.cancel != nil {
@@ -163,7 +163,7 @@ func (fc *modelsMenu) getModel(c *hub.Client, g *views.GetModel, d dialog.Dialog
 	ctx, cancel := context.WithCancel(u.ctx)
 	u.models.pulling, u.models.cancel = true, cancel
 	g.SetBusy(true)
-	g.SetProgress(0, "Asking "+c.Endpoint+" for the files of "+id+"…")
+	g.SetProgress(0, tr("app.models.asking", i18n.Args{"Endpoint": c.Endpoint, "ID": id}))
 	u.wg.Add(1)
 	go func() {
 		defer u.wg.Done()
@@ -182,15 +182,15 @@ func (fc *modelsMenu) pulled(g *views.GetModel, d dialog.Dialog, id, dir string,
 	g.SetBusy(false)
 	switch {
 	case errors.Is(err, context.Canceled):
-		g.SetError("Cancelled. The part already downloaded is kept: Download resumes from there.")
+		g.SetError(tr("app.models.cancelled", nil))
 	case err != nil:
 		g.SetError(err.Error())
 	default:
 		if ok, why := hub.CheckFolder(dir); !ok {
-			g.SetError(fmt.Sprintf("Downloaded to %s, but Loupe cannot open it: %s", dir, why))
+			g.SetError(tr("app.models.cannot_open", i18n.Args{"Dir": dir, "Why": why}))
 			return
 		}
-		g.SetProgress(1, "Downloaded "+id+" to "+filepath.Clean(dir)+". Opening…")
+		g.SetProgress(1, tr("app.models.downloaded", i18n.Args{"ID": id, "Dir": filepath.Clean(dir)}))
 		d.Hide()
 		u.openModel(dir)
 	}
@@ -206,14 +206,14 @@ func progressShare(p hub.Progress) float64 {
 // progressText is "model.safetensors (3 of 7) · 1.20 GB of 3.09 GB · 21.4 MB/s · 1 min 30 s left".
 func progressText(p hub.Progress) string {
 	if p.Finished {
-		return fmt.Sprintf("All %d files in place (%s).", p.Files, format.Bytes(float64(p.Total)))
+		return tr("app.models.all_in_place", i18n.Args{"N": p.Files, "Bytes": nums().Bytes(float64(p.Total))})
 	}
-	s := fmt.Sprintf("%s (%d of %d) · %s of %s", p.File, p.FileIndex, p.Files, format.Bytes(float64(p.Done)), format.Bytes(float64(p.Total)))
+	s := tr("app.models.progress", i18n.Args{"File": p.File, "I": p.FileIndex, "N": p.Files, "Done": nums().Bytes(float64(p.Done)), "Total": nums().Bytes(float64(p.Total))})
 	if p.BytesPerSec > 0 {
-		s += " · " + format.Bytes(p.BytesPerSec) + "/s"
+		s += " · " + nums().Bytes(p.BytesPerSec) + "/s"
 	}
 	if p.Remaining >= 0 {
-		s += " · " + format.Duration(p.Remaining.Seconds()) + " left"
+		s += " · " + tr("app.models.left", i18n.Args{"Time": nums().Duration(p.Remaining.Seconds())})
 	}
 	if p.Note != "" {
 		s += " · " + p.Note

@@ -48,7 +48,7 @@ func (u *UI) numberingItems() []*fyne.MenuItem {
 		return it
 	}
 	return []*fyne.MenuItem{
-		item("Count layers and heads from 1 (as the article “The two times of an answer” does)", viz.FromOne),
-		item("Count layers and heads from 0 (as in code)", viz.FromZero),
+		item(tr("app.menu.count_one", nil), viz.FromOne),
+		item(tr("app.menu.count_zero", nil), viz.FromZero),
 	}
 }

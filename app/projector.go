@@ -51,9 +51,9 @@ func (fc *lessonMode) setProjector(on bool) {
 // lessonMenuItems are View › Lesson and View › Projector.
 func (fc *lessonMode) lessonMenuItems() []*fyne.MenuItem {
 	u := fc.ui
-	l := u.menus.item("Lesson (L)", u.lessonMode.toggleLesson)
+	l := u.menus.item(tr("app.lesson.button", nil), u.lessonMode.toggleLesson)
 	l.Checked = u.les.on
-	p := u.menus.item("Projector (F11)", u.lessonMode.toggleProjector)
+	p := u.menus.item(tr("app.projector.button", nil), u.lessonMode.toggleProjector)
 	p.Checked = u.les.projector
 	return []*fyne.MenuItem{l, p}
 }
@@ -76,7 +76,7 @@ func (fc *lessonMode) startLesson() {
 		u.controls.Prompt.SetText(assets.DemoPrompts[0])
 	}
 	u.generateAfter = true
-	u.les.card.Display(0, []string{"The lesson"}, "The lesson", "The model is loading; the lesson starts with its first answer.", "")
+	u.les.card.Display(0, []string{tr("app.lesson.title", nil)}, tr("app.lesson.title", nil), tr("app.lesson.loading", nil), "")
 }
 
 // checkLessonChapter refuses an unknown --lesson-chapter.

@@ -22,20 +22,20 @@ func (u *UI) switchOff() { u.switchOffWith("") }
 // switchOffWith is switchOff with a note on how the heads were chosen.
 func (u *UI) switchOffWith(note string) {
 	if u.st.Running || u.loading {
-		u.controls.Status.SetText("Wait for the current run to finish, then switch the heads off.")
+		u.controls.Status.SetText(tr("app.rerun.wait_heads", nil))
 		return
 	}
 	if len(u.st.Heads) == 0 {
-		u.fail("No heads selected", errors.New("Ctrl+click cells of the attention grid, type heads such as 18:1, 18:5, or use a preset"))
+		u.fail(tr("app.rerun.no_heads", nil), errors.New("Ctrl+click cells of the attention grid, type heads such as 18:1, 18:5, or use a preset"))
 		return
 	}
 	a, err := u.st.BaseRun()
 	if err != nil {
-		u.fail("Nothing to rerun", err)
+		u.fail(tr("app.rerun.nothing", nil), err)
 		return
 	}
 	if err := trace.CheckHeads(u.st.Heads, u.st.Info.Layers, u.st.Info.Heads, u.headBase()); err != nil {
-		u.fail("Heads out of range", err)
+		u.fail(tr("app.rerun.out_of_range", nil), err)
 		return
 	}
 	s := a.Settings
@@ -50,12 +50,12 @@ func (u *UI) switchOffWith(note string) {
 // rerun generates prompt with settings s as run B of a comparison with a.
 func (u *UI) rerun(a *trace.Run, prompt string, s trace.Settings, kind string) {
 	if u.backend == nil {
-		u.fail("No model loaded", errors.New("open a model folder first"))
+		u.fail(tr("app.err.no_model_loaded", nil), errors.New("open a model folder first"))
 		return
 	}
 	ids := u.backend.Encode(prompt)
 	if len(ids) == 0 {
-		u.fail("Empty prompt", errors.New("the prompt gives no tokens"))
+		u.fail(tr("app.err.empty_prompt", nil), errors.New("the prompt gives no tokens"))
 		return
 	}
 	if len(a.Messages) > 0 && prompt == a.Prompt {
@@ -118,7 +118,7 @@ func (u *UI) continueChain(err error) {
 func (u *UI) askVariant() {
 	a := u.st.LastRun
 	if a == nil {
-		u.fail("Nothing to compare", errors.New("generate first: the variant is compared with the run shown"))
+		u.fail(tr("app.rerun.nothing_compare", nil), errors.New("generate first: the variant is compared with the run shown"))
 		return
 	}
 	if len(a.Settings.Ablate) > 0 {
@@ -135,14 +135,14 @@ func (u *UI) askVariant() {
 // runVariant runs prompt with run A's settings as B of a comparison.
 func (u *UI) runVariant(a *trace.Run, prompt string) {
 	if strings.TrimSpace(prompt) == "" {
-		u.fail("Empty prompt", errors.New("type the variant prompt"))
+		u.fail(tr("app.err.empty_prompt", nil), errors.New("type the variant prompt"))
 		return
 	}
 	if u.st.Running || u.loading {
-		u.controls.Status.SetText("Wait for the current run to finish, then compare.")
+		u.controls.Status.SetText(tr("app.rerun.wait_compare", nil))
 		return
 	}
 	u.st.Variant = prompt
 	u.st.Source = -1
-	u.rerun(a, prompt, a.Settings, "B is a variant of A's prompt, with the same settings.")
+	u.rerun(a, prompt, a.Settings, tr("app.rerun.variant_kind", nil))
 }

@@ -13,6 +13,7 @@ import (
 	nativedialog "github.com/sqweek/dialog"
 
 	"loupe/engine/fingerprint"
+	"loupe/i18n"
 	"loupe/trace"
 	"loupe/trace/stats"
 	"loupe/views"
@@ -109,22 +110,22 @@ func (fc *sessionFile) saveSession() {
 	u := fc.ui
 	s, err := u.sessionFile.session()
 	if err != nil {
-		u.fail("Nothing to save", err)
+		u.fail(tr("app.err.nothing_to_save", nil), err)
 		return
 	}
 	data, err := json.MarshalIndent(s, "", " ")
 	if err != nil {
-		u.fail("Could not encode the session", err)
+		u.fail(tr("app.err.encode_session", nil), err)
 		return
 	}
-	u.menus.saveFile("Save the session", "loupe-session.json", "json", data)
+	u.menus.saveFile(tr("app.save.session_title", nil), "loupe-session.json", "json", data)
 }
 
 // pickSession asks for a session file and opens it.
 func (fc *sessionFile) pickSession() {
 	u := fc.ui
 	u.pick(func() (string, error) {
-		return nativedialog.File().Title("Open a session").Filter("Loupe session", "json").Load()
+		return nativedialog.File().Title(tr("app.pick.session", nil)).Filter(tr("app.pick.session_filter", nil), "json").Load()
 	}, func(use func(string)) {
 		dialog.ShowFileOpen(func(r fyne.URIReadCloser, err error) {
 			if err == nil && r != nil {
@@ -159,7 +160,7 @@ func (fc *sessionFile) openSession(path string) {
 	u := fc.ui
 	s, err := readSession(path)
 	if err != nil {
-		u.fail("Could not open the session", err)
+		u.fail(tr("app.err.open_session", nil), err)
 		return
 	}
 	if u.st.Running || u.loading {
@@ -168,17 +169,16 @@ func (fc *sessionFile) openSession(path string) {
 	}
 	model, err := u.sessionFile.sessionModel(s)
 	if err != nil {
-		u.fail("The session's model", err)
+		u.fail(tr("app.err.session_model", nil), err)
 		return
 	}
 	if fp, err := fingerprint.Of(model); err == nil && fp != s.Model.Fingerprint {
-		msg := fmt.Sprintf("The model at %s differs from the one this session was saved with (its config or weight files changed), "+
-			"so the numbers will not be the same. Rerun the session on it anyway?", model)
+		msg := tr("app.session.differs_msg", i18n.Args{"Path": model})
 		if u.opt.Quit {
-			u.fail("The session's model differs", errors.New(msg))
+			u.fail(tr("app.session.differs_title", nil), errors.New(msg))
 			return
 		}
-		dialog.ShowConfirm("The model differs", msg, func(ok bool) {
+		dialog.ShowConfirm(tr("app.session.differs", nil), msg, func(ok bool) {
 			defer u.rescue()
 			if ok {
 				u.sessionFile.applySession(s, model)
@@ -275,7 +275,7 @@ func (fc *sessionFile) restoreSelection(s *Session) {
 	if sel.Tab != "" {
 		u.showTab(sel.Tab)
 	}
-	u.controls.Status.SetText("Session restored: " + strconv.Quote(menuText(s.Prompt)))
+	u.controls.Status.SetText(tr("app.session.restored", i18n.Args{"Prompt": strconv.Quote(menuText(s.Prompt))}))
 }
 
 func mapPos(m []int, i int) int {

@@ -130,11 +130,11 @@ func (fc *knobs) resetKnobs() {
 	for _, name := range append(slices.Clone(samplingKnobs), "mode") {
 		p.RemoveValue(m + name)
 	}
-	u.controls.Status.SetText("Settings reset to their defaults.")
+	u.controls.Status.SetText(tr("app.settings.reset_done", nil))
 }
 
 // settingsMenu holds Reset.
 func (fc *knobs) settingsMenu() *fyne.Menu {
 	u := fc.ui
-	return fyne.NewMenu("Settings", u.menus.item("Reset to defaults", u.knobs.resetKnobs))
+	return fyne.NewMenu(tr("app.menu.settings", nil), u.menus.item(tr("app.menu.reset", nil), u.knobs.resetKnobs))
 }

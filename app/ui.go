@@ -128,10 +128,10 @@ func (u *UI) selectKernels() {
 	case ok && kernels.Supported(l):
 		u.controls.Kernels.SetSelected(kernelLabel(l))
 	case ok:
-		u.fail("Kernel level", fmt.Errorf("%s%s: this CPU cannot run it (it can: %s)", what, k,
+		u.fail(tr("app.err.kernel_level", nil), fmt.Errorf("%s%s: this CPU cannot run it (it can: %s)", what, k,
 			strings.Join(kernelOptions(), ", ")))
 	default:
-		u.fail("Unknown kernel level", fmt.Errorf("%s%q: use auto, exact, avx512bf16, avx512, avx2 or generic", what, k))
+		u.fail(tr("app.err.unknown_kernel_level", nil), fmt.Errorf("%s%q: use one of %s", what, k, kernels.ChoiceNames()))
 	}
 }
 
@@ -165,7 +165,7 @@ func (u *UI) start() {
 	if path == "" {
 		dir, err := demoModel()
 		if err != nil {
-			u.fail("No model", fmt.Errorf("the demo model could not be prepared: %w; open a model folder (File › Open model folder…)", err))
+			u.fail(tr("app.err.no_model", nil), fmt.Errorf("the demo model could not be prepared: %w; open a model folder (File › Open model folder…)", err))
 			return
 		}
 		path, u.demoDir = dir, dir
@@ -289,7 +289,7 @@ func guard1[T any](u *UI, f func(T)) func(T) {
 // session stays usable. It must be deferred directly.
 func (u *UI) rescue() {
 	if r := recover(); r != nil {
-		u.fail("Internal error", fmt.Errorf("%v (the window stays usable; please report it)", r))
+		u.fail(tr("app.err.internal", nil), fmt.Errorf("%v (the window stays usable; please report it)", r))
 	}
 }
 
@@ -312,7 +312,7 @@ func (u *UI) showExpertsTab(on bool) {
 	case on && at < 0:
 		pos := len(u.tabs.Items)
 		for i, it := range u.tabs.Items {
-			if it.Text == "MLP" {
+			if it.Content == u.mlp.Object() {
 				pos = i + 1
 			}
 		}

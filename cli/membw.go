@@ -129,7 +129,7 @@ func setKernels(name string) (kernels.Choice, error) {
 	}
 	c, ok := kernels.ChoiceOf(name)
 	if !ok {
-		return c, fmt.Errorf("%s%q: unknown kernels (auto, exact, avx512bf16, avx512, avx2, neoni8mm, neonbf16, neondot, neon, generic)", what, name)
+		return c, fmt.Errorf("%s%q: unknown kernels (%s)", what, name, kernels.ChoiceNames())
 	}
 	return c, kernels.Use(c)
 }

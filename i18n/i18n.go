@@ -23,9 +23,10 @@
 //	n := l.N("unit.token", 3, i18n.Args{"N": l.Numbers().Thousands(3)})
 //	pct := l.Numbers().Percent(0.675) // "67.5 %", "67,5 %": numbers go through format
 //
-// The window (app, views) takes a Lang from its state the same way and
-// passes it to the panels; a View › Language menu that remembers the
-// choice (fyne.Preferences) is yet to be built. For Fyne's own dialogs
+// The window (app, views) chooses its Lang once per launch: --lang, else
+// View › Language's remembered choice (fyne.Preferences), else the
+// system's; the panels make their labels with it (views.Lang), so a
+// choice in the menu applies at the next launch. For Fyne's own dialogs
 // (file picker, …), which Fyne translates itself from the system's
 // locale, the window sets LANGUAGE to the chosen code before it opens
 // and calls lang.AddTranslationsFS(i18n.Files, "translations") so that

@@ -1,6 +1,9 @@
 package kernels
 
-import "os"
+import (
+	"os"
+	"strings"
+)
 
 // Level is a kernel implementation level.
 type Level int
@@ -29,6 +32,16 @@ func (l Level) String() string {
 // architecture (x86-64, then arm64), whether or not the CPU supports it.
 func Levels() []Level {
 	return []Level{Generic, AVX2, AVX512, AVX512BF16, NEON, NEONDot, NEONBF16, NEONI8MM}
+}
+
+// ChoiceNames lists every name ChoiceOf reads ("auto, exact, generic,
+// avx2, …"), for the messages that refuse another.
+func ChoiceNames() string {
+	names := []string{"auto", "exact"}
+	for _, l := range Levels() {
+		names = append(names, l.String())
+	}
+	return strings.Join(names, ", ")
 }
 
 // ParseLevel reads a level name; "auto" gives Best(), "exact" BestExact().

@@ -29,21 +29,21 @@ type AblateBar struct {
 // NewAblateBar makes the bar; the callbacks are set by the app.
 func NewAblateBar() *AblateBar {
 	b := &AblateBar{Heads: widget.NewEntry(), N: numEntry("10"), Seed: numEntry("1")}
-	b.Heads.SetPlaceHolder("heads, e.g. 18:1, 18:5")
+	b.Heads.SetPlaceHolder(tr("views.ablate.placeholder", nil))
 	b.Heads.OnChanged = func(s string) { call1(b.OnHeadsTyped, s) }
 	b.Heads.OnSubmitted = func(string) { call(b.OnRun) }
-	b.Run = widget.NewButton("Switch off and rerun", func() { call(b.OnRun) })
+	b.Run = widget.NewButton(tr("views.ablate.run", nil), func() { call(b.OnRun) })
 	b.Run.Importance = widget.HighImportance
-	b.Top = widget.NewButton("N most on the source", func() { call(b.OnTop) })
-	b.Random = widget.NewButton("N at random, seed", func() { call(b.OnRandom) })
-	b.Variant = widget.NewButton("Compare with a variant…", func() { call(b.OnVariant) })
-	b.Clear = widget.NewButton("Clear", func() { call(b.OnClear) })
+	b.Top = widget.NewButton(tr("views.ablate.top", nil), func() { call(b.OnTop) })
+	b.Random = widget.NewButton(tr("views.ablate.random", nil), func() { call(b.OnRandom) })
+	b.Variant = widget.NewButton(tr("views.ablate.variant", nil), func() { call(b.OnVariant) })
+	b.Clear = widget.NewButton(tr("views.ablate.clear", nil), func() { call(b.OnClear) })
 	b.Help = wrapLabel("")
 	b.Help.Importance = widget.LowImportance
 	n := container.NewGridWrap(fyne.NewSize(56, b.N.MinSize().Height), b.N)
 	seed := container.NewGridWrap(fyne.NewSize(72, b.Seed.MinSize().Height), b.Seed)
 	b.Box = container.NewVBox(
-		container.NewBorder(nil, nil, widget.NewLabel("Heads"), container.NewHBox(b.Clear, b.Run), b.Heads),
+		container.NewBorder(nil, nil, widget.NewLabel(tr("views.ablate.heads", nil)), container.NewHBox(b.Clear, b.Run), b.Heads),
 		container.NewHBox(widget.NewLabel("N"), n, b.Top, b.Random, seed, b.Variant),
 		Lines(2, b.Help))
 	return b

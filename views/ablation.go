@@ -1,9 +1,8 @@
 package views
 
 import (
-	"fmt"
-
 	"loupe/format"
+	"loupe/i18n"
 	"loupe/trace"
 )
 
@@ -12,41 +11,39 @@ import (
 
 func TokenWords(toks []trace.Token, pos int) string {
 	if pos < 0 || pos >= len(toks) {
-		return "the source"
+		return tr("views.ablate.the_source", nil)
 	}
-	return fmt.Sprintf("«%s» (position %d)", format.Visible(toks[pos].Text), pos)
+	return tr("views.tok_name", i18n.Args{"Text": format.Visible(toks[pos].Text), "Pos": pos})
 }
 
 // HeadsWord is "the head" for 1 and "10 heads" for 10.
 func HeadsWord(n int) string {
 	if n == 1 {
-		return "head"
+		return tr("views.ablate.the_head", nil)
 	}
-	return fmt.Sprintf("%d heads", n)
+	return Lang.N("unit.head", n, i18n.Args{"N": n})
 }
 
 // HeadsHelp is the line under the heads field: how to choose heads, or how
 // many are chosen.
 func HeadsHelp(n, base int) string {
 	if n == 0 {
-		return fmt.Sprintf("Ctrl+click cells of the grid, or type layer:head pairs counted from %d, then Switch off and rerun: "+
-			"the same prompt and settings run again with those heads' outputs zeroed.", base)
+		return tr("views.ablate.help", i18n.Args{"Base": base})
 	}
-	return fmt.Sprintf("%s selected (framed in orange on the grid).", format.Plural(n, "head"))
+	return Lang.N("views.ablate.selected", n, i18n.Args{"N": n})
 }
 
 // TopHeadsNote says which heads the top-N preset chose.
 func TopHeadsNote(n int, toks []trace.Token, source, query int) string {
-	return fmt.Sprintf("Preset: the %s that look%s most at %s from position %d.", HeadsWord(n), map[bool]string{true: "s", false: ""}[n == 1], TokenWords(toks, source), query)
+	return Lang.N("views.ablate.top_note", n, i18n.Args{"Heads": HeadsWord(n), "Source": TokenWords(toks, source), "Query": query})
 }
 
 // RandomHeadsNote says which heads the random preset chose.
 func RandomHeadsNote(n int, seed uint64) string {
-	return fmt.Sprintf("Preset: %d heads drawn at random with seed %d.", n, seed)
+	return tr("views.ablate.random_note", i18n.Args{"N": n, "Seed": seed})
 }
 
 // SwitchOffKind says what run B of an ablation is to run A.
 func SwitchOffKind(heads []trace.Head, base int) string {
-	return fmt.Sprintf("B is A rerun with %s switched off (outputs zeroed before o_proj at every position): %s (layer:head, counted from %d).",
-		format.Plural(len(heads), "head"), trace.FormatHeads(heads, base), base)
+	return Lang.N("views.ablate.kind", len(heads), i18n.Args{"N": len(heads), "Heads": trace.FormatHeads(heads, base), "Base": base})
 }

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/i18n"
 	"loupe/session"
 	"loupe/trace"
 	"loupe/trace/stats"
@@ -59,9 +60,9 @@ type AttentionPanel struct {
 // NewAttentionPanel makes an empty panel.
 func NewAttentionPanel() *AttentionPanel {
 	p := &AttentionPanel{headL: -1}
-	p.Title = boldLabel("Generate, then click a token to see where it looks.")
+	p.Title = boldLabel(tr("views.attn.start", nil))
 	p.Sink = caption("")
-	p.Hover = caption(hoverHint)
+	p.Hover = caption(hoverHint())
 	p.HeadTitle = boldLabel("")
 	p.Missing = widget.NewLabel("")
 	p.Missing.Wrapping = fyne.TextWrapWord
@@ -79,7 +80,7 @@ func NewAttentionPanel() *AttentionPanel {
 		if _, gap := p.Means.Gaps[l]; gap {
 			p.hoverCell(l, 0, v)
 		} else if l >= 0 {
-			p.Hover.SetText(fmt.Sprintf("%s: mean over heads %s", p.count.Layer(l), format.Percent(v)))
+			p.Hover.SetText(tr("views.attn.hover_mean", i18n.Args{"Layer": p.count.Layer(l), "Share": nums().Percent(v)}))
 		}
 	}
 	p.Grid.OnTap = func(l, h int) {
@@ -93,9 +94,9 @@ func NewAttentionPanel() *AttentionPanel {
 	}
 	p.exporter = p.exportBar()
 	p.GridAxes = NewAxes(p.Grid, p.countIndex, p.countIndex)
-	p.GridAxes.RowTitle, p.GridAxes.ColTitle = "layer", "head"
+	p.GridAxes.RowTitle, p.GridAxes.ColTitle = tr("viz.layer.axis", nil), tr("viz.head.axis", nil)
 	p.MeansAxes = NewAxes(p.Means, nil, nil)
-	p.MeansAxes.ColTitle = "mean of heads"
+	p.MeansAxes.ColTitle = tr("viz.attention.meanaxis", nil)
 	p.Caption = caption("")
 	// The colour scale stands beside the grid, top value above, 0 below:
 	// under it, a deep model's grid or a small window pushed it out of
@@ -118,12 +119,12 @@ func (p *AttentionPanel) exportBar() *fyne.Container {
 		}
 	}
 	return container.NewHBox(layout.NewSpacer(),
-		widget.NewButton("Grid PNG…", export("attention", "png")),
-		widget.NewButton("Grid SVG…", export("attention", "svg")),
-		widget.NewButton("Head PNG…", export("head", "png")),
-		widget.NewButton("Head SVG…", export("head", "svg")),
-		widget.NewButton("Grid CSV…", export("attention", "csv")),
-		widget.NewButton("Head CSV…", export("head", "csv")))
+		widget.NewButton(tr("views.attn.export.grid_png", nil), export("attention", "png")),
+		widget.NewButton(tr("views.attn.export.grid_svg", nil), export("attention", "svg")),
+		widget.NewButton(tr("views.attn.export.head_png", nil), export("head", "png")),
+		widget.NewButton(tr("views.attn.export.head_svg", nil), export("head", "svg")),
+		widget.NewButton(tr("views.attn.export.grid_csv", nil), export("attention", "csv")),
+		widget.NewButton(tr("views.attn.export.head_csv", nil), export("head", "csv")))
 }
 
 // SetSelectedHeads frames the heads chosen to be switched off.
@@ -156,9 +157,9 @@ func boldLabel(s string) *widget.Label {
 
 func exportButtons(on func(format string)) *fyne.Container {
 	return container.NewHBox(layout.NewSpacer(),
-		widget.NewButton("Export PNG…", func() { on("png") }),
-		widget.NewButton("Export SVG…", func() { on("svg") }),
-		widget.NewButton("Export CSV…", func() { on("csv") }))
+		widget.NewButton(tr("views.export.png", nil), func() { on("png") }),
+		widget.NewButton(tr("views.export.svg", nil), func() { on("svg") }),
+		widget.NewButton(tr("views.export.csv", nil), func() { on("csv") }))
 }
 
 // CreateRenderer implements fyne.Widget.
@@ -185,16 +186,15 @@ func (p *AttentionPanel) Display(info trace.ModelInfo, toks []trace.Token, att [
 	}
 	g, gaps := stats.PadGaps(stats.SourceGrid(p.att, source), p.info)
 	p.Grid.Gaps, p.Means.Gaps = gaps, unlabelled(gaps)
-	p.Title.SetText(fmt.Sprintf("Attention of %s on %s, every layer × head", p.tokName(query), p.tokName(source)))
-	p.Sink.SetText(fmt.Sprintf("Attention sink: on average %s of the attention of every head goes to the first token %s.",
-		format.Percent(stats.SinkShare(p.att)), p.tokName(0)))
+	p.Title.SetText(tr("views.attn.title", i18n.Args{"Query": p.tokName(query), "Source": p.tokName(source)}))
+	p.Sink.SetText(tr("views.attn.sink", i18n.Args{"Share": nums().Percent(stats.SinkShare(p.att)), "First": p.tokName(0)}))
 	p.sizeGrid(len(g), len(g[0]))
 	top := stats.ScaleMax(g)
 	p.Grid.Max, p.Means.Max = top, top
-	p.Scale.SetText(format.Percent(top))
+	p.Scale.SetText(nums().Percent(top))
 	p.Grid.SetValues(g)
-	p.Caption.SetText(fmt.Sprintf("Each cell is one head: the share of its attention that %s pays to %s. Rows are the layers %s (the first at the bottom), columns the heads %s; the bars on the right are each layer's mean.",
-		p.tokName(query), p.tokName(source), p.count.Range(len(g)), p.count.Range(len(g[0]))))
+	p.Caption.SetText(tr("views.attn.caption", i18n.Args{"Query": p.tokName(query), "Source": p.tokName(source),
+		"Layers": p.count.Range(len(g)), "Heads": p.count.Range(len(g[0]))}))
 	p.Caption.Wrapping = fyne.TextWrapWord
 	means := stats.RowMeans(g)
 	for l := range gaps {
@@ -248,21 +248,22 @@ func bestCell(g [][]float64) (int, int) {
 }
 
 // hoverHint is the hover line before a cell is hovered.
-const hoverHint = "Hover a cell for its value; click it to open that head; Ctrl+click to select heads to switch off."
+// hoverHint is the hover line's text while no cell is under the pointer.
+func hoverHint() string { return tr("views.attn.hover", nil) }
 
 // ResetHover puts the hint back in the hover line: the value it showed
 // belonged to another run, or named its head in the other counting.
-func (p *AttentionPanel) ResetHover() { p.Hover.SetText(hoverHint) }
+func (p *AttentionPanel) ResetHover() { p.Hover.SetText(hoverHint()) }
 
 func (p *AttentionPanel) hoverCell(l, h int, v float64) {
 	if l < 0 {
 		return
 	}
 	if _, gap := p.Grid.Gaps[l]; gap {
-		p.Hover.SetText(fmt.Sprintf("%s is a Gated DeltaNet layer: it keeps a fixed-size state instead of attending, so it has no attention map (see the DeltaNet tab)", p.count.Layer(l)))
+		p.Hover.SetText(tr("views.attn.deltanet_layer", i18n.Args{"Layer": p.count.Layer(l)}))
 		return
 	}
-	p.Hover.SetText(fmt.Sprintf("%s: %s on %s", p.layerHead(l, h), format.Percent(v), p.tokName(p.source)))
+	p.Hover.SetText(tr("views.attn.hover_cell", i18n.Args{"Head": p.layerHead(l, h), "Share": nums().Percent(v), "Source": p.tokName(p.source)}))
 }
 
 // OpenHead shows one head's attention over every earlier token.
@@ -276,8 +277,8 @@ func (p *AttentionPanel) OpenHead(l, h int) {
 	if p.info.KVHeads > 0 && p.info.Heads >= p.info.KVHeads {
 		group = h / (p.info.Heads / p.info.KVHeads)
 	}
-	p.HeadTitle.SetText(fmt.Sprintf("%s (shares %s) — attention of %s over the %d tokens up to it",
-		p.layerHead(l, h), p.count.KVHead(group), p.tokName(p.att.QueryPos), p.att.QueryPos+1))
+	p.HeadTitle.SetText(tr("views.attn.head_title", i18n.Args{"Head": p.layerHead(l, h), "KV": p.count.KVHead(group),
+		"Query": p.tokName(p.att.QueryPos), "N": thousands(p.att.QueryPos + 1)}))
 	top, others := stats.TopK(p.att.Weights[l][h], 16)
 	bars := make([]Bar, 0, len(top)+1)
 	scale := 1.0 // bars relative to the largest share, which fills the width
@@ -290,12 +291,12 @@ func (p *AttentionPanel) OpenHead(l, h int) {
 			continue
 		}
 		bars = append(bars, Bar{Label: fmt.Sprintf("%s %d", clip(format.Visible(p.text(s.Pos)), 14), s.Pos),
-			Segments: []float64{s.P * scale}, Value: format.Percent(s.P), Highlight: s.Pos == p.source})
+			Segments: []float64{s.P * scale}, Value: nums().Percent(s.P), Highlight: s.Pos == p.source})
 	}
 	if others > 0 {
 		// No bar: on a long prompt the rest is most of the attention, spread thin.
 		rest := p.att.QueryPos + 1 - (len(bars))
-		bars = append(bars, Bar{Label: "others", Value: fmt.Sprintf("%s over %d tokens", format.Percent(others), rest)})
+		bars = append(bars, Bar{Label: tr("views.attn.others", nil), Value: tr("views.attn.others_value", i18n.Args{"Share": nums().Percent(others), "N": thousands(rest)})})
 	}
 	bars = append(bars, nearBars(p.att.Weights[l][h], p.att.QueryPos, p.source, scale, p.text)...)
 	p.Head.LabelWidth = 200
@@ -314,10 +315,10 @@ func nearBars(w []float32, query, source int, scale float64, text func(int) stri
 	if query+1 <= 16+nearShown || query >= len(w) {
 		return nil
 	}
-	bars := []Bar{{Label: "in order:", Value: fmt.Sprintf("the %d tokens up to it", nearShown)}}
+	bars := []Bar{{Label: tr("views.attn.in_order", nil), Value: tr("views.attn.near", i18n.Args{"N": nearShown})}}
 	for i := query - nearShown + 1; i <= query; i++ {
 		bars = append(bars, Bar{Label: fmt.Sprintf("%s %d", clip(format.Visible(text(i)), 14), i),
-			Segments: []float64{float64(w[i]) * scale}, Value: format.Percent(float64(w[i])), Highlight: i == source})
+			Segments: []float64{float64(w[i]) * scale}, Value: nums().Percent(float64(w[i])), Highlight: i == source})
 	}
 	return bars
 }
@@ -326,12 +327,12 @@ func nearBars(w []float32, query, source int, scale float64, text func(int) stri
 func (p *AttentionPanel) OpenedHead() (int, int) { return p.headL, p.headH }
 
 func (p *AttentionPanel) showMissing(att []trace.Attention, query int) {
-	p.Title.SetText(fmt.Sprintf("No attention was captured for %s.", p.tokName(query)))
+	p.Title.SetText(tr("views.attn.none_for", i18n.Args{"Token": p.tokName(query)}))
 	p.Sink.SetText("")
 	if len(att) == 0 {
-		p.Missing.SetText("This run captured no attention. Generate again: the last prompt token and every generated token are captured (every prompt token for prompts up to 256 tokens).")
+		p.Missing.SetText(tr("views.attn.none_run", nil))
 	} else {
-		p.Missing.SetText("Attention is captured for the last prompt token and every generated token (every prompt token for prompts up to 256 tokens). Available here:")
+		p.Missing.SetText(tr("views.attn.available", nil))
 	}
 	p.offers.RemoveAll()
 	near := nearest(att, query, 8)
@@ -347,7 +348,7 @@ func (p *AttentionPanel) showMissing(att []trace.Attention, query int) {
 		}))
 	}
 	if len(att) > len(near) {
-		p.offers.Add(caption(fmt.Sprintf("… and %d more (click them in the stream)", len(att)-len(near))))
+		p.offers.Add(caption(tr("views.attn.more", i18n.Args{"N": thousands(len(att) - len(near))})))
 	}
 	p.render()
 }
@@ -389,7 +390,7 @@ func (p *AttentionPanel) text(pos int) string {
 }
 
 func (p *AttentionPanel) tokName(pos int) string {
-	return fmt.Sprintf("«%s» (position %d)", clip(format.Visible(p.text(pos)), 24), pos)
+	return tr("views.tok_name", i18n.Args{"Text": clip(format.Visible(p.text(pos)), 24), "Pos": pos})
 }
 
 // clip shortens s to n runes with an ellipsis.
@@ -406,14 +407,14 @@ func clip(s string, n int) string {
 func (p *AttentionPanel) Figure() viz.Figure {
 	th := figTheme(p.FigureTheme)
 	if !p.has {
-		return viz.NoData(th, "no attention captured for this token")
+		return viz.NoData(th, tr("views.attn.none_token", nil))
 	}
 	m, err := stats.SourceMapOf(p.att, p.source, p.info)
 	if err != nil {
 		return viz.NoData(th, err.Error())
 	}
 	g := viz.GridOf(m, texts(p.tokens))
-	g.Note = fmt.Sprintf("attention sink: %s of every head's attention on the first token on average", format.Percent(stats.SinkShare(p.att)))
+	g.Note = tr("views.attn.sink_note", i18n.Args{"Share": nums().Percent(stats.SinkShare(p.att))})
 	return viz.AttentionGrid(g, th)
 }
 
@@ -421,7 +422,7 @@ func (p *AttentionPanel) Figure() viz.Figure {
 func (p *AttentionPanel) CSV(d *CSV) error {
 	a, ok := p.exported()
 	if !ok {
-		return errors.New("no attention captured for this token")
+		return errors.New(tr("views.attn.none_token", nil))
 	}
 	d.Token("query", a.QueryPos, p.tokens)
 	d.Token("source", p.source, p.tokens)
@@ -455,7 +456,7 @@ func (e headExport) Figure() viz.Figure {
 	th := figTheme(p.FigureTheme)
 	a, l, h := p.att, p.headL, p.headH
 	if !p.has || l < 0 || l >= len(a.Weights) || h >= len(a.Weights[l]) {
-		return viz.NoData(th, "no head open")
+		return viz.NoData(th, tr("views.attn.no_head", nil))
 	}
 	return viz.HeadBars(texts(p.tokens)[:a.QueryPos+1], a.Weights[l][h], p.HeadTitle.Text, th)
 }
@@ -465,12 +466,12 @@ func (e headExport) CSV(d *CSV) error {
 	p := e.AttentionPanel
 	a, ok := p.exported()
 	if !ok {
-		return errors.New("no attention captured for this token")
+		return errors.New(tr("views.attn.none_token", nil))
 	}
 	d.Token("query", a.QueryPos, p.tokens)
 	l, h := p.headL, p.headH
 	if l < 0 || l >= len(a.Weights) || h < 0 || h >= len(a.Weights[l]) {
-		return errors.New("no head open")
+		return errors.New(tr("views.attn.no_head", nil))
 	}
 	d.KV("layer", l+p.count.Base())
 	d.KV("head", h+p.count.Base())
@@ -482,7 +483,7 @@ func (e headExport) CSV(d *CSV) error {
 }
 
 // Tab is the tab's title.
-func (p *AttentionPanel) Tab() string { return "Attention" }
+func (p *AttentionPanel) Tab() string { return tr("views.tab.attention", nil) }
 
 // Name is the panel's name for exports and --tab.
 func (p *AttentionPanel) Name() string { return "attention" }
@@ -517,15 +518,15 @@ func (p *AttentionPanel) ShowView(v session.View) {
 	switch {
 	case aq == q:
 	case v.Running && q-aq == 1:
-		p.Title.SetText(p.Title.Text + " — the newest token is read at the next step")
+		p.Title.SetText(p.Title.Text + tr("views.attn.next_step", nil))
 	case v.Running:
 		// The window asks for a capture a frame, not a token.
-		p.Title.SetText(p.Title.Text + fmt.Sprintf(" — while the model writes, the one shown is %d tokens behind the newest", q-aq))
+		p.Title.SetText(p.Title.Text + tr("views.attn.behind", i18n.Args{"N": q - aq}))
 	default:
-		p.Title.SetText(p.Title.Text + " — the newest token was never read by the model: the latest one read is shown")
+		p.Title.SetText(p.Title.Text + tr("views.attn.never_read", nil))
 	}
 	if r := v.Run; r != nil && len(r.Settings.Ablate) > 0 && p.HasData() {
-		p.Title.SetText(p.Title.Text + fmt.Sprintf(" — a run with %d heads switched off", len(r.Settings.Ablate)))
+		p.Title.SetText(p.Title.Text + Lang.N("views.attn.ablated", len(r.Settings.Ablate), i18n.Args{"N": len(r.Settings.Ablate)}))
 	}
 }
 

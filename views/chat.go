@@ -10,7 +10,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"loupe/format"
+	"loupe/i18n"
 	"loupe/trace"
 )
 
@@ -55,20 +55,20 @@ func NewChatPanel() *ChatPanel {
 	c.Mode.Horizontal, c.Mode.Required = true, true
 	c.Mode.Selected = ModeComplete // before the widgets sync refers to exist
 	c.wantThink = true             // the Qwen3 templates' own default
-	c.Think = widget.NewCheck("Think (enable_thinking)", func(on bool) {
+	c.Think = widget.NewCheck(tr("views.chat.think", nil), func(on bool) {
 		if c.thinking {
 			c.wantThink = on
 		}
 	})
 	c.System = widget.NewEntry()
-	c.System.SetPlaceHolder("System message (optional)")
+	c.System.SetPlaceHolder(tr("views.chat.system", nil))
 	c.Presets = widget.NewSelect(nil, func(s string) {
 		if s != "" && c.OnPreset != nil {
 			c.OnPreset(s)
 		}
 	})
-	c.Presets.PlaceHolder = "Sampling preset of the model card…"
-	c.NewChat = widget.NewButton("New chat", func() {
+	c.Presets.PlaceHolder = tr("views.chat.preset", nil)
+	c.NewChat = widget.NewButton(tr("views.chat.new", nil), func() {
 		if c.OnNew != nil {
 			c.OnNew()
 		}
@@ -77,7 +77,7 @@ func NewChatPanel() *ChatPanel {
 	c.Note.Wrapping = fyne.TextWrapWord
 	c.turns = container.NewVBox()
 	// One control a row where two would not fit the narrow column: at 1,366
-	// px, "Think (enable_thinking)" and "New chat" were cut at its edge.
+	// px, tr("views.chat.think", nil) and "New chat" were cut at its edge.
 	c.Box = container.NewVBox(c.Mode, container.NewBorder(nil, nil, nil, c.NewChat, c.Think), c.System,
 		c.Presets, c.Note, c.turns)
 	c.SetAvailable(false, false, nil)
@@ -100,7 +100,7 @@ func (c *ChatPanel) SetAvailable(chat, thinking bool, presets []string) {
 	if !chat {
 		c.Mode.SetSelected(ModeComplete)
 		c.Mode.Disable()
-		c.Note.SetText("This model has no chat template: prompts are continued as plain text.")
+		c.Note.SetText(tr("views.chat.no_template", nil))
 	} else {
 		c.Mode.Enable()
 		c.Note.SetText("")
@@ -163,11 +163,11 @@ func (c *ChatPanel) ShowTurns(msgs []trace.Message, drafts []Draft) {
 				body := widget.NewLabel(thinking)
 				body.Wrapping = fyne.TextWrapWord
 				body.Importance = widget.LowImportance // dimmed
-				item := widget.NewAccordionItem(fmt.Sprintf("Thinking: %s tokens, %s (folded)", format.Thousands(d.Tokens), format.Duration(d.Seconds)), body)
+				item := widget.NewAccordionItem(fmt.Sprintf("Thinking: %s tokens, %s (folded)", thousands(d.Tokens), nums().Duration(d.Seconds)), body)
 				c.turns.Add(widget.NewAccordion(item))
 			}
 			if answer == "" && d.Tokens > 0 {
-				answer = "(no answer: the reply stopped inside its think block)"
+				answer = tr("views.chat.no_answer", nil)
 			}
 			c.turns.Add(wrapped("Model: " + answer))
 		}
@@ -216,12 +216,12 @@ func ThinkingLine(t trace.Timing) string {
 		return ""
 	}
 	answer, answerS := t.DecodeTokens-t.ThinkingTokens, t.DecodeSeconds-t.ThinkingSeconds
-	s := fmt.Sprintf("thinking: %s tokens, %s", format.Thousands(t.ThinkingTokens), format.Duration(t.ThinkingSeconds))
+	s := tr("views.chat.thinking", i18n.Args{"N": thousands(t.ThinkingTokens), "Time": nums().Duration(t.ThinkingSeconds)})
 	if answer > 0 && answerS > 0 {
-		s += fmt.Sprintf(" — %.0f× the wait of the answer alone (answer: %s tokens, %s)",
-			t.ThinkingSeconds/answerS, format.Thousands(answer), format.Duration(answerS))
+		s += tr("views.chat.think_ratio", i18n.Args{"X": nums().Fixed(t.ThinkingSeconds/answerS, 0),
+			"N": thousands(answer), "Time": nums().Duration(answerS)})
 	} else {
-		s += " — no answer yet: every token written so far was draft"
+		s += tr("views.chat.all_draft", nil)
 	}
 	return s
 }

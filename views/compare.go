@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"loupe/format"
+	"loupe/i18n"
 	"loupe/trace"
 	"loupe/trace/stats"
 )
@@ -22,42 +23,41 @@ func DescribeAlignment(al stats.Alignment, a, b []trace.Token) string {
 			parts = append(parts, toks[i].Text)
 		}
 		if len(parts) == 0 {
-			return "nothing"
+			return tr("views.cmp.nothing", nil)
 		}
 		return "«" + format.Visible(strings.Join(parts, "")) + "»"
 	}
 	switch {
 	case al.Same:
-		return "Same prompt: every position of A is the same position of B."
+		return tr("views.cmp.same_prompt", nil)
 	case al.Substituted:
-		where := fmt.Sprintf("positions %d…%d", al.ChangedA[0], al.ChangedA[1]-1)
+		where := tr("views.cmp.positions", i18n.Args{"First": al.ChangedA[0], "Last": al.ChangedA[1] - 1})
 		if al.ChangedA[1]-al.ChangedA[0] == 1 {
-			where = fmt.Sprintf("position %d", al.ChangedA[0])
+			where = tr("views.cmp.position", i18n.Args{"Pos": al.ChangedA[0]})
 		}
-		return fmt.Sprintf("The prompts differ at %s: %s in A, %s in B; every other token lines up with its twin.",
-			where, span(a, al.ChangedA), span(b, al.ChangedB))
+		return tr("views.cmp.substituted", i18n.Args{"Where": where, "A": span(a, al.ChangedA), "B": span(b, al.ChangedB)})
 	}
-	return fmt.Sprintf("The prompts do not align token for token: %s (%d tokens) in A became %s (%d tokens) in B, so "+
-		"positions after it are shifted; only the tokens before and after the change are compared.",
-		span(a, al.ChangedA), al.ChangedA[1]-al.ChangedA[0], span(b, al.ChangedB), al.ChangedB[1]-al.ChangedB[0])
+	return tr("views.cmp.shifted", i18n.Args{"A": span(a, al.ChangedA), "NA": al.ChangedA[1] - al.ChangedA[0],
+		"B": span(b, al.ChangedB), "NB": al.ChangedB[1] - al.ChangedB[0]})
 }
 
 // DeltaLine is the delta as the article writes it: «purple» 90.3 % ⟶ 92.5 % (Δp +2.2 points).
 func DeltaLine(d stats.Delta) string {
 	if !d.HasA {
-		return fmt.Sprintf("A generated no token at position %d.", d.Pos)
+		return tr("views.cmp.no_a", i18n.Args{"Pos": d.Pos})
 	}
 	name := "«" + clip(format.Visible(d.Token.Text), 24) + "»"
 	switch {
 	case !d.HasB:
-		return fmt.Sprintf("%s %s in A; B generated no token at this step.", name, format.Percent(d.Token.P))
+		return tr("views.cmp.no_b", i18n.Args{"Name": name, "P": nums().Percent(d.Token.P)})
 	case !d.InB:
-		return fmt.Sprintf("%s %s in A ⟶ below B's top %d in B (B chose «%s» %s).", name, format.Percent(d.Token.P),
-			len(d.StepB.Top), clip(format.Visible(d.ChosenB.Text), 24), format.Percent(d.ChosenB.P))
+		return tr("views.cmp.below_top", i18n.Args{"Name": name, "P": nums().Percent(d.Token.P),
+			"N": len(d.StepB.Top), "Chosen": clip(format.Visible(d.ChosenB.Text), 24), "PB": nums().Percent(d.ChosenB.P)})
 	}
-	s := fmt.Sprintf("%s %s ⟶ %s  (Δp %+.1f points)", name, format.Percent(d.Token.P), format.Percent(d.PB), 100*(d.PB-d.Token.P))
+	s := tr("views.cmp.delta", i18n.Args{"Name": name, "PA": nums().Percent(d.Token.P), "PB": nums().Percent(d.PB),
+		"D": nums().Signed(100*(d.PB-d.Token.P), 1)})
 	if d.Diverged {
-		s += fmt.Sprintf("; B chose «%s» (%s)", clip(format.Visible(d.ChosenB.Text), 24), format.Percent(d.ChosenB.P))
+		s += tr("views.cmp.b_chose", i18n.Args{"Chosen": clip(format.Visible(d.ChosenB.Text), 24), "P": nums().Percent(d.ChosenB.P)})
 	}
 	return s
 }
@@ -74,7 +74,7 @@ func RunLabel(i int, r *trace.Run, base int) string {
 		s = fmt.Sprintf("run %d · %s · %s", i+1, r.Origin, r.Settings.Kernels)
 	}
 	if b := r.Settings.Branch; b != nil {
-		s += fmt.Sprintf(" · branch at written token %d", b.At+1)
+		s += tr("views.cmp.label_branch", i18n.Args{"N": b.At + 1})
 	}
 	if n := len(r.Settings.Ablate); n > 0 {
 		s += " · " + format.Plural(n, "head") + " off"
@@ -92,71 +92,72 @@ func RunLabel(i int, r *trace.Run, base int) string {
 func DescribePair(a, b *trace.Run, base int) string {
 	var d []string
 	if a == b {
-		return "A and B are the same run."
+		return tr("views.cmp.same_run", nil)
 	}
 	if a.Prompt != b.Prompt {
-		d = append(d, "the prompt")
+		d = append(d, tr("views.cmp.d.prompt", nil))
 	}
 	sa, sb := a.Settings, b.Settings
 	mode := func(s trace.Settings) string {
 		if s.Temperature == 0 {
 			return "greedy"
 		}
-		return fmt.Sprintf("sampled at T %.2g (top-k %d, top-p %.2g, min-p %.2g) with seed %d", s.Temperature, s.TopK, s.TopP, s.MinP, s.Seed)
+		return tr("views.cmp.sampled", i18n.Args{"T": nums().Number(fmt.Sprintf("%.2g", s.Temperature)), "K": s.TopK,
+			"P": nums().Number(fmt.Sprintf("%.2g", s.TopP)), "M": nums().Number(fmt.Sprintf("%.2g", s.MinP)), "Seed": s.Seed})
 	}
 	if mode(sa) != mode(sb) {
-		d = append(d, fmt.Sprintf("decoding (%s in A, %s in B)", mode(sa), mode(sb)))
+		d = append(d, tr("views.cmp.d.decoding", i18n.Args{"A": mode(sa), "B": mode(sb)}))
 	}
 	if sa.Kernels != sb.Kernels {
-		d = append(d, fmt.Sprintf("kernels (%s in A, %s in B)", sa.Kernels, sb.Kernels))
+		d = append(d, tr("views.cmp.d.kernels", i18n.Args{"A": sa.Kernels, "B": sb.Kernels}))
 	}
 	if sa.Threads != sb.Threads {
-		d = append(d, fmt.Sprintf("threads (%d in A, %d in B)", sa.Threads, sb.Threads))
+		d = append(d, tr("views.cmp.d.threads", i18n.Args{"A": sa.Threads, "B": sb.Threads}))
 	}
 	if !slices.Equal(sa.Ablate, sb.Ablate) {
-		d = append(d, fmt.Sprintf("heads switched off (%s in A, %s in B)", headList(sa.Ablate, base), headList(sb.Ablate, base)))
+		d = append(d, tr("views.cmp.d.heads", i18n.Args{"A": headList(sa.Ablate, base), "B": headList(sb.Ablate, base)}))
 	}
 	if !slices.Equal(sa.DisableExperts, sb.DisableExperts) {
-		d = append(d, fmt.Sprintf("experts switched off (%s in A, %s in B)", expertList(sa.DisableExperts, base), expertList(sb.DisableExperts, base)))
+		d = append(d, tr("views.cmp.d.experts", i18n.Args{"A": expertList(sa.DisableExperts, base), "B": expertList(sb.DisableExperts, base)}))
 	}
 	if sa.TopKExperts != sb.TopKExperts {
-		d = append(d, fmt.Sprintf("experts per token (%s in A, %s in B)", topKText(sa.TopKExperts), topKText(sb.TopKExperts)))
+		d = append(d, tr("views.cmp.d.topk", i18n.Args{"A": topKText(sa.TopKExperts), "B": topKText(sb.TopKExperts)}))
 	}
 	if a.Model.Path != b.Model.Path {
-		d = append(d, "the model")
+		d = append(d, tr("views.cmp.d.model", nil))
 	}
 	if ba, bb := branchText(a), branchText(b); ba != bb {
-		d = append(d, fmt.Sprintf("a forced token (%s in A, %s in B)", ba, bb))
+		d = append(d, tr("views.cmp.d.forced", i18n.Args{"A": ba, "B": bb}))
 	}
 	if len(d) == 0 {
-		return "A and B have the same model, prompt and settings."
+		return tr("views.cmp.same_all", nil)
 	}
-	return "A and B differ in " + strings.Join(d, ", ") + "."
+	return tr("views.cmp.differ", i18n.Args{"List": strings.Join(d, ", ")})
 }
 
-// branchText names the token a run forced ("none" when it forced none).
+// branchText names the token a run forced (tr("views.none", nil) when it forced none).
 func branchText(r *trace.Run) string {
 	b := r.Settings.Branch
 	if b == nil {
-		return "none"
+		return tr("views.none", nil)
 	}
 	if b.At >= 0 && b.At < len(r.Steps) {
-		return fmt.Sprintf("«%s» at written token %d", clip(format.Visible(r.Steps[b.At].Chosen.Text), 20), b.At+1)
+		return tr("views.cmp.forced_text", i18n.Args{"Text": clip(format.Visible(r.Steps[b.At].Chosen.Text), 20), "N": b.At + 1})
 	}
-	return fmt.Sprintf("token %d at written token %d", b.Token, b.At+1)
+	return tr("views.cmp.forced_id", i18n.Args{"ID": b.Token, "N": b.At + 1})
 }
 
 func headList(hs []trace.Head, base int) string {
 	if len(hs) == 0 {
-		return "none"
+		return tr("views.none", nil)
 	}
 	return trace.FormatHeads(hs, base)
 }
 
-// expertList is experts as layer:expert pairs, "none" when empty.
+// expertList is experts as layer:expert pairs, tr("views.none", nil) when empty.
 func expertList(es []trace.Expert, base int) string {
 	if len(es) == 0 {
-		return "none"
+		return tr("views.none", nil)
 	}
 	return trace.FormatExperts(es, base)
 }
@@ -164,7 +165,7 @@ func expertList(es []trace.Expert, base int) string {
 // topKText is a run's experts per token: its own k, or the model's.
 func topKText(k int) string {
 	if k == 0 {
-		return "the model's"
+		return tr("views.cmp.models_k", nil)
 	}
 	return fmt.Sprint(k)
 }

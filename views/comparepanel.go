@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/i18n"
 	"loupe/session"
 	"loupe/trace"
 	"loupe/trace/stats"
@@ -49,7 +50,7 @@ type ComparePanel struct {
 // NewComparePanel makes an empty panel.
 func NewComparePanel() *ComparePanel {
 	p := &ComparePanel{}
-	p.Title = boldLabel("Nothing to compare yet: generate, then switch heads off (Attention tab) or compare with a variant prompt.")
+	p.Title = boldLabel(tr("app.compare.nothing", nil))
 	p.Kind, p.AlignNote, p.StepLine = wrapLabel(""), wrapLabel(""), wrapLabel("")
 	p.DeltaLine = widget.NewRichText()
 	p.GridNote, p.Hover = wrapLabel(""), wrapLabel("")
@@ -94,13 +95,13 @@ func (p *ComparePanel) CreateRenderer() fyne.WidgetRenderer {
 			}
 		}
 	}
-	prev := widget.NewButtonWithIcon("step", theme.NavigateBackIcon(), func() { p.move(-1) })
-	next := widget.NewButtonWithIcon("step", theme.NavigateNextIcon(), func() { p.move(1) })
+	prev := widget.NewButtonWithIcon(tr("views.cmp.step_button", nil), theme.NavigateBackIcon(), func() { p.move(-1) })
+	next := widget.NewButtonWithIcon(tr("views.cmp.step_button", nil), theme.NavigateNextIcon(), func() { p.move(1) })
 	next.IconPlacement = widget.ButtonIconTrailingText
 	pick := container.NewGridWithColumns(2,
 		container.NewBorder(nil, nil, widget.NewLabel("A"), nil, p.SelA),
 		container.NewBorder(nil, nil, widget.NewLabel("B"), nil, p.SelB))
-	top := container.NewBorder(nil, nil, nil, container.NewHBox(widget.NewButton("Swap", p.swap), prev, next,
+	top := container.NewBorder(nil, nil, nil, container.NewHBox(widget.NewButton(tr("views.cmp.swap", nil), p.swap), prev, next,
 		widget.NewButton("PNG…", export("png")), widget.NewButton("CSV…", export("csv"))), pick)
 	p.scroll = container.NewVScroll(p.content)
 	return widget.NewSimpleRenderer(container.NewBorder(top, nil, nil, nil, p.scroll))
@@ -194,15 +195,18 @@ func (p *ComparePanel) ScrolledTo() float32 {
 
 func (p *ComparePanel) stepWords() string {
 	c := p.cmp
-	first := "B writes the same tokens as A."
+	first := tr("views.cmp.same_tokens", nil)
 	if c.FirstA >= 0 {
-		first = fmt.Sprintf("First divergence at position %d of A (the %s generated token), marked in red below.",
-			c.FirstA, ordinal(c.FirstA-stats.PromptLen(c.A)+1))
+		first = tr("views.cmp.first_divergence", i18n.Args{"Pos": c.FirstA, "Nth": ordinal(c.FirstA - stats.PromptLen(c.A) + 1)})
 	}
-	return fmt.Sprintf("Compared step: the token at position %d of A (the step buttons above, or a click on a token of the stream, move it). %s", c.Delta.Pos, first)
+	return tr("views.cmp.step", i18n.Args{"Pos": c.Delta.Pos, "First": first})
 }
 
+// ordinal is "3rd" in English, "3e" ("1er") in French.
 func ordinal(n int) string {
+	if Lang == i18n.French {
+		return map[bool]string{true: "1er", false: fmt.Sprintf("%de", n)}[n == 1]
+	}
 	suf := "th"
 	if n%100 < 11 || n%100 > 13 {
 		suf = map[int]string{1: "st", 2: "nd", 3: "rd"}[n%10]
@@ -249,11 +253,11 @@ func (p *ComparePanel) tops() {
 	d := p.cmp.Delta
 	list := func(s trace.Step, ok bool, mark int) []Bar {
 		if !ok {
-			return []Bar{{Label: "—", Value: "no step here"}}
+			return []Bar{{Label: "—", Value: tr("views.cmp.no_step", nil)}}
 		}
 		bars := make([]Bar, 0, len(s.Top))
 		for _, c := range s.Top {
-			v := format.Percent(c.P)
+			v := nums().Percent(c.P)
 			if c.ID == mark && c.ID != s.Chosen.ID {
 				v += "  ⟵ A's choice"
 			}
@@ -272,7 +276,7 @@ func (p *ComparePanel) times() {
 	longest := max(ta.PrefillSeconds+ta.DecodeSeconds, tb.PrefillSeconds+tb.DecodeSeconds, 1e-9)
 	row := func(name string, t trace.Timing) Bar {
 		return Bar{Label: name, Segments: []float64{t.PrefillSeconds / longest, t.DecodeSeconds / longest},
-			Value: fmt.Sprintf("%s + %s (%.1f tok/s)", format.Duration(t.PrefillSeconds), format.Duration(t.DecodeSeconds), stats.Rate(t.DecodeTokens, t.DecodeSeconds))}
+			Value: fmt.Sprintf("%s + %s (%.1f tok/s)", nums().Duration(t.PrefillSeconds), nums().Duration(t.DecodeSeconds), stats.Rate(t.DecodeTokens, t.DecodeSeconds))}
 	}
 	p.Times.SetBars([]Bar{row("A", ta), row("B", tb)})
 }
@@ -300,12 +304,10 @@ func (p *ComparePanel) showGrids() {
 	for _, a := range p.axes {
 		a.Refresh()
 	}
-	p.GridNote.SetText(fmt.Sprintf("Attention of %s on %s in A, of %s on %s in B, and B − A. Rows: layers (%d at the bottom), columns: heads. "+
-		"A and B share the colour scale 0 … %s; in B − A red is more attention in B, blue less (±%.1f points at the ends). "+
-		"Heads switched off are framed in orange: they still attend, but their output is dropped, so only the layers above them change.",
-		tokName(c.A.Tokens, c.QueryA), tokName(c.A.Tokens, c.SourceA), tokName(c.B.Tokens, c.QueryB), tokName(c.B.Tokens, c.SourceB),
-		p.count.Base(), format.Percent(top), 100*d))
-	p.GridScale.SetText("0 … " + format.Percent(top))
+	p.GridNote.SetText(tr("views.cmp.grid_note", i18n.Args{"QA": tokName(c.A.Tokens, c.QueryA), "SA": tokName(c.A.Tokens, c.SourceA),
+		"QB": tokName(c.B.Tokens, c.QueryB), "SB": tokName(c.B.Tokens, c.SourceB),
+		"Base": p.count.Base(), "Top": nums().Percent(top), "D": nums().Fixed(100*d, 1)}))
+	p.GridScale.SetText("0 … " + nums().Percent(top))
 }
 
 func tokName(toks []trace.Token, pos int) string {
@@ -321,7 +323,7 @@ func (p *ComparePanel) hoverCell(l, h int, _ float64) {
 		return
 	}
 	p.Hover.SetText(fmt.Sprintf("%s: A %s, B %s, B − A %+.1f points",
-		p.layerHead(l, h), format.Percent(c.GridA[l][h]), format.Percent(c.GridB[l][h]), 100*c.Diff[l][h]))
+		p.layerHead(l, h), nums().Percent(c.GridA[l][h]), nums().Percent(c.GridB[l][h]), 100*c.Diff[l][h]))
 }
 
 // render lays the panel out: what B is, the Δp line, the two streams, the
@@ -329,7 +331,7 @@ func (p *ComparePanel) hoverCell(l, h int, _ float64) {
 // read it.
 func (p *ComparePanel) render() {
 	if !p.has {
-		p.content.Objects = []fyne.CanvasObject{p.Title, wrapLabel(compareHowTo)}
+		p.content.Objects = []fyne.CanvasObject{p.Title, wrapLabel(compareHowTo())}
 		p.content.Refresh()
 		return
 	}
@@ -346,27 +348,26 @@ func (p *ComparePanel) render() {
 	}
 	// The grids go under the top-10 lists, not beside them: the three side
 	// by side were 1,058 px wide and widened the window past the screen.
-	row := container.NewHBox(side("Top 10 in A", p.TopA), side("Top 10 in B", p.TopB))
+	row := container.NewHBox(side(tr("views.cmp.top_a", nil), p.TopA), side(tr("views.cmp.top_b", nil), p.TopB))
 	objs := []fyne.CanvasObject{p.Kind, p.AlignNote, p.DeltaLine, p.StepLine,
 		p.StreamA, p.StreamB,
-		caption("Prompt tokens in the text colour, generated ones in blue, in red from the first token where B differs from A; ⟦ ⟧ marks the compared step."),
+		caption(tr("views.cmp.stream_caption", nil)),
 		row,
-		caption("The candidates of the compared step as each run's sampler saw them, the chosen one highlighted."),
+		caption(tr("views.cmp.cand_caption", nil)),
 	}
 	if p.cmp.HasGrids {
-		objs = append(objs, boldLabel("Attention on the source"),
+		objs = append(objs, boldLabel(tr("views.cmp.attn_source", nil)),
 			container.NewHBox(labelled("A", p.axes[0]), labelled("B", p.axes[1]), labelled("B − A", p.axes[2])), p.Hover)
 	}
 	objs = append(objs, p.GridNote)
-	objs = append(objs, boldLabel("Timing"), p.Times,
-		caption("Orange: reading the prompt (prefill); blue: writing (decode). Heads switched off are still computed, their output zeroed: it costs no time."))
+	objs = append(objs, boldLabel(tr("views.tab.timing", nil)), p.Times,
+		caption(tr("views.cmp.timing_caption", nil)))
 	p.content.Objects = objs
 	p.content.Refresh()
 }
 
-const compareHowTo = "How to compare: in the Attention tab, Ctrl+click cells of the grid (or type heads such as 18:1, 18:5) and press " +
-	"Switch off and rerun, or use a preset (the heads that look most at the source, or heads drawn at random). " +
-	"Compare with a variant… reruns the prompt with a word changed. Any two runs of the history can be chosen above."
+// compareHowTo says how to get two runs to compare.
+func compareHowTo() string { return tr("views.cmp.howto", nil) }
 
 func headCells(hs []trace.Head) [][2]int {
 	out := make([][2]int, len(hs))
@@ -425,7 +426,7 @@ func (p *ComparePanel) CSV(d *CSV) error {
 }
 
 // Tab is the tab's title.
-func (p *ComparePanel) Tab() string { return "Compare" }
+func (p *ComparePanel) Tab() string { return tr("views.tab.compare", nil) }
 
 // Name is the panel's name for exports and --tab.
 func (p *ComparePanel) Name() string { return "compare" }

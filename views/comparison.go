@@ -1,8 +1,7 @@
 package views
 
 import (
-	"fmt"
-
+	"loupe/i18n"
 	"loupe/trace"
 	"loupe/trace/stats"
 )
@@ -58,23 +57,23 @@ func (c *Comparison) grids() {
 	attA, okA := stats.AttentionAt(c.A.Attention, c.QueryA)
 	switch {
 	case c.QueryA < 0 || c.SourceA < 0 || c.SourceA > c.QueryA:
-		c.GridNote = "Choose a query token and an earlier source token to compare the grids."
+		c.GridNote = tr("views.cmp.choose", nil)
 		return
 	case !okA:
-		c.GridNote = fmt.Sprintf("Run A captured no attention for position %d.", c.QueryA)
+		c.GridNote = tr("views.cmp.no_att_a", i18n.Args{"Pos": c.QueryA})
 		return
 	case c.QueryB < 0 || c.SourceB < 0:
-		c.GridNote = fmt.Sprintf("Position %d or %d of A has no counterpart in B (the prompts do not line up there).", c.QueryA, c.SourceA)
+		c.GridNote = tr("views.cmp.no_counterpart", i18n.Args{"Q": c.QueryA, "S": c.SourceA})
 		return
 	}
 	attB, okB := stats.AttentionAt(c.B.Attention, c.QueryB)
 	if !okB {
-		c.GridNote = fmt.Sprintf("Run B captured no attention for position %d.", c.QueryB)
+		c.GridNote = tr("views.cmp.no_att_b", i18n.Args{"Pos": c.QueryB})
 		return
 	}
 	c.GridA, c.GridB = stats.SourceGrid(attA, c.SourceA), stats.SourceGrid(attB, c.SourceB)
 	if len(c.GridA) == 0 || len(c.GridA) != len(c.GridB) || len(c.GridA[0]) != len(c.GridB[0]) {
-		c.GridNote = "The two runs have grids of different shapes (different models)."
+		c.GridNote = tr("views.cmp.shapes", nil)
 		c.GridA, c.GridB = nil, nil
 		return
 	}

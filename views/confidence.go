@@ -1,7 +1,6 @@
 package views
 
 import (
-	"fmt"
 	"image/color"
 
 	"fyne.io/fyne/v2"
@@ -11,6 +10,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/i18n"
 	"loupe/trace"
 	"loupe/trace/stats"
 )
@@ -33,10 +33,9 @@ func ModelPs(toks []trace.Token, steps []trace.Step) []float64 {
 func ConfidenceLine(steps []trace.Step) string {
 	ppl, ok := stats.Perplexity(steps)
 	if !ok {
-		return "Written tokens coloured by the model's own probability of each (the sampler's changes left out)."
+		return tr("views.confidence.plain", nil)
 	}
-	return fmt.Sprintf("Written tokens coloured by the model's own probability of each. Perplexity %s: as unsure as a choice among %s equally likely tokens, on average (1: sure of every one).",
-		format.Sig2(ppl), format.Sig2(ppl))
+	return tr("views.confidence.ppl", i18n.Args{"PPL": nums().Sig2(ppl)})
 }
 
 // confidenceFill is the chip fill of a written token the model gave p.
@@ -59,11 +58,11 @@ var legendPs = []float64{0, 0.25, 0.5, 0.75, 1}
 func newConfidenceLegend() *confidenceLegend {
 	l := &confidenceLegend{line: widget.NewLabel("")}
 	l.line.Wrapping = fyne.TextWrapWord
-	row := container.NewHBox(widget.NewLabel("model's p:"))
+	row := container.NewHBox(widget.NewLabel(tr("views.confidence.p", nil)))
 	for _, p := range legendPs {
 		r := canvas.NewRectangle(confidenceFill(p))
 		r.CornerRadius = 4
-		txt := canvas.NewText(format.Trim(p, 2), color.White)
+		txt := canvas.NewText(nums().Trim(p, 2), color.White)
 		txt.TextStyle = fyne.TextStyle{Monospace: true}
 		txt.Alignment = fyne.TextAlignCenter
 		l.chips, l.texts = append(l.chips, r), append(l.texts, txt)

@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/i18n"
 	"loupe/trace"
 )
 
@@ -130,9 +131,9 @@ func (c *Controls) promptTokens() int {
 // KVCacheLine is what the KV cache of prompt + maxTokens positions costs,
 // beside its cost at the model's whole context.
 func KVCacheLine(perToken int64, prompt, maxTokens, context int) string {
-	return fmt.Sprintf("%s for the prompt's %s tokens + %s; %s at the model's full %s",
-		format.Bytes(float64(perToken)*float64(prompt+maxTokens)), format.Thousands(prompt), format.Thousands(maxTokens),
-		format.Bytes(float64(perToken)*float64(context)), format.Thousands(context))
+	return tr("views.controls.kv_line", i18n.Args{"Bytes": nums().Bytes(float64(perToken) * float64(prompt+maxTokens)),
+		"Prompt": thousands(prompt), "Max": thousands(maxTokens),
+		"Full": nums().Bytes(float64(perToken) * float64(context)), "Context": thousands(context)})
 }
 
 // NewControls builds the column; onGenerate and onStop are called by the
@@ -140,17 +141,17 @@ func KVCacheLine(perToken int64, prompt, maxTokens, context int) string {
 func NewControls(onGenerate, onStop func()) *Controls {
 	c := &Controls{Prompt: NewPromptEntry()}
 	c.Prompt.OnGenerate, c.Prompt.OnStop = onGenerate, onStop
-	c.Prompt.SetPlaceHolder("Type a prompt, then Ctrl+Enter")
+	c.Prompt.SetPlaceHolder(tr("views.controls.prompt_hint", nil))
 	c.Prompt.SetMinRowsVisible(6)
 	c.History = widget.NewSelect(nil, func(string) {
 		if i := c.History.SelectedIndex(); i >= 0 && i < len(c.history) {
 			c.Prompt.SetText(c.history[i])
 		}
 	})
-	c.History.PlaceHolder = "Prompt history and demo prompts…"
-	c.Generate = widget.NewButton("Generate  (Ctrl+Enter)", onGenerate)
+	c.History.PlaceHolder = tr("views.controls.history", nil)
+	c.Generate = widget.NewButton(tr("views.controls.generate", nil), onGenerate)
 	c.Generate.Importance = widget.HighImportance
-	c.Stop = widget.NewButton("Stop  (Esc)", onStop)
+	c.Stop = widget.NewButton(tr("views.controls.stop", nil), onStop)
 	c.Stop.Importance = widget.DangerImportance
 	c.Stop.Disable()
 	c.MaxTokens = numEntry("100")
@@ -175,17 +176,17 @@ func NewControls(onGenerate, onStop func()) *Controls {
 	c.Busy = widget.NewProgressBar()
 	c.Busy.Hide()
 	form := container.New(layout.NewFormLayout(),
-		widget.NewLabel("Max tokens"), c.MaxTokens,
-		widget.NewLabel("KV cache"), c.KVCost,
-		widget.NewLabel("Decoding"), c.Mode,
-		widget.NewLabel("Temperature"), c.Temperature,
+		widget.NewLabel(tr("views.controls.max_tokens", nil)), c.MaxTokens,
+		widget.NewLabel(tr("views.controls.kv_cache", nil)), c.KVCost,
+		widget.NewLabel(tr("views.controls.decoding", nil)), c.Mode,
+		widget.NewLabel(tr("views.controls.temperature", nil)), c.Temperature,
 		widget.NewLabel("Top-k"), c.TopK,
 		widget.NewLabel("Top-p"), c.TopP,
 		widget.NewLabel("Min-p"), c.MinP,
-		widget.NewLabel("Presence penalty"), c.Presence,
-		widget.NewLabel("Seed"), c.Seed,
-		widget.NewLabel("Threads (0: per core)"), c.Threads,
-		widget.NewLabel("Kernels"), c.Kernels,
+		widget.NewLabel(tr("views.controls.presence", nil)), c.Presence,
+		widget.NewLabel(tr("views.controls.seed", nil)), c.Seed,
+		widget.NewLabel(tr("views.controls.threads", nil)), c.Threads,
+		widget.NewLabel(tr("views.controls.kernels", nil)), c.Kernels,
 	)
 	c.Box = container.NewVBox(c.History, c.Prompt,
 		container.NewGridWithColumns(2, c.Generate, c.Stop),

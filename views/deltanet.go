@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/i18n"
 	"loupe/session"
 	"loupe/trace"
 	"loupe/viz"
@@ -45,10 +46,10 @@ const maxColumns = 480
 // NewDeltaNetPanel makes an empty panel.
 func NewDeltaNetPanel() *DeltaNetPanel {
 	p := &DeltaNetPanel{query: -1}
-	p.Title = boldLabel("This model has no Gated DeltaNet layers.")
+	p.Title = boldLabel(tr("views.dn.none_model", nil))
 	p.Why = widget.NewLabel("")
 	p.Why.Wrapping = fyne.TextWrapWord
-	p.AtToken, p.Hover = widget.NewLabel(""), widget.NewLabel("Hover a cell for its values.")
+	p.AtToken, p.Hover = widget.NewLabel(""), widget.NewLabel(tr("views.dn.hover", nil))
 	p.AtToken.Wrapping = fyne.TextWrapWord
 	p.NormScale = widget.NewLabel("")
 	p.Layer = widget.NewSelect(nil, func(s string) { p.pick(s) })
@@ -73,8 +74,8 @@ func (p *DeltaNetPanel) CreateRenderer() fyne.WidgetRenderer {
 			}
 		}
 	}
-	bar := container.NewHBox(widget.NewLabel("Gated DeltaNet layer"), p.Layer, layout.NewSpacer(),
-		widget.NewButton("Export PNG…", export("png")), widget.NewButton("Export SVG…", export("svg")), widget.NewButton("Export CSV…", export("csv")))
+	bar := container.NewHBox(widget.NewLabel(tr("views.dn.layer", nil)), p.Layer, layout.NewSpacer(),
+		widget.NewButton(tr("views.export.png", nil), export("png")), widget.NewButton(tr("views.export.svg", nil), export("svg")), widget.NewButton(tr("views.export.csv", nil), export("csv")))
 	return widget.NewSimpleRenderer(container.NewBorder(bar, nil, nil, nil, container.NewScroll(p.content)))
 }
 
@@ -115,24 +116,21 @@ func (p *DeltaNetPanel) pick(s string) {
 
 // WhyNoAttention is the panel's plain sentence on what such a layer keeps.
 func WhyNoAttention(info trace.ModelInfo) string {
-	return fmt.Sprintf("A Gated DeltaNet layer has no attention map: it does not look back at the earlier tokens one by one. "+
-		"Each of its %d heads keeps one fixed-size memory (a %d × %d matrix) and, at every token, first keeps a share α of it "+
-		"(the decay) and then writes the token in with strength β. The memory does not grow with the text, so there is "+
-		"nothing to point back at.", info.DeltaNetHeads, info.DeltaNetKeyDim, info.DeltaNetValDim)
+	return tr("views.dn.why", i18n.Args{"Heads": info.DeltaNetHeads, "K": info.DeltaNetKeyDim, "V": info.DeltaNetValDim})
 }
 
 func (p *DeltaNetPanel) draw() {
 	d, ok := p.Shown()
 	if !ok || len(d.Alpha) == 0 {
-		p.Title.SetText("No Gated DeltaNet values: this model has none, or no run has finished yet.")
+		p.Title.SetText(tr("views.dn.none", nil))
 		if len(p.info.LayerTypes) > 0 {
-			p.Title.SetText("Generate: α, β and the memory size of every Gated DeltaNet layer are shown when the run ends.")
+			p.Title.SetText(tr("views.dn.start", nil))
 		}
 		p.render()
 		return
 	}
 	T, heads := len(d.Alpha), len(d.Alpha[0])
-	p.Title.SetText(fmt.Sprintf("%s (Gated DeltaNet): %d heads × %d tokens", capitalise(p.count.Layer(d.Layer)), heads, T))
+	p.Title.SetText(tr("views.dn.title", i18n.Args{"Layer": capitalise(p.count.Layer(d.Layer)), "Heads": heads, "N": T}))
 	p.Why.SetText(WhyNoAttention(p.info))
 	p.binsA = bins(T)
 	p.Alpha.SetValues(binnedMap(d.Alpha, p.binsA))
@@ -148,7 +146,7 @@ func (p *DeltaNetPanel) draw() {
 	}
 	p.Norm.Max = top
 	p.Norm.SetValues(norms)
-	p.NormScale.SetText(fmt.Sprintf("colour scale 0 … %.3g (largest ‖S‖ of this layer)", top))
+	p.NormScale.SetText(tr("views.dn.scale", i18n.Args{"Top": nums().Number(fmt.Sprintf("%.3g", top))}))
 	for _, h := range []*Heatmap{p.Alpha, p.Beta, p.Norm} {
 		h.cell = fyne.NewSize(clampF(720/float32(max(1, len(p.binsA)-1)), 1.5, 24), clampF(160/float32(heads), 6, 18))
 	}
@@ -164,7 +162,7 @@ func (p *DeltaNetPanel) tokenLine(d trace.DeltaNet) string {
 		q = len(d.Alpha) - 1 // the newest token is read at the next step
 	}
 	if q < 0 {
-		return "Click a token of the prompt or the answer to see its α and β here."
+		return tr("views.dn.click", nil)
 	}
 	var ma, mb float64
 	low := 0
@@ -176,8 +174,8 @@ func (p *DeltaNetPanel) tokenLine(d trace.DeltaNet) string {
 		}
 	}
 	n := float64(len(d.Alpha[q]))
-	return fmt.Sprintf("At %s: mean α %.3f (each head keeps that share of its memory), mean β %.3f; %s forgets most (α %.3f).",
-		p.tokName(q), ma/n, mb/n, p.count.Head(low), d.Alpha[q][low])
+	return tr("views.dn.at", i18n.Args{"Token": p.tokName(q), "A": nums().Fixed(ma/n, 3), "B": nums().Fixed(mb/n, 3),
+		"Head": p.count.Head(low), "Low": nums().Fixed(float64(d.Alpha[q][low]), 3)})
 }
 
 // bins splits n items into at most maxColumns runs: the first item of each
@@ -237,7 +235,7 @@ func (p *DeltaNetPanel) hoverNorm(head, col int) {
 	t := p.binsA[col+1] - 1 // the column's last token
 	i := lastRecord(d.StatePos, t)
 	if i < 0 {
-		p.Hover.SetText("no state recorded yet here: the prompt's state is computed 64 tokens at a time, and recorded at the end of each chunk")
+		p.Hover.SetText(tr("views.dn.no_state", nil))
 		return
 	}
 	p.Hover.SetText(fmt.Sprintf("%s: ‖S‖ = %.3g after %s", p.count.Head(head), d.StateNorm[i][head], p.tokName(d.StatePos[i])))
@@ -291,15 +289,15 @@ func (p *DeltaNetPanel) render() {
 			return widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
 		}
 		objs = append(objs, p.Why, p.AtToken,
-			caption("Decay α per head (rows, first head on top) and token (columns, left to right): bright = keeps its memory, dark = forgets"),
+			caption(tr("views.dn.cap_alpha", nil)),
 			p.Alpha,
-			caption("Write strength β: bright = the token is written in strongly"),
+			caption(tr("views.dn.cap_beta", nil)),
 			p.Beta,
-			caption("Memory size ‖S‖ per head over the same tokens (recorded after each 64-token chunk of the prompt, then after every written token)"),
+			caption(tr("views.dn.cap_norm", nil)),
 			p.Norm, p.NormScale, p.Hover)
 		if len(p.binsA)-1 < len(d.Alpha) {
-			objs = append(objs, widget.NewLabel(fmt.Sprintf("%d tokens shown in %d columns (each the mean of %d–%d tokens).",
-				len(d.Alpha), len(p.binsA)-1, len(d.Alpha)/(len(p.binsA)-1), (len(d.Alpha)+len(p.binsA)-2)/(len(p.binsA)-1))))
+			objs = append(objs, widget.NewLabel(tr("views.dn.binned", i18n.Args{"N": len(d.Alpha), "Cols": len(p.binsA) - 1,
+				"Min": len(d.Alpha) / (len(p.binsA) - 1), "Max": (len(d.Alpha) + len(p.binsA) - 2) / (len(p.binsA) - 1)})))
 		}
 	}
 	p.content.Objects = objs
@@ -318,7 +316,7 @@ func capitalise(s string) string {
 func (p *DeltaNetPanel) Figure() viz.Figure {
 	d, ok := p.Shown()
 	if !ok {
-		return viz.NoData(figTheme(p.FigureTheme), "no Gated DeltaNet values: this model has none, or no run has finished")
+		return viz.NoData(figTheme(p.FigureTheme), tr("views.dn.none_fig", nil))
 	}
 	return viz.DeltaNetFigure(d, WhyNoAttention(p.info), figTheme(p.FigureTheme))
 }
@@ -327,7 +325,7 @@ func (p *DeltaNetPanel) Figure() viz.Figure {
 func (p *DeltaNetPanel) CSV(d *CSV) error {
 	dn, ok := p.Shown()
 	if !ok || len(dn.Alpha) == 0 {
-		return errors.New("no Gated DeltaNet values: this model has none, or no run has finished")
+		return errors.New(tr("views.dn.none_fig", nil))
 	}
 	b := p.count.Base()
 	d.KV("layer", dn.Layer+b)
@@ -351,7 +349,7 @@ func (p *DeltaNetPanel) CSV(d *CSV) error {
 }
 
 // Tab is the tab's title.
-func (p *DeltaNetPanel) Tab() string { return "DeltaNet" }
+func (p *DeltaNetPanel) Tab() string { return tr("views.tab.deltanet", nil) }
 
 // Name is the panel's name for exports and --tab.
 func (p *DeltaNetPanel) Name() string { return "deltanet" }

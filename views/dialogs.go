@@ -15,9 +15,9 @@ func VariantDialog(prompt string, onRun func(string), win fyne.Window) dialog.Di
 	e.Wrapping = fyne.TextWrapWord
 	e.SetText(prompt)
 	e.SetMinRowsVisible(3)
-	d := dialog.NewForm("Compare with a variant", "Run the variant", "Cancel",
+	d := dialog.NewForm(tr("views.variant.title", nil), tr("views.variant.run", nil), tr("views.cancel", nil),
 		[]*widget.FormItem{widget.NewFormItem("Prompt B", e),
-			widget.NewFormItem("", widget.NewLabel("Change one word (purple ⟶ green): the same heads should react to the new word."))},
+			widget.NewFormItem("", widget.NewLabel(tr("views.variant.hint", nil)))},
 		func(ok bool) {
 			if ok {
 				onRun(e.Text)

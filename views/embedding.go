@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/i18n"
 	"loupe/session"
 	"loupe/trace"
 	"loupe/trace/stats"
@@ -36,12 +37,11 @@ type EmbeddingPanel struct {
 // NewEmbeddingPanel makes an empty panel.
 func NewEmbeddingPanel() *EmbeddingPanel {
 	p := &EmbeddingPanel{
-		Title: boldLabel("Click a token to see its row of the embedding table."),
+		Title: boldLabel(tr("views.emb.start", nil)),
 		Shape: widget.NewLabel(""), First: caption(""), Stats: widget.NewLabel(""), Tied: caption(""),
 		fig: newFigureBox(1000, 520),
 	}
-	read := caption("How to read it: the model starts from this row alone — the same numbers for every occurrence of the token, wherever it is. " +
-		"Each coloured square is one number (orange positive, purple negative, left to right in lines of 64); the bars below are the same numbers in order.")
+	read := caption(tr("views.emb.read", nil))
 	p.box = container.NewBorder(exportButtons(func(f string) {
 		if p.OnExport != nil {
 			p.OnExport(f)
@@ -58,7 +58,7 @@ func (p *EmbeddingPanel) CreateRenderer() fyne.WidgetRenderer { return widget.Ne
 func (p *EmbeddingPanel) Display(tok trace.Token, values []float32, rows int, tied bool) {
 	p.tok, p.values, p.rows, p.tied = tok, values, rows, tied
 	if len(values) == 0 {
-		p.Title.SetText(fmt.Sprintf("No embedding row for «%s» (id %d).", clip(format.Visible(tok.Text), 24), tok.ID))
+		p.Title.SetText(tr("views.emb.none", i18n.Args{"Text": clip(format.Visible(tok.Text), 24), "ID": tok.ID}))
 		p.Shape.SetText("")
 		p.First.SetText("")
 		p.Stats.SetText("")
@@ -66,16 +66,16 @@ func (p *EmbeddingPanel) Display(tok trace.Token, values []float32, rows int, ti
 		p.fig.show(nil)
 		return
 	}
-	p.Title.SetText(fmt.Sprintf("«%s» (position %d) enters the model as %s numbers", clip(format.Visible(tok.Text), 24), tok.Pos, format.Thousands(int64(len(values)))))
-	p.Shape.SetText(viz.RowShape(tok.ID, rows, len(values)) + " (the row is the token's id)")
-	first := format.FirstNumbers(values, 12)
+	p.Title.SetText(tr("views.emb.title", i18n.Args{"Text": clip(format.Visible(tok.Text), 24), "Pos": tok.Pos, "N": thousands(len(values))}))
+	p.Shape.SetText((viz.Theme{Lang: Lang}).RowShape(tok.ID, rows, len(values)) + tr("views.emb.row_is_id", nil))
+	first := nums().FirstNumbers(values, 12)
 	if len(values) > 12 {
-		first += fmt.Sprintf(" (%s numbers)", format.Thousands(len(values)))
+		first += fmt.Sprintf(" (%s numbers)", thousands(len(values)))
 	}
 	p.First.SetText(first)
 	st := stats.StatsOf(values)
 	p.Stats.SetText(fmt.Sprintf("norm %.3f · min %.3f · max %.3f · mean |x| %.4f", st.Norm, st.Min, st.Max, st.MeanAbs))
-	p.Tied.SetText(viz.TiedNote(tied))
+	p.Tied.SetText((viz.Theme{Lang: Lang}).TiedNote(tied))
 	p.fig.show(p.figure(rows, tied))
 }
 
@@ -111,7 +111,7 @@ func (p *EmbeddingPanel) CSV(d *CSV) error {
 }
 
 // Tab is the tab's title.
-func (p *EmbeddingPanel) Tab() string { return "Embedding" }
+func (p *EmbeddingPanel) Tab() string { return tr("views.tab.embedding", nil) }
 
 // Name is the panel's name for exports and --tab.
 func (p *EmbeddingPanel) Name() string { return "embedding" }

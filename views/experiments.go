@@ -60,13 +60,13 @@ func NewExperimentsPanel(list []Experiment) *ExperimentsPanel {
 			p.OnChoose(k)
 		}
 	})
-	p.Run = widget.NewButton("Run experiment", func() {
+	p.Run = widget.NewButton(tr("views.experiments.run", nil), func() {
 		if k := p.Selected(); k != "" && p.OnRun != nil {
 			p.OnRun(k)
 		}
 	})
 	p.Run.Importance = widget.HighImportance
-	p.Cancel = widget.NewButton("Cancel", func() {
+	p.Cancel = widget.NewButton(tr("views.cancel", nil), func() {
 		if p.OnCancel != nil {
 			p.OnCancel()
 		}
@@ -80,13 +80,13 @@ func NewExperimentsPanel(list []Experiment) *ExperimentsPanel {
 			}
 		}
 	}
-	p.Save = widget.NewButton("Save result…", call(&p.OnSave))
+	p.Save = widget.NewButton(tr("views.experiments.save", nil), call(&p.OnSave))
 	p.Save.Disable()
-	p.Open = widget.NewButton("Open result…", call(&p.OnOpen))
-	p.Rerun = widget.NewButton("Re-run and compare", call(&p.OnRerun))
+	p.Open = widget.NewButton(tr("views.experiments.open", nil), call(&p.OnOpen))
+	p.Rerun = widget.NewButton(tr("views.experiments.rerun", nil), call(&p.OnRerun))
 	p.Rerun.Hide()
 	head := container.NewVBox(
-		container.NewBorder(nil, nil, widget.NewLabel("Experiment:"), container.NewHBox(p.Run, p.Cancel), p.List),
+		container.NewBorder(nil, nil, widget.NewLabel(tr("views.experiments.label", nil)), container.NewHBox(p.Run, p.Cancel), p.List),
 		p.Plan, p.Progress, p.Status)
 	// The sentence reading the result sits above the figure and the notes
 	// below it; the figure takes the room left (fitFigure), so at 1,366 ×
@@ -268,7 +268,7 @@ func (r *fitRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject
 func (r *fitRenderer) Destroy()                     {}
 
 // Tab is the tab's title.
-func (p *ExperimentsPanel) Tab() string { return "Experiments" }
+func (p *ExperimentsPanel) Tab() string { return tr("views.tab.experiments", nil) }
 
 // Name is the panel's name for exports and --tab.
 func (p *ExperimentsPanel) Name() string { return "experiments" }

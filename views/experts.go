@@ -12,6 +12,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/i18n"
 	"loupe/session"
 	"loupe/trace"
 	"loupe/trace/stats"
@@ -52,9 +53,9 @@ type ExpertsPanel struct {
 // NewExpertsPanel makes an empty panel.
 func NewExpertsPanel() *ExpertsPanel {
 	p := &ExpertsPanel{step: -1}
-	p.Title = boldLabel("This model has no experts: the Experts panel is for mixture-of-experts models (OLMoE, Qwen3-MoE, Qwen3.5-MoE).")
+	p.Title = boldLabel(tr("views.ex.none", nil))
 	p.Title.Wrapping = fyne.TextWrapWord
-	p.AtToken, p.Hover = caption(""), widget.NewLabel("Hover a cell for the expert's probability.")
+	p.AtToken, p.Hover = caption(""), widget.NewLabel(tr("views.ex.hover", nil))
 	p.Map = NewHeatmap(6, 10)
 	p.Map.BottomUp = true
 	p.Map.MaxMinWidth = 760
@@ -64,15 +65,15 @@ func NewExpertsPanel() *ExpertsPanel {
 	p.MapNote, p.TouchedNote, p.BytesNote = caption(""), caption(""), caption("")
 	p.Map.OnTap = p.toggle
 	p.Off = widget.NewEntry()
-	p.Off.SetPlaceHolder("layer:expert, … — or click cells")
+	p.Off.SetPlaceHolder(tr("views.ex.placeholder", nil))
 	p.TopK = widget.NewSelect(nil, nil)
-	p.Rerun = widget.NewButton("Rerun and compare", func() {
+	p.Rerun = widget.NewButton(tr("views.ex.rerun", nil), func() {
 		if p.OnRerun != nil {
 			p.OnRerun()
 		}
 	})
-	p.RerunBox = container.NewBorder(nil, nil, widget.NewLabel("Switch off"),
-		container.NewHBox(widget.NewLabel("experts per token"), p.TopK, p.Rerun), p.Off)
+	p.RerunBox = container.NewBorder(nil, nil, widget.NewLabel(tr("views.ex.switch_off", nil)),
+		container.NewHBox(widget.NewLabel(tr("views.ex.per_token", nil)), p.TopK, p.Rerun), p.Off)
 	p.content = container.NewVBox()
 	p.ExtendBaseWidget(p)
 	p.render()
@@ -116,12 +117,11 @@ func (p *ExpertsPanel) draw(query int) {
 	m := p.info
 	switch {
 	case m.Experts == 0:
-		p.Title.SetText("This model has no experts: the Experts panel is for mixture-of-experts models (OLMoE, Qwen3-MoE, Qwen3.5-MoE).")
+		p.Title.SetText(tr("views.ex.none", nil))
 		p.render()
 		return
 	case !ok:
-		p.Title.SetText(fmt.Sprintf("Generate, then click a written token: each token reads %d of the %d experts of every MoE layer, and this panel shows which.",
-			m.ExpertsPerToken, m.Experts))
+		p.Title.SetText(tr("views.ex.start", i18n.Args{"K": m.ExpertsPerToken, "E": m.Experts}))
 		p.render()
 		return
 	}
@@ -129,10 +129,9 @@ func (p *ExpertsPanel) draw(query int) {
 	if len(st.Experts) > 0 && len(st.Experts[0].IDs) > 0 {
 		k = len(st.Experts[0].IDs) // a run with a smaller top-k
 	}
-	p.Title.SetText(fmt.Sprintf("To write %s the model read %d of the %d experts in each of its %s",
-		p.tokName(st.Pos), k, m.Experts, format.Plural(len(st.Experts), "MoE layer")))
+	p.Title.SetText(Lang.N("views.ex.title", len(st.Experts), i18n.Args{"Token": p.tokName(st.Pos), "K": k, "E": m.Experts, "N": len(st.Experts)}))
 	if st.Pos != query {
-		p.AtToken.SetText(fmt.Sprintf("%s is part of the prompt: shown is the first written token, whose routing was decided when the model read the prompt's last token.", p.tokName(query)))
+		p.AtToken.SetText(tr("views.ex.prompt_token", i18n.Args{"Token": p.tokName(query)}))
 	} else {
 		p.AtToken.SetText(p.routingLine(st))
 	}
@@ -149,8 +148,7 @@ func (p *ExpertsPanel) routingLine(st trace.Step) string {
 		mass += stats.RoutingMass(r)
 	}
 	mass /= float64(len(st.Experts))
-	return fmt.Sprintf("On average the chosen experts held %s of the router's probability (the rest went to experts that did not run).",
-		format.Percent(mass))
+	return tr("views.ex.mass", i18n.Args{"Share": nums().Percent(mass)})
 }
 
 func (p *ExpertsPanel) drawMap(st trace.Step) {
@@ -159,7 +157,7 @@ func (p *ExpertsPanel) drawMap(st trace.Step) {
 	gaps := map[int]string{}
 	for l := range grid {
 		grid[l] = make([]float64, E)
-		gaps[l] = "dense layer: no experts"
+		gaps[l] = tr("views.ex.dense", nil)
 	}
 	var chosen [][2]int
 	top := 0.0
@@ -183,9 +181,7 @@ func (p *ExpertsPanel) drawMap(st trace.Step) {
 	p.Map.cell = fyne.NewSize(clampF(720/float32(max(1, E)), 3, 24), clampF(320/float32(max(1, L)), 6, 36))
 	p.Map.SetValues(grid)
 	p.Map.SetSelected(chosen)
-	p.MapNote.SetText(fmt.Sprintf("How to read it: one row per layer (%s at the bottom), one column per expert. The brighter the cell, the more the "+
-		"router wanted that expert for this token (brightest = %s). Only the %d outlined experts of each row ran; the others were not read at all.",
-		p.count.Layer(0), format.Percent(top), len(st.Experts[0].IDs)))
+	p.MapNote.SetText(tr("views.ex.map_note", i18n.Args{"First": p.count.Layer(0), "Top": nums().Percent(top), "K": len(st.Experts[0].IDs)}))
 }
 
 func (p *ExpertsPanel) drawTouched(n, k int) {
@@ -195,15 +191,13 @@ func (p *ExpertsPanel) drawTouched(n, k int) {
 	var sum float64
 	for i, t := range ts {
 		bars[i] = Bar{Label: capitalise(p.count.Layer(t.Layer)), Segments: []float64{t.Share},
-			Value: fmt.Sprintf("%d of %d (%s)", t.Count, E, format.Percent(t.Share))}
+			Value: tr("views.ex.of", i18n.Args{"N": t.Count, "E": E, "Share": nums().Percent(t.Share)})}
 		sum += t.Share
 	}
 	p.Touched.SetBars(bars)
 	mean := sum / float64(max(1, len(ts)))
-	p.TouchedNote.SetText(fmt.Sprintf("How to read it: after %s, each bar is the share of that layer's experts chosen at least once. "+
-		"On average %s; if the router picked %d experts at random for each token it would be %s. All %d experts stay in memory "+
-		"(the file's size), but a token only reads the ones it chose.",
-		format.Plural(n, "written token"), format.Percent(mean), k, format.Percent(stats.UniformTouched(E, k, n)), E))
+	p.TouchedNote.SetText(Lang.N("views.ex.touched_note", n, i18n.Args{"N": n, "Mean": nums().Percent(mean), "K": k,
+		"Random": nums().Percent(stats.UniformTouched(E, k, n)), "E": E}))
 }
 
 func (p *ExpertsPanel) drawBytes(k int) {
@@ -211,23 +205,22 @@ func (p *ExpertsPanel) drawBytes(k int) {
 	read, dense := stats.ExpertBytes(m)
 	if dense == 0 {
 		p.Bytes.SetBars(nil)
-		p.BytesNote.SetText("The bytes a token reads are known once the model's file is open.")
+		p.BytesNote.SetText(tr("views.ex.bytes_unknown", nil))
 		return
 	}
 	if k != m.ExpertsPerToken { // a run with a forced smaller top-k
 		read -= int64(m.MoELayers) * int64(m.ExpertsPerToken-k) * m.ExpertBytes
 	}
 	p.Bytes.SetBars([]Bar{
-		{Label: "this token", Segments: []float64{float64(read) / float64(dense)}, Value: format.Bytes(float64(read)), Highlight: true},
-		{Label: "a dense model", Segments: []float64{1}, Value: format.Bytes(float64(dense))},
+		{Label: tr("views.ex.this_token", nil), Segments: []float64{float64(read) / float64(dense)}, Value: nums().Bytes(float64(read)), Highlight: true},
+		{Label: tr("views.ex.dense_model", nil), Segments: []float64{1}, Value: nums().Bytes(float64(dense))},
 	})
-	why := fmt.Sprintf("so about %.1f× as many tokens per second on the same memory bandwidth.", float64(dense)/float64(read))
+	why := tr("views.ex.why_faster", i18n.Args{"X": nums().Fixed(float64(dense)/float64(read), 1)})
 	if float64(dense) < 1.5*float64(read) {
-		why = "nearly the same: in this small model the embedding and the output head weigh more than the experts."
+		why = tr("views.ex.why_same", nil)
 	}
-	p.BytesNote.SetText(fmt.Sprintf("How to read it: the weights one written token reads — the shared ones (attention, router, output head) and "+
-		"%d experts per layer — against a dense model with the same %s parameters, which reads all of them: %s of the bytes, %s",
-		k, format.Count(stats.TotalParams(m)), format.Percent(float64(read)/float64(dense)), why))
+	p.BytesNote.SetText(tr("views.ex.bytes_note", i18n.Args{"K": k, "Params": nums().Count(stats.TotalParams(m)),
+		"Share": nums().Percent(float64(read) / float64(dense)), "Why": why}))
 }
 
 // toggle adds expert col of layer row to the experts to switch off, or
@@ -285,33 +278,31 @@ func (p *ExpertsPanel) hover(row, col int, v float64) {
 		if r.Layer != row || col >= len(r.Probs) {
 			continue
 		}
-		text := fmt.Sprintf("%s, expert %s: router probability %s", capitalise(p.count.Layer(row)), p.countIndex(col), format.Percent(float64(r.Probs[col])))
+		text := tr("views.ex.hover_cell", i18n.Args{"Layer": capitalise(p.count.Layer(row)), "Expert": p.countIndex(col), "P": nums().Percent(float64(r.Probs[col]))})
 		for i, e := range r.IDs {
 			if e == col {
-				text += fmt.Sprintf(" — chosen, rank %d, its output weighted %.3f", i+1, r.Weights[i])
+				text += tr("views.ex.hover_chosen", i18n.Args{"Rank": i + 1, "W": nums().Fixed(float64(r.Weights[i]), 3)})
 			}
 		}
 		p.Hover.SetText(text)
 		return
 	}
-	p.Hover.SetText(capitalise(p.count.Layer(row)) + " is a dense layer: it has no experts.")
+	p.Hover.SetText(tr("views.ex.hover_dense", i18n.Args{"Layer": capitalise(p.count.Layer(row))}))
 }
 
 func (p *ExpertsPanel) tokName(pos int) string {
-	return fmt.Sprintf("«%s» (position %d)", clip(format.Visible(tokenText(p.tokens, pos)), 24), pos)
+	return tr("views.tok_name", i18n.Args{"Text": clip(format.Visible(tokenText(p.tokens, pos)), 24), "Pos": pos})
 }
 
 func (p *ExpertsPanel) render() {
 	objs := []fyne.CanvasObject{p.Title}
 	if _, _, ok := p.Shown(); ok && p.info.Experts > 0 {
 		objs = append(objs, p.AtToken,
-			boldLabel("Router probabilities, layers × experts; the chosen experts outlined"), p.Map, p.MapNote, p.Hover,
-			boldLabel("Experts read so far in this run, per layer"), p.Touched, p.TouchedNote,
-			boldLabel("Bytes of weights this token read"), p.Bytes, p.BytesNote,
-			boldLabel("What if: run the same prompt again without some experts, or with fewer per token"), p.RerunBox,
-			caption("Click cells of the map (or type layer:expert pairs) to switch experts off: the router then picks the next best "+
-				"ones and shares the weight among them, as the model would without those experts. Rerun and compare shows run A "+
-				"(as it was) beside run B (the change) in the Compare tab."))
+			boldLabel(tr("views.ex.h_map", nil)), p.Map, p.MapNote, p.Hover,
+			boldLabel(tr("views.ex.h_touched", nil)), p.Touched, p.TouchedNote,
+			boldLabel(tr("views.ex.h_bytes", nil)), p.Bytes, p.BytesNote,
+			boldLabel(tr("views.ex.h_whatif", nil)), p.RerunBox,
+			caption(tr("views.ex.howto", nil)))
 	}
 	p.content.Objects = objs
 	p.content.Refresh()
@@ -321,7 +312,7 @@ func (p *ExpertsPanel) render() {
 func (p *ExpertsPanel) view() viz.ExpertsView {
 	st, n, _ := p.Shown()
 	v := viz.ExpertsView{Token: p.tokName(st.Pos), Layers: p.info.Layers, Experts: p.info.Experts, Routes: st.Experts,
-		Notes: []string{"Rows: layers; columns: experts; colour: the router's probability; outlined: the experts that ran. Bars: share of each layer's experts touched so far."}}
+		Notes: []string{tr("views.ex.fig_note", nil)}}
 	v.Touched = make([]float64, p.info.Layers)
 	for l := range v.Touched {
 		v.Touched[l] = math.NaN()
@@ -332,8 +323,7 @@ func (p *ExpertsPanel) view() viz.ExpertsView {
 		}
 	}
 	if read, dense := stats.ExpertBytes(p.info); dense > 0 {
-		v.Notes = append(v.Notes, fmt.Sprintf("After %s; a token reads %s of weights, a dense model of the same size %s.",
-			format.Plural(n, "written token"), format.Bytes(float64(read)), format.Bytes(float64(dense))))
+		v.Notes = append(v.Notes, Lang.N("views.ex.fig_bytes", n, i18n.Args{"N": n, "Read": nums().Bytes(float64(read)), "Dense": nums().Bytes(float64(dense))}))
 	}
 	return v
 }
@@ -341,7 +331,7 @@ func (p *ExpertsPanel) view() viz.ExpertsView {
 // Figure is the routing of the token shown and the experts touched.
 func (p *ExpertsPanel) Figure() viz.Figure {
 	if _, _, ok := p.Shown(); !ok {
-		return viz.NoData(figTheme(p.FigureTheme), "no routing: open a mixture-of-experts model, generate, and click a written token")
+		return viz.NoData(figTheme(p.FigureTheme), tr("views.ex.fig_none", nil))
 	}
 	return viz.ExpertsFigure(p.view(), figTheme(p.FigureTheme))
 }
@@ -352,7 +342,7 @@ func (p *ExpertsPanel) Figure() viz.Figure {
 func (p *ExpertsPanel) CSV(d *CSV) error {
 	st, n, ok := p.Shown()
 	if !ok {
-		return errors.New("no routing: open a mixture-of-experts model, generate, and click a written token")
+		return errors.New(tr("views.ex.fig_none", nil))
 	}
 	b := p.count.Base()
 	d.KV("position", st.Pos)
@@ -382,7 +372,7 @@ func (p *ExpertsPanel) CSV(d *CSV) error {
 }
 
 // Tab is the tab's title.
-func (p *ExpertsPanel) Tab() string { return "Experts" }
+func (p *ExpertsPanel) Tab() string { return tr("views.tab.experts", nil) }
 
 // Name is the panel's name for exports and --tab.
 func (p *ExpertsPanel) Name() string { return "experts" }

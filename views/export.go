@@ -122,7 +122,7 @@ func texts(toks []trace.Token) []string {
 // says so.
 func orNothing(f viz.Figure, th func() viz.Theme) viz.Figure {
 	if f == nil {
-		return viz.NoData(figTheme(th), "nothing shown yet: select a token")
+		return viz.NoData(figTheme(th), tr("views.nothing_shown", nil))
 	}
 	return f
 }

@@ -63,7 +63,9 @@ func figTheme(th func() viz.Theme) viz.Theme {
 	if th != nil {
 		return th()
 	}
-	return viz.Dark()
+	dark := viz.Dark()
+	dark.Lang = Lang
+	return dark
 }
 
 // caption is a wrapping label for the plain sentences under a figure.

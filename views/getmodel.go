@@ -7,6 +7,8 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
+
+	"loupe/i18n"
 )
 
 // ModelOffer is one model of the "Get a model…" list, as plain text.
@@ -49,25 +51,24 @@ func NewGetModel(offers []ModelOffer, where string) *GetModel {
 		}
 	}
 	g.Repo = widget.NewEntry()
-	g.Repo.SetPlaceHolder("ORG/NAME, e.g. Qwen/Qwen2.5-1.5B-Instruct")
+	g.Repo.SetPlaceHolder(tr("views.get.placeholder", nil))
 	g.Repo.OnChanged = func(string) { g.refreshButton() }
 	g.Repo.OnSubmitted = func(string) { g.get() }
 	g.Bar = widget.NewProgressBar()
 	g.Bar.Hide()
 	g.Status = widget.NewLabel("")
 	g.Status.Wrapping = fyne.TextWrapWord
-	g.Get = widget.NewButton("Download and open", g.get)
+	g.Get = widget.NewButton(tr("views.get.download", nil), g.get)
 	g.Get.Importance = widget.HighImportance
-	g.Cancel = widget.NewButton("Cancel download", func() {
+	g.Cancel = widget.NewButton(tr("views.get.cancel", nil), func() {
 		if g.OnCancel != nil {
 			g.OnCancel()
 		}
 	})
 	g.Cancel.Disable()
-	intro := widget.NewLabel("Choose a model, or type any Hugging Face model id. Loupe downloads its config, " +
-		"tokenizer and safetensors weights into " + where + ", where other tools find them too.")
+	intro := widget.NewLabel(tr("views.get.intro", i18n.Args{"Where": where}))
 	intro.Wrapping = fyne.TextWrapWord
-	field := container.NewBorder(nil, nil, widget.NewLabel("Model id:"), nil, g.Repo)
+	field := container.NewBorder(nil, nil, widget.NewLabel(tr("views.get.id", nil)), nil, g.Repo)
 	bottom := container.NewVBox(field, g.Bar, g.Status,
 		container.NewHBox(layout.NewSpacer(), g.Cancel, g.Get))
 	g.Box = container.NewBorder(intro, bottom, nil, nil, g.list)
@@ -96,13 +97,13 @@ func fillOfferRow(o fyne.CanvasObject, m ModelOffer) {
 	status := box.Objects[2].(*widget.Label)
 	switch {
 	case m.Local:
-		status.SetText("On this computer: opens at once")
+		status.SetText(tr("views.get.local", nil))
 		status.Importance = widget.SuccessImportance
 	case !m.CanRun:
 		status.SetText(m.Why)
 		status.Importance = widget.WarningImportance
 	default:
-		status.SetText("Runs in Loupe · download " + m.Size)
+		status.SetText(tr("views.get.runs", i18n.Args{"Size": m.Size}))
 		status.Importance = widget.MediumImportance
 	}
 	status.Refresh()
@@ -126,16 +127,16 @@ func (g *GetModel) refreshButton() {
 	case g.busy:
 		g.Get.Disable()
 	case id == "":
-		g.Get.SetText("Download and open")
+		g.Get.SetText(tr("views.get.download", nil))
 		g.Get.Disable()
 	case listed && o.Local:
 		g.Get.SetText("Open")
 		g.Get.Enable()
 	case listed && !o.CanRun:
-		g.Get.SetText("Not supported yet")
+		g.Get.SetText(tr("views.get.unsupported", nil))
 		g.Get.Disable()
 	default:
-		g.Get.SetText("Download and open")
+		g.Get.SetText(tr("views.get.download", nil))
 		g.Get.Enable()
 	}
 }

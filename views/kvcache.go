@@ -13,6 +13,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/i18n"
 	"loupe/session"
 	"loupe/trace"
 	"loupe/trace/stats"
@@ -29,9 +30,9 @@ func KVCostLine(info trace.ModelInfo, n int) string {
 	s := stats.KVSizesOf(info)
 	f32, bf := float64(s.BytesF32)*float64(n), float64(s.BytesBF)*float64(n)
 	w := float64(info.WeightBytesPerTok)
-	line := fmt.Sprintf("at %s tokens: %s more read for every token written (%s in bf16)", format.Thousands(n), format.Bytes(f32), format.Bytes(bf))
+	line := tr("views.kv.cost", i18n.Args{"N": thousands(n), "F32": nums().Bytes(f32), "BF": nums().Bytes(bf)})
 	if w > 0 {
-		line += fmt.Sprintf(", beside the %s of weights read for each — %s of them", format.Bytes(w), format.Percent(f32/w))
+		line += tr("views.kv.beside", i18n.Args{"W": nums().Bytes(w), "Share": nums().Percent(f32 / w)})
 	}
 	return line
 }
@@ -59,9 +60,9 @@ type KVCachePanel struct {
 // NewKVCachePanel makes an empty panel.
 func NewKVCachePanel() *KVCachePanel {
 	p := &KVCachePanel{
-		Title: boldLabel("Generate: the cache's keys and values appear here."),
+		Title: boldLabel(tr("views.kv.start", nil)),
 		Sizes: caption(""), Live: widget.NewLabel(""), Totals: caption(""),
-		Hover: widget.NewLabel("Hover a cell for its value."),
+		Hover: widget.NewLabel(tr("views.kv.hover", nil)),
 		Keys:  NewHeatmap(3, 6), Values: NewHeatmap(3, 6),
 	}
 	p.Layer = widget.NewSelect(nil, func(string) { p.choose() })
@@ -70,14 +71,13 @@ func NewKVCachePanel() *KVCachePanel {
 		h.Gapless = true
 		h.OnHover = p.hover(h)
 	}
-	read := caption("How to read it: each row is one token already read, each column one of the head's numbers; orange is positive, purple negative, on one scale for each map. " +
-		"A new token compares its query with every row of the keys, then sums the rows of the values with the resulting weights: this is what each step reads again.")
+	read := caption(tr("views.kv.read", nil))
 	maps := container.NewGridWithColumns(2,
-		container.NewBorder(widget.NewLabel("keys (after RoPE)"), nil, nil, nil, p.Keys),
-		container.NewBorder(widget.NewLabel("values"), nil, nil, nil, p.Values))
-	top := container.NewHBox(widget.NewLabel("Layer"), p.Layer, widget.NewLabel("K/V head"), p.KVHead, layout.NewSpacer(),
-		widget.NewButton("Export PNG…", func() { p.export("png") }), widget.NewButton("Export SVG…", func() { p.export("svg") }),
-		widget.NewButton("Export CSV…", func() { p.export("csv") }))
+		container.NewBorder(widget.NewLabel(tr("views.kv.keys", nil)), nil, nil, nil, p.Keys),
+		container.NewBorder(widget.NewLabel(tr("views.kv.values", nil)), nil, nil, nil, p.Values))
+	top := container.NewHBox(widget.NewLabel(tr("views.mlp.layer", nil)), p.Layer, widget.NewLabel(tr("views.kv.kvhead", nil)), p.KVHead, layout.NewSpacer(),
+		widget.NewButton(tr("views.export.png", nil), func() { p.export("png") }), widget.NewButton(tr("views.export.svg", nil), func() { p.export("svg") }),
+		widget.NewButton(tr("views.export.csv", nil), func() { p.export("csv") }))
 	p.box = container.NewBorder(top, read, nil, nil,
 		container.NewVScroll(container.NewVBox(p.Title, p.Sizes, p.Live, p.Totals, maps, p.Hover)))
 	p.ExtendBaseWidget(p)
@@ -111,7 +111,7 @@ func (p *KVCachePanel) SetModel(info trace.ModelInfo) {
 	p.info = info
 	p.quiet = true
 	defer func() { p.quiet = false }()
-	layers, heads := names(info.Layers, p.count), names(info.KVHeads, p.count)
+	layers, heads := names(info.Layers, p.count.Numbering), names(info.KVHeads, p.count.Numbering)
 	if len(p.Layer.Options) != len(layers) || len(layers) > 0 && p.Layer.Options[0] != layers[0] {
 		sel := p.Layer.SelectedIndex()
 		p.Layer.Options = layers
@@ -132,17 +132,16 @@ func (p *KVCachePanel) SetModel(info trace.ModelInfo) {
 			kvLayers++
 		}
 	}
-	p.Sizes.SetText(fmt.Sprintf("Per token: keys and values (2) of %d layers × %d K/V heads × %d numbers = %s numbers; "+
-		"this engine keeps them in fp32: %s per token (in bf16, as in the article “The two times of an answer”: %s).",
-		kvLayers, info.KVHeads, info.HeadDim, format.Thousands(s.Numbers), format.Bytes(float64(s.BytesF32)), format.Bytes(float64(s.BytesBF))))
+	p.Sizes.SetText(tr("views.kv.sizes", i18n.Args{"Layers": kvLayers, "KVHeads": info.KVHeads, "Dim": info.HeadDim,
+		"N": thousands(s.Numbers), "F32": nums().Bytes(float64(s.BytesF32)), "BF": nums().Bytes(float64(s.BytesBF))}))
 	var lines []string
 	for _, n := range kvTotalsAt(info.MaxPositions) {
 		line := KVCostLine(info, n)
 		switch {
 		case n == info.MaxPositions:
-			line += " (the model's maximum context)"
+			line += tr("views.kv.max_ctx", nil)
 		case info.MaxPositions > 0 && n > info.MaxPositions:
-			line += " (beyond this model's context)"
+			line += tr("views.kv.beyond", nil)
 		}
 		lines = append(lines, line)
 	}
@@ -182,11 +181,11 @@ func joinLines(ls []string) string {
 // SetLive says how much of the cache the current sequence uses.
 func (p *KVCachePanel) SetLive(tokens int, running bool) {
 	s := stats.KVSizesOf(p.info)
-	verb := "holds"
+	key := "views.kv.live"
 	if running {
-		verb = "holds so far"
+		key = "views.kv.live_so_far"
 	}
-	p.Live.SetText(fmt.Sprintf("Live: the cache %s %s: %s (fp32).", verb, format.Plural(tokens, "token"), format.Bytes(float64(s.BytesF32)*float64(tokens))))
+	p.Live.SetText(Lang.N(key, tokens, i18n.Args{"N": thousands(tokens), "Bytes": nums().Bytes(float64(s.BytesF32) * float64(tokens))}))
 }
 
 // Display shows the rows of one layer and KV head; tokens name them.
@@ -194,13 +193,13 @@ func (p *KVCachePanel) Display(tokens []trace.Token, kv trace.KVRows) {
 	p.tokens, p.kv = tokens, kv
 	n := len(kv.Keys)
 	if n == 0 {
-		p.Title.SetText("No cached keys and values to show yet: generate, then wait for the run to end (the cache is read when the model is idle).")
+		p.Title.SetText(tr("views.kv.none", nil))
 		p.Keys.SetValues(nil)
 		p.Values.SetValues(nil)
 		return
 	}
-	p.Title.SetText(fmt.Sprintf("KV cache, %s, %s: keys and values of the %s so far (%d numbers each; rows: tokens 0…%d from the top)",
-		p.count.Layer(kv.Layer), p.count.KVHead(kv.KVHead), format.Plural(n, "token"), len(kv.Keys[0]), n-1))
+	p.Title.SetText(Lang.N("views.kv.title", n, i18n.Args{"Layer": p.count.Layer(kv.Layer), "KVHead": p.count.KVHead(kv.KVHead),
+		"N": thousands(n), "Dim": len(kv.Keys[0]), "Last": n - 1}))
 	var kr, vr [][]float64
 	kr, p.starts = stats.PoolRows(kv.Keys, maxKVRows)
 	vr, _ = stats.PoolRows(kv.Values, maxKVRows)
@@ -314,7 +313,7 @@ func (p *KVCachePanel) CSV(d *CSV) error {
 }
 
 // Tab is the tab's title.
-func (p *KVCachePanel) Tab() string { return "KV cache" }
+func (p *KVCachePanel) Tab() string { return tr("views.tab.kv-cache", nil) }
 
 // Name is the panel's name for exports and --tab.
 func (p *KVCachePanel) Name() string { return "kv-cache" }
@@ -333,7 +332,7 @@ func (p *KVCachePanel) ShowView(v session.View) {
 	switch {
 	case v.Running:
 		p.Display(v.Tokens, trace.KVRows{})
-		p.Title.SetText("The keys and values are read when the generation ends (the model is busy writing them).")
+		p.Title.SetText(tr("views.kv.busy", nil))
 	case v.Inspected.HasRows(v.Run, l, g):
 		p.Display(v.Tokens, v.Inspected.Rows)
 	}

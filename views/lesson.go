@@ -64,7 +64,7 @@ func NewLessonCard() *LessonCard {
 	})
 	c.Prev = widget.NewButtonWithIcon("", theme.NavigateBackIcon(), func() { c.step(c.current - 1) })
 	c.Next = widget.NewButtonWithIcon("", theme.NavigateNextIcon(), func() { c.step(c.current + 1) })
-	c.Guess = widget.NewCheck("Let the class guess", func(on bool) {
+	c.Guess = widget.NewCheck(tr("views.lesson.guess", nil), func(on bool) {
 		if c.OnGuess != nil {
 			c.OnGuess(on)
 		}
@@ -77,7 +77,7 @@ func NewLessonCard() *LessonCard {
 	c.Close.Importance = widget.LowImportance
 	c.Plan = widget.NewLabel("")
 	c.Plan.Wrapping = fyne.TextWrapWord
-	c.Measure = widget.NewButtonWithIcon("Measure", theme.MediaPlayIcon(), func() {
+	c.Measure = widget.NewButtonWithIcon(tr("views.lesson.measure", nil), theme.MediaPlayIcon(), func() {
 		if c.OnMeasure != nil {
 			c.OnMeasure()
 		}
@@ -135,7 +135,7 @@ func (c *LessonCard) Display(i int, titles []string, title, text, question strin
 	c.Count.SetText(fmt.Sprintf("%d / %d", i+1, len(titles)))
 	c.Title.SetText(title)
 	if question != "" {
-		c.Asking.SetText(question + "  (press the right arrow key to see)")
+		c.Asking.SetText(question + tr("views.lesson.press_right", nil))
 		c.Asking.Show()
 		c.Text.Hide()
 	} else {
@@ -160,10 +160,10 @@ func (c *LessonCard) SetPlan(plan string, running bool) {
 	c.Plan.Show()
 	c.Measure.Show()
 	if running {
-		c.Measure.SetText("Stop (Esc)")
+		c.Measure.SetText(tr("views.lesson.stop", nil))
 		c.Measure.SetIcon(theme.MediaStopIcon())
 	} else {
-		c.Measure.SetText("Measure")
+		c.Measure.SetText(tr("views.lesson.measure", nil))
 		c.Measure.SetIcon(theme.MediaPlayIcon())
 	}
 }

@@ -1,8 +1,7 @@
 package views
 
 import (
-	"loupe/format"
-	"strconv"
+	"loupe/i18n"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -48,7 +47,7 @@ func NewLocalModels() *LocalModels {
 			v.Open.Disable()
 		}
 	}
-	v.Status = widget.NewLabel("Looking for models…")
+	v.Status = widget.NewLabel(tr("views.local.looking", nil))
 	v.Status.Wrapping = fyne.TextWrapWord
 	v.Open = widget.NewButton("Open", func() {
 		if v.selected >= 0 && v.selected < len(v.models) && v.OnOpen != nil {
@@ -89,7 +88,7 @@ func fillLocalRow(o fyne.CanvasObject, m LocalModel) {
 	head.Objects[1].(*widget.Label).SetText(m.Size + " · " + m.Source)
 	status := box.Objects[1].(*widget.Label)
 	if m.CanOpen {
-		status.SetText("Loupe opens it")
+		status.SetText(tr("views.local.opens", nil))
 		status.Importance = widget.SuccessImportance
 	} else {
 		status.SetText(m.Why)
@@ -114,9 +113,9 @@ func (v *LocalModels) Set(models []LocalModel, where string) {
 	}
 	switch {
 	case len(models) == 0:
-		v.Status.SetText("No models found in " + where + ". Get a model… downloads one.")
+		v.Status.SetText(tr("views.local.none", i18n.Args{"Where": where}))
 	default:
-		v.Status.SetText(format.Plural(len(models), "model") + " found in " + where + "; Loupe opens " + strconv.Itoa(n) + " of them.")
+		v.Status.SetText(Lang.N("views.local.found", len(models), i18n.Args{"N": len(models), "Where": where, "Opens": n}))
 	}
 	for i, m := range models {
 		if m.CanOpen {

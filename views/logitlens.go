@@ -2,13 +2,13 @@ package views
 
 import (
 	"errors"
-	"fmt"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/i18n"
 	"loupe/session"
 	"loupe/trace"
 	"loupe/trace/stats"
@@ -34,10 +34,9 @@ type LogitLensPanel struct {
 
 // NewLogitLensPanel makes an empty panel.
 func NewLogitLensPanel() *LogitLensPanel {
-	p := &LogitLensPanel{Title: boldLabel("Generate, then click a token: the lens is computed when the model is idle."),
+	p := &LogitLensPanel{Title: boldLabel(tr("views.lens.start", nil)),
 		Lead: caption(""), fig: newFigureBox(1000, 640), choice: -1}
-	read := caption("How to read it: each row asks what the model would write if it stopped after that layer — the residual stream there, put through the final norm and the output head. " +
-		"Read from the bottom up: early layers guess common words; the final choice (outlined) rises to the top as the layers add what they found.")
+	read := caption(tr("views.lens.read", nil))
 	p.box = container.NewBorder(exportButtons(func(f string) {
 		if p.OnExport != nil {
 			p.OnExport(f)
@@ -63,7 +62,7 @@ func (p *LogitLensPanel) Waiting(msg string) {
 func (p *LogitLensPanel) Display(tok trace.Token, lens []trace.LensLayer, choice int) {
 	p.tok, p.lens, p.choice = tok, lens, choice
 	if len(lens) == 0 || len(lens[len(lens)-1].Top) == 0 {
-		p.Waiting(fmt.Sprintf("No logit lens for «%s» (position %d).", clip(format.Visible(tok.Text), 24), tok.Pos))
+		p.Waiting(tr("views.lens.none", i18n.Args{"Text": clip(format.Visible(tok.Text), 24), "Pos": tok.Pos}))
 		return
 	}
 	if choice < 0 {
@@ -77,16 +76,15 @@ func (p *LogitLensPanel) Display(tok trace.Token, lens []trace.LensLayer, choice
 			}
 		}
 	}
-	p.Title.SetText(fmt.Sprintf("Logit lens after «%s» (position %d): the next token as each of the %d layers would write it",
-		clip(format.Visible(tok.Text), 24), tok.Pos, len(lens)))
+	p.Title.SetText(tr("views.lens.title", i18n.Args{"Text": clip(format.Visible(tok.Text), 24), "Pos": tok.Pos, "N": len(lens)}))
 	first, stays := stats.LensLeads(lens, choice)
 	switch {
 	case first < 0:
-		p.Lead.SetText(fmt.Sprintf("The final choice «%s» leads at no layer's lens (it was drawn from further down the list).", clip(format.Visible(text), 20)))
+		p.Lead.SetText(tr("views.lens.never", i18n.Args{"Text": clip(format.Visible(text), 20)}))
 	case first == stays:
-		p.Lead.SetText(fmt.Sprintf("The final choice «%s» first leads at %s and stays ahead to the last layer.", clip(format.Visible(text), 20), p.count.Layer(first)))
+		p.Lead.SetText(tr("views.lens.stays", i18n.Args{"Text": clip(format.Visible(text), 20), "Layer": p.count.Layer(first)}))
 	default:
-		p.Lead.SetText(fmt.Sprintf("The final choice «%s» first leads at %s, falls behind, and leads for good from %s.", clip(format.Visible(text), 20), p.count.Layer(first), p.count.Layer(stays)))
+		p.Lead.SetText(tr("views.lens.returns", i18n.Args{"Text": clip(format.Visible(text), 20), "Layer": p.count.Layer(first), "Stays": p.count.Layer(stays)}))
 	}
 	p.fig.setHeight(lensHeight(len(lens)))
 	p.fig.show(p.figure())
@@ -140,7 +138,7 @@ func (p *LogitLensPanel) CSV(d *CSV) error {
 }
 
 // Tab is the tab's title.
-func (p *LogitLensPanel) Tab() string { return "Logit lens" }
+func (p *LogitLensPanel) Tab() string { return tr("views.tab.logit-lens", nil) }
 
 // Name is the panel's name for exports and --tab.
 func (p *LogitLensPanel) Name() string { return "logit-lens" }
@@ -162,13 +160,13 @@ func (p *LogitLensPanel) ShowView(v session.View) {
 	}
 	switch in := v.Inspected; {
 	case v.Running:
-		p.Waiting("The logit lens is computed when the generation ends: the model is busy.")
+		p.Waiting(tr("views.lens.busy", nil))
 	case in.Has(v.Run, q):
 		p.Display(v.Tokens[q], in.Result.Lens, choice)
 	case in.Failed(v.Run, q):
-		p.Waiting("Could not compute the logit lens: " + in.Err.Error())
+		p.Waiting(tr("views.lens.failed", i18n.Args{"Err": in.Err.Error()}))
 	default:
-		p.Waiting(fmt.Sprintf("Computing the logit lens of position %d (one step of the model)…", q))
+		p.Waiting(tr("views.lens.computing", i18n.Args{"Pos": q}))
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/i18n"
 	"loupe/session"
 	"loupe/trace"
 	"loupe/viz"
@@ -50,17 +51,16 @@ type MLPPanel struct {
 
 // NewMLPPanel makes an empty panel.
 func NewMLPPanel() *MLPPanel {
-	p := &MLPPanel{Title: boldLabel("Generate, then click a token to see its MLP values."), query: -1}
+	p := &MLPPanel{Title: boldLabel(tr("views.mlp.start", nil)), query: -1}
 	p.Layer = widget.NewSelect(nil, func(string) { p.draw() })
 	p.img = canvas.NewImageFromImage(nil)
 	p.img.FillMode = canvas.ImageFillContain
 	p.img.SetMinSize(figureMin(700, 360))
-	top := container.NewHBox(widget.NewLabel("Layer"), p.Layer, layout.NewSpacer(),
-		widget.NewButton("Export PNG…", func() { p.export("png") }),
-		widget.NewButton("Export SVG…", func() { p.export("svg") }),
-		widget.NewButton("Export CSV…", func() { p.export("csv") }))
-	read := caption("How to read it: each bar is one of the MLP's hidden directions at this token and layer, silu(gate)·up before the down projection; " +
-		"the largest |values| are drawn, positive ones left, negative right. A few large bars mean a few directions carry most of what this layer adds.")
+	top := container.NewHBox(widget.NewLabel(tr("views.mlp.layer", nil)), p.Layer, layout.NewSpacer(),
+		widget.NewButton(tr("views.export.png", nil), func() { p.export("png") }),
+		widget.NewButton(tr("views.export.svg", nil), func() { p.export("svg") }),
+		widget.NewButton(tr("views.export.csv", nil), func() { p.export("csv") }))
+	read := caption(tr("views.mlp.read", nil))
 	p.box = container.NewBorder(container.NewVBox(top, p.Title), read, nil, nil, p.img)
 	p.ExtendBaseWidget(p)
 	return p
@@ -125,9 +125,9 @@ func (p *MLPPanel) draw() {
 	if q >= 0 && q < len(p.tokens) {
 		name = format.Visible(p.tokens[q].Text)
 	}
-	title := fmt.Sprintf("MLP of «%s» (position %d), %s: silu(gate)·up over %d directions", clip(name, 24), q, p.count.Layer(l), len(p.shown.Values))
+	title := tr("views.mlp.title", i18n.Args{"Text": clip(name, 24), "Pos": q, "Layer": p.count.Layer(l), "N": thousands(len(p.shown.Values))})
 	if p.moeLayer() {
-		title = fmt.Sprintf("«%s» (position %d), %s: %s", clip(name, 24), q, p.count.Layer(l), moeMLPNote)
+		title = tr("views.mlp.moe_title", i18n.Args{"Text": clip(name, 24), "Pos": q, "Layer": p.count.Layer(l), "Note": moeMLPNote()})
 	}
 	p.Title.SetText(title)
 	if img, err := viz.Image(p.Figure(), 1100, 460, viz.DPI); err == nil {
@@ -145,17 +145,17 @@ func (p *MLPPanel) missing(l int) string {
 		}
 	}
 	if len(at) == 0 {
-		return "No MLP values recorded for this run."
+		return tr("views.mlp.none_run", nil)
 	}
 	if len(at) > 6 {
-		return fmt.Sprintf("No MLP values at position %d. Recorded at %s: positions %d…%d (%d of them; the budget is 64 MB per run).", p.query, p.count.Layer(l), at[0], at[len(at)-1], len(at))
+		return tr("views.mlp.none_range", i18n.Args{"Pos": p.query, "Layer": p.count.Layer(l), "First": at[0], "Last": at[len(at)-1], "N": len(at)})
 	}
-	return fmt.Sprintf("No MLP values at position %d. Recorded at %s: positions %v.", p.query, p.count.Layer(l), at)
+	return tr("views.mlp.none_list", i18n.Args{"Pos": p.query, "Layer": p.count.Layer(l), "List": fmt.Sprint(at)})
 }
 
 // moeMLPNote is what the panel says of a mixture-of-experts layer, which
 // records no single silu(gate)·up: each token runs a few experts of their own.
-const moeMLPNote = "a mixture-of-experts layer: the token ran a few experts, each with its own MLP; the Experts tab shows which, and their weights"
+func moeMLPNote() string { return tr("views.mlp.moe", nil) }
 
 // moeLayer reports whether the values shown are an MoE layer's: a
 // position recorded without values (a dense layer always has I of them).
@@ -167,10 +167,10 @@ const MLPShown = 300
 // Figure is the largest MLP values of the token at the layer.
 func (p *MLPPanel) Figure() viz.Figure {
 	if !p.has {
-		return viz.NoData(figTheme(p.FigureTheme), "no MLP values for this token and layer")
+		return viz.NoData(figTheme(p.FigureTheme), tr("views.mlp.none_fig", nil))
 	}
 	if p.moeLayer() {
-		return viz.NoData(figTheme(p.FigureTheme), "mixture-of-experts layer: see the Experts tab")
+		return viz.NoData(figTheme(p.FigureTheme), tr("views.mlp.moe_fig", nil))
 	}
 	return viz.MLPValues(p.shown.Values, MLPShown, p.Title.Text, figTheme(p.FigureTheme))
 }
@@ -178,7 +178,7 @@ func (p *MLPPanel) Figure() viz.Figure {
 // CSV writes every value of the activation.
 func (p *MLPPanel) CSV(d *CSV) error {
 	if !p.has {
-		return errors.New("no MLP values for this token and layer")
+		return errors.New(tr("views.mlp.none_fig", nil))
 	}
 	if p.moeLayer() {
 		return errors.New("a mixture-of-experts layer has no single MLP activation: see the Experts tab")
@@ -193,7 +193,7 @@ func (p *MLPPanel) CSV(d *CSV) error {
 }
 
 // Tab is the tab's title.
-func (p *MLPPanel) Tab() string { return "MLP" }
+func (p *MLPPanel) Tab() string { return tr("views.tab.mlp", nil) }
 
 // Name is the panel's name for exports and --tab.
 func (p *MLPPanel) Name() string { return "mlp" }

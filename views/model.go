@@ -3,6 +3,7 @@ package views
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -10,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/i18n"
 	"loupe/session"
 	"loupe/trace"
 	"loupe/trace/stats"
@@ -24,29 +26,29 @@ func ModelRows(m trace.ModelInfo, cpu, kernels string, count format.Numbering) [
 	if m.WeightBytesPerTok > 0 {
 		outShare = float64(m.OutputBytesPerTok) / float64(m.WeightBytesPerTok)
 	}
-	tied := "separate output head"
+	tied := tr("views.model.separate_head", nil)
 	if m.TiedEmbeddings {
-		tied = "output head tied to the embedding table"
+		tied = tr("views.model.tied_head", nil)
 	}
 	rows := [][2]string{
 		{"Model", fmt.Sprintf("%s (%s, %s)", m.Name, m.Architecture, m.ModelType)},
 		{"Folder", m.Path},
-		{"Shape", fmt.Sprintf("%d layers · %d query heads · %d K/V heads · head dim %d", m.Layers, m.Heads, m.KVHeads, m.HeadDim)},
-		{"Widths", fmt.Sprintf("hidden %d · MLP %d · vocabulary %d · context %d", m.Hidden, m.Intermediate, m.Vocab, m.MaxPositions)},
-		{"Parameters", fmt.Sprintf("%s in all (%s)", format.Count(stats.TotalParams(m)), tied)},
-		{"Weights", fmt.Sprintf("%s, file %s", m.DType, format.Bytes(float64(m.FileBytes)))},
-		{"Read per token", fmt.Sprintf("%s of weights, of which the output head %s (%s)",
-			format.Bytes(float64(m.WeightBytesPerTok)), format.Bytes(float64(m.OutputBytesPerTok)), format.Percent(outShare))},
-		{"KV cache", fmt.Sprintf("%s per token · %s at 4,096 tokens · %s at 32,000 tokens",
-			format.Bytes(kv), format.Bytes(kv*4096), format.Bytes(kv*32000))},
+		{"Shape", tr("views.model.shape", i18n.Args{"Layers": m.Layers, "Heads": m.Heads, "KVHeads": m.KVHeads, "Dim": m.HeadDim})},
+		{"Widths", tr("views.model.widths", i18n.Args{"Hidden": thousands(m.Hidden), "MLP": thousands(m.Intermediate), "Vocab": thousands(m.Vocab), "Context": thousands(m.MaxPositions)})},
+		{"Parameters", tr("views.model.params", i18n.Args{"N": nums().Count(stats.TotalParams(m)), "Tied": tied})},
+		{"Weights", tr("views.model.weights", i18n.Args{"DType": m.DType, "Bytes": nums().Bytes(float64(m.FileBytes))})},
+		{"Read per token", tr("views.model.read", i18n.Args{"W": nums().Bytes(float64(m.WeightBytesPerTok)),
+			"Out": nums().Bytes(float64(m.OutputBytesPerTok)), "Share": nums().Percent(outShare)})},
+		{"KV cache", tr("views.model.kv", i18n.Args{"PerToken": nums().Bytes(kv), "At4K": nums().Bytes(kv * 4096), "At32K": nums().Bytes(kv * 32000),
+			"N4K": thousands(4096), "N32K": thousands(32000)})},
 		{"CPU", cpu},
 		{"Kernels", kernels},
 	}
 	if m.Experts > 0 {
-		rows = slices.Insert(rows, 5, [2]string{"Experts", fmt.Sprintf("%d per MoE layer, %d run per token: %s of the %s parameters are read for each token",
-			m.Experts, m.ExpertsPerToken, format.Count(stats.ActiveParams(m)), format.Count(stats.TotalParams(m)))})
+		rows = slices.Insert(rows, 5, [2]string{"Experts", tr("views.model.experts", i18n.Args{"E": m.Experts, "K": m.ExpertsPerToken,
+			"Active": nums().Count(stats.ActiveParams(m)), "Total": nums().Count(stats.TotalParams(m))})})
 		if read, dense := stats.ExpertBytes(m); dense > 0 {
-			rows[5][1] += fmt.Sprintf("; %s of weights per token, where a dense model of this size reads %s", format.Bytes(float64(read)), format.Bytes(float64(dense)))
+			rows[5][1] += tr("views.model.experts_read", i18n.Args{"Read": nums().Bytes(float64(read)), "Dense": nums().Bytes(float64(dense))})
 		}
 	}
 	if len(m.LayerTypes) > 0 {
@@ -77,7 +79,7 @@ func NewModelPanel() *ModelPanel {
 			p.OnExport(f)
 		}
 	}), nil, nil, nil, container.NewVScroll(container.NewVBox(p.form,
-		boldLabel("Where the parameters are"), p.Shares)))
+		boldLabel(tr("views.model.where", nil)), p.Shares)))
 	p.ExtendBaseWidget(p)
 	return p
 }
@@ -90,10 +92,10 @@ func (p *ModelPanel) Rows() [][2]string { return p.rows }
 
 // Display shows m with the CPU and kernel descriptions.
 func (p *ModelPanel) Display(m trace.ModelInfo, cpu, kernels string) {
-	p.rows, p.info = ModelRows(m, cpu, kernels, p.count), m
+	p.rows, p.info = ModelRows(m, cpu, kernels, p.count.Numbering), m
 	p.form.RemoveAll()
 	for _, r := range p.rows {
-		k := widget.NewLabelWithStyle(r[0], fyne.TextAlignTrailing, fyne.TextStyle{Bold: true})
+		k := widget.NewLabelWithStyle(modelRowLabel(r[0]), fyne.TextAlignTrailing, fyne.TextStyle{Bold: true})
 		v := widget.NewLabel(r[1])
 		v.Wrapping = fyne.TextWrapWord
 		p.form.Add(k)
@@ -105,15 +107,21 @@ func (p *ModelPanel) Display(m trace.ModelInfo, cpu, kernels string) {
 			continue
 		}
 		bars = append(bars, Bar{Label: g.Name, Segments: []float64{g.Of},
-			Value: fmt.Sprintf("%s (%s)", format.Count(g.Params), format.Percent(g.Of))})
+			Value: fmt.Sprintf("%s (%s)", nums().Count(g.Params), nums().Percent(g.Of))})
 	}
 	p.Shares.SetBars(bars)
+}
+
+// modelRowLabel is a row's label in the window's language; ModelRows
+// names rows in English, the ids hybridRows and the tests find them by.
+func modelRowLabel(id string) string {
+	return tr("views.model.row."+strings.ReplaceAll(strings.ToLower(id), " ", "_"), nil)
 }
 
 // Figure is where the parameters are, one bar a part.
 func (p *ModelPanel) Figure() viz.Figure {
 	if p.rows == nil {
-		return viz.NoData(figTheme(p.FigureTheme), "no model loaded")
+		return viz.NoData(figTheme(p.FigureTheme), tr("views.model.none", nil))
 	}
 	return viz.ParamShares(p.info, figTheme(p.FigureTheme))
 }
@@ -128,7 +136,7 @@ func (p *ModelPanel) CSV(d *CSV) error {
 }
 
 // Tab is the tab's title.
-func (p *ModelPanel) Tab() string { return "Model" }
+func (p *ModelPanel) Tab() string { return tr("views.tab.model", nil) }
 
 // Name is the panel's name for exports and --tab.
 func (p *ModelPanel) Name() string { return "model" }

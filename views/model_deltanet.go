@@ -1,10 +1,10 @@
 package views
 
 import (
-	"fmt"
 	"strings"
 
 	"loupe/format"
+	"loupe/i18n"
 	"loupe/trace"
 	"loupe/trace/stats"
 )
@@ -31,14 +31,16 @@ func hybridRows(rows [][2]string, m trace.ModelInfo, count format.Numbering) [][
 		case "Shape":
 			// The first attention layer is named as the grid names it
 			// (View › Count): "layer 4" counting from 1, "layer 3" from 0.
-			rows[i][1] = fmt.Sprintf("%d layers: %d Gated DeltaNet (%d heads, state %d × %d each) and %d gated attention (%d query heads · %d K/V heads · head dim %d, from %s every %d)",
-				m.Layers, linear, m.DeltaNetHeads, m.DeltaNetKeyDim, m.DeltaNetValDim, full, m.Heads, m.KVHeads, m.HeadDim, count.Layer(first), max(1, m.Layers/max(1, full)))
+			rows[i][1] = tr("views.model.hybrid_shape", i18n.Args{"Layers": m.Layers, "Linear": linear, "DNHeads": m.DeltaNetHeads,
+				"K": m.DeltaNetKeyDim, "V": m.DeltaNetValDim, "Full": full, "Heads": m.Heads, "KVHeads": m.KVHeads, "Dim": m.HeadDim,
+				"First": counting{count}.Layer(first), "Every": max(1, m.Layers/max(1, full))})
 		case "KV cache":
-			rows[i][1] = fmt.Sprintf("%s per token for the %d attention layers (fp32; %s in bf16) · %s at 4,096 tokens · %s at 32,000 tokens — plus a fixed %s of DeltaNet state (recurrent + conv) that does not grow with the context",
-				format.Bytes(kv), full, format.Bytes(kv/2), format.Bytes(kv*4096), format.Bytes(kv*32000), format.Bytes(float64(m.StateBytes)))
+			rows[i][1] = tr("views.model.hybrid_kv", i18n.Args{"PerToken": nums().Bytes(kv), "Full": full, "BF": nums().Bytes(kv / 2),
+				"At4K": nums().Bytes(kv * 4096), "At32K": nums().Bytes(kv * 32000), "N4K": thousands(4096), "N32K": thousands(32000),
+				"State": nums().Bytes(float64(m.StateBytes))})
 		}
 	}
-	rows = append(rows, [2]string{"Output head", fmt.Sprintf("%s of %s parameters (%s)", format.Count(head), format.Count(total), format.Percent(float64(head)/float64(max(1, total))))})
+	rows = append(rows, [2]string{"Output head", tr("views.model.hybrid_head", i18n.Args{"Head": nums().Count(head), "Total": nums().Count(total), "Share": nums().Percent(float64(head) / float64(max(1, total)))})})
 	if len(m.NotUsed) > 0 {
 		rows = append(rows, [2]string{"Not used", strings.Join(m.NotUsed, ", ")})
 	}

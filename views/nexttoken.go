@@ -2,13 +2,13 @@ package views
 
 import (
 	"errors"
-	"fmt"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/i18n"
 	"loupe/session"
 	"loupe/trace"
 	"loupe/trace/stats"
@@ -39,7 +39,7 @@ type NextTokenPanel struct {
 	OnBranch func()
 
 	Title  *widget.Label
-	Branch *widget.Button // "Branch from here…", on once a step is shown
+	Branch *widget.Button // tr("views.next.branch", nil), on once a step is shown
 	Dist   *widget.Label  // which distribution the bars show
 	Read   *widget.Label  // how to read the bars
 	Bars   *Bars
@@ -51,12 +51,12 @@ type NextTokenPanel struct {
 
 // NewNextTokenPanel makes an empty panel.
 func NewNextTokenPanel() *NextTokenPanel {
-	p := &NextTokenPanel{Title: boldLabel("Generate, then click a token to see the candidates it was drawn from."), Bars: NewBars()}
+	p := &NextTokenPanel{Title: boldLabel(tr("views.next.start", nil)), Bars: NewBars()}
 	p.Dist = widget.NewLabel("")
 	p.Dist.Wrapping = fyne.TextWrapWord
 	p.Bars.LabelWidth = 220
-	p.Read = caption(readGreedy)
-	p.Branch = widget.NewButton("Branch from here…", func() {
+	p.Read = caption(readGreedy())
+	p.Branch = widget.NewButton(tr("views.next.branch", nil), func() {
 		if p.OnBranch != nil {
 			p.OnBranch()
 		}
@@ -74,12 +74,9 @@ func NewNextTokenPanel() *NextTokenPanel {
 
 // How to read the bars: greedy, where the model's distribution is the one
 // the token came from, and sampling, where the sampler's is beside it.
-const (
-	readGreedy = "How to read it: each bar is one candidate for the next token and the model's probability of it; the highlighted one was written. " +
-		"The whole vocabulary sums to 100 %: what these bars leave is spread over all the other tokens."
-	readSampled = "How to read it: each bar is one candidate for the next token and the model's own probability of it (softmax of its logits over the whole vocabulary: what the bars leave is spread over all the other tokens). " +
-		"\"sampler\" is the probability the draw used: after temperature, top-k, top-p and min-p, renormalised over the few tokens left, so it sums to 100 % over them. The highlighted one was written."
-)
+func readGreedy() string { return tr("views.next.read_greedy", nil) }
+
+func readSampled() string { return tr("views.next.read_sampled", nil) }
 
 // CreateRenderer implements fyne.Widget.
 func (p *NextTokenPanel) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(p.box) }
@@ -97,33 +94,33 @@ func (p *NextTokenPanel) Display(toks []trace.Token, steps []trace.Step, pos int
 		p.Branch.Disable()
 	}
 	if !p.has {
-		p.Title.SetText(fmt.Sprintf("No candidates at position %d: the engine records them for generated tokens and the last prompt token.", pos))
+		p.Title.SetText(tr("views.next.none_at", i18n.Args{"Pos": pos}))
 		p.Bars.SetBars(nil)
 		p.Dist.SetText("")
 		return
 	}
 	ctx := ""
 	if p.step.Pos-1 >= 0 && p.step.Pos-1 < len(toks) {
-		ctx = fmt.Sprintf(" after «%s»", clip(format.Visible(toks[p.step.Pos-1].Text), 20))
+		ctx = tr("views.next.after", i18n.Args{"Text": clip(format.Visible(toks[p.step.Pos-1].Text), 20)})
 	}
 	sampled := stats.Sampled(p.step)
-	p.Title.SetText(fmt.Sprintf("Top %d candidates for position %d%s; chosen: «%s» (%s)",
-		len(p.step.Top), p.step.Pos, ctx, clip(format.Visible(p.step.Chosen.Text), 20), ChosenProbs(p.step)))
+	p.Title.SetText(tr("views.next.title", i18n.Args{"N": len(p.step.Top), "Pos": p.step.Pos, "After": ctx,
+		"Chosen": clip(format.Visible(p.step.Chosen.Text), 20), "P": ChosenProbs(p.step)}))
 	bars := make([]Bar, 0, len(p.step.Top))
 	for _, c := range p.step.Top {
-		model, value := c.P, fmt.Sprintf("model %s  id %d", format.Percent(c.P), c.ID)
+		model, value := c.P, tr("views.next.bar_model", i18n.Args{"P": nums().Percent(c.P), "ID": c.ID})
 		if m, _, ok := stats.ModelP(p.step, c.ID); sampled && ok {
-			model, value = m, fmt.Sprintf("model %s · sampler %s  id %d", format.Percent(m), format.Percent(c.P), c.ID)
+			model, value = m, tr("views.next.bar_both", i18n.Args{"M": nums().Percent(m), "P": nums().Percent(c.P), "ID": c.ID})
 		} else if sampled {
-			value = fmt.Sprintf("sampler %s  id %d", format.Percent(c.P), c.ID)
+			value = tr("views.next.bar_sampler", i18n.Args{"P": nums().Percent(c.P), "ID": c.ID})
 		}
 		bars = append(bars, Bar{Label: clip(format.Visible(c.Text), 18), Segments: []float64{model},
 			Value: value, Highlight: c.ID == p.step.Chosen.ID})
 	}
 	if sampled {
-		p.Read.SetText(readSampled)
+		p.Read.SetText(readSampled())
 	} else {
-		p.Read.SetText(readGreedy)
+		p.Read.SetText(readGreedy())
 	}
 	p.Bars.SetBars(bars)
 	p.Dist.SetText(DistributionNote(p.step))
@@ -133,35 +130,35 @@ func (p *NextTokenPanel) Display(toks []trace.Token, steps []trace.Step, pos int
 // and when the token was drawn by a sampler the sampler's beside it.
 func ChosenProbs(s trace.Step) string {
 	if !stats.Sampled(s) {
-		return "model " + format.Percent(s.Chosen.P)
+		return tr("views.next.p_model", i18n.Args{"P": nums().Percent(s.Chosen.P)})
 	}
 	m, penalised, ok := stats.ModelP(s, s.Chosen.ID)
 	switch {
 	case !ok:
-		return "sampler " + format.Percent(s.Chosen.P)
+		return tr("views.next.p_sampler", i18n.Args{"P": nums().Percent(s.Chosen.P)})
 	case penalised:
-		return fmt.Sprintf("model %s after the penalties, sampler %s", format.Percent(m), format.Percent(s.Chosen.P))
+		return tr("views.next.p_penalised", i18n.Args{"M": nums().Percent(m), "P": nums().Percent(s.Chosen.P)})
 	}
-	return fmt.Sprintf("model %s, sampler %s", format.Percent(m), format.Percent(s.Chosen.P))
+	return tr("views.next.p_both", i18n.Args{"M": nums().Percent(m), "P": nums().Percent(s.Chosen.P)})
 }
 
 // DistributionNote says which distribution a step's candidates come from.
 func DistributionNote(s trace.Step) string {
 	switch st := s.Stages; {
 	case st == nil:
-		return "Shown: the distribution the token was chosen from (greedy: softmax of the logits after the penalties; sampling: after temperature, top-k, top-p and min-p, renormalised)."
+		return tr("views.next.dist_any", nil)
 	case st.Greedy:
-		return "Shown: softmax of the logits after the penalties, over the whole vocabulary. Greedy decoding takes the first; nothing is drawn."
+		return tr("views.next.dist_greedy", nil)
 	default:
 		last := st.Stages[len(st.Stages)-1]
-		return fmt.Sprintf("Bars: the model's own probabilities. \"sampler\": the final distribution, after the penalties, temperature, top-k, top-p and min-p, renormalised over the %d tokens left: the one the seeded draw used. The Sampler tab shows every stage.", last.Kept)
+		return tr("views.next.dist_sampled", i18n.Args{"N": last.Kept})
 	}
 }
 
 // Figure is the top candidates of the step, the chosen one marked.
 func (p *NextTokenPanel) Figure() viz.Figure {
 	if !p.has {
-		return viz.NoData(figTheme(p.FigureTheme), "no candidates recorded for this token")
+		return viz.NoData(figTheme(p.FigureTheme), tr("views.next.none_token", nil))
 	}
 	return viz.TopCandidates(append([]trace.Candidate(nil), p.step.Top...), p.step.Chosen.ID, figTheme(p.FigureTheme))
 }
@@ -169,7 +166,7 @@ func (p *NextTokenPanel) Figure() viz.Figure {
 // CSV writes the candidates with their probabilities.
 func (p *NextTokenPanel) CSV(d *CSV) error {
 	if !p.has {
-		return errors.New("no candidates recorded for this token")
+		return errors.New(tr("views.next.none_token", nil))
 	}
 	d.Token("generated", p.step.Pos, p.tokens)
 	d.Row("rank", "id", "text", "p", "chosen")
@@ -180,7 +177,7 @@ func (p *NextTokenPanel) CSV(d *CSV) error {
 }
 
 // Tab is the tab's title.
-func (p *NextTokenPanel) Tab() string { return "Next token" }
+func (p *NextTokenPanel) Tab() string { return tr("views.tab.next-token", nil) }
 
 // Name is the panel's name for exports and --tab.
 func (p *NextTokenPanel) Name() string { return "next-token" }

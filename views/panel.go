@@ -30,13 +30,13 @@ type Panel interface {
 // from 0 either way), the theme of its figures, and where its export
 // buttons go. The app sets them on every panel of its list.
 type panelBase struct {
-	count       format.Numbering
+	count       counting
 	FigureTheme func() viz.Theme    // of the figures, on screen and exported (nil: dark, counted from 1)
 	OnExport    func(format string) // an export button: "png", "svg" or "csv"
 }
 
 // SetCount makes the panel count layers and heads as n.
-func (c *panelBase) SetCount(n format.Numbering) { c.count = n }
+func (c *panelBase) SetCount(n format.Numbering) { c.count = counting{n} }
 
 // SetTheme makes the panel draw its figures with th().
 func (c *panelBase) SetTheme(th func() viz.Theme) { c.FigureTheme = th }

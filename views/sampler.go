@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
+	"loupe/i18n"
 	"loupe/session"
 	"loupe/trace"
 	"loupe/viz"
@@ -34,10 +35,9 @@ type SamplerPanel struct {
 
 // NewSamplerPanel makes an empty panel.
 func NewSamplerPanel() *SamplerPanel {
-	p := &SamplerPanel{Title: boldLabel("Generate, then click a token to see how the sampler chose it."),
+	p := &SamplerPanel{Title: boldLabel(tr("views.sampler.start", nil)),
 		Order: caption(""), fig: newFigureBox(1000, 460)}
-	read := caption("How to read it: read left to right. The penalties lower tokens already written; the temperature sharpens (below 1) or flattens (above 1) the distribution; " +
-		"top-k keeps the k most probable, top-p the fewest whose total reaches p, min-p those at least m times the best. Each column is renormalised over what is left; a seeded random number then picks one.")
+	read := caption(tr("views.sampler.read", nil))
 	p.box = container.NewBorder(exportButtons(func(f string) {
 		if p.OnExport != nil {
 			p.OnExport(f)
@@ -58,19 +58,18 @@ func (p *SamplerPanel) Display(toks []trace.Token, steps []trace.Step, pos int, 
 		p.has = false
 	}
 	if !p.has {
-		p.Title.SetText(fmt.Sprintf("No sampler stages at position %d: they are recorded for generated tokens and the token after the prompt.", pos))
+		p.Title.SetText(tr("views.sampler.none", i18n.Args{"Pos": pos}))
 		p.Order.SetText("")
 		p.fig.show(nil)
 		return
 	}
 	st := p.step.Stages
 	if st.Greedy {
-		p.Title.SetText(fmt.Sprintf("Greedy decoding at position %d: the most probable token after the penalties, «%s», is taken. Nothing is drawn; temperature, top-k, top-p and min-p do not apply.",
-			p.step.Pos, clip(format.Visible(p.step.Chosen.Text), 20)))
-		p.Order.SetText("The one column is the distribution the choice is made from: softmax of the logits after the repetition and presence penalties (off: the raw logits).")
+		p.Title.SetText(tr("views.sampler.greedy", i18n.Args{"Pos": p.step.Pos, "Text": clip(format.Visible(p.step.Chosen.Text), 20)}))
+		p.Order.SetText(tr("views.sampler.one_column", nil))
 	} else {
-		p.Title.SetText(fmt.Sprintf("Sampling at position %d: «%s» drawn with seed %d (u = %.4f)", p.step.Pos, clip(format.Visible(p.step.Chosen.Text), 20), s.Seed, st.U))
-		p.Order.SetText("Order: penalties ⟶ temperature ⟶ top-k ⟶ top-p ⟶ min-p ⟶ one seeded draw (transformers' order, with vLLM's penalties; see the sampling spec).")
+		p.Title.SetText(tr("views.sampler.title", i18n.Args{"Pos": p.step.Pos, "Text": clip(format.Visible(p.step.Chosen.Text), 20), "Seed": s.Seed, "U": nums().Fixed(st.U, 4)}))
+		p.Order.SetText(tr("views.sampler.order", nil))
 	}
 	p.fig.show(p.figure())
 }
@@ -123,7 +122,7 @@ func (p *SamplerPanel) CSV(d *CSV) error {
 }
 
 // Tab is the tab's title.
-func (p *SamplerPanel) Tab() string { return "Sampler" }
+func (p *SamplerPanel) Tab() string { return tr("views.tab.sampler", nil) }
 
 // Name is the panel's name for exports and --tab.
 func (p *SamplerPanel) Name() string { return "sampler" }

@@ -1,7 +1,6 @@
 package views
 
 import (
-	"fmt"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -9,7 +8,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"loupe/format"
+	"loupe/i18n"
 	"loupe/session"
 	"loupe/trace"
 	"loupe/trace/stats"
@@ -28,11 +27,12 @@ func TimingLine(t trace.Timing, bw float64, measuring bool) string {
 		return s / total
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "prefill %d tokens, %s, %.0f tok/s (%s) · decode %d tokens, %s, %.1f tok/s (%s)",
-		t.PrefillTokens, format.Duration(t.PrefillSeconds), stats.Rate(t.PrefillTokens, t.PrefillSeconds), format.Percent(share(t.PrefillSeconds)),
-		t.DecodeTokens, format.Duration(t.DecodeSeconds), stats.Rate(t.DecodeTokens, t.DecodeSeconds), format.Percent(share(t.DecodeSeconds)))
+	b.WriteString(tr("views.timing.line", i18n.Args{"P": thousands(t.PrefillTokens), "PTime": nums().Duration(t.PrefillSeconds),
+		"PRate": nums().Fixed(stats.Rate(t.PrefillTokens, t.PrefillSeconds), 0), "PShare": nums().Percent(share(t.PrefillSeconds)),
+		"D": thousands(t.DecodeTokens), "DTime": nums().Duration(t.DecodeSeconds),
+		"DRate": nums().Fixed(stats.Rate(t.DecodeTokens, t.DecodeSeconds), 1), "DShare": nums().Percent(share(t.DecodeSeconds))}))
 	if t.Kernels != "" {
-		fmt.Fprintf(&b, "\nkernels %s: %s", t.Kernels, format.Arithmetic(t.Arithmetic))
+		b.WriteString("\n" + tr("views.timing.kernels", i18n.Args{"Kernels": t.Kernels, "Arith": Lang.Arithmetic(t.Arithmetic)}))
 	}
 	gbs := stats.DecodeGBs(t)
 	switch {
@@ -40,13 +40,13 @@ func TimingLine(t trace.Timing, bw float64, measuring bool) string {
 	case bw > 0 && gbs > bw:
 		// Only a model small enough to stay in the CPU caches is read
 		// faster than memory streams: its decode is not memory-bound.
-		fmt.Fprintf(&b, "\ndecode reads %.1f GB/s, more than the %.1f GB/s memory delivers: the model fits in the CPU caches", gbs, bw)
+		b.WriteString("\n" + tr("views.timing.cached", i18n.Args{"Read": nums().GBs(gbs), "BW": nums().GBs(bw)}))
 	case bw > 0:
-		fmt.Fprintf(&b, "\ndecode reads %.1f GB/s = %s of the %.1f GB/s this machine can read", gbs, format.Percent(gbs/bw), bw)
+		b.WriteString("\n" + tr("views.timing.share", i18n.Args{"Read": nums().GBs(gbs), "Share": nums().Percent(gbs / bw), "BW": nums().GBs(bw)}))
 	case measuring:
-		fmt.Fprintf(&b, "\ndecode reads %.1f GB/s (machine bandwidth: measuring…)", gbs)
+		b.WriteString("\n" + tr("views.timing.measuring", i18n.Args{"Read": nums().GBs(gbs)}))
 	default:
-		fmt.Fprintf(&b, "\ndecode reads %.1f GB/s (machine bandwidth unknown)", gbs)
+		b.WriteString("\n" + tr("views.timing.unknown", i18n.Args{"Read": nums().GBs(gbs)}))
 	}
 	return b.String()
 }
@@ -73,9 +73,9 @@ type TimingPanel struct {
 
 // NewTimingPanel makes an empty panel.
 func NewTimingPanel() *TimingPanel {
-	p := &TimingPanel{Title: boldLabel("No generation yet."), Ceiling: widget.NewLabel("")}
+	p := &TimingPanel{Title: boldLabel(tr("views.timing.none", nil)), Ceiling: widget.NewLabel("")}
 	p.Ceiling.Wrapping = fyne.TextWrapWord
-	p.Remeasure = widget.NewButton("Re-measure bandwidth", func() {
+	p.Remeasure = widget.NewButton(tr("views.timing.remeasure", nil), func() {
 		if p.OnRemeasure != nil {
 			p.OnRemeasure()
 		}
@@ -115,10 +115,10 @@ func (p *TimingPanel) Display(runs []trace.Timing, bw float64, measuring bool) {
 	p.runs, p.bw = runs, bw
 	p.list.RemoveAll()
 	if len(runs) == 0 {
-		p.Title.SetText("No generation yet.")
+		p.Title.SetText(tr("views.timing.none", nil))
 		return
 	}
-	p.Title.SetText("The two times of an answer: reading the prompt (prefill) and writing the continuation (decode), one bar per generation.")
+	p.Title.SetText(tr("views.timing.title", nil))
 	longest := 0.0
 	for _, t := range runs {
 		longest = max(longest, t.PrefillSeconds+t.DecodeSeconds)
@@ -136,25 +136,25 @@ func (p *TimingPanel) Display(runs []trace.Timing, bw float64, measuring bool) {
 			bars.Colors = []fyne.ThemeColorName{theme.ColorNameWarning, theme.ColorNameSuccess, theme.ColorNamePrimary}
 			segs = []float64{t.PrefillSeconds / longest, t.ThinkingSeconds / longest, (t.DecodeSeconds - t.ThinkingSeconds) / longest}
 		}
-		label := fmt.Sprintf("run %d", i+1)
+		label := tr("views.timing.run", i18n.Args{"N": i + 1})
 		if i < len(p.Labels) && p.Labels[i] != "" {
 			label, bars.LabelWidth = p.Labels[i], 250 // monospace "run 12 · think off"
 		}
 		bars.SetBars([]Bar{{Label: label, Segments: segs,
-			Value: format.Duration(t.PrefillSeconds + t.DecodeSeconds), Highlight: i == len(runs)-1}})
+			Value: nums().Duration(t.PrefillSeconds + t.DecodeSeconds), Highlight: i == len(runs)-1}})
 		text := TimingLine(t, bw, measuring)
 		if th := ThinkingLine(t); th != "" {
 			text += "\n" + th
 		}
 		if t.ReusedTokens > 0 {
-			text += fmt.Sprintf("\n%s prompt tokens of the earlier turns kept in the KV cache, not read again", format.Thousands(t.ReusedTokens))
+			text += "\n" + tr("views.timing.reused", i18n.Args{"N": thousands(t.ReusedTokens)})
 		}
 		line := widget.NewLabel(text)
 		line.Wrapping = fyne.TextWrapWord
 		p.list.Add(bars)
 		p.list.Add(line)
 	}
-	legend := widget.NewRichTextFromMarkdown("Orange: prefill (reading the prompt, all tokens at once) · Blue: decode (one token after another) · Green: decode of the thinking draft, paid at the price of writing")
+	legend := widget.NewRichTextFromMarkdown(tr("views.timing.legend", nil))
 	legend.Wrapping = fyne.TextWrapWord // one line would widen the panel past the window
 	p.list.Add(legend)
 }
@@ -163,7 +163,7 @@ func (p *TimingPanel) Display(runs []trace.Timing, bw float64, measuring bool) {
 func (p *TimingPanel) Figure() viz.Figure {
 	rows := make([]viz.TimingRow, len(p.runs))
 	for i, t := range p.runs {
-		rows[i] = viz.TimingFrom(fmt.Sprintf("run %d", i+1), t)
+		rows[i] = viz.TimingFrom(tr("views.timing.run", i18n.Args{"N": i + 1}), t)
 	}
 	return viz.TimingBars(rows, p.bw, figTheme(p.FigureTheme))
 }
@@ -178,7 +178,7 @@ func (p *TimingPanel) CSV(d *CSV) error {
 }
 
 // Tab is the tab's title.
-func (p *TimingPanel) Tab() string { return "Timing" }
+func (p *TimingPanel) Tab() string { return tr("views.tab.timing", nil) }
 
 // Name is the panel's name for exports and --tab.
 func (p *TimingPanel) Name() string { return "timing" }

@@ -21,7 +21,6 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"loupe/format"
 	"loupe/trace"
 )
 
@@ -55,7 +54,7 @@ type TokenStream struct {
 // NewTokenStream makes an empty stream.
 func NewTokenStream() *TokenStream {
 	t := &TokenStream{selected: -1, source: -1, legend: newConfidenceLegend()}
-	t.hover = widget.NewLabel("Hover a token to see its id; click it to inspect it, right-click (or Shift+click) to make it the source.")
+	t.hover = widget.NewLabel(tr("views.tokens.hint", nil))
 	t.hover.Truncation = fyne.TextTruncateEllipsis
 	t.list = widget.NewList(
 		func() int { return len(t.rows) },
@@ -190,7 +189,7 @@ func (t *TokenStream) showHover(i int, r *chipRow, at fyne.Position) {
 	}
 	text := Describe(t.tokens[i])
 	if i < len(t.probs) && t.probs[i] > 0 {
-		text += " · model's p " + format.Percent(t.probs[i])
+		text += " · model's p " + nums().Percent(t.probs[i])
 	}
 	t.hover.SetText(text)
 	if t.tip == nil {

@@ -65,6 +65,12 @@ type Options struct {
 	Lesson        bool
 	LessonChapter string
 	Projector     bool
+	// Guess opens the chapter with Let the class guess ticked: its
+	// question first, the answer hidden.
+	Guess bool
+	// LayoutReport writes, with --screenshot, where every text, token,
+	// button and figure of the window lies (layoutreport.go).
+	LayoutReport string
 }
 
 // ParseFlags reads the window's flags and refuses a value the window
@@ -79,8 +85,11 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	if err := checkLessonChapter(o.LessonChapter); err != nil {
 		return o, err
 	}
-	if o.LessonChapter != "" {
+	if o.LessonChapter != "" || o.Guess {
 		o.Lesson = true
+	}
+	if o.LayoutReport != "" && o.Screenshot == "" {
+		return o, fmt.Errorf("--layout-report needs --screenshot (the report is written beside it)")
 	}
 	if o.Experiment != "" && !validExperiment(o.Experiment) {
 		return o, fmt.Errorf("--experiment %q: use texts, kernels, context, threads or quant", o.Experiment)
@@ -174,6 +183,8 @@ func windowFlags(o *Options) *flag.FlagSet {
 	fs.BoolVar(&o.Lesson, "lesson", false, "open the lesson: the article's walk-through told on the prompt's run")
 	fs.StringVar(&o.LessonChapter, "lesson-chapter", "", "with --lesson: the chapter shown first (tokens, embedding, attention, grid, sink, kv-cache, mlp, output, loop, two-times, compute-memory, thinking, counterfactual, summary)")
 	fs.BoolVar(&o.Projector, "projector", false, "projector mode: full screen, light theme, larger type, settings pane hidden")
+	fs.BoolVar(&o.Guess, "guess", false, "with --lesson: tick Let the class guess (the chapter's question first, its answer hidden)")
+	fs.StringVar(&o.LayoutReport, "layout-report", "", "with --screenshot: write where every text, token, button and figure lies (JSON) to this file")
 	return fs
 }
 

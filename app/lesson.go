@@ -36,8 +36,9 @@ type lessonState struct {
 	run        *trace.Run // the run l tells
 	err        error      // why l could not be told
 	i          int
-	asking     bool // the chapter's question is on the card, its answer not yet shown
-	guess      bool // Let the class guess
+	asking     bool              // the chapter's question is on the card, its answer not yet shown
+	hidden     fyne.CanvasObject // the tab hidden while the class guesses
+	guess      bool              // Let the class guess
 	projector  bool
 	leftOffset float64
 	zero       bool // l counts layers and heads from 0
@@ -53,7 +54,7 @@ func (fc *lessonMode) newLessonArea(panels fyne.CanvasObject) fyne.CanvasObject 
 	u := fc.ui
 	c := views.NewLessonCard()
 	c.OnGo = func(i int) { defer u.rescue(); u.lessonMode.goChapter(i) }
-	c.OnGuess = func(on bool) { defer u.rescue(); u.les.guess = on; u.lessonMode.goChapter(u.les.i) }
+	c.OnGuess = func(on bool) { defer u.rescue(); u.lessonMode.setGuess(on) }
 	c.OnClose = u.guard(u.lessonMode.closeLesson)
 	c.OnMeasure = u.guard(u.lessonMode.measureLesson)
 	c.Hide()
@@ -210,11 +211,11 @@ func (fc *lessonMode) goChapter(i int) {
 	}
 	chs := u.les.l.Chapters
 	i = max(0, min(i, len(chs)-1))
-	if i != u.les.i || !u.les.guess {
-		u.les.asking = false
+	if i != u.les.i {
+		u.les.asking = u.les.guess && chs[i].Question != ""
 	}
-	if i != u.les.i && u.les.guess && chs[i].Question != "" {
-		u.les.asking = true
+	if chs[i].Question == "" || !u.les.guess {
+		u.les.asking = false
 	}
 	u.les.i = i
 	titles := make([]string, len(chs))
@@ -225,11 +226,46 @@ func (fc *lessonMode) goChapter(i int) {
 	if u.les.asking {
 		c.Display(i, titles, ch.Title, "", ch.Question)
 		c.SetPlan("", false)
-		return // the panels keep the previous chapter until the answer
+		u.lessonMode.showChapter(ch.Show)
+		u.lessonMode.hideAnswer(true)
+		return
 	}
+	u.lessonMode.hideAnswer(false)
 	c.Display(i, titles, ch.Title, ch.Text, "")
 	u.lessonMode.showPlan(ch)
 	u.lessonMode.showChapter(ch.Show)
+}
+
+// setGuess ticks or clears Let the class guess: ticked, the chapter on
+// the card asks its question again.
+func (fc *lessonMode) setGuess(on bool) {
+	u := fc.ui
+	u.les.guess, u.les.asking = on, on
+	if u.les.card.Guess.Checked != on {
+		u.les.card.Guess.SetChecked(on) // calls back here, with nothing left to change
+	}
+	u.lessonMode.goChapter(u.les.i)
+}
+
+// hideAnswer hides (on) what answers the question on the card: the tab
+// the chapter talks about and the written tokens, whichever chapter was
+// on screen before; off shows them again.
+func (fc *lessonMode) hideAnswer(on bool) {
+	u := fc.ui
+	u.stream.SetHideWritten(on)
+	if h := u.les.hidden; h != nil && !on {
+		u.les.hidden = nil
+		if u.selected(h) {
+			h.Show()
+		}
+	}
+	if sel := u.tabs.Selected(); on && sel != nil {
+		if u.les.hidden != nil && u.les.hidden != sel.Content && u.selected(u.les.hidden) {
+			u.les.hidden.Show()
+		}
+		u.les.hidden = sel.Content
+		sel.Content.Hide()
+	}
 }
 
 // nextChapter is →, Space, PageDown: the answer to the question on the

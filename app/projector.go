@@ -69,6 +69,9 @@ func (fc *lessonMode) startLesson() {
 	}
 	u.les.i = max(0, lesson.Index(u.opt.LessonChapter))
 	u.les.on = true
+	if u.opt.Guess {
+		u.lessonMode.setGuess(true)
+	}
 	u.les.card.Show()
 	u.lessonMode.placeCard(u.les.projector)
 	if u.controls.Prompt.Text == "" {

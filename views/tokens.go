@@ -42,6 +42,9 @@ type TokenStream struct {
 	selected int
 	source   int
 	focus    bool // dim every chip but the query and the source (the lesson)
+	// hideWritten draws the written tokens as empty chips: while the class
+	// guesses the next word, the strip must not show it.
+	hideWritten bool
 	// probs colours written token i by the model's p of it (nil: off;
 	// SetConfidence), explained by legend.
 	probs  []float64
@@ -149,6 +152,17 @@ func (t *TokenStream) SetFocus(on bool) {
 
 // Focused reports whether the stream dims all but the query and source.
 func (t *TokenStream) Focused() bool { return t.focus }
+
+// SetHideWritten hides (true) or shows the written tokens' text.
+func (t *TokenStream) SetHideWritten(on bool) {
+	if on != t.hideWritten {
+		t.hideWritten = on
+		t.list.Refresh()
+	}
+}
+
+// HidesWritten reports whether the written tokens are hidden.
+func (t *TokenStream) HidesWritten() bool { return t.hideWritten }
 
 // Select marks pos as the query and reports it, as a click would.
 func (t *TokenStream) Select(pos int) {
@@ -507,6 +521,9 @@ func (r *chipRowRenderer) Refresh() {
 		rect.Move(fyne.NewPos(x, 1))
 		rect.Resize(fyne.NewSize(t.widths[i]-3, h-2))
 		text, style := Shown(tok.Text), fyne.TextStyle{Monospace: true, Bold: tok.Special, Italic: tok.Thinking && !tok.Special}
+		if tok.Generated && t.hideWritten {
+			text = ""
+		}
 		if txt.Text != text || txt.Color != fg || txt.TextSize != chipTextSize() || txt.TextStyle != style {
 			txt.Text, txt.Color, txt.TextSize, txt.TextStyle = text, fg, chipTextSize(), style
 			txt.Refresh()

@@ -36,9 +36,9 @@ type lessonState struct {
 	run        *trace.Run // the run l tells
 	err        error      // why l could not be told
 	i          int
-	asking     bool              // the chapter's question is on the card, its answer not yet shown
-	hidden     fyne.CanvasObject // the tab hidden while the class guesses
-	guess      bool              // Let the class guess
+	asking     bool          // the chapter's question is on the card, its answer not yet shown
+	note       *widget.Label // in the panels' place while the class guesses
+	guess      bool          // Let the class guess
 	projector  bool
 	leftOffset float64
 	zero       bool // l counts layers and heads from 0
@@ -46,6 +46,14 @@ type lessonState struct {
 	extra      *lesson.Extra // the timing runs (Run these measurements) …
 	extraFor   *trace.Run    // … of this run
 	measuring  bool
+}
+
+// guessNote stands in the panels' place while the class guesses.
+func guessNote() *widget.Label {
+	l := widget.NewLabel("The class guesses: the panels come back with the answer (→).")
+	l.Alignment = fyne.TextAlignCenter
+	l.Hide()
+	return l
 }
 
 // newLessonArea puts the buttons above the panels and makes the (hidden)
@@ -247,25 +255,20 @@ func (fc *lessonMode) setGuess(on bool) {
 	u.lessonMode.goChapter(u.les.i)
 }
 
-// hideAnswer hides (on) what answers the question on the card: the tab
-// the chapter talks about and the written tokens, whichever chapter was
-// on screen before; off shows them again.
+// hideAnswer hides (on) what answers the question on the card: the
+// panels (a tab's content hidden alone is shown again by the tabs at
+// their next refresh) and the written tokens, whichever chapter was on
+// screen before; off shows them again.
 func (fc *lessonMode) hideAnswer(on bool) {
 	u := fc.ui
 	u.stream.SetHideWritten(on)
-	if h := u.les.hidden; h != nil && !on {
-		u.les.hidden = nil
-		if u.selected(h) {
-			h.Show()
-		}
+	if on {
+		u.tabs.Hide()
+		u.les.note.Show()
+		return
 	}
-	if sel := u.tabs.Selected(); on && sel != nil {
-		if u.les.hidden != nil && u.les.hidden != sel.Content && u.selected(u.les.hidden) {
-			u.les.hidden.Show()
-		}
-		u.les.hidden = sel.Content
-		sel.Content.Hide()
-	}
+	u.les.note.Hide()
+	u.tabs.Show()
 }
 
 // nextChapter is →, Space, PageDown: the answer to the question on the

@@ -27,9 +27,10 @@ func newUI(a fyne.App, w fyne.Window, opt Options, load Loader) *UI {
 	u.stream.OnSelect = guard1(u, u.selectQuery)
 	u.stream.OnSource = guard1(u, u.selectSource)
 	u.tabs = u.newPanels()
-	right := container.NewVSplit(u.stream, u.tabs)
-	right.Offset = 0.22
 	u.left = container.NewVScroll(container.NewVBox(u.chatPanel.Box, u.controls.Box))
+	u.les.note = guessNote()
+	right := container.NewVSplit(u.stream, container.NewStack(u.tabs, container.NewCenter(u.les.note)))
+	right.Offset = 0.22
 	split := container.NewHSplit(u.left, u.lessonMode.newLessonArea(right))
 	split.Offset = 0.24
 	u.les.split = split

@@ -36,9 +36,10 @@ type lessonState struct {
 	run        *trace.Run // the run l tells
 	err        error      // why l could not be told
 	i          int
-	asking     bool          // the chapter's question is on the card, its answer not yet shown
-	note       *widget.Label // in the panels' place while the class guesses
-	guess      bool          // Let the class guess
+	asking     bool             // the chapter's question is on the card, its answer not yet shown
+	note       *widget.Label    // in the panels' place while the class guesses
+	column     *container.Split // the card over the settings, outside projector mode
+	guess      bool             // Let the class guess
 	projector  bool
 	leftOffset float64
 	zero       bool // l counts layers and heads from 0
@@ -50,7 +51,7 @@ type lessonState struct {
 
 // guessNote stands in the panels' place while the class guesses.
 func guessNote() *widget.Label {
-	l := widget.NewLabel("The class guesses: the panels come back with the answer (→).")
+	l := widget.NewLabel("The class guesses: the panels come back with the answer (right arrow key).")
 	l.Alignment = fyne.TextAlignCenter
 	l.Hide()
 	return l
@@ -99,7 +100,9 @@ func (fc *lessonMode) placeCard(projector bool) {
 	u.bar.Box.Show()
 	u.les.split.Leading = u.left
 	if u.les.on {
-		u.les.split.Leading = container.NewVSplit(container.NewVScroll(u.les.side), u.left)
+		u.les.column = container.NewVSplit(container.NewVScroll(u.les.side), u.left)
+		u.les.split.Leading = u.les.column
+		u.lessonMode.fitCard()
 	}
 	u.les.split.Refresh()
 }
@@ -234,6 +237,7 @@ func (fc *lessonMode) goChapter(i int) {
 	if u.les.asking {
 		c.Display(i, titles, ch.Title, "", ch.Question)
 		c.SetPlan("", false)
+		u.lessonMode.fitCard()
 		u.lessonMode.showChapter(ch.Show)
 		u.lessonMode.hideAnswer(true)
 		return
@@ -241,6 +245,7 @@ func (fc *lessonMode) goChapter(i int) {
 	u.lessonMode.hideAnswer(false)
 	c.Display(i, titles, ch.Title, ch.Text, "")
 	u.lessonMode.showPlan(ch)
+	u.lessonMode.fitCard()
 	u.lessonMode.showChapter(ch.Show)
 }
 
@@ -269,6 +274,25 @@ func (fc *lessonMode) hideAnswer(on bool) {
 	}
 	u.les.note.Hide()
 	u.tabs.Show()
+}
+
+// fitCard gives the card the room its chapter needs above the settings
+// (which scroll): a fixed half of the column cut the longer chapters' text
+// and their Measure button. At most nine tenths: the settings stay
+// reachable.
+func (fc *lessonMode) fitCard() {
+	u := fc.ui
+	col := u.les.column
+	if col == nil || u.les.projector || u.les.split.Leading != col {
+		return
+	}
+	h := col.Size().Height
+	if h <= 0 {
+		return
+	}
+	want := (u.les.side.MinSize().Height + theme.Padding()) / h
+	col.Offset = float64(min(0.9, max(0.3, want)))
+	col.Refresh()
 }
 
 // nextChapter is →, Space, PageDown: the answer to the question on the

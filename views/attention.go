@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
@@ -36,7 +37,8 @@ type AttentionPanel struct {
 	Caption                                *widget.Label // how to read the grid
 	Scale                                  *widget.Label // the colour scale
 	Grid, Means                            *Heatmap
-	GridAxes, MeansAxes                    *Axes // the grid and the means with numbered layers and heads
+	room                                   float32 // the height the panel's scroll is given (gridFit)
+	GridAxes, MeansAxes                    *Axes   // the grid and the means with numbered layers and heads
 	Head                                   *Bars
 	offers                                 *fyne.Container
 	gridBox                                *fyne.Container
@@ -100,7 +102,9 @@ func NewAttentionPanel() *AttentionPanel {
 	// The colour scale stands beside the grid, top value above, 0 below:
 	// under it, a deep model's grid or a small window pushed it out of
 	// sight.
-	scale := container.NewVBox(p.Scale, newLegend(), widget.NewLabel("0 %"))
+	// The ramp stretches to the grid's height: with a height of its own
+	// it set the grid's least height, too tall for a 1,366 × 768 screen.
+	scale := container.NewBorder(p.Scale, widget.NewLabel("0 %"), nil, nil, newLegend())
 	p.gridBox = container.NewHBox(p.GridAxes, p.MeansAxes, scale)
 	p.content = container.NewVBox()
 	p.ExtendBaseWidget(p)
@@ -138,7 +142,7 @@ func (p *AttentionPanel) SetSelectedHeads(hs []trace.Head) {
 // newLegend is the colour ramp of the grid, upright: 0 at the bottom,
 // the scale's top above.
 func newLegend() *Heatmap {
-	legend := NewHeatmap(16, 4)
+	legend := NewHeatmap(16, 1)
 	legend.Gapless, legend.BottomUp = true, true
 	ramp := make([][]float64, 32)
 	for i := range ramp {
@@ -164,7 +168,39 @@ func exportButtons(on func(format string)) *fyne.Container {
 // CreateRenderer implements fyne.Widget.
 func (p *AttentionPanel) CreateRenderer() fyne.WidgetRenderer {
 	return widget.NewSimpleRenderer(container.NewBorder(p.exporter, nil, nil, nil,
-		container.NewVScroll(p.content)))
+		container.New(gridFit{p}, container.NewVScroll(p.content))))
+}
+
+// gridFit lays the panel's scroll out at the room it is given, after
+// sizing the grid's cells from that room: layers × heads must be seen
+// whole without scrolling, on a 28-layer model at 1,366 × 768 too.
+type gridFit struct{ p *AttentionPanel }
+
+func (g gridFit) MinSize(o []fyne.CanvasObject) fyne.Size { return o[0].MinSize() }
+
+func (g gridFit) Layout(o []fyne.CanvasObject, s fyne.Size) {
+	g.p.room = s.Height
+	g.p.fitCells()
+	o[0].Move(fyne.Position{})
+	o[0].Resize(s)
+}
+
+// fitCells makes the grid's rows as tall as the panel's room allows once
+// the texts above and below it have theirs: from 5 to 40 pixels.
+func (p *AttentionPanel) fitCells() {
+	rows, _ := p.Grid.Dims()
+	if !p.has || rows == 0 || p.room <= 0 {
+		return
+	}
+	rest := p.content.MinSize().Height - float32(rows)*p.Grid.cell.Height
+	ch := clampF((p.room-rest-theme.Padding())/float32(rows), 5, 40)
+	if ch == p.Grid.cell.Height {
+		return
+	}
+	p.Grid.cell.Height, p.Means.cell.Height = ch, ch
+	for _, o := range []fyne.CanvasObject{p.Grid, p.Means, p.GridAxes, p.MeansAxes, p.content} {
+		o.Refresh()
+	}
 }
 
 // Display shows the attention of query on source (source < 0: the
@@ -212,6 +248,7 @@ func (p *AttentionPanel) Display(info trace.ModelInfo, toks []trace.Token, att [
 	}
 	p.OpenHead(p.headL, p.headH)
 	p.render()
+	p.fitCells()
 }
 
 // Source is the source position shown, Query the query (for tests).
@@ -370,10 +407,13 @@ func (p *AttentionPanel) render() {
 	objs := []fyne.CanvasObject{p.Title}
 	switch {
 	case p.has:
+		// The grid keeps its own height; the open head's bars, the hover
+		// line and the caption scroll beside it: stretched to a long
+		// list, or under the caption, its cells pushed layers off a
+		// 768-pixel screen.
 		objs = append(objs, p.Sink,
-			container.NewBorder(nil, nil, p.gridBox, nil,
-				container.NewVBox(p.HeadTitle, p.Head)),
-			p.Caption, p.Hover) // under both: a sentence as wide as the panel
+			container.NewBorder(nil, nil, container.NewVBox(p.gridBox), nil,
+				container.NewVScroll(container.NewVBox(p.Hover, p.HeadTitle, p.Head, p.Caption))))
 	case p.Missing.Text != "":
 		objs = append(objs, p.Missing, p.offers)
 	}

@@ -87,7 +87,11 @@ func (r *axesRenderer) Layout(s fyne.Size) {
 			sr := r.a.Map.flip(i)
 			t.Hidden = !labelled(i, rows, step, r.a.base())
 			w := t.MinSize().Width
-			t.Move(fyne.NewPos(left-4-w, top+(float32(sr)+0.5)*ch-t.MinSize().Height/2))
+			// Kept inside the map's band: at a few pixels a row, the top
+			// number rose over the row title.
+			y := top + (float32(sr)+0.5)*ch - t.MinSize().Height/2
+			y = max(top, min(y, top+mapSize.Height-t.MinSize().Height))
+			t.Move(fyne.NewPos(left-4-w, y))
 		}
 	}
 	if cols > 0 && len(r.cols) == cols {

@@ -4,11 +4,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"fyne.io/fyne/v2"
 
 	"loupe/assets"
+	"loupe/engine/genmodel"
 	"loupe/lesson"
 )
 
@@ -118,5 +120,38 @@ func TestLayoutReportFields(t *testing.T) {
 	}
 	if *rep.Chapter != lesson.Grid {
 		t.Errorf("chapter %v", *rep.Chapter)
+	}
+}
+
+// tabTitles are the titles of the window's tabs, in order.
+func tabTitles(u *UI) []string {
+	var s []string
+	for _, it := range u.tabs.Items {
+		s = append(s, it.Text)
+	}
+	return s
+}
+
+// Tabs only for what the model has: no DeltaNet tab on a model without
+// Gated DeltaNet layers, one on Qwen3.5, and none again once a dense
+// model is opened after it.
+func TestDeltaNetTabOnlyOnHybridModels(t *testing.T) {
+	q35 := t.TempDir()
+	if err := genmodel.Write(q35, "tiny-qwen35", 1, "bf16"); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarnessWith(t, Options{Model: q35}, loadEngine)
+	t.Cleanup(func() { h.u.backend.Close() })
+	if !slices.Contains(tabTitles(h.u), "DeltaNet") {
+		t.Errorf("Qwen3.5: tabs %v, want a DeltaNet tab", tabTitles(h.u))
+	}
+	dense := t.TempDir()
+	if err := genmodel.Write(dense, "tiny", 1, "bf16"); err != nil {
+		t.Fatal(err)
+	}
+	onUI(func() { h.u.openModel(dense) })
+	h.wait()
+	if got := tabTitles(h.u); slices.Contains(got, "DeltaNet") {
+		t.Errorf("a dense model: tabs %v, want no DeltaNet tab", got)
 	}
 }

@@ -84,6 +84,7 @@ func (u *UI) loaded(path string, b Backend, err error) {
 	u.model.Display(u.st.Info, cpuLine(), modelKernelLine(u.backend))
 	u.controls.PromptTokens = func(p string) int { return len(b.Encode(p)) }
 	u.showExpertsTab(u.st.Info.Experts > 0)
+	u.showDeltaNetTab(u.st.Info.DeltaNetHeads > 0)
 	u.controls.SetKVCost(u.st.Info.KVBytesPerToken, u.st.Info.MaxPositions)
 	u.controls.Status.SetText(fmt.Sprintf("Loaded %s: %d layers × %d heads, %s. Type a prompt, then Ctrl+Enter.",
 		u.st.Info.Name, u.st.Info.Layers, u.st.Info.Heads, u.st.Info.DType))

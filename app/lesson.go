@@ -36,10 +36,9 @@ type lessonState struct {
 	run        *trace.Run // the run l tells
 	err        error      // why l could not be told
 	i          int
-	asking     bool             // the chapter's question is on the card, its answer not yet shown
-	note       *widget.Label    // in the panels' place while the class guesses
-	column     *container.Split // the card over the settings, outside projector mode
-	guess      bool             // Let the class guess
+	asking     bool          // the chapter's question is on the card, its answer not yet shown
+	note       *widget.Label // in the panels' place while the class guesses
+	guess      bool          // Let the class guess
 	projector  bool
 	leftOffset float64
 	zero       bool // l counts layers and heads from 0
@@ -78,7 +77,7 @@ func (fc *lessonMode) newLessonArea(panels fyne.CanvasObject) fyne.CanvasObject 
 }
 
 // placeCard puts the card in the left column, where a class reads it
-// beside the panels: over the settings while the lesson is open, or in
+// beside the panels: in the settings' place while the lesson is open, or in
 // projector mode in a column of its own where the settings pane was.
 // Above the panels it added its height to theirs and the window grew past
 // a 768-pixel screen.
@@ -100,9 +99,11 @@ func (fc *lessonMode) placeCard(projector bool) {
 	u.bar.Box.Show()
 	u.les.split.Leading = u.left
 	if u.les.on {
-		u.les.column = container.NewVSplit(container.NewVScroll(u.les.side), u.left)
-		u.les.split.Leading = u.les.column
-		u.lessonMode.fitCard()
+		// The card alone (the settings come back with L): beneath it,
+		// a fixed share of the column cut the longer chapters' text and
+		// their Measure button, and the settings' last row was cut at
+		// the window's edge.
+		u.les.split.Leading = container.NewVScroll(u.les.side)
 	}
 	u.les.split.Refresh()
 }
@@ -237,7 +238,6 @@ func (fc *lessonMode) goChapter(i int) {
 	if u.les.asking {
 		c.Display(i, titles, ch.Title, "", ch.Question)
 		c.SetPlan("", false)
-		u.lessonMode.fitCard()
 		u.lessonMode.showChapter(ch.Show)
 		u.lessonMode.hideAnswer(true)
 		return
@@ -245,7 +245,6 @@ func (fc *lessonMode) goChapter(i int) {
 	u.lessonMode.hideAnswer(false)
 	c.Display(i, titles, ch.Title, ch.Text, "")
 	u.lessonMode.showPlan(ch)
-	u.lessonMode.fitCard()
 	u.lessonMode.showChapter(ch.Show)
 }
 
@@ -274,25 +273,6 @@ func (fc *lessonMode) hideAnswer(on bool) {
 	}
 	u.les.note.Hide()
 	u.tabs.Show()
-}
-
-// fitCard gives the card the room its chapter needs above the settings
-// (which scroll): a fixed half of the column cut the longer chapters' text
-// and their Measure button. At most nine tenths: the settings stay
-// reachable.
-func (fc *lessonMode) fitCard() {
-	u := fc.ui
-	col := u.les.column
-	if col == nil || u.les.projector || u.les.split.Leading != col {
-		return
-	}
-	h := col.Size().Height
-	if h <= 0 {
-		return
-	}
-	want := (u.les.side.MinSize().Height + theme.Padding()) / h
-	col.Offset = float64(min(0.9, max(0.3, want)))
-	col.Refresh()
 }
 
 // nextChapter is →, Space, PageDown: the answer to the question on the

@@ -31,7 +31,7 @@ func newUI(a fyne.App, w fyne.Window, opt Options, load Loader) *UI {
 	u.left = container.NewVScroll(container.NewVBox(u.chatPanel.Box, u.controls.Box))
 	u.les.note = guessNote()
 	right := container.NewVSplit(u.stream, container.NewStack(u.tabs, container.NewCenter(u.les.note)))
-	right.Offset = 0.22
+	right.Offset = 0.17 // two rows of tokens and the hover line: the grid needs the height at 768 pixels
 	split := container.NewHSplit(u.left, u.lessonMode.newLessonArea(right))
 	split.Offset = 0.24
 	u.les.split = split

@@ -37,8 +37,9 @@ type AttentionPanel struct {
 	Caption                                *widget.Label // how to read the grid
 	Scale                                  *widget.Label // the colour scale
 	Grid, Means                            *Heatmap
-	room                                   float32 // the height the panel's scroll is given (gridFit)
-	GridAxes, MeansAxes                    *Axes   // the grid and the means with numbered layers and heads
+	row                                    *fyne.Container // the grid and the open head's bars
+	room                                   float32         // the height the panel's scroll is given (gridFit)
+	GridAxes, MeansAxes                    *Axes           // the grid and the means with numbered layers and heads
 	Head                                   *Bars
 	offers                                 *fyne.Container
 	gridBox                                *fyne.Container
@@ -192,7 +193,8 @@ func (p *AttentionPanel) fitCells() {
 	if !p.has || rows == 0 || p.room <= 0 {
 		return
 	}
-	rest := p.content.MinSize().Height - float32(rows)*p.Grid.cell.Height
+	// The rest: the texts above and below, and the axes' bands.
+	rest := p.content.MinSize().Height - p.row.MinSize().Height + p.gridBox.MinSize().Height - float32(rows)*p.Grid.cell.Height
 	ch := clampF((p.room-rest-theme.Padding())/float32(rows), 5, 40)
 	if ch == p.Grid.cell.Height {
 		return
@@ -404,16 +406,19 @@ func nearest(att []trace.Attention, q, n int) []int {
 
 // render puts the current widgets in the scroll.
 func (p *AttentionPanel) render() {
+	p.content.Layout = layout.NewVBoxLayout()
 	objs := []fyne.CanvasObject{p.Title}
 	switch {
 	case p.has:
-		// The grid keeps its own height; the open head's bars, the hover
-		// line and the caption scroll beside it: stretched to a long
-		// list, or under the caption, its cells pushed layers off a
-		// 768-pixel screen.
-		objs = append(objs, p.Sink,
-			container.NewBorder(nil, nil, container.NewVBox(p.gridBox), nil,
-				container.NewVScroll(container.NewVBox(p.Hover, p.HeadTitle, p.Head, p.Caption))))
+		// The grid keeps its own height (fitCells), the open head's bars
+		// theirs beside it: stretched to the bars, its cells pushed
+		// layers off a 768-pixel screen.
+		top := container.NewVBox(p.Title, p.Sink)
+		bottom := container.NewVBox(p.Caption, p.Hover) // under both: a sentence as wide as the panel
+		p.row = container.NewBorder(nil, nil, container.NewVBox(p.gridBox), nil,
+			container.NewVBox(p.HeadTitle, p.Head))
+		p.content.Layout = layout.NewBorderLayout(top, bottom, nil, nil)
+		objs = []fyne.CanvasObject{top, bottom, p.row}
 	case p.Missing.Text != "":
 		objs = append(objs, p.Missing, p.offers)
 	}

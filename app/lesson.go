@@ -41,7 +41,8 @@ type lessonState struct {
 	guess      bool          // Let the class guess
 	projector  bool
 	leftOffset float64
-	zero       bool // l counts layers and heads from 0
+	winSize    fyne.Size // the window's before projector mode
+	zero       bool      // l counts layers and heads from 0
 	in         lesson.Input
 	extra      *lesson.Extra // the timing runs (Run these measurements) …
 	extraFor   *trace.Run    // … of this run

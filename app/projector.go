@@ -9,10 +9,11 @@ import (
 	"loupe/lesson"
 )
 
-// prefProjector remembers projector mode.
+// prefProjector was where projector mode was remembered: a launch after
+// quitting in projector mode opened in it. It is cleared, not read.
 const prefProjector = "projector"
 
-// toggleProjector switches projector mode and remembers it.
+// toggleProjector switches projector mode (for this launch only).
 func (fc *lessonMode) toggleProjector() {
 	u := fc.ui
 	u.lessonMode.setProjector(!u.les.projector)
@@ -27,7 +28,10 @@ func (fc *lessonMode) setProjector(on bool) {
 		return
 	}
 	u.les.projector = on
-	u.app.Preferences().SetBool(prefProjector, on)
+	u.app.Preferences().RemoveValue(prefProjector)
+	if on {
+		u.les.winSize = u.win.Canvas().Size()
+	}
 	u.win.SetFullScreen(on)
 	if on {
 		u.les.leftOffset = u.les.split.Offset
@@ -45,6 +49,11 @@ func (fc *lessonMode) setProjector(on bool) {
 	u.menus.buildMenu()
 	u.dirty = true
 	u.refreshPanels()
+	if !on && !u.les.winSize.IsZero() {
+		// Back to the size it had: grown to projector type's minimum, it
+		// came back taller than a 768-pixel screen.
+		u.win.Resize(u.les.winSize)
+	}
 }
 
 // lessonMenuItems are View › Lesson and View › Projector.
@@ -57,11 +66,10 @@ func (fc *lessonMode) lessonMenuItems() []*fyne.MenuItem {
 	return []*fyne.MenuItem{l, p}
 }
 
-// startLesson applies --lesson, --lesson-chapter and --projector, and the
-// remembered projector mode.
+// startLesson applies --lesson, --lesson-chapter, --guess and --projector.
 func (fc *lessonMode) startLesson() {
 	u := fc.ui
-	if u.opt.Projector || u.app.Preferences().Bool(prefProjector) {
+	if u.opt.Projector {
 		u.lessonMode.setProjector(true)
 	}
 	if !u.opt.Lesson {

@@ -200,6 +200,7 @@ func (p *AttentionPanel) fitCells() {
 		return
 	}
 	p.Grid.cell.Height, p.Means.cell.Height = ch, ch
+	p.Means.cell.Width = max(90, fyne.MeasureText(p.MeansAxes.ColTitle, theme.TextSize()*0.85, fyne.TextStyle{}).Width+8)
 	for _, o := range []fyne.CanvasObject{p.Grid, p.Means, p.GridAxes, p.MeansAxes, p.content} {
 		o.Refresh()
 	}
@@ -269,7 +270,9 @@ func (p *AttentionPanel) sizeGrid(rows, cols int) {
 	cw := clampF(440/float32(cols), 18, 56)
 	ch := clampF(460/float32(rows), 14, 40)
 	p.Grid.cell = fyne.NewSize(cw, ch)
-	p.Means.cell = fyne.NewSize(90, ch)
+	// As wide as its title: under projector type "mean of heads" ran
+	// over the colour scale's "0 %".
+	p.Means.cell = fyne.NewSize(max(90, fyne.MeasureText(p.MeansAxes.ColTitle, theme.TextSize()*0.85, fyne.TextStyle{}).Width+8), ch)
 }
 
 func clampF(x, lo, hi float32) float32 { return max(lo, min(hi, x)) }

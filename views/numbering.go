@@ -82,7 +82,7 @@ func (r *axesRenderer) Layout(s fyne.Size) {
 	rows, cols := r.a.Map.Dims()
 	if rows > 0 && len(r.rows) == rows {
 		ch := mapSize.Height / float32(rows)
-		step := fitStep(rows, ch, ts*1.1)
+		step := fitStep(rows, ch, r.rows[0].MinSize().Height-2) // the number's line, not its size: projector type overlapped
 		for i, t := range r.rows {
 			sr := r.a.Map.flip(i)
 			t.Hidden = !labelled(i, rows, step, r.a.base())

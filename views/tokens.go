@@ -45,6 +45,12 @@ type TokenStream struct {
 	// hideWritten draws the written tokens as empty chips: while the class
 	// guesses the next word, the strip must not show it.
 	hideWritten bool
+	// flowSize is the text size the widths were measured at; templateH
+	// the row height the list took from its first row, at the theme of
+	// that moment; tall says rows were given another height since.
+	flowSize  float32
+	templateH float32
+	tall      bool
 	// probs colours written token i by the model's p of it (nil: off;
 	// SetConfidence), explained by legend.
 	probs  []float64
@@ -62,7 +68,12 @@ func NewTokenStream() *TokenStream {
 	t.hover.Truncation = fyne.TextTruncateEllipsis
 	t.list = widget.NewList(
 		func() int { return len(t.rows) },
-		func() fyne.CanvasObject { return newChipRow(t) },
+		func() fyne.CanvasObject {
+			if t.templateH == 0 {
+				t.templateH = chipHeight()
+			}
+			return newChipRow(t)
+		},
 		func(id widget.ListItemID, o fyne.CanvasObject) {
 			r := o.(*chipRow)
 			r.row = id
@@ -106,6 +117,7 @@ func (t *TokenStream) Append(tok trace.Token) {
 		t.list.RefreshItem(len(t.rows) - 1)
 	} else {
 		t.rows = append(t.rows, [2]int{n - 1, n})
+		t.sizeRows(len(t.rows) - 1)
 		t.list.Refresh()
 	}
 	t.list.ScrollToBottom()
@@ -286,6 +298,16 @@ func (t *TokenStream) rowWidth(r [2]int) float32 {
 
 // reflow packs the chips into lines no wider than the stream.
 func (t *TokenStream) reflow() {
+	if size := chipTextSize(); size != t.flowSize {
+		// Another theme (projector mode's larger type): the chips kept
+		// their old widths and overlapped.
+		t.flowSize = size
+		t.widths = t.widths[:0]
+		for _, tok := range t.tokens {
+			t.widths = append(t.widths, t.measured.of(tok.Text))
+		}
+	}
+	defer t.sizeRows(0)
 	t.rows = t.rows[:0]
 	avail := t.avail()
 	start, w := 0, float32(0)
@@ -298,6 +320,20 @@ func (t *TokenStream) reflow() {
 	}
 	if start < len(t.widths) {
 		t.rows = append(t.rows, [2]int{start, len(t.widths)})
+	}
+}
+
+// sizeRows gives rows from on the chips' height at the current text
+// size where it is not the list's first row's: the list keeps that one
+// for every row, and projector mode's rows overlapped and were cut.
+func (t *TokenStream) sizeRows(from int) {
+	h := chipHeight()
+	if t.templateH == 0 || (h == t.templateH && !t.tall) {
+		return
+	}
+	t.tall = h != t.templateH
+	for id := from; id < len(t.rows); id++ {
+		t.list.SetItemHeight(id, h)
 	}
 }
 
@@ -323,8 +359,24 @@ func (r *streamRenderer) Layout(s fyne.Size) {
 		r.t.list.Refresh()
 	}
 }
-func (r *streamRenderer) MinSize() fyne.Size { return fyne.NewSize(200, 120) }
-func (r *streamRenderer) Refresh()           { r.box.Refresh() }
+
+// MinSize holds two whole rows of chips at the current text size above
+// the legend and the hover line: in projector mode a fixed 120 pixels
+// showed a row and a half.
+func (r *streamRenderer) MinSize() fyne.Size {
+	below := r.t.hover.MinSize().Height + theme.Padding()
+	if r.t.legend.box.Visible() {
+		below += r.t.legend.box.MinSize().Height + theme.Padding()
+	}
+	return fyne.NewSize(200, max(120, 2*(chipHeight()+theme.Padding())+below))
+}
+func (r *streamRenderer) Refresh() {
+	if chipTextSize() != r.t.flowSize { // a theme change
+		r.t.reflow()
+		r.t.list.Refresh()
+	}
+	r.box.Refresh()
+}
 func (r *streamRenderer) Objects() []fyne.CanvasObject {
 	return []fyne.CanvasObject{r.box, r.t.tip.Container}
 }

@@ -956,6 +956,10 @@ func TestFailedRunSaysSoInStatus(t *testing.T) {
 	if got := h.u.controls.Status.Text; strings.Contains(got, "Reading the prompt") || !strings.Contains(got, "Generation failed: too long for the model: max_tokens 100000") {
 		t.Errorf("status %q after a refused run", got)
 	}
+	// The refused setting is not saved: the next launch would fail too.
+	if got := h.u.app.Preferences().String("knob.max_tokens"); got == "100000" {
+		t.Errorf("a refused max tokens was saved: %q", got)
+	}
 }
 
 // TestHoverLineFollowsCountAndRun: the line under the grid named a head in

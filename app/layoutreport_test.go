@@ -155,3 +155,15 @@ func TestDeltaNetTabOnlyOnHybridModels(t *testing.T) {
 		t.Errorf("a dense model: tabs %v, want no DeltaNet tab", got)
 	}
 }
+
+// --guess opens the lesson; --layout-report needs the --screenshot it is
+// written beside.
+func TestGuessAndLayoutReportFlags(t *testing.T) {
+	o, err := ParseFlags([]string{"--guess", "--lesson-chapter", "grid", "--screenshot", "a.png", "--layout-report", "a.json"}, nil)
+	if err != nil || !o.Guess || !o.Lesson || o.LayoutReport != "a.json" {
+		t.Errorf("%+v %v", o, err)
+	}
+	if _, err := ParseFlags([]string{"--layout-report", "a.json"}, nil); err == nil {
+		t.Error("--layout-report without --screenshot: no error")
+	}
+}

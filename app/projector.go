@@ -33,6 +33,7 @@ func (fc *lessonMode) setProjector(on bool) {
 		u.les.winSize = u.win.Canvas().Size()
 	}
 	u.win.SetFullScreen(on)
+	u.stream.SetHoverLine(!on)
 	if on {
 		u.les.leftOffset = u.les.split.Offset
 		u.left.Hide()

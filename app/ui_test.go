@@ -658,7 +658,7 @@ func TestParseFlags(t *testing.T) {
 			}
 		}
 	}
-	tabs := slices.DeleteFunc(slices.Clone(tabNames), func(n string) bool { return n == "experts" }) // an MoE model's tab
+	tabs := slices.DeleteFunc(slices.Clone(tabNames), func(n string) bool { return n == "experts" || n == "deltanet" }) // an MoE or a hybrid model's tab
 	if !slices.Equal(slices.Sorted(slices.Values(names)), slices.Sorted(slices.Values(tabs))) {
 		t.Errorf("tabs %v, --tab names %v", names, tabNames)
 	}

@@ -173,6 +173,18 @@ func (t *TokenStream) SetHideWritten(on bool) {
 	}
 }
 
+// SetHoverLine shows (true) or hides the line under the chips that
+// says how to use them and, on hover, a token's id: projector mode gives
+// its height to two whole rows of larger chips.
+func (t *TokenStream) SetHoverLine(on bool) {
+	if on {
+		t.hover.Show()
+	} else {
+		t.hover.Hide()
+	}
+	t.Refresh()
+}
+
 // HidesWritten reports whether the written tokens are hidden.
 func (t *TokenStream) HidesWritten() bool { return t.hideWritten }
 
@@ -364,11 +376,14 @@ func (r *streamRenderer) Layout(s fyne.Size) {
 // the legend and the hover line: in projector mode a fixed 120 pixels
 // showed a row and a half.
 func (r *streamRenderer) MinSize() fyne.Size {
-	below := r.t.hover.MinSize().Height + theme.Padding()
+	below := float32(0)
+	if r.t.hover.Visible() {
+		below += r.t.hover.MinSize().Height
+	}
 	if r.t.legend.box.Visible() {
 		below += r.t.legend.box.MinSize().Height + theme.Padding()
 	}
-	return fyne.NewSize(200, max(120, 2*(chipHeight()+theme.Padding())+below))
+	return fyne.NewSize(200, max(120, 2*(chipHeight()+theme.Padding()+2)+below))
 }
 func (r *streamRenderer) Refresh() {
 	if chipTextSize() != r.t.flowSize { // a theme change

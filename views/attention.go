@@ -38,8 +38,9 @@ type AttentionPanel struct {
 	Scale                                  *widget.Label // the colour scale
 	Grid, Means                            *Heatmap
 	row                                    *fyne.Container // the grid and the open head's bars
-	room                                   float32         // the height the panel's scroll is given (gridFit)
-	GridAxes, MeansAxes                    *Axes           // the grid and the means with numbered layers and heads
+	room                                   float32
+	maxBars                                int   // the open head's bars that lie beside the grid (0: 16 and others)         // the height the panel's scroll is given (gridFit)
+	GridAxes, MeansAxes                    *Axes // the grid and the means with numbered layers and heads
 	Head                                   *Bars
 	offers                                 *fyne.Container
 	gridBox                                *fyne.Container
@@ -172,6 +173,20 @@ func (p *AttentionPanel) CreateRenderer() fyne.WidgetRenderer {
 		container.New(gridFit{p}, container.NewVScroll(p.content))))
 }
 
+// fitBars keeps the open head's bars beside the grid, as many as its
+// height holds: a longer list made the row taller than the panel's room
+// and cut its last bars and the caption below.
+func (p *AttentionPanel) fitBars() {
+	n := int((p.gridBox.MinSize().Height - p.HeadTitle.MinSize().Height - theme.Padding()) / barHeight())
+	if n == p.maxBars {
+		return
+	}
+	p.maxBars = n
+	if p.headL >= 0 && p.has {
+		p.OpenHead(p.headL, p.headH)
+	}
+}
+
 // gridFit lays the panel's scroll out at the room it is given, after
 // sizing the grid's cells from that room: layers × heads must be seen
 // whole without scrolling, on a 28-layer model at 1,366 × 768 too.
@@ -187,7 +202,7 @@ func (g gridFit) Layout(o []fyne.CanvasObject, s fyne.Size) {
 }
 
 // fitCells makes the grid's rows as tall as the panel's room allows once
-// the texts above and below it have theirs: from 5 to 40 pixels.
+// the texts above and below it have theirs: from 4 to 40 pixels.
 func (p *AttentionPanel) fitCells() {
 	rows, _ := p.Grid.Dims()
 	if !p.has || rows == 0 || p.room <= 0 {
@@ -195,7 +210,8 @@ func (p *AttentionPanel) fitCells() {
 	}
 	// The rest: the texts above and below, and the axes' bands.
 	rest := p.content.MinSize().Height - p.row.MinSize().Height + p.gridBox.MinSize().Height - float32(rows)*p.Grid.cell.Height
-	ch := clampF((p.room-rest-theme.Padding())/float32(rows), 5, 40)
+	ch := clampF((p.room-rest-theme.Padding())/float32(rows), 4, 40)
+	defer p.fitBars()
 	if ch == p.Grid.cell.Height {
 		return
 	}
@@ -320,7 +336,11 @@ func (p *AttentionPanel) OpenHead(l, h int) {
 	}
 	p.HeadTitle.SetText(fmt.Sprintf("%s (shares %s) — attention of %s over the %d tokens up to it",
 		p.layerHead(l, h), p.count.KVHead(group), p.tokName(p.att.QueryPos), p.att.QueryPos+1))
-	top, others := stats.TopK(p.att.Weights[l][h], 16)
+	k := 16
+	if p.maxBars > 0 { // as many as lie beside the grid, "others" included
+		k = max(1, min(k, p.maxBars-1))
+	}
+	top, others := stats.TopK(p.att.Weights[l][h], k)
 	bars := make([]Bar, 0, len(top)+1)
 	scale := 1.0 // bars relative to the largest share, which fills the width
 	if len(top) > 0 && top[0].P > 0 {

@@ -63,16 +63,24 @@ func (r *axesRenderer) bands() (left, bottom float32) {
 	return left, bottom
 }
 
+// topBand is the row title's band above the map (kept empty without
+// one), with room for half a row number's line: at a few pixels a row
+// the top number, centred on its row, rose over the title.
+func (r *axesRenderer) topBand() float32 {
+	ts := r.textSize()
+	return ts*1.3 + fyne.MeasureText("0", ts, fyne.TextStyle{}).Height/2
+}
+
 func (r *axesRenderer) MinSize() fyne.Size {
 	m := r.a.Map.MinSize()
 	left, bottom := r.bands()
-	return fyne.NewSize(m.Width+left, m.Height+bottom+r.textSize()*1.3)
+	return fyne.NewSize(m.Width+left, m.Height+bottom+r.topBand())
 }
 
 func (r *axesRenderer) Layout(s fyne.Size) {
 	left, bottom := r.bands()
 	ts := r.textSize()
-	top := ts * 1.3 // the row title's band, kept empty without one
+	top := r.topBand()
 	if r.rowTitle != nil {
 		r.rowTitle.Move(fyne.NewPos(0, 0))
 	}
@@ -87,11 +95,7 @@ func (r *axesRenderer) Layout(s fyne.Size) {
 			sr := r.a.Map.flip(i)
 			t.Hidden = !labelled(i, rows, step, r.a.base())
 			w := t.MinSize().Width
-			// Kept inside the map's band: at a few pixels a row, the top
-			// number rose over the row title.
-			y := top + (float32(sr)+0.5)*ch - t.MinSize().Height/2
-			y = max(top, min(y, top+mapSize.Height-t.MinSize().Height))
-			t.Move(fyne.NewPos(left-4-w, y))
+			t.Move(fyne.NewPos(left-4-w, top+(float32(sr)+0.5)*ch-t.MinSize().Height/2))
 		}
 	}
 	if cols > 0 && len(r.cols) == cols {

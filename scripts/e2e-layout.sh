@@ -27,6 +27,7 @@ chapters=$("$BIN" lesson --json --prompt "$PROMPT" | python3 -c 'import json,sys
 }
 models=demo
 for s in $SHAPES; do
+	rm -rf "$OUT/model-$s" # gen-model does not overwrite a model of an earlier run
 	"$BIN" gen-model --shape "$s" --out "$OUT/model-$s" >/dev/null || { echo "e2e-layout: FAIL: gen-model $s" >&2; exit 1; }
 	models="$models $s"
 done

@@ -68,6 +68,12 @@ type Options struct {
 	LessonChapter string
 	Projector     bool
 	Lang          string // en or fr for this launch ("": the remembered choice, else the system's)
+	// Guess opens the chapter with Let the class guess ticked: its
+	// question first, the answer hidden.
+	Guess bool
+	// LayoutReport writes, with --screenshot, where every text, token,
+	// button and figure of the window lies (layoutreport.go).
+	LayoutReport string
 }
 
 // ParseFlags reads the window's flags and refuses a value the window
@@ -87,8 +93,11 @@ func ParseFlags(args []string, stderr io.Writer) (Options, error) {
 	if err := checkLessonChapter(o.LessonChapter); err != nil {
 		return o, err
 	}
-	if o.LessonChapter != "" {
+	if o.LessonChapter != "" || o.Guess {
 		o.Lesson = true
+	}
+	if o.LayoutReport != "" && o.Screenshot == "" {
+		return o, fmt.Errorf("--layout-report needs --screenshot (the report is written beside it)")
 	}
 	if o.Experiment != "" && !validExperiment(o.Experiment) {
 		return o, fmt.Errorf("--experiment %q: use texts, kernels, context, threads or quant", o.Experiment)
@@ -183,6 +192,8 @@ func windowFlags(o *Options) *flag.FlagSet {
 	fs.StringVar(&o.LessonChapter, "lesson-chapter", "", "with --lesson: the chapter shown first: "+lessonChapters())
 	fs.BoolVar(&o.Projector, "projector", false, "projector mode: full screen, light theme, larger type, settings pane hidden")
 	fs.StringVar(&o.Lang, "lang", "", "language of the window for this launch: en or fr (default: View › Language, else the system's)")
+	fs.BoolVar(&o.Guess, "guess", false, "with --lesson: tick Let the class guess (the chapter's question first, its answer hidden)")
+	fs.StringVar(&o.LayoutReport, "layout-report", "", "with --screenshot: write where every text, token, button and figure lies (JSON) to this file")
 	return fs
 }
 

@@ -103,6 +103,7 @@ func (u *UI) finish(gen int, run *trace.Run, err error) {
 	case err != nil && errors.Is(err, context.Canceled):
 		u.controls.Status.SetText(tr("app.status.stopped", nil) + " " + u.controls.Status.Text)
 	case err != nil:
+		u.knobs.unsaveKnobs()
 		u.controls.Status.SetText(failedStatus(err))
 		u.fail(tr("app.err.generation", nil), err)
 	case run == nil:

@@ -36,15 +36,25 @@ type lessonState struct {
 	run        *trace.Run // the run l tells
 	err        error      // why l could not be told
 	i          int
-	asking     bool // the chapter's question is on the card, its answer not yet shown
-	guess      bool // Let the class guess
+	asking     bool          // the chapter's question is on the card, its answer not yet shown
+	note       *widget.Label // in the panels' place while the class guesses
+	guess      bool          // Let the class guess
 	projector  bool
 	leftOffset float64
-	zero       bool // l counts layers and heads from 0
+	winSize    fyne.Size // the window's before projector mode
+	zero       bool      // l counts layers and heads from 0
 	in         lesson.Input
 	extra      *lesson.Extra // the timing runs (Run these measurements) …
 	extraFor   *trace.Run    // … of this run
 	measuring  bool
+}
+
+// guessNote stands in the panels' place while the class guesses.
+func guessNote() *widget.Label {
+	l := widget.NewLabel(tr("app.lesson.guess_note", nil))
+	l.Alignment = fyne.TextAlignCenter
+	l.Hide()
+	return l
 }
 
 // newLessonArea puts the buttons above the panels and makes the (hidden)
@@ -53,7 +63,7 @@ func (fc *lessonMode) newLessonArea(panels fyne.CanvasObject) fyne.CanvasObject 
 	u := fc.ui
 	c := views.NewLessonCard()
 	c.OnGo = func(i int) { defer u.rescue(); u.lessonMode.goChapter(i) }
-	c.OnGuess = func(on bool) { defer u.rescue(); u.les.guess = on; u.lessonMode.goChapter(u.les.i) }
+	c.OnGuess = func(on bool) { defer u.rescue(); u.lessonMode.setGuess(on) }
 	c.OnClose = u.guard(u.lessonMode.closeLesson)
 	c.OnMeasure = u.guard(u.lessonMode.measureLesson)
 	c.Hide()
@@ -68,7 +78,7 @@ func (fc *lessonMode) newLessonArea(panels fyne.CanvasObject) fyne.CanvasObject 
 }
 
 // placeCard puts the card in the left column, where a class reads it
-// beside the panels: over the settings while the lesson is open, or in
+// beside the panels: in the settings' place while the lesson is open, or in
 // projector mode in a column of its own where the settings pane was.
 // Above the panels it added its height to theirs and the window grew past
 // a 768-pixel screen.
@@ -90,7 +100,11 @@ func (fc *lessonMode) placeCard(projector bool) {
 	u.bar.Box.Show()
 	u.les.split.Leading = u.left
 	if u.les.on {
-		u.les.split.Leading = container.NewVSplit(container.NewVScroll(u.les.side), u.left)
+		// The card alone (the settings come back with L): beneath it,
+		// a fixed share of the column cut the longer chapters' text and
+		// their Measure button, and the settings' last row was cut at
+		// the window's edge.
+		u.les.split.Leading = container.NewVScroll(u.les.side)
 	}
 	u.les.split.Refresh()
 }
@@ -210,11 +224,11 @@ func (fc *lessonMode) goChapter(i int) {
 	}
 	chs := u.les.l.Chapters
 	i = max(0, min(i, len(chs)-1))
-	if i != u.les.i || !u.les.guess {
-		u.les.asking = false
+	if i != u.les.i {
+		u.les.asking = u.les.guess && chs[i].Question != ""
 	}
-	if i != u.les.i && u.les.guess && chs[i].Question != "" {
-		u.les.asking = true
+	if chs[i].Question == "" || !u.les.guess {
+		u.les.asking = false
 	}
 	u.les.i = i
 	titles := make([]string, len(chs))
@@ -225,11 +239,41 @@ func (fc *lessonMode) goChapter(i int) {
 	if u.les.asking {
 		c.Display(i, titles, ch.Title, "", ch.Question)
 		c.SetPlan("", false)
-		return // the panels keep the previous chapter until the answer
+		u.lessonMode.showChapter(ch.Show)
+		u.lessonMode.hideAnswer(true)
+		return
 	}
+	u.lessonMode.hideAnswer(false)
 	c.Display(i, titles, ch.Title, ch.Text, "")
 	u.lessonMode.showPlan(ch)
 	u.lessonMode.showChapter(ch.Show)
+}
+
+// setGuess ticks or clears Let the class guess: ticked, the chapter on
+// the card asks its question again.
+func (fc *lessonMode) setGuess(on bool) {
+	u := fc.ui
+	u.les.guess, u.les.asking = on, on
+	if u.les.card.Guess.Checked != on {
+		u.les.card.Guess.SetChecked(on) // calls back here, with nothing left to change
+	}
+	u.lessonMode.goChapter(u.les.i)
+}
+
+// hideAnswer hides (on) what answers the question on the card: the
+// panels (a tab's content hidden alone is shown again by the tabs at
+// their next refresh) and the written tokens, whichever chapter was on
+// screen before; off shows them again.
+func (fc *lessonMode) hideAnswer(on bool) {
+	u := fc.ui
+	u.stream.SetHideWritten(on)
+	if on {
+		u.tabs.Hide()
+		u.les.note.Show()
+		return
+	}
+	u.les.note.Hide()
+	u.tabs.Show()
 }
 
 // nextChapter is →, Space, PageDown: the answer to the question on the

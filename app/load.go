@@ -85,6 +85,7 @@ func (u *UI) loaded(path string, b Backend, err error) {
 	u.model.Display(u.st.Info, cpuLine(), modelKernelLine(u.backend))
 	u.controls.PromptTokens = func(p string) int { return len(b.Encode(p)) }
 	u.showExpertsTab(u.st.Info.Experts > 0)
+	u.showDeltaNetTab(u.st.Info.DeltaNetHeads > 0)
 	u.controls.SetKVCost(u.st.Info.KVBytesPerToken, u.st.Info.MaxPositions)
 	u.controls.Status.SetText(tr("app.status.loaded", i18n.Args{"Name": u.st.Info.Name, "Layers": u.st.Info.Layers,
 		"Heads": u.st.Info.Heads, "DType": u.st.Info.DType}))

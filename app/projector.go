@@ -10,10 +10,11 @@ import (
 	"loupe/lesson"
 )
 
-// prefProjector remembers projector mode.
+// prefProjector was where projector mode was remembered: a launch after
+// quitting in projector mode opened in it. It is cleared, not read.
 const prefProjector = "projector"
 
-// toggleProjector switches projector mode and remembers it.
+// toggleProjector switches projector mode (for this launch only).
 func (fc *lessonMode) toggleProjector() {
 	u := fc.ui
 	u.lessonMode.setProjector(!u.les.projector)
@@ -28,8 +29,12 @@ func (fc *lessonMode) setProjector(on bool) {
 		return
 	}
 	u.les.projector = on
-	u.app.Preferences().SetBool(prefProjector, on)
+	u.app.Preferences().RemoveValue(prefProjector)
+	if on {
+		u.les.winSize = u.win.Canvas().Size()
+	}
 	u.win.SetFullScreen(on)
+	u.stream.SetHoverLine(!on)
 	if on {
 		u.les.leftOffset = u.les.split.Offset
 		u.left.Hide()
@@ -46,6 +51,11 @@ func (fc *lessonMode) setProjector(on bool) {
 	u.menus.buildMenu()
 	u.dirty = true
 	u.refreshPanels()
+	if !on && !u.les.winSize.IsZero() {
+		// Back to the size it had: grown to projector type's minimum, it
+		// came back taller than a 768-pixel screen.
+		u.win.Resize(u.les.winSize)
+	}
 }
 
 // lessonMenuItems are View › Lesson and View › Projector.
@@ -58,11 +68,10 @@ func (fc *lessonMode) lessonMenuItems() []*fyne.MenuItem {
 	return []*fyne.MenuItem{l, p}
 }
 
-// startLesson applies --lesson, --lesson-chapter and --projector, and the
-// remembered projector mode.
+// startLesson applies --lesson, --lesson-chapter, --guess and --projector.
 func (fc *lessonMode) startLesson() {
 	u := fc.ui
-	if u.opt.Projector || u.app.Preferences().Bool(prefProjector) {
+	if u.opt.Projector {
 		u.lessonMode.setProjector(true)
 	}
 	if !u.opt.Lesson {
@@ -70,6 +79,9 @@ func (fc *lessonMode) startLesson() {
 	}
 	u.les.i = max(0, lesson.Index(u.opt.LessonChapter))
 	u.les.on = true
+	if u.opt.Guess {
+		u.lessonMode.setGuess(true)
+	}
 	u.les.card.Show()
 	u.lessonMode.placeCard(u.les.projector)
 	if u.controls.Prompt.Text == "" {

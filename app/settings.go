@@ -8,7 +8,10 @@ import (
 )
 
 // knobs are the settings pane's values: their defaults, what is remembered between launches, and reading them for a run.
-type knobs struct{ ui *UI }
+type knobs struct {
+	ui     *UI
+	before map[string]string // the saved knobs a starting run replaced (unsaveKnobs)
+}
 
 // The knobs of the left column are remembered between sessions in the
 // preferences; the flags override them. Max tokens, threads and the kernel
@@ -58,10 +61,15 @@ func (fc *knobs) modelKey() string {
 	return u.modelPath
 }
 
-// saveKnobs remembers the knobs of a generation that started.
+// saveKnobs remembers the knobs of a generation that started; the values
+// they replace are kept until the run ends (unsaveKnobs).
 func (fc *knobs) saveKnobs() {
 	u := fc.ui
 	p := u.app.Preferences()
+	fc.before = map[string]string{}
+	for _, k := range fc.knobKeys() {
+		fc.before[k] = p.String(k)
+	}
 	e := u.knobs.knobEntries()
 	for _, name := range globalKnobs {
 		p.SetString("knob."+name, e[name].Text)
@@ -72,6 +80,37 @@ func (fc *knobs) saveKnobs() {
 		p.SetString(m+name, e[name].Text)
 	}
 	p.SetString(m+"mode", u.controls.Mode.Selected)
+}
+
+// knobKeys are the preferences saveKnobs writes.
+func (fc *knobs) knobKeys() []string {
+	keys := []string{"knob.kernels"}
+	for _, name := range globalKnobs {
+		keys = append(keys, "knob."+name)
+	}
+	m := "knob." + fc.modelKey() + "."
+	for _, name := range samplingKnobs {
+		keys = append(keys, m+name)
+	}
+	return append(keys, m+"mode")
+}
+
+// unsaveKnobs puts back the knobs saved before a run the engine refused
+// (--max-tokens 100000 on a 512-token model): saved, the next plain
+// launch failed the same way.
+func (fc *knobs) unsaveKnobs() {
+	p := fc.ui.app.Preferences()
+	if fc.before == nil {
+		return
+	}
+	for k, v := range fc.before {
+		if v == "" {
+			p.RemoveValue(k)
+		} else {
+			p.SetString(k, v)
+		}
+	}
+	fc.before = nil
 }
 
 // restoreKnobs puts back the knobs of the last session that are not a

@@ -51,6 +51,7 @@ func (u *UI) shootWhenIdle(wait time.Duration, tries int) {
 			} else {
 				fmt.Println("loupe: screenshot saved to", u.opt.Screenshot)
 			}
+			u.writeLayoutReport()
 			if u.onShot != nil {
 				u.onShot()
 			}

@@ -59,24 +59,25 @@ type UI struct {
 // widgets are the window's parts: the controls, the token stream and the
 // panels of the tabs.
 type widgets struct {
-	controls  *views.Controls
-	chatPanel *views.ChatPanel // Chat | Complete above the prompt (chat.go)
-	left      *container.Scroll
-	stream    *views.TokenStream
-	attn      *views.AttentionPanel
-	next      *views.NextTokenPanel
-	timing    *views.TimingPanel
-	model     *views.ModelPanel
-	mlp       *views.MLPPanel
-	deltaNet  *views.DeltaNetPanel      // Qwen3.5's recurrent layers: α, β, state norm
-	experts   *views.ExpertsPanel       // an MoE model's routing of the selected token
-	expertTab *container.TabItem        // shown only while an MoE model is open
-	inside    *inside                   // Embedding, KV cache, Logit lens, Sampler (inside.go)
-	compare   *views.ComparePanel       // compare.go
-	bar       *views.AblateBar          // under the attention grid: heads to switch off
-	tabs      *container.AppTabs        // the panels
-	panels    []views.Panel             // the tabs' panels, in order (ui.go)
-	exports   map[string]views.Exporter // every panel by its export name, and the head view (figures.go)
+	controls    *views.Controls
+	chatPanel   *views.ChatPanel // Chat | Complete above the prompt (chat.go)
+	left        *container.Scroll
+	stream      *views.TokenStream
+	attn        *views.AttentionPanel
+	next        *views.NextTokenPanel
+	timing      *views.TimingPanel
+	model       *views.ModelPanel
+	mlp         *views.MLPPanel
+	deltaNet    *views.DeltaNetPanel      // Qwen3.5's recurrent layers: α, β, state norm
+	experts     *views.ExpertsPanel       // an MoE model's routing of the selected token
+	expertTab   *container.TabItem        // shown only while an MoE model is open
+	deltaNetTab *container.TabItem        // shown only while a model with Gated DeltaNet layers is open
+	inside      *inside                   // Embedding, KV cache, Logit lens, Sampler (inside.go)
+	compare     *views.ComparePanel       // compare.go
+	bar         *views.AblateBar          // under the attention grid: heads to switch off
+	tabs        *container.AppTabs        // the panels
+	panels      []views.Panel             // the tabs' panels, in order (ui.go)
+	exports     map[string]views.Exporter // every panel by its export name, and the head view (figures.go)
 }
 
 // runData is what the panels show: the run on screen and the timings of

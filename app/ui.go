@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"fyne.io/fyne/v2"
@@ -27,9 +28,10 @@ func newUI(a fyne.App, w fyne.Window, opt Options, load Loader) *UI {
 	u.stream.OnSelect = guard1(u, u.selectQuery)
 	u.stream.OnSource = guard1(u, u.selectSource)
 	u.tabs = u.newPanels()
-	right := container.NewVSplit(u.stream, u.tabs)
-	right.Offset = 0.22
 	u.left = container.NewVScroll(container.NewVBox(u.chatPanel.Box, u.controls.Box))
+	u.les.note = guessNote()
+	right := container.NewVSplit(u.stream, container.NewStack(u.tabs, container.NewCenter(u.les.note)))
+	right.Offset = 0.17 // two rows of tokens and the hover line: the grid needs the height at 768 pixels
 	split := container.NewHSplit(u.left, u.lessonMode.newLessonArea(right))
 	split.Offset = 0.24
 	u.les.split = split
@@ -70,6 +72,10 @@ func (u *UI) newPanels() *container.AppTabs {
 		it := container.NewTabItem(p.Tab(), p.Object())
 		if p == views.Panel(u.experts) {
 			u.expertTab = it // shown only while an MoE model is open
+			continue
+		}
+		if p == views.Panel(u.deltaNet) {
+			u.deltaNetTab = it // shown only while a hybrid model is open
 			continue
 		}
 		tabs.Append(it)
@@ -302,31 +308,45 @@ func (u *UI) idle() {
 // showExpertsTab puts the Experts tab after MLP while a mixture-of-experts
 // model is open, and takes it away for a dense one.
 func (u *UI) showExpertsTab(on bool) {
+	u.showTabIf(u.expertTab, on, "experts", "MLP")
+}
+
+// showDeltaNetTab puts the DeltaNet tab after MLP (and Experts) while a
+// model with Gated DeltaNet layers is open: on the others it only said
+// that the model has none, and took a place the 1,366-pixel tab bar
+// needs.
+func (u *UI) showDeltaNetTab(on bool) {
+	u.showTabIf(u.deltaNetTab, on, "deltanet", "MLP", "Experts")
+}
+
+// showTabIf adds it after the last of the tabs named after (at the end
+// when none is there) or removes it; name is its --tab name.
+func (u *UI) showTabIf(it *container.TabItem, on bool, name string, after ...string) {
 	at := -1
-	for i, it := range u.tabs.Items {
-		if it == u.expertTab {
+	for i, x := range u.tabs.Items {
+		if x == it {
 			at = i
 		}
 	}
 	switch {
 	case on && at < 0:
 		pos := len(u.tabs.Items)
-		for i, it := range u.tabs.Items {
-			if it.Content == u.mlp.Object() {
+		for i, x := range u.tabs.Items {
+			if slices.ContainsFunc(after, func(a string) bool { return x.Text == tr("views.tab."+panelOfTab(a), nil) }) {
 				pos = i + 1
 			}
 		}
 		shown := u.tabs.Selected()
 		items := append([]*container.TabItem{}, u.tabs.Items[:pos]...)
-		items = append(items, u.expertTab)
+		items = append(items, it)
 		u.tabs.SetItems(append(items, u.tabs.Items[pos:]...))
 		if shown != nil {
 			u.tabs.Select(shown)
 		}
-		if u.opt.Tab == "experts" {
-			u.showTab("experts") // --tab experts names a tab that needed the model
+		if u.opt.Tab == name {
+			u.showTab(name) // --tab names a tab that needed the model
 		}
 	case !on && at >= 0:
-		u.tabs.Remove(u.expertTab)
+		u.tabs.Remove(it)
 	}
 }

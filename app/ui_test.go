@@ -658,7 +658,7 @@ func TestParseFlags(t *testing.T) {
 			}
 		}
 	}
-	tabs := slices.DeleteFunc(slices.Clone(tabNames), func(n string) bool { return n == "experts" }) // an MoE model's tab
+	tabs := slices.DeleteFunc(slices.Clone(tabNames), func(n string) bool { return n == "experts" || n == "deltanet" }) // an MoE or a hybrid model's tab
 	if !slices.Equal(slices.Sorted(slices.Values(names)), slices.Sorted(slices.Values(tabs))) {
 		t.Errorf("tabs %v, --tab names %v", names, tabNames)
 	}
@@ -955,6 +955,10 @@ func TestFailedRunSaysSoInStatus(t *testing.T) {
 	}
 	if got := h.u.controls.Status.Text; strings.Contains(got, "Reading the prompt") || !strings.Contains(got, "Generation failed: too long for the model: max_tokens 100000") {
 		t.Errorf("status %q after a refused run", got)
+	}
+	// The refused setting is not saved: the next launch would fail too.
+	if got := h.u.app.Preferences().String("knob.max_tokens"); got == "100000" {
+		t.Errorf("a refused max tokens was saved: %q", got)
 	}
 }
 

@@ -50,6 +50,7 @@ var allowedProse = map[string]string{
 	"app/app.go: loupe: no display":                  "noDisplayMessage, on stderr before any window opens: a terminal message, English like the errors",
 	"app/app.go: GLFW library is not":                "the toolkit's panic text it recognises, never shown",
 	"app/lesson.go: KV cache":                        "a lesson Show.Tab id (English) the card dispatches on, never shown",
+	"app/layoutreport.go: Next token":                "a lesson Show.Tab id (English) the layout report compares, never shown",
 	"app/machine.go: Exact arithmetic (fp32)":        "a Kernels option stored in the preferences and parsed back (exactLabel): a value for programs",
 	"app/memory.go: /gc/heap/live:bytes":             "a runtime/metrics name",
 	"app/projector.go:  (mixture-of-experts models)": "lessonChapters, in --lesson-chapter's help and error: help and errors stay English",

@@ -73,6 +73,10 @@ done
 # One screenshot of each inside-view tab after a generation.
 "$(dirname "$0")/e2e-tabs.sh" "$BIN" "$OUT" || fail "inside-view tabs"
 
+# Every lesson chapter at 1366 × 768, plain and guessing, on the demo and
+# generated shapes: nothing clipped, overlapping or answered too early.
+"$(dirname "$0")/e2e-layout.sh" "$BIN" "$OUT/layout" || fail "lesson layout (reports in $OUT/layout)"
+
 command -v xdotool >/dev/null 2>&1 || { echo "e2e: xdotool missing: interaction test skipped"; exit 0; }
 # The second run, as a script for xvfb-run: wait for the window, click a
 # token, right-click another, quit with Ctrl+Q, and time the exit.

@@ -9,6 +9,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/layout"
+	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
 	"loupe/format"
@@ -37,6 +38,9 @@ type AttentionPanel struct {
 	Caption                                *widget.Label // how to read the grid
 	Scale                                  *widget.Label // the colour scale
 	Grid, Means                            *Heatmap
+	row                                    *fyne.Container // the grid and the open head's bars
+	room                                   float32
+	maxBars                                int   // the open head's bars that lie beside the grid (0: 16 and others)         // the height the panel's scroll is given (gridFit)
 	GridAxes, MeansAxes                    *Axes // the grid and the means with numbered layers and heads
 	Head                                   *Bars
 	offers                                 *fyne.Container
@@ -101,7 +105,9 @@ func NewAttentionPanel() *AttentionPanel {
 	// The colour scale stands beside the grid, top value above, 0 below:
 	// under it, a deep model's grid or a small window pushed it out of
 	// sight.
-	scale := container.NewVBox(p.Scale, newLegend(), widget.NewLabel("0 %"))
+	// The ramp stretches to the grid's height: with a height of its own
+	// it set the grid's least height, too tall for a 1,366 × 768 screen.
+	scale := container.NewBorder(p.Scale, widget.NewLabel("0 %"), nil, nil, newLegend())
 	p.gridBox = container.NewHBox(p.GridAxes, p.MeansAxes, scale)
 	p.content = container.NewVBox()
 	p.ExtendBaseWidget(p)
@@ -139,7 +145,7 @@ func (p *AttentionPanel) SetSelectedHeads(hs []trace.Head) {
 // newLegend is the colour ramp of the grid, upright: 0 at the bottom,
 // the scale's top above.
 func newLegend() *Heatmap {
-	legend := NewHeatmap(16, 4)
+	legend := NewHeatmap(16, 1)
 	legend.Gapless, legend.BottomUp = true, true
 	ramp := make([][]float64, 32)
 	for i := range ramp {
@@ -165,7 +171,56 @@ func exportButtons(on func(format string)) *fyne.Container {
 // CreateRenderer implements fyne.Widget.
 func (p *AttentionPanel) CreateRenderer() fyne.WidgetRenderer {
 	return widget.NewSimpleRenderer(container.NewBorder(p.exporter, nil, nil, nil,
-		container.NewVScroll(p.content)))
+		container.New(gridFit{p}, container.NewVScroll(p.content))))
+}
+
+// fitBars keeps the open head's bars beside the grid, as many as its
+// height holds: a longer list made the row taller than the panel's room
+// and cut its last bars and the caption below.
+func (p *AttentionPanel) fitBars() {
+	n := int((p.gridBox.MinSize().Height - p.HeadTitle.MinSize().Height - theme.Padding()) / barHeight())
+	if n == p.maxBars {
+		return
+	}
+	p.maxBars = n
+	if p.headL >= 0 && p.has {
+		p.OpenHead(p.headL, p.headH)
+	}
+}
+
+// gridFit lays the panel's scroll out at the room it is given, after
+// sizing the grid's cells from that room: layers × heads must be seen
+// whole without scrolling, on a 28-layer model at 1,366 × 768 too.
+type gridFit struct{ p *AttentionPanel }
+
+func (g gridFit) MinSize(o []fyne.CanvasObject) fyne.Size { return o[0].MinSize() }
+
+func (g gridFit) Layout(o []fyne.CanvasObject, s fyne.Size) {
+	g.p.room = s.Height
+	g.p.fitCells()
+	o[0].Move(fyne.Position{})
+	o[0].Resize(s)
+}
+
+// fitCells makes the grid's rows as tall as the panel's room allows once
+// the texts above and below it have theirs: from 4 to 40 pixels.
+func (p *AttentionPanel) fitCells() {
+	rows, _ := p.Grid.Dims()
+	if !p.has || rows == 0 || p.room <= 0 {
+		return
+	}
+	// The rest: the texts above and below, and the axes' bands.
+	rest := p.content.MinSize().Height - p.row.MinSize().Height + p.gridBox.MinSize().Height - float32(rows)*p.Grid.cell.Height
+	ch := clampF((p.room-rest-theme.Padding())/float32(rows), 4, 40)
+	defer p.fitBars()
+	if ch == p.Grid.cell.Height {
+		return
+	}
+	p.Grid.cell.Height, p.Means.cell.Height = ch, ch
+	p.Means.cell.Width = max(90, fyne.MeasureText(p.MeansAxes.ColTitle, theme.TextSize()*0.85, fyne.TextStyle{}).Width+8)
+	for _, o := range []fyne.CanvasObject{p.Grid, p.Means, p.GridAxes, p.MeansAxes, p.content} {
+		o.Refresh()
+	}
 }
 
 // Display shows the attention of query on source (source < 0: the
@@ -212,6 +267,7 @@ func (p *AttentionPanel) Display(info trace.ModelInfo, toks []trace.Token, att [
 	}
 	p.OpenHead(p.headL, p.headH)
 	p.render()
+	p.fitCells()
 }
 
 // Source is the source position shown, Query the query (for tests).
@@ -230,7 +286,9 @@ func (p *AttentionPanel) sizeGrid(rows, cols int) {
 	cw := clampF(440/float32(cols), 18, 56)
 	ch := clampF(460/float32(rows), 14, 40)
 	p.Grid.cell = fyne.NewSize(cw, ch)
-	p.Means.cell = fyne.NewSize(90, ch)
+	// As wide as its title: under projector type "mean of heads" ran
+	// over the colour scale's "0 %".
+	p.Means.cell = fyne.NewSize(max(90, fyne.MeasureText(p.MeansAxes.ColTitle, theme.TextSize()*0.85, fyne.TextStyle{}).Width+8), ch)
 }
 
 func clampF(x, lo, hi float32) float32 { return max(lo, min(hi, x)) }
@@ -279,7 +337,11 @@ func (p *AttentionPanel) OpenHead(l, h int) {
 	}
 	p.HeadTitle.SetText(tr("views.attn.head_title", i18n.Args{"Head": p.layerHead(l, h), "KV": p.count.KVHead(group),
 		"Query": p.tokName(p.att.QueryPos), "N": thousands(p.att.QueryPos + 1)}))
-	top, others := stats.TopK(p.att.Weights[l][h], 16)
+	k := 16
+	if p.maxBars > 0 { // as many as lie beside the grid, "others" included
+		k = max(1, min(k, p.maxBars-1))
+	}
+	top, others := stats.TopK(p.att.Weights[l][h], k)
 	bars := make([]Bar, 0, len(top)+1)
 	scale := 1.0 // bars relative to the largest share, which fills the width
 	if len(top) > 0 && top[0].P > 0 {
@@ -368,13 +430,19 @@ func nearest(att []trace.Attention, q, n int) []int {
 
 // render puts the current widgets in the scroll.
 func (p *AttentionPanel) render() {
+	p.content.Layout = layout.NewVBoxLayout()
 	objs := []fyne.CanvasObject{p.Title}
 	switch {
 	case p.has:
-		objs = append(objs, p.Sink,
-			container.NewBorder(nil, nil, p.gridBox, nil,
-				container.NewVBox(p.HeadTitle, p.Head)),
-			p.Caption, p.Hover) // under both: a sentence as wide as the panel
+		// The grid keeps its own height (fitCells), the open head's bars
+		// theirs beside it: stretched to the bars, its cells pushed
+		// layers off a 768-pixel screen.
+		top := container.NewVBox(p.Title, p.Sink)
+		bottom := container.NewVBox(p.Caption, p.Hover) // under both: a sentence as wide as the panel
+		p.row = container.NewBorder(nil, nil, container.NewVBox(p.gridBox), nil,
+			container.NewVBox(p.HeadTitle, p.Head))
+		p.content.Layout = layout.NewBorderLayout(top, bottom, nil, nil)
+		objs = []fyne.CanvasObject{top, bottom, p.row}
 	case p.Missing.Text != "":
 		objs = append(objs, p.Missing, p.offers)
 	}

@@ -63,16 +63,24 @@ func (r *axesRenderer) bands() (left, bottom float32) {
 	return left, bottom
 }
 
+// topBand is the row title's band above the map (kept empty without
+// one), with room for half a row number's line: at a few pixels a row
+// the top number, centred on its row, rose over the title.
+func (r *axesRenderer) topBand() float32 {
+	ts := r.textSize()
+	return ts*1.3 + fyne.MeasureText("0", ts, fyne.TextStyle{}).Height/2
+}
+
 func (r *axesRenderer) MinSize() fyne.Size {
 	m := r.a.Map.MinSize()
 	left, bottom := r.bands()
-	return fyne.NewSize(m.Width+left, m.Height+bottom+r.textSize()*1.3)
+	return fyne.NewSize(m.Width+left, m.Height+bottom+r.topBand())
 }
 
 func (r *axesRenderer) Layout(s fyne.Size) {
 	left, bottom := r.bands()
 	ts := r.textSize()
-	top := ts * 1.3 // the row title's band, kept empty without one
+	top := r.topBand()
 	if r.rowTitle != nil {
 		r.rowTitle.Move(fyne.NewPos(0, 0))
 	}
@@ -82,7 +90,7 @@ func (r *axesRenderer) Layout(s fyne.Size) {
 	rows, cols := r.a.Map.Dims()
 	if rows > 0 && len(r.rows) == rows {
 		ch := mapSize.Height / float32(rows)
-		step := fitStep(rows, ch, ts*1.1)
+		step := fitStep(rows, ch, r.rows[0].MinSize().Height-2) // the number's line, not its size: projector type overlapped
 		for i, t := range r.rows {
 			sr := r.a.Map.flip(i)
 			t.Hidden = !labelled(i, rows, step, r.a.base())

@@ -41,6 +41,15 @@ type TokenStream struct {
 	selected int
 	source   int
 	focus    bool // dim every chip but the query and the source (the lesson)
+	// hideWritten draws the written tokens as empty chips: while the class
+	// guesses the next word, the strip must not show it.
+	hideWritten bool
+	// flowSize is the text size the widths were measured at; templateH
+	// the row height the list took from its first row, at the theme of
+	// that moment; tall says rows were given another height since.
+	flowSize  float32
+	templateH float32
+	tall      bool
 	// probs colours written token i by the model's p of it (nil: off;
 	// SetConfidence), explained by legend.
 	probs  []float64
@@ -58,7 +67,12 @@ func NewTokenStream() *TokenStream {
 	t.hover.Truncation = fyne.TextTruncateEllipsis
 	t.list = widget.NewList(
 		func() int { return len(t.rows) },
-		func() fyne.CanvasObject { return newChipRow(t) },
+		func() fyne.CanvasObject {
+			if t.templateH == 0 {
+				t.templateH = chipHeight()
+			}
+			return newChipRow(t)
+		},
 		func(id widget.ListItemID, o fyne.CanvasObject) {
 			r := o.(*chipRow)
 			r.row = id
@@ -102,6 +116,7 @@ func (t *TokenStream) Append(tok trace.Token) {
 		t.list.RefreshItem(len(t.rows) - 1)
 	} else {
 		t.rows = append(t.rows, [2]int{n - 1, n})
+		t.sizeRows(len(t.rows) - 1)
 		t.list.Refresh()
 	}
 	t.list.ScrollToBottom()
@@ -148,6 +163,29 @@ func (t *TokenStream) SetFocus(on bool) {
 
 // Focused reports whether the stream dims all but the query and source.
 func (t *TokenStream) Focused() bool { return t.focus }
+
+// SetHideWritten hides (true) or shows the written tokens' text.
+func (t *TokenStream) SetHideWritten(on bool) {
+	if on != t.hideWritten {
+		t.hideWritten = on
+		t.list.Refresh()
+	}
+}
+
+// SetHoverLine shows (true) or hides the line under the chips that
+// says how to use them and, on hover, a token's id: projector mode gives
+// its height to two whole rows of larger chips.
+func (t *TokenStream) SetHoverLine(on bool) {
+	if on {
+		t.hover.Show()
+	} else {
+		t.hover.Hide()
+	}
+	t.Refresh()
+}
+
+// HidesWritten reports whether the written tokens are hidden.
+func (t *TokenStream) HidesWritten() bool { return t.hideWritten }
 
 // Select marks pos as the query and reports it, as a click would.
 func (t *TokenStream) Select(pos int) {
@@ -271,6 +309,16 @@ func (t *TokenStream) rowWidth(r [2]int) float32 {
 
 // reflow packs the chips into lines no wider than the stream.
 func (t *TokenStream) reflow() {
+	if size := chipTextSize(); size != t.flowSize {
+		// Another theme (projector mode's larger type): the chips kept
+		// their old widths and overlapped.
+		t.flowSize = size
+		t.widths = t.widths[:0]
+		for _, tok := range t.tokens {
+			t.widths = append(t.widths, t.measured.of(tok.Text))
+		}
+	}
+	defer t.sizeRows(0)
 	t.rows = t.rows[:0]
 	avail := t.avail()
 	start, w := 0, float32(0)
@@ -283,6 +331,20 @@ func (t *TokenStream) reflow() {
 	}
 	if start < len(t.widths) {
 		t.rows = append(t.rows, [2]int{start, len(t.widths)})
+	}
+}
+
+// sizeRows gives rows from on the chips' height at the current text
+// size where it is not the list's first row's: the list keeps that one
+// for every row, and projector mode's rows overlapped and were cut.
+func (t *TokenStream) sizeRows(from int) {
+	h := chipHeight()
+	if t.templateH == 0 || (h == t.templateH && !t.tall) {
+		return
+	}
+	t.tall = h != t.templateH
+	for id := from; id < len(t.rows); id++ {
+		t.list.SetItemHeight(id, h)
 	}
 }
 
@@ -308,8 +370,27 @@ func (r *streamRenderer) Layout(s fyne.Size) {
 		r.t.list.Refresh()
 	}
 }
-func (r *streamRenderer) MinSize() fyne.Size { return fyne.NewSize(200, 120) }
-func (r *streamRenderer) Refresh()           { r.box.Refresh() }
+
+// MinSize holds two whole rows of chips at the current text size above
+// the legend and the hover line: in projector mode a fixed 120 pixels
+// showed a row and a half.
+func (r *streamRenderer) MinSize() fyne.Size {
+	below := float32(0)
+	if r.t.hover.Visible() {
+		below += r.t.hover.MinSize().Height
+	}
+	if r.t.legend.box.Visible() {
+		below += r.t.legend.box.MinSize().Height + theme.Padding()
+	}
+	return fyne.NewSize(200, max(120, 2*(chipHeight()+theme.Padding()+2)+below))
+}
+func (r *streamRenderer) Refresh() {
+	if chipTextSize() != r.t.flowSize { // a theme change
+		r.t.reflow()
+		r.t.list.Refresh()
+	}
+	r.box.Refresh()
+}
 func (r *streamRenderer) Objects() []fyne.CanvasObject {
 	return []fyne.CanvasObject{r.box, r.t.tip.Container}
 }
@@ -506,6 +587,9 @@ func (r *chipRowRenderer) Refresh() {
 		rect.Move(fyne.NewPos(x, 1))
 		rect.Resize(fyne.NewSize(t.widths[i]-3, h-2))
 		text, style := Shown(tok.Text), fyne.TextStyle{Monospace: true, Bold: tok.Special, Italic: tok.Thinking && !tok.Special}
+		if tok.Generated && t.hideWritten {
+			text = ""
+		}
 		if txt.Text != text || txt.Color != fg || txt.TextSize != chipTextSize() || txt.TextStyle != style {
 			txt.Text, txt.Color, txt.TextSize, txt.TextStyle = text, fg, chipTextSize(), style
 			txt.Refresh()

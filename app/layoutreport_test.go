@@ -1,0 +1,169 @@
+package app
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"fyne.io/fyne/v2"
+
+	"loupe/assets"
+	"loupe/engine/genmodel"
+	"loupe/lesson"
+)
+
+// answerObjects are the report's objects that answer the chapter's
+// question, and those of them drawn.
+func answerObjects(r layoutReport) (all, shown []layoutObject) {
+	for _, o := range r.Objects {
+		if o.Answer {
+			all = append(all, o)
+			if o.Visible {
+				shown = append(shown, o)
+			}
+		}
+	}
+	return all, shown
+}
+
+// Let the class guess, for every chapter with a question, coming from the
+// chapter after it (backwards) and from the one before: the report lists
+// the answer's objects and none is drawn; the next key draws them.
+func TestLayoutReportHidesAnswersWhileGuessing(t *testing.T) {
+	demo, err := assets.DemoModelDir()
+	if err != nil {
+		t.Skip("no demo model:", err)
+	}
+	h := lessonHarness(t, demo)
+	u := h.u
+	asked := 0
+	for i, ch := range u.les.l.Chapters {
+		if ch.Question == "" {
+			continue
+		}
+		for _, from := range []int{i + 1, i - 1} {
+			var r layoutReport
+			onUI(func() {
+				u.lessonMode.setGuess(false)
+				u.lessonMode.goChapter(from)
+				u.lessonMode.setGuess(true)
+				u.lessonMode.goChapter(i)
+				r = u.layout()
+			})
+			all, shown := answerObjects(r)
+			if !r.Guessing || r.Chapter == nil || *r.Chapter != ch.ID {
+				t.Fatalf("%s from %d: guessing %v, chapter %v", ch.ID, from, r.Guessing, r.Chapter)
+			}
+			if len(all) == 0 {
+				t.Errorf("%s from %d: no answer object listed", ch.ID, from)
+			}
+			for _, o := range shown {
+				t.Errorf("%s from %d: answer visible while guessing: %+v", ch.ID, from, o)
+			}
+			onUI(func() { u.typedKey(&fyne.KeyEvent{Name: fyne.KeySpace}); r = u.layout() })
+			if _, shown := answerObjects(r); r.Guessing || len(shown) == 0 {
+				t.Errorf("%s from %d: after the key, guessing %v and %d answer objects drawn", ch.ID, from, r.Guessing, len(shown))
+			}
+		}
+		asked++
+	}
+	if asked == 0 {
+		t.Fatal("no chapter asks a question")
+	}
+}
+
+// The report of the headless window: every kind the window shows is
+// there, in the window, and the JSON has the fields a check reads.
+func TestLayoutReportFields(t *testing.T) {
+	demo, err := assets.DemoModelDir()
+	if err != nil {
+		t.Skip("no demo model:", err)
+	}
+	h := lessonHarness(t, demo)
+	u := h.u
+	onUI(func() { u.lessonMode.goChapter(lesson.Index(lesson.Grid)) })
+	out := filepath.Join(t.TempDir(), "layout.json")
+	u.opt.LayoutReport = out
+	onUI(u.writeLayoutReport)
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r map[string]any
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"screen", "window", "chapter", "projector", "guessing", "objects"} {
+		if _, ok := r[k]; !ok {
+			t.Errorf("no %q in the report", k)
+		}
+	}
+	rep := u.layout()
+	if rep.Window.W < 1000 || rep.Window.H < 600 || rep.Screen.W < rep.Window.X+rep.Window.W {
+		t.Errorf("window %+v on screen %+v", rep.Window, rep.Screen)
+	}
+	kinds := map[string]int{}
+	for _, o := range rep.Objects {
+		if o.Visible {
+			kinds[o.Kind]++
+			if o.X < rep.Window.X || o.Y < rep.Window.Y || o.X+o.W > rep.Window.X+rep.Window.W+1 || o.Y+o.H > rep.Window.Y+rep.Window.H+1 {
+				t.Errorf("visible outside the window: %+v", o)
+			}
+		}
+	}
+	for _, k := range []string{"text", "token", "card", "button", "figure"} {
+		if kinds[k] == 0 {
+			t.Errorf("no visible %s in the report (%v)", k, kinds)
+		}
+	}
+	if *rep.Chapter != lesson.Grid {
+		t.Errorf("chapter %v", *rep.Chapter)
+	}
+}
+
+// tabTitles are the titles of the window's tabs, in order.
+func tabTitles(u *UI) []string {
+	var s []string
+	for _, it := range u.tabs.Items {
+		s = append(s, it.Text)
+	}
+	return s
+}
+
+// Tabs only for what the model has: no DeltaNet tab on a model without
+// Gated DeltaNet layers, one on Qwen3.5, and none again once a dense
+// model is opened after it.
+func TestDeltaNetTabOnlyOnHybridModels(t *testing.T) {
+	q35 := t.TempDir()
+	if err := genmodel.Write(q35, "tiny-qwen35", 1, "bf16"); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarnessWith(t, Options{Model: q35}, loadEngine)
+	t.Cleanup(func() { h.u.backend.Close() })
+	if !slices.Contains(tabTitles(h.u), "DeltaNet") {
+		t.Errorf("Qwen3.5: tabs %v, want a DeltaNet tab", tabTitles(h.u))
+	}
+	dense := t.TempDir()
+	if err := genmodel.Write(dense, "tiny", 1, "bf16"); err != nil {
+		t.Fatal(err)
+	}
+	onUI(func() { h.u.openModel(dense) })
+	h.wait()
+	if got := tabTitles(h.u); slices.Contains(got, "DeltaNet") {
+		t.Errorf("a dense model: tabs %v, want no DeltaNet tab", got)
+	}
+}
+
+// --guess opens the lesson; --layout-report needs the --screenshot it is
+// written beside.
+func TestGuessAndLayoutReportFlags(t *testing.T) {
+	o, err := ParseFlags([]string{"--guess", "--lesson-chapter", "grid", "--screenshot", "a.png", "--layout-report", "a.json"}, nil)
+	if err != nil || !o.Guess || !o.Lesson || o.LayoutReport != "a.json" {
+		t.Errorf("%+v %v", o, err)
+	}
+	if _, err := ParseFlags([]string{"--layout-report", "a.json"}, nil); err == nil {
+		t.Error("--layout-report without --screenshot: no error")
+	}
+}

@@ -1,0 +1,57 @@
+#!/bin/sh
+# e2e-layout.sh BIN OUTDIR — every lesson chapter at 1366 × 768 under Xvfb,
+# on the demo model and on a generated 2-layer model, plain and with
+# --guess, each with a screenshot and a --layout-report that
+# scripts/layout-check.py reads: it fails on a
+# visible clipped or overlapping text, a window off the screen, or an
+# answer visible while the class guesses. LOUPE_LAYOUT_SHAPES overrides
+# the generated shapes ("" runs the demo only; "tiny narrow-1.5b" adds
+# 28 layers × 12 heads, whose attention caption is still cut at 768
+# pixels); LOUPE_LAYOUT_SCREEN the screen ("1366x768").
+set -u
+if [ $# -ne 2 ]; then
+	echo "usage: $0 BIN OUTDIR" >&2
+	exit 2
+fi
+BIN=$1
+OUT=$2
+HERE=$(dirname "$0")
+SCREEN=${LOUPE_LAYOUT_SCREEN:-1366x768}
+SHAPES=${LOUPE_LAYOUT_SHAPES-tiny}
+PROMPT="My cat is purple. But my friends tell me there is no such thing as a"
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+chapters=$("$BIN" lesson --json --prompt "$PROMPT" | python3 -c 'import json,sys; print(" ".join(c["id"] for c in json.load(sys.stdin)["chapters"]))') || {
+	echo "e2e-layout: FAIL: loupe lesson --json" >&2
+	exit 1
+}
+models=demo
+for s in $SHAPES; do
+	rm -rf "$OUT/model-$s" # gen-model does not overwrite a model of an earlier run
+	"$BIN" gen-model --shape "$s" --out "$OUT/model-$s" >/dev/null || { echo "e2e-layout: FAIL: gen-model $s" >&2; exit 1; }
+	models="$models $s"
+done
+fails=0
+for m in $models; do
+	for c in $chapters; do
+		for mode in plain guess; do
+			name="$m-$c-$mode"
+			set -- --lesson-chapter "$c" --max-tokens 8 --screenshot "$OUT/$name.png" --layout-report "$OUT/$name.json" --quit
+			[ $mode = guess ] && set -- --guess "$@"
+			[ $m != demo ] && set -- --model "$OUT/model-$m" "$@"
+			XDG_CONFIG_HOME="$OUT/config" timeout 120 xvfb-run -a -s "-screen 0 ${SCREEN}x24" \
+				"$BIN" "$@" >"$OUT/$name.log" 2>&1
+			if [ $? -ne 0 ] || [ ! -s "$OUT/$name.json" ]; then
+				echo "e2e-layout: FAIL: $name: no report (see $OUT/$name.log)"
+				fails=$((fails + 1))
+				continue
+			fi
+			python3 "$HERE/layout-check.py" "$OUT/$name.json" || fails=$((fails + 1))
+		done
+	done
+done
+if [ $fails -gt 0 ]; then
+	echo "e2e-layout: FAIL: $fails of the reports under $OUT show a fault" >&2
+	exit 1
+fi
+echo "e2e-layout: ok: every chapter on $models at $SCREEN -> $OUT"

@@ -641,7 +641,7 @@ func TestParseFlags(t *testing.T) {
 		{[]string{"--threads", "-2"}, "--threads -2: must be 0 (one per physical core) or more"},
 		{[]string{"--threads", "-1"}, "--threads -1: must be 0"},
 		{[]string{"--dialog", "open"}, `--dialog "open": use models or get-model`},
-		{[]string{"--kernels", "fast"}, `--kernels "fast": use auto, exact`},
+		{[]string{"--kernels", "fast"}, `--kernels "fast": use one of auto, exact`},
 	} {
 		_, err := ParseFlags(c.args, &strings.Builder{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {

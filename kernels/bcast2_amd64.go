@@ -81,24 +81,7 @@ func tiles16(out []float32, ldOut int, pk, x []float32, ldx, n, jn, k, acc int) 
 // stride cols), columns k0..k0+k (k a multiple of 8), into pk as
 // pk[c·16+j], with zeros for jn ≤ j < 16.
 func packPanel16[E BF16 | float32](ws *Workspace, pk []float32, w []E, jn, cols, k0, k int) {
-	src, lds := w[k0:], cols
-	if jn < col2 {
-		var pad []E
-		switch p := any(&pad).(type) {
-		case *[]BF16:
-			*p = grow(&ws.rb, col2*k)
-		case *[]float32:
-			*p = grow(&ws.rf, col2*k)
-		}
-		for j := range col2 {
-			if j < jn {
-				copy(pad[j*k:j*k+k], w[j*cols+k0:])
-			} else {
-				clear(pad[j*k : j*k+k])
-			}
-		}
-		src, lds = pad, k
-	}
+	src, lds := padPanel(ws, w, jn, col2, cols, k0, k)
 	switch s := any(src).(type) {
 	case []BF16:
 		packT16BF16AVX2(&pk[0], &s[0], lds, k)

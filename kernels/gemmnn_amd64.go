@@ -307,28 +307,35 @@ var xInL2 = l2Bytes() / 2
 // and reads W panel by panel, each through all its column blocks.
 func panelsFirst(n, m int) bool { return 4*n*m <= xInL2 }
 
+// padPanel is what a packer of width rows reads: w from column k0 (row
+// stride cols) when the panel is whole (jn = width), else rows j < jn
+// copied into a [width][k] scratch whose rows jn… are zero (stride k).
+func padPanel[E BF16 | float32](ws *Workspace, w []E, jn, width, cols, k0, k int) ([]E, int) {
+	if jn >= width {
+		return w[k0:], cols
+	}
+	var pad []E
+	switch p := any(&pad).(type) {
+	case *[]BF16:
+		*p = grow(&ws.rb, width*k)
+	case *[]float32:
+		*p = grow(&ws.rf, width*k)
+	}
+	for j := range width {
+		if j < jn {
+			copy(pad[j*k:j*k+k], w[j*cols+k0:])
+		} else {
+			clear(pad[j*k : j*k+k])
+		}
+	}
+	return pad, k
+}
+
 // packPanel packs rows j < jn of w (row stride cols), columns k0..k0+k,
 // into pk as pk[c·32+j], with zeros for jn ≤ j < 32: a partial panel is
 // first copied into a [32][k] scratch whose missing rows are zero.
 func packPanel[E BF16 | float32](ws *Workspace, pk []float32, w []E, jn, cols, k0, k int) {
-	src, lds := w[k0:], cols
-	if jn < colNN {
-		var pad []E
-		switch p := any(&pad).(type) {
-		case *[]BF16:
-			*p = grow(&ws.rb, colNN*k)
-		case *[]float32:
-			*p = grow(&ws.rf, colNN*k)
-		}
-		for j := range colNN {
-			if j < jn {
-				copy(pad[j*k:j*k+k], w[j*cols+k0:])
-			} else {
-				clear(pad[j*k : j*k+k])
-			}
-		}
-		src, lds = pad, k
-	}
+	src, lds := padPanel(ws, w, jn, colNN, cols, k0, k)
 	switch s := any(src).(type) {
 	case []BF16:
 		packT32BF16AVX512(&pk[0], &s[0], lds, k)

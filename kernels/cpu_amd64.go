@@ -2,22 +2,45 @@
 
 package kernels
 
-import "github.com/klauspost/cpuid/v2"
+import (
+	"os"
+	"strings"
+
+	"github.com/klauspost/cpuid/v2"
+)
+
+// cpu is what this process may use: cpuid's reading of the CPU less the
+// features named in LOUPE_CPU_DISABLE (comma-separated cpuid names, e.g.
+// "AVX512F,AVXVNNI"), so that an AVX-512 machine can run exactly the code
+// an AVX2-only laptop runs (Zen 3 has neither), not only its level.
+var cpu = cpuWithout(os.Getenv("LOUPE_CPU_DISABLE"))
+
+// cpuWithout returns cpuid.CPU with the listed features switched off;
+// unknown names are ignored, as cpuid's own -cpu.disable does.
+func cpuWithout(list string) cpuid.CPUInfo {
+	c := cpuid.CPU
+	for _, name := range strings.Split(list, ",") {
+		if id := cpuid.ParseFeature(strings.TrimSpace(name)); id != cpuid.UNKNOWN {
+			c.Disable(id)
+		}
+	}
+	return c
+}
 
 // CPU capability flags, read once. cpuid reports AVX and AVX-512 only when
 // the OS saves the YMM / ZMM and opmask state (XGETBV), so these include OS
 // support. Our AVX2 code uses FMA throughout; the AVX-512 code uses EVEX
 // forms of 256-bit instructions, hence VL.
 var (
-	hasAVX2       = cpuid.CPU.Supports(cpuid.AVX, cpuid.AVX2, cpuid.FMA3)
-	hasAVX512     = hasAVX2 && cpuid.CPU.Supports(cpuid.AVX512F, cpuid.AVX512VL, cpuid.AVX512DQ) // DQ: VXORPS on Z registers
-	hasAVX512BF16 = hasAVX512 && cpuid.CPU.Supports(cpuid.AVX512BF16)
+	hasAVX2       = cpu.Supports(cpuid.AVX, cpuid.AVX2, cpuid.FMA3)
+	hasAVX512     = hasAVX2 && cpu.Supports(cpuid.AVX512F, cpuid.AVX512VL, cpuid.AVX512DQ) // DQ: VXORPS on Z registers
+	hasAVX512BF16 = hasAVX512 && cpu.Supports(cpuid.AVX512BF16)
 	// hasVNNI: the integer decode kernels use VPDPBUSD on Z registers and
 	// word shifts (VPSRLVW), hence BW.
-	hasVNNI = hasAVX512 && cpuid.CPU.Supports(cpuid.AVX512BW, cpuid.AVX512VNNI)
+	hasVNNI = hasAVX512 && cpu.Supports(cpuid.AVX512BW, cpuid.AVX512VNNI)
 	// hasAVXVNNI: VEX VPDPBUSD on Y registers (Intel cores from Alder Lake
 	// on, AVX-512 or not); cpuid sets it only where the OS saves AVX state.
-	hasAVXVNNI = hasAVX2 && cpuid.CPU.Supports(cpuid.AVXVNNI)
+	hasAVXVNNI = hasAVX2 && cpu.Supports(cpuid.AVXVNNI)
 )
 
 // q8NameAVX2 names the integer decode of the AVX2 kernels on this CPU.
@@ -26,7 +49,7 @@ var q8NameAVX2 = pick(hasAVXVNNI, "AVX-VNNI VPDPBUSD", "AVX2 VPMADDUBSW")
 // l2Bytes is one core's L2 cache in bytes as cpuid reports it, 1 MiB when
 // it does not.
 func l2Bytes() int {
-	if l2 := cpuid.CPU.Cache.L2; l2 > 0 {
+	if l2 := cpu.Cache.L2; l2 > 0 {
 		return l2
 	}
 	return 1 << 20

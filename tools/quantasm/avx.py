@@ -33,7 +33,10 @@ class Asm:
     def comment(self, text):
         """A // block; a line starting with a tab stays code-like."""
         for line in text.strip("\n").split("\n"):
-            self.e(("// " + line).rstrip() if line else "//")
+            if line.startswith("\t"):
+                self.e("//" + line)  # Go code, as gofmt indents it in a doc comment
+            else:
+                self.e(("// " + line).rstrip())
 
     def header(self, generator, doc):
         """The build line, the generated-code mark and the file's comment."""
@@ -102,14 +105,14 @@ def strided(a, isa, name, ptrs, steps, end, n="CX"):
     vectors·lanes: body(), each pointer (register, bytes an element, Go
     name) moves on, n goes down. A narrower loop takes what the wider one
     left; the last jumps to end."""
-    guards = ["%s%d" % (name, v * isa.lanes) for v, _ in steps[1:]] + [end]
+    guards = ["%sby%d" % (name, v * isa.lanes) for v, _ in steps[1:]] + [end]
     for i, (vecs, body) in enumerate(steps):
         elems = vecs * isa.lanes
         if i > 0:
             a.label(guards[i - 1])
         a.ins("CMPQ", n, "$%d" % elems)
         a.ins("JL", guards[i])
-        loop = "%s%dloop" % (name, elems)
+        loop = "%sby%dloop" % (name, elems)
         a.label(loop)
         body()
         for reg, size, go in ptrs:

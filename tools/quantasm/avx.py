@@ -9,6 +9,8 @@ names, the bitwise forms (AVX-512 has no VEX VPAND on Z), the folding of a
 sum down to one 128-bit register, and the name suffix.
 """
 
+import textwrap
+
 
 class Asm:
     """Collects the lines of one .s file."""
@@ -35,8 +37,11 @@ class Asm:
         for line in text.strip("\n").split("\n"):
             if line.startswith("\t"):
                 self.e("//" + line)  # Go code, as gofmt indents it in a doc comment
+            elif not line:
+                self.e("//")
             else:
-                self.e(("// " + line).rstrip())
+                for part in textwrap.wrap(line, 76, break_long_words=False):
+                    self.e("// " + part)
 
     def header(self, generator, doc):
         """The build line, the generated-code mark and the file's comment."""
@@ -78,11 +83,12 @@ class ISA:
     def v(self, i):
         return "%s%d" % (self.reg, i)
 
-    def fold(self, a, op, src, dst, tmp, what="s"):
-        """Folds the vector src to 4 lanes in X<dst> with op, halving the
-        width each step (high half into tmp, then op tmp, low half, dst);
-        from the second step on the sum is in dst."""
-        lanes = self.lanes
+    def fold(self, a, op, src, dst, tmp, what="s", lanes=None):
+        """Folds the vector src (of lanes elements, float32s by default)
+        to one 128-bit X<dst> with op, halving the width each step (high
+        half into tmp, then op tmp, low half, dst); from the second step
+        on the sum is in dst."""
+        lanes = lanes or self.lanes
         for ext, wide, narrow in self.halves:
             lanes //= 2
             a.ins(ext, "$1", "%s%d" % (wide, src), "%s%d" % (narrow, tmp),

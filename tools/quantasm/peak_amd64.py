@@ -26,9 +26,8 @@ def splat(isa, bits, reg, what):
 
 
 def zero_chains(isa):
-    zero = "VXORPS" if isa is AVX2 else "VPXORD"
     for i in range(CHAINS):
-        a.ins(zero, isa.v(i), isa.v(i), isa.v(i))
+        a.ins(isa.bitxor, isa.v(i), isa.v(i), isa.v(i))
 
 
 def peak(isa):

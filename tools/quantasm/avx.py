@@ -78,7 +78,7 @@ class ISA:
         self.bitand = bitand
         self.bitxor = bitxor
         self.movdqu = movdqu
-        self.halves = halves  # (extract op, narrower register) per halving
+        self.halves = halves  # per halving: extract op, wide and narrow register prefix
 
     def v(self, i):
         return "%s%d" % (self.reg, i)
@@ -96,6 +96,23 @@ class ISA:
             a.ins(op, "%s%d" % (narrow, tmp), "%s%d" % (narrow, src), "%s%d" % (narrow, dst),
                   c="%d lanes" % lanes)
             src = dst
+
+
+    def twin_doc(self, sig, body, lanes="16 lanes"):
+        """A kernel's doc: the AVX2 one shows the Go loop (body), its
+        AVX-512 twin points to it. sig has %s for the level's name."""
+        if self is AVX2:
+            return "func %s\n\n%s" % (sig % self.name, body)
+        return "func %s: %s with %s." % (sig % self.name, sig.split("(")[0] % "AVX2", lanes)
+
+    def off(self, k, size=None):
+        """The k-th vector's offset in bytes (size bytes a vector), "" for 0."""
+        return "%s" % (k * (size or self.bytes) or "")
+
+    def cols(self, k, lanes=None):
+        """The k-th vector's elements, "[16:32]", of lanes each."""
+        lanes = lanes or self.lanes
+        return "[%d:%d]" % (k * lanes, (k + 1) * lanes)
 
 
 AVX2 = ISA("AVX2", 8, "Y", "VPAND", "VXORPS", "VMOVDQU",

@@ -65,7 +65,7 @@ def zero(isa, regs, names=None):
         a.ins("VXORPS", isa.v(r), isa.v(r), isa.v(r), c="%s = 0" % (names[k] if names else "s%d" % r))
 
 
-def counted_loop(isa, name, step, body):
+def counted_loop(name, step, body):
     """for c = 0; c < n; c += step: body(), the sums in v0..v3; n ≥ 0."""
     a.ins("XORQ", I, I, c="c = 0")
     a.ins("TESTQ", N, N)
@@ -84,54 +84,53 @@ def gemv4(isa, bf16, streams):
     Rows of one block (streams false) prefetch the next block, as many
     bytes of it a step as they read; four rows far apart (streams true)
     each prefetch AHEAD bytes beyond themselves and store strided."""
-    v = isa.v
-    wt, esize = ("BF16", 2) if bf16 else ("F32", 4)
-    name = "gemv4%s%s%s" % (wt, "Streams" if streams else "", isa.name)
-    wgo = "*BF16" if bf16 else "*float32"
-    sig = ("func %s(out *float32, os int, w %s, ldw int, x *float32, n int)" if streams else
-           "func %s(out *float32, w %s, ldw int, x *float32, n int)") % (name, wgo)
-    a.text(name, 48 if streams else 40, sig + "\n\n" + doc_gemv4(isa, bf16, streams))
+    esize = 2 if bf16 else 4
+    name = "gemv4%s%s%s" % ("BF16" if bf16 else "F32", "Streams" if streams else "", isa.name)
+    go = [("out", OUT, ""), ("w", W[0], ""), ("ldw", LD, ""), ("x", XP, ""), ("n", N, "")]
     if streams:
-        args([("out", OUT, ""), ("os", "R11", "bytes between the sums"), ("w", W[0], ""),
-              ("ldw", LD, ""), ("x", XP, ""), ("n", N, "")], esize // 2)
-    else:
-        args([("out", OUT, ""), ("w", W[0], ""), ("ldw", LD, ""), ("x", XP, ""), ("n", N, "")],
-             esize // 2)
+        go.insert(1, ("os", "R11", "bytes between the sums"))
+    sig = "func %s(out *float32, %sw %s, ldw int, x *float32, n int)" % (
+        name, "os int, " if streams else "", "*BF16" if bf16 else "*float32")
+    a.text(name, 8 * len(go), sig + "\n\n" + doc_gemv4(isa, bf16, streams))
+    args(go, esize // 2)
     rows()
     if not streams:
         a.ins("LEAQ", "(%s)(%s*4)" % (W[0], LD), "R11", c="the next block, for the prefetch")
     zero(isa, range(4))
-    step_bytes = 4 * isa.lanes * esize  # of weights, four rows
-
-    def body():
-        if streams:
-            for w in W:
-                a.ins("PREFETCHT0", "%d(%s)(%s*%d)" % (AHEAD, w, I, esize), c="each row ahead of itself")
-        else:
-            for k in range(step_bytes // 64):
-                a.ins("PREFETCHT0", "%s(R11)" % (64 * k or ""))
-            a.ins("ADDQ", "$%d" % step_bytes, "R11", c="as many bytes of the next block as read here")
-        cols = "[c:c+%d]" % isa.lanes
-        a.ins("VMOVUPS", "(%s)(%s*4)" % (XP, I), v(4), c="x" + cols)
-        if bf16:
-            for k, w in enumerate(W):
-                a.ins("VPMOVZXWD", "(%s)(%s*2)" % (w, I), v(5 + k), c="uint32(w%d%s)" % (k, cols))
-            for k in range(4):
-                a.ins("VPSLLD", "$16", v(5 + k), v(5 + k), c="float32(w%d%s)" % (k, cols))
-            for k in range(4):
-                a.ins("VFMADD231PS", v(5 + k), v(4), v(k), c="s%d += w%d * x" % (k, k))
-        else:
-            for k, w in enumerate(W):
-                a.ins("VFMADD231PS", "(%s)(%s*4)" % (w, I), v(4), v(k),
-                      c="s%d += w%d%s * x%s" % (k, k, cols, cols))
-
-    counted_loop(isa, name, isa.lanes, body)
+    counted_loop(name, isa.lanes, lambda: gemv4_step(isa, bf16, streams))
     hsum4(isa)
     if streams:
         store_strided()
     else:
         a.ins("VMOVUPS", "X0", "(%s)" % OUT, c="out[0:4] = [Σs0, Σs1, Σs2, Σs3]")
     a.ret()
+
+
+def gemv4_step(isa, bf16, streams):
+    """One step of gemv4: the prefetch, then s_k += w_k[c:c+lanes]·x[c:c+lanes]."""
+    v = isa.v
+    esize = 2 if bf16 else 4
+    if streams:
+        for w in W:
+            a.ins("PREFETCHT0", "%d(%s)(%s*%d)" % (AHEAD, w, I, esize), c="each row ahead of itself")
+    else:
+        step_bytes = 4 * isa.lanes * esize  # of weights, four rows
+        for k in range(step_bytes // 64):
+            a.ins("PREFETCHT0", "%s(R11)" % (64 * k or ""))
+        a.ins("ADDQ", "$%d" % step_bytes, "R11", c="as many bytes of the next block as read here")
+    cols = "[c:c+%d]" % isa.lanes
+    a.ins("VMOVUPS", "(%s)(%s*4)" % (XP, I), v(4), c="x" + cols)
+    if not bf16:
+        for k, w in enumerate(W):
+            a.ins("VFMADD231PS", "(%s)(%s*4)" % (w, I), v(4), v(k),
+                  c="s%d += w%d%s * x%s" % (k, k, cols, cols))
+        return
+    for k, w in enumerate(W):
+        a.ins("VPMOVZXWD", "(%s)(%s*2)" % (w, I), v(5 + k), c="uint32(w%d%s)" % (k, cols))
+    for k in range(4):
+        a.ins("VPSLLD", "$16", v(5 + k), v(5 + k), c="float32(w%d%s)" % (k, cols))
+    for k in range(4):
+        a.ins("VFMADD231PS", v(5 + k), v(4), v(k), c="s%d += w%d * x" % (k, k))
 
 
 def doc_gemv4(isa, bf16, streams):
@@ -310,7 +309,7 @@ def gemv4_pair(isa):
         for k, w in enumerate(W):
             pair(isa, "(%s)(%s*2)" % (w, I), v(k), v(8 + k), v(6), v(7), v(15), t)
 
-    counted_loop(isa, name, 2 * isa.lanes, body)
+    counted_loop(name, 2 * isa.lanes, body)
     for k in range(4):
         a.ins("VADDPS", v(8 + k), v(k), v(k), c="s%d = se%d + so%d" % (k, k, k))
     hsum4(isa)
@@ -318,15 +317,7 @@ def gemv4_pair(isa):
     a.ret()
 
 
-def gemv_rows_pair():
-    """gemvRowsBF16PairAVX2: one row at a time from split x, 8 lanes (the
-    pair comment says why both levels use it)."""
-    isa = AVX2
-    v = isa.v
-    se0, so0, se1, so1 = v(0), v(1), v(2), v(3)
-    xe, xo, nw, j, pf, rowsn, ldwb = "R8", "R9", "R10", "AX", "R11", "R12", "R13"
-    name = "gemvRowsBF16PairAVX2"
-    a.text(name, 64, """\
+ROWS_DOC = """\
 func gemvRowsBF16PairAVX2(out *float32, rows int, w *BF16, ldw int, xe, xo *float32, n, pf int)
 
 \tfor r := range rows {
@@ -340,10 +331,25 @@ func gemvRowsBF16PairAVX2(out *float32, rows int, w *BF16, ldw int, xe, xo *floa
 
 n is a multiple of 16, rows ≥ 1. The loop over rows is here rather than
 in Go: Qwen2.5-1.5B's decode step runs 800 k rows (the output head alone
-152 k), and a Go call per row cost about 1 % of decode.""")
-    args([("out", OUT, ""), ("rows", rowsn, ""), ("w", W[0], ""), ("ldw", ldwb, ""),
-          ("xe", xe, ""), ("xo", xo, ""), ("n", N, ""), ("pf", pf, "")], 1, ldwb)
-    a.ins("ADDQ", W[0], pf, c="the stream, pf bytes ahead")
+152 k), and a Go call per row cost about 1 % of decode."""
+
+# gemvRowsBF16PairAVX2's registers beyond the four-row kernels': split x,
+# pairs in whole lines, pair index, prefetch pointer, rows left, row stride.
+XE, XO, NW, J, PF, ROWSN, LDWB = "R8", "R9", "R10", "AX", "R11", "R12", "R13"
+
+
+def gemv_rows_pair():
+    """gemvRowsBF16PairAVX2: one row at a time from split x, 8 lanes (the
+    pair comment says why both levels use it); two accumulators for each
+    of se and so hide the FMA latency."""
+    isa = AVX2
+    v = isa.v
+    se0, so0, se1, so1 = v(0), v(1), v(2), v(3)
+    name = "gemvRowsBF16PairAVX2"
+    a.text(name, 64, ROWS_DOC)
+    args([("out", OUT, ""), ("rows", ROWSN, ""), ("w", W[0], ""), ("ldw", LDWB, ""),
+          ("xe", XE, ""), ("xo", XO, ""), ("n", N, ""), ("pf", PF, "")], 1, LDWB)
+    a.ins("ADDQ", W[0], PF, c="the stream, pf bytes ahead")
     a.ins("SHRQ", "$1", N, c="pairs")
     odd_mask(isa, v(15))
     a.label(name + "row")
@@ -351,30 +357,20 @@ in Go: Qwen2.5-1.5B's decode step runs 800 k rows (the output head alone
     a.ins("VXORPS", so0, so0, so0, c="so = 0  for the FMA latency)")
     a.ins("VXORPS", se1, se1, se1)
     a.ins("VXORPS", so1, so1, so1)
-    a.ins("XORQ", j, j, c="j = 0")
-    a.ins("MOVQ", N, nw)
-    a.ins("ANDQ", "$-16", nw, c="pairs in whole 64-byte lines")
+    a.ins("XORQ", J, J, c="j = 0")
+    a.ins("MOVQ", N, NW)
+    a.ins("ANDQ", "$-16", NW, c="pairs in whole 64-byte lines")
     a.ins("JE", name + "tail")
     a.label(name + "loop")
-    a.ins("PREFETCHT0", "(%s)(%s*4)" % (pf, j), c="w[2j+pf/2 …]")
-    a.ins("VMOVDQU", "(%s)(%s*4)" % (W[0], j), v(4), c="pairs j … j+7")
-    a.ins("VMOVDQU", "32(%s)(%s*4)" % (W[0], j), v(6), c="pairs j+8 … j+15")
-    a.ins("VPSLLD", "$16", v(4), v(5), c="float32(w[2j … 2j+14 by 2])")
-    a.ins("VPSLLD", "$16", v(6), v(7), c="float32(w[2j+16 … by 2])")
-    a.ins("VPAND", v(15), v(4), v(4), c="float32(w[2j+1 … 2j+15 by 2])")
-    a.ins("VPAND", v(15), v(6), v(6), c="float32(w[2j+17 … by 2])")
-    a.ins("VFMADD231PS", "(%s)(%s*4)" % (xe, j), v(5), se0, c="se += w even · xe[j:j+8]")
-    a.ins("VFMADD231PS", "(%s)(%s*4)" % (xo, j), v(4), so0, c="so += w odd · xo[j:j+8]")
-    a.ins("VFMADD231PS", "32(%s)(%s*4)" % (xe, j), v(7), se1, c="se += w even · xe[j+8:j+16]")
-    a.ins("VFMADD231PS", "32(%s)(%s*4)" % (xo, j), v(6), so1, c="so += w odd · xo[j+8:j+16]")
-    a.ins("ADDQ", "$16", j, c="j += 16")
-    a.ins("CMPQ", j, nw)
+    rows_pair_line(isa, se0, so0, se1, so1)
+    a.ins("ADDQ", "$16", J, c="j += 16")
+    a.ins("CMPQ", J, NW)
     a.ins("JL", name + "loop")
     a.label(name + "tail")
-    a.ins("CMPQ", j, N, c="a last half line?")
+    a.ins("CMPQ", J, N, c="a last half line?")
     a.ins("JGE", name + "sum")
-    pair(isa, "(%s)(%s*4)" % (W[0], j), se0, so0, "(%s)(%s*4)" % (xe, j), "(%s)(%s*4)" % (xo, j),
-         v(15), [v(4), v(5)])
+    xj = "(%s)(%s*4)"
+    pair(isa, xj % (W[0], J), se0, so0, xj % (XE, J), xj % (XO, J), v(15), [v(4), v(5)])
     a.label(name + "sum")
     a.ins("VADDPS", so0, se0, "Y0", c="s = se + so")
     a.ins("VADDPS", so1, se1, "Y2")
@@ -384,11 +380,27 @@ in Go: Qwen2.5-1.5B's decode step runs 800 k rows (the output head alone
     a.ins("VHADDPS", "X0", "X0", "X0", c="1 lane")
     a.ins("VMOVSS", "X0", "(%s)" % OUT, c="out[r] = s")
     a.ins("ADDQ", "$4", OUT, c="next row")
-    a.ins("ADDQ", ldwb, W[0])
-    a.ins("ADDQ", ldwb, pf)
-    a.ins("DECQ", rowsn)
+    a.ins("ADDQ", LDWB, W[0])
+    a.ins("ADDQ", LDWB, PF)
+    a.ins("DECQ", ROWSN)
     a.ins("JNZ", name + "row")
     a.ret()
+
+
+def rows_pair_line(isa, se0, so0, se1, so1):
+    """One 64-byte line of the row: pairs j … j+15 in two halves."""
+    v = isa.v
+    a.ins("PREFETCHT0", "(%s)(%s*4)" % (PF, J), c="w[2j+pf/2 …]")
+    a.ins("VMOVDQU", "(%s)(%s*4)" % (W[0], J), v(4), c="pairs j … j+7")
+    a.ins("VMOVDQU", "32(%s)(%s*4)" % (W[0], J), v(6), c="pairs j+8 … j+15")
+    a.ins("VPSLLD", "$16", v(4), v(5), c="float32(w[2j … 2j+14 by 2])")
+    a.ins("VPSLLD", "$16", v(6), v(7), c="float32(w[2j+16 … by 2])")
+    a.ins("VPAND", v(15), v(4), v(4), c="float32(w[2j+1 … 2j+15 by 2])")
+    a.ins("VPAND", v(15), v(6), v(6), c="float32(w[2j+17 … by 2])")
+    a.ins("VFMADD231PS", "(%s)(%s*4)" % (XE, J), v(5), se0, c="se += w even · xe[j:j+8]")
+    a.ins("VFMADD231PS", "(%s)(%s*4)" % (XO, J), v(4), so0, c="so += w odd · xo[j:j+8]")
+    a.ins("VFMADD231PS", "32(%s)(%s*4)" % (XE, J), v(7), se1, c="se += w even · xe[j+8:j+16]")
+    a.ins("VFMADD231PS", "32(%s)(%s*4)" % (XO, J), v(6), so1, c="so += w odd · xo[j+8:j+16]")
 
 
 a.header("gemv_amd64.py", """\

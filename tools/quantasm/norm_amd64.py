@@ -86,29 +86,11 @@ def exp(isa, x, t, p, one, c=""):
     a.ins("VMULPS", t, p, p, c="p = e^r · 2^n")
 
 
-def twin_doc(isa, sig, body, lanes="16 lanes"):
-    """The AVX2 kernel's doc shows the Go loop; its twin points to it."""
-    name = sig.split("(")[0]
-    if isa is AVX2:
-        return "func %s\n\n%s" % (sig % isa.name, body)
-    return "func %s: %s with %s." % (sig % isa.name, name % "AVX2", lanes)
-
-
-def rng(isa, k, lanes=None):
-    lanes = lanes or isa.lanes
-    return "[%d:%d]" % (k * lanes, (k + 1) * lanes)
-
-
-def off(isa, k, size=None):
-    """The k-th vector's offset in bytes (size bytes a vector)."""
-    return "%s" % (k * (size or isa.bytes) or "")
-
-
 def vmax(isa):
     """m = the maximum of x in four running maxima, folded at the end."""
     v = isa.v
     name = "max" + isa.name
-    a.text(name, 20, twin_doc(isa, "max%s(x *float32, n int) float32", """\
+    a.text(name, 20, isa.twin_doc("max%s(x *float32, n int) float32", """\
 \tm := x[0]
 \tfor i := range n { m = max(m, x[i]) }
 \treturn m
@@ -116,14 +98,14 @@ def vmax(isa):
 A NaN may be dropped here; the exp pass then turns it into a NaN sum."""))
     a.ins("MOVQ", "x+0(FP)", "SI")
     a.ins("MOVQ", "n+8(FP)", "CX")
-    a.ins("VMOVUPS", "(SI)", v(0), c="m0 = x%s: four maxima hide the latency" % rng(isa, 0))
+    a.ins("VMOVUPS", "(SI)", v(0), c="m0 = x%s: four maxima hide the latency" % isa.cols(0))
     for k in range(1, 4):
         a.ins("VMOVAPS", v(0), v(k), c="m%d = m0" % k)
 
     def step(vecs):
         for k in range(vecs):
-            a.ins("VMAXPS", "%s(SI)" % off(isa, k), v(k), v(k),
-                  c="m%d = max(m%d, x%s)" % (k, k, rng(isa, k)))
+            a.ins("VMAXPS", "%s(SI)" % isa.off(k), v(k), v(k),
+                  c="m%d = max(m%d, x%s)" % (k, k, isa.cols(k)))
 
     strided(a, isa, name, [("SI", 4, "x")], [(4, lambda: step(4)), (1, lambda: step(1))],
             name + "fold")
@@ -144,7 +126,7 @@ def exp_sub_sum(isa):
     """x = e^(x−m) in place, s = Σ x; one sum suffices (see the doc)."""
     v = isa.v
     name = "expSubSum" + isa.name
-    a.text(name, 28, twin_doc(isa, "expSubSum%s(x *float32, m float32, n int) float32", """\
+    a.text(name, 28, isa.twin_doc("expSubSum%s(x *float32, m float32, n int) float32", """\
 \tvar s float32
 \tfor i := range n { x[i] = exp(x[i] - m); s += x[i] }
 \treturn s
@@ -158,7 +140,7 @@ and the loop is bound by the exp's 17 instructions, not by that latency."""))
     a.ins(isa.bitxor, v(4), v(4), v(4), c="s = 0")
 
     def one():
-        x = "x" + rng(isa, 0)
+        x = "x" + isa.cols(0)
         a.ins("VMOVUPS", "(SI)", v(0), c=x)
         a.ins("VSUBPS", v(3), v(0), v(0), c=x + " - m")
         exp(isa, v(0), v(1), v(2), const(isa, "one"), c="e = exp(%s - m)" % x)
@@ -177,14 +159,14 @@ and the loop is bound by the exp's 17 instructions, not by that latency."""))
 def scale(isa):
     v = isa.v
     name = "scale" + isa.name
-    a.text(name, 24, twin_doc(isa, "scale%s(x *float32, a float32, n int)",
+    a.text(name, 24, isa.twin_doc("scale%s(x *float32, a float32, n int)",
                               "\tfor i := range n { x[i] *= a }"))
     a.ins("MOVQ", "x+0(FP)", "SI")
     a.ins("VBROADCASTSS", "a+8(FP)", v(0), c="a in every lane")
     a.ins("MOVQ", "n+16(FP)", "CX")
 
     def one():
-        a.ins("VMULPS", "(SI)", v(0), v(1), c="x%s * a" % rng(isa, 0))
+        a.ins("VMULPS", "(SI)", v(0), v(1), c="x%s * a" % isa.cols(0))
         a.ins("VMOVUPS", v(1), "(SI)")
 
     strided(a, isa, name, [("SI", 4, "x")], [(1, one)], name + "done")
@@ -195,7 +177,7 @@ def silu_mul(isa):
     """out = g / (1 + e^-g) · up, with 1 in a register."""
     v = isa.v
     name = "siluMul" + isa.name
-    a.text(name, 32, twin_doc(isa, "siluMul%s(out, gate, up *float32, n int)", """\
+    a.text(name, 32, isa.twin_doc("siluMul%s(out, gate, up *float32, n int)", """\
 \tfor i := range n { g := gate[i]; out[i] = g / (1 + exp(-g)) * up[i] }
 
 For g < -88.38, exp(-g) = +Inf and g/(1+Inf) = -0: no Inf reaches the
@@ -211,7 +193,7 @@ product with up. The division is exact-rounded; out may alias gate."""))
         one_reg = v(4)
 
     def one():
-        r = rng(isa, 0)
+        r = isa.cols(0)
         a.ins("VMOVUPS", "(SI)", v(3), c="g = gate" + r)
         a.ins(isa.bitxor, const(isa, "sign"), v(3), v(0), c="-g")
         exp(isa, v(0), v(1), v(2), one_reg, c="e = exp(-g)")
@@ -232,7 +214,7 @@ def sum_squares(isa):
     lanes = isa.lanes // 2
     half = isa.bytes // 2
     name = "sumSquares" + isa.name
-    a.text(name, 24, twin_doc(isa, "sumSquares%s(x *float32, n int) float64", """\
+    a.text(name, 24, isa.twin_doc("sumSquares%s(x *float32, n int) float64", """\
 \tvar s float64
 \tfor i := range n { s += float64(x[i]) * float64(x[i]) }
 \treturn s
@@ -247,10 +229,10 @@ vector, four sums.""", lanes="8 float64 lanes"))
 
     def step(vecs):
         for k in range(vecs):
-            a.ins("VCVTPS2PD", "%s(SI)" % off(isa, k, half), v(4 + k),
-                  c="float64(x%s)" % rng(isa, k, lanes))
+            a.ins("VCVTPS2PD", "%s(SI)" % isa.off(k, half), v(4 + k),
+                  c="float64(x%s)" % isa.cols(k, lanes))
         for k in range(vecs):
-            a.ins("VFMADD231PD", v(4 + k), v(4 + k), v(k), c="s%d += x%s²" % (k, rng(isa, k, lanes)))
+            a.ins("VFMADD231PD", v(4 + k), v(4 + k), v(k), c="s%d += x%s²" % (k, isa.cols(k, lanes)))
 
     # the loop counts float32s: four vectors of lanes/2 are 2·lanes of x
     strided(a, isa, name, [("SI", 4, "x")], [(2, lambda: step(4))], name + "two")
@@ -271,7 +253,7 @@ vector, four sums.""", lanes="8 float64 lanes"))
 def rms_scale(isa):
     v = isa.v
     name = "rmsScale" + isa.name
-    a.text(name, 40, twin_doc(isa, "rmsScale%s(out, x, w *float32, inv float32, n int)",
+    a.text(name, 40, isa.twin_doc("rmsScale%s(out, x, w *float32, inv float32, n int)",
                               "\tfor i := range n { out[i] = x[i] * inv * w[i] }"))
     a.ins("MOVQ", "out+0(FP)", "DX")
     a.ins("MOVQ", "x+8(FP)", "SI")
@@ -280,7 +262,7 @@ def rms_scale(isa):
     a.ins("MOVQ", "n+32(FP)", "CX")
 
     def one():
-        r = rng(isa, 0)
+        r = isa.cols(0)
         a.ins("VMULPS", "(SI)", v(0), v(1), c="x%s * inv" % r)
         a.ins("VMULPS", "(DI)", v(1), v(1), c="x%s * inv * w%s" % (r, r))
         a.ins("VMOVUPS", v(1), "(DX)", c="out" + r)

@@ -7,20 +7,9 @@ editing. Each kernel is one function of the level (avx.py), called for
 AVX2 and AVX-512; the readable references are vec_generic.go's.
 """
 
-from avx import Asm, LEVELS, AVX2, strided
+from avx import Asm, LEVELS, strided
 
 a = Asm()
-
-
-def twin_doc(isa, sig, body):
-    """The AVX2 kernel's doc shows the Go loop; its twin points to it."""
-    if isa is AVX2:
-        return "func %s\n\n%s" % (sig % isa.name, body)
-    return "func %s: %s with 16 lanes." % (sig % isa.name, sig.split("(")[0] % "AVX2")
-
-
-def rng(isa, k):
-    return "[%d:%d]" % (k * isa.lanes, (k + 1) * isa.lanes)
 
 
 def dot(isa):
@@ -28,7 +17,7 @@ def dot(isa):
     pairwise, then folded lane by lane."""
     v = isa.v
     name = "dot" + isa.name
-    a.text(name, 28, twin_doc(isa, "dot%s(a, b *float32, n int) float32", """\
+    a.text(name, 28, isa.twin_doc("dot%s(a, b *float32, n int) float32", """\
 \tvar s float32
 \tfor i := range n { s += a[i] * b[i] }
 \treturn s"""))
@@ -40,14 +29,14 @@ def dot(isa):
 
     def four():
         for k in range(4):
-            a.ins("VMOVUPS", "%s(SI)" % (k * isa.bytes or ""), v(4 + k), c="a" + rng(isa, k))
+            a.ins("VMOVUPS", "%s(SI)" % isa.off(k), v(4 + k), c="a" + isa.cols(k))
         for k in range(4):
-            a.ins("VFMADD231PS", "%s(DI)" % (k * isa.bytes or ""), v(4 + k), v(k),
-                  c="s%d += a%s * b%s" % (k, rng(isa, k), rng(isa, k)))
+            a.ins("VFMADD231PS", "%s(DI)" % isa.off(k), v(4 + k), v(k),
+                  c="s%d += a%s * b%s" % (k, isa.cols(k), isa.cols(k)))
 
     def one():
-        a.ins("VMOVUPS", "(SI)", v(4), c="a" + rng(isa, 0))
-        a.ins("VFMADD231PS", "(DI)", v(4), v(0), c="s0 += a%s * b%s" % (rng(isa, 0), rng(isa, 0)))
+        a.ins("VMOVUPS", "(SI)", v(4), c="a" + isa.cols(0))
+        a.ins("VFMADD231PS", "(DI)", v(4), v(0), c="s0 += a%s * b%s" % (isa.cols(0), isa.cols(0)))
 
     strided(a, isa, name, [("SI", 4, "a"), ("DI", 4, "b")], [(4, four), (1, one)], name + "sum")
     a.ins("VADDPS", v(1), v(0), v(0), c="s0 += s1")
@@ -65,7 +54,7 @@ def axpy(isa):
     """y += a·x, a broadcast once."""
     v = isa.v
     name = "axpy" + isa.name
-    a.text(name, 32, twin_doc(isa, "axpy%s(y, x *float32, a float32, n int)",
+    a.text(name, 32, isa.twin_doc("axpy%s(y, x *float32, a float32, n int)",
                               "\tfor i := range n { y[i] += a * x[i] }"))
     a.ins("MOVQ", "y+0(FP)", "DI")
     a.ins("MOVQ", "x+8(FP)", "SI")
@@ -74,12 +63,12 @@ def axpy(isa):
 
     def step(vecs):
         for k in range(vecs):
-            a.ins("VMOVUPS", "%s(DI)" % (k * isa.bytes or ""), v(1 + k), c="y" + rng(isa, k))
+            a.ins("VMOVUPS", "%s(DI)" % isa.off(k), v(1 + k), c="y" + isa.cols(k))
         for k in range(vecs):
-            a.ins("VFMADD231PS", "%s(SI)" % (k * isa.bytes or ""), v(0), v(1 + k),
-                  c="y%s += a * x%s" % (rng(isa, k), rng(isa, k)))
+            a.ins("VFMADD231PS", "%s(SI)" % isa.off(k), v(0), v(1 + k),
+                  c="y%s += a * x%s" % (isa.cols(k), isa.cols(k)))
         for k in range(vecs):
-            a.ins("VMOVUPS", v(1 + k), "%s(DI)" % (k * isa.bytes or ""))
+            a.ins("VMOVUPS", v(1 + k), "%s(DI)" % isa.off(k))
 
     strided(a, isa, name, [("DI", 4, "y"), ("SI", 4, "x")],
             [(4, lambda: step(4)), (1, lambda: step(1))], name + "done")
@@ -90,15 +79,15 @@ def add(isa):
     """y += x."""
     v = isa.v
     name = "add" + isa.name
-    a.text(name, 24, twin_doc(isa, "add%s(y, x *float32, n int)",
+    a.text(name, 24, isa.twin_doc("add%s(y, x *float32, n int)",
                               "\tfor i := range n { y[i] += x[i] }"))
     a.ins("MOVQ", "y+0(FP)", "DI")
     a.ins("MOVQ", "x+8(FP)", "SI")
     a.ins("MOVQ", "n+16(FP)", "CX")
 
     def one():
-        a.ins("VMOVUPS", "(DI)", v(1), c="y" + rng(isa, 0))
-        a.ins("VADDPS", "(SI)", v(1), v(1), c="y%s + x%s" % (rng(isa, 0), rng(isa, 0)))
+        a.ins("VMOVUPS", "(DI)", v(1), c="y" + isa.cols(0))
+        a.ins("VADDPS", "(SI)", v(1), v(1), c="y%s + x%s" % (isa.cols(0), isa.cols(0)))
         a.ins("VMOVUPS", v(1), "(DI)")
 
     strided(a, isa, name, [("DI", 4, "y"), ("SI", 4, "x")], [(1, one)], name + "done")

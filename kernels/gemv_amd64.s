@@ -359,6 +359,50 @@ gemv4BF16AVX512sum:
 	VZEROUPPER
 	RET
 
+// func widenAVX2(dst *float32, src *BF16, n int)
+//
+//	for i := range n { dst[i] = src[i].Float32() }
+TEXT ·widenAVX2(SB), NOSPLIT, $0-24
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         n+16(FP), CX
+	XORQ         AX, AX                         // c = 0
+	TESTQ        CX, CX
+	JE           widenAVX2sum
+
+widenAVX2loop:
+	VPMOVZXWD    (SI)(AX*2), Y0                 // uint32(src[i:i+8])
+	VPSLLD       $16, Y0, Y0                    // float32(src[i:i+8])
+	VMOVUPS      Y0, (DI)(AX*4)                 // dst[i:i+8]
+	ADDQ         $8, AX                         // c += 8
+	CMPQ         AX, CX
+	JL           widenAVX2loop
+
+widenAVX2sum:
+	VZEROUPPER
+	RET
+
+// func widenAVX512(dst *float32, src *BF16, n int): widenAVX2 with 16 lanes.
+TEXT ·widenAVX512(SB), NOSPLIT, $0-24
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         n+16(FP), CX
+	XORQ         AX, AX                         // c = 0
+	TESTQ        CX, CX
+	JE           widenAVX512sum
+
+widenAVX512loop:
+	VPMOVZXWD    (SI)(AX*2), Z0                 // uint32(src[i:i+16])
+	VPSLLD       $16, Z0, Z0                    // float32(src[i:i+16])
+	VMOVUPS      Z0, (DI)(AX*4)                 // dst[i:i+16]
+	ADDQ         $16, AX                        // c += 16
+	CMPQ         AX, CX
+	JL           widenAVX512loop
+
+widenAVX512sum:
+	VZEROUPPER
+	RET
+
 // Pair kernels: the bf16 MatVec without a widening shuffle per weight.
 //
 // A 32-bit lane of a bf16 row holds the pair (w[2j], w[2j+1]), low word

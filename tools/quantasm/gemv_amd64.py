@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Writes kernels/gemv_amd64.s: the four-row matrix-vector kernels (f32 and
 bf16, widening and pair forms, each as AVX2 and AVX512) and the one-row
-bf16 pair kernel gemvRowsBF16PairAVX2 that both levels' decode uses.
+bf16 pair kernel gemvRowsBF16PairAVX2 that both levels' decode uses; also
+widenAVX2 and widenAVX512, the bf16 → f32 widening of gemm's panels.
 
 Run `python3 tools/quantasm/gemv_amd64.py > kernels/gemv_amd64.s` after
 editing. Each kernel is one function of the level (avx.py); the readable
@@ -317,6 +318,26 @@ def gemv4_pair(isa):
     a.ret()
 
 
+def widen(isa):
+    """dst = src widened from bf16, a vector a step (gemm's panels)."""
+    v = isa.v
+    name = "widen" + isa.name
+    a.text(name, 24, isa.twin_doc("widen%s(dst *float32, src *BF16, n int)",
+                                  "\tfor i := range n { dst[i] = src[i].Float32() }"))
+    a.ins("MOVQ", "dst+0(FP)", "DI")
+    a.ins("MOVQ", "src+8(FP)", "SI")
+    a.ins("MOVQ", "n+16(FP)", N)
+
+    def step():
+        cols = "[i:i+%d]" % isa.lanes
+        a.ins("VPMOVZXWD", "(SI)(%s*2)" % I, v(0), c="uint32(src%s)" % cols)
+        a.ins("VPSLLD", "$16", v(0), v(0), c="float32(src%s)" % cols)
+        a.ins("VMOVUPS", v(0), "(DI)(%s*4)" % I, c="dst" + cols)
+
+    counted_loop(name, isa.lanes, step)
+    a.ret()
+
+
 ROWS_DOC = """\
 func gemvRowsBF16PairAVX2(out *float32, rows int, w *BF16, ldw int, xe, xo *float32, n, pf int)
 
@@ -424,6 +445,8 @@ for isa in LEVELS:
 for bf16 in (False, True):
     for isa in LEVELS:
         gemv4(isa, bf16, False)
+for isa in LEVELS:
+    widen(isa)
 a.e()
 a.comment(PAIR_DOC)
 pair_idx()

@@ -22,7 +22,8 @@ func gemm8x3F32AVX512(out *float32, ldo int, w *float32, ldw int, x *float32, ld
 //go:noescape
 func gemm8x3BF16DP(out *float32, ldo int, w *BF16, ldw int, x *BF16, ldx int, k int, accum int, tiles int)
 
-// widen: dst[i] = src[i].Float32(), n a multiple of 8 / 16.
+// widen (in gemv_amd64.s, beside gemv's widening kernels): dst[i] =
+// src[i].Float32(), n a multiple of 8 / 16.
 //
 //go:noescape
 func widenAVX2(dst *float32, src *BF16, n int)

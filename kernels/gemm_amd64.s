@@ -263,50 +263,6 @@ avx512sum:
 	VZEROUPPER
 	RET
 
-// func widenAVX2(dst *float32, src *BF16, n int)
-//
-//	for i := range n { dst[i] = src[i].Float32() }
-TEXT ·widenAVX2(SB), NOSPLIT, $0-24
-	MOVQ  dst+0(FP), DI
-	MOVQ  src+8(FP), SI
-	MOVQ  n+16(FP), N
-	XORQ  I, I
-	TESTQ N, N
-	JE    widen2done
-
-widen2loop:
-	VPMOVZXWD (SI)(I*2), Y0 // uint32(src[i:i+8])
-	VPSLLD    $16, Y0, Y0   // float32(src[i:i+8])
-	VMOVUPS   Y0, (DI)(I*4) // dst[i:i+8]
-	ADDQ      $8, I
-	CMPQ      I, N
-	JL        widen2loop
-
-widen2done:
-	VZEROUPPER
-	RET
-
-// func widenAVX512(dst *float32, src *BF16, n int): widenAVX2 with 16 lanes.
-TEXT ·widenAVX512(SB), NOSPLIT, $0-24
-	MOVQ  dst+0(FP), DI
-	MOVQ  src+8(FP), SI
-	MOVQ  n+16(FP), N
-	XORQ  I, I
-	TESTQ N, N
-	JE    widen5done
-
-widen5loop:
-	VPMOVZXWD (SI)(I*2), Z0 // uint32(src[i:i+16])
-	VPSLLD    $16, Z0, Z0   // float32(src[i:i+16])
-	VMOVUPS   Z0, (DI)(I*4) // dst[i:i+16]
-	ADDQ      $16, I
-	CMPQ      I, N
-	JL        widen5loop
-
-widen5done:
-	VZEROUPPER
-	RET
-
 // func roundBF16DP(dst *BF16, src *float32, n int)
 //
 //	for i := range n { dst[i] = FromFloat32(src[i]) }

@@ -55,7 +55,10 @@ func NewMLPPanel() *MLPPanel {
 	p.Layer = widget.NewSelect(nil, func(string) { p.draw() })
 	p.img = canvas.NewImageFromImage(nil)
 	p.img.FillMode = canvas.ImageFillContain
-	p.img.SetMinSize(figureMin(700, 360))
+	// Drawn at 700 × 360 and scaled into the room: with 360 as its least
+	// height the tab held the divider under the token strip in place at
+	// 1,366 × 768.
+	p.img.SetMinSize(figureMin(700, 200))
 	top := container.NewHBox(widget.NewLabel(tr("views.mlp.layer", nil)), p.Layer, layout.NewSpacer(),
 		widget.NewButton(tr("views.export.png", nil), func() { p.export("png") }),
 		widget.NewButton(tr("views.export.svg", nil), func() { p.export("svg") }),

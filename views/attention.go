@@ -100,6 +100,7 @@ func NewAttentionPanel() *AttentionPanel {
 	p.exporter = p.exportBar()
 	p.GridAxes = NewAxes(p.Grid, p.countIndex, p.countIndex)
 	p.GridAxes.RowTitle, p.GridAxes.ColTitle = tr("viz.layer.axis", nil), tr("viz.head.axis", nil)
+	p.GridAxes.Count = &p.count.Numbering // labels kept on a crowded axis are multiples as counted
 	p.MeansAxes = NewAxes(p.Means, nil, nil)
 	p.MeansAxes.ColTitle = tr("viz.attention.meanaxis", nil)
 	p.Caption = caption("")

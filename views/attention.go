@@ -12,7 +12,6 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"loupe/format"
 	"loupe/i18n"
 	"loupe/session"
 	"loupe/trace"
@@ -368,7 +367,7 @@ func (p *AttentionPanel) OpenHead(l, h int) {
 			others += s.P
 			continue
 		}
-		bars = append(bars, Bar{Label: fmt.Sprintf("%s %d", clip(format.Visible(p.text(s.Pos)), 14), s.Pos),
+		bars = append(bars, Bar{Label: fmt.Sprintf("%s %d", clip(Shown(p.text(s.Pos)), 14), s.Pos),
 			Segments: []float64{s.P * scale}, Value: nums().Percent(s.P), Highlight: s.Pos == p.source})
 	}
 	if others > 0 {
@@ -395,7 +394,7 @@ func nearBars(w []float32, query, source int, scale float64, text func(int) stri
 	}
 	bars := []Bar{{Label: tr("views.attn.in_order", nil), Value: tr("views.attn.near", i18n.Args{"N": nearShown})}}
 	for i := query - nearShown + 1; i <= query; i++ {
-		bars = append(bars, Bar{Label: fmt.Sprintf("%s %d", clip(format.Visible(text(i)), 14), i),
+		bars = append(bars, Bar{Label: fmt.Sprintf("%s %d", clip(Shown(text(i)), 14), i),
 			Segments: []float64{float64(w[i]) * scale}, Value: nums().Percent(float64(w[i])), Highlight: i == source})
 	}
 	return bars
@@ -419,7 +418,7 @@ func (p *AttentionPanel) showMissing(att []trace.Attention, query int) {
 	buttons := container.NewGridWithColumns(4)
 	p.offers.Add(buttons)
 	for _, q := range near {
-		buttons.Add(widget.NewButton(fmt.Sprintf("%s (%d)", clip(format.Visible(p.text(q)), 12), q), func() {
+		buttons.Add(widget.NewButton(fmt.Sprintf("%s (%d)", clip(Shown(p.text(q)), 12), q), func() {
 			if p.OnQuery != nil {
 				p.OnQuery(q)
 			}
@@ -474,7 +473,7 @@ func (p *AttentionPanel) text(pos int) string {
 }
 
 func (p *AttentionPanel) tokName(pos int) string {
-	return tr("views.tok_name", i18n.Args{"Text": clip(format.Visible(p.text(pos)), 24), "Pos": pos})
+	return tr("views.tok_name", i18n.Args{"Text": clip(Shown(p.text(pos)), 24), "Pos": pos})
 }
 
 // clip shortens s to n runes with an ellipsis.

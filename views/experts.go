@@ -11,7 +11,6 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
-	"loupe/format"
 	"loupe/i18n"
 	"loupe/session"
 	"loupe/trace"
@@ -313,7 +312,7 @@ func (p *ExpertsPanel) hover(row, col int, v float64) {
 }
 
 func (p *ExpertsPanel) tokName(pos int) string {
-	return tr("views.tok_name", i18n.Args{"Text": clip(format.Visible(tokenText(p.tokens, pos)), 24), "Pos": pos})
+	return tr("views.tok_name", i18n.Args{"Text": clip(Shown(tokenText(p.tokens, pos)), 24), "Pos": pos})
 }
 
 func (p *ExpertsPanel) render() {

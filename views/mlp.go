@@ -10,7 +10,6 @@ import (
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 
-	"loupe/format"
 	"loupe/i18n"
 	"loupe/session"
 	"loupe/trace"
@@ -126,7 +125,7 @@ func (p *MLPPanel) draw() {
 	}
 	name := "?"
 	if q >= 0 && q < len(p.tokens) {
-		name = format.Visible(p.tokens[q].Text)
+		name = Shown(p.tokens[q].Text)
 	}
 	title := tr("views.mlp.title", i18n.Args{"Text": clip(name, 24), "Pos": q, "Layer": p.count.Layer(l), "N": thousands(len(p.shown.Values))})
 	if p.moeLayer() {

@@ -58,7 +58,18 @@ type barsRenderer struct {
 }
 
 func (r *barsRenderer) MinSize() fyne.Size {
-	return fyne.NewSize(r.b.LabelWidth+220, float32(len(r.b.bars))*barHeight())
+	return fyne.NewSize(r.b.LabelWidth+max(220, 40+r.valueWidth()), float32(len(r.b.bars))*barHeight())
+}
+
+// valueWidth is the room right of the bars for the widest value (190 at
+// least): a fixed 190 cut run B's timing in Compare, "(643.9 tok/".
+func (r *barsRenderer) valueWidth() float32 {
+	w := float32(190)
+	for _, bar := range r.b.bars {
+		val := canvas.Text{Text: bar.Value, TextSize: theme.TextSize(), TextStyle: fyne.TextStyle{Bold: bar.Highlight}}
+		w = max(w, val.MinSize().Width+8) // drawn 6 px right of its bar
+	}
+	return w
 }
 
 func (r *barsRenderer) Layout(s fyne.Size) {
@@ -78,7 +89,7 @@ func (r *barsRenderer) build() {
 	fg := th.Color(theme.ColorNameForeground, v)
 	r.objs = r.objs[:0]
 	h := barHeight()
-	valueW := float32(190)
+	valueW := r.valueWidth()
 	barW := r.size.Width - r.b.LabelWidth - valueW
 	if barW < 40 {
 		barW = 40

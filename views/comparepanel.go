@@ -276,7 +276,7 @@ func (p *ComparePanel) times() {
 	longest := max(ta.PrefillSeconds+ta.DecodeSeconds, tb.PrefillSeconds+tb.DecodeSeconds, 1e-9)
 	row := func(name string, t trace.Timing) Bar {
 		return Bar{Label: name, Segments: []float64{t.PrefillSeconds / longest, t.DecodeSeconds / longest},
-			Value: fmt.Sprintf("%s + %s (%.1f tok/s)", nums().Duration(t.PrefillSeconds), nums().Duration(t.DecodeSeconds), stats.Rate(t.DecodeTokens, t.DecodeSeconds))}
+			Value: fmt.Sprintf("%s + %s (%s tok/s)", nums().Duration(t.PrefillSeconds), nums().Duration(t.DecodeSeconds), nums().Fixed(stats.Rate(t.DecodeTokens, t.DecodeSeconds), 1))}
 	}
 	p.Times.SetBars([]Bar{row("A", ta), row("B", tb)})
 }

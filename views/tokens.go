@@ -106,6 +106,10 @@ func (t *TokenStream) SetTokens(toks []trace.Token) {
 	}
 	t.reflow()
 	t.list.Refresh()
+	// The hover line and the tip described a token of the old list: after
+	// a branch they named the token it replaced.
+	t.hideTip()
+	t.restoreHover()
 }
 
 // Append adds one token at the end and scrolls to it.

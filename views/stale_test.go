@@ -72,8 +72,8 @@ func TestBarsValueFits(t *testing.T) {
 	b.SetBars([]Bar{{Label: "A", Segments: []float64{0.5}, Value: "1 s"}, {Label: "B", Segments: []float64{1}, Value: long}})
 	w := test.NewWindow(b)
 	defer w.Close()
-	w.Resize(b.MinSize().AddWidthHeight(40, 40))
-	b.Resize(b.MinSize()) // as narrow as it may be
+	w.Resize(fyne.NewSize(500, 200))
+	b.Resize(fyne.NewSize(420, b.MinSize().Height)) // room for the value, not for 190 px more
 	seen := false
 	for _, o := range test.WidgetRenderer(b).Objects() {
 		if txt, ok := o.(*canvas.Text); ok && txt.Text == long {

@@ -38,6 +38,29 @@ func (u *UI) refreshCompare() {
 	u.compare.Display(views.Compare(a, b, pos, q, s), u.st.Kind)
 }
 
+// rebaseKind writes the compared pair's sentence in another numbering:
+// one that names heads or experts (layer:head, "counted from 1") was
+// written in the numbering of its moment, and Compare kept saying
+// "counted from 1" after View › Count from 0.
+func (u *UI) rebaseKind(from, to int) {
+	a, b, ok := u.st.Pair()
+	if !ok || from == to {
+		return
+	}
+	for _, kind := range []func(base int) string{
+		func(base int) string { return views.SwitchOffKind(b.Settings.Ablate, base) },
+		func(base int) string {
+			return expertsKind(b.Settings.DisableExperts, b.Settings.TopKExperts, u.st.Info, base)
+		},
+		func(base int) string { return views.DescribePair(a, b, base) },
+	} {
+		if u.st.Kind == kind(from) {
+			u.st.Kind = kind(to)
+			return
+		}
+	}
+}
+
 // comparedPositions maps the stream's selected query and the grid's source
 // (positions of the run the stream shows) to positions of run A.
 func (u *UI) comparedPositions(a, b *trace.Run) (q, s int) {

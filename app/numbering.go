@@ -29,6 +29,7 @@ func (u *UI) countPanels() {
 // setNumbering applies and remembers a View › Count choice; every panel is
 // redrawn and later exports follow (vizTheme carries it).
 func (u *UI) setNumbering(n viz.Numbering) {
+	u.rebaseKind(u.st.Count.Base(), n.Base())
 	u.st.Count = n
 	u.countPanels()
 	u.app.Preferences().SetString(prefCountFrom, map[viz.Numbering]string{viz.FromOne: "1", viz.FromZero: "0"}[n])

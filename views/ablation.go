@@ -1,7 +1,6 @@
 package views
 
 import (
-	"loupe/format"
 	"loupe/i18n"
 	"loupe/trace"
 )
@@ -13,7 +12,7 @@ func TokenWords(toks []trace.Token, pos int) string {
 	if pos < 0 || pos >= len(toks) {
 		return tr("views.ablate.the_source", nil)
 	}
-	return tr("views.tok_name", i18n.Args{"Text": format.Visible(toks[pos].Text), "Pos": pos})
+	return tr("views.tok_name", i18n.Args{"Text": Shown(toks[pos].Text), "Pos": pos})
 }
 
 // HeadsWord is "the head" for 1 and "10 heads" for 10.

@@ -12,7 +12,6 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
-	"loupe/format"
 	"loupe/i18n"
 	"loupe/session"
 	"loupe/trace"
@@ -39,10 +38,11 @@ type AttentionPanel struct {
 	Scale                                  *widget.Label // the colour scale
 	Grid, Means                            *Heatmap
 	row                                    *fyne.Container // the grid and the open head's bars
-	room                                   float32
-	maxBars                                int   // the open head's bars that lie beside the grid (0: 16 and others)         // the height the panel's scroll is given (gridFit)
-	GridAxes, MeansAxes                    *Axes // the grid and the means with numbered layers and heads
+	room                                   float32         // the height the panel's scroll is given (gridFit)
+	maxBars                                int             // the open head's bars that lie beside the grid (0: 16 and others)
+	GridAxes, MeansAxes                    *Axes           // the grid and the means with numbered layers and heads
 	Head                                   *Bars
+	ExportMenu                             *fyne.Menu // the Export… button's figures and formats
 	offers                                 *fyne.Container
 	gridBox                                *fyne.Container
 
@@ -99,6 +99,7 @@ func NewAttentionPanel() *AttentionPanel {
 	p.exporter = p.exportBar()
 	p.GridAxes = NewAxes(p.Grid, p.countIndex, p.countIndex)
 	p.GridAxes.RowTitle, p.GridAxes.ColTitle = tr("viz.layer.axis", nil), tr("viz.head.axis", nil)
+	p.GridAxes.Count = &p.count.Numbering // labels kept on a crowded axis are multiples as counted
 	p.MeansAxes = NewAxes(p.Means, nil, nil)
 	p.MeansAxes.ColTitle = tr("viz.attention.meanaxis", nil)
 	p.Caption = caption("")
@@ -115,7 +116,10 @@ func NewAttentionPanel() *AttentionPanel {
 	return p
 }
 
-// exportBar has one button per figure and format.
+// exportBar is the panel's title with one Export… button beside it that
+// opens a menu of the figures and formats: six buttons took a row of
+// their own, and on 28 layers × 12 heads at 1,366 × 768 that row was
+// what cut the caption under the grid.
 func (p *AttentionPanel) exportBar() *fyne.Container {
 	export := func(fig, f string) func() {
 		return func() {
@@ -124,13 +128,22 @@ func (p *AttentionPanel) exportBar() *fyne.Container {
 			}
 		}
 	}
-	return container.NewHBox(layout.NewSpacer(),
-		widget.NewButton(tr("views.attn.export.grid_png", nil), export("attention", "png")),
-		widget.NewButton(tr("views.attn.export.grid_svg", nil), export("attention", "svg")),
-		widget.NewButton(tr("views.attn.export.head_png", nil), export("head", "png")),
-		widget.NewButton(tr("views.attn.export.head_svg", nil), export("head", "svg")),
-		widget.NewButton(tr("views.attn.export.grid_csv", nil), export("attention", "csv")),
-		widget.NewButton(tr("views.attn.export.head_csv", nil), export("head", "csv")))
+	menu := fyne.NewMenu("",
+		fyne.NewMenuItem(tr("views.attn.export.grid_png", nil), export("attention", "png")),
+		fyne.NewMenuItem(tr("views.attn.export.grid_svg", nil), export("attention", "svg")),
+		fyne.NewMenuItem(tr("views.attn.export.head_png", nil), export("head", "png")),
+		fyne.NewMenuItem(tr("views.attn.export.head_svg", nil), export("head", "svg")),
+		fyne.NewMenuItem(tr("views.attn.export.grid_csv", nil), export("attention", "csv")),
+		fyne.NewMenuItem(tr("views.attn.export.head_csv", nil), export("head", "csv")))
+	var btn *widget.Button
+	btn = widget.NewButtonWithIcon(tr("views.attn.export.menu", nil), theme.DownloadIcon(), func() {
+		c := fyne.CurrentApp().Driver().CanvasForObject(btn)
+		if c != nil {
+			widget.ShowPopUpMenuAtRelativePosition(menu, c, fyne.NewPos(0, btn.Size().Height), btn)
+		}
+	})
+	p.ExportMenu = menu
+	return container.NewBorder(nil, nil, nil, container.NewVBox(btn), p.Title)
 }
 
 // SetSelectedHeads frames the heads chosen to be switched off.
@@ -203,7 +216,9 @@ func (g gridFit) Layout(o []fyne.CanvasObject, s fyne.Size) {
 }
 
 // fitCells makes the grid's rows as tall as the panel's room allows once
-// the texts above and below it have theirs: from 4 to 40 pixels.
+// the texts above and below it have theirs: from 3 to 40 pixels (28
+// layers at 1,366 × 768 beside the lesson card get 3: at 4 the caption
+// under the grid was cut).
 func (p *AttentionPanel) fitCells() {
 	rows, _ := p.Grid.Dims()
 	if !p.has || rows == 0 || p.room <= 0 {
@@ -211,7 +226,7 @@ func (p *AttentionPanel) fitCells() {
 	}
 	// The rest: the texts above and below, and the axes' bands.
 	rest := p.content.MinSize().Height - p.row.MinSize().Height + p.gridBox.MinSize().Height - float32(rows)*p.Grid.cell.Height
-	ch := clampF((p.room-rest-theme.Padding())/float32(rows), 4, 40)
+	ch := clampF((p.room-rest-theme.Padding())/float32(rows), 3, 40)
 	defer p.fitBars()
 	if ch == p.Grid.cell.Height {
 		return
@@ -352,7 +367,7 @@ func (p *AttentionPanel) OpenHead(l, h int) {
 			others += s.P
 			continue
 		}
-		bars = append(bars, Bar{Label: fmt.Sprintf("%s %d", clip(format.Visible(p.text(s.Pos)), 14), s.Pos),
+		bars = append(bars, Bar{Label: fmt.Sprintf("%s %d", clip(Shown(p.text(s.Pos)), 14), s.Pos),
 			Segments: []float64{s.P * scale}, Value: nums().Percent(s.P), Highlight: s.Pos == p.source})
 	}
 	if others > 0 {
@@ -379,7 +394,7 @@ func nearBars(w []float32, query, source int, scale float64, text func(int) stri
 	}
 	bars := []Bar{{Label: tr("views.attn.in_order", nil), Value: tr("views.attn.near", i18n.Args{"N": nearShown})}}
 	for i := query - nearShown + 1; i <= query; i++ {
-		bars = append(bars, Bar{Label: fmt.Sprintf("%s %d", clip(format.Visible(text(i)), 14), i),
+		bars = append(bars, Bar{Label: fmt.Sprintf("%s %d", clip(Shown(text(i)), 14), i),
 			Segments: []float64{float64(w[i]) * scale}, Value: nums().Percent(float64(w[i])), Highlight: i == source})
 	}
 	return bars
@@ -403,7 +418,7 @@ func (p *AttentionPanel) showMissing(att []trace.Attention, query int) {
 	buttons := container.NewGridWithColumns(4)
 	p.offers.Add(buttons)
 	for _, q := range near {
-		buttons.Add(widget.NewButton(fmt.Sprintf("%s (%d)", clip(format.Visible(p.text(q)), 12), q), func() {
+		buttons.Add(widget.NewButton(fmt.Sprintf("%s (%d)", clip(Shown(p.text(q)), 12), q), func() {
 			if p.OnQuery != nil {
 				p.OnQuery(q)
 			}
@@ -431,13 +446,13 @@ func nearest(att []trace.Attention, q, n int) []int {
 // render puts the current widgets in the scroll.
 func (p *AttentionPanel) render() {
 	p.content.Layout = layout.NewVBoxLayout()
-	objs := []fyne.CanvasObject{p.Title}
+	var objs []fyne.CanvasObject // the title stands beside the Export… button (exportBar)
 	switch {
 	case p.has:
 		// The grid keeps its own height (fitCells), the open head's bars
 		// theirs beside it: stretched to the bars, its cells pushed
 		// layers off a 768-pixel screen.
-		top := container.NewVBox(p.Title, p.Sink)
+		top := container.NewVBox(p.Sink)
 		bottom := container.NewVBox(p.Caption, p.Hover) // under both: a sentence as wide as the panel
 		p.row = container.NewBorder(nil, nil, container.NewVBox(p.gridBox), nil,
 			container.NewVBox(p.HeadTitle, p.Head))
@@ -458,7 +473,7 @@ func (p *AttentionPanel) text(pos int) string {
 }
 
 func (p *AttentionPanel) tokName(pos int) string {
-	return tr("views.tok_name", i18n.Args{"Text": clip(format.Visible(p.text(pos)), 24), "Pos": pos})
+	return tr("views.tok_name", i18n.Args{"Text": clip(Shown(p.text(pos)), 24), "Pos": pos})
 }
 
 // clip shortens s to n runes with an ellipsis.

@@ -61,6 +61,44 @@ func (r *barsRenderer) MinSize() fyne.Size {
 	return fyne.NewSize(r.b.LabelWidth+220, float32(len(r.b.bars))*barHeight())
 }
 
+// minBarW is the shortest a full bar gets where the widest value takes
+// the rest: the bars' least width stays what it was (a value's width
+// in it pushed the lesson card narrower in projector mode).
+const minBarW = 24
+
+// columns are the widths of the labels' and the values' columns: the
+// values get what the widest needs; where the bars are too narrow for it
+// the labels' column gives up its blank (under projector type the head's
+// "39.5 % over 15 tokens" ran off the panel), then the value is cut.
+func (r *barsRenderer) columns() (labelW, valueW float32) {
+	labelW, valueW = r.b.LabelWidth, r.valueWidth()
+	if short := labelW + minBarW + valueW - r.size.Width; short > 0 {
+		labelW = max(r.labelWidth(), labelW-short)
+	}
+	return labelW, min(valueW, r.size.Width-labelW-minBarW)
+}
+
+// labelWidth is the widest label's room (8 px of it a gap).
+func (r *barsRenderer) labelWidth() float32 {
+	w := float32(0)
+	for _, bar := range r.b.bars {
+		lab := canvas.Text{Text: bar.Label, TextSize: theme.TextSize(), TextStyle: fyne.TextStyle{Monospace: true}}
+		w = max(w, lab.MinSize().Width+8)
+	}
+	return min(w, r.b.LabelWidth)
+}
+
+// valueWidth is the room right of the bars for the widest value (190 at
+// least): a fixed 190 cut run B's timing in Compare, "(643.9 tok/".
+func (r *barsRenderer) valueWidth() float32 {
+	w := float32(190)
+	for _, bar := range r.b.bars {
+		val := canvas.Text{Text: bar.Value, TextSize: theme.TextSize(), TextStyle: fyne.TextStyle{Bold: bar.Highlight}}
+		w = max(w, val.MinSize().Width+8) // drawn 6 px right of its bar
+	}
+	return w
+}
+
 func (r *barsRenderer) Layout(s fyne.Size) {
 	r.size = s
 	r.build()
@@ -78,11 +116,8 @@ func (r *barsRenderer) build() {
 	fg := th.Color(theme.ColorNameForeground, v)
 	r.objs = r.objs[:0]
 	h := barHeight()
-	valueW := float32(190)
-	barW := r.size.Width - r.b.LabelWidth - valueW
-	if barW < 40 {
-		barW = 40
-	}
+	labelW, valueW := r.columns()
+	barW := max(minBarW, r.size.Width-labelW-valueW)
 	for i, bar := range r.b.bars {
 		y := float32(i) * h
 		if bar.Highlight {
@@ -95,9 +130,9 @@ func (r *barsRenderer) build() {
 		lab.TextStyle = fyne.TextStyle{Monospace: true}
 		lab.Alignment = fyne.TextAlignTrailing
 		lab.Move(fyne.NewPos(0, y+4))
-		lab.Resize(fyne.NewSize(r.b.LabelWidth-8, h-8))
+		lab.Resize(fyne.NewSize(labelW-8, h-8))
 		r.objs = append(r.objs, lab)
-		x := r.b.LabelWidth
+		x := labelW
 		for k, s := range bar.Segments {
 			w := barW * float32(clamp01(s))
 			name := r.b.Colors[k%len(r.b.Colors)]

@@ -25,7 +25,7 @@ func DescribeAlignment(al stats.Alignment, a, b []trace.Token) string {
 		if len(parts) == 0 {
 			return tr("views.cmp.nothing", nil)
 		}
-		return "«" + format.Visible(strings.Join(parts, "")) + "»"
+		return "«" + Shown(strings.Join(parts, "")) + "»"
 	}
 	switch {
 	case al.Same:
@@ -46,18 +46,18 @@ func DeltaLine(d stats.Delta) string {
 	if !d.HasA {
 		return tr("views.cmp.no_a", i18n.Args{"Pos": d.Pos})
 	}
-	name := "«" + clip(format.Visible(d.Token.Text), 24) + "»"
+	name := "«" + clip(Shown(d.Token.Text), 24) + "»"
 	switch {
 	case !d.HasB:
 		return tr("views.cmp.no_b", i18n.Args{"Name": name, "P": nums().Percent(d.Token.P)})
 	case !d.InB:
 		return tr("views.cmp.below_top", i18n.Args{"Name": name, "P": nums().Percent(d.Token.P),
-			"N": len(d.StepB.Top), "Chosen": clip(format.Visible(d.ChosenB.Text), 24), "PB": nums().Percent(d.ChosenB.P)})
+			"N": len(d.StepB.Top), "Chosen": clip(Shown(d.ChosenB.Text), 24), "PB": nums().Percent(d.ChosenB.P)})
 	}
 	s := tr("views.cmp.delta", i18n.Args{"Name": name, "PA": nums().Percent(d.Token.P), "PB": nums().Percent(d.PB),
 		"D": nums().Signed(100*(d.PB-d.Token.P), 1)})
 	if d.Diverged {
-		s += tr("views.cmp.b_chose", i18n.Args{"Chosen": clip(format.Visible(d.ChosenB.Text), 24), "P": nums().Percent(d.ChosenB.P)})
+		s += tr("views.cmp.b_chose", i18n.Args{"Chosen": clip(Shown(d.ChosenB.Text), 24), "P": nums().Percent(d.ChosenB.P)})
 	}
 	return s
 }
@@ -142,7 +142,7 @@ func branchText(r *trace.Run) string {
 		return tr("views.none", nil)
 	}
 	if b.At >= 0 && b.At < len(r.Steps) {
-		return tr("views.cmp.forced_text", i18n.Args{"Text": clip(format.Visible(r.Steps[b.At].Chosen.Text), 20), "N": b.At + 1})
+		return tr("views.cmp.forced_text", i18n.Args{"Text": clip(Shown(r.Steps[b.At].Chosen.Text), 20), "N": b.At + 1})
 	}
 	return tr("views.cmp.forced_id", i18n.Args{"ID": b.Token, "N": b.At + 1})
 }

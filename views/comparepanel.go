@@ -261,7 +261,7 @@ func (p *ComparePanel) tops() {
 			if c.ID == mark && c.ID != s.Chosen.ID {
 				v += "  ⟵ A's choice"
 			}
-			bars = append(bars, Bar{Label: clip(format.Visible(c.Text), 14), Segments: []float64{c.P}, Value: v,
+			bars = append(bars, Bar{Label: clip(Shown(c.Text), 14), Segments: []float64{c.P}, Value: v,
 				Highlight: c.ID == s.Chosen.ID})
 		}
 		return bars
@@ -276,7 +276,7 @@ func (p *ComparePanel) times() {
 	longest := max(ta.PrefillSeconds+ta.DecodeSeconds, tb.PrefillSeconds+tb.DecodeSeconds, 1e-9)
 	row := func(name string, t trace.Timing) Bar {
 		return Bar{Label: name, Segments: []float64{t.PrefillSeconds / longest, t.DecodeSeconds / longest},
-			Value: fmt.Sprintf("%s + %s (%.1f tok/s)", nums().Duration(t.PrefillSeconds), nums().Duration(t.DecodeSeconds), stats.Rate(t.DecodeTokens, t.DecodeSeconds))}
+			Value: fmt.Sprintf("%s + %s (%s tok/s)", nums().Duration(t.PrefillSeconds), nums().Duration(t.DecodeSeconds), nums().Fixed(stats.Rate(t.DecodeTokens, t.DecodeSeconds), 1))}
 	}
 	p.Times.SetBars([]Bar{row("A", ta), row("B", tb)})
 }
@@ -314,7 +314,7 @@ func tokName(toks []trace.Token, pos int) string {
 	if pos < 0 || pos >= len(toks) {
 		return "?"
 	}
-	return fmt.Sprintf("«%s» (%d)", clip(format.Visible(toks[pos].Text), 16), pos)
+	return fmt.Sprintf("«%s» (%d)", clip(Shown(toks[pos].Text), 16), pos)
 }
 
 func (p *ComparePanel) hoverCell(l, h int, _ float64) {

@@ -56,12 +56,21 @@ func pair(m []int, i int) int {
 func (c *Comparison) grids() {
 	attA, okA := stats.AttentionAt(c.A.Attention, c.QueryA)
 	switch {
-	case c.QueryA < 0 || c.SourceA < 0 || c.SourceA > c.QueryA:
+	case c.QueryA < 0 || c.SourceA > c.QueryA:
 		c.GridNote = tr("views.cmp.choose", nil)
 		return
 	case !okA:
 		c.GridNote = tr("views.cmp.no_att_a", i18n.Args{"Pos": c.QueryA})
 		return
+	}
+	if c.SourceA < 0 {
+		// No source chosen: the strongest one, as the attention grid
+		// shows it. Asked to choose one, the user saw both chosen in the
+		// strip (the grid's strongest is outlined there) and no grids.
+		c.SourceA = stats.StrongestSource(attA)
+		c.SourceB = pair(c.Align.AtoB, c.SourceA)
+	}
+	switch {
 	case c.QueryB < 0 || c.SourceB < 0:
 		c.GridNote = tr("views.cmp.no_counterpart", i18n.Args{"Q": c.QueryA, "S": c.SourceA})
 		return

@@ -10,7 +10,6 @@ import (
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 
-	"loupe/format"
 	"loupe/i18n"
 	"loupe/session"
 	"loupe/trace"
@@ -279,7 +278,7 @@ func (p *DeltaNetPanel) tokName(pos int) string {
 	if pos >= 0 && pos < len(p.tokens) {
 		text = p.tokens[pos].Text
 	}
-	return fmt.Sprintf("«%s» (position %d)", clip(format.Visible(text), 24), pos)
+	return fmt.Sprintf("«%s» (position %d)", clip(Shown(text), 24), pos)
 }
 
 func (p *DeltaNetPanel) render() {

@@ -8,7 +8,6 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
-	"loupe/format"
 	"loupe/i18n"
 	"loupe/session"
 	"loupe/trace"
@@ -58,7 +57,7 @@ func (p *EmbeddingPanel) CreateRenderer() fyne.WidgetRenderer { return widget.Ne
 func (p *EmbeddingPanel) Display(tok trace.Token, values []float32, rows int, tied bool) {
 	p.tok, p.values, p.rows, p.tied = tok, values, rows, tied
 	if len(values) == 0 {
-		p.Title.SetText(tr("views.emb.none", i18n.Args{"Text": clip(format.Visible(tok.Text), 24), "ID": tok.ID}))
+		p.Title.SetText(tr("views.emb.none", i18n.Args{"Text": clip(Shown(tok.Text), 24), "ID": tok.ID}))
 		p.Shape.SetText("")
 		p.First.SetText("")
 		p.Stats.SetText("")
@@ -66,7 +65,7 @@ func (p *EmbeddingPanel) Display(tok trace.Token, values []float32, rows int, ti
 		p.fig.show(nil)
 		return
 	}
-	p.Title.SetText(tr("views.emb.title", i18n.Args{"Text": clip(format.Visible(tok.Text), 24), "Pos": tok.Pos, "N": thousands(len(values))}))
+	p.Title.SetText(tr("views.emb.title", i18n.Args{"Text": clip(Shown(tok.Text), 24), "Pos": tok.Pos, "N": thousands(len(values))}))
 	p.Shape.SetText((viz.Theme{Lang: Lang}).RowShape(tok.ID, rows, len(values)) + tr("views.emb.row_is_id", nil))
 	first := nums().FirstNumbers(values, 12)
 	if len(values) > 12 {

@@ -262,7 +262,11 @@ func (r *fitRenderer) Layout(s fyne.Size) {
 	r.f.img.Resize(s)
 	r.f.draw(s)
 }
-func (r *fitRenderer) MinSize() fyne.Size           { return fitMin }
+
+// MinSize is less than fitMin: a room smaller than the figure's scales
+// it down (ImageFillContain). At fitMin the tab's least height held the
+// divider under the token strip where it was at 1,366 × 768.
+func (r *fitRenderer) MinSize() fyne.Size           { return fyne.NewSize(fitMin.Width, fitMin.Height/2) }
 func (r *fitRenderer) Refresh()                     { r.f.img.Refresh() }
 func (r *fitRenderer) Objects() []fyne.CanvasObject { return []fyne.CanvasObject{r.f.img} }
 func (r *fitRenderer) Destroy()                     {}

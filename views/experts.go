@@ -11,7 +11,6 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
-	"loupe/format"
 	"loupe/i18n"
 	"loupe/session"
 	"loupe/trace"
@@ -30,6 +29,7 @@ type ExpertsPanel struct {
 
 	Title, AtToken, Hover *widget.Label
 	Map                   *Heatmap
+	MapAxes               *Axes // the map with its layers and experts numbered as the Switch off box takes them
 	Touched, Bytes        *Bars
 	MapNote, TouchedNote  *widget.Label
 	BytesNote             *widget.Label
@@ -60,6 +60,9 @@ func NewExpertsPanel() *ExpertsPanel {
 	p.Map.BottomUp = true
 	p.Map.MaxMinWidth = 760
 	p.Map.OnHover = p.hover
+	p.MapAxes = NewAxes(p.Map, p.countIndex, p.countIndex)
+	p.MapAxes.RowTitle, p.MapAxes.ColTitle = tr("viz.layer.axis", nil), tr("viz.expert.axis", nil)
+	p.MapAxes.Count = &p.count.Numbering
 	p.Touched, p.Bytes = NewBars(), NewBars()
 	p.Touched.LabelWidth, p.Bytes.LabelWidth = 110, 200
 	p.MapNote, p.TouchedNote, p.BytesNote = caption(""), caption(""), caption("")
@@ -181,7 +184,25 @@ func (p *ExpertsPanel) drawMap(st trace.Step) {
 	p.Map.cell = fyne.NewSize(clampF(720/float32(max(1, E)), 3, 24), clampF(320/float32(max(1, L)), 6, 36))
 	p.Map.SetValues(grid)
 	p.Map.SetSelected(chosen)
-	p.MapNote.SetText(tr("views.ex.map_note", i18n.Args{"First": p.count.Layer(0), "Top": nums().Percent(top), "K": len(st.Experts[0].IDs)}))
+	p.MapAxes.Refresh()
+	pair := trace.FormatExperts([]trace.Expert{strongest(st)}, p.count.Base())
+	p.MapNote.SetText(tr("views.ex.map_note", i18n.Args{"First": p.count.Layer(0), "Top": nums().Percent(top),
+		"K": len(st.Experts[0].IDs), "Pair": pair}))
+}
+
+// strongest is the expert the router wanted most for the step, over its
+// MoE layers (the first of equals).
+func strongest(st trace.Step) trace.Expert {
+	var best trace.Expert
+	top := float32(-1)
+	for _, r := range st.Experts {
+		for e, v := range r.Probs {
+			if v > top {
+				best, top = trace.Expert{Layer: r.Layer, Expert: e}, v
+			}
+		}
+	}
+	return best
 }
 
 func (p *ExpertsPanel) drawTouched(n, k int) {
@@ -291,14 +312,14 @@ func (p *ExpertsPanel) hover(row, col int, v float64) {
 }
 
 func (p *ExpertsPanel) tokName(pos int) string {
-	return tr("views.tok_name", i18n.Args{"Text": clip(format.Visible(tokenText(p.tokens, pos)), 24), "Pos": pos})
+	return tr("views.tok_name", i18n.Args{"Text": clip(Shown(tokenText(p.tokens, pos)), 24), "Pos": pos})
 }
 
 func (p *ExpertsPanel) render() {
 	objs := []fyne.CanvasObject{p.Title}
 	if _, _, ok := p.Shown(); ok && p.info.Experts > 0 {
 		objs = append(objs, p.AtToken,
-			boldLabel(tr("views.ex.h_map", nil)), p.Map, p.MapNote, p.Hover,
+			boldLabel(tr("views.ex.h_map", nil)), p.MapAxes, p.MapNote, p.Hover,
 			boldLabel(tr("views.ex.h_touched", nil)), p.Touched, p.TouchedNote,
 			boldLabel(tr("views.ex.h_bytes", nil)), p.Bytes, p.BytesNote,
 			boldLabel(tr("views.ex.h_whatif", nil)), p.RerunBox,

@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+
 	"loupe/format"
 	"loupe/trace"
 	"loupe/viz"
@@ -75,5 +78,48 @@ func TestExpertsInComparison(t *testing.T) {
 	}
 	if l := RunLabel(1, b, 0); !strings.Contains(l, "1 expert off · 1 experts a token") {
 		t.Errorf("RunLabel = %q", l)
+	}
+}
+
+// The router map numbers its layers and experts as the window counts
+// (View › Count from 0 or 1, given by SetCount), the numbers the Switch
+// off box takes, and its note names the strongest choice that way.
+func TestExpertsMapNumbered(t *testing.T) {
+	newTestApp(t)
+	info, toks, steps := moeRun()
+	p := NewExpertsPanel()
+	w := test.NewWindow(p)
+	defer w.Close()
+	w.Resize(fyne.NewSize(900, 900))
+	for _, c := range []struct {
+		count      format.Numbering
+		rows, cols string
+		pair       string
+	}{
+		{format.FromOne, "1 2 3", "1 2 3 4", "1:4"},
+		{format.FromZero, "0 1 2", "0 1 2 3", "0:3"},
+	} {
+		p.SetCount(c.count)
+		p.Display(info, toks, steps, 2)
+		p.MapAxes.Resize(p.MapAxes.MinSize())
+		rows, cols := shownLabels(p.MapAxes)
+		if strings.Join(rows, " ") != c.rows || strings.Join(cols, " ") != c.cols {
+			t.Errorf("%v: rows %v, cols %v; want %s and %s", c.count, rows, cols, c.rows, c.cols)
+		}
+		if !strings.Contains(p.MapNote.Text, c.pair+": this token's strongest") {
+			t.Errorf("%v: note %q does not name %s", c.count, p.MapNote.Text, c.pair)
+		}
+		p.Off.SetText(c.pair)
+		if es, _, err := p.Counterfactual(); err != nil || len(es) != 1 || es[0] != (trace.Expert{Layer: 0, Expert: 3}) {
+			t.Errorf("%v: %q read as %v (%v)", c.count, c.pair, es, err)
+		}
+		p.Off.SetText("")
+	}
+	laid := false
+	for _, o := range p.content.Objects {
+		laid = laid || o == p.MapAxes
+	}
+	if !laid {
+		t.Error("the map is laid out without its numbered axes")
 	}
 }

@@ -18,7 +18,8 @@ import (
 
 // Shown is a token's text as the window shows it: whitespace made visible
 // (format.Visible) and a character no font can draw written U+XXXX, not a
-// box that says nothing.
+// box that says nothing. Every panel writes token text through it, so a
+// token reads the same in the strip, the tabs and their sentences.
 func Shown(tok string) string { return format.VisibleIn(tok, CanDraw) }
 
 // glyphs answers CanDraw: Fyne's own fonts, then the system's, which Fyne

@@ -11,9 +11,14 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/canvas"
+	"fyne.io/fyne/v2/test"
 	"fyne.io/fyne/v2/theme"
 	"github.com/go-text/typesetting/font"
 	"github.com/go-text/typesetting/fontscan"
+
+	"loupe/trace"
+	"loupe/trace/stats"
 )
 
 // faceOf parses a font resource of Fyne's theme.
@@ -177,5 +182,81 @@ func TestDrawLargeFonts(t *testing.T) {
 	}
 	if !CJKLocale(func(k string) string { return map[string]string{"LC_ALL": "zh_TW", "LANG": "en_US"}[k] }) {
 		t.Error("LC_ALL wins over LANG")
+	}
+}
+
+// One glyph policy for every token text of the window: the strip's chips
+// and the Compare tab's sentences write a token the same way, drawn where
+// a font the window may use has its characters, U+XXXX where none has.
+// A CJK token that only a large font has is written U+XXXX by both (it
+// was drawn by Compare, named by the strip), and drawn by both once the
+// large fonts are on (DrawLargeFonts).
+func TestOneGlyphPolicy(t *testing.T) {
+	newTestApp(t)
+	glyphs.once.Do(loadGlyphs)
+	glyphs.mu.Lock()
+	savedLarge, savedUse := glyphs.large, glyphs.useBig
+	var large fontscan.RuneSet
+	large.Add('湘')
+	large.Add('潭')
+	glyphs.large, glyphs.useBig, glyphs.known = []fontscan.RuneSet{large}, false, map[rune]bool{}
+	glyphs.mu.Unlock()
+	defer func() {
+		glyphs.mu.Lock()
+		glyphs.large, glyphs.useBig, glyphs.known = savedLarge, savedUse, map[rune]bool{}
+		glyphs.mu.Unlock()
+	}()
+	if hasSmallGlyph('湘') {
+		t.Skip("a small system font has 湘: this machine draws it either way")
+	}
+	tok := trace.Token{ID: 7, Text: "湘潭\U0010FFFD", Pos: 0, Generated: true}
+	both := func() (chip, compare string) {
+		s := NewTokenStream()
+		w := test.NewWindow(s)
+		defer w.Close()
+		w.Resize(fyne.NewSize(600, 200))
+		s.SetTokens([]trace.Token{tok})
+		for _, o := range test.LaidOutObjects(s) {
+			if txt, ok := o.(*canvas.Text); ok && strings.Contains(txt.Text, "U+10FFFD") {
+				chip = txt.Text
+			}
+		}
+		line := DeltaLine(stats.Delta{Pos: 0, Token: trace.Candidate{Text: tok.Text, P: 0.5}, HasA: true, HasB: true, PB: 0.5})
+		if i, j := strings.Index(line, "«"), strings.Index(line, "»"); i >= 0 && j > i {
+			compare = line[i+len("«") : j]
+		}
+		return chip, compare
+	}
+	chip, compare := both()
+	if chip != "U+6E58U+6F6DU+10FFFD" || compare != chip {
+		t.Errorf("large fonts off: chip %q, Compare «%s»; want both U+6E58U+6F6DU+10FFFD", chip, compare)
+	}
+	DrawLargeFonts(true)
+	chip, compare = both()
+	if chip != "湘潭U+10FFFD" || compare != chip {
+		t.Errorf("large fonts on: chip %q, Compare «%s»; want both 湘潭U+10FFFD", chip, compare)
+	}
+}
+
+// No panel of the window writes a token's text but through Shown: the
+// U+XXXX fallback is the same everywhere.
+func TestTokenTextOnlyThroughShown(t *testing.T) {
+	files, _ := filepath.Glob("*.go")
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok && sel.Sel.Name == "Visible" {
+				if id, ok := sel.X.(*ast.Ident); ok && id.Name == "format" {
+					t.Errorf("%s: format.Visible draws a character no font has as a box: use Shown", name)
+				}
+			}
+			return true
+		})
 	}
 }

@@ -251,7 +251,7 @@ func (p *KVCachePanel) hover(h *Heatmap) func(row, col int, v float64) {
 		if row+1 < len(p.starts) {
 			hi = p.starts[row+1] - 1
 		}
-		who := fmt.Sprintf("token %d «%s»", lo, clip(format.Visible(p.text(lo)), 16))
+		who := fmt.Sprintf("token %d «%s»", lo, clip(Shown(p.text(lo)), 16))
 		if hi > lo {
 			who = fmt.Sprintf("tokens %d…%d (mean)", lo, hi)
 		}

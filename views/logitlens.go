@@ -7,7 +7,6 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
-	"loupe/format"
 	"loupe/i18n"
 	"loupe/session"
 	"loupe/trace"
@@ -62,7 +61,7 @@ func (p *LogitLensPanel) Waiting(msg string) {
 func (p *LogitLensPanel) Display(tok trace.Token, lens []trace.LensLayer, choice int) {
 	p.tok, p.lens, p.choice = tok, lens, choice
 	if len(lens) == 0 || len(lens[len(lens)-1].Top) == 0 {
-		p.Waiting(tr("views.lens.none", i18n.Args{"Text": clip(format.Visible(tok.Text), 24), "Pos": tok.Pos}))
+		p.Waiting(tr("views.lens.none", i18n.Args{"Text": clip(Shown(tok.Text), 24), "Pos": tok.Pos}))
 		return
 	}
 	if choice < 0 {
@@ -76,15 +75,15 @@ func (p *LogitLensPanel) Display(tok trace.Token, lens []trace.LensLayer, choice
 			}
 		}
 	}
-	p.Title.SetText(tr("views.lens.title", i18n.Args{"Text": clip(format.Visible(tok.Text), 24), "Pos": tok.Pos, "N": len(lens)}))
+	p.Title.SetText(tr("views.lens.title", i18n.Args{"Text": clip(Shown(tok.Text), 24), "Pos": tok.Pos, "N": len(lens)}))
 	first, stays := stats.LensLeads(lens, choice)
 	switch {
 	case first < 0:
-		p.Lead.SetText(tr("views.lens.never", i18n.Args{"Text": clip(format.Visible(text), 20)}))
+		p.Lead.SetText(tr("views.lens.never", i18n.Args{"Text": clip(Shown(text), 20)}))
 	case first == stays:
-		p.Lead.SetText(tr("views.lens.stays", i18n.Args{"Text": clip(format.Visible(text), 20), "Layer": p.count.Layer(first)}))
+		p.Lead.SetText(tr("views.lens.stays", i18n.Args{"Text": clip(Shown(text), 20), "Layer": p.count.Layer(first)}))
 	default:
-		p.Lead.SetText(tr("views.lens.returns", i18n.Args{"Text": clip(format.Visible(text), 20), "Layer": p.count.Layer(first), "Stays": p.count.Layer(stays)}))
+		p.Lead.SetText(tr("views.lens.returns", i18n.Args{"Text": clip(Shown(text), 20), "Layer": p.count.Layer(first), "Stays": p.count.Layer(stays)}))
 	}
 	p.fig.setHeight(lensHeight(len(lens)))
 	p.fig.show(p.figure())

@@ -10,7 +10,6 @@ import (
 	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/widget"
 
-	"loupe/format"
 	"loupe/i18n"
 	"loupe/session"
 	"loupe/trace"
@@ -55,7 +54,10 @@ func NewMLPPanel() *MLPPanel {
 	p.Layer = widget.NewSelect(nil, func(string) { p.draw() })
 	p.img = canvas.NewImageFromImage(nil)
 	p.img.FillMode = canvas.ImageFillContain
-	p.img.SetMinSize(figureMin(700, 360))
+	// Drawn at 700 × 360 and scaled into the room: with 360 as its least
+	// height the tab held the divider under the token strip in place at
+	// 1,366 × 768.
+	p.img.SetMinSize(figureMin(700, 200))
 	top := container.NewHBox(widget.NewLabel(tr("views.mlp.layer", nil)), p.Layer, layout.NewSpacer(),
 		widget.NewButton(tr("views.export.png", nil), func() { p.export("png") }),
 		widget.NewButton(tr("views.export.svg", nil), func() { p.export("svg") }),
@@ -123,7 +125,7 @@ func (p *MLPPanel) draw() {
 	}
 	name := "?"
 	if q >= 0 && q < len(p.tokens) {
-		name = format.Visible(p.tokens[q].Text)
+		name = Shown(p.tokens[q].Text)
 	}
 	title := tr("views.mlp.title", i18n.Args{"Text": clip(name, 24), "Pos": q, "Layer": p.count.Layer(l), "N": thousands(len(p.shown.Values))})
 	if p.moeLayer() {

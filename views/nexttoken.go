@@ -7,7 +7,6 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
-	"loupe/format"
 	"loupe/i18n"
 	"loupe/session"
 	"loupe/trace"
@@ -101,11 +100,11 @@ func (p *NextTokenPanel) Display(toks []trace.Token, steps []trace.Step, pos int
 	}
 	ctx := ""
 	if p.step.Pos-1 >= 0 && p.step.Pos-1 < len(toks) {
-		ctx = tr("views.next.after", i18n.Args{"Text": clip(format.Visible(toks[p.step.Pos-1].Text), 20)})
+		ctx = tr("views.next.after", i18n.Args{"Text": clip(Shown(toks[p.step.Pos-1].Text), 20)})
 	}
 	sampled := stats.Sampled(p.step)
 	p.Title.SetText(tr("views.next.title", i18n.Args{"N": len(p.step.Top), "Pos": p.step.Pos, "After": ctx,
-		"Chosen": clip(format.Visible(p.step.Chosen.Text), 20), "P": ChosenProbs(p.step)}))
+		"Chosen": clip(Shown(p.step.Chosen.Text), 20), "P": ChosenProbs(p.step)}))
 	bars := make([]Bar, 0, len(p.step.Top))
 	for _, c := range p.step.Top {
 		model, value := c.P, tr("views.next.bar_model", i18n.Args{"P": nums().Percent(c.P), "ID": c.ID})
@@ -114,7 +113,7 @@ func (p *NextTokenPanel) Display(toks []trace.Token, steps []trace.Step, pos int
 		} else if sampled {
 			value = tr("views.next.bar_sampler", i18n.Args{"P": nums().Percent(c.P), "ID": c.ID})
 		}
-		bars = append(bars, Bar{Label: clip(format.Visible(c.Text), 18), Segments: []float64{model},
+		bars = append(bars, Bar{Label: clip(Shown(c.Text), 18), Segments: []float64{model},
 			Value: value, Highlight: c.ID == p.step.Chosen.ID})
 	}
 	if sampled {

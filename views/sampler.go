@@ -8,7 +8,6 @@ import (
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/widget"
 
-	"loupe/format"
 	"loupe/i18n"
 	"loupe/session"
 	"loupe/trace"
@@ -65,10 +64,10 @@ func (p *SamplerPanel) Display(toks []trace.Token, steps []trace.Step, pos int, 
 	}
 	st := p.step.Stages
 	if st.Greedy {
-		p.Title.SetText(tr("views.sampler.greedy", i18n.Args{"Pos": p.step.Pos, "Text": clip(format.Visible(p.step.Chosen.Text), 20)}))
+		p.Title.SetText(tr("views.sampler.greedy", i18n.Args{"Pos": p.step.Pos, "Text": clip(Shown(p.step.Chosen.Text), 20)}))
 		p.Order.SetText(tr("views.sampler.one_column", nil))
 	} else {
-		p.Title.SetText(tr("views.sampler.title", i18n.Args{"Pos": p.step.Pos, "Text": clip(format.Visible(p.step.Chosen.Text), 20), "Seed": s.Seed, "U": nums().Fixed(st.U, 4)}))
+		p.Title.SetText(tr("views.sampler.title", i18n.Args{"Pos": p.step.Pos, "Text": clip(Shown(p.step.Chosen.Text), 20), "Seed": s.Seed, "U": nums().Fixed(st.U, 4)}))
 		p.Order.SetText(tr("views.sampler.order", nil))
 	}
 	p.fig.show(p.figure())

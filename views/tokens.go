@@ -57,6 +57,7 @@ type TokenStream struct {
 
 	list  *widget.List
 	hover *widget.Label
+	below *fyne.Container // the legend's chips and the hover line, one line
 	tip   *tooltip
 }
 
@@ -86,7 +87,8 @@ func NewTokenStream() *TokenStream {
 // CreateRenderer implements fyne.Widget.
 func (t *TokenStream) CreateRenderer() fyne.WidgetRenderer {
 	t.tip = newTooltip()
-	return &streamRenderer{t: t, box: container.NewBorder(nil, container.NewVBox(t.legend.box, t.hover), nil, nil, t.list)}
+	t.below = container.NewBorder(nil, nil, t.legend.box, nil, t.hover)
+	return &streamRenderer{t: t, box: container.NewBorder(nil, t.below, nil, nil, t.list)}
 }
 
 // SetTokens replaces every token.
@@ -104,6 +106,10 @@ func (t *TokenStream) SetTokens(toks []trace.Token) {
 	}
 	t.reflow()
 	t.list.Refresh()
+	// The hover line and the tip described a token of the old list: after
+	// a branch they named the token it replaced.
+	t.hideTip()
+	t.restoreHover()
 }
 
 // Append adds one token at the end and scrolls to it.
@@ -372,15 +378,12 @@ func (r *streamRenderer) Layout(s fyne.Size) {
 }
 
 // MinSize holds two whole rows of chips at the current text size above
-// the legend and the hover line: in projector mode a fixed 120 pixels
-// showed a row and a half.
+// the line of the legend and the hover text: in projector mode a fixed
+// 120 pixels showed a row and a half.
 func (r *streamRenderer) MinSize() fyne.Size {
 	below := float32(0)
-	if r.t.hover.Visible() {
-		below += r.t.hover.MinSize().Height
-	}
-	if r.t.legend.box.Visible() {
-		below += r.t.legend.box.MinSize().Height + theme.Padding()
+	if r.t.hover.Visible() || r.t.legend.box.Visible() {
+		below = r.t.below.MinSize().Height
 	}
 	return fyne.NewSize(200, max(120, 2*(chipHeight()+theme.Padding()+2)+below))
 }
@@ -484,7 +487,7 @@ func (r *chipRow) MouseDown(e *desktop.MouseEvent) {
 func (r *chipRow) MouseUp(*desktop.MouseEvent)      {}
 func (r *chipRow) MouseIn(e *desktop.MouseEvent)    { r.hover(e.Position.X) }
 func (r *chipRow) MouseMoved(e *desktop.MouseEvent) { r.hover(e.Position.X) }
-func (r *chipRow) MouseOut()                        { r.t.hideTip() }
+func (r *chipRow) MouseOut()                        { r.t.hideTip(); r.t.restoreHover() }
 
 func (r *chipRow) hover(x float32) {
 	i := r.tokenAt(x)

@@ -196,7 +196,7 @@ func (fc *chatArea) chatFinished(run *trace.Run) {
 			u.left.Refresh() // the column grew: lay it out again
 			u.controls.Prompt.SetText("")
 		}
-		label += " · think " + map[string]string{"on": "on", "off": "off", "": "default"}[run.Think]
+		label += tr("app.chat.think_"+map[string]string{"on": "on", "off": "off", "": "default"}[run.Think], nil)
 	}
 	u.chat.labels = append(u.chat.labels, label)
 	u.timing.Labels = u.chat.labels

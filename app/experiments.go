@@ -170,7 +170,7 @@ func (fc *experimentRunner) startExperiment(m *engine.Model, opt experiment.Opti
 	u.controls.SetRunning(true)
 	u.experiments.SetRunning(true)
 	u.experiments.Display(nil, "", "")
-	u.experiments.Status.SetText("Starting…")
+	u.experiments.Status.SetText(tr("app.status.starting", nil))
 	opt.Progress = func(frac float64, what string) {
 		u.do(func() {
 			if gen == u.gen {

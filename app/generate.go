@@ -71,7 +71,7 @@ func (u *UI) generate() {
 	if views.NeedsLargeFont(prompt) && views.DrawLargeFonts(true) {
 		u.dirty = true // the stream's earlier tokens may now draw what they wrote U+XXXX
 	}
-	u.model.Display(u.st.Info, cpuLine(), modelKernelLine(u.backend))
+	u.model.Display(u.shownInfo(), cpuLine(), modelKernelLine(u.backend))
 	u.pending = req
 	u.begin(prompt, ids, s)
 }
@@ -227,7 +227,7 @@ func (u *UI) deliver(gen int, evs *events) {
 func (u *UI) stop() {
 	if u.st.Running && u.cancel != nil {
 		u.cancel()
-		u.controls.Status.SetText("Stopping…")
+		u.controls.Status.SetText(tr("app.status.stopping", nil))
 	}
 }
 

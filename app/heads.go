@@ -98,7 +98,7 @@ func (u *UI) presetRandom() {
 	}
 	seed, err := strconv.ParseUint(strings.TrimSpace(u.bar.Seed.Text), 10, 64)
 	if err != nil {
-		u.fail("Seed", fmt.Errorf("%q is not a whole number ≥ 0", u.bar.Seed.Text))
+		u.fail(tr("views.controls.seed", nil), fmt.Errorf("%q is not a whole number ≥ 0", u.bar.Seed.Text))
 		return
 	}
 	if u.backend == nil {

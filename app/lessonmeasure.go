@@ -84,11 +84,11 @@ func (fc *lessonMode) measureLesson() {
 	gen, in, opt, run := u.gen, u.les.in, u.lessonMode.measureOptions(), u.les.run
 	opt.Kernels = c // every timing run computes with the window's choice
 	u.controls.SetRunning(true)
-	u.les.card.SetPlan("Starting…", true)
+	u.les.card.SetPlan(tr("app.status.starting", nil), true)
 	opt.Progress = func(what string) {
 		u.do(func() {
 			if gen == u.gen {
-				u.les.card.SetPlan("Running: "+what+"…", true)
+				u.les.card.SetPlan(tr("app.status.running", i18n.Args{"What": what}), true)
 			}
 		})
 	}

@@ -224,7 +224,7 @@ func (p *DeltaNetPanel) hover(what string, head, col int) {
 		p.Hover.SetText(fmt.Sprintf("%s, %s: %s = %.3f", p.count.Head(head), p.tokName(lo), what, vals[lo][head]))
 		return
 	}
-	p.Hover.SetText(fmt.Sprintf("%s, tokens %d…%d: mean %s = %.3f", p.count.Head(head), lo, hi-1, what, binnedMap(vals[lo:hi], []int{0, hi - lo})[head][0]))
+	p.Hover.SetText(tr("views.dn.hover_mean", i18n.Args{"Head": p.count.Head(head), "Lo": lo, "Hi": hi - 1, "What": what, "V": nums().Fixed(float64(binnedMap(vals[lo:hi], []int{0, hi - lo})[head][0]), 3)}))
 }
 
 func (p *DeltaNetPanel) hoverNorm(head, col int) {
@@ -238,7 +238,7 @@ func (p *DeltaNetPanel) hoverNorm(head, col int) {
 		p.Hover.SetText(tr("views.dn.no_state", nil))
 		return
 	}
-	p.Hover.SetText(fmt.Sprintf("%s: ‖S‖ = %.3g after %s", p.count.Head(head), d.StateNorm[i][head], p.tokName(d.StatePos[i])))
+	p.Hover.SetText(tr("views.dn.hover_norm", i18n.Args{"Head": p.count.Head(head), "V": nums().Number(fmt.Sprintf("%.3g", d.StateNorm[i][head])), "Token": p.tokName(d.StatePos[i])}))
 }
 
 // lastRecord is the index of the last state record at or before token t,
@@ -279,7 +279,7 @@ func (p *DeltaNetPanel) tokName(pos int) string {
 	if pos >= 0 && pos < len(p.tokens) {
 		text = p.tokens[pos].Text
 	}
-	return fmt.Sprintf("«%s» (position %d)", clip(format.Visible(text), 24), pos)
+	return tr("views.dn.token", i18n.Args{"Text": clip(format.Visible(text), 24), "Pos": pos})
 }
 
 func (p *DeltaNetPanel) render() {

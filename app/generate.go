@@ -44,7 +44,7 @@ func (u *UI) generate() {
 		return
 	}
 	if u.backend == nil {
-		u.fail(tr("app.err.no_model_loaded", nil), errors.New("open a model folder first (File › Open model folder…, or drop a folder on the window)"))
+		u.fail(tr("app.err.no_model_loaded", nil), errors.New(tr("app.hint.open_model_drop", nil)))
 		return
 	}
 	s, prompt, ok := u.readSettings()
@@ -64,7 +64,7 @@ func (u *UI) generate() {
 		ids = u.backend.Encode(prompt)
 	}
 	if len(ids) == 0 {
-		u.fail(tr("app.err.empty_prompt", nil), errors.New("the prompt gives no tokens"))
+		u.fail(tr("app.err.empty_prompt", nil), errors.New(tr("app.hint.no_tokens", nil)))
 		return
 	}
 	u.knobs.saveKnobs()
@@ -109,7 +109,7 @@ func (u *UI) readSettings() (trace.Settings, string, bool) {
 	s.Kernels, s.Arithmetic = c.Level().String(), c.Arithmetic()
 	prompt := u.controls.Prompt.Text
 	if strings.TrimSpace(prompt) == "" {
-		u.fail(tr("app.err.empty_prompt", nil), errors.New("type a prompt in the box on the left"))
+		u.fail(tr("app.err.empty_prompt", nil), errors.New(tr("app.hint.type_prompt", nil)))
 		return s, "", false
 	}
 	return s, prompt, true

@@ -78,7 +78,7 @@ func (u *UI) presetTop() {
 		a, ok = stats.AttentionAt(u.st.Attention, stats.LastCaptured(u.st.Attention, q))
 	}
 	if !ok {
-		u.fail(tr("app.err.no_attention", nil), errors.New("select a token whose attention was captured (the last prompt token always is)"))
+		u.fail(tr("app.err.no_attention", nil), errors.New(tr("app.hint.select_captured", nil)))
 		return
 	}
 	src := u.attn.Source()
@@ -102,7 +102,7 @@ func (u *UI) presetRandom() {
 		return
 	}
 	if u.backend == nil {
-		u.fail(tr("app.err.no_model_loaded", nil), errors.New("open a model folder first"))
+		u.fail(tr("app.err.no_model_loaded", nil), errors.New(tr("app.hint.open_model", nil)))
 		return
 	}
 	u.st.Heads = randomAttentionHeads(u.st.Info, n, seed)

@@ -2,10 +2,12 @@ package app
 
 import (
 	"io"
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2/test"
 
+	"loupe/engine"
 	"loupe/i18n"
 	"loupe/views"
 )
@@ -59,5 +61,21 @@ func TestPanelOfTab(t *testing.T) {
 	}
 	if got := panelOfTab("KV cache"); got != "kv-cache" {
 		t.Errorf("the lesson's \"KV cache\" finds %q", got)
+	}
+}
+
+// The bad-model dialog's last paragraph says in English what the engine
+// says (engine.SupportedFiles, the CLI's), and in French the same lists.
+func TestExpectedFilesInBothLanguages(t *testing.T) {
+	old := views.Lang
+	t.Cleanup(func() { views.Lang = old })
+	views.Lang = i18n.English
+	if got, want := expected(), engine.SupportedFiles(); got != want {
+		t.Errorf("English: %q\nwant the engine's %q", got, want)
+	}
+	views.Lang = i18n.French
+	archs, gguf, types := engine.SupportedNames()
+	if got := expected(); !strings.HasPrefix(got, "Attendu") || !strings.Contains(got, archs) || !strings.Contains(got, gguf) || !strings.Contains(got, types) {
+		t.Errorf("French: %q", got)
 	}
 }

@@ -70,7 +70,7 @@ func (fc *lessonMode) measureLesson() {
 		u.les.card.SetPlan(tr("app.lesson.busy", nil), false)
 		return
 	case !ok || u.les.l == nil:
-		u.fail(tr("app.lesson.nothing", nil), errors.New("the lesson needs a finished run on a model first"))
+		u.fail(tr("app.lesson.nothing", nil), errors.New(tr("app.hint.lesson_needs_run", nil)))
 		return
 	}
 	c, err := applyKernels(u.controls.Kernels.Selected)

@@ -17,8 +17,12 @@ import (
 	"loupe/trace"
 )
 
-// expected says what a model folder must hold; every load error ends with it.
-var expected = engine.SupportedFiles()
+// expected says what a model folder must hold, in the window's language;
+// every load error ends with it.
+func expected() string {
+	archs, gguf, types := engine.SupportedNames()
+	return tr("app.err.expected", i18n.Args{"Archs": archs, "GGUF": gguf, "Types": types})
+}
 
 // openModel loads path in the background; the current model stays usable
 // until the new one is ready, and stays if the new one fails.
@@ -27,7 +31,7 @@ func (u *UI) openModel(path string) {
 		return
 	}
 	if u.st.Running {
-		u.fail(tr("app.err.busy", nil), errors.New("stop the generation before opening another model"))
+		u.fail(tr("app.err.busy", nil), errors.New(tr("app.hint.stop_before_model", nil)))
 		return
 	}
 	u.loading = true
@@ -66,7 +70,7 @@ func (u *UI) loaded(path string, b Backend, err error) {
 	if err != nil {
 		u.generateAfter = false
 		u.controls.Status.SetText(tr("app.status.could_not_open", i18n.Args{"Path": path}))
-		u.fail(tr("app.err.open_model", nil), fmt.Errorf("%s\n\n%s", engine.LoadFailure(path, err), expected))
+		u.fail(tr("app.err.open_model", nil), fmt.Errorf("%s\n\n%s", engine.LoadFailure(path, err), expected()))
 		u.idle()
 		return
 	}

@@ -184,7 +184,7 @@ func (fc *menus) currentPanel() string {
 func (fc *menus) saveRun() {
 	u := fc.ui
 	if u.st.LastRun == nil {
-		u.fail(tr("app.err.nothing_to_save", nil), errors.New("generate first: the run is saved once it has finished"))
+		u.fail(tr("app.err.nothing_to_save", nil), errors.New(tr("app.hint.generate_to_save", nil)))
 		return
 	}
 	data, err := runJSON(u.st.LastRun)

@@ -164,7 +164,7 @@ func (fc *sessionFile) openSession(path string) {
 		return
 	}
 	if u.st.Running || u.loading {
-		u.fail(tr("app.err.busy", nil), errors.New("stop the generation before opening a session"))
+		u.fail(tr("app.err.busy", nil), errors.New(tr("app.hint.stop_before_session", nil)))
 		return
 	}
 	model, err := u.sessionFile.sessionModel(s)

@@ -166,6 +166,10 @@ func NewControls(onGenerate, onStop func()) *Controls {
 	c.sampling = []*widget.Entry{c.Temperature, c.TopK, c.TopP, c.MinP, c.Presence, c.Seed}
 	c.Mode = NewChoice([]string{Greedy, Sampling}, []string{"views.controls.greedy", "views.controls.sampling"},
 		func(string) { c.syncMode() })
+	// One option a row: side by side, the radio group is twice its
+	// longest label wide, and "Échantillonnage" made the column 90 px
+	// wider than the 1,366 px window has room for.
+	c.Mode.Radio.Horizontal = false
 	c.syncMode()
 	c.Threads = numEntry("0")
 	c.Kernels = widget.NewSelect([]string{"auto"}, nil)
@@ -190,7 +194,9 @@ func NewControls(onGenerate, onStop func()) *Controls {
 		widget.NewLabel(tr("views.controls.kernels", nil)), c.Kernels,
 	)
 	c.Box = container.NewVBox(c.History, c.Prompt,
-		container.NewGridWithColumns(2, c.Generate, c.Stop),
+		// Generate takes what Stop leaves: two equal columns were each as
+		// wide as "Générer  (Ctrl+Entrée)", too wide a column at 1,366 px.
+		container.NewBorder(nil, nil, nil, c.Stop, c.Generate),
 		form, c.Progress, c.Busy, c.Status)
 	return c
 }

@@ -8,6 +8,7 @@ import (
 	"fyne.io/fyne/v2/test"
 
 	"loupe/engine"
+	"loupe/engine/hub"
 	"loupe/i18n"
 	"loupe/views"
 )
@@ -77,5 +78,22 @@ func TestExpectedFilesInBothLanguages(t *testing.T) {
 	archs, gguf, types := engine.SupportedNames()
 	if got := expected(); !strings.HasPrefix(got, "Attendu") || !strings.Contains(got, archs) || !strings.Contains(got, gguf) || !strings.Contains(got, types) {
 		t.Errorf("French: %q", got)
+	}
+}
+
+// Every model of the Get a model… list says what it shows in French,
+// and in English says the catalogue's own sentence.
+func TestCatalogueInBothLanguages(t *testing.T) {
+	old := views.Lang
+	t.Cleanup(func() { views.Lang = old })
+	for _, e := range hub.Catalog {
+		views.Lang = i18n.English
+		if got := shows(e); got != e.Shows {
+			t.Errorf("%s in English: %q, want the catalogue's %q", e.ID, got, e.Shows)
+		}
+		views.Lang = i18n.French
+		if got := shows(e); got == e.Shows {
+			t.Errorf("%s: no French sentence (app.models.shows.%s)", e.ID, e.ID)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"fyne.io/fyne/v2/test"
 
+	"loupe/assets"
 	"loupe/engine"
 	"loupe/engine/hub"
 	"loupe/i18n"
@@ -95,5 +96,25 @@ func TestCatalogueInBothLanguages(t *testing.T) {
 		if got := shows(e); got == e.Shows {
 			t.Errorf("%s: no French sentence (app.models.shows.%s)", e.ID, e.ID)
 		}
+	}
+}
+
+// The demo prompts' captions (Prompts menu, status line) come in French
+// too; in English they are the assets' own sentences.
+func TestDemoCaptionsInBothLanguages(t *testing.T) {
+	old := views.Lang
+	t.Cleanup(func() { views.Lang = old })
+	for _, d := range assets.DemoExamples {
+		views.Lang = i18n.English
+		if got := demoCaption(d.Text); got != d.Caption {
+			t.Errorf("English caption %q, want the assets' %q", got, d.Caption)
+		}
+		views.Lang = i18n.French
+		if got := demoCaption(d.Text); got == d.Caption || got == "" {
+			t.Errorf("no French caption for %q", d.Text)
+		}
+	}
+	if demoCaption("not a demo prompt") != "" {
+		t.Error("a caption for another text")
 	}
 }

@@ -285,8 +285,12 @@ func (p *DeltaNetPanel) tokName(pos int) string {
 func (p *DeltaNetPanel) render() {
 	objs := []fyne.CanvasObject{p.Title}
 	if d, ok := p.Shown(); ok && len(d.Alpha) > 0 {
+		// Captions wrap: on one line the French ones were wider than
+		// the tab at 1,366 px, and the whole panel scrolled sideways.
 		caption := func(s string) *widget.Label {
-			return widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+			l := widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+			l.Wrapping = fyne.TextWrapWord
+			return l
 		}
 		objs = append(objs, p.Why, p.AtToken,
 			caption(tr("views.dn.cap_alpha", nil)),
@@ -296,7 +300,7 @@ func (p *DeltaNetPanel) render() {
 			caption(tr("views.dn.cap_norm", nil)),
 			p.Norm, p.NormScale, p.Hover)
 		if len(p.binsA)-1 < len(d.Alpha) {
-			objs = append(objs, widget.NewLabel(tr("views.dn.binned", i18n.Args{"N": len(d.Alpha), "Cols": len(p.binsA) - 1,
+			objs = append(objs, wrapped(tr("views.dn.binned", i18n.Args{"N": len(d.Alpha), "Cols": len(p.binsA) - 1,
 				"Min": len(d.Alpha) / (len(p.binsA) - 1), "Max": (len(d.Alpha) + len(p.binsA) - 2) / (len(p.binsA) - 1)})))
 		}
 	}

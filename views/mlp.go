@@ -55,7 +55,10 @@ func NewMLPPanel() *MLPPanel {
 	p.Layer = widget.NewSelect(nil, func(string) { p.draw() })
 	p.img = canvas.NewImageFromImage(nil)
 	p.img.FillMode = canvas.ImageFillContain
-	p.img.SetMinSize(figureMin(700, 360))
+	// 300 px high at least: with an MoE layer's two-line title and the
+	// three lines of its French caption, 360 made the window 785 px
+	// high, past a 768 px screen; the figure still fills what is left.
+	p.img.SetMinSize(figureMin(700, 300))
 	top := container.NewHBox(widget.NewLabel(tr("views.mlp.layer", nil)), p.Layer, layout.NewSpacer(),
 		widget.NewButton(tr("views.export.png", nil), func() { p.export("png") }),
 		widget.NewButton(tr("views.export.svg", nil), func() { p.export("svg") }),

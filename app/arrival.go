@@ -108,7 +108,7 @@ func (u *UI) finish(gen int, run *trace.Run, err error) {
 		u.fail(tr("app.err.generation", nil), err)
 	case run == nil:
 		u.controls.Status.SetText(failedStatus(nil))
-		u.fail(tr("app.err.generation", nil), errors.New("the engine returned no run"))
+		u.fail(tr("app.err.generation", nil), errors.New(tr("app.hint.no_run", nil)))
 	}
 	u.dirty = true
 	u.refreshPanels()

@@ -47,7 +47,7 @@ func (u *UI) branchDialog() {
 	for i, c := range s.Top {
 		options[i] = fmt.Sprintf("%d. «%s»  %s", i+1, format.Visible(c.Text), nums().Percent(c.P))
 		if c.ID == s.Chosen.ID {
-			options[i] += "  (written)"
+			options[i] += tr("app.branch.written", nil)
 		}
 	}
 	pick := widget.NewRadioGroup(options, nil)

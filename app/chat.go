@@ -74,7 +74,7 @@ func (fc *chatArea) chatModelLoaded() {
 		u.chatPanel.Note.SetText(tr("app.chat.template_fails", nil) + err.Error())
 	}
 	if err == nil && (u.opt.Chat || u.opt.Think != "") {
-		u.chatPanel.Mode.SetSelected(views.ModeChat)
+		u.chatPanel.Mode.SetValue(views.ModeChat)
 	}
 	if u.opt.Think != "" {
 		u.chatPanel.SetThinking(u.opt.Think == "on")
@@ -94,10 +94,10 @@ func (fc *chatArea) applyPreset(name string) {
 		}
 		c := u.controls
 		if p.Temperature == 0 {
-			c.Mode.SetSelected(views.Greedy)
+			c.Mode.SetValue(views.Greedy)
 			return
 		}
-		c.Mode.SetSelected(views.Sampling)
+		c.Mode.SetValue(views.Sampling)
 		c.Temperature.SetText(strconv.FormatFloat(p.Temperature, 'g', -1, 64))
 		c.TopK.SetText(strconv.Itoa(p.TopK))
 		c.TopP.SetText(strconv.FormatFloat(p.TopP, 'g', -1, 64))
@@ -196,7 +196,7 @@ func (fc *chatArea) chatFinished(run *trace.Run) {
 			u.left.Refresh() // the column grew: lay it out again
 			u.controls.Prompt.SetText("")
 		}
-		label += " · think " + map[string]string{"on": "on", "off": "off", "": "default"}[run.Think]
+		label += tr("app.chat.think_"+map[string]string{"on": "on", "off": "off", "": "default"}[run.Think], nil)
 	}
 	u.chat.labels = append(u.chat.labels, label)
 	u.timing.Labels = u.chat.labels

@@ -56,10 +56,10 @@ func TestChatTwoTurns(t *testing.T) {
 	}
 	test := u.chatPanel.Presets
 	test.SetSelected(u.chat.presets[1].Name) // recommended for thinking
-	if u.controls.Mode.Selected != views.Sampling || u.controls.Temperature.Text != "0.6" || u.controls.TopK.Text != "20" || u.controls.TopP.Text != "0.95" {
-		t.Errorf("preset not applied: %s T=%s k=%s p=%s", u.controls.Mode.Selected, u.controls.Temperature.Text, u.controls.TopK.Text, u.controls.TopP.Text)
+	if u.controls.Mode.Value() != views.Sampling || u.controls.Temperature.Text != "0.6" || u.controls.TopK.Text != "20" || u.controls.TopP.Text != "0.95" {
+		t.Errorf("preset not applied: %s T=%s k=%s p=%s", u.controls.Mode.Value(), u.controls.Temperature.Text, u.controls.TopK.Text, u.controls.TopP.Text)
 	}
-	u.controls.Mode.SetSelected(views.Greedy)
+	u.controls.Mode.SetValue(views.Greedy)
 	u.chatPanel.Think.SetChecked(true)
 	h.generate("What is the capital of France?", 4)
 	if u.controls.Prompt.Text != "" || len(u.st.Turns) != 2 || u.st.Turns[0].Content != "What is the capital of France?" {
@@ -93,7 +93,7 @@ func TestChatTwoTurns(t *testing.T) {
 			f.Close()
 		}
 	}
-	u.chatPanel.Mode.SetSelected(views.ModeComplete)
+	u.chatPanel.Mode.SetValue(views.ModeComplete)
 	h.generate("Once upon a time", 2)
 	if u.st.LastRun.Messages != nil || len(u.st.Turns) != 4 {
 		t.Errorf("complete mode ran as chat")

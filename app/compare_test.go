@@ -200,7 +200,7 @@ func TestVariantPrompt(t *testing.T) {
 // Any two runs of the history: greedy and sampled, side by side.
 func TestCompareAnyTwoRuns(t *testing.T) {
 	h := skewHarness(t)
-	h.u.controls.Mode.SetSelected(views.Sampling)
+	h.u.controls.Mode.SetValue(views.Sampling)
 	h.generate(catPrompt, 4)
 	if len(h.u.st.Runs) != 2 {
 		t.Fatalf("%d runs in the history", len(h.u.st.Runs))
@@ -449,7 +449,7 @@ func TestAblateChatTurn(t *testing.T) {
 	}
 	h := newHarnessWith(t, Options{Model: dir, Chat: true}, loadEngine)
 	h.u.setNumbering(viz.FromZero)
-	h.u.controls.Mode.SetSelected(views.Greedy)
+	h.u.controls.Mode.SetValue(views.Greedy)
 	h.generate("What is the capital of France?", 4)
 	a := h.u.st.LastRun
 	h.u.bar.Heads.SetText("1:0")

@@ -190,7 +190,7 @@ func (fc *experimentRunner) rerunExperiment() {
 	m, ok := u.backend.(*engine.Model)
 	switch {
 	case rec == nil:
-		u.fail(tr("app.exp.nothing_rerun", nil), errors.New("open a saved experiment first"))
+		u.fail(tr("app.exp.nothing_rerun", nil), errors.New(tr("app.hint.open_experiment", nil)))
 		return
 	case u.st.Running || u.loading:
 		u.experiments.Status.SetText(tr("app.lesson.busy", nil))

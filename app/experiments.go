@@ -113,12 +113,12 @@ func (fc *experimentRunner) runExperimentAsking(key string, ask bool) {
 	}
 	m, ok := u.backend.(*engine.Model)
 	if !ok {
-		u.fail(tr("app.err.no_model_loaded", nil), errors.New("open a model first (File › Open model folder…): the experiments run on it"))
+		u.fail(tr("app.err.no_model_loaded", nil), errors.New(tr("app.hint.model_for_experiments", nil)))
 		return
 	}
 	opt := u.experimentRunner.experimentOptions(key)
 	if strings.TrimSpace(opt.Prompt) == "" {
-		u.fail(tr("app.err.empty_prompt", nil), errors.New("type a prompt in the box on the left: it is the first of the two texts"))
+		u.fail(tr("app.err.empty_prompt", nil), errors.New(tr("app.hint.prompt_first_text", nil)))
 		return
 	}
 	c, err := applyKernels(u.controls.Kernels.Selected)
@@ -170,7 +170,7 @@ func (fc *experimentRunner) startExperiment(m *engine.Model, opt experiment.Opti
 	u.controls.SetRunning(true)
 	u.experiments.SetRunning(true)
 	u.experiments.Display(nil, "", "")
-	u.experiments.Status.SetText("Starting…")
+	u.experiments.Status.SetText(tr("app.status.starting", nil))
 	opt.Progress = func(frac float64, what string) {
 		u.do(func() {
 			if gen == u.gen {

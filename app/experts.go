@@ -25,7 +25,7 @@ func (u *UI) switchExpertsOff() {
 		return
 	}
 	if len(off) == 0 && k == 0 {
-		u.fail(tr("app.experts.none", nil), errors.New("click cells of the map, type layer:expert pairs, or choose fewer experts per token"))
+		u.fail(tr("app.experts.none", nil), errors.New(tr("app.hint.experts_pick", nil)))
 		return
 	}
 	if err := checkExperts(off, k, u.st.Info, u.headBase()); err != nil {

@@ -44,7 +44,7 @@ func (u *UI) generate() {
 		return
 	}
 	if u.backend == nil {
-		u.fail(tr("app.err.no_model_loaded", nil), errors.New("open a model folder first (File › Open model folder…, or drop a folder on the window)"))
+		u.fail(tr("app.err.no_model_loaded", nil), errors.New(tr("app.hint.open_model_drop", nil)))
 		return
 	}
 	s, prompt, ok := u.readSettings()
@@ -64,14 +64,14 @@ func (u *UI) generate() {
 		ids = u.backend.Encode(prompt)
 	}
 	if len(ids) == 0 {
-		u.fail(tr("app.err.empty_prompt", nil), errors.New("the prompt gives no tokens"))
+		u.fail(tr("app.err.empty_prompt", nil), errors.New(tr("app.hint.no_tokens", nil)))
 		return
 	}
 	u.knobs.saveKnobs()
 	if views.NeedsLargeFont(prompt) && views.DrawLargeFonts(true) {
 		u.dirty = true // the stream's earlier tokens may now draw what they wrote U+XXXX
 	}
-	u.model.Display(u.st.Info, cpuLine(), modelKernelLine(u.backend))
+	u.model.Display(u.shownInfo(), cpuLine(), modelKernelLine(u.backend))
 	u.pending = req
 	u.begin(prompt, ids, s)
 }
@@ -109,7 +109,7 @@ func (u *UI) readSettings() (trace.Settings, string, bool) {
 	s.Kernels, s.Arithmetic = c.Level().String(), c.Arithmetic()
 	prompt := u.controls.Prompt.Text
 	if strings.TrimSpace(prompt) == "" {
-		u.fail(tr("app.err.empty_prompt", nil), errors.New("type a prompt in the box on the left"))
+		u.fail(tr("app.err.empty_prompt", nil), errors.New(tr("app.hint.type_prompt", nil)))
 		return s, "", false
 	}
 	return s, prompt, true
@@ -227,7 +227,7 @@ func (u *UI) deliver(gen int, evs *events) {
 func (u *UI) stop() {
 	if u.st.Running && u.cancel != nil {
 		u.cancel()
-		u.controls.Status.SetText("Stopping…")
+		u.controls.Status.SetText(tr("app.status.stopping", nil))
 	}
 }
 

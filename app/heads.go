@@ -78,7 +78,7 @@ func (u *UI) presetTop() {
 		a, ok = stats.AttentionAt(u.st.Attention, stats.LastCaptured(u.st.Attention, q))
 	}
 	if !ok {
-		u.fail(tr("app.err.no_attention", nil), errors.New("select a token whose attention was captured (the last prompt token always is)"))
+		u.fail(tr("app.err.no_attention", nil), errors.New(tr("app.hint.select_captured", nil)))
 		return
 	}
 	src := u.attn.Source()
@@ -98,11 +98,11 @@ func (u *UI) presetRandom() {
 	}
 	seed, err := strconv.ParseUint(strings.TrimSpace(u.bar.Seed.Text), 10, 64)
 	if err != nil {
-		u.fail("Seed", fmt.Errorf("%q is not a whole number ≥ 0", u.bar.Seed.Text))
+		u.fail(tr("views.controls.seed", nil), fmt.Errorf("%q is not a whole number ≥ 0", u.bar.Seed.Text))
 		return
 	}
 	if u.backend == nil {
-		u.fail(tr("app.err.no_model_loaded", nil), errors.New("open a model folder first"))
+		u.fail(tr("app.err.no_model_loaded", nil), errors.New(tr("app.hint.open_model", nil)))
 		return
 	}
 	u.st.Heads = randomAttentionHeads(u.st.Info, n, seed)

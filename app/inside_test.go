@@ -169,7 +169,7 @@ func TestInsideCSV(t *testing.T) {
 		t.Skip("no demo model:", err)
 	}
 	h := engineHarness(t, dir)
-	h.u.controls.Mode.SetSelected(views.Sampling)
+	h.u.controls.Mode.SetValue(views.Sampling)
 	h.u.controls.Temperature.SetText("1.5") // several candidates survive every stage
 	h.u.controls.TopK.SetText("8")
 	h.generate("ROMEO:\nBut soft, what light", 4)

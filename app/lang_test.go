@@ -2,10 +2,14 @@ package app
 
 import (
 	"io"
+	"strings"
 	"testing"
 
 	"fyne.io/fyne/v2/test"
 
+	"loupe/assets"
+	"loupe/engine"
+	"loupe/engine/hub"
 	"loupe/i18n"
 	"loupe/views"
 )
@@ -59,5 +63,58 @@ func TestPanelOfTab(t *testing.T) {
 	}
 	if got := panelOfTab("KV cache"); got != "kv-cache" {
 		t.Errorf("the lesson's \"KV cache\" finds %q", got)
+	}
+}
+
+// The bad-model dialog's last paragraph says in English what the engine
+// says (engine.SupportedFiles, the CLI's), and in French the same lists.
+func TestExpectedFilesInBothLanguages(t *testing.T) {
+	old := views.Lang
+	t.Cleanup(func() { views.Lang = old })
+	views.Lang = i18n.English
+	if got, want := expected(), engine.SupportedFiles(); got != want {
+		t.Errorf("English: %q\nwant the engine's %q", got, want)
+	}
+	views.Lang = i18n.French
+	archs, gguf, types := engine.SupportedNames()
+	if got := expected(); !strings.HasPrefix(got, "Attendu") || !strings.Contains(got, archs) || !strings.Contains(got, gguf) || !strings.Contains(got, types) {
+		t.Errorf("French: %q", got)
+	}
+}
+
+// Every model of the Get a model… list says what it shows in French,
+// and in English says the catalogue's own sentence.
+func TestCatalogueInBothLanguages(t *testing.T) {
+	old := views.Lang
+	t.Cleanup(func() { views.Lang = old })
+	for _, e := range hub.Catalog {
+		views.Lang = i18n.English
+		if got := shows(e); got != e.Shows {
+			t.Errorf("%s in English: %q, want the catalogue's %q", e.ID, got, e.Shows)
+		}
+		views.Lang = i18n.French
+		if got := shows(e); got == e.Shows {
+			t.Errorf("%s: no French sentence (app.models.shows.%s)", e.ID, e.ID)
+		}
+	}
+}
+
+// The demo prompts' captions (Prompts menu, status line) come in French
+// too; in English they are the assets' own sentences.
+func TestDemoCaptionsInBothLanguages(t *testing.T) {
+	old := views.Lang
+	t.Cleanup(func() { views.Lang = old })
+	for _, d := range assets.DemoExamples {
+		views.Lang = i18n.English
+		if got := demoCaption(d.Text); got != d.Caption {
+			t.Errorf("English caption %q, want the assets' %q", got, d.Caption)
+		}
+		views.Lang = i18n.French
+		if got := demoCaption(d.Text); got == d.Caption || got == "" {
+			t.Errorf("no French caption for %q", d.Text)
+		}
+	}
+	if demoCaption("not a demo prompt") != "" {
+		t.Error("a caption for another text")
 	}
 }

@@ -70,7 +70,7 @@ func (fc *lessonMode) measureLesson() {
 		u.les.card.SetPlan(tr("app.lesson.busy", nil), false)
 		return
 	case !ok || u.les.l == nil:
-		u.fail(tr("app.lesson.nothing", nil), errors.New("the lesson needs a finished run on a model first"))
+		u.fail(tr("app.lesson.nothing", nil), errors.New(tr("app.hint.lesson_needs_run", nil)))
 		return
 	}
 	c, err := applyKernels(u.controls.Kernels.Selected)
@@ -84,11 +84,11 @@ func (fc *lessonMode) measureLesson() {
 	gen, in, opt, run := u.gen, u.les.in, u.lessonMode.measureOptions(), u.les.run
 	opt.Kernels = c // every timing run computes with the window's choice
 	u.controls.SetRunning(true)
-	u.les.card.SetPlan("Starting…", true)
+	u.les.card.SetPlan(tr("app.status.starting", nil), true)
 	opt.Progress = func(what string) {
 		u.do(func() {
 			if gen == u.gen {
-				u.les.card.SetPlan("Running: "+what+"…", true)
+				u.les.card.SetPlan(tr("app.status.running", i18n.Args{"What": what}), true)
 			}
 		})
 	}

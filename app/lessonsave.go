@@ -22,7 +22,7 @@ import (
 func (fc *lessonMode) saveLesson() {
 	u := fc.ui
 	if u.les.l == nil {
-		u.fail(tr("app.err.nothing_to_save", nil), errors.New("open the lesson (L) on a finished run first"))
+		u.fail(tr("app.err.nothing_to_save", nil), errors.New(tr("app.hint.open_lesson_first", nil)))
 		return
 	}
 	u.pick(func() (string, error) {

@@ -14,10 +14,15 @@ import (
 	"loupe/assets"
 	"loupe/engine"
 	"loupe/i18n"
+	"loupe/trace"
 )
 
-// expected says what a model folder must hold; every load error ends with it.
-var expected = engine.SupportedFiles()
+// expected says what a model folder must hold, in the window's language;
+// every load error ends with it.
+func expected() string {
+	archs, gguf, types := engine.SupportedNames()
+	return tr("app.err.expected", i18n.Args{"Archs": archs, "GGUF": gguf, "Types": types})
+}
 
 // openModel loads path in the background; the current model stays usable
 // until the new one is ready, and stays if the new one fails.
@@ -26,13 +31,13 @@ func (u *UI) openModel(path string) {
 		return
 	}
 	if u.st.Running {
-		u.fail("Busy", errors.New("stop the generation before opening another model"))
+		u.fail(tr("app.err.busy", nil), errors.New(tr("app.hint.stop_before_model", nil)))
 		return
 	}
 	u.loading = true
 	u.controls.Progress.SetValue(0)
 	u.controls.Progress.Show()
-	u.controls.Status.SetText("Opening " + path + "…")
+	u.controls.Status.SetText(tr("app.status.opening", i18n.Args{"Path": path}))
 	u.wg.Add(1)
 	go func() {
 		defer u.wg.Done()
@@ -52,7 +57,7 @@ func (u *UI) safeLoad(path string) (b Backend, err error) {
 		u.do(func() {
 			u.controls.Progress.SetValue(frac)
 			if what != "" {
-				u.controls.Status.SetText("Loading: " + what)
+				u.controls.Status.SetText(tr("app.status.loading", i18n.Args{"What": what}))
 			}
 		})
 	})
@@ -65,7 +70,7 @@ func (u *UI) loaded(path string, b Backend, err error) {
 	if err != nil {
 		u.generateAfter = false
 		u.controls.Status.SetText(tr("app.status.could_not_open", i18n.Args{"Path": path}))
-		u.fail(tr("app.err.open_model", nil), fmt.Errorf("%s\n\n%s", engine.LoadFailure(path, err), expected))
+		u.fail(tr("app.err.open_model", nil), fmt.Errorf("%s\n\n%s", engine.LoadFailure(path, err), expected()))
 		u.idle()
 		return
 	}
@@ -81,13 +86,13 @@ func (u *UI) loaded(path string, b Backend, err error) {
 	if path != "" && path == u.demoDir && strings.HasPrefix(u.st.Info.Name, "demo-") { // not the random fallback
 		u.st.Info.Name = demoName
 	}
-	u.win.SetTitle("Loupe — " + u.st.Info.Name)
-	u.model.Display(u.st.Info, cpuLine(), modelKernelLine(u.backend))
+	u.win.SetTitle("Loupe — " + u.shownInfo().Name)
+	u.model.Display(u.shownInfo(), cpuLine(), modelKernelLine(u.backend))
 	u.controls.PromptTokens = func(p string) int { return len(b.Encode(p)) }
 	u.showExpertsTab(u.st.Info.Experts > 0)
 	u.showDeltaNetTab(u.st.Info.DeltaNetHeads > 0)
 	u.controls.SetKVCost(u.st.Info.KVBytesPerToken, u.st.Info.MaxPositions)
-	u.controls.Status.SetText(tr("app.status.loaded", i18n.Args{"Name": u.st.Info.Name, "Layers": u.st.Info.Layers,
+	u.controls.Status.SetText(tr("app.status.loaded", i18n.Args{"Name": u.shownInfo().Name, "Layers": u.st.Info.Layers,
 		"Heads": u.st.Info.Heads, "DType": u.st.Info.DType}))
 	if path != "" && path != u.demoDir {
 		u.rememberModel(path, u.st.Info.Name)
@@ -189,6 +194,17 @@ func pushFront(list []string, s string, n int) []string {
 // demoName is the embedded demo model's name in the title (its folder is
 // named after a hash of its files).
 const demoName = assets.DemoName
+
+// shownInfo is the loaded model's information as the window shows it:
+// the demo model's name, an English description in runs and sessions
+// (what programs and the lesson compare), said in the window's language.
+func (u *UI) shownInfo() trace.ModelInfo {
+	info := u.st.Info
+	if info.Name == demoName {
+		info.Name = tr("demo.name", nil)
+	}
+	return info
+}
 
 func (u *UI) rememberModel(path, name string) {
 	if abs, err := filepath.Abs(path); err == nil {

@@ -146,7 +146,7 @@ func appendItem(m *fyne.Menu, it *fyne.MenuItem) *fyne.Menu {
 
 // promptLabel is a menu line: a demo prompt's caption first, then the prompt.
 func promptLabel(p string) string {
-	if c := assets.DemoCaption(p); c != "" {
+	if c := demoCaption(p); c != "" {
 		return c + "  —  " + menuText(p)
 	}
 	return menuText(p)
@@ -157,9 +157,25 @@ func promptLabel(p string) string {
 func (fc *menus) choosePrompt(p string) {
 	u := fc.ui
 	u.controls.Prompt.SetText(p)
-	if c := assets.DemoCaption(p); c != "" {
+	if c := demoCaption(p); c != "" {
 		u.controls.Status.SetText(tr("app.status.look", i18n.Args{"Caption": c}))
 	}
+}
+
+// demoCaption is a demo prompt's caption in the window's language (the
+// key "demo.caption." and its place in assets.DemoExamples, counted from
+// 1), "" for any other text.
+func demoCaption(p string) string {
+	for i, d := range assets.DemoExamples {
+		if d.Text == p {
+			k := fmt.Sprintf("demo.caption.%d", i+1)
+			if s := tr(k, nil); s != k {
+				return s
+			}
+			return d.Caption
+		}
+	}
+	return ""
 }
 
 // menuText is a prompt on one short line.
@@ -184,7 +200,7 @@ func (fc *menus) currentPanel() string {
 func (fc *menus) saveRun() {
 	u := fc.ui
 	if u.st.LastRun == nil {
-		u.fail(tr("app.err.nothing_to_save", nil), errors.New("generate first: the run is saved once it has finished"))
+		u.fail(tr("app.err.nothing_to_save", nil), errors.New(tr("app.hint.generate_to_save", nil)))
 		return
 	}
 	data, err := runJSON(u.st.LastRun)

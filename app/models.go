@@ -111,9 +111,20 @@ func offers(cache string) []views.ModelOffer {
 		ok, why := e.Supported()
 		_, local := e.Local(cache)
 		out[i] = views.ModelOffer{ID: e.ID, Title: e.Title, Size: tr("app.models.about", nil) + " " + nums().Bytes(float64(e.Bytes)), Licence: e.Licence,
-			Shows: e.Shows, CanRun: ok, Why: why, Local: local && ok}
+			Shows: shows(e), CanRun: ok, Why: why, Local: local && ok}
 	}
 	return out
+}
+
+// shows is what a catalogue entry shows well, in the window's language:
+// the key "app.models.shows." and its id; the catalogue's English
+// sentence for an entry the files do not have yet.
+func shows(e hub.Entry) string {
+	k := "app.models.shows." + e.ID
+	if s := tr(k, nil); s != k {
+		return s
+	}
+	return e.Shows
 }
 
 // showGetModel opens the download dialog. Closing it while a download

@@ -26,7 +26,7 @@ func (u *UI) switchOffWith(note string) {
 		return
 	}
 	if len(u.st.Heads) == 0 {
-		u.fail(tr("app.rerun.no_heads", nil), errors.New("Ctrl+click cells of the attention grid, type heads such as 18:1, 18:5, or use a preset"))
+		u.fail(tr("app.rerun.no_heads", nil), errors.New(tr("app.hint.pick_heads", nil)))
 		return
 	}
 	a, err := u.st.BaseRun()
@@ -50,12 +50,12 @@ func (u *UI) switchOffWith(note string) {
 // rerun generates prompt with settings s as run B of a comparison with a.
 func (u *UI) rerun(a *trace.Run, prompt string, s trace.Settings, kind string) {
 	if u.backend == nil {
-		u.fail(tr("app.err.no_model_loaded", nil), errors.New("open a model folder first"))
+		u.fail(tr("app.err.no_model_loaded", nil), errors.New(tr("app.hint.open_model", nil)))
 		return
 	}
 	ids := u.backend.Encode(prompt)
 	if len(ids) == 0 {
-		u.fail(tr("app.err.empty_prompt", nil), errors.New("the prompt gives no tokens"))
+		u.fail(tr("app.err.empty_prompt", nil), errors.New(tr("app.hint.no_tokens", nil)))
 		return
 	}
 	if len(a.Messages) > 0 && prompt == a.Prompt {
@@ -118,7 +118,7 @@ func (u *UI) continueChain(err error) {
 func (u *UI) askVariant() {
 	a := u.st.LastRun
 	if a == nil {
-		u.fail(tr("app.rerun.nothing_compare", nil), errors.New("generate first: the variant is compared with the run shown"))
+		u.fail(tr("app.rerun.nothing_compare", nil), errors.New(tr("app.hint.generate_for_variant", nil)))
 		return
 	}
 	if len(a.Settings.Ablate) > 0 {
@@ -135,7 +135,7 @@ func (u *UI) askVariant() {
 // runVariant runs prompt with run A's settings as B of a comparison.
 func (u *UI) runVariant(a *trace.Run, prompt string) {
 	if strings.TrimSpace(prompt) == "" {
-		u.fail(tr("app.err.empty_prompt", nil), errors.New("type the variant prompt"))
+		u.fail(tr("app.err.empty_prompt", nil), errors.New(tr("app.hint.type_variant", nil)))
 		return
 	}
 	if u.st.Running || u.loading {

@@ -164,7 +164,7 @@ func (fc *sessionFile) openSession(path string) {
 		return
 	}
 	if u.st.Running || u.loading {
-		u.fail("Busy", errors.New("stop the generation before opening a session"))
+		u.fail(tr("app.err.busy", nil), errors.New(tr("app.hint.stop_before_session", nil)))
 		return
 	}
 	model, err := u.sessionFile.sessionModel(s)
@@ -291,7 +291,7 @@ func (fc *sessionFile) setControls(s trace.Settings) {
 	c := u.controls
 	c.MaxTokens.SetText(strconv.Itoa(s.MaxTokens))
 	if s.Temperature > 0 {
-		c.Mode.SetSelected(views.Sampling)
+		c.Mode.SetValue(views.Sampling)
 		c.Temperature.SetText(strconv.FormatFloat(s.Temperature, 'g', -1, 64))
 		c.TopK.SetText(strconv.Itoa(s.TopK))
 		topP := s.TopP
@@ -303,6 +303,6 @@ func (fc *sessionFile) setControls(s trace.Settings) {
 		c.Presence.SetText(strconv.FormatFloat(s.PresencePenalty, 'g', -1, 64))
 		c.Seed.SetText(strconv.FormatUint(s.Seed, 10))
 	} else {
-		c.Mode.SetSelected(views.Greedy)
+		c.Mode.SetValue(views.Greedy)
 	}
 }

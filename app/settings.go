@@ -44,7 +44,7 @@ type knobDefaults struct {
 
 func (fc *knobs) readKnobDefaults() {
 	u := fc.ui
-	d := knobDefaults{entries: map[string]string{}, mode: u.controls.Mode.Selected, kernels: u.controls.Kernels.Selected}
+	d := knobDefaults{entries: map[string]string{}, mode: u.controls.Mode.Value(), kernels: u.controls.Kernels.Selected}
 	for name, e := range u.knobs.knobEntries() {
 		d.entries[name] = e.Text
 	}
@@ -79,7 +79,7 @@ func (fc *knobs) saveKnobs() {
 	for _, name := range samplingKnobs {
 		p.SetString(m+name, e[name].Text)
 	}
-	p.SetString(m+"mode", u.controls.Mode.Selected)
+	p.SetString(m+"mode", u.controls.Mode.Value())
 }
 
 // knobKeys are the preferences saveKnobs writes.
@@ -144,10 +144,10 @@ func (fc *knobs) restoreSampling() {
 		e[name].SetText(v)
 	}
 	mode := p.String(m + "mode")
-	if !slices.Contains(u.controls.Mode.Options, mode) {
+	if !slices.Contains(u.controls.Mode.Values(), mode) {
 		mode = u.defaults.mode
 	}
-	u.controls.Mode.SetSelected(mode)
+	u.controls.Mode.SetValue(mode)
 }
 
 // resetKnobs is Settings › Reset: every knob back to its default, and
@@ -159,7 +159,7 @@ func (fc *knobs) resetKnobs() {
 	for name, v := range u.defaults.entries {
 		e[name].SetText(v)
 	}
-	u.controls.Mode.SetSelected(u.defaults.mode)
+	u.controls.Mode.SetValue(u.defaults.mode)
 	u.controls.Kernels.SetSelected(u.defaults.kernels)
 	for _, name := range globalKnobs {
 		p.RemoveValue("knob." + name)

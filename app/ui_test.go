@@ -353,7 +353,7 @@ func TestRealDemoModel(t *testing.T) {
 		t.Errorf("%d MLP captures", len(run.MLP))
 	}
 	// Sampling settings reach the engine, and a seed repeats a run.
-	h.u.controls.Mode.SetSelected(views.Sampling)
+	h.u.controls.Mode.SetValue(views.Sampling)
 	h.generate("ROMEO:\nBut soft, what light", 6)
 	first := h.u.st.LastRun
 	h.generate("ROMEO:\nBut soft, what light", 6)
@@ -776,7 +776,7 @@ func TestViewTheme(t *testing.T) {
 
 func TestKnobsRemembered(t *testing.T) {
 	h := newHarness(t, Options{})
-	h.u.controls.Mode.SetSelected(views.Sampling)
+	h.u.controls.Mode.SetValue(views.Sampling)
 	h.u.controls.Seed.SetText("7")
 	h.generate("My cat", 2)
 	// A second window on the same preferences starts with them.
@@ -796,29 +796,29 @@ func TestKnobsRemembered(t *testing.T) {
 // over to the demo model), and Settings › Reset puts the defaults back.
 func TestSamplingBelongsToModel(t *testing.T) {
 	h := newHarness(t, Options{}) // /models/fake
-	h.u.controls.Mode.SetSelected(views.Sampling)
+	h.u.controls.Mode.SetValue(views.Sampling)
 	h.u.controls.Temperature.SetText("0.6")
 	h.u.controls.Seed.SetText("7")
 	h.generate("My cat", 2)
 	h.u.openModel("/models/other")
 	h.wait()
-	if c := h.u.controls; c.Mode.Selected != views.Greedy || c.Temperature.Text != "0.7" || c.Seed.Text != "1" {
-		t.Errorf("another model starts with mode %q temperature %q seed %q, want the defaults", c.Mode.Selected, c.Temperature.Text, c.Seed.Text)
+	if c := h.u.controls; c.Mode.Value() != views.Greedy || c.Temperature.Text != "0.7" || c.Seed.Text != "1" {
+		t.Errorf("another model starts with mode %q temperature %q seed %q, want the defaults", c.Mode.Value(), c.Temperature.Text, c.Seed.Text)
 	}
 	h.u.openModel("/models/fake")
 	h.wait()
-	if c := h.u.controls; c.Mode.Selected != views.Sampling || c.Temperature.Text != "0.6" || c.Seed.Text != "7" {
-		t.Errorf("the model's own knobs came back as mode %q temperature %q seed %q", c.Mode.Selected, c.Temperature.Text, c.Seed.Text)
+	if c := h.u.controls; c.Mode.Value() != views.Sampling || c.Temperature.Text != "0.6" || c.Seed.Text != "7" {
+		t.Errorf("the model's own knobs came back as mode %q temperature %q seed %q", c.Mode.Value(), c.Temperature.Text, c.Seed.Text)
 	}
 	h.u.controls.MaxTokens.SetText("40")
 	h.u.knobs.resetKnobs()
-	if c := h.u.controls; c.Mode.Selected != views.Greedy || c.Temperature.Text != "0.7" || c.Seed.Text != "1" || c.MaxTokens.Text != "100" {
-		t.Errorf("after Reset: mode %q temperature %q seed %q max %q", c.Mode.Selected, c.Temperature.Text, c.Seed.Text, c.MaxTokens.Text)
+	if c := h.u.controls; c.Mode.Value() != views.Greedy || c.Temperature.Text != "0.7" || c.Seed.Text != "1" || c.MaxTokens.Text != "100" {
+		t.Errorf("after Reset: mode %q temperature %q seed %q max %q", c.Mode.Value(), c.Temperature.Text, c.Seed.Text, c.MaxTokens.Text)
 	}
 	h.u.openModel("/models/fake")
 	h.wait()
-	if c := h.u.controls; c.Mode.Selected != views.Greedy || c.Seed.Text != "1" {
-		t.Errorf("Reset was not remembered: mode %q seed %q", c.Mode.Selected, c.Seed.Text)
+	if c := h.u.controls; c.Mode.Value() != views.Greedy || c.Seed.Text != "1" {
+		t.Errorf("Reset was not remembered: mode %q seed %q", c.Mode.Value(), c.Seed.Text)
 	}
 }
 

@@ -117,6 +117,13 @@ func SupportedFiles() string {
 		"or a GGUF file (.gguf, general.architecture " + knownGGUFArchs() + "; tensors in " + gguf.SupportedTypes + ")."
 }
 
+// SupportedNames are the lists SupportedFiles names, for a caller that
+// says it in another language: the config.json architectures, the GGUF
+// architectures and the GGUF tensor types.
+func SupportedNames() (archs, ggufArchs, types string) {
+	return knownArchitectures(), knownGGUFArchs(), gguf.SupportedTypes
+}
+
 // knownModelTypes lists the registered model_type values, quoted.
 func knownModelTypes() string { return quotedKeys(modelTypes) }
 

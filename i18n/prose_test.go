@@ -63,6 +63,8 @@ var allowedProse = map[string]string{
 	"views/model_deltanet.go: KV cache":              "a Model row's id, matched and shown through modelRowLabel's key",
 	"views/model_deltanet.go: Output head":           "a Model row's id, shown through modelRowLabel's key",
 	"views/model_deltanet.go: Not used":              "a Model row's id, shown through modelRowLabel's key",
+	"views/model_deltanet.go: vision tower":          "the engine's name of a part it does not read, the key of its translation (unusedPart)",
+	"views/model_deltanet.go: MTP head":              "the engine's name of a part it does not read, the key of its translation (unusedPart)",
 }
 
 // englishWords are two words in a row, the shape of a label ("no
@@ -183,6 +185,89 @@ func TestNoProseOutsideTheFiles(t *testing.T) {
 		}
 		for _, p := range proseLiterals(t, file, skipCalls) {
 			t.Errorf("English prose outside the translation files: %s", p)
+		}
+	}
+}
+
+// widgetCalls are the calls, in the window's files, whose string
+// arguments a widget shows as they are: a label's, a button's, a form
+// row's text, a placeholder, a status line.
+var widgetCalls = []string{"NewLabel", "NewLabelWithStyle", "NewButton", "NewButtonWithIcon", "NewCheck", "NewFormItem",
+	"NewMenuItem", "NewMenu", "NewAccordionItem", "NewTabItem", "NewTabItemWithIcon", "SetText", "SetPlaceHolder",
+	"SetPlan", "NewRadioGroup", "NewHyperlink", "ShowInformation", "NewInformation", "NewConfirm", "wrapped", "caption"}
+
+// widgetWord is a word a person would read in a language; names of
+// formats and knobs that both languages write alike (PNG…, Top-k) are
+// in widgetNames.
+var widgetWord = regexp.MustCompile(`[A-Za-z]{3,}`)
+
+var widgetNames = map[string]bool{"PNG…": true, "SVG…": true, "CSV…": true, "Top-k": true, "Top-p": true, "Min-p": true,
+	"auto": true, "Loupe — ": true}
+
+// widgetLiterals lists the literals of file handed straight to a widget
+// (widgetCalls), fmt.Sprintf formats and concatenations included, that
+// hold a word: the short labels ("Open", "Starting…") the two-word rule
+// of proseLiterals lets through. A translation's key (tr("views.x",
+// nil)) is a call of its own and is not looked into.
+func widgetLiterals(t *testing.T, file string) []string {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, file, nil, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || !slices.Contains(widgetCalls, lastName(call.Fun)) {
+			return true
+		}
+		for _, arg := range call.Args {
+			ast.Inspect(arg, func(m ast.Node) bool {
+				if c, ok := m.(*ast.CallExpr); ok && lastName(c.Fun) != "Sprintf" {
+					return false // tr(key, …), a formatter: its own strings
+				}
+				lit, ok := m.(*ast.BasicLit)
+				if !ok || lit.Kind != token.STRING {
+					return true
+				}
+				if s, err := strconv.Unquote(lit.Value); err == nil && widgetWord.MatchString(s) && !widgetNames[s] {
+					out = append(out, fset.Position(lit.Pos()).String()+": "+strconv.Quote(s))
+				}
+				return true
+			})
+		}
+		return true
+	})
+	return out
+}
+
+// lastName is the function's own name of a call: "SetText" of
+// p.Title.SetText.
+func lastName(fun ast.Expr) string {
+	switch f := fun.(type) {
+	case *ast.SelectorExpr:
+		return f.Sel.Name
+	case *ast.Ident:
+		return f.Name
+	}
+	return ""
+}
+
+// No word reaches a widget of the window as a literal: a button, a
+// label, a status line or a placeholder says a translation's sentence.
+func TestNoWordHandedToAWidget(t *testing.T) {
+	for _, g := range []string{"../app/*.go", "../views/*.go"} {
+		files, err := filepath.Glob(g)
+		if err != nil || len(files) == 0 {
+			t.Fatalf("%s: no file (%v)", g, err)
+		}
+		for _, file := range files {
+			if strings.HasSuffix(file, "_test.go") {
+				continue
+			}
+			for _, p := range widgetLiterals(t, file) {
+				t.Errorf("a word handed to a widget, not a translation: %s", p)
+			}
 		}
 	}
 }

@@ -7,7 +7,9 @@
 # visible clipped or overlapping text, a window off the screen, or an
 # answer visible while the class guesses. LOUPE_LAYOUT_SHAPES overrides
 # the generated shapes ("" runs the demo only); LOUPE_LAYOUT_SCREEN the
-# screen ("1366x768"). The three models take about 4.5 minutes on 2 cores.
+# screen ("1366x768"); LOUPE_LAYOUT_FRENCH the models also checked in
+# French, --lang fr ("demo" by default: French strings run ~20 % longer;
+# "" for none, "demo tiny" for both).
 set -u
 if [ $# -ne 2 ]; then
 	echo "usage: $0 BIN OUTDIR" >&2
@@ -18,6 +20,7 @@ OUT=$2
 HERE=$(dirname "$0")
 SCREEN=${LOUPE_LAYOUT_SCREEN:-1366x768}
 SHAPES=${LOUPE_LAYOUT_SHAPES-tiny narrow-1.5b}
+FRENCH=${LOUPE_LAYOUT_FRENCH-demo}
 PROMPT="My cat is purple. But my friends tell me there is no such thing as a"
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
@@ -33,10 +36,14 @@ for s in $SHAPES; do
 done
 fails=0
 for m in $models; do
+	langs=en
+	case " $FRENCH " in *" $m "*) langs="en fr" ;; esac
+	for lang in $langs; do
 	for c in $chapters; do
 		for mode in plain guess; do
 			name="$m-$c-$mode"
-			set -- --lesson-chapter "$c" --max-tokens 8 --screenshot "$OUT/$name.png" --layout-report "$OUT/$name.json" --quit
+			[ $lang = fr ] && name="$name-fr"
+			set -- --lang "$lang" --lesson-chapter "$c" --max-tokens 8 --screenshot "$OUT/$name.png" --layout-report "$OUT/$name.json" --quit
 			[ $mode = guess ] && set -- --guess "$@"
 			[ $m != demo ] && set -- --model "$OUT/model-$m" "$@"
 			XDG_CONFIG_HOME="$OUT/config" timeout 120 xvfb-run -a -s "-screen 0 ${SCREEN}x24" \
@@ -49,9 +56,10 @@ for m in $models; do
 			python3 "$HERE/layout-check.py" "$OUT/$name.json" || fails=$((fails + 1))
 		done
 	done
+	done
 done
 if [ $fails -gt 0 ]; then
 	echo "e2e-layout: FAIL: $fails of the reports under $OUT show a fault" >&2
 	exit 1
 fi
-echo "e2e-layout: ok: every chapter on $models at $SCREEN -> $OUT"
+echo "e2e-layout: ok: every chapter on $models (in French too: ${FRENCH:-none}) at $SCREEN -> $OUT"

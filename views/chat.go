@@ -1,7 +1,6 @@
 package views
 
 import (
-	"fmt"
 	"image/color"
 	"strings"
 
@@ -14,7 +13,8 @@ import (
 	"loupe/trace"
 )
 
-// Prompt modes of the ChatPanel.
+// Prompt modes of the ChatPanel: the Mode's values, shown as
+// views.chat.mode_chat and views.chat.mode_complete.
 const (
 	ModeChat     = "Chat"
 	ModeComplete = "Complete"
@@ -25,7 +25,7 @@ const (
 // presets of the model card, and the turns of the chat so far with each
 // reply's draft (between <think> and </think>) folded apart from its answer.
 type ChatPanel struct {
-	Mode     *widget.RadioGroup
+	Mode     *Choice
 	Think    *widget.Check
 	System   *widget.Entry
 	Presets  *widget.Select
@@ -46,14 +46,13 @@ type ChatPanel struct {
 // NewChatPanel makes the panel in Complete mode with chat unavailable.
 func NewChatPanel() *ChatPanel {
 	c := &ChatPanel{}
-	c.Mode = widget.NewRadioGroup([]string{ModeChat, ModeComplete}, func(s string) {
+	c.Mode = NewChoice([]string{ModeChat, ModeComplete}, []string{"views.chat.mode_chat", "views.chat.mode_complete"}, func(v string) {
 		c.sync()
 		if c.OnMode != nil {
-			c.OnMode(s == ModeChat)
+			c.OnMode(v == ModeChat)
 		}
 	})
-	c.Mode.Horizontal, c.Mode.Required = true, true
-	c.Mode.Selected = ModeComplete // before the widgets sync refers to exist
+	c.Mode.preselect(ModeComplete) // before the widgets sync refers to exist
 	c.wantThink = true             // the Qwen3 templates' own default
 	c.Think = widget.NewCheck(tr("views.chat.think", nil), func(on bool) {
 		if c.thinking {
@@ -78,14 +77,14 @@ func NewChatPanel() *ChatPanel {
 	c.turns = container.NewVBox()
 	// One control a row where two would not fit the narrow column: at 1,366
 	// px, tr("views.chat.think", nil) and "New chat" were cut at its edge.
-	c.Box = container.NewVBox(c.Mode, container.NewBorder(nil, nil, nil, c.NewChat, c.Think), c.System,
+	c.Box = container.NewVBox(c.Mode.Radio, container.NewBorder(nil, nil, nil, c.NewChat, c.Think), c.System,
 		c.Presets, c.Note, c.turns)
 	c.SetAvailable(false, false, nil)
 	return c
 }
 
 // Chat reports whether the prompt box holds a chat turn.
-func (c *ChatPanel) Chat() bool { return c.Mode.Selected == ModeChat && !c.Mode.Disabled() }
+func (c *ChatPanel) Chat() bool { return c.Mode.Value() == ModeChat && !c.Mode.Disabled() }
 
 // SetAvailable sets what the loaded model offers: a chat template (with
 // or without enable_thinking) and the names of its sampling presets.
@@ -98,7 +97,7 @@ func (c *ChatPanel) SetAvailable(chat, thinking bool, presets []string) {
 		c.Presets.Enable()
 	}
 	if !chat {
-		c.Mode.SetSelected(ModeComplete)
+		c.Mode.SetValue(ModeComplete)
 		c.Mode.Disable()
 		c.Note.SetText(tr("views.chat.no_template", nil))
 	} else {
@@ -148,7 +147,7 @@ func (c *ChatPanel) ShowTurns(msgs []trace.Message, drafts []Draft) {
 	for _, m := range msgs {
 		switch m.Role {
 		case "user":
-			c.turns.Add(wrapped("You: " + m.Content))
+			c.turns.Add(wrapped(tr("views.chat.you", i18n.Args{"Text": m.Content})))
 		case "assistant":
 			var d Draft
 			if reply < len(drafts) {
@@ -163,13 +162,13 @@ func (c *ChatPanel) ShowTurns(msgs []trace.Message, drafts []Draft) {
 				body := widget.NewLabel(thinking)
 				body.Wrapping = fyne.TextWrapWord
 				body.Importance = widget.LowImportance // dimmed
-				item := widget.NewAccordionItem(fmt.Sprintf("Thinking: %s tokens, %s (folded)", thousands(d.Tokens), nums().Duration(d.Seconds)), body)
+				item := widget.NewAccordionItem(Lang.N("views.chat.folded", d.Tokens, i18n.Args{"N": thousands(d.Tokens), "Time": nums().Duration(d.Seconds)}), body)
 				c.turns.Add(widget.NewAccordion(item))
 			}
 			if answer == "" && d.Tokens > 0 {
 				answer = tr("views.chat.no_answer", nil)
 			}
-			c.turns.Add(wrapped("Model: " + answer))
+			c.turns.Add(wrapped(tr("views.chat.model", i18n.Args{"Text": answer})))
 		}
 	}
 	c.turns.Refresh()

@@ -21,7 +21,7 @@ func TestThinkSwitchFollowsTheTemplate(t *testing.T) {
 	state("no model", false, true, false)
 
 	c.SetAvailable(true, true, nil) // Qwen3: the template's default is on
-	c.Mode.SetSelected(ModeChat)
+	c.Mode.SetValue(ModeChat)
 	state("thinking template", true, false, true)
 	test.Tap(c.Think) // the user turns it off
 	state("unticked by a click", false, false, false)
@@ -36,7 +36,7 @@ func TestThinkSwitchFollowsTheTemplate(t *testing.T) {
 	state("no chat template", false, true, false)
 
 	c.SetAvailable(true, true, nil)
-	c.Mode.SetSelected(ModeChat)
+	c.Mode.SetValue(ModeChat)
 	state("thinking template again", true, false, true)
 	test.Tap(c.Think)
 	c.SetAvailable(true, false, nil)

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"loupe/format"
 	"loupe/i18n"
 	"loupe/trace"
 	"loupe/trace/stats"
@@ -65,25 +64,25 @@ func DeltaLine(d stats.Delta) string {
 // RunLabel names a run of the history in one short line: its number, how
 // it was decoded, the heads switched off, and the start of its prompt.
 func RunLabel(i int, r *trace.Run, base int) string {
-	mode := "greedy"
+	mode := tr("views.cmp.greedy", nil)
 	if r.Settings.Temperature > 0 {
-		mode = fmt.Sprintf("T %.2g seed %d", r.Settings.Temperature, r.Settings.Seed)
+		mode = tr("views.cmp.label_sampled", i18n.Args{"T": nums().Number(fmt.Sprintf("%.2g", r.Settings.Temperature)), "Seed": r.Settings.Seed})
 	}
-	s := fmt.Sprintf("run %d · %s · %s", i+1, mode, r.Settings.Kernels)
 	if r.Origin != "" {
-		s = fmt.Sprintf("run %d · %s · %s", i+1, r.Origin, r.Settings.Kernels)
+		mode = r.Origin
 	}
+	s := tr("views.cmp.label", i18n.Args{"N": i + 1, "Mode": mode, "Kernels": r.Settings.Kernels})
 	if b := r.Settings.Branch; b != nil {
 		s += tr("views.cmp.label_branch", i18n.Args{"N": b.At + 1})
 	}
 	if n := len(r.Settings.Ablate); n > 0 {
-		s += " · " + format.Plural(n, "head") + " off"
+		s += Lang.N("views.cmp.label_heads_off", n, i18n.Args{"N": n})
 	}
 	if n := len(r.Settings.DisableExperts); n > 0 {
-		s += " · " + format.Plural(n, "expert") + " off"
+		s += Lang.N("views.cmp.label_experts_off", n, i18n.Args{"N": n})
 	}
 	if k := r.Settings.TopKExperts; k > 0 {
-		s += fmt.Sprintf(" · %d experts a token", k)
+		s += Lang.N("views.cmp.label_topk", k, i18n.Args{"N": k})
 	}
 	return s + " · " + clip(strings.Join(strings.Fields(r.Prompt), " "), 40)
 }
@@ -100,7 +99,7 @@ func DescribePair(a, b *trace.Run, base int) string {
 	sa, sb := a.Settings, b.Settings
 	mode := func(s trace.Settings) string {
 		if s.Temperature == 0 {
-			return "greedy"
+			return tr("views.cmp.greedy", nil)
 		}
 		return tr("views.cmp.sampled", i18n.Args{"T": nums().Number(fmt.Sprintf("%.2g", s.Temperature)), "K": s.TopK,
 			"P": nums().Number(fmt.Sprintf("%.2g", s.TopP)), "M": nums().Number(fmt.Sprintf("%.2g", s.MinP)), "Seed": s.Seed})

@@ -57,7 +57,7 @@ func NewComparePanel() *ComparePanel {
 	p.GridScale = widget.NewLabel("")
 	p.SelA = widget.NewSelect(nil, func(string) { p.picked() })
 	p.SelB = widget.NewSelect(nil, func(string) { p.picked() })
-	p.SelA.PlaceHolder, p.SelB.PlaceHolder = "run A…", "run B…"
+	p.SelA.PlaceHolder, p.SelB.PlaceHolder = tr("views.cmp.pick_a", nil), tr("views.cmp.pick_b", nil)
 	p.StreamA, p.StreamB = widget.NewRichText(), widget.NewRichText()
 	p.StreamA.Wrapping, p.StreamB.Wrapping = fyne.TextWrapWord, fyne.TextWrapWord
 	p.TopA, p.TopB, p.Times = NewBars(), NewBars(), NewBars()
@@ -169,7 +169,7 @@ func (p *ComparePanel) Clear(msg string) {
 func (p *ComparePanel) Display(c Comparison, kind string) {
 	pair := !p.has || c.A != p.cmp.A || c.B != p.cmp.B
 	p.cmp, p.has = c, true
-	p.Title.SetText("Run A | run B")
+	p.Title.SetText(tr("views.cmp.title_ab", nil))
 	p.Kind.SetText(kind)
 	p.AlignNote.SetText(DescribeAlignment(c.Align, c.A.Tokens, c.B.Tokens))
 	p.DeltaLine.Segments = []widget.RichTextSegment{&widget.TextSegment{Text: DeltaLine(c.Delta), Style: widget.RichTextStyleSubHeading}}
@@ -259,7 +259,7 @@ func (p *ComparePanel) tops() {
 		for _, c := range s.Top {
 			v := nums().Percent(c.P)
 			if c.ID == mark && c.ID != s.Chosen.ID {
-				v += "  ⟵ A's choice"
+				v += tr("views.cmp.a_choice", nil)
 			}
 			bars = append(bars, Bar{Label: clip(Shown(c.Text), 14), Segments: []float64{c.P}, Value: v,
 				Highlight: c.ID == s.Chosen.ID})
@@ -276,7 +276,7 @@ func (p *ComparePanel) times() {
 	longest := max(ta.PrefillSeconds+ta.DecodeSeconds, tb.PrefillSeconds+tb.DecodeSeconds, 1e-9)
 	row := func(name string, t trace.Timing) Bar {
 		return Bar{Label: name, Segments: []float64{t.PrefillSeconds / longest, t.DecodeSeconds / longest},
-			Value: fmt.Sprintf("%s + %s (%s tok/s)", nums().Duration(t.PrefillSeconds), nums().Duration(t.DecodeSeconds), nums().Fixed(stats.Rate(t.DecodeTokens, t.DecodeSeconds), 1))}
+			Value: tr("views.cmp.times", i18n.Args{"Read": nums().Duration(t.PrefillSeconds), "Write": nums().Duration(t.DecodeSeconds), "Rate": nums().Fixed(stats.Rate(t.DecodeTokens, t.DecodeSeconds), 1)})}
 	}
 	p.Times.SetBars([]Bar{row("A", ta), row("B", tb)})
 }
@@ -322,8 +322,8 @@ func (p *ComparePanel) hoverCell(l, h int, _ float64) {
 	if l < 0 || !c.HasGrids || l >= len(c.GridA) || h >= len(c.GridA[l]) {
 		return
 	}
-	p.Hover.SetText(fmt.Sprintf("%s: A %s, B %s, B − A %+.1f points",
-		p.layerHead(l, h), nums().Percent(c.GridA[l][h]), nums().Percent(c.GridB[l][h]), 100*c.Diff[l][h]))
+	p.Hover.SetText(tr("views.cmp.hover", i18n.Args{"Cell": p.layerHead(l, h), "A": nums().Percent(c.GridA[l][h]),
+		"B": nums().Percent(c.GridB[l][h]), "D": nums().Signed(100*c.Diff[l][h], 1)}))
 }
 
 // render lays the panel out: what B is, the Δp line, the two streams, the

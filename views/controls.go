@@ -73,7 +73,7 @@ type Controls struct {
 	// PromptTokens counts the tokens of a prompt (the loaded model's
 	// tokenizer; nil before a model): the cache holds them too.
 	PromptTokens      func(prompt string) int
-	Mode              *widget.RadioGroup
+	Mode              *Choice
 	Temperature, TopK *widget.Entry
 	TopP, MinP        *widget.Entry
 	Presence, Seed    *widget.Entry
@@ -90,7 +90,9 @@ type Controls struct {
 	Box      fyne.CanvasObject
 }
 
-// Greedy and Sampling are the Mode choices.
+// Greedy and Sampling are the Mode's values (stored in the
+// preferences); the window shows them as views.controls.greedy and
+// views.controls.sampling.
 const (
 	Greedy   = "Greedy"
 	Sampling = "Sampling"
@@ -162,10 +164,13 @@ func NewControls(onGenerate, onStop func()) *Controls {
 	c.Temperature, c.TopK, c.TopP = numEntry("0.7"), numEntry("20"), numEntry("0.8")
 	c.MinP, c.Presence, c.Seed = numEntry("0"), numEntry("0"), numEntry("1")
 	c.sampling = []*widget.Entry{c.Temperature, c.TopK, c.TopP, c.MinP, c.Presence, c.Seed}
-	c.Mode = widget.NewRadioGroup([]string{Greedy, Sampling}, func(string) { c.syncMode() })
-	c.Mode.Horizontal = true
-	c.Mode.Required = true
-	c.Mode.SetSelected(Greedy)
+	c.Mode = NewChoice([]string{Greedy, Sampling}, []string{"views.controls.greedy", "views.controls.sampling"},
+		func(string) { c.syncMode() })
+	// One option a row: side by side, the radio group is twice its
+	// longest label wide, and "Échantillonnage" made the column 90 px
+	// wider than the 1,366 px window has room for.
+	c.Mode.Radio.Horizontal = false
+	c.syncMode()
 	c.Threads = numEntry("0")
 	c.Kernels = widget.NewSelect([]string{"auto"}, nil)
 	c.Kernels.SetSelected("auto")
@@ -178,7 +183,7 @@ func NewControls(onGenerate, onStop func()) *Controls {
 	form := container.New(layout.NewFormLayout(),
 		widget.NewLabel(tr("views.controls.max_tokens", nil)), c.MaxTokens,
 		widget.NewLabel(tr("views.controls.kv_cache", nil)), c.KVCost,
-		widget.NewLabel(tr("views.controls.decoding", nil)), c.Mode,
+		widget.NewLabel(tr("views.controls.decoding", nil)), c.Mode.Radio,
 		widget.NewLabel(tr("views.controls.temperature", nil)), c.Temperature,
 		widget.NewLabel("Top-k"), c.TopK,
 		widget.NewLabel("Top-p"), c.TopP,
@@ -189,7 +194,9 @@ func NewControls(onGenerate, onStop func()) *Controls {
 		widget.NewLabel(tr("views.controls.kernels", nil)), c.Kernels,
 	)
 	c.Box = container.NewVBox(c.History, c.Prompt,
-		container.NewGridWithColumns(2, c.Generate, c.Stop),
+		// Generate takes what Stop leaves: two equal columns were each as
+		// wide as "Générer  (Ctrl+Entrée)", too wide a column at 1,366 px.
+		container.NewBorder(nil, nil, nil, c.Stop, c.Generate),
 		form, c.Progress, c.Busy, c.Status)
 	return c
 }
@@ -197,7 +204,7 @@ func NewControls(onGenerate, onStop func()) *Controls {
 // syncMode enables the sampling knobs only when sampling.
 func (c *Controls) syncMode() {
 	for _, e := range c.sampling {
-		if c.Mode.Selected == Sampling {
+		if c.Mode.Value() == Sampling {
 			e.Enable()
 		} else {
 			e.Disable()
@@ -250,7 +257,7 @@ func (c *Controls) Settings() (trace.Settings, error) {
 		return s, err
 	}
 	s.Kernels = c.Kernels.Selected
-	if c.Mode.Selected != Sampling {
+	if c.Mode.Value() != Sampling {
 		return s, nil
 	}
 	if s.Temperature, err = floatField("temperature", c.Temperature.Text, 0, 10); err != nil {

@@ -223,7 +223,7 @@ func (p *DeltaNetPanel) hover(what string, head, col int) {
 		p.Hover.SetText(fmt.Sprintf("%s, %s: %s = %.3f", p.count.Head(head), p.tokName(lo), what, vals[lo][head]))
 		return
 	}
-	p.Hover.SetText(fmt.Sprintf("%s, tokens %d…%d: mean %s = %.3f", p.count.Head(head), lo, hi-1, what, binnedMap(vals[lo:hi], []int{0, hi - lo})[head][0]))
+	p.Hover.SetText(tr("views.dn.hover_mean", i18n.Args{"Head": p.count.Head(head), "Lo": lo, "Hi": hi - 1, "What": what, "V": nums().Fixed(float64(binnedMap(vals[lo:hi], []int{0, hi - lo})[head][0]), 3)}))
 }
 
 func (p *DeltaNetPanel) hoverNorm(head, col int) {
@@ -237,7 +237,7 @@ func (p *DeltaNetPanel) hoverNorm(head, col int) {
 		p.Hover.SetText(tr("views.dn.no_state", nil))
 		return
 	}
-	p.Hover.SetText(fmt.Sprintf("%s: ‖S‖ = %.3g after %s", p.count.Head(head), d.StateNorm[i][head], p.tokName(d.StatePos[i])))
+	p.Hover.SetText(tr("views.dn.hover_norm", i18n.Args{"Head": p.count.Head(head), "V": nums().Number(fmt.Sprintf("%.3g", d.StateNorm[i][head])), "Token": p.tokName(d.StatePos[i])}))
 }
 
 // lastRecord is the index of the last state record at or before token t,
@@ -278,14 +278,18 @@ func (p *DeltaNetPanel) tokName(pos int) string {
 	if pos >= 0 && pos < len(p.tokens) {
 		text = p.tokens[pos].Text
 	}
-	return fmt.Sprintf("«%s» (position %d)", clip(Shown(text), 24), pos)
+	return tr("views.dn.token", i18n.Args{"Text": clip(Shown(text), 24), "Pos": pos})
 }
 
 func (p *DeltaNetPanel) render() {
 	objs := []fyne.CanvasObject{p.Title}
 	if d, ok := p.Shown(); ok && len(d.Alpha) > 0 {
+		// Captions wrap: on one line the French ones were wider than
+		// the tab at 1,366 px, and the whole panel scrolled sideways.
 		caption := func(s string) *widget.Label {
-			return widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+			l := widget.NewLabelWithStyle(s, fyne.TextAlignLeading, fyne.TextStyle{Bold: true})
+			l.Wrapping = fyne.TextWrapWord
+			return l
 		}
 		objs = append(objs, p.Why, p.AtToken,
 			caption(tr("views.dn.cap_alpha", nil)),
@@ -295,7 +299,7 @@ func (p *DeltaNetPanel) render() {
 			caption(tr("views.dn.cap_norm", nil)),
 			p.Norm, p.NormScale, p.Hover)
 		if len(p.binsA)-1 < len(d.Alpha) {
-			objs = append(objs, widget.NewLabel(tr("views.dn.binned", i18n.Args{"N": len(d.Alpha), "Cols": len(p.binsA) - 1,
+			objs = append(objs, wrapped(tr("views.dn.binned", i18n.Args{"N": len(d.Alpha), "Cols": len(p.binsA) - 1,
 				"Min": len(d.Alpha) / (len(p.binsA) - 1), "Max": (len(d.Alpha) + len(p.binsA) - 2) / (len(p.binsA) - 1)})))
 		}
 	}

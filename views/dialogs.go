@@ -16,7 +16,7 @@ func VariantDialog(prompt string, onRun func(string), win fyne.Window) dialog.Di
 	e.SetText(prompt)
 	e.SetMinRowsVisible(3)
 	d := dialog.NewForm(tr("views.variant.title", nil), tr("views.variant.run", nil), tr("views.cancel", nil),
-		[]*widget.FormItem{widget.NewFormItem("Prompt B", e),
+		[]*widget.FormItem{widget.NewFormItem(tr("views.variant.prompt_b", nil), e),
 			widget.NewFormItem("", widget.NewLabel(tr("views.variant.hint", nil)))},
 		func(ok bool) {
 			if ok {

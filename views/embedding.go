@@ -2,7 +2,6 @@ package views
 
 import (
 	"errors"
-	"fmt"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
@@ -69,11 +68,11 @@ func (p *EmbeddingPanel) Display(tok trace.Token, values []float32, rows int, ti
 	p.Shape.SetText((viz.Theme{Lang: Lang}).RowShape(tok.ID, rows, len(values)) + tr("views.emb.row_is_id", nil))
 	first := nums().FirstNumbers(values, 12)
 	if len(values) > 12 {
-		first += fmt.Sprintf(" (%s numbers)", thousands(len(values)))
+		first += tr("views.emb.numbers", i18n.Args{"N": thousands(len(values))})
 	}
 	p.First.SetText(first)
 	st := stats.StatsOf(values)
-	p.Stats.SetText(fmt.Sprintf("norm %.3f · min %.3f · max %.3f · mean |x| %.4f", st.Norm, st.Min, st.Max, st.MeanAbs))
+	p.Stats.SetText(tr("views.emb.stats", i18n.Args{"Norm": nums().Fixed(st.Norm, 3), "Min": nums().Fixed(st.Min, 3), "Max": nums().Fixed(st.Max, 3), "Mean": nums().Fixed(st.MeanAbs, 4)}))
 	p.Tied.SetText((viz.Theme{Lang: Lang}).TiedNote(tied))
 	p.fig.show(p.figure(rows, tied))
 }

@@ -76,7 +76,7 @@ func TestExpertsInComparison(t *testing.T) {
 	if got, want := DescribePair(a, b, 0), "A and B differ in experts switched off (none in A, 0:3 in B), experts per token (the model's in A, 1 in B)."; got != want {
 		t.Errorf("DescribePair = %q, want %q", got, want)
 	}
-	if l := RunLabel(1, b, 0); !strings.Contains(l, "1 expert off · 1 experts a token") {
+	if l := RunLabel(1, b, 0); !strings.Contains(l, "1 expert off · 1 expert a token") {
 		t.Errorf("RunLabel = %q", l)
 	}
 }

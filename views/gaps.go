@@ -8,6 +8,8 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/theme"
+
+	"loupe/viz"
 )
 
 // A hybrid model's Gated DeltaNet layers have no attention map: the grid
@@ -37,7 +39,7 @@ func (r *heatRenderer) refreshGaps() {
 	sort.Ints(rows)
 	r.labels = r.labels[:0]
 	for _, row := range rows {
-		t := canvas.NewText(r.h.Gaps[row], theme.Color(theme.ColorNameForeground))
+		t := canvas.NewText((viz.Theme{Lang: Lang}).GapLabel(r.h.Gaps[row]), theme.Color(theme.ColorNameForeground))
 		t.TextSize = theme.TextSize() * 0.8
 		r.labels = append(r.labels, t)
 	}

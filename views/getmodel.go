@@ -130,7 +130,7 @@ func (g *GetModel) refreshButton() {
 		g.Get.SetText(tr("views.get.download", nil))
 		g.Get.Disable()
 	case listed && o.Local:
-		g.Get.SetText("Open")
+		g.Get.SetText(tr("views.local.open", nil))
 		g.Get.Enable()
 	case listed && !o.CanRun:
 		g.Get.SetText(tr("views.get.unsupported", nil))

@@ -242,20 +242,20 @@ func (p *KVCachePanel) hover(h *Heatmap) func(row, col int, v float64) {
 		if row < 0 || row >= len(p.starts) {
 			return
 		}
-		what := "key"
+		what := tr("views.kv.key", nil)
 		if h == p.Values {
-			what = "value"
+			what = tr("views.kv.value", nil)
 		}
 		lo := p.starts[row]
 		hi := len(p.kv.Keys) - 1
 		if row+1 < len(p.starts) {
 			hi = p.starts[row+1] - 1
 		}
-		who := fmt.Sprintf("token %d «%s»", lo, clip(Shown(p.text(lo)), 16))
+		who := tr("views.kv.hover_token", i18n.Args{"Pos": lo, "Text": clip(Shown(p.text(lo)), 16)})
 		if hi > lo {
-			who = fmt.Sprintf("tokens %d…%d (mean)", lo, hi)
+			who = tr("views.kv.hover_tokens", i18n.Args{"Lo": lo, "Hi": hi})
 		}
-		p.Hover.SetText(fmt.Sprintf("%s, %s number %d: %.4f", who, what, col, v))
+		p.Hover.SetText(tr("views.kv.hover_cell", i18n.Args{"Who": who, "What": what, "Col": col, "V": nums().Fixed(float64(v), 4)}))
 	}
 }
 

@@ -49,19 +49,19 @@ func NewLocalModels() *LocalModels {
 	}
 	v.Status = widget.NewLabel(tr("views.local.looking", nil))
 	v.Status.Wrapping = fyne.TextWrapWord
-	v.Open = widget.NewButton("Open", func() {
+	v.Open = widget.NewButton(tr("views.local.open", nil), func() {
 		if v.selected >= 0 && v.selected < len(v.models) && v.OnOpen != nil {
 			v.OnOpen(v.models[v.selected].Path)
 		}
 	})
 	v.Open.Importance = widget.HighImportance
 	v.Open.Disable()
-	get := widget.NewButton("Get a model…", func() {
+	get := widget.NewButton(tr("views.local.get", nil), func() {
 		if v.OnGet != nil {
 			v.OnGet()
 		}
 	})
-	browse := widget.NewButton("Open a folder…", func() {
+	browse := widget.NewButton(tr("views.local.browse", nil), func() {
 		if v.OnBrowse != nil {
 			v.OnBrowse()
 		}

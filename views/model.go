@@ -106,7 +106,7 @@ func (p *ModelPanel) Display(m trace.ModelInfo, cpu, kernels string) {
 		if g.Name == "Gated DeltaNet" && g.Params == 0 {
 			continue
 		}
-		bars = append(bars, Bar{Label: g.Name, Segments: []float64{g.Of},
+		bars = append(bars, Bar{Label: (viz.Theme{Lang: Lang}).Part(g.Name), Segments: []float64{g.Of},
 			Value: fmt.Sprintf("%s (%s)", nums().Count(g.Params), nums().Percent(g.Of))})
 	}
 	p.Shares.SetBars(bars)

@@ -42,7 +42,21 @@ func hybridRows(rows [][2]string, m trace.ModelInfo, count format.Numbering) [][
 	}
 	rows = append(rows, [2]string{"Output head", tr("views.model.hybrid_head", i18n.Args{"Head": nums().Count(head), "Total": nums().Count(total), "Share": nums().Percent(float64(head) / float64(max(1, total)))})})
 	if len(m.NotUsed) > 0 {
-		rows = append(rows, [2]string{"Not used", strings.Join(m.NotUsed, ", ")})
+		parts := make([]string, len(m.NotUsed))
+		for i, n := range m.NotUsed {
+			parts[i] = unusedPart(n)
+		}
+		rows = append(rows, [2]string{"Not used", strings.Join(parts, ", ")})
 	}
 	return rows
+}
+
+// unusedPart is a checkpoint part the engine does not read, named by the
+// engine in English ("vision tower", "MTP head"), in the window's
+// language.
+func unusedPart(name string) string {
+	if k, ok := map[string]string{"vision tower": "views.model.vision_tower", "MTP head": "views.model.mtp_head"}[name]; ok {
+		return tr(k, nil)
+	}
+	return name
 }

@@ -11,7 +11,6 @@
 package views
 
 import (
-	"fmt"
 	"image/color"
 
 	"fyne.io/fyne/v2"
@@ -21,6 +20,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"loupe/i18n"
 	"loupe/trace"
 )
 
@@ -211,17 +211,17 @@ func (t *TokenStream) Choose(pos int) {
 
 // Describe is the hover text of one token: position, id and visible piece.
 func Describe(tok trace.Token) string {
-	kind := "prompt"
+	kind := tr("views.tok.prompt", nil)
 	if tok.Generated {
-		kind = "generated"
+		kind = tr("views.tok.generated", nil)
 	}
 	if tok.Special {
-		kind += " · special (control) token"
+		kind += tr("views.tok.special", nil)
 	}
 	if tok.Thinking {
-		kind += " · thinking"
+		kind += tr("views.tok.thinking", nil)
 	}
-	return fmt.Sprintf("position %d · id %d · «%s» · %s", tok.Pos, tok.ID, Shown(tok.Text), kind)
+	return tr("views.tok.describe", i18n.Args{"Pos": tok.Pos, "ID": tok.ID, "Text": Shown(tok.Text), "Kind": kind})
 }
 
 // showHover describes token i under the stream and in a tooltip below
@@ -233,7 +233,7 @@ func (t *TokenStream) showHover(i int, r *chipRow, at fyne.Position) {
 	}
 	text := Describe(t.tokens[i])
 	if i < len(t.probs) && t.probs[i] > 0 {
-		text += " · model's p " + nums().Percent(t.probs[i])
+		text += tr("views.tok.model_p", i18n.Args{"P": nums().Percent(t.probs[i])})
 	}
 	t.hover.SetText(text)
 	if t.tip == nil {

@@ -171,7 +171,7 @@ func TestControlsSettings(t *testing.T) {
 	if !c.Temperature.Disabled() {
 		t.Error("sampling knobs enabled in greedy mode")
 	}
-	c.Mode.SetSelected(Sampling)
+	c.Mode.SetValue(Sampling)
 	c.Seed.SetText("42")
 	s, err = c.Settings()
 	if err != nil || s.Temperature != 0.7 || s.TopK != 20 || s.TopP != 0.8 || s.Seed != 42 {

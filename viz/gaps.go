@@ -34,7 +34,7 @@ func (g *gapRows) Plot(c draw.Canvas, p *plot.Plot) {
 			c.StrokeLines(hatch, c.ClipLinesXY([]vg.Point{{X: x, Y: y0}, {X: min(x1, x+(y1-y0)), Y: y1}})...)
 		}
 		if label != "" && y1-y0 > g.th.FontSize*0.6 {
-			c.FillText(sty, vg.Point{X: (x0 + x1) / 2, Y: (y0 + y1) / 2}, label)
+			c.FillText(sty, vg.Point{X: (x0 + x1) / 2, Y: (y0 + y1) / 2}, g.th.GapLabel(label))
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"loupe/format"
 	"loupe/i18n"
+	"loupe/trace/stats"
 )
 
 // The words and numbers of a figure follow th.Lang: every sentence is a
@@ -40,6 +41,23 @@ func (th Theme) percentAxis() percentTicks { return percentTicks{num: th.num()} 
 // partKeys are the keys of the parts trace/stats splits a model into.
 var partKeys = map[string]string{"embedding": "part.embedding", "attention": "part.attention",
 	"Gated DeltaNet": "part.deltanet", "MLP": "part.mlp", "norms": "part.norms", "output head": "part.output"}
+
+// Part is a model part's name ("output head") in th's language, for the
+// window's bars.
+func (th Theme) Part(name string) string { return th.part(name) }
+
+// gapKeys are the keys of the labels trace/stats writes across a grid
+// row without an attention map.
+var gapKeys = map[string]string{stats.DeltaNetRowLabel: "gap.deltanet", stats.NoMapRowLabel: "gap.no_map"}
+
+// GapLabel is a grid row's gap label in th's language; a label stats
+// did not write (already a sentence) passes as it is.
+func (th Theme) GapLabel(label string) string {
+	if k, ok := gapKeys[label]; ok {
+		return th.t(k, nil)
+	}
+	return label
+}
 
 // part is a model part's name ("output head") in th's language.
 func (th Theme) part(name string) string {

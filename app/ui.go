@@ -262,6 +262,26 @@ func (u *UI) fail(title string, err error) {
 	d.Show()
 }
 
+// hint is what to do before an action can start: the user has done
+// nothing wrong, so it is told as information, not as an error.
+type hint struct{ what string }
+
+func (h *hint) Error() string { return h.what }
+
+// inform shows a hint in a dialog titled after the action (the tests
+// watch onInform instead).
+func (u *UI) inform(title, what string) {
+	if u.onInform != nil {
+		u.onInform(title, what)
+		return
+	}
+	if u.opt.Quit {
+		fmt.Fprintf(os.Stderr, "loupe: %s: %s\n", title, what)
+		return
+	}
+	dialog.NewInformation(title, what, u.win).Show()
+}
+
 // do runs f on the UI goroutine, unless the window is closing: after the
 // event loop has stopped nobody would run it.
 func (u *UI) do(f func()) {

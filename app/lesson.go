@@ -46,6 +46,8 @@ type lessonState struct {
 	in         lesson.Input
 	extra      *lesson.Extra // the timing runs (Run these measurements) …
 	extraFor   *trace.Run    // … of this run
+	kv         trace.KVRows  // the KV cache figure's rows, read before the timing runs …
+	kvFor      *trace.Run    // … of this run
 	measuring  bool
 }
 

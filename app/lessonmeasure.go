@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"loupe/format"
 	"loupe/i18n"
 	"loupe/lesson"
 	"loupe/trace"
@@ -22,6 +23,17 @@ func (fc *lessonMode) showPlan(ch lesson.Chapter) {
 		return // the progress stays
 	case ch.Skipped == "":
 		c.SetPlan("", false)
+	case u.les.projector:
+		// The column beside the panels holds the chapter's text and its
+		// keys; the whole plan (a dozen lines at projector type) pushed
+		// the button below a 768-pixel screen. The text says what the runs
+		// are; the card says how long they take.
+		secs := lesson.Estimate(u.les.in, u.lessonMode.measureOptions(), u.lessonMode.goldTokens())
+		plan := tr("app.lesson.plan_short", nil)
+		if secs > 0 {
+			plan = tr("app.lesson.plan_about", i18n.Args{"Time": nums().Duration(format.Round2(secs))})
+		}
+		c.SetPlan(plan, false)
 	default:
 		plan := tr("app.lesson.plan", i18n.Args{"Plan": lowerFirst(lesson.Plan(u.les.in, u.lessonMode.measureOptions(), u.lessonMode.goldTokens()))})
 		c.SetPlan(plan, false)

@@ -72,6 +72,12 @@ func Plan(in Input, opt MeasureOptions, goldTokens int) string {
 	return s + "."
 }
 
+// Estimate is Plan's duration in seconds, 0 when the run has no rates:
+// what a narrow card says of the runs instead of the whole plan.
+func Estimate(in Input, opt MeasureOptions, goldTokens int) float64 {
+	return estimate(in, opt, goldTokens)
+}
+
 // estimate is Plan's duration in seconds, 0 when the run has no rates.
 func estimate(in Input, opt MeasureOptions, goldTokens int) float64 {
 	t := in.Run.Timing

@@ -1,7 +1,8 @@
 #!/bin/sh
 # e2e-layout.sh BIN OUTDIR — every lesson chapter at 1366 × 768 under Xvfb,
 # on the demo model and on a generated 2-layer model, plain and with
-# --guess, each with a screenshot and a --layout-report that
+# --guess (the demo model in projector mode too), each with a screenshot
+# and a --layout-report that
 # scripts/layout-check.py reads: it fails on a
 # visible clipped or overlapping text, a window off the screen, or an
 # answer visible while the class guesses. LOUPE_LAYOUT_SHAPES overrides
@@ -34,10 +35,13 @@ done
 fails=0
 for m in $models; do
 	for c in $chapters; do
-		for mode in plain guess; do
+		modes="plain guess"
+		[ $m = demo ] && modes="$modes projector" # one model: 15 more runs, about a minute
+		for mode in $modes; do
 			name="$m-$c-$mode"
 			set -- --lesson-chapter "$c" --max-tokens 8 --screenshot "$OUT/$name.png" --layout-report "$OUT/$name.json" --quit
 			[ $mode = guess ] && set -- --guess "$@"
+			[ $mode = projector ] && set -- --projector "$@"
 			[ $m != demo ] && set -- --model "$OUT/model-$m" "$@"
 			XDG_CONFIG_HOME="$OUT/config" timeout 120 xvfb-run -a -s "-screen 0 ${SCREEN}x24" \
 				"$BIN" "$@" >"$OUT/$name.log" 2>&1

@@ -267,7 +267,7 @@ func timingFigure(ch lesson.Chapter, in lesson.Input, th viz.Theme) viz.Figure {
 			rows = append(rows, viz.TimingRow{Label: l.T("lesson.page.gold_level", i18n.Args{"Level": k.Level}), PrefillTokens: k.PrefillTokens,
 				PrefillSeconds: k.PrefillSeconds, DecodeTokens: k.DecodeTokens, DecodeSeconds: k.DecodeSeconds, BytesPerToken: bytes})
 		}
-		return viz.TimingBars(rows, e.BandwidthGBs, th)
+		return viz.Retitled(viz.TimingBars(rows, e.BandwidthGBs, th), ch.Title)
 	case lesson.Conversations:
 		if e == nil || len(e.Batch) == 0 {
 			return nil
@@ -285,8 +285,8 @@ func timingFigure(ch lesson.Chapter, in lesson.Input, th viz.Theme) viz.Figure {
 		if e == nil || e.ThinkOn == nil || e.ThinkOff == nil {
 			return nil
 		}
-		return viz.TimingBars([]viz.TimingRow{viz.TimingFrom(l.T("lesson.page.think_off", nil), *e.ThinkOff),
-			viz.TimingFrom(l.T("lesson.page.think_on", nil), *e.ThinkOn)}, 0, th)
+		return viz.Retitled(viz.TimingBars([]viz.TimingRow{viz.TimingFrom(l.T("lesson.page.think_off", nil), *e.ThinkOff),
+			viz.TimingFrom(l.T("lesson.page.think_on", nil), *e.ThinkOn)}, 0, th), ch.Title)
 	}
 	return nil
 }

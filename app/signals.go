@@ -13,7 +13,8 @@ import (
 var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM}
 
 // signalGrace bounds the time from a stop signal to the process's exit:
-// the toolkit's quitGrace, then shutdown's wait for the workers (3 s).
+// the toolkit's quitGrace, then shutdown's wait for the background
+// goroutines (3 s).
 const signalGrace = quitGrace + 4*time.Second
 
 // watchSignals waits for a stop signal, then cancels the generation, the

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
@@ -258,6 +259,14 @@ func Main(args []string) (code int) {
 	u.start()
 	w.SetOnClosed(func() {
 		go exitIfStuck(quitGrace, func() int { u.shutdown(); finish.Do(stopProfile); return u.exitCode })
+	})
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, stopSignals...)
+	defer signal.Stop(sigs)
+	go watchSignals(sigs, signalGrace, u.closeAll, func() { fyne.Do(w.Close) }, func(code int) {
+		fmt.Fprintln(os.Stderr, "loupe: the window did not finish closing after the stop signal; exiting anyway")
+		finish.Do(stopProfile)
+		os.Exit(code)
 	})
 	w.ShowAndRun()
 	u.shutdown()

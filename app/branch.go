@@ -17,15 +17,16 @@ import (
 
 // branchStep is the step of the last run behind the selected token (its
 // own step for a generated token, the prediction after the last prompt
-// token) and its index among the written tokens.
+// token) and its index among the written tokens. A *hint says what to
+// do first when no branch can start yet.
 func (u *UI) branchStep() (trace.Step, int, error) {
 	run := u.st.LastRun
 	if run == nil || u.st.Running {
-		return trace.Step{}, 0, errors.New("generate first: a branch starts from a token of a finished run")
+		return trace.Step{}, 0, &hint{tr("app.branch.hint_generate", nil)}
 	}
 	s, ok := views.StepFor(run.Steps, run.Tokens, u.st.Query)
 	if !ok || len(s.Top) == 0 {
-		return trace.Step{}, 0, errors.New("click a written token (or the last prompt token) in the stream: a branch starts at one of its top candidates")
+		return trace.Step{}, 0, &hint{tr("app.branch.hint_click", nil)}
 	}
 	for i := range run.Steps {
 		if run.Steps[i].Pos == s.Pos {
@@ -39,7 +40,12 @@ func (u *UI) branchStep() (trace.Step, int, error) {
 // picked starts a new run that writes it there and goes on from it.
 func (u *UI) branchDialog() {
 	s, at, err := u.branchStep()
-	if err != nil {
+	var h *hint
+	switch {
+	case errors.As(err, &h):
+		u.inform(tr("app.branch.title", nil), h.what)
+		return
+	case err != nil:
 		u.fail(tr("app.branch.title", nil), err)
 		return
 	}

@@ -20,10 +20,14 @@ func TestBranchFromToken(t *testing.T) {
 	h := engineHarness(t, dir)
 	u := h.u
 	var failed error
+	var hinted []string
 	u.onFail = func(_ string, err error) { failed = err }
+	u.onInform = func(title, what string) { hinted = append(hinted, title+": "+what) }
 	onUI(u.branchDialog)
-	if failed == nil {
-		t.Fatal("a branch before any run was not refused")
+	// Before a run the branch gives a hint, told as information under the
+	// action's title: the user did nothing wrong.
+	if failed != nil || len(hinted) != 1 || !strings.HasPrefix(hinted[0], "Branch from a token: Generate first") {
+		t.Fatalf("a branch before any run: error %v, hints %q; want one hint and no error", failed, hinted)
 	}
 	h.generate("Once upon a time", 6)
 	orig := u.st.LastRun

@@ -214,3 +214,39 @@ func origins(runs []*trace.Run) []string {
 	}
 	return out
 }
+
+// The context experiment's runs join the history too, one per length,
+// named after it, and two of them can be compared: their timings side by
+// side (they keep no candidates: nothing to compare step by step).
+func TestContextExperimentRunsJoinHistory(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	h := experimentHarness(t)
+	u := h.u
+	h.generate("My cat is purple.", 3)
+	onUI(func() {
+		opt := u.experimentRunner.experimentOptions(experiment.Context)
+		opt.Values, opt.PromptTokens, opt.DecodeTokens = []string{"64", "256"}, 16, 3
+		u.experimentRunner.startExperiment(u.backend.(*engine.Model), opt)
+	})
+	select {
+	case <-h.idle:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the context experiment did not end")
+	}
+	if u.experiment == nil || len(u.experiment.Points) != 2 {
+		t.Fatalf("context result %+v", u.experiment)
+	}
+	c := u.st
+	if len(c.Runs) != 3 || c.Runs[1].Origin != "64 (context experiment)" || c.Runs[2].Origin != "256 (context experiment)" {
+		t.Fatalf("history %v: want the prompt's run, then 64 and 256 (context experiment)", origins(c.Runs))
+	}
+	for _, r := range c.Runs[1:] {
+		if r.Timing.DecodeTokens != 3 || r.Timing.DecodeSeconds <= 0 || stats.PromptLen(r) != 16 {
+			t.Errorf("%s: timing %+v, %d tokens read", r.Origin, r.Timing, stats.PromptLen(r))
+		}
+	}
+	onUI(func() { u.pickRuns(1, 2) })
+	if cmp, ok := u.compare.Comparison(); !ok || cmp.A != c.Runs[1] || cmp.B != c.Runs[2] {
+		t.Fatalf("Compare shows %v after picking the two lengths", ok)
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"loupe/assets"
 	"loupe/engine"
@@ -20,18 +19,6 @@ import (
 	"loupe/views"
 	"loupe/viz"
 )
-
-// eventually polls cond for up to 20 s (the background job's result comes
-// through fyne.Do).
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for end := time.Now().Add(20 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-		if cond() {
-			return
-		}
-	}
-	t.Fatalf("timed out waiting for %s", what)
-}
 
 // settleJobs waits until no Inspect job runs and none has a result on its
 // way. Under Fyne's test driver a job's fyne.Do runs on the job's own
@@ -65,11 +52,16 @@ func (h *harness) selectToken(pos int) {
 	onUI(func() { h.u.stream.Select(pos) })
 }
 
-// until lets the jobs finish, then checks cond (polled a little longer).
+// until lets the jobs finish, then checks cond. A job's result comes
+// through fyne.Do, which the test driver runs on the job's goroutine
+// before the job's end is signalled, and a job that starts the next one
+// does so inside that call: once settleJobs returns, nothing is on its way.
 func (h *harness) until(what string, cond func() bool) {
 	h.t.Helper()
 	h.settleJobs()
-	eventually(h.t, what, cond)
+	if !cond() {
+		h.t.Fatalf("no %s once the background jobs were done", what)
+	}
 }
 
 // On the real demo model, each new tab shows its data for the selected

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
 
 	"loupe/assets"
 	"loupe/engine/genmodel"
@@ -165,5 +166,69 @@ func TestGuessAndLayoutReportFlags(t *testing.T) {
 	}
 	if _, err := ParseFlags([]string{"--layout-report", "a.json"}, nil); err == nil {
 		t.Error("--layout-report without --screenshot: no error")
+	}
+}
+
+// In projector mode at 1366 × 768 (less the window's menu bar, 43 pixels
+// under Xvfb) every chapter's card fits its column: no text, button or
+// the card itself is cut, the longest ones (the timing chapters with their
+// ▶ Measure) included; nothing of the attention panel runs off the
+// window's right edge.
+func TestProjectorCardsFit(t *testing.T) {
+	demo, err := assets.DemoModelDir()
+	if err != nil {
+		t.Skip("no demo model:", err)
+	}
+	h := lessonHarness(t, demo)
+	u := h.u
+	onUI(func() {
+		u.lessonMode.setProjector(true)
+		u.win.Resize(fyne.NewSize(1366, 768-43))
+	})
+	t.Cleanup(func() { onUI(func() { u.lessonMode.setProjector(false) }) })
+	for i, ch := range u.les.l.Chapters {
+		var r layoutReport
+		onUI(func() {
+			u.lessonMode.goChapter(i)
+			// The real driver lays out what changed before it draws; the
+			// test driver only on a resize.
+			for range 3 {
+				relayout(u.win.Content())
+			}
+		})
+		onUI(func() { r = u.layout() })
+		for _, o := range r.Objects {
+			// The card, and the attention panel's head list beside the
+			// grid (its "others" line ran off the right edge).
+			if (o.Panel == "lesson" || o.Panel == "attention" && o.X+o.W > r.Window.W) && o.Visible && o.Clipped {
+				t.Errorf("%s: clipped %s %q at %d,%d %d×%d", ch.ID, o.Kind, o.Text, o.X, o.Y, o.W, o.H)
+			}
+		}
+		if !slices.ContainsFunc(r.Objects, func(o layoutObject) bool { return o.Panel == "lesson" && o.Kind == "card" && o.Visible }) {
+			t.Errorf("%s: no card drawn", ch.ID)
+		}
+	}
+}
+
+// relayout lays every container and widget under o out again at its size,
+// parents first, as the real driver does before drawing a changed canvas.
+func relayout(o fyne.CanvasObject) {
+	switch c := o.(type) {
+	case *fyne.Container:
+		if c.Layout != nil {
+			c.Layout.Layout(c.Objects, c.Size())
+		}
+		for _, k := range c.Objects {
+			relayout(k)
+		}
+	case fyne.Widget:
+		r := test.WidgetRenderer(c)
+		if r == nil {
+			return
+		}
+		r.Layout(c.Size())
+		for _, k := range r.Objects() {
+			relayout(k)
+		}
 	}
 }

@@ -46,6 +46,8 @@ type lessonState struct {
 	in         lesson.Input
 	extra      *lesson.Extra // the timing runs (Run these measurements) …
 	extraFor   *trace.Run    // … of this run
+	kv         trace.KVRows  // the KV cache figure's rows, read before the timing runs …
+	kvFor      *trace.Run    // … of this run
 	measuring  bool
 }
 
@@ -88,6 +90,17 @@ func (fc *lessonMode) placeCard(projector bool) {
 	u.les.side.Remove(c)
 	c.SetNarrow(true)
 	u.les.side.Add(c)
+	// In projector mode the chapter menu goes: it repeats the title above
+	// it, and its row pushed the longer chapters below a 768-pixel
+	// screen; the keys (← →) step through them.
+	c.Chapters.Hidden = projector
+	// The title at projector type is as large as a heading; a sub-heading
+	// 1.5 × larger took three lines of the column.
+	c.Title.SizeName = theme.SizeNameSubHeadingText
+	if projector {
+		c.Title.SizeName = theme.SizeNameText
+	}
+	c.Title.Refresh()
 	if projector {
 		u.les.bar.Hide() // keyboard only
 		u.bar.Box.Hide() // the ablation tools: not a slide's

@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
+	"loupe/format"
 	"loupe/i18n"
 	"loupe/lesson"
 	"loupe/trace"
+	"loupe/views"
 )
 
 // showPlan offers a chapter's runs when it has none yet.
@@ -20,6 +23,17 @@ func (fc *lessonMode) showPlan(ch lesson.Chapter) {
 		return // the progress stays
 	case ch.Skipped == "":
 		c.SetPlan("", false)
+	case u.les.projector:
+		// The column beside the panels holds the chapter's text and its
+		// keys; the whole plan (a dozen lines at projector type) pushed
+		// the button below a 768-pixel screen. The text says what the runs
+		// are; the card says how long they take.
+		secs := lesson.Estimate(u.les.in, u.lessonMode.measureOptions(), u.lessonMode.goldTokens())
+		plan := tr("app.lesson.plan_short", nil)
+		if secs > 0 {
+			plan = tr("app.lesson.plan_about", i18n.Args{"Time": nums().Duration(format.Round2(secs))})
+		}
+		c.SetPlan(plan, false)
 	default:
 		plan := tr("app.lesson.plan", i18n.Args{"Plan": lowerFirst(lesson.Plan(u.les.in, u.lessonMode.measureOptions(), u.lessonMode.goldTokens()))})
 		c.SetPlan(plan, false)
@@ -83,6 +97,9 @@ func (fc *lessonMode) measureLesson() {
 	u.gen++
 	gen, in, opt, run := u.gen, u.les.in, u.lessonMode.measureOptions(), u.les.run
 	opt.Kernels = c // every timing run computes with the window's choice
+	// The runs below fill the cache with their own texts: the handout's
+	// KV cache figure reads the lesson's rows now.
+	u.les.kv, u.les.kvFor = u.lessonMode.lessonKV(in), run
 	u.controls.SetRunning(true)
 	u.les.card.SetPlan(tr("app.status.starting", nil), true)
 	opt.Progress = func(what string) {
@@ -128,11 +145,39 @@ func (fc *lessonMode) lessonMeasured(gen int, run *trace.Run, e *lesson.Extra, e
 		u.fail(tr("app.lesson.failed", nil), err)
 	default:
 		u.les.extra, u.les.extraFor = e, run
+		u.lessonMode.keepMeasuredRuns(run, e)
 		u.les.run = nil // tell it again, with e
 		u.lessonMode.tellLesson()
 		u.lessonMode.goChapter(u.les.i)
 	}
 	u.idle()
+}
+
+// keepMeasuredRuns adds the timing runs to the history and to Timing, as
+// an experiment's are kept, each named after what it measured; the run
+// with the heads switched off becomes run B of the comparison, the
+// lesson's run (base) its run A, as the counterfactual chapter compares them.
+func (fc *lessonMode) keepMeasuredRuns(base *trace.Run, e *lesson.Extra) {
+	u := fc.ui
+	for len(u.chat.labels) < len(u.st.Timings) {
+		u.chat.labels = append(u.chat.labels, "") // "run N"
+	}
+	for _, r := range e.Runs {
+		u.st.Remember(r)
+		u.st.Timings = append(u.st.Timings, r.Timing)
+		u.chat.labels = append(u.chat.labels, tr("views.timing.run", i18n.Args{"N": len(u.st.Timings)})+" · "+r.Origin)
+	}
+	u.timing.Labels = u.chat.labels
+	u.timing.Display(u.st.Timings, u.bandwidth, u.measuring)
+	s := u.st
+	if n := len(e.Runs); n > 0 && e.Ablated != nil && len(e.Runs[n-1].Settings.Ablate) > 0 {
+		if a := slices.Index(s.Runs, base); a >= 0 {
+			b := len(s.Runs) - 1
+			s.Pick(a, b, views.DescribePair(s.Runs[a], s.Runs[b], u.headBase()))
+		}
+	}
+	u.listRuns()
+	u.refreshCompare()
 }
 
 // lessonWaiting says what the card waits for.

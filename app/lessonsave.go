@@ -61,6 +61,10 @@ func (fc *lessonMode) lessonKV(in lesson.Input) trace.KVRows {
 
 // writeHandout writes the handout of the lesson on the card at path.
 func (fc *lessonMode) writeHandout(path string, now time.Time) error {
-	in := fc.ui.les.in
-	return page.Write(path, in, fc.lessonKV(in), now)
+	les := &fc.ui.les
+	kv := les.kv
+	if les.kvFor != les.run || les.run == nil {
+		kv = fc.lessonKV(les.in)
+	}
+	return page.Write(path, les.in, kv, now)
 }

@@ -89,8 +89,7 @@ func (u *UI) loaded(path string, b Backend, err error) {
 	u.win.SetTitle("Loupe — " + u.shownInfo().Name)
 	u.model.Display(u.shownInfo(), cpuLine(), modelKernelLine(u.backend))
 	u.controls.PromptTokens = func(p string) int { return len(b.Encode(p)) }
-	u.showExpertsTab(u.st.Info.Experts > 0)
-	u.showDeltaNetTab(u.st.Info.DeltaNetHeads > 0)
+	u.showModelTabs(u.st.Info)
 	u.controls.SetKVCost(u.st.Info.KVBytesPerToken, u.st.Info.MaxPositions)
 	u.controls.Status.SetText(tr("app.status.loaded", i18n.Args{"Name": u.shownInfo().Name, "Layers": u.st.Info.Layers,
 		"Heads": u.st.Info.Heads, "DType": u.st.Info.DType}))

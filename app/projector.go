@@ -44,6 +44,9 @@ func (fc *lessonMode) setProjector(on bool) {
 		u.app.Settings().SetTheme(newTheme(u.app.Preferences().String(prefTheme)))
 	}
 	u.lessonMode.placeCard(on)
+	if u.les.on && u.les.l != nil && u.les.i < len(u.les.l.Chapters) {
+		u.lessonMode.showPlan(u.les.l.Chapters[u.les.i]) // short in projector mode
+	}
 	if !on {
 		u.les.split.Offset = u.les.leftOffset
 	}

@@ -140,7 +140,8 @@ type facets struct {
 
 // hooks let the tests watch the window.
 type hooks struct {
-	onIdle func()                        // called when a load or generation has finished
-	onFail func(title string, err error) // instead of a dialog
-	onShot func()                        // called once the --screenshot is written (or failed)
+	onIdle   func()                        // called when a load or generation has finished
+	onFail   func(title string, err error) // instead of a dialog
+	onInform func(title, what string)      // instead of a hint's dialog
+	onShot   func()                        // called once the --screenshot is written (or failed)
 }

@@ -14,6 +14,7 @@ import (
 
 	"loupe/kernels"
 	"loupe/session"
+	"loupe/trace"
 	"loupe/views"
 )
 
@@ -262,6 +263,26 @@ func (u *UI) fail(title string, err error) {
 	d.Show()
 }
 
+// hint is what to do before an action can start: the user has done
+// nothing wrong, so it is told as information, not as an error.
+type hint struct{ what string }
+
+func (h *hint) Error() string { return h.what }
+
+// inform shows a hint in a dialog titled after the action (the tests
+// watch onInform instead).
+func (u *UI) inform(title, what string) {
+	if u.onInform != nil {
+		u.onInform(title, what)
+		return
+	}
+	if u.opt.Quit {
+		fmt.Fprintf(os.Stderr, "loupe: %s: %s\n", title, what)
+		return
+	}
+	dialog.NewInformation(title, what, u.win).Show()
+}
+
 // do runs f on the UI goroutine, unless the window is closing: after the
 // event loop has stopped nobody would run it.
 func (u *UI) do(f func()) {
@@ -305,18 +326,14 @@ func (u *UI) idle() {
 	}
 }
 
-// showExpertsTab puts the Experts tab after MLP while a mixture-of-experts
-// model is open, and takes it away for a dense one.
-func (u *UI) showExpertsTab(on bool) {
-	u.showTabIf(u.expertTab, on, "experts", "MLP")
-}
-
-// showDeltaNetTab puts the DeltaNet tab after MLP (and Experts) while a
-// model with Gated DeltaNet layers is open: on the others it only said
-// that the model has none, and took a place the 1,366-pixel tab bar
-// needs.
-func (u *UI) showDeltaNetTab(on bool) {
-	u.showTabIf(u.deltaNetTab, on, "deltanet", "MLP", "Experts")
+// showModelTabs puts the Experts tab after MLP while a mixture-of-experts
+// model is open, and the DeltaNet tab after MLP (and Experts) while a
+// model with Gated DeltaNet layers is; each is taken away on the others:
+// there it only said that the model has none, and took a place the
+// 1,366-pixel tab bar needs.
+func (u *UI) showModelTabs(m trace.ModelInfo) {
+	u.showTabIf(u.expertTab, m.Experts > 0, "experts", "MLP")
+	u.showTabIf(u.deltaNetTab, m.DeltaNetHeads > 0, "deltanet", "MLP", "Experts")
 }
 
 // showTabIf adds it after the last of the tabs named after (at the end

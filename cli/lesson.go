@@ -144,13 +144,14 @@ func tellLesson(f *lessonFlags, log io.Writer) (*lesson.Lesson, error) {
 	}
 	in := LessonInput(m, run, insp, f.count == 0)
 	in.Model, in.Lang = lessonModelInfo(m, f.model), f.language()
+	kv := page.KV(in, m) // before the timing runs fill the cache with their own texts
 	if f.timing {
 		if in.Extra, err = timingRuns(ctx, m, f, in, log); err != nil {
 			return nil, err
 		}
 	}
 	if f.html != "" {
-		if err := page.Write(f.html, in, page.KV(in, m), time.Now()); err != nil {
+		if err := page.Write(f.html, in, kv, time.Now()); err != nil {
 			return nil, fmt.Errorf("--html %s: %w", f.html, err)
 		}
 		fmt.Fprintln(log, in.Lang.T("lesson.page.written", i18n.Args{"File": f.html}))

@@ -99,6 +99,10 @@ type Extra struct {
 	// Ablated is the prompt run again with the heads that fetch the source
 	// switched off; nil when not run.
 	Ablated *Ablation
+	// Runs are the runs above as the engine returned them, each named
+	// (trace.Run.Origin) after what it measured: the window keeps them in
+	// its history and its Timing tab, as it keeps an experiment's.
+	Runs []*trace.Run `json:"-"`
 }
 
 // KernelRun is one prompt read and written at one kernel level.

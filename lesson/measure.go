@@ -72,6 +72,12 @@ func Plan(in Input, opt MeasureOptions, goldTokens int) string {
 	return s + "."
 }
 
+// Estimate is Plan's duration in seconds, 0 when the run has no rates:
+// what a narrow card says of the runs instead of the whole plan.
+func Estimate(in Input, opt MeasureOptions, goldTokens int) float64 {
+	return estimate(in, opt, goldTokens)
+}
+
 // estimate is Plan's duration in seconds, 0 when the run has no rates.
 func estimate(in Input, opt MeasureOptions, goldTokens int) float64 {
 	t := in.Run.Timing
@@ -139,7 +145,7 @@ func Measure(ctx context.Context, m Runner, in Input, opt MeasureOptions) (*Extr
 		return nil, err
 	}
 	e := &Extra{}
-	if err := measureKernels(ctx, m, opt, e, func(lv kernels.Level) { say(t("gold", i18n.Args{"Level": lv.String()})) }); err != nil {
+	if err := measureKernels(ctx, m, opt, e, in.Lang, func(lv kernels.Level) { say(t("gold", i18n.Args{"Level": lv.String()})) }); err != nil {
 		return nil, err
 	}
 	if opt.Bandwidth != nil {
@@ -152,11 +158,15 @@ func Measure(ctx context.Context, m Runner, in Input, opt MeasureOptions) (*Extr
 		return nil, err
 	}
 	if in.ThinkingTemplate {
-		if e.ThinkOn, e.ThinkOff, err = measureThinking(ctx, m, in.Run.Prompt, opt, func(on bool) {
+		var runs [2]*trace.Run
+		if runs, err = measureThinking(ctx, m, in.Run.Prompt, opt, func(on bool) {
 			say(t(map[bool]string{true: "thinkon", false: "thinkoff"}[on], nil))
 		}); err != nil {
 			return nil, err
 		}
+		e.ThinkOn, e.ThinkOff = &runs[0].Timing, &runs[1].Timing
+		keep(e, runs[0], in.Lang, "lesson.run.thinkon", nil)
+		keep(e, runs[1], in.Lang, "lesson.run.thinkoff", nil)
 	}
 	say(in.Lang.N("lesson.progress.ablation", len(heads), i18n.Args{"N": len(heads)}))
 	eo := engine.DefaultGenerateOptions()
@@ -171,12 +181,13 @@ func Measure(ctx context.Context, m Runner, in Input, opt MeasureOptions) (*Extr
 		return nil, errors.New("the run with the heads switched off wrote no token")
 	}
 	e.Ablated = &Ablation{Heads: heads, First: run.Steps[0]}
+	keep(e, run, in.Lang, "lesson.run.ablation", nil)
 	return e, nil
 }
 
 // measureKernels reads and writes The Gold-Bug at each level; say
 // tells which level runs.
-func measureKernels(ctx context.Context, m Runner, opt MeasureOptions, e *Extra, say func(kernels.Level)) error {
+func measureKernels(ctx context.Context, m Runner, opt MeasureOptions, e *Extra, lang i18n.Lang, say func(kernels.Level)) error {
 	passage, err := GoldBugFitting(m, opt.Settings.MaxTokens)
 	if err != nil {
 		return err
@@ -194,6 +205,7 @@ func measureKernels(ctx context.Context, m Runner, opt MeasureOptions, e *Extra,
 		if e.Gold == nil {
 			e.Gold = &t
 		}
+		keep(e, run, lang, "lesson.run.gold", i18n.Args{"Level": t.Kernels})
 		// The level and arithmetic the run reports it computed with.
 		e.Kernels = append(e.Kernels, KernelRun{Level: t.Kernels, Arithmetic: t.Arithmetic, PrefillTokens: t.PrefillTokens,
 			PrefillSeconds: t.PrefillSeconds, DecodeTokens: t.DecodeTokens, DecodeSeconds: t.DecodeSeconds})
@@ -220,8 +232,7 @@ func GoldBugFitting(m Runner, maxTokens int) (string, error) {
 
 // measureThinking asks the prompt as a chat turn with thinking on, then
 // off; say tells which.
-func measureThinking(ctx context.Context, m Runner, prompt string, opt MeasureOptions, say func(on bool)) (on, off *trace.Timing, err error) {
-	var out [2]*trace.Timing
+func measureThinking(ctx context.Context, m Runner, prompt string, opt MeasureOptions, say func(on bool)) (onOff [2]*trace.Run, err error) {
 	for i, think := range []chat.Think{chat.ThinkOn, chat.ThinkOff} {
 		eo := engine.DefaultGenerateOptions()
 		eo.Attn, eo.Settings, eo.Kernels = engine.AttnCapture{}, opt.Settings, opt.Kernels
@@ -229,11 +240,16 @@ func measureThinking(ctx context.Context, m Runner, prompt string, opt MeasureOp
 			eo.Settings.MaxTokens = thinkTokens(opt)
 		}
 		say(think == chat.ThinkOn)
-		run, err := m.GenerateChat(ctx, []chat.Message{{Role: "user", Content: prompt}}, think, eo, nil)
-		if err != nil {
-			return nil, nil, err
+		if onOff[i], err = m.GenerateChat(ctx, []chat.Message{{Role: "user", Content: prompt}}, think, eo, nil); err != nil {
+			return onOff, err
 		}
-		out[i] = &run.Timing
 	}
-	return out[0], out[1], nil
+	return onOff, nil
+}
+
+// keep names run after what it measured (the key's sentence) and adds it
+// to e.Runs.
+func keep(e *Extra, run *trace.Run, l i18n.Lang, key string, args i18n.Args) {
+	run.Origin = l.T(key, args)
+	e.Runs = append(e.Runs, run)
 }

@@ -2,7 +2,8 @@
 # e2e-layout.sh BIN OUTDIR — every lesson chapter at 1366 × 768 under Xvfb,
 # on the demo model, a generated 2-layer model and one of 28 layers × 12
 # heads (narrow-1.5b: the tallest attention grid), plain and with
-# --guess, each with a screenshot and a --layout-report that
+# --guess (the demo model in projector mode too), each with a screenshot
+# and a --layout-report that
 # scripts/layout-check.py reads: it fails on a
 # visible clipped or overlapping text, a window off the screen, or an
 # answer visible while the class guesses. LOUPE_LAYOUT_SHAPES overrides
@@ -40,11 +41,14 @@ for m in $models; do
 	case " $FRENCH " in *" $m "*) langs="en fr" ;; esac
 	for lang in $langs; do
 	for c in $chapters; do
-		for mode in plain guess; do
+		modes="plain guess"
+		[ $m = demo ] && [ $lang = en ] && modes="$modes projector" # one model: 15 more runs, about a minute
+		for mode in $modes; do
 			name="$m-$c-$mode"
 			[ $lang = fr ] && name="$name-fr"
 			set -- --lang "$lang" --lesson-chapter "$c" --max-tokens 8 --screenshot "$OUT/$name.png" --layout-report "$OUT/$name.json" --quit
 			[ $mode = guess ] && set -- --guess "$@"
+			[ $mode = projector ] && set -- --projector "$@"
 			[ $m != demo ] && set -- --model "$OUT/model-$m" "$@"
 			XDG_CONFIG_HOME="$OUT/config" timeout 120 xvfb-run -a -s "-screen 0 ${SCREEN}x24" \
 				"$BIN" "$@" >"$OUT/$name.log" 2>&1

@@ -373,7 +373,9 @@ func (p *AttentionPanel) OpenHead(l, h int) {
 	if others > 0 {
 		// No bar: on a long prompt the rest is most of the attention, spread thin.
 		rest := p.att.QueryPos + 1 - (len(bars))
-		bars = append(bars, Bar{Label: tr("views.attn.others", nil), Value: tr("views.attn.others_value", i18n.Args{"Share": nums().Percent(others), "N": thousands(rest)})})
+		// The count goes with the label: "25.4 % over 16 tokens" after
+		// the bar ran off the window's edge at projector type.
+		bars = append(bars, Bar{Label: tr("views.attn.others", i18n.Args{"N": thousands(rest)}), Value: nums().Percent(others)})
 	}
 	bars = append(bars, nearBars(p.att.Weights[l][h], p.att.QueryPos, p.source, scale, p.text)...)
 	p.Head.LabelWidth = 200

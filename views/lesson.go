@@ -89,7 +89,7 @@ func NewLessonCard() *LessonCard {
 	bg.StrokeColor = theme.Color(theme.ColorNamePrimary)
 	bg.StrokeWidth = 2
 	bg.CornerRadius = 6
-	c.body = container.NewVBox()
+	c.body = container.New(columnLayout{})
 	c.SetNarrow(false)
 	c.box = container.NewStack(bg, container.NewPadded(c.body))
 	c.ExtendBaseWidget(c)
@@ -174,4 +174,40 @@ func (c *LessonCard) enable(b *widget.Button, on bool) {
 	} else {
 		b.Disable()
 	}
+}
+
+// columnLayout stacks its objects as a VBox does, but gives each its
+// width before asking its height: a word-wrapped label's height depends
+// on its width, and a VBox asks first, so a label that had just been
+// narrowed (the card moved into projector mode's column) kept the height
+// of its wider lines and its last ones were cut.
+type columnLayout struct{}
+
+func (columnLayout) Layout(objs []fyne.CanvasObject, size fyne.Size) {
+	y, gap := float32(0), theme.Padding()
+	for _, o := range objs {
+		if !o.Visible() {
+			continue
+		}
+		o.Resize(fyne.NewSize(size.Width, o.Size().Height))
+		o.Resize(fyne.NewSize(size.Width, o.MinSize().Height))
+		o.Move(fyne.NewPos(0, y))
+		y += o.Size().Height + gap
+	}
+}
+
+func (columnLayout) MinSize(objs []fyne.CanvasObject) fyne.Size {
+	var w, h float32
+	n := 0
+	for _, o := range objs {
+		if !o.Visible() {
+			continue
+		}
+		m := o.MinSize()
+		w, h, n = max(w, m.Width), h+m.Height, n+1
+	}
+	if n > 1 {
+		h += theme.Padding() * float32(n-1)
+	}
+	return fyne.NewSize(w, h)
 }

@@ -20,6 +20,9 @@ type frame struct {
 	title string
 	notes []string
 	body  func(c draw.Canvas)
+	// height, when set, is the height the body needs at width w: the
+	// figure is fitted (Height).
+	height func(w vg.Length) vg.Length
 }
 
 // Draw implements Figure.
@@ -41,7 +44,7 @@ func (f *frame) Draw(c draw.Canvas) {
 	if f.body == nil {
 		return
 	}
-	if body := f.bodyCanvas(c); roomy(body, f.th) {
+	if body := f.bodyCanvas(c); roomy(body, f.th) || f.fits(body) {
 		f.body(body)
 	}
 }
@@ -53,6 +56,12 @@ func (f *frame) Draw(c draw.Canvas) {
 func roomy(c draw.Canvas, th Theme) bool {
 	min := 4 * lineHeight(th.body())
 	return c.Size().X >= min && c.Size().Y >= min
+}
+
+// fits reports whether a fitted figure's body has the height it needs:
+// such a body is drawn even when it is less than roomy (a line of chips).
+func (f *frame) fits(body draw.Canvas) bool {
+	return f.height != nil && body.Size().X > 0 && body.Size().Y >= f.height(body.Size().X)
 }
 
 // bodyCanvas is the part of c left to the body once the margins, the title

@@ -68,7 +68,14 @@ func TimingBars(runs []TimingRow, bandwidthGBs float64, th Theme) Figure {
 	}
 	return &frame{th: th, title: title, notes: bandwidthNotes(runs, bandwidthGBs, th), body: func(c draw.Canvas) {
 		drawTiming(c, runs, longest, th)
-	}}
+	}, height: func(vg.Length) vg.Length { return timingHeight(len(runs), th) }}
+}
+
+// timingHeight is the height drawTiming needs to draw n run blocks and
+// the time axis.
+func timingHeight(n int, th Theme) vg.Length {
+	lh := lineHeight(th.body())
+	return vg.Length(n)*4.8*lh + 2.5*lh + lh/2
 }
 
 // bandwidthNotes compares each run's decode traffic with the bandwidth.

@@ -27,7 +27,20 @@ func TokenChips(tokens []trace.Token, th Theme) Figure {
 	if len(tokens) == 0 {
 		return noData(th, th.t("tokens.untitled", nil), th.t("tokens.none", nil))
 	}
-	return &frame{th: th, title: title, body: func(c draw.Canvas) { drawChips(c, tokens, th) }}
+	return &frame{th: th, title: title, body: func(c draw.Canvas) { drawChips(c, tokens, th) },
+		height: func(w vg.Length) vg.Length { return chipsHeight(tokens, w, th) }}
+}
+
+// chipsHeight is the height of every chip laid at width w: the lines
+// they wrap into, each a chip and its id below.
+func chipsHeight(tokens []trace.Token, w vg.Length, th Theme) vg.Length {
+	c := draw.Canvas{Rectangle: vg.Rectangle{Max: vg.Point{X: w, Y: 0}}}
+	chips := layChips(c, tokens, th)
+	if len(chips) == 0 {
+		return 0
+	}
+	lh := lineHeight(th.body())
+	return -chips[len(chips)-1].y + 2*lh
 }
 
 // chip is one laid-out token: its top-left corner and width.

@@ -3,9 +3,12 @@ package experiment
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"loupe/engine"
 	"loupe/i18n"
+	"loupe/kernels"
+	"loupe/trace"
 	"loupe/trace/stats"
 )
 
@@ -80,6 +83,7 @@ func contextPoint(ctx context.Context, m *engine.Model, opt Options, ids []int, 
 		if err != nil {
 			return p, err
 		}
+		p.Run = contextRun(m, opt, ids, t, p.BytesPerToken)
 		p.PrefillTokens, p.PrefillSeconds = t.PrefillTokens, t.PrefillSeconds
 		p.DecodeTokens, p.DecodeSeconds = t.DecodeTokens, t.DecodeSeconds
 		pre = append(pre, rate(t.PrefillTokens, t.PrefillSeconds))
@@ -106,4 +110,31 @@ func rate(n int, seconds float64) float64 {
 		return 0
 	}
 	return float64(n) / seconds
+}
+
+// contextRun is one timed pass at a deep context as a run the window's
+// history keeps, for Compare and its timing: the tokens it computed (the
+// passage cycled, at positions t.Filled …) and those it wrote greedily
+// (at n …). It has no steps: the pass keeps no candidates, and over
+// stand-in keys and values its text says nothing of the model.
+func contextRun(m *engine.Model, opt Options, ids []int, t engine.DeepTiming, bytesPerToken float64) *trace.Run {
+	c := opt.Kernels
+	if c.IsZero() {
+		c = kernels.Current()
+	}
+	s := trace.Settings{MaxTokens: opt.DecodeTokens, Threads: m.Threads(), Kernels: c.Level().String(), Arithmetic: m.ArithmeticOf(c)}
+	run := &trace.Run{Model: m.Info(), Settings: s, StopReason: "max_tokens"}
+	var prompt strings.Builder
+	for i := range t.PrefillTokens {
+		id := ids[i%len(ids)]
+		run.Tokens = append(run.Tokens, trace.Token{ID: id, Text: m.TokenText(id), Pos: t.Filled + i})
+		prompt.WriteString(m.TokenText(id))
+	}
+	for i, id := range t.Decoded {
+		run.Tokens = append(run.Tokens, trace.Token{ID: id, Text: m.TokenText(id), Pos: t.Context + i, Generated: true})
+	}
+	run.Prompt = prompt.String()
+	run.Timing = trace.Timing{PrefillTokens: t.PrefillTokens, PrefillSeconds: t.PrefillSeconds, DecodeTokens: t.DecodeTokens,
+		DecodeSeconds: t.DecodeSeconds, StepSeconds: t.StepSeconds, BytesPerToken: bytesPerToken, Kernels: s.Kernels, Arithmetic: s.Arithmetic}
+	return run
 }

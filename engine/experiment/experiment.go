@@ -68,8 +68,8 @@ type Point struct {
 	FileBytes      int64        `json:"-"` // quant: the model file's size
 	Ids            []int        `json:"-"` // quant: the tokens written
 	Steps          []trace.Step `json:"-"`
-	// Run is the last timed run of the point (nil for the context sweep,
-	// whose cache holds stand-in values): the window's run history keeps it.
+	// Run is the last timed run of the point (the context sweep's: its
+	// tokens and timing, no steps): the window's run history keeps it.
 	Run *trace.Run `json:"-"`
 }
 

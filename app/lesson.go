@@ -41,8 +41,10 @@ type lessonState struct {
 	guess      bool          // Let the class guess
 	projector  bool
 	leftOffset float64
-	winSize    fyne.Size // the window's before projector mode
-	zero       bool      // l counts layers and heads from 0
+	strip      *container.Split // the token strip above the panels
+	stripAt    float64          // its divider before projector mode
+	winSize    fyne.Size        // the window's before projector mode
+	zero       bool             // l counts layers and heads from 0
 	in         lesson.Input
 	extra      *lesson.Extra // the timing runs (Run these measurements) …
 	extraFor   *trace.Run    // … of this run

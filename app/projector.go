@@ -37,6 +37,9 @@ func (fc *lessonMode) setProjector(on bool) {
 	u.stream.SetHoverLine(!on)
 	if on {
 		u.les.leftOffset = u.les.split.Offset
+		// The strip down to its least height (two whole rows of projector
+		// chips): at 1,366 × 768 the panels under it need every pixel.
+		u.les.stripAt, u.les.strip.Offset = u.les.strip.Offset, 0
 		u.left.Hide()
 		u.app.Settings().SetTheme(projectorTheme())
 	} else {
@@ -48,9 +51,10 @@ func (fc *lessonMode) setProjector(on bool) {
 		u.lessonMode.showPlan(u.les.l.Chapters[u.les.i]) // short in projector mode
 	}
 	if !on {
-		u.les.split.Offset = u.les.leftOffset
+		u.les.split.Offset, u.les.strip.Offset = u.les.leftOffset, u.les.stripAt
 	}
 	u.les.split.Refresh()
+	u.les.strip.Refresh()
 	u.menus.buildMenu()
 	u.dirty = true
 	u.refreshPanels()

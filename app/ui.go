@@ -33,6 +33,7 @@ func newUI(a fyne.App, w fyne.Window, opt Options, load Loader) *UI {
 	u.les.note = guessNote()
 	right := container.NewVSplit(u.stream, container.NewStack(u.tabs, container.NewCenter(u.les.note)))
 	right.Offset = 0.17 // two rows of tokens and the hover line: the grid needs the height at 768 pixels
+	u.les.strip = right
 	split := container.NewHSplit(u.left, u.lessonMode.newLessonArea(right))
 	split.Offset = 0.24
 	u.les.split = split

@@ -379,13 +379,14 @@ func (r *streamRenderer) Layout(s fyne.Size) {
 
 // MinSize holds two whole rows of chips at the current text size above
 // the line of the legend and the hover text: in projector mode a fixed
-// 120 pixels showed a row and a half.
+// 120 pixels showed a row and a half, and without the line it is the
+// two rows alone.
 func (r *streamRenderer) MinSize() fyne.Size {
-	below := float32(0)
-	if r.t.hover.Visible() || r.t.legend.box.Visible() {
-		below = r.t.below.MinSize().Height
+	rows := 2 * (chipHeight() + theme.Padding() + 2)
+	if !r.t.hover.Visible() && !r.t.legend.box.Visible() {
+		return fyne.NewSize(200, rows) // projector mode: the panels below need every pixel
 	}
-	return fyne.NewSize(200, max(120, 2*(chipHeight()+theme.Padding()+2)+below))
+	return fyne.NewSize(200, max(120, rows+r.t.below.MinSize().Height))
 }
 func (r *streamRenderer) Refresh() {
 	if chipTextSize() != r.t.flowSize { // a theme change

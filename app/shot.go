@@ -25,12 +25,22 @@ func (u *UI) afterRun(err error) {
 	}
 	if u.opt.Screenshot == "" {
 		if u.opt.Quit {
-			u.app.Quit()
+			quitScripted(u)
 		}
 		return
 	}
 	u.shotTaken = true
 	u.shootWhenIdle(settle, 150)
+}
+
+// quitScripted ends a --quit run: at once where Main set exitAfterShot,
+// else (tests) by quitting the app.
+func quitScripted(u *UI) {
+	if u.exitAfterShot != nil {
+		u.exitAfterShot()
+		return
+	}
+	u.app.Quit()
 }
 
 // shootWhenIdle takes the screenshot after wait, once no Inspect job runs
@@ -56,7 +66,7 @@ func (u *UI) shootWhenIdle(wait time.Duration, tries int) {
 				u.onShot()
 			}
 			if u.opt.Quit {
-				u.app.Quit()
+				quitScripted(u)
 			}
 		})
 	})

@@ -108,6 +108,9 @@ type jobs struct {
 	wg            sync.WaitGroup
 	exitCode      int
 	shutdownOnce  sync.Once
+	// exitAfterShot ends a --quit run once its screenshot and report are
+	// written (Main sets it; nil in tests: the app quits as a user would).
+	exitAfterShot func()
 }
 
 // machine is what the window knows of the computer: the threads it runs

@@ -11,6 +11,13 @@ package kernels
 // 16x6 broadcast tile 110-112, the FMA loop 109-112 (a loaded machine:
 // best of three).
 
+// gemm16x6AVX2 (gemm16_amd64.s) is gemmNN16x6AVX2 on a packed panel b
+// (ldb = 16) with k a multiple of 8: the same sums, bit for bit, with x's
+// rows and out's prefetched.
+//
+//go:noescape
+func gemm16x6AVX2(out *float32, ldo int, b *float32, x *float32, ldx int, k int, accum int)
+
 // nBcast2 is the fewest tokens for which the AVX2 prefill of bf16 weights
 // packs W and runs the broadcast tiles; nBcast2F32 the same for f32
 // weights, which the dot tiles read in place without widening. The
@@ -65,12 +72,12 @@ func tiles16(out []float32, ldOut int, pk, x []float32, ldx, n, jn, k, acc int) 
 	var tile [tok2 * col2]float32
 	for t := 0; t < n; {
 		if jn == col2 && t+tok2 <= n {
-			gemmNN16x6AVX2(&out[t*ldOut], ldOut, &pk[0], col2, &x[t*ldx], ldx, k, acc)
+			gemm16x6AVX2(&out[t*ldOut], ldOut, &pk[0], &x[t*ldx], ldx, k, acc)
 			t += tok2
 			continue
 		}
 		t0 := max(0, min(t, n-tok2))
-		gemmNN16x6AVX2(&tile[0], col2, &pk[0], col2, &x[t0*ldx], ldx, k, 0)
+		gemm16x6AVX2(&tile[0], col2, &pk[0], &x[t0*ldx], ldx, k, 0)
 		for ; t < min(t0+tok2, n); t++ {
 			put(out[t*ldOut:t*ldOut+jn], tile[(t-t0)*col2:(t-t0)*col2+jn], acc)
 		}

@@ -48,14 +48,32 @@ func TestGemmNN(t *testing.T) {
 		for _, k := range []int{0, 1, 2, 15, 16, 17, 100, 257} {
 			for _, ld := range [][2]int{{tl.cols, 0}, {45, 3}} { // ldb, ldx - k
 				for accum := range tl.accums {
-					testGemmNN(t, r, tl.nt, tl.cols, k, ld[0], k+ld[1], accum)
+					testGemmNN(t, r, tl.nt, tl.cols, k, ld[0], k+ld[1], accum, false)
 				}
 			}
 		}
 	}
 }
 
-func testGemmNN(t *testing.T, r *rand.Rand, nt, cols, k, ldb, ldx, accum int) {
+// TestGemm16x6 is TestGemmNN for the prefill's AVX2 tile: a packed panel
+// (ldb = 16) and k a multiple of 8, around one and many loop turns.
+func TestGemm16x6(t *testing.T) {
+	if !Supported(AVX2) {
+		t.Skip("CPU lacks AVX2")
+	}
+	r := rand.New(rand.NewPCG(43, 44))
+	for _, k := range []int{0, 8, 16, 24, 256, 264} {
+		for _, dx := range []int{0, 3} {
+			for accum := range 2 {
+				testGemmNN(t, r, tok2, col2, k, col2, k+dx, accum, true)
+			}
+		}
+	}
+}
+
+// testGemmNN runs one tile (packed: gemm16x6AVX2) against gemmNNGo and
+// the float64 oracle.
+func testGemmNN(t *testing.T, r *rand.Rand, nt, cols, k, ldb, ldx, accum int, packed bool) {
 	t.Helper()
 	const ldo = 37
 	name := fmt.Sprintf("%dx%d k%d ldb%d ldx%d accum%d", cols, nt, k, ldb, ldx, accum)
@@ -73,9 +91,12 @@ func testGemmNN(t *testing.T, r *rand.Rand, nt, cols, k, ldb, ldx, accum int) {
 	if k > 0 {
 		bp, xp = &b[0], &x[0]
 	}
-	if cols == col2 {
+	switch {
+	case packed:
+		gemm16x6AVX2(&out[0], ldo, bp, xp, ldx, k, accum)
+	case cols == col2:
 		gemmNN16x6AVX2(&out[0], ldo, bp, ldb, xp, ldx, k, accum)
-	} else {
+	default:
 		tileNN(nt, &out[0], ldo, bp, ldb, xp, ldx, k, accum)
 	}
 	check()

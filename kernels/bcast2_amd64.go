@@ -33,25 +33,36 @@ const (
 // W[r+j][k0+c]) and every token tile runs against it; the first column
 // block stores, later ones add. Columns past the last multiple of 8 are
 // added by Go (addColumnTail*). Needs n ≥ tok2.
+//
+// The rows go in bands of bandRows2(n, m) (a multiple of 16), each band
+// through all its column blocks before the next, and in a band every
+// panel runs one column block before the next block: x's block (n ×
+// kcNN) stays in L2 across the band's panels and so does the band's out
+// (n × band floats, a quarter of L2), which every column block reads and
+// writes again. With one band for all rows out was 3-18 MB at n = 512 on
+// the Qwen shapes, read from L3 by every block: 1536 × 1536 ran at 88
+// GFLOP/s where 256 × 1536, whose out fits in L2, ran at 98. A band of 16
+// rows is matMulBcast's panels-first order. Each output's sum takes its
+// column blocks in the same order whatever the band, bit for bit.
 func matMulBcastAVX2[E BF16 | float32](ws *Workspace, out []float32, ldOut int, w []E, x []float32, n, cols int) {
 	rows := len(w) / cols
 	m := cols &^ 7
 	pk := ws.panel(kcNN * col2)
-	block := func(r, k0 int) {
-		jn, k := min(col2, rows-r), min(kcNN, m-k0)
-		packPanel16(ws, pk, w[r*cols:], jn, cols, k0, k)
-		tiles16(out[r:], ldOut, pk, x[k0:], cols, n, jn, k, boolInt(k0 > 0))
-	}
-	if panelsFirst(n, m) {
-		for r := 0; r < rows; r += col2 {
-			for k0 := 0; k0 < m; k0 += kcNN {
-				block(r, k0)
-			}
-		}
-	} else {
+	band := bandRows2(n, m)
+	for r0 := 0; r0 < rows; r0 += band {
+		r1 := min(rows, r0+band)
 		for k0 := 0; k0 < m; k0 += kcNN {
-			for r := 0; r < rows; r += col2 {
-				block(r, k0)
+			k := min(kcNN, m-k0)
+			for r := r0; r < r1; r += col2 {
+				next := nextRows(w, r+col2, col2, r1, cols, k0, k) // this block's next panel
+				if r+col2 >= r1 && k0+kcNN < m {
+					next = nextRows(w, r0, col2, r1, cols, k0+kcNN, min(kcNN, m-k0-kcNN))
+				} else if r+col2 >= r1 {
+					next = nextRows(w, r1, col2, rows, cols, 0, min(kcNN, m))
+				}
+				jn := min(col2, rows-r)
+				packPanel16(ws, pk, w[r*cols:], jn, cols, k0, k)
+				tiles16(out[r:], ldOut, pk, x[k0:], cols, n, jn, k, boolInt(k0 > 0), next)
 			}
 		}
 	}
@@ -63,14 +74,32 @@ func matMulBcastAVX2[E BF16 | float32](ws *Workspace, out []float32, ldOut int, 
 	}
 }
 
+// bandRows2 is the band of rows of matMulBcastAVX2 for n tokens of m
+// columns: 16 (one panel through all its blocks: W read row by row) when
+// x fits in half of L2 (panelsFirst), else as many whole panels as keep
+// the band's out (n × band floats) within outInL2.
+func bandRows2(n, m int) int {
+	if panelsFirst(n, m) {
+		return col2
+	}
+	return max(col2, outInL2/(4*n)&^(col2-1))
+}
+
+// outInL2 is the most bytes of out a band of matMulBcastAVX2 writes: a
+// quarter of one core's L2, beside x's block (n × kcNN floats, 0.5 MiB
+// at n = 512). A variable so the tests can run bands of any size.
+var outInL2 = l2Bytes() / 4
+
 // tiles16 runs the 16 × 6 tiles over n ≥ 6 tokens against the packed
 // panel pk (k × 16): out[t·ldOut+j] (+)= Σ_c x[t·ldx+c]·pk[c·16+j] for
 // j < jn. Tokens past the last whole tile, and every tile of a partial
 // panel, go through a scratch tile whose rows overlap the tile before;
 // put adds the rows needed, bit-identically.
-func tiles16(out []float32, ldOut int, pk, x []float32, ldx, n, jn, k, acc int) {
+func tiles16(out []float32, ldOut int, pk, x []float32, ldx, n, jn, k, acc int, next rowsAhead) {
 	var tile [tok2 * col2]float32
-	for t := 0; t < n; {
+	ahead := next.spread((n + tok2 - 1) / tok2)
+	for i, t := 1, 0; t < n; i++ {
+		ahead.upTo(i)
 		if jn == col2 && t+tok2 <= n {
 			gemm16x6AVX2(&out[t*ldOut], ldOut, &pk[0], &x[t*ldx], ldx, k, acc)
 			t += tok2
@@ -82,6 +111,7 @@ func tiles16(out []float32, ldOut int, pk, x []float32, ldx, n, jn, k, acc int) 
 			put(out[t*ldOut:t*ldOut+jn], tile[(t-t0)*col2:(t-t0)*col2+jn], acc)
 		}
 	}
+	ahead.upTo(ahead.tiles)
 }
 
 // packPanel16 is packPanel for the AVX2 tile: rows j < jn of w (row

@@ -59,6 +59,37 @@ TEXT ·gemm16x6AVX2(SB), NOSPLIT, $0-56
 	ADDQ         R12, DX
 	PREFETCHT0   (DX)                           // out[5][0:16], two lines when unaligned
 	PREFETCHT0   60(DX)
+	LEAQ         (R8)(R11*2), R9
+	ADDQ         R11, R9                        // x row 6: the next tile's row 0
+	PREFETCHT0   (R9)                           // x[6][0:64], the next tile's start
+	PREFETCHT0   64(R9)
+	PREFETCHT0   128(R9)
+	PREFETCHT0   192(R9)
+	ADDQ         R11, R9
+	PREFETCHT0   (R9)                           // x[7][0:64], the next tile's start
+	PREFETCHT0   64(R9)
+	PREFETCHT0   128(R9)
+	PREFETCHT0   192(R9)
+	ADDQ         R11, R9
+	PREFETCHT0   (R9)                           // x[8][0:64], the next tile's start
+	PREFETCHT0   64(R9)
+	PREFETCHT0   128(R9)
+	PREFETCHT0   192(R9)
+	ADDQ         R11, R9
+	PREFETCHT0   (R9)                           // x[9][0:64], the next tile's start
+	PREFETCHT0   64(R9)
+	PREFETCHT0   128(R9)
+	PREFETCHT0   192(R9)
+	ADDQ         R11, R9
+	PREFETCHT0   (R9)                           // x[10][0:64], the next tile's start
+	PREFETCHT0   64(R9)
+	PREFETCHT0   128(R9)
+	PREFETCHT0   192(R9)
+	ADDQ         R11, R9
+	PREFETCHT0   (R9)                           // x[11][0:64], the next tile's start
+	PREFETCHT0   64(R9)
+	PREFETCHT0   128(R9)
+	PREFETCHT0   192(R9)
 	VXORPS       Y0, Y0, Y0                     // s = 0
 	VXORPS       Y1, Y1, Y1
 	VXORPS       Y2, Y2, Y2

@@ -105,9 +105,14 @@ type rowsAhead struct {
 // nextPanel describes rows r..r+31 of w (row stride cols), columns
 // k0..k0+k, clipped to the rows that exist, in whole groups of four.
 func nextPanel[E BF16 | float32](w []E, r, rows, cols, k0, k int) rowsAhead {
+	return nextRows(w, r, colNN, rows, cols, k0, k)
+}
+
+// nextRows is nextPanel for a panel of h rows.
+func nextRows[E BF16 | float32](w []E, r, h, rows, cols, k0, k int) rowsAhead {
 	var e E
 	size := int(unsafe.Sizeof(e))
-	cnt := (min(r+colNN, rows) - r) &^ 3
+	cnt := (min(r+h, rows) - r) &^ 3
 	if cnt <= 0 {
 		return rowsAhead{}
 	}
@@ -131,11 +136,9 @@ func nextPanel[E BF16 | float32](w []E, r, rows, cols, k0, k int) rowsAhead {
 // DRAM.
 func tilesNN(out []float32, ldOut int, b *float32, ldb int, x []float32, ldx, n, jn, k, acc int, next rowsAhead) {
 	var tile [tokNN * colNN]float32
-	tiles, groups, done := (n+tokNN-1)/tokNN, next.rows/4, 0
+	ahead := next.spread((n + tokNN - 1) / tokNN)
 	for i, t := 1, 0; t < n; i++ {
-		for ; done < groups && done*tiles < i*groups; done++ {
-			prefetch4(unsafe.Add(next.p, 4*done*next.ld), next.ld, next.n)
-		}
+		ahead.upTo(i)
 		nt := min(tokNN, (n-t+3)&^3)
 		if jn == colNN && t+nt <= n {
 			tileNN(nt, &out[t*ldOut], ldOut, b, ldb, &x[t*ldx], ldx, k, acc)
@@ -148,8 +151,24 @@ func tilesNN(out []float32, ldOut int, b *float32, ldb int, x []float32, ldx, n,
 			put(out[t*ldOut:t*ldOut+jn], tile[(t-t0)*colNN:(t-t0)*colNN+jn], acc)
 		}
 	}
-	for ; done < groups; done++ {
-		prefetch4(unsafe.Add(next.p, 4*done*next.ld), next.ld, next.n)
+	ahead.upTo(ahead.tiles)
+}
+
+// aheadOver spreads the prefetches of rowsAhead (groups of four rows)
+// evenly over the tiles of a panel: upTo(i) issues those due before tile
+// i (1-based), upTo(tiles) the rest.
+type aheadOver struct {
+	rowsAhead
+	tiles, groups, done int
+}
+
+func (r rowsAhead) spread(tiles int) aheadOver {
+	return aheadOver{rowsAhead: r, tiles: max(tiles, 1), groups: r.rows / 4}
+}
+
+func (a *aheadOver) upTo(i int) {
+	for ; a.done < a.groups && (a.done*a.tiles < i*a.groups || i >= a.tiles); a.done++ {
+		prefetch4(unsafe.Add(a.p, 4*a.done*a.ld), a.ld, a.n)
 	}
 }
 

@@ -383,33 +383,42 @@ func TestMatMulBcastEdgesAVX2(t *testing.T) {
 	}
 	defer SetLevel(Active())
 	SetLevel(AVX2)
-	defer func(v int) { xInL2 = v }(xInL2)
-	for _, xMax := range []int{1 << 40, 0} {
-		xInL2 = xMax
+	defer func(x, o int) { xInL2, outInL2 = x, o }(xInL2, outInL2)
+	for _, xo := range bandOrders2 {
+		xInL2, outInL2 = xo[0], xo[1]
 		testMatMulShapes(t, shapes)
 	}
 }
 
+// bandOrders2 are xInL2, outInL2 pairs that run matMulBcastAVX2's three
+// orders: panels first, one band of all rows with the column blocks
+// first, and bands of one panel (the last one partial in the tests'
+// shapes of 2·16 + 5 rows).
+var bandOrders2 = [][2]int{{1 << 40, 0}, {0, 1 << 40}, {0, 0}}
+
 // TestMatMulOrdersAgreeAVX2: the AVX2 broadcast path gives every output
-// the same bits with W's panels first or its column blocks first.
+// the same bits with W's panels first, its column blocks first over all
+// rows, or bands of rows (bandOrders2).
 func TestMatMulOrdersAgreeAVX2(t *testing.T) {
 	if !Supported(AVX2) {
 		t.Skip("CPU lacks AVX2")
 	}
-	defer func(v int) { xInL2 = v }(xInL2)
+	defer func(x, o int) { xInL2, outInL2 = x, o }(xInL2, outInL2)
 	const rows, cols = 2*col2 + 5, 3*kcNN + 8 + 3
 	r := rand.New(rand.NewPCG(57, 58))
 	w := randBF16(r, rows*cols, 0)
 	for _, n := range []int{nBcast2, 29} {
 		x := randF32(r, n*cols, 0)
-		var outs [2][]float32
-		for i, xMax := range []int{1 << 40, 0} {
-			xInL2, outs[i] = xMax, make([]float32, n*rows)
+		var outs [3][]float32
+		for i, xo := range bandOrders2 {
+			xInL2, outInL2, outs[i] = xo[0], xo[1], make([]float32, n*rows)
 			matMulBcastAVX2(NewWorkspace(), outs[i], rows, w, x, n, cols)
 		}
-		for i := range outs[0] {
-			if math.Float32bits(outs[0][i]) != math.Float32bits(outs[1][i]) {
-				t.Fatalf("n = %d, out[%d]: %v panels first, %v column blocks first", n, i, outs[0][i], outs[1][i])
+		for o := 1; o < len(outs); o++ {
+			for i := range outs[0] {
+				if math.Float32bits(outs[0][i]) != math.Float32bits(outs[o][i]) {
+					t.Fatalf("n = %d, out[%d]: %v panels first, %v in the order %v", n, i, outs[0][i], outs[o][i], bandOrders2[o])
+				}
 			}
 		}
 	}

@@ -78,6 +78,14 @@ from L2 and out from L3 92 → 99; the FMA loop 112.""")
         a.ins("PREFETCHT0", "(DX)", c="out[%d][0:16], two lines when unaligned" % t)
         a.ins("PREFETCHT0", "60(DX)")
     out_rows(prefetch_out)
+    a.ins("LEAQ", "(R8)(R11*2)", "R9")
+    a.ins("ADDQ", "R11", "R9", c="x row 6: the next tile's row 0")
+    for t in range(6):
+        for off in range(0, AHEAD, 64):
+            a.ins("PREFETCHT0", "%d(R9)" % off if off else "(R9)",
+                  c="x[%d][0:%d], the next tile's start" % (6 + t, AHEAD // 4) if off == 0 else "")
+        if t < 5:
+            a.ins("ADDQ", "R11", "R9")
     for i in range(12):
         a.ins("VXORPS", "Y%d" % i, "Y%d" % i, "Y%d" % i, c="s = 0" if i == 0 else "")
     a.ins("TESTQ", "CX", "CX")

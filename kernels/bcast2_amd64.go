@@ -2,6 +2,8 @@
 
 package kernels
 
+import "unsafe"
+
 // The AVX2 prefill on the broadcast tile: W packed in 16-row panels (Wᵀ,
 // kcNN × 16 floats, 16 KiB, in L1), x broadcast from 6 token rows. The
 // dot-product tiles (gemm4x3F32AVX2) read 3 token rows of x per 12 FMAs
@@ -47,6 +49,25 @@ const (
 func matMulBcastAVX2[E BF16 | float32](ws *Workspace, out []float32, ldOut int, w []E, x []float32, n, cols int) {
 	rows := len(w) / cols
 	m := cols &^ 7
+	pack := func(pk []float32, r, k0, k int) {
+		packPanel16(ws, pk, w[r*cols:], min(col2, rows-r), cols, k0, k)
+	}
+	ahead := func(r, lim, k0, k int) rowsAhead { return nextRows(w, r, col2, lim, cols, k0, k) }
+	bands2(ws, out, ldOut, rows, m, x, n, cols, pack, ahead)
+	switch w := any(w).(type) {
+	case []BF16:
+		addColumnTailBF16(out, ldOut, w, x, n, cols, m)
+	case []float32:
+		addColumnTailF32(out, ldOut, w, x, n, cols, m)
+	}
+}
+
+// bands2 runs matMulBcastAVX2's loops over rows × m columns of W (m a
+// multiple of 8) and x (n × ldx): pack fills pk with panel r's column
+// block k0..k0+k (pk[c·16+j] = W[r+j][k0+c], zeros past the last row),
+// ahead describes the rows of W from r (before lim) to prefetch.
+func bands2(ws *Workspace, out []float32, ldOut, rows, m int, x []float32, n, ldx int,
+	pack func(pk []float32, r, k0, k int), ahead func(r, lim, k0, k int) rowsAhead) {
 	pk := ws.panel(kcNN * col2)
 	band := bandRows2(n, m)
 	for r0 := 0; r0 < rows; r0 += band {
@@ -54,24 +75,53 @@ func matMulBcastAVX2[E BF16 | float32](ws *Workspace, out []float32, ldOut int, 
 		for k0 := 0; k0 < m; k0 += kcNN {
 			k := min(kcNN, m-k0)
 			for r := r0; r < r1; r += col2 {
-				next := nextRows(w, r+col2, col2, r1, cols, k0, k) // this block's next panel
+				next := ahead(r+col2, r1, k0, k) // this block's next panel
 				if r+col2 >= r1 && k0+kcNN < m {
-					next = nextRows(w, r0, col2, r1, cols, k0+kcNN, min(kcNN, m-k0-kcNN))
+					next = ahead(r0, r1, k0+kcNN, min(kcNN, m-k0-kcNN))
 				} else if r+col2 >= r1 {
-					next = nextRows(w, r1, col2, rows, cols, 0, min(kcNN, m))
+					next = ahead(r1, rows, 0, min(kcNN, m))
 				}
-				jn := min(col2, rows-r)
-				packPanel16(ws, pk, w[r*cols:], jn, cols, k0, k)
-				tiles16(out[r:], ldOut, pk, x[k0:], cols, n, jn, k, boolInt(k0 > 0), next)
+				pack(pk, r, k0, k)
+				tiles16(out[r:], ldOut, pk, x[k0:], ldx, n, min(col2, rows-r), k, boolInt(k0 > 0), next)
 			}
 		}
 	}
-	switch w := any(w).(type) {
-	case []BF16:
-		addColumnTailBF16(out, ldOut, w, x, n, cols, m)
-	case []float32:
-		addColumnTailF32(out, ldOut, w, x, n, cols, m)
+}
+
+// matMulQAVX2 is MatMulQ at AVX2: from nBcast2F32 tokens, matMulBcastAVX2
+// with each panel's column block widened from W's blocks (kcNN columns:
+// one K-quant super-block, eight Q8_0 blocks a row) into a 16 × kcNN
+// scratch and packed from there, so every band of rows shares x's blocks
+// in L2; the widened values, the packed panel and the sums are those of
+// the f32 path on the widened rows, bit for bit. Before, each qPanel of
+// 32 rows ran its own product, reading all of x again from L3 for two
+// panels. Fewer tokens: the qPanel path (4 × 3 dot tiles).
+func matMulQAVX2(ws *Workspace, q Quant, out []float32, ldOut int, w []byte, x []float32, n, cols int) {
+	if n < nBcast2F32 {
+		matMulQPanels(ws, q, out, ldOut, w, x, n, cols)
+		return
 	}
+	rb, bl, bb := q.RowBytes(cols), q.BlockLen(), q.BlockBytes()
+	rows := len(w) / rb
+	rowsOf := grow(&ws.qf, col2*kcNN)
+	pack := func(pk []float32, r, k0, k int) {
+		for j := range col2 {
+			if r+j < rows {
+				cur.dequantRow(q, rowsOf[j*k:(j+1)*k], w[(r+j)*rb+k0/bl*bb:][:k/bl*bb])
+			} else {
+				clear(rowsOf[j*k : (j+1)*k])
+			}
+		}
+		packT16F32AVX2(&pk[0], &rowsOf[0], k, k)
+	}
+	ahead := func(r, lim, k0, k int) rowsAhead {
+		cnt := (min(r+col2, lim) - r) &^ 3
+		if cnt <= 0 {
+			return rowsAhead{}
+		}
+		return rowsAhead{unsafe.Pointer(&w[r*rb+k0/bl*bb]), rb, k / bl * bb, cnt}
+	}
+	bands2(ws, out, ldOut, rows, cols, x, n, cols, pack, ahead)
 }
 
 // bandRows2 is the band of rows of matMulBcastAVX2 for n tokens of m

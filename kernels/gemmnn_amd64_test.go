@@ -423,3 +423,37 @@ func TestMatMulOrdersAgreeAVX2(t *testing.T) {
 		}
 	}
 }
+
+// TestMatMulQAVX2: the AVX2 quantised prefill, which widens each block
+// into its packed panel, gives every output the bits of widening qPanel
+// rows and running the f32 product on them (matMulQPanels), in each of
+// matMulBcastAVX2's orders, for every format, a partial last panel and a
+// short last column block (Q8_0's 96 columns); MatMulQ's float64 oracle
+// test (TestMatMulQ) runs it too.
+func TestMatMulQAVX2(t *testing.T) {
+	if !Supported(AVX2) {
+		t.Skip("CPU lacks AVX2")
+	}
+	defer SetLevel(Active())
+	SetLevel(AVX2)
+	defer func(x, o int) { xInL2, outInL2 = x, o }(xInL2, outInL2)
+	r := rand.New(rand.NewPCG(59, 60))
+	const rows, n = 2*col2 + 5, nBcast2F32 + 5
+	for _, q := range Quants() {
+		for _, cols := range []int{quantCols[q][1], kcNN + 2*q.BlockLen()} {
+			w, x := randBlocks(r, q, rows, cols), randF32(r, n*cols, 0)
+			want := make([]float32, n*rows)
+			matMulQPanels(nil, q, want, rows, w, x, n, cols)
+			for _, xo := range bandOrders2 {
+				xInL2, outInL2 = xo[0], xo[1]
+				got := make([]float32, n*rows)
+				MatMulQ(nil, q, got, rows, w, x, n, cols)
+				for i := range got {
+					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+						t.Fatalf("%v %d cols, order %v: out[%d] = %v, qPanel rows widened %v", q, cols, xo, i, got[i], want[i])
+					}
+				}
+			}
+		}
+	}
+}

@@ -91,7 +91,7 @@ type kernelSet struct {
 	// matMulQ is MatMulQ after its checks (x is n × cols, cols a multiple
 	// of the block); nil: qPanel rows widened, then matMulF32.
 	matMulQ func(ws *Workspace, q Quant, out []float32, ldOut int, w []byte, x []float32, n, cols int)
-	q8Name     string                                                              // the integer kernels' instructions, for QuantArithmetic
+	q8Name  string // the integer kernels' instructions, for QuantArithmetic
 }
 
 // sets is the dispatch table; an entry is nil when this build has no code

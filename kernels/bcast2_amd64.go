@@ -189,3 +189,21 @@ func packPanel16[E BF16 | float32](ws *Workspace, pk []float32, w []E, jn, cols,
 		packT16F32AVX2(&pk[0], &s[0], lds, k)
 	}
 }
+
+// aheadOver spreads the prefetches of rowsAhead (groups of four rows)
+// evenly over the tiles of a panel, as tilesNN does: upTo(i) issues those
+// due before tile i (1-based), upTo(tiles) the rest (tiles16).
+type aheadOver struct {
+	rowsAhead
+	tiles, groups, done int
+}
+
+func (r rowsAhead) spread(tiles int) aheadOver {
+	return aheadOver{rowsAhead: r, tiles: max(tiles, 1), groups: r.rows / 4}
+}
+
+func (a *aheadOver) upTo(i int) {
+	for ; a.done < a.groups && (a.done*a.tiles < i*a.groups || i >= a.tiles); a.done++ {
+		prefetch4(unsafe.Add(a.p, 4*a.done*a.ld), a.ld, a.n)
+	}
+}

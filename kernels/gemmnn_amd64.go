@@ -136,9 +136,11 @@ func nextRows[E BF16 | float32](w []E, r, h, rows, cols, k0, k int) rowsAhead {
 // DRAM.
 func tilesNN(out []float32, ldOut int, b *float32, ldb int, x []float32, ldx, n, jn, k, acc int, next rowsAhead) {
 	var tile [tokNN * colNN]float32
-	ahead := next.spread((n + tokNN - 1) / tokNN)
+	tiles, groups, done := (n+tokNN-1)/tokNN, next.rows/4, 0
 	for i, t := 1, 0; t < n; i++ {
-		ahead.upTo(i)
+		for ; done < groups && done*tiles < i*groups; done++ {
+			prefetch4(unsafe.Add(next.p, 4*done*next.ld), next.ld, next.n)
+		}
 		nt := min(tokNN, (n-t+3)&^3)
 		if jn == colNN && t+nt <= n {
 			tileNN(nt, &out[t*ldOut], ldOut, b, ldb, &x[t*ldx], ldx, k, acc)
@@ -151,24 +153,8 @@ func tilesNN(out []float32, ldOut int, b *float32, ldb int, x []float32, ldx, n,
 			put(out[t*ldOut:t*ldOut+jn], tile[(t-t0)*colNN:(t-t0)*colNN+jn], acc)
 		}
 	}
-	ahead.upTo(ahead.tiles)
-}
-
-// aheadOver spreads the prefetches of rowsAhead (groups of four rows)
-// evenly over the tiles of a panel: upTo(i) issues those due before tile
-// i (1-based), upTo(tiles) the rest.
-type aheadOver struct {
-	rowsAhead
-	tiles, groups, done int
-}
-
-func (r rowsAhead) spread(tiles int) aheadOver {
-	return aheadOver{rowsAhead: r, tiles: max(tiles, 1), groups: r.rows / 4}
-}
-
-func (a *aheadOver) upTo(i int) {
-	for ; a.done < a.groups && (a.done*a.tiles < i*a.groups || i >= a.tiles); a.done++ {
-		prefetch4(unsafe.Add(a.p, 4*a.done*a.ld), a.ld, a.n)
+	for ; done < groups; done++ {
+		prefetch4(unsafe.Add(next.p, 4*done*next.ld), next.ld, next.n)
 	}
 }
 

@@ -1219,13 +1219,12 @@ def avx2_kernels():
 
     # ------------------------------------------ K-quants AVX2, four streams
     # dotRows4Q8_0AVX2's walk for Q4_K, Q5_K and Q6_K, each row with its
-    # one-stream kernel's operations on accumulators of its own. Q4_K and
-    # Q5_K keep three a row (Y3k…Y3k+2 for stream k: the one-stream Y0, Y1,
-    # Y10), twelve for four rows, which leaves Y12-Y15 as temporaries: their
-    # constants come from memory (32-byte tables), as does qh for each shift
-    # of Q5_K's fifth bits. The scale and min bytes unpack into five
-    # registers (R10-R13, AX), since SI, R8 and R9 address the streams; the
-    # outputs' addresses live in the frame.
+    # one-stream kernel's operations on an accumulator of its own (Yk for
+    # stream k), S in Y4 and Y5-Y12 as temporaries; Q5_K holds the
+    # stream's qh in Y13 and reads the fifth bits' mask from memory (x8y10).
+    # The scale and min bytes unpack into five registers (R10-R13, AX),
+    # since SI, R8 and R9 address the streams; the outputs' addresses live
+    # in the frame.
     def a2s_prologue(name, frame):
         """The stream registers SI, R8, R9; the outputs' stride (rows·4) at
         frame offset frame−8."""

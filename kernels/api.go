@@ -88,7 +88,10 @@ type kernelSet struct {
 	quantizeX  func(a *QuantizedX, x []float32)
 	matVecQ8   func(q Quant, out []float32, w []byte, a *QuantizedX)               // nil: no integer decode at this level
 	matMulQ8   func(q Quant, out []float32, ldOut int, w []byte, xs []*QuantizedX) // nil: matVecQ8 token by token
-	q8Name     string                                                              // the integer kernels' instructions, for QuantArithmetic
+	// matMulQ is MatMulQ after its checks (x is n × cols, cols a multiple
+	// of the block); nil: qPanel rows widened, then matMulF32.
+	matMulQ func(ws *Workspace, q Quant, out []float32, ldOut int, w []byte, x []float32, n, cols int)
+	q8Name  string // the integer kernels' instructions, for QuantArithmetic
 }
 
 // sets is the dispatch table; an entry is nil when this build has no code

@@ -2,6 +2,8 @@
 
 package kernels
 
+import "unsafe"
+
 // The AVX2 prefill on the broadcast tile: W packed in 16-row panels (Wᵀ,
 // kcNN × 16 floats, 16 KiB, in L1), x broadcast from 6 token rows. The
 // dot-product tiles (gemm4x3F32AVX2) read 3 token rows of x per 12 FMAs
@@ -10,6 +12,13 @@ package kernels
 // one thread, Xeon: 4x3 dot tile 83-100 GFLOP/s (93-97 with x from L2),
 // 16x6 broadcast tile 110-112, the FMA loop 109-112 (a loaded machine:
 // best of three).
+
+// gemm16x6AVX2 (gemm16_amd64.s) is gemmNN16x6AVX2 on a packed panel b
+// (ldb = 16) with k a multiple of 8: the same sums, bit for bit, with x's
+// rows and out's prefetched.
+//
+//go:noescape
+func gemm16x6AVX2(out *float32, ldo int, b *float32, x *float32, ldx int, k int, accum int)
 
 // nBcast2 is the fewest tokens for which the AVX2 prefill of bf16 weights
 // packs W and runs the broadcast tiles; nBcast2F32 the same for f32
@@ -26,28 +35,25 @@ const (
 // W[r+j][k0+c]) and every token tile runs against it; the first column
 // block stores, later ones add. Columns past the last multiple of 8 are
 // added by Go (addColumnTail*). Needs n ≥ tok2.
+//
+// The rows go in bands of bandRows2(n, m) (a multiple of 16), each band
+// through all its column blocks before the next, and in a band every
+// panel runs one column block before the next block: x's block (n ×
+// kcNN) stays in L2 across the band's panels and so does the band's out
+// (n × band floats, a quarter of L2), which every column block reads and
+// writes again. With one band for all rows out was 3-18 MB at n = 512 on
+// the Qwen shapes, read from L3 by every block: 1536 × 1536 ran at 88
+// GFLOP/s where 256 × 1536, whose out fits in L2, ran at 98. A band of 16
+// rows is matMulBcast's panels-first order. Each output's sum takes its
+// column blocks in the same order whatever the band, bit for bit.
 func matMulBcastAVX2[E BF16 | float32](ws *Workspace, out []float32, ldOut int, w []E, x []float32, n, cols int) {
 	rows := len(w) / cols
 	m := cols &^ 7
-	pk := ws.panel(kcNN * col2)
-	block := func(r, k0 int) {
-		jn, k := min(col2, rows-r), min(kcNN, m-k0)
-		packPanel16(ws, pk, w[r*cols:], jn, cols, k0, k)
-		tiles16(out[r:], ldOut, pk, x[k0:], cols, n, jn, k, boolInt(k0 > 0))
+	pack := func(pk []float32, r, k0, k int) {
+		packPanel16(ws, pk, w[r*cols:], min(col2, rows-r), cols, k0, k)
 	}
-	if panelsFirst(n, m) {
-		for r := 0; r < rows; r += col2 {
-			for k0 := 0; k0 < m; k0 += kcNN {
-				block(r, k0)
-			}
-		}
-	} else {
-		for k0 := 0; k0 < m; k0 += kcNN {
-			for r := 0; r < rows; r += col2 {
-				block(r, k0)
-			}
-		}
-	}
+	ahead := func(r, lim, k0, k int) rowsAhead { return nextRows(w, r, col2, lim, cols, k0, k) }
+	bands2(ws, out, ldOut, rows, m, x, n, cols, pack, ahead)
 	switch w := any(w).(type) {
 	case []BF16:
 		addColumnTailBF16(out, ldOut, w, x, n, cols, m)
@@ -56,25 +62,119 @@ func matMulBcastAVX2[E BF16 | float32](ws *Workspace, out []float32, ldOut int, 
 	}
 }
 
+// bands2 runs matMulBcastAVX2's loops over rows × m columns of W (m a
+// multiple of 8) and x (n × ldx): pack fills pk with panel r's column
+// block k0..k0+k (pk[c·16+j] = W[r+j][k0+c], zeros past the last row),
+// ahead describes the rows of W from r (before lim) to prefetch.
+//
+// A band's sums build up in a scratch of n rows of band + 16 floats
+// (ws.ob) and are copied to out once the band is done. out's rows lie
+// rows floats apart: at 1536 (6 KB) the rows of 512 tokens fall on half
+// of L2's sets, 8 lines a set, which x's rows (as many, as far apart)
+// fill up to the 16 ways. The tile alone over a band's 256 columns and
+// 510 tokens, Xeon, GFLOP/s: out rows 1536 floats apart 86-87, 8960
+// apart 91-92, 256 apart 99-102, 1088 apart 94-100.
+func bands2(ws *Workspace, out []float32, ldOut, rows, m int, x []float32, n, ldx int,
+	pack func(pk []float32, r, k0, k int), ahead func(r, lim, k0, k int) rowsAhead) {
+	pk := ws.panel(kcNN * col2)
+	band := min(bandRows2(n, m), (rows+col2-1)&^(col2-1))
+	ldb := band + col2
+	ob := grow(&ws.ob, n*ldb)
+	for r0 := 0; r0 < rows; r0 += band {
+		r1 := min(rows, r0+band)
+		for k0 := 0; k0 < m; k0 += kcNN {
+			k := min(kcNN, m-k0)
+			for r := r0; r < r1; r += col2 {
+				next := ahead(r+col2, r1, k0, k) // this block's next panel
+				if r+col2 >= r1 && k0+kcNN < m {
+					next = ahead(r0, r1, k0+kcNN, min(kcNN, m-k0-kcNN))
+				} else if r+col2 >= r1 {
+					next = ahead(r1, rows, 0, min(kcNN, m))
+				}
+				pack(pk, r, k0, k)
+				tiles16(ob[r-r0:], ldb, pk, x[k0:], ldx, n, min(col2, rows-r), k, boolInt(k0 > 0), next)
+			}
+		}
+		for t := range n {
+			copy(out[t*ldOut+r0:t*ldOut+r1], ob[t*ldb:t*ldb+r1-r0])
+		}
+	}
+}
+
+// matMulQAVX2 is MatMulQ at AVX2: from nBcast2F32 tokens, matMulBcastAVX2
+// with each panel's column block widened from W's blocks (kcNN columns:
+// one K-quant super-block, eight Q8_0 blocks a row) into a 16 × kcNN
+// scratch and packed from there, so every band of rows shares x's blocks
+// in L2; the widened values, the packed panel and the sums are those of
+// the f32 path on the widened rows, bit for bit. Before, each qPanel of
+// 32 rows ran its own product, reading all of x again from L3 for two
+// panels. Fewer tokens: the qPanel path (4 × 3 dot tiles).
+func matMulQAVX2(ws *Workspace, q Quant, out []float32, ldOut int, w []byte, x []float32, n, cols int) {
+	if n < nBcast2F32 {
+		matMulQPanels(ws, q, out, ldOut, w, x, n, cols)
+		return
+	}
+	rb, bl, bb := q.RowBytes(cols), q.BlockLen(), q.BlockBytes()
+	rows := len(w) / rb
+	rowsOf := grow(&ws.qf, col2*kcNN)
+	pack := func(pk []float32, r, k0, k int) {
+		for j := range col2 {
+			if r+j < rows {
+				cur.dequantRow(q, rowsOf[j*k:(j+1)*k], w[(r+j)*rb+k0/bl*bb:][:k/bl*bb])
+			} else {
+				clear(rowsOf[j*k : (j+1)*k])
+			}
+		}
+		packT16F32AVX2(&pk[0], &rowsOf[0], k, k)
+	}
+	ahead := func(r, lim, k0, k int) rowsAhead {
+		cnt := (min(r+col2, lim) - r) &^ 3
+		if cnt <= 0 {
+			return rowsAhead{}
+		}
+		return rowsAhead{unsafe.Pointer(&w[r*rb+k0/bl*bb]), rb, k / bl * bb, cnt}
+	}
+	bands2(ws, out, ldOut, rows, cols, x, n, cols, pack, ahead)
+}
+
+// bandRows2 is the band of rows of matMulBcastAVX2 for n tokens of m
+// columns: 16 (one panel through all its blocks: W read row by row) when
+// x fits in half of L2 (panelsFirst), else as many whole panels as keep
+// the band's out (n × band floats) within outInL2.
+func bandRows2(n, m int) int {
+	if panelsFirst(n, m) {
+		return col2
+	}
+	return max(col2, outInL2/(4*n)&^(col2-1))
+}
+
+// outInL2 is the most bytes of out a band of matMulBcastAVX2 writes: a
+// quarter of one core's L2, beside x's block (n × kcNN floats, 0.5 MiB
+// at n = 512). A variable so the tests can run bands of any size.
+var outInL2 = l2Bytes() / 4
+
 // tiles16 runs the 16 × 6 tiles over n ≥ 6 tokens against the packed
 // panel pk (k × 16): out[t·ldOut+j] (+)= Σ_c x[t·ldx+c]·pk[c·16+j] for
 // j < jn. Tokens past the last whole tile, and every tile of a partial
 // panel, go through a scratch tile whose rows overlap the tile before;
 // put adds the rows needed, bit-identically.
-func tiles16(out []float32, ldOut int, pk, x []float32, ldx, n, jn, k, acc int) {
+func tiles16(out []float32, ldOut int, pk, x []float32, ldx, n, jn, k, acc int, next rowsAhead) {
 	var tile [tok2 * col2]float32
-	for t := 0; t < n; {
+	ahead := next.spread((n + tok2 - 1) / tok2)
+	for i, t := 1, 0; t < n; i++ {
+		ahead.upTo(i)
 		if jn == col2 && t+tok2 <= n {
-			gemmNN16x6AVX2(&out[t*ldOut], ldOut, &pk[0], col2, &x[t*ldx], ldx, k, acc)
+			gemm16x6AVX2(&out[t*ldOut], ldOut, &pk[0], &x[t*ldx], ldx, k, acc)
 			t += tok2
 			continue
 		}
 		t0 := max(0, min(t, n-tok2))
-		gemmNN16x6AVX2(&tile[0], col2, &pk[0], col2, &x[t0*ldx], ldx, k, 0)
+		gemm16x6AVX2(&tile[0], col2, &pk[0], &x[t0*ldx], ldx, k, 0)
 		for ; t < min(t0+tok2, n); t++ {
 			put(out[t*ldOut:t*ldOut+jn], tile[(t-t0)*col2:(t-t0)*col2+jn], acc)
 		}
 	}
+	ahead.upTo(ahead.tiles)
 }
 
 // packPanel16 is packPanel for the AVX2 tile: rows j < jn of w (row
@@ -87,5 +187,23 @@ func packPanel16[E BF16 | float32](ws *Workspace, pk []float32, w []E, jn, cols,
 		packT16BF16AVX2(&pk[0], &s[0], lds, k)
 	case []float32:
 		packT16F32AVX2(&pk[0], &s[0], lds, k)
+	}
+}
+
+// aheadOver spreads the prefetches of rowsAhead (groups of four rows)
+// evenly over the tiles of a panel, as tilesNN does: upTo(i) issues those
+// due before tile i (1-based), upTo(tiles) the rest (tiles16).
+type aheadOver struct {
+	rowsAhead
+	tiles, groups, done int
+}
+
+func (r rowsAhead) spread(tiles int) aheadOver {
+	return aheadOver{rowsAhead: r, tiles: max(tiles, 1), groups: r.rows / 4}
+}
+
+func (a *aheadOver) upTo(i int) {
+	for ; a.done < a.groups && (a.done*a.tiles < i*a.groups || i >= a.tiles); a.done++ {
+		prefetch4(unsafe.Add(a.p, 4*a.done*a.ld), a.ld, a.n)
 	}
 }

@@ -73,6 +73,7 @@ var (
 		dequantRow: dequantRowAVX2,
 		quantizeX:  quantizeXAVX2L,
 		matVecQ8:   matVecQ8AVX2L,
+		matMulQ:    matMulQAVX2,
 		q8Name:     q8NameAVX2,
 	}
 	avx512Set = &kernelSet{

@@ -138,6 +138,7 @@ type Workspace struct {
 	qf []float32 // MatMulQ's widened rows (qPanel × cols)
 	qb []BF16    // MatMulQBF16's rows rounded to bf16 (qPanel × cols)
 	xs []float32 // MatVecQ's sums of x over 16 or 32 columns
+	ob []float32 // the AVX2 prefill's sums of one band of rows (n × (band+16))
 }
 
 // NewWorkspace returns an empty Workspace.

@@ -105,9 +105,14 @@ type rowsAhead struct {
 // nextPanel describes rows r..r+31 of w (row stride cols), columns
 // k0..k0+k, clipped to the rows that exist, in whole groups of four.
 func nextPanel[E BF16 | float32](w []E, r, rows, cols, k0, k int) rowsAhead {
+	return nextRows(w, r, colNN, rows, cols, k0, k)
+}
+
+// nextRows is nextPanel for a panel of h rows.
+func nextRows[E BF16 | float32](w []E, r, h, rows, cols, k0, k int) rowsAhead {
 	var e E
 	size := int(unsafe.Sizeof(e))
-	cnt := (min(r+colNN, rows) - r) &^ 3
+	cnt := (min(r+h, rows) - r) &^ 3
 	if cnt <= 0 {
 		return rowsAhead{}
 	}

@@ -48,14 +48,32 @@ func TestGemmNN(t *testing.T) {
 		for _, k := range []int{0, 1, 2, 15, 16, 17, 100, 257} {
 			for _, ld := range [][2]int{{tl.cols, 0}, {45, 3}} { // ldb, ldx - k
 				for accum := range tl.accums {
-					testGemmNN(t, r, tl.nt, tl.cols, k, ld[0], k+ld[1], accum)
+					testGemmNN(t, r, tl.nt, tl.cols, k, ld[0], k+ld[1], accum, false)
 				}
 			}
 		}
 	}
 }
 
-func testGemmNN(t *testing.T, r *rand.Rand, nt, cols, k, ldb, ldx, accum int) {
+// TestGemm16x6 is TestGemmNN for the prefill's AVX2 tile: a packed panel
+// (ldb = 16) and k a multiple of 8, around one and many loop turns.
+func TestGemm16x6(t *testing.T) {
+	if !Supported(AVX2) {
+		t.Skip("CPU lacks AVX2")
+	}
+	r := rand.New(rand.NewPCG(43, 44))
+	for _, k := range []int{0, 8, 16, 24, 256, 264} {
+		for _, dx := range []int{0, 3} {
+			for accum := range 2 {
+				testGemmNN(t, r, tok2, col2, k, col2, k+dx, accum, true)
+			}
+		}
+	}
+}
+
+// testGemmNN runs one tile (packed: gemm16x6AVX2) against gemmNNGo and
+// the float64 oracle.
+func testGemmNN(t *testing.T, r *rand.Rand, nt, cols, k, ldb, ldx, accum int, packed bool) {
 	t.Helper()
 	const ldo = 37
 	name := fmt.Sprintf("%dx%d k%d ldb%d ldx%d accum%d", cols, nt, k, ldb, ldx, accum)
@@ -73,9 +91,12 @@ func testGemmNN(t *testing.T, r *rand.Rand, nt, cols, k, ldb, ldx, accum int) {
 	if k > 0 {
 		bp, xp = &b[0], &x[0]
 	}
-	if cols == col2 {
+	switch {
+	case packed:
+		gemm16x6AVX2(&out[0], ldo, bp, xp, ldx, k, accum)
+	case cols == col2:
 		gemmNN16x6AVX2(&out[0], ldo, bp, ldb, xp, ldx, k, accum)
-	} else {
+	default:
 		tileNN(nt, &out[0], ldo, bp, ldb, xp, ldx, k, accum)
 	}
 	check()
@@ -362,33 +383,76 @@ func TestMatMulBcastEdgesAVX2(t *testing.T) {
 	}
 	defer SetLevel(Active())
 	SetLevel(AVX2)
-	defer func(v int) { xInL2 = v }(xInL2)
-	for _, xMax := range []int{1 << 40, 0} {
-		xInL2 = xMax
+	defer func(x, o int) { xInL2, outInL2 = x, o }(xInL2, outInL2)
+	for _, xo := range bandOrders2 {
+		xInL2, outInL2 = xo[0], xo[1]
 		testMatMulShapes(t, shapes)
 	}
 }
 
+// bandOrders2 are xInL2, outInL2 pairs that run matMulBcastAVX2's three
+// orders: panels first, one band of all rows with the column blocks
+// first, and bands of one panel (the last one partial in the tests'
+// shapes of 2·16 + 5 rows).
+var bandOrders2 = [][2]int{{1 << 40, 0}, {0, 1 << 40}, {0, 0}}
+
 // TestMatMulOrdersAgreeAVX2: the AVX2 broadcast path gives every output
-// the same bits with W's panels first or its column blocks first.
+// the same bits with W's panels first, its column blocks first over all
+// rows, or bands of rows (bandOrders2).
 func TestMatMulOrdersAgreeAVX2(t *testing.T) {
 	if !Supported(AVX2) {
 		t.Skip("CPU lacks AVX2")
 	}
-	defer func(v int) { xInL2 = v }(xInL2)
+	defer func(x, o int) { xInL2, outInL2 = x, o }(xInL2, outInL2)
 	const rows, cols = 2*col2 + 5, 3*kcNN + 8 + 3
 	r := rand.New(rand.NewPCG(57, 58))
 	w := randBF16(r, rows*cols, 0)
 	for _, n := range []int{nBcast2, 29} {
 		x := randF32(r, n*cols, 0)
-		var outs [2][]float32
-		for i, xMax := range []int{1 << 40, 0} {
-			xInL2, outs[i] = xMax, make([]float32, n*rows)
+		var outs [3][]float32
+		for i, xo := range bandOrders2 {
+			xInL2, outInL2, outs[i] = xo[0], xo[1], make([]float32, n*rows)
 			matMulBcastAVX2(NewWorkspace(), outs[i], rows, w, x, n, cols)
 		}
-		for i := range outs[0] {
-			if math.Float32bits(outs[0][i]) != math.Float32bits(outs[1][i]) {
-				t.Fatalf("n = %d, out[%d]: %v panels first, %v column blocks first", n, i, outs[0][i], outs[1][i])
+		for o := 1; o < len(outs); o++ {
+			for i := range outs[0] {
+				if math.Float32bits(outs[0][i]) != math.Float32bits(outs[o][i]) {
+					t.Fatalf("n = %d, out[%d]: %v panels first, %v in the order %v", n, i, outs[0][i], outs[o][i], bandOrders2[o])
+				}
+			}
+		}
+	}
+}
+
+// TestMatMulQAVX2: the AVX2 quantised prefill, which widens each block
+// into its packed panel, gives every output the bits of widening qPanel
+// rows and running the f32 product on them (matMulQPanels), in each of
+// matMulBcastAVX2's orders, for every format, a partial last panel and a
+// short last column block (Q8_0's 96 columns); MatMulQ's float64 oracle
+// test (TestMatMulQ) runs it too.
+func TestMatMulQAVX2(t *testing.T) {
+	if !Supported(AVX2) {
+		t.Skip("CPU lacks AVX2")
+	}
+	defer SetLevel(Active())
+	SetLevel(AVX2)
+	defer func(x, o int) { xInL2, outInL2 = x, o }(xInL2, outInL2)
+	r := rand.New(rand.NewPCG(59, 60))
+	const rows, n = 2*col2 + 5, nBcast2F32 + 5
+	for _, q := range Quants() {
+		for _, cols := range []int{quantCols[q][1], kcNN + 2*q.BlockLen()} {
+			w, x := randBlocks(r, q, rows, cols), randF32(r, n*cols, 0)
+			want := make([]float32, n*rows)
+			matMulQPanels(nil, q, want, rows, w, x, n, cols)
+			for _, xo := range bandOrders2 {
+				xInL2, outInL2 = xo[0], xo[1]
+				got := make([]float32, n*rows)
+				MatMulQ(nil, q, got, rows, w, x, n, cols)
+				for i := range got {
+					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+						t.Fatalf("%v %d cols, order %v: out[%d] = %v, qPanel rows widened %v", q, cols, xo, i, got[i], want[i])
+					}
+				}
 			}
 		}
 	}

@@ -15,6 +15,7 @@ package kernels
 //go:generate sh -c "python3 ../tools/quantasm/vec_amd64.py > vec_amd64.s"
 //go:generate sh -c "python3 ../tools/quantasm/norm_amd64.py > norm_amd64.s"
 //go:generate sh -c "python3 ../tools/quantasm/gemv_amd64.py > gemv_amd64.s"
+//go:generate sh -c "python3 ../tools/quantasm/gemm16_amd64.py > gemm16_amd64.s"
 //go:generate sh -c "python3 ../tools/neonasm/gen.py gemv > gemv_arm64.s"
 //go:generate sh -c "python3 ../tools/neonasm/gen.py quant > quant8_arm64.s"
 //go:generate sh -c "python3 ../tools/neonasm/gen.py norm > norm_arm64.s"

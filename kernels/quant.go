@@ -204,7 +204,26 @@ func matVecQGeneric(q Quant, out []float32, w []byte, x []float32) {
 // It widens qPanel rows at a time into ws and runs the f32 prefill kernel
 // on them, so the widening is paid once per row for all n tokens and the
 // scratch stays qPanel × cols (never the matrix). A nil ws borrows one.
+//
+// A level with its own quantised prefill (kernelSet.matMulQ: AVX2 from
+// nBcast2F32 tokens) widens each block of W into its packed panel
+// instead, with the same products in the same order, bit for bit.
 func MatMulQ(ws *Workspace, q Quant, out []float32, ldOut int, w []byte, x []float32, n, cols int) {
+	if cur.matMulQ != nil && n > 0 && cols > 0 && cols%q.BlockLen() == 0 {
+		checkMatMul("MatMulQ", len(out), ldOut, len(x), n, len(w)/q.RowBytes(cols), cols)
+		if ws == nil {
+			ws = workspaces.Get().(*Workspace)
+			defer workspaces.Put(ws)
+		}
+		cur.matMulQ(ws, q, out, ldOut, w, x[:n*cols], n, cols)
+		return
+	}
+	matMulQPanels(ws, q, out, ldOut, w, x, n, cols)
+}
+
+// matMulQPanels is MatMulQ on the f32 prefill kernel, qPanel rows widened
+// at a time.
+func matMulQPanels(ws *Workspace, q Quant, out []float32, ldOut int, w []byte, x []float32, n, cols int) {
 	forQPanels(ws, "MatMulQ", q, out, ldOut, w, x, n, cols, func(ws *Workspace, r0, p, rb int) {
 		panel := grow(&ws.qf, qPanel*cols)
 		for i := range p {

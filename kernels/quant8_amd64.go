@@ -129,6 +129,9 @@ func dotRows4Q8_0AVX2(out *float32, rows int, w *byte, stride int, xq *int8, de 
 func dotRows4Q4KAVX2(out *float32, rows int, w *byte, stride int, xq *int8, dc, s *float32, nb int)
 
 //go:noescape
+func dotRows4Q5KAVX2(out *float32, rows int, w *byte, stride int, xq *int8, dc, s *float32, nb int)
+
+//go:noescape
 func dotRows4Q6KAVX2(out *float32, rows int, w *byte, stride int, xq *int8, dc *float32, n32 *int32, nb int)
 
 //go:noescape
@@ -150,6 +153,9 @@ func dotRows4Q8_0AVXVNNI(out *float32, rows int, w *byte, stride int, xq *int8, 
 func dotRows4Q4KAVXVNNI(out *float32, rows int, w *byte, stride int, xq *int8, dc, s *float32, nb int)
 
 //go:noescape
+func dotRows4Q5KAVXVNNI(out *float32, rows int, w *byte, stride int, xq *int8, dc, s *float32, nb int)
+
+//go:noescape
 func dotRows4Q6KAVXVNNI(out *float32, rows int, w *byte, stride int, xq *int8, dc *float32, n32 *int32, nb int)
 
 //go:noescape
@@ -168,6 +174,7 @@ type avx2Dots struct {
 	q8x4     func(out *float32, rows int, w *byte, stride int, xq *int8, de *float32, n128 *int32, nb int)
 	q4k, q5k func(out *float32, rows int, w *byte, xq *int8, dc, s *float32, nb int)
 	q4kx4    func(out *float32, rows int, w *byte, stride int, xq *int8, dc, s *float32, nb int)
+	q5kx4    func(out *float32, rows int, w *byte, stride int, xq *int8, dc, s *float32, nb int)
 	q6k      func(out *float32, rows int, w *byte, xq *int8, dc *float32, n32 *int32, nb int)
 	q6kx4    func(out *float32, rows int, w *byte, stride int, xq *int8, dc *float32, n32 *int32, nb int)
 }
@@ -176,7 +183,7 @@ var (
 	// dotsVPMADDUBSW: VPMADDUBSW + VPMADDWD, any CPU with AVX2.
 	dotsVPMADDUBSW = &avx2Dots{
 		q8: dotRowsQ8_0AVX2, q8x4: dotRows4Q8_0AVX2,
-		q4k: dotRowsQ4KAVX2, q5k: dotRowsQ5KAVX2, q4kx4: dotRows4Q4KAVX2,
+		q4k: dotRowsQ4KAVX2, q5k: dotRowsQ5KAVX2, q4kx4: dotRows4Q4KAVX2, q5kx4: dotRows4Q5KAVX2,
 		q6k: dotRowsQ6KAVX2, q6kx4: dotRows4Q6KAVX2,
 	}
 	// dotsAVXVNNI: the same kernels with VEX VPDPBUSD, where the CPU has
@@ -184,7 +191,7 @@ var (
 	// Their outputs have the bits of dotsVPMADDUBSW's.
 	dotsAVXVNNI = &avx2Dots{
 		q8: dotRowsQ8_0AVXVNNI, q8x4: dotRows4Q8_0AVXVNNI,
-		q4k: dotRowsQ4KAVXVNNI, q5k: dotRowsQ5KAVXVNNI, q4kx4: dotRows4Q4KAVXVNNI,
+		q4k: dotRowsQ4KAVXVNNI, q5k: dotRowsQ5KAVXVNNI, q4kx4: dotRows4Q4KAVXVNNI, q5kx4: dotRows4Q5KAVXVNNI,
 		q6k: dotRowsQ6KAVXVNNI, q6kx4: dotRows4Q6KAVXVNNI,
 	}
 	// dotsAVX2: the set the avx2 level (and avx512 without AVX512-VNNI)
@@ -198,9 +205,8 @@ func matVecQ8AVX2(q Quant, out []float32, w []byte, a *QuantizedX) {
 	dotsAVX2.matVec(q, out, w, a)
 }
 
-// matVec runs d's kernels on the rows of w. Q5_K reads one stream: its
-// kernel is bound by instructions, not memory
-// (tools/quantasm/quant8_amd64.py says more).
+// matVec runs d's kernels on the rows of w, four rows at a time as four
+// streams (and the rows left over as one).
 func (d *avx2Dots) matVec(q Quant, out []float32, w []byte, a *QuantizedX) {
 	nb := a.cols / q.BlockLen()
 	switch q {
@@ -209,7 +215,7 @@ func (d *avx2Dots) matVec(q Quant, out []float32, w []byte, a *QuantizedX) {
 	case Q4K:
 		d.q4kRows(out, w, a, nb)
 	case Q5K:
-		d.q5k(&out[0], len(out), &w[0], &a.q[0], &a.dc[0], &a.s[0], nb)
+		d.q5kRows(out, w, a, nb)
 	case Q6K:
 		d.q6kRows(out, w, a, nb)
 	}
@@ -226,7 +232,7 @@ func (d *avx2Dots) q8Rows(out []float32, w []byte, a *QuantizedX, nb int) {
 	}
 }
 
-// q4kRows and q6kRows split the rows as dotQ8_0VNNI.
+// q4kRows, q5kRows and q6kRows split the rows as dotQ8_0VNNI.
 func (d *avx2Dots) q4kRows(out []float32, w []byte, a *QuantizedX, nb int) {
 	q, rb := len(out)/4, nb*144
 	if q > 0 {
@@ -234,6 +240,16 @@ func (d *avx2Dots) q4kRows(out []float32, w []byte, a *QuantizedX, nb int) {
 	}
 	if r := 4 * q; r < len(out) {
 		d.q4k(&out[r], len(out)-r, &w[r*rb], &a.q[0], &a.dc[0], &a.s[0], nb)
+	}
+}
+
+func (d *avx2Dots) q5kRows(out []float32, w []byte, a *QuantizedX, nb int) {
+	q, rb := len(out)/4, nb*176
+	if q > 0 {
+		d.q5kx4(&out[0], q, &w[0], q*rb, &a.q[0], &a.dc[0], &a.s[0], nb)
+	}
+	if r := 4 * q; r < len(out) {
+		d.q5k(&out[r], len(out)-r, &w[r*rb], &a.q[0], &a.dc[0], &a.s[0], nb)
 	}
 }
 

@@ -409,6 +409,15 @@ DATA x8y1w<>+20(SB)/4, $0x00010001
 DATA x8y1w<>+24(SB)/4, $0x00010001
 DATA x8y1w<>+28(SB)/4, $0x00010001
 GLOBL x8y1w<>(SB), RODATA|NOPTR, $32
+DATA x8y10<>+0(SB)/4, $0x10101010
+DATA x8y10<>+4(SB)/4, $0x10101010
+DATA x8y10<>+8(SB)/4, $0x10101010
+DATA x8y10<>+12(SB)/4, $0x10101010
+DATA x8y10<>+16(SB)/4, $0x10101010
+DATA x8y10<>+20(SB)/4, $0x10101010
+DATA x8y10<>+24(SB)/4, $0x10101010
+DATA x8y10<>+28(SB)/4, $0x10101010
+GLOBL x8y10<>(SB), RODATA|NOPTR, $32
 
 // func quantXVNNI(x *float32, q *int8, dc, de *float32, n128, n32 *int32, s *float32, nb int)
 //
@@ -3257,6 +3266,539 @@ q44ablock:
 	VZEROUPPER       
 	RET              
 
+// func dotRows4Q5KAVX2(out *float32, rows int, w *byte, stride int, xq *int8, dc, s *float32, nb int)
+//
+// dotRowsQ5KAVX2 over four streams, as dotRows4Q4KAVX2: stream k
+// sums in Yk, Y4-Y12 are the temporaries, Y13 the stream's qh; the
+// fifth bits' mask comes from memory (x8y10). One stream ran at 8 GB/s,
+// bound by its instructions' latency, not by the memory. rows ≥ 1,
+// nb ≥ 1.
+TEXT ·dotRows4Q5KAVX2(SB), NOSPLIT, $8-64
+	MOVQ             w+16(FP), SI
+	MOVQ             stride+24(FP), R8
+	LEAQ             (R8)(R8*2), R9                         // 3·stride
+	MOVQ             rows+8(FP), AX
+	SHLQ             $2, AX
+	MOVQ             AX, 0(SP)                              // the streams' outputs, bytes apart
+	VPBROADCASTD     x8c0f<>(SB), Y15
+	VPBROADCASTD     x8ones16<>(SB), Y14
+q54arow:
+	MOVQ             xq+32(FP), DI
+	MOVQ             dc+40(FP), DX
+	MOVQ             s+48(FP), BX
+	MOVQ             nb+56(FP), CX
+	VXORPS           Y0, Y0, Y0
+	VXORPS           Y1, Y1, Y1
+	VXORPS           Y2, Y2, Y2
+	VXORPS           Y3, Y3, Y3
+q54ablock:
+	MOVL             4(SI), R10                             // u0 = scales[0:4]
+	MOVL             8(SI), R11                             // u1 = scales[4:8]
+	MOVL             12(SI), R12                            // u2 = scales[8:12]
+	MOVL             R12, R13
+	SHRL             $4, R13
+	ANDL             $0x0f0f0f0f, R13
+	MOVL             R11, AX
+	SHRL             $6, AX
+	ANDL             $0x03030303, AX
+	SHLL             $4, AX
+	ORL              AX, R13                                // m[4:8]
+	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
+	ANDL             $0x0f0f0f0f, R12
+	MOVL             R10, AX
+	SHRL             $6, AX
+	ANDL             $0x03030303, AX
+	SHLL             $4, AX
+	ORL              AX, R12                                // sc[4:8]
+	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
+	SHLQ             $32, R12
+	ORQ              R12, R10                               // sc[0:8]
+	SHLQ             $32, R13
+	ORQ              R13, R11                               // m[0:8]
+	MOVWLZX          0(SI), AX
+	VMOVD            AX, X5
+	VCVTPH2PS        X5, X5
+	VBROADCASTSS     X5, Y5
+	MOVWLZX          2(SI), AX
+	VMOVD            AX, X6
+	VCVTPH2PS        X6, X6
+	VBROADCASTSS     X6, Y6
+	VMOVQ            R10, X4
+	VPMOVZXBD        X4, Y4
+	VCVTDQ2PS        Y4, Y4
+	VMULPS           Y5, Y4, Y4
+	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
+	VMOVQ            R11, X7
+	VPMOVZXBD        X7, Y7
+	VCVTDQ2PS        Y7, Y7
+	VMULPS           Y6, Y7, Y7
+	VFNMADD231PS     (BX), Y7, Y0                           // acc −= dmin·m[s]·Σx̂_s
+	VMOVDQU          16(SI), Y13                            // qh of stream 0
+	VMOVDQU          48(SI), Y5                             // nibbles of sub-blocks 0, 1
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPSLLW           $4, Y13, Y7
+	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 0
+	VPOR             Y7, Y5, Y5
+	VPSLLW           $3, Y13, Y8
+	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 1
+	VPOR             Y8, Y6, Y6
+	VPMADDUBSW       0(DI), Y5, Y5
+	VPMADDUBSW       32(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          80(SI), Y5                             // nibbles of sub-blocks 2, 3
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPSLLW           $2, Y13, Y7
+	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 2
+	VPOR             Y7, Y5, Y5
+	VPSLLW           $1, Y13, Y8
+	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 3
+	VPOR             Y8, Y6, Y6
+	VPMADDUBSW       64(DI), Y5, Y5
+	VPMADDUBSW       96(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
+	VPACKSSDW        Y10, Y9, Y11
+	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
+	VMOVDQU          112(SI), Y5                            // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VMOVDQU          Y13, Y7
+	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 4
+	VPOR             Y7, Y5, Y5
+	VPSRLW           $1, Y13, Y8
+	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 5
+	VPOR             Y8, Y6, Y6
+	VPMADDUBSW       128(DI), Y5, Y5
+	VPMADDUBSW       160(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          144(SI), Y5                            // nibbles of sub-blocks 6, 7
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPSRLW           $2, Y13, Y7
+	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 6
+	VPOR             Y7, Y5, Y5
+	VPSRLW           $3, Y13, Y8
+	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 7
+	VPOR             Y8, Y6, Y6
+	VPMADDUBSW       192(DI), Y5, Y5
+	VPMADDUBSW       224(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
+	VPACKSSDW        Y10, Y9, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
+	VPERM2I128       $0x20, Y12, Y11, Y5
+	VPERM2I128       $0x31, Y12, Y11, Y6
+	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VCVTDQ2PS        Y5, Y5
+	VFMADD231PS      Y4, Y5, Y0
+	MOVL             4(SI)(R8*1), R10                       // u0 = scales[0:4]
+	MOVL             8(SI)(R8*1), R11                       // u1 = scales[4:8]
+	MOVL             12(SI)(R8*1), R12                      // u2 = scales[8:12]
+	MOVL             R12, R13
+	SHRL             $4, R13
+	ANDL             $0x0f0f0f0f, R13
+	MOVL             R11, AX
+	SHRL             $6, AX
+	ANDL             $0x03030303, AX
+	SHLL             $4, AX
+	ORL              AX, R13                                // m[4:8]
+	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
+	ANDL             $0x0f0f0f0f, R12
+	MOVL             R10, AX
+	SHRL             $6, AX
+	ANDL             $0x03030303, AX
+	SHLL             $4, AX
+	ORL              AX, R12                                // sc[4:8]
+	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
+	SHLQ             $32, R12
+	ORQ              R12, R10                               // sc[0:8]
+	SHLQ             $32, R13
+	ORQ              R13, R11                               // m[0:8]
+	MOVWLZX          0(SI)(R8*1), AX
+	VMOVD            AX, X5
+	VCVTPH2PS        X5, X5
+	VBROADCASTSS     X5, Y5
+	MOVWLZX          2(SI)(R8*1), AX
+	VMOVD            AX, X6
+	VCVTPH2PS        X6, X6
+	VBROADCASTSS     X6, Y6
+	VMOVQ            R10, X4
+	VPMOVZXBD        X4, Y4
+	VCVTDQ2PS        Y4, Y4
+	VMULPS           Y5, Y4, Y4
+	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
+	VMOVQ            R11, X7
+	VPMOVZXBD        X7, Y7
+	VCVTDQ2PS        Y7, Y7
+	VMULPS           Y6, Y7, Y7
+	VFNMADD231PS     (BX), Y7, Y1                           // acc −= dmin·m[s]·Σx̂_s
+	VMOVDQU          16(SI)(R8*1), Y13                      // qh of stream 1
+	VMOVDQU          48(SI)(R8*1), Y5                       // nibbles of sub-blocks 0, 1
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPSLLW           $4, Y13, Y7
+	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 0
+	VPOR             Y7, Y5, Y5
+	VPSLLW           $3, Y13, Y8
+	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 1
+	VPOR             Y8, Y6, Y6
+	VPMADDUBSW       0(DI), Y5, Y5
+	VPMADDUBSW       32(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          80(SI)(R8*1), Y5                       // nibbles of sub-blocks 2, 3
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPSLLW           $2, Y13, Y7
+	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 2
+	VPOR             Y7, Y5, Y5
+	VPSLLW           $1, Y13, Y8
+	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 3
+	VPOR             Y8, Y6, Y6
+	VPMADDUBSW       64(DI), Y5, Y5
+	VPMADDUBSW       96(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
+	VPACKSSDW        Y10, Y9, Y11
+	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
+	VMOVDQU          112(SI)(R8*1), Y5                      // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VMOVDQU          Y13, Y7
+	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 4
+	VPOR             Y7, Y5, Y5
+	VPSRLW           $1, Y13, Y8
+	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 5
+	VPOR             Y8, Y6, Y6
+	VPMADDUBSW       128(DI), Y5, Y5
+	VPMADDUBSW       160(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          144(SI)(R8*1), Y5                      // nibbles of sub-blocks 6, 7
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPSRLW           $2, Y13, Y7
+	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 6
+	VPOR             Y7, Y5, Y5
+	VPSRLW           $3, Y13, Y8
+	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 7
+	VPOR             Y8, Y6, Y6
+	VPMADDUBSW       192(DI), Y5, Y5
+	VPMADDUBSW       224(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
+	VPACKSSDW        Y10, Y9, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
+	VPERM2I128       $0x20, Y12, Y11, Y5
+	VPERM2I128       $0x31, Y12, Y11, Y6
+	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VCVTDQ2PS        Y5, Y5
+	VFMADD231PS      Y4, Y5, Y1
+	MOVL             4(SI)(R8*2), R10                       // u0 = scales[0:4]
+	MOVL             8(SI)(R8*2), R11                       // u1 = scales[4:8]
+	MOVL             12(SI)(R8*2), R12                      // u2 = scales[8:12]
+	MOVL             R12, R13
+	SHRL             $4, R13
+	ANDL             $0x0f0f0f0f, R13
+	MOVL             R11, AX
+	SHRL             $6, AX
+	ANDL             $0x03030303, AX
+	SHLL             $4, AX
+	ORL              AX, R13                                // m[4:8]
+	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
+	ANDL             $0x0f0f0f0f, R12
+	MOVL             R10, AX
+	SHRL             $6, AX
+	ANDL             $0x03030303, AX
+	SHLL             $4, AX
+	ORL              AX, R12                                // sc[4:8]
+	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
+	SHLQ             $32, R12
+	ORQ              R12, R10                               // sc[0:8]
+	SHLQ             $32, R13
+	ORQ              R13, R11                               // m[0:8]
+	MOVWLZX          0(SI)(R8*2), AX
+	VMOVD            AX, X5
+	VCVTPH2PS        X5, X5
+	VBROADCASTSS     X5, Y5
+	MOVWLZX          2(SI)(R8*2), AX
+	VMOVD            AX, X6
+	VCVTPH2PS        X6, X6
+	VBROADCASTSS     X6, Y6
+	VMOVQ            R10, X4
+	VPMOVZXBD        X4, Y4
+	VCVTDQ2PS        Y4, Y4
+	VMULPS           Y5, Y4, Y4
+	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
+	VMOVQ            R11, X7
+	VPMOVZXBD        X7, Y7
+	VCVTDQ2PS        Y7, Y7
+	VMULPS           Y6, Y7, Y7
+	VFNMADD231PS     (BX), Y7, Y2                           // acc −= dmin·m[s]·Σx̂_s
+	VMOVDQU          16(SI)(R8*2), Y13                      // qh of stream 2
+	VMOVDQU          48(SI)(R8*2), Y5                       // nibbles of sub-blocks 0, 1
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPSLLW           $4, Y13, Y7
+	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 0
+	VPOR             Y7, Y5, Y5
+	VPSLLW           $3, Y13, Y8
+	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 1
+	VPOR             Y8, Y6, Y6
+	VPMADDUBSW       0(DI), Y5, Y5
+	VPMADDUBSW       32(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          80(SI)(R8*2), Y5                       // nibbles of sub-blocks 2, 3
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPSLLW           $2, Y13, Y7
+	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 2
+	VPOR             Y7, Y5, Y5
+	VPSLLW           $1, Y13, Y8
+	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 3
+	VPOR             Y8, Y6, Y6
+	VPMADDUBSW       64(DI), Y5, Y5
+	VPMADDUBSW       96(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
+	VPACKSSDW        Y10, Y9, Y11
+	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
+	VMOVDQU          112(SI)(R8*2), Y5                      // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VMOVDQU          Y13, Y7
+	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 4
+	VPOR             Y7, Y5, Y5
+	VPSRLW           $1, Y13, Y8
+	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 5
+	VPOR             Y8, Y6, Y6
+	VPMADDUBSW       128(DI), Y5, Y5
+	VPMADDUBSW       160(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          144(SI)(R8*2), Y5                      // nibbles of sub-blocks 6, 7
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPSRLW           $2, Y13, Y7
+	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 6
+	VPOR             Y7, Y5, Y5
+	VPSRLW           $3, Y13, Y8
+	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 7
+	VPOR             Y8, Y6, Y6
+	VPMADDUBSW       192(DI), Y5, Y5
+	VPMADDUBSW       224(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
+	VPACKSSDW        Y10, Y9, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
+	VPERM2I128       $0x20, Y12, Y11, Y5
+	VPERM2I128       $0x31, Y12, Y11, Y6
+	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VCVTDQ2PS        Y5, Y5
+	VFMADD231PS      Y4, Y5, Y2
+	MOVL             4(SI)(R9*1), R10                       // u0 = scales[0:4]
+	MOVL             8(SI)(R9*1), R11                       // u1 = scales[4:8]
+	MOVL             12(SI)(R9*1), R12                      // u2 = scales[8:12]
+	MOVL             R12, R13
+	SHRL             $4, R13
+	ANDL             $0x0f0f0f0f, R13
+	MOVL             R11, AX
+	SHRL             $6, AX
+	ANDL             $0x03030303, AX
+	SHLL             $4, AX
+	ORL              AX, R13                                // m[4:8]
+	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
+	ANDL             $0x0f0f0f0f, R12
+	MOVL             R10, AX
+	SHRL             $6, AX
+	ANDL             $0x03030303, AX
+	SHLL             $4, AX
+	ORL              AX, R12                                // sc[4:8]
+	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
+	SHLQ             $32, R12
+	ORQ              R12, R10                               // sc[0:8]
+	SHLQ             $32, R13
+	ORQ              R13, R11                               // m[0:8]
+	MOVWLZX          0(SI)(R9*1), AX
+	VMOVD            AX, X5
+	VCVTPH2PS        X5, X5
+	VBROADCASTSS     X5, Y5
+	MOVWLZX          2(SI)(R9*1), AX
+	VMOVD            AX, X6
+	VCVTPH2PS        X6, X6
+	VBROADCASTSS     X6, Y6
+	VMOVQ            R10, X4
+	VPMOVZXBD        X4, Y4
+	VCVTDQ2PS        Y4, Y4
+	VMULPS           Y5, Y4, Y4
+	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
+	VMOVQ            R11, X7
+	VPMOVZXBD        X7, Y7
+	VCVTDQ2PS        Y7, Y7
+	VMULPS           Y6, Y7, Y7
+	VFNMADD231PS     (BX), Y7, Y3                           // acc −= dmin·m[s]·Σx̂_s
+	VMOVDQU          16(SI)(R9*1), Y13                      // qh of stream 3
+	VMOVDQU          48(SI)(R9*1), Y5                       // nibbles of sub-blocks 0, 1
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPSLLW           $4, Y13, Y7
+	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 0
+	VPOR             Y7, Y5, Y5
+	VPSLLW           $3, Y13, Y8
+	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 1
+	VPOR             Y8, Y6, Y6
+	VPMADDUBSW       0(DI), Y5, Y5
+	VPMADDUBSW       32(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          80(SI)(R9*1), Y5                       // nibbles of sub-blocks 2, 3
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPSLLW           $2, Y13, Y7
+	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 2
+	VPOR             Y7, Y5, Y5
+	VPSLLW           $1, Y13, Y8
+	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 3
+	VPOR             Y8, Y6, Y6
+	VPMADDUBSW       64(DI), Y5, Y5
+	VPMADDUBSW       96(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
+	VPACKSSDW        Y10, Y9, Y11
+	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
+	VMOVDQU          112(SI)(R9*1), Y5                      // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VMOVDQU          Y13, Y7
+	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 4
+	VPOR             Y7, Y5, Y5
+	VPSRLW           $1, Y13, Y8
+	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 5
+	VPOR             Y8, Y6, Y6
+	VPMADDUBSW       128(DI), Y5, Y5
+	VPMADDUBSW       160(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          144(SI)(R9*1), Y5                      // nibbles of sub-blocks 6, 7
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPSRLW           $2, Y13, Y7
+	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 6
+	VPOR             Y7, Y5, Y5
+	VPSRLW           $3, Y13, Y8
+	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 7
+	VPOR             Y8, Y6, Y6
+	VPMADDUBSW       192(DI), Y5, Y5
+	VPMADDUBSW       224(DI), Y6, Y6
+	VPMADDWD         Y14, Y5, Y5
+	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
+	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
+	VPACKSSDW        Y10, Y9, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
+	VPERM2I128       $0x20, Y12, Y11, Y5
+	VPERM2I128       $0x31, Y12, Y11, Y6
+	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VCVTDQ2PS        Y5, Y5
+	VFMADD231PS      Y4, Y5, Y3
+	PREFETCHT0       8192(SI)
+	PREFETCHT0       8256(SI)
+	PREFETCHT0       8320(SI)
+	PREFETCHT0       8192(SI)(R8*1)
+	PREFETCHT0       8256(SI)(R8*1)
+	PREFETCHT0       8320(SI)(R8*1)
+	PREFETCHT0       8192(SI)(R8*2)
+	PREFETCHT0       8256(SI)(R8*2)
+	PREFETCHT0       8320(SI)(R8*2)
+	PREFETCHT0       8192(SI)(R9*1)
+	PREFETCHT0       8256(SI)(R9*1)
+	PREFETCHT0       8320(SI)(R9*1)
+	ADDQ             $176, SI
+	ADDQ             $256, DI
+	ADDQ             $32, DX
+	ADDQ             $32, BX
+	DECQ             CX
+	JNZ              q54ablock
+	MOVQ             out+0(FP), AX
+	MOVQ             0(SP), R10
+	LEAQ             (R10)(R10*2), R11
+	VEXTRACTF128     $1, Y0, X5
+	VADDPS           X5, X0, X0
+	VHADDPS          X0, X0, X0
+	VHADDPS          X0, X0, X0
+	VMOVSS           X0, (AX)
+	VEXTRACTF128     $1, Y1, X5
+	VADDPS           X5, X1, X1
+	VHADDPS          X1, X1, X1
+	VHADDPS          X1, X1, X1
+	VMOVSS           X1, (AX)(R10*1)
+	VEXTRACTF128     $1, Y2, X5
+	VADDPS           X5, X2, X2
+	VHADDPS          X2, X2, X2
+	VHADDPS          X2, X2, X2
+	VMOVSS           X2, (AX)(R10*2)
+	VEXTRACTF128     $1, Y3, X5
+	VADDPS           X5, X3, X3
+	VHADDPS          X3, X3, X3
+	VHADDPS          X3, X3, X3
+	VMOVSS           X3, (AX)(R11*1)
+	ADDQ             $4, out+0(FP)
+	DECQ             rows+8(FP)
+	JNZ              q54arow
+	VZEROUPPER       
+	RET              
+
 // func dotRows4Q6KAVX2(out *float32, rows int, w *byte, stride int, xq *int8, dc *float32, n32 *int32, nb int)
 //
 // dotRowsQ6KAVX2 over four streams, as dotRows4Q8_0VNNI: stream k sums
@@ -4853,6 +5395,535 @@ q44ablockv:
 	ADDQ             $4, out+0(FP)
 	DECQ             rows+8(FP)
 	JNZ              q44arowv
+	VZEROUPPER       
+	RET              
+
+// func dotRows4Q5KAVXVNNI(out *float32, rows int, w *byte, stride int, xq *int8, dc, s *float32, nb int)
+//
+// The AVX-VNNI twin of dotRows4Q5KAVX2. rows ≥ 1, nb ≥ 1.
+TEXT ·dotRows4Q5KAVXVNNI(SB), NOSPLIT, $8-64
+	MOVQ             w+16(FP), SI
+	MOVQ             stride+24(FP), R8
+	LEAQ             (R8)(R8*2), R9                         // 3·stride
+	MOVQ             rows+8(FP), AX
+	SHLQ             $2, AX
+	MOVQ             AX, 0(SP)                              // the streams' outputs, bytes apart
+	VPBROADCASTD     x8c0f<>(SB), Y15
+	VPBROADCASTD     x8ones16<>(SB), Y14
+q54arowv:
+	MOVQ             xq+32(FP), DI
+	MOVQ             dc+40(FP), DX
+	MOVQ             s+48(FP), BX
+	MOVQ             nb+56(FP), CX
+	VXORPS           Y0, Y0, Y0
+	VXORPS           Y1, Y1, Y1
+	VXORPS           Y2, Y2, Y2
+	VXORPS           Y3, Y3, Y3
+q54ablockv:
+	MOVL             4(SI), R10                             // u0 = scales[0:4]
+	MOVL             8(SI), R11                             // u1 = scales[4:8]
+	MOVL             12(SI), R12                            // u2 = scales[8:12]
+	MOVL             R12, R13
+	SHRL             $4, R13
+	ANDL             $0x0f0f0f0f, R13
+	MOVL             R11, AX
+	SHRL             $6, AX
+	ANDL             $0x03030303, AX
+	SHLL             $4, AX
+	ORL              AX, R13                                // m[4:8]
+	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
+	ANDL             $0x0f0f0f0f, R12
+	MOVL             R10, AX
+	SHRL             $6, AX
+	ANDL             $0x03030303, AX
+	SHLL             $4, AX
+	ORL              AX, R12                                // sc[4:8]
+	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
+	SHLQ             $32, R12
+	ORQ              R12, R10                               // sc[0:8]
+	SHLQ             $32, R13
+	ORQ              R13, R11                               // m[0:8]
+	MOVWLZX          0(SI), AX
+	VMOVD            AX, X5
+	VCVTPH2PS        X5, X5
+	VBROADCASTSS     X5, Y5
+	MOVWLZX          2(SI), AX
+	VMOVD            AX, X6
+	VCVTPH2PS        X6, X6
+	VBROADCASTSS     X6, Y6
+	VMOVQ            R10, X4
+	VPMOVZXBD        X4, Y4
+	VCVTDQ2PS        Y4, Y4
+	VMULPS           Y5, Y4, Y4
+	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
+	VMOVQ            R11, X7
+	VPMOVZXBD        X7, Y7
+	VCVTDQ2PS        Y7, Y7
+	VMULPS           Y6, Y7, Y7
+	VFNMADD231PS     (BX), Y7, Y0                           // acc −= dmin·m[s]·Σx̂_s
+	VMOVDQU          16(SI), Y13                            // qh of stream 0
+	VMOVDQU          48(SI), Y5                             // nibbles of sub-blocks 0, 1
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPSLLW           $4, Y13, Y7
+	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 0
+	VPOR             Y7, Y5, Y5
+	VPSLLW           $3, Y13, Y8
+	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 1
+	VPOR             Y8, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y8, Y8, Y8
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x3f // VPDPBUSD 0(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x20 // VPDPBUSD 32(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          80(SI), Y5                             // nibbles of sub-blocks 2, 3
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPSLLW           $2, Y13, Y7
+	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 2
+	VPOR             Y7, Y5, Y5
+	VPSLLW           $1, Y13, Y8
+	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 3
+	VPOR             Y8, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y8, Y8, Y8
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x7f; BYTE $0x40 // VPDPBUSD 64(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x60 // VPDPBUSD 96(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
+	VPACKSSDW        Y10, Y9, Y11
+	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
+	VMOVDQU          112(SI), Y5                            // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VMOVDQU          Y13, Y7
+	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 4
+	VPOR             Y7, Y5, Y5
+	VPSRLW           $1, Y13, Y8
+	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 5
+	VPOR             Y8, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y8, Y8, Y8
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          144(SI), Y5                            // nibbles of sub-blocks 6, 7
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPSRLW           $2, Y13, Y7
+	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 6
+	VPOR             Y7, Y5, Y5
+	VPSRLW           $3, Y13, Y8
+	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 7
+	VPOR             Y8, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y8, Y8, Y8
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
+	VPACKSSDW        Y10, Y9, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
+	VPERM2I128       $0x20, Y12, Y11, Y5
+	VPERM2I128       $0x31, Y12, Y11, Y6
+	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VCVTDQ2PS        Y5, Y5
+	VFMADD231PS      Y4, Y5, Y0
+	MOVL             4(SI)(R8*1), R10                       // u0 = scales[0:4]
+	MOVL             8(SI)(R8*1), R11                       // u1 = scales[4:8]
+	MOVL             12(SI)(R8*1), R12                      // u2 = scales[8:12]
+	MOVL             R12, R13
+	SHRL             $4, R13
+	ANDL             $0x0f0f0f0f, R13
+	MOVL             R11, AX
+	SHRL             $6, AX
+	ANDL             $0x03030303, AX
+	SHLL             $4, AX
+	ORL              AX, R13                                // m[4:8]
+	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
+	ANDL             $0x0f0f0f0f, R12
+	MOVL             R10, AX
+	SHRL             $6, AX
+	ANDL             $0x03030303, AX
+	SHLL             $4, AX
+	ORL              AX, R12                                // sc[4:8]
+	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
+	SHLQ             $32, R12
+	ORQ              R12, R10                               // sc[0:8]
+	SHLQ             $32, R13
+	ORQ              R13, R11                               // m[0:8]
+	MOVWLZX          0(SI)(R8*1), AX
+	VMOVD            AX, X5
+	VCVTPH2PS        X5, X5
+	VBROADCASTSS     X5, Y5
+	MOVWLZX          2(SI)(R8*1), AX
+	VMOVD            AX, X6
+	VCVTPH2PS        X6, X6
+	VBROADCASTSS     X6, Y6
+	VMOVQ            R10, X4
+	VPMOVZXBD        X4, Y4
+	VCVTDQ2PS        Y4, Y4
+	VMULPS           Y5, Y4, Y4
+	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
+	VMOVQ            R11, X7
+	VPMOVZXBD        X7, Y7
+	VCVTDQ2PS        Y7, Y7
+	VMULPS           Y6, Y7, Y7
+	VFNMADD231PS     (BX), Y7, Y1                           // acc −= dmin·m[s]·Σx̂_s
+	VMOVDQU          16(SI)(R8*1), Y13                      // qh of stream 1
+	VMOVDQU          48(SI)(R8*1), Y5                       // nibbles of sub-blocks 0, 1
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPSLLW           $4, Y13, Y7
+	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 0
+	VPOR             Y7, Y5, Y5
+	VPSLLW           $3, Y13, Y8
+	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 1
+	VPOR             Y8, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y8, Y8, Y8
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x3f // VPDPBUSD 0(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x20 // VPDPBUSD 32(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          80(SI)(R8*1), Y5                       // nibbles of sub-blocks 2, 3
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPSLLW           $2, Y13, Y7
+	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 2
+	VPOR             Y7, Y5, Y5
+	VPSLLW           $1, Y13, Y8
+	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 3
+	VPOR             Y8, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y8, Y8, Y8
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x7f; BYTE $0x40 // VPDPBUSD 64(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x60 // VPDPBUSD 96(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
+	VPACKSSDW        Y10, Y9, Y11
+	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
+	VMOVDQU          112(SI)(R8*1), Y5                      // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VMOVDQU          Y13, Y7
+	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 4
+	VPOR             Y7, Y5, Y5
+	VPSRLW           $1, Y13, Y8
+	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 5
+	VPOR             Y8, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y8, Y8, Y8
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          144(SI)(R8*1), Y5                      // nibbles of sub-blocks 6, 7
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPSRLW           $2, Y13, Y7
+	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 6
+	VPOR             Y7, Y5, Y5
+	VPSRLW           $3, Y13, Y8
+	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 7
+	VPOR             Y8, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y8, Y8, Y8
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
+	VPACKSSDW        Y10, Y9, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
+	VPERM2I128       $0x20, Y12, Y11, Y5
+	VPERM2I128       $0x31, Y12, Y11, Y6
+	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VCVTDQ2PS        Y5, Y5
+	VFMADD231PS      Y4, Y5, Y1
+	MOVL             4(SI)(R8*2), R10                       // u0 = scales[0:4]
+	MOVL             8(SI)(R8*2), R11                       // u1 = scales[4:8]
+	MOVL             12(SI)(R8*2), R12                      // u2 = scales[8:12]
+	MOVL             R12, R13
+	SHRL             $4, R13
+	ANDL             $0x0f0f0f0f, R13
+	MOVL             R11, AX
+	SHRL             $6, AX
+	ANDL             $0x03030303, AX
+	SHLL             $4, AX
+	ORL              AX, R13                                // m[4:8]
+	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
+	ANDL             $0x0f0f0f0f, R12
+	MOVL             R10, AX
+	SHRL             $6, AX
+	ANDL             $0x03030303, AX
+	SHLL             $4, AX
+	ORL              AX, R12                                // sc[4:8]
+	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
+	SHLQ             $32, R12
+	ORQ              R12, R10                               // sc[0:8]
+	SHLQ             $32, R13
+	ORQ              R13, R11                               // m[0:8]
+	MOVWLZX          0(SI)(R8*2), AX
+	VMOVD            AX, X5
+	VCVTPH2PS        X5, X5
+	VBROADCASTSS     X5, Y5
+	MOVWLZX          2(SI)(R8*2), AX
+	VMOVD            AX, X6
+	VCVTPH2PS        X6, X6
+	VBROADCASTSS     X6, Y6
+	VMOVQ            R10, X4
+	VPMOVZXBD        X4, Y4
+	VCVTDQ2PS        Y4, Y4
+	VMULPS           Y5, Y4, Y4
+	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
+	VMOVQ            R11, X7
+	VPMOVZXBD        X7, Y7
+	VCVTDQ2PS        Y7, Y7
+	VMULPS           Y6, Y7, Y7
+	VFNMADD231PS     (BX), Y7, Y2                           // acc −= dmin·m[s]·Σx̂_s
+	VMOVDQU          16(SI)(R8*2), Y13                      // qh of stream 2
+	VMOVDQU          48(SI)(R8*2), Y5                       // nibbles of sub-blocks 0, 1
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPSLLW           $4, Y13, Y7
+	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 0
+	VPOR             Y7, Y5, Y5
+	VPSLLW           $3, Y13, Y8
+	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 1
+	VPOR             Y8, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y8, Y8, Y8
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x3f // VPDPBUSD 0(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x20 // VPDPBUSD 32(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          80(SI)(R8*2), Y5                       // nibbles of sub-blocks 2, 3
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPSLLW           $2, Y13, Y7
+	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 2
+	VPOR             Y7, Y5, Y5
+	VPSLLW           $1, Y13, Y8
+	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 3
+	VPOR             Y8, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y8, Y8, Y8
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x7f; BYTE $0x40 // VPDPBUSD 64(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x60 // VPDPBUSD 96(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
+	VPACKSSDW        Y10, Y9, Y11
+	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
+	VMOVDQU          112(SI)(R8*2), Y5                      // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VMOVDQU          Y13, Y7
+	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 4
+	VPOR             Y7, Y5, Y5
+	VPSRLW           $1, Y13, Y8
+	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 5
+	VPOR             Y8, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y8, Y8, Y8
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          144(SI)(R8*2), Y5                      // nibbles of sub-blocks 6, 7
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPSRLW           $2, Y13, Y7
+	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 6
+	VPOR             Y7, Y5, Y5
+	VPSRLW           $3, Y13, Y8
+	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 7
+	VPOR             Y8, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y8, Y8, Y8
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
+	VPACKSSDW        Y10, Y9, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
+	VPERM2I128       $0x20, Y12, Y11, Y5
+	VPERM2I128       $0x31, Y12, Y11, Y6
+	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VCVTDQ2PS        Y5, Y5
+	VFMADD231PS      Y4, Y5, Y2
+	MOVL             4(SI)(R9*1), R10                       // u0 = scales[0:4]
+	MOVL             8(SI)(R9*1), R11                       // u1 = scales[4:8]
+	MOVL             12(SI)(R9*1), R12                      // u2 = scales[8:12]
+	MOVL             R12, R13
+	SHRL             $4, R13
+	ANDL             $0x0f0f0f0f, R13
+	MOVL             R11, AX
+	SHRL             $6, AX
+	ANDL             $0x03030303, AX
+	SHLL             $4, AX
+	ORL              AX, R13                                // m[4:8]
+	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
+	ANDL             $0x0f0f0f0f, R12
+	MOVL             R10, AX
+	SHRL             $6, AX
+	ANDL             $0x03030303, AX
+	SHLL             $4, AX
+	ORL              AX, R12                                // sc[4:8]
+	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
+	SHLQ             $32, R12
+	ORQ              R12, R10                               // sc[0:8]
+	SHLQ             $32, R13
+	ORQ              R13, R11                               // m[0:8]
+	MOVWLZX          0(SI)(R9*1), AX
+	VMOVD            AX, X5
+	VCVTPH2PS        X5, X5
+	VBROADCASTSS     X5, Y5
+	MOVWLZX          2(SI)(R9*1), AX
+	VMOVD            AX, X6
+	VCVTPH2PS        X6, X6
+	VBROADCASTSS     X6, Y6
+	VMOVQ            R10, X4
+	VPMOVZXBD        X4, Y4
+	VCVTDQ2PS        Y4, Y4
+	VMULPS           Y5, Y4, Y4
+	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
+	VMOVQ            R11, X7
+	VPMOVZXBD        X7, Y7
+	VCVTDQ2PS        Y7, Y7
+	VMULPS           Y6, Y7, Y7
+	VFNMADD231PS     (BX), Y7, Y3                           // acc −= dmin·m[s]·Σx̂_s
+	VMOVDQU          16(SI)(R9*1), Y13                      // qh of stream 3
+	VMOVDQU          48(SI)(R9*1), Y5                       // nibbles of sub-blocks 0, 1
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPSLLW           $4, Y13, Y7
+	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 0
+	VPOR             Y7, Y5, Y5
+	VPSLLW           $3, Y13, Y8
+	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 1
+	VPOR             Y8, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y8, Y8, Y8
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x3f // VPDPBUSD 0(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x20 // VPDPBUSD 32(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          80(SI)(R9*1), Y5                       // nibbles of sub-blocks 2, 3
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPSLLW           $2, Y13, Y7
+	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 2
+	VPOR             Y7, Y5, Y5
+	VPSLLW           $1, Y13, Y8
+	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 3
+	VPOR             Y8, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y8, Y8, Y8
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x7f; BYTE $0x40 // VPDPBUSD 64(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x60 // VPDPBUSD 96(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
+	VPACKSSDW        Y10, Y9, Y11
+	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
+	VMOVDQU          112(SI)(R9*1), Y5                      // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VMOVDQU          Y13, Y7
+	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 4
+	VPOR             Y7, Y5, Y5
+	VPSRLW           $1, Y13, Y8
+	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 5
+	VPOR             Y8, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y8, Y8, Y8
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          144(SI)(R9*1), Y5                      // nibbles of sub-blocks 6, 7
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPSRLW           $2, Y13, Y7
+	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 6
+	VPOR             Y7, Y5, Y5
+	VPSRLW           $3, Y13, Y8
+	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 7
+	VPOR             Y8, Y6, Y6
+	VPXOR            Y7, Y7, Y7
+	VPXOR            Y8, Y8, Y8
+	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y7 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y8 (VEX)
+	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
+	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
+	VPACKSSDW        Y10, Y9, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
+	VPERM2I128       $0x20, Y12, Y11, Y5
+	VPERM2I128       $0x31, Y12, Y11, Y6
+	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VCVTDQ2PS        Y5, Y5
+	VFMADD231PS      Y4, Y5, Y3
+	PREFETCHT0       8192(SI)
+	PREFETCHT0       8256(SI)
+	PREFETCHT0       8320(SI)
+	PREFETCHT0       8192(SI)(R8*1)
+	PREFETCHT0       8256(SI)(R8*1)
+	PREFETCHT0       8320(SI)(R8*1)
+	PREFETCHT0       8192(SI)(R8*2)
+	PREFETCHT0       8256(SI)(R8*2)
+	PREFETCHT0       8320(SI)(R8*2)
+	PREFETCHT0       8192(SI)(R9*1)
+	PREFETCHT0       8256(SI)(R9*1)
+	PREFETCHT0       8320(SI)(R9*1)
+	ADDQ             $176, SI
+	ADDQ             $256, DI
+	ADDQ             $32, DX
+	ADDQ             $32, BX
+	DECQ             CX
+	JNZ              q54ablockv
+	MOVQ             out+0(FP), AX
+	MOVQ             0(SP), R10
+	LEAQ             (R10)(R10*2), R11
+	VEXTRACTF128     $1, Y0, X5
+	VADDPS           X5, X0, X0
+	VHADDPS          X0, X0, X0
+	VHADDPS          X0, X0, X0
+	VMOVSS           X0, (AX)
+	VEXTRACTF128     $1, Y1, X5
+	VADDPS           X5, X1, X1
+	VHADDPS          X1, X1, X1
+	VHADDPS          X1, X1, X1
+	VMOVSS           X1, (AX)(R10*1)
+	VEXTRACTF128     $1, Y2, X5
+	VADDPS           X5, X2, X2
+	VHADDPS          X2, X2, X2
+	VHADDPS          X2, X2, X2
+	VMOVSS           X2, (AX)(R10*2)
+	VEXTRACTF128     $1, Y3, X5
+	VADDPS           X5, X3, X3
+	VHADDPS          X3, X3, X3
+	VHADDPS          X3, X3, X3
+	VMOVSS           X3, (AX)(R11*1)
+	ADDQ             $4, out+0(FP)
+	DECQ             rows+8(FP)
+	JNZ              q54arowv
 	VZEROUPPER       
 	RET              
 

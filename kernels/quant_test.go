@@ -212,7 +212,7 @@ func TestMatMulQ(t *testing.T) {
 		r := rand.New(rand.NewPCG(11, 12))
 		for _, q := range Quants() {
 			cols := quantCols[q][1]
-			for _, sh := range [][2]int{{1, 1}, {33, 5}, {70, 17}, {64, 48}} {
+			for _, sh := range [][2]int{{1, 1}, {33, 5}, {70, 17}, {64, 48}, {37, 53}} {
 				rows, n := sh[0], sh[1]
 				w := randBlocks(r, q, rows, cols)
 				x := randF32(r, n*cols, 0)

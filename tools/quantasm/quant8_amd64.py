@@ -85,6 +85,8 @@ data("x8dsel", ["0"] * 8 + ["1"] * 8)
 # dotRows4Q4KAVX2's constants as memory operands, 32 bytes each
 data("x8y0f", ["0x0f0f0f0f"] * 8)
 data("x8y1w", ["0x00010001"] * 8)
+# dotRows4Q5KAVX2's mask of the fifth bits as a memory operand
+data("x8y10", ["0x10101010"] * 8)
 e()
 
 def hsum_y(y, t, ext="VEXTRACTF128"):
@@ -1042,7 +1044,7 @@ def avx2_kernels():
             ins("VPSRLW", "$%d" % (sb - 4), qh, dst)
         ins("VPAND", c10, dst, dst, c="16 × bit %d" % sb)
 
-    def k4_pair_sums(j, off, P, w, t, c0f, ones, qh):
+    def k4_pair_sums(j, off, P, w, t, c0f, ones, qh, c10="Y13"):
         """P = the int32 sums of sub-blocks 2j, 2j+1 of the block at w (the
         nibbles at off): [s2j, s2j, s2j+1, s2j+1] in each 128-bit half,
         each lane the sum of 8 columns. t: four Y temporaries."""
@@ -1052,9 +1054,9 @@ def avx2_kernels():
         ins("VPAND", c0f, lo, lo)
         ins("VPAND", c0f, hi, hi)
         if qh is not None:
-            k5_fifth_avx2(2 * j, qh, b0)
+            k5_fifth_avx2(2 * j, qh, b0, c10)
             ins("VPOR", b0, lo, lo)
-            k5_fifth_avx2(2 * j + 1, qh, b1)
+            k5_fifth_avx2(2 * j + 1, qh, b1, c10)
             ins("VPOR", b1, hi, hi)
         if AVX_VNNI:
             ins("VPXOR", b0, b0, b0)
@@ -1070,7 +1072,7 @@ def avx2_kernels():
         ins("VPACKSSDW", hi, lo, P, c="|sum of 4| ≤ 4·31·127: no saturation")
         ins("VPMADDWD", ones, P, P, c="sums of 8 columns")
 
-    def k4_avx2_subblocks(off, acc, S, w="%d(SI)", t=(5, 6, 7, 8, 9, 12, 1, 3), c0f="Y15", ones="Y14", qh=None):
+    def k4_avx2_subblocks(off, acc, S, w="%d(SI)", t=(5, 6, 7, 8, 9, 12, 1, 3), c0f="Y15", ones="Y14", qh=None, c10="Y13"):
         """acc += S · (the 8 sub-block sums of the block at w), the nibbles
         at off. The integer sums of each sub-block's 32 columns are
         reduced to one int32 lane per sub-block (VPACKSSDW + VPMADDWD
@@ -1080,7 +1082,7 @@ def avx2_kernels():
         fifth bits."""
         lo, hi, b0, b1, pe, po, r01, r23 = ("Y%d" % n for n in t)
         for j in range(4):
-            k4_pair_sums(j, off, pe if j % 2 == 0 else po, w, (lo, hi, b0, b1), c0f, ones, qh)
+            k4_pair_sums(j, off, pe if j % 2 == 0 else po, w, (lo, hi, b0, b1), c0f, ones, qh, c10)
             if j % 2 == 1:
                 r = r01 if j == 1 else r23
                 ins("VPACKSSDW", po, pe, r)
@@ -1217,13 +1219,12 @@ def avx2_kernels():
 
     # ------------------------------------------ K-quants AVX2, four streams
     # dotRows4Q8_0AVX2's walk for Q4_K, Q5_K and Q6_K, each row with its
-    # one-stream kernel's operations on accumulators of its own. Q4_K and
-    # Q5_K keep three a row (Y3k…Y3k+2 for stream k: the one-stream Y0, Y1,
-    # Y10), twelve for four rows, which leaves Y12-Y15 as temporaries: their
-    # constants come from memory (32-byte tables), as does qh for each shift
-    # of Q5_K's fifth bits. The scale and min bytes unpack into five
-    # registers (R10-R13, AX), since SI, R8 and R9 address the streams; the
-    # outputs' addresses live in the frame.
+    # one-stream kernel's operations on an accumulator of its own (Yk for
+    # stream k), S in Y4 and Y5-Y12 as temporaries; Q5_K holds the
+    # stream's qh in Y13 and reads the fifth bits' mask from memory (x8y10).
+    # The scale and min bytes unpack into five registers (R10-R13, AX),
+    # since SI, R8 and R9 address the streams; the outputs' addresses live
+    # in the frame.
     def a2s_prologue(name, frame):
         """The stream registers SI, R8, R9; the outputs' stride (rows·4) at
         frame offset frame−8."""
@@ -1267,6 +1268,32 @@ def avx2_kernels():
         a2s_store(8, ["Y%d" % k for k in range(4)], "5", "q44arow")
 
     q4k_avx2_streams4()
+
+    def q5k_avx2_streams4():
+        e("// func dotRows4Q5KAVX2(out *float32, rows int, w *byte, stride int, xq *int8, dc, s *float32, nb int)")
+        e("//")
+        e("// dotRowsQ5KAVX2 over four streams, as dotRows4Q4KAVX2: stream k")
+        e("// sums in Yk, Y4-Y12 are the temporaries, Y13 the stream's qh; the")
+        e("// fifth bits' mask comes from memory (x8y10). One stream ran at 8 GB/s,")
+        e("// bound by its instructions' latency, not by the memory. rows ≥ 1,")
+        e("// nb ≥ 1.")
+        a2s_prologue("dotRows4Q5KAVX2", 8)
+        ins("VPBROADCASTD", "x8c0f<>(SB)", "Y15")
+        ins("VPBROADCASTD", "x8ones16<>(SB)", "Y14")
+        e("q54arow:")
+        row_args("dc", "s", streams=True)
+        for y in range(4):
+            ins("VXORPS", "Y%d" % y, "Y%d" % y, "Y%d" % y)
+        e("q54ablock:")
+        for k in range(4):
+            w, acc = STREAMS4[k], "Y%d" % k
+            k4_avx2_scales(acc, "Y4", w, w % 0, K4_GPR_STREAMS, (5, 6, 7))
+            ins("VMOVDQU", w % 16, "Y13", c="qh of stream %d" % k)
+            k4_avx2_subblocks(48, acc, "Y4", w, (5, 6, 7, 8, 9, 10, 11, 12), qh="Y13", c10="x8y10<>(SB)")
+        k_next_block(176, 32, "q54ablock", STREAMS4)
+        a2s_store(8, ["Y%d" % k for k in range(4)], "5", "q54arow")
+
+    q5k_avx2_streams4()
 
     e("// func dotRows4Q6KAVX2(out *float32, rows int, w *byte, stride int, xq *int8, dc *float32, n32 *int32, nb int)")
     e("//")

@@ -59,6 +59,8 @@ type KVCachePanel struct {
 	// compact: projector mode, the sizes, live size and totals hidden
 	// (the lesson card gives them) and the maps' rows lower.
 	compact bool
+	// holder is the selects' own placeholder: its width is theirs.
+	holder string
 }
 
 // NewKVCachePanel makes an empty panel.
@@ -71,6 +73,7 @@ func NewKVCachePanel() *KVCachePanel {
 	}
 	p.Layer = widget.NewSelect(nil, func(string) { p.choose() })
 	p.KVHead = widget.NewSelect(nil, func(string) { p.choose() })
+	p.holder = p.Layer.PlaceHolder
 	for _, h := range []*Heatmap{p.Keys, p.Values} {
 		h.Gapless = true
 		h.OnHover = p.hover(h)
@@ -104,6 +107,16 @@ func (p *KVCachePanel) Compact(on bool) {
 		read = "views.kv.read_short"
 	}
 	p.Read.SetText(tr(read, nil))
+	// A select is as wide as its placeholder: fyne's "(Select one)" made
+	// the row of selects and export buttons wider than the window beside
+	// the card in French; a dash as wide as a layer number is enough.
+	holder := p.holder
+	if on {
+		holder = compactHolder
+	}
+	p.Layer.PlaceHolder, p.KVHead.PlaceHolder = holder, holder
+	p.Layer.Refresh()
+	p.KVHead.Refresh()
 	for _, l := range []*widget.Label{p.Sizes, p.Live, p.Totals} {
 		if on {
 			l.Hide()
@@ -238,6 +251,10 @@ func (p *KVCachePanel) Display(tokens []trace.Token, kv trace.KVRows) {
 		m.h.SetValues(m.rows)
 	}
 }
+
+// compactHolder is the selects' placeholder in projector mode: about as
+// wide as a three-digit layer number.
+const compactHolder = "  —  "
 
 // mapHeight is the most a map's rows take, in pixels: less in projector
 // mode, where type is 1.5 × larger and the maps must fit under the title.

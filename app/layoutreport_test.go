@@ -12,7 +12,9 @@ import (
 
 	"loupe/assets"
 	"loupe/engine/genmodel"
+	"loupe/i18n"
 	"loupe/lesson"
+	"loupe/views"
 )
 
 // answerObjects are the report's objects that answer the chapter's
@@ -181,6 +183,18 @@ func TestProjectorCardsFit(t *testing.T) {
 	if err != nil {
 		t.Skip("no demo model:", err)
 	}
+	old := views.Lang
+	t.Cleanup(func() { views.Lang = old })
+	// French runs about 20 % longer: wider buttons, more lines.
+	for _, lang := range []i18n.Lang{i18n.English, i18n.French} {
+		views.Lang = lang // before the panels are built, as --lang
+		t.Run(string(lang), func(t *testing.T) { projectorChaptersFit(t, demo) })
+	}
+}
+
+// projectorChaptersFit steps through every chapter in projector mode and
+// reports what cutInProjector finds.
+func projectorChaptersFit(t *testing.T, demo string) {
 	h := lessonHarness(t, demo)
 	u := h.u
 	onUI(func() {
@@ -200,8 +214,6 @@ func TestProjectorCardsFit(t *testing.T) {
 		})
 		onUI(func() { r = u.layout() })
 		for _, o := range r.Objects {
-			// The card, and the attention panel's head list beside the
-			// grid (its "others" line ran off the right edge).
 			if cutInProjector(o, r.Window.W) {
 				t.Errorf("%s: clipped %s %q at %d,%d %d×%d", ch.ID, o.Kind, o.Text, o.X, o.Y, o.W, o.H)
 			}

@@ -8,6 +8,7 @@ import (
 
 	"loupe/assets"
 	"loupe/lesson"
+	"loupe/views"
 )
 
 // prefProjector was where projector mode was remembered: a launch after
@@ -47,6 +48,7 @@ func (fc *lessonMode) setProjector(on bool) {
 		u.app.Settings().SetTheme(newTheme(u.app.Preferences().String(prefTheme)))
 	}
 	u.lessonMode.placeCard(on)
+	u.lessonMode.compactPanels(on)
 	if u.les.on && u.les.l != nil && u.les.i < len(u.les.l.Chapters) {
 		u.lessonMode.showPlan(u.les.l.Chapters[u.les.i]) // short in projector mode
 	}
@@ -62,6 +64,16 @@ func (fc *lessonMode) setProjector(on bool) {
 		// Back to the size it had: grown to projector type's minimum, it
 		// came back taller than a 768-pixel screen.
 		u.win.Resize(u.les.winSize)
+	}
+}
+
+// compactPanels gives the panels that have one their short form in
+// projector mode: the figure for the class, the explanation on the card.
+func (fc *lessonMode) compactPanels(on bool) {
+	for _, p := range fc.ui.panels {
+		if c, ok := p.(views.Compacter); ok {
+			c.Compact(on)
+		}
 	}
 }
 

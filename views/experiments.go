@@ -4,6 +4,7 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
+	"fyne.io/fyne/v2/layout"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
@@ -44,6 +45,10 @@ type ExperimentsPanel struct {
 	keys []Experiment
 	fig  *fitFigure
 	box  *fyne.Container
+	// tools holds the file buttons and the export buttons: on one row,
+	// or on two in projector mode (Compact), where at 1.5 × type the row
+	// was wider than the room beside the lesson card in French.
+	tools, files, exports *fyne.Container
 }
 
 // NewExperimentsPanel makes the panel for the given experiments.
@@ -95,12 +100,14 @@ func NewExperimentsPanel(list []Experiment) *ExperimentsPanel {
 	line := fyne.MeasureText("Mg", theme.TextSize(), fyne.TextStyle{}).Height
 	notes.SetMinSize(fyne.NewSize(0, 2*line+2*theme.InnerPadding())) // two lines; more scroll
 	body := container.NewBorder(p.Reading, notes, nil, nil, p.fig)
-	files := container.NewHBox(p.Save, p.Open, p.Rerun)
-	p.box = container.NewBorder(container.NewVBox(container.NewBorder(nil, nil, files, nil, exportButtons(func(f string) {
+	p.files = container.NewHBox(p.Save, p.Open, p.Rerun)
+	p.exports = exportButtons(func(f string) {
 		if p.OnExport != nil {
 			p.OnExport(f)
 		}
-	})), head), nil, nil, nil, body)
+	})
+	p.tools = container.NewBorder(nil, nil, p.files, nil, p.exports)
+	p.box = container.NewBorder(container.NewVBox(p.tools, head), nil, nil, nil, body)
 	p.ExtendBaseWidget(p)
 	return p
 }
@@ -291,3 +298,20 @@ func (p *ExperimentsPanel) Parts() []fyne.CanvasObject { return parts(p.box) }
 
 // The app wraps the panel with the experiment's figure and CSV to make it
 // a Panel (the experiments know their runs, the panel only shows them).
+
+// Compact puts the export buttons on a row of their own, under the file
+// buttons, so that the panel is no wider than the room beside the lesson
+// card in projector mode; off, both are on one row again.
+func (p *ExperimentsPanel) Compact(on bool) {
+	if on {
+		p.tools.Layout = layout.NewVBoxLayout()
+		p.tools.Objects = []fyne.CanvasObject{p.files, p.exports}
+	} else {
+		p.tools.Layout = layout.NewBorderLayout(nil, nil, p.files, nil)
+		p.tools.Objects = []fyne.CanvasObject{p.exports, p.files}
+	}
+	p.tools.Refresh()
+	p.Refresh()
+}
+
+var _ Compacter = (*ExperimentsPanel)(nil)

@@ -46,6 +46,7 @@ type KVCachePanel struct {
 	OnChoose func(layer, kvHead int)
 
 	Title, Sizes, Live, Totals, Hover *widget.Label
+	Read                              *widget.Label // how to read the maps, under the scroll
 	Layer, KVHead                     *widget.Select
 	Keys, Values                      *Heatmap
 	box                               *fyne.Container
@@ -55,6 +56,11 @@ type KVCachePanel struct {
 	kv     trace.KVRows
 	starts []int // first token of each heatmap row
 	quiet  bool  // setting the selects: no OnChoose
+	// compact: projector mode, the sizes, live size and totals hidden
+	// (the lesson card gives them) and the maps' rows lower.
+	compact bool
+	// holder is the selects' own placeholder: its width is theirs.
+	holder string
 }
 
 // NewKVCachePanel makes an empty panel.
@@ -67,18 +73,19 @@ func NewKVCachePanel() *KVCachePanel {
 	}
 	p.Layer = widget.NewSelect(nil, func(string) { p.choose() })
 	p.KVHead = widget.NewSelect(nil, func(string) { p.choose() })
+	p.holder = p.Layer.PlaceHolder
 	for _, h := range []*Heatmap{p.Keys, p.Values} {
 		h.Gapless = true
 		h.OnHover = p.hover(h)
 	}
-	read := caption(tr("views.kv.read", nil))
+	p.Read = caption(tr("views.kv.read", nil))
 	maps := container.NewGridWithColumns(2,
 		container.NewBorder(widget.NewLabel(tr("views.kv.keys", nil)), nil, nil, nil, p.Keys),
 		container.NewBorder(widget.NewLabel(tr("views.kv.values", nil)), nil, nil, nil, p.Values))
 	top := container.NewHBox(widget.NewLabel(tr("views.mlp.layer", nil)), p.Layer, widget.NewLabel(tr("views.kv.kvhead", nil)), p.KVHead, layout.NewSpacer(),
 		widget.NewButton(tr("views.export.png", nil), func() { p.export("png") }), widget.NewButton(tr("views.export.svg", nil), func() { p.export("svg") }),
 		widget.NewButton(tr("views.export.csv", nil), func() { p.export("csv") }))
-	p.box = container.NewBorder(top, read, nil, nil,
+	p.box = container.NewBorder(top, p.Read, nil, nil,
 		container.NewVScroll(container.NewVBox(p.Title, p.Sizes, p.Live, p.Totals, maps, p.Hover)))
 	p.ExtendBaseWidget(p)
 	return p
@@ -88,6 +95,37 @@ func (p *KVCachePanel) export(f string) {
 	if p.OnExport != nil {
 		p.OnExport(f)
 	}
+}
+
+// Compact hides the per-token sizes, the live size and the totals at
+// 512, 4,096 and 32,000 tokens, and shortens how to read the maps, so
+// that in projector mode the maps themselves are above the fold.
+func (p *KVCachePanel) Compact(on bool) {
+	p.compact = on
+	read := "views.kv.read"
+	if on {
+		read = "views.kv.read_short"
+	}
+	p.Read.SetText(tr(read, nil))
+	// A select is as wide as its placeholder: fyne's "(Select one)" made
+	// the row of selects and export buttons wider than the window beside
+	// the card in French; a dash as wide as a layer number is enough.
+	holder := p.holder
+	if on {
+		holder = compactHolder
+	}
+	p.Layer.PlaceHolder, p.KVHead.PlaceHolder = holder, holder
+	p.Layer.Refresh()
+	p.KVHead.Refresh()
+	for _, l := range []*widget.Label{p.Sizes, p.Live, p.Totals} {
+		if on {
+			l.Hide()
+		} else {
+			l.Show()
+		}
+	}
+	p.Display(p.tokens, p.kv) // the rows' height
+	p.Refresh()
 }
 
 // CreateRenderer implements fyne.Widget.
@@ -203,7 +241,7 @@ func (p *KVCachePanel) Display(tokens []trace.Token, kv trace.KVRows) {
 	var kr, vr [][]float64
 	kr, p.starts = stats.PoolRows(kv.Keys, maxKVRows)
 	vr, _ = stats.PoolRows(kv.Values, maxKVRows)
-	rowH := clampF(420/float32(len(kr)), 1, 16)
+	rowH := clampF(p.mapHeight()/float32(len(kr)), 1, 16)
 	for _, m := range []struct {
 		h    *Heatmap
 		rows [][]float64
@@ -212,6 +250,19 @@ func (p *KVCachePanel) Display(tokens []trace.Token, kv trace.KVRows) {
 		m.h.Color = divergingColors(m.rows)
 		m.h.SetValues(m.rows)
 	}
+}
+
+// compactHolder is the selects' placeholder in projector mode: about as
+// wide as a three-digit layer number.
+const compactHolder = "  —  "
+
+// mapHeight is the most a map's rows take, in pixels: less in projector
+// mode, where type is 1.5 × larger and the maps must fit under the title.
+func (p *KVCachePanel) mapHeight() float32 {
+	if p.compact {
+		return 300
+	}
+	return 420
 }
 
 // divergingColors maps ±max|x| of rows onto purple–white–orange.
@@ -343,4 +394,7 @@ func (p *KVCachePanel) ShowView(v session.View) {
 // Parts are the objects the panel lays out.
 func (p *KVCachePanel) Parts() []fyne.CanvasObject { return parts(p.box) }
 
-var _ Panel = (*KVCachePanel)(nil)
+var (
+	_ Panel     = (*KVCachePanel)(nil)
+	_ Compacter = (*KVCachePanel)(nil)
+)

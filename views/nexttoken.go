@@ -46,6 +46,9 @@ type NextTokenPanel struct {
 	step   trace.Step
 	has    bool
 	box    *fyne.Container
+	// compact: projector mode, the distribution line hidden (the lesson
+	// card explains it) and how to read the bars in one short line.
+	compact bool
 }
 
 // NewNextTokenPanel makes an empty panel.
@@ -54,7 +57,7 @@ func NewNextTokenPanel() *NextTokenPanel {
 	p.Dist = widget.NewLabel("")
 	p.Dist.Wrapping = fyne.TextWrapWord
 	p.Bars.LabelWidth = 220
-	p.Read = caption(readGreedy())
+	p.Read = caption(p.readGreedy())
 	p.Branch = widget.NewButton(tr("views.next.branch", nil), func() {
 		if p.OnBranch != nil {
 			p.OnBranch()
@@ -73,9 +76,43 @@ func NewNextTokenPanel() *NextTokenPanel {
 
 // How to read the bars: greedy, where the model's distribution is the one
 // the token came from, and sampling, where the sampler's is beside it.
-func readGreedy() string { return tr("views.next.read_greedy", nil) }
+// Compact, in projector mode, has the short forms.
+func (p *NextTokenPanel) readGreedy() string {
+	if p.compact {
+		return tr("views.next.read_greedy_short", nil)
+	}
+	return tr("views.next.read_greedy", nil)
+}
 
-func readSampled() string { return tr("views.next.read_sampled", nil) }
+func (p *NextTokenPanel) readSampled() string {
+	if p.compact {
+		return tr("views.next.read_sampled_short", nil)
+	}
+	return tr("views.next.read_sampled", nil)
+}
+
+// Compact hides the line that says which distribution the bars show and
+// shortens how to read them, so that in projector mode the title, the
+// bars and the caption fit 768 pixels.
+func (p *NextTokenPanel) Compact(on bool) {
+	p.compact = on
+	p.setRead()
+	if on {
+		p.Dist.Hide()
+	} else {
+		p.Dist.Show()
+	}
+	p.Refresh()
+}
+
+// setRead says how to read the bars of the step shown.
+func (p *NextTokenPanel) setRead() {
+	if p.has && stats.Sampled(p.step) {
+		p.Read.SetText(p.readSampled())
+	} else {
+		p.Read.SetText(p.readGreedy())
+	}
+}
 
 // CreateRenderer implements fyne.Widget.
 func (p *NextTokenPanel) CreateRenderer() fyne.WidgetRenderer { return widget.NewSimpleRenderer(p.box) }
@@ -116,11 +153,7 @@ func (p *NextTokenPanel) Display(toks []trace.Token, steps []trace.Step, pos int
 		bars = append(bars, Bar{Label: clip(Shown(c.Text), 18), Segments: []float64{model},
 			Value: value, Highlight: c.ID == p.step.Chosen.ID})
 	}
-	if sampled {
-		p.Read.SetText(readSampled())
-	} else {
-		p.Read.SetText(readGreedy())
-	}
+	p.setRead()
 	p.Bars.SetBars(bars)
 	p.Dist.SetText(DistributionNote(p.step))
 }
@@ -194,4 +227,7 @@ func (p *NextTokenPanel) ShowView(v session.View) {
 // Parts are the objects the panel lays out.
 func (p *NextTokenPanel) Parts() []fyne.CanvasObject { return parts(p.box) }
 
-var _ Panel = (*NextTokenPanel)(nil)
+var (
+	_ Panel     = (*NextTokenPanel)(nil)
+	_ Compacter = (*NextTokenPanel)(nil)
+)

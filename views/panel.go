@@ -24,6 +24,16 @@ type Panel interface {
 	SetOnExport(f func(format string)) // where the export buttons go
 }
 
+// Compacter is a panel with a shorter form for projector mode: there the
+// figure is what the class looks at and the lesson card carries the
+// explanation, so Compact(true) hides the long detail paragraphs and
+// leaves the title, the figure and a one-line "how to read it" that fit
+// 1,366 × 768 at projector type. Compact(false) restores the full panel.
+// The app calls it on every panel of its list when projector mode switches.
+type Compacter interface {
+	Compact(on bool)
+}
+
 // panelBase is what every panel has: how it counts layers and heads
 // (View › Count layers and heads from 1 / from 0: viz.FromOne, as the
 // article does, or viz.FromZero, as in code; token positions are counted

@@ -33,8 +33,8 @@ func (u *UI) afterRun(err error) {
 	u.shootWhenIdle(settle, 150)
 }
 
-// quitScripted ends a --quit run: at once where Main set exitAfterShot,
-// else (tests) by quitting the app.
+// quitScripted ends a --quit run, after its screenshot or its failure:
+// at once where Main set exitAfterShot, else (tests) by quitting the app.
 func quitScripted(u *UI) {
 	if u.exitAfterShot != nil {
 		u.exitAfterShot()

@@ -256,7 +256,7 @@ func (u *UI) fail(title string, err error) {
 	if u.opt.Quit {
 		u.exitCode = 1
 		if !u.st.Running && !u.loading {
-			u.app.Quit()
+			quitScripted(u)
 		}
 		return
 	}

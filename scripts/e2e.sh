@@ -53,6 +53,16 @@ summary=$("$(dirname "$0")/png-check.sh" "$OUT/app.png") || fail "app.png: $summ
 summary="screenshot $summary"
 echo "e2e: ok: $(grep '^loupe: generated' "$OUT/stdout.log"); $summary -> $OUT/app.png"
 
+# A model that cannot be opened, with --quit: the refusal on stderr, exit
+# status 1, and no panic from the toolkit's shutdown.
+XDG_CONFIG_HOME="$OUT/config" timeout 60 \
+	xvfb-run -a -s "-screen 0 1600x1000x24" "$BIN" --model "$OUT/no-such-model" --quit >"$OUT/bad.log" 2>&1
+rc=$?
+[ $rc -eq 1 ] || { cat "$OUT/bad.log" >&2; fail "a missing model with --quit: exit status $rc, want 1"; }
+grep -q "no-such-model" "$OUT/bad.log" || fail "a missing model with --quit: no message naming it"
+grep -q "^panic" "$OUT/bad.log" && fail "a missing model with --quit: panic"
+echo "e2e: ok: a missing model with --quit is refused with status 1"
+
 # Counterfactuals: rerun with the ten heads that look most at the source
 # word switched off, then compare with a variant prompt; each run ends on
 # the Compare tab (A | B, Δp, both top-10s, grids A, B and B - A).

@@ -36,7 +36,7 @@ const (
 // block stores, later ones add. Columns past the last multiple of 8 are
 // added by Go (addColumnTail*). Needs n ≥ tok2.
 //
-// The rows go in bands of bandRows2(n, m) (a multiple of 16), each band
+// The rows go in bands of bandRows(n, m, 16) (a multiple of 16), each band
 // through all its column blocks before the next, and in a band every
 // panel runs one column block before the next block: x's block (n ×
 // kcNN) stays in L2 across the band's panels and so does the band's out
@@ -47,13 +47,26 @@ const (
 // rows is matMulBcast's panels-first order. Each output's sum takes its
 // column blocks in the same order whatever the band, bit for bit.
 func matMulBcastAVX2[E BF16 | float32](ws *Workspace, out []float32, ldOut int, w []E, x []float32, n, cols int) {
+	matMulBands(tile16x6, ws, out, ldOut, w, x, n, cols)
+}
+
+// matMulBands is matMulBcastAVX2 on tile t: W's panels of t.width rows
+// packed block by block, the bands of rows, then the columns past the
+// last multiple of t.step added in Go.
+func matMulBands[E BF16 | float32](t bandTile, ws *Workspace, out []float32, ldOut int, w []E, x []float32, n, cols int) {
 	rows := len(w) / cols
-	m := cols &^ 7
+	m := cols &^ (t.step - 1)
 	pack := func(pk []float32, r, k0, k int) {
-		packPanel16(ws, pk, w[r*cols:], min(col2, rows-r), cols, k0, k)
+		src, lds := padPanel(ws, w[r*cols:], min(t.width, rows-r), t.width, cols, k0, k)
+		switch s := any(src).(type) {
+		case []BF16:
+			t.packBF16(&pk[0], &s[0], lds, k)
+		case []float32:
+			t.packF32(&pk[0], &s[0], lds, k)
+		}
 	}
-	ahead := func(r, lim, k0, k int) rowsAhead { return nextRows(w, r, col2, lim, cols, k0, k) }
-	bands2(ws, out, ldOut, rows, m, x, n, cols, pack, ahead)
+	ahead := func(r, lim, k0, k int) rowsAhead { return nextRows(w, r, t.width, lim, cols, k0, k) }
+	bands(t, ws, out, ldOut, rows, m, x, n, cols, pack, ahead)
 	switch w := any(w).(type) {
 	case []BF16:
 		addColumnTailBF16(out, ldOut, w, x, n, cols, m)
@@ -62,37 +75,62 @@ func matMulBcastAVX2[E BF16 | float32](ws *Workspace, out []float32, ldOut int, 
 	}
 }
 
-// bands2 runs matMulBcastAVX2's loops over rows × m columns of W (m a
-// multiple of 8) and x (n × ldx): pack fills pk with panel r's column
-// block k0..k0+k (pk[c·16+j] = W[r+j][k0+c], zeros past the last row),
-// ahead describes the rows of W from r (before lim) to prefetch.
+// A bandTile is a broadcast tile as the bands run it: panels of width
+// rows of W packed as pk[c·width+j] (packF32, packBF16: width rows, lds
+// apart, k columns, k a multiple of step), and tiles, which runs a
+// panel's tiles over n tokens (out[t·ldOut+j] (+)= Σ_c
+// x[t·ldx+c]·pk[c·width+j], j < jn).
+type bandTile struct {
+	width, step int
+	packF32     func(dst *float32, src *float32, lds int, k int)
+	packBF16    func(dst *float32, src *BF16, lds int, k int)
+	tiles       func(out []float32, ldOut int, pk, x []float32, ldx, n, jn, k, acc int, next rowsAhead)
+}
+
+// The AVX2 tile (16 rows × 6 tokens) and the AVX-512 one (32 × 12).
+var (
+	tile16x6  = bandTile{col2, 8, packT16F32AVX2, packT16BF16AVX2, tiles16}
+	tile32x12 = bandTile{colNN, 16, packT32F32AVX512, packT32BF16AVX512, tiles32}
+)
+
+// tiles32 is tilesNN on a packed 32-row panel, in tiles16's form.
+func tiles32(out []float32, ldOut int, pk, x []float32, ldx, n, jn, k, acc int, next rowsAhead) {
+	tilesNN(out, ldOut, &pk[0], colNN, x, ldx, n, jn, k, acc, next)
+}
+
+// bands runs matMulBcastAVX2's loops over rows × m columns of W (m a
+// multiple of 8, of 16 for the AVX-512 tile) and x (n × ldx) on tile t:
+// pack fills pk with panel r's column block k0..k0+k (pk[c·w+j] =
+// W[r+j][k0+c] for the tile's width w, zeros past the last row), ahead
+// describes the rows of W from r (before lim) to prefetch.
 //
-// A band's sums build up in a scratch of n rows of band + 16 floats
+// A band's sums build up in a scratch of n rows of band + w floats
 // (ws.ob) and are copied to out once the band is done. out's rows lie
 // rows floats apart: at 1536 (6 KB) the rows of 512 tokens fall on half
 // of L2's sets, 8 lines a set, which x's rows (as many, as far apart)
 // fill up to the 16 ways. The tile alone over a band's 256 columns and
 // 510 tokens, Xeon, GFLOP/s: out rows 1536 floats apart 86-87, 8960
 // apart 91-92, 256 apart 99-102, 1088 apart 94-100.
-func bands2(ws *Workspace, out []float32, ldOut, rows, m int, x []float32, n, ldx int,
+func bands(t bandTile, ws *Workspace, out []float32, ldOut, rows, m int, x []float32, n, ldx int,
 	pack func(pk []float32, r, k0, k int), ahead func(r, lim, k0, k int) rowsAhead) {
-	pk := ws.panel(kcNN * col2)
-	band := min(bandRows2(n, m), (rows+col2-1)&^(col2-1))
-	ldb := band + col2
+	wd := t.width
+	pk := ws.panel(kcNN * wd)
+	band := min(bandRows(n, m, wd), (rows+wd-1)/wd*wd)
+	ldb := band + wd
 	ob := grow(&ws.ob, n*ldb)
 	for r0 := 0; r0 < rows; r0 += band {
 		r1 := min(rows, r0+band)
 		for k0 := 0; k0 < m; k0 += kcNN {
 			k := min(kcNN, m-k0)
-			for r := r0; r < r1; r += col2 {
-				next := ahead(r+col2, r1, k0, k) // this block's next panel
-				if r+col2 >= r1 && k0+kcNN < m {
+			for r := r0; r < r1; r += wd {
+				next := ahead(r+wd, r1, k0, k) // this block's next panel
+				if r+wd >= r1 && k0+kcNN < m {
 					next = ahead(r0, r1, k0+kcNN, min(kcNN, m-k0-kcNN))
-				} else if r+col2 >= r1 {
+				} else if r+wd >= r1 {
 					next = ahead(r1, rows, 0, min(kcNN, m))
 				}
 				pack(pk, r, k0, k)
-				tiles16(ob[r-r0:], ldb, pk, x[k0:], ldx, n, min(col2, rows-r), k, boolInt(k0 > 0), next)
+				t.tiles(ob[r-r0:], ldb, pk, x[k0:], ldx, n, min(wd, rows-r), k, boolInt(k0 > 0), next)
 			}
 		}
 		for t := range n {
@@ -114,38 +152,61 @@ func matMulQAVX2(ws *Workspace, q Quant, out []float32, ldOut int, w []byte, x [
 		matMulQPanels(ws, q, out, ldOut, w, x, n, cols)
 		return
 	}
+	matMulQBands(tile16x6, ws, q, out, ldOut, w, x, n, cols)
+}
+
+// matMulQAVX512 is matMulQAVX2 on the AVX-512 tile (32 rows × 12 tokens,
+// matMulBcast's) once x outgrows half of L2 (past 170 tokens of 1536
+// columns): every band of 32-row panels shares x's column blocks in L2,
+// where the qPanel path read all of x (3 MB at 512 tokens) again for each
+// 32 rows. Xeon VM, 8960 × 1536, one thread, GFLOP/s, qPanel → bands:
+// Q4_K 127 → 145 at n = 512; at n = 64, x in L2, the qPanel path was
+// ahead (56 against 52) and keeps those. The sums are matMulBcast's on
+// the widened rows, which are the qPanel path's, bit for bit.
+func matMulQAVX512(ws *Workspace, q Quant, out []float32, ldOut int, w []byte, x []float32, n, cols int) {
+	if n < nBcastF32 || panelsFirst(n, cols) {
+		matMulQPanels(ws, q, out, ldOut, w, x, n, cols)
+		return
+	}
+	matMulQBands(tile32x12, ws, q, out, ldOut, w, x, n, cols)
+}
+
+// matMulQBands runs the bands of tile t over the quantised rows of w:
+// each panel's column block (kcNN columns at most: whole blocks) is
+// widened row by row into a width × k scratch and packed from there.
+func matMulQBands(t bandTile, ws *Workspace, q Quant, out []float32, ldOut int, w []byte, x []float32, n, cols int) {
 	rb, bl, bb := q.RowBytes(cols), q.BlockLen(), q.BlockBytes()
-	rows := len(w) / rb
-	rowsOf := grow(&ws.qf, col2*kcNN)
+	rows, wd := len(w)/rb, t.width
+	rowsOf := grow(&ws.qf, wd*kcNN)
 	pack := func(pk []float32, r, k0, k int) {
-		for j := range col2 {
+		for j := range wd {
 			if r+j < rows {
 				cur.dequantRow(q, rowsOf[j*k:(j+1)*k], w[(r+j)*rb+k0/bl*bb:][:k/bl*bb])
 			} else {
 				clear(rowsOf[j*k : (j+1)*k])
 			}
 		}
-		packT16F32AVX2(&pk[0], &rowsOf[0], k, k)
+		t.packF32(&pk[0], &rowsOf[0], k, k)
 	}
 	ahead := func(r, lim, k0, k int) rowsAhead {
-		cnt := (min(r+col2, lim) - r) &^ 3
+		cnt := (min(r+wd, lim) - r) &^ 3
 		if cnt <= 0 {
 			return rowsAhead{}
 		}
 		return rowsAhead{unsafe.Pointer(&w[r*rb+k0/bl*bb]), rb, k / bl * bb, cnt}
 	}
-	bands2(ws, out, ldOut, rows, cols, x, n, cols, pack, ahead)
+	bands(t, ws, out, ldOut, rows, cols, x, n, cols, pack, ahead)
 }
 
-// bandRows2 is the band of rows of matMulBcastAVX2 for n tokens of m
-// columns: 16 (one panel through all its blocks: W read row by row) when
-// x fits in half of L2 (panelsFirst), else as many whole panels as keep
-// the band's out (n × band floats) within outInL2.
-func bandRows2(n, m int) int {
+// bandRows is the band of rows of the bands for n tokens of m columns and
+// panels of width rows: one panel through all its blocks (W read row by
+// row) when x fits in half of L2 (panelsFirst), else as many whole panels
+// as keep the band's out (n × band floats) within outInL2.
+func bandRows(n, m, width int) int {
 	if panelsFirst(n, m) {
-		return col2
+		return width
 	}
-	return max(col2, outInL2/(4*n)&^(col2-1))
+	return max(width, outInL2/(4*n)/width*width)
 }
 
 // outInL2 is the most bytes of out a band of matMulBcastAVX2 writes: a
@@ -175,19 +236,6 @@ func tiles16(out []float32, ldOut int, pk, x []float32, ldx, n, jn, k, acc int, 
 		}
 	}
 	ahead.upTo(ahead.tiles)
-}
-
-// packPanel16 is packPanel for the AVX2 tile: rows j < jn of w (row
-// stride cols), columns k0..k0+k (k a multiple of 8), into pk as
-// pk[c·16+j], with zeros for jn ≤ j < 16.
-func packPanel16[E BF16 | float32](ws *Workspace, pk []float32, w []E, jn, cols, k0, k int) {
-	src, lds := padPanel(ws, w, jn, col2, cols, k0, k)
-	switch s := any(src).(type) {
-	case []BF16:
-		packT16BF16AVX2(&pk[0], &s[0], lds, k)
-	case []float32:
-		packT16F32AVX2(&pk[0], &s[0], lds, k)
-	}
 }
 
 // aheadOver spreads the prefetches of rowsAhead (groups of four rows)

@@ -93,6 +93,7 @@ var (
 		dequantRow: dequantRowAVX2,
 		quantizeX:  quantizeXAVX512,
 		matVecQ8:   matVecQ8AVX512,
+		matMulQ:    matMulQAVX512,
 		q8Name:     pick(hasVNNI, "AVX512-VNNI VPDPBUSD", q8NameAVX2),
 	}
 	// avx512bf16Set differs from avx512Set in prefill only: decode streams
@@ -116,6 +117,7 @@ var (
 		dequantRow:  dequantRowAVX2,
 		quantizeX:   quantizeXAVX512,
 		matVecQ8:    matVecQ8AVX512,
+		matMulQ:     matMulQAVX512,
 		q8Name:      pick(hasVNNI, "AVX512-VNNI VPDPBUSD", q8NameAVX2),
 	}
 )

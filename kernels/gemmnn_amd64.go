@@ -260,10 +260,13 @@ func matMulNNAVX2(out []float32, ldOut int, x []float32, ldx int, b []float32, l
 // its column blocks before the next: W is read row by row, 32 streams of
 // whole rows, and x stays in L2. Otherwise every panel runs one column
 // block before the next block: x's block (n × kcNN) stays in L2 instead,
-// and W is read in pieces of 512 bytes a row. Each output's sum takes its
-// column blocks in the same order either way, so the orders agree bit for
-// bit. Intel Xeon VM, bf16 W streamed from DRAM, one thread, panels first
-// against blocks first (medians of 10 alternating rounds): 8960 × 1536
+// and W is read in pieces of 512 bytes a row, in bands of rows whose out
+// stays in L2 (matMulBands, as at AVX2: 8960 × 1536 at n = 512 ran at
+// 145 GFLOP/s in bands, 132 with one band of all rows; the other Qwen
+// shapes within 2 %). Each output's sum takes its column blocks in the
+// same order either way, so the orders agree bit for bit. Intel Xeon VM,
+// bf16 W streamed from DRAM, one thread, panels first against blocks
+// first (medians of 10 alternating rounds): 8960 × 1536
 // 1.31 at n = 17, 1.26 at 32, 1.38 at 64, 1.26 at 128 (x 0.1-0.8 MB);
 // 1536 × 1536 1.15 at 17, 1.05 at 128; 1536 × 8960 1.28 at 17 (x 0.6 MB),
 // 1.18 at 32 (1.1 MB), 0.91 at 64 and 128 (x 2.3 and 4.6 MB, past its
@@ -277,21 +280,17 @@ func matMulBcast[E BF16 | float32](ws *Workspace, out []float32, ldOut int, w []
 		packPanel(ws, pk, w[r*cols:], jn, cols, k0, k)
 		tilesNN(out[r:], ldOut, &pk[0], colNN, x[k0:], cols, n, jn, k, boolInt(k0 > 0), next)
 	}
-	if panelsFirst(n, m) {
-		for r := 0; r < rows; r += colNN {
-			for k0 := 0; k0 < m; k0 += kcNN {
-				next := nextPanel(w, r+colNN, rows, cols, 0, min(kcNN, m)) // after the last block
-				if k0+kcNN < m {
-					next = nextPanel(w, r, rows, cols, k0+kcNN, min(kcNN, m-k0-kcNN))
-				}
-				block(r, k0, next)
-			}
-		}
-	} else {
+	if !panelsFirst(n, m) {
+		matMulBands(tile32x12, ws, out, ldOut, w, x, n, cols)
+		return
+	}
+	for r := 0; r < rows; r += colNN {
 		for k0 := 0; k0 < m; k0 += kcNN {
-			for r := 0; r < rows; r += colNN {
-				block(r, k0, nextPanel(w, r+colNN, rows, cols, k0, min(kcNN, m-k0)))
+			next := nextPanel(w, r+colNN, rows, cols, 0, min(kcNN, m)) // after the last block
+			if k0+kcNN < m {
+				next = nextPanel(w, r, rows, cols, k0+kcNN, min(kcNN, m-k0-kcNN))
 			}
+			block(r, k0, next)
 		}
 	}
 	switch w := any(w).(type) {

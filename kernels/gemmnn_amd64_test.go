@@ -202,30 +202,33 @@ func TestMatMulColumnBlocksFirst(t *testing.T) {
 }
 
 // TestMatMulOrdersAgree: running W's panels first or its column blocks
-// first gives every output bit for bit the same sum, on the broadcast
-// tiles and on the 8×3 and 4-row tiles of fewer tokens.
+// first (in one band of all rows, or bands of one panel) gives every
+// output bit for bit the same sum, on the broadcast tiles and on the 8×3
+// and 4-row tiles of fewer tokens.
 func TestMatMulOrdersAgree(t *testing.T) {
 	if !Supported(AVX512) {
 		t.Skip("CPU lacks AVX-512")
 	}
-	defer func(v int) { xInL2 = v }(xInL2)
+	defer func(x, o int) { xInL2, outInL2 = x, o }(xInL2, outInL2)
 	const rows, cols = 2*colNN + 13, 3*kc + 16 + 3
 	r := rand.New(rand.NewPCG(53, 54))
 	w := randBF16(r, rows*cols, 0)
 	for _, n := range []int{2, 13, 29} {
 		x := randF32(r, n*cols, 0)
-		var outs [2][]float32
-		for i, xMax := range []int{1 << 40, 0} {
-			xInL2, outs[i] = xMax, make([]float32, n*rows)
+		var outs [3][]float32
+		for i, xo := range bandOrders2 {
+			xInL2, outInL2, outs[i] = xo[0], xo[1], make([]float32, n*rows)
 			if n < nBcast {
 				matMulBF16By(isaAVX512, NewWorkspace(), outs[i], rows, w, x, n, cols)
 			} else {
 				matMulBcast(NewWorkspace(), outs[i], rows, w, x, n, cols)
 			}
 		}
-		for i := range outs[0] {
-			if math.Float32bits(outs[0][i]) != math.Float32bits(outs[1][i]) {
-				t.Fatalf("n = %d, out[%d]: %v panels first, %v column blocks first", n, i, outs[0][i], outs[1][i])
+		for o := 1; o < len(outs); o++ {
+			for i := range outs[0] {
+				if math.Float32bits(outs[0][i]) != math.Float32bits(outs[o][i]) {
+					t.Fatalf("n = %d, out[%d]: %v panels first, %v in the order %v", n, i, outs[0][i], outs[o][i], bandOrders2[o])
+				}
 			}
 		}
 	}
@@ -390,10 +393,10 @@ func TestMatMulBcastEdgesAVX2(t *testing.T) {
 	}
 }
 
-// bandOrders2 are xInL2, outInL2 pairs that run matMulBcastAVX2's three
-// orders: panels first, one band of all rows with the column blocks
-// first, and bands of one panel (the last one partial in the tests'
-// shapes of 2·16 + 5 rows).
+// bandOrders2 are xInL2, outInL2 pairs that run the bands' three orders:
+// panels first, one band of all rows with the column blocks first, and
+// bands of one panel (the last one partial in the tests' shapes of two
+// panels and a few rows).
 var bandOrders2 = [][2]int{{1 << 40, 0}, {0, 1 << 40}, {0, 0}}
 
 // TestMatMulOrdersAgreeAVX2: the AVX2 broadcast path gives every output
@@ -424,33 +427,36 @@ func TestMatMulOrdersAgreeAVX2(t *testing.T) {
 	}
 }
 
-// TestMatMulQAVX2: the AVX2 quantised prefill, which widens each block
-// into its packed panel, gives every output the bits of widening qPanel
-// rows and running the f32 product on them (matMulQPanels), in each of
-// matMulBcastAVX2's orders, for every format, a partial last panel and a
-// short last column block (Q8_0's 96 columns); MatMulQ's float64 oracle
-// test (TestMatMulQ) runs it too.
-func TestMatMulQAVX2(t *testing.T) {
-	if !Supported(AVX2) {
-		t.Skip("CPU lacks AVX2")
-	}
+// TestMatMulQBands: the AVX2 and AVX-512 quantised prefills, which widen
+// each block into its packed panel, give every output the bits of
+// widening qPanel rows and running the f32 product on them
+// (matMulQPanels), in each of the bands' orders, for every format, a
+// partial last panel and a short last column block (Q8_0's 96 columns);
+// MatMulQ's float64 oracle test (TestMatMulQ) runs them too.
+func TestMatMulQBands(t *testing.T) {
 	defer SetLevel(Active())
-	SetLevel(AVX2)
 	defer func(x, o int) { xInL2, outInL2 = x, o }(xInL2, outInL2)
-	r := rand.New(rand.NewPCG(59, 60))
-	const rows, n = 2*col2 + 5, nBcast2F32 + 5
-	for _, q := range Quants() {
-		for _, cols := range []int{quantCols[q][1], kcNN + 2*q.BlockLen()} {
-			w, x := randBlocks(r, q, rows, cols), randF32(r, n*cols, 0)
-			want := make([]float32, n*rows)
-			matMulQPanels(nil, q, want, rows, w, x, n, cols)
-			for _, xo := range bandOrders2 {
-				xInL2, outInL2 = xo[0], xo[1]
-				got := make([]float32, n*rows)
-				MatMulQ(nil, q, got, rows, w, x, n, cols)
-				for i := range got {
-					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-						t.Fatalf("%v %d cols, order %v: out[%d] = %v, qPanel rows widened %v", q, cols, xo, i, got[i], want[i])
+	for _, l := range []Level{AVX2, AVX512} {
+		if !Supported(l) {
+			t.Logf("CPU lacks %v", l)
+			continue
+		}
+		SetLevel(l)
+		r := rand.New(rand.NewPCG(59, 60))
+		const rows, n = 2*colNN + 5, nBcastF32 + 5
+		for _, q := range Quants() {
+			for _, cols := range []int{quantCols[q][1], kcNN + 2*q.BlockLen()} {
+				w, x := randBlocks(r, q, rows, cols), randF32(r, n*cols, 0)
+				want := make([]float32, n*rows)
+				matMulQPanels(nil, q, want, rows, w, x, n, cols)
+				for _, xo := range bandOrders2 {
+					xInL2, outInL2 = xo[0], xo[1]
+					got := make([]float32, n*rows)
+					MatMulQ(nil, q, got, rows, w, x, n, cols)
+					for i := range got {
+						if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+							t.Fatalf("%v: %v %d cols, order %v: out[%d] = %v, qPanel rows widened %v", l, q, cols, xo, i, got[i], want[i])
+						}
 					}
 				}
 			}

@@ -206,8 +206,9 @@ func matVecQGeneric(q Quant, out []float32, w []byte, x []float32) {
 // scratch stays qPanel × cols (never the matrix). A nil ws borrows one.
 //
 // A level with its own quantised prefill (kernelSet.matMulQ: AVX2 from
-// nBcast2F32 tokens) widens each block of W into its packed panel
-// instead, with the same products in the same order, bit for bit.
+// nBcast2F32 tokens, AVX-512 once x outgrows half of L2) widens each
+// block of W into its packed panel instead, with the same products in
+// the same order, bit for bit.
 func MatMulQ(ws *Workspace, q Quant, out []float32, ldOut int, w []byte, x []float32, n, cols int) {
 	if cur.matMulQ != nil && n > 0 && cols > 0 && cols%q.BlockLen() == 0 {
 		checkMatMul("MatMulQ", len(out), ldOut, len(x), n, len(w)/q.RowBytes(cols), cols)

@@ -1,0 +1,48 @@
+package kernels
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// BenchmarkMatMulQBandsVsPanels: MatMulQ (the level's bands from
+// nBcastF32 tokens, where x outgrows L2 at AVX-512) against the qPanel
+// path (matMulQPanels: 32 rows widened at a time, each multiplied by all
+// of x) and, at a level with bf16 products, MatMulQBF16 (the qPanel rows
+// rounded to bf16, multiplied by x rounded to bf16), at 17, 64 and 512
+// tokens on Qwen2.5-1.5B's 8960 × 1536 in Q4_K and Q8_0: GFLOP/s.
+func BenchmarkMatMulQBandsVsPanels(b *testing.B) {
+	const rows, cols = 8960, 1536
+	r := rand.New(rand.NewPCG(8, 8))
+	for _, q := range []Quant{Q4K, Q8_0} {
+		w := randBlocks(r, q, rows, cols)
+		for _, n := range []int{17, 64, 512} {
+			x, out := randF32(r, n*cols, 0), make([]float32, n*rows)
+			for _, path := range []string{"bands", "panels", "bf16x"} {
+				b.Run(fmt.Sprintf("%v/n=%d/%s", q, n, path), func(b *testing.B) {
+					benchLevels(b, func(b *testing.B) {
+						var rx RoundedX
+						if path == "bf16x" {
+							if !rx.Prepare(n, cols) {
+								b.Skip("no bf16 products")
+							}
+							rx.Round(x, 0, n)
+						}
+						clock := threadClock()
+						for b.Loop() {
+							if path == "bands" {
+								MatMulQ(nil, q, out, rows, w, x, n, cols)
+							} else if path == "bf16x" {
+								MatMulQBF16(nil, q, out, rows, w, x, &rx, n, cols)
+							} else {
+								matMulQPanels(nil, q, out, rows, w, x, n, cols)
+							}
+						}
+						reportFlops(b, 2*float64(n*rows*cols), clock().Seconds())
+					})
+				})
+			}
+		}
+	}
+}

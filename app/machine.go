@@ -87,8 +87,10 @@ func cpuLine() string {
 	return tr("app.cpu.line", i18n.Args{"CPU": cpuid.CPU.BrandName, "Cores": cpuid.CPU.PhysicalCores, "Threads": cpuid.CPU.LogicalCores, "Features": strings.Join(feats, ", ")})
 }
 
-// fastestLevel is the fastest level this CPU runs, whatever its arithmetic.
-func fastestLevel() kernels.Level {
+// widestLevel is the level of this CPU's widest instructions, whatever
+// its arithmetic: auto's, or the bf16 level auto passes over where its
+// products are not faster (kernels.Best).
+func widestLevel() kernels.Level {
 	for l := kernels.AVX512BF16; l > kernels.Generic; l-- {
 		if kernels.Supported(l) {
 			return l
@@ -115,12 +117,12 @@ func modelKernelLine(b Backend) string {
 		arith += "; " + q
 	}
 	return tr("app.kernels.line", i18n.Args{"Active": kernelLabel(kernels.Active()),
-		"Arith": arith, "Auto": kernelLabel(kernels.Best()), "Fastest": kernelLabel(fastestLevel())})
+		"Arith": arith, "Auto": kernelLabel(kernels.Best()), "Widest": kernelLabel(widestLevel())})
 }
 
 // kernelLine says which kernels and arithmetic run and which the CPU could
 // run.
 func kernelLine() string {
 	return tr("app.kernels.line", i18n.Args{"Active": kernelLabel(kernels.Active()),
-		"Arith": views.Lang.Arithmetic(kernels.Arithmetic()), "Auto": kernelLabel(kernels.Best()), "Fastest": kernelLabel(fastestLevel())})
+		"Arith": views.Lang.Arithmetic(kernels.Arithmetic()), "Auto": kernelLabel(kernels.Best()), "Widest": kernelLabel(widestLevel())})
 }

@@ -182,7 +182,9 @@ func TestModelArithmetic(t *testing.T) {
 	if a, c := bf.Arithmetic(), mm.Arithmetic(); a != "fp32" || c != "fp32" {
 		t.Errorf("exact: bf16 weights %q, MoE %q", a, c)
 	}
-	kernels.Choose("auto")
+	kernels.SetLevel(kernels.AVX512BF16) // auto's arithmetic where bf16 products pay
+	kernels.SetExact(false)
+	kernels.SetSelective(true)
 	defer func(p partSet) { bf16Parts = p }(bf16Parts)
 	for _, c := range []struct {
 		parts     partSet

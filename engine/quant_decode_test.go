@@ -184,6 +184,11 @@ func TestIntegerDecodeTop10Shift(t *testing.T) {
 	if !kernels.IntegerQuant(kernels.Q8_0) && !kernels.Exact() {
 		t.Skipf("no integer kernels at level %v", kernels.Active())
 	}
+	if kernels.Supported(kernels.AVX512BF16) { // auto's arithmetic where bf16 products pay
+		kernels.SetLevel(kernels.AVX512BF16)
+		kernels.SetExact(false)
+		kernels.SetSelective(true)
+	}
 	models := quantShiftModels()
 	models["qwen3.5"] = qwen35ShiftModel(t)
 	tokens := randomTokens(40, 290, 71)
@@ -257,6 +262,11 @@ func TestQuantPrefillTop10Shift(t *testing.T) {
 		kernels.Active(), kernels.Exact(), kernels.Selective())
 	if _, err := kernels.Choose("auto"); err != nil || !kernels.IntegerQuant(kernels.Q8_0) {
 		t.Skipf("no integer kernels at level %v", kernels.Active())
+	}
+	if kernels.Supported(kernels.AVX512BF16) { // auto's arithmetic where bf16 products pay
+		kernels.SetLevel(kernels.AVX512BF16)
+		kernels.SetExact(false)
+		kernels.SetSelective(true)
 	}
 	models := quantShiftModels()
 	models["qwen3.5"] = qwen35ShiftModel(t)

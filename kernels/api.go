@@ -181,10 +181,13 @@ func levelFromEnv(s string) Level {
 // bf16 buys on Zen 5. It is not built.
 //
 // Only one architecture's levels are ever supported, so the last supported
-// level of Levels() is the fastest.
+// level of Levels() is the fastest, unless it rounds activations where
+// rounding buys no speed (roundingPays: AVX512BF16 on Intel's cores), in
+// which case the level below it, whose products are fp32, is as fast or
+// faster and more exact.
 func Best() Level {
 	for l := Level(len(levelNames) - 1); l > Generic; l-- {
-		if Supported(l) {
+		if Supported(l) && (!RoundsActivations(l) || roundingPays(l)) {
 			return l
 		}
 	}

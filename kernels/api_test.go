@@ -34,8 +34,8 @@ func TestBestIsSupported(t *testing.T) {
 		t.Fatalf("Best %v or generic unsupported", Best())
 	}
 	for l := Best() + 1; l <= NEONI8MM; l++ {
-		if Supported(l) {
-			t.Errorf("Best is %v but %v is supported", Best(), l)
+		if Supported(l) && (!RoundsActivations(l) || roundingPays(l)) {
+			t.Errorf("Best is %v but %v is supported and worth its arithmetic", Best(), l)
 		}
 	}
 	if !Supported(BestExact()) || RoundsActivations(BestExact()) {
@@ -95,10 +95,14 @@ func TestChooseSetsArithmetic(t *testing.T) {
 	if cur != sets[AVX512BF16] || Arithmetic() != "bf16" {
 		t.Error("fast arithmetic at avx512bf16 does not use its bf16 products")
 	}
-	// auto runs the same kernels; the caller chooses per product.
+	// auto runs the same kernels where bf16 products pay (the caller
+	// chooses per product), AVX512's fp32 ones where they do not.
 	Choose("auto")
-	if cur != sets[AVX512BF16] || !Selective() {
+	if roundingPays(AVX512BF16) && (cur != sets[AVX512BF16] || !Selective()) {
 		t.Error("auto at avx512bf16 is not selective")
+	}
+	if !roundingPays(AVX512BF16) && (cur != sets[AVX512] || Selective() || Arithmetic() != "fp32") {
+		t.Error("auto rounds activations on a CPU where bf16 products are slower")
 	}
 }
 

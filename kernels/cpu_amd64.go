@@ -43,6 +43,21 @@ var (
 	hasAVXVNNI = hasAVX2 && cpu.Supports(cpuid.AVXVNNI)
 )
 
+// bf16ProductsPay says whether VDPBF16PS makes prefill faster than fp32
+// FMAs on this CPU. It does twice an FMA's multiply-adds, which pays
+// where it issues as often as FMAs do: AMD's cores (Zen 4, Zen 5: 1.4-1.5
+// × faster prefill measured on Zen 5). Intel's (Cooper Lake, Sapphire
+// Rapids and later) issue it on one port where FMAs use two, so the
+// multiply-adds per cycle are the same and the dot tiles' final sums cost
+// the rest: the Xeon VM multiplied an 8960 × 1536 bf16 matrix by 512
+// tokens at 93 GFLOP/s with it, 130 in fp32 (BenchmarkMatMulBF16), and a
+// Q4_K one at 89 against 140 (BenchmarkMatMulQBandsVsPanels).
+var bf16ProductsPay = hasAVX512BF16 && cpu.VendorID == cpuid.AMD
+
+// roundingPays reports whether a level that rounds activations is faster
+// than the fp32 level below it on this CPU (Best's question).
+func roundingPays(l Level) bool { return l != AVX512BF16 || bf16ProductsPay }
+
 // q8NameAVX2 names the integer decode of the AVX2 kernels on this CPU.
 var q8NameAVX2 = pick(hasAVXVNNI, "AVX-VNNI VPDPBUSD", "AVX2 VPMADDUBSW")
 

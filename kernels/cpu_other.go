@@ -18,3 +18,7 @@ func roundRowsBF16(xb []BF16, x []float32) {
 		xb[i] = FromFloat32(v)
 	}
 }
+
+// roundingPays: every level of this build that rounds activations is
+// faster than the fp32 level below it (Best's question).
+func roundingPays(Level) bool { return true }

@@ -18,6 +18,7 @@ package kernels
 //go:generate sh -c "python3 ../tools/quantasm/gemv_amd64.py > gemv_amd64.s"
 //go:generate sh -c "python3 ../tools/quantasm/gemm16_amd64.py > gemm16_amd64.s"
 //go:generate sh -c "python3 ../tools/quantasm/gemm_amd64.py > gemm_amd64.s"
+//go:generate sh -c "python3 ../tools/quantasm/gemmnn_amd64.py > gemmnn_amd64.s"
 //go:generate sh -c "python3 ../tools/neonasm/gen.py gemv > gemv_arm64.s"
 //go:generate sh -c "python3 ../tools/neonasm/gen.py quant > quant8_arm64.s"
 //go:generate sh -c "python3 ../tools/neonasm/gen.py norm > norm_arm64.s"

@@ -7,10 +7,12 @@ Run `python3 tools/quantasm/gemm_amd64.py > kernels/gemm_amd64.s` after
 editing. Every tile is one description, dot_step(): the R·T FMAs of a
 vector step with the rows of w loaded P registers ahead, whatever the
 level (AVX2 4 × 3, AVX-512 4 × 6 and 8 × 3) or the product (VFMADD231PS
-on float32, VDPBF16PS on bf16 pairs). What differs between the levels is
+on float32, VDPBF16PS on bf16 pairs), and the 4-row twins of the two
+levels are one function, gemm4(isa). What differs between the levels is
 the addressing (an index for AVX2, pointers for AVX-512) and the
-horizontal sum (hsum_y, hsum_z); the Go twin is the loop in the file's
-comment (gemm.go's gemmGo).
+horizontal sum (hsum_y, hsum_z). The reference loop is the file's
+comment; matMulF32Generic and matMulBF16Generic (gemm_generic.go) are
+the readable Go product.
 """
 
 from avx import Asm, AVX2, AVX512, byte_code, vdpbf16ps, vcvtneps2bf16
@@ -148,76 +150,73 @@ func %s(out *float32, ldo int, w *float32, ldw int, x *float32, ldx int, k int, 
 """
 
 
-def gemm4x3_avx2():
-    """T = 3 tokens, R = 4 rows, one w register, row pointers indexed by
-    the column (AX)."""
-    isa = AVX2
-    a.text("gemm4x3F32AVX2", 64, TILE_DOC % "gemm4x3F32AVX2" + """
-T = 3 tokens: 12 accumulators Y0..Y11 (token t, row r in Y(4t+r)), x in
-Y12..Y14, w in Y15: all 16 AVX2 registers. k is a multiple of 8.""", wrap=False)
-    ws, xs = ["SI", "R8", "R9", "R10"], ["DI", "R12", "R13"]
+def gemm4(isa):
+    """The 4-row tile of a level: T = 3 tokens and one w register in
+    AVX2's 16, T = 6 and two w registers in AVX-512's 32. AVX2 indexes
+    a pointer per row with the column (AX); AVX-512 addresses the rows in
+    threes from pointers to rows 0 and 3, advanced a vector a step."""
+    T, P = (3, 1) if isa is AVX2 else (6, 2)
+    name = "gemm4x%dF32%s" % (T, isa.name)
+    lbl = isa.name.lower()
+    a.text(name, 64, TILE_DOC % name + DOC_4[isa.name], wrap=False)
     ins("MOVQ", "w+16(FP)", "SI", c="w row 0")
     ins("MOVQ", "ldw+24(FP)", "BX")
     ins("SHLQ", "$2", "BX", c="row stride of w in bytes")
-    ins("LEAQ", "(SI)(BX*1)", "R8")
-    ins("LEAQ", "(SI)(BX*2)", "R9")
-    ins("LEAQ", "(R8)(BX*2)", "R10", c="w rows 1..3")
+    if isa is AVX2:
+        ins("LEAQ", "(SI)(BX*1)", "R8")
+        ins("LEAQ", "(SI)(BX*2)", "R9")
+        ins("LEAQ", "(R8)(BX*2)", "R10", c="w rows 1..3")
+    else:
+        every_third(["SI", "R10"], "BX", "w")
     ins("MOVQ", "x+32(FP)", "DI", c="x row 0")
     ins("MOVQ", "ldx+40(FP)", "R11")
     ins("SHLQ", "$2", "R11", c="row stride of x in bytes")
-    ins("LEAQ", "(DI)(R11*1)", "R12")
-    ins("LEAQ", "(DI)(R11*2)", "R13", c="x rows 1, 2")
+    if isa is AVX2:
+        ins("LEAQ", "(DI)(R11*1)", "R12")
+        ins("LEAQ", "(DI)(R11*2)", "R13", c="x rows 1, 2")
+        xs = ["(%s)(AX*4)" % p for p in ("DI", "R12", "R13")]
+        ws = ["(%s)(AX*4)" % p for p in ("SI", "R8", "R9", "R10")]
+    else:
+        every_third(["DI", "R12"], "R11", "x")
+        xs, ws = threes(["DI", "R12"], "R11"), threes(["SI", "R10"], "BX")[:4]
     ins("MOVQ", "k+48(FP)", "CX")
-    zero(isa, 12, "s(t, r) = 0 for t < 3, r < 4")
-    ins("XORQ", "AX", "AX", c="c = 0")
+    zero(isa, 4 * T, "s(t, r) = 0 for t < %d, r < 4" % T)
+    if isa is AVX2:
+        ins("XORQ", "AX", "AX", c="c = 0")
     ins("TESTQ", "CX", "CX")
-    ins("JE", "avx2sum")
-    a.label("avx2loop")
-    dot_step(isa, ["(%s)(AX*4)" % p for p in xs], ["(%s)(AX*4)" % p for p in ws],
-             1, "VMOVUPS", fma, isa.lanes)
-    ins("ADDQ", "$8", "AX", c="c += 8")
-    ins("CMPQ", "AX", "CX")
-    ins("JL", "avx2loop")
-    a.label("avx2sum")
-    for t in range(3):
-        hsum_y(4 * t, 4 * t, 12, "X%d = token %d's four sums" % (4 * t, t))
+    ins("JE", lbl + "sum")
+    a.label(lbl + "loop")
+    dot_step(isa, xs, ws, P, "VMOVUPS", fma, isa.lanes)
+    if isa is AVX2:
+        ins("ADDQ", "$8", "AX", c="c += 8")
+        ins("CMPQ", "AX", "CX")
+        ins("JL", lbl + "loop")
+    else:
+        advance(["DI", "R12"], ["SI", "R10"], 16)
+        ins("JNZ", lbl + "loop")
+    a.label(lbl + "sum")
+    if isa is AVX2:
+        for t in range(T):
+            hsum_y(4 * t, 4 * t, 12, "X%d = token %d's four sums" % (4 * t, t))
+        groups = [(4 * t, t, 0) for t in range(T)]
+    else:
+        groups = reduce_z(T, 4)
     out_args()
-    store_groups([(4 * t, t, 0) for t in range(3)], threes(["DX"], "BX"))
+    outs = ["DX"]
+    if T > 3:
+        ins("LEAQ", "(DX)(BX*2)", "R13")
+        ins("ADDQ", "BX", "R13", c="R13 = out + 3·ldo")
+        outs.append("R13")
+    store_groups(groups, threes(outs, "BX"))
     a.ret()
 
 
-def gemm4x6_avx512():
-    """T = 6 tokens, R = 4 rows, two w registers, pointers to rows 0 and
-    3 of x and w advanced a vector a step."""
-    isa = AVX512
-    a.text("gemm4x6F32AVX512", 64, TILE_DOC % "gemm4x6F32AVX512" + """
+DOC_4 = {"AVX2": """
+T = 3 tokens: 12 accumulators Y0..Y11 (token t, row r in Y(4t+r)), x in
+Y12..Y14, w in Y15: all 16 AVX2 registers. k is a multiple of 8.""", "AVX512": """
 T = 6 tokens: 24 accumulators Z0..Z23 (token t, row r in Z(4t+r)), x in
 Z24..Z29, w in Z30/Z31. Row pointers advance by one vector per step, rows
-1, 2 (and 4, 5 of x) addressed through the stride. k is a multiple of 16.""", wrap=False)
-    ins("MOVQ", "w+16(FP)", "SI", c="w row 0")
-    ins("MOVQ", "ldw+24(FP)", "BX")
-    ins("SHLQ", "$2", "BX", c="row stride of w in bytes")
-    every_third(["SI", "R10"], "BX", "w")
-    ins("MOVQ", "x+32(FP)", "DI", c="x row 0")
-    ins("MOVQ", "ldx+40(FP)", "R11")
-    ins("SHLQ", "$2", "R11", c="row stride of x in bytes")
-    every_third(["DI", "R12"], "R11", "x")
-    ins("MOVQ", "k+48(FP)", "CX")
-    zero(isa, 24, "s(t, r) = 0 for t < 6, r < 4")
-    ins("TESTQ", "CX", "CX")
-    ins("JE", "avx512sum")
-    a.label("avx512loop")
-    dot_step(isa, threes(["DI", "R12"], "R11"), threes(["SI", "R10"], "BX")[:4],
-             2, "VMOVUPS", fma, isa.lanes)
-    advance(["DI", "R12"], ["SI", "R10"], 16)
-    ins("JNZ", "avx512loop")
-    a.label("avx512sum")
-    groups = reduce_z(6, 4)
-    out_args()
-    ins("LEAQ", "(DX)(BX*2)", "R13")
-    ins("ADDQ", "BX", "R13", c="R13 = out + 3·ldo")
-    store_groups(groups, threes(["DX", "R13"], "BX"))
-    a.ret()
+1, 2 (and 4, 5 of x) addressed through the stride. k is a multiple of 16."""}
 
 
 def advance(xs, ws, cols):
@@ -366,8 +365,8 @@ Every tile and the gemv kernels sum lane c mod width in column order and
 reduce the lanes with the same tree, so an output is bit-identical
 whichever kernel computes it. The sums of a token are adjacent outputs,
 stored four at a time. ldo, ldw and ldx are in elements.""", wrap=False)
-gemm4x3_avx2()
-gemm4x6_avx512()
+for isa in (AVX2, AVX512):
+    gemm4(isa)
 round_bf16()
 prefetch4()
 gemm8x3(False)

@@ -32,18 +32,22 @@ class Asm:
         self.e()
         self.e("%s:" % name)
 
-    def comment(self, text):
-        """A // block; a line starting with a tab stays code-like."""
+    def comment(self, text, wrap=True):
+        """A // block; a line starting with a tab stays code-like. wrap:
+        lines longer than 76 are wrapped; without it every line is kept as
+        written (lists, tables)."""
         for line in text.strip("\n").split("\n"):
             if line.startswith("\t"):
                 self.e("//" + line)  # Go code, as gofmt indents it in a doc comment
             elif not line:
                 self.e("//")
+            elif not wrap:
+                self.e("// " + line)
             else:
                 for part in textwrap.wrap(line, 76, break_long_words=False):
                     self.e("// " + part)
 
-    def header(self, generator, doc):
+    def header(self, generator, doc, wrap=True):
         """The build line, the generated-code mark and the file's comment."""
         self.e("//go:build amd64 && !purego")
         self.e()
@@ -51,12 +55,12 @@ class Asm:
         self.e()
         self.e('#include "textflag.h"')
         self.e()
-        self.comment(doc)
+        self.comment(doc, wrap)
 
-    def text(self, name, frame, doc):
+    def text(self, name, frame, doc, wrap=True):
         """The TEXT line of ·name with its doc comment above."""
         self.e()
-        self.comment(doc)
+        self.comment(doc, wrap)
         self.e("TEXT ·%s(SB), NOSPLIT, $0-%d" % (name, frame))
 
     def ret(self):
@@ -120,6 +124,36 @@ AVX2 = ISA("AVX2", 8, "Y", "VPAND", "VXORPS", "VMOVDQU",
 AVX512 = ISA("AVX512", 16, "Z", "VPANDD", "VPXORD", "VMOVDQU32",
              [("VEXTRACTF64X4", "Z", "Y"), ("VEXTRACTF128", "Y", "X")])
 LEVELS = (AVX2, AVX512)
+
+
+def evex512(op, dst, src1, src2=0):
+    """The EVEX bytes of the 512-bit F3 0F38 instruction op (W0, no mask)
+    on Z registers, Go's operand order "OP Zsrc1, Zsrc2, Zdst": Go's
+    assembler knows neither VDPBF16PS nor VCVTNEPS2BF16. P0 carries the
+    inverted high bits of dst (R, R') and src1 (X, B), P1 src2's vvvv
+    (all ones, src2 = 0 below, where the instruction has no second
+    source), P2 the vector length and src2's V'."""
+    r, rr, x, b = dst >> 3 & 1, dst >> 4 & 1, src1 >> 4 & 1, src1 >> 3 & 1
+    p0 = (r ^ 1) << 7 | (x ^ 1) << 6 | (b ^ 1) << 5 | (rr ^ 1) << 4 | 0x2
+    p1 = (~src2 & 15) << 3 | 0x6  # W0, vvvv, 1, pp = F3
+    p2 = 0x40 | ((~src2 >> 4 & 1) << 3)  # L'L = 512, V'
+    modrm = 0xc0 | (dst & 7) << 3 | (src1 & 7)
+    return [0x62, p0, p1, p2, op, modrm]
+
+
+def vdpbf16ps(src1, src2, dst):
+    """VDPBF16PS Zsrc1, Zsrc2, Zdst: dst += pairs(src2, src1)."""
+    return evex512(0x52, dst, src1, src2)
+
+
+def vcvtneps2bf16(src, dst):
+    """VCVTNEPS2BF16 Zsrc, Ydst: the 16 floats rounded to bf16."""
+    return evex512(0x72, dst, src)
+
+
+def byte_code(code):
+    """code as the assembler's BYTE directives on one line."""
+    return "; ".join("BYTE $0x%02x" % v for v in code)
 
 
 def strided(a, isa, name, ptrs, steps, end, n="CX"):

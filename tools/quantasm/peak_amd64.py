@@ -6,7 +6,7 @@ Run `python3 tools/quantasm/peak_amd64.py > kernels/peak_amd64.s` after
 editing. One description, peak(), gives both FMA levels (avx.py).
 """
 
-from avx import Asm, AVX2, AVX512
+from avx import Asm, AVX2, AVX512, byte_code, vdpbf16ps
 
 CHAINS = 12  # more than FMA latency × FMA pipes = 4 × 2
 M, C = 0x3f7fbe77, 0x3a83126f  # float32 0.999 and 0.001
@@ -49,18 +49,6 @@ def peak(isa):
     a.ret()
 
 
-def vdpbf16ps(src1, src2, dst):
-    """The EVEX bytes of VDPBF16PS Zsrc1, Zsrc2, Zdst (Go's order: dst +=
-    pairs(src2, src1)), which Go's assembler does not know: P0 carries the
-    inverted high bits of dst (R, R') and src1 (X, B), P1 src2's vvvv."""
-    r, rr, x, b = dst >> 3 & 1, dst >> 4 & 1, src1 >> 4 & 1, src1 >> 3 & 1
-    p0 = (r ^ 1) << 7 | (x ^ 1) << 6 | (b ^ 1) << 5 | (rr ^ 1) << 4 | 0x2
-    p1 = (~src2 & 15) << 3 | 0x6  # W0, vvvv, 1, pp = F3
-    p2 = 0x40 | ((~src2 >> 4 & 1) << 3)  # L'L = 512, V'
-    modrm = 0xc0 | (dst & 7) << 3 | (src1 & 7)
-    return [0x62, p0, p1, p2, 0x52, modrm]
-
-
 def peak_bf16():
     a.text("fmaPeakBF16", 8, """func fmaPeakBF16(iters int)
 
@@ -73,7 +61,7 @@ lane grows by 2^-13 a step and stays far from overflow.""")
     zero_chains(AVX512)
     a.label("fmaPeakBF16loop")
     for i in range(CHAINS):
-        code = "; ".join("BYTE $0x%02x" % v for v in vdpbf16ps(16, 17, i))
+        code = byte_code(vdpbf16ps(16, 17, i))
         a.e("\t%s // VDPBF16PS Z16, Z17, Z%d: a%d += pairs(p, q)" % (code, i, i))
     a.ins("DECQ", "CX")
     a.ins("JNZ", "fmaPeakBF16loop")

@@ -52,7 +52,7 @@ test-engine:
 # generate runs every generator of kernels/generate.go (python3): the
 # assembly in tools/quantasm's emitters, each named for the file it writes.
 generate:
-	$(GO) generate ./kernels/...
+	$(GO) generate ./kernels/... ./engine/perf/
 
 # test-arm64 runs the kernel tests and the float64 references of every
 # architecture as arm64 binaries under qemu-user, each kernel level once:

@@ -49,8 +49,9 @@ test: deps
 test-engine:
 	CGO_ENABLED=0 $(GO) test $(HEADLESS_PKGS)
 
-# generate runs every generator of kernels/generate.go (python3): the
-# assembly in tools/quantasm's emitters, each named for the file it writes.
+# generate runs every generator of kernels/generate.go and
+# engine/perf/generate.go (python3): the assembly in tools/quantasm's
+# emitters, each named for the file it writes.
 generate:
 	$(GO) generate ./kernels/... ./engine/perf/
 

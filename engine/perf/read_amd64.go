@@ -1,12 +1,14 @@
 package perf
 
-import "github.com/klauspost/cpuid/v2"
+import "loupe/kernels"
 
 // useAVX2 and useAVX512 select the vector read loop (AVX2: Haswell and
-// later, Zen and later; AVX-512F: Skylake-X, Zen 4 and later).
+// later, Zen and later; AVX-512: Skylake-X, Zen 4 and later) as the
+// kernels' levels do, so LOUPE_CPU_DISABLE=AVX512F probes with the loop
+// of a CPU without AVX-512 too.
 var (
-	useAVX2   = cpuid.CPU.Supports(cpuid.AVX2)
-	useAVX512 = cpuid.CPU.Supports(cpuid.AVX512F)
+	useAVX2   = kernels.Supported(kernels.AVX2)
+	useAVX512 = kernels.Supported(kernels.AVX512)
 )
 
 // readSumAVX2 returns Σ (mod 2⁶⁴) of the n words at p and at p plus 1, 2

@@ -71,7 +71,7 @@ func (u *UI) generate() {
 	if views.NeedsLargeFont(prompt) && views.DrawLargeFonts(true) {
 		u.dirty = true // the stream's earlier tokens may now draw what they wrote U+XXXX
 	}
-	u.model.Display(u.shownInfo(), cpuLine(), modelKernelLine(u.backend))
+	u.dirty = true // the Model tab's kernel line follows the level chosen
 	u.pending = req
 	u.begin(prompt, ids, s)
 }

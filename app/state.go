@@ -8,7 +8,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 
-	"loupe/engine/experiment"
 	"loupe/engine/perf"
 	"loupe/engine/pool"
 	"loupe/session"
@@ -32,16 +31,11 @@ type UI struct {
 	modelPath string       // the loaded model's path (modelKey)
 
 	widgets
-	chat    chatState
-	pending *chatRequest // the chat turn begin hands to the worker
-	// experiments: the Experiments panel and its last result (experiments.go)
-	experiments       *views.ExperimentsPanel
-	experiment        *experiment.Result
-	experimentStarted bool               // --experiment has been run
-	experimentOpt     experiment.Options // of the last experiment started
-	experimentRecord  *experiment.Record // the saved result opened, if any
-	cmp               compareState       // what waits for the running generation (compare.go)
-	les               lessonState        // the lesson card and projector mode (lesson.go)
+	chat        chatState
+	pending     *chatRequest            // the chat turn begin hands to the worker
+	experiments *views.ExperimentsPanel // its result is the session's (experiments.go)
+	cmp         compareState            // what waits for the running generation (compare.go)
+	les         lessonState             // the lesson card and projector mode (lesson.go)
 
 	backend Backend
 	st      *session.State // what the window shows: runs, selection, pair, heads, turns, numbering

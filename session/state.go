@@ -50,6 +50,8 @@ type State struct {
 	Role    *Role        // what the running generation is for (nil: a plain run)
 	Variant string       // the last variant prompt compared
 
+	Experiment Experiment // the result of the Experiments tab
+
 	Heads []trace.Head   // heads selected to be switched off
 	Turns []chat.Message // the conversation, without its system message
 	Count format.Numbering

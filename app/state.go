@@ -47,7 +47,6 @@ type UI struct {
 	demoDir string // the extracted demo model: not a "recent model"
 	hooks
 	facets
-	models modelDialogs // File › Models on this computer, Get a model… (models.go)
 }
 
 // widgets are the window's parts: the controls, the token stream and the

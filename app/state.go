@@ -27,8 +27,7 @@ type UI struct {
 	latency *uiLatency  // --ui-latency probe, nil when off
 	frames  *frameWatch // tells a run when its first frame is drawn (frame.go); nil in tests
 
-	defaults  knobDefaults // the knobs' values before any were restored (settings.go)
-	modelPath string       // the loaded model's path (modelKey)
+	modelPath string // the loaded model's path (modelKey)
 
 	widgets
 	chat        chatState

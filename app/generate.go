@@ -72,7 +72,7 @@ func (u *UI) generate() {
 		u.dirty = true // the stream's earlier tokens may now draw what they wrote U+XXXX
 	}
 	u.dirty = true // the Model tab's kernel line follows the level chosen
-	u.pending = req
+	u.chatArea.pending = req
 	u.begin(prompt, ids, s)
 }
 
@@ -119,8 +119,8 @@ func (u *UI) readSettings() (trace.Settings, string, bool) {
 func (u *UI) begin(prompt string, ids []int, s trace.Settings) {
 	u.st.Tokens = promptTokens(u.backend, ids)
 	u.chatArea.flagTokens(u.st.Tokens)
-	req := u.pending
-	u.pending = nil
+	req := u.chatArea.pending
+	u.chatArea.pending = nil
 	u.host.slimHistory()
 	u.st.Steps, u.st.Attention, u.st.MLPs = nil, nil, nil
 	u.st.Live = trace.Timing{}

@@ -159,15 +159,15 @@ func (fc *lessonMode) lessonMeasured(gen int, run *trace.Run, e *lesson.Extra, e
 // lesson's run (base) its run A, as the counterfactual chapter compares them.
 func (fc *lessonMode) keepMeasuredRuns(base *trace.Run, e *lesson.Extra) {
 	u := fc.ui
-	for len(u.chat.labels) < len(u.st.Timings) {
-		u.chat.labels = append(u.chat.labels, "") // "run N"
+	for len(u.chatArea.labels) < len(u.st.Timings) {
+		u.chatArea.labels = append(u.chatArea.labels, "") // "run N"
 	}
 	for _, r := range e.Runs {
 		u.st.Remember(r)
 		u.st.Timings = append(u.st.Timings, r.Timing)
-		u.chat.labels = append(u.chat.labels, tr("views.timing.run", i18n.Args{"N": len(u.st.Timings)})+" · "+r.Origin)
+		u.chatArea.labels = append(u.chatArea.labels, tr("views.timing.run", i18n.Args{"N": len(u.st.Timings)})+" · "+r.Origin)
 	}
-	u.timing.Labels = u.chat.labels
+	u.timing.Labels = u.chatArea.labels
 	u.timing.Display(u.st.Timings, u.bandwidth, u.measuring)
 	s := u.st
 	if n := len(e.Runs); n > 0 && e.Ablated != nil && len(e.Runs[n-1].Settings.Ablate) > 0 {

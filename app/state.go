@@ -30,8 +30,6 @@ type UI struct {
 	modelPath string // the loaded model's path (modelKey)
 
 	widgets
-	chat        chatState
-	pending     *chatRequest            // the chat turn begin hands to the worker
 	experiments *views.ExperimentsPanel // its result is the session's (experiments.go)
 	cmp         compareState            // what waits for the running generation (compare.go)
 	les         lessonState             // the lesson card and projector mode (lesson.go)

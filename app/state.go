@@ -32,7 +32,6 @@ type UI struct {
 	widgets
 	experiments *views.ExperimentsPanel // its result is the session's (experiments.go)
 	cmp         compareState            // what waits for the running generation (compare.go)
-	les         lessonState             // the lesson card and projector mode (lesson.go)
 
 	backend Backend
 	st      *session.State // what the window shows: runs, selection, pair, heads, turns, numbering

@@ -65,7 +65,7 @@ func (u *UI) view() session.View {
 	if insp, ok := u.backend.(Inspector); ok {
 		v.Embedding = insp.Embedding
 	}
-	in := u.inside
+	in := u.insideJobs
 	v.Inspected = session.Inspected{Run: in.shown.run, Pos: in.shown.pos, Layer: in.shown.layer, KVHead: in.shown.kvHead,
 		Result: in.result, Rows: in.rows, Err: in.err}
 	return v

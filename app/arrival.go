@@ -148,7 +148,7 @@ func (u *UI) adoptRun(run *trace.Run) {
 		u.showLastPromptToken()
 	}
 	u.st.Timings = append(u.st.Timings, run.Timing)
-	u.timing.Display(u.st.Timings, u.bandwidth, u.measuring)
+	u.timing.Display(u.st.Timings, u.st.Bandwidth, u.st.Measuring)
 	t := run.Timing
 	u.controls.Status.SetText(tr("app.status.done", i18n.Args{"Why": stopWords(run.StopReason), "Read": thousands(t.PrefillTokens),
 		"ReadTime": nums().Duration(t.PrefillSeconds), "Written": thousands(t.DecodeTokens), "WriteTime": nums().Duration(t.DecodeSeconds),

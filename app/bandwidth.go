@@ -76,7 +76,7 @@ func (fc *host) probeAfterRun() {
 func (fc *host) adoptCeiling(c perf.Ceiling, ok bool) {
 	u := fc.ui
 	if ok {
-		u.ceiling, u.bandwidth = c, c.Best.BestGBs
+		u.ceiling, u.st.Bandwidth = c, c.Best.BestGBs
 	}
 }
 
@@ -85,14 +85,14 @@ func (fc *host) adoptCeiling(c perf.Ceiling, ok bool) {
 // meanwhile waits for it (postpone).
 func (fc *host) remeasure() {
 	u := fc.ui
-	if measureBandwidth == nil || u.measuring {
+	if measureBandwidth == nil || u.st.Measuring {
 		return
 	}
 	if u.st.Running {
 		u.controls.Status.SetText(tr("app.bw.busy", nil))
 		return
 	}
-	u.measuring = true
+	u.st.Measuring = true
 	u.host.showCeiling()
 	m, _ := u.backend.(perf.WeightHolder)
 	done := make(chan struct{})
@@ -104,13 +104,13 @@ func (fc *host) remeasure() {
 		close(done) // before u.do: waitProbe may hold the UI goroutine
 		c, ok := bandwidthCeiling()
 		u.do(func() {
-			u.measuring = false
+			u.st.Measuring = false
 			if err != nil {
 				fmt.Println("loupe: bandwidth:", err)
 			}
 			u.host.adoptCeiling(c, ok)
 			u.host.showCeiling()
-			u.timing.Display(u.st.Timings, u.bandwidth, false)
+			u.timing.Display(u.st.Timings, u.st.Bandwidth, false)
 			if u.generateAfter && !u.loading {
 				u.generateAfter = false
 				u.generate()
@@ -122,7 +122,7 @@ func (fc *host) remeasure() {
 // showCeiling writes where the figure comes from in the Timing panel.
 func (fc *host) showCeiling() {
 	u := fc.ui
-	u.timing.SetCeiling(ceilingText(u.ceiling, u.bandwidth > 0, u.measuring, time.Now()), !u.measuring && !u.st.Running)
+	u.timing.SetCeiling(ceilingText(u.ceiling, u.st.Bandwidth > 0, u.st.Measuring, time.Now()), !u.st.Measuring && !u.st.Running)
 }
 
 // ceilingText says what the bandwidth figure is worth: its probes and

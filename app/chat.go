@@ -200,7 +200,7 @@ func (fc *chatArea) chatFinished(run *trace.Run) {
 	}
 	u.chatArea.labels = append(u.chatArea.labels, label)
 	u.timing.Labels = u.chatArea.labels
-	u.timing.Display(u.st.Timings, u.bandwidth, u.measuring)
+	u.timing.Display(u.st.Timings, u.st.Bandwidth, u.st.Measuring)
 }
 
 // draftOf splits the reply by the tokens' thinking flags (the block may

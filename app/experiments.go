@@ -76,7 +76,7 @@ func (fc *experimentRunner) planExperiment(key string) {
 		u.experiments.Plan.SetText(tr("app.exp.open_model", nil))
 		return
 	}
-	speeds := experiment.GuessSpeeds(u.st.Info, u.bandwidth)
+	speeds := experiment.GuessSpeeds(u.st.Info, u.st.Bandwidth)
 	if n := len(u.st.Timings); n > 0 {
 		t := u.st.Timings[n-1]
 		if pre, dec := stats.Rate(t.PrefillTokens, t.PrefillSeconds), stats.Rate(t.DecodeTokens, t.DecodeSeconds); pre > 0 && dec > 0 {
@@ -161,7 +161,7 @@ func (fc *experimentRunner) startExperiment(m *engine.Model, opt experiment.Opti
 	ctx, cancel := context.WithCancel(u.ctx)
 	u.cancel, u.st.Running = cancel, true
 	u.gen++
-	gen, bw := u.gen, u.bandwidth
+	gen, bw := u.gen, u.st.Bandwidth
 	u.controls.SetRunning(true)
 	u.experiments.SetRunning(true)
 	u.st.Experiment = session.Experiment{}

@@ -82,7 +82,7 @@ func (u *UI) postpone() bool {
 	switch {
 	case u.loading:
 		u.controls.Status.SetText(tr("app.status.loading_then", nil))
-	case u.measuring:
+	case u.st.Measuring:
 		// Measuring streams memory on every core: a generation now would
 		// time the contention, not the model.
 		u.controls.Status.SetText(tr("app.status.measuring_bw", nil))

@@ -54,7 +54,7 @@ func (fc *lessonMode) measureOptions() lesson.MeasureOptions {
 	if u.lessonMode.run != nil {
 		opt.Settings = u.lessonMode.run.Settings
 	}
-	bw := u.bandwidth
+	bw := u.st.Bandwidth
 	if bw > 0 {
 		opt.Bandwidth = func() (float64, error) { return bw, nil }
 	}
@@ -168,7 +168,7 @@ func (fc *lessonMode) keepMeasuredRuns(base *trace.Run, e *lesson.Extra) {
 		u.chatArea.labels = append(u.chatArea.labels, tr("views.timing.run", i18n.Args{"N": len(u.st.Timings)})+" · "+r.Origin)
 	}
 	u.timing.Labels = u.chatArea.labels
-	u.timing.Display(u.st.Timings, u.bandwidth, u.measuring)
+	u.timing.Display(u.st.Timings, u.st.Bandwidth, u.st.Measuring)
 	s := u.st
 	if n := len(e.Runs); n > 0 && e.Ablated != nil && len(e.Runs[n-1].Settings.Ablate) > 0 {
 		if a := slices.Index(s.Runs, base); a >= 0 {

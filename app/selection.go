@@ -59,7 +59,6 @@ func (u *UI) drawn(p views.Panel, v session.View) bool {
 // knows of the machine and the model's on-demand recomputations.
 func (u *UI) view() session.View {
 	v := u.st.View()
-	v.Bandwidth, v.Measuring = u.bandwidth, u.measuring
 	v.OnDemand = u.insideJobs.onDemand()
 	v.ModelName, v.CPU, v.Kernels = u.shownInfo().Name, cpuLine(), modelKernelLine(u.backend)
 	if insp, ok := u.backend.(Inspector); ok {

@@ -105,13 +105,11 @@ type jobs struct {
 // machine is what the window knows of the computer: the threads it runs
 // on and the memory bandwidth measured (bandwidth.go).
 type machine struct {
-	threads   int          // worker threads set on the backend (0: the engine's default)
-	mem       memoryLimit  // the soft limit on Go's heap (memory.go)
-	bandwidth float64      // measured read GB/s, 0 unknown
-	ceiling   perf.Ceiling // the probes behind it
-	measuring bool
-	probeDue  bool          // a probe waits for the first run at start-up to end
-	probing   chan struct{} // closed when the probe running now ends (it may read the model's weights)
+	threads  int           // worker threads set on the backend (0: the engine's default)
+	mem      memoryLimit   // the soft limit on Go's heap (memory.go)
+	ceiling  perf.Ceiling  // the probes behind the session's bandwidth
+	probeDue bool          // a probe waits for the first run at start-up to end
+	probing  chan struct{} // closed when the probe running now ends (it may read the model's weights)
 }
 
 // facets are the parts of the window with methods of their own: each

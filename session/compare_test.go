@@ -117,6 +117,10 @@ func TestViewCarriesTheModel(t *testing.T) {
 	if v.ModelName != "Qwen2.5-0.5B" || v.Info.Layers != 24 {
 		t.Errorf("model %q with %d layers", v.ModelName, v.Info.Layers)
 	}
+	s.Bandwidth, s.Measuring = 46.5, true
+	if v := s.View(); v.Bandwidth != 46.5 || !v.Measuring {
+		t.Errorf("bandwidth %v, measuring %v: the Timing tab reads 46.5 GB/s being measured", v.Bandwidth, v.Measuring)
+	}
 	if v.A != nil || v.B != nil || v.Compared != (Compared{}) {
 		t.Errorf("no pair chosen, the View has %p %p at %+v", v.A, v.B, v.Compared)
 	}

@@ -35,6 +35,8 @@ type State struct {
 	Live      trace.Timing      // the running generation so far
 	Running   bool              // a generation is under way
 	Settings  trace.Settings    // of the running generation
+	Bandwidth float64           // the machine's measured read GB/s, 0 unknown
+	Measuring bool              // the bandwidth is being measured
 
 	// The selection the panels follow.
 	Query  int  // selected token, -1 when none

@@ -28,9 +28,10 @@ type View struct {
 	Settings   trace.Settings // of the run shown: the running one, else the last finished (the sampler's stages)
 	Live       bool           // Timings ends with the running generation
 
-	// What the window adds from the machine and the model.
-	Bandwidth float64                // measured read GB/s, 0 unknown
-	Measuring bool                   // the bandwidth is being measured
+	Bandwidth float64 // measured read GB/s, 0 unknown
+	Measuring bool    // the bandwidth is being measured
+
+	// What the window adds from the model.
 	OnDemand  bool                   // a position the run did not capture can be recomputed now
 	Embedding func(id int) []float32 // a row of the embedding table; nil when the model cannot read one
 	Inspected Inspected              // the last position recomputed against the run's cache
@@ -72,7 +73,8 @@ func (in Inspected) HasRows(run *trace.Run, layer, kvHead int) bool {
 func (s *State) View() View {
 	v := View{Info: s.Info, Tokens: s.Tokens, Steps: s.Steps, Attention: s.Attention, MLPs: s.MLPs,
 		Running: s.Running, Query: s.Query, Source: s.Source, Follow: s.Follow, Kind: s.Kind,
-		Heads: s.Heads, Count: s.Count, Timings: s.Timings, Experiment: s.Experiment}
+		Heads: s.Heads, Count: s.Count, Timings: s.Timings, Experiment: s.Experiment,
+		Bandwidth: s.Bandwidth, Measuring: s.Measuring}
 	if !s.Running {
 		v.Run = s.LastRun
 	}

@@ -112,8 +112,8 @@ func (u *UI) finish(gen int, run *trace.Run, err error) {
 	}
 	u.dirty = true
 	u.refreshPanels()
-	u.mem.decoding()
-	u.mem.keepHeadroom()
+	u.host.mem.decoding()
+	u.host.mem.keepHeadroom()
 	u.continueChain(err)
 	u.lessonMode.lessonRunFinished()
 	u.afterRun(err)

@@ -153,7 +153,7 @@ func (fc *experimentRunner) rerunExperiment() {
 	}
 	if rec.Threads > 0 && rec.Threads != m.Threads() {
 		m.SetThreads(rec.Threads)
-		u.threads = rec.Threads
+		u.host.threads = rec.Threads
 	}
 	u.experimentRunner.startExperiment(m, opt)
 }

@@ -83,7 +83,7 @@ func (fc *experimentRunner) planExperiment(key string) {
 			speeds = experiment.Speeds{PrefillTokS: pre, DecodeTokS: dec}
 		}
 	}
-	threads := u.threads
+	threads := u.host.threads
 	if m, ok := u.backend.(*engine.Model); ok {
 		threads = m.Threads()
 	}

@@ -51,9 +51,9 @@ func (u *UI) generate() {
 	if !ok {
 		return
 	}
-	if s.Threads != u.threads {
+	if s.Threads != u.host.threads {
 		u.backend.SetThreads(s.Threads) // rebuilds the worker pool: only on a change
-		u.threads = s.Threads
+		u.host.threads = s.Threads
 	}
 	req, _, ids, err := u.chatArea.chatTurn(prompt)
 	if err != nil {
@@ -143,7 +143,7 @@ func (u *UI) begin(prompt string, ids []int, s trace.Settings) {
 	u.runStart, u.runCPU = time.Now(), perf.ProcessCPUSeconds()
 	opt := generateOptions(s, u.st.Info, len(ids))
 	opt.Kernels = kernels.Current() // the window's: readSettings applied it
-	u.mem.forRun(u.st.Info, len(ids), s.MaxTokens, opt)
+	u.host.mem.forRun(u.st.Info, len(ids), s.MaxTokens, opt)
 	var painted <-chan struct{}
 	if u.frames != nil {
 		painted = u.frames.arm()
@@ -218,9 +218,9 @@ func (u *UI) deliver(gen int, evs *events) {
 	u.st.Attention = trace.TrimAttention(u.st.Attention, liveAttnBudget, u.pinnedAttention())
 	u.refreshPanels()
 	if len(u.st.Steps) > 0 {
-		u.mem.decoding()
+		u.host.mem.decoding()
 	}
-	u.mem.keepHeadroom()
+	u.host.mem.keepHeadroom()
 }
 
 // stop cancels the running generation; the engine answers within a token.

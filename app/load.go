@@ -79,7 +79,7 @@ func (u *UI) loaded(path string, b Backend, err error) {
 	if u.backend != nil {
 		u.backend.Close()
 	}
-	u.backend, u.st.Info, u.threads = b, b.Info(), 0
+	u.backend, u.st.Info, u.host.threads = b, b.Info(), 0
 	u.modelPath = path
 	u.knobs.restoreSampling()
 	u.chatArea.chatModelLoaded()

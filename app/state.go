@@ -38,7 +38,6 @@ type UI struct {
 	runData
 	selection
 	jobs
-	machine
 
 	demoDir string // the extracted demo model: not a "recent model"
 	hooks
@@ -102,8 +101,9 @@ type jobs struct {
 	exitAfterShot func()
 }
 
-// machine is what the window knows of the computer: the threads it runs
-// on and the memory bandwidth measured (bandwidth.go).
+// machine is what the host facet knows of the computer: the threads the
+// model runs on, the heap's limit and the bandwidth probes (the figure
+// itself is the session's).
 type machine struct {
 	threads  int           // worker threads set on the backend (0: the engine's default)
 	mem      memoryLimit   // the soft limit on Go's heap (memory.go)

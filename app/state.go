@@ -56,16 +56,15 @@ type widgets struct {
 	timing      *views.TimingPanel
 	model       *views.ModelPanel
 	mlp         *views.MLPPanel
-	deltaNet    *views.DeltaNetPanel      // Qwen3.5's recurrent layers: α, β, state norm
-	experts     *views.ExpertsPanel       // an MoE model's routing of the selected token
-	expertTab   *container.TabItem        // shown only while an MoE model is open
-	deltaNetTab *container.TabItem        // shown only while a model with Gated DeltaNet layers is open
-	inside      *inside                   // Embedding, KV cache, Logit lens, Sampler (inside.go)
-	compare     *views.ComparePanel       // compare.go
-	bar         *views.AblateBar          // under the attention grid: heads to switch off
-	tabs        *container.AppTabs        // the panels
-	panels      []views.Panel             // the tabs' panels, in order (ui.go)
-	exports     map[string]views.Exporter // every panel by its export name, and the head view (figures.go)
+	deltaNet    *views.DeltaNetPanel // Qwen3.5's recurrent layers: α, β, state norm
+	experts     *views.ExpertsPanel  // an MoE model's routing of the selected token
+	expertTab   *container.TabItem   // shown only while an MoE model is open
+	deltaNetTab *container.TabItem   // shown only while a model with Gated DeltaNet layers is open
+	inside      *inside              // Embedding, KV cache, Logit lens, Sampler (inside.go)
+	compare     *views.ComparePanel  // compare.go
+	bar         *views.AblateBar     // under the attention grid: heads to switch off
+	tabs        *container.AppTabs   // the panels
+	panels      []views.Panel        // the tabs' panels, in order (ui.go)
 }
 
 // runData is what the panels show: the run on screen and the timings of

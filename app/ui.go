@@ -83,7 +83,7 @@ func (u *UI) newPanels() *container.AppTabs {
 		tabs.Append(it)
 	}
 	tabs.OnSelected = func(*container.TabItem) { defer u.rescue(); u.dirty = true; u.refreshPanels() }
-	u.exports = u.exportersByName()
+	u.menus.exports = u.exportersByName()
 	return tabs
 }
 

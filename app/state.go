@@ -112,9 +112,12 @@ type machine struct {
 }
 
 // facets are the parts of the window with methods of their own: each
-// holds the UI (ui) and is called by name (u.lessonMode.goChapter). They
-// still reach into the UI's fields; their state can move into them, or
-// into session, one at a time.
+// holds the UI (ui) and is called by name (u.lessonMode.goChapter). Each
+// keeps the state only it uses (the lesson card, the Inspect job, the
+// chat's drafts, the machine's probes, the model dialogs, the knobs'
+// start values, the exporters, the experiment's options and record);
+// what the panels read is the session's. They still reach into the UI
+// for the widgets and the session.
 type facets struct {
 	insideJobs       *insideJobs
 	host             *host

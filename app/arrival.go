@@ -112,8 +112,8 @@ func (u *UI) finish(gen int, run *trace.Run, err error) {
 	}
 	u.dirty = true
 	u.refreshPanels()
-	u.mem.decoding()
-	u.mem.keepHeadroom()
+	u.host.mem.decoding()
+	u.host.mem.keepHeadroom()
 	u.continueChain(err)
 	u.lessonMode.lessonRunFinished()
 	u.afterRun(err)
@@ -148,7 +148,7 @@ func (u *UI) adoptRun(run *trace.Run) {
 		u.showLastPromptToken()
 	}
 	u.st.Timings = append(u.st.Timings, run.Timing)
-	u.timing.Display(u.st.Timings, u.bandwidth, u.measuring)
+	u.timing.Display(u.st.Timings, u.st.Bandwidth, u.st.Measuring)
 	t := run.Timing
 	u.controls.Status.SetText(tr("app.status.done", i18n.Args{"Why": stopWords(run.StopReason), "Read": thousands(t.PrefillTokens),
 		"ReadTime": nums().Duration(t.PrefillSeconds), "Written": thousands(t.DecodeTokens), "WriteTime": nums().Duration(t.DecodeSeconds),

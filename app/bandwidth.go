@@ -10,7 +10,10 @@ import (
 )
 
 // host is what the window measures of the computer: memory bandwidth, the heap's limit, the UI's latency and the timing log.
-type host struct{ ui *UI }
+type host struct {
+	ui *UI
+	machine
+}
 
 // The Timing panel sets decode against the machine's read bandwidth. On a
 // shared machine one probe can only come out low (another program reads
@@ -57,7 +60,7 @@ func (fc *host) startBandwidth() {
 	switch {
 	case u.opt.Quit:
 	case u.generateAfter:
-		u.probeDue = true
+		u.host.probeDue = true
 	default:
 		u.host.remeasure()
 	}
@@ -66,8 +69,8 @@ func (fc *host) startBandwidth() {
 // probeAfterRun runs the probe that start-up deferred, once a run ended.
 func (fc *host) probeAfterRun() {
 	u := fc.ui
-	if u.probeDue && !u.st.Running {
-		u.probeDue = false
+	if u.host.probeDue && !u.st.Running {
+		u.host.probeDue = false
 		u.host.remeasure()
 	}
 }
@@ -76,7 +79,7 @@ func (fc *host) probeAfterRun() {
 func (fc *host) adoptCeiling(c perf.Ceiling, ok bool) {
 	u := fc.ui
 	if ok {
-		u.ceiling, u.bandwidth = c, c.Best.BestGBs
+		u.host.ceiling, u.st.Bandwidth = c, c.Best.BestGBs
 	}
 }
 
@@ -85,18 +88,18 @@ func (fc *host) adoptCeiling(c perf.Ceiling, ok bool) {
 // meanwhile waits for it (postpone).
 func (fc *host) remeasure() {
 	u := fc.ui
-	if measureBandwidth == nil || u.measuring {
+	if measureBandwidth == nil || u.st.Measuring {
 		return
 	}
 	if u.st.Running {
 		u.controls.Status.SetText(tr("app.bw.busy", nil))
 		return
 	}
-	u.measuring = true
+	u.st.Measuring = true
 	u.host.showCeiling()
 	m, _ := u.backend.(perf.WeightHolder)
 	done := make(chan struct{})
-	u.probing = done
+	u.host.probing = done
 	u.wg.Add(1)
 	go func() {
 		defer u.wg.Done()
@@ -104,13 +107,13 @@ func (fc *host) remeasure() {
 		close(done) // before u.do: waitProbe may hold the UI goroutine
 		c, ok := bandwidthCeiling()
 		u.do(func() {
-			u.measuring = false
+			u.st.Measuring = false
 			if err != nil {
 				fmt.Println("loupe: bandwidth:", err)
 			}
 			u.host.adoptCeiling(c, ok)
 			u.host.showCeiling()
-			u.timing.Display(u.st.Timings, u.bandwidth, false)
+			u.timing.Display(u.st.Timings, u.st.Bandwidth, false)
 			if u.generateAfter && !u.loading {
 				u.generateAfter = false
 				u.generate()
@@ -122,7 +125,7 @@ func (fc *host) remeasure() {
 // showCeiling writes where the figure comes from in the Timing panel.
 func (fc *host) showCeiling() {
 	u := fc.ui
-	u.timing.SetCeiling(ceilingText(u.ceiling, u.bandwidth > 0, u.measuring, time.Now()), !u.measuring && !u.st.Running)
+	u.timing.SetCeiling(ceilingText(u.host.ceiling, u.st.Bandwidth > 0, u.st.Measuring, time.Now()), !u.st.Measuring && !u.st.Running)
 }
 
 // ceilingText says what the bandwidth figure is worth: its probes and
@@ -167,8 +170,8 @@ func safeMeasure(m perf.WeightHolder) (b perf.Bandwidth, err error) {
 // waitProbe waits for a running probe to end: it may be reading the
 // weights of the model about to be closed.
 func (u *UI) waitProbe() {
-	if u.probing != nil {
-		<-u.probing
-		u.probing = nil
+	if u.host.probing != nil {
+		<-u.host.probing
+		u.host.probing = nil
 	}
 }

@@ -14,8 +14,16 @@ import (
 	"loupe/views"
 )
 
-// chatArea is the Chat | Complete switch above the prompt: the conversation, its presets and its turns.
-type chatArea struct{ ui *UI }
+// chatArea is the Chat | Complete switch above the prompt: the
+// conversation, its presets and its turns (the turns themselves are the
+// session's, without the system message, which the panel holds).
+type chatArea struct {
+	ui      *UI
+	drafts  []views.Draft // each reply's draft cost
+	presets []chat.Preset
+	labels  []string     // Timing panel names of the runs
+	pending *chatRequest // the chat turn begin hands to the worker
+}
 
 // ChatBackend is what chat mode needs beyond Backend; *engine.Model has
 // it. A backend without it (the tests' fake) offers Complete mode only.
@@ -29,14 +37,6 @@ type ChatBackend interface {
 }
 
 var _ ChatBackend = (*engine.Model)(nil)
-
-// chatState is the conversation of the window: its turns (without the
-// system message, which the panel holds) and each reply's draft cost.
-type chatState struct {
-	drafts  []views.Draft
-	presets []chat.Preset
-	labels  []string // Timing panel names of the runs
-}
 
 // chatRequest is one chat generation handed to the worker.
 type chatRequest struct {
@@ -56,7 +56,7 @@ func (fc *chatArea) newChatPanel() *views.ChatPanel {
 // chatModelLoaded offers chat for a model whose folder has a template.
 func (fc *chatArea) chatModelLoaded() {
 	u := fc.ui
-	u.st.Turns, u.chat.drafts, u.chat.presets = nil, nil, nil
+	u.st.Turns, u.chatArea.drafts, u.chatArea.presets = nil, nil, nil
 	cb, ok := u.backend.(ChatBackend)
 	if !ok {
 		u.chatPanel.SetAvailable(false, false, nil)
@@ -64,9 +64,9 @@ func (fc *chatArea) chatModelLoaded() {
 		return
 	}
 	t, err := cb.ChatTemplate()
-	u.chat.presets = cb.SamplingPresets()
+	u.chatArea.presets = cb.SamplingPresets()
 	var names []string
-	for _, p := range u.chat.presets {
+	for _, p := range u.chatArea.presets {
 		names = append(names, p.Name)
 	}
 	u.chatPanel.SetAvailable(err == nil, err == nil && t.HasThinking(), names)
@@ -88,7 +88,7 @@ func (fc *chatArea) chatModelLoaded() {
 // applyPreset sets the sampling knobs to a preset, one click.
 func (fc *chatArea) applyPreset(name string) {
 	u := fc.ui
-	for _, p := range u.chat.presets {
+	for _, p := range u.chatArea.presets {
 		if p.Name != name {
 			continue
 		}
@@ -113,7 +113,7 @@ func (fc *chatArea) newChat() {
 	if u.st.Running {
 		return
 	}
-	u.st.Turns, u.chat.drafts = nil, nil
+	u.st.Turns, u.chatArea.drafts = nil, nil
 	u.chatPanel.ShowTurns(nil, nil)
 	u.left.Refresh()
 	u.controls.Status.SetText(tr("app.chat.new_done", nil))
@@ -191,16 +191,16 @@ func (fc *chatArea) chatFinished(run *trace.Run) {
 		if cb, ok := u.backend.(ChatBackend); ok {
 			u.st.Turns = append(u.st.Turns, run.Messages[len(run.Messages)-1],
 				chat.Message{Role: chat.Assistant, Content: cb.Reply(run)})
-			u.chat.drafts = append(u.chat.drafts, draftOf(run))
-			u.chatPanel.ShowTurns(u.st.Turns, u.chat.drafts)
+			u.chatArea.drafts = append(u.chatArea.drafts, draftOf(run))
+			u.chatPanel.ShowTurns(u.st.Turns, u.chatArea.drafts)
 			u.left.Refresh() // the column grew: lay it out again
 			u.controls.Prompt.SetText("")
 		}
 		label += tr("app.chat.think_"+map[string]string{"on": "on", "off": "off", "": "default"}[run.Think], nil)
 	}
-	u.chat.labels = append(u.chat.labels, label)
-	u.timing.Labels = u.chat.labels
-	u.timing.Display(u.st.Timings, u.bandwidth, u.measuring)
+	u.chatArea.labels = append(u.chatArea.labels, label)
+	u.timing.Labels = u.chatArea.labels
+	u.timing.Display(u.st.Timings, u.st.Bandwidth, u.st.Measuring)
 }
 
 // draftOf splits the reply by the tokens' thinking flags (the block may

@@ -51,11 +51,11 @@ func TestChatTwoTurns(t *testing.T) {
 	if !u.chatPanel.Chat() || u.chatPanel.Think.Disabled() {
 		t.Fatalf("chat %v, think switch disabled %v", u.chatPanel.Chat(), u.chatPanel.Think.Disabled())
 	}
-	if n := len(u.chat.presets); n != 3 {
+	if n := len(u.chatArea.presets); n != 3 {
 		t.Fatalf("%d presets, want generation_config.json's and the two of the Qwen3 card", n)
 	}
 	test := u.chatPanel.Presets
-	test.SetSelected(u.chat.presets[1].Name) // recommended for thinking
+	test.SetSelected(u.chatArea.presets[1].Name) // recommended for thinking
 	if u.controls.Mode.Value() != views.Sampling || u.controls.Temperature.Text != "0.6" || u.controls.TopK.Text != "20" || u.controls.TopP.Text != "0.95" {
 		t.Errorf("preset not applied: %s T=%s k=%s p=%s", u.controls.Mode.Value(), u.controls.Temperature.Text, u.controls.TopK.Text, u.controls.TopP.Text)
 	}

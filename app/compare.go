@@ -1,8 +1,6 @@
 package app
 
 import (
-	"loupe/session"
-	"loupe/trace"
 	"loupe/trace/stats"
 	"loupe/views"
 )
@@ -19,24 +17,9 @@ type compareState struct {
 // (View › Count layers and heads); the CLI and --ablate count from 0.
 func (u *UI) headBase() int { return u.st.Count.Base() }
 
-// refreshCompare redraws the Compare tab for the selected step and the
-// query ⟶ source of the attention grid.
-func (u *UI) refreshCompare() {
-	a, b, ok := u.st.Pair()
-	if !ok {
-		u.compare.Clear(tr("app.compare.nothing", nil))
-		return
-	}
-	q, s := u.comparedPositions(a, b)
-	if q < 0 {
-		q, s = ownStep(u.st, a, b), -1
-	}
-	pos := q
-	if q >= 0 && q < len(a.Tokens) && !a.Tokens[q].Generated {
-		pos = q + 1 // a prompt token: the step that predicts after it
-	}
-	u.compare.Display(views.Compare(a, b, pos, q, s), u.st.Kind)
-}
+// refreshCompare redraws the Compare tab now, on screen or not: a new
+// pair, a rerun's end and the lesson read what it shows.
+func (u *UI) refreshCompare() { u.compare.ShowView(u.view()) }
 
 // rebaseKind writes the compared pair's sentence in another numbering:
 // one that names heads or experts (layer:head, "counted from 1") was
@@ -59,48 +42,6 @@ func (u *UI) rebaseKind(from, to int) {
 			return
 		}
 	}
-}
-
-// comparedPositions maps the stream's selected query and the grid's source
-// (positions of the run the stream shows) to positions of run A.
-func (u *UI) comparedPositions(a, b *trace.Run) (q, s int) {
-	q, s = u.st.Query, u.attn.Source()
-	if u.st.Source >= 0 {
-		s = u.st.Source
-	}
-	cur := u.st.LastRun
-	if cur == nil || cur == a || u.st.Running {
-		return q, s
-	}
-	var al stats.Alignment
-	if cur == b {
-		al = stats.Align(b.Tokens, a.Tokens, stats.PromptLen(b), stats.PromptLen(a))
-	} else {
-		al = stats.Align(cur.Tokens, a.Tokens, stats.PromptLen(cur), stats.PromptLen(a))
-	}
-	at := func(i int) int {
-		if i < 0 || i >= len(al.AtoB) {
-			return -1
-		}
-		return al.AtoB[i]
-	}
-	return at(q), at(s)
-}
-
-// ownStep is the position of A compared when the stream's run does not
-// line up with A: the one ◀ ▶ chose, else where B's text first leaves A's,
-// else A's first written token.
-func ownStep(st *session.State, a, b *trace.Run) int {
-	if st.Step >= 0 && st.Step < len(a.Tokens) {
-		return st.Step
-	}
-	if first := views.Compare(a, b, -1, -1, -1).FirstA; first >= 0 && first < len(a.Tokens) {
-		return first
-	}
-	if len(a.Steps) > 0 {
-		return a.Steps[0].Pos
-	}
-	return -1
 }
 
 // compareStep moves the compared step (◀ ▶ of the Compare tab): the

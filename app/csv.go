@@ -34,7 +34,7 @@ type wholeCSV interface{ WholeCSV() ([]byte, error) }
 
 // csvData is the CSV of one panel for the current selection.
 func (u *UI) csvData(panel string) ([]byte, error) {
-	e, ok := u.exports[panel]
+	e, ok := u.menus.exports[panel]
 	if !ok {
 		return nil, fmt.Errorf("no panel %q", panel)
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/dialog"
@@ -18,81 +17,20 @@ import (
 	"loupe/engine/fingerprint"
 	"loupe/i18n"
 	"loupe/kernels"
+	"loupe/session"
 	"loupe/views"
 	"loupe/viz"
 )
 
-// experimentFigure draws the last experiment's result, with the sentence
-// reading it under the figure: the export, read away from the window.
-func (fc *experimentRunner) experimentFigure() viz.Figure {
-	u := fc.ui
-	return u.experimentRunner.experimentFigureWith(true)
-}
-
-// experimentPanelFigure is the figure the panel shows: without the
-// sentences, which the panel writes above and below it in full (in the
-// figure they would be cut to a line at 1,366 px). It reads at about 19
-// px a bar row plus 110 px of title and axis; the two texts' figure at
-// 380 px (less drops the second text's bar).
-func (fc *experimentRunner) experimentPanelFigure() viz.Figure {
-	u := fc.ui
-	need := float32(0)
-	if r := u.experiment; r != nil {
-		need = float32(110 + 2*19*len(r.Points))
-		if r.What == experiment.Texts {
-			need = 380
-		}
-		if r.What == experiment.Batch { // three bars a point (batchexperiment.go)
-			need = float32(110 + 3*19*len(r.Points))
-		}
-	}
-	u.experiments.SetFigureNeed(need)
-	return u.experimentRunner.experimentFigureWith(false)
-}
-
-// experimentFigureWith draws the last result, notes: with the reading
-// sentence and where the sweep stopped under the figure.
-func (fc *experimentRunner) experimentFigureWith(withNotes bool) viz.Figure {
-	u := fc.ui
-	th := u.vizTheme()
-	r := u.experiment
-	if r == nil {
-		return viz.NoData(th, tr("app.exp.none_yet", nil))
-	}
-	if r.What == experiment.Texts {
-		rows := make([]viz.TimingRow, len(r.Points))
-		for i, p := range r.Points {
-			rows[i] = viz.TimingRow{Label: p.Label, PrefillTokens: p.PrefillTokens, PrefillSeconds: p.PrefillSeconds,
-				DecodeTokens: p.DecodeTokens, DecodeSeconds: p.DecodeSeconds, BytesPerToken: p.BytesPerToken}
-		}
-		return viz.TimingBars(rows, r.BandwidthGBs, th)
-	}
-	if r.What == experiment.Batch {
-		return batchFigure(*r, withNotes, th)
-	}
-	pts := make([]viz.SweepPoint, len(r.Points))
-	for i, p := range r.Points {
-		pts[i] = viz.SweepPoint{Label: p.Label, PrefillTokS: p.PrefillTokS, DecodeTokS: p.DecodeTokS,
-			PredictedTokS: p.PredictedDecodeTokS, BytesPerToken: p.BytesPerToken}
-	}
-	var notes []string
-	if withNotes {
-		notes = append(notes, experiment.ReadingIn(*r, views.Lang))
-		if r.Stopped != "" {
-			notes = append(notes, r.Stopped)
-		}
-	}
-	return viz.Sweep(experimentTitle(r.What), pts, notes, th)
-}
-
 // experimentCSV is the last experiment's points.
 func (fc *experimentRunner) experimentCSV() ([]byte, error) {
 	u := fc.ui
-	if u.experiment == nil {
+	r := u.st.Experiment.Result
+	if r == nil {
 		return nil, errors.New(tr("app.exp.none_yet", nil))
 	}
 	var b bytes.Buffer
-	err := experiment.WriteCSV(&b, *u.experiment)
+	err := experiment.WriteCSV(&b, *r)
 	return b.Bytes(), err
 }
 
@@ -103,7 +41,11 @@ type experimentExport struct {
 	u *UI
 }
 
-func (e experimentExport) Figure() viz.Figure { return e.u.experimentRunner.experimentFigure() }
+// Figure is the last result with the sentence reading it under the
+// figure: the export, read away from the window.
+func (e experimentExport) Figure() viz.Figure {
+	return views.ExperimentFigure(e.u.st.Experiment.Result, true, e.u.vizTheme())
+}
 func (e experimentExport) CSV(*views.CSV) error {
 	return errors.New("the experiments write their CSV whole")
 }
@@ -118,13 +60,13 @@ func (fc *experimentRunner) saveExperiment() {
 		u.fail(tr("app.err.save_exp", nil), err)
 		return
 	}
-	u.menus.saveFile(tr("app.save.exp_title", nil), "loupe-experiment-"+u.experiment.What+".json", "json", data)
+	u.menus.saveFile(tr("app.save.exp_title", nil), "loupe-experiment-"+u.st.Experiment.Result.What+".json", "json", data)
 }
 
 // experimentJSON is the last result as a saved experiment.
 func (fc *experimentRunner) experimentJSON() ([]byte, error) {
 	u := fc.ui
-	r := u.experiment
+	r := u.st.Experiment.Result
 	m, ok := u.backend.(*engine.Model)
 	if r == nil || !ok {
 		return nil, errors.New("run an experiment first")
@@ -133,7 +75,7 @@ func (fc *experimentRunner) experimentJSON() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	rec := experiment.NewRecord(*r, u.experimentOpt, u.st.Info.Path, fp, recordedKernels(u.experimentOpt.Kernels), m.Threads())
+	rec := experiment.NewRecord(*r, fc.opt, u.st.Info.Path, fp, recordedKernels(fc.opt.Kernels), m.Threads())
 	return json.MarshalIndent(rec, "", " ")
 }
 
@@ -169,10 +111,11 @@ func (fc *experimentRunner) openExperiment(path string) {
 		var rec experiment.Record
 		if rec, err = experiment.ReadRecord(data); err == nil {
 			r := rec.Result()
-			u.experiment, u.experimentRecord = &r, &rec
+			u.st.Experiment, fc.record = session.Experiment{Result: &r, Reading: rec.Reading}, &rec
 			u.showTab("experiments")
 			u.experiments.Choose(rec.What)
-			u.experiments.Display(u.experimentRunner.experimentPanelFigure(), rec.Reading, strings.Join(experimentNotes(r), "\n"))
+			u.dirty = true
+			u.refreshPanels()
 			u.experiments.Plan.SetText(tr("app.exp.saved_plan", i18n.Args{"When": rec.When.Local().Format("2006-01-02 15:04"),
 				"Model": filepath.Base(rec.ModelPath), "Kernels": rec.Kernels, "Threads": rec.Threads}))
 			u.experiments.Rerun.Show()
@@ -186,7 +129,7 @@ func (fc *experimentRunner) openExperiment(path string) {
 // (checked by its fingerprint), options, kernel level and threads.
 func (fc *experimentRunner) rerunExperiment() {
 	u := fc.ui
-	rec := u.experimentRecord
+	rec := fc.record
 	m, ok := u.backend.(*engine.Model)
 	switch {
 	case rec == nil:
@@ -210,7 +153,7 @@ func (fc *experimentRunner) rerunExperiment() {
 	}
 	if rec.Threads > 0 && rec.Threads != m.Threads() {
 		m.SetThreads(rec.Threads)
-		u.threads = rec.Threads
+		u.host.threads = rec.Threads
 	}
 	u.experimentRunner.startExperiment(m, opt)
 }

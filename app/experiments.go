@@ -12,12 +12,19 @@ import (
 	"loupe/engine/experiment"
 	"loupe/engine/perf"
 	"loupe/i18n"
+	"loupe/session"
 	"loupe/trace/stats"
 	"loupe/views"
 )
 
-// experimentRunner runs the Experiments tab's experiments and saves and opens their records.
-type experimentRunner struct{ ui *UI }
+// experimentRunner runs the Experiments tab's experiments and saves and
+// opens their records; the result shown is the session's.
+type experimentRunner struct {
+	ui      *UI
+	started bool               // --experiment has been run
+	opt     experiment.Options // of the last experiment started
+	record  *experiment.Record // the saved result opened, if any
+}
 
 // experimentList is, by key, what the Experiments panel offers, in the order a
 // lesson takes them: the two times first, then what moves each.
@@ -28,18 +35,6 @@ var experimentList = []views.Experiment{
 	{Key: experiment.Threads, Title: "app.exp.threads"},
 	{Key: experiment.Quant, Title: "app.exp.quant"},
 }
-
-// experimentTitles are the figures' titles, by key (experimentTitle).
-var experimentTitles = map[string]string{
-	experiment.Kernels: "app.exp.fig.kernels",
-	experiment.Context: "app.exp.fig.context",
-	experiment.Threads: "app.exp.fig.threads",
-	experiment.Quant:   "app.exp.fig.quant",
-}
-
-// experimentTitle is the figure title of experiment what in the window's
-// language.
-func experimentTitle(what string) string { return tr(experimentTitles[what], nil) }
 
 // newExperiments makes the Experiments panel and wires it.
 func (fc *experimentRunner) newExperiments() *views.ExperimentsPanel {
@@ -81,14 +76,14 @@ func (fc *experimentRunner) planExperiment(key string) {
 		u.experiments.Plan.SetText(tr("app.exp.open_model", nil))
 		return
 	}
-	speeds := experiment.GuessSpeeds(u.st.Info, u.bandwidth)
+	speeds := experiment.GuessSpeeds(u.st.Info, u.st.Bandwidth)
 	if n := len(u.st.Timings); n > 0 {
 		t := u.st.Timings[n-1]
 		if pre, dec := stats.Rate(t.PrefillTokens, t.PrefillSeconds), stats.Rate(t.DecodeTokens, t.DecodeSeconds); pre > 0 && dec > 0 {
 			speeds = experiment.Speeds{PrefillTokS: pre, DecodeTokS: dec}
 		}
 	}
-	threads := u.threads
+	threads := u.host.threads
 	if m, ok := u.backend.(*engine.Model); ok {
 		threads = m.Threads()
 	}
@@ -127,7 +122,7 @@ func (fc *experimentRunner) runExperimentAsking(key string, ask bool) {
 		return
 	}
 	opt.Kernels = c
-	u.experimentRecord = nil
+	fc.record = nil
 	if key == experiment.Quant && ask {
 		u.experimentRunner.confirmCopies(m, opt)
 		return
@@ -162,14 +157,16 @@ func (fc *experimentRunner) confirmCopies(m *engine.Model, opt experiment.Option
 // the result.
 func (fc *experimentRunner) startExperiment(m *engine.Model, opt experiment.Options) {
 	u := fc.ui
-	u.experimentOpt = opt
+	fc.opt = opt
 	ctx, cancel := context.WithCancel(u.ctx)
 	u.cancel, u.st.Running = cancel, true
 	u.gen++
-	gen, bw := u.gen, u.bandwidth
+	gen, bw := u.gen, u.st.Bandwidth
 	u.controls.SetRunning(true)
 	u.experiments.SetRunning(true)
-	u.experiments.Display(nil, "", "")
+	u.st.Experiment = session.Experiment{}
+	u.dirty = true
+	u.refreshPanels()
 	u.experiments.Status.SetText(tr("app.status.starting", nil))
 	opt.Progress = func(frac float64, what string) {
 		u.do(func() {
@@ -242,25 +239,16 @@ func (fc *experimentRunner) experimentDone(gen int, r experiment.Result, err err
 		u.experiments.Status.SetText("") // the figure says it is done
 	}
 	if err == nil {
-		u.keepExperimentRuns(r)
-		u.experiment = &r
-		u.experiments.Display(u.experimentRunner.experimentPanelFigure(), experiment.ReadingIn(r, views.Lang), strings.Join(experimentNotes(r), "\n"))
-		if rec := u.experimentRecord; rec != nil && !r.Cancelled {
+		if rec := fc.record; rec != nil && !r.Cancelled {
 			u.experiments.Status.SetText(tr("app.exp.rerun_done", nil) + " " + experiment.CompareIn(*rec, r, views.Lang))
 		}
+		u.st.Experiment = session.Experiment{Result: &r, Reading: experiment.ReadingIn(r, views.Lang)}
+		u.keepExperimentRuns(r)
+		u.dirty = true
+		u.refreshPanels()
 	}
 	u.afterRun(err)
 	u.idle()
-}
-
-// experimentNotes are the lines under the figure: where it stopped, then
-// what the figures are and are not.
-func experimentNotes(r experiment.Result) []string {
-	var notes []string
-	if r.Stopped != "" {
-		notes = append(notes, r.Stopped)
-	}
-	return append(notes, r.Notes...)
 }
 
 // validExperiment reports whether key names an experiment of the panel.
@@ -278,10 +266,10 @@ func validExperiment(key string) bool {
 func (fc *experimentRunner) startFlagExperiment() bool {
 	u := fc.ui
 	key := u.opt.Experiment
-	if key == "" || u.experimentStarted {
+	if key == "" || fc.started {
 		return false
 	}
-	u.experimentStarted = true
+	fc.started = true
 	u.showTab("experiments")
 	u.experiments.Choose(key)
 	u.experimentRunner.runExperimentAsking(key, false)

@@ -48,8 +48,8 @@ func TestExperimentTwoTexts(t *testing.T) {
 	}
 	test.Tap(u.experiments.Run)
 	h.wait()
-	if u.experiment == nil || len(u.experiment.Points) != 2 || u.st.Running {
-		t.Fatalf("result %+v, running %v", u.experiment, u.st.Running)
+	if u.st.Experiment.Result == nil || len(u.st.Experiment.Result.Points) != 2 || u.st.Running {
+		t.Fatalf("result %+v, running %v", u.st.Experiment.Result, u.st.Running)
 	}
 	if n := u.backend.(*engine.Model).CachedTokens(); n != 0 {
 		t.Errorf("the cache claims %d tokens of the experiment's text: the KV cache tab would show them as the run's", n)
@@ -86,8 +86,8 @@ func TestExperimentCancels(t *testing.T) {
 		test.Tap(u.experiments.Cancel)
 	})
 	h.wait()
-	if u.st.Running || u.experiment == nil || !u.experiment.Cancelled {
-		t.Fatalf("running %v, result %+v", u.st.Running, u.experiment)
+	if u.st.Running || u.st.Experiment.Result == nil || !u.st.Experiment.Result.Cancelled {
+		t.Fatalf("running %v, result %+v", u.st.Running, u.st.Experiment.Result)
 	}
 	if !strings.Contains(u.experiments.Status.Text, "Cancelled") || u.experiments.Run.Disabled() {
 		t.Fatalf("status %q, Run disabled %v", u.experiments.Status.Text, u.experiments.Run.Disabled())
@@ -113,9 +113,9 @@ func TestExperimentSaveOpenRerun(t *testing.T) {
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	onUI(func() { u.experiment = nil; u.experimentRunner.openExperiment(path) })
-	if u.experiment == nil || u.experimentRecord == nil || !u.experiments.Rerun.Visible() {
-		t.Fatalf("opened %v, record %v", u.experiment, u.experimentRecord)
+	onUI(func() { u.st.Experiment.Result = nil; u.experimentRunner.openExperiment(path) })
+	if u.st.Experiment.Result == nil || u.experimentRunner.record == nil || !u.experiments.Rerun.Visible() {
+		t.Fatalf("opened %v, record %v", u.st.Experiment.Result, u.experimentRunner.record)
 	}
 	// The rerun takes the recorded kernels and arithmetic (auto's too),
 	// whatever another run left.
@@ -125,12 +125,12 @@ func TestExperimentSaveOpenRerun(t *testing.T) {
 	onUI(u.experimentRunner.rerunExperiment)
 	h.wait()
 	if kernels.Arithmetic() != arith {
-		t.Errorf("the rerun computes %q, the experiment %q (recorded kernels %q)", kernels.Arithmetic(), arith, u.experimentRecord.Kernels)
+		t.Errorf("the rerun computes %q, the experiment %q (recorded kernels %q)", kernels.Arithmetic(), arith, u.experimentRunner.record.Kernels)
 	}
-	recorded, _ := kernels.ChoiceOf(u.experimentRecord.Kernels)
-	for _, p := range u.experiment.Points {
+	recorded, _ := kernels.ChoiceOf(u.experimentRunner.record.Kernels)
+	for _, p := range u.st.Experiment.Result.Points {
 		if p.Run != nil && p.Run.Settings.Kernels != recorded.Level().String() {
-			t.Errorf("rerun point %v ran %s, recorded kernels %q", p.Value, p.Run.Settings.Kernels, u.experimentRecord.Kernels)
+			t.Errorf("rerun point %v ran %s, recorded kernels %q", p.Value, p.Run.Settings.Kernels, u.experimentRunner.record.Kernels)
 		}
 	}
 	if s := u.experiments.Status.Text; !strings.Contains(s, "Re-run done") || !strings.Contains(s, "same tokens") {
@@ -181,8 +181,8 @@ func TestExperimentRunsJoinHistory(t *testing.T) {
 	case <-time.After(2 * time.Minute):
 		t.Fatal("the quantisation experiment did not end")
 	}
-	if u.experiment == nil || len(u.experiment.Points) != 3 {
-		t.Fatalf("quant result %+v", u.experiment)
+	if u.st.Experiment.Result == nil || len(u.st.Experiment.Result.Points) != 3 {
+		t.Fatalf("quant result %+v", u.st.Experiment.Result)
 	}
 	c := u.st
 	if len(c.Runs) != 6 || c.A != 3 || c.B != 5 {
@@ -233,8 +233,8 @@ func TestContextExperimentRunsJoinHistory(t *testing.T) {
 	case <-time.After(2 * time.Minute):
 		t.Fatal("the context experiment did not end")
 	}
-	if u.experiment == nil || len(u.experiment.Points) != 2 {
-		t.Fatalf("context result %+v", u.experiment)
+	if u.st.Experiment.Result == nil || len(u.st.Experiment.Result.Points) != 2 {
+		t.Fatalf("context result %+v", u.st.Experiment.Result)
 	}
 	c := u.st
 	if len(c.Runs) != 3 || c.Runs[1].Origin != "64 (context experiment)" || c.Runs[2].Origin != "256 (context experiment)" {

@@ -28,7 +28,7 @@ func (u *UI) vizTheme() viz.Theme {
 // figure is the viz figure of a panel for the current selection; false
 // when the panel has none (it is then exported as the window shows it).
 func (u *UI) figure(panel string) (viz.Figure, bool) {
-	e, ok := u.exports[panel]
+	e, ok := u.menus.exports[panel]
 	if !ok {
 		return nil, false
 	}

@@ -51,9 +51,9 @@ func (u *UI) generate() {
 	if !ok {
 		return
 	}
-	if s.Threads != u.threads {
+	if s.Threads != u.host.threads {
 		u.backend.SetThreads(s.Threads) // rebuilds the worker pool: only on a change
-		u.threads = s.Threads
+		u.host.threads = s.Threads
 	}
 	req, _, ids, err := u.chatArea.chatTurn(prompt)
 	if err != nil {
@@ -71,8 +71,8 @@ func (u *UI) generate() {
 	if views.NeedsLargeFont(prompt) && views.DrawLargeFonts(true) {
 		u.dirty = true // the stream's earlier tokens may now draw what they wrote U+XXXX
 	}
-	u.model.Display(u.shownInfo(), cpuLine(), modelKernelLine(u.backend))
-	u.pending = req
+	u.dirty = true // the Model tab's kernel line follows the level chosen
+	u.chatArea.pending = req
 	u.begin(prompt, ids, s)
 }
 
@@ -82,7 +82,7 @@ func (u *UI) postpone() bool {
 	switch {
 	case u.loading:
 		u.controls.Status.SetText(tr("app.status.loading_then", nil))
-	case u.measuring:
+	case u.st.Measuring:
 		// Measuring streams memory on every core: a generation now would
 		// time the contention, not the model.
 		u.controls.Status.SetText(tr("app.status.measuring_bw", nil))
@@ -119,8 +119,8 @@ func (u *UI) readSettings() (trace.Settings, string, bool) {
 func (u *UI) begin(prompt string, ids []int, s trace.Settings) {
 	u.st.Tokens = promptTokens(u.backend, ids)
 	u.chatArea.flagTokens(u.st.Tokens)
-	req := u.pending
-	u.pending = nil
+	req := u.chatArea.pending
+	u.chatArea.pending = nil
 	u.host.slimHistory()
 	u.st.Steps, u.st.Attention, u.st.MLPs = nil, nil, nil
 	u.st.Live = trace.Timing{}
@@ -143,7 +143,7 @@ func (u *UI) begin(prompt string, ids []int, s trace.Settings) {
 	u.runStart, u.runCPU = time.Now(), perf.ProcessCPUSeconds()
 	opt := generateOptions(s, u.st.Info, len(ids))
 	opt.Kernels = kernels.Current() // the window's: readSettings applied it
-	u.mem.forRun(u.st.Info, len(ids), s.MaxTokens, opt)
+	u.host.mem.forRun(u.st.Info, len(ids), s.MaxTokens, opt)
 	var painted <-chan struct{}
 	if u.frames != nil {
 		painted = u.frames.arm()
@@ -218,9 +218,9 @@ func (u *UI) deliver(gen int, evs *events) {
 	u.st.Attention = trace.TrimAttention(u.st.Attention, liveAttnBudget, u.pinnedAttention())
 	u.refreshPanels()
 	if len(u.st.Steps) > 0 {
-		u.mem.decoding()
+		u.host.mem.decoding()
 	}
-	u.mem.keepHeadroom()
+	u.host.mem.keepHeadroom()
 }
 
 // stop cancels the running generation; the engine answers within a token.

@@ -13,8 +13,25 @@ import (
 	"loupe/views"
 )
 
-// insideJobs fill the Embedding, KV cache, Logit lens and Sampler tabs and recompute, once a run is over, what it did not capture.
-type insideJobs struct{ ui *UI }
+// insideJobs fill the Embedding, KV cache, Logit lens and Sampler tabs
+// and recompute, once a run is over, what it did not capture: the
+// background job that recomputes a position (engine.Model.Inspect: one
+// decode step against the run's KV cache) or reads the cache, and what
+// the last one found. One job at a time; a generation waits for it
+// (waitInspect) so the model is never used twice at once.
+type insideJobs struct {
+	ui *UI
+
+	mu     sync.Mutex // guards cancel, done and ended (waitInspect may run on another goroutine)
+	cancel context.CancelFunc
+	done   chan struct{}
+	ended  chan struct{} // the latest job's, kept: closed once its result is delivered too (tests)
+
+	pending, shown jobKey
+	result         *trace.Inspection
+	rows           trace.KVRows
+	err            error
+}
 
 // Inspector is what the Embedding, KV cache and Logit lens panels need
 // from the model, besides Backend; *engine.Model has it. The window and
@@ -31,26 +48,13 @@ var _ Inspector = (*engine.Model)(nil)
 // samplerStagesShown is how many candidates' sampler stages a run records.
 const samplerStagesShown = 12
 
-// inside holds the panels of the model's insides and the background job
-// that recomputes a position (engine.Model.Inspect: one decode step
-// against the run's KV cache) or reads the cache. One job at a time; a
-// generation waits for it (waitInspect) so the model is never used twice
-// at once.
+// inside holds the panels of the model's insides; the job that fills
+// them is the insideJobs facet's.
 type inside struct {
 	embed   *views.EmbeddingPanel
 	kv      *views.KVCachePanel
 	lens    *views.LogitLensPanel
 	sampler *views.SamplerPanel
-
-	mu     sync.Mutex // guards cancel, done and last (work() waits from its goroutine)
-	cancel context.CancelFunc
-	done   chan struct{}
-	ended  chan struct{} // the latest job's, kept: closed once its result is delivered too (tests)
-
-	pending, shown jobKey
-	result         *trace.Inspection
-	rows           trace.KVRows
-	err            error
 }
 
 // jobKey names a job: the run, the position, and the KV rows asked for.
@@ -66,7 +70,7 @@ func (fc *insideJobs) newInside() *inside {
 	u := fc.ui
 	in := &inside{embed: views.NewEmbeddingPanel(), kv: views.NewKVCachePanel(), lens: views.NewLogitLensPanel(), sampler: views.NewSamplerPanel()}
 	in.kv.OnChoose = func(int, int) { defer u.rescue(); u.dirty = true; u.refreshPanels() }
-	in.pending.pos, in.shown.pos = -2, -2
+	fc.pending.pos, fc.shown.pos = -2, -2
 	return in
 }
 
@@ -116,8 +120,8 @@ func (fc *insideJobs) mlpOnDemand(q int) {
 	if _, ok := u.mlp.Shown(); ok || !u.selected(u.mlp) || !u.insideJobs.onDemand() {
 		return
 	}
-	if in.result != nil && in.shown.run == u.st.LastRun && in.result.Pos == q {
-		u.mlp.Display(u.st.Tokens, append(append([]trace.MLP(nil), u.st.MLPs...), in.result.MLP...), u.st.Info.Layers, q)
+	if fc.result != nil && fc.shown.run == u.st.LastRun && fc.result.Pos == q {
+		u.mlp.Display(u.st.Tokens, append(append([]trace.MLP(nil), u.st.MLPs...), fc.result.MLP...), u.st.Info.Layers, q)
 		if _, ok := u.mlp.Shown(); ok {
 			u.mlp.Title.SetText(u.mlp.Title.Text + tr("app.inside.recomputed", nil))
 		}
@@ -137,8 +141,8 @@ func (fc *insideJobs) attentionOnDemand(q int) {
 	if u.st.Running || u.attn.HasData() || !u.selected(u.attn.Object()) {
 		return
 	}
-	if in.result != nil && in.shown.run == u.st.LastRun && in.result.Pos == q {
-		att := append(append([]trace.Attention(nil), u.st.Attention...), in.result.Attention)
+	if fc.result != nil && fc.shown.run == u.st.LastRun && fc.result.Pos == q {
+		att := append(append([]trace.Attention(nil), u.st.Attention...), fc.result.Attention)
 		u.attn.Display(u.st.Info, u.st.Tokens, att, q, u.st.Source)
 		if u.attn.HasData() {
 			u.attn.Title.SetText(u.attn.Title.Text + tr("app.inside.recomputed", nil))

@@ -24,7 +24,7 @@ import (
 // way. Under Fyne's test driver a job's fyne.Do runs on the job's own
 // goroutine, so the tests let it finish before they touch widgets again.
 func (h *harness) settleJobs() {
-	in := h.u.inside
+	in := h.u.insideJobs
 	for {
 		in.mu.Lock()
 		last := in.ended

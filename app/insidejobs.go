@@ -26,12 +26,11 @@ func (fc *insideJobs) startJob(key jobKey) {
 	if !inspectJobs {
 		return
 	}
-	in := u.inside
 	insp, ok := u.backend.(Inspector)
-	in.mu.Lock()
-	busy := in.cancel != nil
-	in.mu.Unlock()
-	if !ok || key.run == nil || u.st.Running || u.loading || busy && key == in.pending || key == in.shown {
+	fc.mu.Lock()
+	busy := fc.cancel != nil
+	fc.mu.Unlock()
+	if !ok || key.run == nil || u.st.Running || u.loading || busy && key == fc.pending || key == fc.shown {
 		return
 	}
 	ids := make([]int, len(u.st.Tokens))
@@ -41,10 +40,10 @@ func (fc *insideJobs) startJob(key jobKey) {
 	u.insideJobs.waitInspect()
 	ctx, cancel := context.WithCancel(u.ctx)
 	done, ended := make(chan struct{}), make(chan struct{})
-	in.mu.Lock()
-	in.cancel, in.done, in.ended = cancel, done, ended
-	in.mu.Unlock()
-	in.pending = key
+	fc.mu.Lock()
+	fc.cancel, fc.done, fc.ended = cancel, done, ended
+	fc.mu.Unlock()
+	fc.pending = key
 	u.wg.Add(1)
 	go func() {
 		defer u.wg.Done()
@@ -91,17 +90,16 @@ func inspectOptions(key jobKey) engine.InspectOptions {
 // jobDone keeps a finished job's results and redraws.
 func (fc *insideJobs) jobDone(key jobKey, res *trace.Inspection, rows trace.KVRows, err error) {
 	u := fc.ui
-	in := u.inside
-	if key != in.pending || ctxErr(err) {
+	if key != fc.pending || ctxErr(err) {
 		return
 	}
-	in.mu.Lock()
-	in.cancel, in.done = nil, nil // finished: nothing to wait for
-	in.mu.Unlock()
-	in.pending.pos = -2
-	in.shown, in.err, in.rows = key, err, rows
+	fc.mu.Lock()
+	fc.cancel, fc.done = nil, nil // finished: nothing to wait for
+	fc.mu.Unlock()
+	fc.pending.pos = -2
+	fc.shown, fc.err, fc.rows = key, err, rows
 	if res != nil && key.pos >= 0 {
-		in.result = res
+		fc.result = res
 	}
 	u.dirty = true
 	u.refreshPanels()
@@ -114,15 +112,10 @@ func ctxErr(err error) bool {
 // waitInspect cancels the running job, if any, and waits for it: the
 // engine answers within one layer. Safe from any goroutine.
 func (fc *insideJobs) waitInspect() {
-	u := fc.ui
-	in := u.inside
-	if in == nil {
-		return
-	}
-	in.mu.Lock()
-	cancel, done := in.cancel, in.done
-	in.cancel, in.done = nil, nil
-	in.mu.Unlock()
+	fc.mu.Lock()
+	cancel, done := fc.cancel, fc.done
+	fc.cancel, fc.done = nil, nil
+	fc.mu.Unlock()
 	if cancel != nil {
 		cancel()
 		<-done
@@ -133,16 +126,13 @@ func (fc *insideJobs) waitInspect() {
 func (fc *insideJobs) forgetInspect() {
 	u := fc.ui
 	u.insideJobs.waitInspect()
-	in := u.inside
-	in.result, in.rows, in.err = nil, trace.KVRows{}, nil
-	in.pending, in.shown = jobKey{pos: -2}, jobKey{pos: -2}
+	fc.result, fc.rows, fc.err = nil, trace.KVRows{}, nil
+	fc.pending, fc.shown = jobKey{pos: -2}, jobKey{pos: -2}
 }
 
 // inspectBusy reports whether a job runs or its result is on its way.
 func (fc *insideJobs) inspectBusy() bool {
-	u := fc.ui
-	in := u.inside
-	in.mu.Lock()
-	defer in.mu.Unlock()
-	return in.cancel != nil
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	return fc.cancel != nil
 }

@@ -57,16 +57,16 @@ func (u *UI) layout() layoutReport {
 	c := u.win.Canvas()
 	scale := c.Scale()
 	px := func(v float32) int { return int(v*scale + 0.5) }
-	r := layoutReport{Projector: u.les.projector, Guessing: u.les.on && u.les.asking}
+	r := layoutReport{Projector: u.lessonMode.projector, Guessing: u.lessonMode.on && u.lessonMode.asking}
 	r.Window = windowGeometry(c.Size(), scale)
 	r.Screen = screenSize(r.Window)
 	var ch *lesson.Chapter
-	if u.les.on && u.les.l != nil && u.les.i < len(u.les.l.Chapters) {
-		ch = &u.les.l.Chapters[u.les.i]
+	if u.lessonMode.on && u.lessonMode.l != nil && u.lessonMode.i < len(u.lessonMode.l.Chapters) {
+		ch = &u.lessonMode.l.Chapters[u.lessonMode.i]
 		r.Chapter = &ch.ID
 	}
-	names := map[fyne.CanvasObject]string{u.stream: "tokens", u.les.card: "lesson", u.left: "settings", u.tabs: "tabs"}
-	roots := []fyne.CanvasObject{u.stream, u.les.card, u.left, u.tabs}
+	names := map[fyne.CanvasObject]string{u.stream: "tokens", u.lessonMode.card: "lesson", u.left: "settings", u.tabs: "tabs"}
+	roots := []fyne.CanvasObject{u.stream, u.lessonMode.card, u.left, u.tabs}
 	for _, p := range u.panels {
 		names[p.Object()] = p.Name()
 		roots = append(roots, p.Object())

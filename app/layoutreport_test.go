@@ -42,7 +42,7 @@ func TestLayoutReportHidesAnswersWhileGuessing(t *testing.T) {
 	h := lessonHarness(t, demo)
 	u := h.u
 	asked := 0
-	for i, ch := range u.les.l.Chapters {
+	for i, ch := range u.lessonMode.l.Chapters {
 		if ch.Question == "" {
 			continue
 		}
@@ -202,7 +202,7 @@ func projectorChaptersFit(t *testing.T, demo string) {
 		u.win.Resize(fyne.NewSize(1366, 768-43))
 	})
 	t.Cleanup(func() { onUI(func() { u.lessonMode.setProjector(false) }) })
-	for i, ch := range u.les.l.Chapters {
+	for i, ch := range u.lessonMode.l.Chapters {
 		var r layoutReport
 		onUI(func() {
 			u.lessonMode.goChapter(i)

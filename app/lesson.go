@@ -17,7 +17,10 @@ import (
 )
 
 // lessonMode is lesson and projector mode: the card, its chapters, the measurements a chapter asks for and the handout.
-type lessonMode struct{ ui *UI }
+type lessonMode struct {
+	ui *UI
+	lessonState
+}
 
 // Lesson mode: the article's walk-through told on the last run (package
 // lesson), one card above the panels, each chapter setting the tab, the
@@ -71,14 +74,14 @@ func (fc *lessonMode) newLessonArea(panels fyne.CanvasObject) fyne.CanvasObject 
 	c.OnClose = u.guard(u.lessonMode.closeLesson)
 	c.OnMeasure = u.guard(u.lessonMode.measureLesson)
 	c.Hide()
-	u.les.card = c
+	u.lessonMode.card = c
 	lessonBtn := widget.NewButtonWithIcon(tr("app.lesson.button", nil), theme.DocumentIcon(), u.guard(u.lessonMode.toggleLesson))
 	projBtn := widget.NewButtonWithIcon(tr("app.projector.button", nil), theme.ViewFullScreenIcon(), u.guard(u.lessonMode.toggleProjector))
 	lessonBtn.Importance, projBtn.Importance = widget.LowImportance, widget.LowImportance
-	u.les.bar = container.NewHBox(lessonBtn, projBtn, layout.NewSpacer())
-	u.les.top = container.NewVBox(u.les.bar)
-	u.les.side = container.NewVBox(c)
-	return container.NewBorder(u.les.top, nil, nil, nil, panels)
+	u.lessonMode.bar = container.NewHBox(lessonBtn, projBtn, layout.NewSpacer())
+	u.lessonMode.top = container.NewVBox(u.lessonMode.bar)
+	u.lessonMode.side = container.NewVBox(c)
+	return container.NewBorder(u.lessonMode.top, nil, nil, nil, panels)
 }
 
 // placeCard puts the card in the left column, where a class reads it
@@ -88,10 +91,10 @@ func (fc *lessonMode) newLessonArea(panels fyne.CanvasObject) fyne.CanvasObject 
 // a 768-pixel screen.
 func (fc *lessonMode) placeCard(projector bool) {
 	u := fc.ui
-	c := u.les.card
-	u.les.side.Remove(c)
+	c := u.lessonMode.card
+	u.lessonMode.side.Remove(c)
 	c.SetNarrow(true)
-	u.les.side.Add(c)
+	u.lessonMode.side.Add(c)
 	// In projector mode the chapter menu goes: it repeats the title above
 	// it, and its row pushed the longer chapters below a 768-pixel
 	// screen; the keys (← →) step through them.
@@ -104,30 +107,30 @@ func (fc *lessonMode) placeCard(projector bool) {
 	}
 	c.Title.Refresh()
 	if projector {
-		u.les.bar.Hide() // keyboard only
-		u.bar.Box.Hide() // the ablation tools: not a slide's
-		u.les.split.Leading = container.NewVScroll(u.les.side)
-		u.les.split.Offset = 0.3
-		u.les.split.Refresh()
+		u.lessonMode.bar.Hide() // keyboard only
+		u.bar.Box.Hide()        // the ablation tools: not a slide's
+		u.lessonMode.split.Leading = container.NewVScroll(u.lessonMode.side)
+		u.lessonMode.split.Offset = 0.3
+		u.lessonMode.split.Refresh()
 		return
 	}
-	u.les.bar.Show()
+	u.lessonMode.bar.Show()
 	u.bar.Box.Show()
-	u.les.split.Leading = u.left
-	if u.les.on {
+	u.lessonMode.split.Leading = u.left
+	if u.lessonMode.on {
 		// The card alone (the settings come back with L): beneath it,
 		// a fixed share of the column cut the longer chapters' text and
 		// their Measure button, and the settings' last row was cut at
 		// the window's edge.
-		u.les.split.Leading = container.NewVScroll(u.les.side)
+		u.lessonMode.split.Leading = container.NewVScroll(u.lessonMode.side)
 	}
-	u.les.split.Refresh()
+	u.lessonMode.split.Refresh()
 }
 
 // toggleLesson opens or closes the card (L, View › Lesson, the button).
 func (fc *lessonMode) toggleLesson() {
 	u := fc.ui
-	if u.les.on {
+	if u.lessonMode.on {
 		u.lessonMode.closeLesson()
 	} else {
 		u.lessonMode.openLesson()
@@ -138,26 +141,26 @@ func (fc *lessonMode) toggleLesson() {
 // (with the article's sentence when the prompt box is empty).
 func (fc *lessonMode) openLesson() {
 	u := fc.ui
-	u.les.on = true
-	u.les.card.Show()
-	u.lessonMode.placeCard(u.les.projector)
+	u.lessonMode.on = true
+	u.lessonMode.card.Show()
+	u.lessonMode.placeCard(u.lessonMode.projector)
 	u.win.Canvas().Unfocus() // the keys go to the lesson
 	u.lessonMode.tellLesson()
-	if u.les.l == nil && u.les.err == nil && !u.st.Running && !u.loading && u.backend != nil {
+	if u.lessonMode.l == nil && u.lessonMode.err == nil && !u.st.Running && !u.loading && u.backend != nil {
 		if u.controls.Prompt.Text == "" {
 			u.controls.Prompt.SetText(assets.DemoPrompts[0])
 		}
 		u.generate()
 	}
-	u.lessonMode.goChapter(u.les.i)
+	u.lessonMode.goChapter(u.lessonMode.i)
 	u.menus.buildMenu()
 }
 
 func (fc *lessonMode) closeLesson() {
 	u := fc.ui
-	u.les.on = false
-	u.les.card.Hide()
-	u.lessonMode.placeCard(u.les.projector)
+	u.lessonMode.on = false
+	u.lessonMode.card.Hide()
+	u.lessonMode.placeCard(u.lessonMode.projector)
 	u.stream.SetFocus(false)
 	u.menus.buildMenu()
 }
@@ -166,14 +169,14 @@ func (fc *lessonMode) closeLesson() {
 func (fc *lessonMode) tellLesson() {
 	u := fc.ui
 	if u.st.Running || u.st.LastRun == nil {
-		u.les.l, u.les.err, u.les.run = nil, nil, nil
+		u.lessonMode.l, u.lessonMode.err, u.lessonMode.run = nil, nil, nil
 		return
 	}
-	if u.les.run == u.st.LastRun && u.les.zero == (u.st.Count == viz.FromZero) {
+	if u.lessonMode.run == u.st.LastRun && u.lessonMode.zero == (u.st.Count == viz.FromZero) {
 		return // told already, in this numbering
 	}
-	u.les.run = u.st.LastRun
-	u.les.l, u.les.err = u.lessonMode.buildLesson(u.st.LastRun)
+	u.lessonMode.run = u.st.LastRun
+	u.lessonMode.l, u.lessonMode.err = u.lessonMode.buildLesson(u.st.LastRun)
 }
 
 // buildLesson tells run with the numbers the window's panels show: the
@@ -192,10 +195,10 @@ func (fc *lessonMode) buildLesson(run *trace.Run) (*lesson.Lesson, error) {
 	if cb, ok := u.backend.(ChatBackend); ok {
 		in.ChatSpecial, in.ThinkingTemplate = lesson.ChatSpecials(chatModel{cb, u.backend})
 	}
-	if u.les.extraFor == run {
-		in.Extra = u.les.extra
+	if u.lessonMode.extraFor == run {
+		in.Extra = u.lessonMode.extra
 	}
-	u.les.zero, u.les.in = in.FromZero, in
+	u.lessonMode.zero, u.lessonMode.in = in.FromZero, in
 	return lesson.Build(in)
 }
 
@@ -213,18 +216,18 @@ var _ lesson.ChatModel = chatModel{}
 // it, not the run the chapters told).
 func (fc *lessonMode) lessonRunStarted() {
 	u := fc.ui
-	if u.les.on && !u.les.measuring {
-		u.les.l, u.les.run = nil, nil
-		u.lessonMode.goChapter(u.les.i)
+	if u.lessonMode.on && !u.lessonMode.measuring {
+		u.lessonMode.l, u.lessonMode.run = nil, nil
+		u.lessonMode.goChapter(u.lessonMode.i)
 	}
 }
 
 // lessonRunFinished tells the new run when the card is open.
 func (fc *lessonMode) lessonRunFinished() {
 	u := fc.ui
-	if u.les.on {
+	if u.lessonMode.on {
 		u.lessonMode.tellLesson()
-		u.lessonMode.goChapter(u.les.i)
+		u.lessonMode.goChapter(u.lessonMode.i)
 	}
 }
 
@@ -232,26 +235,26 @@ func (fc *lessonMode) lessonRunFinished() {
 // chapter with a question shows it first and its answer at the next key.
 func (fc *lessonMode) goChapter(i int) {
 	u := fc.ui
-	c := u.les.card
-	if u.les.l == nil {
+	c := u.lessonMode.card
+	if u.lessonMode.l == nil {
 		c.Display(0, []string{tr("app.lesson.title", nil)}, tr("app.lesson.title", nil), u.lessonMode.lessonWaiting(), "")
 		return
 	}
-	chs := u.les.l.Chapters
+	chs := u.lessonMode.l.Chapters
 	i = max(0, min(i, len(chs)-1))
-	if i != u.les.i {
-		u.les.asking = u.les.guess && chs[i].Question != ""
+	if i != u.lessonMode.i {
+		u.lessonMode.asking = u.lessonMode.guess && chs[i].Question != ""
 	}
-	if chs[i].Question == "" || !u.les.guess {
-		u.les.asking = false
+	if chs[i].Question == "" || !u.lessonMode.guess {
+		u.lessonMode.asking = false
 	}
-	u.les.i = i
+	u.lessonMode.i = i
 	titles := make([]string, len(chs))
 	for k, ch := range chs {
 		titles[k] = ch.Title
 	}
 	ch := chs[i]
-	if u.les.asking {
+	if u.lessonMode.asking {
 		c.Display(i, titles, ch.Title, "", ch.Question)
 		c.SetPlan("", false)
 		u.lessonMode.showChapter(ch.Show)
@@ -268,11 +271,11 @@ func (fc *lessonMode) goChapter(i int) {
 // the card asks its question again.
 func (fc *lessonMode) setGuess(on bool) {
 	u := fc.ui
-	u.les.guess, u.les.asking = on, on
-	if u.les.card.Guess.Checked != on {
-		u.les.card.Guess.SetChecked(on) // calls back here, with nothing left to change
+	u.lessonMode.guess, u.lessonMode.asking = on, on
+	if u.lessonMode.card.Guess.Checked != on {
+		u.lessonMode.card.Guess.SetChecked(on) // calls back here, with nothing left to change
 	}
-	u.lessonMode.goChapter(u.les.i)
+	u.lessonMode.goChapter(u.lessonMode.i)
 }
 
 // hideAnswer hides (on) what answers the question on the card: the
@@ -284,10 +287,10 @@ func (fc *lessonMode) hideAnswer(on bool) {
 	u.stream.SetHideWritten(on)
 	if on {
 		u.tabs.Hide()
-		u.les.note.Show()
+		u.lessonMode.note.Show()
 		return
 	}
-	u.les.note.Hide()
+	u.lessonMode.note.Hide()
 	u.tabs.Show()
 }
 
@@ -295,12 +298,12 @@ func (fc *lessonMode) hideAnswer(on bool) {
 // card, else the next chapter.
 func (fc *lessonMode) nextChapter() {
 	u := fc.ui
-	if u.les.asking {
-		u.les.asking = false // reveal the answer on the same chapter
-		u.lessonMode.goChapter(u.les.i)
+	if u.lessonMode.asking {
+		u.lessonMode.asking = false // reveal the answer on the same chapter
+		u.lessonMode.goChapter(u.lessonMode.i)
 		return
 	}
-	u.lessonMode.goChapter(u.les.i + 1)
+	u.lessonMode.goChapter(u.lessonMode.i + 1)
 }
 
 // showChapter sets the window to what a chapter talks about.
@@ -353,14 +356,14 @@ func (fc *lessonMode) lessonKey(k *fyne.KeyEvent) bool {
 		u.lessonMode.toggleLesson()
 		return true
 	}
-	if !u.les.on {
+	if !u.lessonMode.on {
 		return false
 	}
 	switch k.Name {
 	case fyne.KeyRight, fyne.KeySpace, fyne.KeyPageDown, fyne.KeyDown:
 		u.lessonMode.nextChapter()
 	case fyne.KeyLeft, fyne.KeyPageUp, fyne.KeyUp:
-		u.lessonMode.goChapter(u.les.i - 1)
+		u.lessonMode.goChapter(u.lessonMode.i - 1)
 	case fyne.KeyHome:
 		u.lessonMode.goChapter(0)
 	case fyne.KeyEnd:

@@ -33,8 +33,8 @@ func lessonHarness(t *testing.T, dir string) *harness {
 	t.Cleanup(func() { h.u.backend.Close() })
 	onUI(func() { h.u.controls.MaxTokens.SetText("8"); h.u.lessonMode.openLesson() })
 	h.wait()
-	if h.u.les.l == nil {
-		t.Fatalf("no lesson after the run: %v / %s", h.u.les.err, h.u.les.card.Text.Text)
+	if h.u.lessonMode.l == nil {
+		t.Fatalf("no lesson after the run: %v / %s", h.u.lessonMode.err, h.u.lessonMode.card.Text.Text)
 	}
 	return h
 }
@@ -57,9 +57,9 @@ func TestLessonStepsThroughEveryChapter(t *testing.T) {
 		if got := u.controls.Prompt.Text; got != assets.DemoPrompts[0] {
 			t.Errorf("the lesson ran %q, want the article's sentence in an empty prompt box", got)
 		}
-		for i, ch := range u.les.l.Chapters {
+		for i, ch := range u.lessonMode.l.Chapters {
 			onUI(func() { u.lessonMode.goChapter(i) })
-			c := u.les.card
+			c := u.lessonMode.card
 			if c.Title.Text != ch.Title || c.Text.Text != ch.Text || c.Count.Text != strconv.Itoa(i+1)+" / 15" {
 				t.Errorf("%s: card %q %q %q", ch.ID, c.Title.Text, c.Text.Text, c.Count.Text)
 			}
@@ -134,19 +134,19 @@ func TestLessonAsksBeforeRevealing(t *testing.T) {
 	out := lesson.Index(lesson.Output)
 	onUI(func() {
 		u.lessonMode.goChapter(out - 1)
-		u.les.card.Guess.SetChecked(true)
+		u.lessonMode.card.Guess.SetChecked(true)
 		u.typedKey(&fyne.KeyEvent{Name: fyne.KeyRight})
 	})
-	c := u.les.card
-	if u.les.i != out || !c.Asking.Visible() || c.Text.Visible() || !strings.Contains(c.Asking.Text, "Which word comes after") {
-		t.Fatalf("chapter %d, asking %v %q, text shown %v", u.les.i, c.Asking.Visible(), c.Asking.Text, c.Text.Visible())
+	c := u.lessonMode.card
+	if u.lessonMode.i != out || !c.Asking.Visible() || c.Text.Visible() || !strings.Contains(c.Asking.Text, "Which word comes after") {
+		t.Fatalf("chapter %d, asking %v %q, text shown %v", u.lessonMode.i, c.Asking.Visible(), c.Asking.Text, c.Text.Visible())
 	}
 	if u.tabs.Visible() || !u.stream.HidesWritten() {
 		t.Error("the top-10 is on screen before the class has guessed")
 	}
 	onUI(func() { u.typedKey(&fyne.KeyEvent{Name: fyne.KeySpace}) })
-	if u.les.i != out || c.Asking.Visible() || !c.Text.Visible() || u.tabs.Selected().Text != "Next token" {
-		t.Errorf("after the key: chapter %d, asking %v, tab %s", u.les.i, c.Asking.Visible(), u.tabs.Selected().Text)
+	if u.lessonMode.i != out || c.Asking.Visible() || !c.Text.Visible() || u.tabs.Selected().Text != "Next token" {
+		t.Errorf("after the key: chapter %d, asking %v, tab %s", u.lessonMode.i, c.Asking.Visible(), u.tabs.Selected().Text)
 	}
 	onUI(func() { u.lessonMode.goChapter(lesson.Index(lesson.Attention)) })
 	if !strings.Contains(c.Text.Text, "layer 4, head") {
@@ -158,11 +158,11 @@ func TestLessonAsksBeforeRevealing(t *testing.T) {
 	}
 	onUI(func() { u.setNumbering(viz.FromOne); u.lessonMode.goChapter(out) })
 	onUI(func() { u.typedKey(&fyne.KeyEvent{Name: fyne.KeyPageUp}) })
-	if u.les.i != out-1 {
-		t.Errorf("PageUp: chapter %d, want %d", u.les.i, out-1)
+	if u.lessonMode.i != out-1 {
+		t.Errorf("PageUp: chapter %d, want %d", u.lessonMode.i, out-1)
 	}
 	onUI(func() { u.typedKey(&fyne.KeyEvent{Name: fyne.KeyL}) })
-	if u.les.on || c.Visible() {
+	if u.lessonMode.on || c.Visible() {
 		t.Error("L did not close the lesson")
 	}
 }
@@ -240,26 +240,26 @@ func TestLessonMeasures(t *testing.T) {
 	u := h.u
 	cf := lesson.Index(lesson.Counterfactual)
 	onUI(func() { u.lessonMode.goChapter(cf) })
-	c := u.les.card
+	c := u.lessonMode.card
 	if !c.Measure.Visible() || !strings.Contains(c.Plan.Text, "heads that fetch the source off") || !strings.Contains(c.Plan.Text, "about ") {
 		t.Fatalf("plan %q, button shown %v", c.Plan.Text, c.Measure.Visible())
 	}
 	onUI(func() { u.lessonMode.measureLesson() })
 	h.wait()
-	ch := u.les.l.Chapters[cf]
+	ch := u.lessonMode.l.Chapters[cf]
 	if ch.Skipped != "" || c.Measure.Visible() || !strings.Contains(c.Text.Text, "goes from") {
 		t.Fatalf("after the runs: skipped %q, text %q", ch.Skipped, c.Text.Text)
 	}
-	if cm := u.les.l.Chapter(lesson.ComputeMemory); cm.Skipped != "" || len(cm.Figures.(lesson.ComputeFigures).Runs) == 0 {
+	if cm := u.lessonMode.l.Chapter(lesson.ComputeMemory); cm.Skipped != "" || len(cm.Figures.(lesson.ComputeFigures).Runs) == 0 {
 		t.Errorf("compute-memory: %+v", cm)
 	}
-	if u.st.Running || u.les.run != u.st.LastRun {
+	if u.st.Running || u.lessonMode.run != u.st.LastRun {
 		t.Error("the window is still busy or the lesson tells another run")
 	}
 	// The runs join Compare's history and Timing, named; the
 	// counterfactual's pair is compared: the lesson's run and the one with
 	// the heads switched off.
-	e := u.les.extra
+	e := u.lessonMode.extra
 	if len(e.Runs) < 2 {
 		t.Fatalf("%d runs kept from the measurements", len(e.Runs))
 	}
@@ -272,7 +272,7 @@ func TestLessonMeasures(t *testing.T) {
 		t.Errorf("Timing: %d runs, labels %q", n, u.timing.Labels)
 	}
 	a, b, ok := u.st.Pair()
-	if !ok || a != u.les.run || len(b.Settings.Ablate) == 0 {
+	if !ok || a != u.lessonMode.run || len(b.Settings.Ablate) == 0 {
 		t.Errorf("Compare's pair after the counterfactual: %v; want the lesson's run and the run with the heads off", ok)
 	}
 }
@@ -288,9 +288,9 @@ func TestSaveLessonPage(t *testing.T) {
 	u := h.u
 	path := filepath.Join(t.TempDir(), "class.html")
 	var kv trace.KVRows
-	onUI(func() { kv = u.lessonMode.lessonKV(u.les.in) })
-	if len(kv.Keys) != u.les.in.Inspect.Pos+1 {
-		t.Errorf("kv-cache figure from %d rows, want the prompt's %d", len(kv.Keys), u.les.in.Inspect.Pos+1)
+	onUI(func() { kv = u.lessonMode.lessonKV(u.lessonMode.in) })
+	if len(kv.Keys) != u.lessonMode.in.Inspect.Pos+1 {
+		t.Errorf("kv-cache figure from %d rows, want the prompt's %d", len(kv.Keys), u.lessonMode.in.Inspect.Pos+1)
 	}
 	var err2 error
 	onUI(func() { err2 = u.lessonMode.writeHandout(path, time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)) })
@@ -306,7 +306,7 @@ func TestSaveLessonPage(t *testing.T) {
 			t.Errorf("the page lacks %q", want)
 		}
 	}
-	for _, ch := range u.les.l.Chapters {
+	for _, ch := range u.lessonMode.l.Chapters {
 		if !strings.Contains(string(doc), html.EscapeString(ch.Title)) {
 			t.Errorf("%s: title missing from the page", ch.ID)
 		}
@@ -357,7 +357,7 @@ func TestHandoutSameAsCommandLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	names := []string{"class.html"}
-	for _, ch := range u.les.l.Chapters {
+	for _, ch := range u.lessonMode.l.Chapters {
 		if _, err := os.Stat(filepath.Join(filepath.Dir(win), "class-"+ch.ID+".png")); err == nil || ch.Skipped == "" {
 			names = append(names, "class-"+ch.ID+".png") // a chapter whose runs are not made may have none
 		}

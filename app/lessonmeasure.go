@@ -17,25 +17,25 @@ import (
 // showPlan offers a chapter's runs when it has none yet.
 func (fc *lessonMode) showPlan(ch lesson.Chapter) {
 	u := fc.ui
-	c := u.les.card
+	c := u.lessonMode.card
 	switch {
-	case u.les.measuring:
+	case u.lessonMode.measuring:
 		return // the progress stays
 	case ch.Skipped == "":
 		c.SetPlan("", false)
-	case u.les.projector:
+	case u.lessonMode.projector:
 		// The column beside the panels holds the chapter's text and its
 		// keys; the whole plan (a dozen lines at projector type) pushed
 		// the button below a 768-pixel screen. The text says what the runs
 		// are; the card says how long they take.
-		secs := lesson.Estimate(u.les.in, u.lessonMode.measureOptions(), u.lessonMode.goldTokens())
+		secs := lesson.Estimate(u.lessonMode.in, u.lessonMode.measureOptions(), u.lessonMode.goldTokens())
 		plan := tr("app.lesson.plan_short", nil)
 		if secs > 0 {
 			plan = tr("app.lesson.plan_about", i18n.Args{"Time": nums().Duration(format.Round2(secs))})
 		}
 		c.SetPlan(plan, false)
 	default:
-		plan := tr("app.lesson.plan", i18n.Args{"Plan": lowerFirst(lesson.Plan(u.les.in, u.lessonMode.measureOptions(), u.lessonMode.goldTokens()))})
+		plan := tr("app.lesson.plan", i18n.Args{"Plan": lowerFirst(lesson.Plan(u.lessonMode.in, u.lessonMode.measureOptions(), u.lessonMode.goldTokens()))})
 		c.SetPlan(plan, false)
 	}
 }
@@ -51,10 +51,10 @@ func lowerFirst(s string) string {
 func (fc *lessonMode) measureOptions() lesson.MeasureOptions {
 	u := fc.ui
 	opt := lesson.MeasureOptions{}
-	if u.les.run != nil {
-		opt.Settings = u.les.run.Settings
+	if u.lessonMode.run != nil {
+		opt.Settings = u.lessonMode.run.Settings
 	}
-	bw := u.bandwidth
+	bw := u.st.Bandwidth
 	if bw > 0 {
 		opt.Bandwidth = func() (float64, error) { return bw, nil }
 	}
@@ -63,8 +63,8 @@ func (fc *lessonMode) measureOptions() lesson.MeasureOptions {
 
 func (fc *lessonMode) goldTokens() int {
 	u := fc.ui
-	if m, ok := u.backend.(lesson.Runner); ok && u.les.run != nil {
-		return lesson.GoldBugTokens(m, u.les.run.Settings.MaxTokens)
+	if m, ok := u.backend.(lesson.Runner); ok && u.lessonMode.run != nil {
+		return lesson.GoldBugTokens(m, u.lessonMode.run.Settings.MaxTokens)
 	}
 	return 0
 }
@@ -74,16 +74,16 @@ func (fc *lessonMode) goldTokens() int {
 // and Esc (or the card's button) stops them within a token.
 func (fc *lessonMode) measureLesson() {
 	u := fc.ui
-	if u.les.measuring {
+	if u.lessonMode.measuring {
 		u.stop()
 		return
 	}
 	m, ok := u.backend.(lesson.Runner)
 	switch {
 	case u.st.Running || u.loading:
-		u.les.card.SetPlan(tr("app.lesson.busy", nil), false)
+		u.lessonMode.card.SetPlan(tr("app.lesson.busy", nil), false)
 		return
-	case !ok || u.les.l == nil:
+	case !ok || u.lessonMode.l == nil:
 		u.fail(tr("app.lesson.nothing", nil), errors.New(tr("app.hint.lesson_needs_run", nil)))
 		return
 	}
@@ -93,19 +93,19 @@ func (fc *lessonMode) measureLesson() {
 		return
 	}
 	ctx, cancel := context.WithCancel(u.ctx)
-	u.cancel, u.st.Running, u.les.measuring = cancel, true, true
+	u.cancel, u.st.Running, u.lessonMode.measuring = cancel, true, true
 	u.gen++
-	gen, in, opt, run := u.gen, u.les.in, u.lessonMode.measureOptions(), u.les.run
+	gen, in, opt, run := u.gen, u.lessonMode.in, u.lessonMode.measureOptions(), u.lessonMode.run
 	opt.Kernels = c // every timing run computes with the window's choice
 	// The runs below fill the cache with their own texts: the handout's
 	// KV cache figure reads the lesson's rows now.
-	u.les.kv, u.les.kvFor = u.lessonMode.lessonKV(in), run
+	u.lessonMode.kv, u.lessonMode.kvFor = u.lessonMode.lessonKV(in), run
 	u.controls.SetRunning(true)
-	u.les.card.SetPlan(tr("app.status.starting", nil), true)
+	u.lessonMode.card.SetPlan(tr("app.status.starting", nil), true)
 	opt.Progress = func(what string) {
 		u.do(func() {
 			if gen == u.gen {
-				u.les.card.SetPlan(tr("app.status.running", i18n.Args{"What": what}), true)
+				u.lessonMode.card.SetPlan(tr("app.status.running", i18n.Args{"What": what}), true)
 			}
 		})
 	}
@@ -134,21 +134,21 @@ func (fc *lessonMode) lessonMeasured(gen int, run *trace.Run, e *lesson.Extra, e
 	if gen != u.gen {
 		return
 	}
-	u.st.Running, u.les.measuring = false, false
+	u.st.Running, u.lessonMode.measuring = false, false
 	u.cancel()
 	u.controls.SetRunning(false)
 	switch {
 	case errors.Is(err, context.Canceled):
-		u.les.card.SetPlan(tr("app.lesson.stopped", nil), false)
+		u.lessonMode.card.SetPlan(tr("app.lesson.stopped", nil), false)
 	case err != nil:
-		u.les.card.SetPlan("", false)
+		u.lessonMode.card.SetPlan("", false)
 		u.fail(tr("app.lesson.failed", nil), err)
 	default:
-		u.les.extra, u.les.extraFor = e, run
+		u.lessonMode.extra, u.lessonMode.extraFor = e, run
 		u.lessonMode.keepMeasuredRuns(run, e)
-		u.les.run = nil // tell it again, with e
+		u.lessonMode.run = nil // tell it again, with e
 		u.lessonMode.tellLesson()
-		u.lessonMode.goChapter(u.les.i)
+		u.lessonMode.goChapter(u.lessonMode.i)
 	}
 	u.idle()
 }
@@ -159,16 +159,16 @@ func (fc *lessonMode) lessonMeasured(gen int, run *trace.Run, e *lesson.Extra, e
 // lesson's run (base) its run A, as the counterfactual chapter compares them.
 func (fc *lessonMode) keepMeasuredRuns(base *trace.Run, e *lesson.Extra) {
 	u := fc.ui
-	for len(u.chat.labels) < len(u.st.Timings) {
-		u.chat.labels = append(u.chat.labels, "") // "run N"
+	for len(u.chatArea.labels) < len(u.st.Timings) {
+		u.chatArea.labels = append(u.chatArea.labels, "") // "run N"
 	}
 	for _, r := range e.Runs {
 		u.st.Remember(r)
 		u.st.Timings = append(u.st.Timings, r.Timing)
-		u.chat.labels = append(u.chat.labels, tr("views.timing.run", i18n.Args{"N": len(u.st.Timings)})+" · "+r.Origin)
+		u.chatArea.labels = append(u.chatArea.labels, tr("views.timing.run", i18n.Args{"N": len(u.st.Timings)})+" · "+r.Origin)
 	}
-	u.timing.Labels = u.chat.labels
-	u.timing.Display(u.st.Timings, u.bandwidth, u.measuring)
+	u.timing.Labels = u.chatArea.labels
+	u.timing.Display(u.st.Timings, u.st.Bandwidth, u.st.Measuring)
 	s := u.st
 	if n := len(e.Runs); n > 0 && e.Ablated != nil && len(e.Runs[n-1].Settings.Ablate) > 0 {
 		if a := slices.Index(s.Runs, base); a >= 0 {
@@ -184,8 +184,8 @@ func (fc *lessonMode) keepMeasuredRuns(base *trace.Run, e *lesson.Extra) {
 func (fc *lessonMode) lessonWaiting() string {
 	u := fc.ui
 	switch {
-	case u.les.err != nil:
-		return tr("app.lesson.cannot", i18n.Args{"Why": u.les.err.Error()})
+	case u.lessonMode.err != nil:
+		return tr("app.lesson.cannot", i18n.Args{"Why": u.lessonMode.err.Error()})
 	case u.loading:
 		return tr("app.lesson.loading", nil)
 	case u.st.Running:

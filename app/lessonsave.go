@@ -21,7 +21,7 @@ import (
 // saveLesson asks where to write the page.
 func (fc *lessonMode) saveLesson() {
 	u := fc.ui
-	if u.les.l == nil {
+	if u.lessonMode.l == nil {
 		u.fail(tr("app.err.nothing_to_save", nil), errors.New(tr("app.hint.open_lesson_first", nil)))
 		return
 	}
@@ -61,7 +61,7 @@ func (fc *lessonMode) lessonKV(in lesson.Input) trace.KVRows {
 
 // writeHandout writes the handout of the lesson on the card at path.
 func (fc *lessonMode) writeHandout(path string, now time.Time) error {
-	les := &fc.ui.les
+	les := &fc.lessonState
 	kv := les.kv
 	if les.kvFor != les.run || les.run == nil {
 		kv = fc.lessonKV(les.in)

@@ -79,7 +79,7 @@ func (u *UI) loaded(path string, b Backend, err error) {
 	if u.backend != nil {
 		u.backend.Close()
 	}
-	u.backend, u.st.Info, u.threads = b, b.Info(), 0
+	u.backend, u.st.Info, u.host.threads = b, b.Info(), 0
 	u.modelPath = path
 	u.knobs.restoreSampling()
 	u.chatArea.chatModelLoaded()
@@ -87,7 +87,7 @@ func (u *UI) loaded(path string, b Backend, err error) {
 		u.st.Info.Name = demoName
 	}
 	u.win.SetTitle("Loupe — " + u.shownInfo().Name)
-	u.model.Display(u.shownInfo(), cpuLine(), modelKernelLine(u.backend))
+	u.model.ShowView(u.view()) // the other panels still show the last run, read with its model
 	u.controls.PromptTokens = func(p string) int { return len(b.Encode(p)) }
 	u.showModelTabs(u.st.Info)
 	u.controls.SetKVCost(u.st.Info.KVBytesPerToken, u.st.Info.MaxPositions)

@@ -18,10 +18,14 @@ import (
 	"loupe/assets"
 	"loupe/engine"
 	"loupe/i18n"
+	"loupe/views"
 )
 
 // menus build the window's menu bar from the current state.
-type menus struct{ ui *UI }
+type menus struct {
+	ui      *UI
+	exports map[string]views.Exporter // every panel by its export name, and the head view (figures.go)
+}
 
 // buildMenu (re)makes the main menu; the recent models change it.
 func (fc *menus) buildMenu() {
@@ -273,7 +277,7 @@ func (fc *menus) render(panel, format string) ([]byte, error) {
 // capturePanel is the PNG of the panel as the window shows it.
 func (fc *menus) capturePanel(panel string) ([]byte, error) {
 	u := fc.ui
-	obj, ok := u.exports[panel]
+	obj, ok := u.menus.exports[panel]
 	if !ok {
 		return nil, fmt.Errorf("no panel %q", panel)
 	}

@@ -17,7 +17,10 @@ import (
 )
 
 // modelsMenu is File › Models on this computer and Get a model…: listing, downloading and opening models.
-type modelsMenu struct{ ui *UI }
+type modelsMenu struct {
+	ui      *UI
+	dialogs modelDialogs // File › Models on this computer, Get a model…
+}
 
 // modelDialogs holds the two dialogs of the model catalogue, so that one
 // download runs at a time and a closed window cancels it.
@@ -131,22 +134,22 @@ func shows(e hub.Entry) string {
 // runs cancels the download (the partial file is kept and resumed next time).
 func (fc *modelsMenu) showGetModel() {
 	u := fc.ui
-	if u.models.get != nil {
+	if fc.dialogs.get != nil {
 		return
 	}
 	c := hub.NewClient()
 	g := views.NewGetModel(offers(c.Cache), c.Cache)
 	d := dialog.NewCustom(tr("app.models.get_title", nil), tr("app.close", nil), g.Box, u.win)
-	u.models.get = g
+	fc.dialogs.get = g
 	d.SetOnClosed(func() {
-		if u.models.cancel != nil {
-			u.models.cancel()
+		if fc.dialogs.cancel != nil {
+			fc.dialogs.cancel()
 		}
-		u.models.get = nil
+		fc.dialogs.get = nil
 	})
 	g.OnCancel = func() {
-		if u.models.cancel != nil {
-			u.models.cancel()
+		if fc.dialogs.cancel != nil {
+			fc.dialogs.cancel()
 		}
 	}
 	g.OnGet = func(id string) { u.modelsMenu.getModel(c, g, d, id) }
@@ -159,7 +162,7 @@ func (fc *modelsMenu) showGetModel() {
 // in the dialog and opens it when done.
 func (fc *modelsMenu) getModel(c *hub.Client, g *views.GetModel, d dialog.Dialog, id string) {
 	u := fc.ui
-	if u.models.pulling {
+	if fc.dialogs.pulling {
 		return
 	}
 	if err := hub.CheckRepoID(id); err != nil {
@@ -172,7 +175,7 @@ func (fc *modelsMenu) getModel(c *hub.Client, g *views.GetModel, d dialog.Dialog
 		return
 	}
 	ctx, cancel := context.WithCancel(u.ctx)
-	u.models.pulling, u.models.cancel = true, cancel
+	fc.dialogs.pulling, fc.dialogs.cancel = true, cancel
 	g.SetBusy(true)
 	g.SetProgress(0, tr("app.models.asking", i18n.Args{"Endpoint": c.Endpoint, "ID": id}))
 	u.wg.Add(1)
@@ -189,7 +192,7 @@ func (fc *modelsMenu) getModel(c *hub.Client, g *views.GetModel, d dialog.Dialog
 // pulled ends a download: open the model, or say why not.
 func (fc *modelsMenu) pulled(g *views.GetModel, d dialog.Dialog, id, dir string, err error) {
 	u := fc.ui
-	u.models.pulling, u.models.cancel = false, nil
+	fc.dialogs.pulling, fc.dialogs.cancel = false, nil
 	g.SetBusy(false)
 	switch {
 	case errors.Is(err, context.Canceled):

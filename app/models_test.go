@@ -42,7 +42,7 @@ func TestGetModelDownloadsAndOpens(t *testing.T) {
 	cache := hubEnv(t, fh.URL)
 	h := newHarness(t, Options{})
 	h.u.modelsMenu.showGetModel()
-	g := h.u.models.get
+	g := h.u.modelsMenu.dialogs.get
 	if g == nil {
 		t.Fatal("no Get a model dialog")
 	}
@@ -74,11 +74,11 @@ func TestGetModelShowsErrors(t *testing.T) {
 	hubEnv(t, fh.URL)
 	h := newHarness(t, Options{})
 	h.u.modelsMenu.showGetModel()
-	g := h.u.models.get
+	g := h.u.modelsMenu.dialogs.get
 	g.Repo.SetText("nobody/nothing")
 	test.Tap(g.Get)
 	deadline := time.Now().Add(10 * time.Second)
-	for h.u.models.pulling || g.Status.Text == "" || strings.HasPrefix(g.Status.Text, "Asking") {
+	for h.u.modelsMenu.dialogs.pulling || g.Status.Text == "" || strings.HasPrefix(g.Status.Text, "Asking") {
 		if time.Now().After(deadline) {
 			t.Fatal("the download never ended")
 		}

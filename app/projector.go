@@ -18,7 +18,7 @@ const prefProjector = "projector"
 // toggleProjector switches projector mode (for this launch only).
 func (fc *lessonMode) toggleProjector() {
 	u := fc.ui
-	u.lessonMode.setProjector(!u.les.projector)
+	u.lessonMode.setProjector(!u.lessonMode.projector)
 }
 
 // setProjector: full screen, the light theme with type 1.5 × larger, the
@@ -26,21 +26,21 @@ func (fc *lessonMode) toggleProjector() {
 // View and the pane.
 func (fc *lessonMode) setProjector(on bool) {
 	u := fc.ui
-	if on == u.les.projector {
+	if on == u.lessonMode.projector {
 		return
 	}
-	u.les.projector = on
+	u.lessonMode.projector = on
 	u.app.Preferences().RemoveValue(prefProjector)
 	if on {
-		u.les.winSize = u.win.Canvas().Size()
+		u.lessonMode.winSize = u.win.Canvas().Size()
 	}
 	u.win.SetFullScreen(on)
 	u.stream.SetHoverLine(!on)
 	if on {
-		u.les.leftOffset = u.les.split.Offset
+		u.lessonMode.leftOffset = u.lessonMode.split.Offset
 		// The strip down to its least height (two whole rows of projector
 		// chips): at 1,366 × 768 the panels under it need every pixel.
-		u.les.stripAt, u.les.strip.Offset = u.les.strip.Offset, 0
+		u.lessonMode.stripAt, u.lessonMode.strip.Offset = u.lessonMode.strip.Offset, 0
 		u.left.Hide()
 		u.app.Settings().SetTheme(projectorTheme())
 	} else {
@@ -49,21 +49,21 @@ func (fc *lessonMode) setProjector(on bool) {
 	}
 	u.lessonMode.placeCard(on)
 	u.lessonMode.compactPanels(on)
-	if u.les.on && u.les.l != nil && u.les.i < len(u.les.l.Chapters) {
-		u.lessonMode.showPlan(u.les.l.Chapters[u.les.i]) // short in projector mode
+	if u.lessonMode.on && u.lessonMode.l != nil && u.lessonMode.i < len(u.lessonMode.l.Chapters) {
+		u.lessonMode.showPlan(u.lessonMode.l.Chapters[u.lessonMode.i]) // short in projector mode
 	}
 	if !on {
-		u.les.split.Offset, u.les.strip.Offset = u.les.leftOffset, u.les.stripAt
+		u.lessonMode.split.Offset, u.lessonMode.strip.Offset = u.lessonMode.leftOffset, u.lessonMode.stripAt
 	}
-	u.les.split.Refresh()
-	u.les.strip.Refresh()
+	u.lessonMode.split.Refresh()
+	u.lessonMode.strip.Refresh()
 	u.menus.buildMenu()
 	u.dirty = true
 	u.refreshPanels()
-	if !on && !u.les.winSize.IsZero() {
+	if !on && !u.lessonMode.winSize.IsZero() {
 		// Back to the size it had: grown to projector type's minimum, it
 		// came back taller than a 768-pixel screen.
-		u.win.Resize(u.les.winSize)
+		u.win.Resize(u.lessonMode.winSize)
 	}
 }
 
@@ -81,9 +81,9 @@ func (fc *lessonMode) compactPanels(on bool) {
 func (fc *lessonMode) lessonMenuItems() []*fyne.MenuItem {
 	u := fc.ui
 	l := u.menus.item(tr("app.lesson.button", nil), u.lessonMode.toggleLesson)
-	l.Checked = u.les.on
+	l.Checked = u.lessonMode.on
 	p := u.menus.item(tr("app.projector.button", nil), u.lessonMode.toggleProjector)
-	p.Checked = u.les.projector
+	p.Checked = u.lessonMode.projector
 	return []*fyne.MenuItem{l, p}
 }
 
@@ -96,18 +96,18 @@ func (fc *lessonMode) startLesson() {
 	if !u.opt.Lesson {
 		return
 	}
-	u.les.i = max(0, lesson.Index(u.opt.LessonChapter))
-	u.les.on = true
+	u.lessonMode.i = max(0, lesson.Index(u.opt.LessonChapter))
+	u.lessonMode.on = true
 	if u.opt.Guess {
 		u.lessonMode.setGuess(true)
 	}
-	u.les.card.Show()
-	u.lessonMode.placeCard(u.les.projector)
+	u.lessonMode.card.Show()
+	u.lessonMode.placeCard(u.lessonMode.projector)
 	if u.controls.Prompt.Text == "" {
 		u.controls.Prompt.SetText(assets.DemoPrompts[0])
 	}
 	u.generateAfter = true
-	u.les.card.Display(0, []string{tr("app.lesson.title", nil)}, tr("app.lesson.title", nil), tr("app.lesson.loading", nil), "")
+	u.lessonMode.card.Display(0, []string{tr("app.lesson.title", nil)}, tr("app.lesson.title", nil), tr("app.lesson.loading", nil), "")
 }
 
 // checkLessonChapter refuses an unknown --lesson-chapter.

@@ -63,7 +63,7 @@ func (u *UI) rerun(a *trace.Run, prompt string, s trace.Settings, kind string) {
 		// the reply is not added to the conversation.
 		if _, ok := u.backend.(ChatBackend); ok {
 			think := map[string]chat.Think{"on": chat.ThinkOn, "off": chat.ThinkOff}[a.Think]
-			u.pending = &chatRequest{msgs: slices.Clone(a.Messages), think: think}
+			u.chatArea.pending = &chatRequest{msgs: slices.Clone(a.Messages), think: think}
 		}
 	}
 	u.st.Role = &session.Role{Base: a, Kind: kind, SourceA: -1}

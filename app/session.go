@@ -96,7 +96,7 @@ func (fc *sessionFile) session() (*Session, error) {
 		Heads: slices.Clone(u.st.Heads), Tab: u.menus.currentPanel(), N: u.bar.N.Text, Seed: u.bar.Seed.Text}
 	if b != nil && u.st.LastRun == b {
 		// The stream shows B: keep the selection in A's positions.
-		q, src := u.comparedPositions(a, b)
+		q, src := u.st.PositionsInA(a)
 		s.Selection.Query = q
 		if u.st.Source >= 0 {
 			s.Selection.Source = src

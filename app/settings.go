@@ -9,8 +9,9 @@ import (
 
 // knobs are the settings pane's values: their defaults, what is remembered between launches, and reading them for a run.
 type knobs struct {
-	ui     *UI
-	before map[string]string // the saved knobs a starting run replaced (unsaveKnobs)
+	ui       *UI
+	before   map[string]string // the saved knobs a starting run replaced (unsaveKnobs)
+	defaults knobDefaults      // the knobs' values before any were restored
 }
 
 // The knobs of the left column are remembered between sessions in the
@@ -48,7 +49,7 @@ func (fc *knobs) readKnobDefaults() {
 	for name, e := range u.knobs.knobEntries() {
 		d.entries[name] = e.Text
 	}
-	u.defaults = d
+	fc.defaults = d
 }
 
 // modelKey names the loaded model in the preferences: its path, "demo"
@@ -139,13 +140,13 @@ func (fc *knobs) restoreSampling() {
 	for _, name := range samplingKnobs {
 		v := p.String(m + name)
 		if v == "" {
-			v = u.defaults.entries[name]
+			v = fc.defaults.entries[name]
 		}
 		e[name].SetText(v)
 	}
 	mode := p.String(m + "mode")
 	if !slices.Contains(u.controls.Mode.Values(), mode) {
-		mode = u.defaults.mode
+		mode = fc.defaults.mode
 	}
 	u.controls.Mode.SetValue(mode)
 }
@@ -156,11 +157,11 @@ func (fc *knobs) resetKnobs() {
 	u := fc.ui
 	p := u.app.Preferences()
 	e := u.knobs.knobEntries()
-	for name, v := range u.defaults.entries {
+	for name, v := range fc.defaults.entries {
 		e[name].SetText(v)
 	}
-	u.controls.Mode.SetValue(u.defaults.mode)
-	u.controls.Kernels.SetSelected(u.defaults.kernels)
+	u.controls.Mode.SetValue(fc.defaults.mode)
+	u.controls.Kernels.SetSelected(fc.defaults.kernels)
 	for _, name := range globalKnobs {
 		p.RemoveValue("knob." + name)
 	}

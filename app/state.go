@@ -8,7 +8,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 
-	"loupe/engine/experiment"
 	"loupe/engine/perf"
 	"loupe/engine/pool"
 	"loupe/session"
@@ -28,32 +27,21 @@ type UI struct {
 	latency *uiLatency  // --ui-latency probe, nil when off
 	frames  *frameWatch // tells a run when its first frame is drawn (frame.go); nil in tests
 
-	defaults  knobDefaults // the knobs' values before any were restored (settings.go)
-	modelPath string       // the loaded model's path (modelKey)
+	modelPath string // the loaded model's path (modelKey)
 
 	widgets
-	chat    chatState
-	pending *chatRequest // the chat turn begin hands to the worker
-	// experiments: the Experiments panel and its last result (experiments.go)
-	experiments       *views.ExperimentsPanel
-	experiment        *experiment.Result
-	experimentStarted bool               // --experiment has been run
-	experimentOpt     experiment.Options // of the last experiment started
-	experimentRecord  *experiment.Record // the saved result opened, if any
-	cmp               compareState       // what waits for the running generation (compare.go)
-	les               lessonState        // the lesson card and projector mode (lesson.go)
+	experiments *views.ExperimentsPanel // its result is the session's (experiments.go)
+	cmp         compareState            // what waits for the running generation (compare.go)
 
 	backend Backend
 	st      *session.State // what the window shows: runs, selection, pair, heads, turns, numbering
 	runData
 	selection
 	jobs
-	machine
 
 	demoDir string // the extracted demo model: not a "recent model"
 	hooks
 	facets
-	models modelDialogs // File › Models on this computer, Get a model… (models.go)
 }
 
 // widgets are the window's parts: the controls, the token stream and the
@@ -68,16 +56,15 @@ type widgets struct {
 	timing      *views.TimingPanel
 	model       *views.ModelPanel
 	mlp         *views.MLPPanel
-	deltaNet    *views.DeltaNetPanel      // Qwen3.5's recurrent layers: α, β, state norm
-	experts     *views.ExpertsPanel       // an MoE model's routing of the selected token
-	expertTab   *container.TabItem        // shown only while an MoE model is open
-	deltaNetTab *container.TabItem        // shown only while a model with Gated DeltaNet layers is open
-	inside      *inside                   // Embedding, KV cache, Logit lens, Sampler (inside.go)
-	compare     *views.ComparePanel       // compare.go
-	bar         *views.AblateBar          // under the attention grid: heads to switch off
-	tabs        *container.AppTabs        // the panels
-	panels      []views.Panel             // the tabs' panels, in order (ui.go)
-	exports     map[string]views.Exporter // every panel by its export name, and the head view (figures.go)
+	deltaNet    *views.DeltaNetPanel // Qwen3.5's recurrent layers: α, β, state norm
+	experts     *views.ExpertsPanel  // an MoE model's routing of the selected token
+	expertTab   *container.TabItem   // shown only while an MoE model is open
+	deltaNetTab *container.TabItem   // shown only while a model with Gated DeltaNet layers is open
+	inside      *inside              // Embedding, KV cache, Logit lens, Sampler (inside.go)
+	compare     *views.ComparePanel  // compare.go
+	bar         *views.AblateBar     // under the attention grid: heads to switch off
+	tabs        *container.AppTabs   // the panels
+	panels      []views.Panel        // the tabs' panels, in order (ui.go)
 }
 
 // runData is what the panels show: the run on screen and the timings of
@@ -113,22 +100,24 @@ type jobs struct {
 	exitAfterShot func()
 }
 
-// machine is what the window knows of the computer: the threads it runs
-// on and the memory bandwidth measured (bandwidth.go).
+// machine is what the host facet knows of the computer: the threads the
+// model runs on, the heap's limit and the bandwidth probes (the figure
+// itself is the session's).
 type machine struct {
-	threads   int          // worker threads set on the backend (0: the engine's default)
-	mem       memoryLimit  // the soft limit on Go's heap (memory.go)
-	bandwidth float64      // measured read GB/s, 0 unknown
-	ceiling   perf.Ceiling // the probes behind it
-	measuring bool
-	probeDue  bool          // a probe waits for the first run at start-up to end
-	probing   chan struct{} // closed when the probe running now ends (it may read the model's weights)
+	threads  int           // worker threads set on the backend (0: the engine's default)
+	mem      memoryLimit   // the soft limit on Go's heap (memory.go)
+	ceiling  perf.Ceiling  // the probes behind the session's bandwidth
+	probeDue bool          // a probe waits for the first run at start-up to end
+	probing  chan struct{} // closed when the probe running now ends (it may read the model's weights)
 }
 
 // facets are the parts of the window with methods of their own: each
-// holds the UI (ui) and is called by name (u.lessonMode.goChapter). They
-// still reach into the UI's fields; their state can move into them, or
-// into session, one at a time.
+// holds the UI (ui) and is called by name (u.lessonMode.goChapter). Each
+// keeps the state only it uses (the lesson card, the Inspect job, the
+// chat's drafts, the machine's probes, the model dialogs, the knobs'
+// start values, the exporters, the experiment's options and record);
+// what the panels read is the session's. They still reach into the UI
+// for the widgets and the session.
 type facets struct {
 	insideJobs       *insideJobs
 	host             *host

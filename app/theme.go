@@ -120,7 +120,7 @@ func (u *UI) variant() fyne.ThemeVariant {
 // setTheme applies and remembers a View › theme choice.
 func (u *UI) setTheme(mode string) {
 	u.app.Preferences().SetString(prefTheme, mode)
-	if !u.les.projector {
+	if !u.lessonMode.projector {
 		u.app.Settings().SetTheme(newTheme(mode))
 	}
 	u.menus.buildMenu()

@@ -30,13 +30,13 @@ func newUI(a fyne.App, w fyne.Window, opt Options, load Loader) *UI {
 	u.stream.OnSource = guard1(u, u.selectSource)
 	u.tabs = u.newPanels()
 	u.left = container.NewVScroll(container.NewVBox(u.chatPanel.Box, u.controls.Box))
-	u.les.note = guessNote()
-	right := container.NewVSplit(u.stream, container.NewStack(u.tabs, container.NewCenter(u.les.note)))
+	u.lessonMode.note = guessNote()
+	right := container.NewVSplit(u.stream, container.NewStack(u.tabs, container.NewCenter(u.lessonMode.note)))
 	right.Offset = 0.17 // two rows of tokens and the hover line: the grid needs the height at 768 pixels
-	u.les.strip = right
+	u.lessonMode.strip = right
 	split := container.NewHSplit(u.left, u.lessonMode.newLessonArea(right))
 	split.Offset = 0.24
-	u.les.split = split
+	u.lessonMode.split = split
 	w.SetContent(split)
 	u.controls.SetKernelOptions(kernelOptions(), "auto")
 	u.controls.SetHistory(u.promptHistory())
@@ -83,7 +83,7 @@ func (u *UI) newPanels() *container.AppTabs {
 		tabs.Append(it)
 	}
 	tabs.OnSelected = func(*container.TabItem) { defer u.rescue(); u.dirty = true; u.refreshPanels() }
-	u.exports = u.exportersByName()
+	u.menus.exports = u.exportersByName()
 	return tabs
 }
 

@@ -460,7 +460,7 @@ func TestBandwidthProbeAfterFirstRun(t *testing.T) {
 	}
 	defer func() { measureBandwidth = nil }()
 	h := newHarness(t, Options{Prompt: "My cat is purple", Generate: true, MaxTokens: 3})
-	waitFor(t, func() bool { return h.u.st.LastRun != nil || h.u.measuring })
+	waitFor(t, func() bool { return h.u.st.LastRun != nil || h.u.st.Measuring })
 	if h.u.st.LastRun == nil {
 		t.Fatal("the first run waited for the bandwidth probe")
 	}
@@ -475,7 +475,7 @@ func TestBandwidthProbeAfterFirstRun(t *testing.T) {
 	}
 	first := h.u.st.LastRun
 	close(release)
-	waitFor(t, func() bool { return !h.u.measuring && h.u.bandwidth == 50 })
+	waitFor(t, func() bool { return !h.u.st.Measuring && h.u.st.Bandwidth == 50 })
 	// The generation asked for during the probe runs after it: the next
 	// window is made once it is done, not beside it (go-text's shaper is
 	// not safe for two goroutines at once).
@@ -489,7 +489,7 @@ func TestBandwidthProbeAfterFirstRun(t *testing.T) {
 	measureBandwidth = func(perf.WeightHolder) (perf.Bandwidth, error) { probed = true; return perf.Bandwidth{}, nil }
 	q := newHarness(t, Options{Prompt: "My cat is purple", Generate: true, MaxTokens: 2, Quit: true})
 	waitFor(t, func() bool { return q.u.st.LastRun != nil })
-	if probed || q.u.measuring {
+	if probed || q.u.st.Measuring {
 		t.Error("a scripted window (--quit) probed the bandwidth")
 	}
 }
@@ -512,15 +512,15 @@ func TestBandwidthCeiling(t *testing.T) {
 	}
 	defer func() { measureBandwidth = nil }()
 	h := newHarness(t, Options{})
-	if measured != 0 || h.u.bandwidth != 32 {
-		t.Fatalf("three fresh idle probes: measured %d times, figure %v", measured, h.u.bandwidth)
+	if measured != 0 || h.u.st.Bandwidth != 32 {
+		t.Fatalf("three fresh idle probes: measured %d times, figure %v", measured, h.u.st.Bandwidth)
 	}
 	if got := h.u.timing.Ceiling.Text; !strings.Contains(got, "32.0 GB/s") || !strings.Contains(got, "best of 3 probes") ||
 		strings.Contains(got, "old") || strings.Contains(got, "busy") {
 		t.Errorf("ceiling line %q", got)
 	}
 	test.Tap(h.u.timing.Remeasure)
-	waitFor(t, func() bool { return !h.u.measuring && h.u.bandwidth == 40 })
+	waitFor(t, func() bool { return !h.u.st.Measuring && h.u.st.Bandwidth == 40 })
 	if measured != 1 || !strings.Contains(h.u.timing.Ceiling.Text, "best of 4 probes") {
 		t.Errorf("after Re-measure: measured %d, line %q", measured, h.u.timing.Ceiling.Text)
 	}

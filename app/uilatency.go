@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"fyne.io/fyne/v2"
+
+	"loupe/trace/stats"
 )
 
 // uiLatency measures how long the window's event loop takes to run a
@@ -65,11 +67,12 @@ func latencyLine(d []time.Duration) string {
 	if len(d) == 0 {
 		return "ui latency: no samples during a generation"
 	}
-	s := slices.Clone(d)
-	slices.Sort(s)
-	q := func(f float64) float64 {
-		return float64(s[min(len(s)-1, int(f*float64(len(s))))].Microseconds()) / 1000
+	ms := make([]float64, len(d))
+	for i, x := range d {
+		ms[i] = float64(x.Microseconds()) / 1000
 	}
+	slices.Sort(ms)
+	p95 := ms[min(len(ms)-1, int(0.95*float64(len(ms))))] // the nearest rank
 	return fmt.Sprintf("ui latency during generation: %d samples, median %.1f ms, p95 %.1f ms, max %.1f ms",
-		len(s), q(0.5), q(0.95), q(1))
+		len(ms), stats.Median(ms), p95, ms[len(ms)-1])
 }

@@ -160,4 +160,9 @@ func (l Lang) FirstNumbers(v []float32, k int) string {
 
 // PercentWhole writes a share that is a whole percentage as such: "5 %"
 // for 0.05, where Percent writes "5.0 %" (a threshold, not a measure).
-func (l Lang) PercentWhole(p float64) string { return l.Number(Trim(p*100, 1) + " %") }
+func (l Lang) PercentWhole(p float64) string { return l.PercentTrim(p, 1) }
+
+// PercentTrim writes a share with at most d decimals and no trailing
+// zeros: "25 %" for 0.25 at d = 2, where Percent writes "25.0 %" (an
+// axis tick, not a measure).
+func (l Lang) PercentTrim(p float64, d int) string { return l.Number(Trim(p*100, d) + " %") }

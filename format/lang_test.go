@@ -38,6 +38,9 @@ func TestFrenchNotation(t *testing.T) {
 		{French.Signed(-0.5, 1), "-0,5"},
 		{French.G2(0.0812), "0,081"},
 		{French.Times(5.9), "5,9" + n + "×"},
+		{French.PercentTrim(0.25, 2), "25" + n + "%"},
+		{French.PercentTrim(0.125, 2), "12,5" + n + "%"},
+		{French.PercentTrim(0.001, 2), "0,1" + n + "%"},
 		{French.FirstNumbers([]float32{0.0171, -0.0044, 1}, 2), "0,017" + n + "; -0,004" + n + "; …"},
 		{French.Unit("s"), "s"},
 	} {

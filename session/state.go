@@ -35,6 +35,8 @@ type State struct {
 	Live      trace.Timing      // the running generation so far
 	Running   bool              // a generation is under way
 	Settings  trace.Settings    // of the running generation
+	Bandwidth float64           // the machine's measured read GB/s, 0 unknown
+	Measuring bool              // the bandwidth is being measured
 
 	// The selection the panels follow.
 	Query  int  // selected token, -1 when none
@@ -49,6 +51,8 @@ type State struct {
 	SourceA int          // the source of A's grid kept across a rerun (-1: none)
 	Role    *Role        // what the running generation is for (nil: a plain run)
 	Variant string       // the last variant prompt compared
+
+	Experiment Experiment // the result of the Experiments tab
 
 	Heads []trace.Head   // heads selected to be switched off
 	Turns []chat.Message // the conversation, without its system message

@@ -8,30 +8,38 @@ import (
 // View is everything a panel reads, built from the State once per redraw:
 // a panel shows a View and never reaches into the window for more.
 type View struct {
-	Info      trace.ModelInfo
-	Tokens    []trace.Token
-	Steps     []trace.Step
-	Attention []trace.Attention
-	MLPs      []trace.MLP
-	Run       *trace.Run     // the last finished run; nil while one runs
-	Timings   []trace.Timing // finished runs, then the running one when it has read its prompt
-	Running   bool
-	Query     int // the selected token, a valid index or -1
-	Source    int // -1: the strongest
-	Follow    bool
-	A, B      *trace.Run // the compared pair; nil when none
-	Kind      string
-	Heads     []trace.Head
-	Count     format.Numbering
-	Settings  trace.Settings // of the run shown: the running one, else the last finished (the sampler's stages)
-	Live      bool           // Timings ends with the running generation
+	Info       trace.ModelInfo
+	Tokens     []trace.Token
+	Steps      []trace.Step
+	Attention  []trace.Attention
+	MLPs       []trace.MLP
+	Run        *trace.Run     // the last finished run; nil while one runs
+	Timings    []trace.Timing // finished runs, then the running one when it has read its prompt
+	Running    bool
+	Query      int // the selected token, a valid index or -1
+	Source     int // -1: the strongest
+	Follow     bool
+	A, B       *trace.Run // the compared pair; nil when none
+	Kind       string
+	Compared   Compared   // where A and B are compared, when they are
+	Experiment Experiment // the Experiments tab's result
+	Heads      []trace.Head
+	Count      format.Numbering
+	Settings   trace.Settings // of the run shown: the running one, else the last finished (the sampler's stages)
+	Live       bool           // Timings ends with the running generation
 
-	// What the window adds from the machine and the model.
-	Bandwidth float64                // measured read GB/s, 0 unknown
-	Measuring bool                   // the bandwidth is being measured
+	Bandwidth float64 // measured read GB/s, 0 unknown
+	Measuring bool    // the bandwidth is being measured
+
+	// What the window adds from the model.
 	OnDemand  bool                   // a position the run did not capture can be recomputed now
 	Embedding func(id int) []float32 // a row of the embedding table; nil when the model cannot read one
 	Inspected Inspected              // the last position recomputed against the run's cache
+
+	// The Model tab's: the model's name as the window says it (Info.Name,
+	// or the demo model's name in the window's language), the CPU and
+	// the kernels it runs on.
+	ModelName, CPU, Kernels string
 }
 
 // Inspected is the last recomputation of a finished run's position (one
@@ -65,7 +73,8 @@ func (in Inspected) HasRows(run *trace.Run, layer, kvHead int) bool {
 func (s *State) View() View {
 	v := View{Info: s.Info, Tokens: s.Tokens, Steps: s.Steps, Attention: s.Attention, MLPs: s.MLPs,
 		Running: s.Running, Query: s.Query, Source: s.Source, Follow: s.Follow, Kind: s.Kind,
-		Heads: s.Heads, Count: s.Count, Timings: s.Timings}
+		Heads: s.Heads, Count: s.Count, Timings: s.Timings, Experiment: s.Experiment,
+		Bandwidth: s.Bandwidth, Measuring: s.Measuring}
 	if !s.Running {
 		v.Run = s.LastRun
 	}
@@ -79,7 +88,10 @@ func (s *State) View() View {
 	if v.Query < 0 || v.Query >= len(s.Tokens) {
 		v.Query = -1
 	}
-	v.A, v.B, _ = s.Pair()
+	if a, b, ok := s.Pair(); ok {
+		v.A, v.B, v.Compared = a, b, s.compared(a, b)
+	}
+	v.ModelName = s.Info.Name
 	return v
 }
 

@@ -108,7 +108,7 @@ func NewAttentionPanel() *AttentionPanel {
 	// sight.
 	// The ramp stretches to the grid's height: with a height of its own
 	// it set the grid's least height, too tall for a 1,366 × 768 screen.
-	scale := container.NewBorder(p.Scale, widget.NewLabel("0 %"), nil, nil, newLegend())
+	scale := container.NewBorder(p.Scale, widget.NewLabel(nums().Percent(0)), nil, nil, newLegend())
 	p.gridBox = container.NewHBox(p.GridAxes, p.MeansAxes, scale)
 	p.content = container.NewVBox()
 	p.ExtendBaseWidget(p)

@@ -2,6 +2,12 @@ package views
 
 import (
 	"testing"
+
+	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/test"
+	"fyne.io/fyne/v2/widget"
+
+	"loupe/i18n"
 )
 
 // The attention panel's Export… menu offers the six figures and
@@ -22,5 +28,33 @@ func TestAttentionExportMenu(t *testing.T) {
 		if got[i] != want[i] {
 			t.Errorf("item %d (%s) sent %v, want %v", i, p.ExportMenu.Items[i].Label, got[i], want[i])
 		}
+	}
+}
+
+// The colour scale's bottom reads 0 % in the window's notation: French
+// puts a narrow no-break space before the sign, as format does.
+func TestAttentionScaleZeroInFrench(t *testing.T) {
+	newTestApp(t)
+	inLang(t, i18n.French)
+	p := NewAttentionPanel()
+	var found bool
+	var walk func(o fyne.CanvasObject)
+	walk = func(o fyne.CanvasObject) {
+		switch w := o.(type) {
+		case *widget.Label:
+			found = found || w.Text == "0\u202f%"
+		case *fyne.Container:
+			for _, c := range w.Objects {
+				walk(c)
+			}
+		case fyne.Widget:
+			for _, c := range test.WidgetRenderer(w).Objects() {
+				walk(c)
+			}
+		}
+	}
+	walk(p.gridBox) // beside the grid, shown once there is data
+	if !found {
+		t.Error(`no "0\u202f%" under the colour scale`)
 	}
 }

@@ -40,6 +40,7 @@ type ComparePanel struct {
 
 	cmp     Comparison
 	has     bool
+	at      session.Compared // where cmp was computed
 	labels  []string
 	picking bool // SetRuns is setting the selects: no OnPick
 	content *fyne.Container
@@ -435,9 +436,20 @@ func (p *ComparePanel) Name() string { return "compare" }
 func (p *ComparePanel) Object() fyne.CanvasObject { return p }
 
 // ShowView draws the selection of v.
+// The pair and the step compared are the View's (the step follows the
+// selection, or ◀ ▶ when the run on screen does not line up with A).
+// While a run goes on the same comparison is not computed again.
 func (p *ComparePanel) ShowView(v session.View) {
-	// The Compare tab follows its own pair and step (◀ ▶): the app
-	// computes the comparison and calls Display.
+	if v.A == nil || v.B == nil {
+		p.at = session.Compared{}
+		p.Clear(tr("app.compare.nothing", nil))
+		return
+	}
+	if v.Running && p.has && p.cmp.A == v.A && p.cmp.B == v.B && p.at == v.Compared && p.Kind.Text == v.Kind {
+		return
+	}
+	p.at = v.Compared
+	p.Display(Compare(v.A, v.B, v.Compared.Pos, v.Compared.Query, v.Compared.Source), v.Kind)
 }
 
 // Parts are the objects the panel lays out.

@@ -28,18 +28,8 @@ type Comparison struct {
 // posA and for the grid of queryA on sourceA (positions of A).
 func Compare(a, b *trace.Run, posA, queryA, sourceA int) Comparison {
 	c := Comparison{A: a, B: b, FirstA: -1, FirstB: -1, QueryA: queryA, SourceA: sourceA}
-	pa, pb := stats.PromptLen(a), stats.PromptLen(b)
-	c.Align = stats.Align(a.Tokens, b.Tokens, pa, pb)
-	for i := pa; i < len(a.Tokens); i++ {
-		j := c.Align.AtoB[i]
-		if j < 0 || b.Tokens[j].ID != a.Tokens[i].ID {
-			c.FirstA, c.FirstB = i, j
-			break
-		}
-	}
-	if c.FirstA < 0 && len(b.Tokens)-pb > len(a.Tokens)-pa {
-		c.FirstA, c.FirstB = len(a.Tokens), pb+len(a.Tokens)-pa // B wrote more
-	}
+	c.Align = stats.Align(a.Tokens, b.Tokens, stats.PromptLen(a), stats.PromptLen(b))
+	c.FirstA, c.FirstB = stats.FirstWritten(a, b, c.Align)
 	c.Delta = stats.DeltaAt(a, b, posA, pair(c.Align.AtoB, posA))
 	c.QueryB, c.SourceB = pair(c.Align.AtoB, queryA), pair(c.Align.AtoB, sourceA)
 	c.grids()

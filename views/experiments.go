@@ -1,6 +1,9 @@
 package views
 
 import (
+	"fmt"
+	"strings"
+
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/canvas"
 	"fyne.io/fyne/v2/container"
@@ -42,9 +45,10 @@ type ExperimentsPanel struct {
 	Reading  *widget.Label // the sentence under the figure
 	Notes    *widget.Label // what the figures are and are not
 
-	keys []Experiment
-	fig  *fitFigure
-	box  *fyne.Container
+	keys  []Experiment
+	shown shownExperiment // what ShowView drew last
+	fig   *fitFigure
+	box   *fyne.Container
 	// tools holds the file buttons and the export buttons: on one row,
 	// or on two in projector mode (Compact), where at 1.5 × type the row
 	// was wider than the room beside the lesson card in French.
@@ -288,9 +292,27 @@ func (p *ExperimentsPanel) Name() string { return "experiments" }
 func (p *ExperimentsPanel) Object() fyne.CanvasObject { return p }
 
 // ShowView draws the selection of v.
+// The result does not change with the selection: it is drawn again only
+// when it, its sentence or the figures' theme changed.
 func (p *ExperimentsPanel) ShowView(v session.View) {
-	// An experiment's result does not change with the selection: the app
-	// calls Display when one ends or is opened.
+	e, th := v.Experiment, figTheme(p.FigureTheme)
+	key := shownExperiment{e, fmt.Sprint(th.Background, th.Foreground, th.FontSize)}
+	if key == p.shown || e.Result == nil && p.fig.fig == nil && p.Reading.Text == "" {
+		return
+	}
+	p.shown = key
+	if e.Result == nil {
+		p.Display(nil, "", "")
+		return
+	}
+	p.fig.need = experimentNeed(e.Result)
+	p.Display(ExperimentFigure(e.Result, false, th), e.Reading, strings.Join(ExperimentNotes(*e.Result), "\n"))
+}
+
+// shownExperiment is what the panel drew: the result and the theme.
+type shownExperiment struct {
+	session.Experiment
+	theme string
 }
 
 // Parts are the objects the panel lays out.

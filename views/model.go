@@ -145,9 +145,20 @@ func (p *ModelPanel) Name() string { return "model" }
 func (p *ModelPanel) Object() fyne.CanvasObject { return p }
 
 // ShowView draws the selection of v.
+// Nothing is drawn until a model is open; the same rows are not drawn
+// again (the model does not change with the selection).
 func (p *ModelPanel) ShowView(v session.View) {
-	// The model does not change with the selection: the app calls Display
-	// once a model is loaded.
+	if v.Info.Layers == 0 {
+		return
+	}
+	m := v.Info
+	if v.ModelName != "" {
+		m.Name = v.ModelName
+	}
+	if p.rows != nil && slices.Equal(ModelRows(m, v.CPU, v.Kernels, p.count.Numbering), p.rows) {
+		return
+	}
+	p.Display(m, v.CPU, v.Kernels)
 }
 
 // Parts are the objects the panel lays out.

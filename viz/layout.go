@@ -188,7 +188,7 @@ func (t percentTicks) Ticks(lo, hi float64) []plot.Tick {
 	ts := plot.DefaultTicks{}.Ticks(lo*100, hi*100)
 	for i := range ts {
 		if ts[i].Label != "" {
-			ts[i].Label = t.num.Number(format.Trim(ts[i].Value, 2) + " %") // "25 %", not "25.00 %"
+			ts[i].Label = t.num.PercentTrim(ts[i].Value/100, 2) // "25 %", not "25.00 %"
 		}
 		ts[i].Value /= 100
 	}

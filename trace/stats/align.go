@@ -141,3 +141,21 @@ func DeltaAt(a, b *trace.Run, posA, posB int) Delta {
 	}
 	return d
 }
+
+// FirstWritten is the first generated position of run a whose token b
+// did not write at its aligned place, and that place in b (-1: none);
+// when b wrote everything a did and more, the position just past a's
+// text and the token b wrote there. -1, -1: b wrote what a wrote.
+func FirstWritten(a, b *trace.Run, al Alignment) (ia, ib int) {
+	pa, pb := PromptLen(a), PromptLen(b)
+	for i := pa; i < len(a.Tokens); i++ {
+		j := al.AtoB[i]
+		if j < 0 || b.Tokens[j].ID != a.Tokens[i].ID {
+			return i, j
+		}
+	}
+	if len(b.Tokens)-pb > len(a.Tokens)-pa {
+		return len(a.Tokens), pb + len(a.Tokens) - pa // b wrote more
+	}
+	return -1, -1
+}

@@ -1,0 +1,114 @@
+package views
+
+import (
+	"strings"
+	"testing"
+
+	"loupe/engine/experiment"
+	"loupe/session"
+	"loupe/trace"
+	"loupe/viz"
+)
+
+// The Model tab draws the model of the View, under the name the View
+// gives it, with its CPU and kernel lines; before a model is open it
+// draws nothing.
+func TestModelPanelShowsTheView(t *testing.T) {
+	newTestApp(t)
+	p := NewModelPanel()
+	p.ShowView(session.View{})
+	if p.Rows() != nil {
+		t.Fatalf("no model open, rows %v", p.Rows())
+	}
+	m := trace.ModelInfo{Name: "demo-qwen2", Architecture: "Qwen2ForCausalLM", ModelType: "qwen2", Layers: 2, Heads: 4, KVHeads: 2, HeadDim: 16}
+	p.ShowView(session.View{Info: m, ModelName: "Demo model", CPU: "Xeon, 2 cores", Kernels: "AVX2 kernels"})
+	rows := map[string]string{}
+	for _, r := range p.Rows() {
+		rows[r[0]] = r[1]
+	}
+	if rows["Model"] != "Demo model (Qwen2ForCausalLM, qwen2)" || rows["CPU"] != "Xeon, 2 cores" || rows["Kernels"] != "AVX2 kernels" {
+		t.Errorf("rows %v", rows)
+	}
+	if !strings.Contains(rows["Shape"], "2") || !strings.Contains(rows["Shape"], "4") {
+		t.Errorf("Shape row %q lacks the 2 layers and 4 heads", rows["Shape"])
+	}
+	if p.Figure() == nil {
+		t.Error("no figure of where the parameters are")
+	}
+}
+
+// compareRuns are A and B of the same prompt: the same first written
+// token (p 0.903 in A, 0.925 in B), then 6 in A where B wrote 7.
+func compareRuns() (a, b *trace.Run) {
+	step := func(pos, id int, p float64, others ...trace.Candidate) trace.Step {
+		c := trace.Candidate{ID: id, Text: "x", P: p}
+		return trace.Step{Pos: pos, Chosen: c, Top: append([]trace.Candidate{c}, others...)}
+	}
+	a = &trace.Run{Tokens: append(toks(1, 2, 3), trace.Token{ID: 5, Pos: 3, Generated: true}, trace.Token{ID: 6, Pos: 4, Generated: true}),
+		Steps: []trace.Step{step(3, 5, 0.903), step(4, 6, 0.5)}}
+	b = &trace.Run{Tokens: append(toks(1, 2, 3), trace.Token{ID: 5, Pos: 3, Generated: true}, trace.Token{ID: 7, Pos: 4, Generated: true}),
+		Steps: []trace.Step{step(3, 5, 0.925), step(4, 7, 0.6, trace.Candidate{ID: 6, P: 0.3})}}
+	return a, b
+}
+
+// The Compare tab compares the View's pair where the View says, and says
+// what B is in the View's words; a View without a pair empties it.
+func TestComparePanelShowsTheView(t *testing.T) {
+	newTestApp(t)
+	a, b := compareRuns()
+	p := NewComparePanel()
+	p.SetCount(viz.FromOne)
+	p.ShowView(session.View{A: a, B: b, Kind: "B is A with heads switched off", Compared: session.Compared{Pos: 3, Query: 2, Source: 1}})
+	c, ok := p.Comparison()
+	if !ok || c.A != a || c.B != b || c.Delta.Pos != 3 || c.QueryA != 2 || c.SourceA != 1 {
+		t.Fatalf("comparison %v: A %p B %p at step %d, grid %d → %d", ok, c.A, c.B, c.Delta.Pos, c.QueryA, c.SourceA)
+	}
+	if p.Kind.Text != "B is A with heads switched off" || c.FirstA != 4 {
+		t.Errorf("kind %q, first divergence %d (want 4)", p.Kind.Text, c.FirstA)
+	}
+	if line := DeltaLine(c.Delta); !strings.Contains(line, "90.3 % ⟶ 92.5 %") {
+		t.Errorf("Δp line %q", line)
+	}
+	p.ShowView(session.View{A: a, B: b, Running: true, Compared: session.Compared{Pos: 4, Query: 4, Source: -1}})
+	if c, _ := p.Comparison(); c.Delta.Pos != 4 || !c.Delta.Diverged {
+		t.Errorf("another step while a run goes on: step %d, diverged %v, want 4 and true", c.Delta.Pos, c.Delta.Diverged)
+	}
+	p.ShowView(session.View{})
+	if _, ok := p.Comparison(); ok || p.Title.Text != tr("app.compare.nothing", nil) {
+		t.Errorf("no pair: still compared %v, title %q", ok, p.Title.Text)
+	}
+}
+
+// The Experiments tab draws the View's result: its figure, the sentence
+// the View gives and the result's notes; the same View is not drawn
+// again, and a View without a result clears the panel.
+func TestExperimentsPanelShowsTheView(t *testing.T) {
+	newTestApp(t)
+	p := NewExperimentsPanel([]Experiment{{Key: experiment.Context, Title: "Context"}})
+	p.ShowView(session.View{})
+	if p.Figure() != nil || !p.Save.Disabled() {
+		t.Fatalf("no result, figure %v, Save enabled %v", p.Figure(), !p.Save.Disabled())
+	}
+	r := &experiment.Result{What: experiment.Context, Stopped: "stopped at 2,048 tokens", Notes: []string{"one thread"},
+		Points: []experiment.Point{{Label: "256", DecodeTokS: 40, PrefillTokS: 900}, {Label: "2,048", DecodeTokS: 30, PrefillTokS: 600}}}
+	v := session.View{Experiment: session.Experiment{Result: r, Reading: "Reading 8 times the cache costs a quarter."}}
+	p.ShowView(v)
+	fig := p.Figure()
+	if fig == nil || p.Save.Disabled() {
+		t.Fatalf("result shown: figure %v, Save disabled %v", fig, p.Save.Disabled())
+	}
+	if p.Reading.Text != v.Experiment.Reading || p.Notes.Text != "stopped at 2,048 tokens\none thread" {
+		t.Errorf("reading %q, notes %q", p.Reading.Text, p.Notes.Text)
+	}
+	if want := float32(110 + 2*19*2); p.fig.need != want {
+		t.Errorf("the figure reads at %v px, want %v (two bars a point)", p.fig.need, want)
+	}
+	p.ShowView(v)
+	if p.Figure() != fig {
+		t.Error("the same result was drawn again")
+	}
+	p.ShowView(session.View{})
+	if p.Figure() != nil || p.Reading.Text != "" || !p.Save.Disabled() {
+		t.Errorf("result gone: figure %v, reading %q", p.Figure(), p.Reading.Text)
+	}
+}

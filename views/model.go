@@ -39,8 +39,7 @@ func ModelRows(m trace.ModelInfo, cpu, kernels string, count format.Numbering) [
 		{"Weights", tr("views.model.weights", i18n.Args{"DType": m.DType, "Bytes": nums().Bytes(float64(m.FileBytes))})},
 		{"Read per token", tr("views.model.read", i18n.Args{"W": nums().Bytes(float64(m.WeightBytesPerTok)),
 			"Out": nums().Bytes(float64(m.OutputBytesPerTok)), "Share": nums().Percent(outShare)})},
-		{"KV cache", tr("views.model.kv", i18n.Args{"PerToken": nums().Bytes(kv), "At4K": nums().Bytes(kv * 4096), "At32K": nums().Bytes(kv * 32000),
-			"N4K": thousands(4096), "N32K": thousands(32000)})},
+		{"KV cache", kvRow(kv, m.MaxPositions)},
 		{"CPU", cpu},
 		{"Kernels", kernels},
 	}
@@ -55,6 +54,21 @@ func ModelRows(m trace.ModelInfo, cpu, kernels string, count format.Numbering) [
 		rows = hybridRows(rows, m, count) // model_deltanet.go
 	}
 	return rows
+}
+
+// kvRow is the KV cache's size per token and at the model's own full
+// context, with 4,096 tokens between them for a model whose context is
+// longer: sizes the model can reach, not a larger model's.
+func kvRow(perToken float64, context int) string {
+	args := i18n.Args{"PerToken": nums().Bytes(perToken), "AtFull": nums().Bytes(perToken * float64(context)), "NFull": thousands(context)}
+	if context <= 0 { // a config without max_position_embeddings
+		return tr("views.model.kv_per_token", args)
+	}
+	if context <= 4096 {
+		return tr("views.model.kv", args)
+	}
+	args["At4K"], args["N4K"] = nums().Bytes(perToken*4096), thousands(4096)
+	return tr("views.model.kv_4k", args)
 }
 
 // ModelPanel shows the loaded model's architecture, sizes and where its

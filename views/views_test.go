@@ -233,14 +233,21 @@ func TestTimingLine(t *testing.T) {
 }
 
 // Qwen2.5-1.5B: 28 layers × 2 K/V heads × 128 × (K + V) × 2 bytes = 28,672
-// bytes per token, 117 MB at 4,096 tokens (the article's figures).
+// bytes per token, 117 MB at 4,096 tokens (the article's figures), 940 MB
+// at its context of 32,768; a model of 512 positions is given sizes it
+// can reach only.
 func TestModelRows(t *testing.T) {
-	m := trace.ModelInfo{Name: "qwen", Layers: 28, Heads: 12, KVHeads: 2, HeadDim: 128, KVBytesPerToken: 28672,
+	m := trace.ModelInfo{Name: "qwen", Layers: 28, Heads: 12, KVHeads: 2, HeadDim: 128, KVBytesPerToken: 28672, MaxPositions: 32768,
 		ParamsEmbedding: 233_000_000, ParamsAttention: 100, ParamsMLP: 100, WeightBytesPerTok: 3_100_000_000, OutputBytesPerTok: 466_000_000}
 	rows := ModelRows(m, "cpu", "avx2", viz.FromOne)
 	kv := rows[7][1]
-	if !strings.Contains(kv, "29 KB per token") || !strings.Contains(kv, "117 MB at 4,096") || !strings.Contains(kv, "918 MB at 32,000") {
+	if !strings.Contains(kv, "29 KB per token") || !strings.Contains(kv, "117 MB at 4,096") || !strings.Contains(kv, "940 MB at its full context of 32,768") {
 		t.Errorf("KV row %q", kv)
+	}
+	m.MaxPositions, m.KVBytesPerToken = 512, 2048
+	kv = ModelRows(m, "cpu", "avx2", viz.FromOne)[7][1]
+	if !strings.Contains(kv, "1 MB at its full context of 512") || strings.Contains(kv, "4,096") || strings.Contains(kv, "32,") {
+		t.Errorf("KV row of a 512-token model %q", kv)
 	}
 	if !strings.Contains(rows[6][1], "(15.0 %)") {
 		t.Errorf("output share row %q", rows[6][1])

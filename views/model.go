@@ -56,19 +56,23 @@ func ModelRows(m trace.ModelInfo, cpu, kernels string, count format.Numbering) [
 	return rows
 }
 
-// kvRow is the KV cache's size per token and at the model's own full
-// context, with 4,096 tokens between them for a model whose context is
-// longer: sizes the model can reach, not a larger model's.
+// kvRow is the KV cache's size per token and at the sizes kvSizes gives.
 func kvRow(perToken float64, context int) string {
-	args := i18n.Args{"PerToken": nums().Bytes(perToken), "AtFull": nums().Bytes(perToken * float64(context)), "NFull": thousands(context)}
 	if context <= 0 { // a config without max_position_embeddings
-		return tr("views.model.kv_per_token", args)
+		return tr("views.model.kv_per_token", i18n.Args{"PerToken": nums().Bytes(perToken)})
 	}
+	return tr("views.model.kv", i18n.Args{"PerToken": nums().Bytes(perToken), "Sizes": kvSizes(perToken, context)})
+}
+
+// kvSizes is a KV cache of perToken bytes at the model's own full
+// context, with 4,096 tokens before it for a model whose context is
+// longer: sizes the model can reach, not a larger model's.
+func kvSizes(perToken float64, context int) string {
+	full := tr("views.model.kv_at_full", i18n.Args{"Bytes": nums().Bytes(perToken * float64(context)), "N": thousands(context)})
 	if context <= 4096 {
-		return tr("views.model.kv", args)
+		return full
 	}
-	args["At4K"], args["N4K"] = nums().Bytes(perToken*4096), thousands(4096)
-	return tr("views.model.kv_4k", args)
+	return tr("views.model.kv_at", i18n.Args{"Bytes": nums().Bytes(perToken * 4096), "N": thousands(4096)}) + " · " + full
 }
 
 // ModelPanel shows the loaded model's architecture, sizes and where its

@@ -36,8 +36,7 @@ func hybridRows(rows [][2]string, m trace.ModelInfo, count format.Numbering) [][
 				"First": counting{count}.Layer(first), "Every": max(1, m.Layers/max(1, full))})
 		case "KV cache":
 			rows[i][1] = tr("views.model.hybrid_kv", i18n.Args{"PerToken": nums().Bytes(kv), "Full": full, "BF": nums().Bytes(kv / 2),
-				"At4K": nums().Bytes(kv * 4096), "At32K": nums().Bytes(kv * 32000), "N4K": thousands(4096), "N32K": thousands(32000),
-				"State": nums().Bytes(float64(m.StateBytes))})
+				"Sizes": kvSizes(kv, max(1, m.MaxPositions)), "State": nums().Bytes(float64(m.StateBytes))})
 		}
 	}
 	rows = append(rows, [2]string{"Output head", tr("views.model.hybrid_head", i18n.Args{"Head": nums().Count(head), "Total": nums().Count(total), "Share": nums().Percent(float64(head) / float64(max(1, total)))})})

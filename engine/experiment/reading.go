@@ -66,7 +66,7 @@ func percentOfTotal(num format.Lang, part, total float64) string {
 // times writes a ratio as "5.9 ×".
 func times(num format.Lang, x float64) string {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return "?" + num.Space() + "×"
+		return num.UnknownTimes()
 	}
 	return num.Times(x)
 }
@@ -74,7 +74,7 @@ func times(num format.Lang, x float64) string {
 // change writes a relative change as "2 %" or "-3 %".
 func change(num format.Lang, x float64) string {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return "?" + num.Space() + "%"
+		return num.UnknownPercent()
 	}
 	return num.PercentWhole(math.Round(100*x) / 100)
 }

@@ -113,9 +113,8 @@ func (fc *experimentRunner) openExperiment(path string) {
 			r := rec.Result()
 			fc.record = &rec
 			u.showTab("experiments")
-			u.experiments.Choose(rec.What) // sets the plan of a new run: the record's replaces it
 			fc.show(func(e *session.Experiment) {
-				*e = session.Experiment{Result: &r, Reading: rec.Reading, Saved: true,
+				*e = session.Experiment{Result: &r, Reading: rec.Reading, Key: rec.What, Saved: true,
 					Plan: tr("app.exp.saved_plan", i18n.Args{"When": rec.When.Local().Format("2006-01-02 15:04"),
 						"Model": filepath.Base(rec.ModelPath), "Kernels": rec.Kernels, "Threads": rec.Threads})}
 			})

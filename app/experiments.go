@@ -73,7 +73,7 @@ func (fc *experimentRunner) experimentOptions(key string) experiment.Options {
 func (fc *experimentRunner) planExperiment(key string) {
 	u := fc.ui
 	if u.backend == nil {
-		fc.show(func(e *session.Experiment) { e.Plan = tr("app.exp.open_model", nil) })
+		fc.show(func(e *session.Experiment) { e.Key, e.Plan = key, tr("app.exp.open_model", nil) })
 		return
 	}
 	speeds := experiment.GuessSpeeds(u.st.Info, u.st.Bandwidth)
@@ -88,7 +88,7 @@ func (fc *experimentRunner) planExperiment(key string) {
 		threads = m.Threads()
 	}
 	plan := experiment.Plan(key, u.st.Info, u.experimentRunner.experimentOptions(key), speeds, threads)
-	fc.show(func(e *session.Experiment) { e.Plan = plan })
+	fc.show(func(e *session.Experiment) { e.Key, e.Plan = key, plan })
 }
 
 // show changes what the Experiments panel shows and redraws it (when on
@@ -274,7 +274,7 @@ func (fc *experimentRunner) startFlagExperiment() bool {
 	}
 	fc.started = true
 	u.showTab("experiments")
-	u.experiments.Choose(key)
+	u.experimentRunner.planExperiment(key)
 	u.experimentRunner.runExperimentAsking(key, false)
 	return u.st.Running
 }

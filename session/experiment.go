@@ -9,6 +9,7 @@ type Experiment struct {
 	Result  *experiment.Result // nil: none yet, or one is running
 	Reading string             // the sentence reading it: the window's, or the one saved with it
 
+	Key      string  // the experiment chosen in the list (experiment.Context, …; "": none)
 	Plan     string  // what the chosen experiment runs and about how long
 	Status   string  // what runs now, or why it stopped ("" once the figure says it is done)
 	Running  bool    // an experiment runs: Cancel and the progress bar, not Run
@@ -16,10 +17,11 @@ type Experiment struct {
 	Saved    bool    // the result was opened from its file: it can be re-run
 }
 
-// StartExperiment clears the result for an experiment starting: its plan
-// stays, status says it starts.
+// StartExperiment clears the result for an experiment starting: the
+// choice and its plan stay, status says it starts.
 func (s *State) StartExperiment(status string) {
-	s.Experiment = Experiment{Plan: s.Experiment.Plan, Saved: s.Experiment.Saved, Status: status, Running: true}
+	e := s.Experiment
+	s.Experiment = Experiment{Key: e.Key, Plan: e.Plan, Saved: e.Saved, Status: status, Running: true}
 }
 
 // ExperimentProgress is the running experiment's share done and what it

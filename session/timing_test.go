@@ -40,16 +40,16 @@ func TestViewCarriesTheTimings(t *testing.T) {
 	}
 }
 
-// The Experiments tab reads the plan, the running state, the progress and
-// the status from the View: a start keeps the plan and clears the last
+// The Experiments tab reads the choice, its plan, the running state, the progress and
+// the status from the View: a start keeps the choice and its plan and clears the last
 // result, the end shows the new one, a failure keeps none.
 func TestViewCarriesTheRunningExperiment(t *testing.T) {
 	s := New()
-	s.Experiment = Experiment{Result: &experiment.Result{}, Plan: "3 runs, about 2 min", Saved: true}
+	s.Experiment = Experiment{Result: &experiment.Result{}, Key: experiment.Threads, Plan: "3 runs, about 2 min", Saved: true}
 	s.StartExperiment("Starting…")
 	s.ExperimentProgress(0.25, "run 1 of 3")
 	e := s.View().Experiment
-	if !e.Running || e.Result != nil || e.Plan != "3 runs, about 2 min" || e.Progress != 0.25 || e.Status != "run 1 of 3" || !e.Saved {
+	if !e.Running || e.Result != nil || e.Key != experiment.Threads || e.Plan != "3 runs, about 2 min" || e.Progress != 0.25 || e.Status != "run 1 of 3" || !e.Saved {
 		t.Fatalf("running: %+v", e)
 	}
 	r := &experiment.Result{What: experiment.Threads}

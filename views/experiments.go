@@ -49,6 +49,7 @@ type ExperimentsPanel struct {
 	keys    []Experiment
 	shown   shownExperiment // what ShowView drew last
 	running bool            // drawn running: Cancel and the progress bar
+	drawing bool            // ShowView chooses in the list: not the user's pick
 	fig     *fitFigure
 	box     *fyne.Container
 	// tools holds the file buttons and the export buttons: on one row,
@@ -67,7 +68,7 @@ func NewExperimentsPanel(list []Experiment) *ExperimentsPanel {
 	}
 	p.List = widget.NewSelect(titles, func(title string) {
 		p.Plan.Show()
-		if k := p.keyOf(title); k != "" && p.OnChoose != nil {
+		if k := p.keyOf(title); k != "" && p.OnChoose != nil && !p.drawing {
 			p.OnChoose(k)
 		}
 	})
@@ -310,11 +311,16 @@ func (p *ExperimentsPanel) showResult(e session.Experiment) {
 	p.Display(ExperimentFigure(e.Result, false, th), e.Reading, strings.Join(ExperimentNotes(*e.Result), "\n"))
 }
 
-// showState draws what runs: Run or Cancel and the progress bar, the
+// showState draws the experiment chosen in the list, what runs: Run or Cancel and the progress bar, the
 // plan (shown again when it changes: with a result on screen an old plan
 // is hidden), the status (hidden when empty) and Re-run for a result
 // opened from its file.
 func (p *ExperimentsPanel) showState(e session.Experiment) {
+	if e.Key != "" && e.Key != p.Selected() {
+		p.drawing = true
+		p.Choose(e.Key)
+		p.drawing = false
+	}
 	if e.Running != p.running {
 		p.setRunning(e.Running)
 	}

@@ -116,15 +116,21 @@ func TestExperimentsPanelShowsTheView(t *testing.T) {
 	}
 }
 
-// The Experiments tab draws the running state of the View: Cancel and the
+// The Experiments tab draws the running state of the View: the experiment
+// chosen in the list (not calling OnChoose, which is the user's), Cancel and the
 // progress bar instead of Run, the plan and the status; once done, Run
 // again, the plan hidden under the result, and Re-run only for a result
 // opened from its file.
 func TestExperimentsPanelShowsTheRunningState(t *testing.T) {
 	newTestApp(t)
-	p := NewExperimentsPanel([]Experiment{{Key: experiment.Threads, Title: "Threads"}})
-	e := session.Experiment{Plan: "4 runs, about 1 min", Status: "run 2 of 4", Running: true, Progress: 0.5}
+	p := NewExperimentsPanel([]Experiment{{Key: experiment.Context, Title: "Context"}, {Key: experiment.Threads, Title: "Threads"}})
+	chosen := ""
+	p.OnChoose = func(key string) { chosen = key }
+	e := session.Experiment{Key: experiment.Threads, Plan: "4 runs, about 1 min", Status: "run 2 of 4", Running: true, Progress: 0.5}
 	p.ShowView(session.View{Experiment: e})
+	if p.Selected() != experiment.Threads || chosen != "" {
+		t.Errorf("the View's choice: list shows %q, OnChoose(%q) called as if the user picked it", p.Selected(), chosen)
+	}
 	if !p.Run.Disabled() || p.Cancel.Disabled() || !p.Progress.Visible() || p.Progress.Value != 0.5 {
 		t.Errorf("running: Run disabled %v, Cancel disabled %v, progress %v shown %v",
 			p.Run.Disabled(), p.Cancel.Disabled(), p.Progress.Value, p.Progress.Visible())

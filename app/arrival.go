@@ -26,6 +26,7 @@ func (u *UI) onEvent(gen int, ev engine.Event) {
 		t := ev.Prefill
 		u.st.Live = *t
 		u.st.Live.BytesPerToken = float64(u.st.Info.WeightBytesPerTok) // the KV cache is added at the end
+		u.dirty = true                                                 // Timing's live bar
 		u.controls.Status.SetText(tr("app.status.prompt_read", i18n.Args{"N": thousands(t.PrefillTokens), "Time": nums().Duration(t.PrefillSeconds)}))
 	case ev.Step != nil:
 		u.st.Steps = append(u.st.Steps, *ev.Step)
@@ -90,7 +91,6 @@ func (u *UI) finish(gen int, run *trace.Run, err error) {
 	u.st.Running = false
 	u.cancel()
 	u.controls.SetRunning(false)
-	u.host.showCeiling()
 	if run != nil {
 		if run.Model.Path == u.st.Info.Path {
 			run.Model.Name = u.st.Info.Name // the demo model's, not its folder's hash
@@ -147,8 +147,7 @@ func (u *UI) adoptRun(run *trace.Run) {
 	if followed && len(run.Tokens) > 0 {
 		u.showLastPromptToken()
 	}
-	u.st.Timings = append(u.st.Timings, run.Timing)
-	u.timing.Display(u.st.Timings, u.st.Bandwidth, u.st.Measuring)
+	u.st.KeepTiming(run.Timing, "") // named by the chat, if a turn
 	t := run.Timing
 	u.controls.Status.SetText(tr("app.status.done", i18n.Args{"Why": stopWords(run.StopReason), "Read": thousands(t.PrefillTokens),
 		"ReadTime": nums().Duration(t.PrefillSeconds), "Written": thousands(t.DecodeTokens), "WriteTime": nums().Duration(t.DecodeSeconds),

@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"loupe/engine/perf"
-	"loupe/i18n"
-	"loupe/views"
 )
 
 // host is what the window measures of the computer: memory bandwidth, the heap's limit, the UI's latency and the timing log.
@@ -79,7 +77,7 @@ func (fc *host) probeAfterRun() {
 func (fc *host) adoptCeiling(c perf.Ceiling, ok bool) {
 	u := fc.ui
 	if ok {
-		u.host.ceiling, u.st.Bandwidth = c, c.Best.BestGBs
+		u.st.AdoptCeiling(c)
 	}
 }
 
@@ -113,7 +111,6 @@ func (fc *host) remeasure() {
 			}
 			u.host.adoptCeiling(c, ok)
 			u.host.showCeiling()
-			u.timing.Display(u.st.Timings, u.st.Bandwidth, false)
 			if u.generateAfter && !u.loading {
 				u.generateAfter = false
 				u.generate()
@@ -122,40 +119,12 @@ func (fc *host) remeasure() {
 	}()
 }
 
-// showCeiling writes where the figure comes from in the Timing panel.
+// showCeiling redraws where the figure comes from in the Timing panel
+// (the View's probes, its Re-measure button off while the engine runs).
 func (fc *host) showCeiling() {
 	u := fc.ui
-	u.timing.SetCeiling(ceilingText(u.host.ceiling, u.st.Bandwidth > 0, u.st.Measuring, time.Now()), !u.st.Measuring && !u.st.Running)
-}
-
-// ceilingText says what the bandwidth figure is worth: its probes and
-// dates, and whether it is old or was taken under load.
-func ceilingText(c perf.Ceiling, ok, measuring bool, now time.Time) string {
-	var s string
-	switch {
-	case !ok && measuring:
-		return tr("app.bw.measuring", nil)
-	case !ok:
-		return tr("app.bw.unmeasured", nil)
-	default:
-		b := c.Best
-		s = tr("app.bw.best", i18n.Args{"GBs": nums().GBs(b.BestGBs), "Threads": b.Threads,
-			"Probes": views.Lang.N("unit.probes", len(c.Probes), i18n.Args{"N": len(c.Probes)}), "When": b.When.Local().Format("2006-01-02 15:04")})
-		if n := len(c.Probes); n > 1 && !c.Probes[0].When.Equal(b.When) {
-			s += tr("app.bw.latest", i18n.Args{"When": c.Probes[0].When.Local().Format("2006-01-02 15:04"), "GBs": nums().GBs(c.Probes[0].BestGBs)})
-		}
-		s += ")."
-	}
-	if c.Stale(now) {
-		s += tr("app.bw.stale", i18n.Args{"Days": int(now.Sub(c.Best.When).Hours() / 24)})
-	}
-	if c.UnderLoad() {
-		s += tr("app.bw.load", i18n.Args{"Cores": nums().Fixed(*c.Best.OthersBusy, 1)})
-	}
-	if measuring {
-		s += tr("app.bw.again", nil)
-	}
-	return s
+	u.dirty = true
+	u.refreshPanels()
 }
 
 func safeMeasure(m perf.WeightHolder) (b perf.Bandwidth, err error) {

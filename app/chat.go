@@ -21,7 +21,6 @@ type chatArea struct {
 	ui      *UI
 	drafts  []views.Draft // each reply's draft cost
 	presets []chat.Preset
-	labels  []string     // Timing panel names of the runs
 	pending *chatRequest // the chat turn begin hands to the worker
 }
 
@@ -198,9 +197,7 @@ func (fc *chatArea) chatFinished(run *trace.Run) {
 		}
 		label += tr("app.chat.think_"+map[string]string{"on": "on", "off": "off", "": "default"}[run.Think], nil)
 	}
-	u.chatArea.labels = append(u.chatArea.labels, label)
-	u.timing.Labels = u.chatArea.labels
-	u.timing.Display(u.st.Timings, u.st.Bandwidth, u.st.Measuring)
+	u.st.NameLastTiming(label)
 }
 
 // draftOf splits the reply by the tokens' thinking flags (the block may

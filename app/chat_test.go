@@ -79,7 +79,7 @@ func TestChatTwoTurns(t *testing.T) {
 	if !toks[n-4].Thinking || !toks[n-2].Thinking || toks[n-1].Thinking || !toks[n-4].Special {
 		t.Errorf("empty think block before the reply not flagged: %+v", toks[n-4:n])
 	}
-	if l := u.timing.Labels; len(l) != 2 || !strings.Contains(l[0], "think on") || !strings.Contains(l[1], "think off") {
+	if l := u.st.Labels; len(l) != 2 || !strings.Contains(l[0], "think on") || !strings.Contains(l[1], "think off") {
 		t.Errorf("timing labels %v", l)
 	}
 	if r := u.chatPanel.TurnRows(); r != 4 { // You, Model, You, Model (no draft written)

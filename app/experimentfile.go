@@ -111,14 +111,13 @@ func (fc *experimentRunner) openExperiment(path string) {
 		var rec experiment.Record
 		if rec, err = experiment.ReadRecord(data); err == nil {
 			r := rec.Result()
-			u.st.Experiment, fc.record = session.Experiment{Result: &r, Reading: rec.Reading}, &rec
+			fc.record = &rec
 			u.showTab("experiments")
-			u.experiments.Choose(rec.What)
-			u.dirty = true
-			u.refreshPanels()
-			u.experiments.Plan.SetText(tr("app.exp.saved_plan", i18n.Args{"When": rec.When.Local().Format("2006-01-02 15:04"),
-				"Model": filepath.Base(rec.ModelPath), "Kernels": rec.Kernels, "Threads": rec.Threads}))
-			u.experiments.Rerun.Show()
+			fc.show(func(e *session.Experiment) {
+				*e = session.Experiment{Result: &r, Reading: rec.Reading, Key: rec.What, Saved: true,
+					Plan: tr("app.exp.saved_plan", i18n.Args{"When": rec.When.Local().Format("2006-01-02 15:04"),
+						"Model": filepath.Base(rec.ModelPath), "Kernels": rec.Kernels, "Threads": rec.Threads})}
+			})
 			return
 		}
 	}
@@ -136,7 +135,7 @@ func (fc *experimentRunner) rerunExperiment() {
 		u.fail(tr("app.exp.nothing_rerun", nil), errors.New(tr("app.hint.open_experiment", nil)))
 		return
 	case u.st.Running || u.loading:
-		u.experiments.Status.SetText(tr("app.lesson.busy", nil))
+		fc.show(func(e *session.Experiment) { e.Status = tr("app.lesson.busy", nil) })
 		return
 	case !ok:
 		u.fail(tr("app.err.no_model_loaded", nil), fmt.Errorf("open %s first: the experiment reruns on it", rec.ModelPath))

@@ -73,7 +73,7 @@ func (fc *experimentRunner) experimentOptions(key string) experiment.Options {
 func (fc *experimentRunner) planExperiment(key string) {
 	u := fc.ui
 	if u.backend == nil {
-		u.experiments.Plan.SetText(tr("app.exp.open_model", nil))
+		fc.show(func(e *session.Experiment) { e.Key, e.Plan = key, tr("app.exp.open_model", nil) })
 		return
 	}
 	speeds := experiment.GuessSpeeds(u.st.Info, u.st.Bandwidth)
@@ -87,7 +87,16 @@ func (fc *experimentRunner) planExperiment(key string) {
 	if m, ok := u.backend.(*engine.Model); ok {
 		threads = m.Threads()
 	}
-	u.experiments.Plan.SetText(experiment.Plan(key, u.st.Info, u.experimentRunner.experimentOptions(key), speeds, threads))
+	plan := experiment.Plan(key, u.st.Info, u.experimentRunner.experimentOptions(key), speeds, threads)
+	fc.show(func(e *session.Experiment) { e.Key, e.Plan = key, plan })
+}
+
+// show changes what the Experiments panel shows and redraws it (when on
+// screen: refreshPanels).
+func (fc *experimentRunner) show(change func(e *session.Experiment)) {
+	change(&fc.ui.st.Experiment)
+	fc.ui.dirty = true
+	fc.ui.refreshPanels()
 }
 
 // runExperiment runs the chosen experiment in the background, as a
@@ -103,7 +112,7 @@ func (fc *experimentRunner) runExperiment(key string) {
 func (fc *experimentRunner) runExperimentAsking(key string, ask bool) {
 	u := fc.ui
 	if u.st.Running || u.loading {
-		u.experiments.Status.SetText(tr("app.lesson.busy", nil))
+		fc.show(func(e *session.Experiment) { e.Status = tr("app.lesson.busy", nil) })
 		return
 	}
 	m, ok := u.backend.(*engine.Model)
@@ -122,7 +131,7 @@ func (fc *experimentRunner) runExperimentAsking(key string, ask bool) {
 		return
 	}
 	opt.Kernels = c
-	fc.record = nil
+	fc.record, u.st.Experiment.Saved = nil, false
 	if key == experiment.Quant && ask {
 		u.experimentRunner.confirmCopies(m, opt)
 		return
@@ -163,15 +172,11 @@ func (fc *experimentRunner) startExperiment(m *engine.Model, opt experiment.Opti
 	u.gen++
 	gen, bw := u.gen, u.st.Bandwidth
 	u.controls.SetRunning(true)
-	u.experiments.SetRunning(true)
-	u.st.Experiment = session.Experiment{}
-	u.dirty = true
-	u.refreshPanels()
-	u.experiments.Status.SetText(tr("app.status.starting", nil))
+	fc.show(func(*session.Experiment) { u.st.StartExperiment(tr("app.status.starting", nil)) })
 	opt.Progress = func(frac float64, what string) {
 		u.do(func() {
 			if gen == u.gen {
-				u.experiments.SetProgress(frac, what)
+				fc.show(func(*session.Experiment) { u.st.ExperimentProgress(frac, what) })
 			}
 		})
 	}
@@ -228,24 +233,22 @@ func (fc *experimentRunner) experimentDone(gen int, r experiment.Result, err err
 	u.st.Running = false
 	u.cancel()
 	u.controls.SetRunning(false)
-	u.experiments.SetRunning(false)
-	switch {
-	case err != nil:
-		u.experiments.Status.SetText(tr("app.exp.failed_status", nil) + " " + err.Error())
+	if err != nil {
+		fc.show(func(*session.Experiment) {
+			u.st.EndExperiment(nil, "", tr("app.exp.failed_status", nil)+" "+err.Error())
+		})
 		u.fail(tr("app.exp.failed", nil), err)
-	case r.Cancelled:
-		u.experiments.Status.SetText(experiment.CancelledIn(r, views.Lang))
-	default:
-		u.experiments.Status.SetText("") // the figure says it is done
-	}
-	if err == nil {
-		if rec := fc.record; rec != nil && !r.Cancelled {
-			u.experiments.Status.SetText(tr("app.exp.rerun_done", nil) + " " + experiment.CompareIn(*rec, r, views.Lang))
+	} else {
+		status := "" // the figure says it is done
+		switch rec := fc.record; {
+		case r.Cancelled:
+			status = experiment.CancelledIn(r, views.Lang)
+		case rec != nil:
+			status = tr("app.exp.rerun_done", nil) + " " + experiment.CompareIn(*rec, r, views.Lang)
 		}
-		u.st.Experiment = session.Experiment{Result: &r, Reading: experiment.ReadingIn(r, views.Lang)}
+		u.st.EndExperiment(&r, experiment.ReadingIn(r, views.Lang), status)
 		u.keepExperimentRuns(r)
-		u.dirty = true
-		u.refreshPanels()
+		fc.show(func(*session.Experiment) {})
 	}
 	u.afterRun(err)
 	u.idle()
@@ -271,7 +274,7 @@ func (fc *experimentRunner) startFlagExperiment() bool {
 	}
 	fc.started = true
 	u.showTab("experiments")
-	u.experiments.Choose(key)
+	u.experimentRunner.planExperiment(key)
 	u.experimentRunner.runExperimentAsking(key, false)
 	return u.st.Running
 }

@@ -138,7 +138,6 @@ func (u *UI) begin(prompt string, ids []int, s trace.Settings) {
 	u.gen++
 	u.st.Settings = s
 	u.controls.SetRunning(true)
-	u.host.showCeiling() // no re-measuring while the engine runs
 	u.controls.Status.SetText(tr("app.status.reading", i18n.Args{"N": thousands(len(ids))}))
 	u.runStart, u.runCPU = time.Now(), perf.ProcessCPUSeconds()
 	opt := generateOptions(s, u.st.Info, len(ids))

@@ -268,8 +268,8 @@ func TestLessonMeasures(t *testing.T) {
 			t.Errorf("run %q is not in the history", r.Origin)
 		}
 	}
-	if n := len(u.st.Timings); n < len(e.Runs)+1 || !strings.Contains(u.timing.Labels[n-1], "heads switched off (lesson)") {
-		t.Errorf("Timing: %d runs, labels %q", n, u.timing.Labels)
+	if n := len(u.st.Timings); n < len(e.Runs)+1 || !strings.Contains(u.st.Labels[n-1], "heads switched off (lesson)") {
+		t.Errorf("Timing: %d runs, labels %q", n, u.st.Labels)
 	}
 	a, b, ok := u.st.Pair()
 	if !ok || a != u.lessonMode.run || len(b.Settings.Ablate) == 0 {

@@ -159,16 +159,10 @@ func (fc *lessonMode) lessonMeasured(gen int, run *trace.Run, e *lesson.Extra, e
 // lesson's run (base) its run A, as the counterfactual chapter compares them.
 func (fc *lessonMode) keepMeasuredRuns(base *trace.Run, e *lesson.Extra) {
 	u := fc.ui
-	for len(u.chatArea.labels) < len(u.st.Timings) {
-		u.chatArea.labels = append(u.chatArea.labels, "") // "run N"
-	}
 	for _, r := range e.Runs {
 		u.st.Remember(r)
-		u.st.Timings = append(u.st.Timings, r.Timing)
-		u.chatArea.labels = append(u.chatArea.labels, tr("views.timing.run", i18n.Args{"N": len(u.st.Timings)})+" · "+r.Origin)
+		u.st.KeepTiming(r.Timing, tr("views.timing.run", i18n.Args{"N": len(u.st.Timings) + 1})+" · "+r.Origin)
 	}
-	u.timing.Labels = u.chatArea.labels
-	u.timing.Display(u.st.Timings, u.st.Bandwidth, u.st.Measuring)
 	s := u.st
 	if n := len(e.Runs); n > 0 && e.Ablated != nil && len(e.Runs[n-1].Settings.Ablate) > 0 {
 		if a := slices.Index(s.Runs, base); a >= 0 {
@@ -178,6 +172,8 @@ func (fc *lessonMode) keepMeasuredRuns(base *trace.Run, e *lesson.Extra) {
 	}
 	u.listRuns()
 	u.refreshCompare()
+	u.dirty = true // Timing's new bars
+	u.refreshPanels()
 }
 
 // lessonWaiting says what the card waits for.

@@ -63,7 +63,7 @@ func (fc *menus) buildMenu() {
 	gen.Shortcut = &desktop.CustomShortcut{KeyName: fyne.KeyReturn, Modifier: fyne.KeyModifierControl}
 	experiments := u.menus.item(tr("app.menu.experiments", nil), func() {
 		u.showTab("experiments")
-		if k := u.experiments.Selected(); k != "" {
+		if k := u.st.Experiment.Key; k != "" {
 			u.experimentRunner.planExperiment(k)
 		}
 	})

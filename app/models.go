@@ -13,6 +13,7 @@ import (
 
 	"loupe/engine/hub"
 	"loupe/i18n"
+	"loupe/trace/stats"
 	"loupe/views"
 )
 
@@ -210,11 +211,10 @@ func (fc *modelsMenu) pulled(g *views.GetModel, d dialog.Dialog, id, dir string,
 	}
 }
 
+// progressShare is the share of the download done; 0 while its size is
+// unknown (a progress bar cannot show NaN).
 func progressShare(p hub.Progress) float64 {
-	if p.Total <= 0 {
-		return 0
-	}
-	return float64(p.Done) / float64(p.Total)
+	return stats.OrZero(stats.Ratio(float64(p.Done), float64(p.Total)))
 }
 
 // progressText is "model.safetensors (3 of 7) · 1.20 GB of 3.09 GB · 21.4 MB/s · 1 min 30 s left".

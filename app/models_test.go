@@ -88,3 +88,16 @@ func TestGetModelShowsErrors(t *testing.T) {
 		t.Errorf("status %q, button disabled %v", g.Status.Text, g.Get.Disabled())
 	}
 }
+
+// The download's bar shows the share done, and 0 (not NaN, which the bar
+// cannot draw) while the size is not yet known.
+func TestProgressShare(t *testing.T) {
+	for _, c := range []struct {
+		p    hub.Progress
+		want float64
+	}{{hub.Progress{Done: 3, Total: 12}, 0.25}, {hub.Progress{Done: 3}, 0}, {hub.Progress{}, 0}} {
+		if got := progressShare(c.p); got != c.want {
+			t.Errorf("progressShare(%d of %d) = %v, want %v", c.p.Done, c.p.Total, got, c.want)
+		}
+	}
+}

@@ -46,13 +46,14 @@ func (u *UI) refreshPanels() {
 // drawn reports whether p is drawn now. While the engine runs, only the
 // tab on screen is drawn (each drawing takes CPU from the engine); once
 // the run is over the cheap Attention and Next token panels are drawn
-// hidden too (exports read them), and the Model panel's rows, the others
+// hidden too (exports read them), and the Model panel's rows and the
+// Timing panel's bars (drawn again only when they changed), the others
 // when chosen: a gonum/plot figure costs tens of ms.
 func (u *UI) drawn(p views.Panel, v session.View) bool {
 	if u.selected(p.Object()) {
 		return true
 	}
-	return !v.Running && (p == views.Panel(u.attn) || p == views.Panel(u.next) || p == views.Panel(u.model))
+	return !v.Running && (p == views.Panel(u.attn) || p == views.Panel(u.next) || p == views.Panel(u.model) || p == views.Panel(u.timing))
 }
 
 // view is what the panels show: the session's View with what the window

@@ -8,7 +8,6 @@ import (
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 
-	"loupe/engine/perf"
 	"loupe/engine/pool"
 	"loupe/session"
 	"loupe/views"
@@ -106,7 +105,6 @@ type jobs struct {
 type machine struct {
 	threads  int           // worker threads set on the backend (0: the engine's default)
 	mem      memoryLimit   // the soft limit on Go's heap (memory.go)
-	ceiling  perf.Ceiling  // the probes behind the session's bandwidth
 	probeDue bool          // a probe waits for the first run at start-up to end
 	probing  chan struct{} // closed when the probe running now ends (it may read the model's weights)
 }

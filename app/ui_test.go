@@ -526,11 +526,11 @@ func TestBandwidthCeiling(t *testing.T) {
 	}
 	old := perf.Bandwidth{BestGBs: 45, Threads: 2, When: now.Add(-10 * 24 * time.Hour), OthersBusy: &busy}
 	c := perf.Ceiling{Best: old, Probes: []perf.Bandwidth{old}}
-	got := ceilingText(c, true, false, now)
+	got := views.CeilingText(c, true, false, now)
 	if !strings.Contains(got, "10 days old") || !strings.Contains(got, "1.4 cores busy") {
 		t.Errorf("old figure under load: %q", got)
 	}
-	if got := ceilingText(perf.Ceiling{}, false, true, now); !strings.Contains(got, "measuring") {
+	if got := views.CeilingText(perf.Ceiling{}, false, true, now); !strings.Contains(got, "measuring") {
 		t.Errorf("first probe: %q", got)
 	}
 }

@@ -144,6 +144,14 @@ func (l Lang) GBs(x float64) string { return l.Fixed(x, 1) + l.Space() + l.Unit(
 // Times writes a ratio with one decimal: "5.9 ×", "5,9 ×".
 func (l Lang) Times(x float64) string { return l.Fixed(x, 1) + l.Space() + "×" }
 
+// UnknownTimes is a ratio a sentence names but could not measure: "? ×".
+// (A figure writes an unknown number "–"; prose asks.)
+func (l Lang) UnknownTimes() string { return "?" + l.Space() + "×" }
+
+// UnknownPercent is a share or change a sentence names but could not
+// measure: "? %", "? %" in French.
+func (l Lang) UnknownPercent() string { return "?" + l.Space() + "%" }
+
 // FirstNumbers is FirstNumbers in l: French separates decimals written
 // with commas by semicolons ("0,017 ; -0,004 ; …"), as the French
 // article writes its lists of scores.

@@ -41,7 +41,7 @@ func expertsChapter(f *facts) Chapter {
 	text := f.t("experts.intro", i18n.Args{"MoELayers": fig.MoELayers, "Experts": fig.Experts, "K": fig.PerToken,
 		"Token": f.tok(fig.Text), "Part": f.paramsPart(fig.Active, fig.Total)})
 	bytes := i18n.Args{"Read": f.num.Bytes(float64(fig.BytesRead)), "Dense": f.num.Bytes(float64(fig.BytesDense))}
-	switch ratio := float64(fig.BytesDense) / float64(max(1, fig.BytesRead)); {
+	switch ratio := stats.Ratio(float64(fig.BytesDense), float64(fig.BytesRead)); {
 	case fig.BytesRead == 0:
 	case ratio < 1.5:
 		text += f.t("experts.same", bytes)

@@ -11,6 +11,7 @@ import (
 	"slices"
 
 	"loupe/engine/chat"
+	"loupe/engine/perf"
 	"loupe/format"
 	"loupe/trace"
 )
@@ -32,10 +33,12 @@ type State struct {
 	MLPs      []trace.MLP       // of the last finished run
 	LastRun   *trace.Run        // the last finished run
 	Timings   []trace.Timing    // every finished run since start
+	Labels    []string          // the Timing tab's names of Timings ("" or missing: "run N")
 	Live      trace.Timing      // the running generation so far
 	Running   bool              // a generation is under way
 	Settings  trace.Settings    // of the running generation
 	Bandwidth float64           // the machine's measured read GB/s, 0 unknown
+	Ceiling   perf.Ceiling      // the probes behind Bandwidth (AdoptCeiling)
 	Measuring bool              // the bandwidth is being measured
 
 	// The selection the panels follow.

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"loupe/engine/perf"
 	"loupe/format"
 	"loupe/trace"
 )
@@ -15,6 +16,7 @@ type View struct {
 	MLPs       []trace.MLP
 	Run        *trace.Run     // the last finished run; nil while one runs
 	Timings    []trace.Timing // finished runs, then the running one when it has read its prompt
+	Labels     []string       // the names of Timings' runs ("" or missing: "run N")
 	Running    bool
 	Query      int // the selected token, a valid index or -1
 	Source     int // -1: the strongest
@@ -28,8 +30,9 @@ type View struct {
 	Settings   trace.Settings // of the run shown: the running one, else the last finished (the sampler's stages)
 	Live       bool           // Timings ends with the running generation
 
-	Bandwidth float64 // measured read GB/s, 0 unknown
-	Measuring bool    // the bandwidth is being measured
+	Bandwidth float64      // measured read GB/s, 0 unknown
+	Ceiling   perf.Ceiling // the probes behind Bandwidth: their dates and load
+	Measuring bool         // the bandwidth is being measured
 
 	// What the window adds from the model.
 	OnDemand  bool                   // a position the run did not capture can be recomputed now
@@ -74,7 +77,7 @@ func (s *State) View() View {
 	v := View{Info: s.Info, Tokens: s.Tokens, Steps: s.Steps, Attention: s.Attention, MLPs: s.MLPs,
 		Running: s.Running, Query: s.Query, Source: s.Source, Follow: s.Follow, Kind: s.Kind,
 		Heads: s.Heads, Count: s.Count, Timings: s.Timings, Experiment: s.Experiment,
-		Bandwidth: s.Bandwidth, Measuring: s.Measuring}
+		Labels: s.Labels, Bandwidth: s.Bandwidth, Ceiling: s.Ceiling, Measuring: s.Measuring}
 	if !s.Running {
 		v.Run = s.LastRun
 	}

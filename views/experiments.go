@@ -11,6 +11,7 @@ import (
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"loupe/engine/experiment"
 	"loupe/session"
 	"loupe/viz"
 )
@@ -45,10 +46,12 @@ type ExperimentsPanel struct {
 	Reading  *widget.Label // the sentence under the figure
 	Notes    *widget.Label // what the figures are and are not
 
-	keys  []Experiment
-	shown shownExperiment // what ShowView drew last
-	fig   *fitFigure
-	box   *fyne.Container
+	keys    []Experiment
+	shown   shownExperiment // what ShowView drew last
+	running bool            // drawn running: Cancel and the progress bar
+	drawing bool            // ShowView chooses in the list: not the user's pick
+	fig     *fitFigure
+	box     *fyne.Container
 	// tools holds the file buttons and the export buttons: on one row,
 	// or on two in projector mode (Compact), where at 1.5 × type the row
 	// was wider than the room beside the lesson card in French.
@@ -65,7 +68,7 @@ func NewExperimentsPanel(list []Experiment) *ExperimentsPanel {
 	}
 	p.List = widget.NewSelect(titles, func(title string) {
 		p.Plan.Show()
-		if k := p.keyOf(title); k != "" && p.OnChoose != nil {
+		if k := p.keyOf(title); k != "" && p.OnChoose != nil && !p.drawing {
 			p.OnChoose(k)
 		}
 	})
@@ -142,8 +145,9 @@ func (p *ExperimentsPanel) Choose(key string) {
 	}
 }
 
-// SetRunning switches between running (progress, Cancel) and idle.
-func (p *ExperimentsPanel) SetRunning(on bool) {
+// setRunning switches between running (progress, Cancel) and idle.
+func (p *ExperimentsPanel) setRunning(on bool) {
+	p.running = on
 	if on {
 		p.Run.Disable()
 		p.Save.Disable()
@@ -165,12 +169,6 @@ func (p *ExperimentsPanel) SetRunning(on bool) {
 	p.Progress.Hide()
 }
 
-// SetProgress shows the share done and what runs now.
-func (p *ExperimentsPanel) SetProgress(frac float64, what string) {
-	p.Progress.SetValue(frac)
-	p.Status.SetText(what)
-}
-
 // Display draws a result: its figure (nil clears), the sentence reading it
 // and its notes.
 func (p *ExperimentsPanel) Display(fig viz.Figure, reading, notes string) {
@@ -190,8 +188,6 @@ func (p *ExperimentsPanel) Display(fig viz.Figure, reading, notes string) {
 	}
 	if p.Status.Text == "" {
 		p.Status.Hide()
-	} else {
-		p.Status.Show()
 	}
 }
 
@@ -291,12 +287,18 @@ func (p *ExperimentsPanel) Name() string { return "experiments" }
 // Object is what the tab holds.
 func (p *ExperimentsPanel) Object() fyne.CanvasObject { return p }
 
-// ShowView draws the selection of v.
-// The result does not change with the selection: it is drawn again only
-// when it, its sentence or the figures' theme changed.
+// ShowView draws the experiment of v: its result, then the plan, the
+// status and, while one runs, its progress.
 func (p *ExperimentsPanel) ShowView(v session.View) {
-	e, th := v.Experiment, figTheme(p.FigureTheme)
-	key := shownExperiment{e, fmt.Sprint(th.Background, th.Foreground, th.FontSize)}
+	p.showResult(v.Experiment)
+	p.showState(v.Experiment)
+}
+
+// showResult draws e's result. It does not change with the selection: it
+// is drawn again only when it, its sentence or the figures' theme changed.
+func (p *ExperimentsPanel) showResult(e session.Experiment) {
+	th := figTheme(p.FigureTheme)
+	key := shownExperiment{e.Result, e.Reading, fmt.Sprint(th.Background, th.Foreground, th.FontSize)}
 	if key == p.shown || e.Result == nil && p.fig.fig == nil && p.Reading.Text == "" {
 		return
 	}
@@ -309,10 +311,45 @@ func (p *ExperimentsPanel) ShowView(v session.View) {
 	p.Display(ExperimentFigure(e.Result, false, th), e.Reading, strings.Join(ExperimentNotes(*e.Result), "\n"))
 }
 
-// shownExperiment is what the panel drew: the result and the theme.
+// showState draws the experiment chosen in the list, what runs: Run or Cancel and the progress bar, the
+// plan (shown again when it changes: with a result on screen an old plan
+// is hidden), the status (hidden when empty) and Re-run for a result
+// opened from its file.
+func (p *ExperimentsPanel) showState(e session.Experiment) {
+	if e.Key != "" && e.Key != p.Selected() {
+		p.drawing = true
+		p.Choose(e.Key)
+		p.drawing = false
+	}
+	if e.Running != p.running {
+		p.setRunning(e.Running)
+	}
+	if e.Plan != p.Plan.Text {
+		p.Plan.SetText(e.Plan)
+		p.Plan.Show()
+	}
+	p.Status.SetText(e.Status)
+	if e.Status != "" || e.Running {
+		p.Status.Show()
+	} else {
+		p.Status.Hide()
+	}
+	if e.Running {
+		p.Progress.SetValue(e.Progress)
+	}
+	if e.Saved {
+		p.Rerun.Show()
+	} else {
+		p.Rerun.Hide()
+	}
+}
+
+// shownExperiment is what the panel drew: the result, its sentence and
+// the theme.
 type shownExperiment struct {
-	session.Experiment
-	theme string
+	result  *experiment.Result
+	reading string
+	theme   string
 }
 
 // Parts are the objects the panel lays out.

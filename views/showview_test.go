@@ -1,10 +1,13 @@
 package views
 
 import (
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"loupe/engine/experiment"
+	"loupe/engine/perf"
 	"loupe/session"
 	"loupe/trace"
 	"loupe/viz"
@@ -110,5 +113,73 @@ func TestExperimentsPanelShowsTheView(t *testing.T) {
 	p.ShowView(session.View{})
 	if p.Figure() != nil || p.Reading.Text != "" || !p.Save.Disabled() {
 		t.Errorf("result gone: figure %v, reading %q", p.Figure(), p.Reading.Text)
+	}
+}
+
+// The Experiments tab draws the running state of the View: the experiment
+// chosen in the list (not calling OnChoose, which is the user's), Cancel and the
+// progress bar instead of Run, the plan and the status; once done, Run
+// again, the plan hidden under the result, and Re-run only for a result
+// opened from its file.
+func TestExperimentsPanelShowsTheRunningState(t *testing.T) {
+	newTestApp(t)
+	p := NewExperimentsPanel([]Experiment{{Key: experiment.Context, Title: "Context"}, {Key: experiment.Threads, Title: "Threads"}})
+	chosen := ""
+	p.OnChoose = func(key string) { chosen = key }
+	e := session.Experiment{Key: experiment.Threads, Plan: "4 runs, about 1 min", Status: "run 2 of 4", Running: true, Progress: 0.5}
+	p.ShowView(session.View{Experiment: e})
+	if p.Selected() != experiment.Threads || chosen != "" {
+		t.Errorf("the View's choice: list shows %q, OnChoose(%q) called as if the user picked it", p.Selected(), chosen)
+	}
+	if !p.Run.Disabled() || p.Cancel.Disabled() || !p.Progress.Visible() || p.Progress.Value != 0.5 {
+		t.Errorf("running: Run disabled %v, Cancel disabled %v, progress %v shown %v",
+			p.Run.Disabled(), p.Cancel.Disabled(), p.Progress.Value, p.Progress.Visible())
+	}
+	if p.Plan.Text != e.Plan || !p.Plan.Visible() || p.Status.Text != "run 2 of 4" || !p.Status.Visible() || p.Rerun.Visible() {
+		t.Errorf("running: plan %q (shown %v), status %q (shown %v), Re-run shown %v",
+			p.Plan.Text, p.Plan.Visible(), p.Status.Text, p.Status.Visible(), p.Rerun.Visible())
+	}
+	r := &experiment.Result{What: experiment.Threads, Points: []experiment.Point{{Label: "1", DecodeTokS: 9}, {Label: "2", DecodeTokS: 15}}}
+	p.ShowView(session.View{Experiment: session.Experiment{Result: r, Plan: e.Plan, Saved: true}})
+	if p.Run.Disabled() || !p.Cancel.Disabled() || p.Progress.Visible() || p.Plan.Visible() || p.Status.Visible() || !p.Rerun.Visible() {
+		t.Errorf("done: Run disabled %v, Cancel enabled %v, progress shown %v, plan shown %v, status shown %v, Re-run shown %v",
+			p.Run.Disabled(), !p.Cancel.Disabled(), p.Progress.Visible(), p.Plan.Visible(), p.Status.Visible(), p.Rerun.Visible())
+	}
+	p.ShowView(session.View{Experiment: session.Experiment{Result: r, Plan: "2 runs, about 20 s"}})
+	if !p.Plan.Visible() || p.Plan.Text != "2 runs, about 20 s" || p.Rerun.Visible() {
+		t.Errorf("another plan: %q shown %v, Re-run shown %v", p.Plan.Text, p.Plan.Visible(), p.Rerun.Visible())
+	}
+}
+
+// The Timing tab draws every run of the View under its name ("run N"
+// when it has none), newest first, and says where the bandwidth comes
+// from, Re-measure off while the engine runs; an empty View empties it.
+func TestTimingPanelShowsTheView(t *testing.T) {
+	newTestApp(t)
+	p := NewTimingPanel()
+	b := perf.Bandwidth{BestGBs: 40, Threads: 2, When: time.Now()}
+	v := session.View{Timings: []trace.Timing{{DecodeTokens: 4, DecodeSeconds: 1}, {DecodeTokens: 8, DecodeSeconds: 2}},
+		Labels: []string{"", "run 2 · think on"}, Bandwidth: 40, Ceiling: perf.Ceiling{Best: b, Probes: []perf.Bandwidth{b}}}
+	p.ShowView(v)
+	var names []string
+	for _, o := range p.list.Objects {
+		if bars, ok := o.(*Bars); ok {
+			names = append(names, bars.Row(0).Label)
+		}
+	}
+	if p.Runs() != 2 || !slices.Equal(names, []string{"run 2 · think on", "run 1"}) {
+		t.Errorf("%d runs named %q, want run 2 · think on, then run 1", p.Runs(), names)
+	}
+	if !strings.Contains(p.Ceiling.Text, "40.0 GB/s") || !strings.Contains(p.Ceiling.Text, "only probe") || p.Remeasure.Disabled() {
+		t.Errorf("ceiling %q, Re-measure disabled %v", p.Ceiling.Text, p.Remeasure.Disabled())
+	}
+	v.Running = true
+	p.ShowView(v)
+	if !p.Remeasure.Disabled() {
+		t.Error("Re-measure enabled while the engine runs")
+	}
+	p.ShowView(session.View{})
+	if p.Runs() != 0 || p.Title.Text != tr("views.timing.none", nil) || !strings.Contains(p.Ceiling.Text, "not measured") {
+		t.Errorf("empty View: %d runs, title %q, ceiling %q", p.Runs(), p.Title.Text, p.Ceiling.Text)
 	}
 }

@@ -1,13 +1,16 @@
 package views
 
 import (
+	"fmt"
 	"strings"
+	"time"
 
 	"fyne.io/fyne/v2"
 	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/theme"
 	"fyne.io/fyne/v2/widget"
 
+	"loupe/engine/perf"
 	"loupe/i18n"
 	"loupe/session"
 	"loupe/trace"
@@ -67,8 +70,7 @@ type TimingPanel struct {
 	box         *fyne.Container
 	runs        []trace.Timing
 	bw          float64 // the machine's bandwidth the runs were set against, GB/s
-	// Labels name the runs ("run 3 · chat, think on"); missing ones are "run N".
-	Labels []string
+	shown       string  // what ShowView drew last: runs, names, bandwidth
 }
 
 // NewTimingPanel makes an empty panel.
@@ -91,16 +93,47 @@ func NewTimingPanel() *TimingPanel {
 	return p
 }
 
-// SetCeiling shows where the bandwidth figure comes from; the button is
+// showCeiling says where the bandwidth figure comes from; the button is
 // off while measuring or while the engine runs (a probe then would time
 // the contention).
-func (p *TimingPanel) SetCeiling(text string, canMeasure bool) {
-	p.Ceiling.SetText(text)
-	if canMeasure {
+func (p *TimingPanel) showCeiling(v session.View) {
+	p.Ceiling.SetText(CeilingText(v.Ceiling, v.Bandwidth > 0, v.Measuring, time.Now()))
+	if !v.Measuring && !v.Running {
 		p.Remeasure.Enable()
 	} else {
 		p.Remeasure.Disable()
 	}
+}
+
+// CeilingText says what the bandwidth figure is worth: its probes and
+// dates, and whether it is old or was taken under load (ok: there is a
+// figure; measuring: a probe runs now).
+func CeilingText(c perf.Ceiling, ok, measuring bool, now time.Time) string {
+	var s string
+	switch {
+	case !ok && measuring:
+		return tr("app.bw.measuring", nil)
+	case !ok:
+		return tr("app.bw.unmeasured", nil)
+	default:
+		b := c.Best
+		s = tr("app.bw.best", i18n.Args{"GBs": nums().GBs(b.BestGBs), "Threads": b.Threads,
+			"Probes": Lang.N("unit.probes", len(c.Probes), i18n.Args{"N": len(c.Probes)}), "When": b.When.Local().Format("2006-01-02 15:04")})
+		if n := len(c.Probes); n > 1 && !c.Probes[0].When.Equal(b.When) {
+			s += tr("app.bw.latest", i18n.Args{"When": c.Probes[0].When.Local().Format("2006-01-02 15:04"), "GBs": nums().GBs(c.Probes[0].BestGBs)})
+		}
+		s += ")."
+	}
+	if c.Stale(now) {
+		s += tr("app.bw.stale", i18n.Args{"Days": int(now.Sub(c.Best.When).Hours() / 24)})
+	}
+	if c.UnderLoad() {
+		s += tr("app.bw.load", i18n.Args{"Cores": nums().Fixed(*c.Best.OthersBusy, 1)})
+	}
+	if measuring {
+		s += tr("app.bw.again", nil)
+	}
+	return s
 }
 
 // CreateRenderer implements fyne.Widget.
@@ -109,9 +142,10 @@ func (p *TimingPanel) CreateRenderer() fyne.WidgetRenderer { return widget.NewSi
 // Runs is the number of generations shown.
 func (p *TimingPanel) Runs() int { return len(p.runs) }
 
-// Display shows runs (oldest first); bw is the measured read bandwidth in
-// GB/s (≤ 0: unknown, measuring says whether it is on its way).
-func (p *TimingPanel) Display(runs []trace.Timing, bw float64, measuring bool) {
+// display shows runs (oldest first) under their labels ("" or missing:
+// "run N"); bw is the measured read bandwidth in GB/s (≤ 0: unknown,
+// measuring says whether it is on its way).
+func (p *TimingPanel) display(runs []trace.Timing, labels []string, bw float64, measuring bool) {
 	p.runs, p.bw = runs, bw
 	p.list.RemoveAll()
 	if len(runs) == 0 {
@@ -137,8 +171,8 @@ func (p *TimingPanel) Display(runs []trace.Timing, bw float64, measuring bool) {
 			segs = []float64{t.PrefillSeconds / longest, t.ThinkingSeconds / longest, (t.DecodeSeconds - t.ThinkingSeconds) / longest}
 		}
 		label := tr("views.timing.run", i18n.Args{"N": i + 1})
-		if i < len(p.Labels) && p.Labels[i] != "" {
-			label, bars.LabelWidth = p.Labels[i], 250 // monospace "run 12 · think off"
+		if i < len(labels) && labels[i] != "" {
+			label, bars.LabelWidth = labels[i], 250 // monospace "run 12 · think off"
 		}
 		bars.SetBars([]Bar{{Label: label, Segments: segs,
 			Value: nums().Duration(t.PrefillSeconds + t.DecodeSeconds), Highlight: i == len(runs)-1}})
@@ -186,13 +220,17 @@ func (p *TimingPanel) Name() string { return "timing" }
 // Object is what the tab holds.
 func (p *TimingPanel) Object() fyne.CanvasObject { return p }
 
-// ShowView draws the selection of v.
+// ShowView draws the runs of v, their names and the bandwidth they are
+// set against. The runs do not change with the selection: they are drawn
+// again only when they, their names or the bandwidth changed.
 func (p *TimingPanel) ShowView(v session.View) {
-	// Drawn here while a generation runs; the app redraws it when a run
-	// ends or the bandwidth is measured.
-	if v.Live {
-		p.Display(v.Timings, v.Bandwidth, v.Measuring)
+	p.showCeiling(v)
+	key := fmt.Sprint(v.Timings, v.Labels, v.Bandwidth, v.Measuring)
+	if key == p.shown {
+		return
 	}
+	p.shown = key
+	p.display(v.Timings, v.Labels, v.Bandwidth, v.Measuring)
 }
 
 // Parts are the objects the panel lays out.

@@ -66,7 +66,7 @@ func percentOfTotal(num format.Lang, part, total float64) string {
 // times writes a ratio as "5.9 ×".
 func times(num format.Lang, x float64) string {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return "?" + num.Space() + "×"
+		return num.UnknownTimes()
 	}
 	return num.Times(x)
 }
@@ -74,7 +74,7 @@ func times(num format.Lang, x float64) string {
 // change writes a relative change as "2 %" or "-3 %".
 func change(num format.Lang, x float64) string {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return "?" + num.Space() + "%"
+		return num.UnknownPercent()
 	}
 	return num.PercentWhole(math.Round(100*x) / 100)
 }
@@ -157,13 +157,14 @@ func threadsReading(a, b Point, l i18n.Lang) string {
 }
 
 // threadRatio is how many times more threads b ran on than a (0 when a
-// point's count is unknown).
+// point's count is unknown: Ratio's NaN for a's, which the caller's
+// k > 0 reads as unknown).
 func threadRatio(a, b Point) float64 {
-	na, nb := threadsOf(a), threadsOf(b)
-	if na <= 0 || nb <= 0 {
+	nb := threadsOf(b)
+	if nb <= 0 {
 		return 0
 	}
-	return float64(nb) / float64(na)
+	return stats.OrZero(stats.Ratio(float64(nb), float64(threadsOf(a))))
 }
 
 // threadsOf is a threads point's thread count: its Value, or its label

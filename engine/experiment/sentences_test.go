@@ -160,3 +160,18 @@ func TestQuantPlanSizeIsTheCopiesSize(t *testing.T) {
 		t.Errorf("plan for a GGUF file: %q", s)
 	}
 }
+
+// threadRatio is b's threads over a's: 0 when either count is unknown (a
+// label that is not a number), so that the sentence does not claim a
+// speed-up "on ? threads".
+func TestThreadRatio(t *testing.T) {
+	one, four, unknown := Point{Value: 1}, Point{Label: "4"}, Point{Label: "all"}
+	for _, c := range []struct {
+		a, b Point
+		want float64
+	}{{one, four, 4}, {four, one, 0.25}, {unknown, four, 0}, {four, unknown, 0}} {
+		if got := threadRatio(c.a, c.b); got != c.want {
+			t.Errorf("threadRatio(%v, %v) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}

@@ -1,4 +1,4 @@
-package app
+package views
 
 import (
 	"strings"
@@ -12,11 +12,11 @@ import (
 func TestCeilingTextCountsItsProbes(t *testing.T) {
 	now := time.Now()
 	b := perf.Bandwidth{BestGBs: 45, Threads: 2, When: now}
-	one := ceilingText(perf.Ceiling{Best: b, Probes: []perf.Bandwidth{b}}, true, false, now)
+	one := CeilingText(perf.Ceiling{Best: b, Probes: []perf.Bandwidth{b}}, true, false, now)
 	if strings.Contains(one, "1 probes") || !strings.Contains(one, "from its only probe") {
 		t.Errorf("one probe: %q", one)
 	}
-	three := ceilingText(perf.Ceiling{Best: b, Probes: []perf.Bandwidth{b, b, b}}, true, false, now)
+	three := CeilingText(perf.Ceiling{Best: b, Probes: []perf.Bandwidth{b, b, b}}, true, false, now)
 	if !strings.Contains(three, "the best of 3 probes") {
 		t.Errorf("three probes: %q", three)
 	}

@@ -87,3 +87,34 @@ func TestBarsValueFits(t *testing.T) {
 		t.Error("the long value is not drawn")
 	}
 }
+
+// A label wider than LabelWidth (a long token's name under projector
+// type, beside the top-10's bars) starts inside the bars, not left of
+// them, where the bars have the room.
+func TestBarsLabelFits(t *testing.T) {
+	newTestApp(t)
+	b := NewBars()
+	b.LabelWidth = 60
+	long := "U+0E28U+0E31U+0E01"
+	b.SetBars([]Bar{{Label: "a", Segments: []float64{0.5}, Value: "1 %"}, {Label: long, Segments: []float64{1}, Value: "2 %"}})
+	w := test.NewWindow(b)
+	defer w.Close()
+	w.Resize(fyne.NewSize(700, 200))
+	b.Resize(fyne.NewSize(600, b.MinSize().Height))
+	seen := false
+	for _, o := range test.WidgetRenderer(b).Objects() {
+		if txt, ok := o.(*canvas.Text); ok && txt.Text == long {
+			seen = true
+			left := txt.Position().X
+			if txt.Alignment == fyne.TextAlignTrailing {
+				left += txt.Size().Width - txt.MinSize().Width
+			}
+			if left < 0 {
+				t.Errorf("%q starts at %v, left of the bars", txt.Text, left)
+			}
+		}
+	}
+	if !seen {
+		t.Error("the long label is not drawn")
+	}
+}

@@ -107,8 +107,9 @@ func (fc *lessonMode) placeCard(projector bool) {
 		u.les.bar.Hide() // keyboard only
 		u.bar.Box.Hide() // the ablation tools: not a slide's
 		u.les.split.Leading = container.NewVScroll(u.les.side)
-		u.les.split.Offset = 0.3
+		u.les.split.Offset = cardColumn
 		u.les.split.Refresh()
+		u.lessonMode.fitCardColumn()
 		return
 	}
 	u.les.bar.Show()
@@ -122,6 +123,7 @@ func (fc *lessonMode) placeCard(projector bool) {
 		u.les.split.Leading = container.NewVScroll(u.les.side)
 	}
 	u.les.split.Refresh()
+	u.lessonMode.fitCardColumn() // the card's text back at the window's type
 }
 
 // toggleLesson opens or closes the card (L, View › Lesson, the button).
@@ -233,6 +235,7 @@ func (fc *lessonMode) lessonRunFinished() {
 func (fc *lessonMode) goChapter(i int) {
 	u := fc.ui
 	c := u.les.card
+	defer u.lessonMode.fitCardColumn()
 	if u.les.l == nil {
 		c.Display(0, []string{tr("app.lesson.title", nil)}, tr("app.lesson.title", nil), u.lessonMode.lessonWaiting(), "")
 		return

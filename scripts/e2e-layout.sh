@@ -5,7 +5,8 @@
 # a mixture of experts (tiny-qwen3moe: an Experts tab and chapter) and a
 # hybrid (tiny-qwen35: a DeltaNet tab). Each chapter is run plain, and
 # with --guess where it asks the class a question (elsewhere --guess draws
-# what plain does); the demo model in projector mode too. Each run writes
+# what plain does); in projector mode too on the demo, narrow-1.5b and
+# tiny-qwen3moe (the longest cards and numbers). Each run writes
 # a screenshot and a --layout-report that scripts/layout-check.py reads:
 # it fails on a visible clipped or overlapping text, a window off the
 # screen, or an answer visible while the class guesses.
@@ -14,7 +15,7 @@
 # LOUPE_LAYOUT_FRENCH the models also checked in French, --lang fr
 # ("demo" by default: French strings run ~20 % longer; "" for none,
 # "demo tiny" for both); LOUPE_LAYOUT_PROJECTOR the models also checked
-# in projector mode ("demo" by default). FYNE_THEME=light draws the
+# in projector mode. FYNE_THEME=light draws the
 # window light: it follows the system's theme where View › Theme was not
 # chosen, and the runs keep their preferences in OUTDIR/config.
 set -u
@@ -27,7 +28,7 @@ OUT=$2
 HERE=$(dirname "$0")
 SCREEN=${LOUPE_LAYOUT_SCREEN:-1366x768}
 SHAPES=${LOUPE_LAYOUT_SHAPES-tiny narrow-1.5b tiny-qwen3moe tiny-qwen35}
-PROJECTOR=${LOUPE_LAYOUT_PROJECTOR-demo}
+PROJECTOR=${LOUPE_LAYOUT_PROJECTOR-demo narrow-1.5b tiny-qwen3moe}
 FRENCH=${LOUPE_LAYOUT_FRENCH-demo}
 PROMPT="My cat is purple. But my friends tell me there is no such thing as a"
 mkdir -p "$OUT"

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -116,5 +117,39 @@ func TestBarsLabelFits(t *testing.T) {
 	}
 	if !seen {
 		t.Error("the long label is not drawn")
+	}
+}
+
+// A strip scrolled to its end shows the source's row and the query's
+// once both are set, where it has the rows for them.
+func TestTokenStreamRevealsTheSource(t *testing.T) {
+	newTestApp(t)
+	s := NewTokenStream()
+	w := test.NewWindow(s)
+	defer w.Close()
+	toks := make([]trace.Token, 60)
+	for i := range toks {
+		toks[i] = trace.Token{ID: i, Text: fmt.Sprintf(" t%d", i), Pos: i}
+	}
+	s.SetTokens(toks)
+	w.Resize(fyne.NewSize(300, 2*chipHeight()+s.hover.MinSize().Height+4*theme.Padding()))
+	if s.Rows() < 6 {
+		t.Fatalf("60 tokens in %d rows: the strip does not scroll", s.Rows())
+	}
+	s.list.ScrollToBottom()
+	query := s.rows[3][0]
+	source := s.rows[2][0]
+	s.SetSelected(query)
+	s.SetSource(source)
+	for _, pos := range []int{source, query} {
+		seen := false
+		for _, o := range Layout(w.Content(), w.Canvas().Size(), nil) {
+			if o.Kind == "token" && o.Visible && o.Text == Shown(toks[pos].Text) && o.Pos.Y >= 0 {
+				seen = true
+			}
+		}
+		if !seen {
+			t.Errorf("position %d (row %d) not drawn", pos, s.rowOf(pos))
+		}
 	}
 }

@@ -267,3 +267,40 @@ func relayout(o fyne.CanvasObject) {
 		}
 	}
 }
+
+// An MoE model's experts chapter, the longest card, fits projector mode's
+// column at 1,366 × 768: its text, keys and Let the class guess drawn
+// whole (the panels beside leave no room to widen the column, so the text
+// is set a size smaller); the chapter after it in the other direction
+// gets projector type back.
+func TestProjectorLongCardFits(t *testing.T) {
+	dir := t.TempDir()
+	if err := genmodel.Write(dir, "tiny-qwen3moe", 1, "bf16"); err != nil {
+		t.Fatal(err)
+	}
+	h := lessonHarness(t, dir)
+	u := h.u
+	onUI(func() {
+		u.lessonMode.setProjector(true)
+		u.win.Resize(fyne.NewSize(1366, 768-43))
+	})
+	t.Cleanup(func() { onUI(func() { u.lessonMode.setProjector(false) }) })
+	for _, id := range []string{lesson.Experts, lesson.Tokens} {
+		var r layoutReport
+		onUI(func() {
+			u.lessonMode.goChapter(lesson.Index(id))
+			for range 3 {
+				relayout(u.win.Content())
+			}
+			r = u.layout()
+		})
+		for _, o := range r.Objects {
+			if o.Panel == "lesson" && o.Visible && o.Clipped {
+				t.Errorf("%s: clipped %s %q at %d,%d %d×%d", id, o.Kind, o.Text, o.X, o.Y, o.W, o.H)
+			}
+		}
+		if small := u.lessonMode.card.Text.SizeName == cardTextSize; small != (id == lesson.Experts) {
+			t.Errorf("%s: the card's text a size smaller: %v", id, small)
+		}
+	}
+}

@@ -110,8 +110,9 @@ func (fc *lessonMode) placeCard(projector bool) {
 		u.lessonMode.bar.Hide() // keyboard only
 		u.bar.Box.Hide()        // the ablation tools: not a slide's
 		u.lessonMode.split.Leading = container.NewVScroll(u.lessonMode.side)
-		u.lessonMode.split.Offset = 0.3
+		u.lessonMode.split.Offset = cardColumn
 		u.lessonMode.split.Refresh()
+		u.lessonMode.fitCardColumn()
 		return
 	}
 	u.lessonMode.bar.Show()
@@ -125,6 +126,7 @@ func (fc *lessonMode) placeCard(projector bool) {
 		u.lessonMode.split.Leading = container.NewVScroll(u.lessonMode.side)
 	}
 	u.lessonMode.split.Refresh()
+	u.lessonMode.fitCardColumn() // the card's text back at the window's type
 }
 
 // toggleLesson opens or closes the card (L, View › Lesson, the button).
@@ -236,6 +238,7 @@ func (fc *lessonMode) lessonRunFinished() {
 func (fc *lessonMode) goChapter(i int) {
 	u := fc.ui
 	c := u.lessonMode.card
+	defer u.lessonMode.fitCardColumn()
 	if u.lessonMode.l == nil {
 		c.Display(0, []string{tr("app.lesson.title", nil)}, tr("app.lesson.title", nil), u.lessonMode.lessonWaiting(), "")
 		return

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"fyne.io/fyne/v2"
+	"fyne.io/fyne/v2/theme"
 
 	"loupe/assets"
 	"loupe/lesson"
@@ -65,6 +66,50 @@ func (fc *lessonMode) setProjector(on bool) {
 		// came back taller than a 768-pixel screen.
 		u.win.Resize(u.lessonMode.winSize)
 	}
+}
+
+// cardColumn is the share of the window's width projector mode's card
+// column starts at; a chapter whose card is taller widens it up to
+// cardColumnMax, where the panels beside leave the room.
+const cardColumn, cardColumnMax = 0.3, 0.45
+
+// fitCardColumn makes the whole card (title, text, keys, Let the class
+// guess) fit projector mode's column: under projector type the longer
+// chapters (the KV cache of a 28-layer model, an MoE model's experts)
+// ran past the bottom of a 768-pixel screen. It widens the column in
+// steps of 2.5 % of the width, as far as the panels' least width allows
+// (the split gives them that first), then, where that is not enough,
+// sets the chapter's text a size smaller (cardTextSize): still larger
+// than the window's.
+func (fc *lessonMode) fitCardColumn() {
+	u := fc.ui
+	c := u.lessonMode.card
+	c.Text.SizeName = theme.SizeNameText
+	defer c.Text.Refresh()
+	room := u.lessonMode.split.Size()
+	if !u.lessonMode.projector || !u.lessonMode.on || room.Width <= 0 {
+		return
+	}
+	widest := room.Width - u.lessonMode.split.Trailing.MinSize().Width - 2*theme.Padding()
+	width := func(off float64) float32 { return min(float32(off)*room.Width, widest) - 2*theme.Padding() }
+	off := cardColumn
+	for off < cardColumnMax && cardHeight(c, width(off)) > room.Height {
+		off += 0.025
+	}
+	if cardHeight(c, width(off)) > room.Height {
+		c.Text.SizeName = cardTextSize
+	}
+	if off != u.lessonMode.split.Offset {
+		u.lessonMode.split.Offset = off
+		u.lessonMode.split.Refresh()
+	}
+}
+
+// cardHeight is the card's least height at the given width: its wrapped
+// texts are laid out at that width first (their height follows it).
+func cardHeight(c *views.LessonCard, width float32) float32 {
+	c.Resize(fyne.NewSize(width, c.Size().Height))
+	return c.MinSize().Height
 }
 
 // compactPanels gives the panels that have one their short form in

@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"fyne.io/fyne/v2/container"
 	"fyne.io/fyne/v2/driver/software"
 )
 
@@ -74,17 +75,23 @@ func (u *UI) shootWhenIdle(wait time.Duration, tries int) {
 
 // capture is the window's image. The GL capture reads the front buffer,
 // which some drivers (Mesa under Xvfb) leave black; then the content is
-// drawn again with Fyne's software painter (without the menu bar).
+// drawn again with Fyne's software painter, where the window draws it:
+// under the menu bar, whose band stays blank. Stretched over the menu's
+// band it had more height than in the window, and showed whole a row
+// that the window cut.
 func (u *UI) capture() image.Image {
 	img := u.win.Canvas().Capture()
 	if !uniform(img) {
 		return img
 	}
 	content := u.win.Content()
+	at, size := content.Position(), content.Size()
 	c := software.NewCanvas()
 	c.SetPadded(false)
-	c.SetContent(content)
+	c.SetContent(container.NewWithoutLayout(content))
 	c.Resize(u.win.Canvas().Size())
+	content.Move(at)
+	content.Resize(size)
 	overlays := u.win.Canvas().Overlays().List() // an open dialog is drawn too
 	for _, o := range overlays {
 		c.Overlays().Add(o)

@@ -43,10 +43,16 @@ func projectorTheme() fyne.Theme {
 	return t
 }
 
+// cardTextSize is the lesson card's text where projector type does not
+// fit its column: halfway between the window's type and projector type.
+const cardTextSize fyne.ThemeSizeName = "loupe.cardText"
+
 func (t loupeTheme) Size(n fyne.ThemeSizeName) float32 {
 	switch n {
 	case theme.SizeNameText:
 		return 15 * t.scale
+	case cardTextSize:
+		return 15 * (1 + t.scale) / 2
 	case theme.SizeNameSubHeadingText:
 		return 19 * t.scale
 	case theme.SizeNameHeadingText, theme.SizeNameCaptionText:

@@ -67,13 +67,16 @@ func (r *barsRenderer) MinSize() fyne.Size {
 const minBarW = 24
 
 // columns are the widths of the labels' and the values' columns: the
-// values get what the widest needs; where the bars are too narrow for it
+// values get what the widest needs, the labels LabelWidth or what the
+// widest needs if more (under projector type a long token's name ran
+// off the panel's left edge); where the bars are too narrow for that,
 // the labels' column gives up its blank (under projector type the head's
 // "39.5 % over 15 tokens" ran off the panel), then the value is cut.
 func (r *barsRenderer) columns() (labelW, valueW float32) {
-	labelW, valueW = r.b.LabelWidth, r.valueWidth()
+	widest := r.labelWidth()
+	labelW, valueW = max(r.b.LabelWidth, widest), r.valueWidth()
 	if short := labelW + minBarW + valueW - r.size.Width; short > 0 {
-		labelW = max(r.labelWidth(), labelW-short)
+		labelW = max(min(widest, r.b.LabelWidth), labelW-short)
 	}
 	return labelW, min(valueW, r.size.Width-labelW-minBarW)
 }
@@ -85,7 +88,7 @@ func (r *barsRenderer) labelWidth() float32 {
 		lab := canvas.Text{Text: bar.Label, TextSize: theme.TextSize(), TextStyle: fyne.TextStyle{Monospace: true}}
 		w = max(w, lab.MinSize().Width+8)
 	}
-	return min(w, r.b.LabelWidth)
+	return w
 }
 
 // valueWidth is the room right of the bars for the widest value (190 at

@@ -44,7 +44,7 @@ func NewEmbeddingPanel() *EmbeddingPanel {
 		if p.OnExport != nil {
 			p.OnExport(f)
 		}
-	}), read, nil, nil, container.NewVScroll(container.NewVBox(p.Title, p.Shape, p.First, p.Stats, p.Tied, p.fig.img)))
+	}), read, nil, nil, NewRowScroll(container.NewVBox(p.Title, p.Shape, p.First, p.Stats, p.Tied, p.fig.img)))
 	p.ExtendBaseWidget(p)
 	return p
 }

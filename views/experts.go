@@ -89,7 +89,7 @@ func (p *ExpertsPanel) CreateRenderer() fyne.WidgetRenderer {
 		if p.OnExport != nil {
 			p.OnExport(f)
 		}
-	}), nil, nil, nil, container.NewVScroll(p.content)))
+	}), nil, nil, nil, NewRowScroll(p.content)))
 }
 
 // Display shows the routing that wrote token query (the step whose

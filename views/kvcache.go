@@ -86,7 +86,7 @@ func NewKVCachePanel() *KVCachePanel {
 		widget.NewButton(tr("views.export.png", nil), func() { p.export("png") }), widget.NewButton(tr("views.export.svg", nil), func() { p.export("svg") }),
 		widget.NewButton(tr("views.export.csv", nil), func() { p.export("csv") }))
 	p.box = container.NewBorder(top, p.Read, nil, nil,
-		container.NewVScroll(container.NewVBox(p.Title, p.Sizes, p.Live, p.Totals, maps, p.Hover)))
+		NewRowScroll(container.NewVBox(p.Title, p.Sizes, p.Live, p.Totals, maps, p.Hover)))
 	p.ExtendBaseWidget(p)
 	return p
 }

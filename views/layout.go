@@ -112,7 +112,7 @@ func (w *layoutWalk) leaf(o fyne.CanvasObject, p fyne.Position, clip rect, shown
 		w.add(Placed{Kind: "button", Text: v.Text, Clipped: v.MinSize().Width > s.Width+1}, p, s, clip, shown, under)
 		return true
 	case *widget.Select:
-		w.add(Placed{Kind: "button", Text: v.Selected, Clipped: v.MinSize().Width > s.Width+1}, p, s, clip, shown, under)
+		w.add(Placed{Kind: "button", Text: selectText(v), Clipped: selectCut(v)}, p, s, clip, shown, under)
 		return true
 	case *widget.Entry, *widget.Slider, *widget.ProgressBar:
 		return true
@@ -206,4 +206,22 @@ func (w *layoutWalk) tokens(r *chipRow, p fyne.Position, clip rect, shown bool, 
 		pl.Clipped = m.Width > rc.Size().Width+1
 		w.add(pl, p.Add(rc.Position()), rc.Size(), clip, shown && !(tok.Generated && r.t.hideWritten), under)
 	}
+}
+
+// selectText is what a select shows: its choice, else its placeholder.
+func selectText(v *widget.Select) string {
+	if v.Selected != "" {
+		return v.Selected
+	}
+	return v.PlaceHolder
+}
+
+// selectCut reports whether a select ellipsises what it shows: its
+// minimum width counts the placeholder only, and its text gets the width
+// left of the drop-down icon (Fyne's select and rich text layouts).
+func selectCut(v *widget.Select) bool {
+	pad, inner := theme.Padding(), theme.InnerPadding()
+	room := v.Size().Width - theme.IconInlineSize() - 3*inner + pad
+	return v.MinSize().Width > v.Size().Width+1 ||
+		fyne.MeasureText(selectText(v), theme.TextSize(), fyne.TextStyle{}).Width > room
 }

@@ -58,10 +58,11 @@ func NewLessonCard() *LessonCard {
 	c.Asking.TextStyle = fyne.TextStyle{Bold: true}
 	c.Asking.Importance = widget.HighImportance
 	c.Chapters = widget.NewSelect(nil, func(string) {
-		if !c.setting && c.OnGo != nil {
-			c.OnGo(c.Chapters.SelectedIndex())
+		if i := c.Chapters.SelectedIndex(); !c.setting && i >= 0 && c.OnGo != nil {
+			c.OnGo(i)
 		}
 	})
+	c.Chapters.PlaceHolder = tr("views.lesson.chapters", nil)
 	c.Prev = widget.NewButtonWithIcon("", theme.NavigateBackIcon(), func() { c.step(c.current - 1) })
 	c.Next = widget.NewButtonWithIcon("", theme.NavigateNextIcon(), func() { c.step(c.current + 1) })
 	c.Guess = widget.NewCheck(tr("views.lesson.guess", nil), func(on bool) {
@@ -129,8 +130,10 @@ func (c *LessonCard) CreateRenderer() fyne.WidgetRenderer { return widget.NewSim
 func (c *LessonCard) Display(i int, titles []string, title, text, question string) {
 	c.current = i
 	c.setting = true
+	// The menu names no chapter: the title and "n / N" above it do, and
+	// in the lesson's column a long title was ellipsised in it.
 	c.Chapters.Options = titles
-	c.Chapters.SetSelectedIndex(i)
+	c.Chapters.ClearSelected()
 	c.setting = false
 	c.Count.SetText(fmt.Sprintf("%d / %d", i+1, len(titles)))
 	c.Title.SetText(title)

@@ -40,7 +40,7 @@ func NewLogitLensPanel() *LogitLensPanel {
 		if p.OnExport != nil {
 			p.OnExport(f)
 		}
-	}), read, nil, nil, container.NewVScroll(container.NewVBox(p.Title, p.Lead, p.fig.img)))
+	}), read, nil, nil, NewRowScroll(container.NewVBox(p.Title, p.Lead, p.fig.img)))
 	p.ExtendBaseWidget(p)
 	return p
 }

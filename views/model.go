@@ -96,7 +96,7 @@ func NewModelPanel() *ModelPanel {
 		if p.OnExport != nil {
 			p.OnExport(f)
 		}
-	}), nil, nil, nil, container.NewVScroll(container.NewVBox(p.form,
+	}), nil, nil, nil, NewRowScroll(container.NewVBox(p.form,
 		boldLabel(tr("views.model.where", nil)), p.Shares)))
 	p.ExtendBaseWidget(p)
 	return p

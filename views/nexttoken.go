@@ -69,7 +69,7 @@ func NewNextTokenPanel() *NextTokenPanel {
 			p.OnExport(f)
 		}
 	}))
-	p.box = container.NewBorder(top, nil, nil, nil, container.NewVScroll(container.NewVBox(p.Title, p.Dist, p.Bars, p.Read)))
+	p.box = container.NewBorder(top, nil, nil, nil, NewRowScroll(container.NewVBox(p.Title, p.Dist, p.Bars, p.Read)))
 	p.ExtendBaseWidget(p)
 	return p
 }

@@ -41,7 +41,7 @@ func NewSamplerPanel() *SamplerPanel {
 		if p.OnExport != nil {
 			p.OnExport(f)
 		}
-	}), read, nil, nil, container.NewVScroll(container.NewVBox(p.Title, p.Order, p.fig.img)))
+	}), read, nil, nil, NewRowScroll(container.NewVBox(p.Title, p.Order, p.fig.img)))
 	p.ExtendBaseWidget(p)
 	return p
 }

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -85,5 +86,70 @@ func TestBarsValueFits(t *testing.T) {
 	}
 	if !seen {
 		t.Error("the long value is not drawn")
+	}
+}
+
+// A label wider than LabelWidth (a long token's name under projector
+// type, beside the top-10's bars) starts inside the bars, not left of
+// them, where the bars have the room.
+func TestBarsLabelFits(t *testing.T) {
+	newTestApp(t)
+	b := NewBars()
+	b.LabelWidth = 60
+	long := "U+0E28U+0E31U+0E01"
+	b.SetBars([]Bar{{Label: "a", Segments: []float64{0.5}, Value: "1 %"}, {Label: long, Segments: []float64{1}, Value: "2 %"}})
+	w := test.NewWindow(b)
+	defer w.Close()
+	w.Resize(fyne.NewSize(700, 200))
+	b.Resize(fyne.NewSize(600, b.MinSize().Height))
+	seen := false
+	for _, o := range test.WidgetRenderer(b).Objects() {
+		if txt, ok := o.(*canvas.Text); ok && txt.Text == long {
+			seen = true
+			left := txt.Position().X
+			if txt.Alignment == fyne.TextAlignTrailing {
+				left += txt.Size().Width - txt.MinSize().Width
+			}
+			if left < 0 {
+				t.Errorf("%q starts at %v, left of the bars", txt.Text, left)
+			}
+		}
+	}
+	if !seen {
+		t.Error("the long label is not drawn")
+	}
+}
+
+// A strip scrolled to its end shows the source's row and the query's
+// once both are set, where it has the rows for them.
+func TestTokenStreamRevealsTheSource(t *testing.T) {
+	newTestApp(t)
+	s := NewTokenStream()
+	w := test.NewWindow(s)
+	defer w.Close()
+	toks := make([]trace.Token, 60)
+	for i := range toks {
+		toks[i] = trace.Token{ID: i, Text: fmt.Sprintf(" t%d", i), Pos: i}
+	}
+	s.SetTokens(toks)
+	w.Resize(fyne.NewSize(300, 2*chipHeight()+s.hover.MinSize().Height+4*theme.Padding()))
+	if s.Rows() < 6 {
+		t.Fatalf("60 tokens in %d rows: the strip does not scroll", s.Rows())
+	}
+	s.list.ScrollToBottom()
+	query := s.rows[3][0]
+	source := s.rows[2][0]
+	s.SetSelected(query)
+	s.SetSource(source)
+	for _, pos := range []int{source, query} {
+		seen := false
+		for _, o := range Layout(w.Content(), w.Canvas().Size(), nil) {
+			if o.Kind == "token" && o.Visible && o.Text == Shown(toks[pos].Text) && o.Pos.Y >= 0 {
+				seen = true
+			}
+		}
+		if !seen {
+			t.Errorf("position %d (row %d) not drawn", pos, s.rowOf(pos))
+		}
 	}
 }

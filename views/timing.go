@@ -88,7 +88,7 @@ func NewTimingPanel() *TimingPanel {
 		if p.OnExport != nil {
 			p.OnExport(f)
 		}
-	}), nil, nil, nil, container.NewVScroll(container.NewVBox(p.Title, ceiling, p.list)))
+	}), nil, nil, nil, NewRowScroll(container.NewVBox(p.Title, ceiling, p.list)))
 	p.ExtendBaseWidget(p)
 	return p
 }

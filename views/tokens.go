@@ -152,10 +152,19 @@ func (t *TokenStream) SetSelected(pos int) {
 	}
 }
 
-// SetSource marks pos as the source token without calling OnSource.
+// SetSource marks pos as the source token without calling OnSource,
+// and scrolls its row into view, then the query's: both, where the strip
+// shows enough rows. Scrolled to its end after a run, projector mode's
+// two rows showed «a» and the written tokens, not «cat» the chapter
+// spoke of.
 func (t *TokenStream) SetSource(pos int) {
 	t.source = pos
 	t.list.Refresh()
+	for _, p := range []int{pos, t.selected} {
+		if r := t.rowOf(p); r >= 0 {
+			t.list.ScrollTo(r)
+		}
+	}
 }
 
 // SetFocus dims every token but the query and the source when on: a lesson

@@ -418,6 +418,16 @@ DATA x8y10<>+20(SB)/4, $0x10101010
 DATA x8y10<>+24(SB)/4, $0x10101010
 DATA x8y10<>+28(SB)/4, $0x10101010
 GLOBL x8y10<>(SB), RODATA|NOPTR, $32
+DATA x8k4shd<>+0(SB)/4, $0
+DATA x8k4shd<>+4(SB)/4, $0
+DATA x8k4shd<>+8(SB)/4, $0
+DATA x8k4shd<>+12(SB)/4, $4
+GLOBL x8k4shd<>(SB), RODATA|NOPTR, $16
+DATA x8y30<>+0(SB)/4, $0x30303030
+DATA x8y30<>+4(SB)/4, $0x30303030
+DATA x8y30<>+8(SB)/4, $0x30303030
+DATA x8y30<>+12(SB)/4, $0x30303030
+GLOBL x8y30<>(SB), RODATA|NOPTR, $16
 
 // func quantXVNNI(x *float32, q *int8, dc, de *float32, n128, n32 *int32, s *float32, nb int)
 //
@@ -2425,47 +2435,26 @@ q4arow:
 	MOVQ             nb+48(FP), CX
 	VXORPS           Y0, Y0, Y0
 q4ablock:
-	MOVL             4(SI), R8                              // u0 = scales[0:4]
-	MOVL             8(SI), R9                              // u1 = scales[4:8]
-	MOVL             12(SI), R10                            // u2 = scales[8:12]
-	MOVL             R10, R11
-	SHRL             $4, R11
-	ANDL             $0x0f0f0f0f, R11
-	MOVL             R9, R12
-	SHRL             $6, R12
-	ANDL             $0x03030303, R12
-	SHLL             $4, R12
-	ORL              R12, R11                               // m[4:8]
-	ANDL             $0x3f3f3f3f, R9                        // m[0:4]
-	MOVL             R10, R12
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R8, R13
-	SHRL             $6, R13
-	ANDL             $0x03030303, R13
-	SHLL             $4, R13
-	ORL              R13, R12                               // sc[4:8]
-	ANDL             $0x3f3f3f3f, R8                        // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R8                                // sc[0:8]
-	SHLQ             $32, R11
-	ORQ              R11, R9                                // m[0:8]
-	MOVWLZX          (SI), AX
-	VMOVD            AX, X2
-	VCVTPH2PS        X2, X2
-	VBROADCASTSS     X2, Y2
-	MOVWLZX          2(SI), AX
-	VMOVD            AX, X3
-	VCVTPH2PS        X3, X3
-	VBROADCASTSS     X3, Y3
-	VMOVQ            R8, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI), X2                              // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X2, X3                    // P
+	VPSHUFB          x8k4b<>(SB), X2, X2                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X3, X3                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X2, X2
+	VPAND            x8y30<>(SB), X2, X2                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X3, X3
+	VPOR             X2, X3, X3                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X3, Y4
+	VPUNPCKHQDQ      X3, X3, X3                             // m[0:8] in the low bytes
+	VPMOVZXBD        X3, Y5
+	VPBROADCASTD     (SI), X6                               // d, dmin (f16)
+	VCVTPH2PS        X6, Y6                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y6, Y6, Y2                      // d ×8
+	VSHUFPS          $0x55, Y6, Y6, Y6                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y2, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R9, X5
-	VPMOVZXBD        X5, Y5
 	VCVTDQ2PS        Y5, Y5
-	VMULPS           Y3, Y5, Y5
+	VMULPS           Y6, Y5, Y5
 	VFNMADD231PS     (BX), Y5, Y0                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI), Y5                             // nibbles of sub-blocks 0, 1
 	VPSRLW           $4, Y5, Y6
@@ -2554,47 +2543,26 @@ q5arow:
 	MOVQ             nb+48(FP), CX
 	VXORPS           Y0, Y0, Y0
 q5ablock:
-	MOVL             4(SI), R8                              // u0 = scales[0:4]
-	MOVL             8(SI), R9                              // u1 = scales[4:8]
-	MOVL             12(SI), R10                            // u2 = scales[8:12]
-	MOVL             R10, R11
-	SHRL             $4, R11
-	ANDL             $0x0f0f0f0f, R11
-	MOVL             R9, R12
-	SHRL             $6, R12
-	ANDL             $0x03030303, R12
-	SHLL             $4, R12
-	ORL              R12, R11                               // m[4:8]
-	ANDL             $0x3f3f3f3f, R9                        // m[0:4]
-	MOVL             R10, R12
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R8, R13
-	SHRL             $6, R13
-	ANDL             $0x03030303, R13
-	SHLL             $4, R13
-	ORL              R13, R12                               // sc[4:8]
-	ANDL             $0x3f3f3f3f, R8                        // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R8                                // sc[0:8]
-	SHLQ             $32, R11
-	ORQ              R11, R9                                // m[0:8]
-	MOVWLZX          (SI), AX
-	VMOVD            AX, X2
-	VCVTPH2PS        X2, X2
-	VBROADCASTSS     X2, Y2
-	MOVWLZX          2(SI), AX
-	VMOVD            AX, X3
-	VCVTPH2PS        X3, X3
-	VBROADCASTSS     X3, Y3
-	VMOVQ            R8, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI), X2                              // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X2, X3                    // P
+	VPSHUFB          x8k4b<>(SB), X2, X2                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X3, X3                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X2, X2
+	VPAND            x8y30<>(SB), X2, X2                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X3, X3
+	VPOR             X2, X3, X3                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X3, Y4
+	VPUNPCKHQDQ      X3, X3, X3                             // m[0:8] in the low bytes
+	VPMOVZXBD        X3, Y5
+	VPBROADCASTD     (SI), X6                               // d, dmin (f16)
+	VCVTPH2PS        X6, Y6                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y6, Y6, Y2                      // d ×8
+	VSHUFPS          $0x55, Y6, Y6, Y6                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y2, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R9, X5
-	VPMOVZXBD        X5, Y5
 	VCVTDQ2PS        Y5, Y5
-	VMULPS           Y3, Y5, Y5
+	VMULPS           Y6, Y5, Y5
 	VFNMADD231PS     (BX), Y5, Y0                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI), Y11                            // qh
 	VMOVDQU          48(SI), Y5                             // nibbles of sub-blocks 0, 1
@@ -2859,46 +2827,26 @@ q44arow:
 	VXORPS           Y2, Y2, Y2
 	VXORPS           Y3, Y3, Y3
 q44ablock:
-	MOVL             4(SI), R10                             // u0 = scales[0:4]
-	MOVL             8(SI), R11                             // u1 = scales[4:8]
-	MOVL             12(SI), R12                            // u2 = scales[8:12]
-	MOVL             R12, R13
-	SHRL             $4, R13
-	ANDL             $0x0f0f0f0f, R13
-	MOVL             R11, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R13                                // m[4:8]
-	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R10, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R12                                // sc[4:8]
-	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R10                               // sc[0:8]
-	SHLQ             $32, R13
-	ORQ              R13, R11                               // m[0:8]
-	MOVWLZX          0(SI), AX
-	VMOVD            AX, X5
-	VCVTPH2PS        X5, X5
-	VBROADCASTSS     X5, Y5
-	MOVWLZX          2(SI), AX
-	VMOVD            AX, X6
-	VCVTPH2PS        X6, X6
-	VBROADCASTSS     X6, Y6
-	VMOVQ            R10, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI), X5                              // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X5, X6                    // P
+	VPSHUFB          x8k4b<>(SB), X5, X5                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X6, X6                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X5, X5
+	VPAND            x8y30<>(SB), X5, X5                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X6, X6
+	VPOR             X5, X6, X6                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X6, Y4
+	VPUNPCKHQDQ      X6, X6, X6                             // m[0:8] in the low bytes
+	VPMOVZXBD        X6, Y7
+	VPBROADCASTD     0(SI), X8                              // d, dmin (f16)
+	VCVTPH2PS        X8, Y8                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y8, Y8, Y5                      // d ×8
+	VSHUFPS          $0x55, Y8, Y8, Y8                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y5, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R11, X7
-	VPMOVZXBD        X7, Y7
 	VCVTDQ2PS        Y7, Y7
-	VMULPS           Y6, Y7, Y7
+	VMULPS           Y8, Y7, Y7
 	VFNMADD231PS     (BX), Y7, Y0                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI), Y5                             // nibbles of sub-blocks 0, 1
 	VPSRLW           $4, Y5, Y6
@@ -2949,46 +2897,26 @@ q44ablock:
 	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y0
-	MOVL             4(SI)(R8*1), R10                       // u0 = scales[0:4]
-	MOVL             8(SI)(R8*1), R11                       // u1 = scales[4:8]
-	MOVL             12(SI)(R8*1), R12                      // u2 = scales[8:12]
-	MOVL             R12, R13
-	SHRL             $4, R13
-	ANDL             $0x0f0f0f0f, R13
-	MOVL             R11, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R13                                // m[4:8]
-	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R10, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R12                                // sc[4:8]
-	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R10                               // sc[0:8]
-	SHLQ             $32, R13
-	ORQ              R13, R11                               // m[0:8]
-	MOVWLZX          0(SI)(R8*1), AX
-	VMOVD            AX, X5
-	VCVTPH2PS        X5, X5
-	VBROADCASTSS     X5, Y5
-	MOVWLZX          2(SI)(R8*1), AX
-	VMOVD            AX, X6
-	VCVTPH2PS        X6, X6
-	VBROADCASTSS     X6, Y6
-	VMOVQ            R10, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI)(R8*1), X5                        // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X5, X6                    // P
+	VPSHUFB          x8k4b<>(SB), X5, X5                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X6, X6                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X5, X5
+	VPAND            x8y30<>(SB), X5, X5                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X6, X6
+	VPOR             X5, X6, X6                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X6, Y4
+	VPUNPCKHQDQ      X6, X6, X6                             // m[0:8] in the low bytes
+	VPMOVZXBD        X6, Y7
+	VPBROADCASTD     0(SI)(R8*1), X8                        // d, dmin (f16)
+	VCVTPH2PS        X8, Y8                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y8, Y8, Y5                      // d ×8
+	VSHUFPS          $0x55, Y8, Y8, Y8                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y5, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R11, X7
-	VPMOVZXBD        X7, Y7
 	VCVTDQ2PS        Y7, Y7
-	VMULPS           Y6, Y7, Y7
+	VMULPS           Y8, Y7, Y7
 	VFNMADD231PS     (BX), Y7, Y1                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI)(R8*1), Y5                       // nibbles of sub-blocks 0, 1
 	VPSRLW           $4, Y5, Y6
@@ -3039,46 +2967,26 @@ q44ablock:
 	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y1
-	MOVL             4(SI)(R8*2), R10                       // u0 = scales[0:4]
-	MOVL             8(SI)(R8*2), R11                       // u1 = scales[4:8]
-	MOVL             12(SI)(R8*2), R12                      // u2 = scales[8:12]
-	MOVL             R12, R13
-	SHRL             $4, R13
-	ANDL             $0x0f0f0f0f, R13
-	MOVL             R11, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R13                                // m[4:8]
-	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R10, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R12                                // sc[4:8]
-	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R10                               // sc[0:8]
-	SHLQ             $32, R13
-	ORQ              R13, R11                               // m[0:8]
-	MOVWLZX          0(SI)(R8*2), AX
-	VMOVD            AX, X5
-	VCVTPH2PS        X5, X5
-	VBROADCASTSS     X5, Y5
-	MOVWLZX          2(SI)(R8*2), AX
-	VMOVD            AX, X6
-	VCVTPH2PS        X6, X6
-	VBROADCASTSS     X6, Y6
-	VMOVQ            R10, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI)(R8*2), X5                        // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X5, X6                    // P
+	VPSHUFB          x8k4b<>(SB), X5, X5                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X6, X6                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X5, X5
+	VPAND            x8y30<>(SB), X5, X5                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X6, X6
+	VPOR             X5, X6, X6                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X6, Y4
+	VPUNPCKHQDQ      X6, X6, X6                             // m[0:8] in the low bytes
+	VPMOVZXBD        X6, Y7
+	VPBROADCASTD     0(SI)(R8*2), X8                        // d, dmin (f16)
+	VCVTPH2PS        X8, Y8                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y8, Y8, Y5                      // d ×8
+	VSHUFPS          $0x55, Y8, Y8, Y8                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y5, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R11, X7
-	VPMOVZXBD        X7, Y7
 	VCVTDQ2PS        Y7, Y7
-	VMULPS           Y6, Y7, Y7
+	VMULPS           Y8, Y7, Y7
 	VFNMADD231PS     (BX), Y7, Y2                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI)(R8*2), Y5                       // nibbles of sub-blocks 0, 1
 	VPSRLW           $4, Y5, Y6
@@ -3129,46 +3037,26 @@ q44ablock:
 	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y2
-	MOVL             4(SI)(R9*1), R10                       // u0 = scales[0:4]
-	MOVL             8(SI)(R9*1), R11                       // u1 = scales[4:8]
-	MOVL             12(SI)(R9*1), R12                      // u2 = scales[8:12]
-	MOVL             R12, R13
-	SHRL             $4, R13
-	ANDL             $0x0f0f0f0f, R13
-	MOVL             R11, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R13                                // m[4:8]
-	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R10, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R12                                // sc[4:8]
-	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R10                               // sc[0:8]
-	SHLQ             $32, R13
-	ORQ              R13, R11                               // m[0:8]
-	MOVWLZX          0(SI)(R9*1), AX
-	VMOVD            AX, X5
-	VCVTPH2PS        X5, X5
-	VBROADCASTSS     X5, Y5
-	MOVWLZX          2(SI)(R9*1), AX
-	VMOVD            AX, X6
-	VCVTPH2PS        X6, X6
-	VBROADCASTSS     X6, Y6
-	VMOVQ            R10, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI)(R9*1), X5                        // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X5, X6                    // P
+	VPSHUFB          x8k4b<>(SB), X5, X5                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X6, X6                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X5, X5
+	VPAND            x8y30<>(SB), X5, X5                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X6, X6
+	VPOR             X5, X6, X6                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X6, Y4
+	VPUNPCKHQDQ      X6, X6, X6                             // m[0:8] in the low bytes
+	VPMOVZXBD        X6, Y7
+	VPBROADCASTD     0(SI)(R9*1), X8                        // d, dmin (f16)
+	VCVTPH2PS        X8, Y8                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y8, Y8, Y5                      // d ×8
+	VSHUFPS          $0x55, Y8, Y8, Y8                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y5, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R11, X7
-	VPMOVZXBD        X7, Y7
 	VCVTDQ2PS        Y7, Y7
-	VMULPS           Y6, Y7, Y7
+	VMULPS           Y8, Y7, Y7
 	VFNMADD231PS     (BX), Y7, Y3                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI)(R9*1), Y5                       // nibbles of sub-blocks 0, 1
 	VPSRLW           $4, Y5, Y6
@@ -3292,46 +3180,26 @@ q54arow:
 	VXORPS           Y2, Y2, Y2
 	VXORPS           Y3, Y3, Y3
 q54ablock:
-	MOVL             4(SI), R10                             // u0 = scales[0:4]
-	MOVL             8(SI), R11                             // u1 = scales[4:8]
-	MOVL             12(SI), R12                            // u2 = scales[8:12]
-	MOVL             R12, R13
-	SHRL             $4, R13
-	ANDL             $0x0f0f0f0f, R13
-	MOVL             R11, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R13                                // m[4:8]
-	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R10, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R12                                // sc[4:8]
-	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R10                               // sc[0:8]
-	SHLQ             $32, R13
-	ORQ              R13, R11                               // m[0:8]
-	MOVWLZX          0(SI), AX
-	VMOVD            AX, X5
-	VCVTPH2PS        X5, X5
-	VBROADCASTSS     X5, Y5
-	MOVWLZX          2(SI), AX
-	VMOVD            AX, X6
-	VCVTPH2PS        X6, X6
-	VBROADCASTSS     X6, Y6
-	VMOVQ            R10, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI), X5                              // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X5, X6                    // P
+	VPSHUFB          x8k4b<>(SB), X5, X5                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X6, X6                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X5, X5
+	VPAND            x8y30<>(SB), X5, X5                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X6, X6
+	VPOR             X5, X6, X6                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X6, Y4
+	VPUNPCKHQDQ      X6, X6, X6                             // m[0:8] in the low bytes
+	VPMOVZXBD        X6, Y7
+	VPBROADCASTD     0(SI), X8                              // d, dmin (f16)
+	VCVTPH2PS        X8, Y8                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y8, Y8, Y5                      // d ×8
+	VSHUFPS          $0x55, Y8, Y8, Y8                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y5, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R11, X7
-	VPMOVZXBD        X7, Y7
 	VCVTDQ2PS        Y7, Y7
-	VMULPS           Y6, Y7, Y7
+	VMULPS           Y8, Y7, Y7
 	VFNMADD231PS     (BX), Y7, Y0                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI), Y13                            // qh of stream 0
 	VMOVDQU          48(SI), Y5                             // nibbles of sub-blocks 0, 1
@@ -3407,46 +3275,26 @@ q54ablock:
 	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y0
-	MOVL             4(SI)(R8*1), R10                       // u0 = scales[0:4]
-	MOVL             8(SI)(R8*1), R11                       // u1 = scales[4:8]
-	MOVL             12(SI)(R8*1), R12                      // u2 = scales[8:12]
-	MOVL             R12, R13
-	SHRL             $4, R13
-	ANDL             $0x0f0f0f0f, R13
-	MOVL             R11, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R13                                // m[4:8]
-	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R10, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R12                                // sc[4:8]
-	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R10                               // sc[0:8]
-	SHLQ             $32, R13
-	ORQ              R13, R11                               // m[0:8]
-	MOVWLZX          0(SI)(R8*1), AX
-	VMOVD            AX, X5
-	VCVTPH2PS        X5, X5
-	VBROADCASTSS     X5, Y5
-	MOVWLZX          2(SI)(R8*1), AX
-	VMOVD            AX, X6
-	VCVTPH2PS        X6, X6
-	VBROADCASTSS     X6, Y6
-	VMOVQ            R10, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI)(R8*1), X5                        // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X5, X6                    // P
+	VPSHUFB          x8k4b<>(SB), X5, X5                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X6, X6                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X5, X5
+	VPAND            x8y30<>(SB), X5, X5                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X6, X6
+	VPOR             X5, X6, X6                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X6, Y4
+	VPUNPCKHQDQ      X6, X6, X6                             // m[0:8] in the low bytes
+	VPMOVZXBD        X6, Y7
+	VPBROADCASTD     0(SI)(R8*1), X8                        // d, dmin (f16)
+	VCVTPH2PS        X8, Y8                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y8, Y8, Y5                      // d ×8
+	VSHUFPS          $0x55, Y8, Y8, Y8                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y5, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R11, X7
-	VPMOVZXBD        X7, Y7
 	VCVTDQ2PS        Y7, Y7
-	VMULPS           Y6, Y7, Y7
+	VMULPS           Y8, Y7, Y7
 	VFNMADD231PS     (BX), Y7, Y1                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI)(R8*1), Y13                      // qh of stream 1
 	VMOVDQU          48(SI)(R8*1), Y5                       // nibbles of sub-blocks 0, 1
@@ -3522,46 +3370,26 @@ q54ablock:
 	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y1
-	MOVL             4(SI)(R8*2), R10                       // u0 = scales[0:4]
-	MOVL             8(SI)(R8*2), R11                       // u1 = scales[4:8]
-	MOVL             12(SI)(R8*2), R12                      // u2 = scales[8:12]
-	MOVL             R12, R13
-	SHRL             $4, R13
-	ANDL             $0x0f0f0f0f, R13
-	MOVL             R11, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R13                                // m[4:8]
-	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R10, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R12                                // sc[4:8]
-	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R10                               // sc[0:8]
-	SHLQ             $32, R13
-	ORQ              R13, R11                               // m[0:8]
-	MOVWLZX          0(SI)(R8*2), AX
-	VMOVD            AX, X5
-	VCVTPH2PS        X5, X5
-	VBROADCASTSS     X5, Y5
-	MOVWLZX          2(SI)(R8*2), AX
-	VMOVD            AX, X6
-	VCVTPH2PS        X6, X6
-	VBROADCASTSS     X6, Y6
-	VMOVQ            R10, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI)(R8*2), X5                        // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X5, X6                    // P
+	VPSHUFB          x8k4b<>(SB), X5, X5                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X6, X6                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X5, X5
+	VPAND            x8y30<>(SB), X5, X5                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X6, X6
+	VPOR             X5, X6, X6                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X6, Y4
+	VPUNPCKHQDQ      X6, X6, X6                             // m[0:8] in the low bytes
+	VPMOVZXBD        X6, Y7
+	VPBROADCASTD     0(SI)(R8*2), X8                        // d, dmin (f16)
+	VCVTPH2PS        X8, Y8                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y8, Y8, Y5                      // d ×8
+	VSHUFPS          $0x55, Y8, Y8, Y8                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y5, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R11, X7
-	VPMOVZXBD        X7, Y7
 	VCVTDQ2PS        Y7, Y7
-	VMULPS           Y6, Y7, Y7
+	VMULPS           Y8, Y7, Y7
 	VFNMADD231PS     (BX), Y7, Y2                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI)(R8*2), Y13                      // qh of stream 2
 	VMOVDQU          48(SI)(R8*2), Y5                       // nibbles of sub-blocks 0, 1
@@ -3637,46 +3465,26 @@ q54ablock:
 	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y2
-	MOVL             4(SI)(R9*1), R10                       // u0 = scales[0:4]
-	MOVL             8(SI)(R9*1), R11                       // u1 = scales[4:8]
-	MOVL             12(SI)(R9*1), R12                      // u2 = scales[8:12]
-	MOVL             R12, R13
-	SHRL             $4, R13
-	ANDL             $0x0f0f0f0f, R13
-	MOVL             R11, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R13                                // m[4:8]
-	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R10, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R12                                // sc[4:8]
-	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R10                               // sc[0:8]
-	SHLQ             $32, R13
-	ORQ              R13, R11                               // m[0:8]
-	MOVWLZX          0(SI)(R9*1), AX
-	VMOVD            AX, X5
-	VCVTPH2PS        X5, X5
-	VBROADCASTSS     X5, Y5
-	MOVWLZX          2(SI)(R9*1), AX
-	VMOVD            AX, X6
-	VCVTPH2PS        X6, X6
-	VBROADCASTSS     X6, Y6
-	VMOVQ            R10, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI)(R9*1), X5                        // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X5, X6                    // P
+	VPSHUFB          x8k4b<>(SB), X5, X5                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X6, X6                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X5, X5
+	VPAND            x8y30<>(SB), X5, X5                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X6, X6
+	VPOR             X5, X6, X6                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X6, Y4
+	VPUNPCKHQDQ      X6, X6, X6                             // m[0:8] in the low bytes
+	VPMOVZXBD        X6, Y7
+	VPBROADCASTD     0(SI)(R9*1), X8                        // d, dmin (f16)
+	VCVTPH2PS        X8, Y8                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y8, Y8, Y5                      // d ×8
+	VSHUFPS          $0x55, Y8, Y8, Y8                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y5, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R11, X7
-	VPMOVZXBD        X7, Y7
 	VCVTDQ2PS        Y7, Y7
-	VMULPS           Y6, Y7, Y7
+	VMULPS           Y8, Y7, Y7
 	VFNMADD231PS     (BX), Y7, Y3                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI)(R9*1), Y13                      // qh of stream 3
 	VMOVDQU          48(SI)(R9*1), Y5                       // nibbles of sub-blocks 0, 1
@@ -4571,47 +4379,26 @@ q4arowv:
 	MOVQ             nb+48(FP), CX
 	VXORPS           Y0, Y0, Y0
 q4ablockv:
-	MOVL             4(SI), R8                              // u0 = scales[0:4]
-	MOVL             8(SI), R9                              // u1 = scales[4:8]
-	MOVL             12(SI), R10                            // u2 = scales[8:12]
-	MOVL             R10, R11
-	SHRL             $4, R11
-	ANDL             $0x0f0f0f0f, R11
-	MOVL             R9, R12
-	SHRL             $6, R12
-	ANDL             $0x03030303, R12
-	SHLL             $4, R12
-	ORL              R12, R11                               // m[4:8]
-	ANDL             $0x3f3f3f3f, R9                        // m[0:4]
-	MOVL             R10, R12
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R8, R13
-	SHRL             $6, R13
-	ANDL             $0x03030303, R13
-	SHLL             $4, R13
-	ORL              R13, R12                               // sc[4:8]
-	ANDL             $0x3f3f3f3f, R8                        // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R8                                // sc[0:8]
-	SHLQ             $32, R11
-	ORQ              R11, R9                                // m[0:8]
-	MOVWLZX          (SI), AX
-	VMOVD            AX, X2
-	VCVTPH2PS        X2, X2
-	VBROADCASTSS     X2, Y2
-	MOVWLZX          2(SI), AX
-	VMOVD            AX, X3
-	VCVTPH2PS        X3, X3
-	VBROADCASTSS     X3, Y3
-	VMOVQ            R8, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI), X2                              // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X2, X3                    // P
+	VPSHUFB          x8k4b<>(SB), X2, X2                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X3, X3                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X2, X2
+	VPAND            x8y30<>(SB), X2, X2                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X3, X3
+	VPOR             X2, X3, X3                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X3, Y4
+	VPUNPCKHQDQ      X3, X3, X3                             // m[0:8] in the low bytes
+	VPMOVZXBD        X3, Y5
+	VPBROADCASTD     (SI), X6                               // d, dmin (f16)
+	VCVTPH2PS        X6, Y6                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y6, Y6, Y2                      // d ×8
+	VSHUFPS          $0x55, Y6, Y6, Y6                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y2, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R9, X5
-	VPMOVZXBD        X5, Y5
 	VCVTDQ2PS        Y5, Y5
-	VMULPS           Y3, Y5, Y5
+	VMULPS           Y6, Y5, Y5
 	VFNMADD231PS     (BX), Y5, Y0                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI), Y5                             // nibbles of sub-blocks 0, 1
 	VPSRLW           $4, Y5, Y6
@@ -4698,47 +4485,26 @@ q5arowv:
 	MOVQ             nb+48(FP), CX
 	VXORPS           Y0, Y0, Y0
 q5ablockv:
-	MOVL             4(SI), R8                              // u0 = scales[0:4]
-	MOVL             8(SI), R9                              // u1 = scales[4:8]
-	MOVL             12(SI), R10                            // u2 = scales[8:12]
-	MOVL             R10, R11
-	SHRL             $4, R11
-	ANDL             $0x0f0f0f0f, R11
-	MOVL             R9, R12
-	SHRL             $6, R12
-	ANDL             $0x03030303, R12
-	SHLL             $4, R12
-	ORL              R12, R11                               // m[4:8]
-	ANDL             $0x3f3f3f3f, R9                        // m[0:4]
-	MOVL             R10, R12
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R8, R13
-	SHRL             $6, R13
-	ANDL             $0x03030303, R13
-	SHLL             $4, R13
-	ORL              R13, R12                               // sc[4:8]
-	ANDL             $0x3f3f3f3f, R8                        // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R8                                // sc[0:8]
-	SHLQ             $32, R11
-	ORQ              R11, R9                                // m[0:8]
-	MOVWLZX          (SI), AX
-	VMOVD            AX, X2
-	VCVTPH2PS        X2, X2
-	VBROADCASTSS     X2, Y2
-	MOVWLZX          2(SI), AX
-	VMOVD            AX, X3
-	VCVTPH2PS        X3, X3
-	VBROADCASTSS     X3, Y3
-	VMOVQ            R8, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI), X2                              // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X2, X3                    // P
+	VPSHUFB          x8k4b<>(SB), X2, X2                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X3, X3                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X2, X2
+	VPAND            x8y30<>(SB), X2, X2                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X3, X3
+	VPOR             X2, X3, X3                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X3, Y4
+	VPUNPCKHQDQ      X3, X3, X3                             // m[0:8] in the low bytes
+	VPMOVZXBD        X3, Y5
+	VPBROADCASTD     (SI), X6                               // d, dmin (f16)
+	VCVTPH2PS        X6, Y6                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y6, Y6, Y2                      // d ×8
+	VSHUFPS          $0x55, Y6, Y6, Y6                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y2, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R9, X5
-	VPMOVZXBD        X5, Y5
 	VCVTDQ2PS        Y5, Y5
-	VMULPS           Y3, Y5, Y5
+	VMULPS           Y6, Y5, Y5
 	VFNMADD231PS     (BX), Y5, Y0                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI), Y11                            // qh
 	VMOVDQU          48(SI), Y5                             // nibbles of sub-blocks 0, 1
@@ -4991,46 +4757,26 @@ q44arowv:
 	VXORPS           Y2, Y2, Y2
 	VXORPS           Y3, Y3, Y3
 q44ablockv:
-	MOVL             4(SI), R10                             // u0 = scales[0:4]
-	MOVL             8(SI), R11                             // u1 = scales[4:8]
-	MOVL             12(SI), R12                            // u2 = scales[8:12]
-	MOVL             R12, R13
-	SHRL             $4, R13
-	ANDL             $0x0f0f0f0f, R13
-	MOVL             R11, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R13                                // m[4:8]
-	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R10, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R12                                // sc[4:8]
-	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R10                               // sc[0:8]
-	SHLQ             $32, R13
-	ORQ              R13, R11                               // m[0:8]
-	MOVWLZX          0(SI), AX
-	VMOVD            AX, X5
-	VCVTPH2PS        X5, X5
-	VBROADCASTSS     X5, Y5
-	MOVWLZX          2(SI), AX
-	VMOVD            AX, X6
-	VCVTPH2PS        X6, X6
-	VBROADCASTSS     X6, Y6
-	VMOVQ            R10, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI), X5                              // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X5, X6                    // P
+	VPSHUFB          x8k4b<>(SB), X5, X5                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X6, X6                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X5, X5
+	VPAND            x8y30<>(SB), X5, X5                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X6, X6
+	VPOR             X5, X6, X6                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X6, Y4
+	VPUNPCKHQDQ      X6, X6, X6                             // m[0:8] in the low bytes
+	VPMOVZXBD        X6, Y7
+	VPBROADCASTD     0(SI), X8                              // d, dmin (f16)
+	VCVTPH2PS        X8, Y8                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y8, Y8, Y5                      // d ×8
+	VSHUFPS          $0x55, Y8, Y8, Y8                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y5, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R11, X7
-	VPMOVZXBD        X7, Y7
 	VCVTDQ2PS        Y7, Y7
-	VMULPS           Y6, Y7, Y7
+	VMULPS           Y8, Y7, Y7
 	VFNMADD231PS     (BX), Y7, Y0                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI), Y5                             // nibbles of sub-blocks 0, 1
 	VPSRLW           $4, Y5, Y6
@@ -5081,46 +4827,26 @@ q44ablockv:
 	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y0
-	MOVL             4(SI)(R8*1), R10                       // u0 = scales[0:4]
-	MOVL             8(SI)(R8*1), R11                       // u1 = scales[4:8]
-	MOVL             12(SI)(R8*1), R12                      // u2 = scales[8:12]
-	MOVL             R12, R13
-	SHRL             $4, R13
-	ANDL             $0x0f0f0f0f, R13
-	MOVL             R11, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R13                                // m[4:8]
-	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R10, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R12                                // sc[4:8]
-	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R10                               // sc[0:8]
-	SHLQ             $32, R13
-	ORQ              R13, R11                               // m[0:8]
-	MOVWLZX          0(SI)(R8*1), AX
-	VMOVD            AX, X5
-	VCVTPH2PS        X5, X5
-	VBROADCASTSS     X5, Y5
-	MOVWLZX          2(SI)(R8*1), AX
-	VMOVD            AX, X6
-	VCVTPH2PS        X6, X6
-	VBROADCASTSS     X6, Y6
-	VMOVQ            R10, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI)(R8*1), X5                        // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X5, X6                    // P
+	VPSHUFB          x8k4b<>(SB), X5, X5                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X6, X6                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X5, X5
+	VPAND            x8y30<>(SB), X5, X5                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X6, X6
+	VPOR             X5, X6, X6                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X6, Y4
+	VPUNPCKHQDQ      X6, X6, X6                             // m[0:8] in the low bytes
+	VPMOVZXBD        X6, Y7
+	VPBROADCASTD     0(SI)(R8*1), X8                        // d, dmin (f16)
+	VCVTPH2PS        X8, Y8                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y8, Y8, Y5                      // d ×8
+	VSHUFPS          $0x55, Y8, Y8, Y8                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y5, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R11, X7
-	VPMOVZXBD        X7, Y7
 	VCVTDQ2PS        Y7, Y7
-	VMULPS           Y6, Y7, Y7
+	VMULPS           Y8, Y7, Y7
 	VFNMADD231PS     (BX), Y7, Y1                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI)(R8*1), Y5                       // nibbles of sub-blocks 0, 1
 	VPSRLW           $4, Y5, Y6
@@ -5171,46 +4897,26 @@ q44ablockv:
 	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y1
-	MOVL             4(SI)(R8*2), R10                       // u0 = scales[0:4]
-	MOVL             8(SI)(R8*2), R11                       // u1 = scales[4:8]
-	MOVL             12(SI)(R8*2), R12                      // u2 = scales[8:12]
-	MOVL             R12, R13
-	SHRL             $4, R13
-	ANDL             $0x0f0f0f0f, R13
-	MOVL             R11, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R13                                // m[4:8]
-	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R10, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R12                                // sc[4:8]
-	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R10                               // sc[0:8]
-	SHLQ             $32, R13
-	ORQ              R13, R11                               // m[0:8]
-	MOVWLZX          0(SI)(R8*2), AX
-	VMOVD            AX, X5
-	VCVTPH2PS        X5, X5
-	VBROADCASTSS     X5, Y5
-	MOVWLZX          2(SI)(R8*2), AX
-	VMOVD            AX, X6
-	VCVTPH2PS        X6, X6
-	VBROADCASTSS     X6, Y6
-	VMOVQ            R10, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI)(R8*2), X5                        // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X5, X6                    // P
+	VPSHUFB          x8k4b<>(SB), X5, X5                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X6, X6                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X5, X5
+	VPAND            x8y30<>(SB), X5, X5                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X6, X6
+	VPOR             X5, X6, X6                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X6, Y4
+	VPUNPCKHQDQ      X6, X6, X6                             // m[0:8] in the low bytes
+	VPMOVZXBD        X6, Y7
+	VPBROADCASTD     0(SI)(R8*2), X8                        // d, dmin (f16)
+	VCVTPH2PS        X8, Y8                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y8, Y8, Y5                      // d ×8
+	VSHUFPS          $0x55, Y8, Y8, Y8                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y5, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R11, X7
-	VPMOVZXBD        X7, Y7
 	VCVTDQ2PS        Y7, Y7
-	VMULPS           Y6, Y7, Y7
+	VMULPS           Y8, Y7, Y7
 	VFNMADD231PS     (BX), Y7, Y2                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI)(R8*2), Y5                       // nibbles of sub-blocks 0, 1
 	VPSRLW           $4, Y5, Y6
@@ -5261,46 +4967,26 @@ q44ablockv:
 	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y2
-	MOVL             4(SI)(R9*1), R10                       // u0 = scales[0:4]
-	MOVL             8(SI)(R9*1), R11                       // u1 = scales[4:8]
-	MOVL             12(SI)(R9*1), R12                      // u2 = scales[8:12]
-	MOVL             R12, R13
-	SHRL             $4, R13
-	ANDL             $0x0f0f0f0f, R13
-	MOVL             R11, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R13                                // m[4:8]
-	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R10, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R12                                // sc[4:8]
-	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R10                               // sc[0:8]
-	SHLQ             $32, R13
-	ORQ              R13, R11                               // m[0:8]
-	MOVWLZX          0(SI)(R9*1), AX
-	VMOVD            AX, X5
-	VCVTPH2PS        X5, X5
-	VBROADCASTSS     X5, Y5
-	MOVWLZX          2(SI)(R9*1), AX
-	VMOVD            AX, X6
-	VCVTPH2PS        X6, X6
-	VBROADCASTSS     X6, Y6
-	VMOVQ            R10, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI)(R9*1), X5                        // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X5, X6                    // P
+	VPSHUFB          x8k4b<>(SB), X5, X5                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X6, X6                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X5, X5
+	VPAND            x8y30<>(SB), X5, X5                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X6, X6
+	VPOR             X5, X6, X6                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X6, Y4
+	VPUNPCKHQDQ      X6, X6, X6                             // m[0:8] in the low bytes
+	VPMOVZXBD        X6, Y7
+	VPBROADCASTD     0(SI)(R9*1), X8                        // d, dmin (f16)
+	VCVTPH2PS        X8, Y8                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y8, Y8, Y5                      // d ×8
+	VSHUFPS          $0x55, Y8, Y8, Y8                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y5, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R11, X7
-	VPMOVZXBD        X7, Y7
 	VCVTDQ2PS        Y7, Y7
-	VMULPS           Y6, Y7, Y7
+	VMULPS           Y8, Y7, Y7
 	VFNMADD231PS     (BX), Y7, Y3                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI)(R9*1), Y5                       // nibbles of sub-blocks 0, 1
 	VPSRLW           $4, Y5, Y6
@@ -5420,46 +5106,26 @@ q54arowv:
 	VXORPS           Y2, Y2, Y2
 	VXORPS           Y3, Y3, Y3
 q54ablockv:
-	MOVL             4(SI), R10                             // u0 = scales[0:4]
-	MOVL             8(SI), R11                             // u1 = scales[4:8]
-	MOVL             12(SI), R12                            // u2 = scales[8:12]
-	MOVL             R12, R13
-	SHRL             $4, R13
-	ANDL             $0x0f0f0f0f, R13
-	MOVL             R11, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R13                                // m[4:8]
-	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R10, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R12                                // sc[4:8]
-	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R10                               // sc[0:8]
-	SHLQ             $32, R13
-	ORQ              R13, R11                               // m[0:8]
-	MOVWLZX          0(SI), AX
-	VMOVD            AX, X5
-	VCVTPH2PS        X5, X5
-	VBROADCASTSS     X5, Y5
-	MOVWLZX          2(SI), AX
-	VMOVD            AX, X6
-	VCVTPH2PS        X6, X6
-	VBROADCASTSS     X6, Y6
-	VMOVQ            R10, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI), X5                              // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X5, X6                    // P
+	VPSHUFB          x8k4b<>(SB), X5, X5                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X6, X6                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X5, X5
+	VPAND            x8y30<>(SB), X5, X5                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X6, X6
+	VPOR             X5, X6, X6                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X6, Y4
+	VPUNPCKHQDQ      X6, X6, X6                             // m[0:8] in the low bytes
+	VPMOVZXBD        X6, Y7
+	VPBROADCASTD     0(SI), X8                              // d, dmin (f16)
+	VCVTPH2PS        X8, Y8                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y8, Y8, Y5                      // d ×8
+	VSHUFPS          $0x55, Y8, Y8, Y8                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y5, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R11, X7
-	VPMOVZXBD        X7, Y7
 	VCVTDQ2PS        Y7, Y7
-	VMULPS           Y6, Y7, Y7
+	VMULPS           Y8, Y7, Y7
 	VFNMADD231PS     (BX), Y7, Y0                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI), Y13                            // qh of stream 0
 	VMOVDQU          48(SI), Y5                             // nibbles of sub-blocks 0, 1
@@ -5535,46 +5201,26 @@ q54ablockv:
 	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y0
-	MOVL             4(SI)(R8*1), R10                       // u0 = scales[0:4]
-	MOVL             8(SI)(R8*1), R11                       // u1 = scales[4:8]
-	MOVL             12(SI)(R8*1), R12                      // u2 = scales[8:12]
-	MOVL             R12, R13
-	SHRL             $4, R13
-	ANDL             $0x0f0f0f0f, R13
-	MOVL             R11, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R13                                // m[4:8]
-	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R10, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R12                                // sc[4:8]
-	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R10                               // sc[0:8]
-	SHLQ             $32, R13
-	ORQ              R13, R11                               // m[0:8]
-	MOVWLZX          0(SI)(R8*1), AX
-	VMOVD            AX, X5
-	VCVTPH2PS        X5, X5
-	VBROADCASTSS     X5, Y5
-	MOVWLZX          2(SI)(R8*1), AX
-	VMOVD            AX, X6
-	VCVTPH2PS        X6, X6
-	VBROADCASTSS     X6, Y6
-	VMOVQ            R10, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI)(R8*1), X5                        // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X5, X6                    // P
+	VPSHUFB          x8k4b<>(SB), X5, X5                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X6, X6                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X5, X5
+	VPAND            x8y30<>(SB), X5, X5                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X6, X6
+	VPOR             X5, X6, X6                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X6, Y4
+	VPUNPCKHQDQ      X6, X6, X6                             // m[0:8] in the low bytes
+	VPMOVZXBD        X6, Y7
+	VPBROADCASTD     0(SI)(R8*1), X8                        // d, dmin (f16)
+	VCVTPH2PS        X8, Y8                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y8, Y8, Y5                      // d ×8
+	VSHUFPS          $0x55, Y8, Y8, Y8                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y5, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R11, X7
-	VPMOVZXBD        X7, Y7
 	VCVTDQ2PS        Y7, Y7
-	VMULPS           Y6, Y7, Y7
+	VMULPS           Y8, Y7, Y7
 	VFNMADD231PS     (BX), Y7, Y1                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI)(R8*1), Y13                      // qh of stream 1
 	VMOVDQU          48(SI)(R8*1), Y5                       // nibbles of sub-blocks 0, 1
@@ -5650,46 +5296,26 @@ q54ablockv:
 	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y1
-	MOVL             4(SI)(R8*2), R10                       // u0 = scales[0:4]
-	MOVL             8(SI)(R8*2), R11                       // u1 = scales[4:8]
-	MOVL             12(SI)(R8*2), R12                      // u2 = scales[8:12]
-	MOVL             R12, R13
-	SHRL             $4, R13
-	ANDL             $0x0f0f0f0f, R13
-	MOVL             R11, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R13                                // m[4:8]
-	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R10, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R12                                // sc[4:8]
-	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R10                               // sc[0:8]
-	SHLQ             $32, R13
-	ORQ              R13, R11                               // m[0:8]
-	MOVWLZX          0(SI)(R8*2), AX
-	VMOVD            AX, X5
-	VCVTPH2PS        X5, X5
-	VBROADCASTSS     X5, Y5
-	MOVWLZX          2(SI)(R8*2), AX
-	VMOVD            AX, X6
-	VCVTPH2PS        X6, X6
-	VBROADCASTSS     X6, Y6
-	VMOVQ            R10, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI)(R8*2), X5                        // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X5, X6                    // P
+	VPSHUFB          x8k4b<>(SB), X5, X5                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X6, X6                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X5, X5
+	VPAND            x8y30<>(SB), X5, X5                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X6, X6
+	VPOR             X5, X6, X6                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X6, Y4
+	VPUNPCKHQDQ      X6, X6, X6                             // m[0:8] in the low bytes
+	VPMOVZXBD        X6, Y7
+	VPBROADCASTD     0(SI)(R8*2), X8                        // d, dmin (f16)
+	VCVTPH2PS        X8, Y8                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y8, Y8, Y5                      // d ×8
+	VSHUFPS          $0x55, Y8, Y8, Y8                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y5, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R11, X7
-	VPMOVZXBD        X7, Y7
 	VCVTDQ2PS        Y7, Y7
-	VMULPS           Y6, Y7, Y7
+	VMULPS           Y8, Y7, Y7
 	VFNMADD231PS     (BX), Y7, Y2                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI)(R8*2), Y13                      // qh of stream 2
 	VMOVDQU          48(SI)(R8*2), Y5                       // nibbles of sub-blocks 0, 1
@@ -5765,46 +5391,26 @@ q54ablockv:
 	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y2
-	MOVL             4(SI)(R9*1), R10                       // u0 = scales[0:4]
-	MOVL             8(SI)(R9*1), R11                       // u1 = scales[4:8]
-	MOVL             12(SI)(R9*1), R12                      // u2 = scales[8:12]
-	MOVL             R12, R13
-	SHRL             $4, R13
-	ANDL             $0x0f0f0f0f, R13
-	MOVL             R11, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R13                                // m[4:8]
-	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R10, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R12                                // sc[4:8]
-	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R10                               // sc[0:8]
-	SHLQ             $32, R13
-	ORQ              R13, R11                               // m[0:8]
-	MOVWLZX          0(SI)(R9*1), AX
-	VMOVD            AX, X5
-	VCVTPH2PS        X5, X5
-	VBROADCASTSS     X5, Y5
-	MOVWLZX          2(SI)(R9*1), AX
-	VMOVD            AX, X6
-	VCVTPH2PS        X6, X6
-	VBROADCASTSS     X6, Y6
-	VMOVQ            R10, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI)(R9*1), X5                        // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X5, X6                    // P
+	VPSHUFB          x8k4b<>(SB), X5, X5                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X6, X6                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X5, X5
+	VPAND            x8y30<>(SB), X5, X5                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X6, X6
+	VPOR             X5, X6, X6                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X6, Y4
+	VPUNPCKHQDQ      X6, X6, X6                             // m[0:8] in the low bytes
+	VPMOVZXBD        X6, Y7
+	VPBROADCASTD     0(SI)(R9*1), X8                        // d, dmin (f16)
+	VCVTPH2PS        X8, Y8                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y8, Y8, Y5                      // d ×8
+	VSHUFPS          $0x55, Y8, Y8, Y8                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y5, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R11, X7
-	VPMOVZXBD        X7, Y7
 	VCVTDQ2PS        Y7, Y7
-	VMULPS           Y6, Y7, Y7
+	VMULPS           Y8, Y7, Y7
 	VFNMADD231PS     (BX), Y7, Y3                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI)(R9*1), Y13                      // qh of stream 3
 	VMOVDQU          48(SI)(R9*1), Y5                       // nibbles of sub-blocks 0, 1

@@ -87,6 +87,10 @@ data("x8y0f", ["0x0f0f0f0f"] * 8)
 data("x8y1w", ["0x00010001"] * 8)
 # dotRows4Q5KAVX2's mask of the fifth bits as a memory operand
 data("x8y10", ["0x10101010"] * 8)
+# k4_avx2_scales' constants: dword shifts that bring m[4:8] from the high
+# nibbles, and x8c30 as 16 bytes
+data("x8k4shd", ["0", "0", "0", "4"])
+data("x8y30", ["0x30303030"] * 4)
 e()
 
 def hsum_y(y, t, ext="VEXTRACTF128"):
@@ -448,44 +452,6 @@ ins("RET")
 e()
 
 # ---------------------------------------------------------------- Q4_K
-# unpack_k4's registers: the one-stream kernels', and the AVX2 stream
-# kernels', whose SI, R8 and R9 address the streams
-K4_GPR = ("R8", "R9", "R10", "R11", "R12", "R12", "R13")
-K4_GPR_STREAMS = ("R10", "R11", "R12", "R13", "AX", "R12", "AX")
-
-def unpack_k4(w="%d(SI)", r=K4_GPR):
-    """The 6-bit scales and mins of the Q4_K/Q5_K block at w (a format of
-    the offset) as bytes: sc[0:8] in r[0], m[0:8] in r[1]. r[2] takes
-    scales[8:12], r[3] m[4:8]; r[4] and r[6] are temporaries and sc[4:8]
-    forms in r[5], a copy of r[2] unless it is r[2] itself (the stream
-    kernels, short of registers, build it in place)."""
-    sc, m, u2, m48, t, sc48, t2 = r
-    ins("MOVL", w % 4, sc, c="u0 = scales[0:4]")
-    ins("MOVL", w % 8, m, c="u1 = scales[4:8]")
-    ins("MOVL", w % 12, u2, c="u2 = scales[8:12]")
-    ins("MOVL", u2, m48)
-    ins("SHRL", "$4", m48)
-    ins("ANDL", "$0x0f0f0f0f", m48)
-    ins("MOVL", m, t)
-    ins("SHRL", "$6", t)
-    ins("ANDL", "$0x03030303", t)
-    ins("SHLL", "$4", t)
-    ins("ORL", t, m48, c="m[4:8]")
-    ins("ANDL", "$0x3f3f3f3f", m, c="m[0:4]")
-    if sc48 != u2:
-        ins("MOVL", u2, sc48)
-    ins("ANDL", "$0x0f0f0f0f", sc48)
-    ins("MOVL", sc, t2)
-    ins("SHRL", "$6", t2)
-    ins("ANDL", "$0x03030303", t2)
-    ins("SHLL", "$4", t2)
-    ins("ORL", t2, sc48, c="sc[4:8]")
-    ins("ANDL", "$0x3f3f3f3f", sc, c="sc[0:4]")
-    ins("SHLQ", "$32", sc48)
-    ins("ORQ", sc48, sc, c="sc[0:8]")
-    ins("SHLQ", "$32", m48)
-    ins("ORQ", m48, m, c="m[0:8]")
-
 def f16_bcast(off, x, y):
     ins("MOVWLZX", off, "AX")
     ins("VMOVD", "AX", x)
@@ -1014,25 +980,39 @@ def avx2_kernels():
         store_y4(k, "Y%d" % (2 * k), "8")
     streams4_next_row("q84arow")
 
-    def k4_avx2_scales(acc, S, w="%d(SI)", d="(SI)", r=K4_GPR, t=(2, 3, 5)):
+    def k4_avx2_scales(acc, S, w="%d(SI)", d="(SI)", t=(2, 3, 5, 6)):
         """For the Q4_K/Q5_K block at w (a format of the offset; d: the
-        address of its d): S = d·sc[s]·dx_s (s < 8), and acc −= dmin·m[s]·Σx̂_s.
-        r: unpack_k4's registers; t: the numbers of three Y temporaries."""
-        unpack_k4(w, r)
-        sc, m = r[:2]
-        yd, ydm, ym = t
-        f16_bcast(d, "X%d" % yd, "Y%d" % yd)
-        f16_bcast(w % 2, "X%d" % ydm, "Y%d" % ydm)
-        ins("VMOVQ", sc, "X" + S[1:])
-        ins("VPMOVZXBD", "X" + S[1:], S)
+        address of its d, dmin): S = d·sc[s]·dx_s (s < 8), and acc −=
+        dmin·m[s]·Σx̂_s. The 6-bit scales and mins unpack in an X register
+        as k4_scales' (VPSHUFB, shifts, masks; a dword shift in place of
+        VPSRLVW, whose crossing bits & 0x0f drops), the constants read from
+        memory: 20 vector instructions a block where the unpacking in general
+        registers took 23 scalar ones and 18 vector ones, and the scalar
+        ones took the vector ports too. t: the numbers of four Y temporaries."""
+        p, q, m, dd = t
+        X = lambda n: "X%d" % n
+        Y = lambda n: "Y%d" % n
+        ins("VMOVDQU", w % 4, X(p), c="scales[0:12] (and 4 bytes of qs)")
+        ins("VPSHUFB", "x8k4a<>(SB)", X(p), X(q), c="P")
+        ins("VPSHUFB", "x8k4b<>(SB)", X(p), X(p), c="Q, zero where unused")
+        ins("VPSRLVD", "x8k4shd<>(SB)", X(q), X(q), c="m[4:8] from the high nibbles")
+        ins("VPSRLW", "$2", X(p), X(p))
+        ins("VPAND", "x8y30<>(SB)", X(p), X(p), c="top 2 bits of sc, m[4:8] at bits 4-5")
+        ins("VPAND", "x8k4ma<>(SB)", X(q), X(q))
+        ins("VPOR", X(p), X(q), X(q), c="[sc[0:8], m[0:8]] = P & mask | Q")
+        ins("VPMOVZXBD", X(q), S)
+        ins("VPUNPCKHQDQ", X(q), X(q), X(q), c="m[0:8] in the low bytes")
+        ins("VPMOVZXBD", X(q), Y(m))
+        ins("VPBROADCASTD", d, X(dd), c="d, dmin (f16)")
+        ins("VCVTPH2PS", X(dd), Y(dd), c="[d, dmin] ×4")
+        ins("VSHUFPS", "$0x00", Y(dd), Y(dd), Y(p), c="d ×8")
+        ins("VSHUFPS", "$0x55", Y(dd), Y(dd), Y(dd), c="dmin ×8")
         ins("VCVTDQ2PS", S, S)
-        ins("VMULPS", "Y%d" % yd, S, S)
+        ins("VMULPS", Y(p), S, S)
         ins("VMULPS", "(DX)", S, S, c="S = d·sc[s]·dx_s")
-        ins("VMOVQ", m, "X%d" % ym)
-        ins("VPMOVZXBD", "X%d" % ym, "Y%d" % ym)
-        ins("VCVTDQ2PS", "Y%d" % ym, "Y%d" % ym)
-        ins("VMULPS", "Y%d" % ydm, "Y%d" % ym, "Y%d" % ym)
-        ins("VFNMADD231PS", "(BX)", "Y%d" % ym, acc, c="acc −= dmin·m[s]·Σx̂_s")
+        ins("VCVTDQ2PS", Y(m), Y(m))
+        ins("VMULPS", Y(dd), Y(m), Y(m))
+        ins("VFNMADD231PS", "(BX)", Y(m), acc, c="acc −= dmin·m[s]·Σx̂_s")
 
     def k5_fifth_avx2(sb, qh, dst, c10="Y13"):
         """dst = 16 × bit sb of each byte of qh (x8c10 in c10)."""
@@ -1262,7 +1242,7 @@ def avx2_kernels():
         e("q44ablock:")
         for k in range(4):
             w, acc = STREAMS4[k], "Y%d" % k
-            k4_avx2_scales(acc, "Y4", w, w % 0, K4_GPR_STREAMS, (5, 6, 7))
+            k4_avx2_scales(acc, "Y4", w, w % 0, (5, 6, 7, 8))
             k4_avx2_subblocks(16, acc, "Y4", w, (5, 6, 7, 8, 9, 10, 11, 12))
         k_next_block(144, 32, "q44ablock", STREAMS4)
         a2s_store(8, ["Y%d" % k for k in range(4)], "5", "q44arow")
@@ -1287,7 +1267,7 @@ def avx2_kernels():
         e("q54ablock:")
         for k in range(4):
             w, acc = STREAMS4[k], "Y%d" % k
-            k4_avx2_scales(acc, "Y4", w, w % 0, K4_GPR_STREAMS, (5, 6, 7))
+            k4_avx2_scales(acc, "Y4", w, w % 0, (5, 6, 7, 8))
             ins("VMOVDQU", w % 16, "Y13", c="qh of stream %d" % k)
             k4_avx2_subblocks(48, acc, "Y4", w, (5, 6, 7, 8, 9, 10, 11, 12), qh="Y13", c10="x8y10<>(SB)")
         k_next_block(176, 32, "q54ablock", STREAMS4)

@@ -2460,49 +2460,48 @@ q4ablock:
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       0(DI), Y5, Y5
-	VPMADDUBSW       32(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
-	VMOVDQU          48(SI), Y5                             // nibbles of sub-blocks 2, 3
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       64(DI), Y5, Y5
-	VPMADDUBSW       96(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y12                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y12, Y12                          // sums of 8 columns
-	VPACKSSDW        Y12, Y9, Y1
-	VPMADDWD         Y14, Y1, Y1                            // sub-blocks 0-3, each half of 16 columns
+	VPMADDUBSW       0(DI), Y5, Y7
+	VPMADDUBSW       32(DI), Y6, Y8
 	VMOVDQU          80(SI), Y5                             // nibbles of sub-blocks 4, 5
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       128(DI), Y5, Y5
-	VPMADDUBSW       160(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VPMADDUBSW       128(DI), Y5, Y9
+	VPMADDUBSW       160(DI), Y6, Y12
+	VPERM2I128       $0x20, Y9, Y7, Y1
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDW           Y9, Y1, Y7                             // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPERM2I128       $0x20, Y12, Y8, Y1
+	VPERM2I128       $0x31, Y12, Y8, Y12
+	VPADDW           Y12, Y1, Y8                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y3
+	VPMADDWD         Y14, Y3, Y3                            // sub-blocks 0, 1 | 4, 5: two lanes each
+	VMOVDQU          48(SI), Y5                             // nibbles of sub-blocks 2, 3
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPMADDUBSW       64(DI), Y5, Y7
+	VPMADDUBSW       96(DI), Y6, Y8
 	VMOVDQU          112(SI), Y5                            // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       192(DI), Y5, Y5
-	VPMADDUBSW       224(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y12                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y12, Y12                          // sums of 8 columns
-	VPACKSSDW        Y12, Y9, Y3
-	VPMADDWD         Y14, Y3, Y3                            // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y3, Y1, Y5
-	VPERM2I128       $0x31, Y3, Y1, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPMADDUBSW       192(DI), Y5, Y9
+	VPMADDUBSW       224(DI), Y6, Y12
+	VPERM2I128       $0x20, Y9, Y7, Y1
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDW           Y9, Y1, Y7                             // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPERM2I128       $0x20, Y12, Y8, Y1
+	VPERM2I128       $0x31, Y12, Y8, Y12
+	VPADDW           Y12, Y1, Y8                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPACKSSDW        Y7, Y3, Y5
+	VPMADDWD         Y14, Y5, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y0
 	PREFETCHT0       8192(SI)
@@ -2575,12 +2574,30 @@ q5ablock:
 	VPSLLW           $3, Y11, Y8
 	VPAND            Y13, Y8, Y8                            // 16 × bit 1
 	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       0(DI), Y5, Y5
-	VPMADDUBSW       32(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VPMADDUBSW       0(DI), Y5, Y7
+	VPMADDUBSW       32(DI), Y6, Y8
+	VMOVDQU          112(SI), Y5                            // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VMOVDQU          Y11, Y9
+	VPAND            Y13, Y9, Y9                            // 16 × bit 4
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $1, Y11, Y12
+	VPAND            Y13, Y12, Y12                          // 16 × bit 5
+	VPOR             Y12, Y6, Y6
+	VPMADDUBSW       128(DI), Y5, Y9
+	VPMADDUBSW       160(DI), Y6, Y12
+	VPERM2I128       $0x20, Y9, Y7, Y1
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDW           Y9, Y1, Y7                             // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPERM2I128       $0x20, Y12, Y8, Y1
+	VPERM2I128       $0x31, Y12, Y8, Y12
+	VPADDW           Y12, Y1, Y8                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y3
+	VPMADDWD         Y14, Y3, Y3                            // sub-blocks 0, 1 | 4, 5: two lanes each
 	VMOVDQU          80(SI), Y5                             // nibbles of sub-blocks 2, 3
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -2591,51 +2608,31 @@ q5ablock:
 	VPSLLW           $1, Y11, Y8
 	VPAND            Y13, Y8, Y8                            // 16 × bit 3
 	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       64(DI), Y5, Y5
-	VPMADDUBSW       96(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y12                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y12, Y12                          // sums of 8 columns
-	VPACKSSDW        Y12, Y9, Y1
-	VPMADDWD         Y14, Y1, Y1                            // sub-blocks 0-3, each half of 16 columns
-	VMOVDQU          112(SI), Y5                            // nibbles of sub-blocks 4, 5
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VMOVDQU          Y11, Y7
-	VPAND            Y13, Y7, Y7                            // 16 × bit 4
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $1, Y11, Y8
-	VPAND            Y13, Y8, Y8                            // 16 × bit 5
-	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       128(DI), Y5, Y5
-	VPMADDUBSW       160(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VPMADDUBSW       64(DI), Y5, Y7
+	VPMADDUBSW       96(DI), Y6, Y8
 	VMOVDQU          144(SI), Y5                            // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPSRLW           $2, Y11, Y7
-	VPAND            Y13, Y7, Y7                            // 16 × bit 6
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $3, Y11, Y8
-	VPAND            Y13, Y8, Y8                            // 16 × bit 7
-	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       192(DI), Y5, Y5
-	VPMADDUBSW       224(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y12                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y12, Y12                          // sums of 8 columns
-	VPACKSSDW        Y12, Y9, Y3
-	VPMADDWD         Y14, Y3, Y3                            // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y3, Y1, Y5
-	VPERM2I128       $0x31, Y3, Y1, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPSRLW           $2, Y11, Y9
+	VPAND            Y13, Y9, Y9                            // 16 × bit 6
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $3, Y11, Y12
+	VPAND            Y13, Y12, Y12                          // 16 × bit 7
+	VPOR             Y12, Y6, Y6
+	VPMADDUBSW       192(DI), Y5, Y9
+	VPMADDUBSW       224(DI), Y6, Y12
+	VPERM2I128       $0x20, Y9, Y7, Y1
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDW           Y9, Y1, Y7                             // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPERM2I128       $0x20, Y12, Y8, Y1
+	VPERM2I128       $0x31, Y12, Y8, Y12
+	VPADDW           Y12, Y1, Y8                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPHADDD          Y7, Y3, Y5                             // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y0
 	PREFETCHT0       8192(SI)
@@ -2852,49 +2849,48 @@ q44ablock:
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       0(DI), Y5, Y5
-	VPMADDUBSW       32(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
-	VMOVDQU          48(SI), Y5                             // nibbles of sub-blocks 2, 3
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       64(DI), Y5, Y5
-	VPMADDUBSW       96(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y11
-	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
+	VPMADDUBSW       0(DI), Y5, Y7
+	VPMADDUBSW       32(DI), Y6, Y8
 	VMOVDQU          80(SI), Y5                             // nibbles of sub-blocks 4, 5
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       128(DI), Y5, Y5
-	VPMADDUBSW       160(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VPMADDUBSW       128(DI), Y5, Y9
+	VPMADDUBSW       160(DI), Y6, Y10
+	VPERM2I128       $0x20, Y9, Y7, Y11
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPERM2I128       $0x20, Y10, Y8, Y11
+	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
+	VMOVDQU          48(SI), Y5                             // nibbles of sub-blocks 2, 3
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPMADDUBSW       64(DI), Y5, Y7
+	VPMADDUBSW       96(DI), Y6, Y8
 	VMOVDQU          112(SI), Y5                            // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       192(DI), Y5, Y5
-	VPMADDUBSW       224(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y12
-	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y12, Y11, Y5
-	VPERM2I128       $0x31, Y12, Y11, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPMADDUBSW       192(DI), Y5, Y9
+	VPMADDUBSW       224(DI), Y6, Y10
+	VPERM2I128       $0x20, Y9, Y7, Y11
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPERM2I128       $0x20, Y10, Y8, Y11
+	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPACKSSDW        Y7, Y12, Y5
+	VPMADDWD         Y14, Y5, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y0
 	VMOVDQU          4(SI)(R8*1), X5                        // scales[0:12] (and 4 bytes of qs)
@@ -2922,49 +2918,48 @@ q44ablock:
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       0(DI), Y5, Y5
-	VPMADDUBSW       32(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
-	VMOVDQU          48(SI)(R8*1), Y5                       // nibbles of sub-blocks 2, 3
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       64(DI), Y5, Y5
-	VPMADDUBSW       96(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y11
-	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
+	VPMADDUBSW       0(DI), Y5, Y7
+	VPMADDUBSW       32(DI), Y6, Y8
 	VMOVDQU          80(SI)(R8*1), Y5                       // nibbles of sub-blocks 4, 5
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       128(DI), Y5, Y5
-	VPMADDUBSW       160(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VPMADDUBSW       128(DI), Y5, Y9
+	VPMADDUBSW       160(DI), Y6, Y10
+	VPERM2I128       $0x20, Y9, Y7, Y11
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPERM2I128       $0x20, Y10, Y8, Y11
+	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
+	VMOVDQU          48(SI)(R8*1), Y5                       // nibbles of sub-blocks 2, 3
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPMADDUBSW       64(DI), Y5, Y7
+	VPMADDUBSW       96(DI), Y6, Y8
 	VMOVDQU          112(SI)(R8*1), Y5                      // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       192(DI), Y5, Y5
-	VPMADDUBSW       224(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y12
-	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y12, Y11, Y5
-	VPERM2I128       $0x31, Y12, Y11, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPMADDUBSW       192(DI), Y5, Y9
+	VPMADDUBSW       224(DI), Y6, Y10
+	VPERM2I128       $0x20, Y9, Y7, Y11
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPERM2I128       $0x20, Y10, Y8, Y11
+	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPACKSSDW        Y7, Y12, Y5
+	VPMADDWD         Y14, Y5, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y1
 	VMOVDQU          4(SI)(R8*2), X5                        // scales[0:12] (and 4 bytes of qs)
@@ -2992,49 +2987,48 @@ q44ablock:
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       0(DI), Y5, Y5
-	VPMADDUBSW       32(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
-	VMOVDQU          48(SI)(R8*2), Y5                       // nibbles of sub-blocks 2, 3
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       64(DI), Y5, Y5
-	VPMADDUBSW       96(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y11
-	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
+	VPMADDUBSW       0(DI), Y5, Y7
+	VPMADDUBSW       32(DI), Y6, Y8
 	VMOVDQU          80(SI)(R8*2), Y5                       // nibbles of sub-blocks 4, 5
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       128(DI), Y5, Y5
-	VPMADDUBSW       160(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VPMADDUBSW       128(DI), Y5, Y9
+	VPMADDUBSW       160(DI), Y6, Y10
+	VPERM2I128       $0x20, Y9, Y7, Y11
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPERM2I128       $0x20, Y10, Y8, Y11
+	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
+	VMOVDQU          48(SI)(R8*2), Y5                       // nibbles of sub-blocks 2, 3
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPMADDUBSW       64(DI), Y5, Y7
+	VPMADDUBSW       96(DI), Y6, Y8
 	VMOVDQU          112(SI)(R8*2), Y5                      // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       192(DI), Y5, Y5
-	VPMADDUBSW       224(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y12
-	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y12, Y11, Y5
-	VPERM2I128       $0x31, Y12, Y11, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPMADDUBSW       192(DI), Y5, Y9
+	VPMADDUBSW       224(DI), Y6, Y10
+	VPERM2I128       $0x20, Y9, Y7, Y11
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPERM2I128       $0x20, Y10, Y8, Y11
+	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPACKSSDW        Y7, Y12, Y5
+	VPMADDWD         Y14, Y5, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y2
 	VMOVDQU          4(SI)(R9*1), X5                        // scales[0:12] (and 4 bytes of qs)
@@ -3062,49 +3056,48 @@ q44ablock:
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       0(DI), Y5, Y5
-	VPMADDUBSW       32(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
-	VMOVDQU          48(SI)(R9*1), Y5                       // nibbles of sub-blocks 2, 3
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       64(DI), Y5, Y5
-	VPMADDUBSW       96(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y11
-	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
+	VPMADDUBSW       0(DI), Y5, Y7
+	VPMADDUBSW       32(DI), Y6, Y8
 	VMOVDQU          80(SI)(R9*1), Y5                       // nibbles of sub-blocks 4, 5
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       128(DI), Y5, Y5
-	VPMADDUBSW       160(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VPMADDUBSW       128(DI), Y5, Y9
+	VPMADDUBSW       160(DI), Y6, Y10
+	VPERM2I128       $0x20, Y9, Y7, Y11
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPERM2I128       $0x20, Y10, Y8, Y11
+	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
+	VMOVDQU          48(SI)(R9*1), Y5                       // nibbles of sub-blocks 2, 3
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPMADDUBSW       64(DI), Y5, Y7
+	VPMADDUBSW       96(DI), Y6, Y8
 	VMOVDQU          112(SI)(R9*1), Y5                      // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       192(DI), Y5, Y5
-	VPMADDUBSW       224(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y12
-	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y12, Y11, Y5
-	VPERM2I128       $0x31, Y12, Y11, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPMADDUBSW       192(DI), Y5, Y9
+	VPMADDUBSW       224(DI), Y6, Y10
+	VPERM2I128       $0x20, Y9, Y7, Y11
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPERM2I128       $0x20, Y10, Y8, Y11
+	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPACKSSDW        Y7, Y12, Y5
+	VPMADDWD         Y14, Y5, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y3
 	PREFETCHT0       8192(SI)
@@ -3212,12 +3205,30 @@ q54ablock:
 	VPSLLW           $3, Y13, Y8
 	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 1
 	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       0(DI), Y5, Y5
-	VPMADDUBSW       32(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VPMADDUBSW       0(DI), Y5, Y7
+	VPMADDUBSW       32(DI), Y6, Y8
+	VMOVDQU          112(SI), Y5                            // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VMOVDQU          Y13, Y9
+	VPAND            x8y10<>(SB), Y9, Y9                    // 16 × bit 4
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $1, Y13, Y10
+	VPAND            x8y10<>(SB), Y10, Y10                  // 16 × bit 5
+	VPOR             Y10, Y6, Y6
+	VPMADDUBSW       128(DI), Y5, Y9
+	VPMADDUBSW       160(DI), Y6, Y10
+	VPERM2I128       $0x20, Y9, Y7, Y11
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPERM2I128       $0x20, Y10, Y8, Y11
+	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
 	VMOVDQU          80(SI), Y5                             // nibbles of sub-blocks 2, 3
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -3228,51 +3239,31 @@ q54ablock:
 	VPSLLW           $1, Y13, Y8
 	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 3
 	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       64(DI), Y5, Y5
-	VPMADDUBSW       96(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y11
-	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
-	VMOVDQU          112(SI), Y5                            // nibbles of sub-blocks 4, 5
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VMOVDQU          Y13, Y7
-	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 4
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $1, Y13, Y8
-	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 5
-	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       128(DI), Y5, Y5
-	VPMADDUBSW       160(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VPMADDUBSW       64(DI), Y5, Y7
+	VPMADDUBSW       96(DI), Y6, Y8
 	VMOVDQU          144(SI), Y5                            // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPSRLW           $2, Y13, Y7
-	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 6
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $3, Y13, Y8
-	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 7
-	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       192(DI), Y5, Y5
-	VPMADDUBSW       224(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y12
-	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y12, Y11, Y5
-	VPERM2I128       $0x31, Y12, Y11, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPSRLW           $2, Y13, Y9
+	VPAND            x8y10<>(SB), Y9, Y9                    // 16 × bit 6
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $3, Y13, Y10
+	VPAND            x8y10<>(SB), Y10, Y10                  // 16 × bit 7
+	VPOR             Y10, Y6, Y6
+	VPMADDUBSW       192(DI), Y5, Y9
+	VPMADDUBSW       224(DI), Y6, Y10
+	VPERM2I128       $0x20, Y9, Y7, Y11
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPERM2I128       $0x20, Y10, Y8, Y11
+	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPHADDD          Y7, Y12, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y0
 	VMOVDQU          4(SI)(R8*1), X5                        // scales[0:12] (and 4 bytes of qs)
@@ -3307,12 +3298,30 @@ q54ablock:
 	VPSLLW           $3, Y13, Y8
 	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 1
 	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       0(DI), Y5, Y5
-	VPMADDUBSW       32(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VPMADDUBSW       0(DI), Y5, Y7
+	VPMADDUBSW       32(DI), Y6, Y8
+	VMOVDQU          112(SI)(R8*1), Y5                      // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VMOVDQU          Y13, Y9
+	VPAND            x8y10<>(SB), Y9, Y9                    // 16 × bit 4
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $1, Y13, Y10
+	VPAND            x8y10<>(SB), Y10, Y10                  // 16 × bit 5
+	VPOR             Y10, Y6, Y6
+	VPMADDUBSW       128(DI), Y5, Y9
+	VPMADDUBSW       160(DI), Y6, Y10
+	VPERM2I128       $0x20, Y9, Y7, Y11
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPERM2I128       $0x20, Y10, Y8, Y11
+	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
 	VMOVDQU          80(SI)(R8*1), Y5                       // nibbles of sub-blocks 2, 3
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -3323,51 +3332,31 @@ q54ablock:
 	VPSLLW           $1, Y13, Y8
 	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 3
 	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       64(DI), Y5, Y5
-	VPMADDUBSW       96(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y11
-	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
-	VMOVDQU          112(SI)(R8*1), Y5                      // nibbles of sub-blocks 4, 5
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VMOVDQU          Y13, Y7
-	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 4
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $1, Y13, Y8
-	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 5
-	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       128(DI), Y5, Y5
-	VPMADDUBSW       160(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VPMADDUBSW       64(DI), Y5, Y7
+	VPMADDUBSW       96(DI), Y6, Y8
 	VMOVDQU          144(SI)(R8*1), Y5                      // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPSRLW           $2, Y13, Y7
-	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 6
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $3, Y13, Y8
-	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 7
-	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       192(DI), Y5, Y5
-	VPMADDUBSW       224(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y12
-	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y12, Y11, Y5
-	VPERM2I128       $0x31, Y12, Y11, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPSRLW           $2, Y13, Y9
+	VPAND            x8y10<>(SB), Y9, Y9                    // 16 × bit 6
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $3, Y13, Y10
+	VPAND            x8y10<>(SB), Y10, Y10                  // 16 × bit 7
+	VPOR             Y10, Y6, Y6
+	VPMADDUBSW       192(DI), Y5, Y9
+	VPMADDUBSW       224(DI), Y6, Y10
+	VPERM2I128       $0x20, Y9, Y7, Y11
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPERM2I128       $0x20, Y10, Y8, Y11
+	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPHADDD          Y7, Y12, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y1
 	VMOVDQU          4(SI)(R8*2), X5                        // scales[0:12] (and 4 bytes of qs)
@@ -3402,12 +3391,30 @@ q54ablock:
 	VPSLLW           $3, Y13, Y8
 	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 1
 	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       0(DI), Y5, Y5
-	VPMADDUBSW       32(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VPMADDUBSW       0(DI), Y5, Y7
+	VPMADDUBSW       32(DI), Y6, Y8
+	VMOVDQU          112(SI)(R8*2), Y5                      // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VMOVDQU          Y13, Y9
+	VPAND            x8y10<>(SB), Y9, Y9                    // 16 × bit 4
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $1, Y13, Y10
+	VPAND            x8y10<>(SB), Y10, Y10                  // 16 × bit 5
+	VPOR             Y10, Y6, Y6
+	VPMADDUBSW       128(DI), Y5, Y9
+	VPMADDUBSW       160(DI), Y6, Y10
+	VPERM2I128       $0x20, Y9, Y7, Y11
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPERM2I128       $0x20, Y10, Y8, Y11
+	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
 	VMOVDQU          80(SI)(R8*2), Y5                       // nibbles of sub-blocks 2, 3
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -3418,51 +3425,31 @@ q54ablock:
 	VPSLLW           $1, Y13, Y8
 	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 3
 	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       64(DI), Y5, Y5
-	VPMADDUBSW       96(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y11
-	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
-	VMOVDQU          112(SI)(R8*2), Y5                      // nibbles of sub-blocks 4, 5
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VMOVDQU          Y13, Y7
-	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 4
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $1, Y13, Y8
-	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 5
-	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       128(DI), Y5, Y5
-	VPMADDUBSW       160(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VPMADDUBSW       64(DI), Y5, Y7
+	VPMADDUBSW       96(DI), Y6, Y8
 	VMOVDQU          144(SI)(R8*2), Y5                      // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPSRLW           $2, Y13, Y7
-	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 6
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $3, Y13, Y8
-	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 7
-	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       192(DI), Y5, Y5
-	VPMADDUBSW       224(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y12
-	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y12, Y11, Y5
-	VPERM2I128       $0x31, Y12, Y11, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPSRLW           $2, Y13, Y9
+	VPAND            x8y10<>(SB), Y9, Y9                    // 16 × bit 6
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $3, Y13, Y10
+	VPAND            x8y10<>(SB), Y10, Y10                  // 16 × bit 7
+	VPOR             Y10, Y6, Y6
+	VPMADDUBSW       192(DI), Y5, Y9
+	VPMADDUBSW       224(DI), Y6, Y10
+	VPERM2I128       $0x20, Y9, Y7, Y11
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPERM2I128       $0x20, Y10, Y8, Y11
+	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPHADDD          Y7, Y12, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y2
 	VMOVDQU          4(SI)(R9*1), X5                        // scales[0:12] (and 4 bytes of qs)
@@ -3497,12 +3484,30 @@ q54ablock:
 	VPSLLW           $3, Y13, Y8
 	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 1
 	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       0(DI), Y5, Y5
-	VPMADDUBSW       32(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VPMADDUBSW       0(DI), Y5, Y7
+	VPMADDUBSW       32(DI), Y6, Y8
+	VMOVDQU          112(SI)(R9*1), Y5                      // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VMOVDQU          Y13, Y9
+	VPAND            x8y10<>(SB), Y9, Y9                    // 16 × bit 4
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $1, Y13, Y10
+	VPAND            x8y10<>(SB), Y10, Y10                  // 16 × bit 5
+	VPOR             Y10, Y6, Y6
+	VPMADDUBSW       128(DI), Y5, Y9
+	VPMADDUBSW       160(DI), Y6, Y10
+	VPERM2I128       $0x20, Y9, Y7, Y11
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPERM2I128       $0x20, Y10, Y8, Y11
+	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
 	VMOVDQU          80(SI)(R9*1), Y5                       // nibbles of sub-blocks 2, 3
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -3513,51 +3518,31 @@ q54ablock:
 	VPSLLW           $1, Y13, Y8
 	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 3
 	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       64(DI), Y5, Y5
-	VPMADDUBSW       96(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y11
-	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
-	VMOVDQU          112(SI)(R9*1), Y5                      // nibbles of sub-blocks 4, 5
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VMOVDQU          Y13, Y7
-	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 4
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $1, Y13, Y8
-	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 5
-	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       128(DI), Y5, Y5
-	VPMADDUBSW       160(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VPMADDUBSW       64(DI), Y5, Y7
+	VPMADDUBSW       96(DI), Y6, Y8
 	VMOVDQU          144(SI)(R9*1), Y5                      // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPSRLW           $2, Y13, Y7
-	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 6
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $3, Y13, Y8
-	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 7
-	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       192(DI), Y5, Y5
-	VPMADDUBSW       224(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y12
-	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y12, Y11, Y5
-	VPERM2I128       $0x31, Y12, Y11, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPSRLW           $2, Y13, Y9
+	VPAND            x8y10<>(SB), Y9, Y9                    // 16 × bit 6
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $3, Y13, Y10
+	VPAND            x8y10<>(SB), Y10, Y10                  // 16 × bit 7
+	VPOR             Y10, Y6, Y6
+	VPMADDUBSW       192(DI), Y5, Y9
+	VPMADDUBSW       224(DI), Y6, Y10
+	VPERM2I128       $0x20, Y9, Y7, Y11
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPERM2I128       $0x20, Y10, Y8, Y11
+	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPHADDD          Y7, Y12, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y3
 	PREFETCHT0       8192(SI)
@@ -4408,8 +4393,22 @@ q4ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x3f // VPDPBUSD 0(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x20 // VPDPBUSD 32(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          80(SI), Y5                             // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y12, Y12, Y12
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0xa7; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y12 (VEX)
+	VPERM2I128       $0x20, Y9, Y7, Y1
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDD           Y9, Y1, Y7
+	VPERM2I128       $0x20, Y12, Y8, Y1
+	VPERM2I128       $0x31, Y12, Y8, Y12
+	VPADDD           Y12, Y1, Y8
+	VPACKSSDW        Y8, Y7, Y3
+	VPMADDWD         Y14, Y3, Y3                            // sub-blocks 0, 1 | 4, 5: two lanes each
 	VMOVDQU          48(SI), Y5                             // nibbles of sub-blocks 2, 3
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -4418,35 +4417,24 @@ q4ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x7f; BYTE $0x40 // VPDPBUSD 64(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x60 // VPDPBUSD 96(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y12                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y12, Y12                          // sums of 8 columns
-	VPACKSSDW        Y12, Y9, Y1
-	VPMADDWD         Y14, Y1, Y1                            // sub-blocks 0-3, each half of 16 columns
-	VMOVDQU          80(SI), Y5                             // nibbles of sub-blocks 4, 5
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
 	VMOVDQU          112(SI), Y5                            // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y12                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y12, Y12                          // sums of 8 columns
-	VPACKSSDW        Y12, Y9, Y3
-	VPMADDWD         Y14, Y3, Y3                            // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y3, Y1, Y5
-	VPERM2I128       $0x31, Y3, Y1, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y12, Y12, Y12
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0xa7; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y12 (VEX)
+	VPERM2I128       $0x20, Y9, Y7, Y1
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDD           Y9, Y1, Y7
+	VPERM2I128       $0x20, Y12, Y8, Y1
+	VPERM2I128       $0x31, Y12, Y8, Y12
+	VPADDD           Y12, Y1, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPACKSSDW        Y7, Y3, Y5
+	VPMADDWD         Y14, Y5, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y0
 	PREFETCHT0       8192(SI)
@@ -4521,8 +4509,28 @@ q5ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x3f // VPDPBUSD 0(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x20 // VPDPBUSD 32(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          112(SI), Y5                            // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VMOVDQU          Y11, Y9
+	VPAND            Y13, Y9, Y9                            // 16 × bit 4
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $1, Y11, Y12
+	VPAND            Y13, Y12, Y12                          // 16 × bit 5
+	VPOR             Y12, Y6, Y6
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y12, Y12, Y12
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0xa7; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y12 (VEX)
+	VPERM2I128       $0x20, Y9, Y7, Y1
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDD           Y9, Y1, Y7
+	VPERM2I128       $0x20, Y12, Y8, Y1
+	VPERM2I128       $0x31, Y12, Y8, Y12
+	VPADDD           Y12, Y1, Y8
+	VPACKSSDW        Y8, Y7, Y3
+	VPMADDWD         Y14, Y3, Y3                            // sub-blocks 0, 1 | 4, 5: two lanes each
 	VMOVDQU          80(SI), Y5                             // nibbles of sub-blocks 2, 3
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -4537,47 +4545,29 @@ q5ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x7f; BYTE $0x40 // VPDPBUSD 64(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x60 // VPDPBUSD 96(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y12                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y12, Y12                          // sums of 8 columns
-	VPACKSSDW        Y12, Y9, Y1
-	VPMADDWD         Y14, Y1, Y1                            // sub-blocks 0-3, each half of 16 columns
-	VMOVDQU          112(SI), Y5                            // nibbles of sub-blocks 4, 5
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VMOVDQU          Y11, Y7
-	VPAND            Y13, Y7, Y7                            // 16 × bit 4
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $1, Y11, Y8
-	VPAND            Y13, Y8, Y8                            // 16 × bit 5
-	VPOR             Y8, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
 	VMOVDQU          144(SI), Y5                            // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPSRLW           $2, Y11, Y7
-	VPAND            Y13, Y7, Y7                            // 16 × bit 6
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $3, Y11, Y8
-	VPAND            Y13, Y8, Y8                            // 16 × bit 7
-	VPOR             Y8, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y12                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y12, Y12                          // sums of 8 columns
-	VPACKSSDW        Y12, Y9, Y3
-	VPMADDWD         Y14, Y3, Y3                            // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y3, Y1, Y5
-	VPERM2I128       $0x31, Y3, Y1, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPSRLW           $2, Y11, Y9
+	VPAND            Y13, Y9, Y9                            // 16 × bit 6
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $3, Y11, Y12
+	VPAND            Y13, Y12, Y12                          // 16 × bit 7
+	VPOR             Y12, Y6, Y6
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y12, Y12, Y12
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0xa7; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y12 (VEX)
+	VPERM2I128       $0x20, Y9, Y7, Y1
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDD           Y9, Y1, Y7
+	VPERM2I128       $0x20, Y12, Y8, Y1
+	VPERM2I128       $0x31, Y12, Y8, Y12
+	VPADDD           Y12, Y1, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPHADDD          Y7, Y3, Y5                             // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y0
 	PREFETCHT0       8192(SI)
@@ -4786,8 +4776,22 @@ q44ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x3f // VPDPBUSD 0(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x20 // VPDPBUSD 32(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          80(SI), Y5                             // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y10, Y10, Y10
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y10 (VEX)
+	VPERM2I128       $0x20, Y9, Y7, Y11
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDD           Y9, Y11, Y7
+	VPERM2I128       $0x20, Y10, Y8, Y11
+	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPADDD           Y10, Y11, Y8
+	VPACKSSDW        Y8, Y7, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
 	VMOVDQU          48(SI), Y5                             // nibbles of sub-blocks 2, 3
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -4796,35 +4800,24 @@ q44ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x7f; BYTE $0x40 // VPDPBUSD 64(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x60 // VPDPBUSD 96(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y11
-	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
-	VMOVDQU          80(SI), Y5                             // nibbles of sub-blocks 4, 5
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
 	VMOVDQU          112(SI), Y5                            // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y12
-	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y12, Y11, Y5
-	VPERM2I128       $0x31, Y12, Y11, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y10, Y10, Y10
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y10 (VEX)
+	VPERM2I128       $0x20, Y9, Y7, Y11
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDD           Y9, Y11, Y7
+	VPERM2I128       $0x20, Y10, Y8, Y11
+	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPADDD           Y10, Y11, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPACKSSDW        Y7, Y12, Y5
+	VPMADDWD         Y14, Y5, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y0
 	VMOVDQU          4(SI)(R8*1), X5                        // scales[0:12] (and 4 bytes of qs)
@@ -4856,8 +4849,22 @@ q44ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x3f // VPDPBUSD 0(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x20 // VPDPBUSD 32(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          80(SI)(R8*1), Y5                       // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y10, Y10, Y10
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y10 (VEX)
+	VPERM2I128       $0x20, Y9, Y7, Y11
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDD           Y9, Y11, Y7
+	VPERM2I128       $0x20, Y10, Y8, Y11
+	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPADDD           Y10, Y11, Y8
+	VPACKSSDW        Y8, Y7, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
 	VMOVDQU          48(SI)(R8*1), Y5                       // nibbles of sub-blocks 2, 3
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -4866,35 +4873,24 @@ q44ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x7f; BYTE $0x40 // VPDPBUSD 64(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x60 // VPDPBUSD 96(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y11
-	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
-	VMOVDQU          80(SI)(R8*1), Y5                       // nibbles of sub-blocks 4, 5
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
 	VMOVDQU          112(SI)(R8*1), Y5                      // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y12
-	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y12, Y11, Y5
-	VPERM2I128       $0x31, Y12, Y11, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y10, Y10, Y10
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y10 (VEX)
+	VPERM2I128       $0x20, Y9, Y7, Y11
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDD           Y9, Y11, Y7
+	VPERM2I128       $0x20, Y10, Y8, Y11
+	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPADDD           Y10, Y11, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPACKSSDW        Y7, Y12, Y5
+	VPMADDWD         Y14, Y5, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y1
 	VMOVDQU          4(SI)(R8*2), X5                        // scales[0:12] (and 4 bytes of qs)
@@ -4926,8 +4922,22 @@ q44ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x3f // VPDPBUSD 0(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x20 // VPDPBUSD 32(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          80(SI)(R8*2), Y5                       // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y10, Y10, Y10
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y10 (VEX)
+	VPERM2I128       $0x20, Y9, Y7, Y11
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDD           Y9, Y11, Y7
+	VPERM2I128       $0x20, Y10, Y8, Y11
+	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPADDD           Y10, Y11, Y8
+	VPACKSSDW        Y8, Y7, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
 	VMOVDQU          48(SI)(R8*2), Y5                       // nibbles of sub-blocks 2, 3
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -4936,35 +4946,24 @@ q44ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x7f; BYTE $0x40 // VPDPBUSD 64(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x60 // VPDPBUSD 96(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y11
-	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
-	VMOVDQU          80(SI)(R8*2), Y5                       // nibbles of sub-blocks 4, 5
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
 	VMOVDQU          112(SI)(R8*2), Y5                      // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y12
-	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y12, Y11, Y5
-	VPERM2I128       $0x31, Y12, Y11, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y10, Y10, Y10
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y10 (VEX)
+	VPERM2I128       $0x20, Y9, Y7, Y11
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDD           Y9, Y11, Y7
+	VPERM2I128       $0x20, Y10, Y8, Y11
+	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPADDD           Y10, Y11, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPACKSSDW        Y7, Y12, Y5
+	VPMADDWD         Y14, Y5, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y2
 	VMOVDQU          4(SI)(R9*1), X5                        // scales[0:12] (and 4 bytes of qs)
@@ -4996,8 +4995,22 @@ q44ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x3f // VPDPBUSD 0(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x20 // VPDPBUSD 32(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          80(SI)(R9*1), Y5                       // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y10, Y10, Y10
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y10 (VEX)
+	VPERM2I128       $0x20, Y9, Y7, Y11
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDD           Y9, Y11, Y7
+	VPERM2I128       $0x20, Y10, Y8, Y11
+	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPADDD           Y10, Y11, Y8
+	VPACKSSDW        Y8, Y7, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
 	VMOVDQU          48(SI)(R9*1), Y5                       // nibbles of sub-blocks 2, 3
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -5006,35 +5019,24 @@ q44ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x7f; BYTE $0x40 // VPDPBUSD 64(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x60 // VPDPBUSD 96(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y11
-	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
-	VMOVDQU          80(SI)(R9*1), Y5                       // nibbles of sub-blocks 4, 5
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
 	VMOVDQU          112(SI)(R9*1), Y5                      // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y12
-	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y12, Y11, Y5
-	VPERM2I128       $0x31, Y12, Y11, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y10, Y10, Y10
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y10 (VEX)
+	VPERM2I128       $0x20, Y9, Y7, Y11
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDD           Y9, Y11, Y7
+	VPERM2I128       $0x20, Y10, Y8, Y11
+	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPADDD           Y10, Y11, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPACKSSDW        Y7, Y12, Y5
+	VPMADDWD         Y14, Y5, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y3
 	PREFETCHT0       8192(SI)
@@ -5142,8 +5144,28 @@ q54ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x3f // VPDPBUSD 0(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x20 // VPDPBUSD 32(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          112(SI), Y5                            // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VMOVDQU          Y13, Y9
+	VPAND            x8y10<>(SB), Y9, Y9                    // 16 × bit 4
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $1, Y13, Y10
+	VPAND            x8y10<>(SB), Y10, Y10                  // 16 × bit 5
+	VPOR             Y10, Y6, Y6
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y10, Y10, Y10
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y10 (VEX)
+	VPERM2I128       $0x20, Y9, Y7, Y11
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDD           Y9, Y11, Y7
+	VPERM2I128       $0x20, Y10, Y8, Y11
+	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPADDD           Y10, Y11, Y8
+	VPACKSSDW        Y8, Y7, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
 	VMOVDQU          80(SI), Y5                             // nibbles of sub-blocks 2, 3
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -5158,47 +5180,29 @@ q54ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x7f; BYTE $0x40 // VPDPBUSD 64(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x60 // VPDPBUSD 96(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y11
-	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
-	VMOVDQU          112(SI), Y5                            // nibbles of sub-blocks 4, 5
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VMOVDQU          Y13, Y7
-	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 4
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $1, Y13, Y8
-	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 5
-	VPOR             Y8, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
 	VMOVDQU          144(SI), Y5                            // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPSRLW           $2, Y13, Y7
-	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 6
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $3, Y13, Y8
-	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 7
-	VPOR             Y8, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y12
-	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y12, Y11, Y5
-	VPERM2I128       $0x31, Y12, Y11, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPSRLW           $2, Y13, Y9
+	VPAND            x8y10<>(SB), Y9, Y9                    // 16 × bit 6
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $3, Y13, Y10
+	VPAND            x8y10<>(SB), Y10, Y10                  // 16 × bit 7
+	VPOR             Y10, Y6, Y6
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y10, Y10, Y10
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y10 (VEX)
+	VPERM2I128       $0x20, Y9, Y7, Y11
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDD           Y9, Y11, Y7
+	VPERM2I128       $0x20, Y10, Y8, Y11
+	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPADDD           Y10, Y11, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPHADDD          Y7, Y12, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y0
 	VMOVDQU          4(SI)(R8*1), X5                        // scales[0:12] (and 4 bytes of qs)
@@ -5237,8 +5241,28 @@ q54ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x3f // VPDPBUSD 0(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x20 // VPDPBUSD 32(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          112(SI)(R8*1), Y5                      // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VMOVDQU          Y13, Y9
+	VPAND            x8y10<>(SB), Y9, Y9                    // 16 × bit 4
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $1, Y13, Y10
+	VPAND            x8y10<>(SB), Y10, Y10                  // 16 × bit 5
+	VPOR             Y10, Y6, Y6
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y10, Y10, Y10
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y10 (VEX)
+	VPERM2I128       $0x20, Y9, Y7, Y11
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDD           Y9, Y11, Y7
+	VPERM2I128       $0x20, Y10, Y8, Y11
+	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPADDD           Y10, Y11, Y8
+	VPACKSSDW        Y8, Y7, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
 	VMOVDQU          80(SI)(R8*1), Y5                       // nibbles of sub-blocks 2, 3
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -5253,47 +5277,29 @@ q54ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x7f; BYTE $0x40 // VPDPBUSD 64(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x60 // VPDPBUSD 96(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y11
-	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
-	VMOVDQU          112(SI)(R8*1), Y5                      // nibbles of sub-blocks 4, 5
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VMOVDQU          Y13, Y7
-	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 4
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $1, Y13, Y8
-	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 5
-	VPOR             Y8, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
 	VMOVDQU          144(SI)(R8*1), Y5                      // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPSRLW           $2, Y13, Y7
-	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 6
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $3, Y13, Y8
-	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 7
-	VPOR             Y8, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y12
-	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y12, Y11, Y5
-	VPERM2I128       $0x31, Y12, Y11, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPSRLW           $2, Y13, Y9
+	VPAND            x8y10<>(SB), Y9, Y9                    // 16 × bit 6
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $3, Y13, Y10
+	VPAND            x8y10<>(SB), Y10, Y10                  // 16 × bit 7
+	VPOR             Y10, Y6, Y6
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y10, Y10, Y10
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y10 (VEX)
+	VPERM2I128       $0x20, Y9, Y7, Y11
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDD           Y9, Y11, Y7
+	VPERM2I128       $0x20, Y10, Y8, Y11
+	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPADDD           Y10, Y11, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPHADDD          Y7, Y12, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y1
 	VMOVDQU          4(SI)(R8*2), X5                        // scales[0:12] (and 4 bytes of qs)
@@ -5332,8 +5338,28 @@ q54ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x3f // VPDPBUSD 0(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x20 // VPDPBUSD 32(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          112(SI)(R8*2), Y5                      // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VMOVDQU          Y13, Y9
+	VPAND            x8y10<>(SB), Y9, Y9                    // 16 × bit 4
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $1, Y13, Y10
+	VPAND            x8y10<>(SB), Y10, Y10                  // 16 × bit 5
+	VPOR             Y10, Y6, Y6
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y10, Y10, Y10
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y10 (VEX)
+	VPERM2I128       $0x20, Y9, Y7, Y11
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDD           Y9, Y11, Y7
+	VPERM2I128       $0x20, Y10, Y8, Y11
+	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPADDD           Y10, Y11, Y8
+	VPACKSSDW        Y8, Y7, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
 	VMOVDQU          80(SI)(R8*2), Y5                       // nibbles of sub-blocks 2, 3
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -5348,47 +5374,29 @@ q54ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x7f; BYTE $0x40 // VPDPBUSD 64(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x60 // VPDPBUSD 96(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y11
-	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
-	VMOVDQU          112(SI)(R8*2), Y5                      // nibbles of sub-blocks 4, 5
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VMOVDQU          Y13, Y7
-	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 4
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $1, Y13, Y8
-	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 5
-	VPOR             Y8, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
 	VMOVDQU          144(SI)(R8*2), Y5                      // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPSRLW           $2, Y13, Y7
-	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 6
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $3, Y13, Y8
-	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 7
-	VPOR             Y8, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y12
-	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y12, Y11, Y5
-	VPERM2I128       $0x31, Y12, Y11, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPSRLW           $2, Y13, Y9
+	VPAND            x8y10<>(SB), Y9, Y9                    // 16 × bit 6
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $3, Y13, Y10
+	VPAND            x8y10<>(SB), Y10, Y10                  // 16 × bit 7
+	VPOR             Y10, Y6, Y6
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y10, Y10, Y10
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y10 (VEX)
+	VPERM2I128       $0x20, Y9, Y7, Y11
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDD           Y9, Y11, Y7
+	VPERM2I128       $0x20, Y10, Y8, Y11
+	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPADDD           Y10, Y11, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPHADDD          Y7, Y12, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y2
 	VMOVDQU          4(SI)(R9*1), X5                        // scales[0:12] (and 4 bytes of qs)
@@ -5427,8 +5435,28 @@ q54ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x3f // VPDPBUSD 0(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x20 // VPDPBUSD 32(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          112(SI)(R9*1), Y5                      // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VMOVDQU          Y13, Y9
+	VPAND            x8y10<>(SB), Y9, Y9                    // 16 × bit 4
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $1, Y13, Y10
+	VPAND            x8y10<>(SB), Y10, Y10                  // 16 × bit 5
+	VPOR             Y10, Y6, Y6
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y10, Y10, Y10
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y10 (VEX)
+	VPERM2I128       $0x20, Y9, Y7, Y11
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDD           Y9, Y11, Y7
+	VPERM2I128       $0x20, Y10, Y8, Y11
+	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPADDD           Y10, Y11, Y8
+	VPACKSSDW        Y8, Y7, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
 	VMOVDQU          80(SI)(R9*1), Y5                       // nibbles of sub-blocks 2, 3
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -5443,47 +5471,29 @@ q54ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x7f; BYTE $0x40 // VPDPBUSD 64(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x60 // VPDPBUSD 96(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y11
-	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
-	VMOVDQU          112(SI)(R9*1), Y5                      // nibbles of sub-blocks 4, 5
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VMOVDQU          Y13, Y7
-	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 4
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $1, Y13, Y8
-	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 5
-	VPOR             Y8, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
 	VMOVDQU          144(SI)(R9*1), Y5                      // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPSRLW           $2, Y13, Y7
-	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 6
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $3, Y13, Y8
-	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 7
-	VPOR             Y8, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y12
-	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y12, Y11, Y5
-	VPERM2I128       $0x31, Y12, Y11, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPSRLW           $2, Y13, Y9
+	VPAND            x8y10<>(SB), Y9, Y9                    // 16 × bit 6
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $3, Y13, Y10
+	VPAND            x8y10<>(SB), Y10, Y10                  // 16 × bit 7
+	VPOR             Y10, Y6, Y6
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y10, Y10, Y10
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y10 (VEX)
+	VPERM2I128       $0x20, Y9, Y7, Y11
+	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPADDD           Y9, Y11, Y7
+	VPERM2I128       $0x20, Y10, Y8, Y11
+	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPADDD           Y10, Y11, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPHADDD          Y7, Y12, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y3
 	PREFETCHT0       8192(SI)

@@ -1024,54 +1024,67 @@ def avx2_kernels():
             ins("VPSRLW", "$%d" % (sb - 4), qh, dst)
         ins("VPAND", c10, dst, dst, c="16 × bit %d" % sb)
 
-    def k4_pair_sums(j, off, P, w, t, c0f, ones, qh, c10="Y13"):
-        """P = the int32 sums of sub-blocks 2j, 2j+1 of the block at w (the
-        nibbles at off): [s2j, s2j, s2j+1, s2j+1] in each 128-bit half,
-        each lane the sum of 8 columns. t: four Y temporaries."""
-        lo, hi, b0, b1 = t
-        ins("VMOVDQU", w % (off + 32 * j), lo, c="nibbles of sub-blocks %d, %d" % (2 * j, 2 * j + 1))
-        ins("VPSRLW", "$4", lo, hi)
-        ins("VPAND", c0f, lo, lo)
-        ins("VPAND", c0f, hi, hi)
+    def k4_products(j, off, w, wl, wh, pl, ph, c0f, qh, c10):
+        """pl, ph = the products of sub-blocks 2j, 2j+1 of the block at w
+        (the nibbles at off) with their activations: int16 lanes, sums of
+        2 columns (VPMADDUBSW), or int32 lanes of 4 (AVX-VNNI). wl, wh:
+        temporaries for the weights."""
+        ins("VMOVDQU", w % (off + 32 * j), wl, c="nibbles of sub-blocks %d, %d" % (2 * j, 2 * j + 1))
+        ins("VPSRLW", "$4", wl, wh)
+        ins("VPAND", c0f, wl, wl)
+        ins("VPAND", c0f, wh, wh)
         if qh is not None:
-            k5_fifth_avx2(2 * j, qh, b0, c10)
-            ins("VPOR", b0, lo, lo)
-            k5_fifth_avx2(2 * j + 1, qh, b1, c10)
-            ins("VPOR", b1, hi, hi)
+            k5_fifth_avx2(2 * j, qh, pl, c10)
+            ins("VPOR", pl, wl, wl)
+            k5_fifth_avx2(2 * j + 1, qh, ph, c10)
+            ins("VPOR", ph, wh, wh)
         if AVX_VNNI:
-            ins("VPXOR", b0, b0, b0)
-            ins("VPXOR", b1, b1, b1)
-            vpdpbusd("%d(DI)" % (64 * j), lo, b0)
-            vpdpbusd("%d(DI)" % (64 * j + 32), hi, b1)
-            lo, hi = b0, b1
+            ins("VPXOR", pl, pl, pl)
+            ins("VPXOR", ph, ph, ph)
+            vpdpbusd("%d(DI)" % (64 * j), wl, pl)
+            vpdpbusd("%d(DI)" % (64 * j + 32), wh, ph)
         else:
-            ins("VPMADDUBSW", "%d(DI)" % (64 * j), lo, lo)
-            ins("VPMADDUBSW", "%d(DI)" % (64 * j + 32), hi, hi)
-            ins("VPMADDWD", ones, lo, lo)
-            ins("VPMADDWD", ones, hi, hi, c="sums of 4 columns")
-        ins("VPACKSSDW", hi, lo, P, c="|sum of 4| ≤ 4·31·127: no saturation")
-        ins("VPMADDWD", ones, P, P, c="sums of 8 columns")
+            ins("VPMADDUBSW", "%d(DI)" % (64 * j), wl, pl)
+            ins("VPMADDUBSW", "%d(DI)" % (64 * j + 32), wh, ph)
+
+    def k4_fold(x, y, t, ones):
+        """x = [x.L + x.H, y.L + y.H] (two sub-blocks' products, one a
+        128-bit half), int32 lanes of 8 columns: VPADDW and VPMADDWD, or
+        VPADDD after AVX-VNNI. t: a temporary."""
+        ins("VPERM2I128", "$0x20", y, x, t)
+        ins("VPERM2I128", "$0x31", y, x, y)
+        if AVX_VNNI:
+            ins("VPADDD", y, t, x)
+        else:
+            ins("VPADDW", y, t, x, c="|Σ of 4| ≤ 4·31·127")
+            ins("VPMADDWD", ones, x, x)
 
     def k4_avx2_subblocks(off, acc, S, w="%d(SI)", t=(5, 6, 7, 8, 9, 12, 1, 3), c0f="Y15", ones="Y14", qh=None, c10="Y13"):
         """acc += S · (the 8 sub-block sums of the block at w), the nibbles
-        at off. The integer sums of each sub-block's 32 columns are
-        reduced to one int32 lane per sub-block (VPACKSSDW + VPMADDWD
-        with ones, exact: every stage stays below 2^15 before it packs),
-        then one conversion and one FMA a block. t: eight Y temporaries;
-        c0f, ones: x8c0f and x8ones16 (registers or memory); qh: Q5_K's
-        fifth bits."""
-        lo, hi, b0, b1, pe, po, r01, r23 = ("Y%d" % n for n in t)
-        for j in range(4):
-            k4_pair_sums(j, off, pe if j % 2 == 0 else po, w, (lo, hi, b0, b1), c0f, ones, qh, c10)
-            if j % 2 == 1:
-                r = r01 if j == 1 else r23
-                ins("VPACKSSDW", po, pe, r)
-                ins("VPMADDWD", ones, r, r, c="sub-blocks %d-%d, each half of 16 columns" % (2 * j - 2, 2 * j + 1))
-        ins("VPERM2I128", "$0x20", r23, r01, lo)
-        ins("VPERM2I128", "$0x31", r23, r01, hi)
-        ins("VPADDD", hi, lo, lo, c="Σ q·qx of sub-blocks 0-7")
-        ins("VCVTDQ2PS", lo, lo)
-        ins("VFMADD231PS", S, lo, acc)
+        at off. The products of sub-blocks s and s+4 (loads j and j+2) fold
+        their 128-bit halves together (VPERM2I128, one add: no VPMADDWD
+        before), then VPACKSSDW + VPMADDWD with ones halve the lanes twice
+        into one int32 lane a sub-block, in order, exact: |Σ of 8| ≤
+        8·31·127 and Q4_K's |Σ of 16| ≤ 16·15·127 stay below 2^15 where they
+        pack; Q5_K's last step is VPHADDD. Then one conversion and one FMA
+        a block. t: eight Y temporaries; c0f, ones: x8c0f and x8ones16
+        (registers or memory); qh: Q5_K's fifth bits."""
+        wl, wh, p0, p1, p2, p3, tt, f0 = ("Y%d" % n for n in t)
+        for h in range(2):
+            k4_products(h, off, w, wl, wh, p0, p1, c0f, qh, c10)
+            k4_products(h + 2, off, w, wl, wh, p2, p3, c0f, qh, c10)
+            k4_fold(p0, p2, tt, ones)
+            k4_fold(p1, p3, tt, ones)
+            f = f0 if h == 0 else p0
+            ins("VPACKSSDW", p1, p0, f)
+            ins("VPMADDWD", ones, f, f, c="sub-blocks %d, %d | %d, %d: two lanes each" % (2 * h, 2 * h + 1, 2 * h + 4, 2 * h + 5))
+        if qh is None:
+            ins("VPACKSSDW", p0, f0, wl)
+            ins("VPMADDWD", ones, wl, wl, c="Σ q·qx of sub-blocks 0-7")
+        else:
+            ins("VPHADDD", p0, f0, wl, c="Σ q·qx of sub-blocks 0-7")
+        ins("VCVTDQ2PS", wl, wl)
+        ins("VFMADD231PS", S, wl, acc)
 
     e("// func dotRowsQ4KAVX2(out *float32, rows int, w *byte, xq *int8, dc, s *float32, nb int)")
     e("//")

@@ -1143,7 +1143,7 @@ def avx2_kernels():
     def q6k_avx2_half(w, h, acc, S, r):
         """acc += S · (the 8 group sums of half h of the Q6_K block at w). The
         int32 lanes of 4 columns, corrected by n32, are reduced to one lane
-        a group of 16 as Q4_K's (k4_avx2_subblocks): |Σ of 8 (q − 32)·qx|
+        a group of 16 by VPACKSSDW + VPMADDWD with ones: |Σ of 8 (q − 32)·qx|
         ≤ 32512 still packs. r: the Y registers qh, q, hb, ve, a0, a1."""
         qh, q, hb, ve, a0, a1 = r
         ins("VMOVDQU", w % (128 + 32 * h), qh, c="qh, half %d" % h)
@@ -1215,9 +1215,9 @@ def avx2_kernels():
     # one-stream kernel's operations on an accumulator of its own (Yk for
     # stream k), S in Y4 and Y5-Y12 as temporaries; Q5_K holds the
     # stream's qh in Y13 and reads the fifth bits' mask from memory (x8y10).
-    # The scale and min bytes unpack into five registers (R10-R13, AX),
-    # since SI, R8 and R9 address the streams; the outputs' addresses live
-    # in the frame.
+    # The scales and mins unpack in Y5-Y8 before the sub-blocks use them;
+    # SI, R8 and R9 address the streams, the outputs' addresses live in
+    # the frame.
     def a2s_prologue(name, frame):
         """The stream registers SI, R8, R9; the outputs' stride (rows·4) at
         frame offset frame−8."""

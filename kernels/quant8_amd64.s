@@ -2468,12 +2468,12 @@ q4ablock:
 	VPAND            Y15, Y6, Y6
 	VPMADDUBSW       128(DI), Y5, Y9
 	VPMADDUBSW       160(DI), Y6, Y12
-	VPERM2I128       $0x20, Y9, Y7, Y1
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y1                      // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDW           Y9, Y1, Y7                             // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y7, Y7
-	VPERM2I128       $0x20, Y12, Y8, Y1
-	VPERM2I128       $0x31, Y12, Y8, Y12
+	VPBLENDD         $0xf0, Y12, Y8, Y1                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y12, Y8, Y12                    // [x.H, y.L]
 	VPADDW           Y12, Y1, Y8                            // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y8, Y8
 	VPACKSSDW        Y8, Y7, Y3
@@ -2490,12 +2490,12 @@ q4ablock:
 	VPAND            Y15, Y6, Y6
 	VPMADDUBSW       192(DI), Y5, Y9
 	VPMADDUBSW       224(DI), Y6, Y12
-	VPERM2I128       $0x20, Y9, Y7, Y1
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y1                      // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDW           Y9, Y1, Y7                             // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y7, Y7
-	VPERM2I128       $0x20, Y12, Y8, Y1
-	VPERM2I128       $0x31, Y12, Y8, Y12
+	VPBLENDD         $0xf0, Y12, Y8, Y1                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y12, Y8, Y12                    // [x.H, y.L]
 	VPADDW           Y12, Y1, Y8                            // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y8, Y8
 	VPACKSSDW        Y8, Y7, Y7
@@ -2588,12 +2588,12 @@ q5ablock:
 	VPOR             Y12, Y6, Y6
 	VPMADDUBSW       128(DI), Y5, Y9
 	VPMADDUBSW       160(DI), Y6, Y12
-	VPERM2I128       $0x20, Y9, Y7, Y1
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y1                      // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDW           Y9, Y1, Y7                             // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y7, Y7
-	VPERM2I128       $0x20, Y12, Y8, Y1
-	VPERM2I128       $0x31, Y12, Y8, Y12
+	VPBLENDD         $0xf0, Y12, Y8, Y1                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y12, Y8, Y12                    // [x.H, y.L]
 	VPADDW           Y12, Y1, Y8                            // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y8, Y8
 	VPACKSSDW        Y8, Y7, Y3
@@ -2622,12 +2622,12 @@ q5ablock:
 	VPOR             Y12, Y6, Y6
 	VPMADDUBSW       192(DI), Y5, Y9
 	VPMADDUBSW       224(DI), Y6, Y12
-	VPERM2I128       $0x20, Y9, Y7, Y1
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y1                      // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDW           Y9, Y1, Y7                             // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y7, Y7
-	VPERM2I128       $0x20, Y12, Y8, Y1
-	VPERM2I128       $0x31, Y12, Y8, Y12
+	VPBLENDD         $0xf0, Y12, Y8, Y1                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y12, Y8, Y12                    // [x.H, y.L]
 	VPADDW           Y12, Y1, Y8                            // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y8, Y8
 	VPACKSSDW        Y8, Y7, Y7
@@ -2857,12 +2857,12 @@ q44ablock:
 	VPAND            Y15, Y6, Y6
 	VPMADDUBSW       128(DI), Y5, Y9
 	VPMADDUBSW       160(DI), Y6, Y10
-	VPERM2I128       $0x20, Y9, Y7, Y11
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y7, Y7
-	VPERM2I128       $0x20, Y10, Y8, Y11
-	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
 	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y8, Y8
 	VPACKSSDW        Y8, Y7, Y12
@@ -2879,12 +2879,12 @@ q44ablock:
 	VPAND            Y15, Y6, Y6
 	VPMADDUBSW       192(DI), Y5, Y9
 	VPMADDUBSW       224(DI), Y6, Y10
-	VPERM2I128       $0x20, Y9, Y7, Y11
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y7, Y7
-	VPERM2I128       $0x20, Y10, Y8, Y11
-	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
 	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y8, Y8
 	VPACKSSDW        Y8, Y7, Y7
@@ -2926,12 +2926,12 @@ q44ablock:
 	VPAND            Y15, Y6, Y6
 	VPMADDUBSW       128(DI), Y5, Y9
 	VPMADDUBSW       160(DI), Y6, Y10
-	VPERM2I128       $0x20, Y9, Y7, Y11
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y7, Y7
-	VPERM2I128       $0x20, Y10, Y8, Y11
-	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
 	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y8, Y8
 	VPACKSSDW        Y8, Y7, Y12
@@ -2948,12 +2948,12 @@ q44ablock:
 	VPAND            Y15, Y6, Y6
 	VPMADDUBSW       192(DI), Y5, Y9
 	VPMADDUBSW       224(DI), Y6, Y10
-	VPERM2I128       $0x20, Y9, Y7, Y11
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y7, Y7
-	VPERM2I128       $0x20, Y10, Y8, Y11
-	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
 	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y8, Y8
 	VPACKSSDW        Y8, Y7, Y7
@@ -2995,12 +2995,12 @@ q44ablock:
 	VPAND            Y15, Y6, Y6
 	VPMADDUBSW       128(DI), Y5, Y9
 	VPMADDUBSW       160(DI), Y6, Y10
-	VPERM2I128       $0x20, Y9, Y7, Y11
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y7, Y7
-	VPERM2I128       $0x20, Y10, Y8, Y11
-	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
 	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y8, Y8
 	VPACKSSDW        Y8, Y7, Y12
@@ -3017,12 +3017,12 @@ q44ablock:
 	VPAND            Y15, Y6, Y6
 	VPMADDUBSW       192(DI), Y5, Y9
 	VPMADDUBSW       224(DI), Y6, Y10
-	VPERM2I128       $0x20, Y9, Y7, Y11
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y7, Y7
-	VPERM2I128       $0x20, Y10, Y8, Y11
-	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
 	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y8, Y8
 	VPACKSSDW        Y8, Y7, Y7
@@ -3064,12 +3064,12 @@ q44ablock:
 	VPAND            Y15, Y6, Y6
 	VPMADDUBSW       128(DI), Y5, Y9
 	VPMADDUBSW       160(DI), Y6, Y10
-	VPERM2I128       $0x20, Y9, Y7, Y11
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y7, Y7
-	VPERM2I128       $0x20, Y10, Y8, Y11
-	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
 	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y8, Y8
 	VPACKSSDW        Y8, Y7, Y12
@@ -3086,12 +3086,12 @@ q44ablock:
 	VPAND            Y15, Y6, Y6
 	VPMADDUBSW       192(DI), Y5, Y9
 	VPMADDUBSW       224(DI), Y6, Y10
-	VPERM2I128       $0x20, Y9, Y7, Y11
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y7, Y7
-	VPERM2I128       $0x20, Y10, Y8, Y11
-	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
 	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y8, Y8
 	VPACKSSDW        Y8, Y7, Y7
@@ -3231,12 +3231,12 @@ q54ablock:
 	VPOR             Y10, Y6, Y6
 	VPMADDUBSW       128(DI), Y5, Y9
 	VPMADDUBSW       160(DI), Y6, Y10
-	VPERM2I128       $0x20, Y9, Y7, Y11
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y7, Y7
-	VPERM2I128       $0x20, Y10, Y8, Y11
-	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
 	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y8, Y8
 	VPACKSSDW        Y8, Y7, Y12
@@ -3265,12 +3265,12 @@ q54ablock:
 	VPOR             Y10, Y6, Y6
 	VPMADDUBSW       192(DI), Y5, Y9
 	VPMADDUBSW       224(DI), Y6, Y10
-	VPERM2I128       $0x20, Y9, Y7, Y11
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y7, Y7
-	VPERM2I128       $0x20, Y10, Y8, Y11
-	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
 	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y8, Y8
 	VPACKSSDW        Y8, Y7, Y7
@@ -3324,12 +3324,12 @@ q54ablock:
 	VPOR             Y10, Y6, Y6
 	VPMADDUBSW       128(DI), Y5, Y9
 	VPMADDUBSW       160(DI), Y6, Y10
-	VPERM2I128       $0x20, Y9, Y7, Y11
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y7, Y7
-	VPERM2I128       $0x20, Y10, Y8, Y11
-	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
 	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y8, Y8
 	VPACKSSDW        Y8, Y7, Y12
@@ -3358,12 +3358,12 @@ q54ablock:
 	VPOR             Y10, Y6, Y6
 	VPMADDUBSW       192(DI), Y5, Y9
 	VPMADDUBSW       224(DI), Y6, Y10
-	VPERM2I128       $0x20, Y9, Y7, Y11
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y7, Y7
-	VPERM2I128       $0x20, Y10, Y8, Y11
-	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
 	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y8, Y8
 	VPACKSSDW        Y8, Y7, Y7
@@ -3417,12 +3417,12 @@ q54ablock:
 	VPOR             Y10, Y6, Y6
 	VPMADDUBSW       128(DI), Y5, Y9
 	VPMADDUBSW       160(DI), Y6, Y10
-	VPERM2I128       $0x20, Y9, Y7, Y11
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y7, Y7
-	VPERM2I128       $0x20, Y10, Y8, Y11
-	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
 	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y8, Y8
 	VPACKSSDW        Y8, Y7, Y12
@@ -3451,12 +3451,12 @@ q54ablock:
 	VPOR             Y10, Y6, Y6
 	VPMADDUBSW       192(DI), Y5, Y9
 	VPMADDUBSW       224(DI), Y6, Y10
-	VPERM2I128       $0x20, Y9, Y7, Y11
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y7, Y7
-	VPERM2I128       $0x20, Y10, Y8, Y11
-	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
 	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y8, Y8
 	VPACKSSDW        Y8, Y7, Y7
@@ -3510,12 +3510,12 @@ q54ablock:
 	VPOR             Y10, Y6, Y6
 	VPMADDUBSW       128(DI), Y5, Y9
 	VPMADDUBSW       160(DI), Y6, Y10
-	VPERM2I128       $0x20, Y9, Y7, Y11
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y7, Y7
-	VPERM2I128       $0x20, Y10, Y8, Y11
-	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
 	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y8, Y8
 	VPACKSSDW        Y8, Y7, Y12
@@ -3544,12 +3544,12 @@ q54ablock:
 	VPOR             Y10, Y6, Y6
 	VPMADDUBSW       192(DI), Y5, Y9
 	VPMADDUBSW       224(DI), Y6, Y10
-	VPERM2I128       $0x20, Y9, Y7, Y11
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y7, Y7
-	VPERM2I128       $0x20, Y10, Y8, Y11
-	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
 	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
 	VPMADDWD         Y14, Y8, Y8
 	VPACKSSDW        Y8, Y7, Y7
@@ -4429,11 +4429,11 @@ q4ablockv:
 	VPXOR            Y12, Y12, Y12
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y9 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0xa7; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y12 (VEX)
-	VPERM2I128       $0x20, Y9, Y7, Y1
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y1                      // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDD           Y9, Y1, Y7
-	VPERM2I128       $0x20, Y12, Y8, Y1
-	VPERM2I128       $0x31, Y12, Y8, Y12
+	VPBLENDD         $0xf0, Y12, Y8, Y1                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y12, Y8, Y12                    // [x.H, y.L]
 	VPADDD           Y12, Y1, Y8
 	VPACKSSDW        Y8, Y7, Y3
 	VPMADDWD         Y14, Y3, Y3                            // sub-blocks 0, 1 | 4, 5: two lanes each
@@ -4453,11 +4453,11 @@ q4ablockv:
 	VPXOR            Y12, Y12, Y12
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y9 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0xa7; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y12 (VEX)
-	VPERM2I128       $0x20, Y9, Y7, Y1
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y1                      // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDD           Y9, Y1, Y7
-	VPERM2I128       $0x20, Y12, Y8, Y1
-	VPERM2I128       $0x31, Y12, Y8, Y12
+	VPBLENDD         $0xf0, Y12, Y8, Y1                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y12, Y8, Y12                    // [x.H, y.L]
 	VPADDD           Y12, Y1, Y8
 	VPACKSSDW        Y8, Y7, Y7
 	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
@@ -4551,11 +4551,11 @@ q5ablockv:
 	VPXOR            Y12, Y12, Y12
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y9 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0xa7; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y12 (VEX)
-	VPERM2I128       $0x20, Y9, Y7, Y1
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y1                      // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDD           Y9, Y1, Y7
-	VPERM2I128       $0x20, Y12, Y8, Y1
-	VPERM2I128       $0x31, Y12, Y8, Y12
+	VPBLENDD         $0xf0, Y12, Y8, Y1                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y12, Y8, Y12                    // [x.H, y.L]
 	VPADDD           Y12, Y1, Y8
 	VPACKSSDW        Y8, Y7, Y3
 	VPMADDWD         Y14, Y3, Y3                            // sub-blocks 0, 1 | 4, 5: two lanes each
@@ -4587,11 +4587,11 @@ q5ablockv:
 	VPXOR            Y12, Y12, Y12
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y9 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0xa7; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y12 (VEX)
-	VPERM2I128       $0x20, Y9, Y7, Y1
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y1                      // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDD           Y9, Y1, Y7
-	VPERM2I128       $0x20, Y12, Y8, Y1
-	VPERM2I128       $0x31, Y12, Y8, Y12
+	VPBLENDD         $0xf0, Y12, Y8, Y1                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y12, Y8, Y12                    // [x.H, y.L]
 	VPADDD           Y12, Y1, Y8
 	VPACKSSDW        Y8, Y7, Y7
 	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
@@ -4812,11 +4812,11 @@ q44ablockv:
 	VPXOR            Y10, Y10, Y10
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y9 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y10 (VEX)
-	VPERM2I128       $0x20, Y9, Y7, Y11
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDD           Y9, Y11, Y7
-	VPERM2I128       $0x20, Y10, Y8, Y11
-	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
 	VPADDD           Y10, Y11, Y8
 	VPACKSSDW        Y8, Y7, Y12
 	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
@@ -4836,11 +4836,11 @@ q44ablockv:
 	VPXOR            Y10, Y10, Y10
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y9 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y10 (VEX)
-	VPERM2I128       $0x20, Y9, Y7, Y11
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDD           Y9, Y11, Y7
-	VPERM2I128       $0x20, Y10, Y8, Y11
-	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
 	VPADDD           Y10, Y11, Y8
 	VPACKSSDW        Y8, Y7, Y7
 	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
@@ -4885,11 +4885,11 @@ q44ablockv:
 	VPXOR            Y10, Y10, Y10
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y9 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y10 (VEX)
-	VPERM2I128       $0x20, Y9, Y7, Y11
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDD           Y9, Y11, Y7
-	VPERM2I128       $0x20, Y10, Y8, Y11
-	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
 	VPADDD           Y10, Y11, Y8
 	VPACKSSDW        Y8, Y7, Y12
 	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
@@ -4909,11 +4909,11 @@ q44ablockv:
 	VPXOR            Y10, Y10, Y10
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y9 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y10 (VEX)
-	VPERM2I128       $0x20, Y9, Y7, Y11
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDD           Y9, Y11, Y7
-	VPERM2I128       $0x20, Y10, Y8, Y11
-	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
 	VPADDD           Y10, Y11, Y8
 	VPACKSSDW        Y8, Y7, Y7
 	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
@@ -4958,11 +4958,11 @@ q44ablockv:
 	VPXOR            Y10, Y10, Y10
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y9 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y10 (VEX)
-	VPERM2I128       $0x20, Y9, Y7, Y11
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDD           Y9, Y11, Y7
-	VPERM2I128       $0x20, Y10, Y8, Y11
-	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
 	VPADDD           Y10, Y11, Y8
 	VPACKSSDW        Y8, Y7, Y12
 	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
@@ -4982,11 +4982,11 @@ q44ablockv:
 	VPXOR            Y10, Y10, Y10
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y9 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y10 (VEX)
-	VPERM2I128       $0x20, Y9, Y7, Y11
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDD           Y9, Y11, Y7
-	VPERM2I128       $0x20, Y10, Y8, Y11
-	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
 	VPADDD           Y10, Y11, Y8
 	VPACKSSDW        Y8, Y7, Y7
 	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
@@ -5031,11 +5031,11 @@ q44ablockv:
 	VPXOR            Y10, Y10, Y10
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y9 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y10 (VEX)
-	VPERM2I128       $0x20, Y9, Y7, Y11
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDD           Y9, Y11, Y7
-	VPERM2I128       $0x20, Y10, Y8, Y11
-	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
 	VPADDD           Y10, Y11, Y8
 	VPACKSSDW        Y8, Y7, Y12
 	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
@@ -5055,11 +5055,11 @@ q44ablockv:
 	VPXOR            Y10, Y10, Y10
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y9 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y10 (VEX)
-	VPERM2I128       $0x20, Y9, Y7, Y11
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDD           Y9, Y11, Y7
-	VPERM2I128       $0x20, Y10, Y8, Y11
-	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
 	VPADDD           Y10, Y11, Y8
 	VPACKSSDW        Y8, Y7, Y7
 	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
@@ -5198,11 +5198,11 @@ q54ablockv:
 	VPXOR            Y10, Y10, Y10
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y9 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y10 (VEX)
-	VPERM2I128       $0x20, Y9, Y7, Y11
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDD           Y9, Y11, Y7
-	VPERM2I128       $0x20, Y10, Y8, Y11
-	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
 	VPADDD           Y10, Y11, Y8
 	VPACKSSDW        Y8, Y7, Y12
 	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
@@ -5234,11 +5234,11 @@ q54ablockv:
 	VPXOR            Y10, Y10, Y10
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y9 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y10 (VEX)
-	VPERM2I128       $0x20, Y9, Y7, Y11
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDD           Y9, Y11, Y7
-	VPERM2I128       $0x20, Y10, Y8, Y11
-	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
 	VPADDD           Y10, Y11, Y8
 	VPACKSSDW        Y8, Y7, Y7
 	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
@@ -5295,11 +5295,11 @@ q54ablockv:
 	VPXOR            Y10, Y10, Y10
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y9 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y10 (VEX)
-	VPERM2I128       $0x20, Y9, Y7, Y11
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDD           Y9, Y11, Y7
-	VPERM2I128       $0x20, Y10, Y8, Y11
-	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
 	VPADDD           Y10, Y11, Y8
 	VPACKSSDW        Y8, Y7, Y12
 	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
@@ -5331,11 +5331,11 @@ q54ablockv:
 	VPXOR            Y10, Y10, Y10
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y9 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y10 (VEX)
-	VPERM2I128       $0x20, Y9, Y7, Y11
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDD           Y9, Y11, Y7
-	VPERM2I128       $0x20, Y10, Y8, Y11
-	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
 	VPADDD           Y10, Y11, Y8
 	VPACKSSDW        Y8, Y7, Y7
 	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
@@ -5392,11 +5392,11 @@ q54ablockv:
 	VPXOR            Y10, Y10, Y10
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y9 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y10 (VEX)
-	VPERM2I128       $0x20, Y9, Y7, Y11
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDD           Y9, Y11, Y7
-	VPERM2I128       $0x20, Y10, Y8, Y11
-	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
 	VPADDD           Y10, Y11, Y8
 	VPACKSSDW        Y8, Y7, Y12
 	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
@@ -5428,11 +5428,11 @@ q54ablockv:
 	VPXOR            Y10, Y10, Y10
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y9 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y10 (VEX)
-	VPERM2I128       $0x20, Y9, Y7, Y11
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDD           Y9, Y11, Y7
-	VPERM2I128       $0x20, Y10, Y8, Y11
-	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
 	VPADDD           Y10, Y11, Y8
 	VPACKSSDW        Y8, Y7, Y7
 	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
@@ -5489,11 +5489,11 @@ q54ablockv:
 	VPXOR            Y10, Y10, Y10
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y9 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y10 (VEX)
-	VPERM2I128       $0x20, Y9, Y7, Y11
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDD           Y9, Y11, Y7
-	VPERM2I128       $0x20, Y10, Y8, Y11
-	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
 	VPADDD           Y10, Y11, Y8
 	VPACKSSDW        Y8, Y7, Y12
 	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
@@ -5525,11 +5525,11 @@ q54ablockv:
 	VPXOR            Y10, Y10, Y10
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y9 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y10 (VEX)
-	VPERM2I128       $0x20, Y9, Y7, Y11
-	VPERM2I128       $0x31, Y9, Y7, Y9
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
 	VPADDD           Y9, Y11, Y7
-	VPERM2I128       $0x20, Y10, Y8, Y11
-	VPERM2I128       $0x31, Y10, Y8, Y10
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
 	VPADDD           Y10, Y11, Y8
 	VPACKSSDW        Y8, Y7, Y7
 	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each

@@ -1063,8 +1063,8 @@ def avx2_kernels():
         """x = [x.L + x.H, y.L + y.H] (two sub-blocks' products, one a
         128-bit half), int32 lanes of 8 columns: VPADDW and VPMADDWD, or
         VPADDD after AVX-VNNI. t: a temporary."""
-        ins("VPERM2I128", "$0x20", y, x, t)
-        ins("VPERM2I128", "$0x31", y, x, y)
+        ins("VPBLENDD", "$0xf0", y, x, t, c="[x.L, y.H]")
+        ins("VPERM2I128", "$0x21", y, x, y, c="[x.H, y.L]")
         if AVX_VNNI:
             ins("VPADDD", y, t, x)
         else:
@@ -1074,8 +1074,8 @@ def avx2_kernels():
     def k4_avx2_subblocks(off, acc, S, w="%d(SI)", t=(5, 6, 7, 8, 9, 12, 1, 3), c0f="Y15", ones="Y14", qh=None, c10="Y13"):
         """acc += S · (the 8 sub-block sums of the block at w), the nibbles
         at off. The products of sub-blocks s and s+4 (loads j and j+2) fold
-        their 128-bit halves together (VPERM2I128, one add: no VPMADDWD
-        before), then VPACKSSDW + VPMADDWD with ones halve the lanes twice
+        their 128-bit halves together (VPBLENDD, VPERM2I128, one add: no
+        VPMADDWD before), then VPACKSSDW + VPMADDWD with ones halve the lanes twice
         into one int32 lane a sub-block, in order, exact: |Σ of 8| ≤
         8·31·127 and Q4_K's |Σ of 16| ≤ 16·15·127 stay below 2^15 where they
         pack; Q5_K's last step is VPHADDD. Then one conversion and one FMA

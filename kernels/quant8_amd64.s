@@ -418,6 +418,16 @@ DATA x8y10<>+20(SB)/4, $0x10101010
 DATA x8y10<>+24(SB)/4, $0x10101010
 DATA x8y10<>+28(SB)/4, $0x10101010
 GLOBL x8y10<>(SB), RODATA|NOPTR, $32
+DATA x8k4shd<>+0(SB)/4, $0
+DATA x8k4shd<>+4(SB)/4, $0
+DATA x8k4shd<>+8(SB)/4, $0
+DATA x8k4shd<>+12(SB)/4, $4
+GLOBL x8k4shd<>(SB), RODATA|NOPTR, $16
+DATA x8y30<>+0(SB)/4, $0x30303030
+DATA x8y30<>+4(SB)/4, $0x30303030
+DATA x8y30<>+8(SB)/4, $0x30303030
+DATA x8y30<>+12(SB)/4, $0x30303030
+GLOBL x8y30<>(SB), RODATA|NOPTR, $16
 
 // func quantXVNNI(x *float32, q *int8, dc, de *float32, n128, n32 *int32, s *float32, nb int)
 //
@@ -2425,95 +2435,73 @@ q4arow:
 	MOVQ             nb+48(FP), CX
 	VXORPS           Y0, Y0, Y0
 q4ablock:
-	MOVL             4(SI), R8                              // u0 = scales[0:4]
-	MOVL             8(SI), R9                              // u1 = scales[4:8]
-	MOVL             12(SI), R10                            // u2 = scales[8:12]
-	MOVL             R10, R11
-	SHRL             $4, R11
-	ANDL             $0x0f0f0f0f, R11
-	MOVL             R9, R12
-	SHRL             $6, R12
-	ANDL             $0x03030303, R12
-	SHLL             $4, R12
-	ORL              R12, R11                               // m[4:8]
-	ANDL             $0x3f3f3f3f, R9                        // m[0:4]
-	MOVL             R10, R12
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R8, R13
-	SHRL             $6, R13
-	ANDL             $0x03030303, R13
-	SHLL             $4, R13
-	ORL              R13, R12                               // sc[4:8]
-	ANDL             $0x3f3f3f3f, R8                        // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R8                                // sc[0:8]
-	SHLQ             $32, R11
-	ORQ              R11, R9                                // m[0:8]
-	MOVWLZX          (SI), AX
-	VMOVD            AX, X2
-	VCVTPH2PS        X2, X2
-	VBROADCASTSS     X2, Y2
-	MOVWLZX          2(SI), AX
-	VMOVD            AX, X3
-	VCVTPH2PS        X3, X3
-	VBROADCASTSS     X3, Y3
-	VMOVQ            R8, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI), X2                              // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X2, X3                    // P
+	VPSHUFB          x8k4b<>(SB), X2, X2                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X3, X3                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X2, X2
+	VPAND            x8y30<>(SB), X2, X2                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X3, X3
+	VPOR             X2, X3, X3                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X3, Y4
+	VPUNPCKHQDQ      X3, X3, X3                             // m[0:8] in the low bytes
+	VPMOVZXBD        X3, Y5
+	VPBROADCASTD     (SI), X6                               // d, dmin (f16)
+	VCVTPH2PS        X6, Y6                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y6, Y6, Y2                      // d ×8
+	VSHUFPS          $0x55, Y6, Y6, Y6                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y2, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R9, X5
-	VPMOVZXBD        X5, Y5
 	VCVTDQ2PS        Y5, Y5
-	VMULPS           Y3, Y5, Y5
+	VMULPS           Y6, Y5, Y5
 	VFNMADD231PS     (BX), Y5, Y0                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI), Y5                             // nibbles of sub-blocks 0, 1
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       0(DI), Y5, Y5
-	VPMADDUBSW       32(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
-	VMOVDQU          48(SI), Y5                             // nibbles of sub-blocks 2, 3
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       64(DI), Y5, Y5
-	VPMADDUBSW       96(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y12                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y12, Y12                          // sums of 8 columns
-	VPACKSSDW        Y12, Y9, Y1
-	VPMADDWD         Y14, Y1, Y1                            // sub-blocks 0-3, each half of 16 columns
+	VPMADDUBSW       0(DI), Y5, Y7
+	VPMADDUBSW       32(DI), Y6, Y8
 	VMOVDQU          80(SI), Y5                             // nibbles of sub-blocks 4, 5
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       128(DI), Y5, Y5
-	VPMADDUBSW       160(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VPMADDUBSW       128(DI), Y5, Y9
+	VPMADDUBSW       160(DI), Y6, Y12
+	VPBLENDD         $0xf0, Y9, Y7, Y1                      // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDW           Y9, Y1, Y7                             // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPBLENDD         $0xf0, Y12, Y8, Y1                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y12, Y8, Y12                    // [x.H, y.L]
+	VPADDW           Y12, Y1, Y8                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y3
+	VPMADDWD         Y14, Y3, Y3                            // sub-blocks 0, 1 | 4, 5: two lanes each
+	VMOVDQU          48(SI), Y5                             // nibbles of sub-blocks 2, 3
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPMADDUBSW       64(DI), Y5, Y7
+	VPMADDUBSW       96(DI), Y6, Y8
 	VMOVDQU          112(SI), Y5                            // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       192(DI), Y5, Y5
-	VPMADDUBSW       224(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y12                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y12, Y12                          // sums of 8 columns
-	VPACKSSDW        Y12, Y9, Y3
-	VPMADDWD         Y14, Y3, Y3                            // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y3, Y1, Y5
-	VPERM2I128       $0x31, Y3, Y1, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPMADDUBSW       192(DI), Y5, Y9
+	VPMADDUBSW       224(DI), Y6, Y12
+	VPBLENDD         $0xf0, Y9, Y7, Y1                      // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDW           Y9, Y1, Y7                             // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPBLENDD         $0xf0, Y12, Y8, Y1                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y12, Y8, Y12                    // [x.H, y.L]
+	VPADDW           Y12, Y1, Y8                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPACKSSDW        Y7, Y3, Y5
+	VPMADDWD         Y14, Y5, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y0
 	PREFETCHT0       8192(SI)
@@ -2554,47 +2542,26 @@ q5arow:
 	MOVQ             nb+48(FP), CX
 	VXORPS           Y0, Y0, Y0
 q5ablock:
-	MOVL             4(SI), R8                              // u0 = scales[0:4]
-	MOVL             8(SI), R9                              // u1 = scales[4:8]
-	MOVL             12(SI), R10                            // u2 = scales[8:12]
-	MOVL             R10, R11
-	SHRL             $4, R11
-	ANDL             $0x0f0f0f0f, R11
-	MOVL             R9, R12
-	SHRL             $6, R12
-	ANDL             $0x03030303, R12
-	SHLL             $4, R12
-	ORL              R12, R11                               // m[4:8]
-	ANDL             $0x3f3f3f3f, R9                        // m[0:4]
-	MOVL             R10, R12
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R8, R13
-	SHRL             $6, R13
-	ANDL             $0x03030303, R13
-	SHLL             $4, R13
-	ORL              R13, R12                               // sc[4:8]
-	ANDL             $0x3f3f3f3f, R8                        // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R8                                // sc[0:8]
-	SHLQ             $32, R11
-	ORQ              R11, R9                                // m[0:8]
-	MOVWLZX          (SI), AX
-	VMOVD            AX, X2
-	VCVTPH2PS        X2, X2
-	VBROADCASTSS     X2, Y2
-	MOVWLZX          2(SI), AX
-	VMOVD            AX, X3
-	VCVTPH2PS        X3, X3
-	VBROADCASTSS     X3, Y3
-	VMOVQ            R8, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI), X2                              // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X2, X3                    // P
+	VPSHUFB          x8k4b<>(SB), X2, X2                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X3, X3                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X2, X2
+	VPAND            x8y30<>(SB), X2, X2                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X3, X3
+	VPOR             X2, X3, X3                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X3, Y4
+	VPUNPCKHQDQ      X3, X3, X3                             // m[0:8] in the low bytes
+	VPMOVZXBD        X3, Y5
+	VPBROADCASTD     (SI), X6                               // d, dmin (f16)
+	VCVTPH2PS        X6, Y6                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y6, Y6, Y2                      // d ×8
+	VSHUFPS          $0x55, Y6, Y6, Y6                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y2, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R9, X5
-	VPMOVZXBD        X5, Y5
 	VCVTDQ2PS        Y5, Y5
-	VMULPS           Y3, Y5, Y5
+	VMULPS           Y6, Y5, Y5
 	VFNMADD231PS     (BX), Y5, Y0                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI), Y11                            // qh
 	VMOVDQU          48(SI), Y5                             // nibbles of sub-blocks 0, 1
@@ -2607,12 +2574,30 @@ q5ablock:
 	VPSLLW           $3, Y11, Y8
 	VPAND            Y13, Y8, Y8                            // 16 × bit 1
 	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       0(DI), Y5, Y5
-	VPMADDUBSW       32(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VPMADDUBSW       0(DI), Y5, Y7
+	VPMADDUBSW       32(DI), Y6, Y8
+	VMOVDQU          112(SI), Y5                            // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VMOVDQU          Y11, Y9
+	VPAND            Y13, Y9, Y9                            // 16 × bit 4
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $1, Y11, Y12
+	VPAND            Y13, Y12, Y12                          // 16 × bit 5
+	VPOR             Y12, Y6, Y6
+	VPMADDUBSW       128(DI), Y5, Y9
+	VPMADDUBSW       160(DI), Y6, Y12
+	VPBLENDD         $0xf0, Y9, Y7, Y1                      // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDW           Y9, Y1, Y7                             // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPBLENDD         $0xf0, Y12, Y8, Y1                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y12, Y8, Y12                    // [x.H, y.L]
+	VPADDW           Y12, Y1, Y8                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y3
+	VPMADDWD         Y14, Y3, Y3                            // sub-blocks 0, 1 | 4, 5: two lanes each
 	VMOVDQU          80(SI), Y5                             // nibbles of sub-blocks 2, 3
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -2623,51 +2608,31 @@ q5ablock:
 	VPSLLW           $1, Y11, Y8
 	VPAND            Y13, Y8, Y8                            // 16 × bit 3
 	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       64(DI), Y5, Y5
-	VPMADDUBSW       96(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y12                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y12, Y12                          // sums of 8 columns
-	VPACKSSDW        Y12, Y9, Y1
-	VPMADDWD         Y14, Y1, Y1                            // sub-blocks 0-3, each half of 16 columns
-	VMOVDQU          112(SI), Y5                            // nibbles of sub-blocks 4, 5
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VMOVDQU          Y11, Y7
-	VPAND            Y13, Y7, Y7                            // 16 × bit 4
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $1, Y11, Y8
-	VPAND            Y13, Y8, Y8                            // 16 × bit 5
-	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       128(DI), Y5, Y5
-	VPMADDUBSW       160(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VPMADDUBSW       64(DI), Y5, Y7
+	VPMADDUBSW       96(DI), Y6, Y8
 	VMOVDQU          144(SI), Y5                            // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPSRLW           $2, Y11, Y7
-	VPAND            Y13, Y7, Y7                            // 16 × bit 6
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $3, Y11, Y8
-	VPAND            Y13, Y8, Y8                            // 16 × bit 7
-	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       192(DI), Y5, Y5
-	VPMADDUBSW       224(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y12                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y12, Y12                          // sums of 8 columns
-	VPACKSSDW        Y12, Y9, Y3
-	VPMADDWD         Y14, Y3, Y3                            // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y3, Y1, Y5
-	VPERM2I128       $0x31, Y3, Y1, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPSRLW           $2, Y11, Y9
+	VPAND            Y13, Y9, Y9                            // 16 × bit 6
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $3, Y11, Y12
+	VPAND            Y13, Y12, Y12                          // 16 × bit 7
+	VPOR             Y12, Y6, Y6
+	VPMADDUBSW       192(DI), Y5, Y9
+	VPMADDUBSW       224(DI), Y6, Y12
+	VPBLENDD         $0xf0, Y9, Y7, Y1                      // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDW           Y9, Y1, Y7                             // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPBLENDD         $0xf0, Y12, Y8, Y1                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y12, Y8, Y12                    // [x.H, y.L]
+	VPADDW           Y12, Y1, Y8                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPHADDD          Y7, Y3, Y5                             // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y0
 	PREFETCHT0       8192(SI)
@@ -2859,378 +2824,306 @@ q44arow:
 	VXORPS           Y2, Y2, Y2
 	VXORPS           Y3, Y3, Y3
 q44ablock:
-	MOVL             4(SI), R10                             // u0 = scales[0:4]
-	MOVL             8(SI), R11                             // u1 = scales[4:8]
-	MOVL             12(SI), R12                            // u2 = scales[8:12]
-	MOVL             R12, R13
-	SHRL             $4, R13
-	ANDL             $0x0f0f0f0f, R13
-	MOVL             R11, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R13                                // m[4:8]
-	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R10, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R12                                // sc[4:8]
-	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R10                               // sc[0:8]
-	SHLQ             $32, R13
-	ORQ              R13, R11                               // m[0:8]
-	MOVWLZX          0(SI), AX
-	VMOVD            AX, X5
-	VCVTPH2PS        X5, X5
-	VBROADCASTSS     X5, Y5
-	MOVWLZX          2(SI), AX
-	VMOVD            AX, X6
-	VCVTPH2PS        X6, X6
-	VBROADCASTSS     X6, Y6
-	VMOVQ            R10, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI), X5                              // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X5, X6                    // P
+	VPSHUFB          x8k4b<>(SB), X5, X5                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X6, X6                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X5, X5
+	VPAND            x8y30<>(SB), X5, X5                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X6, X6
+	VPOR             X5, X6, X6                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X6, Y4
+	VPUNPCKHQDQ      X6, X6, X6                             // m[0:8] in the low bytes
+	VPMOVZXBD        X6, Y7
+	VPBROADCASTD     0(SI), X8                              // d, dmin (f16)
+	VCVTPH2PS        X8, Y8                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y8, Y8, Y5                      // d ×8
+	VSHUFPS          $0x55, Y8, Y8, Y8                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y5, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R11, X7
-	VPMOVZXBD        X7, Y7
 	VCVTDQ2PS        Y7, Y7
-	VMULPS           Y6, Y7, Y7
+	VMULPS           Y8, Y7, Y7
 	VFNMADD231PS     (BX), Y7, Y0                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI), Y5                             // nibbles of sub-blocks 0, 1
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       0(DI), Y5, Y5
-	VPMADDUBSW       32(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
-	VMOVDQU          48(SI), Y5                             // nibbles of sub-blocks 2, 3
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       64(DI), Y5, Y5
-	VPMADDUBSW       96(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y11
-	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
+	VPMADDUBSW       0(DI), Y5, Y7
+	VPMADDUBSW       32(DI), Y6, Y8
 	VMOVDQU          80(SI), Y5                             // nibbles of sub-blocks 4, 5
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       128(DI), Y5, Y5
-	VPMADDUBSW       160(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VPMADDUBSW       128(DI), Y5, Y9
+	VPMADDUBSW       160(DI), Y6, Y10
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
+	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
+	VMOVDQU          48(SI), Y5                             // nibbles of sub-blocks 2, 3
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPMADDUBSW       64(DI), Y5, Y7
+	VPMADDUBSW       96(DI), Y6, Y8
 	VMOVDQU          112(SI), Y5                            // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       192(DI), Y5, Y5
-	VPMADDUBSW       224(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y12
-	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y12, Y11, Y5
-	VPERM2I128       $0x31, Y12, Y11, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPMADDUBSW       192(DI), Y5, Y9
+	VPMADDUBSW       224(DI), Y6, Y10
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
+	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPACKSSDW        Y7, Y12, Y5
+	VPMADDWD         Y14, Y5, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y0
-	MOVL             4(SI)(R8*1), R10                       // u0 = scales[0:4]
-	MOVL             8(SI)(R8*1), R11                       // u1 = scales[4:8]
-	MOVL             12(SI)(R8*1), R12                      // u2 = scales[8:12]
-	MOVL             R12, R13
-	SHRL             $4, R13
-	ANDL             $0x0f0f0f0f, R13
-	MOVL             R11, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R13                                // m[4:8]
-	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R10, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R12                                // sc[4:8]
-	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R10                               // sc[0:8]
-	SHLQ             $32, R13
-	ORQ              R13, R11                               // m[0:8]
-	MOVWLZX          0(SI)(R8*1), AX
-	VMOVD            AX, X5
-	VCVTPH2PS        X5, X5
-	VBROADCASTSS     X5, Y5
-	MOVWLZX          2(SI)(R8*1), AX
-	VMOVD            AX, X6
-	VCVTPH2PS        X6, X6
-	VBROADCASTSS     X6, Y6
-	VMOVQ            R10, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI)(R8*1), X5                        // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X5, X6                    // P
+	VPSHUFB          x8k4b<>(SB), X5, X5                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X6, X6                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X5, X5
+	VPAND            x8y30<>(SB), X5, X5                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X6, X6
+	VPOR             X5, X6, X6                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X6, Y4
+	VPUNPCKHQDQ      X6, X6, X6                             // m[0:8] in the low bytes
+	VPMOVZXBD        X6, Y7
+	VPBROADCASTD     0(SI)(R8*1), X8                        // d, dmin (f16)
+	VCVTPH2PS        X8, Y8                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y8, Y8, Y5                      // d ×8
+	VSHUFPS          $0x55, Y8, Y8, Y8                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y5, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R11, X7
-	VPMOVZXBD        X7, Y7
 	VCVTDQ2PS        Y7, Y7
-	VMULPS           Y6, Y7, Y7
+	VMULPS           Y8, Y7, Y7
 	VFNMADD231PS     (BX), Y7, Y1                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI)(R8*1), Y5                       // nibbles of sub-blocks 0, 1
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       0(DI), Y5, Y5
-	VPMADDUBSW       32(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
-	VMOVDQU          48(SI)(R8*1), Y5                       // nibbles of sub-blocks 2, 3
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       64(DI), Y5, Y5
-	VPMADDUBSW       96(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y11
-	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
+	VPMADDUBSW       0(DI), Y5, Y7
+	VPMADDUBSW       32(DI), Y6, Y8
 	VMOVDQU          80(SI)(R8*1), Y5                       // nibbles of sub-blocks 4, 5
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       128(DI), Y5, Y5
-	VPMADDUBSW       160(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VPMADDUBSW       128(DI), Y5, Y9
+	VPMADDUBSW       160(DI), Y6, Y10
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
+	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
+	VMOVDQU          48(SI)(R8*1), Y5                       // nibbles of sub-blocks 2, 3
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPMADDUBSW       64(DI), Y5, Y7
+	VPMADDUBSW       96(DI), Y6, Y8
 	VMOVDQU          112(SI)(R8*1), Y5                      // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       192(DI), Y5, Y5
-	VPMADDUBSW       224(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y12
-	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y12, Y11, Y5
-	VPERM2I128       $0x31, Y12, Y11, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPMADDUBSW       192(DI), Y5, Y9
+	VPMADDUBSW       224(DI), Y6, Y10
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
+	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPACKSSDW        Y7, Y12, Y5
+	VPMADDWD         Y14, Y5, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y1
-	MOVL             4(SI)(R8*2), R10                       // u0 = scales[0:4]
-	MOVL             8(SI)(R8*2), R11                       // u1 = scales[4:8]
-	MOVL             12(SI)(R8*2), R12                      // u2 = scales[8:12]
-	MOVL             R12, R13
-	SHRL             $4, R13
-	ANDL             $0x0f0f0f0f, R13
-	MOVL             R11, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R13                                // m[4:8]
-	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R10, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R12                                // sc[4:8]
-	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R10                               // sc[0:8]
-	SHLQ             $32, R13
-	ORQ              R13, R11                               // m[0:8]
-	MOVWLZX          0(SI)(R8*2), AX
-	VMOVD            AX, X5
-	VCVTPH2PS        X5, X5
-	VBROADCASTSS     X5, Y5
-	MOVWLZX          2(SI)(R8*2), AX
-	VMOVD            AX, X6
-	VCVTPH2PS        X6, X6
-	VBROADCASTSS     X6, Y6
-	VMOVQ            R10, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI)(R8*2), X5                        // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X5, X6                    // P
+	VPSHUFB          x8k4b<>(SB), X5, X5                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X6, X6                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X5, X5
+	VPAND            x8y30<>(SB), X5, X5                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X6, X6
+	VPOR             X5, X6, X6                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X6, Y4
+	VPUNPCKHQDQ      X6, X6, X6                             // m[0:8] in the low bytes
+	VPMOVZXBD        X6, Y7
+	VPBROADCASTD     0(SI)(R8*2), X8                        // d, dmin (f16)
+	VCVTPH2PS        X8, Y8                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y8, Y8, Y5                      // d ×8
+	VSHUFPS          $0x55, Y8, Y8, Y8                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y5, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R11, X7
-	VPMOVZXBD        X7, Y7
 	VCVTDQ2PS        Y7, Y7
-	VMULPS           Y6, Y7, Y7
+	VMULPS           Y8, Y7, Y7
 	VFNMADD231PS     (BX), Y7, Y2                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI)(R8*2), Y5                       // nibbles of sub-blocks 0, 1
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       0(DI), Y5, Y5
-	VPMADDUBSW       32(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
-	VMOVDQU          48(SI)(R8*2), Y5                       // nibbles of sub-blocks 2, 3
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       64(DI), Y5, Y5
-	VPMADDUBSW       96(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y11
-	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
+	VPMADDUBSW       0(DI), Y5, Y7
+	VPMADDUBSW       32(DI), Y6, Y8
 	VMOVDQU          80(SI)(R8*2), Y5                       // nibbles of sub-blocks 4, 5
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       128(DI), Y5, Y5
-	VPMADDUBSW       160(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VPMADDUBSW       128(DI), Y5, Y9
+	VPMADDUBSW       160(DI), Y6, Y10
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
+	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
+	VMOVDQU          48(SI)(R8*2), Y5                       // nibbles of sub-blocks 2, 3
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPMADDUBSW       64(DI), Y5, Y7
+	VPMADDUBSW       96(DI), Y6, Y8
 	VMOVDQU          112(SI)(R8*2), Y5                      // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       192(DI), Y5, Y5
-	VPMADDUBSW       224(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y12
-	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y12, Y11, Y5
-	VPERM2I128       $0x31, Y12, Y11, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPMADDUBSW       192(DI), Y5, Y9
+	VPMADDUBSW       224(DI), Y6, Y10
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
+	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPACKSSDW        Y7, Y12, Y5
+	VPMADDWD         Y14, Y5, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y2
-	MOVL             4(SI)(R9*1), R10                       // u0 = scales[0:4]
-	MOVL             8(SI)(R9*1), R11                       // u1 = scales[4:8]
-	MOVL             12(SI)(R9*1), R12                      // u2 = scales[8:12]
-	MOVL             R12, R13
-	SHRL             $4, R13
-	ANDL             $0x0f0f0f0f, R13
-	MOVL             R11, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R13                                // m[4:8]
-	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R10, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R12                                // sc[4:8]
-	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R10                               // sc[0:8]
-	SHLQ             $32, R13
-	ORQ              R13, R11                               // m[0:8]
-	MOVWLZX          0(SI)(R9*1), AX
-	VMOVD            AX, X5
-	VCVTPH2PS        X5, X5
-	VBROADCASTSS     X5, Y5
-	MOVWLZX          2(SI)(R9*1), AX
-	VMOVD            AX, X6
-	VCVTPH2PS        X6, X6
-	VBROADCASTSS     X6, Y6
-	VMOVQ            R10, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI)(R9*1), X5                        // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X5, X6                    // P
+	VPSHUFB          x8k4b<>(SB), X5, X5                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X6, X6                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X5, X5
+	VPAND            x8y30<>(SB), X5, X5                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X6, X6
+	VPOR             X5, X6, X6                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X6, Y4
+	VPUNPCKHQDQ      X6, X6, X6                             // m[0:8] in the low bytes
+	VPMOVZXBD        X6, Y7
+	VPBROADCASTD     0(SI)(R9*1), X8                        // d, dmin (f16)
+	VCVTPH2PS        X8, Y8                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y8, Y8, Y5                      // d ×8
+	VSHUFPS          $0x55, Y8, Y8, Y8                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y5, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R11, X7
-	VPMOVZXBD        X7, Y7
 	VCVTDQ2PS        Y7, Y7
-	VMULPS           Y6, Y7, Y7
+	VMULPS           Y8, Y7, Y7
 	VFNMADD231PS     (BX), Y7, Y3                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI)(R9*1), Y5                       // nibbles of sub-blocks 0, 1
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       0(DI), Y5, Y5
-	VPMADDUBSW       32(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
-	VMOVDQU          48(SI)(R9*1), Y5                       // nibbles of sub-blocks 2, 3
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       64(DI), Y5, Y5
-	VPMADDUBSW       96(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y11
-	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
+	VPMADDUBSW       0(DI), Y5, Y7
+	VPMADDUBSW       32(DI), Y6, Y8
 	VMOVDQU          80(SI)(R9*1), Y5                       // nibbles of sub-blocks 4, 5
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       128(DI), Y5, Y5
-	VPMADDUBSW       160(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VPMADDUBSW       128(DI), Y5, Y9
+	VPMADDUBSW       160(DI), Y6, Y10
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
+	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
+	VMOVDQU          48(SI)(R9*1), Y5                       // nibbles of sub-blocks 2, 3
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPMADDUBSW       64(DI), Y5, Y7
+	VPMADDUBSW       96(DI), Y6, Y8
 	VMOVDQU          112(SI)(R9*1), Y5                      // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPMADDUBSW       192(DI), Y5, Y5
-	VPMADDUBSW       224(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y12
-	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y12, Y11, Y5
-	VPERM2I128       $0x31, Y12, Y11, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPMADDUBSW       192(DI), Y5, Y9
+	VPMADDUBSW       224(DI), Y6, Y10
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
+	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPACKSSDW        Y7, Y12, Y5
+	VPMADDWD         Y14, Y5, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y3
 	PREFETCHT0       8192(SI)
+	PREFETCHT0       8224(SI)
 	PREFETCHT0       8256(SI)
+	PREFETCHT0       8288(SI)
 	PREFETCHT0       8320(SI)
+	PREFETCHT0       8352(SI)
 	PREFETCHT0       8192(SI)(R8*1)
+	PREFETCHT0       8224(SI)(R8*1)
 	PREFETCHT0       8256(SI)(R8*1)
+	PREFETCHT0       8288(SI)(R8*1)
 	PREFETCHT0       8320(SI)(R8*1)
+	PREFETCHT0       8352(SI)(R8*1)
 	PREFETCHT0       8192(SI)(R8*2)
+	PREFETCHT0       8224(SI)(R8*2)
 	PREFETCHT0       8256(SI)(R8*2)
+	PREFETCHT0       8288(SI)(R8*2)
 	PREFETCHT0       8320(SI)(R8*2)
+	PREFETCHT0       8352(SI)(R8*2)
 	PREFETCHT0       8192(SI)(R9*1)
+	PREFETCHT0       8224(SI)(R9*1)
 	PREFETCHT0       8256(SI)(R9*1)
+	PREFETCHT0       8288(SI)(R9*1)
 	PREFETCHT0       8320(SI)(R9*1)
+	PREFETCHT0       8352(SI)(R9*1)
 	ADDQ             $144, SI
 	ADDQ             $256, DI
 	ADDQ             $32, DX
@@ -3292,46 +3185,26 @@ q54arow:
 	VXORPS           Y2, Y2, Y2
 	VXORPS           Y3, Y3, Y3
 q54ablock:
-	MOVL             4(SI), R10                             // u0 = scales[0:4]
-	MOVL             8(SI), R11                             // u1 = scales[4:8]
-	MOVL             12(SI), R12                            // u2 = scales[8:12]
-	MOVL             R12, R13
-	SHRL             $4, R13
-	ANDL             $0x0f0f0f0f, R13
-	MOVL             R11, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R13                                // m[4:8]
-	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R10, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R12                                // sc[4:8]
-	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R10                               // sc[0:8]
-	SHLQ             $32, R13
-	ORQ              R13, R11                               // m[0:8]
-	MOVWLZX          0(SI), AX
-	VMOVD            AX, X5
-	VCVTPH2PS        X5, X5
-	VBROADCASTSS     X5, Y5
-	MOVWLZX          2(SI), AX
-	VMOVD            AX, X6
-	VCVTPH2PS        X6, X6
-	VBROADCASTSS     X6, Y6
-	VMOVQ            R10, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI), X5                              // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X5, X6                    // P
+	VPSHUFB          x8k4b<>(SB), X5, X5                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X6, X6                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X5, X5
+	VPAND            x8y30<>(SB), X5, X5                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X6, X6
+	VPOR             X5, X6, X6                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X6, Y4
+	VPUNPCKHQDQ      X6, X6, X6                             // m[0:8] in the low bytes
+	VPMOVZXBD        X6, Y7
+	VPBROADCASTD     0(SI), X8                              // d, dmin (f16)
+	VCVTPH2PS        X8, Y8                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y8, Y8, Y5                      // d ×8
+	VSHUFPS          $0x55, Y8, Y8, Y8                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y5, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R11, X7
-	VPMOVZXBD        X7, Y7
 	VCVTDQ2PS        Y7, Y7
-	VMULPS           Y6, Y7, Y7
+	VMULPS           Y8, Y7, Y7
 	VFNMADD231PS     (BX), Y7, Y0                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI), Y13                            // qh of stream 0
 	VMOVDQU          48(SI), Y5                             // nibbles of sub-blocks 0, 1
@@ -3344,12 +3217,30 @@ q54ablock:
 	VPSLLW           $3, Y13, Y8
 	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 1
 	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       0(DI), Y5, Y5
-	VPMADDUBSW       32(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VPMADDUBSW       0(DI), Y5, Y7
+	VPMADDUBSW       32(DI), Y6, Y8
+	VMOVDQU          112(SI), Y5                            // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VMOVDQU          Y13, Y9
+	VPAND            x8y10<>(SB), Y9, Y9                    // 16 × bit 4
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $1, Y13, Y10
+	VPAND            x8y10<>(SB), Y10, Y10                  // 16 × bit 5
+	VPOR             Y10, Y6, Y6
+	VPMADDUBSW       128(DI), Y5, Y9
+	VPMADDUBSW       160(DI), Y6, Y10
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
+	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
 	VMOVDQU          80(SI), Y5                             // nibbles of sub-blocks 2, 3
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -3360,93 +3251,53 @@ q54ablock:
 	VPSLLW           $1, Y13, Y8
 	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 3
 	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       64(DI), Y5, Y5
-	VPMADDUBSW       96(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y11
-	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
-	VMOVDQU          112(SI), Y5                            // nibbles of sub-blocks 4, 5
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VMOVDQU          Y13, Y7
-	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 4
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $1, Y13, Y8
-	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 5
-	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       128(DI), Y5, Y5
-	VPMADDUBSW       160(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VPMADDUBSW       64(DI), Y5, Y7
+	VPMADDUBSW       96(DI), Y6, Y8
 	VMOVDQU          144(SI), Y5                            // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPSRLW           $2, Y13, Y7
-	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 6
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $3, Y13, Y8
-	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 7
-	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       192(DI), Y5, Y5
-	VPMADDUBSW       224(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y12
-	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y12, Y11, Y5
-	VPERM2I128       $0x31, Y12, Y11, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPSRLW           $2, Y13, Y9
+	VPAND            x8y10<>(SB), Y9, Y9                    // 16 × bit 6
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $3, Y13, Y10
+	VPAND            x8y10<>(SB), Y10, Y10                  // 16 × bit 7
+	VPOR             Y10, Y6, Y6
+	VPMADDUBSW       192(DI), Y5, Y9
+	VPMADDUBSW       224(DI), Y6, Y10
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
+	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPHADDD          Y7, Y12, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y0
-	MOVL             4(SI)(R8*1), R10                       // u0 = scales[0:4]
-	MOVL             8(SI)(R8*1), R11                       // u1 = scales[4:8]
-	MOVL             12(SI)(R8*1), R12                      // u2 = scales[8:12]
-	MOVL             R12, R13
-	SHRL             $4, R13
-	ANDL             $0x0f0f0f0f, R13
-	MOVL             R11, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R13                                // m[4:8]
-	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R10, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R12                                // sc[4:8]
-	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R10                               // sc[0:8]
-	SHLQ             $32, R13
-	ORQ              R13, R11                               // m[0:8]
-	MOVWLZX          0(SI)(R8*1), AX
-	VMOVD            AX, X5
-	VCVTPH2PS        X5, X5
-	VBROADCASTSS     X5, Y5
-	MOVWLZX          2(SI)(R8*1), AX
-	VMOVD            AX, X6
-	VCVTPH2PS        X6, X6
-	VBROADCASTSS     X6, Y6
-	VMOVQ            R10, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI)(R8*1), X5                        // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X5, X6                    // P
+	VPSHUFB          x8k4b<>(SB), X5, X5                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X6, X6                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X5, X5
+	VPAND            x8y30<>(SB), X5, X5                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X6, X6
+	VPOR             X5, X6, X6                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X6, Y4
+	VPUNPCKHQDQ      X6, X6, X6                             // m[0:8] in the low bytes
+	VPMOVZXBD        X6, Y7
+	VPBROADCASTD     0(SI)(R8*1), X8                        // d, dmin (f16)
+	VCVTPH2PS        X8, Y8                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y8, Y8, Y5                      // d ×8
+	VSHUFPS          $0x55, Y8, Y8, Y8                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y5, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R11, X7
-	VPMOVZXBD        X7, Y7
 	VCVTDQ2PS        Y7, Y7
-	VMULPS           Y6, Y7, Y7
+	VMULPS           Y8, Y7, Y7
 	VFNMADD231PS     (BX), Y7, Y1                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI)(R8*1), Y13                      // qh of stream 1
 	VMOVDQU          48(SI)(R8*1), Y5                       // nibbles of sub-blocks 0, 1
@@ -3459,12 +3310,30 @@ q54ablock:
 	VPSLLW           $3, Y13, Y8
 	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 1
 	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       0(DI), Y5, Y5
-	VPMADDUBSW       32(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VPMADDUBSW       0(DI), Y5, Y7
+	VPMADDUBSW       32(DI), Y6, Y8
+	VMOVDQU          112(SI)(R8*1), Y5                      // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VMOVDQU          Y13, Y9
+	VPAND            x8y10<>(SB), Y9, Y9                    // 16 × bit 4
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $1, Y13, Y10
+	VPAND            x8y10<>(SB), Y10, Y10                  // 16 × bit 5
+	VPOR             Y10, Y6, Y6
+	VPMADDUBSW       128(DI), Y5, Y9
+	VPMADDUBSW       160(DI), Y6, Y10
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
+	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
 	VMOVDQU          80(SI)(R8*1), Y5                       // nibbles of sub-blocks 2, 3
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -3475,93 +3344,53 @@ q54ablock:
 	VPSLLW           $1, Y13, Y8
 	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 3
 	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       64(DI), Y5, Y5
-	VPMADDUBSW       96(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y11
-	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
-	VMOVDQU          112(SI)(R8*1), Y5                      // nibbles of sub-blocks 4, 5
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VMOVDQU          Y13, Y7
-	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 4
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $1, Y13, Y8
-	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 5
-	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       128(DI), Y5, Y5
-	VPMADDUBSW       160(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VPMADDUBSW       64(DI), Y5, Y7
+	VPMADDUBSW       96(DI), Y6, Y8
 	VMOVDQU          144(SI)(R8*1), Y5                      // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPSRLW           $2, Y13, Y7
-	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 6
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $3, Y13, Y8
-	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 7
-	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       192(DI), Y5, Y5
-	VPMADDUBSW       224(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y12
-	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y12, Y11, Y5
-	VPERM2I128       $0x31, Y12, Y11, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPSRLW           $2, Y13, Y9
+	VPAND            x8y10<>(SB), Y9, Y9                    // 16 × bit 6
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $3, Y13, Y10
+	VPAND            x8y10<>(SB), Y10, Y10                  // 16 × bit 7
+	VPOR             Y10, Y6, Y6
+	VPMADDUBSW       192(DI), Y5, Y9
+	VPMADDUBSW       224(DI), Y6, Y10
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
+	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPHADDD          Y7, Y12, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y1
-	MOVL             4(SI)(R8*2), R10                       // u0 = scales[0:4]
-	MOVL             8(SI)(R8*2), R11                       // u1 = scales[4:8]
-	MOVL             12(SI)(R8*2), R12                      // u2 = scales[8:12]
-	MOVL             R12, R13
-	SHRL             $4, R13
-	ANDL             $0x0f0f0f0f, R13
-	MOVL             R11, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R13                                // m[4:8]
-	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R10, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R12                                // sc[4:8]
-	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R10                               // sc[0:8]
-	SHLQ             $32, R13
-	ORQ              R13, R11                               // m[0:8]
-	MOVWLZX          0(SI)(R8*2), AX
-	VMOVD            AX, X5
-	VCVTPH2PS        X5, X5
-	VBROADCASTSS     X5, Y5
-	MOVWLZX          2(SI)(R8*2), AX
-	VMOVD            AX, X6
-	VCVTPH2PS        X6, X6
-	VBROADCASTSS     X6, Y6
-	VMOVQ            R10, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI)(R8*2), X5                        // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X5, X6                    // P
+	VPSHUFB          x8k4b<>(SB), X5, X5                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X6, X6                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X5, X5
+	VPAND            x8y30<>(SB), X5, X5                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X6, X6
+	VPOR             X5, X6, X6                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X6, Y4
+	VPUNPCKHQDQ      X6, X6, X6                             // m[0:8] in the low bytes
+	VPMOVZXBD        X6, Y7
+	VPBROADCASTD     0(SI)(R8*2), X8                        // d, dmin (f16)
+	VCVTPH2PS        X8, Y8                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y8, Y8, Y5                      // d ×8
+	VSHUFPS          $0x55, Y8, Y8, Y8                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y5, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R11, X7
-	VPMOVZXBD        X7, Y7
 	VCVTDQ2PS        Y7, Y7
-	VMULPS           Y6, Y7, Y7
+	VMULPS           Y8, Y7, Y7
 	VFNMADD231PS     (BX), Y7, Y2                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI)(R8*2), Y13                      // qh of stream 2
 	VMOVDQU          48(SI)(R8*2), Y5                       // nibbles of sub-blocks 0, 1
@@ -3574,12 +3403,30 @@ q54ablock:
 	VPSLLW           $3, Y13, Y8
 	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 1
 	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       0(DI), Y5, Y5
-	VPMADDUBSW       32(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VPMADDUBSW       0(DI), Y5, Y7
+	VPMADDUBSW       32(DI), Y6, Y8
+	VMOVDQU          112(SI)(R8*2), Y5                      // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VMOVDQU          Y13, Y9
+	VPAND            x8y10<>(SB), Y9, Y9                    // 16 × bit 4
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $1, Y13, Y10
+	VPAND            x8y10<>(SB), Y10, Y10                  // 16 × bit 5
+	VPOR             Y10, Y6, Y6
+	VPMADDUBSW       128(DI), Y5, Y9
+	VPMADDUBSW       160(DI), Y6, Y10
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
+	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
 	VMOVDQU          80(SI)(R8*2), Y5                       // nibbles of sub-blocks 2, 3
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -3590,93 +3437,53 @@ q54ablock:
 	VPSLLW           $1, Y13, Y8
 	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 3
 	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       64(DI), Y5, Y5
-	VPMADDUBSW       96(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y11
-	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
-	VMOVDQU          112(SI)(R8*2), Y5                      // nibbles of sub-blocks 4, 5
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VMOVDQU          Y13, Y7
-	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 4
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $1, Y13, Y8
-	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 5
-	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       128(DI), Y5, Y5
-	VPMADDUBSW       160(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VPMADDUBSW       64(DI), Y5, Y7
+	VPMADDUBSW       96(DI), Y6, Y8
 	VMOVDQU          144(SI)(R8*2), Y5                      // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPSRLW           $2, Y13, Y7
-	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 6
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $3, Y13, Y8
-	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 7
-	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       192(DI), Y5, Y5
-	VPMADDUBSW       224(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y12
-	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y12, Y11, Y5
-	VPERM2I128       $0x31, Y12, Y11, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPSRLW           $2, Y13, Y9
+	VPAND            x8y10<>(SB), Y9, Y9                    // 16 × bit 6
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $3, Y13, Y10
+	VPAND            x8y10<>(SB), Y10, Y10                  // 16 × bit 7
+	VPOR             Y10, Y6, Y6
+	VPMADDUBSW       192(DI), Y5, Y9
+	VPMADDUBSW       224(DI), Y6, Y10
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
+	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPHADDD          Y7, Y12, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y2
-	MOVL             4(SI)(R9*1), R10                       // u0 = scales[0:4]
-	MOVL             8(SI)(R9*1), R11                       // u1 = scales[4:8]
-	MOVL             12(SI)(R9*1), R12                      // u2 = scales[8:12]
-	MOVL             R12, R13
-	SHRL             $4, R13
-	ANDL             $0x0f0f0f0f, R13
-	MOVL             R11, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R13                                // m[4:8]
-	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R10, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R12                                // sc[4:8]
-	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R10                               // sc[0:8]
-	SHLQ             $32, R13
-	ORQ              R13, R11                               // m[0:8]
-	MOVWLZX          0(SI)(R9*1), AX
-	VMOVD            AX, X5
-	VCVTPH2PS        X5, X5
-	VBROADCASTSS     X5, Y5
-	MOVWLZX          2(SI)(R9*1), AX
-	VMOVD            AX, X6
-	VCVTPH2PS        X6, X6
-	VBROADCASTSS     X6, Y6
-	VMOVQ            R10, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI)(R9*1), X5                        // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X5, X6                    // P
+	VPSHUFB          x8k4b<>(SB), X5, X5                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X6, X6                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X5, X5
+	VPAND            x8y30<>(SB), X5, X5                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X6, X6
+	VPOR             X5, X6, X6                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X6, Y4
+	VPUNPCKHQDQ      X6, X6, X6                             // m[0:8] in the low bytes
+	VPMOVZXBD        X6, Y7
+	VPBROADCASTD     0(SI)(R9*1), X8                        // d, dmin (f16)
+	VCVTPH2PS        X8, Y8                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y8, Y8, Y5                      // d ×8
+	VSHUFPS          $0x55, Y8, Y8, Y8                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y5, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R11, X7
-	VPMOVZXBD        X7, Y7
 	VCVTDQ2PS        Y7, Y7
-	VMULPS           Y6, Y7, Y7
+	VMULPS           Y8, Y7, Y7
 	VFNMADD231PS     (BX), Y7, Y3                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI)(R9*1), Y13                      // qh of stream 3
 	VMOVDQU          48(SI)(R9*1), Y5                       // nibbles of sub-blocks 0, 1
@@ -3689,12 +3496,30 @@ q54ablock:
 	VPSLLW           $3, Y13, Y8
 	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 1
 	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       0(DI), Y5, Y5
-	VPMADDUBSW       32(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VPMADDUBSW       0(DI), Y5, Y7
+	VPMADDUBSW       32(DI), Y6, Y8
+	VMOVDQU          112(SI)(R9*1), Y5                      // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VMOVDQU          Y13, Y9
+	VPAND            x8y10<>(SB), Y9, Y9                    // 16 × bit 4
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $1, Y13, Y10
+	VPAND            x8y10<>(SB), Y10, Y10                  // 16 × bit 5
+	VPOR             Y10, Y6, Y6
+	VPMADDUBSW       128(DI), Y5, Y9
+	VPMADDUBSW       160(DI), Y6, Y10
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
+	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
 	VMOVDQU          80(SI)(R9*1), Y5                       // nibbles of sub-blocks 2, 3
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -3705,51 +3530,31 @@ q54ablock:
 	VPSLLW           $1, Y13, Y8
 	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 3
 	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       64(DI), Y5, Y5
-	VPMADDUBSW       96(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y11
-	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
-	VMOVDQU          112(SI)(R9*1), Y5                      // nibbles of sub-blocks 4, 5
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VMOVDQU          Y13, Y7
-	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 4
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $1, Y13, Y8
-	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 5
-	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       128(DI), Y5, Y5
-	VPMADDUBSW       160(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VPMADDUBSW       64(DI), Y5, Y7
+	VPMADDUBSW       96(DI), Y6, Y8
 	VMOVDQU          144(SI)(R9*1), Y5                      // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPSRLW           $2, Y13, Y7
-	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 6
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $3, Y13, Y8
-	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 7
-	VPOR             Y8, Y6, Y6
-	VPMADDUBSW       192(DI), Y5, Y5
-	VPMADDUBSW       224(DI), Y6, Y6
-	VPMADDWD         Y14, Y5, Y5
-	VPMADDWD         Y14, Y6, Y6                            // sums of 4 columns
-	VPACKSSDW        Y6, Y5, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y12
-	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y12, Y11, Y5
-	VPERM2I128       $0x31, Y12, Y11, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPSRLW           $2, Y13, Y9
+	VPAND            x8y10<>(SB), Y9, Y9                    // 16 × bit 6
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $3, Y13, Y10
+	VPAND            x8y10<>(SB), Y10, Y10                  // 16 × bit 7
+	VPOR             Y10, Y6, Y6
+	VPMADDUBSW       192(DI), Y5, Y9
+	VPMADDUBSW       224(DI), Y6, Y10
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDW           Y9, Y11, Y7                            // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y7, Y7
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
+	VPADDW           Y10, Y11, Y8                           // |Σ of 4| ≤ 4·31·127
+	VPMADDWD         Y14, Y8, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPHADDD          Y7, Y12, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y3
 	PREFETCHT0       8192(SI)
@@ -4249,21 +4054,37 @@ q64ablock:
 	VCVTDQ2PS        Y10, Y10
 	VFMADD231PS      Y5, Y10, Y3
 	PREFETCHT0       8192(SI)
+	PREFETCHT0       8224(SI)
 	PREFETCHT0       8256(SI)
+	PREFETCHT0       8288(SI)
 	PREFETCHT0       8320(SI)
+	PREFETCHT0       8352(SI)
 	PREFETCHT0       8384(SI)
+	PREFETCHT0       8416(SI)
 	PREFETCHT0       8192(SI)(R8*1)
+	PREFETCHT0       8224(SI)(R8*1)
 	PREFETCHT0       8256(SI)(R8*1)
+	PREFETCHT0       8288(SI)(R8*1)
 	PREFETCHT0       8320(SI)(R8*1)
+	PREFETCHT0       8352(SI)(R8*1)
 	PREFETCHT0       8384(SI)(R8*1)
+	PREFETCHT0       8416(SI)(R8*1)
 	PREFETCHT0       8192(SI)(R8*2)
+	PREFETCHT0       8224(SI)(R8*2)
 	PREFETCHT0       8256(SI)(R8*2)
+	PREFETCHT0       8288(SI)(R8*2)
 	PREFETCHT0       8320(SI)(R8*2)
+	PREFETCHT0       8352(SI)(R8*2)
 	PREFETCHT0       8384(SI)(R8*2)
+	PREFETCHT0       8416(SI)(R8*2)
 	PREFETCHT0       8192(SI)(R9*1)
+	PREFETCHT0       8224(SI)(R9*1)
 	PREFETCHT0       8256(SI)(R9*1)
+	PREFETCHT0       8288(SI)(R9*1)
 	PREFETCHT0       8320(SI)(R9*1)
+	PREFETCHT0       8352(SI)(R9*1)
 	PREFETCHT0       8384(SI)(R9*1)
+	PREFETCHT0       8416(SI)(R9*1)
 	ADDQ             $210, SI
 	ADDQ             $256, DI
 	ADDQ             $32, DX
@@ -4571,47 +4392,26 @@ q4arowv:
 	MOVQ             nb+48(FP), CX
 	VXORPS           Y0, Y0, Y0
 q4ablockv:
-	MOVL             4(SI), R8                              // u0 = scales[0:4]
-	MOVL             8(SI), R9                              // u1 = scales[4:8]
-	MOVL             12(SI), R10                            // u2 = scales[8:12]
-	MOVL             R10, R11
-	SHRL             $4, R11
-	ANDL             $0x0f0f0f0f, R11
-	MOVL             R9, R12
-	SHRL             $6, R12
-	ANDL             $0x03030303, R12
-	SHLL             $4, R12
-	ORL              R12, R11                               // m[4:8]
-	ANDL             $0x3f3f3f3f, R9                        // m[0:4]
-	MOVL             R10, R12
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R8, R13
-	SHRL             $6, R13
-	ANDL             $0x03030303, R13
-	SHLL             $4, R13
-	ORL              R13, R12                               // sc[4:8]
-	ANDL             $0x3f3f3f3f, R8                        // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R8                                // sc[0:8]
-	SHLQ             $32, R11
-	ORQ              R11, R9                                // m[0:8]
-	MOVWLZX          (SI), AX
-	VMOVD            AX, X2
-	VCVTPH2PS        X2, X2
-	VBROADCASTSS     X2, Y2
-	MOVWLZX          2(SI), AX
-	VMOVD            AX, X3
-	VCVTPH2PS        X3, X3
-	VBROADCASTSS     X3, Y3
-	VMOVQ            R8, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI), X2                              // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X2, X3                    // P
+	VPSHUFB          x8k4b<>(SB), X2, X2                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X3, X3                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X2, X2
+	VPAND            x8y30<>(SB), X2, X2                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X3, X3
+	VPOR             X2, X3, X3                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X3, Y4
+	VPUNPCKHQDQ      X3, X3, X3                             // m[0:8] in the low bytes
+	VPMOVZXBD        X3, Y5
+	VPBROADCASTD     (SI), X6                               // d, dmin (f16)
+	VCVTPH2PS        X6, Y6                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y6, Y6, Y2                      // d ×8
+	VSHUFPS          $0x55, Y6, Y6, Y6                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y2, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R9, X5
-	VPMOVZXBD        X5, Y5
 	VCVTDQ2PS        Y5, Y5
-	VMULPS           Y3, Y5, Y5
+	VMULPS           Y6, Y5, Y5
 	VFNMADD231PS     (BX), Y5, Y0                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI), Y5                             // nibbles of sub-blocks 0, 1
 	VPSRLW           $4, Y5, Y6
@@ -4621,8 +4421,22 @@ q4ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x3f // VPDPBUSD 0(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x20 // VPDPBUSD 32(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          80(SI), Y5                             // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y12, Y12, Y12
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0xa7; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y12 (VEX)
+	VPBLENDD         $0xf0, Y9, Y7, Y1                      // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDD           Y9, Y1, Y7
+	VPBLENDD         $0xf0, Y12, Y8, Y1                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y12, Y8, Y12                    // [x.H, y.L]
+	VPADDD           Y12, Y1, Y8
+	VPACKSSDW        Y8, Y7, Y3
+	VPMADDWD         Y14, Y3, Y3                            // sub-blocks 0, 1 | 4, 5: two lanes each
 	VMOVDQU          48(SI), Y5                             // nibbles of sub-blocks 2, 3
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -4631,35 +4445,24 @@ q4ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x7f; BYTE $0x40 // VPDPBUSD 64(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x60 // VPDPBUSD 96(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y12                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y12, Y12                          // sums of 8 columns
-	VPACKSSDW        Y12, Y9, Y1
-	VPMADDWD         Y14, Y1, Y1                            // sub-blocks 0-3, each half of 16 columns
-	VMOVDQU          80(SI), Y5                             // nibbles of sub-blocks 4, 5
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
 	VMOVDQU          112(SI), Y5                            // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y12                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y12, Y12                          // sums of 8 columns
-	VPACKSSDW        Y12, Y9, Y3
-	VPMADDWD         Y14, Y3, Y3                            // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y3, Y1, Y5
-	VPERM2I128       $0x31, Y3, Y1, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y12, Y12, Y12
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0xa7; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y12 (VEX)
+	VPBLENDD         $0xf0, Y9, Y7, Y1                      // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDD           Y9, Y1, Y7
+	VPBLENDD         $0xf0, Y12, Y8, Y1                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y12, Y8, Y12                    // [x.H, y.L]
+	VPADDD           Y12, Y1, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPACKSSDW        Y7, Y3, Y5
+	VPMADDWD         Y14, Y5, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y0
 	PREFETCHT0       8192(SI)
@@ -4698,47 +4501,26 @@ q5arowv:
 	MOVQ             nb+48(FP), CX
 	VXORPS           Y0, Y0, Y0
 q5ablockv:
-	MOVL             4(SI), R8                              // u0 = scales[0:4]
-	MOVL             8(SI), R9                              // u1 = scales[4:8]
-	MOVL             12(SI), R10                            // u2 = scales[8:12]
-	MOVL             R10, R11
-	SHRL             $4, R11
-	ANDL             $0x0f0f0f0f, R11
-	MOVL             R9, R12
-	SHRL             $6, R12
-	ANDL             $0x03030303, R12
-	SHLL             $4, R12
-	ORL              R12, R11                               // m[4:8]
-	ANDL             $0x3f3f3f3f, R9                        // m[0:4]
-	MOVL             R10, R12
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R8, R13
-	SHRL             $6, R13
-	ANDL             $0x03030303, R13
-	SHLL             $4, R13
-	ORL              R13, R12                               // sc[4:8]
-	ANDL             $0x3f3f3f3f, R8                        // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R8                                // sc[0:8]
-	SHLQ             $32, R11
-	ORQ              R11, R9                                // m[0:8]
-	MOVWLZX          (SI), AX
-	VMOVD            AX, X2
-	VCVTPH2PS        X2, X2
-	VBROADCASTSS     X2, Y2
-	MOVWLZX          2(SI), AX
-	VMOVD            AX, X3
-	VCVTPH2PS        X3, X3
-	VBROADCASTSS     X3, Y3
-	VMOVQ            R8, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI), X2                              // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X2, X3                    // P
+	VPSHUFB          x8k4b<>(SB), X2, X2                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X3, X3                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X2, X2
+	VPAND            x8y30<>(SB), X2, X2                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X3, X3
+	VPOR             X2, X3, X3                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X3, Y4
+	VPUNPCKHQDQ      X3, X3, X3                             // m[0:8] in the low bytes
+	VPMOVZXBD        X3, Y5
+	VPBROADCASTD     (SI), X6                               // d, dmin (f16)
+	VCVTPH2PS        X6, Y6                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y6, Y6, Y2                      // d ×8
+	VSHUFPS          $0x55, Y6, Y6, Y6                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y2, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R9, X5
-	VPMOVZXBD        X5, Y5
 	VCVTDQ2PS        Y5, Y5
-	VMULPS           Y3, Y5, Y5
+	VMULPS           Y6, Y5, Y5
 	VFNMADD231PS     (BX), Y5, Y0                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI), Y11                            // qh
 	VMOVDQU          48(SI), Y5                             // nibbles of sub-blocks 0, 1
@@ -4755,8 +4537,28 @@ q5ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x3f // VPDPBUSD 0(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x20 // VPDPBUSD 32(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          112(SI), Y5                            // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VMOVDQU          Y11, Y9
+	VPAND            Y13, Y9, Y9                            // 16 × bit 4
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $1, Y11, Y12
+	VPAND            Y13, Y12, Y12                          // 16 × bit 5
+	VPOR             Y12, Y6, Y6
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y12, Y12, Y12
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0xa7; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y12 (VEX)
+	VPBLENDD         $0xf0, Y9, Y7, Y1                      // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDD           Y9, Y1, Y7
+	VPBLENDD         $0xf0, Y12, Y8, Y1                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y12, Y8, Y12                    // [x.H, y.L]
+	VPADDD           Y12, Y1, Y8
+	VPACKSSDW        Y8, Y7, Y3
+	VPMADDWD         Y14, Y3, Y3                            // sub-blocks 0, 1 | 4, 5: two lanes each
 	VMOVDQU          80(SI), Y5                             // nibbles of sub-blocks 2, 3
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -4771,47 +4573,29 @@ q5ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x7f; BYTE $0x40 // VPDPBUSD 64(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x60 // VPDPBUSD 96(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y12                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y12, Y12                          // sums of 8 columns
-	VPACKSSDW        Y12, Y9, Y1
-	VPMADDWD         Y14, Y1, Y1                            // sub-blocks 0-3, each half of 16 columns
-	VMOVDQU          112(SI), Y5                            // nibbles of sub-blocks 4, 5
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VMOVDQU          Y11, Y7
-	VPAND            Y13, Y7, Y7                            // 16 × bit 4
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $1, Y11, Y8
-	VPAND            Y13, Y8, Y8                            // 16 × bit 5
-	VPOR             Y8, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
 	VMOVDQU          144(SI), Y5                            // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPSRLW           $2, Y11, Y7
-	VPAND            Y13, Y7, Y7                            // 16 × bit 6
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $3, Y11, Y8
-	VPAND            Y13, Y8, Y8                            // 16 × bit 7
-	VPOR             Y8, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y12                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y12, Y12                          // sums of 8 columns
-	VPACKSSDW        Y12, Y9, Y3
-	VPMADDWD         Y14, Y3, Y3                            // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y3, Y1, Y5
-	VPERM2I128       $0x31, Y3, Y1, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPSRLW           $2, Y11, Y9
+	VPAND            Y13, Y9, Y9                            // 16 × bit 6
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $3, Y11, Y12
+	VPAND            Y13, Y12, Y12                          // 16 × bit 7
+	VPOR             Y12, Y6, Y6
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y12, Y12, Y12
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0xa7; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y12 (VEX)
+	VPBLENDD         $0xf0, Y9, Y7, Y1                      // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDD           Y9, Y1, Y7
+	VPBLENDD         $0xf0, Y12, Y8, Y1                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y12, Y8, Y12                    // [x.H, y.L]
+	VPADDD           Y12, Y1, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPHADDD          Y7, Y3, Y5                             // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y0
 	PREFETCHT0       8192(SI)
@@ -4991,46 +4775,26 @@ q44arowv:
 	VXORPS           Y2, Y2, Y2
 	VXORPS           Y3, Y3, Y3
 q44ablockv:
-	MOVL             4(SI), R10                             // u0 = scales[0:4]
-	MOVL             8(SI), R11                             // u1 = scales[4:8]
-	MOVL             12(SI), R12                            // u2 = scales[8:12]
-	MOVL             R12, R13
-	SHRL             $4, R13
-	ANDL             $0x0f0f0f0f, R13
-	MOVL             R11, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R13                                // m[4:8]
-	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R10, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R12                                // sc[4:8]
-	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R10                               // sc[0:8]
-	SHLQ             $32, R13
-	ORQ              R13, R11                               // m[0:8]
-	MOVWLZX          0(SI), AX
-	VMOVD            AX, X5
-	VCVTPH2PS        X5, X5
-	VBROADCASTSS     X5, Y5
-	MOVWLZX          2(SI), AX
-	VMOVD            AX, X6
-	VCVTPH2PS        X6, X6
-	VBROADCASTSS     X6, Y6
-	VMOVQ            R10, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI), X5                              // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X5, X6                    // P
+	VPSHUFB          x8k4b<>(SB), X5, X5                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X6, X6                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X5, X5
+	VPAND            x8y30<>(SB), X5, X5                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X6, X6
+	VPOR             X5, X6, X6                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X6, Y4
+	VPUNPCKHQDQ      X6, X6, X6                             // m[0:8] in the low bytes
+	VPMOVZXBD        X6, Y7
+	VPBROADCASTD     0(SI), X8                              // d, dmin (f16)
+	VCVTPH2PS        X8, Y8                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y8, Y8, Y5                      // d ×8
+	VSHUFPS          $0x55, Y8, Y8, Y8                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y5, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R11, X7
-	VPMOVZXBD        X7, Y7
 	VCVTDQ2PS        Y7, Y7
-	VMULPS           Y6, Y7, Y7
+	VMULPS           Y8, Y7, Y7
 	VFNMADD231PS     (BX), Y7, Y0                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI), Y5                             // nibbles of sub-blocks 0, 1
 	VPSRLW           $4, Y5, Y6
@@ -5040,8 +4804,22 @@ q44ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x3f // VPDPBUSD 0(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x20 // VPDPBUSD 32(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          80(SI), Y5                             // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y10, Y10, Y10
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y10 (VEX)
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDD           Y9, Y11, Y7
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
+	VPADDD           Y10, Y11, Y8
+	VPACKSSDW        Y8, Y7, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
 	VMOVDQU          48(SI), Y5                             // nibbles of sub-blocks 2, 3
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -5050,77 +4828,46 @@ q44ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x7f; BYTE $0x40 // VPDPBUSD 64(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x60 // VPDPBUSD 96(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y11
-	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
-	VMOVDQU          80(SI), Y5                             // nibbles of sub-blocks 4, 5
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
 	VMOVDQU          112(SI), Y5                            // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y12
-	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y12, Y11, Y5
-	VPERM2I128       $0x31, Y12, Y11, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y10, Y10, Y10
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y10 (VEX)
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDD           Y9, Y11, Y7
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
+	VPADDD           Y10, Y11, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPACKSSDW        Y7, Y12, Y5
+	VPMADDWD         Y14, Y5, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y0
-	MOVL             4(SI)(R8*1), R10                       // u0 = scales[0:4]
-	MOVL             8(SI)(R8*1), R11                       // u1 = scales[4:8]
-	MOVL             12(SI)(R8*1), R12                      // u2 = scales[8:12]
-	MOVL             R12, R13
-	SHRL             $4, R13
-	ANDL             $0x0f0f0f0f, R13
-	MOVL             R11, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R13                                // m[4:8]
-	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R10, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R12                                // sc[4:8]
-	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R10                               // sc[0:8]
-	SHLQ             $32, R13
-	ORQ              R13, R11                               // m[0:8]
-	MOVWLZX          0(SI)(R8*1), AX
-	VMOVD            AX, X5
-	VCVTPH2PS        X5, X5
-	VBROADCASTSS     X5, Y5
-	MOVWLZX          2(SI)(R8*1), AX
-	VMOVD            AX, X6
-	VCVTPH2PS        X6, X6
-	VBROADCASTSS     X6, Y6
-	VMOVQ            R10, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI)(R8*1), X5                        // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X5, X6                    // P
+	VPSHUFB          x8k4b<>(SB), X5, X5                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X6, X6                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X5, X5
+	VPAND            x8y30<>(SB), X5, X5                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X6, X6
+	VPOR             X5, X6, X6                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X6, Y4
+	VPUNPCKHQDQ      X6, X6, X6                             // m[0:8] in the low bytes
+	VPMOVZXBD        X6, Y7
+	VPBROADCASTD     0(SI)(R8*1), X8                        // d, dmin (f16)
+	VCVTPH2PS        X8, Y8                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y8, Y8, Y5                      // d ×8
+	VSHUFPS          $0x55, Y8, Y8, Y8                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y5, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R11, X7
-	VPMOVZXBD        X7, Y7
 	VCVTDQ2PS        Y7, Y7
-	VMULPS           Y6, Y7, Y7
+	VMULPS           Y8, Y7, Y7
 	VFNMADD231PS     (BX), Y7, Y1                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI)(R8*1), Y5                       // nibbles of sub-blocks 0, 1
 	VPSRLW           $4, Y5, Y6
@@ -5130,8 +4877,22 @@ q44ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x3f // VPDPBUSD 0(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x20 // VPDPBUSD 32(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          80(SI)(R8*1), Y5                       // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y10, Y10, Y10
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y10 (VEX)
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDD           Y9, Y11, Y7
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
+	VPADDD           Y10, Y11, Y8
+	VPACKSSDW        Y8, Y7, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
 	VMOVDQU          48(SI)(R8*1), Y5                       // nibbles of sub-blocks 2, 3
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -5140,77 +4901,46 @@ q44ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x7f; BYTE $0x40 // VPDPBUSD 64(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x60 // VPDPBUSD 96(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y11
-	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
-	VMOVDQU          80(SI)(R8*1), Y5                       // nibbles of sub-blocks 4, 5
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
 	VMOVDQU          112(SI)(R8*1), Y5                      // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y12
-	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y12, Y11, Y5
-	VPERM2I128       $0x31, Y12, Y11, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y10, Y10, Y10
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y10 (VEX)
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDD           Y9, Y11, Y7
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
+	VPADDD           Y10, Y11, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPACKSSDW        Y7, Y12, Y5
+	VPMADDWD         Y14, Y5, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y1
-	MOVL             4(SI)(R8*2), R10                       // u0 = scales[0:4]
-	MOVL             8(SI)(R8*2), R11                       // u1 = scales[4:8]
-	MOVL             12(SI)(R8*2), R12                      // u2 = scales[8:12]
-	MOVL             R12, R13
-	SHRL             $4, R13
-	ANDL             $0x0f0f0f0f, R13
-	MOVL             R11, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R13                                // m[4:8]
-	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R10, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R12                                // sc[4:8]
-	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R10                               // sc[0:8]
-	SHLQ             $32, R13
-	ORQ              R13, R11                               // m[0:8]
-	MOVWLZX          0(SI)(R8*2), AX
-	VMOVD            AX, X5
-	VCVTPH2PS        X5, X5
-	VBROADCASTSS     X5, Y5
-	MOVWLZX          2(SI)(R8*2), AX
-	VMOVD            AX, X6
-	VCVTPH2PS        X6, X6
-	VBROADCASTSS     X6, Y6
-	VMOVQ            R10, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI)(R8*2), X5                        // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X5, X6                    // P
+	VPSHUFB          x8k4b<>(SB), X5, X5                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X6, X6                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X5, X5
+	VPAND            x8y30<>(SB), X5, X5                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X6, X6
+	VPOR             X5, X6, X6                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X6, Y4
+	VPUNPCKHQDQ      X6, X6, X6                             // m[0:8] in the low bytes
+	VPMOVZXBD        X6, Y7
+	VPBROADCASTD     0(SI)(R8*2), X8                        // d, dmin (f16)
+	VCVTPH2PS        X8, Y8                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y8, Y8, Y5                      // d ×8
+	VSHUFPS          $0x55, Y8, Y8, Y8                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y5, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R11, X7
-	VPMOVZXBD        X7, Y7
 	VCVTDQ2PS        Y7, Y7
-	VMULPS           Y6, Y7, Y7
+	VMULPS           Y8, Y7, Y7
 	VFNMADD231PS     (BX), Y7, Y2                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI)(R8*2), Y5                       // nibbles of sub-blocks 0, 1
 	VPSRLW           $4, Y5, Y6
@@ -5220,8 +4950,22 @@ q44ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x3f // VPDPBUSD 0(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x20 // VPDPBUSD 32(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          80(SI)(R8*2), Y5                       // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y10, Y10, Y10
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y10 (VEX)
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDD           Y9, Y11, Y7
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
+	VPADDD           Y10, Y11, Y8
+	VPACKSSDW        Y8, Y7, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
 	VMOVDQU          48(SI)(R8*2), Y5                       // nibbles of sub-blocks 2, 3
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -5230,77 +4974,46 @@ q44ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x7f; BYTE $0x40 // VPDPBUSD 64(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x60 // VPDPBUSD 96(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y11
-	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
-	VMOVDQU          80(SI)(R8*2), Y5                       // nibbles of sub-blocks 4, 5
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
 	VMOVDQU          112(SI)(R8*2), Y5                      // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y12
-	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y12, Y11, Y5
-	VPERM2I128       $0x31, Y12, Y11, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y10, Y10, Y10
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y10 (VEX)
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDD           Y9, Y11, Y7
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
+	VPADDD           Y10, Y11, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPACKSSDW        Y7, Y12, Y5
+	VPMADDWD         Y14, Y5, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y2
-	MOVL             4(SI)(R9*1), R10                       // u0 = scales[0:4]
-	MOVL             8(SI)(R9*1), R11                       // u1 = scales[4:8]
-	MOVL             12(SI)(R9*1), R12                      // u2 = scales[8:12]
-	MOVL             R12, R13
-	SHRL             $4, R13
-	ANDL             $0x0f0f0f0f, R13
-	MOVL             R11, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R13                                // m[4:8]
-	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R10, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R12                                // sc[4:8]
-	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R10                               // sc[0:8]
-	SHLQ             $32, R13
-	ORQ              R13, R11                               // m[0:8]
-	MOVWLZX          0(SI)(R9*1), AX
-	VMOVD            AX, X5
-	VCVTPH2PS        X5, X5
-	VBROADCASTSS     X5, Y5
-	MOVWLZX          2(SI)(R9*1), AX
-	VMOVD            AX, X6
-	VCVTPH2PS        X6, X6
-	VBROADCASTSS     X6, Y6
-	VMOVQ            R10, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI)(R9*1), X5                        // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X5, X6                    // P
+	VPSHUFB          x8k4b<>(SB), X5, X5                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X6, X6                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X5, X5
+	VPAND            x8y30<>(SB), X5, X5                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X6, X6
+	VPOR             X5, X6, X6                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X6, Y4
+	VPUNPCKHQDQ      X6, X6, X6                             // m[0:8] in the low bytes
+	VPMOVZXBD        X6, Y7
+	VPBROADCASTD     0(SI)(R9*1), X8                        // d, dmin (f16)
+	VCVTPH2PS        X8, Y8                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y8, Y8, Y5                      // d ×8
+	VSHUFPS          $0x55, Y8, Y8, Y8                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y5, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R11, X7
-	VPMOVZXBD        X7, Y7
 	VCVTDQ2PS        Y7, Y7
-	VMULPS           Y6, Y7, Y7
+	VMULPS           Y8, Y7, Y7
 	VFNMADD231PS     (BX), Y7, Y3                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI)(R9*1), Y5                       // nibbles of sub-blocks 0, 1
 	VPSRLW           $4, Y5, Y6
@@ -5310,8 +5023,22 @@ q44ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x3f // VPDPBUSD 0(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x20 // VPDPBUSD 32(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          80(SI)(R9*1), Y5                       // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y10, Y10, Y10
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y10 (VEX)
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDD           Y9, Y11, Y7
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
+	VPADDD           Y10, Y11, Y8
+	VPACKSSDW        Y8, Y7, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
 	VMOVDQU          48(SI)(R9*1), Y5                       // nibbles of sub-blocks 2, 3
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -5320,49 +5047,50 @@ q44ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x7f; BYTE $0x40 // VPDPBUSD 64(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x60 // VPDPBUSD 96(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y11
-	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
-	VMOVDQU          80(SI)(R9*1), Y5                       // nibbles of sub-blocks 4, 5
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
 	VMOVDQU          112(SI)(R9*1), Y5                      // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y12
-	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y12, Y11, Y5
-	VPERM2I128       $0x31, Y12, Y11, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y10, Y10, Y10
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y10 (VEX)
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDD           Y9, Y11, Y7
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
+	VPADDD           Y10, Y11, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPACKSSDW        Y7, Y12, Y5
+	VPMADDWD         Y14, Y5, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y3
 	PREFETCHT0       8192(SI)
+	PREFETCHT0       8224(SI)
 	PREFETCHT0       8256(SI)
+	PREFETCHT0       8288(SI)
 	PREFETCHT0       8320(SI)
+	PREFETCHT0       8352(SI)
 	PREFETCHT0       8192(SI)(R8*1)
+	PREFETCHT0       8224(SI)(R8*1)
 	PREFETCHT0       8256(SI)(R8*1)
+	PREFETCHT0       8288(SI)(R8*1)
 	PREFETCHT0       8320(SI)(R8*1)
+	PREFETCHT0       8352(SI)(R8*1)
 	PREFETCHT0       8192(SI)(R8*2)
+	PREFETCHT0       8224(SI)(R8*2)
 	PREFETCHT0       8256(SI)(R8*2)
+	PREFETCHT0       8288(SI)(R8*2)
 	PREFETCHT0       8320(SI)(R8*2)
+	PREFETCHT0       8352(SI)(R8*2)
 	PREFETCHT0       8192(SI)(R9*1)
+	PREFETCHT0       8224(SI)(R9*1)
 	PREFETCHT0       8256(SI)(R9*1)
+	PREFETCHT0       8288(SI)(R9*1)
 	PREFETCHT0       8320(SI)(R9*1)
+	PREFETCHT0       8352(SI)(R9*1)
 	ADDQ             $144, SI
 	ADDQ             $256, DI
 	ADDQ             $32, DX
@@ -5420,46 +5148,26 @@ q54arowv:
 	VXORPS           Y2, Y2, Y2
 	VXORPS           Y3, Y3, Y3
 q54ablockv:
-	MOVL             4(SI), R10                             // u0 = scales[0:4]
-	MOVL             8(SI), R11                             // u1 = scales[4:8]
-	MOVL             12(SI), R12                            // u2 = scales[8:12]
-	MOVL             R12, R13
-	SHRL             $4, R13
-	ANDL             $0x0f0f0f0f, R13
-	MOVL             R11, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R13                                // m[4:8]
-	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R10, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R12                                // sc[4:8]
-	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R10                               // sc[0:8]
-	SHLQ             $32, R13
-	ORQ              R13, R11                               // m[0:8]
-	MOVWLZX          0(SI), AX
-	VMOVD            AX, X5
-	VCVTPH2PS        X5, X5
-	VBROADCASTSS     X5, Y5
-	MOVWLZX          2(SI), AX
-	VMOVD            AX, X6
-	VCVTPH2PS        X6, X6
-	VBROADCASTSS     X6, Y6
-	VMOVQ            R10, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI), X5                              // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X5, X6                    // P
+	VPSHUFB          x8k4b<>(SB), X5, X5                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X6, X6                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X5, X5
+	VPAND            x8y30<>(SB), X5, X5                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X6, X6
+	VPOR             X5, X6, X6                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X6, Y4
+	VPUNPCKHQDQ      X6, X6, X6                             // m[0:8] in the low bytes
+	VPMOVZXBD        X6, Y7
+	VPBROADCASTD     0(SI), X8                              // d, dmin (f16)
+	VCVTPH2PS        X8, Y8                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y8, Y8, Y5                      // d ×8
+	VSHUFPS          $0x55, Y8, Y8, Y8                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y5, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R11, X7
-	VPMOVZXBD        X7, Y7
 	VCVTDQ2PS        Y7, Y7
-	VMULPS           Y6, Y7, Y7
+	VMULPS           Y8, Y7, Y7
 	VFNMADD231PS     (BX), Y7, Y0                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI), Y13                            // qh of stream 0
 	VMOVDQU          48(SI), Y5                             // nibbles of sub-blocks 0, 1
@@ -5476,8 +5184,28 @@ q54ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x3f // VPDPBUSD 0(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x20 // VPDPBUSD 32(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          112(SI), Y5                            // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VMOVDQU          Y13, Y9
+	VPAND            x8y10<>(SB), Y9, Y9                    // 16 × bit 4
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $1, Y13, Y10
+	VPAND            x8y10<>(SB), Y10, Y10                  // 16 × bit 5
+	VPOR             Y10, Y6, Y6
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y10, Y10, Y10
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y10 (VEX)
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDD           Y9, Y11, Y7
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
+	VPADDD           Y10, Y11, Y8
+	VPACKSSDW        Y8, Y7, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
 	VMOVDQU          80(SI), Y5                             // nibbles of sub-blocks 2, 3
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -5492,89 +5220,51 @@ q54ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x7f; BYTE $0x40 // VPDPBUSD 64(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x60 // VPDPBUSD 96(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y11
-	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
-	VMOVDQU          112(SI), Y5                            // nibbles of sub-blocks 4, 5
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VMOVDQU          Y13, Y7
-	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 4
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $1, Y13, Y8
-	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 5
-	VPOR             Y8, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
 	VMOVDQU          144(SI), Y5                            // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPSRLW           $2, Y13, Y7
-	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 6
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $3, Y13, Y8
-	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 7
-	VPOR             Y8, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y12
-	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y12, Y11, Y5
-	VPERM2I128       $0x31, Y12, Y11, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPSRLW           $2, Y13, Y9
+	VPAND            x8y10<>(SB), Y9, Y9                    // 16 × bit 6
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $3, Y13, Y10
+	VPAND            x8y10<>(SB), Y10, Y10                  // 16 × bit 7
+	VPOR             Y10, Y6, Y6
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y10, Y10, Y10
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y10 (VEX)
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDD           Y9, Y11, Y7
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
+	VPADDD           Y10, Y11, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPHADDD          Y7, Y12, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y0
-	MOVL             4(SI)(R8*1), R10                       // u0 = scales[0:4]
-	MOVL             8(SI)(R8*1), R11                       // u1 = scales[4:8]
-	MOVL             12(SI)(R8*1), R12                      // u2 = scales[8:12]
-	MOVL             R12, R13
-	SHRL             $4, R13
-	ANDL             $0x0f0f0f0f, R13
-	MOVL             R11, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R13                                // m[4:8]
-	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R10, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R12                                // sc[4:8]
-	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R10                               // sc[0:8]
-	SHLQ             $32, R13
-	ORQ              R13, R11                               // m[0:8]
-	MOVWLZX          0(SI)(R8*1), AX
-	VMOVD            AX, X5
-	VCVTPH2PS        X5, X5
-	VBROADCASTSS     X5, Y5
-	MOVWLZX          2(SI)(R8*1), AX
-	VMOVD            AX, X6
-	VCVTPH2PS        X6, X6
-	VBROADCASTSS     X6, Y6
-	VMOVQ            R10, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI)(R8*1), X5                        // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X5, X6                    // P
+	VPSHUFB          x8k4b<>(SB), X5, X5                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X6, X6                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X5, X5
+	VPAND            x8y30<>(SB), X5, X5                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X6, X6
+	VPOR             X5, X6, X6                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X6, Y4
+	VPUNPCKHQDQ      X6, X6, X6                             // m[0:8] in the low bytes
+	VPMOVZXBD        X6, Y7
+	VPBROADCASTD     0(SI)(R8*1), X8                        // d, dmin (f16)
+	VCVTPH2PS        X8, Y8                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y8, Y8, Y5                      // d ×8
+	VSHUFPS          $0x55, Y8, Y8, Y8                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y5, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R11, X7
-	VPMOVZXBD        X7, Y7
 	VCVTDQ2PS        Y7, Y7
-	VMULPS           Y6, Y7, Y7
+	VMULPS           Y8, Y7, Y7
 	VFNMADD231PS     (BX), Y7, Y1                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI)(R8*1), Y13                      // qh of stream 1
 	VMOVDQU          48(SI)(R8*1), Y5                       // nibbles of sub-blocks 0, 1
@@ -5591,8 +5281,28 @@ q54ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x3f // VPDPBUSD 0(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x20 // VPDPBUSD 32(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          112(SI)(R8*1), Y5                      // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VMOVDQU          Y13, Y9
+	VPAND            x8y10<>(SB), Y9, Y9                    // 16 × bit 4
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $1, Y13, Y10
+	VPAND            x8y10<>(SB), Y10, Y10                  // 16 × bit 5
+	VPOR             Y10, Y6, Y6
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y10, Y10, Y10
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y10 (VEX)
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDD           Y9, Y11, Y7
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
+	VPADDD           Y10, Y11, Y8
+	VPACKSSDW        Y8, Y7, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
 	VMOVDQU          80(SI)(R8*1), Y5                       // nibbles of sub-blocks 2, 3
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -5607,89 +5317,51 @@ q54ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x7f; BYTE $0x40 // VPDPBUSD 64(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x60 // VPDPBUSD 96(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y11
-	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
-	VMOVDQU          112(SI)(R8*1), Y5                      // nibbles of sub-blocks 4, 5
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VMOVDQU          Y13, Y7
-	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 4
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $1, Y13, Y8
-	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 5
-	VPOR             Y8, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
 	VMOVDQU          144(SI)(R8*1), Y5                      // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPSRLW           $2, Y13, Y7
-	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 6
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $3, Y13, Y8
-	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 7
-	VPOR             Y8, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y12
-	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y12, Y11, Y5
-	VPERM2I128       $0x31, Y12, Y11, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPSRLW           $2, Y13, Y9
+	VPAND            x8y10<>(SB), Y9, Y9                    // 16 × bit 6
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $3, Y13, Y10
+	VPAND            x8y10<>(SB), Y10, Y10                  // 16 × bit 7
+	VPOR             Y10, Y6, Y6
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y10, Y10, Y10
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y10 (VEX)
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDD           Y9, Y11, Y7
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
+	VPADDD           Y10, Y11, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPHADDD          Y7, Y12, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y1
-	MOVL             4(SI)(R8*2), R10                       // u0 = scales[0:4]
-	MOVL             8(SI)(R8*2), R11                       // u1 = scales[4:8]
-	MOVL             12(SI)(R8*2), R12                      // u2 = scales[8:12]
-	MOVL             R12, R13
-	SHRL             $4, R13
-	ANDL             $0x0f0f0f0f, R13
-	MOVL             R11, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R13                                // m[4:8]
-	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R10, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R12                                // sc[4:8]
-	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R10                               // sc[0:8]
-	SHLQ             $32, R13
-	ORQ              R13, R11                               // m[0:8]
-	MOVWLZX          0(SI)(R8*2), AX
-	VMOVD            AX, X5
-	VCVTPH2PS        X5, X5
-	VBROADCASTSS     X5, Y5
-	MOVWLZX          2(SI)(R8*2), AX
-	VMOVD            AX, X6
-	VCVTPH2PS        X6, X6
-	VBROADCASTSS     X6, Y6
-	VMOVQ            R10, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI)(R8*2), X5                        // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X5, X6                    // P
+	VPSHUFB          x8k4b<>(SB), X5, X5                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X6, X6                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X5, X5
+	VPAND            x8y30<>(SB), X5, X5                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X6, X6
+	VPOR             X5, X6, X6                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X6, Y4
+	VPUNPCKHQDQ      X6, X6, X6                             // m[0:8] in the low bytes
+	VPMOVZXBD        X6, Y7
+	VPBROADCASTD     0(SI)(R8*2), X8                        // d, dmin (f16)
+	VCVTPH2PS        X8, Y8                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y8, Y8, Y5                      // d ×8
+	VSHUFPS          $0x55, Y8, Y8, Y8                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y5, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R11, X7
-	VPMOVZXBD        X7, Y7
 	VCVTDQ2PS        Y7, Y7
-	VMULPS           Y6, Y7, Y7
+	VMULPS           Y8, Y7, Y7
 	VFNMADD231PS     (BX), Y7, Y2                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI)(R8*2), Y13                      // qh of stream 2
 	VMOVDQU          48(SI)(R8*2), Y5                       // nibbles of sub-blocks 0, 1
@@ -5706,8 +5378,28 @@ q54ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x3f // VPDPBUSD 0(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x20 // VPDPBUSD 32(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          112(SI)(R8*2), Y5                      // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VMOVDQU          Y13, Y9
+	VPAND            x8y10<>(SB), Y9, Y9                    // 16 × bit 4
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $1, Y13, Y10
+	VPAND            x8y10<>(SB), Y10, Y10                  // 16 × bit 5
+	VPOR             Y10, Y6, Y6
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y10, Y10, Y10
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y10 (VEX)
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDD           Y9, Y11, Y7
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
+	VPADDD           Y10, Y11, Y8
+	VPACKSSDW        Y8, Y7, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
 	VMOVDQU          80(SI)(R8*2), Y5                       // nibbles of sub-blocks 2, 3
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -5722,89 +5414,51 @@ q54ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x7f; BYTE $0x40 // VPDPBUSD 64(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x60 // VPDPBUSD 96(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y11
-	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
-	VMOVDQU          112(SI)(R8*2), Y5                      // nibbles of sub-blocks 4, 5
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VMOVDQU          Y13, Y7
-	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 4
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $1, Y13, Y8
-	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 5
-	VPOR             Y8, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
 	VMOVDQU          144(SI)(R8*2), Y5                      // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPSRLW           $2, Y13, Y7
-	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 6
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $3, Y13, Y8
-	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 7
-	VPOR             Y8, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y12
-	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y12, Y11, Y5
-	VPERM2I128       $0x31, Y12, Y11, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPSRLW           $2, Y13, Y9
+	VPAND            x8y10<>(SB), Y9, Y9                    // 16 × bit 6
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $3, Y13, Y10
+	VPAND            x8y10<>(SB), Y10, Y10                  // 16 × bit 7
+	VPOR             Y10, Y6, Y6
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y10, Y10, Y10
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y10 (VEX)
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDD           Y9, Y11, Y7
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
+	VPADDD           Y10, Y11, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPHADDD          Y7, Y12, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y2
-	MOVL             4(SI)(R9*1), R10                       // u0 = scales[0:4]
-	MOVL             8(SI)(R9*1), R11                       // u1 = scales[4:8]
-	MOVL             12(SI)(R9*1), R12                      // u2 = scales[8:12]
-	MOVL             R12, R13
-	SHRL             $4, R13
-	ANDL             $0x0f0f0f0f, R13
-	MOVL             R11, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R13                                // m[4:8]
-	ANDL             $0x3f3f3f3f, R11                       // m[0:4]
-	ANDL             $0x0f0f0f0f, R12
-	MOVL             R10, AX
-	SHRL             $6, AX
-	ANDL             $0x03030303, AX
-	SHLL             $4, AX
-	ORL              AX, R12                                // sc[4:8]
-	ANDL             $0x3f3f3f3f, R10                       // sc[0:4]
-	SHLQ             $32, R12
-	ORQ              R12, R10                               // sc[0:8]
-	SHLQ             $32, R13
-	ORQ              R13, R11                               // m[0:8]
-	MOVWLZX          0(SI)(R9*1), AX
-	VMOVD            AX, X5
-	VCVTPH2PS        X5, X5
-	VBROADCASTSS     X5, Y5
-	MOVWLZX          2(SI)(R9*1), AX
-	VMOVD            AX, X6
-	VCVTPH2PS        X6, X6
-	VBROADCASTSS     X6, Y6
-	VMOVQ            R10, X4
-	VPMOVZXBD        X4, Y4
+	VMOVDQU          4(SI)(R9*1), X5                        // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          x8k4a<>(SB), X5, X6                    // P
+	VPSHUFB          x8k4b<>(SB), X5, X5                    // Q, zero where unused
+	VPSRLVD          x8k4shd<>(SB), X6, X6                  // m[4:8] from the high nibbles
+	VPSRLW           $2, X5, X5
+	VPAND            x8y30<>(SB), X5, X5                    // top 2 bits of sc, m[4:8] at bits 4-5
+	VPAND            x8k4ma<>(SB), X6, X6
+	VPOR             X5, X6, X6                             // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X6, Y4
+	VPUNPCKHQDQ      X6, X6, X6                             // m[0:8] in the low bytes
+	VPMOVZXBD        X6, Y7
+	VPBROADCASTD     0(SI)(R9*1), X8                        // d, dmin (f16)
+	VCVTPH2PS        X8, Y8                                 // [d, dmin] ×4
+	VSHUFPS          $0x00, Y8, Y8, Y5                      // d ×8
+	VSHUFPS          $0x55, Y8, Y8, Y8                      // dmin ×8
 	VCVTDQ2PS        Y4, Y4
 	VMULPS           Y5, Y4, Y4
 	VMULPS           (DX), Y4, Y4                           // S = d·sc[s]·dx_s
-	VMOVQ            R11, X7
-	VPMOVZXBD        X7, Y7
 	VCVTDQ2PS        Y7, Y7
-	VMULPS           Y6, Y7, Y7
+	VMULPS           Y8, Y7, Y7
 	VFNMADD231PS     (BX), Y7, Y3                           // acc −= dmin·m[s]·Σx̂_s
 	VMOVDQU          16(SI)(R9*1), Y13                      // qh of stream 3
 	VMOVDQU          48(SI)(R9*1), Y5                       // nibbles of sub-blocks 0, 1
@@ -5821,8 +5475,28 @@ q54ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x3f // VPDPBUSD 0(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x20 // VPDPBUSD 32(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
+	VMOVDQU          112(SI)(R9*1), Y5                      // nibbles of sub-blocks 4, 5
+	VPSRLW           $4, Y5, Y6
+	VPAND            Y15, Y5, Y5
+	VPAND            Y15, Y6, Y6
+	VMOVDQU          Y13, Y9
+	VPAND            x8y10<>(SB), Y9, Y9                    // 16 × bit 4
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $1, Y13, Y10
+	VPAND            x8y10<>(SB), Y10, Y10                  // 16 × bit 5
+	VPOR             Y10, Y6, Y6
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y10, Y10, Y10
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y10 (VEX)
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDD           Y9, Y11, Y7
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
+	VPADDD           Y10, Y11, Y8
+	VPACKSSDW        Y8, Y7, Y12
+	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 0, 1 | 4, 5: two lanes each
 	VMOVDQU          80(SI)(R9*1), Y5                       // nibbles of sub-blocks 2, 3
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
@@ -5837,47 +5511,29 @@ q54ablockv:
 	VPXOR            Y8, Y8, Y8
 	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0x7f; BYTE $0x40 // VPDPBUSD 64(DI), Y5, Y7 (VEX)
 	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x47; BYTE $0x60 // VPDPBUSD 96(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y11
-	VPMADDWD         Y14, Y11, Y11                          // sub-blocks 0-3, each half of 16 columns
-	VMOVDQU          112(SI)(R9*1), Y5                      // nibbles of sub-blocks 4, 5
-	VPSRLW           $4, Y5, Y6
-	VPAND            Y15, Y5, Y5
-	VPAND            Y15, Y6, Y6
-	VMOVDQU          Y13, Y7
-	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 4
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $1, Y13, Y8
-	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 5
-	VPOR             Y8, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0x80; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 128(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xa0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 160(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y9                             // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y9, Y9                            // sums of 8 columns
 	VMOVDQU          144(SI)(R9*1), Y5                      // nibbles of sub-blocks 6, 7
 	VPSRLW           $4, Y5, Y6
 	VPAND            Y15, Y5, Y5
 	VPAND            Y15, Y6, Y6
-	VPSRLW           $2, Y13, Y7
-	VPAND            x8y10<>(SB), Y7, Y7                    // 16 × bit 6
-	VPOR             Y7, Y5, Y5
-	VPSRLW           $3, Y13, Y8
-	VPAND            x8y10<>(SB), Y8, Y8                    // 16 × bit 7
-	VPOR             Y8, Y6, Y6
-	VPXOR            Y7, Y7, Y7
-	VPXOR            Y8, Y8, Y8
-	BYTE             $0xc4; BYTE $0xe2; BYTE $0x55; BYTE $0x50; BYTE $0xbf; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y7 (VEX)
-	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x87; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y8 (VEX)
-	VPACKSSDW        Y8, Y7, Y10                            // |sum of 4| ≤ 4·31·127: no saturation
-	VPMADDWD         Y14, Y10, Y10                          // sums of 8 columns
-	VPACKSSDW        Y10, Y9, Y12
-	VPMADDWD         Y14, Y12, Y12                          // sub-blocks 4-7, each half of 16 columns
-	VPERM2I128       $0x20, Y12, Y11, Y5
-	VPERM2I128       $0x31, Y12, Y11, Y6
-	VPADDD           Y6, Y5, Y5                             // Σ q·qx of sub-blocks 0-7
+	VPSRLW           $2, Y13, Y9
+	VPAND            x8y10<>(SB), Y9, Y9                    // 16 × bit 6
+	VPOR             Y9, Y5, Y5
+	VPSRLW           $3, Y13, Y10
+	VPAND            x8y10<>(SB), Y10, Y10                  // 16 × bit 7
+	VPOR             Y10, Y6, Y6
+	VPXOR            Y9, Y9, Y9
+	VPXOR            Y10, Y10, Y10
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x55; BYTE $0x50; BYTE $0x8f; BYTE $0xc0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 192(DI), Y5, Y9 (VEX)
+	BYTE             $0xc4; BYTE $0x62; BYTE $0x4d; BYTE $0x50; BYTE $0x97; BYTE $0xe0; BYTE $0x00; BYTE $0x00; BYTE $0x00 // VPDPBUSD 224(DI), Y6, Y10 (VEX)
+	VPBLENDD         $0xf0, Y9, Y7, Y11                     // [x.L, y.H]
+	VPERM2I128       $0x21, Y9, Y7, Y9                      // [x.H, y.L]
+	VPADDD           Y9, Y11, Y7
+	VPBLENDD         $0xf0, Y10, Y8, Y11                    // [x.L, y.H]
+	VPERM2I128       $0x21, Y10, Y8, Y10                    // [x.H, y.L]
+	VPADDD           Y10, Y11, Y8
+	VPACKSSDW        Y8, Y7, Y7
+	VPMADDWD         Y14, Y7, Y7                            // sub-blocks 2, 3 | 6, 7: two lanes each
+	VPHADDD          Y7, Y12, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y3
 	PREFETCHT0       8192(SI)
@@ -6343,21 +5999,37 @@ q64ablockv:
 	VCVTDQ2PS        Y10, Y10
 	VFMADD231PS      Y5, Y10, Y3
 	PREFETCHT0       8192(SI)
+	PREFETCHT0       8224(SI)
 	PREFETCHT0       8256(SI)
+	PREFETCHT0       8288(SI)
 	PREFETCHT0       8320(SI)
+	PREFETCHT0       8352(SI)
 	PREFETCHT0       8384(SI)
+	PREFETCHT0       8416(SI)
 	PREFETCHT0       8192(SI)(R8*1)
+	PREFETCHT0       8224(SI)(R8*1)
 	PREFETCHT0       8256(SI)(R8*1)
+	PREFETCHT0       8288(SI)(R8*1)
 	PREFETCHT0       8320(SI)(R8*1)
+	PREFETCHT0       8352(SI)(R8*1)
 	PREFETCHT0       8384(SI)(R8*1)
+	PREFETCHT0       8416(SI)(R8*1)
 	PREFETCHT0       8192(SI)(R8*2)
+	PREFETCHT0       8224(SI)(R8*2)
 	PREFETCHT0       8256(SI)(R8*2)
+	PREFETCHT0       8288(SI)(R8*2)
 	PREFETCHT0       8320(SI)(R8*2)
+	PREFETCHT0       8352(SI)(R8*2)
 	PREFETCHT0       8384(SI)(R8*2)
+	PREFETCHT0       8416(SI)(R8*2)
 	PREFETCHT0       8192(SI)(R9*1)
+	PREFETCHT0       8224(SI)(R9*1)
 	PREFETCHT0       8256(SI)(R9*1)
+	PREFETCHT0       8288(SI)(R9*1)
 	PREFETCHT0       8320(SI)(R9*1)
+	PREFETCHT0       8352(SI)(R9*1)
 	PREFETCHT0       8384(SI)(R9*1)
+	PREFETCHT0       8416(SI)(R9*1)
 	ADDQ             $210, SI
 	ADDQ             $256, DI
 	ADDQ             $32, DX

@@ -101,6 +101,7 @@ func newHarnessWith(t *testing.T, opt Options, real Loader) *harness {
 		load = real
 	}
 	h.u = newUI(a, w, opt, load)
+	t.Cleanup(h.settle)
 	h.u.onIdle = func() { h.idle <- struct{}{} }
 	h.u.onShot = func() { h.shot <- struct{}{} }
 	w.Resize(fyne.NewSize(1400, 900))
@@ -108,6 +109,21 @@ func newHarnessWith(t *testing.T, opt Options, real Loader) *harness {
 	h.u.start()
 	h.wait()
 	return h
+}
+
+// settle cancels what the test left running and waits for the window's
+// goroutines to end (10 s at most): one still drawing (a probe's result,
+// a run's last redraw) would measure text beside the next test's window,
+// and Fyne's text cache is not safe for two goroutines.
+func (h *harness) settle() {
+	h.u.closeAll()
+	done := make(chan struct{})
+	go func() { h.u.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		h.t.Log("a window goroutine outlived the test by 10 s")
+	}
 }
 
 // wait blocks until the UI reports that a load or generation ended.

@@ -203,7 +203,7 @@ func ArithmeticKey(a string) (key, parts string) {
 var arithmeticEnglish = map[string]string{
 	"arith.parts":      "prefill rounds activations to bf16 in {{.Parts}}, fp32 elsewhere (probabilities within 3e-3 on the test models)",
 	"arith.parts.int8": "prefill rounds activations to bf16 in {{.Parts}}, fp32 elsewhere; decode rounds them to 8 bits for the quantised matrices",
-	"arith.bf16":       "prefill rounds activations to bf16 (faster; probabilities move by up to 2e-2 on the test models)",
+	"arith.bf16":       "prefill rounds activations to bf16 (faster where the CPU's bf16 products outrun its FMAs; probabilities move by up to 2e-2 on the test models)",
 	"arith.selective":  "prefill rounds activations to bf16 in the parts of a model that stay within 3e-3 on the test models, fp32 elsewhere",
 	"arith.int8":       "decode rounds activations to 8 bits for the quantised matrices",
 	"arith.bf16int8":   "prefill rounds activations to bf16, decode to 8 bits for the quantised matrices",

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -48,10 +47,36 @@ func runKernels(ctx context.Context, m *engine.Model, opt Options, r *Result) er
 		p.Value, p.Label = name, name+" · "+arithmetic(p.Run.Settings.Arithmetic)
 		r.Points = append(r.Points, p)
 	}
-	if slices.Contains(names, Exact) && slices.Contains(names, kernels.AVX512BF16.String()) {
-		r.Notes = append(r.Notes, opt.Lang.T("experiment.note.exact", i18n.Args{"Level": kernels.BestExact().String()}))
+	if note := exactNote(opt, r.Points); note != "" {
+		r.Notes = append(r.Notes, note)
 	}
 	return nil
+}
+
+// exactNote says what the exact and avx512bf16 points differ in, when
+// both ran: bf16 products are less exact, and faster only where the CPU
+// issues them as often as FMAs (AMD's cores; Intel's issue them half as
+// often), so the note says which this run measured.
+func exactNote(opt Options, points []Point) string {
+	var exact, bf *Point
+	for i := range points {
+		switch points[i].Value {
+		case Exact:
+			exact = &points[i]
+		case kernels.AVX512BF16.String():
+			bf = &points[i]
+		}
+	}
+	if exact == nil || bf == nil {
+		return ""
+	}
+	args := i18n.Args{"Level": kernels.BestExact().String()}
+	if bf.PrefillTokS > exact.PrefillTokS {
+		return opt.Lang.T("experiment.note.exact", args)
+	}
+	num := opt.Lang.Numbers()
+	args["BF"], args["Exact"] = num.Trim(bf.PrefillTokS, 1), num.Trim(exact.PrefillTokS, 1)
+	return opt.Lang.T("experiment.note.exact_no_faster", args)
 }
 
 // arithmetic is a run's arithmetic as a kernels point's label ends:

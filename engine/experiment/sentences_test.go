@@ -175,3 +175,27 @@ func TestThreadRatio(t *testing.T) {
 		}
 	}
 }
+
+// TestExactNoteFollowsTheMeasure: the note on the exact and avx512bf16
+// points calls bf16 products faster only where they read faster in this
+// run (AMD's cores), and says they were no faster, with both rates,
+// where they were not (Intel's, whose VDPBF16PS issues half as often).
+func TestExactNoteFollowsTheMeasure(t *testing.T) {
+	points := func(bf float64) []Point {
+		return []Point{{Value: Exact, PrefillTokS: 100}, {Value: "avx512bf16", PrefillTokS: bf}}
+	}
+	faster := exactNote(Options{}, points(140))
+	if !strings.Contains(faster, "faster, less exact") || strings.Contains(faster, "no faster") {
+		t.Errorf("bf16 read faster: %q", faster)
+	}
+	slower := exactNote(Options{}, points(71.5))
+	if !strings.Contains(slower, "no faster (71.5 against 100 tokens/s read)") {
+		t.Errorf("bf16 read slower: %q", slower)
+	}
+	if fr := exactNote(Options{Lang: i18n.French}, points(71.5)); !strings.Contains(fr, "71,5 contre 100") {
+		t.Errorf("French: %q", fr)
+	}
+	if one := exactNote(Options{}, points(71.5)[:1]); one != "" {
+		t.Errorf("one point alone: %q", one)
+	}
+}

@@ -92,6 +92,9 @@ type kernelSet struct {
 	// of the block); nil: qPanel rows widened, then matMulF32.
 	matMulQ func(ws *Workspace, q Quant, out []float32, ldOut int, w []byte, x []float32, n, cols int)
 	q8Name  string // the integer kernels' instructions, for QuantArithmetic
+	// q8Tiles multiply several tokens of Q4_K or Q6_K weights in integers
+	// (MatMulQ8Rows); nil: prefill widens them (MatMulQ).
+	q8Tiles *q8Tiles
 }
 
 // sets is the dispatch table; an entry is nil when this build has no code

@@ -89,6 +89,7 @@ var (
 		quantizeX:  quantizeXAVX2L,
 		matVecQ8:   matVecQ8AVX2L,
 		matMulQ:    matMulQAVX2,
+		q8Tiles:    tilesX86,
 		q8Name:     q8NameAVX2,
 	}
 	avx512Set = &kernelSet{
@@ -109,6 +110,7 @@ var (
 		quantizeX:  quantizeXAVX512,
 		matVecQ8:   matVecQ8AVX512,
 		matMulQ:    matMulQAVX512,
+		q8Tiles:    tilesX86,
 		q8Name:     pick(hasVNNI, "AVX512-VNNI VPDPBUSD", q8NameAVX2),
 	}
 	// avx512bf16Set differs from avx512Set in prefill only: decode streams

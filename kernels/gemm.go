@@ -131,14 +131,17 @@ func checkMatMul(name string, lenOut, ldOut, lenX, n, rows, cols int) {
 // pool, for MatMulF32 and MatMulNN). It grows on demand and must not be
 // shared between goroutines that run at the same time.
 type Workspace struct {
-	xb []BF16    // n × cols activations rounded to bf16
-	wf []float32 // widened weight panel (8 × kc), or packed one (kcNN × 32)
-	rb []BF16    // 32 × kcNN bf16 rows of a partial panel, zero rows below
-	rf []float32 // the same for f32 rows, or MatMulNN's 12 × k tokens
-	qf []float32 // MatMulQ's widened rows (qPanel × cols)
-	qb []BF16    // MatMulQBF16's rows rounded to bf16 (qPanel × cols)
-	xs []float32 // MatVecQ's sums of x over 16 or 32 columns
-	ob []float32 // the AVX2 prefill's sums of one band of rows (n × (band+16))
+	xb  []BF16    // n × cols activations rounded to bf16
+	wf  []float32 // widened weight panel (8 × kc), or packed one (kcNN × 32)
+	rb  []BF16    // 32 × kcNN bf16 rows of a partial panel, zero rows below
+	rf  []float32 // the same for f32 rows, or MatMulNN's 12 × k tokens
+	qf  []float32 // MatMulQ's widened rows (qPanel × cols)
+	qb  []BF16    // MatMulQBF16's rows rounded to bf16 (qPanel × cols)
+	xs  []float32 // MatVecQ's sums of x over 16 or 32 columns
+	ob  []float32 // the AVX2 prefill's sums of one band of rows (n × (band+16))
+	q8w []byte    // MatMulQ8Rows' panels of bytes (q8Chunk × cols)
+	q8s []float32 // their scales (q8Chunk/8 × cols/2)
+	q8o []float32 // a tile of rows past the matrix's end (tileTokens × 8)
 }
 
 // NewWorkspace returns an empty Workspace.

@@ -11,6 +11,7 @@ package kernels
 //
 //go:generate sh -c "python3 ../tools/quantasm/quant_amd64.py > quant_amd64.s"
 //go:generate sh -c "python3 ../tools/quantasm/quant8_amd64.py > quant8_amd64.s"
+//go:generate sh -c "python3 ../tools/quantasm/quant8tile_amd64.py > quant8tile_amd64.s"
 //go:generate sh -c "python3 ../tools/quantasm/gemvrows_amd64.py > gemvrows_amd64.s"
 //go:generate sh -c "python3 ../tools/quantasm/peak_amd64.py > peak_amd64.s"
 //go:generate sh -c "python3 ../tools/quantasm/vec_amd64.py > vec_amd64.s"

@@ -1,0 +1,283 @@
+#!/usr/bin/env python3
+"""Writes kernels/quant8tile_amd64.s: the integer prefill tiles, AVX2
+(VPMADDUBSW, VPADDW, VPMADDWD) and AVX-VNNI (VEX VPDPBUSD).
+
+Run `python3 tools/quantasm/quant8tile_amd64.py > kernels/quant8tile_amd64.s`
+after editing. The readable reference is kernels/quant8tile.go
+(tileQ4KGeneric, tileQ6KGeneric), which also writes the panels these
+kernels read.
+
+A tile is 8 rows × T tokens (T = 1…6): a Y register of the panel holds 4
+consecutive columns of each of the 8 rows (bytes [k/4][row][4]), and one
+token's 4 activations, broadcast, meet it, so that each int32 lane gathers
+a row's 4 products. The integer sums are exact: a Q4_K weight is 0…15 and
+|x| ≤ 127, so VPMADDUBSW's int16 pairs stay within 3,810 and eight of them
+(the 32 columns of a sub-block) within 30,480, summed in int16 before one
+VPMADDWD widens them; Q6_K's 0…63 make pairs of 16,002, two of which are
+summed before widening. VEX VPDPBUSD (AVX-VNNI) gives the same int32 sums
+in one instruction, hence the same bits. The scales meet the sums in fp32,
+once per sub-block: out += float(Σ q·x) · (d·sc · dx) − dmin·m · Σx̂.
+
+Registers of the Q4_K tile: Y0-Y5 the int sums of tokens 0-5, Y6-Y11
+their fp32 sums, Y12 the panel's 4 columns, Y13 and Y15 temporaries, Y14
+the int16 ones. The Q6_K tile: Y0-Y5 the fp32 sums, Y6-Y9 the panel's 16
+columns, Y10-Y12 temporaries, Y14 the ones.
+"""
+
+from avx import Asm, byte_code
+
+a = Asm()
+ins = a.ins
+
+a.header("quant8tile_amd64.py", __doc__.split("\n\n", 1)[1].split("\n\nRegisters")[0])
+a.e()
+a.e("DATA q8tones16<>+0(SB)/4, $0x00010001")
+a.e("GLOBL q8tones16<>(SB), RODATA|NOPTR, $4")
+
+ARGS = "out *float32, ldOut int, wq *byte, sm *float32, x *int8, ldx int, ds *float32, ldd int, nb int"
+
+
+def vpdpbusd(signed, unsigned, acc):
+    """VEX.256.66.0F38.W0 50 /r on Y registers: acc += Σ over each 4 bytes
+    of unsigned × signed (Go's assembler has only the EVEX form)."""
+    d, v, r = acc, unsigned, signed
+    code = [0xC4, ((~d >> 3) & 1) << 7 | 1 << 6 | ((~r >> 3) & 1) << 5 | 0x02,
+            ((~v) & 0xF) << 3 | 1 << 2 | 0x01, 0x50, 0xC0 | (d & 7) << 3 | (r & 7)]
+    ins(byte_code(code), c="VPDPBUSD Y%d, Y%d, Y%d (VEX)" % (r, v, d))
+
+
+def tok(base, t, stride):
+    """The address of token t's row: base (token 0) or base3 (token 3)
+    plus 0, 1 or 2 strides."""
+    b = base[0] if t < 3 else base[1]
+    k = t % 3
+    return "(%s)" % b if k == 0 else "(%s)(%s*%d)" % (b, stride, k)
+
+
+def at(off, addr):
+    return ("%d" % off if off else "") + addr
+
+
+X, D = ("AX", "BX"), ("R9", "R10")
+
+
+def prologue(name, T):
+    a.text(name, 72, "func %s(%s)" % (name, ARGS))
+    ins("MOVQ", "out+0(FP)", "DI")
+    ins("MOVQ", "ldOut+8(FP)", "R8")
+    ins("SHLQ", "$2", "R8", c="bytes a token of out")
+    ins("MOVQ", "wq+16(FP)", "SI")
+    ins("MOVQ", "sm+24(FP)", "DX")
+    ins("MOVQ", "x+32(FP)", "AX")
+    ins("MOVQ", "ldx+40(FP)", "CX")
+    ins("LEAQ", "(AX)(CX*2)", "BX")
+    ins("ADDQ", "CX", "BX", c="token 3's x")
+    ins("MOVQ", "ds+48(FP)", "R9")
+    ins("MOVQ", "ldd+56(FP)", "R11")
+    ins("SHLQ", "$2", "R11", c="bytes a token of ds")
+    ins("LEAQ", "(R9)(R11*2)", "R10")
+    ins("ADDQ", "R11", "R10", c="token 3's ds")
+    ins("MOVQ", "nb+64(FP)", "R12")
+    ins("VPBROADCASTD", "q8tones16<>(SB)", "Y14")
+
+
+def store(accs, T):
+    for t in range(T):
+        if t == 3:
+            ins("LEAQ", "(DI)(R8*2)", "R13")
+            ins("ADDQ", "R8", "R13")
+        ins("VMOVUPS", "Y%d" % accs[t], tok(("DI", "R13"), t, "R8"), c="out[token %d]" % t)
+    a.ret()
+
+
+def advance(wq, sm, xs, ds, label):
+    ins("ADDQ", "$%d" % wq, "SI")
+    ins("ADDQ", "$%d" % sm, "DX")
+    for r in X:
+        ins("ADDQ", "$%d" % xs, r)
+    for r in D:
+        ins("ADDQ", "$%d" % ds, r)
+    ins("DECQ", "R12")
+    ins("JNZ", label)
+
+
+def q4k_tile(T, vnni):
+    name = "tileQ4K%d%s" % (T, "AVXVNNI" if vnni else "AVX2")
+    lab = "q4t%d%s" % (T, "v" if vnni else "")
+    prologue(name, T)
+    for t in range(T):
+        ins("VXORPS", "Y%d" % (6 + t), "Y%d" % (6 + t), "Y%d" % (6 + t))
+        if vnni:
+            ins("VPXOR", "Y%d" % t, "Y%d" % t, "Y%d" % t)
+    a.label(lab)
+    for g in range(8):
+        ins("VMOVDQU", "%d(SI)" % (32 * g) if g else "(SI)", "Y12", c="columns %d-%d of the 8 rows" % (4 * g, 4 * g + 3))
+        for t in range(T):
+            ins("VPBROADCASTD", at(4 * g, tok(X, t, "CX")), "Y13")
+            if vnni:
+                vpdpbusd(13, 12, t)
+            elif g == 0:
+                ins("VPMADDUBSW", "Y13", "Y12", "Y%d" % t)
+            else:
+                ins("VPMADDUBSW", "Y13", "Y12", "Y13")
+                ins("VPADDW", "Y13", "Y%d" % t, "Y%d" % t)
+    for t in range(T):
+        acc, f = "Y%d" % t, "Y%d" % (6 + t)
+        if not vnni:
+            ins("VPMADDWD", "Y14", acc, acc, c="Σ q·x of the sub-block")
+        ins("VCVTDQ2PS", acc, "Y15")
+        if vnni:
+            ins("VPXOR", acc, acc, acc)
+        ins("VBROADCASTSS", tok(D, t, "R11"), "Y13", c="dx")
+        ins("VMULPS", "(DX)", "Y13", "Y13", c="d·sc·dx")
+        ins("VFMADD231PS", "Y13", "Y15", f)
+        ins("VBROADCASTSS", at(4, tok(D, t, "R11")), "Y13", c="Σx̂")
+        ins("VFNMADD231PS", "32(DX)", "Y13", f, c="− dmin·m·Σx̂")
+    advance(256, 64, 32, 16, lab)
+    store([6 + t for t in range(T)], T)
+
+
+def q6k_tile(T, vnni):
+    name = "tileQ6K%d%s" % (T, "AVXVNNI" if vnni else "AVX2")
+    lab = "q6t%d%s" % (T, "v" if vnni else "")
+    prologue(name, T)
+    for t in range(T):
+        ins("VXORPS", "Y%d" % t, "Y%d" % t, "Y%d" % t)
+    a.label(lab)
+    for h in range(2):
+        for g in range(4):
+            ins("VMOVDQU", at(32 * (4 * h + g), "(SI)"), "Y%d" % (6 + g), c="columns %d-%d" % (16 * h + 4 * g, 16 * h + 4 * g + 3))
+        for t in range(T):
+            xa = lambda g: at(16 * h + 4 * g, tok(X, t, "CX"))
+            ins("VPBROADCASTD", at(8 + 4 * h, tok(D, t, "R11")), "Y10", c="−32·Σq of the 16")
+            if vnni:
+                for g in range(4):
+                    ins("VPBROADCASTD", xa(g), "Y11")
+                    vpdpbusd(11, 6 + g, 10)
+            else:
+                for pair in range(2):
+                    g = 2 * pair
+                    ins("VPBROADCASTD", xa(g), "Y11")
+                    ins("VPMADDUBSW", "Y11", "Y%d" % (6 + g), "Y11")
+                    ins("VPBROADCASTD", xa(g + 1), "Y12")
+                    ins("VPMADDUBSW", "Y12", "Y%d" % (7 + g), "Y12")
+                    ins("VPADDW", "Y12", "Y11", "Y11")
+                    ins("VPMADDWD", "Y14", "Y11", "Y11")
+                    ins("VPADDD", "Y11", "Y10", "Y10")
+            ins("VCVTDQ2PS", "Y10", "Y10")
+            ins("VBROADCASTSS", tok(D, t, "R11"), "Y11", c="dx")
+            ins("VMULPS", at(32 * h, "(DX)"), "Y11", "Y11", c="d·sc·dx")
+            ins("VFMADD231PS", "Y11", "Y10", "Y%d" % t)
+    advance(256, 64, 32, 16, lab)
+    store(list(range(T)), T)
+
+
+# ------------------------------------------------ the panels
+
+PACK_ARGS = "wq *byte, src *byte, rb int, nb int"
+ROWS = ["(SI)", "(SI)(R8*1)", "(SI)(R8*2)", "(SI)(R9*1)", "(R10)", "(R10)(R8*1)", "(R10)(R8*2)", "(R10)(R9*1)"]
+
+
+def transpose_store(off):
+    """Y0-Y7 hold 8 rows of 8 dwords (4 columns each); writes the 8
+    columns of dwords, each the 8 rows' 4 bytes, at off(DI), off+32(DI), …
+    (unpack 32, unpack 64, swap 128-bit halves)."""
+    t = [8, 9, 0, 1, 2, 3, 4, 5]  # where t0 … t7 land as the rows are used
+    for k in range(4):
+        ins("VPUNPCKLDQ", "Y%d" % (2 * k + 1), "Y%d" % (2 * k), "Y%d" % t[2 * k])
+        ins("VPUNPCKHDQ", "Y%d" % (2 * k + 1), "Y%d" % (2 * k), "Y%d" % t[2 * k + 1])
+    u = [6, 7, 8, 0, 9, 1, 2, 4]
+    for k, (x, y) in enumerate([(0, 2), (1, 3), (4, 6), (5, 7)]):
+        ins("VPUNPCKLQDQ", "Y%d" % t[y], "Y%d" % t[x], "Y%d" % u[2 * k])
+        ins("VPUNPCKHQDQ", "Y%d" % t[y], "Y%d" % t[x], "Y%d" % u[2 * k + 1])
+    for g in range(4):
+        for half, imm in ((0, "$0x20"), (1, "$0x31")):
+            ins("VPERM2I128", imm, "Y%d" % u[g + 4], "Y%d" % u[g], "Y3")
+            ins("VMOVDQU", "Y3", at(off + 32 * (g + 4 * half), "(DI)"), c="columns %d-%d" % (4 * (g + 4 * half), 4 * (g + 4 * half) + 3))
+
+
+def pack_prologue(name, doc):
+    a.text(name, 32, doc + "\n\nfunc %s(%s)" % (name, PACK_ARGS))
+    ins("MOVQ", "wq+0(FP)", "DI")
+    ins("MOVQ", "src+8(FP)", "SI")
+    ins("MOVQ", "rb+16(FP)", "R8")
+    ins("LEAQ", "(R8)(R8*2)", "R9", c="3 rows")
+    ins("LEAQ", "(SI)(R8*4)", "R10", c="row 4")
+    ins("MOVQ", "nb+24(FP)", "CX")
+
+
+def pack_q4k():
+    name = "packQ4KAVX2"
+    pack_prologue(name, "packQ4KAVX2 writes the bytes of a Q4_K panel (packQ4KRow for 8 rows, "
+                  "rb bytes apart, nb blocks): sub-block 2p of a block is the low nibbles of "
+                  "qs[32p …], 2p+1 the high ones.")
+    ins("VPBROADCASTD", "q8tc0f<>(SB)", "Y15")
+    a.label("pq4")
+    for p in range(4):
+        for hi in range(2):
+            for i, r in enumerate(ROWS):
+                src = at(16 + 32 * p, r)
+                if hi:  # VEX shifts take no memory operand
+                    ins("VMOVDQU", src, "Y%d" % i)
+                    ins("VPSRLW", "$4", "Y%d" % i, "Y%d" % i)
+                    ins("VPAND", "Y15", "Y%d" % i, "Y%d" % i)
+                else:
+                    ins("VPAND", src, "Y15", "Y%d" % i)
+            transpose_store(256 * (2 * p + hi))
+    ins("ADDQ", "$144", "SI")
+    ins("ADDQ", "$144", "R10")
+    ins("ADDQ", "$2048", "DI")
+    ins("DECQ", "CX")
+    ins("JNZ", "pq4")
+    a.ret()
+
+
+def pack_q6k():
+    name = "packQ6KAVX2"
+    pack_prologue(name, "packQ6KAVX2 writes the bytes of a Q6_K panel (packQ6KRow for 8 rows, "
+                  "rb bytes apart, nb blocks): column 128h + 32p + l is a nibble of ql with "
+                  "two bits of qh[32h + l] above it, (qh << 4, << 2, as is, >> 2) & 0x30.")
+    ins("VPBROADCASTD", "q8tc0f<>(SB)", "Y15")
+    ins("VPBROADCASTD", "q8tc30<>(SB)", "Y14")
+    a.label("pq6")
+    for h in range(2):
+        for p in range(4):
+            for i, r in enumerate(ROWS):
+                ql, qh = at(64 * h + 32 * (p % 2), r), at(128 + 32 * h, r)
+                y = "Y%d" % i
+                if p < 2:
+                    ins("VPAND", ql, "Y15", y)
+                else:  # VEX shifts take no memory operand
+                    ins("VMOVDQU", ql, y)
+                    ins("VPSRLW", "$4", y, y)
+                    ins("VPAND", "Y15", y, y)
+                if p == 2:
+                    ins("VPAND", qh, "Y14", "Y8")
+                else:
+                    ins("VMOVDQU", qh, "Y8")
+                    ins("VPSLLW" if p < 2 else "VPSRLW", "$%d" % (4, 2, 0, 2)[p], "Y8", "Y8")
+                    ins("VPAND", "Y14", "Y8", "Y8")
+                ins("VPOR", "Y8", y, y)
+            transpose_store(256 * (4 * h + p))
+    ins("ADDQ", "$210", "SI")
+    ins("ADDQ", "$210", "R10")
+    ins("ADDQ", "$2048", "DI")
+    ins("DECQ", "CX")
+    ins("JNZ", "pq6")
+    a.ret()
+
+
+a.e("DATA q8tc0f<>+0(SB)/4, $0x0f0f0f0f")
+a.e("GLOBL q8tc0f<>(SB), RODATA|NOPTR, $4")
+a.e("DATA q8tc30<>+0(SB)/4, $0x30303030")
+a.e("GLOBL q8tc30<>(SB), RODATA|NOPTR, $4")
+pack_q4k()
+pack_q6k()
+
+for vnni in (False, True):
+    for T in range(1, 7):
+        q4k_tile(T, vnni)
+    for T in range(1, 7):
+        q6k_tile(T, vnni)
+
+a.print()

@@ -306,7 +306,7 @@ type runResult struct {
 	Prefill    runPhase   `json:"prefill"`
 	Decode     runPhase   `json:"decode"`
 	Kernels    string     `json:"kernels"`
-	Arithmetic string     `json:"arithmetic"` // "fp32"; "bf16", "int8", "bf16+int8", "bf16:experts" (auto: those parts only): activations rounded
+	Arithmetic string     `json:"arithmetic"` // "fp32"; "bf16", "int8", "int8+prefill", "bf16+int8", "bf16:experts" (auto: those parts only): activations rounded
 	// QuantArithmetic: a quantised file's formats and how decode multiplies
 	// each, e.g. "Q4_K, Q6_K: int8 activations per 32 (AVX512-VNNI VPDPBUSD)".
 	QuantArithmetic string       `json:"quant_arithmetic,omitempty"`

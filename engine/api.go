@@ -129,7 +129,7 @@ func DefaultGenerateOptions() GenerateOptions {
 //	func (m *Model) Embedding(id int) []float32                        // model.go
 //	func (m *Model) SetThreads(n int)
 //	func (m *Model) Threads() int
-//	func (m *Model) Arithmetic() string  // fp32, bf16, int8 or bf16+int8 at the active kernels
+//	func (m *Model) Arithmetic() string  // fp32, bf16, int8, int8+prefill or bf16+int8 at the active kernels
 //	func (m *Model) Config() Config
 //
 // Generate's timing: PrefillSeconds covers the prompt's forward pass;

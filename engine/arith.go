@@ -93,8 +93,10 @@ var bf16Parts = partsOf(partExperts)
 //
 // A quantised matrix whose decode multiplies in integers (w.integer: its
 // activations rounded to 8 bits, under every arithmetic but exact)
-// rounds its prefill activations to bf16, a finer rounding than decode's:
-// kernels.MatMulQBF16.
+// rounds its prefill activations too: to 8 bits as decode does where the
+// level has integer tiles for its format (tiledAt), else to bf16, a finer
+// rounding than decode's, where the level multiplies bf16
+// (kernels.MatMulQBF16).
 func (w *mat) roundsInput() bool { return w.roundsInputAt(kernels.Current()) }
 
 // roundsInputAt is roundsInput under the kernel choice c.
@@ -141,14 +143,15 @@ func (m *Model) Arithmetic() string { return m.ArithmeticOf(kernels.Current()) }
 // matrix to bf16 (kernels.Choice.Arithmetic), "bf16:" and the parts when
 // it rounds those of some parts only (auto's policy: "bf16:experts"),
 // "int8" when decode rounds activations to 8 bits for quantised matrices
-// (kernels.Choice.IntegerQuant), either bf16 one with "+int8" for both,
-// else "fp32". It reads c, not the kernels in use: the window asks while
+// (kernels.Choice.IntegerQuant), "int8+prefill" when prefill rounds them
+// too for the formats with integer tiles (mat.tiledAt: Q4_K, Q6_K on
+// x86), either bf16 one with "+int8" for both, else "fp32". It reads c, not the kernels in use: the window asks while
 // a run goes on.
 func (m *Model) ArithmeticOf(c kernels.Choice) string {
-	var i8 bool
+	var i8, i8p bool
 	var rounds partSet
 	for _, w := range m.allMatrices() {
-		i8 = i8 || w.integerAt(c)
+		i8, i8p = i8 || w.integerAt(c), i8p || w.tiledAt(c)
 		if w.roundsInputAt(c) {
 			rounds |= partsOf(w.part)
 		}
@@ -168,7 +171,10 @@ func (m *Model) ArithmeticOf(c kernels.Choice) string {
 	default:
 		return bf
 	}
-	if i8 {
+	switch {
+	case i8p:
+		return "int8+prefill"
+	case i8:
 		return "int8"
 	}
 	return "fp32"

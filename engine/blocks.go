@@ -49,7 +49,7 @@ func (m *Model) project(w *mat, out, in []float32, T int) {
 		fp32.exactIn = true
 		w = &fp32
 	}
-	w.mul(m.pool, out, in, T, &m.buf.xq, &m.buf.rx)
+	w.mul(m.pool, out, in, T, &m.buf.xq, &m.buf.rx, &m.buf.xr)
 }
 
 // projection is one matrix of projectAll and where its output goes.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"loupe/kernels"
 	"math"
 	"os"
 	"path/filepath"
@@ -119,7 +120,10 @@ func TestGGUFMatchesSafetensors(t *testing.T) {
 					} else if kl > tc.kl {
 						t.Errorf("mean KL %.3g above the bound %g", kl, tc.kl)
 					}
-					if tc.kl > 0 { // the quantised path against f32 copies of its own dequantised weights
+					if tc.kl > 0 { // the quantised path against f32 copies of its own dequantised weights, activations exact
+						defer kernels.SetExact(kernels.Exact())
+						kernels.SetExact(true)
+						got := allLogits(t, gg, tokens)
 						deq := allLogits(t, dequantised(gg), tokens)
 						worst := 0.0
 						for p := range tokens {

@@ -259,7 +259,7 @@ func (m *Model) logitLens(resid [][]float32, top int) []trace.LensLayer {
 		kernels.RMSNorm(xn[l*h:(l+1)*h], x, m.w.outNorm, float32(m.cfg.RMSNormEps)) // result_norm
 	}
 	logits := make([]float32, L*V) // [L, V]
-	m.w.output.mul(m.pool, logits, xn, L, nil, &m.buf.rx)
+	m.w.output.mul(m.pool, logits, xn, L, nil, &m.buf.rx, &m.buf.xr)
 	out := make([]trace.LensLayer, L)
 	e := make([]float32, V)
 	for l := range L {

@@ -61,8 +61,9 @@ type buffers struct {
 	kT       []float32   // [KV, d, ctxCap] keys of the current layer, transposed (prefill)
 	logits   []float32   // [rows or 1, V] result_output
 
-	xq kernels.QuantizedX // decode's input row rounded to 8 bits, for quantised matrices' integer kernels
-	rx kernels.RoundedX   // prefill's input rows rounded to bf16 once for all workers (mat.mul)
+	xq kernels.QuantizedX    // decode's input row rounded to 8 bits, for quantised matrices' integer kernels
+	rx kernels.RoundedX      // prefill's input rows rounded to bf16 once for all workers (mat.mul)
+	xr kernels.QuantizedRows // prefill's input rows rounded to 8 bits once for all workers (mat.mulQ8)
 }
 
 // newModel wraps validated weights of a registered architecture (the

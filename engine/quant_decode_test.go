@@ -291,3 +291,49 @@ func TestQuantPrefillTop10Shift(t *testing.T) {
 		}
 	}
 }
+
+// TestQuantPrefillInt8Shift: where the level has integer prefill tiles
+// (Q4_K, Q6_K), a Q4_K_M model's prefill rounds its activations to 8 bits
+// as decode does: every position's top 10 moves against the fp32 prefill
+// (kernels.Exact) within decode's bound, by more than nothing (the tiles
+// ran), and the model says "int8+prefill"; a Q8_0 model, without tiles,
+// says "int8" and keeps an fp32 prefill.
+func TestQuantPrefillInt8Shift(t *testing.T) {
+	defer func(l kernels.Level, e, s bool) { kernels.SetLevel(l); kernels.SetExact(e); kernels.SetSelective(s) }(
+		kernels.Active(), kernels.Exact(), kernels.Selective())
+	if err := kernels.SetLevel(kernels.AVX2); err != nil || !kernels.Q8Tiles(kernels.Q4K) {
+		t.Skip("no integer prefill tiles on this CPU")
+	}
+	kernels.SetExact(false)
+	models := quantShiftModels()
+	models["qwen3.5"] = qwen35ShiftModel(t)
+	tokens := randomTokens(40, 290, 71)
+	for _, arch := range []string{"qwen2", "qwen3", "qwen3.5", "llama"} {
+		for _, s := range []quantScheme{"q8_0", "q4_k_m"} {
+			t.Run(arch+"/"+string(s), func(t *testing.T) {
+				base := models[arch]
+				exact, rounded := quantisedCopy(base, s), quantisedCopy(base, s)
+				kernels.SetExact(true)
+				want := allLogits(t, exact, tokens)
+				kernels.SetExact(false)
+				got := allLogits(t, rounded, tokens)
+				var st shiftStats
+				V := base.cfg.VocabSize
+				for p := range tokens {
+					st.add(want[p*V:(p+1)*V], got[p*V:(p+1)*V])
+				}
+				t.Logf("%-7s %-6s prefill (%v, %s) against fp32: %v", arch, s, kernels.Active(), rounded.Arithmetic(), st)
+				if st.worst >= top10ShiftBound {
+					t.Errorf("top-10 shift %.3g above %g", st.worst, top10ShiftBound)
+				}
+				tiled := s == "q4_k_m"
+				if want := map[bool]string{true: "int8+prefill", false: "int8"}[tiled]; rounded.Arithmetic() != want {
+					t.Errorf("arithmetic %q, want %q", rounded.Arithmetic(), want)
+				}
+				if tiled == (st.worst == 0) {
+					t.Errorf("top-10 shift %.3g: the prefill ran %s", st.worst, map[bool]string{true: "in fp32", false: "in integers"}[tiled])
+				}
+			})
+		}
+	}
+}

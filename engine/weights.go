@@ -104,9 +104,13 @@ func (w *mat) rowRange(lo, hi int) mat {
 // kernels that multiply bf16 activations: the workers round it once, each
 // a share of the rows, and every band reads it (nil: each band's kernel
 // call rounds all of x again).
-func (w *mat) mul(p *pool.Pool, out, x []float32, n int, xq *kernels.QuantizedX, rx *kernels.RoundedX) {
+func (w *mat) mul(p *pool.Pool, out, x []float32, n int, xq *kernels.QuantizedX, rx *kernels.RoundedX, xr *kernels.QuantizedRows) {
 	if n == 1 {
 		w.vec(p, out[:w.rows], x[:w.cols], xq)
+		return
+	}
+	if w.tiledAt(kernels.Current()) {
+		w.mulQ8(p, out, x, n, xr)
 		return
 	}
 	round := w.roundsInput()
@@ -128,6 +132,22 @@ func (w *mat) mul(p *pool.Pool, out, x []float32, n int, xq *kernels.QuantizedX,
 		} else {
 			kernels.MatMulF32(out[lo:], w.rows, w.f[lo*w.cols:hi*w.cols], x[:n*w.cols], n, w.cols)
 		}
+	})
+}
+
+// mulQ8 is mul for a quantised w with integer tiles (kernels.Q8Tiles):
+// the workers round x's rows to 8 bits into xr (nil: a new one), each a
+// share of the tokens, then multiply bands of rows by all of them.
+func (w *mat) mulQ8(p *pool.Pool, out, x []float32, n int, xr *kernels.QuantizedRows) {
+	if xr == nil {
+		xr = new(kernels.QuantizedRows)
+	}
+	xr.Prepare(n, w.cols)
+	p.For(n, func(_, lo, hi int) { xr.Quantize(x[:n*w.cols], lo, hi) })
+	rb := w.qt.RowBytes(w.cols)
+	p.For((w.rows+rowGroup-1)/rowGroup, func(_, glo, ghi int) {
+		lo, hi := glo*rowGroup, min(w.rows, ghi*rowGroup)
+		kernels.MatMulQ8Rows(nil, w.qt, out[lo:], w.rows, w.q[lo*rb:hi*rb], xr)
 	})
 }
 
@@ -159,6 +179,14 @@ func (w *mat) integer() bool { return w.integerAt(kernels.Current()) }
 
 // integerAt is integer under the kernel choice c.
 func (w *mat) integerAt(c kernels.Choice) bool { return w.q != nil && c.IntegerQuant(w.qt) }
+
+// tiledAt reports whether prefill multiplies w in integers under c, its
+// activations rounded to 8 bits as decode rounds them (mulQ8): a
+// quantised matrix whose prefill rounds its input and whose format has
+// the level's tiles (kernels.Choice.Q8Tiles).
+func (w *mat) tiledAt(c kernels.Choice) bool {
+	return w.q != nil && w.roundsInputAt(c) && c.Q8Tiles(w.qt)
+}
 
 // vecRows is vec for rows lo…hi-1 only, on the calling goroutine, in fp32
 // (quantised blocks widened): each row's dot product is the same whatever

@@ -164,7 +164,7 @@ func Trim(x float64, d int) string {
 }
 
 // Arithmetic says what a run's arithmetic ("fp32", "bf16", "int8",
-// "bf16+int8", "bf16:experts" and "bf16:experts+int8" where auto rounds
+// "int8+prefill", "bf16+int8", "bf16:experts" and "bf16:experts+int8" where auto rounds
 // the activations of some parts only, "selective" for auto's arithmetic
 // before a model says which parts: the engine's names) means, for the
 // Timing lines and the Model panel, in English; i18n's Lang.Arithmetic
@@ -192,6 +192,8 @@ func ArithmeticKey(a string) (key, parts string) {
 		return "arith." + a, ""
 	case "bf16+int8":
 		return "arith.bf16int8", ""
+	case "int8+prefill":
+		return "arith.int8prefill", ""
 	case "fp32", "":
 		return "arith.fp32", ""
 	}
@@ -201,14 +203,15 @@ func ArithmeticKey(a string) (key, parts string) {
 // arithmeticEnglish is each ArithmeticKey's sentence in English, as the
 // English translation file has it (i18n's tests hold the two equal).
 var arithmeticEnglish = map[string]string{
-	"arith.parts":      "prefill rounds activations to bf16 in {{.Parts}}, fp32 elsewhere (probabilities within 3e-3 on the test models)",
-	"arith.parts.int8": "prefill rounds activations to bf16 in {{.Parts}}, fp32 elsewhere; decode rounds them to 8 bits for the quantised matrices",
-	"arith.bf16":       "prefill rounds activations to bf16 (faster where the CPU's bf16 products outrun its FMAs; probabilities move by up to 2e-2 on the test models)",
-	"arith.selective":  "prefill rounds activations to bf16 in the parts of a model that stay within 3e-3 on the test models, fp32 elsewhere",
-	"arith.int8":       "decode rounds activations to 8 bits for the quantised matrices",
-	"arith.bf16int8":   "prefill rounds activations to bf16, decode to 8 bits for the quantised matrices",
-	"arith.fp32":       "every product in fp32",
-	"arith.other":      "{{.Name}} products",
+	"arith.parts":       "prefill rounds activations to bf16 in {{.Parts}}, fp32 elsewhere (probabilities within 3e-3 on the test models)",
+	"arith.parts.int8":  "prefill rounds activations to bf16 in {{.Parts}}, fp32 elsewhere; decode rounds them to 8 bits for the quantised matrices",
+	"arith.bf16":        "prefill rounds activations to bf16 (faster where the CPU's bf16 products outrun its FMAs; probabilities move by up to 2e-2 on the test models)",
+	"arith.selective":   "prefill rounds activations to bf16 in the parts of a model that stay within 3e-3 on the test models, fp32 elsewhere",
+	"arith.int8":        "decode rounds activations to 8 bits for the quantised matrices",
+	"arith.bf16int8":    "prefill rounds activations to bf16, decode to 8 bits for the quantised matrices",
+	"arith.int8prefill": "prefill and decode round activations to 8 bits for the Q4_K and Q6_K matrices (decode alone for the other quantised formats)",
+	"arith.fp32":        "every product in fp32",
+	"arith.other":       "{{.Name}} products",
 }
 
 // FirstNumbers writes the first k values with three decimals as the

@@ -122,12 +122,21 @@ func (c Choice) IntegerQuant(q Quant) bool {
 	return s && !c.exact && c.kernelSet().matVecQ8 != nil && hasQ8Kernel(q)
 }
 
+// Q8Tiles is Q8Tiles under c.
+func (c Choice) Q8Tiles(q Quant) bool {
+	t := c.kernelSet().q8Tiles
+	return c.IntegerQuant(q) && t != nil && t.has(q)
+}
+
 // QuantArithmetic is QuantArithmetic under c.
 func (c Choice) QuantArithmetic(q Quant) string {
-	if !c.IntegerQuant(q) {
+	switch {
+	case !c.IntegerQuant(q):
 		return "fp32 (weights widened, activations exact)"
+	case c.Q8Tiles(q):
+		return "int8 activations per 32 in decode and prefill (" + c.kernelSet().q8Name + ")"
 	}
-	return "int8 activations per 32 (" + c.kernelSet().q8Name + ")"
+	return "int8 activations per 32 in decode (" + c.kernelSet().q8Name + ")"
 }
 
 // kernelSet is the set c runs (setFor at c's arithmetic).

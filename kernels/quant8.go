@@ -96,14 +96,10 @@ func IntegerQuant(q Quant) bool {
 // files people hold).
 func hasQ8Kernel(q Quant) bool { return q == Q8_0 || q == Q4K || q == Q5K || q == Q6K }
 
-// QuantArithmetic says in a few words how decode multiplies q weights at
-// the active level and arithmetic: for the Model panel and run --json.
-func QuantArithmetic(q Quant) string {
-	if !IntegerQuant(q) {
-		return "fp32 (weights widened, activations exact)"
-	}
-	return "int8 activations per 32 (" + cur.q8Name + ")"
-}
+// QuantArithmetic says in a few words how decode (and prefill, where the
+// level has tiles for q) multiplies q weights at the active level and
+// arithmetic: for the Model panel and run --json.
+func QuantArithmetic(q Quant) string { return Current().QuantArithmetic(q) }
 
 // MatVecQ8 computes out[r] = Σ_c W[r][c]·x̂_c for r < len(out), with W
 // stored as q blocks (w holds len(out) rows of q.RowBytes(a.Cols())

@@ -132,6 +132,10 @@ type tileFunc func(out *float32, ldOut int, wq *byte, sm *float32, x *int8, ldx 
 // format without them. generic marks the readable ones.
 type q8Tiles struct {
 	q4k, q6k [tileTokens + 1]tileFunc
+	// peak is the tiles' instructions in a register loop (Int8PeakLoop),
+	// peakName names them.
+	peak     func(iters int) int64
+	peakName string
 	// packQ4K and packQ6K write a panel's bytes for 8 whole rows (rb bytes
 	// apart, nb blocks); nil: packQ4KRow and packQ6KRow row by row.
 	packQ4K, packQ6K func(wq *byte, src *byte, rb int, nb int)
@@ -162,6 +166,26 @@ func (s *q8Tiles) pack(q Quant, wq []byte, sm []float32, src []byte, nr, cols in
 
 func (s *q8Tiles) has(q Quant) bool {
 	return (q == Q4K && (s.generic || s.q4k[1] != nil)) || (q == Q6K && (s.generic || s.q6k[1] != nil))
+}
+
+// Int8PeakLoop runs iters rounds of the active level's integer tile
+// instructions held in registers and returns the operations done (2 a
+// multiply-add), as FMAPeakLoop does for FMAs: the ceiling of a prefill
+// whose products are integer (Q8Tiles). 0 where the level has no tiles.
+func Int8PeakLoop(iters int) int64 {
+	if cur.q8Tiles == nil || cur.q8Tiles.peak == nil || iters <= 0 {
+		return 0
+	}
+	return cur.q8Tiles.peak(iters)
+}
+
+// Int8PeakLoopName names Int8PeakLoop's instructions: "int8 VPDPBUSD",
+// "int8 VPMADDUBSW"; "" where the level has no tiles.
+func Int8PeakLoopName() string {
+	if cur.q8Tiles == nil {
+		return ""
+	}
+	return cur.q8Tiles.peakName
 }
 
 // genericTiles runs tileQ4KGeneric and tileQ6KGeneric.

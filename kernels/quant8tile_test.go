@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 )
 
 // TestQuantizedRows: each row is rounded bit for bit as QuantizedX rounds
@@ -87,4 +88,27 @@ func checkMatMulQ8Rows(t *testing.T, mul func(q Quant, out []float32, ld int, w 
 			}
 		}
 	}
+}
+
+// TestInt8PeakLoop: the integer tiles' loop counts 64 operations a chain
+// and round where the level has tiles, nothing where it has none; it logs
+// its rate beside FMA's.
+func TestInt8PeakLoop(t *testing.T) {
+	forEachLevel(t, func(t *testing.T, l Level) {
+		if cur.q8Tiles == nil {
+			if Int8PeakLoop(1000) != 0 || Int8PeakLoopName() != "" {
+				t.Fatal("a level without tiles runs an integer loop")
+			}
+			return
+		}
+		if got := Int8PeakLoop(1000); got != 1000*12*64 {
+			t.Fatalf("Int8PeakLoop(1000) = %d operations, want %d", got, 1000*12*64)
+		}
+		rate := func(loop func(int) int64) float64 {
+			start := time.Now()
+			ops := loop(1 << 20)
+			return float64(ops) / time.Since(start).Seconds() / 1e9
+		}
+		t.Logf("%s %.0f GOP/s, fp32 FMA %.0f GFLOP/s", Int8PeakLoopName(), rate(Int8PeakLoop), rate(FP32PeakLoop))
+	})
 }

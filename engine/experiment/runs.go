@@ -80,7 +80,7 @@ func exactNote(opt Options, points []Point) string {
 }
 
 // arithmetic is a run's arithmetic as a kernels point's label ends:
-// "fp32", "bf16", "int8", "bf16+int8".
+// "fp32", "bf16", "int8", "int8+prefill", "bf16+int8".
 func arithmetic(a string) string {
 	if a == "" {
 		return "fp32"

@@ -43,7 +43,9 @@ func MeasureCompute(threads int) Compute {
 // computed in fp32 ("fp32", "int8": decode's 8 bits do not reach prefill),
 // the level's own loop (VDPBF16PS at AVX512BF16) when every product rounds
 // its activations to bf16 ("bf16", "bf16+int8"), and the faster of the two
-// when only some parts do ("bf16:experts"): each product ran on one of
+// when only some parts do ("bf16:experts"), and likewise the faster of the
+// integer tiles' loop and FMA's when the quantised matrices' prefill
+// multiplies in integers ("int8+prefill"): each product ran on one of
 // them, so neither rate can be beaten and the share stays a lower bound.
 // Setting an fp32 prefill against VDPBF16PS's rate would misstate it
 // either way: that loop does half FMA's operations a cycle on some
@@ -52,6 +54,13 @@ func MeasureComputeFor(threads int, arithmetic string) Compute {
 	const fp32 = "fp32 FMA"
 	own := MeasureCompute
 	switch {
+	case arithmetic == "int8+prefill" && kernels.Int8PeakLoopName() != "":
+		// The quantised matrices multiply in integers, attention in fp32.
+		a, b := measureLoop(threads, int8Loop, kernels.Int8PeakLoopName()), measureLoop(threads, fp32Loop, fp32)
+		if b.GFLOPs > a.GFLOPs {
+			return b
+		}
+		return a
 	case kernels.PeakLoopName() == fp32:
 		return own(threads)
 	case !strings.HasPrefix(arithmetic, "bf16"):

@@ -378,10 +378,11 @@ func TestProbeLoad(t *testing.T) {
 // TestMeasureComputeForPicksTheLoopOfTheProducts: a prefill in fp32 is set
 // against the fp32 FMA loop even where the level's own loop is VDPBF16PS,
 // one rounding every product to bf16 against the level's loop, and one
-// rounding some parts against the faster of the two.
+// rounding some parts against the faster of the two, and an integer
+// prefill against the faster of the integer tiles' loop and FMA's.
 func TestMeasureComputeForPicksTheLoopOfTheProducts(t *testing.T) {
 	defer kernels.SetLevel(kernels.Active())
-	defer func(f, g func(int) int64) { fmaLoop, fp32Loop = f, g }(fmaLoop, fp32Loop)
+	defer func(f, g, h func(int) int64) { fmaLoop, fp32Loop, int8Loop = f, g, h }(fmaLoop, fp32Loop, int8Loop)
 	var ran []string
 	stub := func(name string, flops int64) func(int) int64 {
 		return func(n int) int64 {
@@ -390,7 +391,7 @@ func TestMeasureComputeForPicksTheLoopOfTheProducts(t *testing.T) {
 			return flops << 30 // a rate set by the stub, whatever the count
 		}
 	}
-	fmaLoop, fp32Loop = stub("own", 1), stub("fp32", 1000)
+	fmaLoop, fp32Loop, int8Loop = stub("own", 1), stub("fp32", 1000), stub("int8", 5000)
 	for l := kernels.Generic; l <= kernels.AVX512BF16; l++ {
 		if !kernels.Supported(l) {
 			continue
@@ -407,10 +408,13 @@ func TestMeasureComputeForPicksTheLoopOfTheProducts(t *testing.T) {
 			{"int8", "fp32 FMA", []string{"own"}},
 			{"bf16", "fp32 FMA", []string{"own"}},
 			{"bf16:experts", "fp32 FMA", []string{"own"}},
+			{"int8+prefill", "fp32 FMA", []string{"own"}},
 		} {
-			if two {
+			if c.arith == "int8+prefill" && kernels.Int8PeakLoopName() != "" {
+				c.loop, c.ran = kernels.Int8PeakLoopName(), []string{"int8", "fp32"}
+			} else if two {
 				switch c.arith {
-				case "fp32", "int8":
+				case "fp32", "int8", "int8+prefill":
 					c.ran = []string{"fp32"}
 				case "bf16":
 					c.loop = "bf16 VDPBF16PS"

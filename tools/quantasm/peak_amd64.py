@@ -68,6 +68,36 @@ lane grows by 2^-13 a step and stays far from overflow.""")
     a.ret()
 
 
+def peak_int8(vnni):
+    """The integer prefill tiles' instructions, held in registers:
+    VPMADDUBSW + VPADDW (32 multiply-adds into int16 lanes), or one VEX
+    VPDPBUSD (AVX-VNNI), in 12 chains. The sums wrap; nothing reads them."""
+    name = "int8Peak" + ("AVXVNNI" if vnni else "AVX2")
+    doc = "func %s(iters int)" % name
+    a.text(name, 8, doc)
+    a.ins("MOVQ", "iters+0(FP)", "CX")
+    a.ins("MOVL", "$0x01010101", "AX", c="bytes of 1")
+    a.ins("MOVQ", "AX", "X14")
+    a.ins("VPBROADCASTD", "X14", "Y14")
+    a.ins("VMOVDQA", "Y14", "Y15")
+    zero_chains(AVX2)
+    a.label(name + "loop")
+    for i in range(CHAINS):
+        if vnni:  # VEX.256.66.0F38.W0 50 /r: Y_i += Σ4 Y14·Y15
+            code = [0xC4,
+                    ((~i >> 3) & 1) << 7 | 1 << 6 | 0x02,  # R̄ X̄, B̄ = 0 (Y15), map 0F38
+                    ((~14) & 0xF) << 3 | 1 << 2 | 0x01,  # W0, vvvv = Y14, 256 bits, 66
+                    0x50, 0xC0 | (i & 7) << 3 | 7]
+            a.e("\t%s // VPDPBUSD Y15, Y14, Y%d (VEX)" % (byte_code(code), i))
+        else:
+            t = "Y%d" % (12 + i % 2)
+            a.ins("VPMADDUBSW", "Y15", "Y14", t)
+            a.ins("VPADDW", t, "Y%d" % i, "Y%d" % i)
+    a.ins("DECQ", "CX")
+    a.ins("JNZ", name + "loop")
+    a.ret()
+
+
 a.header("peak_amd64.py", """The peak loops keep every operand in registers: a = a·m + c in 12
 independent chains (more than FMA latency × FMA pipes = 4 × 2), so the
 loop runs at the FMA issue rate. m < 1 keeps the values bounded and
@@ -75,4 +105,6 @@ normal, so no denormal slow path is ever taken.""")
 for isa in (AVX2, AVX512):
     peak(isa)
 peak_bf16()
+peak_int8(False)
+peak_int8(True)
 a.print()

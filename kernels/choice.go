@@ -134,7 +134,11 @@ func (c Choice) QuantArithmetic(q Quant) string {
 	case !c.IntegerQuant(q):
 		return "fp32 (weights widened, activations exact)"
 	case c.Q8Tiles(q):
-		return "int8 activations per 32 in decode and prefill (" + c.kernelSet().q8Name + ")"
+		s := c.kernelSet()
+		if s.q8Tiles.name == s.q8Name {
+			return "int8 activations per 32 in decode and prefill (" + s.q8Name + ")"
+		}
+		return "int8 activations per 32 in decode (" + s.q8Name + ") and prefill (" + s.q8Tiles.name + ")"
 	}
 	return "int8 activations per 32 in decode (" + c.kernelSet().q8Name + ")"
 }

@@ -3,6 +3,7 @@ package kernels
 import (
 	"encoding/binary"
 	"math"
+	"strings"
 	"sync"
 )
 
@@ -132,10 +133,10 @@ type tileFunc func(out *float32, ldOut int, wq *byte, sm *float32, x *int8, ldx 
 // format without them. generic marks the readable ones.
 type q8Tiles struct {
 	q4k, q6k [tileTokens + 1]tileFunc
-	// peak is the tiles' instructions in a register loop (Int8PeakLoop),
-	// peakName names them.
-	peak     func(iters int) int64
-	peakName string
+	// peak is the tiles' instructions in a register loop (Int8PeakLoop);
+	// name names them ("AVX-VNNI VPDPBUSD").
+	peak func(iters int) int64
+	name string
 	// packQ4K and packQ6K write a panel's bytes for 8 whole rows (rb bytes
 	// apart, nb blocks); nil: packQ4KRow and packQ6KRow row by row.
 	packQ4K, packQ6K func(wq *byte, src *byte, rb int, nb int)
@@ -185,7 +186,7 @@ func Int8PeakLoopName() string {
 	if cur.q8Tiles == nil {
 		return ""
 	}
-	return cur.q8Tiles.peakName
+	return "int8 " + cur.q8Tiles.name[strings.IndexByte(cur.q8Tiles.name, ' ')+1:]
 }
 
 // genericTiles runs tileQ4KGeneric and tileQ6KGeneric.

@@ -89,13 +89,13 @@ var (
 		q4k:     [tileTokens + 1]tileFunc{nil, tileQ4K1AVX2, tileQ4K2AVX2, tileQ4K3AVX2, tileQ4K4AVX2, tileQ4K5AVX2, tileQ4K6AVX2},
 		q6k:     [tileTokens + 1]tileFunc{nil, tileQ6K1AVX2, tileQ6K2AVX2, tileQ6K3AVX2, tileQ6K4AVX2, tileQ6K5AVX2, tileQ6K6AVX2},
 		packQ4K: packQ4KAVX2, packQ6K: packQ6KAVX2,
-		peak: int8PeakAVX2Loop, peakName: "int8 VPMADDUBSW",
+		peak: int8PeakAVX2Loop, name: "AVX2 VPMADDUBSW",
 	}
 	tilesAVXVNNI = &q8Tiles{
 		q4k:     [tileTokens + 1]tileFunc{nil, tileQ4K1AVXVNNI, tileQ4K2AVXVNNI, tileQ4K3AVXVNNI, tileQ4K4AVXVNNI, tileQ4K5AVXVNNI, tileQ4K6AVXVNNI},
 		q6k:     [tileTokens + 1]tileFunc{nil, tileQ6K1AVXVNNI, tileQ6K2AVXVNNI, tileQ6K3AVXVNNI, tileQ6K4AVXVNNI, tileQ6K5AVXVNNI, tileQ6K6AVXVNNI},
 		packQ4K: packQ4KAVX2, packQ6K: packQ6KAVX2,
-		peak: int8PeakAVXVNNILoop, peakName: "int8 VPDPBUSD",
+		peak: int8PeakAVXVNNILoop, name: "AVX-VNNI VPDPBUSD",
 	}
 	tilesX86 = pick(hasAVXVNNI, tilesAVXVNNI, tilesAVX2)
 )

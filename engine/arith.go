@@ -144,9 +144,9 @@ func (m *Model) Arithmetic() string { return m.ArithmeticOf(kernels.Current()) }
 // it rounds those of some parts only (auto's policy: "bf16:experts"),
 // "int8" when decode rounds activations to 8 bits for quantised matrices
 // (kernels.Choice.IntegerQuant), "int8+prefill" when prefill rounds them
-// too for the formats with integer tiles (mat.tiledAt: Q4_K, Q6_K on
-// x86), either bf16 one with "+int8" for both, else "fp32". It reads c, not the kernels in use: the window asks while
-// a run goes on.
+// too for the formats with integer tiles (mat.tiledAt: the K-quants on
+// x86), either bf16 one with "+int8" for both, else "fp32". It reads c,
+// not the kernels in use: the window asks while a run goes on.
 func (m *Model) ArithmeticOf(c kernels.Choice) string {
 	var i8, i8p bool
 	var rounds partSet

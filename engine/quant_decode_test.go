@@ -293,7 +293,7 @@ func TestQuantPrefillTop10Shift(t *testing.T) {
 }
 
 // TestQuantPrefillInt8Shift: where the level has integer prefill tiles
-// (Q4_K, Q6_K), a Q4_K_M model's prefill rounds its activations to 8 bits
+// (Q4_K, Q5_K, Q6_K), a Q4_K_M or Q5_K_M model's prefill rounds its activations to 8 bits
 // as decode does: every position's top 10 moves against the fp32 prefill
 // (kernels.Exact) within decode's bound, by more than nothing (the tiles
 // ran), and the model says "int8+prefill"; a Q8_0 model, without tiles,
@@ -309,7 +309,7 @@ func TestQuantPrefillInt8Shift(t *testing.T) {
 	models["qwen3.5"] = qwen35ShiftModel(t)
 	tokens := randomTokens(40, 290, 71)
 	for _, arch := range []string{"qwen2", "qwen3", "qwen3.5", "llama"} {
-		for _, s := range []quantScheme{"q8_0", "q4_k_m"} {
+		for _, s := range []quantScheme{"q8_0", "q4_k_m", "q5_k_m"} {
 			t.Run(arch+"/"+string(s), func(t *testing.T) {
 				base := models[arch]
 				exact, rounded := quantisedCopy(base, s), quantisedCopy(base, s)
@@ -326,7 +326,7 @@ func TestQuantPrefillInt8Shift(t *testing.T) {
 				if st.worst >= top10ShiftBound {
 					t.Errorf("top-10 shift %.3g above %g", st.worst, top10ShiftBound)
 				}
-				tiled := s == "q4_k_m"
+				tiled := s != "q8_0"
 				if want := map[bool]string{true: "int8+prefill", false: "int8"}[tiled]; rounded.Arithmetic() != want {
 					t.Errorf("arithmetic %q, want %q", rounded.Arithmetic(), want)
 				}

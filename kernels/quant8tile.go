@@ -77,9 +77,9 @@ func Q8Tiles(q Quant) bool {
 // MatMulQ8Rows computes out[t·ldOut+r] = Σ_c W[r][c]·x̂_t[c] for the
 // tokens t < a.Rows() and the rows r < len(w)/q.RowBytes(a.cols): each
 // output is MatVecQ8's dot product for its token, summed by the level's
-// tile (or the readable one): Q4_K and Q6_K. ws may be nil.
+// tile (or the readable one): Q4_K, Q5_K and Q6_K. ws may be nil.
 func MatMulQ8Rows(ws *Workspace, q Quant, out []float32, ldOut int, w []byte, a *QuantizedRows) {
-	if q != Q4K && q != Q6K {
+	if q != Q4K && q != Q5K && q != Q6K {
 		panic("kernels: MatMulQ8Rows: no tile for " + q.String())
 	}
 	n, cols := a.n, a.cols
@@ -107,8 +107,8 @@ func MatMulQ8Rows(ws *Workspace, q Quant, out []float32, ldOut int, w []byte, a 
 		for g := range groups {
 			tiles.pack(q, wq[g*8*cols:(g+1)*8*cols], sm[g*cols/2:(g+1)*cols/2], w[(r0+8*g)*rb:], min(8, rc-8*g), cols)
 		}
-		for t0 := 0; t0 < n; t0 += tileTokens {
-			T := min(tileTokens, n-t0)
+		for t0, most := 0, tiles.most(q); t0 < n; t0 += most {
+			T := min(most, n-t0)
 			for g := range groups {
 				tiles.run(q, T, ws, out, ldOut, t0, r0+8*g, rows, wq[g*8*cols:], sm[g*cols/2:], a)
 			}
@@ -132,21 +132,24 @@ type tileFunc func(out *float32, ldOut int, wq *byte, sm *float32, x *int8, ldx 
 // q8Tiles is a level's tiles: [T] for T = 1 … tileTokens, nil for a
 // format without them. generic marks the readable ones.
 type q8Tiles struct {
-	q4k, q6k [tileTokens + 1]tileFunc
+	q4k, q5k, q6k [tileTokens + 1]tileFunc
 	// peak is the tiles' instructions in a register loop (Int8PeakLoop);
 	// name names them ("AVX-VNNI VPDPBUSD").
 	peak func(iters int) int64
 	name string
 	// packQ4K and packQ6K write a panel's bytes for 8 whole rows (rb bytes
 	// apart, nb blocks); nil: packQ4KRow and packQ6KRow row by row.
-	packQ4K, packQ6K func(wq *byte, src *byte, rb int, nb int)
-	generic          bool
+	packQ4K, packQ5K, packQ6K func(wq *byte, src *byte, rb int, nb int)
+	generic                   bool
 }
 
 // pack is packQ8Panel with the level's byte unpacking where it has one.
 func (s *q8Tiles) pack(q Quant, wq []byte, sm []float32, src []byte, nr, cols int) {
 	f := s.packQ4K
-	if q == Q6K {
+	switch q {
+	case Q5K:
+		f = s.packQ5K
+	case Q6K:
 		f = s.packQ6K
 	}
 	if f == nil || nr < 8 {
@@ -157,16 +160,41 @@ func (s *q8Tiles) pack(q Quant, wq []byte, sm []float32, src []byte, nr, cols in
 	_ = src[8*rb-1]
 	f(&wq[0], &src[0], rb, cols/256)
 	for i := range 8 {
-		if q == Q4K {
-			scalesQ4K(sm, src[i*rb:(i+1)*rb], i, cols)
-		} else {
+		if q == Q6K {
 			scalesQ6K(sm, src[i*rb:(i+1)*rb], i, cols)
+		} else {
+			scalesQ4K(sm, src[i*rb:(i+1)*rb], i, cols, rb/(cols/256))
 		}
 	}
 }
 
 func (s *q8Tiles) has(q Quant) bool {
-	return (q == Q4K && (s.generic || s.q4k[1] != nil)) || (q == Q6K && (s.generic || s.q6k[1] != nil))
+	k := s.kernels(q)
+	return k != nil && (s.generic || k[1] != nil)
+}
+
+// kernels is the tiles of format q, nil for a format without them.
+func (s *q8Tiles) kernels(q Quant) *[tileTokens + 1]tileFunc {
+	switch q {
+	case Q4K:
+		return &s.q4k
+	case Q5K:
+		return &s.q5k
+	case Q6K:
+		return &s.q6k
+	}
+	return nil
+}
+
+// most is the most tokens a tile of format q holds (AVX2's Q5_K tile:
+// 4, its int16 and int32 sums taking 8 registers).
+func (s *q8Tiles) most(q Quant) int {
+	k := s.kernels(q)
+	T := tileTokens
+	for !s.generic && T > 1 && k[T] == nil {
+		T--
+	}
+	return T
 }
 
 // Int8PeakLoop runs iters rounds of the active level's integer tile
@@ -200,18 +228,15 @@ func (s *q8Tiles) run(q Quant, T int, ws *Workspace, out []float32, ldOut, t0, r
 		if r+8 > rows {
 			dst, ld = grow(&ws.q8o, tileTokens*8), 8
 		}
-		if q == Q4K {
-			tileQ4KGeneric(dst, ld, wq, sm, a, t0, T)
-		} else {
+		if q == Q6K {
 			tileQ6KGeneric(dst, ld, wq, sm, a, t0, T)
+		} else {
+			tileQ4KGeneric(dst, ld, wq, sm, a, t0, T) // Q5_K's 5-bit weights alike
 		}
 		copyPartialTile(out, ldOut, t0, r, rows, T, dst, ld)
 		return
 	}
-	f := s.q4k[T]
-	if q == Q6K {
-		f = s.q6k[T]
-	}
+	f := s.kernels(q)[T]
 	c := a.cols
 	dst, ld := &out[t0*ldOut+r], ldOut
 	if r+8 > rows {
@@ -238,9 +263,11 @@ func copyPartialTile(out []float32, ldOut, t0, r, rows, T int, tile []float32, l
 // bytes a row) into the panel the tiles read, rows nr … 7 zero:
 //
 //	wq [cols/4][8][4]byte: weight q of columns 4k … 4k+3 of each row,
-//	   unsigned (Q4_K 0…15, Q6_K 0…63: its −32 is the activations' side)
-//	sm [cols/32][16]float32: Q4_K d·sc of the sub-block for the 8 rows,
-//	   then dmin·m; Q6_K d·sc of each of the block's two groups of 16.
+//	   unsigned (Q4_K 0…15, Q5_K 0…31, Q6_K 0…63: its −32 is the
+//	   activations' side)
+//	sm [cols/32][16]float32: Q4_K and Q5_K d·sc of the sub-block for the
+//	   8 rows, then dmin·m; Q6_K d·sc of each of the block's two groups
+//	   of 16.
 func packQ8Panel(q Quant, wq []byte, sm []float32, src []byte, nr, cols int) {
 	rb := q.RowBytes(cols)
 	for i := range 8 {
@@ -254,9 +281,12 @@ func packQ8Panel(q Quant, wq []byte, sm []float32, src []byte, nr, cols int) {
 			continue
 		}
 		row := src[i*rb : (i+1)*rb]
-		if q == Q4K {
+		switch q {
+		case Q4K:
 			packQ4KRow(wq, sm, row, i, cols)
-		} else {
+		case Q5K:
+			packQ5KRow(wq, sm, row, i, cols)
+		default:
 			packQ6KRow(wq, sm, row, i, cols)
 		}
 	}
@@ -265,7 +295,7 @@ func packQ8Panel(q Quant, wq []byte, sm []float32, src []byte, nr, cols int) {
 // packQ4KRow writes row i of a Q4_K panel: sub-block s of a block holds
 // the low (s even) or high nibbles of qs[32·(s/2) …].
 func packQ4KRow(wq []byte, sm []float32, row []byte, i, cols int) {
-	scalesQ4K(sm, row, i, cols)
+	scalesQ4K(sm, row, i, cols, 144)
 	for b := range cols / 256 {
 		blk := row[b*144 : (b+1)*144]
 		for s := range 8 {
@@ -279,10 +309,29 @@ func packQ4KRow(wq []byte, sm []float32, row []byte, i, cols int) {
 	}
 }
 
+// packQ5KRow writes row i of a Q5_K panel: Q4_K's nibbles (qs at byte
+// 48 of a block) with bit s of qh[l] (bytes 16-47) as the fifth bit of
+// weight l of sub-block s (q5k.go).
+func packQ5KRow(wq []byte, sm []float32, row []byte, i, cols int) {
+	scalesQ4K(sm, row, i, cols, 176)
+	for b := range cols / 256 {
+		blk := row[b*176 : (b+1)*176]
+		qh := blk[16:48]
+		for s := range 8 {
+			j := b*8 + s
+			qs, sh := blk[48+32*(s/2):48+32*(s/2)+32], 4*(s%2)
+			for g := range 8 {
+				v := binary.LittleEndian.Uint32(qs[4*g:])>>sh&0x0f0f0f0f | (binary.LittleEndian.Uint32(qh[4*g:])>>s&0x01010101)<<4
+				binary.LittleEndian.PutUint32(wq[((j*8+g)*8+i)*4:], v)
+			}
+		}
+	}
+}
+
 // packQ6KRow writes row i of a Q6_K panel: the weight at column 128h + 32p
 // + l of a block (p < 4, l < 32) is the p-th nibble choice of ql (low or
 // high nibble of ql[64h + l] or ql[64h + 32 + l]) with two bits of
-// qh[32h + l] above it (docs/spec/gguf-quant.md, dequantize_row_q6_K).
+// qh[32h + l] above it (llama.cpp's dequantize_row_q6_K; docs/spec/formats.md B.5).
 func packQ6KRow(wq []byte, sm []float32, row []byte, i, cols int) {
 	const lo4, lo2 = 0x0f0f0f0f, 0x03030303
 	scalesQ6K(sm, row, i, cols)
@@ -304,15 +353,15 @@ func packQ6KRow(wq []byte, sm []float32, row []byte, i, cols int) {
 	}
 }
 
-// scalesQ4K writes row i's column of a Q4_K panel's scales: d·sc and
-// dmin·m of each sub-block, the 6-bit pairs of scales[12] unpacked four at
-// a time (ScaleMinK4: sub-blocks 0-3 take the low 6 bits of bytes 0-3 and
-// 4-7, sub-blocks 4-7 a nibble of bytes 8-11 and the top 2 bits of bytes
-// 0-3 and 4-7).
-func scalesQ4K(sm []float32, row []byte, i, cols int) {
+// scalesQ4K writes row i's column of a Q4_K or Q5_K panel's scales (bb
+// bytes a block: 144, 176): d·sc and dmin·m of each sub-block, the 6-bit
+// pairs of scales[12] unpacked four at a time (ScaleMinK4: sub-blocks 0-3
+// take the low 6 bits of bytes 0-3 and 4-7, sub-blocks 4-7 a nibble of
+// bytes 8-11 and the top 2 bits of bytes 0-3 and 4-7).
+func scalesQ4K(sm []float32, row []byte, i, cols, bb int) {
 	const lo6, lo4, lo2 = 0x3f3f3f3f, 0x0f0f0f0f, 0x03030303
 	for b := range cols / 256 {
-		blk := row[b*144 : b*144+16]
+		blk := row[b*bb : b*bb+16]
 		d, dmin := f16At(blk), f16At(blk[2:])
 		q0, q1, q2 := binary.LittleEndian.Uint32(blk[4:]), binary.LittleEndian.Uint32(blk[8:]), binary.LittleEndian.Uint32(blk[12:])
 		sc := [2]uint32{q0 & lo6, q2&lo4 | (q0>>6&lo2)<<4}

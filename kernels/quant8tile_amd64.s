@@ -27,6 +27,8 @@ DATA q8tc0f<>+0(SB)/4, $0x0f0f0f0f
 GLOBL q8tc0f<>(SB), RODATA|NOPTR, $4
 DATA q8tc30<>+0(SB)/4, $0x30303030
 GLOBL q8tc30<>(SB), RODATA|NOPTR, $4
+DATA q8tc10<>+0(SB)/4, $0x10101010
+GLOBL q8tc10<>(SB), RODATA|NOPTR, $4
 
 // packQ4KAVX2 writes the bytes of a Q4_K panel (packQ4KRow for 8 rows, rb
 // bytes apart, nb blocks): sub-block 2p of a block is the low nibbles of
@@ -432,6 +434,663 @@ pq4:
 	ADDQ         $2048, DI
 	DECQ         CX
 	JNZ          pq4
+	VZEROUPPER
+	RET
+
+// packQ5KAVX2 writes the bytes of a Q5_K panel (packQ5KRow for 8 rows, rb
+// bytes apart, nb blocks): sub-block s is a nibble of qs[32·(s/2) …] (low for
+// s even) with bit s of qh[0 … 31] above it, moved to bit 4 by a word shift
+// and masked with 0x10.
+//
+// func packQ5KAVX2(wq *byte, src *byte, rb int, nb int)
+TEXT ·packQ5KAVX2(SB), NOSPLIT, $0-32
+	MOVQ         wq+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         rb+16(FP), R8
+	LEAQ         (R8)(R8*2), R9                 // 3 rows
+	LEAQ         (SI)(R8*4), R10                // row 4
+	MOVQ         nb+24(FP), CX
+	VPBROADCASTD q8tc0f<>(SB), Y15
+	VPBROADCASTD q8tc10<>(SB), Y14
+
+pq5:
+	VPAND        48(SI), Y15, Y0
+	VMOVDQU      16(SI), Y8
+	VPSLLW       $4, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y0, Y0
+	VPAND        48(SI)(R8*1), Y15, Y1
+	VMOVDQU      16(SI)(R8*1), Y8
+	VPSLLW       $4, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y1, Y1
+	VPAND        48(SI)(R8*2), Y15, Y2
+	VMOVDQU      16(SI)(R8*2), Y8
+	VPSLLW       $4, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y2, Y2
+	VPAND        48(SI)(R9*1), Y15, Y3
+	VMOVDQU      16(SI)(R9*1), Y8
+	VPSLLW       $4, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y3, Y3
+	VPAND        48(R10), Y15, Y4
+	VMOVDQU      16(R10), Y8
+	VPSLLW       $4, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y4, Y4
+	VPAND        48(R10)(R8*1), Y15, Y5
+	VMOVDQU      16(R10)(R8*1), Y8
+	VPSLLW       $4, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y5, Y5
+	VPAND        48(R10)(R8*2), Y15, Y6
+	VMOVDQU      16(R10)(R8*2), Y8
+	VPSLLW       $4, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y6, Y6
+	VPAND        48(R10)(R9*1), Y15, Y7
+	VMOVDQU      16(R10)(R9*1), Y8
+	VPSLLW       $4, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y7, Y7
+	VPUNPCKLDQ   Y1, Y0, Y8
+	VPUNPCKHDQ   Y1, Y0, Y9
+	VPUNPCKLDQ   Y3, Y2, Y0
+	VPUNPCKHDQ   Y3, Y2, Y1
+	VPUNPCKLDQ   Y5, Y4, Y2
+	VPUNPCKHDQ   Y5, Y4, Y3
+	VPUNPCKLDQ   Y7, Y6, Y4
+	VPUNPCKHDQ   Y7, Y6, Y5
+	VPUNPCKLQDQ  Y0, Y8, Y6
+	VPUNPCKHQDQ  Y0, Y8, Y7
+	VPUNPCKLQDQ  Y1, Y9, Y8
+	VPUNPCKHQDQ  Y1, Y9, Y0
+	VPUNPCKLQDQ  Y4, Y2, Y9
+	VPUNPCKHQDQ  Y4, Y2, Y1
+	VPUNPCKLQDQ  Y5, Y3, Y2
+	VPUNPCKHQDQ  Y5, Y3, Y4
+	VPERM2I128   $0x20, Y9, Y6, Y3
+	VMOVDQU      Y3, (DI)                       // columns 0-3
+	VPERM2I128   $0x31, Y9, Y6, Y3
+	VMOVDQU      Y3, 128(DI)                    // columns 16-19
+	VPERM2I128   $0x20, Y1, Y7, Y3
+	VMOVDQU      Y3, 32(DI)                     // columns 4-7
+	VPERM2I128   $0x31, Y1, Y7, Y3
+	VMOVDQU      Y3, 160(DI)                    // columns 20-23
+	VPERM2I128   $0x20, Y2, Y8, Y3
+	VMOVDQU      Y3, 64(DI)                     // columns 8-11
+	VPERM2I128   $0x31, Y2, Y8, Y3
+	VMOVDQU      Y3, 192(DI)                    // columns 24-27
+	VPERM2I128   $0x20, Y4, Y0, Y3
+	VMOVDQU      Y3, 96(DI)                     // columns 12-15
+	VPERM2I128   $0x31, Y4, Y0, Y3
+	VMOVDQU      Y3, 224(DI)                    // columns 28-31
+	VMOVDQU      48(SI), Y0
+	VPSRLW       $4, Y0, Y0
+	VPAND        Y15, Y0, Y0
+	VMOVDQU      16(SI), Y8
+	VPSLLW       $3, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y0, Y0
+	VMOVDQU      48(SI)(R8*1), Y1
+	VPSRLW       $4, Y1, Y1
+	VPAND        Y15, Y1, Y1
+	VMOVDQU      16(SI)(R8*1), Y8
+	VPSLLW       $3, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y1, Y1
+	VMOVDQU      48(SI)(R8*2), Y2
+	VPSRLW       $4, Y2, Y2
+	VPAND        Y15, Y2, Y2
+	VMOVDQU      16(SI)(R8*2), Y8
+	VPSLLW       $3, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y2, Y2
+	VMOVDQU      48(SI)(R9*1), Y3
+	VPSRLW       $4, Y3, Y3
+	VPAND        Y15, Y3, Y3
+	VMOVDQU      16(SI)(R9*1), Y8
+	VPSLLW       $3, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y3, Y3
+	VMOVDQU      48(R10), Y4
+	VPSRLW       $4, Y4, Y4
+	VPAND        Y15, Y4, Y4
+	VMOVDQU      16(R10), Y8
+	VPSLLW       $3, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y4, Y4
+	VMOVDQU      48(R10)(R8*1), Y5
+	VPSRLW       $4, Y5, Y5
+	VPAND        Y15, Y5, Y5
+	VMOVDQU      16(R10)(R8*1), Y8
+	VPSLLW       $3, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y5, Y5
+	VMOVDQU      48(R10)(R8*2), Y6
+	VPSRLW       $4, Y6, Y6
+	VPAND        Y15, Y6, Y6
+	VMOVDQU      16(R10)(R8*2), Y8
+	VPSLLW       $3, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y6, Y6
+	VMOVDQU      48(R10)(R9*1), Y7
+	VPSRLW       $4, Y7, Y7
+	VPAND        Y15, Y7, Y7
+	VMOVDQU      16(R10)(R9*1), Y8
+	VPSLLW       $3, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y7, Y7
+	VPUNPCKLDQ   Y1, Y0, Y8
+	VPUNPCKHDQ   Y1, Y0, Y9
+	VPUNPCKLDQ   Y3, Y2, Y0
+	VPUNPCKHDQ   Y3, Y2, Y1
+	VPUNPCKLDQ   Y5, Y4, Y2
+	VPUNPCKHDQ   Y5, Y4, Y3
+	VPUNPCKLDQ   Y7, Y6, Y4
+	VPUNPCKHDQ   Y7, Y6, Y5
+	VPUNPCKLQDQ  Y0, Y8, Y6
+	VPUNPCKHQDQ  Y0, Y8, Y7
+	VPUNPCKLQDQ  Y1, Y9, Y8
+	VPUNPCKHQDQ  Y1, Y9, Y0
+	VPUNPCKLQDQ  Y4, Y2, Y9
+	VPUNPCKHQDQ  Y4, Y2, Y1
+	VPUNPCKLQDQ  Y5, Y3, Y2
+	VPUNPCKHQDQ  Y5, Y3, Y4
+	VPERM2I128   $0x20, Y9, Y6, Y3
+	VMOVDQU      Y3, 256(DI)                    // columns 0-3
+	VPERM2I128   $0x31, Y9, Y6, Y3
+	VMOVDQU      Y3, 384(DI)                    // columns 16-19
+	VPERM2I128   $0x20, Y1, Y7, Y3
+	VMOVDQU      Y3, 288(DI)                    // columns 4-7
+	VPERM2I128   $0x31, Y1, Y7, Y3
+	VMOVDQU      Y3, 416(DI)                    // columns 20-23
+	VPERM2I128   $0x20, Y2, Y8, Y3
+	VMOVDQU      Y3, 320(DI)                    // columns 8-11
+	VPERM2I128   $0x31, Y2, Y8, Y3
+	VMOVDQU      Y3, 448(DI)                    // columns 24-27
+	VPERM2I128   $0x20, Y4, Y0, Y3
+	VMOVDQU      Y3, 352(DI)                    // columns 12-15
+	VPERM2I128   $0x31, Y4, Y0, Y3
+	VMOVDQU      Y3, 480(DI)                    // columns 28-31
+	VPAND        80(SI), Y15, Y0
+	VMOVDQU      16(SI), Y8
+	VPSLLW       $2, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y0, Y0
+	VPAND        80(SI)(R8*1), Y15, Y1
+	VMOVDQU      16(SI)(R8*1), Y8
+	VPSLLW       $2, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y1, Y1
+	VPAND        80(SI)(R8*2), Y15, Y2
+	VMOVDQU      16(SI)(R8*2), Y8
+	VPSLLW       $2, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y2, Y2
+	VPAND        80(SI)(R9*1), Y15, Y3
+	VMOVDQU      16(SI)(R9*1), Y8
+	VPSLLW       $2, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y3, Y3
+	VPAND        80(R10), Y15, Y4
+	VMOVDQU      16(R10), Y8
+	VPSLLW       $2, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y4, Y4
+	VPAND        80(R10)(R8*1), Y15, Y5
+	VMOVDQU      16(R10)(R8*1), Y8
+	VPSLLW       $2, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y5, Y5
+	VPAND        80(R10)(R8*2), Y15, Y6
+	VMOVDQU      16(R10)(R8*2), Y8
+	VPSLLW       $2, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y6, Y6
+	VPAND        80(R10)(R9*1), Y15, Y7
+	VMOVDQU      16(R10)(R9*1), Y8
+	VPSLLW       $2, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y7, Y7
+	VPUNPCKLDQ   Y1, Y0, Y8
+	VPUNPCKHDQ   Y1, Y0, Y9
+	VPUNPCKLDQ   Y3, Y2, Y0
+	VPUNPCKHDQ   Y3, Y2, Y1
+	VPUNPCKLDQ   Y5, Y4, Y2
+	VPUNPCKHDQ   Y5, Y4, Y3
+	VPUNPCKLDQ   Y7, Y6, Y4
+	VPUNPCKHDQ   Y7, Y6, Y5
+	VPUNPCKLQDQ  Y0, Y8, Y6
+	VPUNPCKHQDQ  Y0, Y8, Y7
+	VPUNPCKLQDQ  Y1, Y9, Y8
+	VPUNPCKHQDQ  Y1, Y9, Y0
+	VPUNPCKLQDQ  Y4, Y2, Y9
+	VPUNPCKHQDQ  Y4, Y2, Y1
+	VPUNPCKLQDQ  Y5, Y3, Y2
+	VPUNPCKHQDQ  Y5, Y3, Y4
+	VPERM2I128   $0x20, Y9, Y6, Y3
+	VMOVDQU      Y3, 512(DI)                    // columns 0-3
+	VPERM2I128   $0x31, Y9, Y6, Y3
+	VMOVDQU      Y3, 640(DI)                    // columns 16-19
+	VPERM2I128   $0x20, Y1, Y7, Y3
+	VMOVDQU      Y3, 544(DI)                    // columns 4-7
+	VPERM2I128   $0x31, Y1, Y7, Y3
+	VMOVDQU      Y3, 672(DI)                    // columns 20-23
+	VPERM2I128   $0x20, Y2, Y8, Y3
+	VMOVDQU      Y3, 576(DI)                    // columns 8-11
+	VPERM2I128   $0x31, Y2, Y8, Y3
+	VMOVDQU      Y3, 704(DI)                    // columns 24-27
+	VPERM2I128   $0x20, Y4, Y0, Y3
+	VMOVDQU      Y3, 608(DI)                    // columns 12-15
+	VPERM2I128   $0x31, Y4, Y0, Y3
+	VMOVDQU      Y3, 736(DI)                    // columns 28-31
+	VMOVDQU      80(SI), Y0
+	VPSRLW       $4, Y0, Y0
+	VPAND        Y15, Y0, Y0
+	VMOVDQU      16(SI), Y8
+	VPSLLW       $1, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y0, Y0
+	VMOVDQU      80(SI)(R8*1), Y1
+	VPSRLW       $4, Y1, Y1
+	VPAND        Y15, Y1, Y1
+	VMOVDQU      16(SI)(R8*1), Y8
+	VPSLLW       $1, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y1, Y1
+	VMOVDQU      80(SI)(R8*2), Y2
+	VPSRLW       $4, Y2, Y2
+	VPAND        Y15, Y2, Y2
+	VMOVDQU      16(SI)(R8*2), Y8
+	VPSLLW       $1, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y2, Y2
+	VMOVDQU      80(SI)(R9*1), Y3
+	VPSRLW       $4, Y3, Y3
+	VPAND        Y15, Y3, Y3
+	VMOVDQU      16(SI)(R9*1), Y8
+	VPSLLW       $1, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y3, Y3
+	VMOVDQU      80(R10), Y4
+	VPSRLW       $4, Y4, Y4
+	VPAND        Y15, Y4, Y4
+	VMOVDQU      16(R10), Y8
+	VPSLLW       $1, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y4, Y4
+	VMOVDQU      80(R10)(R8*1), Y5
+	VPSRLW       $4, Y5, Y5
+	VPAND        Y15, Y5, Y5
+	VMOVDQU      16(R10)(R8*1), Y8
+	VPSLLW       $1, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y5, Y5
+	VMOVDQU      80(R10)(R8*2), Y6
+	VPSRLW       $4, Y6, Y6
+	VPAND        Y15, Y6, Y6
+	VMOVDQU      16(R10)(R8*2), Y8
+	VPSLLW       $1, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y6, Y6
+	VMOVDQU      80(R10)(R9*1), Y7
+	VPSRLW       $4, Y7, Y7
+	VPAND        Y15, Y7, Y7
+	VMOVDQU      16(R10)(R9*1), Y8
+	VPSLLW       $1, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y7, Y7
+	VPUNPCKLDQ   Y1, Y0, Y8
+	VPUNPCKHDQ   Y1, Y0, Y9
+	VPUNPCKLDQ   Y3, Y2, Y0
+	VPUNPCKHDQ   Y3, Y2, Y1
+	VPUNPCKLDQ   Y5, Y4, Y2
+	VPUNPCKHDQ   Y5, Y4, Y3
+	VPUNPCKLDQ   Y7, Y6, Y4
+	VPUNPCKHDQ   Y7, Y6, Y5
+	VPUNPCKLQDQ  Y0, Y8, Y6
+	VPUNPCKHQDQ  Y0, Y8, Y7
+	VPUNPCKLQDQ  Y1, Y9, Y8
+	VPUNPCKHQDQ  Y1, Y9, Y0
+	VPUNPCKLQDQ  Y4, Y2, Y9
+	VPUNPCKHQDQ  Y4, Y2, Y1
+	VPUNPCKLQDQ  Y5, Y3, Y2
+	VPUNPCKHQDQ  Y5, Y3, Y4
+	VPERM2I128   $0x20, Y9, Y6, Y3
+	VMOVDQU      Y3, 768(DI)                    // columns 0-3
+	VPERM2I128   $0x31, Y9, Y6, Y3
+	VMOVDQU      Y3, 896(DI)                    // columns 16-19
+	VPERM2I128   $0x20, Y1, Y7, Y3
+	VMOVDQU      Y3, 800(DI)                    // columns 4-7
+	VPERM2I128   $0x31, Y1, Y7, Y3
+	VMOVDQU      Y3, 928(DI)                    // columns 20-23
+	VPERM2I128   $0x20, Y2, Y8, Y3
+	VMOVDQU      Y3, 832(DI)                    // columns 8-11
+	VPERM2I128   $0x31, Y2, Y8, Y3
+	VMOVDQU      Y3, 960(DI)                    // columns 24-27
+	VPERM2I128   $0x20, Y4, Y0, Y3
+	VMOVDQU      Y3, 864(DI)                    // columns 12-15
+	VPERM2I128   $0x31, Y4, Y0, Y3
+	VMOVDQU      Y3, 992(DI)                    // columns 28-31
+	VPAND        112(SI), Y15, Y0
+	VMOVDQU      16(SI), Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y0, Y0
+	VPAND        112(SI)(R8*1), Y15, Y1
+	VMOVDQU      16(SI)(R8*1), Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y1, Y1
+	VPAND        112(SI)(R8*2), Y15, Y2
+	VMOVDQU      16(SI)(R8*2), Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y2, Y2
+	VPAND        112(SI)(R9*1), Y15, Y3
+	VMOVDQU      16(SI)(R9*1), Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y3, Y3
+	VPAND        112(R10), Y15, Y4
+	VMOVDQU      16(R10), Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y4, Y4
+	VPAND        112(R10)(R8*1), Y15, Y5
+	VMOVDQU      16(R10)(R8*1), Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y5, Y5
+	VPAND        112(R10)(R8*2), Y15, Y6
+	VMOVDQU      16(R10)(R8*2), Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y6, Y6
+	VPAND        112(R10)(R9*1), Y15, Y7
+	VMOVDQU      16(R10)(R9*1), Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y7, Y7
+	VPUNPCKLDQ   Y1, Y0, Y8
+	VPUNPCKHDQ   Y1, Y0, Y9
+	VPUNPCKLDQ   Y3, Y2, Y0
+	VPUNPCKHDQ   Y3, Y2, Y1
+	VPUNPCKLDQ   Y5, Y4, Y2
+	VPUNPCKHDQ   Y5, Y4, Y3
+	VPUNPCKLDQ   Y7, Y6, Y4
+	VPUNPCKHDQ   Y7, Y6, Y5
+	VPUNPCKLQDQ  Y0, Y8, Y6
+	VPUNPCKHQDQ  Y0, Y8, Y7
+	VPUNPCKLQDQ  Y1, Y9, Y8
+	VPUNPCKHQDQ  Y1, Y9, Y0
+	VPUNPCKLQDQ  Y4, Y2, Y9
+	VPUNPCKHQDQ  Y4, Y2, Y1
+	VPUNPCKLQDQ  Y5, Y3, Y2
+	VPUNPCKHQDQ  Y5, Y3, Y4
+	VPERM2I128   $0x20, Y9, Y6, Y3
+	VMOVDQU      Y3, 1024(DI)                   // columns 0-3
+	VPERM2I128   $0x31, Y9, Y6, Y3
+	VMOVDQU      Y3, 1152(DI)                   // columns 16-19
+	VPERM2I128   $0x20, Y1, Y7, Y3
+	VMOVDQU      Y3, 1056(DI)                   // columns 4-7
+	VPERM2I128   $0x31, Y1, Y7, Y3
+	VMOVDQU      Y3, 1184(DI)                   // columns 20-23
+	VPERM2I128   $0x20, Y2, Y8, Y3
+	VMOVDQU      Y3, 1088(DI)                   // columns 8-11
+	VPERM2I128   $0x31, Y2, Y8, Y3
+	VMOVDQU      Y3, 1216(DI)                   // columns 24-27
+	VPERM2I128   $0x20, Y4, Y0, Y3
+	VMOVDQU      Y3, 1120(DI)                   // columns 12-15
+	VPERM2I128   $0x31, Y4, Y0, Y3
+	VMOVDQU      Y3, 1248(DI)                   // columns 28-31
+	VMOVDQU      112(SI), Y0
+	VPSRLW       $4, Y0, Y0
+	VPAND        Y15, Y0, Y0
+	VMOVDQU      16(SI), Y8
+	VPSRLW       $1, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y0, Y0
+	VMOVDQU      112(SI)(R8*1), Y1
+	VPSRLW       $4, Y1, Y1
+	VPAND        Y15, Y1, Y1
+	VMOVDQU      16(SI)(R8*1), Y8
+	VPSRLW       $1, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y1, Y1
+	VMOVDQU      112(SI)(R8*2), Y2
+	VPSRLW       $4, Y2, Y2
+	VPAND        Y15, Y2, Y2
+	VMOVDQU      16(SI)(R8*2), Y8
+	VPSRLW       $1, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y2, Y2
+	VMOVDQU      112(SI)(R9*1), Y3
+	VPSRLW       $4, Y3, Y3
+	VPAND        Y15, Y3, Y3
+	VMOVDQU      16(SI)(R9*1), Y8
+	VPSRLW       $1, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y3, Y3
+	VMOVDQU      112(R10), Y4
+	VPSRLW       $4, Y4, Y4
+	VPAND        Y15, Y4, Y4
+	VMOVDQU      16(R10), Y8
+	VPSRLW       $1, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y4, Y4
+	VMOVDQU      112(R10)(R8*1), Y5
+	VPSRLW       $4, Y5, Y5
+	VPAND        Y15, Y5, Y5
+	VMOVDQU      16(R10)(R8*1), Y8
+	VPSRLW       $1, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y5, Y5
+	VMOVDQU      112(R10)(R8*2), Y6
+	VPSRLW       $4, Y6, Y6
+	VPAND        Y15, Y6, Y6
+	VMOVDQU      16(R10)(R8*2), Y8
+	VPSRLW       $1, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y6, Y6
+	VMOVDQU      112(R10)(R9*1), Y7
+	VPSRLW       $4, Y7, Y7
+	VPAND        Y15, Y7, Y7
+	VMOVDQU      16(R10)(R9*1), Y8
+	VPSRLW       $1, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y7, Y7
+	VPUNPCKLDQ   Y1, Y0, Y8
+	VPUNPCKHDQ   Y1, Y0, Y9
+	VPUNPCKLDQ   Y3, Y2, Y0
+	VPUNPCKHDQ   Y3, Y2, Y1
+	VPUNPCKLDQ   Y5, Y4, Y2
+	VPUNPCKHDQ   Y5, Y4, Y3
+	VPUNPCKLDQ   Y7, Y6, Y4
+	VPUNPCKHDQ   Y7, Y6, Y5
+	VPUNPCKLQDQ  Y0, Y8, Y6
+	VPUNPCKHQDQ  Y0, Y8, Y7
+	VPUNPCKLQDQ  Y1, Y9, Y8
+	VPUNPCKHQDQ  Y1, Y9, Y0
+	VPUNPCKLQDQ  Y4, Y2, Y9
+	VPUNPCKHQDQ  Y4, Y2, Y1
+	VPUNPCKLQDQ  Y5, Y3, Y2
+	VPUNPCKHQDQ  Y5, Y3, Y4
+	VPERM2I128   $0x20, Y9, Y6, Y3
+	VMOVDQU      Y3, 1280(DI)                   // columns 0-3
+	VPERM2I128   $0x31, Y9, Y6, Y3
+	VMOVDQU      Y3, 1408(DI)                   // columns 16-19
+	VPERM2I128   $0x20, Y1, Y7, Y3
+	VMOVDQU      Y3, 1312(DI)                   // columns 4-7
+	VPERM2I128   $0x31, Y1, Y7, Y3
+	VMOVDQU      Y3, 1440(DI)                   // columns 20-23
+	VPERM2I128   $0x20, Y2, Y8, Y3
+	VMOVDQU      Y3, 1344(DI)                   // columns 8-11
+	VPERM2I128   $0x31, Y2, Y8, Y3
+	VMOVDQU      Y3, 1472(DI)                   // columns 24-27
+	VPERM2I128   $0x20, Y4, Y0, Y3
+	VMOVDQU      Y3, 1376(DI)                   // columns 12-15
+	VPERM2I128   $0x31, Y4, Y0, Y3
+	VMOVDQU      Y3, 1504(DI)                   // columns 28-31
+	VPAND        144(SI), Y15, Y0
+	VMOVDQU      16(SI), Y8
+	VPSRLW       $2, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y0, Y0
+	VPAND        144(SI)(R8*1), Y15, Y1
+	VMOVDQU      16(SI)(R8*1), Y8
+	VPSRLW       $2, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y1, Y1
+	VPAND        144(SI)(R8*2), Y15, Y2
+	VMOVDQU      16(SI)(R8*2), Y8
+	VPSRLW       $2, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y2, Y2
+	VPAND        144(SI)(R9*1), Y15, Y3
+	VMOVDQU      16(SI)(R9*1), Y8
+	VPSRLW       $2, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y3, Y3
+	VPAND        144(R10), Y15, Y4
+	VMOVDQU      16(R10), Y8
+	VPSRLW       $2, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y4, Y4
+	VPAND        144(R10)(R8*1), Y15, Y5
+	VMOVDQU      16(R10)(R8*1), Y8
+	VPSRLW       $2, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y5, Y5
+	VPAND        144(R10)(R8*2), Y15, Y6
+	VMOVDQU      16(R10)(R8*2), Y8
+	VPSRLW       $2, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y6, Y6
+	VPAND        144(R10)(R9*1), Y15, Y7
+	VMOVDQU      16(R10)(R9*1), Y8
+	VPSRLW       $2, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y7, Y7
+	VPUNPCKLDQ   Y1, Y0, Y8
+	VPUNPCKHDQ   Y1, Y0, Y9
+	VPUNPCKLDQ   Y3, Y2, Y0
+	VPUNPCKHDQ   Y3, Y2, Y1
+	VPUNPCKLDQ   Y5, Y4, Y2
+	VPUNPCKHDQ   Y5, Y4, Y3
+	VPUNPCKLDQ   Y7, Y6, Y4
+	VPUNPCKHDQ   Y7, Y6, Y5
+	VPUNPCKLQDQ  Y0, Y8, Y6
+	VPUNPCKHQDQ  Y0, Y8, Y7
+	VPUNPCKLQDQ  Y1, Y9, Y8
+	VPUNPCKHQDQ  Y1, Y9, Y0
+	VPUNPCKLQDQ  Y4, Y2, Y9
+	VPUNPCKHQDQ  Y4, Y2, Y1
+	VPUNPCKLQDQ  Y5, Y3, Y2
+	VPUNPCKHQDQ  Y5, Y3, Y4
+	VPERM2I128   $0x20, Y9, Y6, Y3
+	VMOVDQU      Y3, 1536(DI)                   // columns 0-3
+	VPERM2I128   $0x31, Y9, Y6, Y3
+	VMOVDQU      Y3, 1664(DI)                   // columns 16-19
+	VPERM2I128   $0x20, Y1, Y7, Y3
+	VMOVDQU      Y3, 1568(DI)                   // columns 4-7
+	VPERM2I128   $0x31, Y1, Y7, Y3
+	VMOVDQU      Y3, 1696(DI)                   // columns 20-23
+	VPERM2I128   $0x20, Y2, Y8, Y3
+	VMOVDQU      Y3, 1600(DI)                   // columns 8-11
+	VPERM2I128   $0x31, Y2, Y8, Y3
+	VMOVDQU      Y3, 1728(DI)                   // columns 24-27
+	VPERM2I128   $0x20, Y4, Y0, Y3
+	VMOVDQU      Y3, 1632(DI)                   // columns 12-15
+	VPERM2I128   $0x31, Y4, Y0, Y3
+	VMOVDQU      Y3, 1760(DI)                   // columns 28-31
+	VMOVDQU      144(SI), Y0
+	VPSRLW       $4, Y0, Y0
+	VPAND        Y15, Y0, Y0
+	VMOVDQU      16(SI), Y8
+	VPSRLW       $3, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y0, Y0
+	VMOVDQU      144(SI)(R8*1), Y1
+	VPSRLW       $4, Y1, Y1
+	VPAND        Y15, Y1, Y1
+	VMOVDQU      16(SI)(R8*1), Y8
+	VPSRLW       $3, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y1, Y1
+	VMOVDQU      144(SI)(R8*2), Y2
+	VPSRLW       $4, Y2, Y2
+	VPAND        Y15, Y2, Y2
+	VMOVDQU      16(SI)(R8*2), Y8
+	VPSRLW       $3, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y2, Y2
+	VMOVDQU      144(SI)(R9*1), Y3
+	VPSRLW       $4, Y3, Y3
+	VPAND        Y15, Y3, Y3
+	VMOVDQU      16(SI)(R9*1), Y8
+	VPSRLW       $3, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y3, Y3
+	VMOVDQU      144(R10), Y4
+	VPSRLW       $4, Y4, Y4
+	VPAND        Y15, Y4, Y4
+	VMOVDQU      16(R10), Y8
+	VPSRLW       $3, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y4, Y4
+	VMOVDQU      144(R10)(R8*1), Y5
+	VPSRLW       $4, Y5, Y5
+	VPAND        Y15, Y5, Y5
+	VMOVDQU      16(R10)(R8*1), Y8
+	VPSRLW       $3, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y5, Y5
+	VMOVDQU      144(R10)(R8*2), Y6
+	VPSRLW       $4, Y6, Y6
+	VPAND        Y15, Y6, Y6
+	VMOVDQU      16(R10)(R8*2), Y8
+	VPSRLW       $3, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y6, Y6
+	VMOVDQU      144(R10)(R9*1), Y7
+	VPSRLW       $4, Y7, Y7
+	VPAND        Y15, Y7, Y7
+	VMOVDQU      16(R10)(R9*1), Y8
+	VPSRLW       $3, Y8, Y8
+	VPAND        Y14, Y8, Y8
+	VPOR         Y8, Y7, Y7
+	VPUNPCKLDQ   Y1, Y0, Y8
+	VPUNPCKHDQ   Y1, Y0, Y9
+	VPUNPCKLDQ   Y3, Y2, Y0
+	VPUNPCKHDQ   Y3, Y2, Y1
+	VPUNPCKLDQ   Y5, Y4, Y2
+	VPUNPCKHDQ   Y5, Y4, Y3
+	VPUNPCKLDQ   Y7, Y6, Y4
+	VPUNPCKHDQ   Y7, Y6, Y5
+	VPUNPCKLQDQ  Y0, Y8, Y6
+	VPUNPCKHQDQ  Y0, Y8, Y7
+	VPUNPCKLQDQ  Y1, Y9, Y8
+	VPUNPCKHQDQ  Y1, Y9, Y0
+	VPUNPCKLQDQ  Y4, Y2, Y9
+	VPUNPCKHQDQ  Y4, Y2, Y1
+	VPUNPCKLQDQ  Y5, Y3, Y2
+	VPUNPCKHQDQ  Y5, Y3, Y4
+	VPERM2I128   $0x20, Y9, Y6, Y3
+	VMOVDQU      Y3, 1792(DI)                   // columns 0-3
+	VPERM2I128   $0x31, Y9, Y6, Y3
+	VMOVDQU      Y3, 1920(DI)                   // columns 16-19
+	VPERM2I128   $0x20, Y1, Y7, Y3
+	VMOVDQU      Y3, 1824(DI)                   // columns 4-7
+	VPERM2I128   $0x31, Y1, Y7, Y3
+	VMOVDQU      Y3, 1952(DI)                   // columns 20-23
+	VPERM2I128   $0x20, Y2, Y8, Y3
+	VMOVDQU      Y3, 1856(DI)                   // columns 8-11
+	VPERM2I128   $0x31, Y2, Y8, Y3
+	VMOVDQU      Y3, 1984(DI)                   // columns 24-27
+	VPERM2I128   $0x20, Y4, Y0, Y3
+	VMOVDQU      Y3, 1888(DI)                   // columns 12-15
+	VPERM2I128   $0x31, Y4, Y0, Y3
+	VMOVDQU      Y3, 2016(DI)                   // columns 28-31
+	ADDQ         $176, SI
+	ADDQ         $176, R10
+	ADDQ         $2048, DI
+	DECQ         CX
+	JNZ          pq5
 	VZEROUPPER
 	RET
 
@@ -3071,6 +3730,498 @@ q6t6:
 	VZEROUPPER
 	RET
 
+// func tileQ5K1AVX2(out *float32, ldOut int, wq *byte, sm *float32, x *int8,
+// ldx int, ds *float32, ldd int, nb int)
+TEXT ·tileQ5K1AVX2(SB), NOSPLIT, $0-72
+	MOVQ         out+0(FP), DI
+	MOVQ         ldOut+8(FP), R8
+	SHLQ         $2, R8                         // bytes a token of out
+	MOVQ         wq+16(FP), SI
+	MOVQ         sm+24(FP), DX
+	MOVQ         x+32(FP), AX
+	MOVQ         ldx+40(FP), CX
+	LEAQ         (AX)(CX*2), BX
+	ADDQ         CX, BX                         // token 3's x
+	MOVQ         ds+48(FP), R9
+	MOVQ         ldd+56(FP), R11
+	SHLQ         $2, R11                        // bytes a token of ds
+	LEAQ         (R9)(R11*2), R10
+	ADDQ         R11, R10                       // token 3's ds
+	MOVQ         nb+64(FP), R12
+	VPBROADCASTD q8tones16<>(SB), Y14
+	VXORPS       Y8, Y8, Y8
+
+q5t1:
+	VMOVDQU      (SI), Y12                      // columns 0-3 of the 8 rows
+	VPBROADCASTD (AX), Y13
+	VPMADDUBSW   Y13, Y12, Y0
+	VMOVDQU      32(SI), Y12                    // columns 4-7 of the 8 rows
+	VPBROADCASTD 4(AX), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y0, Y0
+	VMOVDQU      64(SI), Y12                    // columns 8-11 of the 8 rows
+	VPBROADCASTD 8(AX), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y0, Y0
+	VMOVDQU      96(SI), Y12                    // columns 12-15 of the 8 rows
+	VPBROADCASTD 12(AX), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y0, Y0
+	VPMADDWD     Y14, Y0, Y0                    // Σ q·x of columns 0-15
+	VMOVDQU      128(SI), Y12                   // columns 16-19 of the 8 rows
+	VPBROADCASTD 16(AX), Y13
+	VPMADDUBSW   Y13, Y12, Y4
+	VMOVDQU      160(SI), Y12                   // columns 20-23 of the 8 rows
+	VPBROADCASTD 20(AX), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y4, Y4
+	VMOVDQU      192(SI), Y12                   // columns 24-27 of the 8 rows
+	VPBROADCASTD 24(AX), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y4, Y4
+	VMOVDQU      224(SI), Y12                   // columns 28-31 of the 8 rows
+	VPBROADCASTD 28(AX), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y4, Y4
+	VPMADDWD     Y14, Y4, Y4                    // Σ q·x of columns 16-31
+	VPADDD       Y4, Y0, Y0
+	VCVTDQ2PS    Y0, Y15
+	VBROADCASTSS (R9), Y13                      // dx
+	VMULPS       (DX), Y13, Y13                 // d·sc·dx
+	VFMADD231PS  Y13, Y15, Y8
+	VBROADCASTSS 4(R9), Y13                     // Σx̂
+	VFNMADD231PS 32(DX), Y13, Y8                // − dmin·m·Σx̂
+	ADDQ         $256, SI
+	ADDQ         $64, DX
+	ADDQ         $32, AX
+	ADDQ         $32, BX
+	ADDQ         $16, R9
+	ADDQ         $16, R10
+	DECQ         R12
+	JNZ          q5t1
+	VMOVUPS      Y8, (DI)                       // out[token 0]
+	VZEROUPPER
+	RET
+
+// func tileQ5K2AVX2(out *float32, ldOut int, wq *byte, sm *float32, x *int8,
+// ldx int, ds *float32, ldd int, nb int)
+TEXT ·tileQ5K2AVX2(SB), NOSPLIT, $0-72
+	MOVQ         out+0(FP), DI
+	MOVQ         ldOut+8(FP), R8
+	SHLQ         $2, R8                         // bytes a token of out
+	MOVQ         wq+16(FP), SI
+	MOVQ         sm+24(FP), DX
+	MOVQ         x+32(FP), AX
+	MOVQ         ldx+40(FP), CX
+	LEAQ         (AX)(CX*2), BX
+	ADDQ         CX, BX                         // token 3's x
+	MOVQ         ds+48(FP), R9
+	MOVQ         ldd+56(FP), R11
+	SHLQ         $2, R11                        // bytes a token of ds
+	LEAQ         (R9)(R11*2), R10
+	ADDQ         R11, R10                       // token 3's ds
+	MOVQ         nb+64(FP), R12
+	VPBROADCASTD q8tones16<>(SB), Y14
+	VXORPS       Y8, Y8, Y8
+	VXORPS       Y9, Y9, Y9
+
+q5t2:
+	VMOVDQU      (SI), Y12                      // columns 0-3 of the 8 rows
+	VPBROADCASTD (AX), Y13
+	VPMADDUBSW   Y13, Y12, Y0
+	VPBROADCASTD (AX)(CX*1), Y13
+	VPMADDUBSW   Y13, Y12, Y1
+	VMOVDQU      32(SI), Y12                    // columns 4-7 of the 8 rows
+	VPBROADCASTD 4(AX), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y0, Y0
+	VPBROADCASTD 4(AX)(CX*1), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y1, Y1
+	VMOVDQU      64(SI), Y12                    // columns 8-11 of the 8 rows
+	VPBROADCASTD 8(AX), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y0, Y0
+	VPBROADCASTD 8(AX)(CX*1), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y1, Y1
+	VMOVDQU      96(SI), Y12                    // columns 12-15 of the 8 rows
+	VPBROADCASTD 12(AX), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y0, Y0
+	VPMADDWD     Y14, Y0, Y0                    // Σ q·x of columns 0-15
+	VPBROADCASTD 12(AX)(CX*1), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y1, Y1
+	VPMADDWD     Y14, Y1, Y1                    // Σ q·x of columns 0-15
+	VMOVDQU      128(SI), Y12                   // columns 16-19 of the 8 rows
+	VPBROADCASTD 16(AX), Y13
+	VPMADDUBSW   Y13, Y12, Y4
+	VPBROADCASTD 16(AX)(CX*1), Y13
+	VPMADDUBSW   Y13, Y12, Y5
+	VMOVDQU      160(SI), Y12                   // columns 20-23 of the 8 rows
+	VPBROADCASTD 20(AX), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y4, Y4
+	VPBROADCASTD 20(AX)(CX*1), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y5, Y5
+	VMOVDQU      192(SI), Y12                   // columns 24-27 of the 8 rows
+	VPBROADCASTD 24(AX), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y4, Y4
+	VPBROADCASTD 24(AX)(CX*1), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y5, Y5
+	VMOVDQU      224(SI), Y12                   // columns 28-31 of the 8 rows
+	VPBROADCASTD 28(AX), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y4, Y4
+	VPBROADCASTD 28(AX)(CX*1), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y5, Y5
+	VPMADDWD     Y14, Y4, Y4                    // Σ q·x of columns 16-31
+	VPADDD       Y4, Y0, Y0
+	VCVTDQ2PS    Y0, Y15
+	VBROADCASTSS (R9), Y13                      // dx
+	VMULPS       (DX), Y13, Y13                 // d·sc·dx
+	VFMADD231PS  Y13, Y15, Y8
+	VBROADCASTSS 4(R9), Y13                     // Σx̂
+	VFNMADD231PS 32(DX), Y13, Y8                // − dmin·m·Σx̂
+	VPMADDWD     Y14, Y5, Y5                    // Σ q·x of columns 16-31
+	VPADDD       Y5, Y1, Y1
+	VCVTDQ2PS    Y1, Y15
+	VBROADCASTSS (R9)(R11*1), Y13               // dx
+	VMULPS       (DX), Y13, Y13                 // d·sc·dx
+	VFMADD231PS  Y13, Y15, Y9
+	VBROADCASTSS 4(R9)(R11*1), Y13              // Σx̂
+	VFNMADD231PS 32(DX), Y13, Y9                // − dmin·m·Σx̂
+	ADDQ         $256, SI
+	ADDQ         $64, DX
+	ADDQ         $32, AX
+	ADDQ         $32, BX
+	ADDQ         $16, R9
+	ADDQ         $16, R10
+	DECQ         R12
+	JNZ          q5t2
+	VMOVUPS      Y8, (DI)                       // out[token 0]
+	VMOVUPS      Y9, (DI)(R8*1)                 // out[token 1]
+	VZEROUPPER
+	RET
+
+// func tileQ5K3AVX2(out *float32, ldOut int, wq *byte, sm *float32, x *int8,
+// ldx int, ds *float32, ldd int, nb int)
+TEXT ·tileQ5K3AVX2(SB), NOSPLIT, $0-72
+	MOVQ         out+0(FP), DI
+	MOVQ         ldOut+8(FP), R8
+	SHLQ         $2, R8                         // bytes a token of out
+	MOVQ         wq+16(FP), SI
+	MOVQ         sm+24(FP), DX
+	MOVQ         x+32(FP), AX
+	MOVQ         ldx+40(FP), CX
+	LEAQ         (AX)(CX*2), BX
+	ADDQ         CX, BX                         // token 3's x
+	MOVQ         ds+48(FP), R9
+	MOVQ         ldd+56(FP), R11
+	SHLQ         $2, R11                        // bytes a token of ds
+	LEAQ         (R9)(R11*2), R10
+	ADDQ         R11, R10                       // token 3's ds
+	MOVQ         nb+64(FP), R12
+	VPBROADCASTD q8tones16<>(SB), Y14
+	VXORPS       Y8, Y8, Y8
+	VXORPS       Y9, Y9, Y9
+	VXORPS       Y10, Y10, Y10
+
+q5t3:
+	VMOVDQU      (SI), Y12                      // columns 0-3 of the 8 rows
+	VPBROADCASTD (AX), Y13
+	VPMADDUBSW   Y13, Y12, Y0
+	VPBROADCASTD (AX)(CX*1), Y13
+	VPMADDUBSW   Y13, Y12, Y1
+	VPBROADCASTD (AX)(CX*2), Y13
+	VPMADDUBSW   Y13, Y12, Y2
+	VMOVDQU      32(SI), Y12                    // columns 4-7 of the 8 rows
+	VPBROADCASTD 4(AX), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y0, Y0
+	VPBROADCASTD 4(AX)(CX*1), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y1, Y1
+	VPBROADCASTD 4(AX)(CX*2), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y2, Y2
+	VMOVDQU      64(SI), Y12                    // columns 8-11 of the 8 rows
+	VPBROADCASTD 8(AX), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y0, Y0
+	VPBROADCASTD 8(AX)(CX*1), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y1, Y1
+	VPBROADCASTD 8(AX)(CX*2), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y2, Y2
+	VMOVDQU      96(SI), Y12                    // columns 12-15 of the 8 rows
+	VPBROADCASTD 12(AX), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y0, Y0
+	VPMADDWD     Y14, Y0, Y0                    // Σ q·x of columns 0-15
+	VPBROADCASTD 12(AX)(CX*1), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y1, Y1
+	VPMADDWD     Y14, Y1, Y1                    // Σ q·x of columns 0-15
+	VPBROADCASTD 12(AX)(CX*2), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y2, Y2
+	VPMADDWD     Y14, Y2, Y2                    // Σ q·x of columns 0-15
+	VMOVDQU      128(SI), Y12                   // columns 16-19 of the 8 rows
+	VPBROADCASTD 16(AX), Y13
+	VPMADDUBSW   Y13, Y12, Y4
+	VPBROADCASTD 16(AX)(CX*1), Y13
+	VPMADDUBSW   Y13, Y12, Y5
+	VPBROADCASTD 16(AX)(CX*2), Y13
+	VPMADDUBSW   Y13, Y12, Y6
+	VMOVDQU      160(SI), Y12                   // columns 20-23 of the 8 rows
+	VPBROADCASTD 20(AX), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y4, Y4
+	VPBROADCASTD 20(AX)(CX*1), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y5, Y5
+	VPBROADCASTD 20(AX)(CX*2), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y6, Y6
+	VMOVDQU      192(SI), Y12                   // columns 24-27 of the 8 rows
+	VPBROADCASTD 24(AX), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y4, Y4
+	VPBROADCASTD 24(AX)(CX*1), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y5, Y5
+	VPBROADCASTD 24(AX)(CX*2), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y6, Y6
+	VMOVDQU      224(SI), Y12                   // columns 28-31 of the 8 rows
+	VPBROADCASTD 28(AX), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y4, Y4
+	VPBROADCASTD 28(AX)(CX*1), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y5, Y5
+	VPBROADCASTD 28(AX)(CX*2), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y6, Y6
+	VPMADDWD     Y14, Y4, Y4                    // Σ q·x of columns 16-31
+	VPADDD       Y4, Y0, Y0
+	VCVTDQ2PS    Y0, Y15
+	VBROADCASTSS (R9), Y13                      // dx
+	VMULPS       (DX), Y13, Y13                 // d·sc·dx
+	VFMADD231PS  Y13, Y15, Y8
+	VBROADCASTSS 4(R9), Y13                     // Σx̂
+	VFNMADD231PS 32(DX), Y13, Y8                // − dmin·m·Σx̂
+	VPMADDWD     Y14, Y5, Y5                    // Σ q·x of columns 16-31
+	VPADDD       Y5, Y1, Y1
+	VCVTDQ2PS    Y1, Y15
+	VBROADCASTSS (R9)(R11*1), Y13               // dx
+	VMULPS       (DX), Y13, Y13                 // d·sc·dx
+	VFMADD231PS  Y13, Y15, Y9
+	VBROADCASTSS 4(R9)(R11*1), Y13              // Σx̂
+	VFNMADD231PS 32(DX), Y13, Y9                // − dmin·m·Σx̂
+	VPMADDWD     Y14, Y6, Y6                    // Σ q·x of columns 16-31
+	VPADDD       Y6, Y2, Y2
+	VCVTDQ2PS    Y2, Y15
+	VBROADCASTSS (R9)(R11*2), Y13               // dx
+	VMULPS       (DX), Y13, Y13                 // d·sc·dx
+	VFMADD231PS  Y13, Y15, Y10
+	VBROADCASTSS 4(R9)(R11*2), Y13              // Σx̂
+	VFNMADD231PS 32(DX), Y13, Y10               // − dmin·m·Σx̂
+	ADDQ         $256, SI
+	ADDQ         $64, DX
+	ADDQ         $32, AX
+	ADDQ         $32, BX
+	ADDQ         $16, R9
+	ADDQ         $16, R10
+	DECQ         R12
+	JNZ          q5t3
+	VMOVUPS      Y8, (DI)                       // out[token 0]
+	VMOVUPS      Y9, (DI)(R8*1)                 // out[token 1]
+	VMOVUPS      Y10, (DI)(R8*2)                // out[token 2]
+	VZEROUPPER
+	RET
+
+// func tileQ5K4AVX2(out *float32, ldOut int, wq *byte, sm *float32, x *int8,
+// ldx int, ds *float32, ldd int, nb int)
+TEXT ·tileQ5K4AVX2(SB), NOSPLIT, $0-72
+	MOVQ         out+0(FP), DI
+	MOVQ         ldOut+8(FP), R8
+	SHLQ         $2, R8                         // bytes a token of out
+	MOVQ         wq+16(FP), SI
+	MOVQ         sm+24(FP), DX
+	MOVQ         x+32(FP), AX
+	MOVQ         ldx+40(FP), CX
+	LEAQ         (AX)(CX*2), BX
+	ADDQ         CX, BX                         // token 3's x
+	MOVQ         ds+48(FP), R9
+	MOVQ         ldd+56(FP), R11
+	SHLQ         $2, R11                        // bytes a token of ds
+	LEAQ         (R9)(R11*2), R10
+	ADDQ         R11, R10                       // token 3's ds
+	MOVQ         nb+64(FP), R12
+	VPBROADCASTD q8tones16<>(SB), Y14
+	VXORPS       Y8, Y8, Y8
+	VXORPS       Y9, Y9, Y9
+	VXORPS       Y10, Y10, Y10
+	VXORPS       Y11, Y11, Y11
+
+q5t4:
+	VMOVDQU      (SI), Y12                      // columns 0-3 of the 8 rows
+	VPBROADCASTD (AX), Y13
+	VPMADDUBSW   Y13, Y12, Y0
+	VPBROADCASTD (AX)(CX*1), Y13
+	VPMADDUBSW   Y13, Y12, Y1
+	VPBROADCASTD (AX)(CX*2), Y13
+	VPMADDUBSW   Y13, Y12, Y2
+	VPBROADCASTD (BX), Y13
+	VPMADDUBSW   Y13, Y12, Y3
+	VMOVDQU      32(SI), Y12                    // columns 4-7 of the 8 rows
+	VPBROADCASTD 4(AX), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y0, Y0
+	VPBROADCASTD 4(AX)(CX*1), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y1, Y1
+	VPBROADCASTD 4(AX)(CX*2), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y2, Y2
+	VPBROADCASTD 4(BX), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y3, Y3
+	VMOVDQU      64(SI), Y12                    // columns 8-11 of the 8 rows
+	VPBROADCASTD 8(AX), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y0, Y0
+	VPBROADCASTD 8(AX)(CX*1), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y1, Y1
+	VPBROADCASTD 8(AX)(CX*2), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y2, Y2
+	VPBROADCASTD 8(BX), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y3, Y3
+	VMOVDQU      96(SI), Y12                    // columns 12-15 of the 8 rows
+	VPBROADCASTD 12(AX), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y0, Y0
+	VPMADDWD     Y14, Y0, Y0                    // Σ q·x of columns 0-15
+	VPBROADCASTD 12(AX)(CX*1), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y1, Y1
+	VPMADDWD     Y14, Y1, Y1                    // Σ q·x of columns 0-15
+	VPBROADCASTD 12(AX)(CX*2), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y2, Y2
+	VPMADDWD     Y14, Y2, Y2                    // Σ q·x of columns 0-15
+	VPBROADCASTD 12(BX), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y3, Y3
+	VPMADDWD     Y14, Y3, Y3                    // Σ q·x of columns 0-15
+	VMOVDQU      128(SI), Y12                   // columns 16-19 of the 8 rows
+	VPBROADCASTD 16(AX), Y13
+	VPMADDUBSW   Y13, Y12, Y4
+	VPBROADCASTD 16(AX)(CX*1), Y13
+	VPMADDUBSW   Y13, Y12, Y5
+	VPBROADCASTD 16(AX)(CX*2), Y13
+	VPMADDUBSW   Y13, Y12, Y6
+	VPBROADCASTD 16(BX), Y13
+	VPMADDUBSW   Y13, Y12, Y7
+	VMOVDQU      160(SI), Y12                   // columns 20-23 of the 8 rows
+	VPBROADCASTD 20(AX), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y4, Y4
+	VPBROADCASTD 20(AX)(CX*1), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y5, Y5
+	VPBROADCASTD 20(AX)(CX*2), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y6, Y6
+	VPBROADCASTD 20(BX), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y7, Y7
+	VMOVDQU      192(SI), Y12                   // columns 24-27 of the 8 rows
+	VPBROADCASTD 24(AX), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y4, Y4
+	VPBROADCASTD 24(AX)(CX*1), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y5, Y5
+	VPBROADCASTD 24(AX)(CX*2), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y6, Y6
+	VPBROADCASTD 24(BX), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y7, Y7
+	VMOVDQU      224(SI), Y12                   // columns 28-31 of the 8 rows
+	VPBROADCASTD 28(AX), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y4, Y4
+	VPBROADCASTD 28(AX)(CX*1), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y5, Y5
+	VPBROADCASTD 28(AX)(CX*2), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y6, Y6
+	VPBROADCASTD 28(BX), Y13
+	VPMADDUBSW   Y13, Y12, Y13
+	VPADDW       Y13, Y7, Y7
+	VPMADDWD     Y14, Y4, Y4                    // Σ q·x of columns 16-31
+	VPADDD       Y4, Y0, Y0
+	VCVTDQ2PS    Y0, Y15
+	VBROADCASTSS (R9), Y13                      // dx
+	VMULPS       (DX), Y13, Y13                 // d·sc·dx
+	VFMADD231PS  Y13, Y15, Y8
+	VBROADCASTSS 4(R9), Y13                     // Σx̂
+	VFNMADD231PS 32(DX), Y13, Y8                // − dmin·m·Σx̂
+	VPMADDWD     Y14, Y5, Y5                    // Σ q·x of columns 16-31
+	VPADDD       Y5, Y1, Y1
+	VCVTDQ2PS    Y1, Y15
+	VBROADCASTSS (R9)(R11*1), Y13               // dx
+	VMULPS       (DX), Y13, Y13                 // d·sc·dx
+	VFMADD231PS  Y13, Y15, Y9
+	VBROADCASTSS 4(R9)(R11*1), Y13              // Σx̂
+	VFNMADD231PS 32(DX), Y13, Y9                // − dmin·m·Σx̂
+	VPMADDWD     Y14, Y6, Y6                    // Σ q·x of columns 16-31
+	VPADDD       Y6, Y2, Y2
+	VCVTDQ2PS    Y2, Y15
+	VBROADCASTSS (R9)(R11*2), Y13               // dx
+	VMULPS       (DX), Y13, Y13                 // d·sc·dx
+	VFMADD231PS  Y13, Y15, Y10
+	VBROADCASTSS 4(R9)(R11*2), Y13              // Σx̂
+	VFNMADD231PS 32(DX), Y13, Y10               // − dmin·m·Σx̂
+	VPMADDWD     Y14, Y7, Y7                    // Σ q·x of columns 16-31
+	VPADDD       Y7, Y3, Y3
+	VCVTDQ2PS    Y3, Y15
+	VBROADCASTSS (R10), Y13                     // dx
+	VMULPS       (DX), Y13, Y13                 // d·sc·dx
+	VFMADD231PS  Y13, Y15, Y11
+	VBROADCASTSS 4(R10), Y13                    // Σx̂
+	VFNMADD231PS 32(DX), Y13, Y11               // − dmin·m·Σx̂
+	ADDQ         $256, SI
+	ADDQ         $64, DX
+	ADDQ         $32, AX
+	ADDQ         $32, BX
+	ADDQ         $16, R9
+	ADDQ         $16, R10
+	DECQ         R12
+	JNZ          q5t4
+	VMOVUPS      Y8, (DI)                       // out[token 0]
+	VMOVUPS      Y9, (DI)(R8*1)                 // out[token 1]
+	VMOVUPS      Y10, (DI)(R8*2)                // out[token 2]
+	LEAQ         (DI)(R8*2), R13
+	ADDQ         R8, R13
+	VMOVUPS      Y11, (R13)                     // out[token 3]
+	VZEROUPPER
+	RET
+
 // func tileQ4K1AVXVNNI(out *float32, ldOut int, wq *byte, sm *float32, x
 // *int8, ldx int, ds *float32, ldd int, nb int)
 TEXT ·tileQ4K1AVXVNNI(SB), NOSPLIT, $0-72
@@ -4694,5 +5845,797 @@ q6t6v:
 	VMOVUPS      Y3, (R13)                      // out[token 3]
 	VMOVUPS      Y4, (R13)(R8*1)                // out[token 4]
 	VMOVUPS      Y5, (R13)(R8*2)                // out[token 5]
+	VZEROUPPER
+	RET
+
+// func tileQ5K1AVXVNNI(out *float32, ldOut int, wq *byte, sm *float32, x
+// *int8, ldx int, ds *float32, ldd int, nb int)
+TEXT ·tileQ5K1AVXVNNI(SB), NOSPLIT, $0-72
+	MOVQ         out+0(FP), DI
+	MOVQ         ldOut+8(FP), R8
+	SHLQ         $2, R8                         // bytes a token of out
+	MOVQ         wq+16(FP), SI
+	MOVQ         sm+24(FP), DX
+	MOVQ         x+32(FP), AX
+	MOVQ         ldx+40(FP), CX
+	LEAQ         (AX)(CX*2), BX
+	ADDQ         CX, BX                         // token 3's x
+	MOVQ         ds+48(FP), R9
+	MOVQ         ldd+56(FP), R11
+	SHLQ         $2, R11                        // bytes a token of ds
+	LEAQ         (R9)(R11*2), R10
+	ADDQ         R11, R10                       // token 3's ds
+	MOVQ         nb+64(FP), R12
+	VPBROADCASTD q8tones16<>(SB), Y14
+	VXORPS       Y6, Y6, Y6
+	VPXOR        Y0, Y0, Y0
+
+q5t1v:
+	VMOVDQU      (SI), Y12                      // columns 0-3 of the 8 rows
+	VPBROADCASTD (AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VMOVDQU      32(SI), Y12                    // columns 4-7 of the 8 rows
+	VPBROADCASTD 4(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VMOVDQU      64(SI), Y12                    // columns 8-11 of the 8 rows
+	VPBROADCASTD 8(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VMOVDQU      96(SI), Y12                    // columns 12-15 of the 8 rows
+	VPBROADCASTD 12(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VMOVDQU      128(SI), Y12                   // columns 16-19 of the 8 rows
+	VPBROADCASTD 16(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VMOVDQU      160(SI), Y12                   // columns 20-23 of the 8 rows
+	VPBROADCASTD 20(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VMOVDQU      192(SI), Y12                   // columns 24-27 of the 8 rows
+	VPBROADCASTD 24(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VMOVDQU      224(SI), Y12                   // columns 28-31 of the 8 rows
+	VPBROADCASTD 28(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VCVTDQ2PS    Y0, Y15
+	VPXOR        Y0, Y0, Y0
+	VBROADCASTSS (R9), Y13                      // dx
+	VMULPS       (DX), Y13, Y13                 // d·sc·dx
+	VFMADD231PS  Y13, Y15, Y6
+	VBROADCASTSS 4(R9), Y13                     // Σx̂
+	VFNMADD231PS 32(DX), Y13, Y6                // − dmin·m·Σx̂
+	ADDQ         $256, SI
+	ADDQ         $64, DX
+	ADDQ         $32, AX
+	ADDQ         $32, BX
+	ADDQ         $16, R9
+	ADDQ         $16, R10
+	DECQ         R12
+	JNZ          q5t1v
+	VMOVUPS      Y6, (DI)                       // out[token 0]
+	VZEROUPPER
+	RET
+
+// func tileQ5K2AVXVNNI(out *float32, ldOut int, wq *byte, sm *float32, x
+// *int8, ldx int, ds *float32, ldd int, nb int)
+TEXT ·tileQ5K2AVXVNNI(SB), NOSPLIT, $0-72
+	MOVQ         out+0(FP), DI
+	MOVQ         ldOut+8(FP), R8
+	SHLQ         $2, R8                         // bytes a token of out
+	MOVQ         wq+16(FP), SI
+	MOVQ         sm+24(FP), DX
+	MOVQ         x+32(FP), AX
+	MOVQ         ldx+40(FP), CX
+	LEAQ         (AX)(CX*2), BX
+	ADDQ         CX, BX                         // token 3's x
+	MOVQ         ds+48(FP), R9
+	MOVQ         ldd+56(FP), R11
+	SHLQ         $2, R11                        // bytes a token of ds
+	LEAQ         (R9)(R11*2), R10
+	ADDQ         R11, R10                       // token 3's ds
+	MOVQ         nb+64(FP), R12
+	VPBROADCASTD q8tones16<>(SB), Y14
+	VXORPS       Y6, Y6, Y6
+	VPXOR        Y0, Y0, Y0
+	VXORPS       Y7, Y7, Y7
+	VPXOR        Y1, Y1, Y1
+
+q5t2v:
+	VMOVDQU      (SI), Y12                      // columns 0-3 of the 8 rows
+	VPBROADCASTD (AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD (AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VMOVDQU      32(SI), Y12                    // columns 4-7 of the 8 rows
+	VPBROADCASTD 4(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 4(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VMOVDQU      64(SI), Y12                    // columns 8-11 of the 8 rows
+	VPBROADCASTD 8(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 8(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VMOVDQU      96(SI), Y12                    // columns 12-15 of the 8 rows
+	VPBROADCASTD 12(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 12(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VMOVDQU      128(SI), Y12                   // columns 16-19 of the 8 rows
+	VPBROADCASTD 16(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 16(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VMOVDQU      160(SI), Y12                   // columns 20-23 of the 8 rows
+	VPBROADCASTD 20(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 20(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VMOVDQU      192(SI), Y12                   // columns 24-27 of the 8 rows
+	VPBROADCASTD 24(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 24(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VMOVDQU      224(SI), Y12                   // columns 28-31 of the 8 rows
+	VPBROADCASTD 28(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 28(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VCVTDQ2PS    Y0, Y15
+	VPXOR        Y0, Y0, Y0
+	VBROADCASTSS (R9), Y13                      // dx
+	VMULPS       (DX), Y13, Y13                 // d·sc·dx
+	VFMADD231PS  Y13, Y15, Y6
+	VBROADCASTSS 4(R9), Y13                     // Σx̂
+	VFNMADD231PS 32(DX), Y13, Y6                // − dmin·m·Σx̂
+	VCVTDQ2PS    Y1, Y15
+	VPXOR        Y1, Y1, Y1
+	VBROADCASTSS (R9)(R11*1), Y13               // dx
+	VMULPS       (DX), Y13, Y13                 // d·sc·dx
+	VFMADD231PS  Y13, Y15, Y7
+	VBROADCASTSS 4(R9)(R11*1), Y13              // Σx̂
+	VFNMADD231PS 32(DX), Y13, Y7                // − dmin·m·Σx̂
+	ADDQ         $256, SI
+	ADDQ         $64, DX
+	ADDQ         $32, AX
+	ADDQ         $32, BX
+	ADDQ         $16, R9
+	ADDQ         $16, R10
+	DECQ         R12
+	JNZ          q5t2v
+	VMOVUPS      Y6, (DI)                       // out[token 0]
+	VMOVUPS      Y7, (DI)(R8*1)                 // out[token 1]
+	VZEROUPPER
+	RET
+
+// func tileQ5K3AVXVNNI(out *float32, ldOut int, wq *byte, sm *float32, x
+// *int8, ldx int, ds *float32, ldd int, nb int)
+TEXT ·tileQ5K3AVXVNNI(SB), NOSPLIT, $0-72
+	MOVQ         out+0(FP), DI
+	MOVQ         ldOut+8(FP), R8
+	SHLQ         $2, R8                         // bytes a token of out
+	MOVQ         wq+16(FP), SI
+	MOVQ         sm+24(FP), DX
+	MOVQ         x+32(FP), AX
+	MOVQ         ldx+40(FP), CX
+	LEAQ         (AX)(CX*2), BX
+	ADDQ         CX, BX                         // token 3's x
+	MOVQ         ds+48(FP), R9
+	MOVQ         ldd+56(FP), R11
+	SHLQ         $2, R11                        // bytes a token of ds
+	LEAQ         (R9)(R11*2), R10
+	ADDQ         R11, R10                       // token 3's ds
+	MOVQ         nb+64(FP), R12
+	VPBROADCASTD q8tones16<>(SB), Y14
+	VXORPS       Y6, Y6, Y6
+	VPXOR        Y0, Y0, Y0
+	VXORPS       Y7, Y7, Y7
+	VPXOR        Y1, Y1, Y1
+	VXORPS       Y8, Y8, Y8
+	VPXOR        Y2, Y2, Y2
+
+q5t3v:
+	VMOVDQU      (SI), Y12                      // columns 0-3 of the 8 rows
+	VPBROADCASTD (AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD (AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD (AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VMOVDQU      32(SI), Y12                    // columns 4-7 of the 8 rows
+	VPBROADCASTD 4(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 4(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 4(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VMOVDQU      64(SI), Y12                    // columns 8-11 of the 8 rows
+	VPBROADCASTD 8(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 8(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 8(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VMOVDQU      96(SI), Y12                    // columns 12-15 of the 8 rows
+	VPBROADCASTD 12(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 12(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 12(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VMOVDQU      128(SI), Y12                   // columns 16-19 of the 8 rows
+	VPBROADCASTD 16(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 16(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 16(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VMOVDQU      160(SI), Y12                   // columns 20-23 of the 8 rows
+	VPBROADCASTD 20(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 20(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 20(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VMOVDQU      192(SI), Y12                   // columns 24-27 of the 8 rows
+	VPBROADCASTD 24(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 24(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 24(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VMOVDQU      224(SI), Y12                   // columns 28-31 of the 8 rows
+	VPBROADCASTD 28(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 28(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 28(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VCVTDQ2PS    Y0, Y15
+	VPXOR        Y0, Y0, Y0
+	VBROADCASTSS (R9), Y13                      // dx
+	VMULPS       (DX), Y13, Y13                 // d·sc·dx
+	VFMADD231PS  Y13, Y15, Y6
+	VBROADCASTSS 4(R9), Y13                     // Σx̂
+	VFNMADD231PS 32(DX), Y13, Y6                // − dmin·m·Σx̂
+	VCVTDQ2PS    Y1, Y15
+	VPXOR        Y1, Y1, Y1
+	VBROADCASTSS (R9)(R11*1), Y13               // dx
+	VMULPS       (DX), Y13, Y13                 // d·sc·dx
+	VFMADD231PS  Y13, Y15, Y7
+	VBROADCASTSS 4(R9)(R11*1), Y13              // Σx̂
+	VFNMADD231PS 32(DX), Y13, Y7                // − dmin·m·Σx̂
+	VCVTDQ2PS    Y2, Y15
+	VPXOR        Y2, Y2, Y2
+	VBROADCASTSS (R9)(R11*2), Y13               // dx
+	VMULPS       (DX), Y13, Y13                 // d·sc·dx
+	VFMADD231PS  Y13, Y15, Y8
+	VBROADCASTSS 4(R9)(R11*2), Y13              // Σx̂
+	VFNMADD231PS 32(DX), Y13, Y8                // − dmin·m·Σx̂
+	ADDQ         $256, SI
+	ADDQ         $64, DX
+	ADDQ         $32, AX
+	ADDQ         $32, BX
+	ADDQ         $16, R9
+	ADDQ         $16, R10
+	DECQ         R12
+	JNZ          q5t3v
+	VMOVUPS      Y6, (DI)                       // out[token 0]
+	VMOVUPS      Y7, (DI)(R8*1)                 // out[token 1]
+	VMOVUPS      Y8, (DI)(R8*2)                 // out[token 2]
+	VZEROUPPER
+	RET
+
+// func tileQ5K4AVXVNNI(out *float32, ldOut int, wq *byte, sm *float32, x
+// *int8, ldx int, ds *float32, ldd int, nb int)
+TEXT ·tileQ5K4AVXVNNI(SB), NOSPLIT, $0-72
+	MOVQ         out+0(FP), DI
+	MOVQ         ldOut+8(FP), R8
+	SHLQ         $2, R8                         // bytes a token of out
+	MOVQ         wq+16(FP), SI
+	MOVQ         sm+24(FP), DX
+	MOVQ         x+32(FP), AX
+	MOVQ         ldx+40(FP), CX
+	LEAQ         (AX)(CX*2), BX
+	ADDQ         CX, BX                         // token 3's x
+	MOVQ         ds+48(FP), R9
+	MOVQ         ldd+56(FP), R11
+	SHLQ         $2, R11                        // bytes a token of ds
+	LEAQ         (R9)(R11*2), R10
+	ADDQ         R11, R10                       // token 3's ds
+	MOVQ         nb+64(FP), R12
+	VPBROADCASTD q8tones16<>(SB), Y14
+	VXORPS       Y6, Y6, Y6
+	VPXOR        Y0, Y0, Y0
+	VXORPS       Y7, Y7, Y7
+	VPXOR        Y1, Y1, Y1
+	VXORPS       Y8, Y8, Y8
+	VPXOR        Y2, Y2, Y2
+	VXORPS       Y9, Y9, Y9
+	VPXOR        Y3, Y3, Y3
+
+q5t4v:
+	VMOVDQU      (SI), Y12                      // columns 0-3 of the 8 rows
+	VPBROADCASTD (AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD (AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD (AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD (BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VMOVDQU      32(SI), Y12                    // columns 4-7 of the 8 rows
+	VPBROADCASTD 4(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 4(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 4(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 4(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VMOVDQU      64(SI), Y12                    // columns 8-11 of the 8 rows
+	VPBROADCASTD 8(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 8(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 8(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 8(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VMOVDQU      96(SI), Y12                    // columns 12-15 of the 8 rows
+	VPBROADCASTD 12(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 12(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 12(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 12(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VMOVDQU      128(SI), Y12                   // columns 16-19 of the 8 rows
+	VPBROADCASTD 16(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 16(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 16(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 16(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VMOVDQU      160(SI), Y12                   // columns 20-23 of the 8 rows
+	VPBROADCASTD 20(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 20(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 20(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 20(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VMOVDQU      192(SI), Y12                   // columns 24-27 of the 8 rows
+	VPBROADCASTD 24(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 24(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 24(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 24(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VMOVDQU      224(SI), Y12                   // columns 28-31 of the 8 rows
+	VPBROADCASTD 28(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 28(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 28(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 28(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VCVTDQ2PS    Y0, Y15
+	VPXOR        Y0, Y0, Y0
+	VBROADCASTSS (R9), Y13                      // dx
+	VMULPS       (DX), Y13, Y13                 // d·sc·dx
+	VFMADD231PS  Y13, Y15, Y6
+	VBROADCASTSS 4(R9), Y13                     // Σx̂
+	VFNMADD231PS 32(DX), Y13, Y6                // − dmin·m·Σx̂
+	VCVTDQ2PS    Y1, Y15
+	VPXOR        Y1, Y1, Y1
+	VBROADCASTSS (R9)(R11*1), Y13               // dx
+	VMULPS       (DX), Y13, Y13                 // d·sc·dx
+	VFMADD231PS  Y13, Y15, Y7
+	VBROADCASTSS 4(R9)(R11*1), Y13              // Σx̂
+	VFNMADD231PS 32(DX), Y13, Y7                // − dmin·m·Σx̂
+	VCVTDQ2PS    Y2, Y15
+	VPXOR        Y2, Y2, Y2
+	VBROADCASTSS (R9)(R11*2), Y13               // dx
+	VMULPS       (DX), Y13, Y13                 // d·sc·dx
+	VFMADD231PS  Y13, Y15, Y8
+	VBROADCASTSS 4(R9)(R11*2), Y13              // Σx̂
+	VFNMADD231PS 32(DX), Y13, Y8                // − dmin·m·Σx̂
+	VCVTDQ2PS    Y3, Y15
+	VPXOR        Y3, Y3, Y3
+	VBROADCASTSS (R10), Y13                     // dx
+	VMULPS       (DX), Y13, Y13                 // d·sc·dx
+	VFMADD231PS  Y13, Y15, Y9
+	VBROADCASTSS 4(R10), Y13                    // Σx̂
+	VFNMADD231PS 32(DX), Y13, Y9                // − dmin·m·Σx̂
+	ADDQ         $256, SI
+	ADDQ         $64, DX
+	ADDQ         $32, AX
+	ADDQ         $32, BX
+	ADDQ         $16, R9
+	ADDQ         $16, R10
+	DECQ         R12
+	JNZ          q5t4v
+	VMOVUPS      Y6, (DI)                       // out[token 0]
+	VMOVUPS      Y7, (DI)(R8*1)                 // out[token 1]
+	VMOVUPS      Y8, (DI)(R8*2)                 // out[token 2]
+	LEAQ         (DI)(R8*2), R13
+	ADDQ         R8, R13
+	VMOVUPS      Y9, (R13)                      // out[token 3]
+	VZEROUPPER
+	RET
+
+// func tileQ5K5AVXVNNI(out *float32, ldOut int, wq *byte, sm *float32, x
+// *int8, ldx int, ds *float32, ldd int, nb int)
+TEXT ·tileQ5K5AVXVNNI(SB), NOSPLIT, $0-72
+	MOVQ         out+0(FP), DI
+	MOVQ         ldOut+8(FP), R8
+	SHLQ         $2, R8                         // bytes a token of out
+	MOVQ         wq+16(FP), SI
+	MOVQ         sm+24(FP), DX
+	MOVQ         x+32(FP), AX
+	MOVQ         ldx+40(FP), CX
+	LEAQ         (AX)(CX*2), BX
+	ADDQ         CX, BX                         // token 3's x
+	MOVQ         ds+48(FP), R9
+	MOVQ         ldd+56(FP), R11
+	SHLQ         $2, R11                        // bytes a token of ds
+	LEAQ         (R9)(R11*2), R10
+	ADDQ         R11, R10                       // token 3's ds
+	MOVQ         nb+64(FP), R12
+	VPBROADCASTD q8tones16<>(SB), Y14
+	VXORPS       Y6, Y6, Y6
+	VPXOR        Y0, Y0, Y0
+	VXORPS       Y7, Y7, Y7
+	VPXOR        Y1, Y1, Y1
+	VXORPS       Y8, Y8, Y8
+	VPXOR        Y2, Y2, Y2
+	VXORPS       Y9, Y9, Y9
+	VPXOR        Y3, Y3, Y3
+	VXORPS       Y10, Y10, Y10
+	VPXOR        Y4, Y4, Y4
+
+q5t5v:
+	VMOVDQU      (SI), Y12                      // columns 0-3 of the 8 rows
+	VPBROADCASTD (AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD (AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD (AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD (BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VPBROADCASTD (BX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xe5 // VPDPBUSD Y13, Y12, Y4 (VEX)
+	VMOVDQU      32(SI), Y12                    // columns 4-7 of the 8 rows
+	VPBROADCASTD 4(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 4(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 4(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 4(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VPBROADCASTD 4(BX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xe5 // VPDPBUSD Y13, Y12, Y4 (VEX)
+	VMOVDQU      64(SI), Y12                    // columns 8-11 of the 8 rows
+	VPBROADCASTD 8(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 8(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 8(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 8(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VPBROADCASTD 8(BX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xe5 // VPDPBUSD Y13, Y12, Y4 (VEX)
+	VMOVDQU      96(SI), Y12                    // columns 12-15 of the 8 rows
+	VPBROADCASTD 12(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 12(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 12(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 12(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VPBROADCASTD 12(BX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xe5 // VPDPBUSD Y13, Y12, Y4 (VEX)
+	VMOVDQU      128(SI), Y12                   // columns 16-19 of the 8 rows
+	VPBROADCASTD 16(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 16(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 16(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 16(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VPBROADCASTD 16(BX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xe5 // VPDPBUSD Y13, Y12, Y4 (VEX)
+	VMOVDQU      160(SI), Y12                   // columns 20-23 of the 8 rows
+	VPBROADCASTD 20(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 20(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 20(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 20(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VPBROADCASTD 20(BX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xe5 // VPDPBUSD Y13, Y12, Y4 (VEX)
+	VMOVDQU      192(SI), Y12                   // columns 24-27 of the 8 rows
+	VPBROADCASTD 24(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 24(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 24(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 24(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VPBROADCASTD 24(BX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xe5 // VPDPBUSD Y13, Y12, Y4 (VEX)
+	VMOVDQU      224(SI), Y12                   // columns 28-31 of the 8 rows
+	VPBROADCASTD 28(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 28(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 28(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 28(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VPBROADCASTD 28(BX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xe5 // VPDPBUSD Y13, Y12, Y4 (VEX)
+	VCVTDQ2PS    Y0, Y15
+	VPXOR        Y0, Y0, Y0
+	VBROADCASTSS (R9), Y13                      // dx
+	VMULPS       (DX), Y13, Y13                 // d·sc·dx
+	VFMADD231PS  Y13, Y15, Y6
+	VBROADCASTSS 4(R9), Y13                     // Σx̂
+	VFNMADD231PS 32(DX), Y13, Y6                // − dmin·m·Σx̂
+	VCVTDQ2PS    Y1, Y15
+	VPXOR        Y1, Y1, Y1
+	VBROADCASTSS (R9)(R11*1), Y13               // dx
+	VMULPS       (DX), Y13, Y13                 // d·sc·dx
+	VFMADD231PS  Y13, Y15, Y7
+	VBROADCASTSS 4(R9)(R11*1), Y13              // Σx̂
+	VFNMADD231PS 32(DX), Y13, Y7                // − dmin·m·Σx̂
+	VCVTDQ2PS    Y2, Y15
+	VPXOR        Y2, Y2, Y2
+	VBROADCASTSS (R9)(R11*2), Y13               // dx
+	VMULPS       (DX), Y13, Y13                 // d·sc·dx
+	VFMADD231PS  Y13, Y15, Y8
+	VBROADCASTSS 4(R9)(R11*2), Y13              // Σx̂
+	VFNMADD231PS 32(DX), Y13, Y8                // − dmin·m·Σx̂
+	VCVTDQ2PS    Y3, Y15
+	VPXOR        Y3, Y3, Y3
+	VBROADCASTSS (R10), Y13                     // dx
+	VMULPS       (DX), Y13, Y13                 // d·sc·dx
+	VFMADD231PS  Y13, Y15, Y9
+	VBROADCASTSS 4(R10), Y13                    // Σx̂
+	VFNMADD231PS 32(DX), Y13, Y9                // − dmin·m·Σx̂
+	VCVTDQ2PS    Y4, Y15
+	VPXOR        Y4, Y4, Y4
+	VBROADCASTSS (R10)(R11*1), Y13              // dx
+	VMULPS       (DX), Y13, Y13                 // d·sc·dx
+	VFMADD231PS  Y13, Y15, Y10
+	VBROADCASTSS 4(R10)(R11*1), Y13             // Σx̂
+	VFNMADD231PS 32(DX), Y13, Y10               // − dmin·m·Σx̂
+	ADDQ         $256, SI
+	ADDQ         $64, DX
+	ADDQ         $32, AX
+	ADDQ         $32, BX
+	ADDQ         $16, R9
+	ADDQ         $16, R10
+	DECQ         R12
+	JNZ          q5t5v
+	VMOVUPS      Y6, (DI)                       // out[token 0]
+	VMOVUPS      Y7, (DI)(R8*1)                 // out[token 1]
+	VMOVUPS      Y8, (DI)(R8*2)                 // out[token 2]
+	LEAQ         (DI)(R8*2), R13
+	ADDQ         R8, R13
+	VMOVUPS      Y9, (R13)                      // out[token 3]
+	VMOVUPS      Y10, (R13)(R8*1)               // out[token 4]
+	VZEROUPPER
+	RET
+
+// func tileQ5K6AVXVNNI(out *float32, ldOut int, wq *byte, sm *float32, x
+// *int8, ldx int, ds *float32, ldd int, nb int)
+TEXT ·tileQ5K6AVXVNNI(SB), NOSPLIT, $0-72
+	MOVQ         out+0(FP), DI
+	MOVQ         ldOut+8(FP), R8
+	SHLQ         $2, R8                         // bytes a token of out
+	MOVQ         wq+16(FP), SI
+	MOVQ         sm+24(FP), DX
+	MOVQ         x+32(FP), AX
+	MOVQ         ldx+40(FP), CX
+	LEAQ         (AX)(CX*2), BX
+	ADDQ         CX, BX                         // token 3's x
+	MOVQ         ds+48(FP), R9
+	MOVQ         ldd+56(FP), R11
+	SHLQ         $2, R11                        // bytes a token of ds
+	LEAQ         (R9)(R11*2), R10
+	ADDQ         R11, R10                       // token 3's ds
+	MOVQ         nb+64(FP), R12
+	VPBROADCASTD q8tones16<>(SB), Y14
+	VXORPS       Y6, Y6, Y6
+	VPXOR        Y0, Y0, Y0
+	VXORPS       Y7, Y7, Y7
+	VPXOR        Y1, Y1, Y1
+	VXORPS       Y8, Y8, Y8
+	VPXOR        Y2, Y2, Y2
+	VXORPS       Y9, Y9, Y9
+	VPXOR        Y3, Y3, Y3
+	VXORPS       Y10, Y10, Y10
+	VPXOR        Y4, Y4, Y4
+	VXORPS       Y11, Y11, Y11
+	VPXOR        Y5, Y5, Y5
+
+q5t6v:
+	VMOVDQU      (SI), Y12                      // columns 0-3 of the 8 rows
+	VPBROADCASTD (AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD (AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD (AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD (BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VPBROADCASTD (BX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xe5 // VPDPBUSD Y13, Y12, Y4 (VEX)
+	VPBROADCASTD (BX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xed // VPDPBUSD Y13, Y12, Y5 (VEX)
+	VMOVDQU      32(SI), Y12                    // columns 4-7 of the 8 rows
+	VPBROADCASTD 4(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 4(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 4(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 4(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VPBROADCASTD 4(BX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xe5 // VPDPBUSD Y13, Y12, Y4 (VEX)
+	VPBROADCASTD 4(BX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xed // VPDPBUSD Y13, Y12, Y5 (VEX)
+	VMOVDQU      64(SI), Y12                    // columns 8-11 of the 8 rows
+	VPBROADCASTD 8(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 8(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 8(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 8(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VPBROADCASTD 8(BX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xe5 // VPDPBUSD Y13, Y12, Y4 (VEX)
+	VPBROADCASTD 8(BX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xed // VPDPBUSD Y13, Y12, Y5 (VEX)
+	VMOVDQU      96(SI), Y12                    // columns 12-15 of the 8 rows
+	VPBROADCASTD 12(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 12(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 12(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 12(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VPBROADCASTD 12(BX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xe5 // VPDPBUSD Y13, Y12, Y4 (VEX)
+	VPBROADCASTD 12(BX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xed // VPDPBUSD Y13, Y12, Y5 (VEX)
+	VMOVDQU      128(SI), Y12                   // columns 16-19 of the 8 rows
+	VPBROADCASTD 16(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 16(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 16(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 16(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VPBROADCASTD 16(BX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xe5 // VPDPBUSD Y13, Y12, Y4 (VEX)
+	VPBROADCASTD 16(BX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xed // VPDPBUSD Y13, Y12, Y5 (VEX)
+	VMOVDQU      160(SI), Y12                   // columns 20-23 of the 8 rows
+	VPBROADCASTD 20(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 20(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 20(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 20(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VPBROADCASTD 20(BX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xe5 // VPDPBUSD Y13, Y12, Y4 (VEX)
+	VPBROADCASTD 20(BX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xed // VPDPBUSD Y13, Y12, Y5 (VEX)
+	VMOVDQU      192(SI), Y12                   // columns 24-27 of the 8 rows
+	VPBROADCASTD 24(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 24(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 24(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 24(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VPBROADCASTD 24(BX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xe5 // VPDPBUSD Y13, Y12, Y4 (VEX)
+	VPBROADCASTD 24(BX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xed // VPDPBUSD Y13, Y12, Y5 (VEX)
+	VMOVDQU      224(SI), Y12                   // columns 28-31 of the 8 rows
+	VPBROADCASTD 28(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 28(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 28(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 28(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VPBROADCASTD 28(BX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xe5 // VPDPBUSD Y13, Y12, Y4 (VEX)
+	VPBROADCASTD 28(BX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xed // VPDPBUSD Y13, Y12, Y5 (VEX)
+	VCVTDQ2PS    Y0, Y15
+	VPXOR        Y0, Y0, Y0
+	VBROADCASTSS (R9), Y13                      // dx
+	VMULPS       (DX), Y13, Y13                 // d·sc·dx
+	VFMADD231PS  Y13, Y15, Y6
+	VBROADCASTSS 4(R9), Y13                     // Σx̂
+	VFNMADD231PS 32(DX), Y13, Y6                // − dmin·m·Σx̂
+	VCVTDQ2PS    Y1, Y15
+	VPXOR        Y1, Y1, Y1
+	VBROADCASTSS (R9)(R11*1), Y13               // dx
+	VMULPS       (DX), Y13, Y13                 // d·sc·dx
+	VFMADD231PS  Y13, Y15, Y7
+	VBROADCASTSS 4(R9)(R11*1), Y13              // Σx̂
+	VFNMADD231PS 32(DX), Y13, Y7                // − dmin·m·Σx̂
+	VCVTDQ2PS    Y2, Y15
+	VPXOR        Y2, Y2, Y2
+	VBROADCASTSS (R9)(R11*2), Y13               // dx
+	VMULPS       (DX), Y13, Y13                 // d·sc·dx
+	VFMADD231PS  Y13, Y15, Y8
+	VBROADCASTSS 4(R9)(R11*2), Y13              // Σx̂
+	VFNMADD231PS 32(DX), Y13, Y8                // − dmin·m·Σx̂
+	VCVTDQ2PS    Y3, Y15
+	VPXOR        Y3, Y3, Y3
+	VBROADCASTSS (R10), Y13                     // dx
+	VMULPS       (DX), Y13, Y13                 // d·sc·dx
+	VFMADD231PS  Y13, Y15, Y9
+	VBROADCASTSS 4(R10), Y13                    // Σx̂
+	VFNMADD231PS 32(DX), Y13, Y9                // − dmin·m·Σx̂
+	VCVTDQ2PS    Y4, Y15
+	VPXOR        Y4, Y4, Y4
+	VBROADCASTSS (R10)(R11*1), Y13              // dx
+	VMULPS       (DX), Y13, Y13                 // d·sc·dx
+	VFMADD231PS  Y13, Y15, Y10
+	VBROADCASTSS 4(R10)(R11*1), Y13             // Σx̂
+	VFNMADD231PS 32(DX), Y13, Y10               // − dmin·m·Σx̂
+	VCVTDQ2PS    Y5, Y15
+	VPXOR        Y5, Y5, Y5
+	VBROADCASTSS (R10)(R11*2), Y13              // dx
+	VMULPS       (DX), Y13, Y13                 // d·sc·dx
+	VFMADD231PS  Y13, Y15, Y11
+	VBROADCASTSS 4(R10)(R11*2), Y13             // Σx̂
+	VFNMADD231PS 32(DX), Y13, Y11               // − dmin·m·Σx̂
+	ADDQ         $256, SI
+	ADDQ         $64, DX
+	ADDQ         $32, AX
+	ADDQ         $32, BX
+	ADDQ         $16, R9
+	ADDQ         $16, R10
+	DECQ         R12
+	JNZ          q5t6v
+	VMOVUPS      Y6, (DI)                       // out[token 0]
+	VMOVUPS      Y7, (DI)(R8*1)                 // out[token 1]
+	VMOVUPS      Y8, (DI)(R8*2)                 // out[token 2]
+	LEAQ         (DI)(R8*2), R13
+	ADDQ         R8, R13
+	VMOVUPS      Y9, (R13)                      // out[token 3]
+	VMOVUPS      Y10, (R13)(R8*1)               // out[token 4]
+	VMOVUPS      Y11, (R13)(R8*2)               // out[token 5]
 	VZEROUPPER
 	RET

@@ -101,9 +101,9 @@ def advance(wq, sm, xs, ds, label):
     ins("JNZ", label)
 
 
-def q4k_tile(T, vnni):
-    name = "tileQ4K%d%s" % (T, "AVXVNNI" if vnni else "AVX2")
-    lab = "q4t%d%s" % (T, "v" if vnni else "")
+def q4k_tile(T, vnni, fmt="Q4K"):
+    name = "tile%s%d%s" % (fmt, T, "AVXVNNI" if vnni else "AVX2")
+    lab = "%st%d%s" % (fmt[:2].lower() if fmt != "Q4K" else "q4", T, "v" if vnni else "")
     prologue(name, T)
     for t in range(T):
         ins("VXORPS", "Y%d" % (6 + t), "Y%d" % (6 + t), "Y%d" % (6 + t))
@@ -135,6 +135,45 @@ def q4k_tile(T, vnni):
         ins("VFNMADD231PS", "32(DX)", "Y13", f, c="− dmin·m·Σx̂")
     advance(256, 64, 32, 16, lab)
     store([6 + t for t in range(T)], T)
+
+
+def q5k_tile(T, vnni):
+    """The Q4_K tile for 5-bit weights (0…31): their VPMADDUBSW pairs reach
+    7,874, so four of them (16 columns) sum in int16 before VPMADDWD, and
+    the AVX2 tile holds 4 tokens: Y0-Y3 the int32 sums, Y4-Y7 the int16
+    ones, Y8-Y11 the fp32 ones. With VPDPBUSD it is the Q4_K tile."""
+    if vnni:
+        return q4k_tile(T, vnni, "Q5K")
+    name = "tileQ5K%dAVX2" % T
+    lab = "q5t%d" % T
+    prologue(name, T)
+    for t in range(T):
+        ins("VXORPS", "Y%d" % (8 + t), "Y%d" % (8 + t), "Y%d" % (8 + t))
+    a.label(lab)
+    for g in range(8):
+        ins("VMOVDQU", at(32 * g, "(SI)"), "Y12", c="columns %d-%d of the 8 rows" % (4 * g, 4 * g + 3))
+        for t in range(T):
+            acc = "Y%d" % (t if g < 4 else 4 + t)
+            ins("VPBROADCASTD", at(4 * g, tok(X, t, "CX")), "Y13")
+            if g % 4 == 0:
+                ins("VPMADDUBSW", "Y13", "Y12", acc)
+            else:
+                ins("VPMADDUBSW", "Y13", "Y12", "Y13")
+                ins("VPADDW", "Y13", acc, acc)
+            if g == 3:
+                ins("VPMADDWD", "Y14", acc, acc, c="Σ q·x of columns 0-15")
+    for t in range(T):
+        acc, f = "Y%d" % t, "Y%d" % (8 + t)
+        ins("VPMADDWD", "Y14", "Y%d" % (4 + t), "Y%d" % (4 + t), c="Σ q·x of columns 16-31")
+        ins("VPADDD", "Y%d" % (4 + t), acc, acc)
+        ins("VCVTDQ2PS", acc, "Y15")
+        ins("VBROADCASTSS", tok(D, t, "R11"), "Y13", c="dx")
+        ins("VMULPS", "(DX)", "Y13", "Y13", c="d·sc·dx")
+        ins("VFMADD231PS", "Y13", "Y15", f)
+        ins("VBROADCASTSS", at(4, tok(D, t, "R11")), "Y13", c="Σx̂")
+        ins("VFNMADD231PS", "32(DX)", "Y13", f, c="− dmin·m·Σx̂")
+    advance(256, 64, 32, 16, lab)
+    store([8 + t for t in range(T)], T)
 
 
 def q6k_tile(T, vnni):
@@ -232,6 +271,40 @@ def pack_q4k():
     a.ret()
 
 
+def pack_q5k():
+    name = "packQ5KAVX2"
+    pack_prologue(name, "packQ5KAVX2 writes the bytes of a Q5_K panel (packQ5KRow for 8 rows, "
+                  "rb bytes apart, nb blocks): sub-block s is a nibble of qs[32·(s/2) …] "
+                  "(low for s even) with bit s of qh[0 … 31] above it, moved to bit 4 "
+                  "by a word shift and masked with 0x10.")
+    ins("VPBROADCASTD", "q8tc0f<>(SB)", "Y15")
+    ins("VPBROADCASTD", "q8tc10<>(SB)", "Y14")
+    a.label("pq5")
+    for s in range(8):
+        for i, r in enumerate(ROWS):
+            qs, qh, y = at(48 + 32 * (s // 2), r), at(16, r), "Y%d" % i
+            if s % 2 == 0:
+                ins("VPAND", qs, "Y15", y)
+            else:  # VEX shifts take no memory operand
+                ins("VMOVDQU", qs, y)
+                ins("VPSRLW", "$4", y, y)
+                ins("VPAND", "Y15", y, y)
+            ins("VMOVDQU", qh, "Y8")
+            if s < 4:
+                ins("VPSLLW", "$%d" % (4 - s), "Y8", "Y8")
+            elif s > 4:
+                ins("VPSRLW", "$%d" % (s - 4), "Y8", "Y8")
+            ins("VPAND", "Y14", "Y8", "Y8")
+            ins("VPOR", "Y8", y, y)
+        transpose_store(256 * s)
+    ins("ADDQ", "$176", "SI")
+    ins("ADDQ", "$176", "R10")
+    ins("ADDQ", "$2048", "DI")
+    ins("DECQ", "CX")
+    ins("JNZ", "pq5")
+    a.ret()
+
+
 def pack_q6k():
     name = "packQ6KAVX2"
     pack_prologue(name, "packQ6KAVX2 writes the bytes of a Q6_K panel (packQ6KRow for 8 rows, "
@@ -271,7 +344,10 @@ a.e("DATA q8tc0f<>+0(SB)/4, $0x0f0f0f0f")
 a.e("GLOBL q8tc0f<>(SB), RODATA|NOPTR, $4")
 a.e("DATA q8tc30<>+0(SB)/4, $0x30303030")
 a.e("GLOBL q8tc30<>(SB), RODATA|NOPTR, $4")
+a.e("DATA q8tc10<>+0(SB)/4, $0x10101010")
+a.e("GLOBL q8tc10<>(SB), RODATA|NOPTR, $4")
 pack_q4k()
+pack_q5k()
 pack_q6k()
 
 for vnni in (False, True):
@@ -279,5 +355,7 @@ for vnni in (False, True):
         q4k_tile(T, vnni)
     for T in range(1, 7):
         q6k_tile(T, vnni)
+    for T in range(1, 7 if vnni else 5):
+        q5k_tile(T, vnni)
 
 a.print()

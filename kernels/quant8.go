@@ -73,7 +73,7 @@ func quantizeXGeneric(a *QuantizedX, x []float32) {
 		d, id := amax/127, 127/amax
 		var sum int32
 		for j, v := range xb {
-			qb[j] = int8(roundEven(v * id))
+			qb[j] = int8(roundEven(float32(v * id))) // the product rounded first: arm64 would fuse it with roundEven's add
 			sum += int32(qb[j])
 		}
 		a.dc[b], a.s[b] = d, d*float32(sum)

@@ -145,7 +145,7 @@ func (m *Model) Arithmetic() string { return m.ArithmeticOf(kernels.Current()) }
 // "int8" when decode rounds activations to 8 bits for quantised matrices
 // (kernels.Choice.IntegerQuant), "int8+prefill" when prefill rounds them
 // too for the formats with integer tiles (mat.tiledAt: the K-quants on
-// x86), either bf16 one with "+int8" for both, else "fp32". It reads c,
+// x86, Q8_0 where the CPU has VPDPBUSD), either bf16 one with "+int8" for both, else "fp32". It reads c,
 // not the kernels in use: the window asks while a run goes on.
 func (m *Model) ArithmeticOf(c kernels.Choice) string {
 	var i8, i8p bool

@@ -293,11 +293,12 @@ func TestQuantPrefillTop10Shift(t *testing.T) {
 }
 
 // TestQuantPrefillInt8Shift: where the level has integer prefill tiles
-// (Q4_K, Q5_K, Q6_K), a Q4_K_M or Q5_K_M model's prefill rounds its activations to 8 bits
-// as decode does: every position's top 10 moves against the fp32 prefill
-// (kernels.Exact) within decode's bound, by more than nothing (the tiles
-// ran), and the model says "int8+prefill"; a Q8_0 model, without tiles,
-// says "int8" and keeps an fp32 prefill.
+// (Q4_K, Q5_K, Q6_K; Q8_0 with VPDPBUSD), a quantised model's prefill
+// rounds its activations to 8 bits as decode does: every position's top
+// 10 moves against the fp32 prefill (kernels.Exact) within decode's
+// bound, by more than nothing (the tiles ran), and the model says
+// "int8+prefill"; a Q8_0 model without tiles says "int8" and keeps an
+// fp32 prefill.
 func TestQuantPrefillInt8Shift(t *testing.T) {
 	defer func(l kernels.Level, e, s bool) { kernels.SetLevel(l); kernels.SetExact(e); kernels.SetSelective(s) }(
 		kernels.Active(), kernels.Exact(), kernels.Selective())
@@ -326,7 +327,7 @@ func TestQuantPrefillInt8Shift(t *testing.T) {
 				if st.worst >= top10ShiftBound {
 					t.Errorf("top-10 shift %.3g above %g", st.worst, top10ShiftBound)
 				}
-				tiled := s != "q8_0"
+				tiled := s != "q8_0" || kernels.Q8Tiles(kernels.Q8_0)
 				if want := map[bool]string{true: "int8+prefill", false: "int8"}[tiled]; rounded.Arithmetic() != want {
 					t.Errorf("arithmetic %q, want %q", rounded.Arithmetic(), want)
 				}

@@ -77,9 +77,9 @@ func Q8Tiles(q Quant) bool {
 // MatMulQ8Rows computes out[t·ldOut+r] = Σ_c W[r][c]·x̂_t[c] for the
 // tokens t < a.Rows() and the rows r < len(w)/q.RowBytes(a.cols): each
 // output is MatVecQ8's dot product for its token, summed by the level's
-// tile (or the readable one): Q4_K, Q5_K and Q6_K. ws may be nil.
+// tile (or the readable one): Q4_K, Q5_K, Q6_K and Q8_0. ws may be nil.
 func MatMulQ8Rows(ws *Workspace, q Quant, out []float32, ldOut int, w []byte, a *QuantizedRows) {
-	if q != Q4K && q != Q5K && q != Q6K {
+	if q != Q4K && q != Q5K && q != Q6K && q != Q8_0 {
 		panic("kernels: MatMulQ8Rows: no tile for " + q.String())
 	}
 	n, cols := a.n, a.cols
@@ -132,15 +132,15 @@ type tileFunc func(out *float32, ldOut int, wq *byte, sm *float32, x *int8, ldx 
 // q8Tiles is a level's tiles: [T] for T = 1 … tileTokens, nil for a
 // format without them. generic marks the readable ones.
 type q8Tiles struct {
-	q4k, q5k, q6k [tileTokens + 1]tileFunc
+	q4k, q5k, q6k, q8 [tileTokens + 1]tileFunc
 	// peak is the tiles' instructions in a register loop (Int8PeakLoop);
 	// name names them ("AVX-VNNI VPDPBUSD").
 	peak func(iters int) int64
 	name string
 	// packQ4K and packQ6K write a panel's bytes for 8 whole rows (rb bytes
 	// apart, nb blocks); nil: packQ4KRow and packQ6KRow row by row.
-	packQ4K, packQ5K, packQ6K func(wq *byte, src *byte, rb int, nb int)
-	generic                   bool
+	packQ4K, packQ5K, packQ6K, packQ8 func(wq *byte, src *byte, rb int, nb int)
+	generic                           bool
 }
 
 // pack is packQ8Panel with the level's byte unpacking where it has one.
@@ -151,6 +151,8 @@ func (s *q8Tiles) pack(q Quant, wq []byte, sm []float32, src []byte, nr, cols in
 		f = s.packQ5K
 	case Q6K:
 		f = s.packQ6K
+	case Q8_0:
+		f = s.packQ8
 	}
 	if f == nil || nr < 8 {
 		packQ8Panel(q, wq, sm, src, nr, cols)
@@ -158,12 +160,16 @@ func (s *q8Tiles) pack(q Quant, wq []byte, sm []float32, src []byte, nr, cols in
 	}
 	rb := q.RowBytes(cols)
 	_ = src[8*rb-1]
-	f(&wq[0], &src[0], rb, cols/256)
+	f(&wq[0], &src[0], rb, cols/q.BlockLen())
 	for i := range 8 {
-		if q == Q6K {
-			scalesQ6K(sm, src[i*rb:(i+1)*rb], i, cols)
-		} else {
-			scalesQ4K(sm, src[i*rb:(i+1)*rb], i, cols, rb/(cols/256))
+		row := src[i*rb : (i+1)*rb]
+		switch q {
+		case Q6K:
+			scalesQ6K(sm, row, i, cols)
+		case Q8_0:
+			scalesQ8_0(sm, row, i, cols)
+		default:
+			scalesQ4K(sm, row, i, cols, rb/(cols/256))
 		}
 	}
 }
@@ -182,6 +188,8 @@ func (s *q8Tiles) kernels(q Quant) *[tileTokens + 1]tileFunc {
 		return &s.q5k
 	case Q6K:
 		return &s.q6k
+	case Q8_0:
+		return &s.q8
 	}
 	return nil
 }
@@ -228,9 +236,12 @@ func (s *q8Tiles) run(q Quant, T int, ws *Workspace, out []float32, ldOut, t0, r
 		if r+8 > rows {
 			dst, ld = grow(&ws.q8o, tileTokens*8), 8
 		}
-		if q == Q6K {
+		switch q {
+		case Q6K:
 			tileQ6KGeneric(dst, ld, wq, sm, a, t0, T)
-		} else {
+		case Q8_0:
+			tileQ8_0Generic(dst, ld, wq, sm, a, t0, T)
+		default:
 			tileQ4KGeneric(dst, ld, wq, sm, a, t0, T) // Q5_K's 5-bit weights alike
 		}
 		copyPartialTile(out, ldOut, t0, r, rows, T, dst, ld)
@@ -263,11 +274,11 @@ func copyPartialTile(out []float32, ldOut, t0, r, rows, T int, tile []float32, l
 // bytes a row) into the panel the tiles read, rows nr … 7 zero:
 //
 //	wq [cols/4][8][4]byte: weight q of columns 4k … 4k+3 of each row,
-//	   unsigned (Q4_K 0…15, Q5_K 0…31, Q6_K 0…63: its −32 is the
-//	   activations' side)
+//	   unsigned (Q4_K 0…15, Q5_K 0…31, Q6_K 0…63, Q8_0 q + 128: the
+//	   −32 and −128 are the activations' side)
 //	sm [cols/32][16]float32: Q4_K and Q5_K d·sc of the sub-block for the
 //	   8 rows, then dmin·m; Q6_K d·sc of each of the block's two groups
-//	   of 16.
+//	   of 16; Q8_0 d of the block (the other 8 unused).
 func packQ8Panel(q Quant, wq []byte, sm []float32, src []byte, nr, cols int) {
 	rb := q.RowBytes(cols)
 	for i := range 8 {
@@ -286,6 +297,8 @@ func packQ8Panel(q Quant, wq []byte, sm []float32, src []byte, nr, cols int) {
 			packQ4KRow(wq, sm, row, i, cols)
 		case Q5K:
 			packQ5KRow(wq, sm, row, i, cols)
+		case Q8_0:
+			packQ8_0Row(wq, sm, row, i, cols)
 		default:
 			packQ6KRow(wq, sm, row, i, cols)
 		}
@@ -325,6 +338,27 @@ func packQ5KRow(wq []byte, sm []float32, row []byte, i, cols int) {
 				binary.LittleEndian.PutUint32(wq[((j*8+g)*8+i)*4:], v)
 			}
 		}
+	}
+}
+
+// packQ8_0Row writes row i of a Q8_0 panel: each block's f16 d, then its
+// 32 signed weights, stored + 128.
+func packQ8_0Row(wq []byte, sm []float32, row []byte, i, cols int) {
+	scalesQ8_0(sm, row, i, cols)
+	for b := range cols / 32 {
+		qs := row[b*34+2 : b*34+34]
+		for g := range 8 {
+			v := binary.LittleEndian.Uint32(qs[4*g:]) ^ 0x80808080
+			binary.LittleEndian.PutUint32(wq[((b*8+g)*8+i)*4:], v)
+		}
+	}
+}
+
+// scalesQ8_0 writes row i's column of a Q8_0 panel's scales: d of each
+// block.
+func scalesQ8_0(sm []float32, row []byte, i, cols int) {
+	for b := range cols / 32 {
+		sm[b*16+i] = f16At(row[b*34:])
 	}
 }
 
@@ -419,6 +453,23 @@ func tileQ6KGeneric(out []float32, ldOut int, wq []byte, sm []float32, a *Quanti
 					isum := int32(math.Float32bits(ds[4*j+2+h])) + panelDot(wq, x, i, j*8+4*h, 4)
 					acc += float32(isum) * (sm[j*16+8*h+i] * ds[4*j])
 				}
+			}
+			out[t*ldOut+i] = acc
+		}
+	}
+}
+
+// tileQ8_0Generic is the readable reference of the Q8_0 tiles: for each
+// block, out += float(Σ (q+128)·x − 128·Σx) · (d · dx).
+func tileQ8_0Generic(out []float32, ldOut int, wq []byte, sm []float32, a *QuantizedRows, t0, T int) {
+	c := a.cols
+	for t := range T {
+		x, ds := a.q[(t0+t)*c:(t0+t+1)*c], a.ds[(t0+t)*c/8:(t0+t+1)*c/8]
+		for i := range 8 {
+			var acc float32
+			for j := range c / 32 {
+				n128 := 4 * (int32(math.Float32bits(ds[4*j+2])) + int32(math.Float32bits(ds[4*j+3])))
+				acc += float32(n128+panelDot(wq, x, i, j*8, 8)) * (sm[j*16+i] * ds[4*j])
 			}
 			out[t*ldOut+i] = acc
 		}

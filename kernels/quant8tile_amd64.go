@@ -113,23 +113,46 @@ func tileQ5K6AVXVNNI(out *float32, ldOut int, wq *byte, sm *float32, x *int8, ld
 func packQ5KAVX2(wq *byte, src *byte, rb int, nb int)
 
 //go:noescape
+func tileQ8_01AVXVNNI(out *float32, ldOut int, wq *byte, sm *float32, x *int8, ldx int, ds *float32, ldd int, nb int)
+
+//go:noescape
+func tileQ8_02AVXVNNI(out *float32, ldOut int, wq *byte, sm *float32, x *int8, ldx int, ds *float32, ldd int, nb int)
+
+//go:noescape
+func tileQ8_03AVXVNNI(out *float32, ldOut int, wq *byte, sm *float32, x *int8, ldx int, ds *float32, ldd int, nb int)
+
+//go:noescape
+func tileQ8_04AVXVNNI(out *float32, ldOut int, wq *byte, sm *float32, x *int8, ldx int, ds *float32, ldd int, nb int)
+
+//go:noescape
+func tileQ8_05AVXVNNI(out *float32, ldOut int, wq *byte, sm *float32, x *int8, ldx int, ds *float32, ldd int, nb int)
+
+//go:noescape
+func tileQ8_06AVXVNNI(out *float32, ldOut int, wq *byte, sm *float32, x *int8, ldx int, ds *float32, ldd int, nb int)
+
+//go:noescape
+func packQ8_0AVX2(wq *byte, src *byte, rb int, nb int)
+
+//go:noescape
 func packQ6KAVX2(wq *byte, src *byte, rb int, nb int)
 
 // The integer prefill tiles of the x86 levels: VEX VPDPBUSD where the CPU
-// has AVX-VNNI (the same int32 sums, hence the same bits), else VPMADDUBSW.
+// has AVX-VNNI (the same int32 sums, hence the same bits), else VPMADDUBSW
+// (no Q8_0 tile: its weights would saturate the int16 pairs).
 var (
 	tilesAVX2 = &q8Tiles{
 		q4k:     [tileTokens + 1]tileFunc{nil, tileQ4K1AVX2, tileQ4K2AVX2, tileQ4K3AVX2, tileQ4K4AVX2, tileQ4K5AVX2, tileQ4K6AVX2},
 		q6k:     [tileTokens + 1]tileFunc{nil, tileQ6K1AVX2, tileQ6K2AVX2, tileQ6K3AVX2, tileQ6K4AVX2, tileQ6K5AVX2, tileQ6K6AVX2},
 		q5k:     [tileTokens + 1]tileFunc{nil, tileQ5K1AVX2, tileQ5K2AVX2, tileQ5K3AVX2, tileQ5K4AVX2},
-		packQ4K: packQ4KAVX2, packQ5K: packQ5KAVX2, packQ6K: packQ6KAVX2,
+		packQ4K: packQ4KAVX2, packQ5K: packQ5KAVX2, packQ6K: packQ6KAVX2, packQ8: packQ8_0AVX2, // packQ8: tested here
 		peak: int8PeakAVX2Loop, name: "AVX2 VPMADDUBSW",
 	}
 	tilesAVXVNNI = &q8Tiles{
 		q4k:     [tileTokens + 1]tileFunc{nil, tileQ4K1AVXVNNI, tileQ4K2AVXVNNI, tileQ4K3AVXVNNI, tileQ4K4AVXVNNI, tileQ4K5AVXVNNI, tileQ4K6AVXVNNI},
 		q6k:     [tileTokens + 1]tileFunc{nil, tileQ6K1AVXVNNI, tileQ6K2AVXVNNI, tileQ6K3AVXVNNI, tileQ6K4AVXVNNI, tileQ6K5AVXVNNI, tileQ6K6AVXVNNI},
 		q5k:     [tileTokens + 1]tileFunc{nil, tileQ5K1AVXVNNI, tileQ5K2AVXVNNI, tileQ5K3AVXVNNI, tileQ5K4AVXVNNI, tileQ5K5AVXVNNI, tileQ5K6AVXVNNI},
-		packQ4K: packQ4KAVX2, packQ5K: packQ5KAVX2, packQ6K: packQ6KAVX2,
+		q8:      [tileTokens + 1]tileFunc{nil, tileQ8_01AVXVNNI, tileQ8_02AVXVNNI, tileQ8_03AVXVNNI, tileQ8_04AVXVNNI, tileQ8_05AVXVNNI, tileQ8_06AVXVNNI},
+		packQ4K: packQ4KAVX2, packQ5K: packQ5KAVX2, packQ6K: packQ6KAVX2, packQ8: packQ8_0AVX2,
 		peak: int8PeakAVXVNNILoop, name: "AVX-VNNI VPDPBUSD",
 	}
 	tilesX86 = pick(hasAVXVNNI, tilesAVXVNNI, tilesAVX2)

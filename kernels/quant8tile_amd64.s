@@ -27,6 +27,8 @@ DATA q8tc0f<>+0(SB)/4, $0x0f0f0f0f
 GLOBL q8tc0f<>(SB), RODATA|NOPTR, $4
 DATA q8tc30<>+0(SB)/4, $0x30303030
 GLOBL q8tc30<>(SB), RODATA|NOPTR, $4
+DATA q8tc80<>+0(SB)/4, $0x80808080
+GLOBL q8tc80<>(SB), RODATA|NOPTR, $4
 DATA q8tc10<>+0(SB)/4, $0x10101010
 GLOBL q8tc10<>(SB), RODATA|NOPTR, $4
 
@@ -1723,6 +1725,68 @@ pq6:
 	ADDQ         $2048, DI
 	DECQ         CX
 	JNZ          pq6
+	VZEROUPPER
+	RET
+
+// packQ8_0AVX2 writes the bytes of a Q8_0 panel (packQ8_0Row for 8 rows, rb
+// bytes apart, nb blocks of 32 columns): q + 128, as VPDPBUSD's unsigned side.
+//
+// func packQ8_0AVX2(wq *byte, src *byte, rb int, nb int)
+TEXT ·packQ8_0AVX2(SB), NOSPLIT, $0-32
+	MOVQ         wq+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         rb+16(FP), R8
+	LEAQ         (R8)(R8*2), R9                 // 3 rows
+	LEAQ         (SI)(R8*4), R10                // row 4
+	MOVQ         nb+24(FP), CX
+	VPBROADCASTD q8tc80<>(SB), Y15
+
+pq80:
+	VPXOR        2(SI), Y15, Y0
+	VPXOR        2(SI)(R8*1), Y15, Y1
+	VPXOR        2(SI)(R8*2), Y15, Y2
+	VPXOR        2(SI)(R9*1), Y15, Y3
+	VPXOR        2(R10), Y15, Y4
+	VPXOR        2(R10)(R8*1), Y15, Y5
+	VPXOR        2(R10)(R8*2), Y15, Y6
+	VPXOR        2(R10)(R9*1), Y15, Y7
+	VPUNPCKLDQ   Y1, Y0, Y8
+	VPUNPCKHDQ   Y1, Y0, Y9
+	VPUNPCKLDQ   Y3, Y2, Y0
+	VPUNPCKHDQ   Y3, Y2, Y1
+	VPUNPCKLDQ   Y5, Y4, Y2
+	VPUNPCKHDQ   Y5, Y4, Y3
+	VPUNPCKLDQ   Y7, Y6, Y4
+	VPUNPCKHDQ   Y7, Y6, Y5
+	VPUNPCKLQDQ  Y0, Y8, Y6
+	VPUNPCKHQDQ  Y0, Y8, Y7
+	VPUNPCKLQDQ  Y1, Y9, Y8
+	VPUNPCKHQDQ  Y1, Y9, Y0
+	VPUNPCKLQDQ  Y4, Y2, Y9
+	VPUNPCKHQDQ  Y4, Y2, Y1
+	VPUNPCKLQDQ  Y5, Y3, Y2
+	VPUNPCKHQDQ  Y5, Y3, Y4
+	VPERM2I128   $0x20, Y9, Y6, Y3
+	VMOVDQU      Y3, (DI)                       // columns 0-3
+	VPERM2I128   $0x31, Y9, Y6, Y3
+	VMOVDQU      Y3, 128(DI)                    // columns 16-19
+	VPERM2I128   $0x20, Y1, Y7, Y3
+	VMOVDQU      Y3, 32(DI)                     // columns 4-7
+	VPERM2I128   $0x31, Y1, Y7, Y3
+	VMOVDQU      Y3, 160(DI)                    // columns 20-23
+	VPERM2I128   $0x20, Y2, Y8, Y3
+	VMOVDQU      Y3, 64(DI)                     // columns 8-11
+	VPERM2I128   $0x31, Y2, Y8, Y3
+	VMOVDQU      Y3, 192(DI)                    // columns 24-27
+	VPERM2I128   $0x20, Y4, Y0, Y3
+	VMOVDQU      Y3, 96(DI)                     // columns 12-15
+	VPERM2I128   $0x31, Y4, Y0, Y3
+	VMOVDQU      Y3, 224(DI)                    // columns 28-31
+	ADDQ         $34, SI
+	ADDQ         $34, R10
+	ADDQ         $256, DI
+	DECQ         CX
+	JNZ          pq80
 	VZEROUPPER
 	RET
 
@@ -6629,6 +6693,798 @@ q5t6v:
 	ADDQ         $16, R10
 	DECQ         R12
 	JNZ          q5t6v
+	VMOVUPS      Y6, (DI)                       // out[token 0]
+	VMOVUPS      Y7, (DI)(R8*1)                 // out[token 1]
+	VMOVUPS      Y8, (DI)(R8*2)                 // out[token 2]
+	LEAQ         (DI)(R8*2), R13
+	ADDQ         R8, R13
+	VMOVUPS      Y9, (R13)                      // out[token 3]
+	VMOVUPS      Y10, (R13)(R8*1)               // out[token 4]
+	VMOVUPS      Y11, (R13)(R8*2)               // out[token 5]
+	VZEROUPPER
+	RET
+
+// func tileQ8_01AVXVNNI(out *float32, ldOut int, wq *byte, sm *float32, x
+// *int8, ldx int, ds *float32, ldd int, nb int)
+TEXT ·tileQ8_01AVXVNNI(SB), NOSPLIT, $0-72
+	MOVQ         out+0(FP), DI
+	MOVQ         ldOut+8(FP), R8
+	SHLQ         $2, R8                         // bytes a token of out
+	MOVQ         wq+16(FP), SI
+	MOVQ         sm+24(FP), DX
+	MOVQ         x+32(FP), AX
+	MOVQ         ldx+40(FP), CX
+	LEAQ         (AX)(CX*2), BX
+	ADDQ         CX, BX                         // token 3's x
+	MOVQ         ds+48(FP), R9
+	MOVQ         ldd+56(FP), R11
+	SHLQ         $2, R11                        // bytes a token of ds
+	LEAQ         (R9)(R11*2), R10
+	ADDQ         R11, R10                       // token 3's ds
+	MOVQ         nb+64(FP), R12
+	VPBROADCASTD q8tones16<>(SB), Y14
+	VXORPS       Y6, Y6, Y6
+
+q80t1:
+	VPBROADCASTD 8(R9), Y0
+	VPBROADCASTD 12(R9), Y13
+	VPADDD       Y13, Y0, Y0
+	VPSLLD       $2, Y0, Y0                     // −128·Σq of the block
+	VMOVDQU      (SI), Y12                      // columns 0-3 of the 8 rows, + 128
+	VPBROADCASTD (AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VMOVDQU      32(SI), Y12                    // columns 4-7 of the 8 rows, + 128
+	VPBROADCASTD 4(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VMOVDQU      64(SI), Y12                    // columns 8-11 of the 8 rows, + 128
+	VPBROADCASTD 8(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VMOVDQU      96(SI), Y12                    // columns 12-15 of the 8 rows, + 128
+	VPBROADCASTD 12(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VMOVDQU      128(SI), Y12                   // columns 16-19 of the 8 rows, + 128
+	VPBROADCASTD 16(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VMOVDQU      160(SI), Y12                   // columns 20-23 of the 8 rows, + 128
+	VPBROADCASTD 20(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VMOVDQU      192(SI), Y12                   // columns 24-27 of the 8 rows, + 128
+	VPBROADCASTD 24(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VMOVDQU      224(SI), Y12                   // columns 28-31 of the 8 rows, + 128
+	VPBROADCASTD 28(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VCVTDQ2PS    Y0, Y15
+	VBROADCASTSS (R9), Y13                      // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y15, Y6
+	ADDQ         $256, SI
+	ADDQ         $64, DX
+	ADDQ         $32, AX
+	ADDQ         $32, BX
+	ADDQ         $16, R9
+	ADDQ         $16, R10
+	DECQ         R12
+	JNZ          q80t1
+	VMOVUPS      Y6, (DI)                       // out[token 0]
+	VZEROUPPER
+	RET
+
+// func tileQ8_02AVXVNNI(out *float32, ldOut int, wq *byte, sm *float32, x
+// *int8, ldx int, ds *float32, ldd int, nb int)
+TEXT ·tileQ8_02AVXVNNI(SB), NOSPLIT, $0-72
+	MOVQ         out+0(FP), DI
+	MOVQ         ldOut+8(FP), R8
+	SHLQ         $2, R8                         // bytes a token of out
+	MOVQ         wq+16(FP), SI
+	MOVQ         sm+24(FP), DX
+	MOVQ         x+32(FP), AX
+	MOVQ         ldx+40(FP), CX
+	LEAQ         (AX)(CX*2), BX
+	ADDQ         CX, BX                         // token 3's x
+	MOVQ         ds+48(FP), R9
+	MOVQ         ldd+56(FP), R11
+	SHLQ         $2, R11                        // bytes a token of ds
+	LEAQ         (R9)(R11*2), R10
+	ADDQ         R11, R10                       // token 3's ds
+	MOVQ         nb+64(FP), R12
+	VPBROADCASTD q8tones16<>(SB), Y14
+	VXORPS       Y6, Y6, Y6
+	VXORPS       Y7, Y7, Y7
+
+q80t2:
+	VPBROADCASTD 8(R9), Y0
+	VPBROADCASTD 12(R9), Y13
+	VPADDD       Y13, Y0, Y0
+	VPSLLD       $2, Y0, Y0                     // −128·Σq of the block
+	VPBROADCASTD 8(R9)(R11*1), Y1
+	VPBROADCASTD 12(R9)(R11*1), Y13
+	VPADDD       Y13, Y1, Y1
+	VPSLLD       $2, Y1, Y1                     // −128·Σq of the block
+	VMOVDQU      (SI), Y12                      // columns 0-3 of the 8 rows, + 128
+	VPBROADCASTD (AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD (AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VMOVDQU      32(SI), Y12                    // columns 4-7 of the 8 rows, + 128
+	VPBROADCASTD 4(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 4(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VMOVDQU      64(SI), Y12                    // columns 8-11 of the 8 rows, + 128
+	VPBROADCASTD 8(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 8(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VMOVDQU      96(SI), Y12                    // columns 12-15 of the 8 rows, + 128
+	VPBROADCASTD 12(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 12(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VMOVDQU      128(SI), Y12                   // columns 16-19 of the 8 rows, + 128
+	VPBROADCASTD 16(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 16(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VMOVDQU      160(SI), Y12                   // columns 20-23 of the 8 rows, + 128
+	VPBROADCASTD 20(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 20(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VMOVDQU      192(SI), Y12                   // columns 24-27 of the 8 rows, + 128
+	VPBROADCASTD 24(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 24(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VMOVDQU      224(SI), Y12                   // columns 28-31 of the 8 rows, + 128
+	VPBROADCASTD 28(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 28(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VCVTDQ2PS    Y0, Y15
+	VBROADCASTSS (R9), Y13                      // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y15, Y6
+	VCVTDQ2PS    Y1, Y15
+	VBROADCASTSS (R9)(R11*1), Y13               // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y15, Y7
+	ADDQ         $256, SI
+	ADDQ         $64, DX
+	ADDQ         $32, AX
+	ADDQ         $32, BX
+	ADDQ         $16, R9
+	ADDQ         $16, R10
+	DECQ         R12
+	JNZ          q80t2
+	VMOVUPS      Y6, (DI)                       // out[token 0]
+	VMOVUPS      Y7, (DI)(R8*1)                 // out[token 1]
+	VZEROUPPER
+	RET
+
+// func tileQ8_03AVXVNNI(out *float32, ldOut int, wq *byte, sm *float32, x
+// *int8, ldx int, ds *float32, ldd int, nb int)
+TEXT ·tileQ8_03AVXVNNI(SB), NOSPLIT, $0-72
+	MOVQ         out+0(FP), DI
+	MOVQ         ldOut+8(FP), R8
+	SHLQ         $2, R8                         // bytes a token of out
+	MOVQ         wq+16(FP), SI
+	MOVQ         sm+24(FP), DX
+	MOVQ         x+32(FP), AX
+	MOVQ         ldx+40(FP), CX
+	LEAQ         (AX)(CX*2), BX
+	ADDQ         CX, BX                         // token 3's x
+	MOVQ         ds+48(FP), R9
+	MOVQ         ldd+56(FP), R11
+	SHLQ         $2, R11                        // bytes a token of ds
+	LEAQ         (R9)(R11*2), R10
+	ADDQ         R11, R10                       // token 3's ds
+	MOVQ         nb+64(FP), R12
+	VPBROADCASTD q8tones16<>(SB), Y14
+	VXORPS       Y6, Y6, Y6
+	VXORPS       Y7, Y7, Y7
+	VXORPS       Y8, Y8, Y8
+
+q80t3:
+	VPBROADCASTD 8(R9), Y0
+	VPBROADCASTD 12(R9), Y13
+	VPADDD       Y13, Y0, Y0
+	VPSLLD       $2, Y0, Y0                     // −128·Σq of the block
+	VPBROADCASTD 8(R9)(R11*1), Y1
+	VPBROADCASTD 12(R9)(R11*1), Y13
+	VPADDD       Y13, Y1, Y1
+	VPSLLD       $2, Y1, Y1                     // −128·Σq of the block
+	VPBROADCASTD 8(R9)(R11*2), Y2
+	VPBROADCASTD 12(R9)(R11*2), Y13
+	VPADDD       Y13, Y2, Y2
+	VPSLLD       $2, Y2, Y2                     // −128·Σq of the block
+	VMOVDQU      (SI), Y12                      // columns 0-3 of the 8 rows, + 128
+	VPBROADCASTD (AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD (AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD (AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VMOVDQU      32(SI), Y12                    // columns 4-7 of the 8 rows, + 128
+	VPBROADCASTD 4(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 4(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 4(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VMOVDQU      64(SI), Y12                    // columns 8-11 of the 8 rows, + 128
+	VPBROADCASTD 8(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 8(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 8(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VMOVDQU      96(SI), Y12                    // columns 12-15 of the 8 rows, + 128
+	VPBROADCASTD 12(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 12(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 12(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VMOVDQU      128(SI), Y12                   // columns 16-19 of the 8 rows, + 128
+	VPBROADCASTD 16(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 16(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 16(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VMOVDQU      160(SI), Y12                   // columns 20-23 of the 8 rows, + 128
+	VPBROADCASTD 20(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 20(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 20(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VMOVDQU      192(SI), Y12                   // columns 24-27 of the 8 rows, + 128
+	VPBROADCASTD 24(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 24(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 24(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VMOVDQU      224(SI), Y12                   // columns 28-31 of the 8 rows, + 128
+	VPBROADCASTD 28(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 28(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 28(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VCVTDQ2PS    Y0, Y15
+	VBROADCASTSS (R9), Y13                      // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y15, Y6
+	VCVTDQ2PS    Y1, Y15
+	VBROADCASTSS (R9)(R11*1), Y13               // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y15, Y7
+	VCVTDQ2PS    Y2, Y15
+	VBROADCASTSS (R9)(R11*2), Y13               // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y15, Y8
+	ADDQ         $256, SI
+	ADDQ         $64, DX
+	ADDQ         $32, AX
+	ADDQ         $32, BX
+	ADDQ         $16, R9
+	ADDQ         $16, R10
+	DECQ         R12
+	JNZ          q80t3
+	VMOVUPS      Y6, (DI)                       // out[token 0]
+	VMOVUPS      Y7, (DI)(R8*1)                 // out[token 1]
+	VMOVUPS      Y8, (DI)(R8*2)                 // out[token 2]
+	VZEROUPPER
+	RET
+
+// func tileQ8_04AVXVNNI(out *float32, ldOut int, wq *byte, sm *float32, x
+// *int8, ldx int, ds *float32, ldd int, nb int)
+TEXT ·tileQ8_04AVXVNNI(SB), NOSPLIT, $0-72
+	MOVQ         out+0(FP), DI
+	MOVQ         ldOut+8(FP), R8
+	SHLQ         $2, R8                         // bytes a token of out
+	MOVQ         wq+16(FP), SI
+	MOVQ         sm+24(FP), DX
+	MOVQ         x+32(FP), AX
+	MOVQ         ldx+40(FP), CX
+	LEAQ         (AX)(CX*2), BX
+	ADDQ         CX, BX                         // token 3's x
+	MOVQ         ds+48(FP), R9
+	MOVQ         ldd+56(FP), R11
+	SHLQ         $2, R11                        // bytes a token of ds
+	LEAQ         (R9)(R11*2), R10
+	ADDQ         R11, R10                       // token 3's ds
+	MOVQ         nb+64(FP), R12
+	VPBROADCASTD q8tones16<>(SB), Y14
+	VXORPS       Y6, Y6, Y6
+	VXORPS       Y7, Y7, Y7
+	VXORPS       Y8, Y8, Y8
+	VXORPS       Y9, Y9, Y9
+
+q80t4:
+	VPBROADCASTD 8(R9), Y0
+	VPBROADCASTD 12(R9), Y13
+	VPADDD       Y13, Y0, Y0
+	VPSLLD       $2, Y0, Y0                     // −128·Σq of the block
+	VPBROADCASTD 8(R9)(R11*1), Y1
+	VPBROADCASTD 12(R9)(R11*1), Y13
+	VPADDD       Y13, Y1, Y1
+	VPSLLD       $2, Y1, Y1                     // −128·Σq of the block
+	VPBROADCASTD 8(R9)(R11*2), Y2
+	VPBROADCASTD 12(R9)(R11*2), Y13
+	VPADDD       Y13, Y2, Y2
+	VPSLLD       $2, Y2, Y2                     // −128·Σq of the block
+	VPBROADCASTD 8(R10), Y3
+	VPBROADCASTD 12(R10), Y13
+	VPADDD       Y13, Y3, Y3
+	VPSLLD       $2, Y3, Y3                     // −128·Σq of the block
+	VMOVDQU      (SI), Y12                      // columns 0-3 of the 8 rows, + 128
+	VPBROADCASTD (AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD (AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD (AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD (BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VMOVDQU      32(SI), Y12                    // columns 4-7 of the 8 rows, + 128
+	VPBROADCASTD 4(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 4(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 4(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 4(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VMOVDQU      64(SI), Y12                    // columns 8-11 of the 8 rows, + 128
+	VPBROADCASTD 8(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 8(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 8(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 8(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VMOVDQU      96(SI), Y12                    // columns 12-15 of the 8 rows, + 128
+	VPBROADCASTD 12(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 12(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 12(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 12(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VMOVDQU      128(SI), Y12                   // columns 16-19 of the 8 rows, + 128
+	VPBROADCASTD 16(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 16(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 16(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 16(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VMOVDQU      160(SI), Y12                   // columns 20-23 of the 8 rows, + 128
+	VPBROADCASTD 20(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 20(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 20(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 20(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VMOVDQU      192(SI), Y12                   // columns 24-27 of the 8 rows, + 128
+	VPBROADCASTD 24(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 24(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 24(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 24(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VMOVDQU      224(SI), Y12                   // columns 28-31 of the 8 rows, + 128
+	VPBROADCASTD 28(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 28(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 28(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 28(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VCVTDQ2PS    Y0, Y15
+	VBROADCASTSS (R9), Y13                      // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y15, Y6
+	VCVTDQ2PS    Y1, Y15
+	VBROADCASTSS (R9)(R11*1), Y13               // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y15, Y7
+	VCVTDQ2PS    Y2, Y15
+	VBROADCASTSS (R9)(R11*2), Y13               // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y15, Y8
+	VCVTDQ2PS    Y3, Y15
+	VBROADCASTSS (R10), Y13                     // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y15, Y9
+	ADDQ         $256, SI
+	ADDQ         $64, DX
+	ADDQ         $32, AX
+	ADDQ         $32, BX
+	ADDQ         $16, R9
+	ADDQ         $16, R10
+	DECQ         R12
+	JNZ          q80t4
+	VMOVUPS      Y6, (DI)                       // out[token 0]
+	VMOVUPS      Y7, (DI)(R8*1)                 // out[token 1]
+	VMOVUPS      Y8, (DI)(R8*2)                 // out[token 2]
+	LEAQ         (DI)(R8*2), R13
+	ADDQ         R8, R13
+	VMOVUPS      Y9, (R13)                      // out[token 3]
+	VZEROUPPER
+	RET
+
+// func tileQ8_05AVXVNNI(out *float32, ldOut int, wq *byte, sm *float32, x
+// *int8, ldx int, ds *float32, ldd int, nb int)
+TEXT ·tileQ8_05AVXVNNI(SB), NOSPLIT, $0-72
+	MOVQ         out+0(FP), DI
+	MOVQ         ldOut+8(FP), R8
+	SHLQ         $2, R8                         // bytes a token of out
+	MOVQ         wq+16(FP), SI
+	MOVQ         sm+24(FP), DX
+	MOVQ         x+32(FP), AX
+	MOVQ         ldx+40(FP), CX
+	LEAQ         (AX)(CX*2), BX
+	ADDQ         CX, BX                         // token 3's x
+	MOVQ         ds+48(FP), R9
+	MOVQ         ldd+56(FP), R11
+	SHLQ         $2, R11                        // bytes a token of ds
+	LEAQ         (R9)(R11*2), R10
+	ADDQ         R11, R10                       // token 3's ds
+	MOVQ         nb+64(FP), R12
+	VPBROADCASTD q8tones16<>(SB), Y14
+	VXORPS       Y6, Y6, Y6
+	VXORPS       Y7, Y7, Y7
+	VXORPS       Y8, Y8, Y8
+	VXORPS       Y9, Y9, Y9
+	VXORPS       Y10, Y10, Y10
+
+q80t5:
+	VPBROADCASTD 8(R9), Y0
+	VPBROADCASTD 12(R9), Y13
+	VPADDD       Y13, Y0, Y0
+	VPSLLD       $2, Y0, Y0                     // −128·Σq of the block
+	VPBROADCASTD 8(R9)(R11*1), Y1
+	VPBROADCASTD 12(R9)(R11*1), Y13
+	VPADDD       Y13, Y1, Y1
+	VPSLLD       $2, Y1, Y1                     // −128·Σq of the block
+	VPBROADCASTD 8(R9)(R11*2), Y2
+	VPBROADCASTD 12(R9)(R11*2), Y13
+	VPADDD       Y13, Y2, Y2
+	VPSLLD       $2, Y2, Y2                     // −128·Σq of the block
+	VPBROADCASTD 8(R10), Y3
+	VPBROADCASTD 12(R10), Y13
+	VPADDD       Y13, Y3, Y3
+	VPSLLD       $2, Y3, Y3                     // −128·Σq of the block
+	VPBROADCASTD 8(R10)(R11*1), Y4
+	VPBROADCASTD 12(R10)(R11*1), Y13
+	VPADDD       Y13, Y4, Y4
+	VPSLLD       $2, Y4, Y4                     // −128·Σq of the block
+	VMOVDQU      (SI), Y12                      // columns 0-3 of the 8 rows, + 128
+	VPBROADCASTD (AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD (AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD (AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD (BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VPBROADCASTD (BX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xe5 // VPDPBUSD Y13, Y12, Y4 (VEX)
+	VMOVDQU      32(SI), Y12                    // columns 4-7 of the 8 rows, + 128
+	VPBROADCASTD 4(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 4(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 4(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 4(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VPBROADCASTD 4(BX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xe5 // VPDPBUSD Y13, Y12, Y4 (VEX)
+	VMOVDQU      64(SI), Y12                    // columns 8-11 of the 8 rows, + 128
+	VPBROADCASTD 8(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 8(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 8(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 8(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VPBROADCASTD 8(BX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xe5 // VPDPBUSD Y13, Y12, Y4 (VEX)
+	VMOVDQU      96(SI), Y12                    // columns 12-15 of the 8 rows, + 128
+	VPBROADCASTD 12(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 12(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 12(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 12(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VPBROADCASTD 12(BX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xe5 // VPDPBUSD Y13, Y12, Y4 (VEX)
+	VMOVDQU      128(SI), Y12                   // columns 16-19 of the 8 rows, + 128
+	VPBROADCASTD 16(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 16(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 16(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 16(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VPBROADCASTD 16(BX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xe5 // VPDPBUSD Y13, Y12, Y4 (VEX)
+	VMOVDQU      160(SI), Y12                   // columns 20-23 of the 8 rows, + 128
+	VPBROADCASTD 20(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 20(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 20(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 20(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VPBROADCASTD 20(BX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xe5 // VPDPBUSD Y13, Y12, Y4 (VEX)
+	VMOVDQU      192(SI), Y12                   // columns 24-27 of the 8 rows, + 128
+	VPBROADCASTD 24(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 24(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 24(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 24(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VPBROADCASTD 24(BX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xe5 // VPDPBUSD Y13, Y12, Y4 (VEX)
+	VMOVDQU      224(SI), Y12                   // columns 28-31 of the 8 rows, + 128
+	VPBROADCASTD 28(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 28(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 28(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 28(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VPBROADCASTD 28(BX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xe5 // VPDPBUSD Y13, Y12, Y4 (VEX)
+	VCVTDQ2PS    Y0, Y15
+	VBROADCASTSS (R9), Y13                      // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y15, Y6
+	VCVTDQ2PS    Y1, Y15
+	VBROADCASTSS (R9)(R11*1), Y13               // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y15, Y7
+	VCVTDQ2PS    Y2, Y15
+	VBROADCASTSS (R9)(R11*2), Y13               // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y15, Y8
+	VCVTDQ2PS    Y3, Y15
+	VBROADCASTSS (R10), Y13                     // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y15, Y9
+	VCVTDQ2PS    Y4, Y15
+	VBROADCASTSS (R10)(R11*1), Y13              // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y15, Y10
+	ADDQ         $256, SI
+	ADDQ         $64, DX
+	ADDQ         $32, AX
+	ADDQ         $32, BX
+	ADDQ         $16, R9
+	ADDQ         $16, R10
+	DECQ         R12
+	JNZ          q80t5
+	VMOVUPS      Y6, (DI)                       // out[token 0]
+	VMOVUPS      Y7, (DI)(R8*1)                 // out[token 1]
+	VMOVUPS      Y8, (DI)(R8*2)                 // out[token 2]
+	LEAQ         (DI)(R8*2), R13
+	ADDQ         R8, R13
+	VMOVUPS      Y9, (R13)                      // out[token 3]
+	VMOVUPS      Y10, (R13)(R8*1)               // out[token 4]
+	VZEROUPPER
+	RET
+
+// func tileQ8_06AVXVNNI(out *float32, ldOut int, wq *byte, sm *float32, x
+// *int8, ldx int, ds *float32, ldd int, nb int)
+TEXT ·tileQ8_06AVXVNNI(SB), NOSPLIT, $0-72
+	MOVQ         out+0(FP), DI
+	MOVQ         ldOut+8(FP), R8
+	SHLQ         $2, R8                         // bytes a token of out
+	MOVQ         wq+16(FP), SI
+	MOVQ         sm+24(FP), DX
+	MOVQ         x+32(FP), AX
+	MOVQ         ldx+40(FP), CX
+	LEAQ         (AX)(CX*2), BX
+	ADDQ         CX, BX                         // token 3's x
+	MOVQ         ds+48(FP), R9
+	MOVQ         ldd+56(FP), R11
+	SHLQ         $2, R11                        // bytes a token of ds
+	LEAQ         (R9)(R11*2), R10
+	ADDQ         R11, R10                       // token 3's ds
+	MOVQ         nb+64(FP), R12
+	VPBROADCASTD q8tones16<>(SB), Y14
+	VXORPS       Y6, Y6, Y6
+	VXORPS       Y7, Y7, Y7
+	VXORPS       Y8, Y8, Y8
+	VXORPS       Y9, Y9, Y9
+	VXORPS       Y10, Y10, Y10
+	VXORPS       Y11, Y11, Y11
+
+q80t6:
+	VPBROADCASTD 8(R9), Y0
+	VPBROADCASTD 12(R9), Y13
+	VPADDD       Y13, Y0, Y0
+	VPSLLD       $2, Y0, Y0                     // −128·Σq of the block
+	VPBROADCASTD 8(R9)(R11*1), Y1
+	VPBROADCASTD 12(R9)(R11*1), Y13
+	VPADDD       Y13, Y1, Y1
+	VPSLLD       $2, Y1, Y1                     // −128·Σq of the block
+	VPBROADCASTD 8(R9)(R11*2), Y2
+	VPBROADCASTD 12(R9)(R11*2), Y13
+	VPADDD       Y13, Y2, Y2
+	VPSLLD       $2, Y2, Y2                     // −128·Σq of the block
+	VPBROADCASTD 8(R10), Y3
+	VPBROADCASTD 12(R10), Y13
+	VPADDD       Y13, Y3, Y3
+	VPSLLD       $2, Y3, Y3                     // −128·Σq of the block
+	VPBROADCASTD 8(R10)(R11*1), Y4
+	VPBROADCASTD 12(R10)(R11*1), Y13
+	VPADDD       Y13, Y4, Y4
+	VPSLLD       $2, Y4, Y4                     // −128·Σq of the block
+	VPBROADCASTD 8(R10)(R11*2), Y5
+	VPBROADCASTD 12(R10)(R11*2), Y13
+	VPADDD       Y13, Y5, Y5
+	VPSLLD       $2, Y5, Y5                     // −128·Σq of the block
+	VMOVDQU      (SI), Y12                      // columns 0-3 of the 8 rows, + 128
+	VPBROADCASTD (AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD (AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD (AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD (BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VPBROADCASTD (BX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xe5 // VPDPBUSD Y13, Y12, Y4 (VEX)
+	VPBROADCASTD (BX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xed // VPDPBUSD Y13, Y12, Y5 (VEX)
+	VMOVDQU      32(SI), Y12                    // columns 4-7 of the 8 rows, + 128
+	VPBROADCASTD 4(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 4(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 4(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 4(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VPBROADCASTD 4(BX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xe5 // VPDPBUSD Y13, Y12, Y4 (VEX)
+	VPBROADCASTD 4(BX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xed // VPDPBUSD Y13, Y12, Y5 (VEX)
+	VMOVDQU      64(SI), Y12                    // columns 8-11 of the 8 rows, + 128
+	VPBROADCASTD 8(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 8(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 8(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 8(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VPBROADCASTD 8(BX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xe5 // VPDPBUSD Y13, Y12, Y4 (VEX)
+	VPBROADCASTD 8(BX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xed // VPDPBUSD Y13, Y12, Y5 (VEX)
+	VMOVDQU      96(SI), Y12                    // columns 12-15 of the 8 rows, + 128
+	VPBROADCASTD 12(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 12(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 12(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 12(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VPBROADCASTD 12(BX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xe5 // VPDPBUSD Y13, Y12, Y4 (VEX)
+	VPBROADCASTD 12(BX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xed // VPDPBUSD Y13, Y12, Y5 (VEX)
+	VMOVDQU      128(SI), Y12                   // columns 16-19 of the 8 rows, + 128
+	VPBROADCASTD 16(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 16(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 16(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 16(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VPBROADCASTD 16(BX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xe5 // VPDPBUSD Y13, Y12, Y4 (VEX)
+	VPBROADCASTD 16(BX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xed // VPDPBUSD Y13, Y12, Y5 (VEX)
+	VMOVDQU      160(SI), Y12                   // columns 20-23 of the 8 rows, + 128
+	VPBROADCASTD 20(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 20(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 20(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 20(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VPBROADCASTD 20(BX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xe5 // VPDPBUSD Y13, Y12, Y4 (VEX)
+	VPBROADCASTD 20(BX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xed // VPDPBUSD Y13, Y12, Y5 (VEX)
+	VMOVDQU      192(SI), Y12                   // columns 24-27 of the 8 rows, + 128
+	VPBROADCASTD 24(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 24(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 24(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 24(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VPBROADCASTD 24(BX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xe5 // VPDPBUSD Y13, Y12, Y4 (VEX)
+	VPBROADCASTD 24(BX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xed // VPDPBUSD Y13, Y12, Y5 (VEX)
+	VMOVDQU      224(SI), Y12                   // columns 28-31 of the 8 rows, + 128
+	VPBROADCASTD 28(AX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
+	VPBROADCASTD 28(AX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
+	VPBROADCASTD 28(AX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
+	VPBROADCASTD 28(BX), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
+	VPBROADCASTD 28(BX)(CX*1), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xe5 // VPDPBUSD Y13, Y12, Y4 (VEX)
+	VPBROADCASTD 28(BX)(CX*2), Y13
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xed // VPDPBUSD Y13, Y12, Y5 (VEX)
+	VCVTDQ2PS    Y0, Y15
+	VBROADCASTSS (R9), Y13                      // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y15, Y6
+	VCVTDQ2PS    Y1, Y15
+	VBROADCASTSS (R9)(R11*1), Y13               // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y15, Y7
+	VCVTDQ2PS    Y2, Y15
+	VBROADCASTSS (R9)(R11*2), Y13               // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y15, Y8
+	VCVTDQ2PS    Y3, Y15
+	VBROADCASTSS (R10), Y13                     // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y15, Y9
+	VCVTDQ2PS    Y4, Y15
+	VBROADCASTSS (R10)(R11*1), Y13              // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y15, Y10
+	VCVTDQ2PS    Y5, Y15
+	VBROADCASTSS (R10)(R11*2), Y13              // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y15, Y11
+	ADDQ         $256, SI
+	ADDQ         $64, DX
+	ADDQ         $32, AX
+	ADDQ         $32, BX
+	ADDQ         $16, R9
+	ADDQ         $16, R10
+	DECQ         R12
+	JNZ          q80t6
 	VMOVUPS      Y6, (DI)                       // out[token 0]
 	VMOVUPS      Y7, (DI)(R8*1)                 // out[token 1]
 	VMOVUPS      Y8, (DI)(R8*2)                 // out[token 2]

@@ -36,7 +36,7 @@ func TestTilesAVX2AndAVXVNNI(t *testing.T) {
 		return
 	}
 	r := rand.New(rand.NewPCG(73, 5))
-	for _, q := range []Quant{Q4K, Q5K, Q6K} {
+	for _, q := range []Quant{Q4K, Q5K, Q6K} { // AVX2 has no Q8_0 tile
 		const rows, n, cols = 40, 13, 512
 		w := randBlocks(r, q, rows, cols)
 		x := make([]float32, 0, n*cols)
@@ -68,7 +68,7 @@ func TestPackQ8PanelAVX2(t *testing.T) {
 		t.Skip("no AVX2")
 	}
 	r := rand.New(rand.NewPCG(74, 6))
-	for _, q := range []Quant{Q4K, Q5K, Q6K} {
+	for _, q := range []Quant{Q4K, Q5K, Q6K, Q8_0} {
 		for _, cols := range []int{256, 1536} {
 			w := randBlocks(r, q, 8, cols)
 			wq, sm := make([]byte, 8*cols), make([]float32, cols/2)

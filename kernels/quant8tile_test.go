@@ -65,7 +65,7 @@ func TestMatMulQ8Rows(t *testing.T) {
 func checkMatMulQ8Rows(t *testing.T, mul func(q Quant, out []float32, ld int, w []byte, a *QuantizedRows)) {
 	{
 		r := rand.New(rand.NewPCG(72, 4))
-		for _, q := range []Quant{Q4K, Q5K, Q6K} {
+		for _, q := range []Quant{Q4K, Q5K, Q6K, Q8_0} {
 			for _, cols := range quantCols[q] {
 				for _, sh := range [][2]int{{1, 1}, {8, 6}, {9, 7}, {37, 13}, {64, 2}, {5, 11}} {
 					rows, n := sh[0], sh[1]

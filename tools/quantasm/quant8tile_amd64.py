@@ -176,6 +176,38 @@ def q5k_tile(T, vnni):
     store([8 + t for t in range(T)], T)
 
 
+def q8_0_tile(T):
+    """The Q8_0 tile, VPDPBUSD only: the panel holds q + 128 (unsigned),
+    so each token's sums start at −128·Σq of its block (4 times the two
+    halves' −32·Σq), and a block's one scale d meets dx. Its weights
+    would saturate VPMADDUBSW's int16 pairs: AVX2 has no Q8_0 tile."""
+    name = "tileQ8_0%dAVXVNNI" % T
+    lab = "q80t%d" % T
+    prologue(name, T)
+    for t in range(T):
+        ins("VXORPS", "Y%d" % (6 + t), "Y%d" % (6 + t), "Y%d" % (6 + t))
+    a.label(lab)
+    for t in range(T):
+        acc = "Y%d" % t
+        ins("VPBROADCASTD", at(8, tok(D, t, "R11")), acc)
+        ins("VPBROADCASTD", at(12, tok(D, t, "R11")), "Y13")
+        ins("VPADDD", "Y13", acc, acc)
+        ins("VPSLLD", "$2", acc, acc, c="−128·Σq of the block")
+    for g in range(8):
+        ins("VMOVDQU", at(32 * g, "(SI)"), "Y12", c="columns %d-%d of the 8 rows, + 128" % (4 * g, 4 * g + 3))
+        for t in range(T):
+            ins("VPBROADCASTD", at(4 * g, tok(X, t, "CX")), "Y13")
+            vpdpbusd(13, 12, t)
+    for t in range(T):
+        acc, f = "Y%d" % t, "Y%d" % (6 + t)
+        ins("VCVTDQ2PS", acc, "Y15")
+        ins("VBROADCASTSS", tok(D, t, "R11"), "Y13", c="dx")
+        ins("VMULPS", "(DX)", "Y13", "Y13", c="d·dx")
+        ins("VFMADD231PS", "Y13", "Y15", f)
+    advance(256, 64, 32, 16, lab)
+    store([6 + t for t in range(T)], T)
+
+
 def q6k_tile(T, vnni):
     name = "tileQ6K%d%s" % (T, "AVXVNNI" if vnni else "AVX2")
     lab = "q6t%d%s" % (T, "v" if vnni else "")
@@ -305,6 +337,23 @@ def pack_q5k():
     a.ret()
 
 
+def pack_q8_0():
+    name = "packQ8_0AVX2"
+    pack_prologue(name, "packQ8_0AVX2 writes the bytes of a Q8_0 panel (packQ8_0Row for 8 rows, "
+                  "rb bytes apart, nb blocks of 32 columns): q + 128, as VPDPBUSD's unsigned side.")
+    ins("VPBROADCASTD", "q8tc80<>(SB)", "Y15")
+    a.label("pq80")
+    for i, r in enumerate(ROWS):
+        ins("VPXOR", at(2, r), "Y15", "Y%d" % i)
+    transpose_store(0)
+    ins("ADDQ", "$34", "SI")
+    ins("ADDQ", "$34", "R10")
+    ins("ADDQ", "$256", "DI")
+    ins("DECQ", "CX")
+    ins("JNZ", "pq80")
+    a.ret()
+
+
 def pack_q6k():
     name = "packQ6KAVX2"
     pack_prologue(name, "packQ6KAVX2 writes the bytes of a Q6_K panel (packQ6KRow for 8 rows, "
@@ -344,11 +393,14 @@ a.e("DATA q8tc0f<>+0(SB)/4, $0x0f0f0f0f")
 a.e("GLOBL q8tc0f<>(SB), RODATA|NOPTR, $4")
 a.e("DATA q8tc30<>+0(SB)/4, $0x30303030")
 a.e("GLOBL q8tc30<>(SB), RODATA|NOPTR, $4")
+a.e("DATA q8tc80<>+0(SB)/4, $0x80808080")
+a.e("GLOBL q8tc80<>(SB), RODATA|NOPTR, $4")
 a.e("DATA q8tc10<>+0(SB)/4, $0x10101010")
 a.e("GLOBL q8tc10<>(SB), RODATA|NOPTR, $4")
 pack_q4k()
 pack_q5k()
 pack_q6k()
+pack_q8_0()
 
 for vnni in (False, True):
     for T in range(1, 7):
@@ -357,5 +409,7 @@ for vnni in (False, True):
         q6k_tile(T, vnni)
     for T in range(1, 7 if vnni else 5):
         q5k_tile(T, vnni)
+for T in range(1, 7):
+    q8_0_tile(T)
 
 a.print()

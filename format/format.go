@@ -209,7 +209,7 @@ var arithmeticEnglish = map[string]string{
 	"arith.selective":   "prefill rounds activations to bf16 in the parts of a model that stay within 3e-3 on the test models, fp32 elsewhere",
 	"arith.int8":        "decode rounds activations to 8 bits for the quantised matrices",
 	"arith.bf16int8":    "prefill rounds activations to bf16, decode to 8 bits for the quantised matrices",
-	"arith.int8prefill": "prefill and decode round activations to 8 bits for the quantised matrices (Q8_0 prefill only where the CPU has VPDPBUSD)",
+	"arith.int8prefill": "decode rounds activations to 8 bits for the quantised matrices, prefill too for the formats with integer tiles",
 	"arith.fp32":        "every product in fp32",
 	"arith.other":       "{{.Name}} products",
 }

@@ -173,7 +173,7 @@ func TestArithmetic(t *testing.T) {
 	for _, c := range []struct{ a, want string }{
 		{"fp32", "every product in fp32"},
 		{"bf16:experts", "prefill rounds activations to bf16 in experts, fp32 elsewhere (probabilities within 3e-3 on the test models)"},
-		{"int8+prefill", "prefill and decode round activations to 8 bits for the quantised matrices (Q8_0 prefill only where the CPU has VPDPBUSD)"},
+		{"int8+prefill", "decode rounds activations to 8 bits for the quantised matrices, prefill too for the formats with integer tiles"},
 		{"bf16:gate,up,down+int8", "prefill rounds activations to bf16 in gate, up, down, fp32 elsewhere; decode rounds them to 8 bits for the quantised matrices"},
 	} {
 		if got := Arithmetic(c.a); got != c.want {

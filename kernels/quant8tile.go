@@ -70,9 +70,7 @@ var rowScratch = sync.Pool{New: func() any { return new(QuantizedX) }}
 // Q8Tiles reports whether the active level multiplies several tokens of
 // q weights in integers (MatMulQ8Rows runs its tiles); when false, the
 // engine's prefill widens the weights to fp32 (MatMulQ).
-func Q8Tiles(q Quant) bool {
-	return IntegerQuant(q) && cur.q8Tiles != nil && cur.q8Tiles.has(q)
-}
+func Q8Tiles(q Quant) bool { return Current().Q8Tiles(q) }
 
 // MatMulQ8Rows computes out[t·ldOut+r] = Σ_c W[r][c]·x̂_t[c] for the
 // tokens t < a.Rows() and the rows r < len(w)/q.RowBytes(a.cols): each
@@ -137,8 +135,8 @@ type q8Tiles struct {
 	// name names them ("AVX-VNNI VPDPBUSD").
 	peak func(iters int) int64
 	name string
-	// packQ4K and packQ6K write a panel's bytes for 8 whole rows (rb bytes
-	// apart, nb blocks); nil: packQ4KRow and packQ6KRow row by row.
+	// packQ4K … packQ8 write a panel's bytes for 8 whole rows (rb bytes
+	// apart, nb blocks); nil: packQ8Panel's readable unpacking.
 	packQ4K, packQ5K, packQ6K, packQ8 func(wq *byte, src *byte, rb int, nb int)
 	generic                           bool
 }
@@ -162,15 +160,7 @@ func (s *q8Tiles) pack(q Quant, wq []byte, sm []float32, src []byte, nr, cols in
 	_ = src[8*rb-1]
 	f(&wq[0], &src[0], rb, cols/q.BlockLen())
 	for i := range 8 {
-		row := src[i*rb : (i+1)*rb]
-		switch q {
-		case Q6K:
-			scalesQ6K(sm, row, i, cols)
-		case Q8_0:
-			scalesQ8_0(sm, row, i, cols)
-		default:
-			scalesQ4K(sm, row, i, cols, rb/(cols/256))
-		}
+		packScales(q, sm, src[i*rb:(i+1)*rb], i, cols)
 	}
 }
 
@@ -225,38 +215,29 @@ func Int8PeakLoopName() string {
 	return "int8 " + cur.q8Tiles.name[strings.IndexByte(cur.q8Tiles.name, ' ')+1:]
 }
 
-// genericTiles runs tileQ4KGeneric and tileQ6KGeneric.
+// genericTiles runs the readable tiles (tileQ4KGeneric, tileQ6KGeneric,
+// tileQ8_0Generic).
 var genericTiles = q8Tiles{generic: true}
 
 // run multiplies the 8 rows from r (of rows) by tokens t0 … t0+T−1. A
 // last group of fewer than 8 rows is written through a scratch tile.
 func (s *q8Tiles) run(q Quant, T int, ws *Workspace, out []float32, ldOut, t0, r, rows int, wq []byte, sm []float32, a *QuantizedRows) {
-	if s.generic {
-		dst, ld := out[t0*ldOut+r:], ldOut
-		if r+8 > rows {
-			dst, ld = grow(&ws.q8o, tileTokens*8), 8
-		}
-		switch q {
-		case Q6K:
-			tileQ6KGeneric(dst, ld, wq, sm, a, t0, T)
-		case Q8_0:
-			tileQ8_0Generic(dst, ld, wq, sm, a, t0, T)
-		default:
-			tileQ4KGeneric(dst, ld, wq, sm, a, t0, T) // Q5_K's 5-bit weights alike
-		}
-		copyPartialTile(out, ldOut, t0, r, rows, T, dst, ld)
-		return
+	dst, ld := out[t0*ldOut+r:], ldOut
+	if r+8 > rows {
+		dst, ld = grow(&ws.q8o, tileTokens*8), 8
 	}
-	f := s.kernels(q)[T]
 	c := a.cols
-	dst, ld := &out[t0*ldOut+r], ldOut
-	if r+8 > rows {
-		dst, ld = &grow(&ws.q8o, tileTokens*8)[0], 8
+	switch {
+	case !s.generic:
+		s.kernels(q)[T](&dst[0], ld, &wq[0], &sm[0], &a.q[t0*c], c, &a.ds[t0*c/8], c/8, c/32)
+	case q == Q6K:
+		tileQ6KGeneric(dst, ld, wq, sm, a, t0, T)
+	case q == Q8_0:
+		tileQ8_0Generic(dst, ld, wq, sm, a, t0, T)
+	default:
+		tileQ4KGeneric(dst, ld, wq, sm, a, t0, T) // Q5_K's 5-bit weights alike
 	}
-	f(dst, ld, &wq[0], &sm[0], &a.q[t0*c], c, &a.ds[t0*c/8], c/8, c/32)
-	if r+8 > rows {
-		copyPartialTile(out, ldOut, t0, r, rows, T, ws.q8o, 8)
-	}
+	copyPartialTile(out, ldOut, t0, r, rows, T, dst, ld)
 }
 
 // copyPartialTile copies the rows r … rows−1 of a scratch tile (ld 8) to
@@ -292,23 +273,36 @@ func packQ8Panel(q Quant, wq []byte, sm []float32, src []byte, nr, cols int) {
 			continue
 		}
 		row := src[i*rb : (i+1)*rb]
+		packScales(q, sm, row, i, cols)
 		switch q {
 		case Q4K:
-			packQ4KRow(wq, sm, row, i, cols)
+			packQ4KRow(wq, row, i, cols)
 		case Q5K:
-			packQ5KRow(wq, sm, row, i, cols)
+			packQ5KRow(wq, row, i, cols)
 		case Q8_0:
-			packQ8_0Row(wq, sm, row, i, cols)
+			packQ8_0Row(wq, row, i, cols)
 		default:
-			packQ6KRow(wq, sm, row, i, cols)
+			packQ6KRow(wq, row, i, cols)
 		}
 	}
 }
 
-// packQ4KRow writes row i of a Q4_K panel: sub-block s of a block holds
-// the low (s even) or high nibbles of qs[32·(s/2) …].
-func packQ4KRow(wq []byte, sm []float32, row []byte, i, cols int) {
-	scalesQ4K(sm, row, i, cols, 144)
+// packScales writes row i's column of a panel's scales (packQ8Panel's
+// sm) from the row's blocks.
+func packScales(q Quant, sm []float32, row []byte, i, cols int) {
+	switch q {
+	case Q6K:
+		scalesQ6K(sm, row, i, cols)
+	case Q8_0:
+		scalesQ8_0(sm, row, i, cols)
+	default: // Q4_K, Q5_K: the same scales and mins, blocks of 144 or 176 bytes
+		scalesQ4K(sm, row, i, cols, q.RowBytes(256))
+	}
+}
+
+// packQ4KRow writes row i of a Q4_K panel's bytes: sub-block s of a
+// block holds the low (s even) or high nibbles of qs[32·(s/2) …].
+func packQ4KRow(wq []byte, row []byte, i, cols int) {
 	for b := range cols / 256 {
 		blk := row[b*144 : (b+1)*144]
 		for s := range 8 {
@@ -322,11 +316,10 @@ func packQ4KRow(wq []byte, sm []float32, row []byte, i, cols int) {
 	}
 }
 
-// packQ5KRow writes row i of a Q5_K panel: Q4_K's nibbles (qs at byte
-// 48 of a block) with bit s of qh[l] (bytes 16-47) as the fifth bit of
-// weight l of sub-block s (q5k.go).
-func packQ5KRow(wq []byte, sm []float32, row []byte, i, cols int) {
-	scalesQ4K(sm, row, i, cols, 176)
+// packQ5KRow writes row i of a Q5_K panel's bytes: Q4_K's nibbles (qs at
+// byte 48 of a block) with bit s of qh[l] (bytes 16-47) as the fifth bit
+// of weight l of sub-block s (q5k.go).
+func packQ5KRow(wq []byte, row []byte, i, cols int) {
 	for b := range cols / 256 {
 		blk := row[b*176 : (b+1)*176]
 		qh := blk[16:48]
@@ -341,10 +334,9 @@ func packQ5KRow(wq []byte, sm []float32, row []byte, i, cols int) {
 	}
 }
 
-// packQ8_0Row writes row i of a Q8_0 panel: each block's f16 d, then its
-// 32 signed weights, stored + 128.
-func packQ8_0Row(wq []byte, sm []float32, row []byte, i, cols int) {
-	scalesQ8_0(sm, row, i, cols)
+// packQ8_0Row writes row i of a Q8_0 panel's bytes: each block's 32 signed
+// weights (after its f16 d), stored + 128.
+func packQ8_0Row(wq []byte, row []byte, i, cols int) {
 	for b := range cols / 32 {
 		qs := row[b*34+2 : b*34+34]
 		for g := range 8 {
@@ -362,13 +354,13 @@ func scalesQ8_0(sm []float32, row []byte, i, cols int) {
 	}
 }
 
-// packQ6KRow writes row i of a Q6_K panel: the weight at column 128h + 32p
-// + l of a block (p < 4, l < 32) is the p-th nibble choice of ql (low or
-// high nibble of ql[64h + l] or ql[64h + 32 + l]) with two bits of
-// qh[32h + l] above it (llama.cpp's dequantize_row_q6_K; docs/spec/formats.md B.5).
-func packQ6KRow(wq []byte, sm []float32, row []byte, i, cols int) {
+// packQ6KRow writes row i of a Q6_K panel's bytes: the weight at column
+// 128h + 32p + l of a block (p < 4, l < 32) is the p-th nibble choice of
+// ql (low or high nibble of ql[64h + l] or ql[64h + 32 + l]) with two
+// bits of qh[32h + l] above it (llama.cpp's dequantize_row_q6_K;
+// docs/spec/formats.md B.5).
+func packQ6KRow(wq []byte, row []byte, i, cols int) {
 	const lo4, lo2 = 0x0f0f0f0f, 0x03030303
-	scalesQ6K(sm, row, i, cols)
 	for b := range cols / 256 {
 		blk := row[b*210 : (b+1)*210]
 		for h := range 2 {

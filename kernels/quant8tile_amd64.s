@@ -777,36 +777,28 @@ pq5:
 	VPERM2I128   $0x31, Y4, Y0, Y3
 	VMOVDQU      Y3, 992(DI)                    // columns 28-31
 	VPAND        112(SI), Y15, Y0
-	VMOVDQU      16(SI), Y8
-	VPAND        Y14, Y8, Y8
+	VPAND        16(SI), Y14, Y8
 	VPOR         Y8, Y0, Y0
 	VPAND        112(SI)(R8*1), Y15, Y1
-	VMOVDQU      16(SI)(R8*1), Y8
-	VPAND        Y14, Y8, Y8
+	VPAND        16(SI)(R8*1), Y14, Y8
 	VPOR         Y8, Y1, Y1
 	VPAND        112(SI)(R8*2), Y15, Y2
-	VMOVDQU      16(SI)(R8*2), Y8
-	VPAND        Y14, Y8, Y8
+	VPAND        16(SI)(R8*2), Y14, Y8
 	VPOR         Y8, Y2, Y2
 	VPAND        112(SI)(R9*1), Y15, Y3
-	VMOVDQU      16(SI)(R9*1), Y8
-	VPAND        Y14, Y8, Y8
+	VPAND        16(SI)(R9*1), Y14, Y8
 	VPOR         Y8, Y3, Y3
 	VPAND        112(R10), Y15, Y4
-	VMOVDQU      16(R10), Y8
-	VPAND        Y14, Y8, Y8
+	VPAND        16(R10), Y14, Y8
 	VPOR         Y8, Y4, Y4
 	VPAND        112(R10)(R8*1), Y15, Y5
-	VMOVDQU      16(R10)(R8*1), Y8
-	VPAND        Y14, Y8, Y8
+	VPAND        16(R10)(R8*1), Y14, Y8
 	VPOR         Y8, Y5, Y5
 	VPAND        112(R10)(R8*2), Y15, Y6
-	VMOVDQU      16(R10)(R8*2), Y8
-	VPAND        Y14, Y8, Y8
+	VPAND        16(R10)(R8*2), Y14, Y8
 	VPOR         Y8, Y6, Y6
 	VPAND        112(R10)(R9*1), Y15, Y7
-	VMOVDQU      16(R10)(R9*1), Y8
-	VPAND        Y14, Y8, Y8
+	VPAND        16(R10)(R9*1), Y14, Y8
 	VPOR         Y8, Y7, Y7
 	VPUNPCKLDQ   Y1, Y0, Y8
 	VPUNPCKHDQ   Y1, Y0, Y9
@@ -4334,12 +4326,12 @@ q4t1v:
 	VPBROADCASTD 28(AX), Y13
 	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
 	VCVTDQ2PS    Y0, Y15
-	VPXOR        Y0, Y0, Y0
 	VBROADCASTSS (R9), Y13                      // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y6
 	VBROADCASTSS 4(R9), Y13                     // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y6                // − dmin·m·Σx̂
+	VPXOR        Y0, Y0, Y0
 	ADDQ         $256, SI
 	ADDQ         $64, DX
 	ADDQ         $32, AX
@@ -4372,8 +4364,8 @@ TEXT ·tileQ4K2AVXVNNI(SB), NOSPLIT, $0-72
 	MOVQ         nb+64(FP), R12
 	VPBROADCASTD q8tones16<>(SB), Y14
 	VXORPS       Y6, Y6, Y6
-	VPXOR        Y0, Y0, Y0
 	VXORPS       Y7, Y7, Y7
+	VPXOR        Y0, Y0, Y0
 	VPXOR        Y1, Y1, Y1
 
 q4t2v:
@@ -4418,19 +4410,19 @@ q4t2v:
 	VPBROADCASTD 28(AX)(CX*1), Y13
 	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
 	VCVTDQ2PS    Y0, Y15
-	VPXOR        Y0, Y0, Y0
 	VBROADCASTSS (R9), Y13                      // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y6
 	VBROADCASTSS 4(R9), Y13                     // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y6                // − dmin·m·Σx̂
+	VPXOR        Y0, Y0, Y0
 	VCVTDQ2PS    Y1, Y15
-	VPXOR        Y1, Y1, Y1
 	VBROADCASTSS (R9)(R11*1), Y13               // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y7
 	VBROADCASTSS 4(R9)(R11*1), Y13              // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y7                // − dmin·m·Σx̂
+	VPXOR        Y1, Y1, Y1
 	ADDQ         $256, SI
 	ADDQ         $64, DX
 	ADDQ         $32, AX
@@ -4464,10 +4456,10 @@ TEXT ·tileQ4K3AVXVNNI(SB), NOSPLIT, $0-72
 	MOVQ         nb+64(FP), R12
 	VPBROADCASTD q8tones16<>(SB), Y14
 	VXORPS       Y6, Y6, Y6
-	VPXOR        Y0, Y0, Y0
 	VXORPS       Y7, Y7, Y7
-	VPXOR        Y1, Y1, Y1
 	VXORPS       Y8, Y8, Y8
+	VPXOR        Y0, Y0, Y0
+	VPXOR        Y1, Y1, Y1
 	VPXOR        Y2, Y2, Y2
 
 q4t3v:
@@ -4528,26 +4520,26 @@ q4t3v:
 	VPBROADCASTD 28(AX)(CX*2), Y13
 	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
 	VCVTDQ2PS    Y0, Y15
-	VPXOR        Y0, Y0, Y0
 	VBROADCASTSS (R9), Y13                      // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y6
 	VBROADCASTSS 4(R9), Y13                     // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y6                // − dmin·m·Σx̂
+	VPXOR        Y0, Y0, Y0
 	VCVTDQ2PS    Y1, Y15
-	VPXOR        Y1, Y1, Y1
 	VBROADCASTSS (R9)(R11*1), Y13               // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y7
 	VBROADCASTSS 4(R9)(R11*1), Y13              // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y7                // − dmin·m·Σx̂
+	VPXOR        Y1, Y1, Y1
 	VCVTDQ2PS    Y2, Y15
-	VPXOR        Y2, Y2, Y2
 	VBROADCASTSS (R9)(R11*2), Y13               // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y8
 	VBROADCASTSS 4(R9)(R11*2), Y13              // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y8                // − dmin·m·Σx̂
+	VPXOR        Y2, Y2, Y2
 	ADDQ         $256, SI
 	ADDQ         $64, DX
 	ADDQ         $32, AX
@@ -4582,12 +4574,12 @@ TEXT ·tileQ4K4AVXVNNI(SB), NOSPLIT, $0-72
 	MOVQ         nb+64(FP), R12
 	VPBROADCASTD q8tones16<>(SB), Y14
 	VXORPS       Y6, Y6, Y6
-	VPXOR        Y0, Y0, Y0
 	VXORPS       Y7, Y7, Y7
-	VPXOR        Y1, Y1, Y1
 	VXORPS       Y8, Y8, Y8
-	VPXOR        Y2, Y2, Y2
 	VXORPS       Y9, Y9, Y9
+	VPXOR        Y0, Y0, Y0
+	VPXOR        Y1, Y1, Y1
+	VPXOR        Y2, Y2, Y2
 	VPXOR        Y3, Y3, Y3
 
 q4t4v:
@@ -4664,33 +4656,33 @@ q4t4v:
 	VPBROADCASTD 28(BX), Y13
 	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
 	VCVTDQ2PS    Y0, Y15
-	VPXOR        Y0, Y0, Y0
 	VBROADCASTSS (R9), Y13                      // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y6
 	VBROADCASTSS 4(R9), Y13                     // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y6                // − dmin·m·Σx̂
+	VPXOR        Y0, Y0, Y0
 	VCVTDQ2PS    Y1, Y15
-	VPXOR        Y1, Y1, Y1
 	VBROADCASTSS (R9)(R11*1), Y13               // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y7
 	VBROADCASTSS 4(R9)(R11*1), Y13              // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y7                // − dmin·m·Σx̂
+	VPXOR        Y1, Y1, Y1
 	VCVTDQ2PS    Y2, Y15
-	VPXOR        Y2, Y2, Y2
 	VBROADCASTSS (R9)(R11*2), Y13               // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y8
 	VBROADCASTSS 4(R9)(R11*2), Y13              // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y8                // − dmin·m·Σx̂
+	VPXOR        Y2, Y2, Y2
 	VCVTDQ2PS    Y3, Y15
-	VPXOR        Y3, Y3, Y3
 	VBROADCASTSS (R10), Y13                     // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y9
 	VBROADCASTSS 4(R10), Y13                    // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y9                // − dmin·m·Σx̂
+	VPXOR        Y3, Y3, Y3
 	ADDQ         $256, SI
 	ADDQ         $64, DX
 	ADDQ         $32, AX
@@ -4728,14 +4720,14 @@ TEXT ·tileQ4K5AVXVNNI(SB), NOSPLIT, $0-72
 	MOVQ         nb+64(FP), R12
 	VPBROADCASTD q8tones16<>(SB), Y14
 	VXORPS       Y6, Y6, Y6
-	VPXOR        Y0, Y0, Y0
 	VXORPS       Y7, Y7, Y7
-	VPXOR        Y1, Y1, Y1
 	VXORPS       Y8, Y8, Y8
-	VPXOR        Y2, Y2, Y2
 	VXORPS       Y9, Y9, Y9
-	VPXOR        Y3, Y3, Y3
 	VXORPS       Y10, Y10, Y10
+	VPXOR        Y0, Y0, Y0
+	VPXOR        Y1, Y1, Y1
+	VPXOR        Y2, Y2, Y2
+	VPXOR        Y3, Y3, Y3
 	VPXOR        Y4, Y4, Y4
 
 q4t5v:
@@ -4828,40 +4820,40 @@ q4t5v:
 	VPBROADCASTD 28(BX)(CX*1), Y13
 	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xe5 // VPDPBUSD Y13, Y12, Y4 (VEX)
 	VCVTDQ2PS    Y0, Y15
-	VPXOR        Y0, Y0, Y0
 	VBROADCASTSS (R9), Y13                      // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y6
 	VBROADCASTSS 4(R9), Y13                     // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y6                // − dmin·m·Σx̂
+	VPXOR        Y0, Y0, Y0
 	VCVTDQ2PS    Y1, Y15
-	VPXOR        Y1, Y1, Y1
 	VBROADCASTSS (R9)(R11*1), Y13               // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y7
 	VBROADCASTSS 4(R9)(R11*1), Y13              // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y7                // − dmin·m·Σx̂
+	VPXOR        Y1, Y1, Y1
 	VCVTDQ2PS    Y2, Y15
-	VPXOR        Y2, Y2, Y2
 	VBROADCASTSS (R9)(R11*2), Y13               // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y8
 	VBROADCASTSS 4(R9)(R11*2), Y13              // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y8                // − dmin·m·Σx̂
+	VPXOR        Y2, Y2, Y2
 	VCVTDQ2PS    Y3, Y15
-	VPXOR        Y3, Y3, Y3
 	VBROADCASTSS (R10), Y13                     // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y9
 	VBROADCASTSS 4(R10), Y13                    // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y9                // − dmin·m·Σx̂
+	VPXOR        Y3, Y3, Y3
 	VCVTDQ2PS    Y4, Y15
-	VPXOR        Y4, Y4, Y4
 	VBROADCASTSS (R10)(R11*1), Y13              // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y10
 	VBROADCASTSS 4(R10)(R11*1), Y13             // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y10               // − dmin·m·Σx̂
+	VPXOR        Y4, Y4, Y4
 	ADDQ         $256, SI
 	ADDQ         $64, DX
 	ADDQ         $32, AX
@@ -4900,16 +4892,16 @@ TEXT ·tileQ4K6AVXVNNI(SB), NOSPLIT, $0-72
 	MOVQ         nb+64(FP), R12
 	VPBROADCASTD q8tones16<>(SB), Y14
 	VXORPS       Y6, Y6, Y6
-	VPXOR        Y0, Y0, Y0
 	VXORPS       Y7, Y7, Y7
-	VPXOR        Y1, Y1, Y1
 	VXORPS       Y8, Y8, Y8
-	VPXOR        Y2, Y2, Y2
 	VXORPS       Y9, Y9, Y9
-	VPXOR        Y3, Y3, Y3
 	VXORPS       Y10, Y10, Y10
-	VPXOR        Y4, Y4, Y4
 	VXORPS       Y11, Y11, Y11
+	VPXOR        Y0, Y0, Y0
+	VPXOR        Y1, Y1, Y1
+	VPXOR        Y2, Y2, Y2
+	VPXOR        Y3, Y3, Y3
+	VPXOR        Y4, Y4, Y4
 	VPXOR        Y5, Y5, Y5
 
 q4t6v:
@@ -5018,47 +5010,47 @@ q4t6v:
 	VPBROADCASTD 28(BX)(CX*2), Y13
 	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xed // VPDPBUSD Y13, Y12, Y5 (VEX)
 	VCVTDQ2PS    Y0, Y15
-	VPXOR        Y0, Y0, Y0
 	VBROADCASTSS (R9), Y13                      // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y6
 	VBROADCASTSS 4(R9), Y13                     // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y6                // − dmin·m·Σx̂
+	VPXOR        Y0, Y0, Y0
 	VCVTDQ2PS    Y1, Y15
-	VPXOR        Y1, Y1, Y1
 	VBROADCASTSS (R9)(R11*1), Y13               // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y7
 	VBROADCASTSS 4(R9)(R11*1), Y13              // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y7                // − dmin·m·Σx̂
+	VPXOR        Y1, Y1, Y1
 	VCVTDQ2PS    Y2, Y15
-	VPXOR        Y2, Y2, Y2
 	VBROADCASTSS (R9)(R11*2), Y13               // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y8
 	VBROADCASTSS 4(R9)(R11*2), Y13              // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y8                // − dmin·m·Σx̂
+	VPXOR        Y2, Y2, Y2
 	VCVTDQ2PS    Y3, Y15
-	VPXOR        Y3, Y3, Y3
 	VBROADCASTSS (R10), Y13                     // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y9
 	VBROADCASTSS 4(R10), Y13                    // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y9                // − dmin·m·Σx̂
+	VPXOR        Y3, Y3, Y3
 	VCVTDQ2PS    Y4, Y15
-	VPXOR        Y4, Y4, Y4
 	VBROADCASTSS (R10)(R11*1), Y13              // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y10
 	VBROADCASTSS 4(R10)(R11*1), Y13             // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y10               // − dmin·m·Σx̂
+	VPXOR        Y4, Y4, Y4
 	VCVTDQ2PS    Y5, Y15
-	VPXOR        Y5, Y5, Y5
 	VBROADCASTSS (R10)(R11*2), Y13              // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y11
 	VBROADCASTSS 4(R10)(R11*2), Y13             // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y11               // − dmin·m·Σx̂
+	VPXOR        Y5, Y5, Y5
 	ADDQ         $256, SI
 	ADDQ         $64, DX
 	ADDQ         $32, AX
@@ -5960,12 +5952,12 @@ q5t1v:
 	VPBROADCASTD 28(AX), Y13
 	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
 	VCVTDQ2PS    Y0, Y15
-	VPXOR        Y0, Y0, Y0
 	VBROADCASTSS (R9), Y13                      // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y6
 	VBROADCASTSS 4(R9), Y13                     // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y6                // − dmin·m·Σx̂
+	VPXOR        Y0, Y0, Y0
 	ADDQ         $256, SI
 	ADDQ         $64, DX
 	ADDQ         $32, AX
@@ -5998,8 +5990,8 @@ TEXT ·tileQ5K2AVXVNNI(SB), NOSPLIT, $0-72
 	MOVQ         nb+64(FP), R12
 	VPBROADCASTD q8tones16<>(SB), Y14
 	VXORPS       Y6, Y6, Y6
-	VPXOR        Y0, Y0, Y0
 	VXORPS       Y7, Y7, Y7
+	VPXOR        Y0, Y0, Y0
 	VPXOR        Y1, Y1, Y1
 
 q5t2v:
@@ -6044,19 +6036,19 @@ q5t2v:
 	VPBROADCASTD 28(AX)(CX*1), Y13
 	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
 	VCVTDQ2PS    Y0, Y15
-	VPXOR        Y0, Y0, Y0
 	VBROADCASTSS (R9), Y13                      // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y6
 	VBROADCASTSS 4(R9), Y13                     // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y6                // − dmin·m·Σx̂
+	VPXOR        Y0, Y0, Y0
 	VCVTDQ2PS    Y1, Y15
-	VPXOR        Y1, Y1, Y1
 	VBROADCASTSS (R9)(R11*1), Y13               // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y7
 	VBROADCASTSS 4(R9)(R11*1), Y13              // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y7                // − dmin·m·Σx̂
+	VPXOR        Y1, Y1, Y1
 	ADDQ         $256, SI
 	ADDQ         $64, DX
 	ADDQ         $32, AX
@@ -6090,10 +6082,10 @@ TEXT ·tileQ5K3AVXVNNI(SB), NOSPLIT, $0-72
 	MOVQ         nb+64(FP), R12
 	VPBROADCASTD q8tones16<>(SB), Y14
 	VXORPS       Y6, Y6, Y6
-	VPXOR        Y0, Y0, Y0
 	VXORPS       Y7, Y7, Y7
-	VPXOR        Y1, Y1, Y1
 	VXORPS       Y8, Y8, Y8
+	VPXOR        Y0, Y0, Y0
+	VPXOR        Y1, Y1, Y1
 	VPXOR        Y2, Y2, Y2
 
 q5t3v:
@@ -6154,26 +6146,26 @@ q5t3v:
 	VPBROADCASTD 28(AX)(CX*2), Y13
 	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
 	VCVTDQ2PS    Y0, Y15
-	VPXOR        Y0, Y0, Y0
 	VBROADCASTSS (R9), Y13                      // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y6
 	VBROADCASTSS 4(R9), Y13                     // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y6                // − dmin·m·Σx̂
+	VPXOR        Y0, Y0, Y0
 	VCVTDQ2PS    Y1, Y15
-	VPXOR        Y1, Y1, Y1
 	VBROADCASTSS (R9)(R11*1), Y13               // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y7
 	VBROADCASTSS 4(R9)(R11*1), Y13              // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y7                // − dmin·m·Σx̂
+	VPXOR        Y1, Y1, Y1
 	VCVTDQ2PS    Y2, Y15
-	VPXOR        Y2, Y2, Y2
 	VBROADCASTSS (R9)(R11*2), Y13               // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y8
 	VBROADCASTSS 4(R9)(R11*2), Y13              // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y8                // − dmin·m·Σx̂
+	VPXOR        Y2, Y2, Y2
 	ADDQ         $256, SI
 	ADDQ         $64, DX
 	ADDQ         $32, AX
@@ -6208,12 +6200,12 @@ TEXT ·tileQ5K4AVXVNNI(SB), NOSPLIT, $0-72
 	MOVQ         nb+64(FP), R12
 	VPBROADCASTD q8tones16<>(SB), Y14
 	VXORPS       Y6, Y6, Y6
-	VPXOR        Y0, Y0, Y0
 	VXORPS       Y7, Y7, Y7
-	VPXOR        Y1, Y1, Y1
 	VXORPS       Y8, Y8, Y8
-	VPXOR        Y2, Y2, Y2
 	VXORPS       Y9, Y9, Y9
+	VPXOR        Y0, Y0, Y0
+	VPXOR        Y1, Y1, Y1
+	VPXOR        Y2, Y2, Y2
 	VPXOR        Y3, Y3, Y3
 
 q5t4v:
@@ -6290,33 +6282,33 @@ q5t4v:
 	VPBROADCASTD 28(BX), Y13
 	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
 	VCVTDQ2PS    Y0, Y15
-	VPXOR        Y0, Y0, Y0
 	VBROADCASTSS (R9), Y13                      // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y6
 	VBROADCASTSS 4(R9), Y13                     // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y6                // − dmin·m·Σx̂
+	VPXOR        Y0, Y0, Y0
 	VCVTDQ2PS    Y1, Y15
-	VPXOR        Y1, Y1, Y1
 	VBROADCASTSS (R9)(R11*1), Y13               // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y7
 	VBROADCASTSS 4(R9)(R11*1), Y13              // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y7                // − dmin·m·Σx̂
+	VPXOR        Y1, Y1, Y1
 	VCVTDQ2PS    Y2, Y15
-	VPXOR        Y2, Y2, Y2
 	VBROADCASTSS (R9)(R11*2), Y13               // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y8
 	VBROADCASTSS 4(R9)(R11*2), Y13              // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y8                // − dmin·m·Σx̂
+	VPXOR        Y2, Y2, Y2
 	VCVTDQ2PS    Y3, Y15
-	VPXOR        Y3, Y3, Y3
 	VBROADCASTSS (R10), Y13                     // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y9
 	VBROADCASTSS 4(R10), Y13                    // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y9                // − dmin·m·Σx̂
+	VPXOR        Y3, Y3, Y3
 	ADDQ         $256, SI
 	ADDQ         $64, DX
 	ADDQ         $32, AX
@@ -6354,14 +6346,14 @@ TEXT ·tileQ5K5AVXVNNI(SB), NOSPLIT, $0-72
 	MOVQ         nb+64(FP), R12
 	VPBROADCASTD q8tones16<>(SB), Y14
 	VXORPS       Y6, Y6, Y6
-	VPXOR        Y0, Y0, Y0
 	VXORPS       Y7, Y7, Y7
-	VPXOR        Y1, Y1, Y1
 	VXORPS       Y8, Y8, Y8
-	VPXOR        Y2, Y2, Y2
 	VXORPS       Y9, Y9, Y9
-	VPXOR        Y3, Y3, Y3
 	VXORPS       Y10, Y10, Y10
+	VPXOR        Y0, Y0, Y0
+	VPXOR        Y1, Y1, Y1
+	VPXOR        Y2, Y2, Y2
+	VPXOR        Y3, Y3, Y3
 	VPXOR        Y4, Y4, Y4
 
 q5t5v:
@@ -6454,40 +6446,40 @@ q5t5v:
 	VPBROADCASTD 28(BX)(CX*1), Y13
 	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xe5 // VPDPBUSD Y13, Y12, Y4 (VEX)
 	VCVTDQ2PS    Y0, Y15
-	VPXOR        Y0, Y0, Y0
 	VBROADCASTSS (R9), Y13                      // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y6
 	VBROADCASTSS 4(R9), Y13                     // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y6                // − dmin·m·Σx̂
+	VPXOR        Y0, Y0, Y0
 	VCVTDQ2PS    Y1, Y15
-	VPXOR        Y1, Y1, Y1
 	VBROADCASTSS (R9)(R11*1), Y13               // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y7
 	VBROADCASTSS 4(R9)(R11*1), Y13              // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y7                // − dmin·m·Σx̂
+	VPXOR        Y1, Y1, Y1
 	VCVTDQ2PS    Y2, Y15
-	VPXOR        Y2, Y2, Y2
 	VBROADCASTSS (R9)(R11*2), Y13               // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y8
 	VBROADCASTSS 4(R9)(R11*2), Y13              // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y8                // − dmin·m·Σx̂
+	VPXOR        Y2, Y2, Y2
 	VCVTDQ2PS    Y3, Y15
-	VPXOR        Y3, Y3, Y3
 	VBROADCASTSS (R10), Y13                     // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y9
 	VBROADCASTSS 4(R10), Y13                    // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y9                // − dmin·m·Σx̂
+	VPXOR        Y3, Y3, Y3
 	VCVTDQ2PS    Y4, Y15
-	VPXOR        Y4, Y4, Y4
 	VBROADCASTSS (R10)(R11*1), Y13              // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y10
 	VBROADCASTSS 4(R10)(R11*1), Y13             // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y10               // − dmin·m·Σx̂
+	VPXOR        Y4, Y4, Y4
 	ADDQ         $256, SI
 	ADDQ         $64, DX
 	ADDQ         $32, AX
@@ -6526,16 +6518,16 @@ TEXT ·tileQ5K6AVXVNNI(SB), NOSPLIT, $0-72
 	MOVQ         nb+64(FP), R12
 	VPBROADCASTD q8tones16<>(SB), Y14
 	VXORPS       Y6, Y6, Y6
-	VPXOR        Y0, Y0, Y0
 	VXORPS       Y7, Y7, Y7
-	VPXOR        Y1, Y1, Y1
 	VXORPS       Y8, Y8, Y8
-	VPXOR        Y2, Y2, Y2
 	VXORPS       Y9, Y9, Y9
-	VPXOR        Y3, Y3, Y3
 	VXORPS       Y10, Y10, Y10
-	VPXOR        Y4, Y4, Y4
 	VXORPS       Y11, Y11, Y11
+	VPXOR        Y0, Y0, Y0
+	VPXOR        Y1, Y1, Y1
+	VPXOR        Y2, Y2, Y2
+	VPXOR        Y3, Y3, Y3
+	VPXOR        Y4, Y4, Y4
 	VPXOR        Y5, Y5, Y5
 
 q5t6v:
@@ -6644,47 +6636,47 @@ q5t6v:
 	VPBROADCASTD 28(BX)(CX*2), Y13
 	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xed // VPDPBUSD Y13, Y12, Y5 (VEX)
 	VCVTDQ2PS    Y0, Y15
-	VPXOR        Y0, Y0, Y0
 	VBROADCASTSS (R9), Y13                      // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y6
 	VBROADCASTSS 4(R9), Y13                     // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y6                // − dmin·m·Σx̂
+	VPXOR        Y0, Y0, Y0
 	VCVTDQ2PS    Y1, Y15
-	VPXOR        Y1, Y1, Y1
 	VBROADCASTSS (R9)(R11*1), Y13               // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y7
 	VBROADCASTSS 4(R9)(R11*1), Y13              // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y7                // − dmin·m·Σx̂
+	VPXOR        Y1, Y1, Y1
 	VCVTDQ2PS    Y2, Y15
-	VPXOR        Y2, Y2, Y2
 	VBROADCASTSS (R9)(R11*2), Y13               // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y8
 	VBROADCASTSS 4(R9)(R11*2), Y13              // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y8                // − dmin·m·Σx̂
+	VPXOR        Y2, Y2, Y2
 	VCVTDQ2PS    Y3, Y15
-	VPXOR        Y3, Y3, Y3
 	VBROADCASTSS (R10), Y13                     // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y9
 	VBROADCASTSS 4(R10), Y13                    // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y9                // − dmin·m·Σx̂
+	VPXOR        Y3, Y3, Y3
 	VCVTDQ2PS    Y4, Y15
-	VPXOR        Y4, Y4, Y4
 	VBROADCASTSS (R10)(R11*1), Y13              // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y10
 	VBROADCASTSS 4(R10)(R11*1), Y13             // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y10               // − dmin·m·Σx̂
+	VPXOR        Y4, Y4, Y4
 	VCVTDQ2PS    Y5, Y15
-	VPXOR        Y5, Y5, Y5
 	VBROADCASTSS (R10)(R11*2), Y13              // dx
 	VMULPS       (DX), Y13, Y13                 // d·sc·dx
 	VFMADD231PS  Y13, Y15, Y11
 	VBROADCASTSS 4(R10)(R11*2), Y13             // Σx̂
 	VFNMADD231PS 32(DX), Y13, Y11               // − dmin·m·Σx̂
+	VPXOR        Y5, Y5, Y5
 	ADDQ         $256, SI
 	ADDQ         $64, DX
 	ADDQ         $32, AX
@@ -6754,10 +6746,10 @@ q80t1:
 	VMOVDQU      224(SI), Y12                   // columns 28-31 of the 8 rows, + 128
 	VPBROADCASTD 28(AX), Y13
 	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
-	VCVTDQ2PS    Y0, Y15
+	VCVTDQ2PS    Y0, Y0
 	VBROADCASTSS (R9), Y13                      // dx
 	VMULPS       (DX), Y13, Y13                 // d·dx
-	VFMADD231PS  Y13, Y15, Y6
+	VFMADD231PS  Y13, Y0, Y6
 	ADDQ         $256, SI
 	ADDQ         $64, DX
 	ADDQ         $32, AX
@@ -6841,14 +6833,14 @@ q80t2:
 	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xc5 // VPDPBUSD Y13, Y12, Y0 (VEX)
 	VPBROADCASTD 28(AX)(CX*1), Y13
 	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
-	VCVTDQ2PS    Y0, Y15
+	VCVTDQ2PS    Y0, Y0
 	VBROADCASTSS (R9), Y13                      // dx
 	VMULPS       (DX), Y13, Y13                 // d·dx
-	VFMADD231PS  Y13, Y15, Y6
-	VCVTDQ2PS    Y1, Y15
+	VFMADD231PS  Y13, Y0, Y6
+	VCVTDQ2PS    Y1, Y1
 	VBROADCASTSS (R9)(R11*1), Y13               // dx
 	VMULPS       (DX), Y13, Y13                 // d·dx
-	VFMADD231PS  Y13, Y15, Y7
+	VFMADD231PS  Y13, Y1, Y7
 	ADDQ         $256, SI
 	ADDQ         $64, DX
 	ADDQ         $32, AX
@@ -6954,18 +6946,18 @@ q80t3:
 	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xcd // VPDPBUSD Y13, Y12, Y1 (VEX)
 	VPBROADCASTD 28(AX)(CX*2), Y13
 	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
-	VCVTDQ2PS    Y0, Y15
+	VCVTDQ2PS    Y0, Y0
 	VBROADCASTSS (R9), Y13                      // dx
 	VMULPS       (DX), Y13, Y13                 // d·dx
-	VFMADD231PS  Y13, Y15, Y6
-	VCVTDQ2PS    Y1, Y15
+	VFMADD231PS  Y13, Y0, Y6
+	VCVTDQ2PS    Y1, Y1
 	VBROADCASTSS (R9)(R11*1), Y13               // dx
 	VMULPS       (DX), Y13, Y13                 // d·dx
-	VFMADD231PS  Y13, Y15, Y7
-	VCVTDQ2PS    Y2, Y15
+	VFMADD231PS  Y13, Y1, Y7
+	VCVTDQ2PS    Y2, Y2
 	VBROADCASTSS (R9)(R11*2), Y13               // dx
 	VMULPS       (DX), Y13, Y13                 // d·dx
-	VFMADD231PS  Y13, Y15, Y8
+	VFMADD231PS  Y13, Y2, Y8
 	ADDQ         $256, SI
 	ADDQ         $64, DX
 	ADDQ         $32, AX
@@ -7093,22 +7085,22 @@ q80t4:
 	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xd5 // VPDPBUSD Y13, Y12, Y2 (VEX)
 	VPBROADCASTD 28(BX), Y13
 	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
-	VCVTDQ2PS    Y0, Y15
+	VCVTDQ2PS    Y0, Y0
 	VBROADCASTSS (R9), Y13                      // dx
 	VMULPS       (DX), Y13, Y13                 // d·dx
-	VFMADD231PS  Y13, Y15, Y6
-	VCVTDQ2PS    Y1, Y15
+	VFMADD231PS  Y13, Y0, Y6
+	VCVTDQ2PS    Y1, Y1
 	VBROADCASTSS (R9)(R11*1), Y13               // dx
 	VMULPS       (DX), Y13, Y13                 // d·dx
-	VFMADD231PS  Y13, Y15, Y7
-	VCVTDQ2PS    Y2, Y15
+	VFMADD231PS  Y13, Y1, Y7
+	VCVTDQ2PS    Y2, Y2
 	VBROADCASTSS (R9)(R11*2), Y13               // dx
 	VMULPS       (DX), Y13, Y13                 // d·dx
-	VFMADD231PS  Y13, Y15, Y8
-	VCVTDQ2PS    Y3, Y15
+	VFMADD231PS  Y13, Y2, Y8
+	VCVTDQ2PS    Y3, Y3
 	VBROADCASTSS (R10), Y13                     // dx
 	VMULPS       (DX), Y13, Y13                 // d·dx
-	VFMADD231PS  Y13, Y15, Y9
+	VFMADD231PS  Y13, Y3, Y9
 	ADDQ         $256, SI
 	ADDQ         $64, DX
 	ADDQ         $32, AX
@@ -7260,26 +7252,26 @@ q80t5:
 	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xdd // VPDPBUSD Y13, Y12, Y3 (VEX)
 	VPBROADCASTD 28(BX)(CX*1), Y13
 	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xe5 // VPDPBUSD Y13, Y12, Y4 (VEX)
-	VCVTDQ2PS    Y0, Y15
+	VCVTDQ2PS    Y0, Y0
 	VBROADCASTSS (R9), Y13                      // dx
 	VMULPS       (DX), Y13, Y13                 // d·dx
-	VFMADD231PS  Y13, Y15, Y6
-	VCVTDQ2PS    Y1, Y15
+	VFMADD231PS  Y13, Y0, Y6
+	VCVTDQ2PS    Y1, Y1
 	VBROADCASTSS (R9)(R11*1), Y13               // dx
 	VMULPS       (DX), Y13, Y13                 // d·dx
-	VFMADD231PS  Y13, Y15, Y7
-	VCVTDQ2PS    Y2, Y15
+	VFMADD231PS  Y13, Y1, Y7
+	VCVTDQ2PS    Y2, Y2
 	VBROADCASTSS (R9)(R11*2), Y13               // dx
 	VMULPS       (DX), Y13, Y13                 // d·dx
-	VFMADD231PS  Y13, Y15, Y8
-	VCVTDQ2PS    Y3, Y15
+	VFMADD231PS  Y13, Y2, Y8
+	VCVTDQ2PS    Y3, Y3
 	VBROADCASTSS (R10), Y13                     // dx
 	VMULPS       (DX), Y13, Y13                 // d·dx
-	VFMADD231PS  Y13, Y15, Y9
-	VCVTDQ2PS    Y4, Y15
+	VFMADD231PS  Y13, Y3, Y9
+	VCVTDQ2PS    Y4, Y4
 	VBROADCASTSS (R10)(R11*1), Y13              // dx
 	VMULPS       (DX), Y13, Y13                 // d·dx
-	VFMADD231PS  Y13, Y15, Y10
+	VFMADD231PS  Y13, Y4, Y10
 	ADDQ         $256, SI
 	ADDQ         $64, DX
 	ADDQ         $32, AX
@@ -7453,30 +7445,30 @@ q80t6:
 	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xe5 // VPDPBUSD Y13, Y12, Y4 (VEX)
 	VPBROADCASTD 28(BX)(CX*2), Y13
 	BYTE $0xc4; BYTE $0xc2; BYTE $0x1d; BYTE $0x50; BYTE $0xed // VPDPBUSD Y13, Y12, Y5 (VEX)
-	VCVTDQ2PS    Y0, Y15
+	VCVTDQ2PS    Y0, Y0
 	VBROADCASTSS (R9), Y13                      // dx
 	VMULPS       (DX), Y13, Y13                 // d·dx
-	VFMADD231PS  Y13, Y15, Y6
-	VCVTDQ2PS    Y1, Y15
+	VFMADD231PS  Y13, Y0, Y6
+	VCVTDQ2PS    Y1, Y1
 	VBROADCASTSS (R9)(R11*1), Y13               // dx
 	VMULPS       (DX), Y13, Y13                 // d·dx
-	VFMADD231PS  Y13, Y15, Y7
-	VCVTDQ2PS    Y2, Y15
+	VFMADD231PS  Y13, Y1, Y7
+	VCVTDQ2PS    Y2, Y2
 	VBROADCASTSS (R9)(R11*2), Y13               // dx
 	VMULPS       (DX), Y13, Y13                 // d·dx
-	VFMADD231PS  Y13, Y15, Y8
-	VCVTDQ2PS    Y3, Y15
+	VFMADD231PS  Y13, Y2, Y8
+	VCVTDQ2PS    Y3, Y3
 	VBROADCASTSS (R10), Y13                     // dx
 	VMULPS       (DX), Y13, Y13                 // d·dx
-	VFMADD231PS  Y13, Y15, Y9
-	VCVTDQ2PS    Y4, Y15
+	VFMADD231PS  Y13, Y3, Y9
+	VCVTDQ2PS    Y4, Y4
 	VBROADCASTSS (R10)(R11*1), Y13              // dx
 	VMULPS       (DX), Y13, Y13                 // d·dx
-	VFMADD231PS  Y13, Y15, Y10
-	VCVTDQ2PS    Y5, Y15
+	VFMADD231PS  Y13, Y4, Y10
+	VCVTDQ2PS    Y5, Y5
 	VBROADCASTSS (R10)(R11*2), Y13              // dx
 	VMULPS       (DX), Y13, Y13                 // d·dx
-	VFMADD231PS  Y13, Y15, Y11
+	VFMADD231PS  Y13, Y5, Y11
 	ADDQ         $256, SI
 	ADDQ         $64, DX
 	ADDQ         $32, AX

@@ -101,14 +101,33 @@ def advance(wq, sm, xs, ds, label):
     ins("JNZ", label)
 
 
+def zero(regs, op="VXORPS"):
+    """The Y registers regs = 0: fp32 sums by VXORPS, int ones by VPXOR."""
+    for r in regs:
+        ins(op, "Y%d" % r, "Y%d" % r, "Y%d" % r)
+
+
+def scale_sum(t, acc, f, tmp, sm="(DX)", mins=False, c="d·sc·dx"):
+    """f += float(acc) · (sm · dx of token t), acc's int32 sums converted
+    in place (or into Y15 for a mins tile); with mins, f −= (sm + 32
+    bytes) · Σx̂ of token t as well."""
+    cv = "Y15" if mins else acc
+    ins("VCVTDQ2PS", acc, cv)
+    ins("VBROADCASTSS", tok(D, t, "R11"), tmp, c="dx")
+    ins("VMULPS", sm, tmp, tmp, c=c)
+    ins("VFMADD231PS", tmp, cv, f)
+    if mins:
+        ins("VBROADCASTSS", at(4, tok(D, t, "R11")), tmp, c="Σx̂")
+        ins("VFNMADD231PS", "32" + sm, tmp, f, c="− dmin·m·Σx̂")
+
+
 def q4k_tile(T, vnni, fmt="Q4K"):
     name = "tile%s%d%s" % (fmt, T, "AVXVNNI" if vnni else "AVX2")
     lab = "%st%d%s" % (fmt[:2].lower() if fmt != "Q4K" else "q4", T, "v" if vnni else "")
     prologue(name, T)
-    for t in range(T):
-        ins("VXORPS", "Y%d" % (6 + t), "Y%d" % (6 + t), "Y%d" % (6 + t))
-        if vnni:
-            ins("VPXOR", "Y%d" % t, "Y%d" % t, "Y%d" % t)
+    zero([6 + t for t in range(T)])
+    if vnni:
+        zero(range(T), "VPXOR")
     a.label(lab)
     for g in range(8):
         ins("VMOVDQU", "%d(SI)" % (32 * g) if g else "(SI)", "Y12", c="columns %d-%d of the 8 rows" % (4 * g, 4 * g + 3))
@@ -125,14 +144,9 @@ def q4k_tile(T, vnni, fmt="Q4K"):
         acc, f = "Y%d" % t, "Y%d" % (6 + t)
         if not vnni:
             ins("VPMADDWD", "Y14", acc, acc, c="Σ q·x of the sub-block")
-        ins("VCVTDQ2PS", acc, "Y15")
+        scale_sum(t, acc, f, "Y13", mins=True)
         if vnni:
-            ins("VPXOR", acc, acc, acc)
-        ins("VBROADCASTSS", tok(D, t, "R11"), "Y13", c="dx")
-        ins("VMULPS", "(DX)", "Y13", "Y13", c="d·sc·dx")
-        ins("VFMADD231PS", "Y13", "Y15", f)
-        ins("VBROADCASTSS", at(4, tok(D, t, "R11")), "Y13", c="Σx̂")
-        ins("VFNMADD231PS", "32(DX)", "Y13", f, c="− dmin·m·Σx̂")
+            zero([t], "VPXOR")
     advance(256, 64, 32, 16, lab)
     store([6 + t for t in range(T)], T)
 
@@ -147,8 +161,7 @@ def q5k_tile(T, vnni):
     name = "tileQ5K%dAVX2" % T
     lab = "q5t%d" % T
     prologue(name, T)
-    for t in range(T):
-        ins("VXORPS", "Y%d" % (8 + t), "Y%d" % (8 + t), "Y%d" % (8 + t))
+    zero([8 + t for t in range(T)])
     a.label(lab)
     for g in range(8):
         ins("VMOVDQU", at(32 * g, "(SI)"), "Y12", c="columns %d-%d of the 8 rows" % (4 * g, 4 * g + 3))
@@ -166,12 +179,7 @@ def q5k_tile(T, vnni):
         acc, f = "Y%d" % t, "Y%d" % (8 + t)
         ins("VPMADDWD", "Y14", "Y%d" % (4 + t), "Y%d" % (4 + t), c="Σ q·x of columns 16-31")
         ins("VPADDD", "Y%d" % (4 + t), acc, acc)
-        ins("VCVTDQ2PS", acc, "Y15")
-        ins("VBROADCASTSS", tok(D, t, "R11"), "Y13", c="dx")
-        ins("VMULPS", "(DX)", "Y13", "Y13", c="d·sc·dx")
-        ins("VFMADD231PS", "Y13", "Y15", f)
-        ins("VBROADCASTSS", at(4, tok(D, t, "R11")), "Y13", c="Σx̂")
-        ins("VFNMADD231PS", "32(DX)", "Y13", f, c="− dmin·m·Σx̂")
+        scale_sum(t, acc, f, "Y13", mins=True)
     advance(256, 64, 32, 16, lab)
     store([8 + t for t in range(T)], T)
 
@@ -184,8 +192,7 @@ def q8_0_tile(T):
     name = "tileQ8_0%dAVXVNNI" % T
     lab = "q80t%d" % T
     prologue(name, T)
-    for t in range(T):
-        ins("VXORPS", "Y%d" % (6 + t), "Y%d" % (6 + t), "Y%d" % (6 + t))
+    zero([6 + t for t in range(T)])
     a.label(lab)
     for t in range(T):
         acc = "Y%d" % t
@@ -199,11 +206,7 @@ def q8_0_tile(T):
             ins("VPBROADCASTD", at(4 * g, tok(X, t, "CX")), "Y13")
             vpdpbusd(13, 12, t)
     for t in range(T):
-        acc, f = "Y%d" % t, "Y%d" % (6 + t)
-        ins("VCVTDQ2PS", acc, "Y15")
-        ins("VBROADCASTSS", tok(D, t, "R11"), "Y13", c="dx")
-        ins("VMULPS", "(DX)", "Y13", "Y13", c="d·dx")
-        ins("VFMADD231PS", "Y13", "Y15", f)
+        scale_sum(t, "Y%d" % t, "Y%d" % (6 + t), "Y13", c="d·dx")
     advance(256, 64, 32, 16, lab)
     store([6 + t for t in range(T)], T)
 
@@ -212,8 +215,7 @@ def q6k_tile(T, vnni):
     name = "tileQ6K%d%s" % (T, "AVXVNNI" if vnni else "AVX2")
     lab = "q6t%d%s" % (T, "v" if vnni else "")
     prologue(name, T)
-    for t in range(T):
-        ins("VXORPS", "Y%d" % t, "Y%d" % t, "Y%d" % t)
+    zero(range(T))
     a.label(lab)
     for h in range(2):
         for g in range(4):
@@ -235,10 +237,7 @@ def q6k_tile(T, vnni):
                     ins("VPADDW", "Y12", "Y11", "Y11")
                     ins("VPMADDWD", "Y14", "Y11", "Y11")
                     ins("VPADDD", "Y11", "Y10", "Y10")
-            ins("VCVTDQ2PS", "Y10", "Y10")
-            ins("VBROADCASTSS", tok(D, t, "R11"), "Y11", c="dx")
-            ins("VMULPS", at(32 * h, "(DX)"), "Y11", "Y11", c="d·sc·dx")
-            ins("VFMADD231PS", "Y11", "Y10", "Y%d" % t)
+            scale_sum(t, "Y10", "Y%d" % t, "Y11", sm=at(32 * h, "(DX)"))
     advance(256, 64, 32, 16, lab)
     store(list(range(T)), T)
 
@@ -277,6 +276,42 @@ def pack_prologue(name, doc):
     ins("MOVQ", "nb+24(FP)", "CX")
 
 
+def nibbles(src, y, high):
+    """y = the low (or high) nibbles of the 32 bytes at src, masked by Y15
+    (0x0f). VEX shifts take no memory operand: the high ones are loaded
+    first."""
+    if high:
+        ins("VMOVDQU", src, y)
+        ins("VPSRLW", "$4", y, y)
+        ins("VPAND", "Y15", y, y)
+    else:
+        ins("VPAND", src, "Y15", y)
+
+
+def or_bits(src, y, shift):
+    """y |= (the 32 bytes at src shifted left by shift, right for a
+    negative one) masked by Y14: a word shift moves no bit of one byte
+    into the masked bits of the other."""
+    if shift == 0:
+        ins("VPAND", src, "Y14", "Y8")
+    else:
+        ins("VMOVDQU", src, "Y8")
+        ins("VPSLLW" if shift > 0 else "VPSRLW", "$%d" % abs(shift), "Y8", "Y8")
+        ins("VPAND", "Y14", "Y8", "Y8")
+    ins("VPOR", "Y8", y, y)
+
+
+def pack_loop_end(block, out, label):
+    """The next block of each row (block bytes on) and of the panel (out
+    bytes on), while nb lasts."""
+    ins("ADDQ", "$%d" % block, "SI")
+    ins("ADDQ", "$%d" % block, "R10")
+    ins("ADDQ", "$%d" % out, "DI")
+    ins("DECQ", "CX")
+    ins("JNZ", label)
+    a.ret()
+
+
 def pack_q4k():
     name = "packQ4KAVX2"
     pack_prologue(name, "packQ4KAVX2 writes the bytes of a Q4_K panel (packQ4KRow for 8 rows, "
@@ -287,20 +322,9 @@ def pack_q4k():
     for p in range(4):
         for hi in range(2):
             for i, r in enumerate(ROWS):
-                src = at(16 + 32 * p, r)
-                if hi:  # VEX shifts take no memory operand
-                    ins("VMOVDQU", src, "Y%d" % i)
-                    ins("VPSRLW", "$4", "Y%d" % i, "Y%d" % i)
-                    ins("VPAND", "Y15", "Y%d" % i, "Y%d" % i)
-                else:
-                    ins("VPAND", src, "Y15", "Y%d" % i)
+                nibbles(at(16 + 32 * p, r), "Y%d" % i, hi)
             transpose_store(256 * (2 * p + hi))
-    ins("ADDQ", "$144", "SI")
-    ins("ADDQ", "$144", "R10")
-    ins("ADDQ", "$2048", "DI")
-    ins("DECQ", "CX")
-    ins("JNZ", "pq4")
-    a.ret()
+    pack_loop_end(144, 2048, "pq4")
 
 
 def pack_q5k():
@@ -314,27 +338,10 @@ def pack_q5k():
     a.label("pq5")
     for s in range(8):
         for i, r in enumerate(ROWS):
-            qs, qh, y = at(48 + 32 * (s // 2), r), at(16, r), "Y%d" % i
-            if s % 2 == 0:
-                ins("VPAND", qs, "Y15", y)
-            else:  # VEX shifts take no memory operand
-                ins("VMOVDQU", qs, y)
-                ins("VPSRLW", "$4", y, y)
-                ins("VPAND", "Y15", y, y)
-            ins("VMOVDQU", qh, "Y8")
-            if s < 4:
-                ins("VPSLLW", "$%d" % (4 - s), "Y8", "Y8")
-            elif s > 4:
-                ins("VPSRLW", "$%d" % (s - 4), "Y8", "Y8")
-            ins("VPAND", "Y14", "Y8", "Y8")
-            ins("VPOR", "Y8", y, y)
+            nibbles(at(48 + 32 * (s // 2), r), "Y%d" % i, s % 2)
+            or_bits(at(16, r), "Y%d" % i, 4 - s)
         transpose_store(256 * s)
-    ins("ADDQ", "$176", "SI")
-    ins("ADDQ", "$176", "R10")
-    ins("ADDQ", "$2048", "DI")
-    ins("DECQ", "CX")
-    ins("JNZ", "pq5")
-    a.ret()
+    pack_loop_end(176, 2048, "pq5")
 
 
 def pack_q8_0():
@@ -346,12 +353,7 @@ def pack_q8_0():
     for i, r in enumerate(ROWS):
         ins("VPXOR", at(2, r), "Y15", "Y%d" % i)
     transpose_store(0)
-    ins("ADDQ", "$34", "SI")
-    ins("ADDQ", "$34", "R10")
-    ins("ADDQ", "$256", "DI")
-    ins("DECQ", "CX")
-    ins("JNZ", "pq80")
-    a.ret()
+    pack_loop_end(34, 256, "pq80")
 
 
 def pack_q6k():
@@ -365,28 +367,10 @@ def pack_q6k():
     for h in range(2):
         for p in range(4):
             for i, r in enumerate(ROWS):
-                ql, qh = at(64 * h + 32 * (p % 2), r), at(128 + 32 * h, r)
-                y = "Y%d" % i
-                if p < 2:
-                    ins("VPAND", ql, "Y15", y)
-                else:  # VEX shifts take no memory operand
-                    ins("VMOVDQU", ql, y)
-                    ins("VPSRLW", "$4", y, y)
-                    ins("VPAND", "Y15", y, y)
-                if p == 2:
-                    ins("VPAND", qh, "Y14", "Y8")
-                else:
-                    ins("VMOVDQU", qh, "Y8")
-                    ins("VPSLLW" if p < 2 else "VPSRLW", "$%d" % (4, 2, 0, 2)[p], "Y8", "Y8")
-                    ins("VPAND", "Y14", "Y8", "Y8")
-                ins("VPOR", "Y8", y, y)
+                nibbles(at(64 * h + 32 * (p % 2), r), "Y%d" % i, p >= 2)
+                or_bits(at(128 + 32 * h, r), "Y%d" % i, (4, 2, 0, -2)[p])
             transpose_store(256 * (4 * h + p))
-    ins("ADDQ", "$210", "SI")
-    ins("ADDQ", "$210", "R10")
-    ins("ADDQ", "$2048", "DI")
-    ins("DECQ", "CX")
-    ins("JNZ", "pq6")
-    a.ret()
+    pack_loop_end(210, 2048, "pq6")
 
 
 a.e("DATA q8tc0f<>+0(SB)/4, $0x0f0f0f0f")

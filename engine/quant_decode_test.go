@@ -263,33 +263,11 @@ func TestQuantPrefillTop10Shift(t *testing.T) {
 		kernels.SetExact(false)
 		kernels.SetSelective(true)
 	}
-	models := quantShiftModels()
-	models["qwen3.5"] = qwen35ShiftModel(t)
-	tokens := randomTokens(40, 290, 71)
-	for _, arch := range []string{"qwen2", "qwen3", "qwen3.5", "llama"} {
-		for _, s := range []quantScheme{"q8_0", "q4_k_m"} {
-			t.Run(arch+"/"+string(s), func(t *testing.T) {
-				base := models[arch]
-				exact, rounded := quantisedCopy(base, s), quantisedCopy(base, s)
-				kernels.SetExact(true)
-				want := allLogits(t, exact, tokens)
-				kernels.SetExact(false)
-				got := allLogits(t, rounded, tokens)
-				var st shiftStats
-				V := base.cfg.VocabSize
-				for p := range tokens {
-					st.add(want[p*V:(p+1)*V], got[p*V:(p+1)*V])
-				}
-				t.Logf("%-7s %-6s prefill (%v, %s) against fp32: %v", arch, s, kernels.Active(), rounded.Arithmetic(), st)
-				if st.worst >= top10ShiftBound {
-					t.Errorf("top-10 shift %.3g above %g", st.worst, top10ShiftBound)
-				}
-				if kernels.RoundsActivations(kernels.Active()) && st.worst == 0 {
-					t.Errorf("no shift at all: the bf16 prefill did not run")
-				}
-			})
+	forPrefillShifts(t, []quantScheme{"q8_0", "q4_k_m"}, func(t *testing.T, _ quantScheme, _ *Model, st shiftStats) {
+		if kernels.RoundsActivations(kernels.Active()) && st.worst == 0 {
+			t.Errorf("no shift at all: the bf16 prefill did not run")
 		}
-	}
+	})
 }
 
 // TestQuantPrefillInt8Shift: where the level has integer prefill tiles
@@ -306,11 +284,27 @@ func TestQuantPrefillInt8Shift(t *testing.T) {
 		t.Skip("no integer prefill tiles on this CPU")
 	}
 	kernels.SetExact(false)
+	forPrefillShifts(t, []quantScheme{"q8_0", "q4_k_m", "q5_k_m"}, func(t *testing.T, s quantScheme, rounded *Model, st shiftStats) {
+		tiled := s != "q8_0" || kernels.Q8Tiles(kernels.Q8_0)
+		if want := map[bool]string{true: "int8+prefill", false: "int8"}[tiled]; rounded.Arithmetic() != want {
+			t.Errorf("arithmetic %q, want %q", rounded.Arithmetic(), want)
+		}
+		if tiled == (st.worst == 0) {
+			t.Errorf("top-10 shift %.3g: the prefill ran %s", st.worst, map[bool]string{true: "in fp32", false: "in integers"}[tiled])
+		}
+	})
+}
+
+// forPrefillShifts runs, for each architecture's shift model quantised by
+// each of schemes, a prefill under kernels.Exact and one at the kernels in
+// use, logs how far the second moves every position's top 10, fails it
+// beyond decode's bound, and hands the shift to check.
+func forPrefillShifts(t *testing.T, schemes []quantScheme, check func(t *testing.T, s quantScheme, rounded *Model, st shiftStats)) {
 	models := quantShiftModels()
 	models["qwen3.5"] = qwen35ShiftModel(t)
 	tokens := randomTokens(40, 290, 71)
 	for _, arch := range []string{"qwen2", "qwen3", "qwen3.5", "llama"} {
-		for _, s := range []quantScheme{"q8_0", "q4_k_m", "q5_k_m"} {
+		for _, s := range schemes {
 			t.Run(arch+"/"+string(s), func(t *testing.T) {
 				base := models[arch]
 				exact, rounded := quantisedCopy(base, s), quantisedCopy(base, s)
@@ -327,13 +321,7 @@ func TestQuantPrefillInt8Shift(t *testing.T) {
 				if st.worst >= top10ShiftBound {
 					t.Errorf("top-10 shift %.3g above %g", st.worst, top10ShiftBound)
 				}
-				tiled := s != "q8_0" || kernels.Q8Tiles(kernels.Q8_0)
-				if want := map[bool]string{true: "int8+prefill", false: "int8"}[tiled]; rounded.Arithmetic() != want {
-					t.Errorf("arithmetic %q, want %q", rounded.Arithmetic(), want)
-				}
-				if tiled == (st.worst == 0) {
-					t.Errorf("top-10 shift %.3g: the prefill ran %s", st.worst, map[bool]string{true: "in fp32", false: "in integers"}[tiled])
-				}
+				check(t, s, rounded, st)
 			})
 		}
 	}

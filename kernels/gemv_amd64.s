@@ -25,9 +25,9 @@
 //
 // gemv4F32AVX2 for four rows far apart (ldw elements between them: one
 // row from each quarter of a matrix's rows, matVecF32By), each prefetched
-// 8 KiB ahead of itself, and out[0], out[os/4], out[2·os/4], out[3·os/4]
-// for the four sums. One core reads four streams far apart faster than
-// one (kernels/quant8_amd64.go); each row's operations are
+// 2 KiB ahead of itself (AHEAD), and out[0], out[os/4], out[2·os/4],
+// out[3·os/4] for the four sums. One core reads four streams far apart
+// faster than one (kernels/quant8_amd64.go); each row's operations are
 // gemv4F32AVX2's, so its sum keeps its bits.
 TEXT ·gemv4F32StreamsAVX2(SB), NOSPLIT, $0-48
 	MOVQ         out+0(FP), DX
@@ -49,10 +49,10 @@ TEXT ·gemv4F32StreamsAVX2(SB), NOSPLIT, $0-48
 	JE           gemv4F32StreamsAVX2sum
 
 gemv4F32StreamsAVX2loop:
-	PREFETCHT0   8192(SI)(AX*4)                 // each row ahead of itself
-	PREFETCHT0   8192(R8)(AX*4)                 // each row ahead of itself
-	PREFETCHT0   8192(R9)(AX*4)                 // each row ahead of itself
-	PREFETCHT0   8192(R10)(AX*4)                // each row ahead of itself
+	PREFETCHT0   2048(SI)(AX*4)                 // each row ahead of itself
+	PREFETCHT0   2048(R8)(AX*4)                 // each row ahead of itself
+	PREFETCHT0   2048(R9)(AX*4)                 // each row ahead of itself
+	PREFETCHT0   2048(R10)(AX*4)                // each row ahead of itself
 	VMOVUPS      (DI)(AX*4), Y4                 // x[c:c+8]
 	VFMADD231PS  (SI)(AX*4), Y4, Y0             // s0 += w0[c:c+8] * x[c:c+8]
 	VFMADD231PS  (R8)(AX*4), Y4, Y1             // s1 += w1[c:c+8] * x[c:c+8]
@@ -100,10 +100,10 @@ TEXT ·gemv4F32StreamsAVX512(SB), NOSPLIT, $0-48
 	JE           gemv4F32StreamsAVX512sum
 
 gemv4F32StreamsAVX512loop:
-	PREFETCHT0   8192(SI)(AX*4)                 // each row ahead of itself
-	PREFETCHT0   8192(R8)(AX*4)                 // each row ahead of itself
-	PREFETCHT0   8192(R9)(AX*4)                 // each row ahead of itself
-	PREFETCHT0   8192(R10)(AX*4)                // each row ahead of itself
+	PREFETCHT0   2048(SI)(AX*4)                 // each row ahead of itself
+	PREFETCHT0   2048(R8)(AX*4)                 // each row ahead of itself
+	PREFETCHT0   2048(R9)(AX*4)                 // each row ahead of itself
+	PREFETCHT0   2048(R10)(AX*4)                // each row ahead of itself
 	VMOVUPS      (DI)(AX*4), Z4                 // x[c:c+16]
 	VFMADD231PS  (SI)(AX*4), Z4, Z0             // s0 += w0[c:c+16] * x[c:c+16]
 	VFMADD231PS  (R8)(AX*4), Z4, Z1             // s1 += w1[c:c+16] * x[c:c+16]
@@ -510,9 +510,9 @@ GLOBL pairIdx<>(SB), RODATA|NOPTR, $128
 //
 // The four rows are one from each quarter of a matrix's rows
 // (matVecBF16Quads): four streams far apart, which one core reads faster
-// than one; each prefetches 8 KiB ahead of itself. ldw = os = 0 gives one
-// row's sum. n is a multiple of 16. Registers: v0..v3 the even sums,
-// v8..v11 the odd ones, v6 / v7 the even / odd halves of x, v15 the
+// than one; each prefetches 2 KiB ahead of itself (AHEAD). ldw = os = 0
+// gives one row's sum. n is a multiple of 16. Registers: v0..v3 the even
+// sums, v8..v11 the odd ones, v6 / v7 the even / odd halves of x, v15 the
 // odd-word mask.
 TEXT ·gemv4BF16PairAVX2(SB), NOSPLIT, $0-48
 	MOVQ         out+0(FP), DX
@@ -540,10 +540,10 @@ TEXT ·gemv4BF16PairAVX2(SB), NOSPLIT, $0-48
 	JE           gemv4BF16PairAVX2sum
 
 gemv4BF16PairAVX2loop:
-	PREFETCHT0   8192(SI)(AX*2)                 // each row 8 KiB ahead of itself
-	PREFETCHT0   8192(R8)(AX*2)                 // each row 8 KiB ahead of itself
-	PREFETCHT0   8192(R9)(AX*2)                 // each row 8 KiB ahead of itself
-	PREFETCHT0   8192(R10)(AX*2)                // each row 8 KiB ahead of itself
+	PREFETCHT0   2048(SI)(AX*2)                 // each row AHEAD ahead of itself
+	PREFETCHT0   2048(R8)(AX*2)                 // each row AHEAD ahead of itself
+	PREFETCHT0   2048(R9)(AX*2)                 // each row AHEAD ahead of itself
+	PREFETCHT0   2048(R10)(AX*2)                // each row AHEAD ahead of itself
 	VMOVUPS      (DI)(AX*4), X4                 // Y4 = [x[c:c+4], ·]
 	VINSERTF128  $1, 32(DI)(AX*4), Y4, Y4       // Y4 = [x[c:c+4], x[c+8:c+12]]
 	VMOVUPS      16(DI)(AX*4), X5               // Y5 = [x[c+4:c+8], ·]
@@ -624,10 +624,10 @@ TEXT ·gemv4BF16PairAVX512(SB), NOSPLIT, $0-48
 	JE           gemv4BF16PairAVX512sum
 
 gemv4BF16PairAVX512loop:
-	PREFETCHT0   8192(SI)(AX*2)                 // each row 8 KiB ahead of itself
-	PREFETCHT0   8192(R8)(AX*2)                 // each row 8 KiB ahead of itself
-	PREFETCHT0   8192(R9)(AX*2)                 // each row 8 KiB ahead of itself
-	PREFETCHT0   8192(R10)(AX*2)                // each row 8 KiB ahead of itself
+	PREFETCHT0   2048(SI)(AX*2)                 // each row AHEAD ahead of itself
+	PREFETCHT0   2048(R8)(AX*2)                 // each row AHEAD ahead of itself
+	PREFETCHT0   2048(R9)(AX*2)                 // each row AHEAD ahead of itself
+	PREFETCHT0   2048(R10)(AX*2)                // each row AHEAD ahead of itself
 	VMOVUPS      (DI)(AX*4), Z6                 // xe = x[c:c+16]
 	VMOVUPS      Z6, Z7                         // xo = x[c:c+16]
 	VPERMT2PS    64(DI)(AX*4), Z12, Z6          // xe = x[c], x[c+2], …, x[c+30]

@@ -10,7 +10,7 @@
 // at w + k·stride + r·2·ldw bytes goes to out[k·rows + r]. The 8-lane
 // vectors of the one-stream kernel, the sixteen accumulators in Y16–Y31 and
 // x in Y0–Y3, loaded once a step for the four rows; each stream
-// prefetches pairAhead (8 KiB) ahead of itself. n is a multiple of 16,
+// prefetches AHEAD (2 KiB) ahead of itself. n is a multiple of 16,
 // rows ≥ 1.
 TEXT ·gemvRows4BF16PairAVX512(SB), NOSPLIT, $0-64
 	MOVQ         out+0(FP), DX
@@ -54,7 +54,7 @@ gemvRows4BF16PairAVX512loop:
 	VMOVUPS      (R9)(AX*4), Y1                 // xo[j:j+8]
 	VMOVUPS      32(R8)(AX*4), Y2
 	VMOVUPS      32(R9)(AX*4), Y3
-	PREFETCHT0   8192(SI)(AX*4)                 // pairAhead
+	PREFETCHT0   2048(SI)(AX*4)                 // AHEAD (2 KiB) ahead
 	VMOVDQU      (SI)(AX*4), Y4                 // stream 0: pairs j … j+7
 	VMOVDQU      32(SI)(AX*4), Y6
 	VPSLLD       $16, Y4, Y5
@@ -65,7 +65,7 @@ gemvRows4BF16PairAVX512loop:
 	VFMADD231PS  Y1, Y4, Y17
 	VFMADD231PS  Y2, Y7, Y18
 	VFMADD231PS  Y3, Y6, Y19
-	PREFETCHT0   8192(BX)(AX*4)                 // pairAhead
+	PREFETCHT0   2048(BX)(AX*4)                 // AHEAD (2 KiB) ahead
 	VMOVDQU      (BX)(AX*4), Y8                 // stream 1: pairs j … j+7
 	VMOVDQU      32(BX)(AX*4), Y10
 	VPSLLD       $16, Y8, Y9
@@ -76,7 +76,7 @@ gemvRows4BF16PairAVX512loop:
 	VFMADD231PS  Y1, Y8, Y21
 	VFMADD231PS  Y2, Y11, Y22
 	VFMADD231PS  Y3, Y10, Y23
-	PREFETCHT0   8192(DI)(AX*4)                 // pairAhead
+	PREFETCHT0   2048(DI)(AX*4)                 // AHEAD (2 KiB) ahead
 	VMOVDQU      (DI)(AX*4), Y4                 // stream 2: pairs j … j+7
 	VMOVDQU      32(DI)(AX*4), Y6
 	VPSLLD       $16, Y4, Y5
@@ -87,7 +87,7 @@ gemvRows4BF16PairAVX512loop:
 	VFMADD231PS  Y1, Y4, Y25
 	VFMADD231PS  Y2, Y7, Y26
 	VFMADD231PS  Y3, Y6, Y27
-	PREFETCHT0   8192(R11)(AX*4)                // pairAhead
+	PREFETCHT0   2048(R11)(AX*4)                // AHEAD (2 KiB) ahead
 	VMOVDQU      (R11)(AX*4), Y8                // stream 3: pairs j … j+7
 	VMOVDQU      32(R11)(AX*4), Y10
 	VPSLLD       $16, Y8, Y9
@@ -208,7 +208,7 @@ gemvRows3BF16PairAVX2row:
 	ANDQ         $-16, R10                      // pairs in whole 64-byte lines
 	JE           gemvRows3BF16PairAVX2tail
 gemvRows3BF16PairAVX2loop:
-	PREFETCHT0   8192(SI)(AX*4)                 // pairAhead
+	PREFETCHT0   2048(SI)(AX*4)                 // AHEAD (2 KiB) ahead
 	VMOVDQU      0(SI)(AX*4), Y12               // stream 0: pairs j+0 … j+7
 	VPSLLD       $16, Y12, Y13
 	VPAND        Y15, Y12, Y12
@@ -219,7 +219,7 @@ gemvRows3BF16PairAVX2loop:
 	VPAND        Y15, Y14, Y14
 	VFMADD231PS  32(R8)(AX*4), Y13, Y2
 	VFMADD231PS  32(R9)(AX*4), Y14, Y3
-	PREFETCHT0   8192(BX)(AX*4)                 // pairAhead
+	PREFETCHT0   2048(BX)(AX*4)                 // AHEAD (2 KiB) ahead
 	VMOVDQU      0(BX)(AX*4), Y12               // stream 1: pairs j+0 … j+7
 	VPSLLD       $16, Y12, Y13
 	VPAND        Y15, Y12, Y12
@@ -230,7 +230,7 @@ gemvRows3BF16PairAVX2loop:
 	VPAND        Y15, Y14, Y14
 	VFMADD231PS  32(R8)(AX*4), Y13, Y6
 	VFMADD231PS  32(R9)(AX*4), Y14, Y7
-	PREFETCHT0   8192(DI)(AX*4)                 // pairAhead
+	PREFETCHT0   2048(DI)(AX*4)                 // AHEAD (2 KiB) ahead
 	VMOVDQU      0(DI)(AX*4), Y12               // stream 2: pairs j+0 … j+7
 	VPSLLD       $16, Y12, Y13
 	VPAND        Y15, Y12, Y12

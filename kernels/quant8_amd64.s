@@ -642,9 +642,9 @@ q8four:
 	VCVTPH2PS        Y8, Z8
 	VMULPS           64(DX), Z8, Z8                         // d·dx
 	VFMADD231PS      Z8, Z7, Z10
-	PREFETCHT0       8192(SI)
-	PREFETCHT0       8256(SI)
-	PREFETCHT0       8320(SI)
+	PREFETCHT0       2048(SI)
+	PREFETCHT0       2112(SI)
+	PREFETCHT0       2176(SI)
 	ADDQ             $136, SI
 	ADDQ             $128, DI
 	ADDQ             $128, DX
@@ -834,18 +834,18 @@ q84four:
 	VCVTPH2PS        Y27, Z27
 	VMULPS           64(DX), Z27, Z27                       // d·dx
 	VFMADD231PS      Z27, Z26, Z7
-	PREFETCHT0       8192(SI)
-	PREFETCHT0       8256(SI)
-	PREFETCHT0       8320(SI)
-	PREFETCHT0       8192(SI)(R8*1)
-	PREFETCHT0       8256(SI)(R8*1)
-	PREFETCHT0       8320(SI)(R8*1)
-	PREFETCHT0       8192(SI)(R8*2)
-	PREFETCHT0       8256(SI)(R8*2)
-	PREFETCHT0       8320(SI)(R8*2)
-	PREFETCHT0       8192(SI)(R9*1)
-	PREFETCHT0       8256(SI)(R9*1)
-	PREFETCHT0       8320(SI)(R9*1)
+	PREFETCHT0       2048(SI)
+	PREFETCHT0       2112(SI)
+	PREFETCHT0       2176(SI)
+	PREFETCHT0       2048(SI)(R8*1)
+	PREFETCHT0       2112(SI)(R8*1)
+	PREFETCHT0       2176(SI)(R8*1)
+	PREFETCHT0       2048(SI)(R8*2)
+	PREFETCHT0       2112(SI)(R8*2)
+	PREFETCHT0       2176(SI)(R8*2)
+	PREFETCHT0       2048(SI)(R9*1)
+	PREFETCHT0       2112(SI)(R9*1)
+	PREFETCHT0       2176(SI)(R9*1)
 	ADDQ             $136, SI
 	ADDQ             $128, DI
 	ADDQ             $128, DX
@@ -1078,9 +1078,9 @@ q4block:
 	VCVTDQ2PS        Z12, Z12
 	VPERMPS          Z8, Z23, Z7
 	VFMADD231PS      Z7, Z12, Z3
-	PREFETCHT0       8192(SI)
-	PREFETCHT0       8256(SI)
-	PREFETCHT0       8320(SI)
+	PREFETCHT0       2048(SI)
+	PREFETCHT0       2112(SI)
+	PREFETCHT0       2176(SI)
 	ADDQ             $144, SI
 	ADDQ             $256, DI
 	ADDQ             $32, DX
@@ -1204,9 +1204,9 @@ q5block:
 	VCVTDQ2PS        Z12, Z12
 	VPERMPS          Z8, Z23, Z7
 	VFMADD231PS      Z7, Z12, Z3
-	PREFETCHT0       8192(SI)
-	PREFETCHT0       8256(SI)
-	PREFETCHT0       8320(SI)
+	PREFETCHT0       2048(SI)
+	PREFETCHT0       2112(SI)
+	PREFETCHT0       2176(SI)
 	ADDQ             $176, SI
 	ADDQ             $256, DI
 	ADDQ             $32, DX
@@ -1308,10 +1308,10 @@ q6block:
 	VCVTDQ2PS        Z12, Z12
 	VPERMPS          Z3, Z23, Z13
 	VFMADD231PS      Z13, Z12, Z1
-	PREFETCHT0       8192(SI)
-	PREFETCHT0       8256(SI)
-	PREFETCHT0       8320(SI)
-	PREFETCHT0       8384(SI)
+	PREFETCHT0       2048(SI)
+	PREFETCHT0       2112(SI)
+	PREFETCHT0       2176(SI)
+	PREFETCHT0       2240(SI)
 	ADDQ             $210, SI
 	ADDQ             $256, DI
 	ADDQ             $32, DX
@@ -1576,18 +1576,18 @@ q44block:
 	VMOVDQU32        x8q4idx<>+192(SB), Z26                 // lanes → sub-blocks 6, 7
 	VPERMPS          Z20, Z26, Z26
 	VFMADD231PS      Z26, Z25, Z18
-	PREFETCHT0       8192(SI)
-	PREFETCHT0       8256(SI)
-	PREFETCHT0       8320(SI)
-	PREFETCHT0       8192(SI)(R8*1)
-	PREFETCHT0       8256(SI)(R8*1)
-	PREFETCHT0       8320(SI)(R8*1)
-	PREFETCHT0       8192(SI)(R8*2)
-	PREFETCHT0       8256(SI)(R8*2)
-	PREFETCHT0       8320(SI)(R8*2)
-	PREFETCHT0       8192(SI)(R9*1)
-	PREFETCHT0       8256(SI)(R9*1)
-	PREFETCHT0       8320(SI)(R9*1)
+	PREFETCHT0       2048(SI)
+	PREFETCHT0       2112(SI)
+	PREFETCHT0       2176(SI)
+	PREFETCHT0       2048(SI)(R8*1)
+	PREFETCHT0       2112(SI)(R8*1)
+	PREFETCHT0       2176(SI)(R8*1)
+	PREFETCHT0       2048(SI)(R8*2)
+	PREFETCHT0       2112(SI)(R8*2)
+	PREFETCHT0       2176(SI)(R8*2)
+	PREFETCHT0       2048(SI)(R9*1)
+	PREFETCHT0       2112(SI)(R9*1)
+	PREFETCHT0       2176(SI)(R9*1)
 	ADDQ             $144, SI
 	ADDQ             $256, DI
 	ADDQ             $32, DX
@@ -1807,12 +1807,12 @@ q52block:
 	VCVTDQ2PS        Z25, Z25
 	VPERMPS          Z20, Z13, Z26
 	VFMADD231PS      Z26, Z25, Z8
-	PREFETCHT0       8192(SI)
-	PREFETCHT0       8256(SI)
-	PREFETCHT0       8320(SI)
-	PREFETCHT0       8192(SI)(R8*1)
-	PREFETCHT0       8256(SI)(R8*1)
-	PREFETCHT0       8320(SI)(R8*1)
+	PREFETCHT0       2048(SI)
+	PREFETCHT0       2112(SI)
+	PREFETCHT0       2176(SI)
+	PREFETCHT0       2048(SI)(R8*1)
+	PREFETCHT0       2112(SI)(R8*1)
+	PREFETCHT0       2176(SI)(R8*1)
 	ADDQ             $176, SI
 	ADDQ             $256, DI
 	ADDQ             $32, DX
@@ -2076,22 +2076,22 @@ q64block:
 	VCVTDQ2PS        Z18, Z18
 	VPERMPS          Z9, Z23, Z19
 	VFMADD231PS      Z19, Z18, Z7
-	PREFETCHT0       8192(SI)
-	PREFETCHT0       8256(SI)
-	PREFETCHT0       8320(SI)
-	PREFETCHT0       8384(SI)
-	PREFETCHT0       8192(SI)(R8*1)
-	PREFETCHT0       8256(SI)(R8*1)
-	PREFETCHT0       8320(SI)(R8*1)
-	PREFETCHT0       8384(SI)(R8*1)
-	PREFETCHT0       8192(SI)(R8*2)
-	PREFETCHT0       8256(SI)(R8*2)
-	PREFETCHT0       8320(SI)(R8*2)
-	PREFETCHT0       8384(SI)(R8*2)
-	PREFETCHT0       8192(SI)(R9*1)
-	PREFETCHT0       8256(SI)(R9*1)
-	PREFETCHT0       8320(SI)(R9*1)
-	PREFETCHT0       8384(SI)(R9*1)
+	PREFETCHT0       2048(SI)
+	PREFETCHT0       2112(SI)
+	PREFETCHT0       2176(SI)
+	PREFETCHT0       2240(SI)
+	PREFETCHT0       2048(SI)(R8*1)
+	PREFETCHT0       2112(SI)(R8*1)
+	PREFETCHT0       2176(SI)(R8*1)
+	PREFETCHT0       2240(SI)(R8*1)
+	PREFETCHT0       2048(SI)(R8*2)
+	PREFETCHT0       2112(SI)(R8*2)
+	PREFETCHT0       2176(SI)(R8*2)
+	PREFETCHT0       2240(SI)(R8*2)
+	PREFETCHT0       2048(SI)(R9*1)
+	PREFETCHT0       2112(SI)(R9*1)
+	PREFETCHT0       2176(SI)(R9*1)
+	PREFETCHT0       2240(SI)(R9*1)
 	ADDQ             $210, SI
 	ADDQ             $256, DI
 	ADDQ             $32, DX
@@ -2174,8 +2174,8 @@ q8atwo:
 	VCVTPH2PS        X4, Y4
 	VMULPS           32(DX), Y4, Y4                         // d·dx
 	VFMADD231PS      Y4, Y3, Y8
-	PREFETCHT0       8192(SI)
-	PREFETCHT0       8256(SI)
+	PREFETCHT0       2048(SI)
+	PREFETCHT0       2112(SI)
 	ADDQ             $68, SI
 	ADDQ             $64, DI
 	ADDQ             $64, DX
@@ -2325,14 +2325,14 @@ q84atwo:
 	VCVTPH2PS        X11, Y11
 	VMULPS           32(DX), Y11, Y11                       // d·dx
 	VFMADD231PS      Y11, Y10, Y7
-	PREFETCHT0       8192(SI)
-	PREFETCHT0       8256(SI)
-	PREFETCHT0       8192(SI)(R8*1)
-	PREFETCHT0       8256(SI)(R8*1)
-	PREFETCHT0       8192(SI)(R8*2)
-	PREFETCHT0       8256(SI)(R8*2)
-	PREFETCHT0       8192(SI)(R9*1)
-	PREFETCHT0       8256(SI)(R9*1)
+	PREFETCHT0       2048(SI)
+	PREFETCHT0       2112(SI)
+	PREFETCHT0       2048(SI)(R8*1)
+	PREFETCHT0       2112(SI)(R8*1)
+	PREFETCHT0       2048(SI)(R8*2)
+	PREFETCHT0       2112(SI)(R8*2)
+	PREFETCHT0       2048(SI)(R9*1)
+	PREFETCHT0       2112(SI)(R9*1)
 	ADDQ             $68, SI
 	ADDQ             $64, DI
 	ADDQ             $64, DX
@@ -2504,9 +2504,9 @@ q4ablock:
 	VPMADDWD         Y14, Y5, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y0
-	PREFETCHT0       8192(SI)
-	PREFETCHT0       8256(SI)
-	PREFETCHT0       8320(SI)
+	PREFETCHT0       2048(SI)
+	PREFETCHT0       2112(SI)
+	PREFETCHT0       2176(SI)
 	ADDQ             $144, SI
 	ADDQ             $256, DI
 	ADDQ             $32, DX
@@ -2635,9 +2635,9 @@ q5ablock:
 	VPHADDD          Y7, Y3, Y5                             // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y0
-	PREFETCHT0       8192(SI)
-	PREFETCHT0       8256(SI)
-	PREFETCHT0       8320(SI)
+	PREFETCHT0       2048(SI)
+	PREFETCHT0       2112(SI)
+	PREFETCHT0       2176(SI)
 	ADDQ             $176, SI
 	ADDQ             $256, DI
 	ADDQ             $32, DX
@@ -2780,10 +2780,10 @@ q6ablock:
 	VPMADDWD         Y14, Y8, Y8                            // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
 	VCVTDQ2PS        Y8, Y8
 	VFMADD231PS      Y3, Y8, Y0
-	PREFETCHT0       8192(SI)
-	PREFETCHT0       8256(SI)
-	PREFETCHT0       8320(SI)
-	PREFETCHT0       8384(SI)
+	PREFETCHT0       2048(SI)
+	PREFETCHT0       2112(SI)
+	PREFETCHT0       2176(SI)
+	PREFETCHT0       2240(SI)
 	ADDQ             $210, SI
 	ADDQ             $256, DI
 	ADDQ             $32, DX
@@ -3100,30 +3100,18 @@ q44ablock:
 	VPMADDWD         Y14, Y5, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y3
-	PREFETCHT0       8192(SI)
-	PREFETCHT0       8224(SI)
-	PREFETCHT0       8256(SI)
-	PREFETCHT0       8288(SI)
-	PREFETCHT0       8320(SI)
-	PREFETCHT0       8352(SI)
-	PREFETCHT0       8192(SI)(R8*1)
-	PREFETCHT0       8224(SI)(R8*1)
-	PREFETCHT0       8256(SI)(R8*1)
-	PREFETCHT0       8288(SI)(R8*1)
-	PREFETCHT0       8320(SI)(R8*1)
-	PREFETCHT0       8352(SI)(R8*1)
-	PREFETCHT0       8192(SI)(R8*2)
-	PREFETCHT0       8224(SI)(R8*2)
-	PREFETCHT0       8256(SI)(R8*2)
-	PREFETCHT0       8288(SI)(R8*2)
-	PREFETCHT0       8320(SI)(R8*2)
-	PREFETCHT0       8352(SI)(R8*2)
-	PREFETCHT0       8192(SI)(R9*1)
-	PREFETCHT0       8224(SI)(R9*1)
-	PREFETCHT0       8256(SI)(R9*1)
-	PREFETCHT0       8288(SI)(R9*1)
-	PREFETCHT0       8320(SI)(R9*1)
-	PREFETCHT0       8352(SI)(R9*1)
+	PREFETCHT0       2048(SI)
+	PREFETCHT0       2112(SI)
+	PREFETCHT0       2176(SI)
+	PREFETCHT0       2048(SI)(R8*1)
+	PREFETCHT0       2112(SI)(R8*1)
+	PREFETCHT0       2176(SI)(R8*1)
+	PREFETCHT0       2048(SI)(R8*2)
+	PREFETCHT0       2112(SI)(R8*2)
+	PREFETCHT0       2176(SI)(R8*2)
+	PREFETCHT0       2048(SI)(R9*1)
+	PREFETCHT0       2112(SI)(R9*1)
+	PREFETCHT0       2176(SI)(R9*1)
 	ADDQ             $144, SI
 	ADDQ             $256, DI
 	ADDQ             $32, DX
@@ -3557,18 +3545,18 @@ q54ablock:
 	VPHADDD          Y7, Y12, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y3
-	PREFETCHT0       8192(SI)
-	PREFETCHT0       8256(SI)
-	PREFETCHT0       8320(SI)
-	PREFETCHT0       8192(SI)(R8*1)
-	PREFETCHT0       8256(SI)(R8*1)
-	PREFETCHT0       8320(SI)(R8*1)
-	PREFETCHT0       8192(SI)(R8*2)
-	PREFETCHT0       8256(SI)(R8*2)
-	PREFETCHT0       8320(SI)(R8*2)
-	PREFETCHT0       8192(SI)(R9*1)
-	PREFETCHT0       8256(SI)(R9*1)
-	PREFETCHT0       8320(SI)(R9*1)
+	PREFETCHT0       2048(SI)
+	PREFETCHT0       2112(SI)
+	PREFETCHT0       2176(SI)
+	PREFETCHT0       2048(SI)(R8*1)
+	PREFETCHT0       2112(SI)(R8*1)
+	PREFETCHT0       2176(SI)(R8*1)
+	PREFETCHT0       2048(SI)(R8*2)
+	PREFETCHT0       2112(SI)(R8*2)
+	PREFETCHT0       2176(SI)(R8*2)
+	PREFETCHT0       2048(SI)(R9*1)
+	PREFETCHT0       2112(SI)(R9*1)
+	PREFETCHT0       2176(SI)(R9*1)
 	ADDQ             $176, SI
 	ADDQ             $256, DI
 	ADDQ             $32, DX
@@ -4053,38 +4041,22 @@ q64ablock:
 	VPMADDWD         Y14, Y10, Y10                          // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
 	VCVTDQ2PS        Y10, Y10
 	VFMADD231PS      Y5, Y10, Y3
-	PREFETCHT0       8192(SI)
-	PREFETCHT0       8224(SI)
-	PREFETCHT0       8256(SI)
-	PREFETCHT0       8288(SI)
-	PREFETCHT0       8320(SI)
-	PREFETCHT0       8352(SI)
-	PREFETCHT0       8384(SI)
-	PREFETCHT0       8416(SI)
-	PREFETCHT0       8192(SI)(R8*1)
-	PREFETCHT0       8224(SI)(R8*1)
-	PREFETCHT0       8256(SI)(R8*1)
-	PREFETCHT0       8288(SI)(R8*1)
-	PREFETCHT0       8320(SI)(R8*1)
-	PREFETCHT0       8352(SI)(R8*1)
-	PREFETCHT0       8384(SI)(R8*1)
-	PREFETCHT0       8416(SI)(R8*1)
-	PREFETCHT0       8192(SI)(R8*2)
-	PREFETCHT0       8224(SI)(R8*2)
-	PREFETCHT0       8256(SI)(R8*2)
-	PREFETCHT0       8288(SI)(R8*2)
-	PREFETCHT0       8320(SI)(R8*2)
-	PREFETCHT0       8352(SI)(R8*2)
-	PREFETCHT0       8384(SI)(R8*2)
-	PREFETCHT0       8416(SI)(R8*2)
-	PREFETCHT0       8192(SI)(R9*1)
-	PREFETCHT0       8224(SI)(R9*1)
-	PREFETCHT0       8256(SI)(R9*1)
-	PREFETCHT0       8288(SI)(R9*1)
-	PREFETCHT0       8320(SI)(R9*1)
-	PREFETCHT0       8352(SI)(R9*1)
-	PREFETCHT0       8384(SI)(R9*1)
-	PREFETCHT0       8416(SI)(R9*1)
+	PREFETCHT0       2048(SI)
+	PREFETCHT0       2112(SI)
+	PREFETCHT0       2176(SI)
+	PREFETCHT0       2240(SI)
+	PREFETCHT0       2048(SI)(R8*1)
+	PREFETCHT0       2112(SI)(R8*1)
+	PREFETCHT0       2176(SI)(R8*1)
+	PREFETCHT0       2240(SI)(R8*1)
+	PREFETCHT0       2048(SI)(R8*2)
+	PREFETCHT0       2112(SI)(R8*2)
+	PREFETCHT0       2176(SI)(R8*2)
+	PREFETCHT0       2240(SI)(R8*2)
+	PREFETCHT0       2048(SI)(R9*1)
+	PREFETCHT0       2112(SI)(R9*1)
+	PREFETCHT0       2176(SI)(R9*1)
+	PREFETCHT0       2240(SI)(R9*1)
 	ADDQ             $210, SI
 	ADDQ             $256, DI
 	ADDQ             $32, DX
@@ -4158,8 +4130,8 @@ q8atwov:
 	VCVTPH2PS        X4, Y4
 	VMULPS           32(DX), Y4, Y4                         // d·dx
 	VFMADD231PS      Y4, Y3, Y8
-	PREFETCHT0       8192(SI)
-	PREFETCHT0       8256(SI)
+	PREFETCHT0       2048(SI)
+	PREFETCHT0       2112(SI)
 	ADDQ             $68, SI
 	ADDQ             $64, DI
 	ADDQ             $64, DX
@@ -4293,14 +4265,14 @@ q84atwov:
 	VCVTPH2PS        X11, Y11
 	VMULPS           32(DX), Y11, Y11                       // d·dx
 	VFMADD231PS      Y11, Y10, Y7
-	PREFETCHT0       8192(SI)
-	PREFETCHT0       8256(SI)
-	PREFETCHT0       8192(SI)(R8*1)
-	PREFETCHT0       8256(SI)(R8*1)
-	PREFETCHT0       8192(SI)(R8*2)
-	PREFETCHT0       8256(SI)(R8*2)
-	PREFETCHT0       8192(SI)(R9*1)
-	PREFETCHT0       8256(SI)(R9*1)
+	PREFETCHT0       2048(SI)
+	PREFETCHT0       2112(SI)
+	PREFETCHT0       2048(SI)(R8*1)
+	PREFETCHT0       2112(SI)(R8*1)
+	PREFETCHT0       2048(SI)(R8*2)
+	PREFETCHT0       2112(SI)(R8*2)
+	PREFETCHT0       2048(SI)(R9*1)
+	PREFETCHT0       2112(SI)(R9*1)
 	ADDQ             $68, SI
 	ADDQ             $64, DI
 	ADDQ             $64, DX
@@ -4465,9 +4437,9 @@ q4ablockv:
 	VPMADDWD         Y14, Y5, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y0
-	PREFETCHT0       8192(SI)
-	PREFETCHT0       8256(SI)
-	PREFETCHT0       8320(SI)
+	PREFETCHT0       2048(SI)
+	PREFETCHT0       2112(SI)
+	PREFETCHT0       2176(SI)
 	ADDQ             $144, SI
 	ADDQ             $256, DI
 	ADDQ             $32, DX
@@ -4598,9 +4570,9 @@ q5ablockv:
 	VPHADDD          Y7, Y3, Y5                             // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y0
-	PREFETCHT0       8192(SI)
-	PREFETCHT0       8256(SI)
-	PREFETCHT0       8320(SI)
+	PREFETCHT0       2048(SI)
+	PREFETCHT0       2112(SI)
+	PREFETCHT0       2176(SI)
 	ADDQ             $176, SI
 	ADDQ             $256, DI
 	ADDQ             $32, DX
@@ -4732,10 +4704,10 @@ q6ablockv:
 	VPMADDWD         Y14, Y8, Y8                            // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
 	VCVTDQ2PS        Y8, Y8
 	VFMADD231PS      Y3, Y8, Y0
-	PREFETCHT0       8192(SI)
-	PREFETCHT0       8256(SI)
-	PREFETCHT0       8320(SI)
-	PREFETCHT0       8384(SI)
+	PREFETCHT0       2048(SI)
+	PREFETCHT0       2112(SI)
+	PREFETCHT0       2176(SI)
+	PREFETCHT0       2240(SI)
 	ADDQ             $210, SI
 	ADDQ             $256, DI
 	ADDQ             $32, DX
@@ -5067,30 +5039,18 @@ q44ablockv:
 	VPMADDWD         Y14, Y5, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y3
-	PREFETCHT0       8192(SI)
-	PREFETCHT0       8224(SI)
-	PREFETCHT0       8256(SI)
-	PREFETCHT0       8288(SI)
-	PREFETCHT0       8320(SI)
-	PREFETCHT0       8352(SI)
-	PREFETCHT0       8192(SI)(R8*1)
-	PREFETCHT0       8224(SI)(R8*1)
-	PREFETCHT0       8256(SI)(R8*1)
-	PREFETCHT0       8288(SI)(R8*1)
-	PREFETCHT0       8320(SI)(R8*1)
-	PREFETCHT0       8352(SI)(R8*1)
-	PREFETCHT0       8192(SI)(R8*2)
-	PREFETCHT0       8224(SI)(R8*2)
-	PREFETCHT0       8256(SI)(R8*2)
-	PREFETCHT0       8288(SI)(R8*2)
-	PREFETCHT0       8320(SI)(R8*2)
-	PREFETCHT0       8352(SI)(R8*2)
-	PREFETCHT0       8192(SI)(R9*1)
-	PREFETCHT0       8224(SI)(R9*1)
-	PREFETCHT0       8256(SI)(R9*1)
-	PREFETCHT0       8288(SI)(R9*1)
-	PREFETCHT0       8320(SI)(R9*1)
-	PREFETCHT0       8352(SI)(R9*1)
+	PREFETCHT0       2048(SI)
+	PREFETCHT0       2112(SI)
+	PREFETCHT0       2176(SI)
+	PREFETCHT0       2048(SI)(R8*1)
+	PREFETCHT0       2112(SI)(R8*1)
+	PREFETCHT0       2176(SI)(R8*1)
+	PREFETCHT0       2048(SI)(R8*2)
+	PREFETCHT0       2112(SI)(R8*2)
+	PREFETCHT0       2176(SI)(R8*2)
+	PREFETCHT0       2048(SI)(R9*1)
+	PREFETCHT0       2112(SI)(R9*1)
+	PREFETCHT0       2176(SI)(R9*1)
 	ADDQ             $144, SI
 	ADDQ             $256, DI
 	ADDQ             $32, DX
@@ -5536,18 +5496,18 @@ q54ablockv:
 	VPHADDD          Y7, Y12, Y5                            // Σ q·qx of sub-blocks 0-7
 	VCVTDQ2PS        Y5, Y5
 	VFMADD231PS      Y4, Y5, Y3
-	PREFETCHT0       8192(SI)
-	PREFETCHT0       8256(SI)
-	PREFETCHT0       8320(SI)
-	PREFETCHT0       8192(SI)(R8*1)
-	PREFETCHT0       8256(SI)(R8*1)
-	PREFETCHT0       8320(SI)(R8*1)
-	PREFETCHT0       8192(SI)(R8*2)
-	PREFETCHT0       8256(SI)(R8*2)
-	PREFETCHT0       8320(SI)(R8*2)
-	PREFETCHT0       8192(SI)(R9*1)
-	PREFETCHT0       8256(SI)(R9*1)
-	PREFETCHT0       8320(SI)(R9*1)
+	PREFETCHT0       2048(SI)
+	PREFETCHT0       2112(SI)
+	PREFETCHT0       2176(SI)
+	PREFETCHT0       2048(SI)(R8*1)
+	PREFETCHT0       2112(SI)(R8*1)
+	PREFETCHT0       2176(SI)(R8*1)
+	PREFETCHT0       2048(SI)(R8*2)
+	PREFETCHT0       2112(SI)(R8*2)
+	PREFETCHT0       2176(SI)(R8*2)
+	PREFETCHT0       2048(SI)(R9*1)
+	PREFETCHT0       2112(SI)(R9*1)
+	PREFETCHT0       2176(SI)(R9*1)
 	ADDQ             $176, SI
 	ADDQ             $256, DI
 	ADDQ             $32, DX
@@ -5998,38 +5958,22 @@ q64ablockv:
 	VPMADDWD         Y14, Y10, Y10                          // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
 	VCVTDQ2PS        Y10, Y10
 	VFMADD231PS      Y5, Y10, Y3
-	PREFETCHT0       8192(SI)
-	PREFETCHT0       8224(SI)
-	PREFETCHT0       8256(SI)
-	PREFETCHT0       8288(SI)
-	PREFETCHT0       8320(SI)
-	PREFETCHT0       8352(SI)
-	PREFETCHT0       8384(SI)
-	PREFETCHT0       8416(SI)
-	PREFETCHT0       8192(SI)(R8*1)
-	PREFETCHT0       8224(SI)(R8*1)
-	PREFETCHT0       8256(SI)(R8*1)
-	PREFETCHT0       8288(SI)(R8*1)
-	PREFETCHT0       8320(SI)(R8*1)
-	PREFETCHT0       8352(SI)(R8*1)
-	PREFETCHT0       8384(SI)(R8*1)
-	PREFETCHT0       8416(SI)(R8*1)
-	PREFETCHT0       8192(SI)(R8*2)
-	PREFETCHT0       8224(SI)(R8*2)
-	PREFETCHT0       8256(SI)(R8*2)
-	PREFETCHT0       8288(SI)(R8*2)
-	PREFETCHT0       8320(SI)(R8*2)
-	PREFETCHT0       8352(SI)(R8*2)
-	PREFETCHT0       8384(SI)(R8*2)
-	PREFETCHT0       8416(SI)(R8*2)
-	PREFETCHT0       8192(SI)(R9*1)
-	PREFETCHT0       8224(SI)(R9*1)
-	PREFETCHT0       8256(SI)(R9*1)
-	PREFETCHT0       8288(SI)(R9*1)
-	PREFETCHT0       8320(SI)(R9*1)
-	PREFETCHT0       8352(SI)(R9*1)
-	PREFETCHT0       8384(SI)(R9*1)
-	PREFETCHT0       8416(SI)(R9*1)
+	PREFETCHT0       2048(SI)
+	PREFETCHT0       2112(SI)
+	PREFETCHT0       2176(SI)
+	PREFETCHT0       2240(SI)
+	PREFETCHT0       2048(SI)(R8*1)
+	PREFETCHT0       2112(SI)(R8*1)
+	PREFETCHT0       2176(SI)(R8*1)
+	PREFETCHT0       2240(SI)(R8*1)
+	PREFETCHT0       2048(SI)(R8*2)
+	PREFETCHT0       2112(SI)(R8*2)
+	PREFETCHT0       2176(SI)(R8*2)
+	PREFETCHT0       2240(SI)(R8*2)
+	PREFETCHT0       2048(SI)(R9*1)
+	PREFETCHT0       2112(SI)(R9*1)
+	PREFETCHT0       2176(SI)(R9*1)
+	PREFETCHT0       2240(SI)(R9*1)
 	ADDQ             $210, SI
 	ADDQ             $256, DI
 	ADDQ             $32, DX

@@ -45,7 +45,7 @@ q8two:
 	VCVTPH2PS    X6, X6
 	VBROADCASTSS X6, Y6
 	VFMADD231PS  Y6, Y2, Y0                         // acc += d·s
-	PREFETCHT0   8192(SI)
+	PREFETCHT0   2048(SI)
 	ADDQ         $34, SI
 	ADDQ         $128, DI
 	VPMOVSXBD    2(SI), Y7                          // q[0:8] widened to int32
@@ -66,7 +66,7 @@ q8two:
 	VCVTPH2PS    X11, X11
 	VBROADCASTSS X11, Y11
 	VFMADD231PS  Y11, Y7, Y1                        // acc += d·s
-	PREFETCHT0   8192(SI)
+	PREFETCHT0   2048(SI)
 	ADDQ         $34, SI
 	ADDQ         $128, DI
 	SUBQ         $2, CX
@@ -92,7 +92,7 @@ q8one:
 	VCVTPH2PS    X6, X6
 	VBROADCASTSS X6, Y6
 	VFMADD231PS  Y6, Y2, Y0                         // acc += d·s
-	PREFETCHT0   8192(SI)
+	PREFETCHT0   2048(SI)
 	ADDQ         $34, SI
 	ADDQ         $128, DI
 q8sum:
@@ -319,9 +319,9 @@ q4kloop:
 	VBROADCASTSS 28(SP), Y9                         // d·sc[7]
 	VFMADD231PS  Y8, Y11, Y0
 	VFMADD231PS  Y9, Y12, Y1
-	PREFETCHT0   8192(SI)
-	PREFETCHT0   8256(SI)
-	PREFETCHT0   8320(SI)
+	PREFETCHT0   2048(SI)
+	PREFETCHT0   2112(SI)
+	PREFETCHT0   2176(SI)
 	ADDQ         $144, SI
 	ADDQ         $1024, DI
 	ADDQ         $32, DX
@@ -639,10 +639,10 @@ q6kloop:
 	VFMADD231PS  Y12, Y4, Y0
 	VBROADCASTSS 60(SP), Y12                        // d·sc[15]
 	VFMADD231PS  Y12, Y5, Y1
-	PREFETCHT0   8192(SI)
-	PREFETCHT0   8256(SI)
-	PREFETCHT0   8320(SI)
-	PREFETCHT0   8384(SI)
+	PREFETCHT0   2048(SI)
+	PREFETCHT0   2112(SI)
+	PREFETCHT0   2176(SI)
+	PREFETCHT0   2240(SI)
 	ADDQ         $210, SI
 	ADDQ         $1024, DI
 	DECQ         CX

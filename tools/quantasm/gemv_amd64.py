@@ -141,9 +141,9 @@ def doc_gemv4(isa, bf16, streams):
         return """\
 gemv4F32AVX2 for four rows far apart (ldw elements between them: one
 row from each quarter of a matrix's rows, matVecF32By), each prefetched
-8 KiB ahead of itself, and out[0], out[os/4], out[2·os/4], out[3·os/4]
-for the four sums. One core reads four streams far apart faster than
-one (kernels/quant8_amd64.go); each row's operations are
+2 KiB ahead of itself (AHEAD), and out[0], out[os/4], out[2·os/4],
+out[3·os/4] for the four sums. One core reads four streams far apart
+faster than one (kernels/quant8_amd64.go); each row's operations are
 gemv4F32AVX2's, so its sum keeps its bits."""
     loop = """\
 \tfor i := range 4 {
@@ -229,9 +229,9 @@ PAIR4_DOC = """\
 
 The four rows are one from each quarter of a matrix's rows
 (matVecBF16Quads): four streams far apart, which one core reads faster
-than one; each prefetches 8 KiB ahead of itself. ldw = os = 0 gives one
-row's sum. n is a multiple of 16. Registers: v0..v3 the even sums,
-v8..v11 the odd ones, v6 / v7 the even / odd halves of x, v15 the
+than one; each prefetches 2 KiB ahead of itself (AHEAD). ldw = os = 0
+gives one row's sum. n is a multiple of 16. Registers: v0..v3 the even
+sums, v8..v11 the odd ones, v6 / v7 the even / odd halves of x, v15 the
 odd-word mask."""
 
 
@@ -305,7 +305,7 @@ def gemv4_pair(isa):
 
     def body():
         for w in W:
-            a.ins("PREFETCHT0", "%d(%s)(%s*2)" % (AHEAD, w, I), c="each row 8 KiB ahead of itself")
+            a.ins("PREFETCHT0", "%d(%s)(%s*2)" % (AHEAD, w, I), c="each row AHEAD ahead of itself")
         split_x(isa, v(6), v(7))
         for k, w in enumerate(W):
             pair(isa, "(%s)(%s*2)" % (w, I), v(k), v(8 + k), v(6), v(7), v(15), t)

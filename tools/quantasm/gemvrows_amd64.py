@@ -77,7 +77,7 @@ def kernel(name, S, avx512):
         a, b, c, d = tmp[k]
         se0, so0, se1, so1 = acc[k]
         w = W[k]
-        ins('PREFETCHT0', '%d(%s)(AX*4)' % (AHEAD, w), c='pairAhead')
+        ins('PREFETCHT0', '%d(%s)(AX*4)' % (AHEAD, w), c='AHEAD (2 KiB) ahead')
         if not avx512:
             for h, (u, v, se, so) in enumerate([(a, b, se0, so0), (c, d, se1, so1)]):
                 ins('VMOVDQU', '%d(%s)(AX*4)' % (32 * h, w), u, c='stream %d: pairs j+%d … j+%d' % (k, 8 * h, 8 * h + 7))
@@ -151,7 +151,7 @@ e("// gemvRowsBF16PairAVX2 over four streams: for r < rows and k < 4, the row")
 e("// at w + k·stride + r·2·ldw bytes goes to out[k·rows + r]. The 8-lane")
 e("// vectors of the one-stream kernel, the sixteen accumulators in Y16–Y31 and")
 e("// x in Y0–Y3, loaded once a step for the four rows; each stream")
-e("// prefetches pairAhead (8 KiB) ahead of itself. n is a multiple of 16,")
+e("// prefetches AHEAD (2 KiB) ahead of itself. n is a multiple of 16,")
 e("// rows ≥ 1.")
 kernel("gemvRows4BF16PairAVX512", 4, True)
 e("// func gemvRows3BF16PairAVX2(out *float32, rows int, w *BF16, ldw int, xe, xo *float32, n, stride int)")

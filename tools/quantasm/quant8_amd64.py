@@ -21,18 +21,8 @@ ones adds the pairs into the same int32 lanes of 4 columns.
 
 import re
 
-from stream import AHEAD, prefetch_lines
+from stream import prefetch_lines
 
-
-def prefetch_twice(ins, nbytes, at):
-    """prefetch_lines with two prefetches a line, 32 bytes apart. The AVX2
-    four-stream kernels read 8960 × 1536 weights beyond the caches faster
-    so (medians of 5, one thread, the Sapphire Rapids VM with AVX-512 off,
-    loaded): Q4_K 12.7 → 14.7 GB/s, its speed from L2 unchanged (20.8);
-    Q6_K 12.7 → 15.6, from L2 20.6 → 19.7. dotRows4Q8_0AVX2, whose 68-byte
-    steps ask for most lines twice, read at 22-24."""
-    for k in range(2 * -(-nbytes // 64)):
-        ins("PREFETCHT0", at % (AHEAD + 32 * k))
 
 out = []
 def e(s=""): out.append(s)
@@ -549,14 +539,13 @@ def k4_pair(j, acc, s, t, a, sc, mask="Z30", hb=None, qh=None, rot=None, c10=Non
     ins("VPERMPS", s, idx, sc)
     ins("VFMADD231PS", sc, a, acc)
 
-def k_next_block(bsz, nbx, loop, streams=("%d(SI)",), twice=False):
+def k_next_block(bsz, nbx, loop, streams=("%d(SI)",)):
     """The K-quant kernels' step to the next block: prefetch each stream's
     bsz bytes ahead, move the weights on by a block of bsz bytes, the
     activations by 8 blocks (256 qx, 8 dx, and nbx bytes at BX), and loop
-    while blocks are left. twice: ask for each line twice, 32 bytes apart
-    (prefetch_twice)."""
+    while blocks are left."""
     for w in streams:
-        (prefetch_twice if twice else prefetch_lines)(ins, bsz, w)
+        prefetch_lines(ins, bsz, w)
     ins("ADDQ", "$%d" % bsz, "SI")
     ins("ADDQ", "$256", "DI")
     ins("ADDQ", "$32", "DX")
@@ -1269,7 +1258,7 @@ def avx2_kernels():
             w, acc = STREAMS4[k], "Y%d" % k
             k4_avx2_scales(acc, "Y4", w, w % 0, (5, 6, 7, 8))
             k4_avx2_subblocks(16, acc, "Y4", w, (5, 6, 7, 8, 9, 10, 11, 12))
-        k_next_block(144, 32, "q44ablock", STREAMS4, twice=True)
+        k_next_block(144, 32, "q44ablock", STREAMS4)
         a2s_store(8, ["Y%d" % k for k in range(4)], "5", "q44arow")
 
     q4k_avx2_streams4()
@@ -1316,7 +1305,7 @@ def avx2_kernels():
     e("q64ablock:")
     for k in range(4):
         q6k_avx2_block(STREAMS4[k], "Y%d" % k, range(4, 12))
-    k_next_block(210, 256, "q64ablock", STREAMS4, twice=True)
+    k_next_block(210, 256, "q64ablock", STREAMS4)
     a2s_store(8, ["Y%d" % k for k in range(4)], "4", "q64arow")
 
 avx2_kernels()

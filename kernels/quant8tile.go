@@ -418,50 +418,44 @@ func scalesQ6K(sm []float32, row []byte, i, cols int) {
 // the 8 rows i and tokens t0 … t0+T−1, over every sub-block j,
 // out += float(Σ q·x) · (d·sc · dx) − dmin·m · Σx̂.
 func tileQ4KGeneric(out []float32, ldOut int, wq []byte, sm []float32, a *QuantizedRows, t0, T int) {
-	c := a.cols
-	for t := range T {
-		x, ds := a.q[(t0+t)*c:(t0+t+1)*c], a.ds[(t0+t)*c/8:(t0+t+1)*c/8]
-		for i := range 8 {
-			var acc float32
-			for j := range c / 32 {
-				isum := panelDot(wq, x, i, j*8, 8)
-				acc += float32(isum)*(sm[j*16+i]*ds[4*j]) - sm[j*16+8+i]*ds[4*j+1]
-			}
-			out[t*ldOut+i] = acc
-		}
-	}
+	tileGeneric(out, ldOut, a, t0, T, a.cols/32, func(x []int8, ds []float32, i, j int) float32 {
+		isum := panelDot(wq, x, i, j*8, 8)
+		return float32(isum)*(sm[j*16+i]*ds[4*j]) - sm[j*16+8+i]*ds[4*j+1]
+	})
 }
 
 // tileQ6KGeneric is the readable reference of the Q6_K tiles: for each
-// group of 16 columns, out += float(Σ q·x − 32·Σx) · (d·sc · dx).
+// group g of 16 columns (half h of block j), out += float(Σ q·x − 32·Σx)
+// · (d·sc · dx).
 func tileQ6KGeneric(out []float32, ldOut int, wq []byte, sm []float32, a *QuantizedRows, t0, T int) {
-	c := a.cols
-	for t := range T {
-		x, ds := a.q[(t0+t)*c:(t0+t+1)*c], a.ds[(t0+t)*c/8:(t0+t+1)*c/8]
-		for i := range 8 {
-			var acc float32
-			for j := range c / 32 {
-				for h := range 2 {
-					isum := int32(math.Float32bits(ds[4*j+2+h])) + panelDot(wq, x, i, j*8+4*h, 4)
-					acc += float32(isum) * (sm[j*16+8*h+i] * ds[4*j])
-				}
-			}
-			out[t*ldOut+i] = acc
-		}
-	}
+	tileGeneric(out, ldOut, a, t0, T, a.cols/16, func(x []int8, ds []float32, i, g int) float32 {
+		j, h := g/2, g%2
+		isum := int32(math.Float32bits(ds[4*j+2+h])) + panelDot(wq, x, i, j*8+4*h, 4)
+		return float32(isum) * (sm[j*16+8*h+i] * ds[4*j])
+	})
 }
 
 // tileQ8_0Generic is the readable reference of the Q8_0 tiles: for each
 // block, out += float(Σ (q+128)·x − 128·Σx) · (d · dx).
 func tileQ8_0Generic(out []float32, ldOut int, wq []byte, sm []float32, a *QuantizedRows, t0, T int) {
+	tileGeneric(out, ldOut, a, t0, T, a.cols/32, func(x []int8, ds []float32, i, j int) float32 {
+		n128 := 4 * (int32(math.Float32bits(ds[4*j+2])) + int32(math.Float32bits(ds[4*j+3])))
+		return float32(n128+panelDot(wq, x, i, j*8, 8)) * (sm[j*16+i] * ds[4*j])
+	})
+}
+
+// tileGeneric is the readable tiles' common frame: out[t·ldOut+i] = the
+// sum, in order, of term(x, ds, i, u) over the n units u of row i (a
+// format's blocks or groups), for the 8 rows i and tokens t0 … t0+T−1;
+// x and ds are the token's rounded activations and their scales.
+func tileGeneric(out []float32, ldOut int, a *QuantizedRows, t0, T, n int, term func(x []int8, ds []float32, i, u int) float32) {
 	c := a.cols
 	for t := range T {
 		x, ds := a.q[(t0+t)*c:(t0+t+1)*c], a.ds[(t0+t)*c/8:(t0+t+1)*c/8]
 		for i := range 8 {
 			var acc float32
-			for j := range c / 32 {
-				n128 := 4 * (int32(math.Float32bits(ds[4*j+2])) + int32(math.Float32bits(ds[4*j+3])))
-				acc += float32(n128+panelDot(wq, x, i, j*8, 8)) * (sm[j*16+i] * ds[4*j])
+			for u := range n {
+				acc += term(x, ds, i, u)
 			}
 			out[t*ldOut+i] = acc
 		}

@@ -1,6 +1,7 @@
 package perf
 
 import (
+	"math"
 	"testing"
 	"unsafe"
 )
@@ -103,5 +104,23 @@ func TestMeasureBeside(t *testing.T) {
 	b, err = MeasureBeside(pages{w[:minBufferBytes-readBlock]}, 2, 1)
 	if err != nil || b.Source != "buffer" || b.Bytes != ProbeBytes() {
 		t.Errorf("beside less: %+v, %v", b, err)
+	}
+}
+
+// TestPassFigures: windows of 1 and 3 GB read in (1 s, 2 s) and then
+// (2 s, 1.5 s). Every window at its fastest: 4 GB in 1 + 1.5 s, 1.6 GB/s;
+// the fastest window alone 3 GB in 1.5 s, 2 GB/s; the passes 4 GB in 3 s
+// and in 3.5 s.
+func TestPassFigures(t *testing.T) {
+	f := passFigures([]float64{1e9, 3e9}, [][]float64{{1, 2}, {2, 1.5}})
+	near := func(a, b float64) bool { return math.Abs(a-b) < 1e-12 }
+	if !near(f.best, 1.6) || !near(f.bestWindow, 2) {
+		t.Errorf("best %v, best window %v; want 1.6, 2", f.best, f.bestWindow)
+	}
+	if len(f.passes) != 2 || !near(f.passes[0], 4.0/3) || !near(f.passes[1], 4/3.5) {
+		t.Errorf("passes %v, want [1.333 1.143]", f.passes)
+	}
+	if z := passFigures(nil, nil); z.best != 0 || z.bestWindow != 0 || len(z.passes) != 0 {
+		t.Errorf("no window: %+v", z)
 	}
 }

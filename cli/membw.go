@@ -20,10 +20,9 @@ func init() {
 
 Measures how fast this machine reads memory (GB/s: the best, every 32 MiB
 window at its fastest, and the median of --passes reads of a buffer much
-larger than the caches) and the compute
-peak of the kernels (GFLOP/s), the two limits that decode and prefill are
-set against. A full-size measurement is remembered for the window and
-loupe bench.`,
+larger than the caches) and the compute peak of the kernels (GFLOP/s),
+the two limits that decode and prefill are set against. A full-size
+measurement is remembered for the window and loupe bench.`,
 		Run: runMembw,
 	})
 }

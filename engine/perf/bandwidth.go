@@ -176,7 +176,7 @@ const (
 // timePasses reads every window of regions, passes times or more (see
 // minWindows), and returns the figures (passFigures).
 func timePasses(p *pool.Pool, regions [][]uint64, passes int) Bandwidth {
-	wins, _ := windows(regions)
+	wins, words := windows(regions)
 	if len(wins) > 0 {
 		passes = max(passes, (minWindows+len(wins)-1)/len(wins))
 	}
@@ -194,7 +194,7 @@ func timePasses(p *pool.Pool, regions [][]uint64, passes int) Bandwidth {
 	f := passFigures(bytes, secs)
 	return Bandwidth{
 		CPU: CPUName(), Threads: p.Threads(), Pinned: p.Pinned(),
-		Bytes: int64(sum(bytes)), Passes: passes, Loop: readLoopName(),
+		Bytes: int64(words) * 8, Passes: passes, Loop: readLoopName(),
 		BestGBs: f.best, BestWindowGBs: f.bestWindow, MedianGBs: stats.Median(f.passes),
 		When: time.Now().UTC(),
 	}
@@ -211,7 +211,7 @@ type figures struct {
 // bytes[window] took into the probe's figures.
 func passFigures(bytes []float64, secs [][]float64) figures {
 	var f figures
-	fastest := make([]float64, len(bytes))
+	total, fastest := sum(bytes), make([]float64, len(bytes))
 	for i, pass := range secs {
 		for k, s := range pass {
 			if i == 0 || s < fastest[k] {
@@ -219,9 +219,9 @@ func passFigures(bytes []float64, secs [][]float64) figures {
 			}
 			f.bestWindow = max(f.bestWindow, stats.OrZero(stats.Ratio(bytes[k], s*1e9)))
 		}
-		f.passes = append(f.passes, stats.OrZero(stats.Ratio(sum(bytes), sum(pass)*1e9)))
+		f.passes = append(f.passes, stats.OrZero(stats.Ratio(total, sum(pass)*1e9)))
 	}
-	f.best = stats.OrZero(stats.Ratio(sum(bytes), sum(fastest)*1e9))
+	f.best = stats.OrZero(stats.Ratio(total, sum(fastest)*1e9))
 	return f
 }
 

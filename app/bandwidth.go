@@ -13,13 +13,15 @@ type host struct {
 	machine
 }
 
-// The Timing panel sets decode against the machine's read bandwidth. On a
-// shared machine one probe can only come out low (another program reads
-// memory or holds a core), so the figure is the best of the probes the
+// The Timing panel sets decode against a read bandwidth. On a shared
+// machine one probe can only come out low (another program reads memory
+// or holds a core), so the machine's figure is the best of the probes the
 // cache kept (engine/perf: each with its date and the load beside it),
 // probed again while the engine is idle when the figure is missing, old,
 // taken under load or from fewer than minProbes probes, and whenever the
-// user asks (Re-measure).
+// user asks (Re-measure). A model of 64 MiB or more is probed once it
+// loads (after the first run where one is due at once): its own weights,
+// the figure its decode is then set against (session.State.Yardstick).
 
 // minProbes is how many probes the figure should rest on.
 const minProbes = 3
@@ -42,11 +44,12 @@ var (
 	}
 )
 
-// startBandwidth shows the cached figure and probes again if it is
-// missing or weak (see above). Beside a small model the probe streams up
-// to 208 MiB of its own: a window started to run at once (--generate, the first launch's
-// short run) probes after that run, so the run does not wait for it; a
-// scripted window (--quit) does not probe at all.
+// startBandwidth shows the cached figure and makes a probe due if it is
+// missing or weak (see above). The probe runs once the model loaded
+// (beside a small one it streams up to 208 MiB of its own), and in a
+// window started to run at once (--generate, the first launch's short
+// run) after that run, so the run does not wait for it; a scripted window
+// (--quit) does not probe at all.
 func (fc *host) startBandwidth() {
 	u := fc.ui
 	c, ok := bandwidthCeiling()
@@ -55,19 +58,29 @@ func (fc *host) startBandwidth() {
 	if ok && !c.Stale(time.Now()) && !c.UnderLoad() && len(c.Probes) >= minProbes {
 		return
 	}
-	switch {
-	case u.opt.Quit:
-	case u.generateAfter:
-		u.host.probeDue = true
-	default:
-		u.host.remeasure()
+	if !u.opt.Quit {
+		u.host.probeDue = true // beside the model once it loaded (modelLoaded)
 	}
 }
 
-// probeAfterRun runs the probe that start-up deferred, once a run ended.
+// modelLoaded forgets the last model's probes and makes a probe of the new
+// one's weights due (none for a scripted window, or a model whose probe
+// would read a buffer: the machine's figure stands for it).
+func (fc *host) modelLoaded() {
+	u := fc.ui
+	u.st.ForgetBeside()
+	u.host.loads++
+	m, _ := u.backend.(perf.WeightHolder)
+	if !u.opt.Quit && measureBandwidth != nil && perf.ReadsWeights(m) {
+		u.host.probeDue = true
+	}
+}
+
+// probeAfterRun runs the probe that start-up or a load deferred, once no
+// run is under way.
 func (fc *host) probeAfterRun() {
 	u := fc.ui
-	if u.host.probeDue && !u.st.Running {
+	if u.host.probeDue && !u.st.Running && !u.st.Measuring {
 		u.host.probeDue = false
 		u.host.remeasure()
 	}
@@ -96,18 +109,21 @@ func (fc *host) remeasure() {
 	u.st.Measuring = true
 	u.host.showCeiling()
 	m, _ := u.backend.(perf.WeightHolder)
+	load := u.host.loads
 	done := make(chan struct{})
 	u.host.probing = done
 	u.wg.Add(1)
 	go func() {
 		defer u.wg.Done()
-		_, err := safeMeasure(m)
+		b, err := safeMeasure(m)
 		close(done) // before u.do: waitProbe may hold the UI goroutine
 		c, ok := bandwidthCeiling()
 		u.do(func() {
 			u.st.Measuring = false
 			if err != nil {
 				fmt.Println("loupe: bandwidth:", err)
+			} else if load == u.host.loads {
+				u.st.AdoptBeside(b) // not once another model loaded
 			}
 			u.host.adoptCeiling(c, ok)
 			u.host.showCeiling()
@@ -115,6 +131,7 @@ func (fc *host) remeasure() {
 				u.generateAfter = false
 				u.generate()
 			}
+			u.host.probeAfterRun() // one a load made due while this one ran
 		})
 	}()
 }

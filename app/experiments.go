@@ -204,10 +204,11 @@ func runExperimentSafely(ctx context.Context, m *engine.Model, opt experiment.Op
 }
 
 // experimentBandwidth is the read bandwidth of threads workers: the
-// window's figure for the model's own count, else the better of the
-// cached one and a short probe beside the model m (3 passes,
-// perf.MeasureBeside), kept for next time. A variable: tests give a figure
-// without probing.
+// window's figure for the model's own count, else a short probe beside
+// the model m (3 passes, perf.MeasureBeside), kept for next time: of its
+// weights, as the window's figure (session.State.Yardstick), or of a
+// buffer, then no less than the cached figure. A variable: tests give a
+// figure without probing.
 var experimentBandwidth = func(m perf.WeightHolder, threads, modelThreads int, window float64) (float64, error) {
 	if threads == modelThreads && window > 0 {
 		return window, nil
@@ -221,6 +222,9 @@ var experimentBandwidth = func(m perf.WeightHolder, threads, modelThreads int, w
 		return 0, err
 	}
 	perf.RememberBandwidth(b)
+	if b.Source == perf.SourceWeights {
+		return b.BestGBs, nil
+	}
 	return max(b.BestGBs, cached.BestGBs), nil // a cached figure may be from a busy minute
 }
 

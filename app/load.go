@@ -72,6 +72,7 @@ func (u *UI) loaded(path string, b Backend, err error) {
 		u.controls.Status.SetText(tr("app.status.could_not_open", i18n.Args{"Path": path}))
 		u.fail(tr("app.err.open_model", nil), fmt.Errorf("%s\n\n%s", engine.LoadFailure(path, err), expected()))
 		u.idle()
+		u.host.probeAfterRun() // one start-up made due: beside the model still open, if any
 		return
 	}
 	u.insideJobs.forgetInspect() // before Close: an Inspect may be running on the old model
@@ -96,6 +97,7 @@ func (u *UI) loaded(path string, b Backend, err error) {
 	if path != "" && path != u.demoDir {
 		u.rememberModel(path, u.st.Info.Name)
 	}
+	u.host.modelLoaded()
 	if u.generateAfter {
 		u.generateAfter = false
 		u.generate()
@@ -103,6 +105,7 @@ func (u *UI) loaded(path string, b Backend, err error) {
 	if !u.st.Running {
 		u.afterRun(nil)
 		u.idle()
+		u.host.probeAfterRun()
 	}
 }
 

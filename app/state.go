@@ -105,7 +105,8 @@ type jobs struct {
 type machine struct {
 	threads  int           // worker threads set on the backend (0: the engine's default)
 	mem      memoryLimit   // the soft limit on Go's heap (memory.go)
-	probeDue bool          // a probe waits for the first run at start-up to end
+	probeDue bool          // a probe waits for the model to load or the first run to end
+	loads    int           // models loaded: a probe of the weights of an earlier one is not adopted
 	probing  chan struct{} // closed when the probe running now ends (it may read the model's weights)
 }
 

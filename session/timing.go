@@ -21,8 +21,41 @@ func (s *State) NameLastTiming(label string) {
 	}
 }
 
-// AdoptCeiling makes c's best probe the machine's bandwidth, and c the
-// probes the Timing tab says it rests on.
+// The read bandwidth decode is set against is, as in `loupe bench`, a
+// probe of the open model's own weights where there is one: where their
+// pages lie sets how fast they read (on the development VM 8-16 % below a
+// fresh buffer on 2 MiB pages, the machine's best), and decode can read no
+// faster than its weights. Without one (a model under the probe's 64 MiB,
+// or none taken yet) it is the machine's best cached probe.
+
+// AdoptCeiling keeps c, the machine's cached probes, for the Timing tab.
 func (s *State) AdoptCeiling(c perf.Ceiling) {
-	s.Ceiling, s.Bandwidth = c, c.Best.BestGBs
+	s.Ceiling = c
+	s.Bandwidth = s.Yardstick()
+}
+
+// AdoptBeside keeps b if it read the open model's weights and beats the
+// probes of them kept since the model loaded (a probe can only come out
+// low: another program read memory meanwhile).
+func (s *State) AdoptBeside(b perf.Bandwidth) {
+	if b.Source == perf.SourceWeights && b.BestGBs > s.Beside.BestGBs {
+		s.Beside = b
+	}
+	s.Bandwidth = s.Yardstick()
+}
+
+// ForgetBeside drops the probes of the last model's weights: a model just
+// loaded has pages of its own.
+func (s *State) ForgetBeside() {
+	s.Beside = perf.Bandwidth{}
+	s.Bandwidth = s.Yardstick()
+}
+
+// Yardstick is the read GB/s decode is set against: the open model's
+// weights where probed, else the machine's best cached probe (0 unknown).
+func (s *State) Yardstick() float64 {
+	if s.Beside.BestGBs > 0 {
+		return s.Beside.BestGBs
+	}
+	return s.Ceiling.Best.BestGBs
 }

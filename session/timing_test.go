@@ -63,3 +63,33 @@ func TestViewCarriesTheRunningExperiment(t *testing.T) {
 		t.Errorf("failed: %+v", e)
 	}
 }
+
+// TestYardstick: decode is set against the open model's weights' best
+// probe where there is one (a buffer's probe does not count), else the
+// machine's cached figure; a new model starts again from the machine's.
+func TestYardstick(t *testing.T) {
+	s := New()
+	machine := perf.Bandwidth{BestGBs: 40, Source: perf.SourceBuffer}
+	s.AdoptCeiling(perf.Ceiling{Best: machine, Probes: []perf.Bandwidth{machine}})
+	steps := []struct {
+		what string
+		do   func()
+		want float64
+	}{
+		{"the machine's figure", func() {}, 40},
+		{"a buffer's probe", func() { s.AdoptBeside(perf.Bandwidth{BestGBs: 45, Source: perf.SourceBuffer}) }, 40},
+		{"the weights' probe", func() { s.AdoptBeside(perf.Bandwidth{BestGBs: 33, Source: perf.SourceWeights}) }, 33},
+		{"a lower one of the same weights", func() { s.AdoptBeside(perf.Bandwidth{BestGBs: 31, Source: perf.SourceWeights}) }, 33},
+		{"a higher machine figure", func() {
+			m := perf.Bandwidth{BestGBs: 50, Source: perf.SourceBuffer}
+			s.AdoptCeiling(perf.Ceiling{Best: m, Probes: []perf.Bandwidth{m}})
+		}, 33},
+		{"another model", s.ForgetBeside, 50},
+	}
+	for _, st := range steps {
+		st.do()
+		if s.Bandwidth != st.want || s.View().Bandwidth != st.want {
+			t.Errorf("after %s: %v GB/s, want %v", st.what, s.Bandwidth, st.want)
+		}
+	}
+}

@@ -30,9 +30,10 @@ type View struct {
 	Settings   trace.Settings // of the run shown: the running one, else the last finished (the sampler's stages)
 	Live       bool           // Timings ends with the running generation
 
-	Bandwidth float64      // measured read GB/s, 0 unknown
-	Ceiling   perf.Ceiling // the probes behind Bandwidth: their dates and load
-	Measuring bool         // the bandwidth is being measured
+	Bandwidth float64        // the read GB/s decode is set against, 0 unknown
+	Ceiling   perf.Ceiling   // the machine's cached probes: their dates and load
+	Beside    perf.Bandwidth // the open model's weights' best probe (zero: none; then Bandwidth is the Ceiling's)
+	Measuring bool           // the bandwidth is being measured
 
 	// What the window adds from the model.
 	OnDemand  bool                   // a position the run did not capture can be recomputed now
@@ -77,7 +78,7 @@ func (s *State) View() View {
 	v := View{Info: s.Info, Tokens: s.Tokens, Steps: s.Steps, Attention: s.Attention, MLPs: s.MLPs,
 		Running: s.Running, Query: s.Query, Source: s.Source, Follow: s.Follow, Kind: s.Kind,
 		Heads: s.Heads, Count: s.Count, Timings: s.Timings, Experiment: s.Experiment,
-		Labels: s.Labels, Bandwidth: s.Bandwidth, Ceiling: s.Ceiling, Measuring: s.Measuring}
+		Labels: s.Labels, Bandwidth: s.Bandwidth, Ceiling: s.Ceiling, Beside: s.Beside, Measuring: s.Measuring}
 	if !s.Running {
 		v.Run = s.LastRun
 	}

@@ -97,12 +97,22 @@ func NewTimingPanel() *TimingPanel {
 // off while measuring or while the engine runs (a probe then would time
 // the contention).
 func (p *TimingPanel) showCeiling(v session.View) {
-	p.Ceiling.SetText(CeilingText(v.Ceiling, v.Bandwidth > 0, v.Measuring, time.Now()))
+	text := CeilingText(v.Ceiling, v.Ceiling.Best.BestGBs > 0, v.Measuring, time.Now())
+	if v.Beside.BestGBs > 0 {
+		text = BesideText(v.Beside) + " " + text
+	}
+	p.Ceiling.SetText(text)
 	if !v.Measuring && !v.Running {
 		p.Remeasure.Enable()
 	} else {
 		p.Remeasure.Disable()
 	}
+}
+
+// BesideText says that decode is set against b, a probe of the open
+// model's own weights.
+func BesideText(b perf.Bandwidth) string {
+	return tr("app.bw.beside", i18n.Args{"GBs": nums().GBs(b.BestGBs), "Threads": b.Threads, "When": b.When.Local().Format("15:04")})
 }
 
 // CeilingText says what the bandwidth figure is worth: its probes and

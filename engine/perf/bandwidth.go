@@ -51,8 +51,8 @@ type Bandwidth struct {
 	// above what any whole pass reads (timePasses).
 	BestWindowGBs float64   `json:"best_window_gb_per_s"`
 	When          time.Time `json:"when"`
-	// Source is what was read: "buffer" (one the probe allocated) or
-	// "model weights" (a loaded model's, MeasureBandwidthOver).
+	// Source is what was read: SourceBuffer (one the probe allocated) or
+	// SourceWeights (a loaded model's, MeasureBandwidthOver).
 	Source string `json:"source,omitempty"`
 	// OthersBusy is how many cores other programs kept busy during the
 	// probe (on a VM including the time the host gave our CPUs to other
@@ -60,6 +60,12 @@ type Bandwidth struct {
 	// reads less than the machine can.
 	OthersBusy *float64 `json:"others_busy_cores,omitempty"`
 }
+
+// What a probe read (Bandwidth.Source).
+const (
+	SourceBuffer  = "buffer"
+	SourceWeights = "model weights"
+)
 
 // loadedCores is the load beside a probe from which its figure is
 // reported as taken under load.
@@ -101,7 +107,7 @@ func MeasureBandwidth(threads, passes int, bytes int64) (Bandwidth, error) {
 	load := startLoad() // from before the fill: /proc/stat counts in 10 ms ticks
 	fill(p, buf)
 	b := timePasses(p, [][]uint64{buf}, passes)
-	b.Source, b.OthersBusy = "buffer", load.othersBusy()
+	b.Source, b.OthersBusy = SourceBuffer, load.othersBusy()
 	return b, nil
 }
 
@@ -129,7 +135,7 @@ func MeasureBandwidthOver(threads, passes int, regions [][]byte) (Bandwidth, err
 		timeRead(p, w)
 	}
 	b := timePasses(p, words, passes)
-	b.Source, b.OthersBusy = "model weights", load.othersBusy()
+	b.Source, b.OthersBusy = SourceWeights, load.othersBusy()
 	return b, nil
 }
 
@@ -296,18 +302,24 @@ type WeightHolder interface {
 // 208 MiB and from a model's 931 MiB). m must stay loaded until it
 // returns.
 func MeasureBeside(m WeightHolder, threads, passes int) (Bandwidth, error) {
-	if m == nil {
-		return MeasureBandwidth(threads, passes, ProbeBytes())
-	}
-	pages := m.WeightPages()
-	var n int64
-	for _, p := range pages {
-		n += int64(len(p))
-	}
-	if n >= minBufferBytes {
-		if b, err := MeasureBandwidthOver(threads, passes, pages); err == nil {
+	if ReadsWeights(m) {
+		if b, err := MeasureBandwidthOver(threads, passes, m.WeightPages()); err == nil {
 			return b, nil
 		} // no matrix as large as a window: a buffer, then
 	}
 	return MeasureBandwidth(threads, passes, ProbeBytes())
+}
+
+// ReadsWeights reports whether MeasureBeside reads m's own weights (nil:
+// no model): they are at least minBufferBytes. A smaller model's probe
+// reads a buffer of its own, the same whichever model is loaded.
+func ReadsWeights(m WeightHolder) bool {
+	if m == nil {
+		return false
+	}
+	var n int64
+	for _, p := range m.WeightPages() {
+		n += int64(len(p))
+	}
+	return n >= minBufferBytes
 }

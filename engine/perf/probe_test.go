@@ -97,6 +97,9 @@ func TestMeasureBeside(t *testing.T) {
 		t.Skip("reads 64 MiB 128 times")
 	}
 	w := make([]byte, minBufferBytes)
+	if ReadsWeights(nil) || ReadsWeights(pages{w[:minBufferBytes-1]}) || !ReadsWeights(pages{w[:minBufferBytes/2], w[minBufferBytes/2:]}) {
+		t.Error("ReadsWeights: want true from 64 MiB of weights in all, false below or with no model")
+	}
 	b, err := MeasureBeside(pages{w}, 2, 1)
 	if err != nil || b.Source != "model weights" || b.Bytes != minBufferBytes {
 		t.Errorf("beside 64 MiB of weights: %+v, %v", b, err)

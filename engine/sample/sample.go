@@ -178,13 +178,11 @@ func (s *Sampler) topProbs(z []float32, n int) []Candidate {
 	}
 	e := s.probs[:len(z)]
 	var total float64
-	if s.softmaxed {
-		for _, v := range e {
-			total += float64(v)
-		}
-	} else {
-		total = Softmax(e, z)
+	if !s.softmaxed {
+		copy(e, z) // no NaN left: SampleWith made them −∞
+		kernels.Softmax(e)
 	}
+	total = sum64(e)
 	ids := s.stagedTop(z, n)
 	out := make([]Candidate, len(ids))
 	for i, id := range ids {
@@ -210,11 +208,26 @@ func Softmax(e, z []float32) float64 {
 		e[i] = v
 	}
 	kernels.Softmax(e) // e[i] = exp(z[i] − max z) / S
-	total := 0.0
-	for _, v := range e {
-		total += float64(v)
+	return sum64(e)
+}
+
+// sum64 is Σ e in float64 as four running sums: one is a chain of
+// dependent adds, 4 cycles each, 0.2 ms over a 152k vocabulary, a third
+// of a greedy step. Every e_i is exact in float64; the order of the adds
+// moves the sum by a few of its ulps.
+func sum64(e []float32) float64 {
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(e); i += 4 {
+		s0 += float64(e[i])
+		s1 += float64(e[i+1])
+		s2 += float64(e[i+2])
+		s3 += float64(e[i+3])
 	}
-	return total
+	for ; i < len(e); i++ {
+		s0 += float64(e[i])
+	}
+	return (s0 + s1) + (s2 + s3)
 }
 
 // stagedTop is topSorted(z, n) read from this call's stages record when
@@ -380,9 +393,23 @@ func argmax(z []float32) int {
 		return 0
 	}
 	best, bv := 0, z[0]
-	for i, v := range z {
-		if v > bv {
-			best, bv = i, v
+	i := 0
+	for ; i+4 <= len(z); i += 4 {
+		// Four at a time: a group none of whose values beats bv is
+		// skipped (a NaN is not ≤ bv: its group is looked at value by
+		// value, as before).
+		if z[i] <= bv && z[i+1] <= bv && z[i+2] <= bv && z[i+3] <= bv {
+			continue
+		}
+		for k := i; k < i+4; k++ {
+			if z[k] > bv {
+				best, bv = k, z[k]
+			}
+		}
+	}
+	for ; i < len(z); i++ {
+		if z[i] > bv {
+			best, bv = i, z[i]
 		}
 	}
 	return best

@@ -28,16 +28,34 @@ func (s *Sampler) topSorted(z []float32, m int) []int32 {
 	// the loop compares against that value held in a register and looks
 	// at the heap only for a logit that beats or ties it.
 	worst := z[h[0]]
-	for i := m; i < len(z); i++ {
-		if v := z[i]; v > worst || v == worst && better(z, int32(i), h[0]) {
-			h[0] = int32(i)
-			siftDown(z, h, 0)
-			worst = z[h[0]]
+	i := m
+	for ; i+4 <= len(z); i += 4 {
+		// Four at a time: a group all below the worst one kept changes
+		// nothing (a NaN is not below it: looked at value by value).
+		if z[i] < worst && z[i+1] < worst && z[i+2] < worst && z[i+3] < worst {
+			continue
 		}
+		for k := i; k < i+4; k++ {
+			worst = offer(z, h, k, worst)
+		}
+	}
+	for ; i < len(z); i++ {
+		worst = offer(z, h, i, worst)
 	}
 	slices.SortFunc(h, func(a, b int32) int { return compare(z, a, b) })
 	s.heap = h
 	return h
+}
+
+// offer puts id i into the min-heap h of the best ids if it beats the
+// worst kept (its logit worst), and returns the worst kept after.
+func offer(z []float32, h []int32, i int, worst float32) float32 {
+	if v := z[i]; v > worst || v == worst && better(z, int32(i), h[0]) {
+		h[0] = int32(i)
+		siftDown(z, h, 0)
+		return z[h[0]]
+	}
+	return worst
 }
 
 func (s *Sampler) sortAll(z []float32) []int32 {

@@ -67,6 +67,8 @@ type TimingPanel struct {
 	Remeasure   *widget.Button
 	OnRemeasure func()
 	list        *fyne.Container
+	head        *fyne.Container // title, bandwidth line and list, laid out again when a text changes
+	rows        *RowScroll
 	box         *fyne.Container
 	runs        []trace.Timing
 	bw          float64 // the machine's bandwidth the runs were set against, GB/s
@@ -84,11 +86,13 @@ func NewTimingPanel() *TimingPanel {
 	})
 	p.list = container.NewVBox()
 	ceiling := container.NewBorder(nil, nil, nil, p.Remeasure, p.Ceiling)
+	p.head = container.NewVBox(p.Title, ceiling, p.list)
+	p.rows = NewRowScroll(p.head)
 	p.box = container.NewBorder(exportButtons(func(f string) {
 		if p.OnExport != nil {
 			p.OnExport(f)
 		}
-	}), nil, nil, nil, NewRowScroll(container.NewVBox(p.Title, ceiling, p.list)))
+	}), nil, nil, nil, p.rows)
 	p.ExtendBaseWidget(p)
 	return p
 }
@@ -96,17 +100,19 @@ func NewTimingPanel() *TimingPanel {
 // showCeiling says where the bandwidth figure comes from; the button is
 // off while measuring or while the engine runs (a probe then would time
 // the contention).
-func (p *TimingPanel) showCeiling(v session.View) {
+func (p *TimingPanel) showCeiling(v session.View) (changed bool) {
 	text := CeilingText(v.Ceiling, v.Ceiling.Best.BestGBs > 0, v.Measuring, time.Now())
 	if v.Beside.BestGBs > 0 {
 		text = BesideText(v.Beside) + " " + text
 	}
+	changed = text != p.Ceiling.Text
 	p.Ceiling.SetText(text)
 	if !v.Measuring && !v.Running {
 		p.Remeasure.Enable()
 	} else {
 		p.Remeasure.Disable()
 	}
+	return changed
 }
 
 // BesideText says that decode is set against b, a probe of the open
@@ -234,13 +240,19 @@ func (p *TimingPanel) Object() fyne.CanvasObject { return p }
 // set against. The runs do not change with the selection: they are drawn
 // again only when they, their names or the bandwidth changed.
 func (p *TimingPanel) ShowView(v session.View) {
-	p.showCeiling(v)
-	key := fmt.Sprint(v.Timings, v.Labels, v.Bandwidth, v.Measuring)
-	if key == p.shown {
-		return
+	changed := p.showCeiling(v)
+	if key := fmt.Sprint(v.Timings, v.Labels, v.Bandwidth, v.Measuring); key != p.shown {
+		p.shown = key
+		p.display(v.Timings, v.Labels, v.Bandwidth, v.Measuring)
+		changed = true
 	}
-	p.shown = key
-	p.display(v.Timings, v.Labels, v.Bandwidth, v.Measuring)
+	if changed {
+		// A wrapped text that took another line keeps its old height
+		// until its rows are laid out again: the bandwidth line grown to
+		// three lines was covered by the first run's bar.
+		p.head.Refresh()
+		p.rows.Refresh()
+	}
 }
 
 // Parts are the objects the panel lays out.

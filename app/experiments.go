@@ -76,7 +76,7 @@ func (fc *experimentRunner) planExperiment(key string) {
 		fc.show(func(e *session.Experiment) { e.Key, e.Plan = key, tr("app.exp.open_model", nil) })
 		return
 	}
-	speeds := experiment.GuessSpeeds(u.st.Info, u.st.Bandwidth)
+	speeds := experiment.GuessSpeeds(u.st.Info, u.st.Yardstick())
 	if n := len(u.st.Timings); n > 0 {
 		t := u.st.Timings[n-1]
 		if pre, dec := stats.Rate(t.PrefillTokens, t.PrefillSeconds), stats.Rate(t.DecodeTokens, t.DecodeSeconds); pre > 0 && dec > 0 {
@@ -170,7 +170,7 @@ func (fc *experimentRunner) startExperiment(m *engine.Model, opt experiment.Opti
 	ctx, cancel := context.WithCancel(u.ctx)
 	u.cancel, u.st.Running = cancel, true
 	u.gen++
-	gen, bw := u.gen, u.st.Bandwidth
+	gen, bw := u.gen, u.st.Yardstick()
 	u.controls.SetRunning(true)
 	fc.show(func(*session.Experiment) { u.st.StartExperiment(tr("app.status.starting", nil)) })
 	opt.Progress = func(frac float64, what string) {

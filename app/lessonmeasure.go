@@ -54,7 +54,7 @@ func (fc *lessonMode) measureOptions() lesson.MeasureOptions {
 	if u.lessonMode.run != nil {
 		opt.Settings = u.lessonMode.run.Settings
 	}
-	bw := u.st.Bandwidth
+	bw := u.st.Yardstick()
 	if bw > 0 {
 		opt.Bandwidth = func() (float64, error) { return bw, nil }
 	}

@@ -491,7 +491,7 @@ func TestBandwidthProbeAfterFirstRun(t *testing.T) {
 	}
 	first := h.u.st.LastRun
 	close(release)
-	waitFor(t, func() bool { return !h.u.st.Measuring && h.u.st.Bandwidth == 50 })
+	waitFor(t, func() bool { return !h.u.st.Measuring && h.u.st.Yardstick() == 50 })
 	// The generation asked for during the probe runs after it: the next
 	// window is made once it is done, not beside it (go-text's shaper is
 	// not safe for two goroutines at once).
@@ -528,15 +528,15 @@ func TestBandwidthCeiling(t *testing.T) {
 	}
 	defer func() { measureBandwidth = nil }()
 	h := newHarness(t, Options{})
-	if measured != 0 || h.u.st.Bandwidth != 32 {
-		t.Fatalf("three fresh idle probes: measured %d times, figure %v", measured, h.u.st.Bandwidth)
+	if measured != 0 || h.u.st.Yardstick() != 32 {
+		t.Fatalf("three fresh idle probes: measured %d times, figure %v", measured, h.u.st.Yardstick())
 	}
 	if got := h.u.timing.Ceiling.Text; !strings.Contains(got, "32.0 GB/s") || !strings.Contains(got, "best of 3 probes") ||
 		strings.Contains(got, "old") || strings.Contains(got, "busy") {
 		t.Errorf("ceiling line %q", got)
 	}
 	test.Tap(h.u.timing.Remeasure)
-	waitFor(t, func() bool { return !h.u.st.Measuring && h.u.st.Bandwidth == 40 })
+	waitFor(t, func() bool { return !h.u.st.Measuring && h.u.st.Yardstick() == 40 })
 	if measured != 1 || !strings.Contains(h.u.timing.Ceiling.Text, "best of 4 probes") {
 		t.Errorf("after Re-measure: measured %d, line %q", measured, h.u.timing.Ceiling.Text)
 	}

@@ -44,8 +44,8 @@ func TestDecodeSetAgainstTheModelsWeights(t *testing.T) {
 	}
 	h := newHarnessWith(t, Options{}, load)
 	waitFor(t, func() bool { return h.u.st.Measuring })
-	if h.u.st.Bandwidth != 40 {
-		t.Errorf("before the weights' probe decode is set against %v GB/s, want the machine's 40", h.u.st.Bandwidth)
+	if h.u.st.Yardstick() != 40 {
+		t.Errorf("before the weights' probe decode is set against %v GB/s, want the machine's 40", h.u.st.Yardstick())
 	}
 	release <- struct{}{}
 	waitFor(t, func() bool { return !h.u.st.Measuring })
@@ -59,13 +59,14 @@ func TestDecodeSetAgainstTheModelsWeights(t *testing.T) {
 
 	onUI(func() { h.u.openModel("/models/other") })
 	h.wait()
-	if h.u.st.Bandwidth != 40 || h.u.st.Beside.BestGBs != 0 {
-		t.Errorf("a new model kept the last one's probe: %v GB/s (beside %v)", h.u.st.Bandwidth, h.u.st.Beside.BestGBs)
+	if h.u.st.Yardstick() != 40 || h.u.st.Beside.BestGBs != 0 {
+		t.Errorf("a new model kept the last one's probe: %v GB/s (beside %v)", h.u.st.Yardstick(), h.u.st.Beside.BestGBs)
 	}
 	waitFor(t, func() bool { return h.u.st.Measuring })
 	release <- struct{}{}
 	waitFor(t, func() bool { return !h.u.st.Measuring })
-	if h.u.st.Bandwidth != 30 {
-		t.Errorf("the second model is set against %v GB/s, want its own 30", h.u.st.Bandwidth)
+	if h.u.st.Yardstick() != 30 {
+		t.Errorf("the second model is set against %v GB/s, want its own 30", h.u.st.Yardstick())
 	}
 }
+

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"loupe/engine/experiment"
+	"loupe/engine/perf"
 	"loupe/trace"
 )
 
@@ -117,7 +118,8 @@ func TestViewCarriesTheModel(t *testing.T) {
 	if v.ModelName != "Qwen2.5-0.5B" || v.Info.Layers != 24 {
 		t.Errorf("model %q with %d layers", v.ModelName, v.Info.Layers)
 	}
-	s.Bandwidth, s.Measuring = 46.5, true
+	s.AdoptCeiling(perf.Ceiling{Best: perf.Bandwidth{BestGBs: 46.5}})
+	s.Measuring = true
 	if v := s.View(); v.Bandwidth != 46.5 || !v.Measuring {
 		t.Errorf("bandwidth %v, measuring %v: the Timing tab reads 46.5 GB/s being measured", v.Bandwidth, v.Measuring)
 	}

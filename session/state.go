@@ -37,7 +37,6 @@ type State struct {
 	Live      trace.Timing      // the running generation so far
 	Running   bool              // a generation is under way
 	Settings  trace.Settings    // of the running generation
-	Bandwidth float64           // the read GB/s decode is set against, 0 unknown (Yardstick)
 	Ceiling   perf.Ceiling      // the machine's cached probes (AdoptCeiling)
 	Beside    perf.Bandwidth    // the best probe of the open model's own weights since it loaded (AdoptBeside)
 	Measuring bool              // the bandwidth is being measured

@@ -29,10 +29,7 @@ func (s *State) NameLastTiming(label string) {
 // or none taken yet) it is the machine's best cached probe.
 
 // AdoptCeiling keeps c, the machine's cached probes, for the Timing tab.
-func (s *State) AdoptCeiling(c perf.Ceiling) {
-	s.Ceiling = c
-	s.Bandwidth = s.Yardstick()
-}
+func (s *State) AdoptCeiling(c perf.Ceiling) { s.Ceiling = c }
 
 // AdoptBeside keeps b if it read the open model's weights and beats the
 // probes of them kept since the model loaded (a probe can only come out
@@ -41,15 +38,11 @@ func (s *State) AdoptBeside(b perf.Bandwidth) {
 	if b.Source == perf.SourceWeights && b.BestGBs > s.Beside.BestGBs {
 		s.Beside = b
 	}
-	s.Bandwidth = s.Yardstick()
 }
 
 // ForgetBeside drops the probes of the last model's weights: a model just
 // loaded has pages of its own.
-func (s *State) ForgetBeside() {
-	s.Beside = perf.Bandwidth{}
-	s.Bandwidth = s.Yardstick()
-}
+func (s *State) ForgetBeside() { s.Beside = perf.Bandwidth{} }
 
 // Yardstick is the read GB/s decode is set against: the open model's
 // weights where probed, else the machine's best cached probe (0 unknown).

@@ -88,8 +88,8 @@ func TestYardstick(t *testing.T) {
 	}
 	for _, st := range steps {
 		st.do()
-		if s.Bandwidth != st.want || s.View().Bandwidth != st.want {
-			t.Errorf("after %s: %v GB/s, want %v", st.what, s.Bandwidth, st.want)
+		if s.Yardstick() != st.want || s.View().Bandwidth != st.want {
+			t.Errorf("after %s: %v GB/s, want %v", st.what, s.Yardstick(), st.want)
 		}
 	}
 }

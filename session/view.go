@@ -78,7 +78,7 @@ func (s *State) View() View {
 	v := View{Info: s.Info, Tokens: s.Tokens, Steps: s.Steps, Attention: s.Attention, MLPs: s.MLPs,
 		Running: s.Running, Query: s.Query, Source: s.Source, Follow: s.Follow, Kind: s.Kind,
 		Heads: s.Heads, Count: s.Count, Timings: s.Timings, Experiment: s.Experiment,
-		Labels: s.Labels, Bandwidth: s.Bandwidth, Ceiling: s.Ceiling, Beside: s.Beside, Measuring: s.Measuring}
+		Labels: s.Labels, Bandwidth: s.Yardstick(), Ceiling: s.Ceiling, Beside: s.Beside, Measuring: s.Measuring}
 	if !s.Running {
 		v.Run = s.LastRun
 	}

@@ -15,12 +15,13 @@ import (
 // taller than half the room, it is cut rather than the room emptied.
 type RowScroll struct {
 	widget.BaseWidget
-	Scroll *container.Scroll
+	Scroll  *container.Scroll
+	content fyne.CanvasObject
 }
 
 // NewRowScroll scrolls content vertically, ending at whole rows.
 func NewRowScroll(content fyne.CanvasObject) *RowScroll {
-	s := &RowScroll{}
+	s := &RowScroll{content: content}
 	// The content in a container of its own, so that a change of its
 	// height (a label wraps anew) lays this out again.
 	s.Scroll = container.NewVScroll(container.New(rowWatch{s}, content))
@@ -31,6 +32,17 @@ func NewRowScroll(content fyne.CanvasObject) *RowScroll {
 // CreateRenderer implements fyne.Widget.
 func (s *RowScroll) CreateRenderer() fyne.WidgetRenderer {
 	return &rowScrollRenderer{s: s, objects: []fyne.CanvasObject{s.Scroll}}
+}
+
+// Relayout lays the content out again where a text in it changed: Fyne
+// lays a container out when its size changes, not when a child's minimum
+// does, so a wrapped text that took another line keeps its old height and
+// the rows below it cover the new line.
+func (s *RowScroll) Relayout() {
+	if c, ok := s.content.(*fyne.Container); ok {
+		c.Refresh() // lays its children out at their new minimum sizes
+	}
+	s.Refresh()
 }
 
 // fit sizes the viewport: the room it is given, cut at the top of a text

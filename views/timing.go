@@ -67,11 +67,10 @@ type TimingPanel struct {
 	Remeasure   *widget.Button
 	OnRemeasure func()
 	list        *fyne.Container
-	head        *fyne.Container // title, bandwidth line and list, laid out again when a text changes
-	rows        *RowScroll
+	rows        *RowScroll // the title, the bandwidth line and the list
 	box         *fyne.Container
 	runs        []trace.Timing
-	bw          float64 // the machine's bandwidth the runs were set against, GB/s
+	bw          float64 // the read bandwidth the runs were set against, GB/s
 	shown       string  // what ShowView drew last: runs, names, bandwidth
 }
 
@@ -86,8 +85,7 @@ func NewTimingPanel() *TimingPanel {
 	})
 	p.list = container.NewVBox()
 	ceiling := container.NewBorder(nil, nil, nil, p.Remeasure, p.Ceiling)
-	p.head = container.NewVBox(p.Title, ceiling, p.list)
-	p.rows = NewRowScroll(p.head)
+	p.rows = NewRowScroll(container.NewVBox(p.Title, ceiling, p.list))
 	p.box = container.NewBorder(exportButtons(func(f string) {
 		if p.OnExport != nil {
 			p.OnExport(f)
@@ -247,11 +245,7 @@ func (p *TimingPanel) ShowView(v session.View) {
 		changed = true
 	}
 	if changed {
-		// A wrapped text that took another line keeps its old height
-		// until its rows are laid out again: the bandwidth line grown to
-		// three lines was covered by the first run's bar.
-		p.head.Refresh()
-		p.rows.Refresh()
+		p.rows.Relayout() // the bandwidth line grown to three lines was covered by the first run's bar
 	}
 }
 

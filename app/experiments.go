@@ -205,10 +205,8 @@ func runExperimentSafely(ctx context.Context, m *engine.Model, opt experiment.Op
 
 // experimentBandwidth is the read bandwidth of threads workers: the
 // window's figure for the model's own count, else a short probe beside
-// the model m (3 passes, perf.MeasureBeside), kept for next time: of its
-// weights, as the window's figure (session.State.Yardstick), or of a
-// buffer, then no less than the cached figure. A variable: tests give a
-// figure without probing.
+// the model m (3 passes, perf.MeasureBeside), kept for next time
+// (probedFigure). A variable: tests give a figure without probing.
 var experimentBandwidth = func(m perf.WeightHolder, threads, modelThreads int, window float64) (float64, error) {
 	if threads == modelThreads && window > 0 {
 		return window, nil
@@ -222,10 +220,17 @@ var experimentBandwidth = func(m perf.WeightHolder, threads, modelThreads int, w
 		return 0, err
 	}
 	perf.RememberBandwidth(b)
+	return probedFigure(b, cached), nil
+}
+
+// probedFigure is the bandwidth a probe b gives: over the model's weights,
+// b itself, as the window's figure (session.State.Yardstick); over a
+// buffer, no less than the cached figure (b may be from a busy minute).
+func probedFigure(b, cached perf.Bandwidth) float64 {
 	if b.Source == perf.SourceWeights {
-		return b.BestGBs, nil
+		return b.BestGBs
 	}
-	return max(b.BestGBs, cached.BestGBs), nil // a cached figure may be from a busy minute
+	return max(b.BestGBs, cached.BestGBs)
 }
 
 // experimentDone shows the result of the experiment started as gen.

@@ -70,3 +70,16 @@ func TestDecodeSetAgainstTheModelsWeights(t *testing.T) {
 	}
 }
 
+// An experiment at another thread count sets decode against its probe of
+// the weights even below the cached figure (a fresh buffer reads faster
+// than the weights' pages); a buffer's probe counts no lower than the
+// cache.
+func TestProbedFigure(t *testing.T) {
+	cached := perf.Bandwidth{BestGBs: 36.8, Source: perf.SourceBuffer}
+	if got := probedFigure(perf.Bandwidth{BestGBs: 30.7, Source: perf.SourceWeights}, cached); got != 30.7 {
+		t.Errorf("weights' probe: %v GB/s, want 30.7", got)
+	}
+	if got := probedFigure(perf.Bandwidth{BestGBs: 20, Source: perf.SourceBuffer}, cached); got != 36.8 {
+		t.Errorf("a low buffer probe: %v GB/s, want the cached 36.8", got)
+	}
+}

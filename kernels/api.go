@@ -67,6 +67,8 @@ func ParseLevel(s string) (Level, bool) {
 type kernelSet struct {
 	matVecBF16 func(out []float32, w []BF16, x []float32)
 	matVecF32  func(out, w, x []float32)
+	matVecF16  func(out []float32, w []F16, x []float32) // nil: matVecF16Generic
+	widenF16   func(dst []float32, src []F16)            // nil: widenF16Generic
 	matMulBF16 func(ws *Workspace, out []float32, ldOut int, w []BF16, x []float32, n, cols int)
 	// matMulBF16X is matMulBF16 with x already rounded to bf16 (xb, n × cols),
 	// at the levels that multiply bf16 activations; nil at the others.

@@ -30,9 +30,10 @@ func cpuWithout(list string) cpuid.CPUInfo {
 // CPU capability flags, read once. cpuid reports AVX and AVX-512 only when
 // the OS saves the YMM / ZMM and opmask state (XGETBV), so these include OS
 // support. Our AVX2 code uses FMA throughout; the AVX-512 code uses EVEX
-// forms of 256-bit instructions, hence VL.
+// forms of 256-bit instructions, hence VL. F16C: VCVTPH2PS widens the f16
+// scales of quantised blocks and the weights of F16 files.
 var (
-	hasAVX2       = cpu.Supports(cpuid.AVX, cpuid.AVX2, cpuid.FMA3)
+	hasAVX2       = cpu.Supports(cpuid.AVX, cpuid.AVX2, cpuid.FMA3, cpuid.F16C)
 	hasAVX512     = hasAVX2 && cpu.Supports(cpuid.AVX512F, cpuid.AVX512VL, cpuid.AVX512DQ) // DQ: VXORPS on Z registers
 	hasAVX512BF16 = hasAVX512 && cpu.Supports(cpuid.AVX512BF16)
 	// hasVNNI: the integer decode kernels use VPDPBUSD on Z registers and
@@ -74,6 +75,8 @@ var (
 	avx2Set = &kernelSet{
 		matVecBF16: matVecBF16AVX2,
 		matVecF32:  matVecF32AVX2,
+		matVecF16:  matVecF16AVX2,
+		widenF16:   widenF16AVX2L,
 		matMulBF16: matMulBF16AVX2,
 		matMulF32:  matMulF32AVX2,
 		matMulNN:   matMulNNAVX2,
@@ -95,6 +98,8 @@ var (
 	avx512Set = &kernelSet{
 		matVecBF16: matVecBF16AVX512,
 		matVecF32:  matVecF32AVX512,
+		matVecF16:  matVecF16AVX2,
+		widenF16:   widenF16AVX2L,
 		matMulBF16: matMulBF16AVX512,
 		matMulF32:  matMulF32AVX512,
 		matMulNN:   matMulNNAVX512,
@@ -118,6 +123,8 @@ var (
 	avx512bf16Set = &kernelSet{
 		matVecBF16:  matVecBF16AVX512,
 		matVecF32:   matVecF32AVX512,
+		matVecF16:   matVecF16AVX2,
+		widenF16:    widenF16AVX2L,
 		matMulBF16:  matMulBF16DotBF16,
 		matMulBF16X: matMulBF16DotBF16X,
 		matMulF32:   matMulF32AVX512,

@@ -13,6 +13,7 @@ package kernels
 //go:generate sh -c "python3 ../tools/quantasm/quant8_amd64.py > quant8_amd64.s"
 //go:generate sh -c "python3 ../tools/quantasm/quant8tile_amd64.py > quant8tile_amd64.s"
 //go:generate sh -c "python3 ../tools/quantasm/gemvrows_amd64.py > gemvrows_amd64.s"
+//go:generate sh -c "python3 ../tools/quantasm/gemvf16_amd64.py > gemvf16_amd64.s"
 //go:generate sh -c "python3 ../tools/quantasm/peak_amd64.py > peak_amd64.s"
 //go:generate sh -c "python3 ../tools/quantasm/vec_amd64.py > vec_amd64.s"
 //go:generate sh -c "python3 ../tools/quantasm/norm_amd64.py > norm_amd64.s"

@@ -75,7 +75,8 @@ func decodeWeightBytes(cfg Config, w weights) int64 {
 	return n + w.output.bytes()
 }
 
-// storedDTypes names the matrix dtypes in use: "bf16", "f32" or "bf16+f32".
+// storedDTypes names the matrix dtypes in use: "bf16", "f16", "f32",
+// a quant's name, or several joined by "+" ("bf16+f32").
 func storedDTypes(w weights) string {
 	seen := map[string]bool{}
 	add := func(m *mat) {
@@ -83,6 +84,8 @@ func storedDTypes(w weights) string {
 			seen[strings.ToLower(m.qt.String())] = true
 		} else if m.bf != nil {
 			seen["bf16"] = true
+		} else if m.h != nil {
+			seen["f16"] = true
 		} else if m.f != nil {
 			seen["f32"] = true
 		}

@@ -20,8 +20,9 @@ import (
 //
 // Every tensor's presence, dtype and shape is checked here, so a forward
 // pass cannot fail on a malformed file later. Matrices are used in place
-// from the memory map (bf16 or f32; f16 is widened to f32 once, exactly);
-// norms and biases are widened to f32.
+// from the memory map (bf16, f16, f32 or quantised blocks; f16 is widened
+// to f32 once where the CPU has no f16 kernel: kernels.F16Native); norms
+// and biases are widened to f32.
 func Load(path string, opt LoadOptions) (_ *Model, err error) {
 	defer recoverError(&err)
 	m, err := load(path, opt)
@@ -265,8 +266,9 @@ func equalShape(a, b []int) bool {
 	return true
 }
 
-// matrix views a [rows, cols] weight: bf16 in place, f32 in place when
-// aligned, f16 widened to f32.
+// matrix views a [rows, cols] weight: bf16, f16 and quantised blocks in
+// place, f32 in place when aligned (f16 widened to f32 without
+// kernels.F16Native).
 func (ld *loader) matrix(name string, rows, cols int) mat {
 	t, ok := ld.tensor(name, rows, cols)
 	if !ok {
@@ -305,6 +307,8 @@ func (ld *loader) view(t safetensors.Tensor, name string, rows, cols int) mat {
 		w.q, w.qt = t.Data, qt
 	} else if t.DType == "BF16" {
 		w.bf, err = t.BF16()
+	} else if t.DType == "F16" && kernels.F16Native() {
+		w.h, err = t.F16()
 	} else {
 		w.f, err = t.F32()
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"loupe/format"
+	"loupe/kernels"
 	"os"
 	"strconv"
 	"strings"
@@ -30,8 +31,8 @@ func kvBytes(cfg Config, n int) int64 {
 // checkMemory refuses a model whose weights and a KV cache of loadContext
 // positions cannot fit in the memory available now, before any page of the
 // weights is read. The files are memory-mapped: they cost page cache, not
-// copies; F16 matrices are widened to f32 copies, which need RAM of their
-// own.
+// copies, but F16 matrices are widened to f32 copies, which need RAM of
+// their own, where the CPU has no f16 kernel (kernels.F16Native).
 func checkMemory(set tensorSet, cfg Config) error {
 	avail := memAvailable()
 	if avail <= 0 {
@@ -39,7 +40,7 @@ func checkMemory(set tensorSet, cfg Config) error {
 	}
 	weights := set.FileBytes()
 	for _, name := range set.Names() {
-		if t, _ := set.Tensor(name); t.DType == "F16" {
+		if t, _ := set.Tensor(name); t.DType == "F16" && !kernels.F16Native() {
 			weights += int64(len(t.Data)) * 2
 		}
 	}

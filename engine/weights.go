@@ -9,13 +9,13 @@ import (
 )
 
 // mat is a weight matrix, rows × cols row-major, stored as the checkpoint
-// gives it: bf16 used in place from the memory map, f32 (F32 files, and
-// F16 files widened once at load), or quantised blocks of a GGUF file used
-// in place (Q8_0, Q4_0, Q4_K, Q6_K: each row is cols/qt.BlockLen() blocks).
-// Exactly one of bf, f and q is set.
+// gives it and used in place from the memory map: bf16, f16, f32, or
+// quantised blocks of a GGUF file (Q8_0, Q4_0, Q4_K, Q5_K, Q6_K: each row
+// is cols/qt.BlockLen() blocks). Exactly one of bf, h, f and q is set.
 type mat struct {
 	rows, cols int
 	bf         []kernels.BF16 // [rows*cols] or nil
+	h          []kernels.F16  // [rows*cols] or nil
 	f          []float32      // [rows*cols] or nil
 	q          []byte         // [rows × qt.RowBytes(cols)] or nil
 	qt         kernels.Quant
@@ -28,6 +28,8 @@ func (w *mat) bytes() int64 {
 	switch {
 	case w.bf != nil:
 		return int64(len(w.bf)) * 2
+	case w.h != nil:
+		return int64(len(w.h)) * 2
 	case w.q != nil:
 		return int64(len(w.q))
 	}
@@ -39,6 +41,8 @@ func (w *mat) data() []byte {
 	switch {
 	case w.bf != nil:
 		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w.bf))), len(w.bf)*2)
+	case w.h != nil:
+		return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(w.h))), len(w.h)*2)
 	case w.q != nil:
 		return w.q
 	case w.f != nil:
@@ -69,13 +73,16 @@ func (w *mat) row(out []float32, r int) {
 		return
 	}
 	lo := r * w.cols
-	if w.bf != nil {
+	switch {
+	case w.bf != nil:
 		for i, v := range w.bf[lo : lo+w.cols] {
 			out[i] = v.Float32()
 		}
-		return
+	case w.h != nil:
+		kernels.WidenF16(out, w.h[lo:lo+w.cols])
+	default:
+		copy(out, w.f[lo:lo+w.cols])
 	}
-	copy(out, w.f[lo:lo+w.cols])
 }
 
 // rowRange views rows lo…hi-1 of w (an expert of a stacked tensor, the
@@ -88,6 +95,8 @@ func (w *mat) rowRange(lo, hi int) mat {
 		out.q = w.q[lo*rb : hi*rb : hi*rb]
 	case w.bf != nil:
 		out.bf = w.bf[lo*w.cols : hi*w.cols : hi*w.cols]
+	case w.h != nil:
+		out.h = w.h[lo*w.cols : hi*w.cols : hi*w.cols]
 	default:
 		out.f = w.f[lo*w.cols : hi*w.cols : hi*w.cols]
 	}
@@ -129,6 +138,8 @@ func (w *mat) mul(p *pool.Pool, out, x []float32, n int, xq *kernels.QuantizedX,
 			kernels.MatMulBF16Exact(out[lo:], w.rows, w.bf[lo*w.cols:hi*w.cols], x[:n*w.cols], n, w.cols)
 		} else if w.bf != nil {
 			kernels.MatMulBF16X(out[lo:], w.rows, w.bf[lo*w.cols:hi*w.cols], x[:n*w.cols], rx, n, w.cols)
+		} else if w.h != nil {
+			kernels.MatMulF16(nil, out[lo:], w.rows, w.h[lo*w.cols:hi*w.cols], x[:n*w.cols], n, w.cols)
 		} else {
 			kernels.MatMulF32(out[lo:], w.rows, w.f[lo*w.cols:hi*w.cols], x[:n*w.cols], n, w.cols)
 		}
@@ -204,6 +215,8 @@ func (w *mat) vecRowsX(out, x []float32, xq *kernels.QuantizedX, lo, hi int) {
 		kernels.MatVecQ(w.qt, out[lo:hi], w.q[lo*rb:hi*rb], x)
 	} else if w.bf != nil {
 		kernels.MatVecBF16(out[lo:hi], w.bf[lo*w.cols:hi*w.cols], x)
+	} else if w.h != nil {
+		kernels.MatVecF16(out[lo:hi], w.h[lo*w.cols:hi*w.cols], x)
 	} else {
 		kernels.MatVecF32(out[lo:hi], w.f[lo*w.cols:hi*w.cols], x)
 	}

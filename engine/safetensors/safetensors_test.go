@@ -126,6 +126,12 @@ func TestDecode(t *testing.T) {
 	}
 	ht, _ := s.Tensor("c.f16")
 	checkF32(t, ht, []float32{0.333251953125})
+	if h, err := ht.F16(); err != nil || !reflect.DeepEqual(h, []kernels.F16{0x3555}) || unsafe.Pointer(&h[0]) != unsafe.Pointer(&ht.Data[0]) {
+		t.Errorf("F16 = %#v, %v: want a view of 0x3555", h, err)
+	}
+	if _, err := bt.F16(); err == nil || !strings.Contains(err.Error(), "want F16") {
+		t.Errorf("F16 of BF16: err = %v", err)
+	}
 	it, _ := s.Tensor("d.i64")
 	if _, err := it.F32(); err == nil || !strings.Contains(err.Error(), `"d.i64"`) {
 		t.Errorf("F32 of I64: err = %v, want one naming the tensor", err)
@@ -176,6 +182,10 @@ func TestMisalignedCopies(t *testing.T) {
 	}
 	ct, _ := s.Tensor("c")
 	checkF32(t, ct, []float32{-3.5})
+	bt.DType = "F16" // the same odd offset read as f16 elements
+	if h, err := bt.F16(); err != nil || !reflect.DeepEqual(h, []kernels.F16{0x3f80, 0x4000}) {
+		t.Errorf("misaligned F16 = %v, %v", h, err)
+	}
 }
 
 func TestWriteRefusesExisting(t *testing.T) {

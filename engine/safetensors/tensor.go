@@ -34,20 +34,28 @@ var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // BF16 returns the elements of a BF16 tensor: a zero-copy view when the data
 // is 2-byte aligned, a copy otherwise (docs/spec/formats.md A.4 step 8).
-func (t Tensor) BF16() ([]kernels.BF16, error) {
-	if t.DType != "BF16" {
-		return nil, t.errorf("dtype %s, want BF16", t.DType)
+func (t Tensor) BF16() ([]kernels.BF16, error) { return view16[kernels.BF16](t, "BF16") }
+
+// F16 returns the elements of an F16 tensor as BF16 returns a BF16
+// tensor's.
+func (t Tensor) F16() ([]kernels.F16, error) { return view16[kernels.F16](t, "F16") }
+
+// view16 views t's data as 2-byte elements of dtype: in place when aligned
+// on a little-endian machine, else copied.
+func view16[E ~uint16](t Tensor, dtype DType) ([]E, error) {
+	if t.DType != dtype {
+		return nil, t.errorf("dtype %s, want %s", t.DType, dtype)
 	}
 	n, err := t.checkedLen(2)
 	if err != nil || n == 0 {
-		return []kernels.BF16{}, err
+		return []E{}, err
 	}
 	if littleEndian && uintptr(unsafe.Pointer(&t.Data[0]))%2 == 0 {
-		return unsafe.Slice((*kernels.BF16)(unsafe.Pointer(&t.Data[0])), n), nil
+		return unsafe.Slice((*E)(unsafe.Pointer(&t.Data[0])), n), nil
 	}
-	out := make([]kernels.BF16, n)
+	out := make([]E, n)
 	for i := range out {
-		out[i] = kernels.BF16(binary.LittleEndian.Uint16(t.Data[2*i:]))
+		out[i] = E(binary.LittleEndian.Uint16(t.Data[2*i:]))
 	}
 	return out, nil
 }

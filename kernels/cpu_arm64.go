@@ -31,6 +31,8 @@ var (
 	neonSet = &kernelSet{
 		matVecBF16: matVecBF16NEON,
 		matVecF32:  matVecF32NEON,
+		matVecF16:  matVecF16NEON,
+		widenF16:   widenF16NEONL,
 		matMulBF16: matMulBF16NEON,
 		matMulF32:  matMulF32NEON,
 		matMulNN:   matMulNNNEON,

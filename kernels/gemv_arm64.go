@@ -12,11 +12,33 @@ func gemv4F32NEON(out *float32, w *float32, ldw int, x *float32, n int)
 //go:noescape
 func gemv4BF16NEON(out *float32, w *BF16, ldw int, x *float32, n int)
 
-// matVecF32NEON is MatVecF32 four rows at a time: the kernel sums the first
-// cols&^15 columns, Go the rest. The last rows (fewer than four) run the
-// same kernel with ldw = 0 into a scratch, so every row is summed by the
-// same instructions whichever rows a worker is given.
+//go:noescape
+func gemv4F16NEON(out *float32, w *F16, ldw int, x *float32, n int)
+
+//go:noescape
+func widenF16NEON(dst *float32, src *F16, n int)
+
+// matVecF32NEON is MatVecF32 four rows at a time (matVec4NEON).
 func matVecF32NEON(out []float32, w []float32, x []float32) {
+	matVec4NEON(out, w, x, gemv4F32NEON, dotGeneric)
+}
+
+// matVecBF16NEON is matVecF32NEON for bf16 weights, widened in registers.
+func matVecBF16NEON(out []float32, w []BF16, x []float32) {
+	matVec4NEON(out, w, x, gemv4BF16NEON, dotBF16Generic)
+}
+
+// matVecF16NEON is matVecF32NEON for f16 weights, widened by FCVTL.
+func matVecF16NEON(out []float32, w []F16, x []float32) {
+	matVec4NEON(out, w, x, gemv4F16NEON, dotF16Generic)
+}
+
+// matVec4NEON runs a four-row kernel over the first cols&^15 columns and
+// dot over the rest. The last rows (fewer than four) run the same kernel
+// with ldw = 0 into a scratch, so every row is summed by the same
+// instructions whichever rows a worker is given.
+func matVec4NEON[E any](out []float32, w []E, x []float32,
+	kernel func(out *float32, w *E, ldw int, x *float32, n int), dot func(w []E, x []float32) float32) {
 	cols := len(x)
 	n := cols &^ 15
 	var xp *float32
@@ -32,41 +54,23 @@ func matVecF32NEON(out []float32, w []float32, x []float32) {
 		if cols == 0 {
 			clear(o)
 		} else {
-			gemv4F32NEON(&o[0], &w[r*cols], ldw, xp, n)
+			kernel(&o[0], &w[r*cols], ldw, xp, n)
 		}
 		for i := range k {
 			row := w[(r+i)*cols : (r+i+1)*cols]
-			out[r+i] = o[i] + dotGeneric(row[n:], x[n:])
+			out[r+i] = o[i] + dot(row[n:], x[n:])
 		}
 		r += k
 	}
 }
 
-// matVecBF16NEON is matVecF32NEON for bf16 weights, widened in registers.
-func matVecBF16NEON(out []float32, w []BF16, x []float32) {
-	cols := len(x)
-	n := cols &^ 15
-	var xp *float32
-	if cols > 0 {
-		xp = &x[0]
+// widenF16NEONL widens 16 weights a step, the tail in Go.
+func widenF16NEONL(dst []float32, src []F16) {
+	m := len(src) &^ 15
+	if m > 0 {
+		widenF16NEON(&dst[0], &src[0], m)
 	}
-	var tmp [4]float32
-	for r := 0; r < len(out); {
-		o, ldw, k := out[r:min(r+4, len(out))], cols, 4
-		if len(o) < 4 { // one row four times, the sum in tmp[0]
-			o, ldw, k = tmp[:], 0, 1
-		}
-		if cols == 0 {
-			clear(o)
-		} else {
-			gemv4BF16NEON(&o[0], &w[r*cols], ldw, xp, n)
-		}
-		for i := range k {
-			row := w[(r+i)*cols : (r+i+1)*cols]
-			out[r+i] = o[i] + dotBF16Generic(row[n:], x[n:])
-		}
-		r += k
-	}
+	widenF16Generic(dst[m:], src[m:])
 }
 
 //go:noescape

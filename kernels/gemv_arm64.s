@@ -182,6 +182,121 @@ done:
 #undef N
 #undef LDW
 
+#define OUT R0
+#define W0 R1
+#define W1 R2
+#define W2 R3
+#define W3 R4
+#define XP R5
+#define N R6
+#define LDW R7
+
+// func gemv4F16NEON(out *float32, w *F16, ldw int, x *float32, n int)
+TEXT ·gemv4F16NEON(SB), NOSPLIT, $0-40
+	MOVD     out+0(FP), OUT
+	MOVD     w+8(FP), W0
+	MOVD     ldw+16(FP), LDW
+	MOVD     x+24(FP), XP
+	MOVD     n+32(FP), N
+	LSL      $1, LDW                            // ldw in bytes
+	ADD      LDW, W0, W1
+	ADD      LDW, W1, W2
+	ADD      LDW, W2, W3
+	VEOR     V16.B16, V16.B16, V16.B16
+	VEOR     V17.B16, V17.B16, V17.B16
+	VEOR     V18.B16, V18.B16, V18.B16
+	VEOR     V19.B16, V19.B16, V19.B16
+	VEOR     V20.B16, V20.B16, V20.B16
+	VEOR     V21.B16, V21.B16, V21.B16
+	VEOR     V22.B16, V22.B16, V22.B16
+	VEOR     V23.B16, V23.B16, V23.B16
+	CBZ      N, done
+loop:
+	VLD1.P   64(XP), [V0.S4, V1.S4, V2.S4, V3.S4] // x[c:c+16]
+	VLD1.P   32(W0), [V4.H8, V5.H8]             // row 0, f16 w[c:c+16]
+	WORD     $0x0e217886                        // FCVTL V6.4S, V4.4H
+	WORD     $0x4e217887                        // FCVTL2 V7.4S, V4.8H
+	WORD     $0x0e2178a8                        // FCVTL V8.4S, V5.4H
+	WORD     $0x4e2178a9                        // FCVTL2 V9.4S, V5.8H
+	VFMLA    V0.S4, V6.S4, V16.S4
+	VFMLA    V1.S4, V7.S4, V17.S4
+	VFMLA    V2.S4, V8.S4, V16.S4
+	VFMLA    V3.S4, V9.S4, V17.S4
+	VLD1.P   32(W1), [V10.H8, V11.H8]           // row 1, f16 w[c:c+16]
+	WORD     $0x0e21794c                        // FCVTL V12.4S, V10.4H
+	WORD     $0x4e21794d                        // FCVTL2 V13.4S, V10.8H
+	WORD     $0x0e21796e                        // FCVTL V14.4S, V11.4H
+	WORD     $0x4e21796f                        // FCVTL2 V15.4S, V11.8H
+	VFMLA    V0.S4, V12.S4, V18.S4
+	VFMLA    V1.S4, V13.S4, V19.S4
+	VFMLA    V2.S4, V14.S4, V18.S4
+	VFMLA    V3.S4, V15.S4, V19.S4
+	VLD1.P   32(W2), [V4.H8, V5.H8]             // row 2, f16 w[c:c+16]
+	WORD     $0x0e217886                        // FCVTL V6.4S, V4.4H
+	WORD     $0x4e217887                        // FCVTL2 V7.4S, V4.8H
+	WORD     $0x0e2178a8                        // FCVTL V8.4S, V5.4H
+	WORD     $0x4e2178a9                        // FCVTL2 V9.4S, V5.8H
+	VFMLA    V0.S4, V6.S4, V20.S4
+	VFMLA    V1.S4, V7.S4, V21.S4
+	VFMLA    V2.S4, V8.S4, V20.S4
+	VFMLA    V3.S4, V9.S4, V21.S4
+	VLD1.P   32(W3), [V10.H8, V11.H8]           // row 3, f16 w[c:c+16]
+	WORD     $0x0e21794c                        // FCVTL V12.4S, V10.4H
+	WORD     $0x4e21794d                        // FCVTL2 V13.4S, V10.8H
+	WORD     $0x0e21796e                        // FCVTL V14.4S, V11.4H
+	WORD     $0x4e21796f                        // FCVTL2 V15.4S, V11.8H
+	VFMLA    V0.S4, V12.S4, V22.S4
+	VFMLA    V1.S4, V13.S4, V23.S4
+	VFMLA    V2.S4, V14.S4, V22.S4
+	VFMLA    V3.S4, V15.S4, V23.S4
+	SUBS     $16, N
+	BNE      loop
+done:
+	WORD     $0x4e31d610                        // FADD V16.4S, V16.4S, V17.4S
+	WORD     $0x4e33d652                        // FADD V18.4S, V18.4S, V19.4S
+	WORD     $0x4e35d694                        // FADD V20.4S, V20.4S, V21.4S
+	WORD     $0x4e37d6d6                        // FADD V22.4S, V22.4S, V23.4S
+	WORD     $0x6e32d618                        // FADDP V24.4S, V16.4S, V18.4S
+	WORD     $0x6e36d699                        // FADDP V25.4S, V20.4S, V22.4S
+	WORD     $0x6e39d718                        // FADDP V24.4S, V24.4S, V25.4S
+	VST1     [V24.S4], (OUT)                    // out[0:4]
+	RET      
+
+#undef OUT
+#undef W0
+#undef W1
+#undef W2
+#undef W3
+#undef XP
+#undef N
+#undef LDW
+
+#define DST R0
+#define SRC R1
+#define N R2
+
+// func widenF16NEON(dst *float32, src *F16, n int)
+TEXT ·widenF16NEON(SB), NOSPLIT, $0-24
+	MOVD     dst+0(FP), DST
+	MOVD     src+8(FP), SRC
+	MOVD     n+16(FP), N
+	CBZ      N, widendone
+widenloop:
+	VLD1.P   32(SRC), [V0.H8, V1.H8]            // src[i:i+16]
+	WORD     $0x0e217804                        // FCVTL V4.4S, V0.4H
+	WORD     $0x4e217805                        // FCVTL2 V5.4S, V0.8H
+	WORD     $0x0e217826                        // FCVTL V6.4S, V1.4H
+	WORD     $0x4e217827                        // FCVTL2 V7.4S, V1.8H
+	VST1.P   [V4.S4, V5.S4, V6.S4, V7.S4], 64(DST) // dst[i:i+16]
+	SUBS     $16, N
+	BNE      widenloop
+widendone:
+	RET      
+
+#undef DST
+#undef SRC
+#undef N
+
 #define ITERS R0
 
 // fmaPeakNEON: iters > 0 rounds of 16 independent FMLA on 4 fp32 lanes,

@@ -24,8 +24,8 @@ func MatVecF16(out []float32, w []F16, x []float32) {
 }
 
 // F16Native reports whether the active level multiplies f16 weights in
-// place at memory speed (x86-64 from AVX2: F16C's VCVTPH2PS). Where it
-// does not (arm64 and the Go reference for now), the engine widens F16
+// place at memory speed (x86-64 from AVX2: F16C's VCVTPH2PS; arm64:
+// FCVTL). Where it does not (the Go reference), the engine widens F16
 // matrices to f32 copies at load, which the f32 kernels stream.
 func F16Native() bool { return cur.matVecF16 != nil }
 

@@ -24,6 +24,7 @@ out = []
 # them.
 GPR = {
     "gemv4": "OUT W0 W1 W2 W3 XP N LDW",
+    "widenF16": "DST SRC N",
     "gemm4x4": "OUT LDO W0 W1 W2 W3 X0 X1 X2 X3 N LDW LDX",
     "gemmNN": "OUT LDO X0 X1 X2 X3 BP LDB K LDX",
     "fmaPeak": "ITERS",
@@ -111,8 +112,9 @@ def scvtf4s(d, n):  # SCVTF Vd.4S, Vn.4S
     word(_rrr(0x4E21D800, d, n, 0), "SCVTF V%d.4S, V%d.4S" % (d, n))
 
 
-def fcvtl4s(d, n):  # FCVTL Vd.4S, Vn.4H: f16 → f32, exact
-    word(_rrr(0x0E217800, d, n, 0), "FCVTL V%d.4S, V%d.4H" % (d, n))
+def fcvtl4s(d, n, upper=False):  # FCVTL{2} Vd.4S, Vn.{4H,8H}: f16 → f32, exact
+    word(_rrr(0x4E217800 if upper else 0x0E217800, d, n, 0),
+         "FCVTL%s V%d.4S, V%d.%s" % ("2" if upper else "", d, n, "8H" if upper else "4H"))
 
 
 # EMU is None while generating the FEAT_DotProd kernels; for the NEON-only
@@ -236,9 +238,9 @@ GEMV_DOC = """// Four-row matrix-vector kernels: out[i] = Σ_{c<n} w[i·ldw+c]·
 // V24–V26 reduction, V31 zero (bf16 widening)."""
 
 
-def gemv_prologue(name, esize):
+def gemv_prologue(name, esize, etype=None):
     e("// func %s(out *float32, w *%s, ldw int, x *float32, n int)" %
-      (name, "float32" if esize == 4 else "BF16"))
+      (name, etype or ("float32" if esize == 4 else "BF16")))
     e("TEXT ·%s(SB), NOSPLIT, $0-40" % name)
     ins("MOVD", "out+0(FP)", "R0")
     ins("MOVD", "w+8(FP)", "R1")
@@ -300,6 +302,51 @@ def gemv_bf16():
     ins("SUBS", "$16, R6")
     ins("BNE", "loop")
     gemv_epilogue()
+
+
+def gemv_f16():
+    """gemv4BF16NEON for f16 weights: FCVTL and FCVTL2 widen the low and
+    high four halves of each register exactly, in place of the zips."""
+    name = "gemv4F16NEON"
+    gemv_prologue(name, 2, "F16")
+    e("loop:")
+    ins("VLD1.P", "64(R5), [V0.S4, V1.S4, V2.S4, V3.S4]", c="x[c:c+16]")
+    for i in range(4):
+        b = 4 if i % 2 == 0 else 10
+        ins("VLD1.P", "32(R%d), [V%d.H8, V%d.H8]" % (1 + i, b, b + 1), c="row %d, f16 w[c:c+16]" % i)
+        fcvtl4s(b + 2, b)
+        fcvtl4s(b + 3, b, upper=True)
+        fcvtl4s(b + 4, b + 1)
+        fcvtl4s(b + 5, b + 1, upper=True)
+        for k in range(4):
+            ins("VFMLA", "V%d.S4, V%d.S4, V%d.S4" % (k, b + 2 + k, 16 + 2 * i + k % 2))
+    ins("SUBS", "$16, R6")
+    ins("BNE", "loop")
+    gemv_epilogue()
+
+
+def widen_f16():
+    """dst[i] = src[i] widened exactly for i < n, n a multiple of 16 (0
+    allowed): 32 bytes of halves in, 64 of floats out a step."""
+    name = "widenF16NEON"
+    e("// func %s(dst *float32, src *F16, n int)" % name)
+    e("TEXT ·%s(SB), NOSPLIT, $0-24" % name)
+    ins("MOVD", "dst+0(FP)", "R0")
+    ins("MOVD", "src+8(FP)", "R1")
+    ins("MOVD", "n+16(FP)", "R2")
+    ins("CBZ", "R2, widendone")
+    e("widenloop:")
+    ins("VLD1.P", "32(R1), [V0.H8, V1.H8]", c="src[i:i+16]")
+    fcvtl4s(4, 0)
+    fcvtl4s(5, 0, upper=True)
+    fcvtl4s(6, 1)
+    fcvtl4s(7, 1, upper=True)
+    ins("VST1.P", "[V4.S4, V5.S4, V6.S4, V7.S4], 64(R0)", c="dst[i:i+16]")
+    ins("SUBS", "$16, R2")
+    ins("BNE", "widenloop")
+    e("widendone:")
+    ins("RET")
+    e()
 
 
 # ---------------------------------------------------------------- GEMM
@@ -1412,6 +1459,8 @@ def main():
         e()
         gemv_f32()
         gemv_bf16()
+        gemv_f16()
+        widen_f16()
         peak()
         vec()
         e(GEMM_DOC)

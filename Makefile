@@ -63,11 +63,12 @@ generate:
 # code as on x86-64); the others run at the emulated CPU's auto level
 # (neoni8mm under max: its int8 decode is neondot's, its quantised
 # prefill BFMMLA's, which the integer top-10 shift test checks, and its
-# MoE experts' int8 prefill SMMLA's, which must equal decode's).
+# MoE experts' int8 prefill SMMLA's, which must equal decode's;
+# TestLoadMatchesReference: bf16, f16 and f32 files, f16 kept in place).
 .PHONY: test-arm64
 ARM64_TEST   = GOARCH=arm64 CGO_ENABLED=0 $(GO) test -count=1 -timeout 20m -exec qemu-aarch64-static
 ARM64_LEVELS = ^(TestPrefillMatchesReference|TestQwen3PrefillMatchesReference|TestQwen35MatchesReference|TestMoEMatchesReference)$$
-ARM64_ONCE   = ^(TestDecodeMatchesPrefill|TestLlamaMatchesReference|TestGenerateGreedyMatchesReference|TestExpertsQ8MatchesDecode)$$
+ARM64_ONCE   = ^(TestDecodeMatchesPrefill|TestLlamaMatchesReference|TestGenerateGreedyMatchesReference|TestExpertsQ8MatchesDecode|TestLoadMatchesReference)$$
 test-arm64:
 	@command -v qemu-aarch64-static >/dev/null || { \
 		SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \

@@ -10,14 +10,18 @@ func TestNoAllocation(t *testing.T) {
 		out := make([]float32, 7*13)
 		w := make([]BF16, 13*64)
 		wf := make([]float32, 13*64)
+		wh := make([]F16, 13*64)
 		x := make([]float32, 7*64)
 		big, xb := make([]float32, 24*13), make([]float32, 24*64)
 		ws := NewWorkspace()
 		MatMulBF16Into(ws, out, 13, w, x, 7, 64)
 		MatMulBF16Into(ws, big, 13, w, xb, 24, 64)
+		MatMulF16(ws, out, 13, wh, x, 7, 64)
 		for name, f := range map[string]func(){
 			"MatVecBF16":     func() { MatVecBF16(out[:13], w, x[:64]) },
 			"MatVecF32":      func() { MatVecF32(out[:13], wf, x[:64]) },
+			"MatVecF16":      func() { MatVecF16(out[:13], wh, x[:64]) },
+			"MatMulF16":      func() { MatMulF16(ws, out, 13, wh, x, 7, 64) },
 			"MatMulF32":      func() { MatMulF32(out, 13, wf, x, 7, 64) },
 			"MatMulBF16Into": func() { MatMulBF16Into(ws, out, 13, w, x, 7, 64) },
 			// 24 tokens: the AVX-512 broadcast path (packed panels)

@@ -19,26 +19,33 @@ func gemv4F16NEON(out *float32, w *F16, ldw int, x *float32, n int)
 func widenF16NEON(dst *float32, src *F16, n int)
 
 // matVecF32NEON is MatVecF32 four rows at a time (matVec4NEON).
-func matVecF32NEON(out []float32, w []float32, x []float32) {
-	matVec4NEON(out, w, x, gemv4F32NEON, dotGeneric)
-}
+func matVecF32NEON(out []float32, w []float32, x []float32) { matVec4NEON(out, w, x, dotGeneric) }
 
 // matVecBF16NEON is matVecF32NEON for bf16 weights, widened in registers.
-func matVecBF16NEON(out []float32, w []BF16, x []float32) {
-	matVec4NEON(out, w, x, gemv4BF16NEON, dotBF16Generic)
-}
+func matVecBF16NEON(out []float32, w []BF16, x []float32) { matVec4NEON(out, w, x, dotBF16Generic) }
 
 // matVecF16NEON is matVecF32NEON for f16 weights, widened by FCVTL.
-func matVecF16NEON(out []float32, w []F16, x []float32) {
-	matVec4NEON(out, w, x, gemv4F16NEON, dotF16Generic)
+func matVecF16NEON(out []float32, w []F16, x []float32) { matVec4NEON(out, w, x, dotF16Generic) }
+
+// gemv4NEON calls the four-row kernel of E's weights. Direct calls, not a
+// func value: the kernels are //go:noescape, so matVec4NEON's scratch
+// stays on its stack.
+func gemv4NEON[E float32 | BF16 | F16](out *float32, w *E, ldw int, x *float32, n int) {
+	switch w := any(w).(type) {
+	case *float32:
+		gemv4F32NEON(out, w, ldw, x, n)
+	case *BF16:
+		gemv4BF16NEON(out, w, ldw, x, n)
+	case *F16:
+		gemv4F16NEON(out, w, ldw, x, n)
+	}
 }
 
-// matVec4NEON runs a four-row kernel over the first cols&^15 columns and
-// dot over the rest. The last rows (fewer than four) run the same kernel
-// with ldw = 0 into a scratch, so every row is summed by the same
+// matVec4NEON runs the four-row kernel over the first cols&^15 columns
+// and dot over the rest. The last rows (fewer than four) run the same
+// kernel with ldw = 0 into a scratch, so every row is summed by the same
 // instructions whichever rows a worker is given.
-func matVec4NEON[E any](out []float32, w []E, x []float32,
-	kernel func(out *float32, w *E, ldw int, x *float32, n int), dot func(w []E, x []float32) float32) {
+func matVec4NEON[E float32 | BF16 | F16](out []float32, w []E, x []float32, dot func(w []E, x []float32) float32) {
 	cols := len(x)
 	n := cols &^ 15
 	var xp *float32
@@ -54,7 +61,7 @@ func matVec4NEON[E any](out []float32, w []E, x []float32,
 		if cols == 0 {
 			clear(o)
 		} else {
-			kernel(&o[0], &w[r*cols], ldw, xp, n)
+			gemv4NEON(&o[0], &w[r*cols], ldw, xp, n)
 		}
 		for i := range k {
 			row := w[(r+i)*cols : (r+i+1)*cols]

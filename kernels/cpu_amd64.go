@@ -90,7 +90,7 @@ var (
 		matVecQ:    matVecQAVX2,
 		dequantRow: dequantRowAVX2,
 		quantizeX:  quantizeXAVX2L,
-		matVecQ8:   matVecQ8AVX2L,
+		matVecQ8:   matVecQ8AVX2,
 		matMulQ:    matMulQAVX2,
 		q8Tiles:    tilesX86,
 		q8Name:     q8NameAVX2,

@@ -35,13 +35,11 @@ func dotRows2Q5KVNNI(out *float32, rows int, w *byte, stride int, xq *int8, dc, 
 func dotRows4Q6KVNNI(out *float32, rows int, w *byte, stride int, xq *int8, dc *float32, n32 *int32, nb int)
 
 // The integer decode of each level: VPDPBUSD where the CPU and OS have
-// AVX512-VNNI (and BW), else VPMADDUBSW; none without F16C (the engine
-// then widens to fp32).
+// AVX512-VNNI (and BW), else VPMADDUBSW.
 var (
 	quantizeXAVX512 = pick(hasVNNI, quantizeXVNNI, quantizeXAVX2L)
 	quantizeXAVX2L  = pick(hasAVX2, quantizeXAVX2, quantizeXGeneric)
-	matVecQ8AVX512  = pick(hasVNNI, matVecQ8VNNI, pick(hasF16C, matVecQ8AVX2, nil))
-	matVecQ8AVX2L   = pick(hasF16C, matVecQ8AVX2, nil)
+	matVecQ8AVX512  = pick(hasVNNI, matVecQ8VNNI, matVecQ8AVX2)
 )
 
 func pick[F any](c bool, a, b F) F {
@@ -200,7 +198,7 @@ var (
 )
 
 // matVecQ8AVX2 is matVecQ8VNNI with VPMADDUBSW + VPMADDWD (or VEX
-// VPDPBUSD), for CPUs with AVX2 (and F16C) but no AVX512-VNNI.
+// VPDPBUSD), for CPUs with AVX2 but no AVX512-VNNI.
 func matVecQ8AVX2(q Quant, out []float32, w []byte, a *QuantizedX) {
 	dotsAVX2.matVec(q, out, w, a)
 }

@@ -44,6 +44,16 @@ var (
 	hasAVXVNNI = hasAVX2 && cpu.Supports(cpuid.AVXVNNI)
 )
 
+// halves512 marks AMD's Zen 4 (family 19h with AVX-512; Zen 3, the same
+// family, has none), whose cores execute a 512-bit instruction as two
+// 256-bit halves. There the 16-lane, four-stream bf16 decode kernel read
+// the weights slower than the 8-lane, three-stream one: Qwen2.5-1.5B
+// bf16 decode, 4 interleaved rounds, 6.8-7.1 against 7.5-7.9 passes/s on
+// one thread and 10.0-12.5 against 10.9-14.4 on two
+// (docs/performance.md, "Zen 4 VM"), so the AVX-512 levels decode bf16
+// with the AVX2 kernel on it.
+var halves512 = hasAVX512 && cpu.VendorID == cpuid.AMD && cpu.Family == 0x19
+
 // bf16ProductsPay says whether VDPBF16PS makes prefill faster than fp32
 // FMAs on this CPU. It does twice an FMA's multiply-adds, which pays
 // where it issues as often as FMAs do: AMD's cores (Zen 4, Zen 5: 1.4-1.5

@@ -99,12 +99,18 @@ func (v isa) gemv4BF16Pair(out *float32, os int, w *BF16, ldw int, x *float32, n
 	}
 }
 
-func matVecBF16AVX2(out []float32, w []BF16, x []float32)   { matVecBF16By(isaAVX2, out, w, x) }
-func matVecBF16AVX512(out []float32, w []BF16, x []float32) { matVecBF16By(isaAVX512, out, w, x) }
+func matVecBF16AVX2(out []float32, w []BF16, x []float32) { matVecBF16By(isaAVX2, out, w, x) }
+func matVecBF16AVX512(out []float32, w []BF16, x []float32) {
+	matVecBF16By(bf16DecodeISA, out, w, x)
+}
 func matVecF32AVX2(out []float32, w []float32, x []float32) { matVecF32By(isaAVX2, out, w, x) }
 func matVecF32AVX512(out []float32, w []float32, x []float32) {
 	matVecF32By(isaAVX512, out, w, x)
 }
+
+// bf16DecodeISA is the bf16 decode kernel of the AVX-512 levels: the
+// 16-lane one, or the 8-lane one on Zen 4 (halves512).
+var bf16DecodeISA = pick(halves512, isaAVX2, isaAVX512)
 
 // splitCols is the longest row matVecBF16By reads one row at a time: the
 // even and odd halves of x (up to 64 KiB) live on the stack beside the

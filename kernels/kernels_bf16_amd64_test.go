@@ -51,3 +51,32 @@ func TestRoundBF16DP(t *testing.T) {
 		}
 	}
 }
+
+// TestMatVecBF16Widths runs both bf16 decode kernels, the 8-lane and the
+// 16-lane one, against the float64 oracle whichever of them the AVX-512
+// levels pick on this CPU (bf16DecodeISA): each stays tested on Zen 4,
+// where the levels use the 8-lane one, and elsewhere.
+func TestMatVecBF16Widths(t *testing.T) {
+	widths := []isa{isaAVX2}
+	if hasAVX512 {
+		widths = append(widths, isaAVX512)
+	}
+	if !hasAVX2 {
+		t.Skip("CPU lacks AVX2")
+	}
+	r := rand.New(rand.NewPCG(41, 42))
+	for _, v := range widths {
+		for _, cols := range []int{32, 64, 1536, 8960, 16416} {
+			for _, rows := range gemvRows {
+				for _, off := range offsets {
+					w := randBF16(r, rows*cols, off)
+					x := randF32(r, cols, 3-off)
+					out, check := guarded(t, rows, off)
+					matVecBF16By(v, out, w, x)
+					check()
+					checkMatVec(t, out, f64BF16(w), f64(x), off)
+				}
+			}
+		}
+	}
+}

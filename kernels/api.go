@@ -94,6 +94,8 @@ type kernelSet struct {
 	// of the block); nil: qPanel rows widened, then matMulF32.
 	matMulQ func(ws *Workspace, q Quant, out []float32, ldOut int, w []byte, x []float32, n, cols int)
 	q8Name  string // the integer kernels' instructions, for QuantArithmetic
+	// q8NameQ8_0 names Q8_0's integer decode where it differs from q8Name.
+	q8NameQ8_0 string
 	// q8Tiles multiply several tokens of Q4_K or Q6_K weights in integers
 	// (MatMulQ8Rows); nil: prefill widens them (MatMulQ).
 	q8Tiles *q8Tiles

@@ -134,13 +134,21 @@ func (c Choice) QuantArithmetic(q Quant) string {
 	case !c.IntegerQuant(q):
 		return "fp32 (weights widened, activations exact)"
 	case c.Q8Tiles(q):
-		s := c.kernelSet()
-		if s.q8Tiles.name == s.q8Name {
-			return "int8 activations per 32 in decode and prefill (" + s.q8Name + ")"
+		s, name := c.kernelSet(), c.kernelSet().q8NameOf(q)
+		if s.q8Tiles.name == name {
+			return "int8 activations per 32 in decode and prefill (" + name + ")"
 		}
-		return "int8 activations per 32 in decode (" + s.q8Name + ") and prefill (" + s.q8Tiles.name + ")"
+		return "int8 activations per 32 in decode (" + name + ") and prefill (" + s.q8Tiles.name + ")"
 	}
-	return "int8 activations per 32 in decode (" + c.kernelSet().q8Name + ")"
+	return "int8 activations per 32 in decode (" + c.kernelSet().q8NameOf(q) + ")"
+}
+
+// q8NameOf names the integer decode kernels of format q in s.
+func (s *kernelSet) q8NameOf(q Quant) string {
+	if q == Q8_0 && s.q8NameQ8_0 != "" {
+		return s.q8NameQ8_0
+	}
+	return s.q8Name
 }
 
 // kernelSet is the set c runs (setFor at c's arithmetic).

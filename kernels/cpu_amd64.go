@@ -51,7 +51,7 @@ var (
 // bf16 decode, 4 interleaved rounds, 6.8-7.1 against 7.5-7.9 passes/s on
 // one thread and 10.0-12.5 against 10.9-14.4 on two
 // (docs/performance.md, "Zen 4 VM"), so the AVX-512 levels decode bf16
-// with the AVX2 kernel on it.
+// with the AVX2 kernel on it, and Q8_0 too (matVecQ8Halves).
 var halves512 = hasAVX512 && cpu.VendorID == cpuid.AMD && cpu.Family == 0x19
 
 // bf16ProductsPay says whether VDPBF16PS makes prefill faster than fp32
@@ -127,6 +127,7 @@ var (
 		matMulQ:    matMulQAVX512,
 		q8Tiles:    tilesX86,
 		q8Name:     pick(hasVNNI, "AVX512-VNNI VPDPBUSD", q8NameAVX2),
+		q8NameQ8_0: pick(hasVNNI && halves512, q8NameAVX2, ""),
 	}
 	// avx512bf16Set differs from avx512Set in prefill only: decode streams
 	// weights at memory speed either way, and widening keeps x exact there.
@@ -153,5 +154,6 @@ var (
 		matVecQ8:    matVecQ8AVX512,
 		matMulQ:     matMulQAVX512,
 		q8Name:      pick(hasVNNI, "AVX512-VNNI VPDPBUSD", q8NameAVX2),
+		q8NameQ8_0:  pick(hasVNNI && halves512, q8NameAVX2, ""),
 	}
 )

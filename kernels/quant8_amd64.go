@@ -39,7 +39,7 @@ func dotRows4Q6KVNNI(out *float32, rows int, w *byte, stride int, xq *int8, dc *
 var (
 	quantizeXAVX512 = pick(hasVNNI, quantizeXVNNI, quantizeXAVX2L)
 	quantizeXAVX2L  = pick(hasAVX2, quantizeXAVX2, quantizeXGeneric)
-	matVecQ8AVX512  = pick(hasVNNI, matVecQ8VNNI, matVecQ8AVX2)
+	matVecQ8AVX512  = pick(hasVNNI, pick(halves512, matVecQ8Halves, matVecQ8VNNI), matVecQ8AVX2)
 )
 
 func pick[F any](c bool, a, b F) F {
@@ -55,6 +55,20 @@ func quantizeXVNNI(a *QuantizedX, x []float32) {
 
 func quantizeXAVX2(a *QuantizedX, x []float32) {
 	quantXAVX2(&x[0], &a.q[0], &a.dc[0], &a.de[0], &a.n128[0], &a.n32[0], &a.s[0], len(x)/32)
+}
+
+// matVecQ8Halves is the AVX-512 levels' integer decode on Zen 4
+// (halves512): Q8_0 on the AVX2 kernels (VPMADDUBSW), whose four Y
+// streams read Qwen2.5-1.5B's Q8_0 weights faster there than the Z
+// streams of VPDPBUSD (one thread, 3 interleaved rounds: 14.98-15.38
+// against 13.44-14.24 passes/s; two threads 1.01-1.08 ×); the K-quants
+// on AVX512-VNNI, the faster of the two for them (1.02-1.05 ×).
+func matVecQ8Halves(q Quant, out []float32, w []byte, a *QuantizedX) {
+	if q == Q8_0 {
+		dotsAVX2.matVec(q, out, w, a)
+		return
+	}
+	matVecQ8VNNI(q, out, w, a)
 }
 
 func matVecQ8VNNI(q Quant, out []float32, w []byte, a *QuantizedX) {

@@ -125,6 +125,30 @@ func TestMatVecQ8AVX2Twins(t *testing.T) {
 	}
 }
 
+// TestMatVecQ8VNNIOracle: the AVX512-VNNI kernels of every format
+// against the float64 oracle, whichever kernel the AVX-512 levels pick
+// for a format on this CPU (on Zen 4 they decode Q8_0 with VPMADDUBSW:
+// matVecQ8Halves), so none goes unchecked.
+func TestMatVecQ8VNNIOracle(t *testing.T) {
+	if !hasVNNI {
+		t.Skip("CPU lacks AVX512-VNNI")
+	}
+	r := rand.New(rand.NewPCG(33, 34))
+	var a QuantizedX
+	for _, q := range []Quant{Q8_0, Q4K, Q5K, Q6K} {
+		for _, cols := range quantCols[q] {
+			for _, rows := range []int{1, 3, 5, 9, 14} {
+				w := randBlocks(r, q, rows, cols)
+				x := actRow(r, cols, 0)
+				a.Quantize(x)
+				out := make([]float32, rows)
+				matVecQ8VNNI(q, out, w, &a)
+				checkQ8(t, fmt.Sprintf("%v %dx%d AVX512-VNNI", q, rows, cols), out, q, w, x)
+			}
+		}
+	}
+}
+
 // BenchmarkMatVecQ8AVX2Twins: the two AVX2 integer paths on one weight
 // matrix of 256 × 1536 read again and again from L2 (the kernels' compute
 // ceiling, one thread), in weight GB/s per second of this thread's CPU

@@ -127,7 +127,7 @@ var (
 		matMulQ:    matMulQAVX512,
 		q8Tiles:    tilesX86,
 		q8Name:     pick(hasVNNI, "AVX512-VNNI VPDPBUSD", q8NameAVX2),
-		q8NameQ8_0: pick(hasVNNI && halves512, q8NameAVX2, ""),
+		q8NameQ8_0: q8NameQ8_0AVX512,
 	}
 	// avx512bf16Set differs from avx512Set in prefill only: decode streams
 	// weights at memory speed either way, and widening keeps x exact there.
@@ -154,6 +154,6 @@ var (
 		matVecQ8:    matVecQ8AVX512,
 		matMulQ:     matMulQAVX512,
 		q8Name:      pick(hasVNNI, "AVX512-VNNI VPDPBUSD", q8NameAVX2),
-		q8NameQ8_0:  pick(hasVNNI && halves512, q8NameAVX2, ""),
+		q8NameQ8_0:  q8NameQ8_0AVX512,
 	}
 )

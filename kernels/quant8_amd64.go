@@ -40,6 +40,9 @@ var (
 	quantizeXAVX512 = pick(hasVNNI, quantizeXVNNI, quantizeXAVX2L)
 	quantizeXAVX2L  = pick(hasAVX2, quantizeXAVX2, quantizeXGeneric)
 	matVecQ8AVX512  = pick(hasVNNI, pick(halves512, matVecQ8Halves, matVecQ8VNNI), matVecQ8AVX2)
+	// q8NameQ8_0AVX512 names Q8_0's decode at the AVX-512 levels where it
+	// is not the levels' own (matVecQ8Halves); empty elsewhere.
+	q8NameQ8_0AVX512 = pick(hasVNNI && halves512, q8NameAVX2, "")
 )
 
 func pick[F any](c bool, a, b F) F {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -86,11 +87,13 @@ func TestMatVecQ8StreamsMatchOneStream(t *testing.T) {
 	}
 }
 
-// TestMatVecQ8AVX2Twins: both AVX2 integer paths, VPMADDUBSW + VPMADDWD
-// and AVX-VNNI's VEX VPDPBUSD, against the float64 oracle (checkQ8),
-// whichever of them the avx2 level picks on this CPU; and the two give
-// the same bits, as their int32 sums are exact.
-func TestMatVecQ8AVX2Twins(t *testing.T) {
+// TestMatVecQ8X86Kernels: every x86 integer decode path against the
+// float64 oracle (checkQ8), whichever of them a level picks on this CPU
+// (on Zen 4 the AVX-512 levels decode Q8_0 with VPMADDUBSW:
+// matVecQ8Halves), so none goes unchecked: AVX2's VPMADDUBSW + VPMADDWD,
+// AVX-VNNI's VEX VPDPBUSD, which gives VPMADDUBSW's bits (their int32
+// sums are exact), and AVX512-VNNI's VPDPBUSD on Z registers.
+func TestMatVecQ8X86Kernels(t *testing.T) {
 	if !hasAVX2 {
 		t.Skip("CPU lacks AVX2")
 	}
@@ -106,6 +109,11 @@ func TestMatVecQ8AVX2Twins(t *testing.T) {
 				madd := make([]float32, rows)
 				dotsVPMADDUBSW.matVec(q, madd, w, &a)
 				checkQ8(t, what+" VPMADDUBSW", madd, q, w, x)
+				if hasVNNI {
+					z := make([]float32, rows)
+					matVecQ8VNNI(q, z, w, &a)
+					checkQ8(t, what+" AVX512-VNNI", z, q, w, x)
+				}
 				if !hasAVXVNNI {
 					continue
 				}
@@ -120,30 +128,57 @@ func TestMatVecQ8AVX2Twins(t *testing.T) {
 			}
 		}
 	}
-	if !hasAVXVNNI {
-		t.Log("CPU lacks AVX-VNNI: only the VPMADDUBSW path was checked")
+	if !hasAVXVNNI || !hasVNNI {
+		t.Logf("checked VPMADDUBSW; AVX-VNNI %v, AVX512-VNNI %v", hasAVXVNNI, hasVNNI)
 	}
 }
 
-// TestMatVecQ8VNNIOracle: the AVX512-VNNI kernels of every format
-// against the float64 oracle, whichever kernel the AVX-512 levels pick
-// for a format on this CPU (on Zen 4 they decode Q8_0 with VPMADDUBSW:
-// matVecQ8Halves), so none goes unchecked.
-func TestMatVecQ8VNNIOracle(t *testing.T) {
-	if !hasVNNI {
-		t.Skip("CPU lacks AVX512-VNNI")
+// TestQuantArithmeticNamesWhatRuns: at every x86 level with integer
+// decode, QuantArithmetic(q) names the kernel MatVecQ8 runs for q: the
+// candidate whose bits it gives (AVX2's, or AVX512-VNNI's where the CPU
+// has it; several may match where their sums agree), so a per-format
+// pick (matVecQ8Halves) without its label fails here.
+func TestQuantArithmeticNamesWhatRuns(t *testing.T) {
+	defer Use(Current())
+	kernels := []struct {
+		name string
+		ok   bool
+		run  func(Quant, []float32, []byte, *QuantizedX)
+	}{
+		{q8NameAVX2, hasAVX2, dotsAVX2.matVec},
+		{"AVX512-VNNI VPDPBUSD", hasVNNI, matVecQ8VNNI},
 	}
-	r := rand.New(rand.NewPCG(33, 34))
+	r := rand.New(rand.NewPCG(35, 36))
 	var a QuantizedX
-	for _, q := range []Quant{Q8_0, Q4K, Q5K, Q6K} {
-		for _, cols := range quantCols[q] {
-			for _, rows := range []int{1, 3, 5, 9, 14} {
-				w := randBlocks(r, q, rows, cols)
-				x := actRow(r, cols, 0)
-				a.Quantize(x)
-				out := make([]float32, rows)
-				matVecQ8VNNI(q, out, w, &a)
-				checkQ8(t, fmt.Sprintf("%v %dx%d AVX512-VNNI", q, rows, cols), out, q, w, x)
+	for _, l := range []Level{AVX2, AVX512, AVX512BF16} {
+		c, _ := ChoiceOf(l.String())
+		if !Supported(l) || Use(c) != nil {
+			continue
+		}
+		for _, q := range []Quant{Q8_0, Q4K, Q5K, Q6K} {
+			if !IntegerQuant(q) {
+				continue
+			}
+			const rows, cols = 9, 512
+			w := randBlocks(r, q, rows, cols)
+			a.Quantize(actRow(r, cols, 0))
+			got := make([]float32, rows)
+			MatVecQ8(q, got, w, &a)
+			label, named := QuantArithmetic(q), false
+			for _, k := range kernels {
+				if !k.ok || !strings.Contains(label, "("+k.name+")") {
+					continue
+				}
+				want := make([]float32, rows)
+				k.run(q, want, w, &a)
+				same := true
+				for i := range got {
+					same = same && math.Float32bits(got[i]) == math.Float32bits(want[i])
+				}
+				named = named || same
+			}
+			if !named {
+				t.Errorf("%v, %v: %q names no kernel that gives MatVecQ8's bits", l, q, label)
 			}
 		}
 	}

@@ -20,6 +20,27 @@ import "unsafe"
 //go:noescape
 func gemm16x6AVX2(out *float32, ldo int, b *float32, x *float32, ldx int, k int, accum int)
 
+// gemm16x5AVX2 and gemm16x4AVX2 are gemm16x6AVX2 for t < 5 and t < 4:
+// the tokens left after the 6-token tiles, the same sums bit for bit.
+//
+//go:noescape
+func gemm16x5AVX2(out *float32, ldo int, b *float32, x *float32, ldx int, k int, accum int)
+
+//go:noescape
+func gemm16x4AVX2(out *float32, ldo int, b *float32, x *float32, ldx int, k int, accum int)
+
+// tile16 runs the 16 × nt tile on a packed panel, 4 ≤ nt ≤ 6.
+func tile16(nt int, out *float32, ldo int, b *float32, x *float32, ldx int, k int, accum int) {
+	switch nt {
+	case 6:
+		gemm16x6AVX2(out, ldo, b, x, ldx, k, accum)
+	case 5:
+		gemm16x5AVX2(out, ldo, b, x, ldx, k, accum)
+	default:
+		gemm16x4AVX2(out, ldo, b, x, ldx, k, accum)
+	}
+}
+
 // nBcast2 is the fewest tokens for which the AVX2 prefill of bf16 weights
 // packs W and runs the broadcast tiles; nBcast2F32 the same for f32
 // weights, which the dot tiles read in place without widening. The
@@ -216,22 +237,25 @@ var outInL2 = l2Bytes() / 4
 
 // tiles16 runs the 16 × 6 tiles over n ≥ 6 tokens against the packed
 // panel pk (k × 16): out[t·ldOut+j] (+)= Σ_c x[t·ldx+c]·pk[c·16+j] for
-// j < jn. Tokens past the last whole tile, and every tile of a partial
-// panel, go through a scratch tile whose rows overlap the tile before;
-// put adds the rows needed, bit-identically.
+// j < jn, then one tile of the 4 or 5 tokens left. Fewer than 4 left, and
+// every tile of a partial panel, go through a scratch tile whose rows
+// overlap the tile before; put adds the rows needed, bit-identically.
+// With the 6-token tile alone a 17-token prompt ran 18 token rows, a
+// 16-token one 18 and a 19-token one 24 (22 with the 4-token tile).
 func tiles16(out []float32, ldOut int, pk, x []float32, ldx, n, jn, k, acc int, next rowsAhead) {
 	var tile [tok2 * col2]float32
 	ahead := next.spread((n + tok2 - 1) / tok2)
 	for i, t := 1, 0; t < n; i++ {
 		ahead.upTo(i)
-		if jn == col2 && t+tok2 <= n {
-			gemm16x6AVX2(&out[t*ldOut], ldOut, &pk[0], &x[t*ldx], ldx, k, acc)
-			t += tok2
+		nt := min(tok2, max(4, n-t))
+		if jn == col2 && t+nt <= n {
+			tile16(nt, &out[t*ldOut], ldOut, &pk[0], &x[t*ldx], ldx, k, acc)
+			t += nt
 			continue
 		}
-		t0 := max(0, min(t, n-tok2))
-		gemm16x6AVX2(&tile[0], col2, &pk[0], &x[t0*ldx], ldx, k, 0)
-		for ; t < min(t0+tok2, n); t++ {
+		t0 := max(0, min(t, n-nt))
+		tile16(nt, &tile[0], col2, &pk[0], &x[t0*ldx], ldx, k, 0)
+		for ; t < min(t0+nt, n); t++ {
 			put(out[t*ldOut:t*ldOut+jn], tile[(t-t0)*col2:(t-t0)*col2+jn], acc)
 		}
 	}

@@ -335,3 +335,451 @@ g16accum:
 	VMOVUPS      Y11, 32(DX)
 	VZEROUPPER
 	RET
+
+// func gemm16x5AVX2(out *float32, ldo int, b *float32, x *float32, ldx int, k
+// int, accum int)
+//
+// gemm16x6AVX2 for t < 5: the tokens left after the 6-token tiles of a
+// panel, one tile for all of them. Sums Y0..Y9, the same as the 6-token
+// tile's, bit for bit.
+TEXT ·gemm16x5AVX2(SB), NOSPLIT, $0-56
+	MOVQ         b+16(FP), SI
+	MOVQ         x+24(FP), DI                   // x row 0
+	MOVQ         ldx+32(FP), R11
+	SHLQ         $2, R11                        // row stride of x in bytes
+	LEAQ         (DI)(R11*2), R8
+	ADDQ         R11, R8                        // x row 3
+	MOVQ         k+40(FP), CX
+	SHRQ         $3, CX                         // turns of 8 columns
+	MOVQ         out+0(FP), DX
+	MOVQ         ldo+8(FP), R12
+	SHLQ         $2, R12                        // row stride of out in bytes
+	PREFETCHT0   (DX)                           // out[0][0:16], two lines when unaligned
+	PREFETCHT0   60(DX)
+	ADDQ         R12, DX
+	PREFETCHT0   (DX)                           // out[1][0:16], two lines when unaligned
+	PREFETCHT0   60(DX)
+	ADDQ         R12, DX
+	PREFETCHT0   (DX)                           // out[2][0:16], two lines when unaligned
+	PREFETCHT0   60(DX)
+	ADDQ         R12, DX
+	PREFETCHT0   (DX)                           // out[3][0:16], two lines when unaligned
+	PREFETCHT0   60(DX)
+	ADDQ         R12, DX
+	PREFETCHT0   (DX)                           // out[4][0:16], two lines when unaligned
+	PREFETCHT0   60(DX)
+	VXORPS       Y0, Y0, Y0                     // s = 0
+	VXORPS       Y1, Y1, Y1
+	VXORPS       Y2, Y2, Y2
+	VXORPS       Y3, Y3, Y3
+	VXORPS       Y4, Y4, Y4
+	VXORPS       Y5, Y5, Y5
+	VXORPS       Y6, Y6, Y6
+	VXORPS       Y7, Y7, Y7
+	VXORPS       Y8, Y8, Y8
+	VXORPS       Y9, Y9, Y9
+	TESTQ        CX, CX
+	JE           g16t5store
+
+g16t5loop:
+	PREFETCHT0   256(DI)                        // x[0][c+64:]
+	PREFETCHT0   256(DI)(R11*1)                 // x[1][c+64:]
+	PREFETCHT0   256(DI)(R11*2)                 // x[2][c+64:]
+	PREFETCHT0   256(R8)                        // x[3][c+64:]
+	PREFETCHT0   256(R8)(R11*1)                 // x[4][c+64:]
+	VMOVUPS      (SI), Y12                      // b[c+0][0:8]
+	VMOVUPS      32(SI), Y13                    // b[c+0][8:16]
+	VBROADCASTSS (DI), Y14                      // x[0][c+0]
+	VFMADD231PS  Y12, Y14, Y0                   // s(0, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS (DI)(R11*1), Y15               // x[1][c+0]
+	VFMADD231PS  Y12, Y15, Y2                   // s(1, 0:8) += b·x
+	VFMADD231PS  Y13, Y15, Y3
+	VBROADCASTSS (DI)(R11*2), Y14               // x[2][c+0]
+	VFMADD231PS  Y12, Y14, Y4                   // s(2, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS (R8), Y15                      // x[3][c+0]
+	VFMADD231PS  Y12, Y15, Y6                   // s(3, 0:8) += b·x
+	VFMADD231PS  Y13, Y15, Y7
+	VBROADCASTSS (R8)(R11*1), Y14               // x[4][c+0]
+	VFMADD231PS  Y12, Y14, Y8                   // s(4, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y9
+	VMOVUPS      64(SI), Y12                    // b[c+1][0:8]
+	VMOVUPS      96(SI), Y13                    // b[c+1][8:16]
+	VBROADCASTSS 4(DI), Y14                     // x[0][c+1]
+	VFMADD231PS  Y12, Y14, Y0                   // s(0, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 4(DI)(R11*1), Y15              // x[1][c+1]
+	VFMADD231PS  Y12, Y15, Y2                   // s(1, 0:8) += b·x
+	VFMADD231PS  Y13, Y15, Y3
+	VBROADCASTSS 4(DI)(R11*2), Y14              // x[2][c+1]
+	VFMADD231PS  Y12, Y14, Y4                   // s(2, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 4(R8), Y15                     // x[3][c+1]
+	VFMADD231PS  Y12, Y15, Y6                   // s(3, 0:8) += b·x
+	VFMADD231PS  Y13, Y15, Y7
+	VBROADCASTSS 4(R8)(R11*1), Y14              // x[4][c+1]
+	VFMADD231PS  Y12, Y14, Y8                   // s(4, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y9
+	VMOVUPS      128(SI), Y12                   // b[c+2][0:8]
+	VMOVUPS      160(SI), Y13                   // b[c+2][8:16]
+	VBROADCASTSS 8(DI), Y14                     // x[0][c+2]
+	VFMADD231PS  Y12, Y14, Y0                   // s(0, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 8(DI)(R11*1), Y15              // x[1][c+2]
+	VFMADD231PS  Y12, Y15, Y2                   // s(1, 0:8) += b·x
+	VFMADD231PS  Y13, Y15, Y3
+	VBROADCASTSS 8(DI)(R11*2), Y14              // x[2][c+2]
+	VFMADD231PS  Y12, Y14, Y4                   // s(2, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 8(R8), Y15                     // x[3][c+2]
+	VFMADD231PS  Y12, Y15, Y6                   // s(3, 0:8) += b·x
+	VFMADD231PS  Y13, Y15, Y7
+	VBROADCASTSS 8(R8)(R11*1), Y14              // x[4][c+2]
+	VFMADD231PS  Y12, Y14, Y8                   // s(4, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y9
+	VMOVUPS      192(SI), Y12                   // b[c+3][0:8]
+	VMOVUPS      224(SI), Y13                   // b[c+3][8:16]
+	VBROADCASTSS 12(DI), Y14                    // x[0][c+3]
+	VFMADD231PS  Y12, Y14, Y0                   // s(0, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 12(DI)(R11*1), Y15             // x[1][c+3]
+	VFMADD231PS  Y12, Y15, Y2                   // s(1, 0:8) += b·x
+	VFMADD231PS  Y13, Y15, Y3
+	VBROADCASTSS 12(DI)(R11*2), Y14             // x[2][c+3]
+	VFMADD231PS  Y12, Y14, Y4                   // s(2, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 12(R8), Y15                    // x[3][c+3]
+	VFMADD231PS  Y12, Y15, Y6                   // s(3, 0:8) += b·x
+	VFMADD231PS  Y13, Y15, Y7
+	VBROADCASTSS 12(R8)(R11*1), Y14             // x[4][c+3]
+	VFMADD231PS  Y12, Y14, Y8                   // s(4, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y9
+	VMOVUPS      256(SI), Y12                   // b[c+4][0:8]
+	VMOVUPS      288(SI), Y13                   // b[c+4][8:16]
+	VBROADCASTSS 16(DI), Y14                    // x[0][c+4]
+	VFMADD231PS  Y12, Y14, Y0                   // s(0, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 16(DI)(R11*1), Y15             // x[1][c+4]
+	VFMADD231PS  Y12, Y15, Y2                   // s(1, 0:8) += b·x
+	VFMADD231PS  Y13, Y15, Y3
+	VBROADCASTSS 16(DI)(R11*2), Y14             // x[2][c+4]
+	VFMADD231PS  Y12, Y14, Y4                   // s(2, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 16(R8), Y15                    // x[3][c+4]
+	VFMADD231PS  Y12, Y15, Y6                   // s(3, 0:8) += b·x
+	VFMADD231PS  Y13, Y15, Y7
+	VBROADCASTSS 16(R8)(R11*1), Y14             // x[4][c+4]
+	VFMADD231PS  Y12, Y14, Y8                   // s(4, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y9
+	VMOVUPS      320(SI), Y12                   // b[c+5][0:8]
+	VMOVUPS      352(SI), Y13                   // b[c+5][8:16]
+	VBROADCASTSS 20(DI), Y14                    // x[0][c+5]
+	VFMADD231PS  Y12, Y14, Y0                   // s(0, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 20(DI)(R11*1), Y15             // x[1][c+5]
+	VFMADD231PS  Y12, Y15, Y2                   // s(1, 0:8) += b·x
+	VFMADD231PS  Y13, Y15, Y3
+	VBROADCASTSS 20(DI)(R11*2), Y14             // x[2][c+5]
+	VFMADD231PS  Y12, Y14, Y4                   // s(2, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 20(R8), Y15                    // x[3][c+5]
+	VFMADD231PS  Y12, Y15, Y6                   // s(3, 0:8) += b·x
+	VFMADD231PS  Y13, Y15, Y7
+	VBROADCASTSS 20(R8)(R11*1), Y14             // x[4][c+5]
+	VFMADD231PS  Y12, Y14, Y8                   // s(4, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y9
+	VMOVUPS      384(SI), Y12                   // b[c+6][0:8]
+	VMOVUPS      416(SI), Y13                   // b[c+6][8:16]
+	VBROADCASTSS 24(DI), Y14                    // x[0][c+6]
+	VFMADD231PS  Y12, Y14, Y0                   // s(0, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 24(DI)(R11*1), Y15             // x[1][c+6]
+	VFMADD231PS  Y12, Y15, Y2                   // s(1, 0:8) += b·x
+	VFMADD231PS  Y13, Y15, Y3
+	VBROADCASTSS 24(DI)(R11*2), Y14             // x[2][c+6]
+	VFMADD231PS  Y12, Y14, Y4                   // s(2, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 24(R8), Y15                    // x[3][c+6]
+	VFMADD231PS  Y12, Y15, Y6                   // s(3, 0:8) += b·x
+	VFMADD231PS  Y13, Y15, Y7
+	VBROADCASTSS 24(R8)(R11*1), Y14             // x[4][c+6]
+	VFMADD231PS  Y12, Y14, Y8                   // s(4, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y9
+	VMOVUPS      448(SI), Y12                   // b[c+7][0:8]
+	VMOVUPS      480(SI), Y13                   // b[c+7][8:16]
+	VBROADCASTSS 28(DI), Y14                    // x[0][c+7]
+	VFMADD231PS  Y12, Y14, Y0                   // s(0, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 28(DI)(R11*1), Y15             // x[1][c+7]
+	VFMADD231PS  Y12, Y15, Y2                   // s(1, 0:8) += b·x
+	VFMADD231PS  Y13, Y15, Y3
+	VBROADCASTSS 28(DI)(R11*2), Y14             // x[2][c+7]
+	VFMADD231PS  Y12, Y14, Y4                   // s(2, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 28(R8), Y15                    // x[3][c+7]
+	VFMADD231PS  Y12, Y15, Y6                   // s(3, 0:8) += b·x
+	VFMADD231PS  Y13, Y15, Y7
+	VBROADCASTSS 28(R8)(R11*1), Y14             // x[4][c+7]
+	VFMADD231PS  Y12, Y14, Y8                   // s(4, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y9
+	ADDQ         $512, SI                       // b[c+8]
+	ADDQ         $32, DI                        // x[·][c+8]
+	ADDQ         $32, R8
+	DECQ         CX
+	JNZ          g16t5loop
+
+g16t5store:
+	MOVQ         out+0(FP), DX
+	MOVQ         accum+48(FP), AX
+	TESTQ        AX, AX
+	JNZ          g16t5accum
+	VMOVUPS      Y0, (DX)                       // out[0][0:16] = s(0)
+	VMOVUPS      Y1, 32(DX)
+	ADDQ         R12, DX
+	VMOVUPS      Y2, (DX)                       // out[1][0:16] = s(1)
+	VMOVUPS      Y3, 32(DX)
+	ADDQ         R12, DX
+	VMOVUPS      Y4, (DX)                       // out[2][0:16] = s(2)
+	VMOVUPS      Y5, 32(DX)
+	ADDQ         R12, DX
+	VMOVUPS      Y6, (DX)                       // out[3][0:16] = s(3)
+	VMOVUPS      Y7, 32(DX)
+	ADDQ         R12, DX
+	VMOVUPS      Y8, (DX)                       // out[4][0:16] = s(4)
+	VMOVUPS      Y9, 32(DX)
+	VZEROUPPER
+	RET
+
+g16t5accum:
+	VADDPS       (DX), Y0, Y0                   // out[0][0:16] += s(0)
+	VADDPS       32(DX), Y1, Y1
+	VMOVUPS      Y0, (DX)
+	VMOVUPS      Y1, 32(DX)
+	ADDQ         R12, DX
+	VADDPS       (DX), Y2, Y2                   // out[1][0:16] += s(1)
+	VADDPS       32(DX), Y3, Y3
+	VMOVUPS      Y2, (DX)
+	VMOVUPS      Y3, 32(DX)
+	ADDQ         R12, DX
+	VADDPS       (DX), Y4, Y4                   // out[2][0:16] += s(2)
+	VADDPS       32(DX), Y5, Y5
+	VMOVUPS      Y4, (DX)
+	VMOVUPS      Y5, 32(DX)
+	ADDQ         R12, DX
+	VADDPS       (DX), Y6, Y6                   // out[3][0:16] += s(3)
+	VADDPS       32(DX), Y7, Y7
+	VMOVUPS      Y6, (DX)
+	VMOVUPS      Y7, 32(DX)
+	ADDQ         R12, DX
+	VADDPS       (DX), Y8, Y8                   // out[4][0:16] += s(4)
+	VADDPS       32(DX), Y9, Y9
+	VMOVUPS      Y8, (DX)
+	VMOVUPS      Y9, 32(DX)
+	VZEROUPPER
+	RET
+
+// func gemm16x4AVX2(out *float32, ldo int, b *float32, x *float32, ldx int, k
+// int, accum int)
+//
+// gemm16x6AVX2 for t < 4: the tokens left after the 6-token tiles of a
+// panel, one tile for all of them. Sums Y0..Y7, the same as the 6-token
+// tile's, bit for bit.
+TEXT ·gemm16x4AVX2(SB), NOSPLIT, $0-56
+	MOVQ         b+16(FP), SI
+	MOVQ         x+24(FP), DI                   // x row 0
+	MOVQ         ldx+32(FP), R11
+	SHLQ         $2, R11                        // row stride of x in bytes
+	LEAQ         (DI)(R11*2), R8
+	ADDQ         R11, R8                        // x row 3
+	MOVQ         k+40(FP), CX
+	SHRQ         $3, CX                         // turns of 8 columns
+	MOVQ         out+0(FP), DX
+	MOVQ         ldo+8(FP), R12
+	SHLQ         $2, R12                        // row stride of out in bytes
+	PREFETCHT0   (DX)                           // out[0][0:16], two lines when unaligned
+	PREFETCHT0   60(DX)
+	ADDQ         R12, DX
+	PREFETCHT0   (DX)                           // out[1][0:16], two lines when unaligned
+	PREFETCHT0   60(DX)
+	ADDQ         R12, DX
+	PREFETCHT0   (DX)                           // out[2][0:16], two lines when unaligned
+	PREFETCHT0   60(DX)
+	ADDQ         R12, DX
+	PREFETCHT0   (DX)                           // out[3][0:16], two lines when unaligned
+	PREFETCHT0   60(DX)
+	VXORPS       Y0, Y0, Y0                     // s = 0
+	VXORPS       Y1, Y1, Y1
+	VXORPS       Y2, Y2, Y2
+	VXORPS       Y3, Y3, Y3
+	VXORPS       Y4, Y4, Y4
+	VXORPS       Y5, Y5, Y5
+	VXORPS       Y6, Y6, Y6
+	VXORPS       Y7, Y7, Y7
+	TESTQ        CX, CX
+	JE           g16t4store
+
+g16t4loop:
+	PREFETCHT0   256(DI)                        // x[0][c+64:]
+	PREFETCHT0   256(DI)(R11*1)                 // x[1][c+64:]
+	PREFETCHT0   256(DI)(R11*2)                 // x[2][c+64:]
+	PREFETCHT0   256(R8)                        // x[3][c+64:]
+	VMOVUPS      (SI), Y12                      // b[c+0][0:8]
+	VMOVUPS      32(SI), Y13                    // b[c+0][8:16]
+	VBROADCASTSS (DI), Y14                      // x[0][c+0]
+	VFMADD231PS  Y12, Y14, Y0                   // s(0, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS (DI)(R11*1), Y15               // x[1][c+0]
+	VFMADD231PS  Y12, Y15, Y2                   // s(1, 0:8) += b·x
+	VFMADD231PS  Y13, Y15, Y3
+	VBROADCASTSS (DI)(R11*2), Y14               // x[2][c+0]
+	VFMADD231PS  Y12, Y14, Y4                   // s(2, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS (R8), Y15                      // x[3][c+0]
+	VFMADD231PS  Y12, Y15, Y6                   // s(3, 0:8) += b·x
+	VFMADD231PS  Y13, Y15, Y7
+	VMOVUPS      64(SI), Y12                    // b[c+1][0:8]
+	VMOVUPS      96(SI), Y13                    // b[c+1][8:16]
+	VBROADCASTSS 4(DI), Y14                     // x[0][c+1]
+	VFMADD231PS  Y12, Y14, Y0                   // s(0, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 4(DI)(R11*1), Y15              // x[1][c+1]
+	VFMADD231PS  Y12, Y15, Y2                   // s(1, 0:8) += b·x
+	VFMADD231PS  Y13, Y15, Y3
+	VBROADCASTSS 4(DI)(R11*2), Y14              // x[2][c+1]
+	VFMADD231PS  Y12, Y14, Y4                   // s(2, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 4(R8), Y15                     // x[3][c+1]
+	VFMADD231PS  Y12, Y15, Y6                   // s(3, 0:8) += b·x
+	VFMADD231PS  Y13, Y15, Y7
+	VMOVUPS      128(SI), Y12                   // b[c+2][0:8]
+	VMOVUPS      160(SI), Y13                   // b[c+2][8:16]
+	VBROADCASTSS 8(DI), Y14                     // x[0][c+2]
+	VFMADD231PS  Y12, Y14, Y0                   // s(0, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 8(DI)(R11*1), Y15              // x[1][c+2]
+	VFMADD231PS  Y12, Y15, Y2                   // s(1, 0:8) += b·x
+	VFMADD231PS  Y13, Y15, Y3
+	VBROADCASTSS 8(DI)(R11*2), Y14              // x[2][c+2]
+	VFMADD231PS  Y12, Y14, Y4                   // s(2, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 8(R8), Y15                     // x[3][c+2]
+	VFMADD231PS  Y12, Y15, Y6                   // s(3, 0:8) += b·x
+	VFMADD231PS  Y13, Y15, Y7
+	VMOVUPS      192(SI), Y12                   // b[c+3][0:8]
+	VMOVUPS      224(SI), Y13                   // b[c+3][8:16]
+	VBROADCASTSS 12(DI), Y14                    // x[0][c+3]
+	VFMADD231PS  Y12, Y14, Y0                   // s(0, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 12(DI)(R11*1), Y15             // x[1][c+3]
+	VFMADD231PS  Y12, Y15, Y2                   // s(1, 0:8) += b·x
+	VFMADD231PS  Y13, Y15, Y3
+	VBROADCASTSS 12(DI)(R11*2), Y14             // x[2][c+3]
+	VFMADD231PS  Y12, Y14, Y4                   // s(2, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 12(R8), Y15                    // x[3][c+3]
+	VFMADD231PS  Y12, Y15, Y6                   // s(3, 0:8) += b·x
+	VFMADD231PS  Y13, Y15, Y7
+	VMOVUPS      256(SI), Y12                   // b[c+4][0:8]
+	VMOVUPS      288(SI), Y13                   // b[c+4][8:16]
+	VBROADCASTSS 16(DI), Y14                    // x[0][c+4]
+	VFMADD231PS  Y12, Y14, Y0                   // s(0, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 16(DI)(R11*1), Y15             // x[1][c+4]
+	VFMADD231PS  Y12, Y15, Y2                   // s(1, 0:8) += b·x
+	VFMADD231PS  Y13, Y15, Y3
+	VBROADCASTSS 16(DI)(R11*2), Y14             // x[2][c+4]
+	VFMADD231PS  Y12, Y14, Y4                   // s(2, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 16(R8), Y15                    // x[3][c+4]
+	VFMADD231PS  Y12, Y15, Y6                   // s(3, 0:8) += b·x
+	VFMADD231PS  Y13, Y15, Y7
+	VMOVUPS      320(SI), Y12                   // b[c+5][0:8]
+	VMOVUPS      352(SI), Y13                   // b[c+5][8:16]
+	VBROADCASTSS 20(DI), Y14                    // x[0][c+5]
+	VFMADD231PS  Y12, Y14, Y0                   // s(0, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 20(DI)(R11*1), Y15             // x[1][c+5]
+	VFMADD231PS  Y12, Y15, Y2                   // s(1, 0:8) += b·x
+	VFMADD231PS  Y13, Y15, Y3
+	VBROADCASTSS 20(DI)(R11*2), Y14             // x[2][c+5]
+	VFMADD231PS  Y12, Y14, Y4                   // s(2, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 20(R8), Y15                    // x[3][c+5]
+	VFMADD231PS  Y12, Y15, Y6                   // s(3, 0:8) += b·x
+	VFMADD231PS  Y13, Y15, Y7
+	VMOVUPS      384(SI), Y12                   // b[c+6][0:8]
+	VMOVUPS      416(SI), Y13                   // b[c+6][8:16]
+	VBROADCASTSS 24(DI), Y14                    // x[0][c+6]
+	VFMADD231PS  Y12, Y14, Y0                   // s(0, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 24(DI)(R11*1), Y15             // x[1][c+6]
+	VFMADD231PS  Y12, Y15, Y2                   // s(1, 0:8) += b·x
+	VFMADD231PS  Y13, Y15, Y3
+	VBROADCASTSS 24(DI)(R11*2), Y14             // x[2][c+6]
+	VFMADD231PS  Y12, Y14, Y4                   // s(2, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 24(R8), Y15                    // x[3][c+6]
+	VFMADD231PS  Y12, Y15, Y6                   // s(3, 0:8) += b·x
+	VFMADD231PS  Y13, Y15, Y7
+	VMOVUPS      448(SI), Y12                   // b[c+7][0:8]
+	VMOVUPS      480(SI), Y13                   // b[c+7][8:16]
+	VBROADCASTSS 28(DI), Y14                    // x[0][c+7]
+	VFMADD231PS  Y12, Y14, Y0                   // s(0, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y1
+	VBROADCASTSS 28(DI)(R11*1), Y15             // x[1][c+7]
+	VFMADD231PS  Y12, Y15, Y2                   // s(1, 0:8) += b·x
+	VFMADD231PS  Y13, Y15, Y3
+	VBROADCASTSS 28(DI)(R11*2), Y14             // x[2][c+7]
+	VFMADD231PS  Y12, Y14, Y4                   // s(2, 0:8) += b·x
+	VFMADD231PS  Y13, Y14, Y5
+	VBROADCASTSS 28(R8), Y15                    // x[3][c+7]
+	VFMADD231PS  Y12, Y15, Y6                   // s(3, 0:8) += b·x
+	VFMADD231PS  Y13, Y15, Y7
+	ADDQ         $512, SI                       // b[c+8]
+	ADDQ         $32, DI                        // x[·][c+8]
+	ADDQ         $32, R8
+	DECQ         CX
+	JNZ          g16t4loop
+
+g16t4store:
+	MOVQ         out+0(FP), DX
+	MOVQ         accum+48(FP), AX
+	TESTQ        AX, AX
+	JNZ          g16t4accum
+	VMOVUPS      Y0, (DX)                       // out[0][0:16] = s(0)
+	VMOVUPS      Y1, 32(DX)
+	ADDQ         R12, DX
+	VMOVUPS      Y2, (DX)                       // out[1][0:16] = s(1)
+	VMOVUPS      Y3, 32(DX)
+	ADDQ         R12, DX
+	VMOVUPS      Y4, (DX)                       // out[2][0:16] = s(2)
+	VMOVUPS      Y5, 32(DX)
+	ADDQ         R12, DX
+	VMOVUPS      Y6, (DX)                       // out[3][0:16] = s(3)
+	VMOVUPS      Y7, 32(DX)
+	VZEROUPPER
+	RET
+
+g16t4accum:
+	VADDPS       (DX), Y0, Y0                   // out[0][0:16] += s(0)
+	VADDPS       32(DX), Y1, Y1
+	VMOVUPS      Y0, (DX)
+	VMOVUPS      Y1, 32(DX)
+	ADDQ         R12, DX
+	VADDPS       (DX), Y2, Y2                   // out[1][0:16] += s(1)
+	VADDPS       32(DX), Y3, Y3
+	VMOVUPS      Y2, (DX)
+	VMOVUPS      Y3, 32(DX)
+	ADDQ         R12, DX
+	VADDPS       (DX), Y4, Y4                   // out[2][0:16] += s(2)
+	VADDPS       32(DX), Y5, Y5
+	VMOVUPS      Y4, (DX)
+	VMOVUPS      Y5, 32(DX)
+	ADDQ         R12, DX
+	VADDPS       (DX), Y6, Y6                   // out[3][0:16] += s(3)
+	VADDPS       32(DX), Y7, Y7
+	VMOVUPS      Y6, (DX)
+	VMOVUPS      Y7, 32(DX)
+	VZEROUPPER
+	RET

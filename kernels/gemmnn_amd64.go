@@ -14,12 +14,30 @@ import "unsafe"
 //go:noescape
 func gemmNN32x12AVX512(out *float32, ldo int, b *float32, ldb int, x *float32, ldx int, k int, accum int)
 
-// gemmNN32x8AVX512 and gemmNN32x4AVX512 are the same tile for t < 8 and
+// gemmNN32x11AVX512 … gemmNN32x4AVX512 are the same tile for t < 11 …
 // t < 4, for the tokens left after the 12-token tiles; their sums are
 // bit-identical to the 12-token tile's.
 //
 //go:noescape
+func gemmNN32x11AVX512(out *float32, ldo int, b *float32, ldb int, x *float32, ldx int, k int, accum int)
+
+//go:noescape
+func gemmNN32x10AVX512(out *float32, ldo int, b *float32, ldb int, x *float32, ldx int, k int, accum int)
+
+//go:noescape
+func gemmNN32x9AVX512(out *float32, ldo int, b *float32, ldb int, x *float32, ldx int, k int, accum int)
+
+//go:noescape
 func gemmNN32x8AVX512(out *float32, ldo int, b *float32, ldb int, x *float32, ldx int, k int, accum int)
+
+//go:noescape
+func gemmNN32x7AVX512(out *float32, ldo int, b *float32, ldb int, x *float32, ldx int, k int, accum int)
+
+//go:noescape
+func gemmNN32x6AVX512(out *float32, ldo int, b *float32, ldb int, x *float32, ldx int, k int, accum int)
+
+//go:noescape
+func gemmNN32x5AVX512(out *float32, ldo int, b *float32, ldb int, x *float32, ldx int, k int, accum int)
 
 //go:noescape
 func gemmNN32x4AVX512(out *float32, ldo int, b *float32, ldb int, x *float32, ldx int, k int, accum int)
@@ -83,13 +101,25 @@ const (
 	kcNN      = 256
 )
 
-// tileNN runs the 32 × nt tile, nt = 4, 8 or 12.
+// tileNN runs the 32 × nt tile, 4 ≤ nt ≤ 12.
 func tileNN(nt int, out *float32, ldo int, b *float32, ldb int, x *float32, ldx, k, acc int) {
 	switch nt {
 	case 12:
 		gemmNN32x12AVX512(out, ldo, b, ldb, x, ldx, k, acc)
+	case 11:
+		gemmNN32x11AVX512(out, ldo, b, ldb, x, ldx, k, acc)
+	case 10:
+		gemmNN32x10AVX512(out, ldo, b, ldb, x, ldx, k, acc)
+	case 9:
+		gemmNN32x9AVX512(out, ldo, b, ldb, x, ldx, k, acc)
 	case 8:
 		gemmNN32x8AVX512(out, ldo, b, ldb, x, ldx, k, acc)
+	case 7:
+		gemmNN32x7AVX512(out, ldo, b, ldb, x, ldx, k, acc)
+	case 6:
+		gemmNN32x6AVX512(out, ldo, b, ldb, x, ldx, k, acc)
+	case 5:
+		gemmNN32x5AVX512(out, ldo, b, ldb, x, ldx, k, acc)
 	default:
 		gemmNN32x4AVX512(out, ldo, b, ldb, x, ldx, k, acc)
 	}
@@ -122,13 +152,18 @@ func nextRows[E BF16 | float32](w []E, r, h, rows, cols, k0, k int) rowsAhead {
 // tilesNN runs the broadcast tiles over n tokens against one B panel (k ×
 // 32 at b, row stride ldb; x already offset to the column block):
 // out[t·ldOut+j] (+)= Σ_c x[t·ldx+c]·b[c·ldb+j] for t < n, j < jn ≤ 32.
-// x holds at least max(n, 12) rows. Tiles of 12 tokens, then one of 8 or
-// 4 for what is left, write out in place; a last group that is not a
-// multiple of 4 (and every tile when jn < 32) goes through a scratch tile
-// whose rows overlap the previous tile (at most 3 recomputed tokens), and
-// put adds the rows needed, bit-identically. Measured on 1536 × 1536 at
-// n = 64 (4 left over) and 128 (8 left): re-running a whole 12-token tile
-// for the leftovers instead cost 12 % and 3 % of the time.
+// x holds at least max(n, 12) rows. Tiles of 12 tokens, then one of as
+// many tokens as are left (4 to 11), write out in place; fewer than 4
+// left (and every tile when jn < 32) go through a scratch tile whose rows
+// overlap the previous tile (at most 3 recomputed tokens), and put adds
+// the rows needed, bit-identically. Measured on 1536 × 1536 at n = 64 (4
+// left over) and 128 (8 left): re-running a whole 12-token tile for the
+// leftovers instead cost 12 % and 3 % of the time. With tiles of 4 and 8
+// only, a 17-token prompt ran 20 token rows through the tiles (12 + an
+// overlapping 8); the 5-token tile makes it 17. Zen 4, one thread, bf16
+// W, 3 interleaved rounds, GFLOP/s medians: n = 17 on 8960 × 1536 63.5 →
+// 73.6, 1536 × 8960 62.3 → 75.0, 1536 × 1536 64.7 → 78.8; n = 23 (11
+// left) 74.0 → 80.6, 72.1 → 80.3, 70.0 → 79.0.
 //
 // Before each tile, a share of the next panel's rows is prefetched: the
 // same prefetches issued all at once before packing (256 lines at kcNN =
@@ -141,7 +176,7 @@ func tilesNN(out []float32, ldOut int, b *float32, ldb int, x []float32, ldx, n,
 		for ; done < groups && done*tiles < i*groups; done++ {
 			prefetch4(unsafe.Add(next.p, 4*done*next.ld), next.ld, next.n)
 		}
-		nt := min(tokNN, (n-t+3)&^3)
+		nt := min(tokNN, max(4, n-t))
 		if jn == colNN && t+nt <= n {
 			tileNN(nt, &out[t*ldOut], ldOut, b, ldb, &x[t*ldx], ldx, k, acc)
 			t += nt

@@ -292,6 +292,531 @@ nnaccum:
 	VZEROUPPER
 	RET
 
+// func gemmNN32x11AVX512(out *float32, ldo int, b *float32, ldb int, x *float32, ldx int, k int, accum int)
+//
+// gemmNN32x12AVX512 for t < 11: the leftover tokens of a panel, one tile
+// for all of them. Sums Z0..Z21.
+TEXT ·gemmNN32x11AVX512(SB), NOSPLIT, $0-64
+	MOVQ         b+16(FP), SI
+	MOVQ         ldb+24(FP), BX
+	SHLQ         $2, BX                         // row stride of b in bytes
+	MOVQ         x+32(FP), DI                   // x row 0
+	MOVQ         ldx+40(FP), R11
+	SHLQ         $2, R11                        // row stride of x in bytes
+	LEAQ         (DI)(R11*2), R8
+	ADDQ         R11, R8                        // x row 3
+	LEAQ         (R8)(R11*2), R9
+	ADDQ         R11, R9                        // x row 6
+	LEAQ         (R9)(R11*2), R10
+	ADDQ         R11, R10                       // x row 9
+	MOVQ         k+48(FP), CX
+	VPXORD       Z0, Z0, Z0                     // s(t, j) = 0 for t < 11, j < 32
+	VPXORD       Z1, Z1, Z1
+	VPXORD       Z2, Z2, Z2
+	VPXORD       Z3, Z3, Z3
+	VPXORD       Z4, Z4, Z4
+	VPXORD       Z5, Z5, Z5
+	VPXORD       Z6, Z6, Z6
+	VPXORD       Z7, Z7, Z7
+	VPXORD       Z8, Z8, Z8
+	VPXORD       Z9, Z9, Z9
+	VPXORD       Z10, Z10, Z10
+	VPXORD       Z11, Z11, Z11
+	VPXORD       Z12, Z12, Z12
+	VPXORD       Z13, Z13, Z13
+	VPXORD       Z14, Z14, Z14
+	VPXORD       Z15, Z15, Z15
+	VPXORD       Z16, Z16, Z16
+	VPXORD       Z17, Z17, Z17
+	VPXORD       Z18, Z18, Z18
+	VPXORD       Z19, Z19, Z19
+	VPXORD       Z20, Z20, Z20
+	VPXORD       Z21, Z21, Z21
+	TESTQ        CX, CX
+	JE           nn11store
+
+nn11loop:
+	VMOVUPS      (SI), Z24                      // b[c][0:16]
+	VMOVUPS      64(SI), Z25                    // b[c][16:32]
+	VBROADCASTSS (DI), Z26                      // x[0][c]
+	VFMADD231PS  Z24, Z26, Z0                   // s(0) += b[c]·x[0][c]
+	VFMADD231PS  Z25, Z26, Z1
+	VBROADCASTSS (DI)(R11*1), Z27               // x[1][c]
+	VFMADD231PS  Z24, Z27, Z2                   // s(1) += b[c]·x[1][c]
+	VFMADD231PS  Z25, Z27, Z3
+	VBROADCASTSS (DI)(R11*2), Z28               // x[2][c]
+	VFMADD231PS  Z24, Z28, Z4                   // s(2) += b[c]·x[2][c]
+	VFMADD231PS  Z25, Z28, Z5
+	VBROADCASTSS (R8), Z29                      // x[3][c]
+	VFMADD231PS  Z24, Z29, Z6                   // s(3) += b[c]·x[3][c]
+	VFMADD231PS  Z25, Z29, Z7
+	VBROADCASTSS (R8)(R11*1), Z30               // x[4][c]
+	VFMADD231PS  Z24, Z30, Z8                   // s(4) += b[c]·x[4][c]
+	VFMADD231PS  Z25, Z30, Z9
+	VBROADCASTSS (R8)(R11*2), Z31               // x[5][c]
+	VFMADD231PS  Z24, Z31, Z10                  // s(5) += b[c]·x[5][c]
+	VFMADD231PS  Z25, Z31, Z11
+	VBROADCASTSS (R9), Z26                      // x[6][c]
+	VFMADD231PS  Z24, Z26, Z12                  // s(6) += b[c]·x[6][c]
+	VFMADD231PS  Z25, Z26, Z13
+	VBROADCASTSS (R9)(R11*1), Z27               // x[7][c]
+	VFMADD231PS  Z24, Z27, Z14                  // s(7) += b[c]·x[7][c]
+	VFMADD231PS  Z25, Z27, Z15
+	VBROADCASTSS (R9)(R11*2), Z28               // x[8][c]
+	VFMADD231PS  Z24, Z28, Z16                  // s(8) += b[c]·x[8][c]
+	VFMADD231PS  Z25, Z28, Z17
+	VBROADCASTSS (R10), Z29                     // x[9][c]
+	VFMADD231PS  Z24, Z29, Z18                  // s(9) += b[c]·x[9][c]
+	VFMADD231PS  Z25, Z29, Z19
+	VBROADCASTSS (R10)(R11*1), Z30              // x[10][c]
+	VFMADD231PS  Z24, Z30, Z20                  // s(10) += b[c]·x[10][c]
+	VFMADD231PS  Z25, Z30, Z21
+	ADDQ         BX, SI                         // b row c+1
+	ADDQ         $4, DI                         // x columns c+1
+	ADDQ         $4, R8
+	ADDQ         $4, R9
+	ADDQ         $4, R10
+	DECQ         CX
+	JNZ          nn11loop
+
+nn11store:
+	MOVQ         out+0(FP), DX
+	MOVQ         ldo+8(FP), R12
+	SHLQ         $2, R12                        // row stride of out in bytes
+	MOVQ         accum+56(FP), AX
+	TESTQ        AX, AX
+	JNZ          nn11accum
+	VMOVUPS      Z0, (DX)                       // out[0][0:32] = s(0)
+	VMOVUPS      Z1, 64(DX)
+	ADDQ         R12, DX                        // out row 1
+	VMOVUPS      Z2, (DX)                       // out[1][0:32] = s(1)
+	VMOVUPS      Z3, 64(DX)
+	ADDQ         R12, DX                        // out row 2
+	VMOVUPS      Z4, (DX)                       // out[2][0:32] = s(2)
+	VMOVUPS      Z5, 64(DX)
+	ADDQ         R12, DX                        // out row 3
+	VMOVUPS      Z6, (DX)                       // out[3][0:32] = s(3)
+	VMOVUPS      Z7, 64(DX)
+	ADDQ         R12, DX                        // out row 4
+	VMOVUPS      Z8, (DX)                       // out[4][0:32] = s(4)
+	VMOVUPS      Z9, 64(DX)
+	ADDQ         R12, DX                        // out row 5
+	VMOVUPS      Z10, (DX)                      // out[5][0:32] = s(5)
+	VMOVUPS      Z11, 64(DX)
+	ADDQ         R12, DX                        // out row 6
+	VMOVUPS      Z12, (DX)                      // out[6][0:32] = s(6)
+	VMOVUPS      Z13, 64(DX)
+	ADDQ         R12, DX                        // out row 7
+	VMOVUPS      Z14, (DX)                      // out[7][0:32] = s(7)
+	VMOVUPS      Z15, 64(DX)
+	ADDQ         R12, DX                        // out row 8
+	VMOVUPS      Z16, (DX)                      // out[8][0:32] = s(8)
+	VMOVUPS      Z17, 64(DX)
+	ADDQ         R12, DX                        // out row 9
+	VMOVUPS      Z18, (DX)                      // out[9][0:32] = s(9)
+	VMOVUPS      Z19, 64(DX)
+	ADDQ         R12, DX                        // out row 10
+	VMOVUPS      Z20, (DX)                      // out[10][0:32] = s(10)
+	VMOVUPS      Z21, 64(DX)
+	ADDQ         R12, DX                        // out row 11
+	VZEROUPPER
+	RET
+
+nn11accum:
+	VADDPS       (DX), Z0, Z0                   // out[0][0:32] += s(0)
+	VADDPS       64(DX), Z1, Z1
+	VMOVUPS      Z0, (DX)
+	VMOVUPS      Z1, 64(DX)
+	ADDQ         R12, DX                        // out row 1
+	VADDPS       (DX), Z2, Z2                   // out[1][0:32] += s(1)
+	VADDPS       64(DX), Z3, Z3
+	VMOVUPS      Z2, (DX)
+	VMOVUPS      Z3, 64(DX)
+	ADDQ         R12, DX                        // out row 2
+	VADDPS       (DX), Z4, Z4                   // out[2][0:32] += s(2)
+	VADDPS       64(DX), Z5, Z5
+	VMOVUPS      Z4, (DX)
+	VMOVUPS      Z5, 64(DX)
+	ADDQ         R12, DX                        // out row 3
+	VADDPS       (DX), Z6, Z6                   // out[3][0:32] += s(3)
+	VADDPS       64(DX), Z7, Z7
+	VMOVUPS      Z6, (DX)
+	VMOVUPS      Z7, 64(DX)
+	ADDQ         R12, DX                        // out row 4
+	VADDPS       (DX), Z8, Z8                   // out[4][0:32] += s(4)
+	VADDPS       64(DX), Z9, Z9
+	VMOVUPS      Z8, (DX)
+	VMOVUPS      Z9, 64(DX)
+	ADDQ         R12, DX                        // out row 5
+	VADDPS       (DX), Z10, Z10                 // out[5][0:32] += s(5)
+	VADDPS       64(DX), Z11, Z11
+	VMOVUPS      Z10, (DX)
+	VMOVUPS      Z11, 64(DX)
+	ADDQ         R12, DX                        // out row 6
+	VADDPS       (DX), Z12, Z12                 // out[6][0:32] += s(6)
+	VADDPS       64(DX), Z13, Z13
+	VMOVUPS      Z12, (DX)
+	VMOVUPS      Z13, 64(DX)
+	ADDQ         R12, DX                        // out row 7
+	VADDPS       (DX), Z14, Z14                 // out[7][0:32] += s(7)
+	VADDPS       64(DX), Z15, Z15
+	VMOVUPS      Z14, (DX)
+	VMOVUPS      Z15, 64(DX)
+	ADDQ         R12, DX                        // out row 8
+	VADDPS       (DX), Z16, Z16                 // out[8][0:32] += s(8)
+	VADDPS       64(DX), Z17, Z17
+	VMOVUPS      Z16, (DX)
+	VMOVUPS      Z17, 64(DX)
+	ADDQ         R12, DX                        // out row 9
+	VADDPS       (DX), Z18, Z18                 // out[9][0:32] += s(9)
+	VADDPS       64(DX), Z19, Z19
+	VMOVUPS      Z18, (DX)
+	VMOVUPS      Z19, 64(DX)
+	ADDQ         R12, DX                        // out row 10
+	VADDPS       (DX), Z20, Z20                 // out[10][0:32] += s(10)
+	VADDPS       64(DX), Z21, Z21
+	VMOVUPS      Z20, (DX)
+	VMOVUPS      Z21, 64(DX)
+	ADDQ         R12, DX                        // out row 11
+	VZEROUPPER
+	RET
+
+// func gemmNN32x10AVX512(out *float32, ldo int, b *float32, ldb int, x *float32, ldx int, k int, accum int)
+//
+// gemmNN32x12AVX512 for t < 10: the leftover tokens of a panel, one tile
+// for all of them. Sums Z0..Z19.
+TEXT ·gemmNN32x10AVX512(SB), NOSPLIT, $0-64
+	MOVQ         b+16(FP), SI
+	MOVQ         ldb+24(FP), BX
+	SHLQ         $2, BX                         // row stride of b in bytes
+	MOVQ         x+32(FP), DI                   // x row 0
+	MOVQ         ldx+40(FP), R11
+	SHLQ         $2, R11                        // row stride of x in bytes
+	LEAQ         (DI)(R11*2), R8
+	ADDQ         R11, R8                        // x row 3
+	LEAQ         (R8)(R11*2), R9
+	ADDQ         R11, R9                        // x row 6
+	LEAQ         (R9)(R11*2), R10
+	ADDQ         R11, R10                       // x row 9
+	MOVQ         k+48(FP), CX
+	VPXORD       Z0, Z0, Z0                     // s(t, j) = 0 for t < 10, j < 32
+	VPXORD       Z1, Z1, Z1
+	VPXORD       Z2, Z2, Z2
+	VPXORD       Z3, Z3, Z3
+	VPXORD       Z4, Z4, Z4
+	VPXORD       Z5, Z5, Z5
+	VPXORD       Z6, Z6, Z6
+	VPXORD       Z7, Z7, Z7
+	VPXORD       Z8, Z8, Z8
+	VPXORD       Z9, Z9, Z9
+	VPXORD       Z10, Z10, Z10
+	VPXORD       Z11, Z11, Z11
+	VPXORD       Z12, Z12, Z12
+	VPXORD       Z13, Z13, Z13
+	VPXORD       Z14, Z14, Z14
+	VPXORD       Z15, Z15, Z15
+	VPXORD       Z16, Z16, Z16
+	VPXORD       Z17, Z17, Z17
+	VPXORD       Z18, Z18, Z18
+	VPXORD       Z19, Z19, Z19
+	TESTQ        CX, CX
+	JE           nn10store
+
+nn10loop:
+	VMOVUPS      (SI), Z24                      // b[c][0:16]
+	VMOVUPS      64(SI), Z25                    // b[c][16:32]
+	VBROADCASTSS (DI), Z26                      // x[0][c]
+	VFMADD231PS  Z24, Z26, Z0                   // s(0) += b[c]·x[0][c]
+	VFMADD231PS  Z25, Z26, Z1
+	VBROADCASTSS (DI)(R11*1), Z27               // x[1][c]
+	VFMADD231PS  Z24, Z27, Z2                   // s(1) += b[c]·x[1][c]
+	VFMADD231PS  Z25, Z27, Z3
+	VBROADCASTSS (DI)(R11*2), Z28               // x[2][c]
+	VFMADD231PS  Z24, Z28, Z4                   // s(2) += b[c]·x[2][c]
+	VFMADD231PS  Z25, Z28, Z5
+	VBROADCASTSS (R8), Z29                      // x[3][c]
+	VFMADD231PS  Z24, Z29, Z6                   // s(3) += b[c]·x[3][c]
+	VFMADD231PS  Z25, Z29, Z7
+	VBROADCASTSS (R8)(R11*1), Z30               // x[4][c]
+	VFMADD231PS  Z24, Z30, Z8                   // s(4) += b[c]·x[4][c]
+	VFMADD231PS  Z25, Z30, Z9
+	VBROADCASTSS (R8)(R11*2), Z31               // x[5][c]
+	VFMADD231PS  Z24, Z31, Z10                  // s(5) += b[c]·x[5][c]
+	VFMADD231PS  Z25, Z31, Z11
+	VBROADCASTSS (R9), Z26                      // x[6][c]
+	VFMADD231PS  Z24, Z26, Z12                  // s(6) += b[c]·x[6][c]
+	VFMADD231PS  Z25, Z26, Z13
+	VBROADCASTSS (R9)(R11*1), Z27               // x[7][c]
+	VFMADD231PS  Z24, Z27, Z14                  // s(7) += b[c]·x[7][c]
+	VFMADD231PS  Z25, Z27, Z15
+	VBROADCASTSS (R9)(R11*2), Z28               // x[8][c]
+	VFMADD231PS  Z24, Z28, Z16                  // s(8) += b[c]·x[8][c]
+	VFMADD231PS  Z25, Z28, Z17
+	VBROADCASTSS (R10), Z29                     // x[9][c]
+	VFMADD231PS  Z24, Z29, Z18                  // s(9) += b[c]·x[9][c]
+	VFMADD231PS  Z25, Z29, Z19
+	ADDQ         BX, SI                         // b row c+1
+	ADDQ         $4, DI                         // x columns c+1
+	ADDQ         $4, R8
+	ADDQ         $4, R9
+	ADDQ         $4, R10
+	DECQ         CX
+	JNZ          nn10loop
+
+nn10store:
+	MOVQ         out+0(FP), DX
+	MOVQ         ldo+8(FP), R12
+	SHLQ         $2, R12                        // row stride of out in bytes
+	MOVQ         accum+56(FP), AX
+	TESTQ        AX, AX
+	JNZ          nn10accum
+	VMOVUPS      Z0, (DX)                       // out[0][0:32] = s(0)
+	VMOVUPS      Z1, 64(DX)
+	ADDQ         R12, DX                        // out row 1
+	VMOVUPS      Z2, (DX)                       // out[1][0:32] = s(1)
+	VMOVUPS      Z3, 64(DX)
+	ADDQ         R12, DX                        // out row 2
+	VMOVUPS      Z4, (DX)                       // out[2][0:32] = s(2)
+	VMOVUPS      Z5, 64(DX)
+	ADDQ         R12, DX                        // out row 3
+	VMOVUPS      Z6, (DX)                       // out[3][0:32] = s(3)
+	VMOVUPS      Z7, 64(DX)
+	ADDQ         R12, DX                        // out row 4
+	VMOVUPS      Z8, (DX)                       // out[4][0:32] = s(4)
+	VMOVUPS      Z9, 64(DX)
+	ADDQ         R12, DX                        // out row 5
+	VMOVUPS      Z10, (DX)                      // out[5][0:32] = s(5)
+	VMOVUPS      Z11, 64(DX)
+	ADDQ         R12, DX                        // out row 6
+	VMOVUPS      Z12, (DX)                      // out[6][0:32] = s(6)
+	VMOVUPS      Z13, 64(DX)
+	ADDQ         R12, DX                        // out row 7
+	VMOVUPS      Z14, (DX)                      // out[7][0:32] = s(7)
+	VMOVUPS      Z15, 64(DX)
+	ADDQ         R12, DX                        // out row 8
+	VMOVUPS      Z16, (DX)                      // out[8][0:32] = s(8)
+	VMOVUPS      Z17, 64(DX)
+	ADDQ         R12, DX                        // out row 9
+	VMOVUPS      Z18, (DX)                      // out[9][0:32] = s(9)
+	VMOVUPS      Z19, 64(DX)
+	ADDQ         R12, DX                        // out row 10
+	VZEROUPPER
+	RET
+
+nn10accum:
+	VADDPS       (DX), Z0, Z0                   // out[0][0:32] += s(0)
+	VADDPS       64(DX), Z1, Z1
+	VMOVUPS      Z0, (DX)
+	VMOVUPS      Z1, 64(DX)
+	ADDQ         R12, DX                        // out row 1
+	VADDPS       (DX), Z2, Z2                   // out[1][0:32] += s(1)
+	VADDPS       64(DX), Z3, Z3
+	VMOVUPS      Z2, (DX)
+	VMOVUPS      Z3, 64(DX)
+	ADDQ         R12, DX                        // out row 2
+	VADDPS       (DX), Z4, Z4                   // out[2][0:32] += s(2)
+	VADDPS       64(DX), Z5, Z5
+	VMOVUPS      Z4, (DX)
+	VMOVUPS      Z5, 64(DX)
+	ADDQ         R12, DX                        // out row 3
+	VADDPS       (DX), Z6, Z6                   // out[3][0:32] += s(3)
+	VADDPS       64(DX), Z7, Z7
+	VMOVUPS      Z6, (DX)
+	VMOVUPS      Z7, 64(DX)
+	ADDQ         R12, DX                        // out row 4
+	VADDPS       (DX), Z8, Z8                   // out[4][0:32] += s(4)
+	VADDPS       64(DX), Z9, Z9
+	VMOVUPS      Z8, (DX)
+	VMOVUPS      Z9, 64(DX)
+	ADDQ         R12, DX                        // out row 5
+	VADDPS       (DX), Z10, Z10                 // out[5][0:32] += s(5)
+	VADDPS       64(DX), Z11, Z11
+	VMOVUPS      Z10, (DX)
+	VMOVUPS      Z11, 64(DX)
+	ADDQ         R12, DX                        // out row 6
+	VADDPS       (DX), Z12, Z12                 // out[6][0:32] += s(6)
+	VADDPS       64(DX), Z13, Z13
+	VMOVUPS      Z12, (DX)
+	VMOVUPS      Z13, 64(DX)
+	ADDQ         R12, DX                        // out row 7
+	VADDPS       (DX), Z14, Z14                 // out[7][0:32] += s(7)
+	VADDPS       64(DX), Z15, Z15
+	VMOVUPS      Z14, (DX)
+	VMOVUPS      Z15, 64(DX)
+	ADDQ         R12, DX                        // out row 8
+	VADDPS       (DX), Z16, Z16                 // out[8][0:32] += s(8)
+	VADDPS       64(DX), Z17, Z17
+	VMOVUPS      Z16, (DX)
+	VMOVUPS      Z17, 64(DX)
+	ADDQ         R12, DX                        // out row 9
+	VADDPS       (DX), Z18, Z18                 // out[9][0:32] += s(9)
+	VADDPS       64(DX), Z19, Z19
+	VMOVUPS      Z18, (DX)
+	VMOVUPS      Z19, 64(DX)
+	ADDQ         R12, DX                        // out row 10
+	VZEROUPPER
+	RET
+
+// func gemmNN32x9AVX512(out *float32, ldo int, b *float32, ldb int, x *float32, ldx int, k int, accum int)
+//
+// gemmNN32x12AVX512 for t < 9: the leftover tokens of a panel, one tile
+// for all of them. Sums Z0..Z17.
+TEXT ·gemmNN32x9AVX512(SB), NOSPLIT, $0-64
+	MOVQ         b+16(FP), SI
+	MOVQ         ldb+24(FP), BX
+	SHLQ         $2, BX                         // row stride of b in bytes
+	MOVQ         x+32(FP), DI                   // x row 0
+	MOVQ         ldx+40(FP), R11
+	SHLQ         $2, R11                        // row stride of x in bytes
+	LEAQ         (DI)(R11*2), R8
+	ADDQ         R11, R8                        // x row 3
+	LEAQ         (R8)(R11*2), R9
+	ADDQ         R11, R9                        // x row 6
+	MOVQ         k+48(FP), CX
+	VPXORD       Z0, Z0, Z0                     // s(t, j) = 0 for t < 9, j < 32
+	VPXORD       Z1, Z1, Z1
+	VPXORD       Z2, Z2, Z2
+	VPXORD       Z3, Z3, Z3
+	VPXORD       Z4, Z4, Z4
+	VPXORD       Z5, Z5, Z5
+	VPXORD       Z6, Z6, Z6
+	VPXORD       Z7, Z7, Z7
+	VPXORD       Z8, Z8, Z8
+	VPXORD       Z9, Z9, Z9
+	VPXORD       Z10, Z10, Z10
+	VPXORD       Z11, Z11, Z11
+	VPXORD       Z12, Z12, Z12
+	VPXORD       Z13, Z13, Z13
+	VPXORD       Z14, Z14, Z14
+	VPXORD       Z15, Z15, Z15
+	VPXORD       Z16, Z16, Z16
+	VPXORD       Z17, Z17, Z17
+	TESTQ        CX, CX
+	JE           nn9store
+
+nn9loop:
+	VMOVUPS      (SI), Z24                      // b[c][0:16]
+	VMOVUPS      64(SI), Z25                    // b[c][16:32]
+	VBROADCASTSS (DI), Z26                      // x[0][c]
+	VFMADD231PS  Z24, Z26, Z0                   // s(0) += b[c]·x[0][c]
+	VFMADD231PS  Z25, Z26, Z1
+	VBROADCASTSS (DI)(R11*1), Z27               // x[1][c]
+	VFMADD231PS  Z24, Z27, Z2                   // s(1) += b[c]·x[1][c]
+	VFMADD231PS  Z25, Z27, Z3
+	VBROADCASTSS (DI)(R11*2), Z28               // x[2][c]
+	VFMADD231PS  Z24, Z28, Z4                   // s(2) += b[c]·x[2][c]
+	VFMADD231PS  Z25, Z28, Z5
+	VBROADCASTSS (R8), Z29                      // x[3][c]
+	VFMADD231PS  Z24, Z29, Z6                   // s(3) += b[c]·x[3][c]
+	VFMADD231PS  Z25, Z29, Z7
+	VBROADCASTSS (R8)(R11*1), Z30               // x[4][c]
+	VFMADD231PS  Z24, Z30, Z8                   // s(4) += b[c]·x[4][c]
+	VFMADD231PS  Z25, Z30, Z9
+	VBROADCASTSS (R8)(R11*2), Z31               // x[5][c]
+	VFMADD231PS  Z24, Z31, Z10                  // s(5) += b[c]·x[5][c]
+	VFMADD231PS  Z25, Z31, Z11
+	VBROADCASTSS (R9), Z26                      // x[6][c]
+	VFMADD231PS  Z24, Z26, Z12                  // s(6) += b[c]·x[6][c]
+	VFMADD231PS  Z25, Z26, Z13
+	VBROADCASTSS (R9)(R11*1), Z27               // x[7][c]
+	VFMADD231PS  Z24, Z27, Z14                  // s(7) += b[c]·x[7][c]
+	VFMADD231PS  Z25, Z27, Z15
+	VBROADCASTSS (R9)(R11*2), Z28               // x[8][c]
+	VFMADD231PS  Z24, Z28, Z16                  // s(8) += b[c]·x[8][c]
+	VFMADD231PS  Z25, Z28, Z17
+	ADDQ         BX, SI                         // b row c+1
+	ADDQ         $4, DI                         // x columns c+1
+	ADDQ         $4, R8
+	ADDQ         $4, R9
+	DECQ         CX
+	JNZ          nn9loop
+
+nn9store:
+	MOVQ         out+0(FP), DX
+	MOVQ         ldo+8(FP), R12
+	SHLQ         $2, R12                        // row stride of out in bytes
+	MOVQ         accum+56(FP), AX
+	TESTQ        AX, AX
+	JNZ          nn9accum
+	VMOVUPS      Z0, (DX)                       // out[0][0:32] = s(0)
+	VMOVUPS      Z1, 64(DX)
+	ADDQ         R12, DX                        // out row 1
+	VMOVUPS      Z2, (DX)                       // out[1][0:32] = s(1)
+	VMOVUPS      Z3, 64(DX)
+	ADDQ         R12, DX                        // out row 2
+	VMOVUPS      Z4, (DX)                       // out[2][0:32] = s(2)
+	VMOVUPS      Z5, 64(DX)
+	ADDQ         R12, DX                        // out row 3
+	VMOVUPS      Z6, (DX)                       // out[3][0:32] = s(3)
+	VMOVUPS      Z7, 64(DX)
+	ADDQ         R12, DX                        // out row 4
+	VMOVUPS      Z8, (DX)                       // out[4][0:32] = s(4)
+	VMOVUPS      Z9, 64(DX)
+	ADDQ         R12, DX                        // out row 5
+	VMOVUPS      Z10, (DX)                      // out[5][0:32] = s(5)
+	VMOVUPS      Z11, 64(DX)
+	ADDQ         R12, DX                        // out row 6
+	VMOVUPS      Z12, (DX)                      // out[6][0:32] = s(6)
+	VMOVUPS      Z13, 64(DX)
+	ADDQ         R12, DX                        // out row 7
+	VMOVUPS      Z14, (DX)                      // out[7][0:32] = s(7)
+	VMOVUPS      Z15, 64(DX)
+	ADDQ         R12, DX                        // out row 8
+	VMOVUPS      Z16, (DX)                      // out[8][0:32] = s(8)
+	VMOVUPS      Z17, 64(DX)
+	ADDQ         R12, DX                        // out row 9
+	VZEROUPPER
+	RET
+
+nn9accum:
+	VADDPS       (DX), Z0, Z0                   // out[0][0:32] += s(0)
+	VADDPS       64(DX), Z1, Z1
+	VMOVUPS      Z0, (DX)
+	VMOVUPS      Z1, 64(DX)
+	ADDQ         R12, DX                        // out row 1
+	VADDPS       (DX), Z2, Z2                   // out[1][0:32] += s(1)
+	VADDPS       64(DX), Z3, Z3
+	VMOVUPS      Z2, (DX)
+	VMOVUPS      Z3, 64(DX)
+	ADDQ         R12, DX                        // out row 2
+	VADDPS       (DX), Z4, Z4                   // out[2][0:32] += s(2)
+	VADDPS       64(DX), Z5, Z5
+	VMOVUPS      Z4, (DX)
+	VMOVUPS      Z5, 64(DX)
+	ADDQ         R12, DX                        // out row 3
+	VADDPS       (DX), Z6, Z6                   // out[3][0:32] += s(3)
+	VADDPS       64(DX), Z7, Z7
+	VMOVUPS      Z6, (DX)
+	VMOVUPS      Z7, 64(DX)
+	ADDQ         R12, DX                        // out row 4
+	VADDPS       (DX), Z8, Z8                   // out[4][0:32] += s(4)
+	VADDPS       64(DX), Z9, Z9
+	VMOVUPS      Z8, (DX)
+	VMOVUPS      Z9, 64(DX)
+	ADDQ         R12, DX                        // out row 5
+	VADDPS       (DX), Z10, Z10                 // out[5][0:32] += s(5)
+	VADDPS       64(DX), Z11, Z11
+	VMOVUPS      Z10, (DX)
+	VMOVUPS      Z11, 64(DX)
+	ADDQ         R12, DX                        // out row 6
+	VADDPS       (DX), Z12, Z12                 // out[6][0:32] += s(6)
+	VADDPS       64(DX), Z13, Z13
+	VMOVUPS      Z12, (DX)
+	VMOVUPS      Z13, 64(DX)
+	ADDQ         R12, DX                        // out row 7
+	VADDPS       (DX), Z14, Z14                 // out[7][0:32] += s(7)
+	VADDPS       64(DX), Z15, Z15
+	VMOVUPS      Z14, (DX)
+	VMOVUPS      Z15, 64(DX)
+	ADDQ         R12, DX                        // out row 8
+	VADDPS       (DX), Z16, Z16                 // out[8][0:32] += s(8)
+	VADDPS       64(DX), Z17, Z17
+	VMOVUPS      Z16, (DX)
+	VMOVUPS      Z17, 64(DX)
+	ADDQ         R12, DX                        // out row 9
+	VZEROUPPER
+	RET
+
 // func gemmNN32x8AVX512(out *float32, ldo int, b *float32, ldb int, x *float32, ldx int, k int, accum int)
 //
 // gemmNN32x12AVX512 for t < 8: the leftover tokens of a panel (8 FMAs per
@@ -436,6 +961,360 @@ nn8accum:
 	VMOVUPS      Z14, (DX)
 	VMOVUPS      Z15, 64(DX)
 	ADDQ         R12, DX                        // out row 8
+	VZEROUPPER
+	RET
+
+// func gemmNN32x7AVX512(out *float32, ldo int, b *float32, ldb int, x *float32, ldx int, k int, accum int)
+//
+// gemmNN32x12AVX512 for t < 7. Sums Z0..Z13.
+TEXT ·gemmNN32x7AVX512(SB), NOSPLIT, $0-64
+	MOVQ         b+16(FP), SI
+	MOVQ         ldb+24(FP), BX
+	SHLQ         $2, BX                         // row stride of b in bytes
+	MOVQ         x+32(FP), DI                   // x row 0
+	MOVQ         ldx+40(FP), R11
+	SHLQ         $2, R11                        // row stride of x in bytes
+	LEAQ         (DI)(R11*2), R8
+	ADDQ         R11, R8                        // x row 3
+	LEAQ         (R8)(R11*2), R9
+	ADDQ         R11, R9                        // x row 6
+	MOVQ         k+48(FP), CX
+	VPXORD       Z0, Z0, Z0                     // s(t, j) = 0 for t < 7, j < 32
+	VPXORD       Z1, Z1, Z1
+	VPXORD       Z2, Z2, Z2
+	VPXORD       Z3, Z3, Z3
+	VPXORD       Z4, Z4, Z4
+	VPXORD       Z5, Z5, Z5
+	VPXORD       Z6, Z6, Z6
+	VPXORD       Z7, Z7, Z7
+	VPXORD       Z8, Z8, Z8
+	VPXORD       Z9, Z9, Z9
+	VPXORD       Z10, Z10, Z10
+	VPXORD       Z11, Z11, Z11
+	VPXORD       Z12, Z12, Z12
+	VPXORD       Z13, Z13, Z13
+	TESTQ        CX, CX
+	JE           nn7store
+
+nn7loop:
+	VMOVUPS      (SI), Z24                      // b[c][0:16]
+	VMOVUPS      64(SI), Z25                    // b[c][16:32]
+	VBROADCASTSS (DI), Z26                      // x[0][c]
+	VFMADD231PS  Z24, Z26, Z0                   // s(0) += b[c]·x[0][c]
+	VFMADD231PS  Z25, Z26, Z1
+	VBROADCASTSS (DI)(R11*1), Z27               // x[1][c]
+	VFMADD231PS  Z24, Z27, Z2                   // s(1) += b[c]·x[1][c]
+	VFMADD231PS  Z25, Z27, Z3
+	VBROADCASTSS (DI)(R11*2), Z28               // x[2][c]
+	VFMADD231PS  Z24, Z28, Z4                   // s(2) += b[c]·x[2][c]
+	VFMADD231PS  Z25, Z28, Z5
+	VBROADCASTSS (R8), Z29                      // x[3][c]
+	VFMADD231PS  Z24, Z29, Z6                   // s(3) += b[c]·x[3][c]
+	VFMADD231PS  Z25, Z29, Z7
+	VBROADCASTSS (R8)(R11*1), Z30               // x[4][c]
+	VFMADD231PS  Z24, Z30, Z8                   // s(4) += b[c]·x[4][c]
+	VFMADD231PS  Z25, Z30, Z9
+	VBROADCASTSS (R8)(R11*2), Z31               // x[5][c]
+	VFMADD231PS  Z24, Z31, Z10                  // s(5) += b[c]·x[5][c]
+	VFMADD231PS  Z25, Z31, Z11
+	VBROADCASTSS (R9), Z26                      // x[6][c]
+	VFMADD231PS  Z24, Z26, Z12                  // s(6) += b[c]·x[6][c]
+	VFMADD231PS  Z25, Z26, Z13
+	ADDQ         BX, SI                         // b row c+1
+	ADDQ         $4, DI                         // x columns c+1
+	ADDQ         $4, R8
+	ADDQ         $4, R9
+	DECQ         CX
+	JNZ          nn7loop
+
+nn7store:
+	MOVQ         out+0(FP), DX
+	MOVQ         ldo+8(FP), R12
+	SHLQ         $2, R12                        // row stride of out in bytes
+	MOVQ         accum+56(FP), AX
+	TESTQ        AX, AX
+	JNZ          nn7accum
+	VMOVUPS      Z0, (DX)                       // out[0][0:32] = s(0)
+	VMOVUPS      Z1, 64(DX)
+	ADDQ         R12, DX                        // out row 1
+	VMOVUPS      Z2, (DX)                       // out[1][0:32] = s(1)
+	VMOVUPS      Z3, 64(DX)
+	ADDQ         R12, DX                        // out row 2
+	VMOVUPS      Z4, (DX)                       // out[2][0:32] = s(2)
+	VMOVUPS      Z5, 64(DX)
+	ADDQ         R12, DX                        // out row 3
+	VMOVUPS      Z6, (DX)                       // out[3][0:32] = s(3)
+	VMOVUPS      Z7, 64(DX)
+	ADDQ         R12, DX                        // out row 4
+	VMOVUPS      Z8, (DX)                       // out[4][0:32] = s(4)
+	VMOVUPS      Z9, 64(DX)
+	ADDQ         R12, DX                        // out row 5
+	VMOVUPS      Z10, (DX)                      // out[5][0:32] = s(5)
+	VMOVUPS      Z11, 64(DX)
+	ADDQ         R12, DX                        // out row 6
+	VMOVUPS      Z12, (DX)                      // out[6][0:32] = s(6)
+	VMOVUPS      Z13, 64(DX)
+	ADDQ         R12, DX                        // out row 7
+	VZEROUPPER
+	RET
+
+nn7accum:
+	VADDPS       (DX), Z0, Z0                   // out[0][0:32] += s(0)
+	VADDPS       64(DX), Z1, Z1
+	VMOVUPS      Z0, (DX)
+	VMOVUPS      Z1, 64(DX)
+	ADDQ         R12, DX                        // out row 1
+	VADDPS       (DX), Z2, Z2                   // out[1][0:32] += s(1)
+	VADDPS       64(DX), Z3, Z3
+	VMOVUPS      Z2, (DX)
+	VMOVUPS      Z3, 64(DX)
+	ADDQ         R12, DX                        // out row 2
+	VADDPS       (DX), Z4, Z4                   // out[2][0:32] += s(2)
+	VADDPS       64(DX), Z5, Z5
+	VMOVUPS      Z4, (DX)
+	VMOVUPS      Z5, 64(DX)
+	ADDQ         R12, DX                        // out row 3
+	VADDPS       (DX), Z6, Z6                   // out[3][0:32] += s(3)
+	VADDPS       64(DX), Z7, Z7
+	VMOVUPS      Z6, (DX)
+	VMOVUPS      Z7, 64(DX)
+	ADDQ         R12, DX                        // out row 4
+	VADDPS       (DX), Z8, Z8                   // out[4][0:32] += s(4)
+	VADDPS       64(DX), Z9, Z9
+	VMOVUPS      Z8, (DX)
+	VMOVUPS      Z9, 64(DX)
+	ADDQ         R12, DX                        // out row 5
+	VADDPS       (DX), Z10, Z10                 // out[5][0:32] += s(5)
+	VADDPS       64(DX), Z11, Z11
+	VMOVUPS      Z10, (DX)
+	VMOVUPS      Z11, 64(DX)
+	ADDQ         R12, DX                        // out row 6
+	VADDPS       (DX), Z12, Z12                 // out[6][0:32] += s(6)
+	VADDPS       64(DX), Z13, Z13
+	VMOVUPS      Z12, (DX)
+	VMOVUPS      Z13, 64(DX)
+	ADDQ         R12, DX                        // out row 7
+	VZEROUPPER
+	RET
+
+// func gemmNN32x6AVX512(out *float32, ldo int, b *float32, ldb int, x *float32, ldx int, k int, accum int)
+//
+// gemmNN32x12AVX512 for t < 6. Sums Z0..Z11.
+TEXT ·gemmNN32x6AVX512(SB), NOSPLIT, $0-64
+	MOVQ         b+16(FP), SI
+	MOVQ         ldb+24(FP), BX
+	SHLQ         $2, BX                         // row stride of b in bytes
+	MOVQ         x+32(FP), DI                   // x row 0
+	MOVQ         ldx+40(FP), R11
+	SHLQ         $2, R11                        // row stride of x in bytes
+	LEAQ         (DI)(R11*2), R8
+	ADDQ         R11, R8                        // x row 3
+	MOVQ         k+48(FP), CX
+	VPXORD       Z0, Z0, Z0                     // s(t, j) = 0 for t < 6, j < 32
+	VPXORD       Z1, Z1, Z1
+	VPXORD       Z2, Z2, Z2
+	VPXORD       Z3, Z3, Z3
+	VPXORD       Z4, Z4, Z4
+	VPXORD       Z5, Z5, Z5
+	VPXORD       Z6, Z6, Z6
+	VPXORD       Z7, Z7, Z7
+	VPXORD       Z8, Z8, Z8
+	VPXORD       Z9, Z9, Z9
+	VPXORD       Z10, Z10, Z10
+	VPXORD       Z11, Z11, Z11
+	TESTQ        CX, CX
+	JE           nn6store
+
+nn6loop:
+	VMOVUPS      (SI), Z24                      // b[c][0:16]
+	VMOVUPS      64(SI), Z25                    // b[c][16:32]
+	VBROADCASTSS (DI), Z26                      // x[0][c]
+	VFMADD231PS  Z24, Z26, Z0                   // s(0) += b[c]·x[0][c]
+	VFMADD231PS  Z25, Z26, Z1
+	VBROADCASTSS (DI)(R11*1), Z27               // x[1][c]
+	VFMADD231PS  Z24, Z27, Z2                   // s(1) += b[c]·x[1][c]
+	VFMADD231PS  Z25, Z27, Z3
+	VBROADCASTSS (DI)(R11*2), Z28               // x[2][c]
+	VFMADD231PS  Z24, Z28, Z4                   // s(2) += b[c]·x[2][c]
+	VFMADD231PS  Z25, Z28, Z5
+	VBROADCASTSS (R8), Z29                      // x[3][c]
+	VFMADD231PS  Z24, Z29, Z6                   // s(3) += b[c]·x[3][c]
+	VFMADD231PS  Z25, Z29, Z7
+	VBROADCASTSS (R8)(R11*1), Z30               // x[4][c]
+	VFMADD231PS  Z24, Z30, Z8                   // s(4) += b[c]·x[4][c]
+	VFMADD231PS  Z25, Z30, Z9
+	VBROADCASTSS (R8)(R11*2), Z31               // x[5][c]
+	VFMADD231PS  Z24, Z31, Z10                  // s(5) += b[c]·x[5][c]
+	VFMADD231PS  Z25, Z31, Z11
+	ADDQ         BX, SI                         // b row c+1
+	ADDQ         $4, DI                         // x columns c+1
+	ADDQ         $4, R8
+	DECQ         CX
+	JNZ          nn6loop
+
+nn6store:
+	MOVQ         out+0(FP), DX
+	MOVQ         ldo+8(FP), R12
+	SHLQ         $2, R12                        // row stride of out in bytes
+	MOVQ         accum+56(FP), AX
+	TESTQ        AX, AX
+	JNZ          nn6accum
+	VMOVUPS      Z0, (DX)                       // out[0][0:32] = s(0)
+	VMOVUPS      Z1, 64(DX)
+	ADDQ         R12, DX                        // out row 1
+	VMOVUPS      Z2, (DX)                       // out[1][0:32] = s(1)
+	VMOVUPS      Z3, 64(DX)
+	ADDQ         R12, DX                        // out row 2
+	VMOVUPS      Z4, (DX)                       // out[2][0:32] = s(2)
+	VMOVUPS      Z5, 64(DX)
+	ADDQ         R12, DX                        // out row 3
+	VMOVUPS      Z6, (DX)                       // out[3][0:32] = s(3)
+	VMOVUPS      Z7, 64(DX)
+	ADDQ         R12, DX                        // out row 4
+	VMOVUPS      Z8, (DX)                       // out[4][0:32] = s(4)
+	VMOVUPS      Z9, 64(DX)
+	ADDQ         R12, DX                        // out row 5
+	VMOVUPS      Z10, (DX)                      // out[5][0:32] = s(5)
+	VMOVUPS      Z11, 64(DX)
+	ADDQ         R12, DX                        // out row 6
+	VZEROUPPER
+	RET
+
+nn6accum:
+	VADDPS       (DX), Z0, Z0                   // out[0][0:32] += s(0)
+	VADDPS       64(DX), Z1, Z1
+	VMOVUPS      Z0, (DX)
+	VMOVUPS      Z1, 64(DX)
+	ADDQ         R12, DX                        // out row 1
+	VADDPS       (DX), Z2, Z2                   // out[1][0:32] += s(1)
+	VADDPS       64(DX), Z3, Z3
+	VMOVUPS      Z2, (DX)
+	VMOVUPS      Z3, 64(DX)
+	ADDQ         R12, DX                        // out row 2
+	VADDPS       (DX), Z4, Z4                   // out[2][0:32] += s(2)
+	VADDPS       64(DX), Z5, Z5
+	VMOVUPS      Z4, (DX)
+	VMOVUPS      Z5, 64(DX)
+	ADDQ         R12, DX                        // out row 3
+	VADDPS       (DX), Z6, Z6                   // out[3][0:32] += s(3)
+	VADDPS       64(DX), Z7, Z7
+	VMOVUPS      Z6, (DX)
+	VMOVUPS      Z7, 64(DX)
+	ADDQ         R12, DX                        // out row 4
+	VADDPS       (DX), Z8, Z8                   // out[4][0:32] += s(4)
+	VADDPS       64(DX), Z9, Z9
+	VMOVUPS      Z8, (DX)
+	VMOVUPS      Z9, 64(DX)
+	ADDQ         R12, DX                        // out row 5
+	VADDPS       (DX), Z10, Z10                 // out[5][0:32] += s(5)
+	VADDPS       64(DX), Z11, Z11
+	VMOVUPS      Z10, (DX)
+	VMOVUPS      Z11, 64(DX)
+	ADDQ         R12, DX                        // out row 6
+	VZEROUPPER
+	RET
+
+// func gemmNN32x5AVX512(out *float32, ldo int, b *float32, ldb int, x *float32, ldx int, k int, accum int)
+//
+// gemmNN32x12AVX512 for t < 5. Sums Z0..Z9.
+TEXT ·gemmNN32x5AVX512(SB), NOSPLIT, $0-64
+	MOVQ         b+16(FP), SI
+	MOVQ         ldb+24(FP), BX
+	SHLQ         $2, BX                         // row stride of b in bytes
+	MOVQ         x+32(FP), DI                   // x row 0
+	MOVQ         ldx+40(FP), R11
+	SHLQ         $2, R11                        // row stride of x in bytes
+	LEAQ         (DI)(R11*2), R8
+	ADDQ         R11, R8                        // x row 3
+	MOVQ         k+48(FP), CX
+	VPXORD       Z0, Z0, Z0                     // s(t, j) = 0 for t < 5, j < 32
+	VPXORD       Z1, Z1, Z1
+	VPXORD       Z2, Z2, Z2
+	VPXORD       Z3, Z3, Z3
+	VPXORD       Z4, Z4, Z4
+	VPXORD       Z5, Z5, Z5
+	VPXORD       Z6, Z6, Z6
+	VPXORD       Z7, Z7, Z7
+	VPXORD       Z8, Z8, Z8
+	VPXORD       Z9, Z9, Z9
+	TESTQ        CX, CX
+	JE           nn5store
+
+nn5loop:
+	VMOVUPS      (SI), Z24                      // b[c][0:16]
+	VMOVUPS      64(SI), Z25                    // b[c][16:32]
+	VBROADCASTSS (DI), Z26                      // x[0][c]
+	VFMADD231PS  Z24, Z26, Z0                   // s(0) += b[c]·x[0][c]
+	VFMADD231PS  Z25, Z26, Z1
+	VBROADCASTSS (DI)(R11*1), Z27               // x[1][c]
+	VFMADD231PS  Z24, Z27, Z2                   // s(1) += b[c]·x[1][c]
+	VFMADD231PS  Z25, Z27, Z3
+	VBROADCASTSS (DI)(R11*2), Z28               // x[2][c]
+	VFMADD231PS  Z24, Z28, Z4                   // s(2) += b[c]·x[2][c]
+	VFMADD231PS  Z25, Z28, Z5
+	VBROADCASTSS (R8), Z29                      // x[3][c]
+	VFMADD231PS  Z24, Z29, Z6                   // s(3) += b[c]·x[3][c]
+	VFMADD231PS  Z25, Z29, Z7
+	VBROADCASTSS (R8)(R11*1), Z30               // x[4][c]
+	VFMADD231PS  Z24, Z30, Z8                   // s(4) += b[c]·x[4][c]
+	VFMADD231PS  Z25, Z30, Z9
+	ADDQ         BX, SI                         // b row c+1
+	ADDQ         $4, DI                         // x columns c+1
+	ADDQ         $4, R8
+	DECQ         CX
+	JNZ          nn5loop
+
+nn5store:
+	MOVQ         out+0(FP), DX
+	MOVQ         ldo+8(FP), R12
+	SHLQ         $2, R12                        // row stride of out in bytes
+	MOVQ         accum+56(FP), AX
+	TESTQ        AX, AX
+	JNZ          nn5accum
+	VMOVUPS      Z0, (DX)                       // out[0][0:32] = s(0)
+	VMOVUPS      Z1, 64(DX)
+	ADDQ         R12, DX                        // out row 1
+	VMOVUPS      Z2, (DX)                       // out[1][0:32] = s(1)
+	VMOVUPS      Z3, 64(DX)
+	ADDQ         R12, DX                        // out row 2
+	VMOVUPS      Z4, (DX)                       // out[2][0:32] = s(2)
+	VMOVUPS      Z5, 64(DX)
+	ADDQ         R12, DX                        // out row 3
+	VMOVUPS      Z6, (DX)                       // out[3][0:32] = s(3)
+	VMOVUPS      Z7, 64(DX)
+	ADDQ         R12, DX                        // out row 4
+	VMOVUPS      Z8, (DX)                       // out[4][0:32] = s(4)
+	VMOVUPS      Z9, 64(DX)
+	ADDQ         R12, DX                        // out row 5
+	VZEROUPPER
+	RET
+
+nn5accum:
+	VADDPS       (DX), Z0, Z0                   // out[0][0:32] += s(0)
+	VADDPS       64(DX), Z1, Z1
+	VMOVUPS      Z0, (DX)
+	VMOVUPS      Z1, 64(DX)
+	ADDQ         R12, DX                        // out row 1
+	VADDPS       (DX), Z2, Z2                   // out[1][0:32] += s(1)
+	VADDPS       64(DX), Z3, Z3
+	VMOVUPS      Z2, (DX)
+	VMOVUPS      Z3, 64(DX)
+	ADDQ         R12, DX                        // out row 2
+	VADDPS       (DX), Z4, Z4                   // out[2][0:32] += s(2)
+	VADDPS       64(DX), Z5, Z5
+	VMOVUPS      Z4, (DX)
+	VMOVUPS      Z5, 64(DX)
+	ADDQ         R12, DX                        // out row 3
+	VADDPS       (DX), Z6, Z6                   // out[3][0:32] += s(3)
+	VADDPS       64(DX), Z7, Z7
+	VMOVUPS      Z6, (DX)
+	VMOVUPS      Z7, 64(DX)
+	ADDQ         R12, DX                        // out row 4
+	VADDPS       (DX), Z8, Z8                   // out[4][0:32] += s(4)
+	VADDPS       64(DX), Z9, Z9
+	VMOVUPS      Z8, (DX)
+	VMOVUPS      Z9, 64(DX)
+	ADDQ         R12, DX                        // out row 5
 	VZEROUPPER
 	RET
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// gemmNNGo is the Go twin of gemmNN32x{12,8,4}AVX512 and gemmNN16x6AVX2
+// gemmNNGo is the Go twin of gemmNN32x{4…12}AVX512 and gemmNN16x6AVX2
 // (nt tokens × cols outputs), operation for operation: one math.FMA per
 // term, in column order, from 0, then one fp32 store or add. The assembly
 // must match it bit for bit.
@@ -29,7 +29,7 @@ func gemmNNGo(nt, cols int, out []float32, ldo int, b []float32, ldb int, x []fl
 	}
 }
 
-// TestGemmNN runs the tiles alone (AVX-512: 32 outputs × 12, 8 and 4
+// TestGemmNN runs the tiles alone (AVX-512: 32 outputs × 4 to 12
 // tokens; AVX2: 16 × 6): bit-identical to their Go twin, and within the
 // float64 oracle's bound (plus one rounding of the add when
 // accumulating), for k around the loop's edges and odd strides; out's gap
@@ -40,7 +40,9 @@ func TestGemmNN(t *testing.T) {
 		lvl      Level
 		nt, cols int
 		accums   int
-	}{{AVX512, 12, colNN, 2}, {AVX512, 8, colNN, 2}, {AVX512, 4, colNN, 2}, {AVX2, tok2, col2, 2}} {
+	}{{AVX512, 12, colNN, 2}, {AVX512, 11, colNN, 2}, {AVX512, 10, colNN, 2}, {AVX512, 9, colNN, 2},
+		{AVX512, 8, colNN, 2}, {AVX512, 7, colNN, 2}, {AVX512, 6, colNN, 2}, {AVX512, 5, colNN, 2},
+		{AVX512, 4, colNN, 2}, {AVX2, tok2, col2, 2}} {
 		if !Supported(tl.lvl) {
 			t.Logf("CPU lacks %v: %d×%d tile skipped", tl.lvl, tl.cols, tl.nt)
 			continue
@@ -55,8 +57,9 @@ func TestGemmNN(t *testing.T) {
 	}
 }
 
-// TestGemm16x6 is TestGemmNN for the prefill's AVX2 tile: a packed panel
-// (ldb = 16) and k a multiple of 8, around one and many loop turns.
+// TestGemm16x6 is TestGemmNN for the prefill's AVX2 tiles (6, 5 and 4
+// tokens): a packed panel (ldb = 16) and k a multiple of 8, around one
+// and many loop turns.
 func TestGemm16x6(t *testing.T) {
 	if !Supported(AVX2) {
 		t.Skip("CPU lacks AVX2")
@@ -65,7 +68,9 @@ func TestGemm16x6(t *testing.T) {
 	for _, k := range []int{0, 8, 16, 24, 256, 264} {
 		for _, dx := range []int{0, 3} {
 			for accum := range 2 {
-				testGemmNN(t, r, tok2, col2, k, col2, k+dx, accum, true)
+				for _, nt := range []int{tok2, 5, 4} {
+					testGemmNN(t, r, nt, col2, k, col2, k+dx, accum, true)
+				}
 			}
 		}
 	}
@@ -93,7 +98,7 @@ func testGemmNN(t *testing.T, r *rand.Rand, nt, cols, k, ldb, ldx, accum int, pa
 	}
 	switch {
 	case packed:
-		gemm16x6AVX2(&out[0], ldo, bp, xp, ldx, k, accum)
+		tile16(nt, &out[0], ldo, bp, xp, ldx, k, accum)
 	case cols == col2:
 		gemmNN16x6AVX2(&out[0], ldo, bp, ldb, xp, ldx, k, accum)
 	default:

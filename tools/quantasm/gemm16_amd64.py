@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes kernels/gemm16_amd64.s: gemm16x6AVX2, the AVX2 prefill tile
-(16 outputs × 6 tokens) on a packed panel of W.
+(16 outputs × 6 tokens) on a packed panel of W, and its twins of 5 and
+4 tokens for the tokens left after the 6-token tiles.
 
 Run `python3 tools/quantasm/gemm16_amd64.py > kernels/gemm16_amd64.s`
 after editing. The Go twin is gemmNNGo in gemmnn_amd64_test.go; the
@@ -21,27 +22,38 @@ def at(off, row):
     return "%d%s" % (off, row) if off else row
 
 
-def column(u):
-    """Column c+u: b[c+u][0:16] into Y12/Y13, six broadcasts, twelve FMAs."""
+def column(u, T):
+    """Column c+u: b[c+u][0:16] into Y12/Y13, T broadcasts, 2·T FMAs."""
     a.ins("VMOVUPS", "%d(SI)" % (64 * u) if u else "(SI)", "Y12", c="b[c+%d][0:8]" % u)
     a.ins("VMOVUPS", "%d(SI)" % (64 * u + 32), "Y13", c="b[c+%d][8:16]" % u)
-    for t, row in enumerate(ROWS):
+    for t, row in enumerate(ROWS[:T]):
         y = "Y14" if t % 2 == 0 else "Y15"
         a.ins("VBROADCASTSS", at(4 * u, row), y, c="x[%d][c+%d]" % (t, u))
         a.ins("VFMADD231PS", "Y12", y, "Y%d" % (2 * t), c="s(%d, 0:8) += b·x" % t)
         a.ins("VFMADD231PS", "Y13", y, "Y%d" % (2 * t + 1))
 
 
-def out_rows(each):
-    """each(t) for t < 6 with DX at out[t][0], R12 = ldo in bytes."""
-    for t in range(6):
+def out_rows(each, T):
+    """each(t) for t < T with DX at out[t][0], R12 = ldo in bytes."""
+    for t in range(T):
         each(t)
-        if t < 5:
+        if t < T - 1:
             a.ins("ADDQ", "R12", "DX")
 
 
-def tile():
-    a.text("gemm16x6AVX2", 56, """\
+def tile(T=6):
+    """The tile of T tokens; only the 6-token one, which other tiles
+    follow, prefetches the next tile's x rows."""
+    name, lbl = "gemm16x%dAVX2" % T, "g16" if T == 6 else "g16t%d" % T
+    if T != 6:
+        a.text(name, 56, """\
+func %s(out *float32, ldo int, b *float32, x *float32, ldx int, k int, accum int)
+
+gemm16x6AVX2 for t < %d: the tokens left after the 6-token tiles of a
+panel, one tile for all of them. Sums Y0..Y%d, the same as the 6-token
+tile's, bit for bit.""" % (name, T, 2 * T - 1))
+    else:
+        a.text(name, 56, """\
 func gemm16x6AVX2(out *float32, ldo int, b *float32, x *float32, ldx int, k int, accum int)
 
 \tfor t := range 6 {
@@ -77,48 +89,49 @@ from L2 and out from L3 92 → 99; the FMA loop 112.""")
     def prefetch_out(t):
         a.ins("PREFETCHT0", "(DX)", c="out[%d][0:16], two lines when unaligned" % t)
         a.ins("PREFETCHT0", "60(DX)")
-    out_rows(prefetch_out)
-    a.ins("LEAQ", "(R8)(R11*2)", "R9")
-    a.ins("ADDQ", "R11", "R9", c="x row 6: the next tile's row 0")
-    for t in range(6):
-        for off in range(0, AHEAD, 64):
-            a.ins("PREFETCHT0", "%d(R9)" % off if off else "(R9)",
-                  c="x[%d][0:%d], the next tile's start" % (6 + t, AHEAD // 4) if off == 0 else "")
-        if t < 5:
-            a.ins("ADDQ", "R11", "R9")
-    for i in range(12):
+    out_rows(prefetch_out, T)
+    if T == 6:
+        a.ins("LEAQ", "(R8)(R11*2)", "R9")
+        a.ins("ADDQ", "R11", "R9", c="x row 6: the next tile's row 0")
+        for t in range(6):
+            for off in range(0, AHEAD, 64):
+                a.ins("PREFETCHT0", "%d(R9)" % off if off else "(R9)",
+                      c="x[%d][0:%d], the next tile's start" % (6 + t, AHEAD // 4) if off == 0 else "")
+            if t < 5:
+                a.ins("ADDQ", "R11", "R9")
+    for i in range(2 * T):
         a.ins("VXORPS", "Y%d" % i, "Y%d" % i, "Y%d" % i, c="s = 0" if i == 0 else "")
     a.ins("TESTQ", "CX", "CX")
-    a.ins("JE", "g16store")
-    a.label("g16loop")
-    for t, row in enumerate(ROWS):
+    a.ins("JE", lbl + "store")
+    a.label(lbl + "loop")
+    for t, row in enumerate(ROWS[:T]):
         a.ins("PREFETCHT0", at(AHEAD, row), c="x[%d][c+%d:]" % (t, AHEAD // 4))
     for u in range(UNROLL):
-        column(u)
+        column(u, T)
     a.ins("ADDQ", "$%d" % (64 * UNROLL), "SI", c="b[c+%d]" % UNROLL)
     a.ins("ADDQ", "$%d" % (4 * UNROLL), "DI", c="x[·][c+%d]" % UNROLL)
     a.ins("ADDQ", "$%d" % (4 * UNROLL), "R8")
     a.ins("DECQ", "CX")
-    a.ins("JNZ", "g16loop")
-    a.label("g16store")
+    a.ins("JNZ", lbl + "loop")
+    a.label(lbl + "store")
     a.ins("MOVQ", "out+0(FP)", "DX")
     a.ins("MOVQ", "accum+48(FP)", "AX")
     a.ins("TESTQ", "AX", "AX")
-    a.ins("JNZ", "g16accum")
+    a.ins("JNZ", lbl + "accum")
 
     def store(t):
         a.ins("VMOVUPS", "Y%d" % (2 * t), "(DX)", c="out[%d][0:16] = s(%d)" % (t, t))
         a.ins("VMOVUPS", "Y%d" % (2 * t + 1), "32(DX)")
-    out_rows(store)
+    out_rows(store, T)
     a.ret()
-    a.label("g16accum")
+    a.label(lbl + "accum")
 
     def add(t):
         a.ins("VADDPS", "(DX)", "Y%d" % (2 * t), "Y%d" % (2 * t), c="out[%d][0:16] += s(%d)" % (t, t))
         a.ins("VADDPS", "32(DX)", "Y%d" % (2 * t + 1), "Y%d" % (2 * t + 1))
         a.ins("VMOVUPS", "Y%d" % (2 * t), "(DX)")
         a.ins("VMOVUPS", "Y%d" % (2 * t + 1), "32(DX)")
-    out_rows(add)
+    out_rows(add, T)
     a.ret()
 
 
@@ -126,5 +139,6 @@ a.header("gemm16_amd64.py", """The AVX2 prefill tile on a packed panel of W (bca
 finished sum is added to out, never loaded into the sums, so a tile
 computed into scratch and added by Go (put) is bit-identical to one
 computed in place.""")
-tile()
+for T in (6, 5, 4):
+    tile(T)
 a.print()

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes kernels/gemmnn_amd64.s: the broadcast tiles of Y = X·B
-(gemmNN32x12AVX512, gemmNN32x8AVX512, gemmNN32x4AVX512, gemmNN16x6AVX2)
+(gemmNN32x12AVX512 and its twins of 4 to 11 tokens, gemmNN16x6AVX2)
 and the packers that turn rows of W into B (packT32BF16AVX512,
 packT32F32AVX512, packT16BF16AVX2, packT16F32AVX2).
 
@@ -163,9 +163,16 @@ bytes, CX = columns left, DX = &out[t][0], R12 = ldo in bytes.""", wrap=False)
 Any k ≥ 0 (k = 0 gives s = 0). The finished sum is added to out, never
 loaded into the sums, so a tile computed into scratch and added by Go
 (put) is bit-identical to one computed in place.""", prefetch=True)
+    for T in (11, 10, 9):
+        nn_tile(AVX512, T, "gemmNN32x%dAVX512" % T, "nn%d" % T, NN_SIG % ("gemmNN32x%dAVX512" % T) + """\
+gemmNN32x12AVX512 for t < %d: the leftover tokens of a panel, one tile
+for all of them. Sums Z0..Z%d.""" % (T, 2 * T - 1))
     nn_tile(AVX512, 8, "gemmNN32x8AVX512", "nn8", NN_SIG % "gemmNN32x8AVX512" + """\
 gemmNN32x12AVX512 for t < 8: the leftover tokens of a panel (8 FMAs per
 column and token pair of loads, still FMA-bound). Sums Z0..Z15.""")
+    for T in (7, 6, 5):
+        nn_tile(AVX512, T, "gemmNN32x%dAVX512" % T, "nn%d" % T, NN_SIG % ("gemmNN32x%dAVX512" % T) + """\
+gemmNN32x12AVX512 for t < %d. Sums Z0..Z%d.""" % (T, 2 * T - 1))
     nn_tile(AVX512, 4, "gemmNN32x4AVX512", "nn4", NN_SIG % "gemmNN32x4AVX512" + """\
 gemmNN32x12AVX512 for t < 4. Sums Z0..Z7: eight independent FMA chains,
 just enough to cover the FMA latency on two pipes.""")

@@ -54,6 +54,12 @@ var (
 // with the AVX2 kernel on it, and Q8_0 too (matVecQ8Halves).
 var halves512 = hasAVX512 && cpu.VendorID == cpuid.AMD && cpu.Family == 0x19
 
+// farPrefetch picks Q6_K's four-stream decode kernel with PREFETCHT1 4
+// KiB ahead instead of PREFETCHT0 2 KiB (tools/quantasm/stream.py): on
+// Zen 4 its decode of Qwen2.5-1.5B went from 69-71 % to 85-89 % of the
+// probe on one thread. No other CPU was measured with it.
+var farPrefetch = halves512
+
 // bf16ProductsPay says whether VDPBF16PS makes prefill faster than fp32
 // FMAs on this CPU. It does twice an FMA's multiply-adds, which pays
 // where it issues as often as FMAs do: AMD's cores (Zen 4, Zen 5: 1.4-1.5

@@ -127,7 +127,7 @@ func dotQ5KVNNI(out []float32, w []byte, a *QuantizedX, nb int) {
 func dotQ6KVNNI(out []float32, w []byte, a *QuantizedX, nb int) {
 	q, rb := len(out)/4, nb*210
 	if q > 0 {
-		dotRows4Q6KVNNI(&out[0], q, &w[0], q*rb, &a.q[0], &a.dc[0], &a.n32[0], nb)
+		rows4Q6KVNNI(&out[0], q, &w[0], q*rb, &a.q[0], &a.dc[0], &a.n32[0], nb)
 	}
 	if r := 4 * q; r < len(out) {
 		dotRowsQ6KVNNI(&out[r], len(out)-r, &w[r*rb], &a.q[0], &a.dc[0], &a.n32[0], nb)
@@ -139,6 +139,12 @@ func dotRowsQ8_0AVX2(out *float32, rows int, w *byte, xq *int8, de *float32, n12
 
 //go:noescape
 func dotRows4Q8_0AVX2(out *float32, rows int, w *byte, stride int, xq *int8, de *float32, n128 *int32, nb int)
+
+// dotRows4Q6KFarVNNI is dotRows4Q6KVNNI with the far prefetch
+// (farPrefetch), bit for bit.
+//
+//go:noescape
+func dotRows4Q6KFarVNNI(out *float32, rows int, w *byte, stride int, xq *int8, dc *float32, n32 *int32, nb int)
 
 //go:noescape
 func dotRows4Q4KAVX2(out *float32, rows int, w *byte, stride int, xq *int8, dc, s *float32, nb int)
@@ -212,6 +218,8 @@ var (
 	// dotsAVX2: the set the avx2 level (and avx512 without AVX512-VNNI)
 	// uses on this CPU.
 	dotsAVX2 = pick(hasAVXVNNI, dotsAVXVNNI, dotsVPMADDUBSW)
+	// rows4Q6KVNNI: Q6_K's four-stream AVX512-VNNI kernel on this CPU.
+	rows4Q6KVNNI = pick(farPrefetch, dotRows4Q6KFarVNNI, dotRows4Q6KVNNI)
 )
 
 // matVecQ8AVX2 is matVecQ8VNNI with VPMADDUBSW + VPMADDWD (or VEX

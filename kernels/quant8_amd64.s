@@ -2136,6 +2136,293 @@ q64block:
 	VZEROUPPER       
 	RET              
 
+// func dotRows4Q6KFarVNNI(out *float32, rows int, w *byte, stride int, xq *int8, dc *float32, n32 *int32, nb int)
+//
+// dotRows4Q6KVNNI with the far prefetch (stream.py): PREFETCHT1
+// FAR_AHEAD (4 KiB) ahead, for Zen 4. The same sums, bit for bit.
+TEXT ·dotRows4Q6KFarVNNI(SB), NOSPLIT, $0-64
+	MOVQ             w+16(FP), SI
+	MOVQ             stride+24(FP), R8
+	LEAQ             (R8)(R8*2), R9                         // 3·stride
+	MOVQ             out+0(FP), R13
+	MOVQ             rows+8(FP), R12
+	LEAQ             (R12*4), R10                           // the streams' outputs, bytes apart
+	LEAQ             (R10)(R10*2), R11
+	VPBROADCASTD     x8c0f<>(SB), Z30
+	VPBROADCASTD     x8c30<>(SB), Z28
+	VMOVDQU32        x8sh42<>(SB), Z27
+	VMOVDQU32        x8sh02<>(SB), Z26
+	VMOVDQU32        x8dup2<>(SB), Z25
+	VMOVDQU32        x8q6idx<>+0(SB), Z20
+	VMOVDQU32        x8q6idx<>+64(SB), Z21
+	VMOVDQU32        x8q6idx<>+128(SB), Z22
+	VMOVDQU32        x8q6idx<>+192(SB), Z23
+q64row:
+	MOVQ             xq+32(FP), DI
+	MOVQ             dc+40(FP), DX
+	MOVQ             n32+48(FP), BX
+	MOVQ             nb+56(FP), CX
+	VXORPS           Z0, Z0, Z0
+	VXORPS           Z1, Z1, Z1
+	VXORPS           Z2, Z2, Z2
+	VXORPS           Z3, Z3, Z3
+	VXORPS           Z4, Z4, Z4
+	VXORPS           Z5, Z5, Z5
+	VXORPS           Z6, Z6, Z6
+	VXORPS           Z7, Z7, Z7
+q64block:
+	MOVWLZX          208(SI), AX
+	VMOVD            AX, X8
+	VCVTPH2PS        X8, X8
+	VBROADCASTSS     X8, Z8
+	VPMOVSXBD        192(SI), Z9                            // sc[0:16]
+	VCVTDQ2PS        Z9, Z9
+	VMULPS           Z8, Z9, Z9
+	VMOVUPS          (DX), Y10                              // dx of the block's 8 activation blocks
+	VPERMPS          Z10, Z25, Z10                          // group g takes dx[g/2]
+	VMULPS           Z10, Z9, Z9                            // S[g] = d·sc[g]·dx
+	VMOVDQU64        0(SI), Z11                             // ql, half 0
+	VBROADCASTI64X4  128(SI), Z12                           // qh, both halves
+	VPANDD           Z30, Z11, Z13                          // low nibbles: columns 0-63 of the half
+	VPSRLW           $4, Z11, Z14
+	VPANDD           Z30, Z14, Z14                          // high nibbles: 64-127
+	VPSLLVW          Z27, Z12, Z15
+	VPTERNLOGD       $0xf8, Z28, Z15, Z13                   // q = nibble | qh bits & 0x30, columns 0-63
+	VPSRLVW          Z26, Z12, Z12
+	VPTERNLOGD       $0xf8, Z28, Z12, Z14                   // q, columns 64-127
+	VMOVDQU32        0(BX), Z16                             // −32·Σqx
+	VPDPBUSD         0(DI), Z13, Z16
+	VCVTDQ2PS        Z16, Z16
+	VPERMPS          Z9, Z20, Z17
+	VFMADD231PS      Z17, Z16, Z0
+	VMOVDQU32        64(BX), Z18                            // −32·Σqx
+	VPDPBUSD         64(DI), Z14, Z18
+	VCVTDQ2PS        Z18, Z18
+	VPERMPS          Z9, Z21, Z19
+	VFMADD231PS      Z19, Z18, Z1
+	VMOVDQU64        64(SI), Z11                            // ql, half 1
+	VBROADCASTI64X4  160(SI), Z12                           // qh, both halves
+	VPANDD           Z30, Z11, Z13                          // low nibbles: columns 0-63 of the half
+	VPSRLW           $4, Z11, Z14
+	VPANDD           Z30, Z14, Z14                          // high nibbles: 64-127
+	VPSLLVW          Z27, Z12, Z15
+	VPTERNLOGD       $0xf8, Z28, Z15, Z13                   // q = nibble | qh bits & 0x30, columns 0-63
+	VPSRLVW          Z26, Z12, Z12
+	VPTERNLOGD       $0xf8, Z28, Z12, Z14                   // q, columns 64-127
+	VMOVDQU32        128(BX), Z16                           // −32·Σqx
+	VPDPBUSD         128(DI), Z13, Z16
+	VCVTDQ2PS        Z16, Z16
+	VPERMPS          Z9, Z22, Z17
+	VFMADD231PS      Z17, Z16, Z0
+	VMOVDQU32        192(BX), Z18                           // −32·Σqx
+	VPDPBUSD         192(DI), Z14, Z18
+	VCVTDQ2PS        Z18, Z18
+	VPERMPS          Z9, Z23, Z19
+	VFMADD231PS      Z19, Z18, Z1
+	MOVWLZX          208(SI)(R8*1), AX
+	VMOVD            AX, X8
+	VCVTPH2PS        X8, X8
+	VBROADCASTSS     X8, Z8
+	VPMOVSXBD        192(SI)(R8*1), Z9                      // sc[0:16]
+	VCVTDQ2PS        Z9, Z9
+	VMULPS           Z8, Z9, Z9
+	VMOVUPS          (DX), Y10                              // dx of the block's 8 activation blocks
+	VPERMPS          Z10, Z25, Z10                          // group g takes dx[g/2]
+	VMULPS           Z10, Z9, Z9                            // S[g] = d·sc[g]·dx
+	VMOVDQU64        0(SI)(R8*1), Z11                       // ql, half 0
+	VBROADCASTI64X4  128(SI)(R8*1), Z12                     // qh, both halves
+	VPANDD           Z30, Z11, Z13                          // low nibbles: columns 0-63 of the half
+	VPSRLW           $4, Z11, Z14
+	VPANDD           Z30, Z14, Z14                          // high nibbles: 64-127
+	VPSLLVW          Z27, Z12, Z15
+	VPTERNLOGD       $0xf8, Z28, Z15, Z13                   // q = nibble | qh bits & 0x30, columns 0-63
+	VPSRLVW          Z26, Z12, Z12
+	VPTERNLOGD       $0xf8, Z28, Z12, Z14                   // q, columns 64-127
+	VMOVDQU32        0(BX), Z16                             // −32·Σqx
+	VPDPBUSD         0(DI), Z13, Z16
+	VCVTDQ2PS        Z16, Z16
+	VPERMPS          Z9, Z20, Z17
+	VFMADD231PS      Z17, Z16, Z2
+	VMOVDQU32        64(BX), Z18                            // −32·Σqx
+	VPDPBUSD         64(DI), Z14, Z18
+	VCVTDQ2PS        Z18, Z18
+	VPERMPS          Z9, Z21, Z19
+	VFMADD231PS      Z19, Z18, Z3
+	VMOVDQU64        64(SI)(R8*1), Z11                      // ql, half 1
+	VBROADCASTI64X4  160(SI)(R8*1), Z12                     // qh, both halves
+	VPANDD           Z30, Z11, Z13                          // low nibbles: columns 0-63 of the half
+	VPSRLW           $4, Z11, Z14
+	VPANDD           Z30, Z14, Z14                          // high nibbles: 64-127
+	VPSLLVW          Z27, Z12, Z15
+	VPTERNLOGD       $0xf8, Z28, Z15, Z13                   // q = nibble | qh bits & 0x30, columns 0-63
+	VPSRLVW          Z26, Z12, Z12
+	VPTERNLOGD       $0xf8, Z28, Z12, Z14                   // q, columns 64-127
+	VMOVDQU32        128(BX), Z16                           // −32·Σqx
+	VPDPBUSD         128(DI), Z13, Z16
+	VCVTDQ2PS        Z16, Z16
+	VPERMPS          Z9, Z22, Z17
+	VFMADD231PS      Z17, Z16, Z2
+	VMOVDQU32        192(BX), Z18                           // −32·Σqx
+	VPDPBUSD         192(DI), Z14, Z18
+	VCVTDQ2PS        Z18, Z18
+	VPERMPS          Z9, Z23, Z19
+	VFMADD231PS      Z19, Z18, Z3
+	MOVWLZX          208(SI)(R8*2), AX
+	VMOVD            AX, X8
+	VCVTPH2PS        X8, X8
+	VBROADCASTSS     X8, Z8
+	VPMOVSXBD        192(SI)(R8*2), Z9                      // sc[0:16]
+	VCVTDQ2PS        Z9, Z9
+	VMULPS           Z8, Z9, Z9
+	VMOVUPS          (DX), Y10                              // dx of the block's 8 activation blocks
+	VPERMPS          Z10, Z25, Z10                          // group g takes dx[g/2]
+	VMULPS           Z10, Z9, Z9                            // S[g] = d·sc[g]·dx
+	VMOVDQU64        0(SI)(R8*2), Z11                       // ql, half 0
+	VBROADCASTI64X4  128(SI)(R8*2), Z12                     // qh, both halves
+	VPANDD           Z30, Z11, Z13                          // low nibbles: columns 0-63 of the half
+	VPSRLW           $4, Z11, Z14
+	VPANDD           Z30, Z14, Z14                          // high nibbles: 64-127
+	VPSLLVW          Z27, Z12, Z15
+	VPTERNLOGD       $0xf8, Z28, Z15, Z13                   // q = nibble | qh bits & 0x30, columns 0-63
+	VPSRLVW          Z26, Z12, Z12
+	VPTERNLOGD       $0xf8, Z28, Z12, Z14                   // q, columns 64-127
+	VMOVDQU32        0(BX), Z16                             // −32·Σqx
+	VPDPBUSD         0(DI), Z13, Z16
+	VCVTDQ2PS        Z16, Z16
+	VPERMPS          Z9, Z20, Z17
+	VFMADD231PS      Z17, Z16, Z4
+	VMOVDQU32        64(BX), Z18                            // −32·Σqx
+	VPDPBUSD         64(DI), Z14, Z18
+	VCVTDQ2PS        Z18, Z18
+	VPERMPS          Z9, Z21, Z19
+	VFMADD231PS      Z19, Z18, Z5
+	VMOVDQU64        64(SI)(R8*2), Z11                      // ql, half 1
+	VBROADCASTI64X4  160(SI)(R8*2), Z12                     // qh, both halves
+	VPANDD           Z30, Z11, Z13                          // low nibbles: columns 0-63 of the half
+	VPSRLW           $4, Z11, Z14
+	VPANDD           Z30, Z14, Z14                          // high nibbles: 64-127
+	VPSLLVW          Z27, Z12, Z15
+	VPTERNLOGD       $0xf8, Z28, Z15, Z13                   // q = nibble | qh bits & 0x30, columns 0-63
+	VPSRLVW          Z26, Z12, Z12
+	VPTERNLOGD       $0xf8, Z28, Z12, Z14                   // q, columns 64-127
+	VMOVDQU32        128(BX), Z16                           // −32·Σqx
+	VPDPBUSD         128(DI), Z13, Z16
+	VCVTDQ2PS        Z16, Z16
+	VPERMPS          Z9, Z22, Z17
+	VFMADD231PS      Z17, Z16, Z4
+	VMOVDQU32        192(BX), Z18                           // −32·Σqx
+	VPDPBUSD         192(DI), Z14, Z18
+	VCVTDQ2PS        Z18, Z18
+	VPERMPS          Z9, Z23, Z19
+	VFMADD231PS      Z19, Z18, Z5
+	MOVWLZX          208(SI)(R9*1), AX
+	VMOVD            AX, X8
+	VCVTPH2PS        X8, X8
+	VBROADCASTSS     X8, Z8
+	VPMOVSXBD        192(SI)(R9*1), Z9                      // sc[0:16]
+	VCVTDQ2PS        Z9, Z9
+	VMULPS           Z8, Z9, Z9
+	VMOVUPS          (DX), Y10                              // dx of the block's 8 activation blocks
+	VPERMPS          Z10, Z25, Z10                          // group g takes dx[g/2]
+	VMULPS           Z10, Z9, Z9                            // S[g] = d·sc[g]·dx
+	VMOVDQU64        0(SI)(R9*1), Z11                       // ql, half 0
+	VBROADCASTI64X4  128(SI)(R9*1), Z12                     // qh, both halves
+	VPANDD           Z30, Z11, Z13                          // low nibbles: columns 0-63 of the half
+	VPSRLW           $4, Z11, Z14
+	VPANDD           Z30, Z14, Z14                          // high nibbles: 64-127
+	VPSLLVW          Z27, Z12, Z15
+	VPTERNLOGD       $0xf8, Z28, Z15, Z13                   // q = nibble | qh bits & 0x30, columns 0-63
+	VPSRLVW          Z26, Z12, Z12
+	VPTERNLOGD       $0xf8, Z28, Z12, Z14                   // q, columns 64-127
+	VMOVDQU32        0(BX), Z16                             // −32·Σqx
+	VPDPBUSD         0(DI), Z13, Z16
+	VCVTDQ2PS        Z16, Z16
+	VPERMPS          Z9, Z20, Z17
+	VFMADD231PS      Z17, Z16, Z6
+	VMOVDQU32        64(BX), Z18                            // −32·Σqx
+	VPDPBUSD         64(DI), Z14, Z18
+	VCVTDQ2PS        Z18, Z18
+	VPERMPS          Z9, Z21, Z19
+	VFMADD231PS      Z19, Z18, Z7
+	VMOVDQU64        64(SI)(R9*1), Z11                      // ql, half 1
+	VBROADCASTI64X4  160(SI)(R9*1), Z12                     // qh, both halves
+	VPANDD           Z30, Z11, Z13                          // low nibbles: columns 0-63 of the half
+	VPSRLW           $4, Z11, Z14
+	VPANDD           Z30, Z14, Z14                          // high nibbles: 64-127
+	VPSLLVW          Z27, Z12, Z15
+	VPTERNLOGD       $0xf8, Z28, Z15, Z13                   // q = nibble | qh bits & 0x30, columns 0-63
+	VPSRLVW          Z26, Z12, Z12
+	VPTERNLOGD       $0xf8, Z28, Z12, Z14                   // q, columns 64-127
+	VMOVDQU32        128(BX), Z16                           // −32·Σqx
+	VPDPBUSD         128(DI), Z13, Z16
+	VCVTDQ2PS        Z16, Z16
+	VPERMPS          Z9, Z22, Z17
+	VFMADD231PS      Z17, Z16, Z6
+	VMOVDQU32        192(BX), Z18                           // −32·Σqx
+	VPDPBUSD         192(DI), Z14, Z18
+	VCVTDQ2PS        Z18, Z18
+	VPERMPS          Z9, Z23, Z19
+	VFMADD231PS      Z19, Z18, Z7
+	PREFETCHT1       4096(SI)
+	PREFETCHT1       4160(SI)
+	PREFETCHT1       4224(SI)
+	PREFETCHT1       4288(SI)
+	PREFETCHT1       4096(SI)(R8*1)
+	PREFETCHT1       4160(SI)(R8*1)
+	PREFETCHT1       4224(SI)(R8*1)
+	PREFETCHT1       4288(SI)(R8*1)
+	PREFETCHT1       4096(SI)(R8*2)
+	PREFETCHT1       4160(SI)(R8*2)
+	PREFETCHT1       4224(SI)(R8*2)
+	PREFETCHT1       4288(SI)(R8*2)
+	PREFETCHT1       4096(SI)(R9*1)
+	PREFETCHT1       4160(SI)(R9*1)
+	PREFETCHT1       4224(SI)(R9*1)
+	PREFETCHT1       4288(SI)(R9*1)
+	ADDQ             $210, SI
+	ADDQ             $256, DI
+	ADDQ             $32, DX
+	ADDQ             $256, BX
+	DECQ             CX
+	JNZ              q64block
+	VADDPS           Z1, Z0, Z0
+	VADDPS           Z3, Z2, Z2
+	VADDPS           Z5, Z4, Z4
+	VADDPS           Z7, Z6, Z6
+	VEXTRACTF64X4    $1, Z0, Y8
+	VADDPS           Y8, Y0, Y0
+	VEXTRACTF32X4    $1, Y0, X8
+	VADDPS           X8, X0, X0
+	VHADDPS          X0, X0, X0
+	VHADDPS          X0, X0, X0
+	VMOVSS           X0, (R13)
+	VEXTRACTF64X4    $1, Z2, Y8
+	VADDPS           Y8, Y2, Y2
+	VEXTRACTF32X4    $1, Y2, X8
+	VADDPS           X8, X2, X2
+	VHADDPS          X2, X2, X2
+	VHADDPS          X2, X2, X2
+	VMOVSS           X2, (R13)(R10*1)
+	VEXTRACTF64X4    $1, Z4, Y8
+	VADDPS           Y8, Y4, Y4
+	VEXTRACTF32X4    $1, Y4, X8
+	VADDPS           X8, X4, X4
+	VHADDPS          X4, X4, X4
+	VHADDPS          X4, X4, X4
+	VMOVSS           X4, (R13)(R10*2)
+	VEXTRACTF64X4    $1, Z6, Y8
+	VADDPS           Y8, Y6, Y6
+	VEXTRACTF32X4    $1, Y6, X8
+	VADDPS           X8, X6, X6
+	VHADDPS          X6, X6, X6
+	VHADDPS          X6, X6, X6
+	VMOVSS           X6, (R13)(R11*1)
+	ADDQ             $4, R13
+	DECQ             R12
+	JNZ              q64row
+	VZEROUPPER       
+	RET              
+
 // func dotRowsQ8_0AVX2(out *float32, rows int, w *byte, xq *int8, de *float32, n128 *int32, nb int)
 //
 // dotRowsQ8_0VNNI with VPMADDUBSW: one block of 32 a Y register; n128 is

@@ -184,6 +184,33 @@ func TestQuantArithmeticNamesWhatRuns(t *testing.T) {
 	}
 }
 
+// TestFarPrefetchTwin: Q6_K's four-stream AVX512-VNNI kernel with the
+// far prefetch (farPrefetch) differs from the kernel only in how it
+// prefetches, so every output keeps its bits, whichever of the two this
+// CPU picks: row counts per stream of 1 to 5, rows of one to 35 blocks.
+func TestFarPrefetchTwin(t *testing.T) {
+	if !hasVNNI {
+		t.Skip("CPU lacks AVX512-VNNI")
+	}
+	r := rand.New(rand.NewPCG(37, 38))
+	var a QuantizedX
+	for _, cols := range []int{256, 1536, 8960} {
+		for _, per := range []int{1, 2, 5} {
+			rows, nb, rb := 4*per, cols/256, Q6K.RowBytes(cols)
+			w := randBlocks(r, Q6K, rows, cols)
+			a.Quantize(actRow(r, cols, 0))
+			got, want := make([]float32, rows), make([]float32, rows)
+			dotRows4Q6KFarVNNI(&got[0], per, &w[0], per*rb, &a.q[0], &a.dc[0], &a.n32[0], nb)
+			dotRows4Q6KVNNI(&want[0], per, &w[0], per*rb, &a.q[0], &a.dc[0], &a.n32[0], nb)
+			for i := range got {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("%dx%d row %d: far twin %v, kernel %v", rows, cols, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
 // BenchmarkMatVecQ8AVX2Twins: the two AVX2 integer paths on one weight
 // matrix of 256 × 1536 read again and again from L2 (the kernels' compute
 // ceiling, one thread), in weight GB/s per second of this thread's CPU

@@ -539,13 +539,13 @@ def k4_pair(j, acc, s, t, a, sc, mask="Z30", hb=None, qh=None, rot=None, c10=Non
     ins("VPERMPS", s, idx, sc)
     ins("VFMADD231PS", sc, a, acc)
 
-def k_next_block(bsz, nbx, loop, streams=("%d(SI)",)):
+def k_next_block(bsz, nbx, loop, streams=("%d(SI)",), far=False):
     """The K-quant kernels' step to the next block: prefetch each stream's
-    bsz bytes ahead, move the weights on by a block of bsz bytes, the
-    activations by 8 blocks (256 qx, 8 dx, and nbx bytes at BX), and loop
-    while blocks are left."""
+    bsz bytes ahead (far: stream.py's far prefetch), move the weights on
+    by a block of bsz bytes, the activations by 8 blocks (256 qx, 8 dx,
+    and nbx bytes at BX), and loop while blocks are left."""
     for w in streams:
-        prefetch_lines(ins, bsz, w)
+        prefetch_lines(ins, bsz, w, far)
     ins("ADDQ", "$%d" % bsz, "SI")
     ins("ADDQ", "$256", "DI")
     ins("ADDQ", "$32", "DX")
@@ -808,28 +808,36 @@ def q5k_streams2():
 
 q5k_streams2()
 
+def q6k_streams4(name, far):
+    streams4_prologue(name, 64)
+    q6k_consts()
+    e("q64row:")
+    row_args("dc", "n32", streams=True)
+    for z in range(8):
+        ins("VXORPS", "Z%d" % z, "Z%d" % z, "Z%d" % z)
+    e("q64block:")
+    for k in range(4):
+        q6k_block(STREAMS4[k], ("Z%d" % (2 * k), "Z%d" % (2 * k + 1)), 8)
+    k_next_block(210, 256, "q64block", STREAMS4, far)
+    for k in range(4):
+        z0, z1 = "Z%d" % (2 * k), "Z%d" % (2 * k + 1)
+        ins("VADDPS", z1, z0, z0)
+    for k in range(4):
+        streams4_store(k, "Z%d" % (2 * k), "8")
+    streams4_next_row("q64row")
+
 e("// func dotRows4Q6KVNNI(out *float32, rows int, w *byte, stride int, xq *int8, dc *float32, n32 *int32, nb int)")
 e("//")
 e("// dotRowsQ6KVNNI over four streams: for i < rows and k < 4, row")
 e("// k·rows + i of w (its bytes at k·stride + i·stride/rows) goes to")
 e("// out[k·rows + i]. Stream k sums in Z2k and Z2k+1; the constants stay")
 e("// in the one-stream kernel's registers. rows ≥ 1, nb ≥ 1.")
-streams4_prologue("dotRows4Q6KVNNI", 64)
-q6k_consts()
-e("q64row:")
-row_args("dc", "n32", streams=True)
-for z in range(8):
-    ins("VXORPS", "Z%d" % z, "Z%d" % z, "Z%d" % z)
-e("q64block:")
-for k in range(4):
-    q6k_block(STREAMS4[k], ("Z%d" % (2 * k), "Z%d" % (2 * k + 1)), 8)
-k_next_block(210, 256, "q64block", STREAMS4)
-for k in range(4):
-    z0, z1 = "Z%d" % (2 * k), "Z%d" % (2 * k + 1)
-    ins("VADDPS", z1, z0, z0)
-for k in range(4):
-    streams4_store(k, "Z%d" % (2 * k), "8")
-streams4_next_row("q64row")
+q6k_streams4("dotRows4Q6KVNNI", False)
+e("// func dotRows4Q6KFarVNNI(out *float32, rows int, w *byte, stride int, xq *int8, dc *float32, n32 *int32, nb int)")
+e("//")
+e("// dotRows4Q6KVNNI with the far prefetch (stream.py): PREFETCHT1")
+e("// FAR_AHEAD (4 KiB) ahead, for Zen 4. The same sums, bit for bit.")
+q6k_streams4("dotRows4Q6KFarVNNI", True)
 
 
 # ------------------------------------------------ VEX VPDPBUSD (AVX-VNNI)

@@ -22,8 +22,20 @@ faster than 2.
 
 AHEAD = 2048
 
-def prefetch_lines(ins, nbytes, at="%d(SI)"):
+# The far prefetch: PREFETCHT1 (into L2) FAR_AHEAD bytes ahead, in the
+# twin of the four-stream AVX512-VNNI Q6_K kernel that Zen 4 runs
+# (dotRows4Q6KFarVNNI). There, Qwen2.5-1.5B's Q6_K decode read 69-71 %
+# of the probe beside it with PREFETCHT0 2 KiB and 85-89 % with this on
+# one thread, 69-84 % and 84-86 % on two (docs/performance.md). The
+# same change read Q8_0 and bf16 faster on one thread but slower on two,
+# Q4_K and Q5_K no faster, and no other CPU was measured: those kernels
+# keep PREFETCHT0 AHEAD.
+FAR_AHEAD = 4096
+
+def prefetch_lines(ins, nbytes, at="%d(SI)", far=False):
     """Emits the prefetches of one step over nbytes of weights at SI (or
-    the address at formats with the offset)."""
+    the address at formats with the offset): PREFETCHT0 AHEAD bytes
+    ahead, or with far PREFETCHT1 FAR_AHEAD bytes ahead."""
+    hint, ahead = ("PREFETCHT1", FAR_AHEAD) if far else ("PREFETCHT0", AHEAD)
     for k in range(-(-nbytes // 64)):
-        ins("PREFETCHT0", at % (AHEAD + 64 * k))
+        ins(hint, at % (ahead + 64 * k))

@@ -134,7 +134,8 @@ func (c Choice) QuantArithmetic(q Quant) string {
 	case !c.IntegerQuant(q):
 		return "fp32 (weights widened, activations exact)"
 	case c.Q8Tiles(q):
-		s, name := c.kernelSet(), c.kernelSet().q8NameOf(q)
+		s := c.kernelSet()
+		name := s.q8NameOf(q)
 		if s.q8Tiles.name == name {
 			return "int8 activations per 32 in decode and prefill (" + name + ")"
 		}

@@ -51,14 +51,9 @@ var (
 // bf16 decode, 4 interleaved rounds, 6.8-7.1 against 7.5-7.9 passes/s on
 // one thread and 10.0-12.5 against 10.9-14.4 on two
 // (docs/performance.md, "Zen 4 VM"), so the AVX-512 levels decode bf16
-// with the AVX2 kernel on it, and Q8_0 too (matVecQ8Halves).
+// with the AVX2 kernel on it, and Q8_0 too (matVecQ8Halves); Q6_K's
+// kernel prefetches further ahead there (rows4Q6KVNNI).
 var halves512 = hasAVX512 && cpu.VendorID == cpuid.AMD && cpu.Family == 0x19
-
-// farPrefetch picks Q6_K's four-stream decode kernel with PREFETCHT1 4
-// KiB ahead instead of PREFETCHT0 2 KiB (tools/quantasm/stream.py): on
-// Zen 4 its decode of Qwen2.5-1.5B went from 69-71 % to 85-89 % of the
-// probe on one thread. No other CPU was measured with it.
-var farPrefetch = halves512
 
 // bf16ProductsPay says whether VDPBF16PS makes prefill faster than fp32
 // FMAs on this CPU. It does twice an FMA's multiply-adds, which pays

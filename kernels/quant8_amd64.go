@@ -141,7 +141,7 @@ func dotRowsQ8_0AVX2(out *float32, rows int, w *byte, xq *int8, de *float32, n12
 func dotRows4Q8_0AVX2(out *float32, rows int, w *byte, stride int, xq *int8, de *float32, n128 *int32, nb int)
 
 // dotRows4Q6KFarVNNI is dotRows4Q6KVNNI with the far prefetch
-// (farPrefetch), bit for bit.
+// (rows4Q6KVNNI), bit for bit.
 //
 //go:noescape
 func dotRows4Q6KFarVNNI(out *float32, rows int, w *byte, stride int, xq *int8, dc *float32, n32 *int32, nb int)
@@ -218,8 +218,12 @@ var (
 	// dotsAVX2: the set the avx2 level (and avx512 without AVX512-VNNI)
 	// uses on this CPU.
 	dotsAVX2 = pick(hasAVXVNNI, dotsAVXVNNI, dotsVPMADDUBSW)
-	// rows4Q6KVNNI: Q6_K's four-stream AVX512-VNNI kernel on this CPU.
-	rows4Q6KVNNI = pick(farPrefetch, dotRows4Q6KFarVNNI, dotRows4Q6KVNNI)
+	// rows4Q6KVNNI: Q6_K's four-stream AVX512-VNNI kernel on this CPU. On
+	// Zen 4 (halves512) its twin prefetching PREFETCHT1 4 KiB ahead
+	// instead of PREFETCHT0 2 KiB (tools/quantasm/stream.py): Qwen2.5-1.5B
+	// Q6_K decode went from 69-71 % to 85-89 % of the probe on one
+	// thread there. No other CPU was measured with it.
+	rows4Q6KVNNI = pick(halves512, dotRows4Q6KFarVNNI, dotRows4Q6KVNNI)
 )
 
 // matVecQ8AVX2 is matVecQ8VNNI with VPMADDUBSW + VPMADDWD (or VEX

@@ -185,7 +185,7 @@ func TestQuantArithmeticNamesWhatRuns(t *testing.T) {
 }
 
 // TestFarPrefetchTwin: Q6_K's four-stream AVX512-VNNI kernel with the
-// far prefetch (farPrefetch) differs from the kernel only in how it
+// far prefetch (rows4Q6KVNNI) differs from the kernel only in how it
 // prefetches, so every output keeps its bits, whichever of the two this
 // CPU picks: row counts per stream of 1 to 5, rows of one to 35 blocks.
 func TestFarPrefetchTwin(t *testing.T) {

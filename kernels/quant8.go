@@ -23,7 +23,12 @@ type QuantizedX struct {
 	n128 []int32   // [cols/4] −128·Σ of each 4 consecutive q: Q8_0's lanes start there (weights + 128)
 	n32  []int32   // [cols/4] −32·Σ of each 4 q: Q6_K's (its weights − 32)
 	s    []float32 // [cols/32] dx_b·Σ q_c over the block: Σ x̂ for the mins of Q4_K
-	cols int
+	// k and kds: q, dx and Σ x̂ in the lane order of Zen 4's Q4_K kernel
+	// (q4kLaneX, amd64), where laned says this row's are there.
+	k     []int8    // [cols] q, per 256: sub-blocks 0-3 twice, then 4-7 twice
+	kds   []float32 // [cols/256 × 16] [dx_s (odd s: / 16), Σ x̂_s]
+	laned bool
+	cols  int
 }
 
 // Cols is the length of the row last quantised.
@@ -45,6 +50,7 @@ func (a *QuantizedX) Quantize(x []float32) {
 	grow(&a.n128, n/4)
 	grow(&a.n32, n/4)
 	grow(&a.s, n/32)
+	a.laned = false
 	if n > 0 {
 		cur.quantizeX(a, x)
 	}

@@ -1847,6 +1847,460 @@ q52block:
 	VZEROUPPER       
 	RET              
 
+DATA x8q4y16<>+0(SB)/4, $0x3f800000
+DATA x8q4y16<>+4(SB)/4, $0x3d800000
+DATA x8q4y16<>+8(SB)/4, $0x3f800000
+DATA x8q4y16<>+12(SB)/4, $0x3d800000
+DATA x8q4y16<>+16(SB)/4, $0x3f800000
+DATA x8q4y16<>+20(SB)/4, $0x3d800000
+DATA x8q4y16<>+24(SB)/4, $0x3f800000
+DATA x8q4y16<>+28(SB)/4, $0x3d800000
+DATA x8q4y16<>+32(SB)/4, $0x3f800000
+DATA x8q4y16<>+36(SB)/4, $0x3f800000
+DATA x8q4y16<>+40(SB)/4, $0x3f800000
+DATA x8q4y16<>+44(SB)/4, $0x3f800000
+DATA x8q4y16<>+48(SB)/4, $0x3f800000
+DATA x8q4y16<>+52(SB)/4, $0x3f800000
+DATA x8q4y16<>+56(SB)/4, $0x3f800000
+DATA x8q4y16<>+60(SB)/4, $0x3f800000
+GLOBL x8q4y16<>(SB), RODATA|NOPTR, $64
+DATA x8q4lm<>+0(SB)/4, $0x0f0f0f0f
+DATA x8q4lm<>+4(SB)/4, $0xf0f0f0f0
+DATA x8q4lm<>+8(SB)/4, $0x0f0f0f0f
+DATA x8q4lm<>+12(SB)/4, $0xf0f0f0f0
+DATA x8q4lm<>+16(SB)/4, $0x0f0f0f0f
+DATA x8q4lm<>+20(SB)/4, $0xf0f0f0f0
+DATA x8q4lm<>+24(SB)/4, $0x0f0f0f0f
+DATA x8q4lm<>+28(SB)/4, $0xf0f0f0f0
+DATA x8q4lm<>+32(SB)/4, $0x0f0f0f0f
+DATA x8q4lm<>+36(SB)/4, $0xf0f0f0f0
+DATA x8q4lm<>+40(SB)/4, $0x0f0f0f0f
+DATA x8q4lm<>+44(SB)/4, $0xf0f0f0f0
+DATA x8q4lm<>+48(SB)/4, $0x0f0f0f0f
+DATA x8q4lm<>+52(SB)/4, $0xf0f0f0f0
+DATA x8q4lm<>+56(SB)/4, $0x0f0f0f0f
+DATA x8q4lm<>+60(SB)/4, $0xf0f0f0f0
+GLOBL x8q4lm<>(SB), RODATA|NOPTR, $64
+DATA x8q4la<>+0(SB)/4, $0
+DATA x8q4la<>+4(SB)/4, $1
+DATA x8q4la<>+8(SB)/4, $0
+DATA x8q4la<>+12(SB)/4, $1
+DATA x8q4la<>+16(SB)/4, $0
+DATA x8q4la<>+20(SB)/4, $1
+DATA x8q4la<>+24(SB)/4, $0
+DATA x8q4la<>+28(SB)/4, $1
+DATA x8q4la<>+32(SB)/4, $2
+DATA x8q4la<>+36(SB)/4, $3
+DATA x8q4la<>+40(SB)/4, $2
+DATA x8q4la<>+44(SB)/4, $3
+DATA x8q4la<>+48(SB)/4, $2
+DATA x8q4la<>+52(SB)/4, $3
+DATA x8q4la<>+56(SB)/4, $2
+DATA x8q4la<>+60(SB)/4, $3
+GLOBL x8q4la<>(SB), RODATA|NOPTR, $64
+DATA x8q4lb<>+0(SB)/4, $4
+DATA x8q4lb<>+4(SB)/4, $5
+DATA x8q4lb<>+8(SB)/4, $4
+DATA x8q4lb<>+12(SB)/4, $5
+DATA x8q4lb<>+16(SB)/4, $4
+DATA x8q4lb<>+20(SB)/4, $5
+DATA x8q4lb<>+24(SB)/4, $4
+DATA x8q4lb<>+28(SB)/4, $5
+DATA x8q4lb<>+32(SB)/4, $6
+DATA x8q4lb<>+36(SB)/4, $7
+DATA x8q4lb<>+40(SB)/4, $6
+DATA x8q4lb<>+44(SB)/4, $7
+DATA x8q4lb<>+48(SB)/4, $6
+DATA x8q4lb<>+52(SB)/4, $7
+DATA x8q4lb<>+56(SB)/4, $6
+DATA x8q4lb<>+60(SB)/4, $7
+GLOBL x8q4lb<>(SB), RODATA|NOPTR, $64
+DATA x8q4lx1<>+0(SB)/4, $0
+DATA x8q4lx1<>+4(SB)/4, $9
+DATA x8q4lx1<>+8(SB)/4, $2
+DATA x8q4lx1<>+12(SB)/4, $11
+DATA x8q4lx1<>+16(SB)/4, $4
+DATA x8q4lx1<>+20(SB)/4, $13
+DATA x8q4lx1<>+24(SB)/4, $6
+DATA x8q4lx1<>+28(SB)/4, $15
+DATA x8q4lx1<>+32(SB)/4, $16
+DATA x8q4lx1<>+36(SB)/4, $25
+DATA x8q4lx1<>+40(SB)/4, $18
+DATA x8q4lx1<>+44(SB)/4, $27
+DATA x8q4lx1<>+48(SB)/4, $20
+DATA x8q4lx1<>+52(SB)/4, $29
+DATA x8q4lx1<>+56(SB)/4, $22
+DATA x8q4lx1<>+60(SB)/4, $31
+GLOBL x8q4lx1<>(SB), RODATA|NOPTR, $64
+DATA x8q4lx2<>+0(SB)/4, $1
+DATA x8q4lx2<>+4(SB)/4, $8
+DATA x8q4lx2<>+8(SB)/4, $3
+DATA x8q4lx2<>+12(SB)/4, $10
+DATA x8q4lx2<>+16(SB)/4, $5
+DATA x8q4lx2<>+20(SB)/4, $12
+DATA x8q4lx2<>+24(SB)/4, $7
+DATA x8q4lx2<>+28(SB)/4, $14
+DATA x8q4lx2<>+32(SB)/4, $17
+DATA x8q4lx2<>+36(SB)/4, $24
+DATA x8q4lx2<>+40(SB)/4, $19
+DATA x8q4lx2<>+44(SB)/4, $26
+DATA x8q4lx2<>+48(SB)/4, $21
+DATA x8q4lx2<>+52(SB)/4, $28
+DATA x8q4lx2<>+56(SB)/4, $23
+DATA x8q4lx2<>+60(SB)/4, $30
+GLOBL x8q4lx2<>(SB), RODATA|NOPTR, $64
+// func dotRowsQ4KLanesVNNI(out *float32, rows int, w *byte, xk *int8, kds *float32, nb int)
+//
+// out[r] = Σ over nb blocks of 144 bytes, as dotRowsQ4KVNNI, with the
+// activations in lane order (above): xk and kds from q4kLaneX.
+// rows ≥ 1, nb ≥ 1.
+TEXT ·dotRowsQ4KLanesVNNI(SB), NOSPLIT, $0-48
+	MOVQ             w+16(FP), SI
+	VMOVDQU32        x8k4a<>(SB), X27
+	VMOVDQU32        x8k4b<>(SB), X26
+	VMOVDQU32        x8k4sh<>(SB), X25
+	VMOVDQU32        x8k4ma<>(SB), X24
+	VPBROADCASTD     x8c30<>(SB), X23
+	VMOVDQU32        x8dsel<>(SB), Z28
+	VMOVDQU32        x8q4lm<>(SB), Z31
+	VMOVDQU32        x8q4la<>(SB), Z30
+	VMOVDQU32        x8q4lb<>(SB), Z29
+	MOVL             $0xff00, AX
+	KMOVW            AX, K1                                 // the upper 8 lanes: mins
+q4lrow:
+	MOVQ             xk+24(FP), DI
+	MOVQ             kds+32(FP), DX
+	MOVQ             nb+40(FP), CX
+	VXORPS           Z0, Z0, Z0
+q4lblock:
+	VMOVDQU32        4(SI), X4                              // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          X27, X4, X5                            // P
+	VPSHUFB          X26, X4, X6                            // Q, zero where unused
+	VPSRLVW          X25, X5, X5                            // m[4:8] from the high nibbles
+	VPSRLW           $2, X6, X6
+	VPANDD           X23, X6, X6                            // top 2 bits of sc, m[4:8] at bits 4-5
+	VPTERNLOGD       $0xf8, X24, X5, X6                     // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X6, Z8
+	VCVTDQ2PS        Z8, Z8
+	VPBROADCASTD     0(SI), X7                              // d, dmin (f16)
+	VCVTPH2PS        X7, X7
+	VPERMPS          Z7, Z28, Z7                            // [d ×8, dmin ×8]
+	VMULPS           Z7, Z8, Z8                             // [d·sc, dmin·m]
+	VMULPS           (DX), Z8, Z8                           // × kds: [dx_s (odd s / 16), Σx̂_s]
+	VPERMPS          Z8, Z30, Z9                            // lane ℓ: S[σ(ℓ)]
+	VPERMPS          Z8, Z29, Z10                           // lane ℓ: S[4 + σ(ℓ)]
+	VMOVDQU32        16(SI), Z11                            // nibbles of sub-blocks 0-3
+	VPSHUFD          $0xb1, Z11, Z12                        // dwords swapped in pairs
+	VPANDD           Z31, Z11, Z11
+	VPANDD           Z31, Z12, Z12
+	VPXORD           Z13, Z13, Z13
+	VPDPBUSD         0(DI), Z11, Z13
+	VPDPBUSD         64(DI), Z12, Z13
+	VCVTDQ2PS        Z13, Z13
+	VFMADD231PS      Z9, Z13, Z0
+	VMOVDQU32        80(SI), Z11                            // nibbles of sub-blocks 4-7
+	VPSHUFD          $0xb1, Z11, Z12                        // dwords swapped in pairs
+	VPANDD           Z31, Z11, Z11
+	VPANDD           Z31, Z12, Z12
+	VPXORD           Z13, Z13, Z13
+	VPDPBUSD         128(DI), Z11, Z13
+	VPDPBUSD         192(DI), Z12, Z13
+	VCVTDQ2PS        Z13, Z13
+	VFMADD231PS      Z10, Z13, Z0
+	VSUBPS           Z8, Z0, K1, Z0                         // upper lanes −= dmin·m[s]·Σx̂_s
+	PREFETCHT0       2048(SI)
+	PREFETCHT0       2112(SI)
+	PREFETCHT0       2176(SI)
+	ADDQ             $144, SI
+	ADDQ             $256, DI
+	ADDQ             $64, DX
+	DECQ             CX
+	JNZ              q4lblock
+	VEXTRACTF64X4    $1, Z0, Y1
+	VADDPS           Y1, Y0, Y0
+	VEXTRACTF128     $1, Y0, X1
+	VADDPS           X1, X0, X0
+	VHADDPS          X0, X0, X0
+	VHADDPS          X0, X0, X0
+	MOVQ             out+0(FP), AX
+	VMOVSS           X0, (AX)
+	ADDQ             $4, out+0(FP)
+	DECQ             rows+8(FP)
+	JNZ              q4lrow
+	VZEROUPPER       
+	RET              
+
+// func dotRows4Q4KLanesVNNI(out *float32, rows int, w *byte, stride int, xk *int8, kds *float32, nb int)
+//
+// dotRowsQ4KLanesVNNI over four streams: for i < rows and k < 4, row
+// k·rows + i of w (its bytes at k·stride + i·stride/rows) goes to
+// out[k·rows + i]. Stream k sums in Zk. rows ≥ 1, nb ≥ 1.
+TEXT ·dotRows4Q4KLanesVNNI(SB), NOSPLIT, $0-56
+	MOVQ             w+16(FP), SI
+	MOVQ             stride+24(FP), R8
+	LEAQ             (R8)(R8*2), R9                         // 3·stride
+	MOVQ             out+0(FP), R13
+	MOVQ             rows+8(FP), R12
+	LEAQ             (R12*4), R10                           // the streams' outputs, bytes apart
+	LEAQ             (R10)(R10*2), R11
+	VMOVDQU32        x8k4a<>(SB), X27
+	VMOVDQU32        x8k4b<>(SB), X26
+	VMOVDQU32        x8k4sh<>(SB), X25
+	VMOVDQU32        x8k4ma<>(SB), X24
+	VPBROADCASTD     x8c30<>(SB), X23
+	VMOVDQU32        x8dsel<>(SB), Z28
+	VMOVDQU32        x8q4lm<>(SB), Z31
+	VMOVDQU32        x8q4la<>(SB), Z30
+	VMOVDQU32        x8q4lb<>(SB), Z29
+	MOVL             $0xff00, AX
+	KMOVW            AX, K1                                 // the upper 8 lanes: mins
+q44lrow:
+	MOVQ             xk+32(FP), DI
+	MOVQ             kds+40(FP), DX
+	MOVQ             nb+48(FP), CX
+	VXORPS           Z0, Z0, Z0
+	VXORPS           Z1, Z1, Z1
+	VXORPS           Z2, Z2, Z2
+	VXORPS           Z3, Z3, Z3
+q44lblock:
+	VMOVDQU32        4(SI), X4                              // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          X27, X4, X5                            // P
+	VPSHUFB          X26, X4, X6                            // Q, zero where unused
+	VPSRLVW          X25, X5, X5                            // m[4:8] from the high nibbles
+	VPSRLW           $2, X6, X6
+	VPANDD           X23, X6, X6                            // top 2 bits of sc, m[4:8] at bits 4-5
+	VPTERNLOGD       $0xf8, X24, X5, X6                     // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X6, Z8
+	VCVTDQ2PS        Z8, Z8
+	VPBROADCASTD     0(SI), X7                              // d, dmin (f16)
+	VCVTPH2PS        X7, X7
+	VPERMPS          Z7, Z28, Z7                            // [d ×8, dmin ×8]
+	VMULPS           Z7, Z8, Z8                             // [d·sc, dmin·m]
+	VMULPS           (DX), Z8, Z8                           // × kds: [dx_s (odd s / 16), Σx̂_s]
+	VPERMPS          Z8, Z30, Z9                            // lane ℓ: S[σ(ℓ)]
+	VPERMPS          Z8, Z29, Z10                           // lane ℓ: S[4 + σ(ℓ)]
+	VMOVDQU32        16(SI), Z11                            // nibbles of sub-blocks 0-3
+	VPSHUFD          $0xb1, Z11, Z12                        // dwords swapped in pairs
+	VPANDD           Z31, Z11, Z11
+	VPANDD           Z31, Z12, Z12
+	VPXORD           Z13, Z13, Z13
+	VPDPBUSD         0(DI), Z11, Z13
+	VPDPBUSD         64(DI), Z12, Z13
+	VCVTDQ2PS        Z13, Z13
+	VFMADD231PS      Z9, Z13, Z0
+	VMOVDQU32        80(SI), Z11                            // nibbles of sub-blocks 4-7
+	VPSHUFD          $0xb1, Z11, Z12                        // dwords swapped in pairs
+	VPANDD           Z31, Z11, Z11
+	VPANDD           Z31, Z12, Z12
+	VPXORD           Z13, Z13, Z13
+	VPDPBUSD         128(DI), Z11, Z13
+	VPDPBUSD         192(DI), Z12, Z13
+	VCVTDQ2PS        Z13, Z13
+	VFMADD231PS      Z10, Z13, Z0
+	VSUBPS           Z8, Z0, K1, Z0                         // upper lanes −= dmin·m[s]·Σx̂_s
+	VMOVDQU32        4(SI)(R8*1), X4                        // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          X27, X4, X5                            // P
+	VPSHUFB          X26, X4, X6                            // Q, zero where unused
+	VPSRLVW          X25, X5, X5                            // m[4:8] from the high nibbles
+	VPSRLW           $2, X6, X6
+	VPANDD           X23, X6, X6                            // top 2 bits of sc, m[4:8] at bits 4-5
+	VPTERNLOGD       $0xf8, X24, X5, X6                     // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X6, Z8
+	VCVTDQ2PS        Z8, Z8
+	VPBROADCASTD     0(SI)(R8*1), X7                        // d, dmin (f16)
+	VCVTPH2PS        X7, X7
+	VPERMPS          Z7, Z28, Z7                            // [d ×8, dmin ×8]
+	VMULPS           Z7, Z8, Z8                             // [d·sc, dmin·m]
+	VMULPS           (DX), Z8, Z8                           // × kds: [dx_s (odd s / 16), Σx̂_s]
+	VPERMPS          Z8, Z30, Z9                            // lane ℓ: S[σ(ℓ)]
+	VPERMPS          Z8, Z29, Z10                           // lane ℓ: S[4 + σ(ℓ)]
+	VMOVDQU32        16(SI)(R8*1), Z11                      // nibbles of sub-blocks 0-3
+	VPSHUFD          $0xb1, Z11, Z12                        // dwords swapped in pairs
+	VPANDD           Z31, Z11, Z11
+	VPANDD           Z31, Z12, Z12
+	VPXORD           Z13, Z13, Z13
+	VPDPBUSD         0(DI), Z11, Z13
+	VPDPBUSD         64(DI), Z12, Z13
+	VCVTDQ2PS        Z13, Z13
+	VFMADD231PS      Z9, Z13, Z1
+	VMOVDQU32        80(SI)(R8*1), Z11                      // nibbles of sub-blocks 4-7
+	VPSHUFD          $0xb1, Z11, Z12                        // dwords swapped in pairs
+	VPANDD           Z31, Z11, Z11
+	VPANDD           Z31, Z12, Z12
+	VPXORD           Z13, Z13, Z13
+	VPDPBUSD         128(DI), Z11, Z13
+	VPDPBUSD         192(DI), Z12, Z13
+	VCVTDQ2PS        Z13, Z13
+	VFMADD231PS      Z10, Z13, Z1
+	VSUBPS           Z8, Z1, K1, Z1                         // upper lanes −= dmin·m[s]·Σx̂_s
+	VMOVDQU32        4(SI)(R8*2), X4                        // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          X27, X4, X5                            // P
+	VPSHUFB          X26, X4, X6                            // Q, zero where unused
+	VPSRLVW          X25, X5, X5                            // m[4:8] from the high nibbles
+	VPSRLW           $2, X6, X6
+	VPANDD           X23, X6, X6                            // top 2 bits of sc, m[4:8] at bits 4-5
+	VPTERNLOGD       $0xf8, X24, X5, X6                     // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X6, Z8
+	VCVTDQ2PS        Z8, Z8
+	VPBROADCASTD     0(SI)(R8*2), X7                        // d, dmin (f16)
+	VCVTPH2PS        X7, X7
+	VPERMPS          Z7, Z28, Z7                            // [d ×8, dmin ×8]
+	VMULPS           Z7, Z8, Z8                             // [d·sc, dmin·m]
+	VMULPS           (DX), Z8, Z8                           // × kds: [dx_s (odd s / 16), Σx̂_s]
+	VPERMPS          Z8, Z30, Z9                            // lane ℓ: S[σ(ℓ)]
+	VPERMPS          Z8, Z29, Z10                           // lane ℓ: S[4 + σ(ℓ)]
+	VMOVDQU32        16(SI)(R8*2), Z11                      // nibbles of sub-blocks 0-3
+	VPSHUFD          $0xb1, Z11, Z12                        // dwords swapped in pairs
+	VPANDD           Z31, Z11, Z11
+	VPANDD           Z31, Z12, Z12
+	VPXORD           Z13, Z13, Z13
+	VPDPBUSD         0(DI), Z11, Z13
+	VPDPBUSD         64(DI), Z12, Z13
+	VCVTDQ2PS        Z13, Z13
+	VFMADD231PS      Z9, Z13, Z2
+	VMOVDQU32        80(SI)(R8*2), Z11                      // nibbles of sub-blocks 4-7
+	VPSHUFD          $0xb1, Z11, Z12                        // dwords swapped in pairs
+	VPANDD           Z31, Z11, Z11
+	VPANDD           Z31, Z12, Z12
+	VPXORD           Z13, Z13, Z13
+	VPDPBUSD         128(DI), Z11, Z13
+	VPDPBUSD         192(DI), Z12, Z13
+	VCVTDQ2PS        Z13, Z13
+	VFMADD231PS      Z10, Z13, Z2
+	VSUBPS           Z8, Z2, K1, Z2                         // upper lanes −= dmin·m[s]·Σx̂_s
+	VMOVDQU32        4(SI)(R9*1), X4                        // scales[0:12] (and 4 bytes of qs)
+	VPSHUFB          X27, X4, X5                            // P
+	VPSHUFB          X26, X4, X6                            // Q, zero where unused
+	VPSRLVW          X25, X5, X5                            // m[4:8] from the high nibbles
+	VPSRLW           $2, X6, X6
+	VPANDD           X23, X6, X6                            // top 2 bits of sc, m[4:8] at bits 4-5
+	VPTERNLOGD       $0xf8, X24, X5, X6                     // [sc[0:8], m[0:8]] = P & mask | Q
+	VPMOVZXBD        X6, Z8
+	VCVTDQ2PS        Z8, Z8
+	VPBROADCASTD     0(SI)(R9*1), X7                        // d, dmin (f16)
+	VCVTPH2PS        X7, X7
+	VPERMPS          Z7, Z28, Z7                            // [d ×8, dmin ×8]
+	VMULPS           Z7, Z8, Z8                             // [d·sc, dmin·m]
+	VMULPS           (DX), Z8, Z8                           // × kds: [dx_s (odd s / 16), Σx̂_s]
+	VPERMPS          Z8, Z30, Z9                            // lane ℓ: S[σ(ℓ)]
+	VPERMPS          Z8, Z29, Z10                           // lane ℓ: S[4 + σ(ℓ)]
+	VMOVDQU32        16(SI)(R9*1), Z11                      // nibbles of sub-blocks 0-3
+	VPSHUFD          $0xb1, Z11, Z12                        // dwords swapped in pairs
+	VPANDD           Z31, Z11, Z11
+	VPANDD           Z31, Z12, Z12
+	VPXORD           Z13, Z13, Z13
+	VPDPBUSD         0(DI), Z11, Z13
+	VPDPBUSD         64(DI), Z12, Z13
+	VCVTDQ2PS        Z13, Z13
+	VFMADD231PS      Z9, Z13, Z3
+	VMOVDQU32        80(SI)(R9*1), Z11                      // nibbles of sub-blocks 4-7
+	VPSHUFD          $0xb1, Z11, Z12                        // dwords swapped in pairs
+	VPANDD           Z31, Z11, Z11
+	VPANDD           Z31, Z12, Z12
+	VPXORD           Z13, Z13, Z13
+	VPDPBUSD         128(DI), Z11, Z13
+	VPDPBUSD         192(DI), Z12, Z13
+	VCVTDQ2PS        Z13, Z13
+	VFMADD231PS      Z10, Z13, Z3
+	VSUBPS           Z8, Z3, K1, Z3                         // upper lanes −= dmin·m[s]·Σx̂_s
+	PREFETCHT0       2048(SI)
+	PREFETCHT0       2112(SI)
+	PREFETCHT0       2176(SI)
+	PREFETCHT0       2048(SI)(R8*1)
+	PREFETCHT0       2112(SI)(R8*1)
+	PREFETCHT0       2176(SI)(R8*1)
+	PREFETCHT0       2048(SI)(R8*2)
+	PREFETCHT0       2112(SI)(R8*2)
+	PREFETCHT0       2176(SI)(R8*2)
+	PREFETCHT0       2048(SI)(R9*1)
+	PREFETCHT0       2112(SI)(R9*1)
+	PREFETCHT0       2176(SI)(R9*1)
+	ADDQ             $144, SI
+	ADDQ             $256, DI
+	ADDQ             $64, DX
+	DECQ             CX
+	JNZ              q44lblock
+	VEXTRACTF64X4    $1, Z0, Y4
+	VADDPS           Y4, Y0, Y0
+	VEXTRACTF32X4    $1, Y0, X4
+	VADDPS           X4, X0, X0
+	VHADDPS          X0, X0, X0
+	VHADDPS          X0, X0, X0
+	VMOVSS           X0, (R13)
+	VEXTRACTF64X4    $1, Z1, Y4
+	VADDPS           Y4, Y1, Y1
+	VEXTRACTF32X4    $1, Y1, X4
+	VADDPS           X4, X1, X1
+	VHADDPS          X1, X1, X1
+	VHADDPS          X1, X1, X1
+	VMOVSS           X1, (R13)(R10*1)
+	VEXTRACTF64X4    $1, Z2, Y4
+	VADDPS           Y4, Y2, Y2
+	VEXTRACTF32X4    $1, Y2, X4
+	VADDPS           X4, X2, X2
+	VHADDPS          X2, X2, X2
+	VHADDPS          X2, X2, X2
+	VMOVSS           X2, (R13)(R10*2)
+	VEXTRACTF64X4    $1, Z3, Y4
+	VADDPS           Y4, Y3, Y3
+	VEXTRACTF32X4    $1, Y3, X4
+	VADDPS           X4, X3, X3
+	VHADDPS          X3, X3, X3
+	VHADDPS          X3, X3, X3
+	VMOVSS           X3, (R13)(R11*1)
+	ADDQ             $4, R13
+	DECQ             R12
+	JNZ              q44lrow
+	VZEROUPPER       
+	RET              
+
+// func q4kLaneX(xk *int8, kds *float32, xq *int8, dc, s *float32, nb int)
+//
+// The activations of nb blocks of 256 in the lane order of
+// dotRowsQ4KLanesVNNI: per block, four vectors of 64 bytes (sub-blocks
+// 0-3 twice, then 4-7 twice; x8q4lx1, x8q4lx2) and 16 floats [dx_s (odd
+// s: / 16), Σx̂_s]. nb ≥ 1.
+TEXT ·q4kLaneX(SB), NOSPLIT, $0-48
+	MOVQ             xk+0(FP), DI
+	MOVQ             kds+8(FP), R8
+	MOVQ             xq+16(FP), SI
+	MOVQ             dc+24(FP), DX
+	MOVQ             s+32(FP), BX
+	MOVQ             nb+40(FP), CX
+	VMOVDQU32        x8q4lx1<>(SB), Z6
+	VMOVDQU32        x8q4lx2<>(SB), Z7
+	VMOVUPS          x8q4y16<>(SB), Y8
+q4lx:
+	VMOVDQU32        0(SI), Z0
+	VMOVDQU32        64(SI), Z1
+	VMOVDQA32        Z6, Z2
+	VPERMI2D         Z1, Z0, Z2
+	VMOVDQU32        Z2, 0(DI)
+	VMOVDQA32        Z7, Z2
+	VPERMI2D         Z1, Z0, Z2
+	VMOVDQU32        Z2, 64(DI)
+	VMOVDQU32        128(SI), Z0
+	VMOVDQU32        192(SI), Z1
+	VMOVDQA32        Z6, Z2
+	VPERMI2D         Z1, Z0, Z2
+	VMOVDQU32        Z2, 128(DI)
+	VMOVDQA32        Z7, Z2
+	VPERMI2D         Z1, Z0, Z2
+	VMOVDQU32        Z2, 192(DI)
+	VMULPS           (DX), Y8, Y3                           // dx_s, odd s / 16
+	VMOVUPS          Y3, (R8)
+	VMOVUPS          (BX), Y3
+	VMOVUPS          Y3, 32(R8)
+	ADDQ             $256, SI
+	ADDQ             $256, DI
+	ADDQ             $32, DX
+	ADDQ             $32, BX
+	ADDQ             $64, R8
+	DECQ             CX
+	JNZ              q4lx
+	VZEROUPPER       
+	RET              
+
 // func dotRows4Q6KVNNI(out *float32, rows int, w *byte, stride int, xq *int8, dc *float32, n32 *int32, nb int)
 //
 // dotRowsQ6KVNNI over four streams: for i < rows and k < 4, row

@@ -114,6 +114,12 @@ func TestMatVecQ8X86Kernels(t *testing.T) {
 					matVecQ8VNNI(q, z, w, &a)
 					checkQ8(t, what+" AVX512-VNNI", z, q, w, x)
 				}
+				if hasVNNI && q == Q4K {
+					lanes := make([]float32, rows)
+					laneOrder(&a)
+					dotQ4KLanes(lanes, w, &a, cols/256)
+					checkQ8(t, what+" AVX512-VNNI, lane order", lanes, q, w, x)
+				}
 				if !hasAVXVNNI {
 					continue
 				}
@@ -147,6 +153,7 @@ func TestQuantArithmeticNamesWhatRuns(t *testing.T) {
 	}{
 		{q8NameAVX2, hasAVX2, dotsAVX2.matVec},
 		{"AVX512-VNNI VPDPBUSD", hasVNNI, matVecQ8VNNI},
+		{"AVX512-VNNI VPDPBUSD", hasVNNI, matVecQ8VNNILanes},
 	}
 	r := rand.New(rand.NewPCG(35, 36))
 	var a QuantizedX
@@ -244,6 +251,83 @@ func BenchmarkMatVecQ8AVX2Twins(b *testing.B) {
 				}
 				b.ReportMetric(float64(len(w))*float64(b.N)/clock().Seconds()/1e9, "GB/s")
 			})
+		}
+	}
+}
+
+// laneOrder lays a's activations out as quantizeXLanes does, whichever
+// quantiser this CPU's level runs.
+func laneOrder(a *QuantizedX) {
+	grow(&a.k, a.cols)
+	grow(&a.kds, a.cols/16)
+	q4kLaneX(&a.k[0], &a.kds[0], &a.q[0], &a.dc[0], &a.s[0], a.cols/256)
+	a.laned = true
+}
+
+// matVecQ8VNNILanes is matVecQ8VNNI with Q4_K on the lane-order kernels
+// where a's activations are laid out for them, as on Zen 4.
+func matVecQ8VNNILanes(q Quant, out []float32, w []byte, a *QuantizedX) {
+	if q == Q4K && a.laned {
+		dotQ4KLanes(out, w, a, a.cols/256)
+		return
+	}
+	matVecQ8VNNI(q, out, w, a)
+}
+
+// TestQ4KLaneOrder: q4kLaneX writes the readable reference's bytes and
+// floats (q4kLaneXGeneric), for rows of one to 35 blocks.
+func TestQ4KLaneOrder(t *testing.T) {
+	if !hasVNNI {
+		t.Skip("CPU lacks AVX512-VNNI")
+	}
+	r := rand.New(rand.NewPCG(39, 40))
+	var a QuantizedX
+	for _, cols := range []int{256, 512, 1536, 8960} {
+		a.Quantize(actRow(r, cols, 0))
+		laneOrder(&a)
+		xk, kds := make([]int8, cols), make([]float32, cols/16)
+		q4kLaneXGeneric(xk, kds, &a)
+		for i := range xk {
+			if xk[i] != a.k[i] {
+				t.Fatalf("cols %d: byte %d is %d, reference %d", cols, i, a.k[i], xk[i])
+			}
+		}
+		for i := range kds {
+			if math.Float32bits(kds[i]) != math.Float32bits(a.kds[i]) {
+				t.Fatalf("cols %d: kds[%d] is %v, reference %v", cols, i, a.kds[i], kds[i])
+			}
+		}
+	}
+}
+
+// TestQ4KLanesStreamsMatchOneStream: the lane-order Q4_K driver, four
+// streams and the rows left over as one, gives every row the bits of its
+// one-stream kernel, and the float64 oracle's sums (checkQ8).
+func TestQ4KLanesStreamsMatchOneStream(t *testing.T) {
+	if !hasVNNI {
+		t.Skip("CPU lacks AVX512-VNNI")
+	}
+	r := rand.New(rand.NewPCG(41, 42))
+	var a QuantizedX
+	for _, cols := range []int{256, 512, 768, 1280, 1536} {
+		nb, rb := cols/256, Q4K.RowBytes(cols)
+		for _, rows := range []int{1, 2, 3, 4, 5, 7, 8, 9, 12, 13, 16, 17, 37} {
+			what := fmt.Sprintf("%dx%d", rows, cols)
+			w := randBlocks(r, Q4K, rows, cols)
+			x := actRow(r, cols, 0)
+			a.Quantize(x)
+			laneOrder(&a)
+			got, want := make([]float32, rows), make([]float32, rows)
+			dotQ4KLanes(got, w, &a, nb)
+			for i := range want {
+				dotRowsQ4KLanesVNNI(&want[i], 1, &w[i*rb], &a.k[0], &a.kds[0], nb)
+			}
+			for i := range got {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("%s row %d: %v, one-stream kernel %v", what, i, got[i], want[i])
+				}
+			}
+			checkQ8(t, what+" lane order", got, Q4K, w, x)
 		}
 	}
 }

@@ -808,6 +808,179 @@ def q5k_streams2():
 
 q5k_streams2()
 
+
+# ------------------------------ Q4_K with the activations in lane order
+# Zen 4 runs each Z operation as two 256-bit halves. There the Q4_K
+# kernels above take 24-25 cycles a block (one thread, 256 × 1536 from
+# L2), about 20 with their VBROADCASTI64X4 left out (which puts a
+# sub-block pair's 32 nibble bytes in both halves of a Z register); each
+# pair also takes its own conversion, VPERMPS of the scales and FMA.
+# Here the 64 nibble bytes of sub-blocks 0-3 (then 4-7) are one plain
+# load A, and every int32 lane l keeps one sub-block for the whole block:
+# lane l of A & M (M: 0x0f in even lanes, 0xf0 in odd) holds 4 weights of
+# sub-block σ(l) = 2·(l ≥ 8) + l mod 2 (odd ones as 16·q), and so does
+# lane l of A's dwords swapped in pairs (VPSHUFD) & M. Both VPDPBUSD into
+# one int32 accumulator, against the activations laid out to match
+# (QuantizedX.k, written by q4kLaneX: lane l of the first 64 bytes takes
+# dword l mod 8 of sub-block σ(l), of the second dword (l mod 8) xor 1),
+# so a block takes two conversions, two VPERMPS and two FMAs where the
+# kernels above take four of each: 17 cycles a block. QuantizedX.kds
+# holds each block's [dx_s, Σx̂_s] as one vector, the odd sub-blocks' dx
+# / 16 (exact) for their 16·q; the mins come off the accumulator's upper
+# lanes, as every lane's sum is the row's.
+def sigma(l):
+    return 2 * (l >= 8) + l % 2
+
+data("x8q4y16", ["0x3f800000", "0x3d800000"] * 4 + ["0x3f800000"] * 8)
+data("x8q4lm", ["0x0f0f0f0f", "0xf0f0f0f0"] * 8)
+data("x8q4la", [str(sigma(l)) for l in range(16)])
+data("x8q4lb", [str(4 + sigma(l)) for l in range(16)])
+# q4kLaneX: lane ℓ of the first vector takes natural dword 8σ(ℓ) + ℓ mod 8
+# of the two source registers (32 dwords), of the second 8σ(ℓ) + (ℓ mod 8
+# xor 1)
+data("x8q4lx1", [str(8 * sigma(l) + l % 8) for l in range(16)])
+data("x8q4lx2", [str(8 * sigma(l) + ((l % 8) ^ 1)) for l in range(16)])
+
+Q4L_CONSTS = ("X27", "X26", "X25", "X24", "X23", "Z28")
+
+def q4l_consts():
+    for r, name in zip(Q4L_CONSTS[:4], ("x8k4a", "x8k4b", "x8k4sh", "x8k4ma")):
+        ins("VMOVDQU32", "%s<>(SB)" % name, r)
+    ins("VPBROADCASTD", "x8c30<>(SB)", Q4L_CONSTS[4])
+    ins("VMOVDQU32", "x8dsel<>(SB)", Q4L_CONSTS[5])
+    ins("VMOVDQU32", "x8q4lm<>(SB)", "Z31")
+    ins("VMOVDQU32", "x8q4la<>(SB)", "Z30")
+    ins("VMOVDQU32", "x8q4lb<>(SB)", "Z29")
+    k1_mins()
+
+def q4l_scales(w, s, t):
+    """s = [d·sc[s]·dx_s (odd s: dx_s / 16), dmin·m[s]·Σx̂_s] for the block
+    at w: k4_scales with the activations' vector from kds (DX)."""
+    p, q, u, dd = t
+    k = Q4L_CONSTS
+    ins("VMOVDQU32", w % 4, "X%d" % p, c="scales[0:12] (and 4 bytes of qs)")
+    ins("VPSHUFB", k[0], "X%d" % p, "X%d" % q, c="P")
+    ins("VPSHUFB", k[1], "X%d" % p, "X%d" % u, c="Q, zero where unused")
+    ins("VPSRLVW", k[2], "X%d" % q, "X%d" % q, c="m[4:8] from the high nibbles")
+    ins("VPSRLW", "$2", "X%d" % u, "X%d" % u)
+    ins("VPANDD", k[4], "X%d" % u, "X%d" % u, c="top 2 bits of sc, m[4:8] at bits 4-5")
+    ins("VPTERNLOGD", "$0xf8", k[3], "X%d" % q, "X%d" % u, c="[sc[0:8], m[0:8]] = P & mask | Q")
+    ins("VPMOVZXBD", "X%d" % u, s)
+    ins("VCVTDQ2PS", s, s)
+    ins("VPBROADCASTD", w % 0, "X%d" % dd, c="d, dmin (f16)")
+    ins("VCVTPH2PS", "X%d" % dd, "X%d" % dd)
+    ins("VPERMPS", "Z%d" % dd, k[5], "Z%d" % dd, c="[d ×8, dmin ×8]")
+    ins("VMULPS", "Z%d" % dd, s, s, c="[d·sc, dmin·m]")
+    ins("VMULPS", "(DX)", s, s, c="× kds: [dx_s (odd s / 16), Σx̂_s]")
+
+def q4l_block(w, acc, t):
+    """One Q4_K block at w (a format of the offset) into acc; t: the
+    numbers of ten temporaries."""
+    s, sa, sb, a, a2, ia = ("Z%d" % i for i in t[4:10])
+    q4l_scales(w, s, t[:4])
+    ins("VPERMPS", s, "Z30", sa, c="lane ℓ: S[σ(ℓ)]")
+    ins("VPERMPS", s, "Z29", sb, c="lane ℓ: S[4 + σ(ℓ)]")
+    for h, sh in enumerate((sa, sb)):
+        ins("VMOVDQU32", w % (16 + 64 * h), a, c="nibbles of sub-blocks %d-%d" % (4 * h, 4 * h + 3))
+        ins("VPSHUFD", "$0xb1", a, a2, c="dwords swapped in pairs")
+        ins("VPANDD", "Z31", a, a)
+        ins("VPANDD", "Z31", a2, a2)
+        ins("VPXORD", ia, ia, ia)
+        ins("VPDPBUSD", "%d(DI)" % (128 * h), a, ia)
+        ins("VPDPBUSD", "%d(DI)" % (128 * h + 64), a2, ia)
+        ins("VCVTDQ2PS", ia, ia)
+        ins("VFMADD231PS", sh, ia, acc)
+    ins("VSUBPS", s, acc, "K1", acc, c="upper lanes −= dmin·m[s]·Σx̂_s")
+
+def q4l_next_block(streams):
+    for w in streams:
+        prefetch_lines(ins, 144, w)
+    ins("ADDQ", "$144", "SI")
+    ins("ADDQ", "$256", "DI")
+    ins("ADDQ", "$64", "DX")
+    ins("DECQ", "CX")
+
+e("// func dotRowsQ4KLanesVNNI(out *float32, rows int, w *byte, xk *int8, kds *float32, nb int)")
+e("//")
+e("// out[r] = Σ over nb blocks of 144 bytes, as dotRowsQ4KVNNI, with the")
+e("// activations in lane order (above): xk and kds from q4kLaneX.")
+e("// rows ≥ 1, nb ≥ 1.")
+e("TEXT ·dotRowsQ4KLanesVNNI(SB), NOSPLIT, $0-48")
+ins("MOVQ", "w+16(FP)", "SI")
+q4l_consts()
+e("q4lrow:")
+ins("MOVQ", "xk+24(FP)", "DI")
+ins("MOVQ", "kds+32(FP)", "DX")
+ins("MOVQ", "nb+40(FP)", "CX")
+ins("VXORPS", "Z0", "Z0", "Z0")
+e("q4lblock:")
+q4l_block("%d(SI)", "Z0", range(4, 15))
+q4l_next_block(["%d(SI)"])
+ins("JNZ", "q4lblock")
+store_row("q4lrow")
+e()
+
+e("// func dotRows4Q4KLanesVNNI(out *float32, rows int, w *byte, stride int, xk *int8, kds *float32, nb int)")
+e("//")
+e("// dotRowsQ4KLanesVNNI over four streams: for i < rows and k < 4, row")
+e("// k·rows + i of w (its bytes at k·stride + i·stride/rows) goes to")
+e("// out[k·rows + i]. Stream k sums in Zk. rows ≥ 1, nb ≥ 1.")
+streams4_prologue("dotRows4Q4KLanesVNNI", 56)
+q4l_consts()
+e("q44lrow:")
+ins("MOVQ", "xk+32(FP)", "DI")
+ins("MOVQ", "kds+40(FP)", "DX")
+ins("MOVQ", "nb+48(FP)", "CX")
+for z in range(4):
+    ins("VXORPS", "Z%d" % z, "Z%d" % z, "Z%d" % z)
+e("q44lblock:")
+for k in range(4):
+    q4l_block(STREAMS4[k], "Z%d" % k, range(4, 15))
+q4l_next_block(STREAMS4)
+ins("JNZ", "q44lblock")
+for k in range(4):
+    streams4_store(k, "Z%d" % k, "4")
+streams4_next_row("q44lrow")
+
+e("// func q4kLaneX(xk *int8, kds *float32, xq *int8, dc, s *float32, nb int)")
+e("//")
+e("// The activations of nb blocks of 256 in the lane order of")
+e("// dotRowsQ4KLanesVNNI: per block, four vectors of 64 bytes (sub-blocks")
+e("// 0-3 twice, then 4-7 twice; x8q4lx1, x8q4lx2) and 16 floats [dx_s (odd")
+e("// s: / 16), Σx̂_s]. nb ≥ 1.")
+e("TEXT ·q4kLaneX(SB), NOSPLIT, $0-48")
+ins("MOVQ", "xk+0(FP)", "DI")
+ins("MOVQ", "kds+8(FP)", "R8")
+ins("MOVQ", "xq+16(FP)", "SI")
+ins("MOVQ", "dc+24(FP)", "DX")
+ins("MOVQ", "s+32(FP)", "BX")
+ins("MOVQ", "nb+40(FP)", "CX")
+ins("VMOVDQU32", "x8q4lx1<>(SB)", "Z6")
+ins("VMOVDQU32", "x8q4lx2<>(SB)", "Z7")
+ins("VMOVUPS", "x8q4y16<>(SB)", "Y8")
+e("q4lx:")
+for h in range(2):
+    ins("VMOVDQU32", "%d(SI)" % (128 * h), "Z0")
+    ins("VMOVDQU32", "%d(SI)" % (128 * h + 64), "Z1")
+    for j, idx in enumerate(("Z6", "Z7")):
+        ins("VMOVDQA32", idx, "Z2")
+        ins("VPERMI2D", "Z1", "Z0", "Z2")
+        ins("VMOVDQU32", "Z2", "%d(DI)" % (128 * h + 64 * j))
+ins("VMULPS", "(DX)", "Y8", "Y3", c="dx_s, odd s / 16")
+ins("VMOVUPS", "Y3", "(R8)")
+ins("VMOVUPS", "(BX)", "Y3")
+ins("VMOVUPS", "Y3", "32(R8)")
+ins("ADDQ", "$256", "SI")
+ins("ADDQ", "$256", "DI")
+ins("ADDQ", "$32", "DX")
+ins("ADDQ", "$32", "BX")
+ins("ADDQ", "$64", "R8")
+ins("DECQ", "CX")
+ins("JNZ", "q4lx")
+ins("VZEROUPPER")
+ins("RET")
+e()
+
 def q6k_streams4(name, far):
     streams4_prologue(name, 64)
     q6k_consts()

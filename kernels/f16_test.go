@@ -60,3 +60,31 @@ func TestF16ToF32(t *testing.T) {
 		t.Errorf("F16ToF32(-0) = %g", v)
 	}
 }
+
+// TestF16ToF32Every: every binary16 value against its definition in
+// float64: ±m·2⁻²⁴ for exponent 0, ±Inf or NaN for 31, else
+// ±(1 + m/1024)·2^(e−15).
+func TestF16ToF32Every(t *testing.T) {
+	for h := range 1 << 16 {
+		e, m := h>>10&0x1f, float64(h&0x3ff)
+		var want float64
+		switch e {
+		case 0:
+			want = m * math.Ldexp(1, -24)
+		case 31:
+			want = math.Inf(1)
+			if m != 0 {
+				want = math.NaN()
+			}
+		default:
+			want = (1 + m/1024) * math.Ldexp(1, e-15)
+		}
+		if h>>15 == 1 {
+			want = -want
+		}
+		got := float64(F16ToF32(uint16(h)))
+		if math.IsNaN(want) != math.IsNaN(got) || !math.IsNaN(want) && (got != want || math.Signbit(got) != math.Signbit(want)) {
+			t.Fatalf("F16ToF32(%#04x) = %g, want %g", h, got, want)
+		}
+	}
+}

@@ -390,14 +390,17 @@ func scalesQ4K(sm []float32, row []byte, i, cols, bb int) {
 		blk := row[b*bb : b*bb+16]
 		d, dmin := f16At(blk), f16At(blk[2:])
 		q0, q1, q2 := binary.LittleEndian.Uint32(blk[4:]), binary.LittleEndian.Uint32(blk[8:]), binary.LittleEndian.Uint32(blk[12:])
-		sc := [2]uint32{q0 & lo6, q2&lo4 | (q0>>6&lo2)<<4}
-		m := [2]uint32{q1 & lo6, q2>>4&lo4 | (q1>>6&lo2)<<4}
-		o := sm[b*128 : b*128+128]
-		for s := range 8 {
-			sh := 8 * (s % 4)
-			o[s*16+i] = d * float32(sc[s/4]>>sh&0xff)
-			o[s*16+8+i] = dmin * float32(m[s/4]>>sh&0xff)
-		}
+		sc0, sc1 := q0&lo6, q2&lo4|(q0>>6&lo2)<<4 // sc[0:4], sc[4:8], a byte each
+		m0, m1 := q1&lo6, q2>>4&lo4|(q1>>6&lo2)<<4
+		o := sm[b*128+i : b*128+i+121] // o[16s]: d·sc[s], o[16s+8]: dmin·m[s]
+		o[0], o[8] = d*float32(uint8(sc0)), dmin*float32(uint8(m0))
+		o[16], o[24] = d*float32(uint8(sc0>>8)), dmin*float32(uint8(m0>>8))
+		o[32], o[40] = d*float32(uint8(sc0>>16)), dmin*float32(uint8(m0>>16))
+		o[48], o[56] = d*float32(sc0>>24), dmin*float32(m0>>24)
+		o[64], o[72] = d*float32(uint8(sc1)), dmin*float32(uint8(m1))
+		o[80], o[88] = d*float32(uint8(sc1>>8)), dmin*float32(uint8(m1>>8))
+		o[96], o[104] = d*float32(uint8(sc1>>16)), dmin*float32(uint8(m1>>16))
+		o[112], o[120] = d*float32(sc1>>24), dmin*float32(m1>>24)
 	}
 }
 

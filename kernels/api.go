@@ -87,9 +87,13 @@ type kernelSet struct {
 	siluMul    func(out, gate, up []float32)
 	matVecQ    func(q Quant, out []float32, w []byte, x []float32)
 	dequantRow func(q Quant, dst []float32, src []byte)
-	quantizeX  func(a *QuantizedX, x []float32)
-	matVecQ8   func(q Quant, out []float32, w []byte, a *QuantizedX)               // nil: no integer decode at this level
-	matMulQ8   func(q Quant, out []float32, ldOut int, w []byte, xs []*QuantizedX) // nil: matVecQ8 token by token
+	// widenQ4KBF16 widens a row of Q4_K blocks (len(dst) a multiple of
+	// 256) to bf16 with the bits of dequantRow then roundRowsBF16; nil:
+	// those two.
+	widenQ4KBF16 func(dst []BF16, src []byte)
+	quantizeX    func(a *QuantizedX, x []float32)
+	matVecQ8     func(q Quant, out []float32, w []byte, a *QuantizedX)               // nil: no integer decode at this level
+	matMulQ8     func(q Quant, out []float32, ldOut int, w []byte, xs []*QuantizedX) // nil: matVecQ8 token by token
 	// matMulQ is MatMulQ after its checks (x is n × cols, cols a multiple
 	// of the block); nil: qPanel rows widened, then matMulF32.
 	matMulQ func(ws *Workspace, q Quant, out []float32, ldOut int, w []byte, x []float32, n, cols int)

@@ -156,5 +156,7 @@ var (
 		matMulQ:     matMulQAVX512,
 		q8Name:      pick(hasVNNI, "AVX512-VNNI VPDPBUSD", q8NameAVX2),
 		q8NameQ8_0:  q8NameQ8_0AVX512,
+		// VPERMW: AVX512BW
+		widenQ4KBF16: pick(cpu.Supports(cpuid.AVX512BW), widenQ4KBF16AVX512, nil),
 	}
 )

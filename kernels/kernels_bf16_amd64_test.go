@@ -80,3 +80,38 @@ func TestMatVecBF16Widths(t *testing.T) {
 		}
 	}
 }
+
+// TestWidenQ4KBF16: the table-and-VPERMW widening of Q4_K rows to bf16
+// gives, bit for bit, the AVX512-BF16 level's two steps it replaces in
+// MatMulQBF16 (dequantQ4KAVX2, then roundBF16), on generated blocks and
+// on blocks of random bytes (f16 scales that are NaN, infinite or
+// subnormal among them).
+func TestWidenQ4KBF16(t *testing.T) {
+	if avx512bf16Set.widenQ4KBF16 == nil {
+		t.Skip("CPU lacks AVX512_BF16 or BW")
+	}
+	r := rand.New(rand.NewPCG(43, 44))
+	for _, cols := range []int{256, 1536, 8960} {
+		rb := Q4K.RowBytes(cols)
+		for _, raw := range []bool{false, true} {
+			w := randBlocks(r, Q4K, 8, cols)
+			if raw {
+				for i := range w {
+					w[i] = byte(r.Uint32())
+				}
+			}
+			row, want, got := make([]float32, cols), make([]BF16, cols), make([]BF16, cols)
+			for i := range 8 {
+				src := w[i*rb : (i+1)*rb]
+				dequantRowAVX2(Q4K, row, src)
+				roundBF16(want, row)
+				avx512bf16Set.widenQ4KBF16(got, src)
+				for c := range got {
+					if got[c] != want[c] {
+						t.Fatalf("cols %d raw %v row %d column %d: %#04x, two steps %#04x", cols, raw, i, c, got[c], want[c])
+					}
+				}
+			}
+		}
+	}
+}

@@ -250,6 +250,10 @@ func MatMulQBF16(ws *Workspace, q Quant, out []float32, ldOut int, w []byte, x [
 	forQPanels(ws, "MatMulQBF16", q, out, ldOut, w, x, n, cols, func(ws *Workspace, r0, p, rb int) {
 		row, panel := grow(&ws.qf, cols), grow(&ws.qb, qPanel*cols)
 		for i := range p {
+			if q == Q4K && cur.widenQ4KBF16 != nil {
+				cur.widenQ4KBF16(panel[i*cols:(i+1)*cols], w[(r0+i)*rb:(r0+i+1)*rb])
+				continue
+			}
 			DequantRow(q, row, w[(r0+i)*rb:])
 			roundRowsBF16(panel[i*cols:(i+1)*cols], row)
 		}

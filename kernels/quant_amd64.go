@@ -29,6 +29,18 @@ func dequantQ4KAVX2(dst *float32, w *byte, nb int)
 //go:noescape
 func dequantQ5KAVX2(dst *float32, w *byte, nb int)
 
+// dequantQ4KBF16 widens nb Q4_K blocks at w to bf16 at dst: the bits of
+// dequantQ4KAVX2 rounded by roundBF16DP, from a table of each
+// sub-block's 16 values (AVX512-BF16, BW).
+//
+//go:noescape
+func dequantQ4KBF16(dst *BF16, w *byte, nb int)
+
+// widenQ4KBF16AVX512 is the AVX512-BF16 level's widenQ4KBF16.
+func widenQ4KBF16AVX512(dst []BF16, src []byte) {
+	dequantQ4KBF16(&dst[0], &src[0], len(dst)/256)
+}
+
 //go:noescape
 func dequantQ6KAVX2(dst *float32, w *byte, nb int)
 

@@ -942,6 +942,155 @@ dq4kloop:
 	VZEROUPPER   
 	RET          
 
+DATA q4iota<>+0(SB)/4, $0x00000000
+DATA q4iota<>+4(SB)/4, $0x3f800000
+DATA q4iota<>+8(SB)/4, $0x40000000
+DATA q4iota<>+12(SB)/4, $0x40400000
+DATA q4iota<>+16(SB)/4, $0x40800000
+DATA q4iota<>+20(SB)/4, $0x40a00000
+DATA q4iota<>+24(SB)/4, $0x40c00000
+DATA q4iota<>+28(SB)/4, $0x40e00000
+DATA q4iota<>+32(SB)/4, $0x41000000
+DATA q4iota<>+36(SB)/4, $0x41100000
+DATA q4iota<>+40(SB)/4, $0x41200000
+DATA q4iota<>+44(SB)/4, $0x41300000
+DATA q4iota<>+48(SB)/4, $0x41400000
+DATA q4iota<>+52(SB)/4, $0x41500000
+DATA q4iota<>+56(SB)/4, $0x41600000
+DATA q4iota<>+60(SB)/4, $0x41700000
+GLOBL q4iota<>(SB), RODATA|NOPTR, $64
+DATA q4wmask<>+0(SB)/4, $0x000f000f
+GLOBL q4wmask<>(SB), RODATA|NOPTR, $4
+// func dequantQ4KBF16(dst *BF16, w *byte, nb int)
+//
+// dst = bf16((d·sc[s])·q − dmin·m[s]) for the weights of nb blocks, the
+// bits of dequantQ4KAVX2 then roundBF16DP: the 16 values of each
+// sub-block (x q4iota), rounded, then VPERMW by the nibbles widened to
+// words. AVX512-BF16 and BW; nb ≥ 1.
+TEXT ·dequantQ4KBF16(SB), NOSPLIT, $64-24
+	MOVQ         dst+0(FP), DI
+	MOVQ         w+8(FP), SI
+	MOVQ         nb+16(FP), CX
+	VMOVUPS      q4iota<>(SB), Z14                  // 0, 1, …, 15
+	VPBROADCASTD q4wmask<>(SB), Z15                 // 0x000f in every word
+dq4bloop:
+	MOVL         4(SI), R8                          // u0 = scales[0:4]
+	MOVL         8(SI), R9                          // u1 = scales[4:8]
+	MOVL         12(SI), R10                        // u2 = scales[8:12]
+	MOVL         R10, R11
+	SHRL         $4, R11
+	ANDL         $0x0f0f0f0f, R11
+	MOVL         R9, R12
+	SHRL         $6, R12
+	ANDL         $0x03030303, R12
+	SHLL         $4, R12
+	ORL          R12, R11                           // m[4:8]
+	ANDL         $0x3f3f3f3f, R9                    // m[0:4]
+	MOVL         R10, R12
+	ANDL         $0x0f0f0f0f, R12
+	MOVL         R8, R13
+	SHRL         $6, R13
+	ANDL         $0x03030303, R13
+	SHLL         $4, R13
+	ORL          R13, R12                           // sc[4:8]
+	ANDL         $0x3f3f3f3f, R8                    // sc[0:4]
+	SHLQ         $32, R12
+	ORQ          R12, R8                            // sc[0:8]
+	SHLQ         $32, R11
+	ORQ          R11, R9                            // m[0:8]
+	MOVWLZX      (SI), AX                           // d
+	VMOVD        AX, X2
+	VCVTPH2PS    X2, X2
+	VBROADCASTSS X2, Y2
+	MOVWLZX      2(SI), AX                          // dmin
+	VMOVD        AX, X3
+	VCVTPH2PS    X3, X3
+	VBROADCASTSS X3, Y3
+	VMOVQ        R8, X4
+	VPMOVZXBD    X4, Y4
+	VCVTDQ2PS    Y4, Y4
+	VMULPS       Y2, Y4, Y4                         // d·sc[0:8]
+	VMOVUPS      Y4, (SP)
+	VMOVQ        R9, X5
+	VPMOVZXBD    X5, Y5
+	VCVTDQ2PS    Y5, Y5
+	VMULPS       Y3, Y5, Y5                         // dmin·m[0:8]
+	VMOVUPS      Y5, 32(SP)
+	VPMOVZXBW    16(SI), Z2                         // qs[0:32] as words
+	VPSRLW       $4, Z2, Z3                         // high nibbles: sub-block 1
+	VPANDD       Z15, Z2, Z2                        // low nibbles: sub-block 0
+	VBROADCASTSS 0(SP), Z8                          // d·sc[0]
+	VBROADCASTSS 32(SP), Z10                        // dmin·m[0]
+	VMULPS       Z8, Z14, Z4
+	VSUBPS       Z10, Z4, Z4                        // the 16 values of sub-block 0
+	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xe4 // VCVTNEPS2BF16 Z4, Y4
+	VPERMW       Z4, Z2, Z4                         // each weight's value by its nibble
+	VMOVDQU16    Z4, 0(DI)
+	VBROADCASTSS 4(SP), Z9                          // d·sc[1]
+	VBROADCASTSS 36(SP), Z11                        // dmin·m[1]
+	VMULPS       Z9, Z14, Z5
+	VSUBPS       Z11, Z5, Z5                        // the 16 values of sub-block 1
+	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xed // VCVTNEPS2BF16 Z5, Y5
+	VPERMW       Z5, Z3, Z5                         // each weight's value by its nibble
+	VMOVDQU16    Z5, 64(DI)
+	VPMOVZXBW    48(SI), Z2                         // qs[32:64] as words
+	VPSRLW       $4, Z2, Z3                         // high nibbles: sub-block 3
+	VPANDD       Z15, Z2, Z2                        // low nibbles: sub-block 2
+	VBROADCASTSS 8(SP), Z8                          // d·sc[2]
+	VBROADCASTSS 40(SP), Z10                        // dmin·m[2]
+	VMULPS       Z8, Z14, Z4
+	VSUBPS       Z10, Z4, Z4                        // the 16 values of sub-block 2
+	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xe4 // VCVTNEPS2BF16 Z4, Y4
+	VPERMW       Z4, Z2, Z4                         // each weight's value by its nibble
+	VMOVDQU16    Z4, 128(DI)
+	VBROADCASTSS 12(SP), Z9                         // d·sc[3]
+	VBROADCASTSS 44(SP), Z11                        // dmin·m[3]
+	VMULPS       Z9, Z14, Z5
+	VSUBPS       Z11, Z5, Z5                        // the 16 values of sub-block 3
+	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xed // VCVTNEPS2BF16 Z5, Y5
+	VPERMW       Z5, Z3, Z5                         // each weight's value by its nibble
+	VMOVDQU16    Z5, 192(DI)
+	VPMOVZXBW    80(SI), Z2                         // qs[64:96] as words
+	VPSRLW       $4, Z2, Z3                         // high nibbles: sub-block 5
+	VPANDD       Z15, Z2, Z2                        // low nibbles: sub-block 4
+	VBROADCASTSS 16(SP), Z8                         // d·sc[4]
+	VBROADCASTSS 48(SP), Z10                        // dmin·m[4]
+	VMULPS       Z8, Z14, Z4
+	VSUBPS       Z10, Z4, Z4                        // the 16 values of sub-block 4
+	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xe4 // VCVTNEPS2BF16 Z4, Y4
+	VPERMW       Z4, Z2, Z4                         // each weight's value by its nibble
+	VMOVDQU16    Z4, 256(DI)
+	VBROADCASTSS 20(SP), Z9                         // d·sc[5]
+	VBROADCASTSS 52(SP), Z11                        // dmin·m[5]
+	VMULPS       Z9, Z14, Z5
+	VSUBPS       Z11, Z5, Z5                        // the 16 values of sub-block 5
+	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xed // VCVTNEPS2BF16 Z5, Y5
+	VPERMW       Z5, Z3, Z5                         // each weight's value by its nibble
+	VMOVDQU16    Z5, 320(DI)
+	VPMOVZXBW    112(SI), Z2                        // qs[96:128] as words
+	VPSRLW       $4, Z2, Z3                         // high nibbles: sub-block 7
+	VPANDD       Z15, Z2, Z2                        // low nibbles: sub-block 6
+	VBROADCASTSS 24(SP), Z8                         // d·sc[6]
+	VBROADCASTSS 56(SP), Z10                        // dmin·m[6]
+	VMULPS       Z8, Z14, Z4
+	VSUBPS       Z10, Z4, Z4                        // the 16 values of sub-block 6
+	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xe4 // VCVTNEPS2BF16 Z4, Y4
+	VPERMW       Z4, Z2, Z4                         // each weight's value by its nibble
+	VMOVDQU16    Z4, 384(DI)
+	VBROADCASTSS 28(SP), Z9                         // d·sc[7]
+	VBROADCASTSS 60(SP), Z11                        // dmin·m[7]
+	VMULPS       Z9, Z14, Z5
+	VSUBPS       Z11, Z5, Z5                        // the 16 values of sub-block 7
+	BYTE $0x62; BYTE $0xf2; BYTE $0x7e; BYTE $0x48; BYTE $0x72; BYTE $0xed // VCVTNEPS2BF16 Z5, Y5
+	VPERMW       Z5, Z3, Z5                         // each weight's value by its nibble
+	VMOVDQU16    Z5, 448(DI)
+	ADDQ         $144, SI
+	ADDQ         $512, DI
+	DECQ         CX
+	JNZ          dq4bloop
+	VZEROUPPER   
+	RET          
+
 // func dequantQ5KAVX2(dst *float32, w *byte, nb int)
 //
 // dequantQ4KAVX2 with a fifth bit: the nibbles at 48(SI), and bit s of

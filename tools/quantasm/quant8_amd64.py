@@ -831,12 +831,13 @@ q5k_streams2()
 def sigma(l):
     return 2 * (l >= 8) + l % 2
 
+# q4kLaneX's factors of [dx_s, Σx̂_s]: 1/16 for the dx of odd sub-blocks
 data("x8q4y16", ["0x3f800000", "0x3d800000"] * 4 + ["0x3f800000"] * 8)
 data("x8q4lm", ["0x0f0f0f0f", "0xf0f0f0f0"] * 8)
 data("x8q4la", [str(sigma(l)) for l in range(16)])
 data("x8q4lb", [str(4 + sigma(l)) for l in range(16)])
-# q4kLaneX: lane ℓ of the first vector takes natural dword 8σ(ℓ) + ℓ mod 8
-# of the two source registers (32 dwords), of the second 8σ(ℓ) + (ℓ mod 8
+# q4kLaneX: lane l of the first vector takes natural dword 8σ(l) + l mod 8
+# of the two source registers (32 dwords), of the second 8σ(l) + (l mod 8
 # xor 1)
 data("x8q4lx1", [str(8 * sigma(l) + l % 8) for l in range(16)])
 data("x8q4lx2", [str(8 * sigma(l) + ((l % 8) ^ 1)) for l in range(16)])
@@ -914,7 +915,7 @@ ins("MOVQ", "kds+32(FP)", "DX")
 ins("MOVQ", "nb+40(FP)", "CX")
 ins("VXORPS", "Z0", "Z0", "Z0")
 e("q4lblock:")
-q4l_block("%d(SI)", "Z0", range(4, 15))
+q4l_block("%d(SI)", "Z0", range(4, 14))
 q4l_next_block(["%d(SI)"])
 ins("JNZ", "q4lblock")
 store_row("q4lrow")
@@ -935,7 +936,7 @@ for z in range(4):
     ins("VXORPS", "Z%d" % z, "Z%d" % z, "Z%d" % z)
 e("q44lblock:")
 for k in range(4):
-    q4l_block(STREAMS4[k], "Z%d" % k, range(4, 15))
+    q4l_block(STREAMS4[k], "Z%d" % k, range(4, 14))
 q4l_next_block(STREAMS4)
 ins("JNZ", "q44lblock")
 for k in range(4):

@@ -70,12 +70,18 @@ func quantizeXVNNI(a *QuantizedX, x []float32) {
 // blocks of 256.
 func quantizeXLanes(a *QuantizedX, x []float32) {
 	quantizeXVNNI(a, x)
-	if n := len(x); n%256 == 0 {
-		grow(&a.k, n)
-		grow(&a.kds, n/16)
-		q4kLaneX(&a.k[0], &a.kds[0], &a.q[0], &a.dc[0], &a.s[0], n/256)
-		a.laned = true
+	if len(x)%256 == 0 {
+		a.layLanes()
 	}
+}
+
+// layLanes writes a.k and a.kds from the row quantised in a (cols a
+// multiple of 256) and marks them there.
+func (a *QuantizedX) layLanes() {
+	grow(&a.k, a.cols)
+	grow(&a.kds, a.cols/16)
+	q4kLaneX(&a.k[0], &a.kds[0], &a.q[0], &a.dc[0], &a.s[0], a.cols/256)
+	a.laned = true
 }
 
 // q4kLaneXGeneric is the readable reference of q4kLaneX: per block of 256,

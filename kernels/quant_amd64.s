@@ -706,7 +706,7 @@ dq4kloop:
 	MOVL         12(SI), R10                        // u2 = scales[8:12]
 	MOVL         R10, R11
 	SHRL         $4, R11
-	ANDL         $0x0f0f0f0f, R11
+	ANDL         $0x0f0f0f0f, R11                   // (u2>>4) & 0x0f…
 	MOVL         R9, R12
 	SHRL         $6, R12
 	ANDL         $0x03030303, R12
@@ -979,7 +979,7 @@ dq4bloop:
 	MOVL         12(SI), R10                        // u2 = scales[8:12]
 	MOVL         R10, R11
 	SHRL         $4, R11
-	ANDL         $0x0f0f0f0f, R11
+	ANDL         $0x0f0f0f0f, R11                   // (u2>>4) & 0x0f…
 	MOVL         R9, R12
 	SHRL         $6, R12
 	ANDL         $0x03030303, R12
@@ -1015,7 +1015,7 @@ dq4bloop:
 	VPMOVZXBD    X5, Y5
 	VCVTDQ2PS    Y5, Y5
 	VMULPS       Y3, Y5, Y5                         // dmin·m[0:8]
-	VMOVUPS      Y5, 32(SP)
+	VMOVUPS      Y5, 32(SP)                         // dmin·m[0:8]
 	VPMOVZXBW    16(SI), Z2                         // qs[0:32] as words
 	VPSRLW       $4, Z2, Z3                         // high nibbles: sub-block 1
 	VPANDD       Z15, Z2, Z2                        // low nibbles: sub-block 0

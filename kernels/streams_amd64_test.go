@@ -116,7 +116,7 @@ func TestMatVecQ8X86Kernels(t *testing.T) {
 				}
 				if hasVNNI && q == Q4K {
 					lanes := make([]float32, rows)
-					laneOrder(&a)
+					a.layLanes() // whichever quantiser this level runs
 					dotQ4KLanes(lanes, w, &a, cols/256)
 					checkQ8(t, what+" AVX512-VNNI, lane order", lanes, q, w, x)
 				}
@@ -255,15 +255,6 @@ func BenchmarkMatVecQ8AVX2Twins(b *testing.B) {
 	}
 }
 
-// laneOrder lays a's activations out as quantizeXLanes does, whichever
-// quantiser this CPU's level runs.
-func laneOrder(a *QuantizedX) {
-	grow(&a.k, a.cols)
-	grow(&a.kds, a.cols/16)
-	q4kLaneX(&a.k[0], &a.kds[0], &a.q[0], &a.dc[0], &a.s[0], a.cols/256)
-	a.laned = true
-}
-
 // matVecQ8VNNILanes is matVecQ8VNNI with Q4_K on the lane-order kernels
 // where a's activations are laid out for them, as on Zen 4.
 func matVecQ8VNNILanes(q Quant, out []float32, w []byte, a *QuantizedX) {
@@ -284,7 +275,7 @@ func TestQ4KLaneOrder(t *testing.T) {
 	var a QuantizedX
 	for _, cols := range []int{256, 512, 1536, 8960} {
 		a.Quantize(actRow(r, cols, 0))
-		laneOrder(&a)
+		a.layLanes() // whichever quantiser this level runs
 		xk, kds := make([]int8, cols), make([]float32, cols/16)
 		q4kLaneXGeneric(xk, kds, &a)
 		for i := range xk {
@@ -316,7 +307,7 @@ func TestQ4KLanesStreamsMatchOneStream(t *testing.T) {
 			w := randBlocks(r, Q4K, rows, cols)
 			x := actRow(r, cols, 0)
 			a.Quantize(x)
-			laneOrder(&a)
+			a.layLanes() // whichever quantiser this level runs
 			got, want := make([]float32, rows), make([]float32, rows)
 			dotQ4KLanes(got, w, &a, nb)
 			for i := range want {

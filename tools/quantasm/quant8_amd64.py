@@ -488,11 +488,13 @@ def k4_row_start():
 K4_CONST_REGS = ("X19", "X18", "X17", "X16", "X15", "Z14")
 K4_CONST_MEM = ("x8k4a<>(SB)", "x8k4b<>(SB)", "x8k4sh<>(SB)", "x8k4ma<>(SB)", "x8c30<>(SB)", None)
 
-def k4_scales(s, mins, w="%d(SI)", d="(SI)", t=(5, 6, 7, 9, 10), k=K4_CONST_REGS, evex=False):
-    """s = [d·sc[s]·dx_s (s < 8), dmin·m[s]·Σx̂_s] for the block at w (a
-    format of the offset; d: the address of its d, dmin); mins (upper
-    lanes) += the mins. t: the numbers of five temporaries; k: the
-    constants; evex: load with VMOVDQU32, which names registers 16-31."""
+def k4_dsc(s, w, d, t, k, evex):
+    """s = [d·sc[s], dmin·m[s]] for the Q4_K/Q5_K block at w (a format of
+    the offset; d: the address of its d, dmin): the 6-bit scales and
+    mins unpacked in vectors (ScaleMinK4). t: the numbers of five
+    temporaries (the last only to load x8dsel when k has it in memory);
+    k: the constants; evex: load with VMOVDQU32, which names registers
+    16-31."""
     p, q, u, dd, x = t
     ins("VMOVDQU32" if evex else "VMOVDQU", w % 4, "X%d" % p, c="scales[0:12] (and 4 bytes of qs)")
     ins("VPSHUFB", k[0], "X%d" % p, "X%d" % q, c="P")
@@ -512,6 +514,14 @@ def k4_scales(s, mins, w="%d(SI)", d="(SI)", t=(5, 6, 7, 9, 10), k=K4_CONST_REGS
         ins("VMOVDQU32", "x8dsel<>(SB)", dsel)
     ins("VPERMPS", "Z%d" % dd, dsel, "Z%d" % dd, c="[d ×8, dmin ×8]")
     ins("VMULPS", "Z%d" % dd, s, s, c="[d·sc, dmin·m]")
+
+def k4_scales(s, mins, w="%d(SI)", d="(SI)", t=(5, 6, 7, 9, 10), k=K4_CONST_REGS, evex=False):
+    """s = [d·sc[s]·dx_s (s < 8), dmin·m[s]·Σx̂_s] for the block at w (a
+    format of the offset; d: the address of its d, dmin); mins (upper
+    lanes) += the mins. t: the numbers of five temporaries; k: the
+    constants; evex: as k4_dsc."""
+    x = t[4]
+    k4_dsc(s, w, d, t, k, evex)
     ins("VMOVUPS", "(DX)", "Y%d" % x)
     ins("VINSERTF64X4", "$1", "(BX)", "Z%d" % x, "Z%d" % x, c="[dx_s, Σx̂_s]")
     ins("VMULPS", "Z%d" % x, s, s)
@@ -857,21 +867,7 @@ def q4l_consts():
 def q4l_scales(w, s, t):
     """s = [d·sc[s]·dx_s (odd s: dx_s / 16), dmin·m[s]·Σx̂_s] for the block
     at w: k4_scales with the activations' vector from kds (DX)."""
-    p, q, u, dd = t
-    k = Q4L_CONSTS
-    ins("VMOVDQU32", w % 4, "X%d" % p, c="scales[0:12] (and 4 bytes of qs)")
-    ins("VPSHUFB", k[0], "X%d" % p, "X%d" % q, c="P")
-    ins("VPSHUFB", k[1], "X%d" % p, "X%d" % u, c="Q, zero where unused")
-    ins("VPSRLVW", k[2], "X%d" % q, "X%d" % q, c="m[4:8] from the high nibbles")
-    ins("VPSRLW", "$2", "X%d" % u, "X%d" % u)
-    ins("VPANDD", k[4], "X%d" % u, "X%d" % u, c="top 2 bits of sc, m[4:8] at bits 4-5")
-    ins("VPTERNLOGD", "$0xf8", k[3], "X%d" % q, "X%d" % u, c="[sc[0:8], m[0:8]] = P & mask | Q")
-    ins("VPMOVZXBD", "X%d" % u, s)
-    ins("VCVTDQ2PS", s, s)
-    ins("VPBROADCASTD", w % 0, "X%d" % dd, c="d, dmin (f16)")
-    ins("VCVTPH2PS", "X%d" % dd, "X%d" % dd)
-    ins("VPERMPS", "Z%d" % dd, k[5], "Z%d" % dd, c="[d ×8, dmin ×8]")
-    ins("VMULPS", "Z%d" % dd, s, s, c="[d·sc, dmin·m]")
+    k4_dsc(s, w, w % 0, tuple(t) + (None,), Q4L_CONSTS, True)
     ins("VMULPS", "(DX)", s, s, c="× kds: [dx_s (odd s / 16), Σx̂_s]")
 
 def q4l_block(w, acc, t):

@@ -28,7 +28,11 @@ type QuantizedX struct {
 	k     []int8    // [cols] q, per 256: sub-blocks 0-3 twice, then 4-7 twice
 	kds   []float32 // [cols/256 × 16] [dx_s (odd s: / 16), Σ x̂_s]
 	laned bool
-	cols  int
+	// d6 and g6: each group of 16 columns' dx and −32·Σq in the lane order
+	// of the AVX2 Q6_K kernels (q6kGroups, amd64), rows of whole blocks.
+	d6   []float32 // [cols/16]
+	g6   []int32   // [cols/16]
+	cols int
 }
 
 // Cols is the length of the row last quantised.

@@ -63,6 +63,7 @@ func pick[F any](c bool, a, b F) F {
 
 func quantizeXVNNI(a *QuantizedX, x []float32) {
 	quantXVNNI(&x[0], &a.q[0], &a.dc[0], &a.de[0], &a.n128[0], &a.n32[0], &a.s[0], len(x)/32)
+	a.layQ6KGroups()
 }
 
 // quantizeXLanes is quantizeXVNNI that also lays the activations out in
@@ -110,6 +111,34 @@ func q4kLaneXGeneric(xk []int8, kds []float32, a *QuantizedX) {
 
 func quantizeXAVX2(a *QuantizedX, x []float32) {
 	quantXAVX2(&x[0], &a.q[0], &a.dc[0], &a.de[0], &a.n128[0], &a.n32[0], &a.s[0], len(x)/32)
+	a.layQ6KGroups()
+}
+
+// q6kGroupOrder: the groups of 16 columns of a half block (128) in the
+// lanes of the AVX2 Q6_K kernels' group sums, as VPACKSSDW and VPHADDD
+// leave them within each 128-bit half of a Y register.
+var q6kGroupOrder = [8]int{0, 2, 4, 6, 1, 3, 5, 7}
+
+// layQ6KGroups writes a.d6 and a.g6 from the row quantised in a, for the
+// AVX2 Q6_K kernels (dotRowsQ6KAVX2): per half block h and lane i, group
+// g = 8h + q6kGroupOrder[i] takes dx of its block of 32 and −32·Σq over
+// its 16 columns (the sum of its four n32). Those kernels then scale a
+// half with one multiply and correct it with one add, where they took a
+// permute and a multiply, and four adds. Every row whose cols are whole
+// blocks of 256 (Q6_K's) gets them, whichever kernels a level runs:
+// 1/16 of the row's length, about a microsecond for 8960 columns.
+func (a *QuantizedX) layQ6KGroups() {
+	if a.cols%256 != 0 {
+		return
+	}
+	d6, g6 := grow(&a.d6, a.cols/16), grow(&a.g6, a.cols/16)
+	for h := range a.cols / 128 {
+		for i, o := range q6kGroupOrder {
+			g := 8*h + o
+			n := a.n32[4*g : 4*g+4]
+			d6[8*h+i], g6[8*h+i] = a.dc[g/2], n[0]+n[1]+n[2]+n[3]
+		}
+	}
 }
 
 // matVecQ8Halves is the AVX-512 levels' integer decode on Zen 4
@@ -222,7 +251,7 @@ func dotRows4Q4KAVX2(out *float32, rows int, w *byte, stride int, xq *int8, dc, 
 func dotRows4Q5KAVX2(out *float32, rows int, w *byte, stride int, xq *int8, dc, s *float32, nb int)
 
 //go:noescape
-func dotRows4Q6KAVX2(out *float32, rows int, w *byte, stride int, xq *int8, dc *float32, n32 *int32, nb int)
+func dotRows4Q6KAVX2(out *float32, rows int, w *byte, stride int, xq *int8, d6 *float32, g6 *int32, nb int)
 
 //go:noescape
 func dotRowsQ4KAVX2(out *float32, rows int, w *byte, xq *int8, dc, s *float32, nb int)
@@ -231,7 +260,7 @@ func dotRowsQ4KAVX2(out *float32, rows int, w *byte, xq *int8, dc, s *float32, n
 func dotRowsQ5KAVX2(out *float32, rows int, w *byte, xq *int8, dc, s *float32, nb int)
 
 //go:noescape
-func dotRowsQ6KAVX2(out *float32, rows int, w *byte, xq *int8, dc *float32, n32 *int32, nb int)
+func dotRowsQ6KAVX2(out *float32, rows int, w *byte, xq *int8, d6 *float32, g6 *int32, nb int)
 
 //go:noescape
 func dotRowsQ8_0AVXVNNI(out *float32, rows int, w *byte, xq *int8, de *float32, n128 *int32, nb int)
@@ -267,6 +296,9 @@ type avx2Dots struct {
 	q5kx4    func(out *float32, rows int, w *byte, stride int, xq *int8, dc, s *float32, nb int)
 	q6k      func(out *float32, rows int, w *byte, xq *int8, dc *float32, n32 *int32, nb int)
 	q6kx4    func(out *float32, rows int, w *byte, stride int, xq *int8, dc *float32, n32 *int32, nb int)
+	// q6kGroups: the Q6_K kernels read a.d6 and a.g6 (layQ6KGroups) in
+	// place of a.dc and a.n32.
+	q6kGroups bool
 }
 
 var (
@@ -274,7 +306,7 @@ var (
 	dotsVPMADDUBSW = &avx2Dots{
 		q8: dotRowsQ8_0AVX2, q8x4: dotRows4Q8_0AVX2,
 		q4k: dotRowsQ4KAVX2, q5k: dotRowsQ5KAVX2, q4kx4: dotRows4Q4KAVX2, q5kx4: dotRows4Q5KAVX2,
-		q6k: dotRowsQ6KAVX2, q6kx4: dotRows4Q6KAVX2,
+		q6k: dotRowsQ6KAVX2, q6kx4: dotRows4Q6KAVX2, q6kGroups: true,
 	}
 	// dotsAVXVNNI: the same kernels with VEX VPDPBUSD, where the CPU has
 	// AVX-VNNI (and the OS saves the YMM state: hasAVX2 includes that).
@@ -351,10 +383,19 @@ func (d *avx2Dots) q5kRows(out []float32, w []byte, a *QuantizedX, nb int) {
 
 func (d *avx2Dots) q6kRows(out []float32, w []byte, a *QuantizedX, nb int) {
 	q, rb := len(out)/4, nb*210
+	dx, n := d.q6kArgs(a)
 	if q > 0 {
-		d.q6kx4(&out[0], q, &w[0], q*rb, &a.q[0], &a.dc[0], &a.n32[0], nb)
+		d.q6kx4(&out[0], q, &w[0], q*rb, &a.q[0], dx, n, nb)
 	}
 	if r := 4 * q; r < len(out) {
-		d.q6k(&out[r], len(out)-r, &w[r*rb], &a.q[0], &a.dc[0], &a.n32[0], nb)
+		d.q6k(&out[r], len(out)-r, &w[r*rb], &a.q[0], dx, n, nb)
 	}
+}
+
+// q6kArgs: the dx and the −32·Σq that d's Q6_K kernels read beside a's q.
+func (d *avx2Dots) q6kArgs(a *QuantizedX) (*float32, *int32) {
+	if d.q6kGroups {
+		return &a.d6[0], &a.g6[0]
+	}
+	return &a.dc[0], &a.n32[0]
 }

@@ -3397,11 +3397,12 @@ q5ablock:
 	VZEROUPPER       
 	RET              
 
-// func dotRowsQ6KAVX2(out *float32, rows int, w *byte, xq *int8, dc *float32, n32 *int32, nb int)
+// func dotRowsQ6KAVX2(out *float32, rows int, w *byte, xq *int8, d6 *float32, g6 *int32, nb int)
 //
 // dotRowsQ6KVNNI with VPMADDUBSW: q (< 64) for 32 columns a Y register,
-// the int32 lanes of 4 columns corrected by n32, then reduced to one
-// lane a group and multiplied by S = d·sc·dx once a half block.
+// the int32 lanes of 4 columns reduced to one lane a group, corrected by
+// g6 and multiplied by S = d·sc·dx once a half block; d6 and g6 hold a
+// group's dx and −32·Σqx in the order of those lanes (layQ6KGroups).
 // rows ≥ 1, nb ≥ 1.
 TEXT ·dotRowsQ6KAVX2(SB), NOSPLIT, $0-56
 	MOVQ             w+16(FP), SI
@@ -3410,8 +3411,8 @@ TEXT ·dotRowsQ6KAVX2(SB), NOSPLIT, $0-56
 	VPBROADCASTD     x8c30<>(SB), Y13
 q6arow:
 	MOVQ             xq+24(FP), DI
-	MOVQ             dc+32(FP), DX
-	MOVQ             n32+40(FP), BX
+	MOVQ             d6+32(FP), DX
+	MOVQ             g6+40(FP), BX
 	MOVQ             nb+48(FP), CX
 	VXORPS           Y0, Y0, Y0
 q6ablock:
@@ -3424,9 +3425,7 @@ q6ablock:
 	VMOVDQU          x8q6g<>(SB), Y8
 	VPERMPS          Y3, Y8, Y3                             // sc in the lanes' order
 	VMULPS           Y2, Y3, Y3
-	VMOVDQU          x8q6dx<>+0(SB), Y8
-	VPERMPS          (DX), Y8, Y8                           // dx[g/2]
-	VMULPS           Y8, Y3, Y3                             // S[g] = d·sc[g]·dx[g/2]
+	VMULPS           0(DX), Y3, Y3                          // S[g] = d·sc[g]·dx[g/2]
 	VMOVDQU          128(SI), Y4                            // qh, half 0
 	VMOVDQU          0(SI), Y7
 	VPAND            Y15, Y7, Y7
@@ -3434,27 +3433,23 @@ q6ablock:
 	VPAND            Y13, Y6, Y6
 	VPOR             Y6, Y7, Y7                             // q, columns 0-31 of the half
 	VPMADDUBSW       0(DI), Y7, Y7
-	VPMADDWD         Y14, Y7, Y7
-	VPADDD           0(BX), Y7, Y7                          // −32·Σqx
+	VPMADDWD         Y14, Y7, Y7                            // Σ q·qx of 4 columns
 	VMOVDQU          32(SI), Y5
 	VPAND            Y15, Y5, Y5
 	VPSLLW           $2, Y4, Y6
 	VPAND            Y13, Y6, Y6
 	VPOR             Y6, Y5, Y5                             // q, columns 32-63 of the half
 	VPMADDUBSW       32(DI), Y5, Y5
-	VPMADDWD         Y14, Y5, Y5
-	VPADDD           32(BX), Y5, Y5                         // −32·Σqx
-	VPACKSSDW        Y5, Y7, Y8                             // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y5, Y5                            // Σ q·qx of 4 columns
+	VPACKSSDW        Y5, Y7, Y8                             // Σ q·qx of 4
 	VPMADDWD         Y14, Y8, Y8                            // of 8
 	VMOVDQU          0(SI), Y7
 	VPSRLW           $4, Y7, Y7
 	VPAND            Y15, Y7, Y7
-	VMOVDQU          Y4, Y6
-	VPAND            Y13, Y6, Y6
+	VPAND            Y13, Y4, Y6
 	VPOR             Y6, Y7, Y7                             // q, columns 64-95 of the half
 	VPMADDUBSW       64(DI), Y7, Y7
-	VPMADDWD         Y14, Y7, Y7
-	VPADDD           64(BX), Y7, Y7                         // −32·Σqx
+	VPMADDWD         Y14, Y7, Y7                            // Σ q·qx of 4 columns
 	VMOVDQU          32(SI), Y5
 	VPSRLW           $4, Y5, Y5
 	VPAND            Y15, Y5, Y5
@@ -3462,12 +3457,11 @@ q6ablock:
 	VPAND            Y13, Y6, Y6
 	VPOR             Y6, Y5, Y5                             // q, columns 96-127 of the half
 	VPMADDUBSW       96(DI), Y5, Y5
-	VPMADDWD         Y14, Y5, Y5
-	VPADDD           96(BX), Y5, Y5                         // −32·Σqx
-	VPACKSSDW        Y5, Y7, Y9                             // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y5, Y5                            // Σ q·qx of 4 columns
+	VPACKSSDW        Y5, Y7, Y9                             // Σ q·qx of 4
 	VPMADDWD         Y14, Y9, Y9                            // of 8
-	VPACKSSDW        Y9, Y8, Y8
-	VPMADDWD         Y14, Y8, Y8                            // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VPHADDD          Y9, Y8, Y8                             // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VPADDD           0(BX), Y8, Y8                          // Σ (q − 32)·qx
 	VCVTDQ2PS        Y8, Y8
 	VFMADD231PS      Y3, Y8, Y0
 	VPMOVSXBD        200(SI), Y3                            // sc[8:16]
@@ -3475,9 +3469,7 @@ q6ablock:
 	VMOVDQU          x8q6g<>(SB), Y8
 	VPERMPS          Y3, Y8, Y3                             // sc in the lanes' order
 	VMULPS           Y2, Y3, Y3
-	VMOVDQU          x8q6dx<>+32(SB), Y8
-	VPERMPS          (DX), Y8, Y8                           // dx[g/2]
-	VMULPS           Y8, Y3, Y3                             // S[g] = d·sc[g]·dx[g/2]
+	VMULPS           32(DX), Y3, Y3                         // S[g] = d·sc[g]·dx[g/2]
 	VMOVDQU          160(SI), Y4                            // qh, half 1
 	VMOVDQU          64(SI), Y7
 	VPAND            Y15, Y7, Y7
@@ -3485,27 +3477,23 @@ q6ablock:
 	VPAND            Y13, Y6, Y6
 	VPOR             Y6, Y7, Y7                             // q, columns 0-31 of the half
 	VPMADDUBSW       128(DI), Y7, Y7
-	VPMADDWD         Y14, Y7, Y7
-	VPADDD           128(BX), Y7, Y7                        // −32·Σqx
+	VPMADDWD         Y14, Y7, Y7                            // Σ q·qx of 4 columns
 	VMOVDQU          96(SI), Y5
 	VPAND            Y15, Y5, Y5
 	VPSLLW           $2, Y4, Y6
 	VPAND            Y13, Y6, Y6
 	VPOR             Y6, Y5, Y5                             // q, columns 32-63 of the half
 	VPMADDUBSW       160(DI), Y5, Y5
-	VPMADDWD         Y14, Y5, Y5
-	VPADDD           160(BX), Y5, Y5                        // −32·Σqx
-	VPACKSSDW        Y5, Y7, Y8                             // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y5, Y5                            // Σ q·qx of 4 columns
+	VPACKSSDW        Y5, Y7, Y8                             // Σ q·qx of 4
 	VPMADDWD         Y14, Y8, Y8                            // of 8
 	VMOVDQU          64(SI), Y7
 	VPSRLW           $4, Y7, Y7
 	VPAND            Y15, Y7, Y7
-	VMOVDQU          Y4, Y6
-	VPAND            Y13, Y6, Y6
+	VPAND            Y13, Y4, Y6
 	VPOR             Y6, Y7, Y7                             // q, columns 64-95 of the half
 	VPMADDUBSW       192(DI), Y7, Y7
-	VPMADDWD         Y14, Y7, Y7
-	VPADDD           192(BX), Y7, Y7                        // −32·Σqx
+	VPMADDWD         Y14, Y7, Y7                            // Σ q·qx of 4 columns
 	VMOVDQU          96(SI), Y5
 	VPSRLW           $4, Y5, Y5
 	VPAND            Y15, Y5, Y5
@@ -3513,12 +3501,11 @@ q6ablock:
 	VPAND            Y13, Y6, Y6
 	VPOR             Y6, Y5, Y5                             // q, columns 96-127 of the half
 	VPMADDUBSW       224(DI), Y5, Y5
-	VPMADDWD         Y14, Y5, Y5
-	VPADDD           224(BX), Y5, Y5                        // −32·Σqx
-	VPACKSSDW        Y5, Y7, Y9                             // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y5, Y5                            // Σ q·qx of 4 columns
+	VPACKSSDW        Y5, Y7, Y9                             // Σ q·qx of 4
 	VPMADDWD         Y14, Y9, Y9                            // of 8
-	VPACKSSDW        Y9, Y8, Y8
-	VPMADDWD         Y14, Y8, Y8                            // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VPHADDD          Y9, Y8, Y8                             // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VPADDD           32(BX), Y8, Y8                         // Σ (q − 32)·qx
 	VCVTDQ2PS        Y8, Y8
 	VFMADD231PS      Y3, Y8, Y0
 	PREFETCHT0       2048(SI)
@@ -3527,8 +3514,8 @@ q6ablock:
 	PREFETCHT0       2240(SI)
 	ADDQ             $210, SI
 	ADDQ             $256, DI
-	ADDQ             $32, DX
-	ADDQ             $256, BX
+	ADDQ             $64, DX
+	ADDQ             $64, BX
 	DECQ             CX
 	JNZ              q6ablock
 	VEXTRACTF128     $1, Y0, X1
@@ -4333,7 +4320,7 @@ q54ablock:
 	VZEROUPPER       
 	RET              
 
-// func dotRows4Q6KAVX2(out *float32, rows int, w *byte, stride int, xq *int8, dc *float32, n32 *int32, nb int)
+// func dotRows4Q6KAVX2(out *float32, rows int, w *byte, stride int, xq *int8, d6 *float32, g6 *int32, nb int)
 //
 // dotRowsQ6KAVX2 over four streams, as dotRows4Q8_0VNNI: stream k sums
 // in Yk; Y4-Y11 are the temporaries, Y13-Y15 the one-stream kernel's
@@ -4350,8 +4337,8 @@ TEXT ·dotRows4Q6KAVX2(SB), NOSPLIT, $8-64
 	VPBROADCASTD     x8c30<>(SB), Y13
 q64arow:
 	MOVQ             xq+32(FP), DI
-	MOVQ             dc+40(FP), DX
-	MOVQ             n32+48(FP), BX
+	MOVQ             d6+40(FP), DX
+	MOVQ             g6+48(FP), BX
 	MOVQ             nb+56(FP), CX
 	VXORPS           Y0, Y0, Y0
 	VXORPS           Y1, Y1, Y1
@@ -4367,9 +4354,7 @@ q64ablock:
 	VMOVDQU          x8q6g<>(SB), Y10
 	VPERMPS          Y5, Y10, Y5                            // sc in the lanes' order
 	VMULPS           Y4, Y5, Y5
-	VMOVDQU          x8q6dx<>+0(SB), Y10
-	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
-	VMULPS           Y10, Y5, Y5                            // S[g] = d·sc[g]·dx[g/2]
+	VMULPS           0(DX), Y5, Y5                          // S[g] = d·sc[g]·dx[g/2]
 	VMOVDQU          128(SI), Y6                            // qh, half 0
 	VMOVDQU          0(SI), Y9
 	VPAND            Y15, Y9, Y9
@@ -4377,27 +4362,23 @@ q64ablock:
 	VPAND            Y13, Y8, Y8
 	VPOR             Y8, Y9, Y9                             // q, columns 0-31 of the half
 	VPMADDUBSW       0(DI), Y9, Y9
-	VPMADDWD         Y14, Y9, Y9
-	VPADDD           0(BX), Y9, Y9                          // −32·Σqx
+	VPMADDWD         Y14, Y9, Y9                            // Σ q·qx of 4 columns
 	VMOVDQU          32(SI), Y7
 	VPAND            Y15, Y7, Y7
 	VPSLLW           $2, Y6, Y8
 	VPAND            Y13, Y8, Y8
 	VPOR             Y8, Y7, Y7                             // q, columns 32-63 of the half
 	VPMADDUBSW       32(DI), Y7, Y7
-	VPMADDWD         Y14, Y7, Y7
-	VPADDD           32(BX), Y7, Y7                         // −32·Σqx
-	VPACKSSDW        Y7, Y9, Y10                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y7, Y7                            // Σ q·qx of 4 columns
+	VPACKSSDW        Y7, Y9, Y10                            // Σ q·qx of 4
 	VPMADDWD         Y14, Y10, Y10                          // of 8
 	VMOVDQU          0(SI), Y9
 	VPSRLW           $4, Y9, Y9
 	VPAND            Y15, Y9, Y9
-	VMOVDQU          Y6, Y8
-	VPAND            Y13, Y8, Y8
+	VPAND            Y13, Y6, Y8
 	VPOR             Y8, Y9, Y9                             // q, columns 64-95 of the half
 	VPMADDUBSW       64(DI), Y9, Y9
-	VPMADDWD         Y14, Y9, Y9
-	VPADDD           64(BX), Y9, Y9                         // −32·Σqx
+	VPMADDWD         Y14, Y9, Y9                            // Σ q·qx of 4 columns
 	VMOVDQU          32(SI), Y7
 	VPSRLW           $4, Y7, Y7
 	VPAND            Y15, Y7, Y7
@@ -4405,12 +4386,11 @@ q64ablock:
 	VPAND            Y13, Y8, Y8
 	VPOR             Y8, Y7, Y7                             // q, columns 96-127 of the half
 	VPMADDUBSW       96(DI), Y7, Y7
-	VPMADDWD         Y14, Y7, Y7
-	VPADDD           96(BX), Y7, Y7                         // −32·Σqx
-	VPACKSSDW        Y7, Y9, Y11                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y7, Y7                            // Σ q·qx of 4 columns
+	VPACKSSDW        Y7, Y9, Y11                            // Σ q·qx of 4
 	VPMADDWD         Y14, Y11, Y11                          // of 8
-	VPACKSSDW        Y11, Y10, Y10
-	VPMADDWD         Y14, Y10, Y10                          // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VPHADDD          Y11, Y10, Y10                          // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VPADDD           0(BX), Y10, Y10                        // Σ (q − 32)·qx
 	VCVTDQ2PS        Y10, Y10
 	VFMADD231PS      Y5, Y10, Y0
 	VPMOVSXBD        200(SI), Y5                            // sc[8:16]
@@ -4418,9 +4398,7 @@ q64ablock:
 	VMOVDQU          x8q6g<>(SB), Y10
 	VPERMPS          Y5, Y10, Y5                            // sc in the lanes' order
 	VMULPS           Y4, Y5, Y5
-	VMOVDQU          x8q6dx<>+32(SB), Y10
-	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
-	VMULPS           Y10, Y5, Y5                            // S[g] = d·sc[g]·dx[g/2]
+	VMULPS           32(DX), Y5, Y5                         // S[g] = d·sc[g]·dx[g/2]
 	VMOVDQU          160(SI), Y6                            // qh, half 1
 	VMOVDQU          64(SI), Y9
 	VPAND            Y15, Y9, Y9
@@ -4428,27 +4406,23 @@ q64ablock:
 	VPAND            Y13, Y8, Y8
 	VPOR             Y8, Y9, Y9                             // q, columns 0-31 of the half
 	VPMADDUBSW       128(DI), Y9, Y9
-	VPMADDWD         Y14, Y9, Y9
-	VPADDD           128(BX), Y9, Y9                        // −32·Σqx
+	VPMADDWD         Y14, Y9, Y9                            // Σ q·qx of 4 columns
 	VMOVDQU          96(SI), Y7
 	VPAND            Y15, Y7, Y7
 	VPSLLW           $2, Y6, Y8
 	VPAND            Y13, Y8, Y8
 	VPOR             Y8, Y7, Y7                             // q, columns 32-63 of the half
 	VPMADDUBSW       160(DI), Y7, Y7
-	VPMADDWD         Y14, Y7, Y7
-	VPADDD           160(BX), Y7, Y7                        // −32·Σqx
-	VPACKSSDW        Y7, Y9, Y10                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y7, Y7                            // Σ q·qx of 4 columns
+	VPACKSSDW        Y7, Y9, Y10                            // Σ q·qx of 4
 	VPMADDWD         Y14, Y10, Y10                          // of 8
 	VMOVDQU          64(SI), Y9
 	VPSRLW           $4, Y9, Y9
 	VPAND            Y15, Y9, Y9
-	VMOVDQU          Y6, Y8
-	VPAND            Y13, Y8, Y8
+	VPAND            Y13, Y6, Y8
 	VPOR             Y8, Y9, Y9                             // q, columns 64-95 of the half
 	VPMADDUBSW       192(DI), Y9, Y9
-	VPMADDWD         Y14, Y9, Y9
-	VPADDD           192(BX), Y9, Y9                        // −32·Σqx
+	VPMADDWD         Y14, Y9, Y9                            // Σ q·qx of 4 columns
 	VMOVDQU          96(SI), Y7
 	VPSRLW           $4, Y7, Y7
 	VPAND            Y15, Y7, Y7
@@ -4456,12 +4430,11 @@ q64ablock:
 	VPAND            Y13, Y8, Y8
 	VPOR             Y8, Y7, Y7                             // q, columns 96-127 of the half
 	VPMADDUBSW       224(DI), Y7, Y7
-	VPMADDWD         Y14, Y7, Y7
-	VPADDD           224(BX), Y7, Y7                        // −32·Σqx
-	VPACKSSDW        Y7, Y9, Y11                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y7, Y7                            // Σ q·qx of 4 columns
+	VPACKSSDW        Y7, Y9, Y11                            // Σ q·qx of 4
 	VPMADDWD         Y14, Y11, Y11                          // of 8
-	VPACKSSDW        Y11, Y10, Y10
-	VPMADDWD         Y14, Y10, Y10                          // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VPHADDD          Y11, Y10, Y10                          // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VPADDD           32(BX), Y10, Y10                       // Σ (q − 32)·qx
 	VCVTDQ2PS        Y10, Y10
 	VFMADD231PS      Y5, Y10, Y0
 	MOVWLZX          208(SI)(R8*1), AX
@@ -4473,9 +4446,7 @@ q64ablock:
 	VMOVDQU          x8q6g<>(SB), Y10
 	VPERMPS          Y5, Y10, Y5                            // sc in the lanes' order
 	VMULPS           Y4, Y5, Y5
-	VMOVDQU          x8q6dx<>+0(SB), Y10
-	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
-	VMULPS           Y10, Y5, Y5                            // S[g] = d·sc[g]·dx[g/2]
+	VMULPS           0(DX), Y5, Y5                          // S[g] = d·sc[g]·dx[g/2]
 	VMOVDQU          128(SI)(R8*1), Y6                      // qh, half 0
 	VMOVDQU          0(SI)(R8*1), Y9
 	VPAND            Y15, Y9, Y9
@@ -4483,27 +4454,23 @@ q64ablock:
 	VPAND            Y13, Y8, Y8
 	VPOR             Y8, Y9, Y9                             // q, columns 0-31 of the half
 	VPMADDUBSW       0(DI), Y9, Y9
-	VPMADDWD         Y14, Y9, Y9
-	VPADDD           0(BX), Y9, Y9                          // −32·Σqx
+	VPMADDWD         Y14, Y9, Y9                            // Σ q·qx of 4 columns
 	VMOVDQU          32(SI)(R8*1), Y7
 	VPAND            Y15, Y7, Y7
 	VPSLLW           $2, Y6, Y8
 	VPAND            Y13, Y8, Y8
 	VPOR             Y8, Y7, Y7                             // q, columns 32-63 of the half
 	VPMADDUBSW       32(DI), Y7, Y7
-	VPMADDWD         Y14, Y7, Y7
-	VPADDD           32(BX), Y7, Y7                         // −32·Σqx
-	VPACKSSDW        Y7, Y9, Y10                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y7, Y7                            // Σ q·qx of 4 columns
+	VPACKSSDW        Y7, Y9, Y10                            // Σ q·qx of 4
 	VPMADDWD         Y14, Y10, Y10                          // of 8
 	VMOVDQU          0(SI)(R8*1), Y9
 	VPSRLW           $4, Y9, Y9
 	VPAND            Y15, Y9, Y9
-	VMOVDQU          Y6, Y8
-	VPAND            Y13, Y8, Y8
+	VPAND            Y13, Y6, Y8
 	VPOR             Y8, Y9, Y9                             // q, columns 64-95 of the half
 	VPMADDUBSW       64(DI), Y9, Y9
-	VPMADDWD         Y14, Y9, Y9
-	VPADDD           64(BX), Y9, Y9                         // −32·Σqx
+	VPMADDWD         Y14, Y9, Y9                            // Σ q·qx of 4 columns
 	VMOVDQU          32(SI)(R8*1), Y7
 	VPSRLW           $4, Y7, Y7
 	VPAND            Y15, Y7, Y7
@@ -4511,12 +4478,11 @@ q64ablock:
 	VPAND            Y13, Y8, Y8
 	VPOR             Y8, Y7, Y7                             // q, columns 96-127 of the half
 	VPMADDUBSW       96(DI), Y7, Y7
-	VPMADDWD         Y14, Y7, Y7
-	VPADDD           96(BX), Y7, Y7                         // −32·Σqx
-	VPACKSSDW        Y7, Y9, Y11                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y7, Y7                            // Σ q·qx of 4 columns
+	VPACKSSDW        Y7, Y9, Y11                            // Σ q·qx of 4
 	VPMADDWD         Y14, Y11, Y11                          // of 8
-	VPACKSSDW        Y11, Y10, Y10
-	VPMADDWD         Y14, Y10, Y10                          // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VPHADDD          Y11, Y10, Y10                          // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VPADDD           0(BX), Y10, Y10                        // Σ (q − 32)·qx
 	VCVTDQ2PS        Y10, Y10
 	VFMADD231PS      Y5, Y10, Y1
 	VPMOVSXBD        200(SI)(R8*1), Y5                      // sc[8:16]
@@ -4524,9 +4490,7 @@ q64ablock:
 	VMOVDQU          x8q6g<>(SB), Y10
 	VPERMPS          Y5, Y10, Y5                            // sc in the lanes' order
 	VMULPS           Y4, Y5, Y5
-	VMOVDQU          x8q6dx<>+32(SB), Y10
-	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
-	VMULPS           Y10, Y5, Y5                            // S[g] = d·sc[g]·dx[g/2]
+	VMULPS           32(DX), Y5, Y5                         // S[g] = d·sc[g]·dx[g/2]
 	VMOVDQU          160(SI)(R8*1), Y6                      // qh, half 1
 	VMOVDQU          64(SI)(R8*1), Y9
 	VPAND            Y15, Y9, Y9
@@ -4534,27 +4498,23 @@ q64ablock:
 	VPAND            Y13, Y8, Y8
 	VPOR             Y8, Y9, Y9                             // q, columns 0-31 of the half
 	VPMADDUBSW       128(DI), Y9, Y9
-	VPMADDWD         Y14, Y9, Y9
-	VPADDD           128(BX), Y9, Y9                        // −32·Σqx
+	VPMADDWD         Y14, Y9, Y9                            // Σ q·qx of 4 columns
 	VMOVDQU          96(SI)(R8*1), Y7
 	VPAND            Y15, Y7, Y7
 	VPSLLW           $2, Y6, Y8
 	VPAND            Y13, Y8, Y8
 	VPOR             Y8, Y7, Y7                             // q, columns 32-63 of the half
 	VPMADDUBSW       160(DI), Y7, Y7
-	VPMADDWD         Y14, Y7, Y7
-	VPADDD           160(BX), Y7, Y7                        // −32·Σqx
-	VPACKSSDW        Y7, Y9, Y10                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y7, Y7                            // Σ q·qx of 4 columns
+	VPACKSSDW        Y7, Y9, Y10                            // Σ q·qx of 4
 	VPMADDWD         Y14, Y10, Y10                          // of 8
 	VMOVDQU          64(SI)(R8*1), Y9
 	VPSRLW           $4, Y9, Y9
 	VPAND            Y15, Y9, Y9
-	VMOVDQU          Y6, Y8
-	VPAND            Y13, Y8, Y8
+	VPAND            Y13, Y6, Y8
 	VPOR             Y8, Y9, Y9                             // q, columns 64-95 of the half
 	VPMADDUBSW       192(DI), Y9, Y9
-	VPMADDWD         Y14, Y9, Y9
-	VPADDD           192(BX), Y9, Y9                        // −32·Σqx
+	VPMADDWD         Y14, Y9, Y9                            // Σ q·qx of 4 columns
 	VMOVDQU          96(SI)(R8*1), Y7
 	VPSRLW           $4, Y7, Y7
 	VPAND            Y15, Y7, Y7
@@ -4562,12 +4522,11 @@ q64ablock:
 	VPAND            Y13, Y8, Y8
 	VPOR             Y8, Y7, Y7                             // q, columns 96-127 of the half
 	VPMADDUBSW       224(DI), Y7, Y7
-	VPMADDWD         Y14, Y7, Y7
-	VPADDD           224(BX), Y7, Y7                        // −32·Σqx
-	VPACKSSDW        Y7, Y9, Y11                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y7, Y7                            // Σ q·qx of 4 columns
+	VPACKSSDW        Y7, Y9, Y11                            // Σ q·qx of 4
 	VPMADDWD         Y14, Y11, Y11                          // of 8
-	VPACKSSDW        Y11, Y10, Y10
-	VPMADDWD         Y14, Y10, Y10                          // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VPHADDD          Y11, Y10, Y10                          // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VPADDD           32(BX), Y10, Y10                       // Σ (q − 32)·qx
 	VCVTDQ2PS        Y10, Y10
 	VFMADD231PS      Y5, Y10, Y1
 	MOVWLZX          208(SI)(R8*2), AX
@@ -4579,9 +4538,7 @@ q64ablock:
 	VMOVDQU          x8q6g<>(SB), Y10
 	VPERMPS          Y5, Y10, Y5                            // sc in the lanes' order
 	VMULPS           Y4, Y5, Y5
-	VMOVDQU          x8q6dx<>+0(SB), Y10
-	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
-	VMULPS           Y10, Y5, Y5                            // S[g] = d·sc[g]·dx[g/2]
+	VMULPS           0(DX), Y5, Y5                          // S[g] = d·sc[g]·dx[g/2]
 	VMOVDQU          128(SI)(R8*2), Y6                      // qh, half 0
 	VMOVDQU          0(SI)(R8*2), Y9
 	VPAND            Y15, Y9, Y9
@@ -4589,27 +4546,23 @@ q64ablock:
 	VPAND            Y13, Y8, Y8
 	VPOR             Y8, Y9, Y9                             // q, columns 0-31 of the half
 	VPMADDUBSW       0(DI), Y9, Y9
-	VPMADDWD         Y14, Y9, Y9
-	VPADDD           0(BX), Y9, Y9                          // −32·Σqx
+	VPMADDWD         Y14, Y9, Y9                            // Σ q·qx of 4 columns
 	VMOVDQU          32(SI)(R8*2), Y7
 	VPAND            Y15, Y7, Y7
 	VPSLLW           $2, Y6, Y8
 	VPAND            Y13, Y8, Y8
 	VPOR             Y8, Y7, Y7                             // q, columns 32-63 of the half
 	VPMADDUBSW       32(DI), Y7, Y7
-	VPMADDWD         Y14, Y7, Y7
-	VPADDD           32(BX), Y7, Y7                         // −32·Σqx
-	VPACKSSDW        Y7, Y9, Y10                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y7, Y7                            // Σ q·qx of 4 columns
+	VPACKSSDW        Y7, Y9, Y10                            // Σ q·qx of 4
 	VPMADDWD         Y14, Y10, Y10                          // of 8
 	VMOVDQU          0(SI)(R8*2), Y9
 	VPSRLW           $4, Y9, Y9
 	VPAND            Y15, Y9, Y9
-	VMOVDQU          Y6, Y8
-	VPAND            Y13, Y8, Y8
+	VPAND            Y13, Y6, Y8
 	VPOR             Y8, Y9, Y9                             // q, columns 64-95 of the half
 	VPMADDUBSW       64(DI), Y9, Y9
-	VPMADDWD         Y14, Y9, Y9
-	VPADDD           64(BX), Y9, Y9                         // −32·Σqx
+	VPMADDWD         Y14, Y9, Y9                            // Σ q·qx of 4 columns
 	VMOVDQU          32(SI)(R8*2), Y7
 	VPSRLW           $4, Y7, Y7
 	VPAND            Y15, Y7, Y7
@@ -4617,12 +4570,11 @@ q64ablock:
 	VPAND            Y13, Y8, Y8
 	VPOR             Y8, Y7, Y7                             // q, columns 96-127 of the half
 	VPMADDUBSW       96(DI), Y7, Y7
-	VPMADDWD         Y14, Y7, Y7
-	VPADDD           96(BX), Y7, Y7                         // −32·Σqx
-	VPACKSSDW        Y7, Y9, Y11                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y7, Y7                            // Σ q·qx of 4 columns
+	VPACKSSDW        Y7, Y9, Y11                            // Σ q·qx of 4
 	VPMADDWD         Y14, Y11, Y11                          // of 8
-	VPACKSSDW        Y11, Y10, Y10
-	VPMADDWD         Y14, Y10, Y10                          // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VPHADDD          Y11, Y10, Y10                          // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VPADDD           0(BX), Y10, Y10                        // Σ (q − 32)·qx
 	VCVTDQ2PS        Y10, Y10
 	VFMADD231PS      Y5, Y10, Y2
 	VPMOVSXBD        200(SI)(R8*2), Y5                      // sc[8:16]
@@ -4630,9 +4582,7 @@ q64ablock:
 	VMOVDQU          x8q6g<>(SB), Y10
 	VPERMPS          Y5, Y10, Y5                            // sc in the lanes' order
 	VMULPS           Y4, Y5, Y5
-	VMOVDQU          x8q6dx<>+32(SB), Y10
-	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
-	VMULPS           Y10, Y5, Y5                            // S[g] = d·sc[g]·dx[g/2]
+	VMULPS           32(DX), Y5, Y5                         // S[g] = d·sc[g]·dx[g/2]
 	VMOVDQU          160(SI)(R8*2), Y6                      // qh, half 1
 	VMOVDQU          64(SI)(R8*2), Y9
 	VPAND            Y15, Y9, Y9
@@ -4640,27 +4590,23 @@ q64ablock:
 	VPAND            Y13, Y8, Y8
 	VPOR             Y8, Y9, Y9                             // q, columns 0-31 of the half
 	VPMADDUBSW       128(DI), Y9, Y9
-	VPMADDWD         Y14, Y9, Y9
-	VPADDD           128(BX), Y9, Y9                        // −32·Σqx
+	VPMADDWD         Y14, Y9, Y9                            // Σ q·qx of 4 columns
 	VMOVDQU          96(SI)(R8*2), Y7
 	VPAND            Y15, Y7, Y7
 	VPSLLW           $2, Y6, Y8
 	VPAND            Y13, Y8, Y8
 	VPOR             Y8, Y7, Y7                             // q, columns 32-63 of the half
 	VPMADDUBSW       160(DI), Y7, Y7
-	VPMADDWD         Y14, Y7, Y7
-	VPADDD           160(BX), Y7, Y7                        // −32·Σqx
-	VPACKSSDW        Y7, Y9, Y10                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y7, Y7                            // Σ q·qx of 4 columns
+	VPACKSSDW        Y7, Y9, Y10                            // Σ q·qx of 4
 	VPMADDWD         Y14, Y10, Y10                          // of 8
 	VMOVDQU          64(SI)(R8*2), Y9
 	VPSRLW           $4, Y9, Y9
 	VPAND            Y15, Y9, Y9
-	VMOVDQU          Y6, Y8
-	VPAND            Y13, Y8, Y8
+	VPAND            Y13, Y6, Y8
 	VPOR             Y8, Y9, Y9                             // q, columns 64-95 of the half
 	VPMADDUBSW       192(DI), Y9, Y9
-	VPMADDWD         Y14, Y9, Y9
-	VPADDD           192(BX), Y9, Y9                        // −32·Σqx
+	VPMADDWD         Y14, Y9, Y9                            // Σ q·qx of 4 columns
 	VMOVDQU          96(SI)(R8*2), Y7
 	VPSRLW           $4, Y7, Y7
 	VPAND            Y15, Y7, Y7
@@ -4668,12 +4614,11 @@ q64ablock:
 	VPAND            Y13, Y8, Y8
 	VPOR             Y8, Y7, Y7                             // q, columns 96-127 of the half
 	VPMADDUBSW       224(DI), Y7, Y7
-	VPMADDWD         Y14, Y7, Y7
-	VPADDD           224(BX), Y7, Y7                        // −32·Σqx
-	VPACKSSDW        Y7, Y9, Y11                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y7, Y7                            // Σ q·qx of 4 columns
+	VPACKSSDW        Y7, Y9, Y11                            // Σ q·qx of 4
 	VPMADDWD         Y14, Y11, Y11                          // of 8
-	VPACKSSDW        Y11, Y10, Y10
-	VPMADDWD         Y14, Y10, Y10                          // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VPHADDD          Y11, Y10, Y10                          // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VPADDD           32(BX), Y10, Y10                       // Σ (q − 32)·qx
 	VCVTDQ2PS        Y10, Y10
 	VFMADD231PS      Y5, Y10, Y2
 	MOVWLZX          208(SI)(R9*1), AX
@@ -4685,9 +4630,7 @@ q64ablock:
 	VMOVDQU          x8q6g<>(SB), Y10
 	VPERMPS          Y5, Y10, Y5                            // sc in the lanes' order
 	VMULPS           Y4, Y5, Y5
-	VMOVDQU          x8q6dx<>+0(SB), Y10
-	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
-	VMULPS           Y10, Y5, Y5                            // S[g] = d·sc[g]·dx[g/2]
+	VMULPS           0(DX), Y5, Y5                          // S[g] = d·sc[g]·dx[g/2]
 	VMOVDQU          128(SI)(R9*1), Y6                      // qh, half 0
 	VMOVDQU          0(SI)(R9*1), Y9
 	VPAND            Y15, Y9, Y9
@@ -4695,27 +4638,23 @@ q64ablock:
 	VPAND            Y13, Y8, Y8
 	VPOR             Y8, Y9, Y9                             // q, columns 0-31 of the half
 	VPMADDUBSW       0(DI), Y9, Y9
-	VPMADDWD         Y14, Y9, Y9
-	VPADDD           0(BX), Y9, Y9                          // −32·Σqx
+	VPMADDWD         Y14, Y9, Y9                            // Σ q·qx of 4 columns
 	VMOVDQU          32(SI)(R9*1), Y7
 	VPAND            Y15, Y7, Y7
 	VPSLLW           $2, Y6, Y8
 	VPAND            Y13, Y8, Y8
 	VPOR             Y8, Y7, Y7                             // q, columns 32-63 of the half
 	VPMADDUBSW       32(DI), Y7, Y7
-	VPMADDWD         Y14, Y7, Y7
-	VPADDD           32(BX), Y7, Y7                         // −32·Σqx
-	VPACKSSDW        Y7, Y9, Y10                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y7, Y7                            // Σ q·qx of 4 columns
+	VPACKSSDW        Y7, Y9, Y10                            // Σ q·qx of 4
 	VPMADDWD         Y14, Y10, Y10                          // of 8
 	VMOVDQU          0(SI)(R9*1), Y9
 	VPSRLW           $4, Y9, Y9
 	VPAND            Y15, Y9, Y9
-	VMOVDQU          Y6, Y8
-	VPAND            Y13, Y8, Y8
+	VPAND            Y13, Y6, Y8
 	VPOR             Y8, Y9, Y9                             // q, columns 64-95 of the half
 	VPMADDUBSW       64(DI), Y9, Y9
-	VPMADDWD         Y14, Y9, Y9
-	VPADDD           64(BX), Y9, Y9                         // −32·Σqx
+	VPMADDWD         Y14, Y9, Y9                            // Σ q·qx of 4 columns
 	VMOVDQU          32(SI)(R9*1), Y7
 	VPSRLW           $4, Y7, Y7
 	VPAND            Y15, Y7, Y7
@@ -4723,12 +4662,11 @@ q64ablock:
 	VPAND            Y13, Y8, Y8
 	VPOR             Y8, Y7, Y7                             // q, columns 96-127 of the half
 	VPMADDUBSW       96(DI), Y7, Y7
-	VPMADDWD         Y14, Y7, Y7
-	VPADDD           96(BX), Y7, Y7                         // −32·Σqx
-	VPACKSSDW        Y7, Y9, Y11                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y7, Y7                            // Σ q·qx of 4 columns
+	VPACKSSDW        Y7, Y9, Y11                            // Σ q·qx of 4
 	VPMADDWD         Y14, Y11, Y11                          // of 8
-	VPACKSSDW        Y11, Y10, Y10
-	VPMADDWD         Y14, Y10, Y10                          // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VPHADDD          Y11, Y10, Y10                          // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VPADDD           0(BX), Y10, Y10                        // Σ (q − 32)·qx
 	VCVTDQ2PS        Y10, Y10
 	VFMADD231PS      Y5, Y10, Y3
 	VPMOVSXBD        200(SI)(R9*1), Y5                      // sc[8:16]
@@ -4736,9 +4674,7 @@ q64ablock:
 	VMOVDQU          x8q6g<>(SB), Y10
 	VPERMPS          Y5, Y10, Y5                            // sc in the lanes' order
 	VMULPS           Y4, Y5, Y5
-	VMOVDQU          x8q6dx<>+32(SB), Y10
-	VPERMPS          (DX), Y10, Y10                         // dx[g/2]
-	VMULPS           Y10, Y5, Y5                            // S[g] = d·sc[g]·dx[g/2]
+	VMULPS           32(DX), Y5, Y5                         // S[g] = d·sc[g]·dx[g/2]
 	VMOVDQU          160(SI)(R9*1), Y6                      // qh, half 1
 	VMOVDQU          64(SI)(R9*1), Y9
 	VPAND            Y15, Y9, Y9
@@ -4746,27 +4682,23 @@ q64ablock:
 	VPAND            Y13, Y8, Y8
 	VPOR             Y8, Y9, Y9                             // q, columns 0-31 of the half
 	VPMADDUBSW       128(DI), Y9, Y9
-	VPMADDWD         Y14, Y9, Y9
-	VPADDD           128(BX), Y9, Y9                        // −32·Σqx
+	VPMADDWD         Y14, Y9, Y9                            // Σ q·qx of 4 columns
 	VMOVDQU          96(SI)(R9*1), Y7
 	VPAND            Y15, Y7, Y7
 	VPSLLW           $2, Y6, Y8
 	VPAND            Y13, Y8, Y8
 	VPOR             Y8, Y7, Y7                             // q, columns 32-63 of the half
 	VPMADDUBSW       160(DI), Y7, Y7
-	VPMADDWD         Y14, Y7, Y7
-	VPADDD           160(BX), Y7, Y7                        // −32·Σqx
-	VPACKSSDW        Y7, Y9, Y10                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y7, Y7                            // Σ q·qx of 4 columns
+	VPACKSSDW        Y7, Y9, Y10                            // Σ q·qx of 4
 	VPMADDWD         Y14, Y10, Y10                          // of 8
 	VMOVDQU          64(SI)(R9*1), Y9
 	VPSRLW           $4, Y9, Y9
 	VPAND            Y15, Y9, Y9
-	VMOVDQU          Y6, Y8
-	VPAND            Y13, Y8, Y8
+	VPAND            Y13, Y6, Y8
 	VPOR             Y8, Y9, Y9                             // q, columns 64-95 of the half
 	VPMADDUBSW       192(DI), Y9, Y9
-	VPMADDWD         Y14, Y9, Y9
-	VPADDD           192(BX), Y9, Y9                        // −32·Σqx
+	VPMADDWD         Y14, Y9, Y9                            // Σ q·qx of 4 columns
 	VMOVDQU          96(SI)(R9*1), Y7
 	VPSRLW           $4, Y7, Y7
 	VPAND            Y15, Y7, Y7
@@ -4774,12 +4706,11 @@ q64ablock:
 	VPAND            Y13, Y8, Y8
 	VPOR             Y8, Y7, Y7                             // q, columns 96-127 of the half
 	VPMADDUBSW       224(DI), Y7, Y7
-	VPMADDWD         Y14, Y7, Y7
-	VPADDD           224(BX), Y7, Y7                        // −32·Σqx
-	VPACKSSDW        Y7, Y9, Y11                            // Σ (q − 32)·qx of 4 columns
+	VPMADDWD         Y14, Y7, Y7                            // Σ q·qx of 4 columns
+	VPACKSSDW        Y7, Y9, Y11                            // Σ q·qx of 4
 	VPMADDWD         Y14, Y11, Y11                          // of 8
-	VPACKSSDW        Y11, Y10, Y10
-	VPMADDWD         Y14, Y10, Y10                          // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VPHADDD          Y11, Y10, Y10                          // of 16: groups 0,2,4,6 | 1,3,5,7 of the half
+	VPADDD           32(BX), Y10, Y10                       // Σ (q − 32)·qx
 	VCVTDQ2PS        Y10, Y10
 	VFMADD231PS      Y5, Y10, Y3
 	PREFETCHT0       2048(SI)
@@ -4800,8 +4731,8 @@ q64ablock:
 	PREFETCHT0       2240(SI)(R9*1)
 	ADDQ             $210, SI
 	ADDQ             $256, DI
-	ADDQ             $32, DX
-	ADDQ             $256, BX
+	ADDQ             $64, DX
+	ADDQ             $64, BX
 	DECQ             CX
 	JNZ              q64ablock
 	MOVQ             out+0(FP), AX

@@ -32,7 +32,8 @@ func oneStreamQ8(vnni bool, d *avx2Dots, q Quant, out []float32, w []byte, a *Qu
 		case q == Q5K:
 			d.q5k(o, 1, wr, &a.q[0], &a.dc[0], &a.s[0], nb)
 		case q == Q6K:
-			d.q6k(o, 1, wr, &a.q[0], &a.dc[0], &a.n32[0], nb)
+			dx, n := d.q6kArgs(a)
+			d.q6k(o, 1, wr, &a.q[0], dx, n, nb)
 		}
 	}
 }

@@ -549,16 +549,16 @@ def k4_pair(j, acc, s, t, a, sc, mask="Z30", hb=None, qh=None, rot=None, c10=Non
     ins("VPERMPS", s, idx, sc)
     ins("VFMADD231PS", sc, a, acc)
 
-def k_next_block(bsz, nbx, loop, streams=("%d(SI)",), far=False):
+def k_next_block(bsz, nbx, loop, streams=("%d(SI)",), far=False, ndx=32):
     """The K-quant kernels' step to the next block: prefetch each stream's
     bsz bytes ahead (far: stream.py's far prefetch), move the weights on
-    by a block of bsz bytes, the activations by 8 blocks (256 qx, 8 dx,
-    and nbx bytes at BX), and loop while blocks are left."""
+    by a block of bsz bytes, the activations by 8 blocks (256 qx, ndx
+    bytes at DX, nbx at BX), and loop while blocks are left."""
     for w in streams:
         prefetch_lines(ins, bsz, w, far)
     ins("ADDQ", "$%d" % bsz, "SI")
     ins("ADDQ", "$256", "DI")
-    ins("ADDQ", "$32", "DX")
+    ins("ADDQ", "$%d" % ndx, "DX")
     ins("ADDQ", "$%d" % nbx, "BX")
     ins("DECQ", "CX")
     ins("JNZ", loop)
@@ -1307,23 +1307,37 @@ def avx2_kernels():
     store_row("q5arow", "Y0")
     e()
 
+    # The Q6_K kernels' activations beside qx: with AVX-VNNI dc and n32
+    # (8 and 64 a block), without it d6 and g6 (16 and 16, in lane order).
+    Q6_ARGS = ("dc", "n32") if AVX_VNNI else ("d6", "g6")
+    Q6_DX = "dc *float32, n32 *int32" if AVX_VNNI else "d6 *float32, g6 *int32"
+    Q6_NDX, Q6_NBX = (32, 256) if AVX_VNNI else (64, 64)
+
     def q6k_avx2_scales(w, h, d, S, t):
         """S = d·sc[g]·dx[g/2] for the groups g of half h of the block at w,
-        in the order of q6k_avx2_half's lanes (x8q6g). t: a Y temporary."""
+        in the order of q6k_avx2_half's lanes (x8q6g). t: a Y temporary.
+        Without AVX-VNNI the dx come in that order (d6, layQ6KGroups)."""
         ins("VPMOVSXBD", w % (192 + 8 * h), S, c="sc[%d:%d]" % (8 * h, 8 * h + 8))
         ins("VCVTDQ2PS", S, S)
         ins("VMOVDQU", "x8q6g<>(SB)", t)
         ins("VPERMPS", S, t, S, c="sc in the lanes' order")
         ins("VMULPS", d, S, S)
+        if not AVX_VNNI:
+            ins("VMULPS", "%d(DX)" % (32 * h), S, S, c="S[g] = d·sc[g]·dx[g/2]")
+            return
         ins("VMOVDQU", "x8q6dx<>+%d(SB)" % (32 * h), t)
         ins("VPERMPS", "(DX)", t, t, c="dx[g/2]")
         ins("VMULPS", t, S, S, c="S[g] = d·sc[g]·dx[g/2]")
 
     def q6k_avx2_half(w, h, acc, S, r):
         """acc += S · (the 8 group sums of half h of the Q6_K block at w). The
-        int32 lanes of 4 columns, corrected by n32, are reduced to one lane
-        a group of 16 by VPACKSSDW + VPMADDWD with ones: |Σ of 8 (q − 32)·qx|
-        ≤ 32512 still packs. r: the Y registers qh, q, hb, ve, a0, a1."""
+        int32 lanes of 4 columns are reduced to one lane a group of 16:
+        without AVX-VNNI, Σ q·qx of 4 packs as it is (≤ 4·63·127), VPMADDWD
+        with ones sums 8 and VPHADDD 16, and one VPADDD of g6 (−32·Σqx of
+        each group, in the lanes' order) subtracts the 32; with it, the
+        lanes start at n32 (−32·Σqx of 4) and VPACKSSDW + VPMADDWD reduce
+        |Σ of 8 (q − 32)·qx| ≤ 32512. The same integers either way. r: the
+        Y registers qh, q, hb, ve, a0, a1."""
         qh, q, hb, ve, a0, a1 = r
         ins("VMOVDQU", w % (128 + 32 * h), qh, c="qh, half %d" % h)
         for k in range(4):
@@ -1332,15 +1346,18 @@ def avx2_kernels():
             if k >= 2:
                 ins("VPSRLW", "$4", qk, qk)
             ins("VPAND", "Y15", qk, qk)
+            src = hb
             if k == 0:
                 ins("VPSLLW", "$4", qh, hb)
             elif k == 1:
                 ins("VPSLLW", "$2", qh, hb)
+            elif k == 2 and not AVX_VNNI:
+                src = qh  # bits 4-5 already in place
             elif k == 2:
                 ins("VMOVDQU", qh, hb)
             else:
                 ins("VPSRLW", "$2", qh, hb)
-            ins("VPAND", "Y13", hb, hb)
+            ins("VPAND", "Y13", src, hb)
             ins("VPOR", hb, qk, qk, c="q, columns %d-%d of the half" % (32 * k, 32 * k + 31))
             o = 128 * h + 32 * k
             if AVX_VNNI:
@@ -1350,14 +1367,17 @@ def avx2_kernels():
             else:
                 res = qk
                 ins("VPMADDUBSW", "%d(DI)" % o, qk, qk)
-                ins("VPMADDWD", "Y14", qk, qk)
-                ins("VPADDD", "%d(BX)" % o, qk, qk, c="−32·Σqx")
+                ins("VPMADDWD", "Y14", qk, qk, c="Σ q·qx of 4 columns")
             if k % 2 == 1:
                 a = a0 if k == 1 else a1
-                ins("VPACKSSDW", res, ve, a, c="Σ (q − 32)·qx of 4 columns")
+                ins("VPACKSSDW", res, ve, a, c="Σ (q − 32)·qx of 4 columns" if AVX_VNNI else "Σ q·qx of 4")
                 ins("VPMADDWD", "Y14", a, a, c="of 8")
-        ins("VPACKSSDW", a1, a0, a0)
-        ins("VPMADDWD", "Y14", a0, a0, c="of 16: groups 0,2,4,6 | 1,3,5,7 of the half")
+        if AVX_VNNI:
+            ins("VPACKSSDW", a1, a0, a0)
+            ins("VPMADDWD", "Y14", a0, a0, c="of 16: groups 0,2,4,6 | 1,3,5,7 of the half")
+        else:
+            ins("VPHADDD", a1, a0, a0, c="of 16: groups 0,2,4,6 | 1,3,5,7 of the half")
+            ins("VPADDD", "%d(BX)" % (32 * h), a0, a0, c="Σ (q − 32)·qx")
         ins("VCVTDQ2PS", a0, a0)
         ins("VFMADD231PS", S, a0, acc)
 
@@ -1370,11 +1390,12 @@ def avx2_kernels():
             q6k_avx2_scales(w, h, d, S, a0)
             q6k_avx2_half(w, h, acc, S, (qh, q, hb, ve, a0, a1))
 
-    e("// func dotRowsQ6KAVX2(out *float32, rows int, w *byte, xq *int8, dc *float32, n32 *int32, nb int)")
+    e("// func dotRowsQ6KAVX2(out *float32, rows int, w *byte, xq *int8, %s, nb int)" % Q6_DX)
     e("//")
     e("// dotRowsQ6KVNNI with VPMADDUBSW: q (< 64) for 32 columns a Y register,")
-    e("// the int32 lanes of 4 columns corrected by n32, then reduced to one")
-    e("// lane a group and multiplied by S = d·sc·dx once a half block.")
+    e("// the int32 lanes of 4 columns reduced to one lane a group, corrected by")
+    e("// g6 and multiplied by S = d·sc·dx once a half block; d6 and g6 hold a")
+    e("// group's dx and −32·Σqx in the order of those lanes (layQ6KGroups).")
     e("// rows ≥ 1, nb ≥ 1.")
     e("TEXT ·dotRowsQ6KAVX2(SB), NOSPLIT, $0-56")
     ins("MOVQ", "w+16(FP)", "SI")
@@ -1382,11 +1403,11 @@ def avx2_kernels():
     ins("VPBROADCASTD", "x8ones16<>(SB)", "Y14")
     ins("VPBROADCASTD", "x8c30<>(SB)", "Y13")
     e("q6arow:")
-    row_args("dc", "n32")
+    row_args(*Q6_ARGS)
     ins("VXORPS", "Y0", "Y0", "Y0")
     e("q6ablock:")
     q6k_avx2_block("%d(SI)", "Y0", (2, 3, 4, 5, 6, 7, 8, 9))
-    k_next_block(210, 256, "q6ablock")
+    k_next_block(210, Q6_NBX, "q6ablock", ndx=Q6_NDX)
     store_row("q6arow", "Y0")
 
     # ------------------------------------------ K-quants AVX2, four streams
@@ -1467,7 +1488,7 @@ def avx2_kernels():
 
     q5k_avx2_streams4()
 
-    e("// func dotRows4Q6KAVX2(out *float32, rows int, w *byte, stride int, xq *int8, dc *float32, n32 *int32, nb int)")
+    e("// func dotRows4Q6KAVX2(out *float32, rows int, w *byte, stride int, xq *int8, %s, nb int)" % Q6_DX)
     e("//")
     e("// dotRowsQ6KAVX2 over four streams, as dotRows4Q8_0VNNI: stream k sums")
     e("// in Yk; Y4-Y11 are the temporaries, Y13-Y15 the one-stream kernel's")
@@ -1477,13 +1498,13 @@ def avx2_kernels():
     ins("VPBROADCASTD", "x8ones16<>(SB)", "Y14")
     ins("VPBROADCASTD", "x8c30<>(SB)", "Y13")
     e("q64arow:")
-    row_args("dc", "n32", streams=True)
+    row_args(*Q6_ARGS, streams=True)
     for y in range(4):
         ins("VXORPS", "Y%d" % y, "Y%d" % y, "Y%d" % y)
     e("q64ablock:")
     for k in range(4):
         q6k_avx2_block(STREAMS4[k], "Y%d" % k, range(4, 12))
-    k_next_block(210, 256, "q64ablock", STREAMS4)
+    k_next_block(210, Q6_NBX, "q64ablock", STREAMS4, ndx=Q6_NDX)
     a2s_store(8, ["Y%d" % k for k in range(4)], "4", "q64arow")
 
 avx2_kernels()

@@ -63,7 +63,6 @@ func pick[F any](c bool, a, b F) F {
 
 func quantizeXVNNI(a *QuantizedX, x []float32) {
 	quantXVNNI(&x[0], &a.q[0], &a.dc[0], &a.de[0], &a.n128[0], &a.n32[0], &a.s[0], len(x)/32)
-	a.layQ6KGroups()
 }
 
 // quantizeXLanes is quantizeXVNNI that also lays the activations out in
@@ -111,34 +110,6 @@ func q4kLaneXGeneric(xk []int8, kds []float32, a *QuantizedX) {
 
 func quantizeXAVX2(a *QuantizedX, x []float32) {
 	quantXAVX2(&x[0], &a.q[0], &a.dc[0], &a.de[0], &a.n128[0], &a.n32[0], &a.s[0], len(x)/32)
-	a.layQ6KGroups()
-}
-
-// q6kGroupOrder: the groups of 16 columns of a half block (128) in the
-// lanes of the AVX2 Q6_K kernels' group sums, as VPACKSSDW and VPHADDD
-// leave them within each 128-bit half of a Y register.
-var q6kGroupOrder = [8]int{0, 2, 4, 6, 1, 3, 5, 7}
-
-// layQ6KGroups writes a.d6 and a.g6 from the row quantised in a, for the
-// AVX2 Q6_K kernels (dotRowsQ6KAVX2): per half block h and lane i, group
-// g = 8h + q6kGroupOrder[i] takes dx of its block of 32 and −32·Σq over
-// its 16 columns (the sum of its four n32). Those kernels then scale a
-// half with one multiply and correct it with one add, where they took a
-// permute and a multiply, and four adds. Every row whose cols are whole
-// blocks of 256 (Q6_K's) gets them, whichever kernels a level runs:
-// 1/16 of the row's length, about a microsecond for 8960 columns.
-func (a *QuantizedX) layQ6KGroups() {
-	if a.cols%256 != 0 {
-		return
-	}
-	d6, g6 := grow(&a.d6, a.cols/16), grow(&a.g6, a.cols/16)
-	for h := range a.cols / 128 {
-		for i, o := range q6kGroupOrder {
-			g := 8*h + o
-			n := a.n32[4*g : 4*g+4]
-			d6[8*h+i], g6[8*h+i] = a.dc[g/2], n[0]+n[1]+n[2]+n[3]
-		}
-	}
 }
 
 // matVecQ8Halves is the AVX-512 levels' integer decode on Zen 4

@@ -100,7 +100,7 @@ type kernelSet struct {
 	q8Name  string // the integer kernels' instructions, for QuantArithmetic
 	// q8NameQ8_0 names Q8_0's integer decode where it differs from q8Name.
 	q8NameQ8_0 string
-	// q8Tiles multiply several tokens of Q4_K or Q6_K weights in integers
+	// q8Tiles multiply several tokens of K-quant or Q8_0 weights in integers
 	// (MatMulQ8Rows); nil: prefill widens them (MatMulQ).
 	q8Tiles *q8Tiles
 }

@@ -131,6 +131,24 @@ func tileQ8_05AVXVNNI(out *float32, ldOut int, wq *byte, sm *float32, x *int8, l
 func tileQ8_06AVXVNNI(out *float32, ldOut int, wq *byte, sm *float32, x *int8, ldx int, ds *float32, ldd int, nb int)
 
 //go:noescape
+func tileQ8_01AVX2(out *float32, ldOut int, wq *byte, sm *float32, x *int8, ldx int, ds *float32, ldd int, nb int)
+
+//go:noescape
+func tileQ8_02AVX2(out *float32, ldOut int, wq *byte, sm *float32, x *int8, ldx int, ds *float32, ldd int, nb int)
+
+//go:noescape
+func tileQ8_03AVX2(out *float32, ldOut int, wq *byte, sm *float32, x *int8, ldx int, ds *float32, ldd int, nb int)
+
+//go:noescape
+func tileQ8_04AVX2(out *float32, ldOut int, wq *byte, sm *float32, x *int8, ldx int, ds *float32, ldd int, nb int)
+
+//go:noescape
+func tileQ8_05AVX2(out *float32, ldOut int, wq *byte, sm *float32, x *int8, ldx int, ds *float32, ldd int, nb int)
+
+//go:noescape
+func tileQ8_06AVX2(out *float32, ldOut int, wq *byte, sm *float32, x *int8, ldx int, ds *float32, ldd int, nb int)
+
+//go:noescape
 func packQ8_0AVX2(wq *byte, src *byte, rb int, nb int)
 
 //go:noescape
@@ -138,13 +156,14 @@ func packQ6KAVX2(wq *byte, src *byte, rb int, nb int)
 
 // The integer prefill tiles of the x86 levels: VEX VPDPBUSD where the CPU
 // has AVX-VNNI (the same int32 sums, hence the same bits), else VPMADDUBSW
-// (no Q8_0 tile: its weights would saturate the int16 pairs).
+// (Q8_0's with VPSIGNB, its weights as |q| and the sign on x).
 var (
 	tilesAVX2 = &q8Tiles{
 		q4k:     [tileTokens + 1]tileFunc{nil, tileQ4K1AVX2, tileQ4K2AVX2, tileQ4K3AVX2, tileQ4K4AVX2, tileQ4K5AVX2, tileQ4K6AVX2},
 		q6k:     [tileTokens + 1]tileFunc{nil, tileQ6K1AVX2, tileQ6K2AVX2, tileQ6K3AVX2, tileQ6K4AVX2, tileQ6K5AVX2, tileQ6K6AVX2},
 		q5k:     [tileTokens + 1]tileFunc{nil, tileQ5K1AVX2, tileQ5K2AVX2, tileQ5K3AVX2, tileQ5K4AVX2},
-		packQ4K: packQ4KAVX2, packQ5K: packQ5KAVX2, packQ6K: packQ6KAVX2, packQ8: packQ8_0AVX2, // packQ8: tested here
+		q8:      [tileTokens + 1]tileFunc{nil, tileQ8_01AVX2, tileQ8_02AVX2, tileQ8_03AVX2, tileQ8_04AVX2, tileQ8_05AVX2, tileQ8_06AVX2},
+		packQ4K: packQ4KAVX2, packQ5K: packQ5KAVX2, packQ6K: packQ6KAVX2, packQ8: packQ8_0AVX2,
 		peak: int8PeakAVX2Loop, name: "AVX2 VPMADDUBSW",
 	}
 	tilesAVXVNNI = &q8Tiles{

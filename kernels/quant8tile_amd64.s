@@ -29,6 +29,15 @@ DATA q8tc30<>+0(SB)/4, $0x30303030
 GLOBL q8tc30<>(SB), RODATA|NOPTR, $4
 DATA q8tc80<>+0(SB)/4, $0x80808080
 GLOBL q8tc80<>(SB), RODATA|NOPTR, $4
+DATA q8tc80y<>+0(SB)/4, $0x80808080
+DATA q8tc80y<>+4(SB)/4, $0x80808080
+DATA q8tc80y<>+8(SB)/4, $0x80808080
+DATA q8tc80y<>+12(SB)/4, $0x80808080
+DATA q8tc80y<>+16(SB)/4, $0x80808080
+DATA q8tc80y<>+20(SB)/4, $0x80808080
+DATA q8tc80y<>+24(SB)/4, $0x80808080
+DATA q8tc80y<>+28(SB)/4, $0x80808080
+GLOBL q8tc80y<>(SB), RODATA|NOPTR, $32
 DATA q8tc10<>+0(SB)/4, $0x10101010
 GLOBL q8tc10<>(SB), RODATA|NOPTR, $4
 
@@ -7477,6 +7486,1293 @@ q80t6:
 	ADDQ         $16, R10
 	DECQ         R12
 	JNZ          q80t6
+	VMOVUPS      Y6, (DI)                       // out[token 0]
+	VMOVUPS      Y7, (DI)(R8*1)                 // out[token 1]
+	VMOVUPS      Y8, (DI)(R8*2)                 // out[token 2]
+	LEAQ         (DI)(R8*2), R13
+	ADDQ         R8, R13
+	VMOVUPS      Y9, (R13)                      // out[token 3]
+	VMOVUPS      Y10, (R13)(R8*1)               // out[token 4]
+	VMOVUPS      Y11, (R13)(R8*2)               // out[token 5]
+	VZEROUPPER
+	RET
+
+// func tileQ8_01AVX2(out *float32, ldOut int, wq *byte, sm *float32, x *int8,
+// ldx int, ds *float32, ldd int, nb int)
+TEXT ·tileQ8_01AVX2(SB), NOSPLIT, $0-72
+	MOVQ         out+0(FP), DI
+	MOVQ         ldOut+8(FP), R8
+	SHLQ         $2, R8                         // bytes a token of out
+	MOVQ         wq+16(FP), SI
+	MOVQ         sm+24(FP), DX
+	MOVQ         x+32(FP), AX
+	MOVQ         ldx+40(FP), CX
+	LEAQ         (AX)(CX*2), BX
+	ADDQ         CX, BX                         // token 3's x
+	MOVQ         ds+48(FP), R9
+	MOVQ         ldd+56(FP), R11
+	SHLQ         $2, R11                        // bytes a token of ds
+	LEAQ         (R9)(R11*2), R10
+	ADDQ         R11, R10                       // token 3's ds
+	MOVQ         nb+64(FP), R12
+	VPBROADCASTD q8tones16<>(SB), Y14
+	VXORPS       Y6, Y6, Y6
+
+q80t1a:
+	VMOVDQU      (SI), Y15                      // columns 0-3 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD (AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y0                   // Σ q·x of 4 columns
+	VMOVDQU      32(SI), Y15                    // columns 4-7 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 4(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VMOVDQU      64(SI), Y15                    // columns 8-11 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 8(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VMOVDQU      96(SI), Y15                    // columns 12-15 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 12(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VMOVDQU      128(SI), Y15                   // columns 16-19 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 16(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VMOVDQU      160(SI), Y15                   // columns 20-23 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 20(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VMOVDQU      192(SI), Y15                   // columns 24-27 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 24(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VMOVDQU      224(SI), Y15                   // columns 28-31 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 28(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VCVTDQ2PS    Y0, Y0
+	VBROADCASTSS (R9), Y13                      // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y0, Y6
+	ADDQ         $256, SI
+	ADDQ         $64, DX
+	ADDQ         $32, AX
+	ADDQ         $32, BX
+	ADDQ         $16, R9
+	ADDQ         $16, R10
+	DECQ         R12
+	JNZ          q80t1a
+	VMOVUPS      Y6, (DI)                       // out[token 0]
+	VZEROUPPER
+	RET
+
+// func tileQ8_02AVX2(out *float32, ldOut int, wq *byte, sm *float32, x *int8,
+// ldx int, ds *float32, ldd int, nb int)
+TEXT ·tileQ8_02AVX2(SB), NOSPLIT, $0-72
+	MOVQ         out+0(FP), DI
+	MOVQ         ldOut+8(FP), R8
+	SHLQ         $2, R8                         // bytes a token of out
+	MOVQ         wq+16(FP), SI
+	MOVQ         sm+24(FP), DX
+	MOVQ         x+32(FP), AX
+	MOVQ         ldx+40(FP), CX
+	LEAQ         (AX)(CX*2), BX
+	ADDQ         CX, BX                         // token 3's x
+	MOVQ         ds+48(FP), R9
+	MOVQ         ldd+56(FP), R11
+	SHLQ         $2, R11                        // bytes a token of ds
+	LEAQ         (R9)(R11*2), R10
+	ADDQ         R11, R10                       // token 3's ds
+	MOVQ         nb+64(FP), R12
+	VPBROADCASTD q8tones16<>(SB), Y14
+	VXORPS       Y6, Y6, Y6
+	VXORPS       Y7, Y7, Y7
+
+q80t2a:
+	VMOVDQU      (SI), Y15                      // columns 0-3 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD (AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y0                   // Σ q·x of 4 columns
+	VPBROADCASTD (AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y1                   // Σ q·x of 4 columns
+	VMOVDQU      32(SI), Y15                    // columns 4-7 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 4(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VPBROADCASTD 4(AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y1, Y1
+	VMOVDQU      64(SI), Y15                    // columns 8-11 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 8(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VPBROADCASTD 8(AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y1, Y1
+	VMOVDQU      96(SI), Y15                    // columns 12-15 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 12(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VPBROADCASTD 12(AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y1, Y1
+	VMOVDQU      128(SI), Y15                   // columns 16-19 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 16(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VPBROADCASTD 16(AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y1, Y1
+	VMOVDQU      160(SI), Y15                   // columns 20-23 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 20(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VPBROADCASTD 20(AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y1, Y1
+	VMOVDQU      192(SI), Y15                   // columns 24-27 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 24(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VPBROADCASTD 24(AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y1, Y1
+	VMOVDQU      224(SI), Y15                   // columns 28-31 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 28(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VPBROADCASTD 28(AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y1, Y1
+	VCVTDQ2PS    Y0, Y0
+	VBROADCASTSS (R9), Y13                      // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y0, Y6
+	VCVTDQ2PS    Y1, Y1
+	VBROADCASTSS (R9)(R11*1), Y13               // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y1, Y7
+	ADDQ         $256, SI
+	ADDQ         $64, DX
+	ADDQ         $32, AX
+	ADDQ         $32, BX
+	ADDQ         $16, R9
+	ADDQ         $16, R10
+	DECQ         R12
+	JNZ          q80t2a
+	VMOVUPS      Y6, (DI)                       // out[token 0]
+	VMOVUPS      Y7, (DI)(R8*1)                 // out[token 1]
+	VZEROUPPER
+	RET
+
+// func tileQ8_03AVX2(out *float32, ldOut int, wq *byte, sm *float32, x *int8,
+// ldx int, ds *float32, ldd int, nb int)
+TEXT ·tileQ8_03AVX2(SB), NOSPLIT, $0-72
+	MOVQ         out+0(FP), DI
+	MOVQ         ldOut+8(FP), R8
+	SHLQ         $2, R8                         // bytes a token of out
+	MOVQ         wq+16(FP), SI
+	MOVQ         sm+24(FP), DX
+	MOVQ         x+32(FP), AX
+	MOVQ         ldx+40(FP), CX
+	LEAQ         (AX)(CX*2), BX
+	ADDQ         CX, BX                         // token 3's x
+	MOVQ         ds+48(FP), R9
+	MOVQ         ldd+56(FP), R11
+	SHLQ         $2, R11                        // bytes a token of ds
+	LEAQ         (R9)(R11*2), R10
+	ADDQ         R11, R10                       // token 3's ds
+	MOVQ         nb+64(FP), R12
+	VPBROADCASTD q8tones16<>(SB), Y14
+	VXORPS       Y6, Y6, Y6
+	VXORPS       Y7, Y7, Y7
+	VXORPS       Y8, Y8, Y8
+
+q80t3a:
+	VMOVDQU      (SI), Y15                      // columns 0-3 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD (AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y0                   // Σ q·x of 4 columns
+	VPBROADCASTD (AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y1                   // Σ q·x of 4 columns
+	VPBROADCASTD (AX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y2                   // Σ q·x of 4 columns
+	VMOVDQU      32(SI), Y15                    // columns 4-7 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 4(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VPBROADCASTD 4(AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y1, Y1
+	VPBROADCASTD 4(AX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y2, Y2
+	VMOVDQU      64(SI), Y15                    // columns 8-11 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 8(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VPBROADCASTD 8(AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y1, Y1
+	VPBROADCASTD 8(AX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y2, Y2
+	VMOVDQU      96(SI), Y15                    // columns 12-15 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 12(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VPBROADCASTD 12(AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y1, Y1
+	VPBROADCASTD 12(AX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y2, Y2
+	VMOVDQU      128(SI), Y15                   // columns 16-19 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 16(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VPBROADCASTD 16(AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y1, Y1
+	VPBROADCASTD 16(AX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y2, Y2
+	VMOVDQU      160(SI), Y15                   // columns 20-23 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 20(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VPBROADCASTD 20(AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y1, Y1
+	VPBROADCASTD 20(AX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y2, Y2
+	VMOVDQU      192(SI), Y15                   // columns 24-27 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 24(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VPBROADCASTD 24(AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y1, Y1
+	VPBROADCASTD 24(AX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y2, Y2
+	VMOVDQU      224(SI), Y15                   // columns 28-31 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 28(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VPBROADCASTD 28(AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y1, Y1
+	VPBROADCASTD 28(AX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y2, Y2
+	VCVTDQ2PS    Y0, Y0
+	VBROADCASTSS (R9), Y13                      // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y0, Y6
+	VCVTDQ2PS    Y1, Y1
+	VBROADCASTSS (R9)(R11*1), Y13               // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y1, Y7
+	VCVTDQ2PS    Y2, Y2
+	VBROADCASTSS (R9)(R11*2), Y13               // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y2, Y8
+	ADDQ         $256, SI
+	ADDQ         $64, DX
+	ADDQ         $32, AX
+	ADDQ         $32, BX
+	ADDQ         $16, R9
+	ADDQ         $16, R10
+	DECQ         R12
+	JNZ          q80t3a
+	VMOVUPS      Y6, (DI)                       // out[token 0]
+	VMOVUPS      Y7, (DI)(R8*1)                 // out[token 1]
+	VMOVUPS      Y8, (DI)(R8*2)                 // out[token 2]
+	VZEROUPPER
+	RET
+
+// func tileQ8_04AVX2(out *float32, ldOut int, wq *byte, sm *float32, x *int8,
+// ldx int, ds *float32, ldd int, nb int)
+TEXT ·tileQ8_04AVX2(SB), NOSPLIT, $0-72
+	MOVQ         out+0(FP), DI
+	MOVQ         ldOut+8(FP), R8
+	SHLQ         $2, R8                         // bytes a token of out
+	MOVQ         wq+16(FP), SI
+	MOVQ         sm+24(FP), DX
+	MOVQ         x+32(FP), AX
+	MOVQ         ldx+40(FP), CX
+	LEAQ         (AX)(CX*2), BX
+	ADDQ         CX, BX                         // token 3's x
+	MOVQ         ds+48(FP), R9
+	MOVQ         ldd+56(FP), R11
+	SHLQ         $2, R11                        // bytes a token of ds
+	LEAQ         (R9)(R11*2), R10
+	ADDQ         R11, R10                       // token 3's ds
+	MOVQ         nb+64(FP), R12
+	VPBROADCASTD q8tones16<>(SB), Y14
+	VXORPS       Y6, Y6, Y6
+	VXORPS       Y7, Y7, Y7
+	VXORPS       Y8, Y8, Y8
+	VXORPS       Y9, Y9, Y9
+
+q80t4a:
+	VMOVDQU      (SI), Y15                      // columns 0-3 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD (AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y0                   // Σ q·x of 4 columns
+	VPBROADCASTD (AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y1                   // Σ q·x of 4 columns
+	VPBROADCASTD (AX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y2                   // Σ q·x of 4 columns
+	VPBROADCASTD (BX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y3                   // Σ q·x of 4 columns
+	VMOVDQU      32(SI), Y15                    // columns 4-7 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 4(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VPBROADCASTD 4(AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y1, Y1
+	VPBROADCASTD 4(AX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y2, Y2
+	VPBROADCASTD 4(BX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y3, Y3
+	VMOVDQU      64(SI), Y15                    // columns 8-11 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 8(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VPBROADCASTD 8(AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y1, Y1
+	VPBROADCASTD 8(AX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y2, Y2
+	VPBROADCASTD 8(BX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y3, Y3
+	VMOVDQU      96(SI), Y15                    // columns 12-15 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 12(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VPBROADCASTD 12(AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y1, Y1
+	VPBROADCASTD 12(AX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y2, Y2
+	VPBROADCASTD 12(BX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y3, Y3
+	VMOVDQU      128(SI), Y15                   // columns 16-19 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 16(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VPBROADCASTD 16(AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y1, Y1
+	VPBROADCASTD 16(AX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y2, Y2
+	VPBROADCASTD 16(BX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y3, Y3
+	VMOVDQU      160(SI), Y15                   // columns 20-23 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 20(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VPBROADCASTD 20(AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y1, Y1
+	VPBROADCASTD 20(AX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y2, Y2
+	VPBROADCASTD 20(BX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y3, Y3
+	VMOVDQU      192(SI), Y15                   // columns 24-27 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 24(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VPBROADCASTD 24(AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y1, Y1
+	VPBROADCASTD 24(AX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y2, Y2
+	VPBROADCASTD 24(BX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y3, Y3
+	VMOVDQU      224(SI), Y15                   // columns 28-31 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 28(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VPBROADCASTD 28(AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y1, Y1
+	VPBROADCASTD 28(AX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y2, Y2
+	VPBROADCASTD 28(BX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y3, Y3
+	VCVTDQ2PS    Y0, Y0
+	VBROADCASTSS (R9), Y13                      // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y0, Y6
+	VCVTDQ2PS    Y1, Y1
+	VBROADCASTSS (R9)(R11*1), Y13               // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y1, Y7
+	VCVTDQ2PS    Y2, Y2
+	VBROADCASTSS (R9)(R11*2), Y13               // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y2, Y8
+	VCVTDQ2PS    Y3, Y3
+	VBROADCASTSS (R10), Y13                     // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y3, Y9
+	ADDQ         $256, SI
+	ADDQ         $64, DX
+	ADDQ         $32, AX
+	ADDQ         $32, BX
+	ADDQ         $16, R9
+	ADDQ         $16, R10
+	DECQ         R12
+	JNZ          q80t4a
+	VMOVUPS      Y6, (DI)                       // out[token 0]
+	VMOVUPS      Y7, (DI)(R8*1)                 // out[token 1]
+	VMOVUPS      Y8, (DI)(R8*2)                 // out[token 2]
+	LEAQ         (DI)(R8*2), R13
+	ADDQ         R8, R13
+	VMOVUPS      Y9, (R13)                      // out[token 3]
+	VZEROUPPER
+	RET
+
+// func tileQ8_05AVX2(out *float32, ldOut int, wq *byte, sm *float32, x *int8,
+// ldx int, ds *float32, ldd int, nb int)
+TEXT ·tileQ8_05AVX2(SB), NOSPLIT, $0-72
+	MOVQ         out+0(FP), DI
+	MOVQ         ldOut+8(FP), R8
+	SHLQ         $2, R8                         // bytes a token of out
+	MOVQ         wq+16(FP), SI
+	MOVQ         sm+24(FP), DX
+	MOVQ         x+32(FP), AX
+	MOVQ         ldx+40(FP), CX
+	LEAQ         (AX)(CX*2), BX
+	ADDQ         CX, BX                         // token 3's x
+	MOVQ         ds+48(FP), R9
+	MOVQ         ldd+56(FP), R11
+	SHLQ         $2, R11                        // bytes a token of ds
+	LEAQ         (R9)(R11*2), R10
+	ADDQ         R11, R10                       // token 3's ds
+	MOVQ         nb+64(FP), R12
+	VPBROADCASTD q8tones16<>(SB), Y14
+	VXORPS       Y6, Y6, Y6
+	VXORPS       Y7, Y7, Y7
+	VXORPS       Y8, Y8, Y8
+	VXORPS       Y9, Y9, Y9
+	VXORPS       Y10, Y10, Y10
+
+q80t5a:
+	VMOVDQU      (SI), Y15                      // columns 0-3 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD (AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y0                   // Σ q·x of 4 columns
+	VPBROADCASTD (AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y1                   // Σ q·x of 4 columns
+	VPBROADCASTD (AX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y2                   // Σ q·x of 4 columns
+	VPBROADCASTD (BX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y3                   // Σ q·x of 4 columns
+	VPBROADCASTD (BX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y4                   // Σ q·x of 4 columns
+	VMOVDQU      32(SI), Y15                    // columns 4-7 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 4(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VPBROADCASTD 4(AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y1, Y1
+	VPBROADCASTD 4(AX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y2, Y2
+	VPBROADCASTD 4(BX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y3, Y3
+	VPBROADCASTD 4(BX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y4, Y4
+	VMOVDQU      64(SI), Y15                    // columns 8-11 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 8(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VPBROADCASTD 8(AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y1, Y1
+	VPBROADCASTD 8(AX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y2, Y2
+	VPBROADCASTD 8(BX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y3, Y3
+	VPBROADCASTD 8(BX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y4, Y4
+	VMOVDQU      96(SI), Y15                    // columns 12-15 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 12(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VPBROADCASTD 12(AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y1, Y1
+	VPBROADCASTD 12(AX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y2, Y2
+	VPBROADCASTD 12(BX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y3, Y3
+	VPBROADCASTD 12(BX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y4, Y4
+	VMOVDQU      128(SI), Y15                   // columns 16-19 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 16(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VPBROADCASTD 16(AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y1, Y1
+	VPBROADCASTD 16(AX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y2, Y2
+	VPBROADCASTD 16(BX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y3, Y3
+	VPBROADCASTD 16(BX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y4, Y4
+	VMOVDQU      160(SI), Y15                   // columns 20-23 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 20(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VPBROADCASTD 20(AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y1, Y1
+	VPBROADCASTD 20(AX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y2, Y2
+	VPBROADCASTD 20(BX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y3, Y3
+	VPBROADCASTD 20(BX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y4, Y4
+	VMOVDQU      192(SI), Y15                   // columns 24-27 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 24(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VPBROADCASTD 24(AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y1, Y1
+	VPBROADCASTD 24(AX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y2, Y2
+	VPBROADCASTD 24(BX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y3, Y3
+	VPBROADCASTD 24(BX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y4, Y4
+	VMOVDQU      224(SI), Y15                   // columns 28-31 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 28(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VPBROADCASTD 28(AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y1, Y1
+	VPBROADCASTD 28(AX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y2, Y2
+	VPBROADCASTD 28(BX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y3, Y3
+	VPBROADCASTD 28(BX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y4, Y4
+	VCVTDQ2PS    Y0, Y0
+	VBROADCASTSS (R9), Y13                      // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y0, Y6
+	VCVTDQ2PS    Y1, Y1
+	VBROADCASTSS (R9)(R11*1), Y13               // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y1, Y7
+	VCVTDQ2PS    Y2, Y2
+	VBROADCASTSS (R9)(R11*2), Y13               // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y2, Y8
+	VCVTDQ2PS    Y3, Y3
+	VBROADCASTSS (R10), Y13                     // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y3, Y9
+	VCVTDQ2PS    Y4, Y4
+	VBROADCASTSS (R10)(R11*1), Y13              // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y4, Y10
+	ADDQ         $256, SI
+	ADDQ         $64, DX
+	ADDQ         $32, AX
+	ADDQ         $32, BX
+	ADDQ         $16, R9
+	ADDQ         $16, R10
+	DECQ         R12
+	JNZ          q80t5a
+	VMOVUPS      Y6, (DI)                       // out[token 0]
+	VMOVUPS      Y7, (DI)(R8*1)                 // out[token 1]
+	VMOVUPS      Y8, (DI)(R8*2)                 // out[token 2]
+	LEAQ         (DI)(R8*2), R13
+	ADDQ         R8, R13
+	VMOVUPS      Y9, (R13)                      // out[token 3]
+	VMOVUPS      Y10, (R13)(R8*1)               // out[token 4]
+	VZEROUPPER
+	RET
+
+// func tileQ8_06AVX2(out *float32, ldOut int, wq *byte, sm *float32, x *int8,
+// ldx int, ds *float32, ldd int, nb int)
+TEXT ·tileQ8_06AVX2(SB), NOSPLIT, $0-72
+	MOVQ         out+0(FP), DI
+	MOVQ         ldOut+8(FP), R8
+	SHLQ         $2, R8                         // bytes a token of out
+	MOVQ         wq+16(FP), SI
+	MOVQ         sm+24(FP), DX
+	MOVQ         x+32(FP), AX
+	MOVQ         ldx+40(FP), CX
+	LEAQ         (AX)(CX*2), BX
+	ADDQ         CX, BX                         // token 3's x
+	MOVQ         ds+48(FP), R9
+	MOVQ         ldd+56(FP), R11
+	SHLQ         $2, R11                        // bytes a token of ds
+	LEAQ         (R9)(R11*2), R10
+	ADDQ         R11, R10                       // token 3's ds
+	MOVQ         nb+64(FP), R12
+	VPBROADCASTD q8tones16<>(SB), Y14
+	VXORPS       Y6, Y6, Y6
+	VXORPS       Y7, Y7, Y7
+	VXORPS       Y8, Y8, Y8
+	VXORPS       Y9, Y9, Y9
+	VXORPS       Y10, Y10, Y10
+	VXORPS       Y11, Y11, Y11
+
+q80t6a:
+	VMOVDQU      (SI), Y15                      // columns 0-3 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD (AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y0                   // Σ q·x of 4 columns
+	VPBROADCASTD (AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y1                   // Σ q·x of 4 columns
+	VPBROADCASTD (AX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y2                   // Σ q·x of 4 columns
+	VPBROADCASTD (BX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y3                   // Σ q·x of 4 columns
+	VPBROADCASTD (BX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y4                   // Σ q·x of 4 columns
+	VPBROADCASTD (BX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y5                   // Σ q·x of 4 columns
+	VMOVDQU      32(SI), Y15                    // columns 4-7 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 4(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VPBROADCASTD 4(AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y1, Y1
+	VPBROADCASTD 4(AX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y2, Y2
+	VPBROADCASTD 4(BX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y3, Y3
+	VPBROADCASTD 4(BX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y4, Y4
+	VPBROADCASTD 4(BX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y5, Y5
+	VMOVDQU      64(SI), Y15                    // columns 8-11 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 8(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VPBROADCASTD 8(AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y1, Y1
+	VPBROADCASTD 8(AX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y2, Y2
+	VPBROADCASTD 8(BX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y3, Y3
+	VPBROADCASTD 8(BX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y4, Y4
+	VPBROADCASTD 8(BX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y5, Y5
+	VMOVDQU      96(SI), Y15                    // columns 12-15 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 12(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VPBROADCASTD 12(AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y1, Y1
+	VPBROADCASTD 12(AX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y2, Y2
+	VPBROADCASTD 12(BX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y3, Y3
+	VPBROADCASTD 12(BX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y4, Y4
+	VPBROADCASTD 12(BX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y5, Y5
+	VMOVDQU      128(SI), Y15                   // columns 16-19 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 16(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VPBROADCASTD 16(AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y1, Y1
+	VPBROADCASTD 16(AX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y2, Y2
+	VPBROADCASTD 16(BX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y3, Y3
+	VPBROADCASTD 16(BX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y4, Y4
+	VPBROADCASTD 16(BX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y5, Y5
+	VMOVDQU      160(SI), Y15                   // columns 20-23 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 20(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VPBROADCASTD 20(AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y1, Y1
+	VPBROADCASTD 20(AX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y2, Y2
+	VPBROADCASTD 20(BX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y3, Y3
+	VPBROADCASTD 20(BX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y4, Y4
+	VPBROADCASTD 20(BX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y5, Y5
+	VMOVDQU      192(SI), Y15                   // columns 24-27 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 24(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VPBROADCASTD 24(AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y1, Y1
+	VPBROADCASTD 24(AX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y2, Y2
+	VPBROADCASTD 24(BX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y3, Y3
+	VPBROADCASTD 24(BX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y4, Y4
+	VPBROADCASTD 24(BX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y5, Y5
+	VMOVDQU      224(SI), Y15                   // columns 28-31 of the 8 rows, + 128
+	VPXOR        q8tc80y<>(SB), Y15, Y15        // q
+	VPABSB       Y15, Y12                       // |q| ≤ 128
+	VPBROADCASTD 28(AX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y0, Y0
+	VPBROADCASTD 28(AX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y1, Y1
+	VPBROADCASTD 28(AX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y2, Y2
+	VPBROADCASTD 28(BX), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y3, Y3
+	VPBROADCASTD 28(BX)(CX*1), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y4, Y4
+	VPBROADCASTD 28(BX)(CX*2), Y13
+	VPSIGNB      Y15, Y13, Y13                  // x·sign(q)
+	VPMADDUBSW   Y13, Y12, Y13
+	VPMADDWD     Y14, Y13, Y13
+	VPADDD       Y13, Y5, Y5
+	VCVTDQ2PS    Y0, Y0
+	VBROADCASTSS (R9), Y13                      // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y0, Y6
+	VCVTDQ2PS    Y1, Y1
+	VBROADCASTSS (R9)(R11*1), Y13               // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y1, Y7
+	VCVTDQ2PS    Y2, Y2
+	VBROADCASTSS (R9)(R11*2), Y13               // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y2, Y8
+	VCVTDQ2PS    Y3, Y3
+	VBROADCASTSS (R10), Y13                     // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y3, Y9
+	VCVTDQ2PS    Y4, Y4
+	VBROADCASTSS (R10)(R11*1), Y13              // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y4, Y10
+	VCVTDQ2PS    Y5, Y5
+	VBROADCASTSS (R10)(R11*2), Y13              // dx
+	VMULPS       (DX), Y13, Y13                 // d·dx
+	VFMADD231PS  Y13, Y5, Y11
+	ADDQ         $256, SI
+	ADDQ         $64, DX
+	ADDQ         $32, AX
+	ADDQ         $32, BX
+	ADDQ         $16, R9
+	ADDQ         $16, R10
+	DECQ         R12
+	JNZ          q80t6a
 	VMOVUPS      Y6, (DI)                       // out[token 0]
 	VMOVUPS      Y7, (DI)(R8*1)                 // out[token 1]
 	VMOVUPS      Y8, (DI)(R8*2)                 // out[token 2]

@@ -36,7 +36,7 @@ func TestTilesAVX2AndAVXVNNI(t *testing.T) {
 		return
 	}
 	r := rand.New(rand.NewPCG(73, 5))
-	for _, q := range []Quant{Q4K, Q5K, Q6K} { // AVX2 has no Q8_0 tile
+	for _, q := range []Quant{Q4K, Q5K, Q6K, Q8_0} {
 		const rows, n, cols = 40, 13, 512
 		w := randBlocks(r, q, rows, cols)
 		x := make([]float32, 0, n*cols)

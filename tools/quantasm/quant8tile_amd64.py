@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes kernels/quant8tile_amd64.s: the integer prefill tiles, AVX2
-(VPMADDUBSW, VPADDW, VPMADDWD) and AVX-VNNI (VEX VPDPBUSD).
+(VPMADDUBSW, VPADDW, VPMADDWD; VPSIGNB for Q8_0) and AVX-VNNI (VEX
+VPDPBUSD).
 
 Run `python3 tools/quantasm/quant8tile_amd64.py > kernels/quant8tile_amd64.s`
 after editing. The readable reference is kernels/quant8tile.go
@@ -185,10 +186,9 @@ def q5k_tile(T, vnni):
 
 
 def q8_0_tile(T):
-    """The Q8_0 tile, VPDPBUSD only: the panel holds q + 128 (unsigned),
+    """The Q8_0 tile with VPDPBUSD: the panel holds q + 128 (unsigned),
     so each token's sums start at −128·Σq of its block (4 times the two
-    halves' −32·Σq), and a block's one scale d meets dx. Its weights
-    would saturate VPMADDUBSW's int16 pairs: AVX2 has no Q8_0 tile."""
+    halves' −32·Σq), and a block's one scale d meets dx."""
     name = "tileQ8_0%dAVXVNNI" % T
     lab = "q80t%d" % T
     prologue(name, T)
@@ -205,6 +205,37 @@ def q8_0_tile(T):
         for t in range(T):
             ins("VPBROADCASTD", at(4 * g, tok(X, t, "CX")), "Y13")
             vpdpbusd(13, 12, t)
+    for t in range(T):
+        scale_sum(t, "Y%d" % t, "Y%d" % (6 + t), "Y13", c="d·dx")
+    advance(256, 64, 32, 16, lab)
+    store([6 + t for t in range(T)], T)
+
+
+def q8_0_tile_avx2(T):
+    """The Q8_0 tile with VPMADDUBSW. The panel's q + 128 would make pairs
+    of up to 2·255·127, past int16; so each 4 columns are turned back to q
+    (VPXOR 0x80) and meet the activations as |q| (unsigned) and x·sign(q)
+    (VPSIGNB), pairs of at most 2·128·127 = 32,512, widened to int32 by
+    VPMADDWD before they add: Σ q·x, the integers VPDPBUSD's tile sums.
+    Y15 holds q, Y12 |q|, Y13 a token's 4 activations."""
+    name = "tileQ8_0%dAVX2" % T
+    lab = "q80t%da" % T
+    prologue(name, T)
+    zero([6 + t for t in range(T)])
+    a.label(lab)
+    for g in range(8):
+        ins("VMOVDQU", at(32 * g, "(SI)"), "Y15", c="columns %d-%d of the 8 rows, + 128" % (4 * g, 4 * g + 3))
+        ins("VPXOR", "q8tc80y<>(SB)", "Y15", "Y15", c="q")
+        ins("VPABSB", "Y15", "Y12", c="|q| ≤ 128")
+        for t in range(T):
+            ins("VPBROADCASTD", at(4 * g, tok(X, t, "CX")), "Y13")
+            ins("VPSIGNB", "Y15", "Y13", "Y13", c="x·sign(q)")
+            ins("VPMADDUBSW", "Y13", "Y12", "Y13")
+            if g == 0:
+                ins("VPMADDWD", "Y14", "Y13", "Y%d" % t, c="Σ q·x of 4 columns")
+            else:
+                ins("VPMADDWD", "Y14", "Y13", "Y13")
+                ins("VPADDD", "Y13", "Y%d" % t, "Y%d" % t)
     for t in range(T):
         scale_sum(t, "Y%d" % t, "Y%d" % (6 + t), "Y13", c="d·dx")
     advance(256, 64, 32, 16, lab)
@@ -379,6 +410,9 @@ a.e("DATA q8tc30<>+0(SB)/4, $0x30303030")
 a.e("GLOBL q8tc30<>(SB), RODATA|NOPTR, $4")
 a.e("DATA q8tc80<>+0(SB)/4, $0x80808080")
 a.e("GLOBL q8tc80<>(SB), RODATA|NOPTR, $4")
+for k in range(8):
+    a.e("DATA q8tc80y<>+%d(SB)/4, $0x80808080" % (4 * k))
+a.e("GLOBL q8tc80y<>(SB), RODATA|NOPTR, $32")
 a.e("DATA q8tc10<>+0(SB)/4, $0x10101010")
 a.e("GLOBL q8tc10<>(SB), RODATA|NOPTR, $4")
 pack_q4k()
@@ -395,5 +429,7 @@ for vnni in (False, True):
         q5k_tile(T, vnni)
 for T in range(1, 7):
     q8_0_tile(T)
+for T in range(1, 7):
+    q8_0_tile_avx2(T)
 
 a.print()

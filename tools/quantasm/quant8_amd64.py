@@ -553,13 +553,14 @@ def k_next_block(bsz, nbx, loop, streams=("%d(SI)",), far=False, ndx=32):
     """The K-quant kernels' step to the next block: prefetch each stream's
     bsz bytes ahead (far: stream.py's far prefetch), move the weights on
     by a block of bsz bytes, the activations by 8 blocks (256 qx, ndx
-    bytes at DX, nbx at BX), and loop while blocks are left."""
+    bytes at DX, nbx at BX unless None), and loop while blocks are left."""
     for w in streams:
         prefetch_lines(ins, bsz, w, far)
     ins("ADDQ", "$%d" % bsz, "SI")
     ins("ADDQ", "$256", "DI")
     ins("ADDQ", "$%d" % ndx, "DX")
-    ins("ADDQ", "$%d" % nbx, "BX")
+    if nbx is not None:
+        ins("ADDQ", "$%d" % nbx, "BX")
     ins("DECQ", "CX")
     ins("JNZ", loop)
 
@@ -889,14 +890,6 @@ def q4l_block(w, acc, t):
         ins("VFMADD231PS", sh, ia, acc)
     ins("VSUBPS", s, acc, "K1", acc, c="upper lanes −= dmin·m[s]·Σx̂_s")
 
-def q4l_next_block(streams):
-    for w in streams:
-        prefetch_lines(ins, 144, w)
-    ins("ADDQ", "$144", "SI")
-    ins("ADDQ", "$256", "DI")
-    ins("ADDQ", "$64", "DX")
-    ins("DECQ", "CX")
-
 e("// func dotRowsQ4KLanesVNNI(out *float32, rows int, w *byte, xk *int8, kds *float32, nb int)")
 e("//")
 e("// out[r] = Σ over nb blocks of 144 bytes, as dotRowsQ4KVNNI, with the")
@@ -912,8 +905,7 @@ ins("MOVQ", "nb+40(FP)", "CX")
 ins("VXORPS", "Z0", "Z0", "Z0")
 e("q4lblock:")
 q4l_block("%d(SI)", "Z0", range(4, 14))
-q4l_next_block(["%d(SI)"])
-ins("JNZ", "q4lblock")
+k_next_block(144, None, "q4lblock", ndx=64)
 store_row("q4lrow")
 e()
 
@@ -933,8 +925,7 @@ for z in range(4):
 e("q44lblock:")
 for k in range(4):
     q4l_block(STREAMS4[k], "Z%d" % k, range(4, 14))
-q4l_next_block(STREAMS4)
-ins("JNZ", "q44lblock")
+k_next_block(144, None, "q44lblock", STREAMS4, ndx=64)
 for k in range(4):
     streams4_store(k, "Z%d" % k, "4")
 streams4_next_row("q44lrow")
